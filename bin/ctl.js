@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// Checks the Node version before anything else loads, then runs the built CLI.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 18)) {
+  process.stderr.write(`error: ctl needs Node.js 20.18 or newer; this is ${process.version}.\n`);
+  process.stderr.write('hint: install a current Node.js LTS (https://nodejs.org) and run ctl again.\n');
+  process.exit(1);
+}
+const { run } = await import('../dist/src/main.js');
+await run();

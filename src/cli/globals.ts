@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { Io, type OutputFormat, type ReadableLike, type WritableLike } from '../io/io.js';
+
+/** What a command needs from the process: injected so tests can run commands in-process. */
+export interface Runtime {
+  env: NodeJS.ProcessEnv;
+  stdin: ReadableLike & NodeJS.ReadableStream;
+  stdout: WritableLike;
+  stderr: WritableLike;
+  /** Called once a command has built its Io, so main can report errors through it. */
+  onIo(io: Io): void;
+}
+
+/** Global options of CLI.md, shared by every command. */
+export interface GlobalOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  cluster?: string;
+  output: OutputFormat;
+  color: boolean;
+  verbose: number;
+  quiet: boolean;
+}
+
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('--kubeconfig <path>', 'kubeconfig file (env KUBECONFIG)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('-n, --namespace <ns>', "namespace of the cluster resource (default: the context's namespace)")
+    .option('--cluster <name>', 'cluster resource name (default: the only one in the namespace)')
+    .option('-o, --output <format>', 'text for people, json for machines', 'text')
+    .option('--no-color', 'no colour (env NO_COLOR)')
+    .option('-v, --verbose', 'repeatable: -v shows each API call, -vv bodies (redacted)', countRepeats, 0)
+    .option('-q, --quiet', 'only errors');
+}
+
+function countRepeats(_value: string, previous: number): number {
+  return previous + 1;
+}
+
+export function readGlobalOptions(command: Command): GlobalOptions {
+  const raw = command.optsWithGlobals() as Record<string, unknown>;
+  const output = String(raw.output ?? 'text');
+  if (output !== 'text' && output !== 'json') {
+    throw new UsageError(`--output must be text or json, not "${output}"`, { hint: 'Use -o text or -o json.' });
+  }
+  return {
+    kubeconfig: raw.kubeconfig as string | undefined,
+    context: raw.context as string | undefined,
+    namespace: raw.namespace as string | undefined,
+    cluster: raw.cluster as string | undefined,
+    output,
+    color: raw.color !== false,
+    verbose: Number(raw.verbose ?? 0),
+    quiet: raw.quiet === true,
+  };
+}
+
+/** Builds the command's Io from the global options and hands it to main for error reporting. */
+export function createIo(globals: GlobalOptions, runtime: Runtime): Io {
+  const io = new Io({
+    stdout: runtime.stdout,
+    stderr: runtime.stderr,
+    stdin: runtime.stdin,
+    env: runtime.env,
+    output: globals.output,
+    verbose: globals.verbose,
+    quiet: globals.quiet,
+    color: globals.color,
+  });
+  runtime.onIo(io);
+  return io;
+}

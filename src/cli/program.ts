@@ -1,0 +1,18 @@
+import { Command } from 'commander';
+import { addGlobalOptions, type Runtime } from './globals.js';
+
+/**
+ * The command tree. Each group lives in its own file and imports its logic lazily inside the
+ * action, so `ctl --help` and `ctl --version` load nothing heavy.
+ */
+export async function buildProgram(runtime: Runtime, version: string): Promise<Command> {
+  const program = new Command('ctl')
+    .description('Upgrade a Redis Enterprise cluster on Kubernetes through its operator, safely and resumably.')
+    .version(version, '--version', 'print the version')
+    .showSuggestionAfterError(true)
+    .configureHelp({ sortSubcommands: false });
+  addGlobalOptions(program);
+  const groups = await Promise.all([import('./auth.js')]);
+  for (const group of groups) group.register(program, runtime);
+  return program;
+}

@@ -1,0 +1,99 @@
+/**
+ * One error class per exit code (CLI.md "Exit codes"). Only src/main.ts turns these into a
+ * process exit; everything else throws. Every message says what happened; `hint` says what
+ * to do next.
+ */
+
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  preflight: 3,
+  auth: 4,
+  locked: 5,
+  timeout: 6,
+  stalePlan: 7,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface CtlErrorOptions {
+  hint?: string;
+  cause?: unknown;
+}
+
+export class CtlError extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly hint: string | undefined;
+
+  constructor(exitCode: ExitCodeValue, message: string, options: CtlErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.hint = options.hint;
+  }
+}
+
+/** Exit 1: a step failed, an API error after retries, a TLS failure. */
+export class OperationError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.failed, message, options);
+  }
+}
+
+/** Exit 2: a bad flag or value, a missing required input. Raised before any request. */
+export class UsageError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.usage, message, options);
+  }
+}
+
+/** Exit 3: a preflight check failed; nothing was changed. */
+export class PreflightError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.preflight, message, options);
+  }
+}
+
+/** Exit 4: authentication or authorization failed (401/403, password expired). */
+export class AuthError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.auth, message, options);
+  }
+}
+
+/** Exit 5: another upgrade of this cluster holds the lock. */
+export class LockedError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.locked, message, options);
+  }
+}
+
+/** Exit 6: timed out or stalled while waiting. */
+export class TimeoutError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.timeout, message, options);
+  }
+}
+
+/** Exit 7: the saved plan is stale. */
+export class StalePlanError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.stalePlan, message, options);
+  }
+}
+
+/** Exit 130/143: interrupted by a signal; state was saved. */
+export class InterruptedError extends CtlError {
+  readonly signal: 'SIGINT' | 'SIGTERM';
+  constructor(signal: 'SIGINT' | 'SIGTERM', message: string, options?: CtlErrorOptions) {
+    super(signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm, message, options);
+    this.signal = signal;
+  }
+}
+
+export function isCtlError(error: unknown): error is CtlError {
+  return error instanceof CtlError;
+}

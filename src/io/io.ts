@@ -1,0 +1,118 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import { Redactor } from './redact.js';
+
+export type OutputFormat = 'text' | 'json';
+
+export interface WritableLike {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface ReadableLike {
+  isTTY?: boolean;
+}
+
+export interface IoOptions {
+  stdout: WritableLike;
+  stderr: WritableLike;
+  stdin: ReadableLike;
+  env: NodeJS.ProcessEnv;
+  output?: OutputFormat;
+  verbose?: number;
+  quiet?: boolean;
+  /** `--no-color` given (commander sets color=false). */
+  color?: boolean;
+}
+
+/**
+ * The one object through which ctl talks to the world (after gh's IOStreams):
+ * stdout carries data (a token, JSON); everything meant for a person goes to stderr.
+ */
+export class Io {
+  readonly output: OutputFormat;
+  readonly verbose: number;
+  readonly quiet: boolean;
+  readonly isStderrTTY: boolean;
+  readonly isStdoutTTY: boolean;
+  readonly isStdinTTY: boolean;
+  /** Running in a CI system (CI, GITHUB_ACTIONS, GITLAB_CI ...). */
+  readonly isCI: boolean;
+  readonly isGitHubActions: boolean;
+  readonly colorEnabled: boolean;
+  readonly color: ChalkInstance;
+  readonly redactor = new Redactor();
+  readonly #stdout: WritableLike;
+  readonly #stderr: WritableLike;
+
+  constructor(options: IoOptions) {
+    const env = options.env;
+    this.#stdout = options.stdout;
+    this.#stderr = options.stderr;
+    this.output = options.output ?? 'text';
+    this.verbose = options.verbose ?? 0;
+    this.quiet = options.quiet ?? false;
+    this.isStderrTTY = options.stderr.isTTY === true;
+    this.isStdoutTTY = options.stdout.isTTY === true;
+    this.isStdinTTY = options.stdin.isTTY === true;
+    this.isGitHubActions = env.GITHUB_ACTIONS === 'true';
+    this.isCI = Boolean(env.CI && env.CI !== 'false') || this.isGitHubActions || Boolean(env.GITLAB_CI);
+    this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
+    this.color = new Chalk({ level: this.colorEnabled ? 1 : 0 });
+  }
+
+  /** A prompt may be shown: stdin and stderr are terminals. */
+  get canPrompt(): boolean {
+    return this.isStdinTTY && this.isStderrTTY;
+  }
+
+  /** Spinners only on an interactive terminal that is not CI and not json mode. */
+  get canAnimate(): boolean {
+    return this.isStderrTTY && !this.isCI && this.output === 'text' && !this.quiet;
+  }
+
+  /** Data for stdout, written as is (the caller decides what is data). */
+  data(text: string): void {
+    this.#stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** One JSON document or NDJSON event on stdout. */
+  json(value: unknown): void {
+    this.#stdout.write(`${JSON.stringify(value)}\n`);
+  }
+
+  /** A line for people on stderr; silent with --quiet. */
+  info(message: string): void {
+    if (!this.quiet) this.#writeErr(message);
+  }
+
+  warn(message: string): void {
+    if (!this.quiet) this.#writeErr(`${this.color.yellow('warning:')} ${message}`);
+  }
+
+  /** Errors are shown even with --quiet. */
+  error(message: string): void {
+    this.#writeErr(`${this.color.red('error:')} ${message}`);
+  }
+
+  /** Diagnostics shown from -v (level 1: each call) or -vv (level 2: bodies). Always redacted. */
+  debug(level: 1 | 2, message: string): void {
+    if (this.verbose >= level) this.#writeErr(this.color.dim(message));
+  }
+
+  /** Raw text to stderr (already formatted: tables, summaries), still redacted. */
+  stderrWrite(text: string): void {
+    this.#stderr.write(this.redactor.redact(text));
+  }
+
+  #writeErr(message: string): void {
+    const text = this.redactor.redact(message);
+    this.#stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+function decideColor(flag: boolean | undefined, env: NodeJS.ProcessEnv, stderrIsTTY: boolean): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return stderrIsTTY;
+}

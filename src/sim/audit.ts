@@ -1,0 +1,42 @@
+import { appendFileSync } from 'node:fs';
+
+/** One line of audit.jsonl (SIMULATOR.md): every request to either emulator. */
+export interface AuditEntry {
+  ts: string;
+  api: 'kube' | 'rest';
+  method: string;
+  path: string;
+  status: number;
+  user: string;
+  mutating: boolean;
+}
+
+/**
+ * Shared by both emulators of one simulated cluster. Kept in memory for in-process tests and,
+ * when a file is given, appended to it line by line (so a crash loses nothing already served).
+ */
+export class AuditLog {
+  readonly entries: AuditEntry[] = [];
+  readonly #file: string | undefined;
+
+  constructor(file?: string) {
+    this.#file = file;
+  }
+
+  record(entry: Omit<AuditEntry, 'ts'>): void {
+    const full: AuditEntry = { ts: new Date().toISOString(), ...entry };
+    this.entries.push(full);
+    if (this.#file) appendFileSync(this.#file, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+  }
+
+  /** Entries matching a method and a path pattern (`*` matches one path segment or more). */
+  filter(method: string, pathPattern: string | RegExp): AuditEntry[] {
+    const re = typeof pathPattern === 'string' ? globToRegExp(pathPattern) : pathPattern;
+    return this.entries.filter((e) => e.method === method && re.test(e.path.split('?')[0] ?? ''));
+  }
+}
+
+export function globToRegExp(glob: string): RegExp {
+  const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^?]*');
+  return new RegExp(`^${escaped}$`);
+}
