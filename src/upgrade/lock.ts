@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
+import { dirname } from 'node:path';
+import { LockedError, OperationError } from '../errors.js';
+
+/**
+ * One upgrade of a cluster at a time: an exclusive lock file next to the state file, holding
+ * who owns it. A lock whose owner process is gone (same host, dead pid or a reused pid) is stale
+ * and taken over, so a SIGKILLed run never blocks the next one. No secret is ever written here.
+ */
+export interface LockOwner {
+  id: string;
+  pid: number;
+  /** Process start time from /proc, so a reused pid is not mistaken for the owner. */
+  pidStart?: string;
+  host: string;
+  user: string;
+  operation: string;
+  createdAt: string;
+}
+
+export interface HeldLock {
+  owner: LockOwner;
+  release(): Promise<void>;
+}
+
+export function lockPathFor(statePath: string): string {
+  return `${statePath}.lock`;
+}
+
+export async function acquireLock(lockPath: string, operation: string): Promise<HeldLock> {
+  await mkdir(dirname(lockPath), { recursive: true, mode: 0o700 });
+  const owner: LockOwner = {
+    id: randomUUID(),
+    pid: process.pid,
+    pidStart: processStartTime(process.pid),
+    host: hostname(),
+    user: safeUserName(),
+    operation,
+    createdAt: new Date().toISOString(),
+  };
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      const handle = await open(lockPath, 'wx', 0o600);
+      await handle.writeFile(`${JSON.stringify(owner, null, 2)}\n`);
+      await handle.sync();
+      await handle.close();
+      return { owner, release: () => releaseLock(lockPath, owner.id) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`);
+      }
+    }
+    const current = await readLock(lockPath);
+    if (current && !isStale(current)) {
+      throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
+        hint: `Wait for it to finish. If that process is gone for good, run: ctl upgrade unlock --lock-id ${current.id}`,
+      });
+    }
+    await removeStaleLock(lockPath, current);
+  }
+  throw new LockedError(`could not take the lock ${lockPath}: other runs keep taking it`, {
+    hint: 'Make sure only one ctl upgrade runs for this cluster, then try again.',
+  });
+}
+
+/**
+ * Two runs may judge the same lock stale at once. Only the one that creates the takeover
+ * folder (mkdir is atomic) removes the lock, and only if it is still the lock it judged, so a
+ * fresh lock taken by the other run in between is never removed.
+ */
+async function removeStaleLock(lockPath: string, judged: LockOwner | undefined): Promise<void> {
+  const takeover = `${lockPath}.takeover`;
+  try {
+    await mkdir(takeover);
+  } catch {
+    const age = await stat(takeover).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
+    // A takeover folder left by a process killed mid-takeover.
+    if (age > 10_000) await rmdir(takeover).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return;
+  }
+  try {
+    const now = await readLock(lockPath);
+    if (now?.id === judged?.id) await unlink(lockPath).catch(() => undefined);
+  } finally {
+    await rmdir(takeover).catch(() => undefined);
+  }
+}
+
+export async function readLock(lockPath: string): Promise<LockOwner | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(lockPath, 'utf8')) as LockOwner;
+    return typeof parsed.id === 'string' && typeof parsed.pid === 'number' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the lock only when it is still ours (or when the caller names its id on purpose). */
+export async function releaseLock(lockPath: string, id: string): Promise<void> {
+  const current = await readLock(lockPath);
+  if (current && current.id !== id) return;
+  await unlink(lockPath).catch(() => undefined);
+}
+
+/** `ctl upgrade unlock`: remove a lock whose owner is gone. Refuses a live owner unless forced. */
+export async function forceUnlock(
+  lockPath: string,
+  options: { id?: string; force?: boolean } = {},
+): Promise<LockOwner | undefined> {
+  const current = await readLock(lockPath);
+  if (!current) {
+    await unlink(lockPath).catch(() => undefined);
+    return undefined;
+  }
+  if (options.id !== undefined && options.id !== current.id) {
+    throw new OperationError(`the lock is held by ${current.id}, not ${options.id}`, {
+      hint: `Check the id with: ctl upgrade status. The lock: ${describeOwner(current)}`,
+    });
+  }
+  if (!isStale(current) && !options.force) {
+    throw new LockedError(`the lock is held by a live process: ${describeOwner(current)}`, {
+      hint: 'Stop that run first (Ctrl-C saves its state), or pass --force if you are sure it is not running.',
+    });
+  }
+  await unlink(lockPath).catch(() => undefined);
+  return current;
+}
+
+export function isStale(owner: LockOwner): boolean {
+  if (owner.host !== hostname()) return false; // Another machine: only its owner or unlock can tell.
+  if (!isProcessAlive(owner.pid)) return true;
+  const start = processStartTime(owner.pid);
+  return owner.pidStart !== undefined && start !== undefined && start !== owner.pidStart;
+}
+
+export function describeOwner(owner: LockOwner): string {
+  return `pid ${owner.pid} on ${owner.host} (user ${owner.user}), ${owner.operation}, since ${owner.createdAt}, lock id ${owner.id}`;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime) counted after the ")" that ends the command name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

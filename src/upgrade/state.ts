@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { chmod, copyFile, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { OperationError } from '../errors.js';
+
+/**
+ * The resumable record of one upgrade of one cluster (CLI.md `--state`). Each step records its
+ * intent before it changes anything and the verified outcome after, so a resumed run never
+ * replays blindly. It never holds a secret: only ids, versions, times and messages.
+ */
+
+export const STEP_STATUSES = ['pending', 'in-progress', 'done', 'skipped', 'failed'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+const jsonRecord = z.record(z.string(), z.unknown());
+
+const stepStateSchema = z.object({
+  status: z.enum(STEP_STATUSES),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  /** What the step was about to change, written before the change. */
+  intent: jsonRecord.optional(),
+  /** What was verified after the change. */
+  outcome: jsonRecord.optional(),
+  skipReason: z.string().optional(),
+  error: z
+    .object({ message: z.string(), hint: z.string().optional(), exitCode: z.number().int() })
+    .optional(),
+});
+
+export const stateSchema = z.object({
+  apiVersion: z.literal('ctl/v1'),
+  kind: z.literal('UpgradeState'),
+  /** Which run and which cluster this file belongs to; a resume refuses a foreign lineage. */
+  lineage: z.object({
+    runId: z.string().min(1),
+    context: z.string(),
+    namespace: z.string(),
+    cluster: z.string(),
+    createdAt: z.string(),
+  }),
+  /** Increases with every write, never decreases. */
+  serial: z.number().int().nonnegative(),
+  updatedAt: z.string(),
+  target: z.object({
+    operator: z.string(),
+    clusterVersion: z.string().optional(),
+    databaseVersion: z.string().optional(),
+    method: z.string().optional(),
+  }),
+  planFingerprint: z.string().optional(),
+  /** The command line that resumes this run, shown on interruption and by `ctl upgrade status`. */
+  resumeCommand: z.string().optional(),
+  steps: z.record(z.string(), stepStateSchema),
+  result: z.enum(['running', 'succeeded', 'failed', 'interrupted']).default('running'),
+});
+
+export type UpgradeState = z.infer<typeof stateSchema>;
+export type StepState = z.infer<typeof stepStateSchema>;
+
+export interface ClusterIdentity {
+  context: string;
+  namespace: string;
+  cluster: string;
+}
+
+/** `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe. */
+export function defaultStatePath(identity: ClusterIdentity, env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(
+    base,
+    'ctl',
+    safeSegment(identity.context),
+    safeSegment(identity.namespace),
+    `${safeSegment(identity.cluster)}.json`,
+  );
+}
+
+function safeSegment(value: string): string {
+  // Context names such as EKS ARNs carry ':' and '/'.
+  const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '_');
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? '_' : cleaned;
+}
+
+export function newState(
+  identity: ClusterIdentity,
+  target: UpgradeState['target'],
+  stepIds: readonly string[],
+): UpgradeState {
+  const now = new Date().toISOString();
+  return {
+    apiVersion: 'ctl/v1',
+    kind: 'UpgradeState',
+    lineage: { runId: randomUUID(), ...identity, createdAt: now },
+    serial: 0,
+    updatedAt: now,
+    target,
+    steps: Object.fromEntries(stepIds.map((id) => [id, { status: 'pending' as const }])),
+    result: 'running',
+  };
+}
+
+/**
+ * Reads and writes one state file: atomic replace (temp file, fsync, rename, fsync of the
+ * folder), mode 0600 whatever the umask, stray temp files of an interrupted write removed.
+ */
+export class StateFile {
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** The state, or undefined when there is none yet. A corrupt file is kept as a backup and reported. */
+  async load(): Promise<UpgradeState | undefined> {
+    await this.#removeStrayTempFiles();
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new OperationError(`cannot read the state file ${this.path}: ${(error as Error).message}`, {
+        hint: 'Check the file permissions, or pass another file with --state.',
+      });
+    }
+    const problem = parseProblem(text);
+    if (problem.state) return problem.state;
+    const backup = `${this.path}.corrupt-${Date.now()}`;
+    await copyFile(this.path, backup).catch(() => undefined);
+    throw new OperationError(`the state file ${this.path} is not a valid ctl state file: ${problem.reason}`, {
+      hint: `A copy was kept at ${backup}. Inspect it, then delete ${this.path} to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+    });
+  }
+
+  /** Writes the next serial of the state and returns it. */
+  async save(state: UpgradeState): Promise<UpgradeState> {
+    const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
+    const dir = dirname(this.path);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, fsync: true });
+    // write-file-atomic applies the mode through the umask on some paths; make it exact.
+    await chmod(this.path, 0o600);
+    fsyncDirectory(dir);
+    return next;
+  }
+
+  async #removeStrayTempFiles(): Promise<void> {
+    const dir = dirname(this.path);
+    const name = basename(this.path);
+    let entries: string[];
+    try {
+      entries = await readdir(dir);
+    } catch {
+      return;
+    }
+    // write-file-atomic names its temp files "<file>.<number>".
+    const stray = entries.filter(
+      (entry) => entry.startsWith(`${name}.`) && /^\d+$/.test(entry.slice(name.length + 1)),
+    );
+    await Promise.all(stray.map((entry) => unlink(join(dir, entry)).catch(() => undefined)));
+  }
+}
+
+function parseProblem(text: string): { state?: UpgradeState; reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { reason: text.trim() === '' ? 'it is empty' : `it is not JSON (${(error as Error).message})` };
+  }
+  const parsed = stateSchema.safeParse(json);
+  if (parsed.success) return { state: parsed.data, reason: '' };
+  const first = parsed.error.issues[0];
+  const where = first?.path.length ? first.path.join('.') : 'the document';
+  return { reason: `${where}: ${first?.message ?? 'does not match the schema'}` };
+}
+
+/** Makes a completed rename durable: without it a power loss can undo the rename. */
+function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename itself already happened.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The first step, in run order, that is not finished: where a resumed run starts. */
+export function firstUnfinishedStep(state: UpgradeState, order: readonly string[]): string | undefined {
+  return order.find((id) => {
+    const status = state.steps[id]?.status ?? 'pending';
+    return status !== 'done' && status !== 'skipped';
+  });
+}
