@@ -1,0 +1,173 @@
+import type { Io } from './io.js';
+
+/** One NDJSON event of `ctl upgrade run -o json` (CLI.md). */
+export type ProgressEventType =
+  | 'step-start'
+  | 'step-done'
+  | 'step-skip'
+  | 'progress'
+  | 'warning'
+  | 'error'
+  | 'done';
+
+export interface ProgressEvent {
+  ts: string;
+  type: ProgressEventType;
+  step?: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Where the runner reports progress. Three renderers behind one interface: a spinner per step
+ * on a terminal, timestamped lines in CI and pipes, NDJSON events with `-o json`.
+ */
+export interface ProgressReporter {
+  emit(event: Omit<ProgressEvent, 'ts'>): void;
+  /** Stops any animation (on exit or interruption) without printing anything more. */
+  close(): void;
+}
+
+export interface Spinner {
+  text: string;
+  start(): Spinner;
+  succeed(text?: string): Spinner;
+  fail(text?: string): Spinner;
+  info(text?: string): Spinner;
+  warn(text?: string): Spinner;
+  stop(): Spinner;
+}
+
+export type SpinnerFactory = (text: string) => Spinner;
+
+export function createReporter(
+  io: Io,
+  spinnerFactory?: SpinnerFactory,
+  now: () => Date = () => new Date(),
+): ProgressReporter {
+  if (io.output === 'json') return new JsonReporter(io, now);
+  if (io.canAnimate && spinnerFactory) return new SpinnerReporter(io, spinnerFactory, now);
+  return new PlainReporter(io, now);
+}
+
+export class JsonReporter implements ProgressReporter {
+  constructor(
+    private readonly io: Io,
+    private readonly now: () => Date,
+  ) {}
+
+  emit(event: Omit<ProgressEvent, 'ts'>): void {
+    this.io.json({ ts: this.now().toISOString(), ...event });
+  }
+
+  close(): void {}
+}
+
+/** CI logs and pipes: one timestamped line per event, nothing that redraws. */
+export class PlainReporter implements ProgressReporter {
+  constructor(
+    private readonly io: Io,
+    private readonly now: () => Date,
+  ) {}
+
+  emit(event: Omit<ProgressEvent, 'ts'>): void {
+    const time = this.now().toISOString().slice(11, 19);
+    const where = event.step ? `[${event.step}] ` : '';
+    const line = `${time} ${where}${event.message}`;
+    if (event.type === 'warning') this.io.warn(`${where}${event.message}`);
+    else if (event.type === 'error') this.io.error(`${where}${event.message}`);
+    else this.io.info(line);
+  }
+
+  close(): void {}
+}
+
+/** A terminal: one spinner per running step, with its elapsed time and latest progress. */
+export class SpinnerReporter implements ProgressReporter {
+  #spinner: Spinner | undefined;
+  #stepStart = 0;
+  #title = '';
+  #timer: NodeJS.Timeout | undefined;
+  #detail = '';
+
+  constructor(
+    private readonly io: Io,
+    private readonly factory: SpinnerFactory,
+    private readonly now: () => Date,
+  ) {}
+
+  emit(event: Omit<ProgressEvent, 'ts'>): void {
+    switch (event.type) {
+      case 'step-start':
+        this.#finish();
+        this.#title = event.message;
+        this.#detail = '';
+        this.#stepStart = this.now().getTime();
+        this.#spinner = this.factory(this.#text()).start();
+        this.#timer = setInterval(() => this.#refresh(), 1000);
+        this.#timer.unref();
+        break;
+      case 'progress':
+        this.#detail = event.message;
+        this.#refresh();
+        break;
+      case 'step-done':
+        this.#spinner?.succeed(`${this.#title} ${this.io.color.dim(`(${this.#elapsed()})`)}`);
+        this.#finish();
+        break;
+      case 'step-skip':
+        if (this.#spinner) this.#spinner.info(`${this.#title}: ${event.message}`);
+        else this.io.info(`${this.io.color.dim('-')} ${event.message}`);
+        this.#finish();
+        break;
+      case 'error':
+        if (this.#spinner) this.#spinner.fail(`${this.#title}: ${event.message}`);
+        else this.io.error(event.message);
+        this.#finish();
+        break;
+      case 'warning':
+        this.#spinner?.stop();
+        this.io.warn(event.message);
+        this.#spinner?.start();
+        break;
+      case 'done':
+        this.#finish();
+        this.io.info(event.message);
+        break;
+    }
+  }
+
+  close(): void {
+    this.#spinner?.stop();
+    this.#finish();
+  }
+
+  #text(): string {
+    const detail = this.#detail ? ` ${this.io.color.dim(this.#detail)}` : '';
+    return `${this.#title}${detail} ${this.io.color.dim(this.#elapsed())}`;
+  }
+
+  #refresh(): void {
+    if (this.#spinner) this.#spinner.text = this.#text();
+  }
+
+  #elapsed(): string {
+    return formatDuration(this.now().getTime() - this.#stepStart);
+  }
+
+  #finish(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#spinner = undefined;
+  }
+}
+
+/** `950ms`, `12s`, `3m04s`, `1h02m`: short, for progress lines and summary tables. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
