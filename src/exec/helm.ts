@@ -1,0 +1,97 @@
+import { OperationError } from '../errors.js';
+import type { Io } from '../io/io.js';
+
+export interface HelmOptions {
+  io: Io;
+  /** The helm binary: `--helm-bin`, CTL_HELM, else `helm` from the PATH. */
+  binary: string;
+  dryRun: boolean;
+  signal: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+  kubeconfig?: string;
+  context?: string;
+}
+
+export interface HelmResult {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs helm for the operator step. Secrets never go into argv (helm gets the kubeconfig path,
+ * never credentials). On cancellation helm gets SIGTERM and time to finish: helm >= 3.7 then
+ * marks the release failed, while SIGKILL would leave it `pending-upgrade` and block every
+ * later upgrade (helm/helm#4558, #10599).
+ */
+export class Helm {
+  constructor(private readonly options: HelmOptions) {}
+
+  /** A read-only call: runs in dry-run too. */
+  async read(args: string[]): Promise<HelmResult> {
+    return this.#exec(args);
+  }
+
+  /** A call that changes the cluster: printed, not run, in dry-run. */
+  async change(args: string[]): Promise<HelmResult | undefined> {
+    if (this.options.dryRun) {
+      this.options.io.info(`would run: ${this.describe(args)}`);
+      return undefined;
+    }
+    return this.#exec(args);
+  }
+
+  describe(args: string[]): string {
+    return [this.options.binary, ...this.#globalArgs(), ...args].map(quoteForShell).join(' ');
+  }
+
+  #globalArgs(): string[] {
+    const out: string[] = [];
+    if (this.options.kubeconfig) out.push('--kubeconfig', this.options.kubeconfig);
+    if (this.options.context) out.push('--kube-context', this.options.context);
+    return out;
+  }
+
+  async #exec(args: string[]): Promise<HelmResult> {
+    const { execa } = await import('execa');
+    const argv = [...this.#globalArgs(), ...args];
+    this.options.io.debug(1, `$ ${this.describe(args)}`);
+    try {
+      const result = await execa(this.options.binary, argv, {
+        env: this.options.env,
+        extendEnv: true,
+        stdin: 'ignore',
+        cancelSignal: this.options.signal,
+        // SIGTERM on cancel, and never escalate to SIGKILL (see the class comment).
+        killSignal: 'SIGTERM',
+        forceKillAfterDelay: false,
+        reject: true,
+      });
+      this.options.io.debug(2, result.stdout);
+      return { stdout: result.stdout, stderr: result.stderr };
+    } catch (error) {
+      const e = error as { code?: string; stderr?: string; shortMessage?: string; isCanceled?: boolean };
+      if (e.code === 'ENOENT') {
+        throw new OperationError(`helm was not found (${this.options.binary})`, {
+          hint: 'Install helm 3.8+ and put it on the PATH, point CTL_HELM at it, or use --method bundle.',
+        });
+      }
+      if (e.isCanceled) throw error;
+      const detail = (e.stderr ?? '').trim() || e.shortMessage || String(error);
+      throw new OperationError(`helm ${args[0] ?? ''} failed: ${detail}`, { hint: helmHint(detail) });
+    }
+  }
+}
+
+function helmHint(detail: string): string | undefined {
+  if (/another operation \(install\/upgrade\/rollback\) is in progress/.test(detail)) {
+    return 'The release is stuck in a pending state from an interrupted helm run. Inspect it with `helm history <release>` and roll back to the last deployed revision with `helm rollback <release> <revision>`, then run ctl again.';
+  }
+  if (/Kubernetes cluster unreachable/.test(detail))
+    return 'Check the kubeconfig and context that ctl passes to helm (--kubeconfig, --context).';
+  return undefined;
+}
+
+/** For display only (dry-run, -v): argv is never given to a shell. */
+export function quoteForShell(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

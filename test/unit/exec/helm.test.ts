@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { OperationError } from '../../../src/errors.js';
+import { Helm, quoteForShell } from '../../../src/exec/helm.js';
+import { createTestIo } from '../../../src/io/test-io.js';
+
+/** A stand-in helm that records its argv and the signals it gets, then exits like helm does. */
+async function fakeHelm(): Promise<{ bin: string; log: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ctl-helm-'));
+  const log = join(dir, 'log');
+  const bin = join(dir, 'helm');
+  await writeFile(
+    bin,
+    `#!${process.execPath}
+const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(log)}, 'argv ' + JSON.stringify(process.argv.slice(2)) + '\\n');
+if (process.argv.includes('fail')) { process.stderr.write('Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress\\n'); process.exit(1); }
+process.on('SIGTERM', () => { fs.appendFileSync(${JSON.stringify(log)}, 'SIGTERM\\n'); setTimeout(() => process.exit(143), 100); });
+setTimeout(() => process.exit(0), process.argv.includes('slow') ? 5000 : 0);
+`,
+  );
+  await chmod(bin, 0o755);
+  return { bin, log };
+}
+
+describe('Helm', () => {
+  it('passes argv through without a shell and adds the kube flags', async () => {
+    const { bin, log } = await fakeHelm();
+    const { io } = createTestIo();
+    const helm = new Helm({
+      io,
+      binary: bin,
+      dryRun: false,
+      signal: new AbortController().signal,
+      kubeconfig: '/k',
+      context: 'c',
+    });
+    await helm.change(['upgrade', 'rel', 'chart', '--version', '7.8.2-6', '--set', 'a=$(id)']);
+    const text = await readFile(log, 'utf8');
+    assert.match(
+      text,
+      /\["--kubeconfig","\/k","--kube-context","c","upgrade","rel","chart","--version","7.8.2-6","--set","a=\$\(id\)"\]/,
+    );
+  });
+
+  it('prints but does not run a change in dry-run', async () => {
+    const { bin, log } = await fakeHelm();
+    const test = createTestIo();
+    const helm = new Helm({ io: test.io, binary: bin, dryRun: true, signal: new AbortController().signal });
+    assert.equal(await helm.change(['upgrade', 'rel', 'chart']), undefined);
+    assert.match(test.stderr(), /would run: .*helm upgrade rel chart/);
+    await assert.rejects(readFile(log));
+  });
+
+  it('stops helm with SIGTERM, never SIGKILL, when the run is cancelled', async () => {
+    const { bin, log } = await fakeHelm();
+    const controller = new AbortController();
+    const helm = new Helm({ io: createTestIo().io, binary: bin, dryRun: false, signal: controller.signal });
+    const running = helm.change(['upgrade', 'slow']);
+    setTimeout(() => controller.abort('SIGINT'), 300);
+    await assert.rejects(running);
+    // The fake exits 100 ms after SIGTERM; SIGKILL would have left no trace in the log.
+    assert.match(await readFile(log, 'utf8'), /SIGTERM/);
+  });
+
+  it('turns a pending-release failure into advice', async () => {
+    const { bin } = await fakeHelm();
+    const helm = new Helm({
+      io: createTestIo().io,
+      binary: bin,
+      dryRun: false,
+      signal: new AbortController().signal,
+    });
+    await assert.rejects(helm.change(['upgrade', 'fail']), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.match(error.message, /another operation/);
+      assert.match(error.hint ?? '', /helm rollback/);
+      return true;
+    });
+  });
+
+  it('says how to get helm when it is missing', async () => {
+    const helm = new Helm({
+      io: createTestIo().io,
+      binary: '/nonexistent/helm',
+      dryRun: false,
+      signal: new AbortController().signal,
+    });
+    await assert.rejects(helm.read(['version']), /helm was not found/);
+  });
+
+  it('quotes only what needs quoting, for display', () => {
+    assert.equal(quoteForShell('--version'), '--version');
+    assert.equal(quoteForShell("it's"), `'it'\\''s'`);
+  });
+});
