@@ -12,7 +12,7 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
     .showSuggestionAfterError(true)
     .configureHelp({ sortSubcommands: false });
   addGlobalOptions(program);
-  const groups = await Promise.all([import('./auth.js')]);
+  const groups: { register(program: Command, runtime: Runtime): void }[] = await Promise.all([]);
   for (const group of groups) group.register(program, runtime);
   return program;
 }
