@@ -44,7 +44,9 @@ export function readGlobalOptions(command: Command): GlobalOptions {
   const raw = command.optsWithGlobals() as Record<string, unknown>;
   const output = String(raw.output ?? 'text');
   if (output !== 'text' && output !== 'json') {
-    throw new UsageError(`--output must be text or json, not "${output}"`, { hint: 'Use -o text or -o json.' });
+    throw new UsageError(`--output must be text or json, not "${output}"`, {
+      hint: 'Use -o text or -o json.',
+    });
   }
   return {
     kubeconfig: raw.kubeconfig as string | undefined,

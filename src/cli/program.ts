@@ -7,7 +7,9 @@ import { addGlobalOptions, type Runtime } from './globals.js';
  */
 export async function buildProgram(runtime: Runtime, version: string): Promise<Command> {
   const program = new Command('ctl')
-    .description('Upgrade a Redis Enterprise cluster on Kubernetes through its operator, safely and resumably.')
+    .description(
+      'Upgrade a Redis Enterprise cluster on Kubernetes through its operator, safely and resumably.',
+    )
     .version(version, '--version', 'print the version')
     .showSuggestionAfterError(true)
     .configureHelp({ sortSubcommands: false });

@@ -2,13 +2,7 @@ import type { Io } from './io.js';
 
 /** One NDJSON event of `ctl upgrade run -o json` (CLI.md). */
 export type ProgressEventType =
-  | 'step-start'
-  | 'step-done'
-  | 'step-skip'
-  | 'progress'
-  | 'warning'
-  | 'error'
-  | 'done';
+  'step-start' | 'step-done' | 'step-skip' | 'progress' | 'warning' | 'error' | 'done';
 
 export interface ProgressEvent {
   ts: string;

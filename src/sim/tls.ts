@@ -31,7 +31,9 @@ export interface ServerCertificateOptions {
 }
 
 /** A fresh CA for one simulated cluster. Both emulators' certificates are signed by it. */
-export async function createCertificateAuthority(commonName = 'ctl simulated cluster CA'): Promise<CertificateAuthority> {
+export async function createCertificateAuthority(
+  commonName = 'ctl simulated cluster CA',
+): Promise<CertificateAuthority> {
   const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -73,7 +75,10 @@ export async function createServerCertificate(
     signingKey: ca.keys.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension([
         ...ips.map((value) => ({ type: 'ip' as const, value })),
