@@ -1,0 +1,328 @@
+/**
+ * The simulator's own CustomResourceDefinitions for the operator's three resources, in both
+ * dialects. Hand-written and deliberately small: only the fields ctl and the simulator read or
+ * write are typed; `x-kubernetes-preserve-unknown-fields` on spec and status keeps whatever else
+ * a user puts there. (The upstream CRDs carry no licence, so nothing of them is copied; the
+ * tests prove the redis dialect agrees with them field by field.)
+ */
+
+import { type Dialect, dialectFields, type FieldPath, toJsonPath } from '../dialect.js';
+
+export const CRD_GROUP = 'app.redislabs.com';
+
+/** ClusterState of the real operator (redis-facts.md §2). */
+export const CLUSTER_STATES = [
+  'PendingCreation',
+  'BootstrappingFirstPod',
+  'Initializing',
+  'RecoveryReset',
+  'RecoveringFirstPod',
+  'Running',
+  'Error',
+  'Invalid',
+  'InvalidUpgrade',
+  'Upgrade',
+  'Deleting',
+  'ClusterRecreating',
+  'RunningRollingUpdate',
+] as const;
+export type ClusterState = (typeof CLUSTER_STATES)[number];
+
+/** REDB `status.status`, the same values as the REST bdb `status`. */
+export const DATABASE_STATUSES = [
+  'pending',
+  'active',
+  'active-change-pending',
+  'delete-pending',
+  'import-pending',
+  'creation-failed',
+  'recovery',
+  '',
+] as const;
+
+export const ACTIVE_ACTIVE_STATUSES = [
+  'pending',
+  'active',
+  'active-change-pending',
+  'delete-pending',
+  'creation-failed',
+  'error',
+  'recovery',
+  '',
+] as const;
+
+export const SPEC_STATUSES = ['Valid', 'Invalid'] as const;
+export const UPGRADE_POLICIES = ['major', 'latest'] as const;
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
+
+// ---- a tiny vocabulary for OpenAPI v3 schemas --------------------------------------------
+
+type Schema = Record<string, unknown>;
+
+const str = (): Schema => ({ type: 'string' });
+const int = (): Schema => ({ type: 'integer' });
+const bool = (): Schema => ({ type: 'boolean' });
+const oneOf = (values: readonly string[]): Schema => ({ type: 'string', enum: [...values] });
+const list = (items: Schema): Schema => ({ type: 'array', items });
+const mapOf = (values: Schema): Schema => ({ type: 'object', additionalProperties: values });
+
+function obj(
+  properties: Record<string, Schema>,
+  options: { required?: string[]; open?: boolean } = {},
+): Schema {
+  return {
+    type: 'object',
+    ...(options.required ? { required: options.required } : {}),
+    properties,
+    ...(options.open ? { 'x-kubernetes-preserve-unknown-fields': true } : {}),
+  };
+}
+
+/** Sets `value` at `path` below `root`, creating `obj({})` parents: the dialect tables give paths. */
+function place(root: Record<string, Schema>, path: FieldPath, value: Schema): void {
+  const [head, ...rest] = path;
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    root[head] = value;
+    return;
+  }
+  root[head] ??= obj({});
+  place((root[head] as { properties: Record<string, Schema> }).properties, rest, value);
+}
+
+/** The object-root schema every custom resource has; spec and status stay open. */
+function resourceSchema(spec: Schema, status: Schema): Schema {
+  return {
+    openAPIV3Schema: obj({
+      apiVersion: str(),
+      kind: str(),
+      metadata: { type: 'object' },
+      spec: { ...spec, 'x-kubernetes-preserve-unknown-fields': true },
+      status: { ...status, 'x-kubernetes-preserve-unknown-fields': true },
+    }),
+  };
+}
+
+interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'date';
+  jsonPath: string;
+}
+
+const column = (name: string, jsonPath: string, type: PrinterColumn['type'] = 'string'): PrinterColumn => ({
+  name,
+  type,
+  jsonPath,
+});
+const AGE = column('Age', '.metadata.creationTimestamp', 'date');
+
+interface Names {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortName: string;
+}
+
+function definition(
+  names: Names,
+  versions: { name: string; storage: boolean }[],
+  schema: Schema,
+  columns: PrinterColumn[],
+): object {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${CRD_GROUP}`, labels: { app: 'redis-enterprise' } },
+    spec: {
+      group: CRD_GROUP,
+      scope: 'Namespaced',
+      names: {
+        kind: names.kind,
+        listKind: `${names.kind}List`,
+        plural: names.plural,
+        singular: names.singular,
+        shortNames: [names.shortName],
+      },
+      versions: versions.map((version) => ({
+        name: version.name,
+        served: true,
+        storage: version.storage,
+        subresources: { status: {} },
+        additionalPrinterColumns: columns,
+        // Each version gets its own copy: the API server may default into it independently.
+        schema: structuredClone(schema),
+      })),
+    },
+  };
+}
+
+// ---- the three resources -------------------------------------------------------------------
+
+const modulesListSchema = list(obj({ name: str(), version: str(), config: str() }, { required: ['name'] }));
+const upgradeModulesSpec = obj({ upgradeModulesToLatest: bool() }, { required: ['upgradeModulesToLatest'] });
+
+function clusterDefinition(dialect: Dialect): object {
+  const fields = dialectFields(dialect);
+  const spec: Record<string, Schema> = {
+    nodes: int(),
+    serviceAccountName: str(),
+    licenseSecretName: str(),
+    securityContext: obj({}, { open: true }),
+    userDefinedModules: list(
+      obj(
+        {
+          name: str(),
+          source: obj({
+            http: obj({ url: str(), credentialsSecret: str() }, { required: ['url'] }),
+            https: obj({ url: str(), credentialsSecret: str() }, { required: ['url'] }),
+          }),
+        },
+        { required: ['name', 'source'] },
+      ),
+    ),
+  };
+  place(
+    spec,
+    fields.imageSpecPath.slice(1),
+    obj({ repository: str(), versionTag: str(), imagePullPolicy: oneOf(PULL_POLICIES), digestHash: str() }),
+  );
+  place(spec, fields.autoUpgradePath.slice(1), bool());
+  place(spec, fields.upgradePolicyPath.slice(1), oneOf(UPGRADE_POLICIES));
+  // The real upgradeSpec demands its flag: an empty `upgradeSpec: {}` is rejected there too.
+  const upgradeSpec = spec.upgradeSpec as Schema | undefined;
+  if (upgradeSpec) upgradeSpec.required = [fields.autoUpgradePath.at(-1)];
+
+  const status = obj({
+    state: oneOf(CLUSTER_STATES),
+    specStatus: oneOf(SPEC_STATUSES),
+    licenseStatus: obj({
+      licenseState: str(),
+      expirationDate: str(),
+      activationDate: str(),
+      shardsUsage: str(),
+      shardsLimit: int(),
+    }),
+    bundledDatabaseVersions: list(
+      obj({ dbType: str(), version: str(), major: bool() }, { required: ['dbType', 'version'] }),
+    ),
+    modules: list(obj({ name: str(), displayName: str(), versions: list(str()) })),
+  });
+
+  return definition(
+    {
+      kind: 'RedisEnterpriseCluster',
+      plural: 'redisenterpriseclusters',
+      singular: 'redisenterprisecluster',
+      shortName: 'rec',
+    },
+    [
+      { name: 'v1', storage: true },
+      { name: 'v1alpha1', storage: false },
+    ],
+    resourceSchema(obj(spec), status),
+    [
+      column('Nodes', '.spec.nodes', 'integer'),
+      column('Shards', '.status.licenseStatus.shardsUsage'),
+      column('Version', `${toJsonPath(fields.imageSpecPath)}.versionTag`),
+      column('State', '.status.state'),
+      column('Spec Status', '.status.specStatus'),
+      column('License State', '.status.licenseStatus.licenseState'),
+      column('License Expiration Date', '.status.licenseStatus.expirationDate'),
+      AGE,
+    ],
+  );
+}
+
+function databaseDefinition(dialect: Dialect): object {
+  const fields = dialectFields(dialect);
+  const spec: Record<string, Schema> = {
+    redisEnterpriseCluster: obj({ name: str() }, { required: ['name'] }),
+    memorySize: str(),
+    modulesList: modulesListSchema,
+    shardCount: int(),
+    replication: bool(),
+    upgradeSpec: upgradeModulesSpec,
+  };
+  place(spec, fields.databaseVersionPath.slice(1), str());
+
+  const status = obj({
+    status: oneOf(DATABASE_STATUSES),
+    specStatus: oneOf(SPEC_STATUSES),
+    version: str(),
+    databaseUID: str(),
+    internalEndpoints: list(obj({ host: str(), port: int() })),
+    redisEnterpriseCluster: str(),
+    // Keyed by shard state (`active`, ...), valued by a count: the Shards column reads `.active`.
+    shardStatuses: mapOf(int()),
+    lastActionUid: str(),
+    lastActionStatus: str(),
+    observedGeneration: int(),
+  });
+
+  return definition(
+    {
+      kind: 'RedisEnterpriseDatabase',
+      plural: 'redisenterprisedatabases',
+      singular: 'redisenterprisedatabase',
+      shortName: 'redb',
+    },
+    [{ name: 'v1alpha1', storage: true }],
+    resourceSchema(obj(spec), status),
+    [
+      column('Version', '.status.version'),
+      column('Port', '.status.internalEndpoints[*].port'),
+      column('Cluster', '.status.redisEnterpriseCluster'),
+      column('Shards', '.status.shardStatuses.active'),
+      column('Status', '.status.status'),
+      column('Spec Status', '.status.specStatus'),
+      AGE,
+    ],
+  );
+}
+
+function activeActiveDefinition(dialect: Dialect): object {
+  const fields = dialectFields(dialect);
+  const spec: Record<string, Schema> = {
+    globalConfigurations: obj(
+      {
+        memorySize: str(),
+        shardCount: int(),
+        replication: bool(),
+        modulesList: modulesListSchema,
+        upgradeSpec: upgradeModulesSpec,
+      },
+      { open: true },
+    ),
+    participatingClusters: list(obj({ name: str(), namespace: str() }, { required: ['name'] })),
+  };
+  place(spec, fields.activeActiveVersionPath.slice(1), str());
+
+  const status = obj({
+    status: oneOf(ACTIVE_ACTIVE_STATUSES),
+    specStatus: oneOf(SPEC_STATUSES),
+    replicationStatus: oneOf(['up', 'down']),
+    linkedRedbs: list(str()),
+  });
+
+  return definition(
+    {
+      kind: 'RedisEnterpriseActiveActiveDatabase',
+      plural: 'redisenterpriseactiveactivedatabases',
+      singular: 'redisenterpriseactiveactivedatabase',
+      shortName: 'reaadb',
+    },
+    [{ name: 'v1alpha1', storage: true }],
+    resourceSchema(obj(spec), status),
+    [
+      column('Status', '.status.status'),
+      column('Spec Status', '.status.specStatus'),
+      column('Linked REDBs', '.status.linkedRedbs[*]'),
+      column('Replication Status', '.status.replicationStatus'),
+    ],
+  );
+}
+
+/** The CustomResourceDefinitions the simulated operator installs: REC, REDB and REAADB. */
+export function crdsFor(dialect: Dialect): object[] {
+  return [clusterDefinition(dialect), databaseDefinition(dialect), activeActiveDefinition(dialect)];
+}

@@ -1,0 +1,233 @@
+/**
+ * From a schema-valid scenario file to a complete Scenario: expands the `generate` section,
+ * fills the defaults that depend on other fields, and runs the checks that span fields.
+ * Problems are returned, not thrown, so the caller reports them all at once with line numbers.
+ */
+
+import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
+
+export type FieldPath = (string | number)[];
+export interface Problem {
+  path: FieldPath;
+  message: string;
+}
+
+export function resolveScenario(file: ScenarioFile): { scenario: Scenario; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const report = (path: FieldPath, message: string) => problems.push({ path, message });
+
+  const { generate, ...rest } = file;
+  const modules = [...file.modules, ...generatedModules(file)];
+  const generated = generatedDatabases(file, modules, report);
+  const listed = file.operator.watchNamespaces;
+  const watchNamespaces = [
+    ...listed,
+    ...generated.namespaces.filter((namespace) => !listed.includes(namespace)),
+  ];
+
+  const scenario: Scenario = {
+    ...rest,
+    operator: { ...file.operator, watchNamespaces, helmRelease: file.operator.helmRelease ?? null },
+    admission: {
+      enabled: file.admission.enabled,
+      webhookName: file.admission.webhookName ?? defaultWebhookName(file),
+    },
+    cluster: {
+      ...file.cluster,
+      apiVersion: file.cluster.apiVersion ?? serverVersionOf(file.cluster.versionTag),
+    },
+    modules,
+    databases: assignUids(
+      [...file.databases, ...generated.databases].map((database) => ({
+        ...database,
+        namespace: database.namespace ?? file.namespace,
+        // No version given: the database uses the module as installed (the first one listed).
+        modules: database.modules.map((used) => ({
+          name: used.name,
+          version: used.version ?? modules.find((module) => module.name === used.name)?.version ?? '',
+        })),
+      })),
+    ),
+    faults: file.faults.map(withFaultKind),
+  };
+
+  checkOperator(scenario, report);
+  checkModules(scenario, report);
+  checkDatabases(scenario, report);
+  checkFaults(scenario.faults, report);
+  if (generate?.databases?.moduleEvery && !generate.modules)
+    report(['generate', 'databases', 'moduleEvery'], 'needs generate.modules to draw modules from');
+  return { scenario, problems };
+}
+
+// ---- generators ----------------------------------------------------------------------------
+
+const pad = (index: number, count: number) => String(index).padStart(String(count).length, '0');
+
+function generatedModules(file: ScenarioFile): ScenarioModule[] {
+  const spec = file.generate?.modules;
+  if (!spec) return [];
+  return Array.from({ length: spec.count }, (_, i) => ({
+    name: `${spec.prefix}-${pad(i + 1, spec.count)}`,
+    version: spec.version,
+    platforms: [...spec.platforms],
+  }));
+}
+
+/** The scenario namespace first, then `<namespace>-02 … -NN`, each watched by the operator. */
+function generatedNamespaces(base: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    i === 0 ? base : `${base}-${pad(i + 1, Math.max(count, 10))}`,
+  );
+}
+
+function generatedDatabases(
+  file: ScenarioFile,
+  modules: ScenarioModule[],
+  report: (path: FieldPath, message: string) => void,
+): { databases: ScenarioFile['databases']; namespaces: string[] } {
+  const spec = file.generate?.databases;
+  if (!spec) return { databases: [], namespaces: [] };
+  const namespaces = generatedNamespaces(file.namespace, spec.namespaces);
+  const tooLong = namespaces.find((namespace) => namespace.length > 63);
+  if (tooLong)
+    report(['generate', 'databases', 'namespaces'], `namespace "${tooLong}" would exceed 63 characters`);
+  const pool = modules.slice(file.modules.length);
+  const databases = Array.from({ length: spec.count }, (_, i) => {
+    const usesModule = spec.moduleEvery > 0 && pool.length > 0 && (i + 1) % spec.moduleEvery === 0;
+    const module = usesModule ? pool[i % pool.length] : undefined;
+    return {
+      name: `${spec.prefix}-${pad(i + 1, spec.count)}`,
+      namespace: namespaces[i % namespaces.length],
+      version: spec.version,
+      modules: module ? [{ name: module.name, version: module.version }] : [],
+      activeActive: false,
+      upgradePolicy: null,
+    };
+  });
+  return { databases, namespaces: namespaces.slice(1) };
+}
+
+// ---- defaults that depend on other fields --------------------------------------------------
+
+/** `7.4.6-22.rhel8-openshift` or `8.0.18-36.14` -> `7.4.6-22` / `8.0.18-36`: the API's own version. */
+function serverVersionOf(versionTag: string): string {
+  return /^\d+\.\d+\.\d+-\d+/.exec(versionTag)?.[0] ?? versionTag;
+}
+
+/** Numeric comparison of dotted/dashed versions, enough for the few thresholds here. */
+function isBelow(version: string, threshold: string): boolean {
+  const parts = (text: string) => text.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0);
+  const [a, b] = [parts(version), parts(threshold)];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const difference = (a[i] ?? 0) - (b[i] ?? 0);
+    if (difference !== 0) return difference < 0;
+  }
+  return false;
+}
+
+/**
+ * The helm chart names the webhook per namespace (admission.limitToNamespace defaults to true);
+ * bundles before 6.4.2 named it redb-admission (redis-facts.md §1).
+ */
+function defaultWebhookName(file: ScenarioFile): string {
+  if (file.operator.installedBy === 'helm') return `redis-enterprise-admission-${file.namespace}`;
+  return isBelow(file.operator.version, '6.4.2') ? 'redb-admission' : 'redis-enterprise-admission';
+}
+
+function assignUids(databases: (Omit<ScenarioDatabase, 'uid'> & { uid?: number })[]): ScenarioDatabase[] {
+  const taken = new Set(databases.flatMap((database) => (database.uid === undefined ? [] : [database.uid])));
+  let next = 1;
+  return databases.map((database) => {
+    if (database.uid !== undefined) return { ...database, uid: database.uid };
+    while (taken.has(next)) next++;
+    taken.add(next);
+    return { ...database, uid: next };
+  });
+}
+
+function withFaultKind(fault: ScenarioFault): ScenarioFault {
+  if (fault.kind !== undefined) return fault;
+  if (fault.status !== undefined) return { ...fault, kind: 'status' };
+  if (fault.delayMs !== undefined) return { ...fault, kind: 'delay' };
+  return fault;
+}
+
+// ---- checks across fields ------------------------------------------------------------------
+
+type Report = (path: FieldPath, message: string) => void;
+
+function checkOperator(scenario: Scenario, report: Report): void {
+  const { operator } = scenario;
+  if (operator.installedBy === 'helm' && operator.helmRelease === null)
+    report(['operator', 'helmRelease'], 'required when operator.installedBy is helm');
+  if (operator.installedBy === 'bundle' && operator.helmRelease !== null)
+    report(['operator', 'helmRelease'], 'only used when operator.installedBy is helm');
+  operator.watchNamespaces.forEach((namespace, i) => {
+    if (namespace === scenario.namespace)
+      report(
+        ['operator', 'watchNamespaces', i],
+        `"${namespace}" is the operator's own namespace, always watched`,
+      );
+    else if (operator.watchNamespaces.indexOf(namespace) !== i)
+      report(['operator', 'watchNamespaces', i], `"${namespace}" is listed twice`);
+  });
+}
+
+function checkModules(scenario: Scenario, report: Report): void {
+  const seen = new Set<string>();
+  scenario.modules.forEach((module, i) => {
+    const key = `${module.name}@${module.version}`;
+    if (seen.has(key)) report(['modules', i], `module ${module.name} ${module.version} is listed twice`);
+    seen.add(key);
+  });
+}
+
+function checkDatabases(scenario: Scenario, report: Report): void {
+  const watched = new Set([scenario.namespace, ...scenario.operator.watchNamespaces]);
+  const names = new Set<string>();
+  const uids = new Set<number>();
+  scenario.databases.forEach((database, i) => {
+    const at = (...rest: FieldPath): FieldPath => ['databases', i, ...rest];
+    const qualified = `${database.namespace}/${database.name}`;
+    if (names.has(qualified)) report(at('name'), `database ${qualified} is listed twice`);
+    names.add(qualified);
+    if (uids.has(database.uid)) report(at('uid'), `uid ${database.uid} is used by another database`);
+    uids.add(database.uid);
+    if (!watched.has(database.namespace))
+      report(
+        at('namespace'),
+        `namespace "${database.namespace}" is not watched by the operator: add it to operator.watchNamespaces`,
+      );
+    database.modules.forEach((used, j) => {
+      const installed = scenario.modules.filter((module) => module.name === used.name);
+      const available =
+        scenario.modules.map((module) => `${module.name} ${module.version}`).join(', ') || 'none';
+      if (installed.length === 0) {
+        report(
+          at('modules', j, 'name'),
+          `module "${used.name}" is not in the scenario's modules (installed: ${available})`,
+        );
+      } else if (!installed.some((module) => module.version === used.version)) {
+        report(
+          at('modules', j, 'version'),
+          `module "${used.name}" ${used.version} is not in the scenario's modules (installed: ${available})`,
+        );
+      }
+    });
+  });
+}
+
+function checkFaults(faults: ScenarioFault[], report: Report): void {
+  faults.forEach((fault, i) => {
+    const at = (field: string): FieldPath => ['faults', i, field];
+    if (fault.kind === 'status' && fault.status === undefined)
+      report(at('status'), 'required when kind is status');
+    if (fault.kind === 'delay' && fault.delayMs === undefined)
+      report(at('delayMs'), 'required when kind is delay');
+    if (fault.dropAfterSeconds !== undefined && fault.api !== 'kube')
+      report(at('dropAfterSeconds'), 'only kube watches can be dropped');
+    if (fault.kind === undefined && fault.dropAfterSeconds === undefined)
+      report(at('kind'), 'the fault does nothing: give status, delayMs, kind or dropAfterSeconds');
+  });
+}

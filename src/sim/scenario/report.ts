@@ -1,0 +1,102 @@
+/**
+ * Turns schema issues and cross-field problems into one UsageError whose every line reads
+ * `<file>: <field>: <reason> (line N)`, so a user can go straight to the spot.
+ */
+
+import type { Document, LineCounter } from 'yaml';
+import type * as z from 'zod';
+import { UsageError } from '../../errors.js';
+import type { FieldPath, Problem } from './expand.js';
+
+/** `['databases', 0, 'modules', 1, 'name']` -> `databases[0].modules[1].name`. */
+export function formatFieldPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const key of path) text += typeof key === 'number' ? `[${key}]` : `${text ? '.' : ''}${String(key)}`;
+  return text || '(top level)';
+}
+
+export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], raw: unknown): Problem[] {
+  return issues.flatMap((issue): Problem[] => {
+    const path = issue.path as FieldPath;
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown field' }));
+    return [{ path, message: reasonFor(issue, valueAt(raw, path)) }];
+  });
+}
+
+function reasonFor(issue: z.core.$ZodIssue, value: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (value === undefined) return 'required field is missing';
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      // YAML reads an unquoted 7.20 as the number 7.2: the quotes are the fix, so say so.
+      if (issue.expected === 'string' && typeof value === 'number')
+        return `expected ${expected}, got the number ${value}: put the value in quotes, such as "7.2"`;
+      return `expected ${expected}, got ${show(value)}`;
+    }
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}; got ${show(value)}`;
+    case 'too_small':
+      if (issue.origin === 'array')
+        return `expected at least ${issue.minimum} entr${issue.minimum === 1 ? 'y' : 'ies'}`;
+      if (issue.origin === 'string')
+        return `expected at least ${issue.minimum} character(s), got ${show(value)}`;
+      return `expected ${issue.inclusive ? 'at least' : 'more than'} ${issue.minimum}, got ${show(value)}`;
+    case 'too_big':
+      if (issue.origin === 'string')
+        return `expected at most ${issue.maximum} characters, got ${show(value)}`;
+      return `expected ${issue.inclusive ? 'at most' : 'less than'} ${issue.maximum}, got ${show(value)}`;
+    case 'invalid_format':
+      return `${issue.message}, got ${show(value)}`;
+    default:
+      return `${issue.message}${value === undefined ? '' : `, got ${show(value)}`}`;
+  }
+}
+
+const EXPECTED: Record<string, string> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping',
+  null: 'null',
+};
+
+function show(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value !== null && typeof value === 'object') return 'a mapping';
+  return JSON.stringify(value) ?? String(value);
+}
+
+function valueAt(root: unknown, path: FieldPath): unknown {
+  let node = root;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
+/** The line of the deepest node of `path` the document has (the parent when the field is missing). */
+function lineOf(doc: Document, lines: LineCounter, path: FieldPath): number | undefined {
+  for (let depth = path.length; depth >= 1; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return lines.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+export function scenarioError(
+  sourceName: string,
+  problems: Problem[],
+  source?: { doc: Document; lines: LineCounter },
+): UsageError {
+  const messages = problems.map((problem) => {
+    const line = source ? lineOf(source.doc, source.lines, problem.path) : undefined;
+    return `${sourceName}: ${formatFieldPath(problem.path)}: ${problem.message}${line ? ` (line ${line})` : ''}`;
+  });
+  return new UsageError(messages.join('\n'), {
+    hint: 'Fix the scenario file (see `ctl sim scenarios` for working examples), then run again.',
+  });
+}

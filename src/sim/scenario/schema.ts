@@ -1,0 +1,212 @@
+/**
+ * The scenario file (SIMULATOR.md "Scenario file") as a zod schema. Objects are strict, so a
+ * misspelt key is an error instead of a silently ignored setting. Defaults that depend on
+ * other fields (webhook name, API version, database namespaces and uids) are filled in later
+ * by `resolve` in expand.ts; here they stay optional.
+ */
+
+import * as z from 'zod';
+import { DIALECTS } from '../../dialect.js';
+
+// DNS-1123 label: namespaces, REC and REDB names all become parts of Service and Pod names.
+const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export const kubeName = () =>
+  z
+    .string()
+    .max(63)
+    .regex(
+      KUBE_NAME,
+      'expected a Kubernetes name: lower-case letters, digits and "-", starting and ending alphanumeric',
+    );
+
+/** `7.4.6-2`: an operator release. */
+const OPERATOR_VERSION = /^\d+\.\d+\.\d+-\d+$/;
+/** `7.4.6-22`, `8.0.18-36.14` (with the operator build), `7.4.6-22.rhel8-openshift`. */
+const VERSION_TAG = /^\d+\.\d+\.\d+-\d+(\.\d+)?(\.[a-z0-9]+(-[a-z0-9]+)*)?$/;
+/** `7.4.6-22`: what the management API reports as its server version. */
+const SERVER_VERSION = /^\d+\.\d+\.\d+-\d+$/;
+/** `7.2`: a database (Redis) version. */
+const DATABASE_VERSION = /^\d+\.\d+$/;
+/** `2.8.4`: a module's semantic version. */
+const MODULE_VERSION = /^\d+\.\d+\.\d+$/;
+/** `rhel8/x86_64`: the keys of a module's `platforms` map in the REST API. */
+const PLATFORM = /^[a-z][a-z0-9.]*\/[a-z0-9_]+$/;
+
+const versionString = (pattern: RegExp, example: string) =>
+  z.string().regex(pattern, `expected a version such as "${example}"`);
+
+export const UPGRADE_POLICY = z.enum(['major', 'latest']);
+export const USER_ROLES = [
+  'admin',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'none',
+] as const;
+
+/** Fixed rather than random so demos, docs and rehearsals can quote it; the simulator is local only. */
+export const DEFAULT_ADMIN = { username: 'admin@example.com', password: 'change-me', role: 'admin' } as const;
+
+const userSchema = z.strictObject({
+  username: z.string().min(1),
+  password: z.string().min(1),
+  role: z.enum(USER_ROLES).default('admin'),
+  passwordExpired: z.boolean().default(false),
+});
+
+const moduleSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'expected a module name such as "search" or "ReJSON"'),
+  version: versionString(MODULE_VERSION, '2.8.4'),
+  platforms: z
+    .array(z.string().regex(PLATFORM, 'expected an <os>/<arch> platform such as "rhel9/x86_64"'))
+    .min(1),
+});
+
+const databaseSchema = z.strictObject({
+  name: kubeName(),
+  namespace: kubeName().optional(),
+  version: versionString(DATABASE_VERSION, '7.2'),
+  uid: z.number().int().min(1).optional(),
+  modules: z
+    .array(
+      z.strictObject({ name: z.string().min(1), version: versionString(MODULE_VERSION, '2.8.4').optional() }),
+    )
+    .default([]),
+  activeActive: z.boolean().default(false),
+  upgradePolicy: UPGRADE_POLICY.nullable().default(null),
+  memorySize: z.string().optional(),
+  shardCount: z.number().int().min(1).optional(),
+  replication: z.boolean().optional(),
+});
+
+const faultSchema = z.strictObject({
+  api: z.enum(['rest', 'kube']),
+  /** `"POST /v1/bdbs/*\/upgrade"`, `"*"` (every request) or `"watch"` (kube watches). */
+  match: z.string().min(1),
+  status: z.number().int().min(100).max(599).optional(),
+  /** How many matching requests fail; absent = every one (subject to `rate`). */
+  times: z.number().int().min(1).optional(),
+  /** Fraction of matching requests that fail, drawn from a generator seeded with `seed`. */
+  rate: z.number().gt(0).max(1).optional(),
+  kind: z.enum(['reset', 'delay', 'status']).optional(),
+  delayMs: z.number().int().min(0).optional(),
+  seed: z.number().int().optional(),
+  dropAfterSeconds: z.number().gt(0).optional(),
+});
+
+/**
+ * Expands into many entries so a scale scenario needs no thousand-line file. Generated
+ * modules come first, then generated databases, both after the explicit ones.
+ */
+const generateSchema = z.strictObject({
+  databases: z
+    .strictObject({
+      count: z.number().int().min(1),
+      /** Spread round-robin over the scenario namespace plus `<namespace>-02 … -NN` (all watched). */
+      namespaces: z.number().int().min(1).default(1),
+      version: versionString(DATABASE_VERSION, '7.2'),
+      prefix: kubeName().default('db'),
+      /** Every Nth generated database uses one of the generated modules; 0 = none. */
+      moduleEvery: z.number().int().min(0).default(0),
+    })
+    .optional(),
+  modules: z
+    .strictObject({
+      count: z.number().int().min(1),
+      prefix: z
+        .string()
+        .regex(/^[A-Za-z][A-Za-z0-9_-]*$/)
+        .default('module'),
+      version: versionString(MODULE_VERSION, '1.0.0').default('1.0.0'),
+      platforms: z.array(z.string().regex(PLATFORM)).min(1).default(['rhel8/x86_64', 'rhel9/x86_64']),
+    })
+    .optional(),
+});
+
+export const scenarioFileSchema = z.strictObject({
+  name: kubeName(),
+  description: z
+    .string()
+    .min(1)
+    .refine((text) => !text.includes('\n'), 'expected one line'),
+  dialect: z.enum(DIALECTS).default('engine'),
+  platform: z.enum(['kubernetes', 'openshift']).default('kubernetes'),
+  namespace: kubeName().default('redis'),
+  kubernetesVersion: z
+    .string()
+    .regex(/^1\.\d+$/, 'expected a Kubernetes minor version such as "1.32"')
+    .default('1.32'),
+  timing: z
+    .strictObject({
+      operatorStart: z.number().min(0).default(1),
+      podRestart: z.number().min(0).default(2),
+      databaseUpgrade: z.number().min(0).default(1),
+    })
+    .prefault({}),
+  operator: z.strictObject({
+    version: versionString(OPERATOR_VERSION, '7.4.6-2'),
+    installedBy: z.enum(['bundle', 'helm']).default('bundle'),
+    helmRelease: kubeName().max(53).optional(),
+    watchNamespaces: z.array(kubeName()).default([]),
+  }),
+  admission: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      webhookName: z.string().max(253).regex(DNS_SUBDOMAIN, 'expected a Kubernetes object name').optional(),
+    })
+    .prefault({}),
+  cluster: z.strictObject({
+    name: kubeName().default('rec'),
+    nodes: z.number().int().min(1).default(3),
+    versionTag: versionString(VERSION_TAG, '7.4.6-22'),
+    repository: z.string().min(1).default('redislabs/redis'),
+    autoUpgrade: z.boolean().default(false),
+    upgradePolicy: UPGRADE_POLICY.nullable().default(null),
+    digestHash: z
+      .string()
+      .regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits')
+      .nullable()
+      .default(null),
+    license: z.enum(['Valid', 'Invalid', 'Expired']).default('Valid'),
+    apiVersion: versionString(SERVER_VERSION, '7.4.6-22').optional(),
+    users: z
+      .array(userSchema)
+      .min(1)
+      .default([{ ...DEFAULT_ADMIN, passwordExpired: false }]),
+  }),
+  modules: z.array(moduleSchema).default([]),
+  databases: z.array(databaseSchema).default([]),
+  faults: z.array(faultSchema).default([]),
+  generate: generateSchema.optional(),
+});
+
+export type ScenarioFile = z.output<typeof scenarioFileSchema>;
+export type ScenarioUser = z.output<typeof userSchema>;
+export type ScenarioModule = z.output<typeof moduleSchema>;
+export type ScenarioFault = z.output<typeof faultSchema>;
+export type ScenarioTiming = ScenarioFile['timing'];
+
+export interface ScenarioDatabase extends Omit<
+  z.output<typeof databaseSchema>,
+  'namespace' | 'uid' | 'modules'
+> {
+  namespace: string;
+  /** The bdb uid in the management API; assigned 1, 2, … in file order when not given. */
+  uid: number;
+  /** Modules in use, each with the installed version it resolves to. */
+  modules: { name: string; version: string }[];
+}
+
+/** A loaded scenario: validated, generators expanded, every default filled in. */
+export interface Scenario extends Omit<
+  ScenarioFile,
+  'generate' | 'operator' | 'admission' | 'cluster' | 'databases'
+> {
+  operator: Omit<ScenarioFile['operator'], 'helmRelease'> & { helmRelease: string | null };
+  admission: { enabled: boolean; webhookName: string };
+  cluster: Omit<ScenarioFile['cluster'], 'apiVersion'> & { apiVersion: string };
+  databases: ScenarioDatabase[];
+}

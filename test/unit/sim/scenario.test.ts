@@ -1,0 +1,366 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { UsageError } from '../../../src/errors.js';
+import {
+  builtInScenarioDir,
+  listScenarios,
+  loadScenario,
+  parseScenario,
+  type Scenario,
+  withFastTiming,
+} from '../../../src/sim/scenario.js';
+
+const BUILT_INS = [
+  'happy-path',
+  'helm-installed',
+  'auto-upgrade',
+  'license-invalid',
+  'old-operator',
+  'old-database',
+  'module-without-rhel9',
+  'invalid-upgrade',
+  'openshift',
+  'multi-namespace',
+  'legacy-webhook',
+  'legacy-api',
+  'flaky-api',
+  'scale-1000',
+  'redis-dialect',
+];
+
+/** Smallest valid file; each broken-file test adds one mistake to it. */
+const MINIMAL = [
+  'name: mini',
+  'description: smallest valid scenario',
+  'operator:',
+  '  version: 7.4.6-2',
+  'cluster:',
+  '  versionTag: 7.4.6-22',
+  '',
+].join('\n');
+
+function rejection(text: string, sourceName = 'scenarios/broken.yaml'): UsageError {
+  try {
+    parseScenario(text, sourceName);
+  } catch (error) {
+    assert.ok(error instanceof UsageError, `a UsageError, got ${String(error)}`);
+    assert.equal(error.exitCode, 2);
+    return error;
+  }
+  assert.fail('the scenario was accepted');
+}
+
+const isBelow = (a: string, b: string) => {
+  const parts = (v: string) => v.split(/[.-]/).map(Number);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 4; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  return false;
+};
+
+describe('built-in scenarios', () => {
+  const loaded = new Map<string, Scenario>(BUILT_INS.map((name) => [name, loadScenario(name)]));
+  const get = (name: string) => loaded.get(name) as Scenario;
+
+  it('are exactly the fifteen of SIMULATOR.md, each named after its file with a one-line description', () => {
+    const files = readdirSync(builtInScenarioDir()).filter((file) => file.endsWith('.yaml'));
+    assert.deepEqual(files.map((file) => file.replace(/\.yaml$/, '')).sort(), [...BUILT_INS].sort());
+    for (const [name, scenario] of loaded) {
+      assert.equal(scenario.name, name);
+      assert.ok(scenario.description.length > 20 && !scenario.description.includes('\n'), name);
+    }
+    assert.deepEqual(
+      listScenarios().map((entry) => entry.name),
+      [...BUILT_INS].sort(),
+    );
+    assert.ok(listScenarios().every((entry) => entry.description === get(entry.name).description));
+  });
+
+  it('happy-path: operator 7.4.6-2 by bundle, RS 7.4.6-22, 3 nodes, databases at 7.2, search for rhel8 and rhel9', () => {
+    const s = get('happy-path');
+    assert.equal(s.dialect, 'engine');
+    assert.equal(s.operator.version, '7.4.6-2');
+    assert.equal(s.operator.installedBy, 'bundle');
+    assert.equal(s.cluster.versionTag, '7.4.6-22');
+    assert.equal(s.cluster.apiVersion, '7.4.6-22');
+    assert.equal(s.cluster.nodes, 3);
+    assert.equal(s.cluster.license, 'Valid');
+    assert.deepEqual(s.admission, { enabled: true, webhookName: 'redis-enterprise-admission' });
+    assert.ok(
+      s.databases.length >= 2 && s.databases.every((db) => db.version === '7.2' && db.namespace === 'redis'),
+    );
+    const search = s.modules.find((module) => module.name === 'search');
+    assert.deepEqual(search?.platforms, ['rhel8/x86_64', 'rhel9/x86_64']);
+  });
+
+  it('each scenario differs from happy-path in the way its name says', () => {
+    assert.equal(get('helm-installed').operator.installedBy, 'helm');
+    assert.equal(get('helm-installed').operator.helmRelease, 'redis-enterprise');
+    assert.equal(get('auto-upgrade').cluster.autoUpgrade, true);
+    assert.notEqual(get('license-invalid').cluster.license, 'Valid');
+    assert.ok(isBelow(get('old-operator').operator.version, '7.4.2-2'));
+    assert.ok(get('old-database').databases.some((db) => isBelow(db.version, '7.2')));
+
+    const frozen = get('module-without-rhel9');
+    const rhel8Only = frozen.modules.filter(
+      (module) => !module.platforms.some((p) => p.startsWith('rhel9/')),
+    );
+    assert.ok(rhel8Only.length > 0);
+    assert.ok(
+      frozen.databases.some((db) => db.modules.some((used) => rhel8Only.some((m) => m.name === used.name))),
+    );
+
+    const invalid = get('invalid-upgrade').cluster;
+    assert.ok(invalid.autoUpgrade && invalid.digestHash !== null);
+    assert.equal(get('openshift').platform, 'openshift');
+
+    const multi = get('multi-namespace');
+    const extra = new Set(multi.databases.map((db) => db.namespace).filter((ns) => ns !== multi.namespace));
+    assert.equal(extra.size, 2);
+    assert.deepEqual([...extra].sort(), [...multi.operator.watchNamespaces].sort());
+
+    const legacyWebhook = get('legacy-webhook');
+    assert.equal(legacyWebhook.admission.webhookName, 'redb-admission');
+    assert.equal(legacyWebhook.operator.version, '7.4.6-2');
+
+    // Form B only: the management API is older than 7.8.2.
+    assert.ok(isBelow(get('legacy-api').cluster.apiVersion, '7.8.2'));
+    assert.ok(!isBelow(get('redis-dialect').cluster.apiVersion, '7.8.2'));
+    assert.equal(get('redis-dialect').dialect, 'redis');
+
+    const faults = get('flaky-api').faults;
+    assert.ok(
+      faults.some((f) => f.api === 'rest' && f.rate === 0.2 && f.kind === 'reset' && f.seed !== undefined),
+    );
+    assert.ok(faults.some((f) => f.api === 'rest' && f.status === 503 && f.kind === 'status'));
+    assert.ok(faults.some((f) => f.api === 'kube' && f.match === 'watch' && f.dropAfterSeconds === 3));
+  });
+
+  it('scale-1000 expands to 1,000 databases in 20 namespaces, 100 modules and 9 nodes', () => {
+    const s = get('scale-1000');
+    assert.equal(s.databases.length, 1000);
+    assert.equal(new Set(s.databases.map((db) => db.namespace)).size, 20);
+    assert.equal(s.modules.length, 100);
+    assert.equal(s.cluster.nodes, 9);
+    assert.equal(new Set(s.databases.map((db) => `${db.namespace}/${db.name}`)).size, 1000);
+    assert.deepEqual(
+      s.databases.map((db) => db.uid),
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    );
+    // Every namespace but the operator's own is watched, or its databases would be unmanaged.
+    const watched = new Set([s.namespace, ...s.operator.watchNamespaces]);
+    assert.ok(s.databases.every((db) => watched.has(db.namespace)));
+    const moduleNames = new Set(s.modules.map((module) => module.name));
+    const users = s.databases.filter((db) => db.modules.length > 0);
+    assert.ok(
+      users.length > 0 && users.every((db) => db.modules.every((used) => moduleNames.has(used.name))),
+    );
+    assert.ok(
+      readFileSync(path.join(builtInScenarioDir(), 'scale-1000.yaml'), 'utf8').split('\n').length < 60,
+    );
+  });
+});
+
+describe('defaults', () => {
+  const s = parseScenario(MINIMAL, 'mini.yaml');
+
+  it('fills in every documented default', () => {
+    assert.equal(s.dialect, 'engine');
+    assert.equal(s.platform, 'kubernetes');
+    assert.equal(s.namespace, 'redis');
+    assert.equal(s.kubernetesVersion, '1.32');
+    assert.deepEqual(s.timing, { operatorStart: 1, podRestart: 2, databaseUpgrade: 1 });
+    assert.deepEqual(s.operator, {
+      version: '7.4.6-2',
+      installedBy: 'bundle',
+      helmRelease: null,
+      watchNamespaces: [],
+    });
+    assert.deepEqual(s.admission, { enabled: true, webhookName: 'redis-enterprise-admission' });
+    assert.deepEqual(s.cluster, {
+      name: 'rec',
+      nodes: 3,
+      versionTag: '7.4.6-22',
+      repository: 'redislabs/redis',
+      autoUpgrade: false,
+      upgradePolicy: null,
+      digestHash: null,
+      license: 'Valid',
+      apiVersion: '7.4.6-22',
+      users: [
+        { username: 'admin@example.com', password: 'change-me', role: 'admin', passwordExpired: false },
+      ],
+    });
+    assert.deepEqual([s.modules, s.databases, s.faults], [[], [], []]);
+  });
+
+  it('names the webhook after the operator version and the installer', () => {
+    const old = parseScenario(MINIMAL.replace('7.4.6-2', '6.2.18-41'), 'old.yaml');
+    assert.equal(old.admission.webhookName, 'redb-admission');
+    const helm = parseScenario(
+      MINIMAL.replace('  version: 7.4.6-2', '  version: 7.4.6-2\n  installedBy: helm\n  helmRelease: rel'),
+      'helm.yaml',
+    );
+    assert.equal(helm.admission.webhookName, 'redis-enterprise-admission-redis');
+  });
+
+  it('derives the API version from the image tag and fills database defaults', () => {
+    const text = MINIMAL.replace('7.4.6-22', '8.0.18-36.14').concat(
+      'modules:\n  - {name: search, version: 2.10.8, platforms: [rhel9/x86_64]}\n',
+      'databases:\n  - {name: a, version: "8.0", uid: 1}\n  - {name: b, version: "8.0", modules: [{name: search}]}\n',
+    );
+    const scenario = parseScenario(text, 'derived.yaml');
+    assert.equal(scenario.cluster.apiVersion, '8.0.18-36');
+    const [a, b] = scenario.databases;
+    assert.deepEqual(a, {
+      name: 'a',
+      namespace: 'redis',
+      version: '8.0',
+      uid: 1,
+      modules: [],
+      activeActive: false,
+      upgradePolicy: null,
+    });
+    assert.equal(b?.uid, 2);
+    assert.deepEqual(b?.modules, [{ name: 'search', version: '2.10.8' }]);
+  });
+
+  it('withFastTiming zeroes every wait and leaves the original alone', () => {
+    const fast = withFastTiming(s);
+    assert.deepEqual(fast.timing, { operatorStart: 0, podRestart: 0, databaseUpgrade: 0 });
+    assert.deepEqual(s.timing, { operatorStart: 1, podRestart: 2, databaseUpgrade: 1 });
+    fast.cluster.users.push({ username: 'x', password: 'y', role: 'admin', passwordExpired: false });
+    assert.equal(s.cluster.users.length, 1);
+  });
+});
+
+describe('broken scenario files', () => {
+  it('a wrong type names the file, the field, the reason and the line', () => {
+    const error = rejection(MINIMAL.replace('cluster:\n', 'cluster:\n  nodes: three\n'));
+    assert.equal(
+      error.message,
+      'scenarios/broken.yaml: cluster.nodes: expected a number, got "three" (line 6)',
+    );
+  });
+
+  it('an unquoted version says to quote it', () => {
+    const error = rejection(`${MINIMAL}databases:\n  - {name: db1, version: 7.20}\n`);
+    assert.match(
+      error.message,
+      /^scenarios\/broken\.yaml: databases\[0\]\.version: expected a string, got the number 7\.2: put the value in quotes/,
+    );
+  });
+
+  it('an unknown dialect lists the known ones', () => {
+    const error = rejection(`${MINIMAL}dialect: klingon\n`);
+    assert.equal(
+      error.message,
+      'scenarios/broken.yaml: dialect: expected one of "engine", "redis"; got "klingon" (line 7)',
+    );
+  });
+
+  it('a database module missing from modules names the database field', () => {
+    const text = `${MINIMAL}modules:\n  - {name: ReJSON, version: 2.6.6, platforms: [rhel8/x86_64]}\ndatabases:\n  - {name: db1, version: "7.2"}\n  - {name: db2, version: "7.2", modules: [{name: search, version: 2.8.4}]}\n`;
+    const error = rejection(text);
+    assert.equal(
+      error.message,
+      `scenarios/broken.yaml: databases[1].modules[0].name: module "search" is not in the scenario's modules (installed: ReJSON 2.6.6) (line 11)`,
+    );
+  });
+
+  it('a module version that is not installed is refused', () => {
+    const text = `${MINIMAL}modules:\n  - {name: search, version: 2.8.4, platforms: [rhel8/x86_64]}\ndatabases:\n  - {name: db1, version: "7.2", modules: [{name: search, version: 2.10.8}]}\n`;
+    assert.match(
+      rejection(text).message,
+      /databases\[0\]\.modules\[0\]\.version: module "search" 2\.10\.8 is not in/,
+    );
+  });
+
+  it('bad YAML names the file, line and column', () => {
+    const error = rejection('name: x\ndescription: [unclosed\n');
+    assert.match(error.message, /^scenarios\/broken\.yaml: line \d+, column \d+: YAML syntax error: /);
+    const indented = rejection('name: x\n description: d\n');
+    assert.match(indented.message, /^scenarios\/broken\.yaml: line 1, column 7: YAML syntax error: /);
+  });
+
+  it('an unknown field is an error, not silently ignored', () => {
+    const error = rejection(MINIMAL.replace('cluster:\n', 'cluster:\n  node: 5\n'));
+    assert.equal(error.message, 'scenarios/broken.yaml: cluster.node: unknown field (line 6)');
+  });
+
+  it('reports every problem, one per line', () => {
+    const error = rejection('name: Bad_Name\ndescription: d\n');
+    assert.deepEqual(error.message.split('\n'), [
+      'scenarios/broken.yaml: name: expected a Kubernetes name: lower-case letters, digits and "-", starting and ending alphanumeric, got "Bad_Name" (line 1)',
+      'scenarios/broken.yaml: operator: required field is missing',
+      'scenarios/broken.yaml: cluster: required field is missing',
+    ]);
+  });
+
+  it('checks across fields', () => {
+    const helm = rejection(MINIMAL.replace('  version: 7.4.6-2', '  version: 7.4.6-2\n  installedBy: helm'));
+    assert.match(helm.message, /operator\.helmRelease: required when operator\.installedBy is helm/);
+    const unwatched = rejection(
+      `${MINIMAL}databases:\n  - {name: db1, namespace: elsewhere, version: "7.2"}\n`,
+    );
+    assert.match(
+      unwatched.message,
+      /databases\[0\]\.namespace: namespace "elsewhere" is not watched by the operator/,
+    );
+    const twice = rejection(
+      `${MINIMAL}databases:\n  - {name: db1, version: "7.2"}\n  - {name: db1, version: "7.4"}\n`,
+    );
+    assert.match(twice.message, /databases\[1\]\.name: database redis\/db1 is listed twice/);
+    const idle = rejection(`${MINIMAL}faults:\n  - {api: rest, match: "*"}\n`);
+    assert.match(idle.message, /faults\[0\]\.kind: the fault does nothing/);
+    const badVersion = rejection(MINIMAL.replace('7.4.6-22', 'latest'));
+    assert.match(
+      badVersion.message,
+      /cluster\.versionTag: expected a version such as "7\.4\.6-22", got "latest"/,
+    );
+  });
+});
+
+describe('loadScenario', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ctl-scenario-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads a user file by path and names it in errors', () => {
+    const good = path.join(dir, 'mine.yaml');
+    writeFileSync(good, MINIMAL);
+    assert.equal(loadScenario(good).name, 'mini');
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, MINIMAL.replace('7.4.6-22', '"7.4.6-22"\n  nodes: -1'));
+    assert.throws(
+      () => loadScenario(bad),
+      (error: Error) => error.message.startsWith(`${bad}: cluster.nodes: expected at least 1`),
+    );
+  });
+
+  it('refuses an unknown name and a missing file with a UsageError', () => {
+    assert.throws(
+      () => loadScenario('no-such-scenario'),
+      (error: Error) =>
+        error instanceof UsageError &&
+        /unknown scenario "no-such-scenario"/.test(error.message) &&
+        /happy-path/.test(error.hint ?? ''),
+    );
+    const missing = path.join(dir, 'missing.yaml');
+    assert.throws(
+      () => loadScenario(missing),
+      (error: Error) => error instanceof UsageError && error.message.includes(missing),
+    );
+  });
+
+  it('names a built-in file relative to the package in its errors', () => {
+    // Built-ins are valid, so check the name through a copy parsed under the same label.
+    const text = readFileSync(path.join(builtInScenarioDir(), 'happy-path.yaml'), 'utf8');
+    const error = rejection(text.replace('nodes: 3', 'nodes: "3"'), 'scenarios/happy-path.yaml');
+    assert.match(
+      error.message,
+      /^scenarios\/happy-path\.yaml: cluster\.nodes: expected a number, got "3" \(line \d+\)$/,
+    );
+  });
+});
