@@ -21,11 +21,6 @@ export async function main(argv: string[], runtime: Omit<Runtime, 'onIo'>): Prom
     },
   };
   const program = await buildProgram(full, version);
-  program.exitOverride();
-  program.configureOutput({
-    writeOut: (text) => runtime.stdout.write(text),
-    writeErr: (text) => runtime.stderr.write(text),
-  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;

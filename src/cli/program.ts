@@ -12,7 +12,14 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
     )
     .version(version, '--version', 'print the version')
     .showSuggestionAfterError(true)
-    .configureHelp({ sortSubcommands: false });
+    .configureHelp({ sortSubcommands: false })
+    // Set before any subcommand exists: commander copies these settings to subcommands only
+    // when they are created. Errors must reach main (exit 2), output goes to our streams.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => runtime.stdout.write(text),
+      writeErr: (text) => runtime.stderr.write(text),
+    });
   addGlobalOptions(program);
   const groups: { register(program: Command, runtime: Runtime): void }[] = await Promise.all([]);
   for (const group of groups) group.register(program, runtime);
