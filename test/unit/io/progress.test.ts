@@ -95,7 +95,7 @@ describe('progress reporters', () => {
       true,
     );
     const md = await readFile(file, 'utf8');
-    assert.match(md, /\| preflight \| done \| 1s \|  \|/);
+    assert.match(md, /\| preflight \| done \| 1s \| {2}\|/);
     assert.match(md, /\| operator \| failed \| - \| a \\\| b \|/);
     assert.equal(
       renderSummaryText(rows),
