@@ -21,7 +21,7 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       writeErr: (text) => runtime.stderr.write(text),
     });
   addGlobalOptions(program);
-  const groups: { register(program: Command, runtime: Runtime): void }[] = await Promise.all([]);
+  const groups = await Promise.all([import('./auth.js')]);
   for (const group of groups) group.register(program, runtime);
   return program;
 }

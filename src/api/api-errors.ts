@@ -1,0 +1,62 @@
+import { AuthError, OperationError } from '../errors.js';
+import type { HttpResponse } from './http.js';
+
+/** The management API's error body: `{error_code, message}` (either may be missing). */
+export interface ApiErrorBody {
+  error_code?: string;
+  message?: string;
+}
+
+export function errorBody(response: HttpResponse): ApiErrorBody {
+  const body = response.body;
+  if (body && typeof body === 'object') {
+    const { error_code, message } = body as Record<string, unknown>;
+    return {
+      error_code: typeof error_code === 'string' ? error_code : undefined,
+      message: typeof message === 'string' ? message : undefined,
+    };
+  }
+  return { message: typeof body === 'string' && body.length < 500 ? body : undefined };
+}
+
+/** "the server's message (error_code)" for error lines. */
+export function describeApiError(response: HttpResponse): string {
+  const { error_code, message } = errorBody(response);
+  const parts = [message, error_code && error_code !== message ? `(${error_code})` : undefined].filter(
+    Boolean,
+  );
+  return parts.length > 0 ? parts.join(' ') : `HTTP ${response.status}`;
+}
+
+export function isPasswordExpired(response: HttpResponse): boolean {
+  return errorBody(response).error_code === 'password_expired';
+}
+
+export function passwordExpiredError(username: string): AuthError {
+  return new AuthError(`the password of ${username} has expired and must be changed before ctl can sign in`, {
+    hint:
+      "Change it in the Cluster Manager UI (or with rladmin / PUT /v1/users/<uid>), update the cluster's Secret or " +
+      'CTL_PASSWORD to the new password, and run the command again.',
+  });
+}
+
+/** Any non-2xx answer of an authenticated call, as the error that fits its status. */
+export function apiError(label: string, response: HttpResponse): AuthError | OperationError {
+  const detail = describeApiError(response);
+  if (response.status === 401) {
+    return new AuthError(`${label}: authentication failed: ${detail}`, {
+      hint: 'Check the username and password (CTL_USERNAME, CTL_PASSWORD or the cluster Secret).',
+    });
+  }
+  if (response.status === 403) {
+    return new AuthError(`${label}: permission denied: ${detail}`, {
+      hint: 'Use an account with the admin role for changes.',
+    });
+  }
+  return new OperationError(`${label} failed with HTTP ${response.status}: ${detail}`, {
+    hint:
+      response.status >= 500
+        ? 'The cluster reported an internal error; check its health and try again.'
+        : undefined,
+  });
+}

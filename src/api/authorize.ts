@@ -1,0 +1,162 @@
+import { AuthError, OperationError } from '../errors.js';
+import { apiError, describeApiError, isPasswordExpired, passwordExpiredError } from './api-errors.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Credentials } from './credentials.js';
+import type { ApiLog, HttpClient, HttpResponse } from './http.js';
+import { decodeJwtTimes } from './jwt.js';
+
+/**
+ * POST /v1/users/authorize in both of its forms (redis-facts.md §4):
+ * - header (Form A, servers 7.8.2+): credentials in the Basic Authorization header, body {ttl};
+ * - body (Form B, older servers): body {username, password, ttl};
+ * - auto: Form A, then Form B when the server answers 400 (an old server misses the body fields).
+ */
+export type AuthForm = 'auto' | 'header' | 'body';
+
+export const AUTH_FORMS: readonly AuthForm[] = ['auto', 'header', 'body'];
+
+export interface IssuedToken {
+  accessToken: string;
+  /** The ttl asked for, in seconds. */
+  ttl: number;
+  /** Local clock (ms) when the request that got it started. */
+  obtainedAt: number;
+  /** Local clock (ms) when it stops working, from the JWT's lifetime capped by the ttl. */
+  expiresAt: number;
+  /** The server's `exp` claim (seconds), when the token carries one. */
+  exp?: number;
+}
+
+export interface AuthorizeOptions {
+  ttl: number;
+  form: AuthForm;
+  clock?: Clock;
+  log?: ApiLog;
+  /** Called with the token as soon as it arrives (register it with the redactor). */
+  onSecret?(secret: string): void;
+}
+
+const PATH = '/v1/users/authorize';
+
+export async function authorize(
+  http: HttpClient,
+  credentials: Credentials,
+  options: AuthorizeOptions,
+): Promise<IssuedToken> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const first: 'header' | 'body' = options.form === 'body' ? 'body' : 'header';
+  let response = await send(http, credentials, first, options.ttl);
+  let usedForm = first;
+  if (options.form === 'auto' && response.status === 400 && !isPasswordExpired(response)) {
+    options.log?.debug(
+      1,
+      `${PATH}: the header form got 400 (${describeApiError(response)}); trying the body form`,
+    );
+    response = await send(http, credentials, 'body', options.ttl);
+    usedForm = 'body';
+  }
+  if (response.status === 200) {
+    const token = accessTokenOf(response);
+    options.onSecret?.(token);
+    return issuedToken(token, options.ttl, started);
+  }
+  throw authorizeError(response, credentials.username, options.form, usedForm);
+}
+
+/** POST /v1/users/refresh_jwt: a new token for a still-valid one, without the password. */
+export async function refreshToken(
+  http: HttpClient,
+  current: IssuedToken,
+  options: { clock?: Clock; onSecret?(secret: string): void },
+): Promise<IssuedToken> {
+  const started = (options.clock ?? systemClock).now();
+  const response = await http.request({
+    method: 'POST',
+    path: '/v1/users/refresh_jwt',
+    headers: { authorization: `JWT ${current.accessToken}` },
+    json: { ttl: current.ttl },
+  });
+  if (response.status !== 200) throw apiError('POST /v1/users/refresh_jwt', response);
+  const token = accessTokenOf(response);
+  options.onSecret?.(token);
+  return issuedToken(token, current.ttl, started);
+}
+
+function send(
+  http: HttpClient,
+  credentials: Credentials,
+  form: 'header' | 'body',
+  ttl: number,
+): Promise<HttpResponse> {
+  if (form === 'header') {
+    const basic = Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64');
+    return http.request({
+      method: 'POST',
+      path: PATH,
+      headers: { authorization: `Basic ${basic}` },
+      json: { ttl },
+    });
+  }
+  return http.request({
+    method: 'POST',
+    path: PATH,
+    json: { username: credentials.username, password: credentials.password, ttl },
+  });
+}
+
+function accessTokenOf(response: HttpResponse): string {
+  const token = (response.body as { access_token?: unknown } | undefined)?.access_token;
+  if (typeof token !== 'string' || token === '') {
+    throw new OperationError(`${PATH} answered 200 without an access_token`, {
+      hint: 'Check that --api-url points at the management API (port 9443).',
+    });
+  }
+  return token;
+}
+
+/** Schedules from the token's own lifetime (exp - iat: immune to clock skew), capped by the ttl. */
+export function issuedToken(accessToken: string, ttl: number, obtainedAt: number): IssuedToken {
+  const { iat, exp } = decodeJwtTimes(accessToken);
+  let lifetime = ttl;
+  if (exp !== undefined && iat !== undefined) lifetime = exp - iat;
+  else if (exp !== undefined) lifetime = exp - obtainedAt / 1000;
+  if (!(lifetime > 0)) lifetime = ttl;
+  lifetime = Math.min(lifetime, ttl);
+  const token: IssuedToken = { accessToken, ttl, obtainedAt, expiresAt: obtainedAt + lifetime * 1000 };
+  if (exp !== undefined) token.exp = exp;
+  return token;
+}
+
+function authorizeError(
+  response: HttpResponse,
+  username: string,
+  asked: AuthForm,
+  used: 'header' | 'body',
+): AuthError | OperationError {
+  if (isPasswordExpired(response)) return passwordExpiredError(username);
+  const detail = describeApiError(response);
+  if (response.status === 401) {
+    return new AuthError(`authentication failed for ${username}: ${detail}`, {
+      hint:
+        asked === 'body'
+          ? 'Check the username and password. Servers 7.8.2 and later ignore credentials in the body: try --auth-form header (or auto).'
+          : 'Check the username and password (--username/CTL_USERNAME, --password-stdin, --password-file or CTL_PASSWORD).',
+    });
+  }
+  if (response.status === 403) {
+    return new AuthError(`${username} may not sign in: ${detail}`, {
+      hint: 'Use an account allowed to use the REST API.',
+    });
+  }
+  if (response.status === 400) {
+    const hint =
+      asked === 'auto'
+        ? 'Neither authorize form was accepted. Check that --api-url points at the management API (port 9443).'
+        : used === 'header'
+          ? 'Servers before 7.8.2 take the credentials in the body: try --auth-form body (or auto).'
+          : 'Servers 7.8.2 and later take the credentials in the Basic header: try --auth-form header (or auto).';
+    return new OperationError(`the server refused the authorize request: ${detail}`, { hint });
+  }
+  return apiError(`POST ${PATH}`, response);
+}

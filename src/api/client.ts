@@ -1,0 +1,93 @@
+import { apiError, isPasswordExpired, passwordExpiredError } from './api-errors.js';
+import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
+import type { TokenSource } from './token-source.js';
+import type { ApiAction, ApiBdb, ApiCluster, ApiModule, ApiNode } from './types.js';
+
+/**
+ * Authenticated calls to the management API: each presents `Authorization: JWT <token>` from
+ * the token source; a 401 gets one new token and one retry (the server did not act on it).
+ */
+export class ApiClient {
+  readonly http: HttpClient;
+  readonly tokens: TokenSource;
+  readonly #username: string;
+
+  constructor(http: HttpClient, tokens: TokenSource, username: string) {
+    this.http = http;
+    this.tokens = tokens;
+    this.#username = username;
+  }
+
+  /** Any call, any answer: the caller judges the status. */
+  async call(request: HttpRequest): Promise<HttpResponse> {
+    let token = await this.tokens.token();
+    let response = await this.http.request(withToken(request, token.accessToken));
+    if (response.status === 401 && !isPasswordExpired(response)) {
+      token = await this.tokens.renewAfterRejection(token);
+      response = await this.http.request(withToken(request, token.accessToken));
+    }
+    return response;
+  }
+
+  /** A call whose answer must be 2xx; its body is returned as T. */
+  async json<T>(request: HttpRequest): Promise<T> {
+    const response = await this.call(request);
+    if (response.status >= 200 && response.status < 300) return response.body as T;
+    if (isPasswordExpired(response)) throw passwordExpiredError(this.#username);
+    throw apiError(`${request.method} ${request.path}`, response);
+  }
+
+  listModules(): Promise<ApiModule[]> {
+    return this.json({ method: 'GET', path: '/v1/modules' });
+  }
+
+  listBdbs(): Promise<ApiBdb[]> {
+    return this.json({ method: 'GET', path: '/v1/bdbs' });
+  }
+
+  getBdb(uid: number): Promise<ApiBdb> {
+    return this.json({ method: 'GET', path: `/v1/bdbs/${uid}` });
+  }
+
+  /**
+   * POST /v1/bdbs/<uid>/upgrade. `versionKey` follows the cluster's dialect: `redis_version`
+   * on real clusters, `engine_version` in the engine dialect. Not retried after a broken
+   * connection: the caller re-reads the bdb before trying again.
+   */
+  upgradeBdb(
+    uid: number,
+    version: string,
+    versionKey: 'redis_version' | 'engine_version',
+    extra: Record<string, unknown> = {},
+  ): Promise<ApiBdb & { action_uid: string }> {
+    return this.json({
+      method: 'POST',
+      path: `/v1/bdbs/${uid}/upgrade`,
+      json: { ...extra, [versionKey]: version },
+    });
+  }
+
+  /** POST /v2/modules: multipart field `module`; asynchronous, returns the module and action_uid. */
+  async uploadModule(fileName: string, content: Uint8Array): Promise<ApiModule & { action_uid: string }> {
+    const { FormData } = await import('undici');
+    const form = new FormData();
+    form.append('module', new Blob([content]), fileName);
+    return this.json({ method: 'POST', path: '/v2/modules', form });
+  }
+
+  getAction(uid: string): Promise<ApiAction> {
+    return this.json({ method: 'GET', path: `/v1/actions/${encodeURIComponent(uid)}` });
+  }
+
+  listNodes(): Promise<ApiNode[]> {
+    return this.json({ method: 'GET', path: '/v1/nodes' });
+  }
+
+  getCluster(): Promise<ApiCluster> {
+    return this.json({ method: 'GET', path: '/v1/cluster' });
+  }
+}
+
+function withToken(request: HttpRequest, token: string): HttpRequest {
+  return { ...request, headers: { ...request.headers, authorization: `JWT ${token}` } };
+}

@@ -1,0 +1,138 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import { type AuthForm, authorize, type IssuedToken, refreshToken } from './authorize.js';
+import { ApiClient } from './client.js';
+import type { Clock } from './clock.js';
+import {
+  type CredentialSource,
+  filePasswordSource,
+  type ResolvedCredentials,
+  resolveCredentials,
+  stdinPasswordSource,
+  valueSource,
+} from './credentials.js';
+import { HttpClient, type Timeouts } from './http.js';
+import { TokenSource } from './token-source.js';
+
+/** The management API connection settings, as the CLI resolved them from flags and env. */
+export interface ConnectionSettings {
+  apiUrl: string;
+  /** From --username; CTL_USERNAME is read here from env. */
+  username?: string | undefined;
+  passwordStdin: boolean;
+  passwordFile?: string | undefined;
+  caFile?: string | undefined;
+  insecure: boolean;
+  authForm: AuthForm;
+}
+
+export interface ConnectDependencies {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Asked after flags and env: the cluster's Secret, once Kubernetes access exists. */
+  fallbackSources?: CredentialSource[];
+  clock?: Clock;
+  timeouts?: Partial<Timeouts>;
+}
+
+/** An open connection: the transport, the credentials, and ways to get tokens and make calls. */
+export interface ApiConnection {
+  http: HttpClient;
+  credentials: ResolvedCredentials;
+  authorize(ttl: number): Promise<IssuedToken>;
+  /** A client whose tokens live `ttl` seconds and renew themselves. */
+  client(ttl?: number): ApiClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Reads the CA and the credentials (registering every secret with the redactor the moment it
+ * is read), warns about --insecure, and builds the one HTTP client of this run.
+ */
+export async function connectApi(
+  settings: ConnectionSettings,
+  deps: ConnectDependencies,
+): Promise<ApiConnection> {
+  const { io, env } = deps;
+  const ca = settings.caFile ? await readCaFile(settings.caFile) : undefined;
+  if (settings.insecure) {
+    io.warn(
+      `--insecure: the certificate of ${settings.apiUrl} is NOT verified; anyone on the network path could read ` +
+        'the password and tokens. Prefer --ca-file <ca.pem>.',
+    );
+  }
+  const onSecret = (secret: string) => io.redactor.add(secret);
+  const credentials = await resolveCredentials(credentialSources(settings, deps), { onSecret });
+  io.debug(
+    1,
+    `credentials: user ${credentials.username} (from ${credentials.usernameFrom}), password from ${credentials.passwordFrom}`,
+  );
+
+  const http = new HttpClient({
+    baseUrl: settings.apiUrl,
+    ca,
+    insecure: settings.insecure,
+    env,
+    log: io,
+    clock: deps.clock,
+    timeouts: deps.timeouts,
+  });
+  const authorizeFor = (ttl: number) =>
+    authorize(http, credentials, { ttl, form: settings.authForm, clock: deps.clock, log: io, onSecret });
+  return {
+    http,
+    credentials,
+    authorize: authorizeFor,
+    client: (ttl = 300) =>
+      new ApiClient(
+        http,
+        new TokenSource({
+          obtain: () => authorizeFor(ttl),
+          refresh: (current) => refreshToken(http, current, { clock: deps.clock, onSecret }),
+          clock: deps.clock,
+          log: io,
+        }),
+        credentials.username,
+      ),
+    close: () => http.close(),
+  };
+}
+
+/** Flags first, then env, then the fallbacks (the cluster Secret, later). */
+function credentialSources(settings: ConnectionSettings, deps: ConnectDependencies): CredentialSource[] {
+  const sources: CredentialSource[] = [];
+  if (settings.username !== undefined)
+    sources.push(valueSource('--username', { username: settings.username }));
+  if (settings.passwordStdin) sources.push(stdinPasswordSource(deps.stdin));
+  if (settings.passwordFile !== undefined) {
+    sources.push(filePasswordSource(settings.passwordFile, (message) => deps.io.warn(message)));
+  }
+  sources.push(valueSource('CTL_USERNAME', { username: emptyToUndefined(deps.env.CTL_USERNAME) }));
+  sources.push(valueSource('CTL_PASSWORD', { password: emptyToUndefined(deps.env.CTL_PASSWORD) }));
+  sources.push(...(deps.fallbackSources ?? []));
+  return sources;
+}
+
+async function readCaFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`cannot read --ca-file ${path}: ${code}`, {
+      hint: 'Pass the path of a PEM file with the CA certificate.',
+    });
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new UsageError(`--ca-file ${path} holds no PEM certificate`, {
+      hint: 'Pass a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the ca.pem that `ctl sim up` writes.',
+    });
+  }
+  return text;
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

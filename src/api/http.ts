@@ -1,0 +1,276 @@
+import type { Dispatcher, FormData as UndiciFormData } from 'undici';
+import { OperationError } from '../errors.js';
+import { type Clock, systemClock } from './clock.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  isIdempotentMethod,
+  parseRetryAfter,
+  type RetryPolicy,
+  shouldRetryError,
+  shouldRetryStatus,
+} from './retry.js';
+import { findTlsFailure, tlsError } from './tls-errors.js';
+
+/**
+ * The transport of the management API client: one undici Agent (or EnvHttpProxyAgent when a
+ * proxy is configured), TLS that verifies unless told otherwise, deadlines in seconds, and
+ * retries that never repeat a change blindly. It returns every HTTP answer, errors included;
+ * callers decide what a status means.
+ */
+
+export interface Timeouts {
+  connectMs: number;
+  /** Until the response headers arrive. */
+  headersMs: number;
+  /** Between two chunks of the body. */
+  bodyMs: number;
+  /** One call, all attempts and waits included. */
+  totalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyMs: 30_000,
+  totalMs: 120_000,
+};
+
+/** Where the client reports what it does; Io fits (its output is redacted). */
+export interface ApiLog {
+  debug(level: 1 | 2, message: string): void;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  /** PEM bundle to trust instead of the system roots. */
+  ca?: string | undefined;
+  /** Skip certificate verification (the caller warns). */
+  insecure?: boolean | undefined;
+  timeouts?: Partial<Timeouts>;
+  retry?: Partial<RetryPolicy>;
+  clock?: Clock;
+  random?: () => number;
+  log?: ApiLog;
+  /** Proxy variables (HTTPS_PROXY, NO_PROXY ...); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Tests inject an undici MockAgent here. */
+  dispatcher?: Dispatcher;
+}
+
+export interface HttpRequest {
+  method: string;
+  /** Path and query, e.g. /v1/bdbs/1. */
+  path: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: UndiciFormData | FormData;
+  /** Safe to repeat after a broken connection although the method is not idempotent. */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON when the body is JSON, else the text. */
+  body: unknown;
+}
+
+export class HttpClient {
+  readonly baseUrl: string;
+  readonly #options: HttpClientOptions;
+  readonly #timeouts: Timeouts;
+  readonly #policy: RetryPolicy;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  #dispatcher: Dispatcher | undefined;
+
+  constructor(options: HttpClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#options = options;
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    this.#dispatcher = options.dispatcher;
+  }
+
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    const undici = await import('undici');
+    const dispatcher = await this.#getDispatcher();
+    const idempotent = request.idempotent ?? isIdempotentMethod(request.method);
+    const deadline = this.#clock.now() + this.#timeouts.totalMs;
+    const signals = [AbortSignal.timeout(this.#timeouts.totalMs)];
+    if (request.signal) signals.push(request.signal);
+    const signal = AbortSignal.any(signals);
+    const label = `${request.method} ${request.path}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    let body: string | UndiciFormData | FormData | undefined;
+    if (request.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.json);
+      this.#log(2, `${label} request body: ${redactSecrets(body)}`);
+    } else if (request.form) {
+      body = request.form;
+    }
+
+    for (let attempt = 1; ; attempt += 1) {
+      const started = this.#clock.now();
+      let response: HttpResponse;
+      try {
+        const raw = await undici.request(`${this.baseUrl}${request.path}`, {
+          dispatcher,
+          method: request.method as Dispatcher.HttpMethod,
+          headers,
+          body: body as Dispatcher.RequestOptions['body'],
+          headersTimeout: this.#timeouts.headersMs,
+          bodyTimeout: this.#timeouts.bodyMs,
+          signal,
+        });
+        const text = await raw.body.text();
+        response = { status: raw.statusCode, headers: raw.headers, body: parseBody(text) };
+        this.#log(1, `${label} ${response.status} (${this.#clock.now() - started} ms)`);
+        if (text !== '') this.#log(2, `${label} response body: ${redactSecrets(text)}`);
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        const tls = findTlsFailure(error);
+        if (tls) throw tlsError(tls, this.baseUrl, error);
+        const code = errorCode(error);
+        this.#log(1, `${label} failed: ${code ?? describe(error)} (${this.#clock.now() - started} ms)`);
+        if (signal.aborted) throw this.#deadlineError(label, error);
+        if (attempt < this.#policy.maxAttempts && shouldRetryError(code, idempotent)) {
+          await this.#wait(
+            backoffDelay(attempt - 1, this.#policy, this.#random),
+            deadline,
+            label,
+            signal,
+            error,
+          );
+          continue;
+        }
+        throw new OperationError(
+          `cannot reach the management API at ${this.baseUrl}: ${code ?? describe(error)}`,
+          {
+            hint: 'Check --api-url (or CTL_API_URL), that the API is up, and any proxy settings (HTTPS_PROXY, NO_PROXY).',
+            cause: error,
+          },
+        );
+      }
+
+      if (attempt < this.#policy.maxAttempts && shouldRetryStatus(response.status, idempotent)) {
+        const retryAfter = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
+        if (retryAfter !== undefined && retryAfter > this.#policy.maxRetryAfterMs) {
+          throw new OperationError(
+            `${label}: the API answered ${response.status} and asked to retry after ${Math.ceil(retryAfter / 1000)} s, longer than ctl waits (${this.#policy.maxRetryAfterMs / 1000} s)`,
+            { hint: 'The cluster is busy or rate-limiting; run the command again later.' },
+          );
+        }
+        const delay = retryAfter ?? backoffDelay(attempt - 1, this.#policy, this.#random);
+        await this.#wait(delay, deadline, label, signal, undefined);
+        continue;
+      }
+      return response;
+    }
+  }
+
+  /** Releases the connections. */
+  async close(): Promise<void> {
+    const dispatcher = this.#dispatcher;
+    this.#dispatcher = undefined;
+    if (dispatcher && dispatcher !== this.#options.dispatcher) await dispatcher.close();
+  }
+
+  async #wait(
+    delay: number,
+    deadline: number,
+    label: string,
+    signal: AbortSignal,
+    cause: unknown,
+  ): Promise<void> {
+    if (this.#clock.now() + delay > deadline) throw this.#deadlineError(label, cause);
+    this.#log(1, `${label}: retrying in ${delay} ms`);
+    await this.#clock.sleep(delay, signal);
+  }
+
+  #deadlineError(label: string, cause: unknown): OperationError {
+    return new OperationError(
+      `${label}: no answer within ${this.#timeouts.totalMs / 1000} s from ${this.baseUrl}`,
+      {
+        hint: 'Check that the API is reachable and not overloaded, then run the command again.',
+        cause,
+      },
+    );
+  }
+
+  async #getDispatcher(): Promise<Dispatcher> {
+    if (this.#dispatcher) return this.#dispatcher;
+    const { Agent, EnvHttpProxyAgent } = await import('undici');
+    const tls = { ca: this.#options.ca, rejectUnauthorized: this.#options.insecure !== true };
+    const agentOptions = {
+      connect: { ...tls, timeout: this.#timeouts.connectMs },
+      headersTimeout: this.#timeouts.headersMs,
+      bodyTimeout: this.#timeouts.bodyMs,
+    };
+    const env = this.#options.env ?? process.env;
+    const proxy = proxySettings(env);
+    // Node 20's fetch ignores HTTPS_PROXY; EnvHttpProxyAgent honours it and NO_PROXY. Through a
+    // proxy the origin's TLS settings travel as requestTls.
+    this.#dispatcher = proxy
+      ? new EnvHttpProxyAgent({ ...agentOptions, ...proxy, requestTls: tls })
+      : new Agent(agentOptions);
+    return this.#dispatcher;
+  }
+
+  #log(level: 1 | 2, message: string): void {
+    this.#options.log?.debug(level, message);
+  }
+}
+
+/** Proxy variables as EnvHttpProxyAgent reads them (lowercase wins), or undefined when none. */
+export function proxySettings(
+  env: NodeJS.ProcessEnv,
+): { httpProxy?: string; httpsProxy?: string; noProxy: string } | undefined {
+  const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
+  const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY;
+  if (!httpProxy && !httpsProxy) return undefined;
+  const settings: { httpProxy?: string; httpsProxy?: string; noProxy: string } = {
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+  };
+  if (httpProxy) settings.httpProxy = httpProxy;
+  if (httpsProxy) settings.httpsProxy = httpsProxy;
+  return settings;
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Tokens and passwords in bodies are masked here too, not only by the Io redactor: it skips very
+ * short secrets, and a token is logged before anyone could register it.
+ */
+function redactSecrets(text: string): string {
+  return text.replace(/("(?:access_token|password)"\s*:\s*")(?:[^"\\]|\\.)*"/g, '$1[REDACTED]"');
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const inner = (current as { errors?: unknown[] }).errors;
+    if (Array.isArray(inner) && inner.length > 0) current = inner[0];
+    else current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

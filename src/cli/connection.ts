@@ -1,0 +1,76 @@
+import { type Command, Option } from 'commander';
+import type { AuthForm } from '../api/authorize.js';
+import type { ConnectionSettings } from '../api/connect.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * The management API connection flags of CLI.md, shared by `ctl auth` and `ctl upgrade`.
+ * There is deliberately no --password: argv is visible to every user of the machine.
+ */
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option('--api-url <url>', 'management API URL, e.g. https://127.0.0.1:9443 (env CTL_API_URL)')
+    .option('--username <name>', 'management API user (env CTL_USERNAME)')
+    .option('--password-stdin', 'read the password from stdin (or env CTL_PASSWORD)')
+    .option('--password-file <path>', 'read the password from a file (mode 0600)')
+    .option('--ca-file <path>', 'PEM bundle to trust for the API certificate (env CTL_CA_FILE)')
+    .option('--insecure', 'do not verify the API certificate (env CTL_INSECURE=1); warns every time')
+    .addOption(
+      new Option('--auth-form <form>', 'authorize with the Basic header (7.8.2+), the body (older), or auto')
+        .choices(['auto', 'header', 'body'])
+        .default('auto'),
+    );
+}
+
+/** Flags win over env. Raises a usage error for missing or conflicting inputs, before any request. */
+export function readConnectionSettings(command: Command, env: NodeJS.ProcessEnv): ConnectionSettings {
+  const raw = command.opts() as Record<string, unknown>;
+  const apiUrl = (raw.apiUrl as string | undefined) ?? nonEmpty(env.CTL_API_URL);
+  if (apiUrl === undefined) {
+    throw new UsageError('no management API URL', {
+      hint: 'Pass --api-url https://<host>:9443 or set CTL_API_URL (for example after kubectl port-forward svc/<cluster> 9443).',
+    });
+  }
+  checkApiUrl(apiUrl);
+  if (raw.passwordStdin === true && raw.passwordFile !== undefined) {
+    throw new UsageError('--password-stdin and --password-file are both given', {
+      hint: 'Pass only one of them.',
+    });
+  }
+  return {
+    apiUrl,
+    username: raw.username as string | undefined,
+    passwordStdin: raw.passwordStdin === true,
+    passwordFile: raw.passwordFile as string | undefined,
+    caFile: (raw.caFile as string | undefined) ?? nonEmpty(env.CTL_CA_FILE),
+    insecure: raw.insecure === true || isTruthy(env.CTL_INSECURE),
+    authForm: (raw.authForm as AuthForm | undefined) ?? 'auto',
+  };
+}
+
+function checkApiUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--api-url "${value}" is not a URL`, { hint: 'Use the form https://<host>:9443.' });
+  }
+  if (url.protocol !== 'https:') {
+    throw new UsageError(`--api-url must use https://, not ${url.protocol}//`, {
+      hint: 'The management API only speaks HTTPS (port 9443).',
+    });
+  }
+  if (url.username || url.password) {
+    throw new UsageError('--api-url must not carry credentials', {
+      hint: 'Use --username and --password-stdin, --password-file or CTL_PASSWORD instead.',
+    });
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && ['1', 'true', 'yes'].includes(value.toLowerCase());
+}

@@ -1,0 +1,345 @@
+import type { RestModel, RestUser } from './model.js';
+
+/**
+ * The management API's endpoints over a RestModel, free of any transport: the server parses
+ * the request into an ApiRequest and writes the ApiResponse. Error bodies are
+ * `{error_code, message}` as the real API's.
+ */
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: unknown;
+  /** Who was authenticated (for the audit log); '' when nobody. */
+  user: string;
+}
+
+const MAX_TTL = 86400;
+const DEFAULT_TTL = 300;
+
+export async function handleApiRequest(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
+  model.settle();
+  const path = request.path.split('?')[0] ?? request.path;
+  if (request.method === 'POST' && path === '/v1/users/authorize') return authorize(model, request);
+  if (request.method === 'POST' && path === '/v1/users/refresh_jwt') return refreshJwt(model, request);
+
+  const route = findRoute(request.method, path);
+  if (!route) return fail(404, 'not_found', `No such endpoint: ${request.method} ${path}`);
+  if ('methodNotAllowed' in route)
+    return fail(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`);
+
+  const auth = authenticate(model, request.headers.authorization);
+  if ('error' in auth) return auth.error;
+  const user = auth.user;
+  if (request.method !== 'GET' && user.role !== 'admin') {
+    return {
+      ...fail(403, 'insufficient_permissions', `Role ${user.role} may not ${request.method} ${path}`),
+      user: user.username,
+    };
+  }
+  const response = await route.handler(model, request, route.params);
+  return { ...response, user: user.username };
+}
+
+// ---- authorization ------------------------------------------------------------------------
+
+function authorize(model: RestModel, request: ApiRequest): ApiResponse {
+  const body = parseJsonBody(request.body);
+  if (body === INVALID) return fail(400, 'invalid_json', 'Request body is not valid JSON');
+  const ttl = body.ttl ?? DEFAULT_TTL;
+  if (!isValidTtl(ttl)) return fail(400, 'invalid_ttl', `ttl must be an integer between 1 and ${MAX_TTL}`);
+
+  let username: string;
+  let password: string;
+  if (model.acceptsHeaderAuthorize) {
+    // 7.8.2 and later ignore username and password in the body.
+    const basic = parseBasic(request.headers.authorization);
+    if (!basic) {
+      return fail(
+        401,
+        'unauthorized',
+        'Authentication required: send the credentials with HTTP Basic authentication',
+      );
+    }
+    ({ username, password } = basic);
+  } else {
+    if (typeof body.username !== 'string' || typeof body.password !== 'string') {
+      return fail(400, 'missing_credentials', 'The request body must contain username and password');
+    }
+    username = body.username;
+    password = body.password;
+  }
+  const checked = checkPassword(model, username, password);
+  if ('error' in checked) return checked.error;
+  return {
+    status: 200,
+    body: { access_token: model.issueToken(checked.user, ttl) },
+    user: checked.user.username,
+  };
+}
+
+function refreshJwt(model: RestModel, request: ApiRequest): ApiResponse {
+  const body = parseJsonBody(request.body);
+  if (body === INVALID) return fail(400, 'invalid_json', 'Request body is not valid JSON');
+  const ttl = body.ttl ?? DEFAULT_TTL;
+  if (!isValidTtl(ttl)) return fail(400, 'invalid_ttl', `ttl must be an integer between 1 and ${MAX_TTL}`);
+  const token = parseScheme(request.headers.authorization, 'JWT');
+  if (!token) return fail(401, 'unauthorized', 'refresh_jwt needs the header Authorization: JWT <token>');
+  const checked = model.checkToken(token);
+  if ('error' in checked) return fail(401, 'invalid_token', `The token is ${checked.error}`);
+  if (checked.user.passwordExpired) return passwordExpired(checked.user);
+  return {
+    status: 200,
+    body: { access_token: model.issueToken(checked.user, ttl) },
+    user: checked.user.username,
+  };
+}
+
+function authenticate(
+  model: RestModel,
+  header: string | string[] | undefined,
+): { user: RestUser } | { error: ApiResponse } {
+  const basic = parseBasic(header);
+  if (basic) return checkPassword(model, basic.username, basic.password);
+  const token = parseScheme(header, 'JWT');
+  if (token) {
+    const checked = model.checkToken(token);
+    if ('error' in checked) return { error: fail(401, 'invalid_token', `The token is ${checked.error}`) };
+    if (checked.user.passwordExpired) return { error: passwordExpired(checked.user) };
+    return checked;
+  }
+  return { error: fail(401, 'unauthorized', 'Authentication required (Basic or JWT)') };
+}
+
+function checkPassword(
+  model: RestModel,
+  username: string,
+  password: string,
+): { user: RestUser } | { error: ApiResponse } {
+  const user = model.findUser(username);
+  if (!user || user.password !== password) {
+    return { error: fail(401, 'unauthorized', 'Invalid username or password') };
+  }
+  if (user.passwordExpired) return { error: passwordExpired(user) };
+  return { user };
+}
+
+function passwordExpired(user: RestUser): ApiResponse {
+  return { ...fail(401, 'password_expired', 'The password has expired'), user: user.username };
+}
+
+// ---- resources ------------------------------------------------------------------------------
+
+type Handler = (
+  model: RestModel,
+  request: ApiRequest,
+  params: string[],
+) => Promise<ApiResponse> | ApiResponse;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: Handler;
+}
+
+const ROUTES: Route[] = [
+  { method: 'GET', pattern: /^\/v1\/modules$/, handler: (m) => ok(m.modules) },
+  { method: 'POST', pattern: /^\/v2\/modules$/, handler: uploadModule },
+  { method: 'GET', pattern: /^\/v1\/bdbs$/, handler: (m) => ok(m.bdbs.map((bdb) => m.renderBdb(bdb))) },
+  { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, handler: getBdb },
+  { method: 'POST', pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/, handler: upgradeBdb },
+  { method: 'GET', pattern: /^\/v1\/actions\/([^/]+)$/, handler: getAction },
+  { method: 'GET', pattern: /^\/v1\/nodes$/, handler: (m) => ok(m.nodes) },
+  { method: 'GET', pattern: /^\/v1\/cluster$/, handler: getCluster },
+];
+
+function findRoute(
+  method: string,
+  path: string,
+): { handler: Handler; params: string[] } | { methodNotAllowed: true } | undefined {
+  let pathMatched = false;
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    pathMatched = true;
+    if (route.method === method) return { handler: route.handler, params: match.slice(1) };
+  }
+  return pathMatched ? { methodNotAllowed: true } : undefined;
+}
+
+function getBdb(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
+  const bdb = model.findBdb(Number(uid));
+  if (!bdb) return fail(404, 'db_not_exist', `Database ${uid} does not exist`);
+  return ok(model.renderBdb(bdb));
+}
+
+function upgradeBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResponse {
+  const bdb = model.findBdb(Number(uid));
+  if (!bdb) return fail(404, 'db_not_exist', `Database ${uid} does not exist`);
+  const body = parseJsonBody(request.body);
+  if (body === INVALID) return fail(400, 'invalid_json', 'Request body is not valid JSON');
+  const key = model.versionKey;
+  const otherKey = key === 'redis_version' ? 'engine_version' : 'redis_version';
+  if (otherKey in body)
+    return fail(400, 'invalid_schema', `Unknown field ${otherKey}; this cluster expects ${key}`);
+  const supported = model.supportedDatabaseVersions;
+  const target = body[key] ?? supported[supported.length - 1];
+  if (typeof target !== 'string' || !supported.includes(target)) {
+    return fail(
+      400,
+      'unsupported_version',
+      `${key} ${String(target)} is not supported; supported: ${supported.join(', ')}`,
+    );
+  }
+  if (bdb.action_uid && model.actions.get(bdb.action_uid)?.status !== 'completed') {
+    return fail(409, 'bdb_busy', `Database ${uid} already has an action in progress (${bdb.action_uid})`);
+  }
+  const { action } = model.requestBdbUpgrade(bdb, target);
+  return ok({ ...model.renderBdb(bdb), action_uid: action.action_uid });
+}
+
+function getAction(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
+  const action = model.actions.get(uid ?? '');
+  if (!action) return fail(404, 'action_not_exist', `Action ${uid} does not exist`);
+  return ok(model.renderAction(action));
+}
+
+function getCluster(model: RestModel): ApiResponse {
+  return ok({
+    name: model.clusterName,
+    rack_aware: false,
+    email_alerts: false,
+    cm_port: 8443,
+    cnm_https_port: 9443,
+  });
+}
+
+async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
+  const contentType = String(request.headers['content-type'] ?? '');
+  if (!contentType.startsWith('multipart/form-data')) {
+    return fail(400, 'no_module', 'Send the module as multipart/form-data field "module"');
+  }
+  let file: File | string | null;
+  try {
+    // Node's web Request parses multipart; no extra dependency for a test server.
+    const form = await new Request('http://sim.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: request.body,
+    }).formData();
+    file = form.get('module');
+  } catch {
+    return fail(400, 'no_module', 'The multipart body could not be parsed');
+  }
+  if (!file || typeof file === 'string')
+    return fail(400, 'no_module', 'Missing multipart file field "module"');
+  const spec = describeModuleFile(file.name, await file.text());
+  if (!spec) {
+    return fail(
+      400,
+      'invalid_module',
+      `Cannot read module metadata from ${file.name}: expected <module>.Linux-<os>-<arch>.<x.y.z>.zip or module.json`,
+    );
+  }
+  const existing = model.findModule(spec.name, spec.version);
+  if (existing && spec.platforms.every((key) => key in existing.platforms)) {
+    return fail(400, 'module_exists', `Module ${spec.name} ${spec.version} is already installed`);
+  }
+  const { module, action } = model.uploadModule(spec);
+  return ok({ ...module, action_uid: action.action_uid });
+}
+
+const MODULE_NAMES: Record<string, string> = {
+  redisearch: 'search',
+  rejson: 'ReJSON',
+  redisjson: 'ReJSON',
+  redistimeseries: 'timeseries',
+  redisbloom: 'bf',
+  redisgears: 'rg',
+};
+
+/**
+ * Module packages are zips named like `redisearch.Linux-rhel9-x86_64.2.8.4.zip`; tests may
+ * also upload a module.json ({module_name, semantic_version, platforms}).
+ */
+export function describeModuleFile(
+  fileName: string,
+  content: string,
+): { name: string; version: string; platforms: string[] } | undefined {
+  try {
+    const meta = JSON.parse(content) as {
+      module_name?: unknown;
+      semantic_version?: unknown;
+      platforms?: unknown;
+    };
+    if (typeof meta.module_name === 'string' && typeof meta.semantic_version === 'string') {
+      const platforms = Array.isArray(meta.platforms)
+        ? meta.platforms.map(String)
+        : meta.platforms && typeof meta.platforms === 'object'
+          ? Object.keys(meta.platforms)
+          : ['rhel9/x86_64'];
+      return { name: meta.module_name, version: meta.semantic_version, platforms };
+    }
+  } catch {
+    // Not JSON: fall through to the file name.
+  }
+  const match = /^([A-Za-z]+)\.Linux-([a-z0-9.]+)-(x86_64|arm64|aarch64)\.(\d+\.\d+\.\d+)\.zip$/.exec(
+    fileName,
+  );
+  if (!match) return undefined;
+  const [, base = '', os = '', arch = '', version = ''] = match;
+  return { name: MODULE_NAMES[base.toLowerCase()] ?? base, version, platforms: [`${os}/${arch}`] };
+}
+
+// ---- helpers ------------------------------------------------------------------------------
+
+const INVALID = Symbol('invalid');
+
+function parseJsonBody(body: Buffer): Record<string, unknown> | typeof INVALID {
+  if (body.length === 0) return {};
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : INVALID;
+  } catch {
+    return INVALID;
+  }
+}
+
+function isValidTtl(ttl: unknown): ttl is number {
+  return typeof ttl === 'number' && Number.isInteger(ttl) && ttl >= 1 && ttl <= MAX_TTL;
+}
+
+function parseScheme(header: string | string[] | undefined, scheme: string): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== scheme.toLowerCase()) return undefined;
+  const value = header.slice(space + 1).trim();
+  return value === '' ? undefined : value;
+}
+
+function parseBasic(
+  header: string | string[] | undefined,
+): { username: string; password: string } | undefined {
+  const encoded = parseScheme(header, 'Basic');
+  if (!encoded) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function ok(body: unknown): ApiResponse {
+  return { status: 200, body, user: '' };
+}
+
+function fail(status: number, errorCode: string, message: string): ApiResponse {
+  return { status, body: { error_code: errorCode, message }, user: '' };
+}

@@ -1,0 +1,482 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
+
+/**
+ * The management API's state, as a plain object. The REST server reads and changes it; the
+ * simulated operator (a later issue) shares the same instance: it listens to the events below,
+ * marks actions done, bumps versions and rotates the JWT secret after an upgrade.
+ */
+
+export type Dialect = 'engine' | 'redis';
+
+export interface RestUser {
+  uid: string;
+  username: string;
+  password: string;
+  role: string;
+  passwordExpired: boolean;
+}
+
+export interface ModulePlatform {
+  dependencies: Record<string, unknown>;
+  sha256: string;
+}
+
+/** redis-facts.md §4 module object (the fields ctl reads, plus a few for realism). */
+export interface RestModule {
+  uid: string;
+  module_name: string;
+  display_name: string;
+  semantic_version: string;
+  version: number;
+  author: string;
+  capabilities: string[];
+  min_redis_version: string;
+  is_bundled: boolean;
+  /** Keyed like `rhel9/x86_64`. */
+  platforms: Record<string, ModulePlatform>;
+}
+
+export interface BdbModule {
+  module_name: string;
+  semantic_version: string;
+  module_args: string;
+  module_id: string;
+}
+
+export interface RestBdb {
+  uid: number;
+  name: string;
+  type: 'redis';
+  status: 'active' | 'pending' | 'active-change-pending';
+  /** Database version "x.y"; served as `redis_version` or `engine_version` per dialect. */
+  databaseVersion: string;
+  module_list: BdbModule[];
+  crdt: boolean;
+  port: number;
+  shards_count: number;
+  replication: boolean;
+  /** Kubernetes namespace of the database resource (not served; the operator links by it). */
+  namespace: string;
+  action_uid?: string;
+}
+
+export interface RestNode {
+  uid: number;
+  software_version: string;
+  status: 'active' | 'decommissioning' | 'down' | 'provisioning';
+  os_name: string;
+  os_version: string;
+  architecture: string;
+  supported_database_versions: { db_type: 'redis'; version: string }[];
+}
+
+export type ActionStatus = 'pending' | 'active' | 'completed' | 'failed';
+
+export interface RestAction {
+  action_uid: string;
+  name: string;
+  status: ActionStatus;
+  progress: number;
+  object_name?: string;
+  error_message?: string;
+  /** Internal: when it started (model clock) and when it completes by itself, if ever. */
+  startedAt: number;
+  completeAt: number | undefined;
+  effect: (() => void) | undefined;
+}
+
+export interface UserSpec {
+  username: string;
+  password: string;
+  role?: string;
+  passwordExpired?: boolean;
+}
+
+export interface ModuleSpec {
+  name: string;
+  version: string;
+  platforms?: string[];
+  displayName?: string;
+}
+
+export interface BdbSpec {
+  name: string;
+  namespace?: string;
+  version: string;
+  modules?: { name: string; version: string; args?: string }[];
+  activeActive?: boolean;
+}
+
+export interface RestModelOptions {
+  /** The cluster's `apiVersion` (e.g. 7.4.6-22): decides the authorize form, node versions. */
+  serverVersion: string;
+  dialect?: Dialect;
+  clusterName?: string;
+  users?: UserSpec[];
+  modules?: ModuleSpec[];
+  bdbs?: BdbSpec[];
+  nodes?: number;
+  /** How long actions take when nobody marks them; undefined = only when marked. Default 0. */
+  actionDelayMs?: number | undefined;
+  /** Database versions the nodes accept; default derived from the server version. */
+  supportedDatabaseVersions?: string[];
+  now?: () => number;
+}
+
+export interface ModuleUploadedEvent {
+  module: RestModule;
+  action: RestAction;
+}
+
+export interface BdbUpgradeRequestedEvent {
+  bdb: RestBdb;
+  targetVersion: string;
+  action: RestAction;
+}
+
+/** First server version that takes credentials from the Basic header (Form A). */
+export const BASIC_AUTHORIZE_SINCE = '7.8.2';
+/** From this version on an upgrade rotates the JWT signing secret (redis-facts.md §4). */
+export const ROTATES_JWT_SECRET_SINCE = '8.0.22';
+
+export class RestModel {
+  serverVersion: string;
+  readonly dialect: Dialect;
+  clusterName: string;
+  readonly users: RestUser[];
+  readonly modules: RestModule[] = [];
+  readonly bdbs: RestBdb[] = [];
+  readonly nodes: RestNode[] = [];
+  readonly actions = new Map<string, RestAction>();
+  actionDelayMs: number | undefined;
+  readonly events = new EventEmitter();
+  readonly now: () => number;
+  #jwtSecret = randomBytes(32).toString('hex');
+  #supportedOverride: string[] | undefined;
+
+  constructor(options: RestModelOptions) {
+    this.serverVersion = options.serverVersion;
+    this.dialect = options.dialect ?? 'engine';
+    this.clusterName = options.clusterName ?? 'rec';
+    this.actionDelayMs = 'actionDelayMs' in options ? options.actionDelayMs : 0;
+    this.now = options.now ?? Date.now;
+    this.#supportedOverride = options.supportedDatabaseVersions;
+    this.users = (options.users ?? []).map((user, index) => ({
+      uid: String(index + 1),
+      username: user.username,
+      password: user.password,
+      role: user.role ?? 'admin',
+      passwordExpired: user.passwordExpired ?? false,
+    }));
+    for (const spec of options.modules ?? []) this.addModule(spec);
+    for (const spec of options.bdbs ?? []) this.addBdb(spec);
+    const nodeCount = options.nodes ?? 3;
+    for (let uid = 1; uid <= nodeCount; uid += 1) {
+      this.nodes.push({
+        uid,
+        software_version: this.serverVersion,
+        status: 'active',
+        os_name: 'rhel',
+        os_version: '9.4',
+        architecture: 'x86_64',
+        supported_database_versions: [],
+      });
+    }
+    this.#refreshNodeVersions();
+  }
+
+  /** Form A (Basic header) from 7.8.2; before, the body carries username and password. */
+  get acceptsHeaderAuthorize(): boolean {
+    return compareVersions(this.serverVersion, BASIC_AUTHORIZE_SINCE) >= 0;
+  }
+
+  /** The key of the database version in bdb objects and upgrade bodies. */
+  get versionKey(): 'engine_version' | 'redis_version' {
+    return this.dialect === 'redis' ? 'redis_version' : 'engine_version';
+  }
+
+  get supportedDatabaseVersions(): string[] {
+    return this.#supportedOverride ?? supportedDatabaseVersionsFor(this.serverVersion);
+  }
+
+  // ---- users and tokens -------------------------------------------------------------------
+
+  findUser(username: string): RestUser | undefined {
+    return this.users.find((user) => user.username === username);
+  }
+
+  issueToken(user: RestUser, ttlSeconds: number): string {
+    const iat = Math.floor(this.now() / 1000);
+    const claims: JwtClaims = { iat, exp: iat + ttlSeconds, uid: user.uid };
+    return signJwt(claims, this.#jwtSecret);
+  }
+
+  /** The user a token belongs to, or why it is refused. */
+  checkToken(token: string): { user: RestUser } | { error: 'invalid' | 'expired' } {
+    const result = verifyJwt(token, this.#jwtSecret, Math.floor(this.now() / 1000));
+    if (!result.ok) return { error: result.reason === 'expired' ? 'expired' : 'invalid' };
+    const user = this.users.find((candidate) => candidate.uid === result.claims.uid);
+    return user ? { user } : { error: 'invalid' };
+  }
+
+  /** Invalidates every issued token, as an upgrade to 8.0.22+ does. */
+  rotateJwtSecret(): void {
+    this.#jwtSecret = randomBytes(32).toString('hex');
+    this.events.emit('jwtSecretRotated');
+  }
+
+  // ---- software versions ------------------------------------------------------------------
+
+  /** Called when a cluster upgrade finishes: nodes report the new version. */
+  setServerVersion(version: string): void {
+    const before = this.serverVersion;
+    this.serverVersion = version;
+    for (const node of this.nodes) node.software_version = version;
+    this.#refreshNodeVersions();
+    if (
+      compareVersions(version, ROTATES_JWT_SECRET_SINCE) >= 0 &&
+      compareVersions(before, version) < 0 &&
+      before !== version
+    ) {
+      this.rotateJwtSecret();
+    }
+  }
+
+  #refreshNodeVersions(): void {
+    const supported = this.supportedDatabaseVersions.map((version) => ({
+      db_type: 'redis' as const,
+      version,
+    }));
+    for (const node of this.nodes) node.supported_database_versions = supported;
+  }
+
+  // ---- modules ----------------------------------------------------------------------------
+
+  addModule(spec: ModuleSpec): RestModule {
+    const existing = this.findModule(spec.name, spec.version);
+    const platforms = Object.fromEntries(
+      (spec.platforms ?? ['rhel9/x86_64']).map((key) => [
+        key,
+        { dependencies: {}, sha256: fakeSha(spec, key) },
+      ]),
+    );
+    if (existing) {
+      Object.assign(existing.platforms, platforms);
+      return existing;
+    }
+    const module: RestModule = {
+      uid: randomUUID().replace(/-/g, ''),
+      module_name: spec.name,
+      display_name: spec.displayName ?? displayNameOf(spec.name),
+      semantic_version: spec.version,
+      version: semanticToInt(spec.version),
+      author: 'RedisLabs',
+      capabilities: [],
+      min_redis_version: '6.0',
+      is_bundled: false,
+      platforms,
+    };
+    this.modules.push(module);
+    return module;
+  }
+
+  findModule(name: string, version: string): RestModule | undefined {
+    return this.modules.find((m) => m.module_name === name && m.semantic_version === version);
+  }
+
+  /**
+   * POST /v2/modules: the module is installed when its action completes. The operator may
+   * listen to `moduleUploaded` to lift a frozen upgrade.
+   */
+  uploadModule(spec: ModuleSpec & { platforms: string[] }): ModuleUploadedEvent {
+    const existing = this.findModule(spec.name, spec.version);
+    const preview: RestModule = existing
+      ? { ...existing, platforms: { ...existing.platforms } }
+      : {
+          uid: randomUUID().replace(/-/g, ''),
+          module_name: spec.name,
+          display_name: displayNameOf(spec.name),
+          semantic_version: spec.version,
+          version: semanticToInt(spec.version),
+          author: 'RedisLabs',
+          capabilities: [],
+          min_redis_version: '6.0',
+          is_bundled: false,
+          platforms: {},
+        };
+    for (const key of spec.platforms)
+      preview.platforms[key] = { dependencies: {}, sha256: fakeSha(spec, key) };
+    const action = this.startAction('module_upload', `module:${preview.uid}`, () => {
+      const installed = this.addModule(spec);
+      if (!existing) installed.uid = preview.uid;
+    });
+    const event: ModuleUploadedEvent = { module: preview, action };
+    this.events.emit('moduleUploaded', event);
+    return event;
+  }
+
+  onModuleUploaded(listener: (event: ModuleUploadedEvent) => void): () => void {
+    this.events.on('moduleUploaded', listener);
+    return () => this.events.off('moduleUploaded', listener);
+  }
+
+  // ---- databases --------------------------------------------------------------------------
+
+  addBdb(spec: BdbSpec): RestBdb {
+    const uid = this.bdbs.reduce((max, bdb) => Math.max(max, bdb.uid), 0) + 1;
+    const bdb: RestBdb = {
+      uid,
+      name: spec.name,
+      type: 'redis',
+      status: 'active',
+      databaseVersion: spec.version,
+      module_list: (spec.modules ?? []).map((m) => ({
+        module_name: m.name,
+        semantic_version: m.version,
+        module_args: m.args ?? '',
+        module_id:
+          this.modules.find((x) => x.module_name === m.name && x.semantic_version === m.version)?.uid ?? '',
+      })),
+      crdt: spec.activeActive ?? false,
+      port: 12000 + uid,
+      shards_count: 1,
+      replication: true,
+      namespace: spec.namespace ?? 'default',
+    };
+    this.bdbs.push(bdb);
+    return bdb;
+  }
+
+  findBdb(uid: number): RestBdb | undefined {
+    return this.bdbs.find((bdb) => bdb.uid === uid);
+  }
+
+  /** POST /v1/bdbs/<uid>/upgrade: the version changes when the action completes. */
+  requestBdbUpgrade(bdb: RestBdb, targetVersion: string): BdbUpgradeRequestedEvent {
+    bdb.status = 'active-change-pending';
+    const action = this.startAction('bdb_upgrade', `bdb:${bdb.uid}`, () => {
+      bdb.databaseVersion = targetVersion;
+      bdb.status = 'active';
+      delete bdb.action_uid;
+    });
+    bdb.action_uid = action.action_uid;
+    const event: BdbUpgradeRequestedEvent = { bdb, targetVersion, action };
+    this.events.emit('bdbUpgradeRequested', event);
+    return event;
+  }
+
+  onBdbUpgradeRequested(listener: (event: BdbUpgradeRequestedEvent) => void): () => void {
+    this.events.on('bdbUpgradeRequested', listener);
+    return () => this.events.off('bdbUpgradeRequested', listener);
+  }
+
+  /** The bdb as the API serves it: the version under the dialect's key. */
+  renderBdb(bdb: RestBdb): Record<string, unknown> {
+    const { databaseVersion, namespace: _namespace, ...rest } = bdb;
+    return { ...rest, [this.versionKey]: databaseVersion };
+  }
+
+  // ---- actions ----------------------------------------------------------------------------
+
+  startAction(name: string, objectName: string, effect?: () => void): RestAction {
+    const now = this.now();
+    const action: RestAction = {
+      action_uid: randomUUID(),
+      name,
+      status: 'pending',
+      progress: 0,
+      object_name: objectName,
+      startedAt: now,
+      completeAt: this.actionDelayMs === undefined ? undefined : now + this.actionDelayMs,
+      effect,
+    };
+    this.actions.set(action.action_uid, action);
+    return action;
+  }
+
+  completeAction(uid: string): RestAction | undefined {
+    const action = this.actions.get(uid);
+    if (!action || action.status === 'completed' || action.status === 'failed') return action;
+    action.effect?.();
+    action.status = 'completed';
+    action.progress = 100;
+    this.events.emit('actionCompleted', action);
+    return action;
+  }
+
+  failAction(uid: string, message: string): RestAction | undefined {
+    const action = this.actions.get(uid);
+    if (!action || action.status === 'completed' || action.status === 'failed') return action;
+    action.status = 'failed';
+    action.error_message = message;
+    this.events.emit('actionFailed', action);
+    return action;
+  }
+
+  /**
+   * Moves timed actions forward to "now". Called before every request, so nothing depends on
+   * timers and a test clock drives everything.
+   */
+  settle(): void {
+    const now = this.now();
+    for (const action of this.actions.values()) {
+      if (action.status === 'completed' || action.status === 'failed') continue;
+      if (action.completeAt !== undefined && now >= action.completeAt) {
+        this.completeAction(action.action_uid);
+        continue;
+      }
+      action.status = 'active';
+      if (action.completeAt !== undefined) {
+        const span = Math.max(1, action.completeAt - action.startedAt);
+        action.progress = Math.min(99, Math.round(((now - action.startedAt) / span) * 100));
+      }
+    }
+  }
+
+  renderAction(action: RestAction): Record<string, unknown> {
+    const { startedAt: _s, completeAt: _c, effect: _e, ...served } = action;
+    return served;
+  }
+}
+
+/** Compares "7.8.2-6" style versions numerically, part by part; missing parts count as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0);
+  const pb = b.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
+    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/** Database versions a Redis Enterprise release can run (from the release notes' tables). */
+export function supportedDatabaseVersionsFor(serverVersion: string): string[] {
+  if (compareVersions(serverVersion, '8.0') >= 0) return ['7.2', '7.4', '8.0'];
+  if (compareVersions(serverVersion, '7.22') >= 0) return ['6.2', '7.2', '7.4'];
+  if (compareVersions(serverVersion, '7.8') >= 0) return ['6.2', '7.2', '7.4'];
+  if (compareVersions(serverVersion, '7.4') >= 0) return ['6.0', '6.2', '7.2'];
+  return ['6.0', '6.2'];
+}
+
+function semanticToInt(version: string): number {
+  const [major = 0, minor = 0, patch = 0] = version.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  return major * 10000 + minor * 100 + patch;
+}
+
+function displayNameOf(name: string): string {
+  const names: Record<string, string> = {
+    search: 'RediSearch 2',
+    ReJSON: 'RedisJSON',
+    timeseries: 'RedisTimeSeries',
+    bf: 'RedisBloom',
+  };
+  return names[name] ?? name;
+}
+
+function fakeSha(spec: ModuleSpec, platform: string): string {
+  // Stable per module build, so repeated reads agree; not a real digest of anything.
+  return Buffer.from(`${spec.name}-${spec.version}-${platform}`).toString('hex').padEnd(64, '0').slice(0, 64);
+}

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (dist/test/helpers -> three levels up). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const ctlBin = resolve(repoRoot, 'bin', 'ctl.js');
+
+export interface RunCtlOptions {
+  /** Added to a minimal environment (PATH, HOME, NO_COLOR); undefined values remove a variable. */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, then stdin is closed. Without it stdin is empty (closed at once). */
+  stdin?: string;
+  cwd?: string;
+  /** Kill the process after this long (generous: the machine is noisy). */
+  timeoutMs?: number;
+}
+
+export interface CtlResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the BUILT ctl (`node bin/ctl.js ...`, which imports dist/src/main.js) as a user would.
+ * The environment starts almost empty so a developer's CTL_* variables cannot leak into tests.
+ */
+export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<CtlResult> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    NO_COLOR: '1',
+  };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [ctlBin, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    // A child that exits before reading stdin must not crash the test with EPIPE.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin ?? '');
+  });
+}
