@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { OperationError } from '../../../src/errors.js';
@@ -19,6 +20,7 @@ const fs = require('node:fs');
 fs.appendFileSync(${JSON.stringify(log)}, 'argv ' + JSON.stringify(process.argv.slice(2)) + '\\n');
 if (process.argv.includes('fail')) { process.stderr.write('Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress\\n'); process.exit(1); }
 process.on('SIGTERM', () => { fs.appendFileSync(${JSON.stringify(log)}, 'SIGTERM\\n'); setTimeout(() => process.exit(143), 100); });
+fs.appendFileSync(${JSON.stringify(log)}, 'ready\\n');
 setTimeout(() => process.exit(0), process.argv.includes('slow') ? 5000 : 0);
 `,
   );
@@ -60,7 +62,9 @@ describe('Helm', () => {
     const controller = new AbortController();
     const helm = new Helm({ io: createTestIo().io, binary: bin, dryRun: false, signal: controller.signal });
     const running = helm.change(['upgrade', 'slow']);
-    setTimeout(() => controller.abort('SIGINT'), 300);
+    // Cancel only once the fake has installed its SIGTERM handler (a loaded machine starts slowly).
+    while (!(await readFile(log, 'utf8').catch(() => '')).includes('ready')) await sleep(20);
+    controller.abort('SIGINT');
     await assert.rejects(running);
     // The fake exits 100 ms after SIGTERM; SIGKILL would have left no trace in the log.
     assert.match(await readFile(log, 'utf8'), /SIGTERM/);

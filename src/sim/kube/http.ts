@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { badRequest, type KubeApiError } from './status.js';
+
+/** Small request/response helpers shared by the emulator's routes. */
+
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+export function sendJson(
+  response: ServerResponse,
+  code: number,
+  body: unknown,
+  contentType = 'application/json',
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(code, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
+  response.end(text);
+}
+
+export function sendStatus(response: ServerResponse, error: KubeApiError): void {
+  sendJson(response, error.code, error.toStatus());
+}
+
+export async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export function mediaType(request: IncomingMessage): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * The request body as a JSON value. JSON and YAML (apply patches) are parsed; protobuf is
+ * decoded for the kinds helm sends that way (Secret, ConfigMap) and is `undefined` otherwise
+ * (DeleteOptions, which the emulator may ignore).
+ */
+export async function decodeBody(body: Buffer, type: string): Promise<unknown> {
+  if (body.length === 0) return undefined;
+  if (type === PROTOBUF) {
+    // Loaded on first use: only helm's typed clients send protobuf.
+    const { decodeKubeProtobuf } = await import('./protobuf.js');
+    return decodeKubeProtobuf(body).object;
+  }
+  const text = body.toString('utf8');
+  if (type === 'application/apply-patch+yaml' || type === 'application/yaml') {
+    try {
+      return parseYaml(text);
+    } catch (error) {
+      throw badRequest(`error decoding YAML: ${(error as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
+  }
+}
+
+export function wantsTable(request: IncomingMessage): boolean {
+  return /as=Table/.test(request.headers.accept ?? '');
+}
+
+/** The default field manager the real server derives from the User-Agent (`kubectl/v1.32...` -> kubectl). */
+export function defaultFieldManager(request: IncomingMessage): string {
+  const agent = request.headers['user-agent'] ?? 'unknown';
+  return agent.split('/')[0]?.trim() || 'unknown';
+}

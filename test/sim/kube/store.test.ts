@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { KubeApiError } from '../../../src/sim/kube/status.js';
+import { startTestCluster, type TestCluster, TOKEN } from './harness.js';
+
+function rejectsWith(fn: () => unknown, code: number, reason: string): void {
+  assert.throws(fn, (error: KubeApiError) => {
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.reason, reason);
+    return true;
+  });
+}
+
+describe('the emulator store and HTTP semantics', () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startTestCluster({ platform: 'openshift' });
+  });
+  after(() => cluster.close());
+
+  const api = async (path: string, init: RequestInit & { accept?: string } = {}): Promise<Response> => {
+    const { Agent } = await import('undici');
+    return fetch(`${cluster.server.url}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        accept: init.accept ?? 'application/json',
+        ...(init.headers as object),
+      },
+      // @ts-expect-error undici's dispatcher option is not in the DOM RequestInit type
+      dispatcher: new Agent({ connect: { ca: cluster.server.caPem } }),
+    });
+  };
+
+  it('creates with generateName, refuses duplicates and missing namespaces', () => {
+    const { store } = cluster.server;
+    const cm = store.resolve('v1', 'ConfigMap');
+    const created = store.create(cm, {
+      metadata: { generateName: 'cfg-', namespace: 'default' },
+      data: { a: '1' },
+    });
+    assert.match(created.metadata.name ?? '', /^cfg-[a-z0-9]{5}$/);
+    assert.ok(created.metadata.uid);
+    rejectsWith(
+      () => store.create(cm, { metadata: { name: created.metadata.name, namespace: 'default' } }),
+      409,
+      'AlreadyExists',
+    );
+    rejectsWith(() => store.create(cm, { metadata: { name: 'x', namespace: 'nowhere' } }), 404, 'NotFound');
+  });
+
+  it('detects stale resourceVersions and keeps status on main writes', () => {
+    const { store } = cluster.server;
+    const sts = store.resolve('apps/v1', 'StatefulSet');
+    const created = store.create(sts, {
+      metadata: { name: 'db', namespace: 'default', annotations: { 'sim.ctl.dev/controller': 'test' } },
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } } } },
+      status: { replicas: 9 },
+    });
+    assert.equal(created.status, undefined);
+    assert.deepEqual((created.spec as { updateStrategy: unknown }).updateStrategy, {
+      type: 'RollingUpdate',
+      rollingUpdate: { partition: 0 },
+    });
+    const withStatus = store.updateStatus(sts, {
+      ...created,
+      status: { replicas: 1 },
+      spec: { replicas: 5 },
+    });
+    assert.equal((withStatus.spec as { replicas: number }).replicas, 1, '/status writes change only status');
+    assert.equal(withStatus.metadata.generation, 1);
+    rejectsWith(() => store.update(sts, created), 409, 'Conflict');
+    const updated = store.update(sts, {
+      ...withStatus,
+      spec: { ...(withStatus.spec as object), replicas: 3 },
+      status: {},
+    });
+    assert.deepEqual(updated.status, { replicas: 1 });
+    assert.equal(updated.metadata.generation, 2);
+  });
+
+  it('keeps objects with finalizers until the last one goes, and collects dependents', () => {
+    const { store } = cluster.server;
+    const cm = store.resolve('v1', 'ConfigMap');
+    const owner = store.create(cm, {
+      metadata: { name: 'owner', namespace: 'default', finalizers: ['x/y'] },
+    });
+    store.create(cm, {
+      metadata: {
+        name: 'child',
+        namespace: 'default',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid ?? '' },
+        ],
+      },
+    });
+    const { deleted, object } = store.delete(cm, 'default', 'owner');
+    assert.equal(deleted, false);
+    assert.ok(object.metadata.deletionTimestamp);
+    store.update(cm, { ...object, metadata: { ...object.metadata, finalizers: [] } });
+    assert.equal(store.get(cm, 'default', 'owner'), undefined);
+    assert.equal(store.get(cm, 'default', 'child'), undefined, 'background garbage collection');
+  });
+
+  it('pages lists with limit and continue, and filters by labels and fields', () => {
+    const { store } = cluster.server;
+    const secret = store.resolve('v1', 'Secret');
+    for (const name of ['s1', 's2', 's3']) {
+      store.create(secret, {
+        metadata: { name, namespace: 'default', labels: { tier: name === 's2' ? 'b' : 'a' } },
+        stringData: { k: 'v' },
+      });
+    }
+    const s1 = store.read(secret, 'default', 's1');
+    assert.deepEqual(s1.data, { k: Buffer.from('v').toString('base64') });
+    assert.equal(s1.type, 'Opaque');
+    const first = store.list(secret, { namespace: 'default', limit: 2 });
+    assert.equal(first.items.length, 2);
+    assert.equal(first.remainingItemCount, 1);
+    const second = store.list(secret, { namespace: 'default', limit: 2, continue: first.continue });
+    assert.deepEqual(
+      second.items.map((i) => i.metadata.name),
+      ['s3'],
+    );
+    assert.equal(store.list(secret, { labelSelector: 'tier in (a),tier!=b' }).items.length, 2);
+    assert.equal(
+      store.list(secret, { fieldSelector: 'metadata.name=s2,metadata.namespace=default' }).items.length,
+      1,
+    );
+  });
+
+  it('answers bad json patches with 400 and honours dry-run', async () => {
+    const bad = await api('/api/v1/namespaces/default/secrets/s1', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json-patch+json' },
+      body: '{"data":{}}',
+    });
+    assert.equal(bad.status, 400);
+    const status = (await bad.json()) as { kind: string; status: string; reason: string };
+    assert.equal(status.kind, 'Status');
+    assert.equal(status.reason, 'BadRequest');
+    const dry = await api('/api/v1/namespaces/default/configmaps?dryRun=All', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'dry' } }),
+    });
+    assert.equal(dry.status, 201);
+    const { store } = cluster.server;
+    assert.equal(store.get(store.resolve('v1', 'ConfigMap'), 'default', 'dry'), undefined);
+  });
+
+  it('requires the bearer token', async () => {
+    const response = await fetch(`${cluster.server.url}/api/v1/namespaces`, {
+      // @ts-expect-error undici's dispatcher option is not in the DOM RequestInit type
+      dispatcher: new (await import('undici')).Agent({ connect: { ca: cluster.server.caPem } }),
+    });
+    assert.equal(response.status, 401);
+    assert.equal(((await response.json()) as { reason: string }).reason, 'Unauthorized');
+  });
+
+  it('serves both discovery forms, OpenShift SCCs and access reviews', async () => {
+    const aggregated = await api('/apis', {
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json',
+    });
+    assert.equal(
+      aggregated.headers.get('content-type'),
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
+    const groups = ((await aggregated.json()) as { items: Array<{ metadata: { name: string } }> }).items.map(
+      (i) => i.metadata.name,
+    );
+    assert.ok(groups.includes('security.openshift.io'));
+    const legacy = (await (await api('/apis/apps/v1')).json()) as {
+      kind: string;
+      resources: Array<{ name: string }>;
+    };
+    assert.equal(legacy.kind, 'APIResourceList');
+    assert.ok(legacy.resources.some((r) => r.name === 'deployments/status'));
+
+    cluster.server.accessDenials.push({ verb: 'delete', resource: 'secrets' });
+    const review = async (verb: string) =>
+      (await (
+        await api('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            spec: { resourceAttributes: { verb, resource: 'secrets', namespace: 'default' } },
+          }),
+        })
+      ).json()) as { status: { allowed: boolean } };
+    assert.equal((await review('get')).status.allowed, true);
+    assert.equal((await review('delete')).status.allowed, false);
+    assert.equal((await api('/openapi/v2')).status, 404);
+  });
+
+  it('ends a WatchList with the initial-events-end bookmark', async () => {
+    const response = await api(
+      '/api/v1/namespaces/default/secrets?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1',
+    );
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { type: string; object: { metadata: { annotations?: Record<string, string> } } },
+      );
+    assert.deepEqual(
+      lines.map((l) => l.type),
+      ['ADDED', 'ADDED', 'ADDED', 'BOOKMARK'],
+    );
+    assert.equal(lines[3]?.object.metadata.annotations?.['k8s.io/initial-events-end'], 'true');
+  });
+});

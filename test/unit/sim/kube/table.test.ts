@@ -1,0 +1,535 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import {
+  buildTable,
+  evaluateJsonPath,
+  humanDuration,
+  type KubeObject,
+  shortHumanDuration,
+  type TableColumnSpec,
+} from '../../../../src/sim/kube/table.js';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../../../..');
+const reference = path.resolve(repoRoot, '../shared/reference/redis-enterprise-k8s');
+
+interface CrdVersion {
+  name: string;
+  storage?: boolean;
+  additionalPrinterColumns?: TableColumnSpec[];
+}
+
+/** The printer columns of a CRD's storage version, from the upstream manifest. */
+function upstreamColumns(file: string): TableColumnSpec[] {
+  const [document] = parseAllDocuments(readFileSync(path.join(reference, file), 'utf8'));
+  const crd = document?.toJS() as { spec: { versions: CrdVersion[] } };
+  const version = crd.spec.versions.find((v) => v.storage) ?? crd.spec.versions[0];
+  assert.ok(version?.additionalPrinterColumns, `${file} has printer columns`);
+  return version.additionalPrinterColumns;
+}
+
+const now = new Date('2026-11-21T12:00:00Z');
+const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+const S = 1000;
+const M = 60 * S;
+const H = 60 * M;
+const D = 24 * H;
+
+describe('durations', () => {
+  it('prints ages like duration.HumanDuration', () => {
+    const cases: [number, string][] = [
+      [-5 * S, '<invalid>'],
+      [-1500, '0s'],
+      [0, '0s'],
+      [45 * S, '45s'],
+      [119 * S, '119s'],
+      [2 * M, '2m'],
+      [5 * M + 3 * S, '5m3s'],
+      [9 * M + 59 * S, '9m59s'],
+      [10 * M + 30 * S, '10m'],
+      [179 * M, '179m'],
+      [3 * H, '3h'],
+      [3 * H + 12 * M, '3h12m'],
+      [7 * H + 59 * M, '7h59m'],
+      [8 * H + 30 * M, '8h'],
+      [47 * H, '47h'],
+      [2 * D, '2d'],
+      [2 * D + 3 * H, '2d3h'],
+      [7 * D + 23 * H, '7d23h'],
+      [8 * D + 5 * H, '8d'],
+      [729 * D, '729d'],
+      [730 * D, '2y'],
+      [3 * 365 * D + 12 * D, '3y12d'],
+      [9 * 365 * D + 40 * D, '9y'],
+    ];
+    for (const [ms, expected] of cases) assert.equal(humanDuration(ms), expected, `${ms} ms`);
+  });
+
+  it('prints short ages like duration.ShortHumanDuration', () => {
+    const cases: [number, string][] = [
+      [-5 * S, '<invalid>'],
+      [-1 * S, '0s'],
+      [45 * S, '45s'],
+      [5 * M + 3 * S, '5m'],
+      [3 * H + 12 * M, '3h'],
+      [2 * D + 3 * H, '2d'],
+      [400 * D, '1y'],
+    ];
+    for (const [ms, expected] of cases) assert.equal(shortHumanDuration(ms), expected, `${ms} ms`);
+  });
+});
+
+describe('evaluateJsonPath', () => {
+  const object = {
+    status: {
+      internalEndpoints: [{ port: 12000 }, { port: 12001 }],
+      conditions: [{ type: 'Ready', status: 'True' }],
+    },
+    metadata: { labels: { 'app.kubernetes.io/name': 'x' } },
+  };
+  it('supports the Kubernetes JSONPath forms printer columns use', () => {
+    assert.deepEqual(evaluateJsonPath(object, '.status.internalEndpoints[*].port'), [12000, 12001]);
+    assert.deepEqual(evaluateJsonPath(object, '{.status.internalEndpoints[1].port}'), [12001]);
+    assert.deepEqual(evaluateJsonPath(object, '.status.conditions[?(@.type=="Ready")].status'), ['True']);
+    assert.deepEqual(evaluateJsonPath(object, ".metadata.labels['app.kubernetes.io/name']"), ['x']);
+    assert.deepEqual(evaluateJsonPath(object, '.status.missing.deeper'), []);
+  });
+});
+
+describe('buildTable for custom resources', () => {
+  const recColumns = upstreamColumns('crd-rec.yaml');
+  const redbColumns = upstreamColumns('crd-redb.yaml');
+
+  const rec: KubeObject = {
+    apiVersion: 'app.redislabs.com/v1',
+    kind: 'RedisEnterpriseCluster',
+    metadata: {
+      name: 'rec',
+      namespace: 'redis',
+      creationTimestamp: ago(92 * M),
+      uid: 'u1',
+    },
+    spec: { nodes: 3, redisEnterpriseImageSpec: { versionTag: '8.0.2-17' } },
+    status: {
+      state: 'Upgrade',
+      specStatus: 'Valid',
+      licenseStatus: {
+        licenseState: 'Valid',
+        shardsUsage: '4',
+        expirationDate: '2022-07-16T13:59:00Z',
+      },
+    },
+  };
+
+  it('shows Name then the REC printer columns of redis-facts.md section 2', () => {
+    const table = buildTable([rec], recColumns, 'RedisEnterpriseCluster', now);
+    assert.equal(table.kind, 'Table');
+    assert.equal(table.apiVersion, 'meta.k8s.io/v1');
+    assert.deepEqual(
+      table.columnDefinitions.map((c) => c.name),
+      [
+        'Name',
+        'Nodes',
+        'Shards',
+        'Version',
+        'State',
+        'Spec Status',
+        'License State',
+        'License Expiration Date',
+        'Age',
+      ],
+    );
+    assert.equal(table.columnDefinitions[0]?.format, 'name');
+    assert.equal(table.columnDefinitions.at(-1)?.type, 'date');
+    // The DOCS sample line: rec 3 8.0.2-17 Upgrade Valid Valid ... 92m (with the 7.8.6-2+ Shards column).
+    assert.deepEqual(table.rows[0]?.cells, [
+      'rec',
+      '3',
+      '4',
+      '8.0.2-17',
+      'Upgrade',
+      'Valid',
+      'Valid',
+      '2022-07-16T13:59:00Z',
+      '92m',
+    ]);
+    assert.deepEqual(table.rows[0]?.object, {
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: rec.metadata,
+    });
+  });
+
+  it('leaves missing values as null cells (a fresh REC has no status)', () => {
+    const fresh: KubeObject = {
+      ...rec,
+      status: undefined,
+      metadata: { ...rec.metadata, creationTimestamp: ago(5 * S) },
+    };
+    const table = buildTable([fresh], recColumns, 'RedisEnterpriseCluster', now);
+    assert.deepEqual(table.rows[0]?.cells, ['rec', '3', null, '8.0.2-17', null, null, null, null, '5s']);
+  });
+
+  it('shows the REDB printer columns, with the first port of internalEndpoints as the API server does', () => {
+    const redb: KubeObject = {
+      metadata: { name: 'db1', creationTimestamp: ago(2 * D + 3 * H) },
+      status: {
+        version: '7.4.0',
+        internalEndpoints: [
+          { host: 'db1', port: 12000 },
+          { host: 'db1-headless', port: 12001 },
+        ],
+        redisEnterpriseCluster: 'rec',
+        shardStatuses: { active: 2 },
+        status: 'active',
+        specStatus: 'Valid',
+      },
+    };
+    const table = buildTable([redb], redbColumns, 'RedisEnterpriseDatabase', now);
+    assert.deepEqual(
+      table.columnDefinitions.map((c) => c.name),
+      ['Name', 'Version', 'Port', 'Cluster', 'Shards', 'Status', 'Spec Status', 'Age'],
+    );
+    assert.deepEqual(table.rows[0]?.cells, ['db1', '7.4.0', '12000', 'rec', '2', 'active', 'Valid', '2d3h']);
+  });
+
+  it('types cells by column type and serves the default Age column when a CRD has none', () => {
+    const columns: TableColumnSpec[] = [
+      { name: 'Count', type: 'integer', jsonPath: '.spec.count' },
+      { name: 'Ratio', type: 'number', jsonPath: '.spec.ratio' },
+      { name: 'On', type: 'boolean', jsonPath: '.spec.on' },
+      { name: 'Bad', type: 'integer', jsonPath: '.spec.text' },
+      { name: 'Map', type: 'string', jsonPath: '.spec.map', priority: 1 },
+      { name: 'When', type: 'date', jsonPath: '.spec.text' },
+    ];
+    const object: KubeObject = {
+      metadata: { name: 'x' },
+      spec: {
+        count: 4.7,
+        ratio: 0.5,
+        on: false,
+        text: 'soon',
+        map: { b: 1, a: [true] },
+      },
+    };
+    const table = buildTable([object], columns, 'Thing', now);
+    assert.deepEqual(table.rows[0]?.cells, ['x', 4, 0.5, false, null, '{"a":[true],"b":1}', '<invalid>']);
+    assert.equal(table.columnDefinitions[5]?.priority, 1);
+    assert.equal(
+      table.columnDefinitions[1]?.description,
+      'Custom resource definition column (in JSONPath format): .spec.count',
+    );
+
+    const defaulted = buildTable(
+      [{ metadata: { name: 'y', creationTimestamp: ago(45 * S) } }],
+      [],
+      'Thing',
+      now,
+    );
+    assert.deepEqual(
+      defaulted.columnDefinitions.map((c) => c.name),
+      ['Name', 'Age'],
+    );
+    assert.deepEqual(defaulted.rows[0]?.cells, ['y', '45s']);
+  });
+});
+
+describe('buildTable for built-in kinds', () => {
+  const names = (kind: string) =>
+    buildTable([], undefined, kind, now).columnDefinitions.map((c) => (c.priority ? `(${c.name})` : c.name));
+
+  it('computes the Deployment READY column and the -o wide columns', () => {
+    const deployment: KubeObject = {
+      kind: 'Deployment',
+      metadata: {
+        name: 'redis-enterprise-operator',
+        creationTimestamp: ago(5 * M),
+      },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { name: 'redis-enterprise-operator' } },
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'redis-enterprise-operator',
+                image: 'redislabs/operator:7.4.6-2',
+              },
+              { name: 'admission', image: 'redislabs/operator:7.4.6-2' },
+            ],
+          },
+        },
+      },
+      status: { updatedReplicas: 1, availableReplicas: 0 },
+    };
+    assert.deepEqual(names('Deployment'), [
+      'Name',
+      'Ready',
+      'Up-to-date',
+      'Available',
+      'Age',
+      '(Containers)',
+      '(Images)',
+      '(Selector)',
+    ]);
+    assert.deepEqual(buildTable([deployment], undefined, 'Deployment', now).rows[0]?.cells, [
+      'redis-enterprise-operator',
+      '0/1',
+      1,
+      0,
+      '5m',
+      'redis-enterprise-operator,admission',
+      'redislabs/operator:7.4.6-2,redislabs/operator:7.4.6-2',
+      'name=redis-enterprise-operator',
+    ]);
+    const ready = {
+      ...deployment,
+      status: { readyReplicas: 1, updatedReplicas: 1, availableReplicas: 1 },
+    };
+    assert.equal(buildTable([ready], undefined, 'Deployment', now).rows[0]?.cells[1], '1/1');
+  });
+
+  it('prints StatefulSets, ReplicaSets, Secrets, ConfigMaps and Namespaces', () => {
+    const template = {
+      spec: {
+        containers: [{ name: 'redis-enterprise-node', image: 'redislabs/redis:7.4.6-22' }],
+      },
+    };
+    const statefulSet: KubeObject = {
+      metadata: { name: 'rec', creationTimestamp: ago(3 * H) },
+      spec: { replicas: 3, template },
+      status: { readyReplicas: 2 },
+    };
+    assert.deepEqual(names('StatefulSet'), ['Name', 'Ready', 'Age', '(Containers)', '(Images)']);
+    assert.deepEqual(buildTable([statefulSet], undefined, 'StatefulSet', now).rows[0]?.cells, [
+      'rec',
+      '2/3',
+      '3h',
+      'redis-enterprise-node',
+      'redislabs/redis:7.4.6-22',
+    ]);
+
+    const replicaSet: KubeObject = {
+      metadata: { name: 'op-5d9c', creationTimestamp: ago(10 * M) },
+      spec: {
+        replicas: 1,
+        template,
+        selector: {
+          matchLabels: { name: 'op' },
+          matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }],
+        },
+      },
+      status: { replicas: 1, readyReplicas: 1 },
+    };
+    assert.deepEqual(names('ReplicaSet'), [
+      'Name',
+      'Desired',
+      'Current',
+      'Ready',
+      'Age',
+      '(Containers)',
+      '(Images)',
+      '(Selector)',
+    ]);
+    assert.deepEqual(buildTable([replicaSet], undefined, 'ReplicaSet', now).rows[0]?.cells, [
+      'op-5d9c',
+      1,
+      1,
+      1,
+      '10m',
+      'redis-enterprise-node',
+      'redislabs/redis:7.4.6-22',
+      'name=op,tier in (a,b)',
+    ]);
+
+    const secret: KubeObject = {
+      metadata: {
+        name: 'sh.helm.release.v1.redis-enterprise.v1',
+        creationTimestamp: ago(30 * S),
+      },
+      type: 'helm.sh/release.v1',
+      data: { release: 'H4sI' },
+    };
+    assert.deepEqual(names('Secret'), ['Name', 'Type', 'Data', 'Age']);
+    assert.deepEqual(buildTable([secret], undefined, 'Secret', now).rows[0]?.cells, [
+      'sh.helm.release.v1.redis-enterprise.v1',
+      'helm.sh/release.v1',
+      1,
+      '30s',
+    ]);
+
+    const configMap: KubeObject = {
+      metadata: { name: 'cm', creationTimestamp: ago(1 * D) },
+      data: { a: '1', b: '2' },
+      binaryData: { c: 'AA==' },
+    };
+    assert.deepEqual(names('ConfigMap'), ['Name', 'Data', 'Age']);
+    assert.deepEqual(buildTable([configMap], undefined, 'ConfigMap', now).rows[0]?.cells, ['cm', 3, '24h']);
+
+    const namespace: KubeObject = {
+      metadata: { name: 'redis', creationTimestamp: ago(9 * D) },
+      status: { phase: 'Active' },
+    };
+    assert.deepEqual(names('Namespace'), ['Name', 'Status', 'Age']);
+    assert.deepEqual(buildTable([namespace], undefined, 'Namespace', now).rows[0]?.cells, [
+      'redis',
+      'Active',
+      '9d',
+    ]);
+  });
+
+  it('prints Pods with their aggregate status', () => {
+    assert.deepEqual(names('Pod'), [
+      'Name',
+      'Ready',
+      'Status',
+      'Restarts',
+      'Age',
+      '(IP)',
+      '(Node)',
+      '(Nominated Node)',
+      '(Readiness Gates)',
+    ]);
+    const pod = (status: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject => ({
+      metadata: { name: 'rec-0', creationTimestamp: ago(20 * M), ...extra },
+      spec: {
+        containers: [{ name: 'redis-enterprise-node' }, { name: 'bootstrapper' }],
+        nodeName: 'node-1',
+      },
+      status,
+    });
+    const cells = (p: KubeObject) => buildTable([p], undefined, 'Pod', now).rows[0]?.cells.slice(0, 5);
+    const running = { running: { startedAt: ago(19 * M) } };
+
+    assert.deepEqual(
+      cells(
+        pod({
+          phase: 'Running',
+          containerStatuses: [
+            {
+              name: 'redis-enterprise-node',
+              ready: true,
+              restartCount: 0,
+              state: running,
+            },
+            {
+              name: 'bootstrapper',
+              ready: true,
+              restartCount: 0,
+              state: running,
+            },
+          ],
+        }),
+      ),
+      ['rec-0', '2/2', 'Running', '0', '20m'],
+    );
+    assert.deepEqual(
+      cells(
+        pod({
+          phase: 'Running',
+          containerStatuses: [
+            {
+              name: 'redis-enterprise-node',
+              ready: false,
+              restartCount: 0,
+              state: running,
+            },
+            {
+              name: 'bootstrapper',
+              ready: false,
+              restartCount: 3,
+              state: { waiting: { reason: 'CrashLoopBackOff' } },
+              lastState: {
+                terminated: { exitCode: 1, finishedAt: ago(2 * M) },
+              },
+            },
+          ],
+        }),
+      ),
+      ['rec-0', '0/2', 'CrashLoopBackOff', '3 (2m ago)', '20m'],
+    );
+    assert.deepEqual(cells(pod({ phase: 'Pending' })), ['rec-0', '0/2', 'Pending', '0', '20m']);
+    assert.deepEqual(cells(pod({ phase: 'Running' }, { deletionTimestamp: ago(0) })), [
+      'rec-0',
+      '0/2',
+      'Terminating',
+      '0',
+      '20m',
+    ]);
+    const wide = buildTable([pod({ phase: 'Pending', podIP: '10.0.0.7' })], undefined, 'Pod', now).rows[0]
+      ?.cells;
+    assert.deepEqual(wide?.slice(5), ['10.0.0.7', 'node-1', '<none>', '<none>']);
+  });
+
+  it('prints Events with LAST SEEN, TYPE, REASON, OBJECT and MESSAGE', () => {
+    const event: KubeObject = {
+      metadata: { name: 'rec.1789', creationTimestamp: ago(10 * M) },
+      involvedObject: {
+        kind: 'RedisEnterpriseCluster',
+        name: 'rec',
+        namespace: 'redis',
+      },
+      reason: 'InvalidUpgrade',
+      message: 'upgrade will not start while state is Upgrade \n',
+      type: 'Warning',
+      firstTimestamp: ago(10 * M),
+      lastTimestamp: ago(45 * S),
+      count: 4,
+      source: { component: 'redis-enterprise-operator' },
+    };
+    const table = buildTable([event], undefined, 'Event', now);
+    assert.deepEqual(
+      table.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name),
+      ['Last Seen', 'Type', 'Reason', 'Object', 'Message'],
+    );
+    assert.deepEqual(table.rows[0]?.cells, [
+      '45s',
+      'Warning',
+      'InvalidUpgrade',
+      'redisenterprisecluster/rec',
+      '',
+      'redis-enterprise-operator',
+      'upgrade will not start while state is Upgrade',
+      '10m',
+      4,
+      'rec.1789',
+    ]);
+  });
+
+  it('prints other kinds as the API server does, and unknown kinds as NAME and AGE', () => {
+    assert.deepEqual(names('ValidatingWebhookConfiguration'), ['Name', 'Webhooks', 'Age']);
+    assert.deepEqual(names('Role'), ['Name', 'Created At']);
+    const role: KubeObject = {
+      metadata: {
+        name: 'redb-role',
+        creationTimestamp: '2026-11-20T10:00:00Z',
+      },
+    };
+    assert.deepEqual(buildTable([role], undefined, 'Role', now).rows[0]?.cells, [
+      'redb-role',
+      '2026-11-20T10:00:00Z',
+    ]);
+    const service: KubeObject = {
+      metadata: { name: 'admission', creationTimestamp: ago(H) },
+      spec: {
+        clusterIP: '10.96.0.10',
+        ports: [{ port: 443, protocol: 'TCP' }],
+        selector: { name: 'op' },
+      },
+    };
+    assert.deepEqual(buildTable([service], undefined, 'Service', now).rows[0]?.cells, [
+      'admission',
+      'ClusterIP',
+      '10.96.0.10',
+      '<none>',
+      '443/TCP',
+      '60m',
+      'name=op',
+    ]);
+    assert.deepEqual(names('SecurityContextConstraints'), ['Name', 'Age']);
+    const missingTimestamp = buildTable([{ metadata: { name: 'z' } }], undefined, 'Lease', now);
+    assert.deepEqual(missingTimestamp.rows[0]?.cells, ['z', '<unknown>']);
+  });
+});
