@@ -1,0 +1,522 @@
+/**
+ * The planner: a pure function from (snapshot, target) to the Plan JSON of CLI.md (version 1).
+ * For each of the seven steps it lists the actions, each with the command a person could run
+ * instead (redis-facts.md §3), or says why the step will be skipped.
+ */
+
+import { createHash } from 'node:crypto';
+import { dialectFields } from '../dialect.js';
+import { UsageError } from '../errors.js';
+import { STEP_IDS, type StepId } from '../steps/types.js';
+import {
+  ACTIVE_ACTIVE_UPGRADE_FROM,
+  chartVersionFor,
+  requiresUnprivileged,
+  supportsActiveActiveUpgrade,
+  webhookEntryNameFor,
+  webhookNameFor,
+} from './catalog.js';
+import { type CheckResult, isBlocked, runChecks } from './checks.js';
+import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt, shellQuote } from './commands.js';
+import {
+  assertSelectedDatabasesExist,
+  type DatabaseTarget,
+  formatRs,
+  type Method,
+  type ResolvedUpgrade,
+  resolveUpgrade,
+  upstreamFileUrl,
+} from './resolve.js';
+import { type ClusterSnapshot, type Platform, SCC_NAME, type Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+import {
+  compareImageTags,
+  compareOperatorVersions,
+  parseImageTag,
+  parseOperatorVersion,
+} from './versions.js';
+
+export interface PlanAction {
+  description: string;
+  command: string;
+}
+
+export interface PlanStep {
+  id: StepId;
+  title: string;
+  /** Why the step will do nothing; null when it has actions. */
+  skip: string | null;
+  actions: PlanAction[];
+}
+
+export interface PlanTarget {
+  operator: string;
+  clusterVersion: string | null;
+  databaseVersion: string | null;
+  method: Method;
+}
+
+export interface Plan {
+  apiVersion: 'ctl/v1';
+  kind: 'UpgradePlan';
+  cluster: {
+    context: string;
+    namespace: string;
+    name: string;
+    dialect: Snapshot['dialect'];
+    platform: Platform;
+  };
+  current: {
+    operator: string | null;
+    clusterVersion: string | null;
+    databases: { name: string; namespace: string; version: string | null }[];
+  };
+  target: PlanTarget;
+  checks: CheckResult[];
+  steps: PlanStep[];
+  blocked: boolean;
+  fingerprint: string;
+}
+
+export const STEP_TITLES: Record<StepId, string> = {
+  preflight: 'Check the prerequisites',
+  operator: 'Upgrade the operator',
+  admission: 'Reapply the admission webhook',
+  'security-context': 'Update the OpenShift security context constraints',
+  cluster: 'Upgrade the cluster',
+  monitor: 'Wait for the rolling upgrade',
+  databases: 'Upgrade the databases',
+};
+
+/**
+ * Builds the plan. Throws UsageError only for inputs the user must change (a database name
+ * that does not exist, a bundle that cannot be located); everything about the cluster is a check.
+ */
+export function buildPlan(snapshot: Snapshot, target: Target): Plan {
+  assertSelectedDatabasesExist(snapshot, target);
+  const resolved = resolveUpgrade(snapshot, target);
+  if (resolved.method === 'bundle' && !resolved.bundle && !operatorIsCurrent(resolved)) {
+    throw new UsageError(`there is no trustworthy upstream bundle for operator ${target.operator}`, {
+      hint: 'Pass --bundle <file|url> with the bundle of that release.',
+    });
+  }
+  const checks = runChecks(snapshot, target, resolved);
+  const planTarget: PlanTarget = {
+    operator: target.operator,
+    clusterVersion: resolved.clusterTag.target ?? null,
+    databaseVersion: resolved.databaseVersion ?? null,
+    method: resolved.method,
+  };
+  const context: StepContext = { snapshot, target, resolved, checks };
+  return {
+    apiVersion: 'ctl/v1',
+    kind: 'UpgradePlan',
+    cluster: {
+      context: snapshot.context,
+      namespace: snapshot.namespace,
+      name: snapshot.cluster?.name ?? snapshot.requestedCluster ?? '',
+      dialect: snapshot.dialect,
+      platform: snapshot.platform,
+    },
+    current: {
+      operator: snapshot.operator?.version ?? null,
+      clusterVersion: snapshot.cluster?.image.versionTag ?? null,
+      databases: resolved.databases.map((db) => ({
+        name: db.name,
+        namespace: db.namespace,
+        version: db.current ?? null,
+      })),
+    },
+    target: planTarget,
+    checks,
+    steps: STEP_IDS.map((id) => planStep(id, context)),
+    blocked: isBlocked(checks),
+    fingerprint: planFingerprint(snapshot, planTarget),
+  };
+}
+
+interface StepContext {
+  snapshot: Snapshot;
+  target: Target;
+  resolved: ResolvedUpgrade;
+  checks: CheckResult[];
+}
+
+type StepPlan = { skip: string } | { actions: PlanAction[] };
+
+const STEP_PLANNERS: Record<StepId, (context: StepContext, cluster: ClusterSnapshot) => StepPlan> = {
+  preflight: planPreflight,
+  operator: planOperator,
+  admission: planAdmission,
+  'security-context': planSecurityContext,
+  cluster: planCluster,
+  monitor: planMonitor,
+  databases: planDatabases,
+};
+
+function planStep(id: StepId, context: StepContext): PlanStep {
+  const cluster = context.snapshot.cluster;
+  const result: StepPlan = cluster
+    ? STEP_PLANNERS[id](context, cluster)
+    : { skip: 'no cluster resource found (cluster-found)' };
+  if ('skip' in result) return { id, title: STEP_TITLES[id], skip: result.skip, actions: [] };
+  if (result.actions.length === 0) return { id, title: STEP_TITLES[id], skip: 'nothing to do', actions: [] };
+  return { id, title: STEP_TITLES[id], skip: null, actions: result.actions };
+}
+
+const action = (description: string, command: string): PlanAction => ({ description, command });
+
+// ---- preflight
+
+function planPreflight({ snapshot, target, checks }: StepContext, cluster: ClusterSnapshot): StepPlan {
+  const flags = [
+    `--to ${target.operator}`,
+    `-n ${shellQuote(snapshot.namespace)}`,
+    `--cluster ${shellQuote(cluster.name)}`,
+  ];
+  return {
+    actions: [
+      action(
+        `Re-run the ${checks.length} checks against the live cluster`,
+        `ctl upgrade plan ${flags.join(' ')}`,
+      ),
+      action(
+        'Save the cluster resource before anything changes',
+        `${kubectl('get', 'rec', cluster.name, '-n', cluster.namespace, '-o', 'yaml')} > ${shellQuote(`${cluster.name}-backup.yaml`)}`,
+      ),
+    ],
+  };
+}
+
+// ---- operator
+
+function operatorIsCurrent(resolved: ResolvedUpgrade): boolean {
+  const current = resolved.operator.current ? parseOperatorVersion(resolved.operator.current) : undefined;
+  const wanted = parseOperatorVersion(resolved.operator.target);
+  return Boolean(current && wanted && compareOperatorVersions(current, wanted) >= 0);
+}
+
+function planOperator({ snapshot, target, resolved }: StepContext, cluster: ClusterSnapshot): StepPlan {
+  if (operatorIsCurrent(resolved)) return { skip: `the operator already runs ${resolved.operator.current}` };
+  const deployment = snapshot.operator?.deploymentName ?? 'redis-enterprise-operator';
+  const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+  const actions: PlanAction[] = [];
+  if (resolved.method === 'helm') {
+    const { release, namespace, chart, repo } = resolved.helm;
+    const repoName = chart.includes('/') && !chart.startsWith('oci://') ? chart.split('/')[0] : undefined;
+    if (repoName && !chart.startsWith('.') && !chart.startsWith('/')) {
+      actions.push(
+        action(
+          `Add the helm repository ${repo} as ${repoName}`,
+          `helm repo add ${shellQuote(repoName)} ${shellQuote(repo)} --force-update`,
+        ),
+      );
+    }
+    const openshift = snapshot.platform === 'openshift' ? ' --set openshift.mode=true' : '';
+    actions.push(
+      action(
+        `Upgrade helm release ${release} to chart ${chartVersionFor(target.operator)} (operator ${target.operator}; the chart upgrades the CRDs)`,
+        `helm upgrade ${shellQuote(release)} ${shellQuote(chart)} --version ${chartVersionFor(target.operator)} -n ${shellQuote(namespace)}${openshift}`,
+      ),
+    );
+  } else {
+    const bundle = resolved.bundle ?? '<bundle.yaml>';
+    actions.push(
+      action(
+        `Apply the operator bundle of ${target.operator} (CRDs, RBAC, Deployment)`,
+        kubectl('apply', '-n', ns, '-f', bundle),
+      ),
+    );
+  }
+  actions.push(
+    action(
+      `Wait for the operator ${target.operator} to be ready`,
+      kubectl('rollout', 'status', `deployment/${deployment}`, '-n', ns, '--timeout=10m'),
+    ),
+  );
+  // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).
+  for (const watched of snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace)) {
+    const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
+    actions.push(
+      action(
+        `Reapply the operator's Role and RoleBinding redb-role in namespace ${watched}`,
+        `${kubectl('apply', '-n', watched, '-f', upstreamFileUrl(target.operator, 'multi-namespace-redb/role.yaml'))} && curl -fsSL ${upstreamFileUrl(target.operator, 'multi-namespace-redb/role_binding.yaml')} | ${sed} | ${kubectl('apply', '-n', watched, '-f', '-')}`,
+      ),
+    );
+  }
+  return { actions };
+}
+
+// ---- admission
+
+function planAdmission({ snapshot, target, resolved }: StepContext): StepPlan {
+  if (snapshot.webhooks.length === 0) return { skip: 'admission controller not enabled' };
+  if (resolved.method === 'helm') return { skip: 'the helm chart manages the admission webhook' };
+  const name = webhookNameFor(target.operator);
+  const entry = webhookEntryNameFor(target.operator);
+  const legacy = snapshot.webhooks.find((w) => w.name === 'redb-admission' && name !== 'redb-admission');
+  const cert = snapshot.admissionTls.cert;
+  const current = snapshot.webhooks.find((w) => w.name === name);
+  const trusted = current?.webhooks.every((h) => cert !== undefined && h.caBundle === cert) ?? false;
+  if (operatorIsCurrent(resolved) && !legacy && trusted) {
+    return { skip: `${name} is current and trusts admission-tls` };
+  }
+  const ns = snapshot.namespace;
+  const actions: PlanAction[] = [];
+  if (legacy) {
+    actions.push(
+      action(
+        'Delete the pre-6.4.2 webhook redb-admission',
+        kubectl('delete', 'validatingwebhookconfiguration', 'redb-admission'),
+      ),
+    );
+  }
+  actions.push(
+    action(
+      `Apply the webhook ${name} of ${target.operator} for namespace ${ns}`,
+      `curl -fsSL ${upstreamFileUrl(target.operator, 'admission/webhook.yaml')} | sed 's/OPERATOR_NAMESPACE/${ns}/g' | ${kubectl('apply', '-f', '-')}`,
+    ),
+    action(
+      `Set the webhook's caBundle from Secret admission-tls`,
+      `CERT=$(${kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}')}) && kubectl patch validatingwebhookconfiguration ${name} --patch "{\\"webhooks\\":[{\\"name\\":\\"${entry}\\",\\"clientConfig\\":{\\"caBundle\\":\\"$CERT\\"}}]}"`,
+    ),
+  );
+  return { actions };
+}
+
+// ---- security-context
+
+function planSecurityContext({ snapshot, target }: StepContext, cluster: ClusterSnapshot): StepPlan {
+  if (snapshot.platform !== 'openshift') return { skip: 'not OpenShift' };
+  if (!requiresUnprivileged(target.operator)) {
+    return { skip: `operator ${target.operator} still runs privileged pods: ${SCC_NAME} stays as it is` };
+  }
+  const scc = snapshot.scc;
+  const ns = cluster.namespace;
+  const sa = cluster.serviceAccountName;
+  const user = `system:serviceaccount:${ns}:${sa}`;
+  if (cluster.allowAutoAdjustment) {
+    if (scc?.present && scc.users.includes(user)) {
+      return {
+        skip: `spec.securityContext.resourceLimits.allowAutoAdjustment is on and ${SCC_NAME} is bound to ${sa}`,
+      };
+    }
+    return {
+      actions: [
+        action(
+          `Apply ${SCC_NAME} of ${target.operator} (kept for allowAutoAdjustment)`,
+          `oc apply -f ${upstreamFileUrl(target.operator, 'openshift/scc.yaml')}`,
+        ),
+        action(
+          `Bind ${SCC_NAME} to the cluster's service account ${sa}`,
+          `oc adm policy add-scc-to-user ${SCC_NAME} ${user}`,
+        ),
+      ],
+    };
+  }
+  if (!scc?.present) return { skip: `${SCC_NAME} is already removed: pods run unprivileged` };
+  const actions = [
+    action(
+      `Unbind ${SCC_NAME} from the service account ${sa}: ${target.operator} runs unprivileged`,
+      `oc adm policy remove-scc-from-user ${SCC_NAME} -z ${shellQuote(sa)} -n ${shellQuote(ns)}`,
+    ),
+  ];
+  // The SCC is cluster-wide: another cluster may still be bound to it.
+  const others = scc.users.filter((u) => u !== user);
+  if (others.length === 0) actions.push(action(`Delete ${SCC_NAME}`, `oc delete scc ${SCC_NAME}`));
+  return { actions };
+}
+
+// ---- cluster
+
+function planCluster({ snapshot, target, resolved }: StepContext, cluster: ClusterSnapshot): StepPlan {
+  const tag = resolved.clusterTag.target;
+  if (!tag) return { skip: 'no target cluster version: pass --cluster-version' };
+  if (cluster.image.versionTag === tag) return { skip: `the cluster already runs ${tag}` };
+  const current = cluster.image.versionTag ? parseImageTag(cluster.image.versionTag) : undefined;
+  const wanted = parseImageTag(tag);
+  if (current && wanted && compareImageTags(current, wanted) > 0) {
+    return { skip: `the cluster runs ${cluster.image.versionTag}, newer than ${tag}` };
+  }
+  if (cluster.autoUpgrade) return { skip: 'auto-upgrade is on: the operator upgrades the cluster' };
+  const fields = dialectFields(snapshot.dialect);
+  // Image specs pinned in the spec (rigger, bootstrapper) carry the operator's version.
+  const pinned = Object.entries(cluster.otherImages).filter(([, image]) => image.versionTag !== undefined);
+  const body = mergeBodies(
+    patchAt([...fields.imageSpecPath, 'versionTag'], tag),
+    ...pinned.map(([field]) => patchAt(['spec', field, 'versionTag'], target.operator)),
+  );
+  const also =
+    pinned.length > 0 ? ` and ${pinned.map(([field]) => field).join(', ')} to ${target.operator}` : '';
+  return {
+    actions: [
+      action(
+        `Set ${fields.imageSpecPath.slice(1).join('.')}.versionTag from ${cluster.image.versionTag ?? '(default)'} to ${tag}${also}`,
+        kubectlMergePatch('rec', cluster.name, cluster.namespace, body),
+      ),
+    ],
+  };
+}
+
+// ---- monitor
+
+function planMonitor({ resolved }: StepContext, cluster: ClusterSnapshot): StepPlan {
+  const tag = resolved.clusterTag.target;
+  if (tag && cluster.image.versionTag === tag && cluster.state === 'Running') {
+    return { skip: `the cluster already runs ${tag}: nothing to wait for` };
+  }
+  const ns = cluster.namespace;
+  return {
+    actions: [
+      action(
+        `Follow the rolling upgrade of the ${cluster.nodes === undefined ? '' : `${cluster.nodes} `}pods (highest ordinal first, one at a time)`,
+        kubectl('rollout', 'status', `sts/${cluster.name}`, '-n', ns, '--timeout=60m'),
+      ),
+      action(
+        'Wait for the cluster state to go from Upgrade back to Running',
+        `${kubectl('get', 'rec', cluster.name, '-n', ns, '-w')}`,
+      ),
+      action(
+        `Check that every node runs RS ${formatRs(resolved.targetRs)}`,
+        `${curlApi('GET', '/v1/nodes')} | jq -r '.[].software_version'`,
+      ),
+    ],
+  };
+}
+
+// ---- databases
+
+function planDatabases({ snapshot, target, resolved }: StepContext, cluster: ClusterSnapshot): StepPlan {
+  if (target.databases.kind === 'none') return { skip: 'not selected (--databases none)' };
+  if (resolved.databases.length === 0) return { skip: 'the cluster has no database resources' };
+  const changing = resolved.databases.filter((db) => db.target !== undefined);
+  if (changing.length === 0) {
+    return { skip: `no database needs a change (${summarizeReasons(resolved.databases)})` };
+  }
+  const fields = dialectFields(snapshot.dialect);
+  return {
+    actions: changing.map((db) => {
+      const version = db.target as string;
+      const from = db.current ? ` from ${db.current}` : '';
+      if (db.kind === 'database') {
+        return action(
+          `Upgrade database ${db.namespace}/${db.name}${from} to ${version}`,
+          kubectlMergePatch('redb', db.name, db.namespace, patchAt(fields.databaseVersionPath, version)),
+        );
+      }
+      if (supportsActiveActiveUpgrade(target.operator)) {
+        return action(
+          `Upgrade Active-Active database ${db.namespace}/${db.name}${from} to ${version} (set on this participating cluster only; every participating cluster must run operator ${ACTIVE_ACTIVE_UPGRADE_FROM} or newer)`,
+          kubectlMergePatch(
+            'reaadb',
+            db.name,
+            db.namespace,
+            patchAt(fields.activeActiveVersionPath, version),
+          ),
+        );
+      }
+      return action(
+        `Upgrade Active-Active database ${db.name}${from} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,
+        kubectl(
+          'exec',
+          '-it',
+          `${cluster.name}-0`,
+          '-n',
+          cluster.namespace,
+          '--',
+          'rladmin',
+          'upgrade',
+          'db',
+          db.name,
+        ),
+      );
+    }),
+  };
+}
+
+function summarizeReasons(databases: DatabaseTarget[]): string {
+  const byReason = new Map<string, string[]>();
+  for (const db of databases) {
+    const reason = db.reason ?? 'unchanged';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), db.name]);
+  }
+  return [...byReason]
+    .map(
+      ([reason, names]) => `${names.length > 3 ? `${names.length} databases` : names.join(', ')}: ${reason}`,
+    )
+    .join('; ');
+}
+
+// ---- fingerprint
+
+/**
+ * sha256 of what the plan depends on. Spec-bearing objects contribute their uid and generation
+ * (not resourceVersion: the operator rewrites statuses all the time, which would make every
+ * saved plan stale at once) plus the status facts the checks read; secrets, config maps and the
+ * SCC, which have no generation, contribute their resourceVersion. The target is part of it, so
+ * `run --plan` recomputes it from the saved plan's `target` and a fresh snapshot.
+ */
+export function planFingerprint(snapshot: Snapshot, target: PlanTarget): string {
+  const c = snapshot.cluster;
+  const o = snapshot.operator;
+  const inputs = {
+    target,
+    context: snapshot.context,
+    namespace: snapshot.namespace,
+    dialect: snapshot.dialect,
+    platform: snapshot.platform,
+    cluster: c && {
+      name: c.name,
+      uid: c.uid,
+      generation: c.generation,
+      state: c.state,
+      specStatus: c.specStatus,
+      license: c.license?.state,
+      tag: c.image.versionTag,
+    },
+    operator: o && { uid: o.uid, generation: o.generation, image: o.image },
+    helm: snapshot.helmRelease && {
+      revision: snapshot.helmRelease.revision,
+      status: snapshot.helmRelease.status,
+    },
+    operatorConfig: snapshot.operatorConfig.resourceVersion,
+    watchedNamespaces: [...snapshot.watchedNamespaces].sort(),
+    databases: [...snapshot.databases, ...snapshot.activeActiveDatabases]
+      .map((db) => [
+        `${db.namespace}/${db.name}`,
+        db.uid,
+        db.generation,
+        'statusVersion' in db ? db.statusVersion : undefined,
+      ])
+      .sort(byFirst),
+    webhooks: snapshot.webhooks.map((w) => [w.name, w.uid, w.generation]).sort(byFirst),
+    admissionTls: snapshot.admissionTls.resourceVersion,
+    scc: snapshot.scc && [snapshot.scc.present, snapshot.scc.resourceVersion],
+    api: {
+      reachable: snapshot.api.reachable,
+      nodes: snapshot.api.nodes.map((n) => n.software_version).sort(),
+      modules: snapshot.api.modules
+        .map((m) => [m.module_name, m.semantic_version, Object.keys(m.platforms ?? {}).sort()])
+        .sort(byFirst),
+      bdbs: snapshot.api.bdbs.map((b) => [b.uid, b.redis_version ?? b.engine_version]).sort(byFirst),
+    },
+  };
+  return `sha256:${createHash('sha256').update(canonicalJson(inputs)).digest('hex')}`;
+}
+
+function byFirst(a: unknown[], b: unknown[]): number {
+  const x = String(a[0]);
+  const y = String(b[0]);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** JSON with object keys sorted at every level and undefined dropped: the same input, the same text. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}

@@ -1,0 +1,113 @@
+/**
+ * The plan for people: what runs now and what it becomes, the checks with their fixes, and the
+ * steps with their commands or skip reasons. Plain ANSI codes keep this free of imports.
+ */
+
+import type { CheckStatus } from './checks.js';
+import type { Plan } from './plan.js';
+
+interface Paint {
+  bold(s: string): string;
+  dim(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  red(s: string): string;
+  cyan(s: string): string;
+}
+
+const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+const COLOR: Paint = {
+  bold: ansi(1, 22),
+  dim: ansi(2, 22),
+  green: ansi(32, 39),
+  yellow: ansi(33, 39),
+  red: ansi(31, 39),
+  cyan: ansi(36, 39),
+};
+const identity = (s: string) => s;
+const PLAIN: Paint = {
+  bold: identity,
+  dim: identity,
+  green: identity,
+  yellow: identity,
+  red: identity,
+  cyan: identity,
+};
+
+export function renderPlan(plan: Plan, color: boolean): string {
+  const p = color ? COLOR : PLAIN;
+  const out: string[] = [];
+  const { cluster, current, target } = plan;
+
+  out.push(
+    p.bold(`Upgrade plan for ${cluster.name || '(no cluster)'}`) +
+      p.dim(
+        `  namespace ${cluster.namespace}, context ${cluster.context || '-'}, ${cluster.platform}, ${cluster.dialect} dialect`,
+      ),
+  );
+  out.push('');
+  const rows: [string, string, string][] = [
+    ['operator', current.operator ?? '?', `${target.operator} (${target.method})`],
+    ['cluster', current.clusterVersion ?? '?', target.clusterVersion ?? '?'],
+    ['databases', summarizeDatabaseVersions(plan), target.databaseVersion ?? 'unchanged'],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  for (const [name, from, to] of rows) {
+    const arrow = from === to ? p.dim('(no change)') : `-> ${p.bold(to)}`;
+    out.push(`  ${name.padEnd(width)}  ${from}  ${arrow}`);
+  }
+
+  out.push('', p.bold('Checks'));
+  const idWidth = Math.max(...plan.checks.map((c) => c.id.length));
+  for (const check of plan.checks) {
+    out.push(`  ${statusMark(check.status, p)} ${check.id.padEnd(idWidth)}  ${check.message}`);
+    if (check.status !== 'pass' && check.fix) out.push(`      ${p.dim('fix:')} ${check.fix}`);
+  }
+
+  out.push('', p.bold('Steps'));
+  plan.steps.forEach((step, index) => {
+    const head = `  ${index + 1}. ${step.id.padEnd(16)} ${step.title}`;
+    if (step.skip !== null) {
+      out.push(`${p.dim(head)}  ${p.dim(`skip: ${step.skip}`)}`);
+      return;
+    }
+    out.push(head);
+    for (const action of step.actions) {
+      out.push(`       - ${action.description}`);
+      out.push(`         ${p.cyan(`$ ${action.command}`)}`);
+    }
+  });
+
+  out.push('');
+  if (plan.blocked) {
+    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+    out.push(
+      p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
+        ' Fix them, or pass --ignore-check <id> to accept the risk.',
+    );
+  } else {
+    const ignored = plan.checks.filter((c) => c.ignored).map((c) => c.id);
+    out.push(
+      p.green(p.bold('Ready to run.')) +
+        (ignored.length > 0 ? p.yellow(` Ignored checks: ${ignored.join(', ')}.`) : '') +
+        ` Next: ctl upgrade run --to ${target.operator}`,
+    );
+  }
+  out.push(p.dim(`fingerprint ${plan.fingerprint}`));
+  return `${out.join('\n')}\n`;
+}
+
+function statusMark(status: CheckStatus, p: Paint): string {
+  if (status === 'pass') return p.green('ok  ');
+  if (status === 'warn') return p.yellow('warn');
+  return p.red('FAIL');
+}
+
+/** `7.2 (3), 7.4 (1)`: how many databases run each version. */
+function summarizeDatabaseVersions(plan: Plan): string {
+  const databases = plan.current.databases;
+  if (databases.length === 0) return 'none';
+  const counts = new Map<string, number>();
+  for (const db of databases) counts.set(db.version ?? '?', (counts.get(db.version ?? '?') ?? 0) + 1);
+  return [...counts].map(([version, count]) => `${version} (${count})`).join(', ');
+}

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { UsageError } from '../../../src/errors.js';
+import {
+  createKubeClients,
+  loadKubeConfig,
+  mergePatchOptions,
+  resolveNamespace,
+} from '../../../src/kube/client.js';
+import {
+  describeKubeError,
+  isForbidden,
+  isNotFound,
+  orUndefinedIfNotFound,
+} from '../../../src/kube/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ctl-kubeconfig-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function kubeconfig(file: string, current: string, contexts: { name: string; namespace?: string }[]): string {
+  const path = join(dir, file);
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `current-context: ${current}`,
+      'clusters:',
+      '- name: c1',
+      '  cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}',
+      'users:',
+      '- name: u1',
+      '  user: {token: abc}',
+      'contexts:',
+      ...contexts.flatMap((c) => [
+        `- name: ${c.name}`,
+        `  context: {cluster: c1, user: u1${c.namespace ? `, namespace: ${c.namespace}` : ''}}`,
+      ]),
+    ].join('\n'),
+  );
+  return path;
+}
+
+describe('loadKubeConfig', () => {
+  const main = kubeconfig('main.yaml', 'dev', [{ name: 'dev', namespace: 'redis' }, { name: 'prod' }]);
+
+  it('uses --kubeconfig and its current context and namespace', async () => {
+    const loaded = await loadKubeConfig({ kubeconfig: main, env: {} });
+    assert.equal(loaded.contextName, 'dev');
+    assert.equal(loaded.namespace, 'redis');
+    assert.equal(loaded.server, 'https://127.0.0.1:6443');
+    assert.equal(loaded.inCluster, false);
+  });
+
+  it('--context switches the context; a context without namespace gives undefined', async () => {
+    const loaded = await loadKubeConfig({ kubeconfig: main, context: 'prod', env: {} });
+    assert.equal(loaded.contextName, 'prod');
+    assert.equal(loaded.namespace, undefined);
+  });
+
+  it('-n wins, else the context namespace, else default', () => {
+    assert.equal(resolveNamespace('x', { namespace: 'redis' }), 'x');
+    assert.equal(resolveNamespace(undefined, { namespace: 'redis' }), 'redis');
+    assert.equal(resolveNamespace(undefined, { namespace: undefined }), 'default');
+  });
+
+  it('an unknown --context is a usage error listing the known ones', async () => {
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: main, context: 'nope', env: {} }),
+      (error: unknown) => error instanceof UsageError && error.hint === 'Known contexts: dev, prod.',
+    );
+  });
+
+  it('a missing --kubeconfig file is a usage error', async () => {
+    await assert.rejects(loadKubeConfig({ kubeconfig: join(dir, 'absent.yaml'), env: {} }), UsageError);
+  });
+
+  it('KUBECONFIG lists files; the first current-context wins, contexts merge', async () => {
+    const other = kubeconfig('other.yaml', 'staging', [{ name: 'staging', namespace: 'stage' }]);
+    const loaded = await loadKubeConfig({
+      env: { KUBECONFIG: [main, join(dir, 'missing.yaml'), other].join(delimiter) },
+    });
+    assert.equal(loaded.contextName, 'dev');
+    const switched = await loadKubeConfig({
+      context: 'staging',
+      env: { KUBECONFIG: [main, other].join(delimiter) },
+    });
+    assert.equal(switched.namespace, 'stage');
+  });
+
+  it('no kubeconfig anywhere and not in a pod: a usage error', async () => {
+    await assert.rejects(loadKubeConfig({ env: { HOME: dir } }), /no kubeconfig found/);
+  });
+
+  it('in a pod without a kubeconfig: the in-cluster config', async () => {
+    const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+    // client-node reads the service address from process.env itself.
+    process.env.KUBERNETES_SERVICE_HOST = '10.0.0.1';
+    process.env.KUBERNETES_SERVICE_PORT = '443';
+    try {
+      const loaded = await loadKubeConfig({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', HOME: dir } });
+      assert.equal(loaded.inCluster, true);
+      assert.equal(loaded.server, 'https://10.0.0.1:443');
+      await assert.rejects(
+        loadKubeConfig({ context: 'x', env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', HOME: dir } }),
+        UsageError,
+      );
+    } finally {
+      restore('KUBERNETES_SERVICE_HOST', saved.host);
+      restore('KUBERNETES_SERVICE_PORT', saved.port);
+    }
+  });
+
+  it('createKubeClients builds every typed client; merge patches send merge-patch+json', async () => {
+    const clients = await createKubeClients(await loadKubeConfig({ kubeconfig: main, env: {} }));
+    assert.equal(clients.contextName, 'dev');
+    assert.ok(clients.custom && clients.core && clients.apps && clients.authorization);
+    assert.equal(clients.k8s.PatchStrategy.MergePatch, 'application/merge-patch+json');
+    assert.ok(mergePatchOptions(clients.k8s));
+  });
+});
+
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
+describe('kube errors', () => {
+  const exception = (code: number, body: unknown) =>
+    Object.assign(new Error(`HTTP-Code: ${code}`), { code, body });
+
+  it('reads the code and the Status from the string body', () => {
+    const error = exception(
+      404,
+      JSON.stringify({ kind: 'Status', reason: 'NotFound', message: 'secrets "x" not found' }),
+    );
+    assert.deepEqual(describeKubeError(error), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'secrets "x" not found',
+    });
+    assert.equal(isNotFound(error), true);
+    assert.equal(isForbidden(exception(403, '')), true);
+  });
+
+  it('a transport error has no code', () => {
+    assert.deepEqual(describeKubeError(new Error('connect ECONNREFUSED')), {
+      code: undefined,
+      reason: undefined,
+      message: 'connect ECONNREFUSED',
+    });
+  });
+
+  it('orUndefinedIfNotFound: 404 -> undefined, others rethrown', async () => {
+    assert.equal(await orUndefinedIfNotFound(Promise.reject(exception(404, ''))), undefined);
+    await assert.rejects(orUndefinedIfNotFound(Promise.reject(exception(500, ''))), /HTTP-Code: 500/);
+  });
+});
