@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { createIo, type Runtime, readGlobalOptions } from './globals.js';
+
+/** `ctl sim up` and `ctl sim scenarios` (SIMULATOR.md): the simulated cluster for tests, demos, rehearsals. */
+export function register(program: Command, runtime: Runtime): void {
+  const sim = program
+    .command('sim')
+    .description('run a simulated cluster: operator, Kubernetes API, management API');
+
+  sim
+    .command('up')
+    .description('start a simulated cluster in the foreground until Ctrl+C')
+    .option('--scenario <name|file>', 'built-in scenario name or a scenario YAML file', 'happy-path')
+    .option('--dir <dir>', 'where to write kubeconfig, ca.pem, env, audit.jsonl, events.jsonl', '.ctl-sim')
+    .option('--kube-port <n>', 'Kubernetes API port (default: a free one)')
+    .option('--api-port <n>', 'management API port (default: a free one)')
+    .option('--fast', 'no simulated waits: every operator step completes at once')
+    .action(async (_options: unknown, command: Command) => {
+      const io = createIo(readGlobalOptions(command), runtime);
+      const options = command.opts() as {
+        scenario: string;
+        dir: string;
+        kubePort?: string;
+        apiPort?: string;
+        fast?: boolean;
+      };
+      const kubePort = parsePort(options.kubePort, '--kube-port');
+      const apiPort = parsePort(options.apiPort, '--api-port');
+      const { runSimUp } = await import('../sim/up.js');
+      await runSimUp(
+        { scenario: options.scenario, dir: options.dir, kubePort, apiPort, fast: options.fast === true },
+        { io, cwd: process.cwd() },
+      );
+    });
+
+  sim
+    .command('scenarios')
+    .description('list the built-in scenarios')
+    .action(async (_options: unknown, command: Command) => {
+      const io = createIo(readGlobalOptions(command), runtime);
+      const { printScenarios } = await import('../sim/up.js');
+      printScenarios(io);
+    });
+}
+
+function parsePort(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535) {
+    throw new UsageError(`${flag} must be a port number from 1 to 65535, not "${value}"`, {
+      hint: `Omit ${flag} to use a free port.`,
+    });
+  }
+  return port;
+}

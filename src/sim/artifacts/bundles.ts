@@ -1,0 +1,81 @@
+/**
+ * The files a bundle install downloads, laid out like the upstream release tree
+ * (`<tag>/bundle.yaml`, `<tag>/admission/webhook.yaml`, ...) so a `{version}` URL template
+ * and its relative paths work the same against the simulator and the real thing.
+ */
+
+import { stringify } from 'yaml';
+import type { Dialect } from '../../dialect.js';
+import { crdsFor } from '../crds.js';
+import {
+  admissionService,
+  admissionWebhook,
+  type KubeManifest,
+  operatorDeployment,
+  operatorRole,
+  operatorRoleBinding,
+  operatorServiceAccount,
+  type Platform,
+  redbRole,
+  redbRoleBinding,
+} from './operator-objects.js';
+
+/** Multi-document YAML, one `---` before each document, like the upstream files. */
+export function toMultiDocumentYaml(documents: readonly unknown[]): string {
+  return documents.map((document) => `---\n${stringify(document, { lineWidth: 0 })}`).join('');
+}
+
+/** The resources of `bundle.yaml` (or `openshift.bundle.yaml`), in apply order. */
+export function bundleObjects(version: string, dialect: Dialect, platform: Platform): KubeManifest[] {
+  return [
+    operatorRole(platform),
+    operatorRoleBinding(),
+    operatorServiceAccount(),
+    admissionService(),
+    ...(crdsFor(dialect) as KubeManifest[]),
+    operatorDeployment(version, platform),
+  ];
+}
+
+export function bundleYaml(version: string, dialect: Dialect, platform: Platform): string {
+  return toMultiDocumentYaml(bundleObjects(version, dialect, platform));
+}
+
+/** `admission/webhook.yaml`: applied separately, after `sed s/OPERATOR_NAMESPACE/<ns>/`. */
+export function webhookYaml(version: string): string {
+  return toMultiDocumentYaml([admissionWebhook(version)]);
+}
+
+export function redbRoleYaml(): string {
+  return toMultiDocumentYaml([redbRole()]);
+}
+
+export function redbRoleBindingYaml(): string {
+  return toMultiDocumentYaml([redbRoleBinding()]);
+}
+
+/** Paths below `/bundles/<version>/` and how to produce each. */
+export function bundleFile(path: string, version: string, dialect: Dialect): string | undefined {
+  switch (path) {
+    case 'bundle.yaml':
+      return bundleYaml(version, dialect, 'kubernetes');
+    case 'openshift.bundle.yaml':
+      return bundleYaml(version, dialect, 'openshift');
+    case 'admission/webhook.yaml':
+      return webhookYaml(version);
+    case 'multi-namespace-redb/role.yaml':
+      return redbRoleYaml();
+    case 'multi-namespace-redb/role_binding.yaml':
+      return redbRoleBindingYaml();
+    default:
+      return undefined;
+  }
+}
+
+export const BUNDLE_FILES = [
+  'bundle.yaml',
+  'openshift.bundle.yaml',
+  'admission/webhook.yaml',
+  'multi-namespace-redb/role.yaml',
+  'multi-namespace-redb/role_binding.yaml',
+] as const;

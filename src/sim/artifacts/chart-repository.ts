@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'yaml';
+import type { Dialect } from '../../dialect.js';
+import { CHART_NAME, chartFiles } from './chart.js';
+import { packTgz } from './tgz.js';
+
+// Fixed so index.yaml does not change between starts (helm caches it by content).
+const CREATED = '2024-01-01T00:00:00Z';
+
+export function chartArchiveName(version: string): string {
+  return `${CHART_NAME}-${version}.tgz`;
+}
+
+/**
+ * A helm chart repository of one chart in many versions. Archives are built on first request
+ * and kept: a scale test may ask for the same archive many times, and the digest in index.yaml
+ * needs every archive anyway.
+ */
+export class ChartRepository {
+  readonly #dialect: Dialect;
+  readonly #versions: readonly string[];
+  readonly #archives = new Map<string, Promise<Buffer>>();
+  #index: Promise<string> | undefined;
+
+  constructor(versions: readonly string[], dialect: Dialect) {
+    this.#versions = versions;
+    this.#dialect = dialect;
+  }
+
+  has(version: string): boolean {
+    return this.#versions.includes(version);
+  }
+
+  archive(version: string): Promise<Buffer> {
+    let archive = this.#archives.get(version);
+    if (!archive) {
+      const files = chartFiles(version, this.#dialect).map((file) => ({
+        path: `${CHART_NAME}/${file.path}`,
+        content: file.content,
+      }));
+      archive = packTgz(files);
+      this.#archives.set(version, archive);
+    }
+    return archive;
+  }
+
+  /** `index.yaml`: relative URLs, so the index stays valid whatever port the server listens on. */
+  index(): Promise<string> {
+    this.#index ??= this.#buildIndex();
+    return this.#index;
+  }
+
+  async #buildIndex(): Promise<string> {
+    const newestFirst = [...this.#versions].reverse();
+    const entries = await Promise.all(
+      newestFirst.map(async (version) => ({
+        apiVersion: 'v2',
+        name: CHART_NAME,
+        description: 'Redis Enterprise operator (ctl simulator chart)',
+        type: 'application',
+        version,
+        appVersion: version,
+        kubeVersion: '>=1.23.0-0',
+        created: CREATED,
+        digest: createHash('sha256')
+          .update(await this.archive(version))
+          .digest('hex'),
+        urls: [chartArchiveName(version)],
+      })),
+    );
+    return stringify(
+      { apiVersion: 'v1', entries: { [CHART_NAME]: entries }, generated: CREATED },
+      { lineWidth: 0 },
+    );
+  }
+}

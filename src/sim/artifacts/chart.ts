@@ -1,0 +1,213 @@
+/**
+ * The simulator's helm chart `redis-enterprise-operator`, one per operator version: the same
+ * objects as the bundle (operator-objects.ts), as helm v2 chart files.
+ *
+ * Each template is produced by evaluating its object for every combination of the two chart
+ * values and wrapping the variants in `{{ if }}` blocks. The chart therefore renders exactly the
+ * objects `renderChart` renders in TypeScript (used to seed a helm release without helm).
+ */
+
+import { stringify } from 'yaml';
+import type { Dialect } from '../../dialect.js';
+import { webhookNameFor } from '../../upgrade/catalog.js';
+import { crdsFor } from '../crds.js';
+import {
+  admissionService,
+  admissionWebhook,
+  type KubeManifest,
+  operatorDeployment,
+  operatorRole,
+  operatorRoleBinding,
+  operatorServiceAccount,
+} from './operator-objects.js';
+
+export const CHART_NAME = 'redis-enterprise-operator';
+
+export interface ChartValues {
+  openshift: { mode: boolean };
+  admission: { limitToNamespace: boolean };
+}
+
+export const DEFAULT_CHART_VALUES: ChartValues = {
+  openshift: { mode: false },
+  admission: { limitToNamespace: true },
+};
+
+export interface ChartFile {
+  /** Path inside the archive, below the chart's own folder. */
+  path: string;
+  content: string;
+}
+
+// A plain YAML scalar that cannot occur in real content; becomes `{{ .Release.Namespace }}`.
+const NAMESPACE_TOKEN = 'zzreleasenamespacezz';
+
+type TemplateObject = (version: string, values: ChartValues, namespace: string) => KubeManifest;
+
+interface Template {
+  file: string;
+  build: TemplateObject;
+  /** Versions with the same key render the same text: lets 70 versions share one rendering. */
+  sameFor: (version: string) => string;
+}
+
+const EVERY_VERSION = () => '';
+
+/** The chart's templates in helm's install order (ServiceAccount, Role, ..., webhook last). */
+const TEMPLATES: readonly Template[] = [
+  { file: 'templates/service_account.yaml', build: () => operatorServiceAccount(), sameFor: EVERY_VERSION },
+  {
+    file: 'templates/role.yaml',
+    build: (_v, values) => operatorRole(values.openshift.mode ? 'openshift' : 'kubernetes'),
+    sameFor: EVERY_VERSION,
+  },
+  { file: 'templates/role_binding.yaml', build: () => operatorRoleBinding(), sameFor: EVERY_VERSION },
+  { file: 'templates/admission_service.yaml', build: () => admissionService(), sameFor: EVERY_VERSION },
+  {
+    file: 'templates/operator_deployment.yaml',
+    build: (version, values) =>
+      operatorDeployment(version, values.openshift.mode ? 'openshift' : 'kubernetes'),
+    sameFor: (version) => version,
+  },
+  // caBundle is left out: the operator fills it in, and a chart upgrade must not reset it.
+  {
+    file: 'templates/webhook.yaml',
+    build: (version, values, namespace) =>
+      admissionWebhook(version, {
+        name: chartWebhookName(version, values, namespace),
+        namespace,
+        caBundle: null,
+        ...(values.admission.limitToNamespace ? { limitToNamespace: namespace } : {}),
+      }),
+    sameFor: (version) => webhookNameFor(version),
+  },
+];
+
+/** `redis-enterprise-admission-<namespace>` with `admission.limitToNamespace` (redis-facts.md §3). */
+export function chartWebhookName(version: string, values: ChartValues, namespace: string): string {
+  const base = webhookNameFor(version);
+  return values.admission.limitToNamespace ? `${base}-${namespace}` : base;
+}
+
+function yamlOf(object: unknown): string {
+  return stringify(object, { lineWidth: 0 });
+}
+
+function valuesFor(openshift: boolean, limit: boolean): ChartValues {
+  return { openshift: { mode: openshift }, admission: { limitToNamespace: limit } };
+}
+
+const templateCache = new Map<string, string>();
+
+function templateText(version: string, template: Template): string {
+  const key = `${template.file}\0${template.sameFor(version)}`;
+  let text = templateCache.get(key);
+  if (text === undefined) {
+    text = buildTemplateText(version, template.build);
+    templateCache.set(key, text);
+  }
+  return text;
+}
+
+/** One template's text: the variants it really has, each behind the `if` that selects it. */
+function buildTemplateText(version: string, build: TemplateObject): string {
+  const render = (openshift: boolean, limit: boolean) =>
+    yamlOf(build(version, valuesFor(openshift, limit), NAMESPACE_TOKEN)).replaceAll(
+      NAMESPACE_TOKEN,
+      '{{ .Release.Namespace }}',
+    );
+  const [plainDefault, plainLimited, openshiftDefault, openshiftLimited] = [
+    render(false, false),
+    render(false, true),
+    render(true, false),
+    render(true, true),
+  ];
+  const OPENSHIFT = '.Values.openshift.mode';
+  const LIMIT = '.Values.admission.limitToNamespace';
+  const dependsOnOpenshift = plainDefault !== openshiftDefault || plainLimited !== openshiftLimited;
+  const dependsOnLimit = plainDefault !== plainLimited || openshiftDefault !== openshiftLimited;
+  const ifElse = (condition: string, then: string, otherwise: string) =>
+    `{{- if ${condition} }}\n${then}{{- else }}\n${otherwise}{{- end }}\n`;
+  if (!dependsOnOpenshift && !dependsOnLimit) return plainDefault;
+  if (!dependsOnLimit) return ifElse(OPENSHIFT, openshiftDefault, plainDefault);
+  if (!dependsOnOpenshift) return ifElse(LIMIT, plainLimited, plainDefault);
+  return ifElse(
+    OPENSHIFT,
+    ifElse(LIMIT, openshiftLimited, openshiftDefault),
+    ifElse(LIMIT, plainLimited, plainDefault),
+  );
+}
+
+function chartYaml(version: string): string {
+  return yamlOf({
+    apiVersion: 'v2',
+    name: CHART_NAME,
+    description: 'Redis Enterprise operator (ctl simulator chart)',
+    type: 'application',
+    version,
+    appVersion: version,
+    kubeVersion: '>=1.23.0-0',
+  });
+}
+
+function valuesYaml(): string {
+  return [
+    '# Values of the simulator chart of the Redis Enterprise operator.',
+    'openshift:',
+    '  # true: the RHEL operator image, OpenShift routes and SCC rules in the Role.',
+    '  mode: false',
+    'admission:',
+    '  # true: the webhook is named redis-enterprise-admission-<namespace> and only sees',
+    '  # namespaces labelled namespace-name=<namespace>.',
+    '  limitToNamespace: true',
+    '',
+  ].join('\n');
+}
+
+/** Every file of the chart for one operator version; CRDs follow the cluster's dialect. */
+export function chartFiles(version: string, dialect: Dialect): ChartFile[] {
+  return [
+    { path: 'Chart.yaml', content: chartYaml(version) },
+    { path: 'values.yaml', content: valuesYaml() },
+    ...TEMPLATES.map((template) => ({ path: template.file, content: templateText(version, template) })),
+    ...crdFiles(dialect),
+  ];
+}
+
+const crdFileCache = new Map<Dialect, ChartFile[]>();
+
+function crdFiles(dialect: Dialect): ChartFile[] {
+  let files = crdFileCache.get(dialect);
+  if (!files) {
+    const crds = crdsFor(dialect) as { metadata: { name: string } }[];
+    files = crds.map((crd) => ({ path: `crds/${crd.metadata.name}.yaml`, content: yamlOf(crd) }));
+    crdFileCache.set(dialect, files);
+  }
+  return files;
+}
+
+export interface RenderedChart {
+  /** `templates/...` file name and its rendered objects, in install order. */
+  templates: { path: string; object: KubeManifest }[];
+  /** helm's release manifest: `---\n# Source: <chart>/<path>\n<yaml>` per template. */
+  manifest: string;
+  crds: KubeManifest[];
+}
+
+/** What `helm install` of this chart renders, without helm. */
+export function renderChart(
+  version: string,
+  dialect: Dialect,
+  namespace: string,
+  values: ChartValues = DEFAULT_CHART_VALUES,
+): RenderedChart {
+  const templates = TEMPLATES.map(({ file, build }) => ({
+    path: file,
+    object: build(version, values, namespace),
+  }));
+  const manifest = templates
+    .map(({ path, object }) => `---\n# Source: ${CHART_NAME}/${path}\n${yamlOf(object)}`)
+    .join('')
+    .trimEnd();
+  return { templates, manifest, crds: crdsFor(dialect) as KubeManifest[] };
+}

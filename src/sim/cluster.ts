@@ -1,0 +1,270 @@
+/**
+ * One whole simulated cluster: a CA, the Kubernetes API emulator, the management API emulator,
+ * the simulated operator and the artifact server (helm repository, bundles), wired together
+ * from a scenario. `ctl sim up`, `ctl demo` and the end-to-end tests all start it through
+ * `startSimulatedCluster`; SIMULATOR.md lists the files it writes.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { OperationError } from '../errors.js';
+import { type RunningArtifactsServer, startArtifactsServer } from './artifacts/server.js';
+import { AuditLog } from './audit.js';
+import { writeKubeconfig } from './kube/kubeconfig.js';
+import { type KubeServer, startKubeServer } from './kube/server.js';
+import type { OperatorEvent } from './operator/events.js';
+import { type RunningOperator, seedCluster, startOperator } from './operator/index.js';
+import { RestModel } from './rest/model.js';
+import { type RunningRestServer, startRestServer } from './rest/server.js';
+import { type Scenario, withFastTiming } from './scenario.js';
+import { createCertificateAuthority } from './tls.js';
+
+export interface SimulatedClusterOptions {
+  scenario: Scenario;
+  /** Where the files go; default a temporary folder, removed again by `stop()`. */
+  dir?: string;
+  /** Default: free ports. */
+  kubePort?: number;
+  apiPort?: number;
+  artifactsPort?: number;
+  /** Every simulated wait at zero (tests, demos). */
+  fast?: boolean;
+}
+
+export interface SimulatedCluster {
+  scenario: Scenario;
+  dir: string;
+  kubeUrl: string;
+  apiUrl: string;
+  /** Helm repository URL and root of `/bundles/<version>/...`. */
+  artifactsUrl: string;
+  /** `<dir>/kubeconfig`: one context, the scenario's namespace, a bearer token. */
+  kubeconfigPath: string;
+  caPath: string;
+  audit: AuditLog;
+  kube: KubeServer;
+  rest: RunningRestServer & { model: RestModel };
+  artifacts: RunningArtifactsServer;
+  operator: RunningOperator;
+  /** What `<dir>/env` exports: KUBECONFIG, CTL_API_URL, CTL_USERNAME, ... */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** The management API port inside the cluster's pods (`kubectl port-forward pod/rec-0 9443`). */
+export const API_POD_PORT = 9443;
+
+export async function startSimulatedCluster(options: SimulatedClusterOptions): Promise<SimulatedCluster> {
+  const scenario = options.fast ? withFastTiming(options.scenario) : options.scenario;
+  const ownsDir = options.dir === undefined;
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'ctl-sim-'));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const files = {
+    kubeconfig: path.join(dir, 'kubeconfig'),
+    ca: path.join(dir, 'ca.pem'),
+    env: path.join(dir, 'env'),
+    audit: path.join(dir, 'audit.jsonl'),
+    events: path.join(dir, 'events.jsonl'),
+  };
+  // A previous run's lines would be mistaken for this one's.
+  writeFileSync(files.audit, '', { mode: 0o600 });
+  writeFileSync(files.events, '', { mode: 0o600 });
+
+  const stack = new ShutdownStack();
+  // Bottom of the stack: the folder goes only after every server has stopped writing to it.
+  if (ownsDir) stack.push(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    const ca = await createCertificateAuthority();
+    const audit = new AuditLog(files.audit);
+    const model = restModelFor(scenario);
+    const rest = await listening('--api-port', options.apiPort, () =>
+      startRestServer({ model, ca, audit, port: options.apiPort, faults: restFaultsOf(scenario) }),
+    );
+    stack.push(() => rest.close());
+
+    const token = randomBytes(24).toString('hex');
+    const [major = '1', minor = '32'] = scenario.kubernetesVersion.split('.');
+    const kube = await listening('--kube-port', options.kubePort, () =>
+      startKubeServer({
+        ca,
+        audit,
+        token,
+        user: 'ctl-sim-admin',
+        port: options.kubePort,
+        version: { major, minor },
+        platform: scenario.platform,
+        portForward: (namespace, pod, port) =>
+          namespace === scenario.namespace &&
+          isClusterPod(pod, scenario.cluster.name) &&
+          port === API_POD_PORT
+            ? { host: '127.0.0.1', port: rest.port }
+            : undefined,
+      }),
+    );
+    stack.push(() => kube.close());
+    stack.push(dropWatchesPeriodically(kube, scenario));
+
+    await seedCluster(kube, model, scenario);
+    const operator = startOperator({
+      store: kube,
+      rest: model,
+      scenario,
+      events: (event: OperatorEvent) => appendFileSync(files.events, `${JSON.stringify(event)}\n`),
+    });
+    stack.push(() => operator.stop());
+
+    const artifacts = await listening('artifactsPort', options.artifactsPort, () =>
+      startArtifactsServer({ dialect: scenario.dialect, port: options.artifactsPort }),
+    );
+    stack.push(() => artifacts.close());
+
+    writeKubeconfig(files.kubeconfig, {
+      server: kube.url,
+      caPem: ca.certPem,
+      token,
+      namespace: scenario.namespace,
+      contextName: `ctl-sim-${scenario.name}`,
+    });
+    writeFileSync(files.ca, ca.certPem, { mode: 0o644 });
+    const user = apiUserOf(scenario);
+    const env: Record<string, string> = {
+      KUBECONFIG: files.kubeconfig,
+      CTL_API_URL: rest.url,
+      CTL_USERNAME: user.username,
+      CTL_PASSWORD: user.password,
+      CTL_CA_FILE: files.ca,
+      CTL_BUNDLE:
+        scenario.platform === 'openshift'
+          ? artifacts.openshiftBundleUrlTemplate
+          : artifacts.bundleUrlTemplate,
+      CTL_HELM_REPO: artifacts.url,
+    };
+    // It holds the management API password: owner only.
+    writeFileSync(files.env, envFileText(env, files.env), { mode: 0o600 });
+    chmodSync(files.env, 0o600);
+    chmodSync(files.kubeconfig, 0o600);
+
+    return {
+      scenario,
+      dir,
+      kubeUrl: kube.url,
+      apiUrl: rest.url,
+      artifactsUrl: artifacts.url,
+      kubeconfigPath: files.kubeconfig,
+      caPath: files.ca,
+      audit,
+      kube,
+      rest: Object.assign(rest, { model }),
+      artifacts,
+      operator,
+      env,
+      stop: () => stack.unwind(),
+    };
+  } catch (error) {
+    await stack.unwind();
+    throw error;
+  }
+}
+
+function isClusterPod(pod: string, clusterName: string): boolean {
+  return pod.startsWith(`${clusterName}-`) && /^\d+$/.test(pod.slice(clusterName.length + 1));
+}
+
+/**
+ * The management API's cluster-wide facts; `seedCluster` then adds the scenario's users,
+ * modules and databases. Actions complete only when the operator says so (after
+ * `timing.databaseUpgrade`), not on the model's own clock.
+ */
+function restModelFor(scenario: Scenario): RestModel {
+  return new RestModel({
+    serverVersion: scenario.cluster.apiVersion,
+    dialect: scenario.dialect,
+    clusterName: scenario.cluster.name,
+    nodes: scenario.cluster.nodes,
+    actionDelayMs: undefined,
+  });
+}
+
+function restFaultsOf(scenario: Scenario) {
+  return scenario.faults
+    .filter((fault) => fault.api === 'rest')
+    .map((fault) => ({
+      api: 'rest' as const,
+      match: fault.match,
+      ...(fault.status !== undefined ? { status: fault.status } : {}),
+      ...(fault.times !== undefined ? { times: fault.times } : {}),
+      ...(fault.rate !== undefined ? { rate: fault.rate } : {}),
+      ...(fault.kind === 'reset' || fault.kind === 'delay' ? { kind: fault.kind } : {}),
+      ...(fault.delayMs !== undefined ? { delayMs: fault.delayMs } : {}),
+      ...(fault.seed !== undefined ? { seed: fault.seed } : {}),
+    }));
+}
+
+/** `{api: kube, match: watch, dropAfterSeconds: N}`: every open watch is cut every N seconds. */
+function dropWatchesPeriodically(kube: KubeServer, scenario: Scenario): () => Promise<void> {
+  const timers = scenario.faults
+    .filter((fault) => fault.api === 'kube' && fault.dropAfterSeconds !== undefined)
+    .map((fault) => setInterval(() => kube.dropWatches(), (fault.dropAfterSeconds ?? 1) * 1000).unref());
+  return async () => {
+    for (const timer of timers) clearInterval(timer);
+  };
+}
+
+/** The user ctl signs in as: the first admin whose password still works. */
+function apiUserOf(scenario: Scenario): { username: string; password: string } {
+  const users = scenario.cluster.users;
+  const user = users.find((u) => u.role === 'admin' && !u.passwordExpired) ?? users[0];
+  if (!user) throw new OperationError(`scenario ${scenario.name} has no management API user`);
+  return user;
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function envFileText(env: Record<string, string>, file: string): string {
+  const lines = Object.entries(env).map(([key, value]) => `export ${key}=${shellQuote(value)}`);
+  return `# The simulated cluster's settings for kubectl, helm and ctl: source ${shellQuote(file)}\n${lines.join('\n')}\n`;
+}
+
+/** Turns "port in use" into exit 1 with a hint; other failures pass through. */
+async function listening<T>(flag: string, port: number | undefined, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      const why = code === 'EADDRINUSE' ? 'is already in use' : 'may not be used by this user';
+      throw new OperationError(`port ${port ?? '(free)'} on 127.0.0.1 ${why}`, {
+        hint: `Choose another ${flag}, or leave it out to use a free port.`,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Stops what was started, newest first, even when one stop fails. */
+class ShutdownStack {
+  readonly #steps: (() => Promise<void> | void)[] = [];
+  #unwound: Promise<void> | undefined;
+
+  push(step: () => Promise<void> | void): void {
+    this.#steps.push(step);
+  }
+
+  unwind(): Promise<void> {
+    this.#unwound ??= (async () => {
+      for (const step of this.#steps.reverse()) {
+        try {
+          await step();
+        } catch {
+          // Keep stopping the rest: a half-stopped simulator holds ports.
+        }
+      }
+    })();
+    return this.#unwound;
+  }
+}

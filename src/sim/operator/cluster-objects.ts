@@ -1,0 +1,293 @@
+import { type Dialect, dialectFields } from '../../dialect.js';
+import { templateHash } from '../kube/controllers/pods.js';
+import type { KubeObject } from '../kube/types.js';
+import type { Scenario, ScenarioDatabase } from '../scenario.js';
+import { setPath } from './kube-access.js';
+
+/**
+ * The objects of the Redis Enterprise cluster itself, as the real operator creates them:
+ * the REC, its StatefulSet and pods, the credentials Secret, the database resources. Shared by
+ * the seeding and by the operator's own reconcilers so both write the same shapes.
+ */
+
+export const CRD_API_VERSION = 'app.redislabs.com/v1';
+export const DATABASE_API_VERSION = 'app.redislabs.com/v1alpha1';
+export const CLUSTER_KIND = 'RedisEnterpriseCluster';
+export const DATABASE_KIND = 'RedisEnterpriseDatabase';
+export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
+
+export const NODE_CONTAINER = 'redis-enterprise-node';
+export const BOOTSTRAPPER_CONTAINER = 'bootstrapper';
+export const BOOTSTRAPPER_REPOSITORY = 'redislabs/operator';
+export const SCC_NAME = 'redis-enterprise-scc-v2';
+export const ADMISSION_TLS_SECRET = 'admission-tls';
+/** The port of the management API inside every node pod (redis-facts.md §4). */
+export const API_PORT = 9443;
+
+const APP_LABEL = { app: 'redis-enterprise' } as const;
+
+export function clusterSelectorLabels(clusterName: string): Record<string, string> {
+  return { ...APP_LABEL, 'redis.io/cluster': clusterName, 'redis.io/role': 'node' };
+}
+
+/** `<repository>:<tag>` of the node image. */
+export function nodeImage(repository: string, versionTag: string): string {
+  return `${repository}:${versionTag}`;
+}
+
+/** The tag of an image reference (`redislabs/redis:7.4.6-22` -> `7.4.6-22`). */
+export function imageTag(image: string | undefined): string | undefined {
+  if (!image) return undefined;
+  const withoutDigest = image.split('@')[0] ?? '';
+  const colon = withoutDigest.lastIndexOf(':');
+  return colon > withoutDigest.lastIndexOf('/') ? withoutDigest.slice(colon + 1) : undefined;
+}
+
+export function clusterResource(scenario: Scenario): KubeObject {
+  const fields = dialectFields(scenario.dialect);
+  const { cluster } = scenario;
+  const spec: Record<string, unknown> = { nodes: cluster.nodes };
+  const imageSpec: Record<string, unknown> = {
+    imagePullPolicy: 'IfNotPresent',
+    repository: cluster.repository,
+    versionTag: cluster.versionTag,
+  };
+  if (cluster.digestHash) imageSpec.digestHash = cluster.digestHash;
+  const root: Record<string, unknown> = { spec };
+  setPath(root, fields.imageSpecPath, imageSpec);
+  setPath(root, fields.autoUpgradePath, cluster.autoUpgrade);
+  if (cluster.upgradePolicy) setPath(root, fields.upgradePolicyPath, cluster.upgradePolicy);
+  return {
+    apiVersion: CRD_API_VERSION,
+    kind: CLUSTER_KIND,
+    metadata: { name: cluster.name, namespace: scenario.namespace, labels: { ...APP_LABEL } },
+    spec: root.spec,
+  };
+}
+
+/** `status.licenseStatus` for the scenario's licence state. */
+export function licenseStatus(license: string, nodes: number, now: Date): Record<string, unknown> {
+  const day = 24 * 60 * 60 * 1000;
+  const expired = license === 'Expired';
+  const expiration = new Date(now.getTime() + (expired ? -7 : 365) * day);
+  return {
+    licenseState: license,
+    activationDate: new Date(now.getTime() - 30 * day).toISOString().replace(/\.\d+Z$/, 'Z'),
+    expirationDate: expiration.toISOString().replace(/\.\d+Z$/, 'Z'),
+    shardsLimit: Math.max(4, nodes * 4),
+    shardsUsage: '0',
+  };
+}
+
+/** The node pod template: the node container at the cluster tag, the bootstrapper at the operator's. */
+export function nodePodTemplate(
+  clusterName: string,
+  image: string,
+  operatorVersion: string,
+): Record<string, unknown> {
+  return {
+    metadata: { labels: clusterSelectorLabels(clusterName) },
+    spec: {
+      serviceAccountName: clusterName,
+      containers: [
+        {
+          name: NODE_CONTAINER,
+          image,
+          imagePullPolicy: 'IfNotPresent',
+          ports: [
+            { name: 'api', containerPort: API_PORT },
+            { name: 'ui', containerPort: 8443 },
+          ],
+          resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } },
+        },
+        {
+          name: BOOTSTRAPPER_CONTAINER,
+          image: `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`,
+          imagePullPolicy: 'IfNotPresent',
+          ports: [{ name: 'bootstrapper', containerPort: 8787 }],
+          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '100m', memory: '128Mi' } },
+        },
+      ],
+    },
+  };
+}
+
+/** The revision name the StatefulSet controller gives a template (`<sts>-<hash>`), shared with the default controller. */
+export function revisionOf(statefulSetName: string, template: unknown): string {
+  return `${statefulSetName}-${templateHash(template)}`;
+}
+
+export function clusterStatefulSet(
+  clusterName: string,
+  namespace: string,
+  nodes: number,
+  template: unknown,
+): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: clusterName, namespace, labels: { ...APP_LABEL, 'redis.io/cluster': clusterName } },
+    spec: {
+      replicas: nodes,
+      serviceName: clusterName,
+      selector: { matchLabels: clusterSelectorLabels(clusterName) },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+      template,
+    },
+  };
+}
+
+/** The Service of the management API (`<rec>:9443`), as the operator creates it. */
+export function clusterApiService(clusterName: string, namespace: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: clusterName, namespace, labels: { ...APP_LABEL, 'redis.io/cluster': clusterName } },
+    spec: {
+      selector: clusterSelectorLabels(clusterName),
+      ports: [{ name: 'api', port: API_PORT, targetPort: API_PORT, protocol: 'TCP' }],
+    },
+  };
+}
+
+export function clusterServiceAccount(clusterName: string, namespace: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: clusterName, namespace, labels: { ...APP_LABEL } },
+  };
+}
+
+/** The admin credentials Secret named after the cluster (redis-facts.md §1). */
+export function clusterCredentialsSecret(
+  clusterName: string,
+  namespace: string,
+  user: { username: string; password: string },
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: { name: clusterName, namespace, labels: { ...APP_LABEL, 'redis.io/cluster': clusterName } },
+    data: {
+      username: Buffer.from(user.username, 'utf8').toString('base64'),
+      password: Buffer.from(user.password, 'utf8').toString('base64'),
+    },
+  };
+}
+
+export interface DatabaseStatusInput {
+  uid: number;
+  version: string;
+  port: number;
+  clusterName: string;
+  shards: number;
+  now: string;
+}
+
+export function databaseResource(
+  dialect: Dialect,
+  clusterName: string,
+  database: ScenarioDatabase,
+): KubeObject {
+  const fields = dialectFields(dialect);
+  const spec: Record<string, unknown> = {
+    redisEnterpriseCluster: { name: clusterName },
+    memorySize: database.memorySize ?? '100MB',
+    shardCount: database.shardCount ?? 1,
+    replication: database.replication ?? true,
+  };
+  if (database.modules.length > 0) {
+    spec.modulesList = database.modules.map((module) => ({ name: module.name, version: module.version }));
+  }
+  const root: Record<string, unknown> = { spec };
+  // A database's own policy word (`major`/`latest`) takes the place of a fixed version, as in the real CRD.
+  setPath(root, fields.databaseVersionPath, database.upgradePolicy ?? database.version);
+  return {
+    apiVersion: DATABASE_API_VERSION,
+    kind: DATABASE_KIND,
+    metadata: { name: database.name, namespace: database.namespace, labels: { ...APP_LABEL } },
+    spec: root.spec,
+  };
+}
+
+export function databaseStatus(
+  database: { name: string; namespace: string },
+  input: DatabaseStatusInput,
+): Record<string, unknown> {
+  return {
+    status: 'active',
+    specStatus: 'Valid',
+    version: input.version,
+    databaseUID: String(input.uid),
+    redisEnterpriseCluster: input.clusterName,
+    internalEndpoints: [
+      { host: `${database.name}.${database.namespace}.svc.cluster.local`, port: input.port },
+    ],
+    shardStatuses: { active: input.shards },
+    createdTime: input.now,
+    lastUpdated: input.now,
+    observedGeneration: 1,
+  };
+}
+
+export function activeActiveResource(
+  dialect: Dialect,
+  clusterName: string,
+  database: ScenarioDatabase,
+): KubeObject {
+  const fields = dialectFields(dialect);
+  const globalConfigurations: Record<string, unknown> = {
+    memorySize: database.memorySize ?? '100MB',
+    shardCount: database.shardCount ?? 1,
+    replication: database.replication ?? true,
+  };
+  if (database.modules.length > 0) {
+    globalConfigurations.modulesList = database.modules.map((module) => ({
+      name: module.name,
+      version: module.version,
+    }));
+  }
+  const root: Record<string, unknown> = {
+    spec: { globalConfigurations, participatingClusters: [{ name: clusterName }] },
+  };
+  setPath(root, fields.activeActiveVersionPath, database.upgradePolicy ?? database.version);
+  return {
+    apiVersion: DATABASE_API_VERSION,
+    kind: ACTIVE_ACTIVE_KIND,
+    metadata: { name: database.name, namespace: database.namespace, labels: { ...APP_LABEL } },
+    spec: root.spec,
+  };
+}
+
+export function activeActiveStatus(database: { name: string }): Record<string, unknown> {
+  return { status: 'active', specStatus: 'Valid', replicationStatus: 'up', linkedRedbs: [database.name] };
+}
+
+/** The OpenShift SCC the cluster's pods run under before 7.22.0-6 (redis-facts.md §1, written anew). */
+export function securityContextConstraints(namespace: string, clusterName: string): KubeObject {
+  return {
+    apiVersion: 'security.openshift.io/v1',
+    kind: 'SecurityContextConstraints',
+    metadata: { name: SCC_NAME, labels: { ...APP_LABEL } },
+    allowPrivilegeEscalation: true,
+    allowPrivilegedContainer: false,
+    allowHostDirVolumePlugin: false,
+    allowHostIPC: false,
+    allowHostNetwork: false,
+    allowHostPID: false,
+    allowHostPorts: false,
+    allowedCapabilities: ['SYS_RESOURCE'],
+    defaultAddCapabilities: null,
+    requiredDropCapabilities: ['KILL', 'MKNOD'],
+    fsGroup: { type: 'MustRunAs', ranges: [{ min: 1001, max: 1001 }] },
+    runAsUser: { type: 'MustRunAs', uid: 1001 },
+    seLinuxContext: { type: 'MustRunAs' },
+    supplementalGroups: { type: 'RunAsAny' },
+    readOnlyRootFilesystem: false,
+    priority: null,
+    volumes: ['configMap', 'downwardAPI', 'emptyDir', 'persistentVolumeClaim', 'projected', 'secret'],
+    users: [`system:serviceaccount:${namespace}:${clusterName}`],
+    groups: [],
+  };
+}

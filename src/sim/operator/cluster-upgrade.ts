@@ -1,0 +1,356 @@
+import type { DialectFields } from '../../dialect.js';
+import { clusterTagFor } from '../../upgrade/catalog.js';
+import { compareImageTags, parseImageTag } from '../../upgrade/versions.js';
+import { isPodReady } from '../kube/controllers/pods.js';
+import { clone, type KubeObject } from '../kube/types.js';
+import type { RestModel } from '../rest/model.js';
+import type { Scenario } from '../scenario.js';
+import type { Timers } from './clock.js';
+import {
+  BOOTSTRAPPER_CONTAINER,
+  BOOTSTRAPPER_REPOSITORY,
+  CLUSTER_KIND,
+  CRD_API_VERSION,
+  imageTag,
+  NODE_CONTAINER,
+} from './cluster-objects.js';
+import { bundledDatabaseVersionsStatus } from './database-versions.js';
+import type { EventRecorder } from './events.js';
+import { upgradeBlockers } from './freeze.js';
+import { asString, getPath, type KubeAccess, patchAt, statusOf } from './kube-access.js';
+import {
+  createPod,
+  nodeImageOf,
+  podsByOrdinal,
+  REVISION_LABEL,
+  replicasOf,
+  setPodReady,
+  templateOf,
+  updateRevisionOf,
+  writeStatefulSetStatus,
+} from './statefulset.js';
+
+/** States from which the real operator starts an upgrade (redis-facts.md §5). */
+const UPGRADE_FROM_STATES = ['Running', 'InvalidUpgrade'];
+
+export interface ClusterUpgradeOptions {
+  kube: KubeAccess;
+  rest: RestModel;
+  scenario: Scenario;
+  fields: DialectFields;
+  events: EventRecorder;
+  timers: Timers;
+  /** Asks for another reconcile pass (after a timed step). */
+  kick: () => void;
+  /** Called when a cluster upgrade has finished: the operator resumes managing databases. */
+  onUpgradeCompleted: (versionTag: string) => void;
+}
+
+export interface ClusterView {
+  /** `status.state` of the cluster resource, undefined when there is none. */
+  state: string | undefined;
+  /** The image tag the cluster's pods run (or are being upgraded to). */
+  versionTag: string | undefined;
+  upgradePolicy: string | undefined;
+}
+
+/** The Redis Software version the management API reports for an image tag (`8.0.18-36.14` -> `8.0.18-36`). */
+export function serverVersionOf(versionTag: string): string {
+  return /^\d+\.\d+\.\d+-\d+/.exec(versionTag)?.[0] ?? versionTag;
+}
+
+/**
+ * The cluster resource's upgrade: when it starts, when it is refused (InvalidUpgrade, state
+ * not Running), when it freezes, and the rolling replacement of the node pods.
+ */
+export class ClusterUpgrade {
+  readonly #o: ClusterUpgradeOptions;
+  /** REC generation whose image change was answered (started or refused): answer once. */
+  #answeredGeneration: number | undefined;
+  /** REC generation for which "will not start" was reported. */
+  #warnedGeneration: number | undefined;
+  /** A new operator is ready and the cluster may have to follow it (autoUpgrade). */
+  #autoUpgradePending = false;
+  #podStepRunning = false;
+  /** The blockers last reported, so a frozen upgrade warns again only when they change. */
+  #frozenKey: string | undefined;
+
+  constructor(options: ClusterUpgradeOptions) {
+    this.#o = options;
+  }
+
+  /** A new operator version became ready: with autoUpgrade, the cluster follows it. */
+  newOperatorReady(): void {
+    this.#autoUpgradePending = true;
+  }
+
+  reconcile(operatorVersion: string | undefined): ClusterView {
+    const { kube, scenario, fields } = this.#o;
+    const rec = kube.get(CRD_API_VERSION, CLUSTER_KIND, scenario.namespace, scenario.cluster.name);
+    const statefulSet = kube.get('apps/v1', 'StatefulSet', scenario.namespace, scenario.cluster.name);
+    if (!rec || !statefulSet) return { state: undefined, versionTag: undefined, upgradePolicy: undefined };
+    const state = asString(statusOf(rec).state);
+    const runningTag = imageTag(nodeImageOf(templateOf(statefulSet)));
+    const view = (): ClusterView => ({
+      state: asString(
+        statusOf(kube.get(CRD_API_VERSION, CLUSTER_KIND, scenario.namespace, scenario.cluster.name)).state,
+      ),
+      versionTag: runningTag,
+      upgradePolicy: asString(getPath(rec, fields.upgradePolicyPath)),
+    });
+
+    if (this.#autoUpgradePending && this.#autoUpgrade(rec, state, runningTag, operatorVersion)) return view();
+
+    const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
+    const generation = rec.metadata.generation ?? 0;
+    if (state === 'Upgrade') {
+      if (specTag && specTag !== runningTag && this.#warnedGeneration !== generation) {
+        this.#warnedGeneration = generation;
+        this.#o.events.warning(
+          rec,
+          'UpgradeNotStarted',
+          `Upgrade Applied but will not start since REC Status.State is '${state}' and not one of: 'Running', 'InvalidUpgrade'`,
+        );
+      }
+      this.#advance(rec, statefulSet, operatorVersion);
+      return view();
+    }
+    if (state === 'InvalidUpgrade' && specTag === runningTag && !this.#invalidSpec(rec)) {
+      // The spec asks for what runs again (reverted or fixed): nothing left to upgrade.
+      kube.patchStatus(rec, { state: 'Running', specStatus: 'Valid' });
+      return view();
+    }
+    if (specTag && runningTag && specTag !== runningTag && this.#answeredGeneration !== generation) {
+      if (state !== undefined && UPGRADE_FROM_STATES.includes(state)) {
+        this.#start(rec, statefulSet, specTag, operatorVersion);
+      } else if (this.#warnedGeneration !== generation) {
+        this.#warnedGeneration = generation;
+        this.#o.events.warning(
+          rec,
+          'UpgradeNotStarted',
+          `Upgrade Applied but will not start since REC Status.State is '${state ?? ''}' and not one of: 'Running', 'InvalidUpgrade'`,
+        );
+      }
+    }
+    return view();
+  }
+
+  // ---- starting ----------------------------------------------------------------------------
+
+  /** Returns true when it changed the cluster resource (the pass ends; the change comes back). */
+  #autoUpgrade(
+    rec: KubeObject,
+    state: string | undefined,
+    runningTag: string | undefined,
+    operatorVersion: string | undefined,
+  ): boolean {
+    const { fields, kube, scenario, events } = this.#o;
+    if (getPath(rec, fields.autoUpgradePath) !== true || !operatorVersion) {
+      this.#autoUpgradePending = false;
+      return false;
+    }
+    if (this.#invalidSpec(rec)) {
+      // Stays pending: once the spec is fixed the upgrade goes ahead.
+      if (this.#answeredGeneration !== rec.metadata.generation) this.#markInvalidSpec(rec);
+      return true;
+    }
+    this.#autoUpgradePending = false;
+    if (state !== undefined && !UPGRADE_FROM_STATES.includes(state)) return false;
+    const target = clusterTagFor(operatorVersion, scenario.platform);
+    if (!target || !runningTag || !isNewerTag(target, runningTag)) return false;
+    kube.patch(rec, patchAt([...fields.imageSpecPath, 'versionTag'], target));
+    events.normal(
+      rec,
+      'AutoUpgrade',
+      `Operator ${operatorVersion} is ready and autoUpgrade is on: upgrading the cluster from ${runningTag} to ${target}`,
+    );
+    return true;
+  }
+
+  /** autoUpgrade together with a digest hash makes the spec invalid (RED-188354). */
+  #invalidSpec(rec: KubeObject): boolean {
+    const { fields } = this.#o;
+    return (
+      getPath(rec, fields.autoUpgradePath) === true &&
+      Boolean(getPath(rec, [...fields.imageSpecPath, 'digestHash']))
+    );
+  }
+
+  #markInvalidSpec(rec: KubeObject): void {
+    const { fields, kube, events } = this.#o;
+    this.#answeredGeneration = rec.metadata.generation;
+    const auto = fields.autoUpgradePath.slice(1).join('.');
+    const digest = [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
+    kube.patchStatus(rec, { state: 'InvalidUpgrade', specStatus: 'Invalid' });
+    events.warning(
+      rec,
+      'InvalidUpgrade',
+      `Invalid upgrade spec: ${auto} is true and ${digest} is set; automatic upgrades cannot use a digest. ` +
+        `Remove ${digest} or set ${auto} to false`,
+    );
+  }
+
+  #start(
+    rec: KubeObject,
+    statefulSet: KubeObject,
+    target: string,
+    operatorVersion: string | undefined,
+  ): void {
+    const { kube, events, scenario, fields } = this.#o;
+    this.#answeredGeneration = rec.metadata.generation;
+    const from = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
+    const license = asString(getPath(statusOf(rec), ['licenseStatus', 'licenseState']));
+    if (license !== undefined && license !== 'Valid') {
+      kube.patchStatus(rec, { state: 'InvalidUpgrade' });
+      events.warning(
+        rec,
+        'InvalidLicense',
+        `Upgrade to ${target} failed: the cluster license is ${license}. Install a valid license ` +
+          `(the Secret named in spec.licenseSecretName), then apply the upgrade again`,
+      );
+      return;
+    }
+    if (this.#invalidSpec(rec)) {
+      this.#markInvalidSpec(rec);
+      return;
+    }
+    kube.patchStatus(rec, { state: 'Upgrade', specStatus: 'Valid' });
+    events.normal(rec, 'UpgradeStarted', `Upgrading cluster ${rec.metadata.name} from ${from} to ${target}`);
+    const repository =
+      asString(getPath(rec, [...fields.imageSpecPath, 'repository'])) ?? scenario.cluster.repository;
+    const template = clone(templateOf(statefulSet)) as { spec?: { containers?: Record<string, unknown>[] } };
+    for (const container of template.spec?.containers ?? []) {
+      if (container.name === NODE_CONTAINER) container.image = `${repository}:${target}`;
+      if (container.name === BOOTSTRAPPER_CONTAINER && operatorVersion) {
+        container.image = `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`;
+      }
+    }
+    const updated = kube.patch(statefulSet, { spec: { template } });
+    writeStatefulSetStatus(kube, updated);
+    this.#frozenKey = undefined;
+    this.#o.kick();
+  }
+
+  // ---- rolling -----------------------------------------------------------------------------
+
+  /** One step of the rolling upgrade, or the freeze, or the end. */
+  #advance(rec: KubeObject, statefulSet: KubeObject, operatorVersion: string | undefined): void {
+    if (this.#podStepRunning) return;
+    const { kube, rest, events } = this.#o;
+    const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
+    const blockers = upgradeBlockers(rest, target, operatorVersion);
+    if (blockers.length > 0) {
+      const key = blockers.map((b) => b.message).join('\n');
+      if (key !== this.#frozenKey) {
+        this.#frozenKey = key;
+        for (const blocker of blockers) events.warning(rec, blocker.reason, blocker.message);
+      }
+      return;
+    }
+    if (this.#frozenKey !== undefined) {
+      this.#frozenKey = undefined;
+      events.normal(
+        rec,
+        'UpgradeResumed',
+        `Nothing blocks the upgrade to ${target} any more: resuming the rolling upgrade`,
+      );
+    }
+    const revision = updateRevisionOf(statefulSet);
+    const pods = podsByOrdinal(kube, statefulSet);
+    // Reverse ordinal order, one pod at a time, as the StatefulSet controller rolls.
+    for (let ordinal = replicasOf(statefulSet) - 1; ordinal >= 0; ordinal--) {
+      const pod = pods.get(ordinal);
+      if (!pod || pod.metadata.labels?.[REVISION_LABEL] !== revision || !isPodReady(pod)) {
+        this.#replacePod(statefulSet.metadata.name ?? '', ordinal, target, operatorVersion);
+        return;
+      }
+    }
+    this.#complete(rec, statefulSet, target);
+  }
+
+  #replacePod(
+    statefulSetName: string,
+    ordinal: number,
+    target: string,
+    operatorVersion: string | undefined,
+  ): void {
+    const { kube, scenario, timers } = this.#o;
+    this.#podStepRunning = true;
+    const read = () => kube.get('apps/v1', 'StatefulSet', scenario.namespace, statefulSetName);
+    const finish = () => {
+      this.#podStepRunning = false;
+      this.#o.kick();
+    };
+    const guarded = (step: () => void) => () => {
+      try {
+        step();
+      } catch (error) {
+        finish();
+        throw error;
+      }
+    };
+    // 1. The old pod goes not-ready (it is being terminated).
+    guarded(() => {
+      const statefulSet = read();
+      const pod = statefulSet && podsByOrdinal(kube, statefulSet).get(ordinal);
+      if (statefulSet && pod && pod.metadata.labels?.[REVISION_LABEL] !== updateRevisionOf(statefulSet)) {
+        setPodReady(kube, pod, false, ordinal);
+        writeStatefulSetStatus(kube, statefulSet);
+      }
+    })();
+    // 2. On a later tick it is gone and its successor exists with the new template, not ready.
+    timers.after(
+      0,
+      guarded(() => {
+        const statefulSet = read();
+        if (!statefulSet) return finish();
+        const pod = podsByOrdinal(kube, statefulSet).get(ordinal);
+        const stale = pod && pod.metadata.labels?.[REVISION_LABEL] !== updateRevisionOf(statefulSet);
+        if (pod && stale) kube.delete(pod);
+        if (!pod || stale) createPod(kube, statefulSet, ordinal, false);
+        writeStatefulSetStatus(kube, statefulSet);
+        // 3. After podRestart seconds the new pod is ready and its node runs the new version.
+        timers.after(
+          scenario.timing.podRestart,
+          guarded(() => {
+            const current = read();
+            const fresh = current && podsByOrdinal(kube, current).get(ordinal);
+            if (current && fresh) {
+              setPodReady(kube, fresh, true, ordinal);
+              const node = this.#o.rest.nodes[ordinal];
+              if (node) node.software_version = serverVersionOf(target);
+              writeStatefulSetStatus(kube, current);
+            }
+            this.#podStepRunning = false;
+            // Continue at once (not on a later pass) so the cluster is Running the moment the
+            // last pod is ready: `rollout status` and `get rec` must agree.
+            const rec = kube.get(CRD_API_VERSION, CLUSTER_KIND, scenario.namespace, scenario.cluster.name);
+            const latest = read();
+            if (rec && latest && statusOf(rec).state === 'Upgrade')
+              this.#advance(rec, latest, operatorVersion);
+            this.#o.kick();
+          }),
+        );
+      }),
+    );
+  }
+
+  #complete(rec: KubeObject, statefulSet: KubeObject, target: string): void {
+    const { kube, rest, events } = this.#o;
+    writeStatefulSetStatus(kube, statefulSet);
+    rest.setServerVersion(serverVersionOf(target));
+    kube.patchStatus(rec, {
+      state: 'Running',
+      specStatus: 'Valid',
+      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target),
+    });
+    events.normal(rec, 'UpgradeCompleted', `Cluster ${rec.metadata.name} upgraded to ${target}`);
+    this.#o.onUpgradeCompleted(target);
+  }
+}
+
+function isNewerTag(candidate: string, current: string): boolean {
+  const a = parseImageTag(candidate);
+  const b = parseImageTag(current);
+  return a !== undefined && b !== undefined && compareImageTags(a, b) > 0;
+}

@@ -1,0 +1,342 @@
+import { bundleObjects } from '../artifacts/bundles.js';
+import { CHART_NAME, type ChartValues, chartWebhookName, renderChart } from '../artifacts/chart.js';
+import {
+  admissionWebhook,
+  type KubeManifest,
+  OPERATOR_ENV_CONFIGMAP,
+  redbRole,
+  redbRoleBinding,
+} from '../artifacts/operator-objects.js';
+import { crdsFor } from '../crds.js';
+import type { KubeStore } from '../kube/store.js';
+import { isRecord, type KubeObject } from '../kube/types.js';
+import type { RestBdb, RestModel } from '../rest/model.js';
+import type { Scenario, ScenarioDatabase } from '../scenario.js';
+import { admissionTlsSecret } from './admission.js';
+import {
+  activeActiveResource,
+  activeActiveStatus,
+  clusterApiService,
+  clusterCredentialsSecret,
+  clusterResource,
+  clusterServiceAccount,
+  clusterStatefulSet,
+  databaseResource,
+  databaseStatus,
+  licenseStatus,
+  nodeImage,
+  nodePodTemplate,
+  securityContextConstraints,
+} from './cluster-objects.js';
+import { bundledDatabaseVersionsStatus } from './database-versions.js';
+import { deploymentReady } from './deployment.js';
+import { helmOwnership, helmReleaseSecret } from './helm-release.js';
+import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
+import { createPod, writeStatefulSetStatus } from './statefulset.js';
+
+export interface SeedOptions {
+  /** Creation and licence times; default now. */
+  now?: Date;
+}
+
+/**
+ * Creates everything a scenario describes, as a finished install would have left it: the
+ * operator (by bundle or helm), its admission webhook and TLS Secret, the cluster resource
+ * Running with its StatefulSet and ready pods, the databases active, and the management API's
+ * modules, databases and nodes consistent with them. Existing objects are kept, so seeding
+ * twice is harmless. Writes go straight to the store (no HTTP, no audit lines).
+ */
+export async function seedCluster(
+  storeOrHandle: KubeStore | KubeHandle,
+  rest: RestModel,
+  scenario: Scenario,
+  options: SeedOptions = {},
+): Promise<void> {
+  const kube = new KubeAccess(toKubeHandle(storeOrHandle).store);
+  const now = options.now ?? new Date();
+  const { namespace } = scenario;
+  // The only slow part (key generation) first, so all writes then happen in one go.
+  const admissionTls = await admissionTlsSecret(namespace);
+
+  seedNamespaces(kube, scenario);
+  for (const crd of crdsFor(scenario.dialect)) kube.ensure(crd as KubeObject);
+  const caBundle = String((kube.ensure(admissionTls).data as Record<string, string> | undefined)?.cert ?? '');
+  if (scenario.operator.installedBy === 'helm') seedHelmInstall(kube, scenario, caBundle, now);
+  else seedBundleInstall(kube, scenario, caBundle);
+  seedWatchedNamespaces(kube, scenario);
+  if (
+    scenario.platform === 'openshift' &&
+    kube.type('security.openshift.io/v1', 'SecurityContextConstraints')
+  ) {
+    kube.ensure(securityContextConstraints(namespace, scenario.cluster.name));
+  }
+
+  seedRestModel(rest, scenario);
+  seedClusterResources(kube, rest, scenario, now);
+  seedDatabases(kube, rest, scenario, now);
+}
+
+// ---- namespaces and operator -----------------------------------------------------------------
+
+function seedNamespaces(kube: KubeAccess, scenario: Scenario): void {
+  const names = new Set([
+    scenario.namespace,
+    ...scenario.operator.watchNamespaces,
+    ...scenario.databases.map((database) => database.namespace),
+  ]);
+  for (const name of names) kube.ensure({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+function inNamespace(manifest: KubeManifest, namespace: string): KubeObject {
+  const object = structuredClone(manifest) as KubeObject;
+  if (!isRecord(object.metadata)) object.metadata = {};
+  object.metadata.namespace = namespace;
+  return object;
+}
+
+function seedBundleInstall(kube: KubeAccess, scenario: Scenario, caBundle: string): void {
+  const { namespace, operator } = scenario;
+  for (const manifest of bundleObjects(operator.version, scenario.dialect, scenario.platform)) {
+    if (manifest.kind === 'CustomResourceDefinition') continue;
+    const object = kube.ensure(inNamespace(manifest, namespace));
+    if (object.kind === 'Deployment') markDeploymentReady(kube, object);
+  }
+  if (scenario.admission.enabled) {
+    // `sed s/OPERATOR_NAMESPACE/<ns>/ webhook.yaml | kubectl create -f -`, then the caBundle patch.
+    kube.ensure(
+      admissionWebhook(operator.version, {
+        name: scenario.admission.webhookName,
+        namespace,
+        caBundle,
+      }) as KubeObject,
+    );
+  }
+}
+
+function seedHelmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string, now: Date): void {
+  const { namespace, operator } = scenario;
+  const release = operator.helmRelease ?? 'redis-enterprise';
+  const values: ChartValues = {
+    openshift: { mode: scenario.platform === 'openshift' },
+    admission: { limitToNamespace: scenario.admission.webhookName.endsWith(`-${namespace}`) },
+  };
+  const rendered = renderChart(operator.version, scenario.dialect, namespace, values);
+  const ownership = helmOwnership(release, namespace);
+  for (const { object: manifest } of rendered.templates) {
+    const isWebhook = manifest.kind === 'ValidatingWebhookConfiguration';
+    if (isWebhook && !scenario.admission.enabled) continue;
+    const object = isWebhook ? (structuredClone(manifest) as KubeObject) : inNamespace(manifest, namespace);
+    object.metadata.labels = { ...object.metadata.labels, ...ownership.labels };
+    object.metadata.annotations = { ...object.metadata.annotations, ...ownership.annotations };
+    if (isWebhook) {
+      object.metadata.name = chartWebhookName(operator.version, values, namespace);
+      for (const webhook of (object.webhooks as Record<string, unknown>[] | undefined) ?? []) {
+        if (isRecord(webhook.clientConfig)) webhook.clientConfig.caBundle = caBundle;
+      }
+    }
+    const stored = kube.ensure(object);
+    if (stored.kind === 'Deployment') markDeploymentReady(kube, stored);
+  }
+  const userValues: Record<string, unknown> = {};
+  if (values.openshift.mode) userValues.openshift = { mode: true };
+  if (!values.admission.limitToNamespace) userValues.admission = { limitToNamespace: false };
+  kube.ensure(
+    helmReleaseSecret({
+      release,
+      namespace,
+      chartName: CHART_NAME,
+      chartVersion: operator.version,
+      appVersion: operator.version,
+      manifest: rendered.manifest,
+      config: userValues,
+      deployedAt: now,
+    }),
+  );
+}
+
+/** READY 1/1 as left by a finished install (the Deployment controller, when it runs, agrees). */
+function markDeploymentReady(kube: KubeAccess, deployment: KubeObject): void {
+  if (deploymentReady(deployment)) return;
+  const replicas =
+    typeof (deployment.spec as { replicas?: unknown }).replicas === 'number'
+      ? (deployment.spec as { replicas: number }).replicas
+      : 1;
+  const time = deployment.metadata.creationTimestamp;
+  kube.patchStatus(deployment, {
+    observedGeneration: deployment.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [
+      {
+        type: 'Available',
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+        lastUpdateTime: time,
+        lastTransitionTime: time,
+      },
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'NewReplicaSetAvailable',
+        message: `ReplicaSet "${deployment.metadata.name}" has successfully progressed.`,
+        lastUpdateTime: time,
+        lastTransitionTime: time,
+      },
+    ],
+  });
+}
+
+/** Multi-namespace (redis-facts.md §3): redb-role in each watched namespace, and REDB_NAMESPACES. */
+function seedWatchedNamespaces(kube: KubeAccess, scenario: Scenario): void {
+  const { namespace, operator, cluster } = scenario;
+  if (operator.watchNamespaces.length === 0) return;
+  kube.ensure({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: OPERATOR_ENV_CONFIGMAP, namespace },
+    data: { REDB_NAMESPACES: operator.watchNamespaces.join(',') },
+  });
+  for (const watched of operator.watchNamespaces) {
+    kube.ensure(inNamespace(redbRole(), watched));
+    const binding = inNamespace(redbRoleBinding(), watched);
+    const subjects = (binding.subjects as Record<string, unknown>[] | undefined) ?? [];
+    // The placeholders users replace with sed: the operator's namespace and the cluster's service account.
+    binding.subjects = subjects.map((subject) => ({
+      ...subject,
+      namespace,
+      name: subject.name === 'NAME_OF_REC_SERVICE_ACCOUNT' ? cluster.name : subject.name,
+    }));
+    kube.ensure(binding);
+  }
+}
+
+// ---- the management API ----------------------------------------------------------------------
+
+/**
+ * Fills in what the REST model lacks, so it agrees with the scenario whether or not it was
+ * built from it: users, modules, nodes, and one bdb per database with the scenario's uid.
+ */
+function seedRestModel(rest: RestModel, scenario: Scenario): void {
+  for (const user of scenario.cluster.users) {
+    if (rest.findUser(user.username)) continue;
+    rest.users.push({
+      uid: String(rest.users.length + 1),
+      username: user.username,
+      password: user.password,
+      role: user.role,
+      passwordExpired: user.passwordExpired,
+    });
+  }
+  for (const module of scenario.modules) {
+    if (!rest.findModule(module.name, module.version)) rest.addModule(module);
+  }
+  const template = rest.nodes[0];
+  while (template && rest.nodes.length < scenario.cluster.nodes) {
+    rest.nodes.push({ ...structuredClone(template), uid: rest.nodes.length + 1 });
+  }
+  if (rest.nodes.length > scenario.cluster.nodes) rest.nodes.splice(scenario.cluster.nodes);
+
+  const byName = new Map(rest.bdbs.map((bdb) => [`${bdb.namespace}/${bdb.name}`, bdb]));
+  const usedUids = new Set(rest.bdbs.map((bdb) => bdb.uid));
+  for (const database of scenario.databases) {
+    if (byName.has(`${database.namespace}/${database.name}`)) continue;
+    const bdb = rest.addBdb({
+      name: database.name,
+      namespace: database.namespace,
+      version: database.version,
+      modules: database.modules,
+      activeActive: database.activeActive,
+    });
+    usedUids.delete(bdb.uid);
+    if (!usedUids.has(database.uid)) {
+      bdb.uid = database.uid;
+      bdb.port = 12000 + database.uid;
+    }
+    usedUids.add(bdb.uid);
+    byName.set(`${database.namespace}/${database.name}`, bdb);
+  }
+}
+
+// ---- the cluster --------------------------------------------------------------------------------
+
+function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scenario, now: Date): void {
+  const { namespace, cluster, operator } = scenario;
+  const rec = kube.ensure(clusterResource(scenario));
+  kube.patchStatus(rec, {
+    state: 'Running',
+    specStatus: 'Valid',
+    licenseStatus: licenseStatus(cluster.license, cluster.nodes, now),
+    bundledDatabaseVersions: bundledDatabaseVersionsStatus(cluster.versionTag),
+    modules: installedModules(rest),
+  });
+  const admin = cluster.users[0];
+  if (admin) kube.ensure(clusterCredentialsSecret(cluster.name, namespace, admin));
+  kube.ensure(clusterServiceAccount(cluster.name, namespace));
+  kube.ensure(clusterApiService(cluster.name, namespace));
+
+  const template = nodePodTemplate(
+    cluster.name,
+    nodeImage(cluster.repository, cluster.versionTag),
+    operator.version,
+  );
+  const statefulSet = kube.ensure(clusterStatefulSet(cluster.name, namespace, cluster.nodes, template));
+  const existing = new Set(kube.list('v1', 'Pod', namespace).map((pod) => pod.metadata.name));
+  for (let ordinal = 0; ordinal < cluster.nodes; ordinal++) {
+    if (!existing.has(`${cluster.name}-${ordinal}`)) createPod(kube, statefulSet, ordinal, true);
+  }
+  writeStatefulSetStatus(kube, statefulSet);
+}
+
+function installedModules(rest: RestModel): { name: string; displayName: string; versions: string[] }[] {
+  const byName = new Map<string, { name: string; displayName: string; versions: string[] }>();
+  for (const module of rest.modules) {
+    const entry = byName.get(module.module_name) ?? {
+      name: module.module_name,
+      displayName: module.display_name,
+      versions: [],
+    };
+    entry.versions.push(module.semantic_version);
+    byName.set(module.module_name, entry);
+  }
+  return [...byName.values()];
+}
+
+function seedDatabases(kube: KubeAccess, rest: RestModel, scenario: Scenario, now: Date): void {
+  const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
+  const bdbs = new Map(rest.bdbs.map((bdb) => [`${bdb.namespace}/${bdb.name}`, bdb]));
+  for (const database of scenario.databases) {
+    const bdb = bdbs.get(`${database.namespace}/${database.name}`);
+    if (database.activeActive) seedActiveActive(kube, scenario, database);
+    else seedDatabase(kube, scenario, database, bdb, time);
+  }
+}
+
+function seedDatabase(
+  kube: KubeAccess,
+  scenario: Scenario,
+  database: ScenarioDatabase,
+  bdb: RestBdb | undefined,
+  time: string,
+): void {
+  const created = kube.ensure(databaseResource(scenario.dialect, scenario.cluster.name, database));
+  const shards = (database.shardCount ?? 1) * ((database.replication ?? true) ? 2 : 1);
+  kube.patchStatus(
+    created,
+    databaseStatus(database, {
+      uid: bdb?.uid ?? database.uid,
+      version: bdb?.databaseVersion ?? database.version,
+      port: bdb?.port ?? 12000 + database.uid,
+      clusterName: scenario.cluster.name,
+      shards,
+      now: time,
+    }),
+  );
+}
+
+function seedActiveActive(kube: KubeAccess, scenario: Scenario, database: ScenarioDatabase): void {
+  const created = kube.ensure(activeActiveResource(scenario.dialect, scenario.cluster.name, database));
+  kube.patchStatus(created, activeActiveStatus(database));
+}

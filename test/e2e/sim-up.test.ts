@@ -1,0 +1,344 @@
+/**
+ * `ctl sim up` as users run it: a child process of the built CLI that prints one `ready` line,
+ * writes the files of SIMULATOR.md, serves kubectl, the management API and the artifacts, and
+ * stops cleanly (exit 0) on SIGTERM or SIGINT. Also `ctl sim scenarios` and the exit codes of
+ * bad input.
+ */
+
+import assert from 'node:assert/strict';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { Agent, fetch } from 'undici';
+import { ctlBin, runCtl } from '../helpers/run-ctl.js';
+import { kubectlPath, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
+import { eventually, parseTable, REC_COLUMNS } from './sim-support.js';
+
+const BUILT_IN_SCENARIOS = [
+  'auto-upgrade',
+  'flaky-api',
+  'happy-path',
+  'helm-installed',
+  'invalid-upgrade',
+  'legacy-api',
+  'legacy-webhook',
+  'license-invalid',
+  'module-without-rhel9',
+  'multi-namespace',
+  'old-database',
+  'old-operator',
+  'openshift',
+  'redis-dialect',
+  'scale-1000',
+];
+
+interface Ready {
+  dir: string;
+  kubeUrl: string;
+  apiUrl: string;
+  artifactsUrl: string;
+}
+
+interface SimProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  ready: Ready;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `node bin/ctl.js sim up ...` and resolves once it printed its ready line. */
+async function startSimUp(args: string[], cwd: string): Promise<SimProcess> {
+  const child = spawn(process.execPath, [ctlBin, 'sim', 'up', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line after 60 s; stderr:\n${stderr}`)), 60_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const line = stdout.split('\n').find((candidate) => candidate.startsWith('ready '));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line.slice('ready '.length)) as Ready);
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`ctl sim up exited ${code} before it was ready; stderr:\n${stderr}`));
+    });
+  });
+  return { child, ready, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** `export KEY='value'` lines of the env file, as a shell would read them. */
+function readEnvFile(file: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^export ([A-Z_]+)='(.*)'$/.exec(line);
+    if (match) env[match[1] ?? ''] = (match[2] ?? '').replaceAll(`'\\''`, "'");
+  }
+  return env;
+}
+
+describe('ctl sim up (child process)', () => {
+  let sandbox: ToolSandbox;
+  let sim: SimProcess;
+  let env: Record<string, string>;
+  before(async () => {
+    sandbox = makeToolSandbox('ctl-sim-up-');
+    sim = await startSimUp(['--scenario', 'happy-path', '--fast', '--dir', 'state'], sandbox.dir);
+    env = readEnvFile(path.join(sim.ready.dir, 'env'));
+  });
+  after(async () => {
+    if (sim && sim.child.exitCode === null) {
+      sim.child.kill('SIGKILL');
+      await sim.exited;
+    }
+    sandbox?.cleanup();
+  });
+
+  test('the ready line names the absolute --dir and the URLs', async () => {
+    assert.equal(sim.ready.dir, path.join(sandbox.dir, 'state'));
+    assert.match(sim.ready.kubeUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(sim.ready.apiUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(sim.ready.artifactsUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    // stderr is another pipe: its summary may arrive a moment after the ready line.
+    const sourceLine = `source ${path.join(sim.ready.dir, 'env')}`;
+    await eventually('the summary on stderr', async () =>
+      sim.stderr().includes(sourceLine) ? true : undefined,
+    );
+  });
+
+  test('it writes kubeconfig, ca.pem, env (0600), audit.jsonl and events.jsonl', () => {
+    for (const file of ['kubeconfig', 'ca.pem', 'env', 'audit.jsonl', 'events.jsonl']) {
+      assert.ok(statSync(path.join(sim.ready.dir, file)).isFile(), file);
+    }
+    assert.equal(statSync(path.join(sim.ready.dir, 'env')).mode & 0o777, 0o600);
+    assert.equal(statSync(path.join(sim.ready.dir, 'kubeconfig')).mode & 0o777, 0o600);
+    assert.deepEqual(Object.keys(env).sort(), [
+      'CTL_API_URL',
+      'CTL_BUNDLE',
+      'CTL_CA_FILE',
+      'CTL_HELM_REPO',
+      'CTL_PASSWORD',
+      'CTL_USERNAME',
+      'KUBECONFIG',
+    ]);
+    assert.equal(env.KUBECONFIG, path.join(sim.ready.dir, 'kubeconfig'));
+    assert.equal(env.CTL_API_URL, sim.ready.apiUrl);
+    assert.equal(env.CTL_CA_FILE, path.join(sim.ready.dir, 'ca.pem'));
+    assert.equal(env.CTL_BUNDLE, `${sim.ready.artifactsUrl}/bundles/{version}/bundle.yaml`);
+    assert.equal(env.CTL_HELM_REPO, sim.ready.artifactsUrl);
+    const kubeconfig = readFileSync(env.KUBECONFIG ?? '', 'utf8');
+    assert.match(kubeconfig, /namespace: redis/);
+    assert.match(kubeconfig, /token: /);
+  });
+
+  test('kubectl with the written kubeconfig shows the cluster; the audit log records it', async () => {
+    const { runTool } = await import('../helpers/tools.js');
+    const result = await runTool(kubectlPath(), ['get', 'rec'], {
+      env: { ...sandbox.env, KUBECONFIG: env.KUBECONFIG },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const table = parseTable(result.stdout);
+    assert.deepEqual(table.header, REC_COLUMNS);
+    assert.equal(table.rows[0]?.STATE, 'Running');
+    // The server appends the line when the response has closed: maybe a moment after kubectl exits.
+    const get = await eventually('the GET of the cluster resources in audit.jsonl', async () =>
+      readFileSync(path.join(sim.ready.dir, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              api: string;
+              method: string;
+              path: string;
+              status: number;
+              user: string;
+              mutating: boolean;
+            },
+        )
+        .find((entry) => entry.api === 'kube' && entry.path.includes('/redisenterpriseclusters')),
+    );
+    assert.equal(get.method, 'GET');
+    assert.equal(get.status, 200);
+    assert.equal(get.mutating, false);
+    assert.ok(Object.hasOwn(get, 'ts') && Object.hasOwn(get, 'user'));
+  });
+
+  test('the management API answers over HTTPS with ca.pem and the env credentials', async () => {
+    const dispatcher = new Agent({ connect: { ca: readFileSync(env.CTL_CA_FILE ?? '', 'utf8') } });
+    try {
+      const basic = Buffer.from(`${env.CTL_USERNAME}:${env.CTL_PASSWORD}`).toString('base64');
+      const response = await fetch(`${env.CTL_API_URL}/v1/nodes`, {
+        headers: { authorization: `Basic ${basic}` },
+        dispatcher,
+      });
+      assert.equal(response.status, 200);
+      const nodes = (await response.json()) as { software_version: string }[];
+      assert.equal(nodes.length, 3);
+      assert.ok(nodes.every((node) => node.software_version === '7.4.6-22'));
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  test('a port-forward to pod rec-0 port 9443 (client-node, as ctl does it) reaches the management API', async () => {
+    const { KubeConfig, PortForward } = await import('@kubernetes/client-node');
+    const config = new KubeConfig();
+    config.loadFromFile(env.KUBECONFIG ?? '');
+    const forward = new PortForward(config);
+    // The usual local listener: each connection gets its own forwarded stream.
+    const local = createServer((socket) => {
+      void forward.portForward('redis', 'rec-0', [9443], socket, null, socket).catch(() => socket.destroy());
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    const dispatcher = new Agent({ connect: { ca: readFileSync(env.CTL_CA_FILE ?? '', 'utf8') } });
+    try {
+      const basic = Buffer.from(`${env.CTL_USERNAME}:${env.CTL_PASSWORD}`).toString('base64');
+      const port = (local.address() as { port: number }).port;
+      // The API certificate names 127.0.0.1, which is where the local end listens.
+      const response = await fetch(`https://127.0.0.1:${port}/v1/nodes`, {
+        headers: { authorization: `Basic ${basic}` },
+        dispatcher,
+      });
+      assert.equal(response.status, 200);
+      assert.equal(((await response.json()) as unknown[]).length, 3);
+    } finally {
+      await dispatcher.close();
+      local.close();
+    }
+  });
+
+  test('the artifacts server serves the bundle template and the helm index', async () => {
+    const bundle = await fetch((env.CTL_BUNDLE ?? '').replace('{version}', '7.8.2-6'));
+    assert.equal(bundle.status, 200);
+    assert.match(await bundle.text(), /image: redislabs\/operator:7\.8\.2-6/);
+    const index = await fetch(`${env.CTL_HELM_REPO}/index.yaml`);
+    assert.match(await index.text(), /redis-enterprise-operator-7\.8\.2-6\.tgz/);
+    const missing = await fetch(`${sim.ready.artifactsUrl}/bundles/9.9.9-9/bundle.yaml`);
+    assert.equal(missing.status, 404);
+  });
+
+  test('SIGTERM stops it with exit 0 and exactly one line on stdout', async () => {
+    sim.child.kill('SIGTERM');
+    const { code } = await sim.exited;
+    assert.equal(code, 0, sim.stderr());
+    assert.equal(sim.stdout().trim().split('\n').length, 1);
+    assert.match(sim.stdout(), /^ready \{/);
+    // The ports are released.
+    await assert.rejects(fetch(`${sim.ready.artifactsUrl}/index.yaml`));
+  });
+});
+
+describe('ctl sim up: signals, bad input, busy ports', () => {
+  let sandbox: ToolSandbox;
+  before(() => {
+    sandbox = makeToolSandbox('ctl-sim-up-');
+  });
+  after(() => {
+    sandbox?.cleanup();
+  });
+
+  test('SIGINT also stops it with exit 0 (default --dir .ctl-sim in the working directory)', async () => {
+    const sim = await startSimUp(['--fast'], sandbox.dir);
+    assert.equal(sim.ready.dir, path.join(sandbox.dir, '.ctl-sim'));
+    sim.child.kill('SIGINT');
+    const { code } = await sim.exited;
+    assert.equal(code, 0, sim.stderr());
+  });
+
+  test('a scenario file with a bad field exits 2 naming the file and the field', async () => {
+    const file = path.join(sandbox.dir, 'mine.yaml');
+    writeFileSync(
+      file,
+      'name: mine\ndescription: mine\noperator:\n  version: seven\ncluster:\n  versionTag: 7.4.6-22\n',
+    );
+    const result = await runCtl(['sim', 'up', '--scenario', file, '--dir', path.join(sandbox.dir, 'x')]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /mine\.yaml/);
+    assert.match(result.stderr, /operator\.version/);
+    assert.equal(result.stdout, '');
+  });
+
+  test('an unknown scenario name exits 2 and lists the built-in ones', async () => {
+    const result = await runCtl([
+      'sim',
+      'up',
+      '--scenario',
+      'no-such-thing',
+      '--dir',
+      path.join(sandbox.dir, 'y'),
+    ]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown scenario "no-such-thing"/);
+    assert.match(result.stderr, /happy-path/);
+  });
+
+  test('a malformed --kube-port exits 2 before starting anything', async () => {
+    const result = await runCtl(['sim', 'up', '--kube-port', 'eighty', '--dir', path.join(sandbox.dir, 'z')]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--kube-port must be a port number/);
+  });
+
+  test('a busy --kube-port exits 1 with a hint', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await runCtl([
+        'sim',
+        'up',
+        '--fast',
+        '--kube-port',
+        String(port),
+        '--dir',
+        path.join(sandbox.dir, 'busy'),
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      assert.match(result.stderr, /hint: .*--kube-port/);
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+describe('ctl sim scenarios', () => {
+  test('one line per built-in scenario: name and description', async () => {
+    const result = await runCtl(['sim', 'scenarios']);
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(lines.length, BUILT_IN_SCENARIOS.length);
+    assert.deepEqual(
+      lines.map((line) => line.split(/\s+/)[0]),
+      BUILT_IN_SCENARIOS,
+    );
+    for (const line of lines) assert.match(line, /^\S+\s{2,}\S.+$/);
+  });
+
+  test('-o json: an array of {name, description}', async () => {
+    const result = await runCtl(['sim', 'scenarios', '-o', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    const scenarios = JSON.parse(result.stdout) as { name: string; description: string }[];
+    assert.deepEqual(
+      scenarios.map((scenario) => scenario.name),
+      BUILT_IN_SCENARIOS,
+    );
+    assert.ok(scenarios.every((scenario) => scenario.description.length > 10));
+  });
+});
