@@ -26,7 +26,8 @@ export interface CtlErrorOptions {
 
 export class CtlError extends Error {
   readonly exitCode: ExitCodeValue;
-  readonly hint: string | undefined;
+  /** Mutable so outer layers can add advice they alone know (e.g. the command that resumes). */
+  hint: string | undefined;
 
   constructor(exitCode: ExitCodeValue, message: string, options: CtlErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -92,6 +93,12 @@ export class InterruptedError extends CtlError {
     super(signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm, message, options);
     this.signal = signal;
   }
+}
+
+/** Adds a line of advice to an error's hint, keeping what it already says. */
+export function appendHint<E extends CtlError>(error: E, line: string): E {
+  error.hint = error.hint ? `${error.hint}\n${line}` : line;
+  return error;
 }
 
 export function isCtlError(error: unknown): error is CtlError {

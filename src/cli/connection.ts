@@ -22,16 +22,24 @@ export function addConnectionOptions(command: Command): Command {
     );
 }
 
+/** The connection flags with the API URL still optional: `ctl upgrade` can find it by itself. */
+export type ConnectionFlags = Omit<ConnectionSettings, 'apiUrl'> & { apiUrl: string | undefined };
+
 /** Flags win over env. Raises a usage error for missing or conflicting inputs, before any request. */
 export function readConnectionSettings(command: Command, env: NodeJS.ProcessEnv): ConnectionSettings {
-  const raw = command.opts() as Record<string, unknown>;
-  const apiUrl = (raw.apiUrl as string | undefined) ?? nonEmpty(env.CTL_API_URL);
-  if (apiUrl === undefined) {
+  const flags = readConnectionFlags(command, env);
+  if (flags.apiUrl === undefined) {
     throw new UsageError('no management API URL', {
       hint: 'Pass --api-url https://<host>:9443 or set CTL_API_URL (for example after kubectl port-forward svc/<cluster> 9443).',
     });
   }
-  checkApiUrl(apiUrl);
+  return { ...flags, apiUrl: flags.apiUrl };
+}
+
+export function readConnectionFlags(command: Command, env: NodeJS.ProcessEnv): ConnectionFlags {
+  const raw = command.opts() as Record<string, unknown>;
+  const apiUrl = (raw.apiUrl as string | undefined) ?? nonEmpty(env.CTL_API_URL);
+  if (apiUrl !== undefined) checkApiUrl(apiUrl);
   if (raw.passwordStdin === true && raw.passwordFile !== undefined) {
     throw new UsageError('--password-stdin and --password-file are both given', {
       hint: 'Pass only one of them.',

@@ -1,0 +1,210 @@
+/**
+ * Release manifests: the operator bundle (`bundle.yaml`, `openshift.bundle.yaml`) and the files
+ * that sit next to it in the upstream release tree (`admission/webhook.yaml`,
+ * `multi-namespace-redb/role.yaml`, `openshift/scc.yaml`). A location is a file path or an
+ * http(s) URL; `{version}` in it is replaced by the target operator version, and the other
+ * files are found relative to the bundle, so one `--bundle` template serves them all (the
+ * simulator serves `/bundles/<version>/...` the same way).
+ */
+
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { proxySettings } from '../api/http.js';
+import { OperationError, UsageError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import { gitTagFor } from '../upgrade/catalog.js';
+import { upstreamFileUrl } from '../upgrade/resolve.js';
+import type { KubeObject } from './reads.js';
+
+export type BundlePlatform = 'kubernetes' | 'openshift';
+
+export interface BundleLocationInput {
+  /** `--bundle` (RunSettings.bundle): a file or URL, `{version}` replaced. */
+  bundle: string | undefined;
+  /** The target operator version. */
+  version: string;
+  platform: BundlePlatform;
+  /** CTL_BUNDLE is the fallback of `--bundle`; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Where the bundle of a release is: `--bundle`, else CTL_BUNDLE, else the upstream file for the
+ * platform (`openshift.bundle.yaml` on OpenShift). Throws a UsageError when there is no
+ * trustworthy upstream bundle for that release (two upstream tags hold another release's).
+ */
+export function bundleLocation(input: BundleLocationInput): string {
+  const env = input.env ?? process.env;
+  const given = input.bundle?.trim() || env.CTL_BUNDLE?.trim() || undefined;
+  if (given) return given.replaceAll('{version}', input.version);
+  if (gitTagFor(input.version) === undefined) {
+    throw new UsageError(`there is no trustworthy upstream bundle for operator ${input.version}`, {
+      hint: 'Pass --bundle <file|url> with the bundle of that release (a URL may contain {version}).',
+    });
+  }
+  return upstreamFileUrl(
+    input.version,
+    input.platform === 'openshift' ? 'openshift.bundle.yaml' : 'bundle.yaml',
+  );
+}
+
+/** A file of the same release tree: `.../v7.8.2-6/bundle.yaml` + `admission/webhook.yaml`. */
+export function siblingLocation(bundle: string, relative: string): string {
+  if (isUrl(bundle)) return new URL(relative, bundle).toString();
+  const path = bundle.startsWith('file:') ? fileURLToPath(bundle) : bundle;
+  return join(dirname(path), relative);
+}
+
+function isUrl(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+export interface LoadOptions {
+  /** Set on namespaced objects that carry none (as `kubectl apply -n <ns>` does). */
+  namespace?: string | undefined;
+  /** Text replaced before parsing, as the upstream docs' `sed s/OPERATOR_NAMESPACE/<ns>/g`. */
+  replacements?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+  io?: Io | undefined;
+  /** For tests; default `process.env` (proxy variables). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Reads and parses a manifest file or URL into objects, in file order. */
+export async function loadManifests(location: string, options: LoadOptions = {}): Promise<KubeObject[]> {
+  const text = await readLocation(location, options);
+  return parseManifests(text, location, options);
+}
+
+/** Kinds that have no namespace; everything else in a bundle is namespaced. */
+export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'SecurityContextConstraints',
+  'Namespace',
+  'PriorityClass',
+  'StorageClass',
+  'APIService',
+  'PersistentVolume',
+]);
+
+export function parseManifests(text: string, source: string, options: LoadOptions = {}): KubeObject[] {
+  let replaced = text;
+  for (const [from, to] of Object.entries(options.replacements ?? {}))
+    replaced = replaced.replaceAll(from, to);
+  const documents = parseAllDocuments(replaced);
+  const objects: KubeObject[] = [];
+  for (const document of Array.isArray(documents) ? documents : [documents]) {
+    const error = document.errors[0];
+    if (error) {
+      throw new OperationError(`${source} is not valid YAML: ${error.message.split('\n')[0]}`, {
+        hint: 'Check that --bundle points at a Kubernetes manifest file (not an HTML page or an archive).',
+      });
+    }
+    const value = document.toJS() as unknown;
+    if (value === null || value === undefined) continue;
+    for (const object of flattenList(value)) objects.push(withNamespace(object, source, options.namespace));
+  }
+  if (objects.length === 0) {
+    throw new OperationError(`${source} holds no Kubernetes objects`, {
+      hint: 'Check that --bundle points at the release manifest (bundle.yaml).',
+    });
+  }
+  return objects;
+}
+
+function flattenList(value: unknown): KubeObject[] {
+  if (typeof value !== 'object' || Array.isArray(value) || value === null) return [value as KubeObject];
+  const object = value as KubeObject;
+  if (typeof object.kind === 'string' && object.kind.endsWith('List') && Array.isArray(object.items)) {
+    return (object.items as unknown[]).flatMap(flattenList);
+  }
+  return [object];
+}
+
+function withNamespace(object: KubeObject, source: string, namespace: string | undefined): KubeObject {
+  if (
+    typeof object !== 'object' ||
+    object === null ||
+    !object.apiVersion ||
+    !object.kind ||
+    !object.metadata?.name
+  ) {
+    throw new OperationError(
+      `${source}: a document is not a Kubernetes object (apiVersion, kind, metadata.name)`,
+      {
+        hint: 'Check that --bundle points at the release manifest (bundle.yaml).',
+      },
+    );
+  }
+  if (!namespace || CLUSTER_SCOPED_KINDS.has(object.kind) || object.metadata.namespace) return object;
+  return { ...object, metadata: { ...object.metadata, namespace } };
+}
+
+/** CRDs first (the rest may be custom resources of them), then the others in file order. */
+export function orderForApply(objects: readonly KubeObject[]): KubeObject[] {
+  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+  return [...crds, ...objects.filter((o) => o.kind !== 'CustomResourceDefinition')];
+}
+
+const FETCH_TIMEOUT_MS = 60_000;
+
+async function readLocation(location: string, options: LoadOptions): Promise<string> {
+  if (!isUrl(location)) {
+    const path = location.startsWith('file:') ? fileURLToPath(location) : location;
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new OperationError(
+        `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+        {
+          hint: 'Pass --bundle with the path of the release bundle; files it refers to (admission/webhook.yaml, multi-namespace-redb/*.yaml) must sit next to it as in the release tree.',
+          cause: error,
+        },
+      );
+    }
+  }
+  const { fetch, Agent, EnvHttpProxyAgent } = await import('undici');
+  const proxy = proxySettings(options.env ?? process.env);
+  const dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
+  const signals = [AbortSignal.timeout(FETCH_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
+  options.io?.debug(1, `GET ${location}`);
+  try {
+    const response = await fetch(location, {
+      dispatcher,
+      signal: AbortSignal.any(signals),
+      redirect: 'follow',
+    });
+    const body = await response.text();
+    if (!response.ok) {
+      throw new OperationError(`cannot download ${location}: HTTP ${response.status}`, {
+        hint:
+          response.status === 404
+            ? 'Check the version and the --bundle location (a URL may contain {version}); files next to the bundle must exist in the same release tree.'
+            : 'Check the network and the --bundle location, then run ctl again to resume.',
+      });
+    }
+    return body;
+  } catch (error) {
+    if (error instanceof OperationError) throw error;
+    if (options.signal?.aborted) throw error;
+    throw new OperationError(`cannot download ${location}: ${describeFetchError(error)}`, {
+      hint: 'Check the network (and HTTPS_PROXY), or download the bundle and pass --bundle <file>.',
+      cause: error,
+    });
+  } finally {
+    await dispatcher.close().catch(() => undefined);
+  }
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,69 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { OperationError } from '../errors.js';
+import { importClientNode, type KubeClients } from './client.js';
+
+export interface PortForward {
+  /** `https://127.0.0.1:<local port>` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A local port that reaches port `remotePort` of a ready pod of the cluster, through the
+ * Kubernetes API (client-node's WebSocket port-forward), so nobody has to keep
+ * `kubectl port-forward` running in another terminal. The pod is chosen per connection: during a
+ * rolling upgrade pods come and go, and a new connection goes to one that is ready now.
+ */
+export async function openPortForward(
+  kube: KubeClients,
+  namespace: string,
+  cluster: string,
+  remotePort = 9443,
+): Promise<PortForward> {
+  const k8s = await importClientNode();
+  const forward = new k8s.PortForward(kube.config);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    pickReadyPod(kube, namespace, cluster)
+      .then((pod) => forward.portForward(namespace, pod, [remotePort], socket, null, socket))
+      .catch(() => socket.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The ready pod with the lowest ordinal: a rolling upgrade replaces pods in reverse ordinal order, so it goes last. */
+async function pickReadyPod(kube: KubeClients, namespace: string, cluster: string): Promise<string> {
+  const pods = await kube.core.listNamespacedPod({ namespace });
+  const pattern = new RegExp(`^${cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`);
+  const ready = pods.items
+    .filter((pod) => pattern.test(pod.metadata?.name ?? ''))
+    .filter((pod) => !pod.metadata?.deletionTimestamp)
+    .filter((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+    .map((pod) => pod.metadata!.name!)
+    .sort((a, b) => Number(pattern.exec(a)![1]) - Number(pattern.exec(b)![1]));
+  const pod = ready.at(0);
+  if (!pod) {
+    throw new OperationError(
+      `no ready pod of cluster ${cluster} in namespace ${namespace} to reach port 9443`,
+      {
+        hint: 'Pass --api-url (e.g. after kubectl port-forward svc/<cluster> 9443) when the pods are not ready.',
+      },
+    );
+  }
+  return pod;
+}

@@ -1,0 +1,502 @@
+/**
+ * Resilient watches (reliability.md §3): LIST, then WATCH from the list's resourceVersion;
+ * reconnect from the last seen resourceVersion whenever the stream ends or drops (client-node
+ * ends watches after ~30 s, the API server after timeoutSeconds, proxies whenever they like);
+ * re-LIST on 410 Gone; stop promptly when the signal aborts. Reaction to a change is
+ * immediate: nothing here polls.
+ *
+ * `waitForObject` builds on it: wait until one named object satisfies a check, with an overall
+ * limit and a no-progress (stall) limit, both TimeoutError (exit 6).
+ */
+
+import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { TimeoutError } from '../errors.js';
+import { importClientNode, type KubeClients } from './client.js';
+import { describeKubeError } from './errors.js';
+
+/** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
+export class KubeRequestError extends Error {
+  readonly code: number | undefined;
+  readonly body: string;
+  constructor(message: string, code: number | undefined, body = '') {
+    super(message);
+    this.name = 'KubeRequestError';
+    this.code = code;
+    this.body = body;
+  }
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/**
+ * What `onEvent` receives: `SYNC` with every object after each (re)LIST (the full truth: anything
+ * not in it is gone), then one event per change.
+ */
+export type CollectionEvent<T> = { type: 'SYNC'; objects: T[] } | { type: WatchEventType; object: T };
+
+export interface WatchCollectionOptions<T> {
+  kube: KubeClients;
+  /** Collection path, e.g. `/api/v1/namespaces/redis/events`. */
+  path: string;
+  fieldSelector?: string | undefined;
+  labelSelector?: string | undefined;
+  signal: AbortSignal;
+  /** Called for every event, in order; throwing stops the watch and rejects with that error. */
+  onEvent: (event: CollectionEvent<T>) => void;
+  /** Server-side watch timeout per connection (s); default 25, below client-node's ~30 s abort. */
+  watchTimeoutSeconds?: number;
+}
+
+/** First and longest delay between failed attempts (client-go's reflector: 800 ms to 30 s). */
+const BACKOFF_START_MS = 800;
+const BACKOFF_MAX_MS = 30_000;
+/** Statuses that will not heal by retrying. */
+const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
+
+/**
+ * Lists and watches `path` until the signal aborts (then resolves) or an unrecoverable error
+ * (401, 403, 404, a throwing onEvent) rejects. Transient failures (5xx, resets, refused) are
+ * retried with jittered exponential backoff; a stream that simply ends is resumed at once.
+ */
+export async function watchCollection<T>(options: WatchCollectionOptions<T>): Promise<void> {
+  const { kube, path, signal } = options;
+  const { Watch } = await importClientNode();
+  const watcher = new Watch(kube.config);
+  const selectors: Record<string, string> = {};
+  if (options.fieldSelector) selectors.fieldSelector = options.fieldSelector;
+  if (options.labelSelector) selectors.labelSelector = options.labelSelector;
+
+  let resourceVersion: string | undefined;
+  let failures = 0;
+  /** Consecutive watches that ended within a second without a single event. */
+  let quickEnds = 0;
+
+  while (!signal.aborted) {
+    try {
+      if (resourceVersion === undefined) {
+        const list = await listCollection<T>(kube, path, selectors, signal);
+        resourceVersion = list.resourceVersion;
+        try {
+          options.onEvent({ type: 'SYNC', objects: list.items });
+        } catch (error) {
+          throw new ConsumerError(error);
+        }
+        failures = 0;
+      }
+      const connected = Date.now();
+      const ended = await watchOnce<T>(
+        watcher,
+        path,
+        {
+          ...selectors,
+          resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: options.watchTimeoutSeconds ?? 25,
+        },
+        signal,
+        (type, object) => {
+          const rv = (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
+            ?.resourceVersion;
+          if (rv) resourceVersion = rv;
+          if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')
+            options.onEvent({ type, object });
+        },
+      );
+      if (ended.gone) {
+        resourceVersion = undefined; // 410: the history is gone; re-LIST.
+        continue;
+      }
+      if (ended.error !== undefined) throw ended.error;
+      // A clean end (server timeout, client-node's own abort, a dropped connection) resumes at
+      // once from the last RV; only a connection that ends at once without a word backs off.
+      if (ended.sawEvents || Date.now() - connected > 1000) {
+        failures = 0;
+        quickEnds = 0;
+        continue;
+      }
+      quickEnds += 1;
+      if (quickEnds > 1) await sleep(backoff(quickEnds - 1), signal);
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof ConsumerError) throw error.cause;
+      const code = describeKubeError(error).code;
+      if (code === 410) {
+        resourceVersion = undefined;
+        continue;
+      }
+      if (code !== undefined && FATAL_CODES.has(code)) throw error;
+      failures += 1;
+      await sleep(backoff(failures), signal);
+    }
+  }
+}
+
+/** Jittered exponential backoff: a delay in [ceiling/2, ceiling). */
+function backoff(failures: number): number {
+  const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** (failures - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** Wraps an error thrown by the caller's onEvent, so it is never retried. */
+class ConsumerError extends Error {
+  override readonly cause: unknown;
+  constructor(cause: unknown) {
+    super('onEvent failed');
+    this.cause = cause;
+  }
+}
+
+interface WatchEnd {
+  gone: boolean;
+  error: unknown;
+  sawEvents: boolean;
+}
+
+type WatchInstance = InstanceType<Awaited<ReturnType<typeof importClientNode>>['Watch']>;
+
+/** One watch connection, until it ends, fails, or the signal aborts. */
+function watchOnce<T>(
+  watcher: WatchInstance,
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  signal: AbortSignal,
+  onEvent: (type: string, object: T) => void,
+): Promise<WatchEnd> {
+  return new Promise<WatchEnd>((resolve, reject) => {
+    let settled = false;
+    let sawEvents = false;
+    let controller: AbortController | undefined;
+    let established = false;
+    const finish = (end: WatchEnd | { consumer: unknown }): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      controller?.abort();
+      if ('consumer' in end) reject(new ConsumerError(end.consumer));
+      else resolve(end);
+    };
+    const onAbort = (): void => finish({ gone: false, error: undefined, sawEvents });
+    if (signal.aborted) {
+      resolve({ gone: false, error: undefined, sawEvents });
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    watcher
+      .watch(
+        path,
+        query,
+        (type: string, object: unknown) => {
+          if (settled) return;
+          sawEvents = true;
+          if (type === 'ERROR') {
+            const status = object as { code?: number; message?: string; reason?: string } | undefined;
+            if (status?.code === 410 || status?.reason === 'Expired' || status?.reason === 'Gone') {
+              finish({ gone: true, error: undefined, sawEvents });
+            } else {
+              const message = status?.message ?? 'watch error';
+              finish({
+                gone: false,
+                error: new KubeRequestError(message, status?.code, JSON.stringify(status)),
+                sawEvents,
+              });
+            }
+            return;
+          }
+          try {
+            onEvent(type, object as T);
+          } catch (error) {
+            finish({ consumer: error });
+          }
+        },
+        (error: unknown) => {
+          if (error === null || error === undefined) {
+            finish({ gone: false, error: undefined, sawEvents });
+            return;
+          }
+          const statusCode = (error as { statusCode?: number }).statusCode;
+          if (statusCode === 410) {
+            finish({ gone: true, error: undefined, sawEvents });
+            return;
+          }
+          if (statusCode !== undefined) {
+            finish({
+              gone: false,
+              error: new KubeRequestError(`watch ${path}: ${(error as Error).message}`, statusCode),
+              sawEvents,
+            });
+            return;
+          }
+          // Once the stream was established (watch() has returned its controller), a dropped
+          // connection is an ordinary end: resume from the last RV. Before that it is a failed
+          // connection (refused, reset, TLS); report it so the caller backs off.
+          finish({ gone: false, error: established ? undefined : error, sawEvents });
+        },
+      )
+      .then(
+        (result) => {
+          controller = result;
+          established = true;
+          if (settled) result.abort();
+        },
+        (error: unknown) => finish({ gone: false, error, sawEvents }),
+      );
+  });
+}
+
+interface ListResult<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/** LISTs a collection path with the kubeconfig's credentials and TLS settings. */
+export async function listCollection<T>(
+  kube: KubeClients,
+  path: string,
+  query: Record<string, string>,
+  signal: AbortSignal,
+): Promise<ListResult<T>> {
+  const body = await getJson(kube, path, query, signal);
+  const list = body as { items?: T[]; metadata?: { resourceVersion?: string } };
+  return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '0' };
+}
+
+async function getJson(
+  kube: KubeClients,
+  path: string,
+  query: Record<string, string>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const cluster = kube.config.getCurrentCluster();
+  if (!cluster) throw new KubeRequestError('no current cluster in the kubeconfig', undefined);
+  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
+  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+  const options = (await kube.config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  options.headers?.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise<unknown>((resolve, reject) => {
+    const req = send(
+      url,
+      { method: 'GET', headers, agent: options.agent, signal },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            let message = `GET ${path}: HTTP ${status}`;
+            try {
+              message = (JSON.parse(text) as { message?: string }).message ?? message;
+            } catch {
+              // not JSON: keep the status line
+            }
+            reject(new KubeRequestError(message, status, text));
+            return;
+          }
+          try {
+            resolve(JSON.parse(text));
+          } catch (error) {
+            reject(
+              new KubeRequestError(
+                `GET ${path}: invalid JSON (${(error as Error).message})`,
+                undefined,
+                text,
+              ),
+            );
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export interface WaitOptions<T> {
+  kube: KubeClients;
+  /** Collection path, e.g. `/apis/apps/v1/namespaces/redis/deployments`. */
+  path: string;
+  name: string;
+  signal: AbortSignal;
+  /** Overall limit and no-progress limit (ms); exceeding either throws TimeoutError (exit 6) naming what was awaited. */
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** true = done; a string = progress message (a change of message counts as progress); false = keep waiting. Throw to fail. */
+  check: (object: T | undefined) => boolean | string;
+  onProgress?: (message: string) => void;
+  /** How the awaited thing is named in a timeout message; default `<kind> <name>` from the path. */
+  description?: string;
+  /** What to do about a timeout; default: look at the object with kubectl. */
+  hint?: string;
+}
+
+/**
+ * Resolves with the object once `check` returns true (with undefined if it accepted a missing
+ * object); rejects with what `check` threw, a TimeoutError, or the signal's abort reason.
+ */
+export function waitForObject<T>(options: WaitOptions<T>): Promise<T> {
+  const { signal } = options;
+  const what = options.description ?? describePath(options.path, options.name);
+  const started = Date.now();
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    const stop = new AbortController();
+    let settled = false;
+    let lastMessage: string | undefined;
+    let current: T | undefined;
+    let seen = false;
+    let stallTimer: NodeJS.Timeout | undefined;
+
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(overallTimer);
+      clearTimeout(stallTimer);
+      signal.removeEventListener('abort', onAbort);
+      stop.abort();
+      outcome();
+    };
+    const lastSeen = (): string =>
+      lastMessage !== undefined
+        ? `last seen: ${lastMessage}`
+        : seen && current === undefined
+          ? `${what} does not exist`
+          : 'no status seen yet';
+    const hint =
+      options.hint ??
+      `Look at it: ${kubectlGet(options.path, options.name)}; then resume with ctl upgrade resume.`;
+    const overallTimer = setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new TimeoutError(
+              `timed out after ${formatDuration(options.timeoutMs)} waiting for ${what} (${lastSeen()})`,
+              {
+                hint,
+              },
+            ),
+          ),
+        ),
+      options.timeoutMs,
+    );
+    const armStall = (): void => {
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(
+        () =>
+          settle(() =>
+            reject(
+              new TimeoutError(
+                `${what} made no progress for ${formatDuration(options.stallTimeoutMs)} (${lastSeen()}, waited ${formatDuration(Date.now() - started)} in all)`,
+                { hint },
+              ),
+            ),
+          ),
+        options.stallTimeoutMs,
+      );
+    };
+    armStall();
+    const onAbort = (): void => settle(() => reject(abortReason(signal)));
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const evaluate = (): void => {
+      let verdict: boolean | string;
+      try {
+        verdict = options.check(current);
+      } catch (error) {
+        settle(() => reject(error));
+        return;
+      }
+      if (verdict === true) {
+        settle(() => resolve(current as T));
+        return;
+      }
+      if (typeof verdict === 'string' && verdict !== lastMessage) {
+        lastMessage = verdict;
+        armStall();
+        options.onProgress?.(verdict);
+      }
+    };
+
+    watchCollection<T>({
+      kube: options.kube,
+      path: options.path,
+      fieldSelector: `metadata.name=${options.name}`,
+      signal: stop.signal,
+      onEvent: (event) => {
+        if (settled) return;
+        seen = true;
+        if (event.type === 'SYNC') {
+          current = event.objects.find((object) => nameOf(object) === options.name);
+        } else if (nameOf(event.object) === options.name) {
+          current = event.type === 'DELETED' ? undefined : event.object;
+        } else {
+          return;
+        }
+        evaluate();
+      },
+    }).then(
+      () => {
+        // Only ends by itself when `stop` aborted, i.e. after settling.
+      },
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
+}
+
+function nameOf(object: unknown): string | undefined {
+  return (object as { metadata?: { name?: string } } | undefined)?.metadata?.name;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('The operation was aborted', 'AbortError');
+}
+
+/** `deployments/redis-enterprise-operator` style naming from a collection path. */
+function describePath(path: string, name: string): string {
+  const segments = path.split('/').filter(Boolean);
+  const resource = segments[segments.length - 1] ?? 'object';
+  return `${resource}/${name}`;
+}
+
+function kubectlGet(path: string, name: string): string {
+  const segments = path.split('/').filter(Boolean);
+  const resource = segments[segments.length - 1] ?? 'object';
+  const namespace = /\/namespaces\/([^/]+)\//.exec(path)?.[1];
+  return `kubectl get ${resource} ${name}${namespace ? ` -n ${namespace}` : ''} -o yaml`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return rest === 0 ? `${minutes}m` : `${minutes}m${rest}s`;
+}

@@ -1,0 +1,221 @@
+/**
+ * Step `admission`: re-apply the release's ValidatingWebhookConfiguration and make the API
+ * server trust the operator's admission certificate (DOCS embeds
+ * `k8s-642-redb-admission-webhook-name-change.md`, `k8s-admission-webhook-cert.md`).
+ *
+ * The upstream procedure applies `webhook.yaml` with an empty caBundle and patches the
+ * caBundle afterwards; with `failurePolicy: Fail` every database write is refused in between.
+ * ctl waits for Secret `admission-tls` first and server-side applies the webhook with its
+ * caBundle already set: one absolute write, the same end state, no window.
+ *
+ * Skipped when the operator has no webhook (admission not enabled) and for helm installs (the
+ * chart renders its own webhook, as the plan says). Idempotent: when the live webhook already
+ * holds everything the release's webhook.yaml sets, with the current certificate, nothing is
+ * written.
+ */
+
+import { createHash } from 'node:crypto';
+import { OperationError } from '../errors.js';
+import { bundleLocation, loadManifests, siblingLocation } from '../kube/bundle.js';
+import type { KubeObject } from '../kube/reads.js';
+import { waitForObject } from '../kube/watch.js';
+import { deleteIfExists, listObjects, readObject, serverSideApply } from '../kube/write.js';
+import { webhookNameFor } from '../upgrade/catalog.js';
+import { STEP_TITLES } from '../upgrade/plan.js';
+import { ADMISSION_TLS_SECRET } from '../upgrade/snapshot.js';
+import type { UpgradeDeps } from './deps.js';
+import type { Step, StepContext, StepResult } from './types.js';
+
+export interface AdmissionStepOptions {
+  wait?: typeof waitForObject;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function createAdmissionStep(options: AdmissionStepOptions = {}): Step<UpgradeDeps> {
+  const wait = options.wait ?? waitForObject;
+  const env = options.env ?? process.env;
+  return {
+    id: 'admission',
+    title: STEP_TITLES.admission,
+    run: (ctx) => reapplyWebhook(ctx, wait, env),
+  };
+}
+
+export const admissionStep = createAdmissionStep();
+
+const WEBHOOK_API = 'admissionregistration.k8s.io/v1';
+const WEBHOOK_KIND = 'ValidatingWebhookConfiguration';
+const LEGACY_WEBHOOK = 'redb-admission';
+/** The operator's webhook entries are all named `<something>.admission.redislabs`. */
+const ENTRY_SUFFIX = '.admission.redislabs';
+
+async function reapplyWebhook(
+  ctx: StepContext<UpgradeDeps>,
+  wait: typeof waitForObject,
+  env: NodeJS.ProcessEnv,
+): Promise<StepResult> {
+  const { deps, io, dryRun } = ctx;
+  const { kube, snapshot, plan } = deps;
+  if (plan.target.method === 'helm') return { skipped: 'the helm chart manages the admission webhook' };
+
+  const live = (await listObjects(kube, WEBHOOK_API, WEBHOOK_KIND)).filter(isOperatorWebhook);
+  if (live.length === 0) return { skipped: 'admission controller not enabled' };
+
+  const target = plan.target.operator;
+  const namespace = snapshot.operator?.namespace ?? snapshot.namespace;
+  const location = siblingLocation(
+    bundleLocation({ bundle: deps.settings.bundle, version: target, platform: snapshot.platform, env }),
+    'admission/webhook.yaml',
+  );
+  const manifests = await loadManifests(location, {
+    replacements: { OPERATOR_NAMESPACE: namespace },
+    signal: ctx.signal,
+    io,
+  });
+  const webhook = manifests.find((o) => o.kind === WEBHOOK_KIND);
+  if (!webhook) {
+    throw new OperationError(`${location} holds no ${WEBHOOK_KIND}`, {
+      hint: 'Check that --bundle points at the release tree (admission/webhook.yaml next to bundle.yaml).',
+    });
+  }
+  const name = webhook.metadata?.name ?? webhookNameFor(target);
+  const legacy = name !== LEGACY_WEBHOOK ? live.find((w) => w.metadata?.name === LEGACY_WEBHOOK) : undefined;
+
+  const cert = await admissionCert(ctx, namespace, wait);
+  const desired = withCaBundle(webhook, cert ?? '<data.cert of Secret admission-tls>');
+  const current = live.find((w) => w.metadata?.name === name);
+  if (!legacy && cert !== undefined && current && contains(current, desired)) {
+    return { skipped: `${name} is already up to date and trusts ${ADMISSION_TLS_SECRET}` };
+  }
+
+  await ctx.recordIntent({
+    webhook: name,
+    source: location,
+    deleteLegacy: legacy ? LEGACY_WEBHOOK : null,
+    caBundleFrom: `secret/${ADMISSION_TLS_SECRET} -n ${namespace}`,
+  });
+  if (legacy) {
+    ctx.progress(`deleting the pre-6.4.2 webhook ${LEGACY_WEBHOOK}`);
+    await deleteIfExists(
+      kube,
+      { apiVersion: WEBHOOK_API, kind: WEBHOOK_KIND, name: LEGACY_WEBHOOK },
+      { dryRun, io },
+    );
+  }
+  ctx.progress(`applying ${name} with the caBundle of Secret ${ADMISSION_TLS_SECRET}`);
+  await serverSideApply(kube, [desired], { dryRun, io });
+  if (dryRun) return { outcome: { dryRun: true, webhook: name, legacyDeleted: Boolean(legacy) } };
+
+  const applied = await readObject(kube, { apiVersion: WEBHOOK_API, kind: WEBHOOK_KIND, name });
+  const entries = webhooksOf(applied);
+  if (!applied || entries.length === 0 || !entries.every((e) => caBundleOf(e) === cert)) {
+    throw new OperationError(
+      `the caBundle of ${name} does not match Secret ${ADMISSION_TLS_SECRET} after applying it`,
+      {
+        hint: `Compare kubectl get validatingwebhookconfiguration ${name} -o jsonpath='{.webhooks[*].clientConfig.caBundle}' with kubectl get secret ${ADMISSION_TLS_SECRET} -n ${namespace} -o jsonpath='{.data.cert}'; something else may be rewriting the webhook. Then run ctl again.`,
+      },
+    );
+  }
+  return {
+    outcome: {
+      webhook: name,
+      entries: entries.map((e) => String(e.name ?? '')),
+      legacyDeleted: Boolean(legacy),
+      // The certificate is public but long; its digest shows which one is trusted.
+      caBundleSha256: createHash('sha256')
+        .update(cert ?? '')
+        .digest('hex')
+        .slice(0, 16),
+    },
+  };
+}
+
+function isOperatorWebhook(object: KubeObject): boolean {
+  return webhooksOf(object).some((w) => typeof w.name === 'string' && w.name.endsWith(ENTRY_SUFFIX));
+}
+
+/**
+ * `data.cert` of Secret admission-tls (base64 PEM, exactly what a caBundle holds). The operator
+ * creates the Secret when it starts, so a fresh operator may not have written it yet: wait for
+ * it. In dry-run there is nothing to wait for; undefined when it does not exist yet.
+ */
+async function admissionCert(
+  ctx: StepContext<UpgradeDeps>,
+  namespace: string,
+  wait: typeof waitForObject,
+): Promise<string | undefined> {
+  const { kube, settings } = ctx.deps;
+  const ref = { apiVersion: 'v1', kind: 'Secret', name: ADMISSION_TLS_SECRET, namespace };
+  const now = certOf(await readObject(kube, ref));
+  if (now !== undefined || ctx.dryRun) return now;
+  ctx.progress(`waiting for the operator to create Secret ${ADMISSION_TLS_SECRET}`);
+  const secret = await wait<KubeObject>({
+    kube,
+    path: `/api/v1/namespaces/${namespace}/secrets`,
+    name: ADMISSION_TLS_SECRET,
+    signal: ctx.signal,
+    timeoutMs: settings.timeoutMs,
+    stallTimeoutMs: settings.stallTimeoutMs,
+    description: `Secret ${ADMISSION_TLS_SECRET} in ${namespace}`,
+    hint: `The operator creates it when it starts: check the operator pod (kubectl logs deployment/redis-enterprise-operator -n ${namespace}), then run ctl again.`,
+    check: (object) =>
+      certOf(object) !== undefined ||
+      (object
+        ? `Secret ${ADMISSION_TLS_SECRET} has no key cert yet`
+        : `no Secret ${ADMISSION_TLS_SECRET} yet`),
+    onProgress: (message) => ctx.progress(message),
+  });
+  return certOf(secret);
+}
+
+function certOf(secret: KubeObject | undefined): string | undefined {
+  const cert = secret?.data?.cert;
+  return typeof cert === 'string' && cert !== '' ? cert : undefined;
+}
+
+function webhooksOf(object: KubeObject | undefined): Record<string, unknown>[] {
+  const list = object?.webhooks;
+  return Array.isArray(list)
+    ? list.filter((w): w is Record<string, unknown> => typeof w === 'object' && w !== null)
+    : [];
+}
+
+function caBundleOf(entry: Record<string, unknown>): unknown {
+  const clientConfig = entry.clientConfig as Record<string, unknown> | undefined;
+  return clientConfig?.caBundle;
+}
+
+/** The webhook with every entry's caBundle set to the certificate. */
+export function withCaBundle(webhook: KubeObject, cert: string): KubeObject {
+  return {
+    ...webhook,
+    webhooks: webhooksOf(webhook).map((entry) => ({
+      ...entry,
+      clientConfig: {
+        ...((entry.clientConfig as Record<string, unknown> | undefined) ?? {}),
+        caBundle: cert,
+      },
+    })),
+  };
+}
+
+/**
+ * True when `live` holds every field `desired` sets, with the same value (objects: a subset;
+ * lists: the same length, element by element). Fields the API server defaults are ignored.
+ */
+export function contains(live: unknown, desired: unknown): boolean {
+  if (Array.isArray(desired)) {
+    return (
+      Array.isArray(live) &&
+      live.length === desired.length &&
+      desired.every((item, i) => contains(live[i], item))
+    );
+  }
+  if (desired !== null && typeof desired === 'object') {
+    if (live === null || typeof live !== 'object' || Array.isArray(live)) return false;
+    return Object.entries(desired as Record<string, unknown>).every(([key, value]) =>
+      contains((live as Record<string, unknown>)[key], value),
+    );
+  }
+  return live === desired;
+}

@@ -1,0 +1,522 @@
+/**
+ * Step `databases`: upgrade each selected database (redis-facts.md §3 "REDB and REAADB") by
+ * setting the dialect's version field (`spec.redisVersion` / `spec.engineVersion`) of its
+ * database resource, then waiting, with a watch, until the resource is `active` at the new
+ * version. One database at a time by default, `--max-parallel` at once.
+ *
+ * Which databases and which versions come from the plan's `databases` step (the planner already
+ * applied `--databases`, `--db-version` and each database's own policy); everything else is
+ * re-read live before acting: a database that already runs the target is skipped (so a resumed
+ * run writes nothing twice), and a cluster whose upgrade policy is `major` refuses a minor
+ * version, so that database is skipped with a warning rather than left Invalid.
+ *
+ * Active-Active databases: from operator 8.0.2-2 the version is set in
+ * `spec.globalConfigurations` of the REAADB on one participating cluster and propagates. Before
+ * that, ctl lists the manual procedure (rladmin / crdb-cli) as warnings and does not fail.
+ */
+
+import type { ApiBdb } from '../api/types.js';
+import { bdbVersion } from '../api/types.js';
+import { type DialectFields, dialectFields, type FieldPath } from '../dialect.js';
+import { OperationError, TimeoutError } from '../errors.js';
+import { ACTIVE_ACTIVE_RESOURCE, DATABASE_RESOURCE, type KubeObject } from '../kube/reads.js';
+import { formatDuration, waitForObject } from '../kube/watch.js';
+import { mergePatch, readObject } from '../kube/write.js';
+import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../upgrade/catalog.js';
+import { kubectl, kubectlMergePatch, patchAt } from '../upgrade/commands.js';
+import type { PlanAction } from '../upgrade/plan.js';
+import { STEP_TITLES } from '../upgrade/plan.js';
+import { compareDatabaseVersions, databaseVersionOf } from '../upgrade/versions.js';
+import type { UpgradeDeps } from './deps.js';
+import type { Step, StepContext, StepResult } from './types.js';
+
+export const DATABASE_KIND = 'RedisEnterpriseDatabase';
+export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
+
+export interface DatabasesStepOptions {
+  wait?: typeof waitForObject;
+}
+
+export function createDatabasesStep(options: DatabasesStepOptions = {}): Step<UpgradeDeps> {
+  const wait = options.wait ?? waitForObject;
+  return { id: 'databases', title: STEP_TITLES.databases, run: (ctx) => upgradeDatabases(ctx, wait) };
+}
+
+export const databasesStep = createDatabasesStep();
+
+/** One planned database change. */
+export interface DatabaseWork {
+  kind: 'database' | 'active-active' | 'manual';
+  name: string;
+  namespace: string;
+  /** The version to write (`7.4`). */
+  version: string;
+}
+
+export interface DatabasesOutcome {
+  upgraded: string[];
+  skipped: { name: string; reason: string }[];
+  manual: string[];
+  [key: string]: unknown;
+}
+
+async function upgradeDatabases(
+  ctx: StepContext<UpgradeDeps>,
+  wait: typeof waitForObject,
+): Promise<StepResult> {
+  const { plan, snapshot, settings } = ctx.deps;
+  const planned = plan.steps.find((s) => s.id === 'databases');
+  if (!planned || planned.skip !== null) return { skipped: planned?.skip ?? 'not planned' };
+  const fields = dialectFields(snapshot.dialect);
+  const work = planned.actions
+    .map((action) => parseAction(action, fields, plan.target.databaseVersion))
+    .filter((w): w is DatabaseWork => w !== undefined);
+  if (work.length === 0) return { skipped: 'the plan names no database to upgrade' };
+
+  const outcome: DatabasesOutcome = { upgraded: [], skipped: [], manual: [] };
+  const previous = previousNames(ctx);
+  const intents = new IntentLog(ctx, previous);
+  const cluster = await readLiveCluster(ctx);
+
+  const manual = work.filter((w) => w.kind === 'manual');
+  if (manual.length > 0) await reportManual(ctx, manual, outcome);
+
+  const automatic = work.filter((w) => w.kind !== 'manual');
+  await runPool(automatic, Math.max(1, settings.maxParallel), ctx.signal, async (item, signal) => {
+    const result = await upgradeOne(ctx, wait, item, fields, cluster, intents, signal);
+    const label = `${item.namespace}/${item.name}`;
+    if (result.upgraded) outcome.upgraded.push(label);
+    else if (result.reason && previous.has(label) && result.reason.startsWith('already runs'))
+      outcome.upgraded.push(label);
+    else outcome.skipped.push({ name: label, reason: result.reason ?? 'unchanged' });
+  });
+  if (ctx.dryRun) outcome.dryRun = true;
+  return { outcome };
+}
+
+// ---- the plan's actions ------------------------------------------------------------------------
+
+/** Splits a POSIX shell command line into words (single and double quotes, backslashes). */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i] as string;
+    if (quote === "'") {
+      if (char === "'") quote = undefined;
+      else current += char;
+      continue;
+    }
+    if (quote === '"') {
+      if (char === '"') quote = undefined;
+      else if (char === '\\' && i + 1 < line.length) current += line[++i];
+      else current += char;
+      continue;
+    }
+    if (char === "'" || char === '"') {
+      quote = char;
+      inWord = true;
+    } else if (char === '\\' && i + 1 < line.length) {
+      current += line[++i];
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += char;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(current);
+  return words;
+}
+
+function getPath(root: unknown, path: FieldPath): unknown {
+  let value: unknown = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The planner writes each database action as the kubectl command a person would run (plan.ts):
+ * `kubectl patch redb|reaadb <name> -n <ns> --type merge -p '<json>'`, or for Active-Active
+ * databases that need the manual procedure `kubectl exec -it <rec>-0 -n <ns> -- rladmin upgrade db <name>`.
+ */
+export function parseAction(
+  action: PlanAction,
+  fields: DialectFields,
+  planVersion: string | null,
+): DatabaseWork | undefined {
+  const words = shellWords(action.command);
+  if (words[0] !== 'kubectl') return undefined;
+  const namespace = words[words.indexOf('-n') + 1];
+  if (words[1] === 'patch' && (words[2] === 'redb' || words[2] === 'reaadb')) {
+    const name = words[3];
+    const body = words[words.indexOf('-p') + 1];
+    if (!name || !namespace || !body) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+    const activeActive = words[2] === 'reaadb';
+    const version = str(
+      getPath(parsed, activeActive ? fields.activeActiveVersionPath : fields.databaseVersionPath),
+    );
+    if (!version) return undefined;
+    return { kind: activeActive ? 'active-active' : 'database', name, namespace, version };
+  }
+  if (words[1] === 'exec' && words.includes('rladmin')) {
+    const name = words[words.length - 1];
+    const version = planVersion ?? /\bto (\d+\.\d+)\b/.exec(action.description)?.[1] ?? 'the target version';
+    if (!name || !namespace) return undefined;
+    return { kind: 'manual', name, namespace, version };
+  }
+  return undefined;
+}
+
+// ---- live facts ----------------------------------------------------------------------------------
+
+interface LiveCluster {
+  name: string;
+  namespace: string;
+  upgradePolicy: string | undefined;
+  /** `status.bundledDatabaseVersions` as major.minor -> major flag. */
+  majors: Map<string, boolean>;
+}
+
+async function readLiveCluster(ctx: StepContext<UpgradeDeps>): Promise<LiveCluster> {
+  const { snapshot, kube } = ctx.deps;
+  const known = snapshot.cluster;
+  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster <name>.' });
+  const fields = dialectFields(snapshot.dialect);
+  const rec = await readObject(kube, {
+    apiVersion: known.apiVersion,
+    kind: 'RedisEnterpriseCluster',
+    name: known.name,
+    namespace: known.namespace,
+  });
+  const bundled = rec
+    ? ((getPath(rec, ['status', 'bundledDatabaseVersions']) as
+        { version?: string; major?: boolean }[] | undefined) ?? [])
+    : known.bundledDatabaseVersions;
+  const majors = new Map<string, boolean>();
+  for (const entry of Array.isArray(bundled) ? bundled : []) {
+    const parsed = entry.version ? databaseVersionOf(entry.version) : undefined;
+    if (parsed) majors.set(`${parsed.major}.${parsed.minor}`, entry.major === true);
+  }
+  return {
+    name: known.name,
+    namespace: known.namespace,
+    upgradePolicy: rec ? str(getPath(rec, fields.upgradePolicyPath)) : known.upgradePolicy,
+    majors,
+  };
+}
+
+/** Databases an earlier attempt of this step already patched (from its intent record). */
+function previousNames(ctx: StepContext<UpgradeDeps>): Set<string> {
+  const patched = ctx.previous?.intent?.patched;
+  return new Set(Array.isArray(patched) ? patched.filter((n): n is string => typeof n === 'string') : []);
+}
+
+/** Serializes intent writes (databases may be upgraded in parallel) and keeps their history. */
+class IntentLog {
+  readonly #ctx: StepContext<UpgradeDeps>;
+  readonly #patched: string[];
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(ctx: StepContext<UpgradeDeps>, previous: Set<string>) {
+    this.#ctx = ctx;
+    this.#patched = [...previous];
+  }
+
+  record(label: string, detail: Record<string, unknown>): Promise<void> {
+    if (!this.#patched.includes(label)) this.#patched.push(label);
+    const intent = { patched: [...this.#patched], current: { database: label, ...detail } };
+    this.#chain = this.#chain.then(() => this.#ctx.recordIntent(intent));
+    return this.#chain;
+  }
+}
+
+// ---- one database ------------------------------------------------------------------------------
+
+interface OneResult {
+  upgraded: boolean;
+  reason?: string;
+}
+
+function resourcePath(kind: DatabaseWork['kind'], namespace: string): string {
+  const type = kind === 'active-active' ? ACTIVE_ACTIVE_RESOURCE : DATABASE_RESOURCE;
+  return `/apis/${type.group}/${type.version}/namespaces/${namespace}/${type.plural}`;
+}
+
+function refOf(item: DatabaseWork): { apiVersion: string; kind: string; name: string; namespace: string } {
+  const type = item.kind === 'active-active' ? ACTIVE_ACTIVE_RESOURCE : DATABASE_RESOURCE;
+  return {
+    apiVersion: `${type.group}/${type.version}`,
+    kind: item.kind === 'active-active' ? ACTIVE_ACTIVE_KIND : DATABASE_KIND,
+    name: item.name,
+    namespace: item.namespace,
+  };
+}
+
+function atLeast(version: string | undefined, wanted: string): boolean {
+  const a = version ? databaseVersionOf(version) : undefined;
+  const b = databaseVersionOf(wanted);
+  return Boolean(a && b && compareDatabaseVersions(a, b) >= 0);
+}
+
+function majorMinor(version: string): string | undefined {
+  const parsed = databaseVersionOf(version);
+  return parsed ? `${parsed.major}.${parsed.minor}` : undefined;
+}
+
+async function upgradeOne(
+  ctx: StepContext<UpgradeDeps>,
+  wait: typeof waitForObject,
+  item: DatabaseWork,
+  fields: DialectFields,
+  cluster: LiveCluster,
+  intents: IntentLog,
+  signal: AbortSignal,
+): Promise<OneResult> {
+  const { kube, settings } = ctx.deps;
+  const label = `${item.namespace}/${item.name}`;
+  const ref = refOf(item);
+  const short = item.kind === 'active-active' ? 'reaadb' : 'redb';
+  const versionPath =
+    item.kind === 'active-active' ? fields.activeActiveVersionPath : fields.databaseVersionPath;
+  const live = await readObject(kube, ref);
+  if (!live) {
+    ctx.warn(`${short}/${item.name} -n ${item.namespace} no longer exists: skipped`);
+    return { upgraded: false, reason: 'the database resource no longer exists' };
+  }
+
+  const running = await runningVersion(ctx, item, live);
+  if (atLeast(running, item.version)) {
+    return { upgraded: false, reason: `already runs ${running}` };
+  }
+
+  // The cluster's `major` policy refuses minor versions (redis-facts.md §3): skip, do not fail.
+  if (cluster.upgradePolicy === 'major') {
+    const key = majorMinor(item.version);
+    const major = key ? cluster.majors.get(key) : undefined;
+    if (major !== true) {
+      const reason =
+        major === false
+          ? `${item.version} is a minor version and the cluster's upgrade policy is major`
+          : `the cluster's upgrade policy is major and ${item.version} is not listed as a major version`;
+      ctx.warn(
+        `${label}: skipped: ${reason}. To upgrade it, set ${fields.upgradePolicyPath.slice(1).join('.')} to latest (${kubectlMergePatch('rec', cluster.name, cluster.namespace, patchAt(fields.upgradePolicyPath, 'latest'))}) or choose a major version with --db-version, then run ctl again.`,
+      );
+      return { upgraded: false, reason };
+    }
+  }
+
+  const spec = str(getPath(live, versionPath));
+  const body = patchAt(versionPath, item.version);
+  if (spec !== item.version) {
+    if (!ctx.dryRun) await intents.record(label, { from: running ?? spec ?? null, to: item.version });
+    ctx.progress(
+      `${label}: setting ${versionPath.slice(1).join('.')} to ${item.version} (runs ${running ?? 'unknown'})`,
+    );
+    await mergePatch(kube, ref, body, { dryRun: ctx.dryRun, io: ctx.io });
+  } else {
+    ctx.progress(
+      `${label}: ${versionPath.slice(1).join('.')} is already ${item.version}; waiting for the operator`,
+    );
+  }
+  if (ctx.dryRun) return { upgraded: true };
+
+  const after = await readObject(kube, ref);
+  const generation = after?.metadata?.generation ?? live.metadata?.generation ?? 0;
+  await wait<KubeObject>({
+    kube,
+    path: resourcePath(item.kind, item.namespace),
+    name: item.name,
+    signal,
+    timeoutMs: settings.timeoutMs,
+    stallTimeoutMs: settings.stallTimeoutMs,
+    description: `${short}/${item.name} -n ${item.namespace} to be active at ${item.version}`,
+    hint: `Look at ${kubectl('get', short, item.name, '-n', item.namespace)} and ${kubectl('get', 'events', '-n', item.namespace, `--field-selector=involvedObject.name=${item.name}`)}; run ctl again to resume.`,
+    check: (object) => checkDatabase(object, item, generation),
+    onProgress: (message) => ctx.progress(`${label}: ${message}`),
+  });
+  if (item.kind === 'active-active') await waitForActiveActiveVersion(ctx, item, signal);
+  ctx.progress(`${label}: runs ${item.version}`);
+  return { upgraded: true };
+}
+
+/** What the database runs: REDB status.version; for an REAADB, the management API's bdb. */
+async function runningVersion(
+  ctx: StepContext<UpgradeDeps>,
+  item: DatabaseWork,
+  live: KubeObject,
+): Promise<string | undefined> {
+  if (item.kind === 'database') return str(getPath(live, ['status', 'version']));
+  const bdb = await findActiveActiveBdb(ctx, item.name);
+  return bdb ? bdbVersion(bdb) : undefined;
+}
+
+async function findActiveActiveBdb(ctx: StepContext<UpgradeDeps>, name: string): Promise<ApiBdb | undefined> {
+  try {
+    const bdbs = await ctx.deps.api.listBdbs();
+    return bdbs.find((b) => b.name === name && b.crdt === true) ?? bdbs.find((b) => b.name === name);
+  } catch (error) {
+    ctx.warn(`cannot read the management API to check ${name}'s version: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Done when the resource is `active` at the new version, after the operator has seen the change
+ * (observedGeneration). A refusal (specStatus Invalid for this generation) fails at once.
+ */
+function checkDatabase(
+  object: KubeObject | undefined,
+  item: DatabaseWork,
+  generation: number,
+): boolean | string {
+  if (!object)
+    throw new OperationError(`${item.namespace}/${item.name} was deleted while it was being upgraded`);
+  const status = (object.status ?? {}) as Record<string, unknown>;
+  const observed = typeof status.observedGeneration === 'number' ? status.observedGeneration : undefined;
+  const seen = observed === undefined || observed >= generation;
+  const state = str(status.status) ?? 'unknown';
+  if (seen && status.specStatus === 'Invalid') {
+    throw new OperationError(
+      `the operator refused the upgrade of ${item.namespace}/${item.name} to ${item.version} (specStatus Invalid)`,
+      {
+        hint: `Read the reason with ${kubectl('get', 'events', '-n', item.namespace, `--field-selector=involvedObject.name=${item.name}`)}; fix it, then run ctl again.`,
+      },
+    );
+  }
+  if (item.kind === 'active-active') {
+    // An REAADB has no version in its status: active after the operator saw the change, then the API confirms.
+    return seen && observed !== undefined && state === 'active' ? true : `status ${state}`;
+  }
+  const version = str(status.version);
+  if (seen && state === 'active' && atLeast(version, item.version)) return true;
+  return `status ${state}, version ${version ?? 'unknown'}`;
+}
+
+/** The management API has no watch: poll the Active-Active bdb until it reports the version. */
+async function waitForActiveActiveVersion(
+  ctx: StepContext<UpgradeDeps>,
+  item: DatabaseWork,
+  signal: AbortSignal,
+): Promise<void> {
+  const { clock, settings } = ctx.deps;
+  const started = clock.now();
+  let delay = 250;
+  for (;;) {
+    const bdb = await findActiveActiveBdb(ctx, item.name);
+    if (!bdb) return; // nothing to verify against: the resource's status was all there was
+    const version = bdbVersion(bdb);
+    if (atLeast(version, item.version) && (bdb.status === undefined || bdb.status === 'active')) return;
+    if (clock.now() - started > settings.stallTimeoutMs) {
+      throw new TimeoutError(
+        `Active-Active database ${item.name} still runs ${version ?? 'an unknown version'} ${formatDuration(settings.stallTimeoutMs)} after its resource became active`,
+        {
+          hint: `Look at the database in the management API and on the other participating clusters; run ctl again to resume.`,
+        },
+      );
+    }
+    await clock.sleep(delay, signal);
+    delay = Math.min(delay * 2, 2000);
+  }
+}
+
+// ---- Active-Active by hand -----------------------------------------------------------------------
+
+async function reportManual(
+  ctx: StepContext<UpgradeDeps>,
+  items: DatabaseWork[],
+  outcome: DatabasesOutcome,
+): Promise<void> {
+  const { snapshot, plan } = ctx.deps;
+  const cluster = snapshot.cluster;
+  let bdbs: ApiBdb[] = [];
+  try {
+    bdbs = await ctx.deps.api.listBdbs();
+  } catch {
+    // The commands then keep their placeholders.
+  }
+  for (const item of items) {
+    const pod = `${cluster?.name ?? '<rec>'}-0`;
+    const ns = cluster?.namespace ?? item.namespace;
+    const bdb =
+      bdbs.find((b) => b.name === item.name && b.crdt === true) ?? bdbs.find((b) => b.name === item.name);
+    const guid = typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : '<CRDB-GUID>';
+    const exec = (...words: string[]) => kubectl('exec', '-it', pod, '-n', ns, '--', ...words);
+    const steps = [
+      exec('rladmin', 'status'),
+      exec('rladmin', 'upgrade', 'db', item.name, 'redis_version', item.version),
+      exec('crdb-cli', 'crdb', 'list'),
+      exec('crdb-cli', 'crdb', 'update', '--crdb-guid', guid, '--featureset-version', 'yes'),
+    ];
+    ctx.warn(
+      `Active-Active database ${item.namespace}/${item.name} must be upgraded by hand: operator ${plan.target.operator} cannot (it needs ${ACTIVE_ACTIVE_UPGRADE_FROM} or later on every participating cluster). ` +
+        `On every participating cluster, after its cluster upgrade:\n${steps.map((s) => `  ${s}`).join('\n')}`,
+      { database: item.name, namespace: item.namespace, commands: steps },
+    );
+    outcome.manual.push(`${item.namespace}/${item.name}`);
+  }
+  if (items.length > 0 && supportsActiveActiveUpgrade(plan.target.operator)) {
+    // Not expected: the planner only writes manual actions for older operators.
+    ctx.warn(
+      `operator ${plan.target.operator} could upgrade these through the REAADB; re-plan to let ctl do it`,
+    );
+  }
+}
+
+// ---- a small pool -------------------------------------------------------------------------------
+
+/**
+ * Runs `task` over `items`, at most `limit` at once, in order. The first failure stops new
+ * starts and aborts the others' waits; it is rethrown once every started task has ended.
+ */
+export async function runPool<T>(
+  items: T[],
+  limit: number,
+  signal: AbortSignal,
+  task: (item: T, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && !stop.signal.aborted && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await task(item, stop.signal);
+      } catch (error) {
+        if (failure === undefined) {
+          failure = { error };
+          stop.abort(error);
+        }
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (failure !== undefined) throw failure.error;
+  if (signal.aborted)
+    throw signal.reason instanceof Error
+      ? signal.reason
+      : new DOMException('The operation was aborted', 'AbortError');
+}

@@ -1,0 +1,46 @@
+import type { ApiClient } from '../api/client.js';
+import type { Helm } from '../exec/helm.js';
+import type { KubeClients } from '../kube/client.js';
+import type { Plan } from '../upgrade/plan.js';
+import type { Snapshot } from '../upgrade/snapshot.js';
+
+/** A clock the steps wait with; tests pass one that does not really sleep. */
+export interface StepClock {
+  now(): number;
+  /** Resolves after ms, or rejects when the signal aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** The options of `ctl upgrade run` that change what steps do (already validated by the CLI). */
+export interface RunSettings {
+  remediate: boolean;
+  moduleFiles: string[];
+  /** Databases upgraded at once by the databases step. */
+  maxParallel: number;
+  keepScc: boolean;
+  /** Overall deadline of the run and no-progress limit of waits, in ms. */
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** Where to fetch release manifests: a file, or a URL with `{version}`. */
+  bundle: string | undefined;
+  helmRelease: string | undefined;
+  helmChart: string | undefined;
+  helmRepo: string | undefined;
+}
+
+/**
+ * What every step gets (release-it's container): clients built once by the CLI. Writers
+ * honour dry-run themselves (helm.change, the kube write helpers), so steps do not branch on it.
+ * `snapshot` and `plan` are read by the CLI at the start of every invocation (a resumed run
+ * reads them afresh); they can be stale once a step has changed something, so steps re-read
+ * live state before acting and use them for names, dialect, target and the planned actions.
+ */
+export interface UpgradeDeps {
+  kube: KubeClients;
+  api: ApiClient;
+  helm: Helm;
+  settings: RunSettings;
+  clock: StepClock;
+  snapshot: Snapshot;
+  plan: Plan;
+}

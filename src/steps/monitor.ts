@@ -1,0 +1,637 @@
+/**
+ * Step `monitor`: follow the cluster's rolling upgrade to its end (redis-facts.md §3 "Monitor":
+ * `kubectl get rec` goes Upgrade -> Running, `kubectl rollout status sts/<rec>`).
+ *
+ * It watches four things at once, never polling: the cluster resource (state, versionTag), its
+ * StatefulSet (replicas, updatedReplicas, readyReplicas, revisions, generation), the StatefulSet's
+ * pods (controller-revision-hash against updateRevision), and the Events of the cluster resource.
+ * Done when the state is Running at the target tag and the rollout is complete with the target
+ * image. Fails on InvalidUpgrade (exit 1) with the operator's warnings and the fix; on no
+ * progress for --stall-timeout or the overall --timeout (exit 6) with what it saw last.
+ *
+ * A frozen upgrade (state Upgrade, Warning events about an unsupported module or an incompatible
+ * database version, confirmed by the management API) stops the step with the exact commands that
+ * lift it, or, with --remediate, is lifted by ctl itself (src/steps/remediate.ts), after which
+ * the step goes on watching.
+ *
+ * Resumable: every judgement is made from the live objects, so a second run on a cluster that is
+ * already Running at the target completes at once, and remediation re-checks before each action.
+ */
+
+import type { ApiNode } from '../api/types.js';
+import { dialectFields, type FieldPath } from '../dialect.js';
+import { OperationError, TimeoutError } from '../errors.js';
+import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
+import { type CollectionEvent, formatDuration, listCollection, watchCollection } from '../kube/watch.js';
+import { readObject } from '../kube/write.js';
+import { kubectl, kubectlMergePatch, patchAt } from '../upgrade/commands.js';
+import { STEP_TITLES } from '../upgrade/plan.js';
+import type { UpgradeDeps } from './deps.js';
+import {
+  type Blocker,
+  blockersFromApi,
+  blockersFromEvents,
+  describeBlocker,
+  frozenError,
+  isFreezeEvent,
+  type KubeEvent,
+  minimumDatabaseVersion,
+  type Remediation,
+  type RemediationContext,
+  remediateFrozenUpgrade,
+  syncRecordedDatabases,
+} from './remediate.js';
+import type { Step, StepContext, StepResult } from './types.js';
+
+export const NODE_CONTAINER = 'redis-enterprise-node';
+const REVISION_LABEL = 'controller-revision-hash';
+/** Normal events after which earlier freeze warnings no longer apply. */
+const RESUME_REASONS = new Set(['UpgradeResumed', 'UpgradeStarted', 'UpgradeCompleted']);
+
+export function createMonitorStep(): Step<UpgradeDeps> {
+  return { id: 'monitor', title: STEP_TITLES.monitor, run: monitorUpgrade };
+}
+
+export const monitorStep = createMonitorStep();
+
+interface Target {
+  name: string;
+  namespace: string;
+  tag: string;
+  recApiVersion: string;
+}
+
+async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult> {
+  const { snapshot, plan, kube } = ctx.deps;
+  const tag = plan.target.clusterVersion;
+  if (!tag) return { skipped: 'no target cluster version: pass --cluster-version' };
+  const known = snapshot.cluster;
+  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster <name>.' });
+  const target: Target = {
+    name: known.name,
+    namespace: known.namespace,
+    tag,
+    recApiVersion: known.apiVersion,
+  };
+
+  if (ctx.dryRun) {
+    const [rec, sts] = await Promise.all([
+      readObject(kube, {
+        apiVersion: known.apiVersion,
+        kind: 'RedisEnterpriseCluster',
+        name: known.name,
+        namespace: known.namespace,
+      }),
+      readObject(kube, {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        name: known.name,
+        namespace: known.namespace,
+      }),
+    ]);
+    const view = judge(rec, sts, new Map(), target, dialectFields(snapshot.dialect).imageSpecPath);
+    if (view.done) return { outcome: { dryRun: true, versionTag: tag, state: 'Running' } };
+    return {
+      skipped: `dry run: would follow the rolling upgrade of ${known.name} to ${tag} (now: ${view.message})`,
+    };
+  }
+
+  const follower = new UpgradeFollower(ctx, target);
+  const finished = await follower.run();
+  await follower.syncDatabases();
+  const nodes = await verifyNodes(ctx, tag);
+  return {
+    outcome: {
+      versionTag: tag,
+      state: 'Running',
+      replicas: finished.replicas,
+      updateRevision: finished.updateRevision ?? null,
+      ...(nodes ? { nodeVersions: nodes } : {}),
+      ...(follower.remediation.actions.length > 0 ? { remediation: follower.remediation.actions } : {}),
+    },
+  };
+}
+
+// ---- judging the live objects -----------------------------------------------------------------
+
+interface View {
+  done: boolean;
+  state: string | undefined;
+  message: string;
+  replicas: number;
+  updateRevision: string | undefined;
+}
+
+function getPath(root: unknown, path: FieldPath): unknown {
+  let value: unknown = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+
+/** The node container's image in the StatefulSet's pod template. */
+function templateImage(sts: KubeObject): string | undefined {
+  const containers = getPath(sts, ['spec', 'template', 'spec', 'containers']);
+  if (!Array.isArray(containers)) return undefined;
+  const list = containers as { name?: string; image?: string }[];
+  return (list.find((c) => c.name === NODE_CONTAINER) ?? list[0])?.image;
+}
+
+function podReady(pod: KubeObject): boolean {
+  const conditions = getPath(pod, ['status', 'conditions']);
+  return (
+    Array.isArray(conditions) &&
+    conditions.some((c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True')
+  );
+}
+
+function judge(
+  rec: KubeObject | undefined,
+  sts: KubeObject | undefined,
+  pods: Map<string, KubeObject>,
+  target: Target,
+  imageSpecPath: FieldPath,
+): View {
+  const state = str(getPath(rec, ['status', 'state']));
+  const specTag = str(getPath(rec, [...imageSpecPath, 'versionTag']));
+  if (!sts) {
+    return {
+      done: false,
+      state,
+      message: `cluster ${state ?? 'unknown'}, StatefulSet ${target.name} not found`,
+      replicas: 0,
+      updateRevision: undefined,
+    };
+  }
+  const status = (sts.status ?? {}) as Record<string, unknown>;
+  const replicas = num(getPath(sts, ['spec', 'replicas'])) ?? num(status.replicas) ?? 1;
+  const updated = num(status.updatedReplicas) ?? 0;
+  const ready = num(status.readyReplicas) ?? 0;
+  const updateRevision = str(status.updateRevision);
+  const currentRevision = str(status.currentRevision);
+  const generation = sts.metadata?.generation ?? 0;
+  const observed = num(status.observedGeneration) ?? 0;
+  const image = templateImage(sts);
+  const imageAtTarget = image === undefined || image.endsWith(`:${target.tag}`) || image.includes('@sha256:');
+  const rolloutComplete =
+    observed >= generation &&
+    updated === replicas &&
+    ready === replicas &&
+    (currentRevision === undefined || updateRevision === undefined || currentRevision === updateRevision);
+
+  // The pods say which one is being replaced (highest ordinal first).
+  const waiting: string[] = [];
+  if (updateRevision !== undefined && pods.size > 0) {
+    for (const pod of [...pods.values()].sort((a, b) =>
+      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '', 'en', { numeric: true }),
+    )) {
+      const fresh = pod.metadata?.labels?.[REVISION_LABEL] === updateRevision;
+      if (!fresh) waiting.push(`${pod.metadata?.name ?? '?'} old`);
+      else if (!podReady(pod)) waiting.push(`${pod.metadata?.name ?? '?'} starting`);
+    }
+  }
+  const podsUpdated =
+    updateRevision !== undefined && pods.size > 0
+      ? [...pods.values()].filter(
+          (p) => p.metadata?.labels?.[REVISION_LABEL] === updateRevision && podReady(p),
+        ).length
+      : Math.min(updated, ready);
+  const tagNote = specTag === target.tag ? '' : `, versionTag ${specTag ?? '(default)'}`;
+  const imageNote = imageAtTarget ? '' : ', pod template not yet at the target';
+  const detail = waiting.length > 0 && waiting.length <= 5 ? ` (${waiting.join(', ')})` : '';
+  const message = `cluster ${state ?? 'unknown'}${tagNote}, pods ${podsUpdated}/${replicas} upgraded${detail}${imageNote}`;
+  return {
+    done: state === 'Running' && specTag === target.tag && rolloutComplete && imageAtTarget,
+    state,
+    message,
+    replicas,
+    updateRevision,
+  };
+}
+
+// ---- following ---------------------------------------------------------------------------------
+
+class UpgradeFollower {
+  readonly remediation: Remediation;
+  readonly #ctx: StepContext<UpgradeDeps>;
+  readonly #target: Target;
+  readonly #stop = new AbortController();
+  readonly #imageSpecPath: FieldPath;
+  #rec: KubeObject | undefined;
+  #sts: KubeObject | undefined;
+  readonly #pods = new Map<string, KubeObject>();
+  readonly #events = new Map<string, KubeEvent>();
+  readonly #synced = new Set<'rec' | 'sts' | 'events'>();
+  #podSelector: string | undefined;
+  #lastMessage: string | undefined;
+  #stallTimer: NodeJS.Timeout | undefined;
+  #overallTimer: NodeJS.Timeout | undefined;
+  #settled = false;
+  #busy = false;
+  #assessedKey: string | undefined;
+  /** The running assessment or remediation of a freeze. */
+  #frozenTask: Promise<void> = Promise.resolve();
+  #resolve: (view: View) => void = () => {};
+  #reject: (error: unknown) => void = () => {};
+
+  constructor(ctx: StepContext<UpgradeDeps>, target: Target) {
+    this.#ctx = ctx;
+    this.#target = target;
+    this.#imageSpecPath = dialectFields(ctx.deps.snapshot.dialect).imageSpecPath;
+    const earlier = ctx.previous?.intent?.remediation;
+    this.remediation = { actions: Array.isArray(earlier) ? [...(earlier as Record<string, unknown>[])] : [] };
+  }
+
+  run(): Promise<View> {
+    const { signal } = this.#ctx;
+    const { settings } = this.#ctx.deps;
+    return new Promise<View>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      if (signal.aborted) {
+        this.#fail(abortReason(signal));
+        return;
+      }
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+      this.#overallTimer = setTimeout(() => {
+        this.#fail(
+          new TimeoutError(
+            `timed out after ${formatDuration(settings.timeoutMs)} waiting for the upgrade of ${this.#target.name} to ${this.#target.tag} (last seen: ${this.#lastMessage ?? 'nothing yet'})`,
+            { hint: this.#lookHint() },
+          ),
+        );
+      }, settings.timeoutMs);
+      this.#touch();
+      this.#watch('rec', this.#recPath(), `metadata.name=${this.#target.name}`, undefined, (event) => {
+        this.#rec = applyOne(this.#rec, event, this.#target.name);
+      });
+      this.#watch(
+        'sts',
+        `/apis/apps/v1/namespaces/${this.#target.namespace}/statefulsets`,
+        `metadata.name=${this.#target.name}`,
+        undefined,
+        (event) => {
+          this.#sts = applyOne(this.#sts, event, this.#target.name);
+          this.#startPodWatch();
+        },
+      );
+      this.#watch(
+        'events',
+        `/api/v1/namespaces/${this.#target.namespace}/events`,
+        `involvedObject.name=${this.#target.name}`,
+        undefined,
+        (event) => {
+          applyMany(this.#events, event);
+        },
+      );
+    });
+  }
+
+  #recPath(): string {
+    const version = this.#target.recApiVersion.split('/')[1] ?? CLUSTER_RESOURCE.version;
+    return `/apis/${CLUSTER_RESOURCE.group}/${version}/namespaces/${this.#target.namespace}/${CLUSTER_RESOURCE.plural}`;
+  }
+
+  #watch(
+    which: 'rec' | 'sts' | 'events' | 'pods',
+    path: string,
+    fieldSelector: string | undefined,
+    labelSelector: string | undefined,
+    apply: (event: CollectionEvent<KubeObject>) => void,
+  ): void {
+    watchCollection<KubeObject>({
+      kube: this.#ctx.deps.kube,
+      path,
+      fieldSelector,
+      labelSelector,
+      signal: this.#stop.signal,
+      onEvent: (event) => {
+        if (this.#settled) return;
+        apply(event);
+        if (event.type === 'SYNC' && which !== 'pods') this.#synced.add(which);
+        this.#evaluate();
+      },
+    }).catch((error: unknown) => this.#fail(error));
+  }
+
+  /** The pods are found by the StatefulSet's selector, once it is known. */
+  #startPodWatch(): void {
+    const labels = getPath(this.#sts, ['spec', 'selector', 'matchLabels']);
+    if (this.#podSelector !== undefined || !labels || typeof labels !== 'object') return;
+    this.#podSelector = Object.entries(labels as Record<string, string>)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(',');
+    if (this.#podSelector === '') return;
+    this.#watch(
+      'pods',
+      `/api/v1/namespaces/${this.#target.namespace}/pods`,
+      undefined,
+      this.#podSelector,
+      (event) => {
+        applyMany(this.#pods, event);
+      },
+    );
+  }
+
+  #evaluate(): void {
+    if (this.#settled || this.#synced.size < 3) return;
+    if (!this.#rec) {
+      this.#fail(
+        new OperationError(`the cluster resource ${this.#target.name} was deleted during the upgrade`, {
+          hint: `Check kubectl get rec -n ${this.#target.namespace}.`,
+        }),
+      );
+      return;
+    }
+    const view = judge(this.#rec, this.#sts, this.#pods, this.#target, this.#imageSpecPath);
+    if (view.state === 'InvalidUpgrade') {
+      this.#failInvalidUpgrade();
+      return;
+    }
+    if (view.done) {
+      this.#settle(() => this.#resolve(view));
+      return;
+    }
+    this.#report(view.message);
+    if (view.state === 'Upgrade') this.#checkFrozen();
+  }
+
+  #report(message: string): void {
+    if (message === this.#lastMessage) return;
+    this.#lastMessage = message;
+    this.#touch();
+    this.#ctx.progress(message);
+  }
+
+  /** Progress: re-arms the stall timer. */
+  #touch(): void {
+    if (this.#settled) return;
+    clearTimeout(this.#stallTimer);
+    const { stallTimeoutMs } = this.#ctx.deps.settings;
+    this.#stallTimer = setTimeout(() => {
+      if (this.#busy) {
+        // Remediation reports its own progress (and has its own stall limit): keep waiting.
+        this.#touch();
+        return;
+      }
+      this.#fail(
+        new TimeoutError(
+          `the upgrade of ${this.#target.name} to ${this.#target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${this.#lastMessage ?? 'nothing yet'})`,
+          { hint: this.#lookHint() },
+        ),
+      );
+    }, stallTimeoutMs);
+  }
+
+  #lookHint(): string {
+    const { name, namespace } = this.#target;
+    return (
+      `Look at ${kubectl('get', 'rec', name, '-n', namespace)}, ${kubectl('rollout', 'status', `sts/${name}`, '-n', namespace)} ` +
+      `and ${kubectl('get', 'events', '-n', namespace, `--field-selector=involvedObject.name=${name}`)}; ` +
+      'once it moves again, run ctl again to resume (or pass a longer --stall-timeout/--timeout).'
+    );
+  }
+
+  /** Freeze warnings newer than the last event that says the upgrade (re)started or resumed. */
+  #activeFreezeEvents(): KubeEvent[] {
+    const events = [...this.#events.values()].sort((a, b) => order(a) - order(b));
+    let since = -Infinity;
+    for (const event of events) {
+      if (event.type === 'Normal' && RESUME_REASONS.has(event.reason ?? ''))
+        since = Math.max(since, order(event));
+    }
+    return events.filter((event) => isFreezeEvent(event) && order(event) > since);
+  }
+
+  #checkFrozen(): void {
+    if (this.#busy) return;
+    const active = this.#activeFreezeEvents();
+    if (active.length === 0) return;
+    const key = active.map((e) => `${e.metadata?.uid ?? e.metadata?.name}:${e.count ?? 1}`).join(',');
+    if (key === this.#assessedKey) return;
+    this.#assessedKey = key;
+    this.#busy = true;
+    this.#frozenTask = this.#handleFrozen(active)
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        this.#busy = false;
+        this.#touch();
+        this.#evaluate();
+      });
+  }
+
+  async #handleFrozen(active: KubeEvent[]): Promise<void> {
+    const ctx = this.#ctx;
+    const { api, settings, plan } = ctx.deps;
+    const minimum = minimumDatabaseVersion(plan.target.operator);
+    const fromEvents = blockersFromEvents(active, minimum);
+    let blockers: Blocker[];
+    try {
+      const [bdbs, modules] = await Promise.all([api.listBdbs(), api.listModules()]);
+      blockers = blockersFromApi(bdbs, modules, minimum, fromEvents);
+    } catch (error) {
+      if (this.#settled) return;
+      ctx.warn(
+        `cannot read the management API (${(error as Error).message}): going by the operator's events`,
+      );
+      blockers = fromEvents;
+    }
+    if (this.#settled) return;
+    if (blockers.length === 0) {
+      await syncRecordedDatabases(this.#innerContext(), this.#remediationContext(), this.remediation);
+      this.#report(
+        `${this.#lastMessage ?? 'cluster Upgrade'}; the operator reported a freeze, but the management API shows nothing left to fix`,
+      );
+      return;
+    }
+    const context = this.#remediationContext();
+    if (!settings.remediate) throw frozenError(blockers, context, active);
+    ctx.warn(
+      `the cluster upgrade is frozen: ${blockers.map(describeBlocker).join('; ')}; remediating (--remediate)`,
+    );
+    await remediateFrozenUpgrade(this.#innerContext(), blockers, context, this.remediation);
+    if (!this.#settled) ctx.progress('remediation done: the operator should resume the rolling upgrade');
+  }
+
+  #remediationContext(): RemediationContext {
+    const { settings, snapshot } = this.#ctx.deps;
+    return {
+      clusterName: this.#target.name,
+      namespace: this.#target.namespace,
+      fields: dialectFields(snapshot.dialect),
+      moduleFiles: settings.moduleFiles,
+      databaseResources: snapshot.databases.map((db) => ({
+        name: db.name,
+        namespace: db.namespace,
+        uid: db.databaseUid,
+      })),
+    };
+  }
+
+  /** The step's context for remediation: its progress counts as progress, it stops with the follower. */
+  #innerContext(): StepContext<UpgradeDeps> {
+    const ctx = this.#ctx;
+    return {
+      ...ctx,
+      signal: this.#stop.signal,
+      progress: (message, data) => {
+        this.#touch();
+        ctx.progress(message, data);
+      },
+      recordIntent: (intent) => ctx.recordIntent(intent),
+      warn: (message, data) => ctx.warn(message, data),
+    };
+  }
+
+  /** After the upgrade: every recorded database upgrade is reflected in its resource. */
+  async syncDatabases(): Promise<void> {
+    await this.#frozenTask;
+    await syncRecordedDatabases(this.#ctx, this.#remediationContext(), this.remediation);
+  }
+
+  #failInvalidUpgrade(): void {
+    if (this.#busy) return;
+    this.#busy = true;
+    const { kube, snapshot } = this.#ctx.deps;
+    const rec = this.#rec;
+    // A fresh list: the warning may be written just after the state.
+    listCollection<KubeEvent>(
+      kube,
+      `/api/v1/namespaces/${this.#target.namespace}/events`,
+      { fieldSelector: `involvedObject.name=${this.#target.name}` },
+      this.#stop.signal,
+    )
+      .then(
+        (list) => list.items,
+        () => [...this.#events.values()],
+      )
+      .then((events) => {
+        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect));
+      })
+      .finally(() => {
+        this.#busy = false;
+      });
+  }
+
+  #onAbort = (): void => {
+    this.#fail(abortReason(this.#ctx.signal));
+  };
+
+  #fail(error: unknown): void {
+    this.#settle(() => this.#reject(error));
+  }
+
+  #settle(outcome: () => void): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#stallTimer);
+    clearTimeout(this.#overallTimer);
+    this.#ctx.signal.removeEventListener('abort', this.#onAbort);
+    this.#stop.abort();
+    outcome();
+  }
+}
+
+function applyOne(
+  current: KubeObject | undefined,
+  event: CollectionEvent<KubeObject>,
+  name: string,
+): KubeObject | undefined {
+  if (event.type === 'SYNC') return event.objects.find((o) => o.metadata?.name === name);
+  if (event.object.metadata?.name !== name) return current;
+  return event.type === 'DELETED' ? undefined : event.object;
+}
+
+function applyMany<T extends { metadata?: { name?: string; uid?: string } }>(
+  map: Map<string, T>,
+  event: CollectionEvent<KubeObject>,
+): void {
+  const keyOf = (o: T): string => o.metadata?.uid ?? o.metadata?.name ?? '';
+  if (event.type === 'SYNC') {
+    map.clear();
+    for (const object of event.objects as unknown as T[]) map.set(keyOf(object), object);
+    return;
+  }
+  const object = event.object as unknown as T;
+  if (event.type === 'DELETED') map.delete(keyOf(object));
+  else map.set(keyOf(object), object);
+}
+
+/** Order of events: their resourceVersion (etcd's revision) when numeric, else their time. */
+function order(event: KubeEvent): number {
+  const rv = Number(event.metadata?.resourceVersion);
+  if (Number.isFinite(rv)) return rv;
+  const time =
+    event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata?.creationTimestamp;
+  return time ? new Date(time).getTime() : 0;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('The operation was aborted', 'AbortError');
+}
+
+/** InvalidUpgrade: the operator refused the upgrade; say why (its warnings) and how to fix it. */
+export function invalidUpgradeError(
+  rec: KubeObject | undefined,
+  events: KubeEvent[],
+  target: { name: string; namespace: string },
+  dialect: UpgradeDeps['snapshot']['dialect'],
+): OperationError {
+  const fields = dialectFields(dialect);
+  const warnings = events
+    .filter((e) => e.type === 'Warning')
+    .sort((a, b) => order(a) - order(b))
+    .slice(-5)
+    .map((e) => `  ${e.reason ?? 'Warning'}: ${e.message ?? ''}`);
+  const autoUpgrade = getPath(rec, fields.autoUpgradePath) === true;
+  const digest = str(getPath(rec, [...fields.imageSpecPath, 'digestHash']));
+  const license = str(getPath(rec, ['status', 'licenseStatus', 'licenseState']));
+  const { name, namespace } = target;
+  const autoField = fields.autoUpgradePath.slice(1).join('.');
+  const digestField = [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
+  let hint: string;
+  if (autoUpgrade && digest) {
+    hint =
+      `${autoField} is true and ${digestField} is set; automatic upgrades cannot use a digest. Turn auto-upgrade off: ` +
+      `${kubectlMergePatch('rec', name, namespace, patchAt(fields.autoUpgradePath, false))} ` +
+      `or remove the digest: ${kubectlMergePatch('rec', name, namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}; then run ctl again.`;
+  } else if (license !== undefined && license !== 'Valid') {
+    hint = `The cluster license is ${license}: install a valid license (the Secret named in spec.licenseSecretName), then run ctl again.`;
+  } else {
+    hint = `Read the operator's reason with ${kubectl('describe', 'rec', name, '-n', namespace)}, fix the spec, then run ctl again.`;
+  }
+  return new OperationError(
+    `the operator refused the upgrade of ${name}: state InvalidUpgrade` +
+      (warnings.length > 0 ? `\nrecent warnings:\n${warnings.join('\n')}` : ' (no Warning events found)'),
+    { hint },
+  );
+}
+
+/** Best effort: every node reports the target's software version (GET /v1/nodes). */
+async function verifyNodes(ctx: StepContext<UpgradeDeps>, tag: string): Promise<string[] | undefined> {
+  let nodes: ApiNode[];
+  try {
+    nodes = await ctx.deps.api.listNodes();
+  } catch (error) {
+    ctx.warn(
+      `could not read the nodes' software versions from the management API: ${(error as Error).message}`,
+    );
+    return undefined;
+  }
+  const expected = /^\d+\.\d+\.\d+-\d+/.exec(tag)?.[0] ?? tag;
+  const versions = nodes.map((node) => node.software_version);
+  const behind = nodes.filter((node) => !(node.software_version ?? '').startsWith(expected));
+  if (behind.length > 0) {
+    ctx.warn(
+      `node${behind.length === 1 ? '' : 's'} ${behind.map((n) => `${n.uid} (${n.software_version})`).join(', ')} do${behind.length === 1 ? 'es' : ''} not report ${expected} yet`,
+    );
+  }
+  return versions;
+}

@@ -1,0 +1,495 @@
+/**
+ * Step `operator`: upgrade the operator the way it was installed, then wait until the new
+ * operator runs (READY 1/1 on the target image) and its CRDs are served.
+ *
+ * - helm: `helm upgrade <release> <chart> --version <v>` (+ `--set openshift.mode=true` on
+ *   OpenShift). `--repo <url>` is used instead of a `helm repo add` in the user's helm config.
+ *   `--reset-then-reuse-values` (helm >= 3.14) keeps the values the release was installed with
+ *   on top of the new chart's defaults: plain `--reuse-values` would also keep the OLD chart's
+ *   defaults (the old operator image among them), and no flag at all drops the user's values as
+ *   soon as one `--set` is given. No `--wait`: ctl waits itself, with progress and its timeouts.
+ * - bundle: server-side apply (force) of every object of the release bundle, CRDs first.
+ *
+ * Then, as the plan lists it here, the Role and RoleBinding `redb-role` of the release are
+ * re-applied in every other namespace the operator watches (multi-namespace.md: "on each
+ * upgrade"): the new operator needs them as soon as it starts.
+ *
+ * Idempotent: an operator already on the target version and ready is skipped; a helm release
+ * already deployed at the target chart is not upgraded again (only awaited); a release left
+ * `pending-*` by a killed helm stops the step with the exact rollback to run.
+ */
+
+import { OperationError } from '../errors.js';
+import type { Helm } from '../exec/helm.js';
+import { bundleLocation, loadManifests, orderForApply, siblingLocation } from '../kube/bundle.js';
+import type { KubeClients } from '../kube/client.js';
+import type { KubeObject } from '../kube/reads.js';
+import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
+import { waitForObject } from '../kube/watch.js';
+import { readObject, serverSideApply } from '../kube/write.js';
+import { chartVersionFor } from '../upgrade/catalog.js';
+import { STEP_TITLES } from '../upgrade/plan.js';
+import { OPERATOR_DEPLOYMENT, type Snapshot } from '../upgrade/snapshot.js';
+import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO } from '../upgrade/target.js';
+import {
+  compareOperatorVersions,
+  formatOperatorVersion,
+  operatorVersionFromImage,
+  parseOperatorVersion,
+} from '../upgrade/versions.js';
+import type { UpgradeDeps } from './deps.js';
+import type { Step, StepContext, StepResult } from './types.js';
+
+export type WaitFor = typeof waitForObject;
+
+export interface OperatorStepOptions {
+  /** Injected by tests; default the resilient watch of src/kube/watch.ts. */
+  wait?: WaitFor;
+  /** CTL_BUNDLE and CTL_HELM_REPO are read from here when the settings leave them open. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function createOperatorStep(options: OperatorStepOptions = {}): Step<UpgradeDeps> {
+  const wait = options.wait ?? waitForObject;
+  const env = options.env ?? process.env;
+  return {
+    id: 'operator',
+    title: STEP_TITLES.operator,
+    run: (ctx) => upgradeOperator(ctx, wait, env),
+  };
+}
+
+export const operatorStep = createOperatorStep();
+
+// ---- the operator Deployment
+
+export interface DeploymentState {
+  image: string;
+  version: string | undefined;
+  replicas: number;
+  readyReplicas: number;
+  updatedReplicas: number;
+  /** The Deployment controller has seen the current spec (observedGeneration >= generation). */
+  observed: boolean;
+  /** The rollout is complete: observed, every replica updated and ready, no old replica left. */
+  ready: boolean;
+}
+
+/** What the operator Deployment says, the way `kubectl rollout status` judges it. */
+export function deploymentState(deployment: KubeObject | undefined): DeploymentState | undefined {
+  if (!deployment) return undefined;
+  const spec = record(deployment.spec);
+  const status = record(deployment.status);
+  const containers = array(record(record(spec.template).spec).containers).map(record);
+  const container = containers.find((c) => c.name === OPERATOR_DEPLOYMENT) ?? containers[0];
+  const image = typeof container?.image === 'string' ? container.image : '';
+  const parsed = operatorVersionFromImage(image);
+  const replicas = num(spec.replicas) ?? 1;
+  const readyReplicas = num(status.readyReplicas) ?? 0;
+  const observed = (num(status.observedGeneration) ?? 0) >= (deployment.metadata?.generation ?? 0);
+  const updatedReplicas = num(status.updatedReplicas) ?? 0;
+  const ready =
+    observed &&
+    replicas > 0 &&
+    updatedReplicas === replicas &&
+    readyReplicas === replicas &&
+    (num(status.replicas) ?? replicas) === replicas;
+  return {
+    image,
+    version: parsed ? formatOperatorVersion(parsed) : undefined,
+    replicas,
+    readyReplicas,
+    updatedReplicas,
+    observed,
+    ready,
+  };
+}
+
+/** Progress of a rollout in words, for the wait's progress messages. */
+export function describeRollout(state: DeploymentState): string {
+  if (!state.observed) return 'the Deployment controller has not picked up the new spec yet';
+  if (state.updatedReplicas < state.replicas)
+    return `${state.updatedReplicas}/${state.replicas} replicas updated`;
+  return `${state.readyReplicas}/${state.replicas} ready`;
+}
+
+function atLeast(version: string | undefined, target: string): boolean {
+  const a = version ? parseOperatorVersion(version) : undefined;
+  const b = parseOperatorVersion(target);
+  return Boolean(a && b && compareOperatorVersions(a, b) >= 0);
+}
+
+/** Where the operator Deployment is: from the snapshot, else the upstream name in the namespace. */
+export function operatorLocation(snapshot: Snapshot): { name: string; namespace: string } {
+  return {
+    name: snapshot.operator?.deploymentName ?? OPERATOR_DEPLOYMENT,
+    namespace: snapshot.operator?.namespace ?? snapshot.namespace,
+  };
+}
+
+// ---- the step
+
+async function upgradeOperator(
+  ctx: StepContext<UpgradeDeps>,
+  wait: WaitFor,
+  env: NodeJS.ProcessEnv,
+): Promise<StepResult> {
+  const { deps, io, dryRun } = ctx;
+  const { snapshot, plan, kube } = deps;
+  const target = plan.target.operator;
+  const method = plan.target.method;
+  const { name, namespace } = operatorLocation(snapshot);
+  const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace };
+
+  const before = deploymentState(await readObject(kube, ref));
+  if (before && atLeast(before.version, target)) {
+    // Never a downgrade; at the target but not ready yet (a resumed run), apply again and wait.
+    if (before.version !== target)
+      return { skipped: `the operator already runs ${before.version}, newer than ${target}` };
+    if (before.ready) return { skipped: `already at ${target}` };
+  }
+  if (ctx.previous?.intent) {
+    ctx.progress(`resuming an interrupted operator upgrade (${describeIntent(ctx.previous.intent)})`);
+  }
+
+  const watched = snapshot.watchedNamespaces.filter((ns) => ns !== snapshot.namespace);
+  const bundle = (): string =>
+    bundleLocation({ bundle: deps.settings.bundle, version: target, platform: snapshot.platform, env });
+
+  let crdsToVerify: KubeObject[] | undefined;
+  if (method === 'helm') {
+    const helm = helmSettings(deps, env);
+    const status = await readHelmRelease(deps.helm, helm.release, helm.namespace);
+    if (status.status.startsWith('pending-')) {
+      throw pendingReleaseError(helm.release, helm.namespace, status);
+    }
+    const chartVersion = chartVersionFor(target);
+    if (status.status === 'deployed' && status.chartVersion === chartVersion) {
+      ctx.progress(`helm release ${helm.release} is already deployed at chart ${chartVersion}`);
+      if (watched.length > 0) await ctx.recordIntent({ method, to: target, roleNamespaces: watched });
+    } else {
+      await ctx.recordIntent({
+        method,
+        from: before?.version ?? null,
+        to: target,
+        release: helm.release,
+        namespace: helm.namespace,
+        chart: helm.chart,
+        chartVersion,
+        fromRevision: status.revision,
+        roleNamespaces: watched,
+      });
+      const args = await helmUpgradeArgs(deps.helm, helm, chartVersion, snapshot.platform === 'openshift');
+      if (args.warning) ctx.warn(args.warning);
+      ctx.progress(`helm upgrade ${helm.release} to chart ${chartVersion}`);
+      await deps.helm.change(args.argv);
+    }
+  } else {
+    const location = bundle();
+    const objects = orderForApply(await loadManifests(location, { namespace, signal: ctx.signal, io }));
+    crdsToVerify = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+    await ctx.recordIntent({
+      method,
+      from: before?.version ?? null,
+      to: target,
+      bundle: location,
+      objects: objects.length,
+      roleNamespaces: watched,
+    });
+    ctx.progress(`applying ${objects.length} objects of ${location}`);
+    await serverSideApply(kube, objects, { dryRun, io });
+  }
+
+  const rolesReapplied = await reapplyRedbRoles(ctx, watched, bundle);
+
+  if (dryRun) {
+    return { outcome: { dryRun: true, method, from: before?.version ?? null, to: target, rolesReapplied } };
+  }
+
+  const deployment = await wait<KubeObject>({
+    kube,
+    path: `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    name,
+    signal: ctx.signal,
+    timeoutMs: deps.settings.timeoutMs,
+    stallTimeoutMs: deps.settings.stallTimeoutMs,
+    description: `the operator Deployment ${name} to run ${target}`,
+    hint: `Look at the operator: kubectl rollout status deployment/${name} -n ${namespace}; kubectl describe deployment ${name} -n ${namespace}. Then run ctl again to resume.`,
+    check: (object) => {
+      const state = deploymentState(object);
+      if (!state) return `deployment ${name} does not exist yet`;
+      if (state.version !== target)
+        return `the operator image is ${state.image || '(none)'}, not ${target} yet`;
+      if (!state.ready) return `operator ${target}: ${describeRollout(state)}`;
+      return true;
+    },
+    onProgress: (message) => ctx.progress(message),
+  });
+  const after = deploymentState(deployment);
+  const crds = await verifyCrds(kube, crdsToVerify);
+  return {
+    outcome: {
+      operatorVersion: after?.version ?? target,
+      image: after?.image ?? '',
+      method,
+      crds,
+      rolesReapplied,
+    },
+  };
+}
+
+function describeIntent(intent: Record<string, unknown>): string {
+  return `${String(intent.method ?? '?')} from ${String(intent.from ?? '?')} to ${String(intent.to ?? '?')}`;
+}
+
+// ---- helm
+
+export interface HelmTarget {
+  release: string;
+  namespace: string;
+  /** The chart as helm gets it: a bare name when `repo` is set. */
+  chart: string;
+  repo: string | undefined;
+}
+
+/**
+ * Release, namespace and chart for `helm upgrade`. A `<repo>/<chart>` reference is turned into
+ * `<chart> --repo <url>` (the url from --helm-repo, CTL_HELM_REPO, or helm.redis.io for the
+ * default chart), so ctl never depends on, or changes, the repositories in the user's helm config.
+ */
+export function helmSettings(
+  deps: Pick<UpgradeDeps, 'settings' | 'snapshot'>,
+  env: NodeJS.ProcessEnv,
+): HelmTarget {
+  const { settings, snapshot } = deps;
+  const release =
+    settings.helmRelease ??
+    snapshot.helmRelease?.name ??
+    snapshot.operator?.helmRelease?.name ??
+    'redis-enterprise-operator';
+  const namespace =
+    snapshot.helmRelease?.namespace ??
+    snapshot.operator?.helmRelease?.namespace ??
+    snapshot.operator?.namespace ??
+    snapshot.namespace;
+  const chart = settings.helmChart ?? DEFAULT_HELM_CHART;
+  const repoUrl = settings.helmRepo ?? (env.CTL_HELM_REPO || undefined);
+  const bare = chart.slice(chart.indexOf('/') + 1);
+  if (isRepoReference(chart)) {
+    if (repoUrl) return { release, namespace, chart: bare, repo: repoUrl };
+    if (chart === DEFAULT_HELM_CHART) return { release, namespace, chart: bare, repo: DEFAULT_HELM_REPO };
+    // A repository the user added to helm under that name.
+    return { release, namespace, chart, repo: undefined };
+  }
+  if (isChartName(chart) && repoUrl) return { release, namespace, chart, repo: repoUrl };
+  // A path, an archive or an oci:// reference.
+  return { release, namespace, chart, repo: undefined };
+}
+
+/** `redis/redis-enterprise-operator`: a chart in a named repository, not a path. */
+function isRepoReference(chart: string): boolean {
+  return /^[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(chart);
+}
+
+function isChartName(chart: string): boolean {
+  return /^[A-Za-z0-9._-]+$/.test(chart);
+}
+
+export interface HelmReleaseStatus {
+  /** Of the newest revision: `deployed`, `failed`, `pending-upgrade`, ... */
+  status: string;
+  revision: number | undefined;
+  chartVersion: string | undefined;
+  /** The newest revision that was deployed (or superseded since): what a rollback goes back to. */
+  lastDeployedRevision: number | undefined;
+}
+
+/**
+ * The release's newest revision, from `helm history` (helm 3 and 4 leave the chart out of
+ * `helm status -o json`; the history names it as `<chart>-<version>`).
+ */
+async function readHelmRelease(helm: Helm, release: string, namespace: string): Promise<HelmReleaseStatus> {
+  let stdout: string;
+  try {
+    ({ stdout } = await helm.read(['history', release, '--namespace', namespace, '--output', 'json']));
+  } catch (error) {
+    if (error instanceof OperationError && /release: not found/i.test(error.message)) {
+      throw new OperationError(`helm release ${release} was not found in namespace ${namespace}`, {
+        hint: `Pass --helm-release <name> (helm list -A shows the releases), or --method bundle when the operator was not installed with helm.`,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  return parseHelmHistory(stdout);
+}
+
+export function parseHelmHistory(stdout: string): HelmReleaseStatus {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    throw new OperationError('helm history printed something that is not JSON', {
+      hint: 'Check that the helm binary is helm 3.8 or later (helm version).',
+    });
+  }
+  const entries = array(json)
+    .map(record)
+    .map((e) => ({ ...e, revision: num(e.revision) }))
+    .filter((e): e is Record<string, unknown> & { revision: number } => e.revision !== undefined)
+    .sort((a, b) => b.revision - a.revision);
+  const newest = entries[0];
+  const deployed = entries.find((e) => e.status === 'deployed' || e.status === 'superseded');
+  const chart = typeof newest?.chart === 'string' ? newest.chart : '';
+  return {
+    status: typeof newest?.status === 'string' ? newest.status : 'unknown',
+    revision: newest?.revision,
+    chartVersion: /-(v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$/.exec(chart)?.[1],
+    lastDeployedRevision: deployed?.revision,
+  };
+}
+
+/** A release a killed helm left `pending-*`: every later upgrade fails until it is rolled back. */
+function pendingReleaseError(release: string, namespace: string, status: HelmReleaseStatus): OperationError {
+  const rollback =
+    status.lastDeployedRevision !== undefined
+      ? `helm rollback ${release} ${status.lastDeployedRevision} --namespace ${namespace}`
+      : `helm history ${release} --namespace ${namespace}, then helm rollback ${release} <last deployed revision> --namespace ${namespace}`;
+  return new OperationError(
+    `helm release ${release} is stuck in ${status.status}${status.revision !== undefined ? ` (revision ${status.revision})` : ''}: an earlier helm run was killed before it finished`,
+    { hint: `Roll it back with: ${rollback}. Then run ctl again to resume.` },
+  );
+}
+
+async function helmUpgradeArgs(
+  helm: Helm,
+  target: HelmTarget,
+  chartVersion: string,
+  openshift: boolean,
+): Promise<{ argv: string[]; warning?: string }> {
+  const argv = [
+    'upgrade',
+    target.release,
+    target.chart,
+    '--version',
+    chartVersion,
+    '--namespace',
+    target.namespace,
+  ];
+  if (target.repo) argv.push('--repo', target.repo);
+  if (openshift) argv.push('--set', 'openshift.mode=true');
+  const version = await helmVersion(helm);
+  if (version === undefined || version[0] > 3 || (version[0] === 3 && version[1] >= 14)) {
+    argv.push('--reset-then-reuse-values');
+    return { argv };
+  }
+  return {
+    argv,
+    warning: openshift
+      ? `helm ${version.join('.')} has no --reset-then-reuse-values: values set at install other than openshift.mode are not carried over (compare helm get values ${target.release} afterwards), or use helm 3.14 or later`
+      : undefined,
+  };
+}
+
+async function helmVersion(helm: Helm): Promise<[number, number] | undefined> {
+  try {
+    const { stdout } = await helm.read(['version', '--template', '{{.Version}}']);
+    const match = /v?(\d+)\.(\d+)/.exec(stdout.trim());
+    return match ? [Number(match[1]), Number(match[2])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- the multi-namespace Role and RoleBinding
+
+const ROLE_FILES = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml'];
+
+/** Server-side applies `redb-role` (Role and RoleBinding) of the release in each namespace. */
+async function reapplyRedbRoles(
+  ctx: StepContext<UpgradeDeps>,
+  namespaces: string[],
+  bundle: () => string,
+): Promise<string[]> {
+  if (namespaces.length === 0) return [];
+  const { snapshot, kube } = ctx.deps;
+  const location = bundle();
+  const replacements = {
+    NAMESPACE_OF_SERVICE_ACCOUNT: snapshot.namespace,
+    NAME_OF_REC_SERVICE_ACCOUNT: snapshot.cluster?.serviceAccountName ?? snapshot.cluster?.name ?? '',
+  };
+  const files = await Promise.all(
+    ROLE_FILES.map((file) =>
+      loadManifests(siblingLocation(location, file), { replacements, signal: ctx.signal, io: ctx.io }),
+    ),
+  );
+  for (const namespace of namespaces) {
+    ctx.progress(`re-applying Role and RoleBinding redb-role in namespace ${namespace}`);
+    const objects = files.flat().map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
+    await serverSideApply(kube, objects, { dryRun: ctx.dryRun, io: ctx.io });
+  }
+  return namespaces;
+}
+
+// ---- the CRDs
+
+const CRD_REF = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+
+/**
+ * Every CRD the bundle carries must exist and serve each version the bundle serves. After a
+ * helm upgrade (the chart's CRDs are not visible to ctl) at least the cluster and database CRDs
+ * must serve the versions ctl uses.
+ */
+async function verifyCrds(kube: KubeClients, fromBundle: KubeObject[] | undefined): Promise<string[]> {
+  const expected =
+    fromBundle && fromBundle.length > 0
+      ? fromBundle.map((crd) => ({ name: crd.metadata?.name ?? '', versions: servedVersions(crd) }))
+      : [
+          { name: CLUSTER_CRD_NAME, versions: [CLUSTER_RESOURCE.version] },
+          { name: `${DATABASE_RESOURCE.plural}.${OPERATOR_GROUP}`, versions: [DATABASE_RESOURCE.version] },
+        ];
+  const verified: string[] = [];
+  for (const { name, versions } of expected) {
+    const live = await readObject(kube, { ...CRD_REF, name });
+    if (!live) {
+      throw new OperationError(`the CRD ${name} does not exist after the operator upgrade`, {
+        hint: `Apply the release's CRDs (kubectl apply -f <bundle.yaml>), then run ctl again to resume.`,
+      });
+    }
+    const served = servedVersions(live);
+    const missing = versions.filter((v) => !served.includes(v));
+    if (missing.length > 0) {
+      throw new OperationError(
+        `the CRD ${name} does not serve ${missing.join(', ')} (it serves ${served.join(', ') || 'nothing'})`,
+        {
+          hint: `Apply the release's CRDs again (kubectl apply --server-side --force-conflicts -f <bundle.yaml>), then run ctl again to resume.`,
+        },
+      );
+    }
+    verified.push(name);
+  }
+  return verified;
+}
+
+function servedVersions(crd: KubeObject): string[] {
+  return array(record(crd.spec).versions)
+    .map(record)
+    .filter((v) => v.served !== false && typeof v.name === 'string')
+    .map((v) => v.name as string);
+}
+
+// ---- small readers
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function array(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}

@@ -1,0 +1,139 @@
+/**
+ * Step `preflight`: the checks of the plan, which the CLI computed from a fresh snapshot at the
+ * start of this invocation (so a resumed run checks the cluster as it is now). A failing check
+ * stops the run with exit 3 before anything changes, listing each failure with its fix;
+ * warnings are reported and the run goes on.
+ *
+ * Then, as the plan lists, the cluster resource is saved to `<cluster>-backup.yaml` (mode 0600:
+ * a spec may hold a licence key) so it can be restored with `kubectl apply -f`. The backup
+ * never overwrites an earlier one; failing to write it is a warning, not a failure.
+ */
+
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { PreflightError } from '../errors.js';
+import type { KubeObject } from '../kube/reads.js';
+import { readObject } from '../kube/write.js';
+import type { CheckResult } from '../upgrade/checks.js';
+import { STEP_TITLES } from '../upgrade/plan.js';
+import type { UpgradeDeps } from './deps.js';
+import type { Step, StepContext, StepResult } from './types.js';
+
+export interface PreflightStepOptions {
+  /** Where the backup of the cluster resource goes; default the working directory. */
+  backupDir?: string;
+}
+
+export function createPreflightStep(options: PreflightStepOptions = {}): Step<UpgradeDeps> {
+  return {
+    id: 'preflight',
+    title: STEP_TITLES.preflight,
+    run: (ctx) => preflight(ctx, options.backupDir ?? process.cwd()),
+  };
+}
+
+export const preflightStep = createPreflightStep();
+
+async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Promise<StepResult> {
+  const checks = ctx.deps.plan.checks;
+  const failing = checks.filter((c) => c.status === 'fail');
+  if (failing.length > 0) {
+    throw new PreflightError(describeFailures(failing), {
+      hint: 'Fix each failing check as shown, then run the same command again. To go ahead anyway, pass --ignore-check <id> (recorded in the plan).',
+    });
+  }
+  const warnings = checks.filter((c) => c.status === 'warn');
+  for (const check of warnings) {
+    ctx.warn(`${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}`, {
+      check: check.id,
+      ...(check.ignored ? { ignored: true } : {}),
+    });
+  }
+  const backup = await backupCluster(ctx, backupDir);
+  return {
+    outcome: {
+      checks: { pass: checks.filter((c) => c.status === 'pass').length, warn: warnings.length, fail: 0 },
+      warnings: warnings.map((c) => c.id),
+      ...(backup ? { backup } : {}),
+    },
+  };
+}
+
+export function describeFailures(failing: readonly CheckResult[]): string {
+  const lines = failing.map((c) => `  - ${c.id}: ${c.message}${c.fix ? `\n      fix: ${c.fix}` : ''}`);
+  const count =
+    failing.length === 1 ? '1 preflight check failed' : `${failing.length} preflight checks failed`;
+  return `${count}; nothing was changed:\n${lines.join('\n')}`;
+}
+
+/** Fields the API server sets: without them the backup can be re-applied as it is. */
+const SERVER_METADATA = [
+  'managedFields',
+  'resourceVersion',
+  'uid',
+  'creationTimestamp',
+  'generation',
+  'selfLink',
+];
+
+async function backupCluster(ctx: StepContext<UpgradeDeps>, dir: string): Promise<string | undefined> {
+  const cluster = ctx.deps.snapshot.cluster;
+  if (!cluster) return undefined;
+  const ref = {
+    apiVersion: cluster.apiVersion,
+    kind: 'RedisEnterpriseCluster',
+    name: cluster.name,
+    namespace: cluster.namespace,
+  };
+  const base = join(dir, `${cluster.name}-backup`);
+  if (ctx.dryRun) {
+    ctx.io.info(`would save rec/${cluster.name} -n ${cluster.namespace} to ${base}.yaml`);
+    return undefined;
+  }
+  try {
+    const object = await readObject(ctx.deps.kube, ref);
+    if (!object) return undefined;
+    const text = stringify(restorable(object), { lineWidth: 0 });
+    const stamp = new Date(ctx.deps.clock.now())
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    for (const path of [`${base}.yaml`, `${base}-${stamp}.yaml`]) {
+      if (await writeNew(path, text)) {
+        ctx.progress(`saved the cluster resource to ${path}`);
+        return path;
+      }
+    }
+    ctx.warn(`did not save the cluster resource: ${base}.yaml and ${base}-${stamp}.yaml exist`);
+  } catch (error) {
+    ctx.warn(`could not save the cluster resource to ${dir}: ${(error as Error).message}`);
+  }
+  return undefined;
+}
+
+function restorable(object: KubeObject): KubeObject {
+  const metadata: Record<string, unknown> = { ...(object.metadata ?? {}) };
+  for (const key of SERVER_METADATA) delete metadata[key];
+  const { status: _status, ...rest } = object;
+  return { ...rest, metadata };
+}
+
+/** Writes a file that must not exist yet (O_EXCL), mode 0600; false when it exists. */
+async function writeNew(path: string, text: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}

@@ -1,0 +1,61 @@
+import { writeFile } from 'node:fs/promises';
+import { PreflightError } from '../errors.js';
+import type { Plan } from './plan.js';
+import type { SessionInput, UpgradeSession } from './session.js';
+import type { Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+
+export interface PlanResult {
+  snapshot: Snapshot;
+  plan: Plan;
+}
+
+/** Reads the cluster once and plans: shared by `plan`, `run` and `demo`. */
+export async function readAndPlan(session: UpgradeSession, target: Target): Promise<PlanResult> {
+  const { readSnapshot } = await import('./snapshot.js');
+  const { buildPlan } = await import('./plan.js');
+  const snapshot = await readSnapshot({
+    kube: session.reads,
+    context: session.context,
+    namespace: session.namespace,
+    clusterName: session.clusterName,
+    management: session.management,
+  });
+  return { snapshot, plan: buildPlan(snapshot, target) };
+}
+
+export interface PlanCommandInput extends SessionInput {
+  target: Target;
+  out?: string | undefined;
+}
+
+/** `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked. */
+export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
+  const { openSession } = await import('./session.js');
+  const session = await openSession(input);
+  try {
+    const { plan } = await readAndPlan(session, input.target);
+    if (input.out) await writeFile(input.out, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o644 });
+    if (input.io.output === 'json') input.io.json(plan);
+    else {
+      const { renderPlan } = await import('./render-plan.js');
+      input.io.data(renderPlan(plan, input.io.colorEnabled));
+      if (input.out)
+        input.io.info(`plan saved to ${input.out}; run it with: ctl upgrade run --plan ${input.out}`);
+    }
+    if (plan.blocked) throw blockedError(plan);
+  } finally {
+    await session.close();
+  }
+}
+
+export function blockedError(plan: Plan): PreflightError {
+  const failing = plan.checks.filter((c) => c.status === 'fail');
+  const lines = failing.map((c) => `${c.id}: ${c.message}${c.fix ? `\n    fix: ${c.fix}` : ''}`);
+  return new PreflightError(
+    `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
+    {
+      hint: `Apply each fix and plan again, or knowingly pass --ignore-check ${failing.map((c) => c.id).join(' --ignore-check ')}.`,
+    },
+  );
+}

@@ -1,0 +1,310 @@
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
+import { quoteForShell } from '../exec/helm.js';
+import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
+import { isStepId, type StepId } from '../steps/types.js';
+import type { UpgradeDeps } from '../steps/deps.js';
+import { blockedError, readAndPlan } from './plan-command.js';
+import type { Plan } from './plan.js';
+import type { SessionInput, UpgradeSession } from './session.js';
+import { DEFAULT_HELM_REPO, type Target } from './target.js';
+
+export interface RunCommandInput extends SessionInput {
+  /** Undefined only with --plan (the saved plan names the target). */
+  target: Target | undefined;
+  planFile: string | undefined;
+  statePath: string | undefined;
+  yes: boolean;
+  dryRun: boolean;
+  only: StepId[];
+  skip: StepId[];
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  remediate: boolean;
+  moduleFiles: string[];
+  maxParallel: number;
+  keepScc: boolean;
+  helmBin: string;
+  /** ctl demo passes the in-process session; the CLI opens one. */
+  session?: UpgradeSession;
+  /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
+  spinners?: SpinnerFactory;
+}
+
+export function parseStepList(values: string[], flag: string): StepId[] {
+  const ids = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const id of ids) {
+    if (!isStepId(id)) {
+      throw new UsageError(`${flag}: "${id}" is not a step`, {
+        hint: 'Steps: preflight, operator, admission, security-context, cluster, monitor, databases (ctl upgrade steps).',
+      });
+    }
+  }
+  return ids as StepId[];
+}
+
+/**
+ * `ctl upgrade run`: read and plan, take the cluster's lock, then run the steps from the first
+ * one not done, checkpointing each in the state file. Interruption saves the state and exits
+ * 130/143 with the command that resumes.
+ */
+export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
+  const { io } = input;
+  if (!input.yes && !input.dryRun && !io.isStdinTTY) {
+    throw new UsageError('stdin is not a terminal, so ctl cannot ask for confirmation', {
+      hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
+    });
+  }
+  const savedPlan = input.planFile ? await loadSavedPlan(input.planFile) : undefined;
+  const target = input.target ?? (await targetFromPlan(savedPlan!));
+
+  const { openSession } = await import('./session.js');
+  const session = input.session ?? (await openSession(input));
+  const { guardInterrupts } = await import('./signals.js');
+  const guard = guardInterrupts(io);
+  let reporter: ProgressReporter | undefined;
+  try {
+    const { snapshot, plan } = await readAndPlan(session, target);
+    if (savedPlan) {
+      const { planFingerprint } = await import('./plan.js');
+      if (planFingerprint(snapshot, savedPlan.target) !== savedPlan.fingerprint) {
+        throw new StalePlanError(`the cluster changed since the plan in ${input.planFile} was made`, {
+          hint: `Make a new plan: ctl upgrade plan --to ${savedPlan.target.operator} --out ${input.planFile}`,
+        });
+      }
+    }
+    if (!snapshot.cluster) throw blockedError(plan);
+
+    const identity = {
+      context: session.context,
+      namespace: session.namespace,
+      cluster: snapshot.cluster.name,
+    };
+    const { defaultStatePath, newState, StateFile, firstUnfinishedStep } = await import('./state.js');
+    const { acquireLock, lockPathFor } = await import('./lock.js');
+    const { STEPS } = await import('../steps/index.js');
+    const stepIds = STEPS.map((s) => s.id);
+    const statePath = input.statePath ?? defaultStatePath(identity, input.env);
+    const stateFile = new StateFile(statePath);
+    const lock = input.dryRun ? undefined : await acquireLock(lockPathFor(statePath), 'upgrade run');
+    try {
+      const resumeCommand = resumeCommandFor(input, identity, plan, statePath);
+      let state = await stateFile.load();
+      if (state && sameRun(state.target.operator, plan, state.result)) {
+        io.info(
+          `resuming the upgrade to ${plan.target.operator} at step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
+        );
+      } else {
+        if (state && state.result !== 'succeeded' && state.target.operator !== plan.target.operator) {
+          throw new UsageError(
+            `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
+            {
+              hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or delete ${statePath} to start over.`,
+            },
+          );
+        }
+        state = newState(
+          identity,
+          {
+            operator: plan.target.operator,
+            clusterVersion: plan.target.clusterVersion ?? undefined,
+            databaseVersion: plan.target.databaseVersion ?? undefined,
+            method: plan.target.method,
+          },
+          stepIds,
+        );
+      }
+      state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
+
+      if (!input.dryRun) await confirm(input, plan);
+      const deps = await buildDeps(input, session, snapshot, plan, guard.signal);
+      reporter = await createRunReporter(input);
+      const { runSteps } = await import('./runner.js');
+      const { renderSummaryText } = await import('./summary.js');
+      try {
+        const outcome = await runSteps({
+          steps: STEPS,
+          only: input.only,
+          skip: input.skip,
+          state,
+          stateFile: input.dryRun ? undefined : stateFile,
+          reporter,
+          io,
+          deps,
+          dryRun: input.dryRun,
+          signal: guard.signal,
+        });
+        reporter.emit({
+          type: 'done',
+          message: input.dryRun
+            ? 'dry run complete: nothing was changed'
+            : `upgrade to ${plan.target.operator} complete`,
+          data: { result: 'succeeded', steps: outcome.summary },
+        });
+        if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
+        await writeCiSummary(input, 'succeeded', outcome.summary);
+      } catch (error) {
+        const summary = (error as { summary?: import('./runner.js').StepSummary[] }).summary ?? [];
+        reporter.emit({
+          type: 'done',
+          message: 'upgrade stopped',
+          data: { result: 'failed', steps: summary },
+        });
+        if (io.output === 'text' && summary.length > 0) io.stderrWrite(`\n${renderSummaryText(summary)}\n`);
+        await writeCiSummary(input, 'failed', summary);
+        throw withResumeHint(error, resumeCommand);
+      }
+    } finally {
+      await lock?.release();
+    }
+  } finally {
+    reporter?.close();
+    guard.dispose();
+    if (!input.session) await session.close();
+  }
+}
+
+function sameRun(recordedOperator: string, plan: Plan, result: string): boolean {
+  return recordedOperator === plan.target.operator && result !== 'succeeded';
+}
+
+async function loadSavedPlan(path: string): Promise<Plan> {
+  let plan: Plan;
+  try {
+    plan = JSON.parse(await readFile(path, 'utf8')) as Plan;
+  } catch (error) {
+    throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, {
+      hint: 'Save one with ctl upgrade plan --to <version> --out <file>.',
+    });
+  }
+  if (plan?.kind !== 'UpgradePlan' || plan.apiVersion !== 'ctl/v1' || typeof plan.fingerprint !== 'string') {
+    throw new UsageError(`${path} is not a ctl plan (kind UpgradePlan, apiVersion ctl/v1)`, {
+      hint: 'Save one with ctl upgrade plan --to <version> --out <file>.',
+    });
+  }
+  return plan;
+}
+
+async function targetFromPlan(plan: Plan): Promise<Target> {
+  const { resolveTarget } = await import('./target.js');
+  return resolveTarget({
+    to: plan.target.operator,
+    clusterVersion: plan.target.clusterVersion ?? undefined,
+    dbVersion: plan.target.databaseVersion ?? undefined,
+    method: plan.target.method,
+    ignoreCheck: plan.checks.filter((c) => (c as { ignored?: boolean }).ignored).map((c) => c.id),
+  });
+}
+
+async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
+  if (input.yes) return;
+  const { renderPlan } = await import('./render-plan.js');
+  input.io.stderrWrite(`${renderPlan(plan, input.io.colorEnabled)}\n`);
+  const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
+  try {
+    const answer = await rl.question(
+      `Upgrade ${plan.cluster.namespace}/${plan.cluster.name} to ${plan.target.operator}? [y/N] `,
+    );
+    if (!/^y(es)?$/i.test(answer.trim()))
+      throw new UsageError('not confirmed: nothing was changed', {
+        hint: 'Run again and answer y, or pass --yes.',
+      });
+  } finally {
+    rl.close();
+  }
+}
+
+async function buildDeps(
+  input: RunCommandInput,
+  session: UpgradeSession,
+  snapshot: import('./snapshot.js').Snapshot,
+  plan: Plan,
+  signal: AbortSignal,
+): Promise<UpgradeDeps> {
+  const api = session.api();
+  if (!api) {
+    throw new OperationError('the management API could not be reached', {
+      hint: 'Check --api-url, the credentials and the CA (ctl upgrade plan shows the api-reachable check).',
+    });
+  }
+  const { Helm } = await import('../exec/helm.js');
+  const helm = new Helm({
+    io: input.io,
+    binary: input.helmBin,
+    dryRun: input.dryRun,
+    // helm gets SIGTERM when the run is interrupted (never SIGKILL: see src/exec/helm.ts).
+    signal,
+    kubeconfig: input.globals.kubeconfig ?? input.env.KUBECONFIG,
+    context: input.globals.context,
+  });
+  const { setTimeout: sleep } = await import('node:timers/promises');
+  return {
+    kube: session.kube,
+    api,
+    helm,
+    settings: {
+      remediate: input.remediate,
+      moduleFiles: input.moduleFiles,
+      maxParallel: input.maxParallel,
+      keepScc: input.keepScc,
+      timeoutMs: input.timeoutMs,
+      stallTimeoutMs: input.stallTimeoutMs,
+      // Raw flags: the steps fall back to CTL_BUNDLE and CTL_HELM_REPO themselves.
+      bundle: input.target?.bundle,
+      helmRelease: input.target?.helm.release ?? snapshot.operator?.helmRelease?.name,
+      helmChart: input.target?.helm.chart,
+      helmRepo:
+        input.target && input.target.helm.repo !== DEFAULT_HELM_REPO ? input.target.helm.repo : undefined,
+    },
+    clock: { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, undefined, { signal }) },
+    snapshot,
+    plan,
+  };
+}
+
+async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
+  let spinners = input.spinners;
+  if (!spinners && input.io.canAnimate) {
+    const { default: ora } = await import('ora');
+    spinners = (text) => ora({ text, stream: process.stderr, discardStdin: false });
+  }
+  const reporter = createReporter(input.io, spinners);
+  if (!input.io.isGitHubActions) return reporter;
+  const { GitHubActionsReporter } = await import('../io/github.js');
+  return new GitHubActionsReporter(reporter, input.io);
+}
+
+async function writeCiSummary(
+  input: RunCommandInput,
+  result: string,
+  rows: import('./runner.js').StepSummary[],
+): Promise<void> {
+  if (!input.io.isGitHubActions) return;
+  const { writeStepSummary } = await import('../io/github.js');
+  const { renderSummaryMarkdown } = await import('./summary.js');
+  writeStepSummary(input.env, renderSummaryMarkdown(`ctl upgrade: ${result}`, rows));
+}
+
+function resumeCommandFor(
+  input: RunCommandInput,
+  identity: { context: string; namespace: string; cluster: string },
+  plan: Plan,
+  statePath: string,
+): string {
+  const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
+  if (input.globals.context) parts.push('--context', identity.context);
+  parts.push('-n', identity.namespace, '--cluster', identity.cluster);
+  if (input.statePath) parts.push('--state', statePath);
+  if (input.remediate) parts.push('--remediate');
+  for (const file of input.moduleFiles) parts.push('--module-file', file);
+  if (input.yes) parts.push('--yes');
+  return parts.map(quoteForShell).join(' ');
+}
+
+function withResumeHint(error: unknown, resumeCommand: string): unknown {
+  return isCtlError(error) ? appendHint(error, `resume with: ${resumeCommand}`) : error;
+}

@@ -1,0 +1,88 @@
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { GlobalOptions } from '../cli/globals.js';
+import { UsageError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import { forceUnlock, lockPathFor, readLock, describeOwner } from './lock.js';
+import { defaultStatePath, StateFile } from './state.js';
+
+interface LocateInput {
+  globals: GlobalOptions;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  statePath?: string | undefined;
+}
+
+/**
+ * The state file of this context and namespace, without asking the cluster anything: --state,
+ * else the file of --cluster, else the only state file in that namespace's folder.
+ */
+export async function locateStateFile(input: LocateInput): Promise<string> {
+  if (input.statePath) return input.statePath;
+  const { loadKubeConfig, resolveNamespace } = await import('../kube/client.js');
+  const loaded = await loadKubeConfig({
+    kubeconfig: input.globals.kubeconfig,
+    context: input.globals.context,
+    env: input.env,
+  });
+  const namespace = resolveNamespace(input.globals.namespace, loaded);
+  const identity = { context: loaded.contextName, namespace, cluster: input.globals.cluster ?? '_' };
+  const path = defaultStatePath(identity, input.env);
+  if (input.globals.cluster) return path;
+  const dir = dirname(path);
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^[^.].*\.json$/.test(f));
+  if (files.length === 1) return join(dir, files[0]!);
+  if (files.length === 0) {
+    throw new UsageError(`no upgrade has run for context ${loaded.contextName}, namespace ${namespace}`, {
+      hint: 'Start one with ctl upgrade run --to <version>, or pass --state <file>.',
+    });
+  }
+  throw new UsageError(
+    `several clusters have upgrade state in namespace ${namespace}: ${files.map((f) => basename(f, '.json')).join(', ')}`,
+    {
+      hint: 'Pass --cluster <name> or --state <file>.',
+    },
+  );
+}
+
+/** `ctl upgrade status`: each step of the last run, its error, the lock, the resume command. */
+export async function runStatusCommand(input: LocateInput): Promise<void> {
+  const path = await locateStateFile(input);
+  const state = await new StateFile(path).load();
+  if (!state) {
+    throw new UsageError(`there is no state file at ${path}`, {
+      hint: 'Start a run with ctl upgrade run --to <version>.',
+    });
+  }
+  const lock = await readLock(lockPathFor(path));
+  if (input.io.output === 'json') {
+    input.io.json({ path, state, lock: lock ?? null });
+    return;
+  }
+  const { lineage, target } = state;
+  const lines = [
+    `cluster   ${lineage.namespace}/${lineage.cluster} (context ${lineage.context})`,
+    `target    operator ${target.operator}${target.clusterVersion ? `, cluster ${target.clusterVersion}` : ''}`,
+    `result    ${state.result}, last written ${state.updatedAt}`,
+    `state     ${path}`,
+    '',
+    ...Object.entries(state.steps).map(([id, step]) => {
+      const note = step.error?.message ?? step.skipReason ?? '';
+      return `  ${id.padEnd(17)} ${step.status.padEnd(12)} ${note}`.trimEnd();
+    }),
+  ];
+  if (lock) lines.push('', `locked by ${describeOwner(lock)}`);
+  if (state.result !== 'succeeded' && state.resumeCommand)
+    lines.push('', `resume with: ${state.resumeCommand}`);
+  input.io.data(lines.join('\n'));
+}
+
+/** `ctl upgrade unlock`: for the stuck case where a run died without releasing its lock. */
+export async function runUnlockCommand(
+  input: LocateInput & { lockId?: string | undefined; force: boolean },
+): Promise<void> {
+  const path = await locateStateFile(input);
+  const removed = await forceUnlock(lockPathFor(path), { id: input.lockId, force: input.force });
+  if (removed) input.io.info(`removed the lock held by ${describeOwner(removed)}`);
+  else input.io.info(`no lock was held for ${path}`);
+}

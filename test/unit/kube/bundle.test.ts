@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { OperationError, UsageError } from '../../../src/errors.js';
+import {
+  bundleLocation,
+  loadManifests,
+  orderForApply,
+  parseManifests,
+  siblingLocation,
+} from '../../../src/kube/bundle.js';
+
+const YAML = `---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: op
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.com
+---
+# an empty document
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: hook
+webhooks:
+  - name: x.admission.redislabs
+    clientConfig:
+      service: { namespace: OPERATOR_NAMESPACE }
+`;
+
+describe('bundle locations', () => {
+  it('takes --bundle, then CTL_BUNDLE, with {version} replaced', () => {
+    assert.equal(
+      bundleLocation({
+        bundle: 'http://h/b/{version}/bundle.yaml',
+        version: '7.8.2-6',
+        platform: 'kubernetes',
+        env: {},
+      }),
+      'http://h/b/7.8.2-6/bundle.yaml',
+    );
+    assert.equal(
+      bundleLocation({
+        bundle: undefined,
+        version: '7.8.2-6',
+        platform: 'kubernetes',
+        env: { CTL_BUNDLE: '/x/{version}.yaml' },
+      }),
+      '/x/7.8.2-6.yaml',
+    );
+  });
+
+  it('defaults to the upstream file of the platform, and refuses releases without a trustworthy tag', () => {
+    assert.equal(
+      bundleLocation({ bundle: undefined, version: '7.8.2-6', platform: 'openshift', env: {} }),
+      'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/openshift.bundle.yaml',
+    );
+    assert.throws(
+      () => bundleLocation({ bundle: undefined, version: '7.4.6-9', platform: 'kubernetes', env: {} }),
+      (error: Error) => error instanceof UsageError && /--bundle/.test(error.hint ?? ''),
+    );
+  });
+
+  it('finds the files next to the bundle, for URLs and paths', () => {
+    assert.equal(
+      siblingLocation('http://h/b/7.8.2-6/bundle.yaml', 'admission/webhook.yaml'),
+      'http://h/b/7.8.2-6/admission/webhook.yaml',
+    );
+    assert.equal(
+      siblingLocation('/r/7.8.2-6/bundle.yaml', 'multi-namespace-redb/role.yaml'),
+      '/r/7.8.2-6/multi-namespace-redb/role.yaml',
+    );
+    assert.equal(siblingLocation('file:///r/bundle.yaml', 'a.yaml'), '/r/a.yaml');
+  });
+});
+
+describe('parseManifests', () => {
+  it('parses every document, skips empty ones, sets the namespace on namespaced objects and replaces text', () => {
+    const objects = parseManifests(YAML, 'test.yaml', {
+      namespace: 'redis',
+      replacements: { OPERATOR_NAMESPACE: 'redis' },
+    });
+    assert.deepEqual(
+      objects.map((o) => [o.kind, o.metadata?.namespace]),
+      [
+        ['ServiceAccount', 'redis'],
+        ['CustomResourceDefinition', undefined],
+        ['ValidatingWebhookConfiguration', undefined],
+      ],
+    );
+    assert.match(JSON.stringify(objects[2]), /"namespace":"redis"/);
+    assert.deepEqual(
+      orderForApply(objects).map((o) => o.kind),
+      ['CustomResourceDefinition', 'ServiceAccount', 'ValidatingWebhookConfiguration'],
+    );
+  });
+
+  it('rejects what is not a manifest', () => {
+    assert.throws(() => parseManifests('<html>', 'page'), OperationError);
+    assert.throws(() => parseManifests('a: [', 'broken'), /not valid YAML/);
+    assert.throws(() => parseManifests('---\n', 'empty'), /holds no Kubernetes objects/);
+  });
+});
+
+describe('loadManifests over HTTP', () => {
+  it('downloads with undici and reports HTTP errors with a hint', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/7.8.2-6/bundle.yaml') {
+        res.writeHead(200, { 'content-type': 'application/yaml' }).end(YAML);
+      } else {
+        res.writeHead(404).end('not found');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const objects = await loadManifests(`${base}/7.8.2-6/bundle.yaml`, { namespace: 'ns', env: {} });
+      assert.equal(objects.length, 3);
+      await assert.rejects(loadManifests(`${base}/missing.yaml`, { env: {} }), (error: Error) => {
+        assert.ok(error instanceof OperationError);
+        assert.match(error.message, /HTTP 404/);
+        assert.match(error.hint ?? '', /--bundle/);
+        return true;
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('names a missing file', async () => {
+    await assert.rejects(
+      loadManifests('/nonexistent/bundle.yaml'),
+      /cannot read \/nonexistent\/bundle\.yaml: no such file/,
+    );
+  });
+});

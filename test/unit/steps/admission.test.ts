@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../../../src/kube/reads.js';
+import { contains, createAdmissionStep } from '../../../src/steps/admission.js';
+import { harness, stderrLines } from './fakes.js';
+import { writeReleaseTree } from './release-tree.js';
+
+const TARGET = '7.8.2-6';
+const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nnew\n-----END CERTIFICATE-----\n').toString('base64');
+const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+
+function webhook(name: string, entry: string, caBundle: string): KubeObject {
+  return {
+    ...VWC,
+    metadata: { name },
+    webhooks: [
+      {
+        name: entry,
+        clientConfig: { service: { name: 'admission', namespace: 'redis', path: '/admission' }, caBundle },
+      },
+    ],
+  };
+}
+
+function secret(): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'admission-tls', namespace: 'redis' },
+    data: { cert: CERT, key: 'a2V5' },
+  };
+}
+
+function setup(options: Parameters<typeof harness>[0] = {}) {
+  const h = harness({ ...options, settings: { bundle: writeReleaseTree([TARGET]), ...options.settings } });
+  return { h, step: createAdmissionStep({ wait: h.cluster.wait(), env: {} }) };
+}
+
+describe('admission step', () => {
+  it('is skipped when the operator has no webhook', async () => {
+    const { h, step } = setup();
+    h.cluster.put(webhook('other', 'validate.example.com', ''));
+    assert.deepEqual(await h.run(step), { skipped: 'admission controller not enabled' });
+    assert.deepEqual(h.cluster.writes(), []);
+  });
+
+  it('is skipped for helm installs: the chart renders the webhook', async () => {
+    const { h, step } = setup({
+      target: { method: 'helm' },
+    });
+    h.cluster.put(webhook('redis-enterprise-admission-redis', 'redisenterprise.admission.redislabs', CERT));
+    assert.deepEqual(await h.run(step), { skipped: 'the helm chart manages the admission webhook' });
+  });
+
+  it('deletes the pre-6.4.2 redb-admission and applies the release webhook with the caBundle set', async () => {
+    const { h, step } = setup();
+    h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', 'b2xk'));
+    h.cluster.put(secret());
+    const result = await h.run(step);
+    assert.deepEqual(h.cluster.writes(), [
+      'delete ValidatingWebhookConfiguration/redb-admission',
+      'apply ValidatingWebhookConfiguration/redis-enterprise-admission',
+    ]);
+    assert.equal(
+      h.log.findIndex((e) => e.type === 'intent'),
+      0,
+      'the intent comes first',
+    );
+    const applied = h.cluster.get(VWC.apiVersion, VWC.kind, 'redis-enterprise-admission');
+    const entry = (
+      applied?.webhooks as {
+        name: string;
+        clientConfig: { caBundle: string; service: { namespace: string } };
+      }[]
+    )[0];
+    assert.equal(entry?.name, 'redisenterprise.admission.redislabs');
+    assert.equal(entry?.clientConfig.caBundle, CERT);
+    assert.equal(entry?.clientConfig.service.namespace, 'redis', 'OPERATOR_NAMESPACE is replaced');
+    assert.equal(result.outcome?.webhook, 'redis-enterprise-admission');
+    assert.equal(result.outcome?.legacyDeleted, true);
+    assert.deepEqual(result.outcome?.entries, ['redisenterprise.admission.redislabs']);
+  });
+
+  it('is idempotent: a second run finds the webhook up to date and writes nothing', async () => {
+    const { h, step } = setup();
+    h.cluster.put(webhook('redis-enterprise-admission', 'redisenterprise.admission.redislabs', 'b2xk'));
+    h.cluster.put(secret());
+    await h.run(step);
+    const writes = h.cluster.writes().length;
+    const again = await h.run(step);
+    assert.deepEqual(again, {
+      skipped: 'redis-enterprise-admission is already up to date and trusts admission-tls',
+    });
+    assert.equal(h.cluster.writes().length, writes);
+  });
+
+  it('waits for the operator to create Secret admission-tls', async () => {
+    const { h, step } = setup();
+    h.cluster.put(webhook('redis-enterprise-admission', 'redisenterprise.admission.redislabs', ''));
+    let ticks = 0;
+    h.cluster.onTick = (cluster) => {
+      if (++ticks === 2) cluster.put(secret());
+    };
+    const result = await h.run(step);
+    assert.ok(h.log.some((e) => e.type === 'progress' && e.text === 'no Secret admission-tls yet'));
+    assert.equal(result.outcome?.webhook, 'redis-enterprise-admission');
+  });
+
+  it('dry-run: only "would" lines, nothing written', async () => {
+    const { h } = setup();
+    const step = createAdmissionStep({
+      wait: () => Promise.reject(new Error('no wait in dry-run')),
+      env: {},
+    });
+    h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', ''));
+    await h.run(step, { dryRun: true });
+    assert.deepEqual(h.cluster.writes(), []);
+    assert.deepEqual(stderrLines(h.test), [
+      'would delete validatingwebhookconfiguration/redb-admission',
+      'would apply validatingwebhookconfiguration/redis-enterprise-admission',
+    ]);
+  });
+});
+
+describe('contains', () => {
+  it('accepts server defaults and rejects a changed value', () => {
+    const desired = { a: 1, list: [{ name: 'x', v: 'y' }] };
+    assert.equal(contains({ a: 1, b: 2, list: [{ name: 'x', v: 'y', extra: true }] }, desired), true);
+    assert.equal(contains({ a: 1, list: [{ name: 'x', v: 'z' }] }, desired), false);
+    assert.equal(contains({ a: 1, list: [] }, desired), false);
+    assert.equal(contains(undefined, desired), false);
+  });
+});

@@ -1,0 +1,426 @@
+/**
+ * Fakes for the step tests: an in-memory object store behind the KubernetesObjectApi surface
+ * that src/kube/write.ts uses (read, list, patch by strategy, delete), a scripted helm, a wait
+ * that evaluates the check after each simulated controller tick, and a step context that
+ * records intents, progress and warnings in one ordered log together with every write.
+ */
+
+import { TimeoutError } from '../../../src/errors.js';
+import type { Helm, HelmResult } from '../../../src/exec/helm.js';
+import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
+import type { KubeClients } from '../../../src/kube/client.js';
+import type { KubeObject } from '../../../src/kube/reads.js';
+import type { WaitOptions } from '../../../src/kube/watch.js';
+import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
+import type { StepContext, StepResult } from '../../../src/steps/types.js';
+import type { StepState } from '../../../src/upgrade/state.js';
+import { buildPlan } from '../../../src/upgrade/plan.js';
+import type { Snapshot } from '../../../src/upgrade/snapshot.js';
+import type { TargetFlags } from '../../../src/upgrade/target.js';
+import { makeSnapshot, makeTarget } from '../upgrade/snapshot-fixture.js';
+
+type Json = Record<string, unknown>;
+
+const PATCH = {
+  JsonPatch: 'application/json-patch+json',
+  MergePatch: 'application/merge-patch+json',
+  StrategicMergePatch: 'application/strategic-merge-patch+json',
+  ServerSideApply: 'application/apply-patch+yaml',
+} as const;
+
+function apiError(code: number, reason: string, message: string): Error {
+  return Object.assign(new Error(`HTTP ${code}`), {
+    code,
+    body: JSON.stringify({ kind: 'Status', reason, message }),
+  });
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** RFC 7386. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return clone(patch);
+  const out: Json = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
+}
+
+/** Enough of strategic merge for the tests: lists of objects with a `name` merge by name. */
+function strategicPatch(target: unknown, patch: unknown): unknown {
+  if (Array.isArray(patch) && Array.isArray(target) && patch.every((p) => isObject(p) && 'name' in p)) {
+    const out = target.map(clone);
+    for (const item of patch as Json[]) {
+      const at = out.findIndex((o) => isObject(o) && o.name === item.name);
+      if (at >= 0) out[at] = strategicPatch(out[at], item);
+      else out.push(clone(item));
+    }
+    return out;
+  }
+  if (!isObject(patch)) return clone(patch);
+  const out: Json = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = strategicPatch(out[key], value);
+  }
+  return out;
+}
+
+export interface LogEntry {
+  type: 'intent' | 'write' | 'progress' | 'warn';
+  text: string;
+  data?: unknown;
+}
+
+export class FakeCluster {
+  readonly objects = new Map<string, KubeObject>();
+  readonly log: LogEntry[];
+  #rv = 1000;
+  /** Called after every write and on every wait tick: stands in for controllers. */
+  onTick: (cluster: FakeCluster) => void = () => {};
+
+  constructor(log: LogEntry[] = []) {
+    this.log = log;
+  }
+
+  static key(apiVersion: string, kind: string, namespace: string | undefined, name: string): string {
+    return `${apiVersion}|${kind}|${namespace ?? ''}|${name}`;
+  }
+
+  put(object: KubeObject): KubeObject {
+    const stored = clone(object);
+    stored.metadata = {
+      ...stored.metadata,
+      resourceVersion: String(++this.#rv),
+      generation: stored.metadata?.generation ?? 1,
+    };
+    this.objects.set(
+      FakeCluster.key(
+        stored.apiVersion ?? '',
+        stored.kind ?? '',
+        stored.metadata.namespace,
+        stored.metadata.name ?? '',
+      ),
+      stored,
+    );
+    return stored;
+  }
+
+  get(apiVersion: string, kind: string, name: string, namespace?: string): KubeObject | undefined {
+    const found = this.objects.get(FakeCluster.key(apiVersion, kind, namespace, name));
+    return found && clone(found);
+  }
+
+  /** Writes as a status update would: no generation bump. */
+  update(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace: string | undefined,
+    change: (o: KubeObject) => void,
+  ): void {
+    const key = FakeCluster.key(apiVersion, kind, namespace, name);
+    const object = this.objects.get(key);
+    if (!object) throw new Error(`no ${key}`);
+    change(object);
+    object.metadata = { ...object.metadata, resourceVersion: String(++this.#rv) };
+  }
+
+  writes(): string[] {
+    return this.log.filter((e) => e.type === 'write').map((e) => e.text);
+  }
+
+  /** The collection path the watch would use for a stored object. */
+  static collectionPath(object: KubeObject): string {
+    const apiVersion = object.apiVersion ?? '';
+    const plural = `${(object.kind ?? '').toLowerCase()}s`;
+    const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const ns = object.metadata?.namespace;
+    return ns ? `${base}/namespaces/${ns}/${plural}` : `${base}/${plural}`;
+  }
+
+  findByPath(path: string, name: string): KubeObject | undefined {
+    for (const object of this.objects.values()) {
+      if (object.metadata?.name === name && FakeCluster.collectionPath(object) === path) return clone(object);
+    }
+    return undefined;
+  }
+
+  #api() {
+    const header = (spec: KubeObject) => ({
+      apiVersion: spec.apiVersion ?? '',
+      kind: spec.kind ?? '',
+      name: spec.metadata?.name ?? '',
+      namespace: spec.metadata?.namespace,
+    });
+    const describe = (h: ReturnType<typeof header>) =>
+      `${h.kind}/${h.name}${h.namespace ? ` -n ${h.namespace}` : ''}`;
+    return {
+      read: async (spec: KubeObject) => {
+        const h = header(spec);
+        const found = this.get(h.apiVersion, h.kind, h.name, h.namespace);
+        if (!found) throw apiError(404, 'NotFound', `${describe(h)} not found`);
+        return found;
+      },
+      list: async (apiVersion: string, kind: string, namespace?: string) => ({
+        items: [...this.objects.values()]
+          .filter(
+            (o) =>
+              o.apiVersion === apiVersion &&
+              o.kind === kind &&
+              (namespace === undefined || o.metadata?.namespace === namespace),
+          )
+          .map(clone),
+      }),
+      patch: async (
+        spec: KubeObject,
+        _pretty: unknown,
+        _dryRun: unknown,
+        fieldManager: string | undefined,
+        force: boolean | undefined,
+        strategy: string,
+      ) => {
+        const h = header(spec);
+        const key = FakeCluster.key(h.apiVersion, h.kind, h.namespace, h.name);
+        const live = this.objects.get(key);
+        const kindOf =
+          strategy === PATCH.ServerSideApply
+            ? 'apply'
+            : strategy === PATCH.MergePatch
+              ? 'merge'
+              : 'strategic';
+        this.log.push({
+          type: 'write',
+          text: `${kindOf} ${describe(h)}`,
+          data: { body: clone(spec), fieldManager, force },
+        });
+        if (strategy === PATCH.ServerSideApply) {
+          if (fieldManager !== 'ctl' || force !== true)
+            throw apiError(400, 'BadRequest', 'apply needs fieldManager and force');
+          const next = live ? (mergePatch(live, spec) as KubeObject) : clone(spec);
+          const stored = this.#store(key, next, live);
+          this.onTick(this);
+          return clone(stored);
+        }
+        if (!live) throw apiError(404, 'NotFound', `${describe(h)} not found`);
+        const wanted = (spec.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+        if (wanted !== undefined && wanted !== live.metadata?.resourceVersion) {
+          throw apiError(
+            409,
+            'Conflict',
+            `the object has been modified; please apply your changes to the latest version`,
+          );
+        }
+        const next = (
+          strategy === PATCH.MergePatch ? mergePatch(live, spec) : strategicPatch(live, spec)
+        ) as KubeObject;
+        const stored = this.#store(key, next, live);
+        this.onTick(this);
+        return clone(stored);
+      },
+      delete: async (spec: KubeObject) => {
+        const h = header(spec);
+        const key = FakeCluster.key(h.apiVersion, h.kind, h.namespace, h.name);
+        this.log.push({ type: 'write', text: `delete ${describe(h)}` });
+        if (!this.objects.delete(key)) throw apiError(404, 'NotFound', `${describe(h)} not found`);
+        this.onTick(this);
+        return { kind: 'Status', status: 'Success' };
+      },
+    };
+  }
+
+  #store(key: string, next: KubeObject, live: KubeObject | undefined): KubeObject {
+    const specChanged = live !== undefined && JSON.stringify(live.spec) !== JSON.stringify(next.spec);
+    const generation = (live?.metadata?.generation ?? 0) + (live === undefined || specChanged ? 1 : 0);
+    next.metadata = { ...next.metadata, resourceVersion: String(++this.#rv), generation };
+    this.objects.set(key, next);
+    return next;
+  }
+
+  clients(): KubeClients {
+    const api = this.#api();
+    return {
+      k8s: { PatchStrategy: PATCH, KubernetesObjectApi: { makeApiClient: () => api } },
+      config: {},
+      contextName: 'fake',
+      namespace: 'redis',
+    } as unknown as KubeClients;
+  }
+
+  /** waitForObject's contract, evaluated after each controller tick (at most `ticks` of them). */
+  wait(ticks = 20) {
+    return async <T>(options: WaitOptions<T>): Promise<T> => {
+      let last: string | undefined;
+      for (let i = 0; i <= ticks; i++) {
+        if (options.signal.aborted) throw options.signal.reason;
+        const object = this.findByPath(options.path, options.name) as T | undefined;
+        const verdict = options.check(object);
+        if (verdict === true) return object as T;
+        if (typeof verdict === 'string' && verdict !== last) {
+          last = verdict;
+          options.onProgress?.(verdict);
+        }
+        this.onTick(this);
+      }
+      throw new TimeoutError(
+        `timed out waiting for ${options.description ?? options.name} (last seen: ${last ?? 'nothing'})`,
+      );
+    };
+  }
+}
+
+// ---- helm
+
+export interface HelmCall {
+  kind: 'read' | 'change';
+  args: string[];
+}
+
+export class FakeHelm {
+  readonly calls: HelmCall[] = [];
+  /** Answers for `helm <first arg>` reads; a function may throw. */
+  readonly answers = new Map<string, (args: string[]) => string>();
+  onChange: (args: string[]) => void = () => {};
+  dryRun = false;
+  io: TestIo['io'] | undefined;
+  log: LogEntry[] | undefined;
+
+  async read(args: string[]): Promise<HelmResult> {
+    this.calls.push({ kind: 'read', args });
+    const answer = this.answers.get(args[0] ?? '');
+    if (!answer) throw new Error(`unexpected helm ${args.join(' ')}`);
+    return { stdout: answer(args), stderr: '' };
+  }
+
+  async change(args: string[]): Promise<HelmResult | undefined> {
+    this.calls.push({ kind: 'change', args });
+    if (this.dryRun) {
+      this.io?.info(`would run: ${this.describe(args)}`);
+      return undefined;
+    }
+    this.log?.push({ type: 'write', text: `helm ${args.join(' ')}` });
+    this.onChange(args);
+    return { stdout: '', stderr: '' };
+  }
+
+  describe(args: string[]): string {
+    return ['helm', ...args].join(' ');
+  }
+
+  asHelm(): Helm {
+    return this as unknown as Helm;
+  }
+}
+
+// ---- deps and context
+
+export const SETTINGS: RunSettings = {
+  remediate: false,
+  moduleFiles: [],
+  maxParallel: 1,
+  keepScc: false,
+  timeoutMs: 60_000,
+  stallTimeoutMs: 30_000,
+  bundle: undefined,
+  helmRelease: undefined,
+  helmChart: undefined,
+  helmRepo: undefined,
+};
+
+export interface Harness {
+  cluster: FakeCluster;
+  helm: FakeHelm;
+  deps: UpgradeDeps;
+  test: TestIo;
+  log: LogEntry[];
+  ctx(options?: { dryRun?: boolean; previous?: StepState }): StepContext<UpgradeDeps>;
+  run(
+    step: { run(ctx: StepContext<UpgradeDeps>): Promise<StepResult> },
+    options?: { dryRun?: boolean },
+  ): Promise<StepResult>;
+}
+
+export function harness(options: {
+  snapshot?: (s: Snapshot) => void;
+  target?: Partial<TargetFlags>;
+  settings?: Partial<RunSettings>;
+  dryRun?: boolean;
+}): Harness {
+  const log: LogEntry[] = [];
+  const cluster = new FakeCluster(log);
+  const helm = new FakeHelm();
+  const test = createTestIo();
+  helm.io = test.io;
+  helm.log = log;
+  const snapshot = makeSnapshot(options.snapshot);
+  const plan = buildPlan(snapshot, makeTarget(options.target));
+  const deps: UpgradeDeps = {
+    kube: cluster.clients(),
+    api: {} as UpgradeDeps['api'],
+    helm: helm.asHelm(),
+    settings: { ...SETTINGS, ...options.settings },
+    clock: { now: () => Date.parse('2025-01-02T03:04:05Z'), sleep: async () => {} },
+    snapshot,
+    plan,
+  };
+  const ctx = (o: { dryRun?: boolean; previous?: StepState } = {}): StepContext<UpgradeDeps> => {
+    const dryRun = o.dryRun ?? options.dryRun ?? false;
+    helm.dryRun = dryRun;
+    return {
+      deps,
+      io: test.io,
+      dryRun,
+      signal: new AbortController().signal,
+      previous: o.previous,
+      recordIntent: async (intent) => {
+        log.push({ type: 'intent', text: JSON.stringify(intent), data: intent });
+      },
+      progress: (message) => log.push({ type: 'progress', text: message }),
+      warn: (message, data) => log.push({ type: 'warn', text: message, data }),
+    };
+  };
+  return { cluster, helm, deps, test, log, ctx, run: (step, o) => step.run(ctx(o)) };
+}
+
+/** Lines written to stderr, without blank ones. */
+export function stderrLines(test: TestIo): string[] {
+  return test
+    .stderr()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+export function deployment(image: string, ready: boolean, namespace = 'redis'): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'redis-enterprise-operator', namespace, generation: 1 },
+    spec: { replicas: 1, template: { spec: { containers: [{ name: 'redis-enterprise-operator', image }] } } },
+    status: ready
+      ? { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 }
+      : { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 0 },
+  };
+}
+
+/** Stands in for the Deployment controller: the current template becomes ready. */
+export function makeDeploymentsReady(cluster: FakeCluster): void {
+  for (const object of cluster.objects.values()) {
+    if (object.kind !== 'Deployment') continue;
+    const generation = object.metadata?.generation ?? 1;
+    object.status = {
+      observedGeneration: generation,
+      replicas: 1,
+      updatedReplicas: 1,
+      readyReplicas: 1,
+      availableReplicas: 1,
+    };
+  }
+}
