@@ -243,6 +243,13 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
   const usedUids = new Set(rest.bdbs.map((bdb) => bdb.uid));
   for (const database of scenario.databases) {
     if (byName.has(`${database.namespace}/${database.name}`)) continue;
+    // A model built from the scenario without namespaces: same uid and name is the same database.
+    const sameUid = rest.findBdb(database.uid);
+    if (sameUid && sameUid.name === database.name) {
+      sameUid.namespace = database.namespace;
+      byName.set(`${database.namespace}/${database.name}`, sameUid);
+      continue;
+    }
     const bdb = rest.addBdb({
       name: database.name,
       namespace: database.namespace,

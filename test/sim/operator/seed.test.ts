@@ -266,3 +266,27 @@ test('scale-1000 seeds 1,000 databases in 20 namespaces quickly', async () => {
   // "Well under a second or two" on a quiet machine; the bound is loose for a busy 2-core runner.
   assert.ok(elapsed < 10_000, `seeding took ${Math.round(elapsed)} ms`);
 });
+
+test('a REST model already built from the scenario is completed, not duplicated', async () => {
+  const scenario = loadScenario('happy-path');
+  const registry = new ResourceRegistry();
+  const store = new KubeStore(registry);
+  syncCrdsWithRegistry(store, registry);
+  registerBuiltins(registry, scenario.platform);
+  const rest = new RestModel({
+    serverVersion: scenario.cluster.apiVersion,
+    users: scenario.cluster.users,
+    modules: scenario.modules,
+    // Built without namespaces: the model files them under "default".
+    bdbs: scenario.databases.map((db) => ({ name: db.name, version: db.version, modules: db.modules })),
+  });
+  await seedCluster(store, rest, scenario);
+  assert.equal(rest.bdbs.length, scenario.databases.length);
+  assert.equal(rest.users.length, scenario.cluster.users.length);
+  assert.equal(rest.modules.length, scenario.modules.length);
+  for (const db of store.all(store.resolve(...REDB))) {
+    const bdb = rest.findBdb(Number((db.status as { databaseUID: string }).databaseUID));
+    assert.equal(bdb?.name, db.metadata.name);
+    assert.equal(bdb?.namespace, db.metadata.namespace);
+  }
+});

@@ -1,0 +1,482 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
+import { monitorStep } from '../../../src/steps/monitor.js';
+import {
+  DB_API,
+  REC_API,
+  recEvent,
+  recObject,
+  rolloutStatus,
+  type StepBed,
+  startStepBed,
+  statefulSetObject,
+  until,
+} from './emulator-bed.js';
+
+const FROM = '7.4.6-22';
+const TARGET = '7.8.2-60';
+
+describe('monitor step', () => {
+  let bed: StepBed | undefined;
+  afterEach(async () => {
+    await bed?.close();
+    bed = undefined;
+  });
+
+  /** A cluster whose upgrade to TARGET has started: REC Upgrade, the StatefulSet at 0/3. */
+  async function upgrading(options: Parameters<typeof startStepBed>[0] = {}): Promise<StepBed> {
+    bed = await startStepBed(options);
+    const e = bed.emulator;
+    e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
+    e.patch(
+      REC_API,
+      'RedisEnterpriseCluster',
+      'rec',
+      { status: { state: 'Upgrade', specStatus: 'Valid' } },
+      true,
+    );
+    e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
+    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(0, 3, false) }, true);
+    bed.api.nodes = [1, 2, 3].map((uid) => ({ uid, software_version: '7.8.2-60', status: 'active' }));
+    return bed;
+  }
+
+  it('follows a rolling upgrade to the end and reports pods n/3', async () => {
+    const b = await upgrading();
+    const running = monitorStep.run(b.ctx());
+    await until(() => b.progress().some((m) => m.includes('pods 0/3')), 'the first progress');
+    for (const n of [1, 2]) {
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(n, 3, false) }, true);
+      await until(() => b.progress().some((m) => m.includes(`pods ${n}/3`)), `pods ${n}/3`);
+    }
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    await until(() => b.progress().some((m) => m.includes('pods 3/3')), 'pods 3/3');
+    // Rollout complete but the cluster is not Running yet: not done.
+    assert.equal(
+      await Promise.race([
+        running.then(() => 'done'),
+        new Promise((r) => setTimeout(() => r('waiting'), 100)),
+      ]),
+      'waiting',
+    );
+    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    const result = await running;
+    assert.equal(result.outcome?.versionTag, TARGET);
+    assert.equal(result.outcome?.state, 'Running');
+    assert.deepEqual(result.outcome?.nodeVersions, ['7.8.2-60', '7.8.2-60', '7.8.2-60']);
+    assert.deepEqual(b.kubeWrites(), [], 'following writes nothing');
+  });
+
+  it('is not fooled by a Running cluster whose StatefulSet still runs the old image', async () => {
+    bed = await startStepBed();
+    const e = bed.emulator;
+    e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
+    e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
+    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    const running = monitorStep.run(bed.ctx());
+    await until(
+      () => bed!.progress().some((m) => m.includes('not yet at the target')),
+      'the old template to be noticed',
+    );
+    const template = (statefulSetObject(TARGET).spec as { template: object }).template;
+    e.patch('apps/v1', 'StatefulSet', 'rec', { spec: { template } });
+    e.patch(
+      'apps/v1',
+      'StatefulSet',
+      'rec',
+      { status: { ...rolloutStatus(3, 3, true), observedGeneration: 2 } },
+      true,
+    );
+    const result = await running;
+    assert.equal(result.outcome?.state, 'Running');
+  });
+
+  it('fails on InvalidUpgrade with the warnings and the fix (exit 1)', async () => {
+    bed = await startStepBed();
+    const e = bed.emulator;
+    e.create(
+      REC_API,
+      'RedisEnterpriseCluster',
+      recObject(TARGET, {
+        upgradeSpec: { autoUpgradeRedisEnterprise: true },
+        redisEnterpriseImageSpec: {
+          repository: 'redislabs/redis',
+          versionTag: TARGET,
+          digestHash: 'sha256:abc',
+        },
+      }),
+    );
+    e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
+    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    e.create(
+      'v1',
+      'Event',
+      recEvent(
+        'Warning',
+        'InvalidUpgrade',
+        'Invalid upgrade spec: upgradeSpec.autoUpgradeRedisEnterprise is true and digestHash is set',
+      ),
+    );
+    e.patch(
+      REC_API,
+      'RedisEnterpriseCluster',
+      'rec',
+      { status: { state: 'InvalidUpgrade', specStatus: 'Invalid' } },
+      true,
+    );
+    const error = await monitorStep.run(bed.ctx()).then(
+      () => assert.fail('expected a failure'),
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof OperationError);
+    assert.equal(error.exitCode, ExitCode.failed);
+    assert.match(error.message, /InvalidUpgrade/);
+    assert.match(error.message, /Invalid upgrade spec: upgradeSpec\.autoUpgradeRedisEnterprise is true/);
+    assert.match(error.hint ?? '', /"autoUpgradeRedisEnterprise":false/);
+    assert.match(error.hint ?? '', /"digestHash":null/);
+  });
+
+  it('stalls with exit 6 and says what it saw last', async () => {
+    const b = await upgrading({ settings: { stallTimeoutMs: 400 } });
+    const error = await monitorStep.run(b.ctx()).then(
+      () => assert.fail('expected a stall'),
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof TimeoutError);
+    assert.equal(error.exitCode, ExitCode.timeout);
+    assert.match(error.message, /made no progress for 400ms \(last seen: cluster Upgrade, pods 0\/3/);
+    assert.match(error.hint ?? '', /kubectl rollout status sts\/rec -n redis/);
+  });
+
+  /** db1 uses search 2.8.4 with only a rhel8 build; db2 runs 6.2: both freeze a 7.8.2 upgrade. */
+  async function frozen(settings: Parameters<typeof startStepBed>[0] = {}): Promise<StepBed> {
+    const b = await upgrading({
+      ...settings,
+      snapshot: (s) => {
+        s.databases.push({
+          ...s.databases[0]!,
+          name: 'db2',
+          databaseUid: '2',
+          statusVersion: '6.2.13',
+          versionSpec: '6.2',
+          modules: [],
+        });
+      },
+    });
+    b.api.bdbs = [
+      {
+        uid: 1,
+        name: 'db1',
+        redis_version: '7.2',
+        status: 'active',
+        module_list: [{ module_name: 'search', semantic_version: '2.8.4' }],
+      },
+      { uid: 2, name: 'db2', redis_version: '6.2', status: 'active', module_list: [] },
+    ];
+    b.api.modules = [
+      { uid: 'm1', module_name: 'search', semantic_version: '2.8.4', platforms: { 'rhel8/x86_64': {} } },
+    ];
+    const e = b.emulator;
+    e.create(DB_API, 'RedisEnterpriseDatabase', {
+      apiVersion: DB_API,
+      kind: 'RedisEnterpriseDatabase',
+      metadata: { name: 'db2' },
+      spec: { redisVersion: '6.2' },
+    });
+    e.create(
+      'v1',
+      'Event',
+      recEvent('Normal', 'UpgradeStarted', `Upgrading cluster rec from ${FROM} to ${TARGET}`),
+    );
+    e.create(
+      'v1',
+      'Event',
+      recEvent(
+        'Warning',
+        'UnsupportedModule',
+        'database db1 (uid 1) uses module search 2.8.4, which has no rhel9 build (platforms: rhel8/x86_64)',
+      ),
+    );
+    e.create(
+      'v1',
+      'Event',
+      recEvent('Warning', 'IncompatibleDatabaseVersion', 'database db2 (uid 2) runs Redis 6.2, below 7.2'),
+    );
+    return b;
+  }
+
+  it('stops a frozen upgrade with the exact curl commands (no --remediate)', async () => {
+    const b = await frozen();
+    const error = await monitorStep.run(b.ctx()).then(
+      () => assert.fail('expected a failure'),
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof OperationError);
+    assert.equal(error.exitCode, ExitCode.failed);
+    assert.match(error.message, /frozen/);
+    assert.match(
+      error.message,
+      /curl -sfk -u <username>:<password> -X POST -F module=@<search-2\.8\.4-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
+    );
+    assert.ok(
+      error.message.includes(
+        `curl -sfk -u <username>:<password> -X POST -H 'Content-Type: application/json' -d '{"redis_version":"7.2"}' https://localhost:9443/v1/bdbs/2/upgrade`,
+      ),
+      error.message,
+    );
+    assert.ok(
+      error.message.includes(
+        `kubectl patch redb db2 -n redis --type merge -p '{"spec":{"redisVersion":"7.2"}}'`,
+      ),
+      error.message,
+    );
+    assert.match(error.hint ?? '', /--remediate --module-file/);
+    assert.deepEqual(b.api.writes(), []);
+    assert.deepEqual(b.kubeWrites(), []);
+  });
+
+  it('remediates a frozen upgrade with --remediate, once, and a second run does nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
+    const file = join(dir, 'redisearch.Linux-rhel9-x86_64.2.8.4.zip');
+    writeFileSync(
+      file,
+      JSON.stringify({ module_name: 'search', semantic_version: '2.8.4', platforms: ['rhel9/x86_64'] }),
+    );
+    try {
+      const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
+      // The simulated operator: once nothing blocks, it resumes and finishes the rollout.
+      b.api.onActionCompleted = () => {
+        const fixed =
+          b.api.bdbs.every((db) => db.redis_version === '7.2') &&
+          b.api.modules.some((m) => 'rhel9/x86_64' in (m.platforms ?? {}));
+        if (!fixed) return;
+        b.emulator.create(
+          'v1',
+          'Event',
+          recEvent('Normal', 'UpgradeResumed', 'Nothing blocks the upgrade any more'),
+        );
+        setTimeout(() => {
+          b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+          b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+        }, 50);
+      };
+      const result = await monitorStep.run(b.ctx());
+      assert.equal(result.outcome?.state, 'Running');
+      assert.deepEqual(b.api.writes(), [
+        'POST /v2/modules redisearch.Linux-rhel9-x86_64.2.8.4.zip',
+        'POST /v1/bdbs/2/upgrade {"redis_version":"7.2"}',
+      ]);
+      assert.equal(
+        (b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec as { redisVersion?: string })
+          .redisVersion,
+        '7.2',
+      );
+      // Every change was recorded as an intent before it was made.
+      const intents = b.log
+        .filter((e) => e.type === 'intent')
+        .map((e) => (e.data as { remediation: { action: string }[] }).remediation.at(-1)?.action);
+      assert.deepEqual(intents, ['upload-module', 'upgrade-bdb', 'patch-redb']);
+      assert.deepEqual((result.outcome?.remediation as unknown[]).length, 3);
+
+      // A second run (resume) on the finished cluster completes at once and changes nothing.
+      const apiWrites = b.api.writes().length;
+      const kubeWrites = b.kubeWrites().length;
+      const again = await monitorStep.run(b.ctx({ previous: b.previous() }));
+      assert.equal(again.outcome?.state, 'Running');
+      assert.equal(b.api.writes().length, apiWrites);
+      assert.equal(b.kubeWrites().length, kubeWrites);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not repeat remediation that a crashed run already did', async () => {
+    const b = await frozen({ settings: { remediate: true, moduleFiles: ['/nonexistent/not-needed.zip'] } });
+    // The earlier run crashed after its API calls: the module is in, db2 runs 7.2, its REDB still says 6.2.
+    b.api.modules[0]!.platforms = { 'rhel8/x86_64': {}, 'rhel9/x86_64': {} };
+    b.api.bdbs[1]!.redis_version = '7.2';
+    const previous = {
+      status: 'in-progress' as const,
+      intent: {
+        remediation: [
+          { action: 'upload-module', file: 'search.zip' },
+          { action: 'upgrade-bdb', uid: 2, name: 'db2', from: '6.2', to: '7.2' },
+        ],
+      },
+    };
+    const running = monitorStep.run(b.ctx({ previous }));
+    // Nothing blocks any more: the operator resumes by itself.
+    await until(
+      () =>
+        b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec !== undefined &&
+        b.progress().length > 0,
+      'the first progress',
+    );
+    b.emulator.create('v1', 'Event', recEvent('Normal', 'UpgradeResumed', 'resumed'));
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    const result = await running;
+    assert.equal(result.outcome?.state, 'Running');
+    // Nothing posted again; only the REDB was brought in line with the API, once.
+    assert.deepEqual(b.api.writes(), []);
+    const spec = b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec as { redisVersion?: string };
+    assert.equal(spec.redisVersion, '7.2');
+    assert.equal(b.kubeWrites().filter((w) => w.startsWith('PATCH')).length, 1);
+  });
+
+  it('fails with the action error when a remediation action fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
+    const file = join(dir, 'search.zip');
+    writeFileSync(
+      file,
+      JSON.stringify({ module_name: 'search', semantic_version: '2.8.4', platforms: ['rhel9/x86_64'] }),
+    );
+    try {
+      const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
+      b.api.failNextAction = 'os_not_supported: the package is not for this OS';
+      const error = await monitorStep.run(b.ctx()).then(
+        () => assert.fail('expected a failure'),
+        (err: unknown) => err,
+      );
+      assert.ok(error instanceof OperationError);
+      assert.match(
+        error.message,
+        /upload of search\.zip failed \(action action-1, failed\): os_not_supported/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('completes at once on a cluster already Running at the target', async () => {
+    bed = await startStepBed();
+    const e = bed.emulator;
+    e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
+    e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
+    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    bed.api.nodes = [{ uid: 1, software_version: '7.4.6-22', status: 'active' }];
+    const result = await monitorStep.run(bed.ctx());
+    assert.equal(result.outcome?.state, 'Running');
+    assert.ok(
+      bed.warnings().some((w) => w.includes('not report 7.8.2-60')),
+      'a node behind is a warning',
+    );
+    assert.deepEqual(bed.kubeWrites(), []);
+  });
+
+  it('stops promptly when the signal aborts', async () => {
+    const b = await upgrading();
+    const controller = new AbortController();
+    const running = monitorStep.run(b.ctx({ signal: controller.signal }));
+    await until(() => b.progress().length > 0, 'the first progress');
+    controller.abort(new Error('SIGINT'));
+    await assert.rejects(running, /SIGINT/);
+    await until(() => b.emulator.server.openWatches() === 0, 'every watch to close');
+  });
+});
+
+describe('monitor step on the simulated cluster', () => {
+  it('remediates the frozen upgrade of module-without-rhel9 and follows it to Running', async () => {
+    const { startSimulatedCluster } = await import('../../../src/sim/cluster.js');
+    const { loadScenario } = await import('../../../src/sim/scenario.js');
+    const { createKubeClients, loadKubeConfig } = await import('../../../src/kube/client.js');
+    const { createClusterReads } = await import('../../../src/kube/reads.js');
+    const { connectApi } = await import('../../../src/api/connect.js');
+    const { readSnapshot } = await import('../../../src/upgrade/snapshot.js');
+    const { buildPlan } = await import('../../../src/upgrade/plan.js');
+    const { mergePatch } = await import('../../../src/kube/write.js');
+    const { createTestIo } = await import('../../../src/io/test-io.js');
+    const { makeTarget } = await import('../upgrade/snapshot-fixture.js');
+    const { SETTINGS } = await import('./emulator-bed.js');
+    const { dialectFields } = await import('../../../src/dialect.js');
+    const { patchAt } = await import('../../../src/upgrade/commands.js');
+
+    const sim = await startSimulatedCluster({ scenario: loadScenario('module-without-rhel9'), fast: true });
+    const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
+    const test = createTestIo();
+    const connection = await connectApi(
+      { apiUrl: sim.apiUrl, caFile: sim.caPath, insecure: false, passwordStdin: false, authForm: 'auto' },
+      { io: test.io, env: sim.env, stdin: process.stdin },
+    );
+    try {
+      const file = join(dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+      writeFileSync(file, 'not really a zip');
+      const kube = await createKubeClients(await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }));
+      const api = connection.client();
+      const namespace = sim.scenario.namespace;
+      const snapshot = await readSnapshot({
+        kube: createClusterReads(kube),
+        context: 'sim',
+        namespace,
+        management: api,
+      });
+      const plan = buildPlan(snapshot, makeTarget({ to: '7.8.2-6' }));
+      const tag = plan.target.clusterVersion ?? '';
+      // What the cluster step does: set the image tag. The simulated operator starts, then freezes.
+      await mergePatch(
+        kube,
+        {
+          apiVersion: snapshot.cluster!.apiVersion,
+          kind: 'RedisEnterpriseCluster',
+          name: snapshot.cluster!.name,
+          namespace,
+        },
+        patchAt([...dialectFields(snapshot.dialect).imageSpecPath, 'versionTag'], tag),
+        { dryRun: false, io: test.io },
+      );
+      const progress: string[] = [];
+      const intents: unknown[] = [];
+      const result = await monitorStep.run({
+        deps: {
+          kube,
+          api,
+          helm: {} as never,
+          settings: {
+            ...SETTINGS,
+            remediate: true,
+            moduleFiles: [file],
+            timeoutMs: 60_000,
+            stallTimeoutMs: 30_000,
+          },
+          clock: {
+            now: () => Date.now(),
+            sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))),
+          },
+          snapshot,
+          plan,
+        },
+        io: test.io,
+        dryRun: false,
+        signal: new AbortController().signal,
+        previous: undefined,
+        recordIntent: async (intent) => {
+          intents.push(intent);
+        },
+        progress: (message) => progress.push(message),
+        warn: (message) => progress.push(`warning: ${message}`),
+      });
+      assert.equal(result.outcome?.state, 'Running', progress.join('\n'));
+      assert.equal(sim.audit.filter('POST', '/v2/modules').length, 1);
+      assert.equal(sim.audit.filter('POST', '/v1/bdbs/*/upgrade').length, 0, 'no database was too old');
+      assert.ok(
+        progress.some((m) => m.startsWith('warning: the cluster upgrade is frozen')),
+        progress.join('\n'),
+      );
+      assert.ok(intents.length >= 1);
+      const graph = sim.rest.model.modules.find((m) => m.module_name === 'graph');
+      assert.ok(graph && 'rhel9/x86_64' in graph.platforms);
+    } finally {
+      await connection.close();
+      // Let the step's watches close before the simulator (and its audit file) goes away.
+      await until(() => sim.kube.openWatches() === 0, 'every watch to close').catch(() => undefined);
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
