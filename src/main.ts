@@ -12,10 +12,11 @@ const { version } = require('../../package.json') as { version: string };
  * argv -> command -> exit code. The only place that maps errors to exit codes; `run` below is
  * the only place that exits.
  */
-export async function main(argv: string[], runtime: Omit<Runtime, 'onIo'>): Promise<number> {
+export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv'>): Promise<number> {
   let io: Io | undefined;
   const full: Runtime = {
     ...runtime,
+    argv,
     onIo: (created) => {
       io = created;
     },
@@ -59,7 +60,7 @@ function countVerbose(argv: string[]): number {
   return n;
 }
 
-function fallbackIo(runtime: Omit<Runtime, 'onIo'>, argv: string[]): Io {
+function fallbackIo(runtime: Omit<Runtime, 'onIo' | 'argv'>, argv: string[]): Io {
   return new Io({
     stdout: runtime.stdout,
     stderr: runtime.stderr,

@@ -76,6 +76,8 @@ export async function refreshToken(
     path: '/v1/users/refresh_jwt',
     headers: { authorization: `JWT ${current.accessToken}` },
     json: { ttl: current.ttl },
+    // Minting a token changes nothing on the server: safe to repeat after a broken connection.
+    idempotent: true,
   });
   if (response.status !== 200) throw apiError('POST /v1/users/refresh_jwt', response);
   const token = accessTokenOf(response);
@@ -96,19 +98,23 @@ function send(
       path: PATH,
       headers: { authorization: `Basic ${basic}` },
       json: { ttl },
+      idempotent: true,
     });
   }
+  // Minting a token changes nothing on the server: safe to repeat after a broken connection.
   return http.request({
     method: 'POST',
     path: PATH,
     json: { username: credentials.username, password: credentials.password, ttl },
+    idempotent: true,
   });
 }
 
 function accessTokenOf(response: HttpResponse): string {
   const token = (response.body as { access_token?: unknown } | undefined)?.access_token;
-  if (typeof token !== 'string' || token === '') {
-    throw new OperationError(`${PATH} answered 200 without an access_token`, {
+  // Printable ASCII only: a token goes to terminals and headers, where control bytes do harm.
+  if (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token)) {
+    throw new OperationError(`${PATH} answered 200 without a usable access_token`, {
       hint: 'Check that --api-url points at the management API (port 9443).',
     });
   }

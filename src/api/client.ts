@@ -1,3 +1,4 @@
+import { OperationError } from '../errors.js';
 import { apiError, isPasswordExpired, passwordExpiredError } from './api-errors.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
 import type { TokenSource } from './token-source.js';
@@ -38,11 +39,34 @@ export class ApiClient {
   }
 
   listModules(): Promise<ApiModule[]> {
-    return this.json({ method: 'GET', path: '/v1/modules' });
+    return this.list({ method: 'GET', path: '/v1/modules' }, { module_name: 'string' });
   }
 
   listBdbs(): Promise<ApiBdb[]> {
-    return this.json({ method: 'GET', path: '/v1/bdbs' });
+    return this.list({ method: 'GET', path: '/v1/bdbs' }, { uid: 'number', name: 'string' });
+  }
+
+  /**
+   * A call answering a list: every element must be an object with the named fields, so a
+   * proxy's HTML page or a half-broken answer is an error here, not a crash (or an empty,
+   * healthy-looking cluster) further on.
+   */
+  async list<T>(request: HttpRequest, fields: Record<string, 'string' | 'number'>): Promise<T[]> {
+    const body = await this.json<unknown>(request);
+    const bad = (why: string): OperationError =>
+      new OperationError(`${request.method} ${request.path}: the management API answered ${why}`, {
+        hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
+      });
+    if (!Array.isArray(body)) throw bad(`${describeValue(body)} instead of a list`);
+    body.forEach((item: unknown, index) => {
+      if (item === null || typeof item !== 'object' || Array.isArray(item))
+        throw bad(`a list whose item ${index} is ${describeValue(item)}`);
+      for (const [field, type] of Object.entries(fields)) {
+        if (typeof (item as Record<string, unknown>)[field] !== type)
+          throw bad(`a list whose item ${index} has no ${type} ${field}`);
+      }
+    });
+    return body as T[];
   }
 
   getBdb(uid: number): Promise<ApiBdb> {
@@ -80,12 +104,19 @@ export class ApiClient {
   }
 
   listNodes(): Promise<ApiNode[]> {
-    return this.json({ method: 'GET', path: '/v1/nodes' });
+    return this.list({ method: 'GET', path: '/v1/nodes' }, { uid: 'number', software_version: 'string' });
   }
 
   getCluster(): Promise<ApiCluster> {
     return this.json({ method: 'GET', path: '/v1/cluster' });
   }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return value.trim() === '' ? 'nothing' : 'text, not JSON';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function withToken(request: HttpRequest, token: string): HttpRequest {

@@ -4,6 +4,8 @@ import { Io, type OutputFormat, type ReadableLike, type WritableLike } from '../
 
 /** What a command needs from the process: injected so tests can run commands in-process. */
 export interface Runtime {
+  /** The arguments as given (no secret can be among them: there is no --password flag). */
+  argv?: string[];
   env: NodeJS.ProcessEnv;
   stdin: ReadableLike & NodeJS.ReadableStream;
   stdout: WritableLike;
@@ -15,7 +17,10 @@ export interface Runtime {
 /** Global options of CLI.md, shared by every command. */
 export interface GlobalOptions {
   kubeconfig?: string;
+  /** The last `--context` given. */
   context?: string;
+  /** Every `--context` given, in order; more than one only for `ctl upgrade run` (a fleet). */
+  contexts?: string[];
   namespace?: string;
   cluster?: string;
   output: OutputFormat;
@@ -27,7 +32,11 @@ export interface GlobalOptions {
 export function addGlobalOptions(program: Command): Command {
   return program
     .option('--kubeconfig <path>', 'kubeconfig file (env KUBECONFIG)')
-    .option('--context <name>', 'kubeconfig context')
+    .option(
+      '--context <name>',
+      'kubeconfig context (ctl upgrade run: repeatable, one per cluster)',
+      collectContexts,
+    )
     .option('-n, --namespace <ns>', "namespace of the cluster resource (default: the context's namespace)")
     .option('--cluster <name>', 'cluster resource name (default: the only one in the namespace)')
     .option('-o, --output <format>', 'text for people, json for machines', 'text')
@@ -36,12 +45,25 @@ export function addGlobalOptions(program: Command): Command {
     .option('-q, --quiet', 'only errors');
 }
 
+function collectContexts(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function countRepeats(_value: string, previous: number): number {
   return previous + 1;
 }
 
-export function readGlobalOptions(command: Command): GlobalOptions {
+export function readGlobalOptions(
+  command: Command,
+  options: { multipleContexts?: boolean } = {},
+): GlobalOptions {
   const raw = command.optsWithGlobals() as Record<string, unknown>;
+  const contexts = raw.context === undefined ? [] : ([] as string[]).concat(raw.context as string | string[]);
+  if (contexts.length > 1 && !options.multipleContexts && new Set(contexts).size > 1) {
+    throw new UsageError(`--context is given ${contexts.length} times (${contexts.join(', ')})`, {
+      hint: 'Only ctl upgrade run takes several contexts (one cluster each); give this command one.',
+    });
+  }
   const output = String(raw.output ?? 'text');
   if (output !== 'text' && output !== 'json') {
     throw new UsageError(`--output must be text or json, not "${output}"`, {
@@ -50,7 +72,8 @@ export function readGlobalOptions(command: Command): GlobalOptions {
   }
   return {
     kubeconfig: raw.kubeconfig as string | undefined,
-    context: raw.context as string | undefined,
+    context: contexts.at(-1),
+    contexts,
     namespace: raw.namespace as string | undefined,
     cluster: raw.cluster as string | undefined,
     output,

@@ -21,7 +21,13 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       writeErr: (text) => runtime.stderr.write(text),
     });
   addGlobalOptions(program);
-  const groups = await Promise.all([import('./auth.js'), import('./upgrade.js'), import('./sim.js')]);
+  const groups = await Promise.all([
+    import('./auth.js'),
+    import('./upgrade.js'),
+    import('./sim.js'),
+    import('./demo.js'),
+    import('./completion.js'),
+  ]);
   for (const group of groups) group.register(program, runtime);
   return program;
 }

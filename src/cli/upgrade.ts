@@ -1,6 +1,8 @@
 import { type Command, Option } from 'commander';
 import { addConnectionOptions, readConnectionFlags } from './connection.js';
 import { parseCount, parseDuration } from './duration.js';
+import { UsageError } from '../errors.js';
+import { parseStateStoreKind } from '../upgrade/state-store-kind.js';
 import { createIo, type Runtime, readGlobalOptions } from './globals.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -9,18 +11,52 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 function addPlanOptions(command: Command): Command {
   return addConnectionOptions(
     command
-      .option('--to <operator-version>', 'target operator version, e.g. 7.8.2-6')
-      .option('--cluster-version <tag>', 'cluster image tag (default: from the release catalog)')
-      .option('--db-version <x.y>', 'target database version (default: the newest the target supports)')
-      .addOption(
-        new Option('--method <method>', 'how to upgrade the operator').choices(['auto', 'helm', 'bundle']),
+      .option('--to <operator-version>', 'target operator version, e.g. 7.8.2-6 (required)')
+      .option(
+        '--cluster-version <tag>',
+        'cluster image tag (default: the one the release catalog lists for --to)',
       )
-      .option('--bundle <file|url>', 'the operator bundle; {version} in a URL is replaced (env CTL_BUNDLE)')
-      .option('--helm-release <name>', 'helm release of the operator (default: from its labels)')
-      .option('--helm-chart <ref>', 'helm chart (default redis/redis-enterprise-operator)')
-      .option('--helm-repo <url>', 'helm chart repository URL (env CTL_HELM_REPO)')
-      .option('--databases <all|none|names>', 'databases to upgrade: all, none or name,ns/name', 'all')
-      .option('--ignore-check <id>', 'turn this failing check into a warning (repeatable)', collect, []),
+      .option(
+        '--db-version <x.y>',
+        'target database version x.y, or major or latest (default: the newest the target bundles, within each database policy)',
+      )
+      .addOption(
+        new Option(
+          '--method <method>',
+          'how to upgrade the operator (default auto: helm when the operator Deployment has helm labels, else the bundle)',
+        ).choices(['auto', 'helm', 'bundle']),
+      )
+      .option(
+        '--bundle <file|url>',
+        'operator bundle file or URL, {version} replaced by --to; the files next to it are used too (env CTL_BUNDLE; default: the upstream release)',
+      )
+      .option(
+        '--helm-release <name>',
+        "helm release of the operator (default: from the Deployment's helm labels)",
+      )
+      .option('--helm-chart <ref>', 'helm chart reference (default redis/redis-enterprise-operator)')
+      .option(
+        '--helm-repo <url>',
+        'helm chart repository URL (env CTL_HELM_REPO; default https://helm.redis.io for the default chart)',
+      )
+      .option(
+        '--databases <all|none|names>',
+        'databases to upgrade: all, none, or a list such as cache,other-ns/orders',
+        'all',
+      )
+      .option(
+        '--ignore-check <id>',
+        'turn this failing check into a warning, recorded in the plan (repeatable)',
+        collect,
+      ),
+  );
+}
+
+/** `--state-store`; the value is checked by parseStateStoreKind so CTL_STATE_STORE gets the same message. */
+function stateStoreOption(): Option {
+  return new Option(
+    '--state-store <file|configmap>',
+    'where the state and lock live: a local file, or a ConfigMap and a Lease in the cluster (env CTL_STATE_STORE)',
   );
 }
 
@@ -40,18 +76,74 @@ function readTarget(command: Command, env: NodeJS.ProcessEnv): import('../upgrad
   };
 }
 
+/** The plan options a saved plan already fixes; giving one with --plan would be silently ignored. */
+const PLAN_FIXED = [
+  'to',
+  'clusterVersion',
+  'dbVersion',
+  'method',
+  'bundle',
+  'helmRelease',
+  'helmChart',
+  'helmRepo',
+  'databases',
+  'ignoreCheck',
+];
+
+function refuseTargetFlags(command: Command): undefined {
+  const given = PLAN_FIXED.filter((key) => command.getOptionValueSource(key) === 'cli');
+  if (given.length > 0) {
+    const flags = given.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    throw new UsageError(
+      `--plan fixes the target and selection; ${flags.join(', ')} cannot be combined with it`,
+      {
+        hint: 'Make a new plan with those options (ctl upgrade plan ... --out plan.json), or drop them.',
+      },
+    );
+  }
+  return undefined;
+}
+
 export function register(program: Command, runtime: Runtime): void {
   const upgrade = program
     .command('upgrade')
-    .description('plan and run an upgrade of the operator, cluster and databases');
-
-  const plan = addPlanOptions(
-    upgrade.command('plan').description('read the cluster, check every prerequisite, show the upgrade'),
-  )
-    .option('--out <plan.json>', 'save the plan as JSON')
+    .description('plan and run an upgrade of the operator, the cluster and the databases')
     .addHelpText(
       'after',
-      '\nExamples:\n  ctl upgrade plan --to 7.8.2-6\n  ctl upgrade plan --to 7.8.2-6 -o json --out plan.json\n',
+      '\nExamples:\n' +
+        '  ctl upgrade plan --to 7.8.2-6\n' +
+        '  ctl upgrade run --to 7.8.2-6\n' +
+        '  ctl upgrade status\n' +
+        '\nDocs: docs/upgrade.md, docs/troubleshooting.md\n',
+    );
+
+  const plan = addPlanOptions(
+    upgrade
+      .command('plan')
+      .description('read the cluster, check every prerequisite and show the upgrade; changes nothing'),
+  )
+    .option('--out <plan.json>', 'also save the plan as JSON, for review and for run --plan')
+    .addHelpText(
+      'after',
+      '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +
+        'a failure into a warning):\n' +
+        '  cluster-found, cluster-running, license-valid, operator-min-version,\n' +
+        '  upgrade-path, database-min-version, database-version-supported,\n' +
+        '  modules-compatible, auto-upgrade-digest, helm-release-healthy,\n' +
+        '  admission-tls, api-reachable, permissions\n' +
+        '\nThe management API: --api-url, else https://<cluster>.<namespace>.svc:9443\n' +
+        'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +
+        'to the Secret named after the cluster.\n' +
+        'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
+        '\nExamples:\n' +
+        '  ctl upgrade plan --to 7.8.2-6\n' +
+        '  ctl upgrade plan --to 7.8.2-6 -n redis --cluster rec --out plan.json\n' +
+        '  ctl upgrade plan --to 7.8.2-6 --method helm --helm-release redis-enterprise\n' +
+        '  ctl upgrade plan --to 7.8.2-6 --databases none --ca-file ca.pem\n' +
+        '  ctl upgrade plan --to 7.8.2-6 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
+        '\nExit codes: 0 the upgrade may start, 3 a check failed (nothing was changed),\n' +
+        '2 a bad flag.\n' +
+        'Docs: docs/upgrade.md\n',
     );
   plan.action(async (_o: unknown, command: Command) => {
     const globals = readGlobalOptions(command);
@@ -71,27 +163,82 @@ export function register(program: Command, runtime: Runtime): void {
     });
   });
 
-  const run = addPlanOptions(upgrade.command('run').description('run the seven steps; a second run resumes'))
-    .option('--plan <plan.json>', 'run a saved plan; exit 7 if the cluster changed since')
+  const run = addPlanOptions(
+    upgrade
+      .command('run')
+      .description('confirm, then run the seven steps, saving each; the same command again resumes'),
+  )
+    .option(
+      '--plan <plan.json>',
+      'run a saved plan (its target and ignored checks); exit 7 if the cluster changed since',
+    )
     .option('--state <file>', 'state file (default $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)')
     .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
-    .option('--dry-run', 'read everything and print each change instead of making it')
-    .option('--only <step>', 'run only this step (repeatable)', collect, [])
-    .option('--skip <step>', 'skip this step (repeatable)', collect, [])
-    .option('--timeout <duration>', 'overall limit', '60m')
-    .option('--stall-timeout <duration>', 'limit without progress while waiting', '10m')
-    .option('--remediate', 'fix a frozen upgrade through the management API')
-    .option('--module-file <path>', 'module package to install when remediating (repeatable)', collect, [])
-    .option('--max-parallel <n>', 'databases upgraded at once', '1')
-    .option('--keep-scc', 'keep the OpenShift SCC redis-enterprise-scc-v2')
+    .option(
+      '--dry-run',
+      'read everything and print each change instead of making it (no prompt, no lock, no state)',
+    )
+    .option('--only <step>', 'run only this step (repeatable; ids: ctl upgrade steps)', collect)
+    .option('--skip <step>', 'skip this step (repeatable)', collect)
+    .option(
+      '--timeout <duration>',
+      'longest any one wait may take (operator rollout, rolling upgrade, each database)',
+      '60m',
+    )
+    .option(
+      '--stall-timeout <duration>',
+      'longest a wait may see no progress; durations like 90s, 15m, 1h',
+      '10m',
+    )
+    .option(
+      '--remediate',
+      'fix a frozen upgrade (a module without a RHEL9 build, a database below 7.2) through the management API',
+    )
+    .option('--module-file <path>', 'RHEL9 module package to upload when remediating (repeatable)', collect)
+    .option('--max-parallel <n>', 'databases upgraded at once, 1 to 50', '1')
+    .option(
+      '--keep-scc',
+      'OpenShift: keep the SCC redis-enterprise-scc-v2 (else removed for 7.22.0-6+ targets)',
+    )
     .option('--helm-bin <path>', 'helm binary (env CTL_HELM; default helm on the PATH)')
+    .addOption(stateStoreOption())
+    .option(
+      '--lease-duration <duration>',
+      'with --state-store configmap: how long the lock outlives its last renewal',
+      '30s',
+    )
+    .option('--report <file>', 'write a JSON report of the run (plan, steps, result, error), however it ends')
+    .option(
+      '--fleet <file>',
+      'upgrade every cluster listed in this YAML file: - {context, namespace, cluster, kubeconfig, caFile} (docs/fleet.md)',
+    )
+    .option(
+      '--max-parallel-clusters <n>',
+      'with several --context or --fleet: clusters upgraded at once',
+      '1',
+    )
     .addHelpText(
       'after',
-      '\nSteps: preflight, operator, admission, security-context, cluster, monitor, databases.\n' +
-        'Examples:\n  ctl upgrade run --to 7.8.2-6\n  ctl upgrade run --to 7.8.2-6 --yes -o json   # CI\n  ctl upgrade run --plan plan.json --yes\n',
+      '\nSteps, in order (ctl upgrade steps): preflight, operator, admission,\n' +
+        'security-context, cluster, monitor, databases. Each is saved in the state file\n' +
+        'as it runs: after any failure or interruption, run the same command again to\n' +
+        'resume at the first step not done (the error ends with that command).\n' +
+        'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
+        '\nExamples:\n' +
+        '  ctl upgrade run --to 7.8.2-6\n' +
+        '  ctl upgrade run --to 7.8.2-6 --dry-run\n' +
+        '  ctl upgrade run --to 7.8.2-6 --yes -o json   # CI: NDJSON events on stdout\n' +
+        '  ctl upgrade run --plan plan.json --yes\n' +
+        '  ctl upgrade run --to 7.8.2-6 --yes --remediate --module-file ./graph-rhel9.zip\n' +
+        '  ctl upgrade run --to 7.8.2-6 --yes --state-store configmap --report report.json   # a Job\n' +
+        '  ctl upgrade run --to 7.8.2-6 --yes --context eu --context us --max-parallel-clusters 2\n' +
+        '\nExit codes: 0 done, 1 a step failed, 2 usage, 3 a check failed (nothing was\n' +
+        'changed), 4 auth, 5 locked, 6 timed out or stalled, 7 stale --plan, 130/143\n' +
+        'interrupted (state saved).\n' +
+        'Docs: docs/upgrade.md, docs/troubleshooting.md\n',
     );
   run.action(async (_o: unknown, command: Command) => {
-    const globals = readGlobalOptions(command);
+    const globals = readGlobalOptions(command, { multipleContexts: true });
     const io = createIo(globals, runtime);
     const o = command.opts() as Record<string, unknown>;
     const { resolveTarget } = await import('../upgrade/target.js');
@@ -103,22 +250,47 @@ export function register(program: Command, runtime: Runtime): void {
       env: runtime.env,
       stdin: runtime.stdin,
       connection: readConnectionFlags(command, runtime.env),
-      // With --plan the target comes from the saved plan.
-      target: o.plan && !flags.to ? undefined : resolveTarget(flags),
+      // With --plan the target and the selection come from the saved plan, nowhere else.
+      target: o.plan ? refuseTargetFlags(command) : resolveTarget(flags),
+      argv: runtime.argv,
       planFile: o.plan as string | undefined,
       statePath: o.state as string | undefined,
       yes: o.yes === true,
       dryRun: o.dryRun === true,
-      only: parseStepList(o.only as string[], '--only'),
-      skip: parseStepList(o.skip as string[], '--skip'),
+      only: parseStepList((o.only as string[] | undefined) ?? [], '--only'),
+      skip: parseStepList((o.skip as string[] | undefined) ?? [], '--skip'),
       timeoutMs: parseDuration(o.timeout as string, '--timeout'),
       stallTimeoutMs: parseDuration(o.stallTimeout as string, '--stall-timeout'),
       remediate: o.remediate === true,
-      moduleFiles: o.moduleFile as string[],
+      moduleFiles: (o.moduleFile as string[] | undefined) ?? [],
       maxParallel: parseCount(o.maxParallel as string, '--max-parallel', 1, 50),
       keepScc: o.keepScc === true,
       helmBin: (o.helmBin as string | undefined) ?? (runtime.env.CTL_HELM || 'helm'),
+      stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
+      leaseDurationSeconds: Math.ceil(parseDuration(o.leaseDuration as string, '--lease-duration') / 1000),
+      reportFile: o.report as string | undefined,
     };
+    const maxParallelClusters = parseCount(
+      o.maxParallelClusters as string,
+      '--max-parallel-clusters',
+      1,
+      100,
+    );
+    const contexts = globals.contexts ?? [];
+    if (o.fleet !== undefined || contexts.length > 1) {
+      if (o.fleet !== undefined && contexts.length > 0) {
+        throw new UsageError('--fleet and --context are both given', {
+          hint: 'List every cluster in the fleet file, or pass --context once per cluster, not both.',
+        });
+      }
+      const { loadFleetFile, runFleetCommand } = await import('../upgrade/fleet.js');
+      const members =
+        o.fleet !== undefined
+          ? await loadFleetFile(o.fleet as string)
+          : [...new Set(contexts)].map((context) => ({ context }));
+      await runFleetCommand({ ...input, members, maxParallelClusters });
+      return;
+    }
     const { runUpgradeCommand } = await import('../upgrade/run-command.js');
     await runUpgradeCommand(input);
   });
@@ -127,16 +299,33 @@ export function register(program: Command, runtime: Runtime): void {
     .command('status')
     .description('show the last run of this cluster: each step, the last error, the command that resumes')
     .option('--state <file>', 'state file (default: the one for the context, namespace and cluster)')
+    .addHelpText(
+      'after',
+      '\nWith the default file store it reads only the state file and its lock, and\n' +
+        'does not contact the cluster.\n' +
+        '\nExamples:\n' +
+        '  ctl upgrade status\n' +
+        '  ctl upgrade status -n redis --cluster rec -o json\n' +
+        '  ctl upgrade status --state ./rec-state.json\n',
+    )
+    .addOption(stateStoreOption())
     .action(async (_o: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const io = createIo(globals, runtime);
       const { runStatusCommand } = await import('../upgrade/status-command.js');
-      await runStatusCommand({ globals, io, env: runtime.env, statePath: command.opts().state });
+      await runStatusCommand({
+        globals,
+        io,
+        env: runtime.env,
+        statePath: command.opts().state,
+        stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
+      });
     });
 
   upgrade
     .command('steps')
     .description('list the steps in the order they run')
+    .addHelpText('after', '\nExamples:\n  ctl upgrade steps\n  ctl upgrade steps -o json\n')
     .action(async (_o: unknown, command: Command) => {
       const io = createIo(readGlobalOptions(command), runtime);
       const { STEP_IDS } = await import('../steps/types.js');
@@ -150,7 +339,17 @@ export function register(program: Command, runtime: Runtime): void {
     .description("remove this cluster's upgrade lock when its owner is gone")
     .option('--state <file>', 'state file whose lock to remove')
     .option('--lock-id <id>', 'the id of the lock (from the error or ctl upgrade status)')
-    .option('--force', 'remove it even if its owner still seems alive')
+    .option('--force', 'remove it even if its owner may still be alive (another host, or a live process)')
+    .addHelpText(
+      'after',
+      '\nA lock whose process is gone on this machine is taken over by the next run\n' +
+        'anyway; unlock is for a run that died on another host, or a lock you know is\n' +
+        'abandoned. Removing a lock keeps the state.\n' +
+        '\nExamples:\n' +
+        '  ctl upgrade unlock --lock-id 3e7671e7-af53-407c-a722-4ba74a626be2\n' +
+        '  ctl upgrade unlock --lock-id <id> --force   # owner on another host, gone\n',
+    )
+    .addOption(stateStoreOption())
     .action(async (_o: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const io = createIo(globals, runtime);
@@ -163,6 +362,7 @@ export function register(program: Command, runtime: Runtime): void {
         statePath: o.state as string | undefined,
         lockId: o.lockId as string | undefined,
         force: o.force === true,
+        stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
       });
     });
 }

@@ -69,7 +69,8 @@ export class PlainReporter implements ProgressReporter {
     const where = event.step ? `[${event.step}] ` : '';
     const line = `${time} ${where}${event.message}`;
     if (event.type === 'warning') this.io.warn(`${where}${event.message}`);
-    else if (event.type === 'error') this.io.error(`${where}${event.message}`);
+    // The error itself, with its hint, is printed once at the end by main.
+    else if (event.type === 'error') this.io.info(`${time} ${where}failed: ${firstLine(event.message)}`);
     else this.io.info(line);
   }
 
@@ -115,8 +116,9 @@ export class SpinnerReporter implements ProgressReporter {
         this.#finish();
         break;
       case 'error':
-        if (this.#spinner) this.#spinner.fail(`${this.#title}: ${event.message}`);
-        else this.io.error(event.message);
+        // Only the headline here: main prints the whole error and its hint once, at the end.
+        if (this.#spinner) this.#spinner.fail(`${this.#title}: ${firstLine(event.message)}`);
+        else this.io.info(`failed: ${firstLine(event.message)}`);
         this.#finish();
         break;
       case 'warning':
@@ -154,6 +156,10 @@ export class SpinnerReporter implements ProgressReporter {
     this.#timer = undefined;
     this.#spinner = undefined;
   }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
 }
 
 /** `950ms`, `12s`, `3m04s`, `1h02m`: short, for progress lines and summary tables. */

@@ -19,6 +19,8 @@ export async function openPortForward(
   namespace: string,
   cluster: string,
   remotePort = 9443,
+  /** Told why a connection could not be forwarded (no ready pod, pods/portforward forbidden). */
+  onError: (error: Error) => void = () => {},
 ): Promise<PortForward> {
   const k8s = await importClientNode();
   const forward = new k8s.PortForward(kube.config);
@@ -29,7 +31,11 @@ export async function openPortForward(
     socket.on('error', () => socket.destroy());
     pickReadyPod(kube, namespace, cluster)
       .then((pod) => forward.portForward(namespace, pod, [remotePort], socket, null, socket))
-      .catch(() => socket.destroy());
+      .catch((error: unknown) => {
+        // Without this the HTTP client would only see a reset connection.
+        onError(error instanceof Error ? error : new Error(String(error)));
+        socket.destroy();
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

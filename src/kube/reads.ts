@@ -75,6 +75,21 @@ export interface AccessAnswer {
   reason?: string | undefined;
 }
 
+/** One rule of a SelfSubjectRulesReview, as RBAC writes it. */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[] | undefined;
+  resources?: string[] | undefined;
+  resourceNames?: string[] | undefined;
+}
+
+/** What the user may do in one namespace; `incomplete`: some authorizer could not list its rules. */
+export interface RulesAnswer {
+  rules: ResourceRule[];
+  incomplete: boolean;
+  evaluationError?: string | undefined;
+}
+
 export interface ClusterReads {
   listCustomObjects(type: CustomResourceType, namespace: string | 'all'): Promise<KubeObject[]>;
   getClusterCustomObject(type: CustomResourceType, name: string): Promise<KubeObject | undefined>;
@@ -92,6 +107,8 @@ export interface ClusterReads {
   /** `GET /version` gitVersion, e.g. `v1.32.4`. */
   serverVersion(): Promise<string>;
   reviewAccess(query: AccessQuery): Promise<AccessAnswer>;
+  /** SelfSubjectRulesReview in one namespace. Optional: without it every question is one review. */
+  reviewRules?(namespace: string): Promise<RulesAnswer>;
 }
 
 // Typed client-node results are class instances (creationTimestamp becomes a Date); ctl only
@@ -164,6 +181,20 @@ export function createClusterReads(clients: KubeClients): ClusterReads {
         },
       });
       return { allowed: review.status?.allowed === true, reason: review.status?.reason };
+    },
+    async reviewRules(namespace) {
+      const review = await authorization.createSelfSubjectRulesReview({
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectRulesReview',
+          spec: { namespace },
+        },
+      });
+      return {
+        rules: review.status?.resourceRules ?? [],
+        incomplete: review.status?.incomplete !== false,
+        evaluationError: review.status?.evaluationError,
+      };
     },
   };
 }

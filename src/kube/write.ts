@@ -117,18 +117,44 @@ async function patchWith(
   }
   options.io.debug(1, `PATCH ${describeRef(ref)} (${strategy})`);
   options.io.debug(2, body);
+  const spec = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: metadataOf(ref, patch) };
+  // A patch without a resourceVersion precondition states absolute desired values, so it is
+  // safely sent again after a 409 (the object changed under the server's read-modify-write) or a
+  // transient server failure; a conditional one only after "not done, try later" answers.
+  const conditional = spec.metadata.resourceVersion !== undefined;
   try {
-    const spec = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: metadataOf(ref, patch) };
-    return (await objectApi(kube).patch(
-      spec as k8s.KubernetesObject,
-      undefined,
-      undefined,
-      FIELD_MANAGER,
-      undefined,
-      strategy,
+    return (await retryTransient(conditional ? TRY_LATER : RETRIED_STATUSES, () =>
+      objectApi(kube).patch(
+        spec as k8s.KubernetesObject,
+        undefined,
+        undefined,
+        FIELD_MANAGER,
+        undefined,
+        strategy,
+      ),
     )) as unknown as KubeObject;
   } catch (error) {
     throw kubeFailure('patch', ref, error);
+  }
+}
+
+/** Answers after which a write is sent again: the server did not act, or acting twice is harmless. */
+const TRY_LATER = new Set([429, 503]);
+const RETRIED_STATUSES = new Set([409, 429, 500, 502, 503, 504]);
+/** client-go's RetryOnConflict makes 5 attempts; the delays here grow from 50 to 400 ms. */
+const WRITE_ATTEMPTS = 5;
+
+async function retryTransient<T>(statuses: ReadonlySet<number>, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      const code = describeKubeError(error).code;
+      if (attempt >= WRITE_ATTEMPTS || code === undefined || !statuses.has(code)) throw error;
+      await new Promise((resolve) =>
+        setTimeout(resolve, 50 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)),
+      );
+    }
   }
 }
 
@@ -153,13 +179,16 @@ export async function serverSideApply(
     options.io.debug(1, `APPLY ${describeRef(ref)} (server-side, field manager ${manager})`);
     options.io.debug(2, JSON.stringify(object));
     try {
-      const result = await objectApi(kube).patch(
-        object as k8s.KubernetesObject,
-        undefined,
-        undefined,
-        manager,
-        true,
-        kube.k8s.PatchStrategy.ServerSideApply,
+      // A forced apply of whole objects is absolute: safe to send again.
+      const result = await retryTransient(RETRIED_STATUSES, () =>
+        objectApi(kube).patch(
+          object as k8s.KubernetesObject,
+          undefined,
+          undefined,
+          manager,
+          true,
+          kube.k8s.PatchStrategy.ServerSideApply,
+        ),
       );
       applied.push(result as unknown as KubeObject);
     } catch (error) {

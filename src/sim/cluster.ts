@@ -80,7 +80,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     const audit = new AuditLog(files.audit);
     const model = restModelFor(scenario);
     const rest = await listening('--api-port', options.apiPort, () =>
-      startRestServer({ model, ca, audit, port: options.apiPort, faults: restFaultsOf(scenario) }),
+      startRestServer({ model, ca, audit, port: options.apiPort, faults: faultRulesOf(scenario, 'rest') }),
     );
     stack.push(() => rest.close());
 
@@ -95,6 +95,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
         port: options.kubePort,
         version: { major, minor },
         platform: scenario.platform,
+        faults: faultRulesOf(scenario, 'kube'),
         portForward: (namespace, pod, port) =>
           namespace === scenario.namespace &&
           isClusterPod(pod, scenario.cluster.name) &&
@@ -187,11 +188,15 @@ function restModelFor(scenario: Scenario): RestModel {
   });
 }
 
-function restFaultsOf(scenario: Scenario) {
+/**
+ * The scenario's per-request faults of one emulator (rest/faults.ts, kube/faults.ts: a 409 on a
+ * patch, a 410 on a watch, delays). Periodic watch drops are `dropWatchesPeriodically`'s.
+ */
+function faultRulesOf(scenario: Scenario, api: 'rest' | 'kube') {
   return scenario.faults
-    .filter((fault) => fault.api === 'rest')
+    .filter((fault) => fault.api === api && fault.dropAfterSeconds === undefined)
     .map((fault) => ({
-      api: 'rest' as const,
+      api,
       match: fault.match,
       ...(fault.status !== undefined ? { status: fault.status } : {}),
       ...(fault.times !== undefined ? { times: fault.times } : {}),

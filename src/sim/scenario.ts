@@ -81,7 +81,16 @@ export function parseScenario(text: string, sourceName: string): Scenario {
       { hint: 'Fix the YAML syntax of the scenario file, then run again.' },
     );
   }
-  const raw: unknown = doc.toJS();
+  let raw: unknown;
+  try {
+    raw = doc.toJS();
+  } catch (error) {
+    // The yaml library refuses alias bombs ("billion laughs") here, after a clean parse.
+    throw new UsageError(`${sourceName}: cannot read the scenario: ${(error as Error).message}`, {
+      hint: 'Write the scenario without deeply repeated YAML aliases, then run again.',
+      cause: error,
+    });
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw scenarioError(sourceName, [
       { path: [], message: 'expected a mapping with name, description, operator and cluster' },

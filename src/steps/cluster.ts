@@ -12,7 +12,7 @@
  * upgrade to its end is the `monitor` step's work.
  */
 
-import { type DialectFields, dialectFields } from '../dialect.js';
+import { dialectFields } from '../dialect.js';
 import { OperationError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_RESOURCE } from '../kube/reads.js';
@@ -69,7 +69,7 @@ async function upgradeCluster(
   const liveTag = live.image.versionTag;
   const tagField = [...fields.imageSpecPath.slice(1), 'versionTag'].join('.');
 
-  if (live.autoUpgrade) return followAutoUpgrade(ctx, wait, live, tag, fields);
+  if (live.autoUpgrade) return followAutoUpgrade(ctx, wait, live, tag);
 
   if (liveTag === tag) {
     const pinned = pinnedImages(live).filter(([, image]) => image.versionTag !== plan.target.operator);
@@ -141,7 +141,6 @@ async function followAutoUpgrade(
   wait: typeof waitForObject,
   live: ClusterSnapshot,
   tag: string,
-  fields: DialectFields,
 ): Promise<StepResult> {
   const reason = 'auto-upgrade is on: the operator upgrades the cluster';
   const startTag = ctx.deps.snapshot.cluster?.image.versionTag;
@@ -161,11 +160,9 @@ async function followAutoUpgrade(
     check: (object) => {
       if (!object) throw new OperationError(`the cluster resource ${live.name} was deleted`);
       const now = toCluster(object, snapshot.dialect, live.namespace);
-      if (now.state === 'InvalidUpgrade') {
-        throw new OperationError(`the operator refused the upgrade of ${live.name} (state InvalidUpgrade)`, {
-          hint: `With auto-upgrade on, ${fields.imageSpecPath.slice(1).join('.')}.digestHash must not be set. Look at kubectl describe rec ${live.name} -n ${live.namespace}, fix the spec, then run ctl again.`,
-        });
-      }
+      // The operator has answered, with a refusal: the monitor step fails on it with the
+      // operator's Warning events and the fix, which this wait does not collect.
+      if (now.state === 'InvalidUpgrade') return true;
       if (
         now.state === 'Upgrade' ||
         (now.image.versionTag !== undefined && now.image.versionTag !== startTag)
@@ -176,7 +173,14 @@ async function followAutoUpgrade(
     },
     onProgress: (message) => ctx.progress(message),
   });
-  const chosen = toCluster(started, snapshot.dialect, live.namespace).image.versionTag;
+  const answered = toCluster(started, snapshot.dialect, live.namespace);
+  if (answered.state === 'InvalidUpgrade') {
+    ctx.warn(
+      `the operator refused the upgrade of ${live.name} (state InvalidUpgrade): the monitor step shows why`,
+    );
+    return { skipped: `${reason}, but it answered with state InvalidUpgrade` };
+  }
+  const chosen = answered.image.versionTag;
   if (chosen !== undefined && chosen !== tag) {
     ctx.warn(`the operator chose versionTag ${chosen}, not ${tag}`, { versionTag: chosen });
   }

@@ -329,6 +329,8 @@ async function upgradeOne(
     ctx.progress(
       `${label}: setting ${versionPath.slice(1).join('.')} to ${item.version} (runs ${running ?? 'unknown'})`,
     );
+    // An interrupt that arrived during the reads above must not be followed by a change.
+    signal.throwIfAborted();
     await mergePatch(kube, ref, body, { dryRun: ctx.dryRun, io: ctx.io });
   } else {
     ctx.progress(

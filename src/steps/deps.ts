@@ -26,6 +26,8 @@ export interface RunSettings {
   helmRelease: string | undefined;
   helmChart: string | undefined;
   helmRepo: string | undefined;
+  /** Where preflight saves the cluster resource: next to the state, not in the working folder. */
+  backupDir?: string | undefined;
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PreflightError } from '../errors.js';
@@ -22,7 +22,7 @@ import type { UpgradeDeps } from './deps.js';
 import type { Step, StepContext, StepResult } from './types.js';
 
 export interface PreflightStepOptions {
-  /** Where the backup of the cluster resource goes; default the working directory. */
+  /** Where the backup of the cluster resource goes; default the run's state folder (settings.backupDir). */
   backupDir?: string;
 }
 
@@ -30,7 +30,7 @@ export function createPreflightStep(options: PreflightStepOptions = {}): Step<Up
   return {
     id: 'preflight',
     title: STEP_TITLES.preflight,
-    run: (ctx) => preflight(ctx, options.backupDir ?? process.cwd()),
+    run: (ctx) => preflight(ctx, options.backupDir ?? ctx.deps.settings.backupDir ?? process.cwd()),
   };
 }
 
@@ -96,6 +96,7 @@ async function backupCluster(ctx: StepContext<UpgradeDeps>, dir: string): Promis
     const object = await readObject(ctx.deps.kube, ref);
     if (!object) return undefined;
     const text = stringify(restorable(object), { lineWidth: 0 });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const stamp = new Date(ctx.deps.clock.now())
       .toISOString()
       .replace(/[-:]/g, '')

@@ -31,7 +31,11 @@ export function lockPathFor(statePath: string): string {
 }
 
 export async function acquireLock(lockPath: string, operation: string): Promise<HeldLock> {
-  await mkdir(dirname(lockPath), { recursive: true, mode: 0o700 });
+  await mkdir(dirname(lockPath), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw new OperationError(`cannot create the folder of ${lockPath}: ${(error as Error).message}`, {
+      hint: 'Pass a state file in a folder you can write with --state.',
+    });
+  });
   const owner: LockOwner = {
     id: randomUUID(),
     pid: process.pid,

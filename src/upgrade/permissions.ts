@@ -1,6 +1,6 @@
 /**
- * Every Kubernetes permission an upgrade uses, as data: the snapshot reviews them with
- * SelfSubjectAccessReview, the `permissions` check compares, and an RBAC manifest test can
+ * Every Kubernetes permission an upgrade uses, as data: the snapshot reviews them (from
+ * SelfSubjectRulesReview rules, else SelfSubjectAccessReview), the `permissions` check compares, and an RBAC manifest test can
  * compare a Role/ClusterRole against the same table.
  */
 
@@ -414,4 +414,33 @@ export function findReview(
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
+}
+
+/** One RBAC rule, as a SelfSubjectRulesReview lists it. */
+export interface PermissionRule {
+  verbs: readonly string[];
+  apiGroups?: readonly string[] | undefined;
+  resources?: readonly string[] | undefined;
+  resourceNames?: readonly string[] | undefined;
+}
+
+/**
+ * Whether one of the rules grants the question, with RBAC's matching: `*` for verbs, groups and
+ * resources, `<resource>/<subresource>`, or a wildcard resource with that subresource. A rule limited to
+ * resourceNames never grants a question about every object, which these questions are.
+ */
+export function rulesAllow(rules: readonly PermissionRule[], query: PermissionQuery): boolean {
+  const combined = query.subresource ? `${query.resource}/${query.subresource}` : query.resource;
+  return rules.some(
+    (rule) =>
+      (rule.resourceNames ?? []).length === 0 &&
+      (rule.verbs.includes('*') || rule.verbs.includes(query.verb)) &&
+      ((rule.apiGroups ?? []).includes('*') || (rule.apiGroups ?? []).includes(query.group)) &&
+      (rule.resources ?? []).some(
+        (resource) =>
+          resource === '*' ||
+          resource === combined ||
+          (query.subresource !== undefined && resource === `*/${query.subresource}`),
+      ),
+  );
 }

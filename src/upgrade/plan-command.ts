@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { PreflightError } from '../errors.js';
+import { AuthError, type CtlError, ExitCode, OperationError, PreflightError } from '../errors.js';
 import type { Plan } from './plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot } from './snapshot.js';
@@ -34,7 +34,7 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
   const { openSession } = await import('./session.js');
   const session = await openSession(input);
   try {
-    const { plan } = await readAndPlan(session, input.target);
+    const { plan, snapshot } = await readAndPlan(session, input.target);
     if (input.out) await writeFile(input.out, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o644 });
     if (input.io.output === 'json') input.io.json(plan);
     else {
@@ -43,10 +43,30 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
       if (input.out)
         input.io.info(`plan saved to ${input.out}; run it with: ctl upgrade run --plan ${input.out}`);
     }
-    if (plan.blocked) throw blockedError(plan);
+    if (plan.blocked) throw planFailure(plan, snapshot);
   } finally {
     await session.close();
   }
+}
+
+/**
+ * Why a blocked plan ends the command. A refused login or an untrusted certificate is not a
+ * prerequisite to fix in the cluster: CLI.md gives them exit 4 and 1, so they win over exit 3.
+ */
+export function planFailure(plan: Plan, snapshot: Snapshot): CtlError {
+  const api = plan.checks.find((c) => c.id === 'api-reachable');
+  const failure = snapshot.api.failure;
+  if (
+    api?.status === 'fail' &&
+    failure &&
+    (failure.exitCode === ExitCode.auth || failure.exitCode === ExitCode.failed)
+  ) {
+    const message = `the management API could not be used: ${snapshot.api.error ?? 'no answer'}`;
+    return failure.exitCode === ExitCode.auth
+      ? new AuthError(message, { hint: failure.hint })
+      : new OperationError(message, { hint: failure.hint });
+  }
+  return blockedError(plan);
 }
 
 export function blockedError(plan: Plan): PreflightError {

@@ -54,6 +54,16 @@ export interface PlanTarget {
   clusterVersion: string | null;
   databaseVersion: string | null;
   method: Method;
+  /**
+   * What the user chose beyond the versions (an addition to CLI.md's shape): `run --plan`
+   * takes it from here, so it does exactly what was planned, and the fingerprint covers it.
+   */
+  selection?: {
+    databases: Target['databases'];
+    ignoreChecks: string[];
+    bundle: string | null;
+    helm: { release: string | null; chart: string; repo: string };
+  };
 }
 
 export interface Plan {
@@ -106,6 +116,12 @@ export function buildPlan(snapshot: Snapshot, target: Target): Plan {
     clusterVersion: resolved.clusterTag.target ?? null,
     databaseVersion: resolved.databaseVersion ?? null,
     method: resolved.method,
+    selection: {
+      databases: target.databases,
+      ignoreChecks: [...target.ignoreChecks],
+      bundle: target.bundle ?? null,
+      helm: { release: target.helm.release ?? null, chart: target.helm.chart, repo: target.helm.repo },
+    },
   };
   const context: StepContext = { snapshot, target, resolved, checks };
   return {

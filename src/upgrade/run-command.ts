@@ -1,18 +1,24 @@
+import { dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
+import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
 import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
 import { isStepId, type StepId } from '../steps/types.js';
 import type { UpgradeDeps } from '../steps/deps.js';
-import { blockedError, readAndPlan } from './plan-command.js';
+import { blockedError, planFailure, readAndPlan } from './plan-command.js';
 import type { Plan } from './plan.js';
+import { newRunRecord, type RunRecord } from './report.js';
 import type { SessionInput, UpgradeSession } from './session.js';
+import type { StateStore, StateStoreKind } from './state-store.js';
 import { DEFAULT_HELM_REPO, type Target } from './target.js';
 
 export interface RunCommandInput extends SessionInput {
   /** Undefined only with --plan (the saved plan names the target). */
   target: Target | undefined;
+  /** The command line as given: resuming repeats it exactly, every flag included. */
+  argv?: string[] | undefined;
   planFile: string | undefined;
   statePath: string | undefined;
   yes: boolean;
@@ -30,6 +36,14 @@ export interface RunCommandInput extends SessionInput {
   session?: UpgradeSession;
   /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
   spinners?: SpinnerFactory;
+  /** `--state-store`: a local file (default) or a ConfigMap and a Lease in the cluster. */
+  stateStore?: StateStoreKind;
+  /** `--lease-duration`, for the ConfigMap store's Lease. */
+  leaseDurationSeconds?: number;
+  /** `--report <file>`: a JSON report of the run, written however it ends. */
+  reportFile?: string;
+  /** The fleet's interrupt signal; without it the run guards SIGINT/SIGTERM itself. */
+  signal?: AbortSignal;
 }
 
 export function parseStepList(values: string[], flag: string): StepId[] {
@@ -49,11 +63,57 @@ export function parseStepList(values: string[], flag: string): StepId[] {
 
 /**
  * `ctl upgrade run`: read and plan, take the cluster's lock, then run the steps from the first
- * one not done, checkpointing each in the state file. Interruption saves the state and exits
- * 130/143 with the command that resumes.
+ * one not done, checkpointing each in the state store. Interruption saves the state and exits
+ * 130/143 with the command that resumes. With --report, the JSON report is written however the
+ * run ends.
  */
-export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
+export async function runUpgradeCommand(input: RunCommandInput): Promise<RunRecord> {
+  const { record, error } = await executeRun(input);
+  if (input.reportFile) await writeRunReport(input.io, input.reportFile, record, error);
+  if (error !== undefined) throw error;
+  return record;
+}
+
+/** One run that never throws: how it went, and the error `ctl upgrade run` would exit with. */
+export async function executeRun(input: RunCommandInput): Promise<{ record: RunRecord; error: unknown }> {
+  const record = newRunRecord(input.dryRun);
+  let error: unknown;
+  try {
+    await runUpgrade(input, record);
+  } catch (caught) {
+    error = caught;
+  }
+  const { finishRunRecord } = await import('./report.js');
+  finishRunRecord(record, error, (text) => input.io.redactor.redact(text));
+  return { record, error };
+}
+
+/** A report that cannot be written fails a successful run (CI asked for it), and only warns on a failed one. */
+export async function writeRunReport(
+  io: Io,
+  file: string,
+  report: RunRecord | Record<string, unknown>,
+  runError: unknown,
+): Promise<void> {
+  const { runReport, writeReportFile } = await import('./report.js');
+  try {
+    await writeReportFile(file, 'kind' in report ? report : runReport(report as RunRecord));
+  } catch (error) {
+    const problem = new OperationError(`cannot write the report ${file}: ${(error as Error).message}`, {
+      hint: 'Check that the folder of --report exists or can be created, and that it is writable.',
+    });
+    if (runError === undefined) throw problem;
+    io.warn(problem.message);
+  }
+}
+
+async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<void> {
   const { io } = input;
+  if (input.stateStore === 'configmap' && input.statePath) {
+    throw new UsageError('--state names a file, but --state-store is configmap', {
+      hint: 'Drop --state (the state goes to a ConfigMap in the cluster), or use --state-store file.',
+    });
+  }
   if (!input.yes && !input.dryRun && !io.isStdinTTY) {
     throw new UsageError('stdin is not a terminal, so ctl cannot ask for confirmation', {
       hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
@@ -61,14 +121,31 @@ export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
   }
   const savedPlan = input.planFile ? await loadSavedPlan(input.planFile) : undefined;
   const target = input.target ?? (await targetFromPlan(savedPlan!));
+  record.target = {
+    operator: target.operator,
+    clusterVersion: target.clusterVersion ?? null,
+    databaseVersion: target.databaseVersion ?? null,
+  };
 
   const { openSession } = await import('./session.js');
   const session = input.session ?? (await openSession(input));
+  record.context = session.context;
+  record.namespace = session.namespace;
+  record.cluster = session.clusterName;
   const { guardInterrupts } = await import('./signals.js');
-  const guard = guardInterrupts(io);
+  const guard = input.signal ? { signal: input.signal, dispose: () => {} } : guardInterrupts(io);
+  // --timeout bounds the whole run (CLI.md "overall"); it ends like an interruption: state saved, exit 6.
+  const runSignal = AbortSignal.any([guard.signal, AbortSignal.timeout(input.timeoutMs)]);
   let reporter: ProgressReporter | undefined;
   try {
     const { snapshot, plan } = await readAndPlan(session, target);
+    record.plan = plan;
+    record.target = {
+      operator: plan.target.operator,
+      clusterVersion: plan.target.clusterVersion,
+      databaseVersion: plan.target.databaseVersion,
+    };
+    record.cluster = snapshot.cluster?.name ?? record.cluster;
     if (savedPlan) {
       const { planFingerprint } = await import('./plan.js');
       if (planFingerprint(snapshot, savedPlan.target) !== savedPlan.fingerprint) {
@@ -78,22 +155,35 @@ export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
       }
     }
     if (!snapshot.cluster) throw blockedError(plan);
+    // Refused credentials (4) or an untrusted certificate (1) end the run before preflight's exit 3.
+    if (plan.blocked) {
+      const failure = planFailure(plan, snapshot);
+      if (failure.exitCode !== blockedError(plan).exitCode) throw failure;
+    }
 
     const identity = {
       context: session.context,
       namespace: session.namespace,
       cluster: snapshot.cluster.name,
     };
-    const { defaultStatePath, newState, StateFile, firstUnfinishedStep } = await import('./state.js');
-    const { acquireLock, lockPathFor } = await import('./lock.js');
+    const { newState, firstUnfinishedStep } = await import('./state.js');
     const { STEPS } = await import('../steps/index.js');
     const stepIds = STEPS.map((s) => s.id);
-    const statePath = input.statePath ?? defaultStatePath(identity, input.env);
-    const stateFile = new StateFile(statePath);
-    const lock = input.dryRun ? undefined : await acquireLock(lockPathFor(statePath), 'upgrade run');
+    const store = await openStateStore(input, session, identity);
+    record.state = { store: store.kind, location: store.location };
+    const statePath = store.location;
+    const lock = input.dryRun ? undefined : await store.lock('upgrade run');
     try {
       const resumeCommand = resumeCommandFor(input, identity, plan, statePath);
-      let state = await stateFile.load();
+      record.resumeCommand = resumeCommand;
+      let state = await store.load();
+      if (state && !sameCluster(state.lineage, identity, store.kind === 'file')) {
+        // Its "done" steps were done on another cluster: resuming would skip them here.
+        throw new UsageError(
+          `${statePath} records an upgrade of ${describeLineage(state.lineage)}, not of ${describeLineage(identity)}`,
+          { hint: 'Pass the state file of this cluster (or none, for the default one) with --state.' },
+        );
+      }
       if (state && sameRun(state.target.operator, plan, state.result)) {
         io.info(
           `resuming the upgrade to ${plan.target.operator} at step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
@@ -103,7 +193,7 @@ export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
           throw new UsageError(
             `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
             {
-              hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or delete ${statePath} to start over.`,
+              hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or ${startOverAdvice(store)} to start over.`,
             },
           );
         }
@@ -121,22 +211,28 @@ export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
       state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
 
       if (!input.dryRun) await confirm(input, plan);
-      const deps = await buildDeps(input, session, snapshot, plan, guard.signal);
+      const deps = await buildDeps(input, session, snapshot, plan, runSignal);
+      // Backups go beside the local state (for a ConfigMap store: the default local state folder).
+      const { defaultStatePath } = await import('./state.js');
+      deps.settings.backupDir = dirname(
+        input.stateStore === 'configmap' ? defaultStatePath(identity, input.env) : statePath,
+      );
       reporter = await createRunReporter(input);
       const { runSteps } = await import('./runner.js');
       const { renderSummaryText } = await import('./summary.js');
+      const { reportSteps } = await import('./report.js');
       try {
         const outcome = await runSteps({
           steps: STEPS,
           only: input.only,
           skip: input.skip,
           state,
-          stateFile: input.dryRun ? undefined : stateFile,
+          stateFile: input.dryRun ? undefined : store,
           reporter,
           io,
           deps,
           dryRun: input.dryRun,
-          signal: guard.signal,
+          signal: runSignal,
         });
         reporter.emit({
           type: 'done',
@@ -145,10 +241,12 @@ export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
             : `upgrade to ${plan.target.operator} complete`,
           data: { result: 'succeeded', steps: outcome.summary },
         });
+        record.steps = reportSteps(outcome.summary, outcome.state);
         if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
         await writeCiSummary(input, 'succeeded', outcome.summary);
       } catch (error) {
         const summary = (error as { summary?: import('./runner.js').StepSummary[] }).summary ?? [];
+        record.steps = reportSteps(summary, (error as { state?: import('./state.js').UpgradeState }).state);
         reporter.emit({
           type: 'done',
           message: 'upgrade stopped',
@@ -166,6 +264,50 @@ export async function runUpgradeCommand(input: RunCommandInput): Promise<void> {
     guard.dispose();
     if (!input.session) await session.close();
   }
+}
+
+/** The file of --state (or the default path), or the ConfigMap and Lease of --state-store configmap. */
+async function openStateStore(
+  input: RunCommandInput,
+  session: UpgradeSession,
+  identity: { context: string; namespace: string; cluster: string },
+): Promise<StateStore> {
+  if (input.stateStore === 'configmap') {
+    const { ConfigMapStateStore } = await import('./state-store-configmap.js');
+    return new ConfigMapStateStore({
+      kube: session.kube,
+      namespace: identity.namespace,
+      cluster: identity.cluster,
+      leaseDurationSeconds: input.leaseDurationSeconds,
+      warn: (message) => input.io.warn(message),
+    });
+  }
+  const { defaultStatePath } = await import('./state.js');
+  const { FileStateStore } = await import('./state-store.js');
+  return new FileStateStore(input.statePath ?? defaultStatePath(identity, input.env));
+}
+
+function startOverAdvice(store: StateStore): string {
+  if (store.kind === 'file') return `delete ${store.location}`;
+  const [, namespace, name] = store.location.split('/');
+  return `run kubectl delete configmap ${name} -n ${namespace}`;
+}
+
+function sameCluster(
+  recorded: { context: string; namespace: string; cluster: string },
+  identity: { context: string; namespace: string; cluster: string },
+  byContext: boolean,
+): boolean {
+  // A store inside the cluster is shared by users whose kubeconfigs name the context differently.
+  return (
+    (!byContext || recorded.context === identity.context) &&
+    recorded.namespace === identity.namespace &&
+    recorded.cluster === identity.cluster
+  );
+}
+
+function describeLineage(identity: { context: string; namespace: string; cluster: string }): string {
+  return `${identity.namespace}/${identity.cluster} (context ${identity.context})`;
 }
 
 function sameRun(recordedOperator: string, plan: Plan, result: string): boolean {
@@ -191,12 +333,26 @@ async function loadSavedPlan(path: string): Promise<Plan> {
 
 async function targetFromPlan(plan: Plan): Promise<Target> {
   const { resolveTarget } = await import('./target.js');
+  const selection = plan.target.selection;
+  const databases = selection?.databases;
   return resolveTarget({
     to: plan.target.operator,
     clusterVersion: plan.target.clusterVersion ?? undefined,
     dbVersion: plan.target.databaseVersion ?? undefined,
     method: plan.target.method,
-    ignoreCheck: plan.checks.filter((c) => (c as { ignored?: boolean }).ignored).map((c) => c.id),
+    databases:
+      databases === undefined
+        ? undefined
+        : databases.kind === 'names'
+          ? databases.names.join(',')
+          : databases.kind,
+    ignoreCheck:
+      selection?.ignoreChecks ??
+      plan.checks.filter((c) => (c as { ignored?: boolean }).ignored).map((c) => c.id),
+    bundle: selection?.bundle ?? undefined,
+    helmRelease: selection?.helm.release ?? undefined,
+    helmChart: selection?.helm.chart,
+    helmRepo: selection?.helm.repo,
   });
 }
 
@@ -295,10 +451,16 @@ function resumeCommandFor(
   plan: Plan,
   statePath: string,
 ): string {
+  // The same command again, so every flag (--databases, --bundle, --ignore-check, ...) holds;
+  // argv carries no secret (there is no --password flag).
+  if (input.argv && input.argv.length > 0) {
+    return ['ctl', ...input.argv.filter((arg) => arg !== '--dry-run')].map(quoteForShell).join(' ');
+  }
   const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
   if (input.globals.context) parts.push('--context', identity.context);
   parts.push('-n', identity.namespace, '--cluster', identity.cluster);
   if (input.statePath) parts.push('--state', statePath);
+  if (input.stateStore === 'configmap') parts.push('--state-store', 'configmap');
   if (input.remediate) parts.push('--remediate');
   for (const file of input.moduleFiles) parts.push('--module-file', file);
   if (input.yes) parts.push('--yes');

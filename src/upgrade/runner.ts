@@ -1,4 +1,4 @@
-import { CtlError, InterruptedError, OperationError } from '../errors.js';
+import { CtlError, InterruptedError, OperationError, TimeoutError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
 import type { Step, StepContext, StepId } from '../steps/types.js';
@@ -21,7 +21,7 @@ export interface RunnerOptions<Deps> {
   skip?: readonly string[];
   state: UpgradeState;
   /** Undefined in dry-run: nothing is changed, so nothing is recorded. */
-  stateFile: StateFile | undefined;
+  stateFile: Pick<StateFile, 'save'> | undefined;
   reporter: ProgressReporter;
   io: Io;
   deps: Deps;
@@ -54,6 +54,8 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
     selectSteps(options.steps, options.only ?? [], options.skip ?? []).map((s) => s.id),
   );
   let failure: unknown;
+  // Set when the run's signal stopped it (interrupt or overall timeout): steps stay resumable.
+  let stoppedBySignal = false;
 
   for (const step of options.steps) {
     const record = state.steps[step.id];
@@ -81,6 +83,7 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
       continue;
     }
     if (options.signal.aborted) {
+      stoppedBySignal = true;
       failure = interrupted(options.signal);
       summary.push({ id: step.id, title: step.title, result: 'not run', durationMs: 0 });
       continue;
@@ -160,6 +163,7 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
       await save();
     } catch (error) {
       const wasInterrupted = options.signal.aborted;
+      stoppedBySignal ||= wasInterrupted;
       failure = wasInterrupted ? interrupted(options.signal) : asCtlError(error, step.title);
       const ctlError = failure as CtlError;
       const current = state.steps[step.id];
@@ -197,7 +201,11 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
   state = {
     ...state,
     result:
-      failure === undefined ? 'succeeded' : failure instanceof InterruptedError ? 'interrupted' : 'failed',
+      failure === undefined
+        ? 'succeeded'
+        : failure instanceof InterruptedError || stoppedBySignal
+          ? 'interrupted'
+          : 'failed',
   };
   await save();
   if (failure !== undefined) throw Object.assign(failure as Error, { summary, state });
@@ -213,8 +221,15 @@ export function selectSteps<S extends { id: string }>(
   return steps.filter((s) => (only.length === 0 || only.includes(s.id)) && !skip.includes(s.id));
 }
 
-function interrupted(signal: AbortSignal): InterruptedError {
-  const which = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+/** Why the run's signal fired: a signal from the user, or the overall --timeout. */
+function interrupted(signal: AbortSignal): InterruptedError | TimeoutError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof DOMException && reason.name === 'TimeoutError') {
+    return new TimeoutError('the run took longer than its --timeout; the state was saved', {
+      hint: 'See what the cluster is doing (kubectl get rec, events), then run the same command again to resume, with a longer --timeout if it is just slow.',
+    });
+  }
+  const which = reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
   return new InterruptedError(which, `interrupted by ${which}; the state was saved`);
 }
 

@@ -62,7 +62,8 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
       { ...input.connection, apiUrl },
       {
         io: input.io,
-        env: input.env,
+        // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
+        env: forward ? withLoopbackNoProxy(input.env) : input.env,
         stdin: input.stdin,
         fallbackSources: credentials ? [secretSource(credentials, valueSource)] : [],
       },
@@ -85,6 +86,22 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
       await forward?.close();
     },
   };
+}
+
+/**
+ * NO_PROXY plus 127.0.0.1: CI machines often set HTTPS_PROXY, and the proxy cannot reach this
+ * machine's loopback port where the port-forward listens. The Kubernetes API itself is reached
+ * as the kubeconfig says (client-node ignores these variables).
+ */
+export function withLoopbackNoProxy(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const current = env.no_proxy ?? env.NO_PROXY ?? '';
+  const entries = current
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.includes('127.0.0.1') || entries.includes('*')) return env;
+  const value = [...entries, '127.0.0.1'].join(',');
+  return { ...env, no_proxy: value, NO_PROXY: value };
 }
 
 function secretSource(
@@ -112,7 +129,15 @@ async function resolveApiUrl(
   if (input.connection.apiUrl) return input.connection.apiUrl;
   if (loaded.inCluster) return `https://${cluster.name}.${namespace}.svc:9443`;
   const { openPortForward } = await import('../kube/port-forward.js');
-  const forward = await openPortForward(kube, namespace, cluster.name);
+  const kubeErrors = await import('../kube/errors.js');
+  let warned = false;
+  const forward = await openPortForward(kube, namespace, cluster.name, 9443, (error) => {
+    const { describeKubeError } = kubeErrors;
+    const message = `port-forward to ${namespace}/${cluster.name} pod port 9443 failed: ${describeKubeError(error).message}`;
+    if (warned) input.io.debug(1, message);
+    else input.io.warn(`${message} (pass --api-url to reach the management API another way)`);
+    warned = true;
+  });
   keep(forward);
   input.io.debug(
     1,

@@ -8,8 +8,9 @@
  * without it there is nothing to plan.
  */
 
+import { randomBytes } from 'node:crypto';
 import { type Dialect, dialectFields, type FieldPath } from '../dialect.js';
-import { AuthError, OperationError } from '../errors.js';
+import { AuthError, isCtlError, OperationError } from '../errors.js';
 import { detectLiveDialect } from '../kube/dialect.js';
 import { describeKubeError, isForbidden } from '../kube/errors.js';
 import {
@@ -19,6 +20,7 @@ import {
   type CustomResourceType,
   DATABASE_RESOURCE,
   type KubeObject,
+  type RulesAnswer,
   SCC_RESOURCE,
 } from '../kube/reads.js';
 import {
@@ -27,6 +29,7 @@ import {
   type PermissionReview,
   permissionKey,
   requiredPermissionQueries,
+  rulesAllow,
 } from './permissions.js';
 import { formatOperatorVersion, operatorVersionFromImage } from './versions.js';
 
@@ -207,6 +210,8 @@ export interface CredentialsSnapshot extends SecretPresence {
 export interface ApiSnapshot {
   reachable: boolean;
   error?: string | undefined;
+  /** How the failure should end a command: 4 for refused credentials, 1 for TLS and transport. */
+  failure?: { exitCode: number; hint?: string | undefined } | undefined;
   modules: Module[];
   bdbs: Bdb[];
   nodes: Node[];
@@ -373,7 +378,12 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
           [],
         )
       : [],
-    reviewPermissions(kube, requiredPermissionQueries({ namespace, watchedNamespaces, conditions }), errors),
+    reviewPermissions(
+      kube,
+      namespace,
+      requiredPermissionQueries({ namespace, watchedNamespaces, conditions }),
+      errors,
+    ),
   ]);
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
@@ -443,11 +453,18 @@ async function readClusterResources(kube: ClusterReads, namespace: string): Prom
       // The CRD is not installed: no operator here. The cluster-found check explains it.
       return [];
     }
+    if (info.code === 403) {
+      // CLI.md: 401 and 403 are exit 4, authentication or authorization.
+      throw new AuthError(
+        `not allowed to list the cluster resources in namespace ${namespace}: ${info.message}`,
+        {
+          hint: `Ask for read access: kubectl auth can-i list redisenterpriseclusters.app.redislabs.com -n ${namespace}`,
+          cause: error,
+        },
+      );
+    }
     throw new OperationError(`cannot list the cluster resources in namespace ${namespace}: ${info.message}`, {
-      hint:
-        info.code === 403
-          ? `Ask for read access: kubectl auth can-i list redisenterpriseclusters.app.redislabs.com -n ${namespace}`
-          : 'Check that the Kubernetes API is reachable: kubectl get rec -n <namespace>.',
+      hint: 'Check that the Kubernetes API is reachable: kubectl get rec -n <namespace>.',
       cause: error,
     });
   }
@@ -488,14 +505,72 @@ async function listAcrossNamespaces(
 }
 
 /**
+ * The permission questions, answered from SelfSubjectRulesReview rules where they are complete
+ * and by SelfSubjectAccessReview where not. Two rules reviews answer the usual case, whatever
+ * the number of namespaces: the cluster's namespace (its RoleBindings and every
+ * ClusterRoleBinding), and a namespace that does not exist, so holds no RoleBinding: its rules
+ * are the cluster-wide grants, which answer cluster-scoped questions and questions about every
+ * namespace. A question about another watched namespace that no cluster-wide grant answers takes
+ * one rules review of that namespace. Rules that grant are always right; rules that do not grant
+ * are only believed when the server says they are complete (RBAC alone can list its rules; a
+ * webhook authorizer cannot): the rest is asked one SelfSubjectAccessReview each, as before.
+ */
+async function reviewPermissions(
+  kube: ClusterReads,
+  namespace: string,
+  queries: PermissionQuery[],
+  errors: ErrorLog,
+): Promise<PermissionReview[]> {
+  if (!kube.reviewRules) return reviewEach(kube, queries, errors);
+  const reviewRules = kube.reviewRules.bind(kube);
+  // A server without rules reviews (or refusing them) is asked question by question instead.
+  const rulesOf = (ns: string): Promise<RulesAnswer | undefined> => reviewRules(ns).catch(() => undefined);
+  const [clusterWide, own] = await Promise.all([rulesOf(clusterWideProbeNamespace()), rulesOf(namespace)]);
+  if (!clusterWide && !own) return reviewEach(kube, queries, errors);
+
+  const others = unique(
+    queries
+      .filter((q) => q.namespace !== undefined && q.namespace !== namespace)
+      .filter((q) => !(clusterWide && rulesAllow(clusterWide.rules, q)))
+      .map((q) => q.namespace as string),
+  );
+  const otherRules = await mapWithLimit(others, CONCURRENCY, rulesOf);
+  const byNamespace = new Map<string | undefined, RulesAnswer | undefined>([
+    [undefined, clusterWide],
+    [namespace, own],
+    ...others.map((ns, i) => [ns, otherRules[i]] as const),
+  ]);
+
+  const answered: PermissionReview[] = [];
+  const unsettled: PermissionQuery[] = [];
+  for (const query of queries) {
+    const rules = byNamespace.get(query.namespace);
+    const allowed =
+      (clusterWide !== undefined && rulesAllow(clusterWide.rules, query)) ||
+      (rules !== undefined && rulesAllow(rules.rules, query));
+    if (allowed) answered.push({ ...query, allowed: true });
+    else if (rules && !rules.incomplete && !rules.evaluationError) {
+      answered.push({ ...query, allowed: false, reason: 'not granted by any rule (SelfSubjectRulesReview)' });
+    } else unsettled.push(query);
+  }
+  return [...answered, ...(await reviewEach(kube, unsettled, errors))];
+}
+
+/** A namespace name nobody uses: only cluster-wide grants apply in it. */
+function clusterWideProbeNamespace(): string {
+  return `ctl-rules-probe-${randomBytes(6).toString('hex')}`;
+}
+
+/**
  * One SelfSubjectAccessReview per question. Questions about many watched namespaces are first
  * asked once for every namespace; only those refused there are asked namespace by namespace.
  */
-async function reviewPermissions(
+async function reviewEach(
   kube: ClusterReads,
   queries: PermissionQuery[],
   errors: ErrorLog,
 ): Promise<PermissionReview[]> {
+  if (queries.length === 0) return [];
   const byQuestion = new Map<string, PermissionQuery[]>();
   const direct: PermissionQuery[] = [];
   for (const query of queries) {
@@ -552,7 +627,9 @@ async function readManagementApi(
     ]);
     return { reachable: true, modules, bdbs, nodes };
   } catch (error) {
-    return unreachable(error instanceof Error ? error.message : String(error));
+    const api = unreachable(error instanceof Error ? error.message : String(error));
+    if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
+    return api;
   }
 }
 

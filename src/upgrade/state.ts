@@ -140,10 +140,16 @@ export class StateFile {
   async save(state: UpgradeState): Promise<UpgradeState> {
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
     const dir = dirname(this.path);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, fsync: true });
-    // write-file-atomic applies the mode through the umask on some paths; make it exact.
-    await chmod(this.path, 0o600);
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, fsync: true });
+      // write-file-atomic applies the mode through the umask on some paths; make it exact.
+      await chmod(this.path, 0o600);
+    } catch (error) {
+      throw new OperationError(`cannot write the state file ${this.path}: ${(error as Error).message}`, {
+        hint: 'Free some space or fix the permissions of its folder, or pass another file with --state; then run again to resume.',
+      });
+    }
     fsyncDirectory(dir);
     return next;
   }

@@ -3,14 +3,55 @@ import { basename, dirname, join } from 'node:path';
 import type { GlobalOptions } from '../cli/globals.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
-import { forceUnlock, lockPathFor, readLock, describeOwner } from './lock.js';
-import { defaultStatePath, StateFile } from './state.js';
+import { describeOwner } from './lock.js';
+import { defaultStatePath } from './state.js';
+import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from './state-store.js';
 
 interface LocateInput {
   globals: GlobalOptions;
   io: Io;
   env: NodeJS.ProcessEnv;
   statePath?: string | undefined;
+  /** `--state-store`; default file. */
+  stateStore?: StateStoreKind | undefined;
+}
+
+/** The store of this cluster: the state file (locateStateFile), or its ConfigMap and Lease. */
+export async function locateStateStore(input: LocateInput): Promise<StateStore> {
+  if (input.stateStore !== 'configmap') return new FileStateStore(await locateStateFile(input));
+  if (input.statePath) {
+    throw new UsageError('--state names a file, but --state-store is configmap', {
+      hint: 'Drop --state, or use --state-store file.',
+    });
+  }
+  const { loadKubeConfig, createKubeClients, resolveNamespace } = await import('../kube/client.js');
+  const loaded = await loadKubeConfig({
+    kubeconfig: input.globals.kubeconfig,
+    context: input.globals.context,
+    env: input.env,
+  });
+  const kube = await createKubeClients(loaded);
+  const namespace = resolveNamespace(input.globals.namespace, loaded);
+  const { ConfigMapStateStore, listStateConfigMaps } = await import('./state-store-configmap.js');
+  let cluster = input.globals.cluster;
+  if (!cluster) {
+    const clusters = await listStateConfigMaps(kube, namespace);
+    if (clusters.length === 0) {
+      throw new UsageError(`no upgrade state in namespace ${namespace} (context ${loaded.contextName})`, {
+        hint: 'Start one with ctl upgrade run --to <version> --state-store configmap, or pass -n <namespace>.',
+      });
+    }
+    if (clusters.length > 1) {
+      throw new UsageError(
+        `several clusters have upgrade state in namespace ${namespace}: ${clusters.join(', ')}`,
+        {
+          hint: 'Pass --cluster <name>.',
+        },
+      );
+    }
+    cluster = clusters[0]!;
+  }
+  return new ConfigMapStateStore({ kube, namespace, cluster, warn: (message) => input.io.warn(message) });
 }
 
 /**
@@ -47,16 +88,27 @@ export async function locateStateFile(input: LocateInput): Promise<string> {
 
 /** `ctl upgrade status`: each step of the last run, its error, the lock, the resume command. */
 export async function runStatusCommand(input: LocateInput): Promise<void> {
-  const path = await locateStateFile(input);
-  const state = await new StateFile(path).load();
+  const store = await locateStateStore(input);
+  const path = store.location;
+  const state = await store.load();
   if (!state) {
-    throw new UsageError(`there is no state file at ${path}`, {
-      hint: 'Start a run with ctl upgrade run --to <version>.',
-    });
+    throw new UsageError(
+      store.kind === 'file' ? `there is no state file at ${path}` : `there is no upgrade state in ${path}`,
+      {
+        hint: `Start a run with ctl upgrade run --to <version>${store.kind === 'file' ? '' : ' --state-store configmap'}.`,
+      },
+    );
   }
-  const lock = await readLock(lockPathFor(path));
+  const view = await store.readLock();
+  const lock = view?.owner;
   if (input.io.output === 'json') {
-    input.io.json({ path, state, lock: lock ?? null });
+    input.io.json({
+      path,
+      state,
+      lock: lock ?? null,
+      store: store.kind,
+      ...(store.kind === 'configmap' ? { lease: view?.lease ?? null } : {}),
+    });
     return;
   }
   const { lineage, target } = state;
@@ -71,18 +123,24 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       return `  ${id.padEnd(17)} ${step.status.padEnd(12)} ${note}`.trimEnd();
     }),
   ];
-  if (lock) lines.push('', `locked by ${describeOwner(lock)}`);
+  if (view) lines.push('', `locked by ${describeOwner(view.owner)}${leaseNote(view)}`);
   if (state.result !== 'succeeded' && state.resumeCommand)
     lines.push('', `resume with: ${state.resumeCommand}`);
   input.io.data(lines.join('\n'));
+}
+
+function leaseNote(view: LockView): string {
+  if (!view.lease) return '';
+  const { name, renewTime, leaseDurationSeconds, stale } = view.lease;
+  return `\n  Lease ${name}, renewed ${renewTime ?? 'never'}, duration ${leaseDurationSeconds}s${stale ? ' (stale: the next run takes it over)' : ''}`;
 }
 
 /** `ctl upgrade unlock`: for the stuck case where a run died without releasing its lock. */
 export async function runUnlockCommand(
   input: LocateInput & { lockId?: string | undefined; force: boolean },
 ): Promise<void> {
-  const path = await locateStateFile(input);
-  const removed = await forceUnlock(lockPathFor(path), { id: input.lockId, force: input.force });
+  const store = await locateStateStore(input);
+  const removed = await store.forceUnlock({ id: input.lockId, force: input.force });
   if (removed) input.io.info(`removed the lock held by ${describeOwner(removed)}`);
-  else input.io.info(`no lock was held for ${path}`);
+  else input.io.info(`no lock was held for ${store.location}`);
 }

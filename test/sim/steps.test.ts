@@ -287,8 +287,9 @@ for (const scenario of ['happy-path', 'helm-installed'] as const) {
 
 /** Write requests to the Kubernetes emulator so far (access reviews ask, they change nothing). */
 function countWrites(audit: SimulatedCluster['audit']): number {
-  return audit.entries.filter((e) => e.api === 'kube' && e.mutating && !e.path.includes('accessreviews'))
-    .length;
+  return audit.entries.filter(
+    (e) => e.api === 'kube' && e.mutating && !/(accessreviews|rulesreviews)/.test(e.path),
+  ).length;
 }
 
 describe('steps against the simulator: what only some clusters need', () => {

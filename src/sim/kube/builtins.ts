@@ -124,6 +124,15 @@ export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): Reso
       verbs: ['create'],
       createOnly: true,
     }),
+    builtin({
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      kind: 'SelfSubjectRulesReview',
+      plural: 'selfsubjectrulesreviews',
+      namespaced: false,
+      verbs: ['create'],
+      createOnly: true,
+    }),
     builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles' }),
     builtin({
       group: 'rbac.authorization.k8s.io',

@@ -8,7 +8,7 @@ import {
   sendJson,
   wantsTable,
 } from './http.js';
-import { groupVersion, type ResourceRegistry, type ResourceType } from './registry.js';
+import { CRUD_VERBS, groupVersion, type ResourceRegistry, type ResourceType } from './registry.js';
 import { badRequest, type KubeApiError, methodNotAllowed, unsupportedMediaType } from './status.js';
 import { type DeleteOptions, type KubeStore, PATCH_CONTENT_TYPES, type PropagationPolicy } from './store.js';
 import { buildTable } from './table.js';
@@ -196,6 +196,10 @@ export async function handleResource(
       sendJson(response, 201, reviewAccess(body, context.accessDenials));
       return;
     }
+    if (rt.kind === 'SelfSubjectRulesReview') {
+      sendJson(response, 201, reviewRules(body, store, context.accessDenials));
+      return;
+    }
     const created = store.create(rt, body as KubeObject, { namespace, dryRun: dryRun(query), fieldManager });
     sendJson(response, 201, created);
     return;
@@ -312,6 +316,61 @@ function reviewAccess(body: Record<string, unknown>, denials: AccessDenial[]): u
     metadata: { creationTimestamp: null },
     spec,
     status: denied ? { allowed: false, reason: 'denied by the simulated cluster' } : { allowed: true },
+  };
+}
+
+/**
+ * SelfSubjectRulesReview: what the user may do in `spec.namespace`, as RBAC rules, consistent
+ * with reviewAccess. Without a denial that applies there, one rule allows everything. Otherwise
+ * the rules list every served resource (and subresource) with the CRUD verbs not denied. A
+ * namespace that does not exist holds no RoleBindings, so only cluster-wide grants apply there:
+ * denials of cluster-wide access (namespace '') apply too, as they do to cluster-scoped
+ * resources. A denial of one object by name cannot be written as rules: the verb is left out
+ * for the whole resource and the answer is `incomplete`, as a real server says when an
+ * authorizer cannot list all of its rules (rules may say less than is allowed, never more).
+ */
+function reviewRules(body: Record<string, unknown>, store: KubeStore, denials: AccessDenial[]): unknown {
+  const spec = isRecord(body.spec) ? body.spec : {};
+  const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+  if (namespace === '') throw badRequest('no namespace on request');
+  const namespaceType = store.registry.find('', 'v1', 'namespaces');
+  const exists = namespaceType !== undefined && store.get(namespaceType, undefined, namespace) !== undefined;
+  const applies = (d: AccessDenial, namespaced: boolean): boolean =>
+    namespaced
+      ? d.namespace === undefined || d.namespace === namespace || (!exists && d.namespace === '')
+      : d.namespace === undefined || d.namespace === '';
+  const relevant = denials.filter((d) => applies(d, true) || applies(d, false));
+  const status: Record<string, unknown> = {
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  };
+  if (relevant.length > 0) {
+    const rules: { verbs: string[]; apiGroups: string[]; resources: string[] }[] = [];
+    for (const rt of store.registry.all()) {
+      for (const resource of [rt.plural, ...rt.subresources.map((sub) => `${rt.plural}/${sub}`)]) {
+        const verbs = CRUD_VERBS.filter(
+          (verb) =>
+            !relevant.some(
+              (d) =>
+                applies(d, rt.namespaced) &&
+                (d.verb === undefined || d.verb === verb) &&
+                (d.group === undefined || d.group === rt.group) &&
+                (d.resource === undefined || d.resource === rt.plural),
+            ),
+        );
+        if (verbs.length > 0) rules.push({ verbs, apiGroups: [rt.group], resources: [resource] });
+      }
+    }
+    status.resourceRules = rules;
+    status.incomplete = relevant.some((d) => d.name !== undefined);
+  }
+  return {
+    kind: 'SelfSubjectRulesReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    spec: { namespace },
+    status,
   };
 }
 

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { AuditLog } from '../audit.js';
 import { type CertificateAuthority, createServerCertificate } from '../tls.js';
 import { registerBuiltins } from './builtins.js';
+import { applyKubeFault, KubeFaultInjector, type KubeFaultRule } from './faults.js';
 import { ControllerManager } from './controllers/controller.js';
 import { DeploymentController } from './controllers/deployment.js';
 import { StatefulSetController } from './controllers/statefulset.js';
@@ -50,6 +51,8 @@ export interface KubeServerOptions {
   controllers?: boolean;
   /** Watch bookmark period (allowWatchBookmarks); default 30 s. */
   bookmarkIntervalMs?: number;
+  /** Injected faults (409 on a patch, 410 on a watch, delays ...): see ./faults.ts. */
+  faults?: KubeFaultRule[];
 }
 
 export interface KubeServer {
@@ -66,6 +69,8 @@ export interface KubeServer {
   openWatches(): number;
   /** Fault injection: cuts every open watch connection. */
   dropWatches(): void;
+  /** Fault injection per request (the scenario's `api: kube` rules). */
+  faults: KubeFaultInjector;
   /** What /version reports from now on (kubectl's dispatcher reads it on every call). */
   setVersion(version: { major: string; minor: string }): void;
   close(): Promise<void>;
@@ -84,6 +89,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
   const accessDenials: AccessDenial[] = [];
   let version = options.version ?? { major: '1', minor: '32' };
   const user = options.user ?? 'admin';
+  const faults = new KubeFaultInjector(options.faults ?? []);
 
   for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
     store.create(store.resolve('v1', 'Namespace'), { metadata: { name } });
@@ -195,7 +201,13 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
         sendStatus(response, unauthorized());
         return;
       }
-      route(request, response, url).catch((error: unknown) => {
+      const fault = faults.decide(request.method ?? 'GET', url);
+      const handle = fault
+        ? applyKubeFault(fault, request, response).then((answered) =>
+            answered ? undefined : route(request, response, url),
+          )
+        : route(request, response, url);
+      handle.catch((error: unknown) => {
         const failure =
           error instanceof KubeApiError
             ? error
@@ -274,6 +286,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     accessDenials,
     openWatches: () => watches.openCount,
     dropWatches: () => watches.dropAll(),
+    faults,
     setVersion: (next) => {
       version = next;
     },

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AuthError, OperationError } from '../../../src/errors.js';
+import { AuthError } from '../../../src/errors.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../../../src/kube/reads.js';
 import { readSnapshot } from '../../../src/upgrade/snapshot.js';
 
@@ -263,7 +263,7 @@ describe('readSnapshot (fake reads)', () => {
     assert.deepEqual(snapshot.clusterCandidates, []);
   });
 
-  it('401 is an AuthError, 403 on the cluster list an OperationError naming the permission', async () => {
+  it('401 and 403 on the cluster list are AuthErrors (exit 4); 403 names the permission', async () => {
     await assert.rejects(
       readSnapshot({
         ...base,
@@ -277,7 +277,8 @@ describe('readSnapshot (fake reads)', () => {
         kube: fakeReads(world({ fail: { listCustomObjects: new ApiException(403, 'Forbidden') } })).reads,
       }),
       (error: unknown) =>
-        error instanceof OperationError &&
+        error instanceof AuthError &&
+        error.exitCode === 4 &&
         /kubectl auth can-i list redisenterpriseclusters/.test(error.hint ?? ''),
     );
   });

@@ -116,10 +116,12 @@ describe('cluster step', () => {
     assert.deepEqual(h.cluster.writes(), []);
   });
 
-  it('auto-upgrade: an InvalidUpgrade answer fails with the fix', async () => {
+  it('auto-upgrade: an InvalidUpgrade answer is left to the monitor step (which shows the events and the fix)', async () => {
     const { h, step } = setup({ snapshot: (s) => (s.cluster!.autoUpgrade = true) });
     h.cluster.put(rec({ auto: true, state: 'InvalidUpgrade' }));
-    await assert.rejects(h.run(step), /refused the upgrade of rec \(state InvalidUpgrade\)/);
+    const result = await h.run(step);
+    assert.match(String(result.skipped), /answered with state InvalidUpgrade/);
+    assert.deepEqual(h.cluster.writes(), []);
   });
 
   it('dry-run prints the merge patch and changes nothing', async () => {

@@ -39,6 +39,13 @@ describe('buildPlan', () => {
       clusterVersion: '7.8.2-60',
       databaseVersion: '7.4',
       method: 'bundle',
+      // What the user selected travels with the plan, so `run --plan` does exactly this.
+      selection: {
+        databases: { kind: 'all' },
+        ignoreChecks: [],
+        bundle: null,
+        helm: { release: null, chart: 'redis/redis-enterprise-operator', repo: 'https://helm.redis.io' },
+      },
     });
     assert.deepEqual(
       plan.checks.map((c) => [c.id, c.status]),

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ExitCode, InterruptedError, OperationError } from '../../../src/errors.js';
+import { ExitCode, InterruptedError, OperationError, TimeoutError } from '../../../src/errors.js';
 import { JsonReporter } from '../../../src/io/progress.js';
 import { createTestIo } from '../../../src/io/test-io.js';
 import type { Step, StepId } from '../../../src/steps/types.js';
@@ -144,6 +144,36 @@ describe('runSteps', () => {
     assert.equal(saved?.steps.operator?.status, 'in-progress');
     assert.deepEqual(saved?.steps.operator?.intent, { about: 'operator' });
     assert.equal(saved?.steps.cluster?.status, 'pending');
+    assert.equal(saved?.result, 'interrupted');
+  });
+
+  it('ends with exit 6 and a resumable state when the overall --timeout fires', async () => {
+    const { file, state, test, reporter } = await setup();
+    const controller = new AbortController();
+    const steps = recordingSteps([], {
+      cluster: async () => {
+        controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+        throw new Error('aborted');
+      },
+    });
+    await assert.rejects(
+      runSteps({
+        steps,
+        state,
+        stateFile: file,
+        reporter,
+        io: test.io,
+        deps: null,
+        dryRun: false,
+        signal: controller.signal,
+      }),
+      (error: unknown) =>
+        error instanceof TimeoutError &&
+        error.exitCode === ExitCode.timeout &&
+        /--timeout/.test(error.message),
+    );
+    const saved = await file.load();
+    assert.equal(saved?.steps.cluster?.status, 'in-progress');
     assert.equal(saved?.result, 'interrupted');
   });
 

@@ -1,0 +1,58 @@
+# syntax=docker/dockerfile:1
+# The ctl image: ctl and its production dependencies on a distroless Node.js 20, non-root, with
+# helm for operators installed by helm. About 300 MB, most of it Node.js and @kubernetes/client-node;
+# no shell, no package manager, no compiler.
+#
+#   docker build -t registry.example.com/ctl:0.1.0 .
+#   docker run --rm registry.example.com/ctl:0.1.0 --version
+#
+# The entrypoint is ctl: `docker run IMAGE upgrade plan --to 7.8.2-6`. deploy/job.yaml runs it
+# as a Job; docs/install.md has the details.
+
+ARG NODE_MAJOR=20
+# helm 3 for `--method helm` (the operator step runs `helm upgrade`); ctl needs 3.8 or newer.
+ARG HELM_VERSION=3.17.2
+
+# ---- build: compile the TypeScript (dev dependencies only live in this stage)
+FROM node:${NODE_MAJOR}-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json tsconfig.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY src ./src
+RUN npx tsc -p tsconfig.json && find dist -name '*.map' -delete
+
+# ---- production dependencies, exactly as the lock file says
+FROM node:${NODE_MAJOR}-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: ctl's own `prepare` (a build) must not run here; no dependency needs a script.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM alpine/helm:${HELM_VERSION} AS helm
+
+# ---- runtime
+FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
+WORKDIR /app
+# What the npm package holds (package.json "files"), and its production node_modules.
+COPY package.json README.md ./
+COPY bin ./bin
+COPY scenarios ./scenarios
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/src ./dist/src
+COPY --from=helm /usr/bin/helm /usr/local/bin/helm
+# Everything ctl and helm write goes under /tmp (an emptyDir when the root filesystem is read-only).
+ENV NODE_ENV=production \
+    HOME=/tmp \
+    XDG_STATE_HOME=/tmp/state \
+    XDG_CACHE_HOME=/tmp/cache \
+    XDG_CONFIG_HOME=/tmp/config \
+    HELM_CACHE_HOME=/tmp/helm/cache \
+    HELM_CONFIG_HOME=/tmp/helm/config \
+    HELM_DATA_HOME=/tmp/helm/data \
+    CTL_HELM=/usr/local/bin/helm
+# ctl writes the cluster resource's backup to the working directory.
+WORKDIR /tmp
+# distroless "nonroot": uid and gid 65532.
+USER 65532:65532
+ENTRYPOINT ["/nodejs/bin/node", "/app/bin/ctl.js"]
+CMD ["--help"]

@@ -1,0 +1,44 @@
+import { Argument, type Command } from 'commander';
+import type { Runtime } from './globals.js';
+
+const SHELLS = ['bash', 'zsh', 'fish'];
+
+/**
+ * `ctl completion <bash|zsh|fish>`: a completion script on stdout, generated from this very
+ * command tree (subcommands, long options, their values), so it never drifts from the CLI.
+ */
+export function register(program: Command, runtime: Runtime): void {
+  program
+    .command('completion')
+    .description('print a shell completion script: bash, zsh or fish')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addHelpText(
+      'after',
+      '\nLoad it:\n' +
+        '  bash  source <(ctl completion bash)        # or save it in ~/.local/share/bash-completion/completions/ctl\n' +
+        '  zsh   source <(ctl completion zsh)         # or save it as _ctl in a directory of $fpath\n' +
+        '  fish  ctl completion fish | source         # or save it in ~/.config/fish/completions/ctl.fish\n',
+    )
+    .action(async (shell: string, _options: unknown, command: Command) => {
+      let root = command;
+      while (root.parent) root = root.parent;
+      const [{ completionTree }, { completionScript }, { STEP_IDS }, { CHECK_IDS }, { listScenarios }] =
+        await Promise.all([
+          import('../completion/tree.js'),
+          import('../completion/scripts.js'),
+          import('../steps/types.js'),
+          import('../upgrade/target.js'),
+          import('../sim/scenario.js'),
+        ]);
+      // Values commander does not know as `choices` (they are checked where they are used).
+      const known = {
+        '--output': ['text', 'json'],
+        '--only': STEP_IDS,
+        '--skip': STEP_IDS,
+        '--ignore-check': CHECK_IDS,
+        '--scenario': listScenarios().map((scenario) => scenario.name),
+      };
+      const tree = completionTree(root, known);
+      runtime.stdout.write(completionScript(shell as 'bash' | 'zsh' | 'fish', tree));
+    });
+}

@@ -1,0 +1,187 @@
+/**
+ * `ctl completion bash|zsh|fish` end to end: the BUILT binary prints each script; every
+ * command and long option of the live commander tree is in it; bash accepts the bash script
+ * (`bash -n`) and, sourced in a real bash, its completion function answers like a shell would.
+ */
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/program.js';
+import { STEP_IDS } from '../../src/steps/types.js';
+import { ctlBin, runCtl } from '../helpers/run-ctl.js';
+
+interface Listed {
+  path: string[];
+  longOptions: string[];
+}
+
+/** Every command of the real tree with its long options, read straight from commander. */
+async function commandTree(): Promise<Listed[]> {
+  const sink = { write: () => true };
+  const program = await buildProgram(
+    {
+      env: {},
+      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+      stdout: sink,
+      stderr: sink,
+      onIo: () => {},
+    },
+    '0.0.0',
+  );
+  const out: Listed[] = [];
+  const walk = (command: Command, at: string[]): void => {
+    out.push({
+      path: at,
+      longOptions: command.options.flatMap((option) => (option.long ? [option.long] : [])),
+    });
+    for (const child of command.commands) walk(child, [...at, child.name()]);
+  };
+  walk(program, []);
+  return out;
+}
+
+function bashAvailable(): string {
+  const found = spawnSync('bash', ['-c', 'echo "$BASH_VERSION"'], { encoding: 'utf8' });
+  if (found.error || found.status !== 0) {
+    throw new Error('bash is not on PATH: install bash to test the bash completion script.');
+  }
+  return found.stdout.trim();
+}
+
+describe('ctl completion (e2e)', () => {
+  let dir: string;
+  let tree: Listed[];
+  const scripts: Record<string, string> = {};
+  let bashFile: string;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ctl-completion-'));
+    tree = await commandTree();
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const result = await runCtl(['completion', shell]);
+      assert.equal(result.code, 0, `ctl completion ${shell}: ${result.stderr}`);
+      assert.equal(result.stderr, '');
+      scripts[shell] = result.stdout;
+    }
+    bashFile = path.join(dir, 'ctl.bash');
+    writeFileSync(bashFile, scripts.bash ?? '');
+    writeFileSync(path.join(dir, 'plan.json'), '{}');
+    writeFileSync(path.join(dir, 'planned.json'), '{}');
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** COMPREPLY for these COMP_WORDS (the last one is the word under the cursor), in a real bash. */
+  function complete(words: string[]): string[] {
+    const script = [
+      `source ${JSON.stringify(bashFile)}`,
+      'COMP_WORDS=("$@")',
+      'COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))',
+      '_ctl_completion',
+      'printf "%s\\n" "${COMPREPLY[@]}"',
+    ].join('\n');
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', script, 'bash', ...words], {
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 0, `bash exited ${result.status}: ${result.stderr}`);
+    assert.equal(result.stderr, '', `bash wrote to stderr for ${words.join(' ')}`);
+    return result.stdout.split('\n').filter((line) => line !== '');
+  }
+
+  it('the tree has the command groups this test expects', () => {
+    const paths = tree.map((entry) => entry.path.join(' '));
+    for (const expected of ['auth token', 'upgrade plan', 'upgrade run', 'sim up', 'completion']) {
+      assert.ok(paths.includes(expected), `${expected} in ${paths.join(', ')}`);
+    }
+  });
+
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    it(`the ${shell} script names every command and every long option`, () => {
+      const script = scripts[shell] ?? '';
+      assert.match(script, new RegExp(`^(#compdef ctl\\n)?# ${shell} completion for ctl \\d`));
+      for (const entry of tree) {
+        for (const name of entry.path) assert.ok(script.includes(name), `${shell}: command ${name}`);
+        const where = entry.path.join(' ') || '(root)';
+        for (const option of entry.longOptions) {
+          // fish writes `-l name`; bash and zsh the flag itself.
+          const needle = shell === 'fish' ? `-l ${option.slice(2)} ` : option;
+          assert.ok(script.includes(needle), `${shell}: option ${option} of ${where}`);
+        }
+      }
+    });
+  }
+
+  it('bash -n accepts the bash script', () => {
+    bashAvailable();
+    const result = spawnSync('bash', ['-n', bashFile], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+  });
+
+  it('source <(ctl completion bash) registers _ctl_completion for ctl', () => {
+    const script = [
+      `source <(${JSON.stringify(process.execPath)} ${JSON.stringify(ctlBin)} completion bash)`,
+      'complete -p ctl',
+      'COMP_WORDS=(ctl up); COMP_CWORD=1; _ctl_completion; echo "${COMPREPLY[@]}"',
+    ].join('\n');
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', script], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'complete -F _ctl_completion ctl\nupgrade\n');
+  });
+
+  it('completes top-level commands and subcommands', () => {
+    assert.deepEqual(complete(['ctl', 'up']), ['upgrade']);
+    assert.deepEqual(complete(['ctl', 'upgrade', '']), ['plan', 'run', 'status', 'steps', 'unlock', 'help']);
+    assert.deepEqual(complete(['ctl', 'sim', 's']), ['scenarios']);
+    const top = complete(['ctl', '']);
+    for (const name of ['auth', 'upgrade', 'sim', 'completion', 'help']) assert.ok(top.includes(name), name);
+    assert.ok(!top.some((word) => word.startsWith('-')), 'no options before a dash is typed');
+  });
+
+  it('completes options of the command, with the global ones', () => {
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--o']), ['--only', '--output']);
+    assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--ou']), ['--out', '--output']);
+    const runOptions = complete(['ctl', 'upgrade', 'run', '--']);
+    for (const option of ['--yes', '--dry-run', '--to', '--kubeconfig', '--namespace', '--help']) {
+      assert.ok(runOptions.includes(option), option);
+    }
+    assert.ok(!runOptions.includes('--out'), '--out belongs to plan only');
+  });
+
+  it('skips options and their values on the way to the command', () => {
+    assert.deepEqual(complete(['ctl', '-n', 'redis', '--context', 'prod', 'upgrade', 'pl']), ['plan']);
+    assert.deepEqual(complete(['ctl', '-o', 'json', '-v', 'sim', 'up', '--fa']), ['--fast']);
+    // `-n upgrade`: "upgrade" is the namespace here, not the command.
+    assert.deepEqual(complete(['ctl', '-n', 'upgrade', 'r']), []);
+  });
+
+  it('completes option values: choices, known ids, scenarios, files', () => {
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--method', '']), ['auto', 'helm', 'bundle']);
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--only', '']), [...STEP_IDS]);
+    assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--ignore-check', 'lic']), ['license-valid']);
+    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json']);
+    assert.deepEqual(complete(['ctl', 'sim', 'up', '--scenario', 'happy']), ['happy-path']);
+    assert.deepEqual(complete(['ctl', 'completion', '']), ['bash', 'zsh', 'fish']);
+    // `--method=h`: bash splits it at `=` (COMP_WORDBREAKS).
+    assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--method', '=', 'h']), ['helm']);
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--plan', path.join(dir, 'plan')]), [
+      path.join(dir, 'plan.json'),
+      path.join(dir, 'planned.json'),
+    ]);
+    // A free value (a version) gets no suggestions rather than commands.
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--to', '']), []);
+  });
+
+  it('rejects an unknown shell with a usage error (exit 2)', async () => {
+    const result = await runCtl(['completion', 'powershell']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /bash, zsh, fish/);
+  });
+});

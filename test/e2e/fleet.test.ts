@@ -1,0 +1,244 @@
+/**
+ * A fleet: `ctl upgrade run` over two simulated clusters, named by two contexts of one merged
+ * kubeconfig. Each cluster has its own state and lock; its lines are tagged with its context;
+ * a table of every cluster ends the run; the exit code is the most severe of theirs.
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
+import { loadScenario } from '../../src/sim/scenario.js';
+import { mostSevereExitCode } from '../../src/upgrade/fleet.js';
+import { acquireLock } from '../../src/upgrade/lock.js';
+import { runCtl } from '../helpers/run-ctl.js';
+
+const CONTEXTS = ['east', 'west'] as const;
+
+interface Event {
+  type: string;
+  step?: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+interface KubeconfigDoc {
+  clusters: { name: string; cluster: Record<string, unknown> }[];
+  users: { name: string; user: Record<string, unknown> }[];
+  contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
+}
+
+/** One kubeconfig, one context per simulated cluster, each named as given. */
+function mergeKubeconfigs(files: Record<string, string>, target: string): void {
+  const merged: KubeconfigDoc & Record<string, unknown> = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [],
+    users: [],
+    contexts: [],
+    'current-context': Object.keys(files)[0],
+    preferences: {},
+  };
+  for (const [name, file] of Object.entries(files)) {
+    const doc = parse(readFileSync(file, 'utf8')) as KubeconfigDoc;
+    merged.clusters.push({ name, cluster: doc.clusters[0]!.cluster });
+    merged.users.push({ name, user: doc.users[0]!.user });
+    merged.contexts.push({ name, context: { ...doc.contexts[0]!.context, cluster: name, user: name } });
+  }
+  writeFileSync(target, stringify(merged), { mode: 0o600 });
+}
+
+function recTag(cluster: SimulatedCluster): string {
+  const type = cluster.kube.store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster');
+  const rec = cluster.kube.store.get(type, 'redis', 'rec') as unknown as {
+    spec: { engineEnterpriseImageSpec: { versionTag: string } };
+  };
+  return rec.spec.engineEnterpriseImageSpec.versionTag;
+}
+
+test('the fleet exit code is the most severe of the clusters (docs/fleet.md)', () => {
+  assert.equal(mostSevereExitCode([0, 0]), 0);
+  assert.equal(mostSevereExitCode([0, 3, 5]), 5);
+  assert.equal(mostSevereExitCode([6, 1, 4]), 1);
+  assert.equal(mostSevereExitCode([2, 1, 130]), 130);
+  assert.equal(mostSevereExitCode([130, 143]), 143);
+  assert.equal(mostSevereExitCode([7, 3, 2]), 7);
+  assert.equal(mostSevereExitCode([0, 42]), 42, 'an unknown code counts as a failure');
+});
+
+describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () => {
+  let dir: string;
+  let kubeconfig: string;
+  const sims: Record<string, SimulatedCluster> = {};
+  const env = () => {
+    const east = sims.east!;
+    return {
+      KUBECONFIG: kubeconfig,
+      // Each simulator has its own CA: the fleet files name each one; bare --context runs skip it.
+      CTL_INSECURE: '1',
+      CTL_BUNDLE: east.env.CTL_BUNDLE,
+      XDG_STATE_HOME: path.join(dir, 'state'),
+    };
+  };
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ctl-fleet-'));
+    for (const name of CONTEXTS) {
+      const scenario = loadScenario('happy-path');
+      sims[name] = await startSimulatedCluster({
+        scenario: { ...scenario, timing: { operatorStart: 0.2, podRestart: 0.2, databaseUpgrade: 0.1 } },
+        dir: path.join(dir, name),
+      });
+    }
+    kubeconfig = path.join(dir, 'kubeconfig');
+    mergeKubeconfigs({ east: sims.east!.kubeconfigPath, west: sims.west!.kubeconfigPath }, kubeconfig);
+  });
+  after(async () => {
+    for (const sim of Object.values(sims)) await sim.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('--context twice, two at a time, -o json: events tagged, both upgraded, one report', async () => {
+    const report = path.join(dir, 'fleet-report.json');
+    const result = await runCtl(
+      [
+        'upgrade',
+        'run',
+        '--to',
+        '7.8.2-6',
+        '--yes',
+        '-o',
+        'json',
+        '--context',
+        'east',
+        '--context',
+        'west',
+        '--max-parallel-clusters',
+        '2',
+        '--report',
+        report,
+      ],
+      { env: env(), cwd: dir },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const events = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Event);
+    const summary = events.at(-1)!;
+    for (const event of events.slice(0, -1)) {
+      assert.ok(CONTEXTS.includes(event.data?.context as 'east'), `tagged: ${JSON.stringify(event)}`);
+    }
+    for (const context of CONTEXTS) {
+      const own = events.filter((e) => e.data?.context === context);
+      assert.deepEqual(
+        own.filter((e) => e.type === 'step-done').map((e) => e.step),
+        ['preflight', 'operator', 'cluster', 'monitor', 'databases'],
+        context,
+      );
+      assert.equal(own.at(-1)?.type, 'done');
+      assert.equal(own.at(-1)?.data?.result, 'succeeded');
+      // One state per cluster, under its own context.
+      assert.ok(existsSync(path.join(dir, 'state', 'ctl', context, 'redis', 'rec.json')), context);
+      assert.equal(recTag(sims[context]!), '7.8.2-60', context);
+    }
+    assert.equal(summary.type, 'done');
+    assert.equal(summary.data?.result, 'succeeded');
+    assert.equal(summary.data?.exitCode, 0);
+    const rows = summary.data?.clusters as { label: string; result: string; failedStep: string | null }[];
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.result, r.failedStep]),
+      [
+        ['east', 'succeeded', null],
+        ['west', 'succeeded', null],
+      ],
+    );
+
+    const written = JSON.parse(readFileSync(report, 'utf8')) as {
+      kind: string;
+      result: string;
+      exitCode: number;
+      maxParallelClusters: number;
+      clusters: { label: string; cluster: { context: string }; result: string; steps: unknown[] }[];
+    };
+    assert.equal(written.kind, 'FleetUpgradeReport');
+    assert.equal(written.result, 'succeeded');
+    assert.equal(written.exitCode, 0);
+    assert.equal(written.maxParallelClusters, 2);
+    assert.deepEqual(
+      written.clusters.map((c) => [c.label, c.cluster.context, c.result, c.steps.length]),
+      [
+        ['east', 'east', 'succeeded', 7],
+        ['west', 'west', 'succeeded', 7],
+      ],
+    );
+  });
+
+  test('--fleet file, text: lines prefixed [context], a summary table, exit 3 for the failed cluster', async () => {
+    const fleet = path.join(dir, 'fleet.yaml');
+    writeFileSync(
+      fleet,
+      `- context: east\n  caFile: east/ca.pem\n- context: west\n  namespace: nowhere\n  caFile: west/ca.pem\n`,
+    );
+    const result = await runCtl(['upgrade', 'run', '--to', '7.8.2-6', '--yes', '--fleet', fleet], {
+      env: { ...env(), CTL_INSECURE: undefined },
+      cwd: dir,
+    });
+    assert.doesNotMatch(result.stderr, /--insecure/);
+    assert.equal(result.code, 3, result.stderr);
+    const lines = result.stderr.split('\n');
+    assert.ok(
+      lines.some((line) => /^\[east\] \d\d:\d\d:\d\d upgrade to 7\.8\.2-6 complete$/.test(line)),
+      result.stderr,
+    );
+    assert.ok(
+      lines.some((line) => line.startsWith('[west] error: ')),
+      result.stderr,
+    );
+    const header = lines.findIndex((line) =>
+      /^CLUSTER\s+RESULT\s+DURATION\s+FAILED STEP\s+EXIT\s+NOTE$/.test(line),
+    );
+    assert.ok(header >= 0, result.stderr);
+    assert.match(lines[header + 1] ?? '', /^east \(redis\/rec\)\s+succeeded\s+\S+\s+-\s+0/);
+    assert.match(lines[header + 2] ?? '', /^west\s+failed\s+\S+\s+-\s+3\s+\S/);
+    assert.match(result.stderr, /error: 1 of 2 clusters did not finish their upgrade: west \(exit 3\)/);
+  });
+
+  test('the most severe exit code wins: a locked cluster (5) over a failed check (3)', async () => {
+    const fleet = path.join(dir, 'fleet-locked.yaml');
+    writeFileSync(
+      fleet,
+      '- {context: east, cluster: rec, caFile: east/ca.pem}\n- {context: west, namespace: nowhere, caFile: west/ca.pem}\n',
+    );
+    const lock = await acquireLock(path.join(dir, 'state', 'ctl', 'east', 'redis', 'rec.json.lock'), 'test');
+    try {
+      const result = await runCtl(
+        ['upgrade', 'run', '--to', '7.8.2-6', '--yes', '--fleet', fleet, '--max-parallel-clusters', '2'],
+        { env: { ...env(), CTL_INSECURE: undefined }, cwd: dir },
+      );
+      assert.equal(result.code, 5, result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(`\\[east\\] error: another upgrade of this cluster is running: pid ${process.pid} `),
+      );
+      assert.match(
+        result.stderr,
+        /2 of 2 clusters did not finish their upgrade: east \(exit 5\), west \(exit 3\)/,
+      );
+    } finally {
+      await lock.release();
+    }
+  });
+
+  test('--fleet and --context together are a usage error', async () => {
+    const result = await runCtl(
+      ['upgrade', 'run', '--to', '7.8.2-6', '--yes', '--fleet', 'x.yaml', '--context', 'east'],
+      { env: env(), cwd: dir },
+    );
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--fleet and --context are both given/);
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * `ctl upgrade run --yes` as a GitHub Actions step: the BUILT binary against the simulated
+ * cluster with GITHUB_ACTIONS=true and GITHUB_STEP_SUMMARY set. Each step is a collapsible
+ * group, warnings and errors are annotations, the job summary gets a Markdown table, and stdout
+ * still carries nothing but data.
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { before, describe, it } from 'node:test';
+import type { Command } from 'commander';
+import { parse } from 'yaml';
+import { buildProgram } from '../../src/cli/program.js';
+import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
+import { loadScenario } from '../../src/sim/scenario.js';
+import { STEP_IDS } from '../../src/steps/types.js';
+import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { makeToolSandbox, repoRoot, type ToolSandbox } from '../helpers/tools.js';
+
+const TARGET = '7.8.2-6';
+
+interface Run {
+  result: CtlResult;
+  summary: string;
+}
+
+/** Starts the scenario, runs ctl as a GitHub Actions step would, stops the scenario. */
+async function runInActions(
+  scenario: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
+  const sandbox: ToolSandbox = makeToolSandbox(`ctl-gha-${scenario}-`);
+  let cluster: SimulatedCluster | undefined;
+  try {
+    cluster = await startSimulatedCluster({
+      scenario: loadScenario(scenario),
+      dir: path.join(sandbox.dir, 'sim'),
+      fast: true,
+    });
+    const summaryFile = path.join(sandbox.dir, 'step_summary.md');
+    const result = await runCtl(['upgrade', 'run', '--to', TARGET, '--yes', ...args], {
+      cwd: sandbox.dir,
+      timeoutMs: 120_000,
+      env: {
+        ...cluster.env,
+        HOME: path.join(sandbox.dir, 'home'),
+        XDG_STATE_HOME: path.join(sandbox.dir, 'state'),
+        CI: 'true',
+        GITHUB_ACTIONS: 'true',
+        GITHUB_STEP_SUMMARY: summaryFile,
+        ...extraEnv,
+      },
+    });
+    const summary = existsSync(summaryFile) ? readFileSync(summaryFile, 'utf8') : '';
+    return { result, summary };
+  } finally {
+    await cluster?.stop();
+    sandbox.cleanup();
+  }
+}
+
+/** The `::group::` / `::endgroup::` lines in order: every group closed before the next opens. */
+function groupsOf(stderr: string): string[] {
+  const titles: string[] = [];
+  let open: string | undefined;
+  for (const line of stderr.split('\n')) {
+    if (line.startsWith('::group::')) {
+      assert.equal(open, undefined, `group "${line}" opened inside "${open}"`);
+      open = line.slice('::group::'.length);
+      titles.push(open);
+    } else if (line === '::endgroup::') {
+      assert.notEqual(open, undefined, 'an ::endgroup:: without a group');
+      open = undefined;
+    }
+  }
+  assert.equal(open, undefined, `group "${open}" never closed`);
+  return titles;
+}
+
+function annotations(stderr: string, level: 'warning' | 'error'): { title: string; message: string }[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith(`::${level} `) || line.startsWith(`::${level}::`))
+    .map((line) => {
+      const match = new RegExp(`^::${level}(?: title=([^:]*))?::(.*)$`).exec(line);
+      assert.ok(match, `a well-formed annotation: ${line}`);
+      return { title: match[1] ?? '', message: match[2] ?? '' };
+    });
+}
+
+describe('ctl upgrade run in GitHub Actions (e2e)', () => {
+  let failed: Run;
+  let succeeded: Run;
+
+  before(async () => {
+    // invalid-upgrade: --ignore-check turns the failing check into a warning, then the operator
+    // refuses the upgrade and the monitor step fails: a warning and an error in one run.
+    [failed, succeeded] = await Promise.all([
+      runInActions('invalid-upgrade', ['--ignore-check', 'auto-upgrade-digest']),
+      runInActions('happy-path', ['-o', 'json']),
+    ]);
+  });
+
+  it('a failing run: exit 1, each step a group, in order', () => {
+    const { result } = failed;
+    assert.equal(result.code, 1, result.stderr);
+    const groups = groupsOf(result.stderr);
+    // Up to and including monitor, which fails; databases never starts.
+    assert.equal(groups.length, STEP_IDS.indexOf('monitor') + 1, groups.join(' | '));
+    assert.equal(groups[0], 'Check the prerequisites');
+    assert.equal(groups[1], 'Upgrade the operator');
+    // Each step's own lines are inside its group.
+    const preflight = result.stderr.slice(
+      result.stderr.indexOf('::group::Check the prerequisites'),
+      result.stderr.indexOf('::endgroup::'),
+    );
+    assert.match(preflight, /\[preflight\] Check the prerequisites: done/);
+  });
+
+  it('the ignored check is a warning annotation titled with its step', () => {
+    const warnings = annotations(failed.result.stderr, 'warning');
+    const ignored = warnings.find((w) => w.message.startsWith('auto-upgrade-digest: '));
+    assert.ok(ignored, warnings.map((w) => w.message).join('\n'));
+    assert.equal(ignored.title, 'ctl preflight');
+    assert.match(ignored.message, /ignored with --ignore-check auto-upgrade-digest/);
+  });
+
+  it('the failure is an error annotation, one line, with the hint', () => {
+    const errors = annotations(failed.result.stderr, 'error');
+    assert.equal(errors.length, 1, failed.result.stderr);
+    const [error] = errors;
+    assert.ok(error);
+    assert.equal(error.title, 'ctl monitor');
+    assert.match(error.message, /the operator refused the upgrade of rec: state InvalidUpgrade/);
+    // Newlines are escaped (%0A), so the message and its hint stay one annotation.
+    assert.match(error.message, /%0A/);
+    assert.match(error.message, /kubectl patch rec rec -n redis/);
+  });
+
+  it('the job summary of a failing run: a heading and a row per step', () => {
+    const lines = failed.summary.trim().split('\n');
+    assert.equal(lines[0], '### ctl upgrade: failed');
+    assert.ok(lines.includes('| step | result | duration | note |'), failed.summary);
+    for (const step of STEP_IDS) {
+      assert.ok(
+        lines.some((line) => line.startsWith(`| ${step} |`)),
+        `a row for ${step}\n${failed.summary}`,
+      );
+    }
+    assert.match(failed.summary, /\| monitor \| failed \|/);
+    assert.match(failed.summary, /\| databases \| not run \|/);
+  });
+
+  it('a successful run with -o json: groups and summary on the side, NDJSON alone on stdout', () => {
+    const { result, summary } = succeeded;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(groupsOf(result.stderr).length, STEP_IDS.length);
+    assert.deepEqual(annotations(result.stderr, 'error'), []);
+    // Workflow commands never reach stdout: every line there is an event.
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data?: { result?: string } });
+    assert.equal(events.at(-1)?.type, 'done');
+    assert.equal(events.at(-1)?.data?.result, 'succeeded');
+    assert.doesNotMatch(result.stdout, /^::/m);
+    assert.match(summary, /^### ctl upgrade: succeeded\n/);
+    for (const step of ['preflight', 'operator', 'cluster', 'monitor', 'databases']) {
+      assert.match(summary, new RegExp(`\\| ${step} \\| (done|skipped) \\|`), summary);
+    }
+  });
+});
+
+/**
+ * examples/ (used by docs/ci.md): each pipeline plans, then runs, and every ctl command line in
+ * it uses only options the CLI has, so the examples cannot drift from ctl.
+ */
+describe('examples/ CI pipelines', () => {
+  /** `{path, long options}` of every command of the real tree, and the global options. */
+  async function optionsByCommand(): Promise<{ byPath: Map<string, Set<string>>; global: Set<string> }> {
+    const sink = { write: () => true };
+    const program = await buildProgram(
+      {
+        env: {},
+        stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+        stdout: sink,
+        stderr: sink,
+        onIo: () => {},
+      },
+      '0.0.0',
+    );
+    const byPath = new Map<string, Set<string>>();
+    const walk = (command: Command, at: string[]): void => {
+      byPath.set(at.join(' '), new Set(command.options.flatMap((o) => [o.long, o.short].filter(isString))));
+      for (const child of command.commands) walk(child, [...at, child.name()]);
+    };
+    walk(program, []);
+    return { byPath, global: byPath.get('') ?? new Set() };
+  }
+
+  /** Every string in the document (scripts are strings or lists of strings). */
+  function strings(value: unknown): string[] {
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value)) return value.flatMap(strings);
+    if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+    return [];
+  }
+
+  /** The `ctl ...` command lines of a pipeline, split into words (quotes dropped). */
+  function ctlCommands(file: string): string[][] {
+    const document = parse(readFileSync(path.join(repoRoot, 'examples', file), 'utf8')) as unknown;
+    return strings(document)
+      .map((text) => text.replace(/\n/g, ' '))
+      .flatMap((text) => [...text.matchAll(/(?:^|[\s;&|])ctl\s+([^>;&|]*)/g)].map((m) => m[1] ?? ''))
+      .map((rest) =>
+        rest
+          .trim()
+          .split(/\s+/)
+          .map((word) => word.replace(/^"|"$/g, '')),
+      )
+      .filter((words) => words.length > 0 && words[0] !== '');
+  }
+
+  for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
+    it(`${file}: plans, then runs, with options ctl has`, async () => {
+      const { byPath, global } = await optionsByCommand();
+      const commands = ctlCommands(file);
+      const upgrades = commands.filter((words) => words[0] === 'upgrade');
+      assert.deepEqual(
+        upgrades.map((words) => words[1]),
+        ['plan', 'run'],
+        `${file}: ${commands.map((c) => c.join(' ')).join(' | ')}`,
+      );
+      const [plan, run] = upgrades;
+      assert.ok(plan?.includes('--out'), 'the plan is saved');
+      assert.equal(
+        run?.[run.indexOf('--plan') + 1],
+        plan?.[plan.indexOf('--out') + 1],
+        'run takes the saved plan',
+      );
+      assert.ok(run?.includes('--yes'), 'run does not wait for a terminal');
+      for (const words of commands) {
+        // The command: the longest run of leading words that names one (`upgrade run`, or none).
+        let sub = '';
+        for (const word of words) {
+          const next = sub ? `${sub} ${word}` : word;
+          if (!byPath.has(next)) break;
+          sub = next;
+        }
+        const known = byPath.get(sub);
+        assert.ok(known, `${file}: ctl ${sub} exists`);
+        for (const word of words.filter((w) => /^--?[a-z]/.test(w))) {
+          const flag = word.replace(/=.*$/, '');
+          assert.ok(known.has(flag) || global.has(flag), `${file}: ctl ${sub} has ${flag}`);
+        }
+      }
+    });
+  }
+});
+
+function isString(value: string | undefined): value is string {
+  return typeof value === 'string';
+}

@@ -1,0 +1,138 @@
+// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import {
+  assertExit,
+  assertNoChanges,
+  assertUpgraded,
+  changes,
+  describeEntries,
+  readState,
+  startUpgradeSim,
+  TARGET,
+  type UpgradeSim,
+} from './upgrade-support.js';
+
+/**
+ * The scenarios where the upgrade must not go ahead, or must stop half-way and say how to go
+ * on: preflight failures (exit 3, nothing changed), the operator's InvalidUpgrade (exit 1 in
+ * monitor), and the frozen upgrade (exit 1 with the commands, then --remediate).
+ */
+
+const TAG = clusterTagFor(TARGET) ?? '';
+
+async function withSim(scenario: string, body: (sim: UpgradeSim) => Promise<void>): Promise<void> {
+  const sim = await startUpgradeSim(scenario);
+  try {
+    await body(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
+describe('ctl upgrade: preflight failures change nothing (e2e)', () => {
+  const cases = [
+    { scenario: 'license-invalid', check: 'license-valid' },
+    { scenario: 'old-operator', check: 'operator-min-version' },
+    { scenario: 'old-database', check: 'database-min-version' },
+  ];
+  for (const { scenario, check } of cases) {
+    it(`${scenario}: run exits 3 naming ${check}, with no mutating request`, async () => {
+      await withSim(scenario, async (sim) => {
+        const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+        assertExit(result, 3);
+        assert.match(result.stderr, new RegExp(`- ${check}: `));
+        assert.match(result.stderr, /nothing was changed/);
+        assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+        assertNoChanges(sim, 0, `${scenario} run`);
+        assert.equal(readState(sim).steps.preflight?.status, 'failed');
+      });
+    });
+  }
+});
+
+describe('ctl upgrade on invalid-upgrade (e2e)', () => {
+  it('plan exits 3 naming auto-upgrade-digest; run exits 3 and changes nothing', async () => {
+    await withSim('invalid-upgrade', async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
+      assertExit(plan, 3, 'plan');
+      assert.match(plan.stdout + plan.stderr, /auto-upgrade-digest/);
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+      assertExit(run, 3, 'run');
+      assert.match(run.stderr, /- auto-upgrade-digest: /);
+      assertNoChanges(sim, 0, 'plan and run');
+    });
+  });
+
+  it('--ignore-check auto-upgrade-digest: the monitor step fails (exit 1) with the Warning events and the fix', async () => {
+    await withSim('invalid-upgrade', async (sim) => {
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '--yes',
+        '--ignore-check',
+        'auto-upgrade-digest',
+      ]);
+      assertExit(run, 1);
+      assert.match(run.stderr, /refused the upgrade of rec: state InvalidUpgrade/);
+      // The operator's own Warning, as kubectl shows it.
+      const events = JSON.parse(await sim.kubectl(['get', 'events', '-n', 'redis', '-o', 'json'])) as {
+        items: { type: string; message: string }[];
+      };
+      const warnings = events.items.filter((e) => e.type === 'Warning');
+      assert.ok(warnings.length > 0, 'the operator raised a Warning');
+      for (const warning of warnings) assert.ok(run.stderr.includes(warning.message), warning.message);
+      // The fix: turn auto-upgrade off or drop the digest, as commands.
+      assert.match(run.stderr, /autoUpgradeEngineEnterprise":false/);
+      assert.match(run.stderr, /"digestHash":null/);
+      const state = readState(sim);
+      assert.equal(state.steps.monitor?.status, 'failed');
+      assert.equal(state.steps.operator?.status, 'done');
+      assert.equal(state.result, 'failed');
+    });
+  });
+});
+
+describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
+  it('stops in monitor (exit 1) with the commands; --remediate --module-file completes with one upload', async () => {
+    await withSim('module-without-rhel9', async (sim) => {
+      // modules-compatible fails first: nothing starts without --ignore-check.
+      const blocked = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+      assertExit(blocked, 3, 'without --ignore-check');
+      assert.match(blocked.stderr, /- modules-compatible: /);
+      assertNoChanges(sim, 0, 'the blocked run');
+
+      const base = ['upgrade', 'run', '--to', TARGET, '--yes', '--ignore-check', 'modules-compatible'];
+      const frozen = await sim.ctl(base);
+      assertExit(frozen, 1, 'the frozen run');
+      assert.match(frozen.stderr, /the cluster upgrade is frozen: module graph 2\.10\.12 has no rhel9 build/);
+      assert.match(frozen.stderr, /kubectl port-forward svc\/rec 9443:9443 -n redis/);
+      assert.match(frozen.stderr, /-X POST -F module=@\S+ https:\/\/localhost:9443\/v2\/modules/);
+      assert.match(frozen.stderr, /--remediate --module-file/);
+      assert.equal(readState(sim).steps.monitor?.status, 'failed');
+      assert.equal(sim.cluster.audit.filter('POST', '/v2/modules').length, 0);
+
+      // The simulated management API reads a package's metadata from its file name.
+      const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+      writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
+      const fixed = await sim.ctl([...base, '--remediate', '--module-file', moduleFile]);
+      assertExit(fixed, 0, 'the remediating run');
+      const uploads = sim.cluster.audit.filter('POST', '/v2/modules');
+      assert.equal(uploads.length, 1, describeEntries(uploads));
+      assert.equal(uploads[0]?.status, 200);
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      assert.equal(readState(sim).result, 'succeeded');
+      // Only one versionTag change across the three runs.
+      const recPatches = changes(sim).filter((e) =>
+        /\/redisenterpriseclusters\/rec$/.test(e.path.split('?')[0] ?? ''),
+      );
+      assert.equal(recPatches.length, 1);
+    });
+  });
+});
