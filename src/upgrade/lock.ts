@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
@@ -46,21 +46,18 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
     createdAt: new Date().toISOString(),
   };
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      const handle = await open(lockPath, 'wx', 0o600);
-      await handle.writeFile(`${JSON.stringify(owner, null, 2)}\n`);
-      await handle.sync();
-      await handle.close();
+    if (await createLockFile(lockPath, owner))
       return { owner, release: () => releaseLock(lockPath, owner.id) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`);
-      }
-    }
     const current = await readLock(lockPath);
     if (current && !isStale(current)) {
       throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
         hint: `Wait for it to finish. If that process is gone for good, run: ctl upgrade unlock --lock-id ${current.id}`,
+      });
+    }
+    // An unreadable lock is only abandoned once it is old: never judge a lock being created.
+    if (!current && !(await isOlderThan(lockPath, UNREADABLE_LOCK_GRACE_MS))) {
+      throw new LockedError(`the lock ${lockPath} exists but cannot be read`, {
+        hint: 'Another run may be starting. Try again in a few seconds; if it persists, run: ctl upgrade unlock --force',
       });
     }
     await removeStaleLock(lockPath, current);
@@ -68,6 +65,43 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
   throw new LockedError(`could not take the lock ${lockPath}: other runs keep taking it`, {
     hint: 'Make sure only one ctl upgrade runs for this cluster, then try again.',
   });
+}
+
+/** How old an unreadable lock file must be before it counts as left behind by a crash. */
+const UNREADABLE_LOCK_GRACE_MS = 10_000;
+
+/**
+ * Creates the lock file with its whole content in one step: the owner is written to a private
+ * temp file, which is then hard-linked to the lock path (link fails if the path exists). So no
+ * other run can ever see the lock empty or half written and mistake it for a crashed one.
+ */
+async function createLockFile(lockPath: string, owner: LockOwner): Promise<boolean> {
+  const temp = `${lockPath}.${owner.id}.tmp`;
+  const handle = await open(temp, 'wx', 0o600).catch((error: Error) => {
+    throw new OperationError(`cannot create the lock file ${lockPath}: ${error.message}`);
+  });
+  try {
+    await handle.writeFile(`${JSON.stringify(owner, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, lockPath);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+async function isOlderThan(path: string, ms: number): Promise<boolean> {
+  return stat(path).then(
+    (s) => Date.now() - s.mtimeMs > ms,
+    () => true,
+  );
 }
 
 /**

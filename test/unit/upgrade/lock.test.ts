@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -71,23 +71,44 @@ describe('lock', () => {
     await assert.rejects(readFile(path));
   });
 
-  it('two processes racing for the lock: exactly one wins', async () => {
-    const path = await tempLock();
+  it('processes racing for the lock: exactly one wins, every round', async () => {
     const lockModule = new URL('../../../src/upgrade/lock.js', import.meta.url).href;
-    const script = `const { acquireLock } = await import(${JSON.stringify(lockModule)});
-      try { await acquireLock(${JSON.stringify(path)}, 'race'); console.log('won'); await new Promise(r => setTimeout(r, 500)); }
-      catch (e) { console.log('lost ' + e.exitCode); }`;
-    const run = () =>
-      new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
-        let out = '';
-        child.stdout.on('data', (chunk) => {
-          out += chunk;
+    for (let round = 0; round < 3; round += 1) {
+      const path = await tempLock();
+      // A start barrier makes the racers really concurrent; the winner holds the lock long
+      // enough that a slow starter finds it alive, not stale.
+      const startAt = Date.now() + 1500;
+      const script = `const { acquireLock } = await import(${JSON.stringify(lockModule)});
+        while (Date.now() < ${startAt}) await new Promise(r => setTimeout(r, 1));
+        try { await acquireLock(${JSON.stringify(path)}, 'race'); console.log('won'); await new Promise(r => setTimeout(r, 4000)); }
+        catch (e) { console.log('lost ' + e.exitCode); }`;
+      const run = () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
+          let out = '';
+          child.stdout.on('data', (chunk) => {
+            out += chunk;
+          });
+          child.on('exit', () => resolve(out.trim()));
         });
-        child.on('exit', () => resolve(out.trim()));
-      });
-    const results = await Promise.all([run(), run(), run()]);
-    assert.equal(results.filter((r) => r === 'won').length, 1, results.join(', '));
-    assert.equal(results.filter((r) => r === `lost ${ExitCode.locked}`).length, 2, results.join(', '));
+      const results = await Promise.all([run(), run(), run(), run()]);
+      assert.equal(results.filter((r) => r === 'won').length, 1, results.join(', '));
+      assert.equal(results.filter((r) => r === `lost ${ExitCode.locked}`).length, 3, results.join(', '));
+    }
+  });
+
+  it('never takes over a lock file that is still being written, but does take an old unreadable one', async () => {
+    const path = await tempLock();
+    await writeFile(path, '');
+    await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.match(error.message, /cannot be read/);
+      return true;
+    });
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path, old, old);
+    const held = await acquireLock(path, 'upgrade run');
+    assert.equal((await readLock(path))?.id, held.owner.id);
+    await held.release();
   });
 });
