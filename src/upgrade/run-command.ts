@@ -383,9 +383,14 @@ async function buildDeps(
 ): Promise<UpgradeDeps> {
   const api = session.api();
   if (!api) {
-    throw new OperationError('the management API could not be reached', {
-      hint: 'Check --api-url, the credentials and the CA (ctl upgrade plan shows the api-reachable check).',
-    });
+    throw new OperationError(
+      `the management API could not be reached: ${snapshot.api.error ?? 'it was never asked'}`,
+      {
+        hint:
+          snapshot.api.failure?.hint ??
+          'Check --api-url, the credentials and the CA (ctl upgrade plan shows the api-reachable check), then run again.',
+      },
+    );
   }
   const { Helm } = await import('../exec/helm.js');
   const helm = new Helm({

@@ -23,8 +23,9 @@ const TARGET_TAG = clusterTagFor(TARGET_OPERATOR) ?? '';
 describe('sim: bundle upgrade of happy-path with kubectl', () => {
   let sim: SimHarness;
   before(async () => {
-    // Short but real waits, so kubectl's rollout status watches progress instead of a done deal.
-    sim = await startHarness('happy-path', { operatorStart: 0.5, podRestart: 0.4, databaseUpgrade: 0.2 });
+    // Real waits, long enough that kubectl started on a loaded machine still watches the rollouts
+    // in progress instead of a done deal.
+    sim = await startHarness('happy-path', { operatorStart: 3, podRestart: 1.5, databaseUpgrade: 0.2 });
   });
   after(async () => {
     await sim?.close();
