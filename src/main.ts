@@ -1,9 +1,7 @@
 import { createRequire } from 'node:module';
-import { CommanderError } from 'commander';
-import { buildProgram } from './cli/program.js';
 import type { Runtime } from './cli/globals.js';
 import { ExitCode, isCtlError } from './errors.js';
-import { Io } from './io/io.js';
+import type { Io } from './io/io.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
@@ -21,22 +19,30 @@ export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv
       io = created;
     },
   };
+  // Answered before the command tree is built: scripts call `ctl --version` a lot.
+  if (argv.length === 1 && argv[0] === '--version') {
+    runtime.stdout.write(`${version}\n`);
+    return ExitCode.ok;
+  }
+  // Loaded here, not at the top, so nothing heavier than needed is read before this point.
+  const { buildProgram } = await import('./cli/program.js');
   const program = await buildProgram(full, version);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
-    return report(error, io ?? fallbackIo(runtime, argv), argv);
+    if (isCommanderError(error)) return commanderExit(error);
+    return report(error, io ?? (await fallbackIo(runtime, argv)), argv);
   }
 }
 
+/** Commander already printed its message (or the help or version text). */
+function commanderExit(error: Error & { code: string }): number {
+  const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+  return done.includes(error.code) ? ExitCode.ok : ExitCode.usage;
+}
+
 function report(error: unknown, io: Io, argv: string[]): number {
-  if (error instanceof CommanderError) {
-    // Commander already printed its message (or the help/version text).
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
-    if (error.code === 'commander.help') return ExitCode.ok;
-    return ExitCode.usage;
-  }
   const showStack = io.verbose >= 2 || countVerbose(argv) >= 2;
   if (isCtlError(error)) {
     io.error(error.message);
@@ -60,7 +66,14 @@ function countVerbose(argv: string[]): number {
   return n;
 }
 
-function fallbackIo(runtime: Omit<Runtime, 'onIo' | 'argv'>, argv: string[]): Io {
+/** Commander's own errors (usage, help, version) carry a `commander.*` code. */
+function isCommanderError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
+}
+
+async function fallbackIo(runtime: Omit<Runtime, 'onIo' | 'argv'>, argv: string[]): Promise<Io> {
+  const { Io } = await import('./io/io.js');
   return new Io({
     stdout: runtime.stdout,
     stderr: runtime.stderr,

@@ -44,7 +44,7 @@ export function register(program: Command, runtime: Runtime): void {
     );
   addConnectionOptions(token);
   token.action(async (_options: unknown, command: Command) => {
-    const io = createIo(readGlobalOptions(command), runtime);
+    const io = await createIo(readGlobalOptions(command), runtime);
     // Validate everything before the first byte goes out.
     const ttl = parseTtl(command.opts().ttl as string | undefined);
     const connection = readConnectionSettings(command, runtime.env);

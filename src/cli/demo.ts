@@ -15,7 +15,7 @@ export function register(program: Command, runtime: Runtime): void {
     )
     .action(async (_options: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
-      const io = createIo(globals, runtime);
+      const io = await createIo(globals, runtime);
       const o = command.opts() as { scenario: string; to: string; instant?: boolean };
       const { runDemo } = await import('../demo.js');
       await runDemo({

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { Io, type OutputFormat, type ReadableLike, type WritableLike } from '../io/io.js';
+import type { Io, OutputFormat, ReadableLike, WritableLike } from '../io/io.js';
 
 /** What a command needs from the process: injected so tests can run commands in-process. */
 export interface Runtime {
@@ -84,7 +84,9 @@ export function readGlobalOptions(
 }
 
 /** Builds the command's Io from the global options and hands it to main for error reporting. */
-export function createIo(globals: GlobalOptions, runtime: Runtime): Io {
+export async function createIo(globals: GlobalOptions, runtime: Runtime): Promise<Io> {
+  // Loaded here, not at the top: `ctl --help` and `--version` never need colours (chalk).
+  const { Io } = await import('../io/io.js');
   const io = new Io({
     stdout: runtime.stdout,
     stderr: runtime.stderr,

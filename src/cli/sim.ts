@@ -47,7 +47,7 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl sim up --scenario ./my-scenario.yaml --kube-port 6443 --api-port 9443\n',
     )
     .action(async (_options: unknown, command: Command) => {
-      const io = createIo(readGlobalOptions(command), runtime);
+      const io = await createIo(readGlobalOptions(command), runtime);
       const options = command.opts() as {
         scenario: string;
         dir: string;
@@ -72,7 +72,7 @@ export function register(program: Command, runtime: Runtime): void {
       '\nExamples:\n  ctl sim scenarios\n  ctl sim up --scenario license-invalid --fast\n',
     )
     .action(async (_options: unknown, command: Command) => {
-      const io = createIo(readGlobalOptions(command), runtime);
+      const io = await createIo(readGlobalOptions(command), runtime);
       const { printScenarios } = await import('../sim/up.js');
       printScenarios(io);
     });

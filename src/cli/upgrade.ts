@@ -147,7 +147,7 @@ export function register(program: Command, runtime: Runtime): void {
     );
   plan.action(async (_o: unknown, command: Command) => {
     const globals = readGlobalOptions(command);
-    const io = createIo(globals, runtime);
+    const io = await createIo(globals, runtime);
     const { resolveTarget } = await import('../upgrade/target.js');
     const target = resolveTarget(readTarget(command, runtime.env));
     const connection = readConnectionFlags(command, runtime.env);
@@ -239,7 +239,7 @@ export function register(program: Command, runtime: Runtime): void {
     );
   run.action(async (_o: unknown, command: Command) => {
     const globals = readGlobalOptions(command, { multipleContexts: true });
-    const io = createIo(globals, runtime);
+    const io = await createIo(globals, runtime);
     const o = command.opts() as Record<string, unknown>;
     const { resolveTarget } = await import('../upgrade/target.js');
     const { parseStepList } = await import('../upgrade/run-command.js');
@@ -311,7 +311,7 @@ export function register(program: Command, runtime: Runtime): void {
     .addOption(stateStoreOption())
     .action(async (_o: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
-      const io = createIo(globals, runtime);
+      const io = await createIo(globals, runtime);
       const { runStatusCommand } = await import('../upgrade/status-command.js');
       await runStatusCommand({
         globals,
@@ -327,7 +327,7 @@ export function register(program: Command, runtime: Runtime): void {
     .description('list the steps in the order they run')
     .addHelpText('after', '\nExamples:\n  ctl upgrade steps\n  ctl upgrade steps -o json\n')
     .action(async (_o: unknown, command: Command) => {
-      const io = createIo(readGlobalOptions(command), runtime);
+      const io = await createIo(readGlobalOptions(command), runtime);
       const { STEP_IDS } = await import('../steps/types.js');
       const { STEP_TITLES } = await import('../upgrade/plan.js');
       if (io.output === 'json') io.json(STEP_IDS.map((id) => ({ id, title: STEP_TITLES[id] })));
@@ -352,7 +352,7 @@ export function register(program: Command, runtime: Runtime): void {
     .addOption(stateStoreOption())
     .action(async (_o: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
-      const io = createIo(globals, runtime);
+      const io = await createIo(globals, runtime);
       const o = command.opts() as Record<string, unknown>;
       const { runUnlockCommand } = await import('../upgrade/status-command.js');
       await runUnlockCommand({
