@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
 import { link, mkdir, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
-import { hostname, userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
 
@@ -10,13 +9,8 @@ import { LockedError, OperationError } from '../errors.js';
  * who owns it. A lock whose owner process is gone (same host, dead pid or a reused pid) is stale
  * and taken over, so a SIGKILLed run never blocks the next one. No secret is ever written here.
  */
-export interface LockOwner {
+export interface LockOwner extends ProcessIdentity {
   id: string;
-  pid: number;
-  /** Process start time from /proc, so a reused pid is not mistaken for the owner. */
-  pidStart?: string;
-  host: string;
-  user: string;
   operation: string;
   createdAt: string;
 }
@@ -38,10 +32,7 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
   });
   const owner: LockOwner = {
     id: randomUUID(),
-    pid: process.pid,
-    pidStart: processStartTime(process.pid),
-    host: hostname(),
-    user: safeUserName(),
+    ...currentProcess(),
     operation,
     createdAt: new Date().toISOString(),
   };
@@ -171,42 +162,12 @@ export async function forceUnlock(
   return current;
 }
 
+/** Another machine or container cannot be judged from here: only its owner or unlock can tell. */
 export function isStale(owner: LockOwner): boolean {
-  if (owner.host !== hostname()) return false; // Another machine: only its owner or unlock can tell.
-  if (!isProcessAlive(owner.pid)) return true;
-  const start = processStartTime(owner.pid);
-  return owner.pidStart !== undefined && start !== undefined && start !== owner.pidStart;
+  // Locks written before the PID namespace was recorded came from this namespace's ctl.
+  return isGoneHere(owner, 'same');
 }
 
 export function describeOwner(owner: LockOwner): string {
   return `pid ${owner.pid} on ${owner.host} (user ${owner.user}), ${owner.operation}, since ${owner.createdAt}, lock id ${owner.id}`;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime) counted after the ")" that ends the command name.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function safeUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

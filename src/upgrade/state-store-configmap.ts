@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
 import type * as k8s from '@kubernetes/client-node';
 import { LockedError, OperationError } from '../errors.js';
 import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
 import { describeOwner, type LockOwner } from './lock.js';
+import { currentProcess, isGoneHere } from './process-identity.js';
 import { stateSchema, type UpgradeState } from './state.js';
 import type { LockView, StateLock, StateStore } from './state-store.js';
 
@@ -413,16 +412,12 @@ function parseProblem(text: string): UpgradeState | string {
   return `${where}: ${first?.message ?? 'does not match the schema'}`;
 }
 
-type LeaseOwner = LockOwner & { pidNamespace?: string };
+type LeaseOwner = LockOwner;
 
 function newOwner(operation: string): LeaseOwner {
   return {
     id: randomUUID(),
-    pid: process.pid,
-    pidStart: processStartTime(process.pid),
-    pidNamespace: pidNamespace(),
-    host: hostname(),
-    user: safeUserName(),
+    ...currentProcess(),
     operation,
     createdAt: new Date().toISOString(),
   };
@@ -461,11 +456,7 @@ function ownerOf(lease: k8s.V1Lease): LeaseOwner {
  * reused): a run killed here. Another host or container is judged by the lease's age alone.
  */
 function ownerIsGoneHere(owner: LeaseOwner): boolean {
-  if (owner.host !== hostname() || owner.pidNamespace === undefined) return false;
-  if (owner.pidNamespace !== pidNamespace()) return false;
-  if (!isProcessAlive(owner.pid)) return true;
-  const start = processStartTime(owner.pid);
-  return owner.pidStart !== undefined && start !== undefined && start !== owner.pidStart;
+  return isGoneHere(owner, 'other');
 }
 
 function timeOf(value: unknown): Date | undefined {
@@ -473,38 +464,4 @@ function timeOf(value: unknown): Date | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-function pidNamespace(): string | undefined {
-  try {
-    return readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return undefined;
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function safeUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

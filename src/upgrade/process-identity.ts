@@ -1,0 +1,79 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
+
+/** Who holds a lock: enough to tell later whether that process still lives. Never a secret. */
+export interface ProcessIdentity {
+  pid: number;
+  /** Process start time from /proc, so a reused pid is not mistaken for the owner. */
+  pidStart?: string | undefined;
+  /** The PID namespace: the same pid in another container is another process. */
+  pidNamespace?: string | undefined;
+  host: string;
+  user: string;
+}
+
+export function currentProcess(): ProcessIdentity {
+  return {
+    pid: process.pid,
+    pidStart: processStartTime(process.pid),
+    pidNamespace: pidNamespace(),
+    host: hostname(),
+    user: safeUserName(),
+  };
+}
+
+/**
+ * The owner ran on this host, in this PID namespace, and its process is gone (or its pid now
+ * belongs to a newer process): a run killed here. Owners elsewhere cannot be judged from here.
+ * `unknownNamespace` says how to treat an owner recorded without a PID namespace.
+ */
+export function isGoneHere(
+  owner: Pick<ProcessIdentity, 'pid' | 'pidStart' | 'pidNamespace' | 'host'>,
+  unknownNamespace: 'same' | 'other',
+): boolean {
+  if (owner.host !== hostname()) return false;
+  if (
+    owner.pidNamespace === undefined ? unknownNamespace === 'other' : owner.pidNamespace !== pidNamespace()
+  ) {
+    return false;
+  }
+  if (!isProcessAlive(owner.pid)) return true;
+  const start = processStartTime(owner.pid);
+  return owner.pidStart !== undefined && start !== undefined && start !== owner.pidStart;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime), counted after the ")" that ends the command name.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function pidNamespace(): string | undefined {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return undefined;
+  }
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
