@@ -225,8 +225,12 @@ for (const minor of ['32', '33']) {
         'redis-enterprise-admission',
         '--timeout=30s',
       ]);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const held = store.read(vwc, undefined, 'redis-enterprise-admission');
+      // Wait for kubectl's DELETE to arrive (a loaded machine starts kubectl slowly).
+      let held = store.read(vwc, undefined, 'redis-enterprise-admission');
+      for (const started = Date.now(); !held.metadata.deletionTimestamp && Date.now() - started < 20_000;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        held = store.read(vwc, undefined, 'redis-enterprise-admission');
+      }
       assert.ok(held.metadata.deletionTimestamp, 'a finalizer keeps the object with a deletionTimestamp');
       store.update(vwc, { ...held, metadata: { ...held.metadata, finalizers: [] } });
       ok(await deleting, 'delete vwc');
