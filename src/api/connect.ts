@@ -25,6 +25,26 @@ export interface ConnectionSettings {
   caFile?: string | undefined;
   insecure: boolean;
   authForm: AuthForm;
+  /**
+   * The name to verify the certificate against when apiUrl's host is not it: through ctl's own
+   * port-forward (https://127.0.0.1:<port>) the cluster's service, `<cluster>.<ns>.svc`. The
+   * service's other names (`.svc.cluster.local`, the bare `<cluster>`) are accepted too.
+   */
+  servername?: string | undefined;
+}
+
+/**
+ * The DNS names of a cluster's management API service: what its certificate may name, the
+ * first one being what ctl asks for (TLS server name) through a port-forward.
+ */
+export function clusterServiceNames(cluster: string, namespace: string): string[] {
+  return [`${cluster}.${namespace}.svc`, `${cluster}.${namespace}.svc.cluster.local`, cluster];
+}
+
+/** `<svc>.<ns>.svc` -> its other names; any other name stands alone. */
+function alternativeNamesOf(servername: string): string[] {
+  const match = /^([^.]+)\.([^.]+)\.svc$/.exec(servername);
+  return match ? clusterServiceNames(match[1] as string, match[2] as string).slice(1) : [];
 }
 
 export interface ConnectDependencies {
@@ -70,10 +90,19 @@ export async function connectApi(
     `credentials: user ${credentials.username} (from ${credentials.usernameFrom}), password from ${credentials.passwordFrom}`,
   );
 
+  const alternativeNames = settings.servername ? alternativeNamesOf(settings.servername) : undefined;
+  if (settings.servername) {
+    io.debug(
+      1,
+      `TLS: verifying the certificate of ${settings.apiUrl} as ${[settings.servername, ...(alternativeNames ?? [])].join(' or ')}`,
+    );
+  }
   const http = new HttpClient({
     baseUrl: settings.apiUrl,
     ca,
     insecure: settings.insecure,
+    servername: settings.servername,
+    alternativeNames,
     env,
     log: io,
     clock: deps.clock,

@@ -1,3 +1,4 @@
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import type { Dispatcher, FormData as UndiciFormData } from 'undici';
 import { OperationError } from '../errors.js';
 import { type Clock, systemClock } from './clock.js';
@@ -47,6 +48,14 @@ export interface HttpClientOptions {
   ca?: string | undefined;
   /** Skip certificate verification (the caller warns). */
   insecure?: boolean | undefined;
+  /**
+   * The host name to send (SNI) and to verify the certificate against, when it is not the
+   * URL's host: through ctl's own port-forward the URL is https://127.0.0.1:<port>, while the
+   * certificate names the cluster's service (`<cluster>.<ns>.svc`).
+   */
+  servername?: string | undefined;
+  /** Other names the certificate may carry instead of `servername` (`<svc>.<ns>.svc.cluster.local`). */
+  alternativeNames?: string[] | undefined;
   timeouts?: Partial<Timeouts>;
   retry?: Partial<RetryPolicy>;
   clock?: Clock;
@@ -135,7 +144,7 @@ export class HttpClient {
       } catch (error) {
         if (request.signal?.aborted) throw error;
         const tls = findTlsFailure(error);
-        if (tls) throw tlsError(tls, this.baseUrl, error);
+        if (tls) throw this.#tlsError(tls, error);
         const code = errorCode(error);
         this.#log(1, `${label} failed: ${code ?? describe(error)} (${this.#clock.now() - started} ms)`);
         if (signal.aborted) throw this.#deadlineError(label, error);
@@ -203,10 +212,36 @@ export class HttpClient {
     );
   }
 
+  /** A TLS failure as exit 1; a wrong name through a servername says which names were expected. */
+  #tlsError(failure: { code: string; message: string }, cause: unknown): OperationError {
+    const { servername } = this.#options;
+    if (!servername || !WRONG_NAME_CODES.has(failure.code)) return tlsError(failure, this.baseUrl, cause);
+    const names = [servername, ...(this.#options.alternativeNames ?? [])];
+    return new OperationError(
+      `TLS: the certificate of ${this.baseUrl} (verified as ${servername}) names none of ${names.join(', ')} (${failure.message})`,
+      {
+        hint: `The management API's certificate should list the cluster's service name (${names.join(' or ')}). Otherwise reach the API by a name it lists with --api-url (e.g. after kubectl port-forward), or, knowingly, --insecure.`,
+        cause,
+      },
+    );
+  }
+
   async #getDispatcher(): Promise<Dispatcher> {
     if (this.#dispatcher) return this.#dispatcher;
     const { Agent, EnvHttpProxyAgent } = await import('undici');
-    const tls = { ca: this.#options.ca, rejectUnauthorized: this.#options.insecure !== true };
+    const { servername } = this.#options;
+    const tls = {
+      ca: this.#options.ca,
+      rejectUnauthorized: this.#options.insecure !== true,
+      // Node verifies against `servername` when it is set; checkServerIdentity makes that
+      // explicit and lets the service's other names pass too.
+      ...(servername
+        ? {
+            servername,
+            checkServerIdentity: verifyNames([servername, ...(this.#options.alternativeNames ?? [])]),
+          }
+        : {}),
+    };
     const agentOptions = {
       connect: { ...tls, timeout: this.#timeouts.connectMs },
       headersTimeout: this.#timeouts.headersMs,
@@ -225,6 +260,24 @@ export class HttpClient {
   #log(level: 1 | 2, message: string): void {
     this.#options.log?.debug(level, message);
   }
+}
+
+const WRONG_NAME_CODES = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+
+/**
+ * A checkServerIdentity that accepts a certificate naming any of `names` (whatever host the
+ * socket connected to); the error for the first name otherwise.
+ */
+export function verifyNames(names: string[]): (host: string, cert: PeerCertificate) => Error | undefined {
+  return (_host, cert) => {
+    let first: Error | undefined;
+    for (const name of names) {
+      const error = checkServerIdentity(name, cert);
+      if (!error) return undefined;
+      first ??= error;
+    }
+    return first ?? new Error('no host name to verify the certificate against');
+  };
 }
 
 /** Proxy variables as EnvHttpProxyAgent reads them (lowercase wins), or undefined when none. */

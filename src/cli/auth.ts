@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseTtl } from '../api/ttl.js';
-import { addConnectionOptions, readConnectionSettings } from './connection.js';
+import { addConnectionOptions, readConnectionFlags } from './connection.js';
 import { createIo, type Runtime, readGlobalOptions } from './globals.js';
 
 /** `ctl auth token`: a management API token on stdout, for scripts (TOKEN=$(ctl auth token)). */
@@ -14,6 +14,7 @@ export function register(program: Command, runtime: Runtime): void {
     .addHelpText(
       'after',
       '\nExamples:\n' +
+        '  TOKEN=$(ctl auth token -n redis --ca-file ca.pem)   # port-forward, Secret credentials\n' +
         '  TOKEN=$(ctl auth token --api-url https://127.0.0.1:9443 --ca-file ca.pem)\n' +
         '  ctl auth token --ttl 600 -o json\n' +
         '\nDocs: docs/auth.md\n',
@@ -27,11 +28,20 @@ export function register(program: Command, runtime: Runtime): void {
     .option('--ttl <seconds>', 'token lifetime, a whole number from 1 to 86400 (default 300)')
     .addHelpText(
       'after',
-      '\nThe URL comes from --api-url or CTL_API_URL (required here); the username\n' +
-        'from --username or CTL_USERNAME; the password from --password-stdin,\n' +
-        '--password-file or CTL_PASSWORD. There is no --password flag: a command line\n' +
-        'is visible to every user of the machine.\n' +
+      '\nFlags and env win; Kubernetes is asked only for what they leave out, and not\n' +
+        'at all when they give the URL, the username and the password.\n' +
+        'URL: --api-url or CTL_API_URL; else, in a pod, the service\n' +
+        "https://<cluster>.<namespace>.svc:9443; else ctl's own port-forward, through\n" +
+        "the Kubernetes API, to a ready pod's port 9443.\n" +
+        'Username: --username, CTL_USERNAME, else key username of the Secret named after\n' +
+        'the cluster (or by its spec.clusterCredentialSecretName).\n' +
+        'Password: --password-stdin, --password-file, CTL_PASSWORD, else key password\n' +
+        'of that Secret. There is no --password flag: a command line is visible to\n' +
+        'every user of the machine.\n' +
+        'The cluster: --cluster, else the only one in the namespace (-n, else the\n' +
+        "context's), with --kubeconfig (or KUBECONFIG, or in-cluster) and --context.\n" +
         '\nExamples:\n' +
+        '  TOKEN=$(ctl auth token -n redis --cluster rec --ca-file ./ca.pem)\n' +
         '  kubectl port-forward svc/rec 9443:9443 -n redis &\n' +
         '  export CTL_API_URL=https://127.0.0.1:9443 CTL_CA_FILE=./ca.pem\n' +
         '  export CTL_USERNAME=admin@example.com\n' +
@@ -39,16 +49,18 @@ export function register(program: Command, runtime: Runtime): void {
         '  TOKEN=$(ctl auth token --ttl 600 --password-file ~/.rec-password)\n' +
         '  curl --cacert ca.pem -H "Authorization: JWT $TOKEN" "$CTL_API_URL/v1/bdbs"\n' +
         '  ctl auth token -o json   # {"access_token", "token_type", "ttl", "expires_at"}\n' +
-        '\nExit codes: 0 token printed, 1 TLS or API error, 2 bad flag or missing input,\n' +
-        '4 wrong or expired credentials. Docs: docs/auth.md\n',
+        '\nExit codes: 0 token printed; 1 TLS, API or Kubernetes error; 2 bad flag or\n' +
+        'missing input (no URL, credentials or cluster resource); 4 wrong or expired\n' +
+        'credentials, or Kubernetes refused a read. Docs: docs/auth.md\n',
     );
   addConnectionOptions(token);
   token.action(async (_options: unknown, command: Command) => {
-    const io = await createIo(readGlobalOptions(command), runtime);
+    const globals = readGlobalOptions(command);
+    const io = await createIo(globals, runtime);
     // Validate everything before the first byte goes out.
     const ttl = parseTtl(command.opts().ttl as string | undefined);
-    const connection = readConnectionSettings(command, runtime.env);
+    const connection = readConnectionFlags(command, runtime.env);
     const { runAuthToken } = await import('../api/auth-token.js');
-    await runAuthToken({ ttl, connection }, { io, env: runtime.env, stdin: runtime.stdin });
+    await runAuthToken({ ttl, connection, globals }, { io, env: runtime.env, stdin: runtime.stdin });
   });
 }

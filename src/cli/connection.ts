@@ -9,9 +9,15 @@ import { UsageError } from '../errors.js';
  */
 export function addConnectionOptions(command: Command): Command {
   return command
-    .option('--api-url <url>', 'management API URL, e.g. https://127.0.0.1:9443 (env CTL_API_URL)')
-    .option('--username <name>', 'management API user (env CTL_USERNAME)')
-    .option('--password-stdin', 'read the password from stdin (or env CTL_PASSWORD)')
+    .option(
+      '--api-url <url>',
+      'management API URL, e.g. https://127.0.0.1:9443 (env CTL_API_URL; default: found through Kubernetes)',
+    )
+    .option('--username <name>', "management API user (env CTL_USERNAME; default: the cluster's Secret)")
+    .option(
+      '--password-stdin',
+      "read the password from stdin (or env CTL_PASSWORD; default: the cluster's Secret)",
+    )
     .option('--password-file <path>', 'read the password from a file (mode 0600)')
     .option('--ca-file <path>', 'PEM bundle to trust for the API certificate (env CTL_CA_FILE)')
     .option('--insecure', 'do not verify the API certificate (env CTL_INSECURE=1); warns every time')
@@ -22,20 +28,13 @@ export function addConnectionOptions(command: Command): Command {
     );
 }
 
-/** The connection flags with the API URL still optional: `ctl upgrade` can find it by itself. */
+/**
+ * The connection flags with the API URL still optional: without --api-url/CTL_API_URL, `ctl auth`
+ * and `ctl upgrade` find it through Kubernetes (src/kube/management-access.ts).
+ */
 export type ConnectionFlags = Omit<ConnectionSettings, 'apiUrl'> & { apiUrl: string | undefined };
 
-/** Flags win over env. Raises a usage error for missing or conflicting inputs, before any request. */
-export function readConnectionSettings(command: Command, env: NodeJS.ProcessEnv): ConnectionSettings {
-  const flags = readConnectionFlags(command, env);
-  if (flags.apiUrl === undefined) {
-    throw new UsageError('no management API URL', {
-      hint: 'Pass --api-url https://<host>:9443 or set CTL_API_URL (for example after kubectl port-forward svc/<cluster> 9443).',
-    });
-  }
-  return { ...flags, apiUrl: flags.apiUrl };
-}
-
+/** Flags win over env. Raises a usage error for malformed or conflicting inputs, before any request. */
 export function readConnectionFlags(command: Command, env: NodeJS.ProcessEnv): ConnectionFlags {
   const raw = command.opts() as Record<string, unknown>;
   const apiUrl = (raw.apiUrl as string | undefined) ?? nonEmpty(env.CTL_API_URL);

@@ -19,7 +19,8 @@ import { type RunningOperator, seedCluster, startOperator } from './operator/ind
 import { RestModel } from './rest/model.js';
 import { type RunningRestServer, startRestServer } from './rest/server.js';
 import { type Scenario, withFastTiming } from './scenario.js';
-import { createCertificateAuthority } from './tls.js';
+import { clusterServiceNames } from '../api/connect.js';
+import { createCertificateAuthority, createServerCertificate } from './tls.js';
 
 export interface SimulatedClusterOptions {
   scenario: Scenario;
@@ -79,8 +80,21 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     const ca = await createCertificateAuthority();
     const audit = new AuditLog(files.audit);
     const model = restModelFor(scenario);
+    // Like a real cluster's API certificate, it names the service (what ctl verifies through its
+    // port-forward), besides 127.0.0.1 and localhost (CTL_API_URL).
+    const certificate = await createServerCertificate(ca, {
+      ipAddresses: ['127.0.0.1'],
+      dnsNames: ['localhost', ...clusterServiceNames(scenario.cluster.name, scenario.namespace)],
+    });
     const rest = await listening('--api-port', options.apiPort, () =>
-      startRestServer({ model, ca, audit, port: options.apiPort, faults: faultRulesOf(scenario, 'rest') }),
+      startRestServer({
+        model,
+        ca,
+        audit,
+        certificate,
+        port: options.apiPort,
+        faults: faultRulesOf(scenario, 'rest'),
+      }),
     );
     stack.push(() => rest.close());
 

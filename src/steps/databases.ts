@@ -69,7 +69,7 @@ async function upgradeDatabases(
   if (!planned || planned.skip !== null) return { skipped: planned?.skip ?? 'not planned' };
   const fields = dialectFields(snapshot.dialect);
   const work = planned.actions
-    .map((action) => parseAction(action, fields, plan.target.databaseVersion))
+    .map((action) => workOf(action, fields, plan.target.databaseVersion))
     .filter((w): w is DatabaseWork => w !== undefined);
   if (work.length === 0) return { skipped: 'the plan names no database to upgrade' };
 
@@ -95,6 +95,40 @@ async function upgradeDatabases(
 }
 
 // ---- the plan's actions ------------------------------------------------------------------------
+
+/**
+ * The database an action of the plan changes: its `database` field; plans saved before that
+ * field existed name it only in their command, which is parsed instead.
+ */
+export function workOf(
+  action: PlanAction,
+  fields: DialectFields,
+  planVersion: string | null,
+): DatabaseWork | undefined {
+  const database = action.database;
+  if (database === undefined) return parseAction(action, fields, planVersion);
+  if (
+    !isRecord(database) ||
+    (database.kind !== 'redb' && database.kind !== 'reaadb') ||
+    typeof database.name !== 'string' ||
+    database.name === '' ||
+    typeof database.namespace !== 'string' ||
+    database.namespace === '' ||
+    typeof database.version !== 'string' ||
+    database.version === ''
+  ) {
+    throw new OperationError(`the plan's database action "${action.description}" is malformed`, {
+      hint: 'Make a new plan (ctl upgrade plan --out <file>), or run without --plan.',
+    });
+  }
+  const kind: DatabaseWork['kind'] =
+    database.manual === true ? 'manual' : database.kind === 'reaadb' ? 'active-active' : 'database';
+  return { kind, name: database.name, namespace: database.namespace, version: database.version };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
 
 /** Splits a POSIX shell command line into words (single and double quotes, backslashes). */
 export function shellWords(line: string): string[] {
@@ -146,7 +180,8 @@ function getPath(root: unknown, path: FieldPath): unknown {
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
- * The planner writes each database action as the kubectl command a person would run (plan.ts):
+ * For plans saved before actions carried `database`: the planner wrote each database action
+ * only as the kubectl command a person would run,
  * `kubectl patch redb|reaadb <name> -n <ns> --type merge -p '<json>'`, or for Active-Active
  * databases that need the manual procedure `kubectl exec -it <rec>-0 -n <ns> -- rladmin upgrade db <name>`.
  */
@@ -176,8 +211,14 @@ export function parseAction(
     return { kind: activeActive ? 'active-active' : 'database', name, namespace, version };
   }
   if (words[1] === 'exec' && words.includes('rladmin')) {
-    const name = words[words.length - 1];
-    const version = planVersion ?? /\bto (\d+\.\d+)\b/.exec(action.description)?.[1] ?? 'the target version';
+    const db = words.indexOf('db', words.indexOf('rladmin'));
+    const name = db >= 0 ? words[db + 1] : undefined;
+    const given = words.indexOf('redis_version', db);
+    const version =
+      (given >= 0 ? words[given + 1] : undefined) ??
+      planVersion ??
+      /\bto (\d+\.\d+)\b/.exec(action.description)?.[1] ??
+      'the target version';
     if (!name || !namespace) return undefined;
     return { kind: 'manual', name, namespace, version };
   }
@@ -495,7 +536,10 @@ export async function runPool<T>(
 ): Promise<void> {
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
+  // An 'abort' listener added after the abort never fires: an interrupt that came during the
+  // step's first reads must still stop the pool before its first change.
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {

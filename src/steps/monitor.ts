@@ -89,7 +89,20 @@ async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult
         namespace: known.namespace,
       }),
     ]);
-    const view = judge(rec, sts, new Map(), target, dialectFields(snapshot.dialect).imageSpecPath);
+    const selector = podSelectorOf(sts);
+    const pods = selector
+      ? new Map(
+          (
+            await listCollection<KubeObject>(
+              kube,
+              `/api/v1/namespaces/${known.namespace}/pods`,
+              { labelSelector: selector },
+              ctx.signal,
+            )
+          ).items.map((pod) => [pod.metadata?.uid ?? pod.metadata?.name ?? '', pod]),
+        )
+      : undefined;
+    const view = judge(rec, sts, pods, target, dialectFields(snapshot.dialect).imageSpecPath);
     if (view.done) return { outcome: { dryRun: true, versionTag: tag, state: 'Running' } };
     return {
       skipped: `dry run: would follow the rolling upgrade of ${known.name} to ${tag} (now: ${view.message})`,
@@ -150,12 +163,55 @@ function podReady(pod: KubeObject): boolean {
   );
 }
 
+/** `key=value,...` of the StatefulSet's pod selector; undefined until it is known. */
+function podSelectorOf(sts: KubeObject | undefined): string | undefined {
+  const labels = getPath(sts, ['spec', 'selector', 'matchLabels']);
+  if (!labels || typeof labels !== 'object') return undefined;
+  const selector = Object.entries(labels as Record<string, string>)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  return selector === '' ? undefined : selector;
+}
+
+/**
+ * How many pods run the StatefulSet's update revision and are ready, counted from the pods
+ * themselves; undefined while that cannot be known honestly: the pods are not listed yet, or
+ * the StatefulSet controller has not observed the current spec (its updateRevision is then the
+ * previous one, and pods of the old template would count as upgraded). Never from
+ * status.updatedReplicas: that also counts pods that are not ready, and lags behind the pods.
+ *
+ * `upgraded` remembers the pods once seen ready on the update revision (`<revision>/<pod>`): a
+ * pod that is upgraded stays counted while it keeps that revision, even when its readiness
+ * flickers, so the count only goes down when the StatefulSet starts another rollout.
+ */
+export function countUpgradedPods(
+  sts: KubeObject,
+  pods: ReadonlyMap<string, KubeObject> | undefined,
+  upgraded: Set<string> = new Set(),
+): number | undefined {
+  const status = (sts.status ?? {}) as Record<string, unknown>;
+  const updateRevision = str(status.updateRevision);
+  const observed = (num(status.observedGeneration) ?? 0) >= (sts.metadata?.generation ?? 0);
+  if (!pods || !observed || updateRevision === undefined) return undefined;
+  let count = 0;
+  for (const pod of pods.values()) {
+    if (pod.metadata?.labels?.[REVISION_LABEL] !== updateRevision) continue;
+    const key = `${updateRevision}/${pod.metadata?.name ?? ''}`;
+    if (podReady(pod) && !(pod.metadata as { deletionTimestamp?: string }).deletionTimestamp)
+      upgraded.add(key);
+    if (upgraded.has(key)) count += 1;
+  }
+  return count;
+}
+
 function judge(
   rec: KubeObject | undefined,
   sts: KubeObject | undefined,
-  pods: Map<string, KubeObject>,
+  /** The StatefulSet's pods; undefined while they are not listed yet. */
+  pods: ReadonlyMap<string, KubeObject> | undefined,
   target: Target,
   imageSpecPath: FieldPath,
+  upgraded?: Set<string>,
 ): View {
   const state = str(getPath(rec, ['status', 'state']));
   const specTag = str(getPath(rec, [...imageSpecPath, 'versionTag']));
@@ -184,27 +240,33 @@ function judge(
     ready === replicas &&
     (currentRevision === undefined || updateRevision === undefined || currentRevision === updateRevision);
 
-  // The pods say which one is being replaced (highest ordinal first).
+  const count = countUpgradedPods(sts, pods, upgraded);
+  // Which pod is being replaced (highest ordinal first): old, missing, or not ready yet.
   const waiting: string[] = [];
-  if (updateRevision !== undefined && pods.size > 0) {
-    for (const pod of [...pods.values()].sort((a, b) =>
-      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '', 'en', { numeric: true }),
-    )) {
-      const fresh = pod.metadata?.labels?.[REVISION_LABEL] === updateRevision;
-      if (!fresh) waiting.push(`${pod.metadata?.name ?? '?'} old`);
-      else if (!podReady(pod)) waiting.push(`${pod.metadata?.name ?? '?'} starting`);
+  if (count !== undefined && pods) {
+    const byName = new Map([...pods.values()].map((pod) => [pod.metadata?.name ?? '', pod]));
+    const names = new Set([
+      ...Array.from({ length: replicas }, (_, i) => `${target.name}-${i}`),
+      ...byName.keys(),
+    ]);
+    for (const name of [...names].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))) {
+      const pod = byName.get(name);
+      if (!pod) waiting.push(`${name} missing`);
+      else if (pod.metadata?.labels?.[REVISION_LABEL] !== updateRevision) waiting.push(`${name} old`);
+      else if (!podReady(pod))
+        waiting.push(`${name} ${upgraded?.has(`${updateRevision}/${name}`) ? 'not ready' : 'starting'}`);
     }
   }
-  const podsUpdated =
-    updateRevision !== undefined && pods.size > 0
-      ? [...pods.values()].filter(
-          (p) => p.metadata?.labels?.[REVISION_LABEL] === updateRevision && podReady(p),
-        ).length
-      : Math.min(updated, ready);
+  const counted =
+    count !== undefined
+      ? `pods ${count}/${replicas} upgraded`
+      : observed < generation
+        ? `pods ?/${replicas} upgraded (the StatefulSet controller has not picked up the new spec yet)`
+        : `pods ?/${replicas} upgraded`;
   const tagNote = specTag === target.tag ? '' : `, versionTag ${specTag ?? '(default)'}`;
   const imageNote = imageAtTarget ? '' : ', pod template not yet at the target';
   const detail = waiting.length > 0 && waiting.length <= 5 ? ` (${waiting.join(', ')})` : '';
-  const message = `cluster ${state ?? 'unknown'}${tagNote}, pods ${podsUpdated}/${replicas} upgraded${detail}${imageNote}`;
+  const message = `cluster ${state ?? 'unknown'}${tagNote}, ${counted}${detail}${imageNote}`;
   return {
     done: state === 'Running' && specTag === target.tag && rolloutComplete && imageAtTarget,
     state,
@@ -225,6 +287,10 @@ class UpgradeFollower {
   #rec: KubeObject | undefined;
   #sts: KubeObject | undefined;
   readonly #pods = new Map<string, KubeObject>();
+  /** The pod watch has listed the pods: until then they are not counted. */
+  #podsSynced = false;
+  /** `<revision>/<pod>` of the pods seen upgraded and ready (countUpgradedPods). */
+  readonly #upgraded = new Set<string>();
   readonly #events = new Map<string, KubeEvent>();
   readonly #synced = new Set<'rec' | 'sts' | 'events'>();
   #podSelector: string | undefined;
@@ -321,12 +387,9 @@ class UpgradeFollower {
 
   /** The pods are found by the StatefulSet's selector, once it is known. */
   #startPodWatch(): void {
-    const labels = getPath(this.#sts, ['spec', 'selector', 'matchLabels']);
-    if (this.#podSelector !== undefined || !labels || typeof labels !== 'object') return;
-    this.#podSelector = Object.entries(labels as Record<string, string>)
-      .map(([key, value]) => `${key}=${value}`)
-      .join(',');
-    if (this.#podSelector === '') return;
+    if (this.#podSelector !== undefined) return;
+    this.#podSelector = podSelectorOf(this.#sts);
+    if (this.#podSelector === undefined) return;
     this.#watch(
       'pods',
       `/api/v1/namespaces/${this.#target.namespace}/pods`,
@@ -334,6 +397,7 @@ class UpgradeFollower {
       this.#podSelector,
       (event) => {
         applyMany(this.#pods, event);
+        if (event.type === 'SYNC') this.#podsSynced = true;
       },
     );
   }
@@ -348,7 +412,14 @@ class UpgradeFollower {
       );
       return;
     }
-    const view = judge(this.#rec, this.#sts, this.#pods, this.#target, this.#imageSpecPath);
+    const view = judge(
+      this.#rec,
+      this.#sts,
+      this.#podsSynced ? this.#pods : undefined,
+      this.#target,
+      this.#imageSpecPath,
+      this.#upgraded,
+    );
     if (view.state === 'InvalidUpgrade') {
       this.#failInvalidUpgrade();
       return;

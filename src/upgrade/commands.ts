@@ -67,3 +67,55 @@ export function curlApi(method: 'GET' | 'POST', path: string, extra: string[] = 
   ];
   return words.map(quoteUnlessPlaceholder).join(' ');
 }
+
+/**
+ * ctl's server-side apply, as kubectl flags: forced, field manager `ctl` (FIELD_MANAGER of
+ * src/kube/write.ts; a test keeps the two equal).
+ */
+export const SERVER_SIDE_APPLY_FLAGS = ['--server-side', '--force-conflicts', '--field-manager=ctl'];
+
+/** `kubectl apply --server-side --force-conflicts --field-manager=ctl [-n <ns>] -f <file>` */
+export function kubectlApply(file: string, namespace?: string, binary = 'kubectl'): string {
+  const words = ['apply', ...SERVER_SIDE_APPLY_FLAGS, ...(namespace ? ['-n', namespace] : []), '-f', file];
+  return [binary, ...words.map(quoteUnlessPlaceholder)].join(' ');
+}
+
+/** Prints a manifest to stdout: `curl -fsSL <url>` for a URL, `cat <file>` for a file. */
+export function printManifest(location: string): string {
+  return /^https?:\/\//i.test(location)
+    ? `curl -fsSL ${quoteUnlessPlaceholder(location)}`
+    : `cat ${quoteUnlessPlaceholder(location)}`;
+}
+
+export interface HelmUpgrade {
+  release: string;
+  namespace: string;
+  /** As helm gets it: a bare chart name when `repo` is set. */
+  chart: string;
+  repo: string | undefined;
+  chartVersion: string;
+  openshift: boolean;
+}
+
+/**
+ * `helm upgrade <release> <chart> --version <v> --namespace <ns> [--repo <url>]
+ * [--set openshift.mode=true] --reset-then-reuse-values`: the arguments, in the order, of the
+ * operator step (src/steps/operator.ts). On helm older than 3.14 the step leaves out
+ * `--reset-then-reuse-values` and warns.
+ */
+export function helmUpgradeCommand(upgrade: HelmUpgrade): string {
+  const words = [
+    'helm',
+    'upgrade',
+    upgrade.release,
+    upgrade.chart,
+    '--version',
+    upgrade.chartVersion,
+    '--namespace',
+    upgrade.namespace,
+    ...(upgrade.repo ? ['--repo', upgrade.repo] : []),
+    ...(upgrade.openshift ? ['--set', 'openshift.mode=true'] : []),
+    '--reset-then-reuse-values',
+  ];
+  return words.map(quoteUnlessPlaceholder).join(' ');
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
-import { link, mkdir, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
 
 /**
@@ -36,6 +36,7 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
     operation,
     createdAt: new Date().toISOString(),
   };
+  await removeAbandonedTempFiles(lockPath);
   for (let attempt = 0; attempt < 5; attempt += 1) {
     if (await createLockFile(lockPath, owner))
       return { owner, release: () => releaseLock(lockPath, owner.id) };
@@ -85,6 +86,23 @@ async function createLockFile(lockPath: string, owner: LockOwner): Promise<boole
     throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`);
   } finally {
     await unlink(temp).catch(() => undefined);
+  }
+}
+
+/**
+ * A run killed while it created its lock leaves `<lock>.<id>.tmp` behind (createLockFile). Such a
+ * file is removed once its owner is gone (or, unreadable, once old); a live run's is left alone.
+ */
+async function removeAbandonedTempFiles(lockPath: string): Promise<void> {
+  const dir = dirname(lockPath);
+  const prefix = `${basename(lockPath)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[0-9a-f-]{36}\.tmp$/.test(name.slice(prefix.length))) continue;
+    const file = join(dir, name);
+    const owner = await readLock(file);
+    const abandoned = owner ? isStale(owner) : await isOlderThan(file, UNREADABLE_LOCK_GRACE_MS);
+    if (abandoned) await unlink(file).catch(() => undefined);
   }
 }
 

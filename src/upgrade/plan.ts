@@ -13,11 +13,22 @@ import {
   chartVersionFor,
   requiresUnprivileged,
   supportsActiveActiveUpgrade,
-  webhookEntryNameFor,
   webhookNameFor,
 } from './catalog.js';
 import { type CheckResult, isBlocked, runChecks } from './checks.js';
-import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt, shellQuote } from './commands.js';
+import { siblingLocation } from '../kube/bundle.js';
+import {
+  curlApi,
+  type HelmUpgrade,
+  helmUpgradeCommand,
+  kubectl,
+  kubectlApply,
+  kubectlMergePatch,
+  mergeBodies,
+  patchAt,
+  printManifest,
+  shellQuote,
+} from './commands.js';
 import {
   assertSelectedDatabasesExist,
   type DatabaseTarget,
@@ -28,7 +39,7 @@ import {
   upstreamFileUrl,
 } from './resolve.js';
 import { type ClusterSnapshot, type Platform, SCC_NAME, type Snapshot } from './snapshot.js';
-import type { Target } from './target.js';
+import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, type Target } from './target.js';
 import {
   compareImageTags,
   compareOperatorVersions,
@@ -39,6 +50,21 @@ import {
 export interface PlanAction {
   description: string;
   command: string;
+  /**
+   * On the databases step's actions (an addition to CLI.md's shape): which database changes,
+   * so the step reads it here instead of parsing `command`. `manual`: ctl cannot make the
+   * change (Active-Active before 8.0.2-2); the step prints the procedure instead.
+   */
+  database?: PlanDatabase;
+}
+
+export interface PlanDatabase {
+  kind: 'redb' | 'reaadb';
+  name: string;
+  namespace: string;
+  /** The version the step writes into the resource (`7.4`). */
+  version: string;
+  manual: boolean;
 }
 
 export interface PlanStep {
@@ -215,32 +241,22 @@ function operatorIsCurrent(resolved: ResolvedUpgrade): boolean {
 function planOperator({ snapshot, target, resolved }: StepContext, cluster: ClusterSnapshot): StepPlan {
   if (operatorIsCurrent(resolved)) return { skip: `the operator already runs ${resolved.operator.current}` };
   const deployment = snapshot.operator?.deploymentName ?? 'redis-enterprise-operator';
-  const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+  const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
   if (resolved.method === 'helm') {
-    const { release, namespace, chart, repo } = resolved.helm;
-    const repoName = chart.includes('/') && !chart.startsWith('oci://') ? chart.split('/')[0] : undefined;
-    if (repoName && !chart.startsWith('.') && !chart.startsWith('/')) {
-      actions.push(
-        action(
-          `Add the helm repository ${repo} as ${repoName}`,
-          `helm repo add ${shellQuote(repoName)} ${shellQuote(repo)} --force-update`,
-        ),
-      );
-    }
-    const openshift = snapshot.platform === 'openshift' ? ' --set openshift.mode=true' : '';
+    const helm = helmUpgradeOf(snapshot, target);
     actions.push(
       action(
-        `Upgrade helm release ${release} to chart ${chartVersionFor(target.operator)} (operator ${target.operator}; the chart upgrades the CRDs)`,
-        `helm upgrade ${shellQuote(release)} ${shellQuote(chart)} --version ${chartVersionFor(target.operator)} -n ${shellQuote(namespace)}${openshift}`,
+        `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)`,
+        helmUpgradeCommand(helm),
       ),
     );
   } else {
     const bundle = resolved.bundle ?? '<bundle.yaml>';
     actions.push(
       action(
-        `Apply the operator bundle of ${target.operator} (CRDs, RBAC, Deployment)`,
-        kubectl('apply', '-n', ns, '-f', bundle),
+        `Apply the operator bundle of ${target.operator} (CRDs, RBAC, Deployment), server-side`,
+        kubectlApply(bundle, ns),
       ),
     );
   }
@@ -251,25 +267,79 @@ function planOperator({ snapshot, target, resolved }: StepContext, cluster: Clus
     ),
   );
   // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).
+  const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
   for (const watched of snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace)) {
-    const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
+    const command = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml']
+      .map(
+        (file) =>
+          `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`,
+      )
+      .join(' && ');
     actions.push(
-      action(
-        `Reapply the operator's Role and RoleBinding redb-role in namespace ${watched}`,
-        `${kubectl('apply', '-n', watched, '-f', upstreamFileUrl(target.operator, 'multi-namespace-redb/role.yaml'))} && curl -fsSL ${upstreamFileUrl(target.operator, 'multi-namespace-redb/role_binding.yaml')} | ${sed} | ${kubectl('apply', '-n', watched, '-f', '-')}`,
-      ),
+      action(`Reapply the operator's Role and RoleBinding redb-role in namespace ${watched}`, command),
     );
   }
   return { actions };
 }
 
+/** Where the operator runs; the admission webhook and its Secret live there too. */
+function operatorNamespace(snapshot: Snapshot): string {
+  return snapshot.operator?.namespace ?? snapshot.namespace;
+}
+
+/**
+ * A file of the release tree: next to the bundle (`--bundle`/CTL_BUNDLE, or the upstream one),
+ * as the steps find it (src/kube/bundle.ts siblingLocation).
+ */
+function releaseFile(resolved: ResolvedUpgrade, target: Target, file: string): string {
+  return resolved.bundle ? siblingLocation(resolved.bundle, file) : upstreamFileUrl(target.operator, file);
+}
+
+/**
+ * The helm upgrade the operator step runs (src/steps/operator.ts helmSettings, with the settings
+ * `ctl upgrade run` gives it): a `<repo>/<chart>` reference becomes `<chart> --repo <url>`, so
+ * the user's helm repositories are neither needed nor changed.
+ */
+function helmUpgradeOf(snapshot: Snapshot, target: Target): HelmUpgrade {
+  const release =
+    target.helm.release ??
+    snapshot.operator?.helmRelease?.name ??
+    snapshot.helmRelease?.name ??
+    'redis-enterprise-operator';
+  const namespace =
+    snapshot.helmRelease?.namespace ??
+    snapshot.operator?.helmRelease?.namespace ??
+    snapshot.operator?.namespace ??
+    snapshot.namespace;
+  const chart = target.helm.chart;
+  const repoUrl = target.helm.repo !== DEFAULT_HELM_REPO ? target.helm.repo : undefined;
+  const common = {
+    release,
+    namespace,
+    chartVersion: chartVersionFor(target.operator),
+    openshift: snapshot.platform === 'openshift',
+  };
+  const bare = chart.slice(chart.indexOf('/') + 1);
+  if (/^[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(chart)) {
+    if (repoUrl) return { ...common, chart: bare, repo: repoUrl };
+    if (chart === DEFAULT_HELM_CHART) return { ...common, chart: bare, repo: DEFAULT_HELM_REPO };
+    return { ...common, chart, repo: undefined };
+  }
+  if (/^[A-Za-z0-9._-]+$/.test(chart) && repoUrl) return { ...common, chart, repo: repoUrl };
+  return { ...common, chart, repo: undefined };
+}
+
 // ---- admission
 
+/**
+ * As the step does it: wait for the operator's Secret admission-tls, delete the pre-6.4.2
+ * webhook, then apply the release's webhook.yaml once with every caBundle already set (the
+ * upstream apply-then-patch leaves a window in which every database write is refused).
+ */
 function planAdmission({ snapshot, target, resolved }: StepContext): StepPlan {
   if (snapshot.webhooks.length === 0) return { skip: 'admission controller not enabled' };
   if (resolved.method === 'helm') return { skip: 'the helm chart manages the admission webhook' };
   const name = webhookNameFor(target.operator);
-  const entry = webhookEntryNameFor(target.operator);
   const legacy = snapshot.webhooks.find((w) => w.name === 'redb-admission' && name !== 'redb-admission');
   const cert = snapshot.admissionTls.cert;
   const current = snapshot.webhooks.find((w) => w.name === name);
@@ -277,8 +347,15 @@ function planAdmission({ snapshot, target, resolved }: StepContext): StepPlan {
   if (operatorIsCurrent(resolved) && !legacy && trusted) {
     return { skip: `${name} is current and trusts admission-tls` };
   }
-  const ns = snapshot.namespace;
-  const actions: PlanAction[] = [];
+  const ns = operatorNamespace(snapshot);
+  const getCert = kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}');
+  const webhook = releaseFile(resolved, target, 'admission/webhook.yaml');
+  const actions: PlanAction[] = [
+    action(
+      "Wait for the operator to create Secret admission-tls (its cert is the webhook's CA)",
+      `until [ -n "$(${getCert})" ]; do sleep 5; done`,
+    ),
+  ];
   if (legacy) {
     actions.push(
       action(
@@ -289,12 +366,8 @@ function planAdmission({ snapshot, target, resolved }: StepContext): StepPlan {
   }
   actions.push(
     action(
-      `Apply the webhook ${name} of ${target.operator} for namespace ${ns}`,
-      `curl -fsSL ${upstreamFileUrl(target.operator, 'admission/webhook.yaml')} | sed 's/OPERATOR_NAMESPACE/${ns}/g' | ${kubectl('apply', '-f', '-')}`,
-    ),
-    action(
-      `Set the webhook's caBundle from Secret admission-tls`,
-      `CERT=$(${kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}')}) && kubectl patch validatingwebhookconfiguration ${name} --patch "{\\"webhooks\\":[{\\"name\\":\\"${entry}\\",\\"clientConfig\\":{\\"caBundle\\":\\"$CERT\\"}}]}"`,
+      `Apply the webhook ${name} of ${target.operator} for namespace ${ns} with its caBundle set from Secret admission-tls`,
+      `CERT=$(${getCert}) && ${printManifest(webhook)} | sed -e 's/OPERATOR_NAMESPACE/${ns}/g' -e "s|caBundle:.*|caBundle: $CERT|" | ${kubectlApply('-')}`,
     ),
   );
   return { actions };
@@ -302,7 +375,10 @@ function planAdmission({ snapshot, target, resolved }: StepContext): StepPlan {
 
 // ---- security-context
 
-function planSecurityContext({ snapshot, target }: StepContext, cluster: ClusterSnapshot): StepPlan {
+function planSecurityContext(
+  { snapshot, target, resolved }: StepContext,
+  cluster: ClusterSnapshot,
+): StepPlan {
   if (snapshot.platform !== 'openshift') return { skip: 'not OpenShift' };
   if (!requiresUnprivileged(target.operator)) {
     return { skip: `operator ${target.operator} still runs privileged pods: ${SCC_NAME} stays as it is` };
@@ -321,7 +397,7 @@ function planSecurityContext({ snapshot, target }: StepContext, cluster: Cluster
       actions: [
         action(
           `Apply ${SCC_NAME} of ${target.operator} (kept for allowAutoAdjustment)`,
-          `oc apply -f ${upstreamFileUrl(target.operator, 'openshift/scc.yaml')}`,
+          kubectlApply(releaseFile(resolved, target, 'openshift/scc.yaml'), undefined, 'oc'),
         ),
         action(
           `Bind ${SCC_NAME} to the cluster's service account ${sa}`,
@@ -411,41 +487,59 @@ function planDatabases({ snapshot, target, resolved }: StepContext, cluster: Clu
   }
   const fields = dialectFields(snapshot.dialect);
   return {
-    actions: changing.map((db) => {
+    actions: changing.map((db): PlanAction => {
       const version = db.target as string;
       const from = db.current ? ` from ${db.current}` : '';
+      const database = (kind: PlanDatabase['kind'], manual: boolean): PlanDatabase => ({
+        kind,
+        name: db.name,
+        namespace: db.namespace,
+        version,
+        manual,
+      });
       if (db.kind === 'database') {
-        return action(
-          `Upgrade database ${db.namespace}/${db.name}${from} to ${version}`,
-          kubectlMergePatch('redb', db.name, db.namespace, patchAt(fields.databaseVersionPath, version)),
-        );
+        return {
+          ...action(
+            `Upgrade database ${db.namespace}/${db.name}${from} to ${version}`,
+            kubectlMergePatch('redb', db.name, db.namespace, patchAt(fields.databaseVersionPath, version)),
+          ),
+          database: database('redb', false),
+        };
       }
       if (supportsActiveActiveUpgrade(target.operator)) {
-        return action(
-          `Upgrade Active-Active database ${db.namespace}/${db.name}${from} to ${version} (set on this participating cluster only; every participating cluster must run operator ${ACTIVE_ACTIVE_UPGRADE_FROM} or newer)`,
-          kubectlMergePatch(
-            'reaadb',
-            db.name,
-            db.namespace,
-            patchAt(fields.activeActiveVersionPath, version),
+        return {
+          ...action(
+            `Upgrade Active-Active database ${db.namespace}/${db.name}${from} to ${version} (set on this participating cluster only; every participating cluster must run operator ${ACTIVE_ACTIVE_UPGRADE_FROM} or newer)`,
+            kubectlMergePatch(
+              'reaadb',
+              db.name,
+              db.namespace,
+              patchAt(fields.activeActiveVersionPath, version),
+            ),
           ),
-        );
+          database: database('reaadb', false),
+        };
       }
-      return action(
-        `Upgrade Active-Active database ${db.name}${from} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,
-        kubectl(
-          'exec',
-          '-it',
-          `${cluster.name}-0`,
-          '-n',
-          cluster.namespace,
-          '--',
-          'rladmin',
-          'upgrade',
-          'db',
-          db.name,
+      return {
+        ...action(
+          `Upgrade Active-Active database ${db.name}${from} to ${version} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,
+          kubectl(
+            'exec',
+            '-it',
+            `${cluster.name}-0`,
+            '-n',
+            cluster.namespace,
+            '--',
+            'rladmin',
+            'upgrade',
+            'db',
+            db.name,
+            'redis_version',
+            version,
+          ),
         ),
-      );
+        database: database('reaadb', true),
+      };
     }),
   };
 }

@@ -6,7 +6,7 @@ import type { Io } from '../io/io.js';
 import type { KubeClients, LoadedKubeConfig } from '../kube/client.js';
 import type { PortForward } from '../kube/port-forward.js';
 import type { ClusterReads } from '../kube/reads.js';
-import type { ApiCredentials, ClusterSnapshot, ManagementReaderFactory } from './snapshot.js';
+import type { ManagementReaderFactory } from './snapshot.js';
 
 /** What `ctl upgrade` commands share: Kubernetes access, and a lazily opened management API. */
 export interface UpgradeSession {
@@ -34,38 +34,35 @@ export interface SessionInput {
 }
 
 export async function openSession(input: SessionInput): Promise<UpgradeSession> {
-  const { loadKubeConfig, createKubeClients, resolveNamespace } = await import('../kube/client.js');
-  const { createClusterReads } = await import('../kube/reads.js');
-  const loaded = await loadKubeConfig({
-    kubeconfig: input.globals.kubeconfig,
-    context: input.globals.context,
-    env: input.env,
-  });
-  const kube = await createKubeClients(loaded);
-  const namespace = resolveNamespace(input.globals.namespace, loaded);
-  input.io.debug(
-    1,
-    `kubernetes: context ${loaded.contextName}, namespace ${namespace}, server ${loaded.server}`,
-  );
+  const access = await import('../kube/management-access.js');
+  const { loaded, kube, reads, namespace } = await access.openKubeAccess(input);
 
   let connection: ApiConnection | undefined;
   let client: ApiClient | undefined;
   let forward: PortForward | undefined;
 
+  // The snapshot has found the cluster and read its Secret by the time this runs.
   const management: ManagementReaderFactory = async ({ cluster, credentials }) => {
-    const apiUrl = await resolveApiUrl(input, loaded, kube, namespace, cluster, (f) => {
-      forward = f;
+    const resolved = await access.resolveApiUrl({
+      explicit: input.connection.apiUrl,
+      access: { loaded, kube, namespace },
+      clusterName: cluster.name,
+      io: input.io,
     });
+    forward = resolved.forward;
     const { connectApi } = await import('../api/connect.js');
-    const { valueSource } = await import('../api/credentials.js');
     connection = await connectApi(
-      { ...input.connection, apiUrl },
+      {
+        ...input.connection,
+        apiUrl: resolved.url,
+        servername: resolved.servername,
+      },
       {
         io: input.io,
         // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
-        env: forward ? withLoopbackNoProxy(input.env) : input.env,
+        env: forward ? access.withLoopbackNoProxy(input.env) : input.env,
         stdin: input.stdin,
-        fallbackSources: credentials ? [secretSource(credentials, valueSource)] : [],
+        fallbackSources: credentials ? [access.clusterSecretSource(async () => credentials)] : [],
       },
     );
     client = connection.client(input.ttl ?? 3600);
@@ -75,7 +72,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
   return {
     loaded,
     kube,
-    reads: createClusterReads(kube),
+    reads,
     context: loaded.contextName,
     namespace,
     clusterName: input.globals.cluster,
@@ -86,62 +83,4 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
       await forward?.close();
     },
   };
-}
-
-/**
- * NO_PROXY plus 127.0.0.1: CI machines often set HTTPS_PROXY, and the proxy cannot reach this
- * machine's loopback port where the port-forward listens. The Kubernetes API itself is reached
- * as the kubeconfig says (client-node ignores these variables).
- */
-export function withLoopbackNoProxy(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const current = env.no_proxy ?? env.NO_PROXY ?? '';
-  const entries = current
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  if (entries.includes('127.0.0.1') || entries.includes('*')) return env;
-  const value = [...entries, '127.0.0.1'].join(',');
-  return { ...env, no_proxy: value, NO_PROXY: value };
-}
-
-function secretSource(
-  credentials: ApiCredentials,
-  valueSource: typeof import('../api/credentials.js').valueSource,
-): ReturnType<typeof valueSource> {
-  return valueSource(`Secret ${credentials.secretName}`, {
-    username: credentials.username,
-    password: credentials.password,
-  });
-}
-
-/**
- * `--api-url`/CTL_API_URL; else, in a pod, the cluster's service DNS name; else a port-forward
- * through the Kubernetes API to a ready pod's port 9443 (CLI.md).
- */
-async function resolveApiUrl(
-  input: SessionInput,
-  loaded: LoadedKubeConfig,
-  kube: KubeClients,
-  namespace: string,
-  cluster: ClusterSnapshot,
-  keep: (forward: PortForward) => void,
-): Promise<string> {
-  if (input.connection.apiUrl) return input.connection.apiUrl;
-  if (loaded.inCluster) return `https://${cluster.name}.${namespace}.svc:9443`;
-  const { openPortForward } = await import('../kube/port-forward.js');
-  const kubeErrors = await import('../kube/errors.js');
-  let warned = false;
-  const forward = await openPortForward(kube, namespace, cluster.name, 9443, (error) => {
-    const { describeKubeError } = kubeErrors;
-    const message = `port-forward to ${namespace}/${cluster.name} pod port 9443 failed: ${describeKubeError(error).message}`;
-    if (warned) input.io.debug(1, message);
-    else input.io.warn(`${message} (pass --api-url to reach the management API another way)`);
-    warned = true;
-  });
-  keep(forward);
-  input.io.debug(
-    1,
-    `management API: port-forward ${forward.url} -> ${namespace}/${cluster.name} pod port 9443`,
-  );
-  return forward.url;
 }

@@ -13,6 +13,7 @@ import { type Dialect, dialectFields, type FieldPath } from '../dialect.js';
 import { AuthError, isCtlError, OperationError } from '../errors.js';
 import { detectLiveDialect } from '../kube/dialect.js';
 import { describeKubeError, isForbidden } from '../kube/errors.js';
+import { credentialSecretNameOf } from '../kube/management-access.js';
 import {
   ACTIVE_ACTIVE_RESOURCE,
   CLUSTER_RESOURCE,
@@ -747,7 +748,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
     userDefinedModules: array(spec.userDefinedModules)
       .map((m) => str(record(m).name))
       .filter((n): n is string => n !== undefined),
-    credentialSecretName: str(status.clusterCredentialSecretName) ?? name,
+    credentialSecretName: credentialSecretNameOf(spec, status, name),
   };
 }
 

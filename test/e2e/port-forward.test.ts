@@ -84,6 +84,11 @@ describe('ctl upgrade without --api-url: the automatic port-forward', () => {
       /management API: port-forward https:\/\/127\.0\.0\.1:\d+ -> redis\/rec pod port 9443/,
     );
     assert.match(result.stderr, /password from Secret rec/);
+    // Verified with CTL_CA_FILE against the service's name, not 127.0.0.1.
+    assert.match(
+      result.stderr,
+      /TLS: verifying the certificate of https:\/\/127\.0\.0\.1:\d+ as rec\.redis\.svc or rec\.redis\.svc\.cluster\.local or rec\b/,
+    );
     const forwards = auditLines(cluster).filter(
       (line) => line.api === 'kube' && /\/namespaces\/redis\/pods\/rec-\d+\/portforward/.test(line.path),
     );

@@ -196,13 +196,23 @@ for (const scenario of ['happy-path', 'helm-installed'] as const) {
 
     it('dry-run prints what would change and changes nothing', async () => {
       const before = await operatorImage(run);
+      const plan = (await run.deps(true)).plan;
+      const planned = plan.steps.find((s) => s.id === 'operator')?.actions[0]?.command ?? '';
       const { stderr } = await run.run({ dryRun: true });
       const lines = stderr.split('\n').filter(Boolean);
       assert.ok(lines.length > 0);
       for (const line of lines) assert.match(line, /^would /, line);
-      if (scenario === 'helm-installed')
-        assert.ok(lines.some((l) => l.startsWith('would run: ') && l.includes(' upgrade redis-enterprise ')));
-      else assert.ok(lines.some((l) => l.startsWith('would apply deployment/redis-enterprise-operator')));
+      if (scenario === 'helm-installed') {
+        // The plan's command is the one the step runs (after helm's --kubeconfig).
+        assert.match(planned, /^helm upgrade redis-enterprise /);
+        assert.ok(
+          lines.some((l) => l.startsWith('would run: ') && l.endsWith(planned.slice('helm'.length))),
+          `${planned}\n${lines.join('\n')}`,
+        );
+      } else {
+        assert.ok(lines.some((l) => l.startsWith('would apply deployment/redis-enterprise-operator')));
+        assert.ok(!planned.includes('githubusercontent'), planned);
+      }
       assert.ok(lines.some((l) => l.startsWith('would patch rec/rec')));
       assert.equal(await operatorImage(run), before);
       assert.equal(imageSpecTag(await rec(run)), '7.4.6-22');
@@ -211,9 +221,19 @@ for (const scenario of ['happy-path', 'helm-installed'] as const) {
     it('runs the five steps: operator upgraded and ready, webhook trusted, cluster tag set', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ctl-steps-state-'));
       const stateFile = new StateFile(join(dir, 'rec.json'));
+      const plan = (await run.deps()).plan;
       const { stdout } = await run.run({ stateFile });
       const saved = await stateFile.load();
       const context = JSON.stringify(saved?.steps, null, 1);
+      if (scenario === 'happy-path') {
+        // The plan's apply names the bundle the step applied (CTL_BUNDLE, not GitHub).
+        const bundle = run.sim.env.CTL_BUNDLE?.replace('{version}', TARGET);
+        assert.equal(saved?.steps.operator?.intent?.bundle, bundle);
+        assert.equal(
+          plan.steps.find((s) => s.id === 'operator')?.actions[0]?.command,
+          `kubectl apply --server-side --force-conflicts --field-manager=ctl -n redis -f ${bundle}`,
+        );
+      }
       assert.equal(saved?.result, 'succeeded', context);
       for (const id of ['preflight', 'operator', 'cluster'])
         assert.equal(saved?.steps[id]?.status, 'done', `${id}: ${context}`);
@@ -298,10 +318,21 @@ describe('steps against the simulator: what only some clusters need', () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'ctl-steps-state-'));
       const stateFile = new StateFile(join(dir, 'rec.json'));
+      const plan = (await run.deps()).plan;
       await run.run({ stateFile });
       const saved = await stateFile.load();
       assert.equal(saved?.steps.admission?.status, 'done', JSON.stringify(saved?.steps.admission));
       assert.equal(saved?.steps.admission?.outcome?.legacyDeleted, true);
+      // The plan shows the webhook file the step used: next to CTL_BUNDLE, not on GitHub.
+      const source = new URL(
+        'admission/webhook.yaml',
+        run.sim.env.CTL_BUNDLE?.replace('{version}', TARGET),
+      ).toString();
+      assert.equal(saved?.steps.admission?.intent?.source, source);
+      const commands = plan.steps.find((s) => s.id === 'admission')?.actions.map((a) => a.command) ?? [];
+      assert.equal(commands.length, 3, commands.join('\n'));
+      assert.equal(commands[1], 'kubectl delete validatingwebhookconfiguration redb-admission');
+      assert.ok(commands[2]?.includes(` curl -fsSL ${source} | `), commands[2]);
       const hook = (name: string) =>
         readObject(run.kube, {
           apiVersion: 'admissionregistration.k8s.io/v1',

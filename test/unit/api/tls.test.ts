@@ -2,7 +2,9 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HttpClient } from '../../../src/api/http.js';
+import type { PeerCertificate } from 'node:tls';
+import { clusterServiceNames } from '../../../src/api/connect.js';
+import { HttpClient, verifyNames } from '../../../src/api/http.js';
 import { OperationError } from '../../../src/errors.js';
 import { createServerCertificate } from '../../../src/sim/tls.js';
 import { type SimFixture, startSim, testCa } from '../sim/rest/fixture.js';
@@ -11,7 +13,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 async function expectTlsError(
   url: string,
-  options: { ca?: string },
+  options: { ca?: string; servername?: string; alternativeNames?: string[] },
   pattern: RegExp,
   hint: RegExp,
 ): Promise<void> {
@@ -19,6 +21,7 @@ async function expectTlsError(
   try {
     await assert.rejects(http.request({ method: 'GET', path: '/v1/cluster' }), (error: OperationError) => {
       assert.ok(error instanceof OperationError, String(error));
+      assert.equal(error.exitCode, 1);
       assert.match(error.message, pattern);
       assert.match(error.hint ?? '', hint);
       return true;
@@ -90,5 +93,71 @@ describe('TLS', () => {
       await expired.close();
       await misnamed.close();
     }
+  });
+
+  describe('a TLS server name (the service, reached through a port-forward to 127.0.0.1)', () => {
+    const service = clusterServiceNames('rec', 'redis');
+
+    it('verifies the certificate against the service name, not 127.0.0.1', async () => {
+      const ca = await testCa();
+      // No IP address in it: only the name can make it pass.
+      const named = await startSim({
+        certificate: await createServerCertificate(ca, { ipAddresses: [], dnsNames: [service[0] as string] }),
+      });
+      // Any of the service's names will do: <svc>.<ns>.svc.cluster.local, or the bare <svc>.
+      const longName = await startSim({
+        certificate: await createServerCertificate(ca, { ipAddresses: [], dnsNames: [service[1] as string] }),
+      });
+      try {
+        for (const server of [named, longName]) {
+          assert.match(server.url, /^https:\/\/127\.0\.0\.1:/);
+          const http = new HttpClient({
+            baseUrl: server.url,
+            ca: ca.certPem,
+            servername: 'rec.redis.svc',
+            alternativeNames: service.slice(1),
+          });
+          try {
+            const response = await http.request({ method: 'GET', path: '/v1/cluster' });
+            assert.equal(response.status, 401);
+          } finally {
+            await http.close();
+          }
+        }
+        // Without the server name the same certificate fails for 127.0.0.1.
+        await expectTlsError(named.url, { ca: ca.certPem }, /does not name that host/, /--api-url/);
+      } finally {
+        await named.close();
+        await longName.close();
+      }
+    });
+
+    it('refuses a certificate without the service name, naming the names it wanted (exit 1)', async () => {
+      const ca = await testCa();
+      const loopbackOnly = await startSim({
+        certificate: await createServerCertificate(ca, {
+          ipAddresses: ['127.0.0.1'],
+          dnsNames: ['localhost'],
+        }),
+      });
+      try {
+        await expectTlsError(
+          loopbackOnly.url,
+          { ca: ca.certPem, servername: 'rec.redis.svc', alternativeNames: service.slice(1) },
+          /TLS: the certificate of https:\/\/127\.0\.0\.1:\d+ \(verified as rec\.redis\.svc\) names none of rec\.redis\.svc, rec\.redis\.svc\.cluster\.local, rec /,
+          /service name.*--api-url.*--insecure/,
+        );
+      } finally {
+        await loopbackOnly.close();
+      }
+    });
+
+    it('verifyNames accepts any of the names and reports the first otherwise', async () => {
+      const check = verifyNames(['a.ns.svc', 'a']);
+      const cert = { subject: { CN: 'x' }, subjectaltname: 'DNS:a' } as unknown as PeerCertificate;
+      assert.equal(check('127.0.0.1', cert), undefined);
+      const wrong = { subject: { CN: 'x' }, subjectaltname: 'DNS:b' } as unknown as PeerCertificate;
+      assert.match(String(check('127.0.0.1', wrong)), /a\.ns\.svc/);
+    });
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { parse } from 'yaml';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import { contains, createAdmissionStep } from '../../../src/steps/admission.js';
 import { harness, stderrLines } from './fakes.js';
@@ -79,6 +81,47 @@ describe('admission step', () => {
     assert.equal(result.outcome?.webhook, 'redis-enterprise-admission');
     assert.equal(result.outcome?.legacyDeleted, true);
     assert.deepEqual(result.outcome?.entries, ['redisenterprise.admission.redislabs']);
+  });
+
+  it("the plan's commands make the webhook the step applies (run through sh)", async () => {
+    const bundle = writeReleaseTree([TARGET]);
+    const { h, step } = setup({
+      target: { bundle },
+      settings: { bundle },
+      snapshot: (s) => {
+        if (s.operator) s.operator.namespace = 'ops';
+        s.webhooks.push({ name: 'redb-admission', webhooks: [{ name: 'redb.admission.redislabs' }] });
+      },
+    });
+    h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', 'b2xk'));
+    h.cluster.put({ ...secret(), metadata: { name: 'admission-tls', namespace: 'ops' } });
+    await h.run(step);
+    const commands = h.deps.plan.steps.find((s) => s.id === 'admission')?.actions.map((a) => a.command);
+    assert.equal(commands?.length, 3);
+    const [wait, remove, apply] = commands as [string, string, string];
+    assert.match(wait, /kubectl get secret admission-tls -n ops /);
+    assert.equal(remove, 'kubectl delete validatingwebhookconfiguration redb-admission');
+    assert.deepEqual(h.cluster.writes(), [
+      'delete ValidatingWebhookConfiguration/redb-admission',
+      'apply ValidatingWebhookConfiguration/redis-enterprise-admission',
+    ]);
+    // `CERT=$(kubectl get secret ...) && <print webhook.yaml> | sed ... | kubectl apply ...`:
+    // run the middle with CERT set, and compare with what the step applied.
+    const prefix = /^CERT=\$\(kubectl get secret admission-tls -n ops -o 'jsonpath=\{\.data\.cert\}'\) && /;
+    const suffix = ' | kubectl apply --server-side --force-conflicts --field-manager=ctl -f -';
+    assert.match(apply, prefix);
+    assert.ok(apply.endsWith(suffix), apply);
+    const pipeline = apply.replace(prefix, '').slice(0, -suffix.length);
+    assert.ok(pipeline.includes(bundle.replace('{version}/bundle.yaml', `${TARGET}/admission/webhook.yaml`)));
+    const rendered = parse(
+      execFileSync('sh', ['-c', pipeline], { env: { PATH: process.env.PATH, CERT }, encoding: 'utf8' }),
+    ) as KubeObject;
+    const applied = h.cluster.get(VWC.apiVersion, VWC.kind, 'redis-enterprise-admission');
+    assert.ok(applied);
+    assert.ok(contains(applied, rendered), JSON.stringify({ rendered, applied }));
+    assert.ok(
+      contains(rendered, { webhooks: [{ clientConfig: { caBundle: CERT, service: { namespace: 'ops' } } }] }),
+    );
   });
 
   it('is idempotent: a second run finds the webhook up to date and writes nothing', async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
-import { databasesStep, parseAction, runPool, shellWords } from '../../../src/steps/databases.js';
+import { contains } from '../../../src/steps/admission.js';
+import { databasesStep, parseAction, runPool, shellWords, workOf } from '../../../src/steps/databases.js';
 import type { DatabasesOutcome } from '../../../src/steps/databases.js';
 import { dialectFields } from '../../../src/dialect.js';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
@@ -290,6 +291,55 @@ describe('databases step', () => {
     assert.match(bed.test.stderr(), /would patch redb\/db1 -n redis: \{"spec":\{"redisVersion":"7\.4"\}\}/);
   });
 
+  it("reads each database from the plan action's database field, and makes the change its command shows", async () => {
+    bed = await start({ snapshot: withDatabases(true), target: { to: '8.0.2-2', dbVersion: '7.4' } });
+    simulateOperator(bed);
+    const planned = bed.deps.plan.steps.find((s) => s.id === 'databases');
+    assert.ok(planned);
+    const commands = planned.actions.map((a) => a.command);
+    assert.deepEqual(
+      planned.actions.map((a) => a.database),
+      [
+        ...['db1', 'db2', 'db3'].map((name) => ({
+          kind: 'redb',
+          name,
+          namespace: 'redis',
+          version: '7.4',
+          manual: false,
+        })),
+        { kind: 'reaadb', name: 'aa1', namespace: 'redis', version: '7.4', manual: false },
+      ],
+    );
+    // The step must not depend on the command text.
+    for (const action of planned.actions) action.command = 'echo not read';
+    const result = await databasesStep.run(bed.ctx());
+    assert.deepEqual((result.outcome as DatabasesOutcome).upgraded, [
+      'redis/db1',
+      'redis/db2',
+      'redis/db3',
+      'redis/aa1',
+    ]);
+    // What the plan shows is what happened: each resource holds the body of its kubectl patch.
+    for (const command of commands) {
+      const words = shellWords(command);
+      assert.deepEqual(words.slice(0, 2), ['kubectl', 'patch']);
+      const kind = words[2] === 'reaadb' ? AA_KIND : DB_KIND;
+      const live = bed.emulator.get(DB_API, kind, words[3] ?? '');
+      assert.equal(live?.metadata.namespace, words[words.indexOf('-n') + 1]);
+      const body = JSON.parse(words[words.indexOf('-p') + 1] ?? '') as unknown;
+      assert.ok(contains(live, body), `${command} is reflected in ${JSON.stringify(live?.spec)}`);
+    }
+  });
+
+  it('still reads plans saved before actions had a database field (from the command)', async () => {
+    bed = await start({ snapshot: withDatabases(), target: { dbVersion: '7.4' } });
+    simulateOperator(bed);
+    const planned = bed.deps.plan.steps.find((s) => s.id === 'databases');
+    for (const action of planned?.actions ?? []) delete action.database;
+    const result = await databasesStep.run(bed.ctx());
+    assert.deepEqual((result.outcome as DatabasesOutcome).upgraded, ['redis/db1', 'redis/db2', 'redis/db3']);
+  });
+
   it('skips when the plan selects no database', async () => {
     bed = await start({ snapshot: withDatabases(), target: { databases: 'none' } });
     const result = await databasesStep.run(bed.ctx());
@@ -329,6 +379,46 @@ describe('databases step helpers', () => {
         '7.4',
       ),
       { kind: 'manual', name: 'aa1', namespace: 'redis', version: '7.4' },
+    );
+  });
+
+  it('takes the database field over the command, and refuses a malformed one', () => {
+    const fields = dialectFields('redis');
+    const database = { kind: 'reaadb', name: 'aa1', namespace: 'ns1', version: '7.4', manual: true } as const;
+    assert.deepEqual(workOf({ description: '', command: 'anything', database }, fields, null), {
+      kind: 'manual',
+      name: 'aa1',
+      namespace: 'ns1',
+      version: '7.4',
+    });
+    assert.deepEqual(
+      workOf({ description: '', command: '', database: { ...database, manual: false } }, fields, null),
+      { kind: 'active-active', name: 'aa1', namespace: 'ns1', version: '7.4' },
+    );
+    assert.deepEqual(
+      workOf(
+        { description: '', command: '', database: { ...database, kind: 'redb', manual: false } },
+        fields,
+        null,
+      ),
+      { kind: 'database', name: 'aa1', namespace: 'ns1', version: '7.4' },
+    );
+    assert.throws(
+      () =>
+        workOf({ description: 'Upgrade x', command: '', database: { ...database, name: '' } }, fields, null),
+      (error: unknown) => error instanceof OperationError && /malformed/.test(error.message),
+    );
+    // The manual command of older plans, and of newer ones (with redis_version).
+    assert.deepEqual(
+      parseAction(
+        {
+          description: '',
+          command: 'kubectl exec -it rec-0 -n redis -- rladmin upgrade db aa1 redis_version 7.2',
+        },
+        fields,
+        '7.4',
+      ),
+      { kind: 'manual', name: 'aa1', namespace: 'redis', version: '7.2' },
     );
   });
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
-import { monitorStep } from '../../../src/steps/monitor.js';
+import { countUpgradedPods, monitorStep } from '../../../src/steps/monitor.js';
+import type { KubeObject } from '../../../src/kube/reads.js';
 import {
   DB_API,
   REC_API,
@@ -45,16 +46,80 @@ describe('monitor step', () => {
     return bed;
   }
 
-  it('follows a rolling upgrade to the end and reports pods n/3', async () => {
+  /** A pod of the StatefulSet at a revision, ready or not (the emulator runs no kubelet). */
+  function putPod(b: StepBed, ordinal: number, revision: string, ready: boolean): void {
+    const name = `rec-${ordinal}`;
+    if (!b.emulator.get('v1', 'Pod', name)) {
+      b.emulator.create('v1', 'Pod', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name,
+          labels: {
+            app: 'redis-enterprise',
+            'redis.io/cluster': 'rec',
+            'controller-revision-hash': revision,
+          },
+        },
+        spec: { containers: [{ name: 'redis-enterprise-node', image: 'redislabs/redis' }] },
+      });
+    }
+    b.emulator.patch('v1', 'Pod', name, {
+      metadata: { labels: { 'controller-revision-hash': revision } },
+    });
+    b.emulator.patch(
+      'v1',
+      'Pod',
+      name,
+      { status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } },
+      true,
+    );
+  }
+
+  function deletePod(b: StepBed, ordinal: number): void {
+    const store = b.emulator.server.store;
+    store.delete(store.resolve('v1', 'Pod'), 'redis', `rec-${ordinal}`);
+  }
+
+  /** The `n` of every "pods n/3 upgraded" progress line, in order. */
+  function counts(b: StepBed): number[] {
+    return b
+      .progress()
+      .map((m) => /pods (\d+)\/3 upgraded/.exec(m)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number);
+  }
+
+  it('follows a rolling upgrade to the end, counting the pods of the new revision that are ready', async () => {
     const b = await upgrading();
+    for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
+    // A status that claims more than the pods show must not be believed.
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(1, 3, false) }, true);
     const running = monitorStep.run(b.ctx());
-    await until(() => b.progress().some((m) => m.includes('pods 0/3')), 'the first progress');
-    for (const n of [1, 2]) {
-      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(n, 3, false) }, true);
-      await until(() => b.progress().some((m) => m.includes(`pods ${n}/3`)), `pods ${n}/3`);
+    await until(() => counts(b).length > 0, 'the first count');
+    // Highest ordinal first: deleted, recreated at the new revision, then ready.
+    for (const [n, ordinal] of [2, 1, 0].entries()) {
+      deletePod(b, ordinal);
+      await until(
+        () => b.progress().some((m) => m.includes(`rec-${ordinal} missing`)),
+        `rec-${ordinal} gone`,
+      );
+      putPod(b, ordinal, 'rec-new', false);
+      await until(
+        () => b.progress().some((m) => m.includes(`rec-${ordinal} starting`)),
+        `rec-${ordinal} starting`,
+      );
+      putPod(b, ordinal, 'rec-new', true);
+      // Readiness flickers once on the first upgraded pod: it stays upgraded.
+      if (ordinal === 2) {
+        await until(() => counts(b).includes(1), 'pods 1/3');
+        putPod(b, ordinal, 'rec-new', false);
+        await until(() => b.progress().some((m) => m.includes('rec-2 not ready')), 'rec-2 not ready');
+        putPod(b, ordinal, 'rec-new', true);
+      }
+      await until(() => counts(b).includes(n + 1), `pods ${n + 1}/3`);
     }
     b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    await until(() => b.progress().some((m) => m.includes('pods 3/3')), 'pods 3/3');
     // Rollout complete but the cluster is not Running yet: not done.
     assert.equal(
       await Promise.race([
@@ -68,7 +133,20 @@ describe('monitor step', () => {
     assert.equal(result.outcome?.versionTag, TARGET);
     assert.equal(result.outcome?.state, 'Running');
     assert.deepEqual(result.outcome?.nodeVersions, ['7.8.2-60', '7.8.2-60', '7.8.2-60']);
-    assert.deepEqual(b.kubeWrites(), [], 'following writes nothing');
+    assert.deepEqual(
+      b.kubeWrites().filter((w) => !w.includes('/pods')),
+      [],
+      'following writes nothing',
+    );
+    // Honest from the first line (0, not the status' 1), and never going back.
+    const seen = counts(b);
+    assert.equal(seen[0], 0, b.progress().join('\n'));
+    assert.deepEqual(
+      seen,
+      [...seen].sort((x, y) => x - y),
+      b.progress().join('\n'),
+    );
+    assert.deepEqual([...new Set(seen)], [0, 1, 2, 3]);
   });
 
   it('is not fooled by a Running cluster whose StatefulSet still runs the old image', async () => {
@@ -478,5 +556,47 @@ describe('monitor step on the simulated cluster', () => {
       await sim.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('countUpgradedPods', () => {
+  const sts = (status: Record<string, unknown>, generation = 2): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'rec', generation },
+    spec: { replicas: 3 },
+    status: { replicas: 3, observedGeneration: 2, updateRevision: 'new', currentRevision: 'old', ...status },
+  });
+  const pod = (name: string, revision: string, ready: boolean): [string, KubeObject] => [
+    name,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { 'controller-revision-hash': revision } },
+      status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+    },
+  ];
+
+  it('counts pods on the update revision that are ready, not the status', () => {
+    const pods = new Map([pod('rec-0', 'old', true), pod('rec-1', 'new', false), pod('rec-2', 'new', true)]);
+    assert.equal(countUpgradedPods(sts({ updatedReplicas: 3, readyReplicas: 3 }), pods), 1);
+  });
+
+  it('does not count before the pods are listed or from a StatefulSet status of an older spec', () => {
+    const pods = new Map([pod('rec-2', 'old', true)]);
+    assert.equal(countUpgradedPods(sts({ updatedReplicas: 1 }), undefined), undefined);
+    // generation 3 not observed yet: updateRevision `old` would be the previous one.
+    assert.equal(countUpgradedPods(sts({ updateRevision: 'old' }, 3), pods), undefined);
+    assert.equal(countUpgradedPods(sts({ updateRevision: undefined }), pods), undefined);
+  });
+
+  it('is monotone within a rollout: a pod once upgraded stays counted while it keeps the revision', () => {
+    const memory = new Set<string>();
+    const ready = new Map([pod('rec-2', 'new', true), pod('rec-1', 'old', true)]);
+    assert.equal(countUpgradedPods(sts({}), ready, memory), 1);
+    const flicker = new Map([pod('rec-2', 'new', false), pod('rec-1', 'old', true)]);
+    assert.equal(countUpgradedPods(sts({}), flicker, memory), 1);
+    // Another rollout (a new update revision) starts from zero again.
+    assert.equal(countUpgradedPods(sts({ updateRevision: 'newer' }), flicker, memory), 0);
   });
 });

@@ -1,11 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OperationError } from '../../../src/errors.js';
+import { FIELD_MANAGER } from '../../../src/kube/write.js';
 import { createOperatorStep, deploymentState, parseHelmHistory } from '../../../src/steps/operator.js';
+import { SERVER_SIDE_APPLY_FLAGS } from '../../../src/upgrade/commands.js';
+import type { Plan } from '../../../src/upgrade/plan.js';
+import { DEFAULT_HELM_REPO } from '../../../src/upgrade/target.js';
 import { deployment, type FakeCluster, harness, makeDeploymentsReady, stderrLines } from './fakes.js';
 import { writeReleaseTree } from './release-tree.js';
 
 const TARGET = '7.8.2-6';
+
+/** The settings `ctl upgrade run` derives from the plan's selection (src/upgrade/run-command.ts). */
+function settingsAsRun(plan: Plan, helmReleaseOfOperator: string | undefined) {
+  const selection = plan.target.selection;
+  return {
+    bundle: selection?.bundle ?? undefined,
+    helmRelease: selection?.helm.release ?? helmReleaseOfOperator,
+    helmChart: selection?.helm.chart,
+    helmRepo: selection && selection.helm.repo !== DEFAULT_HELM_REPO ? selection.helm.repo : undefined,
+  };
+}
+
+function planned(plan: Plan, id: string): string[] {
+  return plan.steps.find((s) => s.id === id)?.actions.map((a) => a.command) ?? [];
+}
 
 function bundleHarness(options: Parameters<typeof harness>[0] = {}) {
   const bundle = writeReleaseTree([TARGET]);
@@ -93,6 +112,31 @@ describe('operator step', () => {
       ],
       rolesReapplied: [],
     });
+  });
+
+  it('bundle: the plan shows the apply the step makes (file, namespace, server-side flags)', async () => {
+    const bundle = writeReleaseTree([TARGET]);
+    const h = harness({
+      target: { bundle },
+      settings: { bundle },
+      snapshot: (s) => (s.watchedNamespaces = ['redis', 'app-a']),
+    });
+    h.cluster.put(deployment('redislabs/operator:7.4.6-2', true));
+    h.cluster.onTick = makeDeploymentsReady;
+    await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+    const file = bundle.replace('{version}', TARGET);
+    const [apply, , roles] = planned(h.deps.plan, 'operator');
+    assert.equal(apply, `kubectl apply ${SERVER_SIDE_APPLY_FLAGS.join(' ')} -n redis -f ${file}`);
+    assert.ok(SERVER_SIDE_APPLY_FLAGS.includes(`--field-manager=${FIELD_MANAGER}`));
+    const intent = h.log.find((e) => e.type === 'intent')?.data as { bundle: string };
+    assert.equal(intent.bundle, file, 'the step applies the file the plan names');
+    // The fake API server refuses an apply without force and field manager ctl.
+    assert.ok(h.cluster.writes().includes('apply Deployment/redis-enterprise-operator -n redis'));
+    // The roles come from next to the bundle, and land in the namespace the plan names.
+    const role = file.replace('bundle.yaml', 'multi-namespace-redb/role.yaml');
+    assert.ok(roles?.startsWith(`cat ${role} | `), roles);
+    assert.match(roles ?? '', / -n app-a -f -$/);
+    assert.ok(h.cluster.get('rbac.authorization.k8s.io/v1', 'Role', 'redb-role', 'app-a'));
   });
 
   it('bundle: re-applies redb-role in every other watched namespace with the placeholders filled in', async () => {
@@ -275,6 +319,29 @@ describe('operator step', () => {
         /helm release redis-enterprise was not found in namespace redis/,
       );
     });
+
+    for (const [what, options] of [
+      ['the default chart', {}],
+      ['--helm-repo', { target: { helmRepo: 'http://127.0.0.1:9/charts' } }],
+      ['OpenShift', { snapshot: (s) => (s.platform = 'openshift') }],
+      [
+        "a chart of the user's own helm repository",
+        { target: { helmChart: 'mine/redis-enterprise-operator' } },
+      ],
+      ['--helm-release', { target: { helmRelease: 'renamed' } }],
+    ] as [string, Parameters<typeof harness>[0]][]) {
+      it(`the plan shows the helm command the step runs: ${what}`, async () => {
+        const h = helmHarness(options);
+        Object.assign(h.deps.settings, settingsAsRun(h.deps.plan, 'redis-enterprise'));
+        if (options.target?.helmRelease) {
+          h.helm.answers.set('history', () => helmHistory('deployed', '7.4.6-2', 1));
+        }
+        await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+        const ran = h.helm.calls.filter((c) => c.kind === 'change').map((c) => ['helm', ...c.args].join(' '));
+        assert.equal(ran.length, 1);
+        assert.equal(planned(h.deps.plan, 'operator')[0], ran[0]);
+      });
+    }
 
     it('dry-run prints the helm command and changes nothing', async () => {
       const h = helmHarness();

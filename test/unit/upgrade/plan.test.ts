@@ -83,25 +83,27 @@ describe('buildPlan', () => {
     );
     assert.deepEqual(step(plan, 'operator').actions, [
       {
-        description: 'Apply the operator bundle of 7.8.2-6 (CRDs, RBAC, Deployment)',
+        description: 'Apply the operator bundle of 7.8.2-6 (CRDs, RBAC, Deployment), server-side',
         command:
-          'kubectl apply -n redis -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/bundle.yaml',
+          'kubectl apply --server-side --force-conflicts --field-manager=ctl -n redis -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/bundle.yaml',
       },
       {
         description: 'Wait for the operator 7.8.2-6 to be ready',
         command: 'kubectl rollout status deployment/redis-enterprise-operator -n redis --timeout=10m',
       },
     ]);
+    // As the step does it: wait for the Secret, then one apply with the caBundle already set.
     assert.deepEqual(step(plan, 'admission').actions, [
       {
-        description: 'Apply the webhook redis-enterprise-admission of 7.8.2-6 for namespace redis',
+        description: "Wait for the operator to create Secret admission-tls (its cert is the webhook's CA)",
         command:
-          "curl -fsSL https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/admission/webhook.yaml | sed 's/OPERATOR_NAMESPACE/redis/g' | kubectl apply -f -",
+          'until [ -n "$(kubectl get secret admission-tls -n redis -o \'jsonpath={.data.cert}\')" ]; do sleep 5; done',
       },
       {
-        description: "Set the webhook's caBundle from Secret admission-tls",
+        description:
+          'Apply the webhook redis-enterprise-admission of 7.8.2-6 for namespace redis with its caBundle set from Secret admission-tls',
         command:
-          'CERT=$(kubectl get secret admission-tls -n redis -o \'jsonpath={.data.cert}\') && kubectl patch validatingwebhookconfiguration redis-enterprise-admission --patch "{\\"webhooks\\":[{\\"name\\":\\"redisenterprise.admission.redislabs\\",\\"clientConfig\\":{\\"caBundle\\":\\"$CERT\\"}}]}"',
+          "CERT=$(kubectl get secret admission-tls -n redis -o 'jsonpath={.data.cert}') && curl -fsSL https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/admission/webhook.yaml | sed -e 's/OPERATOR_NAMESPACE/redis/g' -e \"s|caBundle:.*|caBundle: $CERT|\" | kubectl apply --server-side --force-conflicts --field-manager=ctl -f -",
       },
     ]);
     assert.deepEqual(step(plan, 'cluster').actions, [
@@ -119,6 +121,7 @@ describe('buildPlan', () => {
       {
         description: 'Upgrade database redis/db1 from 7.2 to 7.4',
         command: 'kubectl patch redb db1 -n redis --type merge -p \'{"spec":{"redisVersion":"7.4"}}\'',
+        database: { kind: 'redb', name: 'db1', namespace: 'redis', version: '7.4', manual: false },
       },
     ]);
     assert.equal(step(plan, 'preflight').actions.length, 2);
@@ -357,7 +360,7 @@ describe('buildPlan', () => {
       assert.deepEqual(
         step(plan, 'security-context').actions.map((a) => a.command),
         [
-          'oc apply -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.22.0-7/openshift/scc.yaml',
+          'oc apply --server-side --force-conflicts --field-manager=ctl -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.22.0-7/openshift/scc.yaml',
           'oc adm policy add-scc-to-user redis-enterprise-scc-v2 system:serviceaccount:redis:rec',
         ],
       );
@@ -377,7 +380,10 @@ describe('buildPlan', () => {
         }),
         makeTarget({ to: '7.22.0-7' }),
       );
-      assert.match(step(plan, 'operator').actions[1]?.command ?? '', / --set openshift\.mode=true$/);
+      assert.equal(
+        step(plan, 'operator').actions[0]?.command,
+        'helm upgrade rep redis-enterprise-operator --version 7.22.0-7 --namespace redis --repo https://helm.redis.io --set openshift.mode=true --reset-then-reuse-values',
+      );
     });
   });
 
@@ -403,15 +409,13 @@ describe('buildPlan', () => {
       const plan = buildPlan(helmSnapshot(), makeTarget());
       assert.equal(plan.target.method, 'helm');
       assert.equal(check(plan, 'helm-release-healthy').status, 'pass');
+      // No `helm repo add`: the step passes --repo, and keeps the release's values.
       assert.deepEqual(step(plan, 'operator').actions, [
         {
-          description: 'Add the helm repository https://helm.redis.io as redis',
-          command: 'helm repo add redis https://helm.redis.io --force-update',
-        },
-        {
           description:
-            'Upgrade helm release redis-op to chart 7.8.2-6 (operator 7.8.2-6; the chart upgrades the CRDs)',
-          command: 'helm upgrade redis-op redis/redis-enterprise-operator --version 7.8.2-6 -n redis',
+            'Upgrade helm release redis-op to chart 7.8.2-6 (operator 7.8.2-6; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)',
+          command:
+            'helm upgrade redis-op redis-enterprise-operator --version 7.8.2-6 --namespace redis --repo https://helm.redis.io --reset-then-reuse-values',
         },
         {
           description: 'Wait for the operator 7.8.2-6 to be ready',
@@ -495,8 +499,13 @@ describe('buildPlan', () => {
       }),
       makeTarget(),
     );
+    // After the wait for admission-tls, before the new webhook, as the step does.
+    assert.deepEqual(
+      step(plan, 'admission').actions.map((a) => a.command.split(' ').slice(0, 3).join(' ')),
+      ['until [ -n', 'kubectl delete validatingwebhookconfiguration', 'CERT=$(kubectl get secret'],
+    );
     assert.equal(
-      step(plan, 'admission').actions[0]?.command,
+      step(plan, 'admission').actions[1]?.command,
       'kubectl delete validatingwebhookconfiguration redb-admission',
     );
   });
@@ -517,11 +526,13 @@ describe('buildPlan', () => {
     );
     const role = step(plan, 'operator').actions.find((a) => a.description.includes('namespace apps'));
     assert.ok(role);
-    assert.match(
+    const sed = "sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/redis/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/rec/g'";
+    const apply = 'kubectl apply --server-side --force-conflicts --field-manager=ctl -n apps -f -';
+    const base = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6';
+    assert.equal(
       role.command,
-      /kubectl apply -n apps -f https:\/\/raw\.githubusercontent\.com\/.*\/multi-namespace-redb\/role\.yaml/,
+      `curl -fsSL ${base}/multi-namespace-redb/role.yaml | ${sed} | ${apply} && curl -fsSL ${base}/multi-namespace-redb/role_binding.yaml | ${sed} | ${apply}`,
     );
-    assert.match(role.command, /s\/NAME_OF_REC_SERVICE_ACCOUNT\/rec\/g/);
   });
 
   it('Active-Active databases: through the REAADB from 8.0.2-2, by hand before', () => {
@@ -537,9 +548,26 @@ describe('buildPlan', () => {
       aa?.command ?? '',
       /kubectl patch reaadb aa1 -n redis --type merge -p '\{"spec":\{"globalConfigurations":\{"redisVersion":"8\.2"\}\}\}'/,
     );
+    assert.deepEqual(aa?.database, {
+      kind: 'reaadb',
+      name: 'aa1',
+      namespace: 'redis',
+      version: '8.2',
+      manual: false,
+    });
     const older = buildPlan(withAa, makeTarget());
     const manual = step(older, 'databases').actions.find((a) => a.description.includes('aa1'));
-    assert.equal(manual?.command, 'kubectl exec -it rec-0 -n redis -- rladmin upgrade db aa1');
+    assert.equal(
+      manual?.command,
+      'kubectl exec -it rec-0 -n redis -- rladmin upgrade db aa1 redis_version 7.4',
+    );
+    assert.deepEqual(manual?.database, {
+      kind: 'reaadb',
+      name: 'aa1',
+      namespace: 'redis',
+      version: '7.4',
+      manual: true,
+    });
   });
 
   it('upgrade policy major: databases go to the newest major version only; spec words are left to the operator', () => {
@@ -562,6 +590,76 @@ describe('buildPlan', () => {
     );
   });
 
+  it('--bundle (or CTL_BUNDLE): every release file comes from next to the bundle, not from GitHub', () => {
+    const plan = buildPlan(
+      makeSnapshot((s) => {
+        s.watchedNamespaces = ['redis', 'apps'];
+      }),
+      makeTarget({ bundle: 'http://127.0.0.1:8/bundles/{version}/bundle.yaml' }),
+    );
+    const commands = plan.steps.flatMap((s) => s.actions.map((a) => a.command));
+    assert.ok(
+      commands.every((c) => !c.includes('githubusercontent')),
+      commands.join('\n'),
+    );
+    assert.match(
+      step(plan, 'operator').actions[0]?.command ?? '',
+      / -n redis -f http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/bundle\.yaml$/,
+    );
+    assert.match(
+      step(plan, 'admission').actions[1]?.command ?? '',
+      / curl -fsSL http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/admission\/webhook\.yaml \| /,
+    );
+    assert.match(
+      step(plan, 'operator').actions[2]?.command ?? '',
+      /^curl -fsSL http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/multi-namespace-redb\/role\.yaml \| /,
+    );
+
+    const file = buildPlan(makeSnapshot(), makeTarget({ bundle: '/srv/release/bundle.yaml' }));
+    assert.match(
+      step(file, 'admission').actions[1]?.command ?? '',
+      / cat \/srv\/release\/admission\/webhook\.yaml \| sed /,
+    );
+  });
+
+  it('the webhook and its Secret are in the operator namespace', () => {
+    const plan = buildPlan(
+      makeSnapshot((s) => {
+        if (s.operator) s.operator.namespace = 'ops';
+      }),
+      makeTarget(),
+    );
+    const [wait, apply] = step(plan, 'admission').actions;
+    assert.match(wait?.command ?? '', /get secret admission-tls -n ops /);
+    assert.match(apply?.command ?? '', /s\/OPERATOR_NAMESPACE\/ops\/g/);
+    assert.match(step(plan, 'operator').actions[0]?.command ?? '', / -n ops -f /);
+  });
+
+  it('helm: --helm-repo, a chart of a repository of the user, and a chart file', () => {
+    const helm = (flags: Parameters<typeof makeTarget>[0]) =>
+      step(
+        buildPlan(
+          makeSnapshot((s) => {
+            if (s.operator) s.operator.helmRelease = { name: 'op', namespace: 'operators' };
+          }),
+          makeTarget({ method: 'helm', ...flags }),
+        ),
+        'operator',
+      ).actions[0]?.command;
+    assert.equal(
+      helm({ helmRepo: 'http://127.0.0.1:8/charts' }),
+      'helm upgrade op redis-enterprise-operator --version 7.8.2-6 --namespace operators --repo http://127.0.0.1:8/charts --reset-then-reuse-values',
+    );
+    assert.equal(
+      helm({ helmChart: 'mine/redis-enterprise-operator' }),
+      'helm upgrade op mine/redis-enterprise-operator --version 7.8.2-6 --namespace operators --reset-then-reuse-values',
+    );
+    assert.equal(
+      helm({ helmChart: './charts/operator-7.8.2-6.tgz', helmRelease: 'other' }),
+      'helm upgrade other ./charts/operator-7.8.2-6.tgz --version 7.8.2-6 --namespace operators --reset-then-reuse-values',
+    );
+  });
+
   it('the Plan JSON has exactly the CLI.md keys', () => {
     const plan = buildPlan(makeSnapshot(), makeTarget());
     assert.deepEqual(Object.keys(plan), [
@@ -576,6 +674,15 @@ describe('buildPlan', () => {
       'fingerprint',
     ]);
     for (const s of plan.steps) assert.deepEqual(Object.keys(s), ['id', 'title', 'skip', 'actions']);
+    // Actions keep description and command; the databases step adds `database` (an addition).
+    for (const s of plan.steps) {
+      for (const a of s.actions) {
+        assert.deepEqual(
+          Object.keys(a),
+          s.id === 'databases' ? ['description', 'command', 'database'] : ['description', 'command'],
+        );
+      }
+    }
     for (const c of plan.checks) assert.deepEqual(Object.keys(c), ['id', 'status', 'message', 'fix']);
     // JSON round trip keeps it whole (no undefined, no class instances)
     assert.deepEqual(JSON.parse(JSON.stringify(plan)), plan);
