@@ -17,7 +17,7 @@
 
 import type { ApiBdb } from '../api/types.js';
 import { bdbVersion } from '../api/types.js';
-import { type DialectFields, dialectFields, type FieldPath } from '../dialect.js';
+import { type DialectFields, dialectFields } from '../dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { ACTIVE_ACTIVE_RESOURCE, DATABASE_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { formatDuration, waitForObject } from '../kube/watch.js';
@@ -29,6 +29,7 @@ import { STEP_TITLES } from '../upgrade/plan.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../upgrade/versions.js';
 import type { UpgradeDeps } from './deps.js';
 import type { Step, StepContext, StepResult } from './types.js';
+import { getPath, str } from '../json-read.js';
 
 export const DATABASE_KIND = 'RedisEnterpriseDatabase';
 export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
@@ -167,17 +168,6 @@ export function shellWords(line: string): string[] {
   if (inWord) words.push(current);
   return words;
 }
-
-function getPath(root: unknown, path: FieldPath): unknown {
-  let value: unknown = root;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
  * For plans saved before actions carried `database`: the planner wrote each database action

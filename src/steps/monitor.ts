@@ -42,6 +42,7 @@ import {
   syncRecordedDatabases,
 } from './remediate.js';
 import type { Step, StepContext, StepResult } from './types.js';
+import { getPath, num, str } from '../json-read.js';
 
 export const NODE_CONTAINER = 'redis-enterprise-node';
 const REVISION_LABEL = 'controller-revision-hash';
@@ -134,18 +135,6 @@ interface View {
   replicas: number;
   updateRevision: string | undefined;
 }
-
-function getPath(root: unknown, path: FieldPath): unknown {
-  let value: unknown = root;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
 /** The node container's image in the StatefulSet's pod template. */
 function templateImage(sts: KubeObject): string | undefined {

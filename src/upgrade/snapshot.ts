@@ -9,7 +9,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { type Dialect, dialectFields, type FieldPath } from '../dialect.js';
+import { type Dialect, dialectFields } from '../dialect.js';
 import { AuthError, isCtlError, OperationError } from '../errors.js';
 import { detectLiveDialect } from '../kube/dialect.js';
 import { describeKubeError, isForbidden } from '../kube/errors.js';
@@ -33,6 +33,7 @@ import {
   rulesAllow,
 } from './permissions.js';
 import { formatOperatorVersion, operatorVersionFromImage } from './versions.js';
+import { array, getPath, num, record, str } from '../json-read.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -680,23 +681,6 @@ function versionOf(object: KubeObject | undefined): ObjectVersion {
     generation: metadata?.generation,
   };
 }
-
-function getPath(root: unknown, path: FieldPath): unknown {
-  let value: unknown = root;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
-const record = (value: unknown): Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 function toImageSpec(value: unknown): ImageSpec {
   const spec = record(value);
