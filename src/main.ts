@@ -32,7 +32,7 @@ export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv
     return ExitCode.ok;
   } catch (error) {
     if (isCommanderError(error)) return commanderExit(error);
-    return report(error, io ?? (await fallbackIo(runtime, argv)), argv);
+    return report(error, io ?? (await fallbackIo(runtime, argv)));
   }
 }
 
@@ -42,8 +42,9 @@ function commanderExit(error: Error & { code: string }): number {
   return done.includes(error.code) ? ExitCode.ok : ExitCode.usage;
 }
 
-function report(error: unknown, io: Io, argv: string[]): number {
-  const showStack = io.verbose >= 2 || countVerbose(argv) >= 2;
+function report(error: unknown, io: Io): number {
+  // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
+  const showStack = io.verbose >= 2;
   if (isCtlError(error)) {
     io.error(error.message);
     if (error.hint) io.info(io.color.dim(`hint: ${error.hint}`));

@@ -246,14 +246,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         await writeCiSummary(input, 'succeeded', outcome.summary);
       } catch (error) {
         const summary = (error as { summary?: import('./runner.js').StepSummary[] }).summary ?? [];
-        record.steps = reportSteps(summary, (error as { state?: import('./state.js').UpgradeState }).state);
+        const stopped = (error as { state?: import('./state.js').UpgradeState }).state;
+        record.steps = reportSteps(summary, stopped);
+        // The same word as the state file: an interrupted run is resumable, not failed.
+        const result = stopped?.result === 'interrupted' ? 'interrupted' : 'failed';
         reporter.emit({
           type: 'done',
-          message: 'upgrade stopped',
-          data: { result: 'failed', steps: summary },
+          message: result === 'interrupted' ? 'upgrade interrupted; the state was saved' : 'upgrade stopped',
+          data: { result, steps: summary },
         });
         if (io.output === 'text' && summary.length > 0) io.stderrWrite(`\n${renderSummaryText(summary)}\n`);
-        await writeCiSummary(input, 'failed', summary);
+        await writeCiSummary(input, result, summary);
         throw withResumeHint(error, resumeCommand);
       }
     } finally {
