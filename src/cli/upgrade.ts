@@ -170,7 +170,7 @@ export function register(program: Command, runtime: Runtime): void {
   )
     .option(
       '--plan <plan.json>',
-      'run a saved plan (its target and ignored checks); exit 7 if the cluster changed since',
+      'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since',
     )
     .option('--state <file>', 'state file (default $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)')
     .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
@@ -180,11 +180,7 @@ export function register(program: Command, runtime: Runtime): void {
     )
     .option('--only <step>', 'run only this step (repeatable; ids: ctl upgrade steps)', collect)
     .option('--skip <step>', 'skip this step (repeatable)', collect)
-    .option(
-      '--timeout <duration>',
-      'longest any one wait may take (operator rollout, rolling upgrade, each database)',
-      '60m',
-    )
+    .option('--timeout <duration>', 'limit for the whole run; then the state is saved and ctl exits 6', '60m')
     .option(
       '--stall-timeout <duration>',
       'longest a wait may see no progress; durations like 90s, 15m, 1h',

@@ -39,6 +39,7 @@ import {
 } from '../upgrade/versions.js';
 import type { UpgradeDeps } from './deps.js';
 import type { Step, StepContext, StepResult } from './types.js';
+import { helmReleaseLocation } from '../upgrade/resolve.js';
 
 export type WaitFor = typeof waitForObject;
 
@@ -262,16 +263,7 @@ export function helmSettings(
   env: NodeJS.ProcessEnv,
 ): HelmTarget {
   const { settings, snapshot } = deps;
-  const release =
-    settings.helmRelease ??
-    snapshot.helmRelease?.name ??
-    snapshot.operator?.helmRelease?.name ??
-    'redis-enterprise-operator';
-  const namespace =
-    snapshot.helmRelease?.namespace ??
-    snapshot.operator?.helmRelease?.namespace ??
-    snapshot.operator?.namespace ??
-    snapshot.namespace;
+  const { release, namespace } = helmReleaseLocation(snapshot, settings.helmRelease);
   const chart = settings.helmChart ?? DEFAULT_HELM_CHART;
   const repoUrl = settings.helmRepo ?? (env.CTL_HELM_REPO || undefined);
   const bare = chart.slice(chart.indexOf('/') + 1);

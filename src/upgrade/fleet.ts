@@ -7,6 +7,7 @@ import { Io, type WritableLike } from '../io/io.js';
 import { formatDuration } from '../io/progress.js';
 import type { RunRecord } from './report.js';
 import type { RunCommandInput } from './run-command.js';
+import { renderColumns } from './summary.js';
 
 /**
  * `ctl upgrade run` over several clusters: `--context a --context b`, or `--fleet <file>`.
@@ -406,13 +407,7 @@ export function renderFleetSummary(rows: readonly FleetSummaryRow[]): string {
     String(r.exitCode),
     truncate(r.message ?? '', 70),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...body.map(line)].join('\n');
+  return renderColumns(header, body);
 }
 
 function renderFleetMarkdown(result: string, rows: readonly FleetSummaryRow[]): string {

@@ -32,6 +32,7 @@ import {
 import {
   assertSelectedDatabasesExist,
   type DatabaseTarget,
+  helmReleaseLocation,
   formatRs,
   type Method,
   type ResolvedUpgrade,
@@ -301,16 +302,7 @@ function releaseFile(resolved: ResolvedUpgrade, target: Target, file: string): s
  * the user's helm repositories are neither needed nor changed.
  */
 function helmUpgradeOf(snapshot: Snapshot, target: Target): HelmUpgrade {
-  const release =
-    target.helm.release ??
-    snapshot.operator?.helmRelease?.name ??
-    snapshot.helmRelease?.name ??
-    'redis-enterprise-operator';
-  const namespace =
-    snapshot.helmRelease?.namespace ??
-    snapshot.operator?.helmRelease?.namespace ??
-    snapshot.operator?.namespace ??
-    snapshot.namespace;
+  const { release, namespace } = helmReleaseLocation(snapshot, target.helm.release);
   const chart = target.helm.chart;
   const repoUrl = target.helm.repo !== DEFAULT_HELM_REPO ? target.helm.repo : undefined;
   const common = {

@@ -54,6 +54,29 @@ export interface ResolvedUpgrade {
 const UPSTREAM_RAW = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs';
 
 /** Raw URL of a file of the upstream repository at the tag of an operator release. */
+/**
+ * Which helm release holds the operator, and in which namespace: `--helm-release`, else helm's
+ * own release record, else the Deployment's helm labels, else the chart's default name. The plan,
+ * the checks and the operator step all ask this one function, so they cannot disagree.
+ */
+export function helmReleaseLocation(
+  snapshot: Snapshot,
+  explicitRelease?: string | undefined,
+): { release: string; namespace: string } {
+  return {
+    release:
+      explicitRelease ??
+      snapshot.helmRelease?.name ??
+      snapshot.operator?.helmRelease?.name ??
+      'redis-enterprise-operator',
+    namespace:
+      snapshot.helmRelease?.namespace ??
+      snapshot.operator?.helmRelease?.namespace ??
+      snapshot.operator?.namespace ??
+      snapshot.namespace,
+  };
+}
+
 export function upstreamFileUrl(operatorVersion: string, file: string): string {
   return `${UPSTREAM_RAW}/${gitTagFor(operatorVersion) ?? `v${operatorVersion}`}/${file}`;
 }
@@ -74,8 +97,7 @@ export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgr
     databaseVersion,
     databases: snapshot.cluster ? databaseTargets(snapshot, snapshot.cluster, target, targetRs) : [],
     helm: {
-      release: target.helm.release ?? snapshot.operator?.helmRelease?.name ?? 'redis-enterprise-operator',
-      namespace: snapshot.operator?.helmRelease?.namespace ?? snapshot.namespace,
+      ...helmReleaseLocation(snapshot, target.helm.release),
       chart: target.helm.chart,
       repo: target.helm.repo,
     },

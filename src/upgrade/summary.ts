@@ -3,12 +3,18 @@ import type { StepSummary } from './runner.js';
 
 /** The final table of a run, for people (text) and for CI job summaries (Markdown). */
 export function renderSummaryText(rows: readonly StepSummary[]): string {
-  const header = ['STEP', 'RESULT', 'DURATION'];
-  const body = rows.map((r) => [r.id, r.result, r.durationMs > 0 ? formatDuration(r.durationMs) : '-']);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
+  return renderColumns(
+    ['STEP', 'RESULT', 'DURATION'],
+    rows.map((r) => [r.id, r.result, r.durationMs > 0 ? formatDuration(r.durationMs) : '-']),
+  );
+}
+
+/** A plain table like kubectl's: columns padded to their widest cell, two spaces apart. */
+export function renderColumns(header: readonly string[], body: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
     cells
-      .map((c, i) => c.padEnd(widths[i]!))
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
   return [line(header), ...body.map(line)].join('\n');

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Dialect } from '../../dialect.js';
 import { knownOperatorVersions } from '../../upgrade/catalog.js';
 import { bundleFile } from './bundles.js';
 import { ChartRepository, chartArchiveName } from './chart-repository.js';
+import { listenOnLoopback } from '../listen.js';
 
 export interface ArtifactsServerOptions {
   /** Dialect of the CRDs in every bundle and chart: the simulated cluster's. */
@@ -39,14 +39,7 @@ export async function startArtifactsServer(options: ArtifactsServerOptions): Pro
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, options.port);
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AuditLog } from '../audit.js';
 import { type CertificateAuthority, createServerCertificate } from '../tls.js';
@@ -28,6 +28,7 @@ import { type AccessDenial, handleResource, isResourcePath, parseResourcePath } 
 import { KubeApiError, pathNotFound, unauthorized } from './status.js';
 import { KubeStore } from './store.js';
 import { WatchHub } from './watch.js';
+import { listenOnLoopback } from '../listen.js';
 
 export type PortForwardResolver = (
   namespace: string,
@@ -265,14 +266,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     socket.on('close', () => sockets.delete(socket));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, options.port);
   address = `127.0.0.1:${port}`;
   controllers.startAll();
 

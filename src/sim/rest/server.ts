@@ -1,12 +1,12 @@
 // @peculiar/x509 (behind ../tls.js) needs a Reflect metadata polyfill loaded first.
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { AuditLog } from '../audit.js';
 import { type CertificateAuthority, createServerCertificate, type ServerCertificate } from '../tls.js';
 import { applyHttpFault, FaultInjector, type FaultRule } from './faults.js';
 import { handleApiRequest } from './handlers.js';
 import type { RestModel } from './model.js';
+import { listenOnLoopback } from '../listen.js';
 
 export interface RestServerOptions {
   model: RestModel;
@@ -72,14 +72,7 @@ export async function startRestServer(options: RestServerOptions): Promise<Runni
   // TLS handshake failures (clients that distrust our CA) are the client's business.
   server.on('tlsClientError', () => {});
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, options.port);
   return {
     url: `https://127.0.0.1:${port}`,
     port,
