@@ -21,6 +21,21 @@ export function sendJson(
   response.end(text);
 }
 
+/** A binary body, such as the protobuf OpenAPI v2 document. */
+export function sendBytes(
+  response: ServerResponse,
+  code: number,
+  body: Uint8Array,
+  contentType: string,
+): void {
+  response.writeHead(code, {
+    'Content-Type': contentType,
+    'Content-Length': body.byteLength,
+    'Cache-Control': 'no-cache, private',
+  });
+  response.end(body);
+}
+
 export function sendStatus(response: ServerResponse, error: KubeApiError): void {
   sendJson(response, error.code, error.toStatus());
 }

@@ -9,42 +9,89 @@ import type { ResourceRegistry, ResourceType } from './registry.js';
  * carry their schema, so `kubectl explain` has something to show.
  */
 
-function queryParameter(name: string, description: string, type = 'string'): Record<string, unknown> {
-  return { name, in: 'query', description, schema: { type, uniqueItems: true } };
+/** A query parameter of a write operation, shared by the OpenAPI v3 and v2 documents. */
+export interface QueryParameter {
+  name: string;
+  description: string;
+  type: 'string' | 'boolean';
 }
 
-const PATCH_PARAMETERS = [
-  queryParameter('dryRun', 'When present, indicates that modifications should not be persisted.'),
-  queryParameter(
-    'fieldManager',
-    'fieldManager is a name associated with the actor or entity that is making these changes.',
-  ),
-  queryParameter(
-    'fieldValidation',
-    'fieldValidation instructs the server on how to handle objects in the request.',
-  ),
-  queryParameter('force', 'Force is going to "force" Apply requests.', 'boolean'),
+const DRY_RUN: QueryParameter = {
+  name: 'dryRun',
+  description: 'When present, indicates that modifications should not be persisted.',
+  type: 'string',
+};
+
+/** What kubectl's query-parameter verifiers look for on a patch operation. */
+export const PATCH_QUERY_PARAMETERS: readonly QueryParameter[] = [
+  DRY_RUN,
+  {
+    name: 'fieldManager',
+    description: 'fieldManager is a name associated with the actor or entity that is making these changes.',
+    type: 'string',
+  },
+  {
+    name: 'fieldValidation',
+    description: 'fieldValidation instructs the server on how to handle objects in the request.',
+    type: 'string',
+  },
+  { name: 'force', description: 'Force is going to "force" Apply requests.', type: 'boolean' },
 ];
 
-const WRITE_PARAMETERS = PATCH_PARAMETERS.filter((p) => p.name !== 'force');
+export const WRITE_QUERY_PARAMETERS = PATCH_QUERY_PARAMETERS.filter((p) => p.name !== 'force');
+export const DELETE_QUERY_PARAMETERS: readonly QueryParameter[] = [DRY_RUN];
 
-function gvPath(group: string, version: string): string {
+export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
+
+/** One operation on a path: its Kubernetes action (`x-kubernetes-action`) and query parameters. */
+export interface PathOperation {
+  action: string;
+  parameters: readonly QueryParameter[];
+}
+
+export type PathOperations = Partial<Record<HttpMethod, PathOperation>>;
+
+export function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
-function schemaName(rt: ResourceType): string {
+/** The API paths of one resource and the operations each offers, as both OpenAPI versions list them. */
+export function resourcePaths(rt: ResourceType): Array<[string, PathOperations]> {
+  const base = `/${gvPath(rt.group, rt.version)}`;
+  const collection = rt.namespaced ? `${base}/namespaces/{namespace}/${rt.plural}` : `${base}/${rt.plural}`;
+  const post = { action: 'post', parameters: WRITE_QUERY_PARAMETERS };
+  if (rt.createOnly) return [[collection, { post }]];
+  const item: PathOperations = {
+    get: { action: 'get', parameters: [] },
+    put: { action: 'put', parameters: WRITE_QUERY_PARAMETERS },
+    patch: { action: 'patch', parameters: PATCH_QUERY_PARAMETERS },
+  };
+  const paths: Array<[string, PathOperations]> = [
+    [collection, { get: { action: 'list', parameters: [] }, post }],
+    [`${collection}/{name}`, { ...item, delete: { action: 'delete', parameters: DELETE_QUERY_PARAMETERS } }],
+  ];
+  if (rt.subresources.includes('status')) paths.push([`${collection}/{name}/status`, item]);
+  return paths;
+}
+
+export function schemaName(rt: ResourceType): string {
   const reversedGroup = (rt.group || 'core').split('.').reverse().join('.');
   return `${reversedGroup}.${rt.version}.${rt.kind}`;
 }
 
-function gvk(rt: ResourceType): Record<string, string> {
+export function gvk(rt: ResourceType): Record<string, string> {
   return { group: rt.group, version: rt.version, kind: rt.kind };
 }
 
-function operation(rt: ResourceType, action: string, parameters: unknown[]): Record<string, unknown> {
+function operation(rt: ResourceType, { action, parameters }: PathOperation): Record<string, unknown> {
   return {
     operationId: `${action}${rt.kind}`,
-    parameters,
+    parameters: parameters.map(({ name, description, type }) => ({
+      name,
+      in: 'query',
+      description,
+      schema: { type, uniqueItems: true },
+    })),
     responses: {
       '200': {
         description: 'OK',
@@ -64,31 +111,11 @@ export function groupVersionDocument(
 ): unknown {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = {};
-  const base = `/${gvPath(group, version)}`;
   for (const rt of registry.inGroupVersion(group, version)) {
-    const collection = rt.namespaced ? `${base}/namespaces/{namespace}/${rt.plural}` : `${base}/${rt.plural}`;
-    if (rt.createOnly) {
-      paths[collection] = { post: operation(rt, 'post', WRITE_PARAMETERS) };
-    } else {
-      paths[collection] = {
-        get: operation(rt, 'list', []),
-        post: operation(rt, 'post', WRITE_PARAMETERS),
-      };
-      paths[`${collection}/{name}`] = {
-        get: operation(rt, 'get', []),
-        put: operation(rt, 'put', WRITE_PARAMETERS),
-        patch: operation(rt, 'patch', PATCH_PARAMETERS),
-        delete: operation(rt, 'delete', [
-          queryParameter('dryRun', 'When present, indicates that modifications should not be persisted.'),
-        ]),
-      };
-      if (rt.subresources.includes('status')) {
-        paths[`${collection}/{name}/status`] = {
-          get: operation(rt, 'get', []),
-          put: operation(rt, 'put', WRITE_PARAMETERS),
-          patch: operation(rt, 'patch', PATCH_PARAMETERS),
-        };
-      }
+    for (const [path, operations] of resourcePaths(rt)) {
+      paths[path] = Object.fromEntries(
+        Object.entries(operations).map(([method, op]) => [method, operation(rt, op)]),
+      );
     }
     schemas[schemaName(rt)] = {
       ...(rt.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),

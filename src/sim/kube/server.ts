@@ -21,8 +21,9 @@ import {
   legacyResourceList,
   wantsAggregated,
 } from './discovery.js';
-import { sendJson, sendStatus } from './http.js';
+import { sendBytes, sendJson, sendStatus } from './http.js';
 import { groupVersionDocument, openApiIndex } from './openapi.js';
+import { encodeSwaggerProtobuf, OPENAPI_V2_PROTOBUF, swaggerDocument } from './openapi-v2.js';
 import { ResourceRegistry } from './registry.js';
 import { type AccessDenial, handleResource, isResourcePath, parseResourcePath } from './resources.js';
 import { KubeApiError, pathNotFound, unauthorized } from './status.js';
@@ -146,6 +147,13 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     }
     if (path === '/openapi/v3') {
       sendJson(response, 200, openApiIndex(registry, kubeVersion()));
+      return;
+    }
+    if (path === '/openapi/v2') {
+      const document = swaggerDocument(registry, kubeVersion());
+      if (accept?.includes('protobuf'))
+        sendBytes(response, 200, encodeSwaggerProtobuf(document), OPENAPI_V2_PROTOBUF);
+      else sendJson(response, 200, document);
       return;
     }
     const openapi = /^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);

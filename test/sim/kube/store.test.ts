@@ -190,7 +190,28 @@ describe('the emulator store and HTTP semantics', () => {
       ).json()) as { status: { allowed: boolean } };
     assert.equal((await review('get')).status.allowed, true);
     assert.equal((await review('delete')).status.allowed, false);
-    assert.equal((await api('/openapi/v2')).status, 404);
+
+    // OpenAPI v2: JSON on request, protobuf for kubectl 1.27/1.28 (proven by the minor-28 kubectl tests).
+    const swagger = (await (await api('/openapi/v2')).json()) as {
+      swagger: string;
+      paths: Record<string, { patch?: { parameters: Array<{ name: string }> } & Record<string, unknown> }>;
+    };
+    assert.equal(swagger.swagger, '2.0');
+    const scc = swagger.paths['/apis/security.openshift.io/v1/securitycontextconstraints/{name}']?.patch;
+    assert.deepEqual(scc?.['x-kubernetes-group-version-kind'], {
+      group: 'security.openshift.io',
+      version: 'v1',
+      kind: 'SecurityContextConstraints',
+    });
+    assert.ok(scc?.parameters.some((p) => p.name === 'fieldValidation'));
+    const protobufAnswer = await api('/openapi/v2', {
+      accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+    });
+    assert.equal(
+      protobufAnswer.headers.get('content-type'),
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    );
+    assert.ok((await protobufAnswer.arrayBuffer()).byteLength > 0);
   });
 
   it('ends a WatchList with the initial-events-end bookmark', async () => {
