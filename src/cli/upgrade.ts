@@ -123,6 +123,12 @@ export function register(program: Command, runtime: Runtime): void {
       .description('read the cluster, check every prerequisite and show the upgrade; changes nothing'),
   )
     .option('--out <plan.json>', 'also save the plan as JSON, for review and for run --plan')
+    .addOption(
+      new Option(
+        '--state-store <file|configmap>',
+        'the store the run will use: configmap adds its ConfigMap and Lease to the permissions check (env CTL_STATE_STORE)',
+      ),
+    )
     .addHelpText(
       'after',
       '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +
@@ -160,6 +166,7 @@ export function register(program: Command, runtime: Runtime): void {
       stdin: runtime.stdin,
       target,
       out: command.opts().out,
+      stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
     });
   });
 

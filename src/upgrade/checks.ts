@@ -636,6 +636,7 @@ export function permissionConditionsFor(
   if (snapshot.webhooks.length > 0 && resolved.method === 'bundle') conditions.add('admission');
   if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (snapshot.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
+  if (snapshot.stateStore === 'configmap') conditions.add('cluster-state');
   return conditions;
 }
 

@@ -13,10 +13,18 @@ export type PermissionScope = 'cluster' | 'namespace' | 'watched-namespaces';
  * When a permission is needed. `always`: every upgrade; `helm`/`bundle`: the operator upgrade
  * method; `openshift`: the SCC step; `admission`: the webhook is installed and ctl reapplies it;
  * `multi-namespace`: databases live in namespaces other than the cluster's;
- * `namespace-label`: the operator picks its namespaces by label (REDB_NAMESPACES_LABEL).
+ * `namespace-label`: the operator picks its namespaces by label (REDB_NAMESPACES_LABEL);
+ * `cluster-state`: the run keeps its state and lock in the cluster (`--state-store configmap`).
  */
 export type PermissionCondition =
-  'always' | 'helm' | 'bundle' | 'openshift' | 'admission' | 'multi-namespace' | 'namespace-label';
+  | 'always'
+  | 'helm'
+  | 'bundle'
+  | 'openshift'
+  | 'admission'
+  | 'multi-namespace'
+  | 'namespace-label'
+  | 'cluster-state';
 
 export interface RequiredPermission {
   group: string;
@@ -304,6 +312,26 @@ export const REQUIRED_PERMISSIONS: readonly RequiredPermission[] = [
     when: 'openshift',
     step: 'security-context',
     why: 'bind or unbind the SCC for the cluster service account (oc adm policy)',
+  },
+
+  // ---- --state-store configmap: the state in a ConfigMap, the lock in a Lease (state-store-configmap.ts)
+  {
+    group: '',
+    resource: 'configmaps',
+    verbs: ['get', 'create', 'update'],
+    scope: 'namespace',
+    when: 'cluster-state',
+    step: 'preflight',
+    why: 'keep the run state in ConfigMap ctl-upgrade-state-<cluster> (--state-store configmap)',
+  },
+  {
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['get', 'create', 'update', 'delete'],
+    scope: 'namespace',
+    when: 'cluster-state',
+    step: 'preflight',
+    why: 'hold the upgrade lock as Lease ctl-upgrade-lock-<cluster> (--state-store configmap)',
   },
 
   // ---- databases in other namespaces: the operator's role there is reapplied on each upgrade

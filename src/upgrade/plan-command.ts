@@ -3,6 +3,7 @@ import { AuthError, type CtlError, ExitCode, OperationError, PreflightError } fr
 import type { Plan } from './plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot } from './snapshot.js';
+import type { StateStoreKind } from './state-store-kind.js';
 import type { Target } from './target.js';
 
 export interface PlanResult {
@@ -10,8 +11,15 @@ export interface PlanResult {
   plan: Plan;
 }
 
-/** Reads the cluster once and plans: shared by `plan`, `run` and `demo`. */
-export async function readAndPlan(session: UpgradeSession, target: Target): Promise<PlanResult> {
+/**
+ * Reads the cluster once and plans: shared by `plan`, `run` and `demo`. `stateStore` is the
+ * run's `--state-store`: `configmap` makes its ConfigMap and Lease permissions part of the check.
+ */
+export async function readAndPlan(
+  session: UpgradeSession,
+  target: Target,
+  stateStore?: StateStoreKind,
+): Promise<PlanResult> {
   const { readSnapshot } = await import('./snapshot.js');
   const { buildPlan } = await import('./plan.js');
   const snapshot = await readSnapshot({
@@ -20,6 +28,7 @@ export async function readAndPlan(session: UpgradeSession, target: Target): Prom
     namespace: session.namespace,
     clusterName: session.clusterName,
     management: session.management,
+    stateStore,
   });
   return { snapshot, plan: buildPlan(snapshot, target) };
 }
@@ -27,6 +36,8 @@ export async function readAndPlan(session: UpgradeSession, target: Target): Prom
 export interface PlanCommandInput extends SessionInput {
   target: Target;
   out?: string | undefined;
+  /** The run's `--state-store`, for the permissions check. */
+  stateStore?: StateStoreKind | undefined;
 }
 
 /** `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked. */
@@ -34,7 +45,7 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
   const { openSession } = await import('./session.js');
   const session = await openSession(input);
   try {
-    const { plan, snapshot } = await readAndPlan(session, input.target);
+    const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore);
     if (input.out) await writeFile(input.out, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o644 });
     if (input.io.output === 'json') input.io.json(plan);
     else {

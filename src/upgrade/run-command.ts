@@ -138,7 +138,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const runSignal = AbortSignal.any([guard.signal, AbortSignal.timeout(input.timeoutMs)]);
   let reporter: ProgressReporter | undefined;
   try {
-    const { snapshot, plan } = await readAndPlan(session, target);
+    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore);
     record.plan = plan;
     record.target = {
       operator: plan.target.operator,
@@ -159,6 +159,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
     if (plan.blocked) {
       const failure = planFailure(plan, snapshot);
       if (failure.exitCode !== blockedError(plan).exitCode) throw failure;
+      // A ConfigMap store would write its state and lock into the cluster for a run that may
+      // not start (and may lack the very permissions to): stop here, with every failed check.
+      if (input.stateStore === 'configmap' && !input.dryRun) throw failure;
     }
 
     const identity = {

@@ -32,6 +32,7 @@ import {
   requiredPermissionQueries,
   rulesAllow,
 } from './permissions.js';
+import type { StateStoreKind } from './state-store-kind.js';
 import { formatOperatorVersion, operatorVersionFromImage } from './versions.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 
@@ -250,6 +251,8 @@ export interface Snapshot {
   credentials: CredentialsSnapshot;
   api: ApiSnapshot;
   permissions: PermissionReview[];
+  /** `--state-store` of the run this snapshot is for (absent: file), which decides permissions. */
+  stateStore?: StateStoreKind | undefined;
   /** Reads that failed without stopping the snapshot, e.g. `list namespaces: forbidden`. */
   readErrors: string[];
 }
@@ -275,6 +278,8 @@ export interface SnapshotDeps {
   clusterName?: string | undefined;
   /** The management API; without it `api.reachable` is false. */
   management?: ManagementReader | ManagementReaderFactory | undefined;
+  /** Where the run keeps its state: `configmap` adds the ConfigMap and Lease permissions to review. */
+  stateStore?: StateStoreKind | undefined;
 }
 
 /**
@@ -342,7 +347,13 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   ]);
 
   // Round 3: what needs the cluster's name or the watched namespaces.
-  const conditions = permissionConditions({ platform, operatorConfig, watchedNamespaces, webhookConfigs });
+  const conditions = permissionConditions({
+    platform,
+    operatorConfig,
+    watchedNamespaces,
+    webhookConfigs,
+    stateStore: deps.stateStore,
+  });
   const [
     statefulSet,
     pods,
@@ -420,6 +431,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     credentials: credentials.presence,
     api,
     permissions,
+    ...(deps.stateStore ? { stateStore: deps.stateStore } : {}),
     readErrors: errors.messages,
   };
 }
@@ -663,6 +675,7 @@ function permissionConditions(input: {
   operatorConfig: Snapshot['operatorConfig'];
   watchedNamespaces: string[];
   webhookConfigs: KubeObject[];
+  stateStore: StateStoreKind | undefined;
 }): Set<PermissionCondition> {
   // Both operator methods are reviewed: the method is chosen after the snapshot (--method).
   const conditions = new Set<PermissionCondition>(['always', 'helm', 'bundle']);
@@ -670,6 +683,7 @@ function permissionConditions(input: {
   if (input.webhookConfigs.map(toWebhook).some((w) => w.webhooks.length > 0)) conditions.add('admission');
   if (input.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (input.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
+  if (input.stateStore === 'configmap') conditions.add('cluster-state');
   return conditions;
 }
 

@@ -70,14 +70,8 @@ const EXTRA_PERMISSIONS: { group: string; resource: string; verbs: string[]; why
   {
     group: '',
     resource: 'configmaps',
-    verbs: ['get', 'list', 'create', 'update'],
-    why: 'the Job keeps its state in ConfigMap ctl-upgrade-state-<cluster> (--state-store configmap)',
-  },
-  {
-    group: 'coordination.k8s.io',
-    resource: 'leases',
-    verbs: ['get', 'create', 'update', 'delete'],
-    why: 'the Job holds the upgrade lock as Lease ctl-upgrade-lock-<cluster> (--state-store configmap)',
+    verbs: ['list'],
+    why: '`ctl upgrade status` without --cluster lists the state ConfigMaps (--state-store configmap)',
   },
   {
     group: 'rbac.authorization.k8s.io',
@@ -154,6 +148,12 @@ const SITUATIONS: {
     conditions: ['always', 'bundle', 'admission', 'namespace-label'],
   },
   { name: 'helm install', folders: ['.'], watched: [], conditions: ['always', 'helm'] },
+  {
+    name: 'the Job: state and lock in the cluster (--state-store configmap)',
+    folders: ['.'],
+    watched: [],
+    conditions: ['always', 'bundle', 'admission', 'cluster-state'],
+  },
   {
     name: 'databases in app-a and app-b (multi-namespace/)',
     folders: ['.', 'multi-namespace'],

@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { ctlBin, type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { changes, describeEntries } from './upgrade-support.js';
 
 const TARGET = '7.8.2-6';
 const TIMING = { operatorStart: 0.3, podRestart: 0.6, databaseUpgrade: 0.2 };
@@ -365,6 +366,58 @@ describe('--state-store configmap', { concurrency: true }, () => {
       );
       assert.equal(result.code, 2);
       assert.match(result.stderr, /--state names a file, but --state-store is configmap/);
+    });
+  });
+
+  describe('the plan checks the ConfigMap and Lease permissions first', { concurrency: 1 }, () => {
+    let sim: Sim;
+    before(async () => {
+      sim = await startSim();
+      sim.cluster.kube.accessDenials.push({
+        verb: 'create',
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+      });
+    });
+    after(async () => {
+      await sim?.close();
+    });
+
+    interface PlanJson {
+      blocked: boolean;
+      checks: { id: string; status: string; message: string; fix: string }[];
+    }
+    const permissionsCheck = (stdout: string) =>
+      (JSON.parse(stdout) as PlanJson).checks.find((check) => check.id === 'permissions');
+
+    test('a file-store plan does not need them; a configmap-store plan fails without create on leases', async () => {
+      const options = { env: sim.env('state-p'), cwd: sim.dir };
+      const file = await runCtl(['upgrade', 'plan', '--to', TARGET, '-o', 'json'], options);
+      assert.equal(file.code, 0, file.stderr);
+      assert.equal(permissionsCheck(file.stdout)?.status, 'pass');
+
+      const configmap = await runCtl(
+        ['upgrade', 'plan', '--to', TARGET, '-o', 'json', '--state-store', 'configmap'],
+        options,
+      );
+      assert.equal(configmap.code, 3, configmap.stderr);
+      const check = permissionsCheck(configmap.stdout);
+      assert.equal(check?.status, 'fail');
+      assert.match(check?.message ?? '', /create leases\.coordination\.k8s\.io -n redis/);
+      assert.match(check?.fix ?? '', /kubectl auth can-i create leases\.coordination\.k8s\.io -n redis/);
+    });
+
+    test('a configmap-store run stops at the plan: no ConfigMap, no Lease, nothing changed', async () => {
+      const options = { env: sim.env('state-r'), cwd: sim.dir };
+      const run = await runCtl(
+        ['upgrade', 'run', '--to', TARGET, '--yes', '--state-store', 'configmap'],
+        options,
+      );
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stderr, /permissions/);
+      assert.equal(sim.configMap(), undefined);
+      assert.equal(sim.lease(), undefined);
+      assert.equal(describeEntries(changes(sim)), '');
     });
   });
 });

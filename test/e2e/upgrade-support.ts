@@ -146,7 +146,7 @@ const NOT_A_CHANGE = [
 ];
 
 /** The requests that changed something, in order (`from` = an index into the audit log). */
-export function changes(sim: UpgradeSim, from = 0): AuditEntry[] {
+export function changes(sim: Pick<UpgradeSim, 'cluster'>, from = 0): AuditEntry[] {
   return sim.cluster.audit.entries
     .slice(from)
     .filter(
