@@ -19,7 +19,8 @@ WORKDIR /src
 COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
-RUN npx tsc -p tsconfig.json && find dist -name '*.map' -delete
+COPY scripts/bundle.mjs ./scripts/
+RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
 
 # ---- production dependencies, exactly as the lock file says
 FROM node:${NODE_MAJOR}-slim AS deps
@@ -38,7 +39,7 @@ COPY package.json README.md ./
 COPY bin ./bin
 COPY scenarios ./scenarios
 COPY --from=deps /app/node_modules ./node_modules
-COPY --from=build /src/dist/src ./dist/src
+COPY --from=build /src/dist/bundle ./dist/bundle
 COPY --from=helm /usr/bin/helm /usr/local/bin/helm
 # Everything ctl and helm write goes under /tmp (an emptyDir when the root filesystem is read-only).
 ENV NODE_ENV=production \

@@ -6,5 +6,6 @@ if (major < 20 || (major === 20 && minor < 18)) {
   process.stderr.write('hint: install a current Node.js LTS (https://nodejs.org) and run ctl again.\n');
   process.exit(1);
 }
-const { run } = await import('../dist/src/main.js');
+// The bundled build (scripts/bundle.mjs): the same code as dist/src, in a few files.
+const { run } = await import('../dist/bundle/main.js');
 await run();

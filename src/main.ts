@@ -1,10 +1,9 @@
-import { createRequire } from 'node:module';
 import type { Runtime } from './cli/globals.js';
 import { ExitCode, isCtlError } from './errors.js';
 import type { Io } from './io/io.js';
+import { packageVersion } from './package-root.js';
 
-const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
+const version = packageVersion();
 
 /**
  * argv -> command -> exit code. The only place that maps errors to exit codes; `run` below is

@@ -93,7 +93,7 @@ export class ApiClient {
 
   /** POST /v2/modules: multipart field `module`; asynchronous, returns the module and action_uid. */
   async uploadModule(fileName: string, content: Uint8Array): Promise<ApiModule & { action_uid: string }> {
-    const { FormData } = await import('undici');
+    const { FormData } = await import('./undici.js');
     const form = new FormData();
     form.append('module', new Blob([content]), fileName);
     return this.json({ method: 'POST', path: '/v2/modules', form });

@@ -106,7 +106,7 @@ export class HttpClient {
   }
 
   async request(request: HttpRequest): Promise<HttpResponse> {
-    const undici = await import('undici');
+    const undici = await import('./undici.js');
     const dispatcher = await this.#getDispatcher();
     const idempotent = request.idempotent ?? isIdempotentMethod(request.method);
     const deadline = this.#clock.now() + this.#timeouts.totalMs;
@@ -228,7 +228,7 @@ export class HttpClient {
 
   async #getDispatcher(): Promise<Dispatcher> {
     if (this.#dispatcher) return this.#dispatcher;
-    const { Agent, EnvHttpProxyAgent } = await import('undici');
+    const { Agent, EnvHttpProxyAgent } = await import('./undici.js');
     const { servername } = this.#options;
     const tls = {
       ca: this.#options.ca,

@@ -170,7 +170,7 @@ async function readLocation(location: string, options: LoadOptions): Promise<str
       );
     }
   }
-  const { fetch, Agent, EnvHttpProxyAgent } = await import('undici');
+  const { fetch, Agent, EnvHttpProxyAgent } = await import('../api/undici.js');
   const proxy = proxySettings(options.env ?? process.env);
   const dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
   const signals = [AbortSignal.timeout(FETCH_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];

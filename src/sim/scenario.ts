@@ -6,9 +6,9 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.js';
+import { packageRoot } from '../package-root.js';
 import { resolveScenario } from './scenario/expand.js';
 import { problemsFromIssues, scenarioError } from './scenario/report.js';
 import { type Scenario, scenarioFileSchema } from './scenario/schema.js';
@@ -23,14 +23,9 @@ export type {
 } from './scenario/schema.js';
 export { DEFAULT_ADMIN } from './scenario/schema.js';
 
-/**
- * dist/src/sim/scenario.js -> <root>/scenarios; the second candidate serves a run straight
- * from src/sim/scenario.ts (a TypeScript loader), where the root is two levels up.
- */
+/** `scenarios/` at the package root. */
 export function builtInScenarioDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.resolve(here, '../../../scenarios'), path.resolve(here, '../../scenarios')];
-  return candidates.find((dir) => existsSync(dir)) ?? (candidates[0] as string);
+  return path.join(packageRoot(), 'scenarios');
 }
 
 function builtInNames(): string[] {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse } from 'yaml';
 import { z } from 'zod';
 import { CtlError, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
@@ -75,7 +76,6 @@ export async function loadFleetFile(path: string): Promise<FleetMember[]> {
       hint: 'Pass a YAML list of {context, namespace, cluster, kubeconfig, caFile} entries to --fleet.',
     });
   }
-  const { parse } = await import('yaml');
   let document: unknown;
   try {
     document = parse(text);

@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExitCode, isCtlError } from '../errors.js';
+import { packageVersion } from '../package-root.js';
 import type { Plan } from './plan.js';
 import type { StepSummary } from './runner.js';
 import type { UpgradeState } from './state.js';
@@ -105,9 +105,7 @@ export function finishRunRecord(
 
 export function ctlVersion(): string {
   try {
-    // dist/src/upgrade/report.js -> the package root.
-    const require = createRequire(import.meta.url);
-    return (require('../../../package.json') as { version: string }).version;
+    return packageVersion();
   } catch {
     return 'unknown';
   }

@@ -307,6 +307,7 @@ describe('deploy/: RBAC, Job and image', () => {
       'bin/',
       'src/',
       'scenarios/',
+      'scripts/bundle.mjs',
     ]) {
       assert.ok(ignored.includes(`!${copied}`), `.dockerignore lets ${copied} into the build context`);
     }

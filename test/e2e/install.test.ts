@@ -84,19 +84,17 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       'package.json',
       'README.md',
       'bin/ctl.js',
-      'dist/src/main.js',
-      'dist/src/cli/program.js',
-      'dist/src/cli/completion.js',
+      'dist/bundle/main.js',
       'scenarios/happy-path.yaml',
     ]) {
       assert.ok(files.includes(needed), `the package holds ${needed}`);
     }
     const unwanted = files.filter(
       (file) =>
-        !/^(bin|dist\/src|scenarios)\//.test(file) &&
+        !/^(bin|dist\/bundle|scenarios)\//.test(file) &&
         !['package.json', 'README.md', 'LICENSE'].includes(file),
     );
-    assert.deepEqual(unwanted, [], 'nothing outside bin/, dist/src/, scenarios/ and the package metadata');
+    assert.deepEqual(unwanted, [], 'nothing outside bin/, dist/bundle/, scenarios/ and the package metadata');
     assert.deepEqual(
       files.filter((file) => /\.(map|ts|tsbuildinfo)$/.test(file) || /(^|\/)test\//.test(file)),
       [],

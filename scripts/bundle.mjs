@@ -1,0 +1,54 @@
+// The bundled build that bin/ctl.js runs: dist/src/main.js (tsc's output) and every dependency
+// in a few ES module files under dist/bundle/. Loading hundreds of small files is most of a
+// command's start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the
+// lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist', 'bundle');
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: [path.join(root, 'dist', 'src', 'main.js')],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.18',
+  chunkNames: 'chunks/[name]-[hash]',
+  // Bundled CommonJS packages call require() for Node's modules and may read __filename or
+  // __dirname (write-file-atomic seeds its temporary names with __filename); ES modules have
+  // none of them. Each output file gets its own, and `define` points the free names at them.
+  banner: {
+    js: [
+      "import { createRequire as __ctlCreateRequire } from 'node:module';",
+      "import { dirname as __ctlDirnameOf } from 'node:path';",
+      "import { fileURLToPath as __ctlFileURLToPath } from 'node:url';",
+      'const require = __ctlCreateRequire(import.meta.url);',
+      'const __ctlFilename = __ctlFileURLToPath(import.meta.url);',
+      'const __ctlDirname = __ctlDirnameOf(__ctlFilename);',
+    ].join(' '),
+  },
+  define: { __filename: '__ctlFilename', __dirname: '__ctlDirname' },
+  logLevel: 'warning',
+  metafile: true,
+});
+
+// In a split bundle, `await import('pkg')` of a CommonJS package yields only `default`, so
+// `const { named } = await import('pkg')` would be undefined in the bundle alone (tests of
+// dist/src would not see it). Such packages must be imported statically, in a lazily loaded
+// module (see src/api/undici.ts).
+const { inputs } = result.metafile;
+const broken = Object.entries(inputs).flatMap(([file, input]) =>
+  input.imports
+    .filter((i) => i.kind === 'dynamic-import' && inputs[i.path]?.format === 'cjs')
+    .map((i) => `${file}: import() of the CommonJS module ${i.path}`),
+);
+if (broken.length > 0) {
+  console.error(`bundle: dynamic imports of CommonJS modules:\n  ${broken.join('\n  ')}`);
+  process.exit(1);
+}
