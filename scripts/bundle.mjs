@@ -34,6 +34,10 @@ const result = await build({
     ].join(' '),
   },
   define: { __filename: '__ctlFilename', __dirname: '__ctlDirname' },
+  // tr46 (under node-fetch, under the Kubernetes client) requires Node's deprecated `punycode`;
+  // Node 22 warns about it (DEP0040) when the caller is not in node_modules, as a bundle is not.
+  // The userland package is the one Node recommends.
+  alias: { punycode: 'punycode/' },
   logLevel: 'warning',
   metafile: true,
 });
