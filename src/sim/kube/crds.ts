@@ -1,5 +1,5 @@
 import { CRUD_VERBS, type ResourceRegistry, type ResourceType } from './registry.js';
-import { applySchemaDefaults, compileCrdValidator, pruneUnknownFields } from './schema.js';
+import { applySchemaDefaults, compileCrdValidator, pruneUnknownFields, unknownFieldPaths } from './schema.js';
 import type { ChangeEvent, KubeStore } from './store.js';
 import { type FieldCause, isRecord, type KubeObject, type PrinterColumn } from './types.js';
 
@@ -43,6 +43,7 @@ export function resourceTypesOfCrd(crd: KubeObject): ResourceType[] {
           pruneUnknownFields(schema, object);
           applySchemaDefaults(schema, object);
         };
+        rt.unknownFields = (object) => unknownFieldPaths(schema, object);
       }
       if (validator) rt.validate = (object) => validator(object);
       return rt;

@@ -24,6 +24,8 @@ export interface ResourceType {
   validate?: (object: KubeObject) => FieldCause[];
   /** Server-side defaulting, run on every write of the main resource. */
   applyDefaults?: (object: KubeObject) => void;
+  /** The fields of a candidate object that defaulting would prune (custom resources). */
+  unknownFields?: (object: KubeObject) => string[];
   /** The openAPIV3Schema of a custom resource version, shown in OpenAPI v3. */
   schema?: Record<string, unknown>;
 }

@@ -10,7 +10,14 @@ import {
 } from './http.js';
 import { CRUD_VERBS, groupVersion, type ResourceRegistry, type ResourceType } from './registry.js';
 import { badRequest, type KubeApiError, methodNotAllowed, unsupportedMediaType } from './status.js';
-import { type DeleteOptions, type KubeStore, PATCH_CONTENT_TYPES, type PropagationPolicy } from './store.js';
+import {
+  type DeleteOptions,
+  FIELD_VALIDATIONS,
+  type FieldValidation,
+  type KubeStore,
+  PATCH_CONTENT_TYPES,
+  type PropagationPolicy,
+} from './store.js';
 import { buildTable } from './table.js';
 import { isRecord, type KubeObject } from './types.js';
 import type { WatchHub } from './watch.js';
@@ -83,6 +90,24 @@ const DRY_RUN_VALUES = new Set(['All']);
 function flag(query: URLSearchParams, name: string): boolean {
   const value = query.get(name);
   return value === 'true' || value === '1';
+}
+
+/** `fieldValidation`, whose absence means Warn (the API server's default since 1.27). */
+function fieldValidation(query: URLSearchParams): FieldValidation {
+  const value = query.get('fieldValidation') ?? 'Warn';
+  if (!(FIELD_VALIDATIONS as readonly string[]).includes(value)) {
+    throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", not "${value}"`);
+  }
+  return value as FieldValidation;
+}
+
+/** Warnings of a write as `Warning` headers (code 299, as kube-apiserver sends them). */
+function sendWarnings(response: ServerResponse, warnings: string[]): void {
+  if (warnings.length > 0)
+    response.setHeader(
+      'Warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
 }
 
 function dryRun(query: URLSearchParams): boolean {
@@ -188,6 +213,8 @@ export async function handleResource(
   const type = mediaType(request);
   const raw = await readBody(request);
   const fieldManager = query.get('fieldManager') ?? defaultFieldManager(request);
+  const warnings: string[] = [];
+  const validation = { fieldValidation: fieldValidation(query), warnings };
 
   if (method === 'POST' && !name) {
     const body = await decodeBody(raw, type);
@@ -200,7 +227,13 @@ export async function handleResource(
       sendJson(response, 201, reviewRules(body, store, context.accessDenials));
       return;
     }
-    const created = store.create(rt, body as KubeObject, { namespace, dryRun: dryRun(query), fieldManager });
+    const created = store.create(rt, body as KubeObject, {
+      namespace,
+      dryRun: dryRun(query),
+      fieldManager,
+      ...validation,
+    });
+    sendWarnings(response, warnings);
     sendJson(response, 201, created);
     return;
   }
@@ -216,7 +249,14 @@ export async function handleResource(
       );
     }
     object.metadata.name = name;
-    const updated = store.update(rt, object, { namespace, subresource, dryRun: dryRun(query), fieldManager });
+    const updated = store.update(rt, object, {
+      namespace,
+      subresource,
+      dryRun: dryRun(query),
+      fieldManager,
+      ...validation,
+    });
+    sendWarnings(response, warnings);
     sendJson(response, 200, updated);
     return;
   }
@@ -237,7 +277,9 @@ export async function handleResource(
       dryRun: dryRun(query),
       fieldManager: query.get('fieldManager') ?? (patchType === 'apply' ? undefined : fieldManager),
       force: flag(query, 'force'),
+      ...validation,
     });
+    sendWarnings(response, warnings);
     sendJson(response, created ? 201 : 200, object);
     return;
   }

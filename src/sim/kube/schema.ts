@@ -291,15 +291,33 @@ const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
  * apiVersion, kind and metadata.
  */
 export function pruneUnknownFields(schema: object, obj: unknown): void {
-  pruneNode(schema as Schema, obj, true);
+  visitUnknownFields(schema as Schema, obj, true, '', (parent, key) => {
+    delete parent[key];
+  });
 }
 
-function pruneNode(schema: Schema, value: unknown, isRoot: boolean): void {
+/**
+ * The paths of the fields pruning would drop (`spec.foo`, `spec.items[0].bar`), in document
+ * order: what `fieldValidation=Strict` rejects and `Warn` warns about.
+ */
+export function unknownFieldPaths(schema: object, obj: unknown): string[] {
+  const paths: string[] = [];
+  visitUnknownFields(schema as Schema, obj, true, '', (_parent, _key, path) => {
+    paths.push(path);
+  });
+  return paths;
+}
+
+function visitUnknownFields(
+  schema: Schema,
+  value: unknown,
+  isRoot: boolean,
+  path: string,
+  onUnknown: (parent: JsonObject, key: string, path: string) => void,
+): void {
   if (Array.isArray(value)) {
     const items = schemaAt(schema.items);
-    for (const item of value) {
-      if (items) pruneNode(items, item, false);
-    }
+    if (items) value.forEach((item, i) => visitUnknownFields(items, item, false, `${path}[${i}]`, onUnknown));
     return;
   }
   if (!isObject(value)) return;
@@ -309,13 +327,14 @@ function pruneNode(schema: Schema, value: unknown, isRoot: boolean): void {
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
   for (const key of Object.keys(value)) {
     if ((isRoot || embedded) && ROOT_FIELDS.has(key)) continue;
+    const child = path === '' ? key : `${path}.${key}`;
     const propertySchema = schemaAt(properties?.[key]);
     if (propertySchema) {
-      pruneNode(propertySchema, value[key], false);
+      visitUnknownFields(propertySchema, value[key], false, child, onUnknown);
     } else if (isObject(additional)) {
-      pruneNode(additional, value[key], false);
+      visitUnknownFields(additional, value[key], false, child, onUnknown);
     } else if (!preserve && additional !== true) {
-      delete value[key];
+      onUnknown(value, key, child);
     }
   }
 }

@@ -35,7 +35,17 @@ export interface WriteOptions {
   subresource?: string;
   /** The namespace from the request path; must agree with the body's. */
   namespace?: string;
+  /**
+   * What to do with fields the schema does not know (custom resources): `Strict` refuses the
+   * write (400), `Warn` (the server's default) adds a warning to `warnings`, `Ignore` only prunes.
+   */
+  fieldValidation?: FieldValidation;
+  /** Collects the warnings of the write, for the `Warning` response header. */
+  warnings?: string[];
 }
+
+export const FIELD_VALIDATIONS = ['Ignore', 'Warn', 'Strict'] as const;
+export type FieldValidation = (typeof FIELD_VALIDATIONS)[number];
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
@@ -235,6 +245,7 @@ export class KubeStore extends EventEmitter {
     if (this.#table(rt).has(this.#key(rt, meta.namespace, meta.name))) throw alreadyExists(rt, meta.name);
 
     if (rt.subresources.includes('status')) delete object.status;
+    this.#checkUnknownFields(rt, object, options);
     rt.applyDefaults?.(object);
     this.#validate(rt, object);
 
@@ -271,7 +282,7 @@ export class KubeStore extends EventEmitter {
     const rv = input.metadata.resourceVersion;
     if (rv && rv !== existing.metadata.resourceVersion) throw conflict(rt, name);
     const clientManagedFields = input.metadata.managedFields !== undefined;
-    const next = this.#prepareUpdate(rt, existing, clone(input), options.subresource);
+    const next = this.#prepareUpdate(rt, existing, clone(input), options);
     if (!clientManagedFields && options.fieldManager) {
       next.metadata.managedFields = upsertManagedFields(existing.metadata.managedFields, {
         manager: options.fieldManager,
@@ -325,7 +336,7 @@ export class KubeStore extends EventEmitter {
     if (rv && rv !== existing.metadata.resourceVersion) throw conflict(rt, name);
     const clientManagedFields =
       canonical(result.metadata.managedFields) !== canonical(existing.metadata.managedFields);
-    const next = this.#prepareUpdate(rt, existing, result, options.subresource);
+    const next = this.#prepareUpdate(rt, existing, result, options);
     if (clientManagedFields) {
       next.metadata.managedFields = result.metadata.managedFields;
     } else if (options.fieldManager) {
@@ -456,7 +467,7 @@ export class KubeStore extends EventEmitter {
     }
     const entries = existing.metadata.managedFields ?? [];
     dropFieldsNoLongerApplied(merged, entries, manager, appliedSet);
-    const next = this.#prepareUpdate(rt, existing, merged, options.subresource);
+    const next = this.#prepareUpdate(rt, existing, merged, options);
     next.metadata.managedFields = upsertManagedFields(entries, {
       manager,
       operation: 'Apply',
@@ -472,8 +483,9 @@ export class KubeStore extends EventEmitter {
     rt: ResourceType,
     existing: KubeObject,
     input: KubeObject,
-    subresource: string | undefined,
+    options: WriteOptions,
   ): KubeObject {
+    const { subresource } = options;
     let next: KubeObject;
     if (subresource === 'status') {
       next = clone(existing);
@@ -503,6 +515,7 @@ export class KubeStore extends EventEmitter {
       }
       if (meta.managedFields === undefined && old.managedFields)
         meta.managedFields = clone(old.managedFields);
+      this.#checkUnknownFields(rt, next, options);
       rt.applyDefaults?.(next);
     }
     if (existing.metadata.generation !== undefined) {
@@ -531,6 +544,19 @@ export class KubeStore extends EventEmitter {
     }
     this.#persist(rt, 'MODIFIED', next, existing);
     return this.#present(rt, next);
+  }
+
+  /** `fieldValidation` for the fields pruning is about to drop (real server: the strict decoder). */
+  #checkUnknownFields(rt: ResourceType, object: KubeObject, options: WriteOptions): void {
+    const unknown = rt.unknownFields?.(object) ?? [];
+    if (unknown.length === 0 || options.fieldValidation === 'Ignore') return;
+    const problems = unknown.map((path) => `unknown field "${path}"`);
+    if (options.fieldValidation === 'Strict') {
+      throw badRequest(
+        `${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${problems.join(', ')}`,
+      );
+    }
+    options.warnings?.push(...problems);
   }
 
   #validate(rt: ResourceType, object: KubeObject): void {

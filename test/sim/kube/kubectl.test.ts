@@ -151,6 +151,45 @@ for (const minor of ['28', '32', '33']) {
       assert.match(result.stderr, /spec\.nodes/);
     });
 
+    it('handles unknown fields as --validate says: strict refuses, warn warns, false ignores', async () => {
+      const file = join(cluster.sandbox.dir, 'typo-rec.yaml');
+      writeFileSync(
+        file,
+        'apiVersion: app.redislabs.com/v1\nkind: RedisEnterpriseCluster\nmetadata:\n  name: typo\nspec:\n  nodes: 3\n  nodez: 5\n',
+      );
+      const strict = await cluster.kubectl(['apply', '-f', file]);
+      assert.equal(strict.code, 1);
+      assert.match(
+        strict.stderr,
+        /RedisEnterpriseCluster in version "v1" cannot be handled as a RedisEnterpriseCluster: strict decoding error: unknown field "spec\.nodez"/,
+      );
+      assert.equal(cluster.server.store.get(recType(cluster), NS, 'typo'), undefined);
+
+      const warned = await cluster.kubectl(['apply', '--validate=warn', '-f', file]);
+      assert.equal(warned.code, 0, warned.stderr);
+      assert.match(warned.stderr, /Warning: unknown field "spec\.nodez"/);
+      const stored = cluster.server.store.read(recType(cluster), NS, 'typo');
+      assert.deepEqual(Object.keys(stored.spec as object).includes('nodez'), false, 'pruned');
+
+      ok(await cluster.kubectl(['delete', 'rec', 'typo']), 'delete typo');
+      const ignored = await cluster.kubectl(['apply', '--validate=false', '-f', file]);
+      assert.equal(ignored.code, 0, ignored.stderr);
+      assert.doesNotMatch(ignored.stderr, /unknown field/);
+      // kubectl patch sends no fieldValidation: the server's default, Warn.
+      const patched = await cluster.kubectl([
+        'patch',
+        'rec',
+        'typo',
+        '--type',
+        'merge',
+        '-p',
+        '{"spec":{"nodez":1}}',
+      ]);
+      assert.equal(patched.code, 0, patched.stderr);
+      assert.match(patched.stderr, /Warning: unknown field "spec\.nodez"/);
+      ok(await cluster.kubectl(['delete', 'rec', 'typo']), 'delete typo again');
+    });
+
     it('applies the bundle again server-side, and a database; deletes it', async () => {
       const out = ok(
         await cluster.kubectl(['apply', '--server-side', '-f', upstreamFile('bundle.yaml')]),
