@@ -5,7 +5,8 @@ import { ADMIN, EXPIRED, type SimFixture, startSim, VIEWER } from './fixture.js'
 
 let agent: Agent;
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are free-form JSON; the assertions check them.
+// Response bodies are free-form JSON; the assertions check them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 async function call(
