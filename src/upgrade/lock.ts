@@ -68,7 +68,7 @@ const UNREADABLE_LOCK_GRACE_MS = 10_000;
  * other run can ever see the lock empty or half written and mistake it for a crashed one.
  */
 async function createLockFile(lockPath: string, owner: LockOwner): Promise<boolean> {
-  const temp = `${lockPath}.${owner.id}.tmp`;
+  const temp = tempLockPath(lockPath, owner);
   const handle = await open(temp, 'wx', 0o600).catch((error: Error) => {
     throw new OperationError(`cannot create the lock file ${lockPath}: ${error.message}`);
   });
@@ -90,18 +90,40 @@ async function createLockFile(lockPath: string, owner: LockOwner): Promise<boole
 }
 
 /**
- * A run killed while it created its lock leaves `<lock>.<id>.tmp` behind (createLockFile). Such a
- * file is removed once its owner is gone (or, unreadable, once old); a live run's is left alone.
+ * `<lock>.<id>.<pid>@<host>.tmp`: the name says whose it is, because a run killed right after
+ * creating it leaves it empty, and an empty file cannot say.
+ */
+function tempLockPath(lockPath: string, owner: LockOwner): string {
+  return `${lockPath}.${owner.id}.${owner.pid}@${owner.host}.tmp`;
+}
+
+/** `<id>.<pid>@<host>.tmp`, and `<id>.tmp` from versions that did not name the process. */
+const TEMP_SUFFIX = /^[0-9a-f-]{36}(?:\.(\d+)@([^/]+))?\.tmp$/;
+
+/**
+ * A run killed while it created its lock leaves its temp file behind (createLockFile). Such a
+ * file is removed once its owner is gone, judged from its content or, when it is empty or torn,
+ * from the pid and host in its name (else once it is old); a live run's is left alone. A pid
+ * judged in this PID namespace may live in another one sharing the folder: removing that run's
+ * temp file in the milliseconds before its link makes its lock attempt fail with an error,
+ * never two runs at once.
  */
 async function removeAbandonedTempFiles(lockPath: string): Promise<void> {
   const dir = dirname(lockPath);
   const prefix = `${basename(lockPath)}.`;
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
-    if (!name.startsWith(prefix) || !/^[0-9a-f-]{36}\.tmp$/.test(name.slice(prefix.length))) continue;
+    const named = name.startsWith(prefix) ? TEMP_SUFFIX.exec(name.slice(prefix.length)) : null;
+    if (!named) continue;
     const file = join(dir, name);
     const owner = await readLock(file);
-    const abandoned = owner ? isStale(owner) : await isOlderThan(file, UNREADABLE_LOCK_GRACE_MS);
+    const [, pid, host] = named;
+    const abandoned = owner
+      ? isStale(owner)
+      : pid && host
+        ? isGoneHere({ pid: Number(pid), host, pidStart: undefined, pidNamespace: undefined }, 'same') ||
+          (await isOlderThan(file, UNREADABLE_LOCK_GRACE_MS))
+        : await isOlderThan(file, UNREADABLE_LOCK_GRACE_MS);
     if (abandoned) await unlink(file).catch(() => undefined);
   }
 }

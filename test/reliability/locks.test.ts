@@ -6,7 +6,9 @@
  */
 
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
 import { lockPathFor } from '../../src/upgrade/lock.js';
 import {
@@ -78,15 +80,21 @@ describe('locks: one upgrade of a cluster at a time', () => {
         }
         const owner = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number; id: string };
         assert.equal(owner.pid, first.pid);
-        // What a kill while the lock was being created leaves (lock.ts writes <lock>.<id>.tmp, then links it).
-        const temp = `${lock}.${owner.id}.tmp`;
+        // What a kill while the lock was being created leaves (lock.ts writes
+        // <lock>.<id>.<pid>@<host>.tmp, then links it): the whole temp file, or an empty one when
+        // the kill came right after it was created.
+        const temp = `${lock}.${owner.id}.${first.pid}@${hostname()}.tmp`;
+        const emptyTemp = `${lock}.${randomUUID()}.${first.pid}@${hostname()}.tmp`;
         writeFileSync(temp, readFileSync(lock));
+        writeFileSync(emptyTemp, '');
         const second = await runOnBed(bed, UPGRADE);
         if (second.code !== 0)
           failures.push(`trial ${trial}: the next run exited ${second.code}: ${second.stderr.slice(-800)}`);
         failures.push(...checkUpgraded(bed).map((p) => `trial ${trial}: ${p}`));
         if (existsSync(lock)) failures.push(`trial ${trial}: the lock is left behind`);
         if (existsSync(temp)) failures.push(`trial ${trial}: the dead run's lock temp file is left behind`);
+        if (existsSync(emptyTemp))
+          failures.push(`trial ${trial}: the dead run's empty lock temp file is left behind`);
       } finally {
         await bed.close();
       }
