@@ -18,11 +18,6 @@ export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv
       io = created;
     },
   };
-  // Answered before the command tree is built: scripts call `ctl --version` a lot.
-  if (argv.length === 1 && argv[0] === '--version') {
-    runtime.stdout.write(`${version}\n`);
-    return ExitCode.ok;
-  }
   // Loaded here, not at the top, so nothing heavier than needed is read before this point.
   const { buildProgram } = await import('./cli/program.js');
   const program = await buildProgram(full, version);

@@ -1,36 +1,48 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PACKAGE_NAME = 'ctl';
-let cached: string | undefined;
+
+interface Manifest {
+  name?: string;
+  version: string;
+}
+
+let found: { root: string; manifest: Manifest } | undefined;
 
 /**
- * The folder of ctl's package.json, found by walking up from this module: the same answer from
- * dist/src/ (tsc), dist/bundle/ and its chunks (the bundled build), and src/ (a TypeScript
- * loader), whatever the file's depth.
+ * ctl's package.json and its folder, found by walking up from this module: the same answer
+ * from dist/src/ (tsc), dist/bundle/ and its chunks (the bundled build), and src/ (a TypeScript
+ * loader), whatever the file's depth. Read once: `ctl --version` is on this path.
  */
-export function packageRoot(): string {
-  if (cached) return cached;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = path.join(dir, 'package.json');
-    if (
-      existsSync(manifest) &&
-      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME
-    ) {
-      cached = dir;
-      return dir;
+function findPackage(): { root: string; manifest: Manifest } {
+  if (found) return found;
+  const start = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const manifest = readManifest(path.join(dir, 'package.json'));
+    if (manifest?.name === PACKAGE_NAME) {
+      found = { root: dir, manifest };
+      return found;
     }
-    const parent = path.dirname(dir);
-    if (parent === dir)
-      throw new Error(`ctl's package.json was not found above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
+    if (path.dirname(dir) === dir) throw new Error(`ctl's package.json was not found above ${start}`);
   }
+}
+
+function readManifest(file: string): Manifest | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder of ctl's package.json (where `scenarios/` is). */
+export function packageRoot(): string {
+  return findPackage().root;
 }
 
 /** ctl's version from its package.json. */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
-    .version;
+  return findPackage().manifest.version;
 }
