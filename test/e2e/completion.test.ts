@@ -9,11 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { Command } from 'commander';
-import { buildProgram } from '../../src/cli/program.js';
 import { STEP_IDS } from '../../src/steps/types.js';
+import { commandTree } from '../helpers/command-tree.js';
 import { ctlBin, runCtl } from '../helpers/run-ctl.js';
 
 interface Listed {
@@ -22,28 +20,11 @@ interface Listed {
 }
 
 /** Every command of the real tree with its long options, read straight from commander. */
-async function commandTree(): Promise<Listed[]> {
-  const sink = { write: () => true };
-  const program = await buildProgram(
-    {
-      env: {},
-      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      stdout: sink,
-      stderr: sink,
-      onIo: () => {},
-    },
-    '0.0.0',
-  );
-  const out: Listed[] = [];
-  const walk = (command: Command, at: string[]): void => {
-    out.push({
-      path: at,
-      longOptions: command.options.flatMap((option) => (option.long ? [option.long] : [])),
-    });
-    for (const child of command.commands) walk(child, [...at, child.name()]);
-  };
-  walk(program, []);
-  return out;
+async function commandOptions(): Promise<Listed[]> {
+  return (await commandTree()).map(({ path, command }) => ({
+    path,
+    longOptions: command.options.flatMap((option) => (option.long ? [option.long] : [])),
+  }));
 }
 
 function bashAvailable(): string {
@@ -62,7 +43,7 @@ describe('ctl completion (e2e)', () => {
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ctl-completion-'));
-    tree = await commandTree();
+    tree = await commandOptions();
     for (const shell of ['bash', 'zsh', 'fish']) {
       const result = await runCtl(['completion', shell]);
       assert.equal(result.code, 0, `ctl completion ${shell}: ${result.stderr}`);

@@ -8,14 +8,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { before, describe, it } from 'node:test';
-import type { Command } from 'commander';
 import { parse } from 'yaml';
-import { buildProgram } from '../../src/cli/program.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { STEP_IDS } from '../../src/steps/types.js';
+import { commandTree } from '../helpers/command-tree.js';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
 import { makeToolSandbox, repoRoot, type ToolSandbox } from '../helpers/tools.js';
 
@@ -181,23 +179,10 @@ describe('ctl upgrade run in GitHub Actions (e2e)', () => {
 describe('examples/ CI pipelines', () => {
   /** `{path, long options}` of every command of the real tree, and the global options. */
   async function optionsByCommand(): Promise<{ byPath: Map<string, Set<string>>; global: Set<string> }> {
-    const sink = { write: () => true };
-    const program = await buildProgram(
-      {
-        env: {},
-        stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-        stdout: sink,
-        stderr: sink,
-        onIo: () => {},
-      },
-      '0.0.0',
-    );
     const byPath = new Map<string, Set<string>>();
-    const walk = (command: Command, at: string[]): void => {
+    for (const { path: at, command } of await commandTree()) {
       byPath.set(at.join(' '), new Set(command.options.flatMap((o) => [o.long, o.short].filter(isString))));
-      for (const child of command.commands) walk(child, [...at, child.name()]);
-    };
-    walk(program, []);
+    }
     return { byPath, global: byPath.get('') ?? new Set() };
   }
 

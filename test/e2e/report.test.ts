@@ -12,16 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';
-
-const STEP_IDS = [
-  'preflight',
-  'operator',
-  'admission',
-  'security-context',
-  'cluster',
-  'monitor',
-  'databases',
-];
+import { STEP_IDS } from './upgrade-support.js';
 
 interface Report {
   apiVersion: string;

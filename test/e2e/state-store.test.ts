@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
-import { ctlBin, type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { ctlBin, type CtlResult, ctlEnv, runCtl } from '../helpers/run-ctl.js';
 import { changes, describeEntries } from './upgrade-support.js';
 
 const TARGET = '7.8.2-6';
@@ -43,13 +43,7 @@ interface Spawned {
 
 /** The built ctl, like runCtl, but with its pid and its events as they come. */
 function spawnCtl(args: string[], env: Record<string, string | undefined>, cwd: string): Spawned {
-  const fullEnv: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    NO_COLOR: '1',
-  };
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) fullEnv[key] = value;
-  const child = spawn(process.execPath, [ctlBin, ...args], { cwd, env: fullEnv, stdio: 'pipe' });
+  const child = spawn(process.execPath, [ctlBin, ...args], { cwd, env: ctlEnv(env), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   const waiters: { predicate: (event: Event) => boolean; resolve: (event: Event) => void }[] = [];

@@ -175,6 +175,8 @@ export function writesTo(sim: UpgradeSim, pathSuffix: string, from = 0): AuditEn
 // ---- NDJSON ------------------------------------------------------------------------------------
 
 export const EVENT_TYPES = ['step-start', 'step-done', 'step-skip', 'progress', 'warning', 'error', 'done'];
+// CLI.md's step order, written out here rather than imported from src/steps: the end-to-end
+// tests check ctl's output against the contract, not against ctl's own list.
 export const STEP_IDS = [
   'preflight',
   'operator',

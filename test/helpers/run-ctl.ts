@@ -24,19 +24,28 @@ export interface CtlResult {
 }
 
 /**
- * Runs the BUILT ctl (`node bin/ctl.js ...`, which imports dist/src/main.js) as a user would.
- * The environment starts almost empty so a developer's CTL_* variables cannot leak into tests.
+ * The environment a test gives ctl: PATH, HOME and NO_COLOR, then `overrides` (undefined removes
+ * a variable). It starts almost empty so a developer's CTL_* variables cannot leak into tests.
  */
-export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<CtlResult> {
+export function ctlEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     NO_COLOR: '1',
   };
-  for (const [key, value] of Object.entries(options.env ?? {})) {
+  for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
+  return env;
+}
+
+/**
+ * Runs the BUILT ctl (`node bin/ctl.js ...`, which imports the bundle in dist/bundle/) as a user
+ * would, in the environment of ctlEnv.
+ */
+export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<CtlResult> {
+  const env = ctlEnv(options.env);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [ctlBin, ...args], {
       cwd: options.cwd ?? repoRoot,

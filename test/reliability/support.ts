@@ -26,7 +26,7 @@ import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/clus
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { clusterTagFor } from '../../src/upgrade/catalog.js';
 import { stateSchema } from '../../src/upgrade/state.js';
-import { ctlBin, repoRoot } from '../helpers/run-ctl.js';
+import { ctlBin, ctlEnv, repoRoot } from '../helpers/run-ctl.js';
 import { helmPath } from '../helpers/tools.js';
 
 export const LONG = process.env.CTL_RELIABILITY === 'long';
@@ -183,15 +183,7 @@ export interface SpawnOptions {
 
 /** Spawns the built ctl (`node bin/ctl.js`) with a minimal environment, as a user would run it. */
 export function spawnCtl(args: string[], options: SpawnOptions = {}): CtlProcess {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    NO_COLOR: '1',
-  };
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const env = ctlEnv(options.env);
   const nodeArgs = options.preload ? ['--import', pathToFileURL(options.preload).href] : [];
   const started = Date.now();
   const child = spawn(process.execPath, [...nodeArgs, ctlBin, ...args], {
