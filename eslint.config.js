@@ -2,6 +2,7 @@
 // rules so that linting stays fast enough to run with every test run.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.ctl-sim/'] },
@@ -35,5 +36,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'warn',
       'no-control-regex': 'off',
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { ctl: layers },
+    rules: { 'ctl/layers': 'error' },
   },
 );

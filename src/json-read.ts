@@ -1,10 +1,8 @@
-import type { FieldPath } from './dialect.js';
-
 /**
  * Reading fields of Kubernetes objects and API answers, which arrive as untyped JSON: each
  * reader answers undefined (or empty) for a missing or mistyped value instead of throwing.
  */
-export function getPath(root: unknown, path: FieldPath): unknown {
+export function getPath(root: unknown, path: readonly string[]): unknown {
   let value: unknown = root;
   for (const key of path) {
     if (value === null || typeof value !== 'object') return undefined;

@@ -34,6 +34,12 @@ export interface ConnectionSettings {
 }
 
 /**
+ * The connection flags with the API URL still optional: without --api-url/CTL_API_URL, `ctl auth`
+ * and `ctl upgrade` find it through Kubernetes (src/kube/management-access.ts).
+ */
+export type ConnectionFlags = Omit<ConnectionSettings, 'apiUrl'> & { apiUrl: string | undefined };
+
+/**
  * The DNS names of a cluster's management API service: what its certificate may name, the
  * first one being what ctl asks for (TLS server name) through a port-forward.
  */

@@ -60,7 +60,7 @@ export function register(program: Command, runtime: Runtime): void {
     // Validate everything before the first byte goes out.
     const ttl = parseTtl(command.opts().ttl as string | undefined);
     const connection = readConnectionFlags(command, runtime.env);
-    const { runAuthToken } = await import('../api/auth-token.js');
+    const { runAuthToken } = await import('../commands/auth-token.js');
     await runAuthToken({ ttl, connection, globals }, { io, env: runtime.env, stdin: runtime.stdin });
   });
 }

@@ -22,21 +22,26 @@ export function register(program: Command, runtime: Runtime): void {
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;
       while (root.parent) root = root.parent;
-      const [{ completionTree }, { completionScript }, { STEP_IDS }, { CHECK_IDS }, { listScenarios }] =
-        await Promise.all([
-          import('../completion/tree.js'),
-          import('../completion/scripts.js'),
-          import('../steps/types.js'),
-          import('../upgrade/target.js'),
-          import('../sim/scenario.js'),
-        ]);
+      const [
+        { completionTree },
+        { completionScript },
+        { STEP_IDS },
+        { CHECK_IDS },
+        { builtInScenarioNames },
+      ] = await Promise.all([
+        import('../completion/tree.js'),
+        import('../completion/scripts.js'),
+        import('../steps/index.js'),
+        import('../planning/target.js'),
+        import('./sim.js'),
+      ]);
       // Values commander does not know as `choices` (they are checked where they are used).
       const known = {
         '--output': ['text', 'json'],
         '--only': STEP_IDS,
         '--skip': STEP_IDS,
         '--ignore-check': CHECK_IDS,
-        '--scenario': listScenarios().map((scenario) => scenario.name),
+        '--scenario': await builtInScenarioNames(),
       };
       const tree = completionTree(root, known);
       runtime.stdout.write(completionScript(shell as 'bash' | 'zsh' | 'fish', tree));

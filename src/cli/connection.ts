@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { AuthForm } from '../api/authorize.js';
-import type { ConnectionSettings } from '../api/connect.js';
+import type { ConnectionFlags } from '../api/connect.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -27,12 +27,6 @@ export function addConnectionOptions(command: Command): Command {
         .default('auto'),
     );
 }
-
-/**
- * The connection flags with the API URL still optional: without --api-url/CTL_API_URL, `ctl auth`
- * and `ctl upgrade` find it through Kubernetes (src/kube/management-access.ts).
- */
-export type ConnectionFlags = Omit<ConnectionSettings, 'apiUrl'> & { apiUrl: string | undefined };
 
 /** Flags win over env. Raises a usage error for malformed or conflicting inputs, before any request. */
 export function readConnectionFlags(command: Command, env: NodeJS.ProcessEnv): ConnectionFlags {

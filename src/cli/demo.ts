@@ -17,7 +17,7 @@ export function register(program: Command, runtime: Runtime): void {
       const globals = readGlobalOptions(command);
       const io = await createIo(globals, runtime);
       const o = command.opts() as { scenario: string; to: string; instant?: boolean };
-      const { runDemo } = await import('../demo.js');
+      const { runDemo } = await import('../commands/demo.js');
       await runDemo({
         globals,
         io,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import type { GlobalOptions } from '../commands/options.js';
 import { UsageError } from '../errors.js';
-import type { Io, OutputFormat, ReadableLike, WritableLike } from '../io/io.js';
+import type { Io, ReadableLike, WritableLike } from '../io/io.js';
 
 /** What a command needs from the process: injected so tests can run commands in-process. */
 export interface Runtime {
@@ -12,21 +13,6 @@ export interface Runtime {
   stderr: WritableLike;
   /** Called once a command has built its Io, so main can report errors through it. */
   onIo(io: Io): void;
-}
-
-/** Global options of CLI.md, shared by every command. */
-export interface GlobalOptions {
-  kubeconfig?: string;
-  /** The last `--context` given. */
-  context?: string;
-  /** Every `--context` given, in order; more than one only for `ctl upgrade run` (a fleet). */
-  contexts?: string[];
-  namespace?: string;
-  cluster?: string;
-  output: OutputFormat;
-  color: boolean;
-  verbose: number;
-  quiet: boolean;
 }
 
 export function addGlobalOptions(program: Command): Command {

@@ -88,3 +88,9 @@ function parsePort(value: string | undefined, flag: string): number | undefined 
   }
   return port;
 }
+
+/** The built-in scenarios' names, for shell completion of `--scenario`. */
+export async function builtInScenarioNames(): Promise<string[]> {
+  const { listScenarios } = await import('../sim/scenario.js');
+  return listScenarios().map((scenario) => scenario.name);
+}

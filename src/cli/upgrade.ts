@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { addConnectionOptions, readConnectionFlags } from './connection.js';
 import { parseCount, parseDuration } from './duration.js';
 import { UsageError } from '../errors.js';
-import { parseStateStoreKind } from '../upgrade/state-store-kind.js';
+import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import { createIo, type Runtime, readGlobalOptions } from './globals.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -60,7 +60,7 @@ function stateStoreOption(): Option {
   );
 }
 
-function readTarget(command: Command, env: NodeJS.ProcessEnv): import('../upgrade/target.js').TargetFlags {
+function readTarget(command: Command, env: NodeJS.ProcessEnv): import('../planning/target.js').TargetFlags {
   const o = command.opts() as Record<string, string | string[] | undefined>;
   return {
     to: o.to as string | undefined,
@@ -154,10 +154,10 @@ export function register(program: Command, runtime: Runtime): void {
   plan.action(async (_o: unknown, command: Command) => {
     const globals = readGlobalOptions(command);
     const io = await createIo(globals, runtime);
-    const { resolveTarget } = await import('../upgrade/target.js');
+    const { resolveTarget } = await import('../planning/target.js');
     const target = resolveTarget(readTarget(command, runtime.env));
     const connection = readConnectionFlags(command, runtime.env);
-    const { runPlanCommand } = await import('../upgrade/plan-command.js');
+    const { runPlanCommand } = await import('../commands/plan.js');
     await runPlanCommand({
       globals,
       connection,
@@ -244,8 +244,8 @@ export function register(program: Command, runtime: Runtime): void {
     const globals = readGlobalOptions(command, { multipleContexts: true });
     const io = await createIo(globals, runtime);
     const o = command.opts() as Record<string, unknown>;
-    const { resolveTarget } = await import('../upgrade/target.js');
-    const { parseStepList } = await import('../upgrade/run-command.js');
+    const { resolveTarget } = await import('../planning/target.js');
+    const { parseStepList } = await import('../commands/run.js');
     const flags = readTarget(command, runtime.env);
     const input = {
       globals,
@@ -286,7 +286,7 @@ export function register(program: Command, runtime: Runtime): void {
           hint: 'List every cluster in the fleet file, or pass --context once per cluster, not both.',
         });
       }
-      const { loadFleetFile, runFleetCommand } = await import('../upgrade/fleet.js');
+      const { loadFleetFile, runFleetCommand } = await import('../commands/fleet.js');
       const members =
         o.fleet !== undefined
           ? await loadFleetFile(o.fleet as string)
@@ -294,7 +294,7 @@ export function register(program: Command, runtime: Runtime): void {
       await runFleetCommand({ ...input, members, maxParallelClusters });
       return;
     }
-    const { runUpgradeCommand } = await import('../upgrade/run-command.js');
+    const { runUpgradeCommand } = await import('../commands/run.js');
     await runUpgradeCommand(input);
   });
 
@@ -315,7 +315,7 @@ export function register(program: Command, runtime: Runtime): void {
     .action(async (_o: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const io = await createIo(globals, runtime);
-      const { runStatusCommand } = await import('../upgrade/status-command.js');
+      const { runStatusCommand } = await import('../commands/status.js');
       await runStatusCommand({
         globals,
         io,
@@ -331,10 +331,9 @@ export function register(program: Command, runtime: Runtime): void {
     .addHelpText('after', '\nExamples:\n  ctl upgrade steps\n  ctl upgrade steps -o json\n')
     .action(async (_o: unknown, command: Command) => {
       const io = await createIo(readGlobalOptions(command), runtime);
-      const { STEP_IDS } = await import('../steps/types.js');
-      const { STEP_TITLES } = await import('../upgrade/plan.js');
-      if (io.output === 'json') io.json(STEP_IDS.map((id) => ({ id, title: STEP_TITLES[id] })));
-      else io.data(STEP_IDS.map((id, i) => `${i + 1}. ${id.padEnd(17)} ${STEP_TITLES[id]}`).join('\n'));
+      const { STEPS } = await import('../steps/index.js');
+      if (io.output === 'json') io.json(STEPS.map(({ id, title }) => ({ id, title })));
+      else io.data(STEPS.map(({ id, title }, i) => `${i + 1}. ${id.padEnd(17)} ${title}`).join('\n'));
     });
 
   upgrade
@@ -357,7 +356,7 @@ export function register(program: Command, runtime: Runtime): void {
       const globals = readGlobalOptions(command);
       const io = await createIo(globals, runtime);
       const o = command.opts() as Record<string, unknown>;
-      const { runUnlockCommand } = await import('../upgrade/status-command.js');
+      const { runUnlockCommand } = await import('../commands/status.js');
       await runUnlockCommand({
         globals,
         io,

@@ -14,8 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { proxySettings } from '../api/http.js';
 import { OperationError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
-import { gitTagFor } from '../upgrade/catalog.js';
-import { upstreamFileUrl } from '../upgrade/resolve.js';
+import { gitTagFor, upstreamFileUrl } from '../release/catalog.js';
 import type { KubeObject } from './reads.js';
 
 export type BundlePlatform = 'kubernetes' | 'openshift';

@@ -4,7 +4,7 @@
  * else the real product's names.
  */
 
-import { DIALECTS, type Dialect, detectDialect, dialectFields } from '../dialect.js';
+import { DIALECTS, type Dialect, detectDialect, dialectFields } from '../release/dialect.js';
 import { CLUSTER_CRD_NAME, type ClusterReads, type KubeObject } from './reads.js';
 
 export type DialectSource = 'cluster' | 'crd' | 'default';

@@ -10,7 +10,6 @@
  */
 
 import type { CredentialSource } from '../api/credentials.js';
-import type { GlobalOptions } from '../cli/globals.js';
 import { AuthError, OperationError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { KubeClients, LoadedKubeConfig } from './client.js';
@@ -20,8 +19,16 @@ import type { ClusterReads, KubeObject } from './reads.js';
 /** The management API's port inside the cluster's pods and behind its service. */
 export const MANAGEMENT_API_PORT = 9443;
 
+/** Where the cluster resource is: `--kubeconfig`, `--context`, `-n` and `--cluster`. */
+export interface ClusterLocation {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  namespace?: string | undefined;
+  cluster?: string | undefined;
+}
+
 export interface KubeAccessOptions {
-  globals: Pick<GlobalOptions, 'kubeconfig' | 'context' | 'namespace'>;
+  globals: Pick<ClusterLocation, 'kubeconfig' | 'context' | 'namespace'>;
   env: NodeJS.ProcessEnv;
   io: Io;
 }
@@ -294,7 +301,7 @@ export interface LazyManagementAccess {
 }
 
 export function lazyManagementAccess(
-  options: KubeAccessOptions & { globals: Pick<GlobalOptions, 'cluster'> },
+  options: KubeAccessOptions & { globals: Pick<ClusterLocation, 'cluster'> },
 ): LazyManagementAccess {
   let kube: Promise<KubeAccess> | undefined;
   let cluster: Promise<ManagedCluster> | undefined;

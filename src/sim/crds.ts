@@ -6,7 +6,7 @@
  * tests prove the redis dialect agrees with them field by field.)
  */
 
-import { type Dialect, dialectFields, type FieldPath, toJsonPath } from '../dialect.js';
+import { type Dialect, dialectFields, type FieldPath, toJsonPath } from '../release/dialect.js';
 
 export const CRD_GROUP = 'app.redislabs.com';
 

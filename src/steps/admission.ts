@@ -20,23 +20,33 @@ import { bundleLocation, loadManifests, siblingLocation } from '../kube/bundle.j
 import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { deleteIfExists, listObjects, readObject, serverSideApply } from '../kube/write.js';
-import { webhookNameFor } from '../upgrade/catalog.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import { ADMISSION_TLS_SECRET } from '../upgrade/snapshot.js';
-import type { UpgradeDeps } from './deps.js';
-import type { Step, StepContext, StepResult } from './types.js';
+import { webhookNameFor } from '../release/catalog.js';
+import { ADMISSION_TLS_SECRET } from '../planning/snapshot.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { StepContext, StepResult } from '../run/step.js';
+import {
+  type PlanAction,
+  type PlanContext,
+  type StepPlan,
+  action,
+  operatorIsCurrent,
+  operatorNamespace,
+  releaseFile,
+} from '../planning/plan.js';
+import { kubectl, kubectlApply, printManifest } from '../planning/equivalent-commands.js';
 
 export interface AdmissionStepOptions {
   wait?: typeof waitForObject;
   env?: NodeJS.ProcessEnv;
 }
 
-export function createAdmissionStep(options: AdmissionStepOptions = {}): Step<UpgradeDeps> {
+export function createAdmissionStep(options: AdmissionStepOptions = {}): UpgradeStep<'admission'> {
   const wait = options.wait ?? waitForObject;
   const env = options.env ?? process.env;
   return {
     id: 'admission',
-    title: STEP_TITLES.admission,
+    title: 'Reapply the admission webhook',
+    plan: planAdmission,
     run: (ctx) => reapplyWebhook(ctx, wait, env),
   };
 }
@@ -218,4 +228,48 @@ export function contains(live: unknown, desired: unknown): boolean {
     );
   }
   return live === desired;
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+/**
+ * As the step does it: wait for the operator's Secret admission-tls, delete the pre-6.4.2
+ * webhook, then apply the release's webhook.yaml once with every caBundle already set (the
+ * upstream apply-then-patch leaves a window in which every database write is refused).
+ */
+function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
+  if (snapshot.webhooks.length === 0) return { skip: 'admission controller not enabled' };
+  if (resolved.method === 'helm') return { skip: 'the helm chart manages the admission webhook' };
+  const name = webhookNameFor(target.operator);
+  const legacy = snapshot.webhooks.find((w) => w.name === 'redb-admission' && name !== 'redb-admission');
+  const cert = snapshot.admissionTls.cert;
+  const current = snapshot.webhooks.find((w) => w.name === name);
+  const trusted = current?.webhooks.every((h) => cert !== undefined && h.caBundle === cert) ?? false;
+  if (operatorIsCurrent(resolved) && !legacy && trusted) {
+    return { skip: `${name} is current and trusts admission-tls` };
+  }
+  const ns = operatorNamespace(snapshot);
+  const getCert = kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}');
+  const webhook = releaseFile(resolved, target, 'admission/webhook.yaml');
+  const actions: PlanAction[] = [
+    action(
+      "Wait for the operator to create Secret admission-tls (its cert is the webhook's CA)",
+      `until [ -n "$(${getCert})" ]; do sleep 5; done`,
+    ),
+  ];
+  if (legacy) {
+    actions.push(
+      action(
+        'Delete the pre-6.4.2 webhook redb-admission',
+        kubectl('delete', 'validatingwebhookconfiguration', 'redb-admission'),
+      ),
+    );
+  }
+  actions.push(
+    action(
+      `Apply the webhook ${name} of ${target.operator} for namespace ${ns} with its caBundle set from Secret admission-tls`,
+      `CERT=$(${getCert}) && ${printManifest(webhook)} | sed -e 's/OPERATOR_NAMESPACE/${ns}/g' -e "s|caBundle:.*|caBundle: $CERT|" | ${kubectlApply('-')}`,
+    ),
+  );
+  return { actions };
 }

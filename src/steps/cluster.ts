@@ -12,27 +12,29 @@
  * upgrade to its end is the `monitor` step's work.
  */
 
-import { dialectFields } from '../dialect.js';
+import { dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_RESOURCE } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, mergePatch, readObject } from '../kube/write.js';
-import { mergeBodies, patchAt } from '../upgrade/commands.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import { type ClusterSnapshot, toCluster } from '../upgrade/snapshot.js';
-import type { UpgradeDeps } from './deps.js';
-import type { Step, StepContext, StepResult } from './types.js';
+import { mergeBodies, patchAt, kubectlMergePatch } from '../planning/equivalent-commands.js';
+import { type ClusterSnapshot, toCluster } from '../planning/snapshot.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { StepContext, StepResult } from '../run/step.js';
+import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
+import { compareImageTags, parseImageTag } from '../release/versions.js';
 
 export interface ClusterStepOptions {
   wait?: typeof waitForObject;
 }
 
-export function createClusterStep(options: ClusterStepOptions = {}): Step<UpgradeDeps> {
+export function createClusterStep(options: ClusterStepOptions = {}): UpgradeStep<'cluster'> {
   const wait = options.wait ?? waitForObject;
   return {
     id: 'cluster',
-    title: STEP_TITLES.cluster,
+    title: 'Upgrade the cluster',
+    plan: planCluster,
     run: (ctx) => upgradeCluster(ctx, wait),
   };
 }
@@ -185,4 +187,35 @@ async function followAutoUpgrade(
     ctx.warn(`the operator chose versionTag ${chosen}, not ${tag}`, { versionTag: chosen });
   }
   return { skipped: `${reason} (it has set versionTag ${chosen ?? tag})` };
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+function planCluster({ snapshot, target, resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
+  const tag = resolved.clusterTag.target;
+  if (!tag) return { skip: 'no target cluster version: pass --cluster-version' };
+  if (cluster.image.versionTag === tag) return { skip: `the cluster already runs ${tag}` };
+  const current = cluster.image.versionTag ? parseImageTag(cluster.image.versionTag) : undefined;
+  const wanted = parseImageTag(tag);
+  if (current && wanted && compareImageTags(current, wanted) > 0) {
+    return { skip: `the cluster runs ${cluster.image.versionTag}, newer than ${tag}` };
+  }
+  if (cluster.autoUpgrade) return { skip: 'auto-upgrade is on: the operator upgrades the cluster' };
+  const fields = dialectFields(snapshot.dialect);
+  // Image specs pinned in the spec (rigger, bootstrapper) carry the operator's version.
+  const pinned = Object.entries(cluster.otherImages).filter(([, image]) => image.versionTag !== undefined);
+  const body = mergeBodies(
+    patchAt([...fields.imageSpecPath, 'versionTag'], tag),
+    ...pinned.map(([field]) => patchAt(['spec', field, 'versionTag'], target.operator)),
+  );
+  const also =
+    pinned.length > 0 ? ` and ${pinned.map(([field]) => field).join(', ')} to ${target.operator}` : '';
+  return {
+    actions: [
+      action(
+        `Set ${fields.imageSpecPath.slice(1).join('.')}.versionTag from ${cluster.image.versionTag ?? '(default)'} to ${tag}${also}`,
+        kubectlMergePatch('rec', cluster.name, cluster.namespace, body),
+      ),
+    ],
+  };
 }

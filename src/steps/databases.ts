@@ -17,19 +17,20 @@
 
 import type { ApiBdb } from '../api/types.js';
 import { bdbVersion } from '../api/types.js';
-import { type DialectFields, dialectFields } from '../dialect.js';
+import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { ACTIVE_ACTIVE_RESOURCE, DATABASE_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { formatDuration, waitForObject } from '../kube/watch.js';
 import { mergePatch, readObject } from '../kube/write.js';
-import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../upgrade/catalog.js';
-import { kubectl, kubectlMergePatch, patchAt } from '../upgrade/commands.js';
-import type { PlanAction } from '../upgrade/plan.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import { compareDatabaseVersions, databaseVersionOf } from '../upgrade/versions.js';
-import type { UpgradeDeps } from './deps.js';
-import type { Step, StepContext, StepResult } from './types.js';
+import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../release/catalog.js';
+import { kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import { type PlanAction, PlanContext, PlanDatabase, StepPlan, action } from '../planning/plan.js';
+import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { StepContext, StepResult } from '../run/step.js';
 import { getPath, str } from '../json-read.js';
+import { type ClusterSnapshot } from '../planning/snapshot.js';
+import { type DatabaseTarget } from '../planning/resolve.js';
 
 export const DATABASE_KIND = 'RedisEnterpriseDatabase';
 export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
@@ -38,9 +39,14 @@ export interface DatabasesStepOptions {
   wait?: typeof waitForObject;
 }
 
-export function createDatabasesStep(options: DatabasesStepOptions = {}): Step<UpgradeDeps> {
+export function createDatabasesStep(options: DatabasesStepOptions = {}): UpgradeStep<'databases'> {
   const wait = options.wait ?? waitForObject;
-  return { id: 'databases', title: STEP_TITLES.databases, run: (ctx) => upgradeDatabases(ctx, wait) };
+  return {
+    id: 'databases',
+    title: 'Upgrade the databases',
+    plan: planDatabases,
+    run: (ctx) => upgradeDatabases(ctx, wait),
+  };
 }
 
 export const databasesStep = createDatabasesStep();
@@ -555,4 +561,85 @@ export async function runPool<T>(
     throw signal.reason instanceof Error
       ? signal.reason
       : new DOMException('The operation was aborted', 'AbortError');
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
+  if (target.databases.kind === 'none') return { skip: 'not selected (--databases none)' };
+  if (resolved.databases.length === 0) return { skip: 'the cluster has no database resources' };
+  const changing = resolved.databases.filter((db) => db.target !== undefined);
+  if (changing.length === 0) {
+    return { skip: `no database needs a change (${summarizeReasons(resolved.databases)})` };
+  }
+  const fields = dialectFields(snapshot.dialect);
+  return {
+    actions: changing.map((db): PlanAction => {
+      const version = db.target as string;
+      const from = db.current ? ` from ${db.current}` : '';
+      const database = (kind: PlanDatabase['kind'], manual: boolean): PlanDatabase => ({
+        kind,
+        name: db.name,
+        namespace: db.namespace,
+        version,
+        manual,
+      });
+      if (db.kind === 'database') {
+        return {
+          ...action(
+            `Upgrade database ${db.namespace}/${db.name}${from} to ${version}`,
+            kubectlMergePatch('redb', db.name, db.namespace, patchAt(fields.databaseVersionPath, version)),
+          ),
+          database: database('redb', false),
+        };
+      }
+      if (supportsActiveActiveUpgrade(target.operator)) {
+        return {
+          ...action(
+            `Upgrade Active-Active database ${db.namespace}/${db.name}${from} to ${version} (set on this participating cluster only; every participating cluster must run operator ${ACTIVE_ACTIVE_UPGRADE_FROM} or newer)`,
+            kubectlMergePatch(
+              'reaadb',
+              db.name,
+              db.namespace,
+              patchAt(fields.activeActiveVersionPath, version),
+            ),
+          ),
+          database: database('reaadb', false),
+        };
+      }
+      return {
+        ...action(
+          `Upgrade Active-Active database ${db.name}${from} to ${version} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,
+          kubectl(
+            'exec',
+            '-it',
+            `${cluster.name}-0`,
+            '-n',
+            cluster.namespace,
+            '--',
+            'rladmin',
+            'upgrade',
+            'db',
+            db.name,
+            'redis_version',
+            version,
+          ),
+        ),
+        database: database('reaadb', true),
+      };
+    }),
+  };
+}
+
+function summarizeReasons(databases: DatabaseTarget[]): string {
+  const byReason = new Map<string, string[]>();
+  for (const db of databases) {
+    const reason = db.reason ?? 'unchanged';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), db.name]);
+  }
+  return [...byReason]
+    .map(
+      ([reason, names]) => `${names.length > 3 ? `${names.length} databases` : names.join(', ')}: ${reason}`,
+    )
+    .join('; ');
 }

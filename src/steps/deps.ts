@@ -1,8 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import type { Helm } from '../exec/helm.js';
 import type { KubeClients } from '../kube/client.js';
-import type { Plan } from '../upgrade/plan.js';
-import type { Snapshot } from '../upgrade/snapshot.js';
+import type { Plan, StepPlanner } from '../planning/plan.js';
+import type { Snapshot } from '../planning/snapshot.js';
+import type { Step } from '../run/step.js';
 
 /** A clock the steps wait with; tests pass one that does not really sleep. */
 export interface StepClock {
@@ -45,4 +46,12 @@ export interface UpgradeDeps {
   clock: StepClock;
   snapshot: Snapshot;
   plan: Plan;
+}
+
+/**
+ * One step of the upgrade, in one module: its id and title, its pure `plan` (what it would do,
+ * shown by `ctl upgrade plan`) and its idempotent `run`. src/steps/index.ts puts them in order.
+ */
+export interface UpgradeStep<Id extends string = string> extends Step<UpgradeDeps>, StepPlanner {
+  readonly id: Id;
 }

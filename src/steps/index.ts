@@ -1,15 +1,17 @@
+import type { Plan } from '../planning/plan.js';
+import { buildPlan } from '../planning/plan.js';
+import type { Snapshot } from '../planning/snapshot.js';
+import type { Target } from '../planning/target.js';
 import { admissionStep } from './admission.js';
 import { clusterStep } from './cluster.js';
 import { databasesStep } from './databases.js';
-import type { UpgradeDeps } from './deps.js';
 import { monitorStep } from './monitor.js';
 import { operatorStep } from './operator.js';
 import { preflightStep } from './preflight.js';
 import { securityContextStep } from './security-context.js';
-import type { Step } from './types.js';
 
-/** The seven steps in the documented order: the only place where order lives. */
-export const STEPS: readonly Step<UpgradeDeps>[] = [
+/** The seven steps in the documented order (CLI.md): the only place where order lives. */
+export const STEPS = [
   preflightStep,
   operatorStep,
   admissionStep,
@@ -17,4 +19,17 @@ export const STEPS: readonly Step<UpgradeDeps>[] = [
   clusterStep,
   monitorStep,
   databasesStep,
-];
+] as const;
+
+export type StepId = (typeof STEPS)[number]['id'];
+
+export const STEP_IDS: readonly StepId[] = STEPS.map((step) => step.id);
+
+export function isStepId(value: string): value is StepId {
+  return (STEP_IDS as readonly string[]).includes(value);
+}
+
+/** The plan of the whole upgrade: each step's own `plan`, in order. */
+export function planUpgrade(snapshot: Snapshot, target: Target): Plan {
+  return buildPlan(snapshot, target, STEPS);
+}

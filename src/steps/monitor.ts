@@ -19,14 +19,13 @@
  */
 
 import type { ApiNode } from '../api/types.js';
-import { dialectFields, type FieldPath } from '../dialect.js';
+import { dialectFields, type FieldPath } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { type CollectionEvent, formatDuration, listCollection, watchCollection } from '../kube/watch.js';
 import { readObject } from '../kube/write.js';
-import { kubectl, kubectlMergePatch, patchAt } from '../upgrade/commands.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import type { UpgradeDeps } from './deps.js';
+import { kubectl, kubectlMergePatch, patchAt, curlApi } from '../planning/equivalent-commands.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
 import {
   type Blocker,
   blockersFromApi,
@@ -41,16 +40,19 @@ import {
   remediateFrozenUpgrade,
   syncRecordedDatabases,
 } from './remediate.js';
-import type { Step, StepContext, StepResult } from './types.js';
+import type { StepContext, StepResult } from '../run/step.js';
 import { getPath, num, str } from '../json-read.js';
+import { type ClusterSnapshot } from '../planning/snapshot.js';
+import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
+import { formatRs } from '../planning/resolve.js';
 
 export const NODE_CONTAINER = 'redis-enterprise-node';
 const REVISION_LABEL = 'controller-revision-hash';
 /** Normal events after which earlier freeze warnings no longer apply. */
 const RESUME_REASONS = new Set(['UpgradeResumed', 'UpgradeStarted', 'UpgradeCompleted']);
 
-export function createMonitorStep(): Step<UpgradeDeps> {
-  return { id: 'monitor', title: STEP_TITLES.monitor, run: monitorUpgrade };
+export function createMonitorStep(): UpgradeStep<'monitor'> {
+  return { id: 'monitor', title: 'Wait for the rolling upgrade', plan: planMonitor, run: monitorUpgrade };
 }
 
 export const monitorStep = createMonitorStep();
@@ -694,4 +696,30 @@ async function verifyNodes(ctx: StepContext<UpgradeDeps>, tag: string): Promise<
     );
   }
   return versions;
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+function planMonitor({ resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
+  const tag = resolved.clusterTag.target;
+  if (tag && cluster.image.versionTag === tag && cluster.state === 'Running') {
+    return { skip: `the cluster already runs ${tag}: nothing to wait for` };
+  }
+  const ns = cluster.namespace;
+  return {
+    actions: [
+      action(
+        `Follow the rolling upgrade of the ${cluster.nodes === undefined ? '' : `${cluster.nodes} `}pods (highest ordinal first, one at a time)`,
+        kubectl('rollout', 'status', `sts/${cluster.name}`, '-n', ns, '--timeout=60m'),
+      ),
+      action(
+        'Wait for the cluster state to go from Upgrade back to Running',
+        `${kubectl('get', 'rec', cluster.name, '-n', ns, '-w')}`,
+      ),
+      action(
+        `Check that every node runs RS ${formatRs(resolved.targetRs)}`,
+        `${curlApi('GET', '/v1/nodes')} | jq -r '.[].software_version'`,
+      ),
+    ],
+  };
 }

@@ -27,19 +27,34 @@ import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { readObject, serverSideApply } from '../kube/write.js';
-import { chartVersionFor } from '../upgrade/catalog.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import { OPERATOR_DEPLOYMENT, type Snapshot } from '../upgrade/snapshot.js';
-import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO } from '../upgrade/target.js';
+import { chartVersionFor } from '../release/catalog.js';
+import { OPERATOR_DEPLOYMENT, type Snapshot, type ClusterSnapshot } from '../planning/snapshot.js';
+import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, type Target } from '../planning/target.js';
 import {
   compareOperatorVersions,
   formatOperatorVersion,
   operatorVersionFromImage,
   parseOperatorVersion,
-} from '../upgrade/versions.js';
-import type { UpgradeDeps } from './deps.js';
-import type { Step, StepContext, StepResult } from './types.js';
-import { helmReleaseLocation } from '../upgrade/resolve.js';
+} from '../release/versions.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { StepContext, StepResult } from '../run/step.js';
+import { helmReleaseLocation } from '../planning/resolve.js';
+import {
+  type HelmUpgrade,
+  helmUpgradeCommand,
+  kubectl,
+  kubectlApply,
+  printManifest,
+} from '../planning/equivalent-commands.js';
+import {
+  type PlanAction,
+  type PlanContext,
+  type StepPlan,
+  action,
+  operatorIsCurrent,
+  operatorNamespace,
+  releaseFile,
+} from '../planning/plan.js';
 
 export type WaitFor = typeof waitForObject;
 
@@ -50,12 +65,13 @@ export interface OperatorStepOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function createOperatorStep(options: OperatorStepOptions = {}): Step<UpgradeDeps> {
+export function createOperatorStep(options: OperatorStepOptions = {}): UpgradeStep<'operator'> {
   const wait = options.wait ?? waitForObject;
   const env = options.env ?? process.env;
   return {
     id: 'operator',
-    title: STEP_TITLES.operator,
+    title: 'Upgrade the operator',
+    plan: planOperator,
     run: (ctx) => upgradeOperator(ctx, wait, env),
   };
 }
@@ -484,4 +500,75 @@ function array(value: unknown): unknown[] {
 
 function num(value: unknown): number | undefined {
   return typeof value === 'number' ? value : undefined;
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+function planOperator({ snapshot, target, resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
+  if (operatorIsCurrent(resolved)) return { skip: `the operator already runs ${resolved.operator.current}` };
+  const deployment = snapshot.operator?.deploymentName ?? 'redis-enterprise-operator';
+  const ns = operatorNamespace(snapshot);
+  const actions: PlanAction[] = [];
+  if (resolved.method === 'helm') {
+    const helm = helmUpgradeOf(snapshot, target);
+    actions.push(
+      action(
+        `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)`,
+        helmUpgradeCommand(helm),
+      ),
+    );
+  } else {
+    const bundle = resolved.bundle ?? '<bundle.yaml>';
+    actions.push(
+      action(
+        `Apply the operator bundle of ${target.operator} (CRDs, RBAC, Deployment), server-side`,
+        kubectlApply(bundle, ns),
+      ),
+    );
+  }
+  actions.push(
+    action(
+      `Wait for the operator ${target.operator} to be ready`,
+      kubectl('rollout', 'status', `deployment/${deployment}`, '-n', ns, '--timeout=10m'),
+    ),
+  );
+  // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).
+  const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
+  for (const watched of snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace)) {
+    const command = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml']
+      .map(
+        (file) =>
+          `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`,
+      )
+      .join(' && ');
+    actions.push(
+      action(`Reapply the operator's Role and RoleBinding redb-role in namespace ${watched}`, command),
+    );
+  }
+  return { actions };
+}
+
+/**
+ * The helm upgrade the operator step runs (src/steps/operator.ts helmSettings, with the settings
+ * `ctl upgrade run` gives it): a `<repo>/<chart>` reference becomes `<chart> --repo <url>`, so
+ * the user's helm repositories are neither needed nor changed.
+ */
+function helmUpgradeOf(snapshot: Snapshot, target: Target): HelmUpgrade {
+  const { release, namespace } = helmReleaseLocation(snapshot, target.helm.release);
+  const chart = target.helm.chart;
+  const repoUrl = target.helm.repo !== DEFAULT_HELM_REPO ? target.helm.repo : undefined;
+  const common = {
+    release,
+    namespace,
+    chartVersion: chartVersionFor(target.operator),
+    openshift: snapshot.platform === 'openshift',
+  };
+  const bare = chart.slice(chart.indexOf('/') + 1);
+  if (/^[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(chart)) {
+    if (repoUrl) return { ...common, chart: bare, repo: repoUrl };
+    if (chart === DEFAULT_HELM_CHART) return { ...common, chart: bare, repo: DEFAULT_HELM_REPO };
+    return { ...common, chart, repo: undefined };
+  }
+  if (/^[A-Za-z0-9._-]+$/.test(chart) && repoUrl) return { ...common, chart, repo: repoUrl };
+  return { ...common, chart, repo: undefined };
 }

@@ -16,20 +16,23 @@ import { stringify } from 'yaml';
 import { PreflightError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
 import { readObject } from '../kube/write.js';
-import type { CheckResult } from '../upgrade/checks.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import type { UpgradeDeps } from './deps.js';
-import type { Step, StepContext, StepResult } from './types.js';
+import type { CheckResult } from '../planning/checks.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { StepContext, StepResult } from '../run/step.js';
+import { type ClusterSnapshot } from '../planning/snapshot.js';
+import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
+import { kubectl, shellQuote } from '../planning/equivalent-commands.js';
 
 export interface PreflightStepOptions {
   /** Where the backup of the cluster resource goes; default the run's state folder (settings.backupDir). */
   backupDir?: string;
 }
 
-export function createPreflightStep(options: PreflightStepOptions = {}): Step<UpgradeDeps> {
+export function createPreflightStep(options: PreflightStepOptions = {}): UpgradeStep<'preflight'> {
   return {
     id: 'preflight',
-    title: STEP_TITLES.preflight,
+    title: 'Check the prerequisites',
+    plan: planPreflight,
     run: (ctx) => preflight(ctx, options.backupDir ?? ctx.deps.settings.backupDir ?? process.cwd()),
   };
 }
@@ -137,4 +140,26 @@ async function writeNew(path: string, text: string): Promise<boolean> {
     await handle.close();
   }
   return true;
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+function planPreflight({ snapshot, target, checks }: PlanContext, cluster: ClusterSnapshot): StepPlan {
+  const flags = [
+    `--to ${target.operator}`,
+    `-n ${shellQuote(snapshot.namespace)}`,
+    `--cluster ${shellQuote(cluster.name)}`,
+  ];
+  return {
+    actions: [
+      action(
+        `Re-run the ${checks.length} checks against the live cluster`,
+        `ctl upgrade plan ${flags.join(' ')}`,
+      ),
+      action(
+        'Save the cluster resource before anything changes',
+        `${kubectl('get', 'rec', cluster.name, '-n', cluster.namespace, '-o', 'yaml')} > ${shellQuote(`${cluster.name}-backup.yaml`)}`,
+      ),
+    ],
+  };
 }

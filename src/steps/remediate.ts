@@ -15,16 +15,16 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { type ApiAction, type ApiBdb, type ApiModule, bdbVersion } from '../api/types.js';
-import { type DialectFields, dialectFields } from '../dialect.js';
+import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { DATABASE_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { formatDuration } from '../kube/watch.js';
 import { mergePatch, readObject } from '../kube/write.js';
-import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../upgrade/catalog.js';
-import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../upgrade/commands.js';
-import { compareDatabaseVersions, databaseVersionOf } from '../upgrade/versions.js';
+import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../release/catalog.js';
+import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
 import type { UpgradeDeps } from './deps.js';
-import type { StepContext } from './types.js';
+import type { StepContext } from '../run/step.js';
 
 /** Event reasons the operator uses for a frozen upgrade (and the simulator copies). */
 export const FREEZE_REASONS = ['UnsupportedModule', 'IncompatibleDatabaseVersion'] as const;

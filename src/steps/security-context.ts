@@ -19,21 +19,25 @@ import { OperationError } from '../errors.js';
 import { bundleLocation, loadManifests, siblingLocation } from '../kube/bundle.js';
 import type { KubeObject } from '../kube/reads.js';
 import { deleteIfExists, mergePatch, readObject, serverSideApply } from '../kube/write.js';
-import { requiresUnprivileged } from '../upgrade/catalog.js';
-import { STEP_TITLES } from '../upgrade/plan.js';
-import { type ClusterSnapshot, SCC_NAME, toCluster } from '../upgrade/snapshot.js';
-import type { UpgradeDeps } from './deps.js';
-import type { Step, StepContext, StepResult } from './types.js';
+import { requiresUnprivileged } from '../release/catalog.js';
+import { type ClusterSnapshot, SCC_NAME, toCluster } from '../planning/snapshot.js';
+import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { StepContext, StepResult } from '../run/step.js';
+import { type PlanContext, type StepPlan, action, releaseFile } from '../planning/plan.js';
+import { kubectlApply, shellQuote } from '../planning/equivalent-commands.js';
 
 export interface SecurityContextStepOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function createSecurityContextStep(options: SecurityContextStepOptions = {}): Step<UpgradeDeps> {
+export function createSecurityContextStep(
+  options: SecurityContextStepOptions = {},
+): UpgradeStep<'security-context'> {
   const env = options.env ?? process.env;
   return {
     id: 'security-context',
-    title: STEP_TITLES['security-context'],
+    title: 'Update the OpenShift security context constraints',
+    plan: planSecurityContext,
     run: (ctx) => updateSecurityContext(ctx, env),
   };
 }
@@ -191,4 +195,50 @@ function usersPatch(scc: KubeObject, users: string[]): Record<string, unknown> {
 
 function isDeleting(object: KubeObject): boolean {
   return Boolean((object.metadata as { deletionTimestamp?: unknown } | undefined)?.deletionTimestamp);
+}
+
+// ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
+
+function planSecurityContext(
+  { snapshot, target, resolved }: PlanContext,
+  cluster: ClusterSnapshot,
+): StepPlan {
+  if (snapshot.platform !== 'openshift') return { skip: 'not OpenShift' };
+  if (!requiresUnprivileged(target.operator)) {
+    return { skip: `operator ${target.operator} still runs privileged pods: ${SCC_NAME} stays as it is` };
+  }
+  const scc = snapshot.scc;
+  const ns = cluster.namespace;
+  const sa = cluster.serviceAccountName;
+  const user = `system:serviceaccount:${ns}:${sa}`;
+  if (cluster.allowAutoAdjustment) {
+    if (scc?.present && scc.users.includes(user)) {
+      return {
+        skip: `spec.securityContext.resourceLimits.allowAutoAdjustment is on and ${SCC_NAME} is bound to ${sa}`,
+      };
+    }
+    return {
+      actions: [
+        action(
+          `Apply ${SCC_NAME} of ${target.operator} (kept for allowAutoAdjustment)`,
+          kubectlApply(releaseFile(resolved, target, 'openshift/scc.yaml'), undefined, 'oc'),
+        ),
+        action(
+          `Bind ${SCC_NAME} to the cluster's service account ${sa}`,
+          `oc adm policy add-scc-to-user ${SCC_NAME} ${user}`,
+        ),
+      ],
+    };
+  }
+  if (!scc?.present) return { skip: `${SCC_NAME} is already removed: pods run unprivileged` };
+  const actions = [
+    action(
+      `Unbind ${SCC_NAME} from the service account ${sa}: ${target.operator} runs unprivileged`,
+      `oc adm policy remove-scc-from-user ${SCC_NAME} -z ${shellQuote(sa)} -n ${shellQuote(ns)}`,
+    ),
+  ];
+  // The SCC is cluster-wide: another cluster may still be bound to it.
+  const others = scc.users.filter((u) => u !== user);
+  if (others.length === 0) actions.push(action(`Delete ${SCC_NAME}`, `oc delete scc ${SCC_NAME}`));
+  return { actions };
 }

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { STEP_IDS } from '../../src/steps/types.js';
+import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { ctlBin, runCtl } from '../helpers/run-ctl.js';
 

@@ -18,7 +18,7 @@ import {
   type PermissionQuery,
   REQUIRED_PERMISSIONS,
   requiredPermissionQueries,
-} from '../../src/upgrade/permissions.js';
+} from '../../src/planning/permissions.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { kubectlPath, makeToolSandbox, repoRoot, runTool, type ToolSandbox } from '../helpers/tools.js';
 

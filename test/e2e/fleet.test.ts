@@ -12,8 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
-import { mostSevereExitCode } from '../../src/upgrade/fleet.js';
-import { acquireLock } from '../../src/upgrade/lock.js';
+import { mostSevereExitCode } from '../../src/commands/fleet.js';
+import { acquireLock } from '../../src/run/lock.js';
 import { runCtl } from '../helpers/run-ctl.js';
 
 const CONTEXTS = ['east', 'west'] as const;

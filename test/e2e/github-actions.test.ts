@@ -12,7 +12,7 @@ import { before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
-import { STEP_IDS } from '../../src/steps/types.js';
+import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
 import { makeToolSandbox, repoRoot, type ToolSandbox } from '../helpers/tools.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import {
   eventually,
   parseTable,

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import {
   applyOperatorBundle,
   eventually,

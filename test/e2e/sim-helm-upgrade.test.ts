@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import { parseTable, type SimHarness, startHarness, versionTagPatch } from './sim-support.js';
 
 const RELEASE = 'redis-enterprise';

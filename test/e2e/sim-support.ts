@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
-import { dialectFields } from '../../src/dialect.js';
+import { dialectFields } from '../../src/release/dialect.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import {
   assertExit,
   assertUpgraded,

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import {
   assertExit,
   assertUpgraded,

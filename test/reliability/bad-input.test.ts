@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { main } from '../../src/main.js';
-import { newState } from '../../src/upgrade/state.js';
+import { newState } from '../../src/run/state.js';
 import { type HostileMode, HOSTILE_MODES, startHostileServer } from './hostile-server.js';
 import {
   type Bed,

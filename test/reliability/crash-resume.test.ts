@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { seededRandom } from '../../src/sim/rest/faults.js';
-import { stateSchema } from '../../src/upgrade/state.js';
+import { stateSchema } from '../../src/run/state.js';
 import {
   type Bed,
   checkUpgraded,

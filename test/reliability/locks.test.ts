@@ -2,7 +2,7 @@
  * Guarantee 4 (docs/reliability.md): one upgrade of a cluster at a time. Two runs started
  * together: exactly one proceeds, the other exits 5 naming the owner. A lock left behind by a
  * SIGKILLed run is seen as stale (its pid is gone) and taken over by the next run.
- * (test/unit/upgrade/lock.test.ts covers the lock module in-process; this drives the built ctl.)
+ * (test/unit/run/lock.test.ts covers the lock module in-process; this drives the built ctl.)
  */
 
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
-import { lockPathFor } from '../../src/upgrade/lock.js';
+import { lockPathFor } from '../../src/run/lock.js';
 import {
   checkUpgraded,
   delay,

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import { checkUpgraded, figure, runOnBed, startBed, UPGRADE } from './support.js';
 
 describe('long runs and token lifetimes', () => {

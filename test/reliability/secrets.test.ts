@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { lockPathFor } from '../../src/upgrade/lock.js';
+import { lockPathFor } from '../../src/run/lock.js';
 import {
   type Bed,
   type CtlProcess,

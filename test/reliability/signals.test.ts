@@ -11,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { STEP_IDS } from '../../src/steps/types.js';
+import { STEP_IDS } from '../../src/steps/index.js';
 import {
   type Bed,
   checkUpgraded,

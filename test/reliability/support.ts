@@ -20,12 +20,12 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { dialectFields } from '../../src/dialect.js';
+import { dialectFields } from '../../src/release/dialect.js';
 import type { KubeObject } from '../../src/sim/kube/types.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
-import { stateSchema } from '../../src/upgrade/state.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
+import { stateSchema } from '../../src/run/state.js';
 import { ctlBin, ctlEnv, repoRoot } from '../helpers/run-ctl.js';
 import { helmPath } from '../helpers/tools.js';
 
@@ -336,7 +336,7 @@ export function checkStateClean(statePath: string, result: 'succeeded' | 'failed
 }
 
 /** The parsed state file (the caller knows it exists). */
-export function readState(statePath: string): import('../../src/upgrade/state.js').UpgradeState {
+export function readState(statePath: string): import('../../src/run/state.js').UpgradeState {
   return stateSchema.parse(JSON.parse(readFileSync(statePath, 'utf8')));
 }
 

@@ -20,13 +20,13 @@ import type { UpgradeDeps } from '../../src/steps/deps.js';
 import { createOperatorStep } from '../../src/steps/operator.js';
 import { createPreflightStep } from '../../src/steps/preflight.js';
 import { createSecurityContextStep } from '../../src/steps/security-context.js';
-import type { Step } from '../../src/steps/types.js';
-import { clusterTagFor } from '../../src/upgrade/catalog.js';
-import { buildPlan } from '../../src/upgrade/plan.js';
-import { runSteps } from '../../src/upgrade/runner.js';
-import { type ManagementReader, readSnapshot } from '../../src/upgrade/snapshot.js';
-import { newState, StateFile } from '../../src/upgrade/state.js';
-import { resolveTarget } from '../../src/upgrade/target.js';
+import type { Step } from '../../src/run/step.js';
+import { clusterTagFor } from '../../src/release/catalog.js';
+import { planUpgrade } from '../../src/steps/index.js';
+import { runSteps } from '../../src/run/runner.js';
+import { type ManagementReader, readSnapshot } from '../../src/planning/snapshot.js';
+import { newState, StateFile } from '../../src/run/state.js';
+import { resolveTarget } from '../../src/planning/target.js';
 import { helmPath, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
 
 /**
@@ -77,7 +77,7 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
       management: connection.client() as unknown as ManagementReader,
     });
     const target = resolveTarget({ to, bundle: sim.env.CTL_BUNDLE, helmRepo: sim.env.CTL_HELM_REPO });
-    const plan = buildPlan(snapshot, target);
+    const plan = planUpgrade(snapshot, target);
     return {
       kube,
       api: connection.client(),

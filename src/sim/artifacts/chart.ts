@@ -8,8 +8,8 @@
  */
 
 import { stringify } from 'yaml';
-import type { Dialect } from '../../dialect.js';
-import { webhookNameFor } from '../../upgrade/catalog.js';
+import type { Dialect } from '../../release/dialect.js';
+import { webhookNameFor } from '../../release/catalog.js';
 import { crdsFor } from '../crds.js';
 import {
   admissionService,

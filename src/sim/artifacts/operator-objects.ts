@@ -4,7 +4,7 @@
  * install and a chart install deploy the same operator.
  */
 
-import { webhookEntryNameFor, webhookNameFor } from '../../upgrade/catalog.js';
+import { webhookEntryNameFor, webhookNameFor } from '../../release/catalog.js';
 
 export type Platform = 'kubernetes' | 'openshift';
 

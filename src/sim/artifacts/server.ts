@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Dialect } from '../../dialect.js';
-import { knownOperatorVersions } from '../../upgrade/catalog.js';
+import type { Dialect } from '../../release/dialect.js';
+import { knownOperatorVersions } from '../../release/catalog.js';
 import { bundleFile } from './bundles.js';
 import { ChartRepository, chartArchiveName } from './chart-repository.js';
 import { listenOnLoopback } from '../listen.js';

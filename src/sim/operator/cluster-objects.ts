@@ -1,4 +1,4 @@
-import { type Dialect, dialectFields } from '../../dialect.js';
+import { type Dialect, dialectFields } from '../../release/dialect.js';
 import { templateHash } from '../kube/controllers/pods.js';
 import type { KubeObject } from '../kube/types.js';
 import type { Scenario, ScenarioDatabase } from '../scenario.js';

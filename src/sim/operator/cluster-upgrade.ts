@@ -1,6 +1,6 @@
-import type { DialectFields } from '../../dialect.js';
-import { clusterTagFor } from '../../upgrade/catalog.js';
-import { compareImageTags, parseImageTag } from '../../upgrade/versions.js';
+import type { DialectFields } from '../../release/dialect.js';
+import { clusterTagFor } from '../../release/catalog.js';
+import { compareImageTags, parseImageTag } from '../../release/versions.js';
 import { isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
 import type { RestModel } from '../rest/model.js';

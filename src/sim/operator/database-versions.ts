@@ -1,5 +1,5 @@
-import { bundledDatabaseVersions } from '../../upgrade/catalog.js';
-import { compareDatabaseVersions, databaseVersionOf, rsVersionOfTag } from '../../upgrade/versions.js';
+import { bundledDatabaseVersions } from '../../release/catalog.js';
+import { compareDatabaseVersions, databaseVersionOf, rsVersionOfTag } from '../../release/versions.js';
 
 /**
  * Which database version a database resource asks for, and whether the cluster's upgrade

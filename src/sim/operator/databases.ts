@@ -1,6 +1,6 @@
-import type { DialectFields } from '../../dialect.js';
-import { supportsActiveActiveUpgrade } from '../../upgrade/catalog.js';
-import { parseOperatorVersion } from '../../upgrade/versions.js';
+import type { DialectFields } from '../../release/dialect.js';
+import { supportsActiveActiveUpgrade } from '../../release/catalog.js';
+import { parseOperatorVersion } from '../../release/versions.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
 import type { KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';

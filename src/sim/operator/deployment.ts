@@ -1,4 +1,4 @@
-import { formatOperatorVersion, operatorVersionFromImage } from '../../upgrade/versions.js';
+import { formatOperatorVersion, operatorVersionFromImage } from '../../release/versions.js';
 import { OPERATOR_NAME } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
 import type { DeploymentController } from '../kube/controllers/deployment.js';

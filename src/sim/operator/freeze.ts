@@ -2,8 +2,8 @@ import {
   MIN_DATABASE_FOR_RHEL9_TARGETS,
   RHEL9_TARGETS_FROM,
   requiresRhel9Modules,
-} from '../../upgrade/catalog.js';
-import { compareReleases, parseOperatorVersion, rsVersionOfTag } from '../../upgrade/versions.js';
+} from '../../release/catalog.js';
+import { compareReleases, parseOperatorVersion, rsVersionOfTag } from '../../release/versions.js';
 import type { RestModel } from '../rest/model.js';
 import { isNewer } from './database-versions.js';
 

@@ -1,4 +1,4 @@
-import { dialectFields } from '../../dialect.js';
+import { dialectFields } from '../../release/dialect.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
 import type { ChangeEvent, KubeStore } from '../kube/store.js';

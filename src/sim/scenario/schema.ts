@@ -6,7 +6,7 @@
  */
 
 import * as z from 'zod';
-import { DIALECTS } from '../../dialect.js';
+import { DIALECTS } from '../../release/dialect.js';
 
 // DNS-1123 label: namespaces, REC and REDB names all become parts of Service and Pod names.
 const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterTagFor, latestOperatorVersion } from '../../../src/upgrade/catalog.js';
+import { clusterTagFor, latestOperatorVersion } from '../../../src/release/catalog.js';
 import {
   REC,
   recState,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterTagFor } from '../../../src/upgrade/catalog.js';
+import { clusterTagFor } from '../../../src/release/catalog.js';
 import { REDB, recState, setClusterTag, settle, startSim, statusOf, waitFor, warnings } from './harness.js';
 
 const TARGET_TAG = clusterTagFor('7.8.2-6') ?? '';

@@ -13,7 +13,7 @@ import {
   SpinnerReporter,
 } from '../../../src/io/progress.js';
 import { createTestIo } from '../../../src/io/test-io.js';
-import { renderSummaryMarkdown, renderSummaryText } from '../../../src/upgrade/summary.js';
+import { renderSummaryMarkdown, renderSummaryText } from '../../../src/run/summary.js';
 
 const at = () => new Date('2026-11-21T10:11:12.000Z');
 

@@ -12,9 +12,9 @@ import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { createClusterReads } from '../../../src/kube/reads.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../../src/sim/cluster.js';
 import { loadScenario, parseScenario } from '../../../src/sim/scenario.js';
-import { buildPlan } from '../../../src/upgrade/plan.js';
-import { type ManagementReaderFactory, readSnapshot, type Snapshot } from '../../../src/upgrade/snapshot.js';
-import { resolveTarget } from '../../../src/upgrade/target.js';
+import { planUpgrade } from '../../../src/steps/index.js';
+import { type ManagementReaderFactory, readSnapshot, type Snapshot } from '../../../src/planning/snapshot.js';
+import { resolveTarget } from '../../../src/planning/target.js';
 
 async function snapshotOf(sim: SimulatedCluster, options: { withApi?: boolean } = {}): Promise<Snapshot> {
   const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} });
@@ -109,7 +109,7 @@ describe('readSnapshot against the simulated cluster', () => {
     assert.ok(snapshot.permissions.every((p) => p.allowed));
     assert.deepEqual(snapshot.readErrors, []);
 
-    const plan = buildPlan(snapshot, resolveTarget({ to: '7.8.2-6' }));
+    const plan = planUpgrade(snapshot, resolveTarget({ to: '7.8.2-6' }));
     const failing = plan.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.message}`);
     assert.deepEqual(failing, []);
     assert.equal(plan.blocked, false);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AuthError } from '../../../src/errors.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../../../src/kube/reads.js';
-import { readSnapshot } from '../../../src/upgrade/snapshot.js';
+import { readSnapshot } from '../../../src/planning/snapshot.js';
 
 class ApiException extends Error {
   constructor(

@@ -14,7 +14,7 @@ import {
 import { chartFiles, renderChart } from '../../../src/sim/artifacts/chart.js';
 import { type RunningArtifactsServer, startArtifactsServer } from '../../../src/sim/artifacts/server.js';
 import { packTgz } from '../../../src/sim/artifacts/tgz.js';
-import { knownOperatorVersions } from '../../../src/upgrade/catalog.js';
+import { knownOperatorVersions } from '../../../src/release/catalog.js';
 import { upstreamFile } from '../../helpers/tools.js';
 
 type Doc = { kind: string; metadata: { name: string }; [key: string]: unknown };

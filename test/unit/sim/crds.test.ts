@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parseDocument } from 'yaml';
-import { detectDialect, dialectFields, toJsonPath } from '../../../src/dialect.js';
+import { detectDialect, dialectFields, toJsonPath } from '../../../src/release/dialect.js';
 import { CRD_GROUP, crdsFor } from '../../../src/sim/crds.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');

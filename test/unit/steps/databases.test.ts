@@ -4,9 +4,9 @@ import { ExitCode, OperationError } from '../../../src/errors.js';
 import { contains } from '../../../src/steps/admission.js';
 import { databasesStep, parseAction, runPool, shellWords, workOf } from '../../../src/steps/databases.js';
 import type { DatabasesOutcome } from '../../../src/steps/databases.js';
-import { dialectFields } from '../../../src/dialect.js';
+import { dialectFields } from '../../../src/release/dialect.js';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
-import type { Snapshot } from '../../../src/upgrade/snapshot.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { DB_API, REC_API, recObject, type StepBed, startStepBed } from './emulator-bed.js';
 
 const AA_KIND = 'RedisEnterpriseActiveActiveDatabase';

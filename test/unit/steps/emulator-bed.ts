@@ -9,15 +9,15 @@ import type { ApiAction, ApiBdb, ApiModule, ApiNode } from '../../../src/api/typ
 import { OperationError } from '../../../src/errors.js';
 import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
 import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
-import type { StepContext } from '../../../src/steps/types.js';
+import type { StepContext } from '../../../src/run/step.js';
 import { crdsFor } from '../../../src/sim/crds.js';
 import type { KubeObject as SimObject } from '../../../src/sim/kube/types.js';
-import type { StepState } from '../../../src/upgrade/state.js';
-import { buildPlan } from '../../../src/upgrade/plan.js';
-import type { Snapshot } from '../../../src/upgrade/snapshot.js';
-import type { TargetFlags } from '../../../src/upgrade/target.js';
+import type { StepState } from '../../../src/run/state.js';
+import { planUpgrade } from '../../../src/steps/index.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
+import type { TargetFlags } from '../../../src/planning/target.js';
 import { type Emulator, startEmulator } from '../kube/emulator-fixture.js';
-import { makeSnapshot, makeTarget } from '../upgrade/snapshot-fixture.js';
+import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
 
 export const REC_API = 'app.redislabs.com/v1';
 export const DB_API = 'app.redislabs.com/v1alpha1';
@@ -204,7 +204,7 @@ export async function startStepBed(
   const log: LogEntry[] = [];
   const test = createTestIo();
   const snapshot = makeSnapshot(options.snapshot);
-  const plan = buildPlan(snapshot, makeTarget(options.target));
+  const plan = planUpgrade(snapshot, makeTarget(options.target));
   const deps: UpgradeDeps = {
     kube: emulator.kube,
     api: api.asClient(),

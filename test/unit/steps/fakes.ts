@@ -12,12 +12,12 @@ import type { KubeClients } from '../../../src/kube/client.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import type { WaitOptions } from '../../../src/kube/watch.js';
 import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
-import type { StepContext, StepResult } from '../../../src/steps/types.js';
-import type { StepState } from '../../../src/upgrade/state.js';
-import { buildPlan } from '../../../src/upgrade/plan.js';
-import type { Snapshot } from '../../../src/upgrade/snapshot.js';
-import type { TargetFlags } from '../../../src/upgrade/target.js';
-import { makeSnapshot, makeTarget } from '../upgrade/snapshot-fixture.js';
+import type { StepContext, StepResult } from '../../../src/run/step.js';
+import type { StepState } from '../../../src/run/state.js';
+import { planUpgrade } from '../../../src/steps/index.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
+import type { TargetFlags } from '../../../src/planning/target.js';
+import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
 
 type Json = Record<string, unknown>;
 
@@ -361,7 +361,7 @@ export function harness(options: {
   helm.io = test.io;
   helm.log = log;
   const snapshot = makeSnapshot(options.snapshot);
-  const plan = buildPlan(snapshot, makeTarget(options.target));
+  const plan = planUpgrade(snapshot, makeTarget(options.target));
   const deps: UpgradeDeps = {
     kube: cluster.clients(),
     api: {} as UpgradeDeps['api'],

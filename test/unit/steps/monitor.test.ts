@@ -466,14 +466,14 @@ describe('monitor step on the simulated cluster', () => {
     const { createKubeClients, loadKubeConfig } = await import('../../../src/kube/client.js');
     const { createClusterReads } = await import('../../../src/kube/reads.js');
     const { connectApi } = await import('../../../src/api/connect.js');
-    const { readSnapshot } = await import('../../../src/upgrade/snapshot.js');
-    const { buildPlan } = await import('../../../src/upgrade/plan.js');
+    const { readSnapshot } = await import('../../../src/planning/snapshot.js');
+    const { planUpgrade } = await import('../../../src/steps/index.js');
     const { mergePatch } = await import('../../../src/kube/write.js');
     const { createTestIo } = await import('../../../src/io/test-io.js');
-    const { makeTarget } = await import('../upgrade/snapshot-fixture.js');
+    const { makeTarget } = await import('../planning/snapshot-fixture.js');
     const { SETTINGS } = await import('./emulator-bed.js');
-    const { dialectFields } = await import('../../../src/dialect.js');
-    const { patchAt } = await import('../../../src/upgrade/commands.js');
+    const { dialectFields } = await import('../../../src/release/dialect.js');
+    const { patchAt } = await import('../../../src/planning/equivalent-commands.js');
 
     const sim = await startSimulatedCluster({ scenario: loadScenario('module-without-rhel9'), fast: true });
     const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
@@ -494,7 +494,7 @@ describe('monitor step on the simulated cluster', () => {
         namespace,
         management: api,
       });
-      const plan = buildPlan(snapshot, makeTarget({ to: '7.8.2-6' }));
+      const plan = planUpgrade(snapshot, makeTarget({ to: '7.8.2-6' }));
       const tag = plan.target.clusterVersion ?? '';
       // What the cluster step does: set the image tag. The simulated operator starts, then freezes.
       await mergePatch(

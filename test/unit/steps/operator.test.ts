@@ -3,15 +3,15 @@ import { describe, it } from 'node:test';
 import { OperationError } from '../../../src/errors.js';
 import { FIELD_MANAGER } from '../../../src/kube/write.js';
 import { createOperatorStep, deploymentState, parseHelmHistory } from '../../../src/steps/operator.js';
-import { SERVER_SIDE_APPLY_FLAGS } from '../../../src/upgrade/commands.js';
-import type { Plan } from '../../../src/upgrade/plan.js';
-import { DEFAULT_HELM_REPO } from '../../../src/upgrade/target.js';
+import { SERVER_SIDE_APPLY_FLAGS } from '../../../src/planning/equivalent-commands.js';
+import type { Plan } from '../../../src/planning/plan.js';
+import { DEFAULT_HELM_REPO } from '../../../src/planning/target.js';
 import { deployment, type FakeCluster, harness, makeDeploymentsReady, stderrLines } from './fakes.js';
 import { writeReleaseTree } from './release-tree.js';
 
 const TARGET = '7.8.2-6';
 
-/** The settings `ctl upgrade run` derives from the plan's selection (src/upgrade/run-command.ts). */
+/** The settings `ctl upgrade run` derives from the plan's selection (src/commands/run.ts). */
 function settingsAsRun(plan: Plan, helmReleaseOfOperator: string | undefined) {
   const selection = plan.target.selection;
   return {

@@ -1,0 +1,142 @@
+import { join } from 'node:path';
+import type { GlobalOptions } from './options.js';
+import type { Io } from '../io/io.js';
+import type { Scenario } from '../sim/scenario.js';
+import type { SpinnerFactory } from '../io/progress.js';
+
+export interface DemoInput {
+  globals: GlobalOptions;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  scenario: string;
+  to: string;
+  /** No simulated waits at all (tests); the default keeps short waits so progress is visible. */
+  instant: boolean;
+  spinners?: SpinnerFactory;
+}
+
+/** Short, visible waits: the upgrade takes seconds, yet every step shows its progress. */
+const DEMO_TIMING = { operatorStart: 0.6, podRestart: 0.8, databaseUpgrade: 0.4 };
+
+/**
+ * `ctl demo`: start a simulated cluster in-process, then do exactly what a user does against a
+ * real one: `ctl upgrade plan`, then `ctl upgrade run --yes`, with the same code paths, and show
+ * where the cluster ended.
+ */
+export async function runDemo(input: DemoInput): Promise<void> {
+  const { io } = input;
+  const { loadScenario } = await import('../sim/scenario.js');
+  const { startSimulatedCluster } = await import('../sim/cluster.js');
+  const scenario = demoScenario(loadScenario(input.scenario), input.instant);
+  io.info(
+    io.color.bold(`Starting a simulated cluster: ${scenario.name}`) +
+      io.color.dim(` (${scenario.description})`),
+  );
+  const cluster = await startSimulatedCluster({ scenario, fast: input.instant });
+  try {
+    // Everything below talks to the simulator only through its kubeconfig and API URL, like a user.
+    const env: NodeJS.ProcessEnv = {
+      ...input.env,
+      ...cluster.env,
+      XDG_STATE_HOME: join(cluster.dir, 'state'),
+    };
+    const globals: GlobalOptions = {
+      ...input.globals,
+      kubeconfig: cluster.kubeconfigPath,
+      context: undefined,
+    };
+    const connection = {
+      apiUrl: cluster.env.CTL_API_URL,
+      username: undefined,
+      passwordStdin: false,
+      passwordFile: undefined,
+      caFile: cluster.env.CTL_CA_FILE,
+      insecure: false,
+      authForm: 'auto' as const,
+    };
+    const { resolveTarget } = await import('../planning/target.js');
+    const target = resolveTarget({ to: input.to, bundle: env.CTL_BUNDLE, helmRepo: env.CTL_HELM_REPO });
+    const common = { globals, io, env, stdin: input.stdin, connection };
+
+    io.info(io.color.bold(`\n$ ctl upgrade plan --to ${input.to}`));
+    const { runPlanCommand } = await import('./plan.js');
+    await runPlanCommand({ ...common, target });
+
+    io.info(io.color.bold(`\n$ ctl upgrade run --to ${input.to} --yes`));
+    const { runUpgradeCommand } = await import('./run.js');
+    await runUpgradeCommand({
+      ...common,
+      target,
+      planFile: undefined,
+      statePath: undefined,
+      yes: true,
+      dryRun: false,
+      only: [],
+      skip: [],
+      timeoutMs: 10 * 60_000,
+      stallTimeoutMs: 2 * 60_000,
+      remediate: false,
+      moduleFiles: [],
+      maxParallel: 1,
+      keepScc: false,
+      helmBin: env.CTL_HELM || 'helm',
+      spinners: input.spinners,
+    });
+
+    await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);
+    io.info(
+      `\nRehearse on your own copy: ctl sim up --scenario ${input.scenario} --dir ./sim, then source ./sim/env and use kubectl and ctl as usual.`,
+    );
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function demoScenario(scenario: Scenario, instant: boolean): Scenario {
+  if (instant) return scenario;
+  const timing = Object.fromEntries(
+    Object.entries(scenario.timing).map(([key, seconds]) => [
+      key,
+      Math.min(seconds, DEMO_TIMING[key as keyof typeof DEMO_TIMING] ?? seconds),
+    ]),
+  ) as Scenario['timing'];
+  return { ...scenario, timing };
+}
+
+/** Reads the cluster again, as `kubectl get rec,redb` would show it. */
+async function showEndState(
+  common: Pick<DemoInput, 'globals' | 'io' | 'env' | 'stdin'> & {
+    connection: import('../api/connect.js').ConnectionFlags;
+  },
+  _kubeconfig: string,
+): Promise<void> {
+  const { openSession } = await import('./session.js');
+  const { readSnapshot } = await import('../planning/snapshot.js');
+  const session = await openSession(common);
+  try {
+    const snapshot = await readSnapshot({
+      kube: session.reads,
+      context: session.context,
+      namespace: session.namespace,
+    });
+    const { io } = common;
+    const cluster = snapshot.cluster;
+    io.info(io.color.bold('\nWhere the cluster ended'));
+    if (cluster) {
+      io.info(
+        `  cluster   ${cluster.name}: ${cluster.state ?? 'unknown'} at ${cluster.image.versionTag ?? '?'}`,
+      );
+    }
+    io.info(
+      `  operator  ${snapshot.operator?.version ?? '?'} (${snapshot.operator?.readyReplicas ?? 0}/${snapshot.operator?.replicas ?? 0} ready)`,
+    );
+    for (const db of snapshot.databases) {
+      io.info(
+        `  database  ${db.namespace}/${db.name}: ${db.status ?? '?'} at ${db.statusVersion ?? db.versionSpec ?? '?'}`,
+      );
+    }
+  } finally {
+    await session.close();
+  }
+}

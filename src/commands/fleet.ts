@@ -1,0 +1,431 @@
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { CtlError, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
+import { Io, type WritableLike } from '../io/io.js';
+import { formatDuration } from '../io/progress.js';
+import type { RunRecord } from '../run/report.js';
+import type { RunCommandInput } from './run.js';
+import { renderColumns } from '../run/summary.js';
+
+/**
+ * `ctl upgrade run` over several clusters: `--context a --context b`, or `--fleet <file>`.
+ * Each cluster gets its own session, state and lock, exactly as if it were upgraded alone;
+ * `--max-parallel-clusters` of them run at once. Every line a cluster prints is tagged with
+ * its context (`[context]` in text, `data.context` in NDJSON), and a table of every cluster's
+ * result ends the run. The exit code is 0 when every cluster succeeded, else the most severe
+ * of theirs (FLEET_SEVERITY, docs/fleet.md).
+ */
+
+export interface FleetMember {
+  context: string;
+  namespace?: string | undefined;
+  cluster?: string | undefined;
+  kubeconfig?: string | undefined;
+  /** The CA of this cluster's management API (each cluster has its own); default --ca-file. */
+  caFile?: string | undefined;
+}
+
+/**
+ * Most severe first. A signal first: the caller stopped the fleet and scripts test for 130/143.
+ * Then the failures that may leave a cluster half-upgraded (1 failed, 6 timed out, 4 auth lost
+ * mid-run), then those where nothing was changed (5 locked, 7 stale plan, 3 preflight, 2 usage).
+ */
+export const FLEET_SEVERITY: readonly ExitCodeValue[] = [
+  ExitCode.sigterm,
+  ExitCode.sigint,
+  ExitCode.failed,
+  ExitCode.timeout,
+  ExitCode.auth,
+  ExitCode.locked,
+  ExitCode.stalePlan,
+  ExitCode.preflight,
+  ExitCode.usage,
+];
+
+export function mostSevereExitCode(codes: readonly number[]): number {
+  const failing = codes.filter((code) => code !== ExitCode.ok);
+  if (failing.length === 0) return ExitCode.ok;
+  const rank = (code: number) => {
+    const index = FLEET_SEVERITY.indexOf(code as ExitCodeValue);
+    // An unknown code counts as a plain failure.
+    return index === -1 ? FLEET_SEVERITY.indexOf(ExitCode.failed) : index;
+  };
+  return failing.reduce((worst, code) => (rank(code) < rank(worst) ? code : worst));
+}
+
+const memberSchema = z
+  .object({
+    context: z.string().min(1),
+    namespace: z.string().min(1).optional(),
+    cluster: z.string().min(1).optional(),
+    kubeconfig: z.string().min(1).optional(),
+    caFile: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** A fleet file: a YAML (or JSON) list of `{context, namespace?, cluster?, kubeconfig?, caFile?}`. */
+export async function loadFleetFile(path: string): Promise<FleetMember[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the fleet file ${path}: ${(error as Error).message}`, {
+      hint: 'Pass a YAML list of {context, namespace, cluster, kubeconfig, caFile} entries to --fleet.',
+    });
+  }
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    throw new UsageError(`the fleet file ${path} is not YAML: ${(error as Error).message}`, {
+      hint: 'Write a YAML list, e.g. "- context: prod-eu" on each line.',
+    });
+  }
+  const parsed = z.array(memberSchema).min(1).safeParse(document);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `entry ${issue.path.join('.')}` : 'the document';
+    throw new UsageError(`the fleet file ${path} is not a list of clusters: ${where}: ${issue?.message}`, {
+      hint: 'Each entry needs context and may have namespace, cluster, kubeconfig and caFile; nothing else.',
+    });
+  }
+  // As in a kubeconfig, a relative path is relative to the file that names it.
+  const relative = (file: string | undefined) =>
+    file && !isAbsolute(file) ? resolve(dirname(path), file) : file;
+  return parsed.data.map((member) => ({
+    ...member,
+    kubeconfig: relative(member.kubeconfig),
+    caFile: relative(member.caFile),
+  }));
+}
+
+export interface FleetInput extends RunCommandInput {
+  members: FleetMember[];
+  maxParallelClusters: number;
+}
+
+interface MemberOutcome {
+  member: FleetMember;
+  label: string;
+  record: RunRecord;
+  error: unknown;
+}
+
+export async function runFleetCommand(input: FleetInput): Promise<void> {
+  const { io } = input;
+  checkFleetInput(input);
+  const labels = memberLabels(input.members);
+  if (!input.yes && !input.dryRun) await confirmFleet(input, labels);
+
+  const { guardInterrupts } = await import('../run/signals.js');
+  const { executeRun } = await import('./run.js');
+  const { newRunRecord, finishRunRecord } = await import('../run/report.js');
+  const guard = input.signal ? { signal: input.signal, dispose: () => {} } : guardInterrupts(io);
+  const startedAt = new Date();
+  const outcomes: MemberOutcome[] = new Array(input.members.length);
+  try {
+    io.info(
+      `upgrading ${input.members.length} clusters, ${input.maxParallelClusters} at a time: ${labels.join(', ')}`,
+    );
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const index = next;
+        next += 1;
+        if (index >= input.members.length) return;
+        const member = input.members[index]!;
+        const label = labels[index]!;
+        const memberIo = taggedIo(io, input.env, label, member.context);
+        if (guard.signal.aborted) {
+          // Not started: recorded as interrupted, so the summary and exit code say so.
+          const record = newRunRecord(input.dryRun);
+          record.context = member.context;
+          const which = guard.signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+          const { InterruptedError } = await import('../errors.js');
+          const error = new InterruptedError(which, `not started: the fleet was interrupted by ${which}`);
+          finishRunRecord(record, error, (text) => text);
+          outcomes[index] = { member, label, record, error };
+          continue;
+        }
+        const { record, error } = await executeRun({
+          ...input,
+          globals: {
+            ...input.globals,
+            context: member.context,
+            contexts: [member.context],
+            namespace: member.namespace ?? input.globals.namespace,
+            cluster: member.cluster ?? input.globals.cluster,
+            kubeconfig: member.kubeconfig ?? input.globals.kubeconfig,
+          },
+          connection: { ...input.connection, caFile: member.caFile ?? input.connection.caFile },
+          io: memberIo,
+          // Confirmed once for the whole fleet above.
+          yes: true,
+          signal: guard.signal,
+          reportFile: undefined,
+          session: undefined,
+          spinners: undefined,
+        });
+        record.context ??= member.context;
+        if (error !== undefined) reportMemberError(memberIo, member.context, record);
+        outcomes[index] = { member, label, record, error };
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(input.maxParallelClusters, input.members.length) }, () => worker()),
+    );
+  } finally {
+    guard.dispose();
+  }
+
+  const finishedAt = new Date();
+  const exitCode = mostSevereExitCode(outcomes.map((o) => o.record.exitCode));
+  const failed = outcomes.filter((o) => o.record.exitCode !== ExitCode.ok);
+  const result =
+    exitCode === ExitCode.ok ? 'succeeded' : failed.every(isInterrupted) ? 'interrupted' : 'failed';
+  const rows = outcomes.map(summaryRow);
+  if (io.output === 'json') {
+    io.json({
+      ts: finishedAt.toISOString(),
+      type: 'done',
+      message: `fleet upgrade ${result}: ${outcomes.length - failed.length} of ${outcomes.length} clusters succeeded`,
+      data: { result, exitCode, clusters: rows },
+    });
+  } else {
+    io.stderrWrite(`\n${renderFleetSummary(rows)}\n`);
+  }
+  if (io.isGitHubActions) {
+    const { writeStepSummary } = await import('../io/github.js');
+    writeStepSummary(input.env, renderFleetMarkdown(result, rows));
+  }
+  if (input.reportFile) {
+    const { clusterReport, ctlVersion } = await import('../run/report.js');
+    const { writeRunReport } = await import('./run.js');
+    const report = {
+      apiVersion: 'ctl/v1',
+      kind: 'FleetUpgradeReport',
+      ctlVersion: ctlVersion(),
+      command: 'upgrade run',
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      maxParallelClusters: input.maxParallelClusters,
+      result,
+      exitCode,
+      clusters: outcomes.map((o) => ({ label: o.label, ...clusterReport(o.record) })),
+    };
+    await writeRunReport(io, input.reportFile, report, exitCode === ExitCode.ok ? undefined : true);
+  }
+  if (exitCode === ExitCode.ok) return;
+  const names = failed.map((o) => `${o.label} (exit ${o.record.exitCode})`).join(', ');
+  throw new CtlError(
+    exitCode as ExitCodeValue,
+    `${failed.length} of ${outcomes.length} clusters did not finish their upgrade: ${names}`,
+    {
+      hint: "Each cluster's error and resume command are above, tagged with its context. Running the same command again resumes each cluster from its saved state; finished ones are only re-checked.",
+    },
+  );
+}
+
+function checkFleetInput(input: FleetInput): void {
+  if (input.members.length === 0) {
+    throw new UsageError('the fleet is empty', { hint: 'Pass --context more than once, or --fleet <file>.' });
+  }
+  if (input.planFile) {
+    throw new UsageError('--plan runs the saved plan of one cluster, not a fleet', {
+      hint: 'Run a saved plan per cluster (ctl upgrade run --context <name> --plan <file>), or drop --plan.',
+    });
+  }
+  if (input.statePath) {
+    throw new UsageError('--state names one file, but a fleet keeps one state per cluster', {
+      hint: 'Drop --state (each cluster gets its default file), or use --state-store configmap.',
+    });
+  }
+  const seen = new Set<string>();
+  for (const member of input.members) {
+    const key = JSON.stringify([member.kubeconfig, member.context, member.namespace, member.cluster]);
+    if (seen.has(key)) {
+      throw new UsageError(`the fleet names context ${member.context} twice`, {
+        hint: 'List each cluster once (give namespace or cluster to tell two clusters of one context apart).',
+      });
+    }
+    seen.add(key);
+  }
+}
+
+/** The context, or context/namespace[/cluster] when several members share a context. */
+function memberLabels(members: readonly FleetMember[]): string[] {
+  const counts = new Map<string, number>();
+  for (const m of members) counts.set(m.context, (counts.get(m.context) ?? 0) + 1);
+  return members.map((m) =>
+    (counts.get(m.context) ?? 0) > 1
+      ? [m.context, m.namespace ?? '-', ...(m.cluster ? [m.cluster] : [])].join('/')
+      : m.context,
+  );
+}
+
+async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> {
+  if (!input.io.isStdinTTY) {
+    throw new UsageError('stdin is not a terminal, so ctl cannot ask for confirmation', {
+      hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
+    });
+  }
+  const to = input.target?.operator ?? 'the target version';
+  input.io.stderrWrite(
+    `These clusters will be upgraded to ${to}, ${input.maxParallelClusters} at a time:\n${labels.map((l) => `  - ${l}`).join('\n')}\n` +
+      `(ctl upgrade plan --context <name> --to ${to} shows each plan.)\n`,
+  );
+  const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
+  try {
+    const answer = await rl.question(`Upgrade ${labels.length} clusters? [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim()))
+      throw new UsageError('not confirmed: nothing was changed', {
+        hint: 'Run again and answer y, or pass --yes.',
+      });
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * The member's own Io: same settings, every stderr line prefixed with `[label] `, every NDJSON
+ * event given `data.context`. Never a terminal, so members print plain lines, not spinners
+ * that would fight over the screen.
+ */
+function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string): Io {
+  const prefix = `[${label}] `;
+  return new TaggedIo(
+    {
+      // Members write whole lines (NDJSON events end with a newline), so data() adds nothing.
+      stdout: { write: (chunk: string) => parent.data(String(chunk)) },
+      stderr: linePrefixer(prefix, (text) => parent.stderrWrite(text)),
+      stdin: { isTTY: false },
+      env,
+      output: parent.output,
+      verbose: parent.verbose,
+      quiet: parent.quiet,
+      color: parent.colorEnabled,
+    },
+    context,
+  );
+}
+
+class TaggedIo extends Io {
+  readonly #context: string;
+
+  constructor(options: ConstructorParameters<typeof Io>[0], context: string) {
+    super(options);
+    this.#context = context;
+  }
+
+  override json(value: unknown): void {
+    if (value && typeof value === 'object' && !Array.isArray(value) && 'type' in value) {
+      const event = value as { data?: Record<string, unknown> };
+      super.json({ ...event, data: { ...(event.data ?? {}), context: this.#context } });
+      return;
+    }
+    super.json(value);
+  }
+}
+
+/** Prefixes each line; a chunk may end mid-line, the next chunk continues it. */
+function linePrefixer(prefix: string, write: (text: string) => void): WritableLike {
+  let atLineStart = true;
+  return {
+    isTTY: false,
+    write: (chunk: string) => {
+      let out = '';
+      for (const piece of String(chunk).split(/(?<=\n)/)) {
+        if (piece === '') continue;
+        if (atLineStart && piece !== '\n') out += prefix;
+        out += piece;
+        atLineStart = piece.endsWith('\n');
+      }
+      write(out);
+      return true;
+    },
+  };
+}
+
+/** What main prints for a single run (error and hint), tagged; plus an NDJSON error event. */
+function reportMemberError(io: Io, context: string, record: RunRecord): void {
+  if (!record.error) return;
+  io.error(record.error.message);
+  if (record.error.hint) io.info(io.color.dim(`hint: ${record.error.hint}`));
+  if (io.output === 'json') {
+    io.json({
+      ts: new Date().toISOString(),
+      type: 'error',
+      message: record.error.message,
+      data: { context, exitCode: record.exitCode, ...(record.error.hint ? { hint: record.error.hint } : {}) },
+    });
+  }
+}
+
+function isInterrupted(outcome: MemberOutcome): boolean {
+  return outcome.record.result === 'interrupted';
+}
+
+export interface FleetSummaryRow {
+  label: string;
+  context: string | null;
+  namespace: string | null;
+  cluster: string | null;
+  result: string;
+  exitCode: number;
+  durationMs: number;
+  failedStep: string | null;
+  message: string | null;
+}
+
+function summaryRow(outcome: MemberOutcome): FleetSummaryRow {
+  const { record } = outcome;
+  const failedStep = record.steps.find((s) => s.result === 'failed' || s.result === 'interrupted')?.id;
+  return {
+    label: outcome.label,
+    context: record.context ?? outcome.member.context,
+    namespace: record.namespace ?? null,
+    cluster: record.cluster ?? null,
+    result: record.result,
+    exitCode: record.exitCode,
+    durationMs: record.durationMs,
+    failedStep: failedStep ?? null,
+    message: record.error?.message.split('\n')[0] ?? null,
+  };
+}
+
+export function renderFleetSummary(rows: readonly FleetSummaryRow[]): string {
+  const header = ['CLUSTER', 'RESULT', 'DURATION', 'FAILED STEP', 'EXIT', 'NOTE'];
+  const body = rows.map((r) => [
+    `${r.label}${r.namespace && r.cluster ? ` (${r.namespace}/${r.cluster})` : ''}`,
+    r.result,
+    formatDuration(r.durationMs),
+    r.failedStep ?? '-',
+    String(r.exitCode),
+    truncate(r.message ?? '', 70),
+  ]);
+  return renderColumns(header, body);
+}
+
+function renderFleetMarkdown(result: string, rows: readonly FleetSummaryRow[]): string {
+  const lines = [
+    `### ctl fleet upgrade: ${result}`,
+    '',
+    '| cluster | result | duration | failed step | exit | note |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const note = (r.message ?? '').replace(/\|/g, '\\|');
+    lines.push(
+      `| ${r.label} | ${r.result} | ${formatDuration(r.durationMs)} | ${r.failedStep ?? '-'} | ${r.exitCode} | ${note} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,14 @@
+import type { OutputFormat } from '../io/io.js';
+import type { ClusterLocation } from '../kube/management-access.js';
+
+/** The global options of CLI.md, as the command line read them: what every command gets. */
+export interface GlobalOptions extends ClusterLocation {
+  /** The last `--context` given. */
+  context?: string;
+  /** Every `--context` given, in order; more than one only for `ctl upgrade run` (a fleet). */
+  contexts?: string[];
+  output: OutputFormat;
+  color: boolean;
+  verbose: number;
+  quiet: boolean;
+}

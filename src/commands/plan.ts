@@ -1,0 +1,92 @@
+import { writeFile } from 'node:fs/promises';
+import { AuthError, type CtlError, ExitCode, OperationError, PreflightError } from '../errors.js';
+import type { Plan } from '../planning/plan.js';
+import type { SessionInput, UpgradeSession } from './session.js';
+import type { Snapshot } from '../planning/snapshot.js';
+import type { StateStoreKind } from '../planning/state-store-kind.js';
+import type { Target } from '../planning/target.js';
+
+export interface PlanResult {
+  snapshot: Snapshot;
+  plan: Plan;
+}
+
+/**
+ * Reads the cluster once and plans: shared by `plan`, `run` and `demo`. `stateStore` is the
+ * run's `--state-store`: `configmap` makes its ConfigMap and Lease permissions part of the check.
+ */
+export async function readAndPlan(
+  session: UpgradeSession,
+  target: Target,
+  stateStore?: StateStoreKind,
+): Promise<PlanResult> {
+  const { readSnapshot } = await import('../planning/snapshot.js');
+  const { planUpgrade } = await import('../steps/index.js');
+  const snapshot = await readSnapshot({
+    kube: session.reads,
+    context: session.context,
+    namespace: session.namespace,
+    clusterName: session.clusterName,
+    management: session.management,
+    stateStore,
+  });
+  return { snapshot, plan: planUpgrade(snapshot, target) };
+}
+
+export interface PlanCommandInput extends SessionInput {
+  target: Target;
+  out?: string | undefined;
+  /** The run's `--state-store`, for the permissions check. */
+  stateStore?: StateStoreKind | undefined;
+}
+
+/** `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked. */
+export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
+  const { openSession } = await import('./session.js');
+  const session = await openSession(input);
+  try {
+    const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore);
+    if (input.out) await writeFile(input.out, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o644 });
+    if (input.io.output === 'json') input.io.json(plan);
+    else {
+      const { renderPlan } = await import('../planning/render-plan.js');
+      input.io.data(renderPlan(plan, input.io.colorEnabled));
+      if (input.out)
+        input.io.info(`plan saved to ${input.out}; run it with: ctl upgrade run --plan ${input.out}`);
+    }
+    if (plan.blocked) throw planFailure(plan, snapshot);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * Why a blocked plan ends the command. A refused login or an untrusted certificate is not a
+ * prerequisite to fix in the cluster: CLI.md gives them exit 4 and 1, so they win over exit 3.
+ */
+export function planFailure(plan: Plan, snapshot: Snapshot): CtlError {
+  const api = plan.checks.find((c) => c.id === 'api-reachable');
+  const failure = snapshot.api.failure;
+  if (
+    api?.status === 'fail' &&
+    failure &&
+    (failure.exitCode === ExitCode.auth || failure.exitCode === ExitCode.failed)
+  ) {
+    const message = `the management API could not be used: ${snapshot.api.error ?? 'no answer'}`;
+    return failure.exitCode === ExitCode.auth
+      ? new AuthError(message, { hint: failure.hint })
+      : new OperationError(message, { hint: failure.hint });
+  }
+  return blockedError(plan);
+}
+
+export function blockedError(plan: Plan): PreflightError {
+  const failing = plan.checks.filter((c) => c.status === 'fail');
+  const lines = failing.map((c) => `${c.id}: ${c.message}${c.fix ? `\n    fix: ${c.fix}` : ''}`);
+  return new PreflightError(
+    `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
+    {
+      hint: `Apply each fix and plan again, or knowingly pass --ignore-check ${failing.map((c) => c.id).join(' --ignore-check ')}.`,
+    },
+  );
+}

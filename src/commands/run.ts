@@ -1,0 +1,483 @@
+import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import { quoteForShell } from '../exec/helm.js';
+import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
+import { isStepId, type StepId } from '../steps/index.js';
+import type { UpgradeDeps } from '../steps/deps.js';
+import { blockedError, planFailure, readAndPlan } from './plan.js';
+import type { Plan } from '../planning/plan.js';
+import { newRunRecord, type RunRecord } from '../run/report.js';
+import type { SessionInput, UpgradeSession } from './session.js';
+import type { StateStore, StateStoreKind } from '../run/state-store.js';
+import { DEFAULT_HELM_REPO, type Target } from '../planning/target.js';
+
+export interface RunCommandInput extends SessionInput {
+  /** Undefined only with --plan (the saved plan names the target). */
+  target: Target | undefined;
+  /** The command line as given: resuming repeats it exactly, every flag included. */
+  argv?: string[] | undefined;
+  planFile: string | undefined;
+  statePath: string | undefined;
+  yes: boolean;
+  dryRun: boolean;
+  only: StepId[];
+  skip: StepId[];
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  remediate: boolean;
+  moduleFiles: string[];
+  maxParallel: number;
+  keepScc: boolean;
+  helmBin: string;
+  /** ctl demo passes the in-process session; the CLI opens one. */
+  session?: UpgradeSession;
+  /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
+  spinners?: SpinnerFactory;
+  /** `--state-store`: a local file (default) or a ConfigMap and a Lease in the cluster. */
+  stateStore?: StateStoreKind;
+  /** `--lease-duration`, for the ConfigMap store's Lease. */
+  leaseDurationSeconds?: number;
+  /** `--report <file>`: a JSON report of the run, written however it ends. */
+  reportFile?: string;
+  /** The fleet's interrupt signal; without it the run guards SIGINT/SIGTERM itself. */
+  signal?: AbortSignal;
+}
+
+export function parseStepList(values: string[], flag: string): StepId[] {
+  const ids = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const id of ids) {
+    if (!isStepId(id)) {
+      throw new UsageError(`${flag}: "${id}" is not a step`, {
+        hint: 'Steps: preflight, operator, admission, security-context, cluster, monitor, databases (ctl upgrade steps).',
+      });
+    }
+  }
+  return ids as StepId[];
+}
+
+/**
+ * `ctl upgrade run`: read and plan, take the cluster's lock, then run the steps from the first
+ * one not done, checkpointing each in the state store. Interruption saves the state and exits
+ * 130/143 with the command that resumes. With --report, the JSON report is written however the
+ * run ends.
+ */
+export async function runUpgradeCommand(input: RunCommandInput): Promise<RunRecord> {
+  const { record, error } = await executeRun(input);
+  if (input.reportFile) await writeRunReport(input.io, input.reportFile, record, error);
+  if (error !== undefined) throw error;
+  return record;
+}
+
+/** One run that never throws: how it went, and the error `ctl upgrade run` would exit with. */
+export async function executeRun(input: RunCommandInput): Promise<{ record: RunRecord; error: unknown }> {
+  const record = newRunRecord(input.dryRun);
+  let error: unknown;
+  try {
+    await runUpgrade(input, record);
+  } catch (caught) {
+    error = caught;
+  }
+  const { finishRunRecord } = await import('../run/report.js');
+  finishRunRecord(record, error, (text) => input.io.redactor.redact(text));
+  return { record, error };
+}
+
+/** A report that cannot be written fails a successful run (CI asked for it), and only warns on a failed one. */
+export async function writeRunReport(
+  io: Io,
+  file: string,
+  report: RunRecord | Record<string, unknown>,
+  runError: unknown,
+): Promise<void> {
+  const { runReport, writeReportFile } = await import('../run/report.js');
+  try {
+    await writeReportFile(file, 'kind' in report ? report : runReport(report as RunRecord));
+  } catch (error) {
+    const problem = new OperationError(`cannot write the report ${file}: ${(error as Error).message}`, {
+      hint: 'Check that the folder of --report exists or can be created, and that it is writable.',
+    });
+    if (runError === undefined) throw problem;
+    io.warn(problem.message);
+  }
+}
+
+async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<void> {
+  const { io } = input;
+  if (input.stateStore === 'configmap' && input.statePath) {
+    throw new UsageError('--state names a file, but --state-store is configmap', {
+      hint: 'Drop --state (the state goes to a ConfigMap in the cluster), or use --state-store file.',
+    });
+  }
+  if (!input.yes && !input.dryRun && !io.isStdinTTY) {
+    throw new UsageError('stdin is not a terminal, so ctl cannot ask for confirmation', {
+      hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
+    });
+  }
+  const savedPlan = input.planFile ? await loadSavedPlan(input.planFile) : undefined;
+  const target = input.target ?? (await targetFromPlan(savedPlan!));
+  record.target = {
+    operator: target.operator,
+    clusterVersion: target.clusterVersion ?? null,
+    databaseVersion: target.databaseVersion ?? null,
+  };
+
+  const { openSession } = await import('./session.js');
+  const session = input.session ?? (await openSession(input));
+  record.context = session.context;
+  record.namespace = session.namespace;
+  record.cluster = session.clusterName;
+  const { guardInterrupts } = await import('../run/signals.js');
+  const guard = input.signal ? { signal: input.signal, dispose: () => {} } : guardInterrupts(io);
+  // --timeout bounds the whole run (CLI.md "overall"); it ends like an interruption: state saved, exit 6.
+  const runSignal = AbortSignal.any([guard.signal, AbortSignal.timeout(input.timeoutMs)]);
+  let reporter: ProgressReporter | undefined;
+  try {
+    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore);
+    record.plan = plan;
+    record.target = {
+      operator: plan.target.operator,
+      clusterVersion: plan.target.clusterVersion,
+      databaseVersion: plan.target.databaseVersion,
+    };
+    record.cluster = snapshot.cluster?.name ?? record.cluster;
+    if (savedPlan) {
+      const { planFingerprint } = await import('../planning/plan.js');
+      if (planFingerprint(snapshot, savedPlan.target) !== savedPlan.fingerprint) {
+        throw new StalePlanError(`the cluster changed since the plan in ${input.planFile} was made`, {
+          hint: `Make a new plan: ctl upgrade plan --to ${savedPlan.target.operator} --out ${input.planFile}`,
+        });
+      }
+    }
+    if (!snapshot.cluster) throw blockedError(plan);
+    // Refused credentials (4) or an untrusted certificate (1) end the run before preflight's exit 3.
+    if (plan.blocked) {
+      const failure = planFailure(plan, snapshot);
+      if (failure.exitCode !== blockedError(plan).exitCode) throw failure;
+      // A ConfigMap store would write its state and lock into the cluster for a run that may
+      // not start (and may lack the very permissions to): stop here, with every failed check.
+      if (input.stateStore === 'configmap' && !input.dryRun) throw failure;
+    }
+
+    const identity = {
+      context: session.context,
+      namespace: session.namespace,
+      cluster: snapshot.cluster.name,
+    };
+    const { newState, firstUnfinishedStep } = await import('../run/state.js');
+    const { STEPS } = await import('../steps/index.js');
+    const stepIds = STEPS.map((s) => s.id);
+    const store = await openStateStore(input, session, identity);
+    record.state = { store: store.kind, location: store.location };
+    const statePath = store.location;
+    const lock = input.dryRun ? undefined : await store.lock('upgrade run');
+    try {
+      const resumeCommand = resumeCommandFor(input, identity, plan, statePath);
+      record.resumeCommand = resumeCommand;
+      let state = await store.load();
+      if (state && !sameCluster(state.lineage, identity, store.kind === 'file')) {
+        // Its "done" steps were done on another cluster: resuming would skip them here.
+        throw new UsageError(
+          `${statePath} records an upgrade of ${describeLineage(state.lineage)}, not of ${describeLineage(identity)}`,
+          { hint: 'Pass the state file of this cluster (or none, for the default one) with --state.' },
+        );
+      }
+      if (state && sameRun(state.target.operator, plan, state.result)) {
+        io.info(
+          `resuming the upgrade to ${plan.target.operator} at step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
+        );
+      } else {
+        if (state && state.result !== 'succeeded' && state.target.operator !== plan.target.operator) {
+          throw new UsageError(
+            `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
+            {
+              hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or ${startOverAdvice(store)} to start over.`,
+            },
+          );
+        }
+        state = newState(
+          identity,
+          {
+            operator: plan.target.operator,
+            clusterVersion: plan.target.clusterVersion ?? undefined,
+            databaseVersion: plan.target.databaseVersion ?? undefined,
+            method: plan.target.method,
+          },
+          stepIds,
+        );
+      }
+      state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
+
+      if (!input.dryRun) await confirm(input, plan);
+      const deps = await buildDeps(input, session, snapshot, plan, runSignal);
+      // Backups go beside the local state (for a ConfigMap store: the default local state folder).
+      const { defaultStatePath } = await import('../run/state.js');
+      deps.settings.backupDir = dirname(
+        input.stateStore === 'configmap' ? defaultStatePath(identity, input.env) : statePath,
+      );
+      reporter = await createRunReporter(input);
+      const { runSteps } = await import('../run/runner.js');
+      const { renderSummaryText } = await import('../run/summary.js');
+      const { reportSteps } = await import('../run/report.js');
+      try {
+        const outcome = await runSteps({
+          steps: STEPS,
+          only: input.only,
+          skip: input.skip,
+          state,
+          stateFile: input.dryRun ? undefined : store,
+          reporter,
+          io,
+          deps,
+          dryRun: input.dryRun,
+          signal: runSignal,
+        });
+        reporter.emit({
+          type: 'done',
+          message: input.dryRun
+            ? 'dry run complete: nothing was changed'
+            : `upgrade to ${plan.target.operator} complete`,
+          data: { result: 'succeeded', steps: outcome.summary },
+        });
+        record.steps = reportSteps(outcome.summary, outcome.state);
+        if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
+        await writeCiSummary(input, 'succeeded', outcome.summary);
+      } catch (error) {
+        const summary = (error as { summary?: import('../run/runner.js').StepSummary[] }).summary ?? [];
+        const stopped = (error as { state?: import('../run/state.js').UpgradeState }).state;
+        record.steps = reportSteps(summary, stopped);
+        // The same word as the state file: an interrupted run is resumable, not failed.
+        const result = stopped?.result === 'interrupted' ? 'interrupted' : 'failed';
+        reporter.emit({
+          type: 'done',
+          message: result === 'interrupted' ? 'upgrade interrupted; the state was saved' : 'upgrade stopped',
+          data: { result, steps: summary },
+        });
+        if (io.output === 'text' && summary.length > 0) io.stderrWrite(`\n${renderSummaryText(summary)}\n`);
+        await writeCiSummary(input, result, summary);
+        throw withResumeHint(error, resumeCommand);
+      }
+    } finally {
+      await lock?.release();
+    }
+  } finally {
+    reporter?.close();
+    guard.dispose();
+    if (!input.session) await session.close();
+  }
+}
+
+/** The file of --state (or the default path), or the ConfigMap and Lease of --state-store configmap. */
+async function openStateStore(
+  input: RunCommandInput,
+  session: UpgradeSession,
+  identity: { context: string; namespace: string; cluster: string },
+): Promise<StateStore> {
+  if (input.stateStore === 'configmap') {
+    const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
+    return new ConfigMapStateStore({
+      kube: session.kube,
+      namespace: identity.namespace,
+      cluster: identity.cluster,
+      leaseDurationSeconds: input.leaseDurationSeconds,
+      warn: (message) => input.io.warn(message),
+    });
+  }
+  const { defaultStatePath } = await import('../run/state.js');
+  const { FileStateStore } = await import('../run/state-store.js');
+  return new FileStateStore(input.statePath ?? defaultStatePath(identity, input.env));
+}
+
+function startOverAdvice(store: StateStore): string {
+  if (store.kind === 'file') return `delete ${store.location}`;
+  const [, namespace, name] = store.location.split('/');
+  return `run kubectl delete configmap ${name} -n ${namespace}`;
+}
+
+function sameCluster(
+  recorded: { context: string; namespace: string; cluster: string },
+  identity: { context: string; namespace: string; cluster: string },
+  byContext: boolean,
+): boolean {
+  // A store inside the cluster is shared by users whose kubeconfigs name the context differently.
+  return (
+    (!byContext || recorded.context === identity.context) &&
+    recorded.namespace === identity.namespace &&
+    recorded.cluster === identity.cluster
+  );
+}
+
+function describeLineage(identity: { context: string; namespace: string; cluster: string }): string {
+  return `${identity.namespace}/${identity.cluster} (context ${identity.context})`;
+}
+
+function sameRun(recordedOperator: string, plan: Plan, result: string): boolean {
+  return recordedOperator === plan.target.operator && result !== 'succeeded';
+}
+
+async function loadSavedPlan(path: string): Promise<Plan> {
+  let plan: Plan;
+  try {
+    plan = JSON.parse(await readFile(path, 'utf8')) as Plan;
+  } catch (error) {
+    throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, {
+      hint: 'Save one with ctl upgrade plan --to <version> --out <file>.',
+    });
+  }
+  if (plan?.kind !== 'UpgradePlan' || plan.apiVersion !== 'ctl/v1' || typeof plan.fingerprint !== 'string') {
+    throw new UsageError(`${path} is not a ctl plan (kind UpgradePlan, apiVersion ctl/v1)`, {
+      hint: 'Save one with ctl upgrade plan --to <version> --out <file>.',
+    });
+  }
+  return plan;
+}
+
+async function targetFromPlan(plan: Plan): Promise<Target> {
+  const { resolveTarget } = await import('../planning/target.js');
+  const selection = plan.target.selection;
+  const databases = selection?.databases;
+  return resolveTarget({
+    to: plan.target.operator,
+    clusterVersion: plan.target.clusterVersion ?? undefined,
+    dbVersion: plan.target.databaseVersion ?? undefined,
+    method: plan.target.method,
+    databases:
+      databases === undefined
+        ? undefined
+        : databases.kind === 'names'
+          ? databases.names.join(',')
+          : databases.kind,
+    ignoreCheck:
+      selection?.ignoreChecks ??
+      plan.checks.filter((c) => (c as { ignored?: boolean }).ignored).map((c) => c.id),
+    bundle: selection?.bundle ?? undefined,
+    helmRelease: selection?.helm.release ?? undefined,
+    helmChart: selection?.helm.chart,
+    helmRepo: selection?.helm.repo,
+  });
+}
+
+async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
+  if (input.yes) return;
+  const { renderPlan } = await import('../planning/render-plan.js');
+  input.io.stderrWrite(`${renderPlan(plan, input.io.colorEnabled)}\n`);
+  const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
+  try {
+    const answer = await rl.question(
+      `Upgrade ${plan.cluster.namespace}/${plan.cluster.name} to ${plan.target.operator}? [y/N] `,
+    );
+    if (!/^y(es)?$/i.test(answer.trim()))
+      throw new UsageError('not confirmed: nothing was changed', {
+        hint: 'Run again and answer y, or pass --yes.',
+      });
+  } finally {
+    rl.close();
+  }
+}
+
+async function buildDeps(
+  input: RunCommandInput,
+  session: UpgradeSession,
+  snapshot: import('../planning/snapshot.js').Snapshot,
+  plan: Plan,
+  signal: AbortSignal,
+): Promise<UpgradeDeps> {
+  const api = session.api();
+  if (!api) {
+    throw new OperationError(
+      `the management API could not be reached: ${snapshot.api.error ?? 'it was never asked'}`,
+      {
+        hint:
+          snapshot.api.failure?.hint ??
+          'Check --api-url, the credentials and the CA (ctl upgrade plan shows the api-reachable check), then run again.',
+      },
+    );
+  }
+  const { Helm } = await import('../exec/helm.js');
+  const helm = new Helm({
+    io: input.io,
+    binary: input.helmBin,
+    dryRun: input.dryRun,
+    // helm gets SIGTERM when the run is interrupted (never SIGKILL: see src/exec/helm.ts).
+    signal,
+    kubeconfig: input.globals.kubeconfig ?? input.env.KUBECONFIG,
+    context: input.globals.context,
+  });
+  const { setTimeout: sleep } = await import('node:timers/promises');
+  return {
+    kube: session.kube,
+    api,
+    helm,
+    settings: {
+      remediate: input.remediate,
+      moduleFiles: input.moduleFiles,
+      maxParallel: input.maxParallel,
+      keepScc: input.keepScc,
+      timeoutMs: input.timeoutMs,
+      stallTimeoutMs: input.stallTimeoutMs,
+      // Raw flags: the steps fall back to CTL_BUNDLE and CTL_HELM_REPO themselves.
+      bundle: input.target?.bundle,
+      helmRelease: input.target?.helm.release ?? snapshot.operator?.helmRelease?.name,
+      helmChart: input.target?.helm.chart,
+      helmRepo:
+        input.target && input.target.helm.repo !== DEFAULT_HELM_REPO ? input.target.helm.repo : undefined,
+    },
+    clock: { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, undefined, { signal }) },
+    snapshot,
+    plan,
+  };
+}
+
+async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
+  let spinners = input.spinners;
+  if (!spinners && input.io.canAnimate) {
+    const { default: ora } = await import('ora');
+    spinners = (text) => ora({ text, stream: process.stderr, discardStdin: false });
+  }
+  const reporter = createReporter(input.io, spinners);
+  if (!input.io.isGitHubActions) return reporter;
+  const { GitHubActionsReporter } = await import('../io/github.js');
+  return new GitHubActionsReporter(reporter, input.io);
+}
+
+async function writeCiSummary(
+  input: RunCommandInput,
+  result: string,
+  rows: import('../run/runner.js').StepSummary[],
+): Promise<void> {
+  if (!input.io.isGitHubActions) return;
+  const { writeStepSummary } = await import('../io/github.js');
+  const { renderSummaryMarkdown } = await import('../run/summary.js');
+  writeStepSummary(input.env, renderSummaryMarkdown(`ctl upgrade: ${result}`, rows));
+}
+
+function resumeCommandFor(
+  input: RunCommandInput,
+  identity: { context: string; namespace: string; cluster: string },
+  plan: Plan,
+  statePath: string,
+): string {
+  // The same command again, so every flag (--databases, --bundle, --ignore-check, ...) holds;
+  // argv carries no secret (there is no --password flag).
+  if (input.argv && input.argv.length > 0) {
+    return ['ctl', ...input.argv.filter((arg) => arg !== '--dry-run')].map(quoteForShell).join(' ');
+  }
+  const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
+  if (input.globals.context) parts.push('--context', identity.context);
+  parts.push('-n', identity.namespace, '--cluster', identity.cluster);
+  if (input.statePath) parts.push('--state', statePath);
+  if (input.stateStore === 'configmap') parts.push('--state-store', 'configmap');
+  if (input.remediate) parts.push('--remediate');
+  for (const file of input.moduleFiles) parts.push('--module-file', file);
+  if (input.yes) parts.push('--yes');
+  return parts.map(quoteForShell).join(' ');
+}
+
+function withResumeHint(error: unknown, resumeCommand: string): unknown {
+  return isCtlError(error) ? appendHint(error, `resume with: ${resumeCommand}`) : error;
+}

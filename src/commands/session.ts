@@ -1,0 +1,86 @@
+import type { ApiClient } from '../api/client.js';
+import type { ApiConnection } from '../api/connect.js';
+import type { ConnectionFlags } from '../api/connect.js';
+import type { GlobalOptions } from './options.js';
+import type { Io } from '../io/io.js';
+import type { KubeClients, LoadedKubeConfig } from '../kube/client.js';
+import type { PortForward } from '../kube/port-forward.js';
+import type { ClusterReads } from '../kube/reads.js';
+import type { ManagementReaderFactory } from '../planning/snapshot.js';
+
+/** What `ctl upgrade` commands share: Kubernetes access, and a lazily opened management API. */
+export interface UpgradeSession {
+  loaded: LoadedKubeConfig;
+  kube: KubeClients;
+  reads: ClusterReads;
+  context: string;
+  namespace: string;
+  clusterName: string | undefined;
+  /** For readSnapshot: opens the management API once the cluster and its Secret are known. */
+  management: ManagementReaderFactory;
+  /** The API client opened by `management`, if it was opened. */
+  api(): ApiClient | undefined;
+  close(): Promise<void>;
+}
+
+export interface SessionInput {
+  globals: GlobalOptions;
+  connection: ConnectionFlags;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Token lifetime for a long run; the client renews it anyway. */
+  ttl?: number;
+}
+
+export async function openSession(input: SessionInput): Promise<UpgradeSession> {
+  const access = await import('../kube/management-access.js');
+  const { loaded, kube, reads, namespace } = await access.openKubeAccess(input);
+
+  let connection: ApiConnection | undefined;
+  let client: ApiClient | undefined;
+  let forward: PortForward | undefined;
+
+  // The snapshot has found the cluster and read its Secret by the time this runs.
+  const management: ManagementReaderFactory = async ({ cluster, credentials }) => {
+    const resolved = await access.resolveApiUrl({
+      explicit: input.connection.apiUrl,
+      access: { loaded, kube, namespace },
+      clusterName: cluster.name,
+      io: input.io,
+    });
+    forward = resolved.forward;
+    const { connectApi } = await import('../api/connect.js');
+    connection = await connectApi(
+      {
+        ...input.connection,
+        apiUrl: resolved.url,
+        servername: resolved.servername,
+      },
+      {
+        io: input.io,
+        // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
+        env: forward ? access.withLoopbackNoProxy(input.env) : input.env,
+        stdin: input.stdin,
+        fallbackSources: credentials ? [access.clusterSecretSource(async () => credentials)] : [],
+      },
+    );
+    client = connection.client(input.ttl ?? 3600);
+    return client;
+  };
+
+  return {
+    loaded,
+    kube,
+    reads,
+    context: loaded.contextName,
+    namespace,
+    clusterName: input.globals.cluster,
+    management,
+    api: () => client,
+    close: async () => {
+      await connection?.close();
+      await forward?.close();
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { GlobalOptions } from './options.js';
+import { UsageError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import { describeOwner } from '../run/lock.js';
+import { defaultStatePath } from '../run/state.js';
+import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
+
+interface LocateInput {
+  globals: GlobalOptions;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  statePath?: string | undefined;
+  /** `--state-store`; default file. */
+  stateStore?: StateStoreKind | undefined;
+}
+
+/** The store of this cluster: the state file (locateStateFile), or its ConfigMap and Lease. */
+export async function locateStateStore(input: LocateInput): Promise<StateStore> {
+  if (input.stateStore !== 'configmap') return new FileStateStore(await locateStateFile(input));
+  if (input.statePath) {
+    throw new UsageError('--state names a file, but --state-store is configmap', {
+      hint: 'Drop --state, or use --state-store file.',
+    });
+  }
+  const { loadKubeConfig, createKubeClients, resolveNamespace } = await import('../kube/client.js');
+  const loaded = await loadKubeConfig({
+    kubeconfig: input.globals.kubeconfig,
+    context: input.globals.context,
+    env: input.env,
+  });
+  const kube = await createKubeClients(loaded);
+  const namespace = resolveNamespace(input.globals.namespace, loaded);
+  const { ConfigMapStateStore, listStateConfigMaps } = await import('../run/state-store-configmap.js');
+  let cluster = input.globals.cluster;
+  if (!cluster) {
+    const clusters = await listStateConfigMaps(kube, namespace);
+    if (clusters.length === 0) {
+      throw new UsageError(`no upgrade state in namespace ${namespace} (context ${loaded.contextName})`, {
+        hint: 'Start one with ctl upgrade run --to <version> --state-store configmap, or pass -n <namespace>.',
+      });
+    }
+    if (clusters.length > 1) {
+      throw new UsageError(
+        `several clusters have upgrade state in namespace ${namespace}: ${clusters.join(', ')}`,
+        {
+          hint: 'Pass --cluster <name>.',
+        },
+      );
+    }
+    cluster = clusters[0]!;
+  }
+  return new ConfigMapStateStore({ kube, namespace, cluster, warn: (message) => input.io.warn(message) });
+}
+
+/**
+ * The state file of this context and namespace, without asking the cluster anything: --state,
+ * else the file of --cluster, else the only state file in that namespace's folder.
+ */
+export async function locateStateFile(input: LocateInput): Promise<string> {
+  if (input.statePath) return input.statePath;
+  const { loadKubeConfig, resolveNamespace } = await import('../kube/client.js');
+  const loaded = await loadKubeConfig({
+    kubeconfig: input.globals.kubeconfig,
+    context: input.globals.context,
+    env: input.env,
+  });
+  const namespace = resolveNamespace(input.globals.namespace, loaded);
+  const identity = { context: loaded.contextName, namespace, cluster: input.globals.cluster ?? '_' };
+  const path = defaultStatePath(identity, input.env);
+  if (input.globals.cluster) return path;
+  const dir = dirname(path);
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^[^.].*\.json$/.test(f));
+  if (files.length === 1) return join(dir, files[0]!);
+  if (files.length === 0) {
+    throw new UsageError(`no upgrade has run for context ${loaded.contextName}, namespace ${namespace}`, {
+      hint: 'Start one with ctl upgrade run --to <version>, or pass --state <file>.',
+    });
+  }
+  throw new UsageError(
+    `several clusters have upgrade state in namespace ${namespace}: ${files.map((f) => basename(f, '.json')).join(', ')}`,
+    {
+      hint: 'Pass --cluster <name> or --state <file>.',
+    },
+  );
+}
+
+/** `ctl upgrade status`: each step of the last run, its error, the lock, the resume command. */
+export async function runStatusCommand(input: LocateInput): Promise<void> {
+  const store = await locateStateStore(input);
+  const path = store.location;
+  const state = await store.load();
+  if (!state) {
+    throw new UsageError(
+      store.kind === 'file' ? `there is no state file at ${path}` : `there is no upgrade state in ${path}`,
+      {
+        hint: `Start a run with ctl upgrade run --to <version>${store.kind === 'file' ? '' : ' --state-store configmap'}.`,
+      },
+    );
+  }
+  const view = await store.readLock();
+  const lock = view?.owner;
+  if (input.io.output === 'json') {
+    input.io.json({
+      path,
+      state,
+      lock: lock ?? null,
+      store: store.kind,
+      ...(store.kind === 'configmap' ? { lease: view?.lease ?? null } : {}),
+    });
+    return;
+  }
+  const { lineage, target } = state;
+  const lines = [
+    `cluster   ${lineage.namespace}/${lineage.cluster} (context ${lineage.context})`,
+    `target    operator ${target.operator}${target.clusterVersion ? `, cluster ${target.clusterVersion}` : ''}`,
+    `result    ${state.result}, last written ${state.updatedAt}`,
+    `state     ${path}`,
+    '',
+    ...Object.entries(state.steps).map(([id, step]) => {
+      const note = step.error?.message ?? step.skipReason ?? '';
+      return `  ${id.padEnd(17)} ${step.status.padEnd(12)} ${note}`.trimEnd();
+    }),
+  ];
+  if (view) lines.push('', `locked by ${describeOwner(view.owner)}${leaseNote(view)}`);
+  if (state.result !== 'succeeded' && state.resumeCommand)
+    lines.push('', `resume with: ${state.resumeCommand}`);
+  input.io.data(lines.join('\n'));
+}
+
+function leaseNote(view: LockView): string {
+  if (!view.lease) return '';
+  const { name, renewTime, leaseDurationSeconds, stale } = view.lease;
+  return `\n  Lease ${name}, renewed ${renewTime ?? 'never'}, duration ${leaseDurationSeconds}s${stale ? ' (stale: the next run takes it over)' : ''}`;
+}
+
+/** `ctl upgrade unlock`: for the stuck case where a run died without releasing its lock. */
+export async function runUnlockCommand(
+  input: LocateInput & { lockId?: string | undefined; force: boolean },
+): Promise<void> {
+  const store = await locateStateStore(input);
+  const removed = await store.forceUnlock({ id: input.lockId, force: input.force });
+  if (removed) input.io.info(`removed the lock held by ${describeOwner(removed)}`);
+  else input.io.info(`no lock was held for ${store.location}`);
+}

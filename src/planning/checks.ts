@@ -1,0 +1,673 @@
+/**
+ * The preflight checks (CLI.md "Check ids"): pure functions of the snapshot and the target.
+ * Each says pass, warn or fail, what it saw, and — when not passing — the exact command or field
+ * that fixes it. `--ignore-check <id>` turns that check's fail into a warn, recorded in the plan.
+ */
+
+import { dialectFields } from '../release/dialect.js';
+import {
+  bundledDatabaseVersions,
+  checkUpgradePath,
+  gitTagFor,
+  knownOperatorVersions,
+  minimumDatabaseVersionFor,
+  minimumOperatorFor,
+  RHEL9_TARGETS_FROM,
+  requiresRhel9Modules,
+} from '../release/catalog.js';
+import { curlApi, kubectl, kubectlMergePatch, patchAt } from './equivalent-commands.js';
+import {
+  describePermission,
+  findReview,
+  type PermissionCondition,
+  requiredPermissionQueries,
+} from './permissions.js';
+import { type DatabaseTarget, formatRs, type ResolvedUpgrade, resolveUpgrade } from './resolve.js';
+import type { Bdb, ClusterSnapshot, Module, Snapshot } from './snapshot.js';
+import { CHECK_IDS, type CheckId, type Target } from './target.js';
+import {
+  compareDatabaseVersions,
+  compareOperatorVersions,
+  databaseVersionOf,
+  parseDatabaseVersion,
+  parseOperatorVersion,
+} from '../release/versions.js';
+
+export { CHECK_IDS, type CheckId } from './target.js';
+
+export type CheckStatus = 'pass' | 'warn' | 'fail';
+
+export interface CheckResult {
+  id: CheckId;
+  status: CheckStatus;
+  message: string;
+  /** The command or field that fixes it; '' when passing. */
+  fix: string;
+  /** Set when --ignore-check turned a fail into this warn. */
+  ignored?: true;
+}
+
+interface CheckInput {
+  snapshot: Snapshot;
+  target: Target;
+  resolved: ResolvedUpgrade;
+}
+
+type Outcome = Omit<CheckResult, 'id' | 'ignored'>;
+type Check = (input: CheckInput) => Outcome;
+
+const pass = (message: string): Outcome => ({ status: 'pass', message, fix: '' });
+const warn = (message: string, fix = ''): Outcome => ({ status: 'warn', message, fix });
+const fail = (message: string, fix: string): Outcome => ({ status: 'fail', message, fix });
+
+/** Runs every check in CHECK_IDS order. */
+export function runChecks(
+  snapshot: Snapshot,
+  target: Target,
+  resolved = resolveUpgrade(snapshot, target),
+): CheckResult[] {
+  const input: CheckInput = { snapshot, target, resolved };
+  return CHECK_IDS.map((id) => {
+    const outcome = noClusterOutcome(id, snapshot) ?? CHECKS[id](input);
+    if (outcome.status === 'fail' && target.ignoreChecks.includes(id)) {
+      return {
+        id,
+        ...outcome,
+        status: 'warn',
+        message: `${outcome.message} (ignored with --ignore-check ${id})`,
+        ignored: true,
+      };
+    }
+    return { id, ...outcome };
+  });
+}
+
+/** True when a check fails: the plan may not run. */
+export function isBlocked(checks: readonly CheckResult[]): boolean {
+  return checks.some((check) => check.status === 'fail');
+}
+
+/** Checks that look at the cluster resource cannot say anything without one. */
+const NEEDS_CLUSTER: ReadonlySet<CheckId> = new Set<CheckId>([
+  'cluster-running',
+  'license-valid',
+  'upgrade-path',
+  'database-min-version',
+  'database-version-supported',
+  'modules-compatible',
+  'auto-upgrade-digest',
+  'api-reachable',
+]);
+
+function noClusterOutcome(id: CheckId, snapshot: Snapshot): Outcome | undefined {
+  if (snapshot.cluster || !NEEDS_CLUSTER.has(id)) return undefined;
+  return warn('not checked: no cluster resource', 'Fix cluster-found first.');
+}
+
+const CHECKS: Record<CheckId, Check> = {
+  'cluster-found': checkClusterFound,
+  'cluster-running': checkClusterRunning,
+  'license-valid': checkLicense,
+  'operator-min-version': checkOperatorMinVersion,
+  'upgrade-path': checkUpgradePathOf,
+  'database-min-version': checkDatabaseMinVersion,
+  'database-version-supported': checkDatabaseVersionSupported,
+  'modules-compatible': checkModulesCompatible,
+  'auto-upgrade-digest': checkAutoUpgradeDigest,
+  'helm-release-healthy': checkHelmRelease,
+  'admission-tls': checkAdmissionTls,
+  'api-reachable': checkApiReachable,
+  permissions: checkPermissions,
+};
+
+function cluster(input: CheckInput): ClusterSnapshot {
+  // noClusterOutcome guarantees it for every check that calls this.
+  return input.snapshot.cluster as ClusterSnapshot;
+}
+
+// ---- cluster-found
+
+function checkClusterFound({ snapshot }: CheckInput): Outcome {
+  const { namespace, clusterCandidates: found, requestedCluster } = snapshot;
+  if (snapshot.cluster) {
+    return pass(
+      `cluster resource ${snapshot.cluster.name} in namespace ${namespace} (${snapshot.dialect} dialect, ${snapshot.platform})`,
+    );
+  }
+  if (requestedCluster !== undefined) {
+    return fail(
+      `no cluster resource named ${requestedCluster} in namespace ${namespace}` +
+        (found.length > 0 ? `; found: ${found.join(', ')}` : ''),
+      found.length > 0
+        ? `Pass --cluster ${found[0]}.`
+        : `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+    );
+  }
+  if (found.length === 0) {
+    return fail(
+      `no RedisEnterpriseCluster in namespace ${namespace}`,
+      `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+    );
+  }
+  return fail(
+    `${found.length} cluster resources in namespace ${namespace}: ${found.join(', ')}`,
+    `Pass --cluster <name>, e.g. --cluster ${found[0]}.`,
+  );
+}
+
+// ---- cluster-running
+
+function checkClusterRunning(input: CheckInput): Outcome {
+  const rec = cluster(input);
+  const { resolved } = input;
+  const get = kubectl('get', 'rec', rec.name, '-n', rec.namespace);
+  if (rec.specStatus === 'Invalid') {
+    return fail(
+      `the cluster spec is Invalid (state ${rec.state ?? 'unknown'})`,
+      `Read the operator's events: ${kubectl('describe', 'rec', rec.name, '-n', rec.namespace)}, and fix the spec it names.`,
+    );
+  }
+  switch (rec.state) {
+    case 'Running':
+      return pass(`state Running, ${rec.nodes ?? '?'} nodes`);
+    case 'Upgrade':
+      // A run that was interrupted after the cluster step sees its own upgrade still going.
+      if (rec.image.versionTag !== undefined && rec.image.versionTag === resolved.clusterTag.target) {
+        return warn(
+          `an upgrade to ${rec.image.versionTag} is in progress; the monitor step waits for it`,
+          `Watch it with: ${get} -w`,
+        );
+      }
+      return fail(
+        'an upgrade is in progress (state Upgrade): the operator refuses another one until it ends',
+        `Wait for state Running: ${kubectl('wait', `rec/${rec.name}`, '-n', rec.namespace, '--for=jsonpath={.status.state}=Running', '--timeout=60m')}`,
+      );
+    case 'InvalidUpgrade':
+      return warn(
+        'state InvalidUpgrade: the last upgrade request was refused (see auto-upgrade-digest and license-valid)',
+        `Read why: ${kubectl('describe', 'rec', rec.name, '-n', rec.namespace)}`,
+      );
+    case undefined:
+      return fail(
+        'the cluster resource has no status yet: the operator has not reconciled it',
+        `Check the operator: ${kubectl('get', 'deployment', 'redis-enterprise-operator', '-n', rec.namespace)}`,
+      );
+    default:
+      return fail(
+        `state ${rec.state}: an upgrade starts only from Running`,
+        `Wait for Running or repair the cluster first: ${get}`,
+      );
+  }
+}
+
+// ---- license-valid
+
+function checkLicense(input: CheckInput): Outcome {
+  const rec = cluster(input);
+  const state = rec.license?.state;
+  const expires = rec.license?.expirationDate ? `, expires ${rec.license.expirationDate}` : '';
+  if (state === 'Valid') return pass(`licence Valid${expires}`);
+  const secret = rec.licenseSecretName ?? `${rec.name}-license`;
+  const fix =
+    `Put a valid licence in Secret ${secret} (${kubectl('create', 'secret', 'generic', secret, '-n', rec.namespace, '--from-file=license=<license-file>')}` +
+    (rec.licenseSecretName
+      ? ', with --dry-run=client -o yaml | kubectl apply -f - to replace it)'
+      : `) and point the cluster at it: ${kubectlMergePatch('rec', rec.name, rec.namespace, { spec: { licenseSecretName: secret } })}`);
+  if (state === undefined)
+    return warn('the cluster reports no licence state: an invalid licence makes the upgrade fail', fix);
+  return fail(`licence ${state}${expires}: an invalid licence makes the upgrade fail`, fix);
+}
+
+// ---- operator-min-version
+
+function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
+  const operator = snapshot.operator;
+  if (!operator) {
+    return fail(
+      `no operator Deployment redis-enterprise-operator in namespace ${snapshot.namespace}`,
+      `Pass -n <the operator's namespace>; find it with: ${kubectl('get', 'deployment', '-A', '-l', 'name=redis-enterprise-operator')}`,
+    );
+  }
+  if (!operator.version) {
+    return warn(
+      `cannot read the operator version from its image ${operator.image}`,
+      'Make sure the operator image has a version tag (redislabs/operator:<version>).',
+    );
+  }
+  const minimum = minimumOperatorFor(target.operator);
+  const current = parseOperatorVersion(operator.version);
+  const min = minimum ? parseOperatorVersion(minimum) : undefined;
+  if (current && min && compareOperatorVersions(current, min) < 0) {
+    const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum ?? '');
+    return fail(
+      `operator ${operator.version} is older than ${minimum}, the oldest that may upgrade to ${target.operator}`,
+      `Upgrade in two hops: first ctl upgrade run --to ${hop ?? minimum}, then --to ${target.operator}.`,
+    );
+  }
+  if (operator.readyReplicas < operator.replicas) {
+    return warn(
+      `operator ${operator.version} is not ready (${operator.readyReplicas}/${operator.replicas})`,
+      `Check it: ${kubectl('rollout', 'status', `deployment/${operator.deploymentName}`, '-n', operator.namespace)}`,
+    );
+  }
+  return pass(`operator ${operator.version}${minimum ? ` (at least ${minimum} needed)` : ''}`);
+}
+
+/** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
+function newestReleaseBelow(below: string, minimum: string): string | undefined {
+  const belowVersion = parseOperatorVersion(below);
+  const minVersion = parseOperatorVersion(minimum);
+  if (!belowVersion || !minVersion) return undefined;
+  return knownOperatorVersions()
+    .filter((v) => {
+      const parsed = parseOperatorVersion(v);
+      return (
+        parsed &&
+        compareOperatorVersions(parsed, belowVersion) < 0 &&
+        compareOperatorVersions(parsed, minVersion) >= 0 &&
+        gitTagFor(v) !== undefined
+      );
+    })
+    .at(-1);
+}
+
+// ---- upgrade-path
+
+function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome {
+  const current = snapshot.operator?.version ? parseOperatorVersion(snapshot.operator.version) : undefined;
+  const wanted = parseOperatorVersion(target.operator);
+  if (current && wanted && compareOperatorVersions(current, wanted) > 0) {
+    return fail(
+      `operator ${snapshot.operator?.version} is newer than --to ${target.operator}: downgrades are not supported`,
+      `Pass --to ${snapshot.operator?.version} or newer.`,
+    );
+  }
+  if (!resolved.targetRs)
+    return warn(
+      `cannot read an RS version from the target tag ${resolved.clusterTag.target ?? '(none)'}`,
+      'Pass --cluster-version <tag>.',
+    );
+  if (!resolved.currentRs)
+    return warn(
+      'cannot tell which RS version the cluster runs',
+      'Make the management API reachable (api-reachable) or set the image versionTag.',
+    );
+  const path = checkUpgradePath(resolved.currentRs, resolved.targetRs);
+  const route = `RS ${formatRs(resolved.currentRs)} -> ${formatRs(resolved.targetRs)}`;
+  if (path.supported) return pass(`${route} is a supported upgrade path`);
+  const fix = path.via
+    ? `Upgrade in two hops: first ctl upgrade run --to ${path.via}, then --to ${target.operator}.`
+    : 'Pick a target the current version may upgrade to (redis.io: supported upgrade paths).';
+  if (!path.known) return warn(`${route}: ${path.reason ?? 'not in the documented table'}`, fix);
+  return fail(`${route}: ${path.reason ?? 'not supported'}`, fix);
+}
+
+// ---- database-min-version
+
+interface ClusterDatabase {
+  name: string;
+  /** `ns/name` for a database resource, `bdb <uid>` for one the API alone knows. */
+  where: string;
+  version?: string | undefined;
+  /** The database resource, when the database has one. */
+  resource?: { kind: 'redb' | 'reaadb'; namespace: string } | undefined;
+  uid?: number | undefined;
+}
+
+/** Every database of the cluster: the API's list when reachable (it has them all), else the resources. */
+function clusterDatabases({ snapshot, resolved }: CheckInput): ClusterDatabase[] {
+  const resources = resolved.databases.map((db) => ({
+    name: db.name,
+    where: `${db.namespace}/${db.name}`,
+    version: db.current,
+    resource: {
+      kind: db.kind === 'database' ? ('redb' as const) : ('reaadb' as const),
+      namespace: db.namespace,
+    },
+  }));
+  if (!snapshot.api.reachable) return resources;
+  return snapshot.api.bdbs.map((bdb) => {
+    const resource = resources.find((r) => r.name === bdb.name);
+    const version = bdb.redis_version ?? bdb.engine_version;
+    return {
+      name: bdb.name,
+      where: resource?.where ?? `bdb ${bdb.uid}`,
+      version: version ?? resource?.version,
+      resource: resource?.resource,
+      uid: bdb.uid,
+    };
+  });
+}
+
+function checkDatabaseMinVersion(input: CheckInput): Outcome {
+  const { target, snapshot } = input;
+  const minimum = minimumDatabaseVersionFor(target.operator);
+  if (!minimum) return pass(`no minimum database version for ${target.operator}`);
+  const min = parseDatabaseVersion(minimum);
+  const databases = clusterDatabases(input);
+  const tooOld = databases.filter((db) => {
+    const v = db.version ? databaseVersionOf(db.version) : undefined;
+    return v && min && !('policy' in min) && compareDatabaseVersions(v, min) < 0;
+  });
+  const unknown = databases.filter((db) => !db.version || !databaseVersionOf(db.version));
+  if (tooOld.length > 0) {
+    const fields = dialectFields(snapshot.dialect);
+    const fixes = tooOld.map((db) =>
+      db.resource
+        ? kubectlMergePatch(
+            db.resource.kind,
+            db.name,
+            db.resource.namespace,
+            patchAt(
+              db.resource.kind === 'redb' ? fields.databaseVersionPath : fields.activeActiveVersionPath,
+              minimum,
+            ),
+          )
+        : curlApi('POST', `/v1/bdbs/${db.uid}/upgrade`, [
+            '-H',
+            'Content-Type: application/json',
+            '-d',
+            JSON.stringify({ [fields.upgradeBodyKey]: minimum }),
+          ]),
+    );
+    return fail(
+      `${list(tooOld.map((db) => `${db.where} (${db.version})`))} ${tooOld.length === 1 ? 'is' : 'are'} below ${minimum}: the upgrade to ${target.operator} would freeze`,
+      `Upgrade ${tooOld.length === 1 ? 'it' : 'them'} to ${minimum} first: ${fixes.join(' ; ')}`,
+    );
+  }
+  if (unknown.length > 0) {
+    return warn(
+      `cannot read the version of ${list(unknown.map((db) => db.where))}`,
+      'Make the management API reachable (api-reachable), or check status.version of the database resources.',
+    );
+  }
+  return pass(`${databases.length} database(s), all at ${minimum} or newer`);
+}
+
+// ---- database-version-supported
+
+function checkDatabaseVersionSupported(input: CheckInput): Outcome {
+  const { resolved, target } = input;
+  const rec = cluster(input);
+  const bundled = resolved.targetRs ? bundledDatabaseVersions(resolved.targetRs) : undefined;
+  if (!bundled) {
+    return warn(
+      `the catalog does not know which database versions RS ${formatRs(resolved.targetRs)} bundles`,
+      'Check the release notes of the target, and pass --db-version.',
+    );
+  }
+  const rs = formatRs(resolved.targetRs);
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  if (
+    target.databaseVersion &&
+    !['major', 'latest'].includes(target.databaseVersion) &&
+    !bundled.includes(target.databaseVersion)
+  ) {
+    problems.push(`--db-version ${target.databaseVersion} is not bundled with RS ${rs}`);
+  }
+  const oldest = bundled[0] ? databaseVersionOf(bundled[0]) : undefined;
+  for (const db of clusterDatabases(input)) {
+    const v = db.version ? databaseVersionOf(db.version) : undefined;
+    if (v && oldest && compareDatabaseVersions(v, oldest) < 0)
+      problems.push(`${db.where} runs ${db.version}, which RS ${rs} does not support`);
+  }
+  for (const db of resolved.databases.filter((d) => d.target !== undefined)) {
+    const t = db.target as string;
+    if (!['major', 'latest'].includes(t) && !bundled.includes(t))
+      problems.push(`${db.namespace}/${db.name} -> ${t} is not bundled with RS ${rs}`);
+    if (rec.upgradePolicy === 'major' && target.databaseVersion && !isMajor(rec, t)) {
+      warnings.push(
+        `${db.namespace}/${db.name}: the upgrade policy is major, so the operator may refuse the minor version ${t}`,
+      );
+    }
+  }
+  for (const db of resolved.databases.filter((d) => d.selected && d.reason?.startsWith('runs '))) {
+    warnings.push(`${db.namespace}/${db.name} ${db.reason}: left as is`);
+  }
+  if (problems.length > 0) {
+    return fail(
+      problems.join('; '),
+      `Choose one of ${bundled.join(', ')} with --db-version, and upgrade older databases first.`,
+    );
+  }
+  if (warnings.length > 0)
+    return warn(warnings.join('; '), `Choose one of ${bundled.join(', ')} with --db-version.`);
+  const changing = resolved.databases.filter((d) => d.target !== undefined).length;
+  return pass(
+    `RS ${rs} supports ${bundled.join(', ')}; ${changing} database(s) will move to ${resolved.databaseVersion ?? 'their target'}`,
+  );
+}
+
+function isMajor(rec: ClusterSnapshot, version: string): boolean {
+  return rec.bundledDatabaseVersions.some((v) => {
+    const parsed = v.major ? databaseVersionOf(v.version) : undefined;
+    return parsed !== undefined && `${parsed.major}.${parsed.minor}` === version;
+  });
+}
+
+// ---- modules-compatible
+
+function checkModulesCompatible(input: CheckInput): Outcome {
+  const { snapshot, target } = input;
+  const rec = cluster(input);
+  if (rec.userDefinedModules.length > 0 && rec.autoUpgrade) {
+    const fields = dialectFields(snapshot.dialect);
+    return fail(
+      `user-defined modules (${rec.userDefinedModules.join(', ')}) need auto-upgrade off before the operator upgrade`,
+      kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false)),
+    );
+  }
+  if (!requiresRhel9Modules(target.operator)) return pass(`${target.operator} needs no RHEL9 module builds`);
+  if (!snapshot.api.reachable) {
+    return warn(
+      'cannot list the modules in use: the management API is not reachable',
+      'Fix api-reachable to verify the RHEL9 module builds.',
+    );
+  }
+  const inUse = modulesInUse(snapshot.api.bdbs);
+  const missing: string[] = [];
+  const unknown: string[] = [];
+  for (const [key, use] of inUse) {
+    const candidates = snapshot.api.modules.filter(
+      (m) => m.module_name === use.name && (use.version === undefined || m.semantic_version === use.version),
+    );
+    const platforms = candidates.flatMap((m) => Object.keys(m.platforms ?? {}));
+    if (candidates.some((m) => m.is_bundled) && platforms.length === 0) continue;
+    if (candidates.length === 0 || candidates.every((m) => m.platforms === undefined)) {
+      unknown.push(key);
+    } else if (!platforms.some((p) => p.startsWith('rhel9'))) {
+      missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
+    }
+  }
+  if (missing.length > 0) {
+    return fail(
+      `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
+      `Upload the RHEL9 build of each: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or list it in spec.userDefinedModules of the cluster resource`,
+    );
+  }
+  if (unknown.length > 0) {
+    return warn(
+      `cannot tell the platforms of ${unknown.join(', ')}`,
+      `List them: ${curlApi('GET', '/v1/modules')} | jq -r '.[] | [.module_name, .semantic_version, (.platforms | keys)]'`,
+    );
+  }
+  return pass(
+    inUse.size === 0
+      ? 'no modules in use'
+      : `every module in use has a RHEL9 build (${[...inUse.keys()].join(', ')})`,
+  );
+}
+
+function modulesInUse(
+  bdbs: Bdb[],
+): Map<string, { name: string; version?: string | undefined; databases: string[] }> {
+  const uses = new Map<string, { name: string; version?: string | undefined; databases: string[] }>();
+  for (const bdb of bdbs) {
+    for (const m of bdb.module_list ?? []) {
+      const key = m.semantic_version ? `${m.module_name} ${m.semantic_version}` : m.module_name;
+      const use = uses.get(key) ?? { name: m.module_name, version: m.semantic_version, databases: [] };
+      use.databases.push(bdb.name);
+      uses.set(key, use);
+    }
+  }
+  return uses;
+}
+
+export function hasRhel9Build(module: Module): boolean {
+  return Object.keys(module.platforms ?? {}).some((p) => p.startsWith('rhel9'));
+}
+
+// ---- auto-upgrade-digest
+
+function checkAutoUpgradeDigest(input: CheckInput): Outcome {
+  const rec = cluster(input);
+  const fields = dialectFields(input.snapshot.dialect);
+  const autoField = fields.autoUpgradePath.join('.');
+  if (rec.autoUpgrade && rec.image.digestHash) {
+    return fail(
+      `${autoField} is true and ${fields.imageSpecPath.join('.')}.digestHash is set: the operator refuses the upgrade (InvalidUpgrade)`,
+      `Turn auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}`,
+    );
+  }
+  if (rec.autoUpgrade && rec.upgradePolicy) {
+    return warn(
+      `auto-upgrade with ${fields.upgradePolicyPath.join('.')}=${rec.upgradePolicy} can upgrade databases unexpectedly`,
+      `Consider turning auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))}`,
+    );
+  }
+  return pass(rec.autoUpgrade ? 'auto-upgrade on, no digest hash' : 'auto-upgrade off');
+}
+
+// ---- helm-release-healthy
+
+function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
+  const release = snapshot.helmRelease;
+  const ns = resolved.helm.namespace;
+  if (resolved.method === 'bundle') {
+    if (release) {
+      return warn(
+        `the operator belongs to helm release ${release.name}, but the method is bundle: helm's record would go stale`,
+        'Drop --method bundle (or pass --method helm).',
+      );
+    }
+    return pass('the operator is not installed by helm');
+  }
+  if (!release) {
+    return fail(
+      'method helm, but the operator Deployment carries no helm release labels',
+      `Use --method bundle, or adopt the operator: helm install ${resolved.helm.release} ${resolved.helm.chart} -n ${ns} --take-ownership`,
+    );
+  }
+  const status = release.status;
+  if (status === 'deployed')
+    return pass(`helm release ${release.name} revision ${release.revision} deployed`);
+  if (status.startsWith('pending-')) {
+    return fail(
+      `helm release ${release.name} revision ${release.revision} is ${status}: helm refuses another upgrade`,
+      release.lastDeployedRevision
+        ? `Roll back to the last deployed revision: helm rollback ${release.name} ${release.lastDeployedRevision} -n ${release.namespace}`
+        : `Inspect it: helm history ${release.name} -n ${release.namespace}`,
+    );
+  }
+  if (status === 'failed') {
+    return warn(
+      `helm release ${release.name} revision ${release.revision} failed; the upgrade will retry it`,
+      `Inspect it: helm history ${release.name} -n ${release.namespace}`,
+    );
+  }
+  return fail(
+    `helm release ${release.name}: ${status === 'not-found' ? 'no release record found' : `status ${status}`}`,
+    `Inspect it: helm status ${release.name} -n ${release.namespace}`,
+  );
+}
+
+// ---- admission-tls
+
+function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
+  const webhooks = snapshot.webhooks;
+  const ns = snapshot.namespace;
+  if (webhooks.length === 0) return pass('admission controller not enabled');
+  const restart = `Restart the operator, which creates it: ${kubectl('rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
+  if (!snapshot.admissionTls.present)
+    return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);
+  const cert = snapshot.admissionTls.cert;
+  if (!cert) return fail('Secret admission-tls has no key cert', restart);
+  const stale = webhooks.flatMap((w) =>
+    w.webhooks.filter((h) => h.caBundle !== cert).map((h) => `${w.name}/${h.name}`),
+  );
+  if (stale.length > 0) {
+    return warn(
+      `the caBundle of ${stale.join(', ')} does not match admission-tls`,
+      'The admission step sets it from admission-tls .data.cert.',
+    );
+  }
+  return pass(`admission-tls present; ${webhooks.map((w) => w.name).join(', ')} trusts it`);
+}
+
+// ---- api-reachable
+
+function checkApiReachable(input: CheckInput): Outcome {
+  const { snapshot } = input;
+  const rec = cluster(input);
+  if (snapshot.api.reachable) {
+    const versions = [...new Set(snapshot.api.nodes.map((n) => n.software_version).filter(Boolean))];
+    return pass(
+      `management API answered: ${snapshot.api.nodes.length} node(s)${versions.length ? ` on ${versions.join(', ')}` : ''}, ${snapshot.api.bdbs.length} database(s)`,
+    );
+  }
+  const credentials = snapshot.credentials.present
+    ? ''
+    : ` The Secret ${snapshot.credentials.name} with the API credentials was not found.`;
+  return fail(
+    `the management API is not reachable: ${snapshot.api.error ?? 'unknown error'}.${credentials}`,
+    `Pass --api-url (e.g. after ${kubectl('port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
+  );
+}
+
+// ---- permissions
+
+export function permissionConditionsFor(
+  snapshot: Snapshot,
+  resolved: ResolvedUpgrade,
+): Set<PermissionCondition> {
+  const conditions = new Set<PermissionCondition>(['always', resolved.method]);
+  if (snapshot.platform === 'openshift') conditions.add('openshift');
+  if (snapshot.webhooks.length > 0 && resolved.method === 'bundle') conditions.add('admission');
+  if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');
+  if (snapshot.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
+  if (snapshot.stateStore === 'configmap') conditions.add('cluster-state');
+  return conditions;
+}
+
+function checkPermissions({ snapshot, resolved }: CheckInput): Outcome {
+  const queries = requiredPermissionQueries({
+    namespace: snapshot.namespace,
+    watchedNamespaces: snapshot.watchedNamespaces,
+    conditions: permissionConditionsFor(snapshot, resolved),
+  });
+  const denied = queries.filter((q) => findReview(snapshot.permissions, q)?.allowed === false);
+  const unreviewed = queries.filter((q) => findReview(snapshot.permissions, q) === undefined);
+  if (denied.length > 0) {
+    return fail(
+      `${denied.length} of ${queries.length} permissions the plan needs are denied: ${list(denied.map(describePermission), 6)}`,
+      `Ask a cluster admin to grant them; check each with kubectl auth can-i, e.g. kubectl auth can-i ${describePermission(denied[0] as (typeof denied)[number])}`,
+    );
+  }
+  if (unreviewed.length > 0) {
+    return warn(
+      `${unreviewed.length} of ${queries.length} permissions could not be reviewed: ${list(unreviewed.map(describePermission), 6)}`,
+      'Check them with kubectl auth can-i <verb> <resource> -n <namespace>.',
+    );
+  }
+  return pass(`all ${queries.length} permissions the plan needs are granted`);
+}
+
+// ---- helpers
+
+function list(items: string[], max = 10): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+export type { DatabaseTarget };

@@ -1,0 +1,266 @@
+/**
+ * The planner: a pure function from (snapshot, target) to the Plan JSON of CLI.md (version 1).
+ * For each of the seven steps it lists the actions, each with the command a person could run
+ * instead (redis-facts.md §3), or says why the step will be skipped.
+ */
+
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { siblingLocation } from '../kube/bundle.js';
+import { upstreamFileUrl } from '../release/catalog.js';
+import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
+import { type CheckResult, isBlocked, runChecks } from './checks.js';
+import {
+  assertSelectedDatabasesExist,
+  type Method,
+  type ResolvedUpgrade,
+  resolveUpgrade,
+} from './resolve.js';
+import type { ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+
+export interface PlanAction {
+  description: string;
+  command: string;
+  /**
+   * On the databases step's actions (an addition to CLI.md's shape): which database changes,
+   * so the step reads it here instead of parsing `command`. `manual`: ctl cannot make the
+   * change (Active-Active before 8.0.2-2); the step prints the procedure instead.
+   */
+  database?: PlanDatabase;
+}
+
+export interface PlanDatabase {
+  kind: 'redb' | 'reaadb';
+  name: string;
+  namespace: string;
+  /** The version the step writes into the resource (`7.4`). */
+  version: string;
+  manual: boolean;
+}
+
+export interface PlanStep {
+  id: string;
+  title: string;
+  /** Why the step will do nothing; null when it has actions. */
+  skip: string | null;
+  actions: PlanAction[];
+}
+
+export interface PlanTarget {
+  operator: string;
+  clusterVersion: string | null;
+  databaseVersion: string | null;
+  method: Method;
+  /**
+   * What the user chose beyond the versions (an addition to CLI.md's shape): `run --plan`
+   * takes it from here, so it does exactly what was planned, and the fingerprint covers it.
+   */
+  selection?: {
+    databases: Target['databases'];
+    ignoreChecks: string[];
+    bundle: string | null;
+    helm: { release: string | null; chart: string; repo: string };
+  };
+}
+
+export interface Plan {
+  apiVersion: 'ctl/v1';
+  kind: 'UpgradePlan';
+  cluster: {
+    context: string;
+    namespace: string;
+    name: string;
+    dialect: Snapshot['dialect'];
+    platform: Platform;
+  };
+  current: {
+    operator: string | null;
+    clusterVersion: string | null;
+    databases: { name: string; namespace: string; version: string | null }[];
+  };
+  target: PlanTarget;
+  checks: CheckResult[];
+  steps: PlanStep[];
+  blocked: boolean;
+  fingerprint: string;
+}
+
+/**
+ * Builds the plan. Throws UsageError only for inputs the user must change (a database name
+ * that does not exist, a bundle that cannot be located); everything about the cluster is a check.
+ */
+export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly StepPlanner[]): Plan {
+  assertSelectedDatabasesExist(snapshot, target);
+  const resolved = resolveUpgrade(snapshot, target);
+  if (resolved.method === 'bundle' && !resolved.bundle && !operatorIsCurrent(resolved)) {
+    throw new UsageError(`there is no trustworthy upstream bundle for operator ${target.operator}`, {
+      hint: 'Pass --bundle <file|url> with the bundle of that release.',
+    });
+  }
+  const checks = runChecks(snapshot, target, resolved);
+  const planTarget: PlanTarget = {
+    operator: target.operator,
+    clusterVersion: resolved.clusterTag.target ?? null,
+    databaseVersion: resolved.databaseVersion ?? null,
+    method: resolved.method,
+    selection: {
+      databases: target.databases,
+      ignoreChecks: [...target.ignoreChecks],
+      bundle: target.bundle ?? null,
+      helm: { release: target.helm.release ?? null, chart: target.helm.chart, repo: target.helm.repo },
+    },
+  };
+  const context: PlanContext = { snapshot, target, resolved, checks };
+  return {
+    apiVersion: 'ctl/v1',
+    kind: 'UpgradePlan',
+    cluster: {
+      context: snapshot.context,
+      namespace: snapshot.namespace,
+      name: snapshot.cluster?.name ?? snapshot.requestedCluster ?? '',
+      dialect: snapshot.dialect,
+      platform: snapshot.platform,
+    },
+    current: {
+      operator: snapshot.operator?.version ?? null,
+      clusterVersion: snapshot.cluster?.image.versionTag ?? null,
+      databases: resolved.databases.map((db) => ({
+        name: db.name,
+        namespace: db.namespace,
+        version: db.current ?? null,
+      })),
+    },
+    target: planTarget,
+    checks,
+    steps: steps.map((step) => planStep(step, context)),
+    blocked: isBlocked(checks),
+    fingerprint: planFingerprint(snapshot, planTarget),
+  };
+}
+
+/** What a step's `plan` sees: the snapshot, the target, what follows from both, and the checks. */
+export interface PlanContext {
+  snapshot: Snapshot;
+  target: Target;
+  resolved: ResolvedUpgrade;
+  checks: CheckResult[];
+}
+
+/** A step's plan: its actions, or why it will do nothing. */
+export type StepPlan = { skip: string } | { actions: PlanAction[] };
+
+/** The planning half of a step (src/steps/): pure, from the snapshot and the target. */
+export interface StepPlanner {
+  readonly id: string;
+  readonly title: string;
+  plan(context: PlanContext, cluster: ClusterSnapshot): StepPlan;
+}
+
+function planStep(step: StepPlanner, context: PlanContext): PlanStep {
+  const { id, title } = step;
+  const cluster = context.snapshot.cluster;
+  const result: StepPlan = cluster
+    ? step.plan(context, cluster)
+    : { skip: 'no cluster resource found (cluster-found)' };
+  if ('skip' in result) return { id, title, skip: result.skip, actions: [] };
+  if (result.actions.length === 0) return { id, title, skip: 'nothing to do', actions: [] };
+  return { id, title, skip: null, actions: result.actions };
+}
+
+export const action = (description: string, command: string): PlanAction => ({ description, command });
+
+// ---- what several steps' plans need
+
+export function operatorIsCurrent(resolved: ResolvedUpgrade): boolean {
+  const current = resolved.operator.current ? parseOperatorVersion(resolved.operator.current) : undefined;
+  const wanted = parseOperatorVersion(resolved.operator.target);
+  return Boolean(current && wanted && compareOperatorVersions(current, wanted) >= 0);
+}
+
+/** Where the operator runs; the admission webhook and its Secret live there too. */
+export function operatorNamespace(snapshot: Snapshot): string {
+  return snapshot.operator?.namespace ?? snapshot.namespace;
+}
+
+/**
+ * A file of the release tree: next to the bundle (`--bundle`/CTL_BUNDLE, or the upstream one),
+ * as the steps find it (src/kube/bundle.ts siblingLocation).
+ */
+export function releaseFile(resolved: ResolvedUpgrade, target: Target, file: string): string {
+  return resolved.bundle ? siblingLocation(resolved.bundle, file) : upstreamFileUrl(target.operator, file);
+}
+
+// ---- fingerprint
+
+/**
+ * sha256 of what the plan depends on. Spec-bearing objects contribute their uid and generation
+ * (not resourceVersion: the operator rewrites statuses all the time, which would make every
+ * saved plan stale at once) plus the status facts the checks read; secrets, config maps and the
+ * SCC, which have no generation, contribute their resourceVersion. The target is part of it, so
+ * `run --plan` recomputes it from the saved plan's `target` and a fresh snapshot.
+ */
+export function planFingerprint(snapshot: Snapshot, target: PlanTarget): string {
+  const c = snapshot.cluster;
+  const o = snapshot.operator;
+  const inputs = {
+    target,
+    context: snapshot.context,
+    namespace: snapshot.namespace,
+    dialect: snapshot.dialect,
+    platform: snapshot.platform,
+    cluster: c && {
+      name: c.name,
+      uid: c.uid,
+      generation: c.generation,
+      state: c.state,
+      specStatus: c.specStatus,
+      license: c.license?.state,
+      tag: c.image.versionTag,
+    },
+    operator: o && { uid: o.uid, generation: o.generation, image: o.image },
+    helm: snapshot.helmRelease && {
+      revision: snapshot.helmRelease.revision,
+      status: snapshot.helmRelease.status,
+    },
+    operatorConfig: snapshot.operatorConfig.resourceVersion,
+    watchedNamespaces: [...snapshot.watchedNamespaces].sort(),
+    databases: [...snapshot.databases, ...snapshot.activeActiveDatabases]
+      .map((db) => [
+        `${db.namespace}/${db.name}`,
+        db.uid,
+        db.generation,
+        'statusVersion' in db ? db.statusVersion : undefined,
+      ])
+      .sort(byFirst),
+    webhooks: snapshot.webhooks.map((w) => [w.name, w.uid, w.generation]).sort(byFirst),
+    admissionTls: snapshot.admissionTls.resourceVersion,
+    scc: snapshot.scc && [snapshot.scc.present, snapshot.scc.resourceVersion],
+    api: {
+      reachable: snapshot.api.reachable,
+      nodes: snapshot.api.nodes.map((n) => n.software_version).sort(),
+      modules: snapshot.api.modules
+        .map((m) => [m.module_name, m.semantic_version, Object.keys(m.platforms ?? {}).sort()])
+        .sort(byFirst),
+      bdbs: snapshot.api.bdbs.map((b) => [b.uid, b.redis_version ?? b.engine_version]).sort(byFirst),
+    },
+  };
+  return `sha256:${createHash('sha256').update(canonicalJson(inputs)).digest('hex')}`;
+}
+
+function byFirst(a: unknown[], b: unknown[]): number {
+  const x = String(a[0]);
+  const y = String(b[0]);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** JSON with object keys sorted at every level and undefined dropped: the same input, the same text. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}

@@ -1,0 +1,250 @@
+/**
+ * Settles what the flags leave open against the snapshot: the operator upgrade method, the
+ * cluster image tag, the versions on both sides, and each database's target version. Pure;
+ * shared by the checks and the planner so both reason about the same numbers.
+ */
+
+import { UsageError } from '../errors.js';
+import {
+  bundledDatabaseVersions,
+  clusterTagFor,
+  defaultDatabaseVersion,
+  gitTagFor,
+  upstreamFileUrl,
+} from '../release/catalog.js';
+import type { Bdb, ClusterSnapshot, Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+import {
+  compareDatabaseVersions,
+  compareReleases,
+  databaseVersionOf,
+  formatDatabaseVersion,
+  formatRelease,
+  parseDatabaseVersion,
+  parseRsVersion,
+  type Release,
+} from '../release/versions.js';
+
+export type Method = 'helm' | 'bundle';
+
+export interface DatabaseTarget {
+  kind: 'database' | 'active-active';
+  name: string;
+  namespace: string;
+  /** The running version, `major.minor`, when known. */
+  current?: string | undefined;
+  /** The spec's version field as written (`7.2`, `major`, `latest`). */
+  versionSpec?: string | undefined;
+  selected: boolean;
+  /** The value to write into the spec; undefined when nothing changes. */
+  target?: string | undefined;
+  /** Why nothing changes, when target is undefined. */
+  reason?: string | undefined;
+}
+
+export interface ResolvedUpgrade {
+  method: Method;
+  operator: { current?: string | undefined; target: string };
+  clusterTag: { current?: string | undefined; target: string | undefined };
+  /** The RS release running now: the oldest node's software_version, else the spec's tag. */
+  currentRs?: Release | undefined;
+  targetRs?: Release | undefined;
+  /** The plan's single database version: `--db-version`, else the target's default. */
+  databaseVersion?: string | undefined;
+  databases: DatabaseTarget[];
+  helm: { release: string; namespace: string; chart: string; repo: string };
+  /** The bundle to apply (URL or file), `{version}` replaced; undefined when none is known. */
+  bundle?: string | undefined;
+}
+
+/** Raw URL of a file of the upstream repository at the tag of an operator release. */
+/**
+ * Which helm release holds the operator, and in which namespace: `--helm-release`, else helm's
+ * own release record, else the Deployment's helm labels, else the chart's default name. The plan,
+ * the checks and the operator step all ask this one function, so they cannot disagree.
+ */
+export function helmReleaseLocation(
+  snapshot: Snapshot,
+  explicitRelease?: string | undefined,
+): { release: string; namespace: string } {
+  return {
+    release:
+      explicitRelease ??
+      snapshot.helmRelease?.name ??
+      snapshot.operator?.helmRelease?.name ??
+      'redis-enterprise-operator',
+    namespace:
+      snapshot.helmRelease?.namespace ??
+      snapshot.operator?.helmRelease?.namespace ??
+      snapshot.operator?.namespace ??
+      snapshot.namespace,
+  };
+}
+
+export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
+  const method: Method =
+    target.method === 'auto' ? (snapshot.operator?.helmRelease ? 'helm' : 'bundle') : target.method;
+  const targetTag = target.clusterVersion ?? clusterTagFor(target.operator, snapshot.platform);
+  const currentRs = currentRsOf(snapshot);
+  const targetRs = targetTag ? parseRsVersion(targetTag) : undefined;
+  const databaseVersion = target.databaseVersion ?? (targetRs ? defaultDatabaseVersion(targetRs) : undefined);
+  return {
+    method,
+    operator: { current: snapshot.operator?.version, target: target.operator },
+    clusterTag: { current: snapshot.cluster?.image.versionTag, target: targetTag },
+    currentRs,
+    targetRs,
+    databaseVersion,
+    databases: snapshot.cluster ? databaseTargets(snapshot, snapshot.cluster, target, targetRs) : [],
+    helm: {
+      ...helmReleaseLocation(snapshot, target.helm.release),
+      chart: target.helm.chart,
+      repo: target.helm.repo,
+    },
+    bundle: bundleFor(snapshot, target),
+  };
+}
+
+function bundleFor(snapshot: Snapshot, target: Target): string | undefined {
+  if (target.bundle) return target.bundle.replaceAll('{version}', target.operator);
+  // Two upstream tags hold another release's bundle: no trustworthy default for those.
+  if (gitTagFor(target.operator) === undefined) return undefined;
+  return upstreamFileUrl(
+    target.operator,
+    snapshot.platform === 'openshift' ? 'openshift.bundle.yaml' : 'bundle.yaml',
+  );
+}
+
+function currentRsOf(snapshot: Snapshot): Release | undefined {
+  const fromNodes = snapshot.api.nodes
+    .map((node) => (node.software_version ? parseRsVersion(node.software_version) : undefined))
+    .filter((r): r is Release => r !== undefined)
+    .sort(compareReleases)[0];
+  const tag = snapshot.cluster?.image.versionTag;
+  return fromNodes ?? (tag ? parseRsVersion(tag) : undefined);
+}
+
+export function formatRs(release: Release | undefined): string {
+  return release ? formatRelease(release) : 'unknown';
+}
+
+/** `7.2.4` -> `7.2`; policy words and garbage -> undefined. */
+function concrete(version: string | undefined): string | undefined {
+  const parsed = version === undefined ? undefined : databaseVersionOf(version);
+  return parsed ? formatDatabaseVersion(parsed) : undefined;
+}
+
+function bdbVersion(bdb: Bdb | undefined): string | undefined {
+  return concrete(bdb?.redis_version ?? bdb?.engine_version);
+}
+
+function databaseTargets(
+  snapshot: Snapshot,
+  cluster: ClusterSnapshot,
+  target: Target,
+  targetRs: Release | undefined,
+): DatabaseTarget[] {
+  const byUid = new Map(snapshot.api.bdbs.map((bdb) => [String(bdb.uid), bdb]));
+  const byName = new Map(snapshot.api.bdbs.map((bdb) => [bdb.name, bdb]));
+  const entries: Omit<DatabaseTarget, 'selected' | 'target' | 'reason'>[] = [
+    ...snapshot.databases.map((db) => ({
+      kind: 'database' as const,
+      name: db.name,
+      namespace: db.namespace,
+      versionSpec: db.versionSpec,
+      current:
+        concrete(db.statusVersion) ??
+        bdbVersion((db.databaseUid ? byUid.get(db.databaseUid) : undefined) ?? byName.get(db.name)) ??
+        concrete(db.versionSpec),
+    })),
+    ...snapshot.activeActiveDatabases.map((aa) => ({
+      kind: 'active-active' as const,
+      name: aa.name,
+      namespace: aa.namespace,
+      versionSpec: aa.versionSpec,
+      current: bdbVersion(byName.get(aa.name)) ?? concrete(aa.versionSpec),
+    })),
+  ];
+  const desired = desiredVersion(cluster, target, targetRs);
+  return entries.map((entry) => {
+    const selected = isSelected(entry, target);
+    if (!selected) return { ...entry, selected, reason: 'not selected with --databases' };
+    return { ...entry, selected, ...decide(entry, target, desired) };
+  });
+}
+
+function isSelected(entry: { name: string; namespace: string }, target: Target): boolean {
+  const selection = target.databases;
+  if (selection.kind === 'all') return true;
+  if (selection.kind === 'none') return false;
+  return selection.names.some((name) => name === entry.name || name === `${entry.namespace}/${entry.name}`);
+}
+
+/** The version every selected database should reach, or why none can be named. */
+function desiredVersion(
+  cluster: ClusterSnapshot,
+  target: Target,
+  targetRs: Release | undefined,
+): { version: string } | { reason: string } {
+  if (target.databaseVersion) return { version: target.databaseVersion };
+  const bundled = targetRs ? bundledDatabaseVersions(targetRs) : undefined;
+  if (!targetRs || !bundled) {
+    return { reason: 'the target cluster version is not in the catalog: pass --db-version' };
+  }
+  if (cluster.upgradePolicy === 'major') {
+    // Only versions the cluster marks as major releases qualify (status.bundledDatabaseVersions).
+    const majors = new Set(
+      cluster.bundledDatabaseVersions.filter((v) => v.major).map((v) => concrete(v.version)),
+    );
+    const newestMajor = bundled.filter((v) => majors.has(v)).at(-1);
+    return newestMajor
+      ? { version: newestMajor }
+      : { reason: 'the upgrade policy is major and no newer major version is known: pass --db-version' };
+  }
+  const fallback = defaultDatabaseVersion(targetRs);
+  return fallback
+    ? { version: fallback }
+    : { reason: 'no default database version is known: pass --db-version' };
+}
+
+function decide(
+  entry: { current?: string | undefined; versionSpec?: string | undefined },
+  target: Target,
+  desired: { version: string } | { reason: string },
+): { target?: string; reason?: string } {
+  const spec = entry.versionSpec;
+  if (!target.databaseVersion && (spec === 'major' || spec === 'latest')) {
+    return { reason: `its version is "${spec}": the operator chooses it` };
+  }
+  if ('reason' in desired) return { reason: desired.reason };
+  const wanted = parseDatabaseVersion(desired.version);
+  if (!wanted || 'policy' in wanted) {
+    return spec === desired.version
+      ? { reason: `already follows "${desired.version}"` }
+      : { target: desired.version };
+  }
+  const current = entry.current ? databaseVersionOf(entry.current) : undefined;
+  if (current && compareDatabaseVersions(current, wanted) >= 0) {
+    return {
+      reason:
+        compareDatabaseVersions(current, wanted) === 0
+          ? `already runs ${entry.current}`
+          : `runs ${entry.current}, newer than ${desired.version}`,
+    };
+  }
+  return { target: desired.version };
+}
+
+/** Every name in `--databases` must exist: a typo would otherwise silently upgrade nothing. */
+export function assertSelectedDatabasesExist(snapshot: Snapshot, target: Target): void {
+  if (target.databases.kind !== 'names') return;
+  const known = [...snapshot.databases, ...snapshot.activeActiveDatabases];
+  const missing = target.databases.names.filter(
+    (name) => !known.some((db) => name === db.name || name === `${db.namespace}/${db.name}`),
+  );
+  if (missing.length > 0) {
+    throw new UsageError(`--databases: no database named ${missing.join(', ')}`, {
+      hint: `Databases of this cluster: ${known.map((db) => `${db.namespace}/${db.name}`).join(', ') || 'none'}.`,
+    });
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The upgrade target, from the plan/run flags (CLI.md `ctl upgrade plan`). Every value is
+ * checked here, before any request, and a bad one is a UsageError (exit 2).
+ * What depends on the cluster (`--method auto`, the default cluster tag on OpenShift, each
+ * database's version) is settled later by the planner.
+ */
+
+import { UsageError } from '../errors.js';
+import { isKnownOperatorVersion } from '../release/catalog.js';
+import {
+  formatDatabaseVersion,
+  formatImageTag,
+  formatOperatorVersion,
+  requireDatabaseVersion,
+  requireImageTag,
+  requireOperatorVersion,
+} from '../release/versions.js';
+
+export const CHECK_IDS = [
+  'cluster-found',
+  'cluster-running',
+  'license-valid',
+  'operator-min-version',
+  'upgrade-path',
+  'database-min-version',
+  'database-version-supported',
+  'modules-compatible',
+  'auto-upgrade-digest',
+  'helm-release-healthy',
+  'admission-tls',
+  'api-reachable',
+  'permissions',
+] as const;
+
+export type CheckId = (typeof CHECK_IDS)[number];
+
+export function isCheckId(value: string): value is CheckId {
+  return (CHECK_IDS as readonly string[]).includes(value);
+}
+
+export const METHODS = ['auto', 'helm', 'bundle'] as const;
+export type MethodChoice = (typeof METHODS)[number];
+
+export const DEFAULT_HELM_CHART = 'redis/redis-enterprise-operator';
+export const DEFAULT_HELM_REPO = 'https://helm.redis.io';
+
+export type DatabaseSelection = { kind: 'all' } | { kind: 'none' } | { kind: 'names'; names: string[] };
+
+export interface Target {
+  /** Canonical operator version, e.g. `7.8.2-6`. */
+  operator: string;
+  /** `--cluster-version`, canonical; undefined: the catalog's tag for the platform. */
+  clusterVersion?: string | undefined;
+  /** `--db-version` (`7.4`, `major`, `latest`); undefined: the newest within each database's policy. */
+  databaseVersion?: string | undefined;
+  method: MethodChoice;
+  databases: DatabaseSelection;
+  ignoreChecks: CheckId[];
+  /** `--bundle` file or URL; `{version}` is replaced. */
+  bundle?: string | undefined;
+  helm: { release?: string | undefined; chart: string; repo: string };
+}
+
+/** The flags as commander hands them over. */
+export interface TargetFlags {
+  to?: string | undefined;
+  clusterVersion?: string | undefined;
+  dbVersion?: string | undefined;
+  method?: string | undefined;
+  databases?: string | undefined;
+  ignoreCheck?: string[] | string | undefined;
+  bundle?: string | undefined;
+  helmRelease?: string | undefined;
+  helmChart?: string | undefined;
+  helmRepo?: string | undefined;
+}
+
+export function resolveTarget(flags: TargetFlags): Target {
+  if (!flags.to?.trim()) {
+    throw new UsageError('--to is required: the operator version to upgrade to', {
+      hint: 'Pass e.g. --to 7.8.2-6.',
+    });
+  }
+  const operator = formatOperatorVersion(requireOperatorVersion(flags.to, '--to'));
+  const clusterVersion =
+    flags.clusterVersion === undefined
+      ? undefined
+      : formatImageTag(requireImageTag(flags.clusterVersion, '--cluster-version'));
+  if (clusterVersion === undefined && !isKnownOperatorVersion(operator)) {
+    throw new UsageError(`--to ${operator}: ctl's release catalog does not know this operator version`, {
+      hint: 'Pass --cluster-version <tag> too (the cluster image tag of that release, from its release notes).',
+    });
+  }
+  return {
+    operator,
+    clusterVersion,
+    databaseVersion:
+      flags.dbVersion === undefined
+        ? undefined
+        : formatDatabaseVersion(requireDatabaseVersion(flags.dbVersion, '--db-version')),
+    method: parseMethod(flags.method),
+    databases: parseDatabases(flags.databases),
+    ignoreChecks: parseIgnoreChecks(flags.ignoreCheck),
+    bundle: nonEmpty(flags.bundle, '--bundle'),
+    helm: {
+      release: nonEmpty(flags.helmRelease, '--helm-release'),
+      chart: nonEmpty(flags.helmChart, '--helm-chart') ?? DEFAULT_HELM_CHART,
+      repo: nonEmpty(flags.helmRepo, '--helm-repo') ?? DEFAULT_HELM_REPO,
+    },
+  };
+}
+
+function parseMethod(value: string | undefined): MethodChoice {
+  if (value === undefined) return 'auto';
+  if ((METHODS as readonly string[]).includes(value)) return value as MethodChoice;
+  throw new UsageError(`--method must be auto, helm or bundle, not "${value}"`, {
+    hint: 'auto uses helm when the operator Deployment carries helm labels, else the bundle.',
+  });
+}
+
+/** `all`, `none`, or `name,ns/name,...` (a bare name matches that name in any watched namespace). */
+export function parseDatabases(value: string | undefined): DatabaseSelection {
+  if (value === undefined || value.trim() === 'all') return { kind: 'all' };
+  if (value.trim() === 'none') return { kind: 'none' };
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = names.find(
+    (name) => !/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name),
+  );
+  if (names.length === 0 || bad !== undefined) {
+    throw new UsageError(`--databases: "${bad ?? value}" is not all, none or a list of database names`, {
+      hint: 'Use --databases all, --databases none, or --databases db1,other-ns/db2.',
+    });
+  }
+  return { kind: 'names', names: [...new Set(names)] };
+}
+
+function parseIgnoreChecks(value: string[] | string | undefined): CheckId[] {
+  const ids = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const flat = ids.flatMap((id) => id.split(',')).map((id) => id.trim());
+  for (const id of flat) {
+    if (!isCheckId(id)) {
+      throw new UsageError(`--ignore-check: "${id}" is not a check id`, {
+        hint: `Check ids: ${CHECK_IDS.join(', ')}.`,
+      });
+    }
+  }
+  return [...new Set(flat as CheckId[])];
+}
+
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '')
+    throw new UsageError(`${flag} must not be empty`, { hint: `Drop ${flag} or give it a value.` });
+  return value.trim();
+}

@@ -1,0 +1,559 @@
+/**
+ * What we know about Redis Enterprise releases, as data: which cluster image each operator
+ * release ships, which database versions each Redis Software (RS) release bundles, which RS
+ * upgrade paths are supported, and the version thresholds where the upgrade procedure changes.
+ *
+ * Nothing here talks to a cluster. Lookups for versions the catalog does not know return
+ * `undefined` (never throw), so a newer operator still works when the user supplies
+ * `--cluster-version` / `--db-version` themselves.
+ *
+ * Sources (see shared/research/redis-facts.md):
+ * - NOTES: the "Downloads" section of each Redis Enterprise for Kubernetes release-notes page,
+ *   redis/docs `content/operate/kubernetes/release-notes/**` (commit 63f31f69, 2026-08-21).
+ * - TAGS: the OpenShift example REC (`openshift/rec_rhel.yaml`) at each git tag of
+ *   RedisLabs/redis-enterprise-k8s-docs (snapshot 2c2f61dd, 2026-06-16).
+ * - LIFECYCLE: redis/docs `content/operate/rs/installing-upgrading/product-lifecycle.md`
+ *   ("Supported cluster version upgrade paths", "Bundled Redis database versions"), and for the
+ *   6.2/6.4 target columns an older revision of `content/embeds/rs-upgrade-paths.md`.
+ */
+
+import {
+  compareImageTags,
+  compareOperatorVersions,
+  compareReleases,
+  formatImageTag,
+  formatOperatorVersion,
+  type ImageTag,
+  type OperatorVersion,
+  parseImageTag,
+  parseOperatorVersion,
+  parseRsVersion,
+  type Release,
+} from './versions.js';
+
+/** An operator version as a string (`7.8.2-6`, `v7.8.2-6`) or already parsed. */
+export type OperatorVersionInput = string | OperatorVersion;
+
+/** An RS version as `7.4.6`, `7.4.6-22`, a full image tag, or already parsed. */
+export type RsVersionInput = string | Release;
+
+/** Where the cluster runs; OpenShift used differently named images for older releases. */
+export type Platform = 'kubernetes' | 'openshift';
+
+// ---------------------------------------------------------------------------------------------
+// Thresholds. Each is the first operator (or RS) version the rule applies to.
+
+/**
+ * Upgrades to RHEL9_TARGETS_FROM or later need at least this operator running. Every release
+ * note from 7.8.2 to 8.2.0: "Upgrades from versions earlier than 7.4.2-2 are not supported".
+ */
+export const MIN_OPERATOR_FOR_RHEL9_TARGETS = '7.4.2-2';
+
+/**
+ * From this operator on the cluster runs RHEL9 images, so the upgrade needs
+ * MIN_OPERATOR_FOR_RHEL9_TARGETS, databases >= MIN_DATABASE_FOR_RHEL9_TARGETS and RHEL9 builds
+ * of user-defined modules (NOTES `7-8-2-releases/_index.md`).
+ */
+export const RHEL9_TARGETS_FROM = '7.8.2-6';
+
+/** Databases must be at least this version before upgrading to RHEL9_TARGETS_FROM or later (NOTES `7-8-2-releases/_index.md`). */
+export const MIN_DATABASE_FOR_RHEL9_TARGETS = '7.2';
+
+/**
+ * From this operator on, pods run unprivileged; on OpenShift the SCC `redis-enterprise-scc-v2`
+ * is removed and unbound (DOCS `operate/kubernetes/security/allow-resource-adjustment.md`).
+ */
+export const UNPRIVILEGED_FROM = '7.22.0-6';
+
+/**
+ * From this operator release on, the admission webhook is `redis-enterprise-admission`; before
+ * it, `redb-admission` (DOCS embed `k8s-642-redb-admission-webhook-name-change.md`). Build 0 so
+ * that every build of 6.4.2 counts.
+ */
+export const WEBHOOK_RENAMED_AT = '6.4.2-0';
+
+/**
+ * From this operator on (needed on every participating cluster), Active-Active database
+ * versions are upgraded through the REAADB (DOCS `operate/kubernetes/upgrade/upgrade-redis-cluster.md`).
+ */
+export const ACTIVE_ACTIVE_UPGRADE_FROM = '8.0.2-2';
+
+/**
+ * Upgrading the cluster to this RS or later rotates the JWT signing secret, so every token
+ * issued before is invalid (DOCS `release-notes/rs-8-2-releases/rs-8-2-0-46.md`: "8.0.22 and
+ * 8.2.0"; 8.2.0 > 8.0.22, so one threshold covers both).
+ */
+export const TOKENS_INVALIDATED_FROM_RS = '8.0.22';
+
+/** OpenShift tags end in `.rhel7-openshift` before, `.rhel8-openshift` from, this operator (TAGS: 6.2.10-4 rhel7, 6.2.10-34 rhel8). */
+export const OPENSHIFT_RHEL8_TAGS_FROM = '6.2.10-34';
+
+/** From this operator on, OpenShift uses the Kubernetes tag unchanged (TAGS: 7.8.4-8 still suffixed, 7.8.4-9 not). */
+export const OPENSHIFT_PLAIN_TAGS_FROM = '7.8.4-9';
+
+/**
+ * Clusters below RS 6.2.10 go to this operator release first before 6.2.18 or later
+ * (DOCS `operate/kubernetes/7.4.6/upgrade/upgrade-redis-cluster.md`).
+ */
+export const HOP_BEFORE_6_2_18 = '6.2.10-45';
+
+// ---------------------------------------------------------------------------------------------
+// Operator releases and their cluster image tags.
+
+/**
+ * Each operator release with the Kubernetes cluster image tags it was published with, oldest
+ * first. Releases from 7.4.2-2 on come from NOTES, where a release re-published with newer RS
+ * maintenance images lists several tags. Older releases come from TAGS, whose OpenShift tag is
+ * given here without its `.rhelN-openshift` suffix: that the plain tag is the Kubernetes image
+ * is an inference. (TAGS has `8.0.18-23` for 8.0.18-11 where NOTES has `8.0.18-23.11`; NOTES
+ * wins.) Git tags v7.4.6-9 and v7.8.6-11 hold other releases' bundles and are not used.
+ */
+const OPERATOR_RELEASES: readonly (readonly [operator: string, clusterTags: readonly string[]])[] = [
+  ['6.0.12-5', ['6.0.12-57']],
+  ['6.0.20-4', ['6.0.20-69']],
+  ['6.0.20-12', ['6.0.20-97']],
+  ['6.2.4-1', ['6.2.4-55']],
+  ['6.2.8-2', ['6.2.8-41']],
+  ['6.2.8-11', ['6.2.8-53']],
+  ['6.2.8-15', ['6.2.8-64']],
+  ['6.2.10-4', ['6.2.10-90']],
+  ['6.2.10-34', ['6.2.10-107']],
+  ['6.2.10-45', ['6.2.10-129']],
+  ['6.2.12-1', ['6.2.12-82']],
+  ['6.2.18-3', ['6.2.18-58']],
+  ['6.2.18-41', ['6.2.18-65']],
+  ['6.4.2-4', ['6.4.2-43']],
+  ['6.4.2-5', ['6.4.2-61']],
+  ['6.4.2-6', ['6.4.2-81']],
+  ['6.4.2-8', ['6.4.2-94']],
+  ['7.2.4-2', ['7.2.4-52']],
+  ['7.2.4-7', ['7.2.4-64']],
+  ['7.2.4-12', ['7.2.4-92']],
+  ['7.2.4-15', ['7.2.4-138']],
+  ['7.2.4-16', ['7.2.4-153']],
+  ['7.4.2-2', ['7.4.2-54', '7.4.2-104']],
+  ['7.4.2-12', ['7.4.2-129']],
+  ['7.4.6-2', ['7.4.6-22', '7.4.6-77', '7.4.6-102']],
+  ['7.4.6-6', ['7.4.6-102', '7.4.6-233', '7.4.6-268']],
+  ['7.4.6-7', ['7.4.6-272', '7.4.6-275']],
+  ['7.4.6-9', ['7.4.6-279']],
+  ['7.8.2-6', ['7.8.2-34', '7.8.2-60']],
+  ['7.8.4-8', ['7.8.4-66']],
+  ['7.8.4-9', ['7.8.4-95']],
+  ['7.8.6-1', ['7.8.6-13', '7.8.6-36', '7.8.6-60']],
+  ['7.8.6-2', ['7.8.6-95']],
+  ['7.8.6-3', ['7.8.6-119']],
+  ['7.8.6-5', ['7.8.6-152']],
+  ['7.8.6-8', ['7.8.6-207']],
+  ['7.8.6-11', ['7.8.6-253']],
+  ['7.8.6-13', ['7.8.6-256']],
+  ['7.8.6-14', ['7.8.6-260']],
+  ['7.8.6-15', ['7.8.6-263']],
+  ['7.8.6-16', ['7.8.6-286']],
+  ['7.8.6-19', ['7.8.6-303']],
+  ['7.22.0-7', ['7.22.0-28']],
+  ['7.22.0-11', ['7.22.0-95']],
+  ['7.22.0-15', ['7.22.0-216']],
+  ['7.22.0-16', ['7.22.0-241']],
+  ['7.22.0-17', ['7.22.0-250']],
+  ['7.22.2-21', ['7.22.2-14']],
+  ['7.22.2-22', ['7.22.2-20']],
+  ['7.22.2-31', ['7.22.2-41']],
+  ['7.22.2-32', ['7.22.2-55']],
+  ['7.22.2-37', ['7.22.2-79']],
+  ['7.22.2-38', ['7.22.2-93']],
+  ['7.22.2-39', ['7.22.2-116']],
+  ['7.22.2-40', ['7.22.2-133']],
+  ['7.22.2-42', ['7.22.2-170']],
+  ['7.22.2-43', ['7.22.2-179']],
+  ['8.0.2-2', ['8.0.2-17']],
+  ['8.0.2-6', ['8.0.2-41']],
+  ['8.0.6-8', ['8.0.6-54']],
+  ['8.0.10-21', ['8.0.10-64']],
+  ['8.0.10-22', ['8.0.10-76']],
+  ['8.0.10-23', ['8.0.10-81']],
+  ['8.0.16-24', ['8.0.16-29']],
+  ['8.0.16-25', ['8.0.16-33']],
+  ['8.0.18-11', ['8.0.18-23.11']],
+  ['8.0.18-14', ['8.0.18-36.14']],
+  ['8.0.20-21', ['8.0.20-19.21']],
+  ['8.0.20-23', ['8.0.20-44.23']],
+  ['8.0.20-25', ['8.0.20-68.25']],
+  ['8.0.20-26', ['8.0.20-96.26']],
+  ['8.2.0-12', ['8.2.0-25.12']],
+  ['8.2.0-13', ['8.2.0-46.13']],
+];
+
+interface CatalogEntry {
+  readonly operator: OperatorVersion;
+  readonly key: string;
+  readonly tags: readonly ImageTag[];
+  /** The newest tag: a release re-published with maintenance images defaults to the latest one. */
+  readonly defaultTag: ImageTag;
+}
+
+function mustParse<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`release catalog: malformed ${what}`);
+  return value;
+}
+
+const op = (s: string): OperatorVersion => mustParse(parseOperatorVersion(s), `operator version ${s}`);
+const rs = (s: string): Release => mustParse(parseRsVersion(s), `RS version ${s}`);
+
+const CATALOG: readonly CatalogEntry[] = OPERATOR_RELEASES.map(([operator, clusterTags]) => {
+  const tags = clusterTags.map((t) => mustParse(parseImageTag(t), `image tag ${t}`));
+  const newest = [...tags].sort(compareImageTags).at(-1);
+  const parsed = op(operator);
+  return {
+    operator: parsed,
+    key: formatOperatorVersion(parsed),
+    tags,
+    defaultTag: mustParse(newest, 'tag list'),
+  };
+}).sort((a, b) => compareOperatorVersions(a.operator, b.operator));
+
+const BY_VERSION = new Map(CATALOG.map((entry) => [entry.key, entry]));
+
+function toOperator(v: OperatorVersionInput): OperatorVersion | undefined {
+  return typeof v === 'string' ? parseOperatorVersion(v) : v;
+}
+
+function requireOperator(v: OperatorVersionInput): OperatorVersion {
+  const parsed = toOperator(v);
+  // Malformed input here is a programming error: user input is checked by requireOperatorVersion.
+  if (!parsed) throw new TypeError(`not an operator version: "${String(v)}"`);
+  return parsed;
+}
+
+function rsOf(v: RsVersionInput): Release | undefined {
+  return typeof v === 'string' ? parseRsVersion(v) : v;
+}
+
+function atLeast(v: OperatorVersionInput, threshold: string): boolean {
+  return compareOperatorVersions(requireOperator(v), op(threshold)) >= 0;
+}
+
+function entryFor(v: OperatorVersionInput): CatalogEntry | undefined {
+  const parsed = toOperator(v);
+  return parsed && BY_VERSION.get(formatOperatorVersion(parsed));
+}
+
+/** Every operator version in the catalog, oldest first, e.g. `['6.0.12-5', ..., '8.2.0-13']`. */
+export function knownOperatorVersions(): string[] {
+  return CATALOG.map((entry) => entry.key);
+}
+
+/** The newest operator version in the catalog. */
+export function latestOperatorVersion(): string {
+  return CATALOG.at(-1)!.key;
+}
+
+/** True when the catalog has facts for this operator version (`v7.8.2-6` counts as `7.8.2-6`). */
+export function isKnownOperatorVersion(v: OperatorVersionInput): boolean {
+  return entryFor(v) !== undefined;
+}
+
+/**
+ * The default cluster image tag (REC `spec.redisEnterpriseImageSpec.versionTag`) for an
+ * operator release: the newest RS image listed for it (7.8.2-6 -> `7.8.2-60`, not the first
+ * published `7.8.2-34`). On OpenShift, releases before OPENSHIFT_PLAIN_TAGS_FROM get the
+ * `.rhelN-openshift` suffix (applying it to a re-published maintenance image is an inference).
+ * `undefined` for versions the catalog does not know: the caller then requires
+ * `--cluster-version`.
+ */
+export function clusterTagFor(
+  operatorVersion: OperatorVersionInput,
+  platform: Platform = 'kubernetes',
+): string | undefined {
+  const entry = entryFor(operatorVersion);
+  if (!entry) return undefined;
+  const tag = entry.defaultTag;
+  if (platform === 'openshift' && tag.suffix === undefined) {
+    const suffix = openshiftSuffixFor(entry.operator);
+    if (suffix) return formatImageTag({ ...tag, suffix });
+  }
+  return formatImageTag(tag);
+}
+
+/** Every cluster image tag listed for an operator release, oldest first; `undefined` if unknown. */
+export function clusterTagsFor(operatorVersion: OperatorVersionInput): string[] | undefined {
+  return entryFor(operatorVersion)?.tags.map(formatImageTag);
+}
+
+function openshiftSuffixFor(operator: OperatorVersion): string | undefined {
+  if (compareOperatorVersions(operator, op(OPENSHIFT_PLAIN_TAGS_FROM)) >= 0) return undefined;
+  return compareOperatorVersions(operator, op(OPENSHIFT_RHEL8_TAGS_FROM)) >= 0
+    ? 'rhel8-openshift'
+    : 'rhel7-openshift';
+}
+
+/** The cluster image repository by platform (DOCS `deployment/helm.md`; K8S `openshift/rec_rhel.yaml`). */
+export function clusterImageRepositoryFor(platform: Platform): string {
+  return platform === 'openshift'
+    ? 'registry.connect.redhat.com/redislabs/redis-enterprise'
+    : 'redislabs/redis';
+}
+
+/** The helm chart version for an operator release: the same string (`--version 7.8.2-6`). */
+export function chartVersionFor(operatorVersion: OperatorVersionInput): string {
+  return formatOperatorVersion(requireOperator(operatorVersion));
+}
+
+/**
+ * The RedisLabs/redis-enterprise-k8s-docs git tag holding an operator release's bundle: usually
+ * `v<version>`, but `7.8.6-1` and `7.22.2-39` were tagged without the `v`, and the tags
+ * v7.4.6-9 and v7.8.6-11 hold the 8.0.6-8 and 8.0.10-21 bundles, so for those two releases
+ * there is no trustworthy tag (`undefined`; the caller requires `--bundle`).
+ */
+export function gitTagFor(operatorVersion: OperatorVersionInput): string | undefined {
+  const version = formatOperatorVersion(requireOperator(operatorVersion));
+  if (TAGS_WITH_OTHER_BUNDLES.has(version)) return undefined;
+  return TAGS_WITHOUT_V.has(version) ? version : `v${version}`;
+}
+
+const UPSTREAM_RAW = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs';
+
+/** A file of a release's upstream tree (bundle.yaml, admission/webhook.yaml, ...) at the release's git tag. */
+export function upstreamFileUrl(operatorVersion: string, file: string): string {
+  return `${UPSTREAM_RAW}/${gitTagFor(operatorVersion) ?? `v${operatorVersion}`}/${file}`;
+}
+
+const TAGS_WITHOUT_V: ReadonlySet<string> = new Set(['7.8.6-1', '7.22.2-39']);
+const TAGS_WITH_OTHER_BUNDLES: ReadonlySet<string> = new Set(['7.4.6-9', '7.8.6-11']);
+
+// ---------------------------------------------------------------------------------------------
+// Thresholds as questions.
+
+/** The oldest operator that may upgrade straight to `target`; `undefined` when none is documented. */
+export function minimumOperatorFor(target: OperatorVersionInput): string | undefined {
+  return atLeast(target, RHEL9_TARGETS_FROM) ? MIN_OPERATOR_FOR_RHEL9_TARGETS : undefined;
+}
+
+/** The oldest database version allowed when upgrading to `target`; `undefined` when none is documented. */
+export function minimumDatabaseVersionFor(target: OperatorVersionInput): string | undefined {
+  return atLeast(target, RHEL9_TARGETS_FROM) ? MIN_DATABASE_FOR_RHEL9_TARGETS : undefined;
+}
+
+/** True when `target` runs RHEL9 images, so user-defined modules need RHEL9 builds. */
+export function requiresRhel9Modules(target: OperatorVersionInput): boolean {
+  return atLeast(target, RHEL9_TARGETS_FROM);
+}
+
+/** True when `target` runs pods unprivileged (on OpenShift: remove the old SCC binding). */
+export function requiresUnprivileged(target: OperatorVersionInput): boolean {
+  return atLeast(target, UNPRIVILEGED_FROM);
+}
+
+/** The ValidatingWebhookConfiguration name an operator release uses (without helm's `-<namespace>`). */
+export function webhookNameFor(
+  operatorVersion: OperatorVersionInput,
+): 'redb-admission' | 'redis-enterprise-admission' {
+  return atLeast(operatorVersion, WEBHOOK_RENAMED_AT) ? 'redis-enterprise-admission' : 'redb-admission';
+}
+
+/** The webhook entry name inside that configuration (the one whose caBundle is patched). */
+export function webhookEntryNameFor(
+  operatorVersion: OperatorVersionInput,
+): 'redb.admission.redislabs' | 'redisenterprise.admission.redislabs' {
+  return atLeast(operatorVersion, WEBHOOK_RENAMED_AT)
+    ? 'redisenterprise.admission.redislabs'
+    : 'redb.admission.redislabs';
+}
+
+/** True when this operator upgrades Active-Active database versions through the REAADB. */
+export function supportsActiveActiveUpgrade(operatorVersion: OperatorVersionInput): boolean {
+  return atLeast(operatorVersion, ACTIVE_ACTIVE_UPGRADE_FROM);
+}
+
+/** True when upgrading the cluster to `targetRs` invalidates API tokens issued before it. */
+export function upgradeInvalidatesTokens(targetRs: RsVersionInput): boolean {
+  const target = rsOf(targetRs);
+  return target !== undefined && compareReleases(target, rs(TOKENS_INVALIDATED_FROM_RS)) >= 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bundled database versions (LIFECYCLE, "Bundled Redis database versions").
+
+interface ReleaseRange {
+  readonly label: string;
+  readonly lo: Release;
+  readonly hi: Release;
+}
+
+function line(major: number, minor: number): ReleaseRange {
+  return {
+    label: `${major}.${minor}.x`,
+    lo: [major, minor, 0],
+    hi: [major, minor, Number.POSITIVE_INFINITY],
+  };
+}
+
+function exactly(release: string): ReleaseRange {
+  const r = rs(release);
+  return { label: release, lo: r, hi: r };
+}
+
+function span(label: string, lo: Release, hi: Release): ReleaseRange {
+  return { label, lo, hi };
+}
+
+function contains(range: ReleaseRange, r: Release): boolean {
+  return compareReleases(range.lo, r) <= 0 && compareReleases(r, range.hi) <= 0;
+}
+
+const UP_TO_8_2 = ['6.2', '7.2', '7.4', '8.0', '8.2'];
+const UP_TO_8_4 = [...UP_TO_8_2, '8.4'];
+const UP_TO_8_6 = [...UP_TO_8_4, '8.6'];
+
+const BUNDLED_DATABASES: readonly { rs: ReleaseRange; versions: readonly string[]; default: string }[] = [
+  { rs: exactly('8.2.0'), versions: UP_TO_8_6, default: '8.6' },
+  { rs: exactly('8.0.20'), versions: UP_TO_8_6, default: '8.6' },
+  { rs: exactly('8.0.18'), versions: UP_TO_8_6, default: '8.6' },
+  { rs: exactly('8.0.16'), versions: UP_TO_8_4, default: '8.4' },
+  { rs: exactly('8.0.10'), versions: UP_TO_8_4, default: '8.4' },
+  { rs: exactly('8.0.6'), versions: UP_TO_8_2, default: '8.2' },
+  { rs: exactly('8.0.2'), versions: UP_TO_8_2, default: '8.2' },
+  { rs: line(7, 22), versions: ['6.2', '7.2', '7.4'], default: '7.4' },
+  { rs: line(7, 8), versions: ['6.2', '7.2', '7.4'], default: '7.4' },
+  { rs: line(7, 4), versions: ['6.0', '6.2', '7.2'], default: '7.2' },
+  { rs: exactly('7.2.4'), versions: ['6.0', '6.2', '7.2'], default: '7.2' },
+  { rs: exactly('6.4.2'), versions: ['6.0', '6.2'], default: '6.2' },
+  { rs: line(6, 2), versions: ['6.0', '6.2'], default: '6.0' },
+];
+
+function bundledRowFor(rsVersion: RsVersionInput) {
+  const r = rsOf(rsVersion);
+  return r && BUNDLED_DATABASES.find((row) => contains(row.rs, r));
+}
+
+/** Database versions an RS release bundles, oldest first (`'8.0.18'` -> 6.2 ... 8.6); `undefined` if unknown. */
+export function bundledDatabaseVersions(rsVersion: RsVersionInput): string[] | undefined {
+  const row = bundledRowFor(rsVersion);
+  return row ? [...row.versions] : undefined;
+}
+
+/** The database version an RS release gives new and upgraded databases; `undefined` if unknown. */
+export function defaultDatabaseVersion(rsVersion: RsVersionInput): string | undefined {
+  return bundledRowFor(rsVersion)?.default;
+}
+
+// ---------------------------------------------------------------------------------------------
+// RS upgrade paths (LIFECYCLE, "Supported cluster version upgrade paths").
+
+const TO_6_2 = line(6, 2);
+const TO_6_4 = line(6, 4);
+const TO_7_2 = line(7, 2);
+const TO_7_4 = line(7, 4);
+const TO_7_8 = line(7, 8);
+const TO_7_22 = line(7, 22);
+const TO_8_0_EARLY = span('8.0.2-8.0.10', [8, 0, 0], [8, 0, 10]);
+const TO_8_0_LATE = span('8.0.16 and later', [8, 0, 16], [8, 0, Number.POSITIVE_INFINITY]);
+const TO_8_2 = line(8, 2);
+const TARGET_COLUMNS = [TO_6_2, TO_6_4, TO_7_2, TO_7_4, TO_7_8, TO_7_22, TO_8_0_EARLY, TO_8_0_LATE, TO_8_2];
+
+const UPGRADE_PATHS: readonly { from: ReleaseRange; to: readonly ReleaseRange[] }[] = [
+  { from: line(6, 0), to: [TO_6_2, TO_6_4, TO_7_2] },
+  { from: span('6.2.4-6.2.8', [6, 2, 0], [6, 2, 9]), to: [TO_6_2, TO_6_4, TO_7_2, TO_7_4] },
+  {
+    from: span('6.2.10-6.2.18', [6, 2, 10], [6, 2, Number.POSITIVE_INFINITY]),
+    to: [TO_6_2, TO_6_4, TO_7_2, TO_7_4, TO_7_8],
+  },
+  { from: line(6, 4), to: [TO_6_4, TO_7_2, TO_7_4, TO_7_8, TO_7_22, TO_8_0_EARLY] },
+  { from: line(7, 2), to: [TO_7_2, TO_7_4, TO_7_8, TO_7_22, TO_8_0_EARLY, TO_8_0_LATE, TO_8_2] },
+  { from: line(7, 4), to: [TO_7_4, TO_7_8, TO_7_22, TO_8_0_EARLY, TO_8_0_LATE, TO_8_2] },
+  { from: line(7, 8), to: [TO_7_8, TO_7_22, TO_8_0_EARLY, TO_8_0_LATE, TO_8_2] },
+  { from: line(7, 22), to: [TO_7_22, TO_8_0_EARLY, TO_8_0_LATE, TO_8_2] },
+  { from: span('8.0.2-8.0.10', [8, 0, 0], [8, 0, 10]), to: [TO_8_0_EARLY, TO_8_0_LATE, TO_8_2] },
+  { from: span('8.0.16 and later', [8, 0, 16], [8, 0, Number.POSITIVE_INFINITY]), to: [TO_8_0_LATE, TO_8_2] },
+  { from: line(8, 2), to: [TO_8_2] },
+];
+
+/** The Kubernetes docs add a hop the RS table lacks: below 6.2.10, go to 6.2.10-45 before 6.2.18+. */
+const HOP_RULE = { below: rs('6.2.10'), targetFrom: rs('6.2.18') };
+
+/** The answer of checkUpgradePath. */
+export interface UpgradePathResult {
+  /** True when the cluster may go from one RS release to the other directly. */
+  supported: boolean;
+  /** False when the documented table has no row or column for a version: the answer is a guess. */
+  known: boolean;
+  /** Why it is not supported, for the check's message. */
+  reason?: string;
+  /** The operator version to upgrade to first, when an intermediate hop makes the path work. */
+  via?: string;
+}
+
+type Direct = { supported: boolean; known: boolean; reason?: string; hop?: string };
+
+function directPath(from: Release, to: Release): Direct {
+  const fromText = from.join('.');
+  const toText = to.join('.');
+  const order = compareReleases(from, to);
+  if (order === 0) return { supported: true, known: true };
+  if (order > 0) {
+    return {
+      supported: false,
+      known: true,
+      reason: `RS ${toText} is older than ${fromText}: downgrades are not supported`,
+    };
+  }
+  const row = UPGRADE_PATHS.find((p) => contains(p.from, from));
+  if (!row) {
+    return { supported: false, known: false, reason: `no documented upgrade path from RS ${fromText}` };
+  }
+  const sameLine = from[0] === to[0] && from[1] === to[1];
+  if (!sameLine && !TARGET_COLUMNS.some((column) => contains(column, to))) {
+    return { supported: false, known: false, reason: `no documented upgrade path to RS ${toText}` };
+  }
+  if (compareReleases(from, HOP_RULE.below) < 0 && compareReleases(to, HOP_RULE.targetFrom) >= 0) {
+    return {
+      supported: false,
+      known: true,
+      reason: `RS ${fromText} cannot go straight to ${toText}: upgrade to operator ${HOP_BEFORE_6_2_18} first`,
+      hop: HOP_BEFORE_6_2_18,
+    };
+  }
+  // Maintenance releases within one major.minor line always upgrade directly; the table
+  // only spells this out for the lines that are also targets.
+  if (sameLine) return { supported: true, known: true };
+  if (row.to.some((c) => contains(c, to))) return { supported: true, known: true };
+  const allowed = row.to.map((c) => c.label).join(', ');
+  return {
+    supported: false,
+    known: true,
+    reason: `RS ${row.from.label} can upgrade directly only to ${allowed}, not to ${toText}`,
+  };
+}
+
+/**
+ * Whether a cluster may upgrade directly from one RS release to another, per the documented
+ * table (plus the Kubernetes-only 6.2.10-45 hop). Accepts `7.4.6`, `7.4.6-22` or image tags.
+ * When the direct path is not supported, `via` names the newest catalogued operator release
+ * to upgrade to first (from which the target is reachable directly, when one exists).
+ * Same release (e.g. a newer build) is supported; a downgrade is not.
+ */
+export function checkUpgradePath(fromRs: RsVersionInput, toRs: RsVersionInput): UpgradePathResult {
+  const from = rsOf(fromRs);
+  const to = rsOf(toRs);
+  if (!from || !to) {
+    const bad = from ? toRs : fromRs;
+    return { supported: false, known: false, reason: `cannot read an RS version from "${String(bad)}"` };
+  }
+  const direct = directPath(from, to);
+  if (direct.supported || !direct.known || compareReleases(from, to) > 0) return withoutHop(direct);
+  const via = direct.hop ?? intermediateFor(from, to);
+  return via === undefined ? withoutHop(direct) : { ...withoutHop(direct), via };
+}
+
+function withoutHop({ hop: _hop, ...rest }: Direct): UpgradePathResult {
+  return rest;
+}
+
+function intermediateFor(from: Release, to: Release): string | undefined {
+  const reachable = CATALOG.filter((entry) => {
+    const hop = entry.defaultTag.rs;
+    return compareReleases(from, hop) < 0 && compareReleases(hop, to) < 0 && directPath(from, hop).supported;
+  });
+  const completing = reachable.filter((entry) => directPath(entry.defaultTag.rs, to).supported);
+  return (completing.at(-1) ?? reachable.at(-1))?.key;
+}

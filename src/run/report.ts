@@ -1,0 +1,158 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ExitCode, isCtlError } from '../errors.js';
+import { packageVersion } from '../package-root.js';
+import type { Plan } from '../planning/plan.js';
+import type { StepSummary } from './runner.js';
+import type { UpgradeState } from './state.js';
+
+/**
+ * `ctl upgrade run --report <file>`: one JSON document for any CI system, written when the run
+ * ends however it ends (success, failure, interruption, even a usage error found after the flags
+ * were read). It holds the plan, each step with its result and times, the result, the exit code
+ * and the error with its hint; never a secret (messages pass through the redactor, and neither
+ * plans nor states hold credentials). Mode 0644: it is meant to be uploaded as an artifact.
+ */
+
+export type RunResultLabel = 'succeeded' | 'failed' | 'interrupted';
+
+export interface ReportStep extends StepSummary {
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+export interface ReportError {
+  message: string;
+  hint?: string;
+  exitCode: number;
+}
+
+/** What one cluster's run produced, kept as the run goes so a failure can still be reported. */
+export interface RunRecord {
+  context: string | undefined;
+  namespace: string | undefined;
+  cluster: string | undefined;
+  startedAt: string;
+  finishedAt: string | undefined;
+  durationMs: number;
+  dryRun: boolean;
+  result: RunResultLabel;
+  exitCode: number;
+  error: ReportError | undefined;
+  target: { operator: string; clusterVersion?: string | null; databaseVersion?: string | null } | undefined;
+  plan: Plan | undefined;
+  steps: ReportStep[];
+  state: { store: string; location: string } | undefined;
+  resumeCommand: string | undefined;
+}
+
+export function newRunRecord(dryRun: boolean, now = new Date()): RunRecord {
+  return {
+    context: undefined,
+    namespace: undefined,
+    cluster: undefined,
+    startedAt: now.toISOString(),
+    finishedAt: undefined,
+    durationMs: 0,
+    dryRun,
+    result: 'failed',
+    exitCode: ExitCode.failed,
+    error: undefined,
+    target: undefined,
+    plan: undefined,
+    steps: [],
+    state: undefined,
+    resumeCommand: undefined,
+  };
+}
+
+/** Steps with their start and finish times from the state, when the state has them. */
+export function reportSteps(summary: readonly StepSummary[], state: UpgradeState | undefined): ReportStep[] {
+  return summary.map((row) => {
+    const recorded = state?.steps[row.id];
+    const step: ReportStep = { ...row };
+    // A step done by an earlier run keeps that run's times in the state: not this run's.
+    const ranNow = row.result !== 'already done' && row.result !== 'not run';
+    if (ranNow && recorded?.startedAt) step.startedAt = recorded.startedAt;
+    if (ranNow && recorded?.finishedAt) step.finishedAt = recorded.finishedAt;
+    return step;
+  });
+}
+
+/** Closes the record: result, exit code and error from how the run ended. */
+export function finishRunRecord(
+  record: RunRecord,
+  error: unknown,
+  redact: (text: string) => string,
+  now = new Date(),
+): RunRecord {
+  record.finishedAt = now.toISOString();
+  record.durationMs = Math.max(0, now.getTime() - Date.parse(record.startedAt));
+  if (error === undefined) {
+    record.result = 'succeeded';
+    record.exitCode = ExitCode.ok;
+    record.error = undefined;
+    return record;
+  }
+  const exitCode = isCtlError(error) ? error.exitCode : ExitCode.failed;
+  record.exitCode = exitCode;
+  record.result = exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm ? 'interrupted' : 'failed';
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = isCtlError(error) ? error.hint : undefined;
+  record.error = { message: redact(message), ...(hint ? { hint: redact(hint) } : {}), exitCode };
+  return record;
+}
+
+export function ctlVersion(): string {
+  try {
+    return packageVersion();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The document of a single-cluster run. */
+export function runReport(record: RunRecord): Record<string, unknown> {
+  return {
+    apiVersion: 'ctl/v1',
+    kind: 'UpgradeReport',
+    ctlVersion: ctlVersion(),
+    command: 'upgrade run',
+    ...clusterReport(record),
+  };
+}
+
+/** One cluster's part: the same fields in a single run's report and in each entry of a fleet's. */
+export function clusterReport(record: RunRecord): Record<string, unknown> {
+  return {
+    cluster: {
+      context: record.context ?? null,
+      namespace: record.namespace ?? null,
+      name: record.cluster ?? null,
+    },
+    target: record.target ?? null,
+    dryRun: record.dryRun,
+    startedAt: record.startedAt,
+    finishedAt: record.finishedAt ?? null,
+    durationMs: record.durationMs,
+    result: record.result,
+    exitCode: record.exitCode,
+    error: record.error ?? null,
+    failedStep: failedStepOf(record) ?? null,
+    steps: record.steps,
+    state: record.state ?? null,
+    resumeCommand: record.result === 'succeeded' ? null : (record.resumeCommand ?? null),
+    plan: record.plan ?? null,
+  };
+}
+
+export function failedStepOf(record: Pick<RunRecord, 'steps'>): string | undefined {
+  return record.steps.find((step) => step.result === 'failed' || step.result === 'interrupted')?.id;
+}
+
+/** Writes the report with mode 0644 whatever the umask, creating its folder if needed. */
+export async function writeReportFile(path: string, report: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o644 });
+  await chmod(path, 0o644);
+}

@@ -1,0 +1,240 @@
+import { CtlError, InterruptedError, OperationError, TimeoutError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import type { ProgressReporter } from '../io/progress.js';
+import type { Step, StepContext } from './step.js';
+import type { StateFile, UpgradeState } from './state.js';
+
+export type StepOutcomeLabel = 'done' | 'skipped' | 'already done' | 'failed' | 'interrupted' | 'not run';
+
+export interface StepSummary {
+  id: string;
+  title: string;
+  result: StepOutcomeLabel;
+  durationMs: number;
+  message?: string;
+}
+
+export interface RunnerOptions<Deps> {
+  steps: readonly Step<Deps>[];
+  /** Run only these (empty: all). */
+  only?: readonly string[];
+  skip?: readonly string[];
+  state: UpgradeState;
+  /** Undefined in dry-run: nothing is changed, so nothing is recorded. */
+  stateFile: Pick<StateFile, 'save'> | undefined;
+  reporter: ProgressReporter;
+  io: Io;
+  deps: Deps;
+  dryRun: boolean;
+  signal: AbortSignal;
+  clock?: () => number;
+}
+
+export interface RunOutcome {
+  state: UpgradeState;
+  summary: StepSummary[];
+}
+
+/**
+ * Runs the steps in order, checkpointing each in the state file: in-progress with the start
+ * time before it runs, its intent before each change, done (with the verified outcome) or
+ * failed after. Steps already done in the state are not run again; a step left in progress by
+ * an interrupted run is run again, and re-reads live state before it acts.
+ * On failure the error is rethrown after the summary rows are complete (`error.summary`).
+ */
+export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunOutcome> {
+  const clock = options.clock ?? Date.now;
+  let state = options.state;
+  const summary: StepSummary[] = [];
+  const save = async (): Promise<void> => {
+    if (options.stateFile) state = await options.stateFile.save(state);
+  };
+
+  const selected = new Set(
+    selectSteps(options.steps, options.only ?? [], options.skip ?? []).map((s) => s.id),
+  );
+  let failure: unknown;
+  // Set when the run's signal stopped it (interrupt or overall timeout): steps stay resumable.
+  let stoppedBySignal = false;
+
+  for (const step of options.steps) {
+    const record = state.steps[step.id];
+    if (failure !== undefined) {
+      summary.push({ id: step.id, title: step.title, result: 'not run', durationMs: 0 });
+      continue;
+    }
+    if (!selected.has(step.id)) {
+      summary.push({
+        id: step.id,
+        title: step.title,
+        result: 'not run',
+        durationMs: 0,
+        message: 'not selected',
+      });
+      continue;
+    }
+    if (record?.status === 'done' || record?.status === 'skipped') {
+      options.reporter.emit({
+        type: 'step-skip',
+        step: step.id,
+        message: `${step.title}: already ${record.status} in an earlier run`,
+      });
+      summary.push({ id: step.id, title: step.title, result: 'already done', durationMs: 0 });
+      continue;
+    }
+    if (options.signal.aborted) {
+      stoppedBySignal = true;
+      failure = interrupted(options.signal);
+      summary.push({ id: step.id, title: step.title, result: 'not run', durationMs: 0 });
+      continue;
+    }
+
+    const started = clock();
+    const previous = record ? { ...record } : undefined;
+    state = {
+      ...state,
+      steps: {
+        ...state.steps,
+        [step.id]: {
+          ...record,
+          status: 'in-progress',
+          startedAt: new Date(started).toISOString(),
+          error: undefined,
+        },
+      },
+    };
+    await save();
+    options.reporter.emit({ type: 'step-start', step: step.id, message: step.title });
+
+    const ctx: StepContext<Deps> = {
+      deps: options.deps,
+      io: options.io,
+      dryRun: options.dryRun,
+      signal: options.signal,
+      previous,
+      recordIntent: async (intent) => {
+        const current = state.steps[step.id];
+        state = {
+          ...state,
+          steps: { ...state.steps, [step.id]: { status: 'in-progress', ...current, intent } },
+        };
+        await save();
+      },
+      progress: (message, data) => options.reporter.emit({ type: 'progress', step: step.id, message, data }),
+      warn: (message, data) => options.reporter.emit({ type: 'warning', step: step.id, message, data }),
+    };
+
+    try {
+      const result = await step.run(ctx);
+      const finished = new Date(clock()).toISOString();
+      const current = state.steps[step.id];
+      if (result.skipped !== undefined) {
+        state = {
+          ...state,
+          steps: {
+            ...state.steps,
+            [step.id]: { ...current, status: 'skipped', skipReason: result.skipped, finishedAt: finished },
+          },
+        };
+        options.reporter.emit({ type: 'step-skip', step: step.id, message: result.skipped });
+        summary.push({
+          id: step.id,
+          title: step.title,
+          result: 'skipped',
+          durationMs: clock() - started,
+          message: result.skipped,
+        });
+      } else {
+        state = {
+          ...state,
+          steps: {
+            ...state.steps,
+            [step.id]: { ...current, status: 'done', outcome: result.outcome, finishedAt: finished },
+          },
+        };
+        options.reporter.emit({
+          type: 'step-done',
+          step: step.id,
+          message: `${step.title}: done`,
+          data: result.outcome,
+        });
+        summary.push({ id: step.id, title: step.title, result: 'done', durationMs: clock() - started });
+      }
+      await save();
+    } catch (error) {
+      const wasInterrupted = options.signal.aborted;
+      stoppedBySignal ||= wasInterrupted;
+      failure = wasInterrupted ? interrupted(options.signal) : asCtlError(error, step.title);
+      const ctlError = failure as CtlError;
+      const current = state.steps[step.id];
+      state = {
+        ...state,
+        // An interrupted step stays in progress: the next run re-reads the cluster and continues it.
+        steps: {
+          ...state.steps,
+          [step.id]: wasInterrupted
+            ? { status: 'in-progress', ...current }
+            : {
+                ...current,
+                status: 'failed',
+                finishedAt: new Date(clock()).toISOString(),
+                error: { message: ctlError.message, hint: ctlError.hint, exitCode: ctlError.exitCode },
+              },
+        },
+      };
+      options.reporter.emit({
+        type: 'error',
+        step: step.id,
+        message: ctlError.message,
+        data: ctlError.hint ? { hint: ctlError.hint } : undefined,
+      });
+      summary.push({
+        id: step.id,
+        title: step.title,
+        result: wasInterrupted ? 'interrupted' : 'failed',
+        durationMs: clock() - started,
+        message: ctlError.message,
+      });
+    }
+  }
+
+  state = {
+    ...state,
+    result:
+      failure === undefined
+        ? 'succeeded'
+        : failure instanceof InterruptedError || stoppedBySignal
+          ? 'interrupted'
+          : 'failed',
+  };
+  await save();
+  if (failure !== undefined) throw Object.assign(failure as Error, { summary, state });
+  return { state, summary };
+}
+
+/** The steps `--only` and `--skip` leave, in their fixed order. */
+export function selectSteps<S extends { id: string }>(
+  steps: readonly S[],
+  only: readonly string[],
+  skip: readonly string[],
+): S[] {
+  return steps.filter((s) => (only.length === 0 || only.includes(s.id)) && !skip.includes(s.id));
+}
+
+/** Why the run's signal fired: a signal from the user, or the overall --timeout. */
+function interrupted(signal: AbortSignal): InterruptedError | TimeoutError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof DOMException && reason.name === 'TimeoutError') {
+    return new TimeoutError('the run took longer than its --timeout; the state was saved', {
+      hint: 'See what the cluster is doing (kubectl get rec, events), then run the same command again to resume, with a longer --timeout if it is just slow.',
+    });
+  }
+  const which = reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+  return new InterruptedError(which, `interrupted by ${which}; the state was saved`);
+}
+
+function asCtlError(error: unknown, title: string): CtlError {
+  if (error instanceof CtlError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new OperationError(`${title} failed: ${message}`, { cause: error });
+}

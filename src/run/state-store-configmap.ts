@@ -1,0 +1,467 @@
+import { randomUUID } from 'node:crypto';
+import type * as k8s from '@kubernetes/client-node';
+import { LockedError, OperationError } from '../errors.js';
+import type { KubeClients } from '../kube/client.js';
+import { describeKubeError } from '../kube/errors.js';
+import { describeOwner, type LockOwner } from './lock.js';
+import { currentProcess, isGoneHere } from './process-identity.js';
+import { stateSchema, type UpgradeState } from './state.js';
+import type { LockView, StateLock, StateStore } from './state-store.js';
+
+/**
+ * `--state-store configmap`: the state of one cluster's upgrade in a ConfigMap next to the
+ * cluster resource, and the lock as a coordination.k8s.io/v1 Lease, as Kubernetes controllers
+ * elect a leader. Any machine with the same cluster access can see, resume or unlock a run:
+ * a Job that died on one node, a CI runner that was replaced.
+ *
+ * - ConfigMap `ctl-upgrade-state-<cluster>`, key `state.json`: the same document as the state
+ *   file (src/run/state.ts), never a secret. Every write names the resourceVersion it read,
+ *   so a write based on a stale copy fails instead of overwriting a newer one.
+ * - Lease `ctl-upgrade-lock-<cluster>`: holderIdentity `<lock id>/<pid>/<host>`, renewed every
+ *   third of leaseDurationSeconds while the run lives. A lease not renewed for longer than its
+ *   duration is stale and taken over; so is one whose holder ran on this host, in this PID
+ *   namespace, and is gone (a SIGKILLed run on the same machine need not be waited out).
+ *   Taking it is a create or an update with the resourceVersion read, so of two runners that
+ *   race for it exactly one wins.
+ */
+
+export const STATE_KEY = 'state.json';
+export const DEFAULT_LEASE_SECONDS = 30;
+const OWNER_ANNOTATION = 'ctl/lock-owner';
+const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'ctl' };
+const STATE_COMPONENT = 'upgrade-state';
+
+export function stateConfigMapName(cluster: string): string {
+  return `ctl-upgrade-state-${cluster}`.slice(0, 253);
+}
+
+export function lockLeaseName(cluster: string): string {
+  return `ctl-upgrade-lock-${cluster}`.slice(0, 253);
+}
+
+export interface ConfigMapStoreOptions {
+  kube: KubeClients;
+  namespace: string;
+  cluster: string;
+  leaseDurationSeconds?: number;
+  /** Told when a renewal fails or the lease is lost. */
+  warn?: (message: string) => void;
+  now?: () => number;
+}
+
+export class ConfigMapStateStore implements StateStore {
+  readonly kind = 'configmap' as const;
+  readonly location: string;
+  readonly namespace: string;
+  readonly configMapName: string;
+  readonly leaseName: string;
+  readonly #kube: KubeClients;
+  readonly #coordination: k8s.CoordinationV1Api;
+  readonly #cluster: string;
+  readonly #leaseSeconds: number;
+  readonly #warn: (message: string) => void;
+  readonly #now: () => number;
+  /** The resourceVersion of the ConfigMap as last read or written; undefined: it did not exist. */
+  #resourceVersion: string | undefined;
+  #loaded = false;
+  /** Set when the renewal found another holder: no state write may follow. */
+  #lost: string | undefined;
+
+  constructor(options: ConfigMapStoreOptions) {
+    this.#kube = options.kube;
+    this.#coordination = options.kube.config.makeApiClient(options.kube.k8s.CoordinationV1Api);
+    this.#cluster = options.cluster;
+    this.namespace = options.namespace;
+    this.configMapName = stateConfigMapName(options.cluster);
+    this.leaseName = lockLeaseName(options.cluster);
+    this.location = `configmap/${options.namespace}/${this.configMapName}`;
+    this.#leaseSeconds = options.leaseDurationSeconds ?? DEFAULT_LEASE_SECONDS;
+    this.#warn = options.warn ?? (() => {});
+    this.#now = options.now ?? Date.now;
+  }
+
+  async load(): Promise<UpgradeState | undefined> {
+    let configMap: k8s.V1ConfigMap;
+    try {
+      configMap = await this.#kube.core.readNamespacedConfigMap({
+        name: this.configMapName,
+        namespace: this.namespace,
+      });
+    } catch (error) {
+      if (describeKubeError(error).code === 404) {
+        this.#resourceVersion = undefined;
+        this.#loaded = true;
+        return undefined;
+      }
+      throw this.#kubeFailure('read', 'configmaps', error);
+    }
+    this.#resourceVersion = configMap.metadata?.resourceVersion;
+    this.#loaded = true;
+    const text = configMap.data?.[STATE_KEY];
+    const problem = text === undefined ? `it has no key ${STATE_KEY}` : parseProblem(text);
+    if (typeof problem !== 'string') return problem;
+    throw new OperationError(`the ConfigMap ${this.location} is not a valid ctl state: ${problem}`, {
+      hint: `Inspect it with kubectl get configmap ${this.configMapName} -n ${this.namespace} -o yaml, then delete it to start over (the cluster itself is re-read on the next run).`,
+    });
+  }
+
+  async save(state: UpgradeState): Promise<UpgradeState> {
+    if (this.#lost) {
+      throw new LockedError(`this run lost the upgrade lock (Lease ${this.leaseName}) to ${this.#lost}`, {
+        hint: 'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
+      });
+    }
+    if (!this.#loaded) await this.#refreshVersion();
+    const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
+    const body: k8s.V1ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: this.configMapName,
+        namespace: this.namespace,
+        labels: {
+          ...MANAGED_BY,
+          'app.kubernetes.io/component': STATE_COMPONENT,
+          'app.kubernetes.io/instance': this.#cluster,
+        },
+        ...(this.#resourceVersion ? { resourceVersion: this.#resourceVersion } : {}),
+      },
+      data: { [STATE_KEY]: `${JSON.stringify(next, null, 2)}\n` },
+    };
+    try {
+      const written = this.#resourceVersion
+        ? await this.#kube.core.replaceNamespacedConfigMap({
+            name: this.configMapName,
+            namespace: this.namespace,
+            body,
+          })
+        : await this.#kube.core.createNamespacedConfigMap({ namespace: this.namespace, body });
+      this.#resourceVersion = written.metadata?.resourceVersion;
+    } catch (error) {
+      if (describeKubeError(error).code === 409) {
+        throw new OperationError(
+          `the state in ${this.location} was changed by someone else during this run`,
+          {
+            hint: 'Check who else upgrades this cluster (ctl upgrade status --state-store configmap), then run again to resume from the saved state.',
+            cause: error,
+          },
+        );
+      }
+      throw this.#kubeFailure('write', 'configmaps', error);
+    }
+    return next;
+  }
+
+  async lock(operation: string): Promise<StateLock> {
+    const owner = newOwner(operation);
+    const identity = holderIdentityOf(owner);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const current = await this.#readLease();
+      const now = this.#now();
+      if (current) {
+        const view = this.#view(current, now);
+        if (!view.lease?.stale) {
+          throw new LockedError(
+            `another upgrade of this cluster is running: ${describeOwner(view.owner)} (Lease ${this.namespace}/${this.leaseName}, renewed ${view.lease?.renewTime ?? 'never'})`,
+            {
+              hint: `Wait for it to finish; its lease expires ${this.#leaseSecondsOf(current)} s after its last renewal if it is gone. If it is gone for good, run: ctl upgrade unlock --state-store configmap --lock-id ${view.owner.id}`,
+            },
+          );
+        }
+      }
+      const body = this.#leaseBody(owner, identity, now, current);
+      try {
+        const written = current
+          ? await this.#coordination.replaceNamespacedLease({
+              name: this.leaseName,
+              namespace: this.namespace,
+              body,
+            })
+          : await this.#coordination.createNamespacedLease({ namespace: this.namespace, body });
+        if (current) {
+          const previous = this.#view(current, now).owner;
+          this.#warn(`took over the stale lock of ${describeOwner(previous)}`);
+        }
+        return this.#held(owner, identity, written);
+      } catch (error) {
+        // Another runner created or updated it since it was read: read again and judge again.
+        if (describeKubeError(error).code === 409) continue;
+        throw this.#kubeFailure('write', 'leases.coordination.k8s.io', error);
+      }
+    }
+    throw new LockedError(
+      `could not take the Lease ${this.namespace}/${this.leaseName}: other runs keep taking it`,
+      {
+        hint: 'Make sure only one ctl upgrade runs for this cluster, then try again.',
+      },
+    );
+  }
+
+  async readLock(): Promise<LockView | undefined> {
+    const lease = await this.#readLease();
+    return lease ? this.#view(lease, this.#now()) : undefined;
+  }
+
+  async forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined> {
+    const lease = await this.#readLease();
+    if (!lease) return undefined;
+    const view = this.#view(lease, this.#now());
+    if (options.id !== undefined && options.id !== view.owner.id) {
+      throw new OperationError(`the lock is held by ${view.owner.id}, not ${options.id}`, {
+        hint: `Check the id with: ctl upgrade status --state-store configmap. The lock: ${describeOwner(view.owner)}`,
+      });
+    }
+    if (!view.lease?.stale && !options.force) {
+      throw new LockedError(
+        `the lock is held by a live run: ${describeOwner(view.owner)}, renewed ${view.lease?.renewTime ?? 'never'}`,
+        {
+          hint: `Stop that run first (Ctrl-C saves its state), wait ${this.#leaseSecondsOf(lease)} s for its lease to expire, or pass --force if you are sure it is not running.`,
+        },
+      );
+    }
+    await this.#deleteLease(lease.metadata?.resourceVersion);
+    return view.owner;
+  }
+
+  #held(owner: LockOwner, identity: string, written: k8s.V1Lease): StateLock {
+    let lease = written;
+    let renewing: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const renew = async (): Promise<void> => {
+      try {
+        const current = (await this.#readLease()) ?? lease;
+        if (current.spec?.holderIdentity !== identity) {
+          this.#lost = current.spec?.holderIdentity
+            ? describeOwner(this.#view(current, this.#now()).owner)
+            : 'nobody (the Lease was released or deleted)';
+          this.#warn(`this run lost the upgrade lock to ${this.#lost}`);
+          stopped = true;
+          clearInterval(timer);
+          return;
+        }
+        lease = await this.#coordination.replaceNamespacedLease({
+          name: this.leaseName,
+          namespace: this.namespace,
+          body: {
+            ...current,
+            spec: {
+              ...current.spec,
+              // Sent back in the API's MicroTime form (6 digits), which a real API server requires.
+              acquireTime: this.#microTime((timeOf(current.spec?.acquireTime) ?? new Date()).getTime()),
+              renewTime: this.#microTime(this.#now()),
+            },
+          },
+        });
+      } catch (error) {
+        // A conflict means someone touched it since it was read; the next tick reads it again.
+        const info = describeKubeError(error);
+        if (info.code !== 409) this.#warn(`could not renew the Lease ${this.leaseName}: ${info.message}`);
+      }
+    };
+    const period = Math.max(250, Math.floor((this.#leaseSecondsOf(lease) * 1000) / 3));
+    const timer = setInterval(() => {
+      if (!stopped) renewing = renewing.then(renew);
+    }, period);
+    timer.unref();
+    return {
+      owner,
+      release: async () => {
+        stopped = true;
+        clearInterval(timer);
+        await renewing;
+        const current = await this.#readLease().catch(() => undefined);
+        if (current?.spec?.holderIdentity !== identity) return;
+        await this.#deleteLease(current.metadata?.resourceVersion).catch((error: unknown) => {
+          this.#warn(
+            `could not release the Lease ${this.leaseName}: ${describeKubeError(error).message}; it expires by itself`,
+          );
+        });
+      },
+    };
+  }
+
+  #leaseBody(owner: LockOwner, identity: string, now: number, current: k8s.V1Lease | undefined): k8s.V1Lease {
+    const transitions = current?.spec?.leaseTransitions ?? 0;
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: this.leaseName,
+        namespace: this.namespace,
+        labels: {
+          ...MANAGED_BY,
+          'app.kubernetes.io/component': 'upgrade-lock',
+          'app.kubernetes.io/instance': this.#cluster,
+        },
+        annotations: { [OWNER_ANNOTATION]: JSON.stringify(owner) },
+        ...(current?.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}),
+      },
+      spec: {
+        holderIdentity: identity,
+        leaseDurationSeconds: this.#leaseSeconds,
+        acquireTime: this.#microTime(now),
+        renewTime: this.#microTime(now),
+        leaseTransitions: current ? transitions + 1 : 0,
+      },
+    };
+  }
+
+  #view(lease: k8s.V1Lease, now: number): LockView {
+    const owner = ownerOf(lease);
+    const renewed = timeOf(lease.spec?.renewTime) ?? timeOf(lease.spec?.acquireTime);
+    const seconds = this.#leaseSecondsOf(lease);
+    const expired = renewed === undefined || now - renewed.getTime() > seconds * 1000;
+    const stale = !lease.spec?.holderIdentity || expired || ownerIsGoneHere(owner);
+    return {
+      owner,
+      lease: {
+        name: this.leaseName,
+        renewTime: renewed?.toISOString(),
+        leaseDurationSeconds: seconds,
+        stale,
+      },
+    };
+  }
+
+  #leaseSecondsOf(lease: k8s.V1Lease): number {
+    return lease.spec?.leaseDurationSeconds ?? this.#leaseSeconds;
+  }
+
+  async #readLease(): Promise<k8s.V1Lease | undefined> {
+    try {
+      return await this.#coordination.readNamespacedLease({
+        name: this.leaseName,
+        namespace: this.namespace,
+      });
+    } catch (error) {
+      if (describeKubeError(error).code === 404) return undefined;
+      throw this.#kubeFailure('read', 'leases.coordination.k8s.io', error);
+    }
+  }
+
+  async #deleteLease(resourceVersion: string | undefined): Promise<void> {
+    try {
+      await this.#coordination.deleteNamespacedLease({
+        name: this.leaseName,
+        namespace: this.namespace,
+        body: resourceVersion ? { preconditions: { resourceVersion } } : {},
+      });
+    } catch (error) {
+      const code = describeKubeError(error).code;
+      if (code === 404) return;
+      // 409: it changed since it was read (renewed or taken over): not ours to delete any more.
+      if (code === 409) return;
+      throw this.#kubeFailure('delete', 'leases.coordination.k8s.io', error);
+    }
+  }
+
+  async #refreshVersion(): Promise<void> {
+    await this.load().catch(() => undefined);
+  }
+
+  #microTime(ms: number): k8s.V1MicroTime {
+    return new this.#kube.k8s.V1MicroTime(ms);
+  }
+
+  #kubeFailure(verb: string, resource: string, error: unknown): OperationError {
+    const info = describeKubeError(error);
+    const hint =
+      info.code === 403
+        ? `ctl needs get, list, create, update and delete on ${resource} in namespace ${this.namespace} for --state-store configmap (or use --state-store file).`
+        : 'Check the connection to the cluster, then run again: the state saved so far is kept.';
+    return new OperationError(`cannot ${verb} ${resource} in namespace ${this.namespace}: ${info.message}`, {
+      hint,
+      cause: error,
+    });
+  }
+}
+
+/** The ConfigMaps of ctl state in a namespace, for `status` without --cluster. */
+export async function listStateConfigMaps(kube: KubeClients, namespace: string): Promise<string[]> {
+  try {
+    const list = await kube.core.listNamespacedConfigMap({
+      namespace,
+      labelSelector: `app.kubernetes.io/managed-by=ctl,app.kubernetes.io/component=${STATE_COMPONENT}`,
+    });
+    return list.items
+      .map((item) => item.metadata?.labels?.['app.kubernetes.io/instance'] ?? '')
+      .filter((cluster) => cluster !== '')
+      .sort();
+  } catch (error) {
+    throw new OperationError(
+      `cannot list configmaps in namespace ${namespace}: ${describeKubeError(error).message}`,
+      {
+        hint: 'Pass --cluster <name> to name the cluster whose upgrade state to read.',
+        cause: error,
+      },
+    );
+  }
+}
+
+function parseProblem(text: string): UpgradeState | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return `it is not JSON (${(error as Error).message})`;
+  }
+  const parsed = stateSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  const where = first?.path.length ? first.path.join('.') : 'the document';
+  return `${where}: ${first?.message ?? 'does not match the schema'}`;
+}
+
+type LeaseOwner = LockOwner;
+
+function newOwner(operation: string): LeaseOwner {
+  return {
+    id: randomUUID(),
+    ...currentProcess(),
+    operation,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** `<lock id>/<pid>/<host>`: readable in `kubectl get lease`, unique per run. */
+function holderIdentityOf(owner: LockOwner): string {
+  return `${owner.id}/${owner.pid}/${owner.host}`;
+}
+
+/** The owner from the annotation ctl writes, else what holderIdentity says (another tool's lease). */
+function ownerOf(lease: k8s.V1Lease): LeaseOwner {
+  const annotation = lease.metadata?.annotations?.[OWNER_ANNOTATION];
+  if (annotation) {
+    try {
+      const parsed = JSON.parse(annotation) as LeaseOwner;
+      if (typeof parsed.id === 'string' && typeof parsed.pid === 'number') return parsed;
+    } catch {
+      // Fall through to holderIdentity.
+    }
+  }
+  const identity = lease.spec?.holderIdentity ?? '';
+  const [id = identity, pid = '0', ...host] = identity.split('/');
+  return {
+    id,
+    pid: Number(pid) || 0,
+    host: host.join('/') || 'unknown',
+    user: 'unknown',
+    operation: 'unknown',
+    createdAt: timeOf(lease.spec?.acquireTime)?.toISOString() ?? 'unknown',
+  };
+}
+
+/**
+ * The holder ran on this host, in this PID namespace, and its process is gone (or its pid was
+ * reused): a run killed here. Another host or container is judged by the lease's age alone.
+ */
+function ownerIsGoneHere(owner: LeaseOwner): boolean {
+  return isGoneHere(owner, 'other');
+}
+
+function timeOf(value: unknown): Date | undefined {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
+  if (typeof value !== 'string' || value === '') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

@@ -1,0 +1,71 @@
+import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
+import { StateFile, type UpgradeState } from './state.js';
+import type { StateStoreKind } from '../planning/state-store-kind.js';
+
+/**
+ * Where the resumable state of one cluster's upgrade lives, and the lock that keeps a second
+ * run out (CLI.md `--state-store`): a local file next to a lock file (the default), or a
+ * ConfigMap plus a coordination.k8s.io Lease in the cluster itself, so a run started by one CI
+ * runner or Job can be resumed by another. Neither ever holds a secret.
+ */
+
+export { parseStateStoreKind, STATE_STORE_KINDS, type StateStoreKind } from '../planning/state-store-kind.js';
+
+export interface StateLock {
+  owner: LockOwner;
+  release(): Promise<void>;
+}
+
+/** Who holds the lock, for `ctl upgrade status`; `lease` only for the ConfigMap store. */
+export interface LockView {
+  owner: LockOwner;
+  lease?: { name: string; renewTime: string | undefined; leaseDurationSeconds: number; stale: boolean };
+}
+
+export interface StateStore {
+  readonly kind: StateStoreKind;
+  /** For messages and `status`: the file path, or `configmap/<namespace>/<name>`. */
+  readonly location: string;
+  /** The state, or undefined when no run has saved one yet. */
+  load(): Promise<UpgradeState | undefined>;
+  /** Writes the next serial of the state and returns it. */
+  save(state: UpgradeState): Promise<UpgradeState>;
+  /** Takes the cluster's upgrade lock, or throws LockedError (exit 5) naming its holder. */
+  lock(operation: string): Promise<StateLock>;
+  readLock(): Promise<LockView | undefined>;
+  /** `ctl upgrade unlock`: removes a lock whose owner is gone; refuses a live one unless forced. */
+  forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined>;
+}
+
+/** The local state file and its lock file (src/run/state.ts, lock.ts), unchanged. */
+export class FileStateStore implements StateStore {
+  readonly kind = 'file' as const;
+  readonly location: string;
+  readonly #file: StateFile;
+
+  constructor(path: string) {
+    this.location = path;
+    this.#file = new StateFile(path);
+  }
+
+  load(): Promise<UpgradeState | undefined> {
+    return this.#file.load();
+  }
+
+  save(state: UpgradeState): Promise<UpgradeState> {
+    return this.#file.save(state);
+  }
+
+  lock(operation: string): Promise<StateLock> {
+    return acquireLock(lockPathFor(this.location), operation);
+  }
+
+  async readLock(): Promise<LockView | undefined> {
+    const owner = await readLock(lockPathFor(this.location));
+    return owner ? { owner } : undefined;
+  }
+
+  forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined> {
+    return forceUnlock(lockPathFor(this.location), { id: options.id, force: options.force });
+  }
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ExitCode, LockedError } from '../../../src/errors.js';
+import { acquireLock, forceUnlock, type LockOwner, readLock } from '../../../src/run/lock.js';
+
+async function tempLock(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), 'ctl-lock-')), 'rec.json.lock');
+}
+
+/** A pid that surely belongs to no live process: a child that has already exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  return child.pid!;
+}
+
+describe('lock', () => {
+  it('lets exactly one holder in and names it to the other', async () => {
+    const path = await tempLock();
+    const held = await acquireLock(path, 'upgrade run');
+    await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.equal(error.exitCode, ExitCode.locked);
+      assert.match(error.message, new RegExp(`pid ${process.pid} on ${hostname()}`));
+      assert.match(error.hint ?? '', /ctl upgrade unlock --lock-id /);
+      return true;
+    });
+    await held.release();
+    const again = await acquireLock(path, 'upgrade run');
+    await again.release();
+    assert.equal(await readLock(path), undefined);
+  });
+
+  it('takes over a lock whose owner died (SIGKILL leaves one behind)', async () => {
+    const path = await tempLock();
+    const ghost: LockOwner = {
+      id: 'ghost',
+      pid: await deadPid(),
+      host: hostname(),
+      user: 'someone',
+      operation: 'upgrade run',
+      createdAt: new Date(0).toISOString(),
+    };
+    await writeFile(path, JSON.stringify(ghost));
+    const held = await acquireLock(path, 'upgrade run');
+    assert.notEqual(held.owner.id, 'ghost');
+    assert.equal((await readLock(path))?.id, held.owner.id);
+    await held.release();
+  });
+
+  it('does not judge a lock from another host stale', async () => {
+    const path = await tempLock();
+    await writeFile(
+      path,
+      JSON.stringify({ id: 'far', pid: 1, host: 'another-host', user: 'x', operation: 'run', createdAt: '' }),
+    );
+    await assert.rejects(acquireLock(path, 'upgrade run'), LockedError);
+  });
+
+  it('unlock refuses a wrong id and a live owner, and removes a dead one', async () => {
+    const path = await tempLock();
+    const held = await acquireLock(path, 'upgrade run');
+    await assert.rejects(forceUnlock(path, { id: 'wrong' }), /held by/);
+    await assert.rejects(forceUnlock(path, { id: held.owner.id }), LockedError);
+    const removed = await forceUnlock(path, { id: held.owner.id, force: true });
+    assert.equal(removed?.id, held.owner.id);
+    await assert.rejects(readFile(path));
+  });
+
+  it('processes racing for the lock: exactly one wins, every round', async () => {
+    const lockModule = new URL('../../../src/run/lock.js', import.meta.url).href;
+    for (let round = 0; round < 3; round += 1) {
+      const path = await tempLock();
+      // A start barrier makes the racers really concurrent; the winner holds the lock long
+      // enough that a slow starter finds it alive, not stale.
+      const startAt = Date.now() + 1500;
+      const script = `const { acquireLock } = await import(${JSON.stringify(lockModule)});
+        while (Date.now() < ${startAt}) await new Promise(r => setTimeout(r, 1));
+        try { await acquireLock(${JSON.stringify(path)}, 'race'); console.log('won'); await new Promise(r => setTimeout(r, 4000)); }
+        catch (e) { console.log('lost ' + e.exitCode); }`;
+      const run = () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
+          let out = '';
+          child.stdout.on('data', (chunk) => {
+            out += chunk;
+          });
+          child.on('exit', () => resolve(out.trim()));
+        });
+      const results = await Promise.all([run(), run(), run(), run()]);
+      assert.equal(results.filter((r) => r === 'won').length, 1, results.join(', '));
+      assert.equal(results.filter((r) => r === `lost ${ExitCode.locked}`).length, 3, results.join(', '));
+    }
+  });
+
+  it('never takes over a lock file that is still being written, but does take an old unreadable one', async () => {
+    const path = await tempLock();
+    await writeFile(path, '');
+    await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.match(error.message, /cannot be read/);
+      return true;
+    });
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path, old, old);
+    const held = await acquireLock(path, 'upgrade run');
+    assert.equal((await readLock(path))?.id, held.owner.id);
+    await held.release();
+  });
+});

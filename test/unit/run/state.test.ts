@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ExitCode, OperationError } from '../../../src/errors.js';
+import { defaultStatePath, firstUnfinishedStep, newState, StateFile } from '../../../src/run/state.js';
+
+const identity = { context: 'kind-dev', namespace: 'redis', cluster: 'rec' };
+const steps = ['preflight', 'operator', 'cluster'];
+
+async function tempPath(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), 'ctl-state-')), 'nested', 'rec.json');
+}
+
+describe('StateFile', () => {
+  it('round-trips a state and bumps the serial on every write', async () => {
+    const file = new StateFile(await tempPath());
+    assert.equal(await file.load(), undefined);
+    const first = await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    const second = await file.save(first);
+    assert.equal(first.serial, 1);
+    assert.equal(second.serial, 2);
+    const loaded = await file.load();
+    assert.deepEqual(loaded, second);
+  });
+
+  it('writes mode 0600 whatever the umask', async () => {
+    const previous = process.umask(0);
+    try {
+      const file = new StateFile(await tempPath());
+      await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+      assert.equal((await stat(file.path)).mode & 0o777, 0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('keeps a backup of a corrupt file and says what to do', async () => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    await writeFile(file.path, '{"apiVersion": "ctl/v1", "kind": "Upgr');
+    await assert.rejects(file.load(), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.equal(error.exitCode, ExitCode.failed);
+      assert.match(error.message, /not a valid ctl state file: it is not JSON/);
+      assert.match(error.hint ?? '', /copy was kept at .*corrupt-/);
+      return true;
+    });
+    const names = await readdir(join(file.path, '..'));
+    assert.ok(names.some((n) => n.startsWith('rec.json.corrupt-')));
+  });
+
+  it('rejects a foreign JSON document naming the field', async () => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    await writeFile(file.path, JSON.stringify({ apiVersion: 'ctl/v1', kind: 'Something' }));
+    await assert.rejects(file.load(), /kind: /);
+  });
+
+  it('treats an empty file as corrupt, not as a crash', async () => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    await writeFile(file.path, '');
+    await assert.rejects(file.load(), /it is empty/);
+  });
+
+  it('removes temp files left by an interrupted write', async () => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    const stray = `${file.path}.123456789`;
+    await writeFile(stray, '{"half":');
+    await file.load();
+    await assert.rejects(readFile(stray));
+  });
+
+  it('never stores anything but ids, versions and messages', async () => {
+    const file = new StateFile(await tempPath());
+    const state = newState(identity, { operator: '7.8.2-6' }, steps);
+    const text = JSON.stringify(await file.save(state));
+    assert.doesNotMatch(text, /password|token/i);
+  });
+});
+
+describe('state helpers', () => {
+  it('resumes at the first step that is neither done nor skipped', () => {
+    const state = newState(identity, { operator: '7.8.2-6' }, steps);
+    assert.equal(firstUnfinishedStep(state, steps), 'preflight');
+    state.steps.preflight = { status: 'done' };
+    state.steps.operator = { status: 'skipped', skipReason: 'already at target' };
+    assert.equal(firstUnfinishedStep(state, steps), 'cluster');
+    state.steps.cluster = { status: 'done' };
+    assert.equal(firstUnfinishedStep(state, steps), undefined);
+  });
+
+  it('puts the default path under XDG_STATE_HOME with path-safe names', () => {
+    const path = defaultStatePath(
+      { context: 'arn:aws:eks:eu-west-1:1:cluster/prod', namespace: 'redis', cluster: 'rec' },
+      { XDG_STATE_HOME: '/s' },
+    );
+    assert.equal(path, '/s/ctl/arn_aws_eks_eu-west-1_1_cluster_prod/redis/rec.json');
+    assert.equal(defaultStatePath(identity, { HOME: '/h' }), '/h/.local/state/ctl/kind-dev/redis/rec.json');
+  });
+});

@@ -1,0 +1,722 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UsageError } from '../../../src/errors.js';
+import { canonicalJson, type Plan, planFingerprint } from '../../../src/planning/plan.js';
+import { planUpgrade } from '../../../src/steps/index.js';
+import { renderPlan } from '../../../src/planning/render-plan.js';
+import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
+
+function step(plan: Plan, id: string) {
+  const found = plan.steps.find((s) => s.id === id);
+  assert.ok(found, `step ${id}`);
+  return found;
+}
+
+function check(plan: Plan, id: string) {
+  const found = plan.checks.find((c) => c.id === id);
+  assert.ok(found, `check ${id}`);
+  return found;
+}
+
+describe('buildPlan', () => {
+  it('happy path: seven steps, every check passes, not blocked', () => {
+    const plan = planUpgrade(makeSnapshot(), makeTarget());
+    assert.equal(plan.apiVersion, 'ctl/v1');
+    assert.equal(plan.kind, 'UpgradePlan');
+    assert.deepEqual(plan.cluster, {
+      context: 'sim',
+      namespace: 'redis',
+      name: 'rec',
+      dialect: 'redis',
+      platform: 'kubernetes',
+    });
+    assert.deepEqual(plan.current, {
+      operator: '7.4.6-2',
+      clusterVersion: '7.4.6-22',
+      databases: [{ name: 'db1', namespace: 'redis', version: '7.2' }],
+    });
+    assert.deepEqual(plan.target, {
+      operator: '7.8.2-6',
+      clusterVersion: '7.8.2-60',
+      databaseVersion: '7.4',
+      method: 'bundle',
+      // What the user selected travels with the plan, so `run --plan` does exactly this.
+      selection: {
+        databases: { kind: 'all' },
+        ignoreChecks: [],
+        bundle: null,
+        helm: { release: null, chart: 'redis/redis-enterprise-operator', repo: 'https://helm.redis.io' },
+      },
+    });
+    assert.deepEqual(
+      plan.checks.map((c) => [c.id, c.status]),
+      [
+        ['cluster-found', 'pass'],
+        ['cluster-running', 'pass'],
+        ['license-valid', 'pass'],
+        ['operator-min-version', 'pass'],
+        ['upgrade-path', 'pass'],
+        ['database-min-version', 'pass'],
+        ['database-version-supported', 'pass'],
+        ['modules-compatible', 'pass'],
+        ['auto-upgrade-digest', 'pass'],
+        ['helm-release-healthy', 'pass'],
+        ['admission-tls', 'pass'],
+        ['api-reachable', 'pass'],
+        ['permissions', 'pass'],
+      ],
+    );
+    assert.ok(plan.checks.every((c) => c.fix === ''));
+    assert.equal(plan.blocked, false);
+    assert.match(plan.fingerprint, /^sha256:[0-9a-f]{64}$/);
+
+    assert.deepEqual(
+      plan.steps.map((s) => [s.id, s.skip]),
+      [
+        ['preflight', null],
+        ['operator', null],
+        ['admission', null],
+        ['security-context', 'not OpenShift'],
+        ['cluster', null],
+        ['monitor', null],
+        ['databases', null],
+      ],
+    );
+    assert.deepEqual(step(plan, 'operator').actions, [
+      {
+        description: 'Apply the operator bundle of 7.8.2-6 (CRDs, RBAC, Deployment), server-side',
+        command:
+          'kubectl apply --server-side --force-conflicts --field-manager=ctl -n redis -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/bundle.yaml',
+      },
+      {
+        description: 'Wait for the operator 7.8.2-6 to be ready',
+        command: 'kubectl rollout status deployment/redis-enterprise-operator -n redis --timeout=10m',
+      },
+    ]);
+    // As the step does it: wait for the Secret, then one apply with the caBundle already set.
+    assert.deepEqual(step(plan, 'admission').actions, [
+      {
+        description: "Wait for the operator to create Secret admission-tls (its cert is the webhook's CA)",
+        command:
+          'until [ -n "$(kubectl get secret admission-tls -n redis -o \'jsonpath={.data.cert}\')" ]; do sleep 5; done',
+      },
+      {
+        description:
+          'Apply the webhook redis-enterprise-admission of 7.8.2-6 for namespace redis with its caBundle set from Secret admission-tls',
+        command:
+          "CERT=$(kubectl get secret admission-tls -n redis -o 'jsonpath={.data.cert}') && curl -fsSL https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/admission/webhook.yaml | sed -e 's/OPERATOR_NAMESPACE/redis/g' -e \"s|caBundle:.*|caBundle: $CERT|\" | kubectl apply --server-side --force-conflicts --field-manager=ctl -f -",
+      },
+    ]);
+    assert.deepEqual(step(plan, 'cluster').actions, [
+      {
+        description: 'Set redisEnterpriseImageSpec.versionTag from 7.4.6-22 to 7.8.2-60',
+        command:
+          'kubectl patch rec rec -n redis --type merge -p \'{"spec":{"redisEnterpriseImageSpec":{"versionTag":"7.8.2-60"}}}\'',
+      },
+    ]);
+    assert.equal(
+      step(plan, 'monitor').actions[0]?.command,
+      'kubectl rollout status sts/rec -n redis --timeout=60m',
+    );
+    assert.deepEqual(step(plan, 'databases').actions, [
+      {
+        description: 'Upgrade database redis/db1 from 7.2 to 7.4',
+        command: 'kubectl patch redb db1 -n redis --type merge -p \'{"spec":{"redisVersion":"7.4"}}\'',
+        database: { kind: 'redb', name: 'db1', namespace: 'redis', version: '7.4', manual: false },
+      },
+    ]);
+    assert.equal(step(plan, 'preflight').actions.length, 2);
+    assert.ok(plan.steps.every((s) => s.title.length > 0));
+  });
+
+  it('is pure: the same inputs give the same plan and fingerprint', () => {
+    const a = planUpgrade(makeSnapshot(), makeTarget());
+    const b = planUpgrade(makeSnapshot(), makeTarget());
+    assert.deepEqual(a, b);
+  });
+
+  it('fingerprint changes with the cluster generation, the helm revision and the target, not with status churn', () => {
+    const base = planUpgrade(makeSnapshot(), makeTarget());
+    const bumped = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.cluster) s.cluster.generation = 2;
+      }),
+      makeTarget(),
+    );
+    const otherTarget = planUpgrade(makeSnapshot(), makeTarget({ to: '7.8.4-9' }));
+    const churn = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.cluster) s.cluster.resourceVersion = '999';
+      }),
+      makeTarget(),
+    );
+    assert.notEqual(base.fingerprint, bumped.fingerprint);
+    assert.notEqual(base.fingerprint, otherTarget.fingerprint);
+    assert.equal(base.fingerprint, churn.fingerprint);
+    // run --plan recomputes it from the saved target and a fresh snapshot
+    assert.equal(planFingerprint(makeSnapshot(), base.target), base.fingerprint);
+  });
+
+  it('license invalid: license-valid fails with the command that fixes it, and the plan is blocked', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.cluster) s.cluster.license = { state: 'Invalid' };
+      }),
+      makeTarget(),
+    );
+    const license = check(plan, 'license-valid');
+    assert.equal(license.status, 'fail');
+    assert.match(license.message, /licence Invalid/);
+    assert.match(license.fix, /kubectl create secret generic rec-license -n redis --from-file=license=/);
+    assert.match(license.fix, /"licenseSecretName":"rec-license"/);
+    assert.equal(plan.blocked, true);
+  });
+
+  it('operator 7.2.4-12: operator-min-version fails and names the intermediate hop', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.operator) {
+          s.operator.version = '7.2.4-12';
+          s.operator.image = 'redislabs/operator:7.2.4-12';
+        }
+        if (s.cluster) s.cluster.image.versionTag = '7.2.4-92';
+        for (const node of s.api.nodes) node.software_version = '7.2.4-92';
+      }),
+      makeTarget(),
+    );
+    const min = check(plan, 'operator-min-version');
+    assert.equal(min.status, 'fail');
+    assert.equal(
+      min.message,
+      'operator 7.2.4-12 is older than 7.4.2-2, the oldest that may upgrade to 7.8.2-6',
+    );
+    assert.match(min.fix, /first ctl upgrade run --to 7\.4\.\d+-\d+, then --to 7\.8\.2-6/);
+    assert.equal(plan.blocked, true);
+  });
+
+  it('database 6.2: database-min-version fails with the patch to 7.2', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        const db = s.databases[0];
+        if (db) {
+          db.versionSpec = '6.2';
+          db.statusVersion = '6.2.13';
+        }
+        const bdb = s.api.bdbs[0];
+        if (bdb) bdb.redis_version = '6.2';
+      }),
+      makeTarget(),
+    );
+    const min = check(plan, 'database-min-version');
+    assert.equal(min.status, 'fail');
+    assert.equal(min.message, 'redis/db1 (6.2) is below 7.2: the upgrade to 7.8.2-6 would freeze');
+    assert.equal(
+      min.fix,
+      'Upgrade it to 7.2 first: kubectl patch redb db1 -n redis --type merge -p \'{"spec":{"redisVersion":"7.2"}}\'',
+    );
+    assert.equal(plan.blocked, true);
+  });
+
+  it('a module in use with only rhel8 builds: modules-compatible fails', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        const search = s.api.modules[0];
+        if (search) search.platforms = { 'rhel8/x86_64': {} };
+      }),
+      makeTarget(),
+    );
+    const modules = check(plan, 'modules-compatible');
+    assert.equal(modules.status, 'fail');
+    assert.match(modules.message, /search 2\.8\.4 \(platforms: rhel8\/x86_64; used by db1\)/);
+    assert.match(
+      modules.fix,
+      /curl -sfk -u <username>:<password> -X POST -F module=@<module-rhel9.zip> https:\/\/localhost:9443\/v2\/modules/,
+    );
+    assert.equal(plan.blocked, true);
+  });
+
+  it('a module without rhel9 build does not matter for targets before 7.8.2-6', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        const search = s.api.modules[0];
+        if (search) search.platforms = { 'rhel8/x86_64': {} };
+      }),
+      makeTarget({ to: '7.4.6-7' }),
+    );
+    assert.equal(check(plan, 'modules-compatible').status, 'pass');
+  });
+
+  it('autoUpgrade with a digestHash: auto-upgrade-digest fails; the cluster step leaves it to the operator', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.cluster) {
+          s.cluster.autoUpgrade = true;
+          s.cluster.image.digestHash = 'sha256:abc';
+        }
+      }),
+      makeTarget(),
+    );
+    const digest = check(plan, 'auto-upgrade-digest');
+    assert.equal(digest.status, 'fail');
+    assert.match(digest.message, /spec\.upgradeSpec\.autoUpgradeRedisEnterprise is true/);
+    assert.match(digest.fix, /'\{"spec":\{"upgradeSpec":\{"autoUpgradeRedisEnterprise":false\}\}\}'/);
+    assert.match(digest.fix, /'\{"spec":\{"redisEnterpriseImageSpec":\{"digestHash":null\}\}\}'/);
+    assert.equal(step(plan, 'cluster').skip, 'auto-upgrade is on: the operator upgrades the cluster');
+    assert.equal(step(plan, 'monitor').skip, null);
+    assert.equal(plan.blocked, true);
+  });
+
+  it('--ignore-check turns a fail into a warn, recorded in the check, and unblocks the plan', () => {
+    const snapshot = makeSnapshot((s) => {
+      if (s.cluster) s.cluster.license = { state: 'Expired' };
+    });
+    const plan = planUpgrade(snapshot, makeTarget({ ignoreCheck: ['license-valid'] }));
+    const license = check(plan, 'license-valid');
+    assert.equal(license.status, 'warn');
+    assert.equal(license.ignored, true);
+    assert.match(license.message, /\(ignored with --ignore-check license-valid\)$/);
+    assert.equal(plan.blocked, false);
+  });
+
+  it('redis vs engine dialect: the patches use the dialect field names', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        s.dialect = 'engine';
+      }),
+      makeTarget(),
+    );
+    assert.equal(plan.cluster.dialect, 'engine');
+    assert.match(
+      step(plan, 'cluster').actions[0]?.command ?? '',
+      /"engineEnterpriseImageSpec":\{"versionTag":"7\.8\.2-60"\}/,
+    );
+    assert.match(step(plan, 'databases').actions[0]?.command ?? '', /"engineVersion":"7\.4"/);
+
+    const redis = planUpgrade(makeSnapshot(), makeTarget());
+    assert.match(step(redis, 'cluster').actions[0]?.command ?? '', /"redisEnterpriseImageSpec"/);
+    assert.match(step(redis, 'databases').actions[0]?.command ?? '', /"redisVersion":"7\.4"/);
+  });
+
+  describe('openshift', () => {
+    const openshift = (mutate: Parameters<typeof makeSnapshot>[0] = () => {}) =>
+      makeSnapshot((s) => {
+        s.platform = 'openshift';
+        s.scc = {
+          name: 'redis-enterprise-scc-v2',
+          present: true,
+          users: ['system:serviceaccount:redis:rec'],
+        };
+        mutate(s);
+      });
+
+    it('target 7.22.0-7 (>= 7.22.0-6): unbinds and deletes the SCC', () => {
+      const plan = planUpgrade(openshift(), makeTarget({ to: '7.22.0-7' }));
+      assert.equal(plan.cluster.platform, 'openshift');
+      const scc = step(plan, 'security-context');
+      assert.equal(scc.skip, null);
+      assert.deepEqual(
+        scc.actions.map((a) => a.command),
+        [
+          'oc adm policy remove-scc-from-user redis-enterprise-scc-v2 -z rec -n redis',
+          'oc delete scc redis-enterprise-scc-v2',
+        ],
+      );
+      assert.match(
+        step(plan, 'operator').actions[0]?.command ?? '',
+        /\/v7\.22\.0-7\/openshift\.bundle\.yaml$/,
+      );
+    });
+
+    it('target before 7.22.0-6: skipped with the reason', () => {
+      const plan = planUpgrade(openshift(), makeTarget({ to: '7.8.6-2' }));
+      const scc = step(plan, 'security-context');
+      assert.equal(
+        scc.skip,
+        'operator 7.8.6-2 still runs privileged pods: redis-enterprise-scc-v2 stays as it is',
+      );
+      assert.deepEqual(scc.actions, []);
+    });
+
+    it('another cluster still bound to the SCC: only this one is unbound', () => {
+      const plan = planUpgrade(
+        openshift((s) => {
+          s.scc?.users.push('system:serviceaccount:other:rec2');
+        }),
+        makeTarget({ to: '7.22.0-7' }),
+      );
+      assert.deepEqual(
+        step(plan, 'security-context').actions.map((a) => a.command),
+        ['oc adm policy remove-scc-from-user redis-enterprise-scc-v2 -z rec -n redis'],
+      );
+    });
+
+    it('allowAutoAdjustment keeps the SCC: reapplied and bound', () => {
+      const plan = planUpgrade(
+        openshift((s) => {
+          if (s.cluster) s.cluster.allowAutoAdjustment = true;
+          if (s.scc) s.scc.users = [];
+        }),
+        makeTarget({ to: '7.22.0-7' }),
+      );
+      assert.deepEqual(
+        step(plan, 'security-context').actions.map((a) => a.command),
+        [
+          'oc apply --server-side --force-conflicts --field-manager=ctl -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.22.0-7/openshift/scc.yaml',
+          'oc adm policy add-scc-to-user redis-enterprise-scc-v2 system:serviceaccount:redis:rec',
+        ],
+      );
+    });
+
+    it('helm on OpenShift sets openshift.mode', () => {
+      const plan = planUpgrade(
+        openshift((s) => {
+          if (s.operator) s.operator.helmRelease = { name: 'rep', namespace: 'redis' };
+          s.helmRelease = {
+            name: 'rep',
+            namespace: 'redis',
+            revision: 2,
+            status: 'deployed',
+            lastDeployedRevision: 2,
+          };
+        }),
+        makeTarget({ to: '7.22.0-7' }),
+      );
+      assert.equal(
+        step(plan, 'operator').actions[0]?.command,
+        'helm upgrade rep redis-enterprise-operator --version 7.22.0-7 --namespace redis --repo https://helm.redis.io --set openshift.mode=true --reset-then-reuse-values',
+      );
+    });
+  });
+
+  describe('helm method', () => {
+    const helmSnapshot = (status = 'deployed') =>
+      makeSnapshot((s) => {
+        if (s.operator)
+          s.operator.helmRelease = {
+            name: 'redis-op',
+            namespace: 'redis',
+            chart: 'redis-enterprise-operator-7.4.6-2',
+          };
+        s.helmRelease = {
+          name: 'redis-op',
+          namespace: 'redis',
+          revision: 3,
+          status,
+          lastDeployedRevision: 2,
+        };
+      });
+
+    it('auto detects helm from the Deployment labels; helm upgrades the operator and owns the webhook', () => {
+      const plan = planUpgrade(helmSnapshot(), makeTarget());
+      assert.equal(plan.target.method, 'helm');
+      assert.equal(check(plan, 'helm-release-healthy').status, 'pass');
+      // No `helm repo add`: the step passes --repo, and keeps the release's values.
+      assert.deepEqual(step(plan, 'operator').actions, [
+        {
+          description:
+            'Upgrade helm release redis-op to chart 7.8.2-6 (operator 7.8.2-6; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)',
+          command:
+            'helm upgrade redis-op redis-enterprise-operator --version 7.8.2-6 --namespace redis --repo https://helm.redis.io --reset-then-reuse-values',
+        },
+        {
+          description: 'Wait for the operator 7.8.2-6 to be ready',
+          command: 'kubectl rollout status deployment/redis-enterprise-operator -n redis --timeout=10m',
+        },
+      ]);
+      assert.equal(step(plan, 'admission').skip, 'the helm chart manages the admission webhook');
+    });
+
+    it('a pending release fails helm-release-healthy with the rollback command', () => {
+      const plan = planUpgrade(helmSnapshot('pending-upgrade'), makeTarget());
+      const helm = check(plan, 'helm-release-healthy');
+      assert.equal(helm.status, 'fail');
+      assert.equal(helm.fix, 'Roll back to the last deployed revision: helm rollback redis-op 2 -n redis');
+    });
+
+    it('--method helm without a helm release fails', () => {
+      const plan = planUpgrade(makeSnapshot(), makeTarget({ method: 'helm' }));
+      assert.equal(check(plan, 'helm-release-healthy').status, 'fail');
+    });
+
+    it('--method bundle on a helm install warns', () => {
+      const plan = planUpgrade(helmSnapshot(), makeTarget({ method: 'bundle' }));
+      assert.equal(plan.target.method, 'bundle');
+      assert.equal(check(plan, 'helm-release-healthy').status, 'warn');
+    });
+  });
+
+  it('no cluster resource: cluster-found fails, every step says why it is skipped', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        s.cluster = undefined;
+        s.clusterCandidates = ['a', 'b'];
+      }),
+      makeTarget(),
+    );
+    const found = check(plan, 'cluster-found');
+    assert.equal(found.status, 'fail');
+    assert.equal(found.message, '2 cluster resources in namespace redis: a, b');
+    assert.equal(found.fix, 'Pass --cluster <name>, e.g. --cluster a.');
+    assert.ok(plan.steps.every((s) => s.skip === 'no cluster resource found (cluster-found)'));
+    assert.equal(plan.blocked, true);
+  });
+
+  it('already on the target: operator, cluster and monitor are skipped with reasons', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.operator) s.operator.version = '7.8.2-6';
+        if (s.cluster) s.cluster.image.versionTag = '7.8.2-60';
+        for (const node of s.api.nodes) node.software_version = '7.8.2-60';
+        const db = s.databases[0];
+        if (db) db.statusVersion = '7.4.2';
+      }),
+      makeTarget(),
+    );
+    assert.equal(step(plan, 'operator').skip, 'the operator already runs 7.8.2-6');
+    assert.equal(step(plan, 'cluster').skip, 'the cluster already runs 7.8.2-60');
+    assert.equal(step(plan, 'monitor').skip, 'the cluster already runs 7.8.2-60: nothing to wait for');
+    assert.equal(
+      step(plan, 'admission').skip,
+      'redis-enterprise-admission is current and trusts admission-tls',
+    );
+    assert.equal(step(plan, 'databases').skip, 'no database needs a change (db1: already runs 7.4)');
+  });
+
+  it('no admission webhook: admission step skipped, admission-tls passes', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        s.webhooks = [];
+      }),
+      makeTarget(),
+    );
+    assert.equal(step(plan, 'admission').skip, 'admission controller not enabled');
+    assert.equal(check(plan, 'admission-tls').message, 'admission controller not enabled');
+  });
+
+  it('legacy redb-admission webhook is deleted first', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        s.webhooks.push({ name: 'redb-admission', webhooks: [{ name: 'redb.admission.redislabs' }] });
+      }),
+      makeTarget(),
+    );
+    // After the wait for admission-tls, before the new webhook, as the step does.
+    assert.deepEqual(
+      step(plan, 'admission').actions.map((a) => a.command.split(' ').slice(0, 3).join(' ')),
+      ['until [ -n', 'kubectl delete validatingwebhookconfiguration', 'CERT=$(kubectl get secret'],
+    );
+    assert.equal(
+      step(plan, 'admission').actions[1]?.command,
+      'kubectl delete validatingwebhookconfiguration redb-admission',
+    );
+  });
+
+  it('--databases none skips the databases step; unknown names are a usage error', () => {
+    const plan = planUpgrade(makeSnapshot(), makeTarget({ databases: 'none' }));
+    assert.equal(step(plan, 'databases').skip, 'not selected (--databases none)');
+    assert.throws(() => planUpgrade(makeSnapshot(), makeTarget({ databases: 'nope' })), UsageError);
+  });
+
+  it('multi-namespace: the operator role is reapplied in every other watched namespace', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        s.watchedNamespaces = ['redis', 'apps'];
+        s.operatorConfig = { redbNamespaces: 'apps' };
+      }),
+      makeTarget(),
+    );
+    const role = step(plan, 'operator').actions.find((a) => a.description.includes('namespace apps'));
+    assert.ok(role);
+    const sed = "sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/redis/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/rec/g'";
+    const apply = 'kubectl apply --server-side --force-conflicts --field-manager=ctl -n apps -f -';
+    const base = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6';
+    assert.equal(
+      role.command,
+      `curl -fsSL ${base}/multi-namespace-redb/role.yaml | ${sed} | ${apply} && curl -fsSL ${base}/multi-namespace-redb/role_binding.yaml | ${sed} | ${apply}`,
+    );
+  });
+
+  it('Active-Active databases: through the REAADB from 8.0.2-2, by hand before', () => {
+    const withAa = makeSnapshot((s) => {
+      s.activeActiveDatabases = [
+        { name: 'aa1', namespace: 'redis', versionSpec: '7.2', participatingClusters: [{ name: 'rerc1' }] },
+      ];
+      s.api.bdbs.push({ uid: 2, name: 'aa1', redis_version: '7.2', crdt: true });
+    });
+    const recent = planUpgrade(withAa, makeTarget({ to: '8.0.2-6', ignoreCheck: ['upgrade-path'] }));
+    const aa = step(recent, 'databases').actions.find((a) => a.description.includes('aa1'));
+    assert.match(
+      aa?.command ?? '',
+      /kubectl patch reaadb aa1 -n redis --type merge -p '\{"spec":\{"globalConfigurations":\{"redisVersion":"8\.2"\}\}\}'/,
+    );
+    assert.deepEqual(aa?.database, {
+      kind: 'reaadb',
+      name: 'aa1',
+      namespace: 'redis',
+      version: '8.2',
+      manual: false,
+    });
+    const older = planUpgrade(withAa, makeTarget());
+    const manual = step(older, 'databases').actions.find((a) => a.description.includes('aa1'));
+    assert.equal(
+      manual?.command,
+      'kubectl exec -it rec-0 -n redis -- rladmin upgrade db aa1 redis_version 7.4',
+    );
+    assert.deepEqual(manual?.database, {
+      kind: 'reaadb',
+      name: 'aa1',
+      namespace: 'redis',
+      version: '7.4',
+      manual: true,
+    });
+  });
+
+  it('upgrade policy major: databases go to the newest major version only; spec words are left to the operator', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.cluster) s.cluster.upgradePolicy = 'major';
+        s.databases.push({
+          name: 'db2',
+          namespace: 'redis',
+          versionSpec: 'latest',
+          statusVersion: '7.2.4',
+          modules: [],
+        });
+      }),
+      makeTarget(),
+    );
+    assert.equal(
+      step(plan, 'databases').skip,
+      'no database needs a change (db1: already runs 7.2; db2: its version is "latest": the operator chooses it)',
+    );
+  });
+
+  it('--bundle (or CTL_BUNDLE): every release file comes from next to the bundle, not from GitHub', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        s.watchedNamespaces = ['redis', 'apps'];
+      }),
+      makeTarget({ bundle: 'http://127.0.0.1:8/bundles/{version}/bundle.yaml' }),
+    );
+    const commands = plan.steps.flatMap((s) => s.actions.map((a) => a.command));
+    assert.ok(
+      commands.every((c) => !c.includes('githubusercontent')),
+      commands.join('\n'),
+    );
+    assert.match(
+      step(plan, 'operator').actions[0]?.command ?? '',
+      / -n redis -f http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/bundle\.yaml$/,
+    );
+    assert.match(
+      step(plan, 'admission').actions[1]?.command ?? '',
+      / curl -fsSL http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/admission\/webhook\.yaml \| /,
+    );
+    assert.match(
+      step(plan, 'operator').actions[2]?.command ?? '',
+      /^curl -fsSL http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/multi-namespace-redb\/role\.yaml \| /,
+    );
+
+    const file = planUpgrade(makeSnapshot(), makeTarget({ bundle: '/srv/release/bundle.yaml' }));
+    assert.match(
+      step(file, 'admission').actions[1]?.command ?? '',
+      / cat \/srv\/release\/admission\/webhook\.yaml \| sed /,
+    );
+  });
+
+  it('the webhook and its Secret are in the operator namespace', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.operator) s.operator.namespace = 'ops';
+      }),
+      makeTarget(),
+    );
+    const [wait, apply] = step(plan, 'admission').actions;
+    assert.match(wait?.command ?? '', /get secret admission-tls -n ops /);
+    assert.match(apply?.command ?? '', /s\/OPERATOR_NAMESPACE\/ops\/g/);
+    assert.match(step(plan, 'operator').actions[0]?.command ?? '', / -n ops -f /);
+  });
+
+  it('helm: --helm-repo, a chart of a repository of the user, and a chart file', () => {
+    const helm = (flags: Parameters<typeof makeTarget>[0]) =>
+      step(
+        planUpgrade(
+          makeSnapshot((s) => {
+            if (s.operator) s.operator.helmRelease = { name: 'op', namespace: 'operators' };
+          }),
+          makeTarget({ method: 'helm', ...flags }),
+        ),
+        'operator',
+      ).actions[0]?.command;
+    assert.equal(
+      helm({ helmRepo: 'http://127.0.0.1:8/charts' }),
+      'helm upgrade op redis-enterprise-operator --version 7.8.2-6 --namespace operators --repo http://127.0.0.1:8/charts --reset-then-reuse-values',
+    );
+    assert.equal(
+      helm({ helmChart: 'mine/redis-enterprise-operator' }),
+      'helm upgrade op mine/redis-enterprise-operator --version 7.8.2-6 --namespace operators --reset-then-reuse-values',
+    );
+    assert.equal(
+      helm({ helmChart: './charts/operator-7.8.2-6.tgz', helmRelease: 'other' }),
+      'helm upgrade other ./charts/operator-7.8.2-6.tgz --version 7.8.2-6 --namespace operators --reset-then-reuse-values',
+    );
+  });
+
+  it('the Plan JSON has exactly the CLI.md keys', () => {
+    const plan = planUpgrade(makeSnapshot(), makeTarget());
+    assert.deepEqual(Object.keys(plan), [
+      'apiVersion',
+      'kind',
+      'cluster',
+      'current',
+      'target',
+      'checks',
+      'steps',
+      'blocked',
+      'fingerprint',
+    ]);
+    for (const s of plan.steps) assert.deepEqual(Object.keys(s), ['id', 'title', 'skip', 'actions']);
+    // Actions keep description and command; the databases step adds `database` (an addition).
+    for (const s of plan.steps) {
+      for (const a of s.actions) {
+        assert.deepEqual(
+          Object.keys(a),
+          s.id === 'databases' ? ['description', 'command', 'database'] : ['description', 'command'],
+        );
+      }
+    }
+    for (const c of plan.checks) assert.deepEqual(Object.keys(c), ['id', 'status', 'message', 'fix']);
+    // JSON round trip keeps it whole (no undefined, no class instances)
+    assert.deepEqual(JSON.parse(JSON.stringify(plan)), plan);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys and drops undefined', () => {
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: undefined, c: [2, { z: 1, y: 2 }] } }),
+      '{"a":{"c":[2,{"y":2,"z":1}]},"b":1}',
+    );
+  });
+});
+
+describe('renderPlan', () => {
+  it('shows components, checks with fixes, steps with commands and skip reasons', () => {
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.cluster) s.cluster.license = { state: 'Invalid' };
+      }),
+      makeTarget(),
+    );
+    const text = renderPlan(plan, false);
+    assert.match(text, /Upgrade plan for rec/);
+    assert.match(text, /operator\s+7\.4\.6-2 {2}-> 7\.8\.2-6 \(bundle\)/);
+    assert.match(text, /cluster\s+7\.4\.6-22 {2}-> 7\.8\.2-60/);
+    assert.match(text, /FAIL license-valid/);
+    assert.match(text, /fix: Put a valid licence/);
+    assert.match(text, /4\. security-context .*skip: not OpenShift/);
+    assert.match(text, /\$ kubectl patch rec rec -n redis/);
+    assert.match(text, /Blocked: license-valid failed\./);
+    assert.ok(!text.includes('\u001b['), 'no colour codes');
+    assert.ok(renderPlan(plan, true).includes('\u001b[31m'), 'red for the failure');
+  });
+});
