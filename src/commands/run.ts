@@ -1,5 +1,4 @@
 import { dirname } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
@@ -12,7 +11,7 @@ import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { StateStore, StateStoreKind } from '../run/state-store.js';
-import { DEFAULT_HELM_REPO, type Target } from '../planning/target.js';
+import type { Target } from '../planning/target.js';
 
 export interface RunCommandInput extends SessionInput {
   /** Undefined only with --plan (the saved plan names the target). */
@@ -119,8 +118,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
     });
   }
-  const savedPlan = input.planFile ? await loadSavedPlan(input.planFile) : undefined;
-  const target = input.target ?? (await targetFromPlan(savedPlan!));
+  const saved = await import('../planning/saved-plan.js');
+  const savedPlan = input.planFile ? await saved.loadSavedPlan(input.planFile) : undefined;
+  const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
+  if (!target)
+    throw new UsageError('--to is required: the operator version to upgrade to', {
+      hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>.',
+    });
   record.target = {
     operator: target.operator,
     clusterVersion: target.clusterVersion ?? null,
@@ -214,7 +218,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
 
       if (!input.dryRun) await confirm(input, plan);
-      const deps = await buildDeps(input, session, snapshot, plan, runSignal);
+      const deps = await buildDeps(input, session, { snapshot, plan, target }, runSignal);
       // Backups go beside the local state (for a ConfigMap store: the default local state folder).
       const { defaultStatePath } = await import('../run/state.js');
       deps.settings.backupDir = dirname(
@@ -320,48 +324,6 @@ function sameRun(recordedOperator: string, plan: Plan, result: string): boolean 
   return recordedOperator === plan.target.operator && result !== 'succeeded';
 }
 
-async function loadSavedPlan(path: string): Promise<Plan> {
-  let plan: Plan;
-  try {
-    plan = JSON.parse(await readFile(path, 'utf8')) as Plan;
-  } catch (error) {
-    throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, {
-      hint: 'Save one with ctl upgrade plan --to <version> --out <file>.',
-    });
-  }
-  if (plan?.kind !== 'UpgradePlan' || plan.apiVersion !== 'ctl/v1' || typeof plan.fingerprint !== 'string') {
-    throw new UsageError(`${path} is not a ctl plan (kind UpgradePlan, apiVersion ctl/v1)`, {
-      hint: 'Save one with ctl upgrade plan --to <version> --out <file>.',
-    });
-  }
-  return plan;
-}
-
-async function targetFromPlan(plan: Plan): Promise<Target> {
-  const { resolveTarget } = await import('../planning/target.js');
-  const selection = plan.target.selection;
-  const databases = selection?.databases;
-  return resolveTarget({
-    to: plan.target.operator,
-    clusterVersion: plan.target.clusterVersion ?? undefined,
-    dbVersion: plan.target.databaseVersion ?? undefined,
-    method: plan.target.method,
-    databases:
-      databases === undefined
-        ? undefined
-        : databases.kind === 'names'
-          ? databases.names.join(',')
-          : databases.kind,
-    ignoreCheck:
-      selection?.ignoreChecks ??
-      plan.checks.filter((c) => (c as { ignored?: boolean }).ignored).map((c) => c.id),
-    bundle: selection?.bundle ?? undefined,
-    helmRelease: selection?.helm.release ?? undefined,
-    helmChart: selection?.helm.chart,
-    helmRepo: selection?.helm.repo,
-  });
-}
-
 async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   if (input.yes) return;
   const { renderPlan } = await import('../planning/render-plan.js');
@@ -380,13 +342,18 @@ async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   }
 }
 
+/**
+ * The steps' clients and inputs. `target` is the one the plan was made for (the flags, or the
+ * saved plan's selection with --plan), settled against the snapshot once, by the planner's own
+ * function, so the steps do what the plan showed.
+ */
 async function buildDeps(
   input: RunCommandInput,
   session: UpgradeSession,
-  snapshot: import('../planning/snapshot.js').Snapshot,
-  plan: Plan,
+  planned: { snapshot: import('../planning/snapshot.js').Snapshot; plan: Plan; target: Target },
   signal: AbortSignal,
 ): Promise<UpgradeDeps> {
+  const { snapshot, plan, target } = planned;
   const api = session.api();
   if (!api) {
     throw new OperationError(
@@ -409,6 +376,7 @@ async function buildDeps(
     context: input.globals.context,
   });
   const { setTimeout: sleep } = await import('node:timers/promises');
+  const { resolveUpgrade } = await import('../planning/resolve.js');
   return {
     kube: session.kube,
     api,
@@ -420,16 +388,12 @@ async function buildDeps(
       keepScc: input.keepScc,
       timeoutMs: input.timeoutMs,
       stallTimeoutMs: input.stallTimeoutMs,
-      // Raw flags: the steps fall back to CTL_BUNDLE and CTL_HELM_REPO themselves.
-      bundle: input.target?.bundle,
-      helmRelease: input.target?.helm.release ?? snapshot.operator?.helmRelease?.name,
-      helmChart: input.target?.helm.chart,
-      helmRepo:
-        input.target && input.target.helm.repo !== DEFAULT_HELM_REPO ? input.target.helm.repo : undefined,
     },
     clock: { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, undefined, { signal }) },
     snapshot,
     plan,
+    target,
+    resolved: resolveUpgrade(snapshot, target),
   };
 }
 

@@ -12,42 +12,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { proxySettings } from '../api/http.js';
-import { OperationError, UsageError } from '../errors.js';
+import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
-import { gitTagFor, upstreamFileUrl } from '../release/catalog.js';
 import type { KubeObject } from './reads.js';
-
-export type BundlePlatform = 'kubernetes' | 'openshift';
-
-export interface BundleLocationInput {
-  /** `--bundle` (RunSettings.bundle): a file or URL, `{version}` replaced. */
-  bundle: string | undefined;
-  /** The target operator version. */
-  version: string;
-  platform: BundlePlatform;
-  /** CTL_BUNDLE is the fallback of `--bundle`; default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-}
-
-/**
- * Where the bundle of a release is: `--bundle`, else CTL_BUNDLE, else the upstream file for the
- * platform (`openshift.bundle.yaml` on OpenShift). Throws a UsageError when there is no
- * trustworthy upstream bundle for that release (two upstream tags hold another release's).
- */
-export function bundleLocation(input: BundleLocationInput): string {
-  const env = input.env ?? process.env;
-  const given = input.bundle?.trim() || env.CTL_BUNDLE?.trim() || undefined;
-  if (given) return given.replaceAll('{version}', input.version);
-  if (gitTagFor(input.version) === undefined) {
-    throw new UsageError(`there is no trustworthy upstream bundle for operator ${input.version}`, {
-      hint: 'Pass --bundle <file|url> with the bundle of that release (a URL may contain {version}).',
-    });
-  }
-  return upstreamFileUrl(
-    input.version,
-    input.platform === 'openshift' ? 'openshift.bundle.yaml' : 'bundle.yaml',
-  );
-}
 
 /** A file of the same release tree: `.../v7.8.2-6/bundle.yaml` + `admission/webhook.yaml`. */
 export function siblingLocation(bundle: string, relative: string): string {

@@ -556,7 +556,7 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
   if (!release) {
     return fail(
       'method helm, but the operator Deployment carries no helm release labels',
-      `Use --method bundle, or adopt the operator: helm install ${resolved.helm.release} ${resolved.helm.chart} -n ${ns} --take-ownership`,
+      `Use --method bundle, or adopt the operator: helm install ${resolved.helm.release} ${resolved.helm.chart}${resolved.helm.repo ? ` --repo ${resolved.helm.repo}` : ''} -n ${ns} --take-ownership`,
     );
   }
   const status = release.status;

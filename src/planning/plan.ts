@@ -60,7 +60,7 @@ export interface PlanTarget {
     databases: Target['databases'];
     ignoreChecks: string[];
     bundle: string | null;
-    helm: { release: string | null; chart: string; repo: string };
+    helm: { release: string | null; chart: string | null; repo: string | null };
   };
 }
 
@@ -108,7 +108,11 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
       databases: target.databases,
       ignoreChecks: [...target.ignoreChecks],
       bundle: target.bundle ?? null,
-      helm: { release: target.helm.release ?? null, chart: target.helm.chart, repo: target.helm.repo },
+      helm: {
+        release: target.helm.release ?? null,
+        chart: target.helm.chart ?? null,
+        repo: target.helm.repo ?? null,
+      },
     },
   };
   const context: PlanContext = { snapshot, target, resolved, checks };

@@ -12,8 +12,8 @@ import {
   gitTagFor,
   upstreamFileUrl,
 } from '../release/catalog.js';
-import type { Bdb, ClusterSnapshot, Snapshot } from './snapshot.js';
-import type { Target } from './target.js';
+import type { Bdb, ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
+import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, type Target } from './target.js';
 import {
   compareDatabaseVersions,
   compareReleases,
@@ -26,6 +26,15 @@ import {
 } from '../release/versions.js';
 
 export type Method = 'helm' | 'bundle';
+
+/** The release and chart as `helm upgrade` gets them. */
+export interface HelmLocation {
+  release: string;
+  namespace: string;
+  /** As helm gets it: a bare chart name when `repo` is set. */
+  chart: string;
+  repo: string | undefined;
+}
 
 export interface DatabaseTarget {
   kind: 'database' | 'active-active';
@@ -52,7 +61,8 @@ export interface ResolvedUpgrade {
   /** The plan's single database version: `--db-version`, else the target's default. */
   databaseVersion?: string | undefined;
   databases: DatabaseTarget[];
-  helm: { release: string; namespace: string; chart: string; repo: string };
+  /** Where `helm upgrade` finds the release and the chart (method helm). */
+  helm: HelmLocation;
   /** The bundle to apply (URL or file), `{version}` replaced; undefined when none is known. */
   bundle?: string | undefined;
 }
@@ -96,23 +106,45 @@ export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgr
     targetRs,
     databaseVersion,
     databases: snapshot.cluster ? databaseTargets(snapshot, snapshot.cluster, target, targetRs) : [],
-    helm: {
-      ...helmReleaseLocation(snapshot, target.helm.release),
-      chart: target.helm.chart,
-      repo: target.helm.repo,
-    },
-    bundle: bundleFor(snapshot, target),
+    helm: helmLocation(snapshot, target.helm),
+    bundle: releaseBundle(target, snapshot.platform),
   };
 }
 
-function bundleFor(snapshot: Snapshot, target: Target): string | undefined {
+/**
+ * Release, namespace and chart for `helm upgrade`, for the plan and the operator step alike. A
+ * `<repo>/<chart>` reference becomes `<chart> --repo <url>` (the url from --helm-repo or
+ * CTL_HELM_REPO, or helm.redis.io for the default chart), so ctl never depends on, or changes,
+ * the repositories in the user's helm configuration. A path, an archive or an oci:// reference,
+ * or a chart in a repository the user added under another name, goes to helm as it is.
+ */
+export function helmLocation(snapshot: Snapshot, helm: Target['helm']): HelmLocation {
+  const { release, namespace } = helmReleaseLocation(snapshot, helm.release);
+  const chart = helm.chart ?? DEFAULT_HELM_CHART;
+  const bare = chart.slice(chart.indexOf('/') + 1);
+  if (/^[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(chart)) {
+    if (helm.repo) return { release, namespace, chart: bare, repo: helm.repo };
+    if (chart === DEFAULT_HELM_CHART) return { release, namespace, chart: bare, repo: DEFAULT_HELM_REPO };
+    return { release, namespace, chart, repo: undefined };
+  }
+  if (/^[A-Za-z0-9._-]+$/.test(chart) && helm.repo) return { release, namespace, chart, repo: helm.repo };
+  return { release, namespace, chart, repo: undefined };
+}
+
+/**
+ * Where the bundle of the target release is: `--bundle` (or CTL_BUNDLE, which the command line
+ * reads into it) with `{version}` replaced, else the upstream file of the platform
+ * (`openshift.bundle.yaml` on OpenShift); undefined when there is no trustworthy upstream
+ * bundle for that release (two upstream tags hold another release's).
+ */
+export function releaseBundle(
+  target: Pick<Target, 'bundle' | 'operator'>,
+  platform: Platform,
+): string | undefined {
   if (target.bundle) return target.bundle.replaceAll('{version}', target.operator);
   // Two upstream tags hold another release's bundle: no trustworthy default for those.
   if (gitTagFor(target.operator) === undefined) return undefined;
-  return upstreamFileUrl(
-    target.operator,
-    snapshot.platform === 'openshift' ? 'openshift.bundle.yaml' : 'bundle.yaml',
-  );
+  return upstreamFileUrl(target.operator, platform === 'openshift' ? 'openshift.bundle.yaml' : 'bundle.yaml');
 }
 
 function currentRsOf(snapshot: Snapshot): Release | undefined {

@@ -58,7 +58,8 @@ export interface Target {
   ignoreChecks: CheckId[];
   /** `--bundle` file or URL; `{version}` is replaced. */
   bundle?: string | undefined;
-  helm: { release?: string | undefined; chart: string; repo: string };
+  /** `--helm-release`, `--helm-chart`, `--helm-repo` as given; src/planning/resolve.ts helmLocation applies the defaults. */
+  helm: { release?: string | undefined; chart?: string | undefined; repo?: string | undefined };
 }
 
 /** The flags as commander hands them over. */
@@ -104,8 +105,8 @@ export function resolveTarget(flags: TargetFlags): Target {
     bundle: nonEmpty(flags.bundle, '--bundle'),
     helm: {
       release: nonEmpty(flags.helmRelease, '--helm-release'),
-      chart: nonEmpty(flags.helmChart, '--helm-chart') ?? DEFAULT_HELM_CHART,
-      repo: nonEmpty(flags.helmRepo, '--helm-repo') ?? DEFAULT_HELM_REPO,
+      chart: nonEmpty(flags.helmChart, '--helm-chart'),
+      repo: nonEmpty(flags.helmRepo, '--helm-repo'),
     },
   };
 }

@@ -16,7 +16,7 @@
 
 import { createHash } from 'node:crypto';
 import { OperationError } from '../errors.js';
-import { bundleLocation, loadManifests, siblingLocation } from '../kube/bundle.js';
+import { loadManifests } from '../kube/bundle.js';
 import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { deleteIfExists, listObjects, readObject, serverSideApply } from '../kube/write.js';
@@ -37,17 +37,15 @@ import { kubectl, kubectlApply, printManifest } from '../planning/equivalent-com
 
 export interface AdmissionStepOptions {
   wait?: typeof waitForObject;
-  env?: NodeJS.ProcessEnv;
 }
 
 export function createAdmissionStep(options: AdmissionStepOptions = {}): UpgradeStep<'admission'> {
   const wait = options.wait ?? waitForObject;
-  const env = options.env ?? process.env;
   return {
     id: 'admission',
     title: 'Reapply the admission webhook',
     plan: planAdmission,
-    run: (ctx) => reapplyWebhook(ctx, wait, env),
+    run: (ctx) => reapplyWebhook(ctx, wait),
   };
 }
 
@@ -62,7 +60,6 @@ const ENTRY_SUFFIX = '.admission.redislabs';
 async function reapplyWebhook(
   ctx: StepContext<UpgradeDeps>,
   wait: typeof waitForObject,
-  env: NodeJS.ProcessEnv,
 ): Promise<StepResult> {
   const { deps, io, dryRun } = ctx;
   const { kube, snapshot, plan } = deps;
@@ -73,10 +70,7 @@ async function reapplyWebhook(
 
   const target = plan.target.operator;
   const namespace = snapshot.operator?.namespace ?? snapshot.namespace;
-  const location = siblingLocation(
-    bundleLocation({ bundle: deps.settings.bundle, version: target, platform: snapshot.platform, env }),
-    'admission/webhook.yaml',
-  );
+  const location = releaseFile(deps.resolved, deps.target, 'admission/webhook.yaml');
   const manifests = await loadManifests(location, {
     replacements: { OPERATOR_NAMESPACE: namespace },
     signal: ctx.signal,

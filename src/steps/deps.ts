@@ -2,7 +2,9 @@ import type { ApiClient } from '../api/client.js';
 import type { Helm } from '../exec/helm.js';
 import type { KubeClients } from '../kube/client.js';
 import type { Plan, StepPlanner } from '../planning/plan.js';
+import type { ResolvedUpgrade } from '../planning/resolve.js';
 import type { Snapshot } from '../planning/snapshot.js';
+import type { Target } from '../planning/target.js';
 import type { Step } from '../run/step.js';
 
 /** A clock the steps wait with; tests pass one that does not really sleep. */
@@ -22,11 +24,6 @@ export interface RunSettings {
   /** Overall deadline of the run and no-progress limit of waits, in ms. */
   timeoutMs: number;
   stallTimeoutMs: number;
-  /** Where to fetch release manifests: a file, or a URL with `{version}`. */
-  bundle: string | undefined;
-  helmRelease: string | undefined;
-  helmChart: string | undefined;
-  helmRepo: string | undefined;
   /** Where preflight saves the cluster resource: next to the state, not in the working folder. */
   backupDir?: string | undefined;
 }
@@ -46,6 +43,13 @@ export interface UpgradeDeps {
   clock: StepClock;
   snapshot: Snapshot;
   plan: Plan;
+  /** What the plan was made for (from the flags, or the saved plan's selection with --plan). */
+  target: Target;
+  /**
+   * `target` settled against the snapshot (method, bundle, helm release and chart), by the same
+   * function the plan used: a step's run and its plan cannot disagree on them.
+   */
+  resolved: ResolvedUpgrade;
 }
 
 /**

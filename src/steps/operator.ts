@@ -19,9 +19,9 @@
  * `pending-*` by a killed helm stops the step with the exact rollback to run.
  */
 
-import { OperationError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
 import type { Helm } from '../exec/helm.js';
-import { bundleLocation, loadManifests, orderForApply, siblingLocation } from '../kube/bundle.js';
+import { loadManifests, orderForApply } from '../kube/bundle.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
@@ -29,7 +29,6 @@ import { waitForObject } from '../kube/watch.js';
 import { readObject, serverSideApply } from '../kube/write.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { OPERATOR_DEPLOYMENT, type Snapshot, type ClusterSnapshot } from '../planning/snapshot.js';
-import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, type Target } from '../planning/target.js';
 import {
   compareOperatorVersions,
   formatOperatorVersion,
@@ -38,7 +37,7 @@ import {
 } from '../release/versions.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
-import { helmReleaseLocation } from '../planning/resolve.js';
+import type { HelmLocation } from '../planning/resolve.js';
 import {
   type HelmUpgrade,
   helmUpgradeCommand,
@@ -61,18 +60,15 @@ export type WaitFor = typeof waitForObject;
 export interface OperatorStepOptions {
   /** Injected by tests; default the resilient watch of src/kube/watch.ts. */
   wait?: WaitFor;
-  /** CTL_BUNDLE and CTL_HELM_REPO are read from here when the settings leave them open. */
-  env?: NodeJS.ProcessEnv;
 }
 
 export function createOperatorStep(options: OperatorStepOptions = {}): UpgradeStep<'operator'> {
   const wait = options.wait ?? waitForObject;
-  const env = options.env ?? process.env;
   return {
     id: 'operator',
     title: 'Upgrade the operator',
     plan: planOperator,
-    run: (ctx) => upgradeOperator(ctx, wait, env),
+    run: (ctx) => upgradeOperator(ctx, wait),
   };
 }
 
@@ -146,11 +142,15 @@ export function operatorLocation(snapshot: Snapshot): { name: string; namespace:
 
 // ---- the step
 
-async function upgradeOperator(
-  ctx: StepContext<UpgradeDeps>,
-  wait: WaitFor,
-  env: NodeJS.ProcessEnv,
-): Promise<StepResult> {
+/** The bundle of the target release; the plan refuses a release without one before any run. */
+function bundleToApply(resolved: UpgradeDeps['resolved']): string {
+  if (resolved.bundle) return resolved.bundle;
+  throw new UsageError(`there is no trustworthy upstream bundle for operator ${resolved.operator.target}`, {
+    hint: 'Pass --bundle <file|url> with the bundle of that release (a URL may contain {version}).',
+  });
+}
+
+async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Promise<StepResult> {
   const { deps, io, dryRun } = ctx;
   const { snapshot, plan, kube } = deps;
   const target = plan.target.operator;
@@ -170,12 +170,10 @@ async function upgradeOperator(
   }
 
   const watched = snapshot.watchedNamespaces.filter((ns) => ns !== snapshot.namespace);
-  const bundle = (): string =>
-    bundleLocation({ bundle: deps.settings.bundle, version: target, platform: snapshot.platform, env });
 
   let crdsToVerify: KubeObject[] | undefined;
   if (method === 'helm') {
-    const helm = helmSettings(deps, env);
+    const helm = deps.resolved.helm;
     const status = await readHelmRelease(deps.helm, helm.release, helm.namespace);
     if (status.status.startsWith('pending-')) {
       throw pendingReleaseError(helm.release, helm.namespace, status);
@@ -202,7 +200,7 @@ async function upgradeOperator(
       await deps.helm.change(args.argv);
     }
   } else {
-    const location = bundle();
+    const location = bundleToApply(deps.resolved);
     const objects = orderForApply(await loadManifests(location, { namespace, signal: ctx.signal, io }));
     crdsToVerify = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     await ctx.recordIntent({
@@ -217,7 +215,7 @@ async function upgradeOperator(
     await serverSideApply(kube, objects, { dryRun, io });
   }
 
-  const rolesReapplied = await reapplyRedbRoles(ctx, watched, bundle);
+  const rolesReapplied = await reapplyRedbRoles(ctx, watched);
 
   if (dryRun) {
     return { outcome: { dryRun: true, method, from: before?.version ?? null, to: target, rolesReapplied } };
@@ -260,48 +258,6 @@ function describeIntent(intent: Record<string, unknown>): string {
 }
 
 // ---- helm
-
-export interface HelmTarget {
-  release: string;
-  namespace: string;
-  /** The chart as helm gets it: a bare name when `repo` is set. */
-  chart: string;
-  repo: string | undefined;
-}
-
-/**
- * Release, namespace and chart for `helm upgrade`. A `<repo>/<chart>` reference is turned into
- * `<chart> --repo <url>` (the url from --helm-repo, CTL_HELM_REPO, or helm.redis.io for the
- * default chart), so ctl never depends on, or changes, the repositories in the user's helm config.
- */
-export function helmSettings(
-  deps: Pick<UpgradeDeps, 'settings' | 'snapshot'>,
-  env: NodeJS.ProcessEnv,
-): HelmTarget {
-  const { settings, snapshot } = deps;
-  const { release, namespace } = helmReleaseLocation(snapshot, settings.helmRelease);
-  const chart = settings.helmChart ?? DEFAULT_HELM_CHART;
-  const repoUrl = settings.helmRepo ?? (env.CTL_HELM_REPO || undefined);
-  const bare = chart.slice(chart.indexOf('/') + 1);
-  if (isRepoReference(chart)) {
-    if (repoUrl) return { release, namespace, chart: bare, repo: repoUrl };
-    if (chart === DEFAULT_HELM_CHART) return { release, namespace, chart: bare, repo: DEFAULT_HELM_REPO };
-    // A repository the user added to helm under that name.
-    return { release, namespace, chart, repo: undefined };
-  }
-  if (isChartName(chart) && repoUrl) return { release, namespace, chart, repo: repoUrl };
-  // A path, an archive or an oci:// reference.
-  return { release, namespace, chart, repo: undefined };
-}
-
-/** `redis/redis-enterprise-operator`: a chart in a named repository, not a path. */
-function isRepoReference(chart: string): boolean {
-  return /^[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(chart);
-}
-
-function isChartName(chart: string): boolean {
-  return /^[A-Za-z0-9._-]+$/.test(chart);
-}
 
 export interface HelmReleaseStatus {
   /** Of the newest revision: `deployed`, `failed`, `pending-upgrade`, ... */
@@ -371,7 +327,7 @@ function pendingReleaseError(release: string, namespace: string, status: HelmRel
 
 async function helmUpgradeArgs(
   helm: Helm,
-  target: HelmTarget,
+  target: HelmLocation,
   chartVersion: string,
   openshift: boolean,
 ): Promise<{ argv: string[]; warning?: string }> {
@@ -414,21 +370,16 @@ async function helmVersion(helm: Helm): Promise<[number, number] | undefined> {
 const ROLE_FILES = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml'];
 
 /** Server-side applies `redb-role` (Role and RoleBinding) of the release in each namespace. */
-async function reapplyRedbRoles(
-  ctx: StepContext<UpgradeDeps>,
-  namespaces: string[],
-  bundle: () => string,
-): Promise<string[]> {
+async function reapplyRedbRoles(ctx: StepContext<UpgradeDeps>, namespaces: string[]): Promise<string[]> {
   if (namespaces.length === 0) return [];
-  const { snapshot, kube } = ctx.deps;
-  const location = bundle();
+  const { snapshot, kube, resolved, target } = ctx.deps;
   const replacements = {
     NAMESPACE_OF_SERVICE_ACCOUNT: snapshot.namespace,
     NAME_OF_REC_SERVICE_ACCOUNT: snapshot.cluster?.serviceAccountName ?? snapshot.cluster?.name ?? '',
   };
   const files = await Promise.all(
     ROLE_FILES.map((file) =>
-      loadManifests(siblingLocation(location, file), { replacements, signal: ctx.signal, io: ctx.io }),
+      loadManifests(releaseFile(resolved, target, file), { replacements, signal: ctx.signal, io: ctx.io }),
     ),
   );
   for (const namespace of namespaces) {
@@ -510,7 +461,11 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
   if (resolved.method === 'helm') {
-    const helm = helmUpgradeOf(snapshot, target);
+    const helm: HelmUpgrade = {
+      ...resolved.helm,
+      chartVersion: chartVersionFor(target.operator),
+      openshift: snapshot.platform === 'openshift',
+    };
     actions.push(
       action(
         `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)`,
@@ -546,29 +501,4 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
     );
   }
   return { actions };
-}
-
-/**
- * The helm upgrade the operator step runs (src/steps/operator.ts helmSettings, with the settings
- * `ctl upgrade run` gives it): a `<repo>/<chart>` reference becomes `<chart> --repo <url>`, so
- * the user's helm repositories are neither needed nor changed.
- */
-function helmUpgradeOf(snapshot: Snapshot, target: Target): HelmUpgrade {
-  const { release, namespace } = helmReleaseLocation(snapshot, target.helm.release);
-  const chart = target.helm.chart;
-  const repoUrl = target.helm.repo !== DEFAULT_HELM_REPO ? target.helm.repo : undefined;
-  const common = {
-    release,
-    namespace,
-    chartVersion: chartVersionFor(target.operator),
-    openshift: snapshot.platform === 'openshift',
-  };
-  const bare = chart.slice(chart.indexOf('/') + 1);
-  if (/^[A-Za-z0-9_-][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(chart)) {
-    if (repoUrl) return { ...common, chart: bare, repo: repoUrl };
-    if (chart === DEFAULT_HELM_CHART) return { ...common, chart: bare, repo: DEFAULT_HELM_REPO };
-    return { ...common, chart, repo: undefined };
-  }
-  if (/^[A-Za-z0-9._-]+$/.test(chart) && repoUrl) return { ...common, chart, repo: repoUrl };
-  return { ...common, chart, repo: undefined };
 }

@@ -16,7 +16,7 @@
  */
 
 import { OperationError } from '../errors.js';
-import { bundleLocation, loadManifests, siblingLocation } from '../kube/bundle.js';
+import { loadManifests } from '../kube/bundle.js';
 import type { KubeObject } from '../kube/reads.js';
 import { deleteIfExists, mergePatch, readObject, serverSideApply } from '../kube/write.js';
 import { requiresUnprivileged } from '../release/catalog.js';
@@ -26,19 +26,12 @@ import type { StepContext, StepResult } from '../run/step.js';
 import { type PlanContext, type StepPlan, action, releaseFile } from '../planning/plan.js';
 import { kubectlApply, shellQuote } from '../planning/equivalent-commands.js';
 
-export interface SecurityContextStepOptions {
-  env?: NodeJS.ProcessEnv;
-}
-
-export function createSecurityContextStep(
-  options: SecurityContextStepOptions = {},
-): UpgradeStep<'security-context'> {
-  const env = options.env ?? process.env;
+export function createSecurityContextStep(): UpgradeStep<'security-context'> {
   return {
     id: 'security-context',
     title: 'Update the OpenShift security context constraints',
     plan: planSecurityContext,
-    run: (ctx) => updateSecurityContext(ctx, env),
+    run: updateSecurityContext,
   };
 }
 
@@ -50,10 +43,7 @@ export const SCC_REF = {
   name: SCC_NAME,
 } as const;
 
-async function updateSecurityContext(
-  ctx: StepContext<UpgradeDeps>,
-  env: NodeJS.ProcessEnv,
-): Promise<StepResult> {
+async function updateSecurityContext(ctx: StepContext<UpgradeDeps>): Promise<StepResult> {
   const { deps } = ctx;
   const { snapshot, plan, settings } = deps;
   const target = plan.target.operator;
@@ -67,7 +57,7 @@ async function updateSecurityContext(
   const user = `system:serviceaccount:${cluster.namespace}:${cluster.serviceAccountName}`;
   const scc = await readObject(deps.kube, SCC_REF);
 
-  if (cluster.allowAutoAdjustment) return keepForAutoAdjustment(ctx, scc, user, cluster, env);
+  if (cluster.allowAutoAdjustment) return keepForAutoAdjustment(ctx, scc, user, cluster);
   if (!scc) return { skipped: `${SCC_NAME} is already removed: pods run unprivileged` };
 
   const users = usersOf(scc);
@@ -114,7 +104,6 @@ async function keepForAutoAdjustment(
   scc: KubeObject | undefined,
   user: string,
   cluster: ClusterSnapshot,
-  env: NodeJS.ProcessEnv,
 ): Promise<StepResult> {
   const { deps } = ctx;
   if (scc && usersOf(scc).includes(user)) {
@@ -124,17 +113,7 @@ async function keepForAutoAdjustment(
   }
   const io = { dryRun: ctx.dryRun, io: ctx.io };
   let current = scc;
-  const location = scc
-    ? undefined
-    : siblingLocation(
-        bundleLocation({
-          bundle: deps.settings.bundle,
-          version: deps.plan.target.operator,
-          platform: deps.snapshot.platform,
-          env,
-        }),
-        'openshift/scc.yaml',
-      );
+  const location = scc ? undefined : releaseFile(deps.resolved, deps.target, 'openshift/scc.yaml');
   await ctx.recordIntent({ scc: SCC_NAME, apply: location ?? null, bind: user });
   if (location) {
     const objects = (await loadManifests(location, { signal: ctx.signal, io: ctx.io })).filter(

@@ -23,6 +23,7 @@ import { createSecurityContextStep } from '../../src/steps/security-context.js';
 import type { Step } from '../../src/run/step.js';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { planUpgrade } from '../../src/steps/index.js';
+import { resolveUpgrade } from '../../src/planning/resolve.js';
 import { runSteps } from '../../src/run/runner.js';
 import { type ManagementReader, readSnapshot } from '../../src/planning/snapshot.js';
 import { newState, StateFile } from '../../src/run/state.js';
@@ -56,7 +57,7 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
     fast: true,
     dir: join(sandbox.dir, 'sim'),
   });
-  const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} });
+  const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath });
   const kube = await createKubeClients(loaded);
   const namespace = sim.scenario.namespace;
   const backupDir = mkdtempSync(join(tmpdir(), 'ctl-steps-backup-'));
@@ -96,22 +97,20 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
         keepScc: false,
         timeoutMs: 60_000,
         stallTimeoutMs: 30_000,
-        bundle: sim.env.CTL_BUNDLE,
-        helmRelease: undefined,
-        helmChart: undefined,
-        helmRepo: sim.env.CTL_HELM_REPO,
       },
       clock: { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
       snapshot,
       plan,
+      target,
+      resolved: resolveUpgrade(snapshot, target),
     };
   };
 
   const steps: Step<UpgradeDeps>[] = [
     createPreflightStep({ backupDir }),
-    createOperatorStep({ env: {} }),
-    createAdmissionStep({ env: {} }),
-    createSecurityContextStep({ env: {} }),
+    createOperatorStep(),
+    createAdmissionStep(),
+    createSecurityContextStep(),
     createClusterStep(),
   ];
 

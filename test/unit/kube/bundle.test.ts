@@ -2,14 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { OperationError, UsageError } from '../../../src/errors.js';
-import {
-  bundleLocation,
-  loadManifests,
-  orderForApply,
-  parseManifests,
-  siblingLocation,
-} from '../../../src/kube/bundle.js';
+import { OperationError } from '../../../src/errors.js';
+import { releaseBundle } from '../../../src/planning/resolve.js';
+import { loadManifests, orderForApply, parseManifests, siblingLocation } from '../../../src/kube/bundle.js';
 
 const YAML = `---
 apiVersion: v1
@@ -35,36 +30,19 @@ webhooks:
 `;
 
 describe('bundle locations', () => {
-  it('takes --bundle, then CTL_BUNDLE, with {version} replaced', () => {
+  it('takes --bundle (CTL_BUNDLE arrives as --bundle) with {version} replaced', () => {
     assert.equal(
-      bundleLocation({
-        bundle: 'http://h/b/{version}/bundle.yaml',
-        version: '7.8.2-6',
-        platform: 'kubernetes',
-        env: {},
-      }),
+      releaseBundle({ bundle: 'http://h/b/{version}/bundle.yaml', operator: '7.8.2-6' }, 'kubernetes'),
       'http://h/b/7.8.2-6/bundle.yaml',
-    );
-    assert.equal(
-      bundleLocation({
-        bundle: undefined,
-        version: '7.8.2-6',
-        platform: 'kubernetes',
-        env: { CTL_BUNDLE: '/x/{version}.yaml' },
-      }),
-      '/x/7.8.2-6.yaml',
     );
   });
 
-  it('defaults to the upstream file of the platform, and refuses releases without a trustworthy tag', () => {
+  it('defaults to the upstream file of the platform, and has none for releases without a trustworthy tag', () => {
     assert.equal(
-      bundleLocation({ bundle: undefined, version: '7.8.2-6', platform: 'openshift', env: {} }),
+      releaseBundle({ bundle: undefined, operator: '7.8.2-6' }, 'openshift'),
       'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/openshift.bundle.yaml',
     );
-    assert.throws(
-      () => bundleLocation({ bundle: undefined, version: '7.4.6-9', platform: 'kubernetes', env: {} }),
-      (error: Error) => error instanceof UsageError && /--bundle/.test(error.hint ?? ''),
-    );
+    assert.equal(releaseBundle({ bundle: undefined, operator: '7.4.6-9' }, 'kubernetes'), undefined);
   });
 
   it('finds the files next to the bundle, for URLs and paths', () => {

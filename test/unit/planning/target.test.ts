@@ -13,7 +13,8 @@ describe('resolveTarget', () => {
       databases: { kind: 'all' },
       ignoreChecks: [],
       bundle: undefined,
-      helm: { release: undefined, chart: 'redis/redis-enterprise-operator', repo: 'https://helm.redis.io' },
+      // Defaults are applied where they are used (src/planning/resolve.ts helmLocation), not here.
+      helm: { release: undefined, chart: undefined, repo: undefined },
     });
   });
 

@@ -34,8 +34,8 @@ function secret(): KubeObject {
 }
 
 function setup(options: Parameters<typeof harness>[0] = {}) {
-  const h = harness({ ...options, settings: { bundle: writeReleaseTree([TARGET]), ...options.settings } });
-  return { h, step: createAdmissionStep({ wait: h.cluster.wait(), env: {} }) };
+  const h = harness({ ...options, target: { bundle: writeReleaseTree([TARGET]), ...options.target } });
+  return { h, step: createAdmissionStep({ wait: h.cluster.wait() }) };
 }
 
 describe('admission step', () => {
@@ -87,7 +87,6 @@ describe('admission step', () => {
     const bundle = writeReleaseTree([TARGET]);
     const { h, step } = setup({
       target: { bundle },
-      settings: { bundle },
       snapshot: (s) => {
         if (s.operator) s.operator.namespace = 'ops';
         s.webhooks.push({ name: 'redb-admission', webhooks: [{ name: 'redb.admission.redislabs' }] });
@@ -153,7 +152,6 @@ describe('admission step', () => {
     const { h } = setup();
     const step = createAdmissionStep({
       wait: () => Promise.reject(new Error('no wait in dry-run')),
-      env: {},
     });
     h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', ''));
     await h.run(step, { dryRun: true });

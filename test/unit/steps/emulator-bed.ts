@@ -14,6 +14,7 @@ import { crdsFor } from '../../../src/sim/crds.js';
 import type { KubeObject as SimObject } from '../../../src/sim/kube/types.js';
 import type { StepState } from '../../../src/run/state.js';
 import { planUpgrade } from '../../../src/steps/index.js';
+import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import type { TargetFlags } from '../../../src/planning/target.js';
 import { type Emulator, startEmulator } from '../kube/emulator-fixture.js';
@@ -180,10 +181,6 @@ export const SETTINGS: RunSettings = {
   keepScc: false,
   timeoutMs: 30_000,
   stallTimeoutMs: 15_000,
-  bundle: undefined,
-  helmRelease: undefined,
-  helmChart: undefined,
-  helmRepo: undefined,
 };
 
 export async function startStepBed(
@@ -204,7 +201,8 @@ export async function startStepBed(
   const log: LogEntry[] = [];
   const test = createTestIo();
   const snapshot = makeSnapshot(options.snapshot);
-  const plan = planUpgrade(snapshot, makeTarget(options.target));
+  const target = makeTarget(options.target);
+  const plan = planUpgrade(snapshot, target);
   const deps: UpgradeDeps = {
     kube: emulator.kube,
     api: api.asClient(),
@@ -223,6 +221,8 @@ export async function startStepBed(
     },
     snapshot,
     plan,
+    target,
+    resolved: resolveUpgrade(snapshot, target),
   };
   let lastIntent: Record<string, unknown> | undefined;
   const ctx = (

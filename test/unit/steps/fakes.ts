@@ -15,6 +15,7 @@ import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
 import type { StepContext, StepResult } from '../../../src/run/step.js';
 import type { StepState } from '../../../src/run/state.js';
 import { planUpgrade } from '../../../src/steps/index.js';
+import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import type { TargetFlags } from '../../../src/planning/target.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
@@ -329,10 +330,6 @@ export const SETTINGS: RunSettings = {
   keepScc: false,
   timeoutMs: 60_000,
   stallTimeoutMs: 30_000,
-  bundle: undefined,
-  helmRelease: undefined,
-  helmChart: undefined,
-  helmRepo: undefined,
 };
 
 export interface Harness {
@@ -361,7 +358,8 @@ export function harness(options: {
   helm.io = test.io;
   helm.log = log;
   const snapshot = makeSnapshot(options.snapshot);
-  const plan = planUpgrade(snapshot, makeTarget(options.target));
+  const target = makeTarget(options.target);
+  const plan = planUpgrade(snapshot, target);
   const deps: UpgradeDeps = {
     kube: cluster.clients(),
     api: {} as UpgradeDeps['api'],
@@ -370,6 +368,8 @@ export function harness(options: {
     clock: { now: () => Date.parse('2025-01-02T03:04:05Z'), sleep: async () => {} },
     snapshot,
     plan,
+    target,
+    resolved: resolveUpgrade(snapshot, target),
   };
   const ctx = (o: { dryRun?: boolean; previous?: StepState } = {}): StepContext<UpgradeDeps> => {
     const dryRun = o.dryRun ?? options.dryRun ?? false;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
 import { countUpgradedPods, monitorStep } from '../../../src/steps/monitor.js';
+import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import {
   DB_API,
@@ -494,7 +495,8 @@ describe('monitor step on the simulated cluster', () => {
         namespace,
         management: api,
       });
-      const plan = planUpgrade(snapshot, makeTarget({ to: '7.8.2-6' }));
+      const target = makeTarget({ to: '7.8.2-6' });
+      const plan = planUpgrade(snapshot, target);
       const tag = plan.target.clusterVersion ?? '';
       // What the cluster step does: set the image tag. The simulated operator starts, then freezes.
       await mergePatch(
@@ -528,6 +530,8 @@ describe('monitor step on the simulated cluster', () => {
           },
           snapshot,
           plan,
+          target,
+          resolved: resolveUpgrade(snapshot, target),
         },
         io: test.io,
         dryRun: false,

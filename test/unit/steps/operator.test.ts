@@ -5,22 +5,10 @@ import { FIELD_MANAGER } from '../../../src/kube/write.js';
 import { createOperatorStep, deploymentState, parseHelmHistory } from '../../../src/steps/operator.js';
 import { SERVER_SIDE_APPLY_FLAGS } from '../../../src/planning/equivalent-commands.js';
 import type { Plan } from '../../../src/planning/plan.js';
-import { DEFAULT_HELM_REPO } from '../../../src/planning/target.js';
 import { deployment, type FakeCluster, harness, makeDeploymentsReady, stderrLines } from './fakes.js';
 import { writeReleaseTree } from './release-tree.js';
 
 const TARGET = '7.8.2-6';
-
-/** The settings `ctl upgrade run` derives from the plan's selection (src/commands/run.ts). */
-function settingsAsRun(plan: Plan, helmReleaseOfOperator: string | undefined) {
-  const selection = plan.target.selection;
-  return {
-    bundle: selection?.bundle ?? undefined,
-    helmRelease: selection?.helm.release ?? helmReleaseOfOperator,
-    helmChart: selection?.helm.chart,
-    helmRepo: selection && selection.helm.repo !== DEFAULT_HELM_REPO ? selection.helm.repo : undefined,
-  };
-}
 
 function planned(plan: Plan, id: string): string[] {
   return plan.steps.find((s) => s.id === id)?.actions.map((a) => a.command) ?? [];
@@ -28,7 +16,7 @@ function planned(plan: Plan, id: string): string[] {
 
 function bundleHarness(options: Parameters<typeof harness>[0] = {}) {
   const bundle = writeReleaseTree([TARGET]);
-  const h = harness({ ...options, settings: { bundle, ...options.settings } });
+  const h = harness({ ...options, target: { bundle, ...options.target } });
   h.cluster.put(deployment('redislabs/operator:7.4.6-2', true));
   h.cluster.onTick = makeDeploymentsReady;
   return h;
@@ -64,7 +52,7 @@ describe('operator step', () => {
   it('is skipped when the operator already runs the target and is ready', async () => {
     const h = harness({});
     h.cluster.put(deployment(`redislabs/operator:${TARGET}`, true));
-    const result = await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+    const result = await h.run(createOperatorStep({ wait: h.cluster.wait() }));
     assert.deepEqual(result, { skipped: `already at ${TARGET}` });
     assert.deepEqual(h.cluster.writes(), []);
   });
@@ -72,14 +60,14 @@ describe('operator step', () => {
   it('never downgrades an operator that already runs a newer version', async () => {
     const h = bundleHarness();
     h.cluster.put(deployment('redislabs/operator:8.0.2-2', false));
-    const result = await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+    const result = await h.run(createOperatorStep({ wait: h.cluster.wait() }));
     assert.deepEqual(result, { skipped: `the operator already runs 8.0.2-2, newer than ${TARGET}` });
     assert.deepEqual(h.cluster.writes(), []);
   });
 
   it('bundle: records the intent, applies CRDs first, waits for the new operator and verifies the CRDs', async () => {
     const h = bundleHarness();
-    const result = await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+    const result = await h.run(createOperatorStep({ wait: h.cluster.wait() }));
     const firstWrite = h.log.findIndex((e) => e.type === 'write');
     const intent = h.log.findIndex((e) => e.type === 'intent');
     assert.ok(intent >= 0 && intent < firstWrite, 'the intent is recorded before the first write');
@@ -118,12 +106,11 @@ describe('operator step', () => {
     const bundle = writeReleaseTree([TARGET]);
     const h = harness({
       target: { bundle },
-      settings: { bundle },
       snapshot: (s) => (s.watchedNamespaces = ['redis', 'app-a']),
     });
     h.cluster.put(deployment('redislabs/operator:7.4.6-2', true));
     h.cluster.onTick = makeDeploymentsReady;
-    await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+    await h.run(createOperatorStep({ wait: h.cluster.wait() }));
     const file = bundle.replace('{version}', TARGET);
     const [apply, , roles] = planned(h.deps.plan, 'operator');
     assert.equal(apply, `kubectl apply ${SERVER_SIDE_APPLY_FLAGS.join(' ')} -n redis -f ${file}`);
@@ -141,7 +128,7 @@ describe('operator step', () => {
 
   it('bundle: re-applies redb-role in every other watched namespace with the placeholders filled in', async () => {
     const h = bundleHarness({ snapshot: (s) => (s.watchedNamespaces = ['redis', 'app-a', 'app-b']) });
-    const result = await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+    const result = await h.run(createOperatorStep({ wait: h.cluster.wait() }));
     assert.deepEqual(result.outcome?.rolesReapplied, ['app-a', 'app-b']);
     const binding = h.cluster.get('rbac.authorization.k8s.io/v1', 'RoleBinding', 'redb-role', 'app-b');
     assert.deepEqual(binding?.subjects, [
@@ -156,7 +143,6 @@ describe('operator step', () => {
     const result = await h.run(
       createOperatorStep({
         wait: () => Promise.reject(new Error('must not wait in dry-run')),
-        env: {},
       }),
       { dryRun: true },
     );
@@ -171,7 +157,7 @@ describe('operator step', () => {
   it('fails with exit 6 when the operator never becomes ready (the wait times out)', async () => {
     const h = bundleHarness();
     h.cluster.onTick = () => {};
-    await assert.rejects(h.run(createOperatorStep({ wait: h.cluster.wait(3), env: {} })), (error: Error) => {
+    await assert.rejects(h.run(createOperatorStep({ wait: h.cluster.wait(3) })), (error: Error) => {
       assert.equal((error as { exitCode?: number }).exitCode, 6);
       assert.match(error.message, /redis-enterprise-operator to run 7\.8\.2-6/);
       return true;
@@ -223,8 +209,8 @@ describe('operator step', () => {
     }
 
     it('runs helm upgrade with --repo, the chart version and --reset-then-reuse-values, then waits', async () => {
-      const h = helmHarness({ settings: { helmRepo: 'http://127.0.0.1:9/charts' } });
-      const result = await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+      const h = helmHarness({ target: { helmRepo: 'http://127.0.0.1:9/charts' } });
+      const result = await h.run(createOperatorStep({ wait: h.cluster.wait() }));
       const change = h.helm.calls.filter((c) => c.kind === 'change');
       assert.deepEqual(
         change.map((c) => c.args),
@@ -256,7 +242,7 @@ describe('operator step', () => {
 
     it('adds --set openshift.mode=true on OpenShift and uses helm.redis.io for the default chart', async () => {
       const h = helmHarness({ snapshot: (s) => (s.platform = 'openshift') });
-      await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+      await h.run(createOperatorStep({ wait: h.cluster.wait() }));
       const args = h.helm.calls.find((c) => c.kind === 'change')?.args ?? [];
       assert.ok(
         args.join(' ').includes('--repo https://helm.redis.io --set openshift.mode=true'),
@@ -264,17 +250,10 @@ describe('operator step', () => {
       );
     });
 
-    it('takes the repository from CTL_HELM_REPO when --helm-repo is not given', async () => {
-      const h = helmHarness();
-      await h.run(createOperatorStep({ wait: h.cluster.wait(), env: { CTL_HELM_REPO: 'http://sim:1' } }));
-      const args = h.helm.calls.find((c) => c.kind === 'change')?.args ?? [];
-      assert.deepEqual(args.slice(7, 9), ['--repo', 'http://sim:1']);
-    });
-
     it('falls back to no values flag on helm older than 3.14', async () => {
       const h = helmHarness();
       h.helm.answers.set('version', () => 'v3.12.0');
-      await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+      await h.run(createOperatorStep({ wait: h.cluster.wait() }));
       const args = h.helm.calls.find((c) => c.kind === 'change')?.args ?? [];
       assert.ok(!args.includes('--reset-then-reuse-values'));
       assert.ok(!args.includes('--reuse-values'), 'never --reuse-values: it keeps the old chart defaults');
@@ -284,7 +263,7 @@ describe('operator step', () => {
       const h = helmHarness();
       h.helm.answers.set('history', () => helmHistory('deployed', TARGET, 2));
       helmUpgradesImage(h.cluster, TARGET)();
-      const result = await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+      const result = await h.run(createOperatorStep({ wait: h.cluster.wait() }));
       assert.equal(h.helm.calls.filter((c) => c.kind === 'change').length, 0);
       assert.equal(h.log.filter((e) => e.type === 'intent').length, 0);
       assert.equal(result.outcome?.operatorVersion, TARGET);
@@ -300,7 +279,7 @@ describe('operator step', () => {
           { revision: 3, status: 'deployed' },
         ]),
       );
-      await assert.rejects(h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} })), (error: Error) => {
+      await assert.rejects(h.run(createOperatorStep({ wait: h.cluster.wait() })), (error: Error) => {
         assert.ok(error instanceof OperationError);
         assert.match(error.message, /stuck in pending-upgrade \(revision 4\)/);
         assert.match(error.hint ?? '', /helm rollback redis-enterprise 3 --namespace redis/);
@@ -315,7 +294,7 @@ describe('operator step', () => {
         throw new OperationError('helm status failed: Error: release: not found');
       });
       await assert.rejects(
-        h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} })),
+        h.run(createOperatorStep({ wait: h.cluster.wait() })),
         /helm release redis-enterprise was not found in namespace redis/,
       );
     });
@@ -332,11 +311,10 @@ describe('operator step', () => {
     ] as [string, Parameters<typeof harness>[0]][]) {
       it(`the plan shows the helm command the step runs: ${what}`, async () => {
         const h = helmHarness(options);
-        Object.assign(h.deps.settings, settingsAsRun(h.deps.plan, 'redis-enterprise'));
         if (options.target?.helmRelease) {
           h.helm.answers.set('history', () => helmHistory('deployed', '7.4.6-2', 1));
         }
-        await h.run(createOperatorStep({ wait: h.cluster.wait(), env: {} }));
+        await h.run(createOperatorStep({ wait: h.cluster.wait() }));
         const ran = h.helm.calls.filter((c) => c.kind === 'change').map((c) => ['helm', ...c.args].join(' '));
         assert.equal(ran.length, 1);
         assert.equal(planned(h.deps.plan, 'operator')[0], ran[0]);
@@ -345,7 +323,7 @@ describe('operator step', () => {
 
     it('dry-run prints the helm command and changes nothing', async () => {
       const h = helmHarness();
-      await h.run(createOperatorStep({ wait: () => Promise.reject(new Error('no wait')), env: {} }), {
+      await h.run(createOperatorStep({ wait: () => Promise.reject(new Error('no wait')) }), {
         dryRun: true,
       });
       assert.deepEqual(h.cluster.writes(), []);

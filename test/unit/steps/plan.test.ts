@@ -45,7 +45,7 @@ describe('buildPlan', () => {
         databases: { kind: 'all' },
         ignoreChecks: [],
         bundle: null,
-        helm: { release: null, chart: 'redis/redis-enterprise-operator', repo: 'https://helm.redis.io' },
+        helm: { release: null, chart: null, repo: null },
       },
     });
     assert.deepEqual(

@@ -28,15 +28,15 @@ function rec(allowAutoAdjustment = false): KubeObject {
 
 function setup(options: Parameters<typeof harness>[0] = {}, allowAutoAdjustment = false) {
   const h = harness({
-    target: { to: TARGET, ...options.target },
-    settings: { bundle: writeReleaseTree([TARGET]), ...options.settings },
+    target: { to: TARGET, bundle: writeReleaseTree([TARGET]), ...options.target },
+    ...(options.settings ? { settings: options.settings } : {}),
     snapshot: (s) => {
       s.platform = 'openshift';
       options.snapshot?.(s);
     },
   });
   h.cluster.put(rec(allowAutoAdjustment));
-  return { h, step: createSecurityContextStep({ env: {} }) };
+  return { h, step: createSecurityContextStep() };
 }
 
 describe('security-context step', () => {

@@ -1,0 +1,99 @@
+/**
+ * A plan saved with `ctl upgrade plan --out`, read back for `ctl upgrade run --plan`: checked
+ * against a schema, then turned back into the Target it was made for, so the run does exactly
+ * what was planned (target versions, method, database selection, ignored checks, bundle, helm
+ * release, chart and repository) and nothing from the flags or the environment of the run.
+ */
+
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+import type { Plan } from './plan.js';
+import { resolveTarget, type Target } from './target.js';
+
+const databasesSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('none') }),
+  z.object({ kind: z.literal('names'), names: z.array(z.string()).min(1) }),
+]);
+
+const selectionSchema = z.object({
+  databases: databasesSchema,
+  ignoreChecks: z.array(z.string()),
+  bundle: z.string().nullable(),
+  helm: z.object({
+    release: z.string().nullable(),
+    // Plans of ctl 0.1 recorded the defaults here; both forms mean the same.
+    chart: z.string().nullable(),
+    repo: z.string().nullable(),
+  }),
+});
+
+/** What `run --plan` relies on; anything else in the file is kept as it is. */
+const savedPlanSchema = z.looseObject({
+  apiVersion: z.literal('ctl/v1'),
+  kind: z.literal('UpgradePlan'),
+  cluster: z.looseObject({ context: z.string(), namespace: z.string(), name: z.string() }),
+  target: z.looseObject({
+    operator: z.string(),
+    clusterVersion: z.string().nullable(),
+    databaseVersion: z.string().nullable(),
+    method: z.enum(['helm', 'bundle']),
+    selection: selectionSchema,
+  }),
+  checks: z.array(z.looseObject({ id: z.string(), status: z.string() })),
+  steps: z.array(z.looseObject({ id: z.string() })),
+  blocked: z.boolean(),
+  fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+});
+
+const SAVE_HINT =
+  'Save a plan with ctl upgrade plan --to <version> --out <file>, then run ctl upgrade run --plan <file>.';
+
+export async function loadSavedPlan(path: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, { hint: SAVE_HINT });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`, { hint: SAVE_HINT });
+  }
+  const kind = (json as { kind?: unknown } | null)?.kind;
+  if (kind !== 'UpgradePlan') {
+    throw new UsageError(`${path} is not a ctl plan (kind UpgradePlan, apiVersion ctl/v1)`, {
+      hint: SAVE_HINT,
+    });
+  }
+  const parsed = savedPlanSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new UsageError(`${path} is not a plan this ctl can run:\n${z.prettifyError(parsed.error)}`, {
+      hint: `It was changed by hand or made by another version of ctl. ${SAVE_HINT}`,
+    });
+  }
+  return parsed.data as unknown as Plan;
+}
+
+/** The Target a saved plan was made for, checked as the flags would be. */
+export function targetOfSavedPlan(plan: Plan): Target {
+  const target = plan.target;
+  const selection = target.selection;
+  if (!selection) throw new UsageError('the saved plan has no selection', { hint: SAVE_HINT });
+  const databases = selection.databases;
+  return resolveTarget({
+    to: target.operator,
+    clusterVersion: target.clusterVersion ?? undefined,
+    dbVersion: target.databaseVersion ?? undefined,
+    method: target.method,
+    databases: databases.kind === 'names' ? databases.names.join(',') : databases.kind,
+    ignoreCheck: selection.ignoreChecks,
+    bundle: selection.bundle ?? undefined,
+    helmRelease: selection.helm.release ?? undefined,
+    helmChart: selection.helm.chart ?? undefined,
+    helmRepo: selection.helm.repo ?? undefined,
+  });
+}
