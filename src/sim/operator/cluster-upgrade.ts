@@ -1,6 +1,6 @@
-import type { DialectFields } from '../../dialect.js';
-import { clusterTagFor } from '../../upgrade/catalog.js';
-import { compareImageTags, parseImageTag } from '../../upgrade/versions.js';
+import type { SimDialectFields } from '../world/dialect.js';
+import { defaultClusterTag } from '../world/releases.js';
+import { isNewerClusterTag } from '../world/versions.js';
 import { isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
 import type { RestModel } from '../rest/model.js';
@@ -37,7 +37,7 @@ export interface ClusterUpgradeOptions {
   kube: KubeAccess;
   rest: RestModel;
   scenario: Scenario;
-  fields: DialectFields;
+  fields: SimDialectFields;
   events: EventRecorder;
   timers: Timers;
   /** Asks for another reconcile pass (after a timed step). */
@@ -156,7 +156,7 @@ export class ClusterUpgrade {
     }
     this.#autoUpgradePending = false;
     if (state !== undefined && !UPGRADE_FROM_STATES.includes(state)) return false;
-    const target = clusterTagFor(operatorVersion, scenario.platform);
+    const target = defaultClusterTag(operatorVersion, scenario.platform);
     if (!target || !runningTag || !isNewerTag(target, runningTag)) return false;
     kube.patch(rec, patchAt([...fields.imageSpecPath, 'versionTag'], target));
     events.normal(
@@ -350,7 +350,5 @@ export class ClusterUpgrade {
 }
 
 function isNewerTag(candidate: string, current: string): boolean {
-  const a = parseImageTag(candidate);
-  const b = parseImageTag(current);
-  return a !== undefined && b !== undefined && compareImageTags(a, b) > 0;
+  return isNewerClusterTag(candidate, current);
 }

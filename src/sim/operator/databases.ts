@@ -1,6 +1,5 @@
-import type { DialectFields } from '../../dialect.js';
-import { supportsActiveActiveUpgrade } from '../../upgrade/catalog.js';
-import { parseOperatorVersion } from '../../upgrade/versions.js';
+import type { SimDialectFields } from '../world/dialect.js';
+import { upgradesActiveActiveThroughReaadb } from '../world/releases.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
 import type { KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
@@ -12,7 +11,7 @@ import { asString, getPath, type KubeAccess, statusOf } from './kube-access.js';
 export interface DatabasesOptions {
   kube: KubeAccess;
   rest: RestModel;
-  fields: DialectFields;
+  fields: SimDialectFields;
   events: EventRecorder;
   /** The operator's own namespace, always watched. */
   namespace: string;
@@ -164,9 +163,7 @@ export class DatabaseReconciler {
   }
 
   #activeActiveUpgradeSupported(operatorVersion: string | undefined): boolean {
-    return operatorVersion !== undefined && parseOperatorVersion(operatorVersion) !== undefined
-      ? supportsActiveActiveUpgrade(operatorVersion)
-      : false;
+    return operatorVersion !== undefined && upgradesActiveActiveThroughReaadb(operatorVersion);
   }
 
   /** Writes only what differs, so a pass over 1,000 quiet databases writes nothing. */

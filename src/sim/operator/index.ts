@@ -1,4 +1,4 @@
-import { dialectFields } from '../../dialect.js';
+import { simDialectFields } from '../world/dialect.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
 import type { ChangeEvent, KubeStore } from '../kube/store.js';
@@ -90,7 +90,7 @@ class SimulatedOperator {
     this.#timers = new Timers(clock, onError);
     this.#events = new EventRecorder(this.#kube, clock, options.events);
     this.#version = options.scenario.operator.version;
-    const fields = dialectFields(options.scenario.dialect);
+    const fields = simDialectFields(options.scenario.dialect);
     this.#deployment = new OperatorDeployment({
       kube: this.#kube,
       namespace: options.scenario.namespace,
