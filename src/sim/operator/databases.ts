@@ -5,14 +5,14 @@ import type { KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
 import { ACTIVE_ACTIVE_KIND, DATABASE_API_VERSION, DATABASE_KIND } from './cluster-objects.js';
 import { databaseTarget } from './database-versions.js';
-import type { EventRecorder } from './events.js';
+import { ACTIVE_ACTIVE_LOGGER, DATABASE_LOGGER, type OperatorLog } from './operator-log.js';
 import { asString, getPath, type KubeAccess, statusOf } from './kube-access.js';
 
 export interface DatabasesOptions {
   kube: KubeAccess;
   rest: RestModel;
   fields: SimDialectFields;
-  events: EventRecorder;
+  log: OperatorLog;
   /** The operator's own namespace, always watched. */
   namespace: string;
 }
@@ -135,11 +135,7 @@ export class DatabaseReconciler {
       const mark = `${generation}/${target.reason}`;
       if (this.#refusals.get(key) !== mark) {
         this.#refusals.set(key, mark);
-        this.#o.events.warning(
-          database,
-          target.reason,
-          `Database ${database.metadata.name}: ${target.message}`,
-        );
+        this.#o.log.error(loggerOf(database), database, 'Reconcile Error', target.message);
       }
       return;
     }
@@ -155,11 +151,11 @@ export class DatabaseReconciler {
       lastActionUid: action.action_uid,
       lastActionStatus: 'pending',
     });
-    this.#o.events.normal(
-      database,
-      'UpgradeStarted',
-      `Upgrading database ${database.metadata.name} (uid ${bdb.uid}) from ${bdb.databaseVersion} to ${target.version}`,
-    );
+    this.#o.log.info(loggerOf(database), database, 'Upgrading database', {
+      uid: bdb.uid,
+      from: bdb.databaseVersion,
+      to: target.version,
+    });
   }
 
   #activeActiveUpgradeSupported(operatorVersion: string | undefined): boolean {
@@ -186,4 +182,9 @@ function bdbOf(index: BdbIndex, database: KubeObject, activeActive: boolean): Re
   return (
     byUid ?? index.byName.get(`${activeActive}/${database.metadata.namespace}/${database.metadata.name}`)
   );
+}
+
+/** The controller whose logger reports on this resource (REDB or REAADB). */
+function loggerOf(database: KubeObject): string {
+  return database.kind === ACTIVE_ACTIVE_KIND ? ACTIVE_ACTIVE_LOGGER : DATABASE_LOGGER;
 }
