@@ -101,6 +101,13 @@ export function appendHint<E extends CtlError>(error: E, line: string): E {
   return error;
 }
 
+/**
+ * A CtlError, or any Error carrying a known `exitCode` and a `hint`: the simulator's errors
+ * (src/sim/world/errors.ts) do, without importing this module (SIMULATOR.md "Independence").
+ */
 export function isCtlError(error: unknown): error is CtlError {
-  return error instanceof CtlError;
+  if (error instanceof CtlError) return true;
+  if (!(error instanceof Error) || !('hint' in error)) return false;
+  const exitCode = (error as { exitCode?: unknown }).exitCode;
+  return (Object.values(ExitCode) as unknown[]).includes(exitCode);
 }

@@ -108,6 +108,16 @@ export const REQUIRED_PERMISSIONS: readonly RequiredPermission[] = [
   },
   {
     group: '',
+    resource: 'pods',
+    subresource: 'log',
+    verbs: ['get'],
+    scope: 'namespace',
+    when: 'always',
+    step: 'monitor',
+    why: "read the operator's log, where it says why an upgrade is frozen",
+  },
+  {
+    group: '',
     resource: 'events',
     verbs: ['list', 'watch'],
     scope: 'namespace',

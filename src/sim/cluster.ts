@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { OperationError } from '../errors.js';
 import { type RunningArtifactsServer, startArtifactsServer } from './artifacts/server.js';
 import { AuditLog } from './audit.js';
 import { writeKubeconfig } from './kube/kubeconfig.js';
@@ -19,7 +18,7 @@ import { type RunningOperator, seedCluster, startOperator } from './operator/ind
 import { RestModel } from './rest/model.js';
 import { type RunningRestServer, startRestServer } from './rest/server.js';
 import { type Scenario, withFastTiming } from './scenario.js';
-import { clusterServiceNames } from '../api/connect.js';
+import { SimStartError } from './world/errors.js';
 import { createCertificateAuthority, createServerCertificate } from './tls.js';
 
 export interface SimulatedClusterOptions {
@@ -84,7 +83,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     // port-forward), besides 127.0.0.1 and localhost (CTL_API_URL).
     const certificate = await createServerCertificate(ca, {
       ipAddresses: ['127.0.0.1'],
-      dnsNames: ['localhost', ...clusterServiceNames(scenario.cluster.name, scenario.namespace)],
+      dnsNames: ['localhost', ...clusterServiceDnsNames(scenario.cluster.name, scenario.namespace)],
     });
     const rest = await listening('--api-port', options.apiPort, () =>
       startRestServer({
@@ -235,7 +234,7 @@ function dropWatchesPeriodically(kube: KubeServer, scenario: Scenario): () => Pr
 function apiUserOf(scenario: Scenario): { username: string; password: string } {
   const users = scenario.cluster.users;
   const user = users.find((u) => u.role === 'admin' && !u.passwordExpired) ?? users[0];
-  if (!user) throw new OperationError(`scenario ${scenario.name} has no management API user`);
+  if (!user) throw new SimStartError(`scenario ${scenario.name} has no management API user`);
   return user;
 }
 
@@ -256,7 +255,7 @@ async function listening<T>(flag: string, port: number | undefined, start: () =>
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
       const why = code === 'EADDRINUSE' ? 'is already in use' : 'may not be used by this user';
-      throw new OperationError(`port ${port ?? '(free)'} on 127.0.0.1 ${why}`, {
+      throw new SimStartError(`port ${port ?? '(free)'} on 127.0.0.1 ${why}`, {
         hint: `Choose another ${flag}, or leave it out to use a free port.`,
         cause: error,
       });
@@ -286,4 +285,13 @@ class ShutdownStack {
     })();
     return this.#unwound;
   }
+}
+
+/**
+ * The names a client may reach the cluster's management API Service by: the REC's Service is
+ * named after the cluster (DOCS `kubernetes/re-clusters/connect-to-admin-console.md`), so
+ * `<rec>.<ns>.svc`, its `cluster.local` form, and the bare name inside the namespace.
+ */
+function clusterServiceDnsNames(cluster: string, namespace: string): string[] {
+  return [`${cluster}.${namespace}.svc`, `${cluster}.${namespace}.svc.cluster.local`, cluster];
 }

@@ -6,7 +6,7 @@
  * tests prove the redis dialect agrees with them field by field.)
  */
 
-import { type Dialect, dialectFields, type FieldPath, toJsonPath } from '../release/dialect.js';
+import { type SimDialect as Dialect, simDialectFields, type FieldPath, toJsonPath } from './world/dialect.js';
 
 export const CRD_GROUP = 'app.redislabs.com';
 
@@ -162,7 +162,7 @@ const modulesListSchema = list(obj({ name: str(), version: str(), config: str() 
 const upgradeModulesSpec = obj({ upgradeModulesToLatest: bool() }, { required: ['upgradeModulesToLatest'] });
 
 function clusterDefinition(dialect: Dialect): object {
-  const fields = dialectFields(dialect);
+  const fields = simDialectFields(dialect);
   const spec: Record<string, Schema> = {
     nodes: int(),
     serviceAccountName: str(),
@@ -234,7 +234,7 @@ function clusterDefinition(dialect: Dialect): object {
 }
 
 function databaseDefinition(dialect: Dialect): object {
-  const fields = dialectFields(dialect);
+  const fields = simDialectFields(dialect);
   const spec: Record<string, Schema> = {
     redisEnterpriseCluster: obj({ name: str() }, { required: ['name'] }),
     memorySize: str(),
@@ -281,7 +281,7 @@ function databaseDefinition(dialect: Dialect): object {
 }
 
 function activeActiveDefinition(dialect: Dialect): object {
-  const fields = dialectFields(dialect);
+  const fields = simDialectFields(dialect);
   const spec: Record<string, Schema> = {
     globalConfigurations: obj(
       {

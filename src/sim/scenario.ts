@@ -1,14 +1,14 @@
 /**
  * Scenarios: what the simulated cluster looks like when it starts (SIMULATOR.md "Scenario
  * file"). Built-in ones live in `scenarios/<name>.yaml` at the package root; users pass a path
- * to their own. Every problem is a UsageError naming the file, the field and the reason.
+ * to their own. Every problem is a ScenarioError (exit 2) naming the file, the field and the reason.
  */
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { UsageError } from '../errors.js';
-import { packageRoot } from '../package-root.js';
+import { simPackageRoot } from './world/package-root.js';
+import { ScenarioError } from './world/errors.js';
 import { resolveScenario } from './scenario/expand.js';
 import { problemsFromIssues, scenarioError } from './scenario/report.js';
 import { type Scenario, scenarioFileSchema } from './scenario/schema.js';
@@ -25,7 +25,7 @@ export { DEFAULT_ADMIN } from './scenario/schema.js';
 
 /** `scenarios/` at the package root. */
 export function builtInScenarioDir(): string {
-  return path.join(packageRoot(), 'scenarios');
+  return path.join(simPackageRoot(), 'scenarios');
 }
 
 function builtInNames(): string[] {
@@ -49,7 +49,7 @@ export function loadScenario(nameOrFile: string): Scenario {
     return parseScenario(readFileSync(file, 'utf8'), `scenarios/${nameOrFile}.yaml`);
   }
   if (!looksLikePath(nameOrFile) && !existsSync(nameOrFile)) {
-    throw new UsageError(`unknown scenario "${nameOrFile}"`, {
+    throw new ScenarioError(`unknown scenario "${nameOrFile}"`, {
       hint: `Built-in scenarios: ${builtIns.join(', ')}. Or give the path to a scenario YAML file.`,
     });
   }
@@ -58,7 +58,7 @@ export function loadScenario(nameOrFile: string): Scenario {
     text = readFileSync(nameOrFile, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
-    throw new UsageError(`${nameOrFile}: cannot read the scenario file: ${reason}`, { cause: error });
+    throw new ScenarioError(`${nameOrFile}: cannot read the scenario file: ${reason}`, { cause: error });
   }
   return parseScenario(text, nameOrFile);
 }
@@ -71,7 +71,7 @@ export function parseScenario(text: string, sourceName: string): Scenario {
   if (syntax) {
     const position = lines.linePos(syntax.pos[0]);
     const firstLine = syntax.message.split('\n')[0];
-    throw new UsageError(
+    throw new ScenarioError(
       `${sourceName}: line ${position.line}, column ${position.col}: YAML syntax error: ${firstLine}`,
       { hint: 'Fix the YAML syntax of the scenario file, then run again.' },
     );
@@ -81,7 +81,7 @@ export function parseScenario(text: string, sourceName: string): Scenario {
     raw = doc.toJS();
   } catch (error) {
     // The yaml library refuses alias bombs ("billion laughs") here, after a clean parse.
-    throw new UsageError(`${sourceName}: cannot read the scenario: ${(error as Error).message}`, {
+    throw new ScenarioError(`${sourceName}: cannot read the scenario: ${(error as Error).message}`, {
       hint: 'Write the scenario without deeply repeated YAML aliases, then run again.',
       cause: error,
     });

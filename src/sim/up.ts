@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Io } from '../io/io.js';
 import { startSimulatedCluster } from './cluster.js';
 import { listScenarios, loadScenario } from './scenario.js';
 
@@ -12,8 +11,23 @@ export interface SimUpOptions {
   fast: boolean;
 }
 
+/**
+ * What `ctl sim up` and `ctl sim scenarios` print through: ctl's Io has these members, and the
+ * simulator needs nothing else from it (so it imports nothing from ctl).
+ */
+export interface SimOutput {
+  /** `text` or `json` (`-o json`); any other format prints as text. */
+  readonly output: string;
+  /** A line for people, on stderr. */
+  info(message: string): void;
+  /** A line of the command's result, on stdout. */
+  data(text: string): void;
+  /** The command's result as JSON, on stdout. */
+  json(value: unknown): void;
+}
+
 export interface SimUpContext {
-  io: Io;
+  io: SimOutput;
   cwd: string;
   /** Resolves when the simulator should stop; default: the first SIGINT or SIGTERM. */
   until?: Promise<unknown>;
@@ -77,7 +91,7 @@ function firstStopSignal(): Promise<NodeJS.Signals> {
 }
 
 /** `ctl sim scenarios`: one line each (name, description), or a JSON array with -o json. */
-export function printScenarios(io: Io): void {
+export function printScenarios(io: SimOutput): void {
   const scenarios = listScenarios();
   if (io.output === 'json') {
     io.json(scenarios);

@@ -2,17 +2,18 @@
  * Step `monitor`: follow the cluster's rolling upgrade to its end (redis-facts.md §3 "Monitor":
  * `kubectl get rec` goes Upgrade -> Running, `kubectl rollout status sts/<rec>`).
  *
- * It watches four things at once, never polling: the cluster resource (state, versionTag), its
- * StatefulSet (replicas, updatedReplicas, readyReplicas, revisions, generation), the StatefulSet's
- * pods (controller-revision-hash against updateRevision), and the Events of the cluster resource.
- * Done when the state is Running at the target tag and the rollout is complete with the target
- * image. Fails on InvalidUpgrade (exit 1) with the operator's warnings and the fix; on no
- * progress for --stall-timeout or the overall --timeout (exit 6) with what it saw last.
+ * It watches three things at once: the cluster resource (state, versionTag), its StatefulSet
+ * (replicas, updatedReplicas, readyReplicas, revisions, generation) and the StatefulSet's pods
+ * (controller-revision-hash against updateRevision). Done when the state is Running at the
+ * target tag and the rollout is complete with the target image. Fails on InvalidUpgrade (exit 1)
+ * with the operator's warning and the fix; on no progress for --stall-timeout or the overall
+ * --timeout (exit 6) with what it saw last.
  *
- * A frozen upgrade (state Upgrade, Warning events about an unsupported module or an incompatible
- * database version, confirmed by the management API) stops the step with the exact commands that
- * lift it, or, with --remediate, is lifted by ctl itself (src/steps/remediate.ts), after which
- * the step goes on watching.
+ * A frozen upgrade (state Upgrade; the operator's log reports an error, or the rollout has not
+ * moved for a while; the management API shows a database below the minimum or a module in use
+ * without a rhel9 build: ./freeze.ts) stops the step with the exact commands that lift it, or,
+ * with --remediate, is lifted by ctl itself (./remediate.ts), after which the step goes on
+ * watching. The operator raises no documented Event for it (redis-facts.md §12).
  *
  * Resumable: every judgement is made from the live objects, so a second run on a cluster that is
  * already Running at the target completes at once, and remediation re-checks before each action.
@@ -25,14 +26,12 @@ import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { type CollectionEvent, formatDuration, listCollection, watchCollection } from '../kube/watch.js';
 import { readObject } from '../kube/write.js';
 import { kubectl, kubectlMergePatch, patchAt, curlApi } from '../planning/equivalent-commands.js';
-import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { UpgradeDeps, UpgradeStep } from './deps.js';
+import { diagnoseFreeze } from './freeze.js';
 import {
   type Blocker,
-  blockersFromApi,
-  blockersFromEvents,
   describeBlocker,
   frozenError,
-  isFreezeEvent,
   type KubeEvent,
   minimumDatabaseVersion,
   type Remediation,
@@ -48,8 +47,6 @@ import { formatRs } from '../planning/resolve.js';
 
 export const NODE_CONTAINER = 'redis-enterprise-node';
 const REVISION_LABEL = 'controller-revision-hash';
-/** Normal events after which earlier freeze warnings no longer apply. */
-const RESUME_REASONS = new Set(['UpgradeResumed', 'UpgradeStarted', 'UpgradeCompleted']);
 
 export function createMonitorStep(): UpgradeStep<'monitor'> {
   return { id: 'monitor', title: 'Wait for the rolling upgrade', plan: planMonitor, run: monitorUpgrade };
@@ -282,8 +279,13 @@ class UpgradeFollower {
   #podsSynced = false;
   /** `<revision>/<pod>` of the pods seen upgraded and ready (countUpgradedPods). */
   readonly #upgraded = new Set<string>();
-  readonly #events = new Map<string, KubeEvent>();
-  readonly #synced = new Set<'rec' | 'sts' | 'events'>();
+  readonly #synced = new Set<'rec' | 'sts'>();
+  /** When the step began (the operator's log is read from then on) and when the rollout last moved. */
+  readonly #startedAt: number;
+  #lastProgressAt: number;
+  #freezeTimer: NodeJS.Timeout | undefined;
+  /** Trouble reading the log or the API is said once, not on every look. */
+  readonly #warned = new Set<string>();
   #podSelector: string | undefined;
   #lastMessage: string | undefined;
   #stallTimer: NodeJS.Timeout | undefined;
@@ -300,6 +302,8 @@ class UpgradeFollower {
     this.#ctx = ctx;
     this.#target = target;
     this.#imageSpecPath = dialectFields(ctx.deps.snapshot.dialect).imageSpecPath;
+    this.#startedAt = ctx.deps.clock.now();
+    this.#lastProgressAt = this.#startedAt;
     const earlier = ctx.previous?.intent?.remediation;
     this.remediation = { actions: Array.isArray(earlier) ? [...(earlier as Record<string, unknown>[])] : [] };
   }
@@ -337,15 +341,10 @@ class UpgradeFollower {
           this.#startPodWatch();
         },
       );
-      this.#watch(
-        'events',
-        `/api/v1/namespaces/${this.#target.namespace}/events`,
-        `involvedObject.name=${this.#target.name}`,
-        undefined,
-        (event) => {
-          applyMany(this.#events, event);
-        },
-      );
+      // The operator's log and the management API have no watch: look every few seconds.
+      this.#freezeTimer = setInterval(() => {
+        if (str(getPath(this.#rec, ['status', 'state'])) === 'Upgrade') this.#checkFrozen();
+      }, freezePollMs(settings.stallTimeoutMs));
     });
   }
 
@@ -355,7 +354,7 @@ class UpgradeFollower {
   }
 
   #watch(
-    which: 'rec' | 'sts' | 'events' | 'pods',
+    which: 'rec' | 'sts' | 'pods',
     path: string,
     fieldSelector: string | undefined,
     labelSelector: string | undefined,
@@ -394,7 +393,7 @@ class UpgradeFollower {
   }
 
   #evaluate(): void {
-    if (this.#settled || this.#synced.size < 3) return;
+    if (this.#settled || this.#synced.size < 2) return;
     if (!this.#rec) {
       this.#fail(
         new OperationError(`the cluster resource ${this.#target.name} was deleted during the upgrade`, {
@@ -420,12 +419,12 @@ class UpgradeFollower {
       return;
     }
     this.#report(view.message);
-    if (view.state === 'Upgrade') this.#checkFrozen();
   }
 
   #report(message: string): void {
     if (message === this.#lastMessage) return;
     this.#lastMessage = message;
+    this.#lastProgressAt = this.#ctx.deps.clock.now();
     this.#touch();
     this.#ctx.progress(message);
   }
@@ -454,65 +453,71 @@ class UpgradeFollower {
     const { name, namespace } = this.#target;
     return (
       `Look at ${kubectl('get', 'rec', name, '-n', namespace)}, ${kubectl('rollout', 'status', `sts/${name}`, '-n', namespace)} ` +
-      `and ${kubectl('get', 'events', '-n', namespace, `--field-selector=involvedObject.name=${name}`)}; ` +
+      `and the operator's log: ${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', this.#ctx.deps.snapshot.operator?.namespace ?? namespace)}; ` +
       'once it moves again, run ctl again to resume (or pass a longer --stall-timeout/--timeout).'
     );
   }
 
-  /** Freeze warnings newer than the last event that says the upgrade (re)started or resumed. */
-  #activeFreezeEvents(): KubeEvent[] {
-    const events = [...this.#events.values()].sort((a, b) => order(a) - order(b));
-    let since = -Infinity;
-    for (const event of events) {
-      if (event.type === 'Normal' && RESUME_REASONS.has(event.reason ?? ''))
-        since = Math.max(since, order(event));
-    }
-    return events.filter((event) => isFreezeEvent(event) && order(event) > since);
-  }
-
+  /** Looks for a freeze (./freeze.ts); acts once per distinct set of blockers. */
   #checkFrozen(): void {
-    if (this.#busy) return;
-    const active = this.#activeFreezeEvents();
-    if (active.length === 0) return;
-    const key = active.map((e) => `${e.metadata?.uid ?? e.metadata?.name}:${e.count ?? 1}`).join(',');
-    if (key === this.#assessedKey) return;
-    this.#assessedKey = key;
+    if (this.#busy || this.#settled) return;
     this.#busy = true;
-    this.#frozenTask = this.#handleFrozen(active)
+    // Looking is not progress (the stall timer keeps running); remediation's steps are.
+    this.#frozenTask = this.#lookForFreeze()
       .catch((error: unknown) => this.#fail(error))
       .finally(() => {
         this.#busy = false;
-        this.#touch();
         this.#evaluate();
       });
   }
 
-  async #handleFrozen(active: KubeEvent[]): Promise<void> {
+  async #lookForFreeze(): Promise<void> {
     const ctx = this.#ctx;
-    const { api, settings, plan } = ctx.deps;
+    const { api, kube, snapshot, plan, clock, settings } = ctx.deps;
     const minimum = minimumDatabaseVersion(plan.target.operator);
-    const fromEvents = blockersFromEvents(active, minimum);
-    let blockers: Blocker[];
-    try {
-      const [bdbs, modules] = await Promise.all([api.listBdbs(), api.listModules()]);
-      blockers = blockersFromApi(bdbs, modules, minimum, fromEvents);
-    } catch (error) {
-      if (this.#settled) return;
-      ctx.warn(
-        `cannot read the management API (${(error as Error).message}): going by the operator's events`,
-      );
-      blockers = fromEvents;
-    }
-    if (this.#settled) return;
+    const now = clock.now();
+    const diagnosis = await diagnoseFreeze(
+      {
+        kube,
+        api,
+        snapshot,
+        warn: (message) => {
+          const kind = message.split(' (')[0] ?? message;
+          if (this.#warned.has(kind)) return;
+          this.#warned.add(kind);
+          ctx.warn(message);
+        },
+      },
+      {
+        clusterName: this.#target.name,
+        minimumDatabaseVersion: minimum,
+        sinceSeconds: (now - this.#startedAt) / 1000 + 1,
+        stalledMs: now - this.#lastProgressAt,
+        graceMs: freezeGraceMs(settings.stallTimeoutMs),
+      },
+    );
+    if (this.#settled || !diagnosis) return;
+    const { blockers, evidence } = diagnosis;
+    const key = blockers.length === 0 ? `none:${evidence.length}` : blockers.map(describeBlocker).join('; ');
+    if (key === this.#assessedKey) return;
+    this.#assessedKey = key;
     if (blockers.length === 0) {
       await syncRecordedDatabases(this.#innerContext(), this.#remediationContext(), this.remediation);
-      this.#report(
-        `${this.#lastMessage ?? 'cluster Upgrade'}; the operator reported a freeze, but the management API shows nothing left to fix`,
-      );
+      if (evidence.length > 0) {
+        ctx.warn(
+          `the operator's log reports: ${evidence.at(-1)}; the management API shows nothing left to fix, so ctl keeps watching`,
+        );
+      }
       return;
     }
+    await this.#handleFrozen(blockers, evidence);
+  }
+
+  async #handleFrozen(blockers: Blocker[], evidence: string[]): Promise<void> {
+    const ctx = this.#ctx;
+    const { settings } = ctx.deps;
     const context = this.#remediationContext();
-    if (!settings.remediate) throw frozenError(blockers, context, active);
+    if (!settings.remediate) throw frozenError(blockers, context, evidence);
     ctx.warn(
       `the cluster upgrade is frozen: ${blockers.map(describeBlocker).join('; ')}; remediating (--remediate)`,
     );
@@ -525,6 +530,7 @@ class UpgradeFollower {
     return {
       clusterName: this.#target.name,
       namespace: this.#target.namespace,
+      operatorNamespace: snapshot.operator?.namespace ?? this.#target.namespace,
       fields: dialectFields(snapshot.dialect),
       moduleFiles: settings.moduleFiles,
       databaseResources: snapshot.databases.map((db) => ({
@@ -570,7 +576,7 @@ class UpgradeFollower {
     )
       .then(
         (list) => list.items,
-        () => [...this.#events.values()],
+        () => [],
       )
       .then((events) => {
         this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect));
@@ -593,6 +599,7 @@ class UpgradeFollower {
     this.#settled = true;
     clearTimeout(this.#stallTimer);
     clearTimeout(this.#overallTimer);
+    clearInterval(this.#freezeTimer);
     this.#ctx.signal.removeEventListener('abort', this.#onAbort);
     this.#stop.abort();
     outcome();
@@ -631,6 +638,16 @@ function order(event: KubeEvent): number {
   const time =
     event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata?.creationTimestamp;
   return time ? new Date(time).getTime() : 0;
+}
+
+/** How often the operator's log and the management API are looked at while the state is Upgrade. */
+function freezePollMs(stallTimeoutMs: number): number {
+  return Math.min(5000, Math.max(250, Math.round(stallTimeoutMs / 10)));
+}
+
+/** Without a word in the log, a rollout still for this long makes ctl ask the management API. */
+function freezeGraceMs(stallTimeoutMs: number): number {
+  return Math.min(60_000, Math.max(1000, Math.round(stallTimeoutMs / 3)));
 }
 
 function abortReason(signal: AbortSignal): unknown {

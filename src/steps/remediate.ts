@@ -1,9 +1,9 @@
 /**
  * The frozen upgrade (redis-facts.md §3 "Troubleshooting a frozen upgrade"): from 7.8.2-6 on
  * the nodes run RHEL9 images, so a database below 7.2 or a module in use without a `rhel9/...`
- * build stops the rolling upgrade. The REC stays in state `Upgrade`, the operator raises Warning
- * events, and database reconciliation does not run, so the fix goes through the management API
- * by hand: `POST /v2/modules` with a RHEL9 build, `POST /v1/bdbs/<uid>/upgrade`, then the same
+ * build stops the rolling upgrade. The REC stays in state `Upgrade`, the operator says why only
+ * in its log (./freeze.ts reads it), and database reconciliation does not run, so the fix goes
+ * through the management API by hand: `POST /v2/modules` with a RHEL9 build, `POST /v1/bdbs/<uid>/upgrade`, then the same
  * version in the database resource.
  *
  * Without `--remediate` ctl stops and prints exactly those commands, filled in. With it, ctl makes
@@ -26,9 +26,6 @@ import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.
 import type { UpgradeDeps } from './deps.js';
 import type { StepContext } from '../run/step.js';
 
-/** Event reasons the operator uses for a frozen upgrade (and the simulator copies). */
-export const FREEZE_REASONS = ['UnsupportedModule', 'IncompatibleDatabaseVersion'] as const;
-
 export const DATABASE_KIND = 'RedisEnterpriseDatabase';
 
 export type Blocker =
@@ -49,7 +46,7 @@ export type Blocker =
       databases: { uid?: number | undefined; name: string }[];
     };
 
-/** A core/v1 Event, as far as ctl reads it. */
+/** A core/v1 Event, as far as ctl reads it (InvalidUpgrade's documented warning). */
 export interface KubeEvent {
   metadata?: { name?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string | Date };
   type?: string;
@@ -61,57 +58,25 @@ export interface KubeEvent {
   eventTime?: string | Date | null;
 }
 
-export function isFreezeEvent(event: KubeEvent): boolean {
-  if (event.type !== 'Warning') return false;
-  if ((FREEZE_REASONS as readonly string[]).includes(event.reason ?? '')) return true;
-  return /unsupported module|incompatible database|no rhel9 build/i.test(event.message ?? '');
-}
-
 /** The version a too-old database is upgraded to: the minimum the target requires. */
 export function minimumDatabaseVersion(targetOperator: string): string {
   return minimumDatabaseVersionFor(targetOperator) ?? MIN_DATABASE_FOR_RHEL9_TARGETS;
 }
 
-/** What the freeze events name, for when the management API cannot be read. */
-export function blockersFromEvents(events: KubeEvent[], targetVersion: string): Blocker[] {
-  const blockers: Blocker[] = [];
-  for (const event of events) {
-    const message = event.message ?? '';
-    const uid = Number(/\(uid (\d+)\)/.exec(message)?.[1]);
-    const name =
-      /database (\S+) \(uid/.exec(message)?.[1] ?? (Number.isInteger(uid) ? `uid ${uid}` : 'unknown');
-    if (event.reason === 'IncompatibleDatabaseVersion' && Number.isInteger(uid)) {
-      const version = /runs \S+ (\d+\.\d+)/.exec(message)?.[1];
-      blockers.push({ kind: 'database', uid, name, version, target: targetVersion });
-    } else if (event.reason === 'UnsupportedModule') {
-      const used = /uses module (\S+) (\d[\w.-]*)/.exec(message);
-      if (used?.[1]) {
-        blockers.push({
-          kind: 'module',
-          module: used[1],
-          version: used[2],
-          databases: [{ uid: Number.isInteger(uid) ? uid : undefined, name }],
-        });
-      }
-    }
-  }
-  return mergeBlockers(blockers);
-}
-
 /**
  * What blocks the upgrade according to the management API: databases below `targetVersion`,
  * and modules in use that have no `rhel9/...` build installed. A module whose platforms the API
- * does not list (the newest docs dropped the field) counts only when an event names it.
+ * does not list (the newest docs dropped the field) counts only when the operator's log names it.
  */
 export function blockersFromApi(
   bdbs: ApiBdb[],
   modules: ApiModule[],
   targetVersion: string,
-  eventBlockers: Blocker[] = [],
+  namedByLog: Blocker[] = [],
 ): Blocker[] {
   const minimum = databaseVersionOf(targetVersion);
-  const namedByEvents = new Set(
-    eventBlockers.filter((b) => b.kind === 'module').map((b) => moduleKey(b.module, b.version)),
+  const modulesNamedByLog = new Set(
+    namedByLog.filter((b) => b.kind === 'module').map((b) => moduleKey(b.module, b.version)),
   );
   const blockers: Blocker[] = [];
   for (const bdb of bdbs) {
@@ -137,7 +102,7 @@ export function blockersFromApi(
       if (
         !listsPlatforms &&
         installed.length > 0 &&
-        !namedByEvents.has(moduleKey(used.module_name, used.semantic_version))
+        !modulesNamedByLog.has(moduleKey(used.module_name, used.semantic_version))
       ) {
         continue;
       }
@@ -156,7 +121,7 @@ function moduleKey(name: string, version: string | undefined): string {
   return `${name}@${version ?? ''}`;
 }
 
-function mergeBlockers(blockers: Blocker[]): Blocker[] {
+export function mergeBlockers(blockers: Blocker[]): Blocker[] {
   const out: Blocker[] = [];
   for (const blocker of blockers) {
     if (blocker.kind === 'database') {
@@ -191,6 +156,8 @@ export function describeBlocker(blocker: Blocker): string {
 export interface RemediationContext {
   clusterName: string;
   namespace: string;
+  /** Where the operator's Deployment runs (its log is quoted in the advice). */
+  operatorNamespace: string;
   fields: DialectFields;
   moduleFiles: string[];
   /** The database resources that map to bdbs (by status.databaseUID, else by name). */
@@ -258,16 +225,17 @@ export function databaseResourceFor<T extends { name: string; uid?: string | und
 export function frozenError(
   blockers: Blocker[],
   context: RemediationContext,
-  events: KubeEvent[],
+  /** The operator's own error lines about the cluster (its log), newest last. */
+  evidence: string[],
 ): OperationError {
-  const warnings = events
-    .slice(-5)
-    .map((e) => `  ${e.reason ?? 'Warning'}: ${e.message ?? ''}`)
-    .join('\n');
+  const logLines =
+    evidence.length > 0
+      ? `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${line}`).join('\n')}\n`
+      : `the operator's log says nothing about it; the rollout has not moved and the management API shows the causes\n`;
   const needsFiles = blockers.some((b) => b.kind === 'module') && context.moduleFiles.length === 0;
   return new OperationError(
     `the cluster upgrade is frozen: ${blockers.map(describeBlocker).join('; ')}\n` +
-      `operator warnings:\n${warnings}\n` +
+      logLines +
       `fix it through the management API (database reconciliation does not run during the upgrade):\n` +
       remediationCommands(blockers, context)
         .map((line) => `  ${line}`)

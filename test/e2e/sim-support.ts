@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
-import { dialectFields } from '../../src/release/dialect.js';
+import { simDialectFields } from '../../src/sim/world/dialect.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import {
@@ -105,7 +105,7 @@ export async function startHarness(scenarioName: string, timing?: Scenario['timi
 
 /** The merge patch that sets the cluster image tag, in the scenario's dialect. */
 export function versionTagPatch(sim: SimHarness, versionTag: string): string {
-  const path = dialectFields(sim.cluster.scenario.dialect).imageSpecPath;
+  const path = simDialectFields(sim.cluster.scenario.dialect).imageSpecPath;
   let patch: unknown = { versionTag };
   for (const key of [...path].reverse()) patch = { [key]: patch };
   return JSON.stringify(patch);
@@ -129,6 +129,30 @@ export interface KubeEvent {
 export async function warningEvents(sim: SimHarness): Promise<KubeEvent[]> {
   const { stdout } = await sim.kubectl(['get', 'events', '-o', 'json']);
   return (JSON.parse(stdout) as { items: KubeEvent[] }).items.filter((event) => event.type === 'Warning');
+}
+
+/** One line of the operator's log (zap JSON), as `kubectl logs` prints it. */
+export interface OperatorLogLine {
+  level: string;
+  ts: number;
+  logger: string;
+  msg: string;
+  error?: string;
+  [field: string]: unknown;
+}
+
+/** `kubectl logs deploy/redis-enterprise-operator` (plus `args`), parsed line by line. */
+export async function operatorLog(sim: SimHarness, args: string[] = []): Promise<OperatorLogLine[]> {
+  const { stdout } = await sim.kubectl(['logs', 'deploy/redis-enterprise-operator', ...args]);
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as OperatorLogLine);
+}
+
+/** The operator log's error lines whose `error` matches `pattern`. */
+export async function operatorLogErrors(sim: SimHarness, pattern: RegExp): Promise<OperatorLogLine[]> {
+  return (await operatorLog(sim)).filter((line) => line.level === 'error' && pattern.test(line.error ?? ''));
 }
 
 /** `kubectl get rec` columns, in order (redis-facts.md §2, 7.8.6-2 and later). */

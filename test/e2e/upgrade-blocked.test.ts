@@ -112,6 +112,9 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
       const frozen = await sim.ctl(base);
       assertExit(frozen, 1, 'the frozen run');
       assert.match(frozen.stderr, /the cluster upgrade is frozen: module graph 2\.10\.12 has no rhel9 build/);
+      // The operator's own account, read from its log through the Kubernetes API (pods/log).
+      assert.match(frozen.stderr, /kubectl logs deploy\/redis-enterprise-operator -n redis/);
+      assert.match(frozen.stderr, /Upgrade Error: database social \(uid \d+\) uses module graph 2\.10\.12/);
       assert.match(frozen.stderr, /kubectl port-forward svc\/rec 9443:9443 -n redis/);
       assert.match(frozen.stderr, /-X POST -F module=@\S+ https:\/\/localhost:9443\/v2\/modules/);
       assert.match(frozen.stderr, /--remediate --module-file/);

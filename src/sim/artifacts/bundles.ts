@@ -5,7 +5,7 @@
  */
 
 import { stringify } from 'yaml';
-import type { Dialect } from '../../release/dialect.js';
+import type { SimDialect as Dialect } from '../world/dialect.js';
 import { crdsFor } from '../crds.js';
 import {
   admissionService,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
-import type { Dialect } from '../../release/dialect.js';
+import type { SimDialect as Dialect } from '../world/dialect.js';
 import { CHART_NAME, chartFiles } from './chart.js';
 import { packTgz } from './tgz.js';
 

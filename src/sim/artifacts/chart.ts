@@ -8,8 +8,8 @@
  */
 
 import { stringify } from 'yaml';
-import type { Dialect } from '../../release/dialect.js';
-import { webhookNameFor } from '../../release/catalog.js';
+import type { SimDialect as Dialect } from '../world/dialect.js';
+import { admissionWebhookName } from '../world/releases.js';
 import { crdsFor } from '../crds.js';
 import {
   admissionService,
@@ -79,13 +79,13 @@ const TEMPLATES: readonly Template[] = [
         caBundle: null,
         ...(values.admission.limitToNamespace ? { limitToNamespace: namespace } : {}),
       }),
-    sameFor: (version) => webhookNameFor(version),
+    sameFor: (version) => admissionWebhookName(version),
   },
 ];
 
 /** `redis-enterprise-admission-<namespace>` with `admission.limitToNamespace` (redis-facts.md §3). */
 export function chartWebhookName(version: string, values: ChartValues, namespace: string): string {
-  const base = webhookNameFor(version);
+  const base = admissionWebhookName(version);
   return values.admission.limitToNamespace ? `${base}-${namespace}` : base;
 }
 

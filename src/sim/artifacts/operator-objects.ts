@@ -4,7 +4,7 @@
  * install and a chart install deploy the same operator.
  */
 
-import { webhookEntryNameFor, webhookNameFor } from '../../release/catalog.js';
+import { admissionWebhookEntryName, admissionWebhookName } from '../world/releases.js';
 
 export type Platform = 'kubernetes' | 'openshift';
 
@@ -206,7 +206,7 @@ export interface WebhookOptions {
  * patch) owns it alone.
  */
 export function admissionWebhook(version: string, options: WebhookOptions = {}): KubeManifest {
-  const name = webhookNameFor(version);
+  const name = admissionWebhookName(version);
   const legacy = name === 'redb-admission';
   const clientConfig: KubeManifest = {
     service: {
@@ -219,7 +219,7 @@ export function admissionWebhook(version: string, options: WebhookOptions = {}):
   const caBundle = options.caBundle === undefined ? '' : options.caBundle;
   if (caBundle !== null) clientConfig.caBundle = caBundle;
   const webhook: KubeManifest = {
-    name: webhookEntryNameFor(version),
+    name: admissionWebhookEntryName(version),
     admissionReviewVersions: ['v1beta1'],
     clientConfig,
     failurePolicy: 'Fail',

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Dialect } from '../../release/dialect.js';
-import { knownOperatorVersions } from '../../release/catalog.js';
+import type { SimDialect as Dialect } from '../world/dialect.js';
+import { releasedOperatorVersions } from '../world/releases.js';
 import { bundleFile } from './bundles.js';
 import { ChartRepository, chartArchiveName } from './chart-repository.js';
 import { listenOnLoopback } from '../listen.js';
@@ -31,7 +31,7 @@ export interface RunningArtifactsServer {
  * HTTP on 127.0.0.1 (helm and curl accept it; nothing secret is served).
  */
 export async function startArtifactsServer(options: ArtifactsServerOptions): Promise<RunningArtifactsServer> {
-  const versions = options.versions ?? knownOperatorVersions();
+  const versions = options.versions ?? releasedOperatorVersions();
   const charts = new ChartRepository(versions, options.dialect);
   const server = createServer((req, res) => {
     serve(req, res, versions, charts, options.dialect).catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { servePodLog } from './pod-logs.js';
 import {
   decodeBody,
   defaultFieldManager,
@@ -146,9 +147,7 @@ export async function handleResource(
   const { namespace, name, subresource } = parsed;
 
   if (subresource === 'log') {
-    store.read(rt, namespace, name ?? '');
-    response.writeHead(200, { 'Content-Type': 'text/plain' });
-    response.end('');
+    servePodLog(store.podLogs, store.read(rt, namespace, name ?? ''), query, request, response);
     return;
   }
   if (subresource === 'portforward') throw badRequest('Upgrade request required');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PodLogBook } from './pod-logs.js';
 import { EventEmitter } from 'node:events';
 import { dropFieldsNoLongerApplied, fieldSetOf, upsertManagedFields } from './managed-fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch.js';
@@ -141,6 +142,8 @@ export function randomSuffix(length = 5): string {
  */
 export class KubeStore extends EventEmitter {
   readonly registry: ResourceRegistry;
+  /** What the pods' containers wrote (the `pods/log` subresource); a pod's lines go with it. */
+  readonly podLogs = new PodLogBook();
   #rv = 0;
   readonly #objects = new Map<string, Map<string, KubeObject>>();
   #history: ChangeEvent[] = [];
@@ -151,6 +154,14 @@ export class KubeStore extends EventEmitter {
     super();
     this.setMaxListeners(0);
     this.registry = registry;
+    this.on('change', (event: ChangeEvent) => {
+      if (event.type === 'DELETED' && event.object.kind === 'Pod') {
+        this.podLogs.forgetPod(
+          event.object.metadata.namespace ?? 'default',
+          event.object.metadata.name ?? '',
+        );
+      }
+    });
   }
 
   get resourceVersion(): string {

@@ -1,4 +1,4 @@
-import { type Dialect, dialectFields } from '../../release/dialect.js';
+import { type SimDialect as Dialect, simDialectFields } from '../world/dialect.js';
 import { templateHash } from '../kube/controllers/pods.js';
 import type { KubeObject } from '../kube/types.js';
 import type { Scenario, ScenarioDatabase } from '../scenario.js';
@@ -44,7 +44,7 @@ export function imageTag(image: string | undefined): string | undefined {
 }
 
 export function clusterResource(scenario: Scenario): KubeObject {
-  const fields = dialectFields(scenario.dialect);
+  const fields = simDialectFields(scenario.dialect);
   const { cluster } = scenario;
   const spec: Record<string, unknown> = { nodes: cluster.nodes };
   const imageSpec: Record<string, unknown> = {
@@ -190,7 +190,7 @@ export function databaseResource(
   clusterName: string,
   database: ScenarioDatabase,
 ): KubeObject {
-  const fields = dialectFields(dialect);
+  const fields = simDialectFields(dialect);
   const spec: Record<string, unknown> = {
     redisEnterpriseCluster: { name: clusterName },
     memorySize: database.memorySize ?? '100MB',
@@ -236,7 +236,7 @@ export function activeActiveResource(
   clusterName: string,
   database: ScenarioDatabase,
 ): KubeObject {
-  const fields = dialectFields(dialect);
+  const fields = simDialectFields(dialect);
   const globalConfigurations: Record<string, unknown> = {
     memorySize: database.memorySize ?? '100MB',
     shardCount: database.shardCount ?? 1,

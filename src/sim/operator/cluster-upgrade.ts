@@ -1,6 +1,6 @@
-import type { DialectFields } from '../../release/dialect.js';
-import { clusterTagFor } from '../../release/catalog.js';
-import { compareImageTags, parseImageTag } from '../../release/versions.js';
+import type { SimDialectFields } from '../world/dialect.js';
+import { defaultClusterTag } from '../world/releases.js';
+import { isNewerClusterTag } from '../world/versions.js';
 import { isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
 import type { RestModel } from '../rest/model.js';
@@ -16,6 +16,7 @@ import {
 } from './cluster-objects.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import type { EventRecorder } from './events.js';
+import { CLUSTER_LOGGER, type OperatorLog } from './operator-log.js';
 import { upgradeBlockers } from './freeze.js';
 import { asString, getPath, type KubeAccess, patchAt, statusOf } from './kube-access.js';
 import {
@@ -37,8 +38,10 @@ export interface ClusterUpgradeOptions {
   kube: KubeAccess;
   rest: RestModel;
   scenario: Scenario;
-  fields: DialectFields;
+  fields: SimDialectFields;
+  /** Kubernetes Events: only the one the docs show (InvalidUpgrade's warning). */
   events: EventRecorder;
+  log: OperatorLog;
   timers: Timers;
   /** Asks for another reconcile pass (after a timed step). */
   kick: () => void;
@@ -106,11 +109,7 @@ export class ClusterUpgrade {
     if (state === 'Upgrade') {
       if (specTag && specTag !== runningTag && this.#warnedGeneration !== generation) {
         this.#warnedGeneration = generation;
-        this.#o.events.warning(
-          rec,
-          'UpgradeNotStarted',
-          `Upgrade Applied but will not start since REC Status.State is '${state}' and not one of: 'Running', 'InvalidUpgrade'`,
-        );
+        this.#willNotStart(rec, state);
       }
       this.#advance(rec, statefulSet, operatorVersion);
       return view();
@@ -125,14 +124,20 @@ export class ClusterUpgrade {
         this.#start(rec, statefulSet, specTag, operatorVersion);
       } else if (this.#warnedGeneration !== generation) {
         this.#warnedGeneration = generation;
-        this.#o.events.warning(
-          rec,
-          'UpgradeNotStarted',
-          `Upgrade Applied but will not start since REC Status.State is '${state ?? ''}' and not one of: 'Running', 'InvalidUpgrade'`,
-        );
+        this.#willNotStart(rec, state ?? '');
       }
     }
     return view();
+  }
+
+  /** The real operator's words (RedisLabs/redis-enterprise-k8s-docs issue #89), in its log. */
+  #willNotStart(rec: KubeObject, state: string): void {
+    this.#o.log.error(
+      CLUSTER_LOGGER,
+      rec,
+      'Upgrade Error',
+      `Upgrade Applied but will not start since REC Status.State is '${state}' and not one of: 'Running', 'InvalidUpgrade'`,
+    );
   }
 
   // ---- starting ----------------------------------------------------------------------------
@@ -144,7 +149,7 @@ export class ClusterUpgrade {
     runningTag: string | undefined,
     operatorVersion: string | undefined,
   ): boolean {
-    const { fields, kube, scenario, events } = this.#o;
+    const { fields, kube, scenario, log } = this.#o;
     if (getPath(rec, fields.autoUpgradePath) !== true || !operatorVersion) {
       this.#autoUpgradePending = false;
       return false;
@@ -156,14 +161,13 @@ export class ClusterUpgrade {
     }
     this.#autoUpgradePending = false;
     if (state !== undefined && !UPGRADE_FROM_STATES.includes(state)) return false;
-    const target = clusterTagFor(operatorVersion, scenario.platform);
+    const target = defaultClusterTag(operatorVersion, scenario.platform);
     if (!target || !runningTag || !isNewerTag(target, runningTag)) return false;
     kube.patch(rec, patchAt([...fields.imageSpecPath, 'versionTag'], target));
-    events.normal(
-      rec,
-      'AutoUpgrade',
-      `Operator ${operatorVersion} is ready and autoUpgrade is on: upgrading the cluster from ${runningTag} to ${target}`,
-    );
+    log.info(CLUSTER_LOGGER, rec, 'Auto upgrade: updating the Redis Enterprise image', {
+      from: runningTag,
+      to: target,
+    });
     return true;
   }
 
@@ -177,17 +181,18 @@ export class ClusterUpgrade {
   }
 
   #markInvalidSpec(rec: KubeObject): void {
-    const { fields, kube, events } = this.#o;
+    const { fields, kube, events, log } = this.#o;
     this.#answeredGeneration = rec.metadata.generation;
     const auto = fields.autoUpgradePath.slice(1).join('.');
     const digest = [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
     kube.patchStatus(rec, { state: 'InvalidUpgrade', specStatus: 'Invalid' });
-    events.warning(
-      rec,
-      'InvalidUpgrade',
+    const message =
       `Invalid upgrade spec: ${auto} is true and ${digest} is set; automatic upgrades cannot use a digest. ` +
-        `Remove ${digest} or set ${auto} to false`,
-    );
+      `Remove ${digest} or set ${auto} to false`;
+    // The docs: the state becomes InvalidUpgrade "and a warning event is raised" (RED-188354,
+    // redis/docs PR #3473). Its reason is not documented; the state's name stands in for it.
+    events.warning(rec, 'InvalidUpgrade', message);
+    log.error(CLUSTER_LOGGER, rec, 'Upgrade Error', message);
   }
 
   #start(
@@ -196,17 +201,17 @@ export class ClusterUpgrade {
     target: string,
     operatorVersion: string | undefined,
   ): void {
-    const { kube, events, scenario, fields } = this.#o;
+    const { kube, log, scenario, fields } = this.#o;
     this.#answeredGeneration = rec.metadata.generation;
     const from = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
     const license = asString(getPath(statusOf(rec), ['licenseStatus', 'licenseState']));
     if (license !== undefined && license !== 'Valid') {
       kube.patchStatus(rec, { state: 'InvalidUpgrade' });
-      events.warning(
+      log.error(
+        CLUSTER_LOGGER,
         rec,
-        'InvalidLicense',
-        `Upgrade to ${target} failed: the cluster license is ${license}. Install a valid license ` +
-          `(the Secret named in spec.licenseSecretName), then apply the upgrade again`,
+        'Upgrade Error',
+        `Upgrade to ${target} failed: the cluster license is ${license}. Install a valid license, then apply the upgrade again`,
       );
       return;
     }
@@ -215,7 +220,7 @@ export class ClusterUpgrade {
       return;
     }
     kube.patchStatus(rec, { state: 'Upgrade', specStatus: 'Valid' });
-    events.normal(rec, 'UpgradeStarted', `Upgrading cluster ${rec.metadata.name} from ${from} to ${target}`);
+    log.info(CLUSTER_LOGGER, rec, 'Upgrading Redis Enterprise cluster', { from, to: target });
     const repository =
       asString(getPath(rec, [...fields.imageSpecPath, 'repository'])) ?? scenario.cluster.repository;
     const template = clone(templateOf(statefulSet)) as { spec?: { containers?: Record<string, unknown>[] } };
@@ -236,24 +241,24 @@ export class ClusterUpgrade {
   /** One step of the rolling upgrade, or the freeze, or the end. */
   #advance(rec: KubeObject, statefulSet: KubeObject, operatorVersion: string | undefined): void {
     if (this.#podStepRunning) return;
-    const { kube, rest, events } = this.#o;
+    const { kube, rest, log } = this.#o;
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
     const blockers = upgradeBlockers(rest, target, operatorVersion);
     if (blockers.length > 0) {
       const key = blockers.map((b) => b.message).join('\n');
       if (key !== this.#frozenKey) {
         this.#frozenKey = key;
-        for (const blocker of blockers) events.warning(rec, blocker.reason, blocker.message);
+        // No wording of these lines is on record; the docs only say the operator freezes the
+        // upgrade and to "check the operator logs for the source of the error".
+        for (const blocker of blockers) log.error(CLUSTER_LOGGER, rec, 'Upgrade Error', blocker.message);
       }
       return;
     }
     if (this.#frozenKey !== undefined) {
       this.#frozenKey = undefined;
-      events.normal(
-        rec,
-        'UpgradeResumed',
-        `Nothing blocks the upgrade to ${target} any more: resuming the rolling upgrade`,
-      );
+      log.info(CLUSTER_LOGGER, rec, 'Upgrade prerequisites met: continuing the rolling upgrade', {
+        to: target,
+      });
     }
     const revision = updateRevisionOf(statefulSet);
     const pods = podsByOrdinal(kube, statefulSet);
@@ -336,7 +341,7 @@ export class ClusterUpgrade {
   }
 
   #complete(rec: KubeObject, statefulSet: KubeObject, target: string): void {
-    const { kube, rest, events } = this.#o;
+    const { kube, rest, log } = this.#o;
     writeStatefulSetStatus(kube, statefulSet);
     rest.setServerVersion(serverVersionOf(target));
     kube.patchStatus(rec, {
@@ -344,13 +349,11 @@ export class ClusterUpgrade {
       specStatus: 'Valid',
       bundledDatabaseVersions: bundledDatabaseVersionsStatus(target),
     });
-    events.normal(rec, 'UpgradeCompleted', `Cluster ${rec.metadata.name} upgraded to ${target}`);
+    log.info(CLUSTER_LOGGER, rec, 'Upgrade completed', { version: target });
     this.#o.onUpgradeCompleted(target);
   }
 }
 
 function isNewerTag(candidate: string, current: string): boolean {
-  const a = parseImageTag(candidate);
-  const b = parseImageTag(current);
-  return a !== undefined && b !== undefined && compareImageTags(a, b) > 0;
+  return isNewerClusterTag(candidate, current);
 }

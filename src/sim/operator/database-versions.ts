@@ -1,5 +1,5 @@
-import { bundledDatabaseVersions } from '../../release/catalog.js';
-import { compareDatabaseVersions, databaseVersionOf, rsVersionOfTag } from '../../release/versions.js';
+import { bundledDatabaseVersions } from '../world/releases.js';
+import { databaseNumbers, isNewerDatabase } from '../world/versions.js';
 
 /**
  * Which database version a database resource asks for, and whether the cluster's upgrade
@@ -35,8 +35,7 @@ const bundledCache = new Map<string, readonly BundledDatabaseVersion[]>();
 function bundledFor(versionTag: string): readonly BundledDatabaseVersion[] {
   let entries = bundledCache.get(versionTag);
   if (!entries) {
-    const rs = rsVersionOfTag(versionTag);
-    const versions = rs ? (bundledDatabaseVersions(rs) ?? []) : [];
+    const versions = bundledDatabaseVersions(versionTag);
     entries = versions.map((version) => ({
       dbType: 'redis',
       version,
@@ -88,7 +87,7 @@ export function databaseTarget(input: DatabaseTargetInput): DatabaseTarget {
     const major = available.filter((entry) => entry.major).at(-1)?.version;
     return major && newer(major) ? { kind: 'upgrade', version: major } : { kind: 'none' };
   }
-  if (!databaseVersionOf(spec)) {
+  if (!databaseNumbers(spec)) {
     return {
       kind: 'refused',
       reason: 'InvalidVersion',
@@ -116,7 +115,5 @@ export function databaseTarget(input: DatabaseTargetInput): DatabaseTarget {
 
 /** True when `candidate` is a newer major.minor than `current` (unparsable: false). */
 export function isNewer(candidate: string, current: string): boolean {
-  const a = databaseVersionOf(candidate);
-  const b = databaseVersionOf(current);
-  return a !== undefined && b !== undefined && compareDatabaseVersions(a, b) > 0;
+  return isNewerDatabase(candidate, current);
 }

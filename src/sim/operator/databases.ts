@@ -1,19 +1,18 @@
-import type { DialectFields } from '../../release/dialect.js';
-import { supportsActiveActiveUpgrade } from '../../release/catalog.js';
-import { parseOperatorVersion } from '../../release/versions.js';
+import type { SimDialectFields } from '../world/dialect.js';
+import { upgradesActiveActiveThroughReaadb } from '../world/releases.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
 import type { KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
 import { ACTIVE_ACTIVE_KIND, DATABASE_API_VERSION, DATABASE_KIND } from './cluster-objects.js';
 import { databaseTarget } from './database-versions.js';
-import type { EventRecorder } from './events.js';
+import { ACTIVE_ACTIVE_LOGGER, DATABASE_LOGGER, type OperatorLog } from './operator-log.js';
 import { asString, getPath, type KubeAccess, statusOf } from './kube-access.js';
 
 export interface DatabasesOptions {
   kube: KubeAccess;
   rest: RestModel;
-  fields: DialectFields;
-  events: EventRecorder;
+  fields: SimDialectFields;
+  log: OperatorLog;
   /** The operator's own namespace, always watched. */
   namespace: string;
 }
@@ -136,11 +135,7 @@ export class DatabaseReconciler {
       const mark = `${generation}/${target.reason}`;
       if (this.#refusals.get(key) !== mark) {
         this.#refusals.set(key, mark);
-        this.#o.events.warning(
-          database,
-          target.reason,
-          `Database ${database.metadata.name}: ${target.message}`,
-        );
+        this.#o.log.error(loggerOf(database), database, 'Reconcile Error', target.message);
       }
       return;
     }
@@ -156,17 +151,15 @@ export class DatabaseReconciler {
       lastActionUid: action.action_uid,
       lastActionStatus: 'pending',
     });
-    this.#o.events.normal(
-      database,
-      'UpgradeStarted',
-      `Upgrading database ${database.metadata.name} (uid ${bdb.uid}) from ${bdb.databaseVersion} to ${target.version}`,
-    );
+    this.#o.log.info(loggerOf(database), database, 'Upgrading database', {
+      uid: bdb.uid,
+      from: bdb.databaseVersion,
+      to: target.version,
+    });
   }
 
   #activeActiveUpgradeSupported(operatorVersion: string | undefined): boolean {
-    return operatorVersion !== undefined && parseOperatorVersion(operatorVersion) !== undefined
-      ? supportsActiveActiveUpgrade(operatorVersion)
-      : false;
+    return operatorVersion !== undefined && upgradesActiveActiveThroughReaadb(operatorVersion);
   }
 
   /** Writes only what differs, so a pass over 1,000 quiet databases writes nothing. */
@@ -189,4 +182,9 @@ function bdbOf(index: BdbIndex, database: KubeObject, activeActive: boolean): Re
   return (
     byUid ?? index.byName.get(`${activeActive}/${database.metadata.namespace}/${database.metadata.name}`)
   );
+}
+
+/** The controller whose logger reports on this resource (REDB or REAADB). */
+function loggerOf(database: KubeObject): string {
+  return database.kind === ACTIVE_ACTIVE_KIND ? ACTIVE_ACTIVE_LOGGER : DATABASE_LOGGER;
 }

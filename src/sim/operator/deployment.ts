@@ -1,4 +1,4 @@
-import { formatOperatorVersion, operatorVersionFromImage } from '../../release/versions.js';
+import { operatorVersionOfImage } from '../world/versions.js';
 import { OPERATOR_NAME } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
 import type { DeploymentController } from '../kube/controllers/deployment.js';
@@ -35,8 +35,7 @@ export function operatorImageOf(deployment: KubeObject): string | undefined {
 
 export function operatorVersionOf(deployment: KubeObject): string | undefined {
   const image = operatorImageOf(deployment);
-  const parsed = image ? operatorVersionFromImage(image) : undefined;
-  return parsed ? formatOperatorVersion(parsed) : undefined;
+  return image ? operatorVersionOfImage(image) : undefined;
 }
 
 function desiredReplicas(deployment: KubeObject): number {

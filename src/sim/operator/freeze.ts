@@ -1,11 +1,6 @@
-import {
-  MIN_DATABASE_FOR_RHEL9_TARGETS,
-  RHEL9_TARGETS_FROM,
-  requiresRhel9Modules,
-} from '../../release/catalog.js';
-import { compareReleases, parseOperatorVersion, rsVersionOfTag } from '../../release/versions.js';
+import { clusterTagRunsRhel9, databaseTooOldForRhel9, MIN_DATABASE_ON_RHEL9 } from '../world/releases.js';
+import { operatorAtLeast } from '../world/versions.js';
 import type { RestModel } from '../rest/model.js';
-import { isNewer } from './database-versions.js';
 
 /**
  * What freezes a cluster upgrade (redis-facts.md §3 "Troubleshooting a frozen upgrade"): from
@@ -18,16 +13,10 @@ export interface UpgradeBlocker {
   message: string;
 }
 
-/** RS release of the first RHEL9 cluster images (those of operator 7.8.2-6). */
-const RHEL9_RS: readonly [number, number, number] = [7, 8, 2];
-
 /** True when an upgrade to `targetTag` under `operatorVersion` runs RHEL9 images. */
 export function targetNeedsRhel9(targetTag: string, operatorVersion: string | undefined): boolean {
-  const rs = rsVersionOfTag(targetTag);
-  if (rs && compareReleases(rs, RHEL9_RS) >= 0) return true;
-  return operatorVersion !== undefined && parseOperatorVersion(operatorVersion) !== undefined
-    ? requiresRhel9Modules(operatorVersion)
-    : false;
+  if (clusterTagRunsRhel9(targetTag)) return true;
+  return operatorVersion !== undefined && operatorAtLeast(operatorVersion, '7.8.2-6');
 }
 
 export function upgradeBlockers(
@@ -38,14 +27,14 @@ export function upgradeBlockers(
   if (!targetNeedsRhel9(targetTag, operatorVersion)) return [];
   const blockers: UpgradeBlocker[] = [];
   for (const bdb of rest.bdbs) {
-    if (isNewer(MIN_DATABASE_FOR_RHEL9_TARGETS, bdb.databaseVersion)) {
+    if (databaseTooOldForRhel9(bdb.databaseVersion)) {
       blockers.push({
         reason: 'IncompatibleDatabaseVersion',
         message:
-          `database ${bdb.name} (uid ${bdb.uid}) runs Redis ${bdb.databaseVersion}, below ${MIN_DATABASE_FOR_RHEL9_TARGETS} ` +
-          `which cluster version ${targetTag} (operator ${RHEL9_TARGETS_FROM} and later) requires: the upgrade cannot ` +
+          `database ${bdb.name} (uid ${bdb.uid}) runs Redis ${bdb.databaseVersion}, below ${MIN_DATABASE_ON_RHEL9} ` +
+          `which cluster version ${targetTag} (operator 7.8.2-6 and later) requires: the upgrade cannot ` +
           `continue until the database is upgraded (POST /v1/bdbs/${bdb.uid}/upgrade with a version of at least ` +
-          `${MIN_DATABASE_FOR_RHEL9_TARGETS})`,
+          `${MIN_DATABASE_ON_RHEL9})`,
       });
     }
     for (const used of bdb.module_list) {

@@ -1,4 +1,4 @@
-import { dialectFields } from '../../release/dialect.js';
+import { simDialectFields } from '../world/dialect.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
 import type { ChangeEvent, KubeStore } from '../kube/store.js';
@@ -13,10 +13,12 @@ import { DatabaseReconciler } from './databases.js';
 import { isOperatorDeployment, OperatorDeployment } from './deployment.js';
 import { EventRecorder, type EventSink } from './events.js';
 import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
+import { CLUSTER_LOGGER, OPERATOR_LOGGER, OperatorLog, type OperatorLogEntry } from './operator-log.js';
 import { completeRestActions } from './rest-actions.js';
 
 export type { OperatorClock } from './clock.js';
 export type { EventSink, OperatorEvent } from './events.js';
+export type { OperatorLogEntry } from './operator-log.js';
 export type { KubeHandle } from './kube-access.js';
 export { type SeedOptions, seedCluster } from './seed.js';
 
@@ -34,6 +36,8 @@ export interface StartOperatorOptions {
 }
 
 export interface RunningOperator {
+  /** Every line the operator has logged (also in its pod's log), oldest first. */
+  readonly logEntries: readonly OperatorLogEntry[];
   stop(): Promise<void>;
 }
 
@@ -46,7 +50,7 @@ export interface RunningOperator {
 export function startOperator(options: StartOperatorOptions): RunningOperator {
   const operator = new SimulatedOperator(options);
   operator.start();
-  return { stop: () => operator.stop() };
+  return { logEntries: operator.logEntries, stop: () => operator.stop() };
 }
 
 class SimulatedOperator {
@@ -56,6 +60,7 @@ class SimulatedOperator {
   readonly #kube: KubeAccess;
   readonly #timers: Timers;
   readonly #events: EventRecorder;
+  readonly #log: OperatorLog;
   readonly #deployment: OperatorDeployment;
   readonly #cluster: ClusterUpgrade;
   readonly #databases: DatabaseReconciler;
@@ -89,8 +94,9 @@ class SimulatedOperator {
         ));
     this.#timers = new Timers(clock, onError);
     this.#events = new EventRecorder(this.#kube, clock, options.events);
+    this.#log = new OperatorLog(this.#kube, options.scenario.namespace, clock);
     this.#version = options.scenario.operator.version;
-    const fields = dialectFields(options.scenario.dialect);
+    const fields = simDialectFields(options.scenario.dialect);
     this.#deployment = new OperatorDeployment({
       kube: this.#kube,
       namespace: options.scenario.namespace,
@@ -104,6 +110,7 @@ class SimulatedOperator {
       scenario: this.#scenario,
       fields,
       events: this.#events,
+      log: this.#log,
       timers: this.#timers,
       kick: () => this.kick(),
       onUpgradeCompleted: () => {
@@ -115,9 +122,13 @@ class SimulatedOperator {
       kube: this.#kube,
       rest: this.#rest,
       fields,
-      events: this.#events,
+      log: this.#log,
       namespace: options.scenario.namespace,
     });
+  }
+
+  get logEntries(): readonly OperatorLogEntry[] {
+    return this.#log.entries;
   }
 
   start(): void {
@@ -221,6 +232,8 @@ class SimulatedOperator {
   #started(template: string, version: string | undefined): void {
     this.#startedTemplate = template;
     this.#ensureAdmissionTls();
+    // Every start of the real operator logs its version first (logger `cmd`).
+    this.#log.info(OPERATOR_LOGGER, undefined, 'Operator Version', { version: version ?? 'unknown' });
     if (version === undefined || version === this.#version) return;
     const previous = this.#version;
     this.#version = version;
@@ -235,11 +248,14 @@ class SimulatedOperator {
       this.#scenario.cluster.name,
     );
     if (rec) {
-      this.#events.normal(
+      this.#log.info(
+        CLUSTER_LOGGER,
         rec,
-        'OperatorUpgraded',
-        `Operator ${version} is running (was ${previous ?? 'unknown'}): ` +
-          'databases are managed again once the cluster upgrade completes',
+        'Operator upgraded: cluster and databases wait for the cluster upgrade',
+        {
+          operatorVersion: version,
+          previousOperatorVersion: previous ?? 'unknown',
+        },
       );
     }
   }

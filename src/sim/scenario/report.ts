@@ -1,11 +1,11 @@
 /**
- * Turns schema issues and cross-field problems into one UsageError whose every line reads
+ * Turns schema issues and cross-field problems into one ScenarioError whose every line reads
  * `<file>: <field>: <reason> (line N)`, so a user can go straight to the spot.
  */
 
 import type { Document, LineCounter } from 'yaml';
 import type * as z from 'zod';
-import { UsageError } from '../../errors.js';
+import { ScenarioError } from '../world/errors.js';
 import type { FieldPath, Problem } from './expand.js';
 
 /** `['databases', 0, 'modules', 1, 'name']` -> `databases[0].modules[1].name`. */
@@ -91,12 +91,12 @@ export function scenarioError(
   sourceName: string,
   problems: Problem[],
   source?: { doc: Document; lines: LineCounter },
-): UsageError {
+): ScenarioError {
   const messages = problems.map((problem) => {
     const line = source ? lineOf(source.doc, source.lines, problem.path) : undefined;
     return `${sourceName}: ${formatFieldPath(problem.path)}: ${problem.message}${line ? ` (line ${line})` : ''}`;
   });
-  return new UsageError(messages.join('\n'), {
+  return new ScenarioError(messages.join('\n'), {
     hint: 'Fix the scenario file (see `ctl sim scenarios` for working examples), then run again.',
   });
 }

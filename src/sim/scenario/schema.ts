@@ -6,7 +6,7 @@
  */
 
 import * as z from 'zod';
-import { DIALECTS } from '../../release/dialect.js';
+import { SIM_DIALECTS } from '../world/dialect.js';
 
 // DNS-1123 label: namespaces, REC and REDB names all become parts of Service and Pod names.
 const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -132,7 +132,7 @@ export const scenarioFileSchema = z.strictObject({
     .string()
     .min(1)
     .refine((text) => !text.includes('\n'), 'expected one line'),
-  dialect: z.enum(DIALECTS).default('engine'),
+  dialect: z.enum(SIM_DIALECTS).default('engine'),
   platform: z.enum(['kubernetes', 'openshift']).default('kubernetes'),
   namespace: kubeName().default('redis'),
   kubernetesVersion: z

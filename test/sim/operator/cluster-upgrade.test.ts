@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterTagFor, latestOperatorVersion } from '../../../src/release/catalog.js';
+import { defaultClusterTag, releasedOperatorVersions } from '../../../src/sim/world/releases.js';
 import {
+  logErrors,
+  logInfos,
   REC,
   recState,
   setClusterTag,
@@ -13,7 +15,7 @@ import {
 } from './harness.js';
 
 const TARGET_OPERATOR = '7.8.2-6';
-const TARGET_TAG = clusterTagFor(TARGET_OPERATOR) ?? '';
+const TARGET_TAG = defaultClusterTag(TARGET_OPERATOR, 'kubernetes') ?? '';
 
 function operatorReady(sim: Awaited<ReturnType<typeof startSim>>, version: string): boolean {
   const deployment = sim.get('apps/v1', 'Deployment', 'redis-enterprise-operator');
@@ -97,38 +99,39 @@ test('happy upgrade: operator, then the cluster, pods replaced in reverse ordina
     assert.ok(
       (statusOf(rec).bundledDatabaseVersions as { version: string }[]).some((v) => v.version === '7.4'),
     );
-    assert.ok(sim.events.some((event) => event.reason === 'UpgradeCompleted'));
-    assert.deepEqual(warnings(sim), []);
+    assert.equal(logInfos(sim, /^Upgrade completed$/).length, 1);
+    assert.deepEqual(logErrors(sim), []);
+    // The operator says what it does in its log, not through Events of its own invention.
+    assert.deepEqual(sim.events, []);
+    assert.deepEqual(sim.list('v1', 'Event', sim.scenario.namespace), []);
     assert.deepEqual(sim.errors, []);
   } finally {
     await sim.close();
   }
 });
 
-test('events are Kubernetes Events on the REC as well as sink entries', async () => {
+test("the operator's log lines are zap JSON in its pod's log, with the controller's logger", async () => {
   const sim = await startSim('happy-path');
   try {
     setClusterTag(sim, '7.4.6-102');
-    await waitFor('the upgrade to complete', () =>
-      sim.events.some((event) => event.reason === 'UpgradeCompleted'),
+    await waitFor('the upgrade to complete', () => logInfos(sim, /^Upgrade completed$/).length > 0);
+    const pod = sim
+      .list('v1', 'Pod', sim.scenario.namespace)
+      .find((p) => p.metadata.labels?.name === 'redis-enterprise-operator');
+    assert.ok(pod, 'the operator pod');
+    const lines = sim.store.podLogs
+      .read(sim.scenario.namespace, pod.metadata.name ?? '', 'redis-enterprise-operator')
+      .map((line) => JSON.parse(line.text) as Record<string, unknown>);
+    const completed = lines.find((line) => line.msg === 'Upgrade completed');
+    assert.equal(completed?.logger, 'controller_redisenterprisecluster');
+    assert.equal(completed?.level, 'info');
+    assert.equal(completed?.['Request.Namespace'], 'redis');
+    assert.equal(completed?.['Request.Name'], 'rec');
+    assert.equal(typeof completed?.ts, 'number');
+    assert.deepEqual(
+      sim.store.podLogs.read(sim.scenario.namespace, pod.metadata.name ?? '', 'admission'),
+      [],
     );
-    const events = sim.list('v1', 'Event', sim.scenario.namespace);
-    const completed = events.find((event) => event.reason === 'UpgradeCompleted');
-    assert.ok(completed);
-    const involved = completed.involvedObject as Record<string, unknown>;
-    assert.equal(involved.kind, 'RedisEnterpriseCluster');
-    assert.equal(involved.name, 'rec');
-    assert.equal(involved.uid, sim.get(...REC, 'rec')?.metadata.uid);
-    assert.equal(completed.type, 'Normal');
-    assert.equal(completed.count, 1);
-    assert.ok(typeof completed.firstTimestamp === 'string' && typeof completed.lastTimestamp === 'string');
-    const sink = sim.events.find((event) => event.reason === 'UpgradeCompleted');
-    assert.deepEqual(sink?.involvedObject, {
-      kind: 'RedisEnterpriseCluster',
-      namespace: 'redis',
-      name: 'rec',
-    });
-    assert.equal(sink?.message, completed.message);
   } finally {
     await sim.close();
   }
@@ -145,27 +148,27 @@ test('a second upgrade is refused while the state is Upgrade', async () => {
     setClusterTag(sim, '7.4.6-77');
     await waitFor('the upgrade to start', () => recState(sim) === 'Upgrade');
     setClusterTag(sim, '7.4.6-102');
-    const [warning] = await waitFor('the refusal', () => {
-      const found = warnings(sim, 'UpgradeNotStarted');
+    const [line] = await waitFor('the refusal in the operator log', () => {
+      const found = logErrors(sim, /will not start/);
       return found.length > 0 ? found : undefined;
     });
+    // The real operator's words (RedisLabs/redis-enterprise-k8s-docs issue #89).
+    assert.equal(line?.msg, 'Upgrade Error');
+    assert.equal(line?.logger, 'controller_redisenterprisecluster');
     assert.equal(
-      warning?.message,
+      line?.error,
       "Upgrade Applied but will not start since REC Status.State is 'Upgrade' and not one of: 'Running', 'InvalidUpgrade'",
     );
     assert.equal(recState(sim), 'Upgrade');
-    const events = sim
-      .list('v1', 'Event', sim.scenario.namespace)
-      .filter((e) => e.reason === 'UpgradeNotStarted');
-    assert.equal(events.length, 1);
-    assert.equal(events[0]?.type, 'Warning');
+    assert.equal(logErrors(sim, /will not start/).length, 1);
+    assert.deepEqual(sim.list('v1', 'Event', sim.scenario.namespace), []);
     assert.deepEqual(sim.errors, []);
   } finally {
     await sim.close();
   }
 });
 
-test('license-invalid: the upgrade fails with InvalidUpgrade and a Warning', async () => {
+test('license-invalid: the upgrade fails with InvalidUpgrade and an error in the operator log', async () => {
   const sim = await startSim('license-invalid');
   try {
     const license = sim.scenario.cluster.license;
@@ -173,8 +176,8 @@ test('license-invalid: the upgrade fails with InvalidUpgrade and a Warning', asy
     const before = statusOf(sim.get('apps/v1', 'StatefulSet', 'rec')).updateRevision;
     setClusterTag(sim, '7.4.6-102');
     await waitFor('InvalidUpgrade', () => recState(sim) === 'InvalidUpgrade');
-    const [warning] = warnings(sim, 'InvalidLicense');
-    assert.match(warning?.message ?? '', new RegExp(`license is ${license}`));
+    const [line] = logErrors(sim, /license/);
+    assert.match(String(line?.error), new RegExp(`license is ${license}`));
     // Nothing rolled.
     assert.equal(statusOf(sim.get('apps/v1', 'StatefulSet', 'rec')).updateRevision, before);
     assert.deepEqual(sim.errors, []);
@@ -190,8 +193,10 @@ test('invalid-upgrade: autoUpgrade with a digestHash answers the new operator wi
     await waitFor('InvalidUpgrade', () => recState(sim) === 'InvalidUpgrade');
     const rec = sim.get(...REC, 'rec');
     assert.equal(statusOf(rec).specStatus, 'Invalid');
+    // The docs: InvalidUpgrade "and a warning event is raised" (RED-188354).
     const [warning] = warnings(sim, 'InvalidUpgrade');
     assert.match(warning?.message ?? '', /digestHash/);
+    assert.equal(logErrors(sim, /digestHash/).length, 1);
     assert.match(warning?.message ?? '', /autoUpgradeEngineEnterprise/);
     assert.equal(
       ((rec?.spec ?? {}) as { engineEnterpriseImageSpec: { versionTag: string } }).engineEnterpriseImageSpec
@@ -230,7 +235,7 @@ test('auto-upgrade: the cluster follows a new operator by itself', async () => {
         sim.rest.nodes.every((n) => n.software_version === TARGET_TAG)
       );
     });
-    assert.ok(sim.events.some((event) => event.reason === 'AutoUpgrade'));
+    assert.equal(logInfos(sim, /^Auto upgrade/).length, 1);
     assert.deepEqual(warnings(sim), []);
     assert.deepEqual(sim.errors, []);
   } finally {
@@ -249,8 +254,8 @@ test('from RS 8.0.22 on, the cluster upgrade invalidates every issued token', as
     await waitFor('7.4.6-102', () => recState(sim) === 'Running' && sim.rest.serverVersion === '7.4.6-102');
     assert.ok('user' in sim.rest.checkToken(early), 'tokens survive an upgrade below 8.0.22');
 
-    const operator = latestOperatorVersion();
-    const target = clusterTagFor(operator) ?? '';
+    const operator = releasedOperatorVersions().at(-1) ?? '';
+    const target = defaultClusterTag(operator, 'kubernetes') ?? '';
     setOperatorImage(sim, operator);
     await waitFor('the new operator', () => operatorReady(sim, operator));
     const token = sim.rest.issueToken(admin, 3600);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REAADB, REC, REDB, settle, startSim, statusOf, waitFor, warnings } from './harness.js';
+import { logErrors, logInfos, REAADB, REC, REDB, settle, startSim, statusOf, waitFor } from './harness.js';
 
 test('a new engineVersion upgrades the database: active-change-pending, then active at the new version', async () => {
   const sim = await startSim('happy-path', {
@@ -33,7 +33,7 @@ test('a new engineVersion upgrades the database: active-change-pending, then act
     const status = statusOf(sim.get(...REDB, 'cache'));
     assert.equal(sim.rest.actions.get(String(status.lastActionUid))?.status, 'completed');
     assert.equal(status.lastActionStatus, 'completed');
-    assert.deepEqual(warnings(sim), []);
+    assert.deepEqual(logErrors(sim), []);
     assert.deepEqual(sim.errors, []);
   } finally {
     await sim.close();
@@ -50,22 +50,20 @@ test('a major upgrade policy refuses a minor version: Warning and specStatus Inv
   });
   try {
     sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.4' } });
-    const [warning] = await waitFor('the refusal', () => {
-      const found = warnings(sim, 'UpgradePolicyMajor');
+    const [line] = await waitFor('the refusal in the operator log', () => {
+      const found = logErrors(sim, /minor version/);
       return found.length > 0 ? found : undefined;
     });
-    assert.match(warning?.message ?? '', /7\.4 is a minor version/);
-    assert.deepEqual(warning?.involvedObject, {
-      kind: 'RedisEnterpriseDatabase',
-      namespace: 'redis',
-      name: 'cache',
-    });
+    assert.match(String(line?.error), /7\.4 is a minor version/);
+    assert.equal(line?.logger, 'controller_redisenterprisedatabase');
+    assert.equal(line?.['Request.Namespace'], 'redis');
+    assert.equal(line?.['Request.Name'], 'cache');
     await waitFor('specStatus Invalid', () => statusOf(sim.get(...REDB, 'cache')).specStatus === 'Invalid');
     assert.equal(statusOf(sim.get(...REDB, 'cache')).version, '7.2');
     assert.equal(sim.rest.bdbs.find((b) => b.name === 'cache')?.databaseVersion, '7.2');
     // Reported once per change, not on every pass.
     await settle();
-    assert.equal(warnings(sim, 'UpgradePolicyMajor').length, 1);
+    assert.equal(logErrors(sim, /minor version/).length, 1);
 
     // Back to a version the policy allows: valid again.
     sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.2' } });
@@ -80,11 +78,11 @@ test('a version the cluster does not offer is refused', async () => {
   const sim = await startSim('happy-path');
   try {
     sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.4' } });
-    const [warning] = await waitFor('the refusal', () => {
-      const found = warnings(sim, 'UnsupportedVersion');
+    const [line] = await waitFor('the refusal in the operator log', () => {
+      const found = logErrors(sim, /not available/);
       return found.length > 0 ? found : undefined;
     });
-    assert.match(warning?.message ?? '', /not available on cluster version 7\.4\.6-22/);
+    assert.match(String(line?.error), /not available on cluster version 7\.4\.6-22/);
   } finally {
     await sim.close();
   }
@@ -153,7 +151,7 @@ test('after an operator upgrade, databases wait for the cluster upgrade', async 
         },
       },
     });
-    await waitFor('the new operator', () => sim.events.some((event) => event.reason === 'OperatorUpgraded'));
+    await waitFor('the new operator', () => logInfos(sim, /^Operator upgraded/).length > 0);
     sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.4' } });
     await settle();
     assert.equal(sim.rest.bdbs.find((b) => b.name === 'cache')?.databaseVersion, '7.2', 'suspended');
@@ -173,11 +171,12 @@ test('Active-Active: an operator before 8.0.2-2 refuses the REAADB version chang
   });
   try {
     sim.mergePatch(...REAADB, 'geo', { spec: { globalConfigurations: { redisVersion: '7.4' } } });
-    const [warning] = await waitFor('the refusal', () => {
-      const found = warnings(sim, 'ActiveActiveUpgradeNotSupported');
+    const [line] = await waitFor('the refusal in the operator log', () => {
+      const found = logErrors(sim, /Active-Active/);
       return found.length > 0 ? found : undefined;
     });
-    assert.match(warning?.message ?? '', /8\.0\.2-2/);
+    assert.equal(line?.logger, 'controller_redisenterpriseactiveactivedatabase');
+    assert.match(String(line?.error), /8\.0\.2-2/);
     assert.equal(sim.rest.bdbs.find((b) => b.name === 'geo')?.databaseVersion, '7.2');
     await waitFor('specStatus Invalid', () => statusOf(sim.get(...REAADB, 'geo')).specStatus === 'Invalid');
   } finally {
@@ -198,7 +197,7 @@ test('Active-Active: from operator 8.0.2-2 on, the REAADB version upgrades the c
     sim.mergePatch(...REAADB, 'geo', { spec: { globalConfigurations: { redisVersion: '7.4' } } });
     await waitFor('geo at 7.4', () => sim.rest.bdbs.find((b) => b.name === 'geo')?.databaseVersion === '7.4');
     await waitFor('REAADB active', () => statusOf(sim.get(...REAADB, 'geo')).status === 'active');
-    assert.deepEqual(warnings(sim), []);
+    assert.deepEqual(logErrors(sim), []);
     assert.deepEqual(sim.errors, []);
   } finally {
     await sim.close();

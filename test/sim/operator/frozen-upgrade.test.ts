@@ -1,23 +1,36 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterTagFor } from '../../../src/release/catalog.js';
-import { REDB, recState, setClusterTag, settle, startSim, statusOf, waitFor, warnings } from './harness.js';
+import { defaultClusterTag } from '../../../src/sim/world/releases.js';
+import {
+  logErrors,
+  logInfos,
+  REDB,
+  recState,
+  setClusterTag,
+  settle,
+  startSim,
+  statusOf,
+  waitFor,
+} from './harness.js';
 
-const TARGET_TAG = clusterTagFor('7.8.2-6') ?? '';
+const TARGET_TAG = defaultClusterTag('7.8.2-6', 'kubernetes') ?? '';
 
 test('module-without-rhel9: the upgrade freezes until a rhel9 build is uploaded', async () => {
   const sim = await startSim('module-without-rhel9');
   try {
     const before = statusOf(sim.get('apps/v1', 'StatefulSet', 'rec'));
     setClusterTag(sim, TARGET_TAG);
-    const [warning] = await waitFor('the freeze warning', () => {
-      const found = warnings(sim, 'UnsupportedModule');
+    const [line] = await waitFor('the freeze in the operator log', () => {
+      const found = logErrors(sim, /uses module/);
       return found.length > 0 ? found : undefined;
     });
-    assert.match(warning?.message ?? '', /module graph 2\.10\.12/);
-    assert.match(warning?.message ?? '', /database social/);
-    assert.match(warning?.message ?? '', /POST \/v2\/modules/);
-    assert.equal(warnings(sim, 'UnsupportedModule').length, 1, 'search has a rhel9 build: only graph blocks');
+    assert.equal(line?.logger, 'controller_redisenterprisecluster');
+    assert.match(String(line?.error), /module graph 2\.10\.12/);
+    assert.match(String(line?.error), /database social/);
+    assert.match(String(line?.error), /POST \/v2\/modules/);
+    assert.equal(logErrors(sim, /uses module/).length, 1, 'search has a rhel9 build: only graph blocks');
+    // No Event of our invention says it.
+    assert.deepEqual(sim.events, []);
 
     // Frozen: state stays Upgrade, the rollout does not move, the databases are not reconciled.
     await settle();
@@ -40,7 +53,7 @@ test('module-without-rhel9: the upgrade freezes until a rhel9 build is uploaded'
     });
     await waitFor('the cluster to be Running', () => recState(sim) === 'Running');
     assert.equal(sim.rest.actions.get(action.action_uid)?.status, 'completed');
-    assert.ok(sim.events.some((event) => event.reason === 'UpgradeResumed'));
+    assert.equal(logInfos(sim, /continuing the rolling upgrade/).length, 1);
     assert.equal(statusOf(sim.get('apps/v1', 'StatefulSet', 'rec')).updatedReplicas, 3);
     // Database reconciliation resumes: the pending database change goes through.
     await waitFor('orders at 7.4', () => statusOf(sim.get(...REDB, 'orders')).version === '7.4');
@@ -54,10 +67,11 @@ test('old-database: the upgrade freezes until the database is upgraded through t
   const sim = await startSim('old-database');
   try {
     setClusterTag(sim, TARGET_TAG);
-    const [warning] = await waitFor('the freeze warning', () => {
-      const found = warnings(sim, 'IncompatibleDatabaseVersion');
+    const [line] = await waitFor('the freeze in the operator log', () => {
+      const found = logErrors(sim, /runs Redis/);
       return found.length > 0 ? found : undefined;
     });
+    const warning = { message: String(line?.error) };
     const legacy = sim.rest.bdbs.find((bdb) => bdb.name === 'legacy');
     assert.ok(legacy);
     assert.match(warning?.message ?? '', /database legacy/);

@@ -8,6 +8,7 @@ import { type ChangeEvent, KubeStore } from '../../../src/sim/kube/store.js';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
 import {
   type OperatorEvent,
+  type OperatorLogEntry,
   type RunningOperator,
   seedCluster,
   startOperator,
@@ -173,4 +174,21 @@ export function warnings(sim: SimCluster, reason?: string): OperatorEvent[] {
   return sim.events.filter(
     (event) => event.type === 'Warning' && (reason === undefined || event.reason === reason),
   );
+}
+
+/** The operator's log lines (what `kubectl logs deploy/redis-enterprise-operator` shows). */
+export function logLines(sim: SimCluster): readonly OperatorLogEntry[] {
+  return sim.operator.logEntries;
+}
+
+/** Error lines of the operator's log whose `error` matches `pattern` (all error lines without one). */
+export function logErrors(sim: SimCluster, pattern?: RegExp): OperatorLogEntry[] {
+  return logLines(sim).filter(
+    (line) => line.level === 'error' && (pattern === undefined || pattern.test(String(line.error))),
+  );
+}
+
+/** Info lines of the operator's log whose message matches `pattern`. */
+export function logInfos(sim: SimCluster, pattern: RegExp): OperatorLogEntry[] {
+  return logLines(sim).filter((line) => line.level === 'info' && pattern.test(line.msg));
 }

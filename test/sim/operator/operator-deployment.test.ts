@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
-import { recState, setOperatorImage, settle, startSim, statusOf, waitFor } from './harness.js';
+import { logInfos, recState, setOperatorImage, settle, startSim, statusOf, waitFor } from './harness.js';
 
 const NAME = 'redis-enterprise-operator';
 
@@ -54,9 +54,7 @@ for (const withoutControllers of [false, true]) {
         (c) => c.type === 'Progressing',
       );
       assert.equal(progressing?.reason, 'NewReplicaSetAvailable');
-      await waitFor('the upgrade event', () =>
-        sim.events.some((event) => event.reason === 'OperatorUpgraded'),
-      );
+      await waitFor('the upgrade in the operator log', () => logInfos(sim, /^Operator upgraded/).length > 0);
       assert.equal(recState(sim), 'Running');
       assert.deepEqual(sim.errors, []);
     } finally {
@@ -96,4 +94,5 @@ test('stop() ends all work: later changes get no answer', async () => {
   await settle();
   assert.equal(recState(sim), 'Running');
   assert.equal(sim.events.length, 0);
+  assert.deepEqual(logInfos(sim, /^Upgrading/), []);
 });

@@ -14,7 +14,7 @@ import {
 import { chartFiles, renderChart } from '../../../src/sim/artifacts/chart.js';
 import { type RunningArtifactsServer, startArtifactsServer } from '../../../src/sim/artifacts/server.js';
 import { packTgz } from '../../../src/sim/artifacts/tgz.js';
-import { knownOperatorVersions } from '../../../src/release/catalog.js';
+import { releasedOperatorVersions } from '../../../src/sim/world/releases.js';
 import { upstreamFile } from '../../helpers/tools.js';
 
 type Doc = { kind: string; metadata: { name: string }; [key: string]: unknown };
@@ -239,7 +239,7 @@ describe('artifacts: server', () => {
   test('by default every catalog version is served', async () => {
     const all = await startArtifactsServer({ dialect: 'redis' });
     try {
-      for (const version of [knownOperatorVersions()[0], knownOperatorVersions().at(-1)]) {
+      for (const version of [releasedOperatorVersions()[0], releasedOperatorVersions().at(-1)]) {
         assert.equal((await fetch(`${all.url}/bundles/${version}/bundle.yaml`)).status, 200, version);
       }
     } finally {

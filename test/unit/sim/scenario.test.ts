@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { UsageError } from '../../../src/errors.js';
+import { ScenarioError } from '../../../src/sim/world/errors.js';
 import {
   builtInScenarioDir,
   listScenarios,
@@ -42,11 +42,11 @@ const MINIMAL = [
   '',
 ].join('\n');
 
-function rejection(text: string, sourceName = 'scenarios/broken.yaml'): UsageError {
+function rejection(text: string, sourceName = 'scenarios/broken.yaml'): ScenarioError {
   try {
     parseScenario(text, sourceName);
   } catch (error) {
-    assert.ok(error instanceof UsageError, `a UsageError, got ${String(error)}`);
+    assert.ok(error instanceof ScenarioError, `a ScenarioError, got ${String(error)}`);
     assert.equal(error.exitCode, 2);
     return error;
   }
@@ -339,18 +339,18 @@ describe('loadScenario', () => {
     );
   });
 
-  it('refuses an unknown name and a missing file with a UsageError', () => {
+  it('refuses an unknown name and a missing file with a ScenarioError', () => {
     assert.throws(
       () => loadScenario('no-such-scenario'),
       (error: Error) =>
-        error instanceof UsageError &&
+        error instanceof ScenarioError &&
         /unknown scenario "no-such-scenario"/.test(error.message) &&
         /happy-path/.test(error.hint ?? ''),
     );
     const missing = path.join(dir, 'missing.yaml');
     assert.throws(
       () => loadScenario(missing),
-      (error: Error) => error instanceof UsageError && error.message.includes(missing),
+      (error: Error) => error instanceof ScenarioError && error.message.includes(missing),
     );
   });
 

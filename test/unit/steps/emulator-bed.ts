@@ -325,6 +325,61 @@ export function recEvent(
   };
 }
 
+/**
+ * A line in the operator's log, as the real operator writes it (zap JSON; logger
+ * controller_redisenterprisecluster): the operator Deployment and its running pod are created
+ * on first use, and the line is appended to the pod's log (what `kubectl logs` and
+ * `readNamespacedPodLog` read).
+ */
+export function operatorLogLine(
+  emulator: Emulator,
+  entry: { level: 'info' | 'error'; msg: string; error?: string; logger?: string },
+): void {
+  const name = 'redis-enterprise-operator';
+  const labels = { name };
+  if (!emulator.get('apps/v1', 'Deployment', name)) {
+    emulator.create('apps/v1', 'Deployment', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            containers: [
+              { name, image: 'redislabs/operator:7.8.2-6' },
+              { name: 'admission', image: 'x' },
+            ],
+          },
+        },
+      },
+    });
+    emulator.create('v1', 'Pod', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `${name}-abc12`, labels },
+      spec: {
+        containers: [
+          { name, image: 'redislabs/operator:7.8.2-6' },
+          { name: 'admission', image: 'x' },
+        ],
+      },
+    });
+    emulator.patch('v1', 'Pod', `${name}-abc12`, { status: { phase: 'Running' } }, true);
+  }
+  const line = {
+    level: entry.level,
+    ts: Date.now() / 1000,
+    logger: entry.logger ?? 'controller_redisenterprisecluster',
+    msg: entry.msg,
+    'Request.Namespace': emulator.namespace,
+    'Request.Name': 'rec',
+    ...(entry.error === undefined ? {} : { error: entry.error }),
+  };
+  emulator.server.store.podLogs.append(emulator.namespace, `${name}-abc12`, name, JSON.stringify(line));
+}
+
 /** Resolves once `predicate` holds (checked every 10 ms). */
 export function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   return new Promise((resolve, reject) => {

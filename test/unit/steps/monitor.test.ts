@@ -9,6 +9,7 @@ import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import {
   DB_API,
+  operatorLogLine,
   REC_API,
   recEvent,
   recObject,
@@ -233,7 +234,7 @@ describe('monitor step', () => {
   });
 
   /** db1 uses search 2.8.4 with only a rhel8 build; db2 runs 6.2: both freeze a 7.8.2 upgrade. */
-  async function frozen(settings: Parameters<typeof startStepBed>[0] = {}): Promise<StepBed> {
+  async function frozen(settings: Parameters<typeof startStepBed>[0] = {}, withLog = true): Promise<StepBed> {
     const b = await upgrading({
       ...settings,
       snapshot: (s) => {
@@ -267,25 +268,20 @@ describe('monitor step', () => {
       metadata: { name: 'db2' },
       spec: { redisVersion: '6.2' },
     });
-    e.create(
-      'v1',
-      'Event',
-      recEvent('Normal', 'UpgradeStarted', `Upgrading cluster rec from ${FROM} to ${TARGET}`),
-    );
-    e.create(
-      'v1',
-      'Event',
-      recEvent(
-        'Warning',
-        'UnsupportedModule',
+    if (!withLog) return b;
+    // The operator says it in its log; no wording is on record, so ctl decides from the API.
+    operatorLogLine(e, { level: 'info', msg: 'Upgrading Redis Enterprise cluster' });
+    operatorLogLine(e, {
+      level: 'error',
+      msg: 'Upgrade Error',
+      error:
         'database db1 (uid 1) uses module search 2.8.4, which has no rhel9 build (platforms: rhel8/x86_64)',
-      ),
-    );
-    e.create(
-      'v1',
-      'Event',
-      recEvent('Warning', 'IncompatibleDatabaseVersion', 'database db2 (uid 2) runs Redis 6.2, below 7.2'),
-    );
+    });
+    operatorLogLine(e, {
+      level: 'error',
+      msg: 'Upgrade Error',
+      error: 'database db2 (uid 2) runs Redis 6.2, below 7.2',
+    });
     return b;
   }
 
@@ -315,8 +311,28 @@ describe('monitor step', () => {
       error.message,
     );
     assert.match(error.hint ?? '', /--remediate --module-file/);
+    // The operator's own account, read from its log through the Kubernetes API.
+    assert.match(error.message, /kubectl logs deploy\/redis-enterprise-operator -n redis/);
+    assert.match(error.message, /Upgrade Error: database db2 \(uid 2\) runs Redis 6\.2/);
     assert.deepEqual(b.api.writes(), []);
     assert.deepEqual(b.kubeWrites(), []);
+  });
+
+  it('finds a freeze the log does not mention: the rollout stands still and the API shows the causes', async () => {
+    const b = await frozen({ settings: { stallTimeoutMs: 6000 } }, false);
+    const started = Date.now();
+    const error = await monitorStep.run(b.ctx()).then(
+      () => assert.fail('expected a failure'),
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof OperationError, String(error));
+    assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
+    assert.match(error.message, /the operator's log says nothing about it/);
+    // Not before the grace period (a third of --stall-timeout), well before the stall.
+    const waited = Date.now() - started;
+    assert.ok(waited >= 1900 && waited < 6000, `waited ${waited} ms`);
+    // No operator Deployment in this bed: the log could not be read, said once.
+    assert.equal(b.warnings().filter((w) => w.includes("cannot read the operator's log")).length, 1);
   });
 
   it('remediates a frozen upgrade with --remediate, once, and a second run does nothing', async () => {
@@ -334,11 +350,7 @@ describe('monitor step', () => {
           b.api.bdbs.every((db) => db.redis_version === '7.2') &&
           b.api.modules.some((m) => 'rhel9/x86_64' in (m.platforms ?? {}));
         if (!fixed) return;
-        b.emulator.create(
-          'v1',
-          'Event',
-          recEvent('Normal', 'UpgradeResumed', 'Nothing blocks the upgrade any more'),
-        );
+        operatorLogLine(b.emulator, { level: 'info', msg: 'Upgrade prerequisites met' });
         setTimeout(() => {
           b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
           b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
@@ -396,7 +408,6 @@ describe('monitor step', () => {
         b.progress().length > 0,
       'the first progress',
     );
-    b.emulator.create('v1', 'Event', recEvent('Normal', 'UpgradeResumed', 'resumed'));
     b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
     b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     const result = await running;

@@ -1,0 +1,88 @@
+/**
+ * The Redis Enterprise operator's log, read through the Kubernetes API (the `pods/log`
+ * subresource, client-node `CoreV1Api.readNamespacedPodLog`): what `kubectl logs
+ * deploy/redis-enterprise-operator` shows. The docs send users there when an upgrade freezes:
+ * "check the operator logs for the source of the error" (redis/docs
+ * `content/operate/kubernetes/upgrade/upgrade-redis-cluster.md`); the operator raises no
+ * documented Event for it.
+ *
+ * Lines are zap JSON from controller-runtime, e.g. (RedisLabs/redis-enterprise-k8s-docs #89):
+ * {"level":"error","ts":1573829086.31,"logger":"controller_redisenterprisecluster",
+ *  "msg":"Upgrade Error","Request.Namespace":"ns","Request.Name":"rec","error":"Upgrade Applied but will not start ..."}
+ * Lines that are not JSON are kept as text.
+ */
+
+import type { KubeClients } from './client.js';
+
+/** The container of the operator Deployment that runs the operator (K8S `operator.yaml`). */
+export const OPERATOR_CONTAINER = 'redis-enterprise-operator';
+
+export interface OperatorLogLine {
+  /** The line as written. */
+  text: string;
+  level?: string | undefined;
+  logger?: string | undefined;
+  msg?: string | undefined;
+  /** Of error lines: why. */
+  error?: string | undefined;
+  /** `Request.Name`: the resource being reconciled. */
+  requestName?: string | undefined;
+}
+
+export interface ReadOperatorLogOptions {
+  namespace: string;
+  deploymentName: string;
+  /** Only lines of the last this many seconds (the pods/log `sinceSeconds`). */
+  sinceSeconds?: number | undefined;
+}
+
+/**
+ * Every line the operator's pods wrote (within `sinceSeconds`), pod by pod. The pods are found
+ * through the Deployment's own selector, so a helm-installed operator with other labels works
+ * too. Throws what the API answers (403 without `get` on `pods/log`): the caller decides.
+ */
+export async function readOperatorLog(
+  kube: KubeClients,
+  options: ReadOperatorLogOptions,
+): Promise<OperatorLogLine[]> {
+  const { namespace, deploymentName } = options;
+  const deployment = await kube.apps.readNamespacedDeployment({ name: deploymentName, namespace });
+  const labels = deployment.spec?.selector?.matchLabels ?? {};
+  const labelSelector = Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  if (labelSelector === '') return [];
+  const pods = await kube.core.listNamespacedPod({ namespace, labelSelector });
+  const lines: OperatorLogLine[] = [];
+  for (const pod of pods.items) {
+    const name = pod.metadata?.name;
+    if (!name || pod.status?.phase === 'Pending') continue;
+    const containers = (pod.spec?.containers ?? []).map((c) => c.name);
+    const container = containers.includes(OPERATOR_CONTAINER) ? OPERATOR_CONTAINER : containers[0];
+    const since =
+      options.sinceSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.sinceSeconds));
+    const text = await kube.core.readNamespacedPodLog({ name, namespace, container, sinceSeconds: since });
+    for (const line of String(text ?? '').split('\n')) {
+      if (line.trim() !== '') lines.push(parseLogLine(line));
+    }
+  }
+  return lines;
+}
+
+export function parseLogLine(text: string): OperatorLogLine {
+  if (!text.startsWith('{')) return { text };
+  try {
+    const entry = JSON.parse(text) as Record<string, unknown>;
+    const field = (key: string) => (typeof entry[key] === 'string' ? (entry[key] as string) : undefined);
+    return {
+      text,
+      level: field('level'),
+      logger: field('logger'),
+      msg: field('msg'),
+      error: field('error'),
+      requestName: field('Request.Name'),
+    };
+  } catch {
+    return { text };
+  }
+}
