@@ -115,10 +115,12 @@ async function showEndState(
   const { readSnapshot } = await import('../planning/snapshot.js');
   const session = await openSession(common);
   try {
+    // Where the cluster ended, not whether an upgrade may start: no permission to review.
     const snapshot = await readSnapshot({
       kube: session.reads,
       context: session.context,
       namespace: session.namespace,
+      requiredPermissions: [],
     });
     const { io } = common;
     const cluster = snapshot.cluster;

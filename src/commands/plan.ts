@@ -21,7 +21,7 @@ export async function readAndPlan(
   stateStore?: StateStoreKind,
 ): Promise<PlanResult> {
   const { readSnapshot } = await import('../planning/snapshot.js');
-  const { planUpgrade } = await import('../steps/index.js');
+  const { planUpgrade, REQUIRED_PERMISSIONS } = await import('../steps/index.js');
   const snapshot = await readSnapshot({
     kube: session.reads,
     context: session.context,
@@ -29,6 +29,7 @@ export async function readAndPlan(
     clusterName: session.clusterName,
     management: session.management,
     stateStore,
+    requiredPermissions: REQUIRED_PERMISSIONS,
   });
   return { snapshot, plan: planUpgrade(snapshot, target) };
 }

@@ -20,6 +20,7 @@ import {
   describePermission,
   findReview,
   type PermissionCondition,
+  type RequiredPermission,
   requiredPermissionQueries,
 } from './permissions.js';
 import { type DatabaseTarget, formatRs, type ResolvedUpgrade, resolveUpgrade } from './resolve.js';
@@ -51,6 +52,8 @@ interface CheckInput {
   snapshot: Snapshot;
   target: Target;
   resolved: ResolvedUpgrade;
+  /** Every permission the steps need (src/steps/index.ts REQUIRED_PERMISSIONS). */
+  required: readonly RequiredPermission[];
 }
 
 type Outcome = Omit<CheckResult, 'id' | 'ignored'>;
@@ -64,9 +67,10 @@ const fail = (message: string, fix: string): Outcome => ({ status: 'fail', messa
 export function runChecks(
   snapshot: Snapshot,
   target: Target,
-  resolved = resolveUpgrade(snapshot, target),
+  options: { required: readonly RequiredPermission[]; resolved?: ResolvedUpgrade },
 ): CheckResult[] {
-  const input: CheckInput = { snapshot, target, resolved };
+  const resolved = options.resolved ?? resolveUpgrade(snapshot, target);
+  const input: CheckInput = { snapshot, target, resolved, required: options.required };
   return CHECK_IDS.map((id) => {
     const outcome = noClusterOutcome(id, snapshot) ?? CHECKS[id](input);
     if (outcome.status === 'fail' && target.ignoreChecks.includes(id)) {
@@ -640,8 +644,8 @@ export function permissionConditionsFor(
   return conditions;
 }
 
-function checkPermissions({ snapshot, resolved }: CheckInput): Outcome {
-  const queries = requiredPermissionQueries({
+function checkPermissions({ snapshot, resolved, required }: CheckInput): Outcome {
+  const queries = requiredPermissionQueries(required, {
     namespace: snapshot.namespace,
     watchedNamespaces: snapshot.watchedNamespaces,
     conditions: permissionConditionsFor(snapshot, resolved),

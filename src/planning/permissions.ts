@@ -1,7 +1,8 @@
 /**
- * Every Kubernetes permission an upgrade uses, as data: the snapshot reviews them (from
- * SelfSubjectRulesReview rules, else SelfSubjectAccessReview), the `permissions` check compares, and an RBAC manifest test can
- * compare a Role/ClusterRole against the same table.
+ * The Kubernetes permissions an upgrade uses, as data. Each step lists its own (src/steps/);
+ * src/steps/index.ts gathers them into REQUIRED_PERMISSIONS. The snapshot reviews them (from
+ * SelfSubjectRulesReview rules, else SelfSubjectAccessReview), the `permissions` check
+ * compares, and an RBAC manifest test can compare a Role/ClusterRole against the same table.
  */
 
 /** Where a permission is needed: cluster-wide, in the cluster's namespace, or in every watched namespace. */
@@ -36,333 +37,19 @@ export interface RequiredPermission {
   why: string;
 }
 
-const RE = 'app.redislabs.com';
-const READ = ['get', 'list', 'watch'] as const;
-const APPLY = ['get', 'create', 'patch'] as const;
+export const REDIS_API_GROUP = 'app.redislabs.com';
+export const READ_VERBS = ['get', 'list', 'watch'] as const;
+export const APPLY_VERBS = ['get', 'create', 'patch'] as const;
 
-export const REQUIRED_PERMISSIONS: readonly RequiredPermission[] = [
-  // ---- reads of the snapshot and the monitor, and the changes every upgrade makes
-  {
-    group: RE,
-    resource: 'redisenterpriseclusters',
-    verbs: [...READ, 'patch'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'cluster',
-    why: 'read the cluster resource and set its image tag',
-  },
-  {
-    group: RE,
-    resource: 'redisenterprisedatabases',
-    verbs: ['list', 'patch'],
-    scope: 'watched-namespaces',
-    when: 'always',
-    step: 'databases',
-    why: 'read the databases and set their version',
-  },
-  {
-    group: RE,
-    resource: 'redisenterpriseactiveactivedatabases',
-    verbs: ['list', 'patch'],
-    scope: 'watched-namespaces',
-    when: 'always',
-    step: 'databases',
-    why: 'read the Active-Active databases and set their version',
-  },
-  {
-    group: 'apps',
-    resource: 'deployments',
-    verbs: READ,
-    scope: 'namespace',
-    when: 'always',
-    step: 'operator',
-    why: 'read the operator Deployment and wait for its rollout',
-  },
-  {
-    group: 'apps',
-    resource: 'statefulsets',
-    verbs: READ,
-    scope: 'namespace',
-    when: 'always',
-    step: 'monitor',
-    why: 'follow the rolling upgrade of the cluster pods',
-  },
-  {
-    group: '',
-    resource: 'pods',
-    verbs: ['list', 'watch'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'monitor',
-    why: 'follow each cluster pod',
-  },
-  {
-    group: '',
-    resource: 'pods',
-    subresource: 'portforward',
-    verbs: ['create'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'preflight',
-    why: 'reach the management API on port 9443 from outside the cluster',
-  },
-  {
-    group: '',
-    resource: 'pods',
-    subresource: 'log',
-    verbs: ['get'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'monitor',
-    why: "read the operator's log, where it says why an upgrade is frozen",
-  },
-  {
-    group: '',
-    resource: 'events',
-    verbs: ['list', 'watch'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'monitor',
-    why: "report the operator's warnings during the upgrade",
-  },
-  {
-    group: '',
-    resource: 'configmaps',
-    verbs: ['get'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'preflight',
-    why: "read operator-environment-config (the operator's watched namespaces)",
-  },
-  {
-    group: '',
-    resource: 'secrets',
-    verbs: ['get'],
-    scope: 'namespace',
-    when: 'always',
-    step: 'preflight',
-    why: 'read the API credentials and admission-tls',
-  },
-  {
-    group: 'admissionregistration.k8s.io',
-    resource: 'validatingwebhookconfigurations',
-    verbs: ['list'],
-    scope: 'cluster',
-    when: 'always',
-    step: 'preflight',
-    why: 'find the admission webhook',
-  },
-  {
-    group: '',
-    resource: 'namespaces',
-    verbs: ['list'],
-    scope: 'cluster',
-    when: 'namespace-label',
-    step: 'preflight',
-    why: 'find the namespaces labelled for the operator',
-  },
+/** A permission as a step lists it (src/steps/<step>.ts); the step's id is added when they are gathered. */
+export type StepPermission = Omit<RequiredPermission, 'step'>;
 
-  // ---- operator upgrade from the bundle (kubectl apply -f bundle.yaml)
-  {
-    group: 'apps',
-    resource: 'deployments',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'bundle',
-    step: 'operator',
-    why: 'apply the operator Deployment of the bundle',
-  },
-  {
-    group: '',
-    resource: 'serviceaccounts',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'bundle',
-    step: 'operator',
-    why: 'apply the operator ServiceAccount of the bundle',
-  },
-  {
-    group: '',
-    resource: 'services',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'bundle',
-    step: 'operator',
-    why: 'apply the admission Service of the bundle',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'roles',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'bundle',
-    step: 'operator',
-    why: 'apply the operator Role of the bundle',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'rolebindings',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'bundle',
-    step: 'operator',
-    why: 'apply the operator RoleBinding of the bundle',
-  },
-  {
-    group: 'apiextensions.k8s.io',
-    resource: 'customresourcedefinitions',
-    verbs: APPLY,
-    scope: 'cluster',
-    when: 'bundle',
-    step: 'operator',
-    why: 'apply the CRDs of the bundle',
-  },
-
-  // ---- operator upgrade with helm (the chart's resources, and helm's release Secrets)
-  {
-    group: '',
-    resource: 'secrets',
-    verbs: ['list', 'create', 'update', 'patch', 'delete'],
-    scope: 'namespace',
-    when: 'helm',
-    step: 'operator',
-    why: "store the helm release (helm's storage driver)",
-  },
-  {
-    group: 'apps',
-    resource: 'deployments',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's operator Deployment",
-  },
-  {
-    group: '',
-    resource: 'serviceaccounts',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's ServiceAccount",
-  },
-  {
-    group: '',
-    resource: 'services',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's admission Service",
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'roles',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's Role",
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'rolebindings',
-    verbs: APPLY,
-    scope: 'namespace',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's RoleBinding",
-  },
-  {
-    group: 'apiextensions.k8s.io',
-    resource: 'customresourcedefinitions',
-    verbs: APPLY,
-    scope: 'cluster',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's CRDs",
-  },
-  {
-    group: 'admissionregistration.k8s.io',
-    resource: 'validatingwebhookconfigurations',
-    verbs: APPLY,
-    scope: 'cluster',
-    when: 'helm',
-    step: 'operator',
-    why: "upgrade the chart's admission webhook",
-  },
-
-  // ---- admission webhook reapplied after a bundle upgrade
-  {
-    group: 'admissionregistration.k8s.io',
-    resource: 'validatingwebhookconfigurations',
-    verbs: [...APPLY, 'delete'],
-    scope: 'cluster',
-    when: 'admission',
-    step: 'admission',
-    why: 'reapply the webhook, set its caBundle, delete the pre-6.4.2 one',
-  },
-
-  // ---- OpenShift: the SCC of privileged clusters
-  {
-    group: 'security.openshift.io',
-    resource: 'securitycontextconstraints',
-    verbs: [...APPLY, 'delete'],
-    scope: 'cluster',
-    when: 'openshift',
-    step: 'security-context',
-    why: 'remove or reapply redis-enterprise-scc-v2',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'rolebindings',
-    verbs: ['get', 'create', 'delete'],
-    scope: 'namespace',
-    when: 'openshift',
-    step: 'security-context',
-    why: 'bind or unbind the SCC for the cluster service account (oc adm policy)',
-  },
-
-  // ---- --state-store configmap: the state in a ConfigMap, the lock in a Lease (state-store-configmap.ts)
-  {
-    group: '',
-    resource: 'configmaps',
-    verbs: ['get', 'create', 'update'],
-    scope: 'namespace',
-    when: 'cluster-state',
-    step: 'preflight',
-    why: 'keep the run state in ConfigMap ctl-upgrade-state-<cluster> (--state-store configmap)',
-  },
-  {
-    group: 'coordination.k8s.io',
-    resource: 'leases',
-    verbs: ['get', 'create', 'update', 'delete'],
-    scope: 'namespace',
-    when: 'cluster-state',
-    step: 'preflight',
-    why: 'hold the upgrade lock as Lease ctl-upgrade-lock-<cluster> (--state-store configmap)',
-  },
-
-  // ---- databases in other namespaces: the operator's role there is reapplied on each upgrade
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'roles',
-    verbs: APPLY,
-    scope: 'watched-namespaces',
-    when: 'multi-namespace',
-    step: 'operator',
-    why: 'reapply redb-role in each managed namespace',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'rolebindings',
-    verbs: APPLY,
-    scope: 'watched-namespaces',
-    when: 'multi-namespace',
-    step: 'operator',
-    why: 'reapply the redb-role binding in each managed namespace',
-  },
-];
+/** Every permission the steps need, each tagged with its step: the table the plan reviews. */
+export function requiredPermissionsOf(
+  steps: readonly { id: string; permissions: readonly StepPermission[] }[],
+): RequiredPermission[] {
+  return steps.flatMap((step) => step.permissions.map((permission) => ({ ...permission, step: step.id })));
+}
 
 /** What decides which permissions apply. */
 export interface PermissionSituation {
@@ -386,10 +73,13 @@ export interface PermissionReview extends PermissionQuery {
 }
 
 /** The concrete questions for a situation, one per verb and namespace, without duplicates. */
-export function requiredPermissionQueries(situation: PermissionSituation): PermissionQuery[] {
+export function requiredPermissionQueries(
+  required: readonly RequiredPermission[],
+  situation: PermissionSituation,
+): PermissionQuery[] {
   const seen = new Set<string>();
   const queries: PermissionQuery[] = [];
-  for (const permission of REQUIRED_PERMISSIONS) {
+  for (const permission of required) {
     if (permission.when !== 'always' && !situation.conditions.has(permission.when)) continue;
     const namespaces =
       permission.scope === 'cluster'

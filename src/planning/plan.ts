@@ -10,6 +10,7 @@ import { siblingLocation } from '../kube/bundle.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type CheckResult, isBlocked, runChecks } from './checks.js';
+import { requiredPermissionsOf, type StepPermission } from './permissions.js';
 import {
   assertSelectedDatabasesExist,
   type Method,
@@ -98,7 +99,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
       hint: 'Pass --bundle <file|url> with the bundle of that release.',
     });
   }
-  const checks = runChecks(snapshot, target, resolved);
+  const checks = runChecks(snapshot, target, { resolved, required: requiredPermissionsOf(steps) });
   const planTarget: PlanTarget = {
     operator: target.operator,
     clusterVersion: resolved.clusterTag.target ?? null,
@@ -158,6 +159,8 @@ export type StepPlan = { skip: string } | { actions: PlanAction[] };
 export interface StepPlanner {
   readonly id: string;
   readonly title: string;
+  /** The Kubernetes permissions the step needs; the `permissions` check reviews them all. */
+  readonly permissions: readonly StepPermission[];
   plan(context: PlanContext, cluster: ClusterSnapshot): StepPlan;
 }
 

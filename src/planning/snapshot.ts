@@ -28,6 +28,7 @@ import {
   type PermissionCondition,
   type PermissionQuery,
   type PermissionReview,
+  type RequiredPermission,
   permissionKey,
   requiredPermissionQueries,
   rulesAllow,
@@ -280,6 +281,8 @@ export interface SnapshotDeps {
   management?: ManagementReader | ManagementReaderFactory | undefined;
   /** Where the run keeps its state: `configmap` adds the ConfigMap and Lease permissions to review. */
   stateStore?: StateStoreKind | undefined;
+  /** The permissions the steps need (src/steps/index.ts REQUIRED_PERMISSIONS): reviewed here. */
+  requiredPermissions: readonly RequiredPermission[];
 }
 
 /**
@@ -394,7 +397,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     reviewPermissions(
       kube,
       namespace,
-      requiredPermissionQueries({ namespace, watchedNamespaces, conditions }),
+      requiredPermissionQueries(deps.requiredPermissions, { namespace, watchedNamespaces, conditions }),
       errors,
     ),
   ]);

@@ -34,6 +34,19 @@ import {
   releaseFile,
 } from '../planning/plan.js';
 import { kubectl, kubectlApply, printManifest } from '../planning/equivalent-commands.js';
+import { APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: 'admissionregistration.k8s.io',
+    resource: 'validatingwebhookconfigurations',
+    verbs: [...APPLY_VERBS, 'delete'],
+    scope: 'cluster',
+    when: 'admission',
+    why: 'reapply the webhook, set its caBundle, delete the pre-6.4.2 one',
+  },
+];
 
 export interface AdmissionStepOptions {
   wait?: typeof waitForObject;
@@ -44,6 +57,7 @@ export function createAdmissionStep(options: AdmissionStepOptions = {}): Upgrade
   return {
     id: 'admission',
     title: 'Reapply the admission webhook',
+    permissions: PERMISSIONS,
     plan: planAdmission,
     run: (ctx) => reapplyWebhook(ctx, wait),
   };

@@ -24,6 +24,19 @@ import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
+import { REDIS_API_GROUP, READ_VERBS, type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: REDIS_API_GROUP,
+    resource: 'redisenterpriseclusters',
+    verbs: [...READ_VERBS, 'patch'],
+    scope: 'namespace',
+    when: 'always',
+    why: 'read the cluster resource and set its image tag',
+  },
+];
 
 export interface ClusterStepOptions {
   wait?: typeof waitForObject;
@@ -34,6 +47,7 @@ export function createClusterStep(options: ClusterStepOptions = {}): UpgradeStep
   return {
     id: 'cluster',
     title: 'Upgrade the cluster',
+    permissions: PERMISSIONS,
     plan: planCluster,
     run: (ctx) => upgradeCluster(ctx, wait),
   };

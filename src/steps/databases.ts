@@ -31,6 +31,27 @@ import type { StepContext, StepResult } from '../run/step.js';
 import { getPath, str } from '../json-read.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type DatabaseTarget } from '../planning/resolve.js';
+import { REDIS_API_GROUP, type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: REDIS_API_GROUP,
+    resource: 'redisenterprisedatabases',
+    verbs: ['list', 'patch'],
+    scope: 'watched-namespaces',
+    when: 'always',
+    why: 'read the databases and set their version',
+  },
+  {
+    group: REDIS_API_GROUP,
+    resource: 'redisenterpriseactiveactivedatabases',
+    verbs: ['list', 'patch'],
+    scope: 'watched-namespaces',
+    when: 'always',
+    why: 'read the Active-Active databases and set their version',
+  },
+];
 
 export const DATABASE_KIND = 'RedisEnterpriseDatabase';
 export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
@@ -44,6 +65,7 @@ export function createDatabasesStep(options: DatabasesStepOptions = {}): Upgrade
   return {
     id: 'databases',
     title: 'Upgrade the databases',
+    permissions: PERMISSIONS,
     plan: planDatabases,
     run: (ctx) => upgradeDatabases(ctx, wait),
   };

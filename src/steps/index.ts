@@ -1,5 +1,6 @@
 import type { Plan } from '../planning/plan.js';
 import { buildPlan } from '../planning/plan.js';
+import { type RequiredPermission, requiredPermissionsOf } from '../planning/permissions.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { Target } from '../planning/target.js';
 import { admissionStep } from './admission.js';
@@ -24,6 +25,9 @@ export const STEPS = [
 export type StepId = (typeof STEPS)[number]['id'];
 
 export const STEP_IDS: readonly StepId[] = STEPS.map((step) => step.id);
+
+/** Every Kubernetes permission the steps need, each tagged with its step. */
+export const REQUIRED_PERMISSIONS: readonly RequiredPermission[] = requiredPermissionsOf(STEPS);
 
 export function isStepId(value: string): value is StepId {
   return (STEP_IDS as readonly string[]).includes(value);

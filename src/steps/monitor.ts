@@ -44,12 +44,56 @@ import { getPath, num, str } from '../json-read.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { formatRs } from '../planning/resolve.js';
+import { READ_VERBS, type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: 'apps',
+    resource: 'statefulsets',
+    verbs: READ_VERBS,
+    scope: 'namespace',
+    when: 'always',
+    why: 'follow the rolling upgrade of the cluster pods',
+  },
+  {
+    group: '',
+    resource: 'pods',
+    verbs: ['list', 'watch'],
+    scope: 'namespace',
+    when: 'always',
+    why: 'follow each cluster pod',
+  },
+  {
+    group: '',
+    resource: 'pods',
+    subresource: 'log',
+    verbs: ['get'],
+    scope: 'namespace',
+    when: 'always',
+    why: "read the operator's log, where it says why an upgrade is frozen",
+  },
+  {
+    group: '',
+    resource: 'events',
+    verbs: ['list', 'watch'],
+    scope: 'namespace',
+    when: 'always',
+    why: "report the operator's warnings during the upgrade",
+  },
+];
 
 export const NODE_CONTAINER = 'redis-enterprise-node';
 const REVISION_LABEL = 'controller-revision-hash';
 
 export function createMonitorStep(): UpgradeStep<'monitor'> {
-  return { id: 'monitor', title: 'Wait for the rolling upgrade', plan: planMonitor, run: monitorUpgrade };
+  return {
+    id: 'monitor',
+    title: 'Wait for the rolling upgrade',
+    permissions: PERMISSIONS,
+    plan: planMonitor,
+    run: monitorUpgrade,
+  };
 }
 
 export const monitorStep = createMonitorStep();

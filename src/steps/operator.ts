@@ -54,6 +54,150 @@ import {
   operatorNamespace,
   releaseFile,
 } from '../planning/plan.js';
+import { READ_VERBS, APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: 'apps',
+    resource: 'deployments',
+    verbs: READ_VERBS,
+    scope: 'namespace',
+    when: 'always',
+    why: 'read the operator Deployment and wait for its rollout',
+  },
+
+  {
+    group: 'apps',
+    resource: 'deployments',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'bundle',
+    why: 'apply the operator Deployment of the bundle',
+  },
+  {
+    group: '',
+    resource: 'serviceaccounts',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'bundle',
+    why: 'apply the operator ServiceAccount of the bundle',
+  },
+  {
+    group: '',
+    resource: 'services',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'bundle',
+    why: 'apply the admission Service of the bundle',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'roles',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'bundle',
+    why: 'apply the operator Role of the bundle',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'rolebindings',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'bundle',
+    why: 'apply the operator RoleBinding of the bundle',
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    verbs: APPLY_VERBS,
+    scope: 'cluster',
+    when: 'bundle',
+    why: 'apply the CRDs of the bundle',
+  },
+
+  {
+    group: '',
+    resource: 'secrets',
+    verbs: ['list', 'create', 'update', 'patch', 'delete'],
+    scope: 'namespace',
+    when: 'helm',
+    why: "store the helm release (helm's storage driver)",
+  },
+  {
+    group: 'apps',
+    resource: 'deployments',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'helm',
+    why: "upgrade the chart's operator Deployment",
+  },
+  {
+    group: '',
+    resource: 'serviceaccounts',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'helm',
+    why: "upgrade the chart's ServiceAccount",
+  },
+  {
+    group: '',
+    resource: 'services',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'helm',
+    why: "upgrade the chart's admission Service",
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'roles',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'helm',
+    why: "upgrade the chart's Role",
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'rolebindings',
+    verbs: APPLY_VERBS,
+    scope: 'namespace',
+    when: 'helm',
+    why: "upgrade the chart's RoleBinding",
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    verbs: APPLY_VERBS,
+    scope: 'cluster',
+    when: 'helm',
+    why: "upgrade the chart's CRDs",
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    resource: 'validatingwebhookconfigurations',
+    verbs: APPLY_VERBS,
+    scope: 'cluster',
+    when: 'helm',
+    why: "upgrade the chart's admission webhook",
+  },
+
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'roles',
+    verbs: APPLY_VERBS,
+    scope: 'watched-namespaces',
+    when: 'multi-namespace',
+    why: 'reapply redb-role in each managed namespace',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'rolebindings',
+    verbs: APPLY_VERBS,
+    scope: 'watched-namespaces',
+    when: 'multi-namespace',
+    why: 'reapply the redb-role binding in each managed namespace',
+  },
+];
 
 export type WaitFor = typeof waitForObject;
 
@@ -67,6 +211,7 @@ export function createOperatorStep(options: OperatorStepOptions = {}): UpgradeSt
   return {
     id: 'operator',
     title: 'Upgrade the operator',
+    permissions: PERMISSIONS,
     plan: planOperator,
     run: (ctx) => upgradeOperator(ctx, wait),
   };

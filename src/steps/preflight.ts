@@ -22,6 +22,69 @@ import type { StepContext, StepResult } from '../run/step.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { kubectl, shellQuote } from '../planning/equivalent-commands.js';
+import { type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: '',
+    resource: 'pods',
+    subresource: 'portforward',
+    verbs: ['create'],
+    scope: 'namespace',
+    when: 'always',
+    why: 'reach the management API on port 9443 from outside the cluster',
+  },
+  {
+    group: '',
+    resource: 'configmaps',
+    verbs: ['get'],
+    scope: 'namespace',
+    when: 'always',
+    why: "read operator-environment-config (the operator's watched namespaces)",
+  },
+  {
+    group: '',
+    resource: 'secrets',
+    verbs: ['get'],
+    scope: 'namespace',
+    when: 'always',
+    why: 'read the API credentials and admission-tls',
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    resource: 'validatingwebhookconfigurations',
+    verbs: ['list'],
+    scope: 'cluster',
+    when: 'always',
+    why: 'find the admission webhook',
+  },
+  {
+    group: '',
+    resource: 'namespaces',
+    verbs: ['list'],
+    scope: 'cluster',
+    when: 'namespace-label',
+    why: 'find the namespaces labelled for the operator',
+  },
+
+  {
+    group: '',
+    resource: 'configmaps',
+    verbs: ['get', 'create', 'update'],
+    scope: 'namespace',
+    when: 'cluster-state',
+    why: 'keep the run state in ConfigMap ctl-upgrade-state-<cluster> (--state-store configmap)',
+  },
+  {
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['get', 'create', 'update', 'delete'],
+    scope: 'namespace',
+    when: 'cluster-state',
+    why: 'hold the upgrade lock as Lease ctl-upgrade-lock-<cluster> (--state-store configmap)',
+  },
+];
 
 export interface PreflightStepOptions {
   /** Where the backup of the cluster resource goes; default the run's state folder (settings.backupDir). */
@@ -32,6 +95,7 @@ export function createPreflightStep(options: PreflightStepOptions = {}): Upgrade
   return {
     id: 'preflight',
     title: 'Check the prerequisites',
+    permissions: PERMISSIONS,
     plan: planPreflight,
     run: (ctx) => preflight(ctx, options.backupDir ?? ctx.deps.settings.backupDir ?? process.cwd()),
   };

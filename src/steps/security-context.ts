@@ -25,11 +25,33 @@ import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import { type PlanContext, type StepPlan, action, releaseFile } from '../planning/plan.js';
 import { kubectlApply, shellQuote } from '../planning/equivalent-commands.js';
+import { APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
+
+/** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
+const PERMISSIONS: readonly StepPermission[] = [
+  {
+    group: 'security.openshift.io',
+    resource: 'securitycontextconstraints',
+    verbs: [...APPLY_VERBS, 'delete'],
+    scope: 'cluster',
+    when: 'openshift',
+    why: 'remove or reapply redis-enterprise-scc-v2',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'rolebindings',
+    verbs: ['get', 'create', 'delete'],
+    scope: 'namespace',
+    when: 'openshift',
+    why: 'bind or unbind the SCC for the cluster service account (oc adm policy)',
+  },
+];
 
 export function createSecurityContextStep(): UpgradeStep<'security-context'> {
   return {
     id: 'security-context',
     title: 'Update the OpenShift security context constraints',
+    permissions: PERMISSIONS,
     plan: planSecurityContext,
     run: updateSecurityContext,
   };

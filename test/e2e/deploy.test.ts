@@ -16,11 +16,11 @@ import {
   describePermission,
   type PermissionCondition,
   type PermissionQuery,
-  REQUIRED_PERMISSIONS,
   requiredPermissionQueries,
 } from '../../src/planning/permissions.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { kubectlPath, makeToolSandbox, repoRoot, runTool, type ToolSandbox } from '../helpers/tools.js';
+import { REQUIRED_PERMISSIONS } from '../../src/steps/index.js';
 
 interface Rule {
   apiGroups?: string[];
@@ -170,7 +170,7 @@ const SITUATIONS: {
 
 function deniedQueries(objects: Manifest[], situation: (typeof SITUATIONS)[number]): string[] {
   const authorizer = new Authorizer(objects);
-  const queries = requiredPermissionQueries({
+  const queries = requiredPermissionQueries(REQUIRED_PERMISSIONS, {
     namespace: SA.namespace,
     watchedNamespaces: [SA.namespace, ...situation.watched],
     conditions: new Set(situation.conditions),

@@ -22,7 +22,7 @@ import { createPreflightStep } from '../../src/steps/preflight.js';
 import { createSecurityContextStep } from '../../src/steps/security-context.js';
 import type { Step } from '../../src/run/step.js';
 import { clusterTagFor } from '../../src/release/catalog.js';
-import { planUpgrade } from '../../src/steps/index.js';
+import { planUpgrade, REQUIRED_PERMISSIONS } from '../../src/steps/index.js';
 import { resolveUpgrade } from '../../src/planning/resolve.js';
 import { runSteps } from '../../src/run/runner.js';
 import { type ManagementReader, readSnapshot } from '../../src/planning/snapshot.js';
@@ -75,6 +75,7 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
       kube: createClusterReads(kube),
       context: loaded.contextName,
       namespace,
+      requiredPermissions: REQUIRED_PERMISSIONS,
       management: connection.client() as unknown as ManagementReader,
     });
     const target = resolveTarget({ to, bundle: sim.env.CTL_BUNDLE, helmRepo: sim.env.CTL_HELM_REPO });

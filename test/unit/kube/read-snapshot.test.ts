@@ -12,7 +12,7 @@ import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { createClusterReads } from '../../../src/kube/reads.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../../src/sim/cluster.js';
 import { loadScenario, parseScenario } from '../../../src/sim/scenario.js';
-import { planUpgrade } from '../../../src/steps/index.js';
+import { planUpgrade, REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 import { type ManagementReaderFactory, readSnapshot, type Snapshot } from '../../../src/planning/snapshot.js';
 import { resolveTarget } from '../../../src/planning/target.js';
 
@@ -37,6 +37,7 @@ async function snapshotOf(sim: SimulatedCluster, options: { withApi?: boolean } 
     kube: createClusterReads(clients),
     context: loaded.contextName,
     namespace: loaded.namespace ?? 'default',
+    requiredPermissions: REQUIRED_PERMISSIONS,
     management,
   });
 }

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { AuthError } from '../../../src/errors.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../../../src/kube/reads.js';
 import { readSnapshot } from '../../../src/planning/snapshot.js';
+import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 
 class ApiException extends Error {
   constructor(
@@ -180,7 +181,7 @@ function fakeReads(w: World): { reads: ClusterReads; calls: string[] } {
   return { reads, calls };
 }
 
-const base = { context: 'test', namespace: 'redis' };
+const base = { context: 'test', namespace: 'redis', requiredPermissions: REQUIRED_PERMISSIONS };
 
 describe('readSnapshot (fake reads)', () => {
   it('maps the objects into the snapshot and hands the Secret credentials to the management reader', async () => {

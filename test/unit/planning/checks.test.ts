@@ -1,23 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CHECK_IDS, type CheckResult, isBlocked, runChecks } from '../../../src/planning/checks.js';
-import { REQUIRED_PERMISSIONS } from '../../../src/planning/permissions.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
+import { REQUIRED_PERMISSIONS, STEP_IDS } from '../../../src/steps/index.js';
 
 function result(
   mutate: (s: Snapshot) => void,
   id: string,
   flags: Parameters<typeof makeTarget>[0] = {},
 ): CheckResult {
-  const found = runChecks(makeSnapshot(mutate), makeTarget(flags)).find((c) => c.id === id);
+  const found = runChecks(makeSnapshot(mutate), makeTarget(flags), { required: REQUIRED_PERMISSIONS }).find(
+    (c) => c.id === id,
+  );
   assert.ok(found, id);
   return found;
 }
 
 describe('runChecks', () => {
   it('returns every check id of CLI.md, in order, each with a message', () => {
-    const checks = runChecks(makeSnapshot(), makeTarget());
+    const checks = runChecks(makeSnapshot(), makeTarget(), { required: REQUIRED_PERMISSIONS });
     assert.deepEqual(
       checks.map((c) => c.id),
       [...CHECK_IDS],
@@ -47,7 +49,7 @@ describe('runChecks', () => {
         },
       ];
     });
-    const checks = runChecks(broken, makeTarget());
+    const checks = runChecks(broken, makeTarget(), { required: REQUIRED_PERMISSIONS });
     const failing = checks.filter((c) => c.status === 'fail');
     assert.ok(failing.length >= 6, failing.map((c) => c.id).join(','));
     for (const check of failing) assert.ok(check.fix.length > 0, `${check.id} has a fix`);
@@ -277,5 +279,12 @@ describe('runChecks', () => {
     );
     assert.equal(clusterPatch?.scope, 'namespace');
     assert.ok(REQUIRED_PERMISSIONS.every((p) => p.verbs.length > 0 && p.why.length > 0));
+    // Gathered from the step modules, each row tagged with the step that lists it.
+    assert.equal(clusterPatch?.step, 'cluster');
+    assert.deepEqual(
+      [...new Set(REQUIRED_PERMISSIONS.map((p) => p.step))].sort(),
+      [...STEP_IDS].sort(),
+      'every step lists the permissions it needs',
+    );
   });
 });

@@ -8,6 +8,7 @@
 import { type PermissionCondition, requiredPermissionQueries } from '../../../src/planning/permissions.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { resolveTarget, type TargetFlags } from '../../../src/planning/target.js';
+import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 
 const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
 
@@ -140,7 +141,7 @@ export function grantEverything(snapshot: Snapshot): Snapshot['permissions'] {
     'multi-namespace',
     'namespace-label',
   ]);
-  return requiredPermissionQueries({
+  return requiredPermissionQueries(REQUIRED_PERMISSIONS, {
     namespace: snapshot.namespace,
     watchedNamespaces: snapshot.watchedNamespaces,
     conditions,

@@ -19,6 +19,7 @@ import {
   statefulSetObject,
   until,
 } from './emulator-bed.js';
+import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 
 const FROM = '7.4.6-22';
 const TARGET = '7.8.2-60';
@@ -504,6 +505,7 @@ describe('monitor step on the simulated cluster', () => {
         kube: createClusterReads(kube),
         context: 'sim',
         namespace,
+        requiredPermissions: REQUIRED_PERMISSIONS,
         management: api,
       });
       const target = makeTarget({ to: '7.8.2-6' });
