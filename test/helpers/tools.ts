@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 
@@ -149,9 +149,4 @@ export function makeToolSandbox(prefix = 'ctl-tools-'): ToolSandbox {
 export function assertRunnable(bin: string, args: string[] = ['version', '--client']): void {
   const result = spawnSync(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
   if (result.error) throw new Error(`${bin} does not run: ${result.error.message}`);
-}
-
-/** An upstream test-data file, loaded from ../shared at test time (never copied into the project). */
-export function upstreamFile(name: string): string {
-  return resolve(repoRoot, '../shared/reference/redis-enterprise-k8s', name);
 }
