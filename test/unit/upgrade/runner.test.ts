@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, InterruptedError, OperationError, TimeoutError } from '../../../src/errors.js';
@@ -9,6 +7,7 @@ import { createTestIo } from '../../../src/io/test-io.js';
 import type { Step, StepId } from '../../../src/steps/types.js';
 import { runSteps, selectSteps } from '../../../src/upgrade/runner.js';
 import { newState, StateFile } from '../../../src/upgrade/state.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const ids: StepId[] = ['preflight', 'operator', 'cluster'];
 
@@ -29,7 +28,7 @@ function recordingSteps(
 }
 
 async function setup() {
-  const file = new StateFile(join(await mkdtemp(join(tmpdir(), 'ctl-run-')), 'rec.json'));
+  const file = new StateFile(join(tempDir('ctl-run-'), 'rec.json'));
   const state = newState({ context: 'c', namespace: 'n', cluster: 'rec' }, { operator: '7.8.2-6' }, ids);
   const test = createTestIo({ output: 'json' });
   return { file, state, test, reporter: new JsonReporter(test.io, () => new Date(0)) };
