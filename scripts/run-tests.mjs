@@ -76,6 +76,16 @@ const child = spawn(
   { stdio: 'inherit', env },
 );
 
+// The whole run has a deadline too (CTL_TEST_RUN_TIMEOUT_MS, default 40 minutes): should a file
+// hang past every timeout above, the run still ends, failed, saying so.
+const runTimeoutMs = Number(process.env.CTL_TEST_RUN_TIMEOUT_MS ?? 40 * 60_000);
+const deadline = setTimeout(() => {
+  console.error(`run-tests: the run did not end within ${runTimeoutMs} ms: stopping it`);
+  signalled = 'timeout';
+  child.kill('SIGTERM');
+  setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+}, runTimeoutMs);
+
 let signalled;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
@@ -85,6 +95,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 child.on('close', (code, signal) => {
+  clearTimeout(deadline);
   const leftovers = existsSync(runTmp) ? readdirSync(runTmp) : [];
   rmSync(runTmp, { recursive: true, force: true });
   let status = code ?? (signal || signalled ? 130 : 1);

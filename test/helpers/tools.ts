@@ -106,13 +106,27 @@ export function runTool(bin: string, args: string[], options: RunToolOptions = {
       stderr += chunk;
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    let forced: NodeJS.Timeout | undefined;
+    // Past its time the tool is killed and the result names it; should a process it started hold
+    // its stdout or stderr open, the streams are dropped 5 s later so the wait still ends.
+    const timer = setTimeout(() => {
+      stderr += `\n[runTool] ${bin} ${args.join(' ')} did not end within ${timeoutMs} ms: killed\n`;
+      child.kill('SIGKILL');
+      forced = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolvePromise({ code: 137, stdout, stderr });
+      }, 5_000);
+    }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(forced);
       reject(error);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(forced);
       resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
   });
