@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
-# The ctl image: ctl and its production dependencies on a distroless Node.js 20, non-root, with
-# helm for operators installed by helm. About 300 MB, most of it Node.js and @kubernetes/client-node;
-# no shell, no package manager, no compiler.
+# The ctl image: ctl's bundle (its dependencies inlined; no node_modules) on a distroless
+# Node.js 20, non-root, with helm for operators installed by helm. No shell, no package manager,
+# no compiler.
 #
 #   docker build -t registry.example.com/ctl:0.1.0 .
 #   docker run --rm registry.example.com/ctl:0.1.0 --version
@@ -22,23 +22,16 @@ COPY src ./src
 COPY scripts/bundle.mjs ./scripts/
 RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
 
-# ---- production dependencies, exactly as the lock file says
-FROM node:${NODE_MAJOR}-slim AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-# --ignore-scripts: ctl's own `prepare` (a build) must not run here; no dependency needs a script.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-
 FROM alpine/helm:${HELM_VERSION} AS helm
 
 # ---- runtime
 FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
 WORKDIR /app
-# What the npm package holds (package.json "files"), and its production node_modules.
-COPY package.json README.md ./
+# What the npm package holds (package.json "files"): the bundle needs no node_modules.
+# dist/bundle/THIRD_PARTY_NOTICES.md carries the licences of the code inlined in the bundle.
+COPY package.json README.md LICENSE ./
 COPY bin ./bin
 COPY scenarios ./scenarios
-COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/bundle ./dist/bundle
 COPY --from=helm /usr/bin/helm /usr/local/bin/helm
 # Everything ctl and helm write goes under /tmp (an emptyDir when the root filesystem is read-only).

@@ -2,7 +2,7 @@
 // in a few ES module files under dist/bundle/. Loading hundreds of small files is most of a
 // command's start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the
 // lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk.
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -56,3 +56,41 @@ if (broken.length > 0) {
   console.error(`bundle: dynamic imports of CommonJS modules:\n  ${broken.join('\n  ')}`);
   process.exit(1);
 }
+
+// The bundle carries third-party code, so the package carries its licences: one notice per
+// package whose files went into the bundle (name, version, licence and the licence text it ships),
+// in dist/bundle/THIRD_PARTY_NOTICES.md, which the npm package and the image include.
+const packages = new Map();
+for (const file of Object.keys(result.metafile.inputs)) {
+  const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(file);
+  if (!match) continue;
+  const dir = path.join(root, match[1]);
+  if (packages.has(dir)) continue;
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const licenceFiles = readdirSync(dir)
+    .filter((name) => /^(licen[cs]e|copying|notice)([.-]|$)/i.test(name))
+    .sort();
+  packages.set(dir, {
+    name: manifest.name,
+    version: manifest.version,
+    license:
+      typeof manifest.license === 'string' ? manifest.license : (manifest.license?.type ?? 'see package'),
+    text:
+      licenceFiles.length > 0
+        ? licenceFiles.map((name) => readFileSync(path.join(dir, name), 'utf8').trim()).join('\n\n')
+        : undefined,
+  });
+}
+const notices = [...packages.values()]
+  .sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version))
+  .map(
+    (p) =>
+      `## ${p.name} ${p.version}\n\nLicence: ${p.license}\n\n` +
+      (p.text
+        ? `\`\`\`text\n${p.text}\n\`\`\`\n`
+        : `(the package ships no licence file; its package.json says ${p.license})\n`),
+  );
+writeFileSync(
+  path.join(outdir, 'THIRD_PARTY_NOTICES.md'),
+  `# Third-party notices\n\nctl's bundle (dist/bundle/) includes code of the following ${notices.length} packages.\n\n${notices.join('\n')}`,
+);

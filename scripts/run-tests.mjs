@@ -1,16 +1,34 @@
 #!/usr/bin/env node
 // Runs the compiled tests with node's test runner. Node 20 has no glob support in --test,
-// so the files are collected here. `node scripts/run-tests.mjs unit` runs one folder only.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// so the files are collected here.
+//
+//   node scripts/run-tests.mjs              every folder of dist/test except upstream/
+//   node scripts/run-tests.mjs unit e2e     only these folders
+//   node scripts/run-tests.mjs upstream     the fidelity tests against the upstream manifests, read
+//                                           from CTL_UPSTREAM_DIR (default
+//                                           ../shared/reference/redis-enterprise-k8s); fails when
+//                                           that folder is missing
+//
+// Every run gets its own temporary folder: TMPDIR points at a fresh folder under the system's,
+// removed when the run ends, pass, fail or interrupt. Whatever a test leaves in it is listed and
+// fails the run. No test can hang the run: each test, and each test file as a whole, fails after
+// CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
+// alive is failed by scripts/test-watchdog.mjs with the handles that keep it open.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 
-const root = join(import.meta.dirname, '..', 'dist', 'test');
+const repo = join(import.meta.dirname, '..');
+const root = join(repo, 'dist', 'test');
 const only = process.argv.slice(2);
+const UPSTREAM = 'upstream';
 const folders = only.length > 0 ? only.map((name) => join(root, name)) : [root];
+// The default run leaves the upstream fidelity tests out: they need files this repository does not hold.
+const excluded = only.length > 0 ? [] : [join(root, UPSTREAM)];
 
 function collect(dir) {
-  if (!existsSync(dir)) return [];
+  if (!existsSync(dir) || excluded.includes(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return collect(path);
@@ -23,8 +41,71 @@ if (files.length === 0) {
   console.error(`no test files under ${folders.join(', ')}: run "npm run build" first`);
   process.exit(1);
 }
+
+const env = { ...process.env };
+if (only.includes(UPSTREAM)) {
+  const upstream = resolve(repo, process.env.CTL_UPSTREAM_DIR ?? '../shared/reference/redis-enterprise-k8s');
+  if (!existsSync(join(upstream, 'bundle.yaml'))) {
+    console.error(
+      `run-tests: the upstream manifests are not at ${upstream} (no bundle.yaml there).\n` +
+        "Set CTL_UPSTREAM_DIR to a checkout of the operator's deploy folder " +
+        '(github.com/RedisLabs/redis-enterprise-k8s-docs); the upstream suite is never skipped.',
+    );
+    process.exit(1);
+  }
+  env.CTL_UPSTREAM_DIR = upstream;
+}
+
 const concurrency = process.env.CTL_TEST_CONCURRENCY ?? '3';
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
-  stdio: 'inherit',
+const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
+const runTmp = mkdtempSync(join(tmpdir(), 'ctl-test-run-'));
+env.TMPDIR = runTmp;
+env.TMP = runTmp;
+env.TEMP = runTmp;
+
+const child = spawn(
+  process.execPath,
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${timeoutMs}`,
+    '--import',
+    join(repo, 'scripts', 'test-watchdog.mjs'),
+    ...files,
+  ],
+  { stdio: 'inherit', env },
+);
+
+// The whole run has a deadline too (CTL_TEST_RUN_TIMEOUT_MS, default 40 minutes): should a file
+// hang past every timeout above, the run still ends, failed, saying so.
+const runTimeoutMs = Number(process.env.CTL_TEST_RUN_TIMEOUT_MS ?? 40 * 60_000);
+const deadline = setTimeout(() => {
+  console.error(`run-tests: the run did not end within ${runTimeoutMs} ms: stopping it`);
+  signalled = 'timeout';
+  child.kill('SIGTERM');
+  setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+}, runTimeoutMs);
+
+let signalled;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    signalled = signal;
+    child.kill(signal);
+  });
+}
+
+child.on('close', (code, signal) => {
+  clearTimeout(deadline);
+  const leftovers = existsSync(runTmp) ? readdirSync(runTmp) : [];
+  rmSync(runTmp, { recursive: true, force: true });
+  let status = code ?? (signal || signalled ? 130 : 1);
+  if (leftovers.length > 0) {
+    console.error(
+      `run-tests: the tests left ${leftovers.length} entr${leftovers.length === 1 ? 'y' : 'ies'} in ` +
+        `${relative(tmpdir(), runTmp) || runTmp} (TMPDIR), now removed; each test must remove ` +
+        `what it creates:\n  ${leftovers.sort().join('\n  ')}`,
+    );
+    if (status === 0) status = 1;
+  }
+  process.exit(status);
 });
-process.exit(result.status ?? 1);

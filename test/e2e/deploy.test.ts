@@ -284,14 +284,16 @@ describe('deploy/: RBAC, Job and image', () => {
     assert.ok(container.env.some((e) => e.name === 'CTL_STATE_STORE' && e.value === 'configmap'));
   });
 
-  it('the Dockerfile: non-root, production dependencies from the lock file, what the package ships', () => {
+  it('the Dockerfile: non-root, the bundle without node_modules, what the package ships', () => {
     const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
     const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
       files: string[];
       bin: Record<string, string>;
     };
-    assert.match(dockerfile, /npm ci --omit=dev/);
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    // The bundle inlines every dependency: the image copies no node_modules.
+    assert.doesNotMatch(runtime, /^(COPY|RUN) .*node_modules/m);
+    assert.match(runtime, /COPY .*\bLICENSE\b/);
     assert.match(runtime, /\nUSER (65532|nonroot|node)/);
     assert.doesNotMatch(runtime, /\nUSER (0|root)\b/);
     assert.match(runtime, new RegExp(`ENTRYPOINT \\[.*"/app/${packageJson.bin.ctl}"\\]`));
@@ -307,6 +309,7 @@ describe('deploy/: RBAC, Job and image', () => {
       'bin/',
       'src/',
       'scenarios/',
+      'LICENSE',
       'scripts/bundle.mjs',
     ]) {
       assert.ok(ignored.includes(`!${copied}`), `.dockerignore lets ${copied} into the build context`);

@@ -16,6 +16,7 @@ import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
 import { makeToolSandbox, repoRoot, type ToolSandbox } from '../helpers/tools.js';
+import { within } from '../helpers/wait.js';
 
 const TARGET = '7.8.2-6';
 
@@ -33,11 +34,15 @@ async function runInActions(
   const sandbox: ToolSandbox = makeToolSandbox(`ctl-gha-${scenario}-`);
   let cluster: SimulatedCluster | undefined;
   try {
-    cluster = await startSimulatedCluster({
-      scenario: loadScenario(scenario),
-      dir: path.join(sandbox.dir, 'sim'),
-      fast: true,
-    });
+    cluster = await within(
+      `the simulated cluster of ${scenario} to start`,
+      60_000,
+      startSimulatedCluster({
+        scenario: loadScenario(scenario),
+        dir: path.join(sandbox.dir, 'sim'),
+        fast: true,
+      }),
+    );
     const summaryFile = path.join(sandbox.dir, 'step_summary.md');
     const result = await runCtl(['upgrade', 'run', '--to', TARGET, '--yes', ...args], {
       cwd: sandbox.dir,
@@ -55,8 +60,11 @@ async function runInActions(
     const summary = existsSync(summaryFile) ? readFileSync(summaryFile, 'utf8') : '';
     return { result, summary };
   } finally {
-    await cluster?.stop();
-    sandbox.cleanup();
+    try {
+      if (cluster) await within(`the simulated cluster of ${scenario} to stop`, 30_000, cluster.stop());
+    } finally {
+      sandbox.cleanup();
+    }
   }
 }
 

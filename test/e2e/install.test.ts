@@ -1,8 +1,9 @@
 /**
- * The npm package as users get it: `npm pack` holds only what ctl needs, and installing that
- * tarball globally into an EMPTY prefix gives a working `ctl` (production dependencies come
- * from the registry, or npm's cache). Runs on whichever node runs the tests: its directory goes
- * first on the PATH, so `#!/usr/bin/env node` and npm use it too (scripts/test-node22.mjs).
+ * The npm package as users get it: `npm pack` holds only what ctl needs (the bundle inlines every
+ * dependency, so the package has none), and installing that tarball globally into an EMPTY
+ * prefix gives a working `ctl` that runs the demo. Runs on whichever node runs the tests: its
+ * directory goes first on the PATH, so `#!/usr/bin/env node` and npm use it too
+ * (scripts/test-node22.mjs).
  */
 
 import assert from 'node:assert/strict';
@@ -67,8 +68,15 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       version: string;
       engines?: { node?: string };
       bin: Record<string, string>;
+      license?: string;
+      private?: boolean;
+      dependencies?: Record<string, string>;
       devDependencies: Record<string, string>;
     };
+    assert.equal(pkg.license, 'Apache-2.0');
+    assert.equal(pkg.private, undefined, 'the package can be published');
+    // Everything ctl runs is inlined in dist/bundle: a dependency would be installed for nothing.
+    assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
 
     // --ignore-scripts: the tests run on the build `npm test` just made; `prepare` would rebuild
     // dist/ under the feet of the other test files.
@@ -76,15 +84,26 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       'npm pack',
       await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir]),
     );
-    const [report] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    const [report] = JSON.parse(packed.stdout) as {
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      files: { path: string }[];
+    }[];
     assert.ok(report);
+    // The bundle is about 19 MB unpacked and 4 MB packed (docs/install.md); far more means
+    // something that does not belong (source maps, node_modules, tests) got in.
+    assert.ok(report.size < 8_000_000, `the tarball is ${report.size} bytes`);
+    assert.ok(report.unpackedSize < 30_000_000, `the package unpacks to ${report.unpackedSize} bytes`);
     const files = report.files.map((file) => file.path).sort();
 
     for (const needed of [
       'package.json',
       'README.md',
+      'LICENSE',
       'bin/ctl.js',
       'dist/bundle/main.js',
+      'dist/bundle/THIRD_PARTY_NOTICES.md',
       'scenarios/happy-path.yaml',
     ]) {
       assert.ok(files.includes(needed), `the package holds ${needed}`);
@@ -132,14 +151,28 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     const completion = ok('ctl completion bash', await run(ctl, ['completion', 'bash'], { cwd: dir }));
     assert.match(completion.stdout, /complete -F _ctl_completion ctl/);
 
-    // Production dependencies only (type packages may come with a dependency: @types/node does).
+    // The licence notices of the inlined packages travel with the bundle.
+    const notices = readFileSync(
+      path.join(prefix, 'lib', 'node_modules', pkg.name, 'dist', 'bundle', 'THIRD_PARTY_NOTICES.md'),
+      'utf8',
+    );
+    for (const inlined of ['@kubernetes/client-node', 'commander', 'yaml', 'undici'])
+      assert.match(notices, new RegExp(`^## ${inlined} `, 'm'), `the notices name ${inlined}`);
+
+    // Nothing is installed beside ctl: no dependency at all, development or runtime.
     const installed = path.join(prefix, 'lib', 'node_modules', pkg.name);
-    assert.ok(existsSync(path.join(installed, 'node_modules', 'commander')), 'dependencies are installed');
-    for (const dev of Object.keys(pkg.devDependencies).filter((name) => !name.startsWith('@types/'))) {
-      assert.ok(
-        !existsSync(path.join(installed, 'node_modules', dev)),
-        `devDependency ${dev} is not installed`,
-      );
-    }
+    assert.ok(!existsSync(path.join(installed, 'node_modules')), 'no node_modules under the installed ctl');
+
+    // The demo: a simulated cluster, a plan and a whole upgrade, from the installed package alone.
+    const home = path.join(dir, 'home');
+    const demo = ok(
+      'ctl demo --instant',
+      await run(ctl, ['demo', '--instant'], {
+        cwd: dir,
+        env: { HOME: home, XDG_STATE_HOME: path.join(home, 'state') },
+      }),
+    );
+    assert.match(demo.stdout, /Ready to run/);
+    assert.match(demo.stderr, /database\s+redis\/orders: active at/);
   });
 });

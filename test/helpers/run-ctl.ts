@@ -60,13 +60,27 @@ export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<Ctl
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    let forced: NodeJS.Timeout | undefined;
+    // Past its time ctl is killed, and the result says so. Should a process ctl started still hold
+    // its stdout or stderr open, 'close' would never come: the streams are dropped 5 s later.
+    const timer = setTimeout(() => {
+      stderr += `\n[runCtl] ctl ${args.join(' ')} did not end within ${timeoutMs} ms: killed\n`;
+      child.kill('SIGKILL');
+      forced = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        resolvePromise({ code: child.exitCode, signal: child.signalCode ?? 'SIGKILL', stdout, stderr });
+      }, 5_000);
+    }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(forced);
       reject(error);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(forced);
       resolvePromise({ code, signal, stdout, stderr });
     });
     // A child that exits before reading stdin must not crash the test with EPIPE.

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 
@@ -106,13 +106,27 @@ export function runTool(bin: string, args: string[], options: RunToolOptions = {
       stderr += chunk;
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    let forced: NodeJS.Timeout | undefined;
+    // Past its time the tool is killed and the result names it; should a process it started hold
+    // its stdout or stderr open, the streams are dropped 5 s later so the wait still ends.
+    const timer = setTimeout(() => {
+      stderr += `\n[runTool] ${bin} ${args.join(' ')} did not end within ${timeoutMs} ms: killed\n`;
+      child.kill('SIGKILL');
+      forced = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolvePromise({ code: 137, stdout, stderr });
+      }, 5_000);
+    }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(forced);
       reject(error);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(forced);
       resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
   });
@@ -149,9 +163,4 @@ export function makeToolSandbox(prefix = 'ctl-tools-'): ToolSandbox {
 export function assertRunnable(bin: string, args: string[] = ['version', '--client']): void {
   const result = spawnSync(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
   if (result.error) throw new Error(`${bin} does not run: ${result.error.message}`);
-}
-
-/** An upstream test-data file, loaded from ../shared at test time (never copied into the project). */
-export function upstreamFile(name: string): string {
-  return resolve(repoRoot, '../shared/reference/redis-enterprise-k8s', name);
 }

@@ -1,8 +1,6 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectApi } from '../../src/api/connect.js';
@@ -29,6 +27,7 @@ import { type ManagementReader, readSnapshot } from '../../src/planning/snapshot
 import { newState, StateFile } from '../../src/run/state.js';
 import { resolveTarget } from '../../src/planning/target.js';
 import { helmPath, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The five steps of this file's owner (preflight, operator, admission, security-context,
@@ -60,7 +59,7 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
   const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath });
   const kube = await createKubeClients(loaded);
   const namespace = sim.scenario.namespace;
-  const backupDir = mkdtempSync(join(tmpdir(), 'ctl-steps-backup-'));
+  const backupDir = tempDir('ctl-steps-backup-');
 
   const deps = async (
     dryRun = false,
@@ -219,7 +218,7 @@ for (const scenario of ['happy-path', 'helm-installed'] as const) {
     });
 
     it('runs the five steps: operator upgraded and ready, webhook trusted, cluster tag set', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ctl-steps-state-'));
+      const dir = tempDir('ctl-steps-state-');
       const stateFile = new StateFile(join(dir, 'rec.json'));
       const plan = (await run.deps()).plan;
       const { stdout } = await run.run({ stateFile });
@@ -316,7 +315,7 @@ describe('steps against the simulator: what only some clusters need', () => {
   it('legacy-webhook: deletes redb-admission and applies redis-enterprise-admission trusting admission-tls', async () => {
     const run = await start('legacy-webhook');
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'ctl-steps-state-'));
+      const dir = tempDir('ctl-steps-state-');
       const stateFile = new StateFile(join(dir, 'rec.json'));
       const plan = (await run.deps()).plan;
       await run.run({ stateFile });
@@ -363,7 +362,7 @@ describe('steps against the simulator: what only some clusters need', () => {
   it('multi-namespace: re-applies redb-role in app-a and app-b', async () => {
     const run = await start('multi-namespace');
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'ctl-steps-state-'));
+      const dir = tempDir('ctl-steps-state-');
       const stateFile = new StateFile(join(dir, 'rec.json'));
       await run.run({ stateFile });
       const saved = await stateFile.load();
@@ -403,7 +402,7 @@ describe('steps against the simulator: what only some clusters need', () => {
           name: 'redis-enterprise-scc-v2',
         });
       assert.ok(await scc(), 'the scenario starts with the SCC');
-      const dir = mkdtempSync(join(tmpdir(), 'ctl-steps-state-'));
+      const dir = tempDir('ctl-steps-state-');
       const stateFile = new StateFile(join(dir, 'rec.json'));
       await run.run({ stateFile });
       const saved = await stateFile.load();

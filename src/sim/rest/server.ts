@@ -1,6 +1,7 @@
 // @peculiar/x509 (behind ../tls.js) needs a Reflect metadata polyfill loaded first.
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
 import type { AuditLog } from '../audit.js';
 import { type CertificateAuthority, createServerCertificate, type ServerCertificate } from '../tls.js';
 import { applyHttpFault, FaultInjector, type FaultRule } from './faults.js';
@@ -71,6 +72,15 @@ export async function startRestServer(options: RestServerOptions): Promise<Runni
   });
   // TLS handshake failures (clients that distrust our CA) are the client's business.
   server.on('tlsClientError', () => {});
+  // Every TCP connection, for close(): closeAllConnections() knows only those that finished the
+  // TLS handshake, and server.close() waits for all of them. One connection that never sends a
+  // ClientHello (a port probe, a client of a server that used this port before) would make
+  // close() wait forever: a simulated cluster that never stops, a test run that hangs.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
 
   const port = await listenOnLoopback(server, options.port);
   return {
@@ -81,6 +91,7 @@ export async function startRestServer(options: RestServerOptions): Promise<Runni
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The simulator's own reading of version strings. Deliberately not ctl's parser
- * (src/upgrade/versions.ts): the simulator stands in for the real world, so a bug in how ctl
+ * (src/release/versions.ts): the simulator stands in for the real world, so a bug in how ctl
  * reads versions must be able to fail a test (SIMULATOR.md "Independence").
  *
  * Forms, from redis-facts.md §1 (K8S tags, DOCS release notes):

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
-import { upstreamFile } from '../../helpers/tools.js';
+import { fixtureFile, simBundleFile } from '../../helpers/fixtures.js';
 import { startTestCluster, type TestCluster } from './harness.js';
 
 const NS = 'redis';
@@ -30,13 +30,13 @@ describe('@kubernetes/client-node against the emulator', () => {
     cluster = await startTestCluster({ namespace: NS });
     const store = cluster.server.store;
     store.create(store.resolve('v1', 'Namespace'), { metadata: { name: NS } });
-    const crds = parseAllDocuments(readFileSync(upstreamFile('bundle.yaml'), 'utf8'))
+    const crds = parseAllDocuments(readFileSync(simBundleFile(), 'utf8'))
       .map((d) => d.toJSON() as KubeObject)
       .filter((d) => d?.kind === 'CustomResourceDefinition');
     for (const crd of crds)
       store.create(store.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), crd);
     const example = parseAllDocuments(
-      readFileSync(upstreamFile('example-rec-v1.yaml'), 'utf8'),
+      readFileSync(fixtureFile('rec.yaml'), 'utf8'),
     )[0]!.toJSON() as KubeObject;
     store.create(store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'), {
       ...example,

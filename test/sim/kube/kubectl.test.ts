@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONTROLLER_ANNOTATION } from '../../../src/sim/kube/controllers/controller.js';
-import { upstreamFile } from '../../helpers/tools.js';
+import { fixtureFile, simBundleFile } from '../../helpers/fixtures.js';
 import { ok, startTestCluster, type TestCluster } from './harness.js';
 
 const NS = 'redis';
@@ -40,12 +40,9 @@ for (const minor of ['28', '32', '33']) {
       assert.match(JSON.parse(out).clientVersion.minor, new RegExp(`^${minor}\\+?$`));
     });
 
-    it('applies the upstream bundle client-side, then the example cluster', async () => {
-      ok(await cluster.kubectl(['apply', '-f', upstreamFile('bundle.yaml')]), 'apply bundle');
-      const out = ok(
-        await cluster.kubectl(['apply', '-f', upstreamFile('example-rec-v1.yaml')]),
-        'apply rec',
-      );
+    it('applies the simulated operator bundle client-side, then a cluster resource', async () => {
+      ok(await cluster.kubectl(['apply', '-f', simBundleFile()]), 'apply bundle');
+      const out = ok(await cluster.kubectl(['apply', '-f', fixtureFile('rec.yaml')]), 'apply rec');
       assert.match(out, /redisenterprisecluster.app.redislabs.com\/rec created/);
       const rec = cluster.server.store.read(recType(cluster), NS, 'rec');
       assert.equal((rec.spec as { nodes: number }).nodes, 3);
@@ -54,7 +51,7 @@ for (const minor of ['28', '32', '33']) {
 
     it('applies changes to existing objects client-side as patches', async () => {
       const { parseAllDocuments, stringify } = await import('yaml');
-      const deployment = parseAllDocuments(readFileSync(upstreamFile('bundle.yaml'), 'utf8'))
+      const deployment = parseAllDocuments(readFileSync(simBundleFile(), 'utf8'))
         .map((d) => d.toJSON())
         .find((d) => d?.kind === 'Deployment');
       deployment.spec.template.spec.containers[0].env.push({ name: 'CTL_TEST', value: 'patched' });
@@ -72,16 +69,13 @@ for (const minor of ['28', '32', '33']) {
       assert.equal(env.length, deployment.spec.template.spec.containers[0].env.length, 'no list item lost');
 
       const rec = join(cluster.sandbox.dir, 'rec.yaml');
-      writeFileSync(
-        rec,
-        readFileSync(upstreamFile('example-rec-v1.yaml'), 'utf8').replace(/nodes: 3/, 'nodes: 5'),
-      );
+      writeFileSync(rec, readFileSync(fixtureFile('rec.yaml'), 'utf8').replace(/nodes: 3/, 'nodes: 5'));
       assert.match(ok(await cluster.kubectl(['apply', '-f', rec]), 'apply rec nodes 5'), /rec configured/);
       assert.equal(
         (cluster.server.store.read(recType(cluster), NS, 'rec').spec as { nodes: number }).nodes,
         5,
       );
-      ok(await cluster.kubectl(['apply', '-f', upstreamFile('example-rec-v1.yaml')]), 'apply rec back');
+      ok(await cluster.kubectl(['apply', '-f', fixtureFile('rec.yaml')]), 'apply rec back');
       assert.equal(
         (cluster.server.store.read(recType(cluster), NS, 'rec').spec as { nodes: number }).nodes,
         3,
@@ -151,55 +145,12 @@ for (const minor of ['28', '32', '33']) {
       assert.match(result.stderr, /spec\.nodes/);
     });
 
-    it('handles unknown fields as --validate says: strict refuses, warn warns, false ignores', async () => {
-      const file = join(cluster.sandbox.dir, 'typo-rec.yaml');
-      writeFileSync(
-        file,
-        'apiVersion: app.redislabs.com/v1\nkind: RedisEnterpriseCluster\nmetadata:\n  name: typo\nspec:\n  nodes: 3\n  nodez: 5\n',
-      );
-      const strict = await cluster.kubectl(['apply', '-f', file]);
-      assert.equal(strict.code, 1);
-      assert.match(
-        strict.stderr,
-        /RedisEnterpriseCluster in version "v1" cannot be handled as a RedisEnterpriseCluster: strict decoding error: unknown field "spec\.nodez"/,
-      );
-      assert.equal(cluster.server.store.get(recType(cluster), NS, 'typo'), undefined);
-
-      const warned = await cluster.kubectl(['apply', '--validate=warn', '-f', file]);
-      assert.equal(warned.code, 0, warned.stderr);
-      assert.match(warned.stderr, /Warning: unknown field "spec\.nodez"/);
-      const stored = cluster.server.store.read(recType(cluster), NS, 'typo');
-      assert.deepEqual(Object.keys(stored.spec as object).includes('nodez'), false, 'pruned');
-
-      ok(await cluster.kubectl(['delete', 'rec', 'typo']), 'delete typo');
-      const ignored = await cluster.kubectl(['apply', '--validate=false', '-f', file]);
-      assert.equal(ignored.code, 0, ignored.stderr);
-      assert.doesNotMatch(ignored.stderr, /unknown field/);
-      // kubectl patch sends no fieldValidation: the server's default, Warn.
-      const patched = await cluster.kubectl([
-        'patch',
-        'rec',
-        'typo',
-        '--type',
-        'merge',
-        '-p',
-        '{"spec":{"nodez":1}}',
-      ]);
-      assert.equal(patched.code, 0, patched.stderr);
-      assert.match(patched.stderr, /Warning: unknown field "spec\.nodez"/);
-      ok(await cluster.kubectl(['delete', 'rec', 'typo']), 'delete typo again');
-    });
-
+    // test/upstream/kubectl.test.ts: unknown fields under the upstream CRD, whose spec is not
+    // x-kubernetes-preserve-unknown-fields as the simulator's is.
     it('applies the bundle again server-side, and a database; deletes it', async () => {
-      const out = ok(
-        await cluster.kubectl(['apply', '--server-side', '-f', upstreamFile('bundle.yaml')]),
-        'ssa bundle',
-      );
+      const out = ok(await cluster.kubectl(['apply', '--server-side', '-f', simBundleFile()]), 'ssa bundle');
       assert.match(out, /deployment.apps\/redis-enterprise-operator serverside-applied/);
-      ok(
-        await cluster.kubectl(['apply', '--server-side', '-f', upstreamFile('bundle.yaml')]),
-        'ssa bundle twice',
-      );
+      ok(await cluster.kubectl(['apply', '--server-side', '-f', simBundleFile()]), 'ssa bundle twice');
       const deployment = cluster.server.store.read(
         cluster.server.store.resolve('apps/v1', 'Deployment'),
         NS,
@@ -209,7 +160,7 @@ for (const minor of ['28', '32', '33']) {
       assert.ok(managers.includes('kubectl/Apply'), managers.join(','));
       assert.ok(!managers.includes('kubectl-client-side-apply/Update'), 'the CSA->SSA migration ran once');
 
-      ok(await cluster.kubectl(['apply', '-f', upstreamFile('example-redb-v1alpha1.yaml')]), 'apply redb');
+      ok(await cluster.kubectl(['apply', '-f', fixtureFile('redb.yaml')]), 'apply redb');
       ok(await cluster.kubectl(['get', 'redb', 'redb']), 'get redb');
       const deleted = ok(await cluster.kubectl(['delete', 'redb', 'redb']), 'delete redb');
       assert.match(deleted, /deleted/);

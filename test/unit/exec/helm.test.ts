@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { OperationError } from '../../../src/errors.js';
 import { Helm, quoteForShell } from '../../../src/exec/helm.js';
 import { createTestIo } from '../../../src/io/test-io.js';
+import { tempDir } from '../../helpers/temp.js';
 
 /** A stand-in helm that records its argv and the signals it gets, then exits like helm does. */
 async function fakeHelm(): Promise<{ bin: string; log: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'ctl-helm-'));
+  const dir = tempDir('ctl-helm-');
   const log = join(dir, 'log');
   const bin = join(dir, 'helm');
   await writeFile(

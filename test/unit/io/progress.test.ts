@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { GitHubActionsReporter, escapeData, writeStepSummary } from '../../../src/io/github.js';
@@ -14,6 +13,7 @@ import {
 } from '../../../src/io/progress.js';
 import { createTestIo } from '../../../src/io/test-io.js';
 import { renderSummaryMarkdown, renderSummaryText } from '../../../src/run/summary.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const at = () => new Date('2026-11-21T10:11:12.000Z');
 
@@ -84,7 +84,7 @@ describe('progress reporters', () => {
   });
 
   it('writes the step summary only where GitHub provides the file', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'ctl-gh-')), 'summary.md');
+    const file = join(tempDir('ctl-gh-'), 'summary.md');
     const rows = [
       { id: 'preflight' as const, title: 'Check', result: 'done' as const, durationMs: 1200 },
       { id: 'operator' as const, title: 'Op', result: 'failed' as const, durationMs: 0, message: 'a | b' },

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, LockedError } from '../../../src/errors.js';
 import { acquireLock, forceUnlock, type LockOwner, readLock } from '../../../src/run/lock.js';
+import { tempDir } from '../../helpers/temp.js';
 
 async function tempLock(): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), 'ctl-lock-')), 'rec.json.lock');
+  return join(tempDir('ctl-lock-'), 'rec.json.lock');
 }
 
 /** A pid that surely belongs to no live process: a child that has already exited. */

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, InterruptedError, OperationError, TimeoutError } from '../../../src/errors.js';
@@ -10,6 +8,7 @@ import type { Step } from '../../../src/run/step.js';
 import type { StepId } from '../../../src/steps/index.js';
 import { runSteps, selectSteps } from '../../../src/run/runner.js';
 import { newState, StateFile } from '../../../src/run/state.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const ids: StepId[] = ['preflight', 'operator', 'cluster'];
 
@@ -30,7 +29,7 @@ function recordingSteps(
 }
 
 async function setup() {
-  const file = new StateFile(join(await mkdtemp(join(tmpdir(), 'ctl-run-')), 'rec.json'));
+  const file = new StateFile(join(tempDir('ctl-run-'), 'rec.json'));
   const state = newState({ context: 'c', namespace: 'n', cluster: 'rec' }, { operator: '7.8.2-6' }, ids);
   const test = createTestIo({ output: 'json' });
   return { file, state, test, reporter: new JsonReporter(test.io, () => new Date(0)) };

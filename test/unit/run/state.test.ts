@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
 import { defaultStatePath, firstUnfinishedStep, newState, StateFile } from '../../../src/run/state.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const identity = { context: 'kind-dev', namespace: 'redis', cluster: 'rec' };
 const steps = ['preflight', 'operator', 'cluster'];
 
 async function tempPath(): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), 'ctl-state-')), 'nested', 'rec.json');
+  return join(tempDir('ctl-state-'), 'nested', 'rec.json');
 }
 
 describe('StateFile', () => {

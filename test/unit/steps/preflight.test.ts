@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { ExitCode, PreflightError } from '../../../src/errors.js';
 import { createPreflightStep } from '../../../src/steps/preflight.js';
 import { harness, stderrLines } from './fakes.js';
+import { tempDir } from '../../helpers/temp.js';
 
 function recObject() {
   return {
@@ -20,7 +20,7 @@ function recObject() {
 
 describe('preflight step', () => {
   it('fails with exit 3 listing every failing check with its fix, and writes nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctl-preflight-'));
+    const dir = tempDir('ctl-preflight-');
     const h = harness({
       snapshot: (s) => {
         s.cluster!.license = { state: 'Expired' };
@@ -45,7 +45,7 @@ describe('preflight step', () => {
   });
 
   it('reports warnings, saves a restorable backup (0600) and never overwrites one', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctl-preflight-'));
+    const dir = tempDir('ctl-preflight-');
     const h = harness({
       target: { ignoreCheck: ['license-valid'] },
       snapshot: (s) => (s.cluster!.license = { state: 'Expired' }),
@@ -71,7 +71,7 @@ describe('preflight step', () => {
   });
 
   it('dry-run says where the backup would go and writes no file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctl-preflight-'));
+    const dir = tempDir('ctl-preflight-');
     const h = harness({});
     h.cluster.put(recObject());
     await h.run(createPreflightStep({ backupDir: dir }), { dryRun: true });

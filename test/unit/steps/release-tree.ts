@@ -3,11 +3,11 @@
  * from the simulator's own manifests, so `--bundle <dir>/{version}/bundle.yaml` works offline.
  */
 
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { BUNDLE_FILES, bundleFile } from '../../../src/sim/artifacts/bundles.js';
+import { tempDir } from '../../helpers/temp.js';
 
 export const SCC_YAML = stringify({
   apiVersion: 'security.openshift.io/v1',
@@ -18,7 +18,7 @@ export const SCC_YAML = stringify({
 });
 
 export function writeReleaseTree(versions: string[], dialect: 'engine' | 'redis' = 'redis'): string {
-  const root = mkdtempSync(join(tmpdir(), 'ctl-release-'));
+  const root = tempDir('ctl-release-');
   for (const version of versions) {
     for (const file of BUNDLE_FILES) {
       const path = join(root, version, file);

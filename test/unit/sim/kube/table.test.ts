@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import {
   buildTable,
   evaluateJsonPath,
@@ -12,23 +9,35 @@ import {
   type TableColumnSpec,
 } from '../../../../src/sim/kube/table.js';
 
-const repoRoot = path.resolve(import.meta.dirname, '../../../../..');
-const reference = path.resolve(repoRoot, '../shared/reference/redis-enterprise-k8s');
-
-interface CrdVersion {
-  name: string;
-  storage?: boolean;
-  additionalPrinterColumns?: TableColumnSpec[];
-}
-
-/** The printer columns of a CRD's storage version, from the upstream manifest. */
-function upstreamColumns(file: string): TableColumnSpec[] {
-  const [document] = parseAllDocuments(readFileSync(path.join(reference, file), 'utf8'));
-  const crd = document?.toJS() as { spec: { versions: CrdVersion[] } };
-  const version = crd.spec.versions.find((v) => v.storage) ?? crd.spec.versions[0];
-  assert.ok(version?.additionalPrinterColumns, `${file} has printer columns`);
-  return version.additionalPrinterColumns;
-}
+/**
+ * The printer columns of the REC and REDB storage versions as the real CRDs declare them (every
+ * column a string but Age; redis-facts.md section 2). test/upstream/table.test.ts builds the same
+ * table from the upstream CRD itself.
+ */
+const column = (name: string, jsonPath: string, type = 'string'): TableColumnSpec => ({
+  name,
+  type,
+  jsonPath,
+});
+const REC_COLUMNS: TableColumnSpec[] = [
+  column('Nodes', '.spec.nodes'),
+  column('Shards', '.status.licenseStatus.shardsUsage'),
+  column('Version', '.spec.redisEnterpriseImageSpec.versionTag'),
+  column('State', '.status.state'),
+  column('Spec Status', '.status.specStatus'),
+  column('License State', '.status.licenseStatus.licenseState'),
+  column('License Expiration Date', '.status.licenseStatus.expirationDate'),
+  column('Age', '.metadata.creationTimestamp', 'date'),
+];
+const REDB_COLUMNS: TableColumnSpec[] = [
+  column('Version', '.status.version'),
+  column('Port', '.status.internalEndpoints[*].port'),
+  column('Cluster', '.status.redisEnterpriseCluster'),
+  column('Shards', '.status.shardStatuses.active'),
+  column('Status', '.status.status'),
+  column('Spec Status', '.status.specStatus'),
+  column('Age', '.metadata.creationTimestamp', 'date'),
+];
 
 const now = new Date('2026-11-21T12:00:00Z');
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -99,8 +108,8 @@ describe('evaluateJsonPath', () => {
 });
 
 describe('buildTable for custom resources', () => {
-  const recColumns = upstreamColumns('crd-rec.yaml');
-  const redbColumns = upstreamColumns('crd-redb.yaml');
+  const recColumns = REC_COLUMNS;
+  const redbColumns = REDB_COLUMNS;
 
   const rec: KubeObject = {
     apiVersion: 'app.redislabs.com/v1',
