@@ -14,7 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { proxySettings } from '../api/http.js';
 import { OperationError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
-import { gitTagFor, upstreamFileUrl } from '../release/catalog.js';
+import { gitTagFor, missingTagReason, taggedNeighbourOf, upstreamFileUrl } from '../release/catalog.js';
 import type { KubeObject } from './reads.js';
 
 export type BundlePlatform = 'kubernetes' | 'openshift';
@@ -39,9 +39,15 @@ export function bundleLocation(input: BundleLocationInput): string {
   const given = input.bundle?.trim() || env.CTL_BUNDLE?.trim() || undefined;
   if (given) return given.replaceAll('{version}', input.version);
   if (gitTagFor(input.version) === undefined) {
-    throw new UsageError(`there is no trustworthy upstream bundle for operator ${input.version}`, {
-      hint: 'Pass --bundle <file|url> with the bundle of that release (a URL may contain {version}).',
-    });
+    const neighbour = taggedNeighbourOf(input.version);
+    throw new UsageError(
+      `there is no trustworthy upstream bundle for operator ${input.version}: ${missingTagReason(input.version) ?? 'no git tag'}`,
+      {
+        hint:
+          'Pass --bundle <file|url> with the bundle of that release (a URL may contain {version})' +
+          (neighbour ? `, or --to ${neighbour}, the nearest release that has a tag.` : '.'),
+      },
+    );
   }
   return upstreamFileUrl(
     input.version,

@@ -14,6 +14,7 @@ import {
   minimumOperatorFor,
   RHEL9_TARGETS_FROM,
   requiresRhel9Modules,
+  rhel7HopFor,
 } from '../release/catalog.js';
 import { curlApi, kubectl, kubectlMergePatch, patchAt } from './equivalent-commands.js';
 import {
@@ -280,6 +281,15 @@ function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome
     return fail(
       `operator ${snapshot.operator?.version} is newer than --to ${target.operator}: downgrades are not supported`,
       `Pass --to ${snapshot.operator?.version} or newer.`,
+    );
+  }
+  const rhel7 = rhel7HopFor(target.operator, snapshot.cluster?.image.versionTag);
+  if (rhel7) {
+    // DOCS kubernetes/7.4.6/upgrade/openshift-cli.md: RHEL7 clusters keep RHEL7 images up to
+    // 7.2.4-2 and only then move to RHEL8; 7.2.4-15 notes: RHEL7 images are no longer available.
+    return fail(
+      `the cluster runs the RHEL7 image ${snapshot.cluster?.image.versionTag ?? ''}; operator ${target.operator} has no RHEL7 image, and RHEL7 clusters move to RHEL8 only from ${rhel7.operator}`,
+      `Upgrade in two hops: first ctl upgrade run --to ${rhel7.operator} --cluster-version ${rhel7.clusterTag}, then --to ${target.operator}.`,
     );
   }
   if (!resolved.targetRs)

@@ -84,7 +84,9 @@ export function helmReleaseLocation(
 export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
   const method: Method =
     target.method === 'auto' ? (snapshot.operator?.helmRelease ? 'helm' : 'bundle') : target.method;
-  const targetTag = target.clusterVersion ?? clusterTagFor(target.operator, snapshot.platform);
+  const targetTag =
+    target.clusterVersion ??
+    clusterTagFor(target.operator, snapshot.platform, snapshot.cluster?.image.versionTag);
   const currentRs = currentRsOf(snapshot);
   const targetRs = targetTag ? parseRsVersion(targetTag) : undefined;
   const databaseVersion = target.databaseVersion ?? (targetRs ? defaultDatabaseVersion(targetRs) : undefined);
