@@ -8,6 +8,7 @@ import { dialectFields } from '../release/dialect.js';
 import {
   bundledDatabaseVersions,
   checkUpgradePath,
+  clusterTagFor,
   gitTagFor,
   knownOperatorVersions,
   minimumDatabaseVersionFor,
@@ -16,7 +17,8 @@ import {
   requiresRhel9Modules,
   rhel7HopFor,
 } from '../release/catalog.js';
-import { curlApi, kubectl, kubectlMergePatch, patchAt } from './equivalent-commands.js';
+import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
+import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
   describePermission,
   findReview,
@@ -29,6 +31,7 @@ import { CHECK_IDS, type CheckId, type Target } from './target.js';
 import {
   compareDatabaseVersions,
   compareOperatorVersions,
+  compareReleases,
   databaseVersionOf,
   parseDatabaseVersion,
   parseOperatorVersion,
@@ -221,7 +224,7 @@ function checkLicense(input: CheckInput): Outcome {
 
 // ---- operator-min-version
 
-function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
+function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Outcome {
   const operator = snapshot.operator;
   if (!operator) {
     return fail(
@@ -245,6 +248,16 @@ function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
       `Upgrade in two hops: first ctl upgrade run --to ${hop ?? minimum}, then --to ${target.operator}.`,
     );
   }
+  const clusterBelow = clusterBelowMinimum(resolved, minimum);
+  if (clusterBelow) {
+    // The CLUSTER too, not only the operator: "Your Redis Enterprise clusters must be running
+    // version 7.4.2-2 or later" (DOCS kubernetes/upgrade/openshift-cli.md; 7-8-2-releases/_index.md).
+    const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum ?? '');
+    return fail(
+      `the cluster runs RS ${clusterBelow}, older than ${minimum}, the oldest cluster version that may upgrade to ${target.operator} (operator ${operator.version})`,
+      `Upgrade in two hops: first ctl upgrade run --to ${hop ?? minimum} (it upgrades the cluster to ${hop ? (clusterTagFor(hop, snapshot.platform) ?? 'its image') : 'a 7.4 image'}), then --to ${target.operator}.`,
+    );
+  }
   if (operator.readyReplicas < operator.replicas) {
     return warn(
       `operator ${operator.version} is not ready (${operator.readyReplicas}/${operator.replicas})`,
@@ -252,6 +265,13 @@ function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
     );
   }
   return pass(`operator ${operator.version}${minimum ? ` (at least ${minimum} needed)` : ''}`);
+}
+
+/** The cluster's RS release (`7.2.4`) when it is older than the minimum operator's release; else undefined. */
+function clusterBelowMinimum(resolved: ResolvedUpgrade, minimum: string | undefined): string | undefined {
+  const min = minimum ? parseOperatorVersion(minimum) : undefined;
+  if (!min || !resolved.currentRs) return undefined;
+  return compareReleases(resolved.currentRs, min.release) < 0 ? formatRs(resolved.currentRs) : undefined;
 }
 
 /** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
@@ -534,11 +554,21 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
   const rec = cluster(input);
   const fields = dialectFields(input.snapshot.dialect);
   const autoField = fields.autoUpgradePath.join('.');
-  if (rec.autoUpgrade && rec.image.digestHash) {
+  // A digestHash in ANY of the four image specs invalidates the spec with auto-upgrade on
+  // (DOCS kubernetes/upgrade/upgrade-redis-cluster.md; redis-facts.md §12).
+  const digests = digestPinnedSpecs(rec, input.snapshot.dialect);
+  if (rec.autoUpgrade && digests.length > 0) {
+    const names = digests.map((d) => `${d.field}.digestHash`).join(', ');
+    const remove = mergeBodies(...digests.map((d) => patchAt([...d.path, 'digestHash'], null)));
     return fail(
-      `${autoField} is true and ${fields.imageSpecPath.join('.')}.digestHash is set: the operator refuses the upgrade (InvalidUpgrade)`,
-      `Turn auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}`,
+      `${autoField} is true and ${names} ${digests.length === 1 ? 'is' : 'are'} set: the operator refuses the upgrade (InvalidUpgrade)`,
+      `Turn auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest${digests.length === 1 ? '' : 's'}: ${kubectlMergePatch('rec', rec.name, rec.namespace, remove)}`,
     );
+  }
+  const tag = input.resolved.clusterTag.target;
+  if (!rec.autoUpgrade && tag && rec.image.versionTag !== tag) {
+    const patch = buildClusterPatch(rec, input.snapshot.dialect, tag, input.target.operator);
+    if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
   }
   if (rec.autoUpgrade && rec.upgradePolicy) {
     return warn(

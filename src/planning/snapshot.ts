@@ -706,8 +706,23 @@ function toImageSpec(value: unknown): ImageSpec {
   };
 }
 
-/** Image specs besides the node's, which carry the operator's version when they are set. */
-const OTHER_IMAGE_SPECS = ['redisEnterpriseServicesRiggerImageSpec', 'bootstrapperImageSpec'] as const;
+/**
+ * Image specs besides the node's, which carry the operator's version when they are set, keyed
+ * by their path under `spec` (dotted). The four specs whose digestHash invalidates the spec with
+ * auto-upgrade on (DOCS kubernetes/upgrade/upgrade-redis-cluster.md; redis-facts.md §12) are
+ * these three and the node's; call-home-client images ship as `re-call-home-client:<operator
+ * version>` (8.0.18-11 release notes).
+ */
+export const OTHER_IMAGE_SPECS = [
+  'redisEnterpriseServicesRiggerImageSpec',
+  'bootstrapperImageSpec',
+  'usageMeter.callHomeClient.imageSpec',
+] as const;
+
+/** `usageMeter.callHomeClient.imageSpec` -> `['spec', 'usageMeter', 'callHomeClient', 'imageSpec']`. */
+export function otherImageSpecPath(field: string): string[] {
+  return ['spec', ...field.split('.')];
+}
 
 export function toCluster(object: KubeObject, dialect: Dialect, namespace: string): ClusterSnapshot {
   const fields = dialectFields(dialect);
@@ -717,7 +732,8 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
   const name = object.metadata?.name ?? '';
   const otherImages: Record<string, ImageSpec> = {};
   for (const field of OTHER_IMAGE_SPECS) {
-    if (spec[field] !== undefined) otherImages[field] = toImageSpec(spec[field]);
+    const value = getPath(object, otherImageSpecPath(field));
+    if (value !== undefined) otherImages[field] = toImageSpec(value);
   }
   return {
     ...versionOf(object),
