@@ -513,7 +513,12 @@ export function bundledDatabaseVersions(rsVersion: RsVersionInput): string[] | u
   return row ? [...row.versions] : undefined;
 }
 
-/** The database version an RS release gives new and upgraded databases; `undefined` if unknown. */
+/**
+ * The database version an RS release gives new and upgraded databases ("Default DB version
+ * (upgraded/new databases)", DOCS rs/installing-upgrading/upgrading/upgrade-database.md): ctl's
+ * default database target. Not always the newest bundled (RS 6.2: default 6.0, 6.2 bundled).
+ * `undefined` if unknown.
+ */
 export function defaultDatabaseVersion(rsVersion: RsVersionInput): string | undefined {
   return bundledRowFor(rsVersion)?.default;
 }
