@@ -18,6 +18,7 @@ import {
   rhel7HopFor,
 } from '../release/catalog.js';
 import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
+import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
   describePermission,
@@ -625,9 +626,11 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
 // ---- admission-tls
 
 function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
-  const webhooks = snapshot.webhooks;
   const ns = snapshot.namespace;
-  if (webhooks.length === 0) return pass('admission controller not enabled');
+  // Only this operator's webhooks (another namespace's trusts its own admission-tls).
+  const { own: webhooks, others } = splitWebhooks(snapshot.webhooks, snapshot.operator?.namespace ?? ns);
+  if (webhooks.length === 0)
+    return pass(others.length === 0 ? 'admission controller not enabled' : notEnabledReason(others, ns));
   const restart = `Restart the operator, which creates it: ${kubectl('rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
   if (!snapshot.admissionTls.present)
     return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);

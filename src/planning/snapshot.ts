@@ -186,7 +186,13 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
 
 export interface WebhookSnapshot extends ObjectVersion {
   name: string;
-  webhooks: { name: string; caBundle?: string | undefined; serviceNamespace?: string | undefined }[];
+  webhooks: {
+    name: string;
+    caBundle?: string | undefined;
+    serviceNamespace?: string | undefined;
+    /** `namespaceSelector.matchLabels.namespace-name` (DOCS deployment/quick-start.md). */
+    selectorNamespace?: string | undefined;
+  }[];
 }
 
 export interface SecretPresence extends ObjectVersion {
@@ -937,7 +943,7 @@ function toActiveActive(object: KubeObject, dialect: Dialect): ActiveActiveSnaps
 }
 
 /** Only the operator's webhooks (`*.admission.redislabs`) are kept. */
-function toWebhook(object: KubeObject): WebhookSnapshot {
+export function toWebhook(object: KubeObject): WebhookSnapshot {
   return {
     ...versionOf(object),
     name: object.metadata?.name ?? '',
@@ -950,6 +956,7 @@ function toWebhook(object: KubeObject): WebhookSnapshot {
           name: str(w.name) ?? '',
           caBundle: str(clientConfig.caBundle) || undefined,
           serviceNamespace: str(record(clientConfig.service).namespace),
+          selectorNamespace: str(record(record(w.namespaceSelector).matchLabels)['namespace-name']),
         };
       }),
   };
