@@ -114,6 +114,11 @@ export interface ClusterSnapshot extends ObjectVersion {
   upgradePolicy?: string | undefined;
   license?: { state?: string | undefined; expirationDate?: string | undefined } | undefined;
   licenseSecretName?: string | undefined;
+  /**
+   * True when the licence is written inline in `spec.license` (only the fact: the key itself is
+   * a secret and never leaves the cluster object).
+   */
+  licenseInline?: boolean | undefined;
   bundledDatabaseVersions: { dbType?: string | undefined; version: string; major?: boolean | undefined }[];
   serviceAccountName: string;
   /** `spec.securityContext.resourceLimits.allowAutoAdjustment`: keeps the SCC on OpenShift. */
@@ -755,6 +760,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
     upgradePolicy: str(getPath(object, fields.upgradePolicyPath)),
     license: license && { state: str(license.licenseState), expirationDate: str(license.expirationDate) },
     licenseSecretName: str(spec.licenseSecretName),
+    licenseInline: typeof spec.license === 'string' && spec.license.trim() !== '',
     bundledDatabaseVersions: array(status.bundledDatabaseVersions).map((entry) => {
       const v = record(entry);
       return {
