@@ -22,6 +22,7 @@
 import { OperationError } from '../errors.js';
 import type { Helm } from '../exec/helm.js';
 import { bundleLocation, loadManifests, orderForApply, siblingLocation } from '../kube/bundle.js';
+import { bindingDecision } from './redb-role-binding.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
@@ -433,7 +434,24 @@ async function reapplyRedbRoles(
   );
   for (const namespace of namespaces) {
     ctx.progress(`re-applying Role and RoleBinding redb-role in namespace ${namespace}`);
-    const objects = files.flat().map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
+    const objects: KubeObject[] = [];
+    for (const object of files.flat().map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }))) {
+      if (object.kind === 'RoleBinding') {
+        // roleRef is immutable: a binding to another role (a ClusterRole) is kept (redb-role-binding.ts).
+        const live = await readObject(kube, {
+          apiVersion: object.apiVersion ?? 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          name: object.metadata?.name ?? 'redb-role',
+          namespace,
+        });
+        const decision = bindingDecision(live, object, namespace);
+        if (!decision.apply) {
+          ctx.warn(decision.warning, { namespace });
+          continue;
+        }
+      }
+      objects.push(object);
+    }
     await serverSideApply(kube, objects, { dryRun: ctx.dryRun, io: ctx.io });
   }
   return namespaces;
@@ -535,14 +553,17 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).
   const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
   for (const watched of snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace)) {
-    const command = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml']
-      .map(
-        (file) =>
-          `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`,
-      )
-      .join(' && ');
+    const applyFile = (file: string): string =>
+      `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`;
+    // roleRef is immutable: a binding that points at another role (a ClusterRole) is kept.
+    const ref = `REF=$(${kubectl('get', 'rolebinding', 'redb-role', '-n', watched, '--ignore-not-found', '-o', 'jsonpath={.roleRef.kind}/{.roleRef.name}')})`;
+    const binding = `${ref}; if [ -z "$REF" ] || [ "$REF" = Role/redb-role ]; then ${applyFile('multi-namespace-redb/role_binding.yaml')}; else echo "keeping RoleBinding redb-role ($REF): roleRef cannot change"; fi`;
+    const command = `${applyFile('multi-namespace-redb/role.yaml')} && ${binding}`;
     actions.push(
-      action(`Reapply the operator's Role and RoleBinding redb-role in namespace ${watched}`, command),
+      action(
+        `Reapply the operator's Role and RoleBinding redb-role in namespace ${watched} (a RoleBinding bound to another role is kept)`,
+        command,
+      ),
     );
   }
   return { actions };

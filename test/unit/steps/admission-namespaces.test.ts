@@ -6,7 +6,7 @@ import { createAdmissionStep } from '../../../src/steps/admission.js';
 import { planUpgrade } from '../../../src/steps/index.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
 import { harness } from './fakes.js';
-import { writeReleaseTree } from './release-tree.js';
+import { removeReleaseTree, writeReleaseTree } from './release-tree.js';
 
 const TARGET = '7.8.2-6';
 const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
@@ -82,8 +82,10 @@ describe("admission: only this operator's webhook counts", () => {
     assert.equal(plan.checks.find((c) => c.id === 'admission-tls')!.status, 'pass');
   });
 
-  it("run: the other namespace's webhook is neither taken as enabled nor overwritten", async () => {
-    const h = harness({ settings: { bundle: writeReleaseTree([TARGET]) } });
+  it("run: the other namespace's webhook is neither taken as enabled nor overwritten", async (t) => {
+    const bundle = writeReleaseTree([TARGET]);
+    t.after(() => removeReleaseTree(bundle));
+    const h = harness({ settings: { bundle } });
     h.cluster.put(othersWebhook());
     const result = await h.run(createAdmissionStep({ wait: h.cluster.wait(), env: {} }));
     assert.match(String(result.skipped), /not enabled for the operator in redis/);

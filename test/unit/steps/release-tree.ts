@@ -3,7 +3,7 @@
  * from the simulator's own manifests, so `--bundle <dir>/{version}/bundle.yaml` works offline.
  */
 
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
@@ -29,4 +29,10 @@ export function writeReleaseTree(versions: string[], dialect: 'engine' | 'redis'
     writeFileSync(join(root, version, 'openshift', 'scc.yaml'), SCC_YAML);
   }
   return join(root, '{version}', 'bundle.yaml');
+}
+
+/** Removes a tree writeReleaseTree made (tests leave nothing in the temp folder). */
+export function removeReleaseTree(bundle: string): void {
+  const root = bundle.slice(0, bundle.indexOf('/{version}/'));
+  if (root.startsWith(join(tmpdir(), 'ctl-release-'))) rmSync(root, { recursive: true, force: true });
 }
