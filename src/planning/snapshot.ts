@@ -35,6 +35,7 @@ import {
 import type { StateStoreKind } from './state-store-kind.js';
 import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import { array, getPath, num, record, str } from '../json-read.js';
+import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -149,6 +150,8 @@ export interface HelmReleaseSnapshot {
   status: string;
   /** The newest revision that reached `deployed` or `superseded`: the rollback target. */
   lastDeployedRevision?: number | undefined;
+  /** `operator.image.{tag,repository}` the user set (the newest revision's values; src/planning/helm-values.ts). */
+  pinnedOperatorImage?: PinnedOperatorImage | undefined;
 }
 
 export interface StatefulSetSnapshot extends ObjectVersion {
@@ -842,12 +845,15 @@ function toHelmRelease(
     .sort((a, b) => b.revision - a.revision);
   const newest = revisions[0];
   const newestDeployed = revisions.find((r) => r.status === 'deployed' || r.status === 'superseded');
+  const newestSecret = secrets.find((s) => Number(s.metadata?.labels?.version) === newest?.revision);
+  const pinned = pinnedOperatorImage(releaseConfigOf(newestSecret?.data));
   return {
     name: release.name,
     namespace: release.namespace,
     revision: newest?.revision ?? 0,
     status: newest?.status ?? 'not-found',
     lastDeployedRevision: newestDeployed?.revision,
+    ...(pinned.tag !== undefined || pinned.repository !== undefined ? { pinnedOperatorImage: pinned } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ import { OperationError } from '../errors.js';
 import type { Helm } from '../exec/helm.js';
 import { bundleLocation, loadManifests, orderForApply, siblingLocation } from '../kube/bundle.js';
 import { bindingDecision } from './redb-role-binding.js';
+import { operatorImageOverrides, pinnedOperatorImage } from '../planning/helm-values.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
@@ -197,7 +198,20 @@ async function upgradeOperator(
         fromRevision: status.revision,
         roleNamespaces: watched,
       });
-      const args = await helmUpgradeArgs(deps.helm, helm, chartVersion, snapshot.platform === 'openshift');
+      // The values as they are now (helm get values): a pinned operator.image.tag would keep the
+      // old operator under --reset-then-reuse-values, so it is overridden (helm-values.ts).
+      const overrides = operatorImageOverrides(
+        pinnedOperatorImage(await readHelmValues(deps.helm, helm.release, helm.namespace)),
+        target,
+      );
+      for (const note of overrides.notes) ctx.warn(note);
+      const args = await helmUpgradeArgs(
+        deps.helm,
+        helm,
+        chartVersion,
+        snapshot.platform === 'openshift',
+        overrides.set,
+      );
       if (args.warning) ctx.warn(args.warning);
       ctx.progress(`helm upgrade ${helm.release} to chart ${chartVersion}`);
       await deps.helm.change(args.argv);
@@ -370,11 +384,32 @@ function pendingReleaseError(release: string, namespace: string, status: HelmRel
   );
 }
 
+/** `helm get values <release> -n <ns> -o json`: the user-supplied values only (not the chart's defaults). */
+async function readHelmValues(helm: Helm, release: string, namespace: string): Promise<unknown> {
+  const { stdout } = await helm.read([
+    'get',
+    'values',
+    release,
+    '--namespace',
+    namespace,
+    '--output',
+    'json',
+  ]);
+  try {
+    return JSON.parse(stdout.trim() || 'null') as unknown;
+  } catch {
+    throw new OperationError(`helm get values ${release} printed something that is not JSON`, {
+      hint: 'Check that the helm binary is helm 3.10 or later (helm version).',
+    });
+  }
+}
+
 async function helmUpgradeArgs(
   helm: Helm,
   target: HelmTarget,
   chartVersion: string,
   openshift: boolean,
+  set: string[] = [],
 ): Promise<{ argv: string[]; warning?: string }> {
   const argv = [
     'upgrade',
@@ -387,6 +422,7 @@ async function helmUpgradeArgs(
   ];
   if (target.repo) argv.push('--repo', target.repo);
   if (openshift) argv.push('--set', 'openshift.mode=true');
+  for (const value of set) argv.push('--set', value);
   const version = await helmVersion(helm);
   if (version === undefined || version[0] > 3 || (version[0] === 3 && version[1] >= 14)) {
     argv.push('--reset-then-reuse-values');
@@ -528,10 +564,15 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
   if (resolved.method === 'helm') {
-    const helm = helmUpgradeOf(snapshot, target);
+    const overrides = operatorImageOverrides(
+      snapshot.helmRelease?.pinnedOperatorImage ?? {},
+      target.operator,
+    );
+    const helm = { ...helmUpgradeOf(snapshot, target), set: overrides.set };
+    const pins = overrides.notes.length > 0 ? `; ${overrides.notes.join('; ')}` : '';
     actions.push(
       action(
-        `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)`,
+        `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values${pins})`,
         helmUpgradeCommand(helm),
       ),
     );

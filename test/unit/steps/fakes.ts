@@ -296,7 +296,8 @@ export interface HelmCall {
 export class FakeHelm {
   readonly calls: HelmCall[] = [];
   /** Answers for `helm <first arg>` reads; a function may throw. */
-  readonly answers = new Map<string, (args: string[]) => string>();
+  /** `helm get values` defaults to a release installed without user values. */
+  readonly answers = new Map<string, (args: string[]) => string>([['get', () => '{}']]);
   onChange: (args: string[]) => void = () => {};
   dryRun = false;
   io: TestIo['io'] | undefined;
