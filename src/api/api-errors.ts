@@ -40,6 +40,29 @@ export function passwordExpiredError(username: string): AuthError {
   });
 }
 
+/**
+ * `403 modules_upload_disabled`: the cluster refuses module uploads by setting, whatever the
+ * account's role. Redis Software 8.2 turns the cluster setting `allow_modules_upload` off by
+ * default, and the 8.0+ docs add custom modules as user-defined modules instead
+ * (rest-api/requests/modules/user-defined.md; redis-facts.md §4, §12).
+ */
+export function isModulesUploadDisabled(response: HttpResponse): boolean {
+  return response.status === 403 && errorBody(response).error_code === 'modules_upload_disabled';
+}
+
+export function modulesUploadDisabledError(fileName: string): OperationError {
+  return new OperationError(
+    `POST /v2/modules: the cluster does not allow module uploads (403 modules_upload_disabled), so ${fileName} was not uploaded`,
+    {
+      hint:
+        'This is a cluster setting, not a permission: another account will not help. Allow module uploads on the ' +
+        'cluster (setting allow_modules_upload, off by default from Redis Software 8.2), or add the module as a ' +
+        'user-defined module (spec.userDefinedModules of the RedisEnterpriseCluster, or POST /v2/modules/user-defined), ' +
+        'then run the command again.',
+    },
+  );
+}
+
 /** Any non-2xx answer of an authenticated call, as the error that fits its status. */
 export function apiError(label: string, response: HttpResponse): AuthError | OperationError {
   const detail = describeApiError(response);

@@ -6,10 +6,15 @@ import type { ApiLog, HttpClient, HttpResponse } from './http.js';
 import { decodeJwtTimes } from './jwt.js';
 
 /**
- * POST /v1/users/authorize in both of its forms (redis-facts.md §4):
+ * POST /v1/users/authorize (redis-facts.md §4, §12):
  * - header (Form A, servers 7.8.2+): credentials in the Basic Authorization header, body {ttl};
  * - body (Form B, older servers): body {username, password, ttl};
- * - auto: Form A, then Form B when the server answers 400 (an old server misses the body fields).
+ * - auto: ONE request carrying both, the Basic header and the body {username, password, ttl}.
+ *   Servers 7.8.2 and later read the header and ignore credentials in the body (RS release
+ *   notes 7.8: "username and password in the request body are ignored"); older servers read
+ *   the body (objects/jwt_authorize.md: {username, password, ttl}). Only when that request is
+ *   answered 400 or 401 (a server that dislikes the mixture) does auto try Form A alone, then
+ *   Form B alone: at most three attempts, each stopped by any answer but 400/401.
  */
 export type AuthForm = 'auto' | 'header' | 'body';
 
@@ -38,6 +43,24 @@ export interface AuthorizeOptions {
 
 const PATH = '/v1/users/authorize';
 
+/** What one request carries: `both` is the Basic header AND the body credentials. */
+type SentForm = 'both' | 'header' | 'body';
+
+const FORM_LABEL: Record<SentForm, string> = {
+  both: 'combined form (Basic header and body credentials)',
+  header: 'header form',
+  body: 'body form',
+};
+
+/**
+ * Answers worth another form: 400 (a server that wants another shape) and 401 (a server that
+ * read the credentials from where this form did not put them). Never an expired password:
+ * another form cannot cure it.
+ */
+function isFallbackAnswer(response: HttpResponse): boolean {
+  return (response.status === 400 || response.status === 401) && !isPasswordExpired(response);
+}
+
 export async function authorize(
   http: HttpClient,
   credentials: Credentials,
@@ -45,16 +68,17 @@ export async function authorize(
 ): Promise<IssuedToken> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const first: 'header' | 'body' = options.form === 'body' ? 'body' : 'header';
-  let response = await send(http, credentials, first, options.ttl);
-  let usedForm = first;
-  if (options.form === 'auto' && response.status === 400 && !isPasswordExpired(response)) {
+  const forms: SentForm[] = options.form === 'auto' ? ['both', 'header', 'body'] : [options.form];
+  let usedForm = forms[0] ?? 'both';
+  let response = await send(http, credentials, usedForm, options.ttl);
+  for (const next of forms.slice(1)) {
+    if (!isFallbackAnswer(response)) break;
     options.log?.debug(
       1,
-      `${PATH}: the header form got 400 (${describeApiError(response)}); trying the body form`,
+      `${PATH}: the ${FORM_LABEL[usedForm]} got ${response.status} (${describeApiError(response)}); trying the ${FORM_LABEL[next]}`,
     );
-    response = await send(http, credentials, 'body', options.ttl);
-    usedForm = 'body';
+    usedForm = next;
+    response = await send(http, credentials, next, options.ttl);
   }
   if (response.status === 200) {
     const token = accessTokenOf(response);
@@ -64,7 +88,13 @@ export async function authorize(
   throw authorizeError(response, credentials.username, options.form, usedForm);
 }
 
-/** POST /v1/users/refresh_jwt: a new token for a still-valid one, without the password. */
+/**
+ * POST /v1/users/refresh_jwt: a new token for a still-valid one, without the password.
+ * The header is `Authorization: JWT <token>`, the only form the REST reference documents
+ * (rest-api/requests/users/refresh_jwt.md, authorize.md). security/access-control/
+ * disable-basic-authentication.md calls the token "a bearer token" but gives no `Bearer`
+ * example, so ctl keeps the documented `JWT` scheme (redis-facts.md §4).
+ */
 export async function refreshToken(
   http: HttpClient,
   current: IssuedToken,
@@ -88,24 +118,19 @@ export async function refreshToken(
 function send(
   http: HttpClient,
   credentials: Credentials,
-  form: 'header' | 'body',
+  form: SentForm,
   ttl: number,
 ): Promise<HttpResponse> {
-  if (form === 'header') {
-    const basic = Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64');
-    return http.request({
-      method: 'POST',
-      path: PATH,
-      headers: { authorization: `Basic ${basic}` },
-      json: { ttl },
-      idempotent: true,
-    });
-  }
+  const basic = Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64');
+  const headers = form === 'body' ? undefined : { authorization: `Basic ${basic}` };
+  const json =
+    form === 'header' ? { ttl } : { username: credentials.username, password: credentials.password, ttl };
   // Minting a token changes nothing on the server: safe to repeat after a broken connection.
   return http.request({
     method: 'POST',
     path: PATH,
-    json: { username: credentials.username, password: credentials.password, ttl },
+    ...(headers ? { headers } : {}),
+    json,
     idempotent: true,
   });
 }
@@ -138,7 +163,7 @@ function authorizeError(
   response: HttpResponse,
   username: string,
   asked: AuthForm,
-  used: 'header' | 'body',
+  used: SentForm,
 ): AuthError | OperationError {
   if (isPasswordExpired(response)) return passwordExpiredError(username);
   const detail = describeApiError(response);
@@ -158,7 +183,7 @@ function authorizeError(
   if (response.status === 400) {
     const hint =
       asked === 'auto'
-        ? 'Neither authorize form was accepted. Check that --api-url points at the management API (port 9443).'
+        ? 'No authorize form was accepted (combined, header, body). Check that --api-url points at the management API (port 9443).'
         : used === 'header'
           ? 'Servers before 7.8.2 take the credentials in the body: try --auth-form body (or auto).'
           : 'Servers 7.8.2 and later take the credentials in the Basic header: try --auth-form header (or auto).';

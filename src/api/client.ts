@@ -1,12 +1,19 @@
 import { OperationError } from '../errors.js';
-import { apiError, isPasswordExpired, passwordExpiredError } from './api-errors.js';
+import {
+  apiError,
+  isModulesUploadDisabled,
+  isPasswordExpired,
+  modulesUploadDisabledError,
+  passwordExpiredError,
+} from './api-errors.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
 import type { TokenSource } from './token-source.js';
 import type { ApiAction, ApiBdb, ApiCluster, ApiModule, ApiNode } from './types.js';
 
 /**
  * Authenticated calls to the management API: each presents `Authorization: JWT <token>` from
- * the token source; a 401 gets one new token and one retry (the server did not act on it).
+ * the token source (the scheme the REST reference documents, requests/users/refresh_jwt.md;
+ * disable-basic-authentication.md's "bearer token" wording names no other scheme); a 401 gets one new token and one retry (the server did not act on it).
  */
 export class ApiClient {
   readonly http: HttpClient;
@@ -96,7 +103,13 @@ export class ApiClient {
     const { FormData } = await import('./undici.js');
     const form = new FormData();
     form.append('module', new Blob([content]), fileName);
-    return this.json({ method: 'POST', path: '/v2/modules', form });
+    const request: HttpRequest = { method: 'POST', path: '/v2/modules', form };
+    const response = await this.call(request);
+    if (response.status >= 200 && response.status < 300)
+      return response.body as ApiModule & { action_uid: string };
+    if (isModulesUploadDisabled(response)) throw modulesUploadDisabledError(fileName);
+    if (isPasswordExpired(response)) throw passwordExpiredError(this.#username);
+    throw apiError(`POST ${request.path}`, response);
   }
 
   getAction(uid: string): Promise<ApiAction> {

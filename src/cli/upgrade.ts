@@ -18,7 +18,7 @@ function addPlanOptions(command: Command): Command {
       )
       .option(
         '--db-version <x.y>',
-        'target database version x.y, or major or latest (default: the newest the target bundles, within each database policy)',
+        "target database version x.y, or major or latest (default: the target release's default database version, within each database policy; latest: the newest)",
       )
       .addOption(
         new Option(

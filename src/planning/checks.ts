@@ -8,14 +8,18 @@ import { dialectFields } from '../release/dialect.js';
 import {
   bundledDatabaseVersions,
   checkUpgradePath,
+  clusterTagFor,
   gitTagFor,
   knownOperatorVersions,
   minimumDatabaseVersionFor,
   minimumOperatorFor,
   RHEL9_TARGETS_FROM,
   requiresRhel9Modules,
+  rhel7HopFor,
 } from '../release/catalog.js';
-import { curlApi, kubectl, kubectlMergePatch, patchAt } from './equivalent-commands.js';
+import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
+import { notEnabledReason, splitWebhooks } from './own-webhook.js';
+import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
   describePermission,
   findReview,
@@ -29,6 +33,7 @@ import { CHECK_IDS, type CheckId, type Target } from './target.js';
 import {
   compareDatabaseVersions,
   compareOperatorVersions,
+  compareReleases,
   databaseVersionOf,
   parseDatabaseVersion,
   parseOperatorVersion,
@@ -211,20 +216,46 @@ function checkLicense(input: CheckInput): Outcome {
   const state = rec.license?.state;
   const expires = rec.license?.expirationDate ? `, expires ${rec.license.expirationDate}` : '';
   if (state === 'Valid') return pass(`licence Valid${expires}`);
-  const secret = rec.licenseSecretName ?? `${rec.name}-license`;
-  const fix =
-    `Put a valid licence in Secret ${secret} (${kubectl('create', 'secret', 'generic', secret, '-n', rec.namespace, '--from-file=license=<license-file>')}` +
-    (rec.licenseSecretName
-      ? ', with --dry-run=client -o yaml | kubectl apply -f - to replace it)'
-      : `) and point the cluster at it: ${kubectlMergePatch('rec', rec.name, rec.namespace, { spec: { licenseSecretName: secret } })}`);
+  const fix = licenseFix(rec);
   if (state === undefined)
     return warn('the cluster reports no licence state: an invalid licence makes the upgrade fail', fix);
   return fail(`licence ${state}${expires}: an invalid licence makes the upgrade fail`, fix);
 }
 
+/**
+ * Where the licence lives decides the fix. `spec.license` and `spec.licenseSecretName` cannot
+ * both be set (DOCS kubernetes/reference/redis_enterprise_cluster_api.md), so an inline licence
+ * is replaced inline (or moved to a Secret in the same patch that empties spec.license), and a
+ * Secret's content is replaced in the Secret. The key never appears in the command line: the
+ * patch is read from a file.
+ */
+function licenseFix(rec: ClusterSnapshot): string {
+  const secret = rec.licenseSecretName ?? `${rec.name}-license`;
+  const createSecret = kubectl(
+    'create',
+    'secret',
+    'generic',
+    secret,
+    '-n',
+    rec.namespace,
+    '--from-file=license=<license-file>',
+  );
+  if (rec.licenseSecretName) {
+    return `Put a valid licence in Secret ${secret} (${createSecret}, with --dry-run=client -o yaml | kubectl apply -f - to replace it)`;
+  }
+  if (rec.licenseInline) {
+    const patchFile = `jq -n --rawfile license <license-file> '{spec: {license: $license}}' > license-patch.json && ${kubectl('patch', 'rec', rec.name, '-n', rec.namespace, '--type', 'merge', '--patch-file', 'license-patch.json')}`;
+    const move = kubectlMergePatch('rec', rec.name, rec.namespace, {
+      spec: { license: null, licenseSecretName: secret },
+    });
+    return `Replace the inline licence in spec.license: ${patchFile} — or move it to a Secret: ${createSecret}, then ${move}`;
+  }
+  return `Put a valid licence in Secret ${secret} (${createSecret}) and point the cluster at it: ${kubectlMergePatch('rec', rec.name, rec.namespace, { spec: { licenseSecretName: secret } })}`;
+}
+
 // ---- operator-min-version
 
-function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
+function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Outcome {
   const operator = snapshot.operator;
   if (!operator) {
     return fail(
@@ -248,6 +279,16 @@ function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
       `Upgrade in two hops: first ctl upgrade run --to ${hop ?? minimum}, then --to ${target.operator}.`,
     );
   }
+  const clusterBelow = clusterBelowMinimum(resolved, minimum);
+  if (clusterBelow) {
+    // The CLUSTER too, not only the operator: "Your Redis Enterprise clusters must be running
+    // version 7.4.2-2 or later" (DOCS kubernetes/upgrade/openshift-cli.md; 7-8-2-releases/_index.md).
+    const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum ?? '');
+    return fail(
+      `the cluster runs RS ${clusterBelow}, older than ${minimum}, the oldest cluster version that may upgrade to ${target.operator} (operator ${operator.version})`,
+      `Upgrade in two hops: first ctl upgrade run --to ${hop ?? minimum} (it upgrades the cluster to ${hop ? (clusterTagFor(hop, snapshot.platform) ?? 'its image') : 'a 7.4 image'}), then --to ${target.operator}.`,
+    );
+  }
   if (operator.readyReplicas < operator.replicas) {
     return warn(
       `operator ${operator.version} is not ready (${operator.readyReplicas}/${operator.replicas})`,
@@ -255,6 +296,13 @@ function checkOperatorMinVersion({ snapshot, target }: CheckInput): Outcome {
     );
   }
   return pass(`operator ${operator.version}${minimum ? ` (at least ${minimum} needed)` : ''}`);
+}
+
+/** The cluster's RS release (`7.2.4`) when it is older than the minimum operator's release; else undefined. */
+function clusterBelowMinimum(resolved: ResolvedUpgrade, minimum: string | undefined): string | undefined {
+  const min = minimum ? parseOperatorVersion(minimum) : undefined;
+  if (!min || !resolved.currentRs) return undefined;
+  return compareReleases(resolved.currentRs, min.release) < 0 ? formatRs(resolved.currentRs) : undefined;
 }
 
 /** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
@@ -284,6 +332,15 @@ function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome
     return fail(
       `operator ${snapshot.operator?.version} is newer than --to ${target.operator}: downgrades are not supported`,
       `Pass --to ${snapshot.operator?.version} or newer.`,
+    );
+  }
+  const rhel7 = rhel7HopFor(target.operator, snapshot.cluster?.image.versionTag);
+  if (rhel7) {
+    // DOCS kubernetes/7.4.6/upgrade/openshift-cli.md: RHEL7 clusters keep RHEL7 images up to
+    // 7.2.4-2 and only then move to RHEL8; 7.2.4-15 notes: RHEL7 images are no longer available.
+    return fail(
+      `the cluster runs the RHEL7 image ${snapshot.cluster?.image.versionTag ?? ''}; operator ${target.operator} has no RHEL7 image, and RHEL7 clusters move to RHEL8 only from ${rhel7.operator}`,
+      `Upgrade in two hops: first ctl upgrade run --to ${rhel7.operator} --cluster-version ${rhel7.clusterTag}, then --to ${target.operator}.`,
     );
   }
   if (!resolved.targetRs)
@@ -528,11 +585,21 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
   const rec = cluster(input);
   const fields = dialectFields(input.snapshot.dialect);
   const autoField = fields.autoUpgradePath.join('.');
-  if (rec.autoUpgrade && rec.image.digestHash) {
+  // A digestHash in ANY of the four image specs invalidates the spec with auto-upgrade on
+  // (DOCS kubernetes/upgrade/upgrade-redis-cluster.md; redis-facts.md §12).
+  const digests = digestPinnedSpecs(rec, input.snapshot.dialect);
+  if (rec.autoUpgrade && digests.length > 0) {
+    const names = digests.map((d) => `${d.field}.digestHash`).join(', ');
+    const remove = mergeBodies(...digests.map((d) => patchAt([...d.path, 'digestHash'], null)));
     return fail(
-      `${autoField} is true and ${fields.imageSpecPath.join('.')}.digestHash is set: the operator refuses the upgrade (InvalidUpgrade)`,
-      `Turn auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}`,
+      `${autoField} is true and ${names} ${digests.length === 1 ? 'is' : 'are'} set: the operator refuses the upgrade (InvalidUpgrade)`,
+      `Turn auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest${digests.length === 1 ? '' : 's'}: ${kubectlMergePatch('rec', rec.name, rec.namespace, remove)}`,
     );
+  }
+  const tag = input.resolved.clusterTag.target;
+  if (!rec.autoUpgrade && tag && rec.image.versionTag !== tag) {
+    const patch = buildClusterPatch(rec, input.snapshot.dialect, tag, input.target.operator);
+    if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
   }
   if (rec.autoUpgrade && rec.upgradePolicy) {
     return warn(
@@ -589,9 +656,11 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
 // ---- admission-tls
 
 function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
-  const webhooks = snapshot.webhooks;
   const ns = snapshot.namespace;
-  if (webhooks.length === 0) return pass('admission controller not enabled');
+  // Only this operator's webhooks (another namespace's trusts its own admission-tls).
+  const { own: webhooks, others } = splitWebhooks(snapshot.webhooks, snapshot.operator?.namespace ?? ns);
+  if (webhooks.length === 0)
+    return pass(others.length === 0 ? 'admission controller not enabled' : notEnabledReason(others, ns));
   const restart = `Restart the operator, which creates it: ${kubectl('rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
   if (!snapshot.admissionTls.present)
     return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);

@@ -95,6 +95,8 @@ export interface HelmUpgrade {
   repo: string | undefined;
   chartVersion: string;
   openshift: boolean;
+  /** Further `--set` values (`operator.image.tag=<target>` over a pinned tag; src/planning/helm-values.ts). */
+  set?: string[] | undefined;
 }
 
 /**
@@ -115,6 +117,7 @@ export function helmUpgradeCommand(upgrade: HelmUpgrade): string {
     upgrade.namespace,
     ...(upgrade.repo ? ['--repo', upgrade.repo] : []),
     ...(upgrade.openshift ? ['--set', 'openshift.mode=true'] : []),
+    ...(upgrade.set ?? []).flatMap((value) => ['--set', value]),
     '--reset-then-reuse-values',
   ];
   return words.map(quoteUnlessPlaceholder).join(' ');

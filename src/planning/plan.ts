@@ -5,8 +5,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { UsageError } from '../errors.js';
 import { siblingLocation } from '../kube/bundle.js';
+import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type CheckResult, isBlocked, runChecks } from './checks.js';
@@ -94,11 +94,7 @@ export interface Plan {
 export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly StepPlanner[]): Plan {
   assertSelectedDatabasesExist(snapshot, target);
   const resolved = resolveUpgrade(snapshot, target);
-  if (resolved.method === 'bundle' && !resolved.bundle && !operatorIsCurrent(resolved)) {
-    throw new UsageError(`there is no trustworthy upstream bundle for operator ${target.operator}`, {
-      hint: 'Pass --bundle <file|url> with the bundle of that release.',
-    });
-  }
+  assertReleaseFilesLocatable(snapshot, target, resolved, operatorIsCurrent(resolved));
   const checks = runChecks(snapshot, target, { resolved, required: requiredPermissionsOf(steps) });
   const planTarget: PlanTarget = {
     operator: target.operator,

@@ -94,7 +94,9 @@ export function helmReleaseLocation(
 export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
   const method: Method =
     target.method === 'auto' ? (snapshot.operator?.helmRelease ? 'helm' : 'bundle') : target.method;
-  const targetTag = target.clusterVersion ?? clusterTagFor(target.operator, snapshot.platform);
+  const targetTag =
+    target.clusterVersion ??
+    clusterTagFor(target.operator, snapshot.platform, snapshot.cluster?.image.versionTag);
   const currentRs = currentRsOf(snapshot);
   const targetRs = targetTag ? parseRsVersion(targetTag) : undefined;
   const databaseVersion = target.databaseVersion ?? (targetRs ? defaultDatabaseVersion(targetRs) : undefined);
@@ -223,19 +225,30 @@ function desiredVersion(
   if (!targetRs || !bundled) {
     return { reason: 'the target cluster version is not in the catalog: pass --db-version' };
   }
+  // The default is what the docs prescribe for the target release: the "Default DB version
+  // (upgraded/new databases)" column of DOCS rs/installing-upgrading/upgrading/upgrade-database.md
+  // (catalog defaultDatabaseVersion), never silently the newest bundled version; `--db-version
+  // latest` asks for the newest.
+  const prescribed = defaultDatabaseVersion(targetRs);
   if (cluster.upgradePolicy === 'major') {
-    // Only versions the cluster marks as major releases qualify (status.bundledDatabaseVersions).
+    // Only versions the cluster marks as major releases qualify (status.bundledDatabaseVersions),
+    // and none beyond the prescribed default.
     const majors = new Set(
       cluster.bundledDatabaseVersions.filter((v) => v.major).map((v) => concrete(v.version)),
     );
-    const newestMajor = bundled.filter((v) => majors.has(v)).at(-1);
+    const ceiling = prescribed ? parseDatabaseVersion(prescribed) : undefined;
+    const withinDefault = (v: string): boolean => {
+      const parsed = parseDatabaseVersion(v);
+      if (!ceiling || 'policy' in ceiling || !parsed || 'policy' in parsed) return true;
+      return compareDatabaseVersions(parsed, ceiling) <= 0;
+    };
+    const newestMajor = bundled.filter((v) => majors.has(v) && withinDefault(v)).at(-1);
     return newestMajor
       ? { version: newestMajor }
       : { reason: 'the upgrade policy is major and no newer major version is known: pass --db-version' };
   }
-  const fallback = defaultDatabaseVersion(targetRs);
-  return fallback
-    ? { version: fallback }
+  return prescribed
+    ? { version: prescribed }
     : { reason: 'no default database version is known: pass --db-version' };
 }
 

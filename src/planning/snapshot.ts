@@ -36,6 +36,7 @@ import {
 import type { StateStoreKind } from './state-store-kind.js';
 import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import { array, getPath, num, record, str } from '../json-read.js';
+import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -115,6 +116,11 @@ export interface ClusterSnapshot extends ObjectVersion {
   upgradePolicy?: string | undefined;
   license?: { state?: string | undefined; expirationDate?: string | undefined } | undefined;
   licenseSecretName?: string | undefined;
+  /**
+   * True when the licence is written inline in `spec.license` (only the fact: the key itself is
+   * a secret and never leaves the cluster object).
+   */
+  licenseInline?: boolean | undefined;
   bundledDatabaseVersions: { dbType?: string | undefined; version: string; major?: boolean | undefined }[];
   serviceAccountName: string;
   /** `spec.securityContext.resourceLimits.allowAutoAdjustment`: keeps the SCC on OpenShift. */
@@ -145,6 +151,8 @@ export interface HelmReleaseSnapshot {
   status: string;
   /** The newest revision that reached `deployed` or `superseded`: the rollback target. */
   lastDeployedRevision?: number | undefined;
+  /** `operator.image.{tag,repository}` the user set (the newest revision's values; src/planning/helm-values.ts). */
+  pinnedOperatorImage?: PinnedOperatorImage | undefined;
 }
 
 export interface StatefulSetSnapshot extends ObjectVersion {
@@ -187,7 +195,13 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
 
 export interface WebhookSnapshot extends ObjectVersion {
   name: string;
-  webhooks: { name: string; caBundle?: string | undefined; serviceNamespace?: string | undefined }[];
+  webhooks: {
+    name: string;
+    caBundle?: string | undefined;
+    serviceNamespace?: string | undefined;
+    /** `namespaceSelector.matchLabels.namespace-name` (DOCS deployment/quick-start.md). */
+    selectorNamespace?: string | undefined;
+  }[];
 }
 
 export interface SecretPresence extends ObjectVersion {
@@ -709,8 +723,23 @@ function toImageSpec(value: unknown): ImageSpec {
   };
 }
 
-/** Image specs besides the node's, which carry the operator's version when they are set. */
-const OTHER_IMAGE_SPECS = ['redisEnterpriseServicesRiggerImageSpec', 'bootstrapperImageSpec'] as const;
+/**
+ * Image specs besides the node's, which carry the operator's version when they are set, keyed
+ * by their path under `spec` (dotted). The four specs whose digestHash invalidates the spec with
+ * auto-upgrade on (DOCS kubernetes/upgrade/upgrade-redis-cluster.md; redis-facts.md §12) are
+ * these three and the node's; call-home-client images ship as `re-call-home-client:<operator
+ * version>` (8.0.18-11 release notes).
+ */
+export const OTHER_IMAGE_SPECS = [
+  'redisEnterpriseServicesRiggerImageSpec',
+  'bootstrapperImageSpec',
+  'usageMeter.callHomeClient.imageSpec',
+] as const;
+
+/** `usageMeter.callHomeClient.imageSpec` -> `['spec', 'usageMeter', 'callHomeClient', 'imageSpec']`. */
+export function otherImageSpecPath(field: string): string[] {
+  return ['spec', ...field.split('.')];
+}
 
 export function toCluster(object: KubeObject, dialect: Dialect, namespace: string): ClusterSnapshot {
   const fields = dialectFields(dialect);
@@ -720,7 +749,8 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
   const name = object.metadata?.name ?? '';
   const otherImages: Record<string, ImageSpec> = {};
   for (const field of OTHER_IMAGE_SPECS) {
-    if (spec[field] !== undefined) otherImages[field] = toImageSpec(spec[field]);
+    const value = getPath(object, otherImageSpecPath(field));
+    if (value !== undefined) otherImages[field] = toImageSpec(value);
   }
   return {
     ...versionOf(object),
@@ -736,6 +766,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
     upgradePolicy: str(getPath(object, fields.upgradePolicyPath)),
     license: license && { state: str(license.licenseState), expirationDate: str(license.expirationDate) },
     licenseSecretName: str(spec.licenseSecretName),
+    licenseInline: typeof spec.license === 'string' && spec.license.trim() !== '',
     bundledDatabaseVersions: array(status.bundledDatabaseVersions).map((entry) => {
       const v = record(entry);
       return {
@@ -817,12 +848,15 @@ function toHelmRelease(
     .sort((a, b) => b.revision - a.revision);
   const newest = revisions[0];
   const newestDeployed = revisions.find((r) => r.status === 'deployed' || r.status === 'superseded');
+  const newestSecret = secrets.find((s) => Number(s.metadata?.labels?.version) === newest?.revision);
+  const pinned = pinnedOperatorImage(releaseConfigOf(newestSecret?.data));
   return {
     name: release.name,
     namespace: release.namespace,
     revision: newest?.revision ?? 0,
     status: newest?.status ?? 'not-found',
     lastDeployedRevision: newestDeployed?.revision,
+    ...(pinned.tag !== undefined || pinned.repository !== undefined ? { pinnedOperatorImage: pinned } : {}),
   };
 }
 
@@ -924,7 +958,7 @@ function toActiveActive(object: KubeObject, dialect: Dialect): ActiveActiveSnaps
 }
 
 /** Only the operator's webhooks (`*.admission.redislabs`) are kept. */
-function toWebhook(object: KubeObject): WebhookSnapshot {
+export function toWebhook(object: KubeObject): WebhookSnapshot {
   return {
     ...versionOf(object),
     name: object.metadata?.name ?? '',
@@ -937,6 +971,7 @@ function toWebhook(object: KubeObject): WebhookSnapshot {
           name: str(w.name) ?? '',
           caBundle: str(clientConfig.caBundle) || undefined,
           serviceNamespace: str(record(clientConfig.service).namespace),
+          selectorNamespace: str(record(record(w.namespaceSelector).matchLabels)['namespace-name']),
         };
       }),
   };

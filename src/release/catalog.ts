@@ -88,6 +88,16 @@ export const TOKENS_INVALIDATED_FROM_RS = '8.0.22';
 /** OpenShift tags end in `.rhel7-openshift` before, `.rhel8-openshift` from, this operator (TAGS: 6.2.10-4 rhel7, 6.2.10-34 rhel8). */
 export const OPENSHIFT_RHEL8_TAGS_FROM = '6.2.10-34';
 
+/**
+ * The last operator release with a RHEL7 OpenShift image. A cluster running a `.rhel7-openshift`
+ * image keeps RHEL7 images up to this release ("When upgrading existing clusters running on
+ * RHEL7-based images, make sure to select a RHEL7-based image for the new version"), and moves
+ * to RHEL8 only after reaching it ("upgrade to version 7.2.4-2 with a RHEL7-based image, then you'll
+ * be able to migrate to a RHEL8-based image"), DOCS `kubernetes/7.4.6/upgrade/openshift-cli.md`.
+ * 7.2.4-15 (RS 7.2.4-138): "RHEL7-based OpenShift images are no longer available".
+ */
+export const LAST_OPENSHIFT_RHEL7_RELEASE = '7.2.4-2';
+
 /** From this operator on, OpenShift uses the Kubernetes tag unchanged (TAGS: 7.8.4-8 still suffixed, 7.8.4-9 not). */
 export const OPENSHIFT_PLAIN_TAGS_FROM = '7.8.4-9';
 
@@ -128,8 +138,9 @@ const OPERATOR_RELEASES: readonly (readonly [operator: string, clusterTags: read
   ['6.4.2-8', ['6.4.2-94']],
   ['7.2.4-2', ['7.2.4-52']],
   ['7.2.4-7', ['7.2.4-64']],
-  ['7.2.4-12', ['7.2.4-92']],
-  ['7.2.4-15', ['7.2.4-138']],
+  // Re-published with RS maintenance images (NOTES `7-2-4-releases/*`; redis-facts.md §12).
+  ['7.2.4-12', ['7.2.4-92', '7.2.4-105', '7.2.4-109', '7.2.4-117', '7.2.4-118', '7.2.4-122', '7.2.4-130']],
+  ['7.2.4-15', ['7.2.4-138', '7.2.4-144']],
   ['7.2.4-16', ['7.2.4-153']],
   ['7.4.2-2', ['7.4.2-54', '7.4.2-104']],
   ['7.4.2-12', ['7.4.2-129']],
@@ -183,6 +194,15 @@ const OPERATOR_RELEASES: readonly (readonly [operator: string, clusterTags: read
   ['8.2.0-12', ['8.2.0-25.12']],
   ['8.2.0-13', ['8.2.0-46.13']],
 ];
+
+/**
+ * OpenShift cluster images that are not the Kubernetes tag plus a suffix. 7.4.6-6 (March 2025):
+ * "Redis Enterprise Software version 7.4.6-233 (7.4.6-232 for OpenShift)", and "The 7.4.6-232
+ * image only supports OpenShift" (NOTES `7-4-6-releases/7-4-6-6-mar25.md`).
+ */
+const OPENSHIFT_CLUSTER_TAGS: ReadonlyMap<string, string> = new Map([
+  ['7.4.6-6', '7.4.6-232.rhel8-openshift'],
+]);
 
 interface CatalogEntry {
   readonly operator: OperatorVersion;
@@ -264,15 +284,40 @@ export function isKnownOperatorVersion(v: OperatorVersionInput): boolean {
 export function clusterTagFor(
   operatorVersion: OperatorVersionInput,
   platform: Platform = 'kubernetes',
+  currentTag?: string,
 ): string | undefined {
   const entry = entryFor(operatorVersion);
   if (!entry) return undefined;
   const tag = entry.defaultTag;
   if (platform === 'openshift' && tag.suffix === undefined) {
-    const suffix = openshiftSuffixFor(entry.operator);
+    const suffix = openshiftSuffixFor(entry.operator, currentTag);
+    if (suffix === 'rhel8-openshift') {
+      const special = OPENSHIFT_CLUSTER_TAGS.get(entry.key);
+      if (special) return special;
+    }
     if (suffix) return formatImageTag({ ...tag, suffix });
   }
   return formatImageTag(tag);
+}
+
+/** True when an OpenShift cluster image tag is a RHEL7 build (`6.2.18-65.rhel7-openshift`). */
+export function isRhel7OpenshiftTag(tag: string | undefined): boolean {
+  return tag !== undefined && /\.rhel7-openshift$/.test(tag);
+}
+
+/**
+ * For a cluster on a RHEL7 OpenShift image: `undefined` when `target` still has a RHEL7 image,
+ * else the release to go to first (with its RHEL7 tag), after which a RHEL8 image may follow.
+ */
+export function rhel7HopFor(
+  target: OperatorVersionInput,
+  currentTag: string | undefined,
+): { operator: string; clusterTag: string } | undefined {
+  if (!isRhel7OpenshiftTag(currentTag)) return undefined;
+  if (compareOperatorVersions(requireOperator(target), op(LAST_OPENSHIFT_RHEL7_RELEASE)) <= 0)
+    return undefined;
+  const hop = entryFor(LAST_OPENSHIFT_RHEL7_RELEASE)!;
+  return { operator: hop.key, clusterTag: formatImageTag({ ...hop.defaultTag, suffix: 'rhel7-openshift' }) };
 }
 
 /** Every cluster image tag listed for an operator release, oldest first; `undefined` if unknown. */
@@ -280,11 +325,16 @@ export function clusterTagsFor(operatorVersion: OperatorVersionInput): string[] 
   return entryFor(operatorVersion)?.tags.map(formatImageTag);
 }
 
-function openshiftSuffixFor(operator: OperatorVersion): string | undefined {
+function openshiftSuffixFor(operator: OperatorVersion, currentTag?: string): string | undefined {
   if (compareOperatorVersions(operator, op(OPENSHIFT_PLAIN_TAGS_FROM)) >= 0) return undefined;
-  return compareOperatorVersions(operator, op(OPENSHIFT_RHEL8_TAGS_FROM)) >= 0
-    ? 'rhel8-openshift'
-    : 'rhel7-openshift';
+  if (compareOperatorVersions(operator, op(OPENSHIFT_RHEL8_TAGS_FROM)) < 0) return 'rhel7-openshift';
+  // RHEL7 clusters stay on RHEL7 images while the target still has one (LAST_OPENSHIFT_RHEL7_RELEASE).
+  if (
+    isRhel7OpenshiftTag(currentTag) &&
+    compareOperatorVersions(operator, op(LAST_OPENSHIFT_RHEL7_RELEASE)) <= 0
+  )
+    return 'rhel7-openshift';
+  return 'rhel8-openshift';
 }
 
 /** The cluster image repository by platform (DOCS `deployment/helm.md`; K8S `openshift/rec_rhel.yaml`). */
@@ -301,14 +351,43 @@ export function chartVersionFor(operatorVersion: OperatorVersionInput): string {
 
 /**
  * The RedisLabs/redis-enterprise-k8s-docs git tag holding an operator release's bundle: usually
- * `v<version>`, but `7.8.6-1` and `7.22.2-39` were tagged without the `v`, and the tags
- * v7.4.6-9 and v7.8.6-11 hold the 8.0.6-8 and 8.0.10-21 bundles, so for those two releases
- * there is no trustworthy tag (`undefined`; the caller requires `--bundle`).
+ * `v<version>`, but `7.8.6-1` and `7.22.2-39` were tagged without the `v`; the tags v7.4.6-9 and
+ * v7.8.6-11 hold the 8.0.6-8 and 8.0.10-21 bundles, and 7.4.6-6 has no tag at all
+ * (redis-facts.md §12), so for those three releases there is no trustworthy tag (`undefined`;
+ * the plan requires `--bundle` or names the nearest release that has one, see taggedNeighbourOf).
  */
 export function gitTagFor(operatorVersion: OperatorVersionInput): string | undefined {
   const version = formatOperatorVersion(requireOperator(operatorVersion));
-  if (TAGS_WITH_OTHER_BUNDLES.has(version)) return undefined;
+  if (TAGS_WITH_OTHER_BUNDLES.has(version) || RELEASES_WITHOUT_TAG.has(version)) return undefined;
   return TAGS_WITHOUT_V.has(version) ? version : `v${version}`;
+}
+
+/** Why gitTagFor has no tag for a release, in words; `undefined` when it has one. */
+export function missingTagReason(operatorVersion: OperatorVersionInput): string | undefined {
+  const version = formatOperatorVersion(requireOperator(operatorVersion));
+  if (RELEASES_WITHOUT_TAG.has(version))
+    return `RedisLabs/redis-enterprise-k8s-docs has no git tag v${version}, so its bundle cannot be downloaded`;
+  if (TAGS_WITH_OTHER_BUNDLES.has(version))
+    return `git tag v${version} of RedisLabs/redis-enterprise-k8s-docs holds another release's bundle`;
+  return undefined;
+}
+
+/**
+ * The catalogued release nearest to `operatorVersion` in the same RS line (x.y.z) whose bundle
+ * has a trustworthy tag: the next newer maintenance release first (it carries the same line's
+ * fixes), else the newest older one; `undefined` when the line has none.
+ */
+export function taggedNeighbourOf(operatorVersion: OperatorVersionInput): string | undefined {
+  const version = requireOperator(operatorVersion);
+  const line = CATALOG.filter(
+    (entry) =>
+      compareReleases(entry.operator.release, version.release) === 0 &&
+      entry.key !== formatOperatorVersion(version) &&
+      gitTagFor(entry.key) !== undefined,
+  );
+  const newer = line.find((entry) => compareOperatorVersions(entry.operator, version) > 0);
+  const older = line.filter((entry) => compareOperatorVersions(entry.operator, version) < 0).at(-1);
+  return (newer ?? older)?.key;
 }
 
 const UPSTREAM_RAW = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs';
@@ -320,6 +399,8 @@ export function upstreamFileUrl(operatorVersion: string, file: string): string {
 
 const TAGS_WITHOUT_V: ReadonlySet<string> = new Set(['7.8.6-1', '7.22.2-39']);
 const TAGS_WITH_OTHER_BUNDLES: ReadonlySet<string> = new Set(['7.4.6-9', '7.8.6-11']);
+/** Releases with no git tag at all (redis-facts.md §12: "git tag v7.4.6-6 does not exist"). */
+const RELEASES_WITHOUT_TAG: ReadonlySet<string> = new Set(['7.4.6-6']);
 
 // ---------------------------------------------------------------------------------------------
 // Thresholds as questions.
@@ -432,7 +513,12 @@ export function bundledDatabaseVersions(rsVersion: RsVersionInput): string[] | u
   return row ? [...row.versions] : undefined;
 }
 
-/** The database version an RS release gives new and upgraded databases; `undefined` if unknown. */
+/**
+ * The database version an RS release gives new and upgraded databases ("Default DB version
+ * (upgraded/new databases)", DOCS rs/installing-upgrading/upgrading/upgrade-database.md): ctl's
+ * default database target. Not always the newest bundled (RS 6.2: default 6.0, 6.2 bundled).
+ * `undefined` if unknown.
+ */
 export function defaultDatabaseVersion(rsVersion: RsVersionInput): string | undefined {
   return bundledRowFor(rsVersion)?.default;
 }

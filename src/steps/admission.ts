@@ -21,7 +21,8 @@ import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { deleteIfExists, listObjects, readObject, serverSideApply } from '../kube/write.js';
 import { webhookNameFor } from '../release/catalog.js';
-import { ADMISSION_TLS_SECRET } from '../planning/snapshot.js';
+import { ADMISSION_TLS_SECRET, toWebhook } from '../planning/snapshot.js';
+import { isOwnWebhook, notEnabledReason, splitWebhooks } from '../planning/own-webhook.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import {
@@ -79,11 +80,15 @@ async function reapplyWebhook(
   const { kube, snapshot, plan } = deps;
   if (plan.target.method === 'helm') return { skipped: 'the helm chart manages the admission webhook' };
 
-  const live = (await listObjects(kube, WEBHOOK_API, WEBHOOK_KIND)).filter(isOperatorWebhook);
-  if (live.length === 0) return { skipped: 'admission controller not enabled' };
+  const namespace = snapshot.operator?.namespace ?? snapshot.namespace;
+  const operatorWebhooks = (await listObjects(kube, WEBHOOK_API, WEBHOOK_KIND)).filter(isOperatorWebhook);
+  // Only THIS operator's webhooks count (src/planning/own-webhook.ts): another namespace's
+  // neither enables admission here nor may be overwritten.
+  const others = operatorWebhooks.filter((w) => !isOwnWebhook(toWebhook(w), namespace));
+  const live = operatorWebhooks.filter((w) => !others.includes(w));
+  if (live.length === 0) return { skipped: notEnabledReason(others.map(toWebhook), namespace) };
 
   const target = plan.target.operator;
-  const namespace = snapshot.operator?.namespace ?? snapshot.namespace;
   const location = releaseFile(deps.resolved, deps.target, 'admission/webhook.yaml');
   const manifests = await loadManifests(location, {
     replacements: { OPERATOR_NAMESPACE: namespace },
@@ -246,17 +251,18 @@ export function contains(live: unknown, desired: unknown): boolean {
  * upstream apply-then-patch leaves a window in which every database write is refused).
  */
 function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
-  if (snapshot.webhooks.length === 0) return { skip: 'admission controller not enabled' };
+  const ns = operatorNamespace(snapshot);
+  const { own, others } = splitWebhooks(snapshot.webhooks, ns);
+  if (own.length === 0) return { skip: notEnabledReason(others, ns) };
   if (resolved.method === 'helm') return { skip: 'the helm chart manages the admission webhook' };
   const name = webhookNameFor(target.operator);
-  const legacy = snapshot.webhooks.find((w) => w.name === 'redb-admission' && name !== 'redb-admission');
+  const legacy = own.find((w) => w.name === 'redb-admission' && name !== 'redb-admission');
   const cert = snapshot.admissionTls.cert;
-  const current = snapshot.webhooks.find((w) => w.name === name);
+  const current = own.find((w) => w.name === name);
   const trusted = current?.webhooks.every((h) => cert !== undefined && h.caBundle === cert) ?? false;
   if (operatorIsCurrent(resolved) && !legacy && trusted) {
     return { skip: `${name} is current and trusts admission-tls` };
   }
-  const ns = operatorNamespace(snapshot);
   const getCert = kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}');
   const webhook = releaseFile(resolved, target, 'admission/webhook.yaml');
   const actions: PlanAction[] = [

@@ -2,7 +2,10 @@
  * Step `cluster`: start the cluster's rolling upgrade by setting the image spec's `versionTag`
  * of the cluster resource (`kubectl edit rec`, redis-facts.md §3), as a merge patch that sets
  * only `versionTag` (repository and imagePullPolicy stay). Image specs pinned in the spec
- * (rigger, bootstrapper) carry the operator's version and follow it in the same patch.
+ * (rigger, bootstrapper, call-home client) carry the operator's version and follow it in the
+ * same patch. The plan and the run build that patch with one function
+ * (src/planning/cluster-patch.ts), which refuses a digest-pinned image whose target digest ctl
+ * does not know, instead of writing a new tag next to an old digest.
  *
  * With auto-upgrade on, the operator changes the tag itself once it runs the new version: ctl
  * changes nothing, and waits until the operator has started (or already did) the upgrade.
@@ -18,7 +21,8 @@ import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_RESOURCE } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, mergePatch, readObject } from '../kube/write.js';
-import { mergeBodies, patchAt, kubectlMergePatch } from '../planning/equivalent-commands.js';
+import { kubectlMergePatch } from '../planning/equivalent-commands.js';
+import { buildClusterPatch } from '../planning/cluster-patch.js';
 import { type ClusterSnapshot, toCluster } from '../planning/snapshot.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
@@ -106,17 +110,13 @@ async function upgradeCluster(
       hint: `The operator starts no new upgrade during one. Wait until kubectl get rec ${live.name} -n ${live.namespace} shows Running, then run ctl again.`,
     });
   }
-  if (live.image.digestHash) {
-    ctx.warn(
-      `${fields.imageSpecPath.slice(1).join('.')}.digestHash is set: it pins the image, so set it to the digest of ${tag} too`,
-    );
+  const patch = buildClusterPatch(live, snapshot.dialect, tag, plan.target.operator);
+  if (patch.kind === 'refuse') {
+    // Before any change: never a new tag next to an old digest (src/planning/cluster-patch.ts).
+    throw new OperationError(`not upgrading ${describeRef(ref)}: ${patch.message}`, { hint: patch.fix });
   }
-
-  const pinned = pinnedImages(live);
-  const body = mergeBodies(
-    patchAt([...fields.imageSpecPath, 'versionTag'], tag),
-    ...pinned.map(([field]) => patchAt(['spec', field, 'versionTag'], plan.target.operator)),
-  );
+  const pinned = patch.moves.slice(1);
+  const body = patch.body;
   await ctx.recordIntent({
     from: liveTag ?? null,
     to: tag,
@@ -141,7 +141,7 @@ async function upgradeCluster(
     outcome: {
       versionTag: tag,
       previous: liveTag ?? null,
-      pinnedImages: pinned.map(([field]) => field),
+      pinnedImages: pinned.map((move) => move.field),
       generation: after?.metadata?.generation ?? null,
     },
   };
@@ -216,14 +216,13 @@ function planCluster({ snapshot, target, resolved }: PlanContext, cluster: Clust
   }
   if (cluster.autoUpgrade) return { skip: 'auto-upgrade is on: the operator upgrades the cluster' };
   const fields = dialectFields(snapshot.dialect);
-  // Image specs pinned in the spec (rigger, bootstrapper) carry the operator's version.
-  const pinned = Object.entries(cluster.otherImages).filter(([, image]) => image.versionTag !== undefined);
-  const body = mergeBodies(
-    patchAt([...fields.imageSpecPath, 'versionTag'], tag),
-    ...pinned.map(([field]) => patchAt(['spec', field, 'versionTag'], target.operator)),
-  );
+  const patch = buildClusterPatch(cluster, snapshot.dialect, tag, target.operator);
+  if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
+  // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
+  const pinned = patch.moves.slice(1);
+  const body = patch.body;
   const also =
-    pinned.length > 0 ? ` and ${pinned.map(([field]) => field).join(', ')} to ${target.operator}` : '';
+    pinned.length > 0 ? ` and ${pinned.map((move) => move.field).join(', ')} to ${target.operator}` : '';
   return {
     actions: [
       action(

@@ -20,6 +20,7 @@
  */
 
 import type { ApiNode } from '../api/types.js';
+import { imageAtTarget } from './image-at-target.js';
 import { dialectFields, type FieldPath } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
@@ -103,6 +104,8 @@ interface Target {
   namespace: string;
   tag: string;
   recApiVersion: string;
+  /** The digestHash pinned before the upgrade (another tag's image): never counts as upgraded. */
+  oldDigest?: string | undefined;
 }
 
 async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult> {
@@ -116,6 +119,7 @@ async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult
     namespace: known.namespace,
     tag,
     recApiVersion: known.apiVersion,
+    oldDigest: known.image.versionTag !== tag ? known.image.digestHash : undefined,
   };
 
   if (ctx.dryRun) {
@@ -265,7 +269,11 @@ function judge(
   const generation = sts.metadata?.generation ?? 0;
   const observed = num(status.observedGeneration) ?? 0;
   const image = templateImage(sts);
-  const imageAtTarget = image === undefined || image.endsWith(`:${target.tag}`) || image.includes('@sha256:');
+  const atTarget = imageAtTarget(image, {
+    tag: target.tag,
+    oldDigest: target.oldDigest,
+    specDigest: str(getPath(rec, [...imageSpecPath, 'digestHash'])),
+  });
   const rolloutComplete =
     observed >= generation &&
     updated === replicas &&
@@ -296,11 +304,11 @@ function judge(
         ? `pods ?/${replicas} upgraded (the StatefulSet controller has not picked up the new spec yet)`
         : `pods ?/${replicas} upgraded`;
   const tagNote = specTag === target.tag ? '' : `, versionTag ${specTag ?? '(default)'}`;
-  const imageNote = imageAtTarget ? '' : ', pod template not yet at the target';
+  const imageNote = atTarget ? '' : ', pod template not yet at the target';
   const detail = waiting.length > 0 && waiting.length <= 5 ? ` (${waiting.join(', ')})` : '';
   const message = `cluster ${state ?? 'unknown'}${tagNote}, ${counted}${detail}${imageNote}`;
   return {
-    done: state === 'Running' && specTag === target.tag && rolloutComplete && imageAtTarget,
+    done: state === 'Running' && specTag === target.tag && rolloutComplete && atTarget,
     state,
     message,
     replicas,

@@ -19,9 +19,12 @@
  * `pending-*` by a killed helm stops the step with the exact rollback to run.
  */
 
-import { OperationError, UsageError } from '../errors.js';
+import { OperationError } from '../errors.js';
+import { noReleaseFilesError } from '../planning/bundle-source.js';
 import type { Helm } from '../exec/helm.js';
 import { loadManifests, orderForApply } from '../kube/bundle.js';
+import { bindingDecision } from './redb-role-binding.js';
+import { operatorImageOverrides, pinnedOperatorImage } from '../planning/helm-values.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
@@ -288,11 +291,13 @@ export function operatorLocation(snapshot: Snapshot): { name: string; namespace:
 // ---- the step
 
 /** The bundle of the target release; the plan refuses a release without one before any run. */
-function bundleToApply(resolved: UpgradeDeps['resolved']): string {
-  if (resolved.bundle) return resolved.bundle;
-  throw new UsageError(`there is no trustworthy upstream bundle for operator ${resolved.operator.target}`, {
-    hint: 'Pass --bundle <file|url> with the bundle of that release (a URL may contain {version}).',
-  });
+function bundleToApply(deps: UpgradeDeps): string {
+  if (deps.resolved.bundle) return deps.resolved.bundle;
+  throw noReleaseFilesError(
+    deps.resolved.operator.target,
+    deps.snapshot.platform,
+    'the operator is upgraded from the release bundle',
+  );
 }
 
 async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Promise<StepResult> {
@@ -339,13 +344,26 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
         fromRevision: status.revision,
         roleNamespaces: watched,
       });
-      const args = await helmUpgradeArgs(deps.helm, helm, chartVersion, snapshot.platform === 'openshift');
+      // The values as they are now (helm get values): a pinned operator.image.tag would keep the
+      // old operator under --reset-then-reuse-values, so it is overridden (helm-values.ts).
+      const overrides = operatorImageOverrides(
+        pinnedOperatorImage(await readHelmValues(deps.helm, helm.release, helm.namespace)),
+        target,
+      );
+      for (const note of overrides.notes) ctx.warn(note);
+      const args = await helmUpgradeArgs(
+        deps.helm,
+        helm,
+        chartVersion,
+        snapshot.platform === 'openshift',
+        overrides.set,
+      );
       if (args.warning) ctx.warn(args.warning);
       ctx.progress(`helm upgrade ${helm.release} to chart ${chartVersion}`);
       await deps.helm.change(args.argv);
     }
   } else {
-    const location = bundleToApply(deps.resolved);
+    const location = bundleToApply(deps);
     const objects = orderForApply(await loadManifests(location, { namespace, signal: ctx.signal, io }));
     crdsToVerify = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     await ctx.recordIntent({
@@ -470,11 +488,32 @@ function pendingReleaseError(release: string, namespace: string, status: HelmRel
   );
 }
 
+/** `helm get values <release> -n <ns> -o json`: the user-supplied values only (not the chart's defaults). */
+async function readHelmValues(helm: Helm, release: string, namespace: string): Promise<unknown> {
+  const { stdout } = await helm.read([
+    'get',
+    'values',
+    release,
+    '--namespace',
+    namespace,
+    '--output',
+    'json',
+  ]);
+  try {
+    return JSON.parse(stdout.trim() || 'null') as unknown;
+  } catch {
+    throw new OperationError(`helm get values ${release} printed something that is not JSON`, {
+      hint: 'Check that the helm binary is helm 3.10 or later (helm version).',
+    });
+  }
+}
+
 async function helmUpgradeArgs(
   helm: Helm,
   target: HelmLocation,
   chartVersion: string,
   openshift: boolean,
+  set: string[] = [],
 ): Promise<{ argv: string[]; warning?: string }> {
   const argv = [
     'upgrade',
@@ -487,6 +526,7 @@ async function helmUpgradeArgs(
   ];
   if (target.repo) argv.push('--repo', target.repo);
   if (openshift) argv.push('--set', 'openshift.mode=true');
+  for (const value of set) argv.push('--set', value);
   const version = await helmVersion(helm);
   if (version === undefined || version[0] > 3 || (version[0] === 3 && version[1] >= 14)) {
     argv.push('--reset-then-reuse-values');
@@ -529,7 +569,24 @@ async function reapplyRedbRoles(ctx: StepContext<UpgradeDeps>, namespaces: strin
   );
   for (const namespace of namespaces) {
     ctx.progress(`re-applying Role and RoleBinding redb-role in namespace ${namespace}`);
-    const objects = files.flat().map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
+    const objects: KubeObject[] = [];
+    for (const object of files.flat().map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }))) {
+      if (object.kind === 'RoleBinding') {
+        // roleRef is immutable: a binding to another role (a ClusterRole) is kept (redb-role-binding.ts).
+        const live = await readObject(kube, {
+          apiVersion: object.apiVersion ?? 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          name: object.metadata?.name ?? 'redb-role',
+          namespace,
+        });
+        const decision = bindingDecision(live, object, namespace);
+        if (!decision.apply) {
+          ctx.warn(decision.warning, { namespace });
+          continue;
+        }
+      }
+      objects.push(object);
+    }
     await serverSideApply(kube, objects, { dryRun: ctx.dryRun, io: ctx.io });
   }
   return namespaces;
@@ -606,14 +663,20 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
   if (resolved.method === 'helm') {
+    const overrides = operatorImageOverrides(
+      snapshot.helmRelease?.pinnedOperatorImage ?? {},
+      target.operator,
+    );
     const helm: HelmUpgrade = {
       ...resolved.helm,
       chartVersion: chartVersionFor(target.operator),
       openshift: snapshot.platform === 'openshift',
+      set: overrides.set,
     };
+    const pins = overrides.notes.length > 0 ? `; ${overrides.notes.join('; ')}` : '';
     actions.push(
       action(
-        `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values)`,
+        `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values${pins})`,
         helmUpgradeCommand(helm),
       ),
     );
@@ -635,14 +698,17 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).
   const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
   for (const watched of snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace)) {
-    const command = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml']
-      .map(
-        (file) =>
-          `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`,
-      )
-      .join(' && ');
+    const applyFile = (file: string): string =>
+      `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`;
+    // roleRef is immutable: a binding that points at another role (a ClusterRole) is kept.
+    const ref = `REF=$(${kubectl('get', 'rolebinding', 'redb-role', '-n', watched, '--ignore-not-found', '-o', 'jsonpath={.roleRef.kind}/{.roleRef.name}')})`;
+    const binding = `${ref}; if [ -z "$REF" ] || [ "$REF" = Role/redb-role ]; then ${applyFile('multi-namespace-redb/role_binding.yaml')}; else echo "keeping RoleBinding redb-role ($REF): roleRef cannot change"; fi`;
+    const command = `${applyFile('multi-namespace-redb/role.yaml')} && ${binding}`;
     actions.push(
-      action(`Reapply the operator's Role and RoleBinding redb-role in namespace ${watched}`, command),
+      action(
+        `Reapply the operator's Role and RoleBinding redb-role in namespace ${watched} (a RoleBinding bound to another role is kept)`,
+        command,
+      ),
     );
   }
   return { actions };

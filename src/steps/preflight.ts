@@ -18,6 +18,7 @@ import type { KubeObject } from '../kube/reads.js';
 import { readObject } from '../kube/write.js';
 import type { CheckResult } from '../planning/checks.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
+import { checkHelmClient } from './helm-client.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
@@ -111,6 +112,7 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
       hint: 'Fix each failing check as shown, then run the same command again. To go ahead anyway, pass --ignore-check <id> (recorded in the plan).',
     });
   }
+  await checkHelm(ctx);
   const warnings = checks.filter((c) => c.status === 'warn');
   for (const check of warnings) {
     ctx.warn(`${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}`, {
@@ -126,6 +128,23 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
       ...(backup ? { backup } : {}),
     },
   };
+}
+
+/** A helm-installed operator that is still to be upgraded: the helm client must do it (helm-client.ts). */
+async function checkHelm(ctx: StepContext<UpgradeDeps>): Promise<void> {
+  const { plan, resolved, helm } = ctx.deps;
+  if (plan.target.method !== 'helm' || plan.steps.find((s) => s.id === 'operator')?.skip) return;
+  const { release, namespace } = resolved.helm;
+  const verdict = await checkHelmClient(helm, release, namespace);
+  if (!verdict.ok) {
+    throw new PreflightError(
+      `the helm client cannot upgrade the operator; nothing was changed: ${verdict.message}`,
+      {
+        hint: verdict.fix,
+      },
+    );
+  }
+  if (verdict.warning) ctx.warn(verdict.warning);
 }
 
 export function describeFailures(failing: readonly CheckResult[]): string {

@@ -7,6 +7,7 @@ import { TokenSource } from '../../../src/api/token-source.js';
 import { bdbVersion } from '../../../src/api/types.js';
 import { AuthError, OperationError } from '../../../src/errors.js';
 import { ADMIN, type SimFixture, startSim, VIEWER } from '../sim/rest/fixture.js';
+import { fakeJwt, scriptedHttp } from './scripted-http.js';
 
 function clientFor(sim: SimFixture, user = ADMIN, ttl = 300): { client: ApiClient; http: HttpClient } {
   const http = new HttpClient({ baseUrl: sim.url, ca: sim.ca.certPem });
@@ -94,5 +95,55 @@ describe('ApiClient against the emulator', () => {
     await assert.rejects(other.client.listNodes(), AuthError);
     sim.model.users[0]!.password = ADMIN.password;
     await other.http.close();
+  });
+});
+
+describe('module upload on a cluster that does not allow uploads', () => {
+  it('403 modules_upload_disabled says it is a cluster setting and how to allow uploads', async () => {
+    // Redis Software 8.2 answers this while the cluster setting allow_modules_upload is off.
+    const { http, requests } = scriptedHttp((request) =>
+      request.path === '/v2/modules'
+        ? {
+            status: 403,
+            body: { error_code: 'modules_upload_disabled', message: 'Module upload is disabled' },
+          }
+        : { status: 200, body: { access_token: fakeJwt(300) } },
+    );
+    const tokens = new TokenSource({
+      obtain: () => authorize(http, ADMIN, { ttl: 300, form: 'auto' }),
+      refresh: (current) => refreshToken(http, current, {}),
+    });
+    const client = new ApiClient(http, tokens, ADMIN.username);
+    await assert.rejects(
+      client.uploadModule('search-rhel9.zip', new Uint8Array([1, 2, 3])),
+      (error: Error) => {
+        assert.ok(error instanceof OperationError && !(error instanceof AuthError));
+        assert.match(error.message, /does not allow module uploads \(403 modules_upload_disabled\)/);
+        assert.match(error.message, /search-rhel9\.zip/);
+        assert.match(error.hint ?? '', /allow_modules_upload/);
+        assert.match(error.hint ?? '', /userDefinedModules/);
+        assert.doesNotMatch(error.hint ?? '', /admin/);
+        return true;
+      },
+    );
+    assert.equal(requests.filter((r) => r.path === '/v2/modules').length, 1);
+  });
+
+  it('another 403 on upload is still a permission problem', async () => {
+    const { http } = scriptedHttp((request) =>
+      request.path === '/v2/modules'
+        ? { status: 403, body: { error_code: 'insufficient_permissions', message: 'no' } }
+        : { status: 200, body: { access_token: fakeJwt(300) } },
+    );
+    const tokens = new TokenSource({
+      obtain: () => authorize(http, ADMIN, { ttl: 300, form: 'auto' }),
+      refresh: (current) => refreshToken(http, current, {}),
+    });
+    const client = new ApiClient(http, tokens, ADMIN.username);
+    await assert.rejects(client.uploadModule('m.zip', new Uint8Array([1])), (error: AuthError) => {
+      assert.ok(error instanceof AuthError);
+      assert.match(error.hint ?? '', /admin role/);
+      return true;
+    });
   });
 });

@@ -11,14 +11,14 @@ const TARGET = '7.8.2-6';
 const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nnew\n-----END CERTIFICATE-----\n').toString('base64');
 const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
 
-function webhook(name: string, entry: string, caBundle: string): KubeObject {
+function webhook(name: string, entry: string, caBundle: string, namespace = 'redis'): KubeObject {
   return {
     ...VWC,
     metadata: { name },
     webhooks: [
       {
         name: entry,
-        clientConfig: { service: { name: 'admission', namespace: 'redis', path: '/admission' }, caBundle },
+        clientConfig: { service: { name: 'admission', namespace, path: '/admission' }, caBundle },
       },
     ],
   };
@@ -42,7 +42,9 @@ describe('admission step', () => {
   it('is skipped when the operator has no webhook', async () => {
     const { h, step } = setup();
     h.cluster.put(webhook('other', 'validate.example.com', ''));
-    assert.deepEqual(await h.run(step), { skipped: 'admission controller not enabled' });
+    assert.deepEqual(await h.run(step), {
+      skipped: 'admission controller not enabled for the operator in redis',
+    });
     assert.deepEqual(h.cluster.writes(), []);
   });
 
@@ -89,10 +91,12 @@ describe('admission step', () => {
       target: { bundle },
       snapshot: (s) => {
         if (s.operator) s.operator.namespace = 'ops';
+        // The operator in ops: its webhooks call its service there.
+        for (const entry of s.webhooks[0]?.webhooks ?? []) entry.serviceNamespace = 'ops';
         s.webhooks.push({ name: 'redb-admission', webhooks: [{ name: 'redb.admission.redislabs' }] });
       },
     });
-    h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', 'b2xk'));
+    h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', 'b2xk', 'ops'));
     h.cluster.put({ ...secret(), metadata: { name: 'admission-tls', namespace: 'ops' } });
     await h.run(step);
     const commands = h.deps.plan.steps.find((s) => s.id === 'admission')?.actions.map((a) => a.command);

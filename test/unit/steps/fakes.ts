@@ -207,6 +207,15 @@ export class FakeCluster {
           if (fieldManager !== 'ctl' || force !== true)
             throw apiError(400, 'BadRequest', 'apply needs fieldManager and force');
           const next = live ? (mergePatch(live, spec) as KubeObject) : clone(spec);
+          // As the API server: a RoleBinding's roleRef is immutable (422 Invalid).
+          const roleRef = (o: KubeObject | undefined) =>
+            JSON.stringify((o as { roleRef?: unknown })?.roleRef);
+          if (h.kind === 'RoleBinding' && live && roleRef(live) !== roleRef(next))
+            throw apiError(
+              422,
+              'Invalid',
+              `RoleBinding "${h.name}" is invalid: roleRef: cannot change roleRef`,
+            );
           const stored = this.#store(key, next, live);
           this.onTick(this);
           return clone(stored);
@@ -288,7 +297,8 @@ export interface HelmCall {
 export class FakeHelm {
   readonly calls: HelmCall[] = [];
   /** Answers for `helm <first arg>` reads; a function may throw. */
-  readonly answers = new Map<string, (args: string[]) => string>();
+  /** `helm get values` defaults to a release installed without user values. */
+  readonly answers = new Map<string, (args: string[]) => string>([['get', () => '{}']]);
   onChange: (args: string[]) => void = () => {};
   dryRun = false;
   io: TestIo['io'] | undefined;

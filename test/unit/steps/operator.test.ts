@@ -122,7 +122,7 @@ describe('operator step', () => {
     // The roles come from next to the bundle, and land in the namespace the plan names.
     const role = file.replace('bundle.yaml', 'multi-namespace-redb/role.yaml');
     assert.ok(roles?.startsWith(`cat ${role} | `), roles);
-    assert.match(roles ?? '', / -n app-a -f -$/);
+    assert.match(roles ?? '', / -n app-a -f - && REF=/);
     assert.ok(h.cluster.get('rbac.authorization.k8s.io/v1', 'Role', 'redb-role', 'app-a'));
   });
 

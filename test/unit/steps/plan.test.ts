@@ -489,7 +489,7 @@ describe('buildPlan', () => {
       }),
       makeTarget(),
     );
-    assert.equal(step(plan, 'admission').skip, 'admission controller not enabled');
+    assert.equal(step(plan, 'admission').skip, 'admission controller not enabled for the operator in redis');
     assert.equal(check(plan, 'admission-tls').message, 'admission controller not enabled');
   });
 
@@ -530,9 +530,11 @@ describe('buildPlan', () => {
     const sed = "sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/redis/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/rec/g'";
     const apply = 'kubectl apply --server-side --force-conflicts --field-manager=ctl -n apps -f -';
     const base = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6';
+    // The binding is applied only when absent or bound to the release's Role (roleRef is immutable).
+    const ref = `REF=$(kubectl get rolebinding redb-role -n apps --ignore-not-found -o 'jsonpath={.roleRef.kind}/{.roleRef.name}')`;
     assert.equal(
       role.command,
-      `curl -fsSL ${base}/multi-namespace-redb/role.yaml | ${sed} | ${apply} && curl -fsSL ${base}/multi-namespace-redb/role_binding.yaml | ${sed} | ${apply}`,
+      `curl -fsSL ${base}/multi-namespace-redb/role.yaml | ${sed} | ${apply} && ${ref}; if [ -z "$REF" ] || [ "$REF" = Role/redb-role ]; then curl -fsSL ${base}/multi-namespace-redb/role_binding.yaml | ${sed} | ${apply}; else echo "keeping RoleBinding redb-role ($REF): roleRef cannot change"; fi`,
     );
   });
 
@@ -627,6 +629,8 @@ describe('buildPlan', () => {
     const plan = planUpgrade(
       makeSnapshot((s) => {
         if (s.operator) s.operator.namespace = 'ops';
+        // The operator in ops: its webhook calls its service there.
+        for (const entry of s.webhooks[0]?.webhooks ?? []) entry.serviceNamespace = 'ops';
       }),
       makeTarget(),
     );

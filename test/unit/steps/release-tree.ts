@@ -3,7 +3,8 @@
  * from the simulator's own manifests, so `--bundle <dir>/{version}/bundle.yaml` works offline.
  */
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { BUNDLE_FILES, bundleFile } from '../../../src/sim/artifacts/bundles.js';
@@ -29,4 +30,10 @@ export function writeReleaseTree(versions: string[], dialect: 'engine' | 'redis'
     writeFileSync(join(root, version, 'openshift', 'scc.yaml'), SCC_YAML);
   }
   return join(root, '{version}', 'bundle.yaml');
+}
+
+/** Removes a tree writeReleaseTree made (tests leave nothing in the temp folder). */
+export function removeReleaseTree(bundle: string): void {
+  const root = bundle.slice(0, bundle.indexOf('/{version}/'));
+  if (root.startsWith(join(tmpdir(), 'ctl-release-'))) rmSync(root, { recursive: true, force: true });
 }

@@ -1,0 +1,121 @@
+/**
+ * The one merge patch that starts a cluster upgrade, shared by the cluster step's plan and its
+ * run (so the plan shows exactly what the run sends) and by the auto-upgrade-digest check.
+ *
+ * It sets the node image spec's `versionTag` to the target tag and every other image spec
+ * pinned in the spec (services rigger, bootstrapper, usageMeter.callHomeClient) to the operator
+ * version. An image spec with a `digestHash` pins the image by digest: a new tag next to the old
+ * digest still runs the old image. So a pinned digest moves with its tag when ctl knows the
+ * target's digest; when it does not (ctl has no digest catalogue: the usual case), the patch is
+ * refused with the exact fix: remove digestHash, or set it to the target image's digest.
+ * digestHash is "only supported for OLM deployments" (DOCS kubernetes/reference/
+ * redis_enterprise_cluster_api.md, ImageSpec; redis-facts.md §12).
+ */
+
+import { dialectFields, type Dialect } from '../release/dialect.js';
+import { kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
+import { type ClusterSnapshot, type ImageSpec, otherImageSpecPath } from './snapshot.js';
+
+export interface ImageMove {
+  /** The image spec's path under `spec`, dotted (`redisEnterpriseImageSpec`). */
+  field: string;
+  path: string[];
+  from?: string | undefined;
+  to: string;
+  /** The digest the spec pins now, if any. */
+  digestHash?: string | undefined;
+}
+
+/** The digest of `repository:tag`, when the caller knows it (tests; a future digest catalogue). */
+export type DigestLookup = (repository: string | undefined, tag: string) => string | undefined;
+
+export type ClusterPatch =
+  | { kind: 'patch'; body: Record<string, unknown>; moves: ImageMove[] }
+  | { kind: 'refuse'; message: string; fix: string; pinned: ImageMove[] };
+
+const noDigests: DigestLookup = () => undefined;
+
+/** Every image spec the upgrade moves: the node's to `tag`, the others set in the spec to the operator version. */
+export function imageMoves(
+  cluster: ClusterSnapshot,
+  dialect: Dialect,
+  tag: string,
+  operatorVersion: string,
+): ImageMove[] {
+  const nodePath = [...dialectFields(dialect).imageSpecPath];
+  const moves: ImageMove[] = [
+    {
+      field: nodePath.slice(1).join('.'),
+      path: nodePath,
+      from: cluster.image.versionTag,
+      to: tag,
+      digestHash: cluster.image.digestHash,
+    },
+  ];
+  for (const [field, image] of Object.entries(cluster.otherImages) as [string, ImageSpec][]) {
+    // A spec with neither tag nor digest follows the operator's default: nothing pins it.
+    if (image.versionTag === undefined && image.digestHash === undefined) continue;
+    moves.push({
+      field,
+      path: otherImageSpecPath(field),
+      from: image.versionTag,
+      to: operatorVersion,
+      digestHash: image.digestHash,
+    });
+  }
+  return moves;
+}
+
+export function buildClusterPatch(
+  cluster: ClusterSnapshot,
+  dialect: Dialect,
+  tag: string,
+  operatorVersion: string,
+  digestOf: DigestLookup = noDigests,
+): ClusterPatch {
+  const moves = imageMoves(cluster, dialect, tag, operatorVersion);
+  const repositoryOf = (move: ImageMove): string | undefined =>
+    move.field === moves[0]?.field
+      ? cluster.image.repository
+      : (cluster.otherImages[move.field] as ImageSpec | undefined)?.repository;
+  const bodies: Record<string, unknown>[] = [];
+  const unknownDigests: ImageMove[] = [];
+  for (const move of moves) {
+    bodies.push(patchAt([...move.path, 'versionTag'], move.to));
+    if (move.digestHash === undefined) continue;
+    const digest = digestOf(repositoryOf(move), move.to);
+    if (digest === undefined) unknownDigests.push(move);
+    else bodies.push(patchAt([...move.path, 'digestHash'], digest));
+  }
+  if (unknownDigests.length > 0) {
+    const names = unknownDigests.map((m) => `${m.field}.digestHash`).join(', ');
+    const remove = mergeBodies(...unknownDigests.map((m) => patchAt([...m.path, 'digestHash'], null)));
+    const setBoth = mergeBodies(
+      ...unknownDigests.map((m) =>
+        mergeBodies(
+          patchAt([...m.path, 'versionTag'], m.to),
+          patchAt(
+            [...m.path, 'digestHash'],
+            `<sha256 digest of ${repositoryOf(m) ?? '<repository>'}:${m.to}>`,
+          ),
+        ),
+      ),
+    );
+    return {
+      kind: 'refuse',
+      pinned: unknownDigests,
+      message: `${names} pin${unknownDigests.length === 1 ? 's' : ''} the image by digest and ctl does not know the digest of the target image: a new tag with the old digest would keep the old image`,
+      fix:
+        `Remove the digest: ${kubectlMergePatch('rec', cluster.name, cluster.namespace, remove)} — ` +
+        `or set it to the target image's digest yourself: ${kubectlMergePatch('rec', cluster.name, cluster.namespace, setBoth)}; then run ctl again.`,
+    };
+  }
+  return { kind: 'patch', body: mergeBodies(...bodies), moves };
+}
+
+/** Every image spec of the cluster that carries a digestHash (the node's first). */
+export function digestPinnedSpecs(cluster: ClusterSnapshot, dialect: Dialect): ImageMove[] {
+  return imageMoves(cluster, dialect, cluster.image.versionTag ?? '', '').filter(
+    (move) => move.digestHash !== undefined,
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * The helm client ctl runs for a helm-installed operator, checked before anything changes:
+ * - Redis requires helm 3.10 or later (DOCS kubernetes/deployment/helm.md): older fails;
+ * - `--reset-then-reuse-values` needs helm 3.14: without it, the first `--set` ctl gives
+ *   (openshift.mode, operator.image.tag) makes helm drop every value the user set at install, so
+ *   a release with user values fails here too; one without gets a warning.
+ * (redis-facts.md §12.)
+ */
+
+import type { Helm } from '../exec/helm.js';
+
+export const MIN_HELM = [3, 10] as const;
+export const HELM_WITH_RESET_THEN_REUSE = [3, 14] as const;
+
+export type HelmClientVerdict = { ok: true; warning?: string } | { ok: false; message: string; fix: string };
+
+function below(version: readonly [number, number], floor: readonly [number, number]): boolean {
+  return version[0] < floor[0] || (version[0] === floor[0] && version[1] < floor[1]);
+}
+
+export function parseHelmVersion(text: string): [number, number] | undefined {
+  const match = /v?(\d+)\.(\d+)/.exec(text.trim());
+  return match ? [Number(match[1]), Number(match[2])] : undefined;
+}
+
+export async function checkHelmClient(
+  helm: Helm,
+  release: string,
+  namespace: string,
+): Promise<HelmClientVerdict> {
+  const install =
+    'Install helm 3.14 or later (https://helm.sh/docs/intro/install/) and point ctl at it (--helm-bin or CTL_HELM), then run the same command again';
+  const { stdout } = await helm.read(['version', '--template', '{{.Version}}']);
+  const version = parseHelmVersion(stdout);
+  if (!version) return { ok: true, warning: `cannot read the helm version from "${stdout.trim()}"` };
+  const shown = `${version[0]}.${version[1]}`;
+  if (below(version, MIN_HELM)) {
+    return {
+      ok: false,
+      message: `helm ${shown} is older than 3.10, the oldest the Redis Enterprise operator chart supports`,
+      fix: `${install}.`,
+    };
+  }
+  if (!below(version, HELM_WITH_RESET_THEN_REUSE)) return { ok: true };
+  const { stdout: values } = await helm.read([
+    'get',
+    'values',
+    release,
+    '--namespace',
+    namespace,
+    '--output',
+    'json',
+  ]);
+  const userValues = parseValues(values);
+  if (userValues.length > 0) {
+    return {
+      ok: false,
+      message: `helm ${shown} has no --reset-then-reuse-values (3.14+), so the values release ${release} was installed with (${userValues.join(', ')}) would be lost in the upgrade`,
+      fix: `${install}.`,
+    };
+  }
+  return {
+    ok: true,
+    warning: `helm ${shown} has no --reset-then-reuse-values (3.14+); release ${release} has no user values, so nothing is lost`,
+  };
+}
+
+/** The top-level keys of `helm get values -o json` (never their values: they may be secrets). */
+function parseValues(stdout: string): string[] {
+  try {
+    const parsed = JSON.parse(stdout.trim() || 'null') as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed) : [];
+  } catch {
+    return ['(unreadable)'];
+  }
+}

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../../../src/kube/reads.js';
+import { runChecks } from '../../../src/planning/checks.js';
+import { buildClusterPatch } from '../../../src/planning/cluster-patch.js';
+import { toCluster } from '../../../src/planning/snapshot.js';
+import { createClusterStep } from '../../../src/steps/cluster.js';
+import { imageAtTarget } from '../../../src/steps/image-at-target.js';
+import { planUpgrade, REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
+import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
+import { harness } from './fakes.js';
+
+const REC = { apiVersion: 'app.redislabs.com/v1', kind: 'RedisEnterpriseCluster' };
+const OLD = 'sha256:0ld0ld';
+
+/** A REC as an OLM install writes it: every image spec pinned by digest. */
+function pinnedRec(): KubeObject {
+  return {
+    ...REC,
+    metadata: { name: 'rec', namespace: 'redis' },
+    spec: {
+      nodes: 3,
+      redisEnterpriseImageSpec: { repository: 'redislabs/redis', versionTag: '7.4.6-22', digestHash: OLD },
+      bootstrapperImageSpec: { repository: 'redislabs/operator', versionTag: '7.4.6-2' },
+      usageMeter: {
+        callHomeClient: { imageSpec: { repository: 'redislabs/re-call-home-client', versionTag: '7.4.6-2' } },
+      },
+      upgradeSpec: { autoUpgradeRedisEnterprise: false },
+    },
+    status: { state: 'Running' },
+  };
+}
+
+describe('the snapshot reads all four image specs', () => {
+  it('usageMeter.callHomeClient.imageSpec is one of the other images', () => {
+    const cluster = toCluster(pinnedRec(), 'redis', 'redis');
+    assert.deepEqual(Object.keys(cluster.otherImages).sort(), [
+      'bootstrapperImageSpec',
+      'usageMeter.callHomeClient.imageSpec',
+    ]);
+    assert.equal(cluster.otherImages['usageMeter.callHomeClient.imageSpec']?.versionTag, '7.4.6-2');
+  });
+});
+
+describe('auto-upgrade-digest looks at every image spec', () => {
+  for (const field of [
+    'bootstrapperImageSpec',
+    'redisEnterpriseServicesRiggerImageSpec',
+    'usageMeter.callHomeClient.imageSpec',
+  ]) {
+    it(`auto-upgrade with a digestHash in ${field} fails, and the fix removes that digest`, () => {
+      const snapshot = makeSnapshot((s) => {
+        s.cluster!.autoUpgrade = true;
+        s.cluster!.otherImages[field] = { repository: 'redislabs/x', versionTag: '7.4.6-2', digestHash: OLD };
+      });
+      const check = runChecks(snapshot, makeTarget(), { required: REQUIRED_PERMISSIONS }).find(
+        (c) => c.id === 'auto-upgrade-digest',
+      )!;
+      assert.equal(check.status, 'fail');
+      assert.match(check.message, new RegExp(`${field.replaceAll('.', '\\.')}\\.digestHash`));
+      const nested = field
+        .split('.')
+        .reduceRight<unknown>((inner, key) => ({ [key]: inner }), { digestHash: null });
+      assert.ok(check.fix.includes(JSON.stringify({ spec: nested })), check.fix);
+    });
+  }
+});
+
+describe('the cluster patch moves digests with their tags, or refuses', () => {
+  it('with the target digest known, the digest moves in the same patch as the tag', () => {
+    const cluster = toCluster(pinnedRec(), 'redis', 'redis');
+    const patch = buildClusterPatch(cluster, 'redis', '7.8.2-60', '7.8.2-6', (repo, tag) =>
+      repo === 'redislabs/redis' && tag === '7.8.2-60' ? 'sha256:n3w' : undefined,
+    );
+    assert.equal(patch.kind, 'patch');
+    assert.deepEqual(patch.kind === 'patch' && patch.body, {
+      spec: {
+        redisEnterpriseImageSpec: { versionTag: '7.8.2-60', digestHash: 'sha256:n3w' },
+        bootstrapperImageSpec: { versionTag: '7.8.2-6' },
+        usageMeter: { callHomeClient: { imageSpec: { versionTag: '7.8.2-6' } } },
+      },
+    });
+  });
+
+  it('with the target digest unknown, the plan is blocked with both fixes and the step shows no patch', () => {
+    const snapshot = makeSnapshot((s) => {
+      s.cluster!.image.digestHash = OLD;
+    });
+    const plan = planUpgrade(snapshot, makeTarget());
+    const check = plan.checks.find((c) => c.id === 'auto-upgrade-digest')!;
+    assert.equal(check.status, 'fail');
+    assert.match(check.message, /redisEnterpriseImageSpec\.digestHash pins the image by digest/);
+    assert.match(check.fix, /'\{"spec":\{"redisEnterpriseImageSpec":\{"digestHash":null\}\}\}'/);
+    assert.match(
+      check.fix,
+      /"versionTag":"7\.8\.2-60","digestHash":"<sha256 digest of redislabs\/redis:7\.8\.2-60>"/,
+    );
+    assert.equal(plan.blocked, true);
+    const step = plan.steps.find((s) => s.id === 'cluster')!;
+    assert.match(step.skip ?? '', /refused/);
+    assert.deepEqual(step.actions, []);
+  });
+
+  it('the run refuses before any write: never a new tag with an old digest', async () => {
+    const h = harness({ target: { clusterVersion: '7.8.2-60' } });
+    h.cluster.put(pinnedRec());
+    await assert.rejects(
+      h.run(createClusterStep({ wait: h.cluster.wait() })),
+      (error: Error & { hint?: string }) => {
+        assert.match(error.message, /digestHash pins the image by digest/);
+        assert.match(error.hint ?? '', /"digestHash":null/);
+        return true;
+      },
+    );
+    assert.deepEqual(h.cluster.writes(), []);
+    assert.equal(h.log.filter((e) => e.type === 'intent').length, 0);
+  });
+
+  it('plan and run send the same patch (one builder)', async () => {
+    const unpinned = pinnedRec();
+    delete (unpinned.spec as { redisEnterpriseImageSpec: { digestHash?: string } }).redisEnterpriseImageSpec
+      .digestHash;
+    const h = harness({ target: { clusterVersion: '7.8.2-60' } });
+    h.cluster.put(unpinned);
+    await h.run(createClusterStep({ wait: h.cluster.wait() }));
+    const sent = (h.log.find((e) => e.type === 'write')?.data as { body: { spec: unknown } }).body.spec;
+    const planned = buildClusterPatch(toCluster(unpinned, 'redis', 'redis'), 'redis', '7.8.2-60', '7.8.2-6');
+    assert.equal(planned.kind, 'patch');
+    assert.deepEqual(sent, planned.kind === 'patch' ? planned.body.spec : undefined);
+  });
+});
+
+describe('the monitor never counts a digest-pinned old image as upgraded', () => {
+  const facts = { tag: '7.8.2-60', oldDigest: OLD };
+  it('the old digest is old whatever tag sits next to it', () => {
+    assert.equal(imageAtTarget(`redislabs/redis@${OLD}`, facts), false);
+    assert.equal(imageAtTarget(`redislabs/redis:7.8.2-60@${OLD}`, facts), false);
+    assert.equal(imageAtTarget('redislabs/redis@0ld0ld', facts), false);
+  });
+  it('a new digest with the target tag, or the digest the resource pins now, is the target', () => {
+    assert.equal(imageAtTarget('redislabs/redis:7.8.2-60@sha256:n3w', facts), true);
+    assert.equal(imageAtTarget('redislabs/redis@sha256:n3w', { ...facts, specDigest: 'sha256:n3w' }), true);
+    assert.equal(
+      imageAtTarget('redislabs/redis@sha256:other', { ...facts, specDigest: 'sha256:n3w' }),
+      false,
+    );
+  });
+  it('tags alone compare as before; a registry port is not a tag', () => {
+    assert.equal(imageAtTarget('registry:5000/redislabs/redis:7.8.2-60', facts), true);
+    assert.equal(imageAtTarget('registry:5000/redislabs/redis:7.4.6-22', facts), false);
+    assert.equal(imageAtTarget(undefined, facts), true);
+  });
+});
+
+describe('operator-min-version: the cluster too must be at least 7.4.2-2 for 7.8.2-6+', () => {
+  it('operator 7.4.6-2 with the cluster still on RS 7.2.4 fails and names the 7.4.6 hop', () => {
+    const snapshot = makeSnapshot((s) => {
+      s.cluster!.image.versionTag = '7.2.4-52';
+      s.api.nodes = s.api.nodes.map((n) => ({ ...n, software_version: '7.2.4-52' }));
+    });
+    const check = runChecks(snapshot, makeTarget(), { required: REQUIRED_PERMISSIONS }).find(
+      (c) => c.id === 'operator-min-version',
+    )!;
+    assert.equal(check.status, 'fail');
+    assert.match(check.message, /the cluster runs RS 7\.2\.4, older than 7\.4\.2-2/);
+    assert.match(
+      check.fix,
+      /first ctl upgrade run --to 7\.4\.6-\d+ \(it upgrades the cluster to 7\.4\.6-\d+\), then --to 7\.8\.2-6/,
+    );
+  });
+
+  it('a 7.4 cluster passes, and targets before 7.8.2-6 do not ask for it', () => {
+    assert.equal(
+      runChecks(makeSnapshot(), makeTarget(), { required: REQUIRED_PERMISSIONS }).find(
+        (c) => c.id === 'operator-min-version',
+      )!.status,
+      'pass',
+    );
+    const old = makeSnapshot((s) => {
+      s.cluster!.image.versionTag = '7.2.4-52';
+      s.api.nodes = s.api.nodes.map((n) => ({ ...n, software_version: '7.2.4-52' }));
+    });
+    const check = runChecks(old, makeTarget({ to: '7.4.6-7' }), { required: REQUIRED_PERMISSIONS }).find(
+      (c) => c.id === 'operator-min-version',
+    )!;
+    assert.equal(check.status, 'pass');
+  });
+});
