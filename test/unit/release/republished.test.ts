@@ -3,10 +3,12 @@ import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { bundleLocation } from '../../../src/kube/bundle.js';
 import {
+  checkUpgradePath,
   clusterTagFor,
   clusterTagsFor,
   gitTagFor,
   isRhel7OpenshiftTag,
+  knownOperatorVersions,
   LAST_OPENSHIFT_RHEL7_RELEASE,
   missingTagReason,
   rhel7HopFor,
@@ -126,6 +128,16 @@ describe('releases without a git tag', () => {
       s.operator!.helmRelease = { name: 'redis-enterprise-operator', namespace: 'redis' };
     });
     assert.equal(planUpgrade(alone, makeTarget({ to: '7.4.6-6', databases: 'none' })).target.method, 'helm');
+  });
+
+  it('an upgrade-path hop is never a release without a trustworthy tag', () => {
+    const known = knownOperatorVersions();
+    for (const from of known) {
+      for (const to of known) {
+        const via = checkUpgradePath(clusterTagFor(from)!, clusterTagFor(to)!).via;
+        if (via !== undefined) assert.notEqual(gitTagFor(via), undefined, `${from} -> ${to} via ${via}`);
+      }
+    }
   });
 
   it('the run-time bundle lookup says the same', () => {
