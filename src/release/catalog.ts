@@ -636,7 +636,9 @@ function withoutHop({ hop: _hop, ...rest }: Direct): UpgradePathResult {
 }
 
 function intermediateFor(from: Release, to: Release): string | undefined {
+  // Only releases whose bundle has a trustworthy tag: a hop the plan would then refuse helps no one.
   const reachable = CATALOG.filter((entry) => {
+    if (gitTagFor(entry.key) === undefined) return false;
     const hop = entry.defaultTag.rs;
     return compareReleases(from, hop) < 0 && compareReleases(hop, to) < 0 && directPath(from, hop).supported;
   });

@@ -4,10 +4,12 @@ import { UsageError } from '../../../src/errors.js';
 import { noReleaseFilesError } from '../../../src/planning/bundle-source.js';
 import { releaseBundle } from '../../../src/planning/resolve.js';
 import {
+  checkUpgradePath,
   clusterTagFor,
   clusterTagsFor,
   gitTagFor,
   isRhel7OpenshiftTag,
+  knownOperatorVersions,
   LAST_OPENSHIFT_RHEL7_RELEASE,
   missingTagReason,
   rhel7HopFor,
@@ -127,6 +129,16 @@ describe('releases without a git tag', () => {
       s.operator!.helmRelease = { name: 'redis-enterprise-operator', namespace: 'redis' };
     });
     assert.equal(planUpgrade(alone, makeTarget({ to: '7.4.6-6', databases: 'none' })).target.method, 'helm');
+  });
+
+  it('an upgrade-path hop is never a release without a trustworthy tag', () => {
+    const known = knownOperatorVersions();
+    for (const from of known) {
+      for (const to of known) {
+        const via = checkUpgradePath(clusterTagFor(from)!, clusterTagFor(to)!).via;
+        if (via !== undefined) assert.notEqual(gitTagFor(via), undefined, `${from} -> ${to} via ${via}`);
+      }
+    }
   });
 
   it('the run-time bundle lookup has no upstream bundle to fall back on, and says the same', () => {
