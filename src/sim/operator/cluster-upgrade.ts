@@ -17,9 +17,10 @@ import {
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import type { EventRecorder } from './events.js';
 import { upgradeBlockers } from './freeze.js';
+import type { PodAdmissionGate } from './pod-admission.js';
+import { allowsAutoAdjustment, applyPodSecurity, podSecurityFor } from './pod-security.js';
 import { asString, getPath, type KubeAccess, patchAt, statusOf } from './kube-access.js';
 import {
-  createPod,
   nodeImageOf,
   podsByOrdinal,
   REVISION_LABEL,
@@ -42,6 +43,8 @@ export interface ClusterUpgradeOptions {
   timers: Timers;
   /** Asks for another reconcile pass (after a timed step). */
   kick: () => void;
+  /** Creates node pods; holds the roll while admission (OpenShift SCCs) refuses them. */
+  admission: PodAdmissionGate;
   /** Called when a cluster upgrade has finished: the operator resumes managing databases. */
   onUpgradeCompleted: (versionTag: string) => void;
 }
@@ -225,6 +228,9 @@ export class ClusterUpgrade {
         container.image = `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`;
       }
     }
+    if (scenario.platform === 'openshift' && operatorVersion) {
+      applyPodSecurity(template, podSecurityFor(operatorVersion, allowsAutoAdjustment(rec)));
+    }
     const updated = kube.patch(statefulSet, { spec: { template } });
     writeStatefulSetStatus(kube, updated);
     this.#frozenKey = undefined;
@@ -235,7 +241,7 @@ export class ClusterUpgrade {
 
   /** One step of the rolling upgrade, or the freeze, or the end. */
   #advance(rec: KubeObject, statefulSet: KubeObject, operatorVersion: string | undefined): void {
-    if (this.#podStepRunning) return;
+    if (this.#podStepRunning || this.#o.admission.blocked) return;
     const { kube, rest, events } = this.#o;
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
     const blockers = upgradeBlockers(rest, target, operatorVersion);
@@ -307,7 +313,11 @@ export class ClusterUpgrade {
         const pod = podsByOrdinal(kube, statefulSet).get(ordinal);
         const stale = pod && pod.metadata.labels?.[REVISION_LABEL] !== updateRevisionOf(statefulSet);
         if (pod && stale) kube.delete(pod);
-        if (!pod || stale) createPod(kube, statefulSet, ordinal, false);
+        if ((!pod || stale) && !this.#o.admission.create(statefulSet, ordinal, false)) {
+          // Refused (FailedCreate): the StatefulSet stays short until admission changes its answer.
+          writeStatefulSetStatus(kube, statefulSet);
+          return finish();
+        }
         writeStatefulSetStatus(kube, statefulSet);
         // 3. After podRestart seconds the new pod is ready and its node runs the new version.
         timers.after(

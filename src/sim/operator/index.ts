@@ -13,6 +13,7 @@ import { DatabaseReconciler } from './databases.js';
 import { isOperatorDeployment, OperatorDeployment } from './deployment.js';
 import { EventRecorder, type EventSink } from './events.js';
 import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
+import { PodAdmissionGate } from './pod-admission.js';
 import { completeRestActions } from './rest-actions.js';
 
 export type { OperatorClock } from './clock.js';
@@ -58,6 +59,7 @@ class SimulatedOperator {
   readonly #events: EventRecorder;
   readonly #deployment: OperatorDeployment;
   readonly #cluster: ClusterUpgrade;
+  readonly #admission: PodAdmissionGate;
   readonly #databases: DatabaseReconciler;
   readonly #controllers: ControllerManager | undefined;
   readonly #cleanups: (() => void)[] = [];
@@ -89,6 +91,12 @@ class SimulatedOperator {
         ));
     this.#timers = new Timers(clock, onError);
     this.#events = new EventRecorder(this.#kube, clock, options.events);
+    this.#admission = new PodAdmissionGate({
+      kube: this.#kube,
+      timers: this.#timers,
+      clock,
+      kick: () => this.kick(),
+    });
     this.#version = options.scenario.operator.version;
     const fields = dialectFields(options.scenario.dialect);
     this.#deployment = new OperatorDeployment({
@@ -106,6 +114,7 @@ class SimulatedOperator {
       events: this.#events,
       timers: this.#timers,
       kick: () => this.kick(),
+      admission: this.#admission,
       onUpgradeCompleted: () => {
         this.#suspended = false;
         this.kick();
@@ -142,6 +151,7 @@ class SimulatedOperator {
       }
     };
     this.#store.on('change', onChange);
+    this.#cleanups.push(this.#admission.watch(this.#store));
     this.#cleanups.push(() => this.#store.off('change', onChange));
     this.#cleanups.push(
       completeRestActions(this.#rest, this.#timers, this.#scenario.timing.databaseUpgrade, (bdb) =>

@@ -188,12 +188,14 @@ describe('defaults', () => {
       upgradePolicy: null,
       digestHash: null,
       license: 'Valid',
+      allowAutoAdjustment: false,
       apiVersion: '7.4.6-22',
       users: [
         { username: 'admin@example.com', password: 'change-me', role: 'admin', passwordExpired: false },
       ],
     });
     assert.deepEqual([s.modules, s.databases, s.faults], [[], [], []]);
+    assert.deepEqual(s.openshift, { sccBinding: 'users', sccOwner: 'bundle', sharedWith: [] });
   });
 
   it('names the webhook after the operator version and the installer', () => {
