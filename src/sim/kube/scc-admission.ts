@@ -203,11 +203,22 @@ function uidRange(store: KubeStore, namespace: string): UidRange {
   return { min, max: min + (Number.isFinite(size) ? (size as number) : 10000) - 1 };
 }
 
-/** By priority (higher first), then name, as the admission orders them when priorities tie. */
+/**
+ * By priority (higher first), then the most restrictive first, then name, as the admission
+ * orders them (OpenShift docs "SCC prioritization"). Restrictiveness is reduced to what this
+ * module checks: privileged containers, privilege escalation, extra capabilities.
+ */
 function sortedSccs(store: KubeStore): KubeObject[] {
   const priority = (scc: KubeObject) => (typeof scc.priority === 'number' ? scc.priority : 0);
+  const latitude = (scc: KubeObject) =>
+    (scc.allowPrivilegedContainer === true ? 10 : 0) +
+    (scc.allowPrivilegeEscalation === false ? 0 : 1) +
+    strings(scc.allowedCapabilities).filter((c) => c !== 'NET_BIND_SERVICE').length;
   return list(store, SCC_API, SCC_KIND).sort(
-    (a, b) => priority(b) - priority(a) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+    (a, b) =>
+      priority(b) - priority(a) ||
+      latitude(a) - latitude(b) ||
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
   );
 }
 

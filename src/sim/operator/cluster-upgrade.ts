@@ -18,7 +18,7 @@ import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import type { EventRecorder } from './events.js';
 import { upgradeBlockers } from './freeze.js';
 import type { PodAdmissionGate } from './pod-admission.js';
-import { allowsAutoAdjustment, applyPodSecurity, podSecurityFor } from './pod-security.js';
+import { allowsAutoAdjustment, applyPodSecurityAsPatch, podSecurityFor } from './pod-security.js';
 import { asString, getPath, type KubeAccess, patchAt, statusOf } from './kube-access.js';
 import {
   nodeImageOf,
@@ -229,7 +229,7 @@ export class ClusterUpgrade {
       }
     }
     if (scenario.platform === 'openshift' && operatorVersion) {
-      applyPodSecurity(template, podSecurityFor(operatorVersion, allowsAutoAdjustment(rec)));
+      applyPodSecurityAsPatch(template, podSecurityFor(operatorVersion, allowsAutoAdjustment(rec)));
     }
     const updated = kube.patch(statefulSet, { spec: { template } });
     writeStatefulSetStatus(kube, updated);

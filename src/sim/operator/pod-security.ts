@@ -60,3 +60,15 @@ export function allowsAutoAdjustment(rec: { spec?: unknown } | Record<string, un
     { securityContext?: { resourceLimits?: { allowAutoAdjustment?: unknown } } } | undefined;
   return spec?.securityContext?.resourceLimits?.allowAutoAdjustment === true;
 }
+
+/**
+ * applyPodSecurity for a template that goes out as a merge patch: pod-level fields the new
+ * context no longer has are sent as null, or the merge would keep the old UID and fsGroup.
+ */
+export function applyPodSecurityAsPatch(template: Record<string, unknown>, kind: PodSecurity): void {
+  const spec = (template.spec ??= {}) as Record<string, unknown>;
+  const before = (spec.securityContext ?? {}) as Record<string, unknown>;
+  applyPodSecurity(template, kind);
+  const after = spec.securityContext as Record<string, unknown>;
+  for (const key of Object.keys(before)) if (!(key in after)) after[key] = null;
+}
