@@ -6,6 +6,7 @@ import { monitorStep } from './monitor.js';
 import { operatorStep } from './operator.js';
 import { preflightStep } from './preflight.js';
 import { securityContextStep } from './security-context.js';
+import { withSccRemovalAfterRoll } from './security-context-removal.js';
 import type { Step } from './types.js';
 
 /** The seven steps in the documented order: the only place where order lives. */
@@ -15,6 +16,7 @@ export const STEPS: readonly Step<UpgradeDeps>[] = [
   admissionStep,
   securityContextStep,
   clusterStep,
-  monitorStep,
+  // The monitor step also removes the OpenShift SCC once the roll is over (7.22.0-6 and later).
+  withSccRemovalAfterRoll(monitorStep),
   databasesStep,
 ];

@@ -11,7 +11,6 @@ import { STEP_IDS, type StepId } from '../steps/types.js';
 import {
   ACTIVE_ACTIVE_UPGRADE_FROM,
   chartVersionFor,
-  requiresUnprivileged,
   supportsActiveActiveUpgrade,
   webhookNameFor,
 } from './catalog.js';
@@ -39,7 +38,8 @@ import {
   resolveUpgrade,
   upstreamFileUrl,
 } from './resolve.js';
-import { type ClusterSnapshot, type Platform, SCC_NAME, type Snapshot } from './snapshot.js';
+import { type ClusterSnapshot, type Platform, type Snapshot } from './snapshot.js';
+import { planSccAfterRoll, planSccBeforeRoll, type SccPlanInput } from './plan-security-context.js';
 import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, type Target } from './target.js';
 import {
   compareImageTags,
@@ -119,9 +119,9 @@ export const STEP_TITLES: Record<StepId, string> = {
   preflight: 'Check the prerequisites',
   operator: 'Upgrade the operator',
   admission: 'Reapply the admission webhook',
-  'security-context': 'Update the OpenShift security context constraints',
+  'security-context': 'Keep the OpenShift SCC admitting the cluster pods until they roll',
   cluster: 'Upgrade the cluster',
-  monitor: 'Wait for the rolling upgrade',
+  monitor: 'Wait for the rolling upgrade, then remove an OpenShift SCC no longer needed',
   databases: 'Upgrade the databases',
 };
 
@@ -367,48 +367,19 @@ function planAdmission({ snapshot, target, resolved }: StepContext): StepPlan {
 
 // ---- security-context
 
-function planSecurityContext(
-  { snapshot, target, resolved }: StepContext,
-  cluster: ClusterSnapshot,
-): StepPlan {
-  if (snapshot.platform !== 'openshift') return { skip: 'not OpenShift' };
-  if (!requiresUnprivileged(target.operator)) {
-    return { skip: `operator ${target.operator} still runs privileged pods: ${SCC_NAME} stays as it is` };
-  }
-  const scc = snapshot.scc;
-  const ns = cluster.namespace;
-  const sa = cluster.serviceAccountName;
-  const user = `system:serviceaccount:${ns}:${sa}`;
-  if (cluster.allowAutoAdjustment) {
-    if (scc?.present && scc.users.includes(user)) {
-      return {
-        skip: `spec.securityContext.resourceLimits.allowAutoAdjustment is on and ${SCC_NAME} is bound to ${sa}`,
-      };
-    }
-    return {
-      actions: [
-        action(
-          `Apply ${SCC_NAME} of ${target.operator} (kept for allowAutoAdjustment)`,
-          kubectlApply(releaseFile(resolved, target, 'openshift/scc.yaml'), undefined, 'oc'),
-        ),
-        action(
-          `Bind ${SCC_NAME} to the cluster's service account ${sa}`,
-          `oc adm policy add-scc-to-user ${SCC_NAME} ${user}`,
-        ),
-      ],
-    };
-  }
-  if (!scc?.present) return { skip: `${SCC_NAME} is already removed: pods run unprivileged` };
-  const actions = [
-    action(
-      `Unbind ${SCC_NAME} from the service account ${sa}: ${target.operator} runs unprivileged`,
-      `oc adm policy remove-scc-from-user ${SCC_NAME} -z ${shellQuote(sa)} -n ${shellQuote(ns)}`,
-    ),
-  ];
-  // The SCC is cluster-wide: another cluster may still be bound to it.
-  const others = scc.users.filter((u) => u !== user);
-  if (others.length === 0) actions.push(action(`Delete ${SCC_NAME}`, `oc delete scc ${SCC_NAME}`));
-  return { actions };
+function planSecurityContext(context: StepContext, cluster: ClusterSnapshot): StepPlan {
+  return planSccBeforeRoll(sccPlanInput(context, cluster));
+}
+
+function sccPlanInput({ snapshot, target, resolved }: StepContext, cluster: ClusterSnapshot): SccPlanInput {
+  return {
+    snapshot,
+    cluster,
+    targetOperator: target.operator,
+    targetTag: resolved.clusterTag.target,
+    method: resolved.method,
+    sccFile: releaseFile(resolved, target, 'openshift/scc.yaml'),
+  };
 }
 
 // ---- cluster
@@ -444,9 +415,13 @@ function planCluster({ snapshot, target, resolved }: StepContext, cluster: Clust
 
 // ---- monitor
 
-function planMonitor({ resolved }: StepContext, cluster: ClusterSnapshot): StepPlan {
+function planMonitor(context: StepContext, cluster: ClusterSnapshot): StepPlan {
+  const { resolved } = context;
   const tag = resolved.clusterTag.target;
+  // On OpenShift, from 7.22.0-6: the SCC goes once the roll is over (plan-security-context.ts).
+  const sccRemoval = tag ? planSccAfterRoll(sccPlanInput(context, cluster)) : [];
   if (tag && cluster.image.versionTag === tag && cluster.state === 'Running') {
+    if (sccRemoval.length > 0) return { actions: sccRemoval };
     return { skip: `the cluster already runs ${tag}: nothing to wait for` };
   }
   const ns = cluster.namespace;
@@ -464,6 +439,7 @@ function planMonitor({ resolved }: StepContext, cluster: ClusterSnapshot): StepP
         `Check that every node runs RS ${formatRs(resolved.targetRs)}`,
         `${curlApi('GET', '/v1/nodes')} | jq -r '.[].software_version'`,
       ),
+      ...sccRemoval,
     ],
   };
 }
