@@ -334,7 +334,8 @@ export const REQUIRED_PERMISSIONS: readonly RequiredPermission[] = [
   {
     group: 'rbac.authorization.k8s.io',
     resource: 'clusterroles',
-    verbs: [...APPLY, 'delete'],
+    // bind: creating a RoleBinding to a ClusterRole needs it (RBAC escalation prevention).
+    verbs: [...APPLY, 'delete', 'bind'],
     scope: 'cluster',
     when: 'openshift',
     step: 'security-context',
