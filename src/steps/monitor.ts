@@ -41,6 +41,7 @@ import {
   remediateFrozenUpgrade,
   syncRecordedDatabases,
 } from './remediate.js';
+import { podCreationRefusal, refusalHint } from './monitor-failed-create.js';
 import type { Step, StepContext, StepResult } from './types.js';
 import { getPath, num, str } from '../json-read.js';
 
@@ -439,13 +440,24 @@ class UpgradeFollower {
         this.#touch();
         return;
       }
+      // A StatefulSet that cannot create pods (OpenShift SCC admission) says why in FailedCreate.
+      const refusal = podCreationRefusal(this.#events.values());
+      const { name, namespace } = this.#target;
+      const refusalFix = refusal && refusalHint(refusal, this.#serviceAccount(), namespace);
       this.#fail(
         new TimeoutError(
-          `the upgrade of ${this.#target.name} to ${this.#target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${this.#lastMessage ?? 'nothing yet'})`,
-          { hint: this.#lookHint() },
+          `the upgrade of ${name} to ${this.#target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${this.#lastMessage ?? 'nothing yet'})` +
+            (refusal ? `; the StatefulSet cannot create pods: ${refusal}` : ''),
+          { hint: refusalFix ? `${refusalFix} ${this.#lookHint()}` : this.#lookHint() },
         ),
       );
     }, stallTimeoutMs);
+  }
+
+  /** The pods' service account, from the StatefulSet's template (the cluster's name by default). */
+  #serviceAccount(): string {
+    const name = getPath(this.#sts, ['spec', 'template', 'spec', 'serviceAccountName']);
+    return typeof name === 'string' ? name : this.#target.name;
   }
 
   #lookHint(): string {

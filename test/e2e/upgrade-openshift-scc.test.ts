@@ -149,6 +149,31 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
     });
   });
 
+  it('openshift-auto-adjust with --keep-scc: the new pods are refused, the monitor stops naming the SCC refusal', async () => {
+    await withSim('openshift-auto-adjust', async (sim) => {
+      const result = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        UNPRIVILEGED,
+        '--yes',
+        '--keep-scc',
+        '--stall-timeout',
+        '5s',
+      ]);
+      assertExit(result, 6);
+      assert.match(
+        result.stderr,
+        /the StatefulSet cannot create pods: create Pod rec-2 in StatefulSet rec failed error/,
+      );
+      assert.match(
+        result.stderr,
+        /hint: OpenShift refuses the new pods: no SCC that rec may use allows them/,
+      );
+      assert.notEqual(await failedCreates(sim), '');
+    });
+  });
+
   it(`openshift-helm-scc to ${CHART_WITHOUT_SCC}: helm deletes the SCC, ctl re-applies it before the roll and removes it after`, async () => {
     await withSim('openshift-helm-scc', async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', CHART_WITHOUT_SCC]);
