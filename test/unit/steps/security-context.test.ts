@@ -228,6 +228,16 @@ describe('SCC removal after the roll (monitor step)', () => {
     ]);
   });
 
+  it('a second run (resume) finds nothing left to do and writes nothing', async () => {
+    const { h } = setup();
+    h.cluster.put(scc([]));
+    h.cluster.put(roleBinding('redis', [{ name: 'rec', namespace: 'redis' }]));
+    await removeSccAfterRoll(h.ctx());
+    const writes = h.cluster.writes().length;
+    assert.deepEqual(await removeSccAfterRoll(h.ctx()), { scc: SCC_NAME, removed: 'already' });
+    assert.equal(h.cluster.writes().length, writes);
+  });
+
   it('does nothing for targets that keep the SCC, and says when it is already gone', async () => {
     const privileged = setup({ target: { to: PRIVILEGED_TARGET } });
     privileged.h.cluster.put(scc([USER]));
