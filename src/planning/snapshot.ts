@@ -218,6 +218,8 @@ export interface SccSnapshot extends ObjectVersion {
   name: string;
   present: boolean;
   users: string[];
+  /** Installed by the operator's helm chart (openshift.scc.install): a chart upgrade may delete it. */
+  helmOwned?: boolean;
 }
 
 export interface CredentialsSnapshot extends SecretPresence {
@@ -992,6 +994,7 @@ function toScc(object: KubeObject | undefined): SccSnapshot {
     name: SCC_NAME,
     present: object !== undefined,
     users: array(object?.users).filter((u): u is string => typeof u === 'string'),
+    helmOwned: object?.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'Helm',
   };
 }
 

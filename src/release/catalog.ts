@@ -249,7 +249,7 @@ function rsOf(v: RsVersionInput): Release | undefined {
   return typeof v === 'string' ? parseRsVersion(v) : v;
 }
 
-function atLeast(v: OperatorVersionInput, threshold: string): boolean {
+export function atLeast(v: OperatorVersionInput, threshold: string): boolean {
   return compareOperatorVersions(requireOperator(v), op(threshold)) >= 0;
 }
 

@@ -167,7 +167,8 @@ function clusterDefinition(dialect: Dialect): object {
     nodes: int(),
     serviceAccountName: str(),
     licenseSecretName: str(),
-    securityContext: obj({}, { open: true }),
+    // resourceLimits.allowAutoAdjustment as the real CRD declares it (K8S crds/rec_crd.yaml).
+    securityContext: obj({ resourceLimits: obj({ allowAutoAdjustment: bool() }) }, { open: true }),
     userDefinedModules: list(
       obj(
         {

@@ -10,6 +10,7 @@ import { monitorStep } from './monitor.js';
 import { operatorStep } from './operator.js';
 import { preflightStep } from './preflight.js';
 import { securityContextStep } from './security-context.js';
+import { withSccRemovalAfterRoll } from './security-context-removal.js';
 
 /** The seven steps in the documented order (CLI.md): the only place where order lives. */
 export const STEPS = [
@@ -18,7 +19,8 @@ export const STEPS = [
   admissionStep,
   securityContextStep,
   clusterStep,
-  monitorStep,
+  // The monitor step also removes the OpenShift SCC once the roll is over (7.22.0-6 and later).
+  withSccRemovalAfterRoll(monitorStep),
   databasesStep,
 ] as const;
 

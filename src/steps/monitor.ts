@@ -41,6 +41,8 @@ import {
   syncRecordedDatabases,
 } from './remediate.js';
 import type { StepContext, StepResult } from '../run/step.js';
+import { podCreationRefusal, refusalHint } from './monitor-failed-create.js';
+import { planSccAfterRoll, sccPlanInput } from './security-context-plan.js';
 import { getPath, num, str } from '../json-read.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
@@ -90,7 +92,7 @@ const REVISION_LABEL = 'controller-revision-hash';
 export function createMonitorStep(): UpgradeStep<'monitor'> {
   return {
     id: 'monitor',
-    title: 'Wait for the rolling upgrade',
+    title: 'Wait for the rolling upgrade, then remove an OpenShift SCC no longer needed',
     permissions: PERMISSIONS,
     plan: planMonitor,
     run: monitorUpgrade,
@@ -492,13 +494,44 @@ class UpgradeFollower {
         this.#touch();
         return;
       }
-      this.#fail(
-        new TimeoutError(
-          `the upgrade of ${this.#target.name} to ${this.#target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${this.#lastMessage ?? 'nothing yet'})`,
-          { hint: this.#lookHint() },
-        ),
-      );
+      this.#failStalled(stallTimeoutMs);
     }, stallTimeoutMs);
+  }
+
+  /**
+   * No progress for the stall limit. A StatefulSet that cannot create pods (OpenShift SCC
+   * admission) says why in its FailedCreate Warning, a real Kubernetes Event: read the
+   * StatefulSet's events once, now, and name the refusal.
+   */
+  #failStalled(stallTimeoutMs: number): void {
+    const { name, namespace } = this.#target;
+    listCollection<KubeEvent>(
+      this.#ctx.deps.kube,
+      `/api/v1/namespaces/${namespace}/events`,
+      { fieldSelector: `involvedObject.name=${name}` },
+      this.#stop.signal,
+    )
+      .then(
+        (list) => list.items,
+        () => [],
+      )
+      .then((events) => {
+        const refusal = podCreationRefusal(events);
+        const refusalFix = refusal && refusalHint(refusal, this.#serviceAccount(), namespace);
+        this.#fail(
+          new TimeoutError(
+            `the upgrade of ${name} to ${this.#target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${this.#lastMessage ?? 'nothing yet'})` +
+              (refusal ? `; the StatefulSet cannot create pods: ${refusal}` : ''),
+            { hint: refusalFix ? `${refusalFix} ${this.#lookHint()}` : this.#lookHint() },
+          ),
+        );
+      });
+  }
+
+  /** The pods' service account, from the StatefulSet's template (the cluster's name by default). */
+  #serviceAccount(): string {
+    const name = getPath(this.#sts, ['spec', 'template', 'spec', 'serviceAccountName']);
+    return typeof name === 'string' ? name : this.#target.name;
   }
 
   #lookHint(): string {
@@ -769,9 +802,13 @@ async function verifyNodes(ctx: StepContext<UpgradeDeps>, tag: string): Promise<
 
 // ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
 
-function planMonitor({ resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
+function planMonitor(context: PlanContext, cluster: ClusterSnapshot): StepPlan {
+  const { resolved } = context;
   const tag = resolved.clusterTag.target;
+  // On OpenShift, from 7.22.0-6: the SCC goes once the roll is over (src/steps/index.ts).
+  const sccRemoval = tag ? planSccAfterRoll(sccPlanInput(context, cluster)) : [];
   if (tag && cluster.image.versionTag === tag && cluster.state === 'Running') {
+    if (sccRemoval.length > 0) return { actions: sccRemoval };
     return { skip: `the cluster already runs ${tag}: nothing to wait for` };
   }
   const ns = cluster.namespace;
@@ -789,6 +826,7 @@ function planMonitor({ resolved }: PlanContext, cluster: ClusterSnapshot): StepP
         `Check that every node runs RS ${formatRs(resolved.targetRs)}`,
         `${curlApi('GET', '/v1/nodes')} | jq -r '.[].software_version'`,
       ),
+      ...sccRemoval,
     ],
   };
 }

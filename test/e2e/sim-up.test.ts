@@ -31,6 +31,11 @@ const BUILT_IN_SCENARIOS = [
   'old-database',
   'old-operator',
   'openshift',
+  'openshift-7-8',
+  'openshift-auto-adjust',
+  'openshift-helm-scc',
+  'openshift-rbac-scc',
+  'openshift-shared-scc',
   'redis-dialect',
   'scale-1000',
 ];

@@ -19,6 +19,7 @@ import {
   redbRole,
   redbRoleBinding,
 } from './operator-objects.js';
+import { sccManifest } from './openshift-scc.js';
 
 /** Multi-document YAML, one `---` before each document, like the upstream files. */
 export function toMultiDocumentYaml(documents: readonly unknown[]): string {
@@ -67,6 +68,8 @@ export function bundleFile(path: string, version: string, dialect: Dialect): str
       return redbRoleYaml();
     case 'multi-namespace-redb/role_binding.yaml':
       return redbRoleBindingYaml();
+    case 'openshift/scc.yaml':
+      return toMultiDocumentYaml([sccManifest(version)]);
     default:
       return undefined;
   }
@@ -78,4 +81,5 @@ export const BUNDLE_FILES = [
   'admission/webhook.yaml',
   'multi-namespace-redb/role.yaml',
   'multi-namespace-redb/role_binding.yaml',
+  'openshift/scc.yaml',
 ] as const;

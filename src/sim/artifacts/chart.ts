@@ -20,11 +20,13 @@ import {
   operatorRoleBinding,
   operatorServiceAccount,
 } from './operator-objects.js';
+import { chartInstallsScc, SCC_CHART_TEMPLATE, sccChartTemplate, sccManifest } from './openshift-scc.js';
 
 export const CHART_NAME = 'redis-enterprise-operator';
 
 export interface ChartValues {
-  openshift: { mode: boolean };
+  /** `scc.install` absent: the chart version's default (openshift-scc.ts). */
+  openshift: { mode: boolean; scc?: { install: boolean } };
   admission: { limitToNamespace: boolean };
 }
 
@@ -150,12 +152,15 @@ function chartYaml(version: string): string {
   });
 }
 
-function valuesYaml(): string {
+function valuesYaml(version: string): string {
   return [
     '# Values of the simulator chart of the Redis Enterprise operator.',
     'openshift:',
     '  # true: the RHEL operator image, OpenShift routes and SCC rules in the Role.',
     '  mode: false',
+    '  scc:',
+    '    # true: the chart installs the SCC redis-enterprise-scc-v2 (the default up to 7.8.6-15).',
+    `    install: ${String(chartInstallsScc(version))}`,
     'admission:',
     '  # true: the webhook is named redis-enterprise-admission-<namespace> and only sees',
     '  # namespaces labelled namespace-name=<namespace>.',
@@ -168,8 +173,9 @@ function valuesYaml(): string {
 export function chartFiles(version: string, dialect: Dialect): ChartFile[] {
   return [
     { path: 'Chart.yaml', content: chartYaml(version) },
-    { path: 'values.yaml', content: valuesYaml() },
+    { path: 'values.yaml', content: valuesYaml(version) },
     ...TEMPLATES.map((template) => ({ path: template.file, content: templateText(version, template) })),
+    { path: SCC_CHART_TEMPLATE, content: sccChartTemplate(version, yamlOf) },
     ...crdFiles(dialect),
   ];
 }
@@ -205,6 +211,9 @@ export function renderChart(
     path: file,
     object: build(version, values, namespace),
   }));
+  if (values.openshift.mode && (values.openshift.scc?.install ?? chartInstallsScc(version))) {
+    templates.push({ path: SCC_CHART_TEMPLATE, object: sccManifest(version) });
+  }
   const manifest = templates
     .map(({ path, object }) => `---\n# Source: ${CHART_NAME}/${path}\n${yamlOf(object)}`)
     .join('')

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { AuditLog } from '../audit.js';
 import { type CertificateAuthority, createServerCertificate } from '../tls.js';
 import { registerBuiltins } from './builtins.js';
+import { installSccAdmission } from './scc-admission.js';
 import { applyKubeFault, KubeFaultInjector, type KubeFaultRule } from './faults.js';
 import { ControllerManager } from './controllers/controller.js';
 import { DeploymentController } from './controllers/deployment.js';
@@ -87,6 +88,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
   const store = new KubeStore(registry);
   syncCrdsWithRegistry(store, registry);
   registerBuiltins(registry, options.platform ?? 'kubernetes');
+  if (options.platform === 'openshift') installSccAdmission(store);
   const watches = new WatchHub(store, { bookmarkIntervalMs: options.bookmarkIntervalMs });
   const accessDenials: AccessDenial[] = [];
   let version = options.version ?? { major: '1', minor: '32' };

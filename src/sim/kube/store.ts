@@ -259,6 +259,7 @@ export class KubeStore extends EventEmitter {
     this.#checkUnknownFields(rt, object, options);
     rt.applyDefaults?.(object);
     this.#validate(rt, object);
+    rt.admit?.(object);
 
     meta.uid = randomUUID();
     meta.creationTimestamp = nowTimestamp();

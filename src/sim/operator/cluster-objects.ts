@@ -19,7 +19,6 @@ export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
 export const NODE_CONTAINER = 'redis-enterprise-node';
 export const BOOTSTRAPPER_CONTAINER = 'bootstrapper';
 export const BOOTSTRAPPER_REPOSITORY = 'redislabs/operator';
-export const SCC_NAME = 'redis-enterprise-scc-v2';
 export const ADMISSION_TLS_SECRET = 'admission-tls';
 /** The port of the management API inside every node pod (redis-facts.md §4). */
 export const API_PORT = 9443;
@@ -57,6 +56,7 @@ export function clusterResource(scenario: Scenario): KubeObject {
   setPath(root, fields.imageSpecPath, imageSpec);
   setPath(root, fields.autoUpgradePath, cluster.autoUpgrade);
   if (cluster.upgradePolicy) setPath(root, fields.upgradePolicyPath, cluster.upgradePolicy);
+  if (cluster.allowAutoAdjustment) spec.securityContext = { resourceLimits: { allowAutoAdjustment: true } };
   return {
     apiVersion: CRD_API_VERSION,
     kind: CLUSTER_KIND,
@@ -262,32 +262,4 @@ export function activeActiveResource(
 
 export function activeActiveStatus(database: { name: string }): Record<string, unknown> {
   return { status: 'active', specStatus: 'Valid', replicationStatus: 'up', linkedRedbs: [database.name] };
-}
-
-/** The OpenShift SCC the cluster's pods run under before 7.22.0-6 (redis-facts.md §1, written anew). */
-export function securityContextConstraints(namespace: string, clusterName: string): KubeObject {
-  return {
-    apiVersion: 'security.openshift.io/v1',
-    kind: 'SecurityContextConstraints',
-    metadata: { name: SCC_NAME, labels: { ...APP_LABEL } },
-    allowPrivilegeEscalation: true,
-    allowPrivilegedContainer: false,
-    allowHostDirVolumePlugin: false,
-    allowHostIPC: false,
-    allowHostNetwork: false,
-    allowHostPID: false,
-    allowHostPorts: false,
-    allowedCapabilities: ['SYS_RESOURCE'],
-    defaultAddCapabilities: null,
-    requiredDropCapabilities: ['KILL', 'MKNOD'],
-    fsGroup: { type: 'MustRunAs', ranges: [{ min: 1001, max: 1001 }] },
-    runAsUser: { type: 'MustRunAs', uid: 1001 },
-    seLinuxContext: { type: 'MustRunAs' },
-    supplementalGroups: { type: 'RunAsAny' },
-    readOnlyRootFilesystem: false,
-    priority: null,
-    volumes: ['configMap', 'downwardAPI', 'emptyDir', 'persistentVolumeClaim', 'projected', 'secret'],
-    users: [`system:serviceaccount:${namespace}:${clusterName}`],
-    groups: [],
-  };
 }

@@ -18,9 +18,10 @@ import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import type { EventRecorder } from './events.js';
 import { CLUSTER_LOGGER, type OperatorLog } from './operator-log.js';
 import { upgradeBlockers } from './freeze.js';
+import type { PodAdmissionGate } from './pod-admission.js';
+import { allowsAutoAdjustment, applyPodSecurityAsPatch, podSecurityFor } from './pod-security.js';
 import { asString, getPath, type KubeAccess, patchAt, statusOf } from './kube-access.js';
 import {
-  createPod,
   nodeImageOf,
   podsByOrdinal,
   REVISION_LABEL,
@@ -45,6 +46,8 @@ export interface ClusterUpgradeOptions {
   timers: Timers;
   /** Asks for another reconcile pass (after a timed step). */
   kick: () => void;
+  /** Creates node pods; holds the roll while admission (OpenShift SCCs) refuses them. */
+  admission: PodAdmissionGate;
   /** Called when a cluster upgrade has finished: the operator resumes managing databases. */
   onUpgradeCompleted: (versionTag: string) => void;
 }
@@ -230,6 +233,9 @@ export class ClusterUpgrade {
         container.image = `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`;
       }
     }
+    if (scenario.platform === 'openshift' && operatorVersion) {
+      applyPodSecurityAsPatch(template, podSecurityFor(operatorVersion, allowsAutoAdjustment(rec)));
+    }
     const updated = kube.patch(statefulSet, { spec: { template } });
     writeStatefulSetStatus(kube, updated);
     this.#frozenKey = undefined;
@@ -240,7 +246,7 @@ export class ClusterUpgrade {
 
   /** One step of the rolling upgrade, or the freeze, or the end. */
   #advance(rec: KubeObject, statefulSet: KubeObject, operatorVersion: string | undefined): void {
-    if (this.#podStepRunning) return;
+    if (this.#podStepRunning || this.#o.admission.blocked) return;
     const { kube, rest, log } = this.#o;
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
     const blockers = upgradeBlockers(rest, target, operatorVersion);
@@ -312,7 +318,11 @@ export class ClusterUpgrade {
         const pod = podsByOrdinal(kube, statefulSet).get(ordinal);
         const stale = pod && pod.metadata.labels?.[REVISION_LABEL] !== updateRevisionOf(statefulSet);
         if (pod && stale) kube.delete(pod);
-        if (!pod || stale) createPod(kube, statefulSet, ordinal, false);
+        if ((!pod || stale) && !this.#o.admission.create(statefulSet, ordinal, false)) {
+          // Refused (FailedCreate): the StatefulSet stays short until admission changes its answer.
+          writeStatefulSetStatus(kube, statefulSet);
+          return finish();
+        }
         writeStatefulSetStatus(kube, statefulSet);
         // 3. After podRestart seconds the new pod is ready and its node runs the new version.
         timers.after(

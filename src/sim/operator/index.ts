@@ -14,6 +14,7 @@ import { isOperatorDeployment, OperatorDeployment } from './deployment.js';
 import { EventRecorder, type EventSink } from './events.js';
 import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
 import { CLUSTER_LOGGER, OPERATOR_LOGGER, OperatorLog, type OperatorLogEntry } from './operator-log.js';
+import { PodAdmissionGate } from './pod-admission.js';
 import { completeRestActions } from './rest-actions.js';
 
 export type { OperatorClock } from './clock.js';
@@ -63,6 +64,7 @@ class SimulatedOperator {
   readonly #log: OperatorLog;
   readonly #deployment: OperatorDeployment;
   readonly #cluster: ClusterUpgrade;
+  readonly #admission: PodAdmissionGate;
   readonly #databases: DatabaseReconciler;
   readonly #controllers: ControllerManager | undefined;
   readonly #cleanups: (() => void)[] = [];
@@ -95,6 +97,12 @@ class SimulatedOperator {
     this.#timers = new Timers(clock, onError);
     this.#events = new EventRecorder(this.#kube, clock, options.events);
     this.#log = new OperatorLog(this.#kube, options.scenario.namespace, clock);
+    this.#admission = new PodAdmissionGate({
+      kube: this.#kube,
+      timers: this.#timers,
+      clock,
+      kick: () => this.kick(),
+    });
     this.#version = options.scenario.operator.version;
     const fields = simDialectFields(options.scenario.dialect);
     this.#deployment = new OperatorDeployment({
@@ -113,6 +121,7 @@ class SimulatedOperator {
       log: this.#log,
       timers: this.#timers,
       kick: () => this.kick(),
+      admission: this.#admission,
       onUpgradeCompleted: () => {
         this.#suspended = false;
         this.kick();
@@ -153,6 +162,7 @@ class SimulatedOperator {
       }
     };
     this.#store.on('change', onChange);
+    this.#cleanups.push(this.#admission.watch(this.#store));
     this.#cleanups.push(() => this.#store.off('change', onChange));
     this.#cleanups.push(
       completeRestActions(this.#rest, this.#timers, this.#scenario.timing.databaseUpgrade, (bdb) =>

@@ -7,6 +7,7 @@ import {
   redbRole,
   redbRoleBinding,
 } from '../artifacts/operator-objects.js';
+import { chartInstallsScc } from '../artifacts/openshift-scc.js';
 import { crdsFor } from '../crds.js';
 import type { KubeStore } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
@@ -26,12 +27,13 @@ import {
   licenseStatus,
   nodeImage,
   nodePodTemplate,
-  securityContextConstraints,
 } from './cluster-objects.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import { deploymentReady } from './deployment.js';
 import { helmOwnership, helmReleaseSecret } from './helm-release.js';
 import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
+import { seedOpenShiftSecurity } from './openshift-scc.js';
+import { applyPodSecurity, podSecurityFor } from './pod-security.js';
 import { createPod, writeStatefulSetStatus } from './statefulset.js';
 
 export interface SeedOptions {
@@ -64,12 +66,7 @@ export async function seedCluster(
   if (scenario.operator.installedBy === 'helm') seedHelmInstall(kube, scenario, caBundle, now);
   else seedBundleInstall(kube, scenario, caBundle);
   seedWatchedNamespaces(kube, scenario);
-  if (
-    scenario.platform === 'openshift' &&
-    kube.type('security.openshift.io/v1', 'SecurityContextConstraints')
-  ) {
-    kube.ensure(securityContextConstraints(namespace, scenario.cluster.name));
-  }
+  if (scenario.platform === 'openshift') seedOpenShiftSecurity(kube, scenario);
 
   seedRestModel(rest, scenario);
   seedClusterResources(kube, rest, scenario, now);
@@ -117,7 +114,10 @@ function seedHelmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string,
   const { namespace, operator } = scenario;
   const release = operator.helmRelease ?? 'redis-enterprise';
   const values: ChartValues = {
-    openshift: { mode: scenario.platform === 'openshift' },
+    openshift: {
+      mode: scenario.platform === 'openshift',
+      ...(scenario.openshift.sccOwner === 'helm' ? { scc: { install: true } } : {}),
+    },
     admission: { limitToNamespace: scenario.admission.webhookName.endsWith(`-${namespace}`) },
   };
   const rendered = renderChart(operator.version, scenario.dialect, namespace, values);
@@ -139,6 +139,10 @@ function seedHelmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string,
   }
   const userValues: Record<string, unknown> = {};
   if (values.openshift.mode) userValues.openshift = { mode: true };
+  // scc.install given at install only when the chart's default did not already install the SCC.
+  if (values.openshift.mode && values.openshift.scc && !chartInstallsScc(operator.version)) {
+    userValues.openshift = { mode: true, scc: values.openshift.scc };
+  }
   if (!values.admission.limitToNamespace) userValues.admission = { limitToNamespace: false };
   kube.ensure(
     helmReleaseSecret({
@@ -289,6 +293,9 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
     nodeImage(cluster.repository, cluster.versionTag),
     operator.version,
   );
+  if (scenario.platform === 'openshift') {
+    applyPodSecurity(template, podSecurityFor(operator.version, cluster.allowAutoAdjustment));
+  }
   const statefulSet = kube.ensure(clusterStatefulSet(cluster.name, namespace, cluster.nodes, template));
   const existing = new Set(kube.list('v1', 'Pod', namespace).map((pod) => pod.metadata.name));
   for (let ordinal = 0; ordinal < cluster.nodes; ordinal++) {

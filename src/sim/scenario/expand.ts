@@ -52,6 +52,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   };
 
   checkOperator(scenario, report);
+  checkOpenShift(scenario, report);
   checkModules(scenario, report);
   checkDatabases(scenario, report);
   checkFaults(scenario.faults, report);
@@ -171,6 +172,16 @@ function checkOperator(scenario: Scenario, report: Report): void {
       );
     else if (operator.watchNamespaces.indexOf(namespace) !== i)
       report(['operator', 'watchNamespaces', i], `"${namespace}" is listed twice`);
+  });
+}
+
+function checkOpenShift(scenario: Scenario, report: Report): void {
+  const { openshift, operator } = scenario;
+  if (openshift.sccOwner === 'helm' && operator.installedBy !== 'helm')
+    report(['openshift', 'sccOwner'], 'helm needs operator.installedBy: helm (the chart installs the SCC)');
+  openshift.sharedWith.forEach((namespace, i) => {
+    if (namespace === scenario.namespace)
+      report(['openshift', 'sharedWith', i], `"${namespace}" is the cluster's own namespace`);
   });
 }
 

@@ -126,6 +126,20 @@ const generateSchema = z.strictObject({
     .optional(),
 });
 
+/** How `redis-enterprise-scc-v2` is installed and bound (platform: openshift; SIMULATOR.md). */
+const openshiftSchema = z
+  .strictObject({
+    /** users: the SCC's `users` list; rbac: ClusterRole + RoleBinding `system:openshift:scc:<scc>`. */
+    sccBinding: z.enum(['users', 'rbac']).default('users'),
+    /** bundle: applied from openshift/scc.yaml; helm: rendered by the operator's chart. */
+    sccOwner: z.enum(['bundle', 'helm']).default('bundle'),
+    /** The release whose openshift/scc.yaml the installed SCC matches; default: the operator's. */
+    sccVersion: versionString(OPERATOR_VERSION, '7.8.6-15').optional(),
+    /** Namespaces of other clusters bound to the same SCC. */
+    sharedWith: z.array(kubeName()).default([]),
+  })
+  .prefault({});
+
 export const scenarioFileSchema = z.strictObject({
   name: kubeName(),
   description: z
@@ -171,12 +185,15 @@ export const scenarioFileSchema = z.strictObject({
       .nullable()
       .default(null),
     license: z.enum(['Valid', 'Invalid', 'Expired']).default('Valid'),
+    /** spec.securityContext.resourceLimits.allowAutoAdjustment (keeps the SCC on OpenShift). */
+    allowAutoAdjustment: z.boolean().default(false),
     apiVersion: versionString(SERVER_VERSION, '7.4.6-22').optional(),
     users: z
       .array(userSchema)
       .min(1)
       .default([{ ...DEFAULT_ADMIN, passwordExpired: false }]),
   }),
+  openshift: openshiftSchema,
   modules: z.array(moduleSchema).default([]),
   databases: z.array(databaseSchema).default([]),
   faults: z.array(faultSchema).default([]),

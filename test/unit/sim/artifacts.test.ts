@@ -118,7 +118,7 @@ describe('artifacts: helm chart', () => {
       kubeVersion: '>=1.23.0-0',
     });
     assert.deepEqual(parse(files.get('values.yaml') ?? ''), {
-      openshift: { mode: false },
+      openshift: { mode: false, scc: { install: true } },
       admission: { limitToNamespace: true },
     });
     assert.match(

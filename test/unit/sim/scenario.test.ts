@@ -29,6 +29,11 @@ const BUILT_INS = [
   'flaky-api',
   'scale-1000',
   'redis-dialect',
+  'openshift-rbac-scc',
+  'openshift-shared-scc',
+  'openshift-auto-adjust',
+  'openshift-helm-scc',
+  'openshift-7-8',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
@@ -64,7 +69,7 @@ describe('built-in scenarios', () => {
   const loaded = new Map<string, Scenario>(BUILT_INS.map((name) => [name, loadScenario(name)]));
   const get = (name: string) => loaded.get(name) as Scenario;
 
-  it('are exactly the fifteen of SIMULATOR.md, each named after its file with a one-line description', () => {
+  it('are the fifteen of SIMULATOR.md and the five OpenShift SCC ones, each named after its file with a one-line description', () => {
     const files = readdirSync(builtInScenarioDir()).filter((file) => file.endsWith('.yaml'));
     assert.deepEqual(files.map((file) => file.replace(/\.yaml$/, '')).sort(), [...BUILT_INS].sort());
     for (const [name, scenario] of loaded) {
@@ -115,6 +120,11 @@ describe('built-in scenarios', () => {
     const invalid = get('invalid-upgrade').cluster;
     assert.ok(invalid.autoUpgrade && invalid.digestHash !== null);
     assert.equal(get('openshift').platform, 'openshift');
+    assert.equal(get('openshift-rbac-scc').openshift.sccBinding, 'rbac');
+    assert.deepEqual(get('openshift-shared-scc').openshift.sharedWith, ['redis-b']);
+    assert.equal(get('openshift-auto-adjust').cluster.allowAutoAdjustment, true);
+    assert.equal(get('openshift-helm-scc').openshift.sccOwner, 'helm');
+    assert.equal(get('openshift-7-8').platform, 'openshift');
 
     const multi = get('multi-namespace');
     const extra = new Set(multi.databases.map((db) => db.namespace).filter((ns) => ns !== multi.namespace));
@@ -188,12 +198,14 @@ describe('defaults', () => {
       upgradePolicy: null,
       digestHash: null,
       license: 'Valid',
+      allowAutoAdjustment: false,
       apiVersion: '7.4.6-22',
       users: [
         { username: 'admin@example.com', password: 'change-me', role: 'admin', passwordExpired: false },
       ],
     });
     assert.deepEqual([s.modules, s.databases, s.faults], [[], [], []]);
+    assert.deepEqual(s.openshift, { sccBinding: 'users', sccOwner: 'bundle', sharedWith: [] });
   });
 
   it('names the webhook after the operator version and the installer', () => {

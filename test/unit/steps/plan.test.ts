@@ -309,48 +309,55 @@ describe('buildPlan', () => {
         mutate(s);
       });
 
-    it('target 7.22.0-7 (>= 7.22.0-6): unbinds and deletes the SCC', () => {
+    const APPLY_722 =
+      'oc apply --server-side --force-conflicts --field-manager=ctl -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.22.0-7/openshift/scc.yaml';
+    const BIND = 'oc adm policy add-scc-to-user redis-enterprise-scc-v2 -z rec -n redis';
+    const UNBIND = 'oc adm policy remove-scc-from-user redis-enterprise-scc-v2 -z rec -n redis';
+
+    it('target 7.22.0-7 (>= 7.22.0-6): nothing before the roll, unbind and delete after it (monitor)', () => {
       const plan = planUpgrade(openshift(), makeTarget({ to: '7.22.0-7' }));
       assert.equal(plan.cluster.platform, 'openshift');
       const scc = step(plan, 'security-context');
-      assert.equal(scc.skip, null);
-      assert.deepEqual(
-        scc.actions.map((a) => a.command),
-        [
-          'oc adm policy remove-scc-from-user redis-enterprise-scc-v2 -z rec -n redis',
-          'oc delete scc redis-enterprise-scc-v2',
-        ],
-      );
+      assert.match(scc.skip ?? '', /stays until the cluster has rolled; the monitor step removes it then/);
+      const monitor = step(plan, 'monitor').actions.map((a) => a.command);
+      assert.deepEqual(monitor.slice(-2), [UNBIND, 'oc delete scc redis-enterprise-scc-v2']);
       assert.match(
         step(plan, 'operator').actions[0]?.command ?? '',
         /\/v7\.22\.0-7\/openshift\.bundle\.yaml$/,
       );
     });
 
-    it('target before 7.22.0-6: skipped with the reason', () => {
+    it('target before 7.22.0-6: the SCC of the target is re-applied and bound, never removed', () => {
       const plan = planUpgrade(openshift(), makeTarget({ to: '7.8.6-2' }));
       const scc = step(plan, 'security-context');
-      assert.equal(
-        scc.skip,
-        'operator 7.8.6-2 still runs privileged pods: redis-enterprise-scc-v2 stays as it is',
+      assert.equal(scc.skip, null);
+      assert.deepEqual(
+        scc.actions.map((a) => a.command),
+        [
+          'oc apply --server-side --force-conflicts --field-manager=ctl -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.6-2/openshift/scc.yaml',
+          BIND,
+        ],
       );
-      assert.deepEqual(scc.actions, []);
+      assert.ok(!step(plan, 'monitor').actions.some((a) => /scc/.test(a.command)));
     });
 
-    it('another cluster still bound to the SCC: only this one is unbound', () => {
+    it('another cluster still in the users list: after the roll only this one is unbound', () => {
       const plan = planUpgrade(
         openshift((s) => {
           s.scc?.users.push('system:serviceaccount:other:rec2');
         }),
         makeTarget({ to: '7.22.0-7' }),
       );
-      assert.deepEqual(
-        step(plan, 'security-context').actions.map((a) => a.command),
-        ['oc adm policy remove-scc-from-user redis-enterprise-scc-v2 -z rec -n redis'],
+      const after = step(plan, 'monitor').actions.slice(-2);
+      assert.equal(after[0]?.command, UNBIND);
+      assert.match(
+        after[1]?.description ?? '',
+        /keep redis-enterprise-scc-v2, still used by system:serviceaccount:other:rec2/,
       );
+      assert.ok(!after.some((a) => a.command === 'oc delete scc redis-enterprise-scc-v2'));
     });
 
-    it('allowAutoAdjustment keeps the SCC: reapplied and bound', () => {
+    it('allowAutoAdjustment keeps the SCC: the target scc.yaml re-applied, bound', () => {
       const plan = planUpgrade(
         openshift((s) => {
           if (s.cluster) s.cluster.allowAutoAdjustment = true;
@@ -360,11 +367,26 @@ describe('buildPlan', () => {
       );
       assert.deepEqual(
         step(plan, 'security-context').actions.map((a) => a.command),
-        [
-          'oc apply --server-side --force-conflicts --field-manager=ctl -f https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.22.0-7/openshift/scc.yaml',
-          'oc adm policy add-scc-to-user redis-enterprise-scc-v2 system:serviceaccount:redis:rec',
-        ],
+        [APPLY_722, BIND],
       );
+      assert.ok(!step(plan, 'monitor').actions.some((a) => /scc/.test(a.command)));
+    });
+
+    it('helm chart owning the SCC: the plan warns that the chart upgrade deletes it and re-applies it', () => {
+      const plan = planUpgrade(
+        openshift((s) => {
+          if (s.operator) s.operator.helmRelease = { name: 'rep', namespace: 'redis' };
+          if (s.scc) s.scc.helmOwned = true;
+        }),
+        makeTarget({ to: '7.22.0-11' }),
+      );
+      const scc = step(plan, 'security-context');
+      assert.match(
+        scc.actions[0]?.description ?? '',
+        /^Warning: the helm upgrade to chart 7\.22\.0-11 deletes redis-enterprise-scc-v2/,
+      );
+      assert.equal(scc.actions[1]?.command, BIND);
+      assert.equal(step(plan, 'monitor').actions.at(-1)?.command, 'oc delete scc redis-enterprise-scc-v2');
     });
 
     it('helm on OpenShift sets openshift.mode', () => {

@@ -1,0 +1,213 @@
+/**
+ * Reading, binding and unbinding the OpenShift SCC `redis-enterprise-scc-v2` for one cluster's
+ * service account. An SCC can be usable by a service account in two ways (OpenShift docs
+ * "Managing security context constraints"):
+ *
+ * - its `users` list names `system:serviceaccount:<ns>:<sa>` (older installs, or by hand);
+ * - RBAC: what `oc adm policy add-scc-to-user <scc> system:serviceaccount:<ns>:<sa>` (the
+ *   command Redis documents) really creates: ClusterRole `system:openshift:scc:<scc>` allowing
+ *   `use` on the SCC, and a RoleBinding of that name in the namespace; it does not edit `users`
+ *   (openshift/oc `pkg/cli/admin/policy/modify_scc.go`, redis-facts.md §12).
+ *
+ * The SCC is cluster-wide and may serve several clusters: other namespaces' RoleBindings to the
+ * same ClusterRole, ClusterRoleBindings, other users and groups all count as other users.
+ */
+
+import { OperationError } from '../errors.js';
+import type { KubeClients } from '../kube/client.js';
+import type { KubeObject } from '../kube/reads.js';
+import {
+  deleteIfExists,
+  listObjects,
+  mergePatch,
+  readObject,
+  serverSideApply,
+  type WriteOptions,
+} from '../kube/write.js';
+import { SCC_NAME } from './security-context-decision.js';
+
+const RBAC = 'rbac.authorization.k8s.io/v1';
+export const SCC_ROLE = `system:openshift:scc:${SCC_NAME}`;
+export const SCC_REF = {
+  apiVersion: 'security.openshift.io/v1',
+  kind: 'SecurityContextConstraints',
+  name: SCC_NAME,
+} as const;
+
+export interface ServiceAccountRef {
+  namespace: string;
+  name: string;
+}
+
+export interface SccBindings {
+  scc: KubeObject | undefined;
+  /** `system:serviceaccount:<ns>:<sa>`. */
+  user: string;
+  /** This service account is in the SCC's users. */
+  inUsers: boolean;
+  /** The RoleBinding `system:openshift:scc:<scc>` in the namespace, when it names this service account. */
+  roleBinding: KubeObject | undefined;
+  /** Everyone else who may use the SCC, described for the output (`system:serviceaccount:b:rec`, `rolebinding b/...`). */
+  others: string[];
+}
+
+export function isBound(bindings: SccBindings): boolean {
+  return bindings.inUsers || bindings.roleBinding !== undefined;
+}
+
+export function userOf(sa: ServiceAccountRef): string {
+  return `system:serviceaccount:${sa.namespace}:${sa.name}`;
+}
+
+export async function readSccBindings(kube: KubeClients, sa: ServiceAccountRef): Promise<SccBindings> {
+  const user = userOf(sa);
+  const [scc, roleBindings, clusterRoleBindings] = await Promise.all([
+    readObject(kube, SCC_REF),
+    listObjects(kube, RBAC, 'RoleBinding'),
+    listObjects(kube, RBAC, 'ClusterRoleBinding'),
+  ]);
+  const users = strings(scc?.users);
+  const others = [...users.filter((u) => u !== user), ...strings(scc?.groups).map((g) => `group ${g}`)];
+  let roleBinding: KubeObject | undefined;
+  for (const binding of roleBindings.filter(grantsScc)) {
+    const ns = binding.metadata?.namespace ?? '';
+    for (const subject of subjectsOf(binding)) {
+      const mine = isServiceAccount(subject, sa, ns);
+      if (mine && binding.metadata?.name === SCC_ROLE && ns === sa.namespace) roleBinding = binding;
+      else if (!mine)
+        others.push(`rolebinding ${ns}/${binding.metadata?.name ?? ''} (${describeSubject(subject, ns)})`);
+    }
+  }
+  for (const binding of clusterRoleBindings.filter(grantsScc)) {
+    others.push(`clusterrolebinding ${binding.metadata?.name ?? ''}`);
+  }
+  return { scc, user, inUsers: users.includes(user), roleBinding, others };
+}
+
+/** `oc apply -f openshift/scc.yaml`: the SCC objects of a release tree, applied server-side. */
+export async function applyScc(
+  kube: KubeClients,
+  manifests: KubeObject[],
+  location: string,
+  options: WriteOptions,
+): Promise<void> {
+  // Without users and groups: bindings are managed on their own, and a release file's empty
+  // `users: []` applied with force would unbind every cluster that shares the SCC.
+  const objects = manifests
+    .filter((o) => o.kind === SCC_REF.kind && o.metadata?.name === SCC_NAME)
+    .map(({ users: _users, groups: _groups, ...rest }) => rest as KubeObject);
+  if (objects.length === 0) {
+    throw new OperationError(`${location} holds no ${SCC_REF.kind} ${SCC_NAME}`, {
+      hint: 'Check that --bundle points at the release tree (openshift/scc.yaml next to the bundle).',
+    });
+  }
+  await serverSideApply(kube, objects, options);
+}
+
+/** `oc adm policy add-scc-to-user <scc> -z <sa> -n <ns>`: the ClusterRole and the RoleBinding. */
+export async function bindByRbac(
+  kube: KubeClients,
+  sa: ServiceAccountRef,
+  options: WriteOptions,
+): Promise<void> {
+  const existing = await readObject(kube, {
+    apiVersion: RBAC,
+    kind: 'RoleBinding',
+    name: SCC_ROLE,
+    namespace: sa.namespace,
+  });
+  const subjects = existing ? subjectsOf(existing) : [];
+  const subject = { kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace };
+  await serverSideApply(
+    kube,
+    [
+      {
+        apiVersion: RBAC,
+        kind: 'ClusterRole',
+        metadata: { name: SCC_ROLE },
+        rules: [
+          {
+            apiGroups: ['security.openshift.io'],
+            resources: ['securitycontextconstraints'],
+            resourceNames: [SCC_NAME],
+            verbs: ['use'],
+          },
+        ],
+      },
+      {
+        apiVersion: RBAC,
+        kind: 'RoleBinding',
+        metadata: { name: SCC_ROLE, namespace: sa.namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: SCC_ROLE },
+        subjects: [...subjects.filter((s) => !isServiceAccount(s, sa, sa.namespace)), subject],
+      },
+    ],
+    options,
+  );
+}
+
+/**
+ * `oc adm policy remove-scc-from-user <scc> -z <sa> -n <ns>`: this service account leaves the
+ * SCC's users and the namespace's RoleBinding (deleted when no subject is left). Lists are
+ * written whole, conditional on the resourceVersion they were computed from (409 on a race).
+ */
+export async function unbind(
+  kube: KubeClients,
+  bindings: SccBindings,
+  sa: ServiceAccountRef,
+  options: WriteOptions,
+): Promise<void> {
+  const { scc, roleBinding } = bindings;
+  if (scc && bindings.inUsers) {
+    const users = strings(scc.users).filter((u) => u !== bindings.user);
+    await mergePatch(kube, SCC_REF, conditional(scc, { users }), options);
+  }
+  if (roleBinding) {
+    const ref = { apiVersion: RBAC, kind: 'RoleBinding', name: SCC_ROLE, namespace: sa.namespace };
+    const rest = subjectsOf(roleBinding).filter((s) => !isServiceAccount(s, sa, sa.namespace));
+    if (rest.length === 0) await deleteIfExists(kube, ref, options);
+    else await mergePatch(kube, ref, conditional(roleBinding, { subjects: rest }), options);
+  }
+}
+
+export async function deleteScc(kube: KubeClients, options: WriteOptions): Promise<boolean> {
+  return deleteIfExists(kube, SCC_REF, options);
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+type Subject = { kind?: unknown; name?: unknown; namespace?: unknown };
+
+function grantsScc(binding: KubeObject): boolean {
+  const ref = binding.roleRef as { kind?: unknown; name?: unknown } | undefined;
+  return ref?.kind === 'ClusterRole' && ref.name === SCC_ROLE;
+}
+
+function subjectsOf(binding: KubeObject): Subject[] {
+  return Array.isArray(binding.subjects) ? (binding.subjects as Subject[]) : [];
+}
+
+function isServiceAccount(subject: Subject, sa: ServiceAccountRef, bindingNamespace: string): boolean {
+  return (
+    subject.kind === 'ServiceAccount' &&
+    subject.name === sa.name &&
+    (typeof subject.namespace === 'string' ? subject.namespace : bindingNamespace) === sa.namespace
+  );
+}
+
+function describeSubject(subject: Subject, bindingNamespace: string): string {
+  if (subject.kind === 'ServiceAccount') {
+    const ns = typeof subject.namespace === 'string' ? subject.namespace : bindingNamespace;
+    return `system:serviceaccount:${ns}:${String(subject.name)}`;
+  }
+  return `${String(subject.kind)} ${String(subject.name)}`;
+}
+
+function conditional(object: KubeObject, patch: Record<string, unknown>): Record<string, unknown> {
+  const resourceVersion = object.metadata?.resourceVersion;
+  return { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), ...patch };
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
