@@ -22,6 +22,8 @@ export interface ResourceType {
   printerColumns?: PrinterColumn[];
   /** Field errors for a candidate object (CRD openAPIV3Schema). */
   validate?: (object: KubeObject) => FieldCause[];
+  /** Field errors of an update against the stored object (immutable fields). */
+  validateUpdate?: (next: KubeObject, existing: KubeObject) => FieldCause[];
   /** Server-side defaulting, run on every write of the main resource. */
   applyDefaults?: (object: KubeObject) => void;
   /** The fields of a candidate object that defaulting would prune (custom resources). */

@@ -177,6 +177,7 @@ describe('defaults', () => {
       installedBy: 'bundle',
       helmRelease: null,
       watchNamespaces: [],
+      roleRefKind: 'Role',
     });
     assert.deepEqual(s.admission, { enabled: true, webhookName: 'redis-enterprise-admission' });
     assert.deepEqual(s.cluster, {
@@ -188,12 +189,17 @@ describe('defaults', () => {
       upgradePolicy: null,
       digestHash: null,
       license: 'Valid',
+      imageSpecs: {},
+      licenseIn: 'secret',
+      statefulSetStrategy: 'RollingUpdate',
+      autoUpgradeWritesSpec: true,
       apiVersion: '7.4.6-22',
       users: [
         { username: 'admin@example.com', password: 'change-me', role: 'admin', passwordExpired: false },
       ],
     });
-    assert.deepEqual([s.modules, s.databases, s.faults], [[], [], []]);
+    assert.deepEqual([s.modules, s.databases, s.faults, s.objects], [[], [], [], []]);
+    assert.deepEqual(s.api, { modulesUpload: 'enabled', headerFormAnswer: 400 });
   });
 
   it('names the webhook after the operator version and the installer', () => {
