@@ -29,6 +29,14 @@ const BUILT_INS = [
   'flaky-api',
   'scale-1000',
   'redis-dialect',
+  // SIMULATOR.md "Scenario keys for real-world situations"
+  'ondelete-statefulset',
+  'auto-upgrade-no-spec-write',
+  'digest-pinned',
+  'helm-pinned-values',
+  'cluster-role-binding',
+  'inline-license',
+  'modules-upload-disabled',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
@@ -64,7 +72,7 @@ describe('built-in scenarios', () => {
   const loaded = new Map<string, Scenario>(BUILT_INS.map((name) => [name, loadScenario(name)]));
   const get = (name: string) => loaded.get(name) as Scenario;
 
-  it('are exactly the fifteen of SIMULATOR.md, each named after its file with a one-line description', () => {
+  it('are exactly the fifteen of SIMULATOR.md and the seven real-world situations, each named after its file with a one-line description', () => {
     const files = readdirSync(builtInScenarioDir()).filter((file) => file.endsWith('.yaml'));
     assert.deepEqual(files.map((file) => file.replace(/\.yaml$/, '')).sort(), [...BUILT_INS].sort());
     for (const [name, scenario] of loaded) {
