@@ -197,6 +197,8 @@ function restModelFor(scenario: Scenario): RestModel {
     dialect: scenario.dialect,
     clusterName: scenario.cluster.name,
     nodes: scenario.cluster.nodes,
+    modulesUpload: scenario.api.modulesUpload === 'enabled',
+    headerFormAnswer: scenario.api.headerFormAnswer,
     actionDelayMs: undefined,
   });
 }

@@ -161,12 +161,29 @@ function definition(
 const modulesListSchema = list(obj({ name: str(), version: str(), config: str() }, { required: ['name'] }));
 const upgradeModulesSpec = obj({ upgradeModulesToLatest: bool() }, { required: ['upgradeModulesToLatest'] });
 
+function imageSpecSchema(): Schema {
+  return obj({
+    repository: str(),
+    versionTag: str(),
+    imagePullPolicy: oneOf(PULL_POLICIES),
+    digestHash: str(),
+  });
+}
+
 function clusterDefinition(dialect: Dialect): object {
   const fields = simDialectFields(dialect);
   const spec: Record<string, Schema> = {
     nodes: int(),
     serviceAccountName: str(),
+    license: str(),
     licenseSecretName: str(),
+    // The other image specs (K8S `crds/rec_crd.yaml`; the same names in both dialects).
+    redisEnterpriseServicesRiggerImageSpec: imageSpecSchema(),
+    bootstrapperImageSpec: imageSpecSchema(),
+    usageMeter: obj(
+      { callHomeClient: obj({ imageSpec: imageSpecSchema() }, { open: true }) },
+      { open: true },
+    ),
     // resourceLimits.allowAutoAdjustment as the real CRD declares it (K8S crds/rec_crd.yaml).
     securityContext: obj({ resourceLimits: obj({ allowAutoAdjustment: bool() }) }, { open: true }),
     userDefinedModules: list(

@@ -28,6 +28,13 @@ export interface ChartValues {
   /** `scc.install` absent: the chart version's default (openshift-scc.ts). */
   openshift: { mode: boolean; scc?: { install: boolean } };
   admission: { limitToNamespace: boolean };
+  /**
+   * The operator image's tag; default the chart's own version. As in the real chart, the
+   * Deployment takes its image from `.Values.operator.image.tag` (redis-facts.md §12: chart
+   * `_helpers.tpl`, `values.yaml`), so a tag the user set at install wins over a newer chart's
+   * default and survives `helm upgrade --reset-then-reuse-values`.
+   */
+  operator?: { image?: { tag?: string } };
 }
 
 export const DEFAULT_CHART_VALUES: ChartValues = {
@@ -114,10 +121,13 @@ function templateText(version: string, template: Template): string {
 /** One template's text: the variants it really has, each behind the `if` that selects it. */
 function buildTemplateText(version: string, build: TemplateObject): string {
   const render = (openshift: boolean, limit: boolean) =>
-    yamlOf(build(version, valuesFor(openshift, limit), NAMESPACE_TOKEN)).replaceAll(
-      NAMESPACE_TOKEN,
-      '{{ .Release.Namespace }}',
-    );
+    yamlOf(build(version, valuesFor(openshift, limit), NAMESPACE_TOKEN))
+      .replaceAll(NAMESPACE_TOKEN, '{{ .Release.Namespace }}')
+      // The operator image's tag comes from the values, as in the real chart.
+      .replaceAll(
+        new RegExp(`(image: \\S+/[a-z-]*operator):${version.replaceAll('.', '\\.')}$`, 'gm'),
+        '$1:{{ .Values.operator.image.tag }}',
+      );
   const [plainDefault, plainLimited, openshiftDefault, openshiftLimited] = [
     render(false, false),
     render(false, true),
@@ -155,6 +165,10 @@ function chartYaml(version: string): string {
 function valuesYaml(version: string): string {
   return [
     '# Values of the simulator chart of the Redis Enterprise operator.',
+    'operator:',
+    '  image:',
+    '    # The operator image tag (both containers of the Deployment).',
+    `    tag: ${version}`,
     'openshift:',
     '  # true: the RHEL operator image, OpenShift routes and SCC rules in the Role.',
     '  mode: false',
@@ -207,10 +221,14 @@ export function renderChart(
   namespace: string,
   values: ChartValues = DEFAULT_CHART_VALUES,
 ): RenderedChart {
-  const templates = TEMPLATES.map(({ file, build }) => ({
-    path: file,
-    object: build(version, values, namespace),
-  }));
+  const tag = values.operator?.image?.tag;
+  const templates = TEMPLATES.map(({ file, build }) => {
+    const object = build(version, values, namespace);
+    return {
+      path: file,
+      object: tag && object.kind === 'Deployment' ? withOperatorTag(object, version, tag) : object,
+    };
+  });
   if (values.openshift.mode && (values.openshift.scc?.install ?? chartInstallsScc(version))) {
     templates.push({ path: SCC_CHART_TEMPLATE, object: sccManifest(version) });
   }
@@ -219,4 +237,16 @@ export function renderChart(
     .join('')
     .trimEnd();
   return { templates, manifest, crds: crdsFor(dialect) as KubeManifest[] };
+}
+
+/** The Deployment with its operator image tag replaced (what the template does with the value). */
+function withOperatorTag(deployment: KubeManifest, version: string, tag: string): KubeManifest {
+  const copy = structuredClone(deployment);
+  const containers = (copy as { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } }).spec
+    ?.template?.spec?.containers;
+  for (const container of containers ?? []) {
+    if (container.image?.endsWith(`:${version}`))
+      container.image = `${container.image.slice(0, -version.length)}${tag}`;
+  }
+  return copy;
 }

@@ -11,7 +11,7 @@ import {
   establishCustomResourceDefinition,
 } from './defaults.js';
 import { CRUD_VERBS, type ResourceRegistry, type ResourceType } from './registry.js';
-import type { KubeObject } from './types.js';
+import type { FieldCause, KubeObject } from './types.js';
 
 type BuiltinSpec = Partial<ResourceType> & Pick<ResourceType, 'group' | 'version' | 'kind' | 'plural'>;
 
@@ -30,6 +30,25 @@ function builtin(spec: BuiltinSpec): ResourceType {
 }
 
 const ALL = ['all'];
+
+/**
+ * A binding's roleRef is immutable: the API server refuses an update that changes it with 422
+ * and these words (kubernetes pkg/apis/rbac/validation: `field.Invalid(field.NewPath("roleRef"),
+ * roleRef, "cannot change roleRef")`, the value printed as Go's %#v of rbac.RoleRef).
+ */
+function roleRefUnchanged(next: KubeObject, existing: KubeObject): FieldCause[] {
+  const ref = (o: KubeObject) => (o.roleRef ?? {}) as { apiGroup?: string; kind?: string; name?: string };
+  const a = ref(next);
+  const b = ref(existing);
+  if (a.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name) return [];
+  return [
+    {
+      field: 'roleRef',
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: rbac.RoleRef{APIGroup:"${a.apiGroup ?? ''}", Kind:"${a.kind ?? ''}", Name:"${a.name ?? ''}"}: cannot change roleRef`,
+    },
+  ];
+}
 
 /** The built-in kinds of the emulator, in the order discovery lists them. */
 export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): ResourceType[] {
@@ -139,6 +158,7 @@ export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): Reso
       version: 'v1',
       kind: 'RoleBinding',
       plural: 'rolebindings',
+      validateUpdate: roleRefUnchanged,
     }),
     builtin({
       group: 'rbac.authorization.k8s.io',
@@ -153,6 +173,7 @@ export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): Reso
       kind: 'ClusterRoleBinding',
       plural: 'clusterrolebindings',
       namespaced: false,
+      validateUpdate: roleRefUnchanged,
     }),
     builtin({
       group: 'policy',

@@ -24,6 +24,8 @@ export interface ResourceType {
   validate?: (object: KubeObject) => FieldCause[];
   /** Admission on create (OpenShift's SCC admission of pods): may mutate, throws to refuse. */
   admit?: (object: KubeObject) => void;
+  /** Field errors of an update against the stored object (immutable fields). */
+  validateUpdate?: (next: KubeObject, existing: KubeObject) => FieldCause[];
   /** Server-side defaulting, run on every write of the main resource. */
   applyDefaults?: (object: KubeObject) => void;
   /** The fields of a candidate object that defaulting would prune (custom resources). */

@@ -538,6 +538,8 @@ export class KubeStore extends EventEmitter {
     }
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     this.#validate(rt, next);
+    const causes = subresource === 'status' ? [] : (rt.validateUpdate?.(next, existing) ?? []);
+    if (causes.length > 0) throw invalid(rt, next.metadata.name ?? '', causes);
     return next;
   }
 

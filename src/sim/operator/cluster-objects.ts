@@ -42,6 +42,30 @@ export function imageTag(image: string | undefined): string | undefined {
   return colon > withoutDigest.lastIndexOf('/') ? withoutDigest.slice(colon + 1) : undefined;
 }
 
+/**
+ * The REC's image specs besides the node image, by scenario key: where each sits in the spec
+ * (K8S `crds/rec_crd.yaml`) and its default repository (DOCS `deployment/helm.md`: rigger
+ * `redislabs/k8s-controller`, bootstrapper `redislabs/operator`; call-home client
+ * `re-call-home-client`, 8.0.18-11 notes).
+ */
+export const OTHER_IMAGE_SPECS = {
+  rigger: { field: ['redisEnterpriseServicesRiggerImageSpec'], repository: 'redislabs/k8s-controller' },
+  bootstrapper: { field: ['bootstrapperImageSpec'], repository: 'redislabs/operator' },
+  callHomeClient: {
+    field: ['usageMeter', 'callHomeClient', 'imageSpec'],
+    repository: 'redislabs/re-call-home-client',
+  },
+} as const;
+
+/** Not a licence: a placeholder of the right shape, so no real key ever sits in a scenario. */
+export const SIMULATED_LICENSE =
+  '----- LICENSE START -----\nsimulated licence: not a real key\n----- LICENSE END -----';
+
+/** The Secret that holds the licence under key `license` when it is not inline. */
+export function licenseSecretName(clusterName: string): string {
+  return `${clusterName}-license`;
+}
+
 export function clusterResource(scenario: Scenario): KubeObject {
   const fields = simDialectFields(scenario.dialect);
   const { cluster } = scenario;
@@ -52,6 +76,19 @@ export function clusterResource(scenario: Scenario): KubeObject {
     versionTag: cluster.versionTag,
   };
   if (cluster.digestHash) imageSpec.digestHash = cluster.digestHash;
+  // Inline (spec.license) or in a Secret (spec.licenseSecretName, key `license`): DOCS
+  // redis_enterprise_cluster_api.md. Never both: only one of the fields may be non-empty.
+  if (cluster.licenseIn === 'spec') spec.license = SIMULATED_LICENSE;
+  else spec.licenseSecretName = licenseSecretName(cluster.name);
+  for (const [key, path] of Object.entries(OTHER_IMAGE_SPECS)) {
+    const given = cluster.imageSpecs[key as keyof typeof OTHER_IMAGE_SPECS];
+    if (!given) continue;
+    setPath(spec, path.field, {
+      repository: given.repository ?? path.repository,
+      ...(given.versionTag ? { versionTag: given.versionTag } : {}),
+      ...(given.digestHash ? { digestHash: given.digestHash } : {}),
+    });
+  }
   const root: Record<string, unknown> = { spec };
   setPath(root, fields.imageSpecPath, imageSpec);
   setPath(root, fields.autoUpgradePath, cluster.autoUpgrade);
@@ -122,6 +159,7 @@ export function clusterStatefulSet(
   namespace: string,
   nodes: number,
   template: unknown,
+  strategy: 'RollingUpdate' | 'OnDelete' = 'RollingUpdate',
 ): KubeObject {
   return {
     apiVersion: 'apps/v1',
@@ -131,7 +169,10 @@ export function clusterStatefulSet(
       replicas: nodes,
       serviceName: clusterName,
       selector: { matchLabels: clusterSelectorLabels(clusterName) },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+      updateStrategy:
+        strategy === 'OnDelete'
+          ? { type: 'OnDelete' }
+          : { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
       template,
     },
   };

@@ -7,6 +7,7 @@ import type { RestModel } from '../rest/model.js';
 import type { Scenario } from '../scenario.js';
 import type { Timers } from './clock.js';
 import {
+  OTHER_IMAGE_SPECS,
   BOOTSTRAPPER_CONTAINER,
   BOOTSTRAPPER_REPOSITORY,
   CLUSTER_KIND,
@@ -107,7 +108,7 @@ export class ClusterUpgrade {
 
     if (this.#autoUpgradePending && this.#autoUpgrade(rec, state, runningTag, operatorVersion)) return view();
 
-    const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
+    const specTag = this.#desiredTag(rec, runningTag, operatorVersion);
     const generation = rec.metadata.generation ?? 0;
     if (state === 'Upgrade') {
       if (specTag && specTag !== runningTag && this.#warnedGeneration !== generation) {
@@ -131,6 +132,25 @@ export class ClusterUpgrade {
       }
     }
     return view();
+  }
+
+  /**
+   * The tag the cluster should run: the spec's, or, when auto-upgrade rolled it without writing
+   * the spec (scenario `cluster.autoUpgradeWritesSpec: false`; nothing documents that the real
+   * operator writes versionTag, redis-facts.md §12), the operator's default when that is newer.
+   */
+  #desiredTag(
+    rec: KubeObject,
+    runningTag: string | undefined,
+    operatorVersion: string | undefined,
+  ): string | undefined {
+    const { fields, scenario } = this.#o;
+    const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
+    if (scenario.cluster.autoUpgradeWritesSpec || getPath(rec, fields.autoUpgradePath) !== true)
+      return specTag;
+    const builtIn = operatorVersion ? defaultClusterTag(operatorVersion, scenario.platform) : undefined;
+    if (builtIn && runningTag === builtIn && (!specTag || isNewerTag(builtIn, specTag))) return builtIn;
+    return specTag;
   }
 
   /** The real operator's words (RedisLabs/redis-enterprise-k8s-docs issue #89), in its log. */
@@ -166,28 +186,45 @@ export class ClusterUpgrade {
     if (state !== undefined && !UPGRADE_FROM_STATES.includes(state)) return false;
     const target = defaultClusterTag(operatorVersion, scenario.platform);
     if (!target || !runningTag || !isNewerTag(target, runningTag)) return false;
-    kube.patch(rec, patchAt([...fields.imageSpecPath, 'versionTag'], target));
     log.info(CLUSTER_LOGGER, rec, 'Auto upgrade: updating the Redis Enterprise image', {
       from: runningTag,
       to: target,
     });
+    if (!scenario.cluster.autoUpgradeWritesSpec) {
+      // The spec keeps its old versionTag (or none): the operator rolls to its own default.
+      const statefulSet = kube.get('apps/v1', 'StatefulSet', scenario.namespace, scenario.cluster.name);
+      if (statefulSet) this.#start(rec, statefulSet, target, operatorVersion);
+      return true;
+    }
+    kube.patch(rec, patchAt([...fields.imageSpecPath, 'versionTag'], target));
     return true;
   }
 
-  /** autoUpgrade together with a digest hash makes the spec invalid (RED-188354). */
+  /**
+   * autoUpgrade together with a digest hash in ANY of the REC's image specs makes the spec
+   * invalid (RED-188354; DOCS `kubernetes/upgrade/upgrade-redis-cluster.md`, redis-facts.md §12).
+   */
   #invalidSpec(rec: KubeObject): boolean {
+    return this.#digestPinnedSpec(rec) !== undefined;
+  }
+
+  /** The first image spec (its path below spec) holding a digestHash while autoUpgrade is on. */
+  #digestPinnedSpec(rec: KubeObject): string | undefined {
     const { fields } = this.#o;
-    return (
-      getPath(rec, fields.autoUpgradePath) === true &&
-      Boolean(getPath(rec, [...fields.imageSpecPath, 'digestHash']))
-    );
+    if (getPath(rec, fields.autoUpgradePath) !== true) return undefined;
+    const paths = [
+      fields.imageSpecPath.slice(1),
+      ...Object.values(OTHER_IMAGE_SPECS).map((spec) => spec.field),
+    ];
+    const pinned = paths.find((path) => Boolean(getPath(rec, ['spec', ...path, 'digestHash'])));
+    return pinned ? [...pinned, 'digestHash'].join('.') : undefined;
   }
 
   #markInvalidSpec(rec: KubeObject): void {
     const { fields, kube, events, log } = this.#o;
     this.#answeredGeneration = rec.metadata.generation;
     const auto = fields.autoUpgradePath.slice(1).join('.');
-    const digest = [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
+    const digest = this.#digestPinnedSpec(rec) ?? [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
     kube.patchStatus(rec, { state: 'InvalidUpgrade', specStatus: 'Invalid' });
     const message =
       `Invalid upgrade spec: ${auto} is true and ${digest} is set; automatic upgrades cannot use a digest. ` +

@@ -1,4 +1,5 @@
 import { bundleObjects } from '../artifacts/bundles.js';
+import { ScenarioError } from '../world/errors.js';
 import { CHART_NAME, type ChartValues, chartWebhookName, renderChart } from '../artifacts/chart.js';
 import {
   admissionWebhook,
@@ -24,7 +25,9 @@ import {
   clusterStatefulSet,
   databaseResource,
   databaseStatus,
+  licenseSecretName,
   licenseStatus,
+  SIMULATED_LICENSE,
   nodeImage,
   nodePodTemplate,
 } from './cluster-objects.js';
@@ -71,6 +74,25 @@ export async function seedCluster(
   seedRestModel(rest, scenario);
   seedClusterResources(kube, rest, scenario, now);
   seedDatabases(kube, rest, scenario, now);
+  seedExtraObjects(kube, scenario);
+}
+
+/** The scenario's `objects`, stored as they are (after everything else, so they may refer to it). */
+function seedExtraObjects(kube: KubeAccess, scenario: Scenario): void {
+  scenario.objects.forEach((object, index) => {
+    const candidate = structuredClone(object) as KubeObject;
+    candidate.metadata ??= {};
+    const rt = kube.type(String(candidate.apiVersion ?? ''), String(candidate.kind ?? ''));
+    if (rt?.namespaced && !candidate.metadata.namespace) candidate.metadata.namespace = scenario.namespace;
+    try {
+      kube.ensure(candidate);
+    } catch (error) {
+      throw new ScenarioError(
+        `scenario ${scenario.name}: objects[${index}] (${String(candidate.kind)} ${String(candidate.metadata.name)}): ${(error as Error).message}`,
+        { hint: 'Give each object apiVersion, kind and metadata.name, of a kind the emulator serves.' },
+      );
+    }
+  });
 }
 
 // ---- namespaces and operator -----------------------------------------------------------------
@@ -113,12 +135,15 @@ function seedBundleInstall(kube: KubeAccess, scenario: Scenario, caBundle: strin
 function seedHelmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string, now: Date): void {
   const { namespace, operator } = scenario;
   const release = operator.helmRelease ?? 'redis-enterprise';
+  const given = operator.helmValues ?? {};
+  const givenTag = (given.operator as { image?: { tag?: unknown } } | undefined)?.image?.tag;
   const values: ChartValues = {
     openshift: {
       mode: scenario.platform === 'openshift',
       ...(scenario.openshift.sccOwner === 'helm' ? { scc: { install: true } } : {}),
     },
     admission: { limitToNamespace: scenario.admission.webhookName.endsWith(`-${namespace}`) },
+    ...(typeof givenTag === 'string' ? { operator: { image: { tag: givenTag } } } : {}),
   };
   const rendered = renderChart(operator.version, scenario.dialect, namespace, values);
   const ownership = helmOwnership(release, namespace);
@@ -137,13 +162,16 @@ function seedHelmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string,
     const stored = kube.ensure(object);
     if (stored.kind === 'Deployment') markDeploymentReady(kube, stored);
   }
-  const userValues: Record<string, unknown> = {};
-  if (values.openshift.mode) userValues.openshift = { mode: true };
+  // What `helm get values` shows: the scenario's helmValues as given, plus what the install needed.
+  const userValues: Record<string, unknown> = structuredClone(given);
+  if (values.openshift.mode) userValues.openshift = { ...(userValues.openshift as object), mode: true };
   // scc.install given at install only when the chart's default did not already install the SCC.
   if (values.openshift.mode && values.openshift.scc && !chartInstallsScc(operator.version)) {
-    userValues.openshift = { mode: true, scc: values.openshift.scc };
+    userValues.openshift = { ...(userValues.openshift as object), mode: true, scc: values.openshift.scc };
   }
-  if (!values.admission.limitToNamespace) userValues.admission = { limitToNamespace: false };
+  if (!values.admission.limitToNamespace) {
+    userValues.admission = { ...(userValues.admission as object), limitToNamespace: false };
+  }
   kube.ensure(
     helmReleaseSecret({
       release,
@@ -203,9 +231,21 @@ function seedWatchedNamespaces(kube: KubeAccess, scenario: Scenario): void {
     metadata: { name: OPERATOR_ENV_CONFIGMAP, namespace },
     data: { REDB_NAMESPACES: operator.watchNamespaces.join(',') },
   });
+  // The RoleBinding may point at a ClusterRole instead of the Role (DOCS
+  // `kubernetes/re-clusters/multi-namespace.md`); then re-applying the bundle's role_binding.yaml
+  // meets the immutable roleRef (422).
+  if (operator.roleRefKind === 'ClusterRole') {
+    const { metadata, ...rest } = redbRole();
+    kube.ensure({
+      ...rest,
+      kind: 'ClusterRole',
+      metadata: { ...(metadata as object), namespace: undefined },
+    } as KubeObject);
+  }
   for (const watched of operator.watchNamespaces) {
-    kube.ensure(inNamespace(redbRole(), watched));
+    if (operator.roleRefKind === 'Role') kube.ensure(inNamespace(redbRole(), watched));
     const binding = inNamespace(redbRoleBinding(), watched);
+    binding.roleRef = { ...(binding.roleRef as object), kind: operator.roleRefKind };
     const subjects = (binding.subjects as Record<string, unknown>[] | undefined) ?? [];
     // The placeholders users replace with sed: the operator's namespace and the cluster's service account.
     binding.subjects = subjects.map((subject) => ({
@@ -285,6 +325,15 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   });
   const admin = cluster.users[0];
   if (admin) kube.ensure(clusterCredentialsSecret(cluster.name, namespace, admin));
+  if (cluster.licenseIn === 'secret') {
+    kube.ensure({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: licenseSecretName(cluster.name), namespace },
+      type: 'Opaque',
+      stringData: { license: SIMULATED_LICENSE },
+    });
+  }
   kube.ensure(clusterServiceAccount(cluster.name, namespace));
   kube.ensure(clusterApiService(cluster.name, namespace));
 
@@ -296,7 +345,9 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   if (scenario.platform === 'openshift') {
     applyPodSecurity(template, podSecurityFor(operator.version, cluster.allowAutoAdjustment));
   }
-  const statefulSet = kube.ensure(clusterStatefulSet(cluster.name, namespace, cluster.nodes, template));
+  const statefulSet = kube.ensure(
+    clusterStatefulSet(cluster.name, namespace, cluster.nodes, template, cluster.statefulSetStrategy),
+  );
   const existing = new Set(kube.list('v1', 'Pod', namespace).map((pod) => pod.metadata.name));
   for (let ordinal = 0; ordinal < cluster.nodes; ordinal++) {
     if (!existing.has(`${cluster.name}-${ordinal}`)) createPod(kube, statefulSet, ordinal, true);

@@ -90,8 +90,13 @@ export function writeStatefulSetStatus(kube: KubeAccess, statefulSet: KubeObject
   const ready = pods.filter(isPodReady).length;
   const updated = pods.filter((pod) => pod.metadata.labels?.[REVISION_LABEL] === updateRevision).length;
   const finished = updated === replicas && ready === replicas && pods.length === replicas;
+  // Under OnDelete the StatefulSet controller never promotes currentRevision, even when every
+  // pod runs the update revision (kubernetes/kubernetes #73492, #106055).
+  const onDelete = (specOf(statefulSet).updateStrategy as { type?: string } | undefined)?.type === 'OnDelete';
   const currentRevision =
-    finished || typeof previous.currentRevision !== 'string' ? updateRevision : previous.currentRevision;
+    typeof previous.currentRevision !== 'string' || (finished && !onDelete)
+      ? updateRevision
+      : previous.currentRevision;
   const current = pods.filter((pod) => pod.metadata.labels?.[REVISION_LABEL] === currentRevision).length;
   return kube.patchStatus(statefulSet, {
     observedGeneration: statefulSet.metadata.generation,

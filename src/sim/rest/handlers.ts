@@ -70,7 +70,14 @@ function authorize(model: RestModel, request: ApiRequest): ApiResponse {
     ({ username, password } = basic);
   } else {
     if (typeof body.username !== 'string' || typeof body.password !== 'string') {
-      return fail(400, 'missing_credentials', 'The request body must contain username and password');
+      // Undocumented either way (redis-facts.md §12): the scenario's api.headerFormAnswer decides.
+      return model.headerFormAnswer === 401
+        ? fail(
+            401,
+            'unauthorized',
+            'Authentication required: the request body must contain username and password',
+          )
+        : fail(400, 'missing_credentials', 'The request body must contain username and password');
     }
     username = body.username;
     password = body.password;
@@ -221,6 +228,14 @@ function getCluster(model: RestModel): ApiResponse {
 }
 
 async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
+  if (!model.modulesUpload) {
+    // RS 8.2: uploads are refused unless the cluster setting allow_modules_upload is on.
+    return fail(
+      403,
+      'modules_upload_disabled',
+      'Module upload is disabled on this cluster (allow_modules_upload is false)',
+    );
+  }
   const contentType = String(request.headers['content-type'] ?? '');
   if (!contentType.startsWith('multipart/form-data')) {
     return fail(400, 'no_module', 'Send the module as multipart/form-data field "module"');

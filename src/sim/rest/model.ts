@@ -114,6 +114,16 @@ export interface RestModelOptions {
   serverVersion: string;
   dialect?: Dialect;
   clusterName?: string;
+  /**
+   * false: `POST /v2/modules` answers 403 `modules_upload_disabled`, as RS 8.2 does unless the
+   * cluster setting `allow_modules_upload` is on (redis-facts.md §12). Default true.
+   */
+  modulesUpload?: boolean;
+  /**
+   * What a server before 7.8.2 answers to an authorize with only the Basic header (no body
+   * credentials): not documented, 400 or 401 (redis-facts.md §12). Default 400.
+   */
+  headerFormAnswer?: 400 | 401;
   users?: UserSpec[];
   modules?: ModuleSpec[];
   bdbs?: BdbSpec[];
@@ -145,6 +155,8 @@ export class RestModel {
   serverVersion: string;
   readonly dialect: Dialect;
   clusterName: string;
+  readonly modulesUpload: boolean;
+  readonly headerFormAnswer: 400 | 401;
   readonly users: RestUser[];
   readonly modules: RestModule[] = [];
   readonly bdbs: RestBdb[] = [];
@@ -160,6 +172,8 @@ export class RestModel {
     this.serverVersion = options.serverVersion;
     this.dialect = options.dialect ?? 'engine';
     this.clusterName = options.clusterName ?? 'rec';
+    this.modulesUpload = options.modulesUpload ?? true;
+    this.headerFormAnswer = options.headerFormAnswer ?? 400;
     this.actionDelayMs = 'actionDelayMs' in options ? options.actionDelayMs : 0;
     this.now = options.now ?? Date.now;
     this.#supportedOverride = options.supportedDatabaseVersions;

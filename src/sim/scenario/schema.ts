@@ -140,6 +140,15 @@ const openshiftSchema = z
   })
   .prefault({});
 
+const digestHash = () => z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits');
+
+/** An image spec besides the node image (SIMULATOR.md "Scenario keys for real-world situations"). */
+const imageSpecSchema = z.strictObject({
+  repository: z.string().min(1).optional(),
+  versionTag: z.string().min(1).optional(),
+  digestHash: digestHash().optional(),
+});
+
 export const scenarioFileSchema = z.strictObject({
   name: kubeName(),
   description: z
@@ -165,6 +174,10 @@ export const scenarioFileSchema = z.strictObject({
     installedBy: z.enum(['bundle', 'helm']).default('bundle'),
     helmRelease: kubeName().max(53).optional(),
     watchNamespaces: z.array(kubeName()).default([]),
+    /** The values the user gave at install: what `helm get values` shows (installedBy: helm). */
+    helmValues: z.record(z.string(), z.unknown()).optional(),
+    /** What the `redb-role` RoleBindings in watched namespaces point at. */
+    roleRefKind: z.enum(['Role', 'ClusterRole']).default('Role'),
   }),
   admission: z
     .strictObject({
@@ -179,11 +192,21 @@ export const scenarioFileSchema = z.strictObject({
     repository: z.string().min(1).default('redislabs/redis'),
     autoUpgrade: z.boolean().default(false),
     upgradePolicy: UPGRADE_POLICY.nullable().default(null),
-    digestHash: z
-      .string()
-      .regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits')
-      .nullable()
-      .default(null),
+    digestHash: digestHash().nullable().default(null),
+    /** Image specs besides the node image; each may pin a digest. */
+    imageSpecs: z
+      .strictObject({
+        rigger: imageSpecSchema.optional(),
+        bootstrapper: imageSpecSchema.optional(),
+        callHomeClient: imageSpecSchema.optional(),
+      })
+      .default({}),
+    /** Where the licence is: a Secret (spec.licenseSecretName) or inline (spec.license). */
+    licenseIn: z.enum(['secret', 'spec']).default('secret'),
+    /** OnDelete: the operator deletes pods itself and status.currentRevision is not promoted. */
+    statefulSetStrategy: z.enum(['RollingUpdate', 'OnDelete']).default('RollingUpdate'),
+    /** false: with auto-upgrade the operator rolls to its default image without writing versionTag. */
+    autoUpgradeWritesSpec: z.boolean().default(true),
     license: z.enum(['Valid', 'Invalid', 'Expired']).default('Valid'),
     /** spec.securityContext.resourceLimits.allowAutoAdjustment (keeps the SCC on OpenShift). */
     allowAutoAdjustment: z.boolean().default(false),
@@ -197,6 +220,16 @@ export const scenarioFileSchema = z.strictObject({
   modules: z.array(moduleSchema).default([]),
   databases: z.array(databaseSchema).default([]),
   faults: z.array(faultSchema).default([]),
+  api: z
+    .strictObject({
+      /** disabled: POST /v2/modules answers 403 modules_upload_disabled (RS 8.2's default). */
+      modulesUpload: z.enum(['enabled', 'disabled']).default('enabled'),
+      /** What a pre-7.8.2 API answers to an authorize with only the Basic header. */
+      headerFormAnswer: z.union([z.literal(400), z.literal(401)]).default(400),
+    })
+    .prefault({}),
+  /** Extra Kubernetes objects, seeded as they are (any kind the emulator serves). */
+  objects: z.array(z.record(z.string(), z.unknown())).default([]),
   generate: generateSchema.optional(),
 });
 

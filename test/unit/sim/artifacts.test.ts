@@ -118,6 +118,7 @@ describe('artifacts: helm chart', () => {
       kubeVersion: '>=1.23.0-0',
     });
     assert.deepEqual(parse(files.get('values.yaml') ?? ''), {
+      operator: { image: { tag: '7.8.2-6' } },
       openshift: { mode: false, scc: { install: true } },
       admission: { limitToNamespace: true },
     });

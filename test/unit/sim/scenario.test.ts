@@ -34,6 +34,14 @@ const BUILT_INS = [
   'openshift-auto-adjust',
   'openshift-helm-scc',
   'openshift-7-8',
+  // SIMULATOR.md "Scenario keys for real-world situations"
+  'ondelete-statefulset',
+  'auto-upgrade-no-spec-write',
+  'digest-pinned',
+  'helm-pinned-values',
+  'cluster-role-binding',
+  'inline-license',
+  'modules-upload-disabled',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
@@ -69,7 +77,7 @@ describe('built-in scenarios', () => {
   const loaded = new Map<string, Scenario>(BUILT_INS.map((name) => [name, loadScenario(name)]));
   const get = (name: string) => loaded.get(name) as Scenario;
 
-  it('are the fifteen of SIMULATOR.md and the five OpenShift SCC ones, each named after its file with a one-line description', () => {
+  it('are the fifteen of SIMULATOR.md, the five OpenShift SCC ones and the seven real-world situations, each named after its file with a one-line description', () => {
     const files = readdirSync(builtInScenarioDir()).filter((file) => file.endsWith('.yaml'));
     assert.deepEqual(files.map((file) => file.replace(/\.yaml$/, '')).sort(), [...BUILT_INS].sort());
     for (const [name, scenario] of loaded) {
@@ -187,6 +195,7 @@ describe('defaults', () => {
       installedBy: 'bundle',
       helmRelease: null,
       watchNamespaces: [],
+      roleRefKind: 'Role',
     });
     assert.deepEqual(s.admission, { enabled: true, webhookName: 'redis-enterprise-admission' });
     assert.deepEqual(s.cluster, {
@@ -199,13 +208,18 @@ describe('defaults', () => {
       digestHash: null,
       license: 'Valid',
       allowAutoAdjustment: false,
+      imageSpecs: {},
+      licenseIn: 'secret',
+      statefulSetStrategy: 'RollingUpdate',
+      autoUpgradeWritesSpec: true,
       apiVersion: '7.4.6-22',
       users: [
         { username: 'admin@example.com', password: 'change-me', role: 'admin', passwordExpired: false },
       ],
     });
-    assert.deepEqual([s.modules, s.databases, s.faults], [[], [], []]);
+    assert.deepEqual([s.modules, s.databases, s.faults, s.objects], [[], [], [], []]);
     assert.deepEqual(s.openshift, { sccBinding: 'users', sccOwner: 'bundle', sharedWith: [] });
+    assert.deepEqual(s.api, { modulesUpload: 'enabled', headerFormAnswer: 400 });
   });
 
   it('names the webhook after the operator version and the installer', () => {
