@@ -60,6 +60,9 @@ const concurrency = process.env.CTL_TEST_CONCURRENCY ?? '3';
 const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
 const runTmp = mkdtempSync(join(tmpdir(), 'ctl-test-run-'));
 env.TMPDIR = runTmp;
+// npm 11 on Node 22 turns on Node's module compile cache, kept in <TMPDIR>/node-compile-cache
+// (the install test runs npm): a cache is no test's output, so none is written.
+env.NODE_DISABLE_COMPILE_CACHE = '1';
 env.TMP = runTmp;
 env.TEMP = runTmp;
 
