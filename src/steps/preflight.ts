@@ -11,6 +11,7 @@
 
 import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
+import { oneLine } from '../io/safe-text.js';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PreflightError } from '../errors.js';
@@ -65,7 +66,9 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
 }
 
 export function describeFailures(failing: readonly CheckResult[]): string {
-  const lines = failing.map((c) => `  - ${c.id}: ${c.message}${c.fix ? `\n      fix: ${c.fix}` : ''}`);
+  const lines = failing.map(
+    (c) => `  - ${c.id}: ${oneLine(c.message)}${c.fix ? `\n      fix: ${oneLine(c.fix)}` : ''}`,
+  );
   const count =
     failing.length === 1 ? '1 preflight check failed' : `${failing.length} preflight checks failed`;
   return `${count}; nothing was changed:\n${lines.join('\n')}`;

@@ -13,6 +13,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { oneLine } from '../io/safe-text.js';
 import type { ApiClient } from '../api/client.js';
 import { type ApiAction, type ApiBdb, type ApiModule, bdbVersion } from '../api/types.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
@@ -262,7 +263,7 @@ export function frozenError(
 ): OperationError {
   const warnings = events
     .slice(-5)
-    .map((e) => `  ${e.reason ?? 'Warning'}: ${e.message ?? ''}`)
+    .map((e) => `  ${oneLine(e.reason ?? 'Warning')}: ${oneLine(e.message ?? '')}`)
     .join('\n');
   const needsFiles = blockers.some((b) => b.kind === 'module') && context.moduleFiles.length === 0;
   return new OperationError(
