@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError } from '../errors.js';
-import { safeJson } from '../io/safe-text.js';
+import { oneLine, safeJson } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -83,7 +83,10 @@ export function planFailure(plan: Plan, snapshot: Snapshot): CtlError {
 
 export function blockedError(plan: Plan): PreflightError {
   const failing = plan.checks.filter((c) => c.status === 'fail');
-  const lines = failing.map((c) => `${c.id}: ${c.message}${c.fix ? `\n    fix: ${c.fix}` : ''}`);
+  // Check messages quote the cluster (names, operator messages): one line each.
+  const lines = failing.map(
+    (c) => `${c.id}: ${oneLine(c.message)}${c.fix ? `\n    fix: ${oneLine(c.fix)}` : ''}`,
+  );
   return new PreflightError(
     `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
     {

@@ -73,7 +73,7 @@ export class PlainReporter implements ProgressReporter {
     const time = this.now().toISOString().slice(11, 19);
     const where = event.step ? `[${oneLine(event.step)}] ` : '';
     const line = `${time} ${where}${oneLine(event.message)}`;
-    if (event.type === 'warning') this.io.warn(`${where}${event.message}`);
+    if (event.type === 'warning') this.io.warn(`${where}${indentContinuation(event.message)}`);
     // The error itself, with its hint, is printed once at the end by main.
     else if (event.type === 'error') this.io.info(`${time} ${where}failed: ${firstLine(event.message)}`);
     else this.io.info(line);
@@ -128,7 +128,7 @@ export class SpinnerReporter implements ProgressReporter {
         break;
       case 'warning':
         this.#spinner?.stop();
-        this.io.warn(event.message);
+        this.io.warn(indentContinuation(event.message));
         this.#spinner?.start();
         break;
       case 'done':
@@ -161,6 +161,15 @@ export class SpinnerReporter implements ProgressReporter {
     this.#timer = undefined;
     this.#spinner = undefined;
   }
+}
+
+/**
+ * A warning ctl wrote over several lines (commands to run, say): its other lines indented, so
+ * that a line break hidden in a value it quotes can never start a line that looks like ctl's own
+ * (each of those starts at the margin). Values should already be on one line (oneLine).
+ */
+function indentContinuation(text: string): string {
+  return text.replace(/\n(?!$)/g, '\n  ');
 }
 
 /** The headline of an error, as one safe line (a lone `\r` in it is shown, not obeyed). */

@@ -50,7 +50,7 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
   }
   const warnings = checks.filter((c) => c.status === 'warn');
   for (const check of warnings) {
-    ctx.warn(`${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}`, {
+    ctx.warn(`${check.id}: ${oneLine(check.message)}${check.fix ? ` (fix: ${oneLine(check.fix)})` : ''}`, {
       check: check.id,
       ...(check.ignored ? { ignored: true } : {}),
     });

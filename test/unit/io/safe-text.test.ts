@@ -210,6 +210,21 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
     );
   });
 
+  it('plain: a warning ctl writes over several lines starts no line at the margin but its first', () => {
+    fc.assert(
+      fc.property(hostile, hostile, (value, step) => {
+        const t = createTestIo({ env: { GITHUB_ACTIONS: 'true' } });
+        new PlainReporter(t.io, at).emit({ type: 'warning', step, message: `value ${value}:\n  a command` });
+        assertSafe(t.stderr(), 'warning');
+        const [first, ...rest] = lines(t.stderr());
+        assert.match(first ?? '', /^warning: /);
+        for (const line of rest) assert.match(line, /^ {2}/, `forged line: ${JSON.stringify(t.stderr())}`);
+        assert.ok(!lines(t.stderr()).some(isWorkflowCommand));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('text (a terminal): every spinner text is one line with no control character but ctl colours', () => {
     fc.assert(
       fc.property(fc.array(hostile, { minLength: 4, maxLength: 4 }), ([title, detail, skip, failure]) => {
