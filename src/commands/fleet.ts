@@ -7,7 +7,7 @@ import { CtlError, ExitCode, type ExitCodeValue, UsageError } from '../errors.js
 import { Io, type WritableLike } from '../io/io.js';
 import { formatDuration } from '../io/progress.js';
 import { checkFilePath } from '../io/paths.js';
-import { markdownText } from '../io/safe-text.js';
+import { markdownText, oneLine } from '../io/safe-text.js';
 import type { RunRecord } from '../run/report.js';
 import type { RunCommandInput } from './run.js';
 import { renderColumns } from '../run/summary.js';
@@ -301,12 +301,13 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
  * that would fight over the screen.
  */
 function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string): Io {
-  const prefix = `[${label}] `;
+  // The label comes from a kubeconfig or fleet file: the prefix goes out unescaped, so escape it here.
+  const prefix = `[${oneLine(label)}] `;
   return new TaggedIo(
     {
-      // Members write whole lines (NDJSON events end with a newline), so data() adds nothing.
-      stdout: { write: (chunk: string) => parent.data(String(chunk)) },
-      stderr: linePrefixer(prefix, (text) => parent.stderrWrite(text)),
+      // What a member writes has passed its own Io's edge (escaped, coloured): written as is.
+      stdout: { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
+      stderr: linePrefixer(prefix, (text) => parent.passThrough('stderr', text)),
       stdin: { isTTY: false },
       env,
       output: parent.output,

@@ -104,6 +104,15 @@ export class Io {
     this.#stderr.write(`${text}\n`);
   }
 
+  /**
+   * Text that has already passed another Io's edge (a fleet member's, src/commands/fleet.ts):
+   * escaped and with its colours, so written as is; stderr is still redacted.
+   */
+  passThrough(stream: 'stdout' | 'stderr', text: string): void {
+    if (stream === 'stdout') this.#stdout.write(text);
+    else this.#stderr.write(this.redactor.redact(text));
+  }
+
   /** `hint: ...`, dimmed, silent with --quiet. */
   hint(text: string): void {
     this.info(this.color.dim(`hint: ${text}`));
