@@ -73,7 +73,7 @@ export function readGlobalOptions(
 
 /** Builds the command's Io from the global options and hands it to main for error reporting. */
 export async function createIo(globals: GlobalOptions, runtime: Runtime): Promise<Io> {
-  // Loaded here, not at the top: `ctl --help` and `--version` never need colours (chalk).
+  // Loaded here, not at the top: `ctl --help` and `--version` never need the Io.
   const { Io } = await import('../io/io.js');
   const io = new Io({
     stdout: runtime.stdout,
