@@ -44,6 +44,18 @@ export function oneLine(value: unknown): string {
 }
 
 /**
+ * A block of someone else's text quoted in a message of ctl's (helm's stderr, say): each line
+ * kept and escaped, the lines after the first indented, so none sits at the margin where ctl's
+ * own lines start.
+ */
+export function quotedLines(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => oneLine(line))
+    .join('\n  ');
+}
+
+/**
  * Text that may span lines (a message ctl composed, already with its values in it): every
  * control character escaped but the newline. The last line of defence at the output edge; the
  * values inside should already have gone through {@link oneLine} so that they forge no line.

@@ -26,6 +26,7 @@ import {
   markdownText,
   neutralizeWorkflowCommands,
   oneLine,
+  quotedLines,
   safeJson,
   terminalText,
   workflowData,
@@ -123,6 +124,18 @@ describe('safe text: each escaping', () => {
     assert.equal(oneLine('a\u001b[2Jb\rc\nd\u202ee\u009bf'), 'a\\x1b[2Jb\\rc\\nd\\u202ee\\x9bf');
     assert.equal(terminalText('a\nb\r\u0007'), 'a\nb\\r\\x07');
     assert.equal(oneLine('Ünïcødé 数据库 🚀'), 'Ünïcødé 数据库 🚀');
+  });
+
+  it('quotes a block of text (helm stderr) with its lines indented', () => {
+    assert.equal(quotedLines('Error: x\r\nforged\u001b[2J'), 'Error: x\n  forged\\x1b[2J');
+    fc.assert(
+      fc.property(hostile, (value) => {
+        const [, ...rest] = quotedLines(value).split('\n');
+        assert.ok(!hasUnsafeChar(quotedLines(value), true));
+        for (const line of rest) assert.match(line, /^ {2}/);
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('escapes workflow command data and properties the runner way', () => {
