@@ -36,12 +36,17 @@ function commanderExit(error: Error & { code: string }): number {
   return done.includes(error.code) ? ExitCode.ok : ExitCode.usage;
 }
 
+/**
+ * The error and its hint. Messages may quote the cluster (names, operator and API messages); the
+ * Io escapes their control characters before it colours `error:`, so neither can drive the
+ * terminal.
+ */
 function report(error: unknown, io: Io): number {
   // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
   const showStack = io.verbose >= 2;
   if (isCtlError(error)) {
     io.error(error.message);
-    if (error.hint) io.info(io.color.dim(`hint: ${error.hint}`));
+    if (error.hint) io.hint(error.hint);
     if (showStack && error.stack) io.stderrWrite(`${error.stack}\n`);
     return error.exitCode;
   }

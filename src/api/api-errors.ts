@@ -1,4 +1,5 @@
 import { AuthError, OperationError } from '../errors.js';
+import { oneLine } from '../io/safe-text.js';
 import type { HttpResponse } from './http.js';
 
 /** The management API's error body: `{error_code, message}` (either may be missing). */
@@ -19,13 +20,22 @@ export function errorBody(response: HttpResponse): ApiErrorBody {
   return { message: typeof body === 'string' && body.length < 500 ? body : undefined };
 }
 
-/** "the server's message (error_code)" for error lines. */
+/**
+ * "the server's message (error_code)" for error lines: the server's words, on one line (it could
+ * otherwise write lines of its own into ctl's error), at most 300 characters.
+ */
 export function describeApiError(response: HttpResponse): string {
-  const { error_code, message } = errorBody(response);
+  const body = errorBody(response);
+  const error_code = body.error_code === undefined ? undefined : clip(oneLine(body.error_code));
+  const message = body.message === undefined ? undefined : clip(oneLine(body.message));
   const parts = [message, error_code && error_code !== message ? `(${error_code})` : undefined].filter(
     Boolean,
   );
   return parts.length > 0 ? parts.join(' ') : `HTTP ${response.status}`;
+}
+
+function clip(text: string): string {
+  return text.length <= 300 ? text : `${text.slice(0, 299)}…`;
 }
 
 export function isPasswordExpired(response: HttpResponse): boolean {

@@ -12,6 +12,7 @@ import {
   shouldRetryStatus,
 } from './retry.js';
 import { findTlsFailure, tlsError } from './tls-errors.js';
+import { oneLine } from '../io/safe-text.js';
 
 /**
  * The transport of the management API client: one undici Agent (or EnvHttpProxyAgent when a
@@ -29,6 +30,13 @@ export interface Timeouts {
   /** One call, all attempts and waits included. */
   totalMs: number;
 }
+
+/**
+ * The largest answer ctl reads (32 MiB): the biggest real list (thousands of databases) is a few
+ * MB, and a hostile or broken server must not make ctl hold gigabytes. Response headers are
+ * limited by undici to 16 KiB (Node's http.maxHeaderSize).
+ */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export const DEFAULT_TIMEOUTS: Timeouts = {
   connectMs: 10_000,
@@ -57,6 +65,8 @@ export interface HttpClientOptions {
   /** Other names the certificate may carry instead of `servername` (`<svc>.<ns>.svc.cluster.local`). */
   alternativeNames?: string[] | undefined;
   timeouts?: Partial<Timeouts>;
+  /** The largest body read; default DEFAULT_MAX_BODY_BYTES. */
+  maxBodyBytes?: number;
   retry?: Partial<RetryPolicy>;
   clock?: Clock;
   random?: () => number;
@@ -137,16 +147,27 @@ export class HttpClient {
           bodyTimeout: this.#timeouts.bodyMs,
           signal,
         });
-        const text = await raw.body.text();
+        const text = await readBody(raw, label, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         response = { status: raw.statusCode, headers: raw.headers, body: parseBody(text) };
         this.#log(1, `${label} ${response.status} (${this.#clock.now() - started} ms)`);
         if (text !== '') this.#log(2, `${label} response body: ${redactSecrets(text)}`);
       } catch (error) {
         if (request.signal?.aborted) throw error;
+        // An answer ctl refuses to read (too large, compressed): asking again gets the same.
+        if (error instanceof RefusedAnswer) throw error.toOperationError();
         const tls = findTlsFailure(error);
         if (tls) throw this.#tlsError(tls, error);
         const code = errorCode(error);
         this.#log(1, `${label} failed: ${code ?? describe(error)} (${this.#clock.now() - started} ms)`);
+        if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+          throw new OperationError(
+            `${label}: the response headers from ${this.baseUrl} are larger than ctl reads (16 KiB)`,
+            {
+              hint: 'Something between ctl and the management API (a proxy?) answers oddly; check --api-url.',
+              cause: error,
+            },
+          );
+        }
         if (signal.aborted) throw this.#deadlineError(label, error);
         if (attempt < this.#policy.maxAttempts && shouldRetryError(code, idempotent)) {
           await this.#wait(
@@ -293,6 +314,64 @@ export function proxySettings(
   if (httpProxy) settings.httpProxy = httpProxy;
   if (httpsProxy) settings.httpsProxy = httpsProxy;
   return settings;
+}
+
+/** An answer ctl will not read; its message says why. */
+class RefusedAnswer extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+
+  toOperationError(): OperationError {
+    return new OperationError(this.message, { hint: this.hint });
+  }
+}
+
+/**
+ * The body as text, refusing what ctl did not ask for: a compressed body (ctl sends no
+ * accept-encoding, and never inflates one, so a gzip bomb stays a few bytes) and more than
+ * `max` bytes, counted as they arrive. The call's deadline aborts a body that drips.
+ */
+async function readBody(
+  raw: {
+    headers: Record<string, string | string[] | undefined>;
+    body: AsyncIterable<Buffer> & { destroy(): unknown };
+  },
+  label: string,
+  max: number,
+): Promise<string> {
+  const encoding = String(raw.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    raw.body.destroy();
+    throw new RefusedAnswer(
+      `${label}: the answer is compressed (content-encoding ${oneLine(encoding.slice(0, 40))}), which ctl did not ask for`,
+      'The management API answers uncompressed JSON; check that --api-url points at it and not at a proxy that compresses.',
+    );
+  }
+  const tooLarge = () =>
+    new RefusedAnswer(
+      `${label}: the answer is larger than ${Math.round(max / 1024 / 1024)} MiB; ctl stopped reading it`,
+      'Check that --api-url points at the management API; a list this large is not one of its answers.',
+    );
+  const declared = Number(raw.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    raw.body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of raw.body) {
+    size += chunk.length;
+    if (size > max) {
+      raw.body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseBody(text: string): unknown {

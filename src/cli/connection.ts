@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import type { AuthForm } from '../api/authorize.js';
 import type { ConnectionFlags } from '../api/connect.js';
 import { UsageError } from '../errors.js';
+import { checkFilePath } from '../io/paths.js';
 
 /**
  * The management API connection flags of CLI.md, shared by `ctl auth` and `ctl upgrade`.
@@ -38,12 +39,16 @@ export function readConnectionFlags(command: Command, env: NodeJS.ProcessEnv): C
       hint: 'Pass only one of them.',
     });
   }
+  // Neither may be a FIFO or a device: reading one could wait forever (src/io/paths.ts).
+  checkFilePath('--password-file', raw.passwordFile as string | undefined, 'input');
+  const caFile = (raw.caFile as string | undefined) ?? nonEmpty(env.CTL_CA_FILE);
+  checkFilePath(raw.caFile === undefined ? 'CTL_CA_FILE' : '--ca-file', caFile, 'input');
   return {
     apiUrl,
     username: raw.username as string | undefined,
     passwordStdin: raw.passwordStdin === true,
     passwordFile: raw.passwordFile as string | undefined,
-    caFile: (raw.caFile as string | undefined) ?? nonEmpty(env.CTL_CA_FILE),
+    caFile,
     insecure: raw.insecure === true || isTruthy(env.CTL_INSECURE),
     authForm: (raw.authForm as AuthForm | undefined) ?? 'auto',
   };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../commands/options.js';
 import { UsageError } from '../errors.js';
+import { checkFilePath } from '../io/paths.js';
 import type { Io, ReadableLike, WritableLike } from '../io/io.js';
 
 /** What a command needs from the process: injected so tests can run commands in-process. */
@@ -56,6 +57,7 @@ export function readGlobalOptions(
       hint: 'Use -o text or -o json.',
     });
   }
+  checkFilePath('--kubeconfig', raw.kubeconfig as string | undefined, 'input');
   return {
     kubeconfig: raw.kubeconfig as string | undefined,
     context: contexts.at(-1),
@@ -71,7 +73,7 @@ export function readGlobalOptions(
 
 /** Builds the command's Io from the global options and hands it to main for error reporting. */
 export async function createIo(globals: GlobalOptions, runtime: Runtime): Promise<Io> {
-  // Loaded here, not at the top: `ctl --help` and `--version` never need colours (chalk).
+  // Loaded here, not at the top: `ctl --help` and `--version` never need the Io.
   const { Io } = await import('../io/io.js');
   const io = new Io({
     stdout: runtime.stdout,

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { terminalText } from '../io/safe-text.js';
 import { addGlobalOptions, type Runtime } from './globals.js';
 
 /**
@@ -18,7 +19,8 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
     .exitOverride()
     .configureOutput({
       writeOut: (text) => runtime.stdout.write(text),
-      writeErr: (text) => runtime.stderr.write(text),
+      // Commander's errors quote the arguments, which a script may have taken from the cluster.
+      writeErr: (text) => runtime.stderr.write(terminalText(text)),
     });
   addGlobalOptions(program);
   const groups = await Promise.all([

@@ -2,10 +2,23 @@ import { type Command, Option } from 'commander';
 import { addConnectionOptions, readConnectionFlags } from './connection.js';
 import { parseCount, parseDuration } from './duration.js';
 import { UsageError } from '../errors.js';
+import { checkFilePath, resolveStatePath } from '../io/paths.js';
 import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import { createIo, type Runtime, readGlobalOptions } from './globals.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** A file flag, refused at once (exit 2) when it names a FIFO, a device, a folder or a socket. */
+function inputFile<T extends string | undefined>(flag: string, path: T): T {
+  checkFilePath(flag, path, 'input');
+  return path;
+}
+
+/** A file ctl writes: it may not exist yet, but must not be anything else than a regular file. */
+function outputFile<T extends string | undefined>(flag: string, path: T): T {
+  checkFilePath(flag, path, 'output');
+  return path;
+}
 
 /** Plan options of CLI.md, shared by `plan` and `run`. */
 function addPlanOptions(command: Command): Command {
@@ -165,7 +178,7 @@ export function register(program: Command, runtime: Runtime): void {
       env: runtime.env,
       stdin: runtime.stdin,
       target,
-      out: command.opts().out,
+      out: outputFile('--out', command.opts().out),
       stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
     });
   });
@@ -256,8 +269,8 @@ export function register(program: Command, runtime: Runtime): void {
       // With --plan the target and the selection come from the saved plan, nowhere else.
       target: o.plan ? refuseTargetFlags(command) : resolveTarget(flags),
       argv: runtime.argv,
-      planFile: o.plan as string | undefined,
-      statePath: o.state as string | undefined,
+      planFile: inputFile('--plan', o.plan as string | undefined),
+      statePath: resolveStatePath('--state', o.state as string | undefined),
       yes: o.yes === true,
       dryRun: o.dryRun === true,
       only: parseStepList((o.only as string[] | undefined) ?? [], '--only'),
@@ -265,13 +278,13 @@ export function register(program: Command, runtime: Runtime): void {
       timeoutMs: parseDuration(o.timeout as string, '--timeout'),
       stallTimeoutMs: parseDuration(o.stallTimeout as string, '--stall-timeout'),
       remediate: o.remediate === true,
-      moduleFiles: (o.moduleFile as string[] | undefined) ?? [],
+      moduleFiles: ((o.moduleFile as string[] | undefined) ?? []).map((f) => inputFile('--module-file', f)),
       maxParallel: parseCount(o.maxParallel as string, '--max-parallel', 1, 50),
       keepScc: o.keepScc === true,
       helmBin: (o.helmBin as string | undefined) ?? (runtime.env.CTL_HELM || 'helm'),
       stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
       leaseDurationSeconds: Math.ceil(parseDuration(o.leaseDuration as string, '--lease-duration') / 1000),
-      reportFile: o.report as string | undefined,
+      reportFile: outputFile('--report', o.report as string | undefined),
     };
     const maxParallelClusters = parseCount(
       o.maxParallelClusters as string,
@@ -289,7 +302,7 @@ export function register(program: Command, runtime: Runtime): void {
       const { loadFleetFile, runFleetCommand } = await import('../commands/fleet.js');
       const members =
         o.fleet !== undefined
-          ? await loadFleetFile(o.fleet as string)
+          ? await loadFleetFile(inputFile('--fleet', o.fleet as string))
           : [...new Set(contexts)].map((context) => ({ context }));
       await runFleetCommand({ ...input, members, maxParallelClusters });
       return;
@@ -320,7 +333,7 @@ export function register(program: Command, runtime: Runtime): void {
         globals,
         io,
         env: runtime.env,
-        statePath: command.opts().state,
+        statePath: resolveStatePath('--state', command.opts().state),
         stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
       });
     });
@@ -361,7 +374,7 @@ export function register(program: Command, runtime: Runtime): void {
         globals,
         io,
         env: runtime.env,
-        statePath: o.state as string | undefined,
+        statePath: resolveStatePath('--state', o.state as string | undefined),
         lockId: o.lockId as string | undefined,
         force: o.force === true,
         stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),

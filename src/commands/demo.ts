@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { oneLine } from '../io/safe-text.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import type { Scenario } from '../sim/scenario.js';
@@ -30,8 +31,9 @@ export async function runDemo(input: DemoInput): Promise<void> {
   const { startSimulatedCluster } = await import('../sim/cluster.js');
   const scenario = demoScenario(loadScenario(input.scenario), input.instant);
   io.info(
-    io.color.bold(`Starting a simulated cluster: ${scenario.name}`) +
-      io.color.dim(` (${scenario.description})`),
+    // A scenario file is anyone's text: its name and description stay on this one line.
+    io.color.bold(`Starting a simulated cluster: ${oneLine(scenario.name)}`) +
+      io.color.dim(` (${oneLine(scenario.description)})`),
   );
   const cluster = await startSimulatedCluster({ scenario, fast: input.instant });
   try {

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { CtlError, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
 import { formatDuration } from '../io/progress.js';
+import { checkFilePath } from '../io/paths.js';
+import { markdownText, oneLine } from '../io/safe-text.js';
 import type { RunRecord } from '../run/report.js';
 import type { RunCommandInput } from './run.js';
 import { renderColumns } from '../run/summary.js';
@@ -95,11 +97,14 @@ export async function loadFleetFile(path: string): Promise<FleetMember[]> {
   // As in a kubeconfig, a relative path is relative to the file that names it.
   const relative = (file: string | undefined) =>
     file && !isAbsolute(file) ? resolve(dirname(path), file) : file;
-  return parsed.data.map((member) => ({
-    ...member,
-    kubeconfig: relative(member.kubeconfig),
-    caFile: relative(member.caFile),
-  }));
+  return parsed.data.map((member) => {
+    const kubeconfig = relative(member.kubeconfig);
+    const caFile = relative(member.caFile);
+    // Like the flags they stand for: regular files only, refused before any cluster is touched.
+    checkFilePath(`${path}: kubeconfig`, kubeconfig, 'input');
+    checkFilePath(`${path}: caFile`, caFile, 'input');
+    return { ...member, kubeconfig, caFile };
+  });
 }
 
 export interface FleetInput extends RunCommandInput {
@@ -296,12 +301,13 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
  * that would fight over the screen.
  */
 function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string): Io {
-  const prefix = `[${label}] `;
+  // The label comes from a kubeconfig or fleet file: the prefix goes out unescaped, so escape it here.
+  const prefix = `[${oneLine(label)}] `;
   return new TaggedIo(
     {
-      // Members write whole lines (NDJSON events end with a newline), so data() adds nothing.
-      stdout: { write: (chunk: string) => parent.data(String(chunk)) },
-      stderr: linePrefixer(prefix, (text) => parent.stderrWrite(text)),
+      // What a member writes has passed its own Io's edge (escaped, coloured): written as is.
+      stdout: { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
+      stderr: linePrefixer(prefix, (text) => parent.passThrough('stderr', text)),
       stdin: { isTTY: false },
       env,
       output: parent.output,
@@ -354,7 +360,7 @@ function linePrefixer(prefix: string, write: (text: string) => void): WritableLi
 function reportMemberError(io: Io, context: string, record: RunRecord): void {
   if (!record.error) return;
   io.error(record.error.message);
-  if (record.error.hint) io.info(io.color.dim(`hint: ${record.error.hint}`));
+  if (record.error.hint) io.hint(record.error.hint);
   if (io.output === 'json') {
     io.json({
       ts: new Date().toISOString(),
@@ -412,16 +418,22 @@ export function renderFleetSummary(rows: readonly FleetSummaryRow[]): string {
 
 function renderFleetMarkdown(result: string, rows: readonly FleetSummaryRow[]): string {
   const lines = [
-    `### ctl fleet upgrade: ${result}`,
+    `### ctl fleet upgrade: ${markdownText(result)}`,
     '',
     '| cluster | result | duration | failed step | exit | note |',
     '|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const note = (r.message ?? '').replace(/\|/g, '\\|');
-    lines.push(
-      `| ${r.label} | ${r.result} | ${formatDuration(r.durationMs)} | ${r.failedStep ?? '-'} | ${r.exitCode} | ${note} |`,
-    );
+    // Labels and messages may come from a kubeconfig or the cluster: no row, cell or link of theirs.
+    const cells = [
+      r.label,
+      r.result,
+      formatDuration(r.durationMs),
+      r.failedStep ?? '-',
+      r.exitCode,
+      r.message ?? '',
+    ];
+    lines.push(`| ${cells.map(markdownText).join(' | ')} |`);
   }
   return `${lines.join('\n')}\n`;
 }

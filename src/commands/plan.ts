@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError } from '../errors.js';
+import { oneLine, safeJson } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -47,11 +48,11 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
   const session = await openSession(input);
   try {
     const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore);
-    if (input.out) await writeFile(input.out, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o644 });
+    if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
     if (input.io.output === 'json') input.io.json(plan);
     else {
       const { renderPlan } = await import('../planning/render-plan.js');
-      input.io.data(renderPlan(plan, input.io.colorEnabled));
+      input.io.data(renderPlan(plan, input.io.color));
       if (input.out)
         input.io.info(`plan saved to ${input.out}; run it with: ctl upgrade run --plan ${input.out}`);
     }
@@ -83,7 +84,10 @@ export function planFailure(plan: Plan, snapshot: Snapshot): CtlError {
 
 export function blockedError(plan: Plan): PreflightError {
   const failing = plan.checks.filter((c) => c.status === 'fail');
-  const lines = failing.map((c) => `${c.id}: ${c.message}${c.fix ? `\n    fix: ${c.fix}` : ''}`);
+  // Check messages quote the cluster (names, operator messages): one line each.
+  const lines = failing.map(
+    (c) => `${c.id}: ${oneLine(c.message)}${c.fix ? `\n    fix: ${oneLine(c.fix)}` : ''}`,
+  );
   return new PreflightError(
     `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
     {

@@ -327,7 +327,7 @@ function sameRun(recordedOperator: string, plan: Plan, result: string): boolean 
 async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   if (input.yes) return;
   const { renderPlan } = await import('../planning/render-plan.js');
-  input.io.stderrWrite(`${renderPlan(plan, input.io.colorEnabled)}\n`);
+  input.io.stderrWrite(`${renderPlan(plan, input.io.color)}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(

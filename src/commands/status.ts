@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { oneLine } from '../io/safe-text.js';
 import { describeOwner } from '../run/lock.js';
 import { defaultStatePath } from '../run/state.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
@@ -112,20 +113,22 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     return;
   }
   const { lineage, target } = state;
+  // A state file holds what the cluster said (error messages, names): one line per value here.
+  const s = oneLine;
   const lines = [
-    `cluster   ${lineage.namespace}/${lineage.cluster} (context ${lineage.context})`,
-    `target    operator ${target.operator}${target.clusterVersion ? `, cluster ${target.clusterVersion}` : ''}`,
-    `result    ${state.result}, last written ${state.updatedAt}`,
-    `state     ${path}`,
+    `cluster   ${s(lineage.namespace)}/${s(lineage.cluster)} (context ${s(lineage.context)})`,
+    `target    operator ${s(target.operator)}${target.clusterVersion ? `, cluster ${s(target.clusterVersion)}` : ''}`,
+    `result    ${s(state.result)}, last written ${s(state.updatedAt)}`,
+    `state     ${s(path)}`,
     '',
     ...Object.entries(state.steps).map(([id, step]) => {
       const note = step.error?.message ?? step.skipReason ?? '';
-      return `  ${id.padEnd(17)} ${step.status.padEnd(12)} ${note}`.trimEnd();
+      return `  ${s(id).padEnd(17)} ${s(step.status).padEnd(12)} ${s(note)}`.trimEnd();
     }),
   ];
   if (view) lines.push('', `locked by ${describeOwner(view.owner)}${leaseNote(view)}`);
   if (state.result !== 'succeeded' && state.resumeCommand)
-    lines.push('', `resume with: ${state.resumeCommand}`);
+    lines.push('', `resume with: ${s(state.resumeCommand)}`);
   input.io.data(lines.join('\n'));
 }
 

@@ -1,4 +1,5 @@
 import { OperationError } from '../errors.js';
+import { quotedLines } from '../io/safe-text.js';
 import type { Io } from '../io/io.js';
 
 export interface HelmOptions {
@@ -76,7 +77,8 @@ export class Helm {
         });
       }
       if (e.isCanceled) throw error;
-      const detail = (e.stderr ?? '').trim() || e.shortMessage || String(error);
+      // helm's stderr quotes the chart and the cluster: kept line by line, escaped and indented.
+      const detail = quotedLines((e.stderr ?? '').trim() || e.shortMessage || String(error));
       throw new OperationError(`helm ${args[0] ?? ''} failed: ${detail}`, { hint: helmHint(detail) });
     }
   }

@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import type { Io } from './io.js';
 import type { ProgressEvent, ProgressReporter } from './progress.js';
+import { terminalText, workflowData, workflowProperty } from './safe-text.js';
 
 /**
  * GitHub Actions: each step becomes a collapsible group, warnings and errors become
@@ -18,12 +19,12 @@ export class GitHubActionsReporter implements ProgressReporter {
   emit(event: Omit<ProgressEvent, 'ts'>): void {
     if (event.type === 'step-start') {
       this.#close();
-      this.io.stderrWrite(`::group::${escapeData(event.message)}\n`);
+      this.io.workflowCommand(`::group::${escapeData(event.message)}`);
       this.#open = true;
     }
     this.inner.emit(event);
-    if (event.type === 'warning') this.io.stderrWrite(annotation('warning', event));
-    if (event.type === 'error') this.io.stderrWrite(annotation('error', event));
+    if (event.type === 'warning') this.io.workflowCommand(annotation('warning', event));
+    if (event.type === 'error') this.io.workflowCommand(annotation('error', event));
     if (event.type === 'step-done' || event.type === 'step-skip' || event.type === 'error') this.#close();
   }
 
@@ -33,7 +34,7 @@ export class GitHubActionsReporter implements ProgressReporter {
   }
 
   #close(): void {
-    if (this.#open) this.io.stderrWrite('::endgroup::\n');
+    if (this.#open) this.io.workflowCommand('::endgroup::');
     this.#open = false;
   }
 }
@@ -41,22 +42,25 @@ export class GitHubActionsReporter implements ProgressReporter {
 function annotation(level: 'warning' | 'error', event: Omit<ProgressEvent, 'ts'>): string {
   const title = event.step ? ` title=ctl ${escapeProperty(event.step)}` : '';
   const hint = typeof event.data?.hint === 'string' ? `\n${event.data.hint}` : '';
-  return `::${level}${title}::${escapeData(event.message + hint)}\n`;
+  return `::${level}${title}::${escapeData(event.message + hint)}`;
 }
 
-/** The runner's escaping rules for workflow command data and properties. */
-export function escapeData(value: string): string {
-  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
+/**
+ * The runner's escaping rules for workflow command data and properties (src/io/safe-text.ts):
+ * a newline in a message cannot end the command and start another, and other controls are shown.
+ */
+export const escapeData = workflowData;
+const escapeProperty = workflowProperty;
 
-function escapeProperty(value: string): string {
-  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
-/** Appends Markdown to the job summary when GitHub Actions provides the file. */
+/**
+ * Appends Markdown to the job summary when GitHub Actions provides the file. The renderers
+ * (src/run/summary.ts) escape every value; this is the edge: no control character but the
+ * newline reaches the file.
+ */
 export function writeStepSummary(env: NodeJS.ProcessEnv, markdown: string): boolean {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return false;
-  appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`);
+  const safe = terminalText(markdown);
+  appendFileSync(file, safe.endsWith('\n') ? safe : `${safe}\n`);
   return true;
 }

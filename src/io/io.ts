@@ -1,5 +1,6 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import { Redactor } from './redact.js';
+import { neutralizeWorkflowCommands, safeJson, terminalText } from './safe-text.js';
+import { type Paint, paint, renderStyled } from './style.js';
 
 export type OutputFormat = 'text' | 'json';
 
@@ -27,6 +28,11 @@ export interface IoOptions {
 /**
  * The one object through which ctl talks to the world (after gh's IOStreams):
  * stdout carries data (a token, JSON); everything meant for a person goes to stderr.
+ *
+ * It is also the output edge where text from the cluster is made safe (src/io/safe-text.ts):
+ * every write escapes control characters except the newline, turns ctl's own style markers
+ * (`color`) into colour codes, and on GitHub Actions keeps any line from being read as a
+ * workflow command; JSON goes out with the terminal-driving characters as `\u` escapes.
  */
 export class Io {
   readonly output: OutputFormat;
@@ -39,7 +45,8 @@ export class Io {
   readonly isCI: boolean;
   readonly isGitHubActions: boolean;
   readonly colorEnabled: boolean;
-  readonly color: ChalkInstance;
+  /** ctl's own styling: markers that the edge turns into colours, or drops (src/io/style.ts). */
+  readonly color: Paint = paint;
   readonly redactor = new Redactor();
   readonly #stdout: WritableLike;
   readonly #stderr: WritableLike;
@@ -57,7 +64,6 @@ export class Io {
     this.isGitHubActions = env.GITHUB_ACTIONS === 'true';
     this.isCI = Boolean(env.CI && env.CI !== 'false') || this.isGitHubActions || Boolean(env.GITLAB_CI);
     this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
-    this.color = new Chalk({ level: this.colorEnabled ? 1 : 0 });
   }
 
   /** A prompt may be shown: stdin and stderr are terminals. */
@@ -70,14 +76,46 @@ export class Io {
     return this.isStderrTTY && !this.isCI && this.output === 'text' && !this.quiet;
   }
 
-  /** Data for stdout, written as is (the caller decides what is data). */
+  /** Data for stdout (the caller decides what is data), made safe for a terminal. */
   data(text: string): void {
-    this.#stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = this.render(text);
+    this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
-  /** One JSON document or NDJSON event on stdout. */
+  /** One JSON document or NDJSON event on stdout: one line, whatever the strings in it hold. */
   json(value: unknown): void {
-    this.#stdout.write(`${JSON.stringify(value)}\n`);
+    const text = safeJson(value);
+    // `#` only occurs inside JSON strings, where `\u005b` is the same `[`.
+    this.#stdout.write(`${this.isGitHubActions ? text.replace(/##\[/g, '##\\u005b') : text}\n`);
+  }
+
+  /**
+   * Text as it may reach the terminal or log: controls escaped but newlines, ctl's styles as
+   * colours (or nothing), and on GitHub Actions no line that the runner would obey.
+   */
+  render(text: string): string {
+    const safe = renderStyled(text, this.colorEnabled);
+    return this.isGitHubActions ? neutralizeWorkflowCommands(safe) : safe;
+  }
+
+  /** A workflow command ctl itself writes (src/io/github.ts escapes its data): one line. */
+  workflowCommand(line: string): void {
+    const text = terminalText(this.redactor.redact(line.replace(/\n$/, ''))).replace(/\n/g, '%0A');
+    this.#stderr.write(`${text}\n`);
+  }
+
+  /**
+   * Text that has already passed another Io's edge (a fleet member's, src/commands/fleet.ts):
+   * escaped and with its colours, so written as is; stderr is still redacted.
+   */
+  passThrough(stream: 'stdout' | 'stderr', text: string): void {
+    if (stream === 'stdout') this.#stdout.write(text);
+    else this.#stderr.write(this.redactor.redact(text));
+  }
+
+  /** `hint: ...`, dimmed, silent with --quiet. */
+  hint(text: string): void {
+    this.info(this.color.dim(`hint: ${text}`));
   }
 
   /** A line for people on stderr; silent with --quiet. */
@@ -101,11 +139,11 @@ export class Io {
 
   /** Raw text to stderr (already formatted: tables, summaries), still redacted. */
   stderrWrite(text: string): void {
-    this.#stderr.write(this.redactor.redact(text));
+    this.#stderr.write(this.render(this.redactor.redact(text)));
   }
 
   #writeErr(message: string): void {
-    const text = this.redactor.redact(message);
+    const text = this.render(this.redactor.redact(message));
     this.#stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Io } from './io.js';
+import { oneLine } from './safe-text.js';
 
 /** One NDJSON event of `ctl upgrade run -o json` (CLI.md). */
 export type ProgressEventType =
@@ -15,6 +16,10 @@ export interface ProgressEvent {
 /**
  * Where the runner reports progress. Three renderers behind one interface: a spinner per step
  * on a terminal, timestamped lines in CI and pipes, NDJSON events with `-o json`.
+ *
+ * A message carries values from the cluster (names, operator messages), so each renderer makes
+ * it safe before styling it: one line per event (newlines shown as `\n`) except a warning, which
+ * ctl may write over several lines; the Io escapes every other control character.
  */
 export interface ProgressReporter {
   emit(event: Omit<ProgressEvent, 'ts'>): void;
@@ -66,9 +71,9 @@ export class PlainReporter implements ProgressReporter {
 
   emit(event: Omit<ProgressEvent, 'ts'>): void {
     const time = this.now().toISOString().slice(11, 19);
-    const where = event.step ? `[${event.step}] ` : '';
-    const line = `${time} ${where}${event.message}`;
-    if (event.type === 'warning') this.io.warn(`${where}${event.message}`);
+    const where = event.step ? `[${oneLine(event.step)}] ` : '';
+    const line = `${time} ${where}${oneLine(event.message)}`;
+    if (event.type === 'warning') this.io.warn(`${where}${indentContinuation(event.message)}`);
     // The error itself, with its hint, is printed once at the end by main.
     else if (event.type === 'error') this.io.info(`${time} ${where}failed: ${firstLine(event.message)}`);
     else this.io.info(line);
@@ -95,40 +100,40 @@ export class SpinnerReporter implements ProgressReporter {
     switch (event.type) {
       case 'step-start':
         this.#finish();
-        this.#title = event.message;
+        this.#title = oneLine(event.message);
         this.#detail = '';
         this.#stepStart = this.now().getTime();
-        this.#spinner = this.factory(this.#text()).start();
+        this.#spinner = this.factory(this.io.render(this.#text())).start();
         this.#timer = setInterval(() => this.#refresh(), 1000);
         this.#timer.unref();
         break;
       case 'progress':
-        this.#detail = event.message;
+        this.#detail = oneLine(event.message);
         this.#refresh();
         break;
       case 'step-done':
-        this.#spinner?.succeed(`${this.#title} ${this.io.color.dim(`(${this.#elapsed()})`)}`);
+        this.#spinner?.succeed(this.io.render(`${this.#title} ${this.io.color.dim(`(${this.#elapsed()})`)}`));
         this.#finish();
         break;
       case 'step-skip':
-        if (this.#spinner) this.#spinner.info(`${this.#title}: ${event.message}`);
-        else this.io.info(`${this.io.color.dim('-')} ${event.message}`);
+        if (this.#spinner) this.#spinner.info(this.io.render(`${this.#title}: ${oneLine(event.message)}`));
+        else this.io.info(`${this.io.color.dim('-')} ${oneLine(event.message)}`);
         this.#finish();
         break;
       case 'error':
         // Only the headline here: main prints the whole error and its hint once, at the end.
-        if (this.#spinner) this.#spinner.fail(`${this.#title}: ${firstLine(event.message)}`);
+        if (this.#spinner) this.#spinner.fail(this.io.render(`${this.#title}: ${firstLine(event.message)}`));
         else this.io.info(`failed: ${firstLine(event.message)}`);
         this.#finish();
         break;
       case 'warning':
         this.#spinner?.stop();
-        this.io.warn(event.message);
+        this.io.warn(indentContinuation(event.message));
         this.#spinner?.start();
         break;
       case 'done':
         this.#finish();
-        this.io.info(event.message);
+        this.io.info(oneLine(event.message));
         break;
     }
   }
@@ -144,7 +149,7 @@ export class SpinnerReporter implements ProgressReporter {
   }
 
   #refresh(): void {
-    if (this.#spinner) this.#spinner.text = this.#text();
+    if (this.#spinner) this.#spinner.text = this.io.render(this.#text());
   }
 
   #elapsed(): string {
@@ -158,8 +163,18 @@ export class SpinnerReporter implements ProgressReporter {
   }
 }
 
+/**
+ * A warning ctl wrote over several lines (commands to run, say): its other lines indented, so
+ * that a line break hidden in a value it quotes can never start a line that looks like ctl's own
+ * (each of those starts at the margin). Values should already be on one line (oneLine).
+ */
+function indentContinuation(text: string): string {
+  return text.replace(/\n(?!$)/g, '\n  ');
+}
+
+/** The headline of an error, as one safe line (a lone `\r` in it is shown, not obeyed). */
 function firstLine(text: string): string {
-  return text.split('\n', 1)[0] ?? '';
+  return oneLine(text.split('\n', 1)[0] ?? '');
 }
 
 /** `950ms`, `12s`, `3m04s`, `1h02m`: short, for progress lines and summary tables. */

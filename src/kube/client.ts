@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
+import { checkFilePath, checkPathList } from '../io/paths.js';
 
 export type ClientNode = typeof import('@kubernetes/client-node');
 
@@ -86,9 +87,13 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
         hint: 'Check the path of the kubeconfig file.',
       });
     }
+    // A fleet file's kubeconfig arrives here without passing the command line's check.
+    checkFilePath('--kubeconfig', flag, 'input');
     return [flag];
   }
-  // KUBECONFIG may list several files; kubectl skips the ones that do not exist.
+  // KUBECONFIG may list several files; kubectl skips the ones that do not exist. None may be a
+  // FIFO or a device: reading it would block (src/io/paths.ts).
+  checkPathList('KUBECONFIG', env.KUBECONFIG, delimiter);
   return (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '' && existsSync(file));
 }
 

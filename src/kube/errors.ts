@@ -4,6 +4,8 @@
  * Kubernetes Status `reason` and `message`.
  */
 
+import { oneLine } from '../io/safe-text.js';
+
 export interface KubeErrorInfo {
   /** HTTP status, or undefined for a transport error (refused, TLS, reset). */
   code: number | undefined;
@@ -19,7 +21,12 @@ export function describeKubeError(error: unknown): KubeErrorInfo {
   const message =
     status?.message ??
     (typeof candidate?.message === 'string' ? candidate.message : String(error ?? 'unknown error'));
-  return { code, reason: status?.reason, message };
+  // The API server's message can be a webhook's, written by whoever deployed it: one safe line.
+  return {
+    code,
+    reason: status?.reason === undefined ? undefined : oneLine(status.reason),
+    message: oneLine(message),
+  };
 }
 
 function parseStatusBody(body: unknown): { reason?: string; message?: string } | undefined {

@@ -1,19 +1,17 @@
 /**
  * The plan for people: what runs now and what it becomes, the checks with their fixes, and the
- * steps with their commands or skip reasons. Plain ANSI codes keep this free of imports.
+ * steps with their commands or skip reasons.
+ *
+ * Names, versions and check messages come from the cluster: each goes through oneLine before it
+ * is styled, so it stays on its line and drives nothing. Commands give `io.color`, whose styles
+ * the Io turns into colours after it has escaped the text (src/io/style.ts); `true` writes ANSI
+ * codes directly.
  */
 
+import { oneLine } from '../io/safe-text.js';
+import type { Paint } from '../io/style.js';
 import type { CheckStatus } from './checks.js';
 import type { Plan } from './plan.js';
-
-interface Paint {
-  bold(s: string): string;
-  dim(s: string): string;
-  green(s: string): string;
-  yellow(s: string): string;
-  red(s: string): string;
-  cyan(s: string): string;
-}
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 const COLOR: Paint = {
@@ -34,22 +32,23 @@ const PLAIN: Paint = {
   cyan: identity,
 };
 
-export function renderPlan(plan: Plan, color: boolean): string {
-  const p = color ? COLOR : PLAIN;
+export function renderPlan(plan: Plan, color: boolean | Paint): string {
+  const p = color === true ? COLOR : color === false ? PLAIN : color;
+  const s = oneLine;
   const out: string[] = [];
   const { cluster, current, target } = plan;
 
   out.push(
-    p.bold(`Upgrade plan for ${cluster.name || '(no cluster)'}`) +
+    p.bold(`Upgrade plan for ${s(cluster.name || '(no cluster)')}`) +
       p.dim(
-        `  namespace ${cluster.namespace}, context ${cluster.context || '-'}, ${cluster.platform}, ${cluster.dialect} dialect`,
+        `  namespace ${s(cluster.namespace)}, context ${s(cluster.context || '-')}, ${s(cluster.platform)}, ${s(cluster.dialect)} dialect`,
       ),
   );
   out.push('');
   const rows: [string, string, string][] = [
-    ['operator', current.operator ?? '?', `${target.operator} (${target.method})`],
-    ['cluster', current.clusterVersion ?? '?', target.clusterVersion ?? '?'],
-    ['databases', summarizeDatabaseVersions(plan), target.databaseVersion ?? 'unchanged'],
+    ['operator', s(current.operator ?? '?'), `${s(target.operator)} (${s(target.method)})`],
+    ['cluster', s(current.clusterVersion ?? '?'), s(target.clusterVersion ?? '?')],
+    ['databases', summarizeDatabaseVersions(plan), s(target.databaseVersion ?? 'unchanged')],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, from, to] of rows) {
@@ -60,40 +59,40 @@ export function renderPlan(plan: Plan, color: boolean): string {
   out.push('', p.bold('Checks'));
   const idWidth = Math.max(...plan.checks.map((c) => c.id.length));
   for (const check of plan.checks) {
-    out.push(`  ${statusMark(check.status, p)} ${check.id.padEnd(idWidth)}  ${check.message}`);
-    if (check.status !== 'pass' && check.fix) out.push(`      ${p.dim('fix:')} ${check.fix}`);
+    out.push(`  ${statusMark(check.status, p)} ${s(check.id).padEnd(idWidth)}  ${s(check.message)}`);
+    if (check.status !== 'pass' && check.fix) out.push(`      ${p.dim('fix:')} ${s(check.fix)}`);
   }
 
   out.push('', p.bold('Steps'));
   plan.steps.forEach((step, index) => {
-    const head = `  ${index + 1}. ${step.id.padEnd(16)} ${step.title}`;
+    const head = `  ${index + 1}. ${s(step.id).padEnd(16)} ${s(step.title)}`;
     if (step.skip !== null) {
-      out.push(`${p.dim(head)}  ${p.dim(`skip: ${step.skip}`)}`);
+      out.push(`${p.dim(head)}  ${p.dim(`skip: ${s(step.skip)}`)}`);
       return;
     }
     out.push(head);
     for (const action of step.actions) {
-      out.push(`       - ${action.description}`);
-      out.push(`         ${p.cyan(`$ ${action.command}`)}`);
+      out.push(`       - ${s(action.description)}`);
+      out.push(`         ${p.cyan(`$ ${s(action.command)}`)}`);
     }
   });
 
   out.push('');
   if (plan.blocked) {
-    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => s(c.id));
     out.push(
       p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
         ' Fix them, or pass --ignore-check <id> to accept the risk.',
     );
   } else {
-    const ignored = plan.checks.filter((c) => c.ignored).map((c) => c.id);
+    const ignored = plan.checks.filter((c) => c.ignored).map((c) => s(c.id));
     out.push(
       p.green(p.bold('Ready to run.')) +
         (ignored.length > 0 ? p.yellow(` Ignored checks: ${ignored.join(', ')}.`) : '') +
-        ` Next: ctl upgrade run --to ${target.operator}`,
+        ` Next: ctl upgrade run --to ${s(target.operator)}`,
     );
   }
-  out.push(p.dim(`fingerprint ${plan.fingerprint}`));
+  out.push(p.dim(`fingerprint ${s(plan.fingerprint)}`));
   return `${out.join('\n')}\n`;
 }
 
@@ -109,5 +108,5 @@ function summarizeDatabaseVersions(plan: Plan): string {
   if (databases.length === 0) return 'none';
   const counts = new Map<string, number>();
   for (const db of databases) counts.set(db.version ?? '?', (counts.get(db.version ?? '?') ?? 0) + 1);
-  return [...counts].map(([version, count]) => `${version} (${count})`).join(', ');
+  return [...counts].map(([version, count]) => `${oneLine(version)} (${count})`).join(', ');
 }

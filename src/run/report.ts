@@ -1,6 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExitCode, isCtlError } from '../errors.js';
+import { safeJson } from '../io/safe-text.js';
 import { packageVersion } from '../package-root.js';
 import type { Plan } from '../planning/plan.js';
 import type { StepSummary } from './runner.js';
@@ -153,6 +154,7 @@ export function failedStepOf(record: Pick<RunRecord, 'steps'>): string | undefin
 /** Writes the report with mode 0644 whatever the umask, creating its folder if needed. */
 export async function writeReportFile(path: string, report: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o644 });
+  // safeJson: the same JSON, but no character in it can drive a terminal that shows the file.
+  await writeFile(path, `${safeJson(report, 2)}\n`, { mode: 0o644 });
   await chmod(path, 0o644);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { LockedError, OperationError } from '../errors.js';
+import { safeJson } from '../io/safe-text.js';
 import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
 import { describeOwner, type LockOwner } from './lock.js';
@@ -126,7 +127,7 @@ export class ConfigMapStateStore implements StateStore {
         },
         ...(this.#resourceVersion ? { resourceVersion: this.#resourceVersion } : {}),
       },
-      data: { [STATE_KEY]: `${JSON.stringify(next, null, 2)}\n` },
+      data: { [STATE_KEY]: `${safeJson(next, 2)}\n` },
     };
     try {
       const written = this.#resourceVersion

@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
+import { safeJson } from '../io/safe-text.js';
 
 /**
  * The resumable record of one upgrade of one cluster (CLI.md `--state`). Each step records its
@@ -142,7 +143,7 @@ export class StateFile {
     const dir = dirname(this.path);
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, fsync: true });
+      await writeFileAtomic(this.path, `${safeJson(next, 2)}\n`, { mode: 0o600, fsync: true });
       // write-file-atomic applies the mode through the umask on some paths; make it exact.
       await chmod(this.path, 0o600);
     } catch (error) {

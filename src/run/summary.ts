@@ -1,4 +1,5 @@
 import { formatDuration } from '../io/progress.js';
+import { markdownText, oneLine } from '../io/safe-text.js';
 import type { StepSummary } from './runner.js';
 
 /** The final table of a run, for people (text) and for CI job summaries (Markdown). */
@@ -9,8 +10,12 @@ export function renderSummaryText(rows: readonly StepSummary[]): string {
   );
 }
 
-/** A plain table like kubectl's: columns padded to their widest cell, two spaces apart. */
-export function renderColumns(header: readonly string[], body: readonly (readonly string[])[]): string {
+/**
+ * A plain table like kubectl's: columns padded to their widest cell, two spaces apart. A cell
+ * may hold text from the cluster: it is kept to one line, its control characters shown escaped.
+ */
+export function renderColumns(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const body = rows.map((row) => row.map(oneLine));
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -20,14 +25,21 @@ export function renderColumns(header: readonly string[], body: readonly (readonl
   return [line(header), ...body.map(line)].join('\n');
 }
 
+/**
+ * The job summary's table. Every cell goes through markdownText: a message from the cluster
+ * can neither add a row or cell nor make a link, an image or HTML.
+ */
 export function renderSummaryMarkdown(title: string, rows: readonly StepSummary[], footer?: string): string {
-  const lines = [`### ${title}`, '', '| step | result | duration | note |', '|---|---|---|---|'];
+  const lines = [
+    `### ${markdownText(title)}`,
+    '',
+    '| step | result | duration | note |',
+    '|---|---|---|---|',
+  ];
   for (const r of rows) {
-    const note = (r.message ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
-    lines.push(
-      `| ${r.id} | ${r.result} | ${r.durationMs > 0 ? formatDuration(r.durationMs) : '-'} | ${note} |`,
-    );
+    const cells = [r.id, r.result, r.durationMs > 0 ? formatDuration(r.durationMs) : '-', r.message ?? ''];
+    lines.push(`| ${cells.map(markdownText).join(' | ')} |`);
   }
-  if (footer) lines.push('', footer);
+  if (footer) lines.push('', markdownText(footer));
   return `${lines.join('\n')}\n`;
 }

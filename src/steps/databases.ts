@@ -15,6 +15,7 @@
  * that, ctl lists the manual procedure (rladmin / crdb-cli) as warnings and does not fail.
  */
 
+import { oneLine } from '../io/safe-text.js';
 import type { ApiBdb } from '../api/types.js';
 import { bdbVersion } from '../api/types.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
@@ -526,8 +527,8 @@ async function reportManual(
       exec('crdb-cli', 'crdb', 'update', '--crdb-guid', guid, '--featureset-version', 'yes'),
     ];
     ctx.warn(
-      `Active-Active database ${item.namespace}/${item.name} must be upgraded by hand: operator ${plan.target.operator} cannot (it needs ${ACTIVE_ACTIVE_UPGRADE_FROM} or later on every participating cluster). ` +
-        `On every participating cluster, after its cluster upgrade:\n${steps.map((s) => `  ${s}`).join('\n')}`,
+      `Active-Active database ${oneLine(item.namespace)}/${oneLine(item.name)} must be upgraded by hand: operator ${plan.target.operator} cannot (it needs ${ACTIVE_ACTIVE_UPGRADE_FROM} or later on every participating cluster). ` +
+        `On every participating cluster, after its cluster upgrade:\n${steps.map((s) => `  ${oneLine(s)}`).join('\n')}`,
       { database: item.name, namespace: item.namespace, commands: steps },
     );
     outcome.manual.push(`${item.namespace}/${item.name}`);

@@ -19,6 +19,7 @@
  * already Running at the target completes at once, and remediation re-checks before each action.
  */
 
+import { oneLine } from '../io/safe-text.js';
 import type { ApiNode } from '../api/types.js';
 import { imageAtTarget } from './image-at-target.js';
 import { dialectFields, type FieldPath } from '../release/dialect.js';
@@ -753,7 +754,7 @@ export function invalidUpgradeError(
     .filter((e) => e.type === 'Warning')
     .sort((a, b) => order(a) - order(b))
     .slice(-5)
-    .map((e) => `  ${e.reason ?? 'Warning'}: ${e.message ?? ''}`);
+    .map((e) => `  ${oneLine(e.reason ?? 'Warning')}: ${oneLine(e.message ?? '')}`);
   const autoUpgrade = getPath(rec, fields.autoUpgradePath) === true;
   const digest = str(getPath(rec, [...fields.imageSpecPath, 'digestHash']));
   const license = str(getPath(rec, ['status', 'licenseStatus', 'licenseState']));

@@ -11,6 +11,7 @@
 
 import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
+import { oneLine } from '../io/safe-text.js';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PreflightError } from '../errors.js';
@@ -115,7 +116,7 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
   await checkHelm(ctx);
   const warnings = checks.filter((c) => c.status === 'warn');
   for (const check of warnings) {
-    ctx.warn(`${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}`, {
+    ctx.warn(`${check.id}: ${oneLine(check.message)}${check.fix ? ` (fix: ${oneLine(check.fix)})` : ''}`, {
       check: check.id,
       ...(check.ignored ? { ignored: true } : {}),
     });
@@ -148,7 +149,9 @@ async function checkHelm(ctx: StepContext<UpgradeDeps>): Promise<void> {
 }
 
 export function describeFailures(failing: readonly CheckResult[]): string {
-  const lines = failing.map((c) => `  - ${c.id}: ${c.message}${c.fix ? `\n      fix: ${c.fix}` : ''}`);
+  const lines = failing.map(
+    (c) => `  - ${c.id}: ${oneLine(c.message)}${c.fix ? `\n      fix: ${oneLine(c.fix)}` : ''}`,
+  );
   const count =
     failing.length === 1 ? '1 preflight check failed' : `${failing.length} preflight checks failed`;
   return `${count}; nothing was changed:\n${lines.join('\n')}`;

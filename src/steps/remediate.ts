@@ -13,6 +13,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { oneLine } from '../io/safe-text.js';
 import type { ApiClient } from '../api/client.js';
 import { type ApiAction, type ApiBdb, type ApiModule, bdbVersion } from '../api/types.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
@@ -230,7 +231,7 @@ export function frozenError(
 ): OperationError {
   const logLines =
     evidence.length > 0
-      ? `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${line}`).join('\n')}\n`
+      ? `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${oneLine(line)}`).join('\n')}\n`
       : `the operator's log says nothing about it; the rollout has not moved and the management API shows the causes\n`;
   const needsFiles = blockers.some((b) => b.kind === 'module') && context.moduleFiles.length === 0;
   return new OperationError(

@@ -333,7 +333,7 @@ describe('bad input: corpus (the built bin, child processes)', () => {
     }
     // A folder where the state file should be, and a state file whose parent is a file.
     const status = await spawnCtl(['upgrade', 'status', '--state', dir], { env: bed.env, cwd: dir }).result;
-    judge('status --state <a folder>', status.code, status.stderr, [1]);
+    judge('status --state <a folder>', status.code, status.stderr, [2]);
     const blocked = await runOnBed(bed, [
       ...UPGRADE,
       '--state',

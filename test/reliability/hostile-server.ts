@@ -6,6 +6,7 @@
 
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { createGzip } from 'node:zlib';
 import {
   type CertificateAuthority,
   createCertificateAuthority,
@@ -28,7 +29,11 @@ export type HostileMode =
   | 'slowloris-body'
   | 'reset'
   | 'empty-200'
-  | 'bad-token';
+  | 'bad-token'
+  | 'huge-header-1mb'
+  | 'gzip-bomb'
+  | 'drip-body-5s'
+  | 'escape-names';
 
 export const HOSTILE_MODES: HostileMode[] = [
   'not-json',
@@ -43,6 +48,19 @@ export const HOSTILE_MODES: HostileMode[] = [
   'reset',
   'empty-200',
   'bad-token',
+  'huge-header-1mb',
+  'gzip-bomb',
+];
+
+/**
+ * Names as whoever creates a database or uploads a module may set them: escape sequences that
+ * clear the screen, set the window title and colour the text, a carriage return and a newline
+ * that forge a line, a GitHub workflow command, Markdown that makes a link, a bidi override.
+ */
+export const HOSTILE_NAMES = [
+  'db\u001b[2J\u001b[H\u001b]0;owned\u0007\u001b[31m\r\nforged line: upgrade complete',
+  'mod\n::error::pwned\r\n::add-mask::x',
+  'link | [x](https://evil.example) <img src=x> \u202etxt.exe',
 ];
 
 export interface HostileServer {
@@ -116,6 +134,26 @@ export async function startHostileServer(
       case 'empty-200':
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end();
+      case 'huge-header-1mb':
+        // One megabyte of headers: more than any client should buffer.
+        res.writeHead(200, { 'content-type': 'application/json', 'x-pad': 'x'.repeat(1024 * 1024) });
+        return void res.end('{}');
+      case 'gzip-bomb':
+        // 128 MiB of zeros in about 130 KB, sent although ctl asked for no compression.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        return void gzipBomb().then((bomb) => res.end(bomb));
+      case 'drip-body-5s': {
+        // The headers at once, then one byte of the body every 5 s.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const timer = setInterval(() => {
+          if (!res.destroyed) res.write(' ');
+        }, 5000);
+        timers.add(timer);
+        return;
+      }
+      case 'escape-names':
+        if (isAuthorize) return json(200, { access_token: TOKEN });
+        return json(200, hostileBody(req.url ?? ''));
       case 'bad-token':
         return json(
           200,
@@ -166,6 +204,49 @@ export async function startHostileServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+let bomb: Promise<Buffer> | undefined;
+
+/** Made once, by streaming, so the test process never holds the 128 MiB. */
+function gzipBomb(): Promise<Buffer> {
+  bomb ??= new Promise((resolve, reject) => {
+    const gzip = createGzip({ level: 9 });
+    const chunks: Buffer[] = [];
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+    gzip.on('end', () => resolve(Buffer.concat(chunks)));
+    gzip.on('error', reject);
+    const zeros = Buffer.alloc(1024 * 1024);
+    let left = 128;
+    const write = (): void => {
+      while (left > 0) {
+        left -= 1;
+        if (!gzip.write(zeros)) return void gzip.once('drain', write);
+      }
+      gzip.end();
+    };
+    write();
+  });
+  return bomb;
+}
+
+/** The management API's lists with hostile database and module names. */
+function hostileBody(url: string): unknown {
+  const [db, mod, other] = HOSTILE_NAMES as [string, string, string];
+  if (url.startsWith('/v1/nodes')) return [{ uid: 1, software_version: '7.4.6-22', status: 'active' }];
+  if (url.startsWith('/v1/bdbs'))
+    return [
+      {
+        uid: 1,
+        name: db,
+        redis_version: '7.2',
+        module_list: [{ module_name: mod, semantic_version: '2.8.4' }],
+      },
+      { uid: 2, name: other, redis_version: '7.2', module_list: [] },
+    ];
+  if (url.startsWith('/v1/modules'))
+    return [{ uid: 'm1', module_name: mod, semantic_version: '2.8.4', platforms: {} }];
+  return {};
 }
 
 function okBody(url: string): unknown {

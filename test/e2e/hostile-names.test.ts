@@ -1,0 +1,155 @@
+/**
+ * Issue 20, end to end: a simulated cluster whose management API answers database and module
+ * names carrying escape sequences, newlines, `::` workflow commands and Markdown, then the BUILT
+ * `ctl upgrade plan` in text (coloured), plain (no colour, not a terminal), `-o json` and GitHub
+ * Actions mode, and `ctl upgrade run --dry-run` in GitHub Actions mode with a job summary. No
+ * control character and no forged line reaches stdout, stderr or the summary. Also: a FIFO as
+ * `--state` is refused with exit 2 at once.
+ */
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { hasUnsafeChar } from '../../src/io/safe-text.js';
+import { HOSTILE_NAMES } from '../reliability/hostile-server.js';
+import { ctlBin, ctlEnv } from '../helpers/run-ctl.js';
+import { assertExit, startUpgradeSim, TARGET, type UpgradeSim } from './upgrade-support.js';
+
+/** ctl's own colour codes: the only escape sequences it may write. */
+const CTL_SGR = /\u001b\[(?:1|2|22|31|32|33|36|39)m/g;
+
+function bare(text: string): string {
+  return text.replace(CTL_SGR, '');
+}
+
+/** What the hostile names would make a line start with, were they obeyed. */
+const FORGED = /^\s*(forged line|::error::pwned|::add-mask)/;
+
+function assertClean(text: string, what: string): void {
+  assert.ok(
+    !hasUnsafeChar(bare(text), true),
+    `${what}: a control character got through:\n${JSON.stringify(text)}`,
+  );
+  for (const line of bare(text).split('\n')) {
+    assert.ok(!FORGED.test(line), `${what}: forged line ${JSON.stringify(line)}`);
+    if (/^\s*::/.test(line)) {
+      assert.match(
+        line,
+        /^::(group|endgroup|warning|error)( title=ctl [^:,]*)?::/,
+        `${what}: not ctl's workflow command`,
+      );
+    }
+  }
+}
+
+function lineCount(text: string): number {
+  return text.split('\n').length;
+}
+
+describe('hostile names from the management API (built ctl, simulated cluster)', () => {
+  let sim: UpgradeSim;
+  const renames: (() => void)[] = [];
+  before(async () => {
+    sim = await startUpgradeSim('happy-path');
+    const model = sim.cluster.rest.model;
+    // Benign names first, for the line counts; the test then gives them their hostile names.
+    const [db, mod, other] = HOSTILE_NAMES as [string, string, string];
+    const module = model.addModule({ name: 'plainmod', version: '2.8.4', platforms: ['rhel8/x86_64'] });
+    const bdb = model.addBdb({
+      name: 'plaindb',
+      version: '7.2',
+      modules: [{ name: 'plainmod', version: '2.8.4' }],
+    });
+    const second = model.addBdb({ name: 'plaintwo', version: '7.2' });
+    renames.push(() => {
+      module.module_name = mod;
+      bdb.name = db;
+      for (const m of bdb.module_list) m.module_name = mod;
+      second.name = other;
+    });
+  });
+  after(async () => {
+    await sim?.close();
+  });
+
+  it('plan in every output mode, and a dry run on GitHub Actions: nothing drives the terminal or the log', async () => {
+    const plain = ['upgrade', 'plan', '--to', TARGET];
+    const benign = await sim.ctl(plain);
+    for (const rename of renames) rename();
+
+    const runs = {
+      plain: await sim.ctl(plain),
+      text: await sim.ctl(plain, {
+        env: { NO_COLOR: undefined, FORCE_COLOR: '1' } as unknown as Record<string, string>,
+      }),
+      json: await sim.ctl([...plain, '-o', 'json']),
+      github: await sim.ctl(plain, { env: { CI: 'true', GITHUB_ACTIONS: 'true' } }),
+    };
+    for (const [mode, result] of Object.entries(runs)) {
+      assert.equal(result.code, benign.code, `${mode}: exit ${result.code}\n${result.stderr}`);
+      assertClean(result.stdout, `plan ${mode} stdout`);
+      assertClean(result.stderr, `plan ${mode} stderr`);
+    }
+    // The names are shown (escaped), and the plan has as many lines as with plain names.
+    assert.match(runs.plain.stdout, /mod\\n::error::pwned\\r\\n::add-mask::x/);
+    assert.equal(lineCount(runs.plain.stdout), lineCount(benign.stdout), runs.plain.stdout);
+    assert.equal(lineCount(runs.plain.stderr), lineCount(benign.stderr), runs.plain.stderr);
+    assert.match(runs.text.stdout, /\u001b\[1m/, 'ctl still colours its own text');
+    // JSON keeps the names exactly, as JSON escapes.
+    const plan = JSON.parse(runs.json.stdout) as { checks: { message: string }[] };
+    assert.ok(
+      plan.checks.some((c) => c.message.includes(HOSTILE_NAMES[1]!)),
+      'the JSON plan keeps the module name as it is',
+    );
+
+    const summaryFile = path.join(sim.sandbox.dir, 'step_summary.md');
+    // Past the plan (its module check blocks), through every step, on GitHub Actions.
+    const dry = await sim.ctl(
+      ['upgrade', 'run', '--to', TARGET, '--dry-run', '--ignore-check', 'modules-compatible'],
+      {
+        env: { CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile },
+      },
+    );
+    assertExit(dry, 0, 'upgrade run --dry-run');
+    assertClean(dry.stdout, 'dry run stdout');
+    assertClean(dry.stderr, 'dry run stderr');
+    assert.match(dry.stderr, /^::group::/m, 'ctl writes its own workflow commands');
+    assert.ok(existsSync(summaryFile), 'the dry run wrote the job summary');
+    const summary = readFileSync(summaryFile, 'utf8');
+    assertClean(summary, 'job summary');
+    const rows = summary.split('\n').filter((l) => l.startsWith('| '));
+    assert.equal(rows.length, 8, `a header and one row per step:\n${summary}`);
+    for (const row of rows) {
+      assert.equal(row.replace(/\\./g, '').split('|').length - 1, 5, `forged cell: ${row}`);
+    }
+  });
+
+  it('a FIFO as --state: exit 2 within a second, naming the problem', async () => {
+    const fifo = path.join(sim.sandbox.dir, 'state-pipe');
+    execFileSync('mkfifo', [fifo]);
+    const started = Date.now();
+    const child = spawn(process.execPath, [ctlBin, 'upgrade', 'status', '--state', fifo], {
+      cwd: sim.sandbox.dir,
+      env: ctlEnv(sim.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error('ctl upgrade status --state <FIFO> did not exit within 5 s'));
+      }, 5000);
+      child.on('close', (exit) => {
+        clearTimeout(timer);
+        resolve(exit);
+      });
+    });
+    const elapsed = Date.now() - started;
+    assertExit({ code, signal: null, stdout: '', stderr }, 2, 'status --state <FIFO>');
+    assert.match(stderr, /is a FIFO \(named pipe\), not a regular file/);
+    assert.ok(elapsed < 1000, `ctl took ${elapsed} ms to refuse the FIFO`);
+  });
+});
