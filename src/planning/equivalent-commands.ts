@@ -106,8 +106,12 @@ export interface HelmUpgrade {
  * `--reset-then-reuse-values` and warns.
  */
 export function helmUpgradeCommand(upgrade: HelmUpgrade): string {
-  const words = [
-    'helm',
+  return ['helm', ...helmUpgradeArgv(upgrade, true)].map(quoteUnlessPlaceholder).join(' ');
+}
+
+/** The arguments of that `helm upgrade`, as the operator step runs it and the plan shows it. */
+export function helmUpgradeArgv(upgrade: HelmUpgrade, resetThenReuseValues: boolean): string[] {
+  return [
     'upgrade',
     upgrade.release,
     upgrade.chart,
@@ -118,7 +122,6 @@ export function helmUpgradeCommand(upgrade: HelmUpgrade): string {
     ...(upgrade.repo ? ['--repo', upgrade.repo] : []),
     ...(upgrade.openshift ? ['--set', 'openshift.mode=true'] : []),
     ...(upgrade.set ?? []).flatMap((value) => ['--set', value]),
-    '--reset-then-reuse-values',
+    ...(resetThenReuseValues ? ['--reset-then-reuse-values'] : []),
   ];
-  return words.map(quoteUnlessPlaceholder).join(' ');
 }

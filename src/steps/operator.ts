@@ -47,6 +47,7 @@ import {
   kubectl,
   kubectlApply,
   printManifest,
+  helmUpgradeArgv,
 } from '../planning/equivalent-commands.js';
 import {
   type PlanAction,
@@ -515,25 +516,13 @@ async function helmUpgradeArgs(
   openshift: boolean,
   set: string[] = [],
 ): Promise<{ argv: string[]; warning?: string }> {
-  const argv = [
-    'upgrade',
-    target.release,
-    target.chart,
-    '--version',
-    chartVersion,
-    '--namespace',
-    target.namespace,
-  ];
-  if (target.repo) argv.push('--repo', target.repo);
-  if (openshift) argv.push('--set', 'openshift.mode=true');
-  for (const value of set) argv.push('--set', value);
+  const upgrade = { ...target, chartVersion, openshift, set };
   const version = await helmVersion(helm);
   if (version === undefined || version[0] > 3 || (version[0] === 3 && version[1] >= 14)) {
-    argv.push('--reset-then-reuse-values');
-    return { argv };
+    return { argv: helmUpgradeArgv(upgrade, true) };
   }
   return {
-    argv,
+    argv: helmUpgradeArgv(upgrade, false),
     warning: openshift
       ? `helm ${version.join('.')} has no --reset-then-reuse-values: values set at install other than openshift.mode are not carried over (compare helm get values ${target.release} afterwards), or use helm 3.14 or later`
       : undefined,
