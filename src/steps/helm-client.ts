@@ -14,13 +14,33 @@ export const HELM_WITH_RESET_THEN_REUSE = [3, 14] as const;
 
 export type HelmClientVerdict = { ok: true; warning?: string } | { ok: false; message: string; fix: string };
 
-function below(version: readonly [number, number], floor: readonly [number, number]): boolean {
+export function below(version: readonly [number, number], floor: readonly [number, number]): boolean {
   return version[0] < floor[0] || (version[0] === floor[0] && version[1] < floor[1]);
 }
 
 export function parseHelmVersion(text: string): [number, number] | undefined {
   const match = /v?(\d+)\.(\d+)/.exec(text.trim());
   return match ? [Number(match[1]), Number(match[2])] : undefined;
+}
+
+/** `helm version`, as major and minor; undefined when helm does not say. */
+export async function readHelmVersion(helm: Helm): Promise<[number, number] | undefined> {
+  const { stdout } = await helm.read(['version', '--template', '{{.Version}}']);
+  return parseHelmVersion(stdout);
+}
+
+/** `helm get values <release> -n <ns> -o json`: the user-supplied values only (not the chart's defaults). */
+export async function readHelmValues(helm: Helm, release: string, namespace: string): Promise<string> {
+  const { stdout } = await helm.read([
+    'get',
+    'values',
+    release,
+    '--namespace',
+    namespace,
+    '--output',
+    'json',
+  ]);
+  return stdout;
 }
 
 export async function checkHelmClient(
@@ -30,9 +50,9 @@ export async function checkHelmClient(
 ): Promise<HelmClientVerdict> {
   const install =
     'Install helm 3.14 or later (https://helm.sh/docs/intro/install/) and point ctl at it (--helm-bin or CTL_HELM), then run the same command again';
-  const { stdout } = await helm.read(['version', '--template', '{{.Version}}']);
-  const version = parseHelmVersion(stdout);
-  if (!version) return { ok: true, warning: `cannot read the helm version from "${stdout.trim()}"` };
+  const version = await readHelmVersion(helm);
+  if (!version)
+    return { ok: true, warning: 'cannot read the helm version (helm version --template {{.Version}})' };
   const shown = `${version[0]}.${version[1]}`;
   if (below(version, MIN_HELM)) {
     return {
@@ -42,16 +62,7 @@ export async function checkHelmClient(
     };
   }
   if (!below(version, HELM_WITH_RESET_THEN_REUSE)) return { ok: true };
-  const { stdout: values } = await helm.read([
-    'get',
-    'values',
-    release,
-    '--namespace',
-    namespace,
-    '--output',
-    'json',
-  ]);
-  const userValues = parseValues(values);
+  const userValues = parseValues(await readHelmValues(helm, release, namespace));
   if (userValues.length > 0) {
     return {
       ok: false,

@@ -25,6 +25,7 @@ import type { Helm } from '../exec/helm.js';
 import { loadManifests, orderForApply } from '../kube/bundle.js';
 import { bindingDecision } from './redb-role-binding.js';
 import { operatorImageOverrides, pinnedOperatorImage } from '../planning/helm-values.js';
+import { below, HELM_WITH_RESET_THEN_REUSE, readHelmValues, readHelmVersion } from './helm-client.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
@@ -348,7 +349,7 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
       // The values as they are now (helm get values): a pinned operator.image.tag would keep the
       // old operator under --reset-then-reuse-values, so it is overridden (helm-values.ts).
       const overrides = operatorImageOverrides(
-        pinnedOperatorImage(await readHelmValues(deps.helm, helm.release, helm.namespace)),
+        pinnedOperatorImage(await userValuesOf(deps.helm, helm.release, helm.namespace)),
         target,
       );
       for (const note of overrides.notes) ctx.warn(note);
@@ -489,17 +490,9 @@ function pendingReleaseError(release: string, namespace: string, status: HelmRel
   );
 }
 
-/** `helm get values <release> -n <ns> -o json`: the user-supplied values only (not the chart's defaults). */
-async function readHelmValues(helm: Helm, release: string, namespace: string): Promise<unknown> {
-  const { stdout } = await helm.read([
-    'get',
-    'values',
-    release,
-    '--namespace',
-    namespace,
-    '--output',
-    'json',
-  ]);
+/** The user-supplied values of the release, parsed (null when helm gives none). */
+async function userValuesOf(helm: Helm, release: string, namespace: string): Promise<unknown> {
+  const stdout = await readHelmValues(helm, release, namespace);
   try {
     return JSON.parse(stdout.trim() || 'null') as unknown;
   } catch {
@@ -517,8 +510,8 @@ async function helmUpgradeArgs(
   set: string[] = [],
 ): Promise<{ argv: string[]; warning?: string }> {
   const upgrade = { ...target, chartVersion, openshift, set };
-  const version = await helmVersion(helm);
-  if (version === undefined || version[0] > 3 || (version[0] === 3 && version[1] >= 14)) {
+  const version = await readHelmVersion(helm).catch(() => undefined);
+  if (version === undefined || !below(version, HELM_WITH_RESET_THEN_REUSE)) {
     return { argv: helmUpgradeArgv(upgrade, true) };
   }
   return {
@@ -527,16 +520,6 @@ async function helmUpgradeArgs(
       ? `helm ${version.join('.')} has no --reset-then-reuse-values: values set at install other than openshift.mode are not carried over (compare helm get values ${target.release} afterwards), or use helm 3.14 or later`
       : undefined,
   };
-}
-
-async function helmVersion(helm: Helm): Promise<[number, number] | undefined> {
-  try {
-    const { stdout } = await helm.read(['version', '--template', '{{.Version}}']);
-    const match = /v?(\d+)\.(\d+)/.exec(stdout.trim());
-    return match ? [Number(match[1]), Number(match[2])] : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---- the multi-namespace Role and RoleBinding
