@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Chalk } from 'chalk';
 import { terminalText } from './safe-text.js';
 
 /**
@@ -7,7 +8,8 @@ import { terminalText } from './safe-text.js';
  * (Io) escapes every control character of the whole text, cluster values included, and only then
  * turns the markers into colour codes (or drops them when colour is off). Text from the cluster
  * cannot forge a marker, since it cannot know the number; so it cannot colour, clear or retitle
- * the terminal, while ctl's bold, dim and red keep working.
+ * the terminal, while ctl's bold, dim and red keep working. The sequences themselves are
+ * chalk's.
  */
 
 export interface Paint {
@@ -21,25 +23,35 @@ export interface Paint {
 
 /** Private-use characters: printable, never controls, so no sanitizer touches them. */
 const NONCE = randomBytes(8).toString('hex');
-const marker = (code: number) => `\ue000${NONCE}${code}\ue001`;
+const marker = (index: number) => `\ue000${NONCE}${index}\ue001`;
 const MARKER = new RegExp(`\\ue000${NONCE}(\\d+)\\ue001`, 'g');
 
-/** The SGR codes chalk's level 1 writes for these styles. */
-function style(open: number, close: number): (text: string) => string {
-  const openMarker = marker(open);
-  const closeMarker = marker(close);
+/** The escape sequences behind the markers, as chalk writes them (basic 16 colours). */
+const CODES: string[] = [];
+const chalk = new Chalk({ level: 1 });
+
+/** One marker per sequence: bold and dim close alike, so a nested close is found as chalk finds it. */
+function codeIndex(sequence: string): number {
+  const known = CODES.indexOf(sequence);
+  return known >= 0 ? known : CODES.push(sequence) - 1;
+}
+
+function style(name: 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'): (text: string) => string {
+  const [open = '', close = ''] = chalk[name]('\u0000').split('\u0000');
+  const openMarker = marker(codeIndex(open));
+  const closeMarker = marker(codeIndex(close));
   // As chalk does: a nested style that closes the same attribute re-opens the outer one.
   return (text) => `${openMarker}${text.split(closeMarker).join(closeMarker + openMarker)}${closeMarker}`;
 }
 
 /** The painter every layer uses for ctl's own styling; Io.render decides what it becomes. */
 export const paint: Paint = {
-  bold: style(1, 22),
-  dim: style(2, 22),
-  red: style(31, 39),
-  green: style(32, 39),
-  yellow: style(33, 39),
-  cyan: style(36, 39),
+  bold: style('bold'),
+  dim: style('dim'),
+  red: style('red'),
+  green: style('green'),
+  yellow: style('yellow'),
+  cyan: style('cyan'),
 };
 
 /** No styling at all (plain output, tests). */
@@ -62,7 +74,7 @@ export function renderStyled(text: string, color: boolean): string {
   MARKER.lastIndex = 0;
   for (let match = MARKER.exec(text); match; match = MARKER.exec(text)) {
     out += terminalText(text.slice(last, match.index));
-    if (color) out += `\u001b[${match[1]}m`;
+    if (color) out += CODES[Number(match[1])] ?? '';
     last = match.index + match[0].length;
   }
   return out + terminalText(text.slice(last));
