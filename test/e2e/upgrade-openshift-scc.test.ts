@@ -1,8 +1,6 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import {
@@ -57,14 +55,19 @@ async function failedCreates(sim: UpgradeSim): Promise<string> {
   return sim.kubectl(['get', 'events', '--field-selector', 'reason=FailedCreate', '-o', 'name']);
 }
 
-/** When the simulated operator recorded the end of the roll (events.jsonl, second precision). */
-function upgradeCompletedAt(sim: UpgradeSim): number {
-  const lines = readFileSync(path.join(sim.cluster.dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
-  const completed = lines
-    .map((l) => JSON.parse(l) as { ts: string; reason: string })
-    .find((e) => e.reason === 'UpgradeCompleted');
-  assert.ok(completed, 'the operator recorded UpgradeCompleted');
-  return Date.parse(completed.ts);
+/**
+ * When the simulated operator said the roll was over: its log line "Upgrade completed", read as
+ * a person would, with kubectl logs (zap JSON lines, `ts` in epoch seconds).
+ */
+async function upgradeCompletedAt(sim: UpgradeSim): Promise<number> {
+  const log = await sim.kubectl(['logs', 'deploy/redis-enterprise-operator']);
+  const completed = log
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { ts: number; msg?: string })
+    .find((line) => line.msg === 'Upgrade completed');
+  assert.ok(completed, `the operator logged "Upgrade completed":\n${log}`);
+  return completed.ts * 1000;
 }
 
 function sccDeletes(sim: UpgradeSim) {
@@ -92,7 +95,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
       const deletes = sccDeletes(sim);
       assert.equal(deletes.length, 1, describeEntries(changes(sim)));
       assert.ok(
-        Date.parse(deletes[0]!.ts) >= upgradeCompletedAt(sim),
+        Date.parse(deletes[0]!.ts) >= (await upgradeCompletedAt(sim)),
         `deleted at ${deletes[0]!.ts}, before the roll ended`,
       );
       const events = parseEvents(result.stdout);
@@ -195,7 +198,10 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
         ['DELETE', 'PATCH', 'DELETE'],
         describeEntries(scc),
       );
-      assert.ok(Date.parse(scc[2]!.ts) >= upgradeCompletedAt(sim), 'the last delete came after the roll');
+      assert.ok(
+        Date.parse(scc[2]!.ts) >= (await upgradeCompletedAt(sim)),
+        'the last delete came after the roll',
+      );
       assert.ok(!(await sccNames(sim)).includes(SCC));
       assert.equal(await failedCreates(sim), '');
     });
