@@ -173,10 +173,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       namespace: session.namespace,
       cluster: snapshot.cluster.name,
     };
-    const { newState, firstUnfinishedStep } = await import('../run/state.js');
+    const { newState, firstUnfinishedStep, defaultStatePath } = await import('../run/state.js');
     const { STEPS } = await import('../steps/index.js');
     const stepIds = STEPS.map((s) => s.id);
-    const store = await openStateStore(input, session, identity);
+    // The local state file: --state, else the default path. A ConfigMap store keeps the state in
+    // the cluster, and the backups still go to this file's folder.
+    const localStatePath = input.statePath ?? defaultStatePath(identity, input.env);
+    const store = await openStateStore(input, session, identity, localStatePath);
     record.state = { store: store.kind, location: store.location };
     const statePath = store.location;
     const lock = input.dryRun ? undefined : await store.lock('upgrade run');
@@ -220,10 +223,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       if (!input.dryRun) await confirm(input, plan);
       const deps = await buildDeps(input, session, { snapshot, plan, target }, runSignal);
       // Backups go beside the local state (for a ConfigMap store: the default local state folder).
-      const { defaultStatePath } = await import('../run/state.js');
-      deps.settings.backupDir = dirname(
-        input.stateStore === 'configmap' ? defaultStatePath(identity, input.env) : statePath,
-      );
+      deps.settings.backupDir = dirname(localStatePath);
       reporter = await createRunReporter(input);
       const { runSteps } = await import('../run/runner.js');
       const { renderSummaryText } = await import('../run/summary.js');
@@ -281,6 +281,7 @@ async function openStateStore(
   input: RunCommandInput,
   session: UpgradeSession,
   identity: { context: string; namespace: string; cluster: string },
+  localStatePath: string,
 ): Promise<StateStore> {
   if (input.stateStore === 'configmap') {
     const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
@@ -292,9 +293,8 @@ async function openStateStore(
       warn: (message) => input.io.warn(message),
     });
   }
-  const { defaultStatePath } = await import('../run/state.js');
   const { FileStateStore } = await import('../run/state-store.js');
-  return new FileStateStore(input.statePath ?? defaultStatePath(identity, input.env));
+  return new FileStateStore(localStatePath);
 }
 
 function startOverAdvice(store: StateStore): string {
