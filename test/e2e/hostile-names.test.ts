@@ -8,13 +8,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hasUnsafeChar } from '../../src/io/safe-text.js';
 import { HOSTILE_NAMES } from '../reliability/hostile-server.js';
-import { ctlBin, ctlEnv } from '../helpers/run-ctl.js';
+import { runCtl } from '../helpers/run-ctl.js';
 import { assertExit, startUpgradeSim, TARGET, type UpgradeSim } from './upgrade-support.js';
 
 /** ctl's own colour codes: the only escape sequences it may write. */
@@ -129,27 +129,14 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
   it('a FIFO as --state: exit 2 within a second, naming the problem', async () => {
     const fifo = path.join(sim.sandbox.dir, 'state-pipe');
     execFileSync('mkfifo', [fifo]);
-    const started = Date.now();
-    const child = spawn(process.execPath, [ctlBin, 'upgrade', 'status', '--state', fifo], {
+    const result = await runCtl(['upgrade', 'status', '--state', fifo], {
       cwd: sim.sandbox.dir,
-      env: ctlEnv(sim.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: sim.env,
+      timeoutMs: 5000,
     });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error('ctl upgrade status --state <FIFO> did not exit within 5 s'));
-      }, 5000);
-      child.on('close', (exit) => {
-        clearTimeout(timer);
-        resolve(exit);
-      });
-    });
-    const elapsed = Date.now() - started;
-    assertExit({ code, signal: null, stdout: '', stderr }, 2, 'status --state <FIFO>');
-    assert.match(stderr, /is a FIFO \(named pipe\), not a regular file/);
+    assertExit(result, 2, 'status --state <FIFO>');
+    assert.match(result.stderr, /is a FIFO \(named pipe\), not a regular file/);
+    const elapsed = result.durationMs;
     assert.ok(elapsed < 1000, `ctl took ${elapsed} ms to refuse the FIFO`);
   });
 });

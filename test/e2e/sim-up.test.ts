@@ -6,14 +6,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Agent, fetch } from 'undici';
-import { ctlBin, runCtl } from '../helpers/run-ctl.js';
+import { runCtl, spawnCtl } from '../helpers/run-ctl.js';
 import { kubectlPath, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
 import { eventually, parseTable, REC_COLUMNS } from './sim-support.js';
 
@@ -55,44 +54,34 @@ interface Ready {
 }
 
 interface SimProcess {
-  child: ChildProcessByStdio<null, Readable, Readable>;
+  child: ChildProcessWithoutNullStreams;
   ready: Ready;
   stdout(): string;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `node bin/ctl.js sim up ...` and resolves once it printed its ready line. */
+/** Starts `ctl sim up ...` (spawnCtl) and resolves once it printed its ready line. */
 async function startSimUp(args: string[], cwd: string): Promise<SimProcess> {
-  const child = spawn(process.execPath, [ctlBin, 'sim', 'up', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
+  // It serves until it is stopped: the spawner's deadline only guards against a test that forgets it.
+  const ctl = spawnCtl(['sim', 'up', ...args], { cwd, env: { HOME: cwd }, timeoutMs: 15 * 60_000 });
+  const exited = ctl.result.then(({ code, signal }) => ({ code, signal }));
   const ready = await new Promise<Ready>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line after 60 s; stderr:\n${stderr}`)), 60_000);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const line = stdout.split('\n').find((candidate) => candidate.startsWith('ready '));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line.slice('ready '.length)) as Ready);
-      }
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line after 60 s; stderr:\n${ctl.stderr()}`)),
+      60_000,
+    );
+    ctl.onLine((line) => {
+      if (!line.startsWith('ready ')) return;
+      clearTimeout(timer);
+      resolve(JSON.parse(line.slice('ready '.length)) as Ready);
     });
     void exited.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`ctl sim up exited ${code} before it was ready; stderr:\n${stderr}`));
+      reject(new Error(`ctl sim up exited ${code} before it was ready; stderr:\n${ctl.stderr()}`));
     });
   });
-  return { child, ready, stdout: () => stdout, stderr: () => stderr, exited };
+  return { child: ctl.child, ready, stdout: ctl.stdout, stderr: ctl.stderr, exited };
 }
 
 /** `export KEY='value'` lines of the env file, as a shell would read them. */

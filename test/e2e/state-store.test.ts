@@ -6,14 +6,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
-import { ctlBin, type CtlResult, ctlEnv, runCtl } from '../helpers/run-ctl.js';
+import { type CtlResult, runCtl, spawnCtl } from '../helpers/run-ctl.js';
 import { changes, describeEntries } from './upgrade-support.js';
 
 const TARGET = '7.8.2-6';
@@ -41,46 +41,27 @@ interface Spawned {
   done: Promise<CtlResult>;
 }
 
-/** The built ctl, like runCtl, but with its pid and its events as they come. */
-function spawnCtl(args: string[], env: Record<string, string | undefined>, cwd: string): Spawned {
-  const child = spawn(process.execPath, [ctlBin, ...args], { cwd, env: ctlEnv(env), stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
+/** The built ctl (spawnCtl), with its NDJSON events as they come. */
+function spawnWithEvents(args: string[], env: Record<string, string | undefined>, cwd: string): Spawned {
+  const ctl = spawnCtl(args, { env, cwd });
   const waiters: { predicate: (event: Event) => boolean; resolve: (event: Event) => void }[] = [];
-  let pending = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    pending += chunk;
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines.filter(Boolean)) {
-      const event = JSON.parse(line) as Event;
-      for (const waiter of [...waiters]) {
-        if (waiter.predicate(event)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve(event);
-        }
+  ctl.onLine((line) => {
+    if (!line) return;
+    const event = JSON.parse(line) as Event;
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(event)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(event);
       }
     }
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  child.stdin.end();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const done = new Promise<CtlResult>((resolve) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
   return {
-    child,
-    done,
+    child: ctl.child,
+    done: ctl.result,
     waitForEvent: (predicate) =>
       Promise.race([
         new Promise<Event>((resolve) => waiters.push({ predicate, resolve })),
-        done.then((result) => {
+        ctl.result.then((result) => {
           throw new Error(`ctl exited ${result.code} before the event\n${result.stderr}`);
         }),
       ]),
@@ -172,7 +153,7 @@ describe('--state-store configmap', { concurrency: true }, () => {
     });
 
     test('the first run dies during monitor; the second, sharing no file with it, finishes it', async () => {
-      const first = spawnCtl(
+      const first = spawnWithEvents(
         ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json', '--state-store', 'configmap'],
         sim.env('state-first'),
         sim.dir,
@@ -261,7 +242,10 @@ describe('--state-store configmap', { concurrency: true }, () => {
         '--lease-duration',
         '3s',
       ];
-      const runs = [spawnCtl(args, sim.env('state-a'), sim.dir), spawnCtl(args, sim.env('state-b'), sim.dir)];
+      const runs = [
+        spawnWithEvents(args, sim.env('state-a'), sim.dir),
+        spawnWithEvents(args, sim.env('state-b'), sim.dir),
+      ];
       const renewals = new Set<string>();
       const watcher = setInterval(() => {
         const spec = sim.lease()?.spec;

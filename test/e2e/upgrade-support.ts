@@ -9,13 +9,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type AuditEntry } from '../../src/sim/audit.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
-import { ctlBin, type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { type CtlProcess, type CtlResult, runCtl, spawnCtl } from '../helpers/run-ctl.js';
 import { helmPath, kubectlPath, makeToolSandbox, runTool, type ToolSandbox } from '../helpers/tools.js';
 
 export const TARGET = '7.8.2-6';
@@ -286,42 +286,24 @@ export async function assertUpgraded(
 export class RunningCtl {
   readonly child: ChildProcessWithoutNullStreams;
   readonly result: Promise<CtlResult>;
-  stdout = '';
-  stderr = '';
+  readonly #ctl: CtlProcess;
   readonly #watchers: { test: (event: RunEvent) => boolean; resolve: (event: RunEvent) => void }[] = [];
   readonly events: RunEvent[] = [];
 
   constructor(args: string[], env: Record<string, string>, cwd: string) {
-    this.child = spawn(process.execPath, [ctlBin, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stdin.on('error', () => {});
-    this.child.stdin.end();
-    let partial = '';
-    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stdout += chunk;
-      partial += chunk;
-      let newline: number;
-      while ((newline = partial.indexOf('\n')) >= 0) {
-        const line = partial.slice(0, newline);
-        partial = partial.slice(newline + 1);
-        this.#onLine(line);
-      }
-    });
-    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    // A safety net only: a test that forgets its child must not hang the suite.
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 120_000);
-    this.result = new Promise((resolve, reject) => {
-      this.child.on('error', reject);
-      this.child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal, stdout: this.stdout, stderr: this.stderr });
-      });
-    });
+    const ctl = spawnCtl(args, { env, cwd, timeoutMs: 120_000 });
+    this.child = ctl.child;
+    this.#ctl = ctl;
+    ctl.onLine((line) => this.#onLine(line));
+    this.result = ctl.result;
+  }
+
+  get stdout(): string {
+    return this.#ctl.stdout();
+  }
+
+  get stderr(): string {
+    return this.#ctl.stderr();
   }
 
   #onLine(line: string): void {

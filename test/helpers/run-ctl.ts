@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root (dist/test/helpers -> three levels up). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -21,6 +21,7 @@ export interface CtlResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  durationMs: number;
 }
 
 /**
@@ -40,37 +41,68 @@ export function ctlEnv(overrides: Record<string, string | undefined> = {}): Reco
   return env;
 }
 
+export interface SpawnCtlOptions extends RunCtlOptions {
+  /** A module loaded with `node --import` before ctl (test/reliability/crash-preload.ts). */
+  preload?: string;
+}
+
+/** A running ctl: its process, its output so far, its lines as they come, and how it ended. */
+export interface CtlProcess {
+  child: ChildProcessWithoutNullStreams;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** Calls `listener` with every complete stdout line (NDJSON events with `-o json`). */
+  onLine(listener: (line: string) => void): void;
+  result: Promise<CtlResult>;
+}
+
 /**
- * Runs the BUILT ctl (`node bin/ctl.js ...`, which imports the bundle in dist/bundle/) as a user
- * would, in the environment of ctlEnv.
+ * Starts the BUILT ctl (`node bin/ctl.js ...`, which imports the bundle in dist/bundle/) as a
+ * user would, in the environment of ctlEnv: the one way every test starts ctl. Past `timeoutMs`
+ * it is killed and the result says so; should a process ctl started still hold its stdout or
+ * stderr open, 'close' would never come, so the streams are dropped 5 s later.
  */
-export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<CtlResult> {
-  const env = ctlEnv(options.env);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [ctlBin, ...args], {
-      cwd: options.cwd ?? repoRoot,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timeoutMs = options.timeoutMs ?? 60_000;
+export function spawnCtl(args: string[], options: SpawnCtlOptions = {}): CtlProcess {
+  const nodeArgs = options.preload ? ['--import', pathToFileURL(options.preload).href] : [];
+  const started = Date.now();
+  const child = spawn(process.execPath, [...nodeArgs, ctlBin, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: ctlEnv(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  const listeners: ((line: string) => void)[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    partial += chunk;
+    let newline: number;
+    while ((newline = partial.indexOf('\n')) >= 0) {
+      const line = partial.slice(0, newline);
+      partial = partial.slice(newline + 1);
+      for (const listener of listeners) listener(line);
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const result = new Promise<CtlResult>((resolvePromise, reject) => {
     let forced: NodeJS.Timeout | undefined;
-    // Past its time ctl is killed, and the result says so. Should a process ctl started still hold
-    // its stdout or stderr open, 'close' would never come: the streams are dropped 5 s later.
+    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+      clearTimeout(timer);
+      clearTimeout(forced);
+      resolvePromise({ code, signal, stdout, stderr, durationMs: Date.now() - started });
+    };
     const timer = setTimeout(() => {
-      stderr += `\n[runCtl] ctl ${args.join(' ')} did not end within ${timeoutMs} ms: killed\n`;
+      stderr += `\n[spawnCtl] ctl ${args.join(' ')} did not end within ${timeoutMs} ms: killed\n`;
       child.kill('SIGKILL');
       forced = setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
-        resolvePromise({ code: child.exitCode, signal: child.signalCode ?? 'SIGKILL', stdout, stderr });
+        finish(child.exitCode, child.signalCode ?? 'SIGKILL');
       }, 5_000);
     }, timeoutMs);
     child.on('error', (error) => {
@@ -78,13 +110,22 @@ export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<Ctl
       clearTimeout(forced);
       reject(error);
     });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      clearTimeout(forced);
-      resolvePromise({ code, signal, stdout, stderr });
-    });
-    // A child that exits before reading stdin must not crash the test with EPIPE.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.stdin ?? '');
+    child.on('close', finish);
   });
+  // A child that exits before reading stdin must not crash the test with EPIPE.
+  child.stdin.on('error', () => {});
+  child.stdin.end(options.stdin ?? '');
+  return {
+    child,
+    pid: child.pid ?? -1,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    onLine: (listener) => listeners.push(listener),
+    result,
+  };
+}
+
+/** Runs the built ctl to its end (spawnCtl). */
+export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<CtlResult> {
+  return spawnCtl(args, options).result;
 }

@@ -5,7 +5,6 @@
  * form; `npm test` runs the short one.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -19,14 +18,19 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { dialectFields } from '../../src/release/dialect.js';
 import type { KubeObject } from '../../src/sim/kube/types.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { stateSchema } from '../../src/run/state.js';
-import { ctlBin, ctlEnv, repoRoot } from '../helpers/run-ctl.js';
+import {
+  type CtlProcess,
+  type CtlResult,
+  repoRoot,
+  type SpawnCtlOptions as SpawnOptions,
+  spawnCtl,
+} from '../helpers/run-ctl.js';
 import { helmPath } from '../helpers/tools.js';
 
 export const LONG = process.env.CTL_RELIABILITY === 'long';
@@ -154,72 +158,8 @@ function valueAt(object: unknown, at: readonly string[]): unknown {
   return value;
 }
 
-export interface CtlResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
-}
-
-export interface CtlProcess {
-  child: ChildProcess;
-  pid: number;
-  /** Output so far. */
-  stdout(): string;
-  stderr(): string;
-  result: Promise<CtlResult>;
-}
-
-export interface SpawnOptions {
-  env?: Record<string, string | undefined>;
-  cwd?: string;
-  stdin?: string;
-  /** A module loaded with `node --import` before ctl (see crash-preload.ts). */
-  preload?: string;
-  /** The child is SIGKILLed after this long (a hang fails the trial instead of the suite). */
-  timeoutMs?: number;
-}
-
-/** Spawns the built ctl (`node bin/ctl.js`) with a minimal environment, as a user would run it. */
-export function spawnCtl(args: string[], options: SpawnOptions = {}): CtlProcess {
-  const env = ctlEnv(options.env);
-  const nodeArgs = options.preload ? ['--import', pathToFileURL(options.preload).href] : [];
-  const started = Date.now();
-  const child = spawn(process.execPath, [...nodeArgs, ctlBin, ...args], {
-    cwd: options.cwd ?? repoRoot,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  child.stdin?.on('error', () => {});
-  child.stdin?.end(options.stdin ?? '');
-  const result = new Promise<CtlResult>((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, durationMs: Date.now() - started });
-    });
-  });
-  return {
-    child,
-    pid: child.pid ?? -1,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    result,
-  };
-}
+export type { CtlProcess, CtlResult, SpawnOptions };
+export { spawnCtl };
 
 /** ctl against a bed: its env and folder, plus `extra` env. */
 export function spawnOnBed(bed: Bed, args: string[], options: Omit<SpawnOptions, 'cwd'> = {}): CtlProcess {
