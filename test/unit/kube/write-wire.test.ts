@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestIo } from '../../../src/io/test-io.js';
+import { OperationError } from '../../../src/errors.js';
 import {
+  deleteIfExists,
   listObjects,
   mergePatch,
   readObject,
@@ -238,6 +240,45 @@ describe('kube writers on the wire (API emulator)', () => {
     await serverSideApply(emulator.kube, [rec], { dryRun: false, io: io() });
     const [live] = await listObjects(emulator.kube, rec.apiVersion, rec.kind, 'redis');
     assertHolds(live?.spec, rec.spec);
+  });
+
+  it('reads, lists, deletes and maps errors as before: context namespace, unserved kinds, 409', async () => {
+    const kube = emulator.kube;
+    // A namespaced object without a namespace is the kubeconfig context's (redis).
+    const web = await readObject(kube, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
+    assert.equal(web?.metadata?.namespace, 'redis');
+    assert.equal(
+      typeof (web?.metadata as Json | undefined)?.creationTimestamp,
+      'string',
+      'plain JSON, no Date',
+    );
+    // A kind or group the server does not serve: nothing, as a missing object.
+    assert.equal(
+      await readObject(kube, { apiVersion: 'example.com/v1', kind: 'Gizmo', name: 'g' }),
+      undefined,
+    );
+    assert.deepEqual(await listObjects(kube, 'security.openshift.io/v1', 'SecurityContextConstraints'), []);
+    // Cluster-wide when no namespace is given.
+    const crds = await listObjects(kube, CRD_API, 'CustomResourceDefinition');
+    assert.ok(crds.some((c) => c.metadata?.name === 'widgets.example.com'));
+    // A stale resourceVersion: 409, exit 1 with the hint.
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'redis' };
+    await assert.rejects(
+      mergePatch(
+        kube,
+        ref,
+        { metadata: { resourceVersion: '1' }, spec: { replicas: 2 } },
+        { dryRun: false, io: io() },
+      ),
+      (error: Error) => {
+        assert.ok(error instanceof OperationError);
+        assert.match(error.message, /^cannot patch deployment\/web -n redis: /);
+        assert.match(error.hint ?? '', /Run ctl again/);
+        return true;
+      },
+    );
+    assert.equal(await deleteIfExists(kube, ref, { dryRun: false, io: io() }), true);
+    assert.equal(await deleteIfExists(kube, ref, { dryRun: false, io: io() }), false);
   });
 
   it("client-node's KubernetesObjectApi drops these keys (why ctl sends the JSON itself)", async () => {
