@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
+import { createObjectClient, type ObjectClient } from './objects.js';
 
 export type ClientNode = typeof import('@kubernetes/client-node');
 
@@ -193,6 +194,8 @@ export interface KubeClients {
   authorization: k8s.AuthorizationV1Api;
   apis: k8s.ApisApi;
   version: k8s.VersionApi;
+  /** Any kind, as plain JSON both ways (objects.ts): what src/kube/write.ts reads and writes with. */
+  objects: ObjectClient;
 }
 
 export async function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeClients> {
@@ -211,6 +214,8 @@ export async function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeC
     authorization: config.makeApiClient(mod.AuthorizationV1Api),
     apis: config.makeApiClient(mod.ApisApi),
     version: config.makeApiClient(mod.VersionApi),
+    // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
+    objects: createObjectClient(config, loaded.namespace ?? 'default'),
   };
 }
 

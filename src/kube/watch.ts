@@ -9,23 +9,12 @@
  * limit and a no-progress (stall) limit, both TimeoutError (exit 6).
  */
 
-import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { TimeoutError } from '../errors.js';
 import { importClientNode, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
+import { KubeRequestError, kubeRequest } from './request.js';
 
-/** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
-export class KubeRequestError extends Error {
-  readonly code: number | undefined;
-  readonly body: string;
-  constructor(message: string, code: number | undefined, body = '') {
-    super(message);
-    this.name = 'KubeRequestError';
-    this.code = code;
-    this.body = body;
-  }
-}
+export { KubeRequestError } from './request.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -257,65 +246,9 @@ export async function listCollection<T>(
   query: Record<string, string>,
   signal: AbortSignal,
 ): Promise<ListResult<T>> {
-  const body = await getJson(kube, path, query, signal);
-  const list = body as { items?: T[]; metadata?: { resourceVersion?: string } };
+  const body = await kubeRequest(kube.config, { method: 'GET', path, query, signal });
+  const list = (body ?? {}) as { items?: T[]; metadata?: { resourceVersion?: string } };
   return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '0' };
-}
-
-async function getJson(
-  kube: KubeClients,
-  path: string,
-  query: Record<string, string>,
-  signal: AbortSignal,
-): Promise<unknown> {
-  const cluster = kube.config.getCurrentCluster();
-  if (!cluster) throw new KubeRequestError('no current cluster in the kubeconfig', undefined);
-  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-  const options = (await kube.config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  options.headers?.forEach((value, key) => {
-    headers[key] = value;
-  });
-  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  return new Promise<unknown>((resolve, reject) => {
-    const req = send(
-      url,
-      { method: 'GET', headers, agent: options.agent, signal },
-      (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status >= 300) {
-            let message = `GET ${path}: HTTP ${status}`;
-            try {
-              message = (JSON.parse(text) as { message?: string }).message ?? message;
-            } catch {
-              // not JSON: keep the status line
-            }
-            reject(new KubeRequestError(message, status, text));
-            return;
-          }
-          try {
-            resolve(JSON.parse(text));
-          } catch (error) {
-            reject(
-              new KubeRequestError(
-                `GET ${path}: invalid JSON (${(error as Error).message})`,
-                undefined,
-                text,
-              ),
-            );
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

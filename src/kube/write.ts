@@ -7,25 +7,20 @@
  * server-side apply of whole objects, a delete by name. None is relative, so replaying one
  * after a crash is harmless.
  *
- * They go through client-node's KubernetesObjectApi, which handles any kind generically (one
- * discovery GET per API group version, cached per client). Its `patch` defaults to strategic
- * merge, which custom resources refuse with 415, so every call names its strategy.
+ * They go through `kube.objects` (objects.ts), which handles any kind generically and sends each
+ * body as the JSON text logged with `-vv`, never through client-node's models (those dropped
+ * `x-kubernetes-preserve-unknown-fields` and more from the CRDs ctl applied). Every call names
+ * its patch strategy: custom resources refuse strategic merge with 415.
  */
 
-import type * as k8s from '@kubernetes/client-node';
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { KubeClients } from './client.js';
 import { describeKubeError, isNotFound } from './errors.js';
+import type { ObjectRef } from './objects.js';
 import type { KubeObject } from './reads.js';
 
-/** Which object: enough to build its URL. `namespace` is left out for cluster-scoped kinds. */
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string | undefined;
-}
+export type { ObjectRef } from './objects.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -39,22 +34,15 @@ export interface ApplyOptions extends WriteOptions {
 
 export const FIELD_MANAGER = 'ctl';
 
-const objectApis = new WeakMap<KubeClients, k8s.KubernetesObjectApi>();
-
-/** One KubernetesObjectApi per set of clients, so its discovery cache is shared by the steps. */
-export function objectApi(kube: KubeClients): k8s.KubernetesObjectApi {
-  let api = objectApis.get(kube);
-  if (!api) {
-    api = kube.k8s.KubernetesObjectApi.makeApiClient(kube.config);
-    objectApis.set(kube, api);
-  }
-  return api;
-}
+/** The patch media types (client-node's PatchStrategy values). */
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /** The object as it is now, or undefined when it does not exist. */
 export async function readObject(kube: KubeClients, ref: ObjectRef): Promise<KubeObject | undefined> {
   try {
-    return (await objectApi(kube).read(header(ref))) as unknown as KubeObject;
+    return await kube.objects.read(ref);
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw kubeFailure('read', ref, error);
@@ -69,8 +57,7 @@ export async function listObjects(
   namespace?: string,
 ): Promise<KubeObject[]> {
   try {
-    const list = await objectApi(kube).list(apiVersion, kind, namespace);
-    return (list.items ?? []) as unknown as KubeObject[];
+    return await kube.objects.list(apiVersion, kind, namespace);
   } catch (error) {
     if (isNotFound(error)) return [];
     throw kubeFailure('list', { apiVersion, kind, name: '', namespace }, error);
@@ -87,7 +74,7 @@ export async function mergePatch(
   patch: Record<string, unknown>,
   options: WriteOptions,
 ): Promise<KubeObject | undefined> {
-  return patchWith(kube, ref, patch, options, kube.k8s.PatchStrategy.MergePatch);
+  return patchWith(kube, ref, patch, options, MERGE_PATCH);
 }
 
 /**
@@ -100,7 +87,7 @@ export async function strategicMergePatch(
   patch: Record<string, unknown>,
   options: WriteOptions,
 ): Promise<KubeObject | undefined> {
-  return patchWith(kube, ref, patch, options, kube.k8s.PatchStrategy.StrategicMergePatch);
+  return patchWith(kube, ref, patch, options, STRATEGIC_MERGE_PATCH);
 }
 
 async function patchWith(
@@ -108,7 +95,7 @@ async function patchWith(
   ref: ObjectRef,
   patch: Record<string, unknown>,
   options: WriteOptions,
-  strategy: k8s.PatchStrategy,
+  strategy: string,
 ): Promise<KubeObject | undefined> {
   const body = JSON.stringify(patch);
   if (options.dryRun) {
@@ -117,22 +104,14 @@ async function patchWith(
   }
   options.io.debug(1, `PATCH ${describeRef(ref)} (${strategy})`);
   options.io.debug(2, body);
-  const spec = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: metadataOf(ref, patch) };
   // A patch without a resourceVersion precondition states absolute desired values, so it is
   // safely sent again after a 409 (the object changed under the server's read-modify-write) or a
   // transient server failure; a conditional one only after "not done, try later" answers.
-  const conditional = spec.metadata.resourceVersion !== undefined;
+  const conditional = resourceVersionOf(patch) !== undefined;
   try {
-    return (await retryTransient(conditional ? TRY_LATER : RETRIED_STATUSES, () =>
-      objectApi(kube).patch(
-        spec as k8s.KubernetesObject,
-        undefined,
-        undefined,
-        FIELD_MANAGER,
-        undefined,
-        strategy,
-      ),
-    )) as unknown as KubeObject;
+    return await retryTransient(conditional ? TRY_LATER : RETRIED_STATUSES, () =>
+      kube.objects.patch(ref, body, { contentType: strategy, fieldManager: FIELD_MANAGER }),
+    );
   } catch (error) {
     throw kubeFailure('patch', ref, error);
   }
@@ -177,20 +156,16 @@ export async function serverSideApply(
       continue;
     }
     options.io.debug(1, `APPLY ${describeRef(ref)} (server-side, field manager ${manager})`);
-    options.io.debug(2, JSON.stringify(object));
+    // The body is the object's JSON text, sent as it is: apply-patch+yaml takes JSON (YAML's
+    // subset), and no model in between may drop a field the server should see.
+    const body = JSON.stringify(object);
+    options.io.debug(2, body);
     try {
       // A forced apply of whole objects is absolute: safe to send again.
       const result = await retryTransient(RETRIED_STATUSES, () =>
-        objectApi(kube).patch(
-          object as k8s.KubernetesObject,
-          undefined,
-          undefined,
-          manager,
-          true,
-          kube.k8s.PatchStrategy.ServerSideApply,
-        ),
+        kube.objects.patch(ref, body, { contentType: APPLY_PATCH, fieldManager: manager, force: true }),
       );
-      applied.push(result as unknown as KubeObject);
+      applied.push(result);
     } catch (error) {
       throw kubeFailure('apply', ref, error);
     }
@@ -211,7 +186,7 @@ export async function deleteIfExists(
   }
   options.io.debug(1, `DELETE ${describeRef(ref)}`);
   try {
-    await objectApi(kube).delete(header(ref));
+    await kube.objects.delete(ref);
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
@@ -243,22 +218,11 @@ export function refOf(object: KubeObject): ObjectRef {
   };
 }
 
-function header(ref: ObjectRef): {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string };
-} {
-  return {
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: ref.namespace ? { name: ref.name, namespace: ref.namespace } : { name: ref.name },
-  };
-}
-
-function metadataOf(ref: ObjectRef, patch: Record<string, unknown>): Record<string, unknown> {
-  const given = patch.metadata;
-  const extra = given !== null && typeof given === 'object' ? (given as Record<string, unknown>) : {};
-  return { ...extra, ...header(ref).metadata };
+function resourceVersionOf(patch: Record<string, unknown>): unknown {
+  const metadata = patch.metadata;
+  return metadata !== null && typeof metadata === 'object'
+    ? (metadata as Record<string, unknown>).resourceVersion
+    : undefined;
 }
 
 /** A write or read that failed, as exit 1 with what to do next. */

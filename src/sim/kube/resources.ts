@@ -79,11 +79,21 @@ export interface AccessDenial {
   name?: string;
 }
 
+/** A request body as the emulator received it, before any decoding. */
+export interface ReceivedBody {
+  method: string;
+  path: string;
+  contentType: string;
+  body: Buffer;
+}
+
 export interface ResourceHandlerContext {
   store: KubeStore;
   watches: WatchHub;
   /** SelfSubjectAccessReviews matching one of these are answered allowed: false. */
   accessDenials: AccessDenial[];
+  /** Sees every request body read here, as received (KubeServerOptions.onRequestBody). */
+  onRequestBody?: ((received: ReceivedBody) => void) | undefined;
 }
 
 const DRY_RUN_VALUES = new Set(['All']);
@@ -211,6 +221,9 @@ export async function handleResource(
 
   const type = mediaType(request);
   const raw = await readBody(request);
+  if (raw.length > 0) {
+    context.onRequestBody?.({ method, path: request.url ?? '', contentType: type, body: raw });
+  }
   const fieldManager = query.get('fieldManager') ?? defaultFieldManager(request);
   const warnings: string[] = [];
   const validation = { fieldValidation: fieldValidation(query), warnings };

@@ -26,7 +26,13 @@ import { sendBytes, sendJson, sendStatus } from './http.js';
 import { groupVersionDocument, openApiIndex } from './openapi.js';
 import { encodeSwaggerProtobuf, OPENAPI_V2_PROTOBUF, swaggerDocument } from './openapi-v2.js';
 import { ResourceRegistry } from './registry.js';
-import { type AccessDenial, handleResource, isResourcePath, parseResourcePath } from './resources.js';
+import {
+  type AccessDenial,
+  handleResource,
+  isResourcePath,
+  parseResourcePath,
+  type ReceivedBody,
+} from './resources.js';
 import { KubeApiError, pathNotFound, unauthorized } from './status.js';
 import { KubeStore } from './store.js';
 import { WatchHub } from './watch.js';
@@ -56,6 +62,8 @@ export interface KubeServerOptions {
   bookmarkIntervalMs?: number;
   /** Injected faults (409 on a patch, 410 on a watch, delays ...): see ./faults.ts. */
   faults?: KubeFaultRule[];
+  /** Sees every request body of a resource request, as received (tests judge what clients send). */
+  onRequestBody?: (received: ReceivedBody) => void;
 }
 
 export interface KubeServer {
@@ -183,7 +191,13 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     if (isResourcePath(path)) {
       const parsed = parseResourcePath(registry, path);
       if (!parsed) throw pathNotFound();
-      await handleResource({ store, watches, accessDenials }, parsed, request, response, url.searchParams);
+      await handleResource(
+        { store, watches, accessDenials, onRequestBody: options.onRequestBody },
+        parsed,
+        request,
+        response,
+        url.searchParams,
+      );
       return;
     }
     throw pathNotFound();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createKubeClients, type KubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { AuditLog } from '../../../src/sim/audit.js';
 import { writeKubeconfig } from '../../../src/sim/kube/kubeconfig.js';
+import type { ReceivedBody } from '../../../src/sim/kube/resources.js';
 import { type KubeServer, startKubeServer } from '../../../src/sim/kube/server.js';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { type CertificateAuthority, createCertificateAuthority } from '../../../src/sim/tls.js';
@@ -24,6 +25,8 @@ export interface Emulator {
   get(apiVersion: string, kind: string, name: string): KubeObject | undefined;
   /** Mutating requests (kube) seen so far. */
   writes(): string[];
+  /** Every request body the emulator received so far, as received. */
+  received(): ReceivedBody[];
   close(): Promise<void>;
 }
 
@@ -31,7 +34,9 @@ export interface Emulator {
 export async function startEmulator(options: { controllers?: boolean } = {}): Promise<Emulator> {
   sharedCa ??= createCertificateAuthority();
   const audit = new AuditLog();
+  const received: ReceivedBody[] = [];
   const server = await startKubeServer({
+    onRequestBody: (body) => received.push(body),
     ca: await sharedCa,
     token: TOKEN,
     audit,
@@ -70,6 +75,7 @@ export async function startEmulator(options: { controllers?: boolean } = {}): Pr
         status ? { subresource: 'status' } : {},
       ).object,
     get: (apiVersion, kind, name) => store.get(store.resolve(apiVersion, kind), namespace, name),
+    received: () => [...received],
     writes: () =>
       audit.entries.filter((entry) => entry.mutating).map((entry) => `${entry.method} ${entry.path}`),
     close: async () => {

@@ -1,6 +1,6 @@
 /**
- * Fakes for the step tests: an in-memory object store behind the KubernetesObjectApi surface
- * that src/kube/write.ts uses (read, list, patch by strategy, delete), a scripted helm, a wait
+ * Fakes for the step tests: an in-memory object store behind the ObjectClient surface that
+ * src/kube/write.ts uses (read, list, patch by strategy, delete), a scripted helm, a wait
  * that evaluates the check after each simulated controller tick, and a step context that
  * records intents, progress and warnings in one ordered log together with every write.
  */
@@ -9,6 +9,7 @@ import { TimeoutError } from '../../../src/errors.js';
 import type { Helm, HelmResult } from '../../../src/exec/helm.js';
 import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
 import type { KubeClients } from '../../../src/kube/client.js';
+import type { ObjectClient, ObjectRef, PatchOptions } from '../../../src/kube/objects.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import type { WaitOptions } from '../../../src/kube/watch.js';
 import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
@@ -155,24 +156,16 @@ export class FakeCluster {
     return undefined;
   }
 
-  #api() {
-    const header = (spec: KubeObject) => ({
-      apiVersion: spec.apiVersion ?? '',
-      kind: spec.kind ?? '',
-      name: spec.metadata?.name ?? '',
-      namespace: spec.metadata?.namespace,
-    });
-    const describe = (h: ReturnType<typeof header>) =>
-      `${h.kind}/${h.name}${h.namespace ? ` -n ${h.namespace}` : ''}`;
+  #api(): ObjectClient {
+    const describe = (h: ObjectRef) => `${h.kind}/${h.name}${h.namespace ? ` -n ${h.namespace}` : ''}`;
     return {
-      read: async (spec: KubeObject) => {
-        const h = header(spec);
-        const found = this.get(h.apiVersion, h.kind, h.name, h.namespace);
-        if (!found) throw apiError(404, 'NotFound', `${describe(h)} not found`);
+      read: async (ref) => {
+        const found = this.get(ref.apiVersion, ref.kind, ref.name, ref.namespace);
+        if (!found) throw apiError(404, 'NotFound', `${describe(ref)} not found`);
         return found;
       },
-      list: async (apiVersion: string, kind: string, namespace?: string) => ({
-        items: [...this.objects.values()]
+      list: async (apiVersion, kind, namespace) =>
+        [...this.objects.values()]
           .filter(
             (o) =>
               o.apiVersion === apiVersion &&
@@ -180,16 +173,10 @@ export class FakeCluster {
               (namespace === undefined || o.metadata?.namespace === namespace),
           )
           .map(clone),
-      }),
-      patch: async (
-        spec: KubeObject,
-        _pretty: unknown,
-        _dryRun: unknown,
-        fieldManager: string | undefined,
-        force: boolean | undefined,
-        strategy: string,
-      ) => {
-        const h = header(spec);
+      patch: async (h: ObjectRef, text: string, options: PatchOptions) => {
+        // The body as the server would parse it: JSON text, exactly what was sent.
+        const spec = JSON.parse(text) as KubeObject;
+        const { fieldManager, force, contentType: strategy } = options;
         const key = FakeCluster.key(h.apiVersion, h.kind, h.namespace, h.name);
         const live = this.objects.get(key);
         const kindOf =
@@ -236,13 +223,11 @@ export class FakeCluster {
         this.onTick(this);
         return clone(stored);
       },
-      delete: async (spec: KubeObject) => {
-        const h = header(spec);
+      delete: async (h) => {
         const key = FakeCluster.key(h.apiVersion, h.kind, h.namespace, h.name);
         this.log.push({ type: 'write', text: `delete ${describe(h)}` });
         if (!this.objects.delete(key)) throw apiError(404, 'NotFound', `${describe(h)} not found`);
         this.onTick(this);
-        return { kind: 'Status', status: 'Success' };
       },
     };
   }
@@ -256,9 +241,9 @@ export class FakeCluster {
   }
 
   clients(): KubeClients {
-    const api = this.#api();
     return {
-      k8s: { PatchStrategy: PATCH, KubernetesObjectApi: { makeApiClient: () => api } },
+      k8s: { PatchStrategy: PATCH },
+      objects: this.#api(),
       config: {},
       contextName: 'fake',
       namespace: 'redis',

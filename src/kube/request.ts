@@ -1,0 +1,101 @@
+/**
+ * One Kubernetes API request with a JSON body, sent and answered as plain JSON text.
+ *
+ * The kubeconfig's credentials and TLS settings come from client-node itself
+ * (`KubeConfig.applyToFetchOptions`: bearer token, token file, exec or OIDC plugin, client
+ * certificate, CA, tls-server-name, proxy), so a request here is authenticated exactly as a
+ * typed client-node call. What client-node does NOT do here is (de)serialize the body through
+ * its generated models: those drop every key whose JSON name differs from the model attribute
+ * (`x-kubernetes-preserve-unknown-fields`, `enum`, `default`, `$ref` of a CRD schema) and every
+ * field the model does not know (reliability.md, "Found and fixed").
+ */
+
+import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type * as k8s from '@kubernetes/client-node';
+
+/** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
+export class KubeRequestError extends Error {
+  readonly code: number | undefined;
+  readonly body: string;
+  constructor(message: string, code: number | undefined, body = '') {
+    super(message);
+    this.name = 'KubeRequestError';
+    this.code = code;
+    this.body = body;
+  }
+}
+
+export interface KubeRequest {
+  method: 'GET' | 'PATCH' | 'DELETE';
+  /** An API path, e.g. `/apis/apps/v1/namespaces/redis/deployments/operator`. */
+  path: string;
+  query?: Record<string, string>;
+  /** The body's media type; required with a body. */
+  contentType?: string;
+  /** The body exactly as sent: JSON text, never re-serialized. */
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends the request; resolves with the parsed JSON answer of a 2xx (undefined for an empty one),
+ * rejects with a KubeRequestError carrying the status and the answer's text otherwise, or with
+ * the transport's own error (refused, reset, TLS) when there is no answer at all.
+ */
+export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest): Promise<unknown> {
+  const cluster = config.getCurrentCluster();
+  if (!cluster) throw new KubeRequestError('no current cluster in the kubeconfig', undefined);
+  const url = new URL(cluster.server.replace(/\/+$/, '') + request.path);
+  for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
+  const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  options.headers?.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+  if (body) {
+    headers['Content-Type'] = request.contentType ?? 'application/json';
+    headers['Content-Length'] = String(body.length);
+  }
+  const what = `${request.method} ${request.path}`;
+  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise<unknown>((resolve, reject) => {
+    const req = send(
+      url,
+      { method: request.method, headers, agent: options.agent, signal: request.signal },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            let message = `${what}: HTTP ${status}`;
+            try {
+              message = (JSON.parse(text) as { message?: string }).message ?? message;
+            } catch {
+              // not JSON: keep the status line
+            }
+            reject(new KubeRequestError(message, status, text));
+            return;
+          }
+          if (text.trim() === '') {
+            resolve(undefined);
+            return;
+          }
+          try {
+            resolve(JSON.parse(text));
+          } catch (error) {
+            reject(
+              new KubeRequestError(`${what}: invalid JSON (${(error as Error).message})`, undefined, text),
+            );
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
