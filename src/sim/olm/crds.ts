@@ -113,7 +113,12 @@ function definition(
 
 function subscriptionDefinition(): Record<string, unknown> {
   return definition(
-    { kind: SUBSCRIPTION_KIND, plural: 'subscriptions', singular: 'subscription', shortNames: ['sub', 'subs'] },
+    {
+      kind: SUBSCRIPTION_KIND,
+      plural: 'subscriptions',
+      singular: 'subscription',
+      shortNames: ['sub', 'subs'],
+    },
     open(
       {
         channel: str(),
@@ -136,7 +141,12 @@ function subscriptionDefinition(): Record<string, unknown> {
     [
       { name: 'Package', type: 'string', jsonPath: '.spec.name', description: 'The package subscribed to' },
       { name: 'Source', type: 'string', jsonPath: '.spec.source', description: 'The catalog source' },
-      { name: 'Channel', type: 'string', jsonPath: '.spec.channel', description: 'The channel subscribed to' },
+      {
+        name: 'Channel',
+        type: 'string',
+        jsonPath: '.spec.channel',
+        description: 'The channel subscribed to',
+      },
     ],
   );
 }
@@ -190,7 +200,12 @@ function csvDefinition(): Record<string, unknown> {
     [
       { name: 'Display', type: 'string', jsonPath: '.spec.displayName', description: 'The name of the CSV' },
       { name: 'Version', type: 'string', jsonPath: '.spec.version', description: 'The version of the CSV' },
-      { name: 'Replaces', type: 'string', jsonPath: '.spec.replaces', description: 'The name of a CSV that this one replaces' },
+      {
+        name: 'Replaces',
+        type: 'string',
+        jsonPath: '.spec.replaces',
+        description: 'The name of a CSV that this one replaces',
+      },
       { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
     ],
   );

@@ -40,7 +40,11 @@ export function specHash(spec: unknown): string {
 }
 
 /** The operator Deployment's spec as the CSV of `version` installs it (the bundle's Deployment). */
-export function csvDeploymentSpec(version: string, dialect: SimDialect, platform: Platform): Record<string, unknown> {
+export function csvDeploymentSpec(
+  version: string,
+  dialect: SimDialect,
+  platform: Platform,
+): Record<string, unknown> {
   const deployment = bundleObjects(version, dialect, platform).find((object) => object.kind === 'Deployment');
   return structuredClone((deployment?.spec as Record<string, unknown> | undefined) ?? {});
 }

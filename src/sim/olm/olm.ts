@@ -75,14 +75,26 @@ function write(kube: KubeAccess, object: KubeObject): KubeObject {
 
 function writeStatus(kube: KubeAccess, object: KubeObject, status: Record<string, unknown>): KubeObject {
   const rt = kube.store.resolve(object.apiVersion ?? '', object.kind ?? '');
-  return kube.store.patch(rt, object.metadata.namespace, object.metadata.name ?? '', 'merge', { status }, {
-    fieldManager: OLM_FIELD_MANAGER,
-    subresource: 'status',
-  }).object;
+  return kube.store.patch(
+    rt,
+    object.metadata.namespace,
+    object.metadata.name ?? '',
+    'merge',
+    { status },
+    {
+      fieldManager: OLM_FIELD_MANAGER,
+      subresource: 'status',
+    },
+  ).object;
 }
 
 /** The operator Deployment taken over by `csv`: OLM's labels, owner reference and spec hash. */
-function adopt(kube: KubeAccess, deployment: KubeObject, csv: KubeObject, spec?: Record<string, unknown>): KubeObject {
+function adopt(
+  kube: KubeAccess,
+  deployment: KubeObject,
+  csv: KubeObject,
+  spec?: Record<string, unknown>,
+): KubeObject {
   const next = structuredClone(deployment);
   if (spec) next.spec = structuredClone(spec);
   const namespace = deployment.metadata.namespace ?? '';
@@ -138,7 +150,12 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario): void {
 
 /** An OLM install's REC names its images by digest (the CSV's relatedImages). */
 function pinDigests(kube: KubeAccess, scenario: Scenario): void {
-  const rec = kube.get('app.redislabs.com/v1', 'RedisEnterpriseCluster', scenario.namespace, scenario.cluster.name);
+  const rec = kube.get(
+    'app.redislabs.com/v1',
+    'RedisEnterpriseCluster',
+    scenario.namespace,
+    scenario.cluster.name,
+  );
   if (!rec) return;
   const path = simDialectFields(scenario.dialect).imageSpecPath;
   const imageSpec = getPath(rec, path);
@@ -266,7 +283,10 @@ export class OlmController {
       }),
     );
     const approved = getPath(plan, ['spec', 'approved']) === true;
-    writeStatus(this.#kube, plan, { phase: approved ? 'Installing' : 'RequiresApproval', catalogSources: [] });
+    writeStatus(this.#kube, plan, {
+      phase: approved ? 'Installing' : 'RequiresApproval',
+      catalogSources: [],
+    });
     this.#subscriptionStatus(sub, {
       currentCSV: headCsv,
       state: 'UpgradePending',
@@ -277,7 +297,12 @@ export class OlmController {
         namespace: plan.metadata.namespace,
         uid: plan.metadata.uid,
       },
-      installplan: { apiVersion: OLM_API_VERSION, kind: INSTALL_PLAN_KIND, name: plan.metadata.name, uuid: plan.metadata.uid },
+      installplan: {
+        apiVersion: OLM_API_VERSION,
+        kind: INSTALL_PLAN_KIND,
+        name: plan.metadata.name,
+        uuid: plan.metadata.uid,
+      },
       conditions: [],
     });
   }
@@ -319,17 +344,31 @@ export class OlmController {
       return;
     }
     const { namespace, dialect, platform } = this.#scenario;
-    const csv = this.#get(CSV_KIND, target) ??
-      this.#kube.create(clusterServiceVersion({ version, namespace, dialect, platform, replaces: installed }));
+    const csv =
+      this.#get(CSV_KIND, target) ??
+      this.#kube.create(
+        clusterServiceVersion({ version, namespace, dialect, platform, replaces: installed }),
+      );
     writeStatus(this.#kube, csv, CSV_STATUS.installing());
     const old = this.#get(CSV_KIND, installed);
     if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
     const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
     const spec = csvDeploymentSpec(version, dialect, platform);
     if (deployment) adopt(this.#kube, deployment, csv, spec);
-    else this.#kube.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: OPERATOR_NAME, namespace }, spec });
+    else
+      this.#kube.create({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: OPERATOR_NAME, namespace },
+        spec,
+      });
     writeStatus(this.#kube, plan, { phase: 'Complete' });
-    this.#subscriptionStatus(sub, { installedCSV: target, currentCSV: target, state: 'AtLatestKnown', conditions: [] });
+    this.#subscriptionStatus(sub, {
+      installedCSV: target,
+      currentCSV: target,
+      state: 'AtLatestKnown',
+      conditions: [],
+    });
   }
 
   /** An Installing CSV whose Deployment is ready is Succeeded; the CSVs it replaced go. */
@@ -377,11 +416,9 @@ function isNewer(candidate: string, current: string | undefined): boolean {
 }
 
 /** Starts OLM for an `installedBy: olm` scenario; `stop()` cancels its pending work. */
-export function startOlm(options: {
-  store: KubeStore;
-  scenario: Scenario;
-  clock?: OperatorClock;
-}): { stop(): Promise<void> } {
+export function startOlm(options: { store: KubeStore; scenario: Scenario; clock?: OperatorClock }): {
+  stop(): Promise<void>;
+} {
   const timers = new Timers(options.clock ?? systemClock, (error) =>
     process.stderr.write(`simulated OLM: ${error instanceof Error ? error.stack : String(error)}\n`),
   );

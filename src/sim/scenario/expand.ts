@@ -197,11 +197,20 @@ function checkOlm(scenario: Scenario, report: Report): void {
   if (operator.installedBy !== 'olm' || !operator.olm) return;
   const { channel, startingCSV } = operator.olm;
   if (!olmChannels().includes(channel))
-    report(['operator', 'olm', 'channel'], `unknown channel "${channel}" (channels: ${olmChannels().join(', ')})`);
+    report(
+      ['operator', 'olm', 'channel'],
+      `unknown channel "${channel}" (channels: ${olmChannels().join(', ')})`,
+    );
   else if (!channelVersions(channel).includes(operator.version))
-    report(['operator', 'olm', 'channel'], `channel "${channel}" does not offer operator ${operator.version}`);
+    report(
+      ['operator', 'olm', 'channel'],
+      `channel "${channel}" does not offer operator ${operator.version}`,
+    );
   if (startingCSV !== csvName(operator.version))
-    report(['operator', 'olm', 'startingCSV'], `expected ${csvName(operator.version)}: the CSV of operator.version`);
+    report(
+      ['operator', 'olm', 'startingCSV'],
+      `expected ${csvName(operator.version)}: the CSV of operator.version`,
+    );
 }
 
 function checkOpenShift(scenario: Scenario, report: Report): void {

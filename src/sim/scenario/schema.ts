@@ -143,7 +143,10 @@ const openshiftSchema = z
 /** The Subscription of an OperatorHub install (operators.coreos.com/v1alpha1). */
 const olmSchema = z.strictObject({
   /** spec.channel: `production` or a release line such as `7.8.6`. */
-  channel: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'expected a channel such as "production" or "7.8.6"').default('production'),
+  channel: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]*$/, 'expected a channel such as "production" or "7.8.6"')
+    .default('production'),
   /** spec.installPlanApproval. */
   approval: z.enum(['Manual', 'Automatic']).default('Manual'),
   /** spec.startingCSV: `redis-enterprise-operator.v<operator.version>`. */
