@@ -18,6 +18,7 @@ import {
   rhel7HopFor,
 } from '../release/catalog.js';
 import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
+import { olmUpgradeCommands } from './olm.js';
 import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
@@ -124,6 +125,7 @@ const CHECKS: Record<CheckId, Check> = {
   'modules-compatible': checkModulesCompatible,
   'auto-upgrade-digest': checkAutoUpgradeDigest,
   'helm-release-healthy': checkHelmRelease,
+  'operator-method': checkOperatorMethod,
   'admission-tls': checkAdmissionTls,
   'api-reachable': checkApiReachable,
   permissions: checkPermissions,
@@ -615,6 +617,7 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
 function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
   const release = snapshot.helmRelease;
   const ns = resolved.helm.namespace;
+  if (resolved.method === 'olm') return pass('the operator is installed by OLM, not helm');
   if (resolved.method === 'bundle') {
     if (release) {
       return warn(
@@ -650,6 +653,48 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
   return fail(
     `helm release ${release.name}: ${status === 'not-found' ? 'no release record found' : `status ${status}`}`,
     `Inspect it: helm status ${release.name} -n ${release.namespace}`,
+  );
+}
+
+// ---- operator-method
+
+/**
+ * OperatorHub installs belong to OLM: it puts back whatever a bundle or helm applies over the
+ * operator Deployment, and upgrades only through the Subscription and its InstallPlan (DOCS
+ * `kubernetes/upgrade/upgrade-olm.md`; redis-facts.md §12). ctl does not drive OLM yet, so an
+ * OLM-owned operator below the target blocks the plan with the OLM commands as the fix.
+ */
+function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcome {
+  const olm = snapshot.olm;
+  if (!olm) {
+    return pass(
+      resolved.method === 'helm'
+        ? 'the operator is upgraded by helm'
+        : 'the operator is upgraded from the release bundle',
+    );
+  }
+  const sub = olm.subscription;
+  const owner = sub
+    ? `Subscription ${sub.name}, channel ${sub.channel ?? '?'}, approval ${sub.approval ?? '?'}, CSV ${olm.csv}`
+    : `CSV ${olm.csv}${olm.readError ? `; the Subscription could not be read: ${olm.readError}` : ''}`;
+  const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+  const commands = olmUpgradeCommands(olm, ns, target.operator)
+    .map((step) => step.command)
+    .join(' && ');
+  if (resolved.method !== 'olm') {
+    return fail(
+      `the operator is installed by OLM (${owner}): OLM puts back any ${resolved.method} change to its Deployment, so --method ${resolved.method} cannot upgrade it`,
+      `Upgrade the operator through OLM (drop --method ${resolved.method}): ${commands}`,
+    );
+  }
+  const current = parseOperatorVersion(resolved.operator.current ?? '');
+  const wanted = parseOperatorVersion(target.operator);
+  if (current && wanted && compareOperatorVersions(current, wanted) >= 0) {
+    return pass(`the operator is installed by OLM (${owner}) and already runs ${resolved.operator.current}`);
+  }
+  return fail(
+    `the operator is installed by OLM (${owner}): only OLM upgrades it, and ctl does not drive OLM yet`,
+    `Upgrade the operator through OLM, then run ctl again for the cluster and the databases: ${commands}`,
   );
 }
 
@@ -704,7 +749,8 @@ export function permissionConditionsFor(
   snapshot: Snapshot,
   resolved: ResolvedUpgrade,
 ): Set<PermissionCondition> {
-  const conditions = new Set<PermissionCondition>(['always', resolved.method]);
+  const conditions = new Set<PermissionCondition>(['always']);
+  if (resolved.method !== 'olm') conditions.add(resolved.method);
   if (snapshot.platform === 'openshift') conditions.add('openshift');
   if (snapshot.webhooks.length > 0 && resolved.method === 'bundle') conditions.add('admission');
   if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');

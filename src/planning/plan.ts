@@ -81,10 +81,51 @@ export interface Plan {
     databases: { name: string; namespace: string; version: string | null }[];
   };
   target: PlanTarget;
+  /**
+   * Set when OLM (OperatorHub) owns the operator (an addition to CLI.md's shape): the CSV that
+   * owns its Deployment and the Subscription that upgrades it.
+   */
+  olm?: PlanOlm | undefined;
   checks: CheckResult[];
   steps: PlanStep[];
   blocked: boolean;
   fingerprint: string;
+}
+
+export interface PlanOlm {
+  installedCSV: string;
+  subscription: {
+    name: string;
+    channel: string | null;
+    approval: string | null;
+    source: string | null;
+    sourceNamespace: string | null;
+    state: string | null;
+  } | null;
+  /** The InstallPlans waiting for approval, with the CSV each would install. */
+  pendingInstallPlans: { name: string; csv: string | null }[];
+}
+
+function planOlm(snapshot: Snapshot): PlanOlm | undefined {
+  const olm = snapshot.olm;
+  if (!olm) return undefined;
+  const sub = olm.subscription;
+  return {
+    installedCSV: sub?.installedCSV ?? olm.csv,
+    subscription: sub
+      ? {
+          name: sub.name,
+          channel: sub.channel ?? null,
+          approval: sub.approval ?? null,
+          source: sub.source ?? null,
+          sourceNamespace: sub.sourceNamespace ?? null,
+          state: sub.state ?? null,
+        }
+      : null,
+    pendingInstallPlans: olm.installPlans
+      .filter((plan) => plan.phase === 'RequiresApproval' && !plan.approved)
+      .map((plan) => ({ name: plan.name, csv: plan.csvs[0] ?? null })),
+  };
 }
 
 /**
@@ -133,6 +174,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
       })),
     },
     target: planTarget,
+    ...(snapshot.olm ? { olm: planOlm(snapshot) } : {}),
     checks,
     steps: steps.map((step) => planStep(step, context)),
     blocked: isBlocked(checks),
@@ -222,6 +264,11 @@ export function planFingerprint(snapshot: Snapshot, target: PlanTarget): string 
       tag: c.image.versionTag,
     },
     operator: o && { uid: o.uid, generation: o.generation, image: o.image },
+    olm: snapshot.olm && {
+      csv: snapshot.olm.csv,
+      channel: snapshot.olm.subscription?.channel,
+      approval: snapshot.olm.subscription?.approval,
+    },
     helm: snapshot.helmRelease && {
       revision: snapshot.helmRelease.revision,
       status: snapshot.helmRelease.status,

@@ -56,6 +56,19 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
     out.push(`  ${name.padEnd(width)}  ${from}  ${arrow}`);
   }
 
+  if (plan.olm) {
+    const sub = plan.olm.subscription;
+    out.push(
+      '',
+      sub
+        ? `  installed by OLM: Subscription ${s(sub.name)} (channel ${s(sub.channel ?? '?')}, approval ${s(sub.approval ?? '?')}, source ${s(sub.source ?? '?')}), installed CSV ${s(plan.olm.installedCSV)}`
+        : `  installed by OLM: CSV ${s(plan.olm.installedCSV)} (no Subscription found)`,
+    );
+    for (const pending of plan.olm.pendingInstallPlans) {
+      out.push(`  InstallPlan ${s(pending.name)} waits for approval (CSV ${s(pending.csv ?? '?')})`);
+    }
+  }
+
   out.push('', p.bold('Checks'));
   const idWidth = Math.max(...plan.checks.map((c) => c.id.length));
   for (const check of plan.checks) {

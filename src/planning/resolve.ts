@@ -25,7 +25,8 @@ import {
   type Release,
 } from '../release/versions.js';
 
-export type Method = 'helm' | 'bundle';
+/** `olm`: OperatorHub owns the operator; only OLM upgrades it (src/planning/olm.ts). */
+export type Method = 'helm' | 'bundle' | 'olm';
 
 /** The release and chart as `helm upgrade` gets them. */
 export interface HelmLocation {
@@ -93,7 +94,13 @@ export function helmReleaseLocation(
 
 export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
   const method: Method =
-    target.method === 'auto' ? (snapshot.operator?.helmRelease ? 'helm' : 'bundle') : target.method;
+    target.method !== 'auto'
+      ? target.method
+      : snapshot.olm
+        ? 'olm'
+        : snapshot.operator?.helmRelease
+          ? 'helm'
+          : 'bundle';
   const targetTag =
     target.clusterVersion ??
     clusterTagFor(target.operator, snapshot.platform, snapshot.cluster?.image.versionTag);

@@ -38,7 +38,7 @@ const savedPlanSchema = z.looseObject({
     operator: z.string(),
     clusterVersion: z.string().nullable(),
     databaseVersion: z.string().nullable(),
-    method: z.enum(['helm', 'bundle']),
+    method: z.enum(['helm', 'bundle', 'olm']),
     selection: selectionSchema,
   }),
   checks: z.array(z.looseObject({ id: z.string(), status: z.string() })),

@@ -37,6 +37,7 @@ import type { StateStoreKind } from './state-store-kind.js';
 import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
+import { type OlmSnapshot, olmOwnerOf, readOlm } from './olm.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -250,6 +251,8 @@ export interface Snapshot {
   requestedCluster?: string | undefined;
   cluster?: ClusterSnapshot | undefined;
   operator?: OperatorSnapshot | undefined;
+  /** Set when OLM (OperatorHub) owns the operator Deployment: its CSV and Subscription (src/planning/olm.ts). */
+  olm?: OlmSnapshot | undefined;
   helmRelease?: HelmReleaseSnapshot | undefined;
   operatorConfig: {
     redbNamespaces?: string | undefined;
@@ -340,7 +343,11 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
 
   const clusterCandidates = clusterObjects.map((o) => o.metadata?.name ?? '').filter(Boolean);
   const clusterObject = pickCluster(clusterObjects, deps.clusterName);
-  const operator = toOperator(findOperatorDeployment(deployments), namespace);
+  const operatorDeployment = findOperatorDeployment(deployments);
+  const operator = toOperator(operatorDeployment, namespace);
+  const olmCsv = olmOwnerOf(operatorDeployment);
+  // Started now, awaited with the last round: only an OLM-owned operator costs these reads.
+  const olmRead = olmCsv && operator ? readOlm(kube, operator.namespace, olmCsv) : Promise.resolve(undefined);
   const platform: Platform =
     apiGroups?.includes('security.openshift.io') || operator?.openshiftBundle ? 'openshift' : 'kubernetes';
   const operatorConfig = toOperatorConfig(configMap);
@@ -419,6 +426,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   ]);
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
+  const olm = await olmRead;
   // Round 4: the management API, once the credentials are known.
   const api = cluster
     ? await readManagementApi(deps.management, cluster, credentials.secret)
@@ -435,6 +443,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     requestedCluster: deps.clusterName,
     cluster,
     operator,
+    olm,
     helmRelease: operator?.helmRelease ? toHelmRelease(operator.helmRelease, helmSecrets) : undefined,
     operatorConfig,
     watchedNamespaces,

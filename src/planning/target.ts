@@ -27,6 +27,7 @@ export const CHECK_IDS = [
   'modules-compatible',
   'auto-upgrade-digest',
   'helm-release-healthy',
+  'operator-method',
   'admission-tls',
   'api-reachable',
   'permissions',

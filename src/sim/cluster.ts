@@ -15,6 +15,7 @@ import { writeKubeconfig } from './kube/kubeconfig.js';
 import { type KubeServer, startKubeServer } from './kube/server.js';
 import type { OperatorEvent } from './operator/events.js';
 import { type RunningOperator, seedCluster, startOperator } from './operator/index.js';
+import { startOlm } from './olm/olm.js';
 import { RestModel } from './rest/model.js';
 import { type RunningRestServer, startRestServer } from './rest/server.js';
 import { type Scenario, withFastTiming } from './scenario.js';
@@ -128,6 +129,10 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
       events: (event: OperatorEvent) => appendFileSync(files.events, `${JSON.stringify(event)}\n`),
     });
     stack.push(() => operator.stop());
+    if (scenario.operator.installedBy === 'olm') {
+      const olm = startOlm({ store: kube.store, scenario });
+      stack.push(() => olm.stop());
+    }
 
     const artifacts = await listening('artifactsPort', options.artifactsPort, () =>
       startArtifactsServer({ dialect: scenario.dialect, port: options.artifactsPort }),

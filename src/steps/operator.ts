@@ -60,6 +60,7 @@ import {
   releaseFile,
 } from '../planning/plan.js';
 import { READ_VERBS, APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
+import { olmUpgradeCommands } from '../planning/olm.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -310,6 +311,12 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
   const { name, namespace } = operatorLocation(snapshot);
   const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace };
 
+  if (method === 'olm') {
+    // Only reached with --ignore-check operator-method: OLM would put back a bundle or helm change.
+    throw new OperationError('the operator is installed by OLM (OperatorHub): ctl does not upgrade it', {
+      hint: 'Upgrade it through its Subscription and InstallPlan (see the operator-method check of `ctl upgrade plan`).',
+    });
+  }
   const before = deploymentState(await readObject(kube, ref));
   if (before && atLeast(before.version, target)) {
     // Never a downgrade; at the target but not ready yet (a resumed run), apply again and wait.
@@ -634,6 +641,13 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   const deployment = snapshot.operator?.deploymentName ?? 'redis-enterprise-operator';
   const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
+  if (resolved.method === 'olm') {
+    // What a person runs: ctl does not drive OLM (the operator-method check blocks the plan).
+    const steps = snapshot.olm ? olmUpgradeCommands(snapshot.olm, ns, target.operator) : [];
+    return {
+      actions: steps.map((step) => action(`By hand, through OLM: ${step.description}`, step.command)),
+    };
+  }
   if (resolved.method === 'helm') {
     const overrides = operatorImageOverrides(
       snapshot.helmRelease?.pinnedOperatorImage ?? {},

@@ -10,6 +10,7 @@ import {
 } from '../artifacts/operator-objects.js';
 import { chartInstallsScc } from '../artifacts/openshift-scc.js';
 import { crdsFor } from '../crds.js';
+import { seedOlmInstall } from '../olm/olm.js';
 import type { KubeStore } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
@@ -74,6 +75,8 @@ export async function seedCluster(
   seedRestModel(rest, scenario);
   seedClusterResources(kube, rest, scenario, now);
   seedDatabases(kube, rest, scenario, now);
+  // OperatorHub: OLM's objects over the bundle's, the CSV owning the operator Deployment.
+  if (scenario.operator.installedBy === 'olm') seedOlmInstall(kube, scenario);
   seedExtraObjects(kube, scenario);
 }
 

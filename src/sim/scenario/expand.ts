@@ -4,6 +4,7 @@
  * Problems are returned, not thrown, so the caller reports them all at once with line numbers.
  */
 
+import { channelVersions, csvName, olmChannels, PRODUCTION_CHANNEL } from '../olm/catalog.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
 export type FieldPath = (string | number)[];
@@ -16,6 +17,8 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   const problems: Problem[] = [];
   const report = (path: FieldPath, message: string) => problems.push({ path, message });
 
+  if (file.operator.olm && file.operator.installedBy !== 'olm')
+    report(['operator', 'olm'], 'only used when operator.installedBy is olm');
   const { generate, ...rest } = file;
   const modules = [...file.modules, ...generatedModules(file)];
   const generated = generatedDatabases(file, modules, report);
@@ -27,7 +30,19 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
 
   const scenario: Scenario = {
     ...rest,
-    operator: { ...file.operator, watchNamespaces, helmRelease: file.operator.helmRelease ?? null },
+    operator: {
+      ...file.operator,
+      watchNamespaces,
+      helmRelease: file.operator.helmRelease ?? null,
+      olm:
+        file.operator.installedBy === 'olm'
+          ? {
+              channel: file.operator.olm?.channel ?? PRODUCTION_CHANNEL,
+              approval: file.operator.olm?.approval ?? 'Manual',
+              startingCSV: file.operator.olm?.startingCSV ?? csvName(file.operator.version),
+            }
+          : null,
+    },
     admission: {
       enabled: file.admission.enabled,
       webhookName: file.admission.webhookName ?? defaultWebhookName(file),
@@ -162,8 +177,9 @@ function checkOperator(scenario: Scenario, report: Report): void {
   const { operator } = scenario;
   if (operator.installedBy === 'helm' && operator.helmRelease === null)
     report(['operator', 'helmRelease'], 'required when operator.installedBy is helm');
-  if (operator.installedBy === 'bundle' && operator.helmRelease !== null)
+  if (operator.installedBy !== 'helm' && operator.helmRelease !== null)
     report(['operator', 'helmRelease'], 'only used when operator.installedBy is helm');
+  checkOlm(scenario, report);
   operator.watchNamespaces.forEach((namespace, i) => {
     if (namespace === scenario.namespace)
       report(
@@ -173,6 +189,28 @@ function checkOperator(scenario: Scenario, report: Report): void {
     else if (operator.watchNamespaces.indexOf(namespace) !== i)
       report(['operator', 'watchNamespaces', i], `"${namespace}" is listed twice`);
   });
+}
+
+/** OperatorHub: a channel of the catalog, the installed release in it, startingCSV naming it. */
+function checkOlm(scenario: Scenario, report: Report): void {
+  const { operator } = scenario;
+  if (operator.installedBy !== 'olm' || !operator.olm) return;
+  const { channel, startingCSV } = operator.olm;
+  if (!olmChannels().includes(channel))
+    report(
+      ['operator', 'olm', 'channel'],
+      `unknown channel "${channel}" (channels: ${olmChannels().join(', ')})`,
+    );
+  else if (!channelVersions(channel).includes(operator.version))
+    report(
+      ['operator', 'olm', 'channel'],
+      `channel "${channel}" does not offer operator ${operator.version}`,
+    );
+  if (startingCSV !== csvName(operator.version))
+    report(
+      ['operator', 'olm', 'startingCSV'],
+      `expected ${csvName(operator.version)}: the CSV of operator.version`,
+    );
 }
 
 function checkOpenShift(scenario: Scenario, report: Report): void {

@@ -140,6 +140,19 @@ const openshiftSchema = z
   })
   .prefault({});
 
+/** The Subscription of an OperatorHub install (operators.coreos.com/v1alpha1). */
+const olmSchema = z.strictObject({
+  /** spec.channel: `production` or a release line such as `7.8.6`. */
+  channel: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]*$/, 'expected a channel such as "production" or "7.8.6"')
+    .default('production'),
+  /** spec.installPlanApproval. */
+  approval: z.enum(['Manual', 'Automatic']).default('Manual'),
+  /** spec.startingCSV: `redis-enterprise-operator.v<operator.version>`. */
+  startingCSV: z.string().min(1).optional(),
+});
+
 const digestHash = () => z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits');
 
 /** An image spec besides the node image (SIMULATOR.md "Scenario keys for real-world situations"). */
@@ -171,7 +184,9 @@ export const scenarioFileSchema = z.strictObject({
     .prefault({}),
   operator: z.strictObject({
     version: versionString(OPERATOR_VERSION, '7.4.6-2'),
-    installedBy: z.enum(['bundle', 'helm']).default('bundle'),
+    installedBy: z.enum(['bundle', 'helm', 'olm']).default('bundle'),
+    /** installedBy: olm (OperatorHub): the Subscription (SIMULATOR.md, docs/simulator.md "OperatorHub"). */
+    olm: olmSchema.optional(),
     helmRelease: kubeName().max(53).optional(),
     watchNamespaces: z.array(kubeName()).default([]),
     /** The values the user gave at install: what `helm get values` shows (installedBy: helm). */
@@ -255,7 +270,11 @@ export interface Scenario extends Omit<
   ScenarioFile,
   'generate' | 'operator' | 'admission' | 'cluster' | 'databases'
 > {
-  operator: Omit<ScenarioFile['operator'], 'helmRelease'> & { helmRelease: string | null };
+  operator: Omit<ScenarioFile['operator'], 'helmRelease' | 'olm'> & {
+    helmRelease: string | null;
+    /** installedBy: olm: the Subscription, every default filled in; otherwise null. */
+    olm: { channel: string; approval: 'Manual' | 'Automatic'; startingCSV: string } | null;
+  };
   admission: { enabled: boolean; webhookName: string };
   cluster: Omit<ScenarioFile['cluster'], 'apiVersion'> & { apiVersion: string };
   databases: ScenarioDatabase[];

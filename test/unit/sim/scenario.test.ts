@@ -42,6 +42,10 @@ const BUILT_INS = [
   'cluster-role-binding',
   'inline-license',
   'modules-upload-disabled',
+  // OperatorHub installs (operator.installedBy: olm)
+  'olm-manual',
+  'olm-automatic',
+  'olm-channel-switch',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
@@ -194,6 +198,7 @@ describe('defaults', () => {
       version: '7.4.6-2',
       installedBy: 'bundle',
       helmRelease: null,
+      olm: null,
       watchNamespaces: [],
       roleRefKind: 'Role',
     });
@@ -323,6 +328,38 @@ describe('broken scenario files', () => {
       'scenarios/broken.yaml: operator: required field is missing',
       'scenarios/broken.yaml: cluster: required field is missing',
     ]);
+  });
+
+  it('fills in an OperatorHub Subscription and checks it against the catalog', () => {
+    const olm = (extra: string) =>
+      MINIMAL.replace('  version: 7.4.6-2', `  version: 7.4.6-2\n  installedBy: olm${extra}`);
+    assert.deepEqual(parseScenario(olm(''), 'olm.yaml').operator.olm, {
+      channel: 'production',
+      approval: 'Manual',
+      startingCSV: 'redis-enterprise-operator.v7.4.6-2',
+    });
+    assert.deepEqual(
+      parseScenario(olm('\n  olm: {channel: "7.4.6", approval: Automatic}'), 'olm.yaml').operator.olm,
+      {
+        channel: '7.4.6',
+        approval: 'Automatic',
+        startingCSV: 'redis-enterprise-operator.v7.4.6-2',
+      },
+    );
+    assert.match(
+      rejection(olm('\n  olm: {channel: stable}')).message,
+      /operator\.olm\.channel: unknown channel "stable"/,
+    );
+    assert.match(
+      rejection(olm('\n  olm: {channel: "7.8.6"}')).message,
+      /operator\.olm\.channel: channel "7\.8\.6" does not offer operator 7\.4\.6-2/,
+    );
+    assert.match(
+      rejection(olm('\n  olm: {startingCSV: redis-enterprise-operator.v7.4.6-9}')).message,
+      /operator\.olm\.startingCSV: expected redis-enterprise-operator\.v7\.4\.6-2/,
+    );
+    const notOlm = MINIMAL.replace('  version: 7.4.6-2', '  version: 7.4.6-2\n  olm: {channel: production}');
+    assert.match(rejection(notOlm).message, /operator\.olm: only used when operator\.installedBy is olm/);
   });
 
   it('checks across fields', () => {

@@ -61,6 +61,7 @@ describe('buildPlan', () => {
         ['modules-compatible', 'pass'],
         ['auto-upgrade-digest', 'pass'],
         ['helm-release-healthy', 'pass'],
+        ['operator-method', 'pass'],
         ['admission-tls', 'pass'],
         ['api-reachable', 'pass'],
         ['permissions', 'pass'],

@@ -1,0 +1,200 @@
+/**
+ * The OLM objects of an OperatorHub install of the Redis Enterprise operator, as OLM writes
+ * them. Shapes: operator-framework/api `pkg/operators/v1alpha1/*_types.go`; the ownership marks
+ * OLM puts on what a CSV installs: operator-framework/operator-lifecycle-manager
+ * `pkg/lib/ownerutil/util.go` (labels `olm.owner`, `olm.owner.kind`, `olm.owner.namespace`;
+ * owner references with controller and blockOwnerDeletion false) and
+ * `pkg/controller/install/deployment.go` (label `olm.deployment-spec-hash`).
+ */
+
+import { createHash } from 'node:crypto';
+import { bundleObjects } from '../artifacts/bundles.js';
+import { OPERATOR_NAME, type Platform } from '../artifacts/operator-objects.js';
+import { isRecord, type KubeObject, type OwnerReference } from '../kube/types.js';
+import type { SimDialect } from '../world/dialect.js';
+import { defaultClusterTag } from '../world/releases.js';
+import { csvName, OLM_CATALOG_NAMESPACE, OLM_CATALOG_SOURCE, OLM_PACKAGE } from './catalog.js';
+import { CSV_KIND, INSTALL_PLAN_KIND, OLM_API_VERSION, SUBSCRIPTION_KIND } from './crds.js';
+
+/** The field manager OLM's writes show in managedFields. */
+export const OLM_FIELD_MANAGER = 'olm';
+export const OWNER_LABEL = 'olm.owner';
+export const OWNER_KIND_LABEL = 'olm.owner.kind';
+export const OWNER_NAMESPACE_LABEL = 'olm.owner.namespace';
+export const SPEC_HASH_LABEL = 'olm.deployment-spec-hash';
+
+/** `operators.coreos.com/<package>.<namespace>`: OLM's label on the objects of a subscribed operator. */
+export function operatorLabel(namespace: string): string {
+  return `operators.coreos.com/${OLM_PACKAGE}.${namespace}`;
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** A hash of a Deployment spec that ignores key order (what `olm.deployment-spec-hash` holds). */
+export function specHash(spec: unknown): string {
+  return createHash('sha256').update(canonical(spec)).digest('hex').slice(0, 16);
+}
+
+/** The operator Deployment's spec as the CSV of `version` installs it (the bundle's Deployment). */
+export function csvDeploymentSpec(
+  version: string,
+  dialect: SimDialect,
+  platform: Platform,
+): Record<string, unknown> {
+  const deployment = bundleObjects(version, dialect, platform).find((object) => object.kind === 'Deployment');
+  return structuredClone((deployment?.spec as Record<string, unknown> | undefined) ?? {});
+}
+
+function operatorImageIn(spec: Record<string, unknown>): string | undefined {
+  const template = isRecord(spec.template) ? spec.template : {};
+  const podSpec = isRecord(template.spec) ? template.spec : {};
+  const containers = Array.isArray(podSpec.containers) ? podSpec.containers.filter(isRecord) : [];
+  const image = containers[0]?.image;
+  return typeof image === 'string' ? image : undefined;
+}
+
+export interface CsvOptions {
+  version: string;
+  namespace: string;
+  dialect: SimDialect;
+  platform: Platform;
+  /** The CSV this one replaces (spec.replaces). */
+  replaces?: string;
+}
+
+/** A ClusterServiceVersion of the operator: one Deployment, and the images it uses. */
+export function clusterServiceVersion(options: CsvOptions): KubeObject {
+  const spec = csvDeploymentSpec(options.version, options.dialect, options.platform);
+  const operatorImage = operatorImageIn(spec);
+  const clusterTag = defaultClusterTag(options.version, options.platform);
+  return {
+    apiVersion: OLM_API_VERSION,
+    kind: CSV_KIND,
+    metadata: {
+      name: csvName(options.version),
+      namespace: options.namespace,
+      labels: { [operatorLabel(options.namespace)]: '' },
+      annotations: {
+        ...(operatorImage ? { containerImage: operatorImage } : {}),
+        'olm.operatorNamespace': options.namespace,
+      },
+    },
+    spec: {
+      displayName: 'Redis Enterprise Operator',
+      version: options.version,
+      ...(options.replaces ? { replaces: options.replaces } : {}),
+      install: { strategy: 'deployment', spec: { deployments: [{ name: OPERATOR_NAME, spec }] } },
+      relatedImages: [
+        ...(operatorImage ? [{ name: 'redis-enterprise-operator', image: operatorImage }] : []),
+        ...(clusterTag ? [{ name: 'redis-enterprise', image: `redislabs/redis:${clusterTag}` }] : []),
+      ],
+    },
+  };
+}
+
+/** CSV status phases with the reasons and messages OLM writes (clusterserviceversion_types.go). */
+export const CSV_STATUS = {
+  installing: (): Record<string, unknown> => ({
+    phase: 'Installing',
+    reason: 'InstallWaiting',
+    message: 'installing: waiting for deployment redis-enterprise-operator to become ready',
+  }),
+  succeeded: (): Record<string, unknown> => ({
+    phase: 'Succeeded',
+    reason: 'InstallSucceeded',
+    message: 'install strategy completed with no errors',
+  }),
+  replacing: (by: string): Record<string, unknown> => ({
+    phase: 'Replacing',
+    reason: 'BeingReplaced',
+    message: `being replaced by csv: ${by}`,
+  }),
+};
+
+export interface SubscriptionOptions {
+  namespace: string;
+  channel: string;
+  approval: 'Manual' | 'Automatic';
+  startingCSV: string;
+}
+
+export function subscription(options: SubscriptionOptions): KubeObject {
+  return {
+    apiVersion: OLM_API_VERSION,
+    kind: SUBSCRIPTION_KIND,
+    metadata: {
+      name: OLM_PACKAGE,
+      namespace: options.namespace,
+      labels: { [operatorLabel(options.namespace)]: '' },
+    },
+    spec: {
+      channel: options.channel,
+      name: OLM_PACKAGE,
+      source: OLM_CATALOG_SOURCE,
+      sourceNamespace: OLM_CATALOG_NAMESPACE,
+      installPlanApproval: options.approval,
+      startingCSV: options.startingCSV,
+    },
+  };
+}
+
+/** An InstallPlan for one CSV, owned by the Subscription that asked for it. */
+export function installPlan(options: {
+  namespace: string;
+  csv: string;
+  approval: 'Manual' | 'Automatic';
+  generation: number;
+  owner: KubeObject;
+}): KubeObject {
+  return {
+    apiVersion: OLM_API_VERSION,
+    kind: INSTALL_PLAN_KIND,
+    metadata: {
+      generateName: 'install-',
+      namespace: options.namespace,
+      labels: { [operatorLabel(options.namespace)]: '' },
+      ownerReferences: [ownerReference(options.owner)],
+    },
+    spec: {
+      approval: options.approval,
+      approved: options.approval === 'Automatic',
+      clusterServiceVersionNames: [options.csv],
+      generation: options.generation,
+      source: OLM_CATALOG_SOURCE,
+      sourceNamespace: OLM_CATALOG_NAMESPACE,
+    },
+  };
+}
+
+/** OLM's non-blocking owner reference (ownerutil.NonBlockingOwner). */
+export function ownerReference(owner: KubeObject): OwnerReference {
+  return {
+    apiVersion: owner.apiVersion ?? OLM_API_VERSION,
+    kind: owner.kind ?? '',
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: false,
+    blockOwnerDeletion: false,
+  };
+}
+
+/** The labels OLM puts on what a CSV owns. */
+export function ownerLabels(csv: string, namespace: string): Record<string, string> {
+  return {
+    [OWNER_LABEL]: csv,
+    [OWNER_KIND_LABEL]: CSV_KIND,
+    [OWNER_NAMESPACE_LABEL]: namespace,
+    [operatorLabel(namespace)]: '',
+  };
+}
+
+/** `sha256:` and 64 hex digits derived from an image reference (a stand-in for the registry's digest). */
+export function imageDigest(image: string): string {
+  return `sha256:${createHash('sha256').update(image).digest('hex')}`;
+}
+
+export { csvName };

@@ -1,0 +1,439 @@
+/**
+ * Operator Lifecycle Manager, as far as an OperatorHub install of the Redis Enterprise operator
+ * meets it (SIMULATOR.md `operator.installedBy: olm`; redis-facts.md §12; DOCS
+ * `kubernetes/upgrade/upgrade-olm.md`):
+ *
+ * - seeding: the three OLM CRDs, the Subscription in the scenario's channel, the installed CSV
+ *   (Succeeded) owning the operator Deployment (OLM's labels and owner reference), and the
+ *   cluster's image specs pinned by digest (`digestHash` "is only supported for OLM
+ *   deployments", DOCS `kubernetes/reference/redis_enterprise_cluster_api.md`);
+ * - the catalog operator: the head of the subscribed channel, when newer than the installed
+ *   CSV, gets an InstallPlan; Automatic approval approves it at once, Manual waits for
+ *   `spec.approved: true` (operator-framework/api `installplan_types.go`,
+ *   `subscription_types.go`);
+ * - the OLM operator: an approved plan installs the new CSV, which takes over the Deployment
+ *   and rolls it to its image; once the Deployment is ready the new CSV is Succeeded and the old
+ *   one (Replacing meanwhile) is deleted. A change of the Deployment's pod template by anyone
+ *   else (a bundle's server-side apply, a helm upgrade, kubectl edit) is put back to the CSV's
+ *   spec after a short delay, as OLM's install strategy does (redis-facts.md §12: "anything
+ *   else applied over it is reverted").
+ *
+ * Simplified: an InstallPlan goes straight to the channel's head (as if each CSV's skipRange
+ * covered the older ones of the channel) instead of walking the `replaces` chain; no
+ * downgrades; no OperatorGroup, CatalogSource or PackageManifest objects; the plan's other
+ * steps (CRDs, RBAC) are not listed in its status.
+ */
+
+import { OPERATOR_NAME } from '../artifacts/operator-objects.js';
+import { type OperatorClock, systemClock, Timers } from '../operator/clock.js';
+import { deploymentReady } from '../operator/deployment.js';
+import { KubeAccess, getPath, setPath, specOf, statusOf } from '../operator/kube-access.js';
+import type { ChangeEvent, KubeStore } from '../kube/store.js';
+import { nowTimestamp } from '../kube/store.js';
+import { isRecord, type KubeObject } from '../kube/types.js';
+import type { Scenario } from '../scenario.js';
+import { simDialectFields } from '../world/dialect.js';
+import { compareNumbers, operatorNumbers } from '../world/versions.js';
+import { channelHead, csvName, versionOfCsv } from './catalog.js';
+import { CSV_KIND, INSTALL_PLAN_KIND, OLM_API_VERSION, olmCrds, SUBSCRIPTION_KIND } from './crds.js';
+import {
+  clusterServiceVersion,
+  CSV_STATUS,
+  csvDeploymentSpec,
+  imageDigest,
+  installPlan,
+  OLM_FIELD_MANAGER,
+  OWNER_LABEL,
+  ownerLabels,
+  ownerReference,
+  SPEC_HASH_LABEL,
+  specHash,
+  subscription,
+} from './objects.js';
+
+/** The resolved `operator.olm` of a scenario. */
+export interface ScenarioOlm {
+  channel: string;
+  approval: 'Manual' | 'Automatic';
+  startingCSV: string;
+}
+
+function olmOf(scenario: Scenario): ScenarioOlm {
+  return (
+    scenario.operator.olm ?? {
+      channel: 'production',
+      approval: 'Manual',
+      startingCSV: csvName(scenario.operator.version),
+    }
+  );
+}
+
+function write(kube: KubeAccess, object: KubeObject): KubeObject {
+  const rt = kube.store.resolve(object.apiVersion ?? '', object.kind ?? '');
+  return kube.store.update(rt, object, { fieldManager: OLM_FIELD_MANAGER });
+}
+
+function writeStatus(kube: KubeAccess, object: KubeObject, status: Record<string, unknown>): KubeObject {
+  const rt = kube.store.resolve(object.apiVersion ?? '', object.kind ?? '');
+  return kube.store.patch(
+    rt,
+    object.metadata.namespace,
+    object.metadata.name ?? '',
+    'merge',
+    { status },
+    {
+      fieldManager: OLM_FIELD_MANAGER,
+      subresource: 'status',
+    },
+  ).object;
+}
+
+/** The operator Deployment taken over by `csv`: OLM's labels, owner reference and spec hash. */
+function adopt(
+  kube: KubeAccess,
+  deployment: KubeObject,
+  csv: KubeObject,
+  spec?: Record<string, unknown>,
+): KubeObject {
+  const next = structuredClone(deployment);
+  if (spec) next.spec = structuredClone(spec);
+  const namespace = deployment.metadata.namespace ?? '';
+  next.metadata.labels = {
+    ...next.metadata.labels,
+    ...ownerLabels(csv.metadata.name ?? '', namespace),
+    [SPEC_HASH_LABEL]: specHash((spec ?? specOf(deployment)).template),
+  };
+  next.metadata.ownerReferences = [
+    ...(next.metadata.ownerReferences ?? []).filter((ref) => ref.kind !== CSV_KIND),
+    ownerReference(csv),
+  ];
+  const stored = write(kube, next);
+  // The hash of the template as stored (the API server defaults pod templates).
+  const hash = specHash(specOf(stored).template);
+  if (stored.metadata.labels?.[SPEC_HASH_LABEL] === hash) return stored;
+  return kube.patch(stored, { metadata: { labels: { [SPEC_HASH_LABEL]: hash } } });
+}
+
+/**
+ * Seeds an OperatorHub install over the bundle objects `seedCluster` created: CRDs,
+ * Subscription (AtLatestKnown or UpgradePending; the catalog operator's first pass fills in the
+ * InstallPlan), the CSV owning the Deployment, and digests in the REC's image specs.
+ */
+export function seedOlmInstall(kube: KubeAccess, scenario: Scenario): void {
+  const { namespace, operator } = scenario;
+  const olm = olmOf(scenario);
+  for (const crd of olmCrds()) kube.ensure(crd as KubeObject);
+  const csv = kube.ensure(
+    clusterServiceVersion({
+      version: operator.version,
+      namespace,
+      dialect: scenario.dialect,
+      platform: scenario.platform,
+    }),
+  );
+  writeStatus(kube, csv, CSV_STATUS.succeeded());
+  const deployment = kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
+  if (deployment && !deployment.metadata.labels?.[OWNER_LABEL]) adopt(kube, deployment, csv);
+  const sub = kube.ensure(
+    subscription({ namespace, channel: olm.channel, approval: olm.approval, startingCSV: olm.startingCSV }),
+  );
+  if (!statusOf(sub).installedCSV) {
+    writeStatus(kube, sub, {
+      installedCSV: csv.metadata.name,
+      currentCSV: csv.metadata.name,
+      state: 'AtLatestKnown',
+      lastUpdated: nowTimestamp(),
+    });
+  }
+  pinDigests(kube, scenario);
+}
+
+/** An OLM install's REC names its images by digest (the CSV's relatedImages). */
+function pinDigests(kube: KubeAccess, scenario: Scenario): void {
+  const rec = kube.get(
+    'app.redislabs.com/v1',
+    'RedisEnterpriseCluster',
+    scenario.namespace,
+    scenario.cluster.name,
+  );
+  if (!rec) return;
+  const path = simDialectFields(scenario.dialect).imageSpecPath;
+  const imageSpec = getPath(rec, path);
+  if (!isRecord(imageSpec) || imageSpec.digestHash) return;
+  const next = structuredClone(rec);
+  setPath(next as Record<string, unknown>, path, {
+    ...imageSpec,
+    digestHash: imageDigest(`${String(imageSpec.repository)}:${String(imageSpec.versionTag)}`),
+  });
+  write(kube, next);
+}
+
+export interface OlmOptions {
+  kube: KubeAccess;
+  scenario: Scenario;
+  timers: Timers;
+  /** Seconds before OLM puts back a Deployment someone else changed. */
+  revertSeconds: number;
+}
+
+/** OLM's catalog and OLM operators for the scenario's namespace; `stop()` detaches them. */
+export class OlmController {
+  readonly #kube: KubeAccess;
+  readonly #scenario: Scenario;
+  readonly #timers: Timers;
+  readonly #revertSeconds: number;
+  readonly #store: KubeStore;
+  readonly #onChange: (event: ChangeEvent) => void;
+  #scheduled = false;
+  /** The Deployment spec hash a revert is already scheduled for. */
+  #revertPending: string | undefined;
+
+  constructor(options: OlmOptions) {
+    this.#kube = options.kube;
+    this.#scenario = options.scenario;
+    this.#timers = options.timers;
+    this.#revertSeconds = options.revertSeconds;
+    this.#store = options.kube.store;
+    this.#onChange = (event) => {
+      const object = event.object;
+      if (object.metadata.namespace !== this.#scenario.namespace) return;
+      if (object.kind === 'Deployment' && object.metadata.name !== OPERATOR_NAME) return;
+      if (
+        object.kind === 'Deployment' ||
+        object.kind === SUBSCRIPTION_KIND ||
+        object.kind === INSTALL_PLAN_KIND ||
+        object.kind === CSV_KIND
+      )
+        this.kick();
+    };
+  }
+
+  start(): void {
+    this.#store.on('change', this.#onChange);
+    this.kick();
+  }
+
+  stop(): void {
+    this.#store.off('change', this.#onChange);
+  }
+
+  kick(): void {
+    if (this.#scheduled || this.#timers.stopped) return;
+    this.#scheduled = true;
+    this.#timers.after(0, () => {
+      this.#scheduled = false;
+      this.#pass();
+    });
+  }
+
+  #get(kind: string, name: string): KubeObject | undefined {
+    return this.#kube.get(OLM_API_VERSION, kind, this.#scenario.namespace, name);
+  }
+
+  #list(kind: string): KubeObject[] {
+    return this.#kube.list(OLM_API_VERSION, kind, this.#scenario.namespace);
+  }
+
+  #pass(): void {
+    const sub = this.#list(SUBSCRIPTION_KIND)[0];
+    if (!sub) return;
+    this.#resolve(sub);
+    for (const plan of this.#list(INSTALL_PLAN_KIND)) this.#progress(plan);
+    this.#finishInstalls();
+    this.#guardDeployment();
+  }
+
+  /** The catalog operator: the channel's head, when newer than what is installed, gets a plan. */
+  #resolve(sub: KubeObject): void {
+    const spec = specOf(sub);
+    const status = statusOf(sub);
+    const channel = String(spec.channel ?? '');
+    const installed = typeof status.installedCSV === 'string' ? status.installedCSV : undefined;
+    const head = channelHead(channel);
+    if (!head) {
+      this.#subscriptionStatus(sub, {
+        state: 'None',
+        conditions: [
+          {
+            type: 'ResolutionFailed',
+            status: 'True',
+            reason: 'ConstraintsNotSatisfiable',
+            message: `no operators found in channel ${channel} of package ${String(spec.name)} in the catalog referenced by subscription ${sub.metadata.name}`,
+          },
+        ],
+      });
+      return;
+    }
+    const headCsv = csvName(head);
+    if (!isNewer(headCsv, installed)) {
+      if (status.state !== 'AtLatestKnown' && !this.#planFor(String(status.currentCSV ?? '')))
+        this.#subscriptionStatus(sub, { state: 'AtLatestKnown', currentCSV: installed, conditions: [] });
+      return;
+    }
+    const existing = this.#planFor(headCsv);
+    if (existing) return;
+    const plans = this.#list(INSTALL_PLAN_KIND);
+    const plan = this.#kube.create(
+      installPlan({
+        namespace: this.#scenario.namespace,
+        csv: headCsv,
+        approval: spec.installPlanApproval === 'Automatic' ? 'Automatic' : 'Manual',
+        generation: plans.length + 1,
+        owner: sub,
+      }),
+    );
+    const approved = getPath(plan, ['spec', 'approved']) === true;
+    writeStatus(this.#kube, plan, {
+      phase: approved ? 'Installing' : 'RequiresApproval',
+      catalogSources: [],
+    });
+    this.#subscriptionStatus(sub, {
+      currentCSV: headCsv,
+      state: 'UpgradePending',
+      installPlanRef: {
+        apiVersion: OLM_API_VERSION,
+        kind: INSTALL_PLAN_KIND,
+        name: plan.metadata.name,
+        namespace: plan.metadata.namespace,
+        uid: plan.metadata.uid,
+      },
+      installplan: {
+        apiVersion: OLM_API_VERSION,
+        kind: INSTALL_PLAN_KIND,
+        name: plan.metadata.name,
+        uuid: plan.metadata.uid,
+      },
+      conditions: [],
+    });
+  }
+
+  /** An unfinished plan for `csv`. */
+  #planFor(csv: string): KubeObject | undefined {
+    return this.#list(INSTALL_PLAN_KIND).find((plan) => {
+      const names = getPath(plan, ['spec', 'clusterServiceVersionNames']);
+      if (!Array.isArray(names) || names[0] !== csv) return false;
+      const phase = statusOf(plan).phase;
+      return phase !== 'Complete' && phase !== 'Failed';
+    });
+  }
+
+  #subscriptionStatus(sub: KubeObject, status: Record<string, unknown>): void {
+    writeStatus(this.#kube, sub, { ...status, lastUpdated: nowTimestamp() });
+  }
+
+  /** The OLM operator: an approved plan installs its CSV, which takes over the Deployment. */
+  #progress(plan: KubeObject): void {
+    const phase = statusOf(plan).phase;
+    const approved = getPath(plan, ['spec', 'approved']) === true;
+    if (phase === 'RequiresApproval' && approved) {
+      writeStatus(this.#kube, plan, { phase: 'Installing' });
+      return; // the write kicks the next pass
+    }
+    if (phase !== 'Installing') return;
+    const names = getPath(plan, ['spec', 'clusterServiceVersionNames']);
+    const target = Array.isArray(names) && typeof names[0] === 'string' ? names[0] : undefined;
+    const version = target ? versionOfCsv(target) : undefined;
+    const sub = this.#list(SUBSCRIPTION_KIND)[0];
+    const installed = sub ? String(statusOf(sub).installedCSV ?? '') : '';
+    if (!target || !version || !sub) {
+      writeStatus(this.#kube, plan, { phase: 'Failed', message: `no bundle found for ${String(target)}` });
+      return;
+    }
+    if (!isNewer(target, installed)) {
+      writeStatus(this.#kube, plan, { phase: 'Complete' });
+      return;
+    }
+    const { namespace, dialect, platform } = this.#scenario;
+    const csv =
+      this.#get(CSV_KIND, target) ??
+      this.#kube.create(
+        clusterServiceVersion({ version, namespace, dialect, platform, replaces: installed }),
+      );
+    writeStatus(this.#kube, csv, CSV_STATUS.installing());
+    const old = this.#get(CSV_KIND, installed);
+    if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
+    const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
+    const spec = csvDeploymentSpec(version, dialect, platform);
+    if (deployment) adopt(this.#kube, deployment, csv, spec);
+    else
+      this.#kube.create({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: OPERATOR_NAME, namespace },
+        spec,
+      });
+    writeStatus(this.#kube, plan, { phase: 'Complete' });
+    this.#subscriptionStatus(sub, {
+      installedCSV: target,
+      currentCSV: target,
+      state: 'AtLatestKnown',
+      conditions: [],
+    });
+  }
+
+  /** An Installing CSV whose Deployment is ready is Succeeded; the CSVs it replaced go. */
+  #finishInstalls(): void {
+    const deployment = this.#kube.get('apps/v1', 'Deployment', this.#scenario.namespace, OPERATOR_NAME);
+    for (const csv of this.#list(CSV_KIND)) {
+      if (statusOf(csv).phase !== 'Installing') continue;
+      const owner = deployment?.metadata.labels?.[OWNER_LABEL];
+      if (!deployment || owner !== csv.metadata.name || !deploymentReady(deployment)) continue;
+      writeStatus(this.#kube, csv, CSV_STATUS.succeeded());
+      for (const other of this.#list(CSV_KIND)) {
+        if (statusOf(other).phase === 'Replacing') this.#kube.delete(other);
+      }
+    }
+  }
+
+  /** Someone else changed the Deployment's pod template: back to the CSV's spec, shortly. */
+  #guardDeployment(): void {
+    const { namespace, dialect, platform } = this.#scenario;
+    const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
+    const owner = deployment?.metadata.labels?.[OWNER_LABEL];
+    if (!deployment || !owner) return;
+    const current = specHash(specOf(deployment).template);
+    if (current === deployment.metadata.labels?.[SPEC_HASH_LABEL] || this.#revertPending === current) return;
+    this.#revertPending = current;
+    this.#timers.after(this.#revertSeconds, () => {
+      this.#revertPending = undefined;
+      const live = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
+      const csv = live?.metadata.labels?.[OWNER_LABEL];
+      const version = csv ? versionOfCsv(csv) : undefined;
+      const csvObject = csv ? this.#get(CSV_KIND, csv) : undefined;
+      if (!live || !version || !csvObject) return;
+      if (specHash(specOf(live).template) === live.metadata.labels?.[SPEC_HASH_LABEL]) return;
+      adopt(this.#kube, live, csvObject, csvDeploymentSpec(version, dialect, platform));
+    });
+  }
+}
+
+/** True when CSV `candidate` is a newer operator release than `current` (or nothing is installed). */
+function isNewer(candidate: string, current: string | undefined): boolean {
+  const a = operatorNumbers(versionOfCsv(candidate) ?? '');
+  if (!a) return false;
+  const b = current ? operatorNumbers(versionOfCsv(current) ?? '') : undefined;
+  return !b || compareNumbers(a, b) > 0;
+}
+
+/** Starts OLM for an `installedBy: olm` scenario; `stop()` cancels its pending work. */
+export function startOlm(options: { store: KubeStore; scenario: Scenario; clock?: OperatorClock }): {
+  stop(): Promise<void>;
+} {
+  const timers = new Timers(options.clock ?? systemClock, (error) =>
+    process.stderr.write(`simulated OLM: ${error instanceof Error ? error.stack : String(error)}\n`),
+  );
+  const controller = new OlmController({
+    kube: new KubeAccess(options.store),
+    scenario: options.scenario,
+    timers,
+    // OLM notices a changed Deployment on its next sync; a second, or at once with --fast.
+    revertSeconds: Math.min(1, options.scenario.timing.operatorStart),
+  });
+  controller.start();
+  return {
+    stop: async () => {
+      timers.stop();
+      controller.stop();
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runChecks } from '../../../src/planning/checks.js';
+import { olmOwnerOf, olmUpgradeCommands, type OlmSnapshot, readOlm } from '../../../src/planning/olm.js';
+import { resolveUpgrade } from '../../../src/planning/resolve.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
+import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
+import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
+
+const CSV = 'redis-enterprise-operator.v7.4.6-2';
+const OLM: OlmSnapshot = {
+  csv: CSV,
+  subscription: {
+    name: 'redis-enterprise-operator-cert',
+    package: 'redis-enterprise-operator-cert',
+    channel: '7.4.6',
+    approval: 'Manual',
+    source: 'certified-operators',
+    sourceNamespace: 'openshift-marketplace',
+    installedCSV: CSV,
+    currentCSV: CSV,
+    state: 'AtLatestKnown',
+  },
+  installPlans: [],
+};
+
+const withOlm =
+  (olm: OlmSnapshot = OLM) =>
+  (s: Snapshot) => {
+    s.olm = structuredClone(olm);
+  };
+
+function operatorMethod(mutate: (s: Snapshot) => void, flags: Parameters<typeof makeTarget>[0] = {}) {
+  const check = runChecks(makeSnapshot(mutate), makeTarget(flags), { required: REQUIRED_PERMISSIONS }).find(
+    (c) => c.id === 'operator-method',
+  );
+  assert.ok(check);
+  return check;
+}
+
+describe('OLM-owned operators', () => {
+  it('finds the owning CSV by owner reference or by OLM labels, and nothing otherwise', () => {
+    assert.equal(
+      olmOwnerOf({
+        metadata: { ownerReferences: [{ kind: 'ClusterServiceVersion', name: CSV }] as never },
+      }),
+      CSV,
+    );
+    assert.equal(
+      olmOwnerOf({
+        metadata: { labels: { 'olm.owner': CSV, 'olm.owner.kind': 'ClusterServiceVersion' } },
+      }),
+      CSV,
+    );
+    assert.equal(olmOwnerOf({ metadata: { labels: { app: 'redis-enterprise' } } }), undefined);
+    assert.equal(olmOwnerOf(undefined), undefined);
+  });
+
+  it('reads the Subscription that installed the CSV and the InstallPlans, pending first', async () => {
+    const reads = {
+      listCustomObjects: async (type: { plural: string }) =>
+        type.plural === 'subscriptions'
+          ? [
+              {
+                metadata: { name: 'other' },
+                spec: { name: 'other-operator' },
+                status: { installedCSV: 'x.v1' },
+              },
+              {
+                metadata: { name: 'redis-enterprise-operator-cert' },
+                spec: {
+                  name: 'redis-enterprise-operator-cert',
+                  channel: 'production',
+                  installPlanApproval: 'Manual',
+                  source: 'certified-operators',
+                },
+                status: { installedCSV: CSV, state: 'UpgradePending', installPlanRef: { name: 'install-b' } },
+              },
+            ]
+          : [
+              {
+                metadata: { name: 'install-a' },
+                spec: { clusterServiceVersionNames: [CSV], approved: true },
+                status: { phase: 'Complete' },
+              },
+              {
+                metadata: { name: 'install-b' },
+                spec: {
+                  clusterServiceVersionNames: ['redis-enterprise-operator.v8.2.0-13'],
+                  approved: false,
+                },
+                status: { phase: 'RequiresApproval' },
+              },
+            ],
+    };
+    const olm = await readOlm(reads, 'redis', CSV);
+    assert.equal(olm.subscription?.name, 'redis-enterprise-operator-cert');
+    assert.equal(olm.subscription?.channel, 'production');
+    assert.equal(olm.subscription?.installPlan, 'install-b');
+    assert.deepEqual(
+      olm.installPlans.map((p) => [p.name, p.approved, p.phase]),
+      [
+        ['install-b', false, 'RequiresApproval'],
+        ['install-a', true, 'Complete'],
+      ],
+    );
+    const failing = await readOlm(
+      { listCustomObjects: async () => Promise.reject(new Error('forbidden')) },
+      'redis',
+      CSV,
+    );
+    assert.equal(failing.subscription, undefined);
+    assert.match(failing.readError ?? '', /forbidden/);
+  });
+
+  it('--method auto resolves to olm, never bundle or helm', () => {
+    const snapshot = makeSnapshot(withOlm());
+    assert.equal(resolveUpgrade(snapshot, makeTarget()).method, 'olm');
+    assert.equal(resolveUpgrade(makeSnapshot(), makeTarget()).method, 'bundle');
+  });
+
+  it('operator-method refuses --method bundle and helm with the OLM commands', () => {
+    for (const method of ['bundle', 'helm'] as const) {
+      const check = operatorMethod(withOlm(), { method });
+      assert.equal(check.status, 'fail', method);
+      assert.match(check.message, new RegExp(`OLM puts back any ${method} change`));
+      assert.match(
+        check.fix,
+        /oc patch subscription redis-enterprise-operator-cert -n redis --type merge -p '\{"spec":\{"channel":"7\.8\.2"\}\}'/,
+      );
+      assert.match(check.fix, /oc patch installplan .* --type merge -p '\{"spec":\{"approved":true\}\}'/);
+      assert.match(check.fix, /oc wait csv\/redis-enterprise-operator\.v7\.8\.2-6 /);
+    }
+  });
+
+  it('operator-method with auto: fails below the target, passes once OLM installed it', () => {
+    const below = operatorMethod(withOlm());
+    assert.equal(below.status, 'fail');
+    assert.match(below.message, /ctl does not drive OLM yet/);
+    const done = operatorMethod((s) => {
+      withOlm()(s);
+      if (s.operator) s.operator.version = '7.8.2-6';
+    });
+    assert.equal(done.status, 'pass');
+    assert.equal(operatorMethod(() => undefined).status, 'pass');
+  });
+
+  it('the OLM commands approve the pending plan of the target, and skip approval when Automatic', () => {
+    const pending: OlmSnapshot = {
+      ...OLM,
+      installPlans: [
+        {
+          name: 'install-x',
+          csvs: ['redis-enterprise-operator.v7.8.2-6'],
+          approved: false,
+          phase: 'RequiresApproval',
+        },
+      ],
+    };
+    assert.deepEqual(
+      olmUpgradeCommands(pending, 'redis', '7.8.2-6').map((c) => c.command),
+      [
+        `oc patch installplan install-x -n redis --type merge -p '{"spec":{"approved":true}}'`,
+        `oc wait csv/redis-enterprise-operator.v7.8.2-6 -n redis --for=jsonpath='{.status.phase}'=Succeeded --timeout=10m`,
+      ],
+    );
+    const automatic: OlmSnapshot = { ...OLM, subscription: { ...OLM.subscription!, approval: 'Automatic' } };
+    const commands = olmUpgradeCommands(automatic, 'redis', '7.8.2-6').map((c) => c.command);
+    assert.equal(commands.length, 2);
+    assert.match(commands[0] ?? '', /^oc patch subscription /);
+    assert.match(commands[1] ?? '', /^oc wait csv\//);
+  });
+});
