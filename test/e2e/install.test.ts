@@ -30,7 +30,14 @@ function run(
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, {
       cwd: options.cwd ?? repoRoot,
-      env: { ...process.env, PATH: nodeFirstPath, NO_COLOR: '1', ...options.env },
+      // npm on Node 22 keeps a compile cache in the temporary folder unless told not to.
+      env: {
+        ...process.env,
+        PATH: nodeFirstPath,
+        NO_COLOR: '1',
+        NODE_DISABLE_COMPILE_CACHE: '1',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
