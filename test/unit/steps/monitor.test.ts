@@ -64,11 +64,13 @@ describe('monitor step', () => {
             'controller-revision-hash': revision,
           },
         },
-        spec: { containers: [{ name: 'redis-enterprise-node', image: 'redislabs/redis' }] },
+        spec: { containers: [{ name: 'redis-enterprise-node', image: imageOf(revision) }] },
       });
     }
+    // A pod of the new revision runs the new template's image (the emulator runs no controller).
     b.emulator.patch('v1', 'Pod', name, {
       metadata: { labels: { 'controller-revision-hash': revision } },
+      spec: { containers: [{ name: 'redis-enterprise-node', image: imageOf(revision) }] },
     });
     b.emulator.patch(
       'v1',
@@ -77,6 +79,15 @@ describe('monitor step', () => {
       { status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } },
       true,
     );
+  }
+
+  function imageOf(revision: string): string {
+    return `redislabs/redis:${revision === 'rec-new' ? TARGET : FROM}`;
+  }
+
+  /** Every pod upgraded and ready: the end of a roll. */
+  function rolledPods(b: StepBed): void {
+    for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-new', true);
   }
 
   function deletePod(b: StepBed, ordinal: number): void {
@@ -159,6 +170,7 @@ describe('monitor step', () => {
     e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
     e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    rolledPods(bed);
     const running = monitorStep.run(bed.ctx());
     await until(
       () => bed!.progress().some((m) => m.includes('not yet at the target')),
@@ -353,6 +365,7 @@ describe('monitor step', () => {
         if (!fixed) return;
         operatorLogLine(b.emulator, { level: 'info', msg: 'Upgrade prerequisites met' });
         setTimeout(() => {
+          rolledPods(b);
           b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
           b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
         }, 50);
@@ -409,6 +422,7 @@ describe('monitor step', () => {
         b.progress().length > 0,
       'the first progress',
     );
+    rolledPods(b);
     b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
     b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     const result = await running;
@@ -451,6 +465,7 @@ describe('monitor step', () => {
     e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
     e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    rolledPods(bed);
     bed.api.nodes = [{ uid: 1, software_version: '7.4.6-22', status: 'active' }];
     const result = await monitorStep.run(bed.ctx());
     assert.equal(result.outcome?.state, 'Running');
