@@ -50,7 +50,7 @@ const PERMISSIONS: readonly StepPermission[] = [
     verbs: READ_VERBS,
     scope: 'namespace',
     when: 'always',
-    why: 'see that the operator has started an automatic upgrade (the pods\' image moves)',
+    why: "see that the operator has started an automatic upgrade (the pods' image moves)",
   },
 ];
 

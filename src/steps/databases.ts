@@ -446,7 +446,8 @@ async function findActiveActiveBdb(ctx: StepContext<UpgradeDeps>, name: string):
  */
 function whereToLook(ctx: StepContext<UpgradeDeps>, item: DatabaseWork): string {
   const short = item.kind === 'active-active' ? 'reaadb' : 'redb';
-  const operatorNs = ctx.deps.snapshot.operator?.namespace ?? ctx.deps.snapshot.cluster?.namespace ?? item.namespace;
+  const operatorNs =
+    ctx.deps.snapshot.operator?.namespace ?? ctx.deps.snapshot.cluster?.namespace ?? item.namespace;
   return (
     `Look at ${kubectl('get', short, item.name, '-n', item.namespace, '-o', 'yaml')} (status and specStatus), ` +
     `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', operatorNs)}) ` +

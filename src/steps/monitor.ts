@@ -297,7 +297,8 @@ function judge(
       const gone = (pod?.metadata as { deletionTimestamp?: string } | undefined)?.deletionTimestamp;
       if (!pod) waiting.push(`${name} missing`);
       else if (pod.metadata?.labels?.[REVISION_LABEL] !== updateRevision) waiting.push(`${name} old`);
-      else if (!imageAtTarget(nodeImageOf(pod, ['spec']), facts)) waiting.push(`${name} not on the target image`);
+      else if (!imageAtTarget(nodeImageOf(pod, ['spec']), facts))
+        waiting.push(`${name} not on the target image`);
       else if (!podReady(pod) || gone)
         waiting.push(`${name} ${upgraded?.has(`${updateRevision}/${name}`) ? 'not ready' : 'starting'}`);
     }
@@ -324,7 +325,9 @@ function judge(
       : observed < generation
         ? `pods ?/${replicas} upgraded (the StatefulSet controller has not picked up the new spec yet)`
         : `pods ?/${replicas} upgraded`;
-  const tagNote = bySpec ? '' : `, versionTag ${specTag ?? '(default)'}${autoUpgrade ? ' (auto-upgrade)' : ''}`;
+  const tagNote = bySpec
+    ? ''
+    : `, versionTag ${specTag ?? '(default)'}${autoUpgrade ? ' (auto-upgrade)' : ''}`;
   const imageNote = atTarget ? '' : ', pod template not yet at the target';
   const detail = waiting.length > 0 && waiting.length <= 5 ? ` (${waiting.join(', ')})` : '';
   const nodeNote =

@@ -15,7 +15,10 @@ import { getPath } from '../json-read.js';
 export const NODE_CONTAINER = 'redis-enterprise-node';
 
 /** The image of a pod's (or a pod template's) node container, the first container when none is named so. */
-export function nodeImageOf(podSpecOwner: KubeObject | undefined, specPath: readonly string[]): string | undefined {
+export function nodeImageOf(
+  podSpecOwner: KubeObject | undefined,
+  specPath: readonly string[],
+): string | undefined {
   const containers = getPath(podSpecOwner, [...specPath, 'containers']);
   if (!Array.isArray(containers)) return undefined;
   const list = containers as { name?: string; image?: string }[];

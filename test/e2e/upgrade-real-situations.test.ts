@@ -30,8 +30,12 @@ const TAG = clusterTagFor(TARGET) ?? '';
 /** Every test starts its own cluster; none may hang the suite. */
 const TIMEOUT = { timeout: 180_000 };
 
-async function withSim(scenario: string, body: (sim: UpgradeSim) => Promise<void>): Promise<void> {
-  const sim = await startUpgradeSim(scenario);
+async function withSim(
+  scenario: string,
+  body: (sim: UpgradeSim) => Promise<void>,
+  options?: Parameters<typeof startUpgradeSim>[1],
+): Promise<void> {
+  const sim = await startUpgradeSim(scenario, options);
   try {
     await body(sim);
   } finally {
@@ -227,6 +231,45 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
         assert.equal(sim.cluster.audit.filter('POST', '/v2/modules').length, 0, 'no upload was tried');
         assert.deepEqual(writesTo(sim, '/redisenterpriseclusters/rec'), [], 'the REC was not patched');
       });
+    },
+  );
+
+  // The built-in scenario cannot freeze (its cluster already runs RHEL9 images at the newest
+  // release). The freeze that needs an upload is module-without-rhel9's; with uploads refused as
+  // RS 8.2 refuses them (a combination built for this test), the remediation must stop and say so.
+  it(
+    'a frozen upgrade whose module upload is refused: --remediate exits 1 naming modules_upload_disabled',
+    TIMEOUT,
+    async () => {
+      await withSim(
+        'module-without-rhel9',
+        async (sim) => {
+          const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+          writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
+          const result = await sim.ctl([
+            'upgrade',
+            'run',
+            '--to',
+            TARGET,
+            '--yes',
+            '--ignore-check',
+            'modules-compatible',
+            '--remediate',
+            '--module-file',
+            moduleFile,
+          ]);
+          assertExit(result, 1);
+          assert.match(result.stderr, /the cluster upgrade is frozen/);
+          assert.match(result.stderr, /403 modules_upload_disabled/);
+          assert.match(result.stderr, /allow_modules_upload/);
+          assert.match(result.stderr, /user-defined module/);
+          const uploads = sim.cluster.audit.filter('POST', '/v2/modules');
+          assert.equal(uploads.length, 1, 'one upload was tried');
+          assert.equal(uploads[0]?.status, 403);
+          assert.equal(readState(sim).steps.monitor?.status, 'failed');
+        },
+        { patch: (scenario) => ({ ...scenario, api: { ...scenario.api, modulesUpload: 'disabled' } }) },
+      );
     },
   );
 });
