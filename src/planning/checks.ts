@@ -175,7 +175,7 @@ function checkClusterRunning(input: CheckInput): Outcome {
   if (rec.specStatus === 'Invalid') {
     return fail(
       `the cluster spec is Invalid (state ${rec.state ?? 'unknown'})`,
-      `Read the operator's events: ${kubectl('describe', 'rec', rec.name, '-n', rec.namespace)}, and fix the spec it names.`,
+      `Read why in the operator's log: ${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', input.snapshot.operator?.namespace ?? rec.namespace)} (and ${kubectl('describe', 'rec', rec.name, '-n', rec.namespace)}), and fix the spec it names.`,
     );
   }
   switch (rec.state) {

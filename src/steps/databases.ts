@@ -24,7 +24,7 @@ import { ACTIVE_ACTIVE_RESOURCE, DATABASE_RESOURCE, type KubeObject } from '../k
 import { formatDuration, waitForObject } from '../kube/watch.js';
 import { mergePatch, readObject } from '../kube/write.js';
 import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../release/catalog.js';
-import { kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { type PlanAction, PlanContext, PlanDatabase, StepPlan, action } from '../planning/plan.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
@@ -409,8 +409,8 @@ async function upgradeOne(
     timeoutMs: settings.timeoutMs,
     stallTimeoutMs: settings.stallTimeoutMs,
     description: `${short}/${item.name} -n ${item.namespace} to be active at ${item.version}`,
-    hint: `Look at ${kubectl('get', short, item.name, '-n', item.namespace)} and ${kubectl('get', 'events', '-n', item.namespace, `--field-selector=involvedObject.name=${item.name}`)}; run ctl again to resume.`,
-    check: (object) => checkDatabase(object, item, generation),
+    hint: `${whereToLook(ctx, item)}; run ctl again to resume.`,
+    check: (object) => checkDatabase(object, item, generation, whereToLook(ctx, item)),
     onProgress: (message) => ctx.progress(`${label}: ${message}`),
   });
   if (item.kind === 'active-active') await waitForActiveActiveVersion(ctx, item, signal);
@@ -440,6 +440,22 @@ async function findActiveActiveBdb(ctx: StepContext<UpgradeDeps>, name: string):
 }
 
 /**
+ * Where the real product says what happens to a database upgrade: the resource's status
+ * (`kubectl get redb`), the operator's log and the management API's database version. The
+ * operator raises no documented Event for it (redis-facts.md §12).
+ */
+function whereToLook(ctx: StepContext<UpgradeDeps>, item: DatabaseWork): string {
+  const short = item.kind === 'active-active' ? 'reaadb' : 'redb';
+  const operatorNs =
+    ctx.deps.snapshot.operator?.namespace ?? ctx.deps.snapshot.cluster?.namespace ?? item.namespace;
+  return (
+    `Look at ${kubectl('get', short, item.name, '-n', item.namespace, '-o', 'yaml')} (status and specStatus), ` +
+    `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', operatorNs)}) ` +
+    `and the database's version in the management API (${curlApi('GET', '/v1/bdbs')})`
+  );
+}
+
+/**
  * Done when the resource is `active` at the new version, after the operator has seen the change
  * (observedGeneration). A refusal (specStatus Invalid for this generation) fails at once.
  */
@@ -447,6 +463,7 @@ function checkDatabase(
   object: KubeObject | undefined,
   item: DatabaseWork,
   generation: number,
+  lookHint: string,
 ): boolean | string {
   if (!object)
     throw new OperationError(`${item.namespace}/${item.name} was deleted while it was being upgraded`);
@@ -458,7 +475,7 @@ function checkDatabase(
     throw new OperationError(
       `the operator refused the upgrade of ${item.namespace}/${item.name} to ${item.version} (specStatus Invalid)`,
       {
-        hint: `Read the reason with ${kubectl('get', 'events', '-n', item.namespace, `--field-selector=involvedObject.name=${item.name}`)}; fix it, then run ctl again.`,
+        hint: `${lookHint}; fix the spec, then run ctl again.`,
       },
     );
   }

@@ -2,12 +2,16 @@
  * Step `monitor`: follow the cluster's rolling upgrade to its end (redis-facts.md §3 "Monitor":
  * `kubectl get rec` goes Upgrade -> Running, `kubectl rollout status sts/<rec>`).
  *
- * It watches three things at once: the cluster resource (state, versionTag), its StatefulSet
- * (replicas, updatedReplicas, readyReplicas, revisions, generation) and the StatefulSet's pods
- * (controller-revision-hash against updateRevision). Done when the state is Running at the
- * target tag and the rollout is complete with the target image. Fails on InvalidUpgrade (exit 1)
- * with the operator's warning and the fix; on no progress for --stall-timeout or the overall
- * --timeout (exit 6) with what it saw last.
+ * It watches the cluster resource (state, versionTag), its StatefulSet (replicas, revisions,
+ * generation) and the StatefulSet's pods, and judges each pod by itself (./roll-facts.ts): on the
+ * update revision (`controller-revision-hash`), ready, its node container on the target image (a
+ * digest-pinned old image never counts, ./image-at-target.ts). Never by `status.currentRevision`
+ * alone: Kubernetes does not promote it under `OnDelete` (kubernetes #73492, #106055). Done when
+ * the state is Running, every pod is upgraded and the spec's versionTag is the target; with
+ * auto-upgrade, whose operator need not write versionTag (redis-facts.md §12), when every node
+ * reports the target's version in the management API (`GET /v1/nodes`) instead. Fails on
+ * InvalidUpgrade (exit 1) with the operator's warning and the fix; on no progress for
+ * --stall-timeout or the overall --timeout (exit 6) with what it saw last.
  *
  * A frozen upgrade (state Upgrade; the operator's log reports an error, or the rollout has not
  * moved for a while; the management API shows a database below the minimum or a module in use
@@ -22,7 +26,8 @@
 import { oneLine } from '../io/safe-text.js';
 import type { ApiNode } from '../api/types.js';
 import { imageAtTarget } from './image-at-target.js';
-import { dialectFields, type FieldPath } from '../release/dialect.js';
+import { isOnDelete, judgeNodes, nodeImageOf, type NodeVersions, rsVersionOfTag } from './roll-facts.js';
+import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { type CollectionEvent, formatDuration, listCollection, watchCollection } from '../kube/watch.js';
@@ -87,7 +92,6 @@ const PERMISSIONS: readonly StepPermission[] = [
   },
 ];
 
-export const NODE_CONTAINER = 'redis-enterprise-node';
 const REVISION_LABEL = 'controller-revision-hash';
 
 export function createMonitorStep(): UpgradeStep<'monitor'> {
@@ -153,7 +157,7 @@ async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult
           ).items.map((pod) => [pod.metadata?.uid ?? pod.metadata?.name ?? '', pod]),
         )
       : undefined;
-    const view = judge(rec, sts, pods, target, dialectFields(snapshot.dialect).imageSpecPath);
+    const view = judge(rec, sts, pods, target, dialectFields(snapshot.dialect));
     if (view.done) return { outcome: { dryRun: true, versionTag: tag, state: 'Running' } };
     return {
       skipped: `dry run: would follow the rolling upgrade of ${known.name} to ${tag} (now: ${view.message})`,
@@ -184,14 +188,8 @@ interface View {
   message: string;
   replicas: number;
   updateRevision: string | undefined;
-}
-
-/** The node container's image in the StatefulSet's pod template. */
-function templateImage(sts: KubeObject): string | undefined {
-  const containers = getPath(sts, ['spec', 'template', 'spec', 'containers']);
-  if (!Array.isArray(containers)) return undefined;
-  const list = containers as { name?: string; image?: string }[];
-  return (list.find((c) => c.name === NODE_CONTAINER) ?? list[0])?.image;
+  /** Everything else is done but the spec's tag (auto-upgrade): the nodes' versions decide. */
+  needsNodes: boolean;
 }
 
 function podReady(pod: KubeObject): boolean {
@@ -243,17 +241,23 @@ export function countUpgradedPods(
   return count;
 }
 
+/** What the monitor knows of the nodes' versions (GET /v1/nodes); undefined until it asks. */
+type NodesSeen = NodeVersions | undefined;
+
 function judge(
   rec: KubeObject | undefined,
   sts: KubeObject | undefined,
   /** The StatefulSet's pods; undefined while they are not listed yet. */
   pods: ReadonlyMap<string, KubeObject> | undefined,
   target: Target,
-  imageSpecPath: FieldPath,
+  fields: Pick<DialectFields, 'imageSpecPath' | 'autoUpgradePath'>,
   upgraded?: Set<string>,
+  nodes?: NodesSeen,
 ): View {
+  const { imageSpecPath } = fields;
   const state = str(getPath(rec, ['status', 'state']));
   const specTag = str(getPath(rec, [...imageSpecPath, 'versionTag']));
+  const autoUpgrade = getPath(rec, fields.autoUpgradePath) === true;
   if (!sts) {
     return {
       done: false,
@@ -261,31 +265,27 @@ function judge(
       message: `cluster ${state ?? 'unknown'}, StatefulSet ${target.name} not found`,
       replicas: 0,
       updateRevision: undefined,
+      needsNodes: false,
     };
   }
   const status = (sts.status ?? {}) as Record<string, unknown>;
   const replicas = num(getPath(sts, ['spec', 'replicas'])) ?? num(status.replicas) ?? 1;
-  const updated = num(status.updatedReplicas) ?? 0;
-  const ready = num(status.readyReplicas) ?? 0;
   const updateRevision = str(status.updateRevision);
   const currentRevision = str(status.currentRevision);
   const generation = sts.metadata?.generation ?? 0;
   const observed = num(status.observedGeneration) ?? 0;
-  const image = templateImage(sts);
-  const atTarget = imageAtTarget(image, {
+  const facts = {
     tag: target.tag,
     oldDigest: target.oldDigest,
     specDigest: str(getPath(rec, [...imageSpecPath, 'digestHash'])),
-  });
-  const rolloutComplete =
-    observed >= generation &&
-    updated === replicas &&
-    ready === replicas &&
-    (currentRevision === undefined || updateRevision === undefined || currentRevision === updateRevision);
+  };
+  const atTarget = imageAtTarget(nodeImageOf(sts, ['spec', 'template', 'spec']), facts);
 
   const count = countUpgradedPods(sts, pods, upgraded);
-  // Which pod is being replaced (highest ordinal first): old, missing, or not ready yet.
+  // Each pod, judged by itself: the update revision, ready, the target image (a digest-pinned
+  // old image never counts). Highest ordinal first is the operator's order; names sort here.
   const waiting: string[] = [];
+  let podsAtTarget = count !== undefined && pods !== undefined;
   if (count !== undefined && pods) {
     const byName = new Map([...pods.values()].map((pod) => [pod.metadata?.name ?? '', pod]));
     const names = new Set([
@@ -294,28 +294,54 @@ function judge(
     ]);
     for (const name of [...names].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))) {
       const pod = byName.get(name);
+      const gone = (pod?.metadata as { deletionTimestamp?: string } | undefined)?.deletionTimestamp;
       if (!pod) waiting.push(`${name} missing`);
       else if (pod.metadata?.labels?.[REVISION_LABEL] !== updateRevision) waiting.push(`${name} old`);
-      else if (!podReady(pod))
+      else if (!imageAtTarget(nodeImageOf(pod, ['spec']), facts))
+        waiting.push(`${name} not on the target image`);
+      else if (!podReady(pod) || gone)
         waiting.push(`${name} ${upgraded?.has(`${updateRevision}/${name}`) ? 'not ready' : 'starting'}`);
     }
+    podsAtTarget = waiting.length === 0 && byName.size === replicas;
   }
+  // Kubernetes promotes currentRevision at the end of a RollingUpdate, never under OnDelete
+  // (kubernetes #73492, #106055): there, the pods alone say that the roll is over.
+  const revisionSettled =
+    isOnDelete(sts) ||
+    currentRevision === undefined ||
+    updateRevision === undefined ||
+    currentRevision === updateRevision;
+  const rolled = observed >= generation && podsAtTarget && atTarget && revisionSettled;
+  // With auto-upgrade the operator may roll to its own default without writing the spec's
+  // versionTag (nothing documents that it writes it, redis-facts.md §12): then every node must
+  // report the target's version in the management API instead.
+  const bySpec = specTag === target.tag;
+  const needsNodes = !bySpec && autoUpgrade && rolled && state === 'Running';
+  const nodesDone = nodes?.atTarget === true;
+
   const counted =
     count !== undefined
       ? `pods ${count}/${replicas} upgraded`
       : observed < generation
         ? `pods ?/${replicas} upgraded (the StatefulSet controller has not picked up the new spec yet)`
         : `pods ?/${replicas} upgraded`;
-  const tagNote = specTag === target.tag ? '' : `, versionTag ${specTag ?? '(default)'}`;
+  const tagNote = bySpec
+    ? ''
+    : `, versionTag ${specTag ?? '(default)'}${autoUpgrade ? ' (auto-upgrade)' : ''}`;
   const imageNote = atTarget ? '' : ', pod template not yet at the target';
   const detail = waiting.length > 0 && waiting.length <= 5 ? ` (${waiting.join(', ')})` : '';
-  const message = `cluster ${state ?? 'unknown'}${tagNote}, ${counted}${detail}${imageNote}`;
+  const nodeNote =
+    needsNodes && nodes && !nodes.atTarget
+      ? `, nodes not yet at ${target.tag}: ${nodes.behind.slice(0, 5).join(', ') || 'none listed'}`
+      : '';
+  const message = `cluster ${state ?? 'unknown'}${tagNote}, ${counted}${detail}${imageNote}${nodeNote}`;
   return {
-    done: state === 'Running' && specTag === target.tag && rolloutComplete && atTarget,
+    done: state === 'Running' && rolled && (bySpec || (autoUpgrade && nodesDone)),
     state,
     message,
     replicas,
     updateRevision,
+    needsNodes,
   };
 }
 
@@ -326,7 +352,12 @@ class UpgradeFollower {
   readonly #ctx: StepContext<UpgradeDeps>;
   readonly #target: Target;
   readonly #stop = new AbortController();
-  readonly #imageSpecPath: FieldPath;
+  readonly #fields: DialectFields;
+  /** The nodes' versions, asked of the management API when only they can tell (auto-upgrade). */
+  #nodes: NodesSeen;
+  #nodesAsking = false;
+  #needsNodes = false;
+  #nodesTimer: NodeJS.Timeout | undefined;
   #rec: KubeObject | undefined;
   #sts: KubeObject | undefined;
   readonly #pods = new Map<string, KubeObject>();
@@ -356,7 +387,7 @@ class UpgradeFollower {
   constructor(ctx: StepContext<UpgradeDeps>, target: Target) {
     this.#ctx = ctx;
     this.#target = target;
-    this.#imageSpecPath = dialectFields(ctx.deps.snapshot.dialect).imageSpecPath;
+    this.#fields = dialectFields(ctx.deps.snapshot.dialect);
     this.#startedAt = ctx.deps.clock.now();
     this.#lastProgressAt = this.#startedAt;
     const earlier = ctx.previous?.intent?.remediation;
@@ -399,6 +430,9 @@ class UpgradeFollower {
       // The operator's log and the management API have no watch: look every few seconds.
       this.#freezeTimer = setInterval(() => {
         if (str(getPath(this.#rec, ['status', 'state'])) === 'Upgrade') this.#checkFrozen();
+      }, freezePollMs(settings.stallTimeoutMs));
+      this.#nodesTimer = setInterval(() => {
+        if (this.#needsNodes) this.#askNodes();
       }, freezePollMs(settings.stallTimeoutMs));
     });
   }
@@ -462,9 +496,12 @@ class UpgradeFollower {
       this.#sts,
       this.#podsSynced ? this.#pods : undefined,
       this.#target,
-      this.#imageSpecPath,
+      this.#fields,
       this.#upgraded,
+      this.#nodes,
     );
+    if (view.needsNodes && !this.#needsNodes) this.#askNodes();
+    this.#needsNodes = view.needsNodes;
     if (view.state === 'InvalidUpgrade') {
       this.#failInvalidUpgrade();
       return;
@@ -474,6 +511,36 @@ class UpgradeFollower {
       return;
     }
     this.#report(view.message);
+  }
+
+  /**
+   * GET /v1/nodes: the nodes' software versions, when the pods are done and the spec's versionTag
+   * is not the target (auto-upgrade that does not write it). Trouble reading is said once; the
+   * stall timer ends the wait when the API never answers.
+   */
+  #askNodes(): void {
+    if (this.#nodesAsking || this.#settled) return;
+    this.#nodesAsking = true;
+    this.#ctx.deps.api
+      .listNodes()
+      .then(
+        (nodes) => {
+          this.#nodes = judgeNodes(nodes, this.#target.tag);
+        },
+        (error: unknown) => {
+          const kind = 'nodes';
+          if (this.#warned.has(kind)) return;
+          this.#warned.add(kind);
+          this.#ctx.warn(
+            `could not read the nodes' software versions from the management API (${(error as Error).message}); ` +
+              'with auto-upgrade they tell when the upgrade is over: ctl keeps asking',
+          );
+        },
+      )
+      .finally(() => {
+        this.#nodesAsking = false;
+        this.#evaluate();
+      });
   }
 
   #report(message: string): void {
@@ -686,6 +753,7 @@ class UpgradeFollower {
     clearTimeout(this.#stallTimer);
     clearTimeout(this.#overallTimer);
     clearInterval(this.#freezeTimer);
+    clearInterval(this.#nodesTimer);
     this.#ctx.signal.removeEventListener('abort', this.#onAbort);
     this.#stop.abort();
     outcome();
@@ -790,14 +858,13 @@ async function verifyNodes(ctx: StepContext<UpgradeDeps>, tag: string): Promise<
     );
     return undefined;
   }
-  const expected = /^\d+\.\d+\.\d+-\d+/.exec(tag)?.[0] ?? tag;
-  const versions = nodes.map((node) => node.software_version);
-  const behind = nodes.filter((node) => !(node.software_version ?? '').startsWith(expected));
-  if (behind.length > 0) {
+  const seen = judgeNodes(nodes, tag);
+  if (seen.behind.length > 0) {
     ctx.warn(
-      `node${behind.length === 1 ? '' : 's'} ${behind.map((n) => `${n.uid} (${n.software_version})`).join(', ')} do${behind.length === 1 ? 'es' : ''} not report ${expected} yet`,
+      `node${seen.behind.length === 1 ? '' : 's'} ${seen.behind.join(', ')} do${seen.behind.length === 1 ? 'es' : ''} not report ${rsVersionOfTag(tag)} yet`,
     );
   }
+  const { versions } = seen;
   return versions;
 }
 

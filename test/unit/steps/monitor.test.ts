@@ -64,11 +64,13 @@ describe('monitor step', () => {
             'controller-revision-hash': revision,
           },
         },
-        spec: { containers: [{ name: 'redis-enterprise-node', image: 'redislabs/redis' }] },
+        spec: { containers: [{ name: 'redis-enterprise-node', image: imageOf(revision) }] },
       });
     }
+    // A pod of the new revision runs the new template's image (the emulator runs no controller).
     b.emulator.patch('v1', 'Pod', name, {
       metadata: { labels: { 'controller-revision-hash': revision } },
+      spec: { containers: [{ name: 'redis-enterprise-node', image: imageOf(revision) }] },
     });
     b.emulator.patch(
       'v1',
@@ -77,6 +79,15 @@ describe('monitor step', () => {
       { status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } },
       true,
     );
+  }
+
+  function imageOf(revision: string): string {
+    return `redislabs/redis:${revision === 'rec-new' ? TARGET : FROM}`;
+  }
+
+  /** Every pod upgraded and ready: the end of a roll. */
+  function rolledPods(b: StepBed): void {
+    for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-new', true);
   }
 
   function deletePod(b: StepBed, ordinal: number): void {
@@ -159,6 +170,7 @@ describe('monitor step', () => {
     e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
     e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    rolledPods(bed);
     const running = monitorStep.run(bed.ctx());
     await until(
       () => bed!.progress().some((m) => m.includes('not yet at the target')),
@@ -353,6 +365,7 @@ describe('monitor step', () => {
         if (!fixed) return;
         operatorLogLine(b.emulator, { level: 'info', msg: 'Upgrade prerequisites met' });
         setTimeout(() => {
+          rolledPods(b);
           b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
           b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
         }, 50);
@@ -409,6 +422,7 @@ describe('monitor step', () => {
         b.progress().length > 0,
       'the first progress',
     );
+    rolledPods(b);
     b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
     b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     const result = await running;
@@ -451,6 +465,7 @@ describe('monitor step', () => {
     e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
     e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
     e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    rolledPods(bed);
     bed.api.nodes = [{ uid: 1, software_version: '7.4.6-22', status: 'active' }];
     const result = await monitorStep.run(bed.ctx());
     assert.equal(result.outcome?.state, 'Running');
@@ -459,6 +474,96 @@ describe('monitor step', () => {
       'a node behind is a warning',
     );
     assert.deepEqual(bed.kubeWrites(), []);
+  });
+
+  it('finishes under OnDelete, where currentRevision is never promoted, on the pods alone', async () => {
+    const b = await upgrading();
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { spec: { updateStrategy: { type: 'OnDelete' } } });
+    const generation = b.emulator.get('apps/v1', 'StatefulSet', 'rec')?.metadata?.generation ?? 1;
+    // Every pod upgraded and ready; the status keeps the old currentRevision (kubernetes #73492).
+    const status = { ...rolloutStatus(3, 3, false), observedGeneration: generation };
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status }, true);
+    for (const ordinal of [0, 1]) putPod(b, ordinal, 'rec-new', true);
+    putPod(b, 2, 'rec-old', true);
+    const running = monitorStep.run(b.ctx());
+    await until(() => b.progress().some((m) => m.includes('rec-2 old')), 'rec-2 still old');
+    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    assert.equal(
+      await Promise.race([
+        running.then(() => 'done'),
+        new Promise((r) => setTimeout(() => r('waiting'), 100)),
+      ]),
+      'waiting',
+      'one pod is still on the old revision',
+    );
+    putPod(b, 2, 'rec-new', true);
+    const result = await running;
+    assert.equal(result.outcome?.state, 'Running');
+    const sts = b.emulator.get('apps/v1', 'StatefulSet', 'rec');
+    assert.equal((sts?.status as { currentRevision?: string }).currentRevision, 'rec-old');
+  });
+
+  it('under RollingUpdate still waits for the StatefulSet to promote currentRevision', async () => {
+    const b = await upgrading();
+    rolledPods(b);
+    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    const running = monitorStep.run(b.ctx());
+    await until(() => counts(b).includes(3), 'pods 3/3');
+    assert.equal(
+      await Promise.race([
+        running.then(() => 'done'),
+        new Promise((r) => setTimeout(() => r('waiting'), 100)),
+      ]),
+      'waiting',
+    );
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    assert.equal((await running).outcome?.state, 'Running');
+  });
+
+  it('does not count a pod on the new revision label whose image is not the target', async () => {
+    const b = await upgrading();
+    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    rolledPods(b);
+    b.emulator.patch('v1', 'Pod', 'rec-0', {
+      spec: { containers: [{ name: 'redis-enterprise-node', image: `redislabs/redis:${FROM}` }] },
+    });
+    const running = monitorStep.run(b.ctx());
+    await until(
+      () => b.progress().some((m) => m.includes('rec-0 not on the target image')),
+      'rec-0 named as not on the target image',
+    );
+    putPod(b, 0, 'rec-new', true);
+    assert.equal((await running).outcome?.state, 'Running');
+  });
+
+  it("auto-upgrade without a spec write: done when the pods and every node's version are at the target", async () => {
+    bed = await startStepBed();
+    const e = bed.emulator;
+    e.create(
+      REC_API,
+      'RedisEnterpriseCluster',
+      recObject(FROM, { upgradeSpec: { autoUpgradeRedisEnterprise: true } }),
+    );
+    e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+    e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
+    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+    rolledPods(bed);
+    bed.api.nodes = [1, 2, 3].map((uid) => ({
+      uid,
+      software_version: uid === 3 ? FROM : TARGET,
+      status: 'active',
+    }));
+    const running = monitorStep.run(bed.ctx());
+    await until(
+      () => bed!.progress().some((m) => m.includes('nodes not yet at') && m.includes(`3 (${FROM})`)),
+      'node 3 named as behind',
+    );
+    bed.api.nodes[2]!.software_version = TARGET;
+    const result = await running;
+    assert.equal(result.outcome?.state, 'Running');
+    assert.deepEqual(result.outcome?.nodeVersions, [TARGET, TARGET, TARGET]);
+    assert.deepEqual(bed.kubeWrites(), [], 'the spec is left as it is');
   });
 
   it('stops promptly when the signal aborts', async () => {
