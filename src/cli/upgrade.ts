@@ -36,7 +36,7 @@ function addPlanOptions(command: Command): Command {
       .addOption(
         new Option(
           '--method <method>',
-          'how to upgrade the operator (default auto: helm when the operator Deployment has helm labels, else the bundle)',
+          'how to upgrade the operator (default auto: OLM when a ClusterServiceVersion owns the operator, which ctl plans but does not run yet; helm when the operator Deployment has helm labels; else the bundle)',
         ).choices(['auto', 'helm', 'bundle']),
       )
       .option(
