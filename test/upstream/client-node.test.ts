@@ -3,12 +3,10 @@
  * upstream example cluster under the upstream CRDs, served by the Kubernetes API emulator.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/sim/kube/types.js';
-import { startTestCluster, type TestCluster } from '../sim/kube/harness.js';
+import { seedBundleAndCluster, startTestCluster, type TestCluster } from '../sim/kube/harness.js';
 import { upstreamFile } from './support.js';
 
 const NS = 'redis';
@@ -20,21 +18,11 @@ describe('@kubernetes/client-node with the upstream CRDs and example', () => {
 
   before(async () => {
     cluster = await startTestCluster({ namespace: NS });
-    const store = cluster.server.store;
-    store.create(store.resolve('v1', 'Namespace'), { metadata: { name: NS } });
-    const crds = parseAllDocuments(readFileSync(upstreamFile('bundle.yaml'), 'utf8'))
-      .map((d) => d.toJSON() as KubeObject)
-      .filter((d) => d?.kind === 'CustomResourceDefinition');
-    assert.ok(crds.length >= 3, 'the upstream bundle holds the CRDs');
-    for (const crd of crds)
-      store.create(store.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), crd);
-    const example = parseAllDocuments(
-      readFileSync(upstreamFile('example-rec-v1.yaml'), 'utf8'),
-    )[0]!.toJSON() as KubeObject;
-    store.create(store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'), {
-      ...example,
-      metadata: { ...example.metadata, namespace: NS },
+    const crds = seedBundleAndCluster(cluster, NS, {
+      bundle: upstreamFile('bundle.yaml'),
+      rec: upstreamFile('example-rec-v1.yaml'),
     });
+    assert.ok(crds.length >= 3, 'the upstream bundle holds the CRDs');
     kc = new k8s.KubeConfig();
     kc.loadFromFile(cluster.sandbox.kubeconfig);
   });

@@ -10,33 +10,7 @@ import { Ajv } from 'ajv';
 import { parseDocument } from 'yaml';
 import { crdsFor } from '../../src/sim/crds.js';
 import { upstreamFile } from './support.js';
-
-type Schema = {
-  type?: string;
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  additionalProperties?: Schema | boolean;
-  enum?: unknown[];
-};
-interface Version {
-  name: string;
-  served: boolean;
-  storage: boolean;
-  subresources?: { status?: object };
-  additionalPrinterColumns?: { name: string; jsonPath: string }[];
-  schema: { openAPIV3Schema: Schema };
-}
-interface Crd {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  spec: {
-    group: string;
-    scope: string;
-    names: { kind: string; plural: string; shortNames: string[] };
-    versions: Version[];
-  };
-}
+import type { Crd, Schema } from '../helpers/crd.js';
 
 /**
  * crd-rec.yaml has one single-quoted description whose continuation line is not indented

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { fixtureFile, simBundleFile } from '../../helpers/fixtures.js';
-import { startTestCluster, type TestCluster } from './harness.js';
+import { seedBundleAndCluster, startTestCluster, type TestCluster } from './harness.js';
 
 const NS = 'redis';
 const REC = { group: 'app.redislabs.com', version: 'v1', namespace: NS, plural: 'redisenterpriseclusters' };
@@ -28,20 +26,7 @@ describe('@kubernetes/client-node against the emulator', () => {
 
   before(async () => {
     cluster = await startTestCluster({ namespace: NS });
-    const store = cluster.server.store;
-    store.create(store.resolve('v1', 'Namespace'), { metadata: { name: NS } });
-    const crds = parseAllDocuments(readFileSync(simBundleFile(), 'utf8'))
-      .map((d) => d.toJSON() as KubeObject)
-      .filter((d) => d?.kind === 'CustomResourceDefinition');
-    for (const crd of crds)
-      store.create(store.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), crd);
-    const example = parseAllDocuments(
-      readFileSync(fixtureFile('rec.yaml'), 'utf8'),
-    )[0]!.toJSON() as KubeObject;
-    store.create(store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'), {
-      ...example,
-      metadata: { ...example.metadata, namespace: NS },
-    });
+    seedBundleAndCluster(cluster, NS, { bundle: simBundleFile(), rec: fixtureFile('rec.yaml') });
     kc = new k8s.KubeConfig();
     kc.loadFromFile(cluster.sandbox.kubeconfig);
   });

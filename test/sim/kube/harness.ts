@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { AuditLog } from '../../../src/sim/audit.js';
 import { writeKubeconfig } from '../../../src/sim/kube/kubeconfig.js';
 import { type KubeServer, type KubeServerOptions, startKubeServer } from '../../../src/sim/kube/server.js';
@@ -64,4 +67,29 @@ export function ok(result: ToolResult, what = 'command'): string {
     throw new Error(`${what} exited ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
   }
   return result.stdout;
+}
+
+/**
+ * Seeds a namespace, the CustomResourceDefinitions of a bundle file and the cluster resource of
+ * an example file into the emulator's store; returns the CRDs seeded. The client-node tests use
+ * it with the simulator's bundle and our fixture, the upstream suite with the published ones.
+ */
+export function seedBundleAndCluster(
+  cluster: TestCluster,
+  namespace: string,
+  files: { bundle: string; rec: string },
+): KubeObject[] {
+  const store = cluster.server.store;
+  store.create(store.resolve('v1', 'Namespace'), { metadata: { name: namespace } });
+  const crds = parseAllDocuments(readFileSync(files.bundle, 'utf8'))
+    .map((d) => d.toJSON() as KubeObject)
+    .filter((d) => d?.kind === 'CustomResourceDefinition');
+  for (const crd of crds)
+    store.create(store.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), crd);
+  const example = parseAllDocuments(readFileSync(files.rec, 'utf8'))[0]!.toJSON() as KubeObject;
+  store.create(store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'), {
+    ...example,
+    metadata: { ...example.metadata, namespace },
+  });
+  return crds;
 }

@@ -3,33 +3,7 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { detectDialect, dialectFields, toJsonPath } from '../../../src/release/dialect.js';
 import { CRD_GROUP, crdsFor } from '../../../src/sim/crds.js';
-
-type Schema = {
-  type?: string;
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  additionalProperties?: Schema | boolean;
-  enum?: unknown[];
-};
-interface Version {
-  name: string;
-  served: boolean;
-  storage: boolean;
-  subresources?: { status?: object };
-  additionalPrinterColumns?: { name: string; jsonPath: string }[];
-  schema: { openAPIV3Schema: Schema };
-}
-interface Crd {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  spec: {
-    group: string;
-    scope: string;
-    names: { kind: string; plural: string; shortNames: string[] };
-    versions: Version[];
-  };
-}
+import type { Crd, Schema } from '../../helpers/crd.js';
 
 /** Every property path a schema declares, with its type: `spec.modulesList[].name -> string`. */
 function declaredPaths(schema: Schema, prefix = ''): Map<string, string | undefined> {
