@@ -377,9 +377,14 @@ async function buildDeps(
   });
   const { setTimeout: sleep } = await import('node:timers/promises');
   const { resolveUpgrade } = await import('../planning/resolve.js');
+  const { KubeWriter } = await import('../kube/write.js');
+  const { ApiWriter } = await import('../api/writer.js');
+  const writes = { dryRun: input.dryRun, io: input.io };
   return {
     kube: session.kube,
+    kubeWriter: new KubeWriter(session.kube, writes),
     api,
+    apiWriter: new ApiWriter(api, writes),
     helm,
     settings: {
       remediate: input.remediate,

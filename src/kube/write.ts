@@ -34,6 +34,38 @@ export interface ApplyOptions extends WriteOptions {
 
 export const FIELD_MANAGER = 'ctl';
 
+/**
+ * The writers bound to one run: built once by the command with the run's dry-run and Io, and
+ * handed to the steps (UpgradeDeps.kubeWriter), which then never pass or test dry-run to write.
+ */
+export class KubeWriter {
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly options: WriteOptions,
+  ) {}
+
+  /** True when the writes only print what they would do (`--dry-run`). */
+  get dryRun(): boolean {
+    return this.options.dryRun;
+  }
+
+  mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject | undefined> {
+    return mergePatch(this.kube, ref, patch, this.options);
+  }
+
+  strategicMergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject | undefined> {
+    return strategicMergePatch(this.kube, ref, patch, this.options);
+  }
+
+  apply(objects: readonly KubeObject[], fieldManager?: string): Promise<KubeObject[]> {
+    return serverSideApply(this.kube, objects, { ...this.options, fieldManager });
+  }
+
+  deleteIfExists(ref: ObjectRef): Promise<boolean> {
+    return deleteIfExists(this.kube, ref, this.options);
+  }
+}
+
 /** The patch media types (client-node's PatchStrategy values). */
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';

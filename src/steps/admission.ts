@@ -19,7 +19,7 @@ import { OperationError } from '../errors.js';
 import { loadManifests } from '../kube/bundle.js';
 import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
-import { deleteIfExists, listObjects, readObject, serverSideApply } from '../kube/write.js';
+import { listObjects, readObject } from '../kube/write.js';
 import { webhookNameFor } from '../release/catalog.js';
 import { ADMISSION_TLS_SECRET, toWebhook } from '../planning/snapshot.js';
 import { isOwnWebhook, notEnabledReason, splitWebhooks } from '../planning/own-webhook.js';
@@ -76,8 +76,8 @@ async function reapplyWebhook(
   ctx: StepContext<UpgradeDeps>,
   wait: typeof waitForObject,
 ): Promise<StepResult> {
-  const { deps, io, dryRun } = ctx;
-  const { kube, snapshot, plan } = deps;
+  const { deps, io } = ctx;
+  const { kube, kubeWriter, snapshot, plan } = deps;
   if (plan.target.method === 'helm') return { skipped: 'the helm chart manages the admission webhook' };
 
   const namespace = snapshot.operator?.namespace ?? snapshot.namespace;
@@ -119,15 +119,12 @@ async function reapplyWebhook(
   });
   if (legacy) {
     ctx.progress(`deleting the pre-6.4.2 webhook ${LEGACY_WEBHOOK}`);
-    await deleteIfExists(
-      kube,
-      { apiVersion: WEBHOOK_API, kind: WEBHOOK_KIND, name: LEGACY_WEBHOOK },
-      { dryRun, io },
-    );
+    await kubeWriter.deleteIfExists({ apiVersion: WEBHOOK_API, kind: WEBHOOK_KIND, name: LEGACY_WEBHOOK });
   }
   ctx.progress(`applying ${name} with the caBundle of Secret ${ADMISSION_TLS_SECRET}`);
-  await serverSideApply(kube, [desired], { dryRun, io });
-  if (dryRun) return { outcome: { dryRun: true, webhook: name, legacyDeleted: Boolean(legacy) } };
+  await kubeWriter.apply([desired]);
+  // Nothing was applied in dry-run, so there is nothing to verify.
+  if (ctx.dryRun) return { outcome: { dryRun: true, webhook: name, legacyDeleted: Boolean(legacy) } };
 
   const applied = await readObject(kube, { apiVersion: WEBHOOK_API, kind: WEBHOOK_KIND, name });
   const entries = webhooksOf(applied);

@@ -22,7 +22,7 @@ import { OperationError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_RESOURCE } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
-import { describeRef, mergePatch, readObject } from '../kube/write.js';
+import { describeRef, readObject } from '../kube/write.js';
 import { curlApi, kubectl, kubectlMergePatch } from '../planning/equivalent-commands.js';
 import { imageAtTarget } from './image-at-target.js';
 import { nodeImageOf } from './roll-facts.js';
@@ -77,8 +77,8 @@ async function upgradeCluster(
   ctx: StepContext<UpgradeDeps>,
   wait: typeof waitForObject,
 ): Promise<StepResult> {
-  const { deps, io, dryRun } = ctx;
-  const { snapshot, plan, kube } = deps;
+  const { deps } = ctx;
+  const { snapshot, plan, kube, kubeWriter } = deps;
   const tag = plan.target.clusterVersion;
   if (!tag) return { skipped: 'no target cluster version: pass --cluster-version' };
   const known = snapshot.cluster;
@@ -136,8 +136,9 @@ async function upgradeCluster(
     fromGeneration: live.generation ?? null,
   });
   ctx.progress(`setting ${tagField} of ${describeRef(ref)} from ${liveTag ?? '(default)'} to ${tag}`);
-  await mergePatch(kube, ref, body, { dryRun, io });
-  if (dryRun) return { outcome: { dryRun: true, versionTag: tag, previous: liveTag ?? null } };
+  await kubeWriter.mergePatch(ref, body);
+  // Nothing was patched in dry-run, so there is nothing to verify or wait for.
+  if (ctx.dryRun) return { outcome: { dryRun: true, versionTag: tag, previous: liveTag ?? null } };
 
   const after = await readObject(kube, ref);
   const afterTag = after ? toCluster(after, snapshot.dialect, known.namespace).image.versionTag : undefined;

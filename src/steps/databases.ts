@@ -22,7 +22,7 @@ import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { ACTIVE_ACTIVE_RESOURCE, DATABASE_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { formatDuration, waitForObject } from '../kube/watch.js';
-import { mergePatch, readObject } from '../kube/write.js';
+import { readObject } from '../kube/write.js';
 import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../release/catalog.js';
 import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { type PlanAction, PlanContext, PlanDatabase, StepPlan, action } from '../planning/plan.js';
@@ -385,18 +385,19 @@ async function upgradeOne(
   const spec = str(getPath(live, versionPath));
   const body = patchAt(versionPath, item.version);
   if (spec !== item.version) {
-    if (!ctx.dryRun) await intents.record(label, { from: running ?? spec ?? null, to: item.version });
+    await intents.record(label, { from: running ?? spec ?? null, to: item.version });
     ctx.progress(
       `${label}: setting ${versionPath.slice(1).join('.')} to ${item.version} (runs ${running ?? 'unknown'})`,
     );
     // An interrupt that arrived during the reads above must not be followed by a change.
     signal.throwIfAborted();
-    await mergePatch(kube, ref, body, { dryRun: ctx.dryRun, io: ctx.io });
+    await ctx.deps.kubeWriter.mergePatch(ref, body);
   } else {
     ctx.progress(
       `${label}: ${versionPath.slice(1).join('.')} is already ${item.version}; waiting for the operator`,
     );
   }
+  // Nothing was patched in dry-run, so there is nothing to wait for.
   if (ctx.dryRun) return { upgraded: true };
 
   const after = await readObject(kube, ref);

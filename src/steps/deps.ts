@@ -1,6 +1,8 @@
 import type { ApiClient } from '../api/client.js';
+import type { ApiWriter } from '../api/writer.js';
 import type { Helm } from '../exec/helm.js';
 import type { KubeClients } from '../kube/client.js';
+import type { KubeWriter } from '../kube/write.js';
 import type { Plan, StepPlanner } from '../planning/plan.js';
 import type { ResolvedUpgrade } from '../planning/resolve.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -29,15 +31,21 @@ export interface RunSettings {
 }
 
 /**
- * What every step gets (release-it's container): clients built once by the CLI. Writers
- * honour dry-run themselves (helm.change, the kube write helpers), so steps do not branch on it.
+ * What every step gets (release-it's container): clients built once by the command. Every
+ * change goes through a writer bound to the run (kubeWriter, apiWriter, helm.change), which
+ * honours dry-run itself, so steps never branch on it to write; they only ask `ctx.dryRun`
+ * to skip waiting for a change that was not made.
  * `snapshot` and `plan` are read by the CLI at the start of every invocation (a resumed run
  * reads them afresh); they can be stale once a step has changed something, so steps re-read
  * live state before acting and use them for names, dialect, target and the planned actions.
  */
 export interface UpgradeDeps {
+  /** Reads of the cluster; changes go through kubeWriter. */
   kube: KubeClients;
+  kubeWriter: KubeWriter;
+  /** Reads of the management API; changes go through apiWriter. */
   api: ApiClient;
+  apiWriter: ApiWriter;
   helm: Helm;
   settings: RunSettings;
   clock: StepClock;

@@ -30,7 +30,7 @@ import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
-import { readObject, serverSideApply } from '../kube/write.js';
+import { readObject } from '../kube/write.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { OPERATOR_DEPLOYMENT, type Snapshot, type ClusterSnapshot } from '../planning/snapshot.js';
 import {
@@ -304,8 +304,8 @@ function bundleToApply(deps: UpgradeDeps): string {
 }
 
 async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Promise<StepResult> {
-  const { deps, io, dryRun } = ctx;
-  const { snapshot, plan, kube } = deps;
+  const { deps, io } = ctx;
+  const { snapshot, plan, kube, kubeWriter } = deps;
   const target = plan.target.operator;
   const method = plan.target.method;
   const { name, namespace } = operatorLocation(snapshot);
@@ -384,12 +384,13 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
       roleNamespaces: watched,
     });
     ctx.progress(`applying ${objects.length} objects of ${location}`);
-    await serverSideApply(kube, objects, { dryRun, io });
+    await kubeWriter.apply(objects);
   }
 
   const rolesReapplied = await reapplyRedbRoles(ctx, watched);
 
-  if (dryRun) {
+  // Nothing was applied in dry-run, so there is no rollout to wait for.
+  if (ctx.dryRun) {
     return { outcome: { dryRun: true, method, from: before?.version ?? null, to: target, rolesReapplied } };
   }
 
@@ -566,7 +567,7 @@ async function reapplyRedbRoles(ctx: StepContext<UpgradeDeps>, namespaces: strin
       }
       objects.push(object);
     }
-    await serverSideApply(kube, objects, { dryRun: ctx.dryRun, io: ctx.io });
+    await ctx.deps.kubeWriter.apply(objects);
   }
   return namespaces;
 }

@@ -14,13 +14,13 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { oneLine } from '../io/safe-text.js';
-import type { ApiClient } from '../api/client.js';
+import type { ApiWriter } from '../api/writer.js';
 import { type ApiAction, type ApiBdb, type ApiModule, bdbVersion } from '../api/types.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { DATABASE_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { formatDuration } from '../kube/watch.js';
-import { mergePatch, readObject } from '../kube/write.js';
+import { readObject } from '../kube/write.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../release/catalog.js';
 import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
@@ -293,14 +293,12 @@ export async function remediateFrozenUpgrade(
         break;
       }
       const name = basename(file);
-      if (ctx.dryRun) {
-        ctx.io.info(`would upload module ${file} (POST /v2/modules)`);
-        continue;
-      }
       const bytes = await readModuleFile(file);
       await intent({ action: 'upload-module', file: name, for: remaining.map(describeBlocker) });
       ctx.progress(`uploading module ${name} (POST /v2/modules)`);
-      const uploaded = await uploadOnce(api, name, bytes);
+      const uploaded = await uploadOnce(ctx.deps.apiWriter, name, bytes);
+      // Not sent in dry-run: nothing to wait for.
+      if (uploaded === undefined) continue;
       if (uploaded === 'exists') {
         ctx.progress(`module ${name} is already installed`);
         continue;
@@ -350,12 +348,12 @@ async function readModuleFile(file: string): Promise<Uint8Array> {
 }
 
 async function uploadOnce(
-  api: ApiClient,
+  writer: ApiWriter,
   name: string,
   bytes: Uint8Array,
-): Promise<(ApiModule & { action_uid: string }) | 'exists'> {
+): Promise<(ApiModule & { action_uid: string }) | 'exists' | undefined> {
   try {
-    return await api.uploadModule(name, bytes);
+    return await writer.uploadModule(name, bytes);
   } catch (error) {
     if (error instanceof OperationError && /module_exists/.test(error.message)) return 'exists';
     throw error;
@@ -383,10 +381,6 @@ async function upgradeDatabase(
         `database ${live.name} (uid ${live.uid}): waiting for the running action ${pending.action_uid}`,
       );
       await waitForAction(ctx, pending.action_uid, `the upgrade of database ${live.name}`);
-    } else if (ctx.dryRun) {
-      ctx.io.info(
-        `would upgrade database ${live.name} (uid ${live.uid}) from ${running ?? '?'} to ${blocker.target} (POST /v1/bdbs/${live.uid}/upgrade)`,
-      );
     } else {
       await intent({
         action: 'upgrade-bdb',
@@ -398,8 +392,8 @@ async function upgradeDatabase(
       ctx.progress(
         `upgrading database ${live.name} (uid ${live.uid}) from ${running ?? '?'} to ${blocker.target}`,
       );
-      const answer = await api.upgradeBdb(live.uid, blocker.target, fields.upgradeBodyKey);
-      if (answer.action_uid)
+      const answer = await ctx.deps.apiWriter.upgradeBdb(live.uid, blocker.target, fields.upgradeBodyKey);
+      if (answer?.action_uid)
         await waitForAction(ctx, answer.action_uid, `the upgrade of database ${live.name}`);
     }
     if (!ctx.dryRun) {
@@ -473,17 +467,16 @@ async function syncDatabaseResource(
   if (spec !== undefined && !current) return;
   if (current && wanted && compareDatabaseVersions(current, wanted) >= 0) return;
   const body = patchAt(context.fields.databaseVersionPath, blocker.target);
-  if (!ctx.dryRun)
-    await intent({
-      action: 'patch-redb',
-      name: resource.name,
-      namespace: resource.namespace,
-      to: blocker.target,
-    });
+  await intent({
+    action: 'patch-redb',
+    name: resource.name,
+    namespace: resource.namespace,
+    to: blocker.target,
+  });
   ctx.progress(
     `setting ${context.fields.databaseVersionField} of redb/${resource.name} to ${blocker.target}`,
   );
-  await mergePatch(ctx.deps.kube, ref, body, { dryRun: ctx.dryRun, io: ctx.io });
+  await ctx.deps.kubeWriter.mergePatch(ref, body);
 }
 
 function getString(object: KubeObject, path: readonly string[]): string | undefined {

@@ -15,7 +15,7 @@
  */
 
 import { OperationError } from '../errors.js';
-import { deleteIfExists, readObject } from '../kube/write.js';
+import { readObject } from '../kube/write.js';
 import type { UpgradeDeps } from './deps.js';
 import { sccDecisionFor } from './security-context.js';
 import { SCC_NAME } from './security-context-decision.js';
@@ -43,7 +43,7 @@ export async function removeSccAfterRoll(
   const { decision, cluster } = await sccDecisionFor(ctx);
   if (decision.kind !== 'remove-after-roll' || !cluster) return undefined;
   const sa = { namespace: cluster.namespace, name: cluster.serviceAccountName };
-  const { kube } = ctx.deps;
+  const { kube, kubeWriter } = ctx.deps;
   const bindings = await readSccBindings(kube, sa);
   if (!bindings.scc && !isBound(bindings)) return { scc: SCC_NAME, removed: 'already' };
   const deleting = bindings.others.length === 0;
@@ -53,22 +53,22 @@ export async function removeSccAfterRoll(
     delete: deleting,
     keptFor: bindings.others,
   });
-  const io = { dryRun: ctx.dryRun, io: ctx.io };
   if (isBound(bindings)) {
     ctx.progress(`the cluster has rolled: unbinding ${SCC_NAME} from ${bindings.user}`);
-    await unbind(kube, bindings, sa, io);
+    await unbind(kubeWriter, bindings, sa);
   }
   if (deleting) {
     ctx.progress(`deleting ${SCC_NAME}: no other service account may use it`);
-    await deleteScc(kube, io);
+    await deleteScc(kubeWriter);
     // Only this SCC's ClusterRole: it grants `use` of an SCC that no longer exists.
     const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: SCC_ROLE };
-    if (await readObject(kube, role)) await deleteIfExists(kube, role, io);
+    if (await readObject(kube, role)) await kubeWriter.deleteIfExists(role);
   } else {
     ctx.warn(`${SCC_NAME} is kept: other clusters still use it (${bindings.others.join('; ')})`, {
       keptFor: bindings.others,
     });
   }
+  // Nothing was changed in dry-run, so there is nothing to verify.
   if (ctx.dryRun) return { dryRun: true, scc: SCC_NAME, unbound: bindings.user, deleted: deleting };
 
   const after = await readSccBindings(kube, sa);

@@ -16,14 +16,7 @@
 import { OperationError } from '../errors.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
-import {
-  deleteIfExists,
-  listObjects,
-  mergePatch,
-  readObject,
-  serverSideApply,
-  type WriteOptions,
-} from '../kube/write.js';
+import { type KubeWriter, listObjects, readObject } from '../kube/write.js';
 import { SCC_NAME } from './security-context-decision.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
@@ -85,12 +78,7 @@ export async function readSccBindings(kube: KubeClients, sa: ServiceAccountRef):
 }
 
 /** `oc apply -f openshift/scc.yaml`: the SCC objects of a release tree, applied server-side. */
-export async function applyScc(
-  kube: KubeClients,
-  manifests: KubeObject[],
-  location: string,
-  options: WriteOptions,
-): Promise<void> {
+export async function applyScc(writer: KubeWriter, manifests: KubeObject[], location: string): Promise<void> {
   // Without users and groups: bindings are managed on their own, and a release file's empty
   // `users: []` applied with force would unbind every cluster that shares the SCC.
   const objects = manifests
@@ -101,14 +89,14 @@ export async function applyScc(
       hint: 'Check that --bundle points at the release tree (openshift/scc.yaml next to the bundle).',
     });
   }
-  await serverSideApply(kube, objects, options);
+  await writer.apply(objects);
 }
 
 /** `oc adm policy add-scc-to-user <scc> -z <sa> -n <ns>`: the ClusterRole and the RoleBinding. */
 export async function bindByRbac(
   kube: KubeClients,
+  writer: KubeWriter,
   sa: ServiceAccountRef,
-  options: WriteOptions,
 ): Promise<void> {
   const existing = await readObject(kube, {
     apiVersion: RBAC,
@@ -118,32 +106,28 @@ export async function bindByRbac(
   });
   const subjects = existing ? subjectsOf(existing) : [];
   const subject = { kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace };
-  await serverSideApply(
-    kube,
-    [
-      {
-        apiVersion: RBAC,
-        kind: 'ClusterRole',
-        metadata: { name: SCC_ROLE },
-        rules: [
-          {
-            apiGroups: ['security.openshift.io'],
-            resources: ['securitycontextconstraints'],
-            resourceNames: [SCC_NAME],
-            verbs: ['use'],
-          },
-        ],
-      },
-      {
-        apiVersion: RBAC,
-        kind: 'RoleBinding',
-        metadata: { name: SCC_ROLE, namespace: sa.namespace },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: SCC_ROLE },
-        subjects: [...subjects.filter((s) => !isServiceAccount(s, sa, sa.namespace)), subject],
-      },
-    ],
-    options,
-  );
+  await writer.apply([
+    {
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: SCC_ROLE },
+      rules: [
+        {
+          apiGroups: ['security.openshift.io'],
+          resources: ['securitycontextconstraints'],
+          resourceNames: [SCC_NAME],
+          verbs: ['use'],
+        },
+      ],
+    },
+    {
+      apiVersion: RBAC,
+      kind: 'RoleBinding',
+      metadata: { name: SCC_ROLE, namespace: sa.namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: SCC_ROLE },
+      subjects: [...subjects.filter((s) => !isServiceAccount(s, sa, sa.namespace)), subject],
+    },
+  ]);
 }
 
 /**
@@ -152,26 +136,25 @@ export async function bindByRbac(
  * written whole, conditional on the resourceVersion they were computed from (409 on a race).
  */
 export async function unbind(
-  kube: KubeClients,
+  writer: KubeWriter,
   bindings: SccBindings,
   sa: ServiceAccountRef,
-  options: WriteOptions,
 ): Promise<void> {
   const { scc, roleBinding } = bindings;
   if (scc && bindings.inUsers) {
     const users = strings(scc.users).filter((u) => u !== bindings.user);
-    await mergePatch(kube, SCC_REF, conditional(scc, { users }), options);
+    await writer.mergePatch(SCC_REF, conditional(scc, { users }));
   }
   if (roleBinding) {
     const ref = { apiVersion: RBAC, kind: 'RoleBinding', name: SCC_ROLE, namespace: sa.namespace };
     const rest = subjectsOf(roleBinding).filter((s) => !isServiceAccount(s, sa, sa.namespace));
-    if (rest.length === 0) await deleteIfExists(kube, ref, options);
-    else await mergePatch(kube, ref, conditional(roleBinding, { subjects: rest }), options);
+    if (rest.length === 0) await writer.deleteIfExists(ref);
+    else await writer.mergePatch(ref, conditional(roleBinding, { subjects: rest }));
   }
 }
 
-export async function deleteScc(kube: KubeClients, options: WriteOptions): Promise<boolean> {
-  return deleteIfExists(kube, SCC_REF, options);
+export async function deleteScc(writer: KubeWriter): Promise<boolean> {
+  return writer.deleteIfExists(SCC_REF);
 }
 
 // ---- helpers -------------------------------------------------------------------------------

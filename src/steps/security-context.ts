@@ -141,14 +141,14 @@ async function prepareSecurityContext(ctx: StepContext<UpgradeDeps>): Promise<St
   }
   const location = sccLocation(ctx);
   await ctx.recordIntent({ scc: SCC_NAME, apply: location, bind: isBound(bindings) ? null : bindings.user });
-  const io = { dryRun: ctx.dryRun, io: ctx.io };
   const manifests = await loadManifests(location, { signal: ctx.signal, io: ctx.io });
   ctx.progress(`applying ${SCC_NAME} from ${location}`);
-  await applyScc(ctx.deps.kube, manifests, location, io);
+  await applyScc(ctx.deps.kubeWriter, manifests, location);
   if (!isBound(bindings)) {
     ctx.progress(`binding ${SCC_NAME} to ${bindings.user} (RoleBinding system:openshift:scc:${SCC_NAME})`);
-    await bindByRbac(ctx.deps.kube, sa, io);
+    await bindByRbac(ctx.deps.kube, ctx.deps.kubeWriter, sa);
   }
+  // Nothing was applied in dry-run, so there is nothing to verify.
   if (ctx.dryRun) return { outcome: { dryRun: true, scc: SCC_NAME, applied: location } };
 
   const after = await readSccBindings(ctx.deps.kube, sa);

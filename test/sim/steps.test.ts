@@ -4,12 +4,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectApi } from '../../src/api/connect.js';
+import { ApiWriter } from '../../src/api/writer.js';
 import { Helm } from '../../src/exec/helm.js';
 import { JsonReporter } from '../../src/io/progress.js';
 import { createTestIo } from '../../src/io/test-io.js';
 import { createKubeClients, type KubeClients, loadKubeConfig } from '../../src/kube/client.js';
 import { createClusterReads, type KubeObject } from '../../src/kube/reads.js';
-import { readObject } from '../../src/kube/write.js';
+import { KubeWriter, readObject } from '../../src/kube/write.js';
 import { startSimulatedCluster, type SimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { createAdmissionStep } from '../../src/steps/admission.js';
@@ -79,9 +80,13 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
     });
     const target = resolveTarget({ to, bundle: sim.env.CTL_BUNDLE, helmRepo: sim.env.CTL_HELM_REPO });
     const plan = planUpgrade(snapshot, target);
+    const api = connection.client();
+    const writes = { dryRun, io };
     return {
       kube,
-      api: connection.client(),
+      kubeWriter: new KubeWriter(kube, writes),
+      api,
+      apiWriter: new ApiWriter(api, writes),
       helm: new Helm({
         io,
         binary: helmPath(3),

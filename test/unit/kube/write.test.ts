@@ -5,6 +5,7 @@ import { createTestIo } from '../../../src/io/test-io.js';
 import {
   deleteIfExists,
   describeRef,
+  KubeWriter,
   mergePatch,
   readObject,
   serverSideApply,
@@ -46,6 +47,30 @@ describe('kube writers', () => {
     assert.equal(test.stderr(), 'would patch rec/rec -n redis: {"spec":{"b":2}}\n');
     assert.deepEqual(cluster.writes(), []);
     assert.deepEqual((await readObject(kube, REC))?.spec, { a: 1 });
+  });
+
+  it("a KubeWriter carries the run's dry-run to every write, so callers never pass it", async () => {
+    const { cluster, kube } = setup();
+    const test = createTestIo();
+    const options = { dryRun: true, io: test.io };
+    const writer = new KubeWriter(kube, options);
+    assert.equal(writer.dryRun, true);
+    assert.equal(await writer.mergePatch(REC, { spec: { b: 2 } }), undefined);
+    assert.deepEqual(
+      await writer.apply([
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'redis' } },
+      ]),
+      [],
+    );
+    assert.equal(await writer.deleteIfExists(REC), true, 'the object exists, so dry-run would delete it');
+    assert.deepEqual(cluster.writes(), [], 'nothing was sent in dry-run');
+    assert.equal(
+      test.stderr(),
+      'would patch rec/rec -n redis: {"spec":{"b":2}}\nwould apply configmap/cm -n redis\nwould delete rec/rec -n redis\n',
+    );
+    options.dryRun = false;
+    await writer.mergePatch(REC, { spec: { b: 2 } });
+    assert.deepEqual(cluster.writes(), ['merge RedisEnterpriseCluster/rec -n redis']);
   });
 
   it('serverSideApply applies in order with force; dry-run prints each object', async () => {

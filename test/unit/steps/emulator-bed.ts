@@ -5,9 +5,11 @@
  */
 
 import type { ApiClient } from '../../../src/api/client.js';
+import { ApiWriter } from '../../../src/api/writer.js';
 import type { ApiAction, ApiBdb, ApiModule, ApiNode } from '../../../src/api/types.js';
 import { OperationError } from '../../../src/errors.js';
 import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
+import { KubeWriter } from '../../../src/kube/write.js';
 import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
 import type { StepContext } from '../../../src/run/step.js';
 import { crdsFor } from '../../../src/sim/crds.js';
@@ -203,9 +205,14 @@ export async function startStepBed(
   const snapshot = makeSnapshot(options.snapshot);
   const target = makeTarget(options.target);
   const plan = planUpgrade(snapshot, target);
+  // One options object for the run's writers; ctx() sets its dry-run per call.
+  const writes = { dryRun: false, io: test.io };
+  const client = api.asClient();
   const deps: UpgradeDeps = {
     kube: emulator.kube,
-    api: api.asClient(),
+    kubeWriter: new KubeWriter(emulator.kube, writes),
+    api: client,
+    apiWriter: new ApiWriter(client, writes),
     helm: {} as UpgradeDeps['helm'],
     settings: { ...SETTINGS, ...options.settings },
     clock: {
@@ -227,19 +234,22 @@ export async function startStepBed(
   let lastIntent: Record<string, unknown> | undefined;
   const ctx = (
     o: { previous?: StepState; dryRun?: boolean; signal?: AbortSignal } = {},
-  ): StepContext<UpgradeDeps> => ({
-    deps,
-    io: test.io,
-    dryRun: o.dryRun ?? false,
-    signal: o.signal ?? new AbortController().signal,
-    previous: o.previous,
-    recordIntent: async (intent) => {
-      lastIntent = intent;
-      log.push({ type: 'intent', text: JSON.stringify(intent), data: intent });
-    },
-    progress: (message) => log.push({ type: 'progress', text: message }),
-    warn: (message, data) => log.push({ type: 'warn', text: message, data }),
-  });
+  ): StepContext<UpgradeDeps> => {
+    writes.dryRun = o.dryRun ?? false;
+    return {
+      deps,
+      io: test.io,
+      dryRun: writes.dryRun,
+      signal: o.signal ?? new AbortController().signal,
+      previous: o.previous,
+      recordIntent: async (intent) => {
+        lastIntent = intent;
+        log.push({ type: 'intent', text: JSON.stringify(intent), data: intent });
+      },
+      progress: (message) => log.push({ type: 'progress', text: message }),
+      warn: (message, data) => log.push({ type: 'warn', text: message, data }),
+    };
+  };
   return {
     emulator,
     api,

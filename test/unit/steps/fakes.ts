@@ -12,6 +12,7 @@ import type { KubeClients } from '../../../src/kube/client.js';
 import type { ObjectClient, ObjectRef, PatchOptions } from '../../../src/kube/objects.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import type { WaitOptions } from '../../../src/kube/watch.js';
+import { KubeWriter } from '../../../src/kube/write.js';
 import type { RunSettings, UpgradeDeps } from '../../../src/steps/deps.js';
 import type { StepContext, StepResult } from '../../../src/run/step.js';
 import type { StepState } from '../../../src/run/state.js';
@@ -355,9 +356,14 @@ export function harness(options: {
   const snapshot = makeSnapshot(options.snapshot);
   const target = makeTarget(options.target);
   const plan = planUpgrade(snapshot, target);
+  // One options object for the run's writers; ctx() sets its dry-run per call, like helm's.
+  const writes = { dryRun: options.dryRun ?? false, io: test.io };
+  const kube = cluster.clients();
   const deps: UpgradeDeps = {
-    kube: cluster.clients(),
+    kube,
+    kubeWriter: new KubeWriter(kube, writes),
     api: {} as UpgradeDeps['api'],
+    apiWriter: {} as UpgradeDeps['apiWriter'],
     helm: helm.asHelm(),
     settings: { ...SETTINGS, ...options.settings },
     clock: { now: () => Date.parse('2025-01-02T03:04:05Z'), sleep: async () => {} },
@@ -369,6 +375,7 @@ export function harness(options: {
   const ctx = (o: { dryRun?: boolean; previous?: StepState } = {}): StepContext<UpgradeDeps> => {
     const dryRun = o.dryRun ?? options.dryRun ?? false;
     helm.dryRun = dryRun;
+    writes.dryRun = dryRun;
     return {
       deps,
       io: test.io,

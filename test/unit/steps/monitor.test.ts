@@ -586,7 +586,8 @@ describe('monitor step on the simulated cluster', () => {
     const { connectApi } = await import('../../../src/api/connect.js');
     const { readSnapshot } = await import('../../../src/planning/snapshot.js');
     const { planUpgrade } = await import('../../../src/steps/index.js');
-    const { mergePatch } = await import('../../../src/kube/write.js');
+    const { KubeWriter, mergePatch } = await import('../../../src/kube/write.js');
+    const { ApiWriter } = await import('../../../src/api/writer.js');
     const { createTestIo } = await import('../../../src/io/test-io.js');
     const { makeTarget } = await import('../planning/snapshot-fixture.js');
     const { SETTINGS } = await import('./emulator-bed.js');
@@ -633,7 +634,9 @@ describe('monitor step on the simulated cluster', () => {
       const result = await monitorStep.run({
         deps: {
           kube,
+          kubeWriter: new KubeWriter(kube, { dryRun: false, io: test.io }),
           api,
+          apiWriter: new ApiWriter(api, { dryRun: false, io: test.io }),
           helm: {} as never,
           settings: {
             ...SETTINGS,
