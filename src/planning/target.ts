@@ -28,6 +28,8 @@ export const CHECK_IDS = [
   'auto-upgrade-digest',
   'helm-release-healthy',
   'operator-method',
+  'olm-cluster-name',
+  'olm-approval',
   'admission-tls',
   'api-reachable',
   'permissions',
