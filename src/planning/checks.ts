@@ -18,7 +18,13 @@ import {
   rhel7HopFor,
 } from '../release/catalog.js';
 import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
-import { csvVersion, olmRoute, olmUpgradeCommands, subscriptionChannelCommand } from './olm.js';
+import {
+  csvVersion,
+  olmRoute,
+  olmUpgradeCommands,
+  plannedOlmDigests,
+  subscriptionChannelCommand,
+} from './olm.js';
 import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
@@ -604,13 +610,14 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
   if (!rec.autoUpgrade && tag && rec.image.versionTag !== tag) {
     // Under OLM the target CSV's relatedImages name the target images by digest: the cluster
     // step reads them once OLM has installed it (and stops with the fix if one is missing).
-    const digests = input.resolved.method === 'olm' ? targetCsvDigests(input) : undefined;
+    const olm = input.resolved.method === 'olm' ? input.snapshot.olm : undefined;
+    const digests = olm ? plannedOlmDigests(olm, input.target.operator) : undefined;
     const patch = buildClusterPatch(rec, input.snapshot.dialect, tag, input.target.operator, digests);
     if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
     const pinned = digestPinnedSpecs(rec, input.snapshot.dialect);
     if (digests && pinned.length > 0) {
       return pass(
-        `${pinned.map((d) => `${d.field}.digestHash`).join(', ')} will follow the target: the digest comes from the spec.relatedImages of ${olmRoute(input.snapshot.olm ?? { csv: '', installPlans: [] }, input.target.operator).targetCsv}`,
+        `${pinned.map((d) => `${d.field}.digestHash`).join(', ')} will follow the target: the digest comes from the spec.relatedImages of ${olmRoute(olm ?? { csv: '', installPlans: [] }, input.target.operator).targetCsv}`,
       );
     }
   }
@@ -621,12 +628,6 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
     );
   }
   return pass(rec.autoUpgrade ? 'auto-upgrade on, no digest hash' : 'auto-upgrade off');
-}
-
-/** Under OLM, a placeholder digest for each pinned image: the cluster step reads the real one from the target CSV. */
-function targetCsvDigests(input: CheckInput): (repository: string | undefined, tag: string) => string {
-  const csv = olmRoute(input.snapshot.olm ?? { csv: '', installPlans: [] }, input.target.operator).targetCsv;
-  return (repository) => `<digest of ${repository ?? 'the image'} in ${csv} spec.relatedImages>`;
 }
 
 // ---- helm-release-healthy
@@ -832,7 +833,9 @@ export function permissionConditionsFor(
   const conditions = new Set<PermissionCondition>(['always']);
   conditions.add(resolved.method);
   if (snapshot.platform === 'openshift') conditions.add('openshift');
-  if (snapshot.webhooks.length > 0 && resolved.method === 'bundle') conditions.add('admission');
+  // Under OLM the webhooks OLM owns are OLM's (src/steps/admission.ts); one applied by hand is ctl's.
+  const ownedByCtl = snapshot.webhooks.some((w) => resolved.method === 'bundle' || (resolved.method === 'olm' && !w.olmOwner));
+  if (ownedByCtl) conditions.add('admission');
   if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (snapshot.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
   if (snapshot.stateStore === 'configmap') conditions.add('cluster-state');

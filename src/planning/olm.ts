@@ -342,3 +342,12 @@ export function relatedDigest(relatedImages: readonly string[], repository: stri
   }
   return undefined;
 }
+
+/**
+ * For the plan, made before the target CSV is installed: each pinned digest named by where the
+ * run takes it from (the target CSV's spec.relatedImages, src/steps/olm-digests.ts).
+ */
+export function plannedOlmDigests(olm: OlmSnapshot, target: string): (repository: string | undefined) => string {
+  const csv = olmRoute(olm, target).targetCsv;
+  return (repository) => `<digest of ${repository ?? 'the image'} in ${csv} spec.relatedImages>`;
+}

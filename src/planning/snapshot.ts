@@ -196,6 +196,8 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
 
 export interface WebhookSnapshot extends ObjectVersion {
   name: string;
+  /** The ClusterServiceVersion that owns it (OLM's labels), when OLM installed it from the CSV's webhookdefinitions. */
+  olmOwner?: string | undefined;
   webhooks: {
     name: string;
     caBundle?: string | undefined;
@@ -973,6 +975,7 @@ export function toWebhook(object: KubeObject): WebhookSnapshot {
   return {
     ...versionOf(object),
     name: object.metadata?.name ?? '',
+    olmOwner: olmOwnerOf(object),
     webhooks: array(object.webhooks)
       .map(record)
       .filter((w) => (str(w.name) ?? '').endsWith('.admission.redislabs'))

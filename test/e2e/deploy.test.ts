@@ -166,6 +166,12 @@ const SITUATIONS: {
     watched: [],
     conditions: ['always', 'bundle', 'admission', 'openshift'],
   },
+  {
+    name: 'OperatorHub install on OpenShift (openshift/ and olm/)',
+    folders: ['.', 'openshift', 'olm'],
+    watched: [],
+    conditions: ['always', 'olm', 'admission', 'openshift'],
+  },
 ];
 
 function deniedQueries(objects: Manifest[], situation: (typeof SITUATIONS)[number]): string[] {
@@ -180,7 +186,12 @@ function deniedQueries(objects: Manifest[], situation: (typeof SITUATIONS)[numbe
 }
 
 describe('deploy/: RBAC, Job and image', () => {
-  const all = [...loadManifests('.'), ...loadManifests('multi-namespace'), ...loadManifests('openshift')];
+  const all = [
+    ...loadManifests('.'),
+    ...loadManifests('multi-namespace'),
+    ...loadManifests('openshift'),
+    ...loadManifests('olm'),
+  ];
 
   it('covers every condition REQUIRED_PERMISSIONS knows', () => {
     const covered = new Set(SITUATIONS.flatMap((situation) => situation.conditions));
