@@ -80,7 +80,7 @@ export async function upgradeThroughOlm(
           hint: 'Run ctl upgrade plan to see the operator-method check and its fix.',
         });
       }
-      await ctx.recordIntent({ method: 'olm', to: target, targetCsv: route.targetCsv, subscription: subName, fromChannel: sub.channel ?? null, channel: route.targetChannel });
+      await ctx.recordIntent({ method: 'olm', from: deps.snapshot.operator?.version ?? null, to: target, targetCsv: route.targetCsv, subscription: subName, fromChannel: sub.channel ?? null, channel: route.targetChannel });
       ctx.progress(`switching Subscription ${subName} from channel ${sub.channel ?? '?'} to ${route.targetChannel}`);
       await mergePatch(kube, subRef, { spec: { channel: route.targetChannel } }, { dryRun, io });
       outcome.switchedFrom = sub.channel;
@@ -219,7 +219,13 @@ async function approveExactly(
     });
   }
   if (now.approved) return;
-  await ctx.recordIntent({ method: 'olm', to: ctx.deps.plan.target.operator, targetCsv, approve: plan.name });
+  await ctx.recordIntent({
+    method: 'olm',
+    from: ctx.deps.snapshot.operator?.version ?? null,
+    to: ctx.deps.plan.target.operator,
+    targetCsv,
+    approve: plan.name,
+  });
   ctx.progress(`approving InstallPlan ${plan.name} (${targetCsv})`);
   await mergePatch(
     kube,
