@@ -762,7 +762,8 @@ function checkOlmApproval({ snapshot, target, resolved }: CheckInput): Outcome {
   const olm = snapshot.olm;
   const sub = olm?.subscription;
   if (resolved.method !== 'olm' || !olm || !sub) return pass('the operator is not upgraded through OLM here');
-  if (sub.approval !== 'Automatic') return pass(`Subscription ${sub.name}: Manual approval, ctl approves only the target`);
+  if (sub.approval !== 'Automatic')
+    return pass(`Subscription ${sub.name}: Manual approval, ctl approves only the target`);
   const route = olmRoute(olm, target.operator);
   const head = csvVersion(route.channelHead);
   const headParsed = parseOperatorVersion(head ?? '');
@@ -834,7 +835,9 @@ export function permissionConditionsFor(
   conditions.add(resolved.method);
   if (snapshot.platform === 'openshift') conditions.add('openshift');
   // Under OLM the webhooks OLM owns are OLM's (src/steps/admission.ts); one applied by hand is ctl's.
-  const ownedByCtl = snapshot.webhooks.some((w) => resolved.method === 'bundle' || (resolved.method === 'olm' && !w.olmOwner));
+  const ownedByCtl = snapshot.webhooks.some(
+    (w) => resolved.method === 'bundle' || (resolved.method === 'olm' && !w.olmOwner),
+  );
   if (ownedByCtl) conditions.add('admission');
   if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (snapshot.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');

@@ -178,7 +178,8 @@ export async function readOlm(kube: OlmReads, namespace: string, csv: string): P
   if (!packageName) return olm;
   try {
     const manifest = await readPackageManifest(kube, namespace, packageName);
-    if (!manifest) return { ...olm, packageError: `no PackageManifest ${packageName} in namespace ${namespace}` };
+    if (!manifest)
+      return { ...olm, packageError: `no PackageManifest ${packageName} in namespace ${namespace}` };
     return { ...olm, channels: toChannels(manifest) };
   } catch (error) {
     return { ...olm, packageError: (error as Error).message };
@@ -230,8 +231,8 @@ export function olmRoute(olm: OlmSnapshot, target: string): OlmRoute {
   const targetCsv = known.find((csv) => csvVersion(csv) === target) ?? `redis-enterprise-operator.v${target}`;
   const plan = olm.installPlans.find((p) => p.csvs.includes(targetCsv) && unfinished(p));
   const current = olm.channels?.find((c) => c.name === sub?.channel);
-  const offered = sub?.currentCSV === targetCsv && sub.installedCSV !== targetCsv;
-  const channelHasTarget = current?.currentCSV === targetCsv || (offered && plan !== undefined);
+  // An unfinished plan of the target: OLM offers it already, approving it is enough.
+  const channelHasTarget = current?.currentCSV === targetCsv || plan !== undefined;
   const base = { targetCsv, channel: sub?.channel, channelHead: current?.currentCSV, plan };
   if (channelHasTarget) return { ...base, channelHasTarget, targetChannel: sub?.channel };
   if (!olm.channels) {
@@ -330,7 +331,10 @@ export function relatedImagesOf(csv: KubeObject | undefined): string[] {
  * The digest a CSV relates for `repository` (`<repository>@sha256:...`; certified bundles name
  * their related images by digest). Undefined when the CSV relates no image of that repository.
  */
-export function relatedDigest(relatedImages: readonly string[], repository: string | undefined): string | undefined {
+export function relatedDigest(
+  relatedImages: readonly string[],
+  repository: string | undefined,
+): string | undefined {
   if (!repository) return undefined;
   for (const image of relatedImages) {
     const at = image.indexOf('@');
@@ -347,7 +351,10 @@ export function relatedDigest(relatedImages: readonly string[], repository: stri
  * For the plan, made before the target CSV is installed: each pinned digest named by where the
  * run takes it from (the target CSV's spec.relatedImages, src/steps/olm-digests.ts).
  */
-export function plannedOlmDigests(olm: OlmSnapshot, target: string): (repository: string | undefined) => string {
+export function plannedOlmDigests(
+  olm: OlmSnapshot,
+  target: string,
+): (repository: string | undefined) => string {
   const csv = olmRoute(olm, target).targetCsv;
   return (repository) => `<digest of ${repository ?? 'the image'} in ${csv} spec.relatedImages>`;
 }

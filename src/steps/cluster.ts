@@ -138,7 +138,9 @@ async function upgradeCluster(
   if (patch.kind === 'refuse') {
     // Before any change: never a new tag next to an old digest (src/planning/cluster-patch.ts).
     const from = olmDigests ? ` (${olmDigests.csv} spec.relatedImages has no digest for it)` : '';
-    throw new OperationError(`not upgrading ${describeRef(ref)}: ${patch.message}${from}`, { hint: patch.fix });
+    throw new OperationError(`not upgrading ${describeRef(ref)}: ${patch.message}${from}`, {
+      hint: patch.fix,
+    });
   }
   const pinned = patch.moves.slice(1);
   const body = patch.body;
@@ -324,9 +326,7 @@ function planCluster({ snapshot, target, resolved }: PlanContext, cluster: Clust
   if (cluster.autoUpgrade) return { skip: 'auto-upgrade is on: the operator upgrades the cluster' };
   const fields = dialectFields(snapshot.dialect);
   const olmDigests =
-    resolved.method === 'olm' && snapshot.olm
-      ? plannedOlmDigests(snapshot.olm, target.operator)
-      : undefined;
+    resolved.method === 'olm' && snapshot.olm ? plannedOlmDigests(snapshot.olm, target.operator) : undefined;
   const patch = buildClusterPatch(cluster, snapshot.dialect, tag, target.operator, olmDigests);
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.

@@ -43,9 +43,12 @@ export async function installedOlmDigests(
     namespace: source.namespace,
   });
   if (!object) {
-    throw new OperationError(`the target ClusterServiceVersion ${csv} is not installed, so the digests of the target images are unknown`, {
-      hint: `Run the operator step first (ctl upgrade run --only operator), or check oc get csv -n ${source.namespace}; then run ctl again.`,
-    });
+    throw new OperationError(
+      `the target ClusterServiceVersion ${csv} is not installed, so the digests of the target images are unknown`,
+      {
+        hint: `Run the operator step first (ctl upgrade run --only operator), or check oc get csv -n ${source.namespace}; then run ctl again.`,
+      },
+    );
   }
   const related = relatedImagesOf(object);
   const releaseTag = clusterTagFor(source.operatorTarget, source.platform, source.currentTag);

@@ -69,26 +69,48 @@ export async function upgradeThroughOlm(
   const live = await readLive(ctx, namespace, subRef, known);
   const route = olmRoute(live, target);
   const sub = live.subscription;
-  if (!sub) throw new OperationError(`Subscription ${subName} no longer exists in ${namespace}`, { hint: 'Run ctl upgrade plan again.' });
-  const outcome: OlmUpgradeOutcome = { targetCsv: route.targetCsv, channel: sub.channel, approvedByCtl: false };
+  if (!sub)
+    throw new OperationError(`Subscription ${subName} no longer exists in ${namespace}`, {
+      hint: 'Run ctl upgrade plan again.',
+    });
+  const outcome: OlmUpgradeOutcome = {
+    targetCsv: route.targetCsv,
+    channel: sub.channel,
+    approvedByCtl: false,
+  };
 
   if (sub.installedCSV !== route.targetCsv) {
     let installPlan = route.plan;
     if (!installPlan && !route.channelHasTarget) {
       if (!route.targetChannel) {
-        throw new OperationError(`OLM cannot install ${route.targetCsv}: ${route.problem ?? 'no channel has it as its head'}`, {
-          hint: 'Run ctl upgrade plan to see the operator-method check and its fix.',
-        });
+        throw new OperationError(
+          `OLM cannot install ${route.targetCsv}: ${route.problem ?? 'no channel has it as its head'}`,
+          {
+            hint: 'Run ctl upgrade plan to see the operator-method check and its fix.',
+          },
+        );
       }
-      await ctx.recordIntent({ method: 'olm', from: deps.snapshot.operator?.version ?? null, to: target, targetCsv: route.targetCsv, subscription: subName, fromChannel: sub.channel ?? null, channel: route.targetChannel });
-      ctx.progress(`switching Subscription ${subName} from channel ${sub.channel ?? '?'} to ${route.targetChannel}`);
+      await ctx.recordIntent({
+        method: 'olm',
+        from: deps.snapshot.operator?.version ?? null,
+        to: target,
+        targetCsv: route.targetCsv,
+        subscription: subName,
+        fromChannel: sub.channel ?? null,
+        channel: route.targetChannel,
+      });
+      ctx.progress(
+        `switching Subscription ${subName} from channel ${sub.channel ?? '?'} to ${route.targetChannel}`,
+      );
       await mergePatch(kube, subRef, { spec: { channel: route.targetChannel } }, { dryRun, io });
       outcome.switchedFrom = sub.channel;
       outcome.channel = route.targetChannel;
     }
     if (dryRun) {
       if (!installPlan?.approved && sub.approval !== 'Automatic') {
-        io.info(`would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(installPlan?.name ?? '<plan>', namespace)}`);
+        io.info(
+          `would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(installPlan?.name ?? '<plan>', namespace)}`,
+        );
       }
       return outcome;
     }
@@ -96,7 +118,9 @@ export async function upgradeThroughOlm(
     outcome.installPlan = installPlan.name;
     if (!installPlan.approved) {
       if (sub.approval === 'Automatic') {
-        ctx.progress(`InstallPlan ${installPlan.name} (${route.targetCsv}): Automatic approval, OLM approves it`);
+        ctx.progress(
+          `InstallPlan ${installPlan.name} (${route.targetCsv}): Automatic approval, OLM approves it`,
+        );
       } else {
         await approveExactly(ctx, namespace, installPlan, route.targetCsv);
         outcome.approvedByCtl = true;
@@ -123,9 +147,12 @@ export async function upgradeThroughOlm(
       const phase = typeof status.phase === 'string' ? status.phase : 'None';
       if (phase === 'Succeeded') return true;
       if (phase === 'Failed') {
-        throw new OperationError(`ClusterServiceVersion ${route.targetCsv} failed: ${String(status.message ?? status.reason ?? '')}`, {
-          hint: `Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events; then run ctl again to resume.`,
-        });
+        throw new OperationError(
+          `ClusterServiceVersion ${route.targetCsv} failed: ${String(status.message ?? status.reason ?? '')}`,
+          {
+            hint: `Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events; then run ctl again to resume.`,
+          },
+        );
       }
       return `${route.targetCsv}: phase ${phase}${typeof status.message === 'string' ? ` (${status.message})` : ''}`;
     },
@@ -172,16 +199,22 @@ async function waitForInstallPlan(
     description: `OLM to make the InstallPlan of ${targetCsv} (Subscription ${subName})`,
     hint: `Look at the Subscription's conditions: oc get subscription ${subName} -n ${namespace} -o yaml. Then run ctl again to resume.`,
     check: (object) => {
-      if (!object) throw new OperationError(`Subscription ${subName} was deleted`, { hint: 'Run ctl upgrade plan again.' });
+      if (!object)
+        throw new OperationError(`Subscription ${subName} was deleted`, {
+          hint: 'Run ctl upgrade plan again.',
+        });
       const s = subscriptionOf(object);
       const conditions = Array.isArray((object.status as Record<string, unknown> | undefined)?.conditions)
         ? ((object.status as Record<string, unknown>).conditions as Record<string, unknown>[])
         : [];
       const failed = conditions.find((c) => c.type === 'ResolutionFailed' && c.status === 'True');
       if (failed) {
-        throw new OperationError(`OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`, {
-          hint: `Check the channel: ${subscriptionChannelCommand(subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
-        });
+        throw new OperationError(
+          `OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`,
+          {
+            hint: `Check the channel: ${subscriptionChannelCommand(subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
+          },
+        );
       }
       if (s.currentCSV === targetCsv && s.installPlan) return true;
       return `Subscription ${subName}: state ${s.state ?? 'unknown'}, currentCSV ${s.currentCSV ?? '(none)'}`;
@@ -189,12 +222,20 @@ async function waitForInstallPlan(
     onProgress: (message) => ctx.progress(message),
   });
   const name = subscriptionOf(sub).installPlan ?? '';
-  const object = await readObject(kube, { apiVersion: OLM_API_VERSION, kind: 'InstallPlan', name, namespace });
+  const object = await readObject(kube, {
+    apiVersion: OLM_API_VERSION,
+    kind: 'InstallPlan',
+    name,
+    namespace,
+  });
   const plan = object ? installPlanOf(object) : undefined;
   if (!plan || !plan.csvs.includes(targetCsv)) {
-    throw new OperationError(`InstallPlan ${name} of Subscription ${subName} does not install ${targetCsv} (it installs ${plan?.csvs.join(', ') || 'nothing'})`, {
-      hint: `ctl approves only the plan of the target. Look at oc get installplan -n ${namespace}, then run ctl again.`,
-    });
+    throw new OperationError(
+      `InstallPlan ${name} of Subscription ${subName} does not install ${targetCsv} (it installs ${plan?.csvs.join(', ') || 'nothing'})`,
+      {
+        hint: `ctl approves only the plan of the target. Look at oc get installplan -n ${namespace}, then run ctl again.`,
+      },
+    );
   }
   return plan;
 }
@@ -213,7 +254,11 @@ async function approveExactly(
   const ref = { apiVersion: OLM_API_VERSION, kind: 'InstallPlan', name: plan.name, namespace };
   const live = await readObject(kube, ref);
   const now = live ? installPlanOf(live) : undefined;
-  if (!now || !now.csvs.includes(targetCsv) || now.csvs.some((csv) => csv !== targetCsv && csv.startsWith(targetCsv.split('.v')[0] ?? ''))) {
+  if (
+    !now ||
+    !now.csvs.includes(targetCsv) ||
+    now.csvs.some((csv) => csv !== targetCsv && csv.startsWith(targetCsv.split('.v')[0] ?? ''))
+  ) {
     throw new OperationError(`InstallPlan ${plan.name} no longer installs exactly ${targetCsv}`, {
       hint: `ctl approves only the plan of the target. Look at oc get installplan ${plan.name} -n ${namespace} -o yaml, then run ctl again.`,
     });
@@ -234,4 +279,3 @@ async function approveExactly(
     { dryRun: ctx.dryRun, io: ctx.io },
   );
 }
-

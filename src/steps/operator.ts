@@ -212,7 +212,7 @@ const PERMISSIONS: readonly StepPermission[] = [
     verbs: READ_VERBS,
     scope: 'namespace',
     when: 'olm',
-    why: "wait for the target CSV to succeed and read its relatedImages",
+    why: 'wait for the target CSV to succeed and read its relatedImages',
   },
   {
     group: 'packages.operators.coreos.com',
@@ -425,7 +425,14 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
 
   if (dryRun) {
     return {
-      outcome: { dryRun: true, method, from: before?.version ?? null, to: target, rolesReapplied, ...(olm ? { olm } : {}) },
+      outcome: {
+        dryRun: true,
+        method,
+        from: before?.version ?? null,
+        to: target,
+        rolesReapplied,
+        ...(olm ? { olm } : {}),
+      },
     };
   }
 

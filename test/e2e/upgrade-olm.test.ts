@@ -87,7 +87,10 @@ async function assertDigestFollowsCsv(sim: UpgradeSim, oldDigest: unknown): Prom
   const digest = getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'digestHash']);
   const csv = await sim.get(['csv', TARGET_CSV, '-n', 'redis']);
   const related = (getPath(csv, ['spec', 'relatedImages']) as { image: string }[]).map((r) => r.image);
-  assert.ok(related.includes(`${repository}@${String(digest)}`), `digest ${String(digest)} in ${related.join(', ')}`);
+  assert.ok(
+    related.includes(`${repository}@${String(digest)}`),
+    `digest ${String(digest)} in ${related.join(', ')}`,
+  );
   assert.notEqual(digest, oldDigest, 'a new tag never keeps the old digest');
 }
 
@@ -129,17 +132,28 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
         /installed by OLM: Subscription redis-enterprise-operator-cert \(channel production, approval Manual, source certified-operators\), installed CSV redis-enterprise-operator\.v7\.4\.6-2/,
       );
       assert.match(text.stdout, /operator\s+7\.4\.6-2\s+-> 7\.8\.6-19 \(olm\)/);
-      assert.match(text.stdout, /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.2\.0-13\)/);
+      assert.match(
+        text.stdout,
+        /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.2\.0-13\)/,
+      );
       assert.match(
         text.stdout,
         /target CSV redis-enterprise-operator\.v7\.8\.6-19: not the head of channel production \(redis-enterprise-operator\.v8\.2\.0-13\); channel 7\.8\.6 has it/,
       );
       assert.ok(
-        text.stdout.includes(`oc patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`),
+        text.stdout.includes(
+          `oc patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`,
+        ),
         text.stdout,
       );
-      assert.match(text.stdout, /oc patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/);
-      assert.match(text.stdout, /digestHash":"<digest of registry\.connect\.redhat\.com\/redislabs\/redis-enterprise in redis-enterprise-operator\.v7\.8\.6-19 spec\.relatedImages>/);
+      assert.match(
+        text.stdout,
+        /oc patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/,
+      );
+      assert.match(
+        text.stdout,
+        /digestHash":"<digest of registry\.connect\.redhat\.com\/redislabs\/redis-enterprise in redis-enterprise-operator\.v7\.8\.6-19 spec\.relatedImages>/,
+      );
 
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
       assertExit(json, 0);
@@ -157,7 +171,11 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       assert.equal(status('olm-cluster-name'), 'pass');
       assert.equal(status('olm-approval'), 'pass');
       assert.equal(status('auto-upgrade-digest'), 'pass');
-      assert.equal(status('permissions'), 'pass', JSON.stringify(plan.checks.find((c) => c.id === 'permissions')));
+      assert.equal(
+        status('permissions'),
+        'pass',
+        JSON.stringify(plan.checks.find((c) => c.id === 'permissions')),
+      );
       assertNoChanges(sim, 0, 'plan --method auto');
     });
   });
@@ -184,7 +202,11 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
 describe('ctl upgrade run through OLM (e2e)', () => {
   it('Manual approval on production: switches to 7.8.6, approves only the target plan, reaches the target operator and RS', async () => {
     await withSim('olm-manual', async (sim) => {
-      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), ['spec', 'redisEnterpriseImageSpec', 'digestHash']);
+      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
+        'spec',
+        'redisEnterpriseImageSpec',
+        'digestHash',
+      ]);
       const later = (await installPlans(sim)).map((p) => p.metadata.name);
       assert.equal(later.length, 1, 'OLM has a plan for the production head');
 
@@ -202,14 +224,21 @@ describe('ctl upgrade run through OLM (e2e)', () => {
       const targetPlan = plans.find((p) => approvals[0]?.path.includes(`/installplans/${p.metadata.name}`));
       assert.deepEqual(getPath(targetPlan, ['spec', 'clusterServiceVersionNames']), [TARGET_CSV]);
       assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'one channel switch');
-      assert.equal(getPath(await sim.get(['subscription', SUBSCRIPTION, '-n', 'redis']), ['spec', 'channel']), '7.8.6');
+      assert.equal(
+        getPath(await sim.get(['subscription', SUBSCRIPTION, '-n', 'redis']), ['spec', 'channel']),
+        '7.8.6',
+      );
       assertNothingOlmOwnedWritten(sim);
     });
   });
 
   it('Automatic approval: switches the channel and lets OLM approve (no InstallPlan write)', async () => {
     await withSim('olm-automatic', async (sim) => {
-      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), ['spec', 'redisEnterpriseImageSpec', 'digestHash']);
+      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
+        'spec',
+        'redisEnterpriseImageSpec',
+        'digestHash',
+      ]);
       const run = await sim.ctl(RUN);
       assertExit(run, 0, 'run');
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
@@ -226,8 +255,12 @@ describe('ctl upgrade run through OLM (e2e)', () => {
       'olm-channel-switch',
       async (sim) => {
         const ctl = sim.spawnCtl(RUN);
-        await ctl.waitFor('the wait for the target CSV', (e) =>
-          e.type === 'progress' && e.step === 'operator' && /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(e.message),
+        await ctl.waitFor(
+          'the wait for the target CSV',
+          (e) =>
+            e.type === 'progress' &&
+            e.step === 'operator' &&
+            /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(e.message),
         );
         ctl.child.kill('SIGKILL');
         const killed = await ctl.result;
@@ -237,9 +270,20 @@ describe('ctl upgrade run through OLM (e2e)', () => {
         const resumed = await sim.ctl(RUN);
         assertExit(resumed, 0, 'the resumed run');
         const events = parseEvents(resumed.stdout);
-        const progress = events.filter((e) => e.type === 'progress' && e.step === 'operator').map((e) => e.message);
-        assert.ok(progress.some((m) => /^resuming an interrupted operator upgrade \(olm from 7\.4\.6-9 to 7\.8\.6-19\)/.test(m)), progress.join('\n'));
-        assert.ok(progress.some((m) => /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(m)) || progress.length === 1, progress.join('\n'));
+        const progress = events
+          .filter((e) => e.type === 'progress' && e.step === 'operator')
+          .map((e) => e.message);
+        assert.ok(
+          progress.some((m) =>
+            /^resuming an interrupted operator upgrade \(olm from 7\.4\.6-9 to 7\.8\.6-19\)/.test(m),
+          ),
+          progress.join('\n'),
+        );
+        assert.ok(
+          progress.some((m) => /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(m)) ||
+            progress.length === 1,
+          progress.join('\n'),
+        );
         assert.ok(!progress.some((m) => /^approving|^switching/.test(m)), progress.join('\n'));
         assert.equal(writes(sim, /\/installplans\//).length, 1, 'never approved twice');
         assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'the channel switched once');

@@ -250,9 +250,7 @@ export function packageManifestCrd(): Record<string, unknown> {
         }),
       ),
     }),
-    [
-      { name: 'Catalog', type: 'string', jsonPath: '.status.catalogSource' },
-    ],
+    [{ name: 'Catalog', type: 'string', jsonPath: '.status.catalogSource' }],
   ) as { metadata: { name: string }; spec: Record<string, unknown> };
   crd.metadata.name = `packagemanifests.${PACKAGE_GROUP}`;
   crd.spec.group = PACKAGE_GROUP;

@@ -110,7 +110,12 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
       relatedImages: [
         ...(operatorImage ? [{ name: 'redis-enterprise-operator', image: byDigest(operatorImage) }] : []),
         ...(clusterTag
-          ? [{ name: 'redis-enterprise', image: byDigest(`${nodeRepository(options.platform)}:${clusterTag}`) }]
+          ? [
+              {
+                name: 'redis-enterprise',
+                image: byDigest(`${nodeRepository(options.platform)}:${clusterTag}`),
+              },
+            ]
           : []),
       ],
     },
@@ -123,7 +128,9 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
  * `kubernetes/deployment/openshift/openshift-operatorhub.md`), Docker Hub's elsewhere.
  */
 export function nodeRepository(platform: Platform): string {
-  return platform === 'openshift' ? 'registry.connect.redhat.com/redislabs/redis-enterprise' : 'redislabs/redis';
+  return platform === 'openshift'
+    ? 'registry.connect.redhat.com/redislabs/redis-enterprise'
+    : 'redislabs/redis';
 }
 
 /** `repo:tag` -> `repo@sha256:...` (the simulated registry's digest of that tag). */
