@@ -370,7 +370,7 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
     sandbox?.cleanup();
   });
 
-  it('kubectl apply -f deploy/ (and its two extras) creates every object, and a second apply changes nothing', async () => {
+  it('kubectl apply -f deploy/ (and its three extras) creates every object, and a second apply changes nothing', async () => {
     const first = await kubectl([
       'apply',
       '-f',
@@ -379,6 +379,8 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
       path.join(DEPLOY, 'multi-namespace'),
       '-f',
       path.join(DEPLOY, 'openshift'),
+      '-f',
+      path.join(DEPLOY, 'olm'),
     ]);
     for (const line of [
       'serviceaccount/ctl-upgrade created',
@@ -388,6 +390,7 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
       'clusterrolebinding.rbac.authorization.k8s.io/ctl-upgrade created',
       'clusterrole.rbac.authorization.k8s.io/ctl-upgrade-watched-namespace created',
       'clusterrole.rbac.authorization.k8s.io/ctl-upgrade-openshift created',
+      'role.rbac.authorization.k8s.io/ctl-upgrade-olm created',
       'job.batch/ctl-upgrade created',
     ]) {
       assert.ok(first.includes(line), `${line}\n${first}`);
@@ -400,6 +403,8 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
       path.join(DEPLOY, 'multi-namespace'),
       '-f',
       path.join(DEPLOY, 'openshift'),
+      '-f',
+      path.join(DEPLOY, 'olm'),
     ]);
     const lines = second.trim().split('\n');
     assert.ok(lines.length >= 10, second);
