@@ -36,8 +36,8 @@ function addPlanOptions(command: Command): Command {
       .addOption(
         new Option(
           '--method <method>',
-          'how to upgrade the operator (default auto: OLM when a ClusterServiceVersion owns the operator, which ctl plans but does not run yet; helm when the operator Deployment has helm labels; else the bundle)',
-        ).choices(['auto', 'helm', 'bundle']),
+          "how to upgrade the operator (default auto: olm when a ClusterServiceVersion owns the operator: its Subscription's channel and InstallPlan; helm when the operator Deployment has helm labels; else the bundle)",
+        ).choices(['auto', 'helm', 'bundle', 'olm']),
       )
       .option(
         '--bundle <file|url>',

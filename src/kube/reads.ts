@@ -93,6 +93,12 @@ export interface RulesAnswer {
 export interface ClusterReads {
   listCustomObjects(type: CustomResourceType, namespace: string | 'all'): Promise<KubeObject[]>;
   getClusterCustomObject(type: CustomResourceType, name: string): Promise<KubeObject | undefined>;
+  /** A namespaced custom object by name; undefined when not found. Optional for test doubles. */
+  getCustomObject?(
+    type: CustomResourceType,
+    namespace: string,
+    name: string,
+  ): Promise<KubeObject | undefined>;
   listDeployments(namespace: string): Promise<KubeObject[]>;
   getStatefulSet(namespace: string, name: string): Promise<KubeObject | undefined>;
   listPods(namespace: string): Promise<KubeObject[]>;
@@ -128,6 +134,11 @@ export function createClusterReads(clients: KubeClients): ClusterReads {
     },
     async getClusterCustomObject(type, name) {
       return orUndefinedIfNotFound(custom.getClusterCustomObject({ ...type, name }).then(asObject));
+    },
+    async getCustomObject(type, namespace, name) {
+      return orUndefinedIfNotFound(
+        custom.getNamespacedCustomObject({ ...type, namespace, name }).then(asObject),
+      );
     },
     async listDeployments(namespace) {
       return itemsOf(await apps.listNamespacedDeployment({ namespace }));

@@ -18,7 +18,13 @@ import {
   rhel7HopFor,
 } from '../release/catalog.js';
 import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
-import { olmUpgradeCommands } from './olm.js';
+import {
+  csvVersion,
+  olmRoute,
+  olmUpgradeCommands,
+  plannedOlmDigests,
+  subscriptionChannelCommand,
+} from './olm.js';
 import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
@@ -126,6 +132,8 @@ const CHECKS: Record<CheckId, Check> = {
   'auto-upgrade-digest': checkAutoUpgradeDigest,
   'helm-release-healthy': checkHelmRelease,
   'operator-method': checkOperatorMethod,
+  'olm-cluster-name': checkOlmClusterName,
+  'olm-approval': checkOlmApproval,
   'admission-tls': checkAdmissionTls,
   'api-reachable': checkApiReachable,
   permissions: checkPermissions,
@@ -600,8 +608,18 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
   }
   const tag = input.resolved.clusterTag.target;
   if (!rec.autoUpgrade && tag && rec.image.versionTag !== tag) {
-    const patch = buildClusterPatch(rec, input.snapshot.dialect, tag, input.target.operator);
+    // Under OLM the target CSV's relatedImages name the target images by digest: the cluster
+    // step reads them once OLM has installed it (and stops with the fix if one is missing).
+    const olm = input.resolved.method === 'olm' ? input.snapshot.olm : undefined;
+    const digests = olm ? plannedOlmDigests(olm, input.target.operator) : undefined;
+    const patch = buildClusterPatch(rec, input.snapshot.dialect, tag, input.target.operator, digests);
     if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
+    const pinned = digestPinnedSpecs(rec, input.snapshot.dialect);
+    if (digests && pinned.length > 0) {
+      return pass(
+        `${pinned.map((d) => `${d.field}.digestHash`).join(', ')} will follow the target: the digest comes from the spec.relatedImages of ${olmRoute(olm ?? { csv: '', installPlans: [] }, input.target.operator).targetCsv}`,
+      );
+    }
   }
   if (rec.autoUpgrade && rec.upgradePolicy) {
     return warn(
@@ -661,12 +679,18 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
 /**
  * OperatorHub installs belong to OLM: it puts back whatever a bundle or helm applies over the
  * operator Deployment, and upgrades only through the Subscription and its InstallPlan (DOCS
- * `kubernetes/upgrade/upgrade-olm.md`; redis-facts.md §12). ctl does not drive OLM yet, so an
- * OLM-owned operator below the target blocks the plan with the OLM commands as the fix.
+ * `kubernetes/upgrade/upgrade-olm.md`; redis-facts.md §12). With method olm ctl drives that:
+ * it needs the channel whose head is the target (from the PackageManifest, src/planning/olm.ts).
  */
 function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcome {
   const olm = snapshot.olm;
   if (!olm) {
+    if (resolved.method === 'olm') {
+      return fail(
+        'method olm, but no ClusterServiceVersion owns the operator Deployment',
+        'Drop --method olm: the operator is upgraded by helm or from the bundle.',
+      );
+    }
     return pass(
       resolved.method === 'helm'
         ? 'the operator is upgraded by helm'
@@ -684,7 +708,7 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   if (resolved.method !== 'olm') {
     return fail(
       `the operator is installed by OLM (${owner}): OLM puts back any ${resolved.method} change to its Deployment, so --method ${resolved.method} cannot upgrade it`,
-      `Upgrade the operator through OLM (drop --method ${resolved.method}): ${commands}`,
+      `Drop --method ${resolved.method}: ctl upgrades it through OLM (or run: ${commands})`,
     );
   }
   const current = parseOperatorVersion(resolved.operator.current ?? '');
@@ -692,9 +716,67 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   if (current && wanted && compareOperatorVersions(current, wanted) >= 0) {
     return pass(`the operator is installed by OLM (${owner}) and already runs ${resolved.operator.current}`);
   }
+  if (!sub) {
+    return fail(
+      `the operator is installed by OLM (${owner}), but its Subscription was not found`,
+      `Check the Subscription: oc get subscription -n ${ns}; ctl needs get, list, watch and patch on subscriptions.operators.coreos.com in ${ns}.`,
+    );
+  }
+  const route = olmRoute(olm, target.operator);
+  if (route.problem) {
+    const fix = olm.channels
+      ? `Pick a target that is the head of a channel (${olm.channels.map((c) => `${c.name}: ${csvVersion(c.currentCSV) ?? c.currentCSV ?? '?'}`).join(', ')}) with --to.`
+      : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with kubectl auth can-i get packagemanifests -n ${ns}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
+    return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
+  }
+  const how = route.channelHasTarget
+    ? `channel ${route.channel ?? '?'} offers ${route.targetCsv}`
+    : `ctl switches the channel from ${route.channel ?? '?'} to ${route.targetChannel ?? '?'}, whose head is ${route.targetCsv}`;
+  const approval =
+    sub.approval === 'Automatic'
+      ? 'OLM approves its InstallPlan (Automatic)'
+      : `ctl approves the InstallPlan of ${route.targetCsv} and no other`;
+  return pass(`the operator is installed by OLM (${owner}): ${how}; ${approval}`);
+}
+
+// ---- olm-cluster-name
+
+/** OLM deployments require the cluster to be named `rec` (RED-39825; redis-facts.md §11, §12). */
+function checkOlmClusterName({ snapshot, resolved }: CheckInput): Outcome {
+  if (resolved.method !== 'olm') return pass('the operator is not installed by OLM');
+  const name = snapshot.cluster?.name;
+  if (!name || name === 'rec') return pass('the cluster is named rec, as OLM installs require');
   return fail(
-    `the operator is installed by OLM (${owner}): only OLM upgrades it, and ctl does not drive OLM yet`,
-    `Upgrade the operator through OLM, then run ctl again for the cluster and the databases: ${commands}`,
+    `the operator is installed by OLM, which requires the cluster to be named rec (RED-39825); this cluster is ${name}`,
+    `A cluster cannot be renamed in place. Keep this cluster on its operator version, or move it to an operator installed from the bundle or helm (DOCS kubernetes/deployment/openshift/openshift-cli.md) with Redis support; --ignore-check olm-cluster-name goes on at your own risk.`,
+  );
+}
+
+// ---- olm-approval
+
+/**
+ * Automatic approval installs whatever the subscribed channel's head is. When that head is past
+ * the target, OLM can move the operator beyond it as soon as it resolves: say so, with the fix.
+ */
+function checkOlmApproval({ snapshot, target, resolved }: CheckInput): Outcome {
+  const olm = snapshot.olm;
+  const sub = olm?.subscription;
+  if (resolved.method !== 'olm' || !olm || !sub) return pass('the operator is not upgraded through OLM here');
+  if (sub.approval !== 'Automatic')
+    return pass(`Subscription ${sub.name}: Manual approval, ctl approves only the target`);
+  const route = olmRoute(olm, target.operator);
+  const head = csvVersion(route.channelHead);
+  const headParsed = parseOperatorVersion(head ?? '');
+  const wanted = parseOperatorVersion(target.operator);
+  if (head && headParsed && wanted && compareOperatorVersions(headParsed, wanted) > 0) {
+    const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+    return warn(
+      `Subscription ${sub.name} approves automatically and the head of its channel ${sub.channel ?? '?'} is ${head}, past the target ${target.operator}: OLM may install ${head}`,
+      `Switch to Manual approval: oc patch subscription ${sub.name} -n ${ns} --type merge -p '{"spec":{"installPlanApproval":"Manual"}}' — or target the head: --to ${head}`,
+    );
+  }
+  return pass(
+    `Subscription ${sub.name}: Automatic approval; OLM installs the head of channel ${route.targetChannel ?? sub.channel ?? '?'} (${route.targetCsv})`,
   );
 }
 
@@ -750,9 +832,13 @@ export function permissionConditionsFor(
   resolved: ResolvedUpgrade,
 ): Set<PermissionCondition> {
   const conditions = new Set<PermissionCondition>(['always']);
-  if (resolved.method !== 'olm') conditions.add(resolved.method);
+  conditions.add(resolved.method);
   if (snapshot.platform === 'openshift') conditions.add('openshift');
-  if (snapshot.webhooks.length > 0 && resolved.method === 'bundle') conditions.add('admission');
+  // Under OLM the webhooks OLM owns are OLM's (src/steps/admission.ts); one applied by hand is ctl's.
+  const ownedByCtl = snapshot.webhooks.some(
+    (w) => resolved.method === 'bundle' || (resolved.method === 'olm' && !w.olmOwner),
+  );
+  if (ownedByCtl) conditions.add('admission');
   if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (snapshot.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
   if (snapshot.stateStore === 'configmap') conditions.add('cluster-state');

@@ -5,7 +5,15 @@
  * operator-framework/operator-lifecycle-manager `pkg/lib/ownerutil`) and puts back anything else
  * applied over it; it is upgraded through its Subscription and InstallPlan (DOCS
  * `kubernetes/upgrade/upgrade-olm.md`, redis-facts.md §12). Field names:
- * operator-framework/api `pkg/operators/v1alpha1/{subscription,installplan}_types.go`.
+ * operator-framework/api `pkg/operators/v1alpha1/{subscription,installplan,clusterserviceversion}_types.go`;
+ * the PackageManifest (which channel holds which CSV): operator-framework/operator-lifecycle-manager
+ * `pkg/package-server/apis/operators/v1/packagemanifest_types.go`.
+ *
+ * OLM installs a channel's head (`status.channels[].currentCSV`): an InstallPlan is made for the
+ * newest CSV of the subscribed channel that upgrades the installed one. So the target is reached
+ * through a channel whose head IS the target ("To upgrade to an older version, specify the
+ * desired version for your Update Channel", upgrade-olm.md), and only the InstallPlan whose
+ * spec.clusterServiceVersionNames holds the target CSV is approved.
  */
 
 import { array, getPath, record, str } from '../json-read.js';
@@ -21,6 +29,26 @@ export const INSTALL_PLAN_RESOURCE: CustomResourceType = {
   version: 'v1alpha1',
   plural: 'installplans',
 };
+export const CSV_RESOURCE: CustomResourceType = {
+  group: 'operators.coreos.com',
+  version: 'v1alpha1',
+  plural: 'clusterserviceversions',
+};
+/** Served by OLM's package server (an aggregated API), read-only. */
+export const PACKAGE_MANIFEST_RESOURCE: CustomResourceType = {
+  group: 'packages.operators.coreos.com',
+  version: 'v1',
+  plural: 'packagemanifests',
+};
+
+/** One channel of the package: its head and every CSV it holds. */
+export interface OlmChannel {
+  name: string;
+  /** status.channels[].currentCSV: the CSV OLM installs from this channel. */
+  currentCSV?: string | undefined;
+  /** status.channels[].entries[].name. */
+  entries: string[];
+}
 
 export interface OlmInstallPlan {
   name: string;
@@ -55,6 +83,10 @@ export interface OlmSnapshot {
   installPlans: OlmInstallPlan[];
   /** Why the Subscription could not be read (permissions, no OLM CRDs). */
   readError?: string | undefined;
+  /** The channels of the Subscription's package, from its PackageManifest; undefined when unread. */
+  channels?: OlmChannel[] | undefined;
+  /** Why the PackageManifest could not be read (permissions, no package server). */
+  packageError?: string | undefined;
 }
 
 /** The CSV owning the Deployment, from its owner reference or OLM's labels; undefined when OLM does not own it. */
@@ -96,12 +128,35 @@ function toInstallPlan(object: KubeObject): OlmInstallPlan {
   };
 }
 
-/** Reads the Subscription and InstallPlans of an OLM-owned operator (two list calls). */
-export async function readOlm(
-  kube: Pick<ClusterReads, 'listCustomObjects'>,
+function toChannels(manifest: KubeObject): OlmChannel[] {
+  return array(getPath(manifest, ['status', 'channels'])).map((value) => {
+    const channel = record(value);
+    return {
+      name: str(channel.name) ?? '',
+      currentCSV: str(channel.currentCSV),
+      entries: array(channel.entries)
+        .map((entry) => str(record(entry).name))
+        .filter((name): name is string => name !== undefined),
+    };
+  });
+}
+
+type OlmReads = Pick<ClusterReads, 'listCustomObjects' | 'getCustomObject'>;
+
+/** The package's PackageManifest in the namespace (a get by name: a list holds every package of every catalog). */
+async function readPackageManifest(
+  kube: OlmReads,
   namespace: string,
-  csv: string,
-): Promise<OlmSnapshot> {
+  packageName: string,
+): Promise<KubeObject | undefined> {
+  if (kube.getCustomObject) return kube.getCustomObject(PACKAGE_MANIFEST_RESOURCE, namespace, packageName);
+  const all = await kube.listCustomObjects(PACKAGE_MANIFEST_RESOURCE, namespace);
+  return all.find((object) => object.metadata?.name === packageName);
+}
+
+/** Reads the Subscription, the InstallPlans and the package's channels of an OLM-owned operator. */
+export async function readOlm(kube: OlmReads, namespace: string, csv: string): Promise<OlmSnapshot> {
+  let olm: OlmSnapshot;
   try {
     const [subscriptions, plans] = await Promise.all([
       kube.listCustomObjects(SUBSCRIPTION_RESOURCE, namespace),
@@ -115,23 +170,110 @@ export async function readOlm(
     const installPlans = plans
       .map(toInstallPlan)
       .sort((a, b) => Number(a.phase !== 'RequiresApproval') - Number(b.phase !== 'RequiresApproval'));
-    return { csv, subscription, installPlans };
+    olm = { csv, subscription, installPlans };
   } catch (error) {
     return { csv, installPlans: [], readError: (error as Error).message };
   }
+  const packageName = olm.subscription?.package;
+  if (!packageName) return olm;
+  try {
+    const manifest = await readPackageManifest(kube, namespace, packageName);
+    if (!manifest)
+      return { ...olm, packageError: `no PackageManifest ${packageName} in namespace ${namespace}` };
+    return { ...olm, channels: toChannels(manifest) };
+  } catch (error) {
+    return { ...olm, packageError: (error as Error).message };
+  }
 }
 
-/** `redis-enterprise-operator.v7.8.2-6` -> `7.8.2-6`. */
+/** InstallPlan objects, as the run re-reads them. */
+export const installPlanOf = toInstallPlan;
+/** A Subscription object, as the run re-reads it. */
+export const subscriptionOf = toSubscription;
+
+/**
+ * `redis-enterprise-operator.v7.8.2-6` -> `7.8.2-6`. Certified bundles may carry a rebuild
+ * suffix (`redis-enterprise-operator.v7.22.0-11.2`): the operator release is before it.
+ */
 export function csvVersion(csv: string | undefined): string | undefined {
-  const match = csv ? /\.v(\d+\.\d+\.\d+-\d+)$/.exec(csv) : null;
+  const match = csv ? /\.v(\d+\.\d+\.\d+-\d+)(?:\.\d+)?$/.exec(csv) : null;
   return match?.[1];
+}
+
+/** How OLM reaches the target: which CSV, through which channel, by which InstallPlan. */
+export interface OlmRoute {
+  /** The CSV of the target release (from the package's channels, else OLM's naming). */
+  targetCsv: string;
+  /** The subscribed channel. */
+  channel: string | undefined;
+  /** The head of the subscribed channel, when the PackageManifest was read. */
+  channelHead: string | undefined;
+  /** The subscribed channel's head is the target: no switch needed. */
+  channelHasTarget: boolean;
+  /** The channel to subscribe to (the current one when it has the target). */
+  targetChannel: string | undefined;
+  /** The unfinished InstallPlan whose clusterServiceVersionNames hold the target CSV. */
+  plan: OlmInstallPlan | undefined;
+  /** Why ctl cannot tell how OLM reaches the target; undefined when it can. */
+  problem?: string | undefined;
+}
+
+const unfinished = (plan: OlmInstallPlan): boolean => plan.phase !== 'Complete' && plan.phase !== 'Failed';
+
+/** The route to `target` (an operator version) from what the snapshot (or the run's re-read) holds. */
+export function olmRoute(olm: OlmSnapshot, target: string): OlmRoute {
+  const sub = olm.subscription;
+  const known = [
+    ...(olm.channels ?? []).flatMap((c) => [c.currentCSV ?? '', ...c.entries]),
+    ...olm.installPlans.flatMap((p) => p.csvs),
+    sub?.currentCSV ?? '',
+  ];
+  const targetCsv = known.find((csv) => csvVersion(csv) === target) ?? `redis-enterprise-operator.v${target}`;
+  const plan = olm.installPlans.find((p) => p.csvs.includes(targetCsv) && unfinished(p));
+  const current = olm.channels?.find((c) => c.name === sub?.channel);
+  // An unfinished plan of the target: OLM offers it already, approving it is enough.
+  const channelHasTarget = current?.currentCSV === targetCsv || plan !== undefined;
+  const base = { targetCsv, channel: sub?.channel, channelHead: current?.currentCSV, plan };
+  if (channelHasTarget) return { ...base, channelHasTarget, targetChannel: sub?.channel };
+  if (!olm.channels) {
+    return {
+      ...base,
+      channelHasTarget: false,
+      targetChannel: undefined,
+      problem: `the PackageManifest of ${sub?.package ?? 'the package'} could not be read (${olm.packageError ?? olm.readError ?? 'no Subscription'}), so ctl cannot tell which channel offers ${targetCsv}`,
+    };
+  }
+  // Several channels may have the target as head (its release line, `production` before a newer
+  // release): the release line's, whose head stays on that line, first.
+  const heads = olm.channels.filter((c) => c.currentCSV === targetCsv);
+  const line = target.split('-')[0];
+  const chosen = heads.find((c) => c.name === line) ?? heads[0];
+  if (chosen) return { ...base, channelHasTarget: false, targetChannel: chosen.name };
+  const holding = olm.channels.filter((c) => c.entries.includes(targetCsv)).map((c) => c.name);
+  return {
+    ...base,
+    channelHasTarget: false,
+    targetChannel: undefined,
+    problem:
+      holding.length > 0
+        ? `no channel of ${sub?.package ?? 'the package'} has ${targetCsv} as its head (channels ${holding.join(', ')} hold it, but OLM installs a channel's head)`
+        : `no channel of ${sub?.package ?? 'the package'} offers ${targetCsv}`,
+  };
+}
+
+export function subscriptionChannelCommand(sub: string, namespace: string, channel: string): string {
+  return `oc patch subscription ${sub} -n ${namespace} --type merge -p '{"spec":{"channel":"${channel}"}}'`;
+}
+
+export function approveInstallPlanCommand(name: string, namespace: string): string {
+  return `oc patch installplan ${name} -n ${namespace} --type merge -p '{"spec":{"approved":true}}'`;
 }
 
 /**
  * The commands that upgrade an OLM-owned operator to `target`, in order: switch the
- * Subscription to the channel that offers it (the release line, e.g. `7.8.2`: "select it for
- * your Update channel"), wait for OLM's InstallPlan, approve the plan whose CSV is the target
- * (Manual approval only), wait for that CSV to succeed (DOCS `kubernetes/upgrade/upgrade-olm.md`).
+ * Subscription to the channel whose head is the target, wait for OLM's InstallPlan, approve the
+ * plan whose CSV is the target (Manual approval only), wait for that CSV to succeed (DOCS
+ * `kubernetes/upgrade/upgrade-olm.md`). These are what the run does, step by step.
  */
 export function olmUpgradeCommands(
   olm: OlmSnapshot,
@@ -139,23 +281,21 @@ export function olmUpgradeCommands(
   target: string,
 ): { description: string; command: string }[] {
   const sub = olm.subscription?.name ?? '<subscription>';
-  const channel = target.split('-')[0] ?? target;
-  const targetCsv = `redis-enterprise-operator.v${target}`;
-  const plan = olm.installPlans.find((p) => p.csvs.includes(targetCsv) && p.phase !== 'Complete');
-  const approve = (name: string) =>
-    `oc patch installplan ${name} -n ${namespace} --type merge -p '{"spec":{"approved":true}}'`;
+  const route = olmRoute(olm, target);
+  const { targetCsv, plan } = route;
   const commands: { description: string; command: string }[] = [];
-  if (!plan && olm.subscription?.channel !== channel) {
+  if (!route.channelHasTarget) {
+    const channel = route.targetChannel ?? target.split('-')[0] ?? target;
     commands.push({
-      description: `Switch Subscription ${sub} to channel ${channel}`,
-      command: `oc patch subscription ${sub} -n ${namespace} --type merge -p '{"spec":{"channel":"${channel}"}}'`,
+      description: `Switch Subscription ${sub} from channel ${route.channel ?? '?'} to ${channel}, whose head is ${targetCsv}`,
+      command: subscriptionChannelCommand(sub, namespace, channel),
     });
   }
   if (olm.subscription?.approval !== 'Automatic' && !plan?.approved) {
     if (plan)
       commands.push({
-        description: `Approve InstallPlan ${plan.name} (${targetCsv})`,
-        command: approve(plan.name),
+        description: `Approve InstallPlan ${plan.name} (${targetCsv}), and no other`,
+        command: approveInstallPlanCommand(plan.name, namespace),
       });
     else {
       commands.push(
@@ -164,9 +304,10 @@ export function olmUpgradeCommands(
           command: `oc wait subscription/${sub} -n ${namespace} --for=jsonpath='{.status.currentCSV}'=${targetCsv} --timeout=5m`,
         },
         {
-          description: `Approve the InstallPlan of ${targetCsv}`,
-          command: approve(
-            `"$(oc get installplan -n ${namespace} -o jsonpath='{.items[?(@.spec.clusterServiceVersionNames[0]=="${targetCsv}")].metadata.name}')"`,
+          description: `Approve the InstallPlan of ${targetCsv}, and no other`,
+          command: approveInstallPlanCommand(
+            `"$(oc get subscription ${sub} -n ${namespace} -o jsonpath='{.status.installPlanRef.name}')"`,
+            namespace,
           ),
         },
       );
@@ -177,4 +318,43 @@ export function olmUpgradeCommands(
     command: `oc wait csv/${targetCsv} -n ${namespace} --for=jsonpath='{.status.phase}'=Succeeded --timeout=10m`,
   });
   return commands;
+}
+
+/** `spec.relatedImages[].image` of a CSV. */
+export function relatedImagesOf(csv: KubeObject | undefined): string[] {
+  return array(getPath(csv, ['spec', 'relatedImages']))
+    .map((entry) => str(record(entry).image))
+    .filter((image): image is string => image !== undefined);
+}
+
+/**
+ * The digest a CSV relates for `repository` (`<repository>@sha256:...`; certified bundles name
+ * their related images by digest). Undefined when the CSV relates no image of that repository.
+ */
+export function relatedDigest(
+  relatedImages: readonly string[],
+  repository: string | undefined,
+): string | undefined {
+  if (!repository) return undefined;
+  for (const image of relatedImages) {
+    const at = image.indexOf('@');
+    if (at < 0) continue;
+    const name = image.slice(0, at);
+    const slash = name.lastIndexOf('/');
+    const colon = name.indexOf(':', slash + 1);
+    if ((colon >= 0 ? name.slice(0, colon) : name) === repository) return image.slice(at + 1);
+  }
+  return undefined;
+}
+
+/**
+ * For the plan, made before the target CSV is installed: each pinned digest named by where the
+ * run takes it from (the target CSV's spec.relatedImages, src/steps/olm-digests.ts).
+ */
+export function plannedOlmDigests(
+  olm: OlmSnapshot,
+  target: string,
+): (repository: string | undefined) => string {
+  const csv = olmRoute(olm, target).targetCsv;
+  return (repository) => `<digest of ${repository ?? 'the image'} in ${csv} spec.relatedImages>`;
 }

@@ -9,8 +9,8 @@
 export type PermissionScope = 'cluster' | 'namespace' | 'watched-namespaces';
 
 /**
- * When a permission is needed. `always`: every upgrade; `helm`/`bundle`: the operator upgrade
- * method; `openshift`: the SCC step; `admission`: the webhook is installed and ctl reapplies it;
+ * When a permission is needed. `always`: every upgrade; `helm`/`bundle`/`olm`: the operator
+ * upgrade method; `openshift`: the SCC step; `admission`: the webhook is installed and ctl reapplies it;
  * `multi-namespace`: databases live in namespaces other than the cluster's;
  * `namespace-label`: the operator picks its namespaces by label (REDB_NAMESPACES_LABEL);
  * `cluster-state`: the run keeps its state and lock in the cluster (`--state-store configmap`).
@@ -19,6 +19,7 @@ export type PermissionCondition =
   | 'always'
   | 'helm'
   | 'bundle'
+  | 'olm'
   | 'openshift'
   | 'admission'
   | 'multi-namespace'

@@ -10,6 +10,7 @@ import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type CheckResult, isBlocked, runChecks } from './checks.js';
+import { olmRoute } from './olm.js';
 import { requiredPermissionsOf, type StepPermission } from './permissions.js';
 import {
   assertSelectedDatabasesExist,
@@ -104,12 +105,23 @@ export interface PlanOlm {
   } | null;
   /** The InstallPlans waiting for approval, with the CSV each would install. */
   pendingInstallPlans: { name: string; csv: string | null }[];
+  /** The CSV of the target release (from the PackageManifest's channels, else OLM's naming). */
+  targetCSV: string;
+  /** The head of the subscribed channel; null when the PackageManifest could not be read. */
+  channelHead: string | null;
+  /** The subscribed channel's head is the target CSV (no channel switch). */
+  channelHasTarget: boolean;
+  /** The channel the run subscribes to (the current one, or the one whose head is the target); null when none. */
+  targetChannel: string | null;
+  /** The unfinished InstallPlan of the target CSV, when OLM has made it already. */
+  targetInstallPlan: { name: string; approved: boolean } | null;
 }
 
-function planOlm(snapshot: Snapshot): PlanOlm | undefined {
+function planOlm(snapshot: Snapshot, target: Target): PlanOlm | undefined {
   const olm = snapshot.olm;
   if (!olm) return undefined;
   const sub = olm.subscription;
+  const route = olmRoute(olm, target.operator);
   return {
     installedCSV: sub?.installedCSV ?? olm.csv,
     subscription: sub
@@ -125,6 +137,11 @@ function planOlm(snapshot: Snapshot): PlanOlm | undefined {
     pendingInstallPlans: olm.installPlans
       .filter((plan) => plan.phase === 'RequiresApproval' && !plan.approved)
       .map((plan) => ({ name: plan.name, csv: plan.csvs[0] ?? null })),
+    targetCSV: route.targetCsv,
+    channelHead: route.channelHead ?? null,
+    channelHasTarget: route.channelHasTarget,
+    targetChannel: route.targetChannel ?? null,
+    targetInstallPlan: route.plan ? { name: route.plan.name, approved: route.plan.approved } : null,
   };
 }
 
@@ -174,7 +191,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
       })),
     },
     target: planTarget,
-    ...(snapshot.olm ? { olm: planOlm(snapshot) } : {}),
+    ...(snapshot.olm ? { olm: planOlm(snapshot, target) } : {}),
     checks,
     steps: steps.map((step) => planStep(step, context)),
     blocked: isBlocked(checks),

@@ -67,6 +67,14 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
     for (const pending of plan.olm.pendingInstallPlans) {
       out.push(`  InstallPlan ${s(pending.name)} waits for approval (CSV ${s(pending.csv ?? '?')})`);
     }
+    const olm = plan.olm;
+    out.push(
+      olm.channelHasTarget
+        ? `  target CSV ${s(olm.targetCSV)}: the head of channel ${s(sub?.channel ?? '?')}`
+        : olm.targetChannel
+          ? `  target CSV ${s(olm.targetCSV)}: not the head of channel ${s(sub?.channel ?? '?')} (${s(olm.channelHead ?? '?')}); channel ${s(olm.targetChannel)} has it`
+          : `  target CSV ${s(olm.targetCSV)}: no channel known to have it as its head`,
+    );
   }
 
   out.push('', p.bold('Checks'));

@@ -196,6 +196,8 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
 
 export interface WebhookSnapshot extends ObjectVersion {
   name: string;
+  /** The ClusterServiceVersion that owns it (OLM's labels), when OLM installed it from the CSV's webhookdefinitions. */
+  olmOwner?: string | undefined;
   webhooks: {
     name: string;
     caBundle?: string | undefined;
@@ -379,6 +381,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     watchedNamespaces,
     webhookConfigs,
     stateStore: deps.stateStore,
+    olm: olmCsv !== undefined,
   });
   const [
     statefulSet,
@@ -704,9 +707,12 @@ function permissionConditions(input: {
   watchedNamespaces: string[];
   webhookConfigs: KubeObject[];
   stateStore: StateStoreKind | undefined;
+  olm: boolean;
 }): Set<PermissionCondition> {
-  // Both operator methods are reviewed: the method is chosen after the snapshot (--method).
+  // Both operator methods are reviewed: the method is chosen after the snapshot (--method);
+  // OLM's permissions only when a ClusterServiceVersion owns the operator.
   const conditions = new Set<PermissionCondition>(['always', 'helm', 'bundle']);
+  if (input.olm) conditions.add('olm');
   if (input.platform === 'openshift') conditions.add('openshift');
   if (input.webhookConfigs.map(toWebhook).some((w) => w.webhooks.length > 0)) conditions.add('admission');
   if (input.watchedNamespaces.length > 1) conditions.add('multi-namespace');
@@ -973,6 +979,7 @@ export function toWebhook(object: KubeObject): WebhookSnapshot {
   return {
     ...versionOf(object),
     name: object.metadata?.name ?? '',
+    olmOwner: olmOwnerOf(object),
     webhooks: array(object.webhooks)
       .map(record)
       .filter((w) => (str(w.name) ?? '').endsWith('.admission.redislabs'))

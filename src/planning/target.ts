@@ -28,6 +28,8 @@ export const CHECK_IDS = [
   'auto-upgrade-digest',
   'helm-release-healthy',
   'operator-method',
+  'olm-cluster-name',
+  'olm-approval',
   'admission-tls',
   'api-reachable',
   'permissions',
@@ -39,7 +41,7 @@ export function isCheckId(value: string): value is CheckId {
   return (CHECK_IDS as readonly string[]).includes(value);
 }
 
-export const METHODS = ['auto', 'helm', 'bundle'] as const;
+export const METHODS = ['auto', 'helm', 'bundle', 'olm'] as const;
 export type MethodChoice = (typeof METHODS)[number];
 
 export const DEFAULT_HELM_CHART = 'redis/redis-enterprise-operator';
@@ -115,8 +117,8 @@ export function resolveTarget(flags: TargetFlags): Target {
 function parseMethod(value: string | undefined): MethodChoice {
   if (value === undefined) return 'auto';
   if ((METHODS as readonly string[]).includes(value)) return value as MethodChoice;
-  throw new UsageError(`--method must be auto, helm or bundle, not "${value}"`, {
-    hint: 'auto uses helm when the operator Deployment carries helm labels, else the bundle.',
+  throw new UsageError(`--method must be auto, helm, bundle or olm, not "${value}"`, {
+    hint: 'auto uses OLM when a ClusterServiceVersion owns the operator Deployment, helm when it carries helm labels, else the bundle.',
   });
 }
 

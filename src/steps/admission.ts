@@ -21,7 +21,7 @@ import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { listObjects, readObject } from '../kube/write.js';
 import { webhookNameFor } from '../release/catalog.js';
-import { ADMISSION_TLS_SECRET, toWebhook } from '../planning/snapshot.js';
+import { ADMISSION_TLS_SECRET, toWebhook, type WebhookSnapshot } from '../planning/snapshot.js';
 import { isOwnWebhook, notEnabledReason, splitWebhooks } from '../planning/own-webhook.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
@@ -87,6 +87,8 @@ async function reapplyWebhook(
   const others = operatorWebhooks.filter((w) => !isOwnWebhook(toWebhook(w), namespace));
   const live = operatorWebhooks.filter((w) => !others.includes(w));
   if (live.length === 0) return { skipped: notEnabledReason(others.map(toWebhook), namespace) };
+  const olmOwned = olmManagedReason(live.map(toWebhook));
+  if (plan.target.method === 'olm' && olmOwned) return { skipped: olmOwned };
 
   const target = plan.target.operator;
   const location = releaseFile(deps.resolved, deps.target, 'admission/webhook.yaml');
@@ -252,6 +254,8 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
   const { own, others } = splitWebhooks(snapshot.webhooks, ns);
   if (own.length === 0) return { skip: notEnabledReason(others, ns) };
   if (resolved.method === 'helm') return { skip: 'the helm chart manages the admission webhook' };
+  const olmOwned = olmManagedReason(own);
+  if (resolved.method === 'olm' && olmOwned) return { skip: olmOwned };
   const name = webhookNameFor(target.operator);
   const legacy = own.find((w) => w.name === 'redb-admission' && name !== 'redb-admission');
   const cert = snapshot.admissionTls.cert;
@@ -283,4 +287,18 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
     ),
   );
   return { actions };
+}
+
+/**
+ * OLM installs the webhooks a CSV declares (spec.webhookdefinitions) and labels them with their
+ * owner (`olm.owner*`, operator-framework/operator-lifecycle-manager `pkg/lib/ownerutil`); it
+ * replaces them with each new CSV, so ctl leaves them alone. The OperatorHub install and upgrade
+ * pages have no webhook step (DOCS kubernetes/deployment/openshift/openshift-operatorhub.md,
+ * kubernetes/upgrade/upgrade-olm.md), unlike the bundle's (openshift-cli.md). A webhook OLM does
+ * not own (applied by hand from the bundle) is kept current as with the bundle.
+ */
+function olmManagedReason(webhooks: readonly WebhookSnapshot[]): string | undefined {
+  const owned = webhooks.filter((w) => w.olmOwner !== undefined);
+  if (owned.length === 0 || owned.length !== webhooks.length) return undefined;
+  return `OLM manages the admission webhook (${owned.map((w) => `${w.name}: CSV ${w.olmOwner ?? '?'}`).join(', ')}) and replaces it with the target CSV`;
 }

@@ -26,8 +26,10 @@ import { describeRef, readObject } from '../kube/write.js';
 import { curlApi, kubectl, kubectlMergePatch } from '../planning/equivalent-commands.js';
 import { imageAtTarget } from './image-at-target.js';
 import { nodeImageOf } from './roll-facts.js';
-import { buildClusterPatch } from '../planning/cluster-patch.js';
-import { type ClusterSnapshot, toCluster } from '../planning/snapshot.js';
+import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
+import { installedOlmDigests, type OlmDigestSource } from './olm-digests.js';
+import { type OlmSnapshot, plannedOlmDigests } from '../planning/olm.js';
+import { type ClusterSnapshot, type Snapshot, toCluster } from '../planning/snapshot.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
@@ -122,10 +124,23 @@ async function upgradeCluster(
       hint: `The operator starts no new upgrade during one. Wait until kubectl get rec ${live.name} -n ${live.namespace} shows Running, then run ctl again.`,
     });
   }
-  const patch = buildClusterPatch(live, snapshot.dialect, tag, plan.target.operator);
+  // Under OLM a pinned digest follows the target CSV's relatedImages (olm-digests.ts).
+  const olmDigests =
+    deps.resolved.method === 'olm' && snapshot.olm && digestPinnedSpecs(live, snapshot.dialect).length > 0
+      ? await installedOlmDigests(
+          kube,
+          olmDigestSource(snapshot, plan.target.operator, snapshot.olm),
+          tag,
+          live.image.repository,
+        )
+      : undefined;
+  const patch = buildClusterPatch(live, snapshot.dialect, tag, plan.target.operator, olmDigests?.digestOf);
   if (patch.kind === 'refuse') {
     // Before any change: never a new tag next to an old digest (src/planning/cluster-patch.ts).
-    throw new OperationError(`not upgrading ${describeRef(ref)}: ${patch.message}`, { hint: patch.fix });
+    const from = olmDigests ? ` (${olmDigests.csv} spec.relatedImages has no digest for it)` : '';
+    throw new OperationError(`not upgrading ${describeRef(ref)}: ${patch.message}${from}`, {
+      hint: patch.fix,
+    });
   }
   const pinned = patch.moves.slice(1);
   const body = patch.body;
@@ -311,19 +326,35 @@ function planCluster({ snapshot, target, resolved }: PlanContext, cluster: Clust
   }
   if (cluster.autoUpgrade) return { skip: 'auto-upgrade is on: the operator upgrades the cluster' };
   const fields = dialectFields(snapshot.dialect);
-  const patch = buildClusterPatch(cluster, snapshot.dialect, tag, target.operator);
+  const olmDigests =
+    resolved.method === 'olm' && snapshot.olm ? plannedOlmDigests(snapshot.olm, target.operator) : undefined;
+  const patch = buildClusterPatch(cluster, snapshot.dialect, tag, target.operator, olmDigests);
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);
   const body = patch.body;
   const also =
     pinned.length > 0 ? ` and ${pinned.map((move) => move.field).join(', ')} to ${target.operator}` : '';
+  const digests =
+    olmDigests && digestPinnedSpecs(cluster, snapshot.dialect).length > 0
+      ? ', each digestHash to the digest the target CSV relates (read after the operator step)'
+      : '';
   return {
     actions: [
       action(
-        `Set ${fields.imageSpecPath.slice(1).join('.')}.versionTag from ${cluster.image.versionTag ?? '(default)'} to ${tag}${also}`,
+        `Set ${fields.imageSpecPath.slice(1).join('.')}.versionTag from ${cluster.image.versionTag ?? '(default)'} to ${tag}${also}${digests}`,
         kubectlMergePatch('rec', cluster.name, cluster.namespace, body),
       ),
     ],
+  };
+}
+
+function olmDigestSource(snapshot: Snapshot, operatorTarget: string, olm: OlmSnapshot): OlmDigestSource {
+  return {
+    olm,
+    namespace: snapshot.operator?.namespace ?? snapshot.namespace,
+    operatorTarget,
+    platform: snapshot.platform,
+    currentTag: snapshot.cluster?.image.versionTag,
   };
 }

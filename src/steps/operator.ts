@@ -9,6 +9,8 @@
  *   defaults (the old operator image among them), and no flag at all drops the user's values as
  *   soon as one `--set` is given. No `--wait`: ctl waits itself, with progress and its timeouts.
  * - bundle: server-side apply (force) of every object of the release bundle, CRDs first.
+ * - olm: the Subscription's channel and the target's InstallPlan, never the Deployment
+ *   (operator-olm.ts); then the same wait for the Deployment at the target.
  *
  * Then, as the plan lists it here, the Role and RoleBinding `redb-role` of the release are
  * re-applied in every other namespace the operator watches (multi-namespace.md: "on each
@@ -61,6 +63,7 @@ import {
 } from '../planning/plan.js';
 import { READ_VERBS, APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
 import { olmUpgradeCommands } from '../planning/olm.js';
+import { type OlmUpgradeOutcome, upgradeThroughOlm } from './operator-olm.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -188,6 +191,39 @@ const PERMISSIONS: readonly StepPermission[] = [
   },
 
   {
+    group: 'operators.coreos.com',
+    resource: 'subscriptions',
+    verbs: [...READ_VERBS, 'patch'],
+    scope: 'namespace',
+    when: 'olm',
+    why: "switch the Subscription's channel to the one whose head is the target",
+  },
+  {
+    group: 'operators.coreos.com',
+    resource: 'installplans',
+    verbs: [...READ_VERBS, 'patch'],
+    scope: 'namespace',
+    when: 'olm',
+    why: 'approve the InstallPlan of the target CSV',
+  },
+  {
+    group: 'operators.coreos.com',
+    resource: 'clusterserviceversions',
+    verbs: READ_VERBS,
+    scope: 'namespace',
+    when: 'olm',
+    why: 'wait for the target CSV to succeed and read its relatedImages',
+  },
+  {
+    group: 'packages.operators.coreos.com',
+    resource: 'packagemanifests',
+    verbs: ['get'],
+    scope: 'namespace',
+    when: 'olm',
+    why: 'find the channel whose head is the target CSV',
+  },
+
+  {
     group: 'rbac.authorization.k8s.io',
     resource: 'roles',
     verbs: APPLY_VERBS,
@@ -311,12 +347,6 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
   const { name, namespace } = operatorLocation(snapshot);
   const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace };
 
-  if (method === 'olm') {
-    // Only reached with --ignore-check operator-method: OLM would put back a bundle or helm change.
-    throw new OperationError('the operator is installed by OLM (OperatorHub): ctl does not upgrade it', {
-      hint: 'Upgrade it through its Subscription and InstallPlan (see the operator-method check of `ctl upgrade plan`).',
-    });
-  }
   const before = deploymentState(await readObject(kube, ref));
   if (before && atLeast(before.version, target)) {
     // Never a downgrade; at the target but not ready yet (a resumed run), apply again and wait.
@@ -331,7 +361,11 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
   const watched = snapshot.watchedNamespaces.filter((ns) => ns !== snapshot.namespace);
 
   let crdsToVerify: KubeObject[] | undefined;
-  if (method === 'helm') {
+  let olm: OlmUpgradeOutcome | undefined;
+  if (method === 'olm') {
+    // OLM owns the Deployment: only its Subscription and InstallPlan move it (operator-olm.ts).
+    olm = await upgradeThroughOlm(ctx, wait, namespace);
+  } else if (method === 'helm') {
     const helm = deps.resolved.helm;
     const status = await readHelmRelease(deps.helm, helm.release, helm.namespace);
     if (status.status.startsWith('pending-')) {
@@ -391,7 +425,16 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
 
   // Nothing was applied in dry-run, so there is no rollout to wait for.
   if (ctx.dryRun) {
-    return { outcome: { dryRun: true, method, from: before?.version ?? null, to: target, rolesReapplied } };
+    return {
+      outcome: {
+        dryRun: true,
+        method,
+        from: before?.version ?? null,
+        to: target,
+        rolesReapplied,
+        ...(olm ? { olm } : {}),
+      },
+    };
   }
 
   const deployment = await wait<KubeObject>({
@@ -422,6 +465,7 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
       method,
       crds,
       rolesReapplied,
+      ...(olm ? { olm } : {}),
     },
   };
 }
@@ -643,13 +687,10 @@ function planOperator({ snapshot, target, resolved }: PlanContext, cluster: Clus
   const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
   if (resolved.method === 'olm') {
-    // What a person runs: ctl does not drive OLM (the operator-method check blocks the plan).
+    // What the run does through OLM, as the commands a person would run instead (operator-olm.ts).
     const steps = snapshot.olm ? olmUpgradeCommands(snapshot.olm, ns, target.operator) : [];
-    return {
-      actions: steps.map((step) => action(`By hand, through OLM: ${step.description}`, step.command)),
-    };
-  }
-  if (resolved.method === 'helm') {
+    actions.push(...steps.map((step) => action(step.description, step.command)));
+  } else if (resolved.method === 'helm') {
     const overrides = operatorImageOverrides(
       snapshot.helmRelease?.pinnedOperatorImage ?? {},
       target.operator,

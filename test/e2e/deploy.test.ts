@@ -166,6 +166,12 @@ const SITUATIONS: {
     watched: [],
     conditions: ['always', 'bundle', 'admission', 'openshift'],
   },
+  {
+    name: 'OperatorHub install on OpenShift (openshift/ and olm/)',
+    folders: ['.', 'openshift', 'olm'],
+    watched: [],
+    conditions: ['always', 'olm', 'admission', 'openshift'],
+  },
 ];
 
 function deniedQueries(objects: Manifest[], situation: (typeof SITUATIONS)[number]): string[] {
@@ -180,7 +186,12 @@ function deniedQueries(objects: Manifest[], situation: (typeof SITUATIONS)[numbe
 }
 
 describe('deploy/: RBAC, Job and image', () => {
-  const all = [...loadManifests('.'), ...loadManifests('multi-namespace'), ...loadManifests('openshift')];
+  const all = [
+    ...loadManifests('.'),
+    ...loadManifests('multi-namespace'),
+    ...loadManifests('openshift'),
+    ...loadManifests('olm'),
+  ];
 
   it('covers every condition REQUIRED_PERMISSIONS knows', () => {
     const covered = new Set(SITUATIONS.flatMap((situation) => situation.conditions));
@@ -359,7 +370,7 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
     sandbox?.cleanup();
   });
 
-  it('kubectl apply -f deploy/ (and its two extras) creates every object, and a second apply changes nothing', async () => {
+  it('kubectl apply -f deploy/ (and its three extras) creates every object, and a second apply changes nothing', async () => {
     const first = await kubectl([
       'apply',
       '-f',
@@ -368,6 +379,8 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
       path.join(DEPLOY, 'multi-namespace'),
       '-f',
       path.join(DEPLOY, 'openshift'),
+      '-f',
+      path.join(DEPLOY, 'olm'),
     ]);
     for (const line of [
       'serviceaccount/ctl-upgrade created',
@@ -377,6 +390,7 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
       'clusterrolebinding.rbac.authorization.k8s.io/ctl-upgrade created',
       'clusterrole.rbac.authorization.k8s.io/ctl-upgrade-watched-namespace created',
       'clusterrole.rbac.authorization.k8s.io/ctl-upgrade-openshift created',
+      'role.rbac.authorization.k8s.io/ctl-upgrade-olm created',
       'job.batch/ctl-upgrade created',
     ]) {
       assert.ok(first.includes(line), `${line}\n${first}`);
@@ -389,6 +403,8 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
       path.join(DEPLOY, 'multi-namespace'),
       '-f',
       path.join(DEPLOY, 'openshift'),
+      '-f',
+      path.join(DEPLOY, 'olm'),
     ]);
     const lines = second.trim().split('\n');
     assert.ok(lines.length >= 10, second);

@@ -1,21 +1,44 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { assertExit, assertNoChanges, startUpgradeSim, type UpgradeSim } from './upgrade-support.js';
+import type { AuditEntry } from '../../src/sim/audit.js';
+import {
+  assertExit,
+  assertNoChanges,
+  assertUpgraded,
+  changes,
+  describeEntries,
+  getPath,
+  type KubeObject,
+  parseEvents,
+  startUpgradeSim,
+  type UpgradeSim,
+} from './upgrade-support.js';
 
 /**
  * ctl on an operator installed from OperatorHub (OLM owns its Deployment; the simulator's
- * `olm-*` scenarios): the plan shows the Subscription, and neither a bundle nor helm is used,
- * since OLM would put their change back. ctl does not drive OLM yet: the operator-method check
- * blocks the plan with the OLM commands until the operator runs the target.
+ * `olm-*` scenarios): the plan shows the Subscription, the target CSV and the channel that has
+ * it; the run switches the channel, approves exactly the target's InstallPlan (never the one
+ * pending for a later CSV; none with Automatic approval), waits for the CSV, then upgrades the
+ * cluster with the digest the target CSV relates, and never writes an OLM-owned object with a
+ * bundle or helm (the simulator's audit of ctl's requests).
  */
 
 const TARGET = '7.8.6-19';
+const TARGET_CSV = `redis-enterprise-operator.v${TARGET}`;
+const TAG = '7.8.6-303';
 const SUBSCRIPTION = 'redis-enterprise-operator-cert';
+const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
 
-async function withSim(scenario: string, body: (sim: UpgradeSim) => Promise<void>): Promise<void> {
-  const sim = await startUpgradeSim(scenario);
+async function withSim(
+  scenario: string,
+  body: (sim: UpgradeSim) => Promise<void>,
+  timing?: { operatorStart: number },
+): Promise<void> {
+  const sim = await startUpgradeSim(scenario, timing ? { timing } : {});
   try {
     await body(sim);
   } finally {
@@ -29,9 +52,53 @@ interface PlanJson {
     installedCSV: string;
     subscription: { name: string; channel: string; approval: string; source: string } | null;
     pendingInstallPlans: { name: string; csv: string }[];
+    targetCSV: string;
+    channelHead: string | null;
+    channelHasTarget: boolean;
+    targetChannel: string | null;
+    targetInstallPlan: { name: string; approved: boolean } | null;
   };
   checks: { id: string; status: string; message: string; fix: string }[];
+  steps: { id: string; actions: { description: string; command: string }[] }[];
   blocked: boolean;
+}
+
+const writes = (sim: UpgradeSim, re: RegExp, from = 0): AuditEntry[] =>
+  changes(sim, from).filter((entry) => re.test(entry.path.split('?')[0] ?? ''));
+
+/** No bundle apply or helm call touched what OLM owns: the Deployment, CRDs, RBAC, helm's Secrets. */
+function assertNothingOlmOwnedWritten(sim: UpgradeSim, from = 0): void {
+  const forbidden = writes(
+    sim,
+    /\/deployments\b|\/customresourcedefinitions\b|\/serviceaccounts\b|\/roles\b|\/rolebindings\b|\/clusterserviceversions\b|\/secrets\b/,
+    from,
+  );
+  assert.deepEqual(forbidden, [], describeEntries(forbidden));
+}
+
+async function installPlans(sim: UpgradeSim): Promise<KubeObject[]> {
+  return sim.list(['installplan', '-n', 'redis']);
+}
+
+/** The REC's digestHash is the one the installed target CSV relates for the REC's repository, not the old one. */
+async function assertDigestFollowsCsv(sim: UpgradeSim, oldDigest: unknown): Promise<void> {
+  const rec = await sim.get(['rec', 'rec', '-n', 'redis']);
+  const repository = getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'repository']) as string;
+  const digest = getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'digestHash']);
+  const csv = await sim.get(['csv', TARGET_CSV, '-n', 'redis']);
+  const related = (getPath(csv, ['spec', 'relatedImages']) as { image: string }[]).map((r) => r.image);
+  assert.ok(
+    related.includes(`${repository}@${String(digest)}`),
+    `digest ${String(digest)} in ${related.join(', ')}`,
+  );
+  assert.notEqual(digest, oldDigest, 'a new tag never keeps the old digest');
+}
+
+async function assertCsvSucceeded(sim: UpgradeSim): Promise<void> {
+  const csv = await sim.get(['csv', TARGET_CSV, '-n', 'redis']);
+  assert.equal(getPath(csv, ['status', 'phase']), 'Succeeded');
+  const sub = await sim.get(['subscription', SUBSCRIPTION, '-n', 'redis']);
+  assert.equal(getPath(sub, ['status', 'installedCSV']), TARGET_CSV);
 }
 
 describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
@@ -51,19 +118,15 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
         ),
         output,
       );
-      assert.match(
-        output,
-        /oc patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/,
-      );
       assert.match(output, /Blocked: .*operator-method/);
       assertNoChanges(sim, 0, 'plan --method bundle');
     });
   });
 
-  it('--method auto picks neither bundle nor helm and shows the Subscription', async () => {
+  it('--method auto picks olm and shows the Subscription, the target CSV, the channel that has it and the oc commands', async () => {
     await withSim('olm-manual', async (sim) => {
       const text = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
-      assertExit(text, 3);
+      assertExit(text, 0);
       assert.match(
         text.stdout,
         /installed by OLM: Subscription redis-enterprise-operator-cert \(channel production, approval Manual, source certified-operators\), installed CSV redis-enterprise-operator\.v7\.4\.6-2/,
@@ -73,70 +136,179 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
         text.stdout,
         /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.2\.0-13\)/,
       );
+      assert.match(
+        text.stdout,
+        /target CSV redis-enterprise-operator\.v7\.8\.6-19: not the head of channel production \(redis-enterprise-operator\.v8\.2\.0-13\); channel 7\.8\.6 has it/,
+      );
+      assert.ok(
+        text.stdout.includes(
+          `oc patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`,
+        ),
+        text.stdout,
+      );
+      assert.match(
+        text.stdout,
+        /oc patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/,
+      );
+      assert.match(
+        text.stdout,
+        /digestHash":"<digest of registry\.connect\.redhat\.com\/redislabs\/redis-enterprise in redis-enterprise-operator\.v7\.8\.6-19 spec\.relatedImages>/,
+      );
 
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
-      assertExit(json, 3);
+      assertExit(json, 0);
       const plan = JSON.parse(json.stdout) as PlanJson;
       assert.equal(plan.target.method, 'olm');
+      assert.equal(plan.blocked, false);
       assert.equal(plan.olm?.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
-      assert.deepEqual(plan.olm?.subscription && { ...plan.olm.subscription }, {
-        name: SUBSCRIPTION,
-        channel: 'production',
-        approval: 'Manual',
-        source: 'certified-operators',
-        sourceNamespace: 'openshift-marketplace',
-        state: 'UpgradePending',
-      });
-      const method = plan.checks.find((check) => check.id === 'operator-method');
-      assert.equal(method?.status, 'fail');
-      assert.match(method?.message ?? '', /ctl does not drive OLM yet/);
-      assert.equal(plan.blocked, true);
+      assert.equal(plan.olm?.targetCSV, TARGET_CSV);
+      assert.equal(plan.olm?.channelHead, 'redis-enterprise-operator.v8.2.0-13');
+      assert.equal(plan.olm?.channelHasTarget, false);
+      assert.equal(plan.olm?.targetChannel, '7.8.6');
+      assert.equal(plan.olm?.targetInstallPlan, null);
+      const status = (id: string) => plan.checks.find((check) => check.id === id)?.status;
+      assert.equal(status('operator-method'), 'pass');
+      assert.equal(status('olm-cluster-name'), 'pass');
+      assert.equal(status('olm-approval'), 'pass');
+      assert.equal(status('auto-upgrade-digest'), 'pass');
+      assert.equal(
+        status('permissions'),
+        'pass',
+        JSON.stringify(plan.checks.find((c) => c.id === 'permissions')),
+      );
       assertNoChanges(sim, 0, 'plan --method auto');
     });
   });
 
-  it('once the operator is upgraded through OLM, operator-method passes', async () => {
-    await withSim('olm-channel-switch', async (sim) => {
-      await sim.kubectl([
-        'patch',
-        'subscription',
-        SUBSCRIPTION,
-        '--type',
-        'merge',
-        '-p',
-        '{"spec":{"channel":"7.8.6"}}',
-      ]);
-      const deadline = Date.now() + 30_000;
-      let plan = '';
-      while (!plan) {
-        plan = (await sim.kubectl(['get', 'installplan', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
-        if (!plan && Date.now() > deadline)
-          assert.fail('timed out waiting for the InstallPlan of the new channel');
-        if (!plan) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await sim.kubectl([
-        'patch',
-        'installplan',
-        plan,
-        '--type',
-        'merge',
-        '-p',
-        '{"spec":{"approved":true}}',
-      ]);
-      await sim.kubectl([
-        'wait',
-        `csv/redis-enterprise-operator.v${TARGET}`,
-        '--for=jsonpath={.status.phase}=Succeeded',
-        '--timeout=30s',
-      ]);
-      await sim.kubectl(['rollout', 'status', 'deployment/redis-enterprise-operator', '--timeout=30s']);
+  it('blocks a cluster not named rec (olm-cluster-name), with the fix', async () => {
+    const sim = await startUpgradeSim('olm-manual', {
+      patch: (scenario) => ({ ...scenario, cluster: { ...scenario.cluster, name: 'prod' } }),
+    });
+    try {
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
-      const result = JSON.parse(json.stdout) as PlanJson;
-      const method = result.checks.find((check) => check.id === 'operator-method');
-      assert.equal(method?.status, 'pass', JSON.stringify(method));
-      assert.match(method?.message ?? '', /already runs 7\.8\.6-19/);
-      assert.equal(result.olm?.installedCSV, `redis-enterprise-operator.v${TARGET}`);
-      assert.equal(result.olm?.subscription?.channel, '7.8.6');
+      assertExit(json, 3);
+      const plan = JSON.parse(json.stdout) as PlanJson;
+      const check = plan.checks.find((c) => c.id === 'olm-cluster-name');
+      assert.equal(check?.status, 'fail');
+      assert.match(check?.message ?? '', /requires the cluster to be named rec .* this cluster is prod/);
+      assert.match(check?.fix ?? '', /cannot be renamed/);
+      assertNoChanges(sim, 0, 'a blocked plan');
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('ctl upgrade run through OLM (e2e)', () => {
+  it('Manual approval on production: switches to 7.8.6, approves only the target plan, reaches the target operator and RS', async () => {
+    await withSim('olm-manual', async (sim) => {
+      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
+        'spec',
+        'redisEnterpriseImageSpec',
+        'digestHash',
+      ]);
+      const later = (await installPlans(sim)).map((p) => p.metadata.name);
+      assert.equal(later.length, 1, 'OLM has a plan for the production head');
+
+      const run = await sim.ctl(RUN);
+      assertExit(run, 0, 'run');
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      await assertCsvSucceeded(sim);
+      await assertDigestFollowsCsv(sim, oldDigest);
+
+      const plans = await installPlans(sim);
+      const laterPlan = plans.find((p) => p.metadata.name === later[0]);
+      assert.equal(getPath(laterPlan, ['spec', 'approved']), false, 'the plan of 8.2.0-13 is never approved');
+      const approvals = writes(sim, /\/installplans\//);
+      assert.equal(approvals.length, 1, describeEntries(approvals));
+      const targetPlan = plans.find((p) => approvals[0]?.path.includes(`/installplans/${p.metadata.name}`));
+      assert.deepEqual(getPath(targetPlan, ['spec', 'clusterServiceVersionNames']), [TARGET_CSV]);
+      assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'one channel switch');
+      assert.equal(
+        getPath(await sim.get(['subscription', SUBSCRIPTION, '-n', 'redis']), ['spec', 'channel']),
+        '7.8.6',
+      );
+      assertNothingOlmOwnedWritten(sim);
+    });
+  });
+
+  it('Automatic approval: switches the channel and lets OLM approve (no InstallPlan write)', async () => {
+    await withSim('olm-automatic', async (sim) => {
+      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
+        'spec',
+        'redisEnterpriseImageSpec',
+        'digestHash',
+      ]);
+      const run = await sim.ctl(RUN);
+      assertExit(run, 0, 'run');
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      await assertCsvSucceeded(sim);
+      await assertDigestFollowsCsv(sim, oldDigest);
+      assert.deepEqual(writes(sim, /\/installplans\//), [], 'ctl approves nothing under Automatic approval');
+      assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'one channel switch');
+      assertNothingOlmOwnedWritten(sim);
+    });
+  });
+
+  it('channel switch, SIGKILL after the approval: the next run resumes to the wait and approves nothing twice', async () => {
+    await withSim(
+      'olm-channel-switch',
+      async (sim) => {
+        const ctl = sim.spawnCtl(RUN);
+        await ctl.waitFor(
+          'the wait for the target CSV',
+          (e) =>
+            e.type === 'progress' &&
+            e.step === 'operator' &&
+            /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(e.message),
+        );
+        ctl.child.kill('SIGKILL');
+        const killed = await ctl.result;
+        assert.equal(killed.signal, 'SIGKILL');
+        assert.equal(writes(sim, /\/installplans\//).length, 1, 'approved once before the kill');
+
+        const resumed = await sim.ctl(RUN);
+        assertExit(resumed, 0, 'the resumed run');
+        const events = parseEvents(resumed.stdout);
+        const progress = events
+          .filter((e) => e.type === 'progress' && e.step === 'operator')
+          .map((e) => e.message);
+        assert.ok(
+          progress.some((m) =>
+            /^resuming an interrupted operator upgrade \(olm from 7\.4\.6-9 to 7\.8\.6-19\)/.test(m),
+          ),
+          progress.join('\n'),
+        );
+        assert.ok(
+          progress.some((m) => /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(m)) ||
+            progress.length === 1,
+          progress.join('\n'),
+        );
+        assert.ok(!progress.some((m) => /^approving|^switching/.test(m)), progress.join('\n'));
+        assert.equal(writes(sim, /\/installplans\//).length, 1, 'never approved twice');
+        assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'the channel switched once');
+        await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+        await assertCsvSucceeded(sim);
+        assertNothingOlmOwnedWritten(sim);
+      },
+      { operatorStart: 2 },
+    );
+  });
+
+  it('run --plan executes a saved OLM plan as saved', async () => {
+    await withSim('olm-channel-switch', async (sim) => {
+      const file = path.join(sim.sandbox.dir, 'plan.json');
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--out', file]);
+      assertExit(plan, 0, 'plan --out');
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as PlanJson;
+      assert.equal(saved.target.method, 'olm');
+      assert.equal(saved.olm?.targetChannel, '7.8.6');
+      const run = await sim.ctl(['upgrade', 'run', '--plan', file, '--yes', '-o', 'json']);
+      assertExit(run, 0, 'run --plan');
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      await assertCsvSucceeded(sim);
+      assert.equal(writes(sim, /\/installplans\//).length, 1, 'one approval');
+      assertNothingOlmOwnedWritten(sim);
     });
   });
 });

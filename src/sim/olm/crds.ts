@@ -215,3 +215,49 @@ function csvDefinition(): Record<string, unknown> {
 export function olmCrds(): Record<string, unknown>[] {
   return [subscriptionDefinition(), installPlanDefinition(), csvDefinition()];
 }
+
+export const PACKAGE_GROUP = 'packages.operators.coreos.com';
+export const PACKAGE_API_VERSION = `${PACKAGE_GROUP}/v1`;
+export const PACKAGE_MANIFEST_KIND = 'PackageManifest';
+
+/**
+ * PackageManifest (`packages.operators.coreos.com/v1`). On a real cluster OLM's package server
+ * serves it as an aggregated, read-only API computed from the catalogs a namespace can see
+ * (operator-framework/operator-lifecycle-manager `pkg/package-server/apis/operators/v1/
+ * packagemanifest_types.go`: status.catalogSource, catalogSourceNamespace, packageName,
+ * defaultChannel, channels[].{name, currentCSV, currentCSVDesc, entries[].{name, version}}).
+ * Simplified here: a CRD in the operator's namespace that the simulated OLM seeds.
+ */
+export function packageManifestCrd(): Record<string, unknown> {
+  const crd = definition(
+    {
+      kind: PACKAGE_MANIFEST_KIND,
+      plural: 'packagemanifests',
+      singular: 'packagemanifest',
+      shortNames: [],
+    },
+    open({}),
+    open({
+      catalogSource: str(),
+      catalogSourceNamespace: str(),
+      packageName: str(),
+      defaultChannel: str(),
+      channels: list(
+        open({
+          name: str(),
+          currentCSV: str(),
+          entries: list(open({ name: str(), version: str() })),
+        }),
+      ),
+    }),
+    [{ name: 'Catalog', type: 'string', jsonPath: '.status.catalogSource' }],
+  ) as { metadata: { name: string }; spec: Record<string, unknown> };
+  crd.metadata.name = `packagemanifests.${PACKAGE_GROUP}`;
+  crd.spec.group = PACKAGE_GROUP;
+  const version = (crd.spec.versions as Record<string, unknown>[])[0] as Record<string, unknown>;
+  version.name = 'v1';
+  // Read-only on a real cluster: no status subresource to write to.
+  delete version.subresources;
+  crd.spec.names = { ...(crd.spec.names as Record<string, unknown>), categories: [] };
+  return crd;
+}

@@ -13,8 +13,24 @@ import { OPERATOR_NAME, type Platform } from '../artifacts/operator-objects.js';
 import { isRecord, type KubeObject, type OwnerReference } from '../kube/types.js';
 import type { SimDialect } from '../world/dialect.js';
 import { defaultClusterTag } from '../world/releases.js';
-import { csvName, OLM_CATALOG_NAMESPACE, OLM_CATALOG_SOURCE, OLM_PACKAGE } from './catalog.js';
-import { CSV_KIND, INSTALL_PLAN_KIND, OLM_API_VERSION, SUBSCRIPTION_KIND } from './crds.js';
+import {
+  channelHead,
+  channelVersions,
+  csvName,
+  OLM_CATALOG_NAMESPACE,
+  OLM_CATALOG_SOURCE,
+  OLM_PACKAGE,
+  olmChannels,
+  PRODUCTION_CHANNEL,
+} from './catalog.js';
+import {
+  CSV_KIND,
+  INSTALL_PLAN_KIND,
+  OLM_API_VERSION,
+  PACKAGE_API_VERSION,
+  PACKAGE_MANIFEST_KIND,
+  SUBSCRIPTION_KIND,
+} from './crds.js';
 
 /** The field manager OLM's writes show in managedFields. */
 export const OLM_FIELD_MANAGER = 'olm';
@@ -88,12 +104,41 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
       version: options.version,
       ...(options.replaces ? { replaces: options.replaces } : {}),
       install: { strategy: 'deployment', spec: { deployments: [{ name: OPERATOR_NAME, spec }] } },
+      // By digest: a certified bundle must name its related images by digest (Red Hat's
+      // certification; operator-framework `relatedImages`), which is where an OLM install's
+      // REC gets the digestHash of its image specs.
       relatedImages: [
-        ...(operatorImage ? [{ name: 'redis-enterprise-operator', image: operatorImage }] : []),
-        ...(clusterTag ? [{ name: 'redis-enterprise', image: `redislabs/redis:${clusterTag}` }] : []),
+        ...(operatorImage ? [{ name: 'redis-enterprise-operator', image: byDigest(operatorImage) }] : []),
+        ...(clusterTag
+          ? [
+              {
+                name: 'redis-enterprise',
+                image: byDigest(`${nodeRepository(options.platform)}:${clusterTag}`),
+              },
+            ]
+          : []),
       ],
     },
   };
+}
+
+/**
+ * The node image's repository in the certified bundle: Red Hat's registry on OpenShift ("By
+ * default, the image is pulled from Red Hat's registry", DOCS
+ * `kubernetes/deployment/openshift/openshift-operatorhub.md`), Docker Hub's elsewhere.
+ */
+export function nodeRepository(platform: Platform): string {
+  return platform === 'openshift'
+    ? 'registry.connect.redhat.com/redislabs/redis-enterprise'
+    : 'redislabs/redis';
+}
+
+/** `repo:tag` -> `repo@sha256:...` (the simulated registry's digest of that tag). */
+function byDigest(image: string): string {
+  const slash = image.lastIndexOf('/');
+  const colon = image.indexOf(':', slash + 1);
+  const repository = colon >= 0 ? image.slice(0, colon) : image;
+  return `${repository}@${imageDigest(image)}`;
 }
 
 /** CSV status phases with the reasons and messages OLM writes (clusterserviceversion_types.go). */
@@ -198,3 +243,33 @@ export function imageDigest(image: string): string {
 }
 
 export { csvName };
+
+/**
+ * The package's PackageManifest as the package server shows it in `namespace`: each channel
+ * with its head (currentCSV) and every CSV it holds (entries, newest first), the default
+ * channel `production` (packagemanifest_types.go; the channels: catalog.ts).
+ */
+export function packageManifest(namespace: string): KubeObject {
+  return {
+    apiVersion: PACKAGE_API_VERSION,
+    kind: PACKAGE_MANIFEST_KIND,
+    metadata: {
+      name: OLM_PACKAGE,
+      namespace,
+      labels: { catalog: OLM_CATALOG_SOURCE, 'catalog-namespace': OLM_CATALOG_NAMESPACE },
+    },
+    status: {
+      catalogSource: OLM_CATALOG_SOURCE,
+      catalogSourceNamespace: OLM_CATALOG_NAMESPACE,
+      packageName: OLM_PACKAGE,
+      defaultChannel: PRODUCTION_CHANNEL,
+      channels: olmChannels().map((channel) => ({
+        name: channel,
+        currentCSV: csvName(channelHead(channel) ?? ''),
+        entries: [...channelVersions(channel)]
+          .reverse()
+          .map((version) => ({ name: csvName(version), version })),
+      })),
+    },
+  };
+}

@@ -20,7 +20,8 @@
  *
  * Simplified: an InstallPlan goes straight to the channel's head (as if each CSV's skipRange
  * covered the older ones of the channel) instead of walking the `replaces` chain; no
- * downgrades; no OperatorGroup, CatalogSource or PackageManifest objects; the plan's other
+ * downgrades; no OperatorGroup or CatalogSource objects; the PackageManifest is a CRD object
+ * (objects.ts), not the package server's aggregated API; the plan's other
  * steps (CRDs, RBAC) are not listed in its status.
  */
 
@@ -35,7 +36,14 @@ import type { Scenario } from '../scenario.js';
 import { simDialectFields } from '../world/dialect.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
 import { channelHead, csvName, versionOfCsv } from './catalog.js';
-import { CSV_KIND, INSTALL_PLAN_KIND, OLM_API_VERSION, olmCrds, SUBSCRIPTION_KIND } from './crds.js';
+import {
+  CSV_KIND,
+  INSTALL_PLAN_KIND,
+  OLM_API_VERSION,
+  olmCrds,
+  packageManifestCrd,
+  SUBSCRIPTION_KIND,
+} from './crds.js';
 import {
   clusterServiceVersion,
   CSV_STATUS,
@@ -45,6 +53,7 @@ import {
   OLM_FIELD_MANAGER,
   OWNER_LABEL,
   ownerLabels,
+  packageManifest,
   ownerReference,
   SPEC_HASH_LABEL,
   specHash,
@@ -123,6 +132,8 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario): void {
   const { namespace, operator } = scenario;
   const olm = olmOf(scenario);
   for (const crd of olmCrds()) kube.ensure(crd as KubeObject);
+  kube.ensure(packageManifestCrd() as KubeObject);
+  kube.ensure(packageManifest(namespace));
   const csv = kube.ensure(
     clusterServiceVersion({
       version: operator.version,

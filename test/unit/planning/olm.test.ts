@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runChecks } from '../../../src/planning/checks.js';
-import { olmOwnerOf, olmUpgradeCommands, type OlmSnapshot, readOlm } from '../../../src/planning/olm.js';
+import {
+  csvVersion,
+  olmOwnerOf,
+  olmRoute,
+  olmUpgradeCommands,
+  type OlmSnapshot,
+  readOlm,
+  relatedDigest,
+} from '../../../src/planning/olm.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
@@ -22,6 +30,18 @@ const OLM: OlmSnapshot = {
     state: 'AtLatestKnown',
   },
   installPlans: [],
+};
+
+const WITH_CHANNELS: OlmSnapshot = {
+  ...OLM,
+  channels: [
+    { name: '7.4.6', currentCSV: CSV, entries: [CSV] },
+    {
+      name: '7.8.2',
+      currentCSV: 'redis-enterprise-operator.v7.8.2-6',
+      entries: ['redis-enterprise-operator.v7.8.2-6', 'redis-enterprise-operator.v7.8.2-2'],
+    },
+  ],
 };
 
 const withOlm =
@@ -133,16 +153,111 @@ describe('OLM-owned operators', () => {
     }
   });
 
-  it('operator-method with auto: fails below the target, passes once OLM installed it', () => {
-    const below = operatorMethod(withOlm());
-    assert.equal(below.status, 'fail');
-    assert.match(below.message, /ctl does not drive OLM yet/);
+  it('operator-method with auto: passes when a channel has the target as its head, fails when unknown, passes once installed', () => {
+    const routed = operatorMethod(withOlm(WITH_CHANNELS));
+    assert.equal(routed.status, 'pass');
+    assert.match(
+      routed.message,
+      /ctl switches the channel from 7\.4\.6 to 7\.8\.2, whose head is redis-enterprise-operator\.v7\.8\.2-6; ctl approves the InstallPlan of redis-enterprise-operator\.v7\.8\.2-6 and no other/,
+    );
+    const unread = operatorMethod(withOlm({ ...OLM, packageError: 'packagemanifests is forbidden' }));
+    assert.equal(unread.status, 'fail');
+    assert.match(
+      unread.message,
+      /PackageManifest of redis-enterprise-operator-cert could not be read \(packagemanifests is forbidden\)/,
+    );
+    assert.match(unread.fix, /grant get on packagemanifests\.packages\.operators\.coreos\.com in redis/);
+    const nowhere = operatorMethod(
+      withOlm({
+        ...WITH_CHANNELS,
+        channels: [
+          {
+            name: '7.8.2',
+            currentCSV: 'redis-enterprise-operator.v7.8.2-7',
+            entries: ['redis-enterprise-operator.v7.8.2-6'],
+          },
+        ],
+      }),
+    );
+    assert.equal(nowhere.status, 'fail');
+    assert.match(
+      nowhere.message,
+      /no channel of redis-enterprise-operator-cert has redis-enterprise-operator\.v7\.8\.2-6 as its head \(channels 7\.8\.2 hold it/,
+    );
     const done = operatorMethod((s) => {
       withOlm()(s);
       if (s.operator) s.operator.version = '7.8.2-6';
     });
     assert.equal(done.status, 'pass');
     assert.equal(operatorMethod(() => undefined).status, 'pass');
+  });
+
+  it('olmRoute: keeps a channel whose head is the target, prefers the release line, reads rebuilt CSV names', () => {
+    const onLine = olmRoute(
+      { ...WITH_CHANNELS, subscription: { ...OLM.subscription!, channel: '7.8.2' } },
+      '7.8.2-6',
+    );
+    assert.equal(onLine.channelHasTarget, true);
+    assert.equal(onLine.targetChannel, '7.8.2');
+    const production = olmRoute(
+      {
+        ...WITH_CHANNELS,
+        channels: [
+          { name: 'production', currentCSV: 'redis-enterprise-operator.v7.8.2-6', entries: [] },
+          ...WITH_CHANNELS.channels!,
+        ],
+      },
+      '7.8.2-6',
+    );
+    assert.equal(production.targetChannel, '7.8.2');
+    assert.equal(csvVersion('redis-enterprise-operator.v7.22.0-11.2'), '7.22.0-11');
+    assert.equal(csvVersion('redis-enterprise-operator.v7.8.2-6'), '7.8.2-6');
+  });
+
+  it('relatedDigest: the digest a CSV relates for a repository, none for another', () => {
+    const images = [
+      'registry.connect.redhat.com/redislabs/redis-enterprise@sha256:abc',
+      'r/op@sha256:def',
+      'docker.io/x:1.0',
+    ];
+    assert.equal(
+      relatedDigest(images, 'registry.connect.redhat.com/redislabs/redis-enterprise'),
+      'sha256:abc',
+    );
+    assert.equal(relatedDigest(images, 'redislabs/redis'), undefined);
+    assert.equal(relatedDigest(images, undefined), undefined);
+  });
+
+  it('olm-approval warns when Automatic approval follows a channel whose head is past the target; olm-cluster-name wants rec', () => {
+    const automatic: OlmSnapshot = {
+      ...WITH_CHANNELS,
+      subscription: { ...OLM.subscription!, approval: 'Automatic', channel: 'production' },
+      channels: [
+        { name: 'production', currentCSV: 'redis-enterprise-operator.v7.8.6-19', entries: [] },
+        ...WITH_CHANNELS.channels!,
+      ],
+    };
+    const checks = runChecks(makeSnapshot(withOlm(automatic)), makeTarget(), {
+      required: REQUIRED_PERMISSIONS,
+    });
+    const approval = checks.find((c) => c.id === 'olm-approval');
+    assert.equal(approval?.status, 'warn');
+    assert.match(
+      approval?.message ?? '',
+      /head of its channel production is 7\.8\.6-19, past the target 7\.8\.2-6/,
+    );
+    assert.match(approval?.fix ?? '', /"installPlanApproval":"Manual"/);
+    assert.match(approval?.fix ?? '', /--to 7\.8\.6-19/);
+    const renamed = runChecks(
+      makeSnapshot((s) => {
+        withOlm(WITH_CHANNELS)(s);
+        if (s.cluster) s.cluster.name = 'prod';
+      }),
+      makeTarget(),
+      { required: REQUIRED_PERMISSIONS },
+    ).find((c) => c.id === 'olm-cluster-name');
+    assert.equal(renamed?.status, 'fail');
+    assert.match(renamed?.message ?? '', /this cluster is prod/);
   });
 
   it('the OLM commands approve the pending plan of the target, and skip approval when Automatic', () => {

@@ -49,7 +49,7 @@ describe('resolveTarget', () => {
     ['unknown release without --cluster-version', { to: '9.9.9-1' }, /does not know this operator version/],
     ['bad --cluster-version', { to: '7.8.2-6', clusterVersion: 'latest' }, /--cluster-version/],
     ['bad --db-version', { to: '7.8.2-6', dbVersion: '7' }, /--db-version: "7" is not a database version/],
-    ['bad --method', { to: '7.8.2-6', method: 'olm' }, /--method must be auto, helm or bundle/],
+    ['bad --method', { to: '7.8.2-6', method: 'operatorhub' }, /--method must be auto, helm, bundle or olm/],
     [
       'bad --ignore-check',
       { to: '7.8.2-6', ignoreCheck: ['licence'] },

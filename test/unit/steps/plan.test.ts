@@ -62,6 +62,8 @@ describe('buildPlan', () => {
         ['auto-upgrade-digest', 'pass'],
         ['helm-release-healthy', 'pass'],
         ['operator-method', 'pass'],
+        ['olm-cluster-name', 'pass'],
+        ['olm-approval', 'pass'],
         ['admission-tls', 'pass'],
         ['api-reachable', 'pass'],
         ['permissions', 'pass'],

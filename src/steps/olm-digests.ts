@@ -1,0 +1,62 @@
+/**
+ * Under OLM the cluster's image specs may pin their images by `digestHash` ("only supported for
+ * OLM deployments", DOCS kubernetes/reference/redis_enterprise_cluster_api.md). A new tag next to
+ * the old digest keeps the old image, so the digests must follow the target release: they come
+ * from the target CSV's `spec.relatedImages`, which a certified bundle names by digest
+ * (`<repository>@sha256:...`; operator-framework/api `clusterserviceversion_types.go`
+ * RelatedImage). The CSV exists only once OLM has installed it, so the plan names the source and
+ * the cluster step (after the operator step) reads the digests.
+ */
+
+import { OperationError } from '../errors.js';
+import type { KubeClients } from '../kube/client.js';
+import { readObject } from '../kube/write.js';
+import type { DigestLookup } from '../planning/cluster-patch.js';
+import { CSV_RESOURCE, olmRoute, type OlmSnapshot, relatedDigest, relatedImagesOf } from '../planning/olm.js';
+import { clusterTagFor } from '../release/catalog.js';
+import type { Platform } from '../planning/snapshot.js';
+
+export interface OlmDigestSource {
+  olm: OlmSnapshot;
+  namespace: string;
+  operatorTarget: string;
+  platform: Platform;
+  currentTag: string | undefined;
+}
+
+/**
+ * For the run: the digests the installed target CSV relates, by repository. The node image's
+ * digest is the CSV's only for the release's own tag: another `--cluster-version` gets none (and
+ * the cluster patch is refused with the fix).
+ */
+export async function installedOlmDigests(
+  kube: KubeClients,
+  source: OlmDigestSource,
+  nodeTag: string,
+  nodeRepository: string | undefined,
+): Promise<{ csv: string; digestOf: DigestLookup }> {
+  const csv = olmRoute(source.olm, source.operatorTarget).targetCsv;
+  const object = await readObject(kube, {
+    apiVersion: `${CSV_RESOURCE.group}/${CSV_RESOURCE.version}`,
+    kind: 'ClusterServiceVersion',
+    name: csv,
+    namespace: source.namespace,
+  });
+  if (!object) {
+    throw new OperationError(
+      `the target ClusterServiceVersion ${csv} is not installed, so the digests of the target images are unknown`,
+      {
+        hint: `Run the operator step first (ctl upgrade run --only operator), or check oc get csv -n ${source.namespace}; then run ctl again.`,
+      },
+    );
+  }
+  const related = relatedImagesOf(object);
+  const releaseTag = clusterTagFor(source.operatorTarget, source.platform, source.currentTag);
+  return {
+    csv,
+    digestOf: (repository, tag) => {
+      if (repository === nodeRepository && tag !== releaseTag) return undefined;
+      return relatedDigest(related, repository);
+    },
+  };
+}

@@ -1,0 +1,280 @@
+/**
+ * The operator step under OLM (an operator installed from OperatorHub): ctl never touches the
+ * OLM-owned Deployment; it does what upgrade-olm.md has a person do in the console (DOCS
+ * `kubernetes/upgrade/upgrade-olm.md`; redis-facts.md §12), from the live state each time:
+ *
+ * 1. the Subscription's channel, when its head is not the target CSV, is switched to the channel
+ *    whose head is (src/planning/olm.ts `olmRoute`, from the PackageManifest);
+ * 2. OLM makes an InstallPlan for that head; ctl approves EXACTLY the plan whose
+ *    spec.clusterServiceVersionNames holds the target CSV (never one for another CSV), and only
+ *    when it is not approved yet (Automatic approval: OLM approved it; ctl just waits);
+ * 3. ctl waits for the target CSV to be `Succeeded` (the caller then waits for the Deployment).
+ *
+ * Resumable at every point: each write is an absolute value (channel X, approved true) made
+ * only when the live object differs, so a run killed after the approval re-reads an approved
+ * plan and goes straight to the wait. Field names: operator-framework/api
+ * `pkg/operators/v1alpha1/{subscription,installplan,clusterserviceversion}_types.go`.
+ */
+
+import { OperationError } from '../errors.js';
+import type { KubeObject } from '../kube/reads.js';
+import { waitForObject } from '../kube/watch.js';
+import { listObjects, readObject } from '../kube/write.js';
+import {
+  approveInstallPlanCommand,
+  CSV_RESOURCE,
+  installPlanOf,
+  type OlmInstallPlan,
+  type OlmSnapshot,
+  olmRoute,
+  subscriptionChannelCommand,
+  subscriptionOf,
+  SUBSCRIPTION_RESOURCE,
+} from '../planning/olm.js';
+import type { StepContext } from '../run/step.js';
+import type { UpgradeDeps } from './deps.js';
+
+const OLM_API_VERSION = `${SUBSCRIPTION_RESOURCE.group}/${SUBSCRIPTION_RESOURCE.version}`;
+
+export interface OlmUpgradeOutcome {
+  targetCsv: string;
+  channel: string | undefined;
+  /** The channel ctl switched from, when it switched. */
+  switchedFrom?: string | undefined;
+  /** The InstallPlan that installed the target CSV. */
+  installPlan?: string | undefined;
+  /** ctl approved it (false: it was approved already, by OLM or an earlier run). */
+  approvedByCtl: boolean;
+}
+
+type WaitFor = typeof waitForObject;
+
+/** Drives OLM to the target CSV and waits until it is Succeeded. Idempotent from the live state. */
+export async function upgradeThroughOlm(
+  ctx: StepContext<UpgradeDeps>,
+  wait: WaitFor,
+  namespace: string,
+): Promise<OlmUpgradeOutcome> {
+  const { deps, io } = ctx;
+  const { kube, kubeWriter, plan } = deps;
+  const target = plan.target.operator;
+  const known = deps.snapshot.olm;
+  const subName = known?.subscription?.name;
+  if (!known || !subName) {
+    throw new OperationError('the operator is installed by OLM, but its Subscription was not found', {
+      hint: `Check oc get subscription -n ${namespace}, then run ctl upgrade plan again.`,
+    });
+  }
+  const subRef = { apiVersion: OLM_API_VERSION, kind: 'Subscription', name: subName, namespace };
+  const live = await readLive(ctx, namespace, subRef, known);
+  const route = olmRoute(live, target);
+  const sub = live.subscription;
+  if (!sub)
+    throw new OperationError(`Subscription ${subName} no longer exists in ${namespace}`, {
+      hint: 'Run ctl upgrade plan again.',
+    });
+  const outcome: OlmUpgradeOutcome = {
+    targetCsv: route.targetCsv,
+    channel: sub.channel,
+    approvedByCtl: false,
+  };
+
+  if (sub.installedCSV !== route.targetCsv) {
+    let installPlan = route.plan;
+    if (!installPlan && !route.channelHasTarget) {
+      if (!route.targetChannel) {
+        throw new OperationError(
+          `OLM cannot install ${route.targetCsv}: ${route.problem ?? 'no channel has it as its head'}`,
+          {
+            hint: 'Run ctl upgrade plan to see the operator-method check and its fix.',
+          },
+        );
+      }
+      await ctx.recordIntent({
+        method: 'olm',
+        from: deps.snapshot.operator?.version ?? null,
+        to: target,
+        targetCsv: route.targetCsv,
+        subscription: subName,
+        fromChannel: sub.channel ?? null,
+        channel: route.targetChannel,
+      });
+      ctx.progress(
+        `switching Subscription ${subName} from channel ${sub.channel ?? '?'} to ${route.targetChannel}`,
+      );
+      await kubeWriter.mergePatch(subRef, { spec: { channel: route.targetChannel } });
+      outcome.switchedFrom = sub.channel;
+      outcome.channel = route.targetChannel;
+    }
+    // Nothing was switched in dry-run: the InstallPlan to approve may not exist yet, so say what would be approved.
+    if (ctx.dryRun) {
+      if (!installPlan?.approved && sub.approval !== 'Automatic') {
+        io.info(
+          `would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(installPlan?.name ?? '<plan>', namespace)}`,
+        );
+      }
+      return outcome;
+    }
+    installPlan ??= await waitForInstallPlan(ctx, wait, namespace, subName, route.targetCsv);
+    outcome.installPlan = installPlan.name;
+    if (!installPlan.approved) {
+      if (sub.approval === 'Automatic') {
+        ctx.progress(
+          `InstallPlan ${installPlan.name} (${route.targetCsv}): Automatic approval, OLM approves it`,
+        );
+      } else {
+        await approveExactly(ctx, namespace, installPlan, route.targetCsv);
+        outcome.approvedByCtl = true;
+      }
+    } else {
+      ctx.progress(`InstallPlan ${installPlan.name} (${route.targetCsv}) is approved already`);
+    }
+  } else if (ctx.dryRun) {
+    return outcome;
+  }
+
+  await wait<KubeObject>({
+    kube,
+    path: `/apis/${CSV_RESOURCE.group}/${CSV_RESOURCE.version}/namespaces/${namespace}/${CSV_RESOURCE.plural}`,
+    name: route.targetCsv,
+    signal: ctx.signal,
+    timeoutMs: deps.settings.timeoutMs,
+    stallTimeoutMs: deps.settings.stallTimeoutMs,
+    description: `ClusterServiceVersion ${route.targetCsv} to succeed`,
+    hint: `Look at OLM: oc get csv,installplan,subscription -n ${namespace}; oc describe csv ${route.targetCsv} -n ${namespace}. Then run ctl again to resume.`,
+    check: (csv) => {
+      if (!csv) return `waiting for OLM to create ${route.targetCsv}`;
+      const status = (csv.status ?? {}) as Record<string, unknown>;
+      const phase = typeof status.phase === 'string' ? status.phase : 'None';
+      if (phase === 'Succeeded') return true;
+      if (phase === 'Failed') {
+        throw new OperationError(
+          `ClusterServiceVersion ${route.targetCsv} failed: ${String(status.message ?? status.reason ?? '')}`,
+          {
+            hint: `Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events; then run ctl again to resume.`,
+          },
+        );
+      }
+      return `${route.targetCsv}: phase ${phase}${typeof status.message === 'string' ? ` (${status.message})` : ''}`;
+    },
+    onProgress: (message) => ctx.progress(message),
+  });
+  return outcome;
+}
+
+/** The Subscription and InstallPlans as they are now, with the package's channels from the snapshot. */
+async function readLive(
+  ctx: StepContext<UpgradeDeps>,
+  namespace: string,
+  subRef: { apiVersion: string; kind: string; name: string; namespace: string },
+  known: OlmSnapshot,
+): Promise<OlmSnapshot> {
+  const { kube } = ctx.deps;
+  const [sub, plans] = await Promise.all([
+    readObject(kube, subRef),
+    listObjects(kube, OLM_API_VERSION, 'InstallPlan', namespace),
+  ]);
+  return {
+    ...known,
+    subscription: sub ? subscriptionOf(sub) : undefined,
+    installPlans: plans.map(installPlanOf),
+  };
+}
+
+/** Waits until OLM has made the InstallPlan of `targetCsv` (the Subscription's installPlanRef). */
+async function waitForInstallPlan(
+  ctx: StepContext<UpgradeDeps>,
+  wait: WaitFor,
+  namespace: string,
+  subName: string,
+  targetCsv: string,
+): Promise<OlmInstallPlan> {
+  const { kube, settings } = ctx.deps;
+  const sub = await wait<KubeObject>({
+    kube,
+    path: `/apis/${SUBSCRIPTION_RESOURCE.group}/${SUBSCRIPTION_RESOURCE.version}/namespaces/${namespace}/${SUBSCRIPTION_RESOURCE.plural}`,
+    name: subName,
+    signal: ctx.signal,
+    timeoutMs: settings.timeoutMs,
+    stallTimeoutMs: settings.stallTimeoutMs,
+    description: `OLM to make the InstallPlan of ${targetCsv} (Subscription ${subName})`,
+    hint: `Look at the Subscription's conditions: oc get subscription ${subName} -n ${namespace} -o yaml. Then run ctl again to resume.`,
+    check: (object) => {
+      if (!object)
+        throw new OperationError(`Subscription ${subName} was deleted`, {
+          hint: 'Run ctl upgrade plan again.',
+        });
+      const s = subscriptionOf(object);
+      const conditions = Array.isArray((object.status as Record<string, unknown> | undefined)?.conditions)
+        ? ((object.status as Record<string, unknown>).conditions as Record<string, unknown>[])
+        : [];
+      const failed = conditions.find((c) => c.type === 'ResolutionFailed' && c.status === 'True');
+      if (failed) {
+        throw new OperationError(
+          `OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`,
+          {
+            hint: `Check the channel: ${subscriptionChannelCommand(subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
+          },
+        );
+      }
+      if (s.currentCSV === targetCsv && s.installPlan) return true;
+      return `Subscription ${subName}: state ${s.state ?? 'unknown'}, currentCSV ${s.currentCSV ?? '(none)'}`;
+    },
+    onProgress: (message) => ctx.progress(message),
+  });
+  const name = subscriptionOf(sub).installPlan ?? '';
+  const object = await readObject(kube, {
+    apiVersion: OLM_API_VERSION,
+    kind: 'InstallPlan',
+    name,
+    namespace,
+  });
+  const plan = object ? installPlanOf(object) : undefined;
+  if (!plan || !plan.csvs.includes(targetCsv)) {
+    throw new OperationError(
+      `InstallPlan ${name} of Subscription ${subName} does not install ${targetCsv} (it installs ${plan?.csvs.join(', ') || 'nothing'})`,
+      {
+        hint: `ctl approves only the plan of the target. Look at oc get installplan -n ${namespace}, then run ctl again.`,
+      },
+    );
+  }
+  return plan;
+}
+
+/**
+ * Approves `plan`, conditionally on the version read (a 409 if OLM changed it since), after
+ * checking once more that it installs the target CSV and nothing newer.
+ */
+async function approveExactly(
+  ctx: StepContext<UpgradeDeps>,
+  namespace: string,
+  plan: OlmInstallPlan,
+  targetCsv: string,
+): Promise<void> {
+  const { kube } = ctx.deps;
+  const ref = { apiVersion: OLM_API_VERSION, kind: 'InstallPlan', name: plan.name, namespace };
+  const live = await readObject(kube, ref);
+  const now = live ? installPlanOf(live) : undefined;
+  if (
+    !now ||
+    !now.csvs.includes(targetCsv) ||
+    now.csvs.some((csv) => csv !== targetCsv && csv.startsWith(targetCsv.split('.v')[0] ?? ''))
+  ) {
+    throw new OperationError(`InstallPlan ${plan.name} no longer installs exactly ${targetCsv}`, {
+      hint: `ctl approves only the plan of the target. Look at oc get installplan ${plan.name} -n ${namespace} -o yaml, then run ctl again.`,
+    });
+  }
+  if (now.approved) return;
+  await ctx.recordIntent({
+    method: 'olm',
+    from: ctx.deps.snapshot.operator?.version ?? null,
+    to: ctx.deps.plan.target.operator,
+    targetCsv,
+    approve: plan.name,
+  });
+  ctx.progress(`approving InstallPlan ${plan.name} (${targetCsv})`);
+  await ctx.deps.kubeWriter.mergePatch(ref, {
+    metadata: { resourceVersion: live?.metadata?.resourceVersion },
+    spec: { approved: true },
+  });
+}
