@@ -82,7 +82,8 @@ export function nextHop(snapshot: Snapshot, target: Target): HopNeed | undefined
   const rhel7 = rhel7HopFor(target.operator, snapshot.cluster?.image.versionTag);
   if (rhel7) {
     return {
-      ...rhel7,
+      operator: rhel7.operator,
+      clusterVersion: rhel7.clusterTag,
       check: 'upgrade-path',
       reason: `RHEL7 OpenShift clusters move to RHEL8 images only from ${rhel7.operator}`,
     };
