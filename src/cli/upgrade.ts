@@ -24,7 +24,10 @@ function outputFile<T extends string | undefined>(flag: string, path: T): T {
 function addPlanOptions(command: Command): Command {
   return addConnectionOptions(
     command
-      .option('--to <operator-version>', 'target operator version, e.g. 7.8.2-6 (required)')
+      .option(
+        '--to <operator-version>',
+        'target operator version, e.g. 7.8.2-6 (plan without it lists the targets; run requires it)',
+      )
       .option(
         '--cluster-version <tag>',
         'cluster image tag (default: the one the release catalog lists for --to)',
@@ -61,8 +64,17 @@ function addPlanOptions(command: Command): Command {
         '--ignore-check <id>',
         'turn this failing check into a warning, recorded in the plan (repeatable)',
         collect,
+      )
+      .option(
+        '--max-hops <n>',
+        'most upgrades in a row to reach --to when one supported hop cannot (each a full upgrade), 1 to 5',
+        '3',
       ),
   );
+}
+
+function readMaxHops(command: Command): number {
+  return parseCount(command.opts().maxHops as string, '--max-hops', 1, 5);
 }
 
 /** `--state-store`; the value is checked by parseStateStoreKind so CTL_STATE_STORE gets the same message. */
@@ -101,6 +113,7 @@ const PLAN_FIXED = [
   'helmRepo',
   'databases',
   'ignoreCheck',
+  'maxHops',
 ];
 
 function refuseTargetFlags(command: Command): undefined {
@@ -133,7 +146,9 @@ export function register(program: Command, runtime: Runtime): void {
   const plan = addPlanOptions(
     upgrade
       .command('plan')
-      .description('read the cluster, check every prerequisite and show the upgrade; changes nothing'),
+      .description(
+        'read the cluster, check every prerequisite and show the upgrade (without --to: the targets); changes nothing',
+      ),
   )
     .option('--out <plan.json>', 'also save the plan as JSON, for review and for run --plan')
     .addOption(
@@ -154,7 +169,13 @@ export function register(program: Command, runtime: Runtime): void {
         'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +
         'to the Secret named after the cluster.\n' +
         'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
+        '\nWithout --to: every reachable target (the newest build of each release line\n' +
+        'in the catalog), the recommended one first, each with its hops and the checks\n' +
+        'that would block it; exit 0. With --to a release one supported upgrade cannot\n' +
+        'reach, the plan shows every hop (at most --max-hops); run runs them in order.\n' +
         '\nExamples:\n' +
+        '  ctl upgrade plan\n' +
+        '  ctl upgrade plan -o json | jq -r .recommended\n' +
         '  ctl upgrade plan --to 7.8.2-6\n' +
         '  ctl upgrade plan --to 7.8.2-6 -n redis --cluster rec --out plan.json\n' +
         '  ctl upgrade plan --to 7.8.2-6 --method helm --helm-release redis-enterprise\n' +
@@ -167,8 +188,10 @@ export function register(program: Command, runtime: Runtime): void {
   plan.action(async (_o: unknown, command: Command) => {
     const globals = readGlobalOptions(command);
     const io = await createIo(globals, runtime);
-    const { resolveTarget } = await import('../planning/target.js');
-    const target = resolveTarget(readTarget(command, runtime.env));
+    const { resolveSelection, resolveTarget } = await import('../planning/target.js');
+    const flags = readTarget(command, runtime.env);
+    // Without --to: the targets this cluster can reach.
+    const target = flags.to === undefined ? undefined : resolveTarget(flags);
     const connection = readConnectionFlags(command, runtime.env);
     const { runPlanCommand } = await import('../commands/plan.js');
     await runPlanCommand({
@@ -178,6 +201,8 @@ export function register(program: Command, runtime: Runtime): void {
       env: runtime.env,
       stdin: runtime.stdin,
       target,
+      selection: resolveSelection(flags),
+      maxHops: readMaxHops(command),
       out: outputFile('--out', command.opts().out),
       stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
     });
@@ -239,6 +264,9 @@ export function register(program: Command, runtime: Runtime): void {
         'security-context, cluster, monitor, databases. Each is saved in the state file\n' +
         'as it runs: after any failure or interruption, run the same command again to\n' +
         'resume at the first step not done (the error ends with that command).\n' +
+        'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
+        '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
+        'checked before each hop, and one state file records the hops.\n' +
         'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
         '\nExamples:\n' +
         '  ctl upgrade run --to 7.8.2-6\n' +
@@ -268,6 +296,7 @@ export function register(program: Command, runtime: Runtime): void {
       connection: readConnectionFlags(command, runtime.env),
       // With --plan the target and the selection come from the saved plan, nowhere else.
       target: o.plan ? refuseTargetFlags(command) : resolveTarget(flags),
+      maxHops: readMaxHops(command),
       argv: runtime.argv,
       planFile: inputFile('--plan', o.plan as string | undefined),
       statePath: resolveStatePath('--state', o.state as string | undefined),

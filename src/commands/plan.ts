@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
-import { AuthError, type CtlError, ExitCode, OperationError, PreflightError } from '../errors.js';
+import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
-import type { Target } from '../planning/target.js';
+import { resolveSelection, type Target, type TargetSelection } from '../planning/target.js';
 
 export interface PlanResult {
   snapshot: Snapshot;
@@ -15,15 +15,27 @@ export interface PlanResult {
 /**
  * Reads the cluster once and plans: shared by `plan`, `run` and `demo`. `stateStore` is the
  * run's `--state-store`: `configmap` makes its ConfigMap and Lease permissions part of the check.
+ * `maxHops` (`--max-hops`) bounds a multi-hop upgrade (src/planning/hops.ts).
  */
 export async function readAndPlan(
   session: UpgradeSession,
   target: Target,
   stateStore?: StateStoreKind,
+  maxHops?: number,
 ): Promise<PlanResult> {
+  const snapshot = await readClusterSnapshot(session, stateStore);
+  const { planUpgradePath } = await import('../steps/index.js');
+  return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
+}
+
+/** The one read of the cluster a command plans from. */
+export async function readClusterSnapshot(
+  session: UpgradeSession,
+  stateStore?: StateStoreKind,
+): Promise<Snapshot> {
   const { readSnapshot } = await import('../planning/snapshot.js');
-  const { planUpgrade, REQUIRED_PERMISSIONS } = await import('../steps/index.js');
-  const snapshot = await readSnapshot({
+  const { REQUIRED_PERMISSIONS } = await import('../steps/index.js');
+  return readSnapshot({
     kube: session.reads,
     context: session.context,
     namespace: session.namespace,
@@ -32,22 +44,33 @@ export async function readAndPlan(
     stateStore,
     requiredPermissions: REQUIRED_PERMISSIONS,
   });
-  return { snapshot, plan: planUpgrade(snapshot, target) };
 }
 
 export interface PlanCommandInput extends SessionInput {
-  target: Target;
+  /** Undefined without --to: list the targets instead. */
+  target: Target | undefined;
+  /** The flags beyond the versions, for listing the targets. */
+  selection?: TargetSelection | undefined;
   out?: string | undefined;
   /** The run's `--state-store`, for the permissions check. */
   stateStore?: StateStoreKind | undefined;
+  /** `--max-hops` (default 3). */
+  maxHops?: number | undefined;
 }
 
-/** `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked. */
+/**
+ * `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked.
+ * Without --to, the targets the cluster can reach (exit 0).
+ */
 export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
   const { openSession } = await import('./session.js');
   const session = await openSession(input);
   try {
-    const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore);
+    if (!input.target) {
+      await listTargetsCommand(input, session);
+      return;
+    }
+    const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
     if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
     if (input.io.output === 'json') input.io.json(plan);
     else {
@@ -59,6 +82,26 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
     if (plan.blocked) throw planFailure(plan, snapshot);
   } finally {
     await session.close();
+  }
+}
+
+/** `ctl upgrade plan` without --to: one read of the cluster, every target planned from it. */
+async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSession): Promise<void> {
+  if (input.out) {
+    throw new UsageError('--out saves the plan of one target: pass --to', {
+      hint: 'List the targets with ctl upgrade plan, then save one: ctl upgrade plan --to <version> --out plan.json',
+    });
+  }
+  const snapshot = await readClusterSnapshot(session, input.stateStore);
+  const { listTargets } = await import('../planning/targets.js');
+  const { planUpgradePath } = await import('../steps/index.js');
+  const { DEFAULT_MAX_HOPS } = await import('../planning/hops.js');
+  const selection = input.selection ?? resolveSelection({});
+  const list = listTargets(snapshot, selection, input.maxHops ?? DEFAULT_MAX_HOPS, planUpgradePath);
+  if (input.io.output === 'json') input.io.json(list);
+  else {
+    const { renderTargets } = await import('../planning/render-targets.js');
+    input.io.data(renderTargets(list, input.io.color));
   }
 }
 

@@ -4,7 +4,7 @@ import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } fr
 import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
 import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
-import { isStepId, type StepId } from '../steps/index.js';
+import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
 import type { Plan } from '../planning/plan.js';
@@ -43,6 +43,8 @@ export interface RunCommandInput extends SessionInput {
   reportFile?: string;
   /** The fleet's interrupt signal; without it the run guards SIGINT/SIGTERM itself. */
   signal?: AbortSignal;
+  /** `--max-hops` (default 3); with --plan, the saved plan's number of hops. */
+  maxHops?: number | undefined;
 }
 
 export function parseStepList(values: string[], flag: string): StepId[] {
@@ -123,7 +125,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
   if (!target)
     throw new UsageError('--to is required: the operator version to upgrade to', {
-      hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>.',
+      hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
     });
   record.target = {
     operator: target.operator,
@@ -142,7 +144,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const runSignal = AbortSignal.any([guard.signal, AbortSignal.timeout(input.timeoutMs)]);
   let reporter: ProgressReporter | undefined;
   try {
-    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore);
+    // A saved plan fixes its hops: plan again with as many, no more.
+    const maxHops = savedPlan ? (savedPlan.hops?.length ?? 1) : input.maxHops;
+    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore, maxHops);
     record.plan = plan;
     record.target = {
       operator: plan.target.operator,
@@ -173,7 +177,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       namespace: session.namespace,
       cluster: snapshot.cluster.name,
     };
-    const { newState, firstUnfinishedStep, defaultStatePath } = await import('../run/state.js');
+    const { newState, firstUnfinishedStep, defaultStatePath, isFinished, currentHop, advanceHop } =
+      await import('../run/state.js');
+    const hopsRun = await import('./run-hops.js');
     const { STEPS } = await import('../steps/index.js');
     const stepIds = STEPS.map((s) => s.id);
     // The local state file: --state, else the default path. A ConfigMap store keeps the state in
@@ -194,12 +200,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           { hint: 'Pass the state file of this cluster (or none, for the default one) with --state.' },
         );
       }
-      if (state && sameRun(state.target.operator, plan, state.result)) {
+      if (state && sameRun(state.target.operator, plan, isFinished(state))) {
+        const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
         io.info(
-          `resuming the upgrade to ${plan.target.operator} at step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
+          `resuming the upgrade to ${plan.target.operator} at ${hop}step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
         );
       } else {
-        if (state && state.result !== 'succeeded' && state.target.operator !== plan.target.operator) {
+        if (state && !isFinished(state) && state.target.operator !== plan.target.operator) {
           throw new UsageError(
             `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
             {
@@ -217,40 +224,75 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           },
           stepIds,
         );
+        const hops = hopsRun.hopStatesOf(plan, target);
+        if (hops) state = { ...state, hops, hop: 0 };
       }
       state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
 
       if (!input.dryRun) await confirm(input, plan);
-      const deps = await buildDeps(input, session, { snapshot, plan, target }, runSignal);
-      // Backups go beside the local state (for a ConfigMap store: the default local state folder).
-      deps.settings.backupDir = dirname(localStatePath);
+      // One hop, or each hop in turn (src/commands/run-hops.ts): the hop's own plan, from the
+      // snapshot above for the first one run now, from a fresh read for every later one.
+      const hopTargets = hopsRun.hopTargetsOfState(state, target);
+      let hopIndex = currentHop(state);
+      let hopPlanned = state.hops
+        ? { snapshot, plan: planUpgrade(snapshot, hopTargets[hopIndex]!) }
+        : { snapshot, plan };
       reporter = await createRunReporter(input);
       const { runSteps } = await import('../run/runner.js');
       const { renderSummaryText } = await import('../run/summary.js');
       const { reportSteps } = await import('../run/report.js');
       try {
-        const outcome = await runSteps({
-          steps: STEPS,
-          only: input.only,
-          skip: input.skip,
-          state,
-          stateFile: input.dryRun ? undefined : store,
-          reporter,
-          io,
-          deps,
-          dryRun: input.dryRun,
-          signal: runSignal,
-        });
-        reporter.emit({
-          type: 'done',
-          message: input.dryRun
-            ? 'dry run complete: nothing was changed'
-            : `upgrade to ${plan.target.operator} complete`,
-          data: { result: 'succeeded', steps: outcome.summary },
-        });
-        record.steps = reportSteps(outcome.summary, outcome.state);
-        if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
-        await writeCiSummary(input, 'succeeded', outcome.summary);
+        for (;;) {
+          if (state.hops) io.info(`starting ${hopsRun.describeHop(state, hopIndex)}`);
+          const deps = await buildDeps(
+            input,
+            session,
+            { ...hopPlanned, target: hopTargets[hopIndex]! },
+            runSignal,
+          );
+          // Backups go beside the local state (for a ConfigMap store: the default local state folder).
+          deps.settings.backupDir = dirname(localStatePath);
+          const outcome = await runSteps({
+            steps: STEPS,
+            only: input.only,
+            skip: input.skip,
+            state,
+            stateFile: input.dryRun ? undefined : store,
+            reporter,
+            io,
+            deps,
+            dryRun: input.dryRun,
+            signal: runSignal,
+          });
+          state = outcome.state;
+          const last = !state.hops || hopIndex >= state.hops.length - 1;
+          if (!last && !input.dryRun) {
+            if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
+            io.info(
+              `${hopsRun.describeHop(state, hopIndex)} complete; reading the cluster again for the next hop`,
+            );
+            state = await store.save(advanceHop(state, stepIds));
+            hopIndex += 1;
+            hopPlanned = await hopsRun.planNextHop(session, hopTargets[hopIndex]!, input.stateStore);
+            continue;
+          }
+          if (!last) {
+            io.info(
+              `dry run: ${hopsRun.describeHop(state, hopIndex)} only; the hops after it are planned from the cluster as it leaves it (ctl upgrade plan shows them)`,
+            );
+          }
+          reporter.emit({
+            type: 'done',
+            message: input.dryRun
+              ? 'dry run complete: nothing was changed'
+              : `upgrade to ${plan.target.operator} complete`,
+            data: { result: 'succeeded', steps: outcome.summary },
+          });
+          record.steps = reportSteps(outcome.summary, outcome.state);
+          if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
+          await writeCiSummary(input, 'succeeded', outcome.summary);
+          break;
+        }
       } catch (error) {
         const summary = (error as { summary?: import('../run/runner.js').StepSummary[] }).summary ?? [];
         const stopped = (error as { state?: import('../run/state.js').UpgradeState }).state;
@@ -320,8 +362,8 @@ function describeLineage(identity: { context: string; namespace: string; cluster
   return `${identity.namespace}/${identity.cluster} (context ${identity.context})`;
 }
 
-function sameRun(recordedOperator: string, plan: Plan, result: string): boolean {
-  return recordedOperator === plan.target.operator && result !== 'succeeded';
+function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boolean {
+  return recordedOperator === plan.target.operator && !finished;
 }
 
 async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
 import { describeOwner } from '../run/lock.js';
-import { defaultStatePath } from '../run/state.js';
+import { currentHop, defaultStatePath } from '../run/state.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
 interface LocateInput {
@@ -108,6 +108,18 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       state,
       lock: lock ?? null,
       store: store.kind,
+      // A multi-hop upgrade: where it is (1-based), how many hops, and the hop's operator.
+      hop: state.hops
+        ? {
+            current: currentHop(state) + 1,
+            count: state.hops.length,
+            operator: state.hops[currentHop(state)]?.operator ?? null,
+            hops: state.hops.map((hop) => ({
+              operator: hop.operator,
+              finished: hop.finishedAt !== undefined,
+            })),
+          }
+        : null,
       ...(store.kind === 'configmap' ? { lease: view?.lease ?? null } : {}),
     });
     return;
@@ -118,6 +130,16 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
   const lines = [
     `cluster   ${s(lineage.namespace)}/${s(lineage.cluster)} (context ${s(lineage.context)})`,
     `target    operator ${s(target.operator)}${target.clusterVersion ? `, cluster ${s(target.clusterVersion)}` : ''}`,
+    ...(state.hops
+      ? [
+          `hop       ${currentHop(state) + 1} of ${state.hops.length}: ${state.hops
+            .map(
+              (hop, i) =>
+                `${s(hop.operator)}${i < currentHop(state) ? ' (done)' : i === currentHop(state) ? ' (current)' : ''}`,
+            )
+            .join(' -> ')}`,
+        ]
+      : []),
     `result    ${s(state.result)}, last written ${s(state.updatedAt)}`,
     `state     ${s(path)}`,
     '',

@@ -9,8 +9,6 @@ import {
   bundledDatabaseVersions,
   checkUpgradePath,
   clusterTagFor,
-  gitTagFor,
-  knownOperatorVersions,
   minimumDatabaseVersionFor,
   minimumOperatorFor,
   RHEL9_TARGETS_FROM,
@@ -18,6 +16,7 @@ import {
   rhel7HopFor,
 } from '../release/catalog.js';
 import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
+import { newestReleaseBelow } from './hops.js';
 import {
   csvVersion,
   olmRoute,
@@ -313,24 +312,6 @@ function clusterBelowMinimum(resolved: ResolvedUpgrade, minimum: string | undefi
   const min = minimum ? parseOperatorVersion(minimum) : undefined;
   if (!min || !resolved.currentRs) return undefined;
   return compareReleases(resolved.currentRs, min.release) < 0 ? formatRs(resolved.currentRs) : undefined;
-}
-
-/** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
-function newestReleaseBelow(below: string, minimum: string): string | undefined {
-  const belowVersion = parseOperatorVersion(below);
-  const minVersion = parseOperatorVersion(minimum);
-  if (!belowVersion || !minVersion) return undefined;
-  return knownOperatorVersions()
-    .filter((v) => {
-      const parsed = parseOperatorVersion(v);
-      return (
-        parsed &&
-        compareOperatorVersions(parsed, belowVersion) < 0 &&
-        compareOperatorVersions(parsed, minVersion) >= 0 &&
-        gitTagFor(v) !== undefined
-      );
-    })
-    .at(-1);
 }
 
 // ---- upgrade-path

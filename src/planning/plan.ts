@@ -91,6 +91,25 @@ export interface Plan {
   steps: PlanStep[];
   blocked: boolean;
   fingerprint: string;
+  /**
+   * Only when the upgrade needs more than one hop (an addition to CLI.md's shape): every hop in
+   * order, each planned from the cluster as the hops before it leave it (src/planning/hops.ts).
+   * Then `target` is the final target, `checks` each check's worst outcome over the hops, and
+   * `steps` the first hop's.
+   */
+  hops?: PlanHop[] | undefined;
+}
+
+export interface PlanHop {
+  /** 1 for the first hop. */
+  hop: number;
+  /** Why this hop comes before the target (`<check id>: <rule>`); null for the last hop. */
+  reason: string | null;
+  current: Plan['current'];
+  target: PlanTarget;
+  checks: CheckResult[];
+  steps: PlanStep[];
+  blocked: boolean;
 }
 
 export interface PlanOlm {

@@ -32,8 +32,13 @@ const PLAIN: Paint = {
   cyan: identity,
 };
 
+/** The styles of `color`: ANSI codes for true, none for false, the Io's own otherwise. */
+export function paintOf(color: boolean | Paint): Paint {
+  return color === true ? COLOR : color === false ? PLAIN : color;
+}
+
 export function renderPlan(plan: Plan, color: boolean | Paint): string {
-  const p = color === true ? COLOR : color === false ? PLAIN : color;
+  const p = paintOf(color);
   const s = oneLine;
   const out: string[] = [];
   const { cluster, current, target } = plan;
@@ -77,6 +82,48 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
     );
   }
 
+  if (plan.hops) {
+    out.push(
+      '',
+      p.bold(`${plan.hops.length} hops`) +
+        p.dim(
+          '  (each a full upgrade; hop 2 on is planned from the cluster as the hop before leaves it, and re-checked when it starts)',
+        ),
+    );
+    for (const hop of plan.hops) {
+      out.push(
+        '',
+        p.bold(
+          `Hop ${hop.hop}: operator ${s(hop.current.operator ?? '?')} -> ${s(hop.target.operator)}, cluster ${s(hop.current.clusterVersion ?? '?')} -> ${s(hop.target.clusterVersion ?? '?')}`,
+        ) + (hop.reason ? p.dim(`  (${s(hop.reason)})`) : ''),
+      );
+      renderChecksAndSteps(out, hop, p);
+    }
+  } else {
+    renderChecksAndSteps(out, plan, p);
+  }
+
+  out.push('');
+  if (plan.blocked) {
+    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => s(c.id));
+    out.push(
+      p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
+        ' Fix them, or pass --ignore-check <id> to accept the risk.',
+    );
+  } else {
+    const ignored = plan.checks.filter((c) => c.ignored).map((c) => s(c.id));
+    out.push(
+      p.green(p.bold('Ready to run.')) +
+        (ignored.length > 0 ? p.yellow(` Ignored checks: ${ignored.join(', ')}.`) : '') +
+        ` Next: ctl upgrade run --to ${s(target.operator)}${plan.hops ? ` (runs the ${plan.hops.length} hops)` : ''}`,
+    );
+  }
+  out.push(p.dim(`fingerprint ${s(plan.fingerprint)}`));
+  return `${out.join('\n')}\n`;
+}
+
+function renderChecksAndSteps(out: string[], plan: Pick<Plan, 'checks' | 'steps'>, p: Paint): void {
+  const s = oneLine;
   out.push('', p.bold('Checks'));
   const idWidth = Math.max(...plan.checks.map((c) => c.id.length));
   for (const check of plan.checks) {
@@ -97,24 +144,6 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
       out.push(`         ${p.cyan(`$ ${s(action.command)}`)}`);
     }
   });
-
-  out.push('');
-  if (plan.blocked) {
-    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => s(c.id));
-    out.push(
-      p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
-        ' Fix them, or pass --ignore-check <id> to accept the risk.',
-    );
-  } else {
-    const ignored = plan.checks.filter((c) => c.ignored).map((c) => s(c.id));
-    out.push(
-      p.green(p.bold('Ready to run.')) +
-        (ignored.length > 0 ? p.yellow(` Ignored checks: ${ignored.join(', ')}.`) : '') +
-        ` Next: ctl upgrade run --to ${s(target.operator)}`,
-    );
-  }
-  out.push(p.dim(`fingerprint ${s(plan.fingerprint)}`));
-  return `${out.join('\n')}\n`;
 }
 
 function statusMark(status: CheckStatus, p: Paint): string {

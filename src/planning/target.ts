@@ -82,7 +82,7 @@ export interface TargetFlags {
 export function resolveTarget(flags: TargetFlags): Target {
   if (!flags.to?.trim()) {
     throw new UsageError('--to is required: the operator version to upgrade to', {
-      hint: 'Pass e.g. --to 7.8.2-6.',
+      hint: 'Pass e.g. --to 7.8.2-6; ctl upgrade plan without --to lists the targets this cluster can reach.',
     });
   }
   const operator = formatOperatorVersion(requireOperatorVersion(flags.to, '--to'));
@@ -96,12 +96,35 @@ export function resolveTarget(flags: TargetFlags): Target {
     });
   }
   return {
+    ...resolveSelection(flags),
     operator,
     clusterVersion,
     databaseVersion:
       flags.dbVersion === undefined
         ? undefined
         : formatDatabaseVersion(requireDatabaseVersion(flags.dbVersion, '--db-version')),
+  };
+}
+
+/** What a target is beyond its versions: the same for every target `ctl upgrade plan` lists. */
+export type TargetSelection = Omit<Target, 'operator' | 'clusterVersion' | 'databaseVersion'>;
+
+/**
+ * The flags without --to (`ctl upgrade plan` listing the targets): the versions are the
+ * catalog's for each target, so --cluster-version and --db-version need --to.
+ */
+export function resolveSelection(flags: TargetFlags): TargetSelection {
+  for (const [flag, value] of [
+    ['--cluster-version', flags.clusterVersion],
+    ['--db-version', flags.dbVersion],
+  ] as const) {
+    if (value !== undefined && !flags.to?.trim()) {
+      throw new UsageError(`${flag} needs --to: it is a version of one target`, {
+        hint: `Pass --to <operator-version> with ${flag}, or drop ${flag} to list the targets.`,
+      });
+    }
+  }
+  return {
     method: parseMethod(flags.method),
     databases: parseDatabases(flags.databases),
     ignoreChecks: parseIgnoreChecks(flags.ignoreCheck),

@@ -317,6 +317,9 @@ export function rhel7HopFor(
   if (compareOperatorVersions(requireOperator(target), op(LAST_OPENSHIFT_RHEL7_RELEASE)) <= 0)
     return undefined;
   const hop = entryFor(LAST_OPENSHIFT_RHEL7_RELEASE)!;
+  // A cluster already on the last RHEL7 release's RS has made this hop: it may now move to RHEL8.
+  const current = parseImageTag(currentTag ?? '');
+  if (current && compareReleases(current.rs, hop.defaultTag.rs) >= 0) return undefined;
   return { operator: hop.key, clusterTag: formatImageTag({ ...hop.defaultTag, suffix: 'rhel7-openshift' }) };
 }
 

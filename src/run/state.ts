@@ -33,6 +33,15 @@ const stepStateSchema = z.object({
     .optional(),
 });
 
+const hopStateSchema = z.object({
+  operator: z.string(),
+  clusterVersion: z.string().optional(),
+  /** Set once every step of the hop is done or skipped. */
+  finishedAt: z.string().optional(),
+  /** The hop's steps as they ended, kept when the next hop starts with fresh ones. */
+  steps: z.record(z.string(), stepStateSchema).optional(),
+});
+
 export const stateSchema = z.object({
   apiVersion: z.literal('ctl/v1'),
   kind: z.literal('UpgradeState'),
@@ -58,6 +67,12 @@ export const stateSchema = z.object({
   resumeCommand: z.string().optional(),
   steps: z.record(z.string(), stepStateSchema),
   result: z.enum(['running', 'succeeded', 'failed', 'interrupted']).default('running'),
+  /**
+   * A multi-hop upgrade: every hop in order (the last one is `target`), and the index of the one
+   * `steps` belong to. Absent for a single hop (and in state files of earlier versions of ctl).
+   */
+  hops: z.array(hopStateSchema).min(2).optional(),
+  hop: z.number().int().nonnegative().optional(),
 });
 
 export type UpgradeState = z.infer<typeof stateSchema>;
@@ -205,4 +220,37 @@ export function firstUnfinishedStep(state: UpgradeState, order: readonly string[
     const status = state.steps[id]?.status ?? 'pending';
     return status !== 'done' && status !== 'skipped';
   });
+}
+
+export type HopState = z.infer<typeof hopStateSchema>;
+
+/** The index of the hop `steps` belong to (0 for a single-hop state). */
+export function currentHop(state: UpgradeState): number {
+  return state.hops ? Math.min(state.hop ?? 0, state.hops.length - 1) : 0;
+}
+
+/**
+ * True when nothing is left to do: the run succeeded, and it was the last hop. A multi-hop run
+ * whose hop succeeded but was not yet advanced (killed in between) is not finished.
+ */
+export function isFinished(state: UpgradeState): boolean {
+  return state.result === 'succeeded' && (!state.hops || currentHop(state) >= state.hops.length - 1);
+}
+
+/**
+ * The state for the next hop: the hop just run marked finished with its steps kept, every step
+ * pending again, the run running. Call only when there is a next hop.
+ */
+export function advanceHop(state: UpgradeState, stepIds: readonly string[]): UpgradeState {
+  const index = currentHop(state);
+  const hops = (state.hops ?? []).map((hop, i) =>
+    i === index ? { ...hop, finishedAt: new Date().toISOString(), steps: state.steps } : hop,
+  );
+  return {
+    ...state,
+    hops,
+    hop: index + 1,
+    steps: Object.fromEntries(stepIds.map((id) => [id, { status: 'pending' as const }])),
+    result: 'running',
+  };
 }

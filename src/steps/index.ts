@@ -1,5 +1,6 @@
 import type { Plan } from '../planning/plan.js';
-import { buildPlan } from '../planning/plan.js';
+import { DEFAULT_MAX_HOPS, planPath } from '../planning/hops.js';
+import { buildPlan, planFingerprint } from '../planning/plan.js';
 import { type RequiredPermission, requiredPermissionsOf } from '../planning/permissions.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { Target } from '../planning/target.js';
@@ -38,4 +39,12 @@ export function isStepId(value: string): value is StepId {
 /** The plan of the whole upgrade: each step's own `plan`, in order. */
 export function planUpgrade(snapshot: Snapshot, target: Target): Plan {
   return buildPlan(snapshot, target, STEPS);
+}
+
+/**
+ * The plan of the upgrade to `target` in as many hops as it needs, at most `maxHops`
+ * (src/planning/hops.ts): the single-target plan when one hop suffices.
+ */
+export function planUpgradePath(snapshot: Snapshot, target: Target, maxHops = DEFAULT_MAX_HOPS): Plan {
+  return planPath(snapshot, target, maxHops, planUpgrade, (snap, plan) => planFingerprint(snap, plan.target));
 }

@@ -37,13 +37,14 @@ async function withSim(scenario: string, body: (sim: UpgradeSim) => Promise<void
 describe('ctl upgrade: preflight failures change nothing (e2e)', () => {
   const cases = [
     { scenario: 'license-invalid', check: 'license-valid' },
-    { scenario: 'old-operator', check: 'operator-min-version' },
+    // Two hops would reach the target (upgrade-hops.test.ts); --max-hops 1 forbids them.
+    { scenario: 'old-operator', check: 'operator-min-version', extra: ['--max-hops', '1'] },
     { scenario: 'old-database', check: 'database-min-version' },
   ];
-  for (const { scenario, check } of cases) {
+  for (const { scenario, check, extra } of cases as { scenario: string; check: string; extra?: string[] }[]) {
     it(`${scenario}: run exits 3 naming ${check}, with no mutating request`, async () => {
       await withSim(scenario, async (sim) => {
-        const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+        const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', ...(extra ?? [])]);
         assertExit(result, 3);
         assert.match(result.stderr, new RegExp(`- ${check}: `));
         assert.match(result.stderr, /nothing was changed/);

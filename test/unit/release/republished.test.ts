@@ -61,10 +61,17 @@ describe('OpenShift images', () => {
   });
 
   it('past 7.2.4-2 a RHEL7 cluster must hop through 7.2.4-2 with its RHEL7 image', () => {
-    assert.deepEqual(rhel7HopFor('7.2.4-7', '7.2.4-52.rhel7-openshift'), {
+    assert.deepEqual(rhel7HopFor('7.2.4-7', '6.4.2-94.rhel7-openshift'), {
       operator: '7.2.4-2',
       clusterTag: '7.2.4-52.rhel7-openshift',
     });
+  });
+
+  it('a RHEL7 cluster already on 7.2.4-2 has made the hop and may move on to RHEL8', () => {
+    // "upgrade to version 7.2.4-2 with a RHEL7-based image, then you'll be able to migrate to a
+    // RHEL8-based image" (DOCS kubernetes/7.4.6/upgrade/openshift-cli.md).
+    assert.equal(rhel7HopFor('7.2.4-7', '7.2.4-52.rhel7-openshift'), undefined);
+    assert.equal(rhel7HopFor('7.8.2-6', '7.2.4-52.rhel7-openshift'), undefined);
   });
 
   it('the plan blocks a RHEL7 cluster going past 7.2.4-2, naming the hop', () => {

@@ -1,0 +1,367 @@
+/**
+ * Multi-hop upgrades: when the cluster cannot reach the target in one supported hop, the
+ * releases to go through first, each a full upgrade (operator, cluster, databases).
+ *
+ * The hop rules are the ones the checks enforce (src/planning/checks.ts), here as data:
+ * - a cluster on a RHEL7 OpenShift image keeps RHEL7 images up to LAST_OPENSHIFT_RHEL7_RELEASE
+ *   and only then moves on (DOCS kubernetes/7.4.6/upgrade/openshift-cli.md) — check upgrade-path;
+ * - targets from RHEL9_TARGETS_FROM need operator and cluster at MIN_OPERATOR_FOR_RHEL9_TARGETS
+ *   ("Upgrades from versions earlier than 7.4.2-2 are not supported", NOTES 7-8-2-releases) —
+ *   check operator-min-version;
+ * - the RS table of supported upgrade paths, with the Kubernetes-only 6.2.10-45 hop
+ *   (src/release/catalog.ts checkUpgradePath `via`) — check upgrade-path.
+ *
+ * Everything here is pure: each hop is planned from the snapshot as it will be after the hops
+ * before it (projectSnapshot), which is a forecast; the run re-reads the cluster at the start of
+ * every hop and re-checks before it changes anything.
+ */
+
+import {
+  checkUpgradePath,
+  gitTagFor,
+  knownOperatorVersions,
+  minimumOperatorFor,
+  RHEL9_TARGETS_FROM,
+  rhel7HopFor,
+} from '../release/catalog.js';
+import {
+  compareOperatorVersions,
+  compareReleases,
+  parseOperatorVersion,
+  parseRsVersion,
+} from '../release/versions.js';
+import type { CheckId, CheckResult } from './checks.js';
+import { resolveUpgrade } from './resolve.js';
+import type { Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+import type { Plan, PlanHop } from './plan.js';
+
+/** `--max-hops` when not given (CLI.md). */
+export const DEFAULT_MAX_HOPS = 3;
+
+/** Beyond this the search stops: no documented path needs that many hops. */
+const SEARCH_LIMIT = 8;
+
+/** A release to upgrade to before the target, and the rule that asks for it. */
+export interface HopNeed {
+  operator: string;
+  /** Set when the hop needs a cluster tag other than the catalog's default (the RHEL7 hop). */
+  clusterVersion?: string | undefined;
+  /** The check that fails without this hop. */
+  check: CheckId;
+  reason: string;
+}
+
+/** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
+export function newestReleaseBelow(below: string, minimum: string): string | undefined {
+  const belowVersion = parseOperatorVersion(below);
+  const minVersion = parseOperatorVersion(minimum);
+  if (!belowVersion || !minVersion) return undefined;
+  return knownOperatorVersions()
+    .filter((v) => {
+      const parsed = parseOperatorVersion(v);
+      return (
+        parsed &&
+        compareOperatorVersions(parsed, belowVersion) < 0 &&
+        compareOperatorVersions(parsed, minVersion) >= 0 &&
+        gitTagFor(v) !== undefined
+      );
+    })
+    .at(-1);
+}
+
+/**
+ * The release the cluster must reach before `target`, or undefined when one hop suffices (as
+ * far as the hop rules go: other checks may still fail). The same order as the checks.
+ */
+export function nextHop(snapshot: Snapshot, target: Target): HopNeed | undefined {
+  const operator = snapshot.operator?.version ? parseOperatorVersion(snapshot.operator.version) : undefined;
+  const wanted = parseOperatorVersion(target.operator);
+  if (!wanted || (operator && compareOperatorVersions(operator, wanted) >= 0)) return undefined;
+
+  const rhel7 = rhel7HopFor(target.operator, snapshot.cluster?.image.versionTag);
+  if (rhel7) {
+    return {
+      operator: rhel7.operator,
+      clusterVersion: rhel7.clusterTag,
+      check: 'upgrade-path',
+      reason: `RHEL7 OpenShift clusters move to RHEL8 images only from ${rhel7.operator}`,
+    };
+  }
+
+  const resolved = resolveUpgrade(snapshot, target);
+  const minimum = minimumOperatorFor(target.operator);
+  const min = minimum ? parseOperatorVersion(minimum) : undefined;
+  const clusterBelow = min && resolved.currentRs && compareReleases(resolved.currentRs, min.release) < 0;
+  if (min && minimum && ((operator && compareOperatorVersions(operator, min) < 0) || clusterBelow)) {
+    const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum) ?? minimum;
+    return {
+      operator: hop,
+      check: 'operator-min-version',
+      reason: `upgrades to ${target.operator} need operator and cluster at ${minimum} or later`,
+    };
+  }
+
+  if (resolved.currentRs && resolved.targetRs) {
+    const path = checkUpgradePath(resolved.currentRs, resolved.targetRs);
+    if (!path.supported && path.known && path.via) {
+      return {
+        operator: path.via,
+        check: 'upgrade-path',
+        reason: path.reason ?? `no direct upgrade path to ${target.operator}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** The target of an intermediate hop: the user's selection, at the hop's release. */
+export function hopTarget(final: Target, need: Pick<HopNeed, 'operator' | 'clusterVersion'>): Target {
+  return {
+    ...final,
+    operator: need.operator,
+    clusterVersion: need.clusterVersion,
+    // --db-version names the final databases; each hop before takes its release's default.
+    databaseVersion: undefined,
+  };
+}
+
+/**
+ * The snapshot as it will be once `plan` has run: the operator, the cluster's image and nodes,
+ * and each database the plan upgrades, at their planned versions. A forecast for planning the
+ * next hop, never a substitute for reading the cluster before acting.
+ */
+export function projectSnapshot(snapshot: Snapshot, plan: Plan): Snapshot {
+  const target = plan.target;
+  const tag = target.clusterVersion ?? undefined;
+  const rs = tag ? parseRsVersion(tag) : undefined;
+  const software = tag?.replace(/\.[a-z][a-z0-9-]*$/, '');
+  const upgraded = new Map<string, string>();
+  for (const step of plan.steps) {
+    for (const action of step.actions) {
+      const db = action.database;
+      if (db && !db.manual) upgraded.set(`${db.namespace}/${db.name}`, db.version);
+    }
+  }
+  const byName = new Map([...upgraded].map(([key, version]) => [key.slice(key.indexOf('/') + 1), version]));
+  const operator = snapshot.operator && {
+    ...snapshot.operator,
+    version: target.operator,
+    image: snapshot.operator.image.replace(/:[^:/]*$/, `:${target.operator}`),
+  };
+  const cluster = snapshot.cluster && {
+    ...snapshot.cluster,
+    image: { ...snapshot.cluster.image, versionTag: tag ?? snapshot.cluster.image.versionTag },
+  };
+  return {
+    ...snapshot,
+    operator,
+    cluster,
+    databases: snapshot.databases.map((db) => {
+      const version = upgraded.get(`${db.namespace}/${db.name}`);
+      return version ? { ...db, versionSpec: version, statusVersion: version } : db;
+    }),
+    api: {
+      ...snapshot.api,
+      nodes: snapshot.api.nodes.map((node) =>
+        rs && software ? { ...node, software_version: software } : node,
+      ),
+      bdbs: snapshot.api.bdbs.map((bdb) => {
+        const version = byName.get(bdb.name);
+        return version ? { ...bdb, redis_version: version } : bdb;
+      }),
+    },
+  };
+}
+
+/** One hop of a path: its target, the snapshot it is planned from, its plan. */
+export interface PathHop {
+  target: Target;
+  plan: Plan;
+  /** Why this hop comes first; undefined for the final hop. */
+  need?: HopNeed | undefined;
+}
+
+export type PathResult =
+  | { ok: true; hops: PathHop[] }
+  | {
+      ok: false;
+      reason: string;
+      hops: PathHop[];
+      need?: HopNeed | undefined;
+      /** How many hops the path needs, when only --max-hops refuses it. */
+      needed?: number | undefined;
+    };
+
+type PlanOne = (snapshot: Snapshot, target: Target) => Plan;
+
+/**
+ * The hops from the cluster as the snapshot shows it to `target`, each planned from the
+ * projection of the ones before; refused (ok false, with the reason) when they are more than
+ * `maxHops`, or when the catalog names no release that makes progress.
+ */
+export function findPath(snapshot: Snapshot, target: Target, maxHops: number, planOne: PlanOne): PathResult {
+  const hops: PathHop[] = [];
+  let current = snapshot;
+  for (let guard = 0; guard < SEARCH_LIMIT; guard++) {
+    const first = firstHopTowards(current, target);
+    if (!first.ok) return { ok: false, reason: first.reason, hops, need: first.need };
+    const plan = planOne(current, first.target);
+    hops.push({ target: first.target, plan, need: first.need });
+    if (first.need === undefined) {
+      if (hops.length > maxHops) {
+        const list = hops.map((hop) => hop.target.operator).join(', then ');
+        return {
+          ok: false,
+          reason: `the upgrade needs ${hops.length} hops (${list}) and --max-hops is ${maxHops}`,
+          hops,
+          need: hops[0]?.need,
+          needed: hops.length,
+        };
+      }
+      return { ok: true, hops };
+    }
+    current = projectSnapshot(current, plan);
+  }
+  return { ok: false, reason: `no path of at most ${SEARCH_LIMIT} hops is documented`, hops };
+}
+
+/** The first release to go to on the way to `target`: a hop may itself need a hop before it. */
+function firstHopTowards(
+  snapshot: Snapshot,
+  target: Target,
+): { ok: true; target: Target; need?: HopNeed } | { ok: false; reason: string; need?: HopNeed } {
+  let goal = target;
+  let need: HopNeed | undefined;
+  const seen = new Set<string>();
+  for (;;) {
+    const before = nextHop(snapshot, goal);
+    if (!before) return { ok: true, target: goal, need };
+    const version = parseOperatorVersion(before.operator);
+    const goalVersion = parseOperatorVersion(goal.operator);
+    if (
+      !version ||
+      !goalVersion ||
+      compareOperatorVersions(version, goalVersion) >= 0 ||
+      seen.has(before.operator)
+    )
+      return { ok: false, reason: `${before.reason}, and no release before it makes progress`, need: before };
+    seen.add(before.operator);
+    need = before;
+    goal = hopTarget(target, before);
+  }
+}
+
+/**
+ * The plan of a multi-hop upgrade (two hops or more): the live cluster and the final target,
+ * every hop's own checks and steps in `hops`, and at the top the checks merged (each id's
+ * worst outcome over the hops, naming the hop when it is not the first) and the first hop's
+ * steps, so a reader of CLI.md's single-target shape sees what blocks and what runs first.
+ */
+export function multiHopPlan(snapshot: Snapshot, hops: PathHop[], fingerprint: (plan: Plan) => string): Plan {
+  const first = hops[0]!.plan;
+  const last = hops.at(-1)!.plan;
+  const planHops: PlanHop[] = hops.map((hop, index) => ({
+    hop: index + 1,
+    reason: hop.need ? `${hop.need.check}: ${hop.need.reason}` : null,
+    current: hop.plan.current,
+    target: hop.plan.target,
+    checks: hop.plan.checks,
+    steps: hop.plan.steps,
+    blocked: hop.plan.blocked,
+  }));
+  const plan: Plan = {
+    ...first,
+    current: {
+      operator: snapshot.operator?.version ?? null,
+      clusterVersion: snapshot.cluster?.image.versionTag ?? null,
+      databases: first.current.databases,
+    },
+    target: last.target,
+    checks: mergeChecks(planHops),
+    blocked: planHops.some((hop) => hop.blocked),
+    hops: planHops,
+  };
+  return { ...plan, fingerprint: fingerprint(plan) };
+}
+
+const RANK = { pass: 0, warn: 1, fail: 2 } as const;
+
+function mergeChecks(hops: PlanHop[]): CheckResult[] {
+  const first = hops[0]!;
+  return first.checks.map((check) => {
+    let worst = check;
+    let where = first;
+    for (const hop of hops.slice(1)) {
+      const other = hop.checks.find((c) => c.id === check.id);
+      if (other && RANK[other.status] > RANK[worst.status]) {
+        worst = other;
+        where = hop;
+      }
+    }
+    if (where === first) return check;
+    return { ...worst, message: `hop ${where.hop} (to ${where.target.operator}): ${worst.message}` };
+  });
+}
+
+/**
+ * A refused path as the single-hop plan shows it: the check that asked for a hop keeps failing,
+ * with the reason the path was refused and what to do.
+ */
+export function withRefusal(
+  plan: Plan,
+  refusal: { reason: string; need?: HopNeed | undefined; needed?: number },
+): Plan {
+  const id = refusal.need?.check;
+  if (!id) return plan;
+  const checks = plan.checks.map((check) => {
+    if (check.id !== id || check.status === 'pass') return check;
+    const fix =
+      refusal.needed !== undefined
+        ? `Pass --max-hops ${refusal.needed} to upgrade in ${refusal.needed} hops, or: ${check.fix}`
+        : check.fix;
+    return { ...check, message: `${check.message}; ${refusal.reason}`, fix };
+  });
+  return { ...plan, checks };
+}
+
+/**
+ * The plan of an upgrade to `target` in as many hops as it needs, up to `maxHops`: exactly the
+ * single-target plan when one hop suffices; the multi-hop plan when it takes more; and when the
+ * path is refused, the single-target plan whose hop check fails with the reason.
+ */
+export function planPath(
+  snapshot: Snapshot,
+  target: Target,
+  maxHops: number,
+  planOne: PlanOne,
+  fingerprint: (snapshot: Snapshot, plan: Plan) => string,
+): Plan {
+  const path = findPath(snapshot, target, maxHops, planOne);
+  if (path.ok && path.hops.length === 1) return path.hops[0]!.plan;
+  if (path.ok && target.bundle !== undefined && !target.bundle.includes('{version}')) {
+    return withRefusal(planOne(snapshot, target), {
+      reason: `--bundle ${target.bundle} names one release's bundle, and the upgrade needs ${path.hops.length} hops`,
+      need: path.hops[0]?.need,
+    });
+  }
+  if (path.ok) return multiHopPlan(snapshot, path.hops, (plan) => fingerprint(snapshot, plan));
+  const single =
+    path.hops.length === 1 && path.hops[0]!.target === target
+      ? path.hops[0]!.plan
+      : planOne(snapshot, target);
+  return withRefusal(single, path);
+}
+
+/** The targets of a plan's hops, in order: one for a single-hop plan. */
+export function hopTargetsOf(plan: Plan, final: Target): Target[] {
+  if (!plan.hops) return [final];
+  return plan.hops.map((hop, index) =>
+    index === plan.hops!.length - 1
+      ? final
+      : hopTarget(final, {
+          operator: hop.target.operator,
+          clusterVersion: hop.target.clusterVersion ?? undefined,
+        }),
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * The targets of `ctl upgrade plan` without `--to`, for people: one line per target (the
+ * recommended one first, marked `*`), its hops, and under a blocked one each failing check.
+ * Values from the cluster go through oneLine, as in render-plan.ts.
+ */
+
+import { oneLine } from '../io/safe-text.js';
+import type { Paint } from '../io/style.js';
+import { paintOf } from './render-plan.js';
+import type { UpgradeTarget, UpgradeTargets } from './targets.js';
+
+export function renderTargets(list: UpgradeTargets, color: boolean | Paint): string {
+  const p = paintOf(color);
+  const s = oneLine;
+  const { cluster, current } = list;
+  const out = [
+    p.bold(`Upgrade targets for ${s(cluster.name || '(no cluster)')}`) +
+      p.dim(
+        `  namespace ${s(cluster.namespace)}, context ${s(cluster.context || '-')}, ${s(cluster.platform)}`,
+      ),
+    `  now: operator ${s(current.operator ?? '?')}, cluster ${s(current.clusterVersion ?? '?')}`,
+    '',
+  ];
+  if (list.targets.length === 0) {
+    out.push(
+      `  No newer release in ctl's catalog than operator ${s(current.operator ?? '?')}: nothing to upgrade to.`,
+    );
+    return `${out.join('\n')}\n`;
+  }
+  const width = Math.max(6, ...list.targets.map((t) => t.operator.length));
+  out.push(p.dim(`    ${'TARGET'.padEnd(width)}  ${'LINE'.padEnd(5)}  ${'CLUSTER'.padEnd(16)}  PATH`));
+  for (const target of list.targets) {
+    const mark = target.recommended ? p.green('*') : ' ';
+    const status = target.blocked
+      ? p.red(`blocked: ${target.blocking.map((b) => s(b.id)).join(', ')}`)
+      : p.green('ready');
+    out.push(
+      `  ${mark} ${s(target.operator).padEnd(width)}  ${s(target.line).padEnd(5)}  ${s(target.clusterVersion ?? '?').padEnd(16)}  ${describePath(target)}  ${status}`,
+    );
+    for (const check of target.blocking) {
+      out.push(`        ${p.red('FAIL')} ${s(check.id)}: ${s(check.message)}`);
+      if (check.fix) out.push(`          ${p.dim('fix:')} ${s(check.fix)}`);
+    }
+  }
+  out.push('');
+  out.push(
+    list.recommended
+      ? `${p.green('*')} recommended (the newest no check blocks). Next: ctl upgrade plan --to ${s(list.recommended)}`
+      : p.yellow('Every target is blocked: fix the checks above, then plan again.'),
+  );
+  out.push(p.dim(`Paths of at most ${list.maxHops} hop(s) (--max-hops).`));
+  return `${out.join('\n')}\n`;
+}
+
+function describePath(target: UpgradeTarget): string {
+  if (target.oneHop) return 'one hop';
+  return `${target.hops.length} hops: ${target.hops.map((hop) => oneLine(hop.operator)).join(' -> ')}`;
+}

@@ -1,0 +1,148 @@
+/**
+ * `ctl upgrade plan` without `--to`: the targets this cluster can reach, from one snapshot.
+ * A target is the newest build of each release line (major.minor: 7.22, 8.0, ...) the release
+ * catalog knows that is newer than the running operator; without --bundle, only builds whose
+ * upstream bundle has a trustworthy git tag (src/release/catalog.ts gitTagFor), since the
+ * plan of any other would be refused. Each target is planned like `--to` would plan it
+ * (src/planning/hops.ts planPath), purely: no cluster read per target.
+ */
+
+import { CtlError } from '../errors.js';
+import { gitTagFor, knownOperatorVersions } from '../release/catalog.js';
+import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
+import type { CheckId } from './checks.js';
+import type { Plan } from './plan.js';
+import type { Snapshot } from './snapshot.js';
+import type { Target, TargetSelection } from './target.js';
+
+export interface TargetHop {
+  operator: string;
+  clusterVersion: string | null;
+}
+
+export interface UpgradeTarget {
+  operator: string;
+  /** The release line, `major.minor`. */
+  line: string;
+  clusterVersion: string | null;
+  databaseVersion: string | null;
+  recommended: boolean;
+  /** True when one upgrade reaches it. */
+  oneHop: boolean;
+  /** Every hop in order, the target last (one entry for a one-hop target). */
+  hops: TargetHop[];
+  blocked: boolean;
+  /** The failing checks (over every hop), each with its fix. */
+  blocking: { id: CheckId; message: string; fix: string }[];
+}
+
+export interface UpgradeTargets {
+  apiVersion: 'ctl/v1';
+  kind: 'UpgradeTargets';
+  cluster: Plan['cluster'];
+  current: { operator: string | null; clusterVersion: string | null };
+  maxHops: number;
+  /** The recommended target: the newest one no check blocks; null when every one is blocked. */
+  recommended: string | null;
+  /** The recommended target first, then the others, newest first. */
+  targets: UpgradeTarget[];
+}
+
+/** The newest build of each release line newer than `current`, newest line first. */
+export function candidateTargets(current: string | undefined, withBundle: boolean): string[] {
+  const running = current ? parseOperatorVersion(current) : undefined;
+  const newest = new Map<string, string>();
+  for (const version of knownOperatorVersions()) {
+    const parsed = parseOperatorVersion(version)!;
+    if (running && compareOperatorVersions(parsed, running) <= 0) continue;
+    if (!withBundle && gitTagFor(version) === undefined) continue;
+    // knownOperatorVersions is oldest first: the last of a line wins.
+    newest.set(lineOf(version), version);
+  }
+  return [...newest.values()].reverse();
+}
+
+function lineOf(version: string): string {
+  const [major, minor] = parseOperatorVersion(version)!.release;
+  return `${major}.${minor}`;
+}
+
+/**
+ * Every target planned from the one snapshot. `planPath` is the planner of a target in up to
+ * `maxHops` hops; a target it cannot plan (a UsageError such as a bundle that cannot be found)
+ * is listed as blocked with that reason under check `upgrade-path`.
+ */
+export function listTargets(
+  snapshot: Snapshot,
+  selection: TargetSelection,
+  maxHops: number,
+  planPath: (snapshot: Snapshot, target: Target, maxHops: number) => Plan,
+): UpgradeTargets {
+  const cluster = {
+    context: snapshot.context,
+    namespace: snapshot.namespace,
+    name: snapshot.cluster?.name ?? snapshot.requestedCluster ?? '',
+    dialect: snapshot.dialect,
+    platform: snapshot.platform,
+  };
+  const targets = candidateTargets(snapshot.operator?.version, selection.bundle !== undefined).map(
+    (operator): UpgradeTarget => {
+      const target: Target = {
+        ...selection,
+        operator,
+        clusterVersion: undefined,
+        databaseVersion: undefined,
+      };
+      let plan: Plan;
+      try {
+        plan = planPath(snapshot, target, maxHops);
+      } catch (error) {
+        if (!(error instanceof CtlError)) throw error;
+        return {
+          operator,
+          line: lineOf(operator),
+          clusterVersion: null,
+          databaseVersion: null,
+          recommended: false,
+          oneHop: true,
+          hops: [{ operator, clusterVersion: null }],
+          blocked: true,
+          blocking: [{ id: 'upgrade-path', message: error.message, fix: error.hint ?? '' }],
+        };
+      }
+      const hops = plan.hops
+        ? plan.hops.map((hop) => ({
+            operator: hop.target.operator,
+            clusterVersion: hop.target.clusterVersion,
+          }))
+        : [{ operator, clusterVersion: plan.target.clusterVersion }];
+      return {
+        operator,
+        line: lineOf(operator),
+        clusterVersion: plan.target.clusterVersion,
+        databaseVersion: plan.target.databaseVersion,
+        recommended: false,
+        oneHop: hops.length === 1,
+        hops,
+        blocked: plan.blocked,
+        blocking: plan.checks
+          .filter((check) => check.status === 'fail')
+          .map(({ id, message, fix }) => ({ id, message, fix })),
+      };
+    },
+  );
+  const best = targets.find((target) => !target.blocked);
+  if (best) best.recommended = true;
+  return {
+    apiVersion: 'ctl/v1',
+    kind: 'UpgradeTargets',
+    cluster,
+    current: {
+      operator: snapshot.operator?.version ?? null,
+      clusterVersion: snapshot.cluster?.image.versionTag ?? null,
+    },
+    maxHops,
+    recommended: best?.operator ?? null,
+    targets: best ? [best, ...targets.filter((target) => target !== best)] : targets,
+  };
+}

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findPath, nextHop, projectSnapshot } from '../../../src/planning/hops.js';
+import { candidateTargets, listTargets } from '../../../src/planning/targets.js';
+import { resolveSelection } from '../../../src/planning/target.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
+import { planUpgrade, planUpgradePath } from '../../../src/steps/index.js';
+import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
+
+/** The fixture's cluster at another operator and RS release. */
+function at(operator: string, tag: string, mutate: (s: Snapshot) => void = () => {}): Snapshot {
+  return makeSnapshot((s) => {
+    s.operator!.version = operator;
+    s.operator!.image = `redislabs/operator:${operator}`;
+    s.cluster!.image.versionTag = tag;
+    s.api.nodes = s.api.nodes.map((n) => ({
+      ...n,
+      software_version: tag.replace(/\.rhel\d-openshift$/, ''),
+    }));
+    mutate(s);
+  });
+}
+
+const operators = (snapshot: Snapshot, to: string, maxHops = 3) => {
+  const path = findPath(snapshot, makeTarget({ to }), maxHops, planUpgrade);
+  return { ok: path.ok, hops: path.hops.map((hop) => hop.target.operator), path };
+};
+
+describe('the hop path finder (src/planning/hops.ts)', () => {
+  it('one hop when the target is directly reachable: the plan is exactly the single-target plan', () => {
+    const snapshot = makeSnapshot();
+    assert.equal(nextHop(snapshot, makeTarget({ to: '7.8.2-6' })), undefined);
+    assert.deepEqual(operators(snapshot, '7.8.2-6'), {
+      ok: true,
+      hops: ['7.8.2-6'],
+      path: findPath(snapshot, makeTarget({ to: '7.8.2-6' }), 3, planUpgrade),
+    });
+    const target = makeTarget({ to: '7.8.2-6' });
+    assert.deepEqual(planUpgradePath(snapshot, target), planUpgrade(snapshot, target));
+  });
+
+  it('operator below 7.4.2-2 to a RHEL9 target: first the newest 7.4 release with a trustworthy bundle', () => {
+    const snapshot = at('7.2.4-12', '7.2.4-92');
+    const need = nextHop(snapshot, makeTarget({ to: '7.8.2-6' }));
+    assert.equal(need?.operator, '7.4.6-7'); // 7.4.6-9's git tag holds another bundle
+    assert.equal(need?.check, 'operator-min-version');
+    assert.deepEqual(operators(snapshot, '7.8.2-6').hops, ['7.4.6-7', '7.8.2-6']);
+  });
+
+  it('the cluster below 7.4.2 with a new enough operator needs the hop too', () => {
+    const snapshot = at('7.4.2-2', '7.2.4-92');
+    assert.equal(nextHop(snapshot, makeTarget({ to: '8.0.2-2' }))?.check, 'operator-min-version');
+  });
+
+  it('the second hop is planned from the cluster as the first leaves it, and passes', () => {
+    const snapshot = at('7.2.4-12', '7.2.4-92');
+    const { path } = operators(snapshot, '7.8.2-6');
+    const second = path.hops[1]!.plan;
+    assert.equal(second.current.operator, '7.4.6-7');
+    assert.equal(second.current.clusterVersion, '7.4.6-275');
+    assert.equal(second.blocked, false, JSON.stringify(second.checks.filter((c) => c.status === 'fail')));
+    const projected = projectSnapshot(snapshot, path.hops[0]!.plan);
+    assert.deepEqual([...new Set(projected.api.nodes.map((n) => n.software_version))], ['7.4.6-275']);
+    assert.equal(projected.operator?.image, 'redislabs/operator:7.4.6-7');
+  });
+
+  it('the RS table: 6.2.4 to 6.2.18 goes through 6.2.10-45 (the Kubernetes-only hop)', () => {
+    const snapshot = at('6.2.4-1', '6.2.4-55');
+    assert.equal(
+      nextHop(snapshot, makeTarget({ to: '6.2.18-41', databases: 'none' }))?.operator,
+      '6.2.10-45',
+    );
+    assert.deepEqual(operators(snapshot, '6.2.18-41').hops, ['6.2.10-45', '6.2.18-41']);
+  });
+
+  it('three hops when a hop itself needs one (6.0 -> 7.4 -> 7.8), refused above --max-hops', () => {
+    const snapshot = at('6.0.20-12', '6.0.20-97');
+    const all = operators(snapshot, '7.8.2-6');
+    assert.equal(all.ok, true);
+    assert.equal(all.hops.length, 3, all.hops.join(', '));
+    assert.equal(all.hops.at(-1), '7.8.2-6');
+    const bounded = operators(snapshot, '7.8.2-6', 2);
+    assert.equal(bounded.ok, false);
+    assert.ok(!bounded.path.ok && bounded.path.needed === 3);
+    assert.match(!bounded.path.ok ? bounded.path.reason : '', /needs 3 hops .* and --max-hops is 2/);
+  });
+
+  it('a RHEL7 OpenShift cluster goes through 7.2.4-2 with its RHEL7 image, then on', () => {
+    const snapshot = at('6.4.2-8', '6.4.2-94.rhel7-openshift', (s) => {
+      s.platform = 'openshift';
+    });
+    const { hops, path } = operators(snapshot, '7.4.6-7');
+    assert.deepEqual(hops, ['7.2.4-2', '7.4.6-7']);
+    assert.equal(path.hops[0]!.target.clusterVersion, '7.2.4-52.rhel7-openshift');
+  });
+
+  it('refused with --max-hops 1: the single-target plan, its check failing with the reason and the fix', () => {
+    const snapshot = at('7.2.4-12', '7.2.4-92');
+    const plan = planUpgradePath(snapshot, makeTarget({ to: '7.8.2-6' }), 1);
+    assert.equal(plan.hops, undefined);
+    assert.equal(plan.blocked, true);
+    const check = plan.checks.find((c) => c.id === 'operator-min-version')!;
+    assert.match(check.message, /needs 2 hops \(7\.4\.6-7, then 7\.8\.2-6\) and --max-hops is 1/);
+    assert.match(check.fix, /^Pass --max-hops 2/);
+  });
+
+  it('a --bundle without {version} cannot serve several hops: refused', () => {
+    const snapshot = at('7.2.4-12', '7.2.4-92');
+    const plan = planUpgradePath(snapshot, makeTarget({ to: '7.8.2-6', bundle: './bundle.yaml' }));
+    assert.equal(plan.hops, undefined);
+    assert.match(
+      plan.checks.find((c) => c.id === 'operator-min-version')!.message,
+      /names one release's bundle/,
+    );
+  });
+
+  it('the multi-hop plan: final target, hops in order, checks merged naming the later hop', () => {
+    const snapshot = at('7.2.4-12', '7.2.4-92', (s) => {
+      s.api.bdbs = s.api.bdbs.map((b) => ({ ...b, redis_version: '6.2' }));
+      s.databases = s.databases.map((d) => ({ ...d, statusVersion: '6.2', versionSpec: '6.2' }));
+    });
+    const plan = planUpgradePath(snapshot, makeTarget({ to: '7.8.2-6', databases: 'none' }));
+    assert.deepEqual(
+      plan.hops?.map((h) => h.target.operator),
+      ['7.4.6-7', '7.8.2-6'],
+    );
+    assert.equal(plan.target.operator, '7.8.2-6');
+    assert.equal(plan.current.operator, '7.2.4-12');
+    // With --databases none hop 1 leaves them at 6.2: hop 2 would freeze them.
+    const dbCheck = plan.checks.find((c) => c.id === 'database-min-version')!;
+    assert.equal(dbCheck.status, 'fail');
+    assert.match(dbCheck.message, /^hop 2 \(to 7\.8\.2-6\): /);
+    assert.equal(plan.blocked, true);
+  });
+});
+
+describe('the targets without --to (src/planning/targets.ts)', () => {
+  it('the newest build of each release line newer than the operator, newest first', () => {
+    const candidates = candidateTargets('7.4.6-2', false);
+    assert.ok(candidates.includes('7.4.6-7'), candidates.join(', '));
+    assert.ok(!candidates.includes('7.4.6-9'), 'no target whose upstream bundle is untrustworthy');
+    assert.equal(new Set(candidates.map((v) => v.split('.').slice(0, 2).join('.'))).size, candidates.length);
+    assert.deepEqual(candidateTargets('8.2.0-13', false), []);
+  });
+
+  it('plans each from the one snapshot; the recommended (newest unblocked) first', () => {
+    const snapshot = at('7.2.4-12', '7.2.4-92');
+    const list = listTargets(snapshot, resolveSelection({}), 3, planUpgradePath);
+    assert.equal(list.targets[0]?.operator, list.recommended);
+    assert.equal(list.targets[0]?.blocked, false);
+    const to78 = list.targets.find((t) => t.line === '7.8')!;
+    assert.equal(to78.oneHop, false);
+    assert.deepEqual(
+      to78.hops.map((h) => h.operator),
+      ['7.4.6-7', to78.operator],
+    );
+    const oneHopOnly = listTargets(snapshot, resolveSelection({}), 1, planUpgradePath);
+    const blocked78 = oneHopOnly.targets.find((t) => t.line === '7.8')!;
+    assert.equal(blocked78.blocked, true);
+    assert.deepEqual(
+      blocked78.blocking.map((b) => b.id),
+      ['operator-min-version'],
+    );
+  });
+});
