@@ -40,37 +40,65 @@ const ratio = (a: number[], b: number[]): number => median(a) / median(b);
 
 // ---- 1. start-up -------------------------------------------------------------------------------
 
+/**
+ * Every command of ctl's tree (src/cli/), as the words after `ctl`: `--help` of each must load
+ * only the command tree (docs/performance.md). A command added to the CLI belongs here.
+ */
+export const HELP_COMMANDS: string[][] = [
+  [],
+  ['auth'],
+  ['auth', 'token'],
+  ['upgrade'],
+  ['upgrade', 'plan'],
+  ['upgrade', 'run'],
+  ['upgrade', 'status'],
+  ['upgrade', 'steps'],
+  ['upgrade', 'unlock'],
+  ['sim'],
+  ['sim', 'up'],
+  ['sim', 'scenarios'],
+  ['demo'],
+  ['completion'],
+];
+
+const STARTUP_TARGET = 1.5;
+
 export async function startup(runs: number): Promise<Figure[]> {
   const env = baseEnv();
   const node = (args: string[], what: string) => async () =>
     expectExit(await run(process.execPath, args, { env }), what).ms;
-  const t = await alternate(
-    {
-      node: node(['-e', '0'], 'node -e 0'),
-      version: node([ctlBin, '--version'], 'ctl --version'),
-      help: node([ctlBin, '--help'], 'ctl --help'),
-    },
-    runs,
-  );
-  const rows: [string, number[]][] = [
-    ['ctl --version', t.version as number[]],
-    ['ctl --help', t.help as number[]],
-  ];
-  return rows.map(([figure, times]) => {
-    const r = ratio(times, t.node as number[]);
+  const sides: Record<string, () => Promise<number>> = {
+    node: node(['-e', '0'], 'node -e 0'),
+    '--version': node([ctlBin, '--version'], 'ctl --version'),
+  };
+  for (const words of HELP_COMMANDS) {
+    const label = ['ctl', ...words, '--help'].join(' ');
+    sides[label] = node([ctlBin, ...words, '--help'], label);
+  }
+  // One run, interleaved: node -e 0, then every command, again and again.
+  const t = await alternate(sides, runs);
+  const baseline = t.node as number[];
+  const figure = (name: string, times: number[]): Figure => {
+    const r = ratio(times, baseline);
     return {
       bench: 'start-up',
-      figure,
+      figure: name,
       value: ms(median(times)),
-      target: 'ratio <= 1.5',
-      ok: r <= 1.5,
-      compared: `node -e 0 (${ms(median(t.node as number[]))})`,
+      target: `ratio <= ${STARTUP_TARGET}`,
+      ok: r <= STARTUP_TARGET,
+      compared: `node -e 0 (${ms(median(baseline))})`,
       ratio: r,
     };
-  });
+  };
+  return Object.entries(t)
+    .filter(([name]) => name !== 'node')
+    .map(([name, times]) => figure(name === '--version' ? 'ctl --version' : name, times));
 }
 
 // ---- 2. token ----------------------------------------------------------------------------------
+
+/** Issue 18: within 4x curl on the same request (Node's own start is ~1.9x curl's whole run). */
+const TOKEN_TARGET = 4;
 
 export async function token(runs: number): Promise<Figure[]> {
   const curl = which('curl');
@@ -105,7 +133,7 @@ export async function token(runs: number): Promise<Figure[]> {
           'token',
           'ctl auth token',
           ms(median(t.ctl as number[])),
-          'ratio <= 2.5',
+          `ratio <= ${TOKEN_TARGET}`,
           'curl is not on the PATH',
         ),
       ];
@@ -116,8 +144,8 @@ export async function token(runs: number): Promise<Figure[]> {
         bench: 'token',
         figure: 'ctl auth token --auth-form body',
         value: ms(median(t.ctl as number[])),
-        target: 'ratio <= 2.5',
-        ok: ratio(t.ctl as number[], t.curl) <= 2.5,
+        target: `ratio <= ${TOKEN_TARGET}`,
+        ok: ratio(t.ctl as number[], t.curl) <= TOKEN_TARGET,
         compared: `curl, same request (${curlMedian})`,
         ratio: ratio(t.ctl as number[], t.curl),
       },

@@ -1,4 +1,5 @@
 import type { Runtime } from './cli/globals.js';
+import { buildProgram } from './cli/program.js';
 import { ExitCode, isCtlError } from './errors.js';
 import type { Io } from './io/io.js';
 import { packageVersion } from './package-root.js';
@@ -12,14 +13,18 @@ const version = packageVersion();
 export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv'>): Promise<number> {
   let io: Io | undefined;
   const full: Runtime = {
-    ...runtime,
+    env: runtime.env,
+    stdout: runtime.stdout,
+    stderr: runtime.stderr,
+    // Read when a command asks: process.stdin builds a stream, which `--help` does not need.
+    get stdin() {
+      return runtime.stdin;
+    },
     argv,
     onIo: (created) => {
       io = created;
     },
   };
-  // Loaded here, not at the top, so nothing heavier than needed is read before this point.
-  const { buildProgram } = await import('./cli/program.js');
   const program = await buildProgram(full, version);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -88,7 +93,9 @@ async function fallbackIo(runtime: Omit<Runtime, 'onIo' | 'argv'>, argv: string[
 export async function run(): Promise<void> {
   const code = await main(process.argv.slice(2), {
     env: process.env,
-    stdin: process.stdin,
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
   });

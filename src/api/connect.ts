@@ -12,7 +12,7 @@ import {
   stdinPasswordSource,
   valueSource,
 } from './credentials.js';
-import { HttpClient, type Timeouts } from './http.js';
+import { HttpClient, type HttpClientOptions, type Timeouts } from './http.js';
 import { TokenSource } from './token-source.js';
 
 /** The management API connection settings, as the CLI resolved them from flags and env. */
@@ -61,6 +61,8 @@ export interface ConnectDependencies {
   fallbackSources?: CredentialSource[];
   clock?: Clock;
   timeouts?: Partial<Timeouts>;
+  /** What carries the requests (HttpClientOptions.transport); default undici. */
+  transport?: HttpClientOptions['transport'];
 }
 
 /** An open connection: the transport, the credentials, and ways to get tokens and make calls. */
@@ -113,6 +115,7 @@ export async function connectApi(
     log: io,
     clock: deps.clock,
     timeouts: deps.timeouts,
+    transport: deps.transport,
   });
   const authorizeFor = (ttl: number) =>
     authorize(http, credentials, { ttl, form: settings.authForm, clock: deps.clock, log: io, onSecret });

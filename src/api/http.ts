@@ -13,10 +13,11 @@ import {
 } from './retry.js';
 import { findTlsFailure, tlsError } from './tls-errors.js';
 import { oneLine } from '../io/safe-text.js';
+import type { NodeHttpsTransport, NodeResponse, NodeTlsSettings } from './node-https.js';
 
 /**
  * The transport of the management API client: one undici Agent (or EnvHttpProxyAgent when a
- * proxy is configured), TLS that verifies unless told otherwise, deadlines in seconds, and
+ * proxy is configured; or, for `ctl auth token`, Node's https module: node-https.ts), TLS that verifies unless told otherwise, deadlines in seconds, and
  * retries that never repeat a change blindly. It returns every HTTP answer, errors included;
  * callers decide what a status means.
  */
@@ -75,6 +76,13 @@ export interface HttpClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Tests inject an undici MockAgent here. */
   dispatcher?: Dispatcher;
+  /**
+   * What carries the requests: undici (the default), or `node-https`, Node's own https module,
+   * for a command that makes one or two requests and should not load undici (`ctl auth token`,
+   * src/api/node-https.ts). `node-https` gives way to undici when a proxy variable is set, a
+   * dispatcher is injected, or a request sends a form.
+   */
+  transport?: 'undici' | 'node-https';
 }
 
 export interface HttpRequest {
@@ -104,6 +112,7 @@ export class HttpClient {
   readonly #clock: Clock;
   readonly #random: () => number;
   #dispatcher: Dispatcher | undefined;
+  #node: NodeHttpsTransport | undefined;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -116,8 +125,6 @@ export class HttpClient {
   }
 
   async request(request: HttpRequest): Promise<HttpResponse> {
-    const undici = await import('./undici.js');
-    const dispatcher = await this.#getDispatcher();
     const idempotent = request.idempotent ?? isIdempotentMethod(request.method);
     const deadline = this.#clock.now() + this.#timeouts.totalMs;
     const signals = [AbortSignal.timeout(this.#timeouts.totalMs)];
@@ -138,15 +145,7 @@ export class HttpClient {
       const started = this.#clock.now();
       let response: HttpResponse;
       try {
-        const raw = await undici.request(`${this.baseUrl}${request.path}`, {
-          dispatcher,
-          method: request.method as Dispatcher.HttpMethod,
-          headers,
-          body: body as Dispatcher.RequestOptions['body'],
-          headersTimeout: this.#timeouts.headersMs,
-          bodyTimeout: this.#timeouts.bodyMs,
-          signal,
-        });
+        const raw = await this.#send(`${this.baseUrl}${request.path}`, request.method, headers, body, signal);
         const text = await readBody(raw, label, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         response = { status: raw.statusCode, headers: raw.headers, body: parseBody(text) };
         this.#log(1, `${label} ${response.status} (${this.#clock.now() - started} ms)`);
@@ -209,6 +208,66 @@ export class HttpClient {
     const dispatcher = this.#dispatcher;
     this.#dispatcher = undefined;
     if (dispatcher && dispatcher !== this.#options.dispatcher) await dispatcher.close();
+    this.#node?.close();
+    this.#node = undefined;
+  }
+
+  /** One attempt, through Node's https module or undici (see `transport`). */
+  async #send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | UndiciFormData | FormData | undefined,
+    signal: AbortSignal,
+  ): Promise<NodeResponse> {
+    if (this.#usesNodeHttps() && (body === undefined || typeof body === 'string')) {
+      if (!this.#node) {
+        const { NodeHttpsTransport } = await import('./node-https.js');
+        this.#node = new NodeHttpsTransport({
+          tls: this.#tlsSettings(),
+          connectMs: this.#timeouts.connectMs,
+          headersMs: this.#timeouts.headersMs,
+          bodyMs: this.#timeouts.bodyMs,
+        });
+      }
+      return this.#node.send({ url, method, headers, body, signal });
+    }
+    const undici = await import('./undici.js');
+    const dispatcher = await this.#getDispatcher();
+    return undici.request(url, {
+      dispatcher,
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body: body as Dispatcher.RequestOptions['body'],
+      headersTimeout: this.#timeouts.headersMs,
+      bodyTimeout: this.#timeouts.bodyMs,
+      signal,
+    });
+  }
+
+  #usesNodeHttps(): boolean {
+    return (
+      this.#options.transport === 'node-https' &&
+      this.#options.dispatcher === undefined &&
+      proxySettings(this.#options.env ?? process.env) === undefined
+    );
+  }
+
+  /** The TLS settings of either transport: the CA, verification, and the names to verify. */
+  #tlsSettings(): NodeTlsSettings {
+    const { servername } = this.#options;
+    return {
+      ca: this.#options.ca,
+      rejectUnauthorized: this.#options.insecure !== true,
+      // Node verifies against `servername` when it is set; checkServerIdentity makes that
+      // explicit and lets the service's other names pass too.
+      ...(servername
+        ? {
+            servername,
+            checkServerIdentity: verifyNames([servername, ...(this.#options.alternativeNames ?? [])]),
+          }
+        : {}),
+    };
   }
 
   async #wait(
@@ -250,19 +309,7 @@ export class HttpClient {
   async #getDispatcher(): Promise<Dispatcher> {
     if (this.#dispatcher) return this.#dispatcher;
     const { Agent, EnvHttpProxyAgent } = await import('./undici.js');
-    const { servername } = this.#options;
-    const tls = {
-      ca: this.#options.ca,
-      rejectUnauthorized: this.#options.insecure !== true,
-      // Node verifies against `servername` when it is set; checkServerIdentity makes that
-      // explicit and lets the service's other names pass too.
-      ...(servername
-        ? {
-            servername,
-            checkServerIdentity: verifyNames([servername, ...(this.#options.alternativeNames ?? [])]),
-          }
-        : {}),
-    };
+    const tls = this.#tlsSettings();
     const agentOptions = {
       connect: { ...tls, timeout: this.#timeouts.connectMs },
       headersTimeout: this.#timeouts.headersMs,

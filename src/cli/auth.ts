@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { parseTtl } from '../api/ttl.js';
-import { addConnectionOptions, readConnectionFlags } from './connection.js';
-import { createIo, type Runtime, readGlobalOptions } from './globals.js';
+import { addConnectionOptions } from './connection.js';
+import type { Runtime } from './globals.js';
 
 /** `ctl auth token`: a management API token on stdout, for scripts (TOKEN=$(ctl auth token)). */
 export function register(program: Command, runtime: Runtime): void {
@@ -55,12 +54,7 @@ export function register(program: Command, runtime: Runtime): void {
     );
   addConnectionOptions(token);
   token.action(async (_options: unknown, command: Command) => {
-    const globals = readGlobalOptions(command);
-    const io = await createIo(globals, runtime);
-    // Validate everything before the first byte goes out.
-    const ttl = parseTtl(command.opts().ttl as string | undefined);
-    const connection = readConnectionFlags(command, runtime.env);
-    const { runAuthToken } = await import('../commands/auth-token.js');
-    await runAuthToken({ ttl, connection, globals }, { io, env: runtime.env, stdin: runtime.stdin });
+    const { authTokenAction } = await import('./auth-action.js');
+    await authTokenAction(command, runtime);
   });
 }

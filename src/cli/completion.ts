@@ -1,5 +1,6 @@
 import { Argument, type Command } from 'commander';
 import type { Runtime } from './globals.js';
+import { builtInScenarioNames } from './sim.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'];
 
@@ -22,18 +23,11 @@ export function register(program: Command, runtime: Runtime): void {
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;
       while (root.parent) root = root.parent;
-      const [
-        { completionTree },
-        { completionScript },
-        { STEP_IDS },
-        { CHECK_IDS },
-        { builtInScenarioNames },
-      ] = await Promise.all([
+      const [{ completionTree }, { completionScript }, { STEP_IDS }, { CHECK_IDS }] = await Promise.all([
         import('../completion/tree.js'),
         import('../completion/scripts.js'),
         import('../steps/index.js'),
         import('../planning/target.js'),
-        import('./sim.js'),
       ]);
       // Values commander does not know as `choices` (they are checked where they are used).
       const known = {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createIo, type Runtime, readGlobalOptions } from './globals.js';
+import type { Runtime } from './globals.js';
 
 /** `ctl demo`: plan and run an upgrade on an in-process simulated cluster (README's first command). */
 export function register(program: Command, runtime: Runtime): void {
@@ -14,6 +14,7 @@ export function register(program: Command, runtime: Runtime): void {
       '\nExamples:\n  ctl demo\n  ctl demo --scenario helm-installed\n  ctl demo --scenario license-invalid   # a blocked plan: exit 3\n',
     )
     .action(async (_options: unknown, command: Command) => {
+      const { createIo, readGlobalOptions } = await import('./read-globals.js');
       const globals = readGlobalOptions(command);
       const io = await createIo(globals, runtime);
       const o = command.opts() as { scenario: string; to: string; instant?: boolean };

@@ -1,10 +1,17 @@
 import { Command } from 'commander';
 import { terminalText } from '../io/safe-text.js';
+import * as auth from './auth.js';
+import * as completion from './completion.js';
+import * as demo from './demo.js';
 import { addGlobalOptions, type Runtime } from './globals.js';
+import * as sim from './sim.js';
+import * as upgrade from './upgrade.js';
 
 /**
- * The command tree. Each group lives in its own file and imports its logic lazily inside the
- * action, so `ctl --help` and `ctl --version` load nothing heavy.
+ * The command tree. Each group lives in its own file, which declares its commands with nothing
+ * but commander and imports its logic lazily inside the action: the whole tree is in the
+ * bundle's first file, so `ctl <any command> --help` reads that file and little else
+ * (docs/performance.md).
  */
 export async function buildProgram(runtime: Runtime, version: string): Promise<Command> {
   const program = new Command('ctl')
@@ -23,13 +30,6 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       writeErr: (text) => runtime.stderr.write(terminalText(text)),
     });
   addGlobalOptions(program);
-  const groups = await Promise.all([
-    import('./auth.js'),
-    import('./upgrade.js'),
-    import('./sim.js'),
-    import('./demo.js'),
-    import('./completion.js'),
-  ]);
-  for (const group of groups) group.register(program, runtime);
+  for (const group of [auth, upgrade, sim, demo, completion]) group.register(program, runtime);
   return program;
 }

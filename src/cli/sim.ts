@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { createIo, type Runtime, readGlobalOptions } from './globals.js';
+import type { Runtime } from './globals.js';
 
 /** `ctl sim up` and `ctl sim scenarios` (SIMULATOR.md): the simulated cluster for tests, demos, rehearsals. */
 export function register(program: Command, runtime: Runtime): void {
@@ -47,6 +47,7 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl sim up --scenario ./my-scenario.yaml --kube-port 6443 --api-port 9443\n',
     )
     .action(async (_options: unknown, command: Command) => {
+      const { createIo, readGlobalOptions } = await import('./read-globals.js');
       const io = await createIo(readGlobalOptions(command), runtime);
       const options = command.opts() as {
         scenario: string;
@@ -72,6 +73,7 @@ export function register(program: Command, runtime: Runtime): void {
       '\nExamples:\n  ctl sim scenarios\n  ctl sim up --scenario license-invalid --fast\n',
     )
     .action(async (_options: unknown, command: Command) => {
+      const { createIo, readGlobalOptions } = await import('./read-globals.js');
       const io = await createIo(readGlobalOptions(command), runtime);
       const { printScenarios } = await import('../sim/up.js');
       printScenarios(io);

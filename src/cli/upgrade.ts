@@ -1,24 +1,11 @@
 import { type Command, Option } from 'commander';
-import { addConnectionOptions, readConnectionFlags } from './connection.js';
-import { parseCount, parseDuration } from './duration.js';
-import { UsageError } from '../errors.js';
-import { checkFilePath, resolveStatePath } from '../io/paths.js';
-import { parseStateStoreKind } from '../planning/state-store-kind.js';
-import { createIo, type Runtime, readGlobalOptions } from './globals.js';
+import { addConnectionOptions } from './connection.js';
+import type { Runtime } from './globals.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** A file flag, refused at once (exit 2) when it names a FIFO, a device, a folder or a socket. */
-function inputFile<T extends string | undefined>(flag: string, path: T): T {
-  checkFilePath(flag, path, 'input');
-  return path;
-}
-
-/** A file ctl writes: it may not exist yet, but must not be anything else than a regular file. */
-function outputFile<T extends string | undefined>(flag: string, path: T): T {
-  checkFilePath(flag, path, 'output');
-  return path;
-}
+/** The actions, loaded when one runs: declaring the commands (all `--help` needs) stays light. */
+const actions = () => import('./upgrade-actions.js');
 
 /** Plan options of CLI.md, shared by `plan` and `run`. */
 function addPlanOptions(command: Command): Command {
@@ -73,61 +60,12 @@ function addPlanOptions(command: Command): Command {
   );
 }
 
-function readMaxHops(command: Command): number {
-  return parseCount(command.opts().maxHops as string, '--max-hops', 1, 5);
-}
-
 /** `--state-store`; the value is checked by parseStateStoreKind so CTL_STATE_STORE gets the same message. */
 function stateStoreOption(): Option {
   return new Option(
     '--state-store <file|configmap>',
     'where the state and lock live: a local file, or a ConfigMap and a Lease in the cluster (env CTL_STATE_STORE)',
   );
-}
-
-function readTarget(command: Command, env: NodeJS.ProcessEnv): import('../planning/target.js').TargetFlags {
-  const o = command.opts() as Record<string, string | string[] | undefined>;
-  return {
-    to: o.to as string | undefined,
-    clusterVersion: o.clusterVersion as string | undefined,
-    dbVersion: o.dbVersion as string | undefined,
-    method: o.method as string | undefined,
-    databases: o.databases as string | undefined,
-    ignoreCheck: o.ignoreCheck,
-    bundle: (o.bundle as string | undefined) ?? (env.CTL_BUNDLE || undefined),
-    helmRelease: o.helmRelease as string | undefined,
-    helmChart: o.helmChart as string | undefined,
-    helmRepo: (o.helmRepo as string | undefined) ?? (env.CTL_HELM_REPO || undefined),
-  };
-}
-
-/** The plan options a saved plan already fixes; giving one with --plan would be silently ignored. */
-const PLAN_FIXED = [
-  'to',
-  'clusterVersion',
-  'dbVersion',
-  'method',
-  'bundle',
-  'helmRelease',
-  'helmChart',
-  'helmRepo',
-  'databases',
-  'ignoreCheck',
-  'maxHops',
-];
-
-function refuseTargetFlags(command: Command): undefined {
-  const given = PLAN_FIXED.filter((key) => command.getOptionValueSource(key) === 'cli');
-  if (given.length > 0) {
-    const flags = given.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-    throw new UsageError(
-      `--plan fixes the target and selection; ${flags.join(', ')} cannot be combined with it`,
-      {
-        hint: 'Make a new plan with those options (ctl upgrade plan ... --out plan.json), or drop them.',
-      },
-    );
-  }
-  return undefined;
 }
 
 export function register(program: Command, runtime: Runtime): void {
@@ -185,28 +123,7 @@ export function register(program: Command, runtime: Runtime): void {
         '2 a bad flag.\n' +
         'Docs: docs/upgrade.md\n',
     );
-  plan.action(async (_o: unknown, command: Command) => {
-    const globals = readGlobalOptions(command);
-    const io = await createIo(globals, runtime);
-    const { resolveSelection, resolveTarget } = await import('../planning/target.js');
-    const flags = readTarget(command, runtime.env);
-    // Without --to: the targets this cluster can reach.
-    const target = flags.to === undefined ? undefined : resolveTarget(flags);
-    const connection = readConnectionFlags(command, runtime.env);
-    const { runPlanCommand } = await import('../commands/plan.js');
-    await runPlanCommand({
-      globals,
-      connection,
-      io,
-      env: runtime.env,
-      stdin: runtime.stdin,
-      target,
-      selection: resolveSelection(flags),
-      maxHops: readMaxHops(command),
-      out: outputFile('--out', command.opts().out),
-      stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
-    });
-  });
+  plan.action(async (_o: unknown, command: Command) => (await actions()).planAction(command, runtime));
 
   const run = addPlanOptions(
     upgrade
@@ -281,64 +198,7 @@ export function register(program: Command, runtime: Runtime): void {
         'interrupted (state saved).\n' +
         'Docs: docs/upgrade.md, docs/troubleshooting.md\n',
     );
-  run.action(async (_o: unknown, command: Command) => {
-    const globals = readGlobalOptions(command, { multipleContexts: true });
-    const io = await createIo(globals, runtime);
-    const o = command.opts() as Record<string, unknown>;
-    const { resolveTarget } = await import('../planning/target.js');
-    const { parseStepList } = await import('../commands/run.js');
-    const flags = readTarget(command, runtime.env);
-    const input = {
-      globals,
-      io,
-      env: runtime.env,
-      stdin: runtime.stdin,
-      connection: readConnectionFlags(command, runtime.env),
-      // With --plan the target and the selection come from the saved plan, nowhere else.
-      target: o.plan ? refuseTargetFlags(command) : resolveTarget(flags),
-      maxHops: readMaxHops(command),
-      argv: runtime.argv,
-      planFile: inputFile('--plan', o.plan as string | undefined),
-      statePath: resolveStatePath('--state', o.state as string | undefined),
-      yes: o.yes === true,
-      dryRun: o.dryRun === true,
-      only: parseStepList((o.only as string[] | undefined) ?? [], '--only'),
-      skip: parseStepList((o.skip as string[] | undefined) ?? [], '--skip'),
-      timeoutMs: parseDuration(o.timeout as string, '--timeout'),
-      stallTimeoutMs: parseDuration(o.stallTimeout as string, '--stall-timeout'),
-      remediate: o.remediate === true,
-      moduleFiles: ((o.moduleFile as string[] | undefined) ?? []).map((f) => inputFile('--module-file', f)),
-      maxParallel: parseCount(o.maxParallel as string, '--max-parallel', 1, 50),
-      keepScc: o.keepScc === true,
-      helmBin: (o.helmBin as string | undefined) ?? (runtime.env.CTL_HELM || 'helm'),
-      stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
-      leaseDurationSeconds: Math.ceil(parseDuration(o.leaseDuration as string, '--lease-duration') / 1000),
-      reportFile: outputFile('--report', o.report as string | undefined),
-    };
-    const maxParallelClusters = parseCount(
-      o.maxParallelClusters as string,
-      '--max-parallel-clusters',
-      1,
-      100,
-    );
-    const contexts = globals.contexts ?? [];
-    if (o.fleet !== undefined || contexts.length > 1) {
-      if (o.fleet !== undefined && contexts.length > 0) {
-        throw new UsageError('--fleet and --context are both given', {
-          hint: 'List every cluster in the fleet file, or pass --context once per cluster, not both.',
-        });
-      }
-      const { loadFleetFile, runFleetCommand } = await import('../commands/fleet.js');
-      const members =
-        o.fleet !== undefined
-          ? await loadFleetFile(inputFile('--fleet', o.fleet as string))
-          : [...new Set(contexts)].map((context) => ({ context }));
-      await runFleetCommand({ ...input, members, maxParallelClusters });
-      return;
-    }
-    const { runUpgradeCommand } = await import('../commands/run.js');
-    await runUpgradeCommand(input);
-  });
+  run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));
 
   upgrade
     .command('status')
@@ -354,29 +214,13 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl upgrade status --state ./rec-state.json\n',
     )
     .addOption(stateStoreOption())
-    .action(async (_o: unknown, command: Command) => {
-      const globals = readGlobalOptions(command);
-      const io = await createIo(globals, runtime);
-      const { runStatusCommand } = await import('../commands/status.js');
-      await runStatusCommand({
-        globals,
-        io,
-        env: runtime.env,
-        statePath: resolveStatePath('--state', command.opts().state),
-        stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
-      });
-    });
+    .action(async (_o: unknown, command: Command) => (await actions()).statusAction(command, runtime));
 
   upgrade
     .command('steps')
     .description('list the steps in the order they run')
     .addHelpText('after', '\nExamples:\n  ctl upgrade steps\n  ctl upgrade steps -o json\n')
-    .action(async (_o: unknown, command: Command) => {
-      const io = await createIo(readGlobalOptions(command), runtime);
-      const { STEPS } = await import('../steps/index.js');
-      if (io.output === 'json') io.json(STEPS.map(({ id, title }) => ({ id, title })));
-      else io.data(STEPS.map(({ id, title }, i) => `${i + 1}. ${id.padEnd(17)} ${title}`).join('\n'));
-    });
+    .action(async (_o: unknown, command: Command) => (await actions()).stepsAction(command, runtime));
 
   upgrade
     .command('unlock')
@@ -394,19 +238,5 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl upgrade unlock --lock-id <id> --force   # owner on another host, gone\n',
     )
     .addOption(stateStoreOption())
-    .action(async (_o: unknown, command: Command) => {
-      const globals = readGlobalOptions(command);
-      const io = await createIo(globals, runtime);
-      const o = command.opts() as Record<string, unknown>;
-      const { runUnlockCommand } = await import('../commands/status.js');
-      await runUnlockCommand({
-        globals,
-        io,
-        env: runtime.env,
-        statePath: resolveStatePath('--state', o.state as string | undefined),
-        lockId: o.lockId as string | undefined,
-        force: o.force === true,
-        stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
-      });
-    });
+    .action(async (_o: unknown, command: Command) => (await actions()).unlockAction(command, runtime));
 }

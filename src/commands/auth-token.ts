@@ -46,6 +46,8 @@ export async function runAuthToken(
         ...deps,
         // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
         env: forward ? withLoopbackNoProxy(deps.env) : deps.env,
+        // One or two requests: Node's https module, not undici's 1 MB (docs/performance.md).
+        transport: 'node-https',
         fallbackSources: [
           ...(deps.fallbackSources ?? []),
           clusterSecretSource(() =>

@@ -143,7 +143,7 @@ describe('ctl completion (e2e)', () => {
   });
 
   it('completes option values: choices, known ids, scenarios, files', () => {
-    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--method', '']), ['auto', 'helm', 'bundle']);
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--method', '']), ['auto', 'helm', 'bundle', 'olm']);
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--only', '']), [...STEP_IDS]);
     assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--ignore-check', 'lic']), ['license-valid']);
     assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json']);

@@ -28,41 +28,50 @@ async function startConnectProxy(): Promise<{ url: string; targets: string[]; se
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, targets, server };
 }
 
-describe('proxy support (EnvHttpProxyAgent)', () => {
-  let sim: SimFixture;
-  let proxy: Awaited<ReturnType<typeof startConnectProxy>>;
-  before(async () => {
-    sim = await startSim();
-    proxy = await startConnectProxy();
-  });
-  after(async () => {
-    await sim.close();
-    proxy.server.closeAllConnections();
-    await new Promise((resolve) => proxy.server.close(resolve));
-  });
-
-  it('tunnels through HTTPS_PROXY with CONNECT and still verifies the API certificate', async () => {
-    const http = new HttpClient({ baseUrl: sim.url, ca: sim.ca.certPem, env: { HTTPS_PROXY: proxy.url } });
-    const response = await http.request({ method: 'GET', path: '/v1/cluster' });
-    await http.close();
-    assert.equal(response.status, 401);
-    assert.deepEqual(proxy.targets, [`127.0.0.1:${sim.server.port}`]);
-
-    const untrusted = new HttpClient({ baseUrl: sim.url, env: { HTTPS_PROXY: proxy.url } });
-    await assert.rejects(untrusted.request({ method: 'GET', path: '/v1/cluster' }), /TLS: the certificate/);
-    await untrusted.close();
-  });
-
-  it('goes direct for hosts in NO_PROXY', async () => {
-    const before = proxy.targets.length;
-    const http = new HttpClient({
-      baseUrl: sim.url,
-      ca: sim.ca.certPem,
-      env: { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
+// With a proxy variable set, `node-https` (ctl auth token's transport) gives way to undici's
+// EnvHttpProxyAgent: both must tunnel and honour NO_PROXY alike.
+for (const transport of ['undici', 'node-https'] as const)
+  describe(`proxy support (EnvHttpProxyAgent; transport ${transport})`, () => {
+    let sim: SimFixture;
+    let proxy: Awaited<ReturnType<typeof startConnectProxy>>;
+    before(async () => {
+      sim = await startSim();
+      proxy = await startConnectProxy();
     });
-    const response = await http.request({ method: 'GET', path: '/v1/cluster' });
-    await http.close();
-    assert.equal(response.status, 401);
-    assert.equal(proxy.targets.length, before);
+    after(async () => {
+      await sim.close();
+      proxy.server.closeAllConnections();
+      await new Promise((resolve) => proxy.server.close(resolve));
+    });
+
+    it('tunnels through HTTPS_PROXY with CONNECT and still verifies the API certificate', async () => {
+      const http = new HttpClient({
+        baseUrl: sim.url,
+        ca: sim.ca.certPem,
+        env: { HTTPS_PROXY: proxy.url },
+        transport,
+      });
+      const response = await http.request({ method: 'GET', path: '/v1/cluster' });
+      await http.close();
+      assert.equal(response.status, 401);
+      assert.deepEqual(proxy.targets, [`127.0.0.1:${sim.server.port}`]);
+
+      const untrusted = new HttpClient({ baseUrl: sim.url, env: { HTTPS_PROXY: proxy.url }, transport });
+      await assert.rejects(untrusted.request({ method: 'GET', path: '/v1/cluster' }), /TLS: the certificate/);
+      await untrusted.close();
+    });
+
+    it('goes direct for hosts in NO_PROXY', async () => {
+      const before = proxy.targets.length;
+      const http = new HttpClient({
+        baseUrl: sim.url,
+        ca: sim.ca.certPem,
+        env: { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
+        transport,
+      });
+      const response = await http.request({ method: 'GET', path: '/v1/cluster' });
+      await http.close();
+      assert.equal(response.status, 401);
+      assert.equal(proxy.targets.length, before);
+    });
   });
-});

@@ -1,0 +1,191 @@
+import type { Command } from 'commander';
+import { parseCount, parseDuration } from './duration.js';
+import { UsageError } from '../errors.js';
+import { checkFilePath, resolveStatePath } from '../io/paths.js';
+import { parseStateStoreKind } from '../planning/state-store-kind.js';
+import type { TargetFlags } from '../planning/target.js';
+import type { Runtime } from './globals.js';
+import { readConnectionFlags } from './read-connection.js';
+import { createIo, readGlobalOptions } from './read-globals.js';
+
+// The actions of `ctl upgrade ...`, loaded only when one runs: upgrade.ts declares the commands
+// (all `--help` needs), this module reads their flags into typed inputs and calls the command.
+
+/** A file flag, refused at once (exit 2) when it names a FIFO, a device, a folder or a socket. */
+function inputFile<T extends string | undefined>(flag: string, path: T): T {
+  checkFilePath(flag, path, 'input');
+  return path;
+}
+
+/** A file ctl writes: it may not exist yet, but must not be anything else than a regular file. */
+function outputFile<T extends string | undefined>(flag: string, path: T): T {
+  checkFilePath(flag, path, 'output');
+  return path;
+}
+
+function readTarget(command: Command, env: NodeJS.ProcessEnv): TargetFlags {
+  const o = command.opts() as Record<string, string | string[] | undefined>;
+  return {
+    to: o.to as string | undefined,
+    clusterVersion: o.clusterVersion as string | undefined,
+    dbVersion: o.dbVersion as string | undefined,
+    method: o.method as string | undefined,
+    databases: o.databases as string | undefined,
+    ignoreCheck: o.ignoreCheck,
+    bundle: (o.bundle as string | undefined) ?? (env.CTL_BUNDLE || undefined),
+    helmRelease: o.helmRelease as string | undefined,
+    helmChart: o.helmChart as string | undefined,
+    helmRepo: (o.helmRepo as string | undefined) ?? (env.CTL_HELM_REPO || undefined),
+  };
+}
+
+/** The plan options a saved plan already fixes; giving one with --plan would be silently ignored. */
+const PLAN_FIXED = [
+  'to',
+  'clusterVersion',
+  'dbVersion',
+  'method',
+  'bundle',
+  'helmRelease',
+  'helmChart',
+  'helmRepo',
+  'databases',
+  'ignoreCheck',
+  'maxHops',
+];
+
+function readMaxHops(command: Command): number {
+  return parseCount(command.opts().maxHops as string, '--max-hops', 1, 5);
+}
+
+function refuseTargetFlags(command: Command): undefined {
+  const given = PLAN_FIXED.filter((key) => command.getOptionValueSource(key) === 'cli');
+  if (given.length > 0) {
+    const flags = given.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    throw new UsageError(
+      `--plan fixes the target and selection; ${flags.join(', ')} cannot be combined with it`,
+      {
+        hint: 'Make a new plan with those options (ctl upgrade plan ... --out plan.json), or drop them.',
+      },
+    );
+  }
+  return undefined;
+}
+
+/** `ctl upgrade plan`. */
+export async function planAction(command: Command, runtime: Runtime): Promise<void> {
+  const globals = readGlobalOptions(command);
+  const io = await createIo(globals, runtime);
+  const { resolveSelection, resolveTarget } = await import('../planning/target.js');
+  const flags = readTarget(command, runtime.env);
+  // Without --to: the targets this cluster can reach.
+  const target = flags.to === undefined ? undefined : resolveTarget(flags);
+  const connection = readConnectionFlags(command, runtime.env);
+  const { runPlanCommand } = await import('../commands/plan.js');
+  await runPlanCommand({
+    globals,
+    connection,
+    io,
+    env: runtime.env,
+    stdin: runtime.stdin,
+    target,
+    selection: resolveSelection(flags),
+    maxHops: readMaxHops(command),
+    out: outputFile('--out', command.opts().out),
+    stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
+  });
+}
+
+/** `ctl upgrade run`: one cluster, or a fleet (several --context, or --fleet). */
+export async function runAction(command: Command, runtime: Runtime): Promise<void> {
+  const globals = readGlobalOptions(command, { multipleContexts: true });
+  const io = await createIo(globals, runtime);
+  const o = command.opts() as Record<string, unknown>;
+  const { resolveTarget } = await import('../planning/target.js');
+  const { parseStepList } = await import('../commands/run.js');
+  const flags = readTarget(command, runtime.env);
+  const input = {
+    globals,
+    io,
+    env: runtime.env,
+    stdin: runtime.stdin,
+    connection: readConnectionFlags(command, runtime.env),
+    // With --plan the target and the selection come from the saved plan, nowhere else.
+    target: o.plan ? refuseTargetFlags(command) : resolveTarget(flags),
+    maxHops: readMaxHops(command),
+    argv: runtime.argv,
+    planFile: inputFile('--plan', o.plan as string | undefined),
+    statePath: resolveStatePath('--state', o.state as string | undefined),
+    yes: o.yes === true,
+    dryRun: o.dryRun === true,
+    only: parseStepList((o.only as string[] | undefined) ?? [], '--only'),
+    skip: parseStepList((o.skip as string[] | undefined) ?? [], '--skip'),
+    timeoutMs: parseDuration(o.timeout as string, '--timeout'),
+    stallTimeoutMs: parseDuration(o.stallTimeout as string, '--stall-timeout'),
+    remediate: o.remediate === true,
+    moduleFiles: ((o.moduleFile as string[] | undefined) ?? []).map((f) => inputFile('--module-file', f)),
+    maxParallel: parseCount(o.maxParallel as string, '--max-parallel', 1, 50),
+    keepScc: o.keepScc === true,
+    helmBin: (o.helmBin as string | undefined) ?? (runtime.env.CTL_HELM || 'helm'),
+    stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
+    leaseDurationSeconds: Math.ceil(parseDuration(o.leaseDuration as string, '--lease-duration') / 1000),
+    reportFile: outputFile('--report', o.report as string | undefined),
+  };
+  const maxParallelClusters = parseCount(o.maxParallelClusters as string, '--max-parallel-clusters', 1, 100);
+  const contexts = globals.contexts ?? [];
+  if (o.fleet !== undefined || contexts.length > 1) {
+    if (o.fleet !== undefined && contexts.length > 0) {
+      throw new UsageError('--fleet and --context are both given', {
+        hint: 'List every cluster in the fleet file, or pass --context once per cluster, not both.',
+      });
+    }
+    const { loadFleetFile, runFleetCommand } = await import('../commands/fleet.js');
+    const members =
+      o.fleet !== undefined
+        ? await loadFleetFile(inputFile('--fleet', o.fleet as string))
+        : [...new Set(contexts)].map((context) => ({ context }));
+    await runFleetCommand({ ...input, members, maxParallelClusters });
+    return;
+  }
+  const { runUpgradeCommand } = await import('../commands/run.js');
+  await runUpgradeCommand(input);
+}
+
+/** `ctl upgrade status`. */
+export async function statusAction(command: Command, runtime: Runtime): Promise<void> {
+  const globals = readGlobalOptions(command);
+  const io = await createIo(globals, runtime);
+  const { runStatusCommand } = await import('../commands/status.js');
+  await runStatusCommand({
+    globals,
+    io,
+    env: runtime.env,
+    statePath: resolveStatePath('--state', command.opts().state),
+    stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
+  });
+}
+
+/** `ctl upgrade steps`. */
+export async function stepsAction(command: Command, runtime: Runtime): Promise<void> {
+  const io = await createIo(readGlobalOptions(command), runtime);
+  const { STEPS } = await import('../steps/index.js');
+  if (io.output === 'json') io.json(STEPS.map(({ id, title }) => ({ id, title })));
+  else io.data(STEPS.map(({ id, title }, i) => `${i + 1}. ${id.padEnd(17)} ${title}`).join('\n'));
+}
+
+/** `ctl upgrade unlock`. */
+export async function unlockAction(command: Command, runtime: Runtime): Promise<void> {
+  const globals = readGlobalOptions(command);
+  const io = await createIo(globals, runtime);
+  const o = command.opts() as Record<string, unknown>;
+  const { runUnlockCommand } = await import('../commands/status.js');
+  await runUnlockCommand({
+    globals,
+    io,
+    env: runtime.env,
+    statePath: resolveStatePath('--state', o.state as string | undefined),
+    lockId: o.lockId as string | undefined,
+    force: o.force === true,
+    stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
+  });
+}
