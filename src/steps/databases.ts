@@ -28,6 +28,7 @@ import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equiva
 import { type PlanAction, PlanContext, PlanDatabase, StepPlan, action } from '../planning/plan.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
+import { FanOutTally } from './fan-out.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import { getPath, str } from '../json-read.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
@@ -112,9 +113,24 @@ async function upgradeDatabases(
   if (manual.length > 0) await reportManual(ctx, manual, outcome);
 
   const automatic = work.filter((w) => w.kind !== 'manual');
+  // Every progress event carries the whole fan-out's counts: a terminal shows those, not a line
+  // per database (src/io/progress.ts).
+  const tally = new FanOutTally(automatic.length, () => ctx.deps.clock.now());
+  const tracked: StepContext<UpgradeDeps> = {
+    ...ctx,
+    progress: (message, data) => ctx.progress(message, { ...data, fanOut: tally.snapshot() }),
+  };
   await runPool(automatic, Math.max(1, settings.maxParallel), ctx.signal, async (item, signal) => {
-    const result = await upgradeOne(ctx, wait, item, fields, cluster, intents, signal);
     const label = `${item.namespace}/${item.name}`;
+    tally.start(label);
+    let result: OneResult;
+    try {
+      result = await upgradeOne(tracked, wait, item, fields, cluster, intents, signal);
+    } catch (error) {
+      tally.finish(label, 'failed');
+      throw error;
+    }
+    tally.finish(label, 'done');
     if (result.upgraded) outcome.upgraded.push(label);
     else if (result.reason && previous.has(label) && result.reason.startsWith('already runs'))
       outcome.upgraded.push(label);
