@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: every figure of docs/performance.md, each side by side with the command it
  * is compared with, as medians and a ratio. Options: `--only <name>[,<name>]` (startup, token,
- * plan, reaction, overhead), `--runs <n>` (timed runs per side, default 9), `--strict` (exit 1
+ * plan, reaction, overhead, scale, fanout), `--runs <n>` (timed runs per side, default 9), `--strict` (exit 1
  * when a target is missed), `--json` (the figures as JSON on stdout).
  */
 
 import { overhead, plan, reaction, startup, token } from './benchmarks.js';
+import { fanout } from './fanout.js';
 import type { Figure } from './lib.js';
+import { scale } from './scale.js';
 
 const BENCHMARKS: Record<string, (runs: number) => Promise<Figure[]>> = {
   startup: (runs) => startup(Math.max(runs, 15)),
@@ -14,6 +16,8 @@ const BENCHMARKS: Record<string, (runs: number) => Promise<Figure[]>> = {
   plan: (runs) => plan(Math.min(runs, 5)),
   reaction: () => reaction(20),
   overhead: (runs) => overhead(Math.min(runs, 3)),
+  scale: (runs) => scale(Math.min(runs, 5)),
+  fanout: (runs) => fanout(Math.min(runs, 3)),
 };
 
 function option(name: string): string | undefined {

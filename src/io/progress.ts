@@ -21,6 +21,21 @@ export interface ProgressEvent {
  * it safe before styling it: one line per event (newlines shown as `\n`) except a warning, which
  * ctl may write over several lines; the Io escapes every other control character.
  */
+/**
+ * A step working on many items at once (the databases step with `--max-parallel`) puts this in
+ * each progress event's `data.fanOut`. A terminal shows it in place of the event's message;
+ * plain lines and NDJSON still carry every event.
+ */
+export interface FanOutProgress {
+  total: number;
+  done: number;
+  running: number;
+  failed: number;
+  waiting: number;
+  /** The running items that started first, with their start time (ms since the epoch). */
+  slowest: { name: string; since: number }[];
+}
+
 export interface ProgressReporter {
   emit(event: Omit<ProgressEvent, 'ts'>): void;
   /** Stops any animation (on exit or interruption) without printing anything more. */
@@ -89,6 +104,7 @@ export class SpinnerReporter implements ProgressReporter {
   #title = '';
   #timer: NodeJS.Timeout | undefined;
   #detail = '';
+  #fanOut: FanOutProgress | undefined;
 
   constructor(
     private readonly io: Io,
@@ -102,12 +118,15 @@ export class SpinnerReporter implements ProgressReporter {
         this.#finish();
         this.#title = oneLine(event.message);
         this.#detail = '';
+        this.#fanOut = undefined;
         this.#stepStart = this.now().getTime();
         this.#spinner = this.factory(this.io.render(this.#text())).start();
         this.#timer = setInterval(() => this.#refresh(), 1000);
         this.#timer.unref();
         break;
       case 'progress':
+        // Many items at once: their counts, never one line each (a thousand databases).
+        this.#fanOut = fanOutOf(event.data) ?? this.#fanOut;
         this.#detail = oneLine(event.message);
         this.#refresh();
         break;
@@ -144,8 +163,23 @@ export class SpinnerReporter implements ProgressReporter {
   }
 
   #text(): string {
+    if (this.#fanOut) return this.#fanOutText(this.#fanOut);
     const detail = this.#detail ? ` ${this.io.color.dim(this.#detail)}` : '';
     return `${this.#title}${detail} ${this.io.color.dim(this.#elapsed())}`;
+  }
+
+  /**
+   * Two lines at most, whatever the number of items: the counts, then the running items that
+   * started first with how long they have run (the spinner redraws both every second).
+   */
+  #fanOutText(f: FanOutProgress): string {
+    const { dim } = this.io.color;
+    const counts = `${f.done}/${f.total} done, ${f.running} running, ${f.failed} failed, ${f.waiting} waiting`;
+    const head = `${this.#title} ${dim(counts)} ${dim(this.#elapsed())}`;
+    if (f.slowest.length === 0) return head;
+    const now = this.now().getTime();
+    const slowest = f.slowest.map((item) => `${oneLine(item.name)} ${formatDuration(now - item.since)}`);
+    return `${head}\n  ${dim(`slowest: ${slowest.join(', ')}`)}`;
   }
 
   #refresh(): void {
@@ -161,6 +195,15 @@ export class SpinnerReporter implements ProgressReporter {
     this.#timer = undefined;
     this.#spinner = undefined;
   }
+}
+
+/** The fan-out summary of a progress event's data, when it carries a well-formed one. */
+function fanOutOf(data: Record<string, unknown> | undefined): FanOutProgress | undefined {
+  const value = data?.fanOut as Partial<FanOutProgress> | undefined;
+  if (!value || typeof value !== 'object') return undefined;
+  const counts = [value.total, value.done, value.running, value.failed, value.waiting];
+  if (!counts.every((n) => typeof n === 'number') || !Array.isArray(value.slowest)) return undefined;
+  return value as FanOutProgress;
 }
 
 /**

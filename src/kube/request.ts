@@ -13,6 +13,7 @@
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
+import { keepAliveAgent } from './agent.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
 export class KubeRequestError extends Error {
@@ -60,42 +61,68 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
   }
   const what = `${request.method} ${request.path}`;
   const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  return new Promise<unknown>((resolve, reject) => {
-    const req = send(
-      url,
-      { method: request.method, headers, agent: options.agent, signal: request.signal },
-      (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status >= 300) {
-            let message = `${what}: HTTP ${status}`;
-            try {
-              message = (JSON.parse(text) as { message?: string }).message ?? message;
-            } catch {
-              // not JSON: keep the status line
+  const agent = keepAliveAgent(options.agent);
+  const attempt = (): Promise<unknown> =>
+    new Promise<unknown>((resolve, reject) => {
+      const req = send(
+        url,
+        { method: request.method, headers, agent, signal: request.signal },
+        (response: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = response.statusCode ?? 0;
+            if (status < 200 || status >= 300) {
+              let message = `${what}: HTTP ${status}`;
+              try {
+                message = (JSON.parse(text) as { message?: string }).message ?? message;
+              } catch {
+                // not JSON: keep the status line
+              }
+              reject(new KubeRequestError(message, status, text));
+              return;
             }
-            reject(new KubeRequestError(message, status, text));
-            return;
-          }
-          if (text.trim() === '') {
-            resolve(undefined);
-            return;
-          }
-          try {
-            resolve(JSON.parse(text));
-          } catch (error) {
-            reject(
-              new KubeRequestError(`${what}: invalid JSON (${(error as Error).message})`, undefined, text),
-            );
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+            if (text.trim() === '') {
+              resolve(undefined);
+              return;
+            }
+            try {
+              resolve(JSON.parse(text));
+            } catch (error) {
+              reject(
+                new KubeRequestError(`${what}: invalid JSON (${(error as Error).message})`, undefined, text),
+              );
+            }
+          });
+        },
+      );
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(req.reusedSocket && STALE_SOCKET.has(error.code ?? '') ? new StaleSocket(error) : error),
+      );
+      req.end(body);
+    });
+  try {
+    return await attempt();
+  } catch (error) {
+    // A kept connection the server closed while idle fails before the request reached it:
+    // send it once more on a new connection (https://nodejs.org/api/http.html#requestreusedsocket).
+    if (error instanceof StaleSocket)
+      return attempt().catch((again: unknown) => {
+        throw again instanceof StaleSocket ? again.cause : again;
+      });
+    throw error;
+  }
+}
+
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
+/** The transport's own error on a reused connection, kept as `cause` for the one retry. */
+class StaleSocket extends Error {
+  override readonly cause: Error;
+  constructor(cause: Error) {
+    super(cause.message);
+    this.cause = cause;
+  }
 }

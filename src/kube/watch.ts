@@ -10,6 +10,7 @@
  */
 
 import { TimeoutError } from '../errors.js';
+import { withKeptAgent } from './agent.js';
 import { importClientNode, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest } from './request.js';
@@ -51,7 +52,8 @@ const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
 export async function watchCollection<T>(options: WatchCollectionOptions<T>): Promise<void> {
   const { kube, path, signal } = options;
   const { Watch } = await importClientNode();
-  const watcher = new Watch(kube.config);
+  // Every wait opens its own watch: on one kept connection pool, not a new TLS handshake each.
+  const watcher = new Watch(withKeptAgent(kube.config));
   const selectors: Record<string, string> = {};
   if (options.fieldSelector) selectors.fieldSelector = options.fieldSelector;
   if (options.labelSelector) selectors.labelSelector = options.labelSelector;

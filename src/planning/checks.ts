@@ -28,7 +28,7 @@ import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
   describePermission,
-  findReview,
+  reviewLookup,
   type PermissionCondition,
   type RequiredPermission,
   requiredPermissionQueries,
@@ -378,8 +378,12 @@ function clusterDatabases({ snapshot, resolved }: CheckInput): ClusterDatabase[]
     },
   }));
   if (!snapshot.api.reachable) return resources;
+  // By name, the first resource of each name (as a search from the start would find it): one
+  // lookup per bdb, not a search of 10,000 resources for each of 10,000 bdbs.
+  const byName = new Map<string, (typeof resources)[number]>();
+  for (const resource of resources) if (!byName.has(resource.name)) byName.set(resource.name, resource);
   return snapshot.api.bdbs.map((bdb) => {
-    const resource = resources.find((r) => r.name === bdb.name);
+    const resource = byName.get(bdb.name);
     const version = bdb.redis_version ?? bdb.engine_version;
     return {
       name: bdb.name,
@@ -832,8 +836,9 @@ function checkPermissions({ snapshot, resolved, required }: CheckInput): Outcome
     watchedNamespaces: snapshot.watchedNamespaces,
     conditions: permissionConditionsFor(snapshot, resolved),
   });
-  const denied = queries.filter((q) => findReview(snapshot.permissions, q)?.allowed === false);
-  const unreviewed = queries.filter((q) => findReview(snapshot.permissions, q) === undefined);
+  const review = reviewLookup(snapshot.permissions);
+  const denied = queries.filter((q) => review(q)?.allowed === false);
+  const unreviewed = queries.filter((q) => review(q) === undefined);
   if (denied.length > 0) {
     return fail(
       `${denied.length} of ${queries.length} permissions the plan needs are denied: ${list(denied.map(describePermission), 6)}`,

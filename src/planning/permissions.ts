@@ -130,14 +130,29 @@ export function findReview(
   reviews: readonly PermissionReview[],
   query: PermissionQuery,
 ): PermissionReview | undefined {
-  const key = permissionKey(query);
-  const exact = reviews.find((review) => permissionKey(review) === key);
-  if (exact) return exact;
-  if (query.namespace === undefined || query.namespace === '') return undefined;
-  const everywhere = reviews.find(
-    (review) => permissionKey(review) === permissionKey({ ...query, namespace: '' }),
-  );
-  return everywhere?.allowed ? everywhere : undefined;
+  return reviewLookup(reviews)(query);
+}
+
+/**
+ * `findReview` for many questions: the reviews indexed once by their question, so that checking
+ * every permission of 100 watched namespaces is not a search of every review for each question.
+ * The first review of a question wins, as in a search from the start.
+ */
+export function reviewLookup(
+  reviews: readonly PermissionReview[],
+): (query: PermissionQuery) => PermissionReview | undefined {
+  const byKey = new Map<string, PermissionReview>();
+  for (const review of reviews) {
+    const key = permissionKey(review);
+    if (!byKey.has(key)) byKey.set(key, review);
+  }
+  return (query) => {
+    const exact = byKey.get(permissionKey(query));
+    if (exact) return exact;
+    if (query.namespace === undefined || query.namespace === '') return undefined;
+    const everywhere = byKey.get(permissionKey({ ...query, namespace: '' }));
+    return everywhere?.allowed ? everywhere : undefined;
+  };
 }
 
 function unique<T>(values: T[]): T[] {

@@ -28,6 +28,7 @@ import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equiva
 import { type PlanAction, PlanContext, PlanDatabase, StepPlan, action } from '../planning/plan.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
+import { FanOutTally } from './fan-out.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import { getPath, str } from '../json-read.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
@@ -112,9 +113,24 @@ async function upgradeDatabases(
   if (manual.length > 0) await reportManual(ctx, manual, outcome);
 
   const automatic = work.filter((w) => w.kind !== 'manual');
+  // Every progress event carries the whole fan-out's counts: a terminal shows those, not a line
+  // per database (src/io/progress.ts).
+  const tally = new FanOutTally(automatic.length, () => ctx.deps.clock.now());
+  const tracked: StepContext<UpgradeDeps> = {
+    ...ctx,
+    progress: (message, data) => ctx.progress(message, { ...data, fanOut: tally.snapshot() }),
+  };
   await runPool(automatic, Math.max(1, settings.maxParallel), ctx.signal, async (item, signal) => {
-    const result = await upgradeOne(ctx, wait, item, fields, cluster, intents, signal);
     const label = `${item.namespace}/${item.name}`;
+    tally.start(label);
+    let result: OneResult;
+    try {
+      result = await upgradeOne(tracked, wait, item, fields, cluster, intents, signal);
+    } catch (error) {
+      tally.finish(label, 'failed');
+      throw error;
+    }
+    tally.finish(label, 'done');
     if (result.upgraded) outcome.upgraded.push(label);
     else if (result.reason && previous.has(label) && result.reason.startsWith('already runs'))
       outcome.upgraded.push(label);
@@ -288,22 +304,41 @@ function previousNames(ctx: StepContext<UpgradeDeps>): Set<string> {
   return new Set(Array.isArray(patched) ? patched.filter((n): n is string => typeof n === 'string') : []);
 }
 
-/** Serializes intent writes (databases may be upgraded in parallel) and keeps their history. */
+/**
+ * The step's intent record (which databases it has patched), written before each patch so a
+ * resumed run knows them. Databases are upgraded in parallel: writes never overlap, and the
+ * records that arrive while one is being written share the next write (group commit), so 50
+ * databases starting together cost two writes of the state, not 50 in a row. Each record
+ * resolves once a write that contains it is done.
+ */
 class IntentLog {
   readonly #ctx: StepContext<UpgradeDeps>;
-  readonly #patched: string[];
-  #chain: Promise<void> = Promise.resolve();
+  /** In the order patched (a Set keeps insertion order). */
+  readonly #patched: Set<string>;
+  #current: Record<string, unknown> = {};
+  /** The latest write, started or waiting for the one before it. */
+  #last: Promise<void> = Promise.resolve();
+  /** The write that has not started yet: new records join it. */
+  #next: Promise<void> | undefined;
 
   constructor(ctx: StepContext<UpgradeDeps>, previous: Set<string>) {
     this.#ctx = ctx;
-    this.#patched = [...previous];
+    this.#patched = new Set(previous);
   }
 
   record(label: string, detail: Record<string, unknown>): Promise<void> {
-    if (!this.#patched.includes(label)) this.#patched.push(label);
-    const intent = { patched: [...this.#patched], current: { database: label, ...detail } };
-    this.#chain = this.#chain.then(() => this.#ctx.recordIntent(intent));
-    return this.#chain;
+    this.#patched.add(label);
+    this.#current = { database: label, ...detail };
+    if (this.#next) return this.#next;
+    const next = this.#last
+      .catch(() => undefined) // the earlier write's failure is its own records' to report
+      .then(() => {
+        this.#next = undefined; // from here on, a record needs the write after this one
+        return this.#ctx.recordIntent({ patched: [...this.#patched], current: this.#current });
+      });
+    this.#next = next;
+    this.#last = next;
+    return next;
   }
 }
 

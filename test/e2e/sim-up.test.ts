@@ -47,6 +47,7 @@ const BUILT_IN_SCENARIOS = [
   'openshift-shared-scc',
   'redis-dialect',
   'scale-1000',
+  'scale-10000',
 ];
 
 interface Ready {

@@ -184,14 +184,17 @@ export async function handleResource(
       return;
     }
     const limit = query.has('limit') ? Number(query.get('limit')) : undefined;
+    const asTable = wantsTable(request);
     const result = store.list(rt, {
       namespace,
       labelSelector: query.get('labelSelector') ?? undefined,
       fieldSelector: query.get('fieldSelector') ?? undefined,
       limit,
       continue: query.get('continue') ?? undefined,
+      // Serialised below before anything else runs: no copy needed (the table is built from copies).
+      shared: !asTable,
     });
-    if (wantsTable(request)) {
+    if (asTable) {
       const body = table(rt, result.items, query, result.resourceVersion) as Record<string, unknown>;
       if (result.continue) body.metadata = { ...(body.metadata as object), continue: result.continue };
       sendJson(response, 200, body);

@@ -68,6 +68,12 @@ export interface ListOptions {
   fieldSelector?: string;
   limit?: number;
   continue?: string;
+  /**
+   * The items are the stored objects themselves (with apiVersion and kind), not copies: for a
+   * caller that serialises them at once and changes nothing. A list of 10,000 databases spent
+   * most of its time copying objects that were only turned into JSON.
+   */
+  shared?: boolean;
 }
 
 export interface ListResult {
@@ -185,6 +191,21 @@ export class KubeStore extends EventEmitter {
     return found ? this.#present(rt, found) : undefined;
   }
 
+  /**
+   * The stored object itself, not a copy, for an in-process reader that only looks at it (never
+   * changes it, never keeps it past the current tick): a reconcile pass reads a few objects for
+   * each of thousands of database changes, and copying them was most of the emulator's time.
+   */
+  peek(rt: ResourceType, namespace: string | undefined, name: string): Readonly<KubeObject> | undefined {
+    return this.#table(rt).get(this.#key(rt, namespace, name));
+  }
+
+  /** As peek, for every object of a resource in a namespace (unsorted). */
+  peekAll(rt: ResourceType, namespace?: string): Readonly<KubeObject>[] {
+    const all = [...this.#table(rt).values()];
+    return rt.namespaced && namespace ? all.filter((o) => o.metadata.namespace === namespace) : all;
+  }
+
   /** Like get, but throws the real 404 Status. */
   read(rt: ResourceType, namespace: string | undefined, name: string): KubeObject {
     const found = this.get(rt, namespace, name);
@@ -208,7 +229,7 @@ export class KubeStore extends EventEmitter {
     const limit = options.limit && options.limit > 0 ? options.limit : all.length;
     const page = all.slice(start, start + limit);
     const result: ListResult = {
-      items: page.map(([, o]) => this.#present(rt, o)),
+      items: page.map(([, o]) => (options.shared ? this.#shallow(rt, o) : this.#present(rt, o))),
       resourceVersion: this.resourceVersion,
     };
     const remaining = all.length - (start + page.length);
@@ -694,7 +715,20 @@ export class KubeStore extends EventEmitter {
 
   /** A copy in the requested version's apiVersion (all versions share storage). */
   #present(rt: ResourceType, object: KubeObject): KubeObject {
-    const { apiVersion: _apiVersion, kind: _kind, ...rest } = clone(object);
+    // Stored objects are JSON (they arrive as JSON or are written through the store): a JSON
+    // copy is the same object, in half the time of structuredClone, and the operator reads
+    // the store on every pass (thousands of passes when 1,000 databases upgrade).
+    const {
+      apiVersion: _apiVersion,
+      kind: _kind,
+      ...rest
+    } = JSON.parse(JSON.stringify(object)) as KubeObject;
+    return { apiVersion: groupVersion(rt), kind: rt.kind, ...rest };
+  }
+
+  /** As #present, without the copy: the nested objects are the stored ones (ListOptions.shared). */
+  #shallow(rt: ResourceType, object: KubeObject): KubeObject {
+    const { apiVersion: _apiVersion, kind: _kind, ...rest } = object;
     return { apiVersion: groupVersion(rt), kind: rt.kind, ...rest };
   }
 }

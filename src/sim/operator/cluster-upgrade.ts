@@ -100,7 +100,7 @@ export class ClusterUpgrade {
     const runningTag = imageTag(nodeImageOf(templateOf(statefulSet)));
     const view = (): ClusterView => ({
       state: asString(
-        statusOf(kube.get(CRD_API_VERSION, CLUSTER_KIND, scenario.namespace, scenario.cluster.name)).state,
+        statusOf(kube.peek(CRD_API_VERSION, CLUSTER_KIND, scenario.namespace, scenario.cluster.name)).state,
       ),
       versionTag: runningTag,
       upgradePolicy: asString(getPath(rec, fields.upgradePolicyPath)),

@@ -33,6 +33,7 @@ export class DatabaseReconciler {
   readonly #o: DatabasesOptions;
   /** `<kind>/<ns>/<name>` -> `<generation>/<reason>` of the last refusal reported. */
   readonly #refusals = new Map<string, string>();
+  #index: (BdbIndex & { of: readonly RestBdb[]; size: number }) | undefined;
 
   constructor(options: DatabasesOptions) {
     this.#o = options;
@@ -41,7 +42,7 @@ export class DatabaseReconciler {
   /** The namespaces whose databases the operator manages (REDB_NAMESPACES of its ConfigMap). */
   watchedNamespaces(): string[] {
     const { kube, namespace } = this.#o;
-    const config = kube.get('v1', 'ConfigMap', namespace, OPERATOR_ENV_CONFIGMAP);
+    const config = kube.peek('v1', 'ConfigMap', namespace, OPERATOR_ENV_CONFIGMAP);
     const listed = asString(getPath(config, ['data', 'REDB_NAMESPACES'])) ?? '';
     const extra = listed
       .split(',')
@@ -54,12 +55,7 @@ export class DatabaseReconciler {
   reconcile(cluster: ClusterFacts, only?: ReadonlySet<string>): void {
     const { kube, fields, rest } = this.#o;
     if (only?.size === 0) return;
-    // Indexed once per pass: a pass over 1,000 databases must not search 1,000 bdbs each time.
-    const bdbs: BdbIndex = { byUid: new Map(), byName: new Map() };
-    for (const bdb of rest.bdbs) {
-      bdbs.byUid.set(bdb.uid, bdb);
-      bdbs.byName.set(`${bdb.crdt}/${bdb.namespace}/${bdb.name}`, bdb);
-    }
+    const bdbs = this.#bdbIndex(rest);
     const one = (database: KubeObject) => {
       const activeActive = database.kind === ACTIVE_ACTIVE_KIND;
       const versionPath = activeActive ? fields.activeActiveVersionPath : fields.databaseVersionPath;
@@ -156,6 +152,26 @@ export class DatabaseReconciler {
       from: bdb.databaseVersion,
       to: target.version,
     });
+  }
+
+  /**
+   * The API's databases by uid and by name, built again only when one was added: a pass for one
+   * database must not index 1,000 bdbs (the model only ever appends to its list).
+   */
+  #bdbIndex(rest: RestModel): BdbIndex {
+    if (this.#index?.of === rest.bdbs && this.#index.size === rest.bdbs.length) return this.#index;
+    const index: BdbIndex & { of: RestBdb[]; size: number } = {
+      byUid: new Map(),
+      byName: new Map(),
+      of: rest.bdbs,
+      size: rest.bdbs.length,
+    };
+    for (const bdb of rest.bdbs) {
+      index.byUid.set(bdb.uid, bdb);
+      index.byName.set(`${bdb.crdt}/${bdb.namespace}/${bdb.name}`, bdb);
+    }
+    this.#index = index;
+    return index;
   }
 
   #activeActiveUpgradeSupported(operatorVersion: string | undefined): boolean {

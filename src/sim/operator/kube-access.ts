@@ -45,6 +45,23 @@ export class KubeAccess {
     return rt ? this.store.all(rt, namespace) : [];
   }
 
+  /** The stored object, not a copy: only to look at, at once (KubeStore.peek). */
+  peek(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): Readonly<KubeObject> | undefined {
+    const rt = this.type(apiVersion, kind);
+    return rt ? this.store.peek(rt, namespace, name) : undefined;
+  }
+
+  /** The stored objects, not copies: only to look at, at once (KubeStore.peekAll). */
+  peekList(apiVersion: string, kind: string, namespace?: string): Readonly<KubeObject>[] {
+    const rt = this.type(apiVersion, kind);
+    return rt ? this.store.peekAll(rt, namespace) : [];
+  }
+
   create(object: KubeObject): KubeObject {
     const rt = this.store.resolve(object.apiVersion ?? '', object.kind ?? '');
     return this.store.create(rt, object, {

@@ -77,9 +77,10 @@ export class OperatorLog {
   }
 
   /** The operator pod that runs now: a ready one of the Deployment, the newest first. */
-  #currentPod(): KubeObject | undefined {
+  #currentPod(): Readonly<KubeObject> | undefined {
+    // Looked up for every line (the pod changes when the operator restarts): read, not copied.
     const pods = this.#kube
-      .list('v1', 'Pod', this.#namespace)
+      .peekList('v1', 'Pod', this.#namespace)
       .filter((pod) => pod.metadata.labels?.name === OPERATOR_NAME && !pod.metadata.deletionTimestamp)
       .sort((a, b) =>
         String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)),

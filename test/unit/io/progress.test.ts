@@ -13,6 +13,7 @@ import {
 } from '../../../src/io/progress.js';
 import { createTestIo } from '../../../src/io/test-io.js';
 import { renderSummaryMarkdown, renderSummaryText } from '../../../src/run/summary.js';
+import { FanOutTally } from '../../../src/steps/fan-out.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const at = () => new Date('2026-11-21T10:11:12.000Z');
@@ -65,6 +66,99 @@ describe('progress reporters', () => {
     reporter.close();
     assert.match(calls[0]!, /^start Wait for the rolling upgrade/);
     assert.match(calls[1]!, /^succeed Wait for the rolling upgrade/);
+  });
+
+  it('a terminal shows 1,000 databases as counts and the slowest, in two lines at most', () => {
+    // A fake terminal: stderr is a TTY (so the reporter animates), the spinner is the screen.
+    const t = createTestIo({ stdin: { isTTY: true }, stderrIsTTY: true, env: { NO_COLOR: '1' } });
+    let clock = Date.parse('2026-11-21T10:00:00.000Z');
+    const now = () => new Date(clock);
+    const screen: string[] = [];
+    const fake = (text: string): Spinner => {
+      const spinner: Spinner = {
+        text,
+        start: () => spinner,
+        succeed: (s) => (screen.push(`done ${s}`), spinner),
+        fail: (s) => (screen.push(`failed ${s}`), spinner),
+        info: (s) => (screen.push(`info ${s}`), spinner),
+        warn: (s) => (screen.push(`warn ${s}`), spinner),
+        stop: () => spinner,
+      };
+      return spinner;
+    };
+    let current: Spinner | undefined;
+    const reporter = createReporter(
+      t.io,
+      (text) => {
+        current = fake(text);
+        return current;
+      },
+      now,
+    );
+    assert.ok(reporter instanceof SpinnerReporter);
+    const tally = new FanOutTally(1000, () => clock);
+    const names = Array.from({ length: 1000 }, (_, i) => `ns-${i % 20}/db-${String(i + 1).padStart(4, '0')}`);
+    const seen: string[] = [];
+    const emit = (message: string) => {
+      reporter.emit({ type: 'progress', step: 'databases', message, data: { fanOut: tally.snapshot() } });
+      seen.push(current?.text ?? '');
+    };
+    reporter.emit({ type: 'step-start', step: 'databases', message: 'Upgrade the databases' });
+    // 50 at a time, as with --max-parallel 50; db-0001 is slow and finishes last.
+    let next = 0;
+    const running: string[] = [];
+    while (next < names.length || running.length > 0) {
+      while (running.length < 50 && next < names.length) {
+        const name = names[next++] as string;
+        tally.start(name);
+        running.push(name);
+        emit(`${name}: setting spec.redisVersion to 7.4 (runs 7.2)`);
+      }
+      clock += 500;
+      const finished =
+        running.length > 1 || next >= names.length ? running.splice(running.length > 1 ? 1 : 0, 1) : [];
+      for (const name of finished) {
+        emit(`${name}: runs 7.4`);
+        tally.finish(name, 'done');
+      }
+    }
+    emit('db-0001: runs 7.4');
+    reporter.emit({ type: 'step-done', step: 'databases', message: 'done' });
+    reporter.close();
+
+    const linesOf = (text: string) => text.split('\n').length;
+    assert.ok(seen.length >= 2000, 'every database reported its progress');
+    assert.ok(Math.max(...seen.map(linesOf)) <= 2, 'the spinner never grows past two lines');
+    assert.equal(t.stderr(), '', 'nothing printed line by line on a terminal');
+    assert.deepEqual(screen.length, 1, 'one line left on the screen for the step');
+    assert.match(screen[0] ?? '', /^done Upgrade the databases/);
+    const middle = seen[1000] ?? '';
+    assert.match(middle, /^Upgrade the databases \d+\/1000 done, 50 running, 0 failed, \d+ waiting /);
+    // db-0001 started first and never finished until the end: it leads the slowest.
+    assert.match(middle, /\n {2}slowest: ns-0\/db-0001 \d+m\d\ds, ns-\d+\/db-\d+ \d+s, ns-\d+\/db-\d+ \d+s$/);
+    assert.match(
+      seen.at(-1) ?? '',
+      /^Upgrade the databases 1000\/1000 done, 0 running, 0 failed, 0 waiting \S+$/,
+    );
+  });
+
+  it('off a terminal the same 1,000 databases stay one line per event', () => {
+    const t = createTestIo();
+    const reporter = createReporter(t.io, () => assert.fail('no spinner off a terminal'), at);
+    const tally = new FanOutTally(1000, () => 0);
+    for (let i = 0; i < 1000; i++) {
+      tally.start(`db-${i}`);
+      reporter.emit({
+        type: 'progress',
+        step: 'databases',
+        message: `redis/db-${i}: runs 7.4`,
+        data: { fanOut: tally.snapshot() },
+      });
+      tally.finish(`db-${i}`, 'done');
+    }
+    const lines = t.stderr().trimEnd().split('\n');
+    assert.equal(lines.length, 1000);
+    assert.equal(lines[999], '10:11:12 [databases] redis/db-999: runs 7.4');
   });
 
   it('GitHub Actions: groups and annotations on stderr, stdout untouched', () => {

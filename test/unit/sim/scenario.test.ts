@@ -28,6 +28,7 @@ const BUILT_INS = [
   'legacy-api',
   'flaky-api',
   'scale-1000',
+  'scale-10000',
   'redis-dialect',
   'openshift-rbac-scc',
   'openshift-shared-scc',
@@ -181,6 +182,24 @@ describe('built-in scenarios', () => {
     );
     assert.ok(
       readFileSync(path.join(builtInScenarioDir(), 'scale-1000.yaml'), 'utf8').split('\n').length < 60,
+    );
+  });
+});
+
+describe('scale-10000', () => {
+  it('expands to 10,000 databases in 100 watched namespaces, from a short file', () => {
+    const s = loadScenario('scale-10000');
+    assert.equal(s.databases.length, 10_000);
+    const namespaces = new Set(s.databases.map((db) => db.namespace));
+    assert.equal(namespaces.size, 100);
+    assert.ok(namespaces.has('redis') && namespaces.has('redis-002') && namespaces.has('redis-100'));
+    const watched = new Set([s.namespace, ...s.operator.watchNamespaces]);
+    assert.ok([...namespaces].every((namespace) => watched.has(namespace)));
+    assert.equal(new Set(s.databases.map((db) => `${db.namespace}/${db.name}`)).size, 10_000);
+    assert.equal(s.databases[9_999]?.name, 'db-10000');
+    assert.equal(s.modules.length, 100);
+    assert.ok(
+      readFileSync(path.join(builtInScenarioDir(), 'scale-10000.yaml'), 'utf8').split('\n').length < 60,
     );
   });
 });
