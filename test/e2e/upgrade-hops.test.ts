@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
@@ -238,6 +239,32 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
         const text = await sim.ctl(['upgrade', 'status']);
         assertExit(text, 0, 'status (text)');
         assert.match(text.stdout, new RegExp(`hop +2 of 2: ${HOP} \\(done\\) -> ${TARGET} \\(current\\)`));
+      },
+      { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 },
+    );
+  });
+
+  it('run --plan runs a saved two-hop plan as saved: both hops, to the target', async () => {
+    await withSim(
+      'old-operator',
+      async (sim) => {
+        const planFile = join(sim.sandbox.dir, 'plan.json');
+        assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--out', planFile]), 0, 'plan --out');
+        const saved = JSON.parse(readFileSync(planFile, 'utf8')) as {
+          hops?: { target: { operator: string } }[];
+        };
+        assert.deepEqual(
+          saved.hops?.map((h) => h.target.operator),
+          [HOP, TARGET],
+          'the saved plan holds both hops',
+        );
+        const refused = await sim.ctl(['upgrade', 'run', '--plan', planFile, '--max-hops', '2', '--yes']);
+        assertExit(refused, 2, 'run --plan with --max-hops');
+        const run = await sim.ctl(['upgrade', 'run', '--plan', planFile, '--yes']);
+        assertExit(run, 0, 'run --plan');
+        assert.match(run.stderr, /hop 2\/2/, 'the second hop ran');
+        assert.equal(readHopState(sim)?.result, 'succeeded');
+        await assertUpgraded(sim, { operator: TARGET, tag: clusterTagFor(TARGET) ?? '', dbVersion: '7.4' });
       },
       { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 },
     );
