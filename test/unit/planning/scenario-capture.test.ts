@@ -20,6 +20,7 @@ function capture(snapshot: Snapshot, options: { anonymize?: boolean; extras?: Ca
     ...result,
     text,
     loaded: parseScenario(text, 'captured.yaml'),
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an untyped YAML document, read field by field
     doc: parse(text) as Record<string, any>,
   };
 }
