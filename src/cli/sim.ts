@@ -105,7 +105,9 @@ function registerCapture(sim: Command, runtime: Runtime): void {
       '  ctl sim capture -n redis > my-cluster.yaml\n' +
       '  ctl sim capture -n redis --cluster rec --anonymize --out copy.yaml\n' +
       '  ctl sim up --scenario copy.yaml --dir /tmp/rehearsal --fast\n' +
-      '\nExit codes: 0 captured, 2 no (or no single) cluster resource, 4 access refused.\n' +
+      'Without --out the YAML goes to stdout (-o json: the same scenario as JSON).\n' +
+      '\nExit codes: 0 captured, 1 a cluster the scenario format cannot express,\n' +
+      '2 no (or no single) cluster resource, 4 access refused.\n' +
       'Docs: docs/simulator.md ("Capture a live cluster")\n',
   );
   capture.action(async (_options: unknown, command: Command) => {

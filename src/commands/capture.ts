@@ -5,7 +5,7 @@ import { OperationError, UsageError } from '../errors.js';
 import type { SessionInput } from './session.js';
 
 export interface CaptureCommandInput extends SessionInput {
-  /** `--out <file>`; without it the YAML goes to stdout. */
+  /** `--out <file>`; without it the YAML (with -o json: JSON, which is YAML too) goes to stdout. */
   out?: string | undefined;
   anonymize: boolean;
 }
@@ -73,7 +73,8 @@ export async function runCaptureCommand(input: CaptureCommandInput): Promise<voi
       input.io.info(
         `captured ${input.anonymize ? 'the cluster (names anonymized)' : `${snapshot.namespace}/${snapshot.cluster.name}`} to ${input.out}; rehearse with: ctl sim up --scenario ${input.out}`,
       );
-    } else input.io.data(yaml);
+    } else if (input.io.output === 'json') input.io.json(captured.scenario);
+    else input.io.data(yaml);
   } finally {
     await session.close();
   }

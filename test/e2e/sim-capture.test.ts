@@ -205,35 +205,50 @@ async function withCapture<T>(
 }
 
 describe('ctl sim up --scenario <captured file> (child process)', () => {
-  it('serves the capture with a new random password, and plans as the original does', TIMEOUT, async () => {
-    await withSim('happy-path', async (sim) => {
-      const file = path.join(sim.sandbox.dir, 'captured.yaml');
-      assertExit(await sim.ctl(['sim', 'capture', '--out', file]), 0, 'ctl sim capture');
-      const original = await planOf(sim);
-      const copy = await startSimUp(['--scenario', file, '--fast', '--dir', 'copy'], sim.sandbox.dir);
-      try {
-        const env = readEnvFile(path.join(copy.ready.dir, 'env'));
-        assert.equal(env.CTL_USERNAME, 'admin@example.com');
-        assert.notEqual(env.CTL_PASSWORD, sim.env.CTL_PASSWORD, 'not the original password');
-        assert.ok((env.CTL_PASSWORD ?? '').length >= 16, 'a random password');
-        assert.ok(
-          !readFileSync(file, 'utf8').includes(env.CTL_PASSWORD ?? ''),
-          'made by the simulator, not written',
-        );
-        const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '-o', 'json'], {
-          env: { ...env, HOME: sim.env.HOME },
-          cwd: sim.sandbox.dir,
-          timeoutMs: 60_000,
-        });
-        assertExit(result, original.code ?? 0, 'ctl upgrade plan on the capture');
+  it(
+    'serves the capture with a new random password, and plans as the original does; -o json; exit 2 without a cluster',
+    TIMEOUT,
+    async () => {
+      await withSim('happy-path', async (sim) => {
+        const file = path.join(sim.sandbox.dir, 'captured.yaml');
+        assertExit(await sim.ctl(['sim', 'capture', '--out', file]), 0, 'ctl sim capture');
+        const asJson = await sim.ctl(['sim', 'capture', '-o', 'json']);
+        assertExit(asJson, 0, 'ctl sim capture -o json');
         assert.deepEqual(
-          normalized(JSON.parse(result.stdout) as Record<string, unknown>),
-          normalized(original.plan),
+          JSON.parse(asJson.stdout),
+          parse(readFileSync(file, 'utf8')),
+          '-o json: the same scenario',
         );
-      } finally {
-        copy.child.kill('SIGTERM');
-        await within('ctl sim up to stop after SIGTERM', 30_000, copy.exited);
-      }
-    });
-  });
+        const nowhere = await sim.ctl(['sim', 'capture', '-n', 'nowhere']);
+        assertExit(nowhere, 2, 'ctl sim capture -n nowhere');
+        assert.match(nowhere.stderr, /no cluster resource in namespace nowhere: nothing to capture/);
+        assert.match(nowhere.stderr, /hint: Pass the namespace of the cluster resource with -n/);
+        const original = await planOf(sim);
+        const copy = await startSimUp(['--scenario', file, '--fast', '--dir', 'copy'], sim.sandbox.dir);
+        try {
+          const env = readEnvFile(path.join(copy.ready.dir, 'env'));
+          assert.equal(env.CTL_USERNAME, 'admin@example.com');
+          assert.notEqual(env.CTL_PASSWORD, sim.env.CTL_PASSWORD, 'not the original password');
+          assert.ok((env.CTL_PASSWORD ?? '').length >= 16, 'a random password');
+          assert.ok(
+            !readFileSync(file, 'utf8').includes(env.CTL_PASSWORD ?? ''),
+            'made by the simulator, not written',
+          );
+          const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '-o', 'json'], {
+            env: { ...env, HOME: sim.env.HOME },
+            cwd: sim.sandbox.dir,
+            timeoutMs: 60_000,
+          });
+          assertExit(result, original.code ?? 0, 'ctl upgrade plan on the capture');
+          assert.deepEqual(
+            normalized(JSON.parse(result.stdout) as Record<string, unknown>),
+            normalized(original.plan),
+          );
+        } finally {
+          copy.child.kill('SIGTERM');
+          await within('ctl sim up to stop after SIGTERM', 30_000, copy.exited);
+        }
+      });
+    },
+  );
 });
