@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 // Static: a split bundle's import() of this CommonJS package yields only `default` (scripts/bundle.mjs).
 import { stringify } from 'yaml';
-import { OperationError, UsageError } from '../errors.js';
+import { AuthError, ExitCode, OperationError, UsageError } from '../errors.js';
 import type { SessionInput } from './session.js';
 
 export interface CaptureCommandInput extends SessionInput {
@@ -48,6 +48,15 @@ export async function runCaptureCommand(input: CaptureCommandInput): Promise<voi
               : 'Name the one to capture with --cluster.',
         },
       );
+    }
+    // Refused credentials are a mistake to fix (exit 4, as for plan); an API out of reach only
+    // costs the module platforms and the API's versions, which the warnings name.
+    if (snapshot.api.failure?.exitCode === ExitCode.auth) {
+      throw new AuthError(`the management API refused the credentials: ${snapshot.api.error ?? ''}`, {
+        hint:
+          snapshot.api.failure.hint ??
+          'Pass --username with --password-stdin or --password-file, or fix the cluster Secret.',
+      });
     }
     const { extras, notes: readNotes } = await readCaptureExtras(
       session.kube.objects,

@@ -206,7 +206,7 @@ async function withCapture<T>(
 
 describe('ctl sim up --scenario <captured file> (child process)', () => {
   it(
-    'serves the capture with a new random password, and plans as the original does; -o json; exit 2 without a cluster',
+    'serves the capture with a new random password, and plans as the original does; -o json; exit 2 without a cluster, 4 with refused credentials',
     TIMEOUT,
     async () => {
       await withSim('happy-path', async (sim) => {
@@ -223,6 +223,9 @@ describe('ctl sim up --scenario <captured file> (child process)', () => {
         assertExit(nowhere, 2, 'ctl sim capture -n nowhere');
         assert.match(nowhere.stderr, /no cluster resource in namespace nowhere: nothing to capture/);
         assert.match(nowhere.stderr, /hint: Pass the namespace of the cluster resource with -n/);
+        const refused = await sim.ctl(['sim', 'capture'], { env: { CTL_PASSWORD: 'not-the-password' } });
+        assertExit(refused, 4, 'ctl sim capture with a wrong password');
+        assert.match(refused.stderr, /the management API refused the credentials/);
         const original = await planOf(sim);
         const copy = await startSimUp(['--scenario', file, '--fast', '--dir', 'copy'], sim.sandbox.dir);
         try {
