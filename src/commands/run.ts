@@ -227,7 +227,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       reporter = await createRunReporter(input);
       const { runSteps } = await import('../run/runner.js');
       let verificationFailure: Error | undefined;
-      const { renderSummaryText } = await import('../run/summary.js');
+      const { renderSummaryText, renderVerificationText } = await import('../run/summary.js');
       const { reportSteps } = await import('../run/report.js');
       try {
         const outcome = await runSteps({
@@ -261,7 +261,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           data: { result, steps: outcome.summary, ...(verification ? { verification } : {}) },
         });
         record.steps = reportSteps(outcome.summary, outcome.state);
-        const verificationText = verification && verifier?.renderVerificationText(verification);
+        const verificationText = verification && renderVerificationText(verification);
         if (io.output === 'text')
           io.stderrWrite(
             `\n${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}`,

@@ -215,17 +215,3 @@ function atLeast(version: string | null, expected: string | null): boolean {
   if (!have || !want) return false;
   return compareDatabaseVersions(have, want) >= 0;
 }
-
-/** Lines under the run's summary table. */
-export function renderVerificationText(verification: Verification): string {
-  if (verification.status === 'unverified')
-    return `verification: could not be made: ${verification.reason ?? 'no answer'} (the run's result stands; check with GET /v1/nodes and GET /v1/bdbs)`;
-  const nodesOk = verification.nodes.filter((n) => n.ok).length;
-  const databasesOk = verification.databases.filter((d) => d.ok).length;
-  const head =
-    `verification (management API): ${nodesOk} of ${verification.nodes.length} node(s)` +
-    `${verification.expectedClusterVersion ? ` on RS ${verification.expectedClusterVersion}` : ''}, ` +
-    `${databasesOk} of ${verification.databases.length} database(s) active at their target version`;
-  if (verification.status === 'verified') return head;
-  return [head, ...verification.mismatches.map((m) => `  mismatch: ${m}`)].join('\n');
-}

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { ApiBdb, ApiNode } from '../../../src/api/types.js';
 import { planUpgrade } from '../../../src/steps/index.js';
 import type { StepSummary } from '../../../src/run/runner.js';
-import { renderVerificationText, verify, verifyRun } from '../../../src/run/verification.js';
+import { renderVerificationText } from '../../../src/run/summary.js';
+import { verify, verifyRun } from '../../../src/run/verification.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
 
 const snapshot = makeSnapshot();
