@@ -100,12 +100,12 @@ function registerCapture(sim: Command, runtime: Runtime): void {
       'names). No password, token, licence key or certificate is written: the simulator\n' +
       'makes a new random password and a placeholder licence with the captured state.\n' +
       "Timing, faults and operator behaviour knobs stay at the simulator's defaults.\n" +
+      'Without --out the YAML goes to stdout (-o json: the same scenario as JSON).\n' +
       'Global options (--kubeconfig, --context, -n, --cluster): ctl --help\n' +
       '\nExamples:\n' +
       '  ctl sim capture -n redis > my-cluster.yaml\n' +
       '  ctl sim capture -n redis --cluster rec --anonymize --out copy.yaml\n' +
       '  ctl sim up --scenario copy.yaml --dir /tmp/rehearsal --fast\n' +
-      'Without --out the YAML goes to stdout (-o json: the same scenario as JSON).\n' +
       '\nExit codes: 0 captured, 1 a cluster the scenario format cannot express,\n' +
       '2 no (or no single) cluster resource, 4 access refused.\n' +
       'Docs: docs/simulator.md ("Capture a live cluster")\n',

@@ -239,6 +239,9 @@ export function register(program: Command, runtime: Runtime): void {
         'security-context, cluster, monitor, databases. Each is saved in the state file\n' +
         'as it runs: after any failure or interruption, run the same command again to\n' +
         'resume at the first step not done (the error ends with that command).\n' +
+        'After the steps (not with --dry-run), the management API is asked whether every\n' +
+        'node runs the target RS and every database is active at its target version: the\n' +
+        'answer is shown under the summary and in --report (verification).\n' +
         'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
         '\nExamples:\n' +
         '  ctl upgrade run --to 7.8.2-6\n' +
@@ -248,7 +251,8 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl upgrade run --to 7.8.2-6 --yes --remediate --module-file ./graph-rhel9.zip\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --state-store configmap --report report.json   # a Job\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --context eu --context us --max-parallel-clusters 2\n' +
-        '\nExit codes: 0 done, 1 a step failed, 2 usage, 3 a check failed (nothing was\n' +
+        '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
+        'steps did), 2 usage, 3 a check failed (nothing was\n' +
         'changed), 4 auth, 5 locked, 6 timed out or stalled, 7 stale --plan, 130/143\n' +
         'interrupted (state saved).\n' +
         'Docs: docs/upgrade.md, docs/troubleshooting.md\n',
