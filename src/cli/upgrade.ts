@@ -252,9 +252,8 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl upgrade run --to 7.8.2-6 --yes --state-store configmap --report report.json   # a Job\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --context eu --context us --max-parallel-clusters 2\n' +
         '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
-        'steps did), 2 usage, 3 a check failed (nothing was\n' +
-        'changed), 4 auth, 5 locked, 6 timed out or stalled, 7 stale --plan, 130/143\n' +
-        'interrupted (state saved).\n' +
+        'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
+        '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +
         'Docs: docs/upgrade.md, docs/troubleshooting.md\n',
     );
   run.action(async (_o: unknown, command: Command) => {
