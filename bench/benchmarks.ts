@@ -57,6 +57,7 @@ export const HELP_COMMANDS: string[][] = [
   ['sim'],
   ['sim', 'up'],
   ['sim', 'scenarios'],
+  ['sim', 'capture'],
   ['demo'],
   ['completion'],
 ];

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { addConnectionOptions } from './connection.js';
 import type { Runtime } from './globals.js';
 
-/** `ctl sim up` and `ctl sim scenarios` (SIMULATOR.md): the simulated cluster for tests, demos, rehearsals. */
+/** `ctl sim up`, `ctl sim scenarios` and `ctl sim capture` (SIMULATOR.md): the simulated cluster for tests, demos, rehearsals. */
 export function register(program: Command, runtime: Runtime): void {
   const sim = program
     .command('sim')
@@ -14,6 +15,7 @@ export function register(program: Command, runtime: Runtime): void {
       '\nExamples:\n' +
         '  ctl sim scenarios\n' +
         '  ctl sim up --scenario happy-path --dir /tmp/sim --fast\n' +
+        '  ctl sim capture -n redis --out my-cluster.yaml && ctl sim up --scenario my-cluster.yaml\n' +
         '\nDocs: docs/simulator.md\n',
     );
 
@@ -78,6 +80,57 @@ export function register(program: Command, runtime: Runtime): void {
       const { printScenarios } = await import('../sim/up.js');
       printScenarios(io);
     });
+
+  registerCapture(sim, runtime);
+}
+
+function registerCapture(sim: Command, runtime: Runtime): void {
+  const capture = sim
+    .command('capture')
+    .description(
+      'read a live cluster (read-only) and write a scenario that ctl sim up runs: rehearse on a copy of it',
+    )
+    .option('--out <file>', 'write the scenario YAML to this file (default: stdout)')
+    .option('--anonymize', 'replace the names of namespaces, the cluster, databases and the helm release');
+  addConnectionOptions(capture).addHelpText(
+    'after',
+    '\nReads (GET and LIST only) the cluster resource, its databases, the operator and how\n' +
+      'it was installed (bundle, helm, OLM Subscription), the admission webhook, OpenShift\n' +
+      'SCCs, and the modules, databases and nodes through the management API (reached as\n' +
+      'ctl upgrade plan reaches it). Names and versions are kept (--anonymize replaces the\n' +
+      'names). No password, token, licence key or certificate is written: the simulator\n' +
+      'makes a new random password and a placeholder licence with the captured state.\n' +
+      "Timing, faults and operator behaviour knobs stay at the simulator's defaults.\n" +
+      'Without --out the YAML goes to stdout (-o json: the same scenario as JSON).\n' +
+      'Global options (--kubeconfig, --context, -n, --cluster): ctl --help\n' +
+      '\nExamples:\n' +
+      '  ctl sim capture -n redis > my-cluster.yaml\n' +
+      '  ctl sim capture -n redis --cluster rec --anonymize --out copy.yaml\n' +
+      '  ctl sim up --scenario copy.yaml --dir /tmp/rehearsal --fast\n' +
+      '\nExit codes: 0 captured, 1 a cluster the scenario format cannot express,\n' +
+      '2 no (or no single) cluster resource, 4 access refused.\n' +
+      'Docs: docs/simulator.md ("Capture a live cluster")\n',
+  );
+  capture.action(async (_options: unknown, command: Command) => {
+    const { createIo, readGlobalOptions } = await import('./read-globals.js');
+    const { readConnectionFlags } = await import('./read-connection.js');
+    const { checkFilePath } = await import('../io/paths.js');
+    const globals = readGlobalOptions(command);
+    const io = await createIo(globals, runtime);
+    const options = command.opts() as { out?: string; anonymize?: boolean };
+    checkFilePath('--out', options.out, 'output');
+    const connection = readConnectionFlags(command, runtime.env);
+    const { runCaptureCommand } = await import('../commands/capture.js');
+    await runCaptureCommand({
+      globals,
+      connection,
+      io,
+      env: runtime.env,
+      stdin: runtime.stdin,
+      out: options.out,
+      anonymize: options.anonymize === true,
+    });
+  });
 }
 
 function parsePort(value: string | undefined, flag: string): number | undefined {

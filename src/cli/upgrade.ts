@@ -184,6 +184,9 @@ export function register(program: Command, runtime: Runtime): void {
         'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
         '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
         'checked before each hop, and one state file records the hops.\n' +
+        'After the steps (not with --dry-run), the management API is asked whether every\n' +
+        'node runs the target RS and every database is active at its target version: the\n' +
+        'answer is shown under the summary and in --report (verification).\n' +
         'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
         '\nExamples:\n' +
         '  ctl upgrade run --to 7.8.2-6\n' +
@@ -193,9 +196,9 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl upgrade run --to 7.8.2-6 --yes --remediate --module-file ./graph-rhel9.zip\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --state-store configmap --report report.json   # a Job\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --context eu --context us --max-parallel-clusters 2\n' +
-        '\nExit codes: 0 done, 1 a step failed, 2 usage, 3 a check failed (nothing was\n' +
-        'changed), 4 auth, 5 locked, 6 timed out or stalled, 7 stale --plan, 130/143\n' +
-        'interrupted (state saved).\n' +
+        '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
+        'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
+        '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +
         'Docs: docs/upgrade.md, docs/troubleshooting.md\n',
     );
   run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));

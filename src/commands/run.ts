@@ -239,7 +239,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         : { snapshot, plan };
       reporter = await createRunReporter(input);
       const { runSteps } = await import('../run/runner.js');
-      const { renderSummaryText } = await import('../run/summary.js');
+      let verificationFailure: Error | undefined;
+      const { renderSummaryText, renderVerificationText } = await import('../run/summary.js');
       const { reportSteps } = await import('../run/report.js');
       try {
         for (;;) {
@@ -281,16 +282,33 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
               `dry run: ${hopsRun.describeHop(state, hopIndex)} only; the hops after it are planned from the cluster as it leaves it (ctl upgrade plan shows them)`,
             );
           }
+          // Not in a dry run: nothing changed, so there is nothing to verify. The last hop's
+          // plan names the final target and the selection as the steps saw them.
+          const verifier = input.dryRun ? undefined : await import('../run/verification.js');
+          const verification = await verifier?.verifyRun(session.api(), {
+            plan: hopPlanned.plan,
+            snapshot: hopPlanned.snapshot,
+            steps: outcome.summary,
+          });
+          record.verification = verification;
+          const result = verification?.unexplained ? 'failed' : 'succeeded';
           reporter.emit({
             type: 'done',
             message: input.dryRun
               ? 'dry run complete: nothing was changed'
-              : `upgrade to ${plan.target.operator} complete`,
-            data: { result: 'succeeded', steps: outcome.summary },
+              : verification?.unexplained
+                ? `upgrade to ${plan.target.operator} ran, but the cluster does not show it`
+                : `upgrade to ${plan.target.operator} complete`,
+            data: { result, steps: outcome.summary, ...(verification ? { verification } : {}) },
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
-          if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
-          await writeCiSummary(input, 'succeeded', outcome.summary);
+          const verificationText = verification && renderVerificationText(verification);
+          if (io.output === 'text')
+            io.stderrWrite(
+              `\n${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}`,
+            );
+          await writeCiSummary(input, result, outcome.summary, verificationText);
+          if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
           break;
         }
       } catch (error) {
@@ -308,6 +326,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         await writeCiSummary(input, result, summary);
         throw withResumeHint(error, resumeCommand);
       }
+      if (verificationFailure) throw verificationFailure;
     } finally {
       await lock?.release();
     }
@@ -460,11 +479,25 @@ async function writeCiSummary(
   input: RunCommandInput,
   result: string,
   rows: import('../run/runner.js').StepSummary[],
+  footer?: string,
 ): Promise<void> {
   if (!input.io.isGitHubActions) return;
   const { writeStepSummary } = await import('../io/github.js');
   const { renderSummaryMarkdown } = await import('../run/summary.js');
-  writeStepSummary(input.env, renderSummaryMarkdown(`ctl upgrade: ${result}`, rows));
+  writeStepSummary(input.env, renderSummaryMarkdown(`ctl upgrade: ${result}`, rows, footer));
+}
+
+/** A verification the run cannot explain: exit 1, with what was found and what to do. */
+function verificationError(
+  verification: import('../run/verification.js').Verification,
+  resumeCommand: string,
+): OperationError {
+  return new OperationError(
+    `the steps finished, but the management API does not show the upgrade:\n  ${verification.mismatches.join('\n  ')}`,
+    {
+      hint: `Follow each line above, then run ${resumeCommand} again: each step re-reads the cluster, does only what is left, and the run verifies again.`,
+    },
+  );
 }
 
 function resumeCommandFor(

@@ -164,6 +164,8 @@ export interface StatefulSetSnapshot extends ObjectVersion {
   currentRevision?: string | undefined;
   updateRevision?: string | undefined;
   observedGeneration?: number | undefined;
+  /** `spec.updateStrategy.type`: `RollingUpdate` (Kubernetes' default) or `OnDelete`. */
+  updateStrategy?: string | undefined;
 }
 
 export interface PodSnapshot {
@@ -913,6 +915,7 @@ function toStatefulSet(object: KubeObject): StatefulSetSnapshot {
     currentRevision: str(status.currentRevision),
     updateRevision: str(status.updateRevision),
     observedGeneration: num(status.observedGeneration),
+    updateStrategy: str(getPath(object, ['spec', 'updateStrategy', 'type'])),
   };
 }
 

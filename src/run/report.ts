@@ -6,6 +6,7 @@ import { packageVersion } from '../package-root.js';
 import type { Plan } from '../planning/plan.js';
 import type { StepSummary } from './runner.js';
 import type { UpgradeState } from './state.js';
+import type { Verification } from './verification.js';
 
 /**
  * `ctl upgrade run --report <file>`: one JSON document for any CI system, written when the run
@@ -45,6 +46,8 @@ export interface RunRecord {
   steps: ReportStep[];
   state: { store: string; location: string } | undefined;
   resumeCommand: string | undefined;
+  /** After a run that changed the cluster: the nodes and databases as the management API reports them. */
+  verification: Verification | undefined;
 }
 
 export function newRunRecord(dryRun: boolean, now = new Date()): RunRecord {
@@ -64,6 +67,7 @@ export function newRunRecord(dryRun: boolean, now = new Date()): RunRecord {
     steps: [],
     state: undefined,
     resumeCommand: undefined,
+    verification: undefined,
   };
 }
 
@@ -144,6 +148,8 @@ export function clusterReport(record: RunRecord): Record<string, unknown> {
     state: record.state ?? null,
     resumeCommand: record.result === 'succeeded' ? null : (record.resumeCommand ?? null),
     plan: record.plan ?? null,
+    // Added to CLI.md's report: null for a dry run or a run that stopped before its end.
+    verification: record.verification ?? null,
   };
 }
 

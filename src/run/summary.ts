@@ -1,6 +1,7 @@
 import { formatDuration } from '../io/progress.js';
 import { markdownText, oneLine } from '../io/safe-text.js';
 import type { StepSummary } from './runner.js';
+import type { Verification } from './verification.js';
 
 /** The final table of a run, for people (text) and for CI job summaries (Markdown). */
 export function renderSummaryText(rows: readonly StepSummary[]): string {
@@ -42,4 +43,18 @@ export function renderSummaryMarkdown(title: string, rows: readonly StepSummary[
   }
   if (footer) lines.push('', markdownText(footer));
   return `${lines.join('\n')}\n`;
+}
+
+/** Lines under the run's summary table. */
+export function renderVerificationText(verification: Verification): string {
+  if (verification.status === 'unverified')
+    return `verification: could not be made: ${verification.reason ?? 'no answer'} (the run's result stands; check with GET /v1/nodes and GET /v1/bdbs)`;
+  const nodesOk = verification.nodes.filter((n) => n.ok).length;
+  const databasesOk = verification.databases.filter((d) => d.ok).length;
+  const head =
+    `verification (management API): ${nodesOk} of ${verification.nodes.length} node(s)` +
+    `${verification.expectedClusterVersion ? ` on RS ${verification.expectedClusterVersion}` : ''}, ` +
+    `${databasesOk} of ${verification.databases.length} database(s) active at their target version`;
+  if (verification.status === 'verified') return head;
+  return [head, ...verification.mismatches.map((m) => `  mismatch: ${m}`)].join('\n');
 }

@@ -4,6 +4,7 @@
  * Problems are returned, not thrown, so the caller reports them all at once with line numbers.
  */
 
+import { randomBytes } from 'node:crypto';
 import { channelVersions, csvName, olmChannels, PRODUCTION_CHANNEL } from '../olm/catalog.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
@@ -50,6 +51,11 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
     cluster: {
       ...file.cluster,
       apiVersion: file.cluster.apiVersion ?? serverVersionOf(file.cluster.versionTag),
+      // A user without a password (a captured scenario) gets a new random one.
+      users: file.cluster.users.map((user) => ({
+        ...user,
+        password: user.password ?? randomBytes(18).toString('base64url'),
+      })),
     },
     modules,
     databases: assignUids(

@@ -52,7 +52,8 @@ export const DEFAULT_ADMIN = { username: 'admin@example.com', password: 'change-
 
 const userSchema = z.strictObject({
   username: z.string().min(1),
-  password: z.string().min(1),
+  /** Absent: a new random password (a captured scenario never carries one), written to <dir>/env. */
+  password: z.string().min(1).optional(),
   role: z.enum(USER_ROLES).default('admin'),
   passwordExpired: z.boolean().default(false),
 });
@@ -249,7 +250,7 @@ export const scenarioFileSchema = z.strictObject({
 });
 
 export type ScenarioFile = z.output<typeof scenarioFileSchema>;
-export type ScenarioUser = z.output<typeof userSchema>;
+export type ScenarioUser = Omit<z.output<typeof userSchema>, 'password'> & { password: string };
 export type ScenarioModule = z.output<typeof moduleSchema>;
 export type ScenarioFault = z.output<typeof faultSchema>;
 export type ScenarioTiming = ScenarioFile['timing'];
@@ -276,6 +277,9 @@ export interface Scenario extends Omit<
     olm: { channel: string; approval: 'Manual' | 'Automatic'; startingCSV: string } | null;
   };
   admission: { enabled: boolean; webhookName: string };
-  cluster: Omit<ScenarioFile['cluster'], 'apiVersion'> & { apiVersion: string };
+  cluster: Omit<ScenarioFile['cluster'], 'apiVersion' | 'users'> & {
+    apiVersion: string;
+    users: ScenarioUser[];
+  };
   databases: ScenarioDatabase[];
 }

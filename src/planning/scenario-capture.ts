@@ -1,0 +1,368 @@
+/**
+ * `ctl sim capture`: a live cluster, as read once into a Snapshot (plus the few facts of
+ * src/planning/capture-reads.ts), turned into a scenario file of the simulator
+ * (docs/simulator.md "Scenario file"), so `ctl sim up --scenario <file>` rehearses an upgrade on
+ * a copy of it.
+ *
+ * Pure: no reads, no writes. The scenario format is written out here field by field rather than
+ * imported from src/sim/ (the simulator is a world of its own, docs/architecture.md); the
+ * end-to-end tests validate every capture against the simulator's own schema.
+ *
+ * What is never captured: passwords, tokens, the licence key, certificates and keys. The
+ * scenario gets one admin user without a password, for which the simulator makes a new random
+ * one (it writes it to its env file), and the licence only as its state (`Valid`, `Invalid`, `Expired`), which
+ * is what the checks read; the simulator puts its own placeholder key where the licence was
+ * (a Secret, or inline in the spec).
+ */
+
+import { type Bdb, type Snapshot } from './snapshot.js';
+
+/** Facts a live cluster shows that the planner's snapshot does not keep (capture-reads.ts). */
+export interface CaptureExtras {
+  /** The cluster StatefulSet's `spec.updateStrategy.type`. */
+  statefulSetStrategy?: string | undefined;
+  /** What the `redb-role` RoleBindings of the watched namespaces point at. */
+  roleRefKind?: 'Role' | 'ClusterRole' | undefined;
+  /** OpenShift: how `redis-enterprise-scc-v2` is bound to the cluster's service account. */
+  sccBinding?: 'users' | 'rbac' | undefined;
+  /** OpenShift: other namespaces whose cluster service account the same SCC admits. */
+  sccSharedWith: string[];
+}
+
+export interface CaptureOptions {
+  /** Replace the names of namespaces, the cluster, databases and the helm release. */
+  anonymize: boolean;
+  /** When the capture was made, for the description. */
+  now: Date;
+}
+
+export interface Capture {
+  /** The scenario, in the key order of the scenario file. */
+  scenario: Record<string, unknown>;
+  /** What could not be captured and was left at the simulator's default: for stderr. */
+  notes: string[];
+}
+
+/** The scenario format's version patterns (the simulator's schema.ts says the same). */
+const OPERATOR_VERSION = /^\d+\.\d+\.\d+-\d+$/;
+const VERSION_TAG = /^\d+\.\d+\.\d+-\d+(\.\d+)?(\.[a-z0-9]+(-[a-z0-9]+)*)?$/;
+const SERVER_VERSION = /^\d+\.\d+\.\d+-\d+$/;
+const MODULE_VERSION = /^\d+\.\d+\.\d+$/;
+const PLATFORM = /^[a-z][a-z0-9.]*\/[a-z0-9_]+$/;
+const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const POLICY_WORDS = new Set(['major', 'latest']);
+const LICENSE_STATES = new Set(['Valid', 'Invalid', 'Expired']);
+/** The username of the captured scenario's one user: the original's is not copied. */
+export const CAPTURED_USERNAME = 'admin@example.com';
+
+/** Names of the cluster's own world, replaced consistently under --anonymize. */
+class Names {
+  readonly #map = new Map<string, string>();
+  readonly #counters = new Map<string, number>();
+
+  constructor(private readonly anonymize: boolean) {}
+
+  /** The same real name of one kind always gives the same replacement. */
+  of(kind: 'ns' | 'cluster' | 'db' | 'release', real: string): string {
+    if (!this.anonymize) return real;
+    const key = `${kind}/${real}`;
+    const known = this.#map.get(key);
+    if (known) return known;
+    const next = (this.#counters.get(kind) ?? 0) + 1;
+    this.#counters.set(kind, next);
+    const replacement = `${kind === 'ns' ? 'namespace' : kind === 'db' ? 'database' : kind}-${next}`;
+    this.#map.set(key, replacement);
+    return replacement;
+  }
+}
+
+export class CaptureError extends Error {}
+
+export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, options: CaptureOptions): Capture {
+  const notes: string[] = [];
+  const names = new Names(options.anonymize);
+  const { cluster, operator } = snapshot;
+  if (!cluster) throw new CaptureError('no cluster resource to capture');
+  if (!operator?.version || !OPERATOR_VERSION.test(operator.version)) {
+    throw new CaptureError(
+      operator
+        ? `the operator image ${operator.image} carries no operator version as its tag`
+        : `no operator Deployment found in namespace ${snapshot.namespace}`,
+    );
+  }
+  const namespace = names.of('ns', snapshot.namespace);
+  // Under OLM the cluster must be named `rec` (redis-facts.md §11): that name is a constraint of
+  // the install, not the user's choice, so --anonymize keeps it and the plan stays the same.
+  const clusterName = snapshot.olm ? cluster.name : names.of('cluster', cluster.name);
+  const api = snapshot.api;
+  if (!api.reachable) {
+    notes.push(
+      `the management API could not be read (${api.error ?? 'no answer'}): database versions come from the database resources, module platforms are assumed to be rhel8/x86_64 and rhel9/x86_64, and the API version from the cluster's image tag`,
+    );
+  }
+
+  const installedBy = snapshot.olm ? 'olm' : operator.helmRelease ? 'helm' : 'bundle';
+  const otherNamespaces = snapshot.watchedNamespaces.filter((ns) => ns !== snapshot.namespace);
+  const operatorPart: Record<string, unknown> = { version: operator.version, installedBy };
+  if (installedBy === 'olm') {
+    const subscription = snapshot.olm?.subscription;
+    const olm: Record<string, unknown> = {};
+    if (subscription?.channel) olm.channel = subscription.channel;
+    if (subscription?.approval === 'Manual' || subscription?.approval === 'Automatic')
+      olm.approval = subscription.approval;
+    if (!subscription)
+      notes.push('the OLM Subscription could not be read: channel and approval are defaults');
+    operatorPart.olm = olm;
+  }
+  if (installedBy === 'helm' && operator.helmRelease) {
+    operatorPart.helmRelease = names.of('release', operator.helmRelease.name);
+    // Only the operator image the user pinned: other values may hold secrets and change no plan.
+    const pinned = snapshot.helmRelease?.pinnedOperatorImage;
+    if (pinned?.tag !== undefined || pinned?.repository !== undefined) {
+      const image: Record<string, string> = {};
+      if (pinned.repository !== undefined) image.repository = pinned.repository;
+      if (pinned.tag !== undefined) image.tag = pinned.tag;
+      operatorPart.helmValues = { operator: { image } };
+    }
+  }
+  if (otherNamespaces.length > 0)
+    operatorPart.watchNamespaces = otherNamespaces.map((ns) => names.of('ns', ns));
+  if (extras.roleRefKind === 'ClusterRole') operatorPart.roleRefKind = 'ClusterRole';
+
+  const webhook =
+    snapshot.webhooks.find((w) => w.webhooks.some((h) => h.serviceNamespace === snapshot.namespace)) ??
+    snapshot.webhooks[0];
+  const admission: Record<string, unknown> = { enabled: webhook !== undefined };
+  if (webhook) admission.webhookName = anonymizedWebhookName(webhook.name, snapshot.namespace, namespace);
+
+  const scenario: Record<string, unknown> = {
+    name: options.anonymize ? 'captured' : scenarioNameOf(snapshot.context),
+    description: options.anonymize
+      ? `Captured from a live cluster on ${day(options.now)} (names anonymized)`
+      : `Captured from context ${snapshot.context}, cluster ${snapshot.namespace}/${cluster.name} on ${day(options.now)}`,
+    dialect: snapshot.dialect,
+    platform: snapshot.platform,
+    namespace,
+  };
+  const kubernetesVersion = /^v?(\d+)\.(\d+)/.exec(snapshot.kubernetesVersion ?? '');
+  if (kubernetesVersion && kubernetesVersion[1] === '1')
+    scenario.kubernetesVersion = `1.${kubernetesVersion[2]}`;
+  scenario.operator = operatorPart;
+  scenario.admission = admission;
+  scenario.cluster = clusterPart(snapshot, extras, clusterName, notes);
+  if (snapshot.platform === 'openshift')
+    scenario.openshift = openshiftPart(snapshot, extras, names, installedBy);
+  const databases = databasesOf(snapshot, names, notes);
+  scenario.modules = modulesOf(snapshot, databases, notes);
+  scenario.databases = databases;
+  return { scenario, notes };
+}
+
+function clusterPart(
+  snapshot: Snapshot,
+  extras: CaptureExtras,
+  name: string,
+  notes: string[],
+): Record<string, unknown> {
+  const cluster = snapshot.cluster!;
+  const versionTag = cluster.image.versionTag ?? imageTag(snapshot.pods[0]?.image);
+  if (!versionTag || !VERSION_TAG.test(versionTag))
+    throw new CaptureError(
+      `the cluster's image tag ${versionTag ?? '(none)'} is not a Redis Enterprise version such as 7.4.6-22`,
+    );
+  const part: Record<string, unknown> = {
+    name,
+    nodes: cluster.nodes ?? (snapshot.api.nodes.length || snapshot.pods.length || 3),
+    versionTag,
+  };
+  if (cluster.image.repository) part.repository = cluster.image.repository;
+  part.autoUpgrade = cluster.autoUpgrade;
+  part.upgradePolicy =
+    cluster.upgradePolicy && POLICY_WORDS.has(cluster.upgradePolicy) ? cluster.upgradePolicy : null;
+  part.digestHash = cluster.image.digestHash ?? null;
+  const imageSpecs: Record<string, unknown> = {};
+  const keys: Record<string, string> = {
+    redisEnterpriseServicesRiggerImageSpec: 'rigger',
+    bootstrapperImageSpec: 'bootstrapper',
+    'usageMeter.callHomeClient.imageSpec': 'callHomeClient',
+  };
+  for (const [field, spec] of Object.entries(cluster.otherImages)) {
+    const key = keys[field];
+    if (!key) continue;
+    const entry: Record<string, string> = {};
+    if (spec.repository) entry.repository = spec.repository;
+    if (spec.versionTag) entry.versionTag = spec.versionTag;
+    if (spec.digestHash) entry.digestHash = spec.digestHash;
+    imageSpecs[key] = entry;
+  }
+  if (Object.keys(imageSpecs).length > 0) part.imageSpecs = imageSpecs;
+  // Where the licence is, and its state: never the key itself.
+  part.licenseIn = cluster.licenseInline ? 'spec' : 'secret';
+  const licenseState = cluster.license?.state;
+  if (licenseState && LICENSE_STATES.has(licenseState)) part.license = licenseState;
+  else {
+    part.license = 'Valid';
+    notes.push(
+      `licence state ${licenseState ?? '(not shown)'} has no scenario equivalent: the capture says Valid`,
+    );
+  }
+  if (extras.statefulSetStrategy === 'OnDelete') part.statefulSetStrategy = 'OnDelete';
+  if (cluster.allowAutoAdjustment) part.allowAutoAdjustment = true;
+  const serverVersion = snapshot.api.nodes.map((node) => node.software_version).find(Boolean);
+  if (serverVersion && SERVER_VERSION.test(serverVersion)) part.apiVersion = serverVersion;
+  // No password: the simulator makes a random one and writes it to its env file.
+  part.users = [{ username: CAPTURED_USERNAME, role: 'admin' }];
+  return part;
+}
+
+function openshiftPart(
+  snapshot: Snapshot,
+  extras: CaptureExtras,
+  names: Names,
+  installedBy: string,
+): Record<string, unknown> {
+  const part: Record<string, unknown> = { sccBinding: extras.sccBinding ?? 'users' };
+  part.sccOwner = snapshot.scc?.helmOwned && installedBy === 'helm' ? 'helm' : 'bundle';
+  if (extras.sccSharedWith.length > 0) part.sharedWith = extras.sccSharedWith.map((ns) => names.of('ns', ns));
+  return part;
+}
+
+interface CapturedDatabase {
+  name: string;
+  namespace: string;
+  version: string;
+  uid?: number;
+  modules: { name: string; version: string }[];
+  activeActive?: boolean;
+  upgradePolicy?: string;
+}
+
+function databasesOf(snapshot: Snapshot, names: Names, notes: string[]): CapturedDatabase[] {
+  const cluster = snapshot.cluster!;
+  const bdbs = snapshot.api.bdbs;
+  const captured: CapturedDatabase[] = [];
+  const add = (
+    input: {
+      name: string;
+      namespace: string;
+      versionSpec?: string | undefined;
+      statusVersion?: string | undefined;
+    },
+    bdb: Bdb | undefined,
+    specModules: { name: string; version?: string | undefined }[],
+    activeActive: boolean,
+  ): void => {
+    const version =
+      majorMinor(bdb?.redis_version ?? bdb?.engine_version) ??
+      majorMinor(input.statusVersion) ??
+      majorMinor(input.versionSpec);
+    if (!version) {
+      notes.push(`database ${input.namespace}/${input.name}: no version could be read, so it is left out`);
+      return;
+    }
+    const modules = (
+      bdb?.module_list?.map((m) => ({ name: m.module_name, version: m.semantic_version })) ?? specModules
+    ).flatMap((m) =>
+      m.name && m.version && MODULE_VERSION.test(m.version) ? [{ name: m.name, version: m.version }] : [],
+    );
+    const database: CapturedDatabase = {
+      name: names.of('db', input.name),
+      namespace: names.of('ns', input.namespace),
+      version,
+      ...(bdb ? { uid: bdb.uid } : {}),
+      modules,
+    };
+    if (activeActive) database.activeActive = true;
+    if (input.versionSpec && POLICY_WORDS.has(input.versionSpec)) database.upgradePolicy = input.versionSpec;
+    captured.push(database);
+  };
+  for (const database of snapshot.databases) {
+    const bdb =
+      bdbs.find((b) => database.databaseUid !== undefined && String(b.uid) === database.databaseUid) ??
+      bdbs.find((b) => b.name === database.name && !b.crdt);
+    add(database, bdb, database.modules, false);
+  }
+  for (const database of snapshot.activeActiveDatabases) {
+    if (!database.participatingClusters.some((p) => p.name === cluster.name)) continue;
+    add(
+      database,
+      bdbs.find((b) => b.name === database.name && b.crdt === true),
+      [],
+      true,
+    );
+  }
+  // In the management API's order (its uids): the order the cluster lists its databases in.
+  const byName = (a: CapturedDatabase, b: CapturedDatabase) =>
+    `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`);
+  return captured.sort((a, b) =>
+    a.uid !== undefined && b.uid !== undefined
+      ? a.uid - b.uid
+      : a.uid !== undefined
+        ? -1
+        : b.uid !== undefined
+          ? 1
+          : byName(a, b),
+  );
+}
+
+/** The installed modules (the API's, without the bundled ones), and any a database uses that the API did not list. */
+function modulesOf(
+  snapshot: Snapshot,
+  databases: CapturedDatabase[],
+  notes: string[],
+): Record<string, unknown>[] {
+  const modules: { name: string; version: string; platforms: string[] }[] = [];
+  for (const module of snapshot.api.modules) {
+    if (module.is_bundled === true) continue;
+    const version = module.semantic_version;
+    const platforms = Object.keys(module.platforms ?? {}).filter((key) => PLATFORM.test(key));
+    if (!version || !MODULE_VERSION.test(version) || platforms.length === 0) continue;
+    if (modules.some((m) => m.name === module.module_name && m.version === version)) continue;
+    modules.push({ name: module.module_name, version, platforms });
+  }
+  for (const database of databases) {
+    for (const used of database.modules) {
+      if (modules.some((m) => m.name === used.name && m.version === used.version)) continue;
+      // Bundled, or the API could not be read: the database still needs it in the scenario.
+      const bundled = snapshot.api.modules.some(
+        (m) => m.module_name === used.name && m.semantic_version === used.version,
+      );
+      if (!bundled)
+        notes.push(
+          `module ${used.name} ${used.version}: platforms unknown, assumed rhel8/x86_64 and rhel9/x86_64`,
+        );
+      modules.push({ name: used.name, version: used.version, platforms: ['rhel8/x86_64', 'rhel9/x86_64'] });
+    }
+  }
+  return modules;
+}
+
+/** `7.2.4` or `7.2` -> `7.2`; `major`, `latest` or nothing -> undefined. */
+function majorMinor(version: string | undefined): string | undefined {
+  return /^(\d+\.\d+)(\.|$)/.exec(version ?? '')?.[1];
+}
+
+function imageTag(image: string | undefined): string | undefined {
+  const match = /:([^:/@]+)(@|$)/.exec(image ?? '');
+  return match?.[1];
+}
+
+/** The helm chart names its webhook after the namespace (`redis-enterprise-admission-<ns>`). */
+function anonymizedWebhookName(name: string, realNamespace: string, namespace: string): string {
+  return name.endsWith(`-${realNamespace}`) ? `${name.slice(0, -realNamespace.length)}${namespace}` : name;
+}
+
+/** The scenario's name from the kube context, as a Kubernetes name (the simulator names its context after it). */
+function scenarioNameOf(context: string): string {
+  const name = context
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return KUBE_NAME.test(name) ? name : 'captured';
+}
+
+function day(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}

@@ -1,0 +1,217 @@
+/**
+ * After a run (not a dry run): does the cluster say what the run says? Read once through the
+ * management API, whose answers are the truth of an upgrade (the spec's versionTag is only a
+ * wish: redis-facts.md §2 "no status field for the running RS version"): `GET /v1/nodes`, each
+ * node's `software_version` must be the target RS; `GET /v1/bdbs`, each database `active` at
+ * its target version (`redis_version`, `engine_version` in the engine dialect; redis-facts.md §4,
+ * DOCS `operate/rs/references/rest-api/objects/node.md` and `objects/bdb/_index.md`).
+ *
+ * A difference this run explains (a database left out by --databases, an Active-Active database
+ * to upgrade by hand, a step not run) is shown with what to do and does not fail the run; a
+ * difference the run cannot explain (a step reported done, the cluster disagrees) is a failure
+ * (exit 1, CLI.md "the operation failed"). When the API cannot be read, the verification says
+ * it could not be made and why, and the run's result stands.
+ */
+
+import type { ApiBdb, ApiNode } from '../api/types.js';
+import type { Plan, PlanDatabase } from '../planning/plan.js';
+import type { Snapshot } from '../planning/snapshot.js';
+import { compareDatabaseVersions, databaseVersionOf, parseImageTag } from '../release/versions.js';
+import type { StepSummary } from './runner.js';
+
+export interface VerifiedNode {
+  uid: number;
+  softwareVersion: string | null;
+  status: string | null;
+  ok: boolean;
+}
+
+export interface VerifiedDatabase {
+  name: string;
+  namespace: string | null;
+  uid: number | null;
+  status: string | null;
+  version: string | null;
+  expected: string | null;
+  ok: boolean;
+  /** Why it is not at its target, when this run explains it; with what to do next. */
+  note?: string;
+}
+
+export interface Verification {
+  /** verified: all at target; mismatch: something is not; unverified: the API could not be read. */
+  status: 'verified' | 'mismatch' | 'unverified';
+  /** unverified: why. */
+  reason?: string;
+  /** The RS every node should run (the target image tag's release and build), or null when the run set none. */
+  expectedClusterVersion: string | null;
+  nodes: VerifiedNode[];
+  databases: VerifiedDatabase[];
+  /** One line per difference, each with what to do next. */
+  mismatches: string[];
+  /** True when a mismatch is one this run cannot explain: the run fails (exit 1). */
+  unexplained: boolean;
+}
+
+export interface VerificationReader {
+  listNodes(): Promise<ApiNode[]>;
+  listBdbs(): Promise<ApiBdb[]>;
+}
+
+/** Reads the nodes and databases and verifies them; never throws. */
+export async function verifyRun(
+  api: VerificationReader | undefined,
+  input: { plan: Plan; snapshot: Snapshot; steps: readonly StepSummary[] },
+): Promise<Verification> {
+  if (!api) return unverified(input.plan, 'the management API was never opened');
+  let nodes: ApiNode[];
+  let bdbs: ApiBdb[];
+  try {
+    [nodes, bdbs] = await Promise.all([api.listNodes(), api.listBdbs()]);
+  } catch (error) {
+    return unverified(input.plan, error instanceof Error ? error.message : String(error));
+  }
+  return verify({ ...input, nodes, bdbs });
+}
+
+function unverified(plan: Plan, reason: string): Verification {
+  return {
+    status: 'unverified',
+    reason,
+    expectedClusterVersion: expectedRs(plan.target.clusterVersion),
+    nodes: [],
+    databases: [],
+    mismatches: [],
+    unexplained: false,
+  };
+}
+
+/** `7.8.2-60`, `8.0.18-36.14`, `7.4.6-22.rhel8-openshift` -> `7.8.2-60`, `8.0.18-36`, `7.4.6-22`. */
+function expectedRs(tag: string | null): string | null {
+  const parsed = tag ? parseImageTag(tag) : undefined;
+  return parsed ? `${parsed.rs.join('.')}-${parsed.build}` : null;
+}
+
+const RAN = new Set(['done', 'already done']);
+
+export function verify(input: {
+  plan: Plan;
+  snapshot: Snapshot;
+  steps: readonly StepSummary[];
+  nodes: ApiNode[];
+  bdbs: ApiBdb[];
+}): Verification {
+  const { plan, snapshot } = input;
+  const ran = (id: string) => RAN.has(input.steps.find((s) => s.id === id)?.result ?? 'not run');
+  const mismatches: string[] = [];
+  let unexplained = false;
+
+  const expectedClusterVersion = expectedRs(plan.target.clusterVersion);
+  const nodes = input.nodes.map((node): VerifiedNode => {
+    const running = expectedRs(node.software_version ?? null);
+    const ok =
+      expectedClusterVersion === null || (running === expectedClusterVersion && node.status === 'active');
+    return { uid: node.uid, softwareVersion: node.software_version ?? null, status: node.status ?? null, ok };
+  });
+  const lagging = nodes.filter((n) => !n.ok);
+  if (lagging.length > 0) {
+    const which = lagging
+      .map((n) => `node ${n.uid} (${n.softwareVersion ?? '?'}, ${n.status ?? '?'})`)
+      .join(', ');
+    if (ran('monitor')) {
+      unexplained = true;
+      mismatches.push(
+        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (kubectl logs deploy/redis-enterprise-operator -n ${snapshot.namespace}) and kubectl get rec -n ${snapshot.namespace}, then run ctl upgrade run again`,
+      );
+    } else {
+      mismatches.push(
+        `${which}: not ${expectedClusterVersion} yet: the cluster steps did not run in this run; run ctl upgrade run --to ${plan.target.operator} to finish`,
+      );
+    }
+  }
+
+  const planned = new Map<string, PlanDatabase>();
+  for (const action of plan.steps.find((s) => s.id === 'databases')?.actions ?? []) {
+    if (action.database) planned.set(`${action.database.namespace}/${action.database.name}`, action.database);
+  }
+  const target = plan.target.databaseVersion;
+  const databases = databasesOf(snapshot, input.bdbs).map(({ name, namespace, bdb }): VerifiedDatabase => {
+    const key = `${namespace ?? ''}/${name}`;
+    const action = planned.get(key);
+    const expected = action?.version ?? target;
+    const version = bdb ? (bdb.redis_version ?? bdb.engine_version ?? null) : null;
+    const atTarget = atLeast(version, expected);
+    const ok = bdb !== undefined && bdb.status === 'active' && atTarget;
+    const result: VerifiedDatabase = {
+      name,
+      namespace,
+      uid: bdb?.uid ?? null,
+      status: bdb?.status ?? null,
+      version,
+      expected,
+      ok,
+    };
+    if (ok) return result;
+    const where = namespace ? `${namespace}/${name}` : name;
+    const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
+    if (!atTarget && action?.manual) {
+      result.note = `an Active-Active database ctl does not upgrade: follow the manual procedure the run printed`;
+    } else if (!atTarget && !action) {
+      result.note = `not selected for this run (--databases): upgrade it with ctl upgrade run --to ${plan.target.operator} --databases ${where}`;
+    } else if (!atTarget && !ran('databases')) {
+      result.note = `the databases step did not run: run ctl upgrade run --to ${plan.target.operator} to finish`;
+    } else {
+      unexplained = true;
+      result.note = `expected active at ${expected ?? '?'}: check kubectl get redb ${name}${namespace ? ` -n ${namespace}` : ''} and the operator's log, then run ctl upgrade run again`;
+    }
+    mismatches.push(`database ${where}: ${state}, ${result.note}`);
+    return result;
+  });
+
+  return {
+    status: mismatches.length > 0 ? 'mismatch' : 'verified',
+    expectedClusterVersion,
+    nodes,
+    databases,
+    mismatches,
+    unexplained,
+  };
+}
+
+/** The cluster's databases (REDBs and its REAADBs) with their bdb; bdbs no resource names are kept too. */
+function databasesOf(
+  snapshot: Snapshot,
+  bdbs: ApiBdb[],
+): { name: string; namespace: string | null; bdb: ApiBdb | undefined }[] {
+  const used = new Set<number>();
+  const take = (bdb: ApiBdb | undefined) => {
+    if (bdb) used.add(bdb.uid);
+    return bdb;
+  };
+  const result: { name: string; namespace: string | null; bdb: ApiBdb | undefined }[] =
+    snapshot.databases.map((database) => ({
+      name: database.name,
+      namespace: database.namespace,
+      bdb: take(
+        bdbs.find((b) => database.databaseUid !== undefined && String(b.uid) === database.databaseUid) ??
+          bdbs.find((b) => b.name === database.name && b.crdt !== true && !used.has(b.uid)),
+      ),
+    }));
+  for (const database of snapshot.activeActiveDatabases) {
+    const bdb = bdbs.find((b) => b.name === database.name && b.crdt === true && !used.has(b.uid));
+    if (!bdb && !database.participatingClusters.some((p) => p.name === snapshot.cluster?.name)) continue;
+    result.push({ name: database.name, namespace: database.namespace, bdb: take(bdb) });
+  }
+  for (const bdb of bdbs) {
+    if (!used.has(bdb.uid)) result.push({ name: bdb.name, namespace: null, bdb });
+  }
+  return result;
+}
+
+function atLeast(version: string | null, expected: string | null): boolean {
+  if (expected === null) return true;
+  const have = version ? databaseVersionOf(version) : undefined;
+  const want = databaseVersionOf(expected);
+  if (!have || !want) return false;
+  return compareDatabaseVersions(have, want) >= 0;
+}

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { type CaptureExtras, captureScenario } from '../../../src/planning/scenario-capture.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
+import { parseScenario } from '../../../src/sim/scenario.js';
+import { makeSnapshot } from './snapshot-fixture.js';
+
+const NO_EXTRAS: CaptureExtras = { sccSharedWith: [] };
+const NOW = new Date('2026-01-02T03:04:05Z');
+
+function capture(snapshot: Snapshot, options: { anonymize?: boolean; extras?: CaptureExtras } = {}) {
+  const result = captureScenario(snapshot, options.extras ?? NO_EXTRAS, {
+    anonymize: options.anonymize ?? false,
+    now: NOW,
+  });
+  // Every capture must load in the simulator, as `ctl sim up --scenario <file>` loads it.
+  const text = stringify(result.scenario);
+  return {
+    ...result,
+    text,
+    loaded: parseScenario(text, 'captured.yaml'),
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an untyped YAML document, read field by field
+    doc: parse(text) as Record<string, any>,
+  };
+}
+
+describe('captureScenario: a snapshot as a scenario file', () => {
+  it('keeps names and versions, and writes no password (the simulator makes one)', () => {
+    const { doc, loaded, notes } = capture(makeSnapshot());
+    assert.deepEqual(notes, []);
+    assert.equal(doc.namespace, 'redis');
+    assert.equal(doc.dialect, 'redis');
+    assert.equal(doc.kubernetesVersion, '1.32');
+    assert.deepEqual(doc.operator, { version: '7.4.6-2', installedBy: 'bundle' });
+    assert.equal(doc.cluster.versionTag, '7.4.6-22');
+    assert.equal(doc.cluster.apiVersion, '7.4.6-22');
+    assert.deepEqual(doc.cluster.users, [{ username: 'admin@example.com', role: 'admin' }]);
+    assert.deepEqual(doc.databases, [
+      {
+        name: 'db1',
+        namespace: 'redis',
+        version: '7.2',
+        uid: 1,
+        modules: [{ name: 'search', version: '2.8.4' }],
+      },
+    ]);
+    assert.deepEqual(doc.modules, [
+      { name: 'search', version: '2.8.4', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
+    ]);
+    assert.ok((loaded.cluster.users[0]?.password ?? '').length >= 16, 'a random password from the simulator');
+  });
+
+  it('keeps the licence as its state only, inline or in a Secret', () => {
+    const { doc } = capture(
+      makeSnapshot((s) => {
+        s.cluster!.license = { state: 'Expired' };
+        s.cluster!.licenseInline = true;
+      }),
+    );
+    assert.equal(doc.cluster.license, 'Expired');
+    assert.equal(doc.cluster.licenseIn, 'spec');
+  });
+
+  it('helm: the release and only the pinned operator image of its values', () => {
+    const { doc } = capture(
+      makeSnapshot((s) => {
+        s.operator!.helmRelease = { name: 'my-release', namespace: 'redis' };
+        s.helmRelease = {
+          name: 'my-release',
+          namespace: 'redis',
+          revision: 2,
+          status: 'deployed',
+          pinnedOperatorImage: { tag: '7.4.6-2' },
+        };
+        s.webhooks[0]!.name = 'redis-enterprise-admission-redis';
+      }),
+    );
+    assert.equal(doc.operator.installedBy, 'helm');
+    assert.equal(doc.operator.helmRelease, 'my-release');
+    assert.deepEqual(doc.operator.helmValues, { operator: { image: { tag: '7.4.6-2' } } });
+    assert.equal(doc.admission.webhookName, 'redis-enterprise-admission-redis');
+  });
+
+  it('--anonymize replaces namespaces, cluster, databases and release consistently', () => {
+    const snapshot = makeSnapshot((s) => {
+      s.watchedNamespaces = ['redis', 'team-a'];
+      s.databases.push({ ...s.databases[0]!, name: 'orders', namespace: 'team-a', databaseUid: '2' });
+      s.api.bdbs.push({ uid: 2, name: 'orders', redis_version: '7.2' });
+      s.operator!.helmRelease = { name: 'prod-release', namespace: 'redis' };
+      s.webhooks[0]!.name = 'redis-enterprise-admission-redis';
+    });
+    const { doc, text } = capture(snapshot, { anonymize: true });
+    for (const real of ['team-a', 'db1', 'orders', 'prod-release', 'sim'])
+      assert.ok(!text.includes(real), real);
+    assert.equal(doc.namespace, 'namespace-1');
+    assert.deepEqual(doc.operator.watchNamespaces, ['namespace-2']);
+    assert.equal(doc.cluster.name, 'cluster-1');
+    const rec = capture(
+      makeSnapshot((s) => {
+        s.cluster!.name = 'rec';
+        s.olm = { csv: 'redis-enterprise-operator.v7.4.6-2', installPlans: [] };
+      }),
+      { anonymize: true },
+    );
+    assert.equal(rec.doc.cluster.name, 'rec', 'under OLM, rec (the only name it accepts) is kept');
+    assert.equal(doc.admission.webhookName, 'redis-enterprise-admission-namespace-1');
+    assert.deepEqual(
+      doc.databases.map((d: { name: string; namespace: string }) => `${d.namespace}/${d.name}`),
+      ['namespace-1/database-1', 'namespace-2/database-2'],
+    );
+  });
+
+  it('without the management API: versions from the resources, module platforms assumed, and said so', () => {
+    const { doc, notes } = capture(
+      makeSnapshot((s) => {
+        s.api = { reachable: false, error: 'connect ECONNREFUSED', modules: [], bdbs: [], nodes: [] };
+      }),
+    );
+    assert.equal(doc.databases[0].version, '7.2');
+    assert.equal(doc.cluster.apiVersion, undefined);
+    assert.deepEqual(doc.modules[0].platforms, ['rhel8/x86_64', 'rhel9/x86_64']);
+    assert.match(notes.join('\n'), /could not be read \(connect ECONNREFUSED\)/);
+    assert.match(notes.join('\n'), /module search 2\.8\.4: platforms unknown/);
+  });
+
+  it('OpenShift: the SCC binding and the namespaces sharing it; OnDelete; ClusterRole bindings', () => {
+    const { doc } = capture(
+      makeSnapshot((s) => {
+        s.platform = 'openshift';
+        s.scc = { name: 'redis-enterprise-scc-v2', present: true, users: [] };
+      }),
+      {
+        extras: {
+          sccBinding: 'rbac',
+          sccSharedWith: ['redis-b'],
+          statefulSetStrategy: 'OnDelete',
+          roleRefKind: 'ClusterRole',
+        },
+      },
+    );
+    assert.deepEqual(doc.openshift, { sccBinding: 'rbac', sccOwner: 'bundle', sharedWith: ['redis-b'] });
+    assert.equal(doc.cluster.statefulSetStrategy, 'OnDelete');
+    assert.equal(doc.operator.roleRefKind, 'ClusterRole');
+  });
+
+  it('refuses an operator image without a version tag, naming it', () => {
+    assert.throws(
+      () =>
+        capture(
+          makeSnapshot((s) => {
+            s.operator!.version = undefined;
+            s.operator!.image = 'registry.example.com/operator@sha256:abc';
+          }),
+        ),
+      /operator image registry\.example\.com\/operator@sha256:abc carries no operator version/,
+    );
+  });
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ApiBdb, ApiNode } from '../../../src/api/types.js';
+import { planUpgrade } from '../../../src/steps/index.js';
+import type { StepSummary } from '../../../src/run/runner.js';
+import { renderVerificationText } from '../../../src/run/summary.js';
+import { verify, verifyRun } from '../../../src/run/verification.js';
+import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
+
+const snapshot = makeSnapshot();
+const plan = planUpgrade(snapshot, makeTarget({ to: '7.8.2-6' }));
+const RS = '7.8.2-60';
+const ALL_DONE: StepSummary[] = plan.steps.map((s) => ({
+  id: s.id,
+  title: s.title,
+  result: 'done',
+  durationMs: 1,
+}));
+const nodesAt = (version: string): ApiNode[] =>
+  [1, 2, 3].map((uid) => ({ uid, software_version: version, status: 'active' }));
+const bdbAt = (version: string, status = 'active'): ApiBdb[] => [
+  { uid: 1, name: 'db1', redis_version: version, status },
+];
+
+describe('verify: the cluster after a run, as the management API reports it', () => {
+  it('every node on the target RS and the database active at 7.4: verified', () => {
+    const result = verify({ plan, snapshot, steps: ALL_DONE, nodes: nodesAt(RS), bdbs: bdbAt('7.4') });
+    assert.equal(result.status, 'verified');
+    assert.equal(result.expectedClusterVersion, RS);
+    assert.deepEqual(result.mismatches, []);
+    assert.equal(
+      renderVerificationText(result),
+      `verification (management API): 3 of 3 node(s) on RS ${RS}, 1 of 1 database(s) active at their target version`,
+    );
+  });
+
+  it('a database still upgrading after the databases step: unexplained, with what to check', () => {
+    const result = verify({
+      plan,
+      snapshot,
+      steps: ALL_DONE,
+      nodes: nodesAt(RS),
+      bdbs: bdbAt('7.2', 'active-change-pending'),
+    });
+    assert.equal(result.status, 'mismatch');
+    assert.equal(result.unexplained, true);
+    assert.match(
+      result.mismatches[0] ?? '',
+      /^database redis\/db1: active-change-pending at 7\.2, expected active at 7\.4: check kubectl get redb db1 -n redis/,
+    );
+  });
+
+  it('the cluster steps skipped (--only operator): old nodes are explained, not a failure', () => {
+    const steps = ALL_DONE.map((s) => (s.id === 'operator' ? s : { ...s, result: 'not run' as const }));
+    const result = verify({ plan, snapshot, steps, nodes: nodesAt('7.4.6-22'), bdbs: bdbAt('7.2') });
+    assert.equal(result.status, 'mismatch');
+    assert.equal(result.unexplained, false);
+    assert.match(result.mismatches.join('\n'), /the cluster steps did not run in this run/);
+    assert.match(result.mismatches.join('\n'), /the databases step did not run/);
+  });
+
+  it('the API cannot be read: unverified, with the reason; the run is not failed', async () => {
+    const result = await verifyRun(
+      {
+        listNodes: () => Promise.reject(new Error('GET /v1/nodes: connect ECONNREFUSED')),
+        listBdbs: () => Promise.resolve([]),
+      },
+      { plan, snapshot, steps: ALL_DONE },
+    );
+    assert.equal(result.status, 'unverified');
+    assert.equal(result.unexplained, false);
+    assert.match(
+      renderVerificationText(result),
+      /^verification: could not be made: GET \/v1\/nodes: connect ECONNREFUSED/,
+    );
+  });
+});
