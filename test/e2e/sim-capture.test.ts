@@ -10,7 +10,13 @@ import { builtInScenarioDir, parseScenario } from '../../src/sim/scenario.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { within } from '../helpers/wait.js';
 import { readEnvFile, startSimUp } from './sim-process.js';
-import { assertExit, assertNoChanges, startUpgradeSim, type UpgradeSim } from './upgrade-support.js';
+import {
+  assertExit,
+  assertNoChanges,
+  startUpgradeSim,
+  type UpgradeSim,
+  withUpgradeSim,
+} from './upgrade-support.js';
 
 /**
  * `ctl sim capture` round trips (issue 16, item 3): for every built-in scenario, start it,
@@ -41,15 +47,6 @@ const ANONYMIZE = new Set([
   'redis-dialect',
 ]);
 const TIMEOUT = { timeout: 240_000 };
-
-async function withSim<T>(scenario: string, body: (sim: UpgradeSim) => Promise<T>): Promise<T> {
-  const sim = await startUpgradeSim(scenario);
-  try {
-    return await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 interface PlanRun {
   code: number | null;
@@ -125,28 +122,33 @@ function assertNoSecret(captured: string, secrets: string[], what: string): void
 describe('ctl sim capture: every built-in scenario round trips', { concurrency: 2 }, () => {
   for (const name of SCENARIOS) {
     it(`${name}: the capture starts and plans as the original does`, TIMEOUT, async () => {
-      const { file, anonymized, original, secrets, originalNames } = await withSim(name, async (sim) => {
-        const file = path.join(sim.sandbox.dir, `${name}-capture.yaml`);
-        const before = sim.cluster.audit.entries.length;
-        const captured = await sim.ctl(['sim', 'capture', '--out', file]);
-        assertExit(captured, 0, 'ctl sim capture');
-        assert.equal(captured.stdout, '', 'with --out, nothing on stdout');
-        const anonymized = ANONYMIZE.has(name) ? await sim.ctl(['sim', 'capture', '--anonymize']) : undefined;
-        if (anonymized) assertExit(anonymized, 0, 'ctl sim capture --anonymize');
-        assertNoChanges(sim, before, 'ctl sim capture');
-        const { scenario } = sim.cluster;
-        return {
-          file: readFileSync(file, 'utf8'),
-          anonymized: anonymized?.stdout,
-          original: await planOf(sim),
-          secrets: await secretsOf(sim),
-          originalNames: {
-            namespaces: [scenario.namespace, ...scenario.operator.watchNamespaces],
-            cluster: scenario.cluster.name,
-            databases: scenario.databases.map((d) => d.name),
-          },
-        };
-      });
+      const { file, anonymized, original, secrets, originalNames } = await withUpgradeSim(
+        name,
+        async (sim) => {
+          const file = path.join(sim.sandbox.dir, `${name}-capture.yaml`);
+          const before = sim.cluster.audit.entries.length;
+          const captured = await sim.ctl(['sim', 'capture', '--out', file]);
+          assertExit(captured, 0, 'ctl sim capture');
+          assert.equal(captured.stdout, '', 'with --out, nothing on stdout');
+          const anonymized = ANONYMIZE.has(name)
+            ? await sim.ctl(['sim', 'capture', '--anonymize'])
+            : undefined;
+          if (anonymized) assertExit(anonymized, 0, 'ctl sim capture --anonymize');
+          assertNoChanges(sim, before, 'ctl sim capture');
+          const { scenario } = sim.cluster;
+          return {
+            file: readFileSync(file, 'utf8'),
+            anonymized: anonymized?.stdout,
+            original: await planOf(sim),
+            secrets: await secretsOf(sim),
+            originalNames: {
+              namespaces: [scenario.namespace, ...scenario.operator.watchNamespaces],
+              cluster: scenario.cluster.name,
+              databases: scenario.databases.map((d) => d.name),
+            },
+          };
+        },
+      );
 
       // The simulator's own parser accepts it (it throws a ScenarioError naming the field otherwise).
       parseScenario(file, `${name}-capture.yaml`);
@@ -212,7 +214,7 @@ describe('ctl sim up --scenario <captured file> (child process)', () => {
     'serves the capture with a new random password, and plans as the original does; -o json; exit 2 without a cluster, 4 with refused credentials',
     TIMEOUT,
     async () => {
-      await withSim('happy-path', async (sim) => {
+      await withUpgradeSim('happy-path', async (sim) => {
         const file = path.join(sim.sandbox.dir, 'captured.yaml');
         assertExit(await sim.ctl(['sim', 'capture', '--out', file]), 0, 'ctl sim capture');
         const asJson = await sim.ctl(['sim', 'capture', '-o', 'json']);

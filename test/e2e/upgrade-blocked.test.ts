@@ -12,9 +12,8 @@ import {
   changes,
   describeEntries,
   readState,
-  startUpgradeSim,
   TARGET,
-  type UpgradeSim,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -25,15 +24,6 @@ import {
 
 const TAG = clusterTagFor(TARGET) ?? '';
 
-async function withSim(scenario: string, body: (sim: UpgradeSim) => Promise<void>): Promise<void> {
-  const sim = await startUpgradeSim(scenario);
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
-
 describe('ctl upgrade: preflight failures change nothing (e2e)', () => {
   const cases = [
     { scenario: 'license-invalid', check: 'license-valid' },
@@ -43,7 +33,7 @@ describe('ctl upgrade: preflight failures change nothing (e2e)', () => {
   ];
   for (const { scenario, check, extra } of cases as { scenario: string; check: string; extra?: string[] }[]) {
     it(`${scenario}: run exits 3 naming ${check}, with no mutating request`, async () => {
-      await withSim(scenario, async (sim) => {
+      await withUpgradeSim(scenario, async (sim) => {
         const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', ...(extra ?? [])]);
         assertExit(result, 3);
         assert.match(result.stderr, new RegExp(`- ${check}: `));
@@ -58,7 +48,7 @@ describe('ctl upgrade: preflight failures change nothing (e2e)', () => {
 
 describe('ctl upgrade on invalid-upgrade (e2e)', () => {
   it('plan exits 3 naming auto-upgrade-digest; run exits 3 and changes nothing', async () => {
-    await withSim('invalid-upgrade', async (sim) => {
+    await withUpgradeSim('invalid-upgrade', async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(plan, 3, 'plan');
       assert.match(plan.stdout + plan.stderr, /auto-upgrade-digest/);
@@ -70,7 +60,7 @@ describe('ctl upgrade on invalid-upgrade (e2e)', () => {
   });
 
   it('--ignore-check auto-upgrade-digest: the monitor step fails (exit 1) with the Warning events and the fix', async () => {
-    await withSim('invalid-upgrade', async (sim) => {
+    await withUpgradeSim('invalid-upgrade', async (sim) => {
       const run = await sim.ctl([
         'upgrade',
         'run',
@@ -102,7 +92,7 @@ describe('ctl upgrade on invalid-upgrade (e2e)', () => {
 
 describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
   it('stops in monitor (exit 1) with the commands; --remediate --module-file completes with one upload', async () => {
-    await withSim('module-without-rhel9', async (sim) => {
+    await withUpgradeSim('module-without-rhel9', async (sim) => {
       // modules-compatible fails first: nothing starts without --ignore-check.
       const blocked = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
       assertExit(blocked, 3, 'without --ignore-check');

@@ -11,9 +11,9 @@ import {
   assertNoChanges,
   assertUpgraded,
   changes,
-  startUpgradeSim,
   TARGET,
   type UpgradeSim,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -45,19 +45,6 @@ interface HopState {
   steps: Record<string, { status: string }>;
 }
 
-async function withSim(
-  scenario: string,
-  body: (sim: UpgradeSim) => Promise<void>,
-  timing?: { operatorStart: number; podRestart: number; databaseUpgrade: number },
-): Promise<void> {
-  const sim = await startUpgradeSim(scenario, timing ? { timing } : {});
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
-
 function readHopState(sim: UpgradeSim): HopState | undefined {
   if (!existsSync(sim.statePath)) return undefined;
   try {
@@ -70,7 +57,7 @@ function readHopState(sim: UpgradeSim): HopState | undefined {
 describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
   for (const scenario of ['happy-path', 'old-operator', 'openshift']) {
     it(`${scenario}: one line per release line, the recommended first; JSON the same; exit 0`, async () => {
-      await withSim(scenario, async (sim) => {
+      await withUpgradeSim(scenario, async (sim) => {
         const json = await sim.ctl(['upgrade', 'plan', '-o', 'json']);
         assertExit(json, 0, 'plan -o json');
         const doc = JSON.parse(json.stdout) as TargetsDoc;
@@ -117,7 +104,7 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
   }
 
   it('reads the cluster once: no more requests than planning one target', async () => {
-    await withSim('happy-path', async (sim) => {
+    await withUpgradeSim('happy-path', async (sim) => {
       const before = sim.cluster.audit.entries.length;
       assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']), 0, 'plan --to');
       const single = sim.cluster.audit.entries.length - before;
@@ -129,7 +116,7 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
   });
 
   it('run without --to is refused and points to ctl upgrade plan', async () => {
-    await withSim('happy-path', async (sim) => {
+    await withUpgradeSim('happy-path', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--yes']);
       assertExit(result, 2, 'run without --to');
       assert.match(result.stderr, /--to is required/);
@@ -140,7 +127,7 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
 
 describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
   it('plan shows both hops (JSON hops only then); --max-hops 1 refuses with the reason, plan and run', async () => {
-    await withSim('old-operator', async (sim) => {
+    await withUpgradeSim('old-operator', async (sim) => {
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
       assertExit(json, 0, 'plan');
       const plan = JSON.parse(json.stdout) as {
@@ -185,7 +172,7 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
   });
 
   it('runs both hops, SIGKILLed once hop 1 is recorded complete; the same command finishes hop 2 only', async () => {
-    await withSim(
+    await withUpgradeSim(
       'old-operator',
       async (sim) => {
         const args = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
@@ -240,12 +227,12 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
         assertExit(text, 0, 'status (text)');
         assert.match(text.stdout, new RegExp(`hop +2 of 2: ${HOP} \\(done\\) -> ${TARGET} \\(current\\)`));
       },
-      { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 },
+      { timing: { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 } },
     );
   });
 
   it('run --plan runs a saved two-hop plan as saved: both hops, to the target', async () => {
-    await withSim(
+    await withUpgradeSim(
       'old-operator',
       async (sim) => {
         const planFile = join(sim.sandbox.dir, 'plan.json');
@@ -266,7 +253,7 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
         assert.equal(readHopState(sim)?.result, 'succeeded');
         await assertUpgraded(sim, { operator: TARGET, tag: clusterTagFor(TARGET) ?? '', dbVersion: '7.4' });
       },
-      { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 },
+      { timing: { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 } },
     );
   });
 });

@@ -12,10 +12,10 @@ import {
   describeEntries,
   readState,
   type RunEvent,
-  startUpgradeSim,
   TARGET,
   type UpgradeSim,
   writesTo,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -27,19 +27,6 @@ import {
 
 const TAG = clusterTagFor(TARGET) ?? '';
 const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
-
-async function withSim(
-  scenario: string,
-  timing: { operatorStart: number; podRestart: number; databaseUpgrade: number },
-  body: (sim: UpgradeSim) => Promise<void>,
-): Promise<void> {
-  const sim = await startUpgradeSim(scenario, { timing });
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 /** Runs ctl, SIGKILLs it at the first event that passes `at`; false when it ended first. */
 async function killAt(
@@ -75,48 +62,51 @@ const progressIn = (step: string, re: RegExp) => (e: RunEvent) =>
 
 describe('ctl upgrade run, interrupted (e2e)', () => {
   it('SIGKILL in operator, cluster, monitor and databases, then runs again: one write each, same end state', async () => {
-    await withSim('happy-path', { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 }, async (sim) => {
-      const points: [string, (e: RunEvent) => boolean][] = [
-        ['the start of operator', stepStart('operator')],
-        ['the bundle apply of operator', progressIn('operator', /^applying \d+ objects/)],
-        ['the start of cluster', stepStart('cluster')],
-        ['the rollout in monitor', progressIn('monitor', /pods \d+\/3 upgraded/)],
-        ['a database patch', progressIn('databases', /setting engineVersion to 7\.4/)],
-      ];
-      const killed: string[] = [];
-      for (const [what, at] of points) {
-        if (await killAt(sim, RUN, what, at)) killed.push(what);
-      }
-      // Every point but possibly the last ones is reached: the runs resume from where they stopped.
-      assert.ok(killed.length >= 4, `killed at: ${killed.join(', ')}`);
-      assert.ok(killed.includes('the rollout in monitor'), `killed at: ${killed.join(', ')}`);
-      await runUntilDone(sim, RUN);
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        const points: [string, (e: RunEvent) => boolean][] = [
+          ['the start of operator', stepStart('operator')],
+          ['the bundle apply of operator', progressIn('operator', /^applying \d+ objects/)],
+          ['the start of cluster', stepStart('cluster')],
+          ['the rollout in monitor', progressIn('monitor', /pods \d+\/3 upgraded/)],
+          ['a database patch', progressIn('databases', /setting engineVersion to 7\.4/)],
+        ];
+        const killed: string[] = [];
+        for (const [what, at] of points) {
+          if (await killAt(sim, RUN, what, at)) killed.push(what);
+        }
+        // Every point but possibly the last ones is reached: the runs resume from where they stopped.
+        assert.ok(killed.length >= 4, `killed at: ${killed.join(', ')}`);
+        assert.ok(killed.includes('the rollout in monitor'), `killed at: ${killed.join(', ')}`);
+        await runUntilDone(sim, RUN);
 
-      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-      assert.equal(readState(sim).result, 'succeeded');
-      assert.ok(!existsSync(`${sim.statePath}.lock`), 'the lock is released');
+        await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+        assert.equal(readState(sim).result, 'succeeded');
+        assert.ok(!existsSync(`${sim.statePath}.lock`), 'the lock is released');
 
-      const made = changes(sim);
-      const recPatches = writesTo(sim, '/redisenterpriseclusters/rec');
-      assert.equal(recPatches.length, 1, `versionTag set once:\n${describeEntries(made)}`);
-      for (const db of ['orders', 'sessions', 'cache']) {
-        const patches = writesTo(sim, `/redisenterprisedatabases/${db}`);
-        assert.equal(patches.length, 1, `${db} patched once:\n${describeEntries(made)}`);
-      }
-      // The REC spec changed once after its creation (generation 1): the versionTag.
-      const rec = await sim.get(['rec', 'rec']);
-      assert.equal(rec.metadata.generation, 2);
-      // A final run has nothing left to do.
-      const end = sim.cluster.audit.entries.length;
-      assertExit(await sim.ctl(RUN), 0, 'the run after success');
-      assert.deepEqual(changes(sim, end), []);
-    });
+        const made = changes(sim);
+        const recPatches = writesTo(sim, '/redisenterpriseclusters/rec');
+        assert.equal(recPatches.length, 1, `versionTag set once:\n${describeEntries(made)}`);
+        for (const db of ['orders', 'sessions', 'cache']) {
+          const patches = writesTo(sim, `/redisenterprisedatabases/${db}`);
+          assert.equal(patches.length, 1, `${db} patched once:\n${describeEntries(made)}`);
+        }
+        // The REC spec changed once after its creation (generation 1): the versionTag.
+        const rec = await sim.get(['rec', 'rec']);
+        assert.equal(rec.metadata.generation, 2);
+        // A final run has nothing left to do.
+        const end = sim.cluster.audit.entries.length;
+        assertExit(await sim.ctl(RUN), 0, 'the run after success');
+        assert.deepEqual(changes(sim, end), []);
+      },
+      { timing: { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 } },
+    );
   });
 
   it('SIGKILL right after the module upload starts: the next run does not upload it again', async () => {
-    await withSim(
+    await withUpgradeSim(
       'module-without-rhel9',
-      { operatorStart: 0.3, podRestart: 0.3, databaseUpgrade: 0.2 },
       async (sim) => {
         const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
         writeFileSync(moduleFile, 'the simulator reads the file name');
@@ -143,6 +133,7 @@ describe('ctl upgrade run, interrupted (e2e)', () => {
         assert.equal(uploads.filter((e) => e.status === 400).length, 0, describeEntries(uploads));
         await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
       },
+      { timing: { operatorStart: 0.3, podRestart: 0.3, databaseUpgrade: 0.2 } },
     );
   });
 });

@@ -16,6 +16,7 @@ import {
   parseEvents,
   startUpgradeSim,
   type UpgradeSim,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -32,19 +33,6 @@ const TARGET_CSV = `redis-enterprise-operator.v${TARGET}`;
 const TAG = '7.8.6-303';
 const SUBSCRIPTION = 'redis-enterprise-operator-cert';
 const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
-
-async function withSim(
-  scenario: string,
-  body: (sim: UpgradeSim) => Promise<void>,
-  timing?: { operatorStart: number },
-): Promise<void> {
-  const sim = await startUpgradeSim(scenario, timing ? { timing } : {});
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 interface PlanJson {
   target: { method: string };
@@ -103,7 +91,7 @@ async function assertCsvSucceeded(sim: UpgradeSim): Promise<void> {
 
 describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
   it('--method bundle exits 3 naming operator-method and the OLM way, changing nothing', async () => {
-    await withSim('olm-manual', async (sim) => {
+    await withUpgradeSim('olm-manual', async (sim) => {
       const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--method', 'bundle']);
       assertExit(result, 3);
       const output = `${result.stdout}\n${result.stderr}`;
@@ -124,7 +112,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
   });
 
   it('--method auto picks olm and shows the Subscription, the target CSV, the channel that has it and the oc commands', async () => {
-    await withSim('olm-manual', async (sim) => {
+    await withUpgradeSim('olm-manual', async (sim) => {
       const text = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(text, 0);
       assert.match(
@@ -201,7 +189,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
 
 describe('ctl upgrade run through OLM (e2e)', () => {
   it('Manual approval on production: switches to 7.8.6, approves only the target plan, reaches the target operator and RS', async () => {
-    await withSim('olm-manual', async (sim) => {
+    await withUpgradeSim('olm-manual', async (sim) => {
       const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
         'spec',
         'redisEnterpriseImageSpec',
@@ -233,7 +221,7 @@ describe('ctl upgrade run through OLM (e2e)', () => {
   });
 
   it('Automatic approval: switches the channel and lets OLM approve (no InstallPlan write)', async () => {
-    await withSim('olm-automatic', async (sim) => {
+    await withUpgradeSim('olm-automatic', async (sim) => {
       const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
         'spec',
         'redisEnterpriseImageSpec',
@@ -251,7 +239,7 @@ describe('ctl upgrade run through OLM (e2e)', () => {
   });
 
   it('channel switch, SIGKILL after the approval: the next run resumes to the wait and approves nothing twice', async () => {
-    await withSim(
+    await withUpgradeSim(
       'olm-channel-switch',
       async (sim) => {
         const ctl = sim.spawnCtl(RUN);
@@ -291,12 +279,12 @@ describe('ctl upgrade run through OLM (e2e)', () => {
         await assertCsvSucceeded(sim);
         assertNothingOlmOwnedWritten(sim);
       },
-      { operatorStart: 2 },
+      { timing: { operatorStart: 2 } },
     );
   });
 
   it('run --plan executes a saved OLM plan as saved', async () => {
-    await withSim('olm-channel-switch', async (sim) => {
+    await withUpgradeSim('olm-channel-switch', async (sim) => {
       const file = path.join(sim.sandbox.dir, 'plan.json');
       const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--out', file]);
       assertExit(plan, 0, 'plan --out');

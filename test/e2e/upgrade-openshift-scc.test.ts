@@ -10,9 +10,9 @@ import {
   describeEntries,
   parseEvents,
   readState,
-  startUpgradeSim,
   TARGET,
   type UpgradeSim,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -28,15 +28,6 @@ const ROLE = `system:openshift:scc:${SCC}`;
 const UNPRIVILEGED = '7.22.0-7';
 // The first chart whose openshift.scc.install defaults to false.
 const CHART_WITHOUT_SCC = '7.22.0-11';
-
-async function withSim(scenario: string, body: (sim: UpgradeSim) => Promise<void>): Promise<void> {
-  const sim = await startUpgradeSim(scenario);
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 async function sccNames(sim: UpgradeSim): Promise<string[]> {
   return (await sim.list(['scc'])).map((s) => s.metadata.name);
@@ -73,7 +64,7 @@ function sccDeletes(sim: UpgradeSim) {
 
 describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   it(`openshift-rbac-scc to ${UNPRIVILEGED}: pods roll under restricted-v2, then the RoleBinding and the SCC go`, async () => {
-    await withSim('openshift-rbac-scc', async (sim) => {
+    await withUpgradeSim('openshift-rbac-scc', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', UNPRIVILEGED, '--yes', '-o', 'json']);
       assertExit(result, 0);
       await assertUpgraded(sim, {
@@ -106,7 +97,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   });
 
   it(`openshift-shared-scc to ${UNPRIVILEGED}: only this cluster's RoleBinding goes, the SCC stays for redis-b`, async () => {
-    await withSim('openshift-shared-scc', async (sim) => {
+    await withUpgradeSim('openshift-shared-scc', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', UNPRIVILEGED, '--yes', '-o', 'json']);
       assertExit(result, 0);
       await assertUpgraded(sim, {
@@ -128,7 +119,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   });
 
   it(`openshift-auto-adjust to ${UNPRIVILEGED}: the target scc.yaml is re-applied before the roll, the SCC admits the new pods and stays`, async () => {
-    await withSim('openshift-auto-adjust', async (sim) => {
+    await withUpgradeSim('openshift-auto-adjust', async (sim) => {
       const before = await sim.get(['scc', SCC]);
       assert.equal(before.allowPrivilegeEscalation, false, 'the installed 7.4.6 SCC');
       const result = await sim.ctl(['upgrade', 'run', '--to', UNPRIVILEGED, '--yes', '-o', 'json']);
@@ -148,7 +139,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   });
 
   it('openshift-auto-adjust with --keep-scc: the new pods are refused, the monitor stops naming the SCC refusal', async () => {
-    await withSim('openshift-auto-adjust', async (sim) => {
+    await withUpgradeSim('openshift-auto-adjust', async (sim) => {
       const result = await sim.ctl([
         'upgrade',
         'run',
@@ -173,7 +164,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   });
 
   it(`openshift-helm-scc to ${CHART_WITHOUT_SCC}: helm deletes the SCC, ctl re-applies it before the roll and removes it after`, async () => {
-    await withSim('openshift-helm-scc', async (sim) => {
+    await withUpgradeSim('openshift-helm-scc', async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', CHART_WITHOUT_SCC]);
       assertExit(plan, 0, 'ctl upgrade plan');
       assert.match(plan.stdout, /the helm upgrade to chart 7\.22\.0-11 deletes redis-enterprise-scc-v2/);
@@ -200,7 +191,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   });
 
   it(`openshift-7-8 to ${TARGET}: the SCC of the target is re-applied and stays bound; pods stay under it`, async () => {
-    await withSim('openshift-7-8', async (sim) => {
+    await withUpgradeSim('openshift-7-8', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(result, 0);
       await assertUpgraded(sim, {

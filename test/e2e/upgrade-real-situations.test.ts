@@ -14,10 +14,10 @@ import {
   getPath,
   parseEvents,
   readState,
-  startUpgradeSim,
   TARGET,
   type UpgradeSim,
   writesTo,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -29,19 +29,6 @@ import {
 const TAG = clusterTagFor(TARGET) ?? '';
 /** Every test starts its own cluster; none may hang the suite. */
 const TIMEOUT = { timeout: 180_000 };
-
-async function withSim(
-  scenario: string,
-  body: (sim: UpgradeSim) => Promise<void>,
-  options?: Parameters<typeof startUpgradeSim>[1],
-): Promise<void> {
-  const sim = await startUpgradeSim(scenario, options);
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 interface Pod {
   metadata: { name: string; labels?: Record<string, string> };
@@ -80,7 +67,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
     'ondelete-statefulset: the monitor finishes although currentRevision is never promoted',
     TIMEOUT,
     async () => {
-      await withSim('ondelete-statefulset', async (sim) => {
+      await withUpgradeSim('ondelete-statefulset', async (sim) => {
         const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
         assertExit(result, 0);
         await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
@@ -104,7 +91,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
     'auto-upgrade-no-spec-write: judged by pods and nodes; the spec keeps its old versionTag',
     TIMEOUT,
     async () => {
-      await withSim('auto-upgrade-no-spec-write', async (sim) => {
+      await withUpgradeSim('auto-upgrade-no-spec-write', async (sim) => {
         const { scenario } = sim.cluster;
         const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
         assertExit(result, 0);
@@ -131,7 +118,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
   );
 
   it('helm-pinned-values: the helm upgrade sets operator.image.tag to the target', TIMEOUT, async () => {
-    await withSim('helm-pinned-values', async (sim) => {
+    await withUpgradeSim('helm-pinned-values', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(result, 0);
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
@@ -157,7 +144,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
   });
 
   it('cluster-role-binding: the ClusterRole binding is kept and a warning says so', TIMEOUT, async () => {
-    await withSim('cluster-role-binding', async (sim) => {
+    await withUpgradeSim('cluster-role-binding', async (sim) => {
       const before = await sim.get(['rolebinding', 'redb-role', '-n', 'app-a']);
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(result, 0);
@@ -181,7 +168,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
   });
 
   it('digest-pinned: the plan is blocked (exit 3) and its fix names digestHash', TIMEOUT, async () => {
-    await withSim('digest-pinned', async (sim) => {
+    await withUpgradeSim('digest-pinned', async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(plan, 3, 'plan');
       const text = plan.stdout + plan.stderr;
@@ -196,7 +183,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
   });
 
   it('inline-license: the licence in spec.license is valid and the run completes', TIMEOUT, async () => {
-    await withSim('inline-license', async (sim) => {
+    await withUpgradeSim('inline-license', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(result, 0);
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
@@ -212,7 +199,7 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
     'the built-in scenario already runs the newest release: nothing freezes, nothing is uploaded',
     TIMEOUT,
     async () => {
-      await withSim('modules-upload-disabled', async (sim) => {
+      await withUpgradeSim('modules-upload-disabled', async (sim) => {
         const { scenario } = sim.cluster;
         const target = scenario.operator.version;
         const moduleFile = path.join(sim.sandbox.dir, 'search.Linux-rhel9-x86_64.8.2.0.zip');
@@ -241,7 +228,7 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
     'a frozen upgrade whose module upload is refused: --remediate exits 1 naming modules_upload_disabled',
     TIMEOUT,
     async () => {
-      await withSim(
+      await withUpgradeSim(
         'module-without-rhel9',
         async (sim) => {
           const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');

@@ -11,10 +11,9 @@ import {
   getPath,
   parseEvents,
   readState,
-  startUpgradeSim,
   TARGET,
-  type UpgradeSim,
   writesTo,
+  withUpgradeSim,
 } from './upgrade-support.js';
 
 /**
@@ -24,22 +23,9 @@ import {
 
 const TAG = clusterTagFor(TARGET) ?? '';
 
-async function withSim(
-  scenario: string,
-  body: (sim: UpgradeSim) => Promise<void>,
-  options?: Parameters<typeof startUpgradeSim>[1],
-): Promise<void> {
-  const sim = await startUpgradeSim(scenario, options);
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
-
 describe('ctl upgrade run on each scenario (e2e)', () => {
   it('helm-installed: helm upgrade (release Secret at revision 2), then the rest completes', async () => {
-    await withSim('helm-installed', async (sim) => {
+    await withUpgradeSim('helm-installed', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(result, 0);
       const events = parseEvents(result.stdout);
@@ -62,7 +48,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   });
 
   it('auto-upgrade: the cluster step changes nothing, the run still completes', async () => {
-    await withSim('auto-upgrade', async (sim) => {
+    await withUpgradeSim('auto-upgrade', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(result, 0);
       const skip = parseEvents(result.stdout).find((e) => e.step === 'cluster' && e.type === 'step-skip');
@@ -78,7 +64,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   const OPENSHIFT_TAG = clusterTagFor(OPENSHIFT_TARGET) ?? '';
 
   it(`openshift to ${OPENSHIFT_TARGET}: redis-enterprise-scc-v2 is unbound and deleted`, async () => {
-    await withSim('openshift', async (sim) => {
+    await withUpgradeSim('openshift', async (sim) => {
       assert.equal((await sim.list(['scc'])).length > 0, true, 'the scenario starts with the SCC');
       const result = await sim.ctl(['upgrade', 'run', '--to', OPENSHIFT_TARGET, '--yes']);
       assertExit(result, 0);
@@ -93,7 +79,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   });
 
   it(`openshift to ${OPENSHIFT_TARGET} --keep-scc: the SCC stays, bound as before`, async () => {
-    await withSim('openshift', async (sim) => {
+    await withUpgradeSim('openshift', async (sim) => {
       const before = await sim.get(['scc', 'redis-enterprise-scc-v2']);
       const result = await sim.ctl(['upgrade', 'run', '--to', OPENSHIFT_TARGET, '--yes', '--keep-scc']);
       assertExit(result, 0);
@@ -110,7 +96,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   });
 
   it('multi-namespace: redb-role re-applied in app-a and app-b, every database upgraded', async () => {
-    await withSim('multi-namespace', async (sim) => {
+    await withUpgradeSim('multi-namespace', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
       assertExit(result, 0);
       for (const namespace of ['app-a', 'app-b']) {
@@ -136,7 +122,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   });
 
   it('legacy-webhook: redb-admission deleted, redis-enterprise-admission trusts admission-tls', async () => {
-    await withSim('legacy-webhook', async (sim) => {
+    await withUpgradeSim('legacy-webhook', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
       assertExit(result, 0);
       const webhooks = (await sim.list(['validatingwebhookconfigurations'])).map((w) => w.metadata.name);
@@ -153,7 +139,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   });
 
   it('flaky-api: resets, 503s and dropped watches are retried; the run completes', async () => {
-    await withSim('flaky-api', async (sim) => {
+    await withUpgradeSim('flaky-api', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-v']);
       assertExit(result, 0);
       const rest = sim.cluster.audit.entries.filter((e) => e.api === 'rest');
@@ -169,7 +155,7 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   const REDIS_TARGET = '8.0.2-2';
 
   it(`redis-dialect to ${REDIS_TARGET}: the patches use redisEnterpriseImageSpec and redisVersion`, async () => {
-    await withSim('redis-dialect', async (sim) => {
+    await withUpgradeSim('redis-dialect', async (sim) => {
       const before = sim.cluster.audit.entries.length;
       const result = await sim.ctl(['upgrade', 'run', '--to', REDIS_TARGET, '--yes', '-vv']);
       assertExit(result, 0);

@@ -61,6 +61,20 @@ export interface SimOptions {
   patch?: (scenario: Scenario) => Scenario;
 }
 
+/** Runs `body` on a fresh simulated cluster of `scenarioName`, closed afterwards whatever happens. */
+export async function withUpgradeSim<T>(
+  scenarioName: string,
+  body: (sim: UpgradeSim) => Promise<T>,
+  options: SimOptions = {},
+): Promise<T> {
+  const sim = await startUpgradeSim(scenarioName, options);
+  try {
+    return await body(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
 export async function startUpgradeSim(scenarioName: string, options: SimOptions = {}): Promise<UpgradeSim> {
   const sandbox = makeToolSandbox(`ctl-upgrade-${scenarioName}-`);
   let scenario = loadScenario(scenarioName);

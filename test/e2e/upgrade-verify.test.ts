@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
-import { assertExit, parseEvents, startUpgradeSim, TARGET, type UpgradeSim } from './upgrade-support.js';
+import { assertExit, parseEvents, TARGET, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * After `ctl upgrade run` (issue 16, item 4): the nodes and databases as the management API
@@ -41,15 +41,6 @@ interface ReportDoc {
   verification: VerificationDoc | null;
 }
 
-async function withSim(body: (sim: UpgradeSim) => Promise<void>): Promise<void> {
-  const sim = await startUpgradeSim('happy-path');
-  try {
-    await body(sim);
-  } finally {
-    await sim.close();
-  }
-}
-
 function readReport(sim: UpgradeSim): ReportDoc {
   return JSON.parse(readFileSync(path.join(sim.sandbox.dir, 'report.json'), 'utf8')) as ReportDoc;
 }
@@ -59,7 +50,7 @@ describe('ctl upgrade run verifies the upgrade through the management API', { co
     'happy-path: every node on the target RS, every database active at 7.4, in summary and report',
     TIMEOUT,
     async () => {
-      await withSim(async (sim) => {
+      await withUpgradeSim('happy-path', async (sim) => {
         const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--report', 'report.json']);
         assertExit(result, 0);
         assert.match(
@@ -95,7 +86,7 @@ describe('ctl upgrade run verifies the upgrade through the management API', { co
     '--databases cache: the two databases left at 7.2 are a mismatch with what to do, exit 0',
     TIMEOUT,
     async () => {
-      await withSim(async (sim) => {
+      await withUpgradeSim('happy-path', async (sim) => {
         const result = await sim.ctl([
           'upgrade',
           'run',
@@ -141,7 +132,7 @@ describe('ctl upgrade run verifies the upgrade through the management API', { co
     'a node that reports the old RS after the monitor step: the run fails (exit 1) and says what to do',
     TIMEOUT,
     async () => {
-      await withSim(async (sim) => {
+      await withUpgradeSim('happy-path', async (sim) => {
         // As if node 2 were rolled back after the roll: once the databases step (after the monitor
         // step) asks for its first database upgrade, node 2 reports the old RS again.
         const model = sim.cluster.rest.model;
@@ -171,7 +162,7 @@ describe('ctl upgrade run verifies the upgrade through the management API', { co
   );
 
   it('--dry-run: nothing changed, nothing to verify', TIMEOUT, async () => {
-    await withSim(async (sim) => {
+    await withUpgradeSim('happy-path', async (sim) => {
       const result = await sim.ctl([
         'upgrade',
         'run',
