@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writeHelpTexts } from './help-texts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'bundle');
@@ -94,3 +95,6 @@ writeFileSync(
   path.join(outdir, 'THIRD_PARTY_NOTICES.md'),
   `# Third-party notices\n\nctl's bundle (dist/bundle/) includes code of the following ${notices.length} packages.\n\n${notices.join('\n')}`,
 );
+
+// `ctl <command> --help` for scripts, from a file rendered by the tree itself (help-texts.mjs).
+await writeHelpTexts(root, outdir);

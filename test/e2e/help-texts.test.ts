@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import { main } from '../../src/main.js';
+import { commandTree } from '../helpers/command-tree.js';
+import { repoRoot, runCtl } from '../helpers/run-ctl.js';
+
+/** What the command tree prints for these arguments, run in this process (no build-time text). */
+async function fromTree(args: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await main(args, {
+    env: {},
+    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
+    stderr: { write: () => true },
+  });
+  return { code, stdout };
+}
+
+/**
+ * `ctl <command> --help` for scripts comes from dist/bundle/help.json, rendered at build time by
+ * the tree (scripts/help-texts.mjs); it must be exactly what the tree prints, for every command.
+ */
+describe('--help from the build (e2e)', () => {
+  const texts = JSON.parse(
+    readFileSync(path.join(repoRoot, 'dist', 'bundle', 'help.json'), 'utf8'),
+  ) as Record<string, string>;
+
+  it('holds the text of every command of the tree, and nothing else', async () => {
+    const paths = (await commandTree()).map((c) => c.path.join(' ')).sort();
+    assert.deepEqual(Object.keys(texts).sort(), paths);
+  });
+
+  it('ctl <command> --help and -h print what the tree prints, byte for byte, exit 0', async () => {
+    for (const { path: words } of await commandTree()) {
+      const expected = await fromTree([...words, '--help']);
+      assert.equal(expected.code, 0);
+      assert.match(expected.stdout, /^Usage: ctl/, `the tree's help of "${words.join(' ')}"`);
+      assert.equal(texts[words.join(' ')], expected.stdout, `help.json for "${words.join(' ')}"`);
+      for (const flag of ['--help', '-h']) {
+        const got = await runCtl([...words, flag]);
+        assert.equal(got.code, 0, `ctl ${words.join(' ')} ${flag}: ${got.stderr}`);
+        assert.equal(got.stdout, expected.stdout, `ctl ${words.join(' ')} ${flag}`);
+        assert.equal(got.stderr, '');
+      }
+    }
+  });
+
+  it('other arguments before --help go to the tree, as before', async () => {
+    const args = ['upgrade', 'plan', '--to', '7.8.2-6', '--help'];
+    const got = await runCtl(args);
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(got.stdout, (await fromTree(args)).stdout);
+    assert.equal(got.stdout, texts['upgrade plan'], 'the same help of upgrade plan');
+    // Not a command path: the tree answers, as commander does (the group's help, exit 0).
+    const unknown = await runCtl(['upgrade', 'nonsense', '--help']);
+    const tree = await fromTree(['upgrade', 'nonsense', '--help']);
+    assert.equal(unknown.code, tree.code);
+    assert.equal(unknown.stdout, tree.stdout);
+  });
+});
