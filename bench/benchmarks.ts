@@ -100,6 +100,7 @@ export async function startup(runs: number): Promise<Figure[]> {
 
 /** Issue 18: within 4x curl on the same request (Node's own start is ~1.9x curl's whole run). */
 const TOKEN_TARGET = 4;
+const tokenFloor = path.join(repoRoot, 'bench', 'token-floor.mjs');
 
 export async function token(runs: number): Promise<Figure[]> {
   const curl = which('curl');
@@ -113,6 +114,9 @@ export async function token(runs: number): Promise<Figure[]> {
       // happy-path's API is 7.4: the body form is the one request it takes, the one curl sends.
       ctl: ctl(['--auth-form', 'body']),
       auto: ctl([]),
+      // A bare node:https POST: what Node itself costs, whatever the client (bench/token-floor.mjs).
+      floor: async () =>
+        expectExit(await run(process.execPath, [tokenFloor], { env }), 'node token-floor.mjs').ms,
     };
     if (curl) {
       const body = JSON.stringify({
@@ -149,6 +153,15 @@ export async function token(runs: number): Promise<Figure[]> {
         ok: ratio(t.ctl as number[], t.curl) <= TOKEN_TARGET,
         compared: `curl, same request (${curlMedian})`,
         ratio: ratio(t.ctl as number[], t.curl),
+      },
+      {
+        bench: 'token',
+        figure: 'one HTTPS POST with node:https (no CLI): the floor of a Node client',
+        value: ms(median(t.floor as number[])),
+        target: '(information: what Node costs)',
+        ok: undefined,
+        compared: `curl (${curlMedian}); ctl / floor ${ratio(t.ctl as number[], t.floor as number[]).toFixed(2)}`,
+        ratio: ratio(t.floor as number[], t.curl),
       },
       {
         bench: 'token',
