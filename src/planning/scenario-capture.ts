@@ -112,6 +112,8 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
       olm.approval = subscription.approval;
     if (!subscription)
       notes.push('the OLM Subscription could not be read: channel and approval are defaults');
+    // The Deployment names the operator image by digest only (no tag before the @).
+    if (/^[^@]*\/[^/:@]+@sha256:/.test(operator.image)) olm.operatorImageByDigest = true;
     operatorPart.olm = olm;
   }
   if (installedBy === 'helm' && operator.helmRelease) {

@@ -37,7 +37,7 @@ import type { StateStoreKind } from './state-store-kind.js';
 import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
-import { type OlmSnapshot, olmOwnerOf, readOlm } from './olm.js';
+import { csvVersion, type OlmSnapshot, olmOwnerOf, readOlm } from './olm.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -134,7 +134,7 @@ export interface OperatorSnapshot extends ObjectVersion {
   deploymentName: string;
   namespace: string;
   image: string;
-  /** The image tag, when it is an operator version. */
+  /** The image tag, when it is an operator version; for an image by digest only, the version of the CSV that owns the Deployment (OLM). */
   version?: string | undefined;
   replicas: number;
   readyReplicas: number;
@@ -838,7 +838,7 @@ function toOperator(deployment: KubeObject | undefined, namespace: string): Oper
     deploymentName: deployment.metadata?.name ?? OPERATOR_DEPLOYMENT,
     namespace: deploymentNamespace,
     image,
-    version: parsed ? formatOperatorVersion(parsed) : undefined,
+    version: parsed ? formatOperatorVersion(parsed) : csvVersion(olmOwnerOf(deployment)),
     replicas: num(getPath(deployment, ['spec', 'replicas'])) ?? 1,
     readyReplicas: num(status.readyReplicas) ?? 0,
     helmRelease: managedByHelm

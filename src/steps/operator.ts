@@ -62,7 +62,7 @@ import {
   releaseFile,
 } from '../planning/plan.js';
 import { READ_VERBS, APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
-import { olmUpgradeCommands } from '../planning/olm.js';
+import { csvVersion, olmOwnerOf, olmUpgradeCommands } from '../planning/olm.js';
 import { type OlmUpgradeOutcome, upgradeThroughOlm } from './operator-olm.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
@@ -296,7 +296,8 @@ export function deploymentState(deployment: KubeObject | undefined): DeploymentS
     (num(status.replicas) ?? replicas) === replicas;
   return {
     image,
-    version: parsed ? formatOperatorVersion(parsed) : undefined,
+    // An OLM bundle may name the image by digest only: then the owning CSV's name says the version.
+    version: parsed ? formatOperatorVersion(parsed) : csvVersion(olmOwnerOf(deployment)),
     replicas,
     readyReplicas,
     updatedReplicas,

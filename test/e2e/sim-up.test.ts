@@ -37,6 +37,7 @@ const BUILT_IN_SCENARIOS = [
   'old-operator',
   'olm-automatic',
   'olm-channel-switch',
+  'olm-digest',
   'olm-manual',
   'ondelete-statefulset',
   'openshift',

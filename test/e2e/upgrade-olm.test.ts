@@ -220,6 +220,37 @@ describe('ctl upgrade run through OLM (e2e)', () => {
     });
   });
 
+  it('an operator image by digest only (no tag): the version comes from the owning CSV; the run reaches the target', async () => {
+    await withUpgradeSim('olm-digest', async (sim) => {
+      const image = async (): Promise<string> => {
+        const deployment = await sim.get(['deployment', 'redis-enterprise-operator', '-n', 'redis']);
+        const containers = getPath(deployment, ['spec', 'template', 'spec', 'containers']) as {
+          image: string;
+        }[];
+        return containers[0]?.image ?? '';
+      };
+      assert.match(await image(), /^[^:]+(:\d+)?\/[^:]+@sha256:[0-9a-f]{64}$/, 'no tag, only a digest');
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const doc = JSON.parse(plan.stdout) as { current: { operator: string | null }; blocked: boolean };
+      assert.equal(doc.current.operator, '7.4.6-2', 'from redis-enterprise-operator.v7.4.6-2');
+      assert.equal(doc.blocked, false);
+
+      const run = await sim.ctl(RUN);
+      assertExit(run, 0, 'run');
+      assert.match(await image(), /@sha256:/, 'OLM keeps naming it by digest');
+      const operatorDone = parseEvents(run.stdout).find(
+        (e) => e.type === 'step-done' && e.step === 'operator',
+      );
+      assert.equal(getPath(operatorDone?.data, ['operatorVersion']), TARGET);
+      await assertCsvSucceeded(sim);
+      const rec = await sim.get(['rec', 'rec', '-n', 'redis']);
+      assert.equal(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag']), TAG);
+      assert.equal(getPath(rec, ['status', 'state']), 'Running');
+      assertNothingOlmOwnedWritten(sim);
+    });
+  });
+
   it('Automatic approval: switches the channel and lets OLM approve (no InstallPlan write)', async () => {
     await withUpgradeSim('olm-automatic', async (sim) => {
       const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [

@@ -55,14 +55,26 @@ export function specHash(spec: unknown): string {
   return createHash('sha256').update(canonical(spec)).digest('hex').slice(0, 16);
 }
 
-/** The operator Deployment's spec as the CSV of `version` installs it (the bundle's Deployment). */
+/**
+ * The operator Deployment's spec as the CSV of `version` installs it: the bundle's Deployment,
+ * with its images by digest only when `imagesByDigest` (scenario `operator.olm.operatorImageByDigest`).
+ */
 export function csvDeploymentSpec(
   version: string,
   dialect: SimDialect,
   platform: Platform,
+  imagesByDigest = false,
 ): Record<string, unknown> {
   const deployment = bundleObjects(version, dialect, platform).find((object) => object.kind === 'Deployment');
-  return structuredClone((deployment?.spec as Record<string, unknown> | undefined) ?? {});
+  const spec = structuredClone((deployment?.spec as Record<string, unknown> | undefined) ?? {});
+  if (imagesByDigest) {
+    const template = isRecord(spec.template) ? spec.template : {};
+    const podSpec = isRecord(template.spec) ? template.spec : {};
+    for (const container of Array.isArray(podSpec.containers) ? podSpec.containers.filter(isRecord) : []) {
+      if (typeof container.image === 'string') container.image = byDigest(container.image);
+    }
+  }
+  return spec;
 }
 
 function operatorImageIn(spec: Record<string, unknown>): string | undefined {
@@ -80,12 +92,22 @@ export interface CsvOptions {
   platform: Platform;
   /** The CSV this one replaces (spec.replaces). */
   replaces?: string;
+  /** Its Deployment names the images by digest only. */
+  operatorImageByDigest?: boolean;
 }
 
 /** A ClusterServiceVersion of the operator: one Deployment, and the images it uses. */
 export function clusterServiceVersion(options: CsvOptions): KubeObject {
-  const spec = csvDeploymentSpec(options.version, options.dialect, options.platform);
-  const operatorImage = operatorImageIn(spec);
+  // The related images are the tagged images' digests, whatever the Deployment names.
+  const operatorImage = operatorImageIn(
+    csvDeploymentSpec(options.version, options.dialect, options.platform),
+  );
+  const spec = csvDeploymentSpec(
+    options.version,
+    options.dialect,
+    options.platform,
+    options.operatorImageByDigest === true,
+  );
   const clusterTag = defaultClusterTag(options.version, options.platform);
   return {
     apiVersion: OLM_API_VERSION,
@@ -95,7 +117,7 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
       namespace: options.namespace,
       labels: { [operatorLabel(options.namespace)]: '' },
       annotations: {
-        ...(operatorImage ? { containerImage: operatorImage } : {}),
+        ...(operatorImage ? { containerImage: operatorImageIn(spec) ?? operatorImage } : {}),
         'olm.operatorNamespace': options.namespace,
       },
     },

@@ -65,6 +65,8 @@ export interface ScenarioOlm {
   channel: string;
   approval: 'Manual' | 'Automatic';
   startingCSV: string;
+  /** The CSV's Deployment names the operator image by digest only. */
+  operatorImageByDigest: boolean;
 }
 
 function olmOf(scenario: Scenario): ScenarioOlm {
@@ -73,6 +75,7 @@ function olmOf(scenario: Scenario): ScenarioOlm {
       channel: 'production',
       approval: 'Manual',
       startingCSV: csvName(scenario.operator.version),
+      operatorImageByDigest: false,
     }
   );
 }
@@ -140,11 +143,18 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario): void {
       namespace,
       dialect: scenario.dialect,
       platform: scenario.platform,
+      operatorImageByDigest: olm.operatorImageByDigest,
     }),
   );
   writeStatus(kube, csv, CSV_STATUS.succeeded());
   const deployment = kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
-  if (deployment && !deployment.metadata.labels?.[OWNER_LABEL]) adopt(kube, deployment, csv);
+  if (deployment && !deployment.metadata.labels?.[OWNER_LABEL]) {
+    // By digest, the CSV's Deployment replaces the bundle's (tagged) one the seed created.
+    const spec = olm.operatorImageByDigest
+      ? csvDeploymentSpec(operator.version, scenario.dialect, scenario.platform, true)
+      : undefined;
+    adopt(kube, deployment, csv, spec);
+  }
   const sub = kube.ensure(
     subscription({ namespace, channel: olm.channel, approval: olm.approval, startingCSV: olm.startingCSV }),
   );
@@ -355,16 +365,24 @@ export class OlmController {
       return;
     }
     const { namespace, dialect, platform } = this.#scenario;
+    const byDigest = olmOf(this.#scenario).operatorImageByDigest;
     const csv =
       this.#get(CSV_KIND, target) ??
       this.#kube.create(
-        clusterServiceVersion({ version, namespace, dialect, platform, replaces: installed }),
+        clusterServiceVersion({
+          version,
+          namespace,
+          dialect,
+          platform,
+          replaces: installed,
+          operatorImageByDigest: byDigest,
+        }),
       );
     writeStatus(this.#kube, csv, CSV_STATUS.installing());
     const old = this.#get(CSV_KIND, installed);
     if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
     const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
-    const spec = csvDeploymentSpec(version, dialect, platform);
+    const spec = csvDeploymentSpec(version, dialect, platform, byDigest);
     if (deployment) adopt(this.#kube, deployment, csv, spec);
     else
       this.#kube.create({
@@ -399,6 +417,7 @@ export class OlmController {
   /** Someone else changed the Deployment's pod template: back to the CSV's spec, shortly. */
   #guardDeployment(): void {
     const { namespace, dialect, platform } = this.#scenario;
+    const byDigest = olmOf(this.#scenario).operatorImageByDigest;
     const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
     const owner = deployment?.metadata.labels?.[OWNER_LABEL];
     if (!deployment || !owner) return;
@@ -413,7 +432,7 @@ export class OlmController {
       const csvObject = csv ? this.#get(CSV_KIND, csv) : undefined;
       if (!live || !version || !csvObject) return;
       if (specHash(specOf(live).template) === live.metadata.labels?.[SPEC_HASH_LABEL]) return;
-      adopt(this.#kube, live, csvObject, csvDeploymentSpec(version, dialect, platform));
+      adopt(this.#kube, live, csvObject, csvDeploymentSpec(version, dialect, platform, byDigest));
     });
   }
 }

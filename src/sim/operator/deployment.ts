@@ -1,3 +1,5 @@
+import { imageDigest } from '../olm/objects.js';
+import { releasedOperatorVersions } from '../world/releases.js';
 import { operatorVersionOfImage } from '../world/versions.js';
 import { OPERATOR_NAME } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
@@ -12,7 +14,7 @@ import { type KubeAccess, specOf, statusOf } from './kube-access.js';
 export interface OperatorProcess {
   /** True when a pod of the current template is ready: the operator runs and reconciles. */
   ready: boolean;
-  /** The operator version, from the image tag of the container `redis-enterprise-operator`. */
+  /** The operator version, from the image of the container `redis-enterprise-operator` (its tag, or its digest). */
   version: string | undefined;
   /** Which pod template runs: a new one means the operator restarted. */
   template: string;
@@ -35,7 +37,20 @@ export function operatorImageOf(deployment: KubeObject): string | undefined {
 
 export function operatorVersionOf(deployment: KubeObject): string | undefined {
   const image = operatorImageOf(deployment);
-  return image ? operatorVersionOfImage(image) : undefined;
+  return image ? (operatorVersionOfImage(image) ?? releaseOfDigest(image)) : undefined;
+}
+
+/**
+ * The release an image named by digest only (`repository@sha256:...`) holds: what the registry
+ * serves for that digest. The simulated registry's digests are those of the tagged release
+ * images (imageDigest), so the digest is looked up among the released versions.
+ */
+function releaseOfDigest(image: string): string | undefined {
+  const at = image.indexOf('@');
+  if (at < 0) return undefined;
+  const repository = image.slice(0, at);
+  const digest = image.slice(at + 1);
+  return releasedOperatorVersions().find((version) => imageDigest(`${repository}:${version}`) === digest);
 }
 
 function desiredReplicas(deployment: KubeObject): number {

@@ -41,6 +41,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
               channel: file.operator.olm?.channel ?? PRODUCTION_CHANNEL,
               approval: file.operator.olm?.approval ?? 'Manual',
               startingCSV: file.operator.olm?.startingCSV ?? csvName(file.operator.version),
+              operatorImageByDigest: file.operator.olm?.operatorImageByDigest ?? false,
             }
           : null,
     },

@@ -152,6 +152,12 @@ const olmSchema = z.strictObject({
   approval: z.enum(['Manual', 'Automatic']).default('Manual'),
   /** spec.startingCSV: `redis-enterprise-operator.v<operator.version>`. */
   startingCSV: z.string().min(1).optional(),
+  /**
+   * The CSV's Deployment names the operator image by digest only (`repository@sha256:...`), as
+   * bundles built for disconnected installs do; undocumented for Redis's certified bundle, so
+   * the simulator plays both (default: by tag, as the release bundle's Deployment).
+   */
+  operatorImageByDigest: z.boolean().default(false),
 });
 
 const digestHash = () => z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits');
@@ -274,7 +280,12 @@ export interface Scenario extends Omit<
   operator: Omit<ScenarioFile['operator'], 'helmRelease' | 'olm'> & {
     helmRelease: string | null;
     /** installedBy: olm: the Subscription, every default filled in; otherwise null. */
-    olm: { channel: string; approval: 'Manual' | 'Automatic'; startingCSV: string } | null;
+    olm: {
+      channel: string;
+      approval: 'Manual' | 'Automatic';
+      startingCSV: string;
+      operatorImageByDigest: boolean;
+    } | null;
   };
   admission: { enabled: boolean; webhookName: string };
   cluster: Omit<ScenarioFile['cluster'], 'apiVersion' | 'users'> & {

@@ -47,6 +47,7 @@ const BUILT_INS = [
   'olm-manual',
   'olm-automatic',
   'olm-channel-switch',
+  'olm-digest',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
@@ -356,6 +357,7 @@ describe('broken scenario files', () => {
       channel: 'production',
       approval: 'Manual',
       startingCSV: 'redis-enterprise-operator.v7.4.6-2',
+      operatorImageByDigest: false,
     });
     assert.deepEqual(
       parseScenario(olm('\n  olm: {channel: "7.4.6", approval: Automatic}'), 'olm.yaml').operator.olm,
@@ -363,6 +365,7 @@ describe('broken scenario files', () => {
         channel: '7.4.6',
         approval: 'Automatic',
         startingCSV: 'redis-enterprise-operator.v7.4.6-2',
+        operatorImageByDigest: false,
       },
     );
     assert.match(
