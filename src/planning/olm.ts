@@ -17,6 +17,7 @@
  */
 
 import { array, getPath, record, str } from '../json-read.js';
+import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../kube/reads.js';
 
 export const SUBSCRIPTION_RESOURCE: CustomResourceType = {
@@ -98,6 +99,15 @@ export function olmOwnerOf(deployment: KubeObject | undefined): string | undefin
   if (byReference?.name) return byReference.name;
   const labels = deployment.metadata?.labels ?? {};
   return labels['olm.owner.kind'] === 'ClusterServiceVersion' ? labels['olm.owner'] : undefined;
+}
+
+/**
+ * The operator version a Deployment runs: its image tag, or, when the image is named by digest
+ * only (as an OLM bundle may name it), the version of the CSV that owns the Deployment.
+ */
+export function operatorVersionOfDeployment(deployment: KubeObject, image: string): string | undefined {
+  const parsed = operatorVersionFromImage(image);
+  return parsed ? formatOperatorVersion(parsed) : csvVersion(olmOwnerOf(deployment));
 }
 
 function toSubscription(object: KubeObject): OlmSubscription {

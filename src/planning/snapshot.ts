@@ -34,10 +34,9 @@ import {
   rulesAllow,
 } from './permissions.js';
 import type { StateStoreKind } from './state-store-kind.js';
-import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
-import { csvVersion, type OlmSnapshot, olmOwnerOf, readOlm } from './olm.js';
+import { type OlmSnapshot, olmOwnerOf, operatorVersionOfDeployment, readOlm } from './olm.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -826,7 +825,6 @@ function toOperator(deployment: KubeObject | undefined, namespace: string): Oper
   const containers = containersOf(deployment);
   const container = containers.find((c) => c.name === OPERATOR_DEPLOYMENT) ?? containers[0];
   const image = container?.image ?? '';
-  const parsed = operatorVersionFromImage(image);
   const labels = deployment.metadata?.labels ?? {};
   const annotations = deployment.metadata?.annotations ?? {};
   const releaseName = annotations['meta.helm.sh/release-name'];
@@ -838,7 +836,7 @@ function toOperator(deployment: KubeObject | undefined, namespace: string): Oper
     deploymentName: deployment.metadata?.name ?? OPERATOR_DEPLOYMENT,
     namespace: deploymentNamespace,
     image,
-    version: parsed ? formatOperatorVersion(parsed) : csvVersion(olmOwnerOf(deployment)),
+    version: operatorVersionOfDeployment(deployment, image),
     replicas: num(getPath(deployment, ['spec', 'replicas'])) ?? 1,
     readyReplicas: num(status.readyReplicas) ?? 0,
     helmRelease: managedByHelm

@@ -35,12 +35,7 @@ import { waitForObject } from '../kube/watch.js';
 import { readObject } from '../kube/write.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { OPERATOR_DEPLOYMENT, type Snapshot, type ClusterSnapshot } from '../planning/snapshot.js';
-import {
-  compareOperatorVersions,
-  formatOperatorVersion,
-  operatorVersionFromImage,
-  parseOperatorVersion,
-} from '../release/versions.js';
+import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import type { HelmLocation } from '../planning/resolve.js';
@@ -62,7 +57,7 @@ import {
   releaseFile,
 } from '../planning/plan.js';
 import { READ_VERBS, APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
-import { csvVersion, olmOwnerOf, olmUpgradeCommands } from '../planning/olm.js';
+import { olmUpgradeCommands, operatorVersionOfDeployment } from '../planning/olm.js';
 import { type OlmUpgradeOutcome, upgradeThroughOlm } from './operator-olm.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
@@ -283,7 +278,6 @@ export function deploymentState(deployment: KubeObject | undefined): DeploymentS
   const containers = array(record(record(spec.template).spec).containers).map(record);
   const container = containers.find((c) => c.name === OPERATOR_DEPLOYMENT) ?? containers[0];
   const image = typeof container?.image === 'string' ? container.image : '';
-  const parsed = operatorVersionFromImage(image);
   const replicas = num(spec.replicas) ?? 1;
   const readyReplicas = num(status.readyReplicas) ?? 0;
   const observed = (num(status.observedGeneration) ?? 0) >= (deployment.metadata?.generation ?? 0);
@@ -296,8 +290,7 @@ export function deploymentState(deployment: KubeObject | undefined): DeploymentS
     (num(status.replicas) ?? replicas) === replicas;
   return {
     image,
-    // An OLM bundle may name the image by digest only: then the owning CSV's name says the version.
-    version: parsed ? formatOperatorVersion(parsed) : csvVersion(olmOwnerOf(deployment)),
+    version: operatorVersionOfDeployment(deployment, image),
     replicas,
     readyReplicas,
     updatedReplicas,

@@ -46,6 +46,19 @@ const operatorImage = async (sim: SimHarness) =>
 
 const plans = async (sim: SimHarness) => (await json<List<InstallPlan>>(sim, ['get', 'installplan'])).items;
 
+/** What a person does to move the Subscription to another channel: `kubectl patch` its spec.channel. */
+async function switchChannel(sim: SimHarness, channel: string): Promise<void> {
+  await sim.kubectl([
+    'patch',
+    'subscription',
+    SUBSCRIPTION,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec: { channel } }),
+  ]);
+}
+
 describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
   let sim: SimHarness;
   before(async () => {
@@ -186,15 +199,7 @@ describe('sim: OperatorHub install at a channel head, Manual approval (olm-chann
     const sub = await json<Subscription>(sim, ['get', 'subscription', SUBSCRIPTION]);
     assert.equal(sub.status?.state, 'AtLatestKnown');
     assert.deepEqual(await plans(sim), []);
-    await sim.kubectl([
-      'patch',
-      'subscription',
-      SUBSCRIPTION,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"channel":"7.8.6"}}',
-    ]);
+    await switchChannel(sim, '7.8.6');
     const [plan] = await eventually('an InstallPlan for the new channel head', async () => {
       const items = await plans(sim);
       return items.length > 0 ? items : undefined;
@@ -218,15 +223,7 @@ describe('sim: OperatorHub install, Automatic approval (olm-automatic)', () => {
 
   test('a channel switch installs the new head at once', async () => {
     assert.deepEqual(await plans(sim), []);
-    await sim.kubectl([
-      'patch',
-      'subscription',
-      SUBSCRIPTION,
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"channel":"7.8.6"}}',
-    ]);
+    await switchChannel(sim, '7.8.6');
     const sub = await eventually('the Subscription at the new head', async () => {
       const current = await json<Subscription>(sim, ['get', 'subscription', SUBSCRIPTION]);
       return current.status?.installedCSV === 'redis-enterprise-operator.v7.8.6-19' ? current : undefined;

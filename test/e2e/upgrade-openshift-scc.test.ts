@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
+import type { CtlResult } from '../helpers/run-ctl.js';
 import {
   assertExit,
   assertUpgraded,
@@ -62,16 +63,26 @@ function sccDeletes(sim: UpgradeSim) {
   );
 }
 
+/** `ctl upgrade run --to <version> --yes -o json`, which must reach the operator, the RS and database 7.4. */
+async function upgradeTo(
+  sim: UpgradeSim,
+  version: string,
+  platform: 'kubernetes' | 'openshift' = 'kubernetes',
+): Promise<CtlResult> {
+  const result = await sim.ctl(['upgrade', 'run', '--to', version, '--yes', '-o', 'json']);
+  assertExit(result, 0);
+  await assertUpgraded(sim, {
+    operator: version,
+    tag: clusterTagFor(version, platform) ?? '',
+    dbVersion: '7.4',
+  });
+  return result;
+}
+
 describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
   it(`openshift-rbac-scc to ${UNPRIVILEGED}: pods roll under restricted-v2, then the RoleBinding and the SCC go`, async () => {
     await withUpgradeSim('openshift-rbac-scc', async (sim) => {
-      const result = await sim.ctl(['upgrade', 'run', '--to', UNPRIVILEGED, '--yes', '-o', 'json']);
-      assertExit(result, 0);
-      await assertUpgraded(sim, {
-        operator: UNPRIVILEGED,
-        tag: clusterTagFor(UNPRIVILEGED) ?? '',
-        dbVersion: '7.4',
-      });
+      const result = await upgradeTo(sim, UNPRIVILEGED);
       assert.deepEqual(await podSccs(sim), ['restricted-v2', 'restricted-v2', 'restricted-v2']);
       assert.ok(!(await sccNames(sim)).includes(SCC), 'the SCC is deleted');
       const bindings = await sim.list(['rolebindings', '-n', 'redis']);
@@ -98,13 +109,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
 
   it(`openshift-shared-scc to ${UNPRIVILEGED}: only this cluster's RoleBinding goes, the SCC stays for redis-b`, async () => {
     await withUpgradeSim('openshift-shared-scc', async (sim) => {
-      const result = await sim.ctl(['upgrade', 'run', '--to', UNPRIVILEGED, '--yes', '-o', 'json']);
-      assertExit(result, 0);
-      await assertUpgraded(sim, {
-        operator: UNPRIVILEGED,
-        tag: clusterTagFor(UNPRIVILEGED) ?? '',
-        dbVersion: '7.4',
-      });
+      const result = await upgradeTo(sim, UNPRIVILEGED);
       assert.ok((await sccNames(sim)).includes(SCC), 'the shared SCC stays');
       assert.equal(sccDeletes(sim).length, 0);
       await sim.get(['rolebinding', ROLE, '-n', 'redis-b']);
@@ -122,13 +127,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
     await withUpgradeSim('openshift-auto-adjust', async (sim) => {
       const before = await sim.get(['scc', SCC]);
       assert.equal(before.allowPrivilegeEscalation, false, 'the installed 7.4.6 SCC');
-      const result = await sim.ctl(['upgrade', 'run', '--to', UNPRIVILEGED, '--yes', '-o', 'json']);
-      assertExit(result, 0);
-      await assertUpgraded(sim, {
-        operator: UNPRIVILEGED,
-        tag: clusterTagFor(UNPRIVILEGED) ?? '',
-        dbVersion: '7.4',
-      });
+      await upgradeTo(sim, UNPRIVILEGED);
       const after = await sim.get(['scc', SCC]);
       assert.equal(after.allowPrivilegeEscalation, true, 'the 7.22 scc.yaml was applied');
       assert.deepEqual(after.users, ['system:serviceaccount:redis:rec'], 'still bound');
@@ -168,13 +167,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', CHART_WITHOUT_SCC]);
       assertExit(plan, 0, 'ctl upgrade plan');
       assert.match(plan.stdout, /the helm upgrade to chart 7\.22\.0-11 deletes redis-enterprise-scc-v2/);
-      const result = await sim.ctl(['upgrade', 'run', '--to', CHART_WITHOUT_SCC, '--yes', '-o', 'json']);
-      assertExit(result, 0);
-      await assertUpgraded(sim, {
-        operator: CHART_WITHOUT_SCC,
-        tag: clusterTagFor(CHART_WITHOUT_SCC) ?? '',
-        dbVersion: '7.4',
-      });
+      await upgradeTo(sim, CHART_WITHOUT_SCC);
       // helm's DELETE (the chart no longer renders it), ctl's apply, then ctl's DELETE after the roll.
       const scc = changes(sim).filter((e) =>
         /\/securitycontextconstraints\/redis-enterprise-scc-v2(\?|$)/.test(e.path),
@@ -192,13 +185,7 @@ describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
 
   it(`openshift-7-8 to ${TARGET}: the SCC of the target is re-applied and stays bound; pods stay under it`, async () => {
     await withUpgradeSim('openshift-7-8', async (sim) => {
-      const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
-      assertExit(result, 0);
-      await assertUpgraded(sim, {
-        operator: TARGET,
-        tag: clusterTagFor(TARGET, 'openshift') ?? '',
-        dbVersion: '7.4',
-      });
+      await upgradeTo(sim, TARGET, 'openshift');
       assert.ok((await sccNames(sim)).includes(SCC));
       await sim.get(['rolebinding', ROLE, '-n', 'redis']);
       assert.deepEqual(await podSccs(sim), [SCC, SCC, SCC]);

@@ -10,7 +10,7 @@ import { Ajv } from 'ajv';
 import { parseDocument } from 'yaml';
 import { crdsFor } from '../../src/sim/crds.js';
 import { upstreamFile } from './support.js';
-import type { Crd, Schema } from '../helpers/crd.js';
+import { byKind, type Crd, declaredPaths, rootSchema } from '../helpers/crd.js';
 
 /**
  * crd-rec.yaml has one single-quoted description whose continuation line is not indented
@@ -22,31 +22,6 @@ function loadUpstream(file: string): Crd {
   const unexpected = doc.errors.filter((error) => error.code !== 'MISSING_CHAR');
   assert.deepEqual(unexpected, [], `${file} parses`);
   return doc.toJS() as Crd;
-}
-
-/** Every property path a schema declares, with its type: `spec.modulesList[].name -> string`. */
-function declaredPaths(schema: Schema, prefix = ''): Map<string, string | undefined> {
-  const paths = new Map<string, string | undefined>();
-  const visit = (node: Schema, at: string) => {
-    if (at !== '') paths.set(at, node.type);
-    for (const [key, child] of Object.entries(node.properties ?? {})) visit(child, at ? `${at}.${key}` : key);
-    if (node.items) visit(node.items, `${at}[]`);
-    if (typeof node.additionalProperties === 'object') visit(node.additionalProperties, `${at}{}`);
-  };
-  visit(schema, prefix);
-  return paths;
-}
-
-function byKind(crds: object[], kind: string): Crd {
-  const found = (crds as Crd[]).find((crd) => crd.spec.names.kind === kind);
-  assert.ok(found, `CRD for ${kind}`);
-  return found;
-}
-
-function rootSchema(crd: Crd, version: string): Schema {
-  const found = crd.spec.versions.find((v) => v.name === version);
-  assert.ok(found, `${crd.metadata.name} has version ${version}`);
-  return found.schema.openAPIV3Schema;
 }
 
 function columnsOf(crd: Crd, version: string) {

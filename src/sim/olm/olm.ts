@@ -86,18 +86,7 @@ function write(kube: KubeAccess, object: KubeObject): KubeObject {
 }
 
 function writeStatus(kube: KubeAccess, object: KubeObject, status: Record<string, unknown>): KubeObject {
-  const rt = kube.store.resolve(object.apiVersion ?? '', object.kind ?? '');
-  return kube.store.patch(
-    rt,
-    object.metadata.namespace,
-    object.metadata.name ?? '',
-    'merge',
-    { status },
-    {
-      fieldManager: OLM_FIELD_MANAGER,
-      subresource: 'status',
-    },
-  ).object;
+  return kube.patchStatus(object, status, OLM_FIELD_MANAGER);
 }
 
 /** The operator Deployment taken over by `csv`: OLM's labels, owner reference and spec hash. */

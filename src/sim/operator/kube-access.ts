@@ -89,8 +89,15 @@ export class KubeAccess {
     }).object;
   }
 
-  /** Merge patch of `.status` only, as a controller reports progress. */
-  patchStatus(object: KubeObject, status: Record<string, unknown>): KubeObject {
+  /**
+   * Merge patch of `.status` only, as a controller reports progress; `fieldManager` names the
+   * controller (OLM's writes are OLM's, not the operator's).
+   */
+  patchStatus(
+    object: KubeObject,
+    status: Record<string, unknown>,
+    fieldManager = OPERATOR_FIELD_MANAGER,
+  ): KubeObject {
     const rt = this.store.resolve(object.apiVersion ?? '', object.kind ?? '');
     const subresource = rt.subresources.includes('status') ? 'status' : undefined;
     return this.store.patch(
@@ -100,7 +107,7 @@ export class KubeAccess {
       'merge',
       { status },
       {
-        fieldManager: OPERATOR_FIELD_MANAGER,
+        fieldManager,
         subresource,
       },
     ).object;

@@ -3,32 +3,7 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { detectDialect, dialectFields, toJsonPath } from '../../../src/release/dialect.js';
 import { CRD_GROUP, crdsFor } from '../../../src/sim/crds.js';
-import type { Crd, Schema } from '../../helpers/crd.js';
-
-/** Every property path a schema declares, with its type: `spec.modulesList[].name -> string`. */
-function declaredPaths(schema: Schema, prefix = ''): Map<string, string | undefined> {
-  const paths = new Map<string, string | undefined>();
-  const visit = (node: Schema, at: string) => {
-    if (at !== '') paths.set(at, node.type);
-    for (const [key, child] of Object.entries(node.properties ?? {})) visit(child, at ? `${at}.${key}` : key);
-    if (node.items) visit(node.items, `${at}[]`);
-    if (typeof node.additionalProperties === 'object') visit(node.additionalProperties, `${at}{}`);
-  };
-  visit(schema, prefix);
-  return paths;
-}
-
-function byKind(crds: object[], kind: string): Crd {
-  const found = (crds as Crd[]).find((crd) => crd.spec.names.kind === kind);
-  assert.ok(found, `CRD for ${kind}`);
-  return found;
-}
-
-function rootSchema(crd: Crd, version: string): Schema {
-  const found = crd.spec.versions.find((v) => v.name === version);
-  assert.ok(found, `${crd.metadata.name} has version ${version}`);
-  return found.schema.openAPIV3Schema;
-}
+import { byKind, type Crd, declaredPaths, rootSchema, type Schema } from '../../helpers/crd.js';
 
 // test/upstream/crds.test.ts compares these CRDs with the upstream ones, field by field.
 describe('crdsFor("redis")', () => {
