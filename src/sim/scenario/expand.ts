@@ -6,7 +6,11 @@
 
 import { randomBytes } from 'node:crypto';
 import { channelVersions, csvName, olmChannels, PRODUCTION_CHANNEL } from '../olm/catalog.js';
+import { defaultClusterTag } from '../world/releases.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
+
+/** The helm release of a helm install that names none: SIMULATOR.md's example. */
+const DEFAULT_HELM_RELEASE = 'redis-enterprise';
 
 export type FieldPath = (string | number)[];
 export interface Problem {
@@ -29,12 +33,24 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
     ...generated.namespaces.filter((namespace) => !listed.includes(namespace)),
   ];
 
+  // SIMULATOR.md's own example gives a bundle install a helmRelease "when installedBy: helm":
+  // a setting that does not apply is ignored, not refused; a helm install without one gets the
+  // example's release name.
+  const helmRelease =
+    file.operator.installedBy === 'helm' ? (file.operator.helmRelease ?? DEFAULT_HELM_RELEASE) : null;
+  const versionTag = file.cluster.versionTag ?? defaultClusterTag(file.operator.version, file.platform);
+  if (versionTag === undefined)
+    report(
+      ['cluster', 'versionTag'],
+      `required: the simulated world knows no RS image of operator ${file.operator.version} to default to`,
+    );
+
   const scenario: Scenario = {
     ...rest,
     operator: {
       ...file.operator,
       watchNamespaces,
-      helmRelease: file.operator.helmRelease ?? null,
+      helmRelease,
       olm:
         file.operator.installedBy === 'olm'
           ? {
@@ -51,7 +67,8 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
     },
     cluster: {
       ...file.cluster,
-      apiVersion: file.cluster.apiVersion ?? serverVersionOf(file.cluster.versionTag),
+      versionTag: versionTag ?? '',
+      apiVersion: file.cluster.apiVersion ?? serverVersionOf(versionTag ?? ''),
       // A user without a password (a captured scenario) gets a new random one.
       users: file.cluster.users.map((user) => ({
         ...user,
@@ -182,10 +199,6 @@ type Report = (path: FieldPath, message: string) => void;
 
 function checkOperator(scenario: Scenario, report: Report): void {
   const { operator } = scenario;
-  if (operator.installedBy === 'helm' && operator.helmRelease === null)
-    report(['operator', 'helmRelease'], 'required when operator.installedBy is helm');
-  if (operator.installedBy !== 'helm' && operator.helmRelease !== null)
-    report(['operator', 'helmRelease'], 'only used when operator.installedBy is helm');
   checkOlm(scenario, report);
   operator.watchNamespaces.forEach((namespace, i) => {
     if (namespace === scenario.namespace)

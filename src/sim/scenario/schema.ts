@@ -194,6 +194,7 @@ export const scenarioFileSchema = z.strictObject({
     installedBy: z.enum(['bundle', 'helm', 'olm']).default('bundle'),
     /** installedBy: olm (OperatorHub): the Subscription (SIMULATOR.md, docs/simulator.md "OperatorHub"). */
     olm: olmSchema.optional(),
+    /** installedBy: helm: the release name (default `redis-enterprise`); ignored otherwise. */
     helmRelease: kubeName().max(53).optional(),
     watchNamespaces: z.array(kubeName()).default([]),
     /** The values the user gave at install: what `helm get values` shows (installedBy: helm). */
@@ -207,37 +208,40 @@ export const scenarioFileSchema = z.strictObject({
       webhookName: z.string().max(253).regex(DNS_SUBDOMAIN, 'expected a Kubernetes object name').optional(),
     })
     .prefault({}),
-  cluster: z.strictObject({
-    name: kubeName().default('rec'),
-    nodes: z.number().int().min(1).default(3),
-    versionTag: versionString(VERSION_TAG, '7.4.6-22'),
-    repository: z.string().min(1).default('redislabs/redis'),
-    autoUpgrade: z.boolean().default(false),
-    upgradePolicy: UPGRADE_POLICY.nullable().default(null),
-    digestHash: digestHash().nullable().default(null),
-    /** Image specs besides the node image; each may pin a digest. */
-    imageSpecs: z
-      .strictObject({
-        rigger: imageSpecSchema.optional(),
-        bootstrapper: imageSpecSchema.optional(),
-        callHomeClient: imageSpecSchema.optional(),
-      })
-      .default({}),
-    /** Where the licence is: a Secret (spec.licenseSecretName) or inline (spec.license). */
-    licenseIn: z.enum(['secret', 'spec']).default('secret'),
-    /** OnDelete: the operator deletes pods itself and status.currentRevision is not promoted. */
-    statefulSetStrategy: z.enum(['RollingUpdate', 'OnDelete']).default('RollingUpdate'),
-    /** false: with auto-upgrade the operator rolls to its default image without writing versionTag. */
-    autoUpgradeWritesSpec: z.boolean().default(true),
-    license: z.enum(['Valid', 'Invalid', 'Expired']).default('Valid'),
-    /** spec.securityContext.resourceLimits.allowAutoAdjustment (keeps the SCC on OpenShift). */
-    allowAutoAdjustment: z.boolean().default(false),
-    apiVersion: versionString(SERVER_VERSION, '7.4.6-22').optional(),
-    users: z
-      .array(userSchema)
-      .min(1)
-      .default([{ ...DEFAULT_ADMIN, passwordExpired: false }]),
-  }),
+  cluster: z
+    .strictObject({
+      name: kubeName().default('rec'),
+      nodes: z.number().int().min(1).default(3),
+      /** Absent: the RS image the operator release ships (world/releases.ts defaultClusterTag). */
+      versionTag: versionString(VERSION_TAG, '7.4.6-22').optional(),
+      repository: z.string().min(1).default('redislabs/redis'),
+      autoUpgrade: z.boolean().default(false),
+      upgradePolicy: UPGRADE_POLICY.nullable().default(null),
+      digestHash: digestHash().nullable().default(null),
+      /** Image specs besides the node image; each may pin a digest. */
+      imageSpecs: z
+        .strictObject({
+          rigger: imageSpecSchema.optional(),
+          bootstrapper: imageSpecSchema.optional(),
+          callHomeClient: imageSpecSchema.optional(),
+        })
+        .default({}),
+      /** Where the licence is: a Secret (spec.licenseSecretName) or inline (spec.license). */
+      licenseIn: z.enum(['secret', 'spec']).default('secret'),
+      /** OnDelete: the operator deletes pods itself and status.currentRevision is not promoted. */
+      statefulSetStrategy: z.enum(['RollingUpdate', 'OnDelete']).default('RollingUpdate'),
+      /** false: with auto-upgrade the operator rolls to its default image without writing versionTag. */
+      autoUpgradeWritesSpec: z.boolean().default(true),
+      license: z.enum(['Valid', 'Invalid', 'Expired']).default('Valid'),
+      /** spec.securityContext.resourceLimits.allowAutoAdjustment (keeps the SCC on OpenShift). */
+      allowAutoAdjustment: z.boolean().default(false),
+      apiVersion: versionString(SERVER_VERSION, '7.4.6-22').optional(),
+      users: z
+        .array(userSchema)
+        .min(1)
+        .default([{ ...DEFAULT_ADMIN, passwordExpired: false }]),
+    })
+    .prefault({}),
   openshift: openshiftSchema,
   modules: z.array(moduleSchema).default([]),
   databases: z.array(databaseSchema).default([]),
@@ -288,7 +292,8 @@ export interface Scenario extends Omit<
     } | null;
   };
   admission: { enabled: boolean; webhookName: string };
-  cluster: Omit<ScenarioFile['cluster'], 'apiVersion' | 'users'> & {
+  cluster: Omit<ScenarioFile['cluster'], 'apiVersion' | 'users' | 'versionTag'> & {
+    versionTag: string;
     apiVersion: string;
     users: ScenarioUser[];
   };
