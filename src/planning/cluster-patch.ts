@@ -26,8 +26,15 @@ export interface ImageMove {
   digestHash?: string | undefined;
 }
 
-/** The digest of `repository:tag`, when the caller knows it (tests; a future digest catalogue). */
-export type DigestLookup = (repository: string | undefined, tag: string) => string | undefined;
+/**
+ * The digest of the image `move` goes to (`repository:tag`), when the caller knows it: under OLM,
+ * the target CSV's relatedImages (src/steps/olm-digests.ts). `node` marks the node image spec.
+ */
+export type DigestLookup = (
+  repository: string | undefined,
+  tag: string,
+  image: { field: string; node: boolean },
+) => string | undefined;
 
 export type ClusterPatch =
   | { kind: 'patch'; body: Record<string, unknown>; moves: ImageMove[] }
@@ -83,7 +90,10 @@ export function buildClusterPatch(
   for (const move of moves) {
     bodies.push(patchAt([...move.path, 'versionTag'], move.to));
     if (move.digestHash === undefined) continue;
-    const digest = digestOf(repositoryOf(move), move.to);
+    const digest = digestOf(repositoryOf(move), move.to, {
+      field: move.field,
+      node: move.field === moves[0]?.field,
+    });
     if (digest === undefined) unknownDigests.push(move);
     else bodies.push(patchAt([...move.path, 'digestHash'], digest));
   }

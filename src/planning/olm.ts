@@ -330,31 +330,66 @@ export function olmUpgradeCommands(
   return commands;
 }
 
-/** `spec.relatedImages[].image` of a CSV. */
-export function relatedImagesOf(csv: KubeObject | undefined): string[] {
-  return array(getPath(csv, ['spec', 'relatedImages']))
-    .map((entry) => str(record(entry).image))
-    .filter((image): image is string => image !== undefined);
+/** One entry of a CSV's `spec.relatedImages` (operator-framework/api RelatedImage). */
+export interface RelatedImage {
+  name: string | undefined;
+  image: string;
+}
+
+/** `spec.relatedImages` of a CSV. */
+export function relatedImagesOf(csv: KubeObject | undefined): RelatedImage[] {
+  return array(getPath(csv, ['spec', 'relatedImages'])).flatMap((entry) => {
+    const image = str(record(entry).image);
+    return image === undefined ? [] : [{ name: str(record(entry).name), image }];
+  });
 }
 
 /**
- * The digest a CSV relates for `repository` (`<repository>@sha256:...`; certified bundles name
- * their related images by digest). Undefined when the CSV relates no image of that repository.
+ * The relatedImages name Redis's certified bundle gives each image spec's image (certified-operators
+ * operators/redis-enterprise-operator-cert/7.22.0-11.2/manifests/...clusterserviceversion.yaml:
+ * redis-enterprise-node, services-rigger, bootstrapper, call-home-client). The cluster resource
+ * may name another repository for the same image (the OpenShift registry, a mirror, Docker Hub),
+ * so the name decides before the repository does.
+ */
+export function relatedImageName(image: { field: string; node: boolean }): string | undefined {
+  if (image.node) return 'redis-enterprise-node';
+  return RELATED_NAMES[image.field];
+}
+
+const RELATED_NAMES: Record<string, string> = {
+  redisEnterpriseServicesRiggerImageSpec: 'services-rigger',
+  bootstrapperImageSpec: 'bootstrapper',
+  'usageMeter.callHomeClient.imageSpec': 'call-home-client',
+};
+
+/**
+ * The digest a CSV relates for an image (`<repository>@sha256:...`; certified bundles name their
+ * related images by digest): the entry of that name, else the entry of that repository.
+ * Undefined when the CSV relates neither, or names it by tag only.
  */
 export function relatedDigest(
-  relatedImages: readonly string[],
+  relatedImages: readonly RelatedImage[],
   repository: string | undefined,
+  name?: string,
 ): string | undefined {
-  if (!repository) return undefined;
-  for (const image of relatedImages) {
-    const at = image.indexOf('@');
-    if (at < 0) continue;
-    const name = image.slice(0, at);
-    const slash = name.lastIndexOf('/');
-    const colon = name.indexOf(':', slash + 1);
-    if ((colon >= 0 ? name.slice(0, colon) : name) === repository) return image.slice(at + 1);
-  }
-  return undefined;
+  const byName = name === undefined ? undefined : relatedImages.find((entry) => entry.name === name);
+  const byRepository =
+    repository === undefined
+      ? undefined
+      : relatedImages.find((entry) => repositoryOf(entry.image) === repository);
+  const entry = byName ?? byRepository;
+  if (!entry) return undefined;
+  const at = entry.image.indexOf('@');
+  return at < 0 ? undefined : entry.image.slice(at + 1);
+}
+
+/** `registry/repo:tag@sha256:...` or `registry/repo@sha256:...` -> `registry/repo`. */
+function repositoryOf(image: string): string {
+  const at = image.indexOf('@');
+  const name = at < 0 ? image : image.slice(0, at);
+  const slash = name.lastIndexOf('/');
+  const colon = name.indexOf(':', slash + 1);
+  return colon >= 0 ? name.slice(0, colon) : name;
 }
 
 /**

@@ -127,12 +127,7 @@ async function upgradeCluster(
   // Under OLM a pinned digest follows the target CSV's relatedImages (olm-digests.ts).
   const olmDigests =
     deps.resolved.method === 'olm' && snapshot.olm && digestPinnedSpecs(live, snapshot.dialect).length > 0
-      ? await installedOlmDigests(
-          kube,
-          olmDigestSource(snapshot, plan.target.operator, snapshot.olm),
-          tag,
-          live.image.repository,
-        )
+      ? await installedOlmDigests(kube, olmDigestSource(snapshot, plan.target.operator, snapshot.olm))
       : undefined;
   const patch = buildClusterPatch(live, snapshot.dialect, tag, plan.target.operator, olmDigests?.digestOf);
   if (patch.kind === 'refuse') {

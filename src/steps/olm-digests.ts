@@ -12,7 +12,14 @@ import { OperationError } from '../errors.js';
 import type { KubeClients } from '../kube/client.js';
 import { readObject } from '../kube/write.js';
 import type { DigestLookup } from '../planning/cluster-patch.js';
-import { CSV_RESOURCE, olmRoute, type OlmSnapshot, relatedDigest, relatedImagesOf } from '../planning/olm.js';
+import {
+  CSV_RESOURCE,
+  olmRoute,
+  type OlmSnapshot,
+  relatedDigest,
+  relatedImageName,
+  relatedImagesOf,
+} from '../planning/olm.js';
 import { clusterTagFor } from '../release/catalog.js';
 import type { Platform } from '../planning/snapshot.js';
 
@@ -25,15 +32,14 @@ export interface OlmDigestSource {
 }
 
 /**
- * For the run: the digests the installed target CSV relates, by repository. The node image's
+ * For the run: the digests the installed target CSV relates, by the name Redis's bundle gives
+ * each image (else by repository: planning/olm.ts relatedDigest). The node image's
  * digest is the CSV's only for the release's own tag: another `--cluster-version` gets none (and
  * the cluster patch is refused with the fix).
  */
 export async function installedOlmDigests(
   kube: KubeClients,
   source: OlmDigestSource,
-  nodeTag: string,
-  nodeRepository: string | undefined,
 ): Promise<{ csv: string; digestOf: DigestLookup }> {
   const csv = olmRoute(source.olm, source.operatorTarget).targetCsv;
   const object = await readObject(kube, {
@@ -54,9 +60,9 @@ export async function installedOlmDigests(
   const releaseTag = clusterTagFor(source.operatorTarget, source.platform, source.currentTag);
   return {
     csv,
-    digestOf: (repository, tag) => {
-      if (repository === nodeRepository && tag !== releaseTag) return undefined;
-      return relatedDigest(related, repository);
+    digestOf: (repository, tag, image) => {
+      if (image.node && tag !== releaseTag) return undefined;
+      return relatedDigest(related, repository, relatedImageName(image));
     },
   };
 }

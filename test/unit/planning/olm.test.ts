@@ -9,6 +9,8 @@ import {
   type OlmSnapshot,
   readOlm,
   relatedDigest,
+  type RelatedImage,
+  relatedImageName,
 } from '../../../src/planning/olm.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
@@ -214,17 +216,40 @@ describe('OLM-owned operators', () => {
     assert.equal(csvVersion('redis-enterprise-operator.v7.8.2-6'), '7.8.2-6');
   });
 
-  it('relatedDigest: the digest a CSV relates for a repository, none for another', () => {
-    const images = [
-      'registry.connect.redhat.com/redislabs/redis-enterprise@sha256:abc',
-      'r/op@sha256:def',
-      'docker.io/x:1.0',
+  it("relatedDigest: by the name Redis's bundle gives the image, else by repository; none for another", () => {
+    // The names and repositories of certified-operators redis-enterprise-operator-cert 7.22.0-11.2.
+    const images: RelatedImage[] = [
+      {
+        name: 'redis-enterprise-node',
+        image: 'registry.connect.redhat.com/redislabs/redis-enterprise@sha256:abc',
+      },
+      { name: 'services-rigger', image: 'registry.connect.redhat.com/redislabs/services-manager@sha256:def' },
+      { name: undefined, image: 'r/op@sha256:123' },
+      { name: 'call-home-client', image: 'docker.io/x:1.0' },
     ];
     assert.equal(
       relatedDigest(images, 'registry.connect.redhat.com/redislabs/redis-enterprise'),
       'sha256:abc',
     );
+    assert.equal(relatedDigest(images, 'r/op'), 'sha256:123');
+    // The cluster resource names Docker Hub's repository for the node: the name finds it.
     assert.equal(relatedDigest(images, 'redislabs/redis'), undefined);
+    assert.equal(relatedDigest(images, 'redislabs/redis', 'redis-enterprise-node'), 'sha256:abc');
+    assert.equal(
+      relatedDigest(
+        images,
+        'redislabs/k8s-controller',
+        relatedImageName({ field: 'redisEnterpriseServicesRiggerImageSpec', node: false }),
+      ),
+      'sha256:def',
+    );
+    assert.equal(
+      relatedImageName({ field: 'redisEnterpriseImageSpec', node: true }),
+      'redis-enterprise-node',
+    );
+    assert.equal(relatedImageName({ field: 'bootstrapperImageSpec', node: false }), 'bootstrapper');
+    // Related by tag only: no digest to pin.
+    assert.equal(relatedDigest(images, undefined, 'call-home-client'), undefined);
     assert.equal(relatedDigest(images, undefined), undefined);
   });
 
