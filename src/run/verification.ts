@@ -138,7 +138,11 @@ export function verify(input: {
   const databases = databasesOf(snapshot, input.bdbs).map(({ name, namespace, bdb }): VerifiedDatabase => {
     const key = `${namespace ?? ''}/${name}`;
     const action = planned.get(key);
-    const expected = action?.version ?? target;
+    const chosen = isSelected(plan, name, namespace);
+    // A selected database the plan left alone (its spec says major/latest, it runs the wanted
+    // version or newer, its policy allows no newer one) was never asked to move: nothing to expect
+    // of it but being active. A database left out by --databases keeps the target as the yardstick.
+    const expected = action ? action.version : chosen ? null : target;
     const version = bdb ? (bdb.redis_version ?? bdb.engine_version ?? null) : null;
     const atTarget = atLeast(version, expected);
     const ok = bdb !== undefined && bdb.status === 'active' && atTarget;
@@ -156,7 +160,7 @@ export function verify(input: {
     const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
     if (!atTarget && action?.manual) {
       result.note = `an Active-Active database ctl does not upgrade: follow the manual procedure the run printed`;
-    } else if (!atTarget && !action) {
+    } else if (!atTarget && !action && !chosen) {
       result.note = `not selected for this run (--databases): upgrade it with ctl upgrade run --to ${plan.target.operator} --databases ${where}`;
     } else if (!atTarget && !ran('databases')) {
       result.note = `the databases step did not run: run ctl upgrade run --to ${plan.target.operator} to finish`;
@@ -176,6 +180,14 @@ export function verify(input: {
     mismatches,
     unexplained,
   };
+}
+
+/** Whether `--databases` (as the plan recorded it) chose this database; all when not recorded. */
+function isSelected(plan: Plan, name: string, namespace: string | null): boolean {
+  const selection = plan.target.selection?.databases;
+  if (!selection || selection.kind === 'all') return true;
+  if (selection.kind === 'none') return false;
+  return selection.names.some((n) => n === name || (namespace !== null && n === `${namespace}/${name}`));
 }
 
 /** The cluster's databases (REDBs and its REAADBs) with their bdb; bdbs no resource names are kept too. */

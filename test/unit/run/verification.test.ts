@@ -50,6 +50,54 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     );
   });
 
+  it('a database the plan left alone (its spec says "major": the operator chooses) is not held to the target', () => {
+    const chooser = makeSnapshot((s) => {
+      s.databases[0]!.versionSpec = 'major';
+    });
+    const alone = planUpgrade(chooser, makeTarget({ to: '7.8.2-6' }));
+    assert.equal(alone.steps.find((s) => s.id === 'databases')?.actions.length, 0);
+    const result = verify({
+      plan: alone,
+      snapshot: chooser,
+      steps: ALL_DONE,
+      nodes: nodesAt(RS),
+      bdbs: bdbAt('7.2'),
+    });
+    assert.equal(result.status, 'verified');
+    assert.equal(result.databases[0]?.expected, null);
+    assert.deepEqual(result.mismatches, []);
+    // Not active is still a mismatch the run cannot explain.
+    const pending = verify({
+      plan: alone,
+      snapshot: chooser,
+      steps: ALL_DONE,
+      nodes: nodesAt(RS),
+      bdbs: bdbAt('7.2', 'active-change-pending'),
+    });
+    assert.equal(pending.unexplained, true);
+  });
+
+  it('a database left out by --databases keeps the target as its yardstick and names the command', () => {
+    const other = makeSnapshot((s) => {
+      s.databases.push({ ...s.databases[0]!, uid: 'uid-db2', name: 'db2', databaseUid: '2' });
+    });
+    const some = planUpgrade(other, makeTarget({ to: '7.8.2-6', databases: 'db2' }));
+    const result = verify({
+      plan: some,
+      snapshot: other,
+      steps: ALL_DONE,
+      nodes: nodesAt(RS),
+      bdbs: [
+        { uid: 1, name: 'db1', redis_version: '7.2', status: 'active' },
+        { uid: 2, name: 'db2', redis_version: '7.4', status: 'active' },
+      ],
+    });
+    assert.equal(result.status, 'mismatch');
+    assert.equal(result.unexplained, false);
+    assert.equal(result.databases[0]?.expected, '7.4');
+    assert.match(result.mismatches.join('\n'), /redis\/db1: .*not selected for this run \(--databases\)/);
+  });
+
   it('the cluster steps skipped (--only operator): old nodes are explained, not a failure', () => {
     const steps = ALL_DONE.map((s) => (s.id === 'operator' ? s : { ...s, result: 'not run' as const }));
     const result = verify({ plan, snapshot, steps, nodes: nodesAt('7.4.6-22'), bdbs: bdbAt('7.2') });
