@@ -53,7 +53,7 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
   const rows: [string, string, string][] = [
     ['operator', s(current.operator ?? '?'), `${s(target.operator)} (${s(target.method)})`],
     ['cluster', s(current.clusterVersion ?? '?'), s(target.clusterVersion ?? '?')],
-    ['databases', summarizeDatabaseVersions(plan), s(target.databaseVersion ?? 'unchanged')],
+    ['databases', summarizeDatabaseVersions(plan), targetDatabaseVersions(plan)],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, from, to] of rows) {
@@ -150,6 +150,23 @@ function statusMark(status: CheckStatus, p: Paint): string {
   if (status === 'pass') return p.green('ok  ');
   if (status === 'warn') return p.yellow('warn');
   return p.red('FAIL');
+}
+
+/**
+ * What the databases step writes (the last hop's): `7.4`, `7.4 (2 unchanged)` when the plan
+ * leaves some alone (a version the operator chooses, a policy, --databases), `unchanged` when
+ * it moves none: the target database version alone would promise what the step will not do.
+ */
+function targetDatabaseVersions(plan: Plan): string {
+  if (plan.current.databases.length === 0) return 'none';
+  const steps = plan.hops?.at(-1)?.steps ?? plan.steps;
+  const moving = (steps.find((step) => step.id === 'databases')?.actions ?? []).flatMap((action) =>
+    action.database ? [action.database.version] : [],
+  );
+  if (moving.length === 0) return 'unchanged';
+  const left = plan.current.databases.length - moving.length;
+  const versions = [...new Set(moving)].map(oneLine).join(', ');
+  return left > 0 ? `${versions} (${left} unchanged)` : versions;
 }
 
 /** `7.2 (3), 7.4 (1)`: how many databases run each version. */

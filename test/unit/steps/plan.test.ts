@@ -748,4 +748,23 @@ describe('renderPlan', () => {
     assert.ok(!text.includes('\u001b['), 'no colour codes');
     assert.ok(renderPlan(plan, true).includes('\u001b[31m'), 'red for the failure');
   });
+
+  it('the databases row says what the databases step writes, not only the target version', () => {
+    const moving = renderPlan(planUpgrade(makeSnapshot(), makeTarget()), false);
+    assert.match(moving, /databases\s+7\.2 \(1\) {2}-> 7\.4\n/);
+    const chooser = makeSnapshot((s) => {
+      s.databases[0]!.versionSpec = 'major';
+      s.databases.push({
+        ...s.databases[0]!,
+        uid: 'uid-db2',
+        name: 'db2',
+        databaseUid: '2',
+        versionSpec: '7.2',
+      });
+    });
+    const some = renderPlan(planUpgrade(chooser, makeTarget()), false);
+    assert.match(some, /databases\s+7\.2 \(2\) {2}-> 7\.4 \(1 unchanged\)/);
+    const none = renderPlan(planUpgrade(chooser, makeTarget({ databases: 'none' })), false);
+    assert.match(none, /databases\s+7\.2 \(2\) {2}-> unchanged/);
+  });
 });
