@@ -2,6 +2,7 @@
 // When a file's tests are all done, its process should exit; one that stays alive (a server not
 // closed, a child process still running, a socket left open) would hold the whole run until the
 // file's timeout. Ten seconds after the last test, this names what is still open and fails the file.
+import { createHook } from 'node:async_hooks';
 import { after } from 'node:test';
 
 const GRACE_MS = Number(process.env.CTL_TEST_EXIT_GRACE_MS ?? 10_000);
@@ -30,11 +31,52 @@ function describe(handle) {
   return type;
 }
 
+/**
+ * Timers are not among process._getActiveHandles(), so a timer that keeps the process alive was
+ * named only "Timeout". Each timer's creation site is kept (a short stack, while it is pending)
+ * so the watchdog can say which code armed it.
+ */
+const timers = new Map();
+function trackTimers() {
+  createHook({
+    init(asyncId, type, _trigger, resource) {
+      if (type !== 'Timeout') return;
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 12;
+      const stack = new Error().stack ?? '';
+      Error.stackTraceLimit = limit;
+      timers.set(asyncId, { resource, stack });
+    },
+    destroy(asyncId) {
+      timers.delete(asyncId);
+    },
+  }).enable();
+}
+
+/** The timers still armed and holding the process (ref'd), each with where it was created. */
+function pendingTimers() {
+  return [...timers.values()]
+    .filter(({ resource }) => resource?.hasRef?.() && !resource._destroyed && resource._idleTimeout >= 0)
+    .map(({ resource, stack }) => {
+      const sites = stack
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim().replace(/^at /, ''))
+        .filter((line) => !/node:(internal|timers|async_hooks)|test-watchdog\.mjs/.test(line))
+        .slice(0, 4);
+      return `${describe(resource)}\n      created at ${sites.join('\n      ') || '(unknown)'}`;
+    });
+}
+
 // Only inside a test file's process (the runner's own process has no tests to wait for).
 if (process.env.NODE_TEST_CONTEXT) {
+  trackTimers();
   after(() => {
     setTimeout(() => {
-      const handles = (process._getActiveHandles?.() ?? []).map(describe).filter(Boolean);
+      const handles = [
+        ...(process._getActiveHandles?.() ?? []).map(describe).filter(Boolean),
+        ...pendingTimers(),
+      ];
       const resources = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
       process.stderr.write(
         `test-watchdog: ${process.argv[1] ?? 'this test file'}: every test finished ${GRACE_MS} ms ago, ` +
