@@ -239,7 +239,8 @@ function clusterDefinition(dialect: Dialect): object {
     ],
     resourceSchema(obj(spec), status),
     [
-      column('Nodes', '.spec.nodes', 'integer'),
+      // string, as upstream declares it (crd-rec.yaml), though spec.nodes is an integer.
+      column('Nodes', '.spec.nodes'),
       column('Shards', '.status.licenseStatus.shardsUsage'),
       column('Version', `${toJsonPath(fields.imageSpecPath)}.versionTag`),
       column('State', '.status.state'),
