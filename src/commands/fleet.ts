@@ -7,6 +7,7 @@ import { CtlError, ExitCode, type ExitCodeValue, UsageError } from '../errors.js
 import { Io, type WritableLike } from '../io/io.js';
 import { formatDuration } from '../io/progress.js';
 import { checkFilePath } from '../io/paths.js';
+import { escapeData } from '../io/github.js';
 import { markdownText, oneLine } from '../io/safe-text.js';
 import type { RunRecord } from '../run/report.js';
 import type { RunCommandInput } from './run.js';
@@ -143,7 +144,7 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
         if (index >= input.members.length) return;
         const member = input.members[index]!;
         const label = labels[index]!;
-        const memberIo = taggedIo(io, input.env, label, member.context);
+        const memberIo = taggedIo(io, input.env, label, member.context, input.maxParallelClusters > 1);
         if (guard.signal.aborted) {
           // Not started: recorded as interrupted, so the summary and exit code say so.
           const record = newRunRecord(input.dryRun);
@@ -300,14 +301,15 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
  * event given `data.context`. Never a terminal, so members print plain lines, not spinners
  * that would fight over the screen.
  */
-function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string): Io {
+function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string, parallel: boolean): Io {
   // The label comes from a kubeconfig or fleet file: the prefix goes out unescaped, so escape it here.
   const prefix = `[${oneLine(label)}] `;
+  const command = parent.isGitHubActions ? githubCommandTagger(prefix, parallel) : undefined;
   return new TaggedIo(
     {
       // What a member writes has passed its own Io's edge (escaped, coloured): written as is.
       stdout: { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
-      stderr: linePrefixer(prefix, (text) => parent.passThrough('stderr', text)),
+      stderr: linePrefixer(prefix, command, (text) => parent.passThrough('stderr', text)),
       stdin: { isTTY: false },
       env,
       output: parent.output,
@@ -337,8 +339,34 @@ class TaggedIo extends Io {
   }
 }
 
-/** Prefixes each line; a chunk may end mid-line, the next chunk continues it. */
-function linePrefixer(prefix: string, write: (text: string) => void): WritableLike {
+/**
+ * On GitHub Actions a workflow command counts only at the start of its line, so `[east] ::group::`
+ * would print as text: the label goes into the command's data instead (`::group::[east] ...`,
+ * `::error title=...::[east] ...`). Only ctl writes lines that start with `::` (cluster text is
+ * neutralized at the Io's edge). Clusters upgraded in parallel would interleave their groups,
+ * and GitHub's log has no nested groups: then the group commands are left out and every line
+ * keeps its label.
+ */
+function githubCommandTagger(prefix: string, parallel: boolean): (line: string) => string | undefined {
+  const data = escapeData(prefix);
+  return (line) => {
+    if (line.startsWith('::endgroup::')) return parallel ? undefined : line;
+    if (line.startsWith('::group::')) return parallel ? undefined : `::group::${data}${line.slice(9)}`;
+    const end = line.indexOf('::', 2);
+    return end < 0 ? `${prefix}${line}` : `${line.slice(0, end + 2)}${data}${line.slice(end + 2)}`;
+  };
+}
+
+/**
+ * Prefixes each line; a chunk may end mid-line, the next chunk continues it. A workflow command
+ * (a whole line starting with `::`, as Io.workflowCommand writes it) goes to `command` instead,
+ * which rewrites it or drops it (undefined).
+ */
+function linePrefixer(
+  prefix: string,
+  command: ((line: string) => string | undefined) | undefined,
+  write: (text: string) => void,
+): WritableLike {
   let atLineStart = true;
   return {
     isTTY: false,
@@ -346,11 +374,16 @@ function linePrefixer(prefix: string, write: (text: string) => void): WritableLi
       let out = '';
       for (const piece of String(chunk).split(/(?<=\n)/)) {
         if (piece === '') continue;
+        if (atLineStart && command && piece.startsWith('::') && piece.endsWith('\n')) {
+          const rewritten = command(piece.slice(0, -1));
+          if (rewritten !== undefined) out += `${rewritten}\n`;
+          continue;
+        }
         if (atLineStart && piece !== '\n') out += prefix;
         out += piece;
         atLineStart = piece.endsWith('\n');
       }
-      write(out);
+      if (out) write(out);
       return true;
     },
   };

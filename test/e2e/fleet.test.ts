@@ -233,6 +233,69 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
     }
   });
 
+  test('on GitHub Actions: workflow commands carry the label inside them; in parallel, no groups', async () => {
+    const run = (parallel: string) =>
+      runCtl(
+        ['upgrade', 'run', '--to', '7.8.2-6', '--yes', '--context', 'east', '--context', 'west'].concat([
+          '--max-parallel-clusters',
+          parallel,
+        ]),
+        {
+          env: {
+            ...env(),
+            XDG_STATE_HOME: path.join(dir, `state-gha-${parallel}`),
+            CI: 'true',
+            GITHUB_ACTIONS: 'true',
+            GITHUB_STEP_SUMMARY: path.join(dir, `summary-${parallel}.md`),
+          },
+          cwd: dir,
+        },
+      );
+    const serial = await run('1');
+    assert.equal(serial.code, 0, serial.stderr);
+    const lines = serial.stderr.split('\n');
+    // A command after a label would print as text: none is.
+    assert.deepEqual(
+      lines.filter((line) => /^\[(east|west)\] *::/.test(line)),
+      [],
+    );
+    const groups = lines.filter((line) => line.startsWith('::group::'));
+    for (const context of CONTEXTS) {
+      assert.ok(
+        groups.some((line) => line.startsWith(`::group::[${context}] `)),
+        `${context}: ${groups.join(' | ')}`,
+      );
+    }
+    assert.ok(
+      groups.every((line) => /^::group::\[(east|west)\] /.test(line)),
+      groups.join(' | '),
+    );
+    let open = false;
+    for (const line of lines) {
+      if (line.startsWith('::group::')) {
+        assert.equal(open, false, `a group opened inside another: ${line}`);
+        open = true;
+      } else if (line === '::endgroup::') {
+        assert.equal(open, true, 'an endgroup without a group');
+        open = false;
+      }
+    }
+    assert.equal(open, false, 'every group is closed');
+    assert.ok(
+      lines.some((line) => /^\[east\] /.test(line)),
+      'plain lines keep their label',
+    );
+
+    const parallel = await run('2');
+    assert.equal(parallel.code, 0, parallel.stderr);
+    assert.doesNotMatch(parallel.stderr, /^::(group|endgroup)::/m);
+    assert.deepEqual(
+      parallel.stderr.split('\n').filter((line) => /^\[(east|west)\] *::/.test(line)),
+      [],
+    );
+    assert.ok(parallel.stderr.split('\n').some((line) => /^\[west\] /.test(line)));
+  });
+
   test('--fleet and --context together are a usage error', async () => {
     const result = await runCtl(
       ['upgrade', 'run', '--to', '7.8.2-6', '--yes', '--fleet', 'x.yaml', '--context', 'east'],
