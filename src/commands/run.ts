@@ -9,6 +9,7 @@ import type { UpgradeDeps } from '../steps/deps.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
+import type { UpgradeState } from '../run/state.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { StateStore, StateStoreKind } from '../run/state-store.js';
 import type { Target } from '../planning/target.js';
@@ -267,6 +268,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           });
           state = outcome.state;
           const last = !state.hops || hopIndex >= state.hops.length - 1;
+          if (state.hops)
+            recordHop(record, hopIndex, state, 'succeeded', reportSteps(outcome.summary, outcome.state));
           if (!last && !input.dryRun) {
             if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
             io.info(
@@ -317,6 +320,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         record.steps = reportSteps(summary, stopped);
         // The same word as the state file: an interrupted run is resumable, not failed.
         const result = stopped?.result === 'interrupted' ? 'interrupted' : 'failed';
+        if (state.hops) recordHop(record, hopIndex, state, result, record.steps);
         reporter.emit({
           type: 'done',
           message: result === 'interrupted' ? 'upgrade interrupted; the state was saved' : 'upgrade stopped',
@@ -524,4 +528,17 @@ function resumeCommandFor(
 
 function withResumeHint(error: unknown, resumeCommand: string): unknown {
   return isCtlError(error) ? appendHint(error, `resume with: ${resumeCommand}`) : error;
+}
+
+/** A hop of a multi-hop run, in the report (replacing an earlier entry of the same hop). */
+function recordHop(
+  record: RunRecord,
+  index: number,
+  state: UpgradeState,
+  result: RunRecord['result'],
+  steps: RunRecord['steps'],
+): void {
+  const hops = (record.hops ?? []).filter((entry) => entry.hop !== index + 1);
+  hops.push({ hop: index + 1, operator: state.hops?.[index]?.operator ?? '?', result, steps });
+  record.hops = hops;
 }

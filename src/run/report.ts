@@ -48,6 +48,19 @@ export interface RunRecord {
   resumeCommand: string | undefined;
   /** After a run that changed the cluster: the nodes and databases as the management API reports them. */
   verification: Verification | undefined;
+  /**
+   * A multi-hop run: each hop this run reached, with its steps (`steps` above are the last
+   * one's). Undefined for a single upgrade.
+   */
+  hops?: ReportHop[] | undefined;
+}
+
+export interface ReportHop {
+  /** 1 for the first hop. */
+  hop: number;
+  operator: string;
+  result: RunResultLabel;
+  steps: ReportStep[];
 }
 
 export function newRunRecord(dryRun: boolean, now = new Date()): RunRecord {
@@ -150,6 +163,8 @@ export function clusterReport(record: RunRecord): Record<string, unknown> {
     plan: record.plan ?? null,
     // Added to CLI.md's report: null for a dry run or a run that stopped before its end.
     verification: record.verification ?? null,
+    // Added too: only for a run of more than one hop.
+    ...(record.hops ? { hops: record.hops } : {}),
   };
 }
 

@@ -247,9 +247,24 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
         );
         const refused = await sim.ctl(['upgrade', 'run', '--plan', planFile, '--max-hops', '2', '--yes']);
         assertExit(refused, 2, 'run --plan with --max-hops');
-        const run = await sim.ctl(['upgrade', 'run', '--plan', planFile, '--yes']);
+        const reportFile = join(sim.sandbox.dir, 'report.json');
+        const run = await sim.ctl(['upgrade', 'run', '--plan', planFile, '--yes', '--report', reportFile]);
         assertExit(run, 0, 'run --plan');
         assert.match(run.stderr, /hop 2\/2/, 'the second hop ran');
+        // The report holds both hops' steps; `steps` are the last hop's.
+        const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
+          steps: { id: string; result: string }[];
+          hops?: { hop: number; operator: string; result: string; steps: { id: string; result: string }[] }[];
+        };
+        assert.deepEqual(
+          report.hops?.map((h) => [h.hop, h.operator, h.result, h.steps.length]),
+          [
+            [1, HOP, 'succeeded', 7],
+            [2, TARGET, 'succeeded', 7],
+          ],
+        );
+        assert.equal(report.hops?.[0]?.steps.find((step) => step.id === 'cluster')?.result, 'done');
+        assert.deepEqual(report.steps, report.hops?.[1]?.steps);
         assert.equal(readHopState(sim)?.result, 'succeeded');
         await assertUpgraded(sim, { operator: TARGET, tag: clusterTagFor(TARGET) ?? '', dbVersion: '7.4' });
       },
