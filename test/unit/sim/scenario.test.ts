@@ -48,6 +48,8 @@ const BUILT_INS = [
   'olm-automatic',
   'olm-channel-switch',
   'olm-digest',
+  'olm-stable-suffix',
+  'olm-no-edge',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
