@@ -73,6 +73,8 @@ export interface OlmSubscription {
   state?: string | undefined;
   /** status.installPlanRef.name. */
   installPlan?: string | undefined;
+  /** status.lastUpdated: OLM rewrites it when it resolves the Subscription again. */
+  lastUpdated?: string | undefined;
 }
 
 export interface OlmSnapshot {
@@ -124,6 +126,7 @@ function toSubscription(object: KubeObject): OlmSubscription {
     currentCSV: str(status.currentCSV),
     state: str(status.state),
     installPlan: str(getPath(status, ['installPlanRef', 'name'])),
+    lastUpdated: str(status.lastUpdated),
   };
 }
 

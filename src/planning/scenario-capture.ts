@@ -110,6 +110,9 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
     if (subscription?.channel) olm.channel = subscription.channel;
     if (subscription?.approval === 'Manual' || subscription?.approval === 'Automatic')
       olm.approval = subscription.approval;
+    // The installed CSV as OLM names it (a certified bundle's carries a rebuild suffix, `.v7.4.6-2.0`).
+    if (snapshot.olm?.csv) olm.startingCSV = snapshot.olm.csv;
+    if (snapshot.olm && noEdgeFromInstalled(snapshot.olm)) olm.skips = 'none';
     if (!subscription)
       notes.push('the OLM Subscription could not be read: channel and approval are defaults');
     // The Deployment names the operator image by digest only (no tag before the @).
@@ -135,7 +138,9 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
     snapshot.webhooks.find((w) => w.webhooks.some((h) => h.serviceNamespace === snapshot.namespace)) ??
     snapshot.webhooks[0];
   const admission: Record<string, unknown> = { enabled: webhook !== undefined };
-  if (webhook) admission.webhookName = anonymizedWebhookName(webhook.name, snapshot.namespace, namespace);
+  // OLM names its webhook itself (generateName), so an OLM-made one's name is not the scenario's.
+  if (webhook && webhook.olmOwner === undefined)
+    admission.webhookName = anonymizedWebhookName(webhook.name, snapshot.namespace, namespace);
 
   const scenario: Record<string, unknown> = {
     name: options.anonymize ? 'captured' : scenarioNameOf(snapshot.context),
@@ -350,6 +355,25 @@ function imageTag(image: string | undefined): string | undefined {
 }
 
 /** The helm chart names its webhook after the namespace (`redis-enterprise-admission-<ns>`). */
+/**
+ * OLM offers nothing (AtLatestKnown, no InstallPlan) although the subscribed channel holds a
+ * newer CSV than the installed one: no CSV of the channel lists it in spec.skips, which the
+ * simulator plays with `operator.olm.skips: none` (the channel's entries are newest first).
+ */
+function noEdgeFromInstalled(olm: NonNullable<Snapshot['olm']>): boolean {
+  const sub = olm.subscription;
+  const channel = olm.channels?.find((c) => c.name === sub?.channel);
+  if (
+    !sub ||
+    !channel ||
+    sub.state !== 'AtLatestKnown' ||
+    olm.installPlans.some((p) => p.phase !== 'Complete')
+  )
+    return false;
+  const at = channel.entries.indexOf(olm.csv);
+  return at > 0;
+}
+
 function anonymizedWebhookName(name: string, realNamespace: string, namespace: string): string {
   return name.endsWith(`-${realNamespace}`) ? `${name.slice(0, -realNamespace.length)}${namespace}` : name;
 }

@@ -5,9 +5,13 @@
  *
  * 1. the Subscription's channel, when its head is not the target CSV, is switched to the channel
  *    whose head is (src/planning/olm.ts `olmRoute`, from the PackageManifest);
- * 2. OLM makes an InstallPlan for that head; ctl approves EXACTLY the plan whose
- *    spec.clusterServiceVersionNames holds the target CSV (never one for another CSV), and only
- *    when it is not approved yet (Automatic approval: OLM approved it; ctl just waits);
+ * 2. OLM makes an InstallPlan for the newest CSV of the channel that skips (or replaces) the
+ *    installed one; ctl approves EXACTLY the plan whose spec.clusterServiceVersionNames holds the
+ *    target CSV (never one for another CSV), and only when it is not approved yet (Automatic
+ *    approval: OLM approved it; ctl just waits). When OLM offers another CSV (the target does not
+ *    skip the installed one, an older CSV of the channel does) or nothing (AtLatestKnown: no CSV
+ *    skips the installed one), ctl stops at once and says which CSV to go through
+ *    (`waitForOffer`); the PackageManifest shows no skips, so the plan cannot tell beforehand;
  * 3. ctl waits for the target CSV to be `Succeeded` (the caller then waits for the Deployment).
  *
  * Resumable at every point: each write is an absolute value (channel X, approved true) made
@@ -16,7 +20,7 @@
  * `pkg/operators/v1alpha1/{subscription,installplan,clusterserviceversion}_types.go`.
  */
 
-import { OperationError } from '../errors.js';
+import { OperationError, TimeoutError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { listObjects, readObject } from '../kube/write.js';
@@ -25,7 +29,9 @@ import {
   CSV_RESOURCE,
   installPlanOf,
   type OlmInstallPlan,
+  csvVersion,
   type OlmSnapshot,
+  type OlmSubscription,
   olmRoute,
   subscriptionChannelCommand,
   subscriptionOf,
@@ -81,6 +87,8 @@ export async function upgradeThroughOlm(
 
   if (sub.installedCSV !== route.targetCsv) {
     let installPlan = route.plan;
+    // What OLM had resolved before a channel switch: an answer only counts once it changed.
+    let before: OlmSubscription | undefined;
     if (!installPlan && !route.channelHasTarget) {
       if (!route.targetChannel) {
         throw new OperationError(
@@ -102,6 +110,7 @@ export async function upgradeThroughOlm(
       ctx.progress(
         `switching Subscription ${subName} from channel ${sub.channel ?? '?'} to ${route.targetChannel}`,
       );
+      before = sub;
       await kubeWriter.mergePatch(subRef, { spec: { channel: route.targetChannel } });
       outcome.switchedFrom = sub.channel;
       outcome.channel = route.targetChannel;
@@ -115,7 +124,13 @@ export async function upgradeThroughOlm(
       }
       return outcome;
     }
-    installPlan ??= await waitForInstallPlan(ctx, wait, namespace, subName, route.targetCsv);
+    installPlan ??= await waitForOffer(ctx, wait, {
+      namespace,
+      subName,
+      targetCsv: route.targetCsv,
+      automatic: sub.approval === 'Automatic',
+      before,
+    });
     outcome.installPlan = installPlan.name;
     if (!installPlan.approved) {
       if (sub.approval === 'Automatic') {
@@ -181,21 +196,73 @@ async function readLive(
   };
 }
 
-/** Waits until OLM has made the InstallPlan of `targetCsv` (the Subscription's installPlanRef). */
-async function waitForInstallPlan(
+interface OfferWait {
+  namespace: string;
+  subName: string;
+  targetCsv: string;
+  /** Automatic approval: OLM installs whatever it offers; ctl cannot hold it back. */
+  automatic: boolean;
+  /** The Subscription as read before ctl switched its channel; undefined when it did not. */
+  before?: OlmSubscription | undefined;
+}
+
+/**
+ * How long, after a channel switch, a Subscription that OLM has not rewritten yet is taken as
+ * not yet resolved in the new channel. OLM reacts to a spec change within seconds; after this
+ * the status as it stands is OLM's answer.
+ */
+const SWITCH_SETTLE_MS = 10_000;
+
+/**
+ * Waits until OLM offers the target CSV (the Subscription's currentCSV and installPlanRef), and
+ * stops at once when OLM's answer is another CSV or no update at all (module comment, step 2).
+ */
+async function waitForOffer(
   ctx: StepContext<UpgradeDeps>,
   wait: WaitFor,
-  namespace: string,
-  subName: string,
-  targetCsv: string,
+  offer: OfferWait,
+): Promise<OlmInstallPlan> {
+  const { settings } = ctx.deps;
+  const { before } = offer;
+  if (before) {
+    const settleMs = Math.min(SWITCH_SETTLE_MS, Math.floor(settings.stallTimeoutMs / 2));
+    try {
+      return await waitOnce(ctx, wait, offer, (s) => changedSince(s, before), settleMs);
+    } catch (error) {
+      if (!(error instanceof TimeoutError) || ctx.signal.aborted) throw error;
+      ctx.progress(
+        `Subscription ${offer.subName} unchanged ${Math.round(settleMs / 1000)}s after the channel switch: taking its status as OLM's answer`,
+      );
+    }
+  }
+  return waitOnce(ctx, wait, offer, () => true, settings.timeoutMs);
+}
+
+/** OLM wrote the Subscription's status since `before` was read. */
+function changedSince(s: OlmSubscription, before: OlmSubscription): boolean {
+  return (
+    s.lastUpdated !== before.lastUpdated ||
+    s.currentCSV !== before.currentCSV ||
+    s.installPlan !== before.installPlan ||
+    s.state !== before.state
+  );
+}
+
+async function waitOnce(
+  ctx: StepContext<UpgradeDeps>,
+  wait: WaitFor,
+  offer: OfferWait,
+  resolved: (s: OlmSubscription) => boolean,
+  timeoutMs: number,
 ): Promise<OlmInstallPlan> {
   const { kube, settings } = ctx.deps;
+  const { namespace, subName, targetCsv } = offer;
   const sub = await wait<KubeObject>({
     kube,
     path: `/apis/${SUBSCRIPTION_RESOURCE.group}/${SUBSCRIPTION_RESOURCE.version}/namespaces/${namespace}/${SUBSCRIPTION_RESOURCE.plural}`,
     name: subName,
     signal: ctx.signal,
-    timeoutMs: settings.timeoutMs,
+    timeoutMs,
     stallTimeoutMs: settings.stallTimeoutMs,
     description: `OLM to make the InstallPlan of ${targetCsv} (Subscription ${subName})`,
     hint: `Look at the Subscription's conditions: oc get subscription ${subName} -n ${namespace} -o yaml. Then run ctl again to resume.`,
@@ -218,7 +285,16 @@ async function waitForInstallPlan(
         );
       }
       if (s.currentCSV === targetCsv && s.installPlan) return true;
-      return `Subscription ${subName}: state ${s.state ?? 'unknown'}, currentCSV ${s.currentCSV ?? '(none)'}`;
+      const progress = `Subscription ${subName}: state ${s.state ?? 'unknown'}, currentCSV ${s.currentCSV ?? '(none)'}`;
+      if (!resolved(s)) return progress;
+      const installed = s.installedCSV;
+      const offered = s.currentCSV;
+      if (offered && offered !== targetCsv && offered !== installed) {
+        if (offer.automatic) return `${progress}: OLM installs ${offered} first (Automatic approval)`;
+        throw otherCsvOffered(offer, s, offered);
+      }
+      if (s.state === 'AtLatestKnown' && (!offered || offered === installed)) throw noUpdateOffered(offer, s);
+      return progress;
     },
     onProgress: (message) => ctx.progress(message),
   });
@@ -239,6 +315,35 @@ async function waitForInstallPlan(
     );
   }
   return plan;
+}
+
+/**
+ * OLM upgrades the installed CSV to the newest CSV of the channel that lists it in spec.skips
+ * (or replaces it): when that is not the target, the target does not skip the installed CSV.
+ */
+function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string): OperationError {
+  const { namespace, subName, targetCsv } = offer;
+  const version = csvVersion(offered);
+  const target = csvVersion(targetCsv) ?? targetCsv;
+  return new OperationError(
+    `OLM offers ${offered}, not the target ${targetCsv}: in channel ${s.channel ?? '?'} the CSV that upgrades ${s.installedCSV ?? 'the installed CSV'} is ${offered} (${targetCsv} does not list it in spec.skips). ctl approved nothing.`,
+    {
+      hint: version
+        ? `Upgrade to ${version} first: ctl upgrade run --to ${version} (it asks you to remove this run's state file first, and says where it is); then ctl upgrade run --to ${target} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
+        : `Look at oc get installplan,subscription -n ${namespace}; upgrade to the offered CSV first, then to ${target}.`,
+    },
+  );
+}
+
+/** AtLatestKnown in the target's channel: no CSV of the channel skips the installed one. */
+function noUpdateOffered(offer: OfferWait, s: OlmSubscription): OperationError {
+  const { namespace, subName, targetCsv } = offer;
+  return new OperationError(
+    `OLM offers no update from ${s.installedCSV ?? 'the installed CSV'} in channel ${s.channel ?? '?'} (Subscription ${subName} is AtLatestKnown): the target ${targetCsv} does not list ${s.installedCSV ?? 'it'} in spec.skips, and no other CSV of the channel does. ctl approved nothing.`,
+    {
+      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ctl upgrade run --to <version>, then run ctl again; or ask Redis support for the supported path. Look at oc get subscription ${subName} -n ${namespace} -o yaml.`,
+    },
+  );
 }
 
 /**

@@ -65,7 +65,12 @@ function normalized(plan: Record<string, unknown>): unknown {
     .replace(/https?:\/\/127\.0\.0\.1:\d+/g, '<url>')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<date>')
     // OLM names each InstallPlan with a random suffix (operator-lifecycle-manager GenerateName).
-    .replace(/\binstall-[a-z0-9]{5}\b/g, 'install-<random>');
+    .replace(/\binstall-[a-z0-9]{5}\b/g, 'install-<random>')
+    // ... and the webhook it makes from the CSV's webhookdefinitions (generateName too).
+    .replace(
+      /\bredisenterprise\.admission\.redislabs-[a-z0-9]{5}\b/g,
+      'redisenterprise.admission.redislabs-<random>',
+    );
   const copy = JSON.parse(text) as { cluster: Record<string, unknown> };
   copy.cluster = { ...copy.cluster, context: '<context>' };
   return copy;

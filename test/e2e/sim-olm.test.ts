@@ -33,7 +33,7 @@ type InstallPlan = Obj<
   { approval: string; approved: boolean; clusterServiceVersionNames: string[] },
   { phase?: string }
 >;
-type Csv = Obj<{ version: string; replaces?: string }, { phase?: string }>;
+type Csv = Obj<{ version: string; replaces?: string; skips?: string[] }, { phase?: string }>;
 type Deployment = Obj<{ template: { spec: { containers: { image: string }[] } } }>;
 
 async function json<T>(sim: SimHarness, args: string[]): Promise<T> {
@@ -143,7 +143,12 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
       return items.length === 1 && items[0]?.status?.phase === 'Succeeded' ? items : undefined;
     });
     assert.equal(csvs[0]?.metadata.name, 'redis-enterprise-operator.v8.2.0-13');
-    assert.equal(csvs[0]?.spec.replaces, 'redis-enterprise-operator.v7.4.6-2');
+    // As the certified CSVs: no replaces, the installed CSV among spec.skips.
+    assert.equal(csvs[0]?.spec.replaces, undefined);
+    assert.ok(
+      csvs[0]?.spec.skips?.includes('redis-enterprise-operator.v7.4.6-2'),
+      String(csvs[0]?.spec.skips),
+    );
     assert.match(await operatorImage(sim), /:8\.2\.0-13$/);
     const deployment = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
     assert.equal(deployment.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v8.2.0-13');

@@ -39,6 +39,8 @@ const BUILT_IN_SCENARIOS = [
   'olm-channel-switch',
   'olm-digest',
   'olm-manual',
+  'olm-no-edge',
+  'olm-stable-suffix',
   'ondelete-statefulset',
   'openshift',
   'openshift-7-8',

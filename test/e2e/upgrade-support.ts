@@ -76,7 +76,8 @@ export async function withUpgradeSim<T>(
 }
 
 export async function startUpgradeSim(scenarioName: string, options: SimOptions = {}): Promise<UpgradeSim> {
-  const sandbox = makeToolSandbox(`ctl-upgrade-${scenarioName}-`);
+  // A scenario file by path names its sandbox by the file name.
+  const sandbox = makeToolSandbox(`ctl-upgrade-${path.basename(scenarioName, '.yaml')}-`);
   let scenario = loadScenario(scenarioName);
   if (options.timing) scenario = { ...scenario, timing: { ...scenario.timing, ...options.timing } };
   if (options.patch) scenario = options.patch(scenario);

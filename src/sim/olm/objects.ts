@@ -4,7 +4,9 @@
  * OLM puts on what a CSV installs: operator-framework/operator-lifecycle-manager
  * `pkg/lib/ownerutil/util.go` (labels `olm.owner`, `olm.owner.kind`, `olm.owner.namespace`;
  * owner references with controller and blockOwnerDeletion false) and
- * `pkg/controller/install/deployment.go` (label `olm.deployment-spec-hash`).
+ * `pkg/controller/install/deployment.go` (label `olm.deployment-spec-hash`). The CSV's own
+ * shape (skips, relatedImages, webhookdefinitions): Red Hat's certified bundle,
+ * certified-operators `operators/redis-enterprise-operator-cert/7.22.0-11.2/manifests/redis-enterprise-operator-cert.clusterserviceversion.yaml`.
  */
 
 import { createHash } from 'node:crypto';
@@ -14,13 +16,10 @@ import { isRecord, type KubeObject, type OwnerReference } from '../kube/types.js
 import type { SimDialect } from '../world/dialect.js';
 import { defaultClusterTag } from '../world/releases.js';
 import {
-  channelHead,
-  channelVersions,
-  csvName,
   OLM_CATALOG_NAMESPACE,
   OLM_CATALOG_SOURCE,
   OLM_PACKAGE,
-  olmChannels,
+  type OlmCatalog,
   PRODUCTION_CHANNEL,
 } from './catalog.js';
 import {
@@ -90,13 +89,101 @@ export interface CsvOptions {
   namespace: string;
   dialect: SimDialect;
   platform: Platform;
-  /** The CSV this one replaces (spec.replaces). */
-  replaces?: string;
+  /** Names the CSV and its spec.skips. */
+  catalog: OlmCatalog;
   /** Its Deployment names the images by digest only. */
   operatorImageByDigest?: boolean;
 }
 
-/** A ClusterServiceVersion of the operator: one Deployment, and the images it uses. */
+/** The certified CSV's webhook: its generateName, the name of its one entry. */
+export const OLM_WEBHOOK_GENERATE_NAME = 'redisenterprise.admission.redislabs';
+/** OLM's label naming the webhook description a webhook configuration was made from (install/webhook.go). */
+export const WEBHOOK_DESCRIPTION_LABEL = 'olm.webhook-description-generate-name';
+
+/** spec.webhookdefinitions of the certified CSV: one validating webhook on the v1alpha1 resources. */
+function webhookDefinitions(): Record<string, unknown>[] {
+  return [
+    {
+      generateName: OLM_WEBHOOK_GENERATE_NAME,
+      type: 'ValidatingAdmissionWebhook',
+      deploymentName: OPERATOR_NAME,
+      containerPort: 8443,
+      sideEffects: 'None',
+      timeoutSeconds: 30,
+      failurePolicy: 'Fail',
+      matchPolicy: 'Exact',
+      admissionReviewVersions: ['v1beta1'],
+      rules: [
+        {
+          operations: ['CREATE', 'UPDATE'],
+          apiGroups: ['app.redislabs.com'],
+          apiVersions: ['v1alpha1'],
+          resources: [
+            'redisenterprisedatabases',
+            'redisenterpriseactiveactivedatabases',
+            'redisenterpriseremoteclusters',
+          ],
+        },
+      ],
+      webhookPath: '/admission',
+    },
+  ];
+}
+
+/**
+ * The ValidatingWebhookConfiguration OLM makes from the CSV's webhookdefinitions (not the
+ * operator, not the bundle's webhook.yaml): a generated name, OLM's owner labels, the entry
+ * calling the Service OLM puts in front of the Deployment (`<deploymentName>-service`, port 443
+ * to the containerPort). operator-framework/operator-lifecycle-manager
+ * `pkg/controller/install/webhook.go`, `pkg/controller/install/certresources.go`.
+ */
+export function olmWebhookConfiguration(csv: string, namespace: string, caBundle: string): KubeObject {
+  const [definition] = webhookDefinitions();
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: {
+      generateName: `${OLM_WEBHOOK_GENERATE_NAME}-`,
+      labels: { ...ownerLabels(csv, namespace), [WEBHOOK_DESCRIPTION_LABEL]: OLM_WEBHOOK_GENERATE_NAME },
+    },
+    webhooks: [
+      {
+        name: OLM_WEBHOOK_GENERATE_NAME,
+        clientConfig: {
+          service: { name: `${OPERATOR_NAME}-service`, namespace, path: '/admission', port: 443 },
+          caBundle,
+        },
+        rules: definition?.rules,
+        sideEffects: definition?.sideEffects,
+        timeoutSeconds: definition?.timeoutSeconds,
+        failurePolicy: definition?.failurePolicy,
+        matchPolicy: definition?.matchPolicy,
+        admissionReviewVersions: definition?.admissionReviewVersions,
+      },
+    ],
+  };
+}
+
+/**
+ * The repositories of the certified CSV's relatedImages by name (services-rigger is
+ * `services-manager`, the node `redis-enterprise`); off OpenShift, the same images' Docker Hub
+ * repositories (DOCS `deployment/helm.md`, as world's image specs).
+ */
+function relatedRepositories(platform: Platform): Record<string, string> {
+  if (platform === 'openshift')
+    return {
+      operator: 'registry.connect.redhat.com/redislabs/redis-enterprise-operator',
+      rigger: 'registry.connect.redhat.com/redislabs/services-manager',
+      callHome: 'registry.connect.redhat.com/redislabs/call-home-client',
+    };
+  return {
+    operator: 'redislabs/operator',
+    rigger: 'redislabs/k8s-controller',
+    callHome: 'redislabs/re-call-home-client',
+  };
+}
+
+/** A ClusterServiceVersion of the operator: one Deployment, the images it uses, what it skips, its webhook. */
 export function clusterServiceVersion(options: CsvOptions): KubeObject {
   // The related images are the tagged images' digests, whatever the Deployment names.
   const operatorImage = operatorImageIn(
@@ -109,11 +196,13 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
     options.operatorImageByDigest === true,
   );
   const clusterTag = defaultClusterTag(options.version, options.platform);
+  const repositories = relatedRepositories(options.platform);
+  const operatorTagged = operatorImage ?? `${repositories.operator}:${options.version}`;
   return {
     apiVersion: OLM_API_VERSION,
     kind: CSV_KIND,
     metadata: {
-      name: csvName(options.version),
+      name: options.catalog.csvName(options.version),
       namespace: options.namespace,
       labels: { [operatorLabel(options.namespace)]: '' },
       annotations: {
@@ -123,22 +212,28 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
     },
     spec: {
       displayName: 'Redis Enterprise Operator',
-      version: options.version,
-      ...(options.replaces ? { replaces: options.replaces } : {}),
+      version: options.catalog.bundleVersion(options.version),
+      // No `replaces`: the certified CSVs list the older CSVs they upgrade in spec.skips.
+      skips: options.catalog.skipsOf(options.version),
       install: { strategy: 'deployment', spec: { deployments: [{ name: OPERATOR_NAME, spec }] } },
-      // By digest: a certified bundle must name its related images by digest (Red Hat's
+      webhookdefinitions: webhookDefinitions(),
+      // By digest: a certified bundle names its related images by digest (Red Hat's
       // certification; operator-framework `relatedImages`), which is where an OLM install's
-      // REC gets the digestHash of its image specs.
+      // REC gets the digestHash of its image specs. The six names of the certified CSV.
       relatedImages: [
-        ...(operatorImage ? [{ name: 'redis-enterprise-operator', image: byDigest(operatorImage) }] : []),
+        { name: 'redis-enterprise-operator', image: byDigest(operatorTagged) },
+        { name: 'admission', image: byDigest(operatorTagged) },
+        { name: 'bootstrapper', image: byDigest(operatorTagged) },
+        { name: 'services-rigger', image: byDigest(`${repositories.rigger}:${options.version}`) },
         ...(clusterTag
           ? [
               {
-                name: 'redis-enterprise',
+                name: 'redis-enterprise-node',
                 image: byDigest(`${nodeRepository(options.platform)}:${clusterTag}`),
               },
             ]
           : []),
+        { name: 'call-home-client', image: byDigest(`${repositories.callHome}:${options.version}`) },
       ],
     },
   };
@@ -264,14 +359,12 @@ export function imageDigest(image: string): string {
   return `sha256:${createHash('sha256').update(image).digest('hex')}`;
 }
 
-export { csvName };
-
 /**
  * The package's PackageManifest as the package server shows it in `namespace`: each channel
  * with its head (currentCSV) and every CSV it holds (entries, newest first), the default
  * channel `production` (packagemanifest_types.go; the channels: catalog.ts).
  */
-export function packageManifest(namespace: string): KubeObject {
+export function packageManifest(namespace: string, catalog: OlmCatalog): KubeObject {
   return {
     apiVersion: PACKAGE_API_VERSION,
     kind: PACKAGE_MANIFEST_KIND,
@@ -285,12 +378,13 @@ export function packageManifest(namespace: string): KubeObject {
       catalogSourceNamespace: OLM_CATALOG_NAMESPACE,
       packageName: OLM_PACKAGE,
       defaultChannel: PRODUCTION_CHANNEL,
-      channels: olmChannels().map((channel) => ({
+      // Entries name and version only: the package server shows no skips.
+      channels: catalog.channels().map((channel) => ({
         name: channel,
-        currentCSV: csvName(channelHead(channel) ?? ''),
-        entries: [...channelVersions(channel)]
+        currentCSV: catalog.csvName(catalog.channelHead(channel) ?? ''),
+        entries: [...catalog.channelVersions(channel)]
           .reverse()
-          .map((version) => ({ name: csvName(version), version })),
+          .map((version) => ({ name: catalog.csvName(version), version: catalog.bundleVersion(version) })),
       })),
     },
   };

@@ -7,10 +7,15 @@
  *   (Succeeded) owning the operator Deployment (OLM's labels and owner reference), and the
  *   cluster's image specs pinned by digest (`digestHash` "is only supported for OLM
  *   deployments", DOCS `kubernetes/reference/redis_enterprise_cluster_api.md`);
- * - the catalog operator: the head of the subscribed channel, when newer than the installed
- *   CSV, gets an InstallPlan; Automatic approval approves it at once, Manual waits for
- *   `spec.approved: true` (operator-framework/api `installplan_types.go`,
- *   `subscription_types.go`);
+ * - seeding also makes the admission webhook from the CSV's webhookdefinitions, as OLM does
+ *   (generated name, OLM's owner labels, the Service `<deployment>-service`); OLM moves it to
+ *   each new CSV;
+ * - the catalog operator: the newest CSV of the subscribed channel that skips the installed one
+ *   (catalog.ts `replacementOf`; OLM Classic picks "the successor closest to the channel head",
+ *   Red Hat OpenShift docs "Extensions > Update paths") gets an InstallPlan; Automatic approval
+ *   approves it at once, Manual waits for `spec.approved: true` (operator-framework/api
+ *   `installplan_types.go`, `subscription_types.go`). No CSV skips the installed one: the
+ *   Subscription stays AtLatestKnown with no InstallPlan;
  * - the OLM operator: an approved plan installs the new CSV, which takes over the Deployment
  *   and rolls it to its image; once the Deployment is ready the new CSV is Succeeded and the old
  *   one (Replacing meanwhile) is deleted. A change of the Deployment's pod template by anyone
@@ -18,9 +23,7 @@
  *   spec after a short delay, as OLM's install strategy does (redis-facts.md §12: "anything
  *   else applied over it is reverted").
  *
- * Simplified: an InstallPlan goes straight to the channel's head (as if each CSV's skipRange
- * covered the older ones of the channel) instead of walking the `replaces` chain; no
- * downgrades; no OperatorGroup or CatalogSource objects; the PackageManifest is a CRD object
+ * Simplified: no downgrades; no OperatorGroup or CatalogSource objects; the PackageManifest is a CRD object
  * (objects.ts), not the package server's aggregated API; the plan's other
  * steps (CRDs, RBAC) are not listed in its status.
  */
@@ -35,7 +38,7 @@ import { isRecord, type KubeObject } from '../kube/types.js';
 import type { Scenario } from '../scenario.js';
 import { simDialectFields } from '../world/dialect.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
-import { channelHead, csvName, versionOfCsv } from './catalog.js';
+import { type OlmCatalog, type OlmSkips, scenarioCatalog } from './catalog.js';
 import {
   CSV_KIND,
   INSTALL_PLAN_KIND,
@@ -51,6 +54,10 @@ import {
   imageDigest,
   installPlan,
   OLM_FIELD_MANAGER,
+  olmWebhookConfiguration,
+  OWNER_KIND_LABEL,
+  OWNER_NAMESPACE_LABEL,
+  WEBHOOK_DESCRIPTION_LABEL,
   OWNER_LABEL,
   ownerLabels,
   packageManifest,
@@ -67,6 +74,8 @@ export interface ScenarioOlm {
   startingCSV: string;
   /** The CSV's Deployment names the operator image by digest only. */
   operatorImageByDigest: boolean;
+  /** Which newer CSVs skip the installed one (catalog.ts). */
+  skips: OlmSkips;
 }
 
 function olmOf(scenario: Scenario): ScenarioOlm {
@@ -74,10 +83,16 @@ function olmOf(scenario: Scenario): ScenarioOlm {
     scenario.operator.olm ?? {
       channel: 'production',
       approval: 'Manual',
-      startingCSV: csvName(scenario.operator.version),
+      startingCSV: `redis-enterprise-operator.v${scenario.operator.version}`,
       operatorImageByDigest: false,
+      skips: 'all',
     }
   );
+}
+
+/** The catalog the scenario's OperatorHub shows. */
+export function catalogOf(scenario: Scenario): OlmCatalog {
+  return scenarioCatalog(olmOf(scenario), scenario.operator.version);
 }
 
 function write(kube: KubeAccess, object: KubeObject): KubeObject {
@@ -120,18 +135,20 @@ function adopt(
  * Subscription (AtLatestKnown or UpgradePending; the catalog operator's first pass fills in the
  * InstallPlan), the CSV owning the Deployment, and digests in the REC's image specs.
  */
-export function seedOlmInstall(kube: KubeAccess, scenario: Scenario): void {
+export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string): void {
   const { namespace, operator } = scenario;
   const olm = olmOf(scenario);
+  const catalog = catalogOf(scenario);
   for (const crd of olmCrds()) kube.ensure(crd as KubeObject);
   kube.ensure(packageManifestCrd() as KubeObject);
-  kube.ensure(packageManifest(namespace));
+  kube.ensure(packageManifest(namespace, catalog));
   const csv = kube.ensure(
     clusterServiceVersion({
       version: operator.version,
       namespace,
       dialect: scenario.dialect,
       platform: scenario.platform,
+      catalog,
       operatorImageByDigest: olm.operatorImageByDigest,
     }),
   );
@@ -156,6 +173,34 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario): void {
     });
   }
   pinDigests(kube, scenario);
+  if (scenario.admission.enabled) seedOlmWebhook(kube, csv.metadata.name ?? '', namespace, caBundle);
+}
+
+/** OLM's webhook from the CSV's webhookdefinitions, and the Service it calls. */
+function seedOlmWebhook(kube: KubeAccess, csv: string, namespace: string, caBundle: string): void {
+  if (olmWebhooks(kube, namespace).length === 0)
+    kube.create(olmWebhookConfiguration(csv, namespace, caBundle));
+  kube.ensure({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: `${OPERATOR_NAME}-service`, namespace, labels: ownerLabels(csv, namespace) },
+    spec: {
+      selector: { name: OPERATOR_NAME },
+      ports: [{ name: '8443', port: 443, targetPort: 8443, protocol: 'TCP' }],
+    },
+  });
+}
+
+/** The webhook configurations OLM made for the CSVs of `namespace`. */
+function olmWebhooks(kube: KubeAccess, namespace: string): KubeObject[] {
+  return kube
+    .list('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration')
+    .filter(
+      (object) =>
+        object.metadata.labels?.[WEBHOOK_DESCRIPTION_LABEL] !== undefined &&
+        object.metadata.labels[OWNER_NAMESPACE_LABEL] === namespace &&
+        object.metadata.labels[OWNER_KIND_LABEL] === CSV_KIND,
+    );
 }
 
 /** An OLM install's REC names its images by digest (the CSV's relatedImages). */
@@ -193,6 +238,9 @@ export class OlmController {
   readonly #timers: Timers;
   readonly #revertSeconds: number;
   readonly #store: KubeStore;
+  readonly #catalog: OlmCatalog;
+  /** The channel the catalog operator last resolved the Subscription in. */
+  #resolvedChannel: string | undefined;
   readonly #onChange: (event: ChangeEvent) => void;
   #scheduled = false;
   /** The Deployment spec hash a revert is already scheduled for. */
@@ -204,6 +252,7 @@ export class OlmController {
     this.#timers = options.timers;
     this.#revertSeconds = options.revertSeconds;
     this.#store = options.kube.store;
+    this.#catalog = catalogOf(options.scenario);
     this.#onChange = (event) => {
       const object = event.object;
       if (object.metadata.namespace !== this.#scenario.namespace) return;
@@ -253,14 +302,19 @@ export class OlmController {
     this.#guardDeployment();
   }
 
-  /** The catalog operator: the channel's head, when newer than what is installed, gets a plan. */
+  /**
+   * The catalog operator: the newest CSV of the channel that skips the installed one gets a
+   * plan; none: AtLatestKnown (status rewritten after a channel change, so a reader sees that
+   * the new channel was resolved).
+   */
   #resolve(sub: KubeObject): void {
     const spec = specOf(sub);
     const status = statusOf(sub);
     const channel = String(spec.channel ?? '');
     const installed = typeof status.installedCSV === 'string' ? status.installedCSV : undefined;
-    const head = channelHead(channel);
-    if (!head) {
+    const channelChanged = this.#resolvedChannel !== channel;
+    this.#resolvedChannel = channel;
+    if (!this.#catalog.channelHead(channel)) {
       this.#subscriptionStatus(sub, {
         state: 'None',
         conditions: [
@@ -274,19 +328,20 @@ export class OlmController {
       });
       return;
     }
-    const headCsv = csvName(head);
-    if (!isNewer(headCsv, installed)) {
-      if (status.state !== 'AtLatestKnown' && !this.#planFor(String(status.currentCSV ?? '')))
+    const next = installed ? this.#catalog.replacementOf(installed, channel) : undefined;
+    if (!next || !this.#isNewer(next, installed)) {
+      const settled = status.state === 'AtLatestKnown' || this.#planFor(String(status.currentCSV ?? ''));
+      if (!settled || channelChanged)
         this.#subscriptionStatus(sub, { state: 'AtLatestKnown', currentCSV: installed, conditions: [] });
       return;
     }
-    const existing = this.#planFor(headCsv);
+    const existing = this.#planFor(next);
     if (existing) return;
     const plans = this.#list(INSTALL_PLAN_KIND);
     const plan = this.#kube.create(
       installPlan({
         namespace: this.#scenario.namespace,
-        csv: headCsv,
+        csv: next,
         approval: spec.installPlanApproval === 'Automatic' ? 'Automatic' : 'Manual',
         generation: plans.length + 1,
         owner: sub,
@@ -298,7 +353,7 @@ export class OlmController {
       catalogSources: [],
     });
     this.#subscriptionStatus(sub, {
-      currentCSV: headCsv,
+      currentCSV: next,
       state: 'UpgradePending',
       installPlanRef: {
         apiVersion: OLM_API_VERSION,
@@ -315,6 +370,14 @@ export class OlmController {
       },
       conditions: [],
     });
+  }
+
+  /** True when CSV `candidate` is a newer operator release than `current` (or nothing is installed). */
+  #isNewer(candidate: string, current: string | undefined): boolean {
+    const a = operatorNumbers(this.#catalog.versionOfCsv(candidate) ?? '');
+    if (!a) return false;
+    const b = current ? operatorNumbers(this.#catalog.versionOfCsv(current) ?? '') : undefined;
+    return !b || compareNumbers(a, b) > 0;
   }
 
   /** An unfinished plan for `csv`. */
@@ -342,14 +405,14 @@ export class OlmController {
     if (phase !== 'Installing') return;
     const names = getPath(plan, ['spec', 'clusterServiceVersionNames']);
     const target = Array.isArray(names) && typeof names[0] === 'string' ? names[0] : undefined;
-    const version = target ? versionOfCsv(target) : undefined;
+    const version = target ? this.#catalog.versionOfCsv(target) : undefined;
     const sub = this.#list(SUBSCRIPTION_KIND)[0];
     const installed = sub ? String(statusOf(sub).installedCSV ?? '') : '';
     if (!target || !version || !sub) {
       writeStatus(this.#kube, plan, { phase: 'Failed', message: `no bundle found for ${String(target)}` });
       return;
     }
-    if (!isNewer(target, installed)) {
+    if (!this.#isNewer(target, installed)) {
       writeStatus(this.#kube, plan, { phase: 'Complete' });
       return;
     }
@@ -363,7 +426,7 @@ export class OlmController {
           namespace,
           dialect,
           platform,
-          replaces: installed,
+          catalog: this.#catalog,
           operatorImageByDigest: byDigest,
         }),
       );
@@ -380,6 +443,7 @@ export class OlmController {
         metadata: { name: OPERATOR_NAME, namespace },
         spec,
       });
+    this.#moveWebhooks(target);
     writeStatus(this.#kube, plan, { phase: 'Complete' });
     this.#subscriptionStatus(sub, {
       installedCSV: target,
@@ -387,6 +451,14 @@ export class OlmController {
       state: 'AtLatestKnown',
       conditions: [],
     });
+  }
+
+  /** OLM replaces the webhook configuration with the new CSV's: its owner labels name `csv`. */
+  #moveWebhooks(csv: string): void {
+    for (const webhook of olmWebhooks(this.#kube, this.#scenario.namespace)) {
+      if (webhook.metadata.labels?.[OWNER_LABEL] === csv) continue;
+      this.#kube.patch(webhook, { metadata: { labels: ownerLabels(csv, this.#scenario.namespace) } });
+    }
   }
 
   /** An Installing CSV whose Deployment is ready is Succeeded; the CSVs it replaced go. */
@@ -417,21 +489,13 @@ export class OlmController {
       this.#revertPending = undefined;
       const live = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
       const csv = live?.metadata.labels?.[OWNER_LABEL];
-      const version = csv ? versionOfCsv(csv) : undefined;
+      const version = csv ? this.#catalog.versionOfCsv(csv) : undefined;
       const csvObject = csv ? this.#get(CSV_KIND, csv) : undefined;
       if (!live || !version || !csvObject) return;
       if (specHash(specOf(live).template) === live.metadata.labels?.[SPEC_HASH_LABEL]) return;
       adopt(this.#kube, live, csvObject, csvDeploymentSpec(version, dialect, platform, byDigest));
     });
   }
-}
-
-/** True when CSV `candidate` is a newer operator release than `current` (or nothing is installed). */
-function isNewer(candidate: string, current: string | undefined): boolean {
-  const a = operatorNumbers(versionOfCsv(candidate) ?? '');
-  if (!a) return false;
-  const b = current ? operatorNumbers(versionOfCsv(current) ?? '') : undefined;
-  return !b || compareNumbers(a, b) > 0;
 }
 
 /** Starts OLM for an `installedBy: olm` scenario; `stop()` cancels its pending work. */

@@ -76,7 +76,7 @@ export async function seedCluster(
   seedClusterResources(kube, rest, scenario, now);
   seedDatabases(kube, rest, scenario, now);
   // OperatorHub: OLM's objects over the bundle's, the CSV owning the operator Deployment.
-  if (scenario.operator.installedBy === 'olm') seedOlmInstall(kube, scenario);
+  if (scenario.operator.installedBy === 'olm') seedOlmInstall(kube, scenario, caBundle);
   seedExtraObjects(kube, scenario);
 }
 
@@ -123,7 +123,8 @@ function seedBundleInstall(kube: KubeAccess, scenario: Scenario, caBundle: strin
     const object = kube.ensure(inNamespace(manifest, namespace));
     if (object.kind === 'Deployment') markDeploymentReady(kube, object);
   }
-  if (scenario.admission.enabled) {
+  // Under OLM the webhook comes from the CSV's webhookdefinitions (seedOlmInstall), not webhook.yaml.
+  if (scenario.admission.enabled && operator.installedBy !== 'olm') {
     // `sed s/OPERATOR_NAMESPACE/<ns>/ webhook.yaml | kubectl create -f -`, then the caBundle patch.
     kube.ensure(
       admissionWebhook(operator.version, {

@@ -5,8 +5,9 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { channelVersions, csvName, olmChannels, PRODUCTION_CHANNEL } from '../olm/catalog.js';
-import { defaultClusterTag } from '../world/releases.js';
+import { parseCsvName, scenarioCatalog, PRODUCTION_CHANNEL } from '../olm/catalog.js';
+import { defaultClusterTag, releasedOperatorVersions } from '../world/releases.js';
+import { compareNumbers, operatorNumbers } from '../world/versions.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
 /** The helm release of a helm install that names none: SIMULATOR.md's example. */
@@ -56,8 +57,10 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
           ? {
               channel: file.operator.olm?.channel ?? PRODUCTION_CHANNEL,
               approval: file.operator.olm?.approval ?? 'Manual',
-              startingCSV: file.operator.olm?.startingCSV ?? csvName(file.operator.version),
+              startingCSV:
+                file.operator.olm?.startingCSV ?? `redis-enterprise-operator.v${file.operator.version}`,
               operatorImageByDigest: file.operator.olm?.operatorImageByDigest ?? false,
+              skips: file.operator.olm?.skips ?? 'all',
             }
           : null,
     },
@@ -211,26 +214,39 @@ function checkOperator(scenario: Scenario, report: Report): void {
   });
 }
 
-/** OperatorHub: a channel of the catalog, the installed release in it, startingCSV naming it. */
+/**
+ * OperatorHub: the installed release in the channel (any name is a channel: see
+ * src/sim/olm/catalog.ts), startingCSV naming it (with or without a rebuild suffix), the
+ * releases of `skips` newer than it.
+ */
 function checkOlm(scenario: Scenario, report: Report): void {
   const { operator } = scenario;
   if (operator.installedBy !== 'olm' || !operator.olm) return;
-  const { channel, startingCSV } = operator.olm;
-  if (!olmChannels().includes(channel))
+  const { channel, startingCSV, skips } = operator.olm;
+  const parsed = parseCsvName(startingCSV);
+  const catalog = scenarioCatalog(operator.olm, operator.version);
+  if (!catalog.channelVersions(channel).includes(operator.version))
     report(
       ['operator', 'olm', 'channel'],
-      `unknown channel "${channel}" (channels: ${olmChannels().join(', ')})`,
+      `channel "${channel}" does not offer operator ${operator.version} (a release line such as ${operator.version.split('-')[0] ?? ''}, production, or a name of your own offering every release)`,
     );
-  else if (!channelVersions(channel).includes(operator.version))
-    report(
-      ['operator', 'olm', 'channel'],
-      `channel "${channel}" does not offer operator ${operator.version}`,
-    );
-  if (startingCSV !== csvName(operator.version))
+  if (parsed?.version !== operator.version)
     report(
       ['operator', 'olm', 'startingCSV'],
-      `expected ${csvName(operator.version)}: the CSV of operator.version`,
+      `expected redis-enterprise-operator.v${operator.version} (or with a rebuild suffix, e.g. .0): the CSV of operator.version`,
     );
+  if (Array.isArray(skips)) {
+    const released = releasedOperatorVersions();
+    skips.forEach((version, i) => {
+      if (!released.includes(version))
+        report(['operator', 'olm', 'skips', i], `operator ${version} is not a release the simulator knows`);
+      else if (compareNumbers(operatorNumbers(version) ?? [], operatorNumbers(operator.version) ?? []) <= 0)
+        report(
+          ['operator', 'olm', 'skips', i],
+          `operator ${version} is not newer than operator.version ${operator.version}: only a newer CSV skips the installed one`,
+        );
+    });
+  }
 }
 
 function checkOpenShift(scenario: Scenario, report: Report): void {

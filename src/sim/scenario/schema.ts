@@ -143,15 +143,34 @@ const openshiftSchema = z
 
 /** The Subscription of an OperatorHub install (operators.coreos.com/v1alpha1). */
 const olmSchema = z.strictObject({
-  /** spec.channel: `production` or a release line such as `7.8.6`. */
+  /**
+   * spec.channel: `production`, a release line such as `7.8.6`, or any other name (`stable`),
+   * which the simulated catalog then offers with every release (src/sim/olm/catalog.ts).
+   */
   channel: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9.-]*$/, 'expected a channel such as "production" or "7.8.6"')
+    .regex(/^[a-z0-9][a-z0-9.-]*$/, 'expected a channel such as "production", "stable" or "7.8.6"')
     .default('production'),
   /** spec.installPlanApproval. */
   approval: z.enum(['Manual', 'Automatic']).default('Manual'),
-  /** spec.startingCSV: `redis-enterprise-operator.v<operator.version>`. */
+  /**
+   * spec.startingCSV: `redis-enterprise-operator.v<operator.version>`, optionally with a rebuild
+   * suffix as Red Hat's certified bundles name them (`...v7.4.6-2.0`); with one, every CSV of
+   * the simulated catalog carries a suffix (src/sim/olm/catalog.ts).
+   */
   startingCSV: z.string().min(1).optional(),
+  /**
+   * Ours, not SIMULATOR.md's: which newer releases' CSVs list the installed CSV in spec.skips.
+   * `all` (default): every one, so OLM offers the channel's head; `none`: no edge from the
+   * installed CSV (OLM stays AtLatestKnown); a list of operator versions: only those (OLM
+   * offers the newest of them in the channel first).
+   */
+  skips: z
+    .union([
+      z.enum(['all', 'none']),
+      z.array(z.string().regex(/^\d+\.\d+\.\d+-\d+$/, 'expected an operator version such as "7.8.6-19"')),
+    ])
+    .default('all'),
   /**
    * The CSV's Deployment names the operator image by digest only (`repository@sha256:...`), as
    * bundles built for disconnected installs do; undocumented for Redis's certified bundle, so
@@ -289,6 +308,7 @@ export interface Scenario extends Omit<
       approval: 'Manual' | 'Automatic';
       startingCSV: string;
       operatorImageByDigest: boolean;
+      skips: 'all' | 'none' | string[];
     } | null;
   };
   admission: { enabled: boolean; webhookName: string };

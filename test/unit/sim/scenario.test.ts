@@ -50,6 +50,8 @@ const BUILT_INS = [
   'olm-automatic',
   'olm-channel-switch',
   'olm-digest',
+  'olm-stable-suffix',
+  'olm-no-edge',
 ];
 
 /** Smallest valid file; each broken-file test adds one mistake to it. */
@@ -404,6 +406,7 @@ describe('broken scenario files', () => {
       approval: 'Manual',
       startingCSV: 'redis-enterprise-operator.v7.4.6-2',
       operatorImageByDigest: false,
+      skips: 'all',
     });
     assert.deepEqual(
       parseScenario(olm('\n  olm: {channel: "7.4.6", approval: Automatic}'), 'olm.yaml').operator.olm,
@@ -412,12 +415,39 @@ describe('broken scenario files', () => {
         approval: 'Automatic',
         startingCSV: 'redis-enterprise-operator.v7.4.6-2',
         operatorImageByDigest: false,
+        skips: 'all',
       },
     );
-    assert.match(
-      rejection(olm('\n  olm: {channel: stable}')).message,
-      /operator\.olm\.channel: unknown channel "stable"/,
+    // SIMULATOR.md's example: a channel of the user's own naming and a CSV with a rebuild suffix.
+    assert.deepEqual(
+      parseScenario(
+        olm(
+          '\n  olm: {channel: stable, startingCSV: redis-enterprise-operator.v7.4.6-2.0, skips: ["7.8.6-11"]}',
+        ),
+        'olm.yaml',
+      ).operator.olm,
+      {
+        channel: 'stable',
+        approval: 'Manual',
+        startingCSV: 'redis-enterprise-operator.v7.4.6-2.0',
+        operatorImageByDigest: false,
+        skips: ['7.8.6-11'],
+      },
     );
+    assert.equal(parseScenario(olm('\n  olm: {skips: none}'), 'olm.yaml').operator.olm?.skips, 'none');
+    assert.match(
+      rejection(olm('\n  olm: {startingCSV: redis-enterprise-operator.v7.4.6-9.0}')).message,
+      /operator\.olm\.startingCSV: expected redis-enterprise-operator\.v7\.4\.6-2 \(or with a rebuild suffix/,
+    );
+    assert.match(
+      rejection(olm('\n  olm: {skips: ["7.4.6-2"]}')).message,
+      /operator\.olm\.skips\[0\]: operator 7\.4\.6-2 is not newer than operator\.version 7\.4\.6-2/,
+    );
+    assert.match(
+      rejection(olm('\n  olm: {skips: ["9.9.9-1"]}')).message,
+      /operator\.olm\.skips\[0\]: operator 9\.9\.9-1 is not a release the simulator knows/,
+    );
+    assert.match(rejection(olm('\n  olm: {skips: some}')).message, /operator\.olm\.skips/);
     assert.match(
       rejection(olm('\n  olm: {channel: "7.8.6"}')).message,
       /operator\.olm\.channel: channel "7\.8\.6" does not offer operator 7\.4\.6-2/,

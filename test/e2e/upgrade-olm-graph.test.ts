@@ -1,0 +1,172 @@
+// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { tempDir } from '../helpers/temp.js';
+import {
+  assertExit,
+  assertUpgraded,
+  changes,
+  describeEntries,
+  getPath,
+  type UpgradeSim,
+  withUpgradeSim,
+} from './upgrade-support.js';
+
+/**
+ * ctl on the OperatorHub graph as Redis's certified bundles make it (certified-operators
+ * operators/redis-enterprise-operator-cert/7.22.0-11.2): CSV names with a rebuild suffix, a
+ * Subscription channel of the user's own (`stable`, SIMULATOR.md), and CSVs that name the
+ * older ones they upgrade in spec.skips, so a target may have no edge from the installed CSV
+ * (scenario key operator.olm.skips, the simulator's own). ctl reaches the target when OLM
+ * offers it, and otherwise stops at once, says which CSV to go through, and approves nothing.
+ */
+
+const SUBSCRIPTION = 'redis-enterprise-operator-cert';
+const TARGET = '7.8.6-19';
+const TAG = '7.8.6-303';
+
+/** An OperatorHub scenario file, written where the test's temporary folder is removed on exit. */
+function scenarioFile(name: string, olm: string): string {
+  const file = path.join(tempDir('ctl-olm-graph-'), `${name}.yaml`);
+  writeFileSync(
+    file,
+    `name: ${name}
+description: "OperatorHub install written by test/e2e/upgrade-olm-graph.test.ts"
+dialect: redis
+platform: openshift
+kubernetesVersion: "1.29"
+operator:
+  version: 7.4.6-2
+  installedBy: olm
+  olm:
+${olm}
+cluster:
+  versionTag: 7.4.6-22.rhel8-openshift
+  repository: registry.connect.redhat.com/redislabs/redis-enterprise
+  apiVersion: 7.4.6-22
+databases:
+  - { name: cache, version: "7.2" }
+`,
+  );
+  return file;
+}
+
+const installPlanWrites = (sim: UpgradeSim) =>
+  changes(sim).filter((entry) => /\/installplans\//.test(entry.path.split('?')[0] ?? ''));
+
+async function subscriptionStatus(sim: UpgradeSim): Promise<{ installedCSV?: string; state?: string }> {
+  const sub = await sim.get(['subscription', SUBSCRIPTION, '-n', 'redis']);
+  return (sub.status ?? {}) as { installedCSV?: string; state?: string };
+}
+
+describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
+  it('channel stable and CSVs with a rebuild suffix: the plan names the real CSVs and the run reaches the target', async () => {
+    const file = scenarioFile(
+      'olm-stable-suffix',
+      '    channel: stable\n    approval: Manual\n    startingCSV: redis-enterprise-operator.v7.4.6-2.0',
+    );
+    await withUpgradeSim(file, async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const doc = JSON.parse(plan.stdout) as {
+        olm?: {
+          installedCSV: string;
+          targetCSV: string;
+          targetChannel: string | null;
+          subscription: { channel: string };
+        };
+        blocked: boolean;
+      };
+      assert.equal(doc.blocked, false);
+      assert.equal(doc.olm?.subscription.channel, 'stable');
+      assert.equal(doc.olm?.installedCSV, 'redis-enterprise-operator.v7.4.6-2.0');
+      // Read from the PackageManifest, not guessed: the simulated catalog ends other releases' CSVs in .0.
+      assert.equal(doc.olm?.targetCSV, 'redis-enterprise-operator.v7.8.6-19.0');
+      assert.equal(doc.olm?.targetChannel, '7.8.6');
+
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
+      assertExit(run, 0, 'run');
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-19.0');
+      const csv = await sim.get(['csv', 'redis-enterprise-operator.v7.8.6-19.0', '-n', 'redis']);
+      assert.equal(getPath(csv, ['status', 'phase']), 'Succeeded');
+      assert.equal(getPath(csv, ['spec', 'version']), '7.8.6-19.0');
+      assert.equal(installPlanWrites(sim).length, 1, 'exactly one approval');
+      // OLM's webhook (from the CSV's webhookdefinitions) follows the CSV; ctl left it to OLM.
+      const webhooks = await sim.list(['validatingwebhookconfigurations']);
+      const olmWebhook = webhooks.find((w) => w.metadata?.labels?.['olm.owner.namespace'] === 'redis');
+      assert.equal(olmWebhook?.metadata?.labels?.['olm.owner'], 'redis-enterprise-operator.v7.8.6-19.0');
+      const webhookWrites = changes(sim).filter((e) => /validatingwebhookconfigurations/.test(e.path));
+      assert.deepEqual(webhookWrites, [], describeEntries(webhookWrites));
+    });
+  });
+
+  it('a target that does not skip the installed CSV: the run stops at once, says so, and approves nothing', async () => {
+    const file = scenarioFile(
+      'olm-no-edge',
+      '    channel: production\n    approval: Manual\n    skips: none',
+    );
+    await withUpgradeSim(file, async (sim) => {
+      const started = Date.now();
+      // A stall timeout far above what the run may take: the stop must come from OLM's answer.
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
+      const took = Date.now() - started;
+      assertExit(run, 1, 'run');
+      const output = `${run.stdout}\n${run.stderr}`;
+      assert.match(
+        output,
+        /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-2 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-19 does not list redis-enterprise-operator\.v7\.4\.6-2 in spec\.skips/,
+      );
+      assert.match(output, /ctl approved nothing/);
+      assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
+      assert.deepEqual(installPlanWrites(sim), [], describeEntries(installPlanWrites(sim)));
+      assert.deepEqual(await sim.list(['installplan', '-n', 'redis']), [], 'OLM made no InstallPlan');
+      const status = await subscriptionStatus(sim);
+      assert.equal(status.state, 'AtLatestKnown');
+      assert.equal(status.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
+    });
+  });
+
+  it('an older CSV skips the installed one: ctl names it, approves nothing, and reaches the target through it', async () => {
+    const file = scenarioFile(
+      'olm-intermediate',
+      "    channel: production\n    approval: Manual\n    skips: ['7.8.6-11']",
+    );
+    await withUpgradeSim(file, async (sim) => {
+      const first = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
+      assertExit(first, 1, 'run to the target');
+      const output = `${first.stdout}\n${first.stderr}`;
+      assert.match(
+        output,
+        /OLM offers redis-enterprise-operator\.v7\.8\.6-11, not the target redis-enterprise-operator\.v7\.8\.6-19/,
+      );
+      assert.match(
+        output,
+        /Upgrade to 7\.8\.6-11 first: ctl upgrade run --to 7\.8\.6-11 .*then ctl upgrade run --to 7\.8\.6-19 again/,
+      );
+      assert.deepEqual(installPlanWrites(sim), [], 'the offered plan is not approved');
+      const [pending] = await sim.list(['installplan', '-n', 'redis']);
+      assert.deepEqual(getPath(pending, ['spec', 'clusterServiceVersionNames']), [
+        'redis-enterprise-operator.v7.8.6-11',
+      ]);
+      assert.equal(getPath(pending, ['spec', 'approved']), false);
+
+      // The fix the message gives: through 7.8.6-11, then to the target.
+      const refused = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-11', '--yes']);
+      assertExit(refused, 2, 'run to 7.8.6-11 over the unfinished run');
+      assert.ok(refused.stderr.includes(`delete ${sim.statePath}`), refused.stderr);
+      rmSync(sim.statePath);
+      const through = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-11', '--yes', '-o', 'json']);
+      assertExit(through, 0, 'run to 7.8.6-11');
+      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-11');
+      const last = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
+      assertExit(last, 0, 'run to the target');
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-19');
+      assert.equal(installPlanWrites(sim).length, 2, 'one approval per hop');
+    });
+  });
+});
