@@ -329,7 +329,7 @@ function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string):
     `OLM offers ${offered}, not the target ${targetCsv}: in channel ${s.channel ?? '?'} the CSV that upgrades ${s.installedCSV ?? 'the installed CSV'} is ${offered} (${targetCsv} does not list it in spec.skips). ctl approved nothing.`,
     {
       hint: version
-        ? `Upgrade to ${version} first: ctl upgrade run --to ${version} (it asks you to remove this run's state file first, and says where it is); then ctl upgrade run --to ${target} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
+        ? `Upgrade to ${version} first: ctl upgrade run --to ${version} (it replaces this run, which approved nothing); then ctl upgrade run --to ${target} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
         : `Look at oc get installplan,subscription -n ${namespace}; upgrade to the offered CSV first, then to ${target}.`,
     },
   );

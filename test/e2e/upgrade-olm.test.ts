@@ -286,6 +286,15 @@ describe('ctl upgrade run through OLM (e2e)', () => {
         assert.equal(killed.signal, 'SIGKILL');
         assert.equal(writes(sim, /\/installplans\//).length, 1, 'approved once before the kill');
 
+        // An approved plan is half an upgrade: a run to another target may not replace it.
+        const other = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-11', '--yes']);
+        assertExit(other, 2, 'a run to another target over the approved one');
+        assert.match(
+          other.stderr,
+          /an unfinished upgrade to 7\.8\.6-19 is recorded in .*; this run targets 7\.8\.6-11/,
+        );
+        assert.match(other.stderr, /hint: Finish it \(ctl upgrade run --to 7\.8\.6-19/);
+
         const resumed = await sim.ctl(RUN);
         assertExit(resumed, 0, 'the resumed run');
         const events = parseEvents(resumed.stdout);
