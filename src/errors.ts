@@ -102,12 +102,9 @@ export function appendHint<E extends CtlError>(error: E, line: string): E {
 }
 
 /**
- * A CtlError, or any Error carrying a known `exitCode` and a `hint`: the simulator's errors
- * (src/sim/world/errors.ts) do, without importing this module (SIMULATOR.md "Independence").
+ * One of ctl's errors (the simulator's own are turned into these where it is started:
+ * src/commands/demo.ts asCtlError).
  */
 export function isCtlError(error: unknown): error is CtlError {
-  if (error instanceof CtlError) return true;
-  if (!(error instanceof Error) || !('hint' in error)) return false;
-  const exitCode = (error as { exitCode?: unknown }).exitCode;
-  return (Object.values(ExitCode) as unknown[]).includes(exitCode);
+  return error instanceof CtlError;
 }

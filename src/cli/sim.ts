@@ -61,9 +61,11 @@ export function register(program: Command, runtime: Runtime): void {
       const kubePort = parsePort(options.kubePort, '--kube-port');
       const apiPort = parsePort(options.apiPort, '--api-port');
       const { runSimUp } = await import('../sim/up.js');
-      await runSimUp(
-        { scenario: options.scenario, dir: options.dir, kubePort, apiPort, fast: options.fast === true },
-        { io, cwd: process.cwd() },
+      await simErrorsAsCtl(() =>
+        runSimUp(
+          { scenario: options.scenario, dir: options.dir, kubePort, apiPort, fast: options.fast === true },
+          { io, cwd: process.cwd() },
+        ),
       );
     });
 
@@ -78,7 +80,7 @@ export function register(program: Command, runtime: Runtime): void {
       const { createIo, readGlobalOptions } = await import('./read-globals.js');
       const io = await createIo(readGlobalOptions(command), runtime);
       const { printScenarios } = await import('../sim/up.js');
-      printScenarios(io);
+      await simErrorsAsCtl(async () => printScenarios(io));
     });
 
   registerCapture(sim, runtime);
@@ -142,6 +144,16 @@ function parsePort(value: string | undefined, flag: string): number | undefined 
     });
   }
   return port;
+}
+
+/** Runs simulator work, its errors turned into ctl's (src/commands/demo.ts asCtlError). */
+async function simErrorsAsCtl(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const { asCtlError } = await import('../commands/demo.js');
+    throw await asCtlError(error);
+  }
 }
 
 /** The built-in scenarios' names, for shell completion of `--scenario`. */

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { CtlError, type ExitCodeValue } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
@@ -26,6 +27,25 @@ const DEMO_TIMING = { operatorStart: 0.6, podRestart: 0.8, databaseUpgrade: 0.4 
  * where the cluster ended.
  */
 export async function runDemo(input: DemoInput): Promise<void> {
+  try {
+    await demo(input);
+  } catch (error) {
+    throw await asCtlError(error);
+  }
+}
+
+/**
+ * The simulator's own errors (it imports nothing from ctl, src/sim/world/errors.ts) as ctl's, so
+ * main reports them with their exit code and hint: a wrong scenario exits 2, a port in use 1.
+ * For the two commands that start the simulator: this one and `ctl sim` (src/cli/sim.ts).
+ */
+export async function asCtlError(error: unknown): Promise<unknown> {
+  const { SimError } = await import('../sim/world/errors.js');
+  if (!(error instanceof SimError)) return error;
+  return new CtlError(error.exitCode as ExitCodeValue, error.message, { hint: error.hint, cause: error });
+}
+
+async function demo(input: DemoInput): Promise<void> {
   const { io } = input;
   const { loadScenario } = await import('../sim/scenario.js');
   const { startSimulatedCluster } = await import('../sim/cluster.js');

@@ -2,8 +2,8 @@
  * The simulator's errors. They do not extend ctl's CtlError (the simulator imports nothing
  * from ctl); instead they carry the same two properties the CLI reports from, `exitCode` and
  * `hint`, so `ctl sim up` with a bad scenario still exits 2 (CLI.md "Exit codes": 2 is usage)
- * and a port already in use exits 1. src/errors.ts `isCtlError` accepts any Error that
- * carries a known exit code.
+ * and a port already in use exits 1. The two commands that start the simulator turn them into
+ * ctl's errors (src/commands/demo.ts asCtlError).
  */
 
 export interface SimErrorOptions {

@@ -16,6 +16,7 @@ import {
   isNewerDatabase,
   operatorVersionOfImage,
 } from '../../../src/sim/world/versions.js';
+import { asCtlError } from '../../../src/commands/demo.js';
 import { isCtlError } from '../../../src/errors.js';
 import { repoRoot } from '../../helpers/tools.js';
 
@@ -61,11 +62,20 @@ describe("the simulator's own release facts (SIMULATOR.md Independence)", () => 
     assert.equal(operatorVersionOfImage('registry:5000/redislabs/operator'), undefined);
   });
 
-  test("the CLI reports the simulator's errors by their exit code", () => {
-    assert.equal(isCtlError(new ScenarioError('bad')), true);
+  test("the CLI reports the simulator's errors by their exit code, turned into ctl's where it starts it", async () => {
     assert.equal(new ScenarioError('bad').exitCode, 2);
     assert.equal(new SimStartError('port').exitCode, 1);
-    assert.equal(isCtlError(Object.assign(new Error('x'), { exitCode: 99, hint: undefined })), false);
+    // The simulator's own errors are not ctl's until a starter turns them into ctl's.
+    assert.equal(isCtlError(new ScenarioError('bad')), false);
+    const usage = await asCtlError(new ScenarioError('bad file', { hint: 'fix it' }));
+    assert.ok(isCtlError(usage));
+    assert.deepEqual([usage.exitCode, usage.message, usage.hint], [2, 'bad file', 'fix it']);
+    const start = await asCtlError(new SimStartError('port in use'));
+    assert.ok(isCtlError(start));
+    assert.equal(start.exitCode, 1);
+    const other = new Error('x');
+    assert.equal(await asCtlError(other), other);
+    assert.equal(isCtlError(Object.assign(new Error('x'), { exitCode: 2, hint: 'h' })), false);
   });
 
   test('nothing under src/sim imports from the rest of src', () => {
