@@ -34,7 +34,7 @@ import {
   requiredPermissionQueries,
 } from './permissions.js';
 import { type DatabaseTarget, formatRs, type ResolvedUpgrade, resolveUpgrade } from './resolve.js';
-import type { Bdb, ClusterSnapshot, Module, Snapshot } from './snapshot.js';
+import { type Bdb, type ClusterSnapshot, type Module, SCC_NAME, type Snapshot } from './snapshot.js';
 import { CHECK_IDS, type CheckId, type Target } from './target.js';
 import {
   compareDatabaseVersions,
@@ -726,14 +726,25 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
 
 // ---- olm-cluster-name
 
-/** OLM deployments require the cluster to be named `rec` (RED-39825; redis-facts.md §11, §12). */
+/**
+ * OLM deployments "require" the cluster to be named `rec` (RED-39825; redis-facts.md §11, §12):
+ * the certified CSV grants the SCC only to service account `rec`, and its own description says
+ * what another name needs: "Changing the name of the Redis Enterprise Cluster in the spec from
+ * the default requires running commands to grant permissions to the pods: oc adm policy
+ * add-scc-to-user redis-enterprise-scc-v2 system:serviceaccount:<project>:<name of REC>"
+ * (certified-operators operators/redis-enterprise-operator-cert/7.22.0-11.2, CSV description).
+ * Such a cluster runs, so it is a warning; ctl's security-context step binds the SCC to the
+ * cluster's service account whenever the target still runs privileged pods.
+ */
 function checkOlmClusterName({ snapshot, resolved }: CheckInput): Outcome {
   if (resolved.method !== 'olm') return pass('the operator is not installed by OLM');
   const name = snapshot.cluster?.name;
-  if (!name || name === 'rec') return pass('the cluster is named rec, as OLM installs require');
-  return fail(
-    `the operator is installed by OLM, which requires the cluster to be named rec (RED-39825); this cluster is ${name}`,
-    `A cluster cannot be renamed in place. Keep this cluster on its operator version, or move it to an operator installed from the bundle or helm (DOCS kubernetes/deployment/openshift/openshift-cli.md) with Redis support; --ignore-check olm-cluster-name goes on at your own risk.`,
+  if (!name || name === 'rec') return pass('the cluster is named rec, as OLM installs expect');
+  return warn(
+    `the operator is installed by OLM, which expects the cluster to be named rec (RED-39825); this cluster is ${name}: its pods need ${SCC_NAME} granted to service account ${name}, which OLM grants only to rec`,
+    snapshot.platform === 'openshift'
+      ? `ctl's security-context step binds it when the target needs it; by hand: oc adm policy add-scc-to-user ${SCC_NAME} system:serviceaccount:${snapshot.namespace}:${name}`
+      : '',
   );
 }
 

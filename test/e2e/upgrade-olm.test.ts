@@ -168,22 +168,25 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
     });
   });
 
-  it('blocks a cluster not named rec (olm-cluster-name), with the fix', async () => {
-    const sim = await startUpgradeSim('olm-manual', {
-      patch: (scenario) => ({ ...scenario, cluster: { ...scenario.cluster, name: 'prod' } }),
-    });
-    try {
-      const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
-      assertExit(json, 3);
-      const plan = JSON.parse(json.stdout) as PlanJson;
-      const check = plan.checks.find((c) => c.id === 'olm-cluster-name');
-      assert.equal(check?.status, 'fail');
-      assert.match(check?.message ?? '', /requires the cluster to be named rec .* this cluster is prod/);
-      assert.match(check?.fix ?? '', /cannot be renamed/);
-      assertNoChanges(sim, 0, 'a blocked plan');
-    } finally {
-      await sim.close();
-    }
+  it('a cluster not named rec: a warning with the SCC grant its pods need, and the run upgrades it', async () => {
+    // The certified CSV grants the SCC to service account rec only; its description says what
+    // another name needs (oc adm policy add-scc-to-user ... :<name of REC>).
+    await withUpgradeSim(
+      'olm-manual',
+      async (sim) => {
+        const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+        assertExit(json, 0, 'plan');
+        const plan = JSON.parse(json.stdout) as PlanJson;
+        const check = plan.checks.find((c) => c.id === 'olm-cluster-name');
+        assert.equal(check?.status, 'warn');
+        assert.match(check?.message ?? '', /expects the cluster to be named rec .* this cluster is prod/);
+        assert.match(check?.fix ?? '', /system:serviceaccount:redis:prod/);
+        const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
+        assertExit(run, 0, 'run');
+        await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
+      },
+      { patch: (scenario) => ({ ...scenario, cluster: { ...scenario.cluster, name: 'prod' } }) },
+    );
   });
 });
 

@@ -253,7 +253,7 @@ describe('OLM-owned operators', () => {
     assert.equal(relatedDigest(images, undefined), undefined);
   });
 
-  it('olm-approval warns when Automatic approval follows a channel whose head is past the target; olm-cluster-name wants rec', () => {
+  it('olm-approval warns when Automatic approval follows a channel whose head is past the target; olm-cluster-name expects rec', () => {
     const automatic: OlmSnapshot = {
       ...WITH_CHANNELS,
       subscription: { ...OLM.subscription!, approval: 'Automatic', channel: 'production' },
@@ -277,12 +277,18 @@ describe('OLM-owned operators', () => {
       makeSnapshot((s) => {
         withOlm(WITH_CHANNELS)(s);
         if (s.cluster) s.cluster.name = 'prod';
+        s.platform = 'openshift';
       }),
       makeTarget(),
       { required: REQUIRED_PERMISSIONS },
     ).find((c) => c.id === 'olm-cluster-name');
-    assert.equal(renamed?.status, 'fail');
+    // The certified CSV's description: another name needs the SCC granted to its service account.
+    assert.equal(renamed?.status, 'warn');
     assert.match(renamed?.message ?? '', /this cluster is prod/);
+    assert.match(
+      renamed?.fix ?? '',
+      /oc adm policy add-scc-to-user redis-enterprise-scc-v2 system:serviceaccount:redis:prod/,
+    );
   });
 
   it('the OLM commands approve the pending plan of the target, and skip approval when Automatic', () => {
