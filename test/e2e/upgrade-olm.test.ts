@@ -14,7 +14,6 @@ import {
   getPath,
   type KubeObject,
   parseEvents,
-  startUpgradeSim,
   type UpgradeSim,
   withUpgradeSim,
 } from './upgrade-support.js';
