@@ -91,8 +91,8 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
     );
   }
   const namespace = names.of('ns', snapshot.namespace);
-  // Under OLM the cluster must be named `rec` (redis-facts.md §11): that name is a constraint of
-  // the install, not the user's choice, so --anonymize keeps it and the plan stays the same.
+  // Under OLM the cluster's name decides whether OLM's SCC grant (service account `rec` only)
+  // covers it (check olm-cluster-name): --anonymize keeps it, so the plan stays the same.
   const clusterName = snapshot.olm ? cluster.name : names.of('cluster', cluster.name);
   const api = snapshot.api;
   if (!api.reachable) {
