@@ -710,7 +710,7 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   const route = olmRoute(olm, target.operator);
   if (route.problem) {
     const fix = olm.channels
-      ? `Pick a target that is the head of a channel (${olm.channels.map((c) => `${c.name}: ${csvVersion(c.currentCSV) ?? c.currentCSV ?? '?'}`).join(', ')}) with --to.`
+      ? headAdvice(olm.channels, target.operator)
       : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with kubectl auth can-i get packagemanifests -n ${ns}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
     return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
   }
@@ -722,6 +722,22 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
       ? 'OLM approves its InstallPlan (Automatic)'
       : `ctl approves the InstallPlan of ${route.targetCsv} and no other`;
   return pass(`the operator is installed by OLM (${owner}): ${how}; ${approval}`);
+}
+
+/**
+ * OLM installs a channel's head: the head of the target's own release line first (`7.22.0-17`
+ * for 7.22.0-11), with the command, then every channel's head.
+ */
+function headAdvice(
+  channels: readonly { name: string; currentCSV?: string | undefined }[],
+  target: string,
+): string {
+  const headOf = (c: { currentCSV?: string | undefined }) => csvVersion(c.currentCSV) ?? c.currentCSV ?? '?';
+  const line = channels.find((c) => c.name === target.split('-')[0]);
+  const all = `every channel's head: ${channels.map((c) => `${c.name}: ${headOf(c)}`).join(', ')}`;
+  return line
+    ? `OLM installs a channel's head: the head of ${target}'s release line is ${headOf(line)} (channel ${line.name}): ctl upgrade plan --to ${headOf(line)}. Or pick another head (${all}).`
+    : `Pick a target that is the head of a channel (${all}) with --to.`;
 }
 
 // ---- olm-cluster-name

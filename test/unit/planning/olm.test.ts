@@ -186,6 +186,11 @@ describe('OLM-owned operators', () => {
       nowhere.message,
       /no channel of redis-enterprise-operator-cert has redis-enterprise-operator\.v7\.8\.2-6 as its head \(channels 7\.8\.2 hold it/,
     );
+    // The fix names the head of the target's own release line first, with the command.
+    assert.match(
+      nowhere.fix,
+      /^OLM installs a channel's head: the head of 7\.8\.2-6's release line is 7\.8\.2-7 \(channel 7\.8\.2\): ctl upgrade plan --to 7\.8\.2-7\./,
+    );
     const done = operatorMethod((s) => {
       withOlm()(s);
       if (s.operator) s.operator.version = '7.8.2-6';
