@@ -38,8 +38,10 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
   };
   await removeAbandonedTempFiles(lockPath);
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    if (await createLockFile(lockPath, owner))
+    if (await createLockFile(lockPath, owner)) {
+      await removeLeftoverTakeover(lockPath);
       return { owner, release: () => releaseLock(lockPath, owner.id) };
+    }
     const current = await readLock(lockPath);
     if (current && !isStale(current)) {
       throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
@@ -133,6 +135,15 @@ async function isOlderThan(path: string, ms: number): Promise<boolean> {
     (s) => Date.now() - s.mtimeMs > ms,
     () => true,
   );
+}
+
+/**
+ * A run killed inside removeStaleLock leaves its takeover folder. Once this run holds the lock,
+ * any takeover folder is left over or belongs to a run that judged an older lock: that run
+ * removes only the lock it judged (by id), never this one, so the folder can go.
+ */
+async function removeLeftoverTakeover(lockPath: string): Promise<void> {
+  await rmdir(`${lockPath}.takeover`).catch(() => undefined);
 }
 
 /**

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, LockedError } from '../../../src/errors.js';
 import { acquireLock, forceUnlock, type LockOwner, readLock } from '../../../src/run/lock.js';
@@ -51,6 +51,14 @@ describe('lock', () => {
     assert.notEqual(held.owner.id, 'ghost');
     assert.equal((await readLock(path))?.id, held.owner.id);
     await held.release();
+  });
+
+  it('a takeover folder left by a run killed mid-takeover goes once a run holds the lock', async () => {
+    const path = await tempLock();
+    await mkdir(`${path}.takeover`);
+    const held = await acquireLock(path, 'upgrade run');
+    await held.release();
+    assert.deepEqual(await readdir(dirname(path)), []);
   });
 
   it('does not judge a lock from another host stale', async () => {
