@@ -6,6 +6,7 @@ import { quoteForShell } from '../exec/helm.js';
 import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
 import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
+import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
@@ -209,7 +210,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       } else {
         const unfinished = state && !isFinished(state) && state.target.operator !== plan.target.operator;
         const superseded =
-          unfinished && state ? olmRunThatChangedNothing(state, snapshot, stepIds) : undefined;
+          unfinished && state
+            ? olmRunThatChangedNothing(state, snapshot.operator?.version, stepIds)
+            : undefined;
         if (superseded) {
           io.info(
             `the run to ${state?.target.operator} recorded in ${statePath} stopped at the operator step having approved nothing (${superseded}): this run to ${plan.target.operator} replaces it`,
@@ -548,28 +551,4 @@ function recordHop(
   const hops = (record.hops ?? []).filter((entry) => entry.hop !== index + 1);
   hops.push({ hop: index + 1, operator: state.hops?.[index]?.operator ?? '?', result, steps });
   record.hops = hops;
-}
-
-/**
- * A run through OLM that stopped in its operator step before approving an InstallPlan changed
- * nothing but the Subscription's channel (src/steps/operator-olm.ts): the operator still runs the
- * version it started from and no later step began. Then a run to another target (the CSV OLM
- * offered first, say) may replace it: nothing of it is half done. Returns why, or undefined.
- */
-function olmRunThatChangedNothing(
-  state: UpgradeState,
-  snapshot: { operator?: { version?: string | undefined } | undefined },
-  stepIds: readonly string[],
-): string | undefined {
-  if (state.hops || state.target.method !== 'olm') return undefined;
-  const operator = state.steps.operator;
-  if (!operator || (operator.status !== 'failed' && operator.status !== 'in-progress')) return undefined;
-  const intent = operator.intent ?? {};
-  if ('approve' in intent) return undefined;
-  const later = stepIds.slice(stepIds.indexOf('operator') + 1);
-  if (later.some((id) => (state.steps[id]?.status ?? 'pending') !== 'pending')) return undefined;
-  const from = typeof intent.from === 'string' ? intent.from : undefined;
-  const running = snapshot.operator?.version;
-  if (from !== undefined && running !== from) return undefined;
-  return `the operator still runs ${running ?? from ?? 'the version it started from'}`;
 }

@@ -19,6 +19,7 @@
 import { array, getPath, record, str } from '../json-read.js';
 import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../kube/reads.js';
+import { parseImageReference } from '../release/image-reference.js';
 
 export const SUBSCRIPTION_RESOURCE: CustomResourceType = {
   group: 'operators.coreos.com',
@@ -379,20 +380,9 @@ export function relatedDigest(
   const byRepository =
     repository === undefined
       ? undefined
-      : relatedImages.find((entry) => repositoryOf(entry.image) === repository);
+      : relatedImages.find((entry) => parseImageReference(entry.image).repository === repository);
   const entry = byName ?? byRepository;
-  if (!entry) return undefined;
-  const at = entry.image.indexOf('@');
-  return at < 0 ? undefined : entry.image.slice(at + 1);
-}
-
-/** `registry/repo:tag@sha256:...` or `registry/repo@sha256:...` -> `registry/repo`. */
-function repositoryOf(image: string): string {
-  const at = image.indexOf('@');
-  const name = at < 0 ? image : image.slice(0, at);
-  const slash = name.lastIndexOf('/');
-  const colon = name.indexOf(':', slash + 1);
-  return colon >= 0 ? name.slice(0, colon) : name;
+  return entry ? parseImageReference(entry.image).digest : undefined;
 }
 
 /**

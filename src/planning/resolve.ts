@@ -13,7 +13,7 @@ import {
   upstreamFileUrl,
 } from '../release/catalog.js';
 import type { Bdb, ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
-import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, type Target } from './target.js';
+import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, selectsDatabase, type Target } from './target.js';
 import {
   compareDatabaseVersions,
   compareReleases,
@@ -208,17 +208,10 @@ function databaseTargets(
   ];
   const desired = desiredVersion(cluster, target, targetRs);
   return entries.map((entry) => {
-    const selected = isSelected(entry, target);
+    const selected = selectsDatabase(target.databases, entry);
     if (!selected) return { ...entry, selected, reason: 'not selected with --databases' };
     return { ...entry, selected, ...decide(entry, target, desired) };
   });
-}
-
-function isSelected(entry: { name: string; namespace: string }, target: Target): boolean {
-  const selection = target.databases;
-  if (selection.kind === 'all') return true;
-  if (selection.kind === 'none') return false;
-  return selection.names.some((name) => name === entry.name || name === `${entry.namespace}/${entry.name}`);
 }
 
 /** The version every selected database should reach, or why none can be named. */

@@ -49,6 +49,20 @@ export const DEFAULT_HELM_REPO = 'https://helm.redis.io';
 
 export type DatabaseSelection = { kind: 'all' } | { kind: 'none' } | { kind: 'names'; names: string[] };
 
+/** Whether `--databases` chose this database (by name, or `<namespace>/<name>`). */
+export function selectsDatabase(
+  selection: DatabaseSelection,
+  database: { name: string; namespace: string | null },
+): boolean {
+  if (selection.kind === 'all') return true;
+  if (selection.kind === 'none') return false;
+  return selection.names.some(
+    (name) =>
+      name === database.name ||
+      (database.namespace !== null && name === `${database.namespace}/${database.name}`),
+  );
+}
+
 export interface Target {
   /** Canonical operator version, e.g. `7.8.2-6`. */
   operator: string;

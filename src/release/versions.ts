@@ -14,6 +14,7 @@
  */
 
 import { UsageError } from '../errors.js';
+import { parseImageReference } from './image-reference.js';
 
 /** A release number `major.minor.patch`, e.g. `[7, 22, 0]`. */
 export type Release = readonly [major: number, minor: number, patch: number];
@@ -130,12 +131,8 @@ export function compareOperatorVersions(a: OperatorVersion, b: OperatorVersion):
  * digest reference says nothing about the version).
  */
 export function operatorVersionFromImage(image: string): OperatorVersion | undefined {
-  const withoutDigest = image.split('@')[0] ?? '';
-  const lastSlash = withoutDigest.lastIndexOf('/');
-  const colon = withoutDigest.lastIndexOf(':');
-  // A colon before the last slash belongs to a registry port, not to a tag.
-  if (colon <= lastSlash) return undefined;
-  return parseOperatorVersion(withoutDigest.slice(colon + 1));
+  const { tag } = parseImageReference(image);
+  return tag === undefined ? undefined : parseOperatorVersion(tag);
 }
 
 /**

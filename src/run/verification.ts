@@ -16,6 +16,7 @@
 import type { ApiBdb, ApiNode } from '../api/types.js';
 import type { Plan, PlanDatabase } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
+import { selectsDatabase } from '../planning/target.js';
 import { compareDatabaseVersions, databaseVersionOf, parseImageTag } from '../release/versions.js';
 import type { StepSummary } from './runner.js';
 
@@ -138,7 +139,8 @@ export function verify(input: {
   const databases = databasesOf(snapshot, input.bdbs).map(({ name, namespace, bdb }): VerifiedDatabase => {
     const key = `${namespace ?? ''}/${name}`;
     const action = planned.get(key);
-    const chosen = isSelected(plan, name, namespace);
+    // --databases as the plan recorded it; all when not recorded.
+    const chosen = selectsDatabase(plan.target.selection?.databases ?? { kind: 'all' }, { name, namespace });
     // A selected database the plan left alone (its spec says major/latest, it runs the wanted
     // version or newer, its policy allows no newer one) was never asked to move: nothing to expect
     // of it but being active. A database left out by --databases keeps the target as the yardstick.
@@ -180,14 +182,6 @@ export function verify(input: {
     mismatches,
     unexplained,
   };
-}
-
-/** Whether `--databases` (as the plan recorded it) chose this database; all when not recorded. */
-function isSelected(plan: Plan, name: string, namespace: string | null): boolean {
-  const selection = plan.target.selection?.databases;
-  if (!selection || selection.kind === 'all') return true;
-  if (selection.kind === 'none') return false;
-  return selection.names.some((n) => n === name || (namespace !== null && n === `${namespace}/${name}`));
 }
 
 /** The cluster's databases (REDBs and its REAADBs) with their bdb; bdbs no resource names are kept too. */

@@ -6,6 +6,8 @@
  * (Used by the monitor; kept apart because the monitor module is edited by several people.)
  */
 
+import { parseImageReference } from '../release/image-reference.js';
+
 export interface ImageTargetFacts {
   /** The target versionTag. */
   tag: string;
@@ -17,12 +19,7 @@ export interface ImageTargetFacts {
 
 export function imageAtTarget(image: string | undefined, facts: ImageTargetFacts): boolean {
   if (image === undefined) return true; // no template to judge: the rollout decides
-  const at = image.indexOf('@');
-  const reference = at >= 0 ? image.slice(0, at) : image;
-  const digest = at >= 0 ? image.slice(at + 1) : undefined;
-  const lastSlash = reference.lastIndexOf('/');
-  const colon = reference.indexOf(':', lastSlash + 1);
-  const tag = colon >= 0 ? reference.slice(colon + 1) : undefined;
+  const { tag, digest } = parseImageReference(image);
   if (digest === undefined) return tag === facts.tag;
   if (facts.oldDigest !== undefined && sameDigest(digest, facts.oldDigest)) return false;
   if (tag !== undefined) return tag === facts.tag;

@@ -37,6 +37,7 @@ import {
   subscriptionOf,
   SUBSCRIPTION_RESOURCE,
 } from '../planning/olm.js';
+import type { UpgradeState } from '../run/state.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 
@@ -382,4 +383,27 @@ async function approveExactly(
     metadata: { resourceVersion: live?.metadata?.resourceVersion },
     spec: { approved: true },
   });
+}
+
+/**
+ * A run through OLM that stopped in its operator step before approving an InstallPlan changed
+ * nothing but the Subscription's channel (the intents upgradeThroughOlm records): the operator
+ * still runs (`running`) the version it started from and no later step began. Then a run to another target (the CSV OLM
+ * offered first, say) may replace it: nothing of it is half done. Returns why, or undefined.
+ */
+export function olmRunThatChangedNothing(
+  state: UpgradeState,
+  running: string | undefined,
+  stepIds: readonly string[],
+): string | undefined {
+  if (state.hops || state.target.method !== 'olm') return undefined;
+  const operator = state.steps.operator;
+  if (!operator || (operator.status !== 'failed' && operator.status !== 'in-progress')) return undefined;
+  const intent = operator.intent ?? {};
+  if ('approve' in intent) return undefined;
+  const later = stepIds.slice(stepIds.indexOf('operator') + 1);
+  if (later.some((id) => (state.steps[id]?.status ?? 'pending') !== 'pending')) return undefined;
+  const from = typeof intent.from === 'string' ? intent.from : undefined;
+  if (from !== undefined && running !== from) return undefined;
+  return `the operator still runs ${running ?? from ?? 'the version it started from'}`;
 }
