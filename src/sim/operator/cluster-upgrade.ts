@@ -1,5 +1,5 @@
 import type { SimDialectFields } from '../world/dialect.js';
-import { defaultClusterTag } from '../world/releases.js';
+import { worldOf } from '../world/world.js';
 import { isNewerClusterTag } from '../world/versions.js';
 import { isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
@@ -148,7 +148,9 @@ export class ClusterUpgrade {
     const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
     if (scenario.cluster.autoUpgradeWritesSpec || getPath(rec, fields.autoUpgradePath) !== true)
       return specTag;
-    const builtIn = operatorVersion ? defaultClusterTag(operatorVersion, scenario.platform) : undefined;
+    const builtIn = operatorVersion
+      ? worldOf(scenario).defaultClusterTag(operatorVersion, scenario.platform)
+      : undefined;
     if (builtIn && runningTag === builtIn && (!specTag || isNewerTag(builtIn, specTag))) return builtIn;
     return specTag;
   }
@@ -184,7 +186,7 @@ export class ClusterUpgrade {
     }
     this.#autoUpgradePending = false;
     if (state !== undefined && !UPGRADE_FROM_STATES.includes(state)) return false;
-    const target = defaultClusterTag(operatorVersion, scenario.platform);
+    const target = worldOf(scenario).defaultClusterTag(operatorVersion, scenario.platform);
     if (!target || !runningTag || !isNewerTag(target, runningTag)) return false;
     log.info(CLUSTER_LOGGER, rec, 'Auto upgrade: updating the Redis Enterprise image', {
       from: runningTag,
@@ -394,7 +396,7 @@ export class ClusterUpgrade {
     kube.patchStatus(rec, {
       state: 'Running',
       specStatus: 'Valid',
-      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target),
+      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target, worldOf(this.#o.scenario)),
     });
     log.info(CLUSTER_LOGGER, rec, 'Upgrade completed', { version: target });
     this.#o.onUpgradeCompleted(target);
