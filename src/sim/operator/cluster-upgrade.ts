@@ -16,6 +16,7 @@ import {
   NODE_CONTAINER,
 } from './cluster-objects.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
+import { imagePullBackOffStatus } from './image-pull.js';
 import type { EventRecorder } from './events.js';
 import { CLUSTER_LOGGER, type OperatorLog } from './operator-log.js';
 import { upgradeBlockers } from './freeze.js';
@@ -81,6 +82,8 @@ export class ClusterUpgrade {
   #podStepRunning = false;
   /** The blockers last reported, so a frozen upgrade warns again only when they change. */
   #frozenKey: string | undefined;
+  /** The node image the registry does not have: the roll waits at its pod until the spec changes. */
+  #unpullable: string | undefined;
 
   constructor(options: ClusterUpgradeOptions) {
     this.#o = options;
@@ -288,6 +291,8 @@ export class ClusterUpgrade {
     if (this.#podStepRunning || this.#o.admission.blocked) return;
     const { kube, rest, log } = this.#o;
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
+    if (this.#unpullable === nodeImageOf(templateOf(statefulSet))) return;
+    this.#unpullable = undefined;
     const blockers = upgradeBlockers(rest, target, operatorVersion);
     if (blockers.length > 0) {
       const key = blockers.map((b) => b.message).join('\n');
@@ -369,6 +374,15 @@ export class ClusterUpgrade {
           guarded(() => {
             const current = read();
             const fresh = current && podsByOrdinal(kube, current).get(ordinal);
+            const image = current ? nodeImageOf(templateOf(current)) : undefined;
+            if (current && fresh && image && !worldOf(scenario).clusterTagPublished(target)) {
+              // The registry has no such tag: the new pod never starts (no kick: nothing to retry).
+              kube.patchStatus(fresh, imagePullBackOffStatus(fresh, image));
+              writeStatefulSetStatus(kube, current);
+              this.#unpullable = image;
+              this.#podStepRunning = false;
+              return;
+            }
             if (current && fresh) {
               setPodReady(kube, fresh, true, ordinal);
               const node = this.#o.rest.nodes[ordinal];

@@ -53,6 +53,11 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
       ['cluster', 'versionTag'],
       `required: the simulated world knows no RS image of operator ${file.operator.version} to default to`,
     );
+  else if (!world.clusterTagPublished(versionTag))
+    report(
+      ['cluster', 'versionTag'],
+      `RS image ${versionTag} was never published: its release has no such variant (.minimal images exist from operator 8.0.18-11 on)`,
+    );
 
   const scenario: Scenario = {
     ...rest,

@@ -147,4 +147,17 @@ describe('releases: (scenario key)', () => {
       /channel "7\.8\.6" does not offer operator 8\.2\.0-18/,
     );
   });
+
+  it('a cluster on a .minimal tag loads where its release published one, and not elsewhere', () => {
+    const cluster = (operator: string, tag: string) =>
+      `name: mini\ndescription: "minimal"\noperator:\n  version: ${operator}\ncluster:\n  versionTag: ${tag}\n`;
+    assert.equal(
+      parseScenario(cluster('8.0.18-14', '8.0.18-36.14.minimal'), 'm.yaml').cluster.versionTag,
+      '8.0.18-36.14.minimal',
+    );
+    assert.throws(
+      () => parseScenario(cluster('8.0.16-25', '8.0.16-33.minimal'), 'm.yaml'),
+      /cluster\.versionTag: RS image 8\.0\.16-33\.minimal was never published/,
+    );
+  });
 });
