@@ -97,6 +97,7 @@ export class OlmCatalog {
 
   /** The channels a release's bundle is in: its line, `production` if so, its own. */
   channelsOf(version: string): string[] {
+    if (!this.#world.inCatalog(version)) return [];
     const bundle = this.#world.bundleOf(version);
     const line = releaseLine(version);
     return [

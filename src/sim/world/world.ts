@@ -141,6 +141,14 @@ export class SimWorld {
   }
 
   /**
+   * Whether the OperatorHub catalog holds the release: a certified bundle of it exists
+   * (olm-bundles.ts; none before 6.2.8-2), or the scenario added it.
+   */
+  inCatalog(operator: string): boolean {
+    return this.#extra.has(operator) || OLM_BUNDLES.has(operator);
+  }
+
+  /**
    * The OLM bundle of a release (olm-bundles.ts). A release the certified repository does not
    * hold (6.0.x, 6.2.4-1, a scenario's own) gets the pattern of its time: the bundle `<operator>.0`
    * (6.x: no suffix), its line's channel, `production` when its line is this world's newest,

@@ -35,6 +35,7 @@ describe('simulated OLM catalog', () => {
       assert.ok(channels.includes(channel), channel);
     assert.ok(!channels.includes('7.8.6-19.0'), 'no own channel before 7.22.2-21');
     assert.ok(!channels.includes('stable'));
+    assert.ok(!channels.includes('6.0.20'), 'no certified bundle before 6.2.8-2');
     assert.deepEqual(
       catalog({ channel: 'stable' }).channelVersions('stable'),
       [],
