@@ -112,6 +112,7 @@ class SimulatedOperator {
       timers: this.#timers,
       startSeconds: options.scenario.timing.operatorStart,
       controllers: this.#controllers,
+      world: worldOf(options.scenario),
     });
     this.#cluster = new ClusterUpgrade({
       kube: this.#kube,
