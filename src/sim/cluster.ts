@@ -10,6 +10,7 @@ import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type RunningArtifactsServer, startArtifactsServer } from './artifacts/server.js';
+import { worldOf } from './world/world.js';
 import { AuditLog } from './audit.js';
 import { writeKubeconfig } from './kube/kubeconfig.js';
 import { type KubeServer, startKubeServer } from './kube/server.js';
@@ -135,7 +136,11 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     }
 
     const artifacts = await listening('artifactsPort', options.artifactsPort, () =>
-      startArtifactsServer({ dialect: scenario.dialect, port: options.artifactsPort }),
+      startArtifactsServer({
+        dialect: scenario.dialect,
+        port: options.artifactsPort,
+        versions: worldOf(scenario).operatorVersions(),
+      }),
     );
     stack.push(() => artifacts.close());
 

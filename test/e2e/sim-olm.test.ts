@@ -71,14 +71,14 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
   test('kubectl shows the Subscription, the pending InstallPlan and the installed CSV', async () => {
     const table = await eventually('an InstallPlan for the channel head', async () => {
       const text = (await sim.kubectl(['get', 'installplan'])).stdout;
-      return text.includes('redis-enterprise-operator.v8.2.0-13') ? text : undefined;
+      return text.includes('redis-enterprise-operator.v8.2.0-18') ? text : undefined;
     });
     assert.deepEqual(parseTable(table).header, ['NAME', 'CSV', 'APPROVAL', 'APPROVED', 'AGE']);
     assert.deepEqual(
       { ...parseTable(table).rows[0], NAME: '', AGE: '' },
       {
         NAME: '',
-        CSV: 'redis-enterprise-operator.v8.2.0-13',
+        CSV: 'redis-enterprise-operator.v8.2.0-18',
         APPROVAL: 'Manual',
         APPROVED: 'false',
         AGE: '',
@@ -102,7 +102,7 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
     assert.equal(sub.spec.installPlanApproval, 'Manual');
     assert.equal(sub.spec.startingCSV, 'redis-enterprise-operator.v7.4.6-2');
     assert.equal(sub.status?.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
-    assert.equal(sub.status?.currentCSV, 'redis-enterprise-operator.v8.2.0-13');
+    assert.equal(sub.status?.currentCSV, 'redis-enterprise-operator.v8.2.0-18');
     assert.equal(sub.status?.state, 'UpgradePending');
     const [plan] = await plans(sim);
     assert.equal(sub.status?.installPlanRef?.name, plan?.metadata.name);
@@ -142,22 +142,22 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
       const items = (await json<List<Csv>>(sim, ['get', 'csv'])).items;
       return items.length === 1 && items[0]?.status?.phase === 'Succeeded' ? items : undefined;
     });
-    assert.equal(csvs[0]?.metadata.name, 'redis-enterprise-operator.v8.2.0-13');
+    assert.equal(csvs[0]?.metadata.name, 'redis-enterprise-operator.v8.2.0-18');
     // As the certified CSVs: no replaces, the installed CSV among spec.skips.
     assert.equal(csvs[0]?.spec.replaces, undefined);
     assert.ok(
       csvs[0]?.spec.skips?.includes('redis-enterprise-operator.v7.4.6-2'),
       String(csvs[0]?.spec.skips),
     );
-    assert.match(await operatorImage(sim), /:8\.2\.0-13$/);
+    assert.match(await operatorImage(sim), /:8\.2\.0-18$/);
     const deployment = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
-    assert.equal(deployment.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v8.2.0-13');
+    assert.equal(deployment.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v8.2.0-18');
     assert.deepEqual(
       deployment.metadata.ownerReferences?.map((ref) => ref.name),
-      ['redis-enterprise-operator.v8.2.0-13'],
+      ['redis-enterprise-operator.v8.2.0-18'],
     );
     const sub = await json<Subscription>(sim, ['get', 'subscription', SUBSCRIPTION]);
-    assert.equal(sub.status?.installedCSV, 'redis-enterprise-operator.v8.2.0-13');
+    assert.equal(sub.status?.installedCSV, 'redis-enterprise-operator.v8.2.0-18');
     assert.equal(sub.status?.state, 'AtLatestKnown');
     const done = await json<InstallPlan>(sim, ['get', 'installplan', plan.metadata.name]);
     assert.equal(done.status?.phase, 'Complete');
@@ -166,7 +166,7 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
       const log = (
         await sim.kubectl(['logs', 'deploy/redis-enterprise-operator', '-c', 'redis-enterprise-operator'])
       ).stdout;
-      return log.includes('"version":"8.2.0-13"') ? true : undefined;
+      return log.includes('"version":"8.2.0-18"') ? true : undefined;
     });
   });
 });
@@ -182,20 +182,20 @@ describe('sim: OperatorHub install at a channel head, Manual approval (olm-chann
 
   test('a bundle applied over the OLM-owned Deployment is put back to the CSV', async () => {
     const before = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
-    assert.match(await operatorImage(sim), /:7\.4\.6-9$/);
+    assert.match(await operatorImage(sim), /:7\.4\.6-12$/);
     const bundle = await sim.download('/bundles/7.8.2-6/openshift.bundle.yaml');
     await sim.kubectl(['apply', '--server-side', '-f', bundle]);
-    // Reverted: the template back at 7.4.6-9, after two writes (the bundle's and OLM's).
+    // Reverted: the template back at 7.4.6-12, after two writes (the bundle's and OLM's).
     const reverted = await eventually('OLM to put the operator Deployment back', async () => {
       const deployment = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
       const image = deployment.spec.template.spec.containers[0]?.image ?? '';
       const generation = deployment.metadata.generation ?? 0;
-      return image.endsWith(':7.4.6-9') && generation >= (before.metadata.generation ?? 0) + 2
+      return image.endsWith(':7.4.6-12') && generation >= (before.metadata.generation ?? 0) + 2
         ? deployment
         : undefined;
     });
-    assert.equal(reverted.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v7.4.6-9');
-    const csv = await json<Csv>(sim, ['get', 'csv', 'redis-enterprise-operator.v7.4.6-9']);
+    assert.equal(reverted.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v7.4.6-12');
+    const csv = await json<Csv>(sim, ['get', 'csv', 'redis-enterprise-operator.v7.4.6-12']);
     assert.equal(csv.status?.phase, 'Succeeded');
     assert.deepEqual(await plans(sim), []);
   });
@@ -204,16 +204,16 @@ describe('sim: OperatorHub install at a channel head, Manual approval (olm-chann
     const sub = await json<Subscription>(sim, ['get', 'subscription', SUBSCRIPTION]);
     assert.equal(sub.status?.state, 'AtLatestKnown');
     assert.deepEqual(await plans(sim), []);
-    await switchChannel(sim, '7.8.6');
+    await switchChannel(sim, '8.2.0');
     const [plan] = await eventually('an InstallPlan for the new channel head', async () => {
       const items = await plans(sim);
       return items.length > 0 ? items : undefined;
     });
-    assert.deepEqual(plan?.spec.clusterServiceVersionNames, ['redis-enterprise-operator.v7.8.6-19']);
+    assert.deepEqual(plan?.spec.clusterServiceVersionNames, ['redis-enterprise-operator.v8.2.0-18']);
     assert.equal(plan?.spec.approved, false);
     assert.equal(plan?.status?.phase, 'RequiresApproval');
     // Nothing moves until the plan is approved.
-    assert.match(await operatorImage(sim), /:7\.4\.6-9$/);
+    assert.match(await operatorImage(sim), /:7\.4\.6-12$/);
   });
 });
 
@@ -228,16 +228,16 @@ describe('sim: OperatorHub install, Automatic approval (olm-automatic)', () => {
 
   test('a channel switch installs the new head at once', async () => {
     assert.deepEqual(await plans(sim), []);
-    await switchChannel(sim, '7.8.6');
+    await switchChannel(sim, '8.2.0');
     const sub = await eventually('the Subscription at the new head', async () => {
       const current = await json<Subscription>(sim, ['get', 'subscription', SUBSCRIPTION]);
-      return current.status?.installedCSV === 'redis-enterprise-operator.v7.8.6-19' ? current : undefined;
+      return current.status?.installedCSV === 'redis-enterprise-operator.v8.2.0-18' ? current : undefined;
     });
     assert.equal(sub.status?.state, 'AtLatestKnown');
     const [plan] = await plans(sim);
     assert.equal(plan?.spec.approval, 'Automatic');
     assert.equal(plan?.spec.approved, true);
     await sim.kubectl(['rollout', 'status', 'deployment/redis-enterprise-operator', '--timeout=30s']);
-    assert.match(await operatorImage(sim), /:7\.8\.6-19$/);
+    assert.match(await operatorImage(sim), /:8\.2\.0-18$/);
   });
 });

@@ -218,6 +218,14 @@ export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): Reso
         namespaced: false,
         shortNames: ['scc'],
       }),
+      // OpenShift's version (src/sim/world/cluster-version.ts seeds `version`).
+      builtin({
+        group: 'config.openshift.io',
+        version: 'v1',
+        kind: 'ClusterVersion',
+        plural: 'clusterversions',
+        namespaced: false,
+      }),
     );
   }
   return types;

@@ -1,31 +1,31 @@
 /**
  * The simulated OperatorHub catalog of the Redis Enterprise operator: which
  * ClusterServiceVersions (CSVs) each channel of the package offers, what each CSV is named and
- * which older CSVs it skips. Built from the simulated world's own release list
- * (world/releases.ts), not from ctl's catalog.
+ * which older CSVs it skips. Built from the simulated world (world/world.ts: the certified
+ * bundles of world/olm-bundles.ts plus a scenario's `releases:`), not from ctl's catalog.
  *
- * Sources: DOCS `kubernetes/upgrade/upgrade-olm.md` ("If you wish to upgrade to the most recent
- * version, set your Update channel to "production". If you wish to upgrade to an older version,
- * select it for your Update channel"); Red Hat's certified bundle, certified-operators
- * `operators/redis-enterprise-operator-cert/7.22.0-11.2/metadata/annotations.yaml` (package
- * `redis-enterprise-operator-cert`, channels `7.22.0,production`, default channel `production`:
- * one channel per release line `<major>.<minor>.<patch>` holding that line's releases, and
- * `production` holding every release) and `.../manifests/redis-enterprise-operator-cert.clusterserviceversion.yaml`
- * (CSV name `redis-enterprise-operator.v7.22.0-11.2`: the operator release and a rebuild suffix
- * `.N`; no `replaces`, a `spec.skips` list of older CSVs instead).
+ * Sources: Red Hat's certified-operators `operators/redis-enterprise-operator-cert/<bundle>/`
+ * (`metadata/annotations.yaml`: package `redis-enterprise-operator-cert`, the channels of each
+ * bundle, default channel `production`; the CSV: name `redis-enterprise-operator.v<bundle>`, no
+ * `replaces`, a `spec.skips` list) and DOCS `kubernetes/upgrade/upgrade-olm.md`. What they show
+ * is written in world/olm-bundles.ts and docs/simulator.md "OperatorHub":
+ * - channels: one per release line (`7.4.6`), `production` (the bundles of the line that was
+ *   newest when they were published), and from 7.22.2-21 on one per bundle (`7.22.2-43.0`).
+ *   A channel name the catalog does not have offers nothing: OLM answers ResolutionFailed.
+ * - skips: what each certified CSV lists (every older release from a floor, except the
+ *   maintenance releases of older lines published after it).
  *
- * Chosen here (docs/simulator.md "OperatorHub"):
- * - a Subscription channel that is neither `production` nor a release line (SIMULATOR.md's
- *   `stable`) is added to the catalog offering every release, like `production`;
+ * Chosen here:
  * - CSV names: `redis-enterprise-operator.v<version>` when the scenario's startingCSV has no
  *   rebuild suffix; with one (`...v7.4.6-2.3`), the installed release's CSV keeps that suffix
- *   and every other release's CSV ends in `.0`, so ctl must read the names from the catalog;
- * - skips: each CSV skips every older CSV, except that the installed (starting) CSV is skipped
- *   only by the releases scenario key `operator.olm.skips` names (`all`, the default: every
- *   newer one; `none`: no CSV has an edge from the installed one).
+ *   and every other release's CSV is its certified bundle's name (`...v7.8.6-19.0`), so ctl
+ *   must read the names from the catalog;
+ * - the installed CSV's incoming edges follow scenario key `operator.olm.skips`: `catalog` (the
+ *   default: as the certified CSVs list it), `all` (every newer CSV), `none`, or the releases
+ *   named.
  */
 
-import { releasedOperatorVersions } from '../world/releases.js';
+import { type SimWorld, worldOf } from '../world/world.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
 
 export const OLM_PACKAGE = 'redis-enterprise-operator-cert';
@@ -41,17 +41,19 @@ const CSV_VERSION = /^(\d+\.\d+\.\d+-\d+)(\.\d+)?$/;
 const RELEASE_LINE = /^\d+\.\d+\.\d+$/;
 
 /** Which newer releases' CSVs list the installed CSV in their spec.skips. */
-export type OlmSkips = 'all' | 'none' | string[];
+export type OlmSkips = 'catalog' | 'all' | 'none' | string[];
 
 /** What a scenario decides about its catalog (the resolved `operator.olm`). */
 export interface CatalogSettings {
-  /** The Subscription's channel: added (every release) when neither production nor a release line. */
+  /** The Subscription's channel (offers nothing when the catalog has no such channel). */
   channel: string;
   /** The installed release (operator.version). */
   installedVersion: string;
   /** The startingCSV's rebuild suffix (`.3`), or '' when it has none. */
   installedSuffix: string;
   skips: OlmSkips;
+  /** The releases the catalog offers; default: the built-in world. */
+  world?: SimWorld;
 }
 
 /** `redis-enterprise-operator.v7.4.6-2.3` -> { version: `7.4.6-2`, suffix: `.3` }; undefined for another name. */
@@ -77,44 +79,70 @@ function isNewerVersion(a: string, b: string): boolean {
 /** The catalog one scenario's OperatorHub shows. */
 export class OlmCatalog {
   readonly #settings: CatalogSettings;
+  readonly #world: SimWorld;
 
   constructor(settings: CatalogSettings) {
     this.#settings = settings;
+    this.#world = settings.world ?? worldOf(undefined);
   }
 
-  /** Every channel: `production`, one per release line (newest line last), then the scenario's own. */
+  /** The releases behind the catalog. */
+  get world(): SimWorld {
+    return this.#world;
+  }
+
+  #versions(): string[] {
+    return this.#world.operatorVersions().sort(byVersion);
+  }
+
+  /** The channels a release's bundle is in: its line, `production` if so, its own. */
+  channelsOf(version: string): string[] {
+    if (!this.#world.inCatalog(version)) return [];
+    const bundle = this.#world.bundleOf(version);
+    const line = releaseLine(version);
+    return [
+      ...(line ? [line] : []),
+      ...(bundle.production ? [PRODUCTION_CHANNEL] : []),
+      ...(bundle.ownChannel ? [bundle.bundle] : []),
+    ];
+  }
+
+  /** Every channel: `production`, one per release line (oldest first), then the bundles' own. */
   channels(): string[] {
     const lines: string[] = [];
-    for (const version of releasedOperatorVersions()) {
-      const line = releaseLine(version);
-      if (line && !lines.includes(line)) lines.push(line);
+    const own: string[] = [];
+    for (const version of this.#versions()) {
+      for (const channel of this.channelsOf(version)) {
+        if (channel === PRODUCTION_CHANNEL) continue;
+        const list = RELEASE_LINE.test(channel) ? lines : own;
+        if (!list.includes(channel)) list.push(channel);
+      }
     }
-    const channels = [PRODUCTION_CHANNEL, ...lines];
-    const own = this.#settings.channel;
-    return channels.includes(own) || RELEASE_LINE.test(own) ? channels : [...channels, own];
+    return [PRODUCTION_CHANNEL, ...lines, ...own];
   }
 
-  /**
-   * The operator versions a channel offers, oldest first: a release line's releases; every
-   * release for `production` and any other name of ours; none for an unknown channel.
-   */
+  /** The operator versions a channel offers, oldest first; none for a channel the catalog lacks. */
   channelVersions(channel: string): string[] {
-    const all = [...releasedOperatorVersions()].sort(byVersion);
-    if (!this.channels().includes(channel)) return [];
-    if (!RELEASE_LINE.test(channel)) return all;
-    return all.filter((version) => releaseLine(version) === channel);
+    return this.#versions().filter((version) => this.channelsOf(version).includes(channel));
   }
 
-  /** The channel's head: the newest version it offers. */
+  /** The channel's head: the newest version it offers (each newer bundle skips the older ones of its channel). */
   channelHead(channel: string): string | undefined {
     return this.channelVersions(channel).at(-1);
+  }
+
+  /** `status.defaultChannel` of the PackageManifest: the newest bundle's default, `production`. */
+  defaultChannel(): string {
+    return PRODUCTION_CHANNEL;
   }
 
   /** The CSV name of a release (the rebuild-suffix rule above). */
   csvName(version: string): string {
     const { installedVersion, installedSuffix } = this.#settings;
     if (!installedSuffix) return `${CSV_PREFIX}${version}`;
-    return `${CSV_PREFIX}${version}${version === installedVersion ? installedSuffix : '.0'}`;
+    if (version === installedVersion) return `${CSV_PREFIX}${version}${installedSuffix}`;
+    const bundle = this.#world.bundleOf(version).bundle;
+    return `${CSV_PREFIX}${CSV_VERSION.test(bundle) ? bundle : `${version}.0`}`;
   }
 
   /** spec.version of a release's CSV: the release and its rebuild suffix (`7.22.0-11.2`). */
@@ -131,15 +159,17 @@ export class OlmCatalog {
   /** spec.skips of a release's CSV: the older CSVs it replaces, the installed one per the knob. */
   skipsOf(version: string): string[] {
     const { installedVersion } = this.#settings;
-    return [...releasedOperatorVersions()]
-      .sort(byVersion)
+    return this.#versions()
       .filter((older) => isNewerVersion(version, older))
-      .filter((older) => older !== installedVersion || this.#skipsInstalled(version))
+      .filter((older) =>
+        older === installedVersion ? this.#skipsInstalled(version) : this.#world.bundleSkips(version, older),
+      )
       .map((older) => this.csvName(older));
   }
 
   #skipsInstalled(version: string): boolean {
-    const { skips } = this.#settings;
+    const { skips, installedVersion } = this.#settings;
+    if (skips === 'catalog') return this.#world.bundleSkips(version, installedVersion);
     if (skips === 'all') return true;
     if (skips === 'none') return false;
     return skips.includes(version);
@@ -163,11 +193,13 @@ export class OlmCatalog {
 export function scenarioCatalog(
   olm: { channel: string; startingCSV: string; skips: OlmSkips },
   installedVersion: string,
+  world?: SimWorld,
 ): OlmCatalog {
   return new OlmCatalog({
     channel: olm.channel,
     installedVersion,
     installedSuffix: parseCsvName(olm.startingCSV)?.suffix ?? '',
     skips: olm.skips,
+    ...(world ? { world } : {}),
   });
 }

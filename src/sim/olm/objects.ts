@@ -14,14 +14,7 @@ import { bundleObjects } from '../artifacts/bundles.js';
 import { OPERATOR_NAME, type Platform } from '../artifacts/operator-objects.js';
 import { isRecord, type KubeObject, type OwnerReference } from '../kube/types.js';
 import type { SimDialect } from '../world/dialect.js';
-import { defaultClusterTag } from '../world/releases.js';
-import {
-  OLM_CATALOG_NAMESPACE,
-  OLM_CATALOG_SOURCE,
-  OLM_PACKAGE,
-  type OlmCatalog,
-  PRODUCTION_CHANNEL,
-} from './catalog.js';
+import { OLM_CATALOG_NAMESPACE, OLM_CATALOG_SOURCE, OLM_PACKAGE, type OlmCatalog } from './catalog.js';
 import {
   CSV_KIND,
   INSTALL_PLAN_KIND,
@@ -195,9 +188,8 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
     options.platform,
     options.operatorImageByDigest === true,
   );
-  const clusterTag = defaultClusterTag(options.version, options.platform);
-  const repositories = relatedRepositories(options.platform);
-  const operatorTagged = operatorImage ?? `${repositories.operator}:${options.version}`;
+  const operatorTagged =
+    operatorImage ?? `${relatedRepositories(options.platform).operator}:${options.version}`;
   return {
     apiVersion: OLM_API_VERSION,
     kind: CSV_KIND,
@@ -220,23 +212,36 @@ export function clusterServiceVersion(options: CsvOptions): KubeObject {
       // By digest: a certified bundle names its related images by digest (Red Hat's
       // certification; operator-framework `relatedImages`), which is where an OLM install's
       // REC gets the digestHash of its image specs. The six names of the certified CSV.
-      relatedImages: [
-        { name: 'redis-enterprise-operator', image: byDigest(operatorTagged) },
-        { name: 'admission', image: byDigest(operatorTagged) },
-        { name: 'bootstrapper', image: byDigest(operatorTagged) },
-        { name: 'services-rigger', image: byDigest(`${repositories.rigger}:${options.version}`) },
-        ...(clusterTag
-          ? [
-              {
-                name: 'redis-enterprise-node',
-                image: byDigest(`${nodeRepository(options.platform)}:${clusterTag}`),
-              },
-            ]
-          : []),
-        { name: 'call-home-client', image: byDigest(`${repositories.callHome}:${options.version}`) },
-      ],
+      relatedImages: relatedImages(options.version, options.platform, options.catalog, operatorTagged),
     },
   };
+}
+
+/**
+ * The six (from 8.0.18-11 on seven: `redis-enterprise-node-minimal`, certified-operators
+ * `8.0.18-11.0` on) relatedImages of the certified CSV, each by digest. The RS tag itself is
+ * named nowhere in the CSV.
+ */
+function relatedImages(
+  version: string,
+  platform: Platform,
+  catalog: OlmCatalog,
+  operatorTagged = `${relatedRepositories(platform).operator}:${version}`,
+): { name: string; image: string }[] {
+  const repositories = relatedRepositories(platform);
+  const clusterTag = catalog.world.defaultClusterTag(version, platform);
+  const node = (tag: string) => byDigest(`${nodeRepository(platform)}:${tag}`);
+  return [
+    { name: 'redis-enterprise-operator', image: byDigest(operatorTagged) },
+    { name: 'admission', image: byDigest(operatorTagged) },
+    { name: 'bootstrapper', image: byDigest(operatorTagged) },
+    { name: 'services-rigger', image: byDigest(`${repositories.rigger}:${version}`) },
+    ...(clusterTag ? [{ name: 'redis-enterprise-node', image: node(clusterTag) }] : []),
+    ...(clusterTag && catalog.world.variantsOf(version).includes('minimal')
+      ? [{ name: 'redis-enterprise-node-minimal', image: node(`${clusterTag}.minimal`) }]
+      : []),
+    { name: 'call-home-client', image: byDigest(`${repositories.callHome}:${version}`) },
+  ];
 }
 
 /**
@@ -364,7 +369,7 @@ export function imageDigest(image: string): string {
  * with its head (currentCSV) and every CSV it holds (entries, newest first), the default
  * channel `production` (packagemanifest_types.go; the channels: catalog.ts).
  */
-export function packageManifest(namespace: string, catalog: OlmCatalog): KubeObject {
+export function packageManifest(namespace: string, catalog: OlmCatalog, platform: Platform): KubeObject {
   return {
     apiVersion: PACKAGE_API_VERSION,
     kind: PACKAGE_MANIFEST_KIND,
@@ -377,11 +382,20 @@ export function packageManifest(namespace: string, catalog: OlmCatalog): KubeObj
       catalogSource: OLM_CATALOG_SOURCE,
       catalogSourceNamespace: OLM_CATALOG_NAMESPACE,
       packageName: OLM_PACKAGE,
-      defaultChannel: PRODUCTION_CHANNEL,
+      defaultChannel: catalog.defaultChannel(),
       // Entries name and version only: the package server shows no skips.
       channels: catalog.channels().map((channel) => ({
         name: channel,
         currentCSV: catalog.csvName(catalog.channelHead(channel) ?? ''),
+        // The head's description as the package server gives it (CSVDescription: its
+        // relatedImages as image strings, by digest like the CSV's).
+        currentCSVDesc: {
+          displayName: 'Redis Enterprise Operator',
+          version: catalog.bundleVersion(catalog.channelHead(channel) ?? ''),
+          relatedImages: relatedImages(catalog.channelHead(channel) ?? '', platform, catalog).map(
+            (r) => r.image,
+          ),
+        },
         entries: [...catalog.channelVersions(channel)]
           .reverse()
           .map((version) => ({ name: catalog.csvName(version), version: catalog.bundleVersion(version) })),

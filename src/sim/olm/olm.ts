@@ -38,6 +38,7 @@ import { isRecord, type KubeObject } from '../kube/types.js';
 import type { Scenario } from '../scenario.js';
 import { simDialectFields } from '../world/dialect.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
+import { worldOf } from '../world/world.js';
 import { type OlmCatalog, type OlmSkips, scenarioCatalog } from './catalog.js';
 import {
   CSV_KIND,
@@ -85,14 +86,14 @@ function olmOf(scenario: Scenario): ScenarioOlm {
       approval: 'Manual',
       startingCSV: `redis-enterprise-operator.v${scenario.operator.version}`,
       operatorImageByDigest: false,
-      skips: 'all',
+      skips: 'catalog',
     }
   );
 }
 
 /** The catalog the scenario's OperatorHub shows. */
 export function catalogOf(scenario: Scenario): OlmCatalog {
-  return scenarioCatalog(olmOf(scenario), scenario.operator.version);
+  return scenarioCatalog(olmOf(scenario), scenario.operator.version, worldOf(scenario));
 }
 
 function write(kube: KubeAccess, object: KubeObject): KubeObject {
@@ -141,7 +142,7 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: s
   const catalog = catalogOf(scenario);
   for (const crd of olmCrds()) kube.ensure(crd as KubeObject);
   kube.ensure(packageManifestCrd() as KubeObject);
-  kube.ensure(packageManifest(namespace, catalog));
+  kube.ensure(packageManifest(namespace, catalog, scenario.platform));
   const csv = kube.ensure(
     clusterServiceVersion({
       version: operator.version,

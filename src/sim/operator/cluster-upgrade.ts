@@ -1,5 +1,5 @@
 import type { SimDialectFields } from '../world/dialect.js';
-import { defaultClusterTag } from '../world/releases.js';
+import { worldOf } from '../world/world.js';
 import { isNewerClusterTag } from '../world/versions.js';
 import { isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
@@ -16,6 +16,7 @@ import {
   NODE_CONTAINER,
 } from './cluster-objects.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
+import { imagePullBackOffStatus } from './image-pull.js';
 import type { EventRecorder } from './events.js';
 import { CLUSTER_LOGGER, type OperatorLog } from './operator-log.js';
 import { upgradeBlockers } from './freeze.js';
@@ -81,6 +82,8 @@ export class ClusterUpgrade {
   #podStepRunning = false;
   /** The blockers last reported, so a frozen upgrade warns again only when they change. */
   #frozenKey: string | undefined;
+  /** The node image the registry does not have: the roll waits at its pod until the spec changes. */
+  #unpullable: string | undefined;
 
   constructor(options: ClusterUpgradeOptions) {
     this.#o = options;
@@ -148,7 +151,9 @@ export class ClusterUpgrade {
     const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
     if (scenario.cluster.autoUpgradeWritesSpec || getPath(rec, fields.autoUpgradePath) !== true)
       return specTag;
-    const builtIn = operatorVersion ? defaultClusterTag(operatorVersion, scenario.platform) : undefined;
+    const builtIn = operatorVersion
+      ? worldOf(scenario).defaultClusterTag(operatorVersion, scenario.platform)
+      : undefined;
     if (builtIn && runningTag === builtIn && (!specTag || isNewerTag(builtIn, specTag))) return builtIn;
     return specTag;
   }
@@ -184,7 +189,7 @@ export class ClusterUpgrade {
     }
     this.#autoUpgradePending = false;
     if (state !== undefined && !UPGRADE_FROM_STATES.includes(state)) return false;
-    const target = defaultClusterTag(operatorVersion, scenario.platform);
+    const target = worldOf(scenario).defaultClusterTag(operatorVersion, scenario.platform);
     if (!target || !runningTag || !isNewerTag(target, runningTag)) return false;
     log.info(CLUSTER_LOGGER, rec, 'Auto upgrade: updating the Redis Enterprise image', {
       from: runningTag,
@@ -286,6 +291,8 @@ export class ClusterUpgrade {
     if (this.#podStepRunning || this.#o.admission.blocked) return;
     const { kube, rest, log } = this.#o;
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
+    if (this.#unpullable === nodeImageOf(templateOf(statefulSet))) return;
+    this.#unpullable = undefined;
     const blockers = upgradeBlockers(rest, target, operatorVersion);
     if (blockers.length > 0) {
       const key = blockers.map((b) => b.message).join('\n');
@@ -367,6 +374,15 @@ export class ClusterUpgrade {
           guarded(() => {
             const current = read();
             const fresh = current && podsByOrdinal(kube, current).get(ordinal);
+            const image = current ? nodeImageOf(templateOf(current)) : undefined;
+            if (current && fresh && image && !worldOf(scenario).clusterTagPublished(target)) {
+              // The registry has no such tag: the new pod never starts (no kick: nothing to retry).
+              kube.patchStatus(fresh, imagePullBackOffStatus(fresh, image));
+              writeStatefulSetStatus(kube, current);
+              this.#unpullable = image;
+              this.#podStepRunning = false;
+              return;
+            }
             if (current && fresh) {
               setPodReady(kube, fresh, true, ordinal);
               const node = this.#o.rest.nodes[ordinal];
@@ -394,7 +410,7 @@ export class ClusterUpgrade {
     kube.patchStatus(rec, {
       state: 'Running',
       specStatus: 'Valid',
-      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target),
+      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target, worldOf(this.#o.scenario)),
     });
     log.info(CLUSTER_LOGGER, rec, 'Upgrade completed', { version: target });
     this.#o.onUpgradeCompleted(target);

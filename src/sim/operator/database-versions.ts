@@ -1,4 +1,4 @@
-import { bundledDatabaseVersions } from '../world/releases.js';
+import { type SimWorld, worldOf } from '../world/world.js';
 import { databaseNumbers, isNewerDatabase } from '../world/versions.js';
 
 /**
@@ -25,23 +25,28 @@ export interface BundledDatabaseVersion {
   major: boolean;
 }
 
-export function bundledDatabaseVersionsStatus(versionTag: string): BundledDatabaseVersion[] {
-  return structuredClone([...bundledFor(versionTag)]);
+export function bundledDatabaseVersionsStatus(
+  versionTag: string,
+  world: SimWorld = worldOf(undefined),
+): BundledDatabaseVersion[] {
+  return structuredClone([...bundledFor(versionTag, world)]);
 }
 
-const bundledCache = new Map<string, readonly BundledDatabaseVersion[]>();
+const bundledCache = new WeakMap<SimWorld, Map<string, readonly BundledDatabaseVersion[]>>();
 
-/** Cached: the databases reconciler asks once per database on every pass. */
-function bundledFor(versionTag: string): readonly BundledDatabaseVersion[] {
-  let entries = bundledCache.get(versionTag);
+/** Cached per world: the databases reconciler asks once per database on every pass. */
+function bundledFor(versionTag: string, world: SimWorld): readonly BundledDatabaseVersion[] {
+  let cache = bundledCache.get(world);
+  if (!cache) bundledCache.set(world, (cache = new Map()));
+  let entries = cache.get(versionTag);
   if (!entries) {
-    const versions = bundledDatabaseVersions(versionTag);
+    const versions = world.bundledDatabaseVersions(versionTag);
     entries = versions.map((version) => ({
       dbType: 'redis',
       version,
       major: isMajorDatabaseVersion(version),
     }));
-    bundledCache.set(versionTag, entries);
+    cache.set(versionTag, entries);
   }
   return entries;
 }
@@ -60,6 +65,8 @@ export interface DatabaseTargetInput {
   clusterTag: string;
   /** The REC's upgrade policy (`major`, `latest`, or unset). */
   clusterPolicy: string | undefined;
+  /** The scenario's releases (default: the built-in ones). */
+  world?: SimWorld;
 }
 
 /**
@@ -69,7 +76,7 @@ export interface DatabaseTargetInput {
 export function databaseTarget(input: DatabaseTargetInput): DatabaseTarget {
   const { spec, current, clusterTag, clusterPolicy } = input;
   if (!spec) return { kind: 'none' };
-  const available = bundledFor(clusterTag);
+  const available = bundledFor(clusterTag, input.world ?? worldOf(undefined));
   const newer = (version: string) => isNewer(version, current);
   if (spec === 'latest') {
     if (clusterPolicy === 'major') {

@@ -1,3 +1,4 @@
+import type { SimWorld } from '../world/world.js';
 import type { SimDialectFields } from '../world/dialect.js';
 import { upgradesActiveActiveThroughReaadb } from '../world/releases.js';
 import { OPERATOR_ENV_CONFIGMAP } from '../artifacts/operator-objects.js';
@@ -15,6 +16,8 @@ export interface DatabasesOptions {
   log: OperatorLog;
   /** The operator's own namespace, always watched. */
   namespace: string;
+  /** The scenario's releases: which database versions each RS bundles. */
+  world?: SimWorld;
 }
 
 export interface ClusterFacts {
@@ -112,6 +115,7 @@ export class DatabaseReconciler {
       current: bdb.databaseVersion,
       clusterTag: cluster.versionTag,
       clusterPolicy: cluster.upgradePolicy,
+      ...(this.#o.world ? { world: this.#o.world } : {}),
     });
     if (
       target.kind === 'upgrade' &&

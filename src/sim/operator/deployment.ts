@@ -1,5 +1,6 @@
 import { imageDigest } from '../olm/objects.js';
 import { releasedOperatorVersions } from '../world/releases.js';
+import type { SimWorld } from '../world/world.js';
 import { operatorVersionOfImage } from '../world/versions.js';
 import { OPERATOR_NAME } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
@@ -35,9 +36,9 @@ export function operatorImageOf(deployment: KubeObject): string | undefined {
   return typeof main?.image === 'string' ? main.image : undefined;
 }
 
-export function operatorVersionOf(deployment: KubeObject): string | undefined {
+export function operatorVersionOf(deployment: KubeObject, world?: SimWorld): string | undefined {
   const image = operatorImageOf(deployment);
-  return image ? (operatorVersionOfImage(image) ?? releaseOfDigest(image)) : undefined;
+  return image ? (operatorVersionOfImage(image) ?? releaseOfDigest(image, world)) : undefined;
 }
 
 /**
@@ -45,12 +46,13 @@ export function operatorVersionOf(deployment: KubeObject): string | undefined {
  * serves for that digest. The simulated registry's digests are those of the tagged release
  * images (imageDigest), so the digest is looked up among the released versions.
  */
-function releaseOfDigest(image: string): string | undefined {
+function releaseOfDigest(image: string, world?: SimWorld): string | undefined {
   const at = image.indexOf('@');
   if (at < 0) return undefined;
   const repository = image.slice(0, at);
   const digest = image.slice(at + 1);
-  return releasedOperatorVersions().find((version) => imageDigest(`${repository}:${version}`) === digest);
+  const versions = world?.operatorVersions() ?? releasedOperatorVersions();
+  return versions.find((version) => imageDigest(`${repository}:${version}`) === digest);
 }
 
 function desiredReplicas(deployment: KubeObject): number {
@@ -81,6 +83,8 @@ export interface OperatorDeploymentOptions {
   /** Seconds from a new pod template to READY 1/1 (scenario timing.operatorStart). */
   startSeconds: number;
   controllers: ControllerManager | undefined;
+  /** The releases whose images the registry serves (a scenario's `releases:` included). */
+  world?: SimWorld;
 }
 
 /**
@@ -127,7 +131,7 @@ export class OperatorDeployment {
     // Once another template has been seen, every later pod (even of a rollback) starts slowly.
     if (template !== this.#initialTemplate) this.#initialTemplate = undefined;
     if (!this.#controller) this.#drive(deployment, template);
-    return { ready, version: operatorVersionOf(deployment), template };
+    return { ready, version: operatorVersionOf(deployment, this.#options.world), template };
   }
 
   detach(): void {

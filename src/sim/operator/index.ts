@@ -9,6 +9,7 @@ import { admissionTlsSecret } from './admission.js';
 import { type OperatorClock, systemClock, Timers } from './clock.js';
 import { ACTIVE_ACTIVE_KIND, ADMISSION_TLS_SECRET, CLUSTER_KIND, DATABASE_KIND } from './cluster-objects.js';
 import { ClusterUpgrade } from './cluster-upgrade.js';
+import { worldOf } from '../world/world.js';
 import { DatabaseReconciler } from './databases.js';
 import { isOperatorDeployment, OperatorDeployment } from './deployment.js';
 import { EventRecorder, type EventSink } from './events.js';
@@ -111,6 +112,7 @@ class SimulatedOperator {
       timers: this.#timers,
       startSeconds: options.scenario.timing.operatorStart,
       controllers: this.#controllers,
+      world: worldOf(options.scenario),
     });
     this.#cluster = new ClusterUpgrade({
       kube: this.#kube,
@@ -133,6 +135,7 @@ class SimulatedOperator {
       fields,
       log: this.#log,
       namespace: options.scenario.namespace,
+      world: worldOf(options.scenario),
     });
   }
 

@@ -39,6 +39,7 @@ import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
 import { seedOpenShiftSecurity } from './openshift-scc.js';
 import { applyPodSecurity, podSecurityFor } from './pod-security.js';
 import { createPod, writeStatefulSetStatus } from './statefulset.js';
+import { worldOf } from '../world/world.js';
 
 export interface SeedOptions {
   /** Creation and licence times; default now. */
@@ -324,7 +325,7 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
     state: 'Running',
     specStatus: 'Valid',
     licenseStatus: licenseStatus(cluster.license, cluster.nodes, now),
-    bundledDatabaseVersions: bundledDatabaseVersionsStatus(cluster.versionTag),
+    bundledDatabaseVersions: bundledDatabaseVersionsStatus(cluster.versionTag, worldOf(scenario)),
     modules: installedModules(rest),
   });
   const admin = cluster.users[0];

@@ -6,8 +6,14 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseCsvName, scenarioCatalog, PRODUCTION_CHANNEL } from '../olm/catalog.js';
-import { defaultClusterTag, releasedOperatorVersions } from '../world/releases.js';
+import {
+  clusterVersionObject,
+  fullOpenShiftVersion,
+  kubernetesOfOpenShift,
+  openShiftOfKubernetes,
+} from '../world/cluster-version.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
+import { SimWorld, worldOf } from '../world/world.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
 /** The helm release of a helm install that names none: SIMULATOR.md's example. */
@@ -39,15 +45,28 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   // example's release name.
   const helmRelease =
     file.operator.installedBy === 'helm' ? (file.operator.helmRelease ?? DEFAULT_HELM_RELEASE) : null;
-  const versionTag = file.cluster.versionTag ?? defaultClusterTag(file.operator.version, file.platform);
+  const world = new SimWorld(file.releases);
+  const versionTag = file.cluster.versionTag ?? world.defaultClusterTag(file.operator.version, file.platform);
+  const platform = platformVersions(file);
   if (versionTag === undefined)
     report(
       ['cluster', 'versionTag'],
       `required: the simulated world knows no RS image of operator ${file.operator.version} to default to`,
     );
+  else if (!world.clusterTagPublished(versionTag))
+    report(
+      ['cluster', 'versionTag'],
+      `RS image ${versionTag} was never published: its release has no such variant (.minimal images exist from operator 8.0.18-11 on)`,
+    );
 
   const scenario: Scenario = {
     ...rest,
+    ...platform,
+    // platform: openshift answers `oc get clusterversion` (unless the scenario brings its own).
+    objects:
+      platform.openshiftVersion && !file.objects.some((object) => object.kind === 'ClusterVersion')
+        ? [clusterVersionObject(platform.openshiftVersion), ...file.objects]
+        : file.objects,
     operator: {
       ...file.operator,
       watchNamespaces,
@@ -60,7 +79,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
               startingCSV:
                 file.operator.olm?.startingCSV ?? `redis-enterprise-operator.v${file.operator.version}`,
               operatorImageByDigest: file.operator.olm?.operatorImageByDigest ?? false,
-              skips: file.operator.olm?.skips ?? 'all',
+              skips: file.operator.olm?.skips ?? 'catalog',
             }
           : null,
     },
@@ -93,6 +112,8 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
     faults: file.faults.map(withFaultKind),
   };
 
+  checkReleases(scenario, report);
+  checkPlatformVersions(file, report);
   checkOperator(scenario, report);
   checkOpenShift(scenario, report);
   checkModules(scenario, report);
@@ -152,6 +173,21 @@ function generatedDatabases(
 }
 
 // ---- defaults that depend on other fields --------------------------------------------------
+
+/** kubernetesVersion and openshiftVersion, each derived from the other when absent. */
+function platformVersions(file: ScenarioFile): {
+  kubernetesVersion: string;
+  openshiftVersion: string | null;
+} {
+  if (file.platform !== 'openshift')
+    return { kubernetesVersion: file.kubernetesVersion ?? '1.32', openshiftVersion: null };
+  const kubernetesVersion =
+    file.kubernetesVersion ?? (file.openshiftVersion ? kubernetesOfOpenShift(file.openshiftVersion) : '1.32');
+  const openshiftVersion = file.openshiftVersion
+    ? fullOpenShiftVersion(file.openshiftVersion)
+    : openShiftOfKubernetes(kubernetesVersion);
+  return { kubernetesVersion, openshiftVersion };
+}
 
 /** `7.4.6-22.rhel8-openshift` or `8.0.18-36.14` -> `7.4.6-22` / `8.0.18-36`: the API's own version. */
 function serverVersionOf(versionTag: string): string {
@@ -224,11 +260,13 @@ function checkOlm(scenario: Scenario, report: Report): void {
   if (operator.installedBy !== 'olm' || !operator.olm) return;
   const { channel, startingCSV, skips } = operator.olm;
   const parsed = parseCsvName(startingCSV);
-  const catalog = scenarioCatalog(operator.olm, operator.version);
-  if (!catalog.channelVersions(channel).includes(operator.version))
+  const catalog = scenarioCatalog(operator.olm, operator.version, worldOf(scenario));
+  // A channel the catalog does not have is allowed: OLM then fails to resolve the Subscription
+  // (ResolutionFailed), as a real one on a misspelt channel does.
+  if (catalog.channels().includes(channel) && !catalog.channelVersions(channel).includes(operator.version))
     report(
       ['operator', 'olm', 'channel'],
-      `channel "${channel}" does not offer operator ${operator.version} (a release line such as ${operator.version.split('-')[0] ?? ''}, production, or a name of your own offering every release)`,
+      `channel "${channel}" does not offer operator ${operator.version} (its channels: ${catalog.channelsOf(operator.version).join(', ')})`,
     );
   if (parsed?.version !== operator.version)
     report(
@@ -236,7 +274,7 @@ function checkOlm(scenario: Scenario, report: Report): void {
       `expected redis-enterprise-operator.v${operator.version} (or with a rebuild suffix, e.g. .0): the CSV of operator.version`,
     );
   if (Array.isArray(skips)) {
-    const released = releasedOperatorVersions();
+    const released = worldOf(scenario).operatorVersions();
     skips.forEach((version, i) => {
       if (!released.includes(version))
         report(['operator', 'olm', 'skips', i], `operator ${version} is not a release the simulator knows`);
@@ -247,6 +285,36 @@ function checkOlm(scenario: Scenario, report: Report): void {
         );
     });
   }
+}
+
+function checkPlatformVersions(file: ScenarioFile, report: Report): void {
+  if (file.openshiftVersion && file.platform !== 'openshift')
+    report(['openshiftVersion'], 'only used when platform is openshift');
+  else if (
+    file.openshiftVersion &&
+    file.kubernetesVersion &&
+    kubernetesOfOpenShift(file.openshiftVersion) !== file.kubernetesVersion
+  )
+    report(
+      ['openshiftVersion'],
+      `OpenShift ${file.openshiftVersion} runs Kubernetes ${kubernetesOfOpenShift(file.openshiftVersion)}, not ${file.kubernetesVersion}: give one of them, or a matching pair`,
+    );
+}
+
+/** `releases:`: each operator once, the default database among the bundled ones. */
+function checkReleases(scenario: Scenario, report: Report): void {
+  const seen = new Set<string>();
+  scenario.releases.forEach((release, i) => {
+    if (seen.has(release.operator))
+      report(['releases', i, 'operator'], `operator ${release.operator} is listed twice`);
+    seen.add(release.operator);
+    const { databaseVersions, defaultDatabaseVersion } = release;
+    if (databaseVersions && defaultDatabaseVersion && !databaseVersions.includes(defaultDatabaseVersion))
+      report(
+        ['releases', i, 'defaultDatabaseVersion'],
+        `"${defaultDatabaseVersion}" is not one of databaseVersions (${databaseVersions.join(', ')})`,
+      );
+  });
 }
 
 function checkOpenShift(scenario: Scenario, report: Report): void {

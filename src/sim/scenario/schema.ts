@@ -144,8 +144,9 @@ const openshiftSchema = z
 /** The Subscription of an OperatorHub install (operators.coreos.com/v1alpha1). */
 const olmSchema = z.strictObject({
   /**
-   * spec.channel: `production`, a release line such as `7.8.6`, or any other name (`stable`),
-   * which the simulated catalog then offers with every release (src/sim/olm/catalog.ts).
+   * spec.channel: `production`, a release line such as `7.8.6`, a bundle's own channel
+   * (`7.22.2-43.0`), or any other name, which the catalog does not have: OLM then answers
+   * ResolutionFailed and offers nothing (src/sim/olm/catalog.ts).
    */
   channel: z
     .string()
@@ -161,22 +162,47 @@ const olmSchema = z.strictObject({
   startingCSV: z.string().min(1).optional(),
   /**
    * Ours, not SIMULATOR.md's: which newer releases' CSVs list the installed CSV in spec.skips.
-   * `all` (default): every one, so OLM offers the channel's head; `none`: no edge from the
+   * `catalog` (default): as Red Hat's certified CSVs list it (src/sim/world/olm-bundles.ts);
+   * `all`: every newer one, so OLM offers the channel's head; `none`: no edge from the
    * installed CSV (OLM stays AtLatestKnown); a list of operator versions: only those (OLM
    * offers the newest of them in the channel first).
    */
   skips: z
     .union([
-      z.enum(['all', 'none']),
+      z.enum(['catalog', 'all', 'none']),
       z.array(z.string().regex(/^\d+\.\d+\.\d+-\d+$/, 'expected an operator version such as "7.8.6-19"')),
     ])
-    .default('all'),
+    .default('catalog'),
   /**
    * The CSV's Deployment names the operator image by digest only (`repository@sha256:...`), as
    * bundles built for disconnected installs do; undocumented for Redis's certified bundle, so
    * the simulator plays both (default: by tag, as the release bundle's Deployment).
    */
   operatorImageByDigest: z.boolean().default(false),
+});
+
+const KUBE_MINOR = /^1\.\d+$/;
+const platformSupportSchema = z.strictObject({
+  supported: z
+    .array(z.string().regex(/^\d+\.\d+$/, 'expected a minor version such as "1.33" or "4.20"'))
+    .default([]),
+  deprecated: z
+    .array(z.string().regex(/^\d+\.\d+$/, 'expected a minor version such as "1.32" or "4.19"'))
+    .default([]),
+});
+
+/**
+ * `releases:` (SIMULATOR.md third round): a release of the simulated world beyond its built-in
+ * list (src/sim/world/world.ts). `openshift` and `variants` are ours.
+ */
+const releaseSchema = z.strictObject({
+  operator: versionString(OPERATOR_VERSION, '8.2.0-25'),
+  rs: versionString(VERSION_TAG, '8.2.0-80.25'),
+  databaseVersions: z.array(versionString(DATABASE_VERSION, '8.6')).min(1).optional(),
+  defaultDatabaseVersion: versionString(DATABASE_VERSION, '8.6').optional(),
+  kubernetes: platformSupportSchema.optional(),
+  openshift: platformSupportSchema.optional(),
+  variants: z.array(z.enum(['minimal'])).optional(),
 });
 
 const digestHash = () => z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits');
@@ -197,10 +223,20 @@ export const scenarioFileSchema = z.strictObject({
   dialect: z.enum(SIM_DIALECTS).default('engine'),
   platform: z.enum(['kubernetes', 'openshift']).default('kubernetes'),
   namespace: kubeName().default('redis'),
+  /** Absent: 1.32, or on OpenShift the Kubernetes of `openshiftVersion` (4.N runs 1.(N+13)). */
   kubernetesVersion: z
     .string()
-    .regex(/^1\.\d+$/, 'expected a Kubernetes minor version such as "1.32"')
-    .default('1.32'),
+    .regex(KUBE_MINOR, 'expected a Kubernetes minor version such as "1.32"')
+    .optional(),
+  /**
+   * Ours (platform: openshift): served as ClusterVersion `version`'s status.desired.version.
+   * `4.16` or `4.16.8`; absent: the OpenShift of kubernetesVersion.
+   */
+  openshiftVersion: z
+    .string()
+    .regex(/^4\.\d+(\.\d+)?$/, 'expected an OpenShift version such as "4.16" or "4.16.8"')
+    .optional(),
+  releases: z.array(releaseSchema).default([]),
   timing: z
     .strictObject({
       operatorStart: z.number().min(0).default(1),
@@ -298,8 +334,11 @@ export interface ScenarioDatabase extends Omit<
 /** A loaded scenario: validated, generators expanded, every default filled in. */
 export interface Scenario extends Omit<
   ScenarioFile,
-  'generate' | 'operator' | 'admission' | 'cluster' | 'databases'
+  'generate' | 'operator' | 'admission' | 'cluster' | 'databases' | 'kubernetesVersion' | 'openshiftVersion'
 > {
+  kubernetesVersion: string;
+  /** platform: openshift: the full OpenShift version (`4.16.0`); null on Kubernetes. */
+  openshiftVersion: string | null;
   operator: Omit<ScenarioFile['operator'], 'helmRelease' | 'olm'> & {
     helmRelease: string | null;
     /** installedBy: olm: the Subscription, every default filled in; otherwise null. */
@@ -308,7 +347,7 @@ export interface Scenario extends Omit<
       approval: 'Manual' | 'Automatic';
       startingCSV: string;
       operatorImageByDigest: boolean;
-      skips: 'all' | 'none' | string[];
+      skips: 'catalog' | 'all' | 'none' | string[];
     } | null;
   };
   admission: { enabled: boolean; webhookName: string };

@@ -24,8 +24,18 @@ import { compareNumbers, isNewerDatabase, operatorAtLeast, operatorNumbers, rsOf
  * 7.2.4-12 and 7.2.4-15 were re-published with builds 105..130 and 144 (FACTS §12, DOCS
  * `kubernetes/release-notes/7-2-4-releases/*`). 7.4.2-2 on: CSV-NOTES. CSV-TAGS has
  * `8.0.18-23` for 8.0.18-11 where CSV-NOTES has `8.0.18-23.11`; the notes win.
+ *
+ * Read again on 2026-11-26 (redis/docs as stored by the search tool's index; the "Downloads"
+ * section of each page): 7.4.6-11 `7-4-6-releases/7-4-6-11-august2026.md` (7.4.6-283),
+ * 7.4.6-12 `7-4-6-12-october2026.md` (7.4.6-293), 7.8.6-20 `7-8-6-releases/7-8-6-20-september2026.md`
+ * (7.8.6-315), 7.22.2-45 `7-22-2-releases/7-22-2-45-september2026.md` (7.22.2-189), 8.0.20-27
+ * `8-0-20-releases/8-0-20-27-september2026.md` (8.0.20-108.27), 8.2.0-15
+ * `8-2-0-releases/8-2-0-15-september2026.md` (8.2.0-78.15), 8.2.0-18 `8-2-0-18-october2026.md`
+ * (8.2.0-78.18). There is no 8.2.0-8: `8-2-0-8-july2026.md` was the pre-release draft of
+ * 8.2.0-12, renamed by redis/docs commit f0a8f08 ("build number", 2026-07-21) before any
+ * release ("TODO: swap to the GA build numbers"); no certified bundle 8.2.0-8 exists either.
  */
-const RELEASES: readonly (readonly [operator: string, clusterTags: readonly string[]])[] = [
+export const RELEASES: readonly (readonly [operator: string, clusterTags: readonly string[]])[] = [
   ['6.0.12-5', ['6.0.12-57']],
   ['6.0.20-4', ['6.0.20-69']],
   ['6.0.20-12', ['6.0.20-97']],
@@ -54,6 +64,8 @@ const RELEASES: readonly (readonly [operator: string, clusterTags: readonly stri
   ['7.4.6-6', ['7.4.6-102', '7.4.6-233', '7.4.6-268']],
   ['7.4.6-7', ['7.4.6-272', '7.4.6-275']],
   ['7.4.6-9', ['7.4.6-279']],
+  ['7.4.6-11', ['7.4.6-283']],
+  ['7.4.6-12', ['7.4.6-293']],
   ['7.8.2-6', ['7.8.2-34', '7.8.2-60']],
   ['7.8.4-8', ['7.8.4-66']],
   ['7.8.4-9', ['7.8.4-95']],
@@ -68,6 +80,7 @@ const RELEASES: readonly (readonly [operator: string, clusterTags: readonly stri
   ['7.8.6-15', ['7.8.6-263']],
   ['7.8.6-16', ['7.8.6-286']],
   ['7.8.6-19', ['7.8.6-303']],
+  ['7.8.6-20', ['7.8.6-315']],
   ['7.22.0-7', ['7.22.0-28']],
   ['7.22.0-11', ['7.22.0-95']],
   ['7.22.0-15', ['7.22.0-216']],
@@ -83,6 +96,7 @@ const RELEASES: readonly (readonly [operator: string, clusterTags: readonly stri
   ['7.22.2-40', ['7.22.2-133']],
   ['7.22.2-42', ['7.22.2-170']],
   ['7.22.2-43', ['7.22.2-179']],
+  ['7.22.2-45', ['7.22.2-189']],
   ['8.0.2-2', ['8.0.2-17']],
   ['8.0.2-6', ['8.0.2-41']],
   ['8.0.6-8', ['8.0.6-54']],
@@ -97,8 +111,11 @@ const RELEASES: readonly (readonly [operator: string, clusterTags: readonly stri
   ['8.0.20-23', ['8.0.20-44.23']],
   ['8.0.20-25', ['8.0.20-68.25']],
   ['8.0.20-26', ['8.0.20-96.26']],
+  ['8.0.20-27', ['8.0.20-108.27']],
   ['8.2.0-12', ['8.2.0-25.12']],
   ['8.2.0-13', ['8.2.0-46.13']],
+  ['8.2.0-15', ['8.2.0-78.15']],
+  ['8.2.0-18', ['8.2.0-78.18']],
 ];
 
 /**
@@ -107,7 +124,9 @@ const RELEASES: readonly (readonly [operator: string, clusterTags: readonly stri
  */
 const OPENSHIFT_TAGS: ReadonlyMap<string, string> = new Map([['7.4.6-6', '7.4.6-232.rhel8-openshift']]);
 
-const BY_OPERATOR = new Map(RELEASES.map(([operator, tags]) => [operator, tags]));
+const BY_OPERATOR: ReadonlyMap<string, readonly string[]> = new Map(
+  RELEASES.map(([operator, tags]) => [operator, tags]),
+);
 
 /** Every operator release the simulated world knows, oldest first (the artifacts it serves). */
 export function releasedOperatorVersions(): string[] {
@@ -136,25 +155,43 @@ export function defaultClusterTag(
 
 /**
  * Database versions an RS release bundles, oldest first, and the default for new and upgraded
- * databases: DOCS `operate/rs/8.0/installing-upgrading/upgrading/upgrade-database.md`
- * ("Default Redis database versions"), also FACTS §3.
+ * databases: DOCS `content/embeds/rs-bundled-db-versions.md` (the table embedded in
+ * `operate/rs/8.0/installing-upgrading/upgrading/upgrade-database.md`, "Default Redis
+ * database versions"), also FACTS §3. RS 6.2.x defaults to 6.0, not to its newest.
  */
-const BUNDLED: readonly { from: readonly number[]; to: readonly number[]; versions: readonly string[] }[] = [
-  { from: [8, 0, 18], to: [8, 2, 0], versions: ['6.2', '7.2', '7.4', '8.0', '8.2', '8.4', '8.6'] },
-  { from: [8, 0, 10], to: [8, 0, 16], versions: ['6.2', '7.2', '7.4', '8.0', '8.2', '8.4'] },
-  { from: [8, 0, 2], to: [8, 0, 6], versions: ['6.2', '7.2', '7.4', '8.0', '8.2'] },
-  { from: [7, 8, 0], to: [7, 22, 999], versions: ['6.2', '7.2', '7.4'] },
-  { from: [7, 2, 4], to: [7, 4, 999], versions: ['6.0', '6.2', '7.2'] },
-  { from: [6, 4, 2], to: [6, 4, 2], versions: ['6.0', '6.2'] },
-  { from: [6, 2, 0], to: [6, 2, 999], versions: ['6.0', '6.2'] },
+const BUNDLED: readonly {
+  from: readonly number[];
+  to: readonly number[];
+  versions: readonly string[];
+  default: string;
+}[] = [
+  {
+    from: [8, 0, 18],
+    to: [8, 2, 0],
+    versions: ['6.2', '7.2', '7.4', '8.0', '8.2', '8.4', '8.6'],
+    default: '8.6',
+  },
+  { from: [8, 0, 10], to: [8, 0, 16], versions: ['6.2', '7.2', '7.4', '8.0', '8.2', '8.4'], default: '8.4' },
+  { from: [8, 0, 2], to: [8, 0, 6], versions: ['6.2', '7.2', '7.4', '8.0', '8.2'], default: '8.2' },
+  { from: [7, 8, 0], to: [7, 22, 999], versions: ['6.2', '7.2', '7.4'], default: '7.4' },
+  { from: [7, 2, 4], to: [7, 4, 999], versions: ['6.0', '6.2', '7.2'], default: '7.2' },
+  { from: [6, 4, 2], to: [6, 4, 2], versions: ['6.0', '6.2'], default: '6.2' },
+  { from: [6, 2, 0], to: [6, 2, 999], versions: ['6.0', '6.2'], default: '6.0' },
 ];
+
+function bundledRow(clusterTag: string): (typeof BUNDLED)[number] | undefined {
+  const rs = rsOfTag(clusterTag);
+  return rs && BUNDLED.find((r) => compareNumbers(r.from, rs) <= 0 && compareNumbers(rs, r.to) <= 0);
+}
+
+/** The default database version of the RS release of a cluster image tag; undefined when unknown. */
+export function defaultDatabaseVersion(clusterTag: string): string | undefined {
+  return bundledRow(clusterTag)?.default;
+}
 
 /** Database versions bundled by the RS release of a cluster image tag; empty when unknown. */
 export function bundledDatabaseVersions(clusterTag: string): readonly string[] {
-  const rs = rsOfTag(clusterTag);
-  if (!rs) return [];
-  const row = BUNDLED.find((r) => compareNumbers(r.from, rs) <= 0 && compareNumbers(rs, r.to) <= 0);
-  return row?.versions ?? [];
+  return bundledRow(clusterTag)?.versions ?? [];
 }
 
 /**

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { OlmCatalog, parseCsvName } from '../../../src/sim/olm/catalog.js';
 
 /**
- * The simulated OperatorHub catalog against Red Hat's certified bundle (certified-operators
- * operators/redis-enterprise-operator-cert/7.22.0-11.2): channels, CSV names with a rebuild
- * suffix, and the upgrade edges spec.skips makes.
+ * The simulated OperatorHub catalog against Red Hat's certified bundles (certified-operators
+ * operators/redis-enterprise-operator-cert/<bundle>, src/sim/world/olm-bundles.ts): channels,
+ * CSV names with a rebuild suffix, and the upgrade edges spec.skips makes.
  */
 
 const catalog = (overrides: Partial<ConstructorParameters<typeof OlmCatalog>[0]> = {}) =>
@@ -28,18 +28,48 @@ describe('simulated OLM catalog', () => {
     assert.equal(parseCsvName('redis-enterprise-operator.v7.4.6'), undefined);
   });
 
-  it('adds a channel of the scenario’s own naming with every release, like production', () => {
-    const stable = catalog({ channel: 'stable' });
-    assert.ok(stable.channels().includes('stable'));
-    assert.deepEqual(stable.channelVersions('stable'), stable.channelVersions('production'));
-    assert.ok(stable.channelVersions('7.8.6').every((version) => version.startsWith('7.8.6-')));
-    assert.ok(!catalog().channels().includes('stable'), 'only the scenario’s own channel is added');
-    assert.deepEqual(catalog().channelVersions('stable'), []);
+  it('has the certified bundles’ channels, and nothing in a channel it lacks', () => {
+    const channels = catalog().channels();
+    assert.equal(channels[0], 'production');
+    for (const channel of ['7.4.6', '7.8.6', '7.22.2', '8.2.0', '7.22.2-43.0', '8.0.20-26.2', '7.22.0-11.3'])
+      assert.ok(channels.includes(channel), channel);
+    assert.ok(!channels.includes('7.8.6-19.0'), 'no own channel before 7.22.2-21');
+    assert.ok(!channels.includes('stable'));
+    assert.ok(!channels.includes('6.0.20'), 'no certified bundle before 6.2.8-2');
+    assert.deepEqual(
+      catalog({ channel: 'stable' }).channelVersions('stable'),
+      [],
+      'an unknown channel is empty',
+    );
+    assert.deepEqual(catalog().channelVersions('7.22.2-43.0'), ['7.22.2-43']);
+    // production: the newest line's bundles of their time, not older lines' maintenance.
+    const production = catalog().channelVersions('production');
+    for (const version of ['7.4.6-2', '7.8.6-1', '7.22.2-22', '8.0.20-25', '8.2.0-13', '8.2.0-18'])
+      assert.ok(production.includes(version), version);
+    for (const version of ['7.4.6-9', '7.8.6-19', '7.22.2-43', '8.0.20-26', '8.0.20-27'])
+      assert.ok(!production.includes(version), version);
+    assert.equal(catalog().channelHead('production'), '8.2.0-18');
+    assert.equal(catalog().channelHead('7.4.6'), '7.4.6-12');
+    assert.equal(catalog().defaultChannel(), 'production');
   });
 
-  it('names CSVs with a suffix when the starting CSV has one: the installed one’s, .0 for the others', () => {
+  it('skips as the certified CSVs list them: holes where an older line was published later', () => {
+    const real = catalog({ installedVersion: '7.22.2-43', skips: 'catalog' });
+    const csv = (version: string) => real.csvName(version);
+    assert.ok(!real.skipsOf('8.2.0-13').includes(csv('7.22.2-43')), '8.2.0-13.0 does not skip 7.22.2-43.0');
+    assert.ok(!real.skipsOf('8.2.0-13').includes(csv('7.8.6-19')));
+    assert.ok(real.skipsOf('8.2.0-13').includes(csv('7.22.2-42')));
+    assert.ok(real.skipsOf('7.22.2-43').includes(csv('7.4.6-9')), 'every 7.4.6 bundle');
+    assert.ok(!real.skipsOf('7.8.2-6').includes(csv('7.4.6-6')), '7.8.2-6.8 misses 7.4.6-6.3 on');
+    assert.ok(!real.skipsOf('8.0.2-2').includes(csv('7.2.4-16')), 'floor 7.4.2-2');
+    assert.equal(real.replacementOf(csv('7.22.2-43'), 'production'), csv('8.2.0-18'));
+    assert.equal(real.replacementOf(csv('7.22.2-43'), '8.0.20'), csv('8.0.20-27'));
+  });
+
+  it('names CSVs with a suffix when the starting CSV has one: the installed one’s, the certified bundle’s for the others', () => {
     const suffixed = catalog({ installedSuffix: '.3' });
     assert.equal(suffixed.csvName('7.4.6-2'), 'redis-enterprise-operator.v7.4.6-2.3');
+    assert.equal(suffixed.csvName('8.0.18-14'), 'redis-enterprise-operator.v8.0.18-14.2');
     assert.equal(suffixed.csvName('7.8.6-19'), 'redis-enterprise-operator.v7.8.6-19.0');
     assert.equal(suffixed.bundleVersion('7.8.6-19'), '7.8.6-19.0');
     assert.equal(suffixed.versionOfCsv('redis-enterprise-operator.v7.8.6-19.0'), '7.8.6-19');
@@ -59,7 +89,7 @@ describe('simulated OLM catalog', () => {
       !catalog().skipsOf('7.8.6-11').includes('redis-enterprise-operator.v7.8.6-19'),
       'never a newer one',
     );
-    assert.equal(catalog().replacementOf(installed, '7.8.6'), 'redis-enterprise-operator.v7.8.6-19');
+    assert.equal(catalog().replacementOf(installed, '7.8.6'), 'redis-enterprise-operator.v7.8.6-20');
     assert.equal(
       catalog().replacementOf(installed, 'production'),
       catalog().csvName(catalog().channelHead('production') ?? ''),
@@ -74,7 +104,7 @@ describe('simulated OLM catalog', () => {
     // Once there, the head skips it.
     assert.equal(
       through.replacementOf('redis-enterprise-operator.v7.8.6-11', '7.8.6'),
-      'redis-enterprise-operator.v7.8.6-19',
+      'redis-enterprise-operator.v7.8.6-20',
     );
   });
 });

@@ -1,0 +1,53 @@
+import { isRecord, type KubeObject } from '../kube/types.js';
+
+/**
+ * What the kubelet shows for a container whose image the registry does not have (a variant
+ * tag its release never published, such as a `.minimal` tag before 8.0.18-11, as a mirror
+ * without it would answer): the pod stays Pending and not ready, its container waiting with
+ * reason ImagePullBackOff and the kubelet's message (kubernetes pkg/kubelet/images:
+ * `Back-off pulling image "<image>"`), so `kubectl get pods` shows ImagePullBackOff and the
+ * rollout stalls at that pod until the image spec is fixed.
+ */
+export function imagePullBackOffStatus(pod: KubeObject, image: string): Record<string, unknown> {
+  const previous = isRecord(pod.status) ? pod.status : {};
+  const containers = (
+    isRecord(pod.spec) && Array.isArray(pod.spec.containers) ? pod.spec.containers : []
+  ).filter(isRecord);
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    ...previous,
+    phase: 'Pending',
+    conditions: [
+      { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+      {
+        type: 'Ready',
+        status: 'False',
+        lastProbeTime: null,
+        lastTransitionTime: now,
+        reason: 'ContainersNotReady',
+      },
+      {
+        type: 'ContainersReady',
+        status: 'False',
+        lastProbeTime: null,
+        lastTransitionTime: now,
+        reason: 'ContainersNotReady',
+      },
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+    ],
+    containerStatuses: containers.map((container) => {
+      const pulling = container.image === image;
+      return {
+        name: container.name,
+        image: container.image,
+        imageID: '',
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: pulling
+          ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${String(image)}"` } }
+          : { waiting: { reason: 'PodInitializing' } },
+      };
+    }),
+  };
+}
