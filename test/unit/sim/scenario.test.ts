@@ -276,6 +276,7 @@ describe('defaults', () => {
       uid: 1,
       modules: [],
       activeActive: false,
+      participants: [],
       upgradePolicy: null,
     });
     assert.equal(b?.uid, 2);
