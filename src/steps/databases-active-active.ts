@@ -20,6 +20,7 @@ import { kubectl } from '../planning/equivalent-commands.js';
 import { type PlanAction, type PlanDatabase, action } from '../planning/plan.js';
 import type { DatabaseTarget } from '../planning/resolve.js';
 import type { Snapshot } from '../planning/snapshot.js';
+import type { Target } from '../planning/target.js';
 import { getPath, str } from '../json-read.js';
 import type { KubeObject } from '../kube/reads.js';
 import type { StepContext } from '../run/step.js';
@@ -51,16 +52,19 @@ export interface FeatureSetRecord {
 /** The plan's action for an REAADB some participant holds back; undefined when none does. */
 export function heldBackAction(
   snapshot: Snapshot,
-  operator: string,
+  target: Pick<Target, 'operator' | 'deferActiveActive'>,
   db: DatabaseTarget,
   version: string,
   from: string,
 ): PlanAction | undefined {
+  const operator = target.operator;
   const aa = snapshot.activeActiveDatabases.find((a) => a.name === db.name && a.namespace === db.namespace);
   if (!aa) return undefined;
   const holding = participantsHoldingBack(snapshot, aa, version);
-  if (holding.length === 0) return undefined;
-  const reason = holding.map((h) => h.reason).join('; ');
+  // A fleet's first pass defers every Active-Active database to its last pass.
+  if (holding.length === 0 && !target.deferActiveActive) return undefined;
+  const reason =
+    holding.length > 0 ? holding.map((h) => h.reason).join('; ') : (target.deferActiveActive as string);
   const database: PlanDatabase = {
     kind: 'reaadb',
     name: db.name,

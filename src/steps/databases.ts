@@ -763,7 +763,7 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
         };
       }
       if (supportsActiveActiveUpgrade(target.operator)) {
-        const held = heldBackAction(snapshot, target.operator, db, version, from);
+        const held = heldBackAction(snapshot, target, db, version, from);
         if (held) return held;
         return {
           ...action(
