@@ -113,11 +113,13 @@ export interface FleetInput extends RunCommandInput {
   maxParallelClusters: number;
 }
 
-interface MemberOutcome {
+export interface MemberOutcome {
   member: FleetMember;
   label: string;
   record: RunRecord;
   error: unknown;
+  /** The last pass's run on this cluster, when it raised (or tried) Active-Active databases. */
+  activeActive?: RunRecord | undefined;
 }
 
 export async function runFleetCommand(input: FleetInput): Promise<void> {
@@ -156,25 +158,12 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
           outcomes[index] = { member, label, record, error };
           continue;
         }
-        const { record, error } = await executeRun({
-          ...input,
-          globals: {
-            ...input.globals,
-            context: member.context,
-            contexts: [member.context],
-            namespace: member.namespace ?? input.globals.namespace,
-            cluster: member.cluster ?? input.globals.cluster,
-            kubeconfig: member.kubeconfig ?? input.globals.kubeconfig,
-          },
-          connection: { ...input.connection, caFile: member.caFile ?? input.connection.caFile },
-          io: memberIo,
-          // Confirmed once for the whole fleet above.
-          yes: true,
-          signal: guard.signal,
-          reportFile: undefined,
-          session: undefined,
-          spinners: undefined,
-        });
+        const { record, error } = await executeRun(
+          memberRunInput(input, member, memberIo, guard.signal, {
+            // Active-Active databases wait for the last pass, once every cluster is upgraded.
+            target: input.target && { ...input.target, deferActiveActive: FLEET_DEFERS_ACTIVE_ACTIVE },
+          }),
+        );
         record.context ??= member.context;
         if (error !== undefined) reportMemberError(memberIo, member.context, record);
         outcomes[index] = { member, label, record, error };
@@ -183,6 +172,27 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
     await Promise.all(
       Array.from({ length: Math.min(input.maxParallelClusters, input.members.length) }, () => worker()),
     );
+    // The shared databases last, once (docs/fleet.md "Active-Active databases").
+    const { raiseActiveActiveOnce } = await import('./fleet-active-active.js');
+    await raiseActiveActiveOnce({
+      io,
+      outcomes,
+      interrupted: guard.signal.aborted,
+      run: (outcome, databases) =>
+        executeRun(
+          memberRunInput(
+            input,
+            outcome.member,
+            taggedIo(io, input.env, outcome.label, outcome.member.context, false),
+            guard.signal,
+            {
+              target: input.target && { ...input.target, databases: { kind: 'names', names: databases } },
+              only: ['databases'],
+              skip: [],
+            },
+          ),
+        ),
+    });
   } finally {
     guard.dispose();
   }
@@ -221,7 +231,12 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
       maxParallelClusters: input.maxParallelClusters,
       result,
       exitCode,
-      clusters: outcomes.map((o) => ({ label: o.label, ...clusterReport(o.record) })),
+      clusters: outcomes.map((o) => ({
+        label: o.label,
+        ...clusterReport(o.record),
+        // Added to CLI.md's fleet report: the last pass that raised the shared Active-Active databases.
+        ...(o.activeActive ? { activeActive: clusterReport(o.activeActive) } : {}),
+      })),
     };
     await writeRunReport(io, input.reportFile, report, exitCode === ExitCode.ok ? undefined : true);
   }
@@ -234,6 +249,43 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
       hint: "Each cluster's error and resume command are above, tagged with its context. Running the same command again resumes each cluster from its saved state; finished ones are only re-checked.",
     },
   );
+}
+
+/**
+ * Why a fleet's first pass holds every Active-Active database back: Redis's procedure upgrades
+ * Redis Software on every participating cluster first and the database instances after.
+ */
+export const FLEET_DEFERS_ACTIVE_ACTIVE =
+  'the fleet raises Active-Active databases once, after every cluster of the fleet is upgraded';
+
+/** One member's run: the fleet's flags, the member's cluster, its tagged output. */
+function memberRunInput(
+  input: FleetInput,
+  member: FleetMember,
+  io: Io,
+  signal: AbortSignal,
+  overrides: Partial<RunCommandInput>,
+): RunCommandInput {
+  return {
+    ...input,
+    globals: {
+      ...input.globals,
+      context: member.context,
+      contexts: [member.context],
+      namespace: member.namespace ?? input.globals.namespace,
+      cluster: member.cluster ?? input.globals.cluster,
+      kubeconfig: member.kubeconfig ?? input.globals.kubeconfig,
+    },
+    connection: { ...input.connection, caFile: member.caFile ?? input.connection.caFile },
+    io,
+    // Confirmed once for the whole fleet.
+    yes: true,
+    signal,
+    reportFile: undefined,
+    session: undefined,
+    spinners: undefined,
+    ...overrides,
+  };
 }
 
 function checkFleetInput(input: FleetInput): void {

@@ -41,6 +41,7 @@ export async function readClusterSnapshot(
     namespace: session.namespace,
     clusterName: session.clusterName,
     management: session.management,
+    remoteClusters: session.remoteClusters,
     stateStore,
     requiredPermissions: REQUIRED_PERMISSIONS,
   });

@@ -7,6 +7,7 @@ import type { KubeClients, LoadedKubeConfig } from '../kube/client.js';
 import type { PortForward } from '../kube/port-forward.js';
 import type { ClusterReads } from '../kube/reads.js';
 import type { ManagementReaderFactory } from '../planning/snapshot.js';
+import type { RemoteClusterReader } from '../planning/participants.js';
 
 /** What `ctl upgrade` commands share: Kubernetes access, and a lazily opened management API. */
 export interface UpgradeSession {
@@ -18,6 +19,8 @@ export interface UpgradeSession {
   clusterName: string | undefined;
   /** For readSnapshot: opens the management API once the cluster and its Secret are known. */
   management: ManagementReaderFactory;
+  /** For readSnapshot: reads an Active-Active participant's RS version through its own API. */
+  remoteClusters: RemoteClusterReader;
   /** The API client opened by `management`, if it was opened. */
   api(): ApiClient | undefined;
   close(): Promise<void>;
@@ -69,6 +72,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
     return client;
   };
 
+  const { remoteClusterReader } = await import('./remote-clusters.js');
   return {
     loaded,
     kube,
@@ -77,6 +81,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
     namespace,
     clusterName: input.globals.cluster,
     management,
+    remoteClusters: remoteClusterReader(input),
     api: () => client,
     close: async () => {
       await connection?.close();

@@ -148,10 +148,26 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       return `  ${s(id).padEnd(17)} ${s(step.status).padEnd(12)} ${s(note)}`.trimEnd();
     }),
   ];
+  lines.push(...heldBackLines(state.steps.databases?.outcome));
   if (view) lines.push('', `locked by ${describeOwner(view.owner)}${leaseNote(view)}`);
   if (state.result !== 'succeeded' && state.resumeCommand)
     lines.push('', `resume with: ${s(state.resumeCommand)}`);
   input.io.data(lines.join('\n'));
+}
+
+/** The Active-Active databases the databases step held back (its outcome's `heldBack`). */
+function heldBackLines(outcome: Record<string, unknown> | undefined): string[] {
+  const held = Array.isArray(outcome?.heldBack) ? (outcome.heldBack as unknown[]) : [];
+  const lines = held.flatMap((entry) => {
+    if (entry === null || typeof entry !== 'object') return [];
+    const { database, reason, command } = entry as Record<string, unknown>;
+    if (typeof database !== 'string') return [];
+    return [
+      `  ${oneLine(database)}: ${oneLine(typeof reason === 'string' ? reason : '')}`,
+      ...(typeof command === 'string' ? [`    later: ${oneLine(command)}`] : []),
+    ];
+  });
+  return lines.length > 0 ? ['', 'held back (Active-Active):', ...lines] : [];
 }
 
 function leaseNote(view: LockView): string {

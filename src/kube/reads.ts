@@ -54,6 +54,12 @@ export const ACTIVE_ACTIVE_RESOURCE: CustomResourceType = {
   version: 'v1alpha1',
   plural: 'redisenterpriseactiveactivedatabases',
 };
+/** RedisEnterpriseRemoteCluster (RERC): a participating cluster of Active-Active databases (reference `crd-rerc.yaml`). */
+export const REMOTE_CLUSTER_RESOURCE: CustomResourceType = {
+  group: OPERATOR_GROUP,
+  version: 'v1alpha1',
+  plural: 'redisenterpriseremoteclusters',
+};
 export const SCC_RESOURCE: CustomResourceType = {
   group: 'security.openshift.io',
   version: 'v1',

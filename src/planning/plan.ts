@@ -39,6 +39,12 @@ export interface PlanDatabase {
   /** The version the step writes into the resource (`7.4`). */
   version: string;
   manual: boolean;
+  /**
+   * Active-Active only (an addition to CLI.md's shape): why the database is left as it is, a
+   * participating cluster not yet able to run `version` (src/planning/active-active.ts). The
+   * action's command is then the ctl command that upgrades it later.
+   */
+  heldBack?: string;
 }
 
 export interface PlanStep {

@@ -37,6 +37,7 @@ import type { StateStoreKind } from './state-store-kind.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
 import { type OlmSnapshot, olmOwnerOf, operatorVersionOfDeployment, readOlm } from './olm.js';
+import { type RemoteClusterReader, type RemoteClusterSnapshot, readRemoteClusters } from './participants.js';
 
 // ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
 
@@ -267,6 +268,11 @@ export interface Snapshot {
   pods: PodSnapshot[];
   databases: DatabaseSnapshot[];
   activeActiveDatabases: ActiveActiveSnapshot[];
+  /**
+   * The RERCs the Active-Active databases name, each remote one with its RS version or why it is
+   * unknown (src/planning/participants.ts); absent in snapshots made before it was read.
+   */
+  remoteClusters?: RemoteClusterSnapshot[] | undefined;
   webhooks: WebhookSnapshot[];
   admissionTls: AdmissionTlsSnapshot;
   /** Only read on OpenShift. */
@@ -301,6 +307,8 @@ export interface SnapshotDeps {
   clusterName?: string | undefined;
   /** The management API; without it `api.reachable` is false. */
   management?: ManagementReader | ManagementReaderFactory | undefined;
+  /** Reads a remote participant's RS version (src/commands/remote-clusters.ts); without it they are unknown. */
+  remoteClusters?: RemoteClusterReader | undefined;
   /** Where the run keeps its state: `configmap` adds the ConfigMap and Lease permissions to review. */
   stateStore?: StateStoreKind | undefined;
   /** The permissions the steps need (src/steps/index.ts REQUIRED_PERMISSIONS): reviewed here. */
@@ -431,10 +439,23 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
   const olm = await olmRead;
-  // Round 4: the management API, once the credentials are known.
-  const api = cluster
-    ? await readManagementApi(deps.management, cluster, credentials.secret)
-    : unreachable('no cluster resource');
+  // Round 4: the management API, once the credentials are known; the Active-Active databases'
+  // remote participants, each through its own API, at the same time.
+  const [api, remoteClusters] = await Promise.all([
+    cluster
+      ? readManagementApi(deps.management, cluster, credentials.secret)
+      : Promise.resolve(unreachable('no cluster resource')),
+    cluster
+      ? readRemoteClusters({
+          kube,
+          namespace,
+          cluster,
+          activeActive: activeActiveObjects,
+          reader: deps.remoteClusters,
+          readErrors: errors.messages,
+        })
+      : Promise.resolve([]),
+  ]);
 
   return {
     context: deps.context,
@@ -457,6 +478,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
       ? databaseObjects.filter((o) => belongsToCluster(o, cluster)).map((o) => toDatabase(o, dialect))
       : [],
     activeActiveDatabases: cluster ? activeActiveObjects.map((o) => toActiveActive(o, dialect)) : [],
+    remoteClusters,
     webhooks: webhookConfigs.map(toWebhook).filter((w) => w.webhooks.length > 0),
     admissionTls: toAdmissionTls(admissionSecret),
     scc: platform === 'openshift' ? toScc(scc) : undefined,

@@ -77,6 +77,11 @@ export interface Target {
   bundle?: string | undefined;
   /** `--helm-release`, `--helm-chart`, `--helm-repo` as given; src/planning/resolve.ts helmLocation applies the defaults. */
   helm: { release?: string | undefined; chart?: string | undefined; repo?: string | undefined };
+  /**
+   * Not a flag: set by a fleet's first pass (src/commands/fleet.ts). Every Active-Active database
+   * is held back with this reason; the fleet raises them once every cluster is upgraded.
+   */
+  deferActiveActive?: string | undefined;
 }
 
 /** The flags as commander hands them over. */

@@ -165,7 +165,27 @@ export function clusterReport(record: RunRecord): Record<string, unknown> {
     verification: record.verification ?? null,
     // Added too: only for a run of more than one hop.
     ...(record.hops ? { hops: record.hops } : {}),
+    // Added too: only when the plan holds Active-Active databases back (src/planning/active-active.ts).
+    ...heldBackOf(record.plan),
   };
+}
+
+/** The Active-Active databases the plan holds back, with why and the command to run later. */
+function heldBackOf(plan: Plan | undefined): {
+  heldBack?: { database: string; reason: string; command: string }[];
+} {
+  const held = (plan?.steps.find((step) => step.id === 'databases')?.actions ?? []).flatMap((action) =>
+    action.database?.heldBack
+      ? [
+          {
+            database: `${action.database.namespace}/${action.database.name}`,
+            reason: action.database.heldBack,
+            command: action.command,
+          },
+        ]
+      : [],
+  );
+  return held.length > 0 ? { heldBack: held } : {};
 }
 
 export function failedStepOf(record: Pick<RunRecord, 'steps'>): string | undefined {

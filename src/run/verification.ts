@@ -160,7 +160,9 @@ export function verify(input: {
     if (ok) return result;
     const where = namespace ? `${namespace}/${name}` : name;
     const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
-    if (!atTarget && action?.manual) {
+    if (!atTarget && action?.heldBack) {
+      result.note = `an Active-Active database held back: ${action.heldBack}; once every participant can run ${action.version}, upgrade it with ctl upgrade run --to ${plan.target.operator} --databases ${where}`;
+    } else if (!atTarget && action?.manual) {
       result.note = `an Active-Active database ctl does not upgrade: follow the manual procedure the run printed`;
     } else if (!atTarget && !action && !chosen) {
       result.note = `not selected for this run (--databases): upgrade it with ctl upgrade run --to ${plan.target.operator} --databases ${where}`;

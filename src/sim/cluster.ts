@@ -18,6 +18,8 @@ import type { OperatorEvent } from './operator/events.js';
 import { type RunningOperator, seedCluster, startOperator } from './operator/index.js';
 import { startOlm } from './olm/olm.js';
 import { RestModel } from './rest/model.js';
+import { type RunningRemoteClusters, startRemoteClusters } from './rest/remote-clusters.js';
+import { seedRemoteClusters } from './operator/remote-clusters.js';
 import { type RunningRestServer, startRestServer } from './rest/server.js';
 import { type Scenario, withFastTiming } from './scenario.js';
 import { SimStartError } from './world/errors.js';
@@ -48,6 +50,8 @@ export interface SimulatedCluster {
   audit: AuditLog;
   kube: KubeServer;
   rest: RunningRestServer & { model: RestModel };
+  /** The other participating clusters of `remoteClusters:`, each with a management API of its own. */
+  remoteClusters: RunningRemoteClusters;
   artifacts: RunningArtifactsServer;
   operator: RunningOperator;
   /** What `<dir>/env` exports: KUBECONFIG, CTL_API_URL, CTL_USERNAME, ... */
@@ -123,6 +127,9 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
     stack.push(dropWatchesPeriodically(kube, scenario));
 
     await seedCluster(kube, model, scenario);
+    const remoteClusters = await startRemoteClusters({ scenario, ca, audit });
+    stack.push(() => remoteClusters.close());
+    seedRemoteClusters(kube.store, scenario, remoteClusters.endpoints, apiUserOf(scenario));
     const operator = startOperator({
       store: kube,
       rest: model,
@@ -181,6 +188,7 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
       audit,
       kube,
       rest: Object.assign(rest, { model }),
+      remoteClusters,
       artifacts,
       operator,
       env,

@@ -345,3 +345,44 @@ function activeActiveDefinition(dialect: Dialect): object {
 export function crdsFor(dialect: Dialect): object[] {
   return [clusterDefinition(dialect), databaseDefinition(dialect), activeActiveDefinition(dialect)];
 }
+
+/**
+ * RedisEnterpriseRemoteCluster (RERC): one participating cluster of Active-Active databases.
+ * The fields of the upstream CRD (`crd-rerc.yaml`: spec recName, recNamespace, apiFqdnUrl,
+ * apiPort, dbFqdnSuffix, secretName; status local, status, specStatus, observedGeneration),
+ * written here in the simulator's own words. Seeded only by scenarios with `remoteClusters:`.
+ */
+export function remoteClusterDefinition(): object {
+  const spec = obj(
+    {
+      recName: str(),
+      recNamespace: str(),
+      apiFqdnUrl: str(),
+      apiPort: int(),
+      dbFqdnSuffix: str(),
+      secretName: str(),
+    },
+    { required: ['apiFqdnUrl', 'recName', 'recNamespace'] },
+  );
+  const status = obj({
+    local: bool(),
+    status: str(),
+    specStatus: oneOf(SPEC_STATUSES),
+    observedGeneration: int(),
+  });
+  return definition(
+    {
+      kind: 'RedisEnterpriseRemoteCluster',
+      plural: 'redisenterpriseremoteclusters',
+      singular: 'redisenterpriseremotecluster',
+      shortName: 'rerc',
+    },
+    [{ name: 'v1alpha1', storage: true }],
+    resourceSchema(spec, status),
+    [
+      column('Status', '.status.status'),
+      column('Spec Status', '.status.specStatus'),
+      column('Local', '.status.local'),
+    ],
+  );
+}

@@ -33,6 +33,16 @@ import type { StepContext, StepResult } from '../run/step.js';
 import { getPath, str } from '../json-read.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type DatabaseTarget } from '../planning/resolve.js';
+import {
+  type FeatureSetRecord,
+  featureSetCommands,
+  guidOf,
+  hasModules,
+  type HeldBackRecord,
+  heldBackAction,
+  manualCommands,
+  reportHeldBack,
+} from './databases-active-active.js';
 import { REDIS_API_GROUP, type StepPermission } from '../planning/permissions.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
@@ -52,6 +62,14 @@ const PERMISSIONS: readonly StepPermission[] = [
     scope: 'watched-namespaces',
     when: 'always',
     why: 'read the Active-Active databases and set their version',
+  },
+  {
+    group: REDIS_API_GROUP,
+    resource: 'redisenterpriseremoteclusters',
+    verbs: ['list'],
+    scope: 'namespace',
+    when: 'always',
+    why: "read the Active-Active databases' participating clusters (their API and Secret)",
   },
 ];
 
@@ -77,17 +95,23 @@ export const databasesStep = createDatabasesStep();
 
 /** One planned database change. */
 export interface DatabaseWork {
-  kind: 'database' | 'active-active' | 'manual';
+  kind: 'database' | 'active-active' | 'manual' | 'held-back';
   name: string;
   namespace: string;
   /** The version to write (`7.4`). */
   version: string;
+  /** held-back: why, and the command that upgrades it later (the action's command). */
+  heldBack?: { reason: string; command: string };
 }
 
 export interface DatabasesOutcome {
   upgraded: string[];
   skipped: { name: string; reason: string }[];
   manual: string[];
+  /** Active-Active databases a participating cluster holds back (the run still exits 0). */
+  heldBack?: HeldBackRecord[];
+  /** Active-Active databases ctl raised: the feature-set (and module-list) update, once. */
+  featureSet?: FeatureSetRecord[];
   [key: string]: unknown;
 }
 
@@ -111,8 +135,14 @@ async function upgradeDatabases(
 
   const manual = work.filter((w) => w.kind === 'manual');
   if (manual.length > 0) await reportManual(ctx, manual, outcome);
+  const held = work.filter((w) => w.kind === 'held-back');
+  if (held.length > 0)
+    outcome.heldBack = reportHeldBack(
+      ctx,
+      held.map((w) => ({ ...w, reason: w.heldBack?.reason ?? '', command: w.heldBack?.command ?? '' })),
+    );
 
-  const automatic = work.filter((w) => w.kind !== 'manual');
+  const automatic = work.filter((w) => w.kind !== 'manual' && w.kind !== 'held-back');
   // Every progress event carries the whole fan-out's counts: a terminal shows those, not a line
   // per database (src/io/progress.ts).
   const tally = new FanOutTally(automatic.length, () => ctx.deps.clock.now());
@@ -131,6 +161,7 @@ async function upgradeDatabases(
       throw error;
     }
     tally.finish(label, 'done');
+    if (result.featureSet) (outcome.featureSet ??= []).push(result.featureSet);
     if (result.upgraded) outcome.upgraded.push(label);
     else if (result.reason && previous.has(label) && result.reason.startsWith('already runs'))
       outcome.upgraded.push(label);
@@ -166,6 +197,15 @@ export function workOf(
     throw new OperationError(`the plan's database action "${action.description}" is malformed`, {
       hint: 'Make a new plan (ctl upgrade plan --out <file>), or run without --plan.',
     });
+  }
+  if (database.kind === 'reaadb' && typeof database.heldBack === 'string') {
+    return {
+      kind: 'held-back',
+      name: database.name,
+      namespace: database.namespace,
+      version: database.version,
+      heldBack: { reason: database.heldBack, command: action.command },
+    };
   }
   const kind: DatabaseWork['kind'] =
     database.manual === true ? 'manual' : database.kind === 'reaadb' ? 'active-active' : 'database';
@@ -316,6 +356,8 @@ class IntentLog {
   /** In the order patched (a Set keeps insertion order). */
   readonly #patched: Set<string>;
   #current: Record<string, unknown> = {};
+  /** Feature-set updates announced, by database: kept in every write, so a resumed run sees them. */
+  readonly #featureSets: Record<string, FeatureSetRecord> = {};
   /** The latest write, started or waiting for the one before it. */
   #last: Promise<void> = Promise.resolve();
   /** The write that has not started yet: new records join it. */
@@ -326,6 +368,12 @@ class IntentLog {
     this.#patched = new Set(previous);
   }
 
+  /** Records a feature-set update before it is announced (like a patch, before it is made). */
+  recordFeatureSet(record: FeatureSetRecord): Promise<void> {
+    this.#featureSets[record.database] = record;
+    return this.record(record.database, { featureSet: record.commands });
+  }
+
   record(label: string, detail: Record<string, unknown>): Promise<void> {
     this.#patched.add(label);
     this.#current = { database: label, ...detail };
@@ -334,7 +382,12 @@ class IntentLog {
       .catch(() => undefined) // the earlier write's failure is its own records' to report
       .then(() => {
         this.#next = undefined; // from here on, a record needs the write after this one
-        return this.#ctx.recordIntent({ patched: [...this.#patched], current: this.#current });
+        const featureSet = Object.values(this.#featureSets);
+        return this.#ctx.recordIntent({
+          patched: [...this.#patched],
+          current: this.#current,
+          ...(featureSet.length > 0 ? { featureSet } : {}),
+        });
       });
     this.#next = next;
     this.#last = next;
@@ -347,6 +400,7 @@ class IntentLog {
 interface OneResult {
   upgraded: boolean;
   reason?: string;
+  featureSet?: FeatureSetRecord;
 }
 
 function resourcePath(kind: DatabaseWork['kind'], namespace: string): string {
@@ -451,6 +505,10 @@ async function upgradeOne(
   });
   if (item.kind === 'active-active') await waitForActiveActiveVersion(ctx, item, signal);
   ctx.progress(`${label}: runs ${item.version}`);
+  if (item.kind === 'active-active') {
+    const featureSet = await updateFeatureSetOnce(ctx, item, after ?? live, intents);
+    return { upgraded: true, featureSet };
+  }
   return { upgraded: true };
 }
 
@@ -551,6 +609,38 @@ async function waitForActiveActiveVersion(
   }
 }
 
+/**
+ * After ctl raised an REAADB on every participant at once: the feature set and the module list,
+ * once for all instances (databases-active-active.ts says why these are printed commands).
+ */
+async function updateFeatureSetOnce(
+  ctx: StepContext<UpgradeDeps>,
+  item: DatabaseWork,
+  live: KubeObject,
+  intents: IntentLog,
+): Promise<FeatureSetRecord> {
+  const cluster = ctx.deps.snapshot.cluster;
+  const label = `${item.namespace}/${item.name}`;
+  const guid = guidOf(live) ?? crdtGuidOf(await findActiveActiveBdb(ctx, item.name));
+  const commands = featureSetCommands({
+    pod: `${cluster?.name ?? '<rec>'}-0`,
+    namespace: cluster?.namespace ?? item.namespace,
+    guid,
+    withModules: hasModules(live),
+  });
+  const record: FeatureSetRecord = { database: label, guid: guid ?? null, commands };
+  await intents.recordFeatureSet(record);
+  ctx.warn(
+    `Active-Active database ${oneLine(label)} runs ${item.version} on every participating cluster. Update its feature set${commands.length > 1 ? ' and module list' : ''} once, now, on this cluster only:\n${commands.map((c) => `  ${oneLine(c)}`).join('\n')}`,
+    { database: item.name, namespace: item.namespace, featureSet: commands },
+  );
+  return record;
+}
+
+function crdtGuidOf(bdb: ApiBdb | undefined): string | undefined {
+  return typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : undefined;
+}
+
 // ---- Active-Active by hand -----------------------------------------------------------------------
 
 async function reportManual(
@@ -571,18 +661,21 @@ async function reportManual(
     const ns = cluster?.namespace ?? item.namespace;
     const bdb =
       bdbs.find((b) => b.name === item.name && b.crdt === true) ?? bdbs.find((b) => b.name === item.name);
-    const guid = typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : '<CRDB-GUID>';
-    const exec = (...words: string[]) => kubectl('exec', '-it', pod, '-n', ns, '--', ...words);
-    const steps = [
-      exec('rladmin', 'status'),
-      exec('rladmin', 'upgrade', 'db', item.name, 'redis_version', item.version),
-      exec('crdb-cli', 'crdb', 'list'),
-      exec('crdb-cli', 'crdb', 'update', '--crdb-guid', guid, '--featureset-version', 'yes'),
-    ];
+    const guid = typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : undefined;
+    const { eachCluster, once } = manualCommands({
+      pod,
+      namespace: ns,
+      name: item.name,
+      version: item.version,
+      guid,
+    });
+    // The documented order: every instance first, then the feature set once for all of them
+    // (DOCS operate/rs/installing-upgrading/upgrading/upgrade-active-active.md).
     ctx.warn(
       `Active-Active database ${oneLine(item.namespace)}/${oneLine(item.name)} must be upgraded by hand: operator ${plan.target.operator} cannot (it needs ${ACTIVE_ACTIVE_UPGRADE_FROM} or later on every participating cluster). ` +
-        `On every participating cluster, after its cluster upgrade:\n${steps.map((s) => `  ${oneLine(s)}`).join('\n')}`,
-      { database: item.name, namespace: item.namespace, commands: steps },
+        `Upgrade Redis Software on every participating cluster first. Then on each participating cluster (its own pod):\n${eachCluster.map((c) => `  ${oneLine(c)}`).join('\n')}\n` +
+        `Then once, after every instance runs ${oneLine(item.version)}, on any one participating cluster (the last command only for a database with modules):\n${once.map((c) => `  ${oneLine(c)}`).join('\n')}`,
+      { database: item.name, namespace: item.namespace, commands: [...eachCluster, ...once] },
     );
     outcome.manual.push(`${item.namespace}/${item.name}`);
   }
@@ -670,6 +763,8 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
         };
       }
       if (supportsActiveActiveUpgrade(target.operator)) {
+        const held = heldBackAction(snapshot, target, db, version, from);
+        if (held) return held;
         return {
           ...action(
             `Upgrade Active-Active database ${db.namespace}/${db.name}${from} to ${version} (set on this participating cluster only; every participating cluster must run operator ${ACTIVE_ACTIVE_UPGRADE_FROM} or newer)`,

@@ -51,12 +51,14 @@ function mergeKubeconfigs(files: Record<string, string>, target: string): void {
   writeFileSync(target, stringify(merged), { mode: 0o600 });
 }
 
-function recTag(cluster: SimulatedCluster): string {
+function recTag(cluster: SimulatedCluster, dialect: 'engine' | 'redis' = 'engine'): string {
   const type = cluster.kube.store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster');
   const rec = cluster.kube.store.get(type, 'redis', 'rec') as unknown as {
-    spec: { engineEnterpriseImageSpec: { versionTag: string } };
+    spec: Record<string, { versionTag: string }>;
   };
-  return rec.spec.engineEnterpriseImageSpec.versionTag;
+  return (
+    rec.spec[dialect === 'redis' ? 'redisEnterpriseImageSpec' : 'engineEnterpriseImageSpec']?.versionTag ?? ''
+  );
 }
 
 test('the fleet exit code is the most severe of the clusters (docs/fleet.md)', () => {
@@ -303,5 +305,115 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
     );
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--fleet and --context are both given/);
+  });
+});
+
+describe('a fleet over the clusters of one Active-Active database', { concurrency: 1 }, () => {
+  let dir: string;
+  let kubeconfig: string;
+  const sims: Record<string, SimulatedCluster> = {};
+  // Written here, not in scenarios/: both clusters hold REAADB geo, with a third participant
+  // outside the fleet that already runs an RS bundling 8.2.
+  const scenarioText = [
+    'name: aa-fleet',
+    'description: "A cluster of an Active-Active database whose other participant is current"',
+    'dialect: redis',
+    'operator: { version: 7.22.2-40 }',
+    'cluster: { versionTag: 7.22.2-133, apiVersion: 7.22.2-133 }',
+    'remoteClusters: [{ name: rerc-far, rsVersion: 8.0.2-17 }]',
+    'databases:',
+    '  - { name: cache, version: "7.4" }',
+    '  - { name: geo, version: "7.4", activeActive: true, participants: [rerc-far] }',
+    '',
+  ].join('\n');
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ctl-fleet-aa-'));
+    const file = path.join(dir, 'aa-fleet.yaml');
+    writeFileSync(file, scenarioText);
+    for (const name of CONTEXTS) {
+      const scenario = loadScenario(file);
+      sims[name] = await startSimulatedCluster({
+        scenario: { ...scenario, timing: { operatorStart: 0.2, podRestart: 0.2, databaseUpgrade: 0.1 } },
+        dir: path.join(dir, name),
+      });
+    }
+    kubeconfig = path.join(dir, 'kubeconfig');
+    mergeKubeconfigs({ east: sims.east!.kubeconfigPath, west: sims.west!.kubeconfigPath }, kubeconfig);
+  });
+  after(async () => {
+    for (const sim of Object.values(sims)) await sim.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const reaadbVersion = (context: string): unknown => {
+    const store = sims[context]!.kube.store;
+    const type = store.resolve('app.redislabs.com/v1alpha1', 'RedisEnterpriseActiveActiveDatabase');
+    const geo = store.get(type, 'redis', 'geo') as unknown as {
+      spec: { globalConfigurations: { redisVersion: string } };
+    };
+    return geo.spec.globalConfigurations.redisVersion;
+  };
+
+  test('every cluster first, then the shared REAADB once, on the first cluster that holds it', async () => {
+    const report = path.join(dir, 'fleet-report.json');
+    const result = await runCtl(
+      [
+        'upgrade',
+        'run',
+        '--to',
+        '8.0.2-2',
+        '--yes',
+        '--context',
+        'east',
+        '--context',
+        'west',
+        '--max-parallel-clusters',
+        '2',
+        '--report',
+        report,
+      ],
+      {
+        env: {
+          KUBECONFIG: kubeconfig,
+          CTL_INSECURE: '1',
+          CTL_BUNDLE: sims.east!.env.CTL_BUNDLE,
+          XDG_STATE_HOME: path.join(dir, 'state'),
+        },
+        cwd: dir,
+        timeoutMs: 300_000,
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stderr.split('\n');
+    const complete = (context: string) =>
+      lines.findIndex(
+        (line) => line.startsWith(`[${context}] `) && line.endsWith('upgrade to 8.0.2-2 complete'),
+      );
+    const lastPass = lines.findIndex((line) => line.includes('raising the shared Active-Active databases'));
+    assert.ok(lastPass > 0, result.stderr);
+    // Both clusters' own upgrades ended before the shared database was touched.
+    for (const context of CONTEXTS) {
+      assert.ok(
+        complete(context) >= 0 && complete(context) < lastPass,
+        `${context} first:\n${result.stderr}`,
+      );
+      assert.equal(recTag(sims[context]!, 'redis'), '8.0.2-17', context);
+    }
+    // Raised once, on east; west's participant gets it through the global configuration.
+    assert.equal(reaadbVersion('east'), '8.2');
+    assert.equal(reaadbVersion('west'), '7.4');
+    assert.ok(
+      lines.some((line) => line.includes('[west] redis/geo: raised through east')),
+      result.stderr,
+    );
+    const featureSet = result.stderr.match(/--featureset-version yes/g) ?? [];
+    assert.equal(featureSet.length, 1, result.stderr);
+
+    const written = JSON.parse(readFileSync(report, 'utf8')) as {
+      clusters: { label: string; heldBack?: unknown[]; activeActive?: { result: string } }[];
+    };
+    assert.equal(written.clusters[0]?.activeActive?.result, 'succeeded');
+    assert.equal(written.clusters[1]?.activeActive, undefined);
   });
 });

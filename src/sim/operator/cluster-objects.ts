@@ -290,7 +290,11 @@ export function activeActiveResource(
     }));
   }
   const root: Record<string, unknown> = {
-    spec: { globalConfigurations, participatingClusters: [{ name: clusterName }] },
+    // This cluster's participant is named after it (its own RERC, when remoteClusters seeds them).
+    spec: {
+      globalConfigurations,
+      participatingClusters: [clusterName, ...database.participants].map((name) => ({ name })),
+    },
   };
   setPath(root, fields.activeActiveVersionPath, database.upgradePolicy ?? database.version);
   return {

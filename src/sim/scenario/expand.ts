@@ -118,6 +118,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   checkOpenShift(scenario, report);
   checkModules(scenario, report);
   checkDatabases(scenario, report);
+  checkRemoteClusters(scenario, report);
   checkFaults(scenario.faults, report);
   if (generate?.databases?.moduleEvery && !generate.modules)
     report(['generate', 'databases', 'moduleEvery'], 'needs generate.modules to draw modules from');
@@ -166,6 +167,7 @@ function generatedDatabases(
       version: spec.version,
       modules: module ? [{ name: module.name, version: module.version }] : [],
       activeActive: false,
+      participants: [],
       upgradePolicy: null,
     };
   });
@@ -382,5 +384,30 @@ function checkFaults(faults: ScenarioFault[], report: Report): void {
       report(at('dropAfterSeconds'), 'only kube watches can be dropped');
     if (fault.kind === undefined && fault.dropAfterSeconds === undefined)
       report(at('kind'), 'the fault does nothing: give status, delayMs, kind or dropAfterSeconds');
+  });
+}
+
+/** Remote participants: distinct names, not the cluster's own; a database names only those, and only if Active-Active. */
+function checkRemoteClusters(scenario: Scenario, report: Report): void {
+  const names = new Set<string>();
+  scenario.remoteClusters.forEach((remote, i) => {
+    if (remote.name === scenario.cluster.name)
+      report(['remoteClusters', i, 'name'], `"${remote.name}" is the name of this cluster's own participant`);
+    if (names.has(remote.name)) report(['remoteClusters', i, 'name'], `"${remote.name}" is listed twice`);
+    names.add(remote.name);
+  });
+  scenario.databases.forEach((database, i) => {
+    if (database.participants.length > 0 && !database.activeActive)
+      report(
+        ['databases', i, 'participants'],
+        'only an Active-Active database (activeActive: true) has participants',
+      );
+    database.participants.forEach((participant, j) => {
+      if (!names.has(participant))
+        report(
+          ['databases', i, 'participants', j],
+          `"${participant}" is not in remoteClusters (listed: ${[...names].join(', ') || 'none'})`,
+        );
+    });
   });
 }

@@ -77,10 +77,21 @@ const databaseSchema = z.strictObject({
     )
     .default([]),
   activeActive: z.boolean().default(false),
+  /** Active-Active only: the `remoteClusters` it also runs on (its REAADB lists them, and this cluster). */
+  participants: z.array(kubeName()).default([]),
   upgradePolicy: UPGRADE_POLICY.nullable().default(null),
   memorySize: z.string().optional(),
   shardCount: z.number().int().min(1).optional(),
   replication: z.boolean().optional(),
+});
+
+/** Another participating cluster of Active-Active databases (src/sim/rest/remote-clusters.ts). */
+const remoteClusterSchema = z.strictObject({
+  name: kubeName(),
+  /** What its GET /v1/nodes (software_version) and GET /v1/cluster report. */
+  rsVersion: versionString(SERVER_VERSION, '7.22.2-179'),
+  /** false: its management API accepts connections and never answers. */
+  reachable: z.boolean().default(true),
 });
 
 const faultSchema = z.strictObject({
@@ -300,6 +311,7 @@ export const scenarioFileSchema = z.strictObject({
   openshift: openshiftSchema,
   modules: z.array(moduleSchema).default([]),
   databases: z.array(databaseSchema).default([]),
+  remoteClusters: z.array(remoteClusterSchema).default([]),
   faults: z.array(faultSchema).default([]),
   api: z
     .strictObject({
@@ -318,6 +330,7 @@ export type ScenarioFile = z.output<typeof scenarioFileSchema>;
 export type ScenarioUser = Omit<z.output<typeof userSchema>, 'password'> & { password: string };
 export type ScenarioModule = z.output<typeof moduleSchema>;
 export type ScenarioFault = z.output<typeof faultSchema>;
+export type ScenarioRemoteCluster = z.output<typeof remoteClusterSchema>;
 export type ScenarioTiming = ScenarioFile['timing'];
 
 export interface ScenarioDatabase extends Omit<

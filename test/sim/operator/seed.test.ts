@@ -225,6 +225,7 @@ test('active-active databases are seeded as REAADBs backed by a crdt bdb', async
         uid: 50,
         modules: [],
         activeActive: true,
+        participants: [],
         upgradePolicy: null,
       });
     },

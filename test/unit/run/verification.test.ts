@@ -77,6 +77,34 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     assert.equal(pending.unexplained, true);
   });
 
+  it('an Active-Active database a participant held back is explained, with the command for later', () => {
+    const withAa = makeSnapshot((s) => {
+      s.activeActiveDatabases = [
+        {
+          name: 'geo',
+          namespace: 'redis',
+          versionSpec: '7.2',
+          participatingClusters: [{ name: 'rec' }, { name: 'rerc-east' }],
+        },
+      ];
+      s.remoteClusters = [{ name: 'rerc-east', namespace: 'redis', local: false, rsVersion: '7.22.2-179' }];
+    });
+    const target = makeTarget({ to: '8.0.2-6', ignoreCheck: ['upgrade-path'] });
+    const held = planUpgrade(withAa, target);
+    const result = verify({
+      plan: held,
+      snapshot: withAa,
+      steps: ALL_DONE,
+      nodes: nodesAt('8.0.2-41'),
+      bdbs: [...bdbAt('8.2'), { uid: 2, name: 'geo', redis_version: '7.2', status: 'active', crdt: true }],
+    });
+    assert.equal(result.unexplained, false, result.mismatches.join('\n'));
+    assert.match(
+      result.mismatches.find((m) => m.includes('geo')) ?? '',
+      /an Active-Active database held back: participant rerc-east runs Redis Software 7\.22\.2-179.*--databases redis\/geo/,
+    );
+  });
+
   it('a database left out by --databases keeps the target as its yardstick and names the command', () => {
     const other = makeSnapshot((s) => {
       s.databases.push({ ...s.databases[0]!, uid: 'uid-db2', name: 'db2', databaseUid: '2' });

@@ -276,6 +276,7 @@ describe('defaults', () => {
       uid: 1,
       modules: [],
       activeActive: false,
+      participants: [],
       upgradePolicy: null,
     });
     assert.equal(b?.uid, 2);
@@ -521,5 +522,27 @@ describe('loadScenario', () => {
       error.message,
       /^scenarios\/happy-path\.yaml: cluster\.nodes: expected a number, got "3" \(line \d+\)$/,
     );
+  });
+});
+
+describe('remote participants (remoteClusters, databases[].participants)', () => {
+  it('a remote defaults to reachable; a database names remotes the file lists', () => {
+    const s = parseScenario(
+      `${MINIMAL}remoteClusters:\n  - { name: rerc-east, rsVersion: 7.22.2-179 }\ndatabases:\n  - { name: geo, version: "7.2", activeActive: true, participants: [rerc-east] }\n`,
+      'aa.yaml',
+    );
+    assert.deepEqual(s.remoteClusters, [{ name: 'rerc-east', rsVersion: '7.22.2-179', reachable: true }]);
+    assert.deepEqual(s.databases[0]?.participants, ['rerc-east']);
+  });
+
+  it('refuses a participant no remote is named after, and participants of a database that is not Active-Active', () => {
+    const unknown = rejection(
+      `${MINIMAL}databases:\n  - { name: geo, version: "7.2", activeActive: true, participants: [nowhere] }\n`,
+    );
+    assert.match(unknown.message, /"nowhere" is not in remoteClusters/);
+    const plain = rejection(
+      `${MINIMAL}remoteClusters:\n  - { name: east, rsVersion: 7.22.2-179 }\ndatabases:\n  - { name: cache, version: "7.2", participants: [east] }\n`,
+    );
+    assert.match(plain.message, /only an Active-Active database/);
   });
 });

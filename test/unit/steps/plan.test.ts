@@ -5,6 +5,7 @@ import { canonicalJson, type Plan, planFingerprint } from '../../../src/planning
 import { planUpgrade } from '../../../src/steps/index.js';
 import { renderPlan } from '../../../src/planning/render-plan.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
 
 function step(plan: Plan, id: string) {
   const found = plan.steps.find((s) => s.id === id);
@@ -563,12 +564,58 @@ describe('buildPlan', () => {
     );
   });
 
+  it('Active-Active databases: held back while a participant cannot run the version, or is not known', () => {
+    const withAa = (remote: NonNullable<Snapshot['remoteClusters']>) =>
+      makeSnapshot((s) => {
+        s.activeActiveDatabases = [
+          {
+            name: 'aa1',
+            namespace: 'redis',
+            versionSpec: '7.2',
+            participatingClusters: [{ name: 'rec' }, { name: 'rerc1' }],
+          },
+        ];
+        s.api.bdbs.push({ uid: 2, name: 'aa1', redis_version: '7.2', crdt: true });
+        s.remoteClusters = remote;
+      });
+    const target = makeTarget({ to: '8.0.2-6', ignoreCheck: ['upgrade-path'] });
+    const heldBy = (remote: NonNullable<Snapshot['remoteClusters']>) =>
+      step(planUpgrade(withAa(remote), target), 'databases').actions.find((a) => a.database?.name === 'aa1');
+    const older = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '8.0.2-17' }]);
+    assert.equal(older?.database?.heldBack, undefined, 'a participant on 8.0.2 runs 8.2');
+    const behind = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '7.22.2-179' }]);
+    assert.match(behind?.database?.heldBack ?? '', /participant rerc1 runs Redis Software 7\.22\.2-179/);
+    assert.equal(
+      behind?.command,
+      'ctl upgrade run --context sim -n redis --cluster rec --to 8.0.2-6 --databases redis/aa1',
+    );
+    const unreachable = heldBy([
+      { name: 'rerc1', namespace: 'redis', local: false, unreachable: true, error: 'no answer within 10 s' },
+    ]);
+    assert.match(
+      unreachable?.database?.heldBack ?? '',
+      /participant rerc1 is unreachable: no answer within 10 s/,
+    );
+    const missing = heldBy([]);
+    assert.match(missing?.database?.heldBack ?? '', /no RedisEnterpriseRemoteCluster rerc1/);
+  });
+
   it('Active-Active databases: through the REAADB from 8.0.2-2, by hand before', () => {
     const withAa = makeSnapshot((s) => {
       s.activeActiveDatabases = [
         { name: 'aa1', namespace: 'redis', versionSpec: '7.2', participatingClusters: [{ name: 'rerc1' }] },
       ];
       s.api.bdbs.push({ uid: 2, name: 'aa1', redis_version: '7.2', crdt: true });
+      // The other participant already runs an RS that bundles 8.2 (src/planning/active-active.ts).
+      s.remoteClusters = [
+        {
+          name: 'rerc1',
+          namespace: 'redis',
+          local: false,
+          apiUrl: 'https://east:443',
+          rsVersion: '8.0.2-17',
+        },
+      ];
     });
     const recent = planUpgrade(withAa, makeTarget({ to: '8.0.2-6', ignoreCheck: ['upgrade-path'] }));
     const aa = step(recent, 'databases').actions.find((a) => a.description.includes('aa1'));

@@ -1,0 +1,92 @@
+/**
+ * When an Active-Active database's version may be raised: only once every participating
+ * cluster runs a Redis Software release that bundles the target database version. Redis's
+ * procedure upgrades Redis Software on every participating cluster first and the database
+ * instances after (DOCS `operate/rs/installing-upgrading/upgrading/upgrade-active-active.md`),
+ * and an REAADB's `spec.globalConfigurations` applies to every participant
+ * (DOCS `operate/kubernetes/active-active/global-config.md`): raising it on one cluster raises
+ * it everywhere, so a participant still on an older RS would be asked to run a version it does
+ * not have. The REAADB path needs operator 8.0.2-2 on every participant (redis-facts.md §3);
+ * RS 8.0.2 is the release that operator ships, so a participant on an older RS is also too old.
+ *
+ * Pure: from the snapshot (src/planning/participants.ts read each participant's RS version).
+ * A participant whose version is unknown (unreachable, no RERC, no Secret) holds the database
+ * back too: ctl never guesses.
+ */
+
+import { bundledDatabaseVersions } from '../release/catalog.js';
+import { compareReleases, databaseVersionOf, parseRsVersion } from '../release/versions.js';
+import { shellQuote } from './equivalent-commands.js';
+import type { RemoteClusterSnapshot } from './participants.js';
+import type { ActiveActiveSnapshot, Snapshot } from './snapshot.js';
+
+/** The RS release of operator 8.0.2-2 (ACTIVE_ACTIVE_UPGRADE_FROM), the first to upgrade through the REAADB. */
+const ACTIVE_ACTIVE_UPGRADE_FROM_RS: readonly [number, number, number] = [8, 0, 2];
+
+export interface HoldingParticipant {
+  /** The RERC name, as `participatingClusters` names it. */
+  participant: string;
+  /** One sentence: why this participant cannot run the version yet. */
+  reason: string;
+}
+
+/**
+ * The participants that hold `database` back from `version`; empty when every one can run it.
+ * This cluster is a participant that will run the target RS, which bundles `version` (the
+ * planner chose `version` from it), so only the others are asked.
+ */
+export function participantsHoldingBack(
+  snapshot: Pick<Snapshot, 'cluster' | 'remoteClusters'>,
+  database: Pick<ActiveActiveSnapshot, 'name' | 'namespace' | 'participatingClusters'>,
+  version: string,
+): HoldingParticipant[] {
+  const wanted = databaseVersionOf(version);
+  const key = wanted ? `${wanted.major}.${wanted.minor}` : version;
+  const remotes = snapshot.remoteClusters ?? [];
+  const holding: HoldingParticipant[] = [];
+  for (const { name } of database.participatingClusters) {
+    if (name === snapshot.cluster?.name) continue;
+    const rerc = remotes.find((r) => r.name === name);
+    if (rerc?.local) continue;
+    const reason = reasonOf(name, rerc, key, snapshot.cluster?.namespace ?? database.namespace);
+    if (reason) holding.push({ participant: name, reason });
+  }
+  return holding;
+}
+
+function reasonOf(
+  name: string,
+  rerc: RemoteClusterSnapshot | undefined,
+  version: string,
+  namespace: string,
+): string | undefined {
+  if (!rerc)
+    return `participant ${name} has no RedisEnterpriseRemoteCluster ${name} in namespace ${namespace}`;
+  if (rerc.unreachable) return `participant ${name} is unreachable: ${rerc.error ?? 'no answer'}`;
+  if (!rerc.rsVersion)
+    return `participant ${name}'s Redis Software version is unknown: ${rerc.error ?? 'not read'}`;
+  const rs = rerc.rsVersion;
+  const release = parseRsVersion(rs);
+  if (release && compareReleases(release, [...ACTIVE_ACTIVE_UPGRADE_FROM_RS]) < 0)
+    return `participant ${name} runs Redis Software ${rs}, whose operator is older than 8.0.2-2 and cannot upgrade Active-Active databases through the REAADB; upgrade it first`;
+  const bundled = bundledDatabaseVersions(rs);
+  if (!bundled) return `participant ${name} runs Redis Software ${rs}, a release ctl does not know`;
+  if (!bundled.includes(version))
+    return `participant ${name} runs Redis Software ${rs}, which does not bundle Redis ${version} (it bundles ${bundled.join(', ')}); upgrade it first`;
+  return undefined;
+}
+
+/**
+ * The command that upgrades this one database once the participants are ready: the same
+ * target, only this database (`--databases <ns>/<name>`, src/planning/target.ts).
+ */
+export function laterUpgradeCommand(
+  snapshot: Pick<Snapshot, 'context' | 'cluster'>,
+  operator: string,
+  database: { name: string; namespace: string },
+): string {
+  const words = ['ctl', 'upgrade', 'run', '--context', snapshot.context];
+  if (snapshot.cluster) words.push('-n', snapshot.cluster.namespace, '--cluster', snapshot.cluster.name);
+  words.push('--to', operator, '--databases', `${database.namespace}/${database.name}`);
+  return words.map(shellQuote).join(' ');
+}

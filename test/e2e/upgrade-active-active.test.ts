@@ -1,0 +1,144 @@
+/**
+ * Active-Active databases across participating clusters (issue 26): the built ctl against a
+ * simulated cluster whose REAADB has a participant elsewhere (`remoteClusters:`, a management
+ * API of its own). The REAADB is raised only when every participant runs an RS that bundles
+ * the target database version; otherwise the run upgrades the rest, leaves it, names the
+ * participant and exits 0. Scenarios are written here, not taken from scenarios/.
+ */
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { clusterTagFor } from '../../src/release/catalog.js';
+import { assertExit, assertUpgraded, getPath, readState, withUpgradeSim } from './upgrade-support.js';
+
+// The first operator that upgrades Active-Active databases through the REAADB; its RS bundles 8.2.
+const TARGET = '8.0.2-2';
+const TAG = clusterTagFor(TARGET) ?? '';
+
+function scenarioYaml(name: string, remote: string): string {
+  return [
+    `name: ${name}`,
+    `description: "An REAADB with a participant on another cluster (${name})"`,
+    'dialect: redis',
+    'operator: { version: 7.22.2-40 }',
+    'cluster: { versionTag: 7.22.2-133, apiVersion: 7.22.2-133 }',
+    'remoteClusters:',
+    `  - ${remote}`,
+    'databases:',
+    '  - { name: cache, version: "7.4" }',
+    '  - { name: geo, version: "7.4", activeActive: true, participants: [rerc-east] }',
+    '',
+  ].join('\n');
+}
+
+describe('Active-Active databases across participating clusters', { timeout: 600_000 }, () => {
+  let dir: string;
+  const file = (name: string, remote: string): string => {
+    const at = path.join(dir, `${name}.yaml`);
+    writeFileSync(at, scenarioYaml(name, remote));
+    return at;
+  };
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ctl-aa-scenarios-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a participant on an older RS holds the REAADB back: the rest is upgraded, exit 0, the participant named', async () => {
+    const scenario = file('aa-older-participant', '{ name: rerc-east, rsVersion: 7.22.2-179 }');
+    await withUpgradeSim(scenario, async (sim) => {
+      // The plan shows the decision before anything runs.
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const planned = JSON.parse(plan.stdout) as {
+        steps: { id: string; actions: { command: string; database?: Record<string, unknown> }[] }[];
+      };
+      const actions = planned.steps.find((s) => s.id === 'databases')?.actions ?? [];
+      const geo = actions.find((a) => a.database?.name === 'geo');
+      assert.match(String(geo?.database?.heldBack), /participant rerc-east runs Redis Software 7\.22\.2-179/);
+      assert.match(
+        geo?.command ?? '',
+        /^ctl upgrade run --context ctl-sim-aa-older-participant -n redis --cluster rec --to 8\.0\.2-2 --databases redis\/geo$/,
+      );
+
+      const report = path.join(sim.sandbox.dir, 'report.json');
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-vv', '--report', report]);
+      assertExit(run, 0, 'run');
+      assert.match(
+        run.stderr,
+        /geo held back, not raised to 8\.2: participant rerc-east runs Redis Software 7\.22\.2-179/,
+      );
+      assert.match(
+        run.stderr,
+        /run: ctl upgrade run --context ctl-sim-aa-older-participant .*--databases redis\/geo/,
+      );
+      assert.doesNotMatch(run.stderr, /featureset-version/);
+      // The remote's password (from its RERC Secret) is never printed, even under -vv.
+      const remote = sim.cluster.remoteClusters.endpoints[0];
+      assert.ok(remote && !run.stderr.includes(remote.password), 'no remote password in the output');
+
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.2' });
+      const aa = await sim.get(['reaadb', 'geo']);
+      assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '7.4', 'REAADB untouched');
+
+      const written = JSON.parse(readFileSync(report, 'utf8')) as {
+        heldBack?: { database: string; reason: string }[];
+      };
+      assert.equal(written.heldBack?.[0]?.database, 'redis/geo');
+      assert.match(written.heldBack?.[0]?.reason ?? '', /rerc-east/);
+
+      const status = await sim.ctl(['upgrade', 'status']);
+      assertExit(status, 0, 'status');
+      assert.match(status.stdout, /held back \(Active-Active\):\n {2}redis\/geo: participant rerc-east runs/);
+    });
+  });
+
+  it('every participant current: the REAADB is raised and the feature set updated once', async () => {
+    const scenario = file('aa-current-participant', '{ name: rerc-east, rsVersion: 8.0.2-17 }');
+    await withUpgradeSim(scenario, async (sim) => {
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+      assertExit(run, 0, 'run');
+      const aa = await sim.get(['reaadb', 'geo']);
+      assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '8.2');
+      assert.doesNotMatch(run.stderr, /held back/);
+      // The remote participant was asked, through its own API.
+      assert.ok(
+        sim.cluster.audit.entries.some((e) => e.api === 'rest' && e.path === '/v1/nodes' && e.status === 200),
+      );
+      const featureSet =
+        run.stderr.match(/crdb-cli crdb update --crdb-guid \S+ --featureset-version yes/g) ?? [];
+      assert.equal(featureSet.length, 1, run.stderr);
+      const intent = readState(sim).steps.databases?.intent as
+        { featureSet?: { database: string }[] } | undefined;
+      assert.deepEqual(
+        intent?.featureSet?.map((f) => f.database),
+        ['redis/geo'],
+      );
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.2' });
+    });
+  });
+
+  it('an unreachable participant holds the REAADB back, within a bounded time', async () => {
+    const scenario = file(
+      'aa-unreachable-participant',
+      '{ name: rerc-east, rsVersion: 8.0.2-17, reachable: false }',
+    );
+    await withUpgradeSim(scenario, async (sim) => {
+      const started = Date.now();
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes'], { timeoutMs: 120_000 });
+      const seconds = (Date.now() - started) / 1000;
+      assertExit(run, 0, 'run');
+      assert.match(
+        run.stderr,
+        /participant rerc-east is unreachable: its management API \(https:\/\/127\.0\.0\.1:\d+\) gave no answer within 10 s/,
+      );
+      // One deadline of 10 s for the participant, the rest of the run at simulated speed.
+      assert.ok(seconds < 100, `the run took ${seconds} s`);
+      const aa = await sim.get(['reaadb', 'geo']);
+      assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '7.4', 'REAADB untouched');
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.2' });
+    });
+  });
+});
