@@ -34,7 +34,14 @@ import {
   requiredPermissionQueries,
 } from './permissions.js';
 import { type DatabaseTarget, formatRs, type ResolvedUpgrade, resolveUpgrade } from './resolve.js';
-import { type Bdb, type ClusterSnapshot, type Module, SCC_NAME, type Snapshot } from './snapshot.js';
+import {
+  type Bdb,
+  type ClusterSnapshot,
+  type Module,
+  SCC_NAME,
+  type Snapshot,
+  type WebhookSnapshot,
+} from './snapshot.js';
 import { CHECK_IDS, type CheckId, type Target } from './target.js';
 import {
   compareDatabaseVersions,
@@ -800,10 +807,30 @@ function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
   const { own: webhooks, others } = splitWebhooks(snapshot.webhooks, snapshot.operator?.namespace ?? ns);
   if (webhooks.length === 0)
     return pass(others.length === 0 ? 'admission controller not enabled' : notEnabledReason(others, ns));
+  // OLM makes its own CA and serving certificate for a CSV's webhookdefinitions and writes that
+  // CA into the caBundle (olm.operatorframework.io "Adding admission and conversion webhooks"):
+  // admission-tls neither signs nor has to exist for those.
+  const byOlm = webhooks.filter((w) => w.olmOwner !== undefined);
+  if (byOlm.length === webhooks.length)
+    return pass(
+      `OLM manages the certificate of ${byOlm.map((w) => `${w.name} (CSV ${w.olmOwner ?? ''})`).join(', ')}: admission-tls is not compared`,
+    );
+  return checkOperatorWebhookTls(
+    ns,
+    webhooks.filter((w) => w.olmOwner === undefined),
+    snapshot.admissionTls,
+  );
+}
+
+/** The webhooks the operator serves with its own certificate, the Secret admission-tls. */
+function checkOperatorWebhookTls(
+  ns: string,
+  webhooks: WebhookSnapshot[],
+  admissionTls: Snapshot['admissionTls'],
+): Outcome {
   const restart = `Restart the operator, which creates it: ${kubectl('rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
-  if (!snapshot.admissionTls.present)
-    return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);
-  const cert = snapshot.admissionTls.cert;
+  if (!admissionTls.present) return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);
+  const cert = admissionTls.cert;
   if (!cert) return fail('Secret admission-tls has no key cert', restart);
   const stale = webhooks.flatMap((w) =>
     w.webhooks.filter((h) => h.caBundle !== cert).map((h) => `${w.name}/${h.name}`),

@@ -38,6 +38,7 @@ import { isRecord, type KubeObject } from '../kube/types.js';
 import type { Scenario } from '../scenario.js';
 import { simDialectFields } from '../world/dialect.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
+import type { OlmWebhookCert } from './webhook-cert.js';
 import { type OlmCatalog, type OlmSkips, scenarioCatalog } from './catalog.js';
 import {
   CSV_KIND,
@@ -76,6 +77,8 @@ export interface ScenarioOlm {
   operatorImageByDigest: boolean;
   /** Which newer CSVs skip the installed one (catalog.ts). */
   skips: OlmSkips;
+  /** Who signs OLM's webhook: OLM's own CA (default) or the operator's admission-tls. */
+  webhookCa: 'olm' | 'operator';
 }
 
 function olmOf(scenario: Scenario): ScenarioOlm {
@@ -86,6 +89,7 @@ function olmOf(scenario: Scenario): ScenarioOlm {
       startingCSV: `redis-enterprise-operator.v${scenario.operator.version}`,
       operatorImageByDigest: false,
       skips: 'all',
+      webhookCa: 'olm',
     }
   );
 }
@@ -135,7 +139,12 @@ function adopt(
  * Subscription (AtLatestKnown or UpgradePending; the catalog operator's first pass fills in the
  * InstallPlan), the CSV owning the Deployment, and digests in the REC's image specs.
  */
-export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string): void {
+export function seedOlmInstall(
+  kube: KubeAccess,
+  scenario: Scenario,
+  operatorCaBundle: string,
+  olmCert?: OlmWebhookCert,
+): void {
   const { namespace, operator } = scenario;
   const olm = olmOf(scenario);
   const catalog = catalogOf(scenario);
@@ -173,7 +182,10 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: s
     });
   }
   pinDigests(kube, scenario);
-  if (scenario.admission.enabled) seedOlmWebhook(kube, csv.metadata.name ?? '', namespace, caBundle);
+  if (!scenario.admission.enabled) return;
+  // operator.olm.webhookCa: olm signs with its own CA (webhook-cert.ts); operator: admission-tls.
+  if (olmCert) kube.ensure(olmCert.secret);
+  seedOlmWebhook(kube, csv.metadata.name ?? '', namespace, olmCert?.caBundle ?? operatorCaBundle);
 }
 
 /** OLM's webhook from the CSV's webhookdefinitions, and the Service it calls. */

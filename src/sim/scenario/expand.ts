@@ -61,6 +61,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
                 file.operator.olm?.startingCSV ?? `redis-enterprise-operator.v${file.operator.version}`,
               operatorImageByDigest: file.operator.olm?.operatorImageByDigest ?? false,
               skips: file.operator.olm?.skips ?? 'all',
+              webhookCa: file.operator.olm?.webhookCa ?? 'olm',
             }
           : null,
     },

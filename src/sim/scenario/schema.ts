@@ -177,6 +177,13 @@ const olmSchema = z.strictObject({
    * the simulator plays both (default: by tag, as the release bundle's Deployment).
    */
   operatorImageByDigest: z.boolean().default(false),
+  /**
+   * Who signs the webhook OLM makes from the CSV's webhookdefinitions. `olm` (default): OLM's
+   * own CA and serving certificate (Secret `<deployment>-service-cert`, its CA in the caBundle;
+   * olm.operatorframework.io "Adding admission and conversion webhooks"); `operator`: the
+   * operator's Secret admission-tls, as the simulator had it before.
+   */
+  webhookCa: z.enum(['olm', 'operator']).default('olm'),
 });
 
 const digestHash = () => z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits');
@@ -309,6 +316,7 @@ export interface Scenario extends Omit<
       startingCSV: string;
       operatorImageByDigest: boolean;
       skips: 'all' | 'none' | string[];
+      webhookCa: 'olm' | 'operator';
     } | null;
   };
   admission: { enabled: boolean; webhookName: string };

@@ -407,6 +407,7 @@ describe('broken scenario files', () => {
       startingCSV: 'redis-enterprise-operator.v7.4.6-2',
       operatorImageByDigest: false,
       skips: 'all',
+      webhookCa: 'olm',
     });
     assert.deepEqual(
       parseScenario(olm('\n  olm: {channel: "7.4.6", approval: Automatic}'), 'olm.yaml').operator.olm,
@@ -416,6 +417,7 @@ describe('broken scenario files', () => {
         startingCSV: 'redis-enterprise-operator.v7.4.6-2',
         operatorImageByDigest: false,
         skips: 'all',
+        webhookCa: 'olm',
       },
     );
     // SIMULATOR.md's example: a channel of the user's own naming and a CSV with a rebuild suffix.
@@ -432,6 +434,7 @@ describe('broken scenario files', () => {
         startingCSV: 'redis-enterprise-operator.v7.4.6-2.0',
         operatorImageByDigest: false,
         skips: ['7.8.6-11'],
+        webhookCa: 'olm',
       },
     );
     assert.equal(parseScenario(olm('\n  olm: {skips: none}'), 'olm.yaml').operator.olm?.skips, 'none');
