@@ -5,7 +5,14 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.js';
-import { assertExit, getPath, withUpgradeSim } from './upgrade-support.js';
+import {
+  assertExit,
+  changes,
+  describeEntries,
+  getPath,
+  parseEvents,
+  withUpgradeSim,
+} from './upgrade-support.js';
 
 /**
  * ctl on an OperatorHub install as a real OLM install behaves (issue 27): OLM signs the webhook
@@ -27,6 +34,7 @@ export function olmScenarioFile(options: {
   versionTag?: string;
   apiVersion?: string;
   olm?: string;
+  openshift?: string;
   extra?: string;
 }): string {
   const file = path.join(tempDir('ctl-olm-install-'), `${options.name}.yaml`);
@@ -38,6 +46,7 @@ dialect: redis
 platform: openshift
 kubernetesVersion: "1.29"
 namespace: ${options.namespace}
+${options.openshift ?? ''}
 operator:
   version: ${options.operator ?? '7.4.6-2'}
   installedBy: olm
@@ -104,6 +113,100 @@ describe('admission-tls when OLM manages the webhook certificate (e2e)', () => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-19', '-o', 'json']);
       assertExit(plan, 0, 'plan');
       assert.equal(check(JSON.parse(plan.stdout) as PlanJson, 'admission-tls')?.status, 'pass');
+    });
+  });
+});
+
+const SCC = 'redis-enterprise-scc-v2';
+
+/**
+ * A second OperatorHub-installed cluster in namespace `namespace`: the service account `rec`
+ * and what OLM made of its CSV's permissions there, a Role and RoleBinding with a generated name
+ * granting `use` of the SCC (certified CSV 7.4.6-2.0; operator-lifecycle-manager rbac.go).
+ */
+function olmInstalledNeighbour(namespace: string): string {
+  const name = 'redis-enterprise-operator.v7.4.6-2-rec-5d8f6c9b7a';
+  return `objects:
+  - { apiVersion: v1, kind: Namespace, metadata: { name: ${namespace} } }
+  - { apiVersion: v1, kind: ServiceAccount, metadata: { name: rec, namespace: ${namespace} } }
+  - apiVersion: rbac.authorization.k8s.io/v1
+    kind: Role
+    metadata:
+      name: ${name}
+      namespace: ${namespace}
+      labels: { olm.owner: redis-enterprise-operator.v7.4.6-2, olm.owner.kind: ClusterServiceVersion, olm.owner.namespace: ${namespace} }
+    rules:
+      - apiGroups: [security.openshift.io]
+        resourceNames: [redis-enterprise-scc, ${SCC}]
+        resources: [securitycontextconstraints]
+        verbs: [use]
+  - apiVersion: rbac.authorization.k8s.io/v1
+    kind: RoleBinding
+    metadata: { name: ${name}, namespace: ${namespace} }
+    roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: ${name} }
+    subjects: [{ kind: ServiceAccount, name: rec, namespace: ${namespace} }]`;
+}
+
+describe('the SCC under OLM: whoever may use it, keeps it (e2e)', () => {
+  it("OLM grants the SCC to rec by a Role; another namespace's OLM-installed cluster keeps it after the upgrade, and the run says why", async () => {
+    const target = '7.22.0-17';
+    const file = olmScenarioFile({
+      name: 'olm-scc-neighbour',
+      namespace: 'tenant-a',
+      cluster: 'rec',
+      openshift: 'openshift:\n  sccBinding: rbac',
+      extra: olmInstalledNeighbour('tenant-b'),
+    });
+    await withUpgradeSim(file, async (sim) => {
+      // OLM's own Role for rec in tenant-a, from the installed CSV's permissions.
+      const roles = await sim.list(['roles', '-n', 'tenant-a']);
+      const olmRole = roles.find((r) =>
+        r.metadata.name.startsWith('redis-enterprise-operator.v7.4.6-2-rec-'),
+      );
+      assert.ok(olmRole, `OLM's Role for rec: ${roles.map((r) => r.metadata.name).join(', ')}`);
+
+      const run = await sim.ctl(['upgrade', 'run', '--to', target, '--yes', '-o', 'json'], {
+        timeoutMs: 180_000,
+      });
+      assertExit(run, 0, `run to ${target}`);
+      assert.ok(
+        (await sim.list(['scc'])).some((s) => s.metadata.name === SCC),
+        'the SCC stays',
+      );
+      assert.equal(
+        changes(sim).filter(
+          (e) => e.method === 'DELETE' && e.path.endsWith(`/securitycontextconstraints/${SCC}`),
+        ).length,
+        0,
+        describeEntries(changes(sim)),
+      );
+      const warning = parseEvents(run.stdout).find((e) => e.type === 'warning' && e.step === 'monitor');
+      assert.match(
+        warning?.message ?? '',
+        /redis-enterprise-scc-v2 is kept: other clusters still use it \(rolebinding tenant-b\/redis-enterprise-operator\.v7\.4\.6-2-rec-5d8f6c9b7a \(system:serviceaccount:tenant-b:rec, Role tenant-b\/.*only this cluster's own grant was removed/,
+      );
+      // Only this cluster's own grant went: oc adm policy's RoleBinding in tenant-a.
+      const left = await sim.list(['rolebindings', '-n', 'tenant-a']);
+      assert.ok(
+        !left.some((b) => b.metadata.name === `system:openshift:scc:${SCC}`),
+        'own RoleBinding removed',
+      );
+      await sim.get(['rolebinding', 'redis-enterprise-operator.v7.4.6-2-rec-5d8f6c9b7a', '-n', 'tenant-b']);
+
+      // The neighbour's next pod is still admitted under the SCC.
+      await sim.kubectl([
+        'run',
+        'probe',
+        '-n',
+        'tenant-b',
+        '--image=registry.connect.redhat.com/redislabs/redis-enterprise:probe',
+        '--overrides={"spec":{"serviceAccountName":"rec","containers":[{"name":"probe","image":"registry.connect.redhat.com/redislabs/redis-enterprise:probe","securityContext":{"capabilities":{"add":["SYS_RESOURCE"]}}}]}}',
+      ]);
+      const probe = await sim.get(['pod', 'probe', '-n', 'tenant-b']);
+      assert.equal(
+        (probe.metadata as { annotations?: Record<string, string> }).annotations?.['openshift.io/scc'],
+        SCC,
+      );
     });
   });
 });

@@ -39,6 +39,7 @@ import type { Scenario } from '../scenario.js';
 import { simDialectFields } from '../world/dialect.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
 import type { OlmWebhookCert } from './webhook-cert.js';
+import { csvPodPermissions } from './permissions.js';
 import { type OlmCatalog, type OlmSkips, scenarioCatalog } from './catalog.js';
 import {
   CSV_KIND,
@@ -162,6 +163,7 @@ export function seedOlmInstall(
     }),
   );
   writeStatus(kube, csv, CSV_STATUS.succeeded());
+  installPodPermissions(kube, scenario, csv, operator.version);
   const deployment = kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
   if (deployment && !deployment.metadata.labels?.[OWNER_LABEL]) {
     // By digest, the CSV's Deployment replaces the bundle's (tagged) one the seed created.
@@ -186,6 +188,21 @@ export function seedOlmInstall(
   // operator.olm.webhookCa: olm signs with its own CA (webhook-cert.ts); operator: admission-tls.
   if (olmCert) kube.ensure(olmCert.secret);
   seedOlmWebhook(kube, csv.metadata.name ?? '', namespace, olmCert?.caBundle ?? operatorCaBundle);
+}
+
+/** OLM's Role and RoleBinding from the CSV's permissions for `rec` (OpenShift: they grant SCCs). */
+function installPodPermissions(kube: KubeAccess, scenario: Scenario, csv: KubeObject, version: string): void {
+  if (scenario.platform !== 'openshift') return;
+  for (const object of csvPodPermissions(csv, version, scenario.namespace)) kube.ensure(object);
+}
+
+/** What OLM made for a CSV: its Roles and RoleBindings, gone with it (owner references). */
+function removeCsvPermissions(kube: KubeAccess, csv: string, namespace: string): void {
+  for (const kind of ['RoleBinding', 'Role']) {
+    for (const object of kube.list('rbac.authorization.k8s.io/v1', kind, namespace)) {
+      if (object.metadata.labels?.[OWNER_LABEL] === csv) kube.delete(object);
+    }
+  }
 }
 
 /** OLM's webhook from the CSV's webhookdefinitions, and the Service it calls. */
@@ -443,6 +460,7 @@ export class OlmController {
         }),
       );
     writeStatus(this.#kube, csv, CSV_STATUS.installing());
+    installPodPermissions(this.#kube, this.#scenario, csv, version);
     const old = this.#get(CSV_KIND, installed);
     if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
     const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
@@ -482,7 +500,9 @@ export class OlmController {
       if (!deployment || owner !== csv.metadata.name || !deploymentReady(deployment)) continue;
       writeStatus(this.#kube, csv, CSV_STATUS.succeeded());
       for (const other of this.#list(CSV_KIND)) {
-        if (statusOf(other).phase === 'Replacing') this.#kube.delete(other);
+        if (statusOf(other).phase !== 'Replacing') continue;
+        this.#kube.delete(other);
+        removeCsvPermissions(this.#kube, other.metadata.name ?? '', this.#scenario.namespace);
       }
     }
   }
