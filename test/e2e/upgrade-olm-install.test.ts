@@ -210,3 +210,56 @@ describe('the SCC under OLM: whoever may use it, keeps it (e2e)', () => {
     });
   });
 });
+
+interface HopsPlanJson extends PlanJson {
+  hops?: { hop: number; target: { operator: string; clusterVersion: string | null } }[];
+  olm?: { targetCSV: string; targetChannel: string | null };
+}
+
+describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
+  it('from 7.2.4-12 the plan goes through heads the channels offer, and the run reaches the target', async () => {
+    const target = '7.8.6-19';
+    const file = olmScenarioFile({
+      name: 'olm-two-hops',
+      namespace: 'retail',
+      cluster: 'rec',
+      operator: '7.2.4-12',
+      versionTag: '7.2.4-92.rhel8-openshift',
+      apiVersion: '7.2.4-92',
+    });
+    await withUpgradeSim(file, async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', target, '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const doc = JSON.parse(plan.stdout) as HopsPlanJson;
+      assert.ok(doc.hops && doc.hops.length === 2, JSON.stringify(doc.hops?.map((h) => h.target)));
+      const manifest = await sim.get(['packagemanifest', 'redis-enterprise-operator-cert', '-n', 'retail']);
+      const heads = (
+        (manifest.status as { channels: { name: string; currentCSV: string }[] }).channels ?? []
+      ).map((c) => c.currentCSV);
+      for (const hop of doc.hops) {
+        assert.ok(
+          heads.some(
+            (csv) => csv.endsWith(`.v${hop.target.operator}`) || csv.includes(`.v${hop.target.operator}.`),
+          ),
+          `hop ${hop.hop} to ${hop.target.operator} is a channel head (${heads.join(', ')})`,
+        );
+      }
+      assert.equal(
+        check(doc, 'operator-method')?.status,
+        'pass',
+        JSON.stringify(check(doc, 'operator-method')),
+      );
+
+      const run = await sim.ctl(['upgrade', 'run', '--to', target, '--yes'], { timeoutMs: 240_000 });
+      assertExit(run, 0, `run to ${target}`);
+      const sub = await sim.get(['subscription', 'redis-enterprise-operator-cert', '-n', 'retail']);
+      assert.match(
+        String(getPath(sub, ['status', 'installedCSV'])),
+        /redis-enterprise-operator\.v7\.8\.6-19/,
+      );
+      const rec = await sim.get(['rec', 'rec', '-n', 'retail']);
+      assert.equal(getPath(rec, ['status', 'state']), 'Running');
+      assert.match(String(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag'])), /^7\.8\.6-303/);
+    });
+  });
+});
