@@ -263,3 +263,51 @@ describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
     });
   });
 });
+
+describe('a Failed CSV under OLM (e2e)', () => {
+  it('InstallCheckFailed is retried by OLM: ctl waits, the CSV comes back and the run reaches the target', async () => {
+    const file = olmScenarioFile({
+      name: 'olm-install-retried',
+      namespace: 'orders',
+      cluster: 'rec',
+      olm: '    installFailure: InstallCheckFailed',
+    });
+    await withUpgradeSim(file, async (sim) => {
+      const run = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-19', '--yes', '-o', 'json'], {
+        timeoutMs: 180_000,
+      });
+      assertExit(run, 0, 'run to 7.8.6-19');
+      const progress = parseEvents(run.stdout).filter((e) => e.step === 'operator' && e.type === 'progress');
+      assert.ok(
+        progress.some((e) =>
+          /redis-enterprise-operator\.v7\.8\.6-19: phase Failed \(InstallCheckFailed: install timeout\); OLM retries it/.test(
+            e.message,
+          ),
+        ),
+        progress.map((e) => e.message).join('\n'),
+      );
+      const csv = await sim.get(['csv', 'redis-enterprise-operator.v7.8.6-19', '-n', 'orders']);
+      assert.equal(getPath(csv, ['status', 'phase']), 'Succeeded');
+    });
+  });
+
+  it('InvalidStrategy is not retried by OLM: the run stops at once (exit 1) and says so', async () => {
+    const file = olmScenarioFile({
+      name: 'olm-install-final',
+      namespace: 'orders',
+      cluster: 'rec',
+      olm: '    installFailure: InvalidStrategy',
+    });
+    await withUpgradeSim(file, async (sim) => {
+      const started = Date.now();
+      const run = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-19', '--yes', '--stall-timeout', '10m']);
+      assertExit(run, 1, 'run to 7.8.6-19');
+      assert.match(
+        run.stderr,
+        /ClusterServiceVersion redis-enterprise-operator\.v7\.8\.6-19 failed: InvalidStrategy: install strategy invalid/,
+      );
+      assert.match(run.stderr, /OLM does not retry InvalidStrategy/);
+      assert.ok(Date.now() - started < 60_000, 'stopped at once, not after the stall timeout');
+    });
+  });
+});

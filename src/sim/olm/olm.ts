@@ -80,6 +80,8 @@ export interface ScenarioOlm {
   skips: OlmSkips;
   /** Who signs OLM's webhook: OLM's own CA (default) or the operator's admission-tls. */
   webhookCa: 'olm' | 'operator';
+  /** How the install of a new CSV fails first (SIMULATOR scenario key operator.olm.installFailure). */
+  installFailure: 'none' | 'InstallCheckFailed' | 'InvalidStrategy';
 }
 
 function olmOf(scenario: Scenario): ScenarioOlm {
@@ -91,6 +93,7 @@ function olmOf(scenario: Scenario): ScenarioOlm {
       operatorImageByDigest: false,
       skips: 'all',
       webhookCa: 'olm',
+      installFailure: 'none',
     }
   );
 }
@@ -461,6 +464,7 @@ export class OlmController {
       );
     writeStatus(this.#kube, csv, CSV_STATUS.installing());
     installPodPermissions(this.#kube, this.#scenario, csv, version);
+    this.#failInstall(csv);
     const old = this.#get(CSV_KIND, installed);
     if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
     const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
@@ -480,6 +484,23 @@ export class OlmController {
       currentCSV: target,
       state: 'AtLatestKnown',
       conditions: [],
+    });
+  }
+
+  /**
+   * operator.olm.installFailure: the new CSV goes Failed first. InstallCheckFailed is retried:
+   * on OLM's next sync (a second later, never in the same pass, so a
+   * reader sees it) it goes back to Installing and succeeds once the Deployment is ready.
+   * InvalidStrategy stays Failed.
+   */
+  #failInstall(csv: KubeObject): void {
+    const failure = olmOf(this.#scenario).installFailure;
+    if (failure === 'none') return;
+    writeStatus(this.#kube, csv, CSV_STATUS.failed(failure));
+    if (failure !== 'InstallCheckFailed') return;
+    this.#timers.after(Math.max(this.#revertSeconds, 1), () => {
+      const live = this.#get(CSV_KIND, csv.metadata.name ?? '');
+      if (live && statusOf(live).phase === 'Failed') writeStatus(this.#kube, live, CSV_STATUS.installing());
     });
   }
 

@@ -62,6 +62,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
               operatorImageByDigest: file.operator.olm?.operatorImageByDigest ?? false,
               skips: file.operator.olm?.skips ?? 'all',
               webhookCa: file.operator.olm?.webhookCa ?? 'olm',
+              installFailure: file.operator.olm?.installFailure ?? 'none',
             }
           : null,
     },

@@ -184,6 +184,13 @@ const olmSchema = z.strictObject({
    * operator's Secret admission-tls, as the simulator had it before.
    */
   webhookCa: z.enum(['olm', 'operator']).default('olm'),
+  /**
+   * Ours: how OLM's install of a new CSV fails first. `none` (default); `InstallCheckFailed`:
+   * the CSV goes Failed ("install timeout", as while a slow Deployment comes up) and OLM moves
+   * it back on its next sync, after which it succeeds; `InvalidStrategy`: Failed for good (OLM
+   * does not retry it). operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`.
+   */
+  installFailure: z.enum(['none', 'InstallCheckFailed', 'InvalidStrategy']).default('none'),
 });
 
 const digestHash = () => z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected "sha256:" and 64 hex digits');
@@ -317,6 +324,7 @@ export interface Scenario extends Omit<
       operatorImageByDigest: boolean;
       skips: 'all' | 'none' | string[];
       webhookCa: 'olm' | 'operator';
+      installFailure: 'none' | 'InstallCheckFailed' | 'InvalidStrategy';
     } | null;
   };
   admission: { enabled: boolean; webhookName: string };

@@ -408,6 +408,7 @@ describe('broken scenario files', () => {
       operatorImageByDigest: false,
       skips: 'all',
       webhookCa: 'olm',
+      installFailure: 'none',
     });
     assert.deepEqual(
       parseScenario(olm('\n  olm: {channel: "7.4.6", approval: Automatic}'), 'olm.yaml').operator.olm,
@@ -418,6 +419,7 @@ describe('broken scenario files', () => {
         operatorImageByDigest: false,
         skips: 'all',
         webhookCa: 'olm',
+        installFailure: 'none',
       },
     );
     // SIMULATOR.md's example: a channel of the user's own naming and a CSV with a rebuild suffix.
@@ -435,6 +437,7 @@ describe('broken scenario files', () => {
         operatorImageByDigest: false,
         skips: ['7.8.6-11'],
         webhookCa: 'olm',
+        installFailure: 'none',
       },
     );
     assert.equal(parseScenario(olm('\n  olm: {skips: none}'), 'olm.yaml').operator.olm?.skips, 'none');
