@@ -24,6 +24,7 @@ import {
   plannedOlmDigests,
   subscriptionChannelCommand,
 } from './olm.js';
+import { moduleFix } from './module-fix.js';
 import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
@@ -530,6 +531,7 @@ function checkModulesCompatible(input: CheckInput): Outcome {
   }
   const inUse = modulesInUse(snapshot.api.bdbs);
   const missing: string[] = [];
+  const fixes: string[] = [];
   const unknown: string[] = [];
   for (const [key, use] of inUse) {
     const candidates = snapshot.api.modules.filter(
@@ -541,12 +543,22 @@ function checkModulesCompatible(input: CheckInput): Outcome {
       unknown.push(key);
     } else if (!platforms.some((p) => p.startsWith('rhel9'))) {
       missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
+      // Fit for the target's RS: bundled from 8.0, userDefinedModules, uploads before (module-fix.ts).
+      fixes.push(
+        moduleFix({
+          targetOperator: target.operator,
+          module: use.name,
+          flaggedBundled: candidates.some((m) => m.is_bundled),
+          cluster: { name: rec.name, namespace: rec.namespace },
+          databases: use.databases,
+        }),
+      );
     }
   }
   if (missing.length > 0) {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
-      `Upload the RHEL9 build of each: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or list it in spec.userDefinedModules of the cluster resource`,
+      `For each module: ${[...new Set(fixes)].join('; ')}.`,
     );
   }
   if (unknown.length > 0) {
