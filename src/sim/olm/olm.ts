@@ -8,8 +8,12 @@
  *   cluster's image specs pinned by digest (`digestHash` "is only supported for OLM
  *   deployments", DOCS `kubernetes/reference/redis_enterprise_cluster_api.md`);
  * - seeding also makes the admission webhook from the CSV's webhookdefinitions, as OLM does
- *   (generated name, OLM's owner labels, the Service `<deployment>-service`); OLM moves it to
- *   each new CSV;
+ *   (generated name, OLM's owner labels, the Service `<deployment>-service`), signed by OLM's
+ *   own CA unless `operator.olm.webhookCa: operator` (webhook-cert.ts); OLM moves it to each
+ *   new CSV;
+ * - on OpenShift each CSV's permissions entry for service account `rec` becomes a Role and
+ *   RoleBinding with a generated name (permissions.ts), removed with its CSV;
+ * - `operator.olm.installFailure`: a new CSV goes Failed first, retried or for good;
  * - the catalog operator: the newest CSV of the subscribed channel that skips the installed one
  *   (catalog.ts `replacementOf`; OLM Classic picks "the successor closest to the channel head",
  *   Red Hat OpenShift docs "Extensions > Update paths") gets an InstallPlan; Automatic approval
