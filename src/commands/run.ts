@@ -7,6 +7,7 @@ import { createReporter, type ProgressReporter, type SpinnerFactory } from '../i
 import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
+import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
@@ -213,7 +214,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           unfinished && state
             ? olmRunThatChangedNothing(state, snapshot.operator?.version, stepIds)
             : undefined;
-        if (superseded) {
+        const stoppedInPreflight =
+          unfinished && state ? runThatStoppedInPreflight(state, stepIds) : undefined;
+        if (stoppedInPreflight) {
+          io.info(
+            `the run to ${state?.target.operator} recorded in ${statePath} ${stoppedInPreflight}: this run to ${plan.target.operator} replaces it`,
+          );
+        } else if (superseded) {
           io.info(
             `the run to ${state?.target.operator} recorded in ${statePath} stopped at the operator step having approved nothing (${superseded}): this run to ${plan.target.operator} replaces it`,
           );

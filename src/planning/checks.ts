@@ -24,6 +24,7 @@ import {
   plannedOlmDigests,
   subscriptionChannelCommand,
 } from './olm.js';
+import { moduleFix } from './module-fix.js';
 import { notEnabledReason, splitWebhooks } from './own-webhook.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import {
@@ -34,7 +35,14 @@ import {
   requiredPermissionQueries,
 } from './permissions.js';
 import { type DatabaseTarget, formatRs, type ResolvedUpgrade, resolveUpgrade } from './resolve.js';
-import { type Bdb, type ClusterSnapshot, type Module, SCC_NAME, type Snapshot } from './snapshot.js';
+import {
+  type Bdb,
+  type ClusterSnapshot,
+  type Module,
+  SCC_NAME,
+  type Snapshot,
+  type WebhookSnapshot,
+} from './snapshot.js';
 import { CHECK_IDS, type CheckId, type Target } from './target.js';
 import {
   compareDatabaseVersions,
@@ -523,6 +531,7 @@ function checkModulesCompatible(input: CheckInput): Outcome {
   }
   const inUse = modulesInUse(snapshot.api.bdbs);
   const missing: string[] = [];
+  const fixes: string[] = [];
   const unknown: string[] = [];
   for (const [key, use] of inUse) {
     const candidates = snapshot.api.modules.filter(
@@ -534,12 +543,22 @@ function checkModulesCompatible(input: CheckInput): Outcome {
       unknown.push(key);
     } else if (!platforms.some((p) => p.startsWith('rhel9'))) {
       missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
+      // Fit for the target's RS: bundled from 8.0, userDefinedModules, uploads before (module-fix.ts).
+      fixes.push(
+        moduleFix({
+          targetOperator: target.operator,
+          module: use.name,
+          flaggedBundled: candidates.some((m) => m.is_bundled),
+          cluster: { name: rec.name, namespace: rec.namespace },
+          databases: use.databases,
+        }),
+      );
     }
   }
   if (missing.length > 0) {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
-      `Upload the RHEL9 build of each: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or list it in spec.userDefinedModules of the cluster resource`,
+      `For each module: ${[...new Set(fixes)].join('; ')}.`,
     );
   }
   if (unknown.length > 0) {
@@ -800,10 +819,30 @@ function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
   const { own: webhooks, others } = splitWebhooks(snapshot.webhooks, snapshot.operator?.namespace ?? ns);
   if (webhooks.length === 0)
     return pass(others.length === 0 ? 'admission controller not enabled' : notEnabledReason(others, ns));
+  // OLM makes its own CA and serving certificate for a CSV's webhookdefinitions and writes that
+  // CA into the caBundle (olm.operatorframework.io "Adding admission and conversion webhooks"):
+  // admission-tls neither signs nor has to exist for those.
+  const byOlm = webhooks.filter((w) => w.olmOwner !== undefined);
+  if (byOlm.length === webhooks.length)
+    return pass(
+      `OLM manages the certificate of ${byOlm.map((w) => `${w.name} (CSV ${w.olmOwner ?? ''})`).join(', ')}: admission-tls is not compared`,
+    );
+  return checkOperatorWebhookTls(
+    ns,
+    webhooks.filter((w) => w.olmOwner === undefined),
+    snapshot.admissionTls,
+  );
+}
+
+/** The webhooks the operator serves with its own certificate, the Secret admission-tls. */
+function checkOperatorWebhookTls(
+  ns: string,
+  webhooks: WebhookSnapshot[],
+  admissionTls: Snapshot['admissionTls'],
+): Outcome {
   const restart = `Restart the operator, which creates it: ${kubectl('rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
-  if (!snapshot.admissionTls.present)
-    return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);
-  const cert = snapshot.admissionTls.cert;
+  if (!admissionTls.present) return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);
+  const cert = admissionTls.cert;
   if (!cert) return fail('Secret admission-tls has no key cert', restart);
   const stale = webhooks.flatMap((w) =>
     w.webhooks.filter((h) => h.caBundle !== cert).map((h) => `${w.name}/${h.name}`),

@@ -31,6 +31,7 @@ import {
   parseRsVersion,
 } from '../release/versions.js';
 import type { CheckId, CheckResult } from './checks.js';
+import { olmHeadForHop } from './olm.js';
 import { resolveUpgrade } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
@@ -113,6 +114,19 @@ export function nextHop(snapshot: Snapshot, target: Target): HopNeed | undefined
     }
   }
   return undefined;
+}
+
+/**
+ * Under OLM a hop goes to a channel's head (OLM installs nothing else): the head of the hop
+ * release's line when it is not that head (src/planning/olm.ts olmHeadForHop). The RHEL7 hop,
+ * which names its own cluster image, stays as it is.
+ */
+function alongOlmHeads(snapshot: Snapshot, need: HopNeed | undefined, goal: Target): HopNeed | undefined {
+  if (!need || need.clusterVersion !== undefined || !snapshot.olm) return need;
+  if (goal.method !== 'auto' && goal.method !== 'olm') return need;
+  const head = olmHeadForHop(snapshot.olm, need.operator, goal.operator);
+  if (!head || head === need.operator) return need;
+  return { ...need, operator: head, reason: `${need.reason}; under OLM through a channel head` };
 }
 
 /** The target of an intermediate hop: the user's selection, at the hop's release. */
@@ -235,7 +249,7 @@ function firstHopTowards(
   let need: HopNeed | undefined;
   const seen = new Set<string>();
   for (;;) {
-    const before = nextHop(snapshot, goal);
+    const before = alongOlmHeads(snapshot, nextHop(snapshot, goal), goal);
     if (!before) return { ok: true, target: goal, need };
     const version = parseOperatorVersion(before.operator);
     const goalVersion = parseOperatorVersion(goal.operator);

@@ -17,7 +17,12 @@
  */
 
 import { array, getPath, record, str } from '../json-read.js';
-import { formatOperatorVersion, operatorVersionFromImage } from '../release/versions.js';
+import {
+  compareOperatorVersions,
+  formatOperatorVersion,
+  operatorVersionFromImage,
+  parseOperatorVersion,
+} from '../release/versions.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../kube/reads.js';
 import { parseImageReference } from '../release/image-reference.js';
 
@@ -395,4 +400,37 @@ export function plannedOlmDigests(
 ): (repository: string | undefined) => string {
   const csv = olmRoute(olm, target).targetCsv;
   return (repository) => `<digest of ${repository ?? 'the image'} in ${csv} spec.relatedImages>`;
+}
+
+/**
+ * The channel head an intermediate hop goes to under OLM. OLM installs only a channel's head,
+ * so a hop release the hop rules name (src/planning/hops.ts) is replaced by the newest head of
+ * its own release line that is not older than it and still before `goal` (the heads of the
+ * package's channels, from its PackageManifest). The rule it was chosen for still holds: a
+ * newer build of the same line has the same RS line and the same minimums. Undefined when
+ * nothing is known of the channels or no head fits: the hop stays, and the operator-method
+ * check says which heads there are.
+ */
+export function olmHeadForHop(olm: OlmSnapshot | undefined, hop: string, goal: string): string | undefined {
+  const heads = (olm?.channels ?? []).flatMap((channel) => {
+    const version = csvVersion(channel.currentCSV);
+    return version ? [version] : [];
+  });
+  if (heads.includes(hop)) return hop;
+  const hopVersion = parseOperatorVersion(hop);
+  const goalVersion = parseOperatorVersion(goal);
+  if (!hopVersion || !goalVersion) return undefined;
+  const line = hop.split('-')[0];
+  return heads
+    .filter((head) => head.split('-')[0] === line)
+    .filter((head) => {
+      const parsed = parseOperatorVersion(head);
+      return (
+        parsed !== undefined &&
+        compareOperatorVersions(parsed, hopVersion) >= 0 &&
+        compareOperatorVersions(parsed, goalVersion) < 0
+      );
+    })
+    .sort((a, b) => compareOperatorVersions(parseOperatorVersion(a)!, parseOperatorVersion(b)!))
+    .at(-1);
 }

@@ -686,6 +686,7 @@ class UpgradeFollower {
       operatorNamespace: snapshot.operator?.namespace ?? this.#target.namespace,
       fields: dialectFields(snapshot.dialect),
       moduleFiles: settings.moduleFiles,
+      targetOperator: this.#ctx.deps.plan.target.operator,
       databaseResources: snapshot.databases.map((db) => ({
         name: db.name,
         namespace: db.namespace,

@@ -164,10 +164,18 @@ export async function upgradeThroughOlm(
       const phase = typeof status.phase === 'string' ? status.phase : 'None';
       if (phase === 'Succeeded') return true;
       if (phase === 'Failed') {
+        const reason = typeof status.reason === 'string' ? status.reason : '';
+        const message = typeof status.message === 'string' ? status.message : '';
+        // OLM moves a CSV to Failed and back while a slow Deployment comes up: only a reason it
+        // does not retry is final at once; a retried one is final when it stays past the stall
+        // timeout (the wait's own no-progress limit).
+        if (olmRetriesFailure(reason)) {
+          return `${route.targetCsv}: phase Failed (${reason}${message ? `: ${message}` : ''}); OLM retries it, waiting up to the stall timeout`;
+        }
         throw new OperationError(
-          `ClusterServiceVersion ${route.targetCsv} failed: ${String(status.message ?? status.reason ?? '')}`,
+          `ClusterServiceVersion ${route.targetCsv} failed: ${reason ? `${reason}: ` : ''}${message}`,
           {
-            hint: `Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events; then run ctl again to resume.`,
+            hint: `OLM does not retry ${reason || 'this failure'}. Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events; then run ctl again to resume.`,
           },
         );
       }
@@ -176,6 +184,37 @@ export async function upgradeThroughOlm(
     onProgress: (message) => ctx.progress(message),
   });
   return outcome;
+}
+
+/**
+ * The reasons of a Failed CSV that OLM's operator re-evaluates on its next sync, moving the CSV
+ * back to Pending or on to Succeeded once the cause is gone (operator-framework/
+ * operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`, transitionCSVState,
+ * case CSVPhaseFailed: the OperatorGroup reasons, requirements, APIService resources, and
+ * updateInstallStatus, which sets Succeeded as soon as the install strategy checks out; reason
+ * names: operator-framework/api `clusterserviceversion_types.go`). Any other reason (an invalid
+ * install strategy or webhook description, an owner conflict) stays Failed.
+ */
+const OLM_RETRIED_FAILURES: ReadonlySet<string> = new Set([
+  'InstallCheckFailed',
+  'InstallComponentFailed',
+  'ComponentUnhealthy',
+  'ComponentFailed',
+  'NeedsReinstall',
+  'RequirementsNotMet',
+  'APIServiceInstallFailed',
+  'APIServiceResourceIssue',
+  'APIServiceResourcesNeedReinstall',
+  'NoOperatorGroup',
+  'TooManyOperatorGroups',
+  'NoTargetNamespaces',
+  'UnsupportedOperatorGroup',
+  'InterOperatorGroupOwnerConflict',
+  'CannotModifyStaticOperatorGroupProvidedAPIs',
+]);
+
+export function olmRetriesFailure(reason: string): boolean {
+  return OLM_RETRIED_FAILURES.has(reason);
 }
 
 /** The Subscription and InstallPlans as they are now, with the package's channels from the snapshot. */

@@ -24,6 +24,7 @@ import { readObject } from '../kube/write.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../release/catalog.js';
 import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
+import { moduleFix, targetTakesModuleUploads } from '../planning/module-fix.js';
 import type { UpgradeDeps } from './deps.js';
 import type { StepContext } from '../run/step.js';
 
@@ -163,6 +164,8 @@ export interface RemediationContext {
   moduleFiles: string[];
   /** The database resources that map to bdbs (by status.databaseUID, else by name). */
   databaseResources: { name: string; namespace: string; uid?: string | undefined }[];
+  /** The operator release the cluster is upgraded to: whether its RS still takes module uploads. */
+  targetOperator?: string | undefined;
 }
 
 /** The commands of redis-facts.md §3 with every placeholder ctl knows filled in. */
@@ -174,7 +177,16 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
     `# <username> and <password>: ${kubectl('get', 'secret', clusterName, '-n', namespace, '-o', 'jsonpath={.data.username}')} | base64 -d (and .data.password)`,
   ];
   const modules = blockers.filter((b) => b.kind === 'module');
-  if (modules.length > 0) {
+  const target = context.targetOperator;
+  if (modules.length > 0 && target !== undefined && !targetTakesModuleUploads(target)) {
+    // RS 8+: bundled modules come with the database upgrade, custom ones through the REC (module-fix.ts).
+    lines.push(`# the ${target} cluster takes no module uploads:`);
+    for (const m of modules) {
+      lines.push(
+        `# ${moduleFix({ targetOperator: target, module: m.module, cluster: { name: clusterName, namespace }, databases: m.databases.map((d) => d.name) })}`,
+      );
+    }
+  } else if (modules.length > 0) {
     const files =
       context.moduleFiles.length > 0
         ? context.moduleFiles
@@ -267,6 +279,15 @@ export async function remediateFrozenUpgrade(
 ): Promise<void> {
   const { api, settings } = ctx.deps;
   const modules = blockers.filter((b) => b.kind === 'module');
+  const target = context.targetOperator;
+  if (modules.length > 0 && target !== undefined && !targetTakesModuleUploads(target)) {
+    throw new OperationError(
+      `cannot remediate by upload: ${modules.map(describeBlocker).join('; ')}, and the ${target} cluster takes no module uploads (POST /v2/modules)`,
+      {
+        hint: `${modules.map((m) => moduleFix({ targetOperator: target, module: m.module, cluster: { name: context.clusterName, namespace: context.namespace }, databases: m.databases.map((d) => d.name) })).join('; ')}. Then run ctl again.`,
+      },
+    );
+  }
   if (modules.length > 0 && settings.moduleFiles.length === 0) {
     throw new OperationError(
       `cannot remediate: ${modules.map(describeBlocker).join('; ')}, and no --module-file was given`,

@@ -140,7 +140,7 @@ export function planSccAfterRoll(input: SccPlanInput): Action[] {
       description:
         others.length > 0
           ? `After the roll: keep ${SCC_NAME}, still used by ${others.join(', ')}`
-          : `After the roll: delete ${SCC_NAME}, unless another namespace's cluster may still use it (RoleBindings system:openshift:scc:${SCC_NAME}, ClusterRoleBindings, users, groups: checked then)`,
+          : `After the roll: delete ${SCC_NAME}, unless another namespace's cluster may still use it (RoleBindings and ClusterRoleBindings to system:openshift:scc:${SCC_NAME} or to any Role or ClusterRole granting use of it, users, groups: checked then)`,
       command: others.length > 0 ? `oc get scc ${SCC_NAME} -o yaml` : oc.remove,
     },
   ];

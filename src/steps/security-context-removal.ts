@@ -9,8 +9,9 @@
  *
  * Only this cluster's binding goes (its service account from `users`, or from its namespace's
  * RoleBinding). The SCC itself is deleted only when nobody else may use it: another namespace's
- * cluster bound by RoleBinding, a ClusterRoleBinding, other users or groups keep it, and the
- * output says who. The step order of CLI.md stays as it is; `ctl upgrade steps` says that the
+ * cluster bound by RoleBinding (to `system:openshift:scc:<scc>` or to any Role or ClusterRole
+ * whose rules grant `use` of it, such as OLM's Role from a CSV's permissions), a
+ * ClusterRoleBinding, other users or groups keep it, and the output says who. The step order of CLI.md stays as it is; `ctl upgrade steps` says that the
  * monitor step does this. Re-running it is harmless: it re-reads the bindings first.
  */
 
@@ -57,6 +58,11 @@ export async function removeSccAfterRoll(
     ctx.progress(`the cluster has rolled: unbinding ${SCC_NAME} from ${bindings.user}`);
     await unbind(kubeWriter, bindings, sa);
   }
+  if (bindings.kept.length > 0) {
+    ctx.progress(
+      `${bindings.user} may also use ${SCC_NAME} through ${bindings.kept.join('; ')}: not ctl's grant (OLM makes it from the CSV's permissions), left as it is`,
+    );
+  }
   if (deleting) {
     ctx.progress(`deleting ${SCC_NAME}: no other service account may use it`);
     await deleteScc(kubeWriter);
@@ -64,9 +70,10 @@ export async function removeSccAfterRoll(
     const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: SCC_ROLE };
     if (await readObject(kube, role)) await kubeWriter.deleteIfExists(role);
   } else {
-    ctx.warn(`${SCC_NAME} is kept: other clusters still use it (${bindings.others.join('; ')})`, {
-      keptFor: bindings.others,
-    });
+    ctx.warn(
+      `${SCC_NAME} is kept: other clusters still use it (${bindings.others.join('; ')}); only this cluster's own grant was removed`,
+      { keptFor: bindings.others },
+    );
   }
   // Nothing was changed in dry-run, so there is nothing to verify.
   if (ctx.dryRun) return { dryRun: true, scc: SCC_NAME, unbound: bindings.user, deleted: deleting };

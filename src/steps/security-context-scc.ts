@@ -10,7 +10,10 @@
  *   (openshift/oc `pkg/cli/admin/policy/modify_scc.go`, redis-facts.md §12).
  *
  * The SCC is cluster-wide and may serve several clusters: other namespaces' RoleBindings to the
- * same ClusterRole, ClusterRoleBindings, other users and groups all count as other users.
+ * same ClusterRole or to any Role or ClusterRole granting `use` of it (OLM turns a CSV's
+ * permissions into a Role and RoleBinding with generated names, operator-lifecycle-manager
+ * `pkg/controller/registry/resolver/rbac.go`), ClusterRoleBindings, other users and groups all
+ * count as other users.
  */
 
 import { OperationError } from '../errors.js';
@@ -42,6 +45,8 @@ export interface SccBindings {
   roleBinding: KubeObject | undefined;
   /** Everyone else who may use the SCC, described for the output (`system:serviceaccount:b:rec`, `rolebinding b/...`). */
   others: string[];
+  /** This service account's grants that ctl leaves alone (OLM's Role from the CSV's permissions). */
+  kept: string[];
 }
 
 export function isBound(bindings: SccBindings): boolean {
@@ -54,27 +59,80 @@ export function userOf(sa: ServiceAccountRef): string {
 
 export async function readSccBindings(kube: KubeClients, sa: ServiceAccountRef): Promise<SccBindings> {
   const user = userOf(sa);
-  const [scc, roleBindings, clusterRoleBindings] = await Promise.all([
+  const [scc, roleBindings, clusterRoleBindings, roles, clusterRoles] = await Promise.all([
     readObject(kube, SCC_REF),
     listObjects(kube, RBAC, 'RoleBinding'),
     listObjects(kube, RBAC, 'ClusterRoleBinding'),
+    listObjects(kube, RBAC, 'Role'),
+    listObjects(kube, RBAC, 'ClusterRole'),
   ]);
+  const grants = useGrants(roles, clusterRoles);
   const users = strings(scc?.users);
   const others = [...users.filter((u) => u !== user), ...strings(scc?.groups).map((g) => `group ${g}`)];
+  const kept: string[] = [];
   let roleBinding: KubeObject | undefined;
-  for (const binding of roleBindings.filter(grantsScc)) {
+  for (const binding of roleBindings) {
     const ns = binding.metadata?.namespace ?? '';
+    const role = grants(binding, ns);
+    if (!role) continue;
+    const name = `rolebinding ${ns}/${binding.metadata?.name ?? ''}`;
     for (const subject of subjectsOf(binding)) {
       const mine = isServiceAccount(subject, sa, ns);
-      if (mine && binding.metadata?.name === SCC_ROLE && ns === sa.namespace) roleBinding = binding;
-      else if (!mine)
-        others.push(`rolebinding ${ns}/${binding.metadata?.name ?? ''} (${describeSubject(subject, ns)})`);
+      if (mine && binding.metadata?.name === SCC_ROLE && ns === sa.namespace && isSccRole(binding))
+        roleBinding = binding;
+      // This cluster's own grant by another role (OLM's from the CSV's permissions): not ours to remove.
+      else if (mine) kept.push(`${name} (${role})`);
+      else others.push(`${name} (${describeSubject(subject, ns)}, ${role})`);
     }
   }
-  for (const binding of clusterRoleBindings.filter(grantsScc)) {
-    others.push(`clusterrolebinding ${binding.metadata?.name ?? ''}`);
+  for (const binding of clusterRoleBindings) {
+    const role = grants(binding, undefined);
+    if (!role) continue;
+    const subjects = subjectsOf(binding).map((subject) => describeSubject(subject, ''));
+    others.push(
+      `clusterrolebinding ${binding.metadata?.name ?? ''} (${subjects.join(', ') || 'no subjects'}, ${role})`,
+    );
   }
-  return { scc, user, inUsers: users.includes(user), roleBinding, others };
+  return { scc, user, inUsers: users.includes(user), roleBinding, others, kept };
+}
+
+/**
+ * Which Role or ClusterRole a binding refers to, when one of its rules grants `use` of the SCC:
+ * `securitycontextconstraints` named in resources, group `security.openshift.io` (or `*`), verb
+ * `use` (or `*`), and resourceNames naming the SCC (or none). A rule on every resource (`*`, as
+ * cluster-admin's) is a cluster admin's, not a grant of this SCC to a cluster's pods, so it does
+ * not count. OLM's Role from a CSV's permissions (the certified CSV grants `use` of
+ * redis-enterprise-scc-v2 to service account `rec`, certified-operators
+ * `operators/redis-enterprise-operator-cert/7.22.2-43.0`, spec.install.spec.permissions) counts.
+ */
+function useGrants(
+  roles: KubeObject[],
+  clusterRoles: KubeObject[],
+): (binding: KubeObject, namespace: string | undefined) => string | undefined {
+  const grantsUse = (role: KubeObject | undefined) =>
+    (Array.isArray(role?.rules) ? (role.rules as Record<string, unknown>[]) : []).some((rule) => {
+      const has = (field: unknown, value: string, wildcard: boolean) =>
+        strings(field).some((v) => v === value || (wildcard && v === '*'));
+      const names = strings(rule.resourceNames);
+      return (
+        has(rule.apiGroups, 'security.openshift.io', true) &&
+        has(rule.resources, 'securitycontextconstraints', false) &&
+        has(rule.verbs, 'use', true) &&
+        (names.length === 0 || names.includes(SCC_NAME))
+      );
+    });
+  const clusterRole = new Map(clusterRoles.map((r) => [r.metadata?.name ?? '', r]));
+  const role = new Map(roles.map((r) => [`${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`, r]));
+  return (binding, namespace) => {
+    const ref = binding.roleRef as { kind?: unknown; name?: unknown } | undefined;
+    const name = String(ref?.name ?? '');
+    // oc adm policy's own ClusterRole counts even when it cannot be read.
+    if (isSccRole(binding)) return `ClusterRole ${name}`;
+    if (ref?.kind === 'ClusterRole' && grantsUse(clusterRole.get(name))) return `ClusterRole ${name}`;
+    if (ref?.kind === 'Role' && namespace !== undefined && grantsUse(role.get(`${namespace}/${name}`)))
+      return `Role ${namespace}/${name}`;
+    return undefined;
+  };
 }
 
 /** `oc apply -f openshift/scc.yaml`: the SCC objects of a release tree, applied server-side. */
@@ -161,7 +219,7 @@ export async function deleteScc(writer: KubeWriter): Promise<boolean> {
 
 type Subject = { kind?: unknown; name?: unknown; namespace?: unknown };
 
-function grantsScc(binding: KubeObject): boolean {
+function isSccRole(binding: KubeObject): boolean {
   const ref = binding.roleRef as { kind?: unknown; name?: unknown } | undefined;
   return ref?.kind === 'ClusterRole' && ref.name === SCC_ROLE;
 }

@@ -74,6 +74,22 @@ const PERMISSIONS: readonly StepPermission[] = [
   },
   {
     group: 'rbac.authorization.k8s.io',
+    resource: 'roles',
+    verbs: ['list'],
+    scope: 'cluster',
+    when: 'openshift',
+    why: "find Roles (such as OLM's from a CSV's permissions) that grant use of the SCC before deleting it",
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'clusterroles',
+    verbs: ['list'],
+    scope: 'cluster',
+    when: 'openshift',
+    why: 'find ClusterRoles that grant use of the SCC before deleting it',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
     resource: 'clusterroles',
     // bind: creating a RoleBinding to a ClusterRole needs it (RBAC escalation prevention).
     verbs: [...APPLY_VERBS, 'delete', 'bind'],

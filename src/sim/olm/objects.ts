@@ -275,6 +275,15 @@ export const CSV_STATUS = {
     reason: 'InstallSucceeded',
     message: 'install strategy completed with no errors',
   }),
+  /** The reasons and messages of OLM's operator (operator-lifecycle-manager olm/operator.go). */
+  failed: (reason: 'InstallCheckFailed' | 'InvalidStrategy'): Record<string, unknown> => ({
+    phase: 'Failed',
+    reason,
+    message:
+      reason === 'InstallCheckFailed'
+        ? 'install timeout'
+        : 'install strategy invalid: deployment redis-enterprise-operator: spec.template is invalid',
+  }),
   replacing: (by: string): Record<string, unknown> => ({
     phase: 'Replacing',
     reason: 'BeingReplaced',

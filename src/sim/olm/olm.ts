@@ -8,8 +8,12 @@
  *   cluster's image specs pinned by digest (`digestHash` "is only supported for OLM
  *   deployments", DOCS `kubernetes/reference/redis_enterprise_cluster_api.md`);
  * - seeding also makes the admission webhook from the CSV's webhookdefinitions, as OLM does
- *   (generated name, OLM's owner labels, the Service `<deployment>-service`); OLM moves it to
- *   each new CSV;
+ *   (generated name, OLM's owner labels, the Service `<deployment>-service`), signed by OLM's
+ *   own CA unless `operator.olm.webhookCa: operator` (webhook-cert.ts); OLM moves it to each
+ *   new CSV;
+ * - on OpenShift each CSV's permissions entry for service account `rec` becomes a Role and
+ *   RoleBinding with a generated name (permissions.ts), removed with its CSV;
+ * - `operator.olm.installFailure`: a new CSV goes Failed first, retried or for good;
  * - the catalog operator: the newest CSV of the subscribed channel that skips the installed one
  *   (catalog.ts `replacementOf`; OLM Classic picks "the successor closest to the channel head",
  *   Red Hat OpenShift docs "Extensions > Update paths") gets an InstallPlan; Automatic approval
@@ -39,6 +43,8 @@ import type { Scenario } from '../scenario.js';
 import { simDialectFields } from '../world/dialect.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
 import { worldOf } from '../world/world.js';
+import type { OlmWebhookCert } from './webhook-cert.js';
+import { csvPodPermissions } from './permissions.js';
 import { type OlmCatalog, type OlmSkips, scenarioCatalog } from './catalog.js';
 import {
   CSV_KIND,
@@ -77,6 +83,10 @@ export interface ScenarioOlm {
   operatorImageByDigest: boolean;
   /** Which newer CSVs skip the installed one (catalog.ts). */
   skips: OlmSkips;
+  /** Who signs OLM's webhook: OLM's own CA (default) or the operator's admission-tls. */
+  webhookCa: 'olm' | 'operator';
+  /** How the install of a new CSV fails first (SIMULATOR scenario key operator.olm.installFailure). */
+  installFailure: 'none' | 'InstallCheckFailed' | 'InvalidStrategy';
 }
 
 function olmOf(scenario: Scenario): ScenarioOlm {
@@ -87,6 +97,8 @@ function olmOf(scenario: Scenario): ScenarioOlm {
       startingCSV: `redis-enterprise-operator.v${scenario.operator.version}`,
       operatorImageByDigest: false,
       skips: 'catalog',
+      webhookCa: 'olm',
+      installFailure: 'none',
     }
   );
 }
@@ -136,7 +148,12 @@ function adopt(
  * Subscription (AtLatestKnown or UpgradePending; the catalog operator's first pass fills in the
  * InstallPlan), the CSV owning the Deployment, and digests in the REC's image specs.
  */
-export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: string): void {
+export function seedOlmInstall(
+  kube: KubeAccess,
+  scenario: Scenario,
+  operatorCaBundle: string,
+  olmCert?: OlmWebhookCert,
+): void {
   const { namespace, operator } = scenario;
   const olm = olmOf(scenario);
   const catalog = catalogOf(scenario);
@@ -154,6 +171,7 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: s
     }),
   );
   writeStatus(kube, csv, CSV_STATUS.succeeded());
+  installPodPermissions(kube, scenario, csv, operator.version);
   const deployment = kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
   if (deployment && !deployment.metadata.labels?.[OWNER_LABEL]) {
     // By digest, the CSV's Deployment replaces the bundle's (tagged) one the seed created.
@@ -174,7 +192,25 @@ export function seedOlmInstall(kube: KubeAccess, scenario: Scenario, caBundle: s
     });
   }
   pinDigests(kube, scenario);
-  if (scenario.admission.enabled) seedOlmWebhook(kube, csv.metadata.name ?? '', namespace, caBundle);
+  if (!scenario.admission.enabled) return;
+  // operator.olm.webhookCa: olm signs with its own CA (webhook-cert.ts); operator: admission-tls.
+  if (olmCert) kube.ensure(olmCert.secret);
+  seedOlmWebhook(kube, csv.metadata.name ?? '', namespace, olmCert?.caBundle ?? operatorCaBundle);
+}
+
+/** OLM's Role and RoleBinding from the CSV's permissions for `rec` (OpenShift: they grant SCCs). */
+function installPodPermissions(kube: KubeAccess, scenario: Scenario, csv: KubeObject, version: string): void {
+  if (scenario.platform !== 'openshift') return;
+  for (const object of csvPodPermissions(csv, version, scenario.namespace)) kube.ensure(object);
+}
+
+/** What OLM made for a CSV: its Roles and RoleBindings, gone with it (owner references). */
+function removeCsvPermissions(kube: KubeAccess, csv: string, namespace: string): void {
+  for (const kind of ['RoleBinding', 'Role']) {
+    for (const object of kube.list('rbac.authorization.k8s.io/v1', kind, namespace)) {
+      if (object.metadata.labels?.[OWNER_LABEL] === csv) kube.delete(object);
+    }
+  }
 }
 
 /** OLM's webhook from the CSV's webhookdefinitions, and the Service it calls. */
@@ -432,6 +468,8 @@ export class OlmController {
         }),
       );
     writeStatus(this.#kube, csv, CSV_STATUS.installing());
+    installPodPermissions(this.#kube, this.#scenario, csv, version);
+    this.#failInstall(csv);
     const old = this.#get(CSV_KIND, installed);
     if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
     const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
@@ -454,6 +492,23 @@ export class OlmController {
     });
   }
 
+  /**
+   * operator.olm.installFailure: the new CSV goes Failed first. InstallCheckFailed is retried:
+   * on OLM's next sync (a second later, never in the same pass, so a
+   * reader sees it) it goes back to Installing and succeeds once the Deployment is ready.
+   * InvalidStrategy stays Failed.
+   */
+  #failInstall(csv: KubeObject): void {
+    const failure = olmOf(this.#scenario).installFailure;
+    if (failure === 'none') return;
+    writeStatus(this.#kube, csv, CSV_STATUS.failed(failure));
+    if (failure !== 'InstallCheckFailed') return;
+    this.#timers.after(Math.max(this.#revertSeconds, 1), () => {
+      const live = this.#get(CSV_KIND, csv.metadata.name ?? '');
+      if (live && statusOf(live).phase === 'Failed') writeStatus(this.#kube, live, CSV_STATUS.installing());
+    });
+  }
+
   /** OLM replaces the webhook configuration with the new CSV's: its owner labels name `csv`. */
   #moveWebhooks(csv: string): void {
     for (const webhook of olmWebhooks(this.#kube, this.#scenario.namespace)) {
@@ -471,7 +526,9 @@ export class OlmController {
       if (!deployment || owner !== csv.metadata.name || !deploymentReady(deployment)) continue;
       writeStatus(this.#kube, csv, CSV_STATUS.succeeded());
       for (const other of this.#list(CSV_KIND)) {
-        if (statusOf(other).phase === 'Replacing') this.#kube.delete(other);
+        if (statusOf(other).phase !== 'Replacing') continue;
+        this.#kube.delete(other);
+        removeCsvPermissions(this.#kube, other.metadata.name ?? '', this.#scenario.namespace);
       }
     }
   }

@@ -15,6 +15,7 @@ import type { KubeStore } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
 import type { Scenario, ScenarioDatabase } from '../scenario.js';
+import { olmWebhookCert } from '../olm/webhook-cert.js';
 import { admissionTlsSecret } from './admission.js';
 import {
   activeActiveResource,
@@ -64,6 +65,10 @@ export async function seedCluster(
   const { namespace } = scenario;
   // The only slow part (key generation) first, so all writes then happen in one go.
   const admissionTls = await admissionTlsSecret(namespace);
+  const olmCert =
+    scenario.operator.olm?.webhookCa === 'olm' && scenario.admission.enabled
+      ? await olmWebhookCert(namespace)
+      : undefined;
 
   seedNamespaces(kube, scenario);
   for (const crd of crdsFor(scenario.dialect)) kube.ensure(crd as KubeObject);
@@ -77,7 +82,7 @@ export async function seedCluster(
   seedClusterResources(kube, rest, scenario, now);
   seedDatabases(kube, rest, scenario, now);
   // OperatorHub: OLM's objects over the bundle's, the CSV owning the operator Deployment.
-  if (scenario.operator.installedBy === 'olm') seedOlmInstall(kube, scenario, caBundle);
+  if (scenario.operator.installedBy === 'olm') seedOlmInstall(kube, scenario, caBundle, olmCert);
   seedExtraObjects(kube, scenario);
 }
 

@@ -80,6 +80,8 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
                 file.operator.olm?.startingCSV ?? `redis-enterprise-operator.v${file.operator.version}`,
               operatorImageByDigest: file.operator.olm?.operatorImageByDigest ?? false,
               skips: file.operator.olm?.skips ?? 'catalog',
+              webhookCa: file.operator.olm?.webhookCa ?? 'olm',
+              installFailure: file.operator.olm?.installFailure ?? 'none',
             }
           : null,
     },

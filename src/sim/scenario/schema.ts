@@ -190,6 +190,20 @@ const olmSchema = z.strictObject({
    * the simulator plays both (default: by tag, as the release bundle's Deployment).
    */
   operatorImageByDigest: z.boolean().default(false),
+  /**
+   * Who signs the webhook OLM makes from the CSV's webhookdefinitions. `olm` (default): OLM's
+   * own CA and serving certificate (Secret `<deployment>-service-cert`, its CA in the caBundle;
+   * olm.operatorframework.io "Adding admission and conversion webhooks"); `operator`: the
+   * operator's Secret admission-tls, as the simulator had it before.
+   */
+  webhookCa: z.enum(['olm', 'operator']).default('olm'),
+  /**
+   * Ours: how OLM's install of a new CSV fails first. `none` (default); `InstallCheckFailed`:
+   * the CSV goes Failed ("install timeout", as while a slow Deployment comes up) and OLM moves
+   * it back on its next sync, after which it succeeds; `InvalidStrategy`: Failed for good (OLM
+   * does not retry it). operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`.
+   */
+  installFailure: z.enum(['none', 'InstallCheckFailed', 'InvalidStrategy']).default('none'),
 });
 
 const KUBE_MINOR = /^1\.\d+$/;
@@ -361,6 +375,8 @@ export interface Scenario extends Omit<
       startingCSV: string;
       operatorImageByDigest: boolean;
       skips: 'catalog' | 'all' | 'none' | string[];
+      webhookCa: 'olm' | 'operator';
+      installFailure: 'none' | 'InstallCheckFailed' | 'InvalidStrategy';
     } | null;
   };
   admission: { enabled: boolean; webhookName: string };

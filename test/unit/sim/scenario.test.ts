@@ -408,6 +408,8 @@ describe('broken scenario files', () => {
       startingCSV: 'redis-enterprise-operator.v7.4.6-2',
       operatorImageByDigest: false,
       skips: 'catalog',
+      webhookCa: 'olm',
+      installFailure: 'none',
     });
     assert.deepEqual(
       parseScenario(olm('\n  olm: {channel: "7.4.6", approval: Automatic}'), 'olm.yaml').operator.olm,
@@ -417,6 +419,8 @@ describe('broken scenario files', () => {
         startingCSV: 'redis-enterprise-operator.v7.4.6-2',
         operatorImageByDigest: false,
         skips: 'catalog',
+        webhookCa: 'olm',
+        installFailure: 'none',
       },
     );
     // SIMULATOR.md's example: a channel of the user's own naming and a CSV with a rebuild suffix.
@@ -433,6 +437,8 @@ describe('broken scenario files', () => {
         startingCSV: 'redis-enterprise-operator.v7.4.6-2.0',
         operatorImageByDigest: false,
         skips: ['7.8.6-11'],
+        webhookCa: 'olm',
+        installFailure: 'none',
       },
     );
     assert.equal(parseScenario(olm('\n  olm: {skips: none}'), 'olm.yaml').operator.olm?.skips, 'none');

@@ -1,0 +1,59 @@
+/**
+ * What fixes a module in use that the target cluster cannot load, as the target's RS takes
+ * modules (issue 27 item 6):
+ *
+ * - From RS 8.0 the standard modules (search, ReJSON, timeseries, bf) are bundled: a database
+ *   upgraded to Redis 8 or later gets them enabled and upgraded with it, "you don't need to take
+ *   any additional action" (redis/docs `content/operate/kubernetes/re-databases/modules.md`,
+ *   "Upgrade with bundled modules"). The fix is to upgrade the database.
+ * - Custom (user-defined) modules go into the cluster resource's `spec.userDefinedModules`
+ *   (name and `source.https.url`) with a build whose `compatible_redis_version` matches, before
+ *   the cluster upgrade (same page, "Upgrade with user-defined modules").
+ * - `POST /v2/modules` only while the target still takes uploads: the RS 8.0+ API docs no longer
+ *   list it, and 8.2 refuses it (`403 modules_upload_disabled`) unless allowed
+ *   (research/redis-facts.md §12).
+ */
+
+import { atLeast } from '../release/catalog.js';
+import { curlApi, kubectlMergePatch } from './equivalent-commands.js';
+
+/** The first operator release whose cluster runs RS 8.0 (its modules are bundled, uploads are gone). */
+export const BUNDLED_MODULES_FROM = '8.0.2-2';
+
+/** The modules RS 8 bundles (modules.md "Bundled vs. user-defined modules"). */
+const BUNDLED_MODULES: ReadonlySet<string> = new Set(['search', 'rejson', 'timeseries', 'bf']);
+
+export function targetTakesModuleUploads(targetOperator: string): boolean {
+  return !atLeast(targetOperator, BUNDLED_MODULES_FROM);
+}
+
+export function isBundledModule(name: string, flaggedBundled = false): boolean {
+  return flaggedBundled || BUNDLED_MODULES.has(name.toLowerCase());
+}
+
+export interface ModuleFixInput {
+  targetOperator: string;
+  module: string;
+  /** The management API marks it `is_bundled`. */
+  flaggedBundled?: boolean;
+  cluster: { name: string; namespace: string };
+  /** The databases using it, for the text. */
+  databases: string[];
+}
+
+/** One sentence: what to do about this module before (or to unfreeze) the upgrade. */
+export function moduleFix(input: ModuleFixInput): string {
+  const { module, cluster } = input;
+  if (targetTakesModuleUploads(input.targetOperator)) {
+    return `upload the RHEL9 build of ${module}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or list it in spec.userDefinedModules of the cluster resource`;
+  }
+  if (isBundledModule(module, input.flaggedBundled)) {
+    return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;
+  }
+  const patch = kubectlMergePatch('rec', cluster.name, cluster.namespace, {
+    spec: {
+      userDefinedModules: [{ name: module, source: { https: { url: '<url of its build for the target>' } } }],
+    },
+  });
+  return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches (${patch}); the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
+}

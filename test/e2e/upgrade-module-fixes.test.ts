@@ -1,0 +1,78 @@
+// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { tempDir } from '../helpers/temp.js';
+import { withUpgradeSim } from './upgrade-support.js';
+
+/**
+ * The modules-compatible fix fits the target's RS (issue 27): before RS 8 a module without a
+ * RHEL9 build is uploaded (POST /v2/modules); from RS 8 a bundled module comes with the
+ * database upgrade and a custom one goes into spec.userDefinedModules, and no upload is offered.
+ */
+
+function scenarioFile(name: string, operator: string, tag: string, dbVersion: string): string {
+  const file = path.join(tempDir('ctl-module-fixes-'), `${name}.yaml`);
+  writeFileSync(
+    file,
+    `name: ${name}
+description: "Modules without RHEL9 builds, written by test/e2e/upgrade-module-fixes.test.ts"
+dialect: redis
+namespace: geo
+operator:
+  version: ${operator}
+cluster:
+  name: atlas
+  versionTag: ${tag}
+modules:
+  - { name: search, version: 2.8.4, platforms: [rhel8/x86_64] }
+  - { name: geofence, version: 1.2.3, platforms: [rhel8/x86_64] }
+databases:
+  - { name: places, version: "${dbVersion}", modules: [{ name: search, version: 2.8.4 }] }
+  - { name: zones, version: "${dbVersion}", modules: [{ name: geofence, version: 1.2.3 }] }
+`,
+  );
+  return file;
+}
+
+interface PlanJson {
+  checks: { id: string; status: string; message: string; fix: string }[];
+}
+
+async function modulesCheck(file: string, target: string): Promise<PlanJson['checks'][number]> {
+  return withUpgradeSim(file, async (sim) => {
+    const plan = await sim.ctl(['upgrade', 'plan', '--to', target, '--max-hops', '1', '-o', 'json']);
+    const doc = JSON.parse(plan.stdout) as PlanJson;
+    const check = doc.checks.find((c) => c.id === 'modules-compatible');
+    assert.ok(check, plan.stdout + plan.stderr);
+    return check;
+  });
+}
+
+describe('modules-compatible fixes fit the target RS (e2e)', () => {
+  it('a 7.8 target still takes uploads: POST /v2/modules', async () => {
+    const check = await modulesCheck(scenarioFile('modules-to-78', '7.4.6-2', '7.4.6-22', '7.2'), '7.8.6-19');
+    assert.equal(check.status, 'fail', JSON.stringify(check));
+    assert.match(check.fix, /POST .*\/v2\/modules/);
+  });
+
+  it('an RS 8 target: upgrade the database for bundled search, spec.userDefinedModules for geofence, no upload', async () => {
+    const check = await modulesCheck(
+      scenarioFile('modules-to-80', '7.22.2-43', '7.22.2-179', '7.4'),
+      '8.0.2-6',
+    );
+    assert.equal(check.status, 'fail', JSON.stringify(check));
+    assert.match(
+      check.fix,
+      /search is bundled from RS 8: upgrade places to Redis 8 or later \(spec\.redisVersion\)/,
+    );
+    assert.match(check.fix, /geofence is a user-defined module: list it in spec\.userDefinedModules/);
+    assert.match(
+      check.fix,
+      /kubectl patch rec atlas -n geo --type merge -p '\{"spec":\{"userDefinedModules"/,
+    );
+    assert.doesNotMatch(check.fix, /-X POST/);
+  });
+});
