@@ -24,6 +24,7 @@ import {
   RHEL9_TARGETS_FROM,
   rhel7HopFor,
 } from '../release/catalog.js';
+import { isAffectedByAny } from '../release/advisories.js';
 import {
   compareOperatorVersions,
   compareReleases,
@@ -52,22 +53,25 @@ export interface HopNeed {
   reason: string;
 }
 
-/** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
+/**
+ * The newest catalogued release in [minimum, below) with a trustworthy bundle tag, one no known
+ * advisory affects when there is one (a hop into 7.4.6 goes to the newest 7.4.6, which has the
+ * fixes: src/release/advisories.ts).
+ */
 export function newestReleaseBelow(below: string, minimum: string): string | undefined {
   const belowVersion = parseOperatorVersion(below);
   const minVersion = parseOperatorVersion(minimum);
   if (!belowVersion || !minVersion) return undefined;
-  return knownOperatorVersions()
-    .filter((v) => {
-      const parsed = parseOperatorVersion(v);
-      return (
-        parsed &&
-        compareOperatorVersions(parsed, belowVersion) < 0 &&
-        compareOperatorVersions(parsed, minVersion) >= 0 &&
-        gitTagFor(v) !== undefined
-      );
-    })
-    .at(-1);
+  const candidates = knownOperatorVersions().filter((v) => {
+    const parsed = parseOperatorVersion(v);
+    return (
+      parsed &&
+      compareOperatorVersions(parsed, belowVersion) < 0 &&
+      compareOperatorVersions(parsed, minVersion) >= 0 &&
+      gitTagFor(v) !== undefined
+    );
+  });
+  return candidates.filter((v) => !isAffectedByAny(v)).at(-1) ?? candidates.at(-1);
 }
 
 /**

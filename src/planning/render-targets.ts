@@ -33,7 +33,9 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
     const mark = target.recommended ? p.green('*') : ' ';
     const status = target.blocked
       ? p.red(`blocked: ${target.blocking.map((b) => s(b.id)).join(', ')}`)
-      : p.green('ready');
+      : target.advisories.length > 0
+        ? p.yellow(`ready, but affected by ${target.advisories.map(s).join(', ')}`)
+        : p.green('ready');
     out.push(
       `  ${mark} ${s(target.operator).padEnd(width)}  ${s(target.line).padEnd(5)}  ${s(target.clusterVersion ?? '?').padEnd(16)}  ${describePath(target)}  ${status}`,
     );
@@ -45,8 +47,10 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
   out.push('');
   out.push(
     list.recommended
-      ? `${p.green('*')} recommended (the newest no check blocks). Next: ctl upgrade plan --to ${s(list.recommended)}`
-      : p.yellow('Every target is blocked: fix the checks above, then plan again.'),
+      ? `${p.green('*')} recommended (the newest no check blocks and no known advisory affects). Next: ctl upgrade plan --to ${s(list.recommended)}`
+      : p.yellow(
+          'Every target is blocked or affected by a known advisory: fix the checks above, then plan again.',
+        ),
   );
   out.push(p.dim(`Paths of at most ${list.maxHops} hop(s) (--max-hops).`));
   return `${out.join('\n')}\n`;

@@ -24,6 +24,7 @@ import {
   type RulesAnswer,
   SCC_RESOURCE,
 } from '../kube/reads.js';
+import { readOpenshiftVersion } from './openshift-version.js';
 import {
   type PermissionCondition,
   type PermissionQuery,
@@ -248,6 +249,8 @@ export interface Snapshot {
   dialectSource: 'cluster' | 'crd' | 'default';
   platform: Platform;
   kubernetesVersion?: string | undefined;
+  /** OpenShift only: the ClusterVersion's version (`4.16.12`); undefined when unreadable. */
+  openshiftVersion?: string | undefined;
   /** Cluster resources found in the namespace (for "which one?" messages). */
   clusterCandidates: string[];
   /** The name asked for with --cluster, if any. */
@@ -393,6 +396,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     scc,
     helmSecrets,
     permissions,
+    openshiftVersion,
   ] = await Promise.all([
     cluster
       ? errors.guard(
@@ -427,6 +431,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
       requiredPermissionQueries(deps.requiredPermissions, { namespace, watchedNamespaces, conditions }),
       errors,
     ),
+    platform === 'openshift' ? readOpenshiftVersion(kube) : undefined,
   ]);
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
@@ -443,6 +448,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     dialectSource: detected.source,
     platform,
     kubernetesVersion,
+    ...(openshiftVersion ? { openshiftVersion } : {}),
     clusterCandidates,
     requestedCluster: deps.clusterName,
     cluster,
