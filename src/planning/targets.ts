@@ -13,6 +13,7 @@ import { CtlError } from '../errors.js';
 import { advisoriesAffecting } from '../release/advisories.js';
 import { gitTagFor, knownOperatorVersions } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
+import { type AvailableRelease, olmAvailableReleases } from './catalog-notes.js';
 import type { CheckId } from './checks.js';
 import type { Plan } from './plan.js';
 import type { Snapshot } from './snapshot.js';
@@ -51,6 +52,12 @@ export interface UpgradeTargets {
   recommended: string | null;
   /** The recommended target first, then the others, newest first. */
   targets: UpgradeTarget[];
+  /**
+   * Releases newer than the catalog that the install method offers (an addition to CLI.md's
+   * shape): OperatorHub's channel heads, the helm repository's chart versions. Not planned:
+   * the catalog lacks their images; each says where it was found.
+   */
+  available: AvailableRelease[];
 }
 
 /** The newest build of each release line newer than `current`, newest line first. */
@@ -151,6 +158,7 @@ export function listTargets(
     maxHops,
     recommended: best?.operator ?? null,
     targets: best ? [best, ...targets.filter((target) => target !== best)] : targets,
+    available: olmAvailableReleases(snapshot),
   };
 }
 

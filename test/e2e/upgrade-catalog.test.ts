@@ -1,11 +1,11 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Scenario } from '../../src/sim/scenario.js';
-import { assertExit, assertNoChanges, changes, withUpgradeSim } from './upgrade-support.js';
+import { assertExit, assertNoChanges, assertUpgraded, changes, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * Issue 25, ctl's side, end to end against the simulator with the built ctl: the advisory of the
@@ -38,6 +38,7 @@ interface PlanDoc {
 
 interface TargetsDoc {
   recommended: string | null;
+  available: { operator: string; clusterVersion: string | null; foundIn: string }[];
   targets: {
     operator: string;
     recommended: boolean;
@@ -276,5 +277,96 @@ describe('--catalog (e2e)', () => {
       assert.match(result.stderr, /\/updated/);
       assert.match(result.stderr, /\/releases\/0/);
     });
+  });
+});
+
+describe('newer releases than the catalog (e2e)', () => {
+  it('helm install: a chart version of the repository that the catalog lacks is listed as available, with where', async () => {
+    await withUpgradeSim('helm-installed', async (sim) => {
+      // A chart repository is a folder with index.yaml (helm's repository format).
+      const repo = join(sim.sandbox.dir, 'repo');
+      mkdirSync(repo);
+      writeFileSync(
+        join(repo, 'index.yaml'),
+        [
+          'apiVersion: v1',
+          'entries:',
+          '  redis-enterprise-operator:',
+          '    - {name: redis-enterprise-operator, version: 8.2.0-25, urls: [redis-enterprise-operator-8.2.0-25.tgz]}',
+          '    - {name: redis-enterprise-operator, version: 8.2.0-18, urls: [redis-enterprise-operator-8.2.0-18.tgz]}',
+          '',
+        ].join('\n'),
+      );
+      const list = await sim.ctl(['upgrade', 'plan', '--helm-repo', repo, '-o', 'json']);
+      assertExit(list, 0, 'plan -o json (targets)');
+      const doc = JSON.parse(list.stdout) as TargetsDoc;
+      assert.deepEqual(doc.available, [
+        {
+          operator: '8.2.0-25',
+          clusterVersion: null,
+          foundIn: `helm repository ${repo}, chart redis-enterprise-operator`,
+        },
+      ]);
+      const text = await sim.ctl(['upgrade', 'plan', '--helm-repo', repo]);
+      assert.match(text.stdout, /\+ 8\.2\.0-25 +available, not in ctl's catalog \(helm repository/);
+
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '--helm-repo', repo, '-o', 'json']);
+      const planned = JSON.parse(plan.stdout) as PlanDoc & { catalog: { available: { operator: string }[] } };
+      assert.deepEqual(
+        planned.catalog.available.map((r) => r.operator),
+        ['8.2.0-25'],
+      );
+    });
+  });
+});
+
+describe('--catalog end to end (e2e; needs the simulator key releases: of branch simworld)', () => {
+  it('run reaches a release only the --catalog file and the simulated world know', async () => {
+    const NEWER = { operator: '8.2.0-25', rs: '8.2.0-80.25' };
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        const file = join(sim.sandbox.dir, 'catalog.json');
+        writeFileSync(
+          file,
+          JSON.stringify({
+            format: 1,
+            updated: '2026-11-26',
+            releases: [
+              {
+                operator: NEWER.operator,
+                clusterTags: [NEWER.rs],
+                databaseVersions: ['7.2', '7.4', '8.2', '8.6'],
+                defaultDatabaseVersion: '8.6',
+                kubernetes: { supported: ['1.33', '1.34', '1.35', '1.36'], deprecated: ['1.32'] },
+                source: ['test'],
+              },
+            ],
+          }),
+        );
+        const result = await sim.ctl(
+          ['upgrade', 'run', '--to', NEWER.operator, '--catalog', file, '--yes', '-o', 'json'],
+          { timeoutMs: 180_000 },
+        );
+        assertExit(result, 0, `run --to ${NEWER.operator} --catalog`);
+        await assertUpgraded(sim, { operator: NEWER.operator, tag: NEWER.rs, dbVersion: '8.6' });
+      },
+      {
+        patch: (scenario) =>
+          ({
+            ...scenario,
+            // SIMULATOR.md, third round: releases of the simulated world beyond its built-in list.
+            releases: [
+              {
+                operator: NEWER.operator,
+                rs: NEWER.rs,
+                databaseVersions: ['7.2', '7.4', '8.2', '8.6'],
+                defaultDatabaseVersion: '8.6',
+                kubernetes: { supported: ['1.33', '1.34', '1.35', '1.36'], deprecated: ['1.32'] },
+              },
+            ],
+          }) as Scenario,
+      },
+    );
   });
 });

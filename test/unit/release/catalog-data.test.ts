@@ -6,6 +6,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { loadCatalogOption } from '../../../src/planning/catalog-source.js';
 import { catalogAgeDays } from '../../../src/planning/catalog-notes.js';
+import { chartVersionsOf, newerThanCatalog } from '../../../src/planning/helm-index.js';
 import { advisoriesAffecting, fixedReleaseFor, isAffectedByAny } from '../../../src/release/advisories.js';
 import {
   activeCatalog,
@@ -215,5 +216,25 @@ describe('freshness', () => {
   it('the age in whole days', () => {
     assert.equal(catalogAgeDays('2026-11-26', new Date('2026-11-26T23:00:00Z')), 0);
     assert.equal(catalogAgeDays('2026-09-01', new Date('2026-11-26T12:00:00Z')), 86);
+  });
+});
+
+describe('helm repository index (src/planning/helm-index.ts)', () => {
+  it('reads the chart versions and keeps those newer than the catalog that it lacks', () => {
+    const index = [
+      'apiVersion: v1',
+      'entries:',
+      '  redis-enterprise-operator:',
+      '    - {version: 8.2.0-25}',
+      '    - {version: 8.2.0-18}',
+      '    - {version: not-a-version}',
+      '  other-chart:',
+      '    - {version: 9.0.0-1}',
+    ].join('\n');
+    const versions = chartVersionsOf(index, 'redis-enterprise-operator');
+    assert.deepEqual(versions, ['8.2.0-25', '8.2.0-18']);
+    assert.deepEqual(newerThanCatalog(versions, 'repo'), [
+      { operator: '8.2.0-25', clusterVersion: null, foundIn: 'repo' },
+    ]);
   });
 });
