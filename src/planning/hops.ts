@@ -285,8 +285,25 @@ export function multiHopPlan(snapshot: Snapshot, hops: PathHop[], fingerprint: (
     checks: mergeChecks(planHops),
     blocked: planHops.some((hop) => hop.blocked),
     hops: planHops,
+    catalog: mergeCatalog(first.catalog, last.catalog),
   };
   return { ...plan, fingerprint: fingerprint(plan) };
+}
+
+/**
+ * The catalog section of a multi-hop plan: the first hop's (the running operator is the live
+ * one there), with the advisories of the final target added (the last hop's, planned from a
+ * projected snapshot, knows the final target).
+ */
+function mergeCatalog(first: Plan['catalog'], last: Plan['catalog']): Plan['catalog'] {
+  if (!first || !last) return first ?? last;
+  const advisories = first.advisories.map((advisory) => ({ ...advisory }));
+  for (const advisory of last.advisories.filter((a) => a.target)) {
+    const known = advisories.find((a) => a.id === advisory.id);
+    if (known) known.target = true;
+    else advisories.push({ ...advisory, running: false });
+  }
+  return { ...first, advisories };
 }
 
 const RANK = { pass: 0, warn: 1, fail: 2 } as const;

@@ -104,6 +104,15 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     assert.match(check.fix, /^Pass --max-hops 2/);
   });
 
+  it('the multi-hop plan lists the advisories of the running operator and of the final target', () => {
+    const plan = planUpgradePath(at('7.2.4-12', '7.2.4-92'), makeTarget({ to: '7.8.2-6' }));
+    assert.equal(plan.hops?.length, 2);
+    const advisory = plan.catalog?.advisories.find((a) => a.id === 'reaadb-empty-password');
+    assert.ok(advisory, JSON.stringify(plan.catalog));
+    assert.equal(advisory.running, true, '7.2.4-12 is affected');
+    assert.equal(advisory.target, true, '7.8.2-6 is affected');
+  });
+
   it('a --bundle without {version} cannot serve several hops: refused', () => {
     const snapshot = at('7.2.4-12', '7.2.4-92');
     const plan = planUpgradePath(snapshot, makeTarget({ to: '7.8.2-6', bundle: './bundle.yaml' }));
