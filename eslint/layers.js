@@ -10,7 +10,11 @@ import path from 'node:path';
 
 /** Lowest first. A folder ends with '/'; anything else is one file. */
 export const LAYERS = [
-  { name: 'base', members: ['src/errors.ts', 'src/json-read.ts', 'src/package-root.ts'] },
+  {
+    name: 'base',
+    // The catalog's schema is data the release layer validates a --catalog file against.
+    members: ['src/errors.ts', 'src/json-read.ts', 'src/package-root.ts', 'docs/catalog.schema.json'],
+  },
   { name: 'release facts', members: ['src/release/'] },
   { name: 'access', members: ['src/io/', 'src/api/', 'src/kube/', 'src/exec/'] },
   { name: 'planning', members: ['src/planning/'] },

@@ -72,10 +72,19 @@ function refuseTargetFlags(command: Command): undefined {
   return undefined;
 }
 
+/** `--catalog` / CTL_CATALOG, loaded before the target is read: it may know the --to release. */
+async function loadCatalog(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
+  const location = (command.opts().catalog as string | undefined) ?? (env.CTL_CATALOG || undefined);
+  if (location === undefined) return;
+  const { loadCatalogOption } = await import('../planning/catalog-source.js');
+  await loadCatalogOption(location);
+}
+
 /** `ctl upgrade plan`. */
 export async function planAction(command: Command, runtime: Runtime): Promise<void> {
   const globals = readGlobalOptions(command);
   const io = await createIo(globals, runtime);
+  await loadCatalog(command, runtime.env);
   const { resolveSelection, resolveTarget } = await import('../planning/target.js');
   const flags = readTarget(command, runtime.env);
   // Without --to: the targets this cluster can reach.
@@ -101,6 +110,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
   const globals = readGlobalOptions(command, { multipleContexts: true });
   const io = await createIo(globals, runtime);
   const o = command.opts() as Record<string, unknown>;
+  await loadCatalog(command, runtime.env);
   const { resolveTarget } = await import('../planning/target.js');
   const { parseStepList } = await import('../commands/run.js');
   const flags = readTarget(command, runtime.env);

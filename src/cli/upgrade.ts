@@ -43,6 +43,10 @@ function addPlanOptions(command: Command): Command {
         'helm chart repository URL (env CTL_HELM_REPO; default https://helm.redis.io for the default chart)',
       )
       .option(
+        '--catalog <file|url>',
+        'a release catalog (JSON or YAML, docs/catalog.schema.json) added to the built-in one: releases newer than ctl, their images, platforms, advisories (env CTL_CATALOG)',
+      )
+      .option(
         '--databases <all|none|names>',
         'databases to upgrade: all, none, or a list such as cache,other-ns/orders',
         'all',
@@ -102,7 +106,8 @@ export function register(program: Command, runtime: Runtime): void {
         '  cluster-found, cluster-running, license-valid, operator-min-version,\n' +
         '  upgrade-path, database-min-version, database-version-supported,\n' +
         '  modules-compatible, auto-upgrade-digest, helm-release-healthy,\n' +
-        '  admission-tls, api-reachable, permissions\n' +
+        '  admission-tls, api-reachable, permissions, release-advisories,\n' +
+        '  platform-supported\n' +
         '\nThe management API: --api-url, else https://<cluster>.<namespace>.svc:9443\n' +
         'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +
         'to the Secret named after the cluster.\n' +

@@ -72,6 +72,7 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
       return;
     }
     const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
+    await addHelmReleases(plan, snapshot, input);
     if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
     if (input.io.output === 'json') input.io.json(plan);
     else {
@@ -99,11 +100,28 @@ async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSessi
   const { DEFAULT_MAX_HOPS } = await import('../planning/hops.js');
   const selection = input.selection ?? resolveSelection({});
   const list = listTargets(snapshot, selection, input.maxHops ?? DEFAULT_MAX_HOPS, planUpgradePath);
+  const { helmAvailableReleases } = await import('../planning/helm-index.js');
+  list.available.push(
+    ...(await helmAvailableReleases(snapshot, selection, input.io)).filter(
+      (release) => !list.available.some((known) => known.operator === release.operator),
+    ),
+  );
   if (input.io.output === 'json') input.io.json(list);
   else {
     const { renderTargets } = await import('../planning/render-targets.js');
     input.io.data(renderTargets(list, input.io.color));
   }
+}
+
+/** Releases newer than the catalog that the helm repository offers, into the plan's `catalog.available`. */
+async function addHelmReleases(plan: Plan, snapshot: Snapshot, input: PlanCommandInput): Promise<void> {
+  if (!plan.catalog || !input.target) return;
+  const { helmAvailableReleases } = await import('../planning/helm-index.js');
+  const found = await helmAvailableReleases(snapshot, input.target, input.io);
+  const catalog = plan.catalog;
+  catalog.available.push(
+    ...found.filter((release) => !catalog.available.some((known) => known.operator === release.operator)),
+  );
 }
 
 /**

@@ -120,7 +120,8 @@ export function orderForApply(objects: readonly KubeObject[]): KubeObject[] {
 
 const FETCH_TIMEOUT_MS = 60_000;
 
-async function readLocation(location: string, options: LoadOptions): Promise<string> {
+/** The text of a file or an http(s) URL (60 s deadline, proxy variables honoured); OperationError on failure. */
+export async function readLocation(location: string, options: LoadOptions): Promise<string> {
   if (!isUrl(location)) {
     const path = location.startsWith('file:') ? fileURLToPath(location) : location;
     try {

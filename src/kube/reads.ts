@@ -65,6 +65,12 @@ export const SCC_RESOURCE: CustomResourceType = {
   version: 'v1',
   plural: 'securitycontextconstraints',
 };
+/** OpenShift's ClusterVersion (a singleton named `version`): `status.desired.version` is the OpenShift version. */
+export const CLUSTER_VERSION_RESOURCE: CustomResourceType = {
+  group: 'config.openshift.io',
+  version: 'v1',
+  plural: 'clusterversions',
+};
 export const CLUSTER_CRD_NAME = `${CLUSTER_RESOURCE.plural}.${OPERATOR_GROUP}`;
 
 export interface AccessQuery {

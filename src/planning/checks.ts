@@ -17,6 +17,8 @@ import {
 } from '../release/catalog.js';
 import { buildClusterPatch, digestPinnedSpecs } from './cluster-patch.js';
 import { newestReleaseBelow } from './hops.js';
+import { checkReleaseAdvisories } from './advisories.js';
+import { checkPlatformSupported } from './platform.js';
 import {
   csvVersion,
   olmRoute,
@@ -144,6 +146,8 @@ const CHECKS: Record<CheckId, Check> = {
   'admission-tls': checkAdmissionTls,
   'api-reachable': checkApiReachable,
   permissions: checkPermissions,
+  'release-advisories': ({ snapshot, target }) => checkReleaseAdvisories(snapshot, target),
+  'platform-supported': ({ snapshot, target }) => checkPlatformSupported(snapshot, target),
 };
 
 function cluster(input: CheckInput): ClusterSnapshot {

@@ -24,6 +24,7 @@ import {
   RHEL9_TARGETS_FROM,
   rhel7HopFor,
 } from '../release/catalog.js';
+import { isAffectedByAny } from '../release/advisories.js';
 import {
   compareOperatorVersions,
   compareReleases,
@@ -53,22 +54,25 @@ export interface HopNeed {
   reason: string;
 }
 
-/** The newest catalogued release in [minimum, below) with a trustworthy bundle tag. */
+/**
+ * The newest catalogued release in [minimum, below) with a trustworthy bundle tag, one no known
+ * advisory affects when there is one (a hop into 7.4.6 goes to the newest 7.4.6, which has the
+ * fixes: src/release/advisories.ts).
+ */
 export function newestReleaseBelow(below: string, minimum: string): string | undefined {
   const belowVersion = parseOperatorVersion(below);
   const minVersion = parseOperatorVersion(minimum);
   if (!belowVersion || !minVersion) return undefined;
-  return knownOperatorVersions()
-    .filter((v) => {
-      const parsed = parseOperatorVersion(v);
-      return (
-        parsed &&
-        compareOperatorVersions(parsed, belowVersion) < 0 &&
-        compareOperatorVersions(parsed, minVersion) >= 0 &&
-        gitTagFor(v) !== undefined
-      );
-    })
-    .at(-1);
+  const candidates = knownOperatorVersions().filter((v) => {
+    const parsed = parseOperatorVersion(v);
+    return (
+      parsed &&
+      compareOperatorVersions(parsed, belowVersion) < 0 &&
+      compareOperatorVersions(parsed, minVersion) >= 0 &&
+      gitTagFor(v) !== undefined
+    );
+  });
+  return candidates.filter((v) => !isAffectedByAny(v)).at(-1) ?? candidates.at(-1);
 }
 
 /**
@@ -295,8 +299,25 @@ export function multiHopPlan(snapshot: Snapshot, hops: PathHop[], fingerprint: (
     checks: mergeChecks(planHops),
     blocked: planHops.some((hop) => hop.blocked),
     hops: planHops,
+    catalog: mergeCatalog(first.catalog, last.catalog),
   };
   return { ...plan, fingerprint: fingerprint(plan) };
+}
+
+/**
+ * The catalog section of a multi-hop plan: the first hop's (the running operator is the live
+ * one there), with the advisories of the final target added (the last hop's, planned from a
+ * projected snapshot, knows the final target).
+ */
+function mergeCatalog(first: Plan['catalog'], last: Plan['catalog']): Plan['catalog'] {
+  if (!first || !last) return first ?? last;
+  const advisories = first.advisories.map((advisory) => ({ ...advisory }));
+  for (const advisory of last.advisories.filter((a) => a.target)) {
+    const known = advisories.find((a) => a.id === advisory.id);
+    if (known) known.target = true;
+    else advisories.push({ ...advisory, running: false });
+  }
+  return { ...first, advisories };
 }
 
 const RANK = { pass: 0, warn: 1, fail: 2 } as const;

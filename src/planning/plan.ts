@@ -10,6 +10,7 @@ import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type CheckResult, isBlocked, runChecks } from './checks.js';
+import { type PlanCatalog, planCatalog } from './catalog-notes.js';
 import { olmRoute } from './olm.js';
 import { requiredPermissionsOf, type StepPermission } from './permissions.js';
 import {
@@ -104,6 +105,12 @@ export interface Plan {
    * `steps` the first hop's.
    */
   hops?: PlanHop[] | undefined;
+  /**
+   * The release catalog behind the plan (an addition to CLI.md's shape): its date and origin,
+   * the advisories that concern this upgrade, newer releases the install method offers
+   * (src/planning/catalog-notes.ts).
+   */
+  catalog?: PlanCatalog | undefined;
 }
 
 export interface PlanHop {
@@ -221,6 +228,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     steps: steps.map((step) => planStep(step, context)),
     blocked: isBlocked(checks),
     fingerprint: planFingerprint(snapshot, planTarget),
+    catalog: planCatalog(snapshot, target),
   };
 }
 

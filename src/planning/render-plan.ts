@@ -10,6 +10,7 @@
 
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
+import { describeCatalog } from './catalog-notes.js';
 import type { CheckStatus } from './checks.js';
 import type { Plan } from './plan.js';
 
@@ -59,6 +60,12 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
   for (const [name, from, to] of rows) {
     const arrow = from === to ? p.dim('(no change)') : `-> ${p.bold(to)}`;
     out.push(`  ${name.padEnd(width)}  ${from}  ${arrow}`);
+  }
+
+  if (plan.catalog) {
+    out.push('');
+    for (const line of describeCatalog(plan.catalog))
+      out.push(`  ${line.level === 'warn' ? p.yellow(s(line.text)) : p.dim(s(line.text))}`);
   }
 
   if (plan.olm) {

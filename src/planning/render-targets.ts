@@ -7,6 +7,7 @@
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
 import { paintOf } from './render-plan.js';
+import type { AvailableRelease } from './catalog-notes.js';
 import type { UpgradeTarget, UpgradeTargets } from './targets.js';
 
 export function renderTargets(list: UpgradeTargets, color: boolean | Paint): string {
@@ -25,6 +26,7 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
     out.push(
       `  No newer release in ctl's catalog than operator ${s(current.operator ?? '?')}: nothing to upgrade to.`,
     );
+    for (const release of list.available) out.push(availableLine(release, p, release.operator.length));
     return `${out.join('\n')}\n`;
   }
   const width = Math.max(6, ...list.targets.map((t) => t.operator.length));
@@ -33,7 +35,9 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
     const mark = target.recommended ? p.green('*') : ' ';
     const status = target.blocked
       ? p.red(`blocked: ${target.blocking.map((b) => s(b.id)).join(', ')}`)
-      : p.green('ready');
+      : target.advisories.length > 0
+        ? p.yellow(`ready, but affected by ${target.advisories.map(s).join(', ')}`)
+        : p.green('ready');
     out.push(
       `  ${mark} ${s(target.operator).padEnd(width)}  ${s(target.line).padEnd(5)}  ${s(target.clusterVersion ?? '?').padEnd(16)}  ${describePath(target)}  ${status}`,
     );
@@ -42,14 +46,23 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
       if (check.fix) out.push(`          ${p.dim('fix:')} ${s(check.fix)}`);
     }
   }
+  for (const release of list.available) out.push(availableLine(release, p, width));
   out.push('');
   out.push(
     list.recommended
-      ? `${p.green('*')} recommended (the newest no check blocks). Next: ctl upgrade plan --to ${s(list.recommended)}`
-      : p.yellow('Every target is blocked: fix the checks above, then plan again.'),
+      ? `${p.green('*')} recommended (the newest no check blocks and no known advisory affects). Next: ctl upgrade plan --to ${s(list.recommended)}`
+      : p.yellow(
+          'Every target is blocked or affected by a known advisory: fix the checks above, then plan again.',
+        ),
   );
   out.push(p.dim(`Paths of at most ${list.maxHops} hop(s) (--max-hops).`));
   return `${out.join('\n')}\n`;
+}
+
+/** A release the install method offers that the catalog lacks, and how to use it. */
+function availableLine(release: AvailableRelease, p: Paint, width: number): string {
+  const s = oneLine;
+  return `  ${p.yellow('+')} ${s(release.operator).padEnd(width)}  available, not in ctl's catalog (${s(release.foundIn)}): ctl upgrade plan --to ${s(release.operator)} --cluster-version <its image tag>, or --catalog <file|url> that lists it`;
 }
 
 function describePath(target: UpgradeTarget): string {

@@ -24,6 +24,7 @@ import {
   type RulesAnswer,
   SCC_RESOURCE,
 } from '../kube/reads.js';
+import { readOpenshiftVersion } from './openshift-version.js';
 import {
   type PermissionCondition,
   type PermissionQuery,
@@ -249,6 +250,8 @@ export interface Snapshot {
   dialectSource: 'cluster' | 'crd' | 'default';
   platform: Platform;
   kubernetesVersion?: string | undefined;
+  /** OpenShift only: the ClusterVersion's version (`4.16.12`); undefined when unreadable. */
+  openshiftVersion?: string | undefined;
   /** Cluster resources found in the namespace (for "which one?" messages). */
   clusterCandidates: string[];
   /** The name asked for with --cluster, if any. */
@@ -401,6 +404,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     scc,
     helmSecrets,
     permissions,
+    openshiftVersion,
   ] = await Promise.all([
     cluster
       ? errors.guard(
@@ -435,6 +439,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
       requiredPermissionQueries(deps.requiredPermissions, { namespace, watchedNamespaces, conditions }),
       errors,
     ),
+    platform === 'openshift' ? readOpenshiftVersion(kube) : undefined,
   ]);
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
@@ -464,6 +469,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     dialectSource: detected.source,
     platform,
     kubernetesVersion,
+    ...(openshiftVersion ? { openshiftVersion } : {}),
     clusterCandidates,
     requestedCluster: deps.clusterName,
     cluster,

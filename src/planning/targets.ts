@@ -4,12 +4,16 @@
  * catalog knows that is newer than the running operator; without --bundle, only builds whose
  * upstream bundle has a trustworthy git tag (src/release/catalog.ts gitTagFor), since the
  * plan of any other would be refused. Each target is planned like `--to` would plan it
- * (src/planning/hops.ts planPath), purely: no cluster read per target.
+ * (src/planning/hops.ts planPath), purely: no cluster read per target. A release a known
+ * advisory affects (src/release/advisories.ts) is never recommended; the newest build of a line
+ * is the one with the fixes, so it is the line's target.
  */
 
 import { CtlError } from '../errors.js';
+import { advisoriesAffecting } from '../release/advisories.js';
 import { gitTagFor, knownOperatorVersions } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
+import { type AvailableRelease, olmAvailableReleases } from './catalog-notes.js';
 import type { CheckId } from './checks.js';
 import type { Plan } from './plan.js';
 import type { Snapshot } from './snapshot.js';
@@ -32,6 +36,8 @@ export interface UpgradeTarget {
   /** Every hop in order, the target last (one entry for a one-hop target). */
   hops: TargetHop[];
   blocked: boolean;
+  /** The ids of the known advisories that affect this release (an addition to CLI.md's shape). */
+  advisories: string[];
   /** The failing checks (over every hop), each with its fix. */
   blocking: { id: CheckId; message: string; fix: string }[];
 }
@@ -42,10 +48,16 @@ export interface UpgradeTargets {
   cluster: Plan['cluster'];
   current: { operator: string | null; clusterVersion: string | null };
   maxHops: number;
-  /** The recommended target: the newest one no check blocks; null when every one is blocked. */
+  /** The recommended target: the newest one no check blocks and no advisory affects; null when none. */
   recommended: string | null;
   /** The recommended target first, then the others, newest first. */
   targets: UpgradeTarget[];
+  /**
+   * Releases newer than the catalog that the install method offers (an addition to CLI.md's
+   * shape): OperatorHub's channel heads, the helm repository's chart versions. Not planned:
+   * the catalog lacks their images; each says where it was found.
+   */
+  available: AvailableRelease[];
 }
 
 /** The newest build of each release line newer than `current`, newest line first. */
@@ -107,6 +119,7 @@ export function listTargets(
           oneHop: true,
           hops: [{ operator, clusterVersion: null }],
           blocked: true,
+          advisories: advisoryIds(operator),
           blocking: [{ id: 'upgrade-path', message: error.message, fix: error.hint ?? '' }],
         };
       }
@@ -125,13 +138,14 @@ export function listTargets(
         oneHop: hops.length === 1,
         hops,
         blocked: plan.blocked,
+        advisories: advisoryIds(operator),
         blocking: plan.checks
           .filter((check) => check.status === 'fail')
           .map(({ id, message, fix }) => ({ id, message, fix })),
       };
     },
   );
-  const best = targets.find((target) => !target.blocked);
+  const best = targets.find((target) => !target.blocked && target.advisories.length === 0);
   if (best) best.recommended = true;
   return {
     apiVersion: 'ctl/v1',
@@ -144,5 +158,10 @@ export function listTargets(
     maxHops,
     recommended: best?.operator ?? null,
     targets: best ? [best, ...targets.filter((target) => target !== best)] : targets,
+    available: olmAvailableReleases(snapshot),
   };
+}
+
+function advisoryIds(operator: string): string[] {
+  return advisoriesAffecting(operator).map((advisory) => advisory.id);
 }

@@ -1,7 +1,10 @@
 /**
- * What we know about Redis Enterprise releases, as data: which cluster image each operator
- * release ships, which database versions each Redis Software (RS) release bundles, which RS
- * upgrade paths are supported, and the version thresholds where the upgrade procedure changes.
+ * What we know about Redis Enterprise releases: which cluster image each operator release
+ * ships, which database versions each Redis Software (RS) release bundles, which RS upgrade
+ * paths are supported, and the version thresholds where the upgrade procedure changes. The
+ * releases, their images, platforms and bundled databases are data (src/release/catalog.json,
+ * docs/catalog.schema.json, held by catalog-data.ts with what --catalog adds); this module
+ * answers questions from them. The rules (thresholds, upgrade paths) stay code.
  *
  * Nothing here talks to a cluster. Lookups for versions the catalog does not know return
  * `undefined` (never throw), so a newer operator still works when the user supplies
@@ -9,7 +12,8 @@
  *
  * Sources (see shared/research/redis-facts.md):
  * - NOTES: the "Downloads" section of each Redis Enterprise for Kubernetes release-notes page,
- *   redis/docs `content/operate/kubernetes/release-notes/**` (commit 63f31f69, 2026-08-21).
+ *   redis/docs `content/operate/kubernetes/release-notes/**` (commit 63f31f69, 2026-08-21; the
+ *   releases after it read again on 2026-11-26, each entry's `source`).
  * - TAGS: the OpenShift example REC (`openshift/rec_rhel.yaml`) at each git tag of
  *   RedisLabs/redis-enterprise-k8s-docs (snapshot 2c2f61dd, 2026-06-16).
  * - LIFECYCLE: redis/docs `content/operate/rs/installing-upgrading/product-lifecycle.md`
@@ -30,6 +34,7 @@ import {
   parseRsVersion,
   type Release,
 } from './versions.js';
+import { activeCatalog, catalogGeneration, type ReleaseEntry } from './catalog-data.js';
 
 /** An operator version as a string (`7.8.2-6`, `v7.8.2-6`) or already parsed. */
 export type OperatorVersionInput = string | OperatorVersion;
@@ -108,101 +113,11 @@ export const OPENSHIFT_PLAIN_TAGS_FROM = '7.8.4-9';
 export const HOP_BEFORE_6_2_18 = '6.2.10-45';
 
 // ---------------------------------------------------------------------------------------------
-// Operator releases and their cluster image tags.
-
-/**
- * Each operator release with the Kubernetes cluster image tags it was published with, oldest
- * first. Releases from 7.4.2-2 on come from NOTES, where a release re-published with newer RS
- * maintenance images lists several tags. Older releases come from TAGS, whose OpenShift tag is
- * given here without its `.rhelN-openshift` suffix: that the plain tag is the Kubernetes image
- * is an inference. (TAGS has `8.0.18-23` for 8.0.18-11 where NOTES has `8.0.18-23.11`; NOTES
- * wins.) Git tags v7.4.6-9 and v7.8.6-11 hold other releases' bundles and are not used.
- */
-const OPERATOR_RELEASES: readonly (readonly [operator: string, clusterTags: readonly string[]])[] = [
-  ['6.0.12-5', ['6.0.12-57']],
-  ['6.0.20-4', ['6.0.20-69']],
-  ['6.0.20-12', ['6.0.20-97']],
-  ['6.2.4-1', ['6.2.4-55']],
-  ['6.2.8-2', ['6.2.8-41']],
-  ['6.2.8-11', ['6.2.8-53']],
-  ['6.2.8-15', ['6.2.8-64']],
-  ['6.2.10-4', ['6.2.10-90']],
-  ['6.2.10-34', ['6.2.10-107']],
-  ['6.2.10-45', ['6.2.10-129']],
-  ['6.2.12-1', ['6.2.12-82']],
-  ['6.2.18-3', ['6.2.18-58']],
-  ['6.2.18-41', ['6.2.18-65']],
-  ['6.4.2-4', ['6.4.2-43']],
-  ['6.4.2-5', ['6.4.2-61']],
-  ['6.4.2-6', ['6.4.2-81']],
-  ['6.4.2-8', ['6.4.2-94']],
-  ['7.2.4-2', ['7.2.4-52']],
-  ['7.2.4-7', ['7.2.4-64']],
-  // Re-published with RS maintenance images (NOTES `7-2-4-releases/*`; redis-facts.md §12).
-  ['7.2.4-12', ['7.2.4-92', '7.2.4-105', '7.2.4-109', '7.2.4-117', '7.2.4-118', '7.2.4-122', '7.2.4-130']],
-  ['7.2.4-15', ['7.2.4-138', '7.2.4-144']],
-  ['7.2.4-16', ['7.2.4-153']],
-  ['7.4.2-2', ['7.4.2-54', '7.4.2-104']],
-  ['7.4.2-12', ['7.4.2-129']],
-  ['7.4.6-2', ['7.4.6-22', '7.4.6-77', '7.4.6-102']],
-  ['7.4.6-6', ['7.4.6-102', '7.4.6-233', '7.4.6-268']],
-  ['7.4.6-7', ['7.4.6-272', '7.4.6-275']],
-  ['7.4.6-9', ['7.4.6-279']],
-  ['7.8.2-6', ['7.8.2-34', '7.8.2-60']],
-  ['7.8.4-8', ['7.8.4-66']],
-  ['7.8.4-9', ['7.8.4-95']],
-  ['7.8.6-1', ['7.8.6-13', '7.8.6-36', '7.8.6-60']],
-  ['7.8.6-2', ['7.8.6-95']],
-  ['7.8.6-3', ['7.8.6-119']],
-  ['7.8.6-5', ['7.8.6-152']],
-  ['7.8.6-8', ['7.8.6-207']],
-  ['7.8.6-11', ['7.8.6-253']],
-  ['7.8.6-13', ['7.8.6-256']],
-  ['7.8.6-14', ['7.8.6-260']],
-  ['7.8.6-15', ['7.8.6-263']],
-  ['7.8.6-16', ['7.8.6-286']],
-  ['7.8.6-19', ['7.8.6-303']],
-  ['7.22.0-7', ['7.22.0-28']],
-  ['7.22.0-11', ['7.22.0-95']],
-  ['7.22.0-15', ['7.22.0-216']],
-  ['7.22.0-16', ['7.22.0-241']],
-  ['7.22.0-17', ['7.22.0-250']],
-  ['7.22.2-21', ['7.22.2-14']],
-  ['7.22.2-22', ['7.22.2-20']],
-  ['7.22.2-31', ['7.22.2-41']],
-  ['7.22.2-32', ['7.22.2-55']],
-  ['7.22.2-37', ['7.22.2-79']],
-  ['7.22.2-38', ['7.22.2-93']],
-  ['7.22.2-39', ['7.22.2-116']],
-  ['7.22.2-40', ['7.22.2-133']],
-  ['7.22.2-42', ['7.22.2-170']],
-  ['7.22.2-43', ['7.22.2-179']],
-  ['8.0.2-2', ['8.0.2-17']],
-  ['8.0.2-6', ['8.0.2-41']],
-  ['8.0.6-8', ['8.0.6-54']],
-  ['8.0.10-21', ['8.0.10-64']],
-  ['8.0.10-22', ['8.0.10-76']],
-  ['8.0.10-23', ['8.0.10-81']],
-  ['8.0.16-24', ['8.0.16-29']],
-  ['8.0.16-25', ['8.0.16-33']],
-  ['8.0.18-11', ['8.0.18-23.11']],
-  ['8.0.18-14', ['8.0.18-36.14']],
-  ['8.0.20-21', ['8.0.20-19.21']],
-  ['8.0.20-23', ['8.0.20-44.23']],
-  ['8.0.20-25', ['8.0.20-68.25']],
-  ['8.0.20-26', ['8.0.20-96.26']],
-  ['8.2.0-12', ['8.2.0-25.12']],
-  ['8.2.0-13', ['8.2.0-46.13']],
-];
-
-/**
- * OpenShift cluster images that are not the Kubernetes tag plus a suffix. 7.4.6-6 (March 2025):
- * "Redis Enterprise Software version 7.4.6-233 (7.4.6-232 for OpenShift)", and "The 7.4.6-232
- * image only supports OpenShift" (NOTES `7-4-6-releases/7-4-6-6-mar25.md`).
- */
-const OPENSHIFT_CLUSTER_TAGS: ReadonlyMap<string, string> = new Map([
-  ['7.4.6-6', '7.4.6-232.rhel8-openshift'],
-]);
+// Operator releases and their cluster image tags: the active catalog (src/release/catalog.json,
+// plus --catalog; src/release/catalog-data.ts). Releases from 7.4.2-2 on come from NOTES, where
+// a release re-published with newer RS maintenance images lists several tags. Older releases
+// come from TAGS, whose OpenShift tag is given without its `.rhelN-openshift` suffix: that the
+// plain tag is the Kubernetes image is an inference.
 
 interface CatalogEntry {
   readonly operator: OperatorVersion;
@@ -210,6 +125,7 @@ interface CatalogEntry {
   readonly tags: readonly ImageTag[];
   /** The newest tag: a release re-published with maintenance images defaults to the latest one. */
   readonly defaultTag: ImageTag;
+  readonly data: ReleaseEntry;
 }
 
 function mustParse<T>(value: T | undefined, what: string): T {
@@ -220,19 +136,44 @@ function mustParse<T>(value: T | undefined, what: string): T {
 const op = (s: string): OperatorVersion => mustParse(parseOperatorVersion(s), `operator version ${s}`);
 const rs = (s: string): Release => mustParse(parseRsVersion(s), `RS version ${s}`);
 
-const CATALOG: readonly CatalogEntry[] = OPERATOR_RELEASES.map(([operator, clusterTags]) => {
-  const tags = clusterTags.map((t) => mustParse(parseImageTag(t), `image tag ${t}`));
+function toEntry(data: ReleaseEntry): CatalogEntry {
+  const tags = data.clusterTags.map((t) => mustParse(parseImageTag(t), `image tag ${t}`));
   const newest = [...tags].sort(compareImageTags).at(-1);
-  const parsed = op(operator);
+  const parsed = op(data.operator);
   return {
     operator: parsed,
     key: formatOperatorVersion(parsed),
     tags,
     defaultTag: mustParse(newest, 'tag list'),
+    data,
   };
-}).sort((a, b) => compareOperatorVersions(a.operator, b.operator));
+}
 
-const BY_VERSION = new Map(CATALOG.map((entry) => [entry.key, entry]));
+let indexed:
+  { generation: number; list: readonly CatalogEntry[]; byVersion: Map<string, CatalogEntry> } | undefined;
+
+/** The active catalog's releases, oldest first, indexed once per catalog (catalogGeneration). */
+function index() {
+  if (indexed?.generation !== catalogGeneration()) {
+    const list = activeCatalog()
+      .document.releases.map(toEntry)
+      .sort((a, b) => compareOperatorVersions(a.operator, b.operator));
+    indexed = { generation: catalogGeneration(), list, byVersion: new Map(list.map((e) => [e.key, e])) };
+  }
+  return indexed;
+}
+
+const catalogEntries = (): readonly CatalogEntry[] => index().list;
+
+/** The catalog's data of an operator release; undefined when it does not know it. */
+export function releaseEntryFor(v: OperatorVersionInput): ReleaseEntry | undefined {
+  return entryFor(v)?.data;
+}
+
+/** The day the active catalog was last checked against its sources (`2026-11-26`). */
+export function catalogUpdated(): string {
+  return activeCatalog().document.updated;
+}
 
 function toOperator(v: OperatorVersionInput): OperatorVersion | undefined {
   return typeof v === 'string' ? parseOperatorVersion(v) : v;
@@ -255,17 +196,17 @@ export function atLeast(v: OperatorVersionInput, threshold: string): boolean {
 
 function entryFor(v: OperatorVersionInput): CatalogEntry | undefined {
   const parsed = toOperator(v);
-  return parsed && BY_VERSION.get(formatOperatorVersion(parsed));
+  return parsed && index().byVersion.get(formatOperatorVersion(parsed));
 }
 
 /** Every operator version in the catalog, oldest first, e.g. `['6.0.12-5', ..., '8.2.0-13']`. */
 export function knownOperatorVersions(): string[] {
-  return CATALOG.map((entry) => entry.key);
+  return catalogEntries().map((entry) => entry.key);
 }
 
 /** The newest operator version in the catalog. */
 export function latestOperatorVersion(): string {
-  return CATALOG.at(-1)!.key;
+  return catalogEntries().at(-1)!.key;
 }
 
 /** True when the catalog has facts for this operator version (`v7.8.2-6` counts as `7.8.2-6`). */
@@ -292,12 +233,27 @@ export function clusterTagFor(
   if (platform === 'openshift' && tag.suffix === undefined) {
     const suffix = openshiftSuffixFor(entry.operator, currentTag);
     if (suffix === 'rhel8-openshift') {
-      const special = OPENSHIFT_CLUSTER_TAGS.get(entry.key);
+      const special = entry.data.openshiftClusterTag;
       if (special) return special;
     }
     if (suffix) return formatImageTag({ ...tag, suffix });
   }
+  const variant = variantOf(currentTag);
+  if (variant && tag.suffix === undefined && entry.data.variants?.includes(variant))
+    return formatImageTag({ ...tag, suffix: variant });
   return formatImageTag(tag);
+}
+
+/**
+ * The image variant a cluster runs (`minimal` for `8.0.18-36.14.minimal`): a tag suffix other
+ * than the OpenShift RHEL ones, which clusterTagFor maps by its own rules. The target keeps the
+ * variant when its notes publish it (`variants` in the catalog): a cluster on the minimal base
+ * image, maybe from a mirror that holds only minimal images, stays on it (NOTES 8.0.18-11 on:
+ * "`<tag>.minimal` for minimal base image").
+ */
+export function variantOf(tag: string | undefined): string | undefined {
+  const suffix = tag ? parseImageTag(tag)?.suffix : undefined;
+  return suffix && !/^rhel\d+-openshift$/.test(suffix) ? suffix : undefined;
 }
 
 /** True when an OpenShift cluster image tag is a RHEL7 build (`6.2.18-65.rhel7-openshift`). */
@@ -361,18 +317,20 @@ export function chartVersionFor(operatorVersion: OperatorVersionInput): string {
  */
 export function gitTagFor(operatorVersion: OperatorVersionInput): string | undefined {
   const version = formatOperatorVersion(requireOperator(operatorVersion));
-  if (TAGS_WITH_OTHER_BUNDLES.has(version) || RELEASES_WITHOUT_TAG.has(version)) return undefined;
-  return TAGS_WITHOUT_V.has(version) ? version : `v${version}`;
+  const tag = entryFor(version)?.data.upstreamTag;
+  if (tag === null) return undefined;
+  return tag ?? `v${version}`;
 }
 
 /** Why gitTagFor has no tag for a release, in words; `undefined` when it has one. */
 export function missingTagReason(operatorVersion: OperatorVersionInput): string | undefined {
   const version = formatOperatorVersion(requireOperator(operatorVersion));
-  if (RELEASES_WITHOUT_TAG.has(version))
-    return `RedisLabs/redis-enterprise-k8s-docs has no git tag v${version}, so its bundle cannot be downloaded`;
-  if (TAGS_WITH_OTHER_BUNDLES.has(version))
-    return `git tag v${version} of RedisLabs/redis-enterprise-k8s-docs holds another release's bundle`;
-  return undefined;
+  const data = entryFor(version)?.data;
+  if (data?.upstreamTag !== null) return undefined;
+  return (
+    data.upstreamTagNote ??
+    `RedisLabs/redis-enterprise-k8s-docs has no trustworthy git tag for ${version}, so its bundle cannot be downloaded`
+  );
 }
 
 /**
@@ -382,7 +340,7 @@ export function missingTagReason(operatorVersion: OperatorVersionInput): string 
  */
 export function taggedNeighbourOf(operatorVersion: OperatorVersionInput): string | undefined {
   const version = requireOperator(operatorVersion);
-  const line = CATALOG.filter(
+  const line = catalogEntries().filter(
     (entry) =>
       compareReleases(entry.operator.release, version.release) === 0 &&
       entry.key !== formatOperatorVersion(version) &&
@@ -399,11 +357,6 @@ const UPSTREAM_RAW = 'https://raw.githubusercontent.com/RedisLabs/redis-enterpri
 export function upstreamFileUrl(operatorVersion: string, file: string): string {
   return `${UPSTREAM_RAW}/${gitTagFor(operatorVersion) ?? `v${operatorVersion}`}/${file}`;
 }
-
-const TAGS_WITHOUT_V: ReadonlySet<string> = new Set(['7.8.6-1', '7.22.2-39']);
-const TAGS_WITH_OTHER_BUNDLES: ReadonlySet<string> = new Set(['7.4.6-9', '7.8.6-11']);
-/** Releases with no git tag at all (redis-facts.md §12: "git tag v7.4.6-6 does not exist"). */
-const RELEASES_WITHOUT_TAG: ReadonlySet<string> = new Set(['7.4.6-6']);
 
 // ---------------------------------------------------------------------------------------------
 // Thresholds as questions.
@@ -456,7 +409,8 @@ export function upgradeInvalidatesTokens(targetRs: RsVersionInput): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bundled database versions (LIFECYCLE, "Bundled Redis database versions").
+// Bundled database versions (the catalog's bundledDatabases, from LIFECYCLE "Bundled Redis
+// database versions"; then the release entries, for an RS release only a --catalog knows).
 
 interface ReleaseRange {
   readonly label: string;
@@ -472,11 +426,6 @@ function line(major: number, minor: number): ReleaseRange {
   };
 }
 
-function exactly(release: string): ReleaseRange {
-  const r = rs(release);
-  return { label: release, lo: r, hi: r };
-}
-
 function span(label: string, lo: Release, hi: Release): ReleaseRange {
   return { label, lo, hi };
 }
@@ -485,29 +434,31 @@ function contains(range: ReleaseRange, r: Release): boolean {
   return compareReleases(range.lo, r) <= 0 && compareReleases(r, range.hi) <= 0;
 }
 
-const UP_TO_8_2 = ['6.2', '7.2', '7.4', '8.0', '8.2'];
-const UP_TO_8_4 = [...UP_TO_8_2, '8.4'];
-const UP_TO_8_6 = [...UP_TO_8_4, '8.6'];
+/** A bundledDatabases row's `rs`: `x.y.z` is that release, `x.y` the whole line. */
+function rowContains(rowRs: string, r: Release): boolean {
+  const parts = rowRs.split('.').map(Number);
+  if (parts.length === 2) return parts[0] === r[0] && parts[1] === r[1];
+  return compareReleases(rs(rowRs), r) === 0;
+}
 
-const BUNDLED_DATABASES: readonly { rs: ReleaseRange; versions: readonly string[]; default: string }[] = [
-  { rs: exactly('8.2.0'), versions: UP_TO_8_6, default: '8.6' },
-  { rs: exactly('8.0.20'), versions: UP_TO_8_6, default: '8.6' },
-  { rs: exactly('8.0.18'), versions: UP_TO_8_6, default: '8.6' },
-  { rs: exactly('8.0.16'), versions: UP_TO_8_4, default: '8.4' },
-  { rs: exactly('8.0.10'), versions: UP_TO_8_4, default: '8.4' },
-  { rs: exactly('8.0.6'), versions: UP_TO_8_2, default: '8.2' },
-  { rs: exactly('8.0.2'), versions: UP_TO_8_2, default: '8.2' },
-  { rs: line(7, 22), versions: ['6.2', '7.2', '7.4'], default: '7.4' },
-  { rs: line(7, 8), versions: ['6.2', '7.2', '7.4'], default: '7.4' },
-  { rs: line(7, 4), versions: ['6.0', '6.2', '7.2'], default: '7.2' },
-  { rs: exactly('7.2.4'), versions: ['6.0', '6.2', '7.2'], default: '7.2' },
-  { rs: exactly('6.4.2'), versions: ['6.0', '6.2'], default: '6.2' },
-  { rs: line(6, 2), versions: ['6.0', '6.2'], default: '6.0' },
-];
-
-function bundledRowFor(rsVersion: RsVersionInput) {
+function bundledRowFor(
+  rsVersion: RsVersionInput,
+): { versions: readonly string[]; default: string } | undefined {
   const r = rsOf(rsVersion);
-  return r && BUNDLED_DATABASES.find((row) => contains(row.rs, r));
+  if (!r) return undefined;
+  const row = (activeCatalog().document.bundledDatabases ?? []).find((entry) => rowContains(entry.rs, r));
+  if (row) return row;
+  const release = [...catalogEntries()]
+    .reverse()
+    .find(
+      (entry) =>
+        compareReleases(entry.defaultTag.rs, r) === 0 &&
+        entry.data.databaseVersions !== undefined &&
+        entry.data.defaultDatabaseVersion !== undefined,
+    );
+  return release
+    ? { versions: release.data.databaseVersions!, default: release.data.defaultDatabaseVersion! }
+    : undefined;
 }
 
 /** Database versions an RS release bundles, oldest first (`'8.0.18'` -> 6.2 ... 8.6); `undefined` if unknown. */
@@ -640,7 +591,7 @@ function withoutHop({ hop: _hop, ...rest }: Direct): UpgradePathResult {
 
 function intermediateFor(from: Release, to: Release): string | undefined {
   // Only releases whose bundle has a trustworthy tag: a hop the plan would then refuse helps no one.
-  const reachable = CATALOG.filter((entry) => {
+  const reachable = catalogEntries().filter((entry) => {
     if (gitTagFor(entry.key) === undefined) return false;
     const hop = entry.defaultTag.rs;
     return compareReleases(from, hop) < 0 && compareReleases(hop, to) < 0 && directPath(from, hop).supported;

@@ -79,6 +79,12 @@ const EXTRA_PERMISSIONS: { group: string; resource: string; verbs: string[]; why
     verbs: ['escalate', 'bind'],
     why: "Kubernetes refuses to write the operator's Role, or bind it, for a subject without all its permissions unless it has escalate and bind",
   },
+  {
+    group: 'config.openshift.io',
+    resource: 'clusterversions',
+    verbs: ['get'],
+    why: 'check platform-supported reads the OpenShift version where it may (src/planning/openshift-version.ts); without it the check warns',
+  },
 ];
 
 /**

@@ -19,10 +19,11 @@ import {
 /**
  * Knowing where to go: `ctl upgrade plan` without --to lists the reachable targets, and --to a
  * release one supported upgrade cannot reach plans and runs the hops (old-operator: operator
- * 7.2.4-12, below the 7.4.2-2 that 7.8.2-6 needs, goes through 7.4.6-7).
+ * 7.2.4-12, below the 7.4.2-2 that 7.8.2-6 needs, goes through the newest 7.4.6, 7.4.6-12).
  */
 
-const HOP = '7.4.6-7';
+/** The newest 7.4.6: it has the fix of advisory reaadb-empty-password (src/release/advisories.ts). */
+const HOP = '7.4.6-12';
 
 interface TargetsDoc {
   kind: string;

@@ -157,7 +157,18 @@ describe('ctl upgrade run on each scenario (e2e)', () => {
   it(`redis-dialect to ${REDIS_TARGET}: the patches use redisEnterpriseImageSpec and redisVersion`, async () => {
     await withUpgradeSim('redis-dialect', async (sim) => {
       const before = sim.cluster.audit.entries.length;
-      const result = await sim.ctl(['upgrade', 'run', '--to', REDIS_TARGET, '--yes', '-vv']);
+      // 8.0.2-2 predates the fix of advisory reaadb-empty-password and the scenario holds an
+      // REAADB, so release-advisories fails; this test is about the dialect's field names.
+      const result = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        REDIS_TARGET,
+        '--ignore-check',
+        'release-advisories',
+        '--yes',
+        '-vv',
+      ]);
       assertExit(result, 0);
       const tag = clusterTagFor(REDIS_TARGET) ?? '';
       // -vv prints each patch body (ctl's own trace of what it sent).

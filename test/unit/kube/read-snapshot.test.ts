@@ -111,7 +111,12 @@ describe('readSnapshot against the simulated cluster', () => {
     assert.deepEqual(snapshot.readErrors, []);
 
     const plan = planUpgrade(snapshot, resolveTarget({ to: '7.8.2-6' }));
-    const failing = plan.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.message}`);
+    // The two release checks warn about 7.8.2-6 itself (an advisory without a trigger here;
+    // Kubernetes 1.32 is newer than its table): nothing else may be less than a pass.
+    const release = new Set(['release-advisories', 'platform-supported']);
+    const failing = plan.checks
+      .filter((c) => c.status !== 'pass' && !(release.has(c.id) && c.status === 'warn'))
+      .map((c) => `${c.id}: ${c.message}`);
     assert.deepEqual(failing, []);
     assert.equal(plan.blocked, false);
   });

@@ -42,9 +42,9 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
   it('operator below 7.4.2-2 to a RHEL9 target: first the newest 7.4 release with a trustworthy bundle', () => {
     const snapshot = at('7.2.4-12', '7.2.4-92');
     const need = nextHop(snapshot, makeTarget({ to: '7.8.2-6' }));
-    assert.equal(need?.operator, '7.4.6-7'); // 7.4.6-9's git tag holds another bundle
+    assert.equal(need?.operator, '7.4.6-12'); // the newest 7.4.6, with the fix of reaadb-empty-password
     assert.equal(need?.check, 'operator-min-version');
-    assert.deepEqual(operators(snapshot, '7.8.2-6').hops, ['7.4.6-7', '7.8.2-6']);
+    assert.deepEqual(operators(snapshot, '7.8.2-6').hops, ['7.4.6-12', '7.8.2-6']);
   });
 
   it('the cluster below 7.4.2 with a new enough operator needs the hop too', () => {
@@ -56,12 +56,12 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     const snapshot = at('7.2.4-12', '7.2.4-92');
     const { path } = operators(snapshot, '7.8.2-6');
     const second = path.hops[1]!.plan;
-    assert.equal(second.current.operator, '7.4.6-7');
-    assert.equal(second.current.clusterVersion, '7.4.6-275');
+    assert.equal(second.current.operator, '7.4.6-12');
+    assert.equal(second.current.clusterVersion, '7.4.6-293');
     assert.equal(second.blocked, false, JSON.stringify(second.checks.filter((c) => c.status === 'fail')));
     const projected = projectSnapshot(snapshot, path.hops[0]!.plan);
-    assert.deepEqual([...new Set(projected.api.nodes.map((n) => n.software_version))], ['7.4.6-275']);
-    assert.equal(projected.operator?.image, 'redislabs/operator:7.4.6-7');
+    assert.deepEqual([...new Set(projected.api.nodes.map((n) => n.software_version))], ['7.4.6-293']);
+    assert.equal(projected.operator?.image, 'redislabs/operator:7.4.6-12');
   });
 
   it('the RS table: 6.2.4 to 6.2.18 goes through 6.2.10-45 (the Kubernetes-only hop)', () => {
@@ -100,8 +100,17 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     assert.equal(plan.hops, undefined);
     assert.equal(plan.blocked, true);
     const check = plan.checks.find((c) => c.id === 'operator-min-version')!;
-    assert.match(check.message, /needs 2 hops \(7\.4\.6-7, then 7\.8\.2-6\) and --max-hops is 1/);
+    assert.match(check.message, /needs 2 hops \(7\.4\.6-12, then 7\.8\.2-6\) and --max-hops is 1/);
     assert.match(check.fix, /^Pass --max-hops 2/);
+  });
+
+  it('the multi-hop plan lists the advisories of the running operator and of the final target', () => {
+    const plan = planUpgradePath(at('7.2.4-12', '7.2.4-92'), makeTarget({ to: '7.8.2-6' }));
+    assert.equal(plan.hops?.length, 2);
+    const advisory = plan.catalog?.advisories.find((a) => a.id === 'reaadb-empty-password');
+    assert.ok(advisory, JSON.stringify(plan.catalog));
+    assert.equal(advisory.running, true, '7.2.4-12 is affected');
+    assert.equal(advisory.target, true, '7.8.2-6 is affected');
   });
 
   it('a --bundle without {version} cannot serve several hops: refused', () => {
@@ -122,7 +131,7 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     const plan = planUpgradePath(snapshot, makeTarget({ to: '7.8.2-6', databases: 'none' }));
     assert.deepEqual(
       plan.hops?.map((h) => h.target.operator),
-      ['7.4.6-7', '7.8.2-6'],
+      ['7.4.6-12', '7.8.2-6'],
     );
     assert.equal(plan.target.operator, '7.8.2-6');
     assert.equal(plan.current.operator, '7.2.4-12');
@@ -137,10 +146,10 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
 describe('the targets without --to (src/planning/targets.ts)', () => {
   it('the newest build of each release line newer than the operator, newest first', () => {
     const candidates = candidateTargets('7.4.6-2', false);
-    assert.ok(candidates.includes('7.4.6-7'), candidates.join(', '));
+    assert.ok(candidates.includes('7.4.6-12'), candidates.join(', '));
     assert.ok(!candidates.includes('7.4.6-9'), 'no target whose upstream bundle is untrustworthy');
     assert.equal(new Set(candidates.map((v) => v.split('.').slice(0, 2).join('.'))).size, candidates.length);
-    assert.deepEqual(candidateTargets('8.2.0-13', false), []);
+    assert.deepEqual(candidateTargets('8.2.0-18', false), []);
   });
 
   it('plans each from the one snapshot; the recommended (newest unblocked) first', () => {
@@ -152,7 +161,7 @@ describe('the targets without --to (src/planning/targets.ts)', () => {
     assert.equal(to78.oneHop, false);
     assert.deepEqual(
       to78.hops.map((h) => h.operator),
-      ['7.4.6-7', to78.operator],
+      ['7.4.6-12', to78.operator],
     );
     const oneHopOnly = listTargets(snapshot, resolveSelection({}), 1, planUpgradePath);
     const blocked78 = oneHopOnly.targets.find((t) => t.line === '7.8')!;

@@ -50,9 +50,9 @@ describe('known operator versions', () => {
     for (const v of known) assert.ok(parseOperatorVersion(v), v);
   });
 
-  it('run from 6.0.12-5 to 8.2.0-13', () => {
+  it('run from 6.0.12-5 to 8.2.0-18', () => {
     assert.equal(known[0], '6.0.12-5');
-    assert.equal(latestOperatorVersion(), '8.2.0-13');
+    assert.equal(latestOperatorVersion(), '8.2.0-18');
     assert.equal(known.at(-1), latestOperatorVersion());
   });
 
@@ -66,6 +66,15 @@ describe('known operator versions', () => {
       '7.22.2-43',
       '8.0.2-2',
       '8.0.20-26',
+      // Read again on 2026-11-26 (issue 25).
+      '7.4.6-11',
+      '7.4.6-12',
+      '7.8.6-20',
+      '7.22.2-45',
+      '8.0.20-27',
+      '8.2.0-8',
+      '8.2.0-15',
+      '8.2.0-18',
     ]) {
       assert.ok(isKnownOperatorVersion(v), v);
     }
@@ -329,8 +338,8 @@ describe('checkUpgradePath', () => {
     ['6.2.8', '6.2.18', '6.2.10-45'],
     ['6.0.20', '7.2.4', '6.2.10-45'],
     ['6.0.20', '6.4.2', '6.2.10-45'],
-    ['6.2.18', '7.22.0', '7.8.6-19'],
-    ['6.2.12', '8.0.2', '7.8.6-19'],
+    ['6.2.18', '7.22.0', '7.8.6-20'],
+    ['6.2.12', '8.0.2', '7.8.6-20'],
   ];
   for (const [from, to, via] of viaHop) {
     it(`${from} -> ${to} needs a hop via ${via}`, () => {

@@ -1,0 +1,63 @@
+/**
+ * Releases newer than the catalog that the helm repository offers (issue 25): the chart
+ * repository's `index.yaml` (helm's repository format: `entries.<chart>[].version`, the chart
+ * version, which is the operator version for Redis's chart: src/release/catalog.ts
+ * chartVersionFor). Read only for a helm install (or `--method helm`), from `--helm-repo` /
+ * CTL_HELM_REPO or the default repository of the default chart, with a short deadline: the
+ * answer only informs the plan, so an unreachable repository (an air-gapped cluster) costs a
+ * few seconds and a debug line, never an error.
+ */
+
+import { parse as parseYaml } from 'yaml';
+import type { Io } from '../io/io.js';
+import { readLocation } from '../kube/bundle.js';
+import { isKnownOperatorVersion, latestOperatorVersion } from '../release/catalog.js';
+import { compareOperatorVersions, formatOperatorVersion, parseOperatorVersion } from '../release/versions.js';
+import type { AvailableRelease } from './catalog-notes.js';
+import { helmLocation } from './resolve.js';
+import type { Snapshot } from './snapshot.js';
+import type { TargetSelection } from './target.js';
+
+const INDEX_DEADLINE_MS = 5_000;
+
+/** The chart versions of `chart` in an index.yaml text that are operator versions. */
+export function chartVersionsOf(indexText: string, chart: string): string[] {
+  const index = parseYaml(indexText) as { entries?: Record<string, { version?: unknown }[]> } | null;
+  const entries = index?.entries?.[chart] ?? [];
+  return entries
+    .map((entry) => (typeof entry.version === 'string' ? parseOperatorVersion(entry.version) : undefined))
+    .filter((v) => v !== undefined)
+    .map(formatOperatorVersion);
+}
+
+/** Releases of the repository newer than the catalog's newest, that the catalog does not know. */
+export function newerThanCatalog(versions: string[], foundIn: string): AvailableRelease[] {
+  const newest = parseOperatorVersion(latestOperatorVersion())!;
+  return [...new Set(versions)]
+    .filter(
+      (v) => !isKnownOperatorVersion(v) && compareOperatorVersions(parseOperatorVersion(v)!, newest) > 0,
+    )
+    .sort((a, b) => compareOperatorVersions(parseOperatorVersion(b)!, parseOperatorVersion(a)!))
+    .map((operator) => ({ operator, clusterVersion: null, foundIn }));
+}
+
+export async function helmAvailableReleases(
+  snapshot: Snapshot,
+  selection: Pick<TargetSelection, 'method' | 'helm'>,
+  io?: Io,
+): Promise<AvailableRelease[]> {
+  const helmInstall =
+    selection.method === 'helm' ||
+    (selection.method === 'auto' && snapshot.operator?.helmRelease && !snapshot.olm);
+  if (!helmInstall) return [];
+  const { repo, chart } = helmLocation(snapshot, selection.helm);
+  if (!repo) return [];
+  const url = `${repo.replace(/\/+$/, '')}/index.yaml`;
+  try {
+    const text = await readLocation(url, { signal: AbortSignal.timeout(INDEX_DEADLINE_MS), io });
+    return newerThanCatalog(chartVersionsOf(text, chart), `helm repository ${repo}, chart ${chart}`);
+  } catch (error) {
+    io?.debug(1, `newer releases: cannot read ${url}: ${(error as Error).message}`);
+    return [];
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The release catalog as data: src/release/catalog.json (built in), in the format of
+ * docs/catalog.schema.json, plus what `--catalog <file|url>` (env CTL_CATALOG) adds to it.
+ * src/release/catalog.ts answers questions from the active catalog; this module holds it.
+ *
+ * The built-in file is checked against the schema by test/unit/release/catalog-data.test.ts and
+ * its versions are parsed when it is first used (a malformed one throws). A user's catalog is
+ * checked against the schema when it is loaded (validateCatalogDocument), so a bad one is a
+ * usage error before anything else happens. Ajv is loaded only then: compiling the schema costs
+ * a few hundred milliseconds that a command without --catalog should not pay.
+ */
+
+import builtInDocument from './catalog.json' with { type: 'json' };
+
+export interface PlatformSupport {
+  supported: string[];
+  deprecated?: string[];
+}
+
+export interface ReleaseEntry {
+  operator: string;
+  clusterTags: string[];
+  openshiftClusterTag?: string;
+  variants?: string[];
+  olmBundles?: string[];
+  databaseVersions?: string[];
+  defaultDatabaseVersion?: string;
+  kubernetes?: PlatformSupport;
+  openshift?: PlatformSupport;
+  platformsFrom?: string;
+  upstreamTag?: string | null;
+  upstreamTagNote?: string;
+  source: string[];
+}
+
+export interface BundledDatabasesEntry {
+  /** `x.y.z` (that RS release) or `x.y` (the whole line). */
+  rs: string;
+  versions: string[];
+  default: string;
+  source: string;
+}
+
+export type TriggerKind = 'REAADB' | 'REDB' | 'REC';
+
+export interface AdvisoryEntry {
+  id: string;
+  summary: string;
+  severity?: 'low' | 'medium' | 'high' | 'critical';
+  introduced: string;
+  fixed: string[];
+  triggers?: { kind: TriggerKind; description?: string }[];
+  remedy?: string;
+  references?: string[];
+  source: string[];
+}
+
+export interface CatalogDocument {
+  $schema?: string;
+  format: 1;
+  updated: string;
+  sources?: Record<string, string>;
+  releases: ReleaseEntry[];
+  bundledDatabases?: BundledDatabasesEntry[];
+  advisories?: AdvisoryEntry[];
+}
+
+/** The active catalog and where it came from (for the plan's "catalog" line). */
+export interface ActiveCatalog {
+  document: CatalogDocument;
+  /** `built-in`, or `built-in + <file|url>`. */
+  origin: string;
+  /** Releases the loaded catalog added or replaced. */
+  added: string[];
+}
+
+const BUILT_IN = builtInDocument as CatalogDocument;
+
+let active: ActiveCatalog = { document: BUILT_IN, origin: 'built-in', added: [] };
+let generation = 0;
+
+export function activeCatalog(): ActiveCatalog {
+  return active;
+}
+
+/** Bumped whenever the active catalog changes: src/release/catalog.ts rebuilds its indexes then. */
+export function catalogGeneration(): number {
+  return generation;
+}
+
+/**
+ * Adds a loaded catalog to the built-in one: its releases replace built-in entries of the same
+ * operator version or are added; its advisories replace those of the same id or are added; its
+ * database table rows come first (so they win); its date becomes the catalog's date.
+ */
+export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalog {
+  const releases = new Map(BUILT_IN.releases.map((r) => [r.operator, r]));
+  for (const release of extra.releases) releases.set(release.operator, release);
+  const advisories = new Map((BUILT_IN.advisories ?? []).map((a) => [a.id, a]));
+  for (const advisory of extra.advisories ?? []) advisories.set(advisory.id, advisory);
+  active = {
+    document: {
+      ...BUILT_IN,
+      updated: extra.updated,
+      releases: [...releases.values()],
+      bundledDatabases: [...(extra.bundledDatabases ?? []), ...(BUILT_IN.bundledDatabases ?? [])],
+      advisories: [...advisories.values()],
+    },
+    origin: `built-in + ${origin}`,
+    added: extra.releases.map((r) => r.operator),
+  };
+  generation++;
+  return active;
+}
+
+/** Back to the built-in catalog (tests). */
+export function resetCatalog(): void {
+  active = { document: BUILT_IN, origin: 'built-in', added: [] };
+  generation++;
+}
+
+/**
+ * Checks a parsed document against docs/catalog.schema.json: the problems, one line each
+ * (`/releases/3/operator: must match pattern ...`), empty when it is valid.
+ */
+export async function validateCatalogDocument(document: unknown): Promise<string[]> {
+  const { validateAgainstSchema } = await import('./catalog-schema.js');
+  return validateAgainstSchema(document);
+}
