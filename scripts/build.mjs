@@ -53,6 +53,22 @@ if (process.argv.includes('--if-stale') && upToDate()) {
   process.exit(0);
 }
 
+// A build stopped midway (Ctrl-C, a killed CI job) leaves its folder beside dist/: removed here,
+// unless the build that owns it still runs.
+for (const name of readdirSync(root)) {
+  const owner = /^dist\.(?:next|previous)-(\d+)$/.exec(name)?.[1];
+  if (owner && !isRunning(Number(owner))) rmSync(path.join(root, name), { recursive: true, force: true });
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 const next = `${dist}.next-${process.pid}`;
 const previous = `${dist}.previous-${process.pid}`;
 rmSync(next, { recursive: true, force: true });

@@ -233,13 +233,19 @@ describe('npm install --global git+...#tag of a release tag (scripts/release-tag
     const tag = `v${version}-install-test`;
     ok(
       'release-tag',
-      await run(process.execPath, [
-        path.join(repoRoot, 'scripts', 'release-tag.mjs'),
-        '--git-dir',
-        remote,
-        '--no-build',
-        tag,
-      ]),
+      await run(
+        process.execPath,
+        [path.join(repoRoot, 'scripts', 'release-tag.mjs'), '--git-dir', remote, '--no-build', tag],
+        // The release commit needs an author; a machine that runs the tests may have none set.
+        {
+          env: {
+            GIT_AUTHOR_NAME: 'ctl install test',
+            GIT_AUTHOR_EMAIL: 'install-test@ctl.invalid',
+            GIT_COMMITTER_NAME: 'ctl install test',
+            GIT_COMMITTER_EMAIL: 'install-test@ctl.invalid',
+          },
+        },
+      ),
     );
     const tagged = ok(
       'git ls-tree',
