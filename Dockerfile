@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The ctl image: ctl's bundle (its dependencies inlined; no node_modules) on a distroless
-# Node.js 20, non-root, with helm for operators installed by helm. No shell, no package manager,
-# no compiler.
+# Node.js 24 (the active LTS; NODE_MAJOR=22 builds on 22), non-root, with helm for operators
+# installed by helm. No shell, no package manager, no compiler.
 #
 #   docker build -t registry.example.com/ctl:0.1.0 .
 #   docker run --rm registry.example.com/ctl:0.1.0 --version
@@ -9,27 +9,42 @@
 # The entrypoint is ctl: `docker run IMAGE upgrade plan --to 7.8.2-6`. deploy/job.yaml runs it
 # as a Job; docs/install.md has the details.
 
-ARG NODE_MAJOR=20
+ARG NODE_MAJOR=24
+# The base images, by the tag of their Node.js line. For a release, pin them by digest, so a moved
+# tag cannot change what you ship: read each one's digest at its registry (`docker buildx
+# imagetools inspect node:24-slim`, `crane digest gcr.io/distroless/nodejs24-debian12:nonroot`)
+# and pass it, e.g. --build-arg BUILD_IMAGE=node:24-slim@sha256:<digest> --build-arg
+# RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot@sha256:<digest>. They are not pinned
+# here because the machines this repository is built and tested on reach no container registry,
+# so no digest could be read at its source (and this Dockerfile is not built in its CI).
+ARG BUILD_IMAGE=node:${NODE_MAJOR}-slim
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
 # helm 3 for `--method helm` (the operator step runs `helm upgrade`); ctl needs 3.8 or newer.
 ARG HELM_VERSION=3.17.2
 
 # ---- build: compile the TypeScript (dev dependencies only live in this stage)
-FROM node:${NODE_MAJOR}-slim AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
-COPY package.json package-lock.json tsconfig.json ./
+# .npmrc: the test clients' peer packages (aws-cdk-lib) are not installed.
+COPY package.json package-lock.json tsconfig.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
-COPY scripts/bundle.mjs ./scripts/
+COPY scripts/bundle.mjs scripts/help-texts.mjs scripts/shipped-manifest.mjs ./scripts/
 RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
+# The package.json the npm package ships: no scripts, no devDependencies.
+RUN node --input-type=module -e "import { readFileSync, writeFileSync } from 'node:fs'; \
+  import { shippedManifest } from './scripts/shipped-manifest.mjs'; \
+  writeFileSync('dist/package.json', shippedManifest(JSON.parse(readFileSync('package.json', 'utf8'))));"
 
 FROM alpine/helm:${HELM_VERSION} AS helm
 
 # ---- runtime
-FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
+FROM ${RUNTIME_IMAGE}
 WORKDIR /app
 # What the npm package holds (package.json "files"): the bundle needs no node_modules.
 # dist/bundle/THIRD_PARTY_NOTICES.md carries the licences of the code inlined in the bundle.
-COPY package.json README.md LICENSE ./
+COPY --from=build /src/dist/package.json ./package.json
+COPY README.md LICENSE ./
 COPY bin ./bin
 COPY scenarios ./scenarios
 COPY --from=build /src/dist/bundle ./dist/bundle

@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import layers from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.ctl-sim/'] },
+  { ignores: ['dist/', 'dist.*/', 'node_modules/', 'coverage/', '.ctl-sim/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Checks the Node version before anything else loads, then runs the built CLI.
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 20 || (major === 20 && minor < 18)) {
-  process.stderr.write(`error: ctl needs Node.js 20.18 or newer; this is ${process.version}.\n`);
-  process.stderr.write('hint: install a current Node.js LTS (https://nodejs.org) and run ctl again.\n');
+// Checks the Node version before anything else loads, then runs the built CLI. The supported
+// lines are Node.js 22 and 24 (package.json "engines"; Node 20 reached its end of life on
+// 2026-04-30): on an older one ctl says so in two lines instead of failing somewhere inside.
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 22) {
+  process.stderr.write(`error: ctl needs Node.js 22 or newer; this is ${process.version}.\n`);
+  process.stderr.write('hint: install Node.js 22 or 24 (LTS, https://nodejs.org) and run ctl again.\n');
   process.exit(1);
 }
 const args = process.argv.slice(2);
@@ -14,8 +16,25 @@ if (args.length === 1 && args[0] === '--version') {
   process.stdout.write(`${manifest.version}\n`);
 } else if (!(await helpFromBuild(args))) {
   // The bundled build (scripts/bundle.mjs): the same code as dist/src, in a few files.
-  const { run } = await import('../dist/bundle/main.js');
+  const { run } = await loadBuild();
   await run();
+}
+
+/**
+ * The bundle's entry point. A checkout that was never built (or whose dist/ a rebuild is
+ * swapping at this very moment) has none: one line that says what to do, not a stack trace.
+ */
+async function loadBuild() {
+  const entry = new URL('../dist/bundle/main.js', import.meta.url);
+  await keepCompiledCode();
+  try {
+    return await import(entry.href);
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes(entry.pathname))
+      throw error;
+    process.stderr.write('error: ctl is not built: run npm run build\n');
+    process.exit(1);
+  }
 }
 
 /**
@@ -37,4 +56,25 @@ async function helpFromBuild(words) {
   if (typeof text !== 'string') return false;
   process.stdout.write(text);
   return true;
+}
+
+/**
+ * Most of a command's start-up is V8 compiling the bundle's code. Node (22.1 and newer) keeps
+ * what it compiled in a cache folder when asked (module.enableCompileCache), and the next ctl
+ * reads it instead: `ctl auth token` measured in docs/performance.md. The folder is the user's
+ * cache, ctl's own part of it; Node writes it atomically and checks it against the code and its
+ * own version. NODE_DISABLE_COMPILE_CACHE=1 turns it off; a folder that cannot be written only
+ * means no cache.
+ */
+async function keepCompiledCode() {
+  const { enableCompileCache } = await import('node:module');
+  if (typeof enableCompileCache !== 'function') return;
+  const { homedir } = await import('node:os');
+  const { join } = await import('node:path');
+  const base = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache');
+  try {
+    enableCompileCache(join(base, 'ctl', 'compile-cache'));
+  } catch {
+    // No cache: ctl runs the same, compiling as it goes.
+  }
 }

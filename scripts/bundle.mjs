@@ -9,17 +9,19 @@ import { build } from 'esbuild';
 import { writeHelpTexts } from './help-texts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = path.join(root, 'dist', 'bundle');
+// tsc's output folder: dist/ by default, the folder scripts/build.mjs builds in when it says so.
+const dist = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
+const outdir = path.join(dist, 'bundle');
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: [path.join(root, 'dist', 'src', 'main.js')],
+  entryPoints: [path.join(dist, 'src', 'main.js')],
   outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.18',
+  target: 'node22',
   chunkNames: 'chunks/[name]-[hash]',
   // Bundled CommonJS packages call require() for Node's modules and may read __filename or
   // __dirname (write-file-atomic seeds its temporary names with __filename); ES modules have
@@ -97,4 +99,4 @@ writeFileSync(
 );
 
 // `ctl <command> --help` for scripts, from a file rendered by the tree itself (help-texts.mjs).
-await writeHelpTexts(root, outdir);
+await writeHelpTexts(dist, outdir);

@@ -14,10 +14,8 @@ function commandPaths(command, prefix = []) {
   return [prefix, ...command.commands.flatMap((sub) => commandPaths(sub, [...prefix, sub.name()]))];
 }
 
-export async function writeHelpTexts(root, outdir) {
-  const { buildProgram } = await import(
-    pathToFileURL(path.join(root, 'dist', 'src', 'cli', 'program.js')).href
-  );
+export async function writeHelpTexts(dist, outdir) {
+  const { buildProgram } = await import(pathToFileURL(path.join(dist, 'src', 'cli', 'program.js')).href);
   const render = async (words) => {
     let text = '';
     const runtime = {

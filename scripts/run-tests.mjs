@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Runs the compiled tests with node's test runner. Node 20 has no glob support in --test,
-// so the files are collected here.
+// Runs the compiled tests with node's test runner (the files are collected here).
 //
 //   node scripts/run-tests.mjs              every folder of dist/test except upstream/
 //   node scripts/run-tests.mjs unit e2e     only these folders
+//   node scripts/run-tests.mjs e2e/demo.test.js   only these files (relative to dist/test)
 //   node scripts/run-tests.mjs upstream     the fidelity tests against the upstream manifests, read
 //                                           from CTL_UPSTREAM_DIR (default
 //                                           ../shared/reference/redis-enterprise-k8s); fails when
@@ -14,21 +14,39 @@
 // fails the run. No test can hang the run: each test, and each test file as a whole, fails after
 // CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
 // alive is failed by scripts/test-watchdog.mjs with the handles that keep it open.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+//
+// ctl runs on Node.js 22 and 24 only. Started by an older node (this development machine's is
+// 20), the script runs the tests on Node 22 from the npm registry instead (scripts/node-runtime.mjs),
+// first on the PATH so that ctl, npm and the tools started by name use it too.
+//
+// The last lines of a run name each failed test, its file, its error and its file's output
+// (scripts/failures-reporter.mjs), then "N passed, M failed".
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { envWithNode, nodeBinary } from './node-runtime.mjs';
+
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  const node = nodeBinary('22');
+  console.error(
+    `run-tests: ctl needs Node.js 22 or newer, this is ${process.version}: running the tests with ${node}`,
+  );
+  const rerun = spawnSync(node, process.argv.slice(1), { stdio: 'inherit', env: envWithNode(node) });
+  process.exit(rerun.status ?? 1);
+}
 
 const repo = join(import.meta.dirname, '..');
 const root = join(repo, 'dist', 'test');
 const only = process.argv.slice(2);
 const UPSTREAM = 'upstream';
-const folders = only.length > 0 ? only.map((name) => join(root, name)) : [root];
+const folders = only.length > 0 ? only.map((name) => (isAbsolute(name) ? name : join(root, name))) : [root];
 // The default run leaves the upstream fidelity tests out: they need files this repository does not hold.
 const excluded = only.length > 0 ? [] : [join(root, UPSTREAM)];
 
 function collect(dir) {
   if (!existsSync(dir) || excluded.includes(dir)) return [];
+  if (!statSync(dir).isDirectory()) return dir.endsWith('.test.js') ? [dir] : [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return collect(path);
@@ -66,10 +84,21 @@ env.NODE_DISABLE_COMPILE_CACHE = '1';
 env.TMP = runTmp;
 env.TEMP = runTmp;
 
+// Beside the runner's own, so the last lines of the run name each failure. Its file is written
+// next to the run's temporary folder (not inside, where it would count as a leftover).
+const failuresFile = `${runTmp}.failures`;
+const reporters = [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${join(repo, 'scripts', 'failures-reporter.mjs')}`,
+  `--test-reporter-destination=${failuresFile}`,
+];
+
 const child = spawn(
   process.execPath,
   [
     '--test',
+    ...reporters,
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${timeoutMs}`,
     '--import',
@@ -109,6 +138,11 @@ child.on('close', (code, signal) => {
         `what it creates:\n  ${leftovers.sort().join('\n  ')}`,
     );
     if (status === 0) status = 1;
+  }
+  // Last: the failures, each with its file and output, then the counts.
+  if (existsSync(failuresFile)) {
+    process.stdout.write(readFileSync(failuresFile, 'utf8'));
+    rmSync(failuresFile, { force: true });
   }
   process.exit(status);
 });

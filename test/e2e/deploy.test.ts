@@ -19,7 +19,7 @@ import {
   requiredPermissionQueries,
 } from '../../src/planning/permissions.js';
 import { runCtl } from '../helpers/run-ctl.js';
-import { kubectlPath, makeToolSandbox, repoRoot, runTool, type ToolSandbox } from '../helpers/tools.js';
+import { kubectlFor, makeToolSandbox, repoRoot, runTool, type ToolSandbox } from '../helpers/tools.js';
 import { REQUIRED_PERMISSIONS } from '../../src/steps/index.js';
 
 interface Rule {
@@ -339,7 +339,7 @@ describe('deploy/ applied to the simulated cluster with the real kubectl', () =>
   let cluster: SimulatedCluster;
   let env: NodeJS.ProcessEnv;
   const kubectl = async (args: string[]) => {
-    const result = await runTool(kubectlPath(), args, { env });
+    const result = await runTool(kubectlFor(cluster.scenario.kubernetesVersion), args, { env });
     assert.equal(result.code, 0, `kubectl ${args.join(' ')}\n${result.stdout}\n${result.stderr}`);
     return result.stdout;
   };

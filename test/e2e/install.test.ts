@@ -1,14 +1,16 @@
 /**
- * The npm package as users get it: `npm pack` holds only what ctl needs (the bundle inlines every
- * dependency, so the package has none), and installing that tarball globally into an EMPTY
- * prefix gives a working `ctl` that runs the demo. Runs on whichever node runs the tests: its
- * directory goes first on the PATH, so `#!/usr/bin/env node` and npm use it too
- * (scripts/test-node22.mjs).
+ * The npm package as users get it, by each path of docs/install.md: `npm pack` holds only what
+ * ctl needs (the bundle inlines every dependency, so the package has none) and ships a
+ * package.json without scripts or development dependencies (its prepack script); installing that
+ * tarball globally into an EMPTY prefix gives a working `ctl` that runs the demo. A release tag
+ * (scripts/release-tag.mjs) installs with `npm install --global git+...#tag` and nothing to
+ * build. Runs on whichever node runs the tests: its directory goes first on the PATH, so
+ * `#!/usr/bin/env node` and npm use it too (scripts/test-node.mjs).
  */
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -85,11 +87,34 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     // Everything ctl runs is inlined in dist/bundle: a dependency would be installed for nothing.
     assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
 
-    // --ignore-scripts: the tests run on the build `npm test` just made; `prepare` would rebuild
-    // dist/ under the feet of the other test files.
+    // Packed with its scripts, as a release is, from a copy of what the pack reads: prepack
+    // rewrites package.json, which other test files read meanwhile. The build `npm test` just
+    // made comes along with its time stamps, so `prepare` (a build when stale) finds it current.
+    const stage = path.join(dir, 'stage');
+    for (const entry of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      '.npmrc',
+      'bin',
+      'scenarios',
+      'scripts',
+      'dist/bundle',
+      'dist/.built',
+    ])
+      cpSync(path.join(repoRoot, entry), path.join(stage, entry), {
+        recursive: true,
+        preserveTimestamps: true,
+      });
     const packed = ok(
       'npm pack',
-      await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir]),
+      await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: stage }),
+    );
+    assert.doesNotMatch(packed.stderr, /compiling the TypeScript/, 'prepare found the build current');
+    assert.deepEqual(
+      JSON.parse(readFileSync(path.join(stage, 'package.json'), 'utf8')),
+      pkg,
+      'postpack put package.json back',
     );
     const [report] = JSON.parse(packed.stdout) as {
       filename: string;
@@ -130,12 +155,12 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       files.every((file) => !file.endsWith('.test.js')),
       'no compiled tests',
     );
-    assert.match(pkg.engines?.node ?? '', /^>=\s*20\.18/, 'engines.node says which Node.js ctl needs');
+    assert.equal(pkg.engines?.node, '>=22', 'engines.node says which Node.js ctl needs');
 
     const tarball = path.join(dir, report.filename);
     const prefix = path.join(dir, 'prefix');
     assert.ok(!existsSync(prefix), 'the prefix starts empty');
-    ok(
+    const install = ok(
       'npm install -g',
       await run(
         'npm',
@@ -169,6 +194,16 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     // Nothing is installed beside ctl: no dependency at all, development or runtime.
     const installed = path.join(prefix, 'lib', 'node_modules', pkg.name);
     assert.ok(!existsSync(path.join(installed, 'node_modules')), 'no node_modules under the installed ctl');
+    // The shipped package.json: nothing to build, nothing to fetch for development.
+    const shipped = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(shipped.scripts, undefined, 'no scripts (no prepare) in the shipped package.json');
+    assert.equal(shipped.devDependencies, undefined, 'no devDependencies in the shipped package.json');
+    assert.deepEqual(shipped.bin, pkg.bin);
+    assert.deepEqual(shipped.engines, pkg.engines);
+    assert.doesNotMatch(install.stderr, /npm warn/i, 'npm warns about nothing on the install');
 
     // The demo: a simulated cluster, a plan and a whole upgrade, from the installed package alone.
     const home = path.join(dir, 'home');
@@ -181,5 +216,70 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     );
     assert.match(demo.stdout, /Ready to run/);
     assert.match(demo.stderr, /database\s+redis\/orders: active at/);
+  });
+});
+
+describe('npm install --global git+...#tag of a release tag (scripts/release-tag.mjs)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ctl-install-git-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('installs the tagged build with nothing to build, and the installed ctl runs', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    // A copy of this repository stands for the project's git host.
+    const remote = path.join(dir, 'ctl.git');
+    ok('git clone --bare', await run('git', ['clone', '--quiet', '--bare', repoRoot, remote]));
+    const tag = `v${version}-install-test`;
+    ok(
+      'release-tag',
+      await run(
+        process.execPath,
+        [path.join(repoRoot, 'scripts', 'release-tag.mjs'), '--git-dir', remote, '--no-build', tag],
+        // The release commit needs an author; a machine that runs the tests may have none set.
+        {
+          env: {
+            GIT_AUTHOR_NAME: 'ctl install test',
+            GIT_AUTHOR_EMAIL: 'install-test@ctl.invalid',
+            GIT_COMMITTER_NAME: 'ctl install test',
+            GIT_COMMITTER_EMAIL: 'install-test@ctl.invalid',
+          },
+        },
+      ),
+    );
+    const tagged = ok(
+      'git ls-tree',
+      await run('git', ['--git-dir', remote, 'ls-tree', '-r', '--name-only', tag]),
+    );
+    assert.match(tagged.stdout, /^dist\/bundle\/main\.js$/m, 'the tag holds the bundle');
+    assert.doesNotMatch(tagged.stdout, /^dist\/(src|test)\//m, 'and no other build output');
+    const manifest = JSON.parse(
+      ok('git show', await run('git', ['--git-dir', remote, 'show', `${tag}:package.json`])).stdout,
+    ) as Record<string, unknown>;
+    assert.equal(manifest.scripts, undefined, "the tag's package.json has no prepare: npm builds nothing");
+
+    const prefix = path.join(dir, 'prefix');
+    const installed = ok(
+      'npm install -g git+file',
+      await run(
+        'npm',
+        [
+          'install',
+          '--global',
+          '--prefix',
+          prefix,
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+          `git+file://${remote}#${tag}`,
+        ],
+        { cwd: dir },
+      ),
+    );
+    assert.doesNotMatch(installed.stderr, /git dep preparation|EBADENGINE/);
+    const ctl = path.join(prefix, 'bin', 'ctl');
+    assert.equal(ok('ctl --version', await run(ctl, ['--version'], { cwd: dir })).stdout.trim(), version);
+    const scenarios = ok('ctl sim scenarios', await run(ctl, ['sim', 'scenarios'], { cwd: dir }));
+    assert.match(scenarios.stdout, /^happy-path\s+\S/m);
   });
 });

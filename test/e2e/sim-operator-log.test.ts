@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { kubectlPath } from '../helpers/tools.js';
+import { kubectlFor } from '../helpers/tools.js';
 import { operatorLog, type SimHarness, startHarness, versionTagPatch } from './sim-support.js';
 
 describe('sim: the operator log through kubectl logs', () => {
@@ -30,10 +30,14 @@ describe('sim: the operator log through kubectl logs', () => {
   });
 
   test('-f streams new lines until the client goes away', async () => {
-    const child = spawn(kubectlPath(), ['logs', '-f', 'deploy/redis-enterprise-operator', '--tail=0'], {
-      env: { ...sim.sandbox.env, KUBECONFIG: sim.cluster.kubeconfigPath },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      kubectlFor(sim.cluster.scenario.kubernetesVersion),
+      ['logs', '-f', 'deploy/redis-enterprise-operator', '--tail=0'],
+      {
+        env: { ...sim.sandbox.env, KUBECONFIG: sim.cluster.kubeconfigPath },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;

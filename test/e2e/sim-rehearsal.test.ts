@@ -12,7 +12,7 @@ import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/clus
 import { parseScenario } from '../../src/sim/scenario.js';
 import {
   helmPath,
-  kubectlPath,
+  kubectlFor,
   makeToolSandbox,
   repoRoot,
   runTool,
@@ -55,7 +55,7 @@ describe('sim: the documented rehearsal', () => {
       releases.map((release) => release.name),
       ['redis-enterprise'],
     );
-    const tag = await run(kubectlPath(), [
+    const tag = await run(kubectlFor(cluster.scenario.kubernetesVersion), [
       'get',
       'rec',
       'rec',
@@ -75,8 +75,13 @@ describe('sim: the documented rehearsal', () => {
       '--version',
       '7.8.2-6',
     ]);
-    await run(kubectlPath(), ['rollout', 'status', 'deployment/redis-enterprise-operator', '--timeout=60s']);
-    await run(kubectlPath(), [
+    await run(kubectlFor(cluster.scenario.kubernetesVersion), [
+      'rollout',
+      'status',
+      'deployment/redis-enterprise-operator',
+      '--timeout=60s',
+    ]);
+    await run(kubectlFor(cluster.scenario.kubernetesVersion), [
       'patch',
       'rec',
       'rec',
@@ -85,12 +90,20 @@ describe('sim: the documented rehearsal', () => {
       '-p',
       '{"spec":{"redisEnterpriseImageSpec":{"versionTag":"7.8.2-60"}}}',
     ]);
-    await run(kubectlPath(), ['wait', '--for=jsonpath={.status.state}=Upgrade', 'rec/rec', '--timeout=60s']);
+    await run(kubectlFor(cluster.scenario.kubernetesVersion), [
+      'wait',
+      '--for=jsonpath={.status.state}=Upgrade',
+      'rec/rec',
+      '--timeout=60s',
+    ]);
     // The docs: "check the operator logs for the source of the error".
     const deadline = Date.now() + 30_000;
     let log = '';
     while (!log.includes('uses module') && Date.now() < deadline) {
-      log = await run(kubectlPath(), ['logs', 'deploy/redis-enterprise-operator']);
+      log = await run(kubectlFor(cluster.scenario.kubernetesVersion), [
+        'logs',
+        'deploy/redis-enterprise-operator',
+      ]);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.match(log, /"logger":"controller_redisenterprisecluster".*uses module/);

@@ -12,7 +12,7 @@ import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/clus
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import {
   helmPath,
-  kubectlPath,
+  kubectlFor,
   makeToolSandbox,
   runTool,
   type ToolResult,
@@ -45,7 +45,7 @@ export async function startHarness(scenarioName: string, timing?: Scenario['timi
     fast: timing === undefined,
   });
   const env = { ...sandbox.env, KUBECONFIG: cluster.kubeconfigPath };
-  const kubectl = kubectlPath();
+  const kubectl = kubectlFor(cluster.scenario.kubernetesVersion);
   const dispatcher = new Agent({ connect: { ca: readFileSync(cluster.caPath, 'utf8') } });
   const basic = `Basic ${Buffer.from(`${cluster.env.CTL_USERNAME}:${cluster.env.CTL_PASSWORD}`).toString('base64')}`;
 

@@ -11,8 +11,9 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Agent, fetch } from 'undici';
+import { loadScenario } from '../../src/sim/scenario.js';
 import { runCtl } from '../helpers/run-ctl.js';
-import { kubectlPath, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
+import { kubectlFor, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
 import { eventually, parseTable, REC_COLUMNS } from './sim-support.js';
 import { readEnvFile, type SimProcess, startSimUp } from './sim-process.js';
 
@@ -109,7 +110,8 @@ describe('ctl sim up (child process)', () => {
 
   test('kubectl with the written kubeconfig shows the cluster; the audit log records it', async () => {
     const { runTool } = await import('../helpers/tools.js');
-    const result = await runTool(kubectlPath(), ['get', 'rec'], {
+    const served = loadScenario('happy-path').kubernetesVersion;
+    const result = await runTool(kubectlFor(served), ['get', 'rec'], {
       env: { ...sandbox.env, KUBECONFIG: env.KUBECONFIG },
     });
     assert.equal(result.code, 0, result.stderr);

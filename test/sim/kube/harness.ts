@@ -8,7 +8,7 @@ import { type KubeServer, type KubeServerOptions, startKubeServer } from '../../
 import { type CertificateAuthority, createCertificateAuthority } from '../../../src/sim/tls.js';
 import {
   helmPath,
-  kubectlPath,
+  kubectlFor,
   makeToolSandbox,
   runTool,
   type ToolResult,
@@ -41,6 +41,8 @@ export async function startTestCluster(
   const audit = new AuditLog();
   const server = await startKubeServer({ ca: await testCa(), token: TOKEN, audit, ...options });
   const sandbox = makeToolSandbox();
+  // The client nearest the served minor, as a user's would be (1.32 unless the test picks one).
+  const kubectl = kubectlFor(Number.parseInt(options.version?.minor ?? '32', 10));
   writeKubeconfig(sandbox.kubeconfig, {
     server: server.url,
     caPem: server.caPem,
@@ -52,7 +54,7 @@ export async function startTestCluster(
     server,
     audit,
     sandbox,
-    kubectl: (args, input) => runTool(kubectlPath(), args, { env: sandbox.env, input }),
+    kubectl: (args, input) => runTool(kubectl, args, { env: sandbox.env, input }),
     helm: (major, args) => runTool(helmPath(major), args, { env: sandbox.env }),
     close: async () => {
       await server.close();

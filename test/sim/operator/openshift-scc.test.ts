@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type SimulatedCluster, startSimulatedCluster } from '../../../src/sim/cluster.js';
 import { loadScenario } from '../../../src/sim/scenario.js';
-import { kubectlPath, makeToolSandbox, runTool, type ToolSandbox } from '../../helpers/tools.js';
+import { kubectlFor, makeToolSandbox, runTool, type ToolSandbox } from '../../helpers/tools.js';
 
 /**
  * OpenShift's SCC admission in the simulator, driven by the real kubectl: which SCC admits the
@@ -39,7 +39,7 @@ async function start(name: string): Promise<Sim> {
   });
   const env = { ...sandbox.env, KUBECONFIG: cluster.kubeconfigPath };
   const kubectl = async (args: string[]): Promise<string> => {
-    const result = await runTool(kubectlPath(), args, { env });
+    const result = await runTool(kubectlFor(cluster.scenario.kubernetesVersion), args, { env });
     if (result.code !== 0) assert.fail(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
     return result.stdout;
   };
