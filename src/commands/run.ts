@@ -3,7 +3,12 @@ import { createInterface } from 'node:readline/promises';
 import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
-import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
+import {
+  createReporter,
+  type ProgressReporter,
+  type SpinnerFactory,
+  terminalSpinners,
+} from '../io/progress.js';
 import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
@@ -479,10 +484,7 @@ async function buildDeps(
 
 async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
   let spinners = input.spinners;
-  if (!spinners && input.io.canAnimate) {
-    const { default: ora } = await import('ora');
-    spinners = (text) => ora({ text, stream: process.stderr, discardStdin: false });
-  }
+  if (!spinners && input.io.canAnimate) spinners = await terminalSpinners();
   const reporter = createReporter(input.io, spinners);
   if (!input.io.isGitHubActions) return reporter;
   const { GitHubActionsReporter } = await import('../io/github.js');
