@@ -183,6 +183,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       context: session.context,
       namespace: session.namespace,
       cluster: snapshot.cluster.name,
+      recUid: snapshot.cluster.uid,
     };
     const { newState, firstUnfinishedStep, defaultStatePath, isFinished, currentHop, advanceHop } =
       await import('../run/state.js');
@@ -200,12 +201,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       const resumeCommand = resumeCommandFor(input, identity, plan, statePath);
       record.resumeCommand = resumeCommand;
       let state = await store.load();
-      if (state && !sameCluster(state.lineage, identity, store.kind === 'file')) {
-        // Its "done" steps were done on another cluster: resuming would skip them here.
-        throw new UsageError(
-          `${statePath} records an upgrade of ${describeLineage(state.lineage)}, not of ${describeLineage(identity)}`,
-          { hint: 'Pass the state file of this cluster (or none, for the default one) with --state.' },
-        );
+      if (state) {
+        // Another cluster's state never resumes here; a done step whose product is gone runs again.
+        const { checkStateBelongsHere, reopenUnheldSteps, withIdentity } =
+          await import('../run/cluster-identity.js');
+        checkStateBelongsHere(state, identity, statePath, { byContext: store.kind === 'file' });
+        const checked = reopenUnheldSteps(withIdentity(state, identity), {
+          operatorVersion: snapshot.operator?.version,
+          clusterVersionTag: snapshot.cluster.image.versionTag,
+        });
+        for (const { step, why } of checked.reopened) io.warn(`running step ${step} again: ${why}`);
+        state = checked.state;
       }
       if (state && sameRun(state.target.operator, plan, isFinished(state))) {
         const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
@@ -381,23 +387,6 @@ function startOverAdvice(store: StateStore): string {
   if (store.kind === 'file') return `delete ${store.location}`;
   const [, namespace, name] = store.location.split('/');
   return `run kubectl delete configmap ${name} -n ${namespace}`;
-}
-
-function sameCluster(
-  recorded: { context: string; namespace: string; cluster: string },
-  identity: { context: string; namespace: string; cluster: string },
-  byContext: boolean,
-): boolean {
-  // A store inside the cluster is shared by users whose kubeconfigs name the context differently.
-  return (
-    (!byContext || recorded.context === identity.context) &&
-    recorded.namespace === identity.namespace &&
-    recorded.cluster === identity.cluster
-  );
-}
-
-function describeLineage(identity: { context: string; namespace: string; cluster: string }): string {
-  return `${identity.namespace}/${identity.cluster} (context ${identity.context})`;
 }
 
 function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boolean {

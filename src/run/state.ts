@@ -50,6 +50,8 @@ export const stateSchema = z.object({
     context: z.string(),
     namespace: z.string(),
     cluster: z.string(),
+    /** The REC's metadata.uid (src/run/cluster-identity.ts); absent in files of earlier versions. */
+    recUid: z.string().optional(),
     createdAt: z.string(),
   }),
   /** Increases with every write, never decreases. */
@@ -81,6 +83,7 @@ export interface ClusterIdentity {
   context: string;
   namespace: string;
   cluster: string;
+  recUid?: string | undefined;
 }
 
 /** `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe. */
@@ -110,7 +113,14 @@ export function newState(
   return {
     apiVersion: 'ctl/v1',
     kind: 'UpgradeState',
-    lineage: { runId: randomUUID(), ...identity, createdAt: now },
+    lineage: {
+      runId: randomUUID(),
+      context: identity.context,
+      namespace: identity.namespace,
+      cluster: identity.cluster,
+      ...(identity.recUid ? { recUid: identity.recUid } : {}),
+      createdAt: now,
+    },
     serial: 0,
     updatedAt: now,
     target,
