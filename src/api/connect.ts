@@ -91,8 +91,10 @@ export async function connectApi(
         'the password and tokens. Prefer --ca-file <ca.pem>.',
     );
   }
-  const onSecret = (secret: string) => io.redactor.add(secret);
+  const onSecret = (secret: string) => io.redactor.add(secret, 'password');
   const credentials = await resolveCredentials(credentialSources(settings, deps), { onSecret });
+  // With the username, the redactor knows the Basic-auth form of the password too.
+  io.redactor.addUsername(credentials.username);
   io.debug(
     1,
     `credentials: user ${credentials.username} (from ${credentials.usernameFrom}), password from ${credentials.passwordFrom}`,

@@ -3,7 +3,12 @@ import { createInterface } from 'node:readline/promises';
 import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
-import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
+import {
+  createReporter,
+  type ProgressReporter,
+  type SpinnerFactory,
+  terminalSpinners,
+} from '../io/progress.js';
 import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
@@ -179,6 +184,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       context: session.context,
       namespace: session.namespace,
       cluster: snapshot.cluster.name,
+      recUid: snapshot.cluster.uid,
     };
     const { newState, firstUnfinishedStep, defaultStatePath, isFinished, currentHop, advanceHop } =
       await import('../run/state.js');
@@ -196,12 +202,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       const resumeCommand = resumeCommandFor(input, identity, plan, statePath);
       record.resumeCommand = resumeCommand;
       let state = await store.load();
-      if (state && !sameCluster(state.lineage, identity, store.kind === 'file')) {
-        // Its "done" steps were done on another cluster: resuming would skip them here.
-        throw new UsageError(
-          `${statePath} records an upgrade of ${describeLineage(state.lineage)}, not of ${describeLineage(identity)}`,
-          { hint: 'Pass the state file of this cluster (or none, for the default one) with --state.' },
-        );
+      if (state) {
+        // Another cluster's state never resumes here; a done step whose product is gone runs again.
+        const { checkStateBelongsHere, reopenUnheldSteps, withIdentity } =
+          await import('../run/cluster-identity.js');
+        checkStateBelongsHere(state, identity, statePath, { byContext: store.kind === 'file' });
+        const checked = reopenUnheldSteps(withIdentity(state, identity), {
+          operatorVersion: snapshot.operator?.version,
+          clusterVersionTag: snapshot.cluster.image.versionTag,
+        });
+        for (const { step, why } of checked.reopened) io.warn(`running step ${step} again: ${why}`);
+        state = checked.state;
       }
       if (state && sameRun(state.target.operator, plan, isFinished(state))) {
         const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
@@ -385,23 +396,6 @@ function startOverAdvice(store: StateStore): string {
   return `run kubectl delete configmap ${name} -n ${namespace}`;
 }
 
-function sameCluster(
-  recorded: { context: string; namespace: string; cluster: string },
-  identity: { context: string; namespace: string; cluster: string },
-  byContext: boolean,
-): boolean {
-  // A store inside the cluster is shared by users whose kubeconfigs name the context differently.
-  return (
-    (!byContext || recorded.context === identity.context) &&
-    recorded.namespace === identity.namespace &&
-    recorded.cluster === identity.cluster
-  );
-}
-
-function describeLineage(identity: { context: string; namespace: string; cluster: string }): string {
-  return `${identity.namespace}/${identity.cluster} (context ${identity.context})`;
-}
-
 function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boolean {
   return recordedOperator === plan.target.operator && !finished;
 }
@@ -486,10 +480,7 @@ async function buildDeps(
 
 async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
   let spinners = input.spinners;
-  if (!spinners && input.io.canAnimate) {
-    const { default: ora } = await import('ora');
-    spinners = (text) => ora({ text, stream: process.stderr, discardStdin: false });
-  }
+  if (!spinners && input.io.canAnimate) spinners = await terminalSpinners();
   const reporter = createReporter(input.io, spinners);
   if (!input.io.isGitHubActions) return reporter;
   const { GitHubActionsReporter } = await import('../io/github.js');

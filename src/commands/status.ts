@@ -4,7 +4,7 @@ import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
-import { describeOwner } from '../run/lock.js';
+import { describeOwner, isStale } from '../run/lock.js';
 import { currentHop, defaultStatePath } from '../run/state.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
@@ -107,6 +107,8 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       path,
       state,
       lock: lock ?? null,
+      // The lock's owner process is gone (judged on this host): the next run takes it over.
+      lockStale: view ? lockIsStale(view) : null,
       store: store.kind,
       // A multi-hop upgrade: where it is (1-based), how many hops, and the hop's operator.
       hop: state.hops
@@ -149,10 +151,18 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     }),
   ];
   lines.push(...heldBackLines(state.steps.databases?.outcome));
-  if (view) lines.push('', `locked by ${describeOwner(view.owner)}${leaseNote(view)}`);
+  if (view) {
+    const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
+    lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);
+  }
   if (state.result !== 'succeeded' && state.resumeCommand)
     lines.push('', `resume with: ${s(state.resumeCommand)}`);
   input.io.data(lines.join('\n'));
+}
+
+/** A Lease is judged by its renew time, a lock file by whether its owner process still lives. */
+function lockIsStale(view: LockView): boolean {
+  return view.lease ? view.lease.stale : isStale(view.owner);
 }
 
 /** The Active-Active databases the databases step held back (its outcome's `heldBack`). */

@@ -13,6 +13,17 @@ export interface HelmOptions {
   context?: string;
 }
 
+/**
+ * The environment helm gets: ctl's own, less every variable that holds or points at a ctl
+ * credential (CTL_PASSWORD, CTL_USERNAME, CTL_PASSWORD_FILE, ...: all of CTL_* but CTL_HELM).
+ * helm's own (HELM_*, KUBECONFIG, PATH, HOME, proxies) stays.
+ */
+export function helmEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !name.startsWith('CTL_') || name === 'CTL_HELM'),
+  );
+}
+
 export interface HelmResult {
   stdout: string;
   stderr: string;
@@ -58,8 +69,9 @@ export class Helm {
     this.options.io.debug(1, `$ ${this.describe(args)}`);
     try {
       const result = await execa(this.options.binary, argv, {
-        env: this.options.env,
-        extendEnv: true,
+        // Never ctl's credentials: helm (or any --helm-bin) needs none of them (issue 28).
+        env: helmEnvironment({ ...process.env, ...this.options.env }),
+        extendEnv: false,
         stdin: 'ignore',
         cancelSignal: this.options.signal,
         // SIGTERM on cancel, and never escalate to SIGKILL (see the class comment).

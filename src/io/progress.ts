@@ -54,14 +54,112 @@ export interface Spinner {
 
 export type SpinnerFactory = (text: string) => Spinner;
 
+/** The terminal's size as the stream reports it (a pty may say 0 columns and 0 rows). */
+export interface TerminalSize {
+  columns?: number | undefined;
+  rows?: number | undefined;
+}
+
+/**
+ * A spinner redraws by clearing the lines it drew, counted from the width: a terminal that
+ * reports 0 columns (`script`, some CI wrappers, `docker run -t`) made the spinner library
+ * clear infinitely many lines (issue 28: 369 MB in 10 minutes). Such a terminal gets plain lines.
+ */
+export function isUsableTerminalSize(size: TerminalSize): boolean {
+  const { columns, rows } = size;
+  return (
+    typeof columns === 'number' &&
+    Number.isFinite(columns) &&
+    columns >= MIN_COLUMNS &&
+    typeof rows === 'number' &&
+    Number.isFinite(rows) &&
+    rows >= 1
+  );
+}
+
+/** Narrower than this, a spinner line wraps on every redraw: plain lines read better. */
+const MIN_COLUMNS = 20;
+
+/** The real stderr's size; when it is no terminal the Io writes elsewhere (a test's stream). */
+function stderrSize(): TerminalSize {
+  if (!process.stderr.isTTY) return { columns: 80, rows: 24 };
+  return { columns: process.stderr.columns, rows: process.stderr.rows };
+}
+
 export function createReporter(
   io: Io,
   spinnerFactory?: SpinnerFactory,
   now: () => Date = () => new Date(),
+  terminalSize: () => TerminalSize = stderrSize,
 ): ProgressReporter {
   if (io.output === 'json') return new JsonReporter(io, now);
-  if (io.canAnimate && spinnerFactory) return new SpinnerReporter(io, spinnerFactory, now);
+  if (io.canAnimate && spinnerFactory && isUsableTerminalSize(terminalSize())) {
+    return new SizeGuardedReporter(
+      new SpinnerReporter(io, spinnerFactory, now),
+      new PlainReporter(io, now),
+      () => isUsableTerminalSize(terminalSize()),
+    );
+  }
   return new PlainReporter(io, now);
+}
+
+/**
+ * Spinners while the terminal keeps a usable size; plain lines for good once it stops (a
+ * resize to 0 columns mid-run). Checked on every event and every second in between.
+ */
+export class SizeGuardedReporter implements ProgressReporter {
+  #current: ProgressReporter;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    spinners: ProgressReporter,
+    private readonly plain: ProgressReporter,
+    private readonly usable: () => boolean,
+  ) {
+    this.#current = spinners;
+    this.#timer = setInterval(() => this.#check(), 1000);
+    this.#timer.unref();
+  }
+
+  emit(event: Omit<ProgressEvent, 'ts'>): void {
+    this.#check();
+    this.#current.emit(event);
+  }
+
+  close(): void {
+    this.#stopTimer();
+    this.#current.close();
+  }
+
+  #check(): void {
+    if (this.#current === this.plain || this.usable()) return;
+    this.#current.close();
+    this.#current = this.plain;
+    this.#stopTimer();
+  }
+
+  #stopTimer(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/**
+ * ora on stderr, behind a view of the stream whose size is never 0: the spinner library
+ * computes `columns ?? 80`, so 0 would mean endless clearing between two of the
+ * SizeGuardedReporter's checks. Every method still runs on the real stream.
+ */
+export async function terminalSpinners(stream: NodeJS.WriteStream = process.stderr): Promise<SpinnerFactory> {
+  const { default: ora } = await import('ora');
+  const view = new Proxy(stream, {
+    get(target, property) {
+      if (property === 'columns') return target.columns >= MIN_COLUMNS ? target.columns : 80;
+      if (property === 'rows') return target.rows >= 1 ? target.rows : 24;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return (text) => ora({ text, stream: view, discardStdin: false });
 }
 
 export class JsonReporter implements ProgressReporter {

@@ -16,6 +16,8 @@ import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext } from 'node:tls';
+import type { ClientRequest } from 'node:http';
+import { armDeadlines } from './deadlines.js';
 
 /** The agent options that decide a connection's TLS identity and trust (client-node sets these). */
 const TLS_OPTIONS = [
@@ -60,8 +62,29 @@ export function keepAliveAgent(agent: HttpAgent | undefined): HttpAgent | undefi
     type === 'https'
       ? new HttpsAgent({ ...picked, secureContext: createSecureContext(picked), keepAlive: true })
       : new HttpAgent({ keepAlive: true });
+  withDeadlines(made, type);
   shared.set(key, made);
   return made;
+}
+
+/**
+ * Every request through a kept agent gets the Kubernetes deadlines (src/kube/deadlines.ts),
+ * whoever sends it: kubeRequest, client-node's typed clients and its Watch (through node-fetch).
+ */
+function withDeadlines(agent: HttpAgent, type: string): void {
+  const internal = agent as HttpAgent & { addRequest(req: ClientRequest, options: AddRequestOptions): void };
+  const addRequest = internal.addRequest.bind(agent);
+  internal.addRequest = (req, options) => {
+    const server = `${type}://${options.host ?? 'localhost'}:${options.port ?? ''}`;
+    const watch = /[?&]watch=(true|1)\b/.test(req.path);
+    armDeadlines(req, `${req.method} ${req.path.split('?')[0] ?? ''}`, server, { total: !watch });
+    addRequest(req, options);
+  };
+}
+
+interface AddRequestOptions {
+  host?: string;
+  port?: number | string;
 }
 
 function stringify(value: unknown): unknown {
@@ -87,6 +110,23 @@ export function withKeptAgent<C extends { applyToFetchOptions(options: object): 
     answer.agent = keepAliveAgent(answer.agent);
     return answer;
   };
+  // client-node's typed clients take their agent from here, once per request.
+  const typed = view as unknown as { applySecurityAuthentication?: (context: AgentContext) => Promise<void> };
+  const original = (
+    config as unknown as { applySecurityAuthentication?: (context: AgentContext) => Promise<void> }
+  ).applySecurityAuthentication;
+  if (original) {
+    typed.applySecurityAuthentication = async (context: AgentContext) => {
+      await original.call(view, context);
+      context.setAgent(keepAliveAgent(context.getAgent()) as HttpAgent);
+    };
+  }
   wrapped.set(config, view);
   return view;
+}
+
+/** The part of client-node's RequestContext that carries the agent. */
+interface AgentContext {
+  getAgent(): HttpAgent | undefined;
+  setAgent(agent: HttpAgent): void;
 }

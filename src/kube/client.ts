@@ -12,6 +12,8 @@ import { delimiter, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
+import { withKeptAgent } from './agent.js';
+import { withDeadlineErrors } from './deadlines.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 
 export type ClientNode = typeof import('@kubernetes/client-node');
@@ -200,20 +202,24 @@ export interface KubeClients {
 
 export async function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeClients> {
   const mod = await importClientNode();
-  const { config } = loaded;
+  // Kept connections with the Kubernetes deadlines (src/kube/agent.ts, deadlines.ts) for every
+  // client made from this config, the typed ones included; their errors keep the deadline's hint.
+  const config = withKeptAgent(loaded.config);
+  const typed = <T extends object>(api: new (...args: never[]) => T): T =>
+    withDeadlineErrors(config.makeApiClient(api as never) as T);
   return {
     k8s: mod,
     config,
     contextName: loaded.contextName,
     namespace: loaded.namespace,
-    core: config.makeApiClient(mod.CoreV1Api),
-    apps: config.makeApiClient(mod.AppsV1Api),
-    custom: config.makeApiClient(mod.CustomObjectsApi),
-    admission: config.makeApiClient(mod.AdmissionregistrationV1Api),
-    apiextensions: config.makeApiClient(mod.ApiextensionsV1Api),
-    authorization: config.makeApiClient(mod.AuthorizationV1Api),
-    apis: config.makeApiClient(mod.ApisApi),
-    version: config.makeApiClient(mod.VersionApi),
+    core: typed(mod.CoreV1Api),
+    apps: typed(mod.AppsV1Api),
+    custom: typed(mod.CustomObjectsApi),
+    admission: typed(mod.AdmissionregistrationV1Api),
+    apiextensions: typed(mod.ApiextensionsV1Api),
+    authorization: typed(mod.AuthorizationV1Api),
+    apis: typed(mod.ApisApi),
+    version: typed(mod.VersionApi),
     // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
     objects: createObjectClient(config, loaded.namespace ?? 'default'),
   };

@@ -52,11 +52,18 @@ export async function openPortForward(
   };
 }
 
+/** The fields of a pod read here. */
+interface PodView {
+  metadata?: { name?: string; deletionTimestamp?: string };
+  status?: { conditions?: { type?: string; status?: string }[] };
+}
+
 /** The ready pod with the lowest ordinal: a rolling upgrade replaces pods in reverse ordinal order, so it goes last. */
 async function pickReadyPod(kube: KubeClients, namespace: string, cluster: string): Promise<string> {
-  const pods = await kube.core.listNamespacedPod({ namespace });
+  // Through kubeRequest (src/kube/request.ts): with its deadlines, so a silent API server ends here.
+  const pods = (await kube.objects.list('v1', 'Pod', namespace)) as PodView[];
   const pattern = new RegExp(`^${cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`);
-  const ready = pods.items
+  const ready = pods
     .filter((pod) => pattern.test(pod.metadata?.name ?? ''))
     .filter((pod) => !pod.metadata?.deletionTimestamp)
     .filter((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))

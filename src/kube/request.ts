@@ -14,6 +14,7 @@ import { type Agent, request as httpRequest, type IncomingMessage } from 'node:h
 import { request as httpsRequest } from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
+import { armDeadlines } from './deadlines.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
 export class KubeRequestError extends Error {
@@ -98,6 +99,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
           });
         },
       );
+      armDeadlines(req, what, cluster.server);
       req.on('error', (error: NodeJS.ErrnoException) =>
         reject(req.reusedSocket && STALE_SOCKET.has(error.code ?? '') ? new StaleSocket(error) : error),
       );

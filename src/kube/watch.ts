@@ -10,6 +10,7 @@
  */
 
 import { TimeoutError } from '../errors.js';
+import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { withKeptAgent } from './agent.js';
 import { importClientNode, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
@@ -41,6 +42,8 @@ export interface WatchCollectionOptions<T> {
 /** First and longest delay between failed attempts (client-go's reflector: 800 ms to 30 s). */
 const BACKOFF_START_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
+/** Consecutive calls without an answer in time (src/kube/deadlines.ts) before a wait gives up. */
+const DEADLINES_BEFORE_GIVING_UP = 3;
 /** Statuses that will not heal by retrying. */
 const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
 
@@ -78,6 +81,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       const connected = Date.now();
       const ended = await watchOnce<T>(
         watcher,
+        kube.config.getCurrentCluster()?.server ?? 'of the kubeconfig',
         path,
         {
           ...selectors,
@@ -118,6 +122,9 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       }
       if (code !== undefined && FATAL_CODES.has(code)) throw error;
       failures += 1;
+      // A server that stays silent is not a blip: after a few deadlines, exit 1 with the hint.
+      const deadline = deadlineErrorOf(error);
+      if (deadline && failures >= DEADLINES_BEFORE_GIVING_UP) throw deadline;
       await sleep(backoff(failures), signal);
     }
   }
@@ -146,9 +153,14 @@ interface WatchEnd {
 
 type WatchInstance = InstanceType<Awaited<ReturnType<typeof importClientNode>>['Watch']>;
 
-/** One watch connection, until it ends, fails, or the signal aborts. */
+/**
+ * One watch connection, until it ends, fails, or the signal aborts. It must be established
+ * within the connect and response deadlines, and a connection silent for longer than the idle
+ * limit (the server should have ended it at timeoutSeconds) counts as ended: the caller resumes.
+ */
 function watchOnce<T>(
   watcher: WatchInstance,
+  server: string,
   path: string,
   query: Record<string, string | number | boolean | undefined>,
   signal: AbortSignal,
@@ -159,9 +171,23 @@ function watchOnce<T>(
     let sawEvents = false;
     let controller: AbortController | undefined;
     let established = false;
+    const establishTimer = setTimeout(
+      () => finish({ gone: false, error: kubeDeadlineError(`watch ${path}`, server, 'response'), sawEvents }),
+      KUBE_DEADLINES.connectMs + KUBE_DEADLINES.responseMs,
+    );
+    let idleTimer: NodeJS.Timeout | undefined;
+    const stillAlive = (): void => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(
+        () => finish({ gone: false, error: undefined, sawEvents }),
+        KUBE_DEADLINES.watchIdleMs,
+      );
+    };
     const finish = (end: WatchEnd | { consumer: unknown }): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(establishTimer);
+      clearTimeout(idleTimer);
       signal.removeEventListener('abort', onAbort);
       controller?.abort();
       if ('consumer' in end) reject(new ConsumerError(end.consumer));
@@ -169,6 +195,7 @@ function watchOnce<T>(
     };
     const onAbort = (): void => finish({ gone: false, error: undefined, sawEvents });
     if (signal.aborted) {
+      clearTimeout(establishTimer);
       resolve({ gone: false, error: undefined, sawEvents });
       return;
     }
@@ -181,6 +208,7 @@ function watchOnce<T>(
         (type: string, object: unknown) => {
           if (settled) return;
           sawEvents = true;
+          stillAlive();
           if (type === 'ERROR') {
             const status = object as { code?: number; message?: string; reason?: string } | undefined;
             if (status?.code === 410 || status?.reason === 'Expired' || status?.reason === 'Gone') {
@@ -229,6 +257,8 @@ function watchOnce<T>(
         (result) => {
           controller = result;
           established = true;
+          clearTimeout(establishTimer);
+          if (!settled) stillAlive();
           if (settled) result.abort();
         },
         (error: unknown) => finish({ gone: false, error, sawEvents }),

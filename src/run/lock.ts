@@ -72,7 +72,9 @@ const UNREADABLE_LOCK_GRACE_MS = 10_000;
 async function createLockFile(lockPath: string, owner: LockOwner): Promise<boolean> {
   const temp = tempLockPath(lockPath, owner);
   const handle = await open(temp, 'wx', 0o600).catch((error: Error) => {
-    throw new OperationError(`cannot create the lock file ${lockPath}: ${error.message}`);
+    throw new OperationError(`cannot create the lock file ${lockPath}: ${error.message}`, {
+      hint: 'Check that the folder of the state file exists and is yours to write (ls -ld <folder>), or pass a state file in another folder with --state.',
+    });
   });
   try {
     await handle.writeFile(`${JSON.stringify(owner, null, 2)}\n`);
@@ -85,7 +87,9 @@ async function createLockFile(lockPath: string, owner: LockOwner): Promise<boole
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`);
+    throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`, {
+      hint: 'Check that the folder of the state file exists and is yours to write (ls -ld <folder>), or pass a state file in another folder with --state.',
+    });
   } finally {
     await unlink(temp).catch(() => undefined);
   }

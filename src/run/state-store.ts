@@ -42,6 +42,8 @@ export class FileStateStore implements StateStore {
   readonly kind = 'file' as const;
   readonly location: string;
   readonly #file: StateFile;
+  /** Set while this process holds the lock: only then may loading keep a copy of a corrupt file. */
+  #locked = false;
 
   constructor(path: string) {
     this.location = path;
@@ -49,15 +51,25 @@ export class FileStateStore implements StateStore {
   }
 
   load(): Promise<UpgradeState | undefined> {
-    return this.#file.load();
+    return this.#file.load({ keepCorruptCopy: this.#locked });
   }
 
   save(state: UpgradeState): Promise<UpgradeState> {
     return this.#file.save(state);
   }
 
-  lock(operation: string): Promise<StateLock> {
-    return acquireLock(lockPathFor(this.location), operation);
+  async lock(operation: string): Promise<StateLock> {
+    const held = await acquireLock(lockPathFor(this.location), operation);
+    this.#locked = true;
+    // Under the lock no other ctl writes this file: a temp file whose writer is gone is litter.
+    await this.#file.removeAbandonedTemps();
+    return {
+      owner: held.owner,
+      release: async () => {
+        this.#locked = false;
+        await held.release();
+      },
+    };
   }
 
   async readLock(): Promise<LockView | undefined> {

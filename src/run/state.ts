@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
+import { removeAbandonedTempFiles, writeFileAtomically } from './atomic-write.js';
 
 /**
  * The resumable record of one upgrade of one cluster (CLI.md `--state`). Each step records its
@@ -51,6 +50,8 @@ export const stateSchema = z.object({
     context: z.string(),
     namespace: z.string(),
     cluster: z.string(),
+    /** The REC's metadata.uid (src/run/cluster-identity.ts); absent in files of earlier versions. */
+    recUid: z.string().optional(),
     createdAt: z.string(),
   }),
   /** Increases with every write, never decreases. */
@@ -82,6 +83,7 @@ export interface ClusterIdentity {
   context: string;
   namespace: string;
   cluster: string;
+  recUid?: string | undefined;
 }
 
 /** `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe. */
@@ -111,7 +113,14 @@ export function newState(
   return {
     apiVersion: 'ctl/v1',
     kind: 'UpgradeState',
-    lineage: { runId: randomUUID(), ...identity, createdAt: now },
+    lineage: {
+      runId: randomUUID(),
+      context: identity.context,
+      namespace: identity.namespace,
+      cluster: identity.cluster,
+      ...(identity.recUid ? { recUid: identity.recUid } : {}),
+      createdAt: now,
+    },
     serial: 0,
     updatedAt: now,
     target,
@@ -121,8 +130,10 @@ export function newState(
 }
 
 /**
- * Reads and writes one state file: atomic replace (temp file, fsync, rename, fsync of the
- * folder), mode 0600 whatever the umask, stray temp files of an interrupted write removed.
+ * Reads and writes one state file: atomic replace (src/run/atomic-write.ts), mode 0600 whatever
+ * the umask. Reading never creates, renames or deletes a file (`ctl upgrade status` polls it
+ * beside a running upgrade); only a run that holds the lock keeps a copy of a corrupt file or
+ * removes the temp files of a killed writer (removeAbandonedTemps).
  */
 export class StateFile {
   readonly path: string;
@@ -131,9 +142,11 @@ export class StateFile {
     this.path = path;
   }
 
-  /** The state, or undefined when there is none yet. A corrupt file is kept as a backup and reported. */
-  async load(): Promise<UpgradeState | undefined> {
-    await this.#removeStrayTempFiles();
+  /**
+   * The state, or undefined when there is none yet. A corrupt file is reported; with
+   * `keepCorruptCopy` (a run holding the lock) a copy of it is kept first.
+   */
+  async load(options: { keepCorruptCopy?: boolean } = {}): Promise<UpgradeState | undefined> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -145,9 +158,15 @@ export class StateFile {
     }
     const problem = parseProblem(text);
     if (problem.state) return problem.state;
+    const message = `the state file ${this.path} is not a valid ctl state file: ${problem.reason}`;
+    if (!options.keepCorruptCopy) {
+      throw new OperationError(message, {
+        hint: `Inspect it, then move it aside (mv ${this.path} ${this.path}.bad) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+      });
+    }
     const backup = `${this.path}.corrupt-${Date.now()}`;
     await copyFile(this.path, backup).catch(() => undefined);
-    throw new OperationError(`the state file ${this.path} is not a valid ctl state file: ${problem.reason}`, {
+    throw new OperationError(message, {
       hint: `A copy was kept at ${backup}. Inspect it, then delete ${this.path} to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
     });
   }
@@ -155,35 +174,20 @@ export class StateFile {
   /** Writes the next serial of the state and returns it. */
   async save(state: UpgradeState): Promise<UpgradeState> {
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
-    const dir = dirname(this.path);
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.path, `${safeJson(next, 2)}\n`, { mode: 0o600, fsync: true });
-      // write-file-atomic applies the mode through the umask on some paths; make it exact.
-      await chmod(this.path, 0o600);
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      await writeFileAtomically(this.path, `${safeJson(next, 2)}\n`);
     } catch (error) {
       throw new OperationError(`cannot write the state file ${this.path}: ${(error as Error).message}`, {
         hint: 'Free some space or fix the permissions of its folder, or pass another file with --state; then run again to resume.',
       });
     }
-    fsyncDirectory(dir);
     return next;
   }
 
-  async #removeStrayTempFiles(): Promise<void> {
-    const dir = dirname(this.path);
-    const name = basename(this.path);
-    let entries: string[];
-    try {
-      entries = await readdir(dir);
-    } catch {
-      return;
-    }
-    // write-file-atomic names its temp files "<file>.<number>".
-    const stray = entries.filter(
-      (entry) => entry.startsWith(`${name}.`) && /^\d+$/.test(entry.slice(name.length + 1)),
-    );
-    await Promise.all(stray.map((entry) => unlink(join(dir, entry)).catch(() => undefined)));
+  /** Under the lock only: removes the temp files of writers that are gone (src/run/atomic-write.ts). */
+  removeAbandonedTemps(): Promise<string[]> {
+    return removeAbandonedTempFiles(this.path);
   }
 }
 
@@ -199,19 +203,6 @@ function parseProblem(text: string): { state?: UpgradeState; reason: string } {
   const first = parsed.error.issues[0];
   const where = first?.path.length ? first.path.join('.') : 'the document';
   return { reason: `${where}: ${first?.message ?? 'does not match the schema'}` };
-}
-
-/** Makes a completed rename durable: without it a power loss can undo the rename. */
-function fsyncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a directory; the rename itself already happened.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 /** The first step, in run order, that is not finished: where a resumed run starts. */

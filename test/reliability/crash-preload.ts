@@ -5,8 +5,8 @@
  * - write:   half of the new state is in the temp file (a torn write);
  * - rename:  the temp file is complete and synced, the rename has not happened;
  * - renamed: the rename happened, the mode fix and the folder fsync have not.
- * Only temp files of JSON files under CTL_TEST_CRASH_DIR count (write-file-atomic names them
- * `<file>.<digits>`). ctl's own code is untouched: this patches node:fs from outside.
+ * Only temp files of JSON files under CTL_TEST_CRASH_DIR count (src/run/atomic-write.ts names them
+ * `<file>.<uuid>.<pid>@<host>.tmp`). ctl's own code is untouched: this patches node:fs from outside.
  */
 
 import fs from 'node:fs';
@@ -18,7 +18,12 @@ let writes = 0;
 const tempFds = new Map<number, number>();
 
 function isStateTemp(file: unknown): boolean {
-  return typeof file === 'string' && dir !== '' && file.startsWith(dir) && /\.json\.\d+$/.test(file);
+  return (
+    typeof file === 'string' &&
+    dir !== '' &&
+    file.startsWith(dir) &&
+    /\.json\.[0-9a-f-]{36}\.\d+@[^/]+\.tmp$/.test(file)
+  );
 }
 
 function die(): never {

@@ -9,6 +9,7 @@ import {
   JsonReporter,
   PlainReporter,
   type Spinner,
+  SizeGuardedReporter,
   SpinnerReporter,
 } from '../../../src/io/progress.js';
 import { createTestIo } from '../../../src/io/test-io.js';
@@ -19,6 +20,54 @@ import { tempDir } from '../../helpers/temp.js';
 const at = () => new Date('2026-11-21T10:11:12.000Z');
 
 describe('progress reporters', () => {
+  it('a terminal reporting 0 columns or rows, or a tiny one, gets plain lines', () => {
+    for (const size of [
+      { columns: 0, rows: 0 },
+      { columns: 0, rows: 40 },
+      { columns: 120, rows: 0 },
+      { columns: 5, rows: 40 },
+      {},
+    ]) {
+      const t = createTestIo({ stderrIsTTY: true });
+      const reporter = createReporter(
+        t.io,
+        () => assert.fail('no spinner on a 0-size terminal'),
+        at,
+        () => size,
+      );
+      assert.ok(reporter instanceof PlainReporter, JSON.stringify(size));
+    }
+  });
+
+  it('a terminal resized to 0 columns mid-run turns the spinner into plain lines for good', () => {
+    const t = createTestIo({ stderrIsTTY: true });
+    let size = { columns: 100, rows: 30 };
+    let stopped = 0;
+    const spinner: Spinner = {
+      text: '',
+      start: () => spinner,
+      succeed: () => spinner,
+      fail: () => spinner,
+      info: () => spinner,
+      warn: () => spinner,
+      stop: () => ((stopped += 1), spinner),
+    };
+    const reporter = createReporter(
+      t.io,
+      () => spinner,
+      at,
+      () => size,
+    );
+    reporter.emit({ type: 'step-start', step: 'monitor', message: 'Wait for the cluster' });
+    size = { columns: 0, rows: 0 };
+    reporter.emit({ type: 'progress', step: 'monitor', message: 'pods 1/3' });
+    size = { columns: 100, rows: 30 };
+    reporter.emit({ type: 'progress', step: 'monitor', message: 'pods 2/3' });
+    reporter.close();
+    assert.ok(stopped >= 1);
+    assert.match(t.stderr(), /\[monitor\] pods 1\/3\n.*\[monitor\] pods 2\/3/s);
+  });
+
   it('json: one event per line on stdout, nothing for people on stderr', () => {
     const t = createTestIo({ output: 'json' });
     const reporter = createReporter(t.io, undefined, at);
@@ -94,8 +143,9 @@ describe('progress reporters', () => {
         return current;
       },
       now,
+      () => ({ columns: 120, rows: 40 }),
     );
-    assert.ok(reporter instanceof SpinnerReporter);
+    assert.ok(reporter instanceof SizeGuardedReporter);
     const tally = new FanOutTally(1000, () => clock);
     const names = Array.from({ length: 1000 }, (_, i) => `ns-${i % 20}/db-${String(i + 1).padStart(4, '0')}`);
     const seen: string[] = [];

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
@@ -36,11 +37,11 @@ describe('StateFile', () => {
     }
   });
 
-  it('keeps a backup of a corrupt file and says what to do', async () => {
+  it('keeps a backup of a corrupt file under the lock and says what to do', async () => {
     const file = new StateFile(await tempPath());
     await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
     await writeFile(file.path, '{"apiVersion": "ctl/v1", "kind": "Upgr');
-    await assert.rejects(file.load(), (error: unknown) => {
+    await assert.rejects(file.load({ keepCorruptCopy: true }), (error: unknown) => {
       assert.ok(error instanceof OperationError);
       assert.equal(error.exitCode, ExitCode.failed);
       assert.match(error.message, /not a valid ctl state file: it is not JSON/);
@@ -65,13 +66,31 @@ describe('StateFile', () => {
     await assert.rejects(file.load(), /it is empty/);
   });
 
-  it('removes temp files left by an interrupted write', async () => {
+  it('reading writes nothing: no copy of a corrupt file, no temp file removed', async () => {
     const file = new StateFile(await tempPath());
     await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
-    const stray = `${file.path}.123456789`;
-    await writeFile(stray, '{"half":');
-    await file.load();
-    await assert.rejects(readFile(stray));
+    const dead = `${file.path}.00000000-0000-0000-0000-000000000000.999999999@${hostname()}.tmp`;
+    await writeFile(dead, '{"half":');
+    await writeFile(file.path, 'not json');
+    const before = (await readdir(join(file.path, '..'))).sort();
+    await assert.rejects(file.load(), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.match(error.hint ?? '', /move it aside/);
+      return true;
+    });
+    assert.deepEqual((await readdir(join(file.path, '..'))).sort(), before);
+  });
+
+  it('under the lock removes only the temp files of writers that are gone', async () => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    const dead = `${file.path}.00000000-0000-0000-0000-000000000000.999999999@${hostname()}.tmp`;
+    const live = `${file.path}.00000000-0000-0000-0000-000000000001.${process.ppid}@${hostname()}.tmp`;
+    const users = [`${file.path}.1`, `${file.path}.123456789`, `${file.path}.2026`];
+    for (const name of [dead, live, ...users]) await writeFile(name, '{"half":');
+    assert.deepEqual(await file.removeAbandonedTemps(), [dead.slice(dead.lastIndexOf('/') + 1)]);
+    await assert.rejects(readFile(dead));
+    for (const name of [live, ...users]) await readFile(name);
   });
 
   it('never stores anything but ids, versions and messages', async () => {

@@ -1,0 +1,133 @@
+import type { ClientRequest } from 'node:http';
+import type { Socket } from 'node:net';
+import { OperationError } from '../errors.js';
+
+/**
+ * How long ctl waits for the Kubernetes API server, as the management API's calls do
+ * (src/api/http.ts DEFAULT_TIMEOUTS): a server that accepts a connection and never answers
+ * (a stalled API server, a dead VPN, a half-open load balancer) ends the command with exit 1
+ * and a hint instead of hanging it (issue 28). The figures are in docs/reliability.md.
+ */
+export const KUBE_DEADLINES = {
+  /** The TCP connection. */
+  connectMs: 10_000,
+  /** From the connection to the answer's status line and headers (the TLS handshake included). */
+  responseMs: 30_000,
+  /** The whole call, body included (a LIST of thousands of objects is well under this). */
+  totalMs: 120_000,
+  /** A watch connection with no event and no end for this long is dropped and opened again. */
+  watchIdleMs: 60_000,
+} as const;
+
+/** A Kubernetes call that got no answer in time (kubeDeadlineError). */
+export class KubeDeadlineError extends OperationError {}
+
+export function isKubeDeadlineError(error: unknown): error is KubeDeadlineError {
+  return error instanceof KubeDeadlineError;
+}
+
+/**
+ * The deadline errors given to requests lately. client-node's typed clients and its Watch go
+ * through node-fetch, which rewraps a request's error as `request to <url> failed, reason:
+ * <message>` and drops the error itself (with its hint and exit code): found again by message.
+ */
+const recent: KubeDeadlineError[] = [];
+
+/** The KubeDeadlineError behind `error` (itself, or the one node-fetch rewrapped), if any. */
+export function deadlineErrorOf(error: unknown): KubeDeadlineError | undefined {
+  if (error instanceof KubeDeadlineError) return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message !== 'string') return undefined;
+  return recent.find((known) => message.includes(known.message));
+}
+
+/**
+ * A typed client-node API whose calls reject with the KubeDeadlineError itself when a deadline
+ * ended them, so the user sees its message, hint and exit code.
+ */
+export function withDeadlineErrors<T extends object>(api: T): T {
+  return new Proxy(api, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]): unknown => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((error: unknown) => {
+          throw deadlineErrorOf(error) ?? error;
+        });
+      };
+    },
+  });
+}
+
+/** The error of a Kubernetes call that got no answer in time: exit 1, with what to check. */
+export function kubeDeadlineError(
+  what: string,
+  server: string,
+  phase: 'connect' | 'response' | 'total',
+): KubeDeadlineError {
+  const limit =
+    phase === 'connect'
+      ? `could not be reached within ${KUBE_DEADLINES.connectMs / 1000} s`
+      : phase === 'response'
+        ? `gave no answer within ${KUBE_DEADLINES.responseMs / 1000} s`
+        : `did not finish its answer within ${KUBE_DEADLINES.totalMs / 1000} s`;
+  return new KubeDeadlineError(`the Kubernetes API server ${server} ${limit} (${what})`, {
+    hint: `Check that it answers (kubectl get --raw /version --request-timeout 10s), and the VPN, proxy or load balancer in between; then run the command again.`,
+  });
+}
+
+const ARMED = Symbol('kube deadlines armed');
+
+/**
+ * Arms the three deadlines on one request; each one destroys it with kubeDeadlineError. The
+ * timers are cleared when the request ends either way.
+ */
+export function armDeadlines(
+  req: ClientRequest,
+  what: string,
+  server: string,
+  options: { total?: boolean } = {},
+): void {
+  const marked = req as ClientRequest & { [ARMED]?: boolean };
+  if (marked[ARMED]) return;
+  marked[ARMED] = true;
+  const timers: NodeJS.Timeout[] = [];
+  const fail = (phase: 'connect' | 'response' | 'total') => () => {
+    const error = kubeDeadlineError(what, server, phase);
+    recent.push(error);
+    if (recent.length > 20) recent.shift();
+    req.destroy(error);
+  };
+  const clear = (): void => timers.forEach((t) => clearTimeout(t));
+  // A watch streams for as long as the server keeps it (watchTimeoutSeconds): no total limit;
+  // its idle limit is in src/kube/watch.ts.
+  timers.push(setTimeout(options.total === false ? () => undefined : fail('total'), KUBE_DEADLINES.totalMs));
+  const connectTimer = setTimeout(fail('connect'), KUBE_DEADLINES.connectMs);
+  timers.push(connectTimer);
+  const connected = (): void => {
+    clearTimeout(connectTimer);
+    timers.push(setTimeout(fail('response'), KUBE_DEADLINES.responseMs));
+  };
+  req.once('socket', (socket: Socket) => {
+    // A kept-alive socket is connected already.
+    if (req.reusedSocket || !socket.connecting) connected();
+    else socket.once('connect', connected);
+  });
+  req.once('response', (response) => {
+    // Headers are in: the response deadline is met; the total one still bounds the body.
+    for (const t of timers.slice(1)) clearTimeout(t);
+    response.once('end', clear);
+    response.once('close', clear);
+  });
+  req.once('error', clear);
+  let answered = false;
+  req.once('response', () => {
+    answered = true;
+  });
+  // Closed before an answer (aborted by the caller's signal): nothing more to time.
+  req.once('close', () => {
+    if (!answered) clear();
+  });
+}

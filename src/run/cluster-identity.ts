@@ -1,0 +1,117 @@
+import { UsageError } from '../errors.js';
+import { currentHop, type UpgradeState } from './state.js';
+
+/**
+ * Which cluster a state belongs to (issue 28). Context, namespace and REC name are not enough:
+ * every kubeadm cluster's context is `kubernetes-admin@kubernetes` and the docs' REC is `rec`,
+ * so a run killed on cluster X was resumed on cluster Y, skipping Y's operator and cluster steps
+ * as "already done". The REC's `metadata.uid` tells two clusters apart (the API server gives
+ * every object a new one, so it also tells a re-created REC from the one upgraded).
+ */
+export interface RunIdentity {
+  context: string;
+  namespace: string;
+  cluster: string;
+  /** The REC's metadata.uid, when the snapshot read one. */
+  recUid?: string | undefined;
+}
+
+/**
+ * Refuses (exit 2) a state recorded for another cluster: other names, or the same names with
+ * another REC uid. A state written before ctl recorded the uid (no `lineage.recUid`) is adopted
+ * when the names match: the done steps' products are checked next (reopenUnheldSteps), and the
+ * uid is recorded with the next save.
+ */
+export function checkStateBelongsHere(
+  state: UpgradeState,
+  here: RunIdentity,
+  location: string,
+  options: { byContext: boolean },
+): void {
+  const recorded = state.lineage;
+  const sameNames =
+    (!options.byContext || recorded.context === here.context) &&
+    recorded.namespace === here.namespace &&
+    recorded.cluster === here.cluster;
+  if (!sameNames) {
+    // Its "done" steps were done on another cluster: resuming would skip them here.
+    throw new UsageError(
+      `${location} records an upgrade of ${describe(recorded)}, not of ${describe(here)}`,
+      { hint: 'Pass the state file of this cluster (or none, for the default one) with --state.' },
+    );
+  }
+  if (recorded.recUid && here.recUid && recorded.recUid !== here.recUid) {
+    throw new UsageError(
+      `${location} records an upgrade of another cluster with the same names: ${describe(recorded)} had uid ${recorded.recUid}, the cluster resource here has uid ${here.recUid}`,
+      {
+        hint: `Its done steps were done there, not here. If this is another cluster (another kubeconfig with the same context name), give it its own state: --state <new file>. If this cluster resource was deleted and created again, move ${location} aside and run again to start over.`,
+      },
+    );
+  }
+}
+
+/** The state with this run's identity recorded (the REC uid, once known). */
+export function withIdentity(state: UpgradeState, here: RunIdentity): UpgradeState {
+  if (!here.recUid || state.lineage.recUid === here.recUid) return state;
+  return { ...state, lineage: { ...state.lineage, recUid: here.recUid } };
+}
+
+/** What the cluster shows now, for checking what done steps produced. */
+export interface LiveProducts {
+  /** The operator version the Deployment runs. */
+  operatorVersion?: string | undefined;
+  /** The REC's image versionTag. */
+  clusterVersionTag?: string | undefined;
+}
+
+/**
+ * A resumed run skips done steps; first it checks that what each one produced still holds:
+ * the operator at the hop's version, the REC at the versionTag the cluster step set. A step
+ * whose product is gone (someone rolled it back, or the state is another cluster's) is made
+ * pending again, so it runs (every step re-reads the cluster and changes only what differs).
+ */
+export function reopenUnheldSteps(
+  state: UpgradeState,
+  live: LiveProducts,
+): { state: UpgradeState; reopened: { step: string; why: string }[] } {
+  const reopened: { step: string; why: string }[] = [];
+  // A finished upgrade is not resumed: a new run starts from its first step anyway.
+  if (state.result === 'succeeded') return { state, reopened };
+  const steps = { ...state.steps };
+  const operatorTarget = state.hops ? state.hops[currentHop(state)]?.operator : state.target.operator;
+  const operator = steps.operator;
+  if (
+    operator?.status === 'done' &&
+    operatorTarget &&
+    live.operatorVersion !== undefined &&
+    live.operatorVersion !== operatorTarget
+  ) {
+    reopened.push({
+      step: 'operator',
+      why: `it was recorded done, but the operator runs ${live.operatorVersion}, not ${operatorTarget}`,
+    });
+    steps.operator = { status: 'pending' };
+  }
+  const cluster = steps.cluster;
+  const setTag = cluster?.outcome?.versionTag;
+  const previous = cluster?.outcome?.previous;
+  // Only back at the tag it replaced counts as gone: the operator may rewrite a tag it was given.
+  if (
+    cluster?.status === 'done' &&
+    typeof setTag === 'string' &&
+    typeof previous === 'string' &&
+    live.clusterVersionTag === previous &&
+    previous !== setTag
+  ) {
+    reopened.push({
+      step: 'cluster',
+      why: `it was recorded done, but the cluster resource's versionTag is ${live.clusterVersionTag}, not ${setTag}`,
+    });
+    steps.cluster = { status: 'pending' };
+  }
+  return { state: reopened.length > 0 ? { ...state, steps, result: 'running' } : state, reopened };
+}
+
+function describe(identity: { context: string; namespace: string; cluster: string }): string {
+  return `${identity.namespace}/${identity.cluster} (context ${identity.context})`;
+}

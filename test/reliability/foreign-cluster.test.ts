@@ -1,0 +1,113 @@
+/**
+ * Issue 28, item 2 (docs/reliability.md guarantee 13): the state belongs to one cluster. Two
+ * simulated clusters with the same context name, namespace and REC name (two `happy-path`
+ * simulators: both contexts are `ctl-sim-happy-path`) share one state folder. A run killed on X
+ * is refused on Y (exit 2, nothing changed on Y) because the REC uid differs, and X resumes.
+ * A state file of an earlier ctl (no REC uid) is adopted, and a done step whose product is not
+ * on the cluster runs again instead of being skipped.
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  type Bed,
+  checkUpgraded,
+  figure,
+  readState,
+  runOnBed,
+  spawnOnBed,
+  STACK_TRACE,
+  startBed,
+  UPGRADE,
+  until,
+} from './support.js';
+
+const TIMING = { operatorStart: 0.5, podRestart: 0.5, databaseUpgrade: 0.3 };
+
+/** ctl against `bed`'s cluster, with `stateOf`'s state folder. */
+function onClusterWithStateOf(bed: Bed, stateOf: Bed, args: string[]) {
+  return runOnBed(bed, args, { env: { XDG_STATE_HOME: stateOf.stateDir } });
+}
+
+function operatorImage(bed: Bed): string {
+  const store = bed.cluster.kube.store;
+  const deployment = store.get(
+    store.resolve('apps/v1', 'Deployment'),
+    bed.cluster.scenario.namespace,
+    'redis-enterprise-operator',
+  ) as unknown as { spec: { template: { spec: { containers: { image: string }[] } } } };
+  return deployment.spec.template.spec.containers[0]!.image;
+}
+
+describe('the state belongs to one cluster', () => {
+  test('a run killed on X is refused on Y with the same names (exit 2), then resumes on X', async () => {
+    const x = await startBed('happy-path', { timing: TIMING });
+    const y = await startBed('happy-path', { timing: TIMING });
+    try {
+      assert.equal(x.statePath.replace(x.stateDir, ''), y.statePath.replace(y.stateDir, ''), 'same names');
+      const first = spawnOnBed(x, UPGRADE);
+      await until(
+        'the operator step done in the state file',
+        () =>
+          existsSync(x.statePath) && readState(x.statePath).steps.operator?.status === 'done'
+            ? true
+            : undefined,
+        60_000,
+      );
+      first.child.kill('SIGKILL');
+      await first.result;
+      assert.ok(readState(x.statePath).lineage.recUid, 'the REC uid is recorded');
+
+      const yImage = operatorImage(y);
+      const onY = await onClusterWithStateOf(y, x, UPGRADE);
+      figure(`foreign cluster with the same names: run on Y with X's state exit ${onY.code}`);
+      assert.equal(onY.code, 2, onY.stderr);
+      assert.match(onY.stderr, /records an upgrade of another cluster with the same names/);
+      assert.match(onY.stderr, /hint: .*--state <new file>/);
+      assert.doesNotMatch(onY.stderr, STACK_TRACE);
+      assert.equal(operatorImage(y), yImage, 'nothing changed on Y');
+      assert.equal(y.changes.versionTag, 0);
+
+      const resumed = await runOnBed(x, UPGRADE);
+      assert.equal(resumed.code, 0, resumed.stderr.slice(-1500));
+      assert.deepEqual(checkUpgraded(x), []);
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
+  test("an earlier ctl's state (no REC uid) is adopted, and a done step whose product is gone runs again", async () => {
+    const x = await startBed('happy-path', { timing: TIMING });
+    const y = await startBed('happy-path', { timing: TIMING });
+    try {
+      const first = spawnOnBed(x, UPGRADE);
+      await until(
+        'the operator step done in the state file',
+        () =>
+          existsSync(x.statePath) && readState(x.statePath).steps.operator?.status === 'done'
+            ? true
+            : undefined,
+        60_000,
+      );
+      first.child.kill('SIGKILL');
+      await first.result;
+      // As an earlier ctl wrote it: no uid.
+      const old = JSON.parse(readFileSync(x.statePath, 'utf8')) as { lineage: Record<string, unknown> };
+      delete old.lineage.recUid;
+      writeFileSync(x.statePath, JSON.stringify(old), { mode: 0o600 });
+      // Y is on the old operator: the "done" operator step must run there, not be skipped.
+      const onY = await onClusterWithStateOf(y, x, UPGRADE);
+      assert.equal(onY.code, 0, onY.stderr.slice(-1500));
+      assert.match(onY.stderr, /running step operator again: it was recorded done, but the operator runs /);
+      assert.deepEqual(
+        checkUpgraded({ ...y, statePath: path.join(x.stateDir, path.relative(y.stateDir, y.statePath)) }),
+        [],
+      );
+      assert.ok(readState(x.statePath).lineage.recUid, 'the uid is recorded once adopted');
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Issue 28, item 5 (docs/reliability.md guarantee 6): secrets in every form. helm, and any
+ * `--helm-bin`, gets no ctl credential in its environment (src/exec/helm.ts helmEnvironment);
+ * the redactor knows each password as is, JSON-escaped, escaped for one line and as the
+ * Basic-auth base64 of `user:pass`, and a short one where it stands quoted in a body.
+ */
+
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { Redactor } from '../../src/io/redact.js';
+import { oneLine } from '../../src/io/safe-text.js';
+import { helmPath } from '../helpers/tools.js';
+import { figure, runOnBed, startBed, UPGRADE } from './support.js';
+
+describe('secrets in every form', () => {
+  test('a --helm-bin that dumps its environment sees no CTL_PASSWORD, CTL_USERNAME nor the password', async () => {
+    const bed = await startBed('helm-installed');
+    try {
+      const dump = path.join(bed.dir, 'helm-env.txt');
+      const bin = path.join(bed.dir, 'helm-dumping-env');
+      writeFileSync(bin, `#!/bin/sh\nenv >> "${dump}"\nexec "${helmPath(3)}" "$@"\n`, { mode: 0o755 });
+      writeFileSync(dump, '');
+      const result = await runOnBed(bed, [...UPGRADE, '--helm-bin', bin]);
+      assert.equal(result.code, 0, result.stderr.slice(-1500));
+      const env = readFileSync(dump, 'utf8');
+      const calls = env.split('\n').filter((line) => line.startsWith('PATH=')).length;
+      figure(
+        `helm environment: ${calls} helm calls, CTL_ variables seen ${(env.match(/^CTL_(?!HELM=)/gm) ?? []).length}`,
+      );
+      assert.ok(calls > 0, 'helm was run');
+      assert.doesNotMatch(env, /^CTL_(PASSWORD|USERNAME)/m);
+      assert.ok(!env.includes(bed.env.CTL_PASSWORD!), "the password is not in helm's environment");
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('every printed form of a password is redacted, short ones where quoted', () => {
+    for (const password of ['Sup3r"Secret\\pw', 'Tab\tSecret99', 'abc']) {
+      const redactor = new Redactor();
+      redactor.add(password, 'password');
+      redactor.addUsername('admin@example.com');
+      const forms = [
+        JSON.stringify({ password }),
+        `error: ${oneLine(JSON.stringify({ password }))}`,
+        `Authorization: Basic ${Buffer.from(`admin@example.com:${password}`).toString('base64')}`,
+        `body ${JSON.stringify(JSON.stringify({ password }))}`,
+      ];
+      if (password.length >= 4) forms.push(`literal ${password} and ${oneLine(password)}`);
+      for (const text of forms) {
+        const out = redactor.redact(text);
+        assert.ok(!out.includes(password), `${JSON.stringify(password)} left in ${out}`);
+        assert.ok(!out.includes(JSON.stringify(password).slice(1, -1)), `escaped form left in ${out}`);
+        assert.ok(!out.includes(oneLine(password)), `one-line form left in ${out}`);
+        assert.match(out, /\[REDACTED\]/);
+      }
+      // An ordinary word that happens to equal a short password is kept outside quotes.
+      if (password === 'abc') assert.equal(redactor.redact('abc def'), 'abc def');
+    }
+  });
+});
