@@ -8,6 +8,7 @@ import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
+import { resumeCommand, type PlanArgs } from './next-command.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
 import type { UpgradeState } from '../run/state.js';
@@ -47,6 +48,8 @@ export interface RunCommandInput extends SessionInput {
   signal?: AbortSignal;
   /** `--max-hops` (default 3); with --plan, the saved plan's number of hops. */
   maxHops?: number | undefined;
+  /** The plan-deciding flags given, for the commands ctl suggests (the fleet's plan command). */
+  planArgs?: PlanArgs | undefined;
 }
 
 export function parseStepList(values: string[], flag: string): StepId[] {
@@ -164,7 +167,10 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         });
       }
     }
-    if (!snapshot.cluster) throw blockedError(plan);
+    if (!snapshot.cluster) {
+      const { noClusterError } = await import('./no-cluster.js');
+      throw await noClusterError(session.reads, snapshot);
+    }
     // Refused credentials (4) or an untrusted certificate (1) end the run before preflight's exit 3.
     if (plan.blocked) {
       const failure = planFailure(plan, snapshot);
@@ -402,7 +408,8 @@ function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boole
 async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   if (input.yes) return;
   const { renderPlan } = await import('../planning/render-plan.js');
-  input.io.stderrWrite(`${renderPlan(plan, input.io.color)}\n`);
+  // No "Next:" here: this command is the next one, and it is asking.
+  input.io.stderrWrite(`${renderPlan(plan, input.io.color, { next: null })}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(
@@ -522,9 +529,7 @@ function resumeCommandFor(
 ): string {
   // The same command again, so every flag (--databases, --bundle, --ignore-check, ...) holds;
   // argv carries no secret (there is no --password flag).
-  if (input.argv && input.argv.length > 0) {
-    return ['ctl', ...input.argv.filter((arg) => arg !== '--dry-run')].map(quoteForShell).join(' ');
-  }
+  if (input.argv && input.argv.length > 0) return resumeCommand(input.argv);
   const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
   if (input.globals.context) parts.push('--context', identity.context);
   parts.push('-n', identity.namespace, '--cluster', identity.cluster);

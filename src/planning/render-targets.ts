@@ -9,7 +9,12 @@ import type { Paint } from '../io/style.js';
 import { paintOf } from './render-plan.js';
 import type { UpgradeTarget, UpgradeTargets } from './targets.js';
 
-export function renderTargets(list: UpgradeTargets, color: boolean | Paint): string {
+/** `nextPlan`: the plan command of a target, with the user's flags (src/commands/next-command.ts). */
+export function renderTargets(
+  list: UpgradeTargets,
+  color: boolean | Paint,
+  nextPlan: (to: string) => string = (to) => `ctl upgrade plan --to ${to}`,
+): string {
   const p = paintOf(color);
   const s = oneLine;
   const { cluster, current } = list;
@@ -45,7 +50,7 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
   out.push('');
   out.push(
     list.recommended
-      ? `${p.green('*')} recommended (the newest no check blocks). Next: ctl upgrade plan --to ${s(list.recommended)}`
+      ? `${p.green('*')} recommended (the newest no check blocks). Next: ${s(nextPlan(list.recommended))}`
       : p.yellow('Every target is blocked: fix the checks above, then plan again.'),
   );
   out.push(p.dim(`Paths of at most ${list.maxHops} hop(s) (--max-hops).`));
