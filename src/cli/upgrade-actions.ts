@@ -119,7 +119,9 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     planFile: inputFile('--plan', o.plan as string | undefined),
     statePath: resolveStatePath('--state', o.state as string | undefined),
     yes: o.yes === true,
-    dryRun: o.dryRun === true,
+    // kubectl's --dry-run[=client|server|none]: bare means client.
+    dryRun: o.dryRun === true || o.dryRun === 'client' || o.dryRun === 'server',
+    serverDryRun: o.dryRun === 'server',
     only: parseStepList((o.only as string[] | undefined) ?? [], '--only'),
     skip: parseStepList((o.skip as string[] | undefined) ?? [], '--skip'),
     timeoutMs: parseDuration(o.timeout as string, '--timeout'),

@@ -136,9 +136,11 @@ export function register(program: Command, runtime: Runtime): void {
     )
     .option('--state <file>', 'state file (default $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)')
     .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
-    .option(
-      '--dry-run',
-      'read everything and print each change instead of making it (no prompt, no lock, no state)',
+    .addOption(
+      new Option(
+        '--dry-run [mode]',
+        'read everything and print each change instead of making it (no prompt, no lock, no state); server: also send each Kubernetes write with dryRun=All and helm upgrade --dry-run=server, and list what the API server refused (the management API has no dry run)',
+      ).choices(['client', 'server', 'none']),
     )
     .option('--only <step>', 'run only this step (repeatable; ids: ctl upgrade steps)', collect)
     .option('--skip <step>', 'skip this step (repeatable)', collect)
@@ -191,6 +193,7 @@ export function register(program: Command, runtime: Runtime): void {
         '\nExamples:\n' +
         '  ctl upgrade run --to 7.8.2-6\n' +
         '  ctl upgrade run --to 7.8.2-6 --dry-run\n' +
+        '  ctl upgrade run --to 7.8.2-6 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes -o json   # CI: NDJSON events on stdout\n' +
         '  ctl upgrade run --plan plan.json --yes\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --remediate --module-file ./graph-rhel9.zip\n' +

@@ -25,6 +25,8 @@ export interface RunCommandInput extends SessionInput {
   statePath: string | undefined;
   yes: boolean;
   dryRun: boolean;
+  /** `--dry-run=server`: each write is also sent with dryRun=All; the refusals end the run (exit 1). */
+  serverDryRun?: boolean | undefined;
   only: StepId[];
   skip: StepId[];
   timeoutMs: number;
@@ -255,6 +257,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         ? { snapshot, plan: planUpgrade(snapshot, hopTargets[hopIndex]!) }
         : { snapshot, plan };
       reporter = await createRunReporter(input);
+      const { ServerDryRun } = await import('../io/server-dry-run.js');
+      const serverDryRun = input.dryRun && input.serverDryRun ? new ServerDryRun(io) : undefined;
       const { runSteps } = await import('../run/runner.js');
       let verificationFailure: Error | undefined;
       const { renderSummaryText, renderVerificationText } = await import('../run/summary.js');
@@ -267,6 +271,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             session,
             { ...hopPlanned, target: hopTargets[hopIndex]! },
             runSignal,
+            serverDryRun,
           );
           // Backups go beside the local state (for a ConfigMap store: the default local state folder).
           deps.settings.backupDir = dirname(localStatePath);
@@ -347,6 +352,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         throw withResumeHint(error, resumeCommand);
       }
       if (verificationFailure) throw verificationFailure;
+      if (serverDryRun) reportServerDryRun(io, serverDryRun);
     } finally {
       await lock?.release();
     }
@@ -434,6 +440,7 @@ async function buildDeps(
   session: UpgradeSession,
   planned: { snapshot: import('../planning/snapshot.js').Snapshot; plan: Plan; target: Target },
   signal: AbortSignal,
+  server?: import('../io/server-dry-run.js').ServerDryRun,
 ): Promise<UpgradeDeps> {
   const { snapshot, plan, target } = planned;
   const api = session.api();
@@ -452,6 +459,7 @@ async function buildDeps(
     io: input.io,
     binary: input.helmBin,
     dryRun: input.dryRun,
+    server,
     // helm gets SIGTERM when the run is interrupted (never SIGKILL: see src/exec/helm.ts).
     signal,
     kubeconfig: input.globals.kubeconfig ?? input.env.KUBECONFIG,
@@ -461,7 +469,7 @@ async function buildDeps(
   const { resolveUpgrade } = await import('../planning/resolve.js');
   const { KubeWriter } = await import('../kube/write.js');
   const { ApiWriter } = await import('../api/writer.js');
-  const writes = { dryRun: input.dryRun, io: input.io };
+  const writes = { dryRun: input.dryRun, io: input.io, server };
   return {
     kube: session.kube,
     kubeWriter: new KubeWriter(session.kube, writes),
@@ -556,4 +564,25 @@ function recordHop(
   const hops = (record.hops ?? []).filter((entry) => entry.hop !== index + 1);
   hops.push({ hop: index + 1, operator: state.hops?.[index]?.operator ?? '?', result, steps });
   record.hops = hops;
+}
+
+/**
+ * The end of `--dry-run=server`: what the servers judged, and what nothing could judge. A
+ * refusal is exit 1: the real run would fail there, so it must not pass for a rehearsal.
+ */
+function reportServerDryRun(io: Io, server: import('../io/server-dry-run.js').ServerDryRun): void {
+  const notJudged =
+    server.notJudged.length > 0
+      ? `; not judged: ${server.notJudged.length} (${server.notJudged.join('; ')})`
+      : '';
+  if (server.refused.length === 0) {
+    io.info(`server dry run: the API server accepted all ${server.accepted.length} write(s)${notJudged}`);
+    return;
+  }
+  throw new OperationError(
+    `server dry run: the API server refused ${server.refused.length} of ${server.refused.length + server.accepted.length} write(s); nothing was changed:\n  ${server.refused.join('\n  ')}`,
+    {
+      hint: `Fix what each refusal names (permissions: kubectl auth can-i; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
+    },
+  );
 }
