@@ -327,9 +327,11 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
           const verificationText = verification && renderVerificationText(verification);
+          // The result is the run's data: on stdout (`ctl upgrade run --yes > run.log`), progress on stderr.
           if (io.output === 'text')
-            io.stderrWrite(
-              `\n${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}`,
+            writeResult(
+              io,
+              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}`,
             );
           await writeCiSummary(input, result, outcome.summary, verificationText);
           if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
@@ -347,7 +349,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           message: result === 'interrupted' ? 'upgrade interrupted; the state was saved' : 'upgrade stopped',
           data: { result, steps: summary },
         });
-        if (io.output === 'text' && summary.length > 0) io.stderrWrite(`\n${renderSummaryText(summary)}\n`);
+        if (io.output === 'text' && summary.length > 0)
+          writeResult(io, `${renderSummaryText(summary)}\nresult: ${result}`);
         await writeCiSummary(input, result, summary);
         throw withResumeHint(error, resumeCommand);
       }
@@ -585,4 +588,9 @@ function reportServerDryRun(io: Io, server: import('../io/server-dry-run.js').Se
       hint: `Fix what each refusal names (permissions: kubectl auth can-i; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
     },
   );
+}
+
+/** The summary table and the result line, on stdout; redacted as everything ctl prints. */
+function writeResult(io: Io, text: string): void {
+  io.data(`\n${io.redactor.redact(text)}`);
 }
