@@ -4,7 +4,7 @@ import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } fr
 import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
 import { createReporter, type ProgressReporter, type SpinnerFactory } from '../io/progress.js';
-import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
+import { isStepId, planUpgrade, STEP_IDS, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
@@ -62,7 +62,7 @@ export function parseStepList(values: string[], flag: string): StepId[] {
   for (const id of ids) {
     if (!isStepId(id)) {
       throw new UsageError(`${flag}: "${id}" is not a step`, {
-        hint: 'Steps: preflight, operator, admission, security-context, cluster, monitor, databases (ctl upgrade steps).',
+        hint: `Steps: ${STEP_IDS.join(', ')} (ctl upgrade steps).`,
       });
     }
   }
