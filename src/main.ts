@@ -1,4 +1,5 @@
 import type { Runtime } from './cli/globals.js';
+import { normalizeKubectlArgs } from './cli/kubectl-args.js';
 import { buildProgram } from './cli/program.js';
 import { ExitCode, isCtlError } from './errors.js';
 import type { Io } from './io/io.js';
@@ -27,11 +28,11 @@ export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv
   };
   const program = await buildProgram(full, version);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
     if (isCommanderError(error)) return commanderExit(error);
-    return report(error, io ?? (await fallbackIo(runtime, argv)));
+    return report(error, io ?? (await fallbackIo(runtime, normalizeKubectlArgs(argv))));
   }
 }
 

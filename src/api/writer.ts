@@ -5,13 +5,18 @@
  */
 
 import type { Io } from '../io/io.js';
+import type { ServerDryRun } from '../io/server-dry-run.js';
 import type { ApiClient } from './client.js';
 import type { ApiBdb, ApiModule } from './types.js';
 
 export interface ApiWriteOptions {
   dryRun: boolean;
   io: Io;
+  /** `--dry-run=server`: the management API has no dry run, so its writes are named as not judged. */
+  server?: ServerDryRun | undefined;
 }
+
+const NO_API_DRY_RUN = 'the management API has no dry run';
 
 export class ApiWriter {
   constructor(
@@ -29,6 +34,7 @@ export class ApiWriter {
       this.options.io.info(
         `would POST /v1/bdbs/${uid}/upgrade: ${JSON.stringify({ [versionKey]: version })}`,
       );
+      this.options.server?.cannotJudge(`POST /v1/bdbs/${uid}/upgrade`, NO_API_DRY_RUN);
       return undefined;
     }
     return this.api.upgradeBdb(uid, version, versionKey);
@@ -41,6 +47,7 @@ export class ApiWriter {
   ): Promise<(ApiModule & { action_uid: string }) | undefined> {
     if (this.options.dryRun) {
       this.options.io.info(`would upload module ${fileName} (POST /v2/modules)`);
+      this.options.server?.cannotJudge(`POST /v2/modules ${fileName}`, NO_API_DRY_RUN);
       return undefined;
     }
     return this.api.uploadModule(fileName, content);

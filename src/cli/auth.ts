@@ -24,7 +24,7 @@ export function register(program: Command, runtime: Runtime): void {
     .description(
       'print a management API token (JWT) on stdout, for scripts and curl (Authorization: JWT <token>)',
     )
-    .option('--ttl <seconds>', 'token lifetime, a whole number from 1 to 86400 (default 300)')
+    .option('--ttl <seconds>', 'token lifetime, a whole number from 1 to 86400 (default: 300)')
     .addHelpText(
       'after',
       '\nFlags and env win; Kubernetes is asked only for what they leave out, and not\n' +

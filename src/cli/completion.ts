@@ -23,19 +23,25 @@ export function register(program: Command, runtime: Runtime): void {
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;
       while (root.parent) root = root.parent;
-      const [{ completionTree }, { completionScript }, { STEP_IDS }, { CHECK_IDS }] = await Promise.all([
-        import('../completion/tree.js'),
-        import('../completion/scripts.js'),
-        import('../steps/index.js'),
-        import('../planning/target.js'),
-      ]);
+      const [{ completionTree }, { completionScript }, { STEP_IDS }, { CHECK_IDS }, catalog] =
+        await Promise.all([
+          import('../completion/tree.js'),
+          import('../completion/scripts.js'),
+          import('../steps/index.js'),
+          import('../planning/target.js'),
+          import('../release/catalog.js'),
+        ]);
       // Values commander does not know as `choices` (they are checked where they are used).
       const known = {
-        '--output': ['text', 'json'],
+        '--output': ['text', 'json', 'yaml'],
         '--only': STEP_IDS,
         '--skip': STEP_IDS,
         '--ignore-check': CHECK_IDS,
         '--scenario': await builtInScenarioNames(),
+        // The release catalog's operator versions, newest first (the script holds this ctl's catalog).
+        '--to': [...catalog.knownOperatorVersions()].reverse(),
+        // Asked when completing: the contexts of the kubeconfig kubectl would read.
+        '--context': { command: 'contexts' as const },
       };
       const tree = completionTree(root, known);
       runtime.stdout.write(completionScript(shell as 'bash' | 'zsh' | 'fish', tree));

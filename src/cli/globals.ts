@@ -27,9 +27,18 @@ export function addGlobalOptions(program: Command): Command {
     )
     .option('-n, --namespace <ns>', "namespace of the cluster resource (default: the context's namespace)")
     .option('--cluster <name>', 'cluster resource name (default: the only one in the namespace)')
-    .option('-o, --output <format>', 'text for people, json for machines', 'text')
+    .option(
+      '-o, --output <format>',
+      'text for people, json or yaml for machines (yaml: the same data as json)',
+      'text',
+    )
     .option('--no-color', 'no colour (env NO_COLOR)')
-    .option('-v, --verbose', 'repeatable: -v shows each API call, -vv bodies (redacted)', countRepeats, 0)
+    .option(
+      '-v, --verbose',
+      "repeatable: -v shows each API call, -vv bodies (redacted); kubectl's -v=N also works (6: -v, 8: -vv)",
+      countRepeats,
+      0,
+    )
     .option('-q, --quiet', 'only errors');
 }
 

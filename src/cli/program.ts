@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type Option } from 'commander';
 import { terminalText } from '../io/safe-text.js';
 import * as auth from './auth.js';
 import * as completion from './completion.js';
@@ -14,13 +14,16 @@ import * as upgrade from './upgrade.js';
  * (docs/performance.md).
  */
 export async function buildProgram(runtime: Runtime, version: string): Promise<Command> {
+  // The check and step ids of the help texts, from the program's own lists: loaded only when
+  // help may be printed (the build's help.json is rendered the same way).
+  const lists = asksForHelp(runtime.argv) ? (await import('./help-lists.js')).HELP_LISTS : undefined;
   const program = new Command('ctl')
     .description(
       'Upgrade a Redis Enterprise cluster on Kubernetes through its operator, safely and resumably.',
     )
     .version(version, '--version', 'print the version')
     .showSuggestionAfterError(true)
-    .configureHelp({ sortSubcommands: false })
+    .configureHelp({ sortSubcommands: false, optionDescription: describeOption })
     // Set before any subcommand exists: commander copies these settings to subcommands only
     // when they are created. Errors must reach main (exit 2), output goes to our streams.
     .exitOverride()
@@ -30,6 +33,24 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       writeErr: (text) => runtime.stderr.write(terminalText(text)),
     });
   addGlobalOptions(program);
-  for (const group of [auth, upgrade, sim, demo, completion]) group.register(program, runtime);
+  for (const group of [auth, sim, demo, completion]) group.register(program, runtime);
+  upgrade.register(program, runtime, lists);
   return program;
+}
+
+function asksForHelp(argv: readonly string[] | undefined): boolean {
+  return (argv ?? []).some((arg) => arg === '--help' || arg === '-h' || arg === 'help');
+}
+
+/**
+ * An option's help line with its default shown one way, `(default: 3)`, as the prose defaults
+ * are written: commander's own quotes string defaults (`(default: "3")`).
+ */
+function describeOption(option: Option): string {
+  const extra: string[] = [];
+  if (option.argChoices) extra.push(`choices: ${option.argChoices.join(', ')}`);
+  if (option.defaultValue !== undefined && (option.required || option.optional)) {
+    extra.push(`default: ${option.defaultValueDescription ?? String(option.defaultValue)}`);
+  }
+  return extra.length > 0 ? `${option.description} (${extra.join('; ')})` : option.description;
 }

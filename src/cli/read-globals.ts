@@ -19,12 +19,14 @@ export function readGlobalOptions(
       hint: 'Only ctl upgrade run takes several contexts (one cluster each); give this command one.',
     });
   }
-  const output = String(raw.output ?? 'text');
-  if (output !== 'text' && output !== 'json') {
-    throw new UsageError(`--output must be text or json, not "${output}"`, {
-      hint: 'Use -o text or -o json.',
+  const format = String(raw.output ?? 'text');
+  if (format !== 'text' && format !== 'json' && format !== 'yaml') {
+    throw new UsageError(`--output must be text, json or yaml, not "${format}"`, {
+      hint: 'Use -o text, -o json or -o yaml.',
     });
   }
+  // yaml is json's data in another notation: the commands see json, the Io writes YAML.
+  const output = format === 'yaml' ? 'json' : format;
   checkFilePath('--kubeconfig', raw.kubeconfig as string | undefined, 'input');
   return {
     kubeconfig: raw.kubeconfig as string | undefined,
@@ -33,6 +35,7 @@ export function readGlobalOptions(
     namespace: raw.namespace as string | undefined,
     cluster: raw.cluster as string | undefined,
     output,
+    yaml: format === 'yaml',
     color: raw.color !== false,
     verbose: Number(raw.verbose ?? 0),
     quiet: raw.quiet === true,
@@ -41,7 +44,10 @@ export function readGlobalOptions(
 
 /** Builds the command's Io from the global options and hands it to main for error reporting. */
 export async function createIo(globals: GlobalOptions, runtime: Runtime): Promise<Io> {
+  // Loaded only for -o yaml (the yaml package is a dependency already: fleet files, bundles).
+  const yaml = globals.yaml ? (await import('../io/yaml-output.js')).toYaml : undefined;
   const io = new Io({
+    yaml,
     stdout: runtime.stdout,
     stderr: runtime.stderr,
     stdin: runtime.stdin,

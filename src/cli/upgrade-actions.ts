@@ -6,6 +6,7 @@ import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import type { TargetFlags } from '../planning/target.js';
 import type { Runtime } from './globals.js';
 import { readConnectionFlags } from './read-connection.js';
+import { readPlanArgs } from './plan-args.js';
 import { createIo, readGlobalOptions } from './read-globals.js';
 
 // The actions of `ctl upgrade ...`, loaded only when one runs: upgrade.ts declares the commands
@@ -102,6 +103,7 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
     maxHops: readMaxHops(command),
     out: outputFile('--out', command.opts().out),
     stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
+    planArgs: readPlanArgs(command),
   });
 }
 
@@ -127,7 +129,9 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     planFile: inputFile('--plan', o.plan as string | undefined),
     statePath: resolveStatePath('--state', o.state as string | undefined),
     yes: o.yes === true,
-    dryRun: o.dryRun === true,
+    // kubectl's --dry-run[=client|server|none]: bare means client.
+    dryRun: o.dryRun === true || o.dryRun === 'client' || o.dryRun === 'server',
+    serverDryRun: o.dryRun === 'server',
     only: parseStepList((o.only as string[] | undefined) ?? [], '--only'),
     skip: parseStepList((o.skip as string[] | undefined) ?? [], '--skip'),
     timeoutMs: parseDuration(o.timeout as string, '--timeout'),
@@ -140,6 +144,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     stateStore: parseStateStoreKind(o.stateStore as string | undefined, runtime.env),
     leaseDurationSeconds: Math.ceil(parseDuration(o.leaseDuration as string, '--lease-duration') / 1000),
     reportFile: outputFile('--report', o.report as string | undefined),
+    planArgs: readPlanArgs(command),
   };
   const maxParallelClusters = parseCount(o.maxParallelClusters as string, '--max-parallel-clusters', 1, 100);
   const contexts = globals.contexts ?? [];

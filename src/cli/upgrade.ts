@@ -26,7 +26,7 @@ function addPlanOptions(command: Command): Command {
       .addOption(
         new Option(
           '--method <method>',
-          "how to upgrade the operator (default auto: olm when a ClusterServiceVersion owns the operator: its Subscription's channel and InstallPlan; helm when the operator Deployment has helm labels; else the bundle)",
+          "how to upgrade the operator; auto: olm when a ClusterServiceVersion owns the operator (its Subscription's channel and InstallPlan), helm when the operator Deployment has helm labels, else the bundle (default: auto)",
         ).choices(['auto', 'helm', 'bundle', 'olm']),
       )
       .option(
@@ -37,10 +37,10 @@ function addPlanOptions(command: Command): Command {
         '--helm-release <name>',
         "helm release of the operator (default: from the Deployment's helm labels)",
       )
-      .option('--helm-chart <ref>', 'helm chart reference (default redis/redis-enterprise-operator)')
+      .option('--helm-chart <ref>', 'helm chart reference (default: redis/redis-enterprise-operator)')
       .option(
         '--helm-repo <url>',
-        'helm chart repository URL (env CTL_HELM_REPO; default https://helm.redis.io for the default chart)',
+        'helm chart repository URL (env CTL_HELM_REPO; default: https://helm.redis.io for the default chart)',
       )
       .option(
         '--catalog <file|url>',
@@ -72,7 +72,30 @@ function stateStoreOption(): Option {
   );
 }
 
-export function register(program: Command, runtime: Runtime): void {
+/** `a, b, c` wrapped at 78 columns, each line indented by two spaces. */
+function wrapIds(ids: readonly string[]): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const [i, id] of ids.entries()) {
+    const word = i < ids.length - 1 ? `${id},` : id;
+    if (line && line.length + 1 + word.length > 76) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => `  ${l}\n`).join('');
+}
+
+/** The check and step ids, from the program's lists (help-lists.ts); absent when no help was asked for. */
+export interface IdLists {
+  checks: readonly string[];
+  steps: readonly string[];
+}
+
+export function register(program: Command, runtime: Runtime, lists?: IdLists): void {
+  const checkIds = lists ? wrapIds(lists.checks) : '  (ctl upgrade plan --help lists them)\n';
+  const stepIds = lists ? wrapIds(lists.steps) : '  (ctl upgrade steps lists them)\n';
   const upgrade = program
     .command('upgrade')
     .description('plan and run an upgrade of the operator, the cluster and the databases')
@@ -103,11 +126,7 @@ export function register(program: Command, runtime: Runtime): void {
       'after',
       '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +
         'a failure into a warning):\n' +
-        '  cluster-found, cluster-running, license-valid, operator-min-version,\n' +
-        '  upgrade-path, database-min-version, database-version-supported,\n' +
-        '  modules-compatible, auto-upgrade-digest, helm-release-healthy,\n' +
-        '  admission-tls, api-reachable, permissions, release-advisories,\n' +
-        '  platform-supported\n' +
+        checkIds +
         '\nThe management API: --api-url, else https://<cluster>.<namespace>.svc:9443\n' +
         'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +
         'to the Secret named after the cluster.\n' +
@@ -139,11 +158,16 @@ export function register(program: Command, runtime: Runtime): void {
       '--plan <plan.json>',
       'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since',
     )
-    .option('--state <file>', 'state file (default $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)')
-    .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .option(
-      '--dry-run',
-      'read everything and print each change instead of making it (no prompt, no lock, no state)',
+      '--state <file>',
+      'state file (default: $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)',
+    )
+    .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
+    .addOption(
+      new Option(
+        '--dry-run [mode]',
+        'read everything and print each change instead of making it (no prompt, no lock, no state); server: also send each Kubernetes write with dryRun=All and helm upgrade --dry-run=server, and list what the API server refused (the management API has no dry run)',
+      ).choices(['client', 'server', 'none']),
     )
     .option('--only <step>', 'run only this step (repeatable; ids: ctl upgrade steps)', collect)
     .option('--skip <step>', 'skip this step (repeatable)', collect)
@@ -163,7 +187,7 @@ export function register(program: Command, runtime: Runtime): void {
       '--keep-scc',
       'OpenShift: keep the SCC redis-enterprise-scc-v2 (else removed for 7.22.0-6+ targets)',
     )
-    .option('--helm-bin <path>', 'helm binary (env CTL_HELM; default helm on the PATH)')
+    .option('--helm-bin <path>', 'helm binary (env CTL_HELM; default: helm on the PATH)')
     .addOption(stateStoreOption())
     .option(
       '--lease-duration <duration>',
@@ -182,9 +206,10 @@ export function register(program: Command, runtime: Runtime): void {
     )
     .addHelpText(
       'after',
-      '\nSteps, in order (ctl upgrade steps): preflight, operator, admission,\n' +
-        'security-context, cluster, monitor, databases. Each is saved in the state file\n' +
-        'as it runs: after any failure or interruption, run the same command again to\n' +
+      '\nSteps, in order (ctl upgrade steps):\n' +
+        stepIds +
+        'Each is saved in the state file as it runs: after any failure or\n' +
+        'interruption, run the same command again to\n' +
         'resume at the first step not done (the error ends with that command).\n' +
         'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
         '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
@@ -196,6 +221,7 @@ export function register(program: Command, runtime: Runtime): void {
         '\nExamples:\n' +
         '  ctl upgrade run --to 7.8.2-6\n' +
         '  ctl upgrade run --to 7.8.2-6 --dry-run\n' +
+        '  ctl upgrade run --to 7.8.2-6 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes -o json   # CI: NDJSON events on stdout\n' +
         '  ctl upgrade run --plan plan.json --yes\n' +
         '  ctl upgrade run --to 7.8.2-6 --yes --remediate --module-file ./graph-rhel9.zip\n' +

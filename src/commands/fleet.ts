@@ -11,6 +11,7 @@ import { escapeData } from '../io/github.js';
 import { markdownText, oneLine } from '../io/safe-text.js';
 import type { RunRecord } from '../run/report.js';
 import type { RunCommandInput } from './run.js';
+import { NO_PLAN_ARGS, nextPlanCommand } from './next-command.js';
 import { renderColumns } from '../run/summary.js';
 
 /**
@@ -334,7 +335,7 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
   const to = input.target?.operator ?? 'the target version';
   input.io.stderrWrite(
     `These clusters will be upgraded to ${to}, ${input.maxParallelClusters} at a time:\n${labels.map((l) => `  - ${l}`).join('\n')}\n` +
-      `(ctl upgrade plan --context <name> --to ${to} shows each plan.)\n`,
+      `(${fleetPlanCommand(input, to)} shows each plan.)\n`,
   );
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
@@ -346,6 +347,17 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
   } finally {
     rl.close();
   }
+}
+
+/** A member's plan: the same plan flags as this run, with its context (the placeholder left unquoted). */
+function fleetPlanCommand(input: FleetInput, to: string): string {
+  const args = input.planArgs ?? NO_PLAN_ARGS;
+  // The fleet's own --context flags name every member: each member's plan takes one of them.
+  const location = args.location.filter((_, i, all) => all[i] !== '--context' && all[i - 1] !== '--context');
+  return nextPlanCommand({ ...args, location }, to).replace(
+    /^ctl upgrade plan /,
+    'ctl upgrade plan --context <name> ',
+  );
 }
 
 /**

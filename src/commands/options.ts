@@ -8,6 +8,8 @@ export interface GlobalOptions extends ClusterLocation {
   /** Every `--context` given, in order; more than one only for `ctl upgrade run` (a fleet). */
   contexts?: string[];
   output: OutputFormat;
+  /** `-o yaml`: `output` is json (the same data), written as YAML documents. */
+  yaml?: boolean;
   color: boolean;
   verbose: number;
   quiet: boolean;

@@ -6,6 +6,8 @@ import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
 import { resolveSelection, type Target, type TargetSelection } from '../planning/target.js';
+import { noClusterError } from './no-cluster.js';
+import { NO_PLAN_ARGS, nextPlanCommand, nextRunCommand, type PlanArgs } from './next-command.js';
 
 export interface PlanResult {
   snapshot: Snapshot;
@@ -23,8 +25,20 @@ export async function readAndPlan(
   stateStore?: StateStoreKind,
   maxHops?: number,
 ): Promise<PlanResult> {
-  const snapshot = await readClusterSnapshot(session, stateStore);
+  const read = await readClusterSnapshot(session, stateStore);
   const { planUpgradePath } = await import('../steps/index.js');
+  if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
+  // What each hop's target needs fetched is known once the path is: ask for it, then plan
+  // with the answers (the target-available check), so a missing release fails here, not in
+  // the change window.
+  const { probeTargetArtifacts } = await import('../planning/target-available.js');
+  const first = planUpgradePath(read, target, maxHops);
+  const hopTargets = (first.hops ?? []).map((hop) => ({
+    ...target,
+    operator: hop.target.operator,
+    clusterVersion: hop.target.clusterVersion ?? undefined,
+  }));
+  const snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }
 
@@ -57,6 +71,8 @@ export interface PlanCommandInput extends SessionInput {
   stateStore?: StateStoreKind | undefined;
   /** `--max-hops` (default 3). */
   maxHops?: number | undefined;
+  /** The plan-deciding flags given, repeated by the "Next:" command. */
+  planArgs?: PlanArgs | undefined;
 }
 
 /**
@@ -72,14 +88,16 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
       return;
     }
     const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
+    if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);
     if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
     if (input.io.output === 'json') input.io.json(plan);
     else {
       const { renderPlan } = await import('../planning/render-plan.js');
-      input.io.data(renderPlan(plan, input.io.color));
-      if (input.out)
-        input.io.info(`plan saved to ${input.out}; run it with: ctl upgrade run --plan ${input.out}`);
+      const args = input.planArgs ?? NO_PLAN_ARGS;
+      const next = nextRunCommand(args, plan.target.operator, input.out);
+      input.io.data(renderPlan(plan, input.io.color, { next }));
+      if (input.out) input.io.info(`plan saved to ${input.out}; run it with: ${next}`);
     }
     if (plan.blocked) throw planFailure(plan, snapshot);
   } finally {
@@ -95,6 +113,7 @@ async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSessi
     });
   }
   const snapshot = await readClusterSnapshot(session, input.stateStore);
+  if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
   const { listTargets } = await import('../planning/targets.js');
   const { planUpgradePath } = await import('../steps/index.js');
   const { DEFAULT_MAX_HOPS } = await import('../planning/hops.js');
@@ -109,7 +128,8 @@ async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSessi
   if (input.io.output === 'json') input.io.json(list);
   else {
     const { renderTargets } = await import('../planning/render-targets.js');
-    input.io.data(renderTargets(list, input.io.color));
+    const args = input.planArgs ?? NO_PLAN_ARGS;
+    input.io.data(renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to)));
   }
 }
 
@@ -153,7 +173,14 @@ export function blockedError(plan: Plan): PreflightError {
   return new PreflightError(
     `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
     {
-      hint: `Apply each fix and plan again, or knowingly pass --ignore-check ${failing.map((c) => c.id).join(' --ignore-check ')}.`,
+      hint: ignorableHint(failing.map((c) => c.id)),
     },
   );
+}
+
+/** cluster-found is never to be ignored: without a cluster there is nothing to upgrade. */
+function ignorableHint(ids: string[]): string {
+  const ignorable = ids.filter((id) => id !== 'cluster-found');
+  if (ignorable.length === 0) return 'Apply each fix and plan again.';
+  return `Apply each fix and plan again, or knowingly pass --ignore-check ${ignorable.join(' --ignore-check ')}.`;
 }

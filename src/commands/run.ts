@@ -9,11 +9,12 @@ import {
   type SpinnerFactory,
   terminalSpinners,
 } from '../io/progress.js';
-import { isStepId, planUpgrade, type StepId } from '../steps/index.js';
+import { isStepId, planUpgrade, STEP_IDS, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
+import { resumeCommand, type PlanArgs } from './next-command.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
 import type { UpgradeState } from '../run/state.js';
@@ -30,6 +31,8 @@ export interface RunCommandInput extends SessionInput {
   statePath: string | undefined;
   yes: boolean;
   dryRun: boolean;
+  /** `--dry-run=server`: each write is also sent with dryRun=All; the refusals end the run (exit 1). */
+  serverDryRun?: boolean | undefined;
   only: StepId[];
   skip: StepId[];
   timeoutMs: number;
@@ -53,6 +56,8 @@ export interface RunCommandInput extends SessionInput {
   signal?: AbortSignal;
   /** `--max-hops` (default 3); with --plan, the saved plan's number of hops. */
   maxHops?: number | undefined;
+  /** The plan-deciding flags given, for the commands ctl suggests (the fleet's plan command). */
+  planArgs?: PlanArgs | undefined;
 }
 
 export function parseStepList(values: string[], flag: string): StepId[] {
@@ -63,7 +68,7 @@ export function parseStepList(values: string[], flag: string): StepId[] {
   for (const id of ids) {
     if (!isStepId(id)) {
       throw new UsageError(`${flag}: "${id}" is not a step`, {
-        hint: 'Steps: preflight, operator, admission, security-context, cluster, monitor, databases (ctl upgrade steps).',
+        hint: `Steps: ${STEP_IDS.join(', ')} (ctl upgrade steps).`,
       });
     }
   }
@@ -170,7 +175,10 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         });
       }
     }
-    if (!snapshot.cluster) throw blockedError(plan);
+    if (!snapshot.cluster) {
+      const { noClusterError } = await import('./no-cluster.js');
+      throw await noClusterError(session.reads, snapshot);
+    }
     // Refused credentials (4) or an untrusted certificate (1) end the run before preflight's exit 3.
     if (plan.blocked) {
       const failure = planFailure(plan, snapshot);
@@ -267,6 +275,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         ? { snapshot, plan: planUpgrade(snapshot, hopTargets[hopIndex]!) }
         : { snapshot, plan };
       reporter = await createRunReporter(input);
+      const { ServerDryRun } = await import('../io/server-dry-run.js');
+      const serverDryRun = input.dryRun && input.serverDryRun ? new ServerDryRun(io) : undefined;
       const { runSteps } = await import('../run/runner.js');
       let verificationFailure: Error | undefined;
       const { renderSummaryText, renderVerificationText } = await import('../run/summary.js');
@@ -279,6 +289,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             session,
             { ...hopPlanned, target: hopTargets[hopIndex]! },
             runSignal,
+            serverDryRun,
           );
           // Backups go beside the local state (for a ConfigMap store: the default local state folder).
           deps.settings.backupDir = dirname(localStatePath);
@@ -334,9 +345,11 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
           const verificationText = verification && renderVerificationText(verification);
+          // The result is the run's data: on stdout (`ctl upgrade run --yes > run.log`), progress on stderr.
           if (io.output === 'text')
-            io.stderrWrite(
-              `\n${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}`,
+            writeResult(
+              io,
+              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}`,
             );
           await writeCiSummary(input, result, outcome.summary, verificationText);
           if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
@@ -354,11 +367,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           message: result === 'interrupted' ? 'upgrade interrupted; the state was saved' : 'upgrade stopped',
           data: { result, steps: summary },
         });
-        if (io.output === 'text' && summary.length > 0) io.stderrWrite(`\n${renderSummaryText(summary)}\n`);
+        if (io.output === 'text' && summary.length > 0)
+          writeResult(io, `${renderSummaryText(summary)}\nresult: ${result}`);
         await writeCiSummary(input, result, summary);
         throw withResumeHint(error, resumeCommand);
       }
       if (verificationFailure) throw verificationFailure;
+      if (serverDryRun) reportServerDryRun(io, serverDryRun);
     } finally {
       await lock?.release();
     }
@@ -403,7 +418,8 @@ function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boole
 async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   if (input.yes) return;
   const { renderPlan } = await import('../planning/render-plan.js');
-  input.io.stderrWrite(`${renderPlan(plan, input.io.color)}\n`);
+  // No "Next:" here: this command is the next one, and it is asking.
+  input.io.stderrWrite(`${renderPlan(plan, input.io.color, { next: null })}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(
@@ -428,6 +444,7 @@ async function buildDeps(
   session: UpgradeSession,
   planned: { snapshot: import('../planning/snapshot.js').Snapshot; plan: Plan; target: Target },
   signal: AbortSignal,
+  server?: import('../io/server-dry-run.js').ServerDryRun,
 ): Promise<UpgradeDeps> {
   const { snapshot, plan, target } = planned;
   const api = session.api();
@@ -446,6 +463,7 @@ async function buildDeps(
     io: input.io,
     binary: input.helmBin,
     dryRun: input.dryRun,
+    server,
     // helm gets SIGTERM when the run is interrupted (never SIGKILL: see src/exec/helm.ts).
     signal,
     kubeconfig: input.globals.kubeconfig ?? input.env.KUBECONFIG,
@@ -455,7 +473,7 @@ async function buildDeps(
   const { resolveUpgrade } = await import('../planning/resolve.js');
   const { KubeWriter } = await import('../kube/write.js');
   const { ApiWriter } = await import('../api/writer.js');
-  const writes = { dryRun: input.dryRun, io: input.io };
+  const writes = { dryRun: input.dryRun, io: input.io, server };
   return {
     kube: session.kube,
     kubeWriter: new KubeWriter(session.kube, writes),
@@ -520,9 +538,7 @@ function resumeCommandFor(
 ): string {
   // The same command again, so every flag (--databases, --bundle, --ignore-check, ...) holds;
   // argv carries no secret (there is no --password flag).
-  if (input.argv && input.argv.length > 0) {
-    return ['ctl', ...input.argv.filter((arg) => arg !== '--dry-run')].map(quoteForShell).join(' ');
-  }
+  if (input.argv && input.argv.length > 0) return resumeCommand(input.argv);
   const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
   if (input.globals.context) parts.push('--context', identity.context);
   parts.push('-n', identity.namespace, '--cluster', identity.cluster);
@@ -549,4 +565,30 @@ function recordHop(
   const hops = (record.hops ?? []).filter((entry) => entry.hop !== index + 1);
   hops.push({ hop: index + 1, operator: state.hops?.[index]?.operator ?? '?', result, steps });
   record.hops = hops;
+}
+
+/**
+ * The end of `--dry-run=server`: what the servers judged, and what nothing could judge. A
+ * refusal is exit 1: the real run would fail there, so it must not pass for a rehearsal.
+ */
+function reportServerDryRun(io: Io, server: import('../io/server-dry-run.js').ServerDryRun): void {
+  const notJudged =
+    server.notJudged.length > 0
+      ? `; not judged: ${server.notJudged.length} (${server.notJudged.join('; ')})`
+      : '';
+  if (server.refused.length === 0) {
+    io.info(`server dry run: the API server accepted all ${server.accepted.length} write(s)${notJudged}`);
+    return;
+  }
+  throw new OperationError(
+    `server dry run: the API server refused ${server.refused.length} of ${server.refused.length + server.accepted.length} write(s); nothing was changed:\n  ${server.refused.join('\n  ')}`,
+    {
+      hint: `Fix what each refusal names (permissions: kubectl auth can-i; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
+    },
+  );
+}
+
+/** The summary table and the result line, on stdout; redacted as everything ctl prints. */
+function writeResult(io: Io, text: string): void {
+  io.data(`\n${io.redactor.redact(text)}`);
 }

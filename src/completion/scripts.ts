@@ -13,6 +13,7 @@ import {
   type CompletionCommand,
   type CompletionOption,
   type CompletionTree,
+  DYNAMIC_VALUES,
   type ValueHint,
 } from './tree.js';
 
@@ -142,7 +143,9 @@ function bashScript(tree: CompletionTree): string {
   const bashAction = (value: ValueHint): string =>
     value.kind === 'words'
       ? `_ctl_kind=words; _ctl_values=${bashQuote(value.words.join(' '))}`
-      : `_ctl_kind=${value.kind}`;
+      : value.kind === 'command'
+        ? `_ctl_kind=words; _ctl_values="$(${DYNAMIC_VALUES[value.command]} 2>/dev/null)"`
+        : `_ctl_kind=${value.kind}`;
   out.push(...posixLookups(tree, fn, bashQuote, bashAction, '_ctl_kind=any'));
 
   // $1 path: sets _ctl_commands (subcommands or argument values) and _ctl_options.
@@ -240,11 +243,13 @@ function zshScript(tree: CompletionTree): string {
   const zshAction = (value: ValueHint): string =>
     value.kind === 'words'
       ? `compadd -- ${value.words.map(zshQuote).join(' ')}`
-      : value.kind === 'dirs'
-        ? '_files -/'
-        : value.kind === 'files'
-          ? '_files'
-          : '_message value';
+      : value.kind === 'command'
+        ? `compadd -- \${(f)"$(${DYNAMIC_VALUES[value.command]} 2>/dev/null)"}`
+        : value.kind === 'dirs'
+          ? '_files -/'
+          : value.kind === 'files'
+            ? '_files'
+            : '_message value';
   out.push(...posixLookups(tree, fn, zshQuote, zshAction, '_message value'));
 
   out.push(`${fn}_words() {`, '  local -a commands options', '  case "$1" in');
@@ -401,6 +406,8 @@ function fishScript(tree: CompletionTree): string {
     if (value?.kind === 'words') parts.push('-x', '-a', fishQuote(value.words.join(' ')));
     else if (value?.kind === 'files') parts.push('-r', '-F');
     else if (value?.kind === 'dirs') parts.push('-x', '-a', "'(__fish_complete_directories)'");
+    else if (value?.kind === 'command')
+      parts.push('-x', '-a', fishQuote(`(${DYNAMIC_VALUES[value.command]} 2>/dev/null)`));
     else if (value) parts.push('-x');
     parts.push('-d', fishQuote(oneLine(option.description)));
     return parts.join(' ');

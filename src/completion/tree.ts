@@ -8,7 +8,19 @@ import type { Argument, Command, Option } from 'commander';
 
 /** What follows an option that takes a value. */
 export type ValueHint =
-  { kind: 'any' } | { kind: 'words'; words: readonly string[] } | { kind: 'files' } | { kind: 'dirs' };
+  | { kind: 'any' }
+  | { kind: 'words'; words: readonly string[] }
+  | { kind: 'files' }
+  | { kind: 'dirs' }
+  /** Asked at completion time: a command whose output lines are the values (`--context`). */
+  | { kind: 'command'; command: DynamicValues };
+
+/** The commands the scripts may run for values; a fixed set, so no shell text comes from data. */
+export const DYNAMIC_VALUES = {
+  /** The kubeconfig's contexts, as kubectl reads them (KUBECONFIG, else ~/.kube/config). */
+  contexts: 'kubectl config get-contexts -o name',
+} as const;
+export type DynamicValues = keyof typeof DYNAMIC_VALUES;
 
 export interface CompletionOption {
   /** `--to`; every option ctl defines has one. */
@@ -41,7 +53,7 @@ export interface CompletionTree {
 }
 
 /** Values ctl knows for some options whose commander definition has no `choices`. */
-export type KnownValues = Readonly<Record<string, readonly string[]>>;
+export type KnownValues = Readonly<Record<string, readonly string[] | { command: DynamicValues }>>;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const FLAG = /^--?[A-Za-z0-9][A-Za-z0-9-]*$/;
@@ -115,6 +127,7 @@ function toOption(option: Option, known: KnownValues): CompletionOption {
 
 function valueHint(option: Option, known: KnownValues): ValueHint {
   const words = option.argChoices ?? known[option.long ?? ''];
+  if (words && 'command' in words) return { kind: 'command', command: words.command };
   if (words) return { kind: 'words', words: words.filter((word) => WORD.test(word)) };
   // The placeholder says what the value is: <path>, <file>, <plan.json>, <file|url>, <dir>.
   const placeholder = /[<[]([^>\]]*)[>\]]/.exec(option.flags)?.[1] ?? '';

@@ -1,12 +1,15 @@
 import { OperationError } from '../errors.js';
 import { quotedLines } from '../io/safe-text.js';
 import type { Io } from '../io/io.js';
+import type { ServerDryRun } from '../io/server-dry-run.js';
 
 export interface HelmOptions {
   io: Io;
   /** The helm binary: `--helm-bin`, CTL_HELM, else `helm` from the PATH. */
   binary: string;
   dryRun: boolean;
+  /** `--dry-run=server`: `helm upgrade|install` runs with `--dry-run=server` (helm 3.13+), and the answer is kept. */
+  server?: ServerDryRun | undefined;
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
   kubeconfig?: string;
@@ -47,6 +50,18 @@ export class Helm {
   async change(args: string[]): Promise<HelmResult | undefined> {
     if (this.options.dryRun) {
       this.options.io.info(`would run: ${this.describe(args)}`);
+      const server = this.options.server;
+      if (server && (args[0] === 'upgrade' || args[0] === 'install')) {
+        // helm renders the chart and sends each object with dryRun=All (helm 3.13+).
+        try {
+          await this.#exec([...args, '--dry-run=server']);
+          server.accept(`helm ${args[0]}`);
+        } catch (error) {
+          server.refuse(`helm ${args.slice(0, 2).join(' ')}`, (error as Error).message);
+        }
+      } else if (server) {
+        server.cannotJudge(`helm ${args[0] ?? ''}`, 'helm has no server dry run for it');
+      }
       return undefined;
     }
     return this.#exec(args);

@@ -19,6 +19,8 @@ export interface IoOptions {
   stdin: ReadableLike;
   env: NodeJS.ProcessEnv;
   output?: OutputFormat;
+  /** `-o yaml`: how to write a value as YAML (`output` is then json: the same data). */
+  yaml?: ((value: unknown) => string) | undefined;
   verbose?: number;
   quiet?: boolean;
   /** `--no-color` given (commander sets color=false). */
@@ -64,7 +66,13 @@ export class Io {
     this.isGitHubActions = env.GITHUB_ACTIONS === 'true';
     this.isCI = Boolean(env.CI && env.CI !== 'false') || this.isGitHubActions || Boolean(env.GITLAB_CI);
     this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
+    this.#dumbTerminal = env.TERM === 'dumb';
+    this.#toYaml = options.yaml;
   }
+
+  readonly #dumbTerminal: boolean;
+  /** `-o yaml`: the JSON documents and events written as YAML documents instead (`yaml`'s stringify). */
+  readonly #toYaml: ((value: unknown) => string) | undefined;
 
   /** A prompt may be shown: stdin and stderr are terminals. */
   get canPrompt(): boolean {
@@ -73,7 +81,7 @@ export class Io {
 
   /** Spinners only on an interactive terminal that is not CI and not json mode. */
   get canAnimate(): boolean {
-    return this.isStderrTTY && !this.isCI && this.output === 'text' && !this.quiet;
+    return this.isStderrTTY && !this.isCI && this.output === 'text' && !this.quiet && !this.#dumbTerminal;
   }
 
   /** Data for stdout (the caller decides what is data), made safe for a terminal. */
@@ -84,6 +92,11 @@ export class Io {
 
   /** One JSON document or NDJSON event on stdout: one line, whatever the strings in it hold. */
   json(value: unknown): void {
+    if (this.#toYaml) {
+      // The same data as -o json, made safe the same way, then written as one YAML document.
+      this.#stdout.write(`---\n${this.#toYaml(JSON.parse(safeJson(value)))}`);
+      return;
+    }
     const text = safeJson(value);
     // `#` only occurs inside JSON strings, where `\u005b` is the same `[`.
     this.#stdout.write(`${this.isGitHubActions ? text.replace(/##\[/g, '##\\u005b') : text}\n`);
@@ -152,5 +165,7 @@ function decideColor(flag: boolean | undefined, env: NodeJS.ProcessEnv, stderrIs
   if (flag === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  // A terminal that says it understands no escape sequences (Emacs shells, some CI logs).
+  if (env.TERM === 'dumb') return false;
   return stderrIsTTY;
 }

@@ -33,6 +33,8 @@ export interface PatchOptions {
   fieldManager: string;
   /** Server-side apply only: take over conflicting fields. */
   force?: boolean;
+  /** `dryRun=All`: judged by the API server, persisted by nothing (`--dry-run=server`). */
+  dryRun?: boolean;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface ObjectClient {
   list(apiVersion: string, kind: string, namespace?: string): Promise<KubeObject[]>;
   /** PATCH with `body`, JSON text sent exactly as given. */
   patch(ref: ObjectRef, body: string, options: PatchOptions): Promise<KubeObject>;
-  delete(ref: ObjectRef): Promise<void>;
+  delete(ref: ObjectRef, options?: { dryRun?: boolean }): Promise<void>;
 }
 
 interface ApiResource {
@@ -106,6 +108,7 @@ export function createObjectClient(config: k8s.KubeConfig, defaultNamespace: str
     async patch(ref, body, options) {
       const query: Record<string, string> = { fieldManager: options.fieldManager };
       if (options.force !== undefined) query.force = String(options.force);
+      if (options.dryRun) query.dryRun = 'All';
       return (await kubeRequest(config, {
         method: 'PATCH',
         path: await objectPath(ref),
@@ -114,8 +117,12 @@ export function createObjectClient(config: k8s.KubeConfig, defaultNamespace: str
         body,
       })) as KubeObject;
     },
-    async delete(ref) {
-      await kubeRequest(config, { method: 'DELETE', path: await objectPath(ref) });
+    async delete(ref, options = {}) {
+      await kubeRequest(config, {
+        method: 'DELETE',
+        path: await objectPath(ref),
+        ...(options.dryRun ? { query: { dryRun: 'All' } } : {}),
+      });
     },
   };
 }

@@ -15,6 +15,7 @@
 
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import type { ServerDryRun } from '../io/server-dry-run.js';
 import type { KubeClients } from './client.js';
 import { describeKubeError, isNotFound } from './errors.js';
 import type { ObjectRef } from './objects.js';
@@ -25,6 +26,8 @@ export type { ObjectRef } from './objects.js';
 export interface WriteOptions {
   dryRun: boolean;
   io: Io;
+  /** `--dry-run=server`: also send each write with `dryRun=All` and keep the server's answer. */
+  server?: ServerDryRun | undefined;
 }
 
 export interface ApplyOptions extends WriteOptions {
@@ -132,6 +135,9 @@ async function patchWith(
   const body = JSON.stringify(patch);
   if (options.dryRun) {
     options.io.info(`would patch ${describeRef(ref)}: ${body}`);
+    await judge(options, `patch ${describeRef(ref)}`, () =>
+      kube.objects.patch(ref, body, { contentType: strategy, fieldManager: FIELD_MANAGER, dryRun: true }),
+    );
     return undefined;
   }
   options.io.debug(1, `PATCH ${describeRef(ref)} (${strategy})`);
@@ -185,6 +191,15 @@ export async function serverSideApply(
     const ref = refOf(object);
     if (options.dryRun) {
       options.io.info(`would apply ${describeRef(ref)}`);
+      const text = JSON.stringify(object);
+      await judge(options, `apply ${describeRef(ref)}`, () =>
+        kube.objects.patch(ref, text, {
+          contentType: APPLY_PATCH,
+          fieldManager: manager,
+          force: true,
+          dryRun: true,
+        }),
+      );
       continue;
     }
     options.io.debug(1, `APPLY ${describeRef(ref)} (server-side, field manager ${manager})`);
@@ -213,7 +228,10 @@ export async function deleteIfExists(
 ): Promise<boolean> {
   if (options.dryRun) {
     const exists = (await readObject(kube, ref)) !== undefined;
-    if (exists) options.io.info(`would delete ${describeRef(ref)}`);
+    if (exists) {
+      options.io.info(`would delete ${describeRef(ref)}`);
+      await judge(options, `delete ${describeRef(ref)}`, () => kube.objects.delete(ref, { dryRun: true }));
+    }
     return exists;
   }
   options.io.debug(1, `DELETE ${describeRef(ref)}`);
@@ -223,6 +241,27 @@ export async function deleteIfExists(
   } catch (error) {
     if (isNotFound(error)) return false;
     throw kubeFailure('delete', ref, error);
+  }
+}
+
+/**
+ * `--dry-run=server`: the write, sent with `dryRun=All`, judged by the API server (admission,
+ * schema, RBAC) and kept by nothing. A kind the server does not serve yet (its CRD is applied by
+ * this same run, and a dry run creates no CRD) cannot be judged: said so, not counted as refused.
+ */
+async function judge(options: WriteOptions, what: string, send: () => Promise<unknown>): Promise<void> {
+  const server = options.server;
+  if (!server) return;
+  try {
+    await send();
+    server.accept(what);
+  } catch (error) {
+    const info = describeKubeError(error);
+    if (info.code === 404 && /does not serve kind/.test(info.message)) {
+      server.cannotJudge(what, info.message);
+      return;
+    }
+    server.refuse(what, `${info.code ?? 'no answer'} ${info.message}`);
   }
 }
 

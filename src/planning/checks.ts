@@ -55,6 +55,8 @@ import {
   parseOperatorVersion,
 } from '../release/versions.js';
 
+import { checkTargetAvailable } from './target-available.js';
+
 export { CHECK_IDS, type CheckId } from './target.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
@@ -143,6 +145,7 @@ const CHECKS: Record<CheckId, Check> = {
   'operator-method': checkOperatorMethod,
   'olm-cluster-name': checkOlmClusterName,
   'olm-approval': checkOlmApproval,
+  'target-available': ({ snapshot, resolved }) => checkTargetAvailable(snapshot, resolved),
   'admission-tls': checkAdmissionTls,
   'api-reachable': checkApiReachable,
   permissions: checkPermissions,

@@ -38,7 +38,15 @@ export function paintOf(color: boolean | Paint): Paint {
   return color === true ? COLOR : color === false ? PLAIN : color;
 }
 
-export function renderPlan(plan: Plan, color: boolean | Paint): string {
+/**
+ * `next`: the command that runs this plan (src/commands/next-command.ts builds it with the
+ * user's flags); null when the plan is shown by the command that is about to run it.
+ */
+export function renderPlan(
+  plan: Plan,
+  color: boolean | Paint,
+  options: { next?: string | null } = {},
+): string {
   const p = paintOf(color);
   const s = oneLine;
   const out: string[] = [];
@@ -122,7 +130,9 @@ export function renderPlan(plan: Plan, color: boolean | Paint): string {
     out.push(
       p.green(p.bold('Ready to run.')) +
         (ignored.length > 0 ? p.yellow(` Ignored checks: ${ignored.join(', ')}.`) : '') +
-        ` Next: ctl upgrade run --to ${s(target.operator)}${plan.hops ? ` (runs the ${plan.hops.length} hops)` : ''}`,
+        (options.next === null
+          ? ''
+          : ` Next: ${s(options.next ?? `ctl upgrade run --to ${target.operator}`)}${plan.hops ? ` (runs the ${plan.hops.length} hops)` : ''}`),
     );
   }
   out.push(p.dim(`fingerprint ${s(plan.fingerprint)}`));

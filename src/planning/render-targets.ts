@@ -10,7 +10,12 @@ import { paintOf } from './render-plan.js';
 import type { AvailableRelease } from './catalog-notes.js';
 import type { UpgradeTarget, UpgradeTargets } from './targets.js';
 
-export function renderTargets(list: UpgradeTargets, color: boolean | Paint): string {
+/** `nextPlan`: the plan command of a target, with the user's flags (src/commands/next-command.ts). */
+export function renderTargets(
+  list: UpgradeTargets,
+  color: boolean | Paint,
+  nextPlan: (to: string) => string = (to) => `ctl upgrade plan --to ${to}`,
+): string {
   const p = paintOf(color);
   const s = oneLine;
   const { cluster, current } = list;
@@ -50,7 +55,7 @@ export function renderTargets(list: UpgradeTargets, color: boolean | Paint): str
   out.push('');
   out.push(
     list.recommended
-      ? `${p.green('*')} recommended (the newest no check blocks and no known advisory affects). Next: ctl upgrade plan --to ${s(list.recommended)}`
+      ? `${p.green('*')} recommended (the newest no check blocks and no known advisory affects). Next: ${s(nextPlan(list.recommended))}`
       : p.yellow(
           'Every target is blocked or affected by a known advisory: fix the checks above, then plan again.',
         ),

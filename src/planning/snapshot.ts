@@ -8,6 +8,7 @@
  * without it there is nothing to plan.
  */
 
+import type { ArtifactAvailability } from './target-available.js';
 import { randomBytes } from 'node:crypto';
 import { type Dialect, dialectFields } from '../release/dialect.js';
 import { AuthError, isCtlError, OperationError } from '../errors.js';
@@ -256,6 +257,8 @@ export interface Snapshot {
   clusterCandidates: string[];
   /** The name asked for with --cluster, if any. */
   requestedCluster?: string | undefined;
+  /** What the run will fetch for the plan's targets, asked before planning (src/planning/target-available.ts). */
+  artifacts?: ArtifactAvailability[] | undefined;
   cluster?: ClusterSnapshot | undefined;
   operator?: OperatorSnapshot | undefined;
   /** Set when OLM (OperatorHub) owns the operator Deployment: its CSV and Subscription (src/planning/olm.ts). */

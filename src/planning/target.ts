@@ -22,6 +22,7 @@ export const CHECK_IDS = [
   'license-valid',
   'operator-min-version',
   'upgrade-path',
+  'target-available',
   'database-min-version',
   'database-version-supported',
   'modules-compatible',

@@ -10,9 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { knownOperatorVersions } from '../../src/release/catalog.js';
 import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { ctlBin, runCtl } from '../helpers/run-ctl.js';
+import { kubectlPath } from '../helpers/tools.js';
 
 interface Listed {
   path: string[];
@@ -60,7 +62,7 @@ describe('ctl completion (e2e)', () => {
   });
 
   /** COMPREPLY for these COMP_WORDS (the last one is the word under the cursor), in a real bash. */
-  function complete(words: string[]): string[] {
+  function complete(words: string[], env: NodeJS.ProcessEnv = process.env): string[] {
     const script = [
       `source ${JSON.stringify(bashFile)}`,
       'COMP_WORDS=("$@")',
@@ -70,6 +72,7 @@ describe('ctl completion (e2e)', () => {
     ].join('\n');
     const result = spawnSync('bash', ['--norc', '--noprofile', '-c', script, 'bash', ...words], {
       encoding: 'utf8',
+      env,
     });
     assert.equal(result.status, 0, `bash exited ${result.status}: ${result.stderr}`);
     assert.equal(result.stderr, '', `bash wrote to stderr for ${words.join(' ')}`);
@@ -146,7 +149,7 @@ describe('ctl completion (e2e)', () => {
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--method', '']), ['auto', 'helm', 'bundle', 'olm']);
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--only', '']), [...STEP_IDS]);
     assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--ignore-check', 'lic']), ['license-valid']);
-    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json']);
+    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json', 'yaml']);
     assert.deepEqual(complete(['ctl', 'sim', 'up', '--scenario', 'happy']), ['happy-path']);
     assert.deepEqual(complete(['ctl', 'completion', '']), ['bash', 'zsh', 'fish']);
     // `--method=h`: bash splits it at `=` (COMP_WORDBREAKS).
@@ -155,8 +158,35 @@ describe('ctl completion (e2e)', () => {
       path.join(dir, 'plan.json'),
       path.join(dir, 'planned.json'),
     ]);
-    // A free value (a version) gets no suggestions rather than commands.
-    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--to', '']), []);
+    // A free value gets no suggestions rather than commands.
+    assert.deepEqual(complete(['ctl', 'auth', 'token', '--ttl', '']), []);
+  });
+
+  it('completes --to from the release catalog, and --context from the kubeconfig when asked', () => {
+    const versions = complete(['ctl', 'upgrade', 'run', '--to', '']);
+    assert.deepEqual(versions, [...knownOperatorVersions()].reverse(), 'the catalog, newest first');
+    assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--to', '7.8.2']), ['7.8.2-6']);
+    // Read when completing, by kubectl, from the kubeconfig it would use.
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: east, context: {cluster: c, user: u}}, {name: west, context: {cluster: c, user: u}}]',
+        'current-context: east',
+        '',
+      ].join('\n'),
+    );
+    const env = {
+      PATH: `${path.dirname(kubectlPath())}${path.delimiter}${process.env.PATH ?? ''}`,
+      HOME: dir,
+      KUBECONFIG: kubeconfig,
+    };
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--context', ''], env), ['east', 'west']);
+    assert.deepEqual(complete(['ctl', '--context', 'w'], env), ['west']);
   });
 
   it('rejects an unknown shell with a usage error (exit 2)', async () => {

@@ -179,7 +179,7 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
     );
   });
 
-  test('--fleet file, text: lines prefixed [context], a summary table, exit 3 for the failed cluster', async () => {
+  test('--fleet file, text: lines prefixed [context], a summary table, exit 2 for the cluster not found', async () => {
     const fleet = path.join(dir, 'fleet.yaml');
     writeFileSync(
       fleet,
@@ -190,7 +190,8 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
       cwd: dir,
     });
     assert.doesNotMatch(result.stderr, /--insecure/);
-    assert.equal(result.code, 3, result.stderr);
+    // No cluster resource in namespace nowhere: a usage error (docs/exit-codes.md).
+    assert.equal(result.code, 2, result.stderr);
     const lines = result.stderr.split('\n');
     assert.ok(
       lines.some((line) => /^\[east\] \d\d:\d\d:\d\d upgrade to 7\.8\.2-6 complete$/.test(line)),
@@ -205,11 +206,11 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
     );
     assert.ok(header >= 0, result.stderr);
     assert.match(lines[header + 1] ?? '', /^east \(redis\/rec\)\s+succeeded\s+\S+\s+-\s+0/);
-    assert.match(lines[header + 2] ?? '', /^west\s+failed\s+\S+\s+-\s+3\s+\S/);
-    assert.match(result.stderr, /error: 1 of 2 clusters did not finish their upgrade: west \(exit 3\)/);
+    assert.match(lines[header + 2] ?? '', /^west\s+failed\s+\S+\s+-\s+2\s+\S/);
+    assert.match(result.stderr, /error: 1 of 2 clusters did not finish their upgrade: west \(exit 2\)/);
   });
 
-  test('the most severe exit code wins: a locked cluster (5) over a failed check (3)', async () => {
+  test('the most severe exit code wins: a locked cluster (5) over a cluster not found (2)', async () => {
     const fleet = path.join(dir, 'fleet-locked.yaml');
     writeFileSync(
       fleet,
@@ -228,7 +229,7 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
       );
       assert.match(
         result.stderr,
-        /2 of 2 clusters did not finish their upgrade: east \(exit 5\), west \(exit 3\)/,
+        /2 of 2 clusters did not finish their upgrade: east \(exit 5\), west \(exit 2\)/,
       );
     } finally {
       await lock.release();

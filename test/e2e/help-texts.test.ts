@@ -4,6 +4,8 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { main } from '../../src/main.js';
+import { CHECK_IDS } from '../../src/planning/target.js';
+import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';
 
@@ -59,5 +61,52 @@ describe('--help from the build (e2e)', () => {
     const tree = await fromTree(['upgrade', 'nonsense', '--help']);
     assert.equal(unknown.code, tree.code);
     assert.equal(unknown.stdout, tree.stdout);
+  });
+});
+
+/** The ids a help text lists after `heading`, up to its first blank line. */
+function listedIds(help: string, heading: RegExp): string[] {
+  const start = help.search(heading);
+  assert.ok(start >= 0, `no ${heading} in\n${help}`);
+  // The heading may wrap: the list is the first run of indented lines after it.
+  const lines = help.slice(start).split('\n');
+  const rest = lines.slice(lines.findIndex((l) => /^ {2}[a-z]/.test(l)));
+  const block = rest.slice(
+    0,
+    rest.findIndex((l) => !/^ {2}[a-z]/.test(l)),
+  );
+  return block
+    .join(' ')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+}
+
+describe('--help from the code (e2e)', () => {
+  it("upgrade plan --help lists every check the plan runs, in the plan's order", async () => {
+    const help = await runCtl(['upgrade', 'plan', '--help']);
+    assert.deepEqual(listedIds(help.stdout, /^Checks/m), [...CHECK_IDS]);
+  });
+
+  it('upgrade run --help lists the steps of ctl upgrade steps, in order', async () => {
+    const help = await runCtl(['upgrade', 'run', '--help']);
+    const steps = JSON.parse((await runCtl(['upgrade', 'steps', '-o', 'json'])).stdout) as { id: string }[];
+    assert.deepEqual(listedIds(help.stdout, /^Steps, in order/m), [...STEP_IDS]);
+    assert.deepEqual(
+      [...STEP_IDS],
+      steps.map((s) => s.id),
+    );
+  });
+
+  it('every default is shown one way, (default: x), in every help text', async () => {
+    for (const { path: words } of await commandTree()) {
+      const { stdout } = await runCtl([...words, '--help']);
+      // commander wraps lines: join them before looking.
+      const text = stdout.replace(/\n\s+/g, ' ');
+      assert.doesNotMatch(text, /\(default: "/, `ctl ${words.join(' ')}: a quoted default`);
+      assert.doesNotMatch(text, /[(;] ?default [^:]/, `ctl ${words.join(' ')}: a default without a colon`);
+    }
+    const run = (await runCtl(['upgrade', 'run', '--help'])).stdout.replace(/\n\s+/g, ' ');
+    assert.match(run, /--max-parallel <n> .*\(default: 1\)/);
+    assert.match(run, /--timeout <duration> .*\(default: 60m\)/);
   });
 });

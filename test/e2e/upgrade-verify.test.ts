@@ -54,12 +54,12 @@ describe('ctl upgrade run verifies the upgrade through the management API', { co
         const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--report', 'report.json']);
         assertExit(result, 0);
         assert.match(
-          result.stderr,
+          result.stdout,
           new RegExp(
             `verification \\(management API\\): 3 of 3 node\\(s\\) on RS ${RS.replace(/\./g, '\\.')}, 3 of 3 database\\(s\\) active at their target version`,
           ),
         );
-        assert.doesNotMatch(result.stderr, /mismatch:/);
+        assert.doesNotMatch(result.stdout, /mismatch:/);
         const { verification, result: outcome } = readReport(sim);
         assert.equal(outcome, 'succeeded');
         assert.equal(verification?.status, 'verified');

@@ -2,6 +2,7 @@ import { validateCustomResourceDefinition } from './crds.js';
 import {
   defaultCustomResourceDefinition,
   defaultDeployment,
+  defaultJob,
   defaultNamespace,
   defaultPod,
   defaultReplicaSet,
@@ -9,6 +10,7 @@ import {
   defaultService,
   defaultStatefulSet,
   establishCustomResourceDefinition,
+  validateJob,
 } from './defaults.js';
 import { CRUD_VERBS, type ResourceRegistry, type ResourceType } from './registry.js';
 import type { FieldCause, KubeObject } from './types.js';
@@ -132,6 +134,19 @@ export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): Reso
       categories: ALL,
       subresources: ['status', 'scale'],
       applyDefaults: defaultStatefulSet,
+    }),
+    // The emulator runs no job controller (a cluster whose controller-manager is stopped):
+    // a Job is validated, defaulted, stored, listed and watched, and no pod runs it (docs/simulator.md).
+    builtin({
+      group: 'batch',
+      version: 'v1',
+      kind: 'Job',
+      plural: 'jobs',
+      categories: ALL,
+      subresources: ['status'],
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      applyDefaults: defaultJob,
+      validate: validateJob,
     }),
     builtin({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', shortNames: ['ev'] }),
     builtin({

@@ -164,3 +164,46 @@ export function establishCustomResourceDefinition(object: KubeObject): void {
 function condition(type: string, reason: string, message: string, now: string): Record<string, unknown> {
   return { type, status: 'True', lastTransitionTime: now, reason, message };
 }
+
+/**
+ * batch/v1 Job, as the API server defaults it (kubernetes pkg/apis/batch/v1/defaults.go
+ * SetDefaults_Job: completions and parallelism 1 when neither is set, backoffLimit 6,
+ * completionMode NonIndexed, suspend false, podReplacementPolicy Failed with a
+ * podFailurePolicy, else TerminatingOrFailed) and its pod template. The selector the job
+ * strategy generates from the Job's uid is left out: the store gives the uid after defaulting.
+ */
+export function defaultJob(object: KubeObject): void {
+  const s = spec(object);
+  if (s.completions === undefined && s.parallelism === undefined) {
+    s.completions = 1;
+    s.parallelism = 1;
+  }
+  s.parallelism ??= 1;
+  s.backoffLimit ??= 6;
+  s.completionMode ??= 'NonIndexed';
+  s.suspend ??= false;
+  s.manualSelector ??= false;
+  s.podReplacementPolicy ??= isRecord(s.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed';
+  defaultTemplate(s);
+}
+
+/**
+ * A Job's pods must not restart in place (kubernetes pkg/apis/batch/validation
+ * ValidateJobSpec: `Required value: valid values: "OnFailure", "Never"`).
+ */
+export function validateJob(object: KubeObject): { field: string; message: string; reason: string }[] {
+  const template = spec(object).template;
+  const podSpec = isRecord(template) && isRecord(template.spec) ? template.spec : {};
+  const policy = podSpec.restartPolicy;
+  if (policy === 'OnFailure' || policy === 'Never') return [];
+  return [
+    {
+      field: 'spec.template.spec.restartPolicy',
+      reason: policy === undefined ? 'FieldValueRequired' : 'FieldValueNotSupported',
+      message:
+        policy === undefined
+          ? 'Required value: valid values: "OnFailure", "Never"'
+          : `Unsupported value: "${String(policy)}": supported values: "OnFailure", "Never"`,
+    },
+  ];
+}

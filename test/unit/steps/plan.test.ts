@@ -57,6 +57,7 @@ describe('buildPlan', () => {
         ['license-valid', 'pass'],
         ['operator-min-version', 'pass'],
         ['upgrade-path', 'pass'],
+        ['target-available', 'pass'],
         ['database-min-version', 'pass'],
         ['database-version-supported', 'pass'],
         ['modules-compatible', 'pass'],

@@ -1,0 +1,61 @@
+import { quoteForShell } from '../exec/helm.js';
+
+/**
+ * The options a user gave that decide what is planned, as the command line read them (argv
+ * tokens, `--flag value`), in two parts: where the cluster is and how to reach it (`location`:
+ * --kubeconfig, --context, -n, --cluster, the management API flags, --state-store), and what to
+ * upgrade it to (`plan`: --to aside, --cluster-version, --databases, --ignore-check, --bundle,
+ * --catalog, ...). ctl has no flag that carries a secret (no --password), so every token may be
+ * printed. Built once by the command line (src/cli/plan-args.ts).
+ */
+export interface PlanArgs {
+  location: readonly string[];
+  plan: readonly string[];
+}
+
+export const NO_PLAN_ARGS: PlanArgs = { location: [], plan: [] };
+
+function command(words: readonly string[]): string {
+  return words.map(quoteForShell).join(' ');
+}
+
+/**
+ * The run that does what this plan showed: with `--out`, the saved plan (which fixes the target
+ * and selection, so only the location is repeated); else the same target and plan options.
+ * Shared by `ctl upgrade plan`'s "Next:" line and its "plan saved" line.
+ */
+export function nextRunCommand(args: PlanArgs, to: string, out?: string): string {
+  if (out !== undefined) return command(['ctl', 'upgrade', 'run', '--plan', out, ...args.location]);
+  return command(['ctl', 'upgrade', 'run', '--to', to, ...args.location, ...args.plan]);
+}
+
+/** The plan of one target, from the target list (`ctl upgrade plan` without --to), or for a fleet member. */
+export function nextPlanCommand(
+  args: PlanArgs,
+  to: string,
+  location: readonly string[] = args.location,
+): string {
+  return command(['ctl', 'upgrade', 'plan', '--to', to, ...location, ...args.plan]);
+}
+
+/** `--dry-run`, `--dry-run=server`, or `--dry-run server` (a value commander also takes). */
+const DRY_RUN_MODES = new Set(['client', 'server', 'none']);
+
+/**
+ * The command that resumes a run: the same command line again, so every flag (the plan's, the
+ * run's --state, --report, -o ...) holds, without --dry-run (a dry run changed nothing; the
+ * run it rehearsed is the one to go on with). argv carries no secret: ctl has no such flag.
+ */
+export function resumeCommand(argv: readonly string[]): string {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--dry-run') {
+      if (DRY_RUN_MODES.has(argv[i + 1] ?? '')) i += 1;
+      continue;
+    }
+    if (arg.startsWith('--dry-run=')) continue;
+    kept.push(arg);
+  }
+  return command(['ctl', ...kept]);
+}

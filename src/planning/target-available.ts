@@ -1,0 +1,184 @@
+/**
+ * The `target-available` check: what the run will fetch for the target exists, so a missing
+ * release fails the plan (exit 3) instead of the operator step, in the change window
+ * (issue 30). By method:
+ * - bundle: the bundle file or URL (`--bundle`/CTL_BUNDLE with `{version}` replaced, else the
+ *   upstream release file) answers HEAD (or GET);
+ * - helm: the repository's `index.yaml` lists the chart at the target's chart version (the
+ *   version `helm upgrade --version` asks for: helm's own lookup, `helm.sh/helm/v3/pkg/repo`
+ *   ChartRepository index entries);
+ * - OLM: a channel of the package's PackageManifest holds the target CSV (OLM installs only
+ *   what a catalog offers: operator-framework/operator-lifecycle-manager packagemanifest_types.go).
+ * The probes are the only I/O (src/kube/artifact-probe.ts), made once before planning; the
+ * check itself reads their answers from the snapshot, so it stays a pure function. No answer
+ * (no network) warns: the plan cannot tell, and the run may still reach it.
+ */
+
+import { parse } from 'yaml';
+import { probeLocation } from '../kube/artifact-probe.js';
+import type { Io } from '../io/io.js';
+import { chartVersionFor } from '../release/catalog.js';
+import { csvVersion } from './olm.js';
+import { resolveUpgrade, type ResolvedUpgrade } from './resolve.js';
+import type { Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+
+/** One probe's answer, keyed by what was asked (artifactKey). */
+export interface ArtifactAvailability {
+  key: string;
+  found: boolean | undefined;
+  detail: string;
+}
+
+type Artifact =
+  | { kind: 'bundle'; location: string }
+  | { kind: 'chart'; repo: string; chart: string; version: string }
+  | { kind: 'olm' }
+  | { kind: 'none'; why: string };
+
+function artifactOf(resolved: ResolvedUpgrade): Artifact {
+  if (resolved.method === 'olm') return { kind: 'olm' };
+  if (resolved.method === 'helm') {
+    const { repo, chart } = resolved.helm;
+    if (!repo)
+      return {
+        kind: 'none',
+        why: `helm finds chart ${chart} itself (a path, an oci:// reference or a repository you added)`,
+      };
+    return { kind: 'chart', repo, chart, version: chartVersionFor(resolved.operator.target) };
+  }
+  if (!resolved.bundle)
+    return { kind: 'none', why: 'no bundle location is known for this release (see operator-method)' };
+  return { kind: 'bundle', location: resolved.bundle };
+}
+
+function keyOf(artifact: Artifact): string | undefined {
+  if (artifact.kind === 'bundle') return `bundle ${artifact.location}`;
+  if (artifact.kind === 'chart') return `chart ${artifact.repo} ${artifact.chart} ${artifact.version}`;
+  return undefined;
+}
+
+function indexUrl(repo: string): string {
+  return `${repo.replace(/\/+$/, '')}/index.yaml`;
+}
+
+/**
+ * Asks, once each, for what every target of the plan (each hop's, the final one's) needs, and
+ * returns the snapshot with the answers. Probes run in parallel, each with its own deadline.
+ */
+export async function probeTargetArtifacts(
+  snapshot: Snapshot,
+  targets: readonly Target[],
+  options: { io?: Io | undefined; env?: NodeJS.ProcessEnv } = {},
+): Promise<Snapshot> {
+  const wanted = new Map<string, Artifact>();
+  for (const target of targets) {
+    const artifact = artifactOf(resolveUpgrade(snapshot, target));
+    const key = keyOf(artifact);
+    if (key) wanted.set(key, artifact);
+  }
+  const answers = await Promise.all(
+    [...wanted].map(async ([key, artifact]): Promise<ArtifactAvailability> => {
+      if (artifact.kind === 'bundle') return { key, ...(await probeLocation(artifact.location, options)) };
+      if (artifact.kind !== 'chart') return { key, found: undefined, detail: '' };
+      const index = await probeLocation(indexUrl(artifact.repo), { ...options, body: true });
+      if (index.found !== true) return { key, found: index.found, detail: index.detail };
+      return { key, ...chartInIndex(index.text ?? '', artifact) };
+    }),
+  );
+  return { ...snapshot, artifacts: answers.map(({ key, found, detail }) => ({ key, found, detail })) };
+}
+
+function chartInIndex(
+  text: string,
+  artifact: { repo: string; chart: string; version: string },
+): { found: boolean | undefined; detail: string } {
+  let entries: unknown;
+  try {
+    entries = (parse(text) as { entries?: Record<string, unknown> } | null)?.entries;
+  } catch (error) {
+    return {
+      found: undefined,
+      detail: `${indexUrl(artifact.repo)} is not YAML: ${(error as Error).message}`,
+    };
+  }
+  const versions = ((entries as Record<string, { version?: unknown }[] | undefined>)?.[artifact.chart] ?? [])
+    .map((entry) => String(entry.version ?? ''))
+    .filter(Boolean);
+  // helm accepts the version with or without a leading v.
+  const found = versions.some((v) => v.replace(/^v/, '') === artifact.version);
+  return {
+    found,
+    detail: found
+      ? `${indexUrl(artifact.repo)} lists ${artifact.chart} ${artifact.version}`
+      : `${indexUrl(artifact.repo)} has no ${artifact.chart} ${artifact.version}` +
+        (versions.length > 0
+          ? ` (it lists ${versions.slice(0, 5).join(', ')}${versions.length > 5 ? ', ...' : ''})`
+          : ` (no chart ${artifact.chart} at all)`),
+  };
+}
+
+export interface AvailabilityOutcome {
+  status: 'pass' | 'warn' | 'fail';
+  message: string;
+  fix: string;
+}
+
+/** The check itself: pure, from the probes' answers in the snapshot. */
+export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgrade): AvailabilityOutcome {
+  const target = resolved.operator.target;
+  const artifact = artifactOf(resolved);
+  if (artifact.kind === 'olm') return olmOutcome(snapshot, target);
+  if (artifact.kind === 'none') return { status: 'pass', message: `not checked: ${artifact.why}`, fix: '' };
+  const key = keyOf(artifact) as string;
+  const answer = snapshot.artifacts?.find((a) => a.key === key);
+  const what =
+    artifact.kind === 'bundle' ? `the bundle of ${target}` : `chart ${artifact.chart} ${artifact.version}`;
+  if (!answer)
+    return {
+      status: 'pass',
+      message: `not checked: ${what} (ctl upgrade plan --to ${target} asks for it)`,
+      fix: '',
+    };
+  if (answer.found === true)
+    return { status: 'pass', message: `${what} is there (${answer.detail})`, fix: '' };
+  if (answer.found === undefined) {
+    return {
+      status: 'warn',
+      message: `cannot tell whether ${what} exists: ${answer.detail}`,
+      fix: 'Check the network (and HTTPS_PROXY) from here; the operator step fetches it in the change window.',
+    };
+  }
+  return {
+    status: 'fail',
+    message: `${what} is not there: ${answer.detail}`,
+    fix:
+      artifact.kind === 'bundle'
+        ? `Check --to and --cluster-version against the release notes, or pass --bundle with the release's bundle (file or URL; {version} is replaced by --to).`
+        : `Check --to against the repository (helm search repo ${artifact.chart} --versions), or pass --helm-repo/--helm-chart where the chart is.`,
+  };
+}
+
+function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {
+  const olm = snapshot.olm;
+  if (!olm?.channels) {
+    return {
+      status: 'warn',
+      message: `cannot tell whether a catalog offers ${target}: ${olm?.packageError ?? olm?.readError ?? 'the PackageManifest was not read'}`,
+      fix: 'Allow get on packagemanifests.packages.operators.coreos.com in the operator namespace, then plan again.',
+    };
+  }
+  const offered = olm.channels.flatMap((c) => [c.currentCSV ?? '', ...c.entries]);
+  const csv = offered.find((name) => csvVersion(name) === target);
+  if (csv) {
+    const channels = olm.channels
+      .filter((c) => c.currentCSV === csv || c.entries.includes(csv))
+      .map((c) => c.name);
+    return { status: 'pass', message: `${csv} is offered (channel ${channels.join(', ')})`, fix: '' };
+  }
+  return {
+    status: 'fail',
+    message: `no channel of package ${olm.subscription?.package ?? '?'} offers operator ${target}`,
+    fix: `Choose a version a channel offers: kubectl get packagemanifest ${olm.subscription?.package ?? '<package>'} -n ${snapshot.operator?.namespace ?? snapshot.namespace} -o yaml`,
+  };
+}
