@@ -72,12 +72,15 @@ describe('known operator versions', () => {
       '7.8.6-20',
       '7.22.2-45',
       '8.0.20-27',
-      '8.2.0-8',
       '8.2.0-15',
       '8.2.0-18',
     ]) {
       assert.ok(isKnownOperatorVersion(v), v);
     }
+    // 8.2.0-8 was never released: redis/docs drafted the 8.2.0 notes under that name and renamed
+    // them to 8.2.0-12 before publishing (commit f0a8f08, 2026-07-21, "build number"), and no
+    // certified OLM bundle 8.2.0-8 exists.
+    assert.equal(isKnownOperatorVersion('8.2.0-8'), false);
   });
 
   it('isKnownOperatorVersion accepts a v and rejects unknown or malformed input', () => {
