@@ -356,6 +356,8 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
     return geo.spec.globalConfigurations.redisVersion;
   };
 
+  // The target is a release with the fix of advisory reaadb-empty-password: an affected one is refused
+  // (release-advisories) on a cluster that holds an REAADB.
   test('every cluster first, then the shared REAADB once, on the first cluster that holds it', async () => {
     const report = path.join(dir, 'fleet-report.json');
     const result = await runCtl(
@@ -363,7 +365,7 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
         'upgrade',
         'run',
         '--to',
-        '8.0.2-2',
+        '8.0.20-27',
         '--yes',
         '--context',
         'east',
@@ -389,7 +391,7 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
     const lines = result.stderr.split('\n');
     const complete = (context: string) =>
       lines.findIndex(
-        (line) => line.startsWith(`[${context}] `) && line.endsWith('upgrade to 8.0.2-2 complete'),
+        (line) => line.startsWith(`[${context}] `) && line.endsWith('upgrade to 8.0.20-27 complete'),
       );
     const lastPass = lines.findIndex((line) => line.includes('raising the shared Active-Active databases'));
     assert.ok(lastPass > 0, result.stderr);
@@ -399,7 +401,7 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
         complete(context) >= 0 && complete(context) < lastPass,
         `${context} first:\n${result.stderr}`,
       );
-      assert.equal(recTag(sims[context]!, 'redis'), '8.0.2-17', context);
+      assert.equal(recTag(sims[context]!, 'redis'), '8.0.20-108.27', context);
     }
     // Raised once, on east; west's participant gets it through the global configuration.
     assert.equal(reaadbVersion('east'), '8.2');

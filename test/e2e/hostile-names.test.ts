@@ -4,7 +4,7 @@
  * `ctl upgrade plan` in text (coloured), plain (no colour, not a terminal), `-o json` and GitHub
  * Actions mode, and `ctl upgrade run --dry-run` in GitHub Actions mode with a job summary. No
  * control character and no forged line reaches stdout, stderr or the summary. Also: a FIFO as
- * `--state` is refused with exit 2 at once.
+ * `--state` is refused with exit 2, without waiting for a writer.
  */
 
 import assert from 'node:assert/strict';
@@ -126,17 +126,18 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
     }
   });
 
-  it('a FIFO as --state: exit 2 within a second, naming the problem', async () => {
+  it('a FIFO as --state: exit 2 without waiting for a writer, naming the problem', async () => {
     const fifo = path.join(sim.sandbox.dir, 'state-pipe');
     execFileSync('mkfifo', [fifo]);
     const result = await runCtl(['upgrade', 'status', '--state', fifo], {
       cwd: sim.sandbox.dir,
       env: sim.env,
-      timeoutMs: 5000,
+      timeoutMs: 30_000,
     });
     assertExit(result, 2, 'status --state <FIFO>');
     assert.match(result.stderr, /is a FIFO \(named pipe\), not a regular file/);
-    const elapsed = result.durationMs;
-    assert.ok(elapsed < 1000, `ctl took ${elapsed} ms to refuse the FIFO`);
+    // Opening a FIFO for reading waits for a writer that never comes: had ctl opened it, runCtl's
+    // deadline above would have stopped it (a timeout, not exit 2). How fast it refuses is not a
+    // test's business on a shared machine (wall-clock bounds belong in the bench).
   });
 });

@@ -46,7 +46,9 @@ function spawnWithEvents(args: string[], env: Record<string, string | undefined>
   const ctl = spawnCtl(args, { env, cwd });
   const waiters: { predicate: (event: Event) => boolean; resolve: (event: Event) => void }[] = [];
   ctl.onLine((line) => {
-    if (!line) return;
+    // With -o json every stdout line is an event; a text-mode run writes its summary table and
+    // result there instead, which no test waits for.
+    if (!line.startsWith('{')) return;
     const event = JSON.parse(line) as Event;
     for (const waiter of [...waiters]) {
       if (waiter.predicate(event)) {

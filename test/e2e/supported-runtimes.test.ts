@@ -24,10 +24,15 @@ describe('the supported Node.js lines', () => {
     assert.match(bin, /if \(major < 22\)/, 'bin/ctl.js refuses what engines refuses');
     assert.match(bin, /ctl needs Node\.js 22 or newer/);
     const ci = read('.ci/run');
+    // The README's test command runs the tests on this node, or on Node 22 when it is older; every
+    // other supported line is run by test-node.mjs.
+    assert.match(ci, /^npm test$/m, '.ci/run runs the README test command');
+    const runTests = read('scripts/run-tests.mjs');
+    assert.match(runTests, /< 22\) \{\n\s+const node = nodeBinary\('22'\)/, 'npm test falls back to Node 22');
     for (const major of SUPPORTED)
       assert.match(
         ci,
-        new RegExp(`^node scripts/test-node\\.mjs ${major}\\b`, 'm'),
+        new RegExp(`\\bnode scripts/test-node\\.mjs ${major} --no-build;`, 'm'),
         `.ci/run tests on ${major}`,
       );
   });

@@ -14,8 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { assertExit, assertUpgraded, getPath, readState, withUpgradeSim } from './upgrade-support.js';
 
-// The first operator that upgrades Active-Active databases through the REAADB; its RS bundles 8.2.
-const TARGET = '8.0.2-2';
+// A release with the fix of advisory reaadb-empty-password (an affected target is refused on a
+// cluster that holds an REAADB), past 8.0.2-2, the first operator that upgrades Active-Active
+// databases through the REAADB; its RS bundles 8.2.
+const TARGET = '8.0.20-27';
 const TAG = clusterTagFor(TARGET) ?? '';
 
 function scenarioYaml(name: string, remote: string): string {

@@ -162,7 +162,7 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
       assert.equal(single.hops, undefined, 'a refused path is the single-target plan');
       const check = single.checks.find((c) => c.id === 'operator-min-version');
       assert.equal(check?.status, 'fail');
-      assert.match(check?.message ?? '', /needs 2 hops \(7\.4\.6-7, then 7\.8\.2-6\) and --max-hops is 1/);
+      assert.match(check?.message ?? '', /needs 2 hops \(7\.4\.6-12, then 7\.8\.2-6\) and --max-hops is 1/);
       assert.match(check?.fix ?? '', /Pass --max-hops 2/);
 
       const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--yes']);
