@@ -130,6 +130,29 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
     });
   });
 
+  it('a real hole of the certified skips (7.4.6-12 to channel 7.8.6): the run stops at once, says so, and approves nothing', async () => {
+    // olm-channel-switch runs 7.4.6-12, published after every 7.8.6 bundle: none lists it in
+    // spec.skips (operator.olm.skips: catalog, the default), so channel 7.8.6 offers nothing.
+    await withUpgradeSim('olm-channel-switch', async (sim) => {
+      const started = Date.now();
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
+      const took = Date.now() - started;
+      assertExit(run, 1, 'run');
+      const output = `${run.stdout}\n${run.stderr}`;
+      assert.match(
+        output,
+        /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-12 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-20 does not list redis-enterprise-operator\.v7\.4\.6-12 in spec\.skips, and no other CSV of the channel does/,
+      );
+      assert.match(output, /ctl approved nothing/);
+      assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
+      assert.deepEqual(installPlanWrites(sim), [], describeEntries(installPlanWrites(sim)));
+      assert.deepEqual(await sim.list(['installplan', '-n', 'redis']), [], 'OLM made no InstallPlan');
+      const status = await subscriptionStatus(sim);
+      assert.equal(status.state, 'AtLatestKnown');
+      assert.equal(status.installedCSV, 'redis-enterprise-operator.v7.4.6-12');
+    });
+  });
+
   it('an older CSV skips the installed one: ctl names it, approves nothing, and reaches the target through it', async () => {
     const file = scenarioFile(
       'olm-intermediate',
