@@ -25,8 +25,8 @@ import {
  */
 
 const SUBSCRIPTION = 'redis-enterprise-operator-cert';
-const TARGET = '7.8.6-19';
-const TAG = '7.8.6-303';
+const TARGET = '7.8.6-20';
+const TAG = '7.8.6-315';
 
 /** An OperatorHub scenario file, written where the test's temporary folder is removed on exit. */
 function scenarioFile(name: string, olm: string): string {
@@ -84,21 +84,21 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       assert.equal(doc.olm?.subscription.channel, 'stable');
       assert.equal(doc.olm?.installedCSV, 'redis-enterprise-operator.v7.4.6-2.0');
       // Read from the PackageManifest, not guessed: the simulated catalog ends other releases' CSVs in .0.
-      assert.equal(doc.olm?.targetCSV, 'redis-enterprise-operator.v7.8.6-19.0');
+      assert.equal(doc.olm?.targetCSV, 'redis-enterprise-operator.v7.8.6-20.1');
       assert.equal(doc.olm?.targetChannel, '7.8.6');
 
       const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(run, 0, 'run');
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-19.0');
-      const csv = await sim.get(['csv', 'redis-enterprise-operator.v7.8.6-19.0', '-n', 'redis']);
+      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-20.1');
+      const csv = await sim.get(['csv', 'redis-enterprise-operator.v7.8.6-20.1', '-n', 'redis']);
       assert.equal(getPath(csv, ['status', 'phase']), 'Succeeded');
-      assert.equal(getPath(csv, ['spec', 'version']), '7.8.6-19.0');
+      assert.equal(getPath(csv, ['spec', 'version']), '7.8.6-20.1');
       assert.equal(installPlanWrites(sim).length, 1, 'exactly one approval');
       // OLM's webhook (from the CSV's webhookdefinitions) follows the CSV; ctl left it to OLM.
       const webhooks = await sim.list(['validatingwebhookconfigurations']);
       const olmWebhook = webhooks.find((w) => w.metadata?.labels?.['olm.owner.namespace'] === 'redis');
-      assert.equal(olmWebhook?.metadata?.labels?.['olm.owner'], 'redis-enterprise-operator.v7.8.6-19.0');
+      assert.equal(olmWebhook?.metadata?.labels?.['olm.owner'], 'redis-enterprise-operator.v7.8.6-20.1');
       const webhookWrites = changes(sim).filter((e) => /validatingwebhookconfigurations/.test(e.path));
       assert.deepEqual(webhookWrites, [], describeEntries(webhookWrites));
     });
@@ -118,7 +118,7 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       const output = `${run.stdout}\n${run.stderr}`;
       assert.match(
         output,
-        /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-2 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-19 does not list redis-enterprise-operator\.v7\.4\.6-2 in spec\.skips/,
+        /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-2 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-20 does not list redis-enterprise-operator\.v7\.4\.6-2 in spec\.skips/,
       );
       assert.match(output, /ctl approved nothing/);
       assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
@@ -127,6 +127,29 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       const status = await subscriptionStatus(sim);
       assert.equal(status.state, 'AtLatestKnown');
       assert.equal(status.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
+    });
+  });
+
+  it('a real hole of the certified skips (7.4.6-12 to channel 7.8.6): the run stops at once, says so, and approves nothing', async () => {
+    // olm-channel-switch runs 7.4.6-12, published after every 7.8.6 bundle: none lists it in
+    // spec.skips (operator.olm.skips: catalog, the default), so channel 7.8.6 offers nothing.
+    await withUpgradeSim('olm-channel-switch', async (sim) => {
+      const started = Date.now();
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
+      const took = Date.now() - started;
+      assertExit(run, 1, 'run');
+      const output = `${run.stdout}\n${run.stderr}`;
+      assert.match(
+        output,
+        /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-12 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-20 does not list redis-enterprise-operator\.v7\.4\.6-12 in spec\.skips, and no other CSV of the channel does/,
+      );
+      assert.match(output, /ctl approved nothing/);
+      assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
+      assert.deepEqual(installPlanWrites(sim), [], describeEntries(installPlanWrites(sim)));
+      assert.deepEqual(await sim.list(['installplan', '-n', 'redis']), [], 'OLM made no InstallPlan');
+      const status = await subscriptionStatus(sim);
+      assert.equal(status.state, 'AtLatestKnown');
+      assert.equal(status.installedCSV, 'redis-enterprise-operator.v7.4.6-12');
     });
   });
 
@@ -141,11 +164,11 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       const output = `${first.stdout}\n${first.stderr}`;
       assert.match(
         output,
-        /OLM offers redis-enterprise-operator\.v7\.8\.6-11, not the target redis-enterprise-operator\.v7\.8\.6-19/,
+        /OLM offers redis-enterprise-operator\.v7\.8\.6-11, not the target redis-enterprise-operator\.v7\.8\.6-20/,
       );
       assert.match(
         output,
-        /Upgrade to 7\.8\.6-11 first: ctl upgrade run --to 7\.8\.6-11 .*then ctl upgrade run --to 7\.8\.6-19 again/,
+        /Upgrade to 7\.8\.6-11 first: ctl upgrade run --to 7\.8\.6-11 .*then ctl upgrade run --to 7\.8\.6-20 again/,
       );
       assert.deepEqual(installPlanWrites(sim), [], 'the offered plan is not approved');
       const [pending] = await sim.list(['installplan', '-n', 'redis']);
@@ -160,13 +183,13 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       assertExit(through, 0, 'run to 7.8.6-11');
       assert.match(
         through.stderr,
-        /the run to 7\.8\.6-19 recorded in .* stopped at the operator step having approved nothing \(the operator still runs 7\.4\.6-2\): this run to 7\.8\.6-11 replaces it/,
+        /the run to 7\.8\.6-20 recorded in .* stopped at the operator step having approved nothing \(the operator still runs 7\.4\.6-2\): this run to 7\.8\.6-11 replaces it/,
       );
       assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-11');
       const last = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
       assertExit(last, 0, 'run to the target');
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-19');
+      assert.equal((await subscriptionStatus(sim)).installedCSV, 'redis-enterprise-operator.v7.8.6-20');
       assert.equal(installPlanWrites(sim).length, 2, 'one approval per hop');
     });
   });

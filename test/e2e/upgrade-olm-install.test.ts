@@ -35,6 +35,8 @@ export function olmScenarioFile(options: {
   apiVersion?: string;
   olm?: string;
   openshift?: string;
+  /** The cluster's Kubernetes (its OpenShift is 4.(N-13)); default 1.29, OpenShift 4.16. */
+  kubernetesVersion?: string;
   extra?: string;
 }): string {
   const file = path.join(tempDir('ctl-olm-install-'), `${options.name}.yaml`);
@@ -44,7 +46,7 @@ export function olmScenarioFile(options: {
 description: "OperatorHub install written by test/e2e/upgrade-olm-install.test.ts"
 dialect: redis
 platform: openshift
-kubernetesVersion: "1.29"
+kubernetesVersion: "${options.kubernetesVersion ?? '1.29'}"
 namespace: ${options.namespace}
 ${options.openshift ?? ''}
 operator:
@@ -78,7 +80,7 @@ describe('admission-tls when OLM manages the webhook certificate (e2e)', () => {
       const caBundle = getPath(webhook, ['webhooks', '0', 'clientConfig', 'caBundle']);
       assert.equal(caBundle, getPath(olmSecret, ['data', 'olmCAKey']), "the caBundle is OLM's CA");
 
-      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-19', '-o', 'json']);
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-20', '-o', 'json']);
       assertExit(plan, 0, 'plan');
       const tls = check(JSON.parse(plan.stdout) as PlanJson, 'admission-tls');
       assert.equal(tls?.status, 'pass', JSON.stringify(tls));
@@ -88,7 +90,7 @@ describe('admission-tls when OLM manages the webhook certificate (e2e)', () => {
       );
 
       await sim.kubectl(['delete', 'secret', 'admission-tls', '-n', 'payments']);
-      const without = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-19', '-o', 'json']);
+      const without = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-20', '-o', 'json']);
       assertExit(without, 0, 'plan without admission-tls');
       const after = check(JSON.parse(without.stdout) as PlanJson, 'admission-tls');
       assert.equal(after?.status, 'pass', JSON.stringify(after));
@@ -110,7 +112,7 @@ describe('admission-tls when OLM manages the webhook certificate (e2e)', () => {
         getPath(webhook, ['webhooks', '0', 'clientConfig', 'caBundle']),
         getPath(secret, ['data', 'cert']),
       );
-      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-19', '-o', 'json']);
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-20', '-o', 'json']);
       assertExit(plan, 0, 'plan');
       assert.equal(check(JSON.parse(plan.stdout) as PlanJson, 'admission-tls')?.status, 'pass');
     });
@@ -155,6 +157,8 @@ describe('the SCC under OLM: whoever may use it, keeps it (e2e)', () => {
       namespace: 'tenant-a',
       cluster: 'rec',
       openshift: 'openshift:\n  sccBinding: rbac',
+      // OpenShift 4.18: 7.22.0-17 supports 4.18-4.20 (src/release/catalog.json).
+      kubernetesVersion: '1.31',
       extra: olmInstalledNeighbour('tenant-b'),
     });
     await withUpgradeSim(file, async (sim) => {
@@ -218,9 +222,13 @@ interface HopsPlanJson extends PlanJson {
 
 describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
   it('from 7.2.4-12 the plan goes through heads the channels offer, and the run reaches the target', async () => {
-    const target = '7.8.6-19';
+    // From 7.4.6-12, the head of channel 7.4.6 and the first hop, only the 8.2.0 head has an
+    // edge: no 7.8.6, 7.22.2 or 8.0.20 bundle lists 7.4.6-12.0 in spec.skips (published after
+    // them; docs/simulator.md "OperatorHub"). 8.2.0-18 needs OpenShift 4.20 (Kubernetes 1.33).
+    const target = '8.2.0-18';
     const file = olmScenarioFile({
       name: 'olm-two-hops',
+      kubernetesVersion: '1.33',
       namespace: 'retail',
       cluster: 'rec',
       operator: '7.2.4-12',
@@ -255,11 +263,14 @@ describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
       const sub = await sim.get(['subscription', 'redis-enterprise-operator-cert', '-n', 'retail']);
       assert.match(
         String(getPath(sub, ['status', 'installedCSV'])),
-        /redis-enterprise-operator\.v7\.8\.6-19/,
+        /redis-enterprise-operator\.v8\.2\.0-18/,
       );
       const rec = await sim.get(['rec', 'rec', '-n', 'retail']);
       assert.equal(getPath(rec, ['status', 'state']), 'Running');
-      assert.match(String(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag'])), /^7\.8\.6-303/);
+      assert.match(
+        String(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag'])),
+        /^8\.2\.0-78\.18/,
+      );
     });
   });
 });
@@ -273,20 +284,20 @@ describe('a Failed CSV under OLM (e2e)', () => {
       olm: '    installFailure: InstallCheckFailed',
     });
     await withUpgradeSim(file, async (sim) => {
-      const run = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-19', '--yes', '-o', 'json'], {
+      const run = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-20', '--yes', '-o', 'json'], {
         timeoutMs: 180_000,
       });
-      assertExit(run, 0, 'run to 7.8.6-19');
+      assertExit(run, 0, 'run to 7.8.6-20');
       const progress = parseEvents(run.stdout).filter((e) => e.step === 'operator' && e.type === 'progress');
       assert.ok(
         progress.some((e) =>
-          /redis-enterprise-operator\.v7\.8\.6-19: phase Failed \(InstallCheckFailed: install timeout\); OLM retries it/.test(
+          /redis-enterprise-operator\.v7\.8\.6-20: phase Failed \(InstallCheckFailed: install timeout\); OLM retries it/.test(
             e.message,
           ),
         ),
         progress.map((e) => e.message).join('\n'),
       );
-      const csv = await sim.get(['csv', 'redis-enterprise-operator.v7.8.6-19', '-n', 'orders']);
+      const csv = await sim.get(['csv', 'redis-enterprise-operator.v7.8.6-20', '-n', 'orders']);
       assert.equal(getPath(csv, ['status', 'phase']), 'Succeeded');
     });
   });
@@ -300,11 +311,11 @@ describe('a Failed CSV under OLM (e2e)', () => {
     });
     await withUpgradeSim(file, async (sim) => {
       const started = Date.now();
-      const run = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-19', '--yes', '--stall-timeout', '10m']);
-      assertExit(run, 1, 'run to 7.8.6-19');
+      const run = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-20', '--yes', '--stall-timeout', '10m']);
+      assertExit(run, 1, 'run to 7.8.6-20');
       assert.match(
         run.stderr,
-        /ClusterServiceVersion redis-enterprise-operator\.v7\.8\.6-19 failed: InvalidStrategy: install strategy invalid/,
+        /ClusterServiceVersion redis-enterprise-operator\.v7\.8\.6-20 failed: InvalidStrategy: install strategy invalid/,
       );
       assert.match(run.stderr, /OLM does not retry InvalidStrategy/);
       assert.ok(Date.now() - started < 60_000, 'stopped at once, not after the stall timeout');

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AuditEntry } from '../../src/sim/audit.js';
+import type { Scenario } from '../../src/sim/scenario.js';
+import { clusterVersionObject } from '../../src/sim/world/cluster-version.js';
 import {
   assertExit,
   assertNoChanges,
@@ -27,11 +29,36 @@ import {
  * bundle or helm (the simulator's audit of ctl's requests).
  */
 
-const TARGET = '7.8.6-19';
+const TARGET = '7.8.6-20';
 const TARGET_CSV = `redis-enterprise-operator.v${TARGET}`;
-const TAG = '7.8.6-303';
+const TAG = '7.8.6-315';
 const SUBSCRIPTION = 'redis-enterprise-operator-cert';
 const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
+/**
+ * From 7.4.6-12, the head of channel 7.4.6 (olm-automatic, olm-channel-switch), channel 7.8.6
+ * has no edge: 7.4.6-12.0 was published after every 7.8.6 bundle, so none lists it in
+ * spec.skips (docs/simulator.md "OperatorHub"). The 8.2.0 head does: these runs go there.
+ */
+const HEAD_TARGET = '8.2.0-18';
+const HEAD_TARGET_CSV = `redis-enterprise-operator.v${HEAD_TARGET}`;
+const HEAD_TAG = '8.2.0-78.18';
+const HEAD_DB = '8.6';
+/**
+ * 8.2.0-18 supports OpenShift 4.20-4.22 (src/release/catalog.json): the clusters these runs
+ * upgrade run 4.20 (Kubernetes 1.33), as the simulator's ClusterVersion `version` says.
+ */
+const ON_HEAD_PLATFORM = {
+  patch: (scenario: Scenario): Scenario => ({
+    ...scenario,
+    kubernetesVersion: '1.33',
+    openshiftVersion: '4.20.0',
+    objects: [
+      clusterVersionObject('4.20.0'),
+      ...scenario.objects.filter((object) => object.kind !== 'ClusterVersion'),
+    ],
+  }),
+};
+const HEAD_RUN = ['upgrade', 'run', '--to', HEAD_TARGET, '--yes', '-o', 'json'];
 
 interface PlanJson {
   target: { method: string };
@@ -68,11 +95,15 @@ async function installPlans(sim: UpgradeSim): Promise<KubeObject[]> {
 }
 
 /** The REC's digestHash is the one the installed target CSV relates for the REC's repository, not the old one. */
-async function assertDigestFollowsCsv(sim: UpgradeSim, oldDigest: unknown): Promise<void> {
+async function assertDigestFollowsCsv(
+  sim: UpgradeSim,
+  oldDigest: unknown,
+  targetCsv = TARGET_CSV,
+): Promise<void> {
   const rec = await sim.get(['rec', 'rec', '-n', 'redis']);
   const repository = getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'repository']) as string;
   const digest = getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'digestHash']);
-  const csv = await sim.get(['csv', TARGET_CSV, '-n', 'redis']);
+  const csv = await sim.get(['csv', targetCsv, '-n', 'redis']);
   const related = (getPath(csv, ['spec', 'relatedImages']) as { image: string }[]).map((r) => r.image);
   assert.ok(
     related.includes(`${repository}@${String(digest)}`),
@@ -81,11 +112,11 @@ async function assertDigestFollowsCsv(sim: UpgradeSim, oldDigest: unknown): Prom
   assert.notEqual(digest, oldDigest, 'a new tag never keeps the old digest');
 }
 
-async function assertCsvSucceeded(sim: UpgradeSim): Promise<void> {
-  const csv = await sim.get(['csv', TARGET_CSV, '-n', 'redis']);
+async function assertCsvSucceeded(sim: UpgradeSim, targetCsv = TARGET_CSV): Promise<void> {
+  const csv = await sim.get(['csv', targetCsv, '-n', 'redis']);
   assert.equal(getPath(csv, ['status', 'phase']), 'Succeeded');
   const sub = await sim.get(['subscription', SUBSCRIPTION, '-n', 'redis']);
-  assert.equal(getPath(sub, ['status', 'installedCSV']), TARGET_CSV);
+  assert.equal(getPath(sub, ['status', 'installedCSV']), targetCsv);
 }
 
 describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
@@ -118,14 +149,14 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
         text.stdout,
         /installed by OLM: Subscription redis-enterprise-operator-cert \(channel production, approval Manual, source certified-operators\), installed CSV redis-enterprise-operator\.v7\.4\.6-2/,
       );
-      assert.match(text.stdout, /operator\s+7\.4\.6-2\s+-> 7\.8\.6-19 \(olm\)/);
+      assert.match(text.stdout, /operator\s+7\.4\.6-2\s+-> 7\.8\.6-20 \(olm\)/);
       assert.match(
         text.stdout,
-        /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.2\.0-13\)/,
+        /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.2\.0-18\)/,
       );
       assert.match(
         text.stdout,
-        /target CSV redis-enterprise-operator\.v7\.8\.6-19: not the head of channel production \(redis-enterprise-operator\.v8\.2\.0-13\); channel 7\.8\.6 has it/,
+        /target CSV redis-enterprise-operator\.v7\.8\.6-20: not the head of channel production \(redis-enterprise-operator\.v8\.2\.0-18\); channel 7\.8\.6 has it/,
       );
       assert.ok(
         text.stdout.includes(
@@ -139,7 +170,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       );
       assert.match(
         text.stdout,
-        /digestHash":"<digest of registry\.connect\.redhat\.com\/redislabs\/redis-enterprise in redis-enterprise-operator\.v7\.8\.6-19 spec\.relatedImages>/,
+        /digestHash":"<digest of registry\.connect\.redhat\.com\/redislabs\/redis-enterprise in redis-enterprise-operator\.v7\.8\.6-20 spec\.relatedImages>/,
       );
 
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
@@ -149,7 +180,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       assert.equal(plan.blocked, false);
       assert.equal(plan.olm?.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
       assert.equal(plan.olm?.targetCSV, TARGET_CSV);
-      assert.equal(plan.olm?.channelHead, 'redis-enterprise-operator.v8.2.0-13');
+      assert.equal(plan.olm?.channelHead, 'redis-enterprise-operator.v8.2.0-18');
       assert.equal(plan.olm?.channelHasTarget, false);
       assert.equal(plan.olm?.targetChannel, '7.8.6');
       assert.equal(plan.olm?.targetInstallPlan, null);
@@ -208,7 +239,7 @@ describe('ctl upgrade run through OLM (e2e)', () => {
 
       const plans = await installPlans(sim);
       const laterPlan = plans.find((p) => p.metadata.name === later[0]);
-      assert.equal(getPath(laterPlan, ['spec', 'approved']), false, 'the plan of 8.2.0-13 is never approved');
+      assert.equal(getPath(laterPlan, ['spec', 'approved']), false, 'the plan of 8.2.0-18 is never approved');
       const approvals = writes(sim, /\/installplans\//);
       assert.equal(approvals.length, 1, describeEntries(approvals));
       const targetPlan = plans.find((p) => approvals[0]?.path.includes(`/installplans/${p.metadata.name}`));
@@ -254,38 +285,51 @@ describe('ctl upgrade run through OLM (e2e)', () => {
   });
 
   it('Automatic approval: switches the channel and lets OLM approve (no InstallPlan write)', async () => {
-    await withUpgradeSim('olm-automatic', async (sim) => {
-      const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
-        'spec',
-        'redisEnterpriseImageSpec',
-        'digestHash',
-      ]);
-      const run = await sim.ctl(RUN);
-      assertExit(run, 0, 'run');
-      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-      await assertCsvSucceeded(sim);
-      await assertDigestFollowsCsv(sim, oldDigest);
-      assert.deepEqual(writes(sim, /\/installplans\//), [], 'ctl approves nothing under Automatic approval');
-      assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'one channel switch');
-      assertNothingOlmOwnedWritten(sim);
-    });
+    await withUpgradeSim(
+      'olm-automatic',
+      async (sim) => {
+        const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [
+          'spec',
+          'redisEnterpriseImageSpec',
+          'digestHash',
+        ]);
+        const run = await sim.ctl(HEAD_RUN);
+        assertExit(run, 0, 'run');
+        await assertUpgraded(sim, { operator: HEAD_TARGET, tag: HEAD_TAG, dbVersion: HEAD_DB });
+        await assertCsvSucceeded(sim, HEAD_TARGET_CSV);
+        await assertDigestFollowsCsv(sim, oldDigest, HEAD_TARGET_CSV);
+        assert.deepEqual(
+          writes(sim, /\/installplans\//),
+          [],
+          'ctl approves nothing under Automatic approval',
+        );
+        assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'one channel switch');
+        assertNothingOlmOwnedWritten(sim);
+      },
+      ON_HEAD_PLATFORM,
+    );
   });
 
   it('channel switch, SIGKILL after the approval: the next run resumes to the wait and approves nothing twice', async () => {
     await withUpgradeSim(
       'olm-channel-switch',
       async (sim) => {
-        const ctl = sim.spawnCtl(RUN);
+        const ctl = sim.spawnCtl(HEAD_RUN);
         await ctl.waitFor(
           'the wait for the target CSV',
           (e) =>
             e.type === 'progress' &&
             e.step === 'operator' &&
-            /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(e.message),
+            /redis-enterprise-operator\.v8\.2\.0-18: phase/.test(e.message),
         );
         ctl.child.kill('SIGKILL');
         const killed = await ctl.result;
         assert.equal(killed.signal, 'SIGKILL');
+        assert.notEqual(
+          getPath(await sim.get(['csv', HEAD_TARGET_CSV, '-n', 'redis']), ['status', 'phase']),
+          'Succeeded',
+          'killed while the target CSV installs',
+        );
         assert.equal(writes(sim, /\/installplans\//).length, 1, 'approved once before the kill');
 
         // An approved plan is half an upgrade: a run to another target may not replace it.
@@ -293,11 +337,11 @@ describe('ctl upgrade run through OLM (e2e)', () => {
         assertExit(other, 2, 'a run to another target over the approved one');
         assert.match(
           other.stderr,
-          /an unfinished upgrade to 7\.8\.6-19 is recorded in .*; this run targets 7\.8\.6-11/,
+          /an unfinished upgrade to 8\.2\.0-18 is recorded in .*; this run targets 7\.8\.6-11/,
         );
-        assert.match(other.stderr, /hint: Finish it \(ctl upgrade run --to 7\.8\.6-19/);
+        assert.match(other.stderr, /hint: Finish it \(ctl upgrade run --to 8\.2\.0-18/);
 
-        const resumed = await sim.ctl(RUN);
+        const resumed = await sim.ctl(HEAD_RUN);
         assertExit(resumed, 0, 'the resumed run');
         const events = parseEvents(resumed.stdout);
         const progress = events
@@ -305,40 +349,47 @@ describe('ctl upgrade run through OLM (e2e)', () => {
           .map((e) => e.message);
         assert.ok(
           progress.some((m) =>
-            /^resuming an interrupted operator upgrade \(olm from 7\.4\.6-9 to 7\.8\.6-19\)/.test(m),
+            /^resuming an interrupted operator upgrade \(olm from 7\.4\.6-12 to 8\.2\.0-18\)/.test(m),
           ),
           progress.join('\n'),
         );
         assert.ok(
-          progress.some((m) => /redis-enterprise-operator\.v7\.8\.6-19: phase/.test(m)) ||
+          progress.some((m) => /redis-enterprise-operator\.v8\.2\.0-18: phase/.test(m)) ||
             progress.length === 1,
           progress.join('\n'),
         );
         assert.ok(!progress.some((m) => /^approving|^switching/.test(m)), progress.join('\n'));
         assert.equal(writes(sim, /\/installplans\//).length, 1, 'never approved twice');
         assert.equal(writes(sim, /\/subscriptions\//).length, 1, 'the channel switched once');
-        await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-        await assertCsvSucceeded(sim);
+        await assertUpgraded(sim, { operator: HEAD_TARGET, tag: HEAD_TAG, dbVersion: HEAD_DB });
+        await assertCsvSucceeded(sim, HEAD_TARGET_CSV);
         assertNothingOlmOwnedWritten(sim);
       },
-      { timing: { operatorStart: 2 } },
+      // The new operator takes 20 s to become ready after OLM rolls it: the kill, sent as soon as
+      // ctl reports the CSV's phase, lands while the CSV is still Installing however loaded the
+      // machine is (with 2 s, ctl could see it Succeeded and finish the step before the kill).
+      { ...ON_HEAD_PLATFORM, timing: { operatorStart: 20 } },
     );
   });
 
   it('run --plan executes a saved OLM plan as saved', async () => {
-    await withUpgradeSim('olm-channel-switch', async (sim) => {
-      const file = path.join(sim.sandbox.dir, 'plan.json');
-      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--out', file]);
-      assertExit(plan, 0, 'plan --out');
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as PlanJson;
-      assert.equal(saved.target.method, 'olm');
-      assert.equal(saved.olm?.targetChannel, '7.8.6');
-      const run = await sim.ctl(['upgrade', 'run', '--plan', file, '--yes', '-o', 'json']);
-      assertExit(run, 0, 'run --plan');
-      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-      await assertCsvSucceeded(sim);
-      assert.equal(writes(sim, /\/installplans\//).length, 1, 'one approval');
-      assertNothingOlmOwnedWritten(sim);
-    });
+    await withUpgradeSim(
+      'olm-channel-switch',
+      async (sim) => {
+        const file = path.join(sim.sandbox.dir, 'plan.json');
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', HEAD_TARGET, '--out', file]);
+        assertExit(plan, 0, 'plan --out');
+        const saved = JSON.parse(readFileSync(file, 'utf8')) as PlanJson;
+        assert.equal(saved.target.method, 'olm');
+        assert.equal(saved.olm?.targetChannel, '8.2.0');
+        const run = await sim.ctl(['upgrade', 'run', '--plan', file, '--yes', '-o', 'json']);
+        assertExit(run, 0, 'run --plan');
+        await assertUpgraded(sim, { operator: HEAD_TARGET, tag: HEAD_TAG, dbVersion: HEAD_DB });
+        await assertCsvSucceeded(sim, HEAD_TARGET_CSV);
+        assert.equal(writes(sim, /\/installplans\//).length, 1, 'one approval');
+        assertNothingOlmOwnedWritten(sim);
+      },
+      ON_HEAD_PLATFORM,
+    );
   });
 });

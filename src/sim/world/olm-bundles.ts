@@ -59,8 +59,25 @@ const L7222_LATE = [
   '7.22.2-43',
 ];
 
+/**
+ * The 7.4.6 maintenance bundles published after the snapshot (7.4.6-11.0 in August, 7.4.6-12.0 in
+ * October). No bundle of the snapshot can name them: 7.8.6-19.0's spec.skips ends at
+ * redis-enterprise-operator.v7.4.6-9.0, and neither 7.22.2-43.0, 8.0.20-26.2 nor 8.2.0-13.0
+ * lists a 7.4.6-11 or 7.4.6-12 CSV (certified-operators at 3b7b563). So they are holes of every
+ * bundle the snapshot holds.
+ */
+const AFTER_SNAPSHOT_746 = ['7.4.6-11', '7.4.6-12'];
+const AFTER_SNAPSHOT = new Set([
+  ...AFTER_SNAPSHOT_746,
+  '7.8.6-20',
+  '7.22.2-45',
+  '8.0.20-27',
+  '8.2.0-15',
+  '8.2.0-18',
+]);
+
 /** Keyed by operator release, oldest first. */
-export const OLM_BUNDLES: ReadonlyMap<string, OlmBundleFacts> = new Map<string, OlmBundleFacts>([
+export const OLM_BUNDLES: ReadonlyMap<string, OlmBundleFacts> = withSnapshotHoles([
   ['6.2.8-2', B('6.2.8-2', true, false)],
   ['6.2.8-11', B('6.2.8-11', true, false)],
   ['6.2.8-15', B('6.2.8-15', true, false)],
@@ -155,6 +172,16 @@ export const OLM_BUNDLES: ReadonlyMap<string, OlmBundleFacts> = new Map<string, 
   ['8.2.0-15', B('8.2.0-15.1', true, true, ['7.4.6-12'])],
   ['8.2.0-18', B('8.2.0-18.0', true, true)],
 ]);
+
+/** Adds the bundles published after the snapshot to the holes of every bundle it holds. */
+function withSnapshotHoles(entries: [string, OlmBundleFacts][]): Map<string, OlmBundleFacts> {
+  return new Map(
+    entries.map(([operator, facts]) => [
+      operator,
+      AFTER_SNAPSHOT.has(operator) ? facts : { ...facts, holes: [...facts.holes, ...AFTER_SNAPSHOT_746] },
+    ]),
+  );
+}
 
 /**
  * The oldest release a bundle skips: 7.4.2-12 to 7.4.6-9 skip nothing before 6.2.10-45, 7.8.2-6

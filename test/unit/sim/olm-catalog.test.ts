@@ -66,6 +66,23 @@ describe('simulated OLM catalog', () => {
     assert.equal(real.replacementOf(csv('7.22.2-43'), '8.0.20'), csv('8.0.20-27'));
   });
 
+  it('no bundle of the snapshot skips the 7.4.6 bundles published after it (7.4.6-11.0, 7.4.6-12.0)', () => {
+    const real = catalog({ installedVersion: '7.4.6-12', channel: '7.4.6', skips: 'catalog' });
+    const csv = (version: string) => real.csvName(version);
+    // 7.8.6-19.0's spec.skips ends at redis-enterprise-operator.v7.4.6-9.0 (certified-operators 3b7b563).
+    assert.ok(real.skipsOf('7.8.6-19').includes(csv('7.4.6-9')));
+    for (const later of ['7.4.6-11', '7.4.6-12']) {
+      for (const bundle of ['7.8.6-19', '7.22.2-43', '8.0.20-26', '8.2.0-13'])
+        assert.ok(!real.skipsOf(bundle).includes(csv(later)), `${bundle} does not skip ${later}`);
+    }
+    // September's bundles skip August's 7.4.6-11.0, not October's 7.4.6-12.0.
+    assert.ok(real.skipsOf('7.8.6-20').includes(csv('7.4.6-11')));
+    assert.ok(!real.skipsOf('7.8.6-20').includes(csv('7.4.6-12')));
+    // So from 7.4.6-12 channel 7.8.6 offers nothing; channel 8.2.0 offers its head.
+    assert.equal(real.replacementOf(csv('7.4.6-12'), '7.8.6'), undefined);
+    assert.equal(real.replacementOf(csv('7.4.6-12'), '8.2.0'), csv('8.2.0-18'));
+  });
+
   it('names CSVs with a suffix when the starting CSV has one: the installed one’s, the certified bundle’s for the others', () => {
     const suffixed = catalog({ installedSuffix: '.3' });
     assert.equal(suffixed.csvName('7.4.6-2'), 'redis-enterprise-operator.v7.4.6-2.3');
