@@ -314,14 +314,14 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
   let kubeconfig: string;
   const sims: Record<string, SimulatedCluster> = {};
   // Written here, not in scenarios/: both clusters hold REAADB geo, with a third participant
-  // outside the fleet that already runs an RS bundling 8.2.
+  // outside the fleet that already runs an RS bundling 8.6 (the target's default).
   const scenarioText = [
     'name: aa-fleet',
     'description: "A cluster of an Active-Active database whose other participant is current"',
     'dialect: redis',
     'operator: { version: 7.22.2-40 }',
     'cluster: { versionTag: 7.22.2-133, apiVersion: 7.22.2-133 }',
-    'remoteClusters: [{ name: rerc-far, rsVersion: 8.0.2-17 }]',
+    'remoteClusters: [{ name: rerc-far, rsVersion: 8.0.20-108 }]',
     'databases:',
     '  - { name: cache, version: "7.4" }',
     '  - { name: geo, version: "7.4", activeActive: true, participants: [rerc-far] }',
@@ -404,7 +404,7 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
       assert.equal(recTag(sims[context]!, 'redis'), '8.0.20-108.27', context);
     }
     // Raised once, on east; west's participant gets it through the global configuration.
-    assert.equal(reaadbVersion('east'), '8.2');
+    assert.equal(reaadbVersion('east'), '8.6');
     assert.equal(reaadbVersion('west'), '7.4');
     assert.ok(
       lines.some((line) => line.includes('[west] redis/geo: raised through east')),

@@ -16,7 +16,7 @@ import { assertExit, assertUpgraded, getPath, readState, withUpgradeSim } from '
 
 // A release with the fix of advisory reaadb-empty-password (an affected target is refused on a
 // cluster that holds an REAADB), past 8.0.2-2, the first operator that upgrades Active-Active
-// databases through the REAADB; its RS bundles 8.2.
+// databases through the REAADB; its RS bundles 8.6, the default it raises databases to.
 const TARGET = '8.0.20-27';
 const TAG = clusterTagFor(TARGET) ?? '';
 
@@ -70,7 +70,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assertExit(run, 0, 'run');
       assert.match(
         run.stderr,
-        /geo held back, not raised to 8\.2: participant rerc-east runs Redis Software 7\.22\.2-179/,
+        /geo held back, not raised to 8\.6: participant rerc-east runs Redis Software 7\.22\.2-179/,
       );
       assert.match(
         run.stderr,
@@ -81,7 +81,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       const remote = sim.cluster.remoteClusters.endpoints[0];
       assert.ok(remote && !run.stderr.includes(remote.password), 'no remote password in the output');
 
-      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.2' });
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.6' });
       const aa = await sim.get(['reaadb', 'geo']);
       assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '7.4', 'REAADB untouched');
 
@@ -98,12 +98,12 @@ describe('Active-Active databases across participating clusters', { timeout: 600
   });
 
   it('every participant current: the REAADB is raised and the feature set updated once', async () => {
-    const scenario = file('aa-current-participant', '{ name: rerc-east, rsVersion: 8.0.2-17 }');
+    const scenario = file('aa-current-participant', '{ name: rerc-east, rsVersion: 8.0.20-108 }');
     await withUpgradeSim(scenario, async (sim) => {
       const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
       assertExit(run, 0, 'run');
       const aa = await sim.get(['reaadb', 'geo']);
-      assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '8.2');
+      assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '8.6');
       assert.doesNotMatch(run.stderr, /held back/);
       // The remote participant was asked, through its own API.
       assert.ok(
@@ -118,7 +118,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
         intent?.featureSet?.map((f) => f.database),
         ['redis/geo'],
       );
-      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.2' });
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.6' });
     });
   });
 
@@ -140,7 +140,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assert.ok(seconds < 100, `the run took ${seconds} s`);
       const aa = await sim.get(['reaadb', 'geo']);
       assert.equal(getPath(aa, ['spec', 'globalConfigurations', 'redisVersion']), '7.4', 'REAADB untouched');
-      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.2' });
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.6' });
     });
   });
 });
