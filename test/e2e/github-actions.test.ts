@@ -69,6 +69,18 @@ async function runInActions(
 }
 
 /** The `::group::` / `::endgroup::` lines in order: every group closed before the next opens. */
+/** The lines for people inside each group (not workflow commands), by group title. */
+function groupBodies(stderr: string): Map<string, string[]> {
+  const bodies = new Map<string, string[]>();
+  let open: string[] | undefined;
+  for (const line of stderr.split('\n')) {
+    if (line.startsWith('::group::')) bodies.set(line.slice('::group::'.length), (open = []));
+    else if (line === '::endgroup::') open = undefined;
+    else if (open && line.trim() !== '' && !line.startsWith('::')) open.push(line);
+  }
+  return bodies;
+}
+
 function groupsOf(stderr: string): string[] {
   const titles: string[] = [];
   let open: string | undefined;
@@ -165,6 +177,11 @@ describe('ctl upgrade run in GitHub Actions (e2e)', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(groupsOf(result.stderr).length, STEP_IDS.length);
     assert.deepEqual(annotations(result.stderr, 'error'), []);
+    // People's progress stays on stderr with -o json (docs/ci.md): no group is empty.
+    for (const [title, body] of groupBodies(result.stderr)) {
+      assert.ok(body.length > 0, `group "${title}" has progress lines\n${result.stderr}`);
+    }
+    assert.match(result.stderr, /\[operator\] Upgrade the operator: done/);
     // Workflow commands never reach stdout: every line there is an event.
     const events = result.stdout
       .trim()
