@@ -1,5 +1,6 @@
 import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
 import { StateFile, type UpgradeState } from './state.js';
+import { refuseSharedStatePath } from './state-permissions.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
 
 /**
@@ -50,7 +51,8 @@ export class FileStateStore implements StateStore {
     this.#file = new StateFile(path);
   }
 
-  load(): Promise<UpgradeState | undefined> {
+  async load(): Promise<UpgradeState | undefined> {
+    await refuseSharedStatePath(this.location);
     return this.#file.load({ keepCorruptCopy: this.#locked });
   }
 
@@ -59,6 +61,7 @@ export class FileStateStore implements StateStore {
   }
 
   async lock(operation: string): Promise<StateLock> {
+    await refuseSharedStatePath(this.location);
     const held = await acquireLock(lockPathFor(this.location), operation);
     this.#locked = true;
     // Under the lock no other ctl writes this file: a temp file whose writer is gone is litter.
