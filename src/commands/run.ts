@@ -400,18 +400,21 @@ async function openStateStore(
   identity: { context: string; namespace: string; cluster: string },
   localStatePath: string,
 ): Promise<StateStore> {
-  if (input.stateStore === 'configmap') {
-    const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
-    return new ConfigMapStateStore({
-      kube: session.kube,
-      namespace: identity.namespace,
-      cluster: identity.cluster,
-      leaseDurationSeconds: input.leaseDurationSeconds,
-      warn: (message) => input.io.warn(message),
-    });
-  }
+  const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
+  const inCluster = new ConfigMapStateStore({
+    kube: session.kube,
+    namespace: identity.namespace,
+    cluster: identity.cluster,
+    leaseDurationSeconds: input.leaseDurationSeconds,
+    warn: (message) => input.io.warn(message),
+  });
+  if (input.stateStore === 'configmap') return inCluster;
   const { FileStateStore } = await import('../run/state-store.js');
-  return new FileStateStore(localStatePath);
+  // The file store takes the cluster's Lease too: one upgrade of a cluster at a time, whatever --state.
+  return new FileStateStore(localStatePath, {
+    lease: inCluster,
+    debug: (message) => input.io.debug(1, message),
+  });
 }
 
 function startOverAdvice(store: StateStore): string {
