@@ -59,7 +59,7 @@ ENV NODE_ENV=production \
     HELM_CONFIG_HOME=/tmp/helm/config \
     HELM_DATA_HOME=/tmp/helm/data \
     CTL_HELM=/usr/local/bin/helm
-# ctl writes the cluster resource's backup to the working directory.
+# ctl writes the cluster resource's backup to its state folder, under $XDG_STATE_HOME/ctl/.
 WORKDIR /tmp
 # distroless "nonroot": uid and gid 65532.
 USER 65532:65532

@@ -327,20 +327,29 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           // Not in a dry run: nothing changed, so there is nothing to verify. The last hop's
           // plan names the final target and the selection as the steps saw them.
           const verifier = input.dryRun ? undefined : await import('../run/verification.js');
-          const verification = await verifier?.verifyRun(session.api(), {
-            plan: hopPlanned.plan,
-            snapshot: hopPlanned.snapshot,
-            steps: outcome.summary,
-          });
+          let verification: import('../run/verification.js').Verification | undefined;
+          try {
+            verification = await verifier?.verifyRun(session.api(), {
+              plan: hopPlanned.plan,
+              snapshot: hopPlanned.snapshot,
+              steps: outcome.summary,
+            });
+          } catch (error) {
+            // Only a TLS failure comes here: a certificate that stopped being trusted is exit 1.
+            verificationFailure = error as Error;
+            verification = verifier?.unverified(hopPlanned.plan, (error as Error).message);
+          }
           record.verification = verification;
-          const result = verification?.unexplained ? 'failed' : 'succeeded';
+          const result = verification?.unexplained || verificationFailure ? 'failed' : 'succeeded';
           reporter.emit({
             type: 'done',
             message: input.dryRun
               ? 'dry run complete: nothing was changed'
-              : verification?.unexplained
-                ? `upgrade to ${plan.target.operator} ran, but the cluster does not show it`
-                : `upgrade to ${plan.target.operator} complete`,
+              : verificationFailure
+                ? `upgrade to ${plan.target.operator} ran, but could not be verified: ${verificationFailure.message}`
+                : verification?.unexplained
+                  ? `upgrade to ${plan.target.operator} ran, but the cluster does not show it`
+                  : `upgrade to ${plan.target.operator} complete`,
             data: { result, steps: outcome.summary, ...(verification ? { verification } : {}) },
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
@@ -391,18 +400,21 @@ async function openStateStore(
   identity: { context: string; namespace: string; cluster: string },
   localStatePath: string,
 ): Promise<StateStore> {
-  if (input.stateStore === 'configmap') {
-    const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
-    return new ConfigMapStateStore({
-      kube: session.kube,
-      namespace: identity.namespace,
-      cluster: identity.cluster,
-      leaseDurationSeconds: input.leaseDurationSeconds,
-      warn: (message) => input.io.warn(message),
-    });
-  }
+  const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
+  const inCluster = new ConfigMapStateStore({
+    kube: session.kube,
+    namespace: identity.namespace,
+    cluster: identity.cluster,
+    leaseDurationSeconds: input.leaseDurationSeconds,
+    warn: (message) => input.io.warn(message),
+  });
+  if (input.stateStore === 'configmap') return inCluster;
   const { FileStateStore } = await import('../run/state-store.js');
-  return new FileStateStore(localStatePath);
+  // The file store takes the cluster's Lease too: one upgrade of a cluster at a time, whatever --state.
+  return new FileStateStore(localStatePath, {
+    lease: inCluster,
+    debug: (message) => input.io.debug(1, message),
+  });
 }
 
 function startOverAdvice(store: StateStore): string {

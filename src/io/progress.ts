@@ -92,7 +92,9 @@ export function createReporter(
   now: () => Date = () => new Date(),
   terminalSize: () => TerminalSize = stderrSize,
 ): ProgressReporter {
-  if (io.output === 'json') return new JsonReporter(io, now);
+  // NDJSON on stdout for machines, and people's lines on stderr still (docs/ci.md: a CI log
+  // keeps its progress with -o json; issue 28 found only empty ::group:: lines there).
+  if (io.output === 'json') return new TeeReporter([new JsonReporter(io, now), new PlainReporter(io, now)]);
   if (io.canAnimate && spinnerFactory && isUsableTerminalSize(terminalSize())) {
     return new SizeGuardedReporter(
       new SpinnerReporter(io, spinnerFactory, now),
@@ -173,6 +175,19 @@ export class JsonReporter implements ProgressReporter {
   }
 
   close(): void {}
+}
+
+/** Every event to each reporter, in order. */
+export class TeeReporter implements ProgressReporter {
+  constructor(readonly reporters: readonly ProgressReporter[]) {}
+
+  emit(event: Omit<ProgressEvent, 'ts'>): void {
+    for (const reporter of this.reporters) reporter.emit(event);
+  }
+
+  close(): void {
+    for (const reporter of this.reporters) reporter.close();
+  }
 }
 
 /** CI logs and pipes: one timestamped line per event, nothing that redraws. */

@@ -15,6 +15,44 @@ import { currentProcess, isGoneHere } from './process-identity.js';
  */
 
 export async function writeFileAtomically(path: string, text: string): Promise<void> {
+  const temp = await writeTempBeside(path, text);
+  try {
+    await call((cb) => fs.rename(temp, path, cb));
+  } catch (error) {
+    await call((cb) => fs.unlink(temp, cb)).catch(() => undefined);
+    throw error;
+  }
+  fsyncDirectory(dirname(path));
+}
+
+/**
+ * A file that must not exist yet, complete or not at all (the preflight backup): written to a
+ * temp file first, then linked to its name, which fails when the name exists, so an existing
+ * file is never replaced and a write torn by a full disk or a kill never appears under the name.
+ * False when the name exists. Where hard links are refused (some network file systems), a rename
+ * after a check for the name does the same but for a race no ctl run has (the lock is held).
+ */
+export async function writeNewFileAtomically(path: string, text: string): Promise<boolean> {
+  const temp = await writeTempBeside(path, text);
+  try {
+    try {
+      await call((cb) => fs.link(temp, path, cb));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+      if (fs.existsSync(path)) return false;
+      await call((cb) => fs.rename(temp, path, cb));
+    }
+  } finally {
+    await call((cb) => fs.unlink(temp, cb)).catch(() => undefined);
+  }
+  fsyncDirectory(dirname(path));
+  return true;
+}
+
+/** Writes `text` to a private, synced temp file beside `path` (named as above) and returns its path. */
+async function writeTempBeside(path: string, text: string): Promise<string> {
   const me = currentProcess();
   const temp = `${path}.${randomUUID()}.${me.pid}@${me.host}.tmp`;
   const fd = await call<number>((cb) => fs.open(temp, 'wx', 0o600, cb));
@@ -35,13 +73,7 @@ export async function writeFileAtomically(path: string, text: string): Promise<v
     throw error;
   }
   await call((cb) => fs.close(fd, cb));
-  try {
-    await call((cb) => fs.rename(temp, path, cb));
-  } catch (error) {
-    await call((cb) => fs.unlink(temp, cb)).catch(() => undefined);
-    throw error;
-  }
-  fsyncDirectory(dirname(path));
+  return temp;
 }
 
 /** `<random uuid>.<pid>@<host>.tmp` after the state file's name. */

@@ -1,5 +1,7 @@
 import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
 import { StateFile, type UpgradeState } from './state.js';
+import { refuseSharedStatePath } from './state-permissions.js';
+import { type ClusterLease, withClusterLease } from './cluster-lease-lock.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
 
 /**
@@ -45,12 +47,17 @@ export class FileStateStore implements StateStore {
   /** Set while this process holds the lock: only then may loading keep a copy of a corrupt file. */
   #locked = false;
 
-  constructor(path: string) {
+  readonly #lease: { lease: ClusterLease; debug: (message: string) => void } | undefined;
+
+  /** `lease`: the cluster's Lease, taken after the lock file where RBAC allows it (src/run/cluster-lease-lock.ts). */
+  constructor(path: string, lease?: { lease: ClusterLease; debug: (message: string) => void }) {
     this.location = path;
     this.#file = new StateFile(path);
+    this.#lease = lease;
   }
 
-  load(): Promise<UpgradeState | undefined> {
+  async load(): Promise<UpgradeState | undefined> {
+    await refuseSharedStatePath(this.location);
     return this.#file.load({ keepCorruptCopy: this.#locked });
   }
 
@@ -59,7 +66,11 @@ export class FileStateStore implements StateStore {
   }
 
   async lock(operation: string): Promise<StateLock> {
-    const held = await acquireLock(lockPathFor(this.location), operation);
+    await refuseSharedStatePath(this.location);
+    const file = await acquireLock(lockPathFor(this.location), operation);
+    const held = this.#lease
+      ? await withClusterLease(file, this.#lease.lease, operation, this.#lease.debug)
+      : file;
     this.#locked = true;
     // Under the lock no other ctl writes this file: a temp file whose writer is gone is litter.
     await this.#file.removeAbandonedTemps();

@@ -10,10 +10,12 @@
  * to upgrade by hand, a step not run) is shown with what to do and does not fail the run; a
  * difference the run cannot explain (a step reported done, the cluster disagrees) is a failure
  * (exit 1, CLI.md "the operation failed"). When the API cannot be read, the verification says
- * it could not be made and why, and the run's result stands.
+ * it could not be made and why, and the run's result stands, except when the API's certificate
+ * is no longer trusted: that is thrown, for exit 1 (docs/exit-codes.md "Decisions").
  */
 
 import type { ApiBdb, ApiNode } from '../api/types.js';
+import { findTlsFailure } from '../api/tls-errors.js';
 import type { Plan, PlanDatabase } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import { selectsDatabase } from '../planning/target.js';
@@ -59,7 +61,7 @@ export interface VerificationReader {
   listBdbs(): Promise<ApiBdb[]>;
 }
 
-/** Reads the nodes and databases and verifies them; never throws. */
+/** Reads the nodes and databases and verifies them; throws only a TLS failure. */
 export async function verifyRun(
   api: VerificationReader | undefined,
   input: { plan: Plan; snapshot: Snapshot; steps: readonly StepSummary[] },
@@ -70,12 +72,13 @@ export async function verifyRun(
   try {
     [nodes, bdbs] = await Promise.all([api.listNodes(), api.listBdbs()]);
   } catch (error) {
+    if (findTlsFailure(error)) throw error;
     return unverified(input.plan, error instanceof Error ? error.message : String(error));
   }
   return verify({ ...input, nodes, bdbs });
 }
 
-function unverified(plan: Plan, reason: string): Verification {
+export function unverified(plan: Plan, reason: string): Verification {
   return {
     status: 'unverified',
     reason,

@@ -17,6 +17,7 @@
 
 import { oneLine } from '../io/safe-text.js';
 import type { ApiBdb } from '../api/types.js';
+import { findTlsFailure } from '../api/tls-errors.js';
 import { bdbVersion } from '../api/types.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
@@ -528,6 +529,7 @@ async function findActiveActiveBdb(ctx: StepContext<UpgradeDeps>, name: string):
     const bdbs = await ctx.deps.api.listBdbs();
     return bdbs.find((b) => b.name === name && b.crdt === true) ?? bdbs.find((b) => b.name === name);
   } catch (error) {
+    if (findTlsFailure(error)) throw error; // an untrusted certificate is exit 1 (docs/exit-codes.md)
     ctx.warn(`cannot read the management API to check ${name}'s version: ${(error as Error).message}`);
     return undefined;
   }
@@ -653,8 +655,9 @@ async function reportManual(
   let bdbs: ApiBdb[] = [];
   try {
     bdbs = await ctx.deps.api.listBdbs();
-  } catch {
-    // The commands then keep their placeholders.
+  } catch (error) {
+    // The commands then keep their placeholders; an untrusted certificate is exit 1 (docs/exit-codes.md).
+    if (findTlsFailure(error)) throw error;
   }
   for (const item of items) {
     const pod = `${cluster?.name ?? '<rec>'}-0`;

@@ -25,6 +25,7 @@
 
 import { oneLine } from '../io/safe-text.js';
 import type { ApiNode } from '../api/types.js';
+import { findTlsFailure } from '../api/tls-errors.js';
 import { imageAtTarget } from './image-at-target.js';
 import { isOnDelete, judgeNodes, nodeImageOf, type NodeVersions, rsVersionOfTag } from './roll-facts.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
@@ -528,6 +529,8 @@ class UpgradeFollower {
           this.#nodes = judgeNodes(nodes, this.#target.tag);
         },
         (error: unknown) => {
+          // A certificate no longer trusted is no passing trouble: exit 1 (docs/exit-codes.md).
+          if (findTlsFailure(error)) return this.#fail(error);
           const kind = 'nodes';
           if (this.#warned.has(kind)) return;
           this.#warned.add(kind);
@@ -854,6 +857,8 @@ async function verifyNodes(ctx: StepContext<UpgradeDeps>, tag: string): Promise<
   try {
     nodes = await ctx.deps.api.listNodes();
   } catch (error) {
+    // Best effort, but not past a certificate that stopped being trusted (docs/exit-codes.md).
+    if (findTlsFailure(error)) throw error;
     ctx.warn(
       `could not read the nodes' software versions from the management API: ${(error as Error).message}`,
     );

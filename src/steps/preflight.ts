@@ -5,12 +5,14 @@
  * warnings are reported and the run goes on.
  *
  * Then, as the plan lists, the cluster resource is saved to `<cluster>-backup.yaml` (mode 0600:
- * a spec may hold a licence key) so it can be restored with `kubectl apply -f`. The backup
- * never overwrites an earlier one; failing to write it is a warning, not a failure.
+ * a spec may hold a licence key) in the run's state folder, the one backup place that the docs,
+ * the Dockerfile, the Job and the CI examples name (docs/upgrade.md), so it can be restored with
+ * `kubectl apply -f`. It is written to a temp name and linked to its own, so a write torn by a
+ * full disk or a kill never stays under that name; it never overwrites an earlier one; failing
+ * to write it is a warning, not a failure.
  */
 
-import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { oneLine } from '../io/safe-text.js';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -21,6 +23,7 @@ import type { CheckResult } from '../planning/checks.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import { checkHelmClient } from './helm-client.js';
 import type { StepContext, StepResult } from '../run/step.js';
+import { writeNewFileAtomically } from '../run/atomic-write.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { kubectl, shellQuote } from '../planning/equivalent-commands.js';
@@ -191,7 +194,7 @@ async function backupCluster(ctx: StepContext<UpgradeDeps>, dir: string): Promis
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
     for (const path of [`${base}.yaml`, `${base}-${stamp}.yaml`]) {
-      if (await writeNew(path, text)) {
+      if (await writeNewFileAtomically(path, text)) {
         ctx.progress(`saved the cluster resource to ${path}`);
         return path;
       }
@@ -208,24 +211,6 @@ function restorable(object: KubeObject): KubeObject {
   for (const key of SERVER_METADATA) delete metadata[key];
   const { status: _status, ...rest } = object;
   return { ...rest, metadata };
-}
-
-/** Writes a file that must not exist yet (O_EXCL), mode 0600; false when it exists. */
-async function writeNew(path: string, text: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  return true;
 }
 
 // ---- plan: pure, from the snapshot and the target (the run half re-reads live state)

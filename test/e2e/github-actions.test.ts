@@ -29,7 +29,7 @@ interface Run {
 async function runInActions(
   scenario: string,
   args: string[],
-  extraEnv: Record<string, string> = {},
+  extraEnv: Record<string, string> | ((dir: string) => Record<string, string>) = {},
 ): Promise<Run> {
   const sandbox: ToolSandbox = makeToolSandbox(`ctl-gha-${scenario}-`);
   let cluster: SimulatedCluster | undefined;
@@ -54,7 +54,7 @@ async function runInActions(
         CI: 'true',
         GITHUB_ACTIONS: 'true',
         GITHUB_STEP_SUMMARY: summaryFile,
-        ...extraEnv,
+        ...(typeof extraEnv === 'function' ? extraEnv(sandbox.dir) : extraEnv),
       },
     });
     const summary = existsSync(summaryFile) ? readFileSync(summaryFile, 'utf8') : '';
@@ -69,6 +69,18 @@ async function runInActions(
 }
 
 /** The `::group::` / `::endgroup::` lines in order: every group closed before the next opens. */
+/** The lines for people inside each group (not workflow commands), by group title. */
+function groupBodies(stderr: string): Map<string, string[]> {
+  const bodies = new Map<string, string[]>();
+  let open: string[] | undefined;
+  for (const line of stderr.split('\n')) {
+    if (line.startsWith('::group::')) bodies.set(line.slice('::group::'.length), (open = []));
+    else if (line === '::endgroup::') open = undefined;
+    else if (open && line.trim() !== '' && !line.startsWith('::')) open.push(line);
+  }
+  return bodies;
+}
+
 function groupsOf(stderr: string): string[] {
   const titles: string[] = [];
   let open: string | undefined;
@@ -165,6 +177,11 @@ describe('ctl upgrade run in GitHub Actions (e2e)', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(groupsOf(result.stderr).length, STEP_IDS.length);
     assert.deepEqual(annotations(result.stderr, 'error'), []);
+    // People's progress stays on stderr with -o json (docs/ci.md): no group is empty.
+    for (const [title, body] of groupBodies(result.stderr)) {
+      assert.ok(body.length > 0, `group "${title}" has progress lines\n${result.stderr}`);
+    }
+    assert.match(result.stderr, /\[operator\] Upgrade the operator: done/);
     // Workflow commands never reach stdout: every line there is an event.
     const events = result.stdout
       .trim()
@@ -252,6 +269,57 @@ describe('examples/ CI pipelines', () => {
       }
     });
   }
+});
+
+/**
+ * The one backup place (docs/upgrade.md): each example puts ctl's state folder in the workspace
+ * and uploads the backup from there. A real run with that XDG_STATE_HOME writes the backup
+ * where the example's upload pattern finds it.
+ */
+describe('examples/ CI pipelines upload the backup', () => {
+  const examples = [
+    { file: 'github-actions.yml', workspace: '${{ github.workspace }}' },
+    { file: 'gitlab-ci.yml', workspace: '$CI_PROJECT_DIR' },
+  ];
+
+  /** A CI glob (`**` any folders, `*` within one) as a regular expression. */
+  function globRegExp(glob: string): RegExp {
+    const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(
+      `^${escaped
+        .replace(/\*\*\//g, '\u0000')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\u0000/g, '(?:.*/)?')}$`,
+    );
+  }
+
+  it('the backup of a real run lands where both examples upload it', async () => {
+    const wanted = examples.map(({ file, workspace }) => {
+      const text = readFileSync(path.join(repoRoot, 'examples', file), 'utf8');
+      const home = /XDG_STATE_HOME: (.+)/.exec(text)?.[1]?.trim() ?? '';
+      assert.ok(home.startsWith(`${workspace}/`), `${file} sets XDG_STATE_HOME in the workspace: ${home}`);
+      const patterns = [...text.matchAll(/^\s*-?\s*"?([^\s"]*-backup[^\s"]*)"?\s*$/gm)].map(
+        (m) => m[1] ?? '',
+      );
+      assert.equal(patterns.length, 1, `${file} uploads the backup`);
+      return { file, folder: home.slice(workspace.length + 1), pattern: globRegExp(patterns[0]!) };
+    });
+    const folders = new Set(wanted.map((w) => w.folder));
+    assert.equal(folders.size, 1, 'both examples use one state folder');
+    const folder = [...folders][0]!;
+    const { result } = await runInActions('happy-path', ['-o', 'json'], (dir) => ({
+      XDG_STATE_HOME: path.join(dir, folder),
+    }));
+    assert.equal(result.code, 0, result.stderr);
+    const backup = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; step?: string; data?: { backup?: string } })
+      .find((e) => e.type === 'step-done' && e.step === 'preflight')?.data?.backup;
+    assert.ok(backup, `preflight names its backup\n${result.stdout}`);
+    const relative = backup.slice(backup.indexOf(`/${folder}/`) + 1);
+    for (const { file, pattern } of wanted) assert.match(relative, pattern, `${file} uploads ${relative}`);
+  });
 });
 
 function isString(value: string | undefined): value is string {

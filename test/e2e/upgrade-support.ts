@@ -167,9 +167,17 @@ export function changes(sim: Pick<UpgradeSim, 'cluster'>, from = 0): AuditEntry[
     .filter(
       (entry) =>
         entry.mutating &&
-        !(entry.method === 'POST' && NOT_A_CHANGE.some((re) => re.test(entry.path.split('?')[0] ?? ''))),
+        !(entry.method === 'POST' && NOT_A_CHANGE.some((re) => re.test(entry.path.split('?')[0] ?? ''))) &&
+        !UPGRADE_LOCK.test(entry.path.split('?')[0] ?? ''),
     );
 }
+
+/**
+ * ctl's own upgrade lock, the Lease every run takes and releases whatever its state store
+ * (docs/upgrade.md "The lock"): bookkeeping like the lock file, not a change to the cluster.
+ */
+const UPGRADE_LOCK =
+  /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/ctl-upgrade-lock-[^/]+)?$/;
 
 export function describeEntries(entries: AuditEntry[]): string {
   return entries.map((e) => `${e.api} ${e.method} ${e.path} ${e.status}`).join('\n');

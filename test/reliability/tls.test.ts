@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createCertificateAuthority } from '../../src/sim/tls.js';
@@ -84,11 +85,8 @@ describe('TLS: verification on by default', () => {
       assert.equal(token.stdout, '');
       for (const args of [['upgrade', 'plan', '--to', TARGET], UPGRADE]) {
         const result = await runOnBed(bed, args, { env });
-        // The plan reports the unreachable API as its failing api-reachable check (exit 3).
-        assert.ok(
-          result.code === 1 || result.code === 3,
-          `${args.join(' ')}: exit ${result.code}\n${result.stderr}`,
-        );
+        // Every TLS failure is exit 1 (docs/exit-codes.md "Decisions"), plan and run alike.
+        assert.equal(result.code, 1, `${args.join(' ')}: exit ${result.code}\n${result.stderr}`);
         assert.match(result.stderr, c.message);
         assert.doesNotMatch(result.stderr, STACK_TRACE);
       }
@@ -115,4 +113,86 @@ describe('TLS: verification on by default', () => {
     assert.deepEqual(checkUpgraded(bed), []);
     checked += 3;
   });
+});
+
+/**
+ * A TCP relay in front of the management API that the test can turn, mid-run, towards another
+ * HTTPS server: what a certificate replaced under a running ctl looks like (a new CA, or the
+ * load balancer in front of the API re-pointed). Turning it also drops the open connections, so
+ * the next call makes a new TLS handshake, as a real client's would after a keep-alive timeout.
+ */
+async function startSwitchableRelay(
+  first: string,
+): Promise<{ url: string; turnTo(next: string): void; close(): Promise<void> }> {
+  let target = new URL(first);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    turnTo: (next) => {
+      target = new URL(next);
+      for (const socket of sockets) socket.destroy();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('TLS: a certificate that stops being trusted mid-run', () => {
+  // When the relay turns, from inside the emulator's change event, so before ctl can see the change.
+  const moments: { name: string; turnWhen: (bed: Bed) => boolean; message: RegExp }[] = [
+    {
+      name: 'during the roll (the monitor reads the nodes)',
+      turnWhen: (bed) => bed.changes.versionTag > 0,
+      message: /\[monitor\]|monitor/,
+    },
+    {
+      name: 'after the last step (the verification reads the nodes and databases)',
+      turnWhen: (bed) => bed.changes.databaseVersion.size === 3,
+      message: /could not be verified/,
+    },
+  ];
+  for (const moment of moments) {
+    test(`${moment.name}: exit 1 with the TLS message and its fix, not a warning and exit 0`, async () => {
+      const bed = await startBed('happy-path');
+      // A certificate from a CA the run was not given, behind the same host and port.
+      const stranger = await startHostileServer();
+      const relay = await startSwitchableRelay(bed.cluster.apiUrl);
+      let turned = false;
+      bed.cluster.kube.store.on('change', () => {
+        if (turned || !moment.turnWhen(bed)) return;
+        turned = true;
+        relay.turnTo(stranger.url);
+      });
+      try {
+        const result = await runOnBed(bed, UPGRADE, { env: { CTL_API_URL: relay.url } });
+        assert.ok(turned, 'the relay turned mid-run');
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(result.stderr, /TLS: the certificate of .* is not trusted/);
+        assert.match(result.stderr, /--ca-file/);
+        assert.match(result.stderr, moment.message);
+        assert.doesNotMatch(result.stderr, STACK_TRACE);
+        assert.doesNotMatch(result.stdout, /result: succeeded/);
+        figure(`TLS: a certificate untrusted ${moment.name}: exit 1`);
+      } finally {
+        await relay.close();
+        await stranger.close();
+        await bed.close();
+      }
+    });
+  }
 });

@@ -8,6 +8,7 @@ import {
   formatDuration,
   JsonReporter,
   PlainReporter,
+  TeeReporter,
   type Spinner,
   SizeGuardedReporter,
   SpinnerReporter,
@@ -68,10 +69,11 @@ describe('progress reporters', () => {
     assert.match(t.stderr(), /\[monitor\] pods 1\/3\n.*\[monitor\] pods 2\/3/s);
   });
 
-  it('json: one event per line on stdout, nothing for people on stderr', () => {
+  it('json: one event per line on stdout, and the plain line for people on stderr', () => {
     const t = createTestIo({ output: 'json' });
     const reporter = createReporter(t.io, undefined, at);
-    assert.ok(reporter instanceof JsonReporter);
+    assert.ok(reporter instanceof TeeReporter);
+    assert.ok(reporter.reporters[0] instanceof JsonReporter);
     reporter.emit({ type: 'progress', step: 'monitor', message: 'pods 2/3', data: { ready: 2 } });
     assert.deepEqual(JSON.parse(t.stdout()), {
       ts: '2026-11-21T10:11:12.000Z',
@@ -80,7 +82,7 @@ describe('progress reporters', () => {
       message: 'pods 2/3',
       data: { ready: 2 },
     });
-    assert.equal(t.stderr(), '');
+    assert.equal(t.stderr(), '10:11:12 [monitor] pods 2/3\n');
   });
 
   it('plain: timestamped lines on stderr when not a terminal', () => {

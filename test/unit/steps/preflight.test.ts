@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import fs, { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -77,5 +77,33 @@ describe('preflight step', () => {
     await h.run(createPreflightStep({ backupDir: dir }), { dryRun: true });
     assert.deepEqual(stderrLines(h.test), [`would save rec/rec -n redis to ${join(dir, 'rec-backup.yaml')}`]);
     assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('a backup torn by a full disk never appears under its name, and leaves no temp file', async () => {
+    const dir = tempDir('ctl-preflight-');
+    const h = harness({});
+    h.cluster.put(recObject());
+    // The disk fills half way through the write (ENOSPC), as in issue 28.
+    const write = fs.write;
+    (fs as { write: unknown }).write = (fd: number, data: string, callback: (e: Error | null) => void) => {
+      fs.writeSync(fd, data.slice(0, Math.floor(data.length / 2)));
+      callback(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    };
+    let result;
+    try {
+      result = await h.run(createPreflightStep({ backupDir: dir }));
+    } finally {
+      (fs as { write: unknown }).write = write;
+    }
+    assert.equal(result.outcome?.backup, undefined);
+    assert.ok(
+      h.log.some((e) => e.type === 'warn' && /could not save the cluster resource.*ENOSPC/.test(e.text)),
+    );
+    assert.deepEqual(readdirSync(dir), []);
+    // With room again, the next run saves it whole under the canonical name.
+    const again = await h.run(createPreflightStep({ backupDir: dir }));
+    assert.equal(again.outcome?.backup, join(dir, 'rec-backup.yaml'));
+    assert.deepEqual(readdirSync(dir), ['rec-backup.yaml']);
+    assert.deepEqual(parse(readFileSync(join(dir, 'rec-backup.yaml'), 'utf8')).spec, recObject().spec);
   });
 });

@@ -1,0 +1,51 @@
+import { describeKubeError } from '../kube/errors.js';
+import type { StateLock } from './state-store.js';
+
+/**
+ * The file store's second lock: the cluster's own Lease, the one `--state-store configmap` takes
+ * (src/run/state-store-configmap.ts), so two runs with different `--state` files, or on two
+ * machines, cannot upgrade one cluster at once (issue 28 item 7). Where RBAC refuses leases
+ * (403), the file lock alone keeps out runs that share the state file, as before; `-v` says so.
+ */
+export interface ClusterLease {
+  lock(operation: string): Promise<StateLock>;
+}
+
+export async function withClusterLease(
+  fileLock: StateLock,
+  lease: ClusterLease,
+  operation: string,
+  debug: (message: string) => void,
+): Promise<StateLock> {
+  let held: StateLock;
+  try {
+    held = await lease.lock(operation);
+  } catch (error) {
+    if (isForbidden(error)) {
+      debug(
+        `the cluster's Lease is forbidden here (403): only the lock file keeps other runs out, not runs with another --state (${describeKubeError(causeOf(error)).message})`,
+      );
+      return fileLock;
+    }
+    await fileLock.release();
+    throw error; // another run holds the Lease (exit 5), or Kubernetes failed
+  }
+  return {
+    owner: fileLock.owner,
+    release: async () => {
+      try {
+        await held.release();
+      } finally {
+        await fileLock.release();
+      }
+    },
+  };
+}
+
+function causeOf(error: unknown): unknown {
+  return (error as { cause?: unknown }).cause ?? error;
+}
+
+function isForbidden(error: unknown): boolean {
+  return describeKubeError(causeOf(error)).code === 403 || describeKubeError(error).code === 403;
+}
