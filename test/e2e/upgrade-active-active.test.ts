@@ -62,7 +62,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assert.match(String(geo?.database?.heldBack), /participant rerc-east runs Redis Software 7\.22\.2-179/);
       assert.match(
         geo?.command ?? '',
-        /^ctl upgrade run --context ctl-sim-aa-older-participant -n redis --cluster rec --to 8\.0\.2-2 --databases redis\/geo$/,
+        /^ctl upgrade run --context ctl-sim-aa-older-participant -n redis --cluster rec --to 8\.0\.20-27 --databases redis\/geo$/,
       );
 
       const report = path.join(sim.sandbox.dir, 'report.json');
