@@ -27,6 +27,7 @@ if (args.length === 1 && args[0] === '--version') {
 async function loadBuild() {
   const entry = new URL('../dist/bundle/main.js', import.meta.url);
   await keepCompiledCode();
+  hideDependencyDeprecation();
   try {
     return await import(entry.href);
   } catch (error) {
@@ -77,4 +78,18 @@ async function keepCompiledCode() {
   } catch {
     // No cache: ctl runs the same, compiling as it goes.
   }
+}
+
+/**
+ * node-fetch 2, inside @kubernetes/client-node, parses every request URL with `url.parse()`, which
+ * Node.js 24 deprecates at run time (DEP0169): a warning on every command that its user can do
+ * nothing about. Only that code is dropped; every other warning still prints.
+ */
+function hideDependencyDeprecation() {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const code = typeof rest[0] === 'object' && rest[0] !== null ? rest[0].code : rest[1];
+    if (code === 'DEP0169') return;
+    return emitWarning.call(process, warning, ...rest);
+  };
 }
