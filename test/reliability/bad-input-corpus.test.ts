@@ -17,50 +17,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { newState } from '../../src/run/state.js';
 import { type HostileMode, HOSTILE_MODES, startHostileServer } from './hostile-server.js';
-import {
-  type Bed,
-  figure,
-  LONG,
-  runOnBed,
-  spawnCtl,
-  STACK_TRACE,
-  startBed,
-  TARGET,
-  UPGRADE,
-} from './support.js';
-
-/** CLI.md "Exit codes". */
-const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
-
-const tally = { inputs: 0, uncaught: 0, stacks: 0, undocumented: 0, wrongCode: 0 };
-const problems: string[] = [];
-
-/** The problems found since `from` (each test reports only its own). */
-function since(from: number): string[] {
-  return problems.slice(from);
-}
-
-function judge(what: string, code: number | null, stderr: string, expected?: readonly number[]): void {
-  tally.inputs += 1;
-  if (
-    /unexpected failure:/.test(stderr) ||
-    /^(Uncaught |TypeError|ReferenceError|RangeError)/m.test(stderr)
-  ) {
-    tally.uncaught += 1;
-    problems.push(`${what}: uncaught exception\n${stderr.slice(0, 600)}`);
-  }
-  if (STACK_TRACE.test(stderr)) {
-    tally.stacks += 1;
-    problems.push(`${what}: stack trace\n${stderr.slice(0, 600)}`);
-  }
-  if (code === null || !DOCUMENTED.has(code)) {
-    tally.undocumented += 1;
-    problems.push(`${what}: exit ${code}\n${stderr.slice(0, 600)}`);
-  } else if (expected && !expected.includes(code)) {
-    tally.wrongCode += 1;
-    problems.push(`${what}: exit ${code}, expected ${expected.join(' or ')}\n${stderr.slice(0, 600)}`);
-  }
-}
+import { judge, problems, since, tally } from './bad-input-judge.js';
+import { type Bed, figure, LONG, runOnBed, spawnCtl, startBed, TARGET, UPGRADE } from './support.js';
 
 describe('bad input: corpus (the built bin, child processes)', () => {
   let bed: Bed;

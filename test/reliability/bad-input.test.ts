@@ -18,41 +18,10 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { main } from '../../src/main.js';
-import { type Bed, figure, pick, STACK_TRACE, startBed, TARGET } from './support.js';
+import { judge, problems, since, tally } from './bad-input-judge.js';
+import { type Bed, figure, pick, startBed, TARGET } from './support.js';
 
-/** CLI.md "Exit codes". */
-const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
 const PROPERTY_RUNS = pick(60, 600);
-
-const tally = { inputs: 0, uncaught: 0, stacks: 0, undocumented: 0, wrongCode: 0 };
-const problems: string[] = [];
-
-/** The problems found since `from` (each test reports only its own). */
-function since(from: number): string[] {
-  return problems.slice(from);
-}
-
-function judge(what: string, code: number | null, stderr: string, expected?: readonly number[]): void {
-  tally.inputs += 1;
-  if (
-    /unexpected failure:/.test(stderr) ||
-    /^(Uncaught |TypeError|ReferenceError|RangeError)/m.test(stderr)
-  ) {
-    tally.uncaught += 1;
-    problems.push(`${what}: uncaught exception\n${stderr.slice(0, 600)}`);
-  }
-  if (STACK_TRACE.test(stderr)) {
-    tally.stacks += 1;
-    problems.push(`${what}: stack trace\n${stderr.slice(0, 600)}`);
-  }
-  if (code === null || !DOCUMENTED.has(code)) {
-    tally.undocumented += 1;
-    problems.push(`${what}: exit ${code}\n${stderr.slice(0, 600)}`);
-  } else if (expected && !expected.includes(code)) {
-    tally.wrongCode += 1;
-    problems.push(`${what}: exit ${code}, expected ${expected.join(' or ')}\n${stderr.slice(0, 600)}`);
-  }
-}
 
 /** The built main, in-process, with string stdout/stderr and an empty stdin. */
 async function inProcess(
