@@ -21,7 +21,7 @@ const LOCATION = [
 ];
 
 /** What to upgrade to and how (`--to` is written by the caller: the target list names its own). */
-const PLAN = [
+export const PLAN_OPTIONS = [
   'clusterVersion',
   'dbVersion',
   'method',
@@ -37,7 +37,7 @@ const PLAN = [
 
 /** The plan-deciding options given on the command line, as argv tokens, from this command up to the program. */
 export function readPlanArgs(command: Command): PlanArgs {
-  return { location: tokensOf(command, LOCATION), plan: tokensOf(command, PLAN) };
+  return { location: tokensOf(command, LOCATION), plan: tokensOf(command, PLAN_OPTIONS) };
 }
 
 function tokensOf(command: Command, keys: readonly string[]): string[] {

@@ -6,7 +6,7 @@ import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import type { TargetFlags } from '../planning/target.js';
 import type { Runtime } from './globals.js';
 import { readConnectionFlags } from './read-connection.js';
-import { readPlanArgs } from './plan-args.js';
+import { PLAN_OPTIONS, readPlanArgs } from './plan-args.js';
 import { createIo, readGlobalOptions } from './read-globals.js';
 
 // The actions of `ctl upgrade ...`, loaded only when one runs: upgrade.ts declares the commands
@@ -40,20 +40,11 @@ function readTarget(command: Command, env: NodeJS.ProcessEnv): TargetFlags {
   };
 }
 
-/** The plan options a saved plan already fixes; giving one with --plan would be silently ignored. */
-const PLAN_FIXED = [
-  'to',
-  'clusterVersion',
-  'dbVersion',
-  'method',
-  'bundle',
-  'helmRelease',
-  'helmChart',
-  'helmRepo',
-  'databases',
-  'ignoreCheck',
-  'maxHops',
-];
+/**
+ * The plan options a saved plan already fixes; giving one with --plan would be silently ignored.
+ * `--catalog` is not among them: a saved plan's run may still look releases up in it.
+ */
+const PLAN_FIXED = ['to', ...PLAN_OPTIONS.filter((key) => key !== 'catalog')];
 
 function readMaxHops(command: Command): number {
   return parseCount(command.opts().maxHops as string, '--max-hops', 1, 5);
