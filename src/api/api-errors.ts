@@ -2,7 +2,12 @@ import { AuthError, OperationError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { HttpResponse } from './http.js';
 
-/** The management API's error body: `{error_code, message}` (either may be missing). */
+/**
+ * The management API's error body. The request pages document `{error_code, message}` (e.g.
+ * redis/docs content/operate/rs/references/rest-api/requests/users/authorize.md, "Error codes");
+ * the API's OpenAPI description (rest-api/api-reference/openapi.json, `cluster_Error`) names the
+ * text `description` instead. Either is read, `message` first; either may be missing.
+ */
 export interface ApiErrorBody {
   error_code?: string;
   message?: string;
@@ -11,10 +16,12 @@ export interface ApiErrorBody {
 export function errorBody(response: HttpResponse): ApiErrorBody {
   const body = response.body;
   if (body && typeof body === 'object') {
-    const { error_code, message } = body as Record<string, unknown>;
+    const { error_code, message, description } = body as Record<string, unknown>;
+    const text =
+      typeof message === 'string' ? message : typeof description === 'string' ? description : undefined;
     return {
       error_code: typeof error_code === 'string' ? error_code : undefined,
-      message: typeof message === 'string' ? message : undefined,
+      message: text,
     };
   }
   return { message: typeof body === 'string' && body.length < 500 ? body : undefined };

@@ -191,7 +191,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
     .addOption(stateStoreOption())
     .option(
       '--lease-duration <duration>',
-      'with --state-store configmap: how long the lock outlives its last renewal',
+      'how long the cluster Lease (the lock every run takes) outlives its last renewal',
       '30s',
     )
     .option('--report <file>', 'write a JSON report of the run (plan, steps, result, error), however it ends')

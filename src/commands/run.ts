@@ -193,6 +193,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       namespace: session.namespace,
       cluster: snapshot.cluster.name,
       recUid: snapshot.cluster.uid,
+      managementCluster: snapshot.api.cluster,
     };
     const { newState, firstUnfinishedStep, defaultStatePath, isFinished, currentHop, advanceHop } =
       await import('../run/state.js');

@@ -84,9 +84,13 @@ export class Io {
     return this.isStderrTTY && !this.isCI && this.output === 'text' && !this.quiet && !this.#dumbTerminal;
   }
 
-  /** Data for stdout (the caller decides what is data), made safe for a terminal. */
+  /**
+   * Data for stdout (the caller decides what is data), made safe for a terminal and redacted
+   * like stderr: a plan's check line can quote a server's answer, and a server may echo the
+   * credentials it was sent (issue 28).
+   */
   data(text: string): void {
-    const safe = this.render(text);
+    const safe = this.render(this.redactor.redact(text));
     this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
@@ -94,10 +98,12 @@ export class Io {
   json(value: unknown): void {
     if (this.#toYaml) {
       // The same data as -o json, made safe the same way, then written as one YAML document.
-      this.#stdout.write(`---\n${this.#toYaml(JSON.parse(safeJson(value)))}`);
+      this.#stdout.write(`---\n${this.redactor.redact(this.#toYaml(JSON.parse(safeJson(value))))}`);
       return;
     }
-    const text = safeJson(value);
+    // Redacted in its JSON form: the redactor knows each secret JSON-escaped, and its placeholder
+    // holds no quote or backslash, so the line stays valid JSON.
+    const text = this.redactor.redact(safeJson(value));
     // `#` only occurs inside JSON strings, where `\u005b` is the same `[`.
     this.#stdout.write(`${this.isGitHubActions ? text.replace(/##\[/g, '##\\u005b') : text}\n`);
   }
@@ -119,7 +125,7 @@ export class Io {
 
   /**
    * Text that has already passed another Io's edge (a fleet member's, src/commands/fleet.ts):
-   * escaped and with its colours, so written as is; stderr is still redacted.
+   * escaped, redacted and with its colours, so stdout is written as is; stderr is redacted again.
    */
   passThrough(stream: 'stdout' | 'stderr', text: string): void {
     if (stream === 'stdout') this.#stdout.write(text);

@@ -1,8 +1,8 @@
 import { oneLine } from './safe-text.js';
 
 /**
- * Secrets registered here are replaced by a placeholder in every line meant for people
- * (stderr, verbose logs). Registration happens where a secret is first read, so no code path
+ * Secrets registered here are replaced by a placeholder in everything ctl prints (stdout's
+ * data and JSON, stderr, verbose logs). Registration happens where a secret is first read, so no code path
  * has to remember to redact.
  */
 export const REDACTED = '[REDACTED]';

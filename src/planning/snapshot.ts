@@ -11,7 +11,7 @@
 import type { ArtifactAvailability } from './target-available.js';
 import { randomBytes } from 'node:crypto';
 import { type Dialect, dialectFields } from '../release/dialect.js';
-import { AuthError, isCtlError, OperationError } from '../errors.js';
+import { AuthError, OperationError } from '../errors.js';
 import { detectLiveDialect } from '../kube/dialect.js';
 import { describeKubeError, isForbidden } from '../kube/errors.js';
 import { credentialSecretNameOf } from '../kube/management-access.js';
@@ -27,6 +27,14 @@ import {
 } from '../kube/reads.js';
 import { readOpenshiftVersion } from './openshift-version.js';
 import {
+  type ApiCredentials,
+  type ApiSnapshot,
+  type ManagementReader,
+  type ManagementReaderFactory as ReaderFactoryOf,
+  readManagementApi,
+  unreachableApi,
+} from './management-snapshot.js';
+import {
   type PermissionCondition,
   type PermissionQuery,
   type PermissionReview,
@@ -41,52 +49,16 @@ import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from '
 import { type OlmSnapshot, olmOwnerOf, operatorVersionOfDeployment, readOlm } from './olm.js';
 import { type RemoteClusterReader, type RemoteClusterSnapshot, readRemoteClusters } from './participants.js';
 
-// ---- the management API, as far as the snapshot reads it (the real client is adapted to it)
-
-export interface Module {
-  uid?: string;
-  module_name: string;
-  semantic_version?: string;
-  /** Keyed like `rhel9/x86_64`. */
-  platforms?: Record<string, unknown>;
-  is_bundled?: boolean;
-}
-
-export interface Bdb {
-  uid: number;
-  name: string;
-  status?: string;
-  redis_version?: string;
-  /** The engine dialect's name of redis_version. */
-  engine_version?: string;
-  crdt?: boolean;
-  module_list?: { module_name: string; semantic_version?: string }[];
-}
-
-export interface Node {
-  uid: number;
-  software_version?: string;
-  status?: string;
-  os_name?: string;
-}
-
-export interface ManagementReader {
-  listModules(): Promise<Module[]>;
-  listBdbs(): Promise<Bdb[]>;
-  listNodes(): Promise<Node[]>;
-}
-
-/** Read from the Secret named after the cluster; handed to the management reader, never stored. */
-export interface ApiCredentials {
-  secretName: string;
-  username: string;
-  password: string;
-}
-
-export type ManagementReaderFactory = (input: {
-  cluster: ClusterSnapshot;
-  credentials: ApiCredentials | undefined;
-}) => ManagementReader | Promise<ManagementReader>;
+export type {
+  ApiCredentials,
+  ApiSnapshot,
+  Bdb,
+  ManagementCluster,
+  ManagementReader,
+  Module,
+  Node,
+} from './management-snapshot.js';
+export type ManagementReaderFactory = ReaderFactoryOf<ClusterSnapshot>;
 
 // ---- the snapshot
 
@@ -232,16 +204,6 @@ export interface SccSnapshot extends ObjectVersion {
 export interface CredentialsSnapshot extends SecretPresence {
   hasUsername: boolean;
   hasPassword: boolean;
-}
-
-export interface ApiSnapshot {
-  reachable: boolean;
-  error?: string | undefined;
-  /** How the failure should end a command: 4 for refused credentials, 1 for TLS and transport. */
-  failure?: { exitCode: number; hint?: string | undefined } | undefined;
-  modules: Module[];
-  bdbs: Bdb[];
-  nodes: Node[];
 }
 
 export interface Snapshot {
@@ -452,7 +414,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   const [api, remoteClusters] = await Promise.all([
     cluster
       ? readManagementApi(deps.management, cluster, credentials.secret)
-      : Promise.resolve(unreachable('no cluster resource')),
+      : Promise.resolve(unreachableApi('no cluster resource')),
     cluster
       ? readRemoteClusters({
           kube,
@@ -687,31 +649,6 @@ async function reviewEach(
   const expanded = refusedEverywhere.flatMap((review) => byQuestion.get(permissionKey(review)) ?? []);
   const second = await mapWithLimit(expanded, CONCURRENCY, ask);
   return [...first, ...second].filter((r): r is PermissionReview => r !== undefined);
-}
-
-async function readManagementApi(
-  management: SnapshotDeps['management'],
-  cluster: ClusterSnapshot,
-  credentials: ApiCredentials | undefined,
-): Promise<ApiSnapshot> {
-  if (!management) return unreachable('no management API connection was configured');
-  try {
-    const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
-    const [modules, bdbs, nodes] = await Promise.all([
-      reader.listModules(),
-      reader.listBdbs(),
-      reader.listNodes(),
-    ]);
-    return { reachable: true, modules, bdbs, nodes };
-  } catch (error) {
-    const api = unreachable(error instanceof Error ? error.message : String(error));
-    if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
-    return api;
-  }
-}
-
-function unreachable(error: string): ApiSnapshot {
-  return { reachable: false, error, modules: [], bdbs: [], nodes: [] };
 }
 
 export async function mapWithLimit<T, R>(

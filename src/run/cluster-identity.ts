@@ -1,20 +1,17 @@
 import { UsageError } from '../errors.js';
-import { currentHop, type UpgradeState } from './state.js';
+import { type ClusterIdentity, currentHop, knownManagementCluster, type UpgradeState } from './state.js';
 
 /**
  * Which cluster a state belongs to (issue 28). Context, namespace and REC name are not enough:
  * every kubeadm cluster's context is `kubernetes-admin@kubernetes` and the docs' REC is `rec`,
  * so a run killed on cluster X was resumed on cluster Y, skipping Y's operator and cluster steps
  * as "already done". The REC's `metadata.uid` tells two clusters apart (the API server gives
- * every object a new one, so it also tells a re-created REC from the one upgraded).
+ * every object a new one, so it also tells a re-created REC from the one upgraded). The management
+ * API's cluster (GET /v1/cluster `name` and `created_time`, src/planning/management-snapshot.ts)
+ * is recorded beside it: an `--api-url` that reaches another cluster's API, with the same names,
+ * is refused too.
  */
-export interface RunIdentity {
-  context: string;
-  namespace: string;
-  cluster: string;
-  /** The REC's metadata.uid, when the snapshot read one. */
-  recUid?: string | undefined;
-}
+export type RunIdentity = ClusterIdentity;
 
 /**
  * Refuses (exit 2) a state recorded for another cluster: other names, or the same names with
@@ -48,12 +45,40 @@ export function checkStateBelongsHere(
       },
     );
   }
+  const differs = managementDifference(recorded.managementCluster, here.managementCluster);
+  if (differs) {
+    throw new UsageError(
+      `${location} records an upgrade of another Redis Enterprise cluster: its management API reported ${differs.field} ${differs.recorded}, the management API reached now reports ${differs.here}`,
+      {
+        hint: `Check that --api-url (or CTL_API_URL) points at the management API of ${describe(here)}, not another cluster's. If this cluster was recovered or created again, move ${location} aside and run again to start over.`,
+      },
+    );
+  }
 }
 
-/** The state with this run's identity recorded (the REC uid, once known). */
+/** The first identity field both sides know and disagree on (a field one side lacks decides nothing). */
+function managementDifference(
+  recorded: RunIdentity['managementCluster'],
+  here: RunIdentity['managementCluster'],
+): { field: string; recorded: string; here: string } | undefined {
+  if (!recorded || !here) return undefined;
+  if (recorded.name && here.name && recorded.name !== here.name)
+    return { field: 'cluster name', recorded: recorded.name, here: here.name };
+  if (recorded.createdTime && here.createdTime && recorded.createdTime !== here.createdTime)
+    return { field: 'creation time', recorded: recorded.createdTime, here: here.createdTime };
+  return undefined;
+}
+
+/** The state with this run's identity recorded (the REC uid and the management cluster, once known). */
 export function withIdentity(state: UpgradeState, here: RunIdentity): UpgradeState {
-  if (!here.recUid || state.lineage.recUid === here.recUid) return state;
-  return { ...state, lineage: { ...state.lineage, recUid: here.recUid } };
+  const lineage = { ...state.lineage };
+  if (here.recUid) lineage.recUid = here.recUid;
+  const known = knownManagementCluster({
+    ...state.lineage.managementCluster,
+    ...knownManagementCluster(here.managementCluster),
+  });
+  if (known) lineage.managementCluster = known;
+  return JSON.stringify(lineage) === JSON.stringify(state.lineage) ? state : { ...state, lineage };
 }
 
 /** What the cluster shows now, for checking what done steps produced. */

@@ -9,6 +9,13 @@ import type { StateLock } from './state-store.js';
  */
 export interface ClusterLease {
   lock(operation: string): Promise<StateLock>;
+  /**
+   * Who took the Lease from this run while it held it (its renewal found another holder), or
+   * undefined: from then on this run must not write its state (src/run/state-store.ts).
+   */
+  lostTo(): string | undefined;
+  readonly leaseName: string;
+  readonly namespace: string;
 }
 
 export async function withClusterLease(

@@ -106,6 +106,11 @@ export class ConfigMapStateStore implements StateStore {
     });
   }
 
+  /** Who took the Lease from this run while it held it, if anyone (src/run/cluster-lease-lock.ts). */
+  lostTo(): string | undefined {
+    return this.#lost;
+  }
+
   async save(state: UpgradeState): Promise<UpgradeState> {
     if (this.#lost) {
       throw new LockedError(`this run lost the upgrade lock (Lease ${this.leaseName}) to ${this.#lost}`, {

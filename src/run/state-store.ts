@@ -1,3 +1,4 @@
+import { LockedError } from '../errors.js';
 import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
 import { StateFile, type UpgradeState } from './state.js';
 import { refuseSharedStatePath } from './state-permissions.js';
@@ -62,6 +63,18 @@ export class FileStateStore implements StateStore {
   }
 
   save(state: UpgradeState): Promise<UpgradeState> {
+    // Another run (another --state, another machine) took the cluster's Lease from this one: its
+    // steps now belong to that run, so this one stops at its next save (exit 5), as the
+    // ConfigMap store does.
+    const lease = this.#lease?.lease;
+    const lostTo = lease?.lostTo();
+    if (lease && lostTo) {
+      return Promise.reject(
+        new LockedError(`this run lost the cluster's upgrade lock (Lease ${lease.leaseName}) to ${lostTo}`, {
+          hint: `Another run (another --state, or another machine) now upgrades this cluster; kubectl get lease ${lease.leaseName} -n ${lease.namespace} -o yaml shows who. This run stopped; its state in ${this.location} is as it last saved it.`,
+        }),
+      );
+    }
     return this.#file.save(state);
   }
 

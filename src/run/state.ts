@@ -52,6 +52,13 @@ export const stateSchema = z.object({
     cluster: z.string(),
     /** The REC's metadata.uid (src/run/cluster-identity.ts); absent in files of earlier versions. */
     recUid: z.string().optional(),
+    /**
+     * The management API's GET /v1/cluster `name` and `created_time`, where it gives them
+     * (src/run/cluster-identity.ts); absent in files of earlier versions.
+     */
+    managementCluster: z
+      .object({ name: z.string().optional(), createdTime: z.string().optional() })
+      .optional(),
     createdAt: z.string(),
   }),
   /** Increases with every write, never decreases. */
@@ -84,6 +91,7 @@ export interface ClusterIdentity {
   namespace: string;
   cluster: string;
   recUid?: string | undefined;
+  managementCluster?: { name?: string | undefined; createdTime?: string | undefined } | undefined;
 }
 
 /** `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe. */
@@ -98,6 +106,17 @@ export function defaultStatePath(identity: ClusterIdentity, env: NodeJS.ProcessE
   );
 }
 
+/** The management identity's known fields, or undefined when it has none. */
+export function knownManagementCluster(
+  cluster: ClusterIdentity['managementCluster'],
+): { name?: string; createdTime?: string } | undefined {
+  if (!cluster?.name && !cluster?.createdTime) return undefined;
+  return {
+    ...(cluster.name ? { name: cluster.name } : {}),
+    ...(cluster.createdTime ? { createdTime: cluster.createdTime } : {}),
+  };
+}
+
 function safeSegment(value: string): string {
   // Context names such as EKS ARNs carry ':' and '/'.
   const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -110,6 +129,7 @@ export function newState(
   stepIds: readonly string[],
 ): UpgradeState {
   const now = new Date().toISOString();
+  const managementCluster = knownManagementCluster(identity.managementCluster);
   return {
     apiVersion: 'ctl/v1',
     kind: 'UpgradeState',
@@ -119,6 +139,7 @@ export function newState(
       namespace: identity.namespace,
       cluster: identity.cluster,
       ...(identity.recUid ? { recUid: identity.recUid } : {}),
+      ...(managementCluster ? { managementCluster } : {}),
       createdAt: now,
     },
     serial: 0,

@@ -214,6 +214,8 @@ function restModelFor(scenario: Scenario): RestModel {
     serverVersion: scenario.cluster.apiVersion,
     dialect: scenario.dialect,
     clusterName: scenario.cluster.name,
+    namespace: scenario.namespace,
+    createdTime: scenario.api.clusterCreatedTime === 'absent' ? null : undefined,
     nodes: scenario.cluster.nodes,
     modulesUpload: scenario.api.modulesUpload === 'enabled',
     headerFormAnswer: scenario.api.headerFormAnswer,
@@ -234,7 +236,9 @@ function faultRulesOf(scenario: Scenario, api: 'rest' | 'kube') {
       ...(fault.status !== undefined ? { status: fault.status } : {}),
       ...(fault.times !== undefined ? { times: fault.times } : {}),
       ...(fault.rate !== undefined ? { rate: fault.rate } : {}),
-      ...(fault.kind === 'reset' || fault.kind === 'delay' ? { kind: fault.kind } : {}),
+      ...(fault.kind === 'reset' || fault.kind === 'delay' || fault.kind === 'echo'
+        ? { kind: fault.kind }
+        : {}),
       ...(fault.delayMs !== undefined ? { delayMs: fault.delayMs } : {}),
       ...(fault.seed !== undefined ? { seed: fault.seed } : {}),
     }));

@@ -2,10 +2,14 @@
  * Issue 28, item 7 (docs/reliability.md guarantee 4): one upgrade of a cluster at a time,
  * whatever the store. The file store takes the cluster's Lease too, so a second run with another
  * `--state` file (another folder, another machine) stops with exit 5 naming the first; the first
- * completes, and afterwards the Lease is free for the next run.
+ * completes, and afterwards the Lease is free for the next run. Where RBAC refuses leases (403) a
+ * run goes on with its lock file alone, which still keeps out a run with the same file, and `-v`
+ * says so. A run whose Lease another run takes over stops at its next state write (exit 5) and
+ * changes nothing more.
  */
 
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
@@ -14,6 +18,7 @@ import {
   runOnBed,
   spawnOnBed,
   STACK_TRACE,
+  readState,
   startBed,
   until,
   UPGRADE,
@@ -51,6 +56,99 @@ describe('the file store takes the cluster Lease', () => {
       const third = await runOnBed(bed, [...UPGRADE, '--state', path.join(bed.dir, 'three', 'rec.json')]);
       assert.notEqual(third.code, 5, third.stderr);
       figure('file store + cluster Lease: a second run with another --state exits 5; released after');
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('leases forbidden (403): the run goes on with its lock file, which still keeps out a run with the same file', async () => {
+    const bed = await startBed('happy-path', {
+      timing: TIMING,
+      edit: (scenario) => ({
+        ...scenario,
+        faults: [...scenario.faults, { api: 'kube', match: '/apis/coordination.k8s.io/*', status: 403 }],
+      }),
+    });
+    try {
+      const first = spawnOnBed(bed, [...UPGRADE, '-v'], { timeoutMs: 180_000 });
+      await until(
+        'the first run to save its state',
+        () => (existsSync(bed.statePath) ? true : undefined),
+        60_000,
+      );
+      const second = await runOnBed(bed, UPGRADE);
+      assert.equal(second.code, 5, second.stderr);
+      assert.match(second.stderr, /upgrade run/);
+      const done = await first.result;
+      assert.equal(done.code, 0, done.stderr.slice(-1500));
+      assert.match(
+        done.stderr,
+        /the cluster's Lease is forbidden here \(403\): only the lock file keeps other runs out/,
+      );
+      assert.deepEqual(checkUpgraded(bed), []);
+      figure(
+        'file store, leases forbidden (403): the run completes on its lock file; a second run with the same file exits 5',
+      );
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a run whose Lease another run takes over stops at its next save (exit 5) and changes nothing more', async () => {
+    const bed = await startBed('happy-path', { timing: { ...TIMING, podRestart: 2 } });
+    try {
+      const store = bed.cluster.kube.store;
+      const leases = store.resolve('coordination.k8s.io/v1', 'Lease');
+      const namespace = bed.cluster.scenario.namespace;
+      const lease = () =>
+        store.peekAll(leases, namespace).find((o) => o.metadata.name?.startsWith('ctl-upgrade-lock-'));
+      // A 3 s Lease is renewed every second, so the takeover is seen within about one second.
+      const run = spawnOnBed(bed, [...UPGRADE, '--lease-duration', '3s'], { timeoutMs: 180_000 });
+      await until(
+        'the operator step done in the state file',
+        () =>
+          existsSync(bed.statePath) && readState(bed.statePath).steps.operator?.status === 'done'
+            ? true
+            : undefined,
+        60_000,
+      );
+      const held = lease();
+      assert.ok(held, 'the run holds the cluster Lease');
+      // Another machine's run takes it over (as one does with a Lease it judged stale).
+      const other = {
+        id: 'other-run',
+        pid: 4242,
+        host: 'ci-runner-7',
+        user: 'ci',
+        operation: 'upgrade run',
+        startedAt: new Date().toISOString(),
+      };
+      store.update(leases, {
+        ...structuredClone(held),
+        metadata: {
+          ...structuredClone(held.metadata),
+          annotations: { 'ctl/lock-owner': JSON.stringify(other) },
+        },
+        spec: { ...(held as { spec?: object }).spec, holderIdentity: 'other-run/4242/ci-runner-7' },
+      } as never);
+      const result = await run.result;
+      figure(`file store, Lease taken over mid-run: exit ${result.code}`);
+      assert.equal(result.code, 5, result.stderr.slice(-1500));
+      assert.match(
+        result.stderr,
+        /lost the cluster's upgrade lock \(Lease ctl-upgrade-lock-rec\) to .*ci-runner-7/,
+      );
+      assert.match(
+        result.stderr,
+        /hint: Another run \(another --state, or another machine\) now upgrades this cluster/,
+      );
+      assert.doesNotMatch(result.stderr, STACK_TRACE);
+      assert.equal(bed.changes.databaseVersion.size, 0, 'no database was upgraded after the takeover');
+      assert.equal(
+        (lease()?.spec as { holderIdentity?: string } | undefined)?.holderIdentity,
+        'other-run/4242/ci-runner-7',
+        "the other run's Lease is left alone",
+      );
     } finally {
       await bed.close();
     }

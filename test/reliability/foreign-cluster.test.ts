@@ -4,7 +4,9 @@
  * simulators: both contexts are `ctl-sim-happy-path`) share one state folder. A run killed on X
  * is refused on Y (exit 2, nothing changed on Y) because the REC uid differs, and X resumes.
  * A state file of an earlier ctl (no REC uid) is adopted, and a done step whose product is not
- * on the cluster runs again instead of being skipped.
+ * on the cluster runs again instead of being skipped. The management API's cluster (GET
+ * /v1/cluster `name` and `created_time`) is recorded too: a resume whose CTL_API_URL reaches
+ * another cluster's management API, with the same REC uid on the Kubernetes side, is refused.
  */
 
 import assert from 'node:assert/strict';
@@ -96,6 +98,7 @@ describe('the state belongs to one cluster', () => {
       // As an earlier ctl wrote it: no uid.
       const old = JSON.parse(readFileSync(x.statePath, 'utf8')) as { lineage: Record<string, unknown> };
       delete old.lineage.recUid;
+      delete old.lineage.managementCluster;
       writeFileSync(x.statePath, JSON.stringify(old), { mode: 0o600 });
       // Y is on the old operator: the "done" operator step must run there, not be skipped.
       const onY = await onClusterWithStateOf(y, x, UPGRADE);
@@ -106,6 +109,57 @@ describe('the state belongs to one cluster', () => {
         [],
       );
       assert.ok(readState(x.statePath).lineage.recUid, 'the uid is recorded once adopted');
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
+  test("a resume whose management API is another cluster's (same names) is refused (exit 2), then resumes with its own", async () => {
+    const x = await startBed('happy-path', { timing: TIMING });
+    const y = await startBed('happy-path', { timing: TIMING });
+    try {
+      const first = spawnOnBed(x, UPGRADE);
+      await until(
+        'the operator step done in the state file',
+        () =>
+          existsSync(x.statePath) && readState(x.statePath).steps.operator?.status === 'done'
+            ? true
+            : undefined,
+        60_000,
+      );
+      first.child.kill('SIGKILL');
+      await first.result;
+      const recorded = readState(x.statePath).lineage.managementCluster;
+      assert.equal(recorded?.name, `rec.${x.cluster.scenario.namespace}.svc.cluster.local`, 'the FQDN');
+      assert.match(recorded?.createdTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+      // X's Kubernetes (same REC uid), Y's management API: a wrong --api-url, say.
+      const yApi = Object.fromEntries(
+        ['CTL_API_URL', 'CTL_CA_FILE', 'CTL_USERNAME', 'CTL_PASSWORD'].map((key) => [key, y.env[key] ?? '']),
+      );
+      const tagBefore = x.changes.versionTag;
+      const wrongApi = await runOnBed(x, UPGRADE, { env: yApi });
+      figure(`foreign management API with the same names: resume exit ${wrongApi.code}`);
+      assert.equal(wrongApi.code, 2, wrongApi.stderr);
+      assert.match(
+        wrongApi.stderr,
+        /records an upgrade of another Redis Enterprise cluster: its management API reported creation time /,
+      );
+      assert.match(
+        wrongApi.stderr,
+        /hint: Check that --api-url \(or CTL_API_URL\) points at the management API of /,
+      );
+      assert.doesNotMatch(wrongApi.stderr, STACK_TRACE);
+      assert.equal(x.changes.versionTag, tagBefore, 'nothing changed on X');
+      assert.deepEqual(
+        readState(x.statePath).lineage.managementCluster,
+        recorded,
+        'the recorded identity is kept',
+      );
+
+      const resumed = await runOnBed(x, UPGRADE);
+      assert.equal(resumed.code, 0, resumed.stderr.slice(-1500));
+      assert.deepEqual(checkUpgraded(x), []);
     } finally {
       await Promise.all([x.close(), y.close()]);
     }

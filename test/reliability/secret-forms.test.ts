@@ -2,7 +2,10 @@
  * Issue 28, item 5 (docs/reliability.md guarantee 6): secrets in every form. helm, and any
  * `--helm-bin`, gets no ctl credential in its environment (src/exec/helm.ts helmEnvironment);
  * the redactor knows each password as is, JSON-escaped, escaped for one line and as the
- * Basic-auth base64 of `user:pass`, and a short one where it stands quoted in a body.
+ * Basic-auth base64 of `user:pass`, and a short one where it stands quoted in a body. End to end:
+ * a management API that quotes each request back in its error (the simulator's `echo` fault)
+ * gets passwords with a quote and a backslash, a tab, and three letters; nothing ctl prints, at
+ * any verbosity and in JSON, shows one in any form.
  */
 
 import assert from 'node:assert/strict';
@@ -13,6 +16,19 @@ import { Redactor } from '../../src/io/redact.js';
 import { oneLine } from '../../src/io/safe-text.js';
 import { helmPath } from '../helpers/tools.js';
 import { figure, runOnBed, startBed, UPGRADE } from './support.js';
+
+const ECHOED_PASSWORDS = ['Sup3r"Secret\\pw', 'Tab\tSecret99', 'abc'];
+const ADMIN = 'admin@example.com';
+
+/** Every form a password could be printed in: as is, JSON-escaped (once, twice), one-line, Basic. */
+function formsOf(password: string): string[] {
+  const json = JSON.stringify(password).slice(1, -1);
+  const forms = [json, JSON.stringify(json).slice(1, -1), oneLine(password), oneLine(json)];
+  forms.push(Buffer.from(`${ADMIN}:${password}`).toString('base64'));
+  if (password.length >= 4) forms.push(password);
+  else forms.push(`"${password}"`, `:${password}"`);
+  return [...new Set(forms)];
+}
 
 describe('secrets in every form', () => {
   test('a --helm-bin that dumps its environment sees no CTL_PASSWORD, CTL_USERNAME nor the password', async () => {
@@ -58,6 +74,53 @@ describe('secrets in every form', () => {
       }
       // An ordinary word that happens to equal a short password is kept outside quotes.
       if (password === 'abc') assert.equal(redactor.redact('abc def'), 'abc def');
+    }
+  });
+
+  test('a management API that echoes the request back shows no password in any form', async () => {
+    for (const password of ECHOED_PASSWORDS) {
+      const bed = await startBed('happy-path', {
+        edit: (scenario) => ({
+          ...scenario,
+          cluster: {
+            ...scenario.cluster,
+            users: [{ username: ADMIN, password, role: 'admin', passwordExpired: false }],
+          },
+          faults: [
+            ...scenario.faults,
+            { api: 'rest', match: 'POST /v1/users/authorize', kind: 'echo', status: 400 },
+          ],
+        }),
+      });
+      try {
+        assert.equal(bed.env.CTL_PASSWORD, password, 'ctl signs in with this password');
+        let echoes = 0;
+        const runs = [
+          ['auth', 'token'],
+          ['auth', 'token', '-v=9'],
+          ['auth', 'token', '-o', 'json'],
+          ['upgrade', 'plan', '--to', '7.8.2-6'],
+          ['upgrade', 'plan', '--to', '7.8.2-6', '-o', 'json', '-v=9'],
+        ];
+        for (const args of runs) {
+          const result = await runOnBed(bed, args);
+          const printed = `${result.stdout}\n${result.stderr}`;
+          assert.notEqual(result.code, 0, `${args.join(' ')}: the API refused every sign-in`);
+          if (/Invalid request POST \/v1\/users\/authorize/.test(printed)) echoes += 1;
+          for (const form of formsOf(password)) {
+            assert.ok(
+              !printed.includes(form),
+              `${args.join(' ')} printed ${JSON.stringify(form)} of ${JSON.stringify(password)}:\n${printed.slice(-2000)}`,
+            );
+          }
+        }
+        figure(
+          `echoing API, password ${JSON.stringify(password)}: ${runs.length} commands, ${echoes} printed the echo, 0 forms shown`,
+        );
+        assert.ok(echoes > 0, 'the echoed answer reached the output (redacted), so the test saw it');
+      } finally {
+        await bed.close();
+      }
     }
   });
 });

@@ -14,8 +14,13 @@ export interface FaultRule {
   times?: number;
   /** Fire with this probability per matching request, drawn from a PRNG seeded by `seed`. */
   rate?: number;
-  /** reset: drop the connection without an answer; delay: wait `delayMs`, then go on. */
-  kind?: 'reset' | 'delay';
+  /**
+   * reset: drop the connection without an answer; delay: wait `delayMs`, then go on; echo:
+   * answer `status` (default 400) with an error whose description quotes the request back, its
+   * Authorization header and raw body included, as careless servers and proxies do (issue 28:
+   * what ctl prints of such an answer must not show a secret in any form).
+   */
+  kind?: 'reset' | 'delay' | 'echo';
   delayMs?: number;
   seed?: number;
   /** Seconds for a Retry-After header on a status fault. */
@@ -27,7 +32,8 @@ export interface FaultRule {
 export type FaultAction =
   | { kind: 'status'; status: number; retryAfter?: number; rule: FaultRule }
   | { kind: 'reset'; rule: FaultRule }
-  | { kind: 'delay'; delayMs: number; status?: number; rule: FaultRule };
+  | { kind: 'delay'; delayMs: number; status?: number; rule: FaultRule }
+  | { kind: 'echo'; status: number; rule: FaultRule };
 
 /** mulberry32: tiny, fast and good enough to make "20% of requests" reproducible. */
 export function seededRandom(seed: number): () => number {
@@ -94,6 +100,7 @@ function toAction(rule: FaultRule): FaultAction {
   if (rule.kind === 'reset') return { kind: 'reset', rule };
   if (rule.kind === 'delay')
     return { kind: 'delay', delayMs: rule.delayMs ?? 1000, status: rule.status, rule };
+  if (rule.kind === 'echo') return { kind: 'echo', status: rule.status ?? 400, rule };
   return { kind: 'status', status: rule.status ?? 503, retryAfter: rule.retryAfter, rule };
 }
 
@@ -115,7 +122,28 @@ export async function applyHttpFault(
     if (action.status === undefined) return undefined;
     return writeFaultStatus(res, action.status, undefined);
   }
+  if (action.kind === 'echo') return writeEcho(req, res, action.status);
   return writeFaultStatus(res, action.status, action.retryAfter);
+}
+
+/** The request quoted back in the error's description (at most 64 KiB of its body). */
+async function writeEcho(req: IncomingMessage, res: ServerResponse, status: number): Promise<number> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    if (size < 65_536) chunks.push(chunk);
+    size += chunk.length;
+  }
+  const body = Buffer.concat(chunks).subarray(0, 65_536).toString('utf8');
+  const authorization = req.headers.authorization ?? '(none)';
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      error_code: 'invalid_request',
+      description: `Invalid request ${req.method ?? 'GET'} ${req.url ?? '/'} (Authorization: ${authorization}): ${body}`,
+    }),
+  );
+  return status;
 }
 
 function writeFaultStatus(res: ServerResponse, status: number, retryAfter: number | undefined): number {

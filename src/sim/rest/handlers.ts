@@ -219,7 +219,8 @@ function getAction(model: RestModel, _request: ApiRequest, [uid]: string[]): Api
 
 function getCluster(model: RestModel): ApiResponse {
   return ok({
-    name: model.clusterName,
+    name: model.clusterFqdn,
+    ...(model.createdTime ? { created_time: model.createdTime } : {}),
     rack_aware: false,
     email_alerts: false,
     cm_port: 8443,

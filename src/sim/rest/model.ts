@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
 
@@ -115,6 +115,19 @@ export interface RestModelOptions {
   dialect?: Dialect;
   clusterName?: string;
   /**
+   * The REC's namespace: GET /v1/cluster then names the cluster by its FQDN,
+   * `<REC-name>.<namespace>.svc.cluster.local`, as the operator does (redis/docs
+   * content/operate/kubernetes/security/configuration-secrets.md). Without it: the bare name.
+   */
+  namespace?: string;
+  /**
+   * GET /v1/cluster `created_time` ("Cluster creation date", read-only; redis/docs
+   * content/operate/rs/references/rest-api/objects/cluster/_index.md). Default: a moment in the
+   * day before the model was made, in the documented example's form (`2015-04-29T09:09:25Z`), so
+   * two simulators started in the same second are still two clusters. null: the field is absent.
+   */
+  createdTime?: string | null;
+  /**
    * false: `POST /v2/modules` answers 403 `modules_upload_disabled`, as RS 8.2 does unless the
    * cluster setting `allow_modules_upload` is on (redis-facts.md §12). Default true.
    */
@@ -155,6 +168,9 @@ export class RestModel {
   serverVersion: string;
   readonly dialect: Dialect;
   clusterName: string;
+  /** GET /v1/cluster `name`: the FQDN when the namespace is known. */
+  readonly clusterFqdn: string;
+  readonly createdTime: string | undefined;
   readonly modulesUpload: boolean;
   readonly headerFormAnswer: 400 | 401;
   readonly users: RestUser[];
@@ -172,10 +188,15 @@ export class RestModel {
     this.serverVersion = options.serverVersion;
     this.dialect = options.dialect ?? 'engine';
     this.clusterName = options.clusterName ?? 'rec';
+    this.clusterFqdn = options.namespace
+      ? `${this.clusterName}.${options.namespace}.svc.cluster.local`
+      : this.clusterName;
     this.modulesUpload = options.modulesUpload ?? true;
     this.headerFormAnswer = options.headerFormAnswer ?? 400;
     this.actionDelayMs = 'actionDelayMs' in options ? options.actionDelayMs : 0;
     this.now = options.now ?? Date.now;
+    this.createdTime =
+      options.createdTime === null ? undefined : (options.createdTime ?? createdTimeBefore(this.now()));
     this.#supportedOverride = options.supportedDatabaseVersions;
     this.users = (options.users ?? []).map((user, index) => ({
       uid: String(index + 1),
@@ -493,4 +514,10 @@ function displayNameOf(name: string): string {
 function fakeSha(spec: ModuleSpec, platform: string): string {
   // Stable per module build, so repeated reads agree; not a real digest of anything.
   return Buffer.from(`${spec.name}-${spec.version}-${platform}`).toString('hex').padEnd(64, '0').slice(0, 64);
+}
+
+/** A creation date in the day before `now`, to the second, as the API writes it. */
+function createdTimeBefore(now: number): string {
+  const secondsBefore = 3600 + randomInt(86_400 - 3600);
+  return new Date(now - secondsBefore * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

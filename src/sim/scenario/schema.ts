@@ -94,20 +94,26 @@ const remoteClusterSchema = z.strictObject({
   reachable: z.boolean().default(true),
 });
 
-const faultSchema = z.strictObject({
-  api: z.enum(['rest', 'kube']),
-  /** `"POST /v1/bdbs/*\/upgrade"`, `"*"` (every request) or `"watch"` (kube watches). */
-  match: z.string().min(1),
-  status: z.number().int().min(100).max(599).optional(),
-  /** How many matching requests fail; absent = every one (subject to `rate`). */
-  times: z.number().int().min(1).optional(),
-  /** Fraction of matching requests that fail, drawn from a generator seeded with `seed`. */
-  rate: z.number().gt(0).max(1).optional(),
-  kind: z.enum(['reset', 'delay', 'status']).optional(),
-  delayMs: z.number().int().min(0).optional(),
-  seed: z.number().int().optional(),
-  dropAfterSeconds: z.number().gt(0).optional(),
-});
+const faultSchema = z
+  .strictObject({
+    api: z.enum(['rest', 'kube']),
+    /** `"POST /v1/bdbs/*\/upgrade"`, `"*"` (every request) or `"watch"` (kube watches). */
+    match: z.string().min(1),
+    status: z.number().int().min(100).max(599).optional(),
+    /** How many matching requests fail; absent = every one (subject to `rate`). */
+    times: z.number().int().min(1).optional(),
+    /** Fraction of matching requests that fail, drawn from a generator seeded with `seed`. */
+    rate: z.number().gt(0).max(1).optional(),
+    /** echo (management API only): an error answer that quotes the request, credentials included. */
+    kind: z.enum(['reset', 'delay', 'status', 'echo']).optional(),
+    delayMs: z.number().int().min(0).optional(),
+    seed: z.number().int().optional(),
+    dropAfterSeconds: z.number().gt(0).optional(),
+  })
+  .refine((fault) => fault.kind !== 'echo' || fault.api === 'rest', {
+    message: 'kind echo is for the management API only (api: rest)',
+    path: ['kind'],
+  });
 
 /**
  * Expands into many entries so a scale scenario needs no thousand-line file. Generated
@@ -333,6 +339,12 @@ export const scenarioFileSchema = z.strictObject({
       modulesUpload: z.enum(['enabled', 'disabled']).default('enabled'),
       /** What a pre-7.8.2 API answers to an authorize with only the Basic header. */
       headerFormAnswer: z.union([z.literal(400), z.literal(401)]).default(400),
+      /**
+       * GET /v1/cluster's documented `created_time`: `present` (a moment in the day before the
+       * simulator started; each simulator is another cluster) or `absent`, for an API that leaves
+       * it out (ctl then tells clusters apart by the REC uid and the cluster name alone).
+       */
+      clusterCreatedTime: z.enum(['present', 'absent']).default('present'),
     })
     .prefault({}),
   /** Extra Kubernetes objects, seeded as they are (any kind the emulator serves). */

@@ -204,6 +204,7 @@ describe('management API emulator, server 7.8.2 (Form A)', () => {
     assert.ok(nodes.body[0].supported_database_versions.some((v: Json) => v.version === '7.4'));
     const cluster = await call(sim, 'GET', '/v1/cluster', { auth: basic(ADMIN) });
     assert.equal(cluster.body.name, 'rec');
+    assert.match(cluster.body.created_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
   it('audits every request with the user and whether it changed something', async () => {

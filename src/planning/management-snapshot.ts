@@ -1,0 +1,119 @@
+/**
+ * The management API as far as the snapshot reads it (the real client, src/api/client.ts, is
+ * adapted to it): modules, databases, nodes, and which RS cluster answers.
+ */
+import { isCtlError } from '../errors.js';
+
+export interface Module {
+  uid?: string;
+  module_name: string;
+  semantic_version?: string;
+  /** Keyed like `rhel9/x86_64`. */
+  platforms?: Record<string, unknown>;
+  is_bundled?: boolean;
+}
+
+export interface Bdb {
+  uid: number;
+  name: string;
+  status?: string;
+  redis_version?: string;
+  /** The engine dialect's name of redis_version. */
+  engine_version?: string;
+  crdt?: boolean;
+  module_list?: { module_name: string; semantic_version?: string }[];
+}
+
+export interface Node {
+  uid: number;
+  software_version?: string;
+  status?: string;
+  os_name?: string;
+}
+
+/**
+ * GET /v1/cluster's read-only identity fields (the cluster object, redis/docs
+ * content/operate/rs/references/rest-api/objects/cluster/_index.md): `name`, "Cluster's fully
+ * qualified domain name", which on Kubernetes is `<REC-name>.<namespace>.svc.cluster.local`
+ * (content/operate/kubernetes/security/configuration-secrets.md), and `created_time`, "Cluster
+ * creation date". The object documents no uid. Two clusters with the same names share the
+ * name; the creation date tells them apart.
+ */
+export interface ManagementCluster {
+  name?: string | undefined;
+  createdTime?: string | undefined;
+}
+
+export interface ManagementReader {
+  listModules(): Promise<Module[]>;
+  listBdbs(): Promise<Bdb[]>;
+  listNodes(): Promise<Node[]>;
+  /** GET /v1/cluster; optional so that a reader without it still plans. */
+  getCluster?(): Promise<{ name?: unknown; created_time?: unknown }>;
+}
+
+/** Read from the Secret named after the cluster; handed to the management reader, never stored. */
+export interface ApiCredentials {
+  secretName: string;
+  username: string;
+  password: string;
+}
+
+export type ManagementReaderFactory<Cluster> = (input: {
+  cluster: Cluster;
+  credentials: ApiCredentials | undefined;
+}) => ManagementReader | Promise<ManagementReader>;
+
+export interface ApiSnapshot {
+  reachable: boolean;
+  error?: string | undefined;
+  /** How the failure should end a command: 4 for refused credentials, 1 for TLS and transport. */
+  failure?: { exitCode: number; hint?: string | undefined } | undefined;
+  modules: Module[];
+  bdbs: Bdb[];
+  nodes: Node[];
+  /** Which RS cluster answered (recorded in a run's state: src/run/cluster-identity.ts). */
+  cluster?: ManagementCluster | undefined;
+}
+
+export async function readManagementApi<Cluster>(
+  management: ManagementReader | ManagementReaderFactory<Cluster> | undefined,
+  cluster: Cluster,
+  credentials: ApiCredentials | undefined,
+): Promise<ApiSnapshot> {
+  if (!management) return unreachableApi('no management API connection was configured');
+  try {
+    const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
+    const [modules, bdbs, nodes, identity] = await Promise.all([
+      reader.listModules(),
+      reader.listBdbs(),
+      reader.listNodes(),
+      readIdentity(reader),
+    ]);
+    return { reachable: true, modules, bdbs, nodes, ...(identity ? { cluster: identity } : {}) };
+  } catch (error) {
+    const api = unreachableApi(error instanceof Error ? error.message : String(error));
+    if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
+    return api;
+  }
+}
+
+/**
+ * The cluster's identity, when the API gives it. A user whose role may list databases but not
+ * view the cluster's settings (view_cluster_info) gets a 403 here: the run then records no
+ * management identity and relies on the REC uid alone, as before.
+ */
+async function readIdentity(reader: ManagementReader): Promise<ManagementCluster | undefined> {
+  if (!reader.getCluster) return undefined;
+  const answer = await reader.getCluster().catch(() => undefined);
+  if (!answer) return undefined;
+  const name = typeof answer.name === 'string' && answer.name !== '' ? answer.name : undefined;
+  const createdTime =
+    typeof answer.created_time === 'string' && answer.created_time !== '' ? answer.created_time : undefined;
+  if (!name && !createdTime) return undefined;
+  return { ...(name ? { name } : {}), ...(createdTime ? { createdTime } : {}) };
+}
+
+export function unreachableApi(error: string): ApiSnapshot {
+  return { reachable: false, error, modules: [], bdbs: [], nodes: [] };
+}

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { describeApiError, errorBody } from '../../../src/api/api-errors.js';
+import type { HttpResponse } from '../../../src/api/http.js';
+
+function response(status: number, body: unknown): HttpResponse {
+  return { status, headers: {}, body };
+}
+
+describe('the management API error body', () => {
+  it('reads the documented message, and the OpenAPI description when there is no message', () => {
+    assert.deepEqual(errorBody(response(401, { error_code: 'password_expired', message: 'expired' })), {
+      error_code: 'password_expired',
+      message: 'expired',
+    });
+    assert.equal(
+      describeApiError(response(400, { error_code: 'invalid_request', description: 'bad field ttl' })),
+      'bad field ttl (invalid_request)',
+    );
+    assert.equal(
+      errorBody(response(400, { error_code: 'x', message: 'the message', description: 'the description' }))
+        .message,
+      'the message',
+    );
+  });
+
+  it('keeps the server text on one line and at most 300 characters', () => {
+    const described = describeApiError(
+      response(400, { description: `line one\nline two ${'x'.repeat(400)}` }),
+    );
+    assert.ok(!described.includes('\n'));
+    assert.ok(described.length <= 300);
+    assert.equal(describeApiError(response(502, {})), 'HTTP 502');
+  });
+});
