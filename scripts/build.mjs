@@ -8,9 +8,10 @@
 //   node scripts/build.mjs                 build
 //   node scripts/build.mjs --if-stale      only when no build is there or a source is newer than
 //                                          it (the prepare script: `npx ctl` in the checkout runs
-//                                          prepare again, which must not rebuild for nothing)
+//                                          prepare again, which must not rebuild for nothing; and
+//                                          `npm test`, right after the build npm ci made)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.join(import.meta.dirname, '..');
@@ -72,11 +73,15 @@ function isRunning(pid) {
 const next = `${dist}.next-${process.pid}`;
 const previous = `${dist}.previous-${process.pid}`;
 rmSync(next, { recursive: true, force: true });
+const startedAt = new Date();
 try {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   run('compiling the TypeScript (tsc)', [tsc, '-p', 'tsconfig.json', '--outDir', next]);
   run('bundling ctl (esbuild)', [path.join(root, 'scripts', 'bundle.mjs'), next]);
-  writeFileSync(path.join(next, '.built'), `${new Date().toISOString()}\n`);
+  // Stamped with the time the build started: a source saved while it ran is newer than the
+  // stamp, so the next --if-stale build (npm test, prepare) does not take this build for it.
+  writeFileSync(path.join(next, '.built'), `${startedAt.toISOString()}\n`);
+  utimesSync(path.join(next, '.built'), startedAt, startedAt);
   // Two renames: dist/ is missing only between them, for microseconds.
   if (existsSync(dist)) renameSync(dist, previous);
   renameSync(next, dist);

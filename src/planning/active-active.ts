@@ -6,8 +6,12 @@
  * and an REAADB's `spec.globalConfigurations` applies to every participant
  * (DOCS `operate/kubernetes/active-active/global-config.md`): raising it on one cluster raises
  * it everywhere, so a participant still on an older RS would be asked to run a version it does
- * not have. The REAADB path needs operator 8.0.2-2 on every participant (redis-facts.md §3);
- * RS 8.0.2 is the release that operator ships, so a participant on an older RS is also too old.
+ * not have. The REAADB path needs operator 8.0.2-2 on every participant ("All participating
+ * clusters must be running operator version 8.0.2-2 or later": redis/docs
+ * content/operate/kubernetes/upgrade/upgrade-redis-cluster.md, upgrade-olm.md and
+ * openshift-cli.md, "Upgrade databases"); RS 8.0.2 is the release that operator ships (the 8.0.2-2
+ * release notes, release-notes/8-0-2-releases/8-0-2-2-october2025.md), so a participant on an
+ * older RS is also too old.
  *
  * Pure: from the snapshot (src/planning/participants.ts read each participant's RS version).
  * A participant whose version is unknown (unreachable, no RERC, no Secret) holds the database
