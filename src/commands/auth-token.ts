@@ -59,14 +59,14 @@ export async function runAuthToken(
     const token = await connection.authorize(options.ttl);
     const expiresAt = token.exp !== undefined ? token.exp * 1000 : token.expiresAt;
     if (deps.io.output === 'json') {
-      deps.io.json({
+      deps.io.jsonWithRequestedSecret({
         access_token: token.accessToken,
         token_type: 'JWT',
         ttl: options.ttl,
         expires_at: new Date(expiresAt).toISOString(),
       });
     } else {
-      deps.io.data(token.accessToken);
+      deps.io.requestedSecret(token.accessToken);
     }
   } finally {
     await connection?.close();

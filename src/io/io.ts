@@ -90,20 +90,41 @@ export class Io {
    * credentials it was sent (issue 28).
    */
   data(text: string): void {
-    const safe = this.render(this.redactor.redact(text));
+    this.#writeData(this.redactor.redact(text));
+  }
+
+  /**
+   * The one secret a command was asked to print (`ctl auth token`'s token): made safe for a
+   * terminal like any data, and the only stdout that is not redacted.
+   */
+  requestedSecret(text: string): void {
+    this.#writeData(text);
+  }
+
+  #writeData(text: string): void {
+    const safe = this.render(text);
     this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
-  /** One JSON document or NDJSON event on stdout: one line, whatever the strings in it hold. */
+  /** One JSON document or NDJSON event on stdout: one line, whatever the strings in it hold; redacted. */
   json(value: unknown): void {
+    this.#writeJson(value, (text) => this.redactor.redact(text));
+  }
+
+  /** `ctl auth token -o json`: the document that carries the requested token, not redacted. */
+  jsonWithRequestedSecret(value: unknown): void {
+    this.#writeJson(value, (text) => text);
+  }
+
+  #writeJson(value: unknown, redact: (text: string) => string): void {
     if (this.#toYaml) {
       // The same data as -o json, made safe the same way, then written as one YAML document.
-      this.#stdout.write(`---\n${this.redactor.redact(this.#toYaml(JSON.parse(safeJson(value))))}`);
+      this.#stdout.write(`---\n${redact(this.#toYaml(JSON.parse(safeJson(value))))}`);
       return;
     }
     // Redacted in its JSON form: the redactor knows each secret JSON-escaped, and its placeholder
     // holds no quote or backslash, so the line stays valid JSON.
-    const text = this.redactor.redact(safeJson(value));
+    const text = redact(safeJson(value));
     // `#` only occurs inside JSON strings, where `\u005b` is the same `[`.
     this.#stdout.write(`${this.isGitHubActions ? text.replace(/##\[/g, '##\\u005b') : text}\n`);
   }
