@@ -24,6 +24,17 @@ interface Result {
 
 const nodeFirstPath = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`;
 
+/**
+ * The environment without the npm configuration of whoever runs the tests: `npm test` exports
+ * every setting of the user's ~/.npmrc as `npm_config_*`, and a setting that a newer npm no longer
+ * knows (`nodedir`) makes it warn on every command. What the install must not warn about is the
+ * package, so npm reads no user config here (the project's own .npmrc still applies).
+ */
+const environment = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key))),
+  NPM_CONFIG_USERCONFIG: '/dev/null',
+};
+
 function run(
   bin: string,
   args: string[],
@@ -34,7 +45,7 @@ function run(
       cwd: options.cwd ?? repoRoot,
       // npm on Node 22 keeps a compile cache in the temporary folder unless told not to.
       env: {
-        ...process.env,
+        ...environment,
         PATH: nodeFirstPath,
         NO_COLOR: '1',
         NODE_DISABLE_COMPILE_CACHE: '1',

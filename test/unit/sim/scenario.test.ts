@@ -248,7 +248,11 @@ describe('defaults', () => {
     });
     assert.deepEqual([s.modules, s.databases, s.faults, s.objects], [[], [], [], []]);
     assert.deepEqual(s.openshift, { sccBinding: 'users', sccOwner: 'bundle', sharedWith: [] });
-    assert.deepEqual(s.api, { modulesUpload: 'enabled', headerFormAnswer: 400 });
+    assert.deepEqual(s.api, {
+      modulesUpload: 'enabled',
+      headerFormAnswer: 400,
+      clusterCreatedTime: 'present',
+    });
   });
 
   it('names the webhook after the operator version and the installer', () => {
