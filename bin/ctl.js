@@ -16,23 +16,30 @@ if (args.length === 1 && args[0] === '--version') {
   process.stdout.write(`${manifest.version}\n`);
 } else if (!(await helpFromBuild(args))) {
   // The bundled build (scripts/bundle.mjs): the same code as dist/src, in a few files.
-  const { run } = await loadBuild();
+  const { run } = await loadBuild(args);
   await run();
 }
 
 /**
- * The bundle's entry point. A checkout that was never built (or whose dist/ a rebuild is
- * swapping at this very moment) has none: one line that says what to do, not a stack trace.
+ * The bundle's entry point: `ctl auth token`'s own (token-main.js: one file without commander or
+ * the Kubernetes client, for the runs src/token-main.ts says it serves) or the whole tree's
+ * (main.js). A checkout that was never built (or whose dist/ a rebuild is swapping at this very
+ * moment) has none: one line that says what to do, not a stack trace.
  */
-async function loadBuild() {
-  const entry = new URL('../dist/bundle/main.js', import.meta.url);
+async function loadBuild(words) {
+  const entries = [new URL('../dist/bundle/main.js', import.meta.url)];
+  if (words.includes('token')) entries.unshift(new URL('../dist/bundle/token-main.js', import.meta.url));
   await keepCompiledCode();
   hideDependencyDeprecation();
   try {
-    return await import(entry.href);
+    if (entries.length > 1) {
+      const token = await import(entries[0].href);
+      if (token.isAuthTokenCommand(words, process.env)) return token;
+    }
+    return await import(entries.at(-1).href);
   } catch (error) {
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes(entry.pathname))
-      throw error;
+    const missing = entries.some((entry) => String(error?.message).includes(entry.pathname));
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !missing) throw error;
     process.stderr.write('error: ctl is not built: run npm run build\n');
     process.exit(1);
   }

@@ -1,7 +1,8 @@
 // The bundled build that bin/ctl.js runs: dist/src/main.js (tsc's output) and every dependency
 // in a few ES module files under dist/bundle/. Loading hundreds of small files is most of a
 // command's start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the
-// lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk.
+// lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk. A second build
+// makes dist/bundle/token-main.js, `ctl auth token`'s own entry (below).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,26 +15,25 @@ const dist = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
 const outdir = path.join(dist, 'bundle');
 
 rmSync(outdir, { recursive: true, force: true });
-const result = await build({
-  entryPoints: [path.join(dist, 'src', 'main.js')],
-  outdir,
+// What both builds share: Node's ES modules, the CommonJS names, the punycode alias.
+const common = {
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node22',
-  chunkNames: 'chunks/[name]-[hash]',
   // Bundled CommonJS packages call require() for Node's modules and may read __filename or
   // __dirname (write-file-atomic seeds its temporary names with __filename); ES modules have
   // none of them. Each output file gets its own, and `define` points the free names at them.
+  // The require is made on its first call: createRequire builds a CommonJS module record, and
+  // most files never require anything (a command reads up to twenty of them: docs/performance.md).
+  // The bundle calls it only as a function (`require(id)`, `require.apply`).
   banner: {
     js: [
       "import { createRequire as __ctlCreateRequire } from 'node:module';",
-      "import { dirname as __ctlDirnameOf } from 'node:path';",
-      "import { fileURLToPath as __ctlFileURLToPath } from 'node:url';",
-      'const require = __ctlCreateRequire(import.meta.url);',
-      'const __ctlFilename = __ctlFileURLToPath(import.meta.url);',
-      'const __ctlDirname = __ctlDirnameOf(__ctlFilename);',
+      'let __ctlRequire;',
+      'function require(id) { return (__ctlRequire ??= __ctlCreateRequire(import.meta.url))(id); }',
+      'const __ctlFilename = import.meta.filename;',
+      'const __ctlDirname = import.meta.dirname;',
     ].join(' '),
   },
   define: { __filename: '__ctlFilename', __dirname: '__ctlDirname' },
@@ -43,7 +43,60 @@ const result = await build({
   alias: { punycode: 'punycode/' },
   logLevel: 'warning',
   metafile: true,
+};
+const result = await build({
+  ...common,
+  entryPoints: [path.join(dist, 'src', 'main.js')],
+  outdir,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
 });
+
+// `ctl auth token`'s own entry (src/token-main.ts), in ONE file: each file an ES module import
+// reads costs about as much as 5 KB of code, and the token is measured against a bare HTTPS
+// request. It serves only runs that talk to the management API alone (src/cli/token-scope.ts),
+// so what the token loads lazily for the others is left out (the Kubernetes client, undici for a
+// proxy, the YAML writer: 16 MB); an import of it would fail loudly. Any other lazy import is
+// carried, and the size check below says when one pulls in a package.
+const leftOut = [
+  'kube/client.js',
+  'kube/reads.js',
+  'kube/errors.js',
+  'kube/port-forward.js',
+  'api/undici.js',
+  'io/yaml-output.js',
+];
+const tokenOnly = {
+  name: 'token-entry-carries-the-api-alone',
+  setup(token) {
+    token.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const target = path.relative(
+        path.join(dist, 'src'),
+        path.resolve(path.dirname(args.importer), args.path),
+      );
+      return leftOut.includes(target) ? { path: target, namespace: 'left-out' } : undefined;
+    });
+    token.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`internal: ctl auth token's entry does not carry ${args.path} (src/cli/token-scope.ts sends the runs that need it to the whole tree)`)});`,
+      loader: 'js',
+    }));
+  },
+};
+const token = await build({
+  ...common,
+  entryPoints: [path.join(dist, 'src', 'token-main.js')],
+  outfile: path.join(outdir, 'token-main.js'),
+  plugins: [tokenOnly],
+});
+const tokenBytes =
+  token.metafile.outputs[path.relative(process.cwd(), path.join(outdir, 'token-main.js'))]?.bytes;
+if (tokenBytes === undefined || tokenBytes > 300_000) {
+  console.error(
+    `bundle: dist/bundle/token-main.js is ${tokenBytes} bytes (at most 300 KB: a lazy import pulled a package in?)`,
+  );
+  process.exit(1);
+}
 
 // In a split bundle, `await import('pkg')` of a CommonJS package yields only `default`, so
 // `const { named } = await import('pkg')` would be undefined in the bundle alone (tests of
@@ -64,7 +117,7 @@ if (broken.length > 0) {
 // package whose files went into the bundle (name, version, licence and the licence text it ships),
 // in dist/bundle/THIRD_PARTY_NOTICES.md, which the npm package and the image include.
 const packages = new Map();
-for (const file of Object.keys(result.metafile.inputs)) {
+for (const file of [...Object.keys(result.metafile.inputs), ...Object.keys(token.metafile.inputs)]) {
   const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(file);
   if (!match) continue;
   const dir = path.join(root, match[1]);

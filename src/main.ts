@@ -1,105 +1,12 @@
-import type { Runtime } from './cli/globals.js';
-import { normalizeKubectlArgs } from './cli/kubectl-args.js';
 import { buildProgram } from './cli/program.js';
-import { ExitCode, isCtlError } from './errors.js';
-import type { Io } from './io/io.js';
-import { packageVersion } from './package-root.js';
+import { type MainRuntime, runCli, runProcess } from './cli/run-cli.js';
 
-const version = packageVersion();
-
-/**
- * argv -> command -> exit code. The only place that maps errors to exit codes; `run` below is
- * the only place that exits.
- */
-export async function main(argv: string[], runtime: Omit<Runtime, 'onIo' | 'argv'>): Promise<number> {
-  let io: Io | undefined;
-  const full: Runtime = {
-    env: runtime.env,
-    stdout: runtime.stdout,
-    stderr: runtime.stderr,
-    // Read when a command asks: process.stdin builds a stream, which `--help` does not need.
-    get stdin() {
-      return runtime.stdin;
-    },
-    argv,
-    onIo: (created) => {
-      io = created;
-    },
-  };
-  const program = await buildProgram(full, version);
-  try {
-    await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
-    return ExitCode.ok;
-  } catch (error) {
-    if (isCommanderError(error)) return commanderExit(error);
-    return report(error, io ?? (await fallbackIo(runtime, normalizeKubectlArgs(argv))));
-  }
-}
-
-/** Commander already printed its message (or the help or version text). */
-function commanderExit(error: Error & { code: string }): number {
-  const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
-  return done.includes(error.code) ? ExitCode.ok : ExitCode.usage;
-}
-
-/**
- * The error and its hint. Messages may quote the cluster (names, operator and API messages); the
- * Io escapes their control characters before it colours `error:`, so neither can drive the
- * terminal.
- */
-function report(error: unknown, io: Io): number {
-  // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
-  const showStack = io.verbose >= 2;
-  if (isCtlError(error)) {
-    io.error(error.message);
-    if (error.hint) io.hint(error.hint);
-    if (showStack && error.stack) io.stderrWrite(`${error.stack}\n`);
-    return error.exitCode;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  io.error(`unexpected failure: ${message}`);
-  io.info('hint: run again with -vv for details, and report it if it persists.');
-  if (showStack && error instanceof Error && error.stack) io.stderrWrite(`${error.stack}\n`);
-  return ExitCode.failed;
-}
-
-function countVerbose(argv: string[]): number {
-  let n = 0;
-  for (const arg of argv) {
-    if (arg === '--verbose') n += 1;
-    else if (/^-v+$/.test(arg)) n += arg.length - 1;
-  }
-  return n;
-}
-
-/** Commander's own errors (usage, help, version) carry a `commander.*` code. */
-function isCommanderError(error: unknown): error is Error & { code: string } {
-  const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
-}
-
-async function fallbackIo(runtime: Omit<Runtime, 'onIo' | 'argv'>, argv: string[]): Promise<Io> {
-  const { Io } = await import('./io/io.js');
-  return new Io({
-    stdout: runtime.stdout,
-    stderr: runtime.stderr,
-    stdin: runtime.stdin,
-    env: runtime.env,
-    verbose: countVerbose(argv),
-    color: !argv.includes('--no-color'),
-  });
+/** argv -> command -> exit code, with the whole command tree (src/cli/run-cli.ts). */
+export async function main(argv: string[], runtime: MainRuntime): Promise<number> {
+  return runCli(buildProgram, argv, runtime);
 }
 
 /** Entry point for bin/ctl.js: run, flush, exit. */
 export async function run(): Promise<void> {
-  const code = await main(process.argv.slice(2), {
-    env: process.env,
-    get stdin() {
-      return process.stdin;
-    },
-    stdout: process.stdout,
-    stderr: process.stderr,
-  });
-  // Lingering keep-alive sockets or watches must not hold the process open after the answer.
-  process.stdout.write('', () => process.exit(code));
+  await runProcess(main);
 }

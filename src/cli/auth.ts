@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { addConnectionOptions } from './connection.js';
+import { declareOptions } from './declare-options.js';
 import type { Runtime } from './globals.js';
+import { TOKEN_OPTIONS } from './option-specs.js';
 
 /** `ctl auth token`: a management API token on stdout, for scripts (TOKEN=$(ctl auth token)). */
 export function register(program: Command, runtime: Runtime): void {
@@ -24,7 +26,6 @@ export function register(program: Command, runtime: Runtime): void {
     .description(
       'print a management API token (JWT) on stdout, for scripts and curl (Authorization: JWT <token>)',
     )
-    .option('--ttl <seconds>', 'token lifetime, a whole number from 1 to 86400 (default: 300)')
     .addHelpText(
       'after',
       '\nFlags and env win; Kubernetes is asked only for what they leave out, and not\n' +
@@ -52,6 +53,7 @@ export function register(program: Command, runtime: Runtime): void {
         'missing input (no URL, credentials or cluster resource); 4 wrong or expired\n' +
         'credentials, or Kubernetes refused a read. Docs: docs/auth.md\n',
     );
+  declareOptions(token, TOKEN_OPTIONS);
   addConnectionOptions(token);
   token.action(async (_options: unknown, command: Command) => {
     const { authTokenAction } = await import('./auth-action.js');

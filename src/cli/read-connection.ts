@@ -6,7 +6,11 @@ import { checkFilePath } from '../io/paths.js';
 
 /** Flags win over env. Raises a usage error for malformed or conflicting inputs, before any request. */
 export function readConnectionFlags(command: Command, env: NodeJS.ProcessEnv): ConnectionFlags {
-  const raw = command.opts() as Record<string, unknown>;
+  return readConnectionValues(command.opts(), env);
+}
+
+/** The same from the command's parsed values (commander's opts(), or token-args.ts's). */
+export function readConnectionValues(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): ConnectionFlags {
   const apiUrl = (raw.apiUrl as string | undefined) ?? nonEmpty(env.CTL_API_URL);
   if (apiUrl !== undefined) checkApiUrl(apiUrl);
   if (raw.passwordStdin === true && raw.passwordFile !== undefined) {

@@ -12,7 +12,14 @@ export function readGlobalOptions(
   command: Command,
   options: { multipleContexts?: boolean } = {},
 ): GlobalOptions {
-  const raw = command.optsWithGlobals() as Record<string, unknown>;
+  return readGlobalValues(command.optsWithGlobals(), options);
+}
+
+/** The same from the parsed values (commander's optsWithGlobals(), or token-args.ts's). */
+export function readGlobalValues(
+  raw: Record<string, unknown>,
+  options: { multipleContexts?: boolean } = {},
+): GlobalOptions {
   const contexts = raw.context === undefined ? [] : ([] as string[]).concat(raw.context as string | string[]);
   if (contexts.length > 1 && !options.multipleContexts && new Set(contexts).size > 1) {
     throw new UsageError(`--context is given ${contexts.length} times (${contexts.join(', ')})`, {

@@ -78,17 +78,28 @@ describe('a checkout without a build', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ctl-unbuilt-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('ctl says it is not built, in one line, and exits 1', async () => {
+  it("ctl says it is not built, in one line, and exits 1 (the token's own entry too)", async () => {
     mkdirSync(path.join(dir, 'bin'));
     copyFileSync(path.join(repoRoot, 'bin', 'ctl.js'), path.join(dir, 'bin', 'ctl.js'));
     copyFileSync(path.join(repoRoot, 'package.json'), path.join(dir, 'package.json'));
+    for (const args of [['demo'], ['auth', 'token']]) await assertNotBuilt(args);
+  });
+
+  async function assertNotBuilt(args: string[]): Promise<void> {
+    const env = {
+      ...process.env,
+      CTL_API_URL: 'https://127.0.0.1:9443',
+      CTL_USERNAME: 'u',
+      CTL_PASSWORD: 'p',
+    };
     const { code, stdout, stderr } = await new Promise<{
       code: number | null;
       stdout: string;
       stderr: string;
     }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(dir, 'bin', 'ctl.js'), 'demo'], {
+      const child = spawn(process.execPath, [path.join(dir, 'bin', 'ctl.js'), ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
+        env,
       });
       let out = '';
       let err = '';
@@ -101,8 +112,8 @@ describe('a checkout without a build', () => {
         resolve({ code: exit, stdout: out, stderr: err });
       });
     });
-    assert.equal(code, 1);
-    assert.equal(stdout, '');
-    assert.equal(stderr, 'error: ctl is not built: run npm run build\n');
-  });
+    assert.equal(code, 1, args.join(' '));
+    assert.equal(stdout, '', args.join(' '));
+    assert.equal(stderr, 'error: ctl is not built: run npm run build\n', args.join(' '));
+  }
 });

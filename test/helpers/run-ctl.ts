@@ -44,6 +44,8 @@ export function ctlEnv(overrides: Record<string, string | undefined> = {}): Reco
 export interface SpawnCtlOptions extends RunCtlOptions {
   /** A module loaded with `node --import` before ctl (test/reliability/crash-preload.ts). */
   preload?: string;
+  /** The script node runs instead of bin/ctl.js (test/helpers/whole-tree-ctl.ts). */
+  entry?: string;
 }
 
 /** A running ctl: its process, its output so far, its lines as they come, and how it ended. */
@@ -66,7 +68,7 @@ export interface CtlProcess {
 export function spawnCtl(args: string[], options: SpawnCtlOptions = {}): CtlProcess {
   const nodeArgs = options.preload ? ['--import', pathToFileURL(options.preload).href] : [];
   const started = Date.now();
-  const child = spawn(process.execPath, [...nodeArgs, ctlBin, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, options.entry ?? ctlBin, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: ctlEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -126,6 +128,6 @@ export function spawnCtl(args: string[], options: SpawnCtlOptions = {}): CtlProc
 }
 
 /** Runs the built ctl to its end (spawnCtl). */
-export function runCtl(args: string[], options: RunCtlOptions = {}): Promise<CtlResult> {
+export function runCtl(args: string[], options: SpawnCtlOptions = {}): Promise<CtlResult> {
   return spawnCtl(args, options).result;
 }

@@ -19,7 +19,18 @@ describe('the --help path', () => {
 
   it('the modules that declare the tree import only commander, each other and base modules', () => {
     // Anything else here would land in the bundle's first file or a chunk that --help reads.
-    const declaring = ['program', 'globals', 'connection', 'auth', 'upgrade', 'sim', 'demo', 'completion'];
+    const declaring = [
+      'program',
+      'globals',
+      'connection',
+      'auth',
+      'upgrade',
+      'sim',
+      'demo',
+      'completion',
+      'declare-options',
+      'option-specs',
+    ];
     const allowed = new Set([
       'commander',
       '../errors.js',
@@ -32,6 +43,30 @@ describe('the --help path', () => {
       for (const specifier of statics) {
         assert.ok(allowed.has(specifier as string), `src/cli/${name}.ts imports ${specifier} at load time`);
       }
+    }
+  });
+
+  it("`ctl auth token`'s own entry is one file without commander or the Kubernetes client", () => {
+    // What keeps the token near a bare HTTPS request (docs/performance.md, "The token against its
+    // floor"): src/token-main.ts reads its arguments itself (token-args.ts) and its bundle
+    // carries only the management API's code (scripts/bundle.mjs).
+    const bundle = readFileSync(path.join(repoRoot, 'dist', 'bundle', 'token-main.js'), 'utf8');
+    const imports = [...bundle.matchAll(/^import .*? from ['"]([^'"]+)['"];?$/gm)].map((m) => m[1] as string);
+    assert.deepEqual(
+      imports.filter((specifier) => !specifier.startsWith('node:')),
+      [],
+      'token-main.js imports no other file of the bundle',
+    );
+    assert.doesNotMatch(bundle, /node_modules\/commander\//, 'no commander');
+    assert.doesNotMatch(bundle, /node_modules\/@kubernetes\//, 'no Kubernetes client');
+    assert.doesNotMatch(bundle, /node_modules\/undici\//, 'no undici');
+    for (const source of ['token-main.ts', 'cli/token-args.ts', 'cli/token-scope.ts', 'cli/auth-action.ts']) {
+      const text = readFileSync(path.join(repoRoot, 'src', source), 'utf8');
+      assert.doesNotMatch(
+        text,
+        /^import (?!type )[^;]*? from 'commander';/ms,
+        `src/${source} loads commander`,
+      );
     }
   });
 });

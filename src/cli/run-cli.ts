@@ -1,0 +1,126 @@
+import type { Command } from 'commander';
+import { ExitCode, isCtlError } from '../errors.js';
+import type { Io } from '../io/io.js';
+import { packageVersion } from '../package-root.js';
+import type { Runtime } from './globals.js';
+import { normalizeKubectlArgs } from './kubectl-args.js';
+
+/** Declares the commands a process can run: the whole tree, or only `ctl auth token`'s part. */
+export type ProgramBuilder = (runtime: Runtime, version: string) => Promise<Command>;
+
+/** The process-free part of the runtime: what `main` is given. */
+export type MainRuntime = Omit<Runtime, 'onIo' | 'argv'>;
+
+/**
+ * argv -> command -> exit code, for the commands `build` declares (src/main.ts: the whole
+ * tree). With runAction, the only place that maps errors to exit codes; `runProcess` below is
+ * the only place that exits.
+ */
+export async function runCli(build: ProgramBuilder, argv: string[], runtime: MainRuntime): Promise<number> {
+  return runAction(argv, runtime, async (full) => {
+    const program = await build(full, packageVersion());
+    await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
+  });
+}
+
+/**
+ * `action` (a parsed command, or commander parsing and running one) -> exit code: its errors
+ * reported as every command's are. src/token-main.ts runs `ctl auth token` through it directly.
+ */
+export async function runAction(
+  argv: string[],
+  runtime: MainRuntime,
+  action: (full: Runtime) => Promise<void>,
+): Promise<number> {
+  let io: Io | undefined;
+  const full: Runtime = {
+    env: runtime.env,
+    stdout: runtime.stdout,
+    stderr: runtime.stderr,
+    // Read when a command asks: process.stdin builds a stream, which `--help` does not need.
+    get stdin() {
+      return runtime.stdin;
+    },
+    argv,
+    onIo: (created) => {
+      io = created;
+    },
+  };
+  try {
+    await action(full);
+    return ExitCode.ok;
+  } catch (error) {
+    if (isCommanderError(error)) return commanderExit(error);
+    return report(error, io ?? (await fallbackIo(runtime, normalizeKubectlArgs(argv))));
+  }
+}
+
+/** Commander already printed its message (or the help or version text). */
+function commanderExit(error: Error & { code: string }): number {
+  const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+  return done.includes(error.code) ? ExitCode.ok : ExitCode.usage;
+}
+
+/**
+ * The error and its hint. Messages may quote the cluster (names, operator and API messages); the
+ * Io escapes their control characters before it colours `error:`, so neither can drive the
+ * terminal.
+ */
+function report(error: unknown, io: Io): number {
+  // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
+  const showStack = io.verbose >= 2;
+  if (isCtlError(error)) {
+    io.error(error.message);
+    if (error.hint) io.hint(error.hint);
+    if (showStack && error.stack) io.stderrWrite(`${error.stack}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.error(`unexpected failure: ${message}`);
+  io.info('hint: run again with -vv for details, and report it if it persists.');
+  if (showStack && error instanceof Error && error.stack) io.stderrWrite(`${error.stack}\n`);
+  return ExitCode.failed;
+}
+
+function countVerbose(argv: string[]): number {
+  let n = 0;
+  for (const arg of argv) {
+    if (arg === '--verbose') n += 1;
+    else if (/^-v+$/.test(arg)) n += arg.length - 1;
+  }
+  return n;
+}
+
+/** Commander's own errors (usage, help, version) carry a `commander.*` code. */
+function isCommanderError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
+}
+
+async function fallbackIo(runtime: MainRuntime, argv: string[]): Promise<Io> {
+  const { Io } = await import('../io/io.js');
+  return new Io({
+    stdout: runtime.stdout,
+    stderr: runtime.stderr,
+    stdin: runtime.stdin,
+    env: runtime.env,
+    verbose: countVerbose(argv),
+    color: !argv.includes('--no-color'),
+  });
+}
+
+/** Entry point for bin/ctl.js: run `main` on the process's arguments, flush, exit. */
+export async function runProcess(
+  main: (argv: string[], runtime: MainRuntime) => Promise<number>,
+): Promise<void> {
+  const code = await main(process.argv.slice(2), {
+    env: process.env,
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+  // Lingering keep-alive sockets or watches must not hold the process open after the answer.
+  process.stdout.write('', () => process.exit(code));
+}
