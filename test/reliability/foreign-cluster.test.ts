@@ -43,23 +43,28 @@ function operatorImage(bed: Bed): string {
   return deployment.spec.template.spec.containers[0]!.image;
 }
 
+/** An upgrade on `bed`, SIGKILLed once its state file records the operator step done. */
+async function killAfterOperatorStep(bed: Bed): Promise<void> {
+  const run = spawnOnBed(bed, UPGRADE);
+  await until(
+    'the operator step done in the state file',
+    () =>
+      existsSync(bed.statePath) && readState(bed.statePath).steps.operator?.status === 'done'
+        ? true
+        : undefined,
+    60_000,
+  );
+  run.child.kill('SIGKILL');
+  await run.result;
+}
+
 describe('the state belongs to one cluster', () => {
   test('a run killed on X is refused on Y with the same names (exit 2), then resumes on X', async () => {
     const x = await startBed('happy-path', { timing: TIMING });
     const y = await startBed('happy-path', { timing: TIMING });
     try {
       assert.equal(x.statePath.replace(x.stateDir, ''), y.statePath.replace(y.stateDir, ''), 'same names');
-      const first = spawnOnBed(x, UPGRADE);
-      await until(
-        'the operator step done in the state file',
-        () =>
-          existsSync(x.statePath) && readState(x.statePath).steps.operator?.status === 'done'
-            ? true
-            : undefined,
-        60_000,
-      );
-      first.child.kill('SIGKILL');
-      await first.result;
+      await killAfterOperatorStep(x);
       assert.ok(readState(x.statePath).lineage.recUid, 'the REC uid is recorded');
 
       const yImage = operatorImage(y);
@@ -84,17 +89,7 @@ describe('the state belongs to one cluster', () => {
     const x = await startBed('happy-path', { timing: TIMING });
     const y = await startBed('happy-path', { timing: TIMING });
     try {
-      const first = spawnOnBed(x, UPGRADE);
-      await until(
-        'the operator step done in the state file',
-        () =>
-          existsSync(x.statePath) && readState(x.statePath).steps.operator?.status === 'done'
-            ? true
-            : undefined,
-        60_000,
-      );
-      first.child.kill('SIGKILL');
-      await first.result;
+      await killAfterOperatorStep(x);
       // As an earlier ctl wrote it: no uid.
       const old = JSON.parse(readFileSync(x.statePath, 'utf8')) as { lineage: Record<string, unknown> };
       delete old.lineage.recUid;
@@ -118,17 +113,7 @@ describe('the state belongs to one cluster', () => {
     const x = await startBed('happy-path', { timing: TIMING });
     const y = await startBed('happy-path', { timing: TIMING });
     try {
-      const first = spawnOnBed(x, UPGRADE);
-      await until(
-        'the operator step done in the state file',
-        () =>
-          existsSync(x.statePath) && readState(x.statePath).steps.operator?.status === 'done'
-            ? true
-            : undefined,
-        60_000,
-      );
-      first.child.kill('SIGKILL');
-      await first.result;
+      await killAfterOperatorStep(x);
       const recorded = readState(x.statePath).lineage.managementCluster;
       assert.equal(recorded?.name, `rec.${x.cluster.scenario.namespace}.svc.cluster.local`, 'the FQDN');
       assert.match(recorded?.createdTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
