@@ -112,6 +112,8 @@ export class HttpClient {
   readonly #clock: Clock;
   readonly #random: () => number;
   #dispatcher: Dispatcher | undefined;
+  /** Aborted by close(): what runs then ends at once (see close). */
+  #closing = new AbortController();
   #node: NodeHttpsTransport | undefined;
 
   constructor(options: HttpClientOptions) {
@@ -127,7 +129,8 @@ export class HttpClient {
   async request(request: HttpRequest): Promise<HttpResponse> {
     const idempotent = request.idempotent ?? isIdempotentMethod(request.method);
     const deadline = this.#clock.now() + this.#timeouts.totalMs;
-    const signals = [AbortSignal.timeout(this.#timeouts.totalMs)];
+    const closing = this.#closing.signal;
+    const signals = [AbortSignal.timeout(this.#timeouts.totalMs), closing];
     if (request.signal) signals.push(request.signal);
     const signal = AbortSignal.any(signals);
     const label = `${request.method} ${request.path}`;
@@ -167,6 +170,8 @@ export class HttpClient {
             },
           );
         }
+        if (closing.aborted)
+          throw new OperationError(`${label}: stopped, the connection was closed`, { cause: error });
         if (signal.aborted) throw this.#deadlineError(label, error);
         if (attempt < this.#policy.maxAttempts && shouldRetryError(code, idempotent)) {
           await this.#wait(
@@ -203,8 +208,17 @@ export class HttpClient {
     }
   }
 
-  /** Releases the connections. */
+  /**
+   * Releases the connections. Requests still running are stopped first: when one read of a
+   * command fails, its siblings (retrying, or reading a large answer) are of no use, and a
+   * graceful close would wait for them. A fresh-clone run saw `upgrade plan` print its error and
+   * then wait 150 s for the other reads of an API answering 502 with 11 MB of HTML each time.
+   * A request made after close() works again (new connections).
+   */
   async close(): Promise<void> {
+    const closing = this.#closing;
+    this.#closing = new AbortController();
+    closing.abort();
     const dispatcher = this.#dispatcher;
     this.#dispatcher = undefined;
     if (dispatcher && dispatcher !== this.#options.dispatcher) await dispatcher.close();

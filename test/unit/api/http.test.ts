@@ -177,3 +177,26 @@ describe('proxySettings', () => {
     );
   });
 });
+
+describe('HttpClient close', () => {
+  it('stops the requests still running instead of waiting for them', async () => {
+    const mock = new MockAgent();
+    mock.disableNetConnect();
+    const client = new HttpClient({ baseUrl: ORIGIN, dispatcher: mock });
+    try {
+      mock.get(ORIGIN).intercept({ path: '/v1/bdbs', method: 'GET' }).reply(200, []).delay(60_000);
+      const running = client.request({ method: 'GET', path: '/v1/bdbs' });
+      const outcome = running.then(
+        () => 'answered',
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = Date.now();
+      await client.close();
+      assert.match(await outcome, /GET \/v1\/bdbs: stopped, the connection was closed/);
+      assert.ok(Date.now() - started < 5000, 'ended at once, not after the answer');
+    } finally {
+      await mock.close();
+    }
+  });
+});
