@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type CtlResult, ctlEnv, repoRoot, runCtl } from '../helpers/run-ctl.js';
-import { ADMIN, type SimFixture, startSim } from '../unit/sim/rest/fixture.js';
+import { adminCtlEnv, ADMIN, type SimFixture, startSim } from '../unit/sim/rest/fixture.js';
 
 /**
  * `ctl auth token` has its own entry (src/token-main.ts, dist/bundle/token-main.js) for the runs
@@ -61,18 +61,7 @@ describe('ctl auth token: its own entry and the whole tree answer alike (e2e)', 
   });
 
   function envOf(row: Row): Record<string, string | undefined> {
-    const home = join(dir, 'home');
-    return {
-      HOME: home,
-      XDG_STATE_HOME: join(home, 'state'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-      XDG_CONFIG_HOME: join(home, 'config'),
-      CTL_API_URL: sim.url,
-      CTL_USERNAME: ADMIN.username,
-      CTL_PASSWORD: ADMIN.password,
-      CTL_CA_FILE: caFile,
-      ...row.env,
-    };
+    return { ...adminCtlEnv(sim, dir, caFile), ...row.env };
   }
 
   const rows = (): Row[] => [

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
-import { ADMIN, EXPIRED, type SimFixture, startSim } from '../unit/sim/rest/fixture.js';
+import { adminCtlEnv, ADMIN, EXPIRED, type SimFixture, startSim } from '../unit/sim/rest/fixture.js';
 
 /**
  * `ctl auth token` end to end: the BUILT binary against the management API emulator, started
@@ -48,21 +48,10 @@ describe('ctl auth token (e2e)', () => {
     args: string[],
     options: { env?: Record<string, string | undefined>; stdin?: string } = {},
   ): Promise<CtlResult> {
-    const home = join(dir, 'home');
     const result = await runCtl(['auth', 'token', ...args], {
       cwd: dir,
       stdin: options.stdin,
-      env: {
-        HOME: home,
-        XDG_STATE_HOME: join(home, 'state'),
-        XDG_CACHE_HOME: join(home, 'cache'),
-        XDG_CONFIG_HOME: join(home, 'config'),
-        CTL_API_URL: sim.url,
-        CTL_USERNAME: ADMIN.username,
-        CTL_PASSWORD: ADMIN.password,
-        CTL_CA_FILE: caFile,
-        ...options.env,
-      },
+      env: { ...adminCtlEnv(sim, dir, caFile), ...options.env },
     });
     outputs.push(result);
     return result;

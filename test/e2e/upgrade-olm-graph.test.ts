@@ -62,6 +62,27 @@ async function subscriptionStatus(sim: UpgradeSim): Promise<{ installedCSV?: str
   return (sub.status ?? {}) as { installedCSV?: string; state?: string };
 }
 
+/**
+ * A run to TARGET where OLM offers no update from `installed`: it stops at once (a stall timeout
+ * far above what the run may take, so the stop must come from OLM's answer), says why, approves
+ * nothing, and OLM made no InstallPlan.
+ */
+async function assertStopsWithoutAnEdge(sim: UpgradeSim, installed: string, why: RegExp): Promise<void> {
+  const started = Date.now();
+  const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
+  const took = Date.now() - started;
+  assertExit(run, 1, 'run');
+  const output = `${run.stdout}\n${run.stderr}`;
+  assert.match(output, why);
+  assert.match(output, /ctl approved nothing/);
+  assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
+  assert.deepEqual(installPlanWrites(sim), [], describeEntries(installPlanWrites(sim)));
+  assert.deepEqual(await sim.list(['installplan', '-n', 'redis']), [], 'OLM made no InstallPlan');
+  const status = await subscriptionStatus(sim);
+  assert.equal(status.state, 'AtLatestKnown');
+  assert.equal(status.installedCSV, installed);
+}
+
 describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
   it('channel stable and CSVs with a rebuild suffix: the plan names the real CSVs and the run reaches the target', async () => {
     const file = scenarioFile(
@@ -109,48 +130,25 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       'olm-no-edge',
       '    channel: production\n    approval: Manual\n    skips: none',
     );
-    await withUpgradeSim(file, async (sim) => {
-      const started = Date.now();
-      // A stall timeout far above what the run may take: the stop must come from OLM's answer.
-      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
-      const took = Date.now() - started;
-      assertExit(run, 1, 'run');
-      const output = `${run.stdout}\n${run.stderr}`;
-      assert.match(
-        output,
+    await withUpgradeSim(file, (sim) =>
+      assertStopsWithoutAnEdge(
+        sim,
+        'redis-enterprise-operator.v7.4.6-2',
         /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-2 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-20 does not list redis-enterprise-operator\.v7\.4\.6-2 in spec\.skips/,
-      );
-      assert.match(output, /ctl approved nothing/);
-      assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
-      assert.deepEqual(installPlanWrites(sim), [], describeEntries(installPlanWrites(sim)));
-      assert.deepEqual(await sim.list(['installplan', '-n', 'redis']), [], 'OLM made no InstallPlan');
-      const status = await subscriptionStatus(sim);
-      assert.equal(status.state, 'AtLatestKnown');
-      assert.equal(status.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
-    });
+      ),
+    );
   });
 
   it('a real hole of the certified skips (7.4.6-12 to channel 7.8.6): the run stops at once, says so, and approves nothing', async () => {
     // olm-channel-switch runs 7.4.6-12, published after every 7.8.6 bundle: none lists it in
     // spec.skips (operator.olm.skips: catalog, the default), so channel 7.8.6 offers nothing.
-    await withUpgradeSim('olm-channel-switch', async (sim) => {
-      const started = Date.now();
-      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);
-      const took = Date.now() - started;
-      assertExit(run, 1, 'run');
-      const output = `${run.stdout}\n${run.stderr}`;
-      assert.match(
-        output,
+    await withUpgradeSim('olm-channel-switch', (sim) =>
+      assertStopsWithoutAnEdge(
+        sim,
+        'redis-enterprise-operator.v7.4.6-12',
         /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-12 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-20 does not list redis-enterprise-operator\.v7\.4\.6-12 in spec\.skips, and no other CSV of the channel does/,
-      );
-      assert.match(output, /ctl approved nothing/);
-      assert.ok(took < 60_000, `stopped after ${took} ms, well before the 5 min stall timeout`);
-      assert.deepEqual(installPlanWrites(sim), [], describeEntries(installPlanWrites(sim)));
-      assert.deepEqual(await sim.list(['installplan', '-n', 'redis']), [], 'OLM made no InstallPlan');
-      const status = await subscriptionStatus(sim);
-      assert.equal(status.state, 'AtLatestKnown');
-      assert.equal(status.installedCSV, 'redis-enterprise-operator.v7.4.6-12');
-    });
+      ),
+    );
   });
 
   it('an older CSV skips the installed one: ctl names it, approves nothing, and reaches the target through it', async () => {

@@ -8,19 +8,25 @@ export interface TreeCommand {
   command: Command;
 }
 
-/** Every command of ctl's real commander tree, built with silent streams, program first. */
-export async function commandTree(): Promise<TreeCommand[]> {
+/** ctl's real commander tree, built with silent streams and an empty environment. */
+export function silentProgram(argv?: string[]): Promise<Command> {
   const sink = { write: () => true };
-  const program = await buildProgram(
+  return buildProgram(
     {
       env: {},
       stdin: new PassThrough() as unknown as NodeJS.ReadStream,
       stdout: sink,
       stderr: sink,
+      ...(argv ? { argv } : {}),
       onIo: () => {},
     },
     '0.0.0',
   );
+}
+
+/** Every command of ctl's real commander tree, built with silent streams, program first. */
+export async function commandTree(): Promise<TreeCommand[]> {
+  const program = await silentProgram();
   const out: TreeCommand[] = [];
   const walk = (command: Command, path: string[]): void => {
     out.push({ path, command });

@@ -13,30 +13,34 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
+  type Bed,
   checkUpgraded,
   figure,
   runOnBed,
   spawnOnBed,
   STACK_TRACE,
-  readState,
   startBed,
   until,
+  untilStepDone,
   UPGRADE,
 } from './support.js';
 
 /** Real waits, so the first run is still running when the second starts. */
 const TIMING = { operatorStart: 0.5, podRestart: 0.5, databaseUpgrade: 0.3 };
 
+/** The cluster's upgrade Lease (`ctl-upgrade-lock-<cluster>`) as the simulated API server holds it. */
+function clusterLease(bed: Bed) {
+  const store = bed.cluster.kube.store;
+  return store
+    .peekAll(store.resolve('coordination.k8s.io/v1', 'Lease'), bed.cluster.scenario.namespace)
+    .find((o) => o.metadata.name?.startsWith('ctl-upgrade-lock-'));
+}
+
 describe('the file store takes the cluster Lease', () => {
   test('two runs with different --state files on one cluster: the second exits 5, the first completes', async () => {
     const bed = await startBed('happy-path', { timing: TIMING });
     try {
-      const store = bed.cluster.kube.store;
-      const leases = store.resolve('coordination.k8s.io/v1', 'Lease');
-      const lease = (): unknown =>
-        store
-          .peekAll(leases, bed.cluster.scenario.namespace)
-          .find((o) => o.metadata.name?.startsWith('ctl-upgrade-lock-'));
+      const lease = () => clusterLease(bed);
       const first = spawnOnBed(bed, UPGRADE, { timeoutMs: 180_000 }); // the default state file
       await until('the first run to take the cluster Lease', () => (lease() ? true : undefined), 60_000);
       const second = await runOnBed(bed, [
@@ -99,19 +103,10 @@ describe('the file store takes the cluster Lease', () => {
     try {
       const store = bed.cluster.kube.store;
       const leases = store.resolve('coordination.k8s.io/v1', 'Lease');
-      const namespace = bed.cluster.scenario.namespace;
-      const lease = () =>
-        store.peekAll(leases, namespace).find((o) => o.metadata.name?.startsWith('ctl-upgrade-lock-'));
+      const lease = () => clusterLease(bed);
       // A 3 s Lease is renewed every second, so the takeover is seen within about one second.
       const run = spawnOnBed(bed, [...UPGRADE, '--lease-duration', '3s'], { timeoutMs: 180_000 });
-      await until(
-        'the operator step done in the state file',
-        () =>
-          existsSync(bed.statePath) && readState(bed.statePath).steps.operator?.status === 'done'
-            ? true
-            : undefined,
-        60_000,
-      );
+      await untilStepDone(bed.statePath, 'operator');
       const held = lease();
       assert.ok(held, 'the run holds the cluster Lease');
       // Another machine's run takes it over (as one does with a Lease it judged stale).

@@ -10,7 +10,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
@@ -23,7 +23,7 @@ import {
   STACK_TRACE,
   startBed,
   UPGRADE,
-  until,
+  untilStepDone,
 } from './support.js';
 
 const TIMING = { operatorStart: 0.5, podRestart: 0.5, databaseUpgrade: 0.3 };
@@ -46,14 +46,7 @@ function operatorImage(bed: Bed): string {
 /** An upgrade on `bed`, SIGKILLed once its state file records the operator step done. */
 async function killAfterOperatorStep(bed: Bed): Promise<void> {
   const run = spawnOnBed(bed, UPGRADE);
-  await until(
-    'the operator step done in the state file',
-    () =>
-      existsSync(bed.statePath) && readState(bed.statePath).steps.operator?.status === 'done'
-        ? true
-        : undefined,
-    60_000,
-  );
+  await untilStepDone(bed.statePath, 'operator');
   run.child.kill('SIGKILL');
   await run.result;
 }

@@ -276,6 +276,15 @@ export function checkStateClean(statePath: string, result: 'succeeded' | 'failed
 }
 
 /** The parsed state file (the caller knows it exists). */
+/** Waits (at most 60 s) until the state file at `statePath` records `step` done. */
+export function untilStepDone(statePath: string, step: string): Promise<true> {
+  return until(
+    `the ${step} step done in the state file`,
+    () => (existsSync(statePath) && readState(statePath).steps[step]?.status === 'done' ? true : undefined),
+    60_000,
+  );
+}
+
 export function readState(statePath: string): import('../../src/run/state.js').UpgradeState {
   return stateSchema.parse(JSON.parse(readFileSync(statePath, 'utf8')));
 }

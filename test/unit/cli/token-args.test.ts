@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
 import { seededRandom } from '../../../src/sim/rest/faults.js';
 import { normalizeKubectlArgs } from '../../../src/cli/kubectl-args.js';
-import { buildProgram } from '../../../src/cli/program.js';
 import { parseTokenArgs } from '../../../src/cli/token-args.js';
 import { talksToTheApiAlone } from '../../../src/cli/token-scope.js';
+import { silentProgram } from '../../helpers/command-tree.js';
 
 /**
  * `ctl auth token`'s own entry reads its arguments without commander (src/cli/token-args.ts).
@@ -22,18 +21,7 @@ const STOP = new Error('stop before the action');
 
 /** What the whole tree does with argv: the command it would run and its values, or its error. */
 async function treeParse(argv: string[]): Promise<TreeAnswer> {
-  const sink = { write: () => true };
-  const program = await buildProgram(
-    {
-      env: {},
-      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      stdout: sink,
-      stderr: sink,
-      argv,
-      onIo: () => {},
-    },
-    '0.0.0',
-  );
+  const program = await silentProgram(argv);
   let answer: TreeAnswer | undefined;
   program.hook('preAction', (_program: Command, action: Command) => {
     const path = [action.parent?.name(), action.name()].join(' ');

@@ -1,5 +1,6 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
+import { join } from 'node:path';
 import { AuditLog } from '../../../../src/sim/audit.js';
 import type { FaultRule } from '../../../../src/sim/rest/faults.js';
 import { RestModel, type RestModelOptions } from '../../../../src/sim/rest/model.js';
@@ -56,4 +57,22 @@ export async function startSim(
   });
   const server = await startRestServer({ model, ca, audit, faults, certificate });
   return { model, audit, server, ca, url: server.url, close: () => server.close() };
+}
+
+/**
+ * The environment of a ctl run against `sim` as its admin, with the CA in `caFile` and HOME and
+ * the XDG folders inside `dir` (the e2e tests of `ctl auth token`).
+ */
+export function adminCtlEnv(sim: SimFixture, dir: string, caFile: string): Record<string, string> {
+  const home = join(dir, 'home');
+  return {
+    HOME: home,
+    XDG_STATE_HOME: join(home, 'state'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    CTL_API_URL: sim.url,
+    CTL_USERNAME: ADMIN.username,
+    CTL_PASSWORD: ADMIN.password,
+    CTL_CA_FILE: caFile,
+  };
 }
