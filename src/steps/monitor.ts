@@ -367,9 +367,19 @@ class UpgradeFollower {
   /** `<revision>/<pod>` of the pods seen upgraded and ready (countUpgradedPods). */
   readonly #upgraded = new Set<string>();
   readonly #synced = new Set<'rec' | 'sts'>();
-  /** When the step began (the operator's log is read from then on) and when the rollout last moved. */
+  /** When the step began and when the rollout last moved. */
   readonly #startedAt: number;
   #lastProgressAt: number;
+  /**
+   * The operator's log is read from here on: this attempt's start, or an earlier attempt's when
+   * the step resumes (the operator may have said why the upgrade froze only once, before it).
+   */
+  readonly #logSince: number;
+  /**
+   * A resumed step looks at the management API at its first chance instead of waiting out the
+   * grace: the earlier attempt stopped, maybe on a freeze whose log line is not written again.
+   */
+  #resumedLookPending: boolean;
   #freezeTimer: NodeJS.Timeout | undefined;
   /** Trouble reading the log or the API is said once, not on every look. */
   readonly #warned = new Set<string>();
@@ -391,6 +401,11 @@ class UpgradeFollower {
     this.#fields = dialectFields(ctx.deps.snapshot.dialect);
     this.#startedAt = ctx.deps.clock.now();
     this.#lastProgressAt = this.#startedAt;
+    const earlierStart = Date.parse(ctx.previous?.startedAt ?? '');
+    this.#logSince = Number.isFinite(earlierStart)
+      ? Math.min(earlierStart, this.#startedAt)
+      : this.#startedAt;
+    this.#resumedLookPending = ctx.previous !== undefined && ctx.previous.status !== 'pending';
     const earlier = ctx.previous?.intent?.remediation;
     this.remediation = { actions: Array.isArray(earlier) ? [...(earlier as Record<string, unknown>[])] : [] };
   }
@@ -632,6 +647,11 @@ class UpgradeFollower {
     const { api, kube, snapshot, plan, clock, settings } = ctx.deps;
     const minimum = minimumDatabaseVersion(plan.target.operator);
     const now = clock.now();
+    const graceMs = freezeGraceMs(settings.stallTimeoutMs);
+    const stalledMs = this.#resumedLookPending
+      ? Math.max(graceMs, now - this.#lastProgressAt)
+      : now - this.#lastProgressAt;
+    this.#resumedLookPending = false;
     const diagnosis = await diagnoseFreeze(
       {
         kube,
@@ -647,9 +667,9 @@ class UpgradeFollower {
       {
         clusterName: this.#target.name,
         minimumDatabaseVersion: minimum,
-        sinceSeconds: (now - this.#startedAt) / 1000 + 1,
-        stalledMs: now - this.#lastProgressAt,
-        graceMs: freezeGraceMs(settings.stallTimeoutMs),
+        sinceSeconds: (now - this.#logSince) / 1000 + 1,
+        stalledMs,
+        graceMs,
       },
     );
     if (this.#settled || !diagnosis) return;

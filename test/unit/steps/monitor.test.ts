@@ -348,6 +348,36 @@ describe('monitor step', () => {
     assert.equal(b.warnings().filter((w) => w.includes("cannot read the operator's log")).length, 1);
   });
 
+  it('a resumed step asks the API at its first look, not after the grace: the log may have said it before', async () => {
+    // Grace 20 s, a look every 5 s. The operator wrote its freeze line during the earlier attempt
+    // and (as the simulated one does) not again: this attempt's log is silent.
+    const b = await frozen({ settings: { stallTimeoutMs: 60_000 } }, false);
+    const previous = {
+      status: 'failed' as const,
+      startedAt: new Date(Date.now() - 120_000).toISOString(),
+    };
+    let guard: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<never>((_, reject) => {
+      guard = setTimeout(
+        () => reject(new Error('the resumed monitor step waited out the 20 s grace before asking the API')),
+        15_000,
+      );
+    });
+    try {
+      const error = await Promise.race([
+        monitorStep.run(b.ctx({ previous })).then(
+          () => assert.fail('expected a failure'),
+          (err: unknown) => err,
+        ),
+        graceOver,
+      ]);
+      assert.ok(error instanceof OperationError, String(error));
+      assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
+    } finally {
+      clearTimeout(guard);
+    }
+  });
+
   it('remediates a frozen upgrade with --remediate, once, and a second run does nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
     const file = join(dir, 'redisearch.Linux-rhel9-x86_64.2.8.4.zip');
