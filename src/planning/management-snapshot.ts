@@ -107,11 +107,21 @@ async function readIdentity(reader: ManagementReader): Promise<ManagementCluster
   if (!reader.getCluster) return undefined;
   const answer = await reader.getCluster().catch(() => undefined);
   if (!answer) return undefined;
-  const name = typeof answer.name === 'string' && answer.name !== '' ? answer.name : undefined;
-  const createdTime =
-    typeof answer.created_time === 'string' && answer.created_time !== '' ? answer.created_time : undefined;
-  if (!name && !createdTime) return undefined;
-  return { ...(name ? { name } : {}), ...(createdTime ? { createdTime } : {}) };
+  return knownManagementCluster({
+    name: typeof answer.name === 'string' ? answer.name : undefined,
+    createdTime: typeof answer.created_time === 'string' ? answer.created_time : undefined,
+  });
+}
+
+/** The identity's non-empty fields, or undefined when it has none. */
+export function knownManagementCluster(
+  cluster: ManagementCluster | undefined,
+): { name?: string; createdTime?: string } | undefined {
+  if (!cluster?.name && !cluster?.createdTime) return undefined;
+  return {
+    ...(cluster.name ? { name: cluster.name } : {}),
+    ...(cluster.createdTime ? { createdTime: cluster.createdTime } : {}),
+  };
 }
 
 export function unreachableApi(error: string): ApiSnapshot {

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
-import { type ClusterIdentity, currentHop, knownManagementCluster, type UpgradeState } from './state.js';
+import { knownManagementCluster } from '../planning/management-snapshot.js';
+import { type ClusterIdentity, currentHop, type UpgradeState } from './state.js';
 
 /**
  * Which cluster a state belongs to (issue 28). Context, namespace and REC name are not enough:

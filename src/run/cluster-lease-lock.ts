@@ -1,3 +1,4 @@
+import { LockedError } from '../errors.js';
 import { describeKubeError } from '../kube/errors.js';
 import type { StateLock } from './state-store.js';
 
@@ -16,6 +17,13 @@ export interface ClusterLease {
   lostTo(): string | undefined;
   readonly leaseName: string;
   readonly namespace: string;
+}
+
+/** The error a store's next save throws once another run holds the Lease (exit 5). */
+export function leaseLostError(leaseName: string, holder: string, hint: string): LockedError {
+  return new LockedError(`this run lost the cluster's upgrade lock (Lease ${leaseName}) to ${holder}`, {
+    hint,
+  });
 }
 
 export async function withClusterLease(

@@ -4,6 +4,7 @@ import { LockedError, OperationError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
 import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
+import { leaseLostError } from './cluster-lease-lock.js';
 import { describeOwner, type LockOwner } from './lock.js';
 import { currentProcess, isGoneHere } from './process-identity.js';
 import { stateSchema, type UpgradeState } from './state.js';
@@ -113,9 +114,11 @@ export class ConfigMapStateStore implements StateStore {
 
   async save(state: UpgradeState): Promise<UpgradeState> {
     if (this.#lost) {
-      throw new LockedError(`this run lost the upgrade lock (Lease ${this.leaseName}) to ${this.#lost}`, {
-        hint: 'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
-      });
+      throw leaseLostError(
+        this.leaseName,
+        this.#lost,
+        'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
+      );
     }
     if (!this.#loaded) await this.#refreshVersion();
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };

@@ -1,8 +1,7 @@
-import { LockedError } from '../errors.js';
 import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
 import { StateFile, type UpgradeState } from './state.js';
 import { refuseSharedStatePath } from './state-permissions.js';
-import { type ClusterLease, withClusterLease } from './cluster-lease-lock.js';
+import { type ClusterLease, leaseLostError, withClusterLease } from './cluster-lease-lock.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
 
 /**
@@ -70,9 +69,11 @@ export class FileStateStore implements StateStore {
     const lostTo = lease?.lostTo();
     if (lease && lostTo) {
       return Promise.reject(
-        new LockedError(`this run lost the cluster's upgrade lock (Lease ${lease.leaseName}) to ${lostTo}`, {
-          hint: `Another run (another --state, or another machine) now upgrades this cluster; kubectl get lease ${lease.leaseName} -n ${lease.namespace} -o yaml shows who. This run stopped; its state in ${this.location} is as it last saved it.`,
-        }),
+        leaseLostError(
+          lease.leaseName,
+          lostTo,
+          `Another run (another --state, or another machine) now upgrades this cluster; kubectl get lease ${lease.leaseName} -n ${lease.namespace} -o yaml shows who. This run stopped; its state in ${this.location} is as it last saved it.`,
+        ),
       );
     }
     return this.#file.save(state);

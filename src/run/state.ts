@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
+import { knownManagementCluster, type ManagementCluster } from '../planning/management-snapshot.js';
 import { removeAbandonedTempFiles, writeFileAtomically } from './atomic-write.js';
 
 /**
@@ -91,7 +92,8 @@ export interface ClusterIdentity {
   namespace: string;
   cluster: string;
   recUid?: string | undefined;
-  managementCluster?: { name?: string | undefined; createdTime?: string | undefined } | undefined;
+  /** Which RS cluster the management API said it is (GET /v1/cluster). */
+  managementCluster?: ManagementCluster | undefined;
 }
 
 /** `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe. */
@@ -104,17 +106,6 @@ export function defaultStatePath(identity: ClusterIdentity, env: NodeJS.ProcessE
     safeSegment(identity.namespace),
     `${safeSegment(identity.cluster)}.json`,
   );
-}
-
-/** The management identity's known fields, or undefined when it has none. */
-export function knownManagementCluster(
-  cluster: ClusterIdentity['managementCluster'],
-): { name?: string; createdTime?: string } | undefined {
-  if (!cluster?.name && !cluster?.createdTime) return undefined;
-  return {
-    ...(cluster.name ? { name: cluster.name } : {}),
-    ...(cluster.createdTime ? { createdTime: cluster.createdTime } : {}),
-  };
 }
 
 function safeSegment(value: string): string {

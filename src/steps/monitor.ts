@@ -647,10 +647,8 @@ class UpgradeFollower {
     const { api, kube, snapshot, plan, clock, settings } = ctx.deps;
     const minimum = minimumDatabaseVersion(plan.target.operator);
     const now = clock.now();
-    const graceMs = freezeGraceMs(settings.stallTimeoutMs);
-    const stalledMs = this.#resumedLookPending
-      ? Math.max(graceMs, now - this.#lastProgressAt)
-      : now - this.#lastProgressAt;
+    // A resumed step's first look has no grace: it asks the management API at once.
+    const graceMs = this.#resumedLookPending ? 0 : freezeGraceMs(settings.stallTimeoutMs);
     this.#resumedLookPending = false;
     const diagnosis = await diagnoseFreeze(
       {
@@ -668,7 +666,7 @@ class UpgradeFollower {
         clusterName: this.#target.name,
         minimumDatabaseVersion: minimum,
         sinceSeconds: (now - this.#logSince) / 1000 + 1,
-        stalledMs,
+        stalledMs: now - this.#lastProgressAt,
         graceMs,
       },
     );

@@ -17,7 +17,8 @@ import { oneLine } from '../../src/io/safe-text.js';
 import { helmPath } from '../helpers/tools.js';
 import { figure, runOnBed, startBed, UPGRADE } from './support.js';
 
-const ECHOED_PASSWORDS = ['Sup3r"Secret\\pw', 'Tab\tSecret99', 'abc'];
+/** A quote and a backslash, a tab, and a password short enough to be an ordinary word. */
+const PASSWORDS = ['Sup3r"Secret\\pw', 'Tab\tSecret99', 'abc'];
 const ADMIN = 'admin@example.com';
 
 /** Every form a password could be printed in: as is, JSON-escaped (once, twice), one-line, Basic. */
@@ -54,14 +55,14 @@ describe('secrets in every form', () => {
   });
 
   test('every printed form of a password is redacted, short ones where quoted', () => {
-    for (const password of ['Sup3r"Secret\\pw', 'Tab\tSecret99', 'abc']) {
+    for (const password of PASSWORDS) {
       const redactor = new Redactor();
       redactor.add(password, 'password');
-      redactor.addUsername('admin@example.com');
+      redactor.addUsername(ADMIN);
       const forms = [
         JSON.stringify({ password }),
         `error: ${oneLine(JSON.stringify({ password }))}`,
-        `Authorization: Basic ${Buffer.from(`admin@example.com:${password}`).toString('base64')}`,
+        `Authorization: Basic ${Buffer.from(`${ADMIN}:${password}`).toString('base64')}`,
         `body ${JSON.stringify(JSON.stringify({ password }))}`,
       ];
       if (password.length >= 4) forms.push(`literal ${password} and ${oneLine(password)}`);
@@ -78,7 +79,7 @@ describe('secrets in every form', () => {
   });
 
   test('a management API that echoes the request back shows no password in any form', async () => {
-    for (const password of ECHOED_PASSWORDS) {
+    for (const password of PASSWORDS) {
       const bed = await startBed('happy-path', {
         edit: (scenario) => ({
           ...scenario,

@@ -275,7 +275,6 @@ export function checkStateClean(statePath: string, result: 'succeeded' | 'failed
   return problems;
 }
 
-/** The parsed state file (the caller knows it exists). */
 /** Waits (at most 60 s) until the state file at `statePath` records `step` done. */
 export function untilStepDone(statePath: string, step: string): Promise<true> {
   return until(
@@ -285,6 +284,7 @@ export function untilStepDone(statePath: string, step: string): Promise<true> {
   );
 }
 
+/** The parsed state file (the caller knows it exists). */
 export function readState(statePath: string): import('../../src/run/state.js').UpgradeState {
   return stateSchema.parse(JSON.parse(readFileSync(statePath, 'utf8')));
 }
