@@ -3,6 +3,7 @@
  * adapted to it): modules, databases, nodes, and which RS cluster answers.
  */
 import { isCtlError } from '../errors.js';
+import { readShards, type ShardReader, type ShardsRead } from './shard-reads.js';
 
 export interface Module {
   uid?: string;
@@ -22,6 +23,9 @@ export interface Bdb {
   engine_version?: string;
   crdt?: boolean;
   module_list?: { module_name: string; semantic_version?: string }[];
+  /** bdb `replication` and `shards_count` (rest-api/objects/bdb), for the availability prediction. */
+  replication?: boolean;
+  shards_count?: number;
 }
 
 export interface Node {
@@ -44,7 +48,7 @@ export interface ManagementCluster {
   createdTime?: string | undefined;
 }
 
-export interface ManagementReader {
+export interface ManagementReader extends ShardReader {
   listModules(): Promise<Module[]>;
   listBdbs(): Promise<Bdb[]>;
   listNodes(): Promise<Node[]>;
@@ -74,6 +78,8 @@ export interface ApiSnapshot {
   nodes: Node[];
   /** Which RS cluster answered (recorded in a run's state: src/run/cluster-identity.ts). */
   cluster?: ManagementCluster | undefined;
+  /** Where the shards are (./shard-reads.ts); absent when the API was not read. */
+  shards?: ShardsRead | undefined;
 }
 
 export async function readManagementApi<Cluster>(
@@ -84,13 +90,14 @@ export async function readManagementApi<Cluster>(
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
-    const [modules, bdbs, nodes, identity] = await Promise.all([
+    const [modules, bdbs, nodes, identity, shards] = await Promise.all([
       reader.listModules(),
       reader.listBdbs(),
       reader.listNodes(),
       readIdentity(reader),
+      readShards(reader),
     ]);
-    return { reachable: true, modules, bdbs, nodes, ...(identity ? { cluster: identity } : {}) };
+    return { reachable: true, modules, bdbs, nodes, shards, ...(identity ? { cluster: identity } : {}) };
   } catch (error) {
     const api = unreachableApi(error instanceof Error ? error.message : String(error));
     if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
