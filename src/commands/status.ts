@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
 import { describeOwner, isStale } from '../run/lock.js';
+import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath } from '../run/state.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
@@ -171,8 +172,17 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     // Resuming would be refused (exit 2): say what to do instead of "resume with".
     lines.push('', `not resumable here: ${s(identity.hint)}`);
     input.io.warn(identity.message);
-  } else if (state.result !== 'succeeded' && state.resumeCommand)
-    lines.push('', `resume with: ${s(state.resumeCommand)}`);
+  } else if (state.result !== 'succeeded' && state.resumeCommand) {
+    // A run that stopped in preflight changed nothing: there is nothing to resume.
+    const stoppedInPreflight =
+      state.result === 'failed' && runThatStoppedInPreflight(state, Object.keys(state.steps));
+    lines.push(
+      '',
+      stoppedInPreflight
+        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(state.resumeCommand)}`
+        : `resume with: ${s(state.resumeCommand)}`,
+    );
+  }
   input.io.data(lines.join('\n'));
 }
 
