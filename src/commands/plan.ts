@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
@@ -103,7 +103,11 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
     const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
     if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);
-    if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
+    if (input.out) {
+      // Owner only, like the report; redacted like everything ctl prints (a catalog URL's token).
+      await writeFile(input.out, `${input.io.redactor.redact(safeJson(plan, 2))}\n`, { mode: 0o600 });
+      await chmod(input.out, 0o600);
+    }
     if (input.io.output === 'json') input.io.json(plan);
     else {
       const { renderPlan } = await import('../planning/render-plan.js');
