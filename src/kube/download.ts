@@ -40,6 +40,8 @@ export interface DownloadOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** A hint for a file that cannot be read or a download that fails. */
   hint?: string | undefined;
+  /** The hint for an HTTP 404. */
+  notFoundHint?: string | undefined;
 }
 
 export interface Downloaded {
@@ -78,7 +80,7 @@ async function readBoundedFile(
 ): Promise<string> {
   const path = location.startsWith('file:') ? fileURLToPath(location) : location;
   const fail = (reason: string, cause?: unknown): OperationError =>
-    new OperationError(`cannot read ${limits.what} ${path}: ${reason}`, {
+    new OperationError(`cannot read ${path}: ${reason}`, {
       hint: options.hint ?? `Give ${limits.what} as a regular file or an https URL.`,
       ...(cause ? { cause } : {}),
     });
@@ -144,14 +146,7 @@ async function fetchBounded(
             { hint },
           );
         }
-        const next = new URL(location, url).toString();
-        if (new URL(url).protocol === 'https:' && new URL(next).protocol !== 'https:') {
-          throw new OperationError(
-            `cannot download ${limits.what} ${shown}: ${displayLocation(url)} redirects to ${displayLocation(next)}, from https to plain http; ctl does not follow it`,
-            { hint: `Use the https location of ${limits.what}, or download it yourself and give the file.` },
-          );
-        }
-        url = next;
+        url = redirectTarget(url, location, limits.what);
         continue;
       }
       if (!response.ok) {
@@ -161,7 +156,7 @@ async function fetchBounded(
           {
             hint:
               response.status === 404
-                ? `Check ${limits.what}'s location (a URL may contain {version}); files next to a bundle must exist in the same release tree.`
+                ? (options.notFoundHint ?? `Check the location of ${limits.what}.`)
                 : hint,
           },
         );
@@ -193,6 +188,18 @@ async function fetchBounded(
   } finally {
     await dispatcher.close().catch(() => undefined);
   }
+}
+
+/** Where a redirect from `current` to `location` leads; never from https to anything else. */
+export function redirectTarget(current: string, location: string, what: string): string {
+  const next = new URL(location, current).toString();
+  if (new URL(current).protocol === 'https:' && new URL(next).protocol !== 'https:') {
+    throw new OperationError(
+      `cannot download ${what}: ${displayLocation(current)} redirects to ${displayLocation(next)}, from https to plain http; ctl does not follow it`,
+      { hint: `Use the https location of ${what}, or download it yourself and give the file.` },
+    );
+  }
+  return next;
 }
 
 /** The body, counted as it streams; cancelled past the limit. */
