@@ -155,7 +155,7 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
         options.reporter.emit({
           type: 'step-done',
           step: step.id,
-          message: `${step.title}: done`,
+          message: `${step.title}: ${result.summary ?? 'done'}`,
           data: result.outcome,
         });
         summary.push({ id: step.id, title: step.title, result: 'done', durationMs: clock() - started });
