@@ -14,7 +14,7 @@ const text = (value: unknown): string | undefined =>
 const count = (value: unknown): number => (Array.isArray(value) ? value.length : 0);
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-const DESCRIBE: Record<string, (outcome: Outcome) => string | undefined> = {
+const DESCRIBE: Record<string, (outcome: Outcome, dryRun: boolean) => string | undefined> = {
   preflight: (o) => {
     const checks = o.checks as { pass?: unknown; warn?: unknown } | undefined;
     if (!checks || typeof checks.pass !== 'number') return undefined;
@@ -53,8 +53,8 @@ const DESCRIBE: Record<string, (outcome: Outcome) => string | undefined> = {
     const pods = typeof o.replicas === 'number' ? ` on ${plural(o.replicas, 'pod')}` : '';
     return `cluster Running ${tag}${pods}`;
   },
-  databases: (o) => {
-    const parts = [`${count(o.upgraded)} upgraded`];
+  databases: (o, dryRun) => {
+    const parts = [dryRun ? `would upgrade ${count(o.upgraded)}` : `${count(o.upgraded)} upgraded`];
     if (count(o.skipped) > 0) parts.push(`${count(o.skipped)} left as they were`);
     if (count(o.manual) > 0) parts.push(`${count(o.manual)} to upgrade by hand`);
     if (count(o.heldBack) > 0) parts.push(`${count(o.heldBack)} held back`);
@@ -63,13 +63,13 @@ const DESCRIBE: Record<string, (outcome: Outcome) => string | undefined> = {
 };
 
 /** The summary of a step's result: its own, else the one its outcome gives. */
-export function summarize(stepId: string, result: StepResult): StepResult {
+export function summarize(stepId: string, result: StepResult, dryRun = false): StepResult {
   if (result.summary !== undefined || result.skipped !== undefined || !result.outcome) return result;
-  const summary = DESCRIBE[stepId]?.(result.outcome);
+  const summary = DESCRIBE[stepId]?.(result.outcome, dryRun);
   return summary === undefined ? result : { ...result, summary };
 }
 
 /** The step, its result carrying what it did (above). */
 export function withSummary<S extends Step<D>, D>(step: S): S {
-  return { ...step, run: async (ctx) => summarize(step.id, await step.run(ctx)) };
+  return { ...step, run: async (ctx) => summarize(step.id, await step.run(ctx), ctx.dryRun) };
 }

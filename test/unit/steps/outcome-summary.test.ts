@@ -28,6 +28,7 @@ describe('what a step says it did (issue 34)', () => {
       said('databases', { upgraded: ['a', 'b'], skipped: [{ name: 'c', reason: 'x' }], manual: ['d'] }),
       '2 upgraded, 1 left as they were, 1 to upgrade by hand',
     );
+    assert.equal(summarize('databases', { outcome: { upgraded: ['a'] } }, true).summary, 'would upgrade 1');
     // A skip keeps its own words; a step's own summary wins; an unknown outcome says nothing more.
     assert.deepEqual(summarize('operator', { skipped: 'already 7.8.2-6' }), { skipped: 'already 7.8.2-6' });
     assert.equal(summarize('operator', { summary: 'mine', outcome: {} }).summary, 'mine');
