@@ -189,7 +189,6 @@ describe('any terminal', () => {
     assert.ok(frames.length > 0, 'frames were drawn after the resize');
     const last = frames.at(-1)![1]!;
     for (const line of last.split('\n')) {
-      // eslint-disable-next-line no-control-regex
       const visible = line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
       assert.ok([...visible].length <= 49, `a line wider than the terminal: ${JSON.stringify(visible)}`);
     }
@@ -215,7 +214,7 @@ describe('any terminal', () => {
       assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
       assert.equal(run.code, 143, run.output.slice(-2000));
       assertTerminalLeftClean(run.output, 'SIGTERM');
-      // eslint-disable-next-line no-control-regex
+
       assert.doesNotMatch(run.output, /\u001b\[\d+(;\d+)*m/, 'NO_COLOR: no colour codes');
       assert.match(run.output, /\u001b\[\?7l/, 'NO_COLOR still animates');
       assert.equal(readState(bed.statePath).steps.monitor?.status, 'in-progress');

@@ -48,7 +48,7 @@ function fakeTerminal(columns = 120): {
 }
 
 const bytes = (chunks: readonly string[]): number => chunks.reduce((sum, c) => sum + Buffer.byteLength(c), 0);
-// eslint-disable-next-line no-control-regex
+
 const visible = (line: string): string => line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 
 /** A region driven by hand: `step` advances the clock one timer tick and draws. */
