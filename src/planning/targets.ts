@@ -21,7 +21,7 @@ import { rsVersionOfTag } from '../release/versions.js';
 import { minorVersionOf } from '../release/platforms.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type AvailableRelease, olmAvailableReleases } from './catalog-notes.js';
-import type { CheckId } from './checks.js';
+import type { CheckId } from './checks/index.js';
 import type { Plan } from './plan.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target, TargetSelection } from './target.js';
