@@ -20,7 +20,7 @@ function check(plan: Plan, id: string) {
 }
 
 describe('buildPlan', () => {
-  it('happy path: seven steps, every check passes (but the two about the release), not blocked', () => {
+  it('happy path: seven steps, every check passes (but the three about the release), not blocked', () => {
     const plan = planUpgrade(makeSnapshot(), makeTarget());
     assert.equal(plan.apiVersion, 'ctl/v1');
     assert.equal(plan.kind, 'UpgradePlan');
@@ -71,6 +71,8 @@ describe('buildPlan', () => {
         ['permissions', 'pass'],
         // 7.8.2-6 predates the fix of advisory reaadb-empty-password; nothing here triggers it.
         ['release-advisories', 'warn'],
+        // The cluster runs RS 7.4, whose end of life is 2026-11-30 (near or past it).
+        ['release-rules', 'warn'],
         // Kubernetes 1.32 came out after 7.8.2-6 (1.28-1.31): not in its table.
         ['platform-supported', 'warn'],
       ],
