@@ -67,7 +67,7 @@ export function moduleFix(input: ModuleFixInput): string {
     return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;
   }
   if (!targetHasUserDefinedModulesField(input.targetOperator)) {
-    return `${module} is a user-defined module, which ${input.targetOperator} does not support (its notes: "If you use custom (user-defined) modules, skip this release"): choose ${USER_DEFINED_MODULES_FIELD_FROM} or later, whose cluster resource takes spec.userDefinedModules`;
+    return `${module} is a user-defined module, which ${input.targetOperator} does not support (its notes: "If you use custom (user-defined) modules, skip this release"): choose ${USER_DEFINED_MODULES_FIELD_FROM} or later, whose cluster resource lists user-defined modules`;
   }
   const patch = kubectlMergePatch('rec', cluster.name, cluster.namespace, {
     spec: {
