@@ -47,6 +47,10 @@ function addPlanOptions(command: Command): Command {
         'a release catalog (JSON or YAML, docs/catalog.schema.json) added to the built-in one: releases newer than ctl, their images, platforms, advisories (env CTL_CATALOG)',
       )
       .option(
+        '--allow-http',
+        'let ctl download --catalog, --bundle and the helm index over plain http from another machine (env CTL_ALLOW_HTTP=1); https to http redirects are never followed',
+      )
+      .option(
         '--databases <all|none|names>',
         'databases to upgrade: all, none, or a list such as cache,other-ns/orders',
         'all',
@@ -244,8 +248,9 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
     .option('--state <file>', 'state file (default: the one for the context, namespace and cluster)')
     .addHelpText(
       'after',
-      '\nWith the default file store it reads only the state file and its lock, and\n' +
-        'does not contact the cluster.\n' +
+      '\nIt reads the state and its lock, and the cluster resource the state names, to say\n' +
+        "whether the state is this cluster's (its uid); it writes nothing. With no cluster\n" +
+        'reachable (15 s at most) it shows the state and says it could not check.\n' +
         '\nExamples:\n' +
         '  ctl upgrade status\n' +
         '  ctl upgrade status -n redis --cluster rec -o json\n' +

@@ -286,7 +286,7 @@ function memberRunInput(
     signal,
     reportFile: undefined,
     session: undefined,
-    spinners: undefined,
+    liveDisplay: undefined,
     ...overrides,
   };
 }

@@ -5,16 +5,16 @@ import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
 import {
   createReporter,
+  type LiveDisplayFactory,
   type ProgressReporter,
-  type SpinnerFactory,
-  terminalSpinners,
+  terminalDisplay,
 } from '../io/progress.js';
 import { isStepId, planUpgrade, STEP_IDS, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
-import { resumeCommand, type PlanArgs } from './next-command.js';
+import { nextRunCommand, NO_PLAN_ARGS, resumeCommand, type PlanArgs } from './next-command.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
 import type { UpgradeState } from '../run/state.js';
@@ -46,8 +46,8 @@ export interface RunCommandInput extends SessionInput {
   helmBin: string;
   /** ctl demo passes the in-process session; the CLI opens one. */
   session?: UpgradeSession;
-  /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
-  spinners?: SpinnerFactory;
+  /** For tests: where a terminal's live progress lines go (stderr's terminal by default). */
+  liveDisplay?: LiveDisplayFactory;
   /** `--state-store`: a local file (default) or a ConfigMap and a Lease in the cluster. */
   stateStore?: StateStoreKind;
   /** `--lease-duration`, for the ConfigMap store's Lease. */
@@ -319,6 +319,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             io,
             deps,
             dryRun: input.dryRun,
+            serverDryRun: serverDryRun !== undefined,
             signal: runSignal,
             beforeStep: availability?.beforeStep,
           });
@@ -430,6 +431,15 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           undefined,
           availability && renderAvailabilityMarkdown(availability.entries()),
         );
+        // A run that changed nothing (a dry run, a preflight that stopped) has nothing to
+        // resume: it ends with the plan's Next line, the run to make once the fix is in.
+        const changedNothing =
+          input.dryRun ||
+          (stopped?.result === 'failed' && runThatStoppedInPreflight(stopped, stepIds) !== undefined);
+        if (changedNothing) {
+          const next = nextRunCommand(input.planArgs ?? NO_PLAN_ARGS, plan.target.operator, input.planFile);
+          throw withNextHint(error, next);
+        }
         throw withResumeHint(error, resumeCommand);
       }
       if (verificationFailure) throw verificationFailure;
@@ -560,9 +570,8 @@ async function buildDeps(
 }
 
 async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
-  let spinners = input.spinners;
-  if (!spinners && input.io.canAnimate) spinners = await terminalSpinners();
-  const reporter = createReporter(input.io, spinners);
+  const display = input.liveDisplay ?? (input.io.canAnimate ? terminalDisplay(input.io) : undefined);
+  const reporter = createReporter(input.io, display);
   if (!input.io.isGitHubActions) return reporter;
   const { GitHubActionsReporter } = await import('../io/github.js');
   return new GitHubActionsReporter(reporter, input.io);
@@ -614,6 +623,10 @@ function resumeCommandFor(
   for (const file of input.moduleFiles) parts.push('--module-file', file);
   if (input.yes) parts.push('--yes');
   return parts.map(quoteForShell).join(' ');
+}
+
+function withNextHint(error: unknown, next: string): unknown {
+  return isCtlError(error) ? appendHint(error, `Nothing was changed. Next: ${next}`) : error;
 }
 
 function withResumeHint(error: unknown, resumeCommand: string): unknown {

@@ -12,6 +12,7 @@ import { compareOperatorVersions, parseOperatorVersion } from '../release/versio
 import { type AvailabilityPrediction, predictAvailability } from './availability-prediction.js';
 import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
+import { type PlanParticipant, planParticipants } from './participants.js';
 import { olmRoute } from './olm.js';
 import { requiredPermissionsOf, type StepPermission } from './permissions.js';
 import {
@@ -118,6 +119,11 @@ export interface Plan {
    * `database-availability` warns about those that go down.
    */
   availability?: AvailabilityPrediction | undefined;
+  /**
+   * The remote participants of the Active-Active databases (an addition to CLI.md's shape):
+   * which Secret's credentials went to which host, or why none did (src/planning/participants.ts).
+   */
+  participants?: PlanParticipant[] | undefined;
 }
 
 export interface PlanHop {
@@ -237,6 +243,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     fingerprint: planFingerprint(snapshot, planTarget),
     catalog: planCatalog(snapshot, target),
     availability: predictAvailability(snapshot),
+    ...(planParticipants(snapshot) ? { participants: planParticipants(snapshot) } : {}),
   };
 }
 
