@@ -35,7 +35,11 @@ export function openRunAvailability(input: {
   const unreachable = !input.api || !snapshot.api.reachable;
   const databases = unreachable
     ? []
-    : predictAvailability(snapshot).databases.map((db) => ({ uid: db.uid, namespace: db.namespace, name: db.name }));
+    : predictAvailability(snapshot).databases.map((db) => ({
+        uid: db.uid,
+        namespace: db.namespace,
+        name: db.name,
+      }));
   const why = `not measured: the management API was not reachable when the run started${snapshot.api.error ? ` (${snapshot.api.error})` : ''}`;
   const unmeasured = unreachable
     ? [

@@ -294,7 +294,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       const { runSteps } = await import('../run/runner.js');
       let verificationFailure: Error | undefined;
       const { renderSummaryText, renderVerificationText } = await import('../run/summary.js');
-      const { renderAvailabilityText, renderAvailabilityMarkdown } = await import('../run/availability/render.js');
+      const { renderAvailabilityText, renderAvailabilityMarkdown } =
+        await import('../run/availability/render.js');
       const { reportSteps } = await import('../run/report.js');
       try {
         for (;;) {
@@ -379,7 +380,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           if (availability) record.availability = availability.entries();
           const verificationText = [
             verification && renderVerificationText(verification),
-            availability && renderAvailabilityText(availability.entries(), availability.measurement.describe()),
+            availability &&
+              renderAvailabilityText(availability.entries(), availability.measurement.describe()),
           ]
             .filter(Boolean)
             .join('\n');

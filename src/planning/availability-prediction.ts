@@ -75,7 +75,12 @@ function predict(snapshot: Snapshot): AvailabilityPrediction {
   const roll = rollOrder(clusterName, podCount, nodeUids);
   const rollOrderNames = roll.map((step) => step.pod);
   if (!api.reachable)
-    return { predicted: false, why: 'the management API was not read', rollOrder: rollOrderNames, databases: [] };
+    return {
+      predicted: false,
+      why: 'the management API was not read',
+      rollOrder: rollOrderNames,
+      databases: [],
+    };
   const shardsRead = api.shards;
   const shards = shardsRead?.read ? shardsRead.shards : undefined;
   const byUid = new Map<number, ShardPlacement[]>();

@@ -6,7 +6,11 @@
 
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
-import type { AvailabilityPrediction, DatabasePrediction, PredictedAvailability } from './availability-prediction.js';
+import type {
+  AvailabilityPrediction,
+  DatabasePrediction,
+  PredictedAvailability,
+} from './availability-prediction.js';
 
 const MAX_ROWS = 20;
 
@@ -26,9 +30,11 @@ const WORDS: Record<PredictedAvailability, string> = {
 
 export function renderAvailabilityPrediction(prediction: AvailabilityPrediction, p: Paint): string[] {
   const s = oneLine;
-  const order = prediction.rollOrder.length > 0 ? ` (${s(prediction.rollOrder.join(', '))}, one pod at a time)` : '';
+  const order =
+    prediction.rollOrder.length > 0 ? ` (${s(prediction.rollOrder.join(', '))}, one pod at a time)` : '';
   const out = [p.bold(`Availability during the roll${order}`)];
-  if (!prediction.predicted && prediction.why) out.push(p.yellow(`  not predicted for every database: ${s(prediction.why)}`));
+  if (!prediction.predicted && prediction.why)
+    out.push(p.yellow(`  not predicted for every database: ${s(prediction.why)}`));
   const sorted = [...prediction.databases].sort(
     (a, b) => ORDER[a.prediction] - ORDER[b.prediction] || nameOf(a).localeCompare(nameOf(b)),
   );
@@ -38,10 +44,18 @@ export function renderAvailabilityPrediction(prediction: AvailabilityPrediction,
     db.replication === null ? '?' : db.replication ? 'yes' : 'no',
     db.shards === null ? '?' : String(db.shards),
     WORDS[db.prediction],
-    s(db.pods.length > 0 ? db.pods.map((step) => step.pod).join(', ') : db.prediction === 'unknown' ? db.why : '-'),
+    s(
+      db.pods.length > 0
+        ? db.pods.map((step) => step.pod).join(', ')
+        : db.prediction === 'unknown'
+          ? db.why
+          : '-',
+    ),
   ]);
   const header = ['database', 'replication', 'shards', 'prediction', 'when'];
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))

@@ -34,7 +34,10 @@ export async function readShards(reader: ShardReader): Promise<ShardsRead> {
       })),
     };
   } catch (error) {
-    return { read: false, why: `GET /v1/shards failed: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      read: false,
+      why: `GET /v1/shards failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 

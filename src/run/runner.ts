@@ -117,7 +117,13 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
           message: stopped.message,
           data: stopped.hint ? { hint: stopped.hint } : undefined,
         });
-        summary.push({ id: step.id, title: step.title, result: 'not run', durationMs: 0, message: stopped.message });
+        summary.push({
+          id: step.id,
+          title: step.title,
+          result: 'not run',
+          durationMs: 0,
+          message: stopped.message,
+        });
         continue;
       }
     }

@@ -145,7 +145,10 @@ describe('measured availability', { timeout: 600_000 }, () => {
       async (sim) => {
         const stopped = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--max-unavailable', '1s']);
         assertExit(stopped, 8, 'run with --max-unavailable');
-        assert.match(stopped.stderr, /database vault-east\/ledgers \(bdb \d+\) was unavailable for \d+\.\d s/);
+        assert.match(
+          stopped.stderr,
+          /database vault-east\/ledgers \(bdb \d+\) was unavailable for \d+\.\d s/,
+        );
         assert.match(stopped.stderr, /while rec-\d restarted, longer than --max-unavailable 1s/);
         assert.match(stopped.stderr, /stopped before the databases step/);
         assert.doesNotMatch(stopped.stderr, /cashbook \(bdb/);
@@ -184,10 +187,11 @@ describe('measured availability', { timeout: 600_000 }, () => {
   it('1,000 databases: the management API rate stays within the bound and the report lists all', async () => {
     const scenario = file(
       'avail-thousand-tills',
-      scenarioYaml('avail-thousand-tills', [], [
-        'generate:',
-        '  databases: { count: 1000, version: "7.2", prefix: till }',
-      ]).replace('databases:\n', 'databases: []\n'),
+      scenarioYaml(
+        'avail-thousand-tills',
+        [],
+        ['generate:', '  databases: { count: 1000, version: "7.2", prefix: till }'],
+      ).replace('databases:\n', 'databases: []\n'),
     );
     const timing = { operatorStart: 0, podRestart: 1, databaseUpgrade: 0, failover: 0.2 };
     await withUpgradeSim(
@@ -202,10 +206,15 @@ describe('measured availability', { timeout: 600_000 }, () => {
         assertExit(run, 0, 'run');
         const written = JSON.parse(readFileSync(report, 'utf8')) as { availability?: Entry[] };
         assert.equal(written.availability?.length, 1000);
-        assert.ok(written.availability?.every((entry) => entry.measured), 'every database measured');
-        const monitor = (JSON.parse(readFileSync(report, 'utf8')) as { steps: { id: string; startedAt?: string; finishedAt?: string }[] }).steps.find(
-          (step) => step.id === 'monitor',
+        assert.ok(
+          written.availability?.every((entry) => entry.measured),
+          'every database measured',
         );
+        const monitor = (
+          JSON.parse(readFileSync(report, 'utf8')) as {
+            steps: { id: string; startedAt?: string; finishedAt?: string }[];
+          }
+        ).steps.find((step) => step.id === 'monitor');
         const from = Date.parse(monitor?.startedAt ?? '');
         const to = Date.parse(monitor?.finishedAt ?? '');
         assert.ok(Number.isFinite(from) && Number.isFinite(to), 'the monitor step has its times');
@@ -215,7 +224,10 @@ describe('measured availability', { timeout: 600_000 }, () => {
         });
         assert.ok(during.length > 0, 'the management API was asked during the roll');
         const peak = peakRequests(during, 1000);
-        assert.ok(peak <= 20, `at most 20 requests a second to the management API during the roll, saw ${peak}`);
+        assert.ok(
+          peak <= 20,
+          `at most 20 requests a second to the management API during the roll, saw ${peak}`,
+        );
       },
       { timing },
     );

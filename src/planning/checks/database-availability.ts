@@ -31,7 +31,10 @@ function checkDatabaseAvailability({ snapshot }: CheckInput): Outcome {
   }
   if (unknown.length > 0) {
     return warn(
-      `cannot predict the availability of ${list(unknown.map((db) => `${name(db)} (${db.why})`), 5)}`,
+      `cannot predict the availability of ${list(
+        unknown.map((db) => `${name(db)} (${db.why})`),
+        5,
+      )}`,
       'Give the management API user a role that may read shards (view_bdb_info), then plan again.',
     );
   }

@@ -138,11 +138,7 @@ function entryOf(record: DatabaseRecord, now: number): AvailabilityEntry {
     outages.push({ start: iso(record.open.start), end: iso(end), pod: record.open.pod, ongoing: true });
   }
   const downMs = record.outages.reduce((sum, outage) => sum + (outage.end - outage.start), 0) + openMs;
-  const longestOutageMs = Math.max(
-    0,
-    ...record.outages.map((outage) => outage.end - outage.start),
-    openMs,
-  );
+  const longestOutageMs = Math.max(0, ...record.outages.map((outage) => outage.end - outage.start), openMs);
   const base = {
     namespace: record.namespace,
     name: record.name,

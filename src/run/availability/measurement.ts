@@ -182,7 +182,10 @@ export class AvailabilityMeasurement {
     over.sort((a, b) => b.ms - a.ms);
     const worst = over[0] as (typeof over)[number];
     const name = worst.db.namespace ? `${worst.db.namespace}/${worst.db.name}` : worst.db.name;
-    const others = over.length > 1 ? ` (and ${over.length - 1} more outage${over.length > 2 ? 's' : ''} over the limit)` : '';
+    const others =
+      over.length > 1
+        ? ` (and ${over.length - 1} more outage${over.length > 2 ? 's' : ''} over the limit)`
+        : '';
     return new AvailabilityLimitError(
       `database ${name} (bdb ${worst.db.uid}) was unavailable for ${formatMs(worst.ms)} from ${new Date(worst.start).toISOString()}` +
         `${worst.pod ? ` while ${worst.pod} restarted` : ''}, longer than --max-unavailable ${formatDuration(max)}${others}; ` +
@@ -236,7 +239,8 @@ export class AvailabilityMeasurement {
 }
 
 function isReady(pod: KubeObject): boolean {
-  const conditions = (pod.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions;
+  const conditions = (pod.status as { conditions?: { type?: string; status?: string }[] } | undefined)
+    ?.conditions;
   return Array.isArray(conditions) && conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 

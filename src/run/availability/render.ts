@@ -35,7 +35,8 @@ function rowsOf(entries: readonly AvailabilityEntry[]): { rows: Row[]; restNote:
         : `${rest.length} more database${rest.length === 1 ? '' : 's'} (the JSON result lists each)`;
   const rows = shown.map((entry) => ({
     database: nameOf(entry),
-    availability: entry.measured && entry.availability !== null ? percent(entry.availability) : 'not measured',
+    availability:
+      entry.measured && entry.availability !== null ? percent(entry.availability) : 'not measured',
     longest: entry.measured ? seconds(entry.longestOutageMs) : '-',
     outages: String(entry.outages.length),
     pods: [...new Set(entry.outages.map((outage) => outage.pod ?? 'none'))].join(', ') || '-',

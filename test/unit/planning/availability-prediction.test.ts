@@ -11,7 +11,10 @@ import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
 type Shards = { bdbUid: number; nodeUid: number; role: string; slots: string }[];
 
 /** Two more databases beside the fixture's db1, in namespace `pay`. */
-function withDatabases(shards: Shards, bdbs: { uid: number; name: string; replication?: boolean }[]): Snapshot {
+function withDatabases(
+  shards: Shards,
+  bdbs: { uid: number; name: string; replication?: boolean }[],
+): Snapshot {
   return makeSnapshot((s) => {
     for (const bdb of bdbs) {
       s.api.bdbs.push({ uid: bdb.uid, name: bdb.name, redis_version: '7.2', replication: bdb.replication });
@@ -116,7 +119,10 @@ test('the table shows at most 20 rows and counts the rest', () => {
     { bdbUid: bdb.uid, nodeUid: 1, role: 'master', slots: '0-16383' },
     { bdbUid: bdb.uid, nodeUid: 3, role: 'slave', slots: '0-16383' },
   ]);
-  const lines = renderAvailabilityPrediction(predictAvailability(withDatabases(shards, bdbs)), paintOf(false));
-  assert.equal(lines.filter((line) => /^  \S+\/\S+ .*fails over/.test(line)).length, 20);
+  const lines = renderAvailabilityPrediction(
+    predictAvailability(withDatabases(shards, bdbs)),
+    paintOf(false),
+  );
+  assert.equal(lines.filter((line) => /^ {2}\S+\/\S+ .*fails over/.test(line)).length, 20);
   assert.match(lines.at(-1) ?? '', /and 11 more: 11 fails over/);
 });

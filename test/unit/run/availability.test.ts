@@ -107,7 +107,10 @@ test('the poller: each database asked when they fit; 503 is down, 404 db_not_fou
     [1, 2, 3, 4].map((uid) => round.samples.get(uid)?.seen),
     ['up', 'down', 'unseen', 'unseen'],
   );
-  assert.ok(asked.every((request) => request.once === true), 'never retried: a 503 is an answer');
+  assert.ok(
+    asked.every((request) => request.once === true),
+    'never retried: a 503 is an answer',
+  );
   assert.equal(poller.hasAvailabilityApi, true);
   // Paced at 10 a second: four requests wait 0, 100, 200, 300 ms.
   assert.deepEqual(clock.sleeps, [100, 100, 100]);
@@ -123,7 +126,14 @@ test('the poller: before 7.8 (the path unknown) the shard list decides, one requ
         return ok([
           { uid: '1', bdb_uid: 1, node_uid: '1', role: 'master', status: 'active', detailed_status: 'ok' },
           { uid: '2', bdb_uid: 1, node_uid: '2', role: 'slave', status: 'inactive', detailed_status: 'down' },
-          { uid: '3', bdb_uid: 2, node_uid: '2', role: 'master', status: 'inactive', detailed_status: 'down' },
+          {
+            uid: '3',
+            bdb_uid: 2,
+            node_uid: '2',
+            role: 'master',
+            status: 'inactive',
+            detailed_status: 'down',
+          },
         ]);
       return answer(404, { error_code: 'not_found', message: 'No such endpoint' });
     },
@@ -226,7 +236,10 @@ test('the measurement: --max-unavailable names the database, the pod and the out
   await measurement.stop();
   assert.ok(stop, 'the end of rec-1 restart is a safe point under OnDelete');
   assert.equal(stop.exitCode, ExitCode.unavailable);
-  assert.match(stop.message, /database pay\/orders \(bdb 7\) was unavailable for \d\.\d s .* while rec-1 restarted/);
+  assert.match(
+    stop.message,
+    /database pay\/orders \(bdb 7\) was unavailable for \d\.\d s .* while rec-1 restarted/,
+  );
   assert.match(stop.message, /longer than --max-unavailable 1s/);
   // Acknowledged: the resume goes on past it.
   const state = measurement.toState();
