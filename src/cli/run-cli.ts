@@ -69,6 +69,11 @@ function commanderExit(error: Error & { code: string }): number {
 function report(error: unknown, io: Io): number {
   // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
   const showStack = io.verbose >= 2;
+  if (isCtlError(error) && error.exitCode === ExitCode.ok) {
+    // A declined prompt: what happened, no `error:` (src/errors.ts NotConfirmedError).
+    io.info(error.message);
+    return ExitCode.ok;
+  }
   if (isCtlError(error)) {
     io.error(error.message);
     if (error.hint) io.hint(error.hint);
