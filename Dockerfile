@@ -6,7 +6,7 @@
 #   docker build -t registry.example.com/ctl:0.1.0 .
 #   docker run --rm registry.example.com/ctl:0.1.0 --version
 #
-# The entrypoint is ctl: `docker run IMAGE upgrade plan --to 7.8.2-6`. deploy/job.yaml runs it
+# The entrypoint is ctl: `docker run IMAGE upgrade plan --to 8.2.0-18`. deploy/job.yaml runs it
 # as a Job; docs/install.md has the details.
 
 ARG NODE_MAJOR=24
