@@ -28,7 +28,7 @@ export function register(program: Command, runtime: Runtime): void {
           import('../completion/tree.js'),
           import('../completion/scripts.js'),
           import('../steps/index.js'),
-          import('../planning/target.js'),
+          import('../planning/checks/index.js'),
           import('../release/catalog.js'),
         ]);
       // Values commander does not know as `choices` (they are checked where they are used).

@@ -1,4 +1,4 @@
-import { CHECK_IDS } from '../planning/target.js';
+import { CHECK_IDS } from '../planning/checks/index.js';
 import { STEP_IDS } from '../steps/index.js';
 
 /**

@@ -240,8 +240,9 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
     .option('--state <file>', 'state file (default: the one for the context, namespace and cluster)')
     .addHelpText(
       'after',
-      '\nWith the default file store it reads only the state file and its lock, and\n' +
-        'does not contact the cluster.\n' +
+      '\nIt reads the state and its lock, and the cluster resource the state names, to say\n' +
+        "whether the state is this cluster's (its uid); it writes nothing. With no cluster\n" +
+        'reachable (15 s at most) it shows the state and says it could not check.\n' +
         '\nExamples:\n' +
         '  ctl upgrade status\n' +
         '  ctl upgrade status -n redis --cluster rec -o json\n' +

@@ -22,7 +22,7 @@ import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
-import { resumeCommand, type PlanArgs } from './next-command.js';
+import { nextRunCommand, NO_PLAN_ARGS, resumeCommand, type PlanArgs } from './next-command.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
 import type { UpgradeState } from '../run/state.js';
@@ -312,6 +312,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             io,
             deps,
             dryRun: input.dryRun,
+            serverDryRun: serverDryRun !== undefined,
             signal: runSignal,
           });
           state = outcome.state;
@@ -409,6 +410,15 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         if (io.output === 'text' && summary.length > 0)
           writeResult(io, `${renderSummaryText(summary)}\nresult: ${result}`);
         await writeCiSummary(input, result, summary);
+        // A run that changed nothing (a dry run, a preflight that stopped) has nothing to
+        // resume: it ends with the plan's Next line, the run to make once the fix is in.
+        const changedNothing =
+          input.dryRun ||
+          (stopped?.result === 'failed' && runThatStoppedInPreflight(stopped, stepIds) !== undefined);
+        if (changedNothing) {
+          const next = nextRunCommand(input.planArgs ?? NO_PLAN_ARGS, plan.target.operator, input.planFile);
+          throw withNextHint(error, next);
+        }
         throw withResumeHint(error, resumeCommand);
       }
       if (verificationFailure) throw verificationFailure;
@@ -591,6 +601,10 @@ function resumeCommandFor(
   for (const file of input.moduleFiles) parts.push('--module-file', file);
   if (input.yes) parts.push('--yes');
   return parts.map(quoteForShell).join(' ');
+}
+
+function withNextHint(error: unknown, next: string): unknown {
+  return isCtlError(error) ? appendHint(error, `Nothing was changed. Next: ${next}`) : error;
 }
 
 function withResumeHint(error: unknown, resumeCommand: string): unknown {

@@ -2,7 +2,7 @@
  * Multi-hop upgrades: when the cluster cannot reach the target in one supported hop, the
  * releases to go through first, each a full upgrade (operator, cluster, databases).
  *
- * The hop rules are the ones the checks enforce (src/planning/checks.ts), here as data:
+ * The hop rules are the ones the checks enforce (src/planning/checks/), here as data:
  * - a cluster on a RHEL7 OpenShift image keeps RHEL7 images up to LAST_OPENSHIFT_RHEL7_RELEASE
  *   and only then moves on (DOCS kubernetes/7.4.6/upgrade/openshift-cli.md) — check upgrade-path;
  * - targets from RHEL9_TARGETS_FROM need operator and cluster at MIN_OPERATOR_FOR_RHEL9_TARGETS
@@ -31,7 +31,7 @@ import {
   parseOperatorVersion,
   parseRsVersion,
 } from '../release/versions.js';
-import type { CheckId, CheckResult } from './checks.js';
+import type { CheckId, CheckResult } from './checks/index.js';
 import { olmHeadForHop } from './olm.js';
 import { resolveUpgrade } from './resolve.js';
 import type { Snapshot } from './snapshot.js';

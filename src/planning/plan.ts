@@ -9,7 +9,7 @@ import { siblingLocation } from '../kube/bundle.js';
 import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
-import { type CheckResult, isBlocked, runChecks } from './checks.js';
+import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
 import { olmRoute } from './olm.js';
 import { requiredPermissionsOf, type StepPermission } from './permissions.js';

@@ -12,7 +12,7 @@ import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
 import { describeCatalog } from './catalog-notes.js';
 import { describePlanChanges } from './plan-changes.js';
-import type { CheckStatus } from './checks.js';
+import type { CheckStatus } from './checks/index.js';
 import type { Plan } from './plan.js';
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;

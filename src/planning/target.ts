@@ -6,6 +6,7 @@
  */
 
 import { UsageError } from '../errors.js';
+import { CHECK_IDS, type CheckId, isCheckId } from './checks/index.js';
 import { isKnownOperatorVersion } from '../release/catalog.js';
 import {
   formatDatabaseVersion,
@@ -15,34 +16,6 @@ import {
   requireImageTag,
   requireOperatorVersion,
 } from '../release/versions.js';
-
-export const CHECK_IDS = [
-  'cluster-found',
-  'cluster-running',
-  'license-valid',
-  'operator-min-version',
-  'upgrade-path',
-  'target-available',
-  'database-min-version',
-  'database-version-supported',
-  'modules-compatible',
-  'auto-upgrade-digest',
-  'helm-release-healthy',
-  'operator-method',
-  'olm-cluster-name',
-  'olm-approval',
-  'admission-tls',
-  'api-reachable',
-  'permissions',
-  'release-advisories',
-  'platform-supported',
-] as const;
-
-export type CheckId = (typeof CHECK_IDS)[number];
-
-export function isCheckId(value: string): value is CheckId {
-  return (CHECK_IDS as readonly string[]).includes(value);
-}
 
 export const METHODS = ['auto', 'helm', 'bundle', 'olm'] as const;
 export type MethodChoice = (typeof METHODS)[number];

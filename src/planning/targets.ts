@@ -14,7 +14,7 @@ import { advisoriesAffecting } from '../release/advisories.js';
 import { gitTagFor, knownOperatorVersions } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type AvailableRelease, olmAvailableReleases } from './catalog-notes.js';
-import type { CheckId } from './checks.js';
+import type { CheckId } from './checks/index.js';
 import type { Plan } from './plan.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target, TargetSelection } from './target.js';

@@ -484,7 +484,7 @@ async function upgradeOne(
     await ctx.deps.kubeWriter.mergePatch(ref, body);
   } else {
     ctx.progress(
-      `${label}: ${versionPath.slice(1).join('.')} is already ${item.version}; waiting for the operator`,
+      `${label}: ${versionPath.slice(1).join('.')} is already ${item.version}; ${ctx.dryRun ? 'would wait' : 'waiting'} for the operator`,
     );
   }
   // Nothing was patched in dry-run, so there is nothing to wait for.

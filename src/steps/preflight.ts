@@ -19,7 +19,7 @@ import { stringify } from 'yaml';
 import { PreflightError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
 import { readObject } from '../kube/write.js';
-import type { CheckResult } from '../planning/checks.js';
+import type { CheckResult } from '../planning/checks/index.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import { checkHelmClient } from './helm-client.js';
 import type { StepContext, StepResult } from '../run/step.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { main } from '../../src/main.js';
-import { CHECK_IDS } from '../../src/planning/target.js';
+import { CHECK_IDS } from '../../src/planning/checks/index.js';
 import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree } from '../helpers/command-tree.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';

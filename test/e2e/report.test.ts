@@ -143,7 +143,9 @@ describe('ctl upgrade run --report', () => {
     assert.equal(report.failedStep, 'preflight');
     assert.equal(report.error?.exitCode, 3);
     assert.match(report.error?.message ?? '', /modules-compatible/);
-    assert.match(report.error?.hint ?? '', /resume with: ctl upgrade run --to 7\.8\.2-6/);
+    // A preflight that stopped changed nothing: the plan's Next line, not "resume with" (issue 36).
+    assert.match(report.error?.hint ?? '', /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6/);
+    assert.doesNotMatch(report.error?.hint ?? '', /resume with/);
     assert.match(report.resumeCommand ?? '', /^ctl upgrade run --to 7\.8\.2-6 /);
     assert.deepEqual(
       report.steps.map((s) => s.result),

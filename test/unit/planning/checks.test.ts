@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CHECK_IDS, type CheckResult, isBlocked, runChecks } from '../../../src/planning/checks.js';
+import { CHECK_IDS, type CheckResult, isBlocked, runChecks } from '../../../src/planning/checks/index.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
 import { REQUIRED_PERMISSIONS, STEP_IDS } from '../../../src/steps/index.js';

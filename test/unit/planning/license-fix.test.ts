@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runChecks } from '../../../src/planning/checks.js';
+import { runChecks } from '../../../src/planning/checks/index.js';
 import { toCluster } from '../../../src/planning/snapshot.js';
 import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
 import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../src/kube/reads.js';
-import { runChecks } from '../../../src/planning/checks.js';
+import { runChecks } from '../../../src/planning/checks/index.js';
 import { buildClusterPatch } from '../../../src/planning/cluster-patch.js';
 import { toCluster } from '../../../src/planning/snapshot.js';
 import { createClusterStep } from '../../../src/steps/cluster.js';

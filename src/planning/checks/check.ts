@@ -1,0 +1,55 @@
+/**
+ * What every check is made of (CLI.md "Check ids"): a pure function of the snapshot and the
+ * target that says pass, warn or fail, what it saw, and — when not passing — the exact command
+ * or field that fixes it. One check per module in this folder; index.ts runs them in order.
+ */
+
+import type { RequiredPermission } from '../permissions.js';
+import type { ResolvedUpgrade } from '../resolve.js';
+import type { ClusterSnapshot, Snapshot } from '../snapshot.js';
+import type { Target } from '../target.js';
+
+export type CheckStatus = 'pass' | 'warn' | 'fail';
+
+/** What a check decides: its status, what it saw, and the fix ('' when passing). */
+export interface Outcome {
+  status: CheckStatus;
+  message: string;
+  /** The command or field that fixes it; '' when passing. */
+  fix: string;
+}
+
+/** What every check reads: all of it was read once, before planning (a check makes no request). */
+export interface CheckInput {
+  snapshot: Snapshot;
+  target: Target;
+  resolved: ResolvedUpgrade;
+  /** Every permission the steps need (src/steps/index.ts REQUIRED_PERMISSIONS). */
+  required: readonly RequiredPermission[];
+}
+
+export interface Check<Id extends string = string> {
+  /** Its id in CLI.md "Check ids" (also what `--ignore-check` names). */
+  readonly id: Id;
+  /**
+   * True when the check reads the cluster resource: without one it cannot say anything, and
+   * warns "not checked" instead of running (cluster-found says what is missing).
+   */
+  readonly needsCluster?: boolean;
+  readonly run: (input: CheckInput) => Outcome;
+}
+
+export const pass = (message: string): Outcome => ({ status: 'pass', message, fix: '' });
+export const warn = (message: string, fix = ''): Outcome => ({ status: 'warn', message, fix });
+export const fail = (message: string, fix: string): Outcome => ({ status: 'fail', message, fix });
+
+/** The cluster resource, for a check marked `needsCluster` (runChecks guarantees it). */
+export function clusterOf(input: CheckInput): ClusterSnapshot {
+  return input.snapshot.cluster as ClusterSnapshot;
+}
+
+/** `a, b, c and 4 more`: at most `max` items of a list. */
+export function list(items: string[], max = 10): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}

@@ -1,0 +1,41 @@
+/**
+ * `cluster-found`: the cluster resource ctl will upgrade exists, and is one: reads the namespace's
+ * RedisEnterpriseClusters (and --cluster). Fails when there is none, or several and no --cluster;
+ * the fix names the flag or how to find the namespace.
+ */
+
+import { kubectl } from '../equivalent-commands.js';
+import { type Check, type CheckInput, fail, type Outcome, pass } from './check.js';
+
+function checkClusterFound({ snapshot }: CheckInput): Outcome {
+  const { namespace, clusterCandidates: found, requestedCluster } = snapshot;
+  if (snapshot.cluster) {
+    return pass(
+      `cluster resource ${snapshot.cluster.name} in namespace ${namespace} (${snapshot.dialect} dialect, ${snapshot.platform})`,
+    );
+  }
+  if (requestedCluster !== undefined) {
+    return fail(
+      `no cluster resource named ${requestedCluster} in namespace ${namespace}` +
+        (found.length > 0 ? `; found: ${found.join(', ')}` : ''),
+      found.length > 0
+        ? `Pass --cluster ${found[0]}.`
+        : `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+    );
+  }
+  if (found.length === 0) {
+    return fail(
+      `no RedisEnterpriseCluster in namespace ${namespace}`,
+      `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+    );
+  }
+  return fail(
+    `${found.length} cluster resources in namespace ${namespace}: ${found.join(', ')}`,
+    `Pass --cluster <name>, e.g. --cluster ${found[0]}.`,
+  );
+}
+
+export const clusterFoundCheck = {
+  id: 'cluster-found',
+  run: checkClusterFound,
+} as const satisfies Check;

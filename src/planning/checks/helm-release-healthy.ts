@@ -1,0 +1,54 @@
+/**
+ * `helm-release-healthy`: under helm, the operator's release can be upgraded: reads the helm
+ * release record the operator Deployment points at (its status and revisions). A pending release
+ * fails (helm refuses another upgrade), with the rollback; a bundle over a helm release warns.
+ */
+
+import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
+
+function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
+  const release = snapshot.helmRelease;
+  const ns = resolved.helm.namespace;
+  if (resolved.method === 'olm') return pass('the operator is installed by OLM, not helm');
+  if (resolved.method === 'bundle') {
+    if (release) {
+      return warn(
+        `the operator belongs to helm release ${release.name}, but the method is bundle: helm's record would go stale`,
+        'Drop --method bundle (or pass --method helm).',
+      );
+    }
+    return pass('the operator is not installed by helm');
+  }
+  if (!release) {
+    return fail(
+      'method helm, but the operator Deployment carries no helm release labels',
+      `Use --method bundle, or adopt the operator: helm install ${resolved.helm.release} ${resolved.helm.chart}${resolved.helm.repo ? ` --repo ${resolved.helm.repo}` : ''} -n ${ns} --take-ownership`,
+    );
+  }
+  const status = release.status;
+  if (status === 'deployed')
+    return pass(`helm release ${release.name} revision ${release.revision} deployed`);
+  if (status.startsWith('pending-')) {
+    return fail(
+      `helm release ${release.name} revision ${release.revision} is ${status}: helm refuses another upgrade`,
+      release.lastDeployedRevision
+        ? `Roll back to the last deployed revision: helm rollback ${release.name} ${release.lastDeployedRevision} -n ${release.namespace}`
+        : `Inspect it: helm history ${release.name} -n ${release.namespace}`,
+    );
+  }
+  if (status === 'failed') {
+    return warn(
+      `helm release ${release.name} revision ${release.revision} failed; the upgrade will retry it`,
+      `Inspect it: helm history ${release.name} -n ${release.namespace}`,
+    );
+  }
+  return fail(
+    `helm release ${release.name}: ${status === 'not-found' ? 'no release record found' : `status ${status}`}`,
+    `Inspect it: helm status ${release.name} -n ${release.namespace}`,
+  );
+}
+
+export const helmReleaseHealthyCheck = {
+  id: 'helm-release-healthy',
+  run: checkHelmRelease,
+} as const satisfies Check;

@@ -1,0 +1,40 @@
+/**
+ * `olm-approval`: under OLM, approval cannot carry the operator past the target: reads the
+ * Subscription's approval and the head of its channel. Automatic approval with a head past the
+ * target warns.
+ */
+
+import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
+import { csvVersion, olmRoute } from '../olm.js';
+import { type Check, type CheckInput, type Outcome, pass, warn } from './check.js';
+
+/**
+ * Automatic approval installs whatever the subscribed channel's head is. When that head is past
+ * the target, OLM can move the operator beyond it as soon as it resolves: say so, with the fix.
+ */
+function checkOlmApproval({ snapshot, target, resolved }: CheckInput): Outcome {
+  const olm = snapshot.olm;
+  const sub = olm?.subscription;
+  if (resolved.method !== 'olm' || !olm || !sub) return pass('the operator is not upgraded through OLM here');
+  if (sub.approval !== 'Automatic')
+    return pass(`Subscription ${sub.name}: Manual approval, ctl approves only the target`);
+  const route = olmRoute(olm, target.operator);
+  const head = csvVersion(route.channelHead);
+  const headParsed = parseOperatorVersion(head ?? '');
+  const wanted = parseOperatorVersion(target.operator);
+  if (head && headParsed && wanted && compareOperatorVersions(headParsed, wanted) > 0) {
+    const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+    return warn(
+      `Subscription ${sub.name} approves automatically and the head of its channel ${sub.channel ?? '?'} is ${head}, past the target ${target.operator}: OLM may install ${head}`,
+      `Switch to Manual approval: oc patch subscription ${sub.name} -n ${ns} --type merge -p '{"spec":{"installPlanApproval":"Manual"}}' — or target the head: --to ${head}`,
+    );
+  }
+  return pass(
+    `Subscription ${sub.name}: Automatic approval; OLM installs the head of channel ${route.targetChannel ?? sub.channel ?? '?'} (${route.targetCsv})`,
+  );
+}
+
+export const olmApprovalCheck = {
+  id: 'olm-approval',
+  run: checkOlmApproval,
+} as const satisfies Check;

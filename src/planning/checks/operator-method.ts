@@ -1,0 +1,94 @@
+/**
+ * `operator-method`: the method can upgrade the operator: reads who owns the operator Deployment (a
+ * CSV and its Subscription, helm labels) and, under OLM, the PackageManifest's channels. A method
+ * the owner undoes, or a target OLM does not offer as a channel's head, fails with the method or
+ * target that works.
+ */
+
+import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
+import { csvVersion, olmRoute, olmUpgradeCommands, subscriptionChannelCommand } from '../olm.js';
+import { type Check, type CheckInput, fail, type Outcome, pass } from './check.js';
+
+/**
+ * OperatorHub installs belong to OLM: it puts back whatever a bundle or helm applies over the
+ * operator Deployment, and upgrades only through the Subscription and its InstallPlan (DOCS
+ * `kubernetes/upgrade/upgrade-olm.md`; redis-facts.md §12). With method olm ctl drives that:
+ * it needs the channel whose head is the target (from the PackageManifest, src/planning/olm.ts).
+ */
+function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcome {
+  const olm = snapshot.olm;
+  if (!olm) {
+    if (resolved.method === 'olm') {
+      return fail(
+        'method olm, but no ClusterServiceVersion owns the operator Deployment',
+        'Drop --method olm: the operator is upgraded by helm or from the bundle.',
+      );
+    }
+    return pass(
+      resolved.method === 'helm'
+        ? 'the operator is upgraded by helm'
+        : 'the operator is upgraded from the release bundle',
+    );
+  }
+  const sub = olm.subscription;
+  const owner = sub
+    ? `Subscription ${sub.name}, channel ${sub.channel ?? '?'}, approval ${sub.approval ?? '?'}, CSV ${olm.csv}`
+    : `CSV ${olm.csv}${olm.readError ? `; the Subscription could not be read: ${olm.readError}` : ''}`;
+  const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+  const commands = olmUpgradeCommands(olm, ns, target.operator)
+    .map((step) => step.command)
+    .join(' && ');
+  if (resolved.method !== 'olm') {
+    return fail(
+      `the operator is installed by OLM (${owner}): OLM puts back any ${resolved.method} change to its Deployment, so --method ${resolved.method} cannot upgrade it`,
+      `Drop --method ${resolved.method}: ctl upgrades it through OLM (or run: ${commands})`,
+    );
+  }
+  const current = parseOperatorVersion(resolved.operator.current ?? '');
+  const wanted = parseOperatorVersion(target.operator);
+  if (current && wanted && compareOperatorVersions(current, wanted) >= 0) {
+    return pass(`the operator is installed by OLM (${owner}) and already runs ${resolved.operator.current}`);
+  }
+  if (!sub) {
+    return fail(
+      `the operator is installed by OLM (${owner}), but its Subscription was not found`,
+      `Check the Subscription: oc get subscription -n ${ns}; ctl needs get, list, watch and patch on subscriptions.operators.coreos.com in ${ns}.`,
+    );
+  }
+  const route = olmRoute(olm, target.operator);
+  if (route.problem) {
+    const fix = olm.channels
+      ? headAdvice(olm.channels, target.operator)
+      : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with kubectl auth can-i get packagemanifests -n ${ns}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
+    return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
+  }
+  const how = route.channelHasTarget
+    ? `channel ${route.channel ?? '?'} offers ${route.targetCsv}`
+    : `ctl switches the channel from ${route.channel ?? '?'} to ${route.targetChannel ?? '?'}, whose head is ${route.targetCsv}`;
+  const approval =
+    sub.approval === 'Automatic'
+      ? 'OLM approves its InstallPlan (Automatic)'
+      : `ctl approves the InstallPlan of ${route.targetCsv} and no other`;
+  return pass(`the operator is installed by OLM (${owner}): ${how}; ${approval}`);
+}
+
+/**
+ * OLM installs a channel's head: the head of the target's own release line first (`7.22.0-17`
+ * for 7.22.0-11), with the command, then every channel's head.
+ */
+function headAdvice(
+  channels: readonly { name: string; currentCSV?: string | undefined }[],
+  target: string,
+): string {
+  const headOf = (c: { currentCSV?: string | undefined }) => csvVersion(c.currentCSV) ?? c.currentCSV ?? '?';
+  const line = channels.find((c) => c.name === target.split('-')[0]);
+  const all = `every channel's head: ${channels.map((c) => `${c.name}: ${headOf(c)}`).join(', ')}`;
+  return line
+    ? `OLM installs a channel's head: the head of ${target}'s release line is ${headOf(line)} (channel ${line.name}): ctl upgrade plan --to ${headOf(line)}. Or pick another head (${all}).`
+    : `Pick a target that is the head of a channel (${all}) with --to.`;
+}
+
+export const operatorMethodCheck = {
+  id: 'operator-method',
+  run: checkOperatorMethod,
+} as const satisfies Check;
