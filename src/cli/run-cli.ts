@@ -19,6 +19,12 @@ export type MainRuntime = Omit<Runtime, 'onIo' | 'argv'>;
 export async function runCli(build: ProgramBuilder, argv: string[], runtime: MainRuntime): Promise<number> {
   return runAction(argv, runtime, async (full) => {
     const program = await build(full, packageVersion());
+    // `ctl` alone: the help on stdout and exit 0, as `kubectl` and `gh` alone do (commander
+    // would write it to stderr as an error).
+    if (argv.length === 0) {
+      program.outputHelp();
+      return;
+    }
     await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
   });
 }

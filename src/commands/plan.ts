@@ -187,14 +187,18 @@ export function blockedError(plan: Plan): PreflightError {
   return new PreflightError(
     `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
     {
-      hint: ignorableHint(failing.map((c) => c.id)),
+      hint: ignorableHint(failing),
     },
   );
 }
 
-/** cluster-found is never to be ignored: without a cluster there is nothing to upgrade. */
-function ignorableHint(ids: string[]): string {
-  const ignorable = ids.filter((id) => id !== 'cluster-found');
+/**
+ * Each fix, and --ignore-check only for the failed checks whose risk a person can knowingly take:
+ * not for one the run cannot get past (no cluster, no management API, a release that is not
+ * there: the check's `ignorable: false`).
+ */
+function ignorableHint(failing: readonly import('../planning/checks/index.js').CheckResult[]): string {
+  const ignorable = failing.filter((c) => c.ignorable !== false).map((c) => c.id);
   if (ignorable.length === 0) return 'Apply each fix and plan again.';
   return `Apply each fix and plan again, or knowingly pass --ignore-check ${ignorable.join(' --ignore-check ')}.`;
 }

@@ -123,10 +123,15 @@ export function renderPlan(
 
   out.push('');
   if (plan.blocked) {
-    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => s(c.id));
+    const failed = plan.checks.filter((c) => c.status === 'fail');
+    const failing = failed.map((c) => s(c.id));
+    // --ignore-check only where ignoring can work (a check's `ignorable: false` says it cannot).
+    const ignorable = failed.filter((c) => c.ignorable !== false).map((c) => `--ignore-check ${s(c.id)}`);
     out.push(
       p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
-        ' Fix them, or pass --ignore-check <id> to accept the risk.',
+        (ignorable.length > 0
+          ? ` Fix them, or pass ${ignorable.join(' ')} to accept the risk.`
+          : ' Fix them.'),
     );
   } else {
     const ignored = plan.checks.filter((c) => c.ignored).map((c) => s(c.id));

@@ -131,4 +131,112 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
       assert.match(left?.[0]?.what ?? '', /^2 database\(s\) left at 7\.2 by --databases/);
     });
   });
+
+  it('hints offer --ignore-check only where it can work; a module fix names --remediate --module-file', async () => {
+    await withUpgradeSim('module-without-rhel9', async (sim) => {
+      // A release whose bundle is not there (HTTP 404): no --ignore-check can get past that.
+      const bundle = `${sim.env.CTL_BUNDLE?.replace(/\{version\}.*$/, '')}missing/{version}.yaml`;
+      const missing = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '--bundle', bundle]);
+      assertExit(missing, 3, 'a missing bundle');
+      assert.match(
+        missing.stdout,
+        /FAIL target-available +the bundle of 7\.22\.2-45 is not there: .*HTTP 404/,
+      );
+      assert.doesNotMatch(missing.stdout + missing.stderr, /--ignore-check target-available/);
+      // The module without a RHEL9 build fails too, and that risk a person may take knowingly.
+      assert.match(
+        missing.stdout,
+        /Blocked: target-available, modules-compatible failed\. Fix them, or pass --ignore-check modules-compatible to accept the risk\./,
+      );
+      assert.match(missing.stderr, /knowingly pass --ignore-check modules-compatible\.\n/);
+
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45']);
+      assertExit(plan, 3, 'a module without a RHEL9 build');
+      assert.match(
+        plan.stdout,
+        /fix: .*Or let ctl upload it when the upgrade freezes: ctl upgrade run --to 7\.22\.2-45 --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>\./,
+      );
+    });
+  });
+
+  it("one dead run, one lock id: in status and in the next run's takeover warning alike", async () => {
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        const to = await recommended((args) => sim.ctl(args));
+        const first = sim.spawnCtl(['upgrade', 'run', '--to', to, '--yes', '-o', 'json']);
+        await first.waitFor('the start of monitor', (e) => e.type === 'step-start' && e.step === 'monitor');
+        first.child.kill('SIGKILL');
+        await first.result;
+
+        const status = await sim.ctl(['upgrade', 'status']);
+        assertExit(status, 0, 'status');
+        const ids = [...status.stdout.matchAll(/lock id ([0-9a-f-]{36})/g)].map((m) => m[1]);
+        assert.ok(ids.length > 0, status.stdout);
+        assert.equal(new Set(ids).size, 1, status.stdout);
+
+        const second = await sim.ctl(['upgrade', 'run', '--to', to, '--yes']);
+        assertExit(second, 0, 'the run that takes over');
+        const taken = [
+          ...second.stderr.matchAll(/took over the stale lock of [^\n]*lock id ([0-9a-f-]{36})/g),
+        ].map((m) => m[1]);
+        assert.ok(taken.length > 0, second.stderr);
+        assert.deepEqual([...new Set(taken)], [ids[0]], 'the id status showed');
+      },
+      { timing: { operatorStart: 0.2, podRestart: 4, databaseUpgrade: 0.2 } },
+    );
+  });
+
+  it('ctl alone prints its help on stdout and exits 0; ctl version; --ttl 10m', async () => {
+    const bare = await runCtl([]);
+    assertExit(bare, 0, 'ctl alone');
+    assert.match(bare.stdout, /^Usage: ctl \[options\] \[command\]/);
+    assert.match(bare.stdout, /\n {2}version +print the version/);
+    assert.equal(bare.stderr, '');
+
+    const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const version = await runCtl(['version']);
+    assertExit(version, 0, 'ctl version');
+    assert.equal(version.stdout, `${manifest.version}\n`);
+    const json = await runCtl(['version', '-o', 'json']);
+    assert.deepEqual(JSON.parse(json.stdout), { version: manifest.version, node: process.version });
+
+    await withUpgradeSim('happy-path', async (sim) => {
+      const token = await sim.ctl(['auth', 'token', '--ttl', '10m', '-o', 'json']);
+      assertExit(token, 0, 'auth token --ttl 10m');
+      assert.equal((JSON.parse(token.stdout) as { ttl: number }).ttl, 600);
+    });
+  });
+
+  it('-o name and -o jsonpath, as kubectl takes them', async () => {
+    await withUpgradeSim('happy-path', async (sim) => {
+      const to = await recommended((args) => sim.ctl(args));
+      const names = await sim.ctl(['upgrade', 'plan', '-o', 'name']);
+      assertExit(names, 0, 'plan -o name');
+      const lines = names.stdout.trimEnd().split('\n');
+      assert.equal(lines[0], to, 'the recommended target first');
+      assert.ok(lines.length > 1 && lines.every((line) => /^\d+\.\d+\.\d+-\d+$/.test(line)), names.stdout);
+
+      const path1 = await sim.ctl(['upgrade', 'plan', '--to', to, '-o', 'jsonpath={.target.operator}']);
+      assertExit(path1, 0, 'plan -o jsonpath');
+      assert.equal(path1.stdout, `${to}\n`);
+      const passing = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        to,
+        '-o',
+        'jsonpath=ok: {.checks[?(@.status=="pass")].id}',
+      ]);
+      assert.match(passing.stdout, /^ok: cluster-found cluster-running license-valid /);
+      const name = await sim.ctl(['upgrade', 'plan', '--to', to, '-o', 'name']);
+      assert.equal(name.stdout, 'redisenterprisecluster.app.redislabs.com/rec\n');
+
+      const bad = await sim.ctl(['upgrade', 'plan', '-o', 'jsonpath={range .targets[*]}']);
+      assertExit(bad, 2, 'an unsupported template');
+      assert.match(bad.stderr, /-o jsonpath: .*\{range \.targets\[\*\]\} is not supported/);
+    });
+  });
 });

@@ -26,7 +26,7 @@ function shippedFiles(): string[] {
       const relative = path.join(dir, name);
       return statSync(path.join(repoRoot, relative)).isDirectory() ? walk(relative) : [relative];
     });
-  files.push(...walk('examples'), ...walk('deploy'), ...walk('docs').filter((file) => file.endsWith('.md')));
+  files.push(...walk('examples'), ...walk('deploy'));
   return files.filter((file) => existsSync(path.join(repoRoot, file)));
 }
 
