@@ -22,7 +22,11 @@ function checkApiReachable(input: CheckInput): Outcome {
   // Not to be ignored: the run reads and upgrades the databases through it (run.ts buildDeps).
   return failFirm(
     `the management API is not reachable: ${snapshot.api.error ?? 'unknown error'}.${credentials}`,
-    `Pass --api-url (e.g. after ${kubectl('port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
+    // What the failure itself says to do (an untrusted certificate: ctl auth trust; refused
+    // credentials: which ones) beats the general advice, which would suggest setting up a
+    // port-forward that ctl already made.
+    snapshot.api.failure?.hint ??
+      `Pass --api-url (e.g. after ${kubectl('port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
   );
 }
 
