@@ -70,7 +70,10 @@ function slowestFirst(paths) {
     // No times yet (a fresh clone): the order of the names.
   }
   const timeOf = (file) => times[relative(repo, file)] ?? Number.POSITIVE_INFINITY;
-  return paths.map((file) => [file, timeOf(file)]).sort((a, b) => b[1] - a[1]).map(([file]) => file);
+  return paths
+    .map((file) => [file, timeOf(file)])
+    .sort((a, b) => b[1] - a[1])
+    .map(([file]) => file);
 }
 if (files.length === 0) {
   console.error(`no test files under ${folders.join(', ')}: run "npm run build" first`);
