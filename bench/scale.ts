@@ -33,6 +33,8 @@ const EMULATOR_SHARE_TARGET = 0.5;
 
 /** Preloaded into ctl to report its peak RSS and CPU time (`--import`). */
 const usageProbe = path.join(repoRoot, 'bench', 'usage-probe.mjs');
+/** Node's start-up plus the plan's requests, nothing else (bench/plan-floor.mjs). */
+const planFloor = path.join(repoRoot, 'bench', 'plan-floor.mjs');
 
 /** scale-10000 with another database count: the same 100 namespaces, 100 modules and 9 nodes. */
 export function scale10000With(databases: number): Scenario {
@@ -94,6 +96,27 @@ interface Side {
   dir: string;
 }
 
+/** The requests of the last `count` audit entries (a plan's), as plan-floor.mjs replays them. */
+function requestsOf(cluster: SimulatedCluster, count: number): string {
+  const entries = cluster.audit.entries.slice(-count);
+  return JSON.stringify(entries.map(({ api, method, path }) => ({ api, method, path })));
+}
+
+/** plan-floor.mjs against the simulator with the plan's requests: its wall time. */
+async function floorOnce(side: Side, requests: string): Promise<number> {
+  const { cluster } = side;
+  const kubeconfig = readFileSync(cluster.kubeconfigPath, 'utf8');
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: side.dir,
+    ...cluster.env,
+    FLOOR_REQUESTS: requests,
+    FLOOR_KUBE_URL: /server: (\S+)/.exec(kubeconfig)?.[1] ?? '',
+    FLOOR_KUBE_TOKEN: /token: (\S+)/.exec(kubeconfig)?.[1] ?? '',
+  };
+  return expectExit(await run(process.execPath, [planFloor], { env, cwd: side.dir }), 'plan-floor.mjs').ms;
+}
+
 async function startSide(databases: number): Promise<Side & { startMs: number; remove(): void }> {
   const started = performance.now();
   const cluster = await startSimulatedCluster({ scenario: scale10000With(databases), fast: true });
@@ -111,6 +134,12 @@ export async function scale(runs: number): Promise<Figure[]> {
     large = await startSide(10000);
     const plans = { small: [] as PlanRun[], large: [] as PlanRun[] };
     const kubectl = { small: [] as number[], large: [] as number[] };
+    const floor = { small: [] as number[], large: [] as number[] };
+    // The plan's requests, from the audit of a first plan of each.
+    const replay = {
+      small: requestsOf(small.cluster, (await planOnce(small.cluster, small.dir)).requests),
+      large: requestsOf(large.cluster, (await planOnce(large.cluster, large.dir)).requests),
+    };
     const smallKubectl = ['get', 'rec,redb', '-A', '-o', 'json'];
     const largeKubectl = ['get', 'redb', '-A', '-o', 'json'];
     const round = async (record: boolean): Promise<void> => {
@@ -118,7 +147,11 @@ export async function scale(runs: number): Promise<Figure[]> {
       const getSmall = await kubectlOnce(small.cluster, small.dir, smallKubectl);
       const planLarge = await planOnce(large!.cluster, large!.dir);
       const getLarge = await kubectlOnce(large!.cluster, large!.dir, largeKubectl);
+      const floorSmall = await floorOnce(small, replay.small);
+      const floorLarge = await floorOnce(large!, replay.large);
       if (!record) return;
+      floor.small.push(floorSmall);
+      floor.large.push(floorLarge);
       plans.small.push(planSmall);
       kubectl.small.push(getSmall);
       plans.large.push(planLarge);
@@ -126,7 +159,7 @@ export async function scale(runs: number): Promise<Figure[]> {
     };
     await round(false); // warm-up: compile cache, kubectl's discovery cache
     for (let i = 0; i < runs; i++) await round(true);
-    return figures(plans, kubectl, large.startMs);
+    return figures(plans, kubectl, floor, large.startMs);
   } finally {
     small.remove();
     await small.cluster.stop();
@@ -138,6 +171,7 @@ export async function scale(runs: number): Promise<Figure[]> {
 function figures(
   plans: { small: PlanRun[]; large: PlanRun[] },
   kubectl: { small: number[]; large: number[] },
+  floor: { small: number[]; large: number[] },
   largeStartMs: number,
 ): Figure[] {
   const wall = (r: PlanRun) => r.wallMs;
@@ -162,6 +196,16 @@ function figures(
       compared: `kubectl get rec,redb -A -o json, same simulator (${ms(smallGet)})`,
       ratio: smallWall / smallGet,
       note: `ctl CPU ${cpu(plans.small)}`,
+    },
+    {
+      bench: 'scale',
+      figure: "the floor: Node start-up + the plan's requests, 10 databases",
+      value: ms(median(floor.small)),
+      target: '(information)',
+      ok: undefined,
+      compared: 'ctl upgrade plan of 10 databases',
+      ratio: smallWall / median(floor.small),
+      note: `bench/plan-floor.mjs, all requests at once; 10,000 databases: ${ms(median(floor.large))} (plan / floor ${(largeWall / median(floor.large)).toFixed(2)})`,
     },
     {
       bench: 'scale',

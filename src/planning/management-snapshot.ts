@@ -3,6 +3,7 @@
  * adapted to it): modules, databases, nodes, and which RS cluster answers.
  */
 import { isCtlError } from '../errors.js';
+import { type Dialect, dialectFields } from '../release/dialect.js';
 
 export interface Module {
   uid?: string;
@@ -58,6 +59,18 @@ export const BDB_FIELDS = [
   'crdt',
   'module_list',
 ] as const satisfies readonly (keyof Bdb)[];
+/**
+ * BDB_FIELDS in one dialect: its own name of the database version only (the API of a cluster
+ * speaks one). Both when the dialect is not known.
+ */
+export function bdbFieldsFor(dialect: Dialect | undefined): readonly string[] {
+  if (dialect === undefined) return BDB_FIELDS;
+  const own = dialectFields(dialect).upgradeBodyKey;
+  return BDB_FIELDS.filter(
+    (field) => (field !== 'redis_version' && field !== 'engine_version') || field === own,
+  );
+}
+
 type EveryBdbField = Exclude<keyof Bdb, (typeof BDB_FIELDS)[number]> extends never ? true : never;
 const everyBdbField: EveryBdbField = true;
 void everyBdbField;
@@ -99,13 +112,14 @@ export async function readManagementApi<Cluster>(
   management: ManagementReader | ManagementReaderFactory<Cluster> | undefined,
   cluster: Cluster,
   credentials: ApiCredentials | undefined,
+  bdbFields: readonly string[] = BDB_FIELDS,
 ): Promise<ApiSnapshot> {
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
     const [modules, bdbs, nodes, identity] = await Promise.all([
       reader.listModules(),
-      reader.listBdbs(BDB_FIELDS),
+      reader.listBdbs(bdbFields),
       reader.listNodes(),
       readIdentity(reader),
     ]);

@@ -9,7 +9,7 @@ import { Agent, MockAgent, request } from 'undici';
 import { ApiClient } from '../../../src/api/client.js';
 import { HttpClient } from '../../../src/api/http.js';
 import type { TokenSource } from '../../../src/api/token-source.js';
-import { BDB_FIELDS } from '../../../src/planning/management-snapshot.js';
+import { BDB_FIELDS, bdbFieldsFor } from '../../../src/planning/management-snapshot.js';
 import { ADMIN, type SimFixture, startSim } from '../sim/rest/fixture.js';
 
 const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
@@ -61,6 +61,18 @@ describe('the emulator answers GET /v1/bdbs with fields= as documented', () => {
     assert.deepEqual(Object.keys((await get(`/v1/bdbs/${first?.uid}?fields=uid,no_such_field`)) as object), [
       'uid',
     ]);
+  });
+});
+
+describe('the fields the plan asks for', () => {
+  it("every field of the snapshot's Bdb; in a known dialect, only its own version field", () => {
+    assert.deepEqual([...bdbFieldsFor(undefined)], [...BDB_FIELDS]);
+    assert.ok(bdbFieldsFor('redis').includes('redis_version'));
+    assert.ok(!bdbFieldsFor('redis').includes('engine_version'));
+    assert.ok(bdbFieldsFor('engine').includes('engine_version'));
+    assert.ok(!bdbFieldsFor('engine').includes('redis_version'));
+    for (const field of ['uid', 'name', 'status', 'crdt', 'module_list'])
+      assert.ok(bdbFieldsFor('redis').includes(field) && bdbFieldsFor('engine').includes(field), field);
   });
 });
 
