@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { ExitCode, isCtlError } from '../errors.js';
+import { ExitCode, isCtlError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { packageVersion } from '../package-root.js';
 import type { Runtime } from './globals.js';
-import { normalizeKubectlArgs } from './kubectl-args.js';
+import { badVerbosityArg, normalizeKubectlArgs } from './kubectl-args.js';
 
 /** Declares the commands a process can run: the whole tree, or only `ctl auth token`'s part. */
 export type ProgramBuilder = (runtime: Runtime, version: string) => Promise<Command>;
@@ -18,6 +18,12 @@ export type MainRuntime = Omit<Runtime, 'onIo' | 'argv'>;
  */
 export async function runCli(build: ProgramBuilder, argv: string[], runtime: MainRuntime): Promise<number> {
   return runAction(argv, runtime, async (full) => {
+    const bad = badVerbosityArg(argv);
+    if (bad !== undefined) {
+      throw new UsageError(`${bad}: the verbosity level is not a number`, {
+        hint: "Use -v (each API call) or -vv (bodies too), or kubectl's -v=6 (same as -v) and -v=8 (same as -vv).",
+      });
+    }
     const program = await build(full, packageVersion());
     await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
   });

@@ -47,6 +47,10 @@ function addPlanOptions(command: Command): Command {
         'a release catalog (JSON or YAML, docs/catalog.schema.json) added to the built-in one: releases newer than ctl, their images, platforms, advisories (env CTL_CATALOG)',
       )
       .option(
+        '--allow-http',
+        'let ctl download --catalog, --bundle and the helm index over plain http from another machine (env CTL_ALLOW_HTTP=1); https to http redirects are never followed',
+      )
+      .option(
         '--databases <all|none|names>',
         'databases to upgrade: all, none, or a list such as cache,other-ns/orders',
         'all',

@@ -4,7 +4,7 @@ import { oneLine } from '../io/safe-text.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import type { Scenario } from '../sim/scenario.js';
-import type { SpinnerFactory } from '../io/progress.js';
+import type { LiveDisplayFactory } from '../io/progress.js';
 
 export interface DemoInput {
   globals: GlobalOptions;
@@ -15,7 +15,7 @@ export interface DemoInput {
   to: string;
   /** No simulated waits at all (tests); the default keeps short waits so progress is visible. */
   instant: boolean;
-  spinners?: SpinnerFactory;
+  liveDisplay?: LiveDisplayFactory;
 }
 
 /** Short, visible waits: the upgrade takes seconds, yet every step shows its progress. */
@@ -103,7 +103,7 @@ async function demo(input: DemoInput): Promise<void> {
       maxParallel: 1,
       keepScc: false,
       helmBin: env.CTL_HELM || 'helm',
-      spinners: input.spinners,
+      liveDisplay: input.liveDisplay,
     });
 
     await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);

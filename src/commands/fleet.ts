@@ -284,7 +284,7 @@ function memberRunInput(
     signal,
     reportFile: undefined,
     session: undefined,
-    spinners: undefined,
+    liveDisplay: undefined,
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
@@ -49,7 +49,7 @@ export async function readClusterSnapshot(
 ): Promise<Snapshot> {
   const { readSnapshot } = await import('../planning/snapshot.js');
   const { REQUIRED_PERMISSIONS } = await import('../steps/index.js');
-  return readSnapshot({
+  const snapshot = await readSnapshot({
     kube: session.reads,
     context: session.context,
     namespace: session.namespace,
@@ -59,6 +59,19 @@ export async function readClusterSnapshot(
     stateStore,
     requiredPermissions: REQUIRED_PERMISSIONS,
   });
+  // First contact: nothing is planned, recorded or changed on another cluster's API's word.
+  const { apiIdentityMismatch } = await import('../planning/api-identity.js');
+  const mismatch = apiIdentityMismatch(snapshot);
+  if (mismatch && snapshot.cluster) {
+    const here = `${snapshot.cluster.namespace}/${snapshot.cluster.name} (context ${snapshot.context})`;
+    throw new UsageError(
+      `the management API reached is not the one of ${oneLine(here)}: Kubernetes shows ${oneLine(mismatch.expected)}, the management API answered ${oneLine(mismatch.found)}`,
+      {
+        hint: `Point --api-url (or CTL_API_URL) at the management API of ${oneLine(here)}, or leave it unset so that ctl port-forwards to that cluster's own service. Nothing was recorded or changed.`,
+      },
+    );
+  }
+  return snapshot;
 }
 
 export interface PlanCommandInput extends SessionInput {
@@ -90,7 +103,11 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
     const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
     if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);
-    if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
+    if (input.out) {
+      // Owner only, like the report; redacted like everything ctl prints (a catalog URL's token).
+      await writeFile(input.out, `${input.io.redactor.redact(safeJson(plan, 2))}\n`, { mode: 0o600 });
+      await chmod(input.out, 0o600);
+    }
     if (input.io.output === 'json') input.io.json(plan);
     else {
       const { renderPlan } = await import('../planning/render-plan.js');

@@ -5,9 +5,9 @@ import type { Io } from '../io/io.js';
 import { quoteForShell } from '../exec/helm.js';
 import {
   createReporter,
+  type LiveDisplayFactory,
   type ProgressReporter,
-  type SpinnerFactory,
-  terminalSpinners,
+  terminalDisplay,
 } from '../io/progress.js';
 import { isStepId, planUpgrade, STEP_IDS, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
@@ -44,8 +44,8 @@ export interface RunCommandInput extends SessionInput {
   helmBin: string;
   /** ctl demo passes the in-process session; the CLI opens one. */
   session?: UpgradeSession;
-  /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
-  spinners?: SpinnerFactory;
+  /** For tests: where a terminal's live progress lines go (stderr's terminal by default). */
+  liveDisplay?: LiveDisplayFactory;
   /** `--state-store`: a local file (default) or a ConfigMap and a Lease in the cluster. */
   stateStore?: StateStoreKind;
   /** `--lease-duration`, for the ConfigMap store's Lease. */
@@ -520,9 +520,8 @@ async function buildDeps(
 }
 
 async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
-  let spinners = input.spinners;
-  if (!spinners && input.io.canAnimate) spinners = await terminalSpinners();
-  const reporter = createReporter(input.io, spinners);
+  const display = input.liveDisplay ?? (input.io.canAnimate ? terminalDisplay(input.io) : undefined);
+  const reporter = createReporter(input.io, display);
   if (!input.io.isGitHubActions) return reporter;
   const { GitHubActionsReporter } = await import('../io/github.js');
   return new GitHubActionsReporter(reporter, input.io);

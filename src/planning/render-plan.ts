@@ -12,6 +12,7 @@ import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
 import { describeCatalog } from './catalog-notes.js';
 import type { CheckStatus } from './checks/index.js';
+import { describeParticipants } from './participants.js';
 import type { Plan } from './plan.js';
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
@@ -74,6 +75,11 @@ export function renderPlan(
     out.push('');
     for (const line of describeCatalog(plan.catalog))
       out.push(`  ${line.level === 'warn' ? p.yellow(s(line.text)) : p.dim(s(line.text))}`);
+  }
+
+  if (plan.participants) {
+    out.push('');
+    for (const line of describeParticipants(plan.participants)) out.push(`  ${p.dim(s(line))}`);
   }
 
   if (plan.olm) {

@@ -134,7 +134,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assertExit(run, 0, 'run');
       assert.match(
         run.stderr,
-        /participant rerc-east is unreachable: its management API \(https:\/\/127\.0\.0\.1:\d+\) gave no answer within 10 s/,
+        /participant rerc-east is unreachable: its management API \(https:\/\/localhost:\d+\) gave no answer within 10 s/,
       );
       // One deadline of 10 s for the participant, the rest of the run at simulated speed.
       assert.ok(seconds < 100, `the run took ${seconds} s`);
