@@ -3,17 +3,18 @@
  * (util-linux `script`):
  * - A pty that reports 0 columns and 0 rows gets plain progress lines, and the run ends.
  * - At a terminal of 120x40 a run takes about the time of the same run piped and writes a
- *   bounded number of bytes: a two-hop run, an OLM run, the demo, a fan-out over 1,000
+ *   bounded number of bytes: a two-hop run, an OLM run, an Active-Active run, the demo, a fan-out over 1,000
  *   databases, and a resize mid-step (before issue 34, hop 2 stalled while the spinner wrote
  *   0.7 MB a second). Each run's piped twin runs in the same test, on its own fresh cluster.
- * - SIGTERM mid-step leaves a resumable state and a clean terminal; TERM=dumb gets plain lines.
+ * - SIGTERM and Ctrl-C mid-step leave a resumable state and a clean terminal; a narrow terminal
+ *   gets frames that fit; TERM=dumb gets plain lines.
  *
  * The scenarios are the built-in ones renamed (another name, namespace and cluster), so no
  * name of this repository's scenarios is what makes them pass.
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -151,6 +152,37 @@ describe('any terminal', () => {
     assertReadinessForward(pty.output, 'OLM');
   });
 
+  test('an Active-Active run at a terminal: its warnings written between the live lines', async () => {
+    // Not a built-in scenario: an REAADB whose one participant runs a current RS.
+    const dir = mkdtempSync(path.join(tmpdir(), 'ctl-pty-aa-'));
+    try {
+      const file = path.join(dir, 'pty-active-active.yaml');
+      writeFileSync(
+        file,
+        [
+          'name: pty-active-active',
+          'description: "An REAADB with a participant on another cluster, at a terminal"',
+          'dialect: redis',
+          'namespace: geo-shop',
+          'operator: { version: 7.22.2-40 }',
+          'cluster: { name: geo-rec, versionTag: 7.22.2-133, apiVersion: 7.22.2-133 }',
+          'remoteClusters:',
+          '  - { name: rerc-west, rsVersion: 8.0.20-108 }',
+          'databases:',
+          '  - { name: carts, version: "7.4" }',
+          '  - { name: places, version: "7.4", activeActive: true, participants: [rerc-west] }',
+          '',
+        ].join('\n'),
+      );
+      const { pty } = await compare('Active-Active', file, ['upgrade', 'run', '--to', '8.0.20-27', '--yes']);
+      assert.match(pty.output, /upgrade to 8\.0\.20-27 complete/);
+      assert.match(pty.output, /crdb-cli crdb update --crdb-guid \S+ --featureset-version yes/);
+      assert.match(pty.output, /Upgrade the databases: 2 upgraded/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the demo at a terminal', async () => {
     const dirs = [0, 1].map(() => mkdtempSync(path.join(tmpdir(), 'ctl-pty-demo-')));
     try {
@@ -221,6 +253,49 @@ describe('any terminal', () => {
       const resumed = await runOnBed(bed, UPGRADE, { timeoutMs: 120_000 });
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.match(resumed.stderr, /resuming the upgrade to 7\.8\.2-6/);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('Ctrl-C (SIGINT) mid-step: exit 130, the cursor shown, no frame left', async () => {
+    const bed = await startBed('happy-path', { edit: renamed('intr'), fast: false });
+    try {
+      let sent = false;
+      const run = await runInPty(UPGRADE, {
+        env: bed.env,
+        cwd: bed.dir,
+        watch: (output, control) => {
+          if (!sent && output.includes('Upgrade the cluster')) {
+            sent = true;
+            control.signal('SIGINT');
+          }
+        },
+      });
+      assert.ok(sent, 'the cluster step was seen');
+      assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
+      assert.equal(run.code, 130, run.output.slice(-2000));
+      assert.match(run.output, /SIGINT received: stopping and saving the state/);
+      assertTerminalLeftClean(run.output, 'SIGINT');
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a narrow terminal (30 columns): every frame fits, the run ends', async () => {
+    const bed = await startBed('happy-path', { edit: renamed('narrow'), fast: false });
+    try {
+      const run = await runInPty(UPGRADE, { env: bed.env, cwd: bed.dir, columns: 30, rows: 10 });
+      assert.equal(run.code, 0, run.output.slice(-2000));
+      assertTerminalLeftClean(run.output, 'narrow');
+      const frames = [...run.output.matchAll(/\u001b\[\?7l\r([^]*?)\u001b\[\?7h/g)];
+      assert.ok(frames.length > 0, 'the live lines were drawn');
+      for (const [, frame] of frames) {
+        for (const line of frame!.split('\n')) {
+          const visible = line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+          assert.ok([...visible].length <= 29, `wider than 30 columns: ${JSON.stringify(visible)}`);
+        }
+      }
     } finally {
       await bed.close();
     }
