@@ -31,6 +31,7 @@ import {
   type ApiSnapshot,
   type ManagementReader,
   type ManagementReaderFactory as ReaderFactoryOf,
+  bdbFieldsFor,
   readManagementApi,
   unreachableApi,
 } from './management-snapshot.js';
@@ -419,7 +420,12 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   // remote participants, each through its own API, at the same time.
   const [api, remoteClusters] = await Promise.all([
     cluster
-      ? readManagementApi(deps.management, cluster, credentials.secret)
+      ? readManagementApi(
+          deps.management,
+          cluster,
+          credentials.secret,
+          bdbFieldsFor(detected.source === 'default' ? undefined : dialect),
+        )
       : Promise.resolve(unreachableApi('no cluster resource')),
     cluster
       ? readRemoteClusters({

@@ -66,6 +66,8 @@ export class ConfigMapStateStore implements StateStore {
   /** The resourceVersion of the ConfigMap as last read or written; undefined: it did not exist. */
   #resourceVersion: string | undefined;
   #loaded = false;
+  /** This run's holderIdentity while it holds (or held) the Lease. */
+  #identity: string | undefined;
   /** Set when the renewal found another holder: no state write may follow. */
   #lost: string | undefined;
 
@@ -140,6 +142,17 @@ export class ConfigMapStateStore implements StateStore {
       this.#resourceVersion = written.metadata?.resourceVersion;
     } catch (error) {
       if (describeKubeError(error).code === 409) {
+        // Written by another run: if it has taken the Lease (before this run's renewal noticed),
+        // this run lost the lock, exit 5 naming the holder (docs/exit-codes.md), not a failure.
+        const holder = await this.#otherHolder().catch(() => undefined);
+        if (holder) {
+          this.#lost = holder;
+          throw leaseLostError(
+            this.leaseName,
+            holder,
+            'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
+          );
+        }
         throw new OperationError(
           `the state in ${this.location} was changed by someone else during this run`,
           {
@@ -153,8 +166,8 @@ export class ConfigMapStateStore implements StateStore {
     return next;
   }
 
-  async lock(operation: string): Promise<StateLock> {
-    const owner = newOwner(operation);
+  async lock(operation: string, given?: LockOwner): Promise<StateLock> {
+    const owner = given ?? newOwner(operation);
     const identity = holderIdentityOf(owner);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const current = await this.#readLease();
@@ -220,7 +233,18 @@ export class ConfigMapStateStore implements StateStore {
     return view.owner;
   }
 
+  /** Who holds the Lease when this run held it and no longer does; undefined otherwise. */
+  async #otherHolder(): Promise<string | undefined> {
+    if (this.#identity === undefined) return undefined;
+    const current = await this.#readLease();
+    if (current?.spec?.holderIdentity === this.#identity) return undefined;
+    return current?.spec?.holderIdentity
+      ? describeOwner(this.#view(current, this.#now()).owner)
+      : 'nobody (the Lease was released or deleted)';
+  }
+
   #held(owner: LockOwner, identity: string, written: Lease): StateLock {
+    this.#identity = identity;
     let lease = written;
     let renewing: Promise<void> = Promise.resolve();
     let stopped = false;
