@@ -55,6 +55,24 @@ export interface AdvisoryEntry {
   source: string[];
 }
 
+/** One certified OLM bundle's update edges (docs/catalog.schema.json `olm`). */
+export interface OlmBundleEntry {
+  /** The CSV name without the section's csvPrefix: `7.8.2-6.8`. */
+  bundle: string;
+  channels?: string[];
+  skips: string[];
+  replaces?: string;
+  skipRange?: string;
+  source?: string;
+}
+
+export interface OlmSection {
+  package: string;
+  csvPrefix: string;
+  source: string[];
+  bundles: OlmBundleEntry[];
+}
+
 export interface CatalogDocument {
   $schema?: string;
   format: 1;
@@ -63,6 +81,7 @@ export interface CatalogDocument {
   releases: ReleaseEntry[];
   bundledDatabases?: BundledDatabasesEntry[];
   advisories?: AdvisoryEntry[];
+  olm?: OlmSection;
 }
 
 /** The active catalog and where it came from (for the plan's "catalog" line). */
@@ -91,13 +110,15 @@ export function catalogGeneration(): number {
 /**
  * Adds a loaded catalog to the built-in one: its releases replace built-in entries of the same
  * operator version or are added; its advisories replace those of the same id or are added; its
- * database table rows come first (so they win); its date becomes the catalog's date.
+ * database table rows come first (so they win); its OLM bundles replace those of the same bundle
+ * or are added; its date becomes the catalog's date.
  */
 export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalog {
   const releases = new Map(BUILT_IN.releases.map((r) => [r.operator, r]));
   for (const release of extra.releases) releases.set(release.operator, release);
   const advisories = new Map((BUILT_IN.advisories ?? []).map((a) => [a.id, a]));
   for (const advisory of extra.advisories ?? []) advisories.set(advisory.id, advisory);
+  const olm = mergeOlm(BUILT_IN.olm, extra.olm);
   active = {
     document: {
       ...BUILT_IN,
@@ -105,6 +126,7 @@ export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalo
       releases: [...releases.values()],
       bundledDatabases: [...(extra.bundledDatabases ?? []), ...(BUILT_IN.bundledDatabases ?? [])],
       advisories: [...advisories.values()],
+      ...(olm ? { olm } : {}),
     },
     origin: `built-in + ${origin}`,
     added: extra.releases.map((r) => r.operator),
@@ -126,4 +148,11 @@ export function resetCatalog(): void {
 export async function validateCatalogDocument(document: unknown): Promise<string[]> {
   const { validateAgainstSchema } = await import('./catalog-schema.js');
   return validateAgainstSchema(document);
+}
+
+function mergeOlm(base: OlmSection | undefined, extra: OlmSection | undefined): OlmSection | undefined {
+  if (!base || !extra) return extra ?? base;
+  const bundles = new Map(base.bundles.map((b) => [b.bundle, b]));
+  for (const bundle of extra.bundles) bundles.set(bundle.bundle, bundle);
+  return { ...base, source: [...base.source, ...extra.source], bundles: [...bundles.values()] };
 }

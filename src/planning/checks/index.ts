@@ -30,6 +30,7 @@ import { licenseValidCheck } from './license-valid.js';
 import { modulesCompatibleCheck } from './modules-compatible.js';
 import { olmApprovalCheck } from './olm-approval.js';
 import { olmClusterNameCheck } from './olm-cluster-name.js';
+import { olmUpdatePathCheck } from './olm-update-path.js';
 import { operatorMethodCheck } from './operator-method.js';
 import { operatorMinVersionCheck } from './operator-min-version.js';
 import { permissionsCheck } from './permissions.js';
@@ -57,6 +58,7 @@ export const CHECKS = [
   operatorMethodCheck,
   olmClusterNameCheck,
   olmApprovalCheck,
+  olmUpdatePathCheck,
   admissionTlsCheck,
   apiReachableCheck,
   permissionsCheck,
