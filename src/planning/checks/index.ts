@@ -25,6 +25,7 @@ import { clusterFoundCheck } from './cluster-found.js';
 import { clusterRunningCheck } from './cluster-running.js';
 import { databaseMinVersionCheck } from './database-min-version.js';
 import { databaseVersionSupportedCheck } from './database-version-supported.js';
+import { helmAvailableCheck } from './helm-available.js';
 import { helmReleaseHealthyCheck } from './helm-release-healthy.js';
 import { licenseValidCheck } from './license-valid.js';
 import { modulesCompatibleCheck } from './modules-compatible.js';
@@ -55,6 +56,7 @@ export const CHECKS = [
   modulesCompatibleCheck,
   autoUpgradeDigestCheck,
   helmReleaseHealthyCheck,
+  helmAvailableCheck,
   operatorMethodCheck,
   olmClusterNameCheck,
   olmApprovalCheck,
