@@ -47,6 +47,7 @@ describe('buildPlan', () => {
         ignoreChecks: [],
         bundle: null,
         helm: { release: null, chart: null, repo: null },
+        stateStore: 'file',
       },
     });
     assert.deepEqual(
