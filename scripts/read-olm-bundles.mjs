@@ -19,7 +19,8 @@ if (!gitDir) {
 }
 const ROOT = 'operators/redis-enterprise-operator-cert/';
 const PREFIX = 'redis-enterprise-operator.v';
-const git = (...args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+const git = (...args) =>
+  execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
 const sha = git('rev-parse', commit).trim();
 const strip = (csv) => (csv.startsWith(PREFIX) ? csv.slice(PREFIX.length) : csv);
 
@@ -30,10 +31,15 @@ for (const dir of git('ls-tree', '--name-only', sha, ROOT).split('\n').filter(Bo
   if (!csvFile) continue;
   const csv = parse(git('show', `${sha}:${csvFile}`));
   const annotationsFile = files.find((f) => f.endsWith('metadata/annotations.yaml'));
-  const annotations = annotationsFile ? parse(git('show', `${sha}:${annotationsFile}`))?.annotations ?? {} : {};
+  const annotations = annotationsFile
+    ? (parse(git('show', `${sha}:${annotationsFile}`))?.annotations ?? {})
+    : {};
   const channels = annotations['operators.operatorframework.io.bundle.channels.v1'];
   const entry = { bundle: strip(csv.metadata.name) };
-  if (channels) entry.channels = String(channels).split(',').map((c) => c.trim());
+  if (channels)
+    entry.channels = String(channels)
+      .split(',')
+      .map((c) => c.trim());
   entry.skips = (csv.spec.skips ?? []).map(strip);
   if (csv.spec.replaces) entry.replaces = strip(csv.spec.replaces);
   const skipRange = csv.metadata.annotations?.['olm.skipRange'];
@@ -44,7 +50,8 @@ const numbers = (bundle) => (bundle.match(/\d+/g) ?? []).map(Number);
 bundles.sort((a, b) => {
   const x = numbers(a.bundle);
   const y = numbers(b.bundle);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
   return a.bundle.localeCompare(b.bundle);
 });
 process.stdout.write(`${JSON.stringify({ commit: sha, bundles }, null, 2)}\n`);
