@@ -195,6 +195,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       // A ConfigMap store would write its state and lock into the cluster for a run that may
       // not start (and may lack the very permissions to): stop here, with every failed check.
       if (input.stateStore === 'configmap' && !input.dryRun) throw failure;
+      // A later hop that fails its checks would stop the run between two hops, the cluster left
+      // on the first one's release: stop here, before any change, as the plan does (issue 36).
+      if (plan.hops?.slice(1).some((hop) => hop.blocked)) throw failure;
     }
 
     const identity = {
