@@ -1,20 +1,28 @@
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
+import {
+  appendHint,
+  isCtlError,
+  NotConfirmedError,
+  OperationError,
+  StalePlanError,
+  UsageError,
+} from '../errors.js';
 import type { Io } from '../io/io.js';
+import { oneLine } from '../io/safe-text.js';
 import { quoteForShell } from '../exec/helm.js';
 import {
   createReporter,
+  type LiveDisplayFactory,
   type ProgressReporter,
-  type SpinnerFactory,
-  terminalSpinners,
+  terminalDisplay,
 } from '../io/progress.js';
 import { isStepId, planUpgrade, STEP_IDS, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { blockedError, planFailure, readAndPlan } from './plan.js';
-import { resumeCommand, type PlanArgs } from './next-command.js';
+import { nextRunCommand, NO_PLAN_ARGS, resumeCommand, type PlanArgs } from './next-command.js';
 import type { Plan } from '../planning/plan.js';
 import { newRunRecord, type RunRecord } from '../run/report.js';
 import type { UpgradeState } from '../run/state.js';
@@ -44,8 +52,8 @@ export interface RunCommandInput extends SessionInput {
   helmBin: string;
   /** ctl demo passes the in-process session; the CLI opens one. */
   session?: UpgradeSession;
-  /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
-  spinners?: SpinnerFactory;
+  /** For tests: where a terminal's live progress lines go (stderr's terminal by default). */
+  liveDisplay?: LiveDisplayFactory;
   /** `--state-store`: a local file (default) or a ConfigMap and a Lease in the cluster. */
   stateStore?: StateStoreKind;
   /** `--lease-duration`, for the ConfigMap store's Lease. */
@@ -316,6 +324,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             io,
             deps,
             dryRun: input.dryRun,
+            serverDryRun: serverDryRun !== undefined,
             signal: runSignal,
           });
           state = outcome.state;
@@ -354,6 +363,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           }
           record.verification = verification;
           const result = verification?.unexplained || verificationFailure ? 'failed' : 'succeeded';
+          const { workLeft, renderWorkLeft } = await import('../run/work-left.js');
+          // What the run leaves to do, the first of it as the last line (text, JSON, CI summary).
+          const left =
+            input.dryRun || result !== 'succeeded'
+              ? []
+              : workLeft({
+                  plan: hopPlanned.plan,
+                  databasesOutcome: outcome.state.steps.databases?.outcome,
+                  argv: input.argv ?? [],
+                });
+          const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;
           reporter.emit({
             type: 'done',
             message: input.dryRun
@@ -363,7 +383,12 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
                 : verification?.unexplained
                   ? `upgrade to ${plan.target.operator} ran, but the cluster does not show it`
                   : `upgrade to ${plan.target.operator} complete`,
-            data: { result, steps: outcome.summary, ...(verification ? { verification } : {}) },
+            data: {
+              result,
+              steps: outcome.summary,
+              ...(verification ? { verification } : {}),
+              ...(left.length > 0 ? { next: left[0]!.command, workLeft: left } : {}),
+            },
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
           const verificationText = verification && renderVerificationText(verification);
@@ -371,9 +396,14 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           if (io.output === 'text')
             writeResult(
               io,
-              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}`,
+              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}${nextText ? `\n${nextText}` : ''}`,
             );
-          await writeCiSummary(input, result, outcome.summary, verificationText);
+          await writeCiSummary(
+            input,
+            result,
+            outcome.summary,
+            [verificationText, nextText].filter((line) => line !== undefined).join('\n') || undefined,
+          );
           if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
           break;
         }
@@ -392,6 +422,15 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         if (io.output === 'text' && summary.length > 0)
           writeResult(io, `${renderSummaryText(summary)}\nresult: ${result}`);
         await writeCiSummary(input, result, summary);
+        // A run that changed nothing (a dry run, a preflight that stopped) has nothing to
+        // resume: it ends with the plan's Next line, the run to make once the fix is in.
+        const changedNothing =
+          input.dryRun ||
+          (stopped?.result === 'failed' && runThatStoppedInPreflight(stopped, stepIds) !== undefined);
+        if (changedNothing) {
+          const next = nextRunCommand(input.planArgs ?? NO_PLAN_ARGS, plan.target.operator, input.planFile);
+          throw withNextHint(error, next);
+        }
         throw withResumeHint(error, resumeCommand);
       }
       if (verificationFailure) throw verificationFailure;
@@ -445,15 +484,16 @@ async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   const { renderPlan } = await import('../planning/render-plan.js');
   // No "Next:" here: this command is the next one, and it is asking.
   input.io.stderrWrite(`${renderPlan(plan, input.io.color, { next: null })}\n`);
+  const { describePlanChanges } = await import('../planning/plan-changes.js');
+  const changes = describePlanChanges(plan);
+  // The question names every change, the databases' version jump too, and how to keep them.
+  if (changes.databases) input.io.stderrWrite(`${changes.databases}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(
-      `Upgrade ${plan.cluster.namespace}/${plan.cluster.name} to ${plan.target.operator}? [y/N] `,
+      `Upgrade ${oneLine(plan.cluster.namespace)}/${oneLine(plan.cluster.name)} (${changes.summary})? [y/N] `,
     );
-    if (!/^y(es)?$/i.test(answer.trim()))
-      throw new UsageError('not confirmed: nothing was changed', {
-        hint: 'Run again and answer y, or pass --yes.',
-      });
+    if (!/^y(es)?$/i.test(answer.trim())) throw new NotConfirmedError('not confirmed: nothing was changed');
   } finally {
     rl.close();
   }
@@ -522,9 +562,8 @@ async function buildDeps(
 }
 
 async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
-  let spinners = input.spinners;
-  if (!spinners && input.io.canAnimate) spinners = await terminalSpinners();
-  const reporter = createReporter(input.io, spinners);
+  const display = input.liveDisplay ?? (input.io.canAnimate ? terminalDisplay(input.io) : undefined);
+  const reporter = createReporter(input.io, display);
   if (!input.io.isGitHubActions) return reporter;
   const { GitHubActionsReporter } = await import('../io/github.js');
   return new GitHubActionsReporter(reporter, input.io);
@@ -573,6 +612,10 @@ function resumeCommandFor(
   for (const file of input.moduleFiles) parts.push('--module-file', file);
   if (input.yes) parts.push('--yes');
   return parts.map(quoteForShell).join(' ');
+}
+
+function withNextHint(error: unknown, next: string): unknown {
+  return isCtlError(error) ? appendHint(error, `Nothing was changed. Next: ${next}`) : error;
 }
 
 function withResumeHint(error: unknown, resumeCommand: string): unknown {

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
 import { describeOwner, isStale } from '../run/lock.js';
+import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath } from '../run/state.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
@@ -102,10 +103,21 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
   }
   const view = await store.readLock();
   const lock = view?.owner;
+  // Whose state this is: read from the cluster, bounded, never written (status-identity.ts).
+  const { checkStatusIdentity } = await import('./status-identity.js');
+  const identity = await checkStatusIdentity({
+    globals: input.globals,
+    env: input.env,
+    state,
+    location: path,
+    byContext: store.kind === 'file',
+  });
   if (input.io.output === 'json') {
     input.io.json({
       path,
       state,
+      // checked: whether the cluster could be asked; belongsHere: null when it could not.
+      identity,
       lock: lock ?? null,
       // The lock's owner process is gone (judged on this host): the next run takes it over.
       lockStale: view ? lockIsStale(view) : null,
@@ -144,6 +156,7 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       : []),
     `result    ${s(state.result)}, last written ${s(state.updatedAt)}`,
     `state     ${s(path)}`,
+    `identity  ${s(identity.message)}`,
     '',
     ...Object.entries(state.steps).map(([id, step]) => {
       const note = step.error?.message ?? step.skipReason ?? '';
@@ -155,8 +168,21 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
     lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);
   }
-  if (state.result !== 'succeeded' && state.resumeCommand)
-    lines.push('', `resume with: ${s(state.resumeCommand)}`);
+  if (identity.belongsHere === false) {
+    // Resuming would be refused (exit 2): say what to do instead of "resume with".
+    lines.push('', `not resumable here: ${s(identity.hint)}`);
+    input.io.warn(identity.message);
+  } else if (state.result !== 'succeeded' && state.resumeCommand) {
+    // A run that stopped in preflight changed nothing: there is nothing to resume.
+    const stoppedInPreflight =
+      state.result === 'failed' && runThatStoppedInPreflight(state, Object.keys(state.steps));
+    lines.push(
+      '',
+      stoppedInPreflight
+        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(state.resumeCommand)}`
+        : `resume with: ${s(state.resumeCommand)}`,
+    );
+  }
   input.io.data(lines.join('\n'));
 }
 

@@ -49,9 +49,10 @@ export class Helm {
   /** A call that changes the cluster: printed, not run, in dry-run. */
   async change(args: string[]): Promise<HelmResult | undefined> {
     if (this.options.dryRun) {
-      this.options.io.info(`would run: ${this.describe(args)}`);
       const server = this.options.server;
-      if (server && (args[0] === 'upgrade' || args[0] === 'install')) {
+      const judged = server !== undefined && (args[0] === 'upgrade' || args[0] === 'install');
+      this.options.io.info(`would run: ${this.describe(args)}${judged ? ' (server dry run)' : ''}`);
+      if (server && judged) {
         // helm renders the chart and sends each object with dryRun=All (helm 3.13+).
         try {
           await this.#exec([...args, '--dry-run=server']);

@@ -7,6 +7,11 @@ import type { Io } from './io.js';
  * ends by listing what the server refused. The management API has no dry run: its writes are
  * printed, and named as not judged.
  */
+/** What a dry run's write line ends with: "(server dry run)" when the server judges it. */
+export function dryRunMark(server: ServerDryRun | undefined): string {
+  return server ? ' (server dry run)' : '';
+}
+
 export class ServerDryRun {
   readonly refused: string[] = [];
   readonly accepted: string[] = [];

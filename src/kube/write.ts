@@ -15,7 +15,7 @@
 
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
-import type { ServerDryRun } from '../io/server-dry-run.js';
+import { dryRunMark, type ServerDryRun } from '../io/server-dry-run.js';
 import type { KubeClients } from './client.js';
 import { describeKubeError, isNotFound } from './errors.js';
 import type { ObjectRef } from './objects.js';
@@ -134,7 +134,7 @@ async function patchWith(
 ): Promise<KubeObject | undefined> {
   const body = JSON.stringify(patch);
   if (options.dryRun) {
-    options.io.info(`would patch ${describeRef(ref)}: ${body}`);
+    options.io.info(`would patch ${describeRef(ref)}: ${body}${dryRunMark(options.server)}`);
     await judge(options, `patch ${describeRef(ref)}`, () =>
       kube.objects.patch(ref, body, { contentType: strategy, fieldManager: FIELD_MANAGER, dryRun: true }),
     );
@@ -190,7 +190,7 @@ export async function serverSideApply(
   for (const object of objects) {
     const ref = refOf(object);
     if (options.dryRun) {
-      options.io.info(`would apply ${describeRef(ref)}`);
+      options.io.info(`would apply ${describeRef(ref)}${dryRunMark(options.server)}`);
       const text = JSON.stringify(object);
       await judge(options, `apply ${describeRef(ref)}`, () =>
         kube.objects.patch(ref, text, {
@@ -229,7 +229,7 @@ export async function deleteIfExists(
   if (options.dryRun) {
     const exists = (await readObject(kube, ref)) !== undefined;
     if (exists) {
-      options.io.info(`would delete ${describeRef(ref)}`);
+      options.io.info(`would delete ${describeRef(ref)}${dryRunMark(options.server)}`);
       await judge(options, `delete ${describeRef(ref)}`, () => kube.objects.delete(ref, { dryRun: true }));
     }
     return exists;

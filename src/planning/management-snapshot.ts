@@ -2,7 +2,9 @@
  * The management API as far as the snapshot reads it (the real client, src/api/client.ts, is
  * adapted to it): modules, databases, nodes, and which RS cluster answers.
  */
-import { isCtlError } from '../errors.js';
+import { MalformedAnswerError } from '../api/api-errors.js';
+import { ExitCode, isCtlError } from '../errors.js';
+import { type Dialect, dialectFields } from '../release/dialect.js';
 
 export interface Module {
   uid?: string;
@@ -44,9 +46,40 @@ export interface ManagementCluster {
   createdTime?: string | undefined;
 }
 
+/**
+ * The fields of a bdb the plan reads: every field of Bdb, asked for with `fields=` so a cluster
+ * of 10,000 databases answers these alone (src/api/client.ts listBdbs). The type below fails to
+ * compile when Bdb gains a field this list lacks.
+ */
+export const BDB_FIELDS = [
+  'uid',
+  'name',
+  'status',
+  'redis_version',
+  'engine_version',
+  'crdt',
+  'module_list',
+] as const satisfies readonly (keyof Bdb)[];
+/**
+ * BDB_FIELDS in one dialect: its own name of the database version only (the API of a cluster
+ * speaks one). Both when the dialect is not known.
+ */
+export function bdbFieldsFor(dialect: Dialect | undefined): readonly string[] {
+  if (dialect === undefined) return BDB_FIELDS;
+  const own = dialectFields(dialect).upgradeBodyKey;
+  return BDB_FIELDS.filter(
+    (field) => (field !== 'redis_version' && field !== 'engine_version') || field === own,
+  );
+}
+
+type EveryBdbField = Exclude<keyof Bdb, (typeof BDB_FIELDS)[number]> extends never ? true : never;
+const everyBdbField: EveryBdbField = true;
+void everyBdbField;
+
 export interface ManagementReader {
   listModules(): Promise<Module[]>;
-  listBdbs(): Promise<Bdb[]>;
+  /** With `fields`, the server may answer only those fields (and may answer more). */
+  listBdbs(fields?: readonly string[]): Promise<Bdb[]>;
   listNodes(): Promise<Node[]>;
   /** GET /v1/cluster; optional so that a reader without it still plans. */
   getCluster?(): Promise<{ name?: unknown; created_time?: unknown }>;
@@ -67,7 +100,7 @@ export type ManagementReaderFactory<Cluster> = (input: {
 export interface ApiSnapshot {
   reachable: boolean;
   error?: string | undefined;
-  /** How the failure should end a command: 4 for refused credentials, 1 for TLS and transport. */
+  /** How the failure should end a command: 3 for an answer not the API's, 4 for refused credentials, 1 for TLS and transport. */
   failure?: { exitCode: number; hint?: string | undefined } | undefined;
   modules: Module[];
   bdbs: Bdb[];
@@ -80,20 +113,25 @@ export async function readManagementApi<Cluster>(
   management: ManagementReader | ManagementReaderFactory<Cluster> | undefined,
   cluster: Cluster,
   credentials: ApiCredentials | undefined,
+  bdbFields: readonly string[] = BDB_FIELDS,
 ): Promise<ApiSnapshot> {
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
     const [modules, bdbs, nodes, identity] = await Promise.all([
       reader.listModules(),
-      reader.listBdbs(),
+      reader.listBdbs(bdbFields),
       reader.listNodes(),
       readIdentity(reader),
     ]);
     return { reachable: true, modules, bdbs, nodes, ...(identity ? { cluster: identity } : {}) };
   } catch (error) {
     const api = unreachableApi(error instanceof Error ? error.message : String(error));
-    if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
+    // An API that answers, but not as the management API does, is a failed check (exit 3);
+    // refused credentials 4; TLS and transport 1 (docs/exit-codes.md, "Decisions").
+    if (error instanceof MalformedAnswerError)
+      api.failure = { exitCode: ExitCode.preflight, hint: error.hint };
+    else if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
     return api;
   }
 }

@@ -32,6 +32,7 @@ import {
   type ApiSnapshot,
   type ManagementReader,
   type ManagementReaderFactory as ReaderFactoryOf,
+  bdbFieldsFor,
   readManagementApi,
   unreachableApi,
 } from './management-snapshot.js';
@@ -103,6 +104,8 @@ export interface ClusterSnapshot extends ObjectVersion {
   allowAutoAdjustment: boolean;
   userDefinedModules: string[];
   credentialSecretName: string;
+  /** Every field path set under `spec` (`spec.ldap.protocol`), names only: what rules of kind field-used read. */
+  specFields?: string[] | undefined;
 }
 
 export interface OperatorSnapshot extends ObjectVersion {
@@ -161,6 +164,8 @@ export interface DatabaseSnapshot extends ObjectVersion {
   /** `status.databaseUID`: the bdb uid in the management API. */
   databaseUid?: string | undefined;
   modules: { name: string; version?: string | undefined }[];
+  /** Every field path set under `spec`, names only (field-used rules). */
+  specFields?: string[] | undefined;
 }
 
 export interface ActiveActiveSnapshot extends ObjectVersion {
@@ -169,6 +174,8 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
   versionSpec?: string | undefined;
   status?: string | undefined;
   participatingClusters: { name: string; namespace?: string | undefined }[];
+  /** Every field path set under `spec`, names only (field-used rules). */
+  specFields?: string[] | undefined;
 }
 
 export interface WebhookSnapshot extends ObjectVersion {
@@ -416,7 +423,12 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   // remote participants, each through its own API, at the same time.
   const [api, remoteClusters] = await Promise.all([
     cluster
-      ? readManagementApi(deps.management, cluster, credentials.secret)
+      ? readManagementApi(
+          deps.management,
+          cluster,
+          credentials.secret,
+          bdbFieldsFor(detected.source === 'default' ? undefined : dialect),
+        )
       : Promise.resolve(unreachableApi('no cluster resource')),
     cluster
       ? readRemoteClusters({
@@ -770,6 +782,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
       .map((m) => str(record(m).name))
       .filter((n): n is string => n !== undefined),
     credentialSecretName: credentialSecretNameOf(spec, status, name),
+    specFields: specFieldsOf(object),
   };
 }
 
@@ -929,6 +942,7 @@ function toDatabase(object: KubeObject, dialect: Dialect): DatabaseSnapshot {
       const entry = record(m);
       return { name: str(entry.name) ?? '', version: str(entry.version) };
     }),
+    specFields: specFieldsOf(object),
   };
 }
 
@@ -943,7 +957,27 @@ function toActiveActive(object: KubeObject, dialect: Dialect): ActiveActiveSnaps
       const entry = record(p);
       return { name: str(entry.name) ?? '', namespace: str(entry.namespace) };
     }),
+    specFields: specFieldsOf(object),
   };
+}
+
+/**
+ * The field paths set under an object's `spec`, down through nested objects (not into lists):
+ * `spec.ldap`, `spec.ldap.protocol`. Names only, never values (a value may be a secret).
+ */
+export function specFieldsOf(object: KubeObject): string[] {
+  const paths: string[] = [];
+  const walk = (value: unknown, at: string, depth: number) => {
+    if (depth > 6 || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (child === undefined || child === null) continue;
+      const path = `${at}.${key}`;
+      paths.push(path);
+      walk(child, path, depth + 1);
+    }
+  };
+  walk(object.spec, 'spec', 0);
+  return paths;
 }
 
 /** Only the operator's webhooks (`*.admission.redislabs`) are kept. */

@@ -1,10 +1,13 @@
 import { CtlError, InterruptedError, OperationError, TimeoutError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
+import { dryRunWording } from './dry-run-wording.js';
 import type { Step, StepContext } from './step.js';
 import type { StateFile, UpgradeState } from './state.js';
 
-export type StepOutcomeLabel = 'done' | 'skipped' | 'already done' | 'failed' | 'interrupted' | 'not run';
+/** `would change`: a dry run's step that found something to change (a dry run is never `done`). */
+export type StepOutcomeLabel =
+  'done' | 'would change' | 'skipped' | 'already done' | 'failed' | 'interrupted' | 'not run';
 
 export interface StepSummary {
   id: string;
@@ -26,6 +29,8 @@ export interface RunnerOptions<Deps> {
   io: Io;
   deps: Deps;
   dryRun: boolean;
+  /** `--dry-run=server`: each announced change is marked so (dry-run-wording.ts). */
+  serverDryRun?: boolean;
   signal: AbortSignal;
   clock?: () => number;
 }
@@ -49,6 +54,11 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
   const save = async (): Promise<void> => {
     if (options.stateFile) state = await options.stateFile.save(state);
   };
+
+  // A dry run words each announced change as what would be done (dry-run-wording.ts).
+  const worded = (message: string): string =>
+    options.dryRun ? dryRunWording(message, options.serverDryRun ? 'server' : 'client') : message;
+  const done: StepOutcomeLabel = options.dryRun ? 'would change' : 'done';
 
   const selected = new Set(
     selectSteps(options.steps, options.only ?? [], options.skip ?? []).map((s) => s.id),
@@ -120,7 +130,8 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
         };
         await save();
       },
-      progress: (message, data) => options.reporter.emit({ type: 'progress', step: step.id, message, data }),
+      progress: (message, data) =>
+        options.reporter.emit({ type: 'progress', step: step.id, message: worded(message), data }),
       warn: (message, data) => options.reporter.emit({ type: 'warning', step: step.id, message, data }),
     };
 
@@ -155,10 +166,11 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
         options.reporter.emit({
           type: 'step-done',
           step: step.id,
-          message: `${step.title}: done`,
+          // What the step did (or, in a dry run, would do), else the bare word.
+          message: `${step.title}: ${result.summary ?? (options.dryRun ? 'would change (dry run)' : 'done')}`,
           data: result.outcome,
         });
-        summary.push({ id: step.id, title: step.title, result: 'done', durationMs: clock() - started });
+        summary.push({ id: step.id, title: step.title, result: done, durationMs: clock() - started });
       }
       await save();
     } catch (error) {

@@ -484,7 +484,7 @@ async function upgradeOne(
     await ctx.deps.kubeWriter.mergePatch(ref, body);
   } else {
     ctx.progress(
-      `${label}: ${versionPath.slice(1).join('.')} is already ${item.version}; waiting for the operator`,
+      `${label}: ${versionPath.slice(1).join('.')} is already ${item.version}; ${ctx.dryRun ? 'would wait' : 'waiting'} for the operator`,
     );
   }
   // Nothing was patched in dry-run, so there is nothing to wait for.
@@ -781,6 +781,9 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
           database: database('reaadb', false),
         };
       }
+      // The manual path asks the participants too, before it prints any command for them.
+      const heldManual = heldBackAction(snapshot, target, db, version, from, { manual: true });
+      if (heldManual) return heldManual;
       return {
         ...action(
           `Upgrade Active-Active database ${db.name}${from} to ${version} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,

@@ -160,6 +160,14 @@ async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult
       : undefined;
     const view = judge(rec, sts, pods, target, dialectFields(snapshot.dialect));
     if (view.done) return { outcome: { dryRun: true, versionTag: tag, state: 'Running' } };
+    // The dry run's cluster step set nothing: while the cluster resource is not at the target,
+    // no pod was asked to roll, so nothing is said about the pods (issue 36 item 5).
+    const specTag = str(getPath(rec, [...dialectFields(snapshot.dialect).imageSpecPath, 'versionTag']));
+    if (specTag !== tag) {
+      return {
+        skipped: `dry run: would follow the rolling upgrade of ${known.name} to ${tag} once the cluster step sets it (now: cluster ${str(getPath(rec, ['status', 'state'])) ?? 'unknown'}, versionTag ${specTag ?? '(default)'}; no pod was asked to roll)`,
+      };
+    }
     return {
       skipped: `dry run: would follow the rolling upgrade of ${known.name} to ${tag} (now: ${view.message})`,
     };
