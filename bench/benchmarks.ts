@@ -62,6 +62,7 @@ export const HELP_COMMANDS: string[][] = [
   [],
   ['auth'],
   ['auth', 'token'],
+  ['auth', 'trust'],
   ['upgrade'],
   ['upgrade', 'plan'],
   ['upgrade', 'run'],
@@ -74,6 +75,7 @@ export const HELP_COMMANDS: string[][] = [
   ['sim', 'capture'],
   ['demo'],
   ['completion'],
+  ['version'],
 ];
 
 const STARTUP_TARGET = 1.5;
