@@ -70,13 +70,29 @@ const clientNodeConfigOnly = {
     }));
   },
 };
+// node-fetch 2 (under client-node) parses URLs with Node's own URL and falls back to whatwg-url
+// only where Node has none (`Url.URL || whatwgUrl.URL`), but importing whatwg-url builds tr46's
+// Unicode tables on every start: a command paid for it without ever using it. Node's URL is
+// handed to node-fetch under that name instead.
+const nodeFetchWithNodesUrl = {
+  name: 'node-fetch-with-nodes-url',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^whatwg-url$/ }, (args) =>
+      /[\\/]node-fetch[\\/]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-url' } : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({
+      contents: 'module.exports = { URL: globalThis.URL, URLSearchParams: globalThis.URLSearchParams };',
+      loader: 'js',
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [clientNodeConfigOnly],
+  plugins: [clientNodeConfigOnly, nodeFetchWithNodesUrl],
 });
 const generated = Object.keys(result.metafile.inputs).filter((file) =>
   /@kubernetes\/client-node\/dist\/gen\/(models|apis|types)\//.test(file),
@@ -93,7 +109,7 @@ if (generated.length > 0) {
 // reads costs about as much as 5 KB of code, and the token is measured against a bare HTTPS
 // request. It serves only runs that talk to the management API alone (src/cli/token-scope.ts),
 // so what the token loads lazily for the others is left out (the Kubernetes client, undici for a
-// proxy, the YAML writer: 16 MB); an import of it would fail loudly. Any other lazy import is
+// proxy, the YAML, name and jsonpath writers, the pinned CA lookup: 16 MB); an import of it would fail loudly. Any other lazy import is
 // carried, and the size check below says when one pulls in a package.
 const leftOut = [
   'kube/client.js',
@@ -102,6 +118,8 @@ const leftOut = [
   'kube/port-forward.js',
   'api/undici.js',
   'io/yaml-output.js',
+  'io/document-printers.js',
+  'io/trusted-ca.js',
 ];
 const tokenOnly = {
   name: 'token-entry-carries-the-api-alone',

@@ -35,7 +35,7 @@ export function register(program: Command, runtime: Runtime): void {
         ]);
       // Values commander does not know as `choices` (they are checked where they are used).
       const known = {
-        '--output': ['text', 'json', 'yaml'],
+        '--output': ['text', 'json', 'yaml', 'name'],
         '--only': STEP_IDS,
         '--skip': STEP_IDS,
         '--ignore-check': CHECK_IDS,

@@ -25,6 +25,12 @@ export async function runCli(build: ProgramBuilder, argv: string[], runtime: Mai
       });
     }
     const program = await build(full, packageVersion());
+    // `ctl` alone: the help on stdout and exit 0, as `kubectl` and `gh` alone do (commander
+    // would write it to stderr as an error).
+    if (argv.length === 0) {
+      program.outputHelp();
+      return;
+    }
     await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
   });
 }
@@ -75,6 +81,11 @@ function commanderExit(error: Error & { code: string }): number {
 function report(error: unknown, io: Io): number {
   // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
   const showStack = io.verbose >= 2;
+  if (isCtlError(error) && error.exitCode === ExitCode.ok) {
+    // A declined prompt: what happened, no `error:` (src/errors.ts NotConfirmedError).
+    io.info(error.message);
+    return ExitCode.ok;
+  }
   if (isCtlError(error)) {
     io.error(error.message);
     if (error.hint) io.hint(error.hint);

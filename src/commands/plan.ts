@@ -24,6 +24,7 @@ export async function readAndPlan(
   target: Target,
   stateStore?: StateStoreKind,
   maxHops?: number,
+  helmBin: string = process.env.CTL_HELM || 'helm',
 ): Promise<PlanResult> {
   const read = await readClusterSnapshot(session, stateStore);
   const { planUpgradePath } = await import('../steps/index.js');
@@ -38,7 +39,13 @@ export async function readAndPlan(
     operator: hop.target.operator,
     clusterVersion: hop.target.clusterVersion ?? undefined,
   }));
-  const snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
+  let snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
+  // The helm client the operator step will call (check helm-available), asked only when helm
+  // upgrades the operator.
+  if (first.target.method === 'helm') {
+    const { probeHelmClient } = await import('../exec/helm-probe.js');
+    snapshot = { ...snapshot, helmClient: await probeHelmClient(helmBin, process.env) };
+  }
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }
 
@@ -92,15 +99,20 @@ export interface PlanCommandInput extends SessionInput {
  * `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked.
  * Without --to, the targets the cluster can reach (exit 0).
  */
-export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
+export async function runPlanCommand(
+  input: PlanCommandInput,
+): Promise<import('../planning/targets.js').UpgradeTargets | undefined> {
   const { openSession } = await import('./session.js');
   const session = await openSession(input);
   try {
-    if (!input.target) {
-      await listTargetsCommand(input, session);
-      return;
-    }
-    const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
+    if (!input.target) return await listTargetsCommand(input, session);
+    const { plan, snapshot } = await readAndPlan(
+      session,
+      input.target,
+      input.stateStore,
+      input.maxHops,
+      input.env.CTL_HELM || 'helm',
+    );
     if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);
     if (input.out) {
@@ -109,7 +121,8 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
       await chmod(input.out, 0o600);
     }
     if (input.io.output === 'json') input.io.json(plan);
-    else {
+    // -q: only errors (a blocked plan still says why, below); the exit code is the answer.
+    else if (!input.io.quiet) {
       const { renderPlan } = await import('../planning/render-plan.js');
       const args = input.planArgs ?? NO_PLAN_ARGS;
       const next = nextRunCommand(args, plan.target.operator, input.out);
@@ -117,18 +130,37 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
       if (input.out) input.io.info(`plan saved to ${input.out}; run it with: ${next}`);
     }
     if (plan.blocked) throw planFailure(plan, snapshot);
+    return undefined;
   } finally {
     await session.close();
   }
 }
 
 /** `ctl upgrade plan` without --to: one read of the cluster, every target planned from it. */
-async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSession): Promise<void> {
+async function listTargetsCommand(
+  input: PlanCommandInput,
+  session: UpgradeSession,
+): Promise<import('../planning/targets.js').UpgradeTargets> {
   if (input.out) {
     throw new UsageError('--out saves the plan of one target: pass --to', {
       hint: 'List the targets with ctl upgrade plan, then save one: ctl upgrade plan --to <version> --out plan.json',
     });
   }
+  const list = await readTargets(input, session);
+  if (input.io.output === 'json') input.io.json(list);
+  else if (!input.io.quiet) {
+    const { renderTargets } = await import('../planning/render-targets.js');
+    const args = input.planArgs ?? NO_PLAN_ARGS;
+    input.io.data(renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to)));
+  }
+  return list;
+}
+
+/** The targets the cluster can reach, from one read of it (the list without --to; `ctl demo` picks from it). */
+export async function readTargets(
+  input: Pick<PlanCommandInput, 'stateStore' | 'selection' | 'maxHops' | 'io'>,
+  session: UpgradeSession,
+): Promise<import('../planning/targets.js').UpgradeTargets> {
   const snapshot = await readClusterSnapshot(session, input.stateStore);
   if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
   const { listTargets } = await import('../planning/targets.js');
@@ -142,12 +174,7 @@ async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSessi
       (release) => !list.available.some((known) => known.operator === release.operator),
     ),
   );
-  if (input.io.output === 'json') input.io.json(list);
-  else {
-    const { renderTargets } = await import('../planning/render-targets.js');
-    const args = input.planArgs ?? NO_PLAN_ARGS;
-    input.io.data(renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to)));
-  }
+  return list;
 }
 
 /** Releases newer than the catalog that the helm repository offers, into the plan's `catalog.available`. */
@@ -190,14 +217,18 @@ export function blockedError(plan: Plan): PreflightError {
   return new PreflightError(
     `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
     {
-      hint: ignorableHint(failing.map((c) => c.id)),
+      hint: ignorableHint(failing),
     },
   );
 }
 
-/** cluster-found is never to be ignored: without a cluster there is nothing to upgrade. */
-function ignorableHint(ids: string[]): string {
-  const ignorable = ids.filter((id) => id !== 'cluster-found');
+/**
+ * Each fix, and --ignore-check only for the failed checks whose risk a person can knowingly take:
+ * not for one the run cannot get past (no cluster, no management API, a release that is not
+ * there: the check's `ignorable: false`).
+ */
+function ignorableHint(failing: readonly import('../planning/checks/index.js').CheckResult[]): string {
+  const ignorable = failing.filter((c) => c.ignorable !== false).map((c) => c.id);
   if (ignorable.length === 0) return 'Apply each fix and plan again.';
   return `Apply each fix and plan again, or knowingly pass --ignore-check ${ignorable.join(' --ignore-check ')}.`;
 }

@@ -1,7 +1,15 @@
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
+import {
+  appendHint,
+  isCtlError,
+  NotConfirmedError,
+  OperationError,
+  StalePlanError,
+  UsageError,
+} from '../errors.js';
 import type { Io } from '../io/io.js';
+import { oneLine } from '../io/safe-text.js';
 import { quoteForShell } from '../exec/helm.js';
 import {
   createReporter,
@@ -138,6 +146,15 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const saved = await import('../planning/saved-plan.js');
   const savedPlan = input.planFile ? await saved.loadSavedPlan(input.planFile) : undefined;
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
+  const plannedStore = savedPlan?.target.selection?.stateStore;
+  if (plannedStore !== undefined && plannedStore !== (input.stateStore ?? 'file')) {
+    throw new UsageError(
+      `the plan in ${input.planFile} checked the permissions of --state-store ${plannedStore}, and this run uses ${input.stateStore ?? 'file'}`,
+      {
+        hint: `Run with --state-store ${plannedStore}, or plan again with the store the run uses: ctl upgrade plan --to ${savedPlan?.target.operator ?? '<version>'} --state-store ${input.stateStore ?? 'file'} --out ${input.planFile}`,
+      },
+    );
+  }
   if (!target)
     throw new UsageError('--to is required: the operator version to upgrade to', {
       hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
@@ -161,7 +178,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   try {
     // A saved plan fixes its hops: plan again with as many, no more.
     const maxHops = savedPlan ? (savedPlan.hops?.length ?? 1) : input.maxHops;
-    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore, maxHops);
+    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore, maxHops, input.helmBin);
     record.plan = plan;
     record.target = {
       operator: plan.target.operator,
@@ -188,6 +205,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       // A ConfigMap store would write its state and lock into the cluster for a run that may
       // not start (and may lack the very permissions to): stop here, with every failed check.
       if (input.stateStore === 'configmap' && !input.dryRun) throw failure;
+      // A later hop that fails its checks would stop the run between two hops, the cluster left
+      // on the first one's release: stop here, before any change, as the plan does (issue 36).
+      if (plan.hops?.slice(1).some((hop) => hop.blocked)) throw failure;
     }
 
     const identity = {
@@ -360,6 +380,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           }
           record.verification = verification;
           const result = verification?.unexplained || verificationFailure ? 'failed' : 'succeeded';
+          const { workLeft, renderWorkLeft } = await import('../run/work-left.js');
+          // What the run leaves to do, the first of it as the last line (text, JSON, CI summary).
+          const left =
+            input.dryRun || result !== 'succeeded'
+              ? []
+              : workLeft({
+                  plan: hopPlanned.plan,
+                  databasesOutcome: outcome.state.steps.databases?.outcome,
+                  argv: input.argv ?? [],
+                });
+          const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;
           reporter.emit({
             type: 'done',
             message: input.dryRun
@@ -374,6 +405,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
               steps: outcome.summary,
               ...(verification ? { verification } : {}),
               ...(availability ? { availability: availability.entries() } : {}),
+              ...(left.length > 0 ? { next: left[0]!.command, workLeft: left } : {}),
             },
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
@@ -389,13 +421,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           if (io.output === 'text')
             writeResult(
               io,
-              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}`,
+              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}${nextText ? `\n${nextText}` : ''}`,
             );
           await writeCiSummary(
             input,
             result,
             outcome.summary,
-            verification && renderVerificationText(verification),
+            [verificationText, nextText].filter((line) => line !== undefined).join('\n') || undefined,
             availability && renderAvailabilityMarkdown(availability.entries()),
           );
           if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
@@ -495,15 +527,16 @@ async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   const { renderPlan } = await import('../planning/render-plan.js');
   // No "Next:" here: this command is the next one, and it is asking.
   input.io.stderrWrite(`${renderPlan(plan, input.io.color, { next: null })}\n`);
+  const { describePlanChanges } = await import('../planning/plan-changes.js');
+  const changes = describePlanChanges(plan);
+  // The question names every change, the databases' version jump too, and how to keep them.
+  if (changes.databases) input.io.stderrWrite(`${changes.databases}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(
-      `Upgrade ${plan.cluster.namespace}/${plan.cluster.name} to ${plan.target.operator}? [y/N] `,
+      `Upgrade ${oneLine(plan.cluster.namespace)}/${oneLine(plan.cluster.name)} (${changes.summary})? [y/N] `,
     );
-    if (!/^y(es)?$/i.test(answer.trim()))
-      throw new UsageError('not confirmed: nothing was changed', {
-        hint: 'Run again and answer y, or pass --yes.',
-      });
+    if (!/^y(es)?$/i.test(answer.trim())) throw new NotConfirmedError('not confirmed: nothing was changed');
   } finally {
     rl.close();
   }

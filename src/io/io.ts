@@ -22,6 +22,8 @@ export interface IoOptions {
   output?: OutputFormat;
   /** `-o yaml`: how to write a value as YAML (`output` is then json: the same data). */
   yaml?: ((value: unknown) => string) | undefined;
+  /** `-o name` / `-o jsonpath=...`: the text to print for each document (`output` is json). */
+  document?: ((value: unknown) => string) | undefined;
   verbose?: number;
   quiet?: boolean;
   /** `--no-color` given (commander sets color=false). */
@@ -69,7 +71,11 @@ export class Io {
     this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
     this.#dumbTerminal = env.TERM === 'dumb';
     this.#toYaml = options.yaml;
+    this.#document = options.document;
   }
+
+  /** `-o name` / `-o jsonpath=...` (src/io/document-printers.ts). */
+  readonly #document: ((value: unknown) => string) | undefined;
 
   readonly #dumbTerminal: boolean;
   /**
@@ -137,6 +143,12 @@ export class Io {
   }
 
   #writeJson(value: unknown, redact: (text: string) => string): void {
+    if (this.#document) {
+      // The redacted data (its JSON form stays valid JSON), printed as asked, made safe as text.
+      const text = this.#document(JSON.parse(redact(safeJson(value))));
+      if (text !== '') this.#stdout.write(this.render(text));
+      return;
+    }
     if (this.#toYaml) {
       // The same data as -o json, made safe the same way, then written as one YAML document.
       this.#clearLiveFor(this.#stdout);

@@ -18,7 +18,8 @@ import type { Verification } from './verification.js';
  * where things were downloaded from; CI uploads it as the job's user, who can read it.
  */
 
-export type RunResultLabel = 'succeeded' | 'failed' | 'interrupted';
+/** `not confirmed`: the prompt was answered no; nothing was changed (exit 0). */
+export type RunResultLabel = 'succeeded' | 'failed' | 'interrupted' | 'not confirmed';
 
 export interface ReportStep extends StepSummary {
   startedAt?: string;
@@ -121,7 +122,12 @@ export function finishRunRecord(
   }
   const exitCode = isCtlError(error) ? error.exitCode : ExitCode.failed;
   record.exitCode = exitCode;
-  record.result = exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm ? 'interrupted' : 'failed';
+  record.result =
+    exitCode === ExitCode.ok
+      ? 'not confirmed'
+      : exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm
+        ? 'interrupted'
+        : 'failed';
   const message = error instanceof Error ? error.message : String(error);
   const hint = isCtlError(error) ? error.hint : undefined;
   record.error = { message: redact(message), ...(hint ? { hint: redact(hint) } : {}), exitCode };

@@ -166,8 +166,8 @@ export class ConfigMapStateStore implements StateStore {
     return next;
   }
 
-  async lock(operation: string): Promise<StateLock> {
-    const owner = newOwner(operation);
+  async lock(operation: string, given?: LockOwner): Promise<StateLock> {
+    const owner = given ?? newOwner(operation);
     const identity = holderIdentityOf(owner);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const current = await this.#readLease();

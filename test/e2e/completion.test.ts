@@ -152,7 +152,7 @@ describe('ctl completion (e2e)', () => {
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--method', '']), ['auto', 'helm', 'bundle', 'olm']);
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--only', '']), [...STEP_IDS]);
     assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--ignore-check', 'lic']), ['license-valid']);
-    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json', 'yaml']);
+    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json', 'yaml', 'name']);
     assert.deepEqual(complete(['ctl', 'sim', 'up', '--scenario', 'happy']), ['happy-path']);
     assert.deepEqual(complete(['ctl', 'completion', '']), ['bash', 'zsh', 'fish', 'powershell']);
     // `--method=h`: bash splits it at `=` (COMP_WORDBREAKS).

@@ -51,7 +51,7 @@ function mergeKubeconfigs(files: Record<string, string>, target: string): void {
   writeFileSync(target, stringify(merged), { mode: 0o600 });
 }
 
-function recTag(cluster: SimulatedCluster, dialect: 'engine' | 'redis' = 'engine'): string {
+function recTag(cluster: SimulatedCluster, dialect: 'engine' | 'redis' = 'redis'): string {
   const type = cluster.kube.store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster');
   const rec = cluster.kube.store.get(type, 'redis', 'rec') as unknown as {
     spec: Record<string, { versionTag: string }>;

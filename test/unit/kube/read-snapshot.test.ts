@@ -80,7 +80,7 @@ describe('readSnapshot against the simulated cluster', () => {
   it('reads operator, cluster, databases, webhook, admission-tls, credentials, API and permissions', async () => {
     const snapshot = await snapshotOf(sim, { withApi: true });
     assert.equal(snapshot.namespace, 'redis');
-    assert.equal(snapshot.dialect, 'engine');
+    assert.equal(snapshot.dialect, 'redis');
     assert.equal(snapshot.dialectSource, 'cluster');
     assert.equal(snapshot.platform, 'kubernetes');
     assert.deepEqual(snapshot.clusterCandidates, ['rec']);
