@@ -199,9 +199,12 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
     advisories: overrides.advisories,
     rules,
     releaseLines,
+    // The certified bundles' update edges (check olm-update-path): written by
+    // scripts/read-olm-bundles.mjs from the same certified-operators commit, carried as they are.
+    ...(base.olm ? { olm: base.olm } : {}),
   };
-  // Sections this script does not write (the OLM update graph of scripts/read-olm-bundles.mjs)
-  // are carried as they are, after its own, in the base's order.
+  // Any other section this script does not write is carried as it is, after its own, in the
+  // base's order.
   for (const [key, value] of Object.entries(base)) {
     if (key in document) continue;
     document[key] = value;
