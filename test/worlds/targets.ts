@@ -22,8 +22,9 @@ function newerReleases(current: string): string[] {
 
 export function pickTarget(
   current: string,
-  user: Pick<UserSide, 'targetFrom' | 'targetPick'>,
+  user: Pick<UserSide, 'targetFrom' | 'targetPick' | 'target'>,
 ): string | null {
+  if (user.target) return user.target;
   const targets = user.targetFrom === 'catalog' ? newerReleases(current) : candidateTargets(current, false);
   return targets.length === 0 ? null : targets[user.targetPick % targets.length]!;
 }

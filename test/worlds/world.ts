@@ -18,6 +18,8 @@ export interface UserSide {
   targetFrom: 'listed' | 'catalog';
   /** Which of those targets, counted modulo their number. */
   targetPick: number;
+  /** A found world's file names its target outright: the catalog may grow. */
+  target?: string;
 }
 
 export interface World {
