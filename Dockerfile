@@ -6,21 +6,26 @@
 #   docker build -t registry.example.com/ctl:0.1.0 .
 #   docker run --rm registry.example.com/ctl:0.1.0 --version
 #
-# The entrypoint is ctl: `docker run IMAGE upgrade plan --to 7.8.2-6`. deploy/job.yaml runs it
+# The entrypoint is ctl: `docker run IMAGE upgrade plan --to 8.2.0-18`. deploy/job.yaml runs it
 # as a Job; docs/install.md has the details.
 
 ARG NODE_MAJOR=24
 # The base images, by the tag of their Node.js line. For a release, pin them by digest, so a moved
 # tag cannot change what you ship: read each one's digest at its registry (`docker buildx
 # imagetools inspect node:24-slim`, `crane digest gcr.io/distroless/nodejs24-debian12:nonroot`)
-# and pass it, e.g. --build-arg BUILD_IMAGE=node:24-slim@sha256:<digest> --build-arg
-# RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot@sha256:<digest>. They are not pinned
-# here because the machines this repository is built and tested on reach no container registry,
-# so no digest could be read at its source (and this Dockerfile is not built in its CI).
+# and pass it, e.g.
+#   --build-arg BUILD_IMAGE=node:24-slim@sha256:<digest>
+#   --build-arg RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot@sha256:<digest>
+# They are not pinned here because the machines this repository is built and tested on reach no
+# container registry, so no digest could be read at its source (and this Dockerfile is not built
+# in its CI).
 ARG BUILD_IMAGE=node:${NODE_MAJOR}-slim
 ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
 # helm 3 for `--method helm` (the operator step runs `helm upgrade`); ctl needs 3.8 or newer.
+# Pinned by digest like the two above: --build-arg HELM_IMAGE=alpine/helm:3.17.2@sha256:<digest>
+# (`docker buildx imagetools inspect alpine/helm:3.17.2`).
 ARG HELM_VERSION=3.17.2
+ARG HELM_IMAGE=alpine/helm:${HELM_VERSION}
 
 # ---- build: compile the TypeScript (dev dependencies only live in this stage)
 FROM ${BUILD_IMAGE} AS build
@@ -36,7 +41,7 @@ RUN node --input-type=module -e "import { readFileSync, writeFileSync } from 'no
   import { shippedManifest } from './scripts/shipped-manifest.mjs'; \
   writeFileSync('dist/package.json', shippedManifest(JSON.parse(readFileSync('package.json', 'utf8'))));"
 
-FROM alpine/helm:${HELM_VERSION} AS helm
+FROM ${HELM_IMAGE} AS helm
 
 # ---- runtime
 FROM ${RUNTIME_IMAGE}

@@ -48,6 +48,7 @@ export const HELP_COMMANDS: string[][] = [
   [],
   ['auth'],
   ['auth', 'token'],
+  ['auth', 'trust'],
   ['upgrade'],
   ['upgrade', 'plan'],
   ['upgrade', 'run'],
@@ -60,6 +61,7 @@ export const HELP_COMMANDS: string[][] = [
   ['sim', 'capture'],
   ['demo'],
   ['completion'],
+  ['version'],
 ];
 
 const STARTUP_TARGET = 1.5;

@@ -3,7 +3,7 @@
 // command's start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the
 // lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk. A second build
 // makes dist/bundle/token-main.js, `ctl auth token`'s own entry (below).
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -44,19 +44,56 @@ const common = {
   logLevel: 'warning',
   metafile: true,
 };
+// ctl imports client-node's own modules (KubeConfig, Watch, PortForward: src/kube/client.ts),
+// never its index. Its config module still imports the generated index for the two names that
+// makeApiClient uses, which esbuild cannot shake off entirely (the models' module runs code as it
+// loads): that import is pointed at the two modules that define them. What the index carries
+// (the generated models and typed APIs, 14 MB) stays out of the bundle; the check after the
+// build says so.
+// (node_modules may be a link: esbuild resolves the real path)
+const clientNodeDist = realpathSync(path.join(root, 'node_modules', '@kubernetes', 'client-node', 'dist'));
+const clientNodeConfigOnly = {
+  name: 'client-node-config-without-the-generated-index',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
+      path.resolve(args.resolveDir) === clientNodeDist && path.basename(args.importer) === 'config.js'
+        ? { path: 'config-gen', namespace: 'client-node-gen' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'client-node-gen' }, () => ({
+      contents: [
+        `export { createConfiguration } from ${JSON.stringify(path.join(clientNodeDist, 'gen', 'configuration.js'))};`,
+        `export { ServerConfiguration } from ${JSON.stringify(path.join(clientNodeDist, 'gen', 'servers.js'))};`,
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: path.join(clientNodeDist, 'gen'),
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
+  plugins: [clientNodeConfigOnly],
 });
+const generated = Object.keys(result.metafile.inputs).filter((file) =>
+  /@kubernetes\/client-node\/dist\/gen\/(models|apis|types)\//.test(file),
+);
+if (generated.length > 0) {
+  console.error(
+    `bundle: client-node's generated models or APIs are in the bundle (${generated.length} files, e.g. ${generated[0]}): ` +
+      'import its modules (src/kube/client.ts), not its index',
+  );
+  process.exit(1);
+}
 
 // `ctl auth token`'s own entry (src/token-main.ts), in ONE file: each file an ES module import
 // reads costs about as much as 5 KB of code, and the token is measured against a bare HTTPS
 // request. It serves only runs that talk to the management API alone (src/cli/token-scope.ts),
 // so what the token loads lazily for the others is left out (the Kubernetes client, undici for a
-// proxy, the YAML writer: 16 MB); an import of it would fail loudly. Any other lazy import is
+// proxy, the YAML, name and jsonpath writers, the pinned CA lookup: 16 MB); an import of it would fail loudly. Any other lazy import is
 // carried, and the size check below says when one pulls in a package.
 const leftOut = [
   'kube/client.js',
@@ -65,6 +102,8 @@ const leftOut = [
   'kube/port-forward.js',
   'api/undici.js',
   'io/yaml-output.js',
+  'io/document-printers.js',
+  'io/trusted-ca.js',
 ];
 const tokenOnly = {
   name: 'token-entry-carries-the-api-alone',

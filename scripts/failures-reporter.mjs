@@ -2,8 +2,12 @@
 // it): it collects every failed test with its file, its error and what its file wrote on stdout
 // and stderr, and writes them at the end, so the last lines of a run name each failure. A
 // thousand passing tests scroll a failure's details far out of reach; a temporary folder that is
-// gone after the run cannot be read either.
+// gone after the run cannot be read either. Before them it names the slowest test files (each
+// file's own process, start to end, and its number of tests): where the suite's time goes.
+import { relative, resolve } from 'node:path';
+
 const OUTPUT_LINES = 40;
+const SLOWEST_FILES = Number(process.env.CTL_TEST_SLOWEST ?? 15);
 
 function errorText(error) {
   if (!error) return 'failed';
@@ -19,12 +23,47 @@ function indent(text, prefix = '    ') {
     .join('\n');
 }
 
+/** The slowest files, slowest first: seconds of its process, its tests, its path. */
+function slowestFiles(files, wallMs) {
+  if (SLOWEST_FILES <= 0 || files.size === 0) return '';
+  const rows = [...files].sort((a, b) => b[1].ms - a[1].ms);
+  const total = rows.reduce((sum, [, { ms }]) => sum + ms, 0);
+  const lines = rows.slice(0, SLOWEST_FILES).map(
+    ([file, { ms, tests }]) =>
+      // Tests defined in a helper file (describeRoundTrips) are counted there, not here: "-".
+      `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${(tests > 0 ? String(tests) : '-').padStart(4)} tests  ${relative(process.cwd(), file)}`,
+  );
+  return (
+    `\nslowest test files (${Math.min(SLOWEST_FILES, rows.length)} of ${rows.length}; ` +
+    `files ${(total / 1000).toFixed(0)} s in all, run ${(wallMs / 1000).toFixed(0)} s of wall time):\n` +
+    `${lines.join('\n')}\n`
+  );
+}
+
+/** The file's own entry: the test named after the file, around its whole process. */
+function isFileEntry(data) {
+  return data.nesting === 0 && typeof data.file === 'string' && resolve(String(data.name)) === data.file;
+}
+
 export default async function* failuresReporter(source) {
+  const started = Date.now();
   const output = new Map(); // file -> lines it wrote outside the test protocol
+  const files = new Map(); // file -> { ms, tests }
   const failures = [];
   let passed = 0;
   for await (const event of source) {
     const data = event.data ?? {};
+    if (event.type === 'test:complete' && isFileEntry(data)) {
+      const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
+      entry.ms = Number(data.details?.duration_ms ?? 0);
+      files.set(data.file, entry);
+    } else if ((event.type === 'test:pass' || event.type === 'test:fail') && data.details?.type !== 'suite') {
+      if (typeof data.file === 'string' && !isFileEntry(data)) {
+        const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
+        entry.tests += 1;
+        files.set(data.file, entry);
+      }
+    }
     if (event.type === 'test:stdout' || event.type === 'test:stderr') {
       const lines = output.get(data.file) ?? [];
       lines.push(...String(data.message).replace(/\n$/, '').split('\n'));
@@ -36,6 +75,7 @@ export default async function* failuresReporter(source) {
       failures.push({ name: data.name, file: data.file, error: data.details?.error });
     }
   }
+  yield slowestFiles(files, Date.now() - started);
   if (failures.length === 0) {
     yield `${passed} passed, 0 failed\n`;
     return;

@@ -44,6 +44,17 @@ export class OperationError extends CtlError {
   }
 }
 
+/**
+ * Exit 0: the person at the prompt said no. Nothing was changed and nothing went wrong, so it
+ * is not a usage error; as `kubectl delete --interactive` answered "n" (it prints that the
+ * deletion is cancelled and exits 0). The message goes to stderr without `error:`.
+ */
+export class NotConfirmedError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.ok, message, options);
+  }
+}
+
 /** Exit 2: a bad flag or value, a missing required input. Raised before any request. */
 export class UsageError extends CtlError {
   constructor(message: string, options?: CtlErrorOptions) {

@@ -8,6 +8,13 @@ import type { HttpResponse } from './http.js';
  * the API's OpenAPI description (rest-api/api-reference/openapi.json, `cluster_Error`) names the
  * text `description` instead. Either is read, `message` first; either may be missing.
  */
+/**
+ * The server answered, but not as the management API does: an HTML page, text that is not JSON
+ * (a truncated body), or JSON of the wrong shape. Exit 1 where it happens mid-run; before a
+ * plan it is the failed `api-reachable` check, exit 3 (docs/exit-codes.md, "Decisions").
+ */
+export class MalformedAnswerError extends OperationError {}
+
 export interface ApiErrorBody {
   error_code?: string;
   message?: string;

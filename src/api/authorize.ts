@@ -1,5 +1,11 @@
 import { AuthError, OperationError } from '../errors.js';
-import { apiError, describeApiError, isPasswordExpired, passwordExpiredError } from './api-errors.js';
+import {
+  apiError,
+  describeApiError,
+  isPasswordExpired,
+  MalformedAnswerError,
+  passwordExpiredError,
+} from './api-errors.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Credentials } from './credentials.js';
 import type { ApiLog, HttpClient, HttpResponse } from './http.js';
@@ -139,7 +145,7 @@ function accessTokenOf(response: HttpResponse): string {
   const token = (response.body as { access_token?: unknown } | undefined)?.access_token;
   // Printable ASCII only: a token goes to terminals and headers, where control bytes do harm.
   if (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token)) {
-    throw new OperationError(`${PATH} answered 200 without a usable access_token`, {
+    throw new MalformedAnswerError(`${PATH} answered 200 without a usable access_token`, {
       hint: 'Check that --api-url points at the management API (port 9443).',
     });
   }

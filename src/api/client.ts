@@ -3,6 +3,7 @@ import {
   apiError,
   isModulesUploadDisabled,
   isPasswordExpired,
+  MalformedAnswerError,
   modulesUploadDisabledError,
   passwordExpiredError,
 } from './api-errors.js';
@@ -61,7 +62,7 @@ export class ApiClient {
   async list<T>(request: HttpRequest, fields: Record<string, 'string' | 'number'>): Promise<T[]> {
     const body = await this.json<unknown>(request);
     const bad = (why: string): OperationError =>
-      new OperationError(`${request.method} ${request.path}: the management API answered ${why}`, {
+      new MalformedAnswerError(`${request.method} ${request.path}: the management API answered ${why}`, {
         hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
       });
     if (!Array.isArray(body)) throw bad(`${describeValue(body)} instead of a list`);

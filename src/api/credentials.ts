@@ -90,6 +90,66 @@ export function trimOneNewline(text: string): string {
   return text;
 }
 
+/**
+ * `--password-stdin` reads at most 64 KiB (a password, not a file: `< /dev/zero` must not fill
+ * the memory), and stdin must end within 30 s (a pipe whose writer never closes would wait for
+ * ever). Either is a usage error, exit 2.
+ */
+export const STDIN_PASSWORD_LIMITS = { maxBytes: 64 * 1024, deadlineMs: 30_000 } as const;
+
+async function readStdinBounded(
+  stdin: NodeJS.ReadableStream,
+  limits: { maxBytes: number; deadlineMs: number } = STDIN_PASSWORD_LIMITS,
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.off('error', onError);
+      if (error) {
+        // Stop reading: nothing more of it is wanted.
+        stdin.pause();
+        (stdin as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+        reject(error);
+      } else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += buffer.length;
+      if (total > limits.maxBytes) {
+        finish(
+          new UsageError(
+            `--password-stdin got more than ${limits.maxBytes / 1024} KiB: that is not a password`,
+            {
+              hint: 'Pipe only the password into ctl, e.g. `printf %s "$PASSWORD" | ctl auth token --password-stdin`.',
+            },
+          ),
+        );
+        return;
+      }
+      chunks.push(buffer);
+    };
+    const onEnd = (): void => finish();
+    const onError = (error: Error): void => finish(error);
+    const timer = setTimeout(
+      () =>
+        finish(
+          new UsageError(`--password-stdin: stdin did not end within ${limits.deadlineMs / 1000} s`, {
+            hint: 'Close the pipe after the password (e.g. `printf %s "$PASSWORD" | ctl ...`), or use --password-file.',
+          }),
+        ),
+      limits.deadlineMs,
+    );
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.on('error', onError);
+    stdin.resume();
+  });
+}
+
 /** `--password-stdin`: the whole of stdin, which must be a pipe or a file. */
 export function stdinPasswordSource(stdin: NodeJS.ReadableStream & { isTTY?: boolean }): CredentialSource {
   return {
@@ -100,9 +160,7 @@ export function stdinPasswordSource(stdin: NodeJS.ReadableStream & { isTTY?: boo
           hint: 'Pipe it in, e.g. `printf %s "$PASSWORD" | ctl auth token --password-stdin`, or use --password-file.',
         });
       }
-      const chunks: Buffer[] = [];
-      for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      const password = trimOneNewline(Buffer.concat(chunks).toString('utf8'));
+      const password = trimOneNewline(await readStdinBounded(stdin));
       if (password === '') {
         throw new UsageError('--password-stdin got an empty password', {
           hint: 'Pipe the password into ctl, e.g. `printf %s "$PASSWORD" | ctl auth token --password-stdin`.',
@@ -124,8 +182,15 @@ export function filePasswordSource(path: string, warn: (message: string) => void
         if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
           warn(`${path} can be read by other users (mode ${(info.mode & 0o777).toString(8)}); chmod 600 it.`);
         }
+        if (info.size > STDIN_PASSWORD_LIMITS.maxBytes) {
+          throw new UsageError(
+            `--password-file ${path} is ${info.size} bytes, more than ${STDIN_PASSWORD_LIMITS.maxBytes / 1024} KiB: that is not a password`,
+            { hint: 'Point --password-file at a file that holds only the password.' },
+          );
+        }
         text = await readFile(path, 'utf8');
       } catch (error) {
+        if (error instanceof UsageError) throw error;
         const code = (error as NodeJS.ErrnoException).code ?? String(error);
         throw new UsageError(`cannot read --password-file ${path}: ${code}`, {
           hint: 'Check the path and its permissions.',

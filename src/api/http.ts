@@ -273,6 +273,9 @@ export class HttpClient {
     return {
       ca: this.#options.ca,
       rejectUnauthorized: this.#options.insecure !== true,
+      // The CA file lists what the user trusts: any certificate in it is an anchor, a leaf too
+      // (the one `ctl auth trust` pins, or what `openssl s_client` saved), not only a root.
+      ...(this.#options.ca ? { allowPartialTrustChain: true } : {}),
       // Node verifies against `servername` when it is set; checkServerIdentity makes that
       // explicit and lets the service's other names pass too.
       ...(servername

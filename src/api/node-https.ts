@@ -17,6 +17,8 @@ export interface NodeTlsSettings {
   /** PEM bundle to trust instead of the system roots. */
   ca?: string | undefined;
   rejectUnauthorized: boolean;
+  /** With `ca`: a certificate in it is an anchor even when not self-signed (a pinned leaf). */
+  allowPartialTrustChain?: boolean | undefined;
   servername?: string | undefined;
   checkServerIdentity?: ((host: string, cert: PeerCertificate) => Error | undefined) | undefined;
 }

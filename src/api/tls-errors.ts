@@ -57,7 +57,10 @@ export function tlsError(
     return new OperationError(
       `TLS: the certificate of ${url} is not trusted (${failure.code}: ${failure.message})`,
       {
-        hint: fix,
+        // Redis Enterprise signs its own API certificate unless the REC names a Secret
+        // (spec.certificates.apiCertificateSecretName): ctl auth trust reads either through
+        // the Kubernetes API (src/kube/api-certificate.ts).
+        hint: `Redis Enterprise signs the API certificate itself (or it is in the Secret spec.certificates.apiCertificateSecretName names): ctl auth trust reads it through the Kubernetes API, prints its fingerprint and pins it for this cluster. Or ${fix.charAt(0).toLowerCase()}${fix.slice(1)}`,
         cause,
       },
     );

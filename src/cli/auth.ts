@@ -53,6 +53,32 @@ export function register(program: Command, runtime: Runtime): void {
         'missing input (no URL, credentials or cluster resource); 4 wrong or expired\n' +
         'credentials, or Kubernetes refused a read. Docs: docs/auth.md\n',
     );
+  auth
+    .command('trust')
+    .exitOverride()
+    .description(
+      "read the management API's certificate through the Kubernetes API, print its fingerprint and pin it for this cluster",
+    )
+    .option('--out <file>', 'write it to this file instead of pinning it (then pass it as --ca-file)')
+    .addHelpText(
+      'after',
+      '\nThe certificate comes from the Secret that the cluster resource names in\n' +
+        "spec.certificates.apiCertificateSecretName, else from the pod's port 9443 through\n" +
+        "ctl's port-forward (a tunnel inside the Kubernetes API; only the TLS handshake\n" +
+        'is made). Pinned, it is kept in $XDG_CONFIG_HOME/ctl/trusted/<context>/<namespace>/\n' +
+        '<cluster>.pem and used for this cluster whenever no --ca-file is given.\n' +
+        '\nExamples:\n' +
+        '  ctl auth trust -n redis\n' +
+        '  ctl auth trust -n redis --cluster rec --out rec-ca.pem\n' +
+        '\nDocs: docs/auth.md\n',
+    )
+    .action(async (options: { out?: string }, command: Command) => {
+      const { createIo, readGlobalOptions } = await import('./read-globals.js');
+      const globals = readGlobalOptions(command);
+      const io = await createIo(globals, runtime);
+      const { runAuthTrust } = await import('../commands/auth-trust.js');
+      await runAuthTrust({ globals, io, env: runtime.env, out: options.out });
+    });
   declareOptions(token, TOKEN_OPTIONS);
   addConnectionOptions(token);
   token.action(async (_options: unknown, command: Command) => {

@@ -1,24 +1,26 @@
 import { Argument, type Command } from 'commander';
+import type { Shell } from '../completion/scripts.js';
 import type { Runtime } from './globals.js';
 import { builtInScenarioNames } from './sim.js';
 
-const SHELLS = ['bash', 'zsh', 'fish'];
+const SHELLS = ['bash', 'zsh', 'fish', 'powershell'];
 
 /**
- * `ctl completion <bash|zsh|fish>`: a completion script on stdout, generated from this very
+ * `ctl completion <bash|zsh|fish|powershell>`: a completion script on stdout, generated from this very
  * command tree (subcommands, long options, their values), so it never drifts from the CLI.
  */
 export function register(program: Command, runtime: Runtime): void {
   program
     .command('completion')
-    .description('print a shell completion script: bash, zsh or fish')
+    .description('print a shell completion script: bash, zsh, fish or powershell')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText(
       'after',
       '\nLoad it:\n' +
         '  bash  source <(ctl completion bash)        # or save it in ~/.local/share/bash-completion/completions/ctl\n' +
         '  zsh   source <(ctl completion zsh)         # or save it as _ctl in a directory of $fpath\n' +
-        '  fish  ctl completion fish | source         # or save it in ~/.config/fish/completions/ctl.fish\n',
+        '  fish  ctl completion fish | source         # or save it in ~/.config/fish/completions/ctl.fish\n' +
+        '  pwsh  ctl completion powershell | Out-String | Invoke-Expression   # or add it to $PROFILE\n',
     )
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;
@@ -33,7 +35,7 @@ export function register(program: Command, runtime: Runtime): void {
         ]);
       // Values commander does not know as `choices` (they are checked where they are used).
       const known = {
-        '--output': ['text', 'json', 'yaml'],
+        '--output': ['text', 'json', 'yaml', 'name'],
         '--only': STEP_IDS,
         '--skip': STEP_IDS,
         '--ignore-check': CHECK_IDS,
@@ -44,6 +46,6 @@ export function register(program: Command, runtime: Runtime): void {
         '--context': { command: 'contexts' as const },
       };
       const tree = completionTree(root, known);
-      runtime.stdout.write(completionScript(shell as 'bash' | 'zsh' | 'fish', tree));
+      runtime.stdout.write(completionScript(shell as Shell, tree));
     });
 }

@@ -7,7 +7,10 @@ export function register(program: Command, runtime: Runtime): void {
     .command('demo')
     .description('plan and run an upgrade on a built-in simulated cluster, with visible progress')
     .option('--scenario <name|file>', 'scenario to start from (ctl sim scenarios lists them)', 'happy-path')
-    .option('--to <operator-version>', 'target operator version', '7.8.2-6')
+    .option(
+      '--to <operator-version>',
+      'target operator version (default: the one ctl upgrade plan recommends for the scenario)',
+    )
     .option('--instant', 'no simulated waits (the whole upgrade in about a second)')
     .addHelpText(
       'after',
@@ -17,7 +20,7 @@ export function register(program: Command, runtime: Runtime): void {
       const { createIo, readGlobalOptions } = await import('./read-globals.js');
       const globals = readGlobalOptions(command);
       const io = await createIo(globals, runtime);
-      const o = command.opts() as { scenario: string; to: string; instant?: boolean };
+      const o = command.opts() as { scenario: string; to?: string; instant?: boolean };
       const { runDemo } = await import('../commands/demo.js');
       await runDemo({
         globals,

@@ -38,3 +38,16 @@ function repeatV(level: number): string[] {
   const count = kubectlVerbosity(level);
   return count === 0 ? [] : [`-${'v'.repeat(count)}`];
 }
+
+/**
+ * `-v=abc`, `--v=x`: kubectl's spelling with a level that is not a number. commander would read
+ * `-v` and then complain of an unknown option `-=abc`, which helps nobody; this names the word
+ * (undefined when every -v is fine). Words after `--` are arguments, not flags.
+ */
+export function badVerbosityArg(argv: readonly string[]): string | undefined {
+  for (const arg of argv) {
+    if (arg === '--') return undefined;
+    if (/^--?v=/.test(arg) && !/^--?v=\d+$/.test(arg)) return arg;
+  }
+  return undefined;
+}

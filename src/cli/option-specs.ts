@@ -34,7 +34,8 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   },
   {
     flags: '-o, --output <format>',
-    description: 'text for people, json or yaml for machines (yaml: the same data as json)',
+    description:
+      "text for people, json or yaml for machines (yaml: the same data as json); name, or jsonpath='{.field}' as kubectl takes them",
     default: 'text',
   },
   { flags: '--no-color', description: 'no colour (env NO_COLOR)' },
@@ -83,5 +84,8 @@ export const CONNECTION_OPTIONS: readonly OptionSpec[] = [
 
 /** `ctl auth token`'s own options, before the connection flags (auth.ts). */
 export const TOKEN_OPTIONS: readonly OptionSpec[] = [
-  { flags: '--ttl <seconds>', description: 'token lifetime, a whole number from 1 to 86400 (default: 300)' },
+  {
+    flags: '--ttl <seconds>',
+    description: 'token lifetime: seconds from 1 to 86400, or a duration such as 10m or 1h (default: 300)',
+  },
 ];

@@ -18,6 +18,8 @@ const LOCATION = [
   'insecure',
   'authForm',
   'stateStore',
+  // How the bundle and the catalog may be downloaded: the run downloads them again.
+  'allowHttp',
 ];
 
 /** What to upgrade to and how (`--to` is written by the caller: the target list names its own). */

@@ -6,6 +6,7 @@ import * as demo from './demo.js';
 import { addGlobalOptions, type Runtime } from './globals.js';
 import * as sim from './sim.js';
 import * as upgrade from './upgrade.js';
+import * as versionCommand from './version.js';
 
 /**
  * The command tree. Each group lives in its own file, which declares its commands with nothing
@@ -35,6 +36,7 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
   addGlobalOptions(program);
   for (const group of [auth, sim, demo, completion]) group.register(program, runtime);
   upgrade.register(program, runtime, lists);
+  versionCommand.register(program, runtime, version);
   return program;
 }
 

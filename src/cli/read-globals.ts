@@ -26,14 +26,23 @@ export function readGlobalValues(
       hint: 'Only ctl upgrade run takes several contexts (one cluster each); give this command one.',
     });
   }
-  const format = String(raw.output ?? 'text');
-  if (format !== 'text' && format !== 'json' && format !== 'yaml') {
-    throw new UsageError(`--output must be text, json or yaml, not "${format}"`, {
-      hint: 'Use -o text, -o json or -o yaml.',
+  const given = String(raw.output ?? 'text');
+  // kubectl's `-o jsonpath=<template>` and `-o name`: json's data, printed another way.
+  const jsonpath = /^jsonpath=/.exec(given) ? given.slice('jsonpath='.length) : undefined;
+  const format = jsonpath !== undefined ? 'jsonpath' : given;
+  if (!['text', 'json', 'yaml', 'name', 'jsonpath'].includes(format)) {
+    throw new UsageError(`--output must be text, json, yaml, name or jsonpath=<template>, not "${format}"`, {
+      hint: "Use -o text, -o json, -o yaml, -o name or -o jsonpath='{.field}'.",
     });
   }
-  // yaml is json's data in another notation: the commands see json, the Io writes YAML.
-  const output = format === 'yaml' ? 'json' : format;
+  // yaml, name and jsonpath are json's data printed otherwise: the commands see json.
+  const output = format === 'text' ? 'text' : 'json';
+  const document =
+    jsonpath !== undefined
+      ? { kind: 'jsonpath' as const, template: jsonpath }
+      : format === 'name'
+        ? { kind: 'name' as const }
+        : undefined;
   checkFilePath('--kubeconfig', raw.kubeconfig as string | undefined, 'input');
   return {
     kubeconfig: raw.kubeconfig as string | undefined,
@@ -43,6 +52,7 @@ export function readGlobalValues(
     cluster: raw.cluster as string | undefined,
     output,
     yaml: format === 'yaml',
+    ...(document ? { document } : {}),
     color: raw.color !== false,
     verbose: Number(raw.verbose ?? 0),
     quiet: raw.quiet === true,
@@ -53,8 +63,10 @@ export function readGlobalValues(
 export async function createIo(globals: GlobalOptions, runtime: Runtime): Promise<Io> {
   // Loaded only for -o yaml (the yaml package is a dependency already: fleet files, bundles).
   const yaml = globals.yaml ? (await import('../io/yaml-output.js')).toYaml : undefined;
+  const document = globals.document ? await documentPrinter(globals.document) : undefined;
   const io = new Io({
     yaml,
+    document,
     stdout: runtime.stdout,
     stderr: runtime.stderr,
     stdin: runtime.stdin,
@@ -66,4 +78,12 @@ export async function createIo(globals: GlobalOptions, runtime: Runtime): Promis
   });
   runtime.onIo(io);
   return io;
+}
+
+/** `-o name` / `-o jsonpath=...`: the printer, its template checked now (a bad one is exit 2). */
+async function documentPrinter(
+  document: NonNullable<GlobalOptions['document']>,
+): Promise<(value: unknown) => string> {
+  const printers = await import('../io/document-printers.js');
+  return document.kind === 'name' ? printers.namePrinter : printers.jsonPathPrinter(document.template);
 }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { ExitCode, isCtlError } from '../errors.js';
+import { ExitCode, isCtlError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { packageVersion } from '../package-root.js';
 import type { Runtime } from './globals.js';
-import { normalizeKubectlArgs } from './kubectl-args.js';
+import { badVerbosityArg, normalizeKubectlArgs } from './kubectl-args.js';
 
 /** Declares the commands a process can run: the whole tree, or only `ctl auth token`'s part. */
 export type ProgramBuilder = (runtime: Runtime, version: string) => Promise<Command>;
@@ -18,7 +18,19 @@ export type MainRuntime = Omit<Runtime, 'onIo' | 'argv'>;
  */
 export async function runCli(build: ProgramBuilder, argv: string[], runtime: MainRuntime): Promise<number> {
   return runAction(argv, runtime, async (full) => {
+    const bad = badVerbosityArg(argv);
+    if (bad !== undefined) {
+      throw new UsageError(`${bad}: the verbosity level is not a number`, {
+        hint: "Use -v (each API call) or -vv (bodies too), or kubectl's -v=6 (same as -v) and -v=8 (same as -vv).",
+      });
+    }
     const program = await build(full, packageVersion());
+    // `ctl` alone: the help on stdout and exit 0, as `kubectl` and `gh` alone do (commander
+    // would write it to stderr as an error).
+    if (argv.length === 0) {
+      program.outputHelp();
+      return;
+    }
     await program.parseAsync(normalizeKubectlArgs(argv), { from: 'user' });
   });
 }
@@ -69,6 +81,11 @@ function commanderExit(error: Error & { code: string }): number {
 function report(error: unknown, io: Io): number {
   // The Io knows the parsed -v count; the fallback Io (no command parsed) was given a best guess.
   const showStack = io.verbose >= 2;
+  if (isCtlError(error) && error.exitCode === ExitCode.ok) {
+    // A declined prompt: what happened, no `error:` (src/errors.ts NotConfirmedError).
+    io.info(error.message);
+    return ExitCode.ok;
+  }
   if (isCtlError(error)) {
     io.error(error.message);
     if (error.hint) io.hint(error.hint);

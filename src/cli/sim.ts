@@ -44,7 +44,7 @@ export function register(program: Command, runtime: Runtime): void {
         'in that shell talk to the simulated cluster.\n' +
         '\nExamples:\n' +
         '  ctl sim up --scenario happy-path --dir /tmp/sim --fast &\n' +
-        '  source /tmp/sim/env && kubectl get rec && ctl upgrade plan --to 7.8.2-6\n' +
+        '  source /tmp/sim/env && kubectl get rec && ctl upgrade plan --to 8.2.0-18\n' +
         '  ctl sim up --scenario module-without-rhel9 --dir /tmp/sim   # realistic waits\n' +
         '  ctl sim up --scenario ./my-scenario.yaml --kube-port 6443 --api-port 9443\n',
     )

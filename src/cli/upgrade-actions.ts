@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { checkFilePath, resolveStatePath } from '../io/paths.js';
 import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import type { TargetFlags } from '../planning/target.js';
+import type { Io } from '../io/io.js';
 import type { Runtime } from './globals.js';
 import { readConnectionFlags } from './read-connection.js';
 import { PLAN_OPTIONS, readPlanArgs } from './plan-args.js';
@@ -65,18 +66,23 @@ function refuseTargetFlags(command: Command): undefined {
 }
 
 /** `--catalog` / CTL_CATALOG, loaded before the target is read: it may know the --to release. */
-async function loadCatalog(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
+async function loadCatalog(command: Command, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
+  // --allow-http: the transport rule of every download of this process (src/kube/download.ts).
+  if (command.opts().allowHttp === true) {
+    const { allowPlainHttp } = await import('../kube/download.js');
+    allowPlainHttp(true);
+  }
   const location = (command.opts().catalog as string | undefined) ?? (env.CTL_CATALOG || undefined);
   if (location === undefined) return;
   const { loadCatalogOption } = await import('../planning/catalog-source.js');
-  await loadCatalogOption(location);
+  await loadCatalogOption(location, io);
 }
 
 /** `ctl upgrade plan`. */
 export async function planAction(command: Command, runtime: Runtime): Promise<void> {
   const globals = readGlobalOptions(command);
   const io = await createIo(globals, runtime);
-  await loadCatalog(command, runtime.env);
+  await loadCatalog(command, runtime.env, io);
   const { resolveSelection, resolveTarget } = await import('../planning/target.js');
   const flags = readTarget(command, runtime.env);
   // Without --to: the targets this cluster can reach.
@@ -103,7 +109,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
   const globals = readGlobalOptions(command, { multipleContexts: true });
   const io = await createIo(globals, runtime);
   const o = command.opts() as Record<string, unknown>;
-  await loadCatalog(command, runtime.env);
+  await loadCatalog(command, runtime.env, io);
   const { resolveTarget } = await import('../planning/target.js');
   const { parseStepList } = await import('../commands/run.js');
   const flags = readTarget(command, runtime.env);

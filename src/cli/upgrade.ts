@@ -13,7 +13,7 @@ function addPlanOptions(command: Command): Command {
     command
       .option(
         '--to <operator-version>',
-        'target operator version, e.g. 7.8.2-6 (plan without it lists the targets; run requires it)',
+        'target operator version, e.g. 8.2.0-18 (plan without it lists the targets; run requires it)',
       )
       .option(
         '--cluster-version <tag>',
@@ -45,6 +45,10 @@ function addPlanOptions(command: Command): Command {
       .option(
         '--catalog <file|url>',
         'a release catalog (JSON or YAML, docs/catalog.schema.json) added to the built-in one: releases newer than ctl, their images, platforms, advisories (env CTL_CATALOG)',
+      )
+      .option(
+        '--allow-http',
+        'let ctl download --catalog, --bundle and the helm index over plain http from another machine (env CTL_ALLOW_HTTP=1); https to http redirects are never followed',
       )
       .option(
         '--databases <all|none|names>',
@@ -102,8 +106,8 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
     .addHelpText(
       'after',
       '\nExamples:\n' +
-        '  ctl upgrade plan --to 7.8.2-6\n' +
-        '  ctl upgrade run --to 7.8.2-6\n' +
+        '  ctl upgrade plan --to 8.2.0-18\n' +
+        '  ctl upgrade run --to 8.2.0-18\n' +
         '  ctl upgrade status\n' +
         '\nDocs: docs/upgrade.md, docs/troubleshooting.md\n',
     );
@@ -138,11 +142,11 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         '\nExamples:\n' +
         '  ctl upgrade plan\n' +
         '  ctl upgrade plan -o json | jq -r .recommended\n' +
-        '  ctl upgrade plan --to 7.8.2-6\n' +
-        '  ctl upgrade plan --to 7.8.2-6 -n redis --cluster rec --out plan.json\n' +
-        '  ctl upgrade plan --to 7.8.2-6 --method helm --helm-release redis-enterprise\n' +
-        '  ctl upgrade plan --to 7.8.2-6 --databases none --ca-file ca.pem\n' +
-        '  ctl upgrade plan --to 7.8.2-6 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
+        '  ctl upgrade plan --to 8.2.0-18\n' +
+        '  ctl upgrade plan --to 8.2.0-18 -n redis --cluster rec --out plan.json\n' +
+        '  ctl upgrade plan --to 8.2.0-18 --method helm --helm-release redis-enterprise\n' +
+        '  ctl upgrade plan --to 8.2.0-18 --databases none --ca-file ca.pem\n' +
+        '  ctl upgrade plan --to 8.2.0-18 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
         '\nExit codes: 0 the upgrade may start, 3 a check failed (nothing was changed),\n' +
         '2 a bad flag.\n' +
         'Docs: docs/upgrade.md\n',
@@ -219,14 +223,14 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         'answer is shown under the summary and in --report (verification).\n' +
         'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
         '\nExamples:\n' +
-        '  ctl upgrade run --to 7.8.2-6\n' +
-        '  ctl upgrade run --to 7.8.2-6 --dry-run\n' +
-        '  ctl upgrade run --to 7.8.2-6 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
-        '  ctl upgrade run --to 7.8.2-6 --yes -o json   # CI: NDJSON events on stdout\n' +
+        '  ctl upgrade run --to 8.2.0-18\n' +
+        '  ctl upgrade run --to 8.2.0-18 --dry-run\n' +
+        '  ctl upgrade run --to 8.2.0-18 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
+        '  ctl upgrade run --to 8.2.0-18 --yes -o json   # CI: NDJSON events on stdout\n' +
         '  ctl upgrade run --plan plan.json --yes\n' +
-        '  ctl upgrade run --to 7.8.2-6 --yes --remediate --module-file ./graph-rhel9.zip\n' +
-        '  ctl upgrade run --to 7.8.2-6 --yes --state-store configmap --report report.json   # a Job\n' +
-        '  ctl upgrade run --to 7.8.2-6 --yes --context eu --context us --max-parallel-clusters 2\n' +
+        '  ctl upgrade run --to 8.2.0-18 --yes --remediate --module-file ./graph-rhel9.zip\n' +
+        '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report report.json   # a Job\n' +
+        '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +
         '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
         'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
         '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +

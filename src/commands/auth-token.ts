@@ -40,8 +40,9 @@ export async function runAuthToken(
   try {
     const resolved = await apiUrlOf(options.connection.apiUrl, access, deps.io);
     forward = resolved.forward;
+    const caFile = await pinnedCa(options, access, deps);
     connection = await connectApi(
-      { ...options.connection, apiUrl: resolved.url, servername: resolved.servername },
+      { ...options.connection, caFile, apiUrl: resolved.url, servername: resolved.servername },
       {
         ...deps,
         // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
@@ -72,6 +73,28 @@ export async function runAuthToken(
     await connection?.close();
     await forward?.close();
   }
+}
+
+/**
+ * --ca-file/CTL_CA_FILE, else, when ctl found the API through Kubernetes (so it knows which
+ * cluster this is), the certificate `ctl auth trust` pinned for it, if any.
+ */
+async function pinnedCa(
+  options: AuthTokenOptions,
+  access: LazyManagementAccess,
+  deps: ConnectDependencies & { io: Io },
+): Promise<string | undefined> {
+  const given = options.connection;
+  if (given.apiUrl !== undefined || given.caFile !== undefined || given.insecure) return given.caFile;
+  const [kube, cluster] = await Promise.all([access.kube(), access.cluster()]);
+  const { pinnedCaFile } = await import('../io/trusted-ca.js');
+  const caFile = pinnedCaFile(
+    given,
+    { context: kube.loaded.contextName, namespace: cluster.namespace, cluster: cluster.name },
+    deps.env,
+  );
+  if (caFile) deps.io.debug(1, `TLS: trusting the certificate ctl auth trust pinned: ${caFile}`);
+  return caFile;
 }
 
 /** --api-url/CTL_API_URL, else through Kubernetes; a usage error there says how to skip it. */

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { CtlError, type ExitCodeValue } from '../errors.js';
+import { CtlError, type ExitCodeValue, OperationError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import type { Scenario } from '../sim/scenario.js';
-import type { SpinnerFactory } from '../io/progress.js';
+import type { LiveDisplayFactory } from '../io/progress.js';
 
 export interface DemoInput {
   globals: GlobalOptions;
@@ -12,10 +12,11 @@ export interface DemoInput {
   env: NodeJS.ProcessEnv;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   scenario: string;
-  to: string;
+  /** `--to`; undefined: the target ctl recommends for the scenario (its target list's `*`). */
+  to: string | undefined;
   /** No simulated waits at all (tests); the default keeps short waits so progress is visible. */
   instant: boolean;
-  spinners?: SpinnerFactory;
+  liveDisplay?: LiveDisplayFactory;
 }
 
 /** Short, visible waits: the upgrade takes seconds, yet every step shows its progress. */
@@ -78,14 +79,16 @@ async function demo(input: DemoInput): Promise<void> {
       authForm: 'auto' as const,
     };
     const { resolveTarget } = await import('../planning/target.js');
-    const target = resolveTarget({ to: input.to, bundle: env.CTL_BUNDLE, helmRepo: env.CTL_HELM_REPO });
     const common = { globals, io, env, stdin: input.stdin, connection };
-
-    io.info(io.color.bold(`\n$ ctl upgrade plan --to ${input.to}`));
     const { runPlanCommand } = await import('./plan.js');
+    // As a newcomer starts: the targets first, then the plan of the one ctl recommends.
+    const to = input.to ?? (await recommendedTarget(common, runPlanCommand));
+    const target = resolveTarget({ to, bundle: env.CTL_BUNDLE, helmRepo: env.CTL_HELM_REPO });
+
+    io.info(io.color.bold(`\n$ ctl upgrade plan --to ${to}`));
     await runPlanCommand({ ...common, target });
 
-    io.info(io.color.bold(`\n$ ctl upgrade run --to ${input.to} --yes`));
+    io.info(io.color.bold(`\n$ ctl upgrade run --to ${to} --yes`));
     const { runUpgradeCommand } = await import('./run.js');
     await runUpgradeCommand({
       ...common,
@@ -103,7 +106,7 @@ async function demo(input: DemoInput): Promise<void> {
       maxParallel: 1,
       keepScc: false,
       helmBin: env.CTL_HELM || 'helm',
-      spinners: input.spinners,
+      liveDisplay: input.liveDisplay,
     });
 
     await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);
@@ -113,6 +116,25 @@ async function demo(input: DemoInput): Promise<void> {
   } finally {
     await cluster.stop();
   }
+}
+
+/**
+ * `ctl upgrade plan` without --to, shown, and the target it recommends. A scenario where every
+ * target is blocked (license-invalid) has none: the newest, so the plan shows why.
+ */
+async function recommendedTarget(
+  common: Omit<import('./plan.js').PlanCommandInput, 'target'>,
+  runPlanCommand: typeof import('./plan.js').runPlanCommand,
+): Promise<string> {
+  common.io.info(common.io.color.bold('\n$ ctl upgrade plan'));
+  const list = await runPlanCommand({ ...common, target: undefined });
+  const to = list?.recommended ?? list?.targets[0]?.operator;
+  if (!to) {
+    throw new OperationError('the scenario has no target to upgrade to', {
+      hint: 'Pass one: ctl demo --to <operator-version> (ctl upgrade plan lists them).',
+    });
+  }
+  return to;
 }
 
 function demoScenario(scenario: Scenario, instant: boolean): Scenario {

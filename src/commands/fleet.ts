@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { CtlError, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
+import { CtlError, ExitCode, type ExitCodeValue, NotConfirmedError, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
 import { formatDuration } from '../io/progress.js';
 import { checkFilePath } from '../io/paths.js';
@@ -284,7 +284,7 @@ function memberRunInput(
     signal,
     reportFile: undefined,
     session: undefined,
-    spinners: undefined,
+    liveDisplay: undefined,
     ...overrides,
   };
 }
@@ -340,10 +340,7 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(`Upgrade ${labels.length} clusters? [y/N] `);
-    if (!/^y(es)?$/i.test(answer.trim()))
-      throw new UsageError('not confirmed: nothing was changed', {
-        hint: 'Run again and answer y, or pass --yes.',
-      });
+    if (!/^y(es)?$/i.test(answer.trim())) throw new NotConfirmedError('not confirmed: nothing was changed');
   } finally {
     rl.close();
   }

@@ -10,6 +10,11 @@ export interface GlobalOptions extends ClusterLocation {
   output: OutputFormat;
   /** `-o yaml`: `output` is json (the same data), written as YAML documents. */
   yaml?: boolean;
+  /**
+   * `-o name` / `-o jsonpath=<template>` (kubectl's): `output` is json, and the Io prints what
+   * the template finds in each document, or the names it lists (src/io/document-printers.ts).
+   */
+  document?: { kind: 'name' } | { kind: 'jsonpath'; template: string };
   color: boolean;
   verbose: number;
   quiet: boolean;

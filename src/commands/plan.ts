@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
@@ -49,7 +49,7 @@ export async function readClusterSnapshot(
 ): Promise<Snapshot> {
   const { readSnapshot } = await import('../planning/snapshot.js');
   const { REQUIRED_PERMISSIONS } = await import('../steps/index.js');
-  return readSnapshot({
+  const snapshot = await readSnapshot({
     kube: session.reads,
     context: session.context,
     namespace: session.namespace,
@@ -59,6 +59,19 @@ export async function readClusterSnapshot(
     stateStore,
     requiredPermissions: REQUIRED_PERMISSIONS,
   });
+  // First contact: nothing is planned, recorded or changed on another cluster's API's word.
+  const { apiIdentityMismatch } = await import('../planning/api-identity.js');
+  const mismatch = apiIdentityMismatch(snapshot);
+  if (mismatch && snapshot.cluster) {
+    const here = `${snapshot.cluster.namespace}/${snapshot.cluster.name} (context ${snapshot.context})`;
+    throw new UsageError(
+      `the management API reached is not the one of ${oneLine(here)}: Kubernetes shows ${oneLine(mismatch.expected)}, the management API answered ${oneLine(mismatch.found)}`,
+      {
+        hint: `Point --api-url (or CTL_API_URL) at the management API of ${oneLine(here)}, or leave it unset so that ctl port-forwards to that cluster's own service. Nothing was recorded or changed.`,
+      },
+    );
+  }
+  return snapshot;
 }
 
 export interface PlanCommandInput extends SessionInput {
@@ -79,20 +92,24 @@ export interface PlanCommandInput extends SessionInput {
  * `ctl upgrade plan`: the plan on stdout (text or JSON), --out saves it; exit 3 when blocked.
  * Without --to, the targets the cluster can reach (exit 0).
  */
-export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
+export async function runPlanCommand(
+  input: PlanCommandInput,
+): Promise<import('../planning/targets.js').UpgradeTargets | undefined> {
   const { openSession } = await import('./session.js');
   const session = await openSession(input);
   try {
-    if (!input.target) {
-      await listTargetsCommand(input, session);
-      return;
-    }
+    if (!input.target) return await listTargetsCommand(input, session);
     const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
     if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);
-    if (input.out) await writeFile(input.out, `${safeJson(plan, 2)}\n`, { mode: 0o644 });
+    if (input.out) {
+      // Owner only, like the report; redacted like everything ctl prints (a catalog URL's token).
+      await writeFile(input.out, `${input.io.redactor.redact(safeJson(plan, 2))}\n`, { mode: 0o600 });
+      await chmod(input.out, 0o600);
+    }
     if (input.io.output === 'json') input.io.json(plan);
-    else {
+    // -q: only errors (a blocked plan still says why, below); the exit code is the answer.
+    else if (!input.io.quiet) {
       const { renderPlan } = await import('../planning/render-plan.js');
       const args = input.planArgs ?? NO_PLAN_ARGS;
       const next = nextRunCommand(args, plan.target.operator, input.out);
@@ -100,18 +117,37 @@ export async function runPlanCommand(input: PlanCommandInput): Promise<void> {
       if (input.out) input.io.info(`plan saved to ${input.out}; run it with: ${next}`);
     }
     if (plan.blocked) throw planFailure(plan, snapshot);
+    return undefined;
   } finally {
     await session.close();
   }
 }
 
 /** `ctl upgrade plan` without --to: one read of the cluster, every target planned from it. */
-async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSession): Promise<void> {
+async function listTargetsCommand(
+  input: PlanCommandInput,
+  session: UpgradeSession,
+): Promise<import('../planning/targets.js').UpgradeTargets> {
   if (input.out) {
     throw new UsageError('--out saves the plan of one target: pass --to', {
       hint: 'List the targets with ctl upgrade plan, then save one: ctl upgrade plan --to <version> --out plan.json',
     });
   }
+  const list = await readTargets(input, session);
+  if (input.io.output === 'json') input.io.json(list);
+  else if (!input.io.quiet) {
+    const { renderTargets } = await import('../planning/render-targets.js');
+    const args = input.planArgs ?? NO_PLAN_ARGS;
+    input.io.data(renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to)));
+  }
+  return list;
+}
+
+/** The targets the cluster can reach, from one read of it (the list without --to; `ctl demo` picks from it). */
+export async function readTargets(
+  input: Pick<PlanCommandInput, 'stateStore' | 'selection' | 'maxHops' | 'io'>,
+  session: UpgradeSession,
+): Promise<import('../planning/targets.js').UpgradeTargets> {
   const snapshot = await readClusterSnapshot(session, input.stateStore);
   if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
   const { listTargets } = await import('../planning/targets.js');
@@ -125,12 +161,7 @@ async function listTargetsCommand(input: PlanCommandInput, session: UpgradeSessi
       (release) => !list.available.some((known) => known.operator === release.operator),
     ),
   );
-  if (input.io.output === 'json') input.io.json(list);
-  else {
-    const { renderTargets } = await import('../planning/render-targets.js');
-    const args = input.planArgs ?? NO_PLAN_ARGS;
-    input.io.data(renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to)));
-  }
+  return list;
 }
 
 /** Releases newer than the catalog that the helm repository offers, into the plan's `catalog.available`. */
@@ -173,14 +204,18 @@ export function blockedError(plan: Plan): PreflightError {
   return new PreflightError(
     `the upgrade may not start: ${failing.length} check(s) failed\n  ${lines.join('\n  ')}`,
     {
-      hint: ignorableHint(failing.map((c) => c.id)),
+      hint: ignorableHint(failing),
     },
   );
 }
 
-/** cluster-found is never to be ignored: without a cluster there is nothing to upgrade. */
-function ignorableHint(ids: string[]): string {
-  const ignorable = ids.filter((id) => id !== 'cluster-found');
+/**
+ * Each fix, and --ignore-check only for the failed checks whose risk a person can knowingly take:
+ * not for one the run cannot get past (no cluster, no management API, a release that is not
+ * there: the check's `ignorable: false`).
+ */
+function ignorableHint(failing: readonly import('../planning/checks/index.js').CheckResult[]): string {
+  const ignorable = failing.filter((c) => c.ignorable !== false).map((c) => c.id);
   if (ignorable.length === 0) return 'Apply each fix and plan again.';
   return `Apply each fix and plan again, or knowingly pass --ignore-check ${ignorable.join(' --ignore-check ')}.`;
 }

@@ -1,5 +1,6 @@
 import type { ConnectionFlags } from '../api/connect.js';
 import type { Io } from '../io/io.js';
+import { checkFilePath } from '../io/paths.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
 import { ParticipantUnreachableError, type RemoteClusterReader } from '../planning/participants.js';
 
@@ -12,11 +13,36 @@ import { ParticipantUnreachableError, type RemoteClusterReader } from '../planni
 export const PARTICIPANT_DEADLINE_MS = 10_000;
 
 /**
+ * Which participants' certificates ctl trusts, and how: a choice of its own, never the local
+ * API's (issue 35). `CTL_PARTICIPANT_CA_FILE` is a PEM bundle for the participants' API
+ * certificates (default: the system's CAs); `CTL_PARTICIPANT_INSECURE` names, comma-separated,
+ * the RERCs whose certificate is not verified (with a warning every time). The local
+ * `--ca-file` and `--insecure` (`CTL_CA_FILE`, `CTL_INSECURE`) concern the local API only.
+ */
+export interface ParticipantTrust {
+  caFile: string | undefined;
+  insecure: ReadonlySet<string>;
+}
+
+export function participantTrust(env: NodeJS.ProcessEnv): ParticipantTrust {
+  const caFile = env.CTL_PARTICIPANT_CA_FILE || undefined;
+  checkFilePath('CTL_PARTICIPANT_CA_FILE', caFile, 'input');
+  const insecure = new Set(
+    (env.CTL_PARTICIPANT_INSECURE ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
+  return { caFile, insecure };
+}
+
+/**
  * Reads a remote participant's Redis Software version through its own management API, with the
- * same client, TLS settings (--ca-file, --insecure), authorize form and redaction as the local
- * API (src/api/connect.ts), but only with the credentials of the participant's RERC Secret:
- * the local cluster's --username, CTL_USERNAME and CTL_PASSWORD are never sent to another
- * cluster. The password is registered with the redactor the moment it is used.
+ * same client, authorize form and redaction as the local API (src/api/connect.ts), but only
+ * with the credentials of the participant's RERC Secret (src/planning/participants.ts decides
+ * which Secret and which host): the local cluster's --username, CTL_USERNAME and CTL_PASSWORD
+ * are never sent to another cluster, and its --ca-file and --insecure never apply there
+ * (participantTrust). The password is registered with the redactor the moment it is used.
  */
 export function remoteClusterReader(input: {
   connection: ConnectionFlags;
@@ -26,6 +52,7 @@ export function remoteClusterReader(input: {
   deadlineMs?: number;
 }): RemoteClusterReader {
   const deadlineMs = input.deadlineMs ?? PARTICIPANT_DEADLINE_MS;
+  const trust = participantTrust(input.env);
   return async ({ name, apiUrl, credentials }) => {
     input.io.redactor.add(credentials.password);
     const { connectApi } = await import('../api/connect.js');
@@ -36,8 +63,8 @@ export function remoteClusterReader(input: {
         username: undefined,
         passwordStdin: false,
         passwordFile: undefined,
-        caFile: input.connection.caFile,
-        insecure: input.connection.insecure,
+        caFile: trust.caFile,
+        insecure: trust.insecure.has(name),
         authForm: input.connection.authForm,
         servername: undefined,
       },
@@ -82,7 +109,13 @@ export function remoteClusterReader(input: {
 
 /** The environment without the local cluster's API credentials. */
 function withoutLocalCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { CTL_USERNAME: _user, CTL_PASSWORD: _password, ...rest } = env;
+  const {
+    CTL_USERNAME: _user,
+    CTL_PASSWORD: _password,
+    CTL_CA_FILE: _ca,
+    CTL_INSECURE: _insecure,
+    ...rest
+  } = env;
   return rest;
 }
 

@@ -1,13 +1,21 @@
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { appendHint, isCtlError, OperationError, StalePlanError, UsageError } from '../errors.js';
+import {
+  appendHint,
+  isCtlError,
+  NotConfirmedError,
+  OperationError,
+  StalePlanError,
+  UsageError,
+} from '../errors.js';
 import type { Io } from '../io/io.js';
+import { oneLine } from '../io/safe-text.js';
 import { quoteForShell } from '../exec/helm.js';
 import {
   createReporter,
+  type LiveDisplayFactory,
   type ProgressReporter,
-  type SpinnerFactory,
-  terminalSpinners,
+  terminalDisplay,
 } from '../io/progress.js';
 import { isStepId, planUpgrade, STEP_IDS, type StepId } from '../steps/index.js';
 import type { UpgradeDeps } from '../steps/deps.js';
@@ -44,8 +52,8 @@ export interface RunCommandInput extends SessionInput {
   helmBin: string;
   /** ctl demo passes the in-process session; the CLI opens one. */
   session?: UpgradeSession;
-  /** For tests and the demo: how to draw spinners (ora by default on a terminal). */
-  spinners?: SpinnerFactory;
+  /** For tests: where a terminal's live progress lines go (stderr's terminal by default). */
+  liveDisplay?: LiveDisplayFactory;
   /** `--state-store`: a local file (default) or a ConfigMap and a Lease in the cluster. */
   stateStore?: StateStoreKind;
   /** `--lease-duration`, for the ConfigMap store's Lease. */
@@ -343,6 +351,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           }
           record.verification = verification;
           const result = verification?.unexplained || verificationFailure ? 'failed' : 'succeeded';
+          const { workLeft, renderWorkLeft } = await import('../run/work-left.js');
+          // What the run leaves to do, the first of it as the last line (text, JSON, CI summary).
+          const left =
+            input.dryRun || result !== 'succeeded'
+              ? []
+              : workLeft({
+                  plan: hopPlanned.plan,
+                  databasesOutcome: outcome.state.steps.databases?.outcome,
+                  argv: input.argv ?? [],
+                });
+          const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;
           reporter.emit({
             type: 'done',
             message: input.dryRun
@@ -352,7 +371,12 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
                 : verification?.unexplained
                   ? `upgrade to ${plan.target.operator} ran, but the cluster does not show it`
                   : `upgrade to ${plan.target.operator} complete`,
-            data: { result, steps: outcome.summary, ...(verification ? { verification } : {}) },
+            data: {
+              result,
+              steps: outcome.summary,
+              ...(verification ? { verification } : {}),
+              ...(left.length > 0 ? { next: left[0]!.command, workLeft: left } : {}),
+            },
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
           const verificationText = verification && renderVerificationText(verification);
@@ -360,9 +384,14 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           if (io.output === 'text')
             writeResult(
               io,
-              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}`,
+              `${renderSummaryText(outcome.summary)}\n${verificationText ? `${verificationText}\n` : ''}result: ${input.dryRun ? 'dry run, nothing changed' : result}${nextText ? `\n${nextText}` : ''}`,
             );
-          await writeCiSummary(input, result, outcome.summary, verificationText);
+          await writeCiSummary(
+            input,
+            result,
+            outcome.summary,
+            [verificationText, nextText].filter((line) => line !== undefined).join('\n') || undefined,
+          );
           if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
           break;
         }
@@ -443,15 +472,16 @@ async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
   const { renderPlan } = await import('../planning/render-plan.js');
   // No "Next:" here: this command is the next one, and it is asking.
   input.io.stderrWrite(`${renderPlan(plan, input.io.color, { next: null })}\n`);
+  const { describePlanChanges } = await import('../planning/plan-changes.js');
+  const changes = describePlanChanges(plan);
+  // The question names every change, the databases' version jump too, and how to keep them.
+  if (changes.databases) input.io.stderrWrite(`${changes.databases}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
   try {
     const answer = await rl.question(
-      `Upgrade ${plan.cluster.namespace}/${plan.cluster.name} to ${plan.target.operator}? [y/N] `,
+      `Upgrade ${oneLine(plan.cluster.namespace)}/${oneLine(plan.cluster.name)} (${changes.summary})? [y/N] `,
     );
-    if (!/^y(es)?$/i.test(answer.trim()))
-      throw new UsageError('not confirmed: nothing was changed', {
-        hint: 'Run again and answer y, or pass --yes.',
-      });
+    if (!/^y(es)?$/i.test(answer.trim())) throw new NotConfirmedError('not confirmed: nothing was changed');
   } finally {
     rl.close();
   }
@@ -520,9 +550,8 @@ async function buildDeps(
 }
 
 async function createRunReporter(input: RunCommandInput): Promise<ProgressReporter> {
-  let spinners = input.spinners;
-  if (!spinners && input.io.canAnimate) spinners = await terminalSpinners();
-  const reporter = createReporter(input.io, spinners);
+  const display = input.liveDisplay ?? (input.io.canAnimate ? terminalDisplay(input.io) : undefined);
+  const reporter = createReporter(input.io, display);
   if (!input.io.isGitHubActions) return reporter;
   const { GitHubActionsReporter } = await import('../io/github.js');
   return new GitHubActionsReporter(reporter, input.io);

@@ -54,9 +54,19 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
     });
     forward = resolved.forward;
     const { connectApi } = await import('../api/connect.js');
+    const { pinnedCaFile } = await import('../io/trusted-ca.js');
+    // No --ca-file: the certificate `ctl auth trust` pinned for this cluster, if any.
+    const caFile = pinnedCaFile(
+      input.connection,
+      { context: loaded.contextName, namespace: cluster.namespace, cluster: cluster.name },
+      input.env,
+    );
+    if (caFile !== input.connection.caFile)
+      input.io.debug(1, `TLS: trusting the certificate ctl auth trust pinned: ${caFile}`);
     connection = await connectApi(
       {
         ...input.connection,
+        caFile,
         apiUrl: resolved.url,
         servername: resolved.servername,
       },

@@ -1,5 +1,6 @@
 /**
- * Shell completion scripts for bash, zsh and fish, rendered from the command tree (tree.ts).
+ * Shell completion scripts for bash, zsh, fish and PowerShell, rendered from the command tree
+ * (tree.ts).
  *
  * All three work the same way: walk the words before the cursor from the root, skipping
  * options and the values of options that take one, descending into each subcommand named;
@@ -17,7 +18,7 @@ import {
   type ValueHint,
 } from './tree.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 export function completionScript(shell: Shell, tree: CompletionTree): string {
@@ -28,6 +29,8 @@ export function completionScript(shell: Shell, tree: CompletionTree): string {
       return zshScript(tree);
     case 'fish':
       return fishScript(tree);
+    case 'powershell':
+      return powershellScript(tree);
   }
 }
 
@@ -140,11 +143,13 @@ function bashScript(tree: CompletionTree): string {
     '                         (or add `source <(ctl completion bash)` to ~/.bashrc)',
     '',
   ]);
+  // Values are array elements, never a word list for `compgen -W` (which expands `$(...)` and
+  // backticks in its words): a kubeconfig context named `prod-$(touch x)` stays that text.
   const bashAction = (value: ValueHint): string =>
     value.kind === 'words'
-      ? `_ctl_kind=words; _ctl_values=${bashQuote(value.words.join(' '))}`
+      ? `_ctl_kind=words; _ctl_values=(${value.words.map(bashQuote).join(' ')})`
       : value.kind === 'command'
-        ? `_ctl_kind=words; _ctl_values="$(${DYNAMIC_VALUES[value.command]} 2>/dev/null)"`
+        ? `_ctl_kind=words; while IFS= read -r _ctl_line; do _ctl_values+=("$_ctl_line"); done < <(${DYNAMIC_VALUES[value.command]} 2>/dev/null)`
         : `_ctl_kind=${value.kind}`;
   out.push(...posixLookups(tree, fn, bashQuote, bashAction, '_ctl_kind=any'));
 
@@ -155,17 +160,37 @@ function bashScript(tree: CompletionTree): string {
     const options = node.options.map((option) => option.long);
     out.push(
       `    ${bashQuote(node.key)})`,
-      `      _ctl_commands=${bashQuote(commands.join(' '))}`,
-      `      _ctl_options=${bashQuote(options.join(' '))}`,
+      `      _ctl_commands=(${commands.map(bashQuote).join(' ')})`,
+      `      _ctl_options=(${options.map(bashQuote).join(' ')})`,
       '      ;;',
     );
   }
-  out.push('    *) _ctl_commands=""; _ctl_options="" ;;', '  esac', '}', '');
+  out.push('    *) _ctl_commands=(); _ctl_options=() ;;', '  esac', '}', '');
+
+  // $1 the word typed, then the candidates: each one that starts with it (a literal prefix, no
+  // pattern) goes into COMPREPLY, quoted for the command line when it is not a plain word, so
+  // that accepting it inserts the text itself and never a command substitution.
+  out.push(
+    `${fn}_offer() {`,
+    '  local typed="$1" value',
+    '  shift',
+    '  for value in "$@"; do',
+    '    [[ "$value" == "$typed"* ]] || continue',
+    '    if [[ "$value" =~ ^[A-Za-z0-9._:/@%+=,-]*$ ]]; then',
+    '      COMPREPLY+=("$value")',
+    '    else',
+    '      COMPREPLY+=("$(printf \'%q\' "$value")")',
+    '    fi',
+    '  done',
+    '}',
+    '',
+  );
 
   out.push(
     `${fn}() {`,
     '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="" cmdpath="" word opt="" i skip=0',
-    '  local _ctl_next _ctl_kind _ctl_values _ctl_commands _ctl_options',
+    '  local _ctl_next _ctl_kind _ctl_line',
+    '  local -a _ctl_values=() _ctl_commands=() _ctl_options=()',
     '  (( COMP_CWORD > 0 )) && prev="${COMP_WORDS[COMP_CWORD-1]}"',
     '  COMPREPLY=()',
     '  for (( i = 1; i < COMP_CWORD; i++ )); do',
@@ -190,10 +215,10 @@ function bashScript(tree: CompletionTree): string {
     '    opt="$prev"',
     '  fi',
     `  if [[ -n "$opt" ]] && ${fn}_valued "$cmdpath" "$opt"; then`,
-    '    _ctl_kind=any; _ctl_values=""',
+    '    _ctl_kind=any; _ctl_values=()',
     `    ${fn}_values "$cmdpath" "$opt"`,
     '    case "$_ctl_kind" in',
-    '      words) COMPREPLY=($(compgen -W "$_ctl_values" -- "$cur")) ;;',
+    `      words) ${fn}_offer "$cur" "\${_ctl_values[@]}" ;;`,
     '      files|dirs)',
     '        local line flag=-f',
     '        [[ "$_ctl_kind" == dirs ]] && flag=-d',
@@ -204,10 +229,10 @@ function bashScript(tree: CompletionTree): string {
     '    return 0',
     '  fi',
     `  ${fn}_words "$cmdpath"`,
-    '  if [[ "$cur" == -* || -z "$_ctl_commands" ]]; then',
-    '    COMPREPLY=($(compgen -W "$_ctl_options" -- "$cur"))',
+    '  if [[ "$cur" == -* || ${#_ctl_commands[@]} -eq 0 ]]; then',
+    `    ${fn}_offer "$cur" "\${_ctl_options[@]}"`,
     '  else',
-    '    COMPREPLY=($(compgen -W "$_ctl_commands" -- "$cur"))',
+    `    ${fn}_offer "$cur" "\${_ctl_commands[@]}"`,
     '  fi',
     '  return 0',
     '}',
@@ -244,7 +269,9 @@ function zshScript(tree: CompletionTree): string {
     value.kind === 'words'
       ? `compadd -- ${value.words.map(zshQuote).join(' ')}`
       : value.kind === 'command'
-        ? `compadd -- \${(f)"$(${DYNAMIC_VALUES[value.command]} 2>/dev/null)"}`
+        ? // One candidate a line, as data: quoted array elements are neither split nor globbed,
+          // and compadd quotes what it inserts.
+          `local -a _ctl_lines; _ctl_lines=(\${(f)"$(${DYNAMIC_VALUES[value.command]} 2>/dev/null)"}); compadd -- "\${_ctl_lines[@]}"`
         : value.kind === 'dirs'
           ? '_files -/'
           : value.kind === 'files'
@@ -280,6 +307,8 @@ function zshScript(tree: CompletionTree): string {
   out.push(
     `${fn}() {`,
     // `path` is tied to $PATH in zsh: never use it as a variable name.
+    // The user's options (GLOB_SUBST, SH_WORD_SPLIT) must not change how values are read.
+    '  emulate -L zsh',
     '  local cmdpath="" word opt="" i skip=0 _ctl_next',
     '  for (( i = 2; i < CURRENT; i++ )); do',
     '    word="${words[i]}"',
@@ -429,5 +458,153 @@ function fishScript(tree: CompletionTree): string {
     for (const option of node.own) out.push(optionLine(condition, option));
   }
   out.push('');
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------- PowerShell
+
+/**
+ * A PowerShell single-quoted string: nothing in it is expanded. PowerShell also ends such a
+ * string at the typographic single quotes, so every one of them is doubled like `'`.
+ */
+function powershellQuote(text: string): string {
+  return `'${text.replace(/['\u2018\u2019\u201a\u201b]/g, '$&$&')}'`;
+}
+
+/** `@('a', 'b')`: an array of literal strings. */
+function powershellArray(values: readonly string[]): string {
+  return `@(${values.map(powershellQuote).join(', ')})`;
+}
+
+/**
+ * A native argument completer (`Register-ArgumentCompleter -Native`). It walks the words before
+ * the cursor as the other shells do, then returns CompletionResult objects. Every candidate is
+ * data: compared with the typed word by an ordinal prefix (not `-like`, whose `[` and `*` are
+ * patterns), and inserted single-quoted when it is not a plain word. The kubeconfig's contexts
+ * are kubectl's output lines, never passed to Invoke-Expression.
+ */
+function powershellScript(tree: CompletionTree): string {
+  const all = nodes(tree);
+  const out = header(tree, 'powershell', [
+    'Load it in this shell:   ctl completion powershell | Out-String | Invoke-Expression',
+    'Load it in every shell:  ctl completion powershell >> $PROFILE',
+    '',
+  ]);
+  const caseLine = (key: string, body: string): string => `      ${powershellQuote(key)} { ${body} }`;
+  const valueOf = (value: ValueHint): string | undefined =>
+    value.kind === 'words'
+      ? `return ,${powershellArray(value.words)}`
+      : value.kind === 'command'
+        ? // The fixed command, its arguments literal; stderr dropped.
+          `return ,@(& ${DYNAMIC_VALUES[value.command].split(' ').map(powershellQuote).join(' ')} 2>$null)`
+        : undefined;
+
+  out.push(`Register-ArgumentCompleter -Native -CommandName ${powershellQuote(tree.name)} -ScriptBlock {`);
+  out.push('  param($wordToComplete, $commandAst, $cursorPosition)');
+  out.push(
+    '',
+    '  function Get-CtlChild([string]$cmdpath, [string]$word) {',
+    '    switch -CaseSensitive -Exact ("$cmdpath|$word") {',
+  );
+  for (const node of all) {
+    for (const child of node.command.commands) {
+      out.push(caseLine(`${node.key}|${child.name}`, `return ${powershellQuote(child.path.join(' '))}`));
+    }
+  }
+  out.push('    }', "    return ''", '  }');
+
+  out.push(
+    '',
+    '  function Test-CtlValued([string]$cmdpath, [string]$flag) {',
+    '    switch -CaseSensitive -Exact ("$cmdpath|$flag") {',
+  );
+  for (const node of all) {
+    for (const option of node.own) {
+      for (const flag of flagsOf(option)) {
+        out.push(caseLine(`${node.key}|${flag}`, `return $${Boolean(option.value)}`));
+      }
+    }
+  }
+  out.push('    }', '    switch -CaseSensitive -Exact ($flag) {');
+  for (const option of tree.globalOptions) {
+    for (const flag of flagsOf(option)) out.push(caseLine(flag, `return $${Boolean(option.value)}`));
+  }
+  out.push('    }', '    return $false', '  }');
+
+  out.push(
+    '',
+    '  function Get-CtlValues([string]$cmdpath, [string]$flag) {',
+    '    switch -CaseSensitive -Exact ("$cmdpath|$flag") {',
+  );
+  for (const node of all) {
+    for (const option of node.own) {
+      const body = option.value && valueOf(option.value);
+      if (!body) continue;
+      for (const flag of flagsOf(option)) out.push(caseLine(`${node.key}|${flag}`, body));
+    }
+  }
+  out.push('    }', '    switch -CaseSensitive -Exact ($flag) {');
+  for (const option of tree.globalOptions) {
+    const body = option.value && valueOf(option.value);
+    if (!body) continue;
+    for (const flag of flagsOf(option)) out.push(caseLine(flag, body));
+  }
+  out.push('    }', '    return $null', '  }');
+
+  out.push(
+    '',
+    '  function Get-CtlWords([string]$cmdpath, [bool]$options) {',
+    '    switch -CaseSensitive -Exact ($cmdpath) {',
+  );
+  for (const node of all) {
+    const commands = [...node.command.commands.map((child) => child.name), ...node.command.argumentWords];
+    const options = node.options.map((option) => option.long);
+    out.push(
+      `      ${powershellQuote(node.key)} {`,
+      `        if ($options -or ${commands.length} -eq 0) { return ,${powershellArray(options)} }`,
+      `        return ,${powershellArray(commands)}`,
+      '      }',
+    );
+  }
+  out.push('    }', '    return ,@()', '  }');
+
+  out.push(
+    '',
+    '  # The words before the one being completed (the command name first).',
+    "  $words = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -lt $cursorPosition -or ($_.Extent.EndOffset -eq $cursorPosition -and $wordToComplete -eq '') } | ForEach-Object { $_.Extent.Text })",
+    "  $cmdpath = ''",
+    '  $skip = $false',
+    '  for ($i = 1; $i -lt $words.Count; $i++) {',
+    '    $word = [string]$words[$i]',
+    '    if ($skip) { $skip = $false; continue }',
+    "    if ($word.StartsWith('-')) {",
+    "      if (-not $word.Contains('=') -and (Test-CtlValued $cmdpath $word)) { $skip = $true }",
+    '      continue',
+    '    }',
+    '    $next = Get-CtlChild $cmdpath $word',
+    "    if ($next -ne '') { $cmdpath = $next }",
+    '  }',
+    '',
+    '  $candidates = $null',
+    "  $prefix = ''",
+    '  $typed = [string]$wordToComplete',
+    "  if ($typed.StartsWith('-') -and $typed.Contains('=')) {",
+    "    $flag = $typed.Substring(0, $typed.IndexOf('='))",
+    "    if (Test-CtlValued $cmdpath $flag) { $prefix = $flag + '='; $typed = $typed.Substring($prefix.Length); $candidates = Get-CtlValues $cmdpath $flag; if ($null -eq $candidates) { return } }",
+    "  } elseif ($words.Count -gt 1 -and ([string]$words[-1]).StartsWith('-') -and (Test-CtlValued $cmdpath ([string]$words[-1]))) {",
+    '    $candidates = Get-CtlValues $cmdpath ([string]$words[-1])',
+    '    # Files, directories or a free value: PowerShell offers paths when nothing is returned.',
+    '    if ($null -eq $candidates) { return }',
+    '  }',
+    "  if ($null -eq $candidates) { $candidates = Get-CtlWords $cmdpath ($typed.StartsWith('-')) }",
+    '  foreach ($candidate in $candidates) {',
+    '    $value = [string]$candidate',
+    '    if (-not $value.StartsWith($typed, [System.StringComparison]::Ordinal)) { continue }',
+    "    $text = if ($value -cmatch '^[A-Za-z0-9._:/@%+=,-]+$') { $prefix + $value } else { \"'\" + ($prefix + $value -replace \"['\\u2018\\u2019\\u201a\\u201b]\", '$0$0') + \"'\" }",
+    "    [System.Management.Automation.CompletionResult]::new($text, $value, 'ParameterValue', $value)",
+    '  }',
+    '}',
+    '',
+  );
   return out.join('\n');
 }

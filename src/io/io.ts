@@ -1,3 +1,4 @@
+import { type LiveRegion } from './live-region.js';
 import { Redactor } from './redact.js';
 import { neutralizeWorkflowCommands, safeJson, terminalText } from './safe-text.js';
 import { type Paint, paint, renderStyled } from './style.js';
@@ -21,6 +22,8 @@ export interface IoOptions {
   output?: OutputFormat;
   /** `-o yaml`: how to write a value as YAML (`output` is then json: the same data). */
   yaml?: ((value: unknown) => string) | undefined;
+  /** `-o name` / `-o jsonpath=...`: the text to print for each document (`output` is json). */
+  document?: ((value: unknown) => string) | undefined;
   verbose?: number;
   quiet?: boolean;
   /** `--no-color` given (commander sets color=false). */
@@ -68,11 +71,33 @@ export class Io {
     this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
     this.#dumbTerminal = env.TERM === 'dumb';
     this.#toYaml = options.yaml;
+    this.#document = options.document;
   }
 
+  /** `-o name` / `-o jsonpath=...` (src/io/document-printers.ts). */
+  readonly #document: ((value: unknown) => string) | undefined;
+
   readonly #dumbTerminal: boolean;
+  /**
+   * The progress lines drawn at the bottom of the terminal (src/io/live-region.ts), if any:
+   * cleared before every other write, so a line never lands inside them.
+   */
+  #live: LiveRegion | undefined;
   /** `-o yaml`: the JSON documents and events written as YAML documents instead (`yaml`'s stringify). */
   readonly #toYaml: ((value: unknown) => string) | undefined;
+
+  /**
+   * Gives the terminal's bottom lines to a live region until it stops; every line the Io writes
+   * meanwhile clears it first (the region draws itself again below).
+   */
+  attachLiveRegion(region: LiveRegion | undefined): void {
+    this.#live = region;
+  }
+
+  /** A raw write to stderr's terminal (the live region's own drawing): no escaping, no clearing. */
+  drawOnTerminal(chunk: string): void {
+    this.#stderr.write(chunk);
+  }
 
   /** A prompt may be shown: stdin and stderr are terminals. */
   get canPrompt(): boolean {
@@ -103,6 +128,7 @@ export class Io {
 
   #writeData(text: string): void {
     const safe = this.render(text);
+    this.#clearLiveFor(this.#stdout);
     this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
@@ -117,8 +143,15 @@ export class Io {
   }
 
   #writeJson(value: unknown, redact: (text: string) => string): void {
+    if (this.#document) {
+      // The redacted data (its JSON form stays valid JSON), printed as asked, made safe as text.
+      const text = this.#document(JSON.parse(redact(safeJson(value))));
+      if (text !== '') this.#stdout.write(this.render(text));
+      return;
+    }
     if (this.#toYaml) {
       // The same data as -o json, made safe the same way, then written as one YAML document.
+      this.#clearLiveFor(this.#stdout);
       this.#stdout.write(`---\n${redact(this.#toYaml(JSON.parse(safeJson(value))))}`);
       return;
     }
@@ -126,6 +159,7 @@ export class Io {
     // holds no quote or backslash, so the line stays valid JSON.
     const text = redact(safeJson(value));
     // `#` only occurs inside JSON strings, where `\u005b` is the same `[`.
+    this.#clearLiveFor(this.#stdout);
     this.#stdout.write(`${this.isGitHubActions ? text.replace(/##\[/g, '##\\u005b') : text}\n`);
   }
 
@@ -141,6 +175,7 @@ export class Io {
   /** A workflow command ctl itself writes (src/io/github.ts escapes its data): one line. */
   workflowCommand(line: string): void {
     const text = terminalText(this.redactor.redact(line.replace(/\n$/, ''))).replace(/\n/g, '%0A');
+    this.#live?.suspend();
     this.#stderr.write(`${text}\n`);
   }
 
@@ -149,6 +184,7 @@ export class Io {
    * escaped, redacted and with its colours, so stdout is written as is; stderr is redacted again.
    */
   passThrough(stream: 'stdout' | 'stderr', text: string): void {
+    this.#clearLiveFor(stream === 'stdout' ? this.#stdout : this.#stderr);
     if (stream === 'stdout') this.#stdout.write(text);
     else this.#stderr.write(this.redactor.redact(text));
   }
@@ -179,12 +215,19 @@ export class Io {
 
   /** Raw text to stderr (already formatted: tables, summaries), still redacted. */
   stderrWrite(text: string): void {
+    this.#live?.suspend();
     this.#stderr.write(this.render(this.redactor.redact(text)));
   }
 
   #writeErr(message: string): void {
     const text = this.render(this.redactor.redact(message));
+    this.#live?.suspend();
     this.#stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** stderr's live region shares the screen with stdout when stdout is a terminal too. */
+  #clearLiveFor(stream: WritableLike): void {
+    if (stream === this.#stderr || stream.isTTY === true) this.#live?.suspend();
   }
 }
 

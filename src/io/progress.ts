@@ -1,4 +1,5 @@
 import type { Io } from './io.js';
+import { type LiveFrame, LiveRegion, stderrTerminal, terminalHasUnicode } from './live-region.js';
 import { oneLine } from './safe-text.js';
 
 /** One NDJSON event of `ctl upgrade run -o json` (CLI.md). */
@@ -42,17 +43,17 @@ export interface ProgressReporter {
   close(): void;
 }
 
-export interface Spinner {
-  text: string;
-  start(): Spinner;
-  succeed(text?: string): Spinner;
-  fail(text?: string): Spinner;
-  info(text?: string): Spinner;
-  warn(text?: string): Spinner;
-  stop(): Spinner;
+/**
+ * The live lines of a terminal (src/io/live-region.ts): what to draw from the next frame on,
+ * or nothing; `stop` clears them and gives the terminal back.
+ */
+export interface LiveDisplay {
+  show(frame: LiveFrame | undefined): void;
+  stop(): void;
 }
 
-export type SpinnerFactory = (text: string) => Spinner;
+/** Opens the terminal's live display; called once per run, only on a usable terminal. */
+export type LiveDisplayFactory = () => LiveDisplay;
 
 /** The terminal's size as the stream reports it (a pty may say 0 columns and 0 rows). */
 export interface TerminalSize {
@@ -88,16 +89,16 @@ function stderrSize(): TerminalSize {
 
 export function createReporter(
   io: Io,
-  spinnerFactory?: SpinnerFactory,
+  liveDisplay?: LiveDisplayFactory,
   now: () => Date = () => new Date(),
   terminalSize: () => TerminalSize = stderrSize,
 ): ProgressReporter {
   // NDJSON on stdout for machines, and people's lines on stderr still (docs/ci.md: a CI log
   // keeps its progress with -o json; issue 28 found only empty ::group:: lines there).
   if (io.output === 'json') return new TeeReporter([new JsonReporter(io, now), new PlainReporter(io, now)]);
-  if (io.canAnimate && spinnerFactory && isUsableTerminalSize(terminalSize())) {
+  if (io.canAnimate && liveDisplay && isUsableTerminalSize(terminalSize())) {
     return new SizeGuardedReporter(
-      new SpinnerReporter(io, spinnerFactory, now),
+      new SpinnerReporter(io, liveDisplay(), now),
       new PlainReporter(io, now),
       () => isUsableTerminalSize(terminalSize()),
     );
@@ -147,21 +148,24 @@ export class SizeGuardedReporter implements ProgressReporter {
 }
 
 /**
- * ora on stderr, behind a view of the stream whose size is never 0: the spinner library
- * computes `columns ?? 80`, so 0 would mean endless clearing between two of the
- * SizeGuardedReporter's checks. Every method still runs on the real stream.
+ * The live region on stderr's terminal, through the Io: the Io clears it before each line it
+ * writes, and it never draws after `stop`.
  */
-export async function terminalSpinners(stream: NodeJS.WriteStream = process.stderr): Promise<SpinnerFactory> {
-  const { default: ora } = await import('ora');
-  const view = new Proxy(stream, {
-    get(target, property) {
-      if (property === 'columns') return target.columns >= MIN_COLUMNS ? target.columns : 80;
-      if (property === 'rows') return target.rows >= 1 ? target.rows : 24;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return (text) => ora({ text, stream: view, discardStdin: false });
+export function terminalDisplay(io: Io): LiveDisplayFactory {
+  return () => {
+    const region = new LiveRegion(
+      stderrTerminal((chunk) => io.drawOnTerminal(chunk)),
+      { color: io.colorEnabled, unicode: terminalHasUnicode(process.env) },
+    );
+    io.attachLiveRegion(region);
+    return {
+      show: (frame) => region.show(frame),
+      stop: () => {
+        region.stop();
+        io.attachLiveRegion(undefined);
+      },
+    };
+  };
 }
 
 export class JsonReporter implements ProgressReporter {
@@ -210,105 +214,116 @@ export class PlainReporter implements ProgressReporter {
   close(): void {}
 }
 
-/** A terminal: one spinner per running step, with its elapsed time and latest progress. */
+/**
+ * A terminal: the running step on the live lines (a spinner, its title, its latest progress and
+ * elapsed time), and one line that stays when it ends, saying what happened. Events only change
+ * what the next frame shows: the drawing is the live region's, bounded whatever their number.
+ */
 export class SpinnerReporter implements ProgressReporter {
-  #spinner: Spinner | undefined;
   #stepStart = 0;
   #title = '';
-  #timer: NodeJS.Timeout | undefined;
+  #running = false;
   #detail = '';
   #fanOut: FanOutProgress | undefined;
+  #closed = false;
 
   constructor(
     private readonly io: Io,
-    private readonly factory: SpinnerFactory,
+    private readonly display: LiveDisplay,
     private readonly now: () => Date,
   ) {}
 
   emit(event: Omit<ProgressEvent, 'ts'>): void {
+    if (this.#closed) return;
+    const { green, red, cyan, dim } = this.io.color;
     switch (event.type) {
       case 'step-start':
-        this.#finish();
         this.#title = oneLine(event.message);
         this.#detail = '';
         this.#fanOut = undefined;
         this.#stepStart = this.now().getTime();
-        this.#spinner = this.factory(this.io.render(this.#text())).start();
-        this.#timer = setInterval(() => this.#refresh(), 1000);
-        this.#timer.unref();
+        this.#running = true;
+        this.display.show(() => this.#lines());
         break;
       case 'progress':
         // Many items at once: their counts, never one line each (a thousand databases).
         this.#fanOut = fanOutOf(event.data) ?? this.#fanOut;
         this.#detail = oneLine(event.message);
-        this.#refresh();
         break;
       case 'step-done':
-        this.#spinner?.succeed(this.io.render(`${this.#title} ${this.io.color.dim(`(${this.#elapsed()})`)}`));
-        this.#finish();
+        // The runner's message says what the step did (`Upgrade the operator: 7.8.2-6 running`).
+        this.#end(`${green(SYMBOLS.done)} ${oneLine(event.message)} ${dim(`(${this.#elapsed()})`)}`);
         break;
       case 'step-skip':
-        if (this.#spinner) this.#spinner.info(this.io.render(`${this.#title}: ${oneLine(event.message)}`));
-        else this.io.info(`${this.io.color.dim('-')} ${oneLine(event.message)}`);
-        this.#finish();
+        if (this.#running) this.#end(`${cyan(SYMBOLS.skip)} ${this.#title}: ${oneLine(event.message)}`);
+        else this.io.info(`${dim('-')} ${oneLine(event.message)}`);
         break;
       case 'error':
         // Only the headline here: main prints the whole error and its hint once, at the end.
-        if (this.#spinner) this.#spinner.fail(this.io.render(`${this.#title}: ${firstLine(event.message)}`));
+        if (this.#running) this.#end(`${red(SYMBOLS.failed)} ${this.#title}: ${firstLine(event.message)}`);
         else this.io.info(`failed: ${firstLine(event.message)}`);
-        this.#finish();
         break;
       case 'warning':
-        this.#spinner?.stop();
+        // The Io clears the live lines first; the next frame draws them below the warning.
         this.io.warn(indentContinuation(event.message));
-        this.#spinner?.start();
         break;
       case 'done':
-        this.#finish();
+        this.#end(undefined);
         this.io.info(oneLine(event.message));
         break;
     }
   }
 
   close(): void {
-    this.#spinner?.stop();
-    this.#finish();
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#running = false;
+    this.display.stop();
   }
 
-  #text(): string {
-    if (this.#fanOut) return this.#fanOutText(this.#fanOut);
-    const detail = this.#detail ? ` ${this.io.color.dim(this.#detail)}` : '';
-    return `${this.#title}${detail} ${this.io.color.dim(this.#elapsed())}`;
+  /** The step's line that stays; the live lines go first, so no frame of it is left behind. */
+  #end(line: string | undefined): void {
+    this.#running = false;
+    this.display.show(undefined);
+    if (line !== undefined) this.io.info(line);
+  }
+
+  /** The live lines of the running step, as the terminal gets them (escaped, redacted, coloured). */
+  #lines(): string[] {
+    const text = this.#fanOut ? this.#fanOutText(this.#fanOut) : this.#text();
+    return text.map((line) => this.io.render(this.io.redactor.redact(line)));
+  }
+
+  #text(): string[] {
+    const { dim } = this.io.color;
+    // The time before the detail: a narrow terminal cuts the detail, never the time.
+    const detail = this.#detail ? ` ${dim(this.#detail)}` : '';
+    return [`${this.#title} ${dim(this.#elapsed())}${detail}`];
   }
 
   /**
    * Two lines at most, whatever the number of items: the counts, then the running items that
-   * started first with how long they have run (the spinner redraws both every second).
+   * started first with how long they have run.
    */
-  #fanOutText(f: FanOutProgress): string {
+  #fanOutText(f: FanOutProgress): string[] {
     const { dim } = this.io.color;
     const counts = `${f.done}/${f.total} done, ${f.running} running, ${f.failed} failed, ${f.waiting} waiting`;
-    const head = `${this.#title} ${dim(counts)} ${dim(this.#elapsed())}`;
-    if (f.slowest.length === 0) return head;
+    const head = `${this.#title} ${dim(this.#elapsed())} ${dim(counts)}`;
+    if (f.slowest.length === 0) return [head];
     const now = this.now().getTime();
     const slowest = f.slowest.map((item) => `${oneLine(item.name)} ${formatDuration(now - item.since)}`);
-    return `${head}\n  ${dim(`slowest: ${slowest.join(', ')}`)}`;
-  }
-
-  #refresh(): void {
-    if (this.#spinner) this.#spinner.text = this.io.render(this.#text());
+    return [head, dim(`slowest: ${slowest.join(', ')}`)];
   }
 
   #elapsed(): string {
     return formatDuration(this.now().getTime() - this.#stepStart);
   }
-
-  #finish(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    this.#spinner = undefined;
-  }
 }
+
+/** The marks of a step's last line, as log-symbols draws them (ASCII on the Linux console). */
+const SYMBOLS = terminalHasUnicode(process.env)
+  ? { done: '✔', skip: 'ℹ', failed: '✖' }
+  : { done: 'v', skip: 'i', failed: 'x' };
 
 /** The fan-out summary of a progress event's data, when it carries a well-formed one. */
 function fanOutOf(data: Record<string, unknown> | undefined): FanOutProgress | undefined {

@@ -13,6 +13,8 @@ export class Redactor {
   readonly #quoted = new Set<string>();
   #username: string | undefined;
   readonly #passwords = new Set<string>();
+  /** Passwords shorter than 4 characters: redacted where no letter or digit touches them. */
+  readonly #shortWords = new Set<string>();
 
   /**
    * Registers a secret in every form ctl may print it (issue 28): as is, JSON-escaped (a body
@@ -28,6 +30,9 @@ export class Redactor {
     this.#quoted.add(JSON.stringify(secret).slice(1, -1));
     if (kind === 'password') {
       this.#passwords.add(secret);
+      // A short password (issue 35: "abc", echoed by a server) is still a password: redacted
+      // wherever it stands as a word of its own, not inside longer words.
+      if (secret.length < 4) for (const form of forms) this.#shortWords.add(form);
       this.#addBasic();
     }
   }
@@ -50,6 +55,10 @@ export class Redactor {
         const quoted = `${quote}${short}${quote}`;
         if (out.includes(quoted)) out = out.split(quoted).join(`${quote}${REDACTED}${quote}`);
       }
+    }
+    for (const word of this.#shortWords) {
+      const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
     }
     return out.replace(/(\b(?:Basic|JWT|Bearer)\s+)[A-Za-z0-9._~+/=-]{8,}/g, `$1${REDACTED}`);
   }

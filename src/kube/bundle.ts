@@ -7,13 +7,12 @@
  * simulator serves `/bundles/<version>/...` the same way).
  */
 
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { proxySettings } from '../api/http.js';
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { download, isUrl, MIB } from './download.js';
 import type { KubeObject } from './reads.js';
 
 /** A file of the same release tree: `.../v7.8.2-6/bundle.yaml` + `admission/webhook.yaml`. */
@@ -21,10 +20,6 @@ export function siblingLocation(bundle: string, relative: string): string {
   if (isUrl(bundle)) return new URL(relative, bundle).toString();
   const path = bundle.startsWith('file:') ? fileURLToPath(bundle) : bundle;
   return join(dirname(path), relative);
-}
-
-function isUrl(location: string): boolean {
-  return /^https?:\/\//i.test(location);
 }
 
 export interface LoadOptions {
@@ -118,60 +113,23 @@ export function orderForApply(objects: readonly KubeObject[]): KubeObject[] {
   return [...crds, ...objects.filter((o) => o.kind !== 'CustomResourceDefinition')];
 }
 
-const FETCH_TIMEOUT_MS = 60_000;
+/**
+ * A bundle and the files next to it: at most 32 MiB each (the upstream bundle.yaml, CRDs
+ * included, is under 2 MiB), read within 60 s.
+ */
+export const BUNDLE_LIMITS = { what: 'the bundle', maxBytes: 32 * MIB, deadlineMs: 60_000 } as const;
 
-/** The text of a file or an http(s) URL (60 s deadline, proxy variables honoured); OperationError on failure. */
+/** The text of a file or an http(s) URL, within the bundle's limits (src/kube/download.ts); OperationError on failure. */
 export async function readLocation(location: string, options: LoadOptions): Promise<string> {
-  if (!isUrl(location)) {
-    const path = location.startsWith('file:') ? fileURLToPath(location) : location;
-    try {
-      return await readFile(path, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new OperationError(
-        `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-        {
-          hint: 'Pass --bundle with the path of the release bundle; files it refers to (admission/webhook.yaml, multi-namespace-redb/*.yaml) must sit next to it as in the release tree.',
-          cause: error,
-        },
-      );
-    }
-  }
-  const { fetch, Agent, EnvHttpProxyAgent } = await import('../api/undici.js');
-  const proxy = proxySettings(options.env ?? process.env);
-  const dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
-  const signals = [AbortSignal.timeout(FETCH_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
-  options.io?.debug(1, `GET ${location}`);
-  try {
-    const response = await fetch(location, {
-      dispatcher,
-      signal: AbortSignal.any(signals),
-      redirect: 'follow',
-    });
-    const body = await response.text();
-    if (!response.ok) {
-      throw new OperationError(`cannot download ${location}: HTTP ${response.status}`, {
-        hint:
-          response.status === 404
-            ? 'Check the version and the --bundle location (a URL may contain {version}); files next to the bundle must exist in the same release tree.'
-            : 'Check the network and the --bundle location, then run ctl again to resume.',
-      });
-    }
-    return body;
-  } catch (error) {
-    if (error instanceof OperationError) throw error;
-    if (options.signal?.aborted) throw error;
-    throw new OperationError(`cannot download ${location}: ${describeFetchError(error)}`, {
-      hint: 'Check the network (and HTTPS_PROXY), or download the bundle and pass --bundle <file>.',
-      cause: error,
-    });
-  } finally {
-    await dispatcher.close().catch(() => undefined);
-  }
-}
-
-function describeFetchError(error: unknown): string {
-  const cause = (error as { cause?: { message?: string; code?: string } }).cause;
-  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
-  return error instanceof Error ? error.message : String(error);
+  const { text } = await download(location, BUNDLE_LIMITS, {
+    signal: options.signal,
+    io: options.io,
+    env: options.env,
+    notFoundHint:
+      'Check the version and the --bundle location (a URL may contain {version}); files next to the bundle must exist in the same release tree.',
+    hint: isUrl(location)
+      ? 'Check the network (and HTTPS_PROXY), or download the bundle and pass --bundle <file>.'
+      : 'Pass --bundle with the path of the release bundle; files it refers to (admission/webhook.yaml, multi-namespace-redb/*.yaml) must sit next to it as in the release tree.',
+  });
+  return text;
 }

@@ -1,9 +1,11 @@
 /**
  * Kubernetes access on @kubernetes/client-node: which kubeconfig and context, the context's
- * namespace, and the typed API clients built from it.
+ * namespace, and the clients built from it.
  *
- * client-node costs about 0.6 s to import (feasibility.md §6), so it is imported lazily here and
- * only type imports appear at the top: `ctl --help` must not pay for it.
+ * Only the modules of client-node that ctl calls are imported (KubeConfig, Watch, PortForward),
+ * lazily, never its index: the index loads the generated models and typed APIs, a 14 MB chunk
+ * of the bundle that cost every command about as much CPU as the rest of ctl
+ * (docs/performance.md). Only type imports appear at the top: `ctl --help` must not pay for it.
  */
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,10 +15,8 @@ import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
 import { withKeptAgent } from './agent.js';
-import { withDeadlineErrors } from './deadlines.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
-
-export type ClientNode = typeof import('@kubernetes/client-node');
+import { createKubeRest, type KubeRest } from './rest.js';
 
 /** Where a service account's namespace is mounted inside a pod. */
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -47,7 +47,7 @@ export interface LoadedKubeConfig {
  */
 export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<LoadedKubeConfig> {
   const env = options.env ?? process.env;
-  const { KubeConfig } = await importClientNode();
+  const { KubeConfig } = await importKubeConfig();
   const config = new KubeConfig();
 
   const files = kubeconfigFiles(options.kubeconfig, env);
@@ -182,62 +182,46 @@ export function resolveNamespace(
   return flag || loaded.namespace || 'default';
 }
 
-/** The typed clients ctl uses, plus the module itself for PatchStrategy and setHeaderOptions. */
+/** The kubeconfig in use and the clients made from it. */
 export interface KubeClients {
-  k8s: ClientNode;
   config: k8s.KubeConfig;
   contextName: string;
   namespace: string | undefined;
-  core: k8s.CoreV1Api;
-  apps: k8s.AppsV1Api;
-  custom: k8s.CustomObjectsApi;
-  admission: k8s.AdmissionregistrationV1Api;
-  apiextensions: k8s.ApiextensionsV1Api;
-  authorization: k8s.AuthorizationV1Api;
-  apis: k8s.ApisApi;
-  version: k8s.VersionApi;
-  /** Any kind, as plain JSON both ways (objects.ts): what src/kube/write.ts reads and writes with. */
+  /** Requests by API path, plain JSON both ways (rest.ts): reads, the state's ConfigMap and Lease, logs. */
+  rest: KubeRest;
   objects: ObjectClient;
 }
 
-export async function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeClients> {
-  const mod = await importClientNode();
+export function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeClients> {
   // Kept connections with the Kubernetes deadlines (src/kube/agent.ts, deadlines.ts) for every
-  // client made from this config, the typed ones included; their errors keep the deadline's hint.
+  // request made from this config.
   const config = withKeptAgent(loaded.config);
-  const typed = <T extends object>(api: new (...args: never[]) => T): T =>
-    withDeadlineErrors(config.makeApiClient(api as never) as T);
-  return {
-    k8s: mod,
+  return Promise.resolve({
     config,
     contextName: loaded.contextName,
     namespace: loaded.namespace,
-    core: typed(mod.CoreV1Api),
-    apps: typed(mod.AppsV1Api),
-    custom: typed(mod.CustomObjectsApi),
-    admission: typed(mod.AdmissionregistrationV1Api),
-    apiextensions: typed(mod.ApiextensionsV1Api),
-    authorization: typed(mod.AuthorizationV1Api),
-    apis: typed(mod.ApisApi),
-    version: typed(mod.VersionApi),
+    rest: createKubeRest(config),
     // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
     objects: createObjectClient(config, loaded.namespace ?? 'default'),
-  };
+  });
 }
 
-/**
- * Options for a JSON merge patch (RFC 7386). client-node's patch methods otherwise send
- * `application/json-patch+json`, the first type the API advertises, and a merge-style body then
- * fails with 400 (feasibility.md §3, surprise 2). Pass the result as the second argument:
- * `clients.custom.patchNamespacedCustomObject({...}, mergePatchOptions(clients.k8s))`.
- */
-export function mergePatchOptions(mod: ClientNode): ReturnType<ClientNode['setHeaderOptions']> {
-  return mod.setHeaderOptions('Content-Type', mod.PatchStrategy.MergePatch);
+// client-node's own modules (its package has no "exports" map), each loaded on first use.
+let kubeConfigModule: Promise<typeof import('@kubernetes/client-node/dist/config.js')> | undefined;
+let watchModule: Promise<typeof import('@kubernetes/client-node/dist/watch.js')> | undefined;
+let portForwardModule: Promise<typeof import('@kubernetes/client-node/dist/portforward.js')> | undefined;
+
+export function importKubeConfig(): Promise<typeof import('@kubernetes/client-node/dist/config.js')> {
+  kubeConfigModule ??= import('@kubernetes/client-node/dist/config.js');
+  return kubeConfigModule;
 }
 
-let clientNodePromise: Promise<ClientNode> | undefined;
+export function importWatch(): Promise<typeof import('@kubernetes/client-node/dist/watch.js')> {
+  watchModule ??= import('@kubernetes/client-node/dist/watch.js');
+  return watchModule;
+}
 
-export function importClientNode(): Promise<ClientNode> {
-  clientNodePromise ??= import('@kubernetes/client-node');
-  return clientNodePromise;
+export function importPortForward(): Promise<typeof import('@kubernetes/client-node/dist/portforward.js')> {
+  portForwardModule ??= import('@kubernetes/client-node/dist/portforward.js');
+  return portForwardModule;
 }

@@ -27,7 +27,7 @@ export function isKubeDeadlineError(error: unknown): error is KubeDeadlineError 
 }
 
 /**
- * The deadline errors given to requests lately. client-node's typed clients and its Watch go
+ * The deadline errors given to requests lately. client-node's Watch goes
  * through node-fetch, which rewraps a request's error as `request to <url> failed, reason:
  * <message>` and drops the error itself (with its hint and exit code): found again by message.
  */
@@ -39,26 +39,6 @@ export function deadlineErrorOf(error: unknown): KubeDeadlineError | undefined {
   const message = (error as { message?: unknown } | null)?.message;
   if (typeof message !== 'string') return undefined;
   return recent.find((known) => message.includes(known.message));
-}
-
-/**
- * A typed client-node API whose calls reject with the KubeDeadlineError itself when a deadline
- * ended them, so the user sees its message, hint and exit code.
- */
-export function withDeadlineErrors<T extends object>(api: T): T {
-  return new Proxy(api, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]): unknown => {
-        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        return result.catch((error: unknown) => {
-          throw deadlineErrorOf(error) ?? error;
-        });
-      };
-    },
-  });
 }
 
 /** The error of a Kubernetes call that got no answer in time: exit 1, with what to check. */

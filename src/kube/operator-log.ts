@@ -13,6 +13,7 @@
  */
 
 import type { KubeClients } from './client.js';
+import { resourcePath } from './rest.js';
 
 /** The container of the operator Deployment that runs the operator (K8S `operator.yaml`). */
 export const OPERATOR_CONTAINER = 'redis-enterprise-operator';
@@ -46,27 +47,45 @@ export async function readOperatorLog(
   options: ReadOperatorLogOptions,
 ): Promise<OperatorLogLine[]> {
   const { namespace, deploymentName } = options;
-  const deployment = await kube.apps.readNamespacedDeployment({ name: deploymentName, namespace });
-  const labels = deployment.spec?.selector?.matchLabels ?? {};
+  const deployment = await kube.rest.get<DeploymentView>(
+    resourcePath('apps', 'v1', 'deployments', namespace, deploymentName),
+  );
+  const labels = deployment?.spec?.selector?.matchLabels ?? {};
   const labelSelector = Object.entries(labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(',');
   if (labelSelector === '') return [];
-  const pods = await kube.core.listNamespacedPod({ namespace, labelSelector });
+  const pods = await kube.rest.get<{ items?: PodView[] }>(resourcePath('', 'v1', 'pods', namespace), {
+    labelSelector,
+  });
   const lines: OperatorLogLine[] = [];
-  for (const pod of pods.items) {
+  for (const pod of pods?.items ?? []) {
     const name = pod.metadata?.name;
     if (!name || pod.status?.phase === 'Pending') continue;
     const containers = (pod.spec?.containers ?? []).map((c) => c.name);
     const container = containers.includes(OPERATOR_CONTAINER) ? OPERATOR_CONTAINER : containers[0];
     const since =
       options.sinceSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.sinceSeconds));
-    const text = await kube.core.readNamespacedPodLog({ name, namespace, container, sinceSeconds: since });
+    const text = await kube.rest.text(`${resourcePath('', 'v1', 'pods', namespace, name)}/log`, {
+      container,
+      sinceSeconds: since,
+    });
     for (const line of String(text ?? '').split('\n')) {
       if (line.trim() !== '') lines.push(parseLogLine(line));
     }
   }
   return lines;
+}
+
+/** The fields of the Deployment and its pods read here. */
+interface DeploymentView {
+  spec?: { selector?: { matchLabels?: Record<string, string> } };
+}
+
+interface PodView {
+  metadata?: { name?: string };
+  spec?: { containers?: { name: string }[] };
+  status?: { phase?: string };
 }
 
 export function parseLogLine(text: string): OperatorLogLine {

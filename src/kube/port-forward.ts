@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { OperationError } from '../errors.js';
-import { importClientNode, type KubeClients } from './client.js';
+import { importPortForward, type KubeClients } from './client.js';
 
 export interface PortForward {
   /** `https://127.0.0.1:<local port>` */
@@ -22,8 +22,8 @@ export async function openPortForward(
   /** Told why a connection could not be forwarded (no ready pod, pods/portforward forbidden). */
   onError: (error: Error) => void = () => {},
 ): Promise<PortForward> {
-  const k8s = await importClientNode();
-  const forward = new k8s.PortForward(kube.config);
+  const { PortForward } = await importPortForward();
+  const forward = new PortForward(kube.config);
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);

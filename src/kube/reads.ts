@@ -8,6 +8,7 @@
 
 import type { KubeClients } from './client.js';
 import { orUndefinedIfNotFound } from './errors.js';
+import { resourcePath } from './rest.js';
 
 /** A Kubernetes object as JSON; only the fields ctl reads are named. */
 export interface KubeObject {
@@ -129,67 +130,78 @@ export interface ClusterReads {
   reviewRules?(namespace: string): Promise<RulesAnswer>;
 }
 
-// Typed client-node results are class instances (creationTimestamp becomes a Date); ctl only
-// reads plain fields from them, so they are handed on as KubeObject.
-const asObject = (value: unknown): KubeObject => value as KubeObject;
-const itemsOf = (list: unknown): KubeObject[] => ((list as { items?: unknown[] })?.items ?? []).map(asObject);
+const itemsOf = (list: unknown): KubeObject[] => (list as { items?: KubeObject[] } | undefined)?.items ?? [];
 
+/** `labelSelector` as a query, left out when empty (as client-node's typed calls did). */
+const selecting = (labelSelector: string) => (labelSelector === '' ? {} : { labelSelector });
+
+/**
+ * The reads, each one request by API path (rest.ts): the same requests client-node's typed
+ * clients made, without loading their generated models.
+ */
 export function createClusterReads(clients: KubeClients): ClusterReads {
-  const { core, apps, custom, admission, apiextensions, authorization, apis, version } = clients;
+  const { rest } = clients;
+  const custom = (type: CustomResourceType, namespace?: string, name?: string) =>
+    resourcePath(type.group, type.version, type.plural, namespace, name);
   return {
     async listCustomObjects(type, namespace) {
-      const list =
-        namespace === 'all'
-          ? await custom.listClusterCustomObject({ ...type })
-          : await custom.listNamespacedCustomObject({ ...type, namespace });
-      return itemsOf(list);
+      return itemsOf(await rest.get(custom(type, namespace === 'all' ? undefined : namespace)));
     },
     async getClusterCustomObject(type, name) {
-      return orUndefinedIfNotFound(custom.getClusterCustomObject({ ...type, name }).then(asObject));
+      return orUndefinedIfNotFound(rest.get<KubeObject>(custom(type, undefined, name)));
     },
     async getCustomObject(type, namespace, name) {
-      return orUndefinedIfNotFound(
-        custom.getNamespacedCustomObject({ ...type, namespace, name }).then(asObject),
-      );
+      return orUndefinedIfNotFound(rest.get<KubeObject>(custom(type, namespace, name)));
     },
     async listDeployments(namespace) {
-      return itemsOf(await apps.listNamespacedDeployment({ namespace }));
+      return itemsOf(await rest.get(resourcePath('apps', 'v1', 'deployments', namespace)));
     },
     async getStatefulSet(namespace, name) {
-      return orUndefinedIfNotFound(apps.readNamespacedStatefulSet({ namespace, name }).then(asObject));
+      return orUndefinedIfNotFound(
+        rest.get<KubeObject>(resourcePath('apps', 'v1', 'statefulsets', namespace, name)),
+      );
     },
     async listPods(namespace) {
-      return itemsOf(await core.listNamespacedPod({ namespace }));
+      return itemsOf(await rest.get(resourcePath('', 'v1', 'pods', namespace)));
     },
     async getConfigMap(namespace, name) {
-      return orUndefinedIfNotFound(core.readNamespacedConfigMap({ namespace, name }).then(asObject));
+      return orUndefinedIfNotFound(
+        rest.get<KubeObject>(resourcePath('', 'v1', 'configmaps', namespace, name)),
+      );
     },
     async getSecret(namespace, name) {
-      return orUndefinedIfNotFound(core.readNamespacedSecret({ namespace, name }).then(asObject));
+      return orUndefinedIfNotFound(rest.get<KubeObject>(resourcePath('', 'v1', 'secrets', namespace, name)));
     },
     async listSecrets(namespace, labelSelector) {
-      return itemsOf(await core.listNamespacedSecret({ namespace, labelSelector }));
+      return itemsOf(await rest.get(resourcePath('', 'v1', 'secrets', namespace), selecting(labelSelector)));
     },
     async listNamespaceNames(labelSelector) {
-      const list = await core.listNamespace({ labelSelector });
-      return list.items.map((ns) => ns.metadata?.name).filter((name): name is string => Boolean(name));
+      const list = itemsOf(await rest.get(resourcePath('', 'v1', 'namespaces'), selecting(labelSelector)));
+      return list.map((ns) => ns.metadata?.name).filter((name): name is string => Boolean(name));
     },
     async listValidatingWebhookConfigurations() {
-      return itemsOf(await admission.listValidatingWebhookConfiguration());
+      return itemsOf(
+        await rest.get(resourcePath('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')),
+      );
     },
     async getCustomResourceDefinition(name) {
-      return orUndefinedIfNotFound(apiextensions.readCustomResourceDefinition({ name }).then(asObject));
+      return orUndefinedIfNotFound(
+        rest.get<KubeObject>(
+          resourcePath('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', undefined, name),
+        ),
+      );
     },
     async listApiGroups() {
-      const list = await apis.getAPIVersions();
-      return list.groups.map((group) => group.name);
+      const list = await rest.get<{ groups?: { name: string }[] } | undefined>('/apis/');
+      return (list?.groups ?? []).map((group) => group.name);
     },
     async serverVersion() {
-      return (await version.getCode()).gitVersion;
+      return (await rest.get<{ gitVersion: string }>('/version/')).gitVersion;
     },
     async reviewAccess(query) {
-      const review = await authorization.createSelfSubjectAccessReview({
-        body: {
+      const review = await rest.create<AccessReview>(
+        resourcePath('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews'),
+        {
           apiVersion: 'authorization.k8s.io/v1',
           kind: 'SelfSubjectAccessReview',
           spec: {
@@ -202,22 +214,27 @@ export function createClusterReads(clients: KubeClients): ClusterReads {
             },
           },
         },
-      });
-      return { allowed: review.status?.allowed === true, reason: review.status?.reason };
+      );
+      return { allowed: review?.status?.allowed === true, reason: review?.status?.reason };
     },
     async reviewRules(namespace) {
-      const review = await authorization.createSelfSubjectRulesReview({
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectRulesReview',
-          spec: { namespace },
-        },
-      });
+      const review = await rest.create<RulesReview>(
+        resourcePath('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews'),
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } },
+      );
       return {
-        rules: review.status?.resourceRules ?? [],
-        incomplete: review.status?.incomplete !== false,
-        evaluationError: review.status?.evaluationError,
+        rules: review?.status?.resourceRules ?? [],
+        incomplete: review?.status?.incomplete !== false,
+        evaluationError: review?.status?.evaluationError,
       };
     },
   };
+}
+
+interface AccessReview {
+  status?: { allowed?: boolean; reason?: string };
+}
+
+interface RulesReview {
+  status?: { resourceRules?: ResourceRule[]; incomplete?: boolean; evaluationError?: string };
 }

@@ -29,7 +29,7 @@ export class KubeRequestError extends Error {
 }
 
 export interface KubeRequest {
-  method: 'GET' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** An API path, e.g. `/apis/apps/v1/namespaces/redis/deployments/operator`. */
   path: string;
   query?: Record<string, string>;
@@ -38,6 +38,8 @@ export interface KubeRequest {
   /** The body exactly as sent: JSON text, never re-serialized. */
   body?: string;
   signal?: AbortSignal;
+  /** The answer as text (a pod's log) instead of parsed JSON. */
+  text?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
   const url = new URL(cluster.server.replace(/\/+$/, '') + request.path);
   for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
   const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: request.text ? '*/*' : 'application/json' };
   options.headers?.forEach((value, key) => {
     headers[key] = value;
   });
@@ -83,6 +85,10 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
                 // not JSON: keep the status line
               }
               reject(new KubeRequestError(message, status, text));
+              return;
+            }
+            if (request.text) {
+              resolve(text);
               return;
             }
             if (text.trim() === '') {

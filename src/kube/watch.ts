@@ -12,7 +12,7 @@
 import { TimeoutError } from '../errors.js';
 import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { withKeptAgent } from './agent.js';
-import { importClientNode, type KubeClients } from './client.js';
+import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest } from './request.js';
 
@@ -54,7 +54,7 @@ const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
  */
 export async function watchCollection<T>(options: WatchCollectionOptions<T>): Promise<void> {
   const { kube, path, signal } = options;
-  const { Watch } = await importClientNode();
+  const { Watch } = await importWatch();
   // Every wait opens its own watch: on one kept connection pool, not a new TLS handshake each.
   const watcher = new Watch(withKeptAgent(kube.config));
   const selectors: Record<string, string> = {};
@@ -151,7 +151,7 @@ interface WatchEnd {
   sawEvents: boolean;
 }
 
-type WatchInstance = InstanceType<Awaited<ReturnType<typeof importClientNode>>['Watch']>;
+type WatchInstance = InstanceType<Awaited<ReturnType<typeof importWatch>>['Watch']>;
 
 /**
  * One watch connection, until it ends, fails, or the signal aborts. It must be established

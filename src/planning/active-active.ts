@@ -13,6 +13,15 @@
  * release notes, release-notes/8-0-2-releases/8-0-2-2-october2025.md), so a participant on an
  * older RS is also too old.
  *
+ * Each participant is also judged by the operator release that shipped its RS build
+ * (src/planning/participant-judgment.ts): one affected by an advisory that an REAADB sets off,
+ * or one whose build no catalogued release ships, holds the database back as well.
+ *
+ * The manual procedure (targets before 8.0.2-2, `rladmin upgrade db` on each participant) asks
+ * the same of every participant except the REAADB path's 8.0.2-2 floor (`manual: true`): a
+ * participant on an RS that does not bundle the version, or that is unknown or affected, holds
+ * the database back instead of ctl printing commands for it.
+ *
  * Pure: from the snapshot (src/planning/participants.ts read each participant's RS version).
  * A participant whose version is unknown (unreachable, no RERC, no Secret) holds the database
  * back too: ctl never guesses.
@@ -21,6 +30,7 @@
 import { bundledDatabaseVersions } from '../release/catalog.js';
 import { compareReleases, databaseVersionOf, parseRsVersion } from '../release/versions.js';
 import { shellQuote } from './equivalent-commands.js';
+import { participantOperatorHold } from './participant-judgment.js';
 import type { RemoteClusterSnapshot } from './participants.js';
 import type { ActiveActiveSnapshot, Snapshot } from './snapshot.js';
 
@@ -43,6 +53,7 @@ export function participantsHoldingBack(
   snapshot: Pick<Snapshot, 'cluster' | 'remoteClusters'>,
   database: Pick<ActiveActiveSnapshot, 'name' | 'namespace' | 'participatingClusters'>,
   version: string,
+  options: { manual?: boolean } = {},
 ): HoldingParticipant[] {
   const wanted = databaseVersionOf(version);
   const key = wanted ? `${wanted.major}.${wanted.minor}` : version;
@@ -52,7 +63,7 @@ export function participantsHoldingBack(
     if (name === snapshot.cluster?.name) continue;
     const rerc = remotes.find((r) => r.name === name);
     if (rerc?.local) continue;
-    const reason = reasonOf(name, rerc, key, snapshot.cluster?.namespace ?? database.namespace);
+    const reason = reasonOf(name, rerc, key, snapshot.cluster?.namespace ?? database.namespace, options);
     if (reason) holding.push({ participant: name, reason });
   }
   return holding;
@@ -63,6 +74,7 @@ function reasonOf(
   rerc: RemoteClusterSnapshot | undefined,
   version: string,
   namespace: string,
+  options: { manual?: boolean },
 ): string | undefined {
   if (!rerc)
     return `participant ${name} has no RedisEnterpriseRemoteCluster ${name} in namespace ${namespace}`;
@@ -71,13 +83,13 @@ function reasonOf(
     return `participant ${name}'s Redis Software version is unknown: ${rerc.error ?? 'not read'}`;
   const rs = rerc.rsVersion;
   const release = parseRsVersion(rs);
-  if (release && compareReleases(release, [...ACTIVE_ACTIVE_UPGRADE_FROM_RS]) < 0)
+  if (!options.manual && release && compareReleases(release, [...ACTIVE_ACTIVE_UPGRADE_FROM_RS]) < 0)
     return `participant ${name} runs Redis Software ${rs}, whose operator is older than 8.0.2-2 and cannot upgrade Active-Active databases through the REAADB; upgrade it first`;
   const bundled = bundledDatabaseVersions(rs);
   if (!bundled) return `participant ${name} runs Redis Software ${rs}, a release ctl does not know`;
   if (!bundled.includes(version))
     return `participant ${name} runs Redis Software ${rs}, which does not bundle Redis ${version} (it bundles ${bundled.join(', ')}); upgrade it first`;
-  return undefined;
+  return participantOperatorHold(name, rs);
 }
 
 /**

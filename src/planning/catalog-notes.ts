@@ -6,6 +6,7 @@
  * repository's index is read by the plan command, src/planning/helm-index.ts).
  */
 
+import { capList, moreLine } from '../io/cap-list.js';
 import { activeCatalog } from '../release/catalog-data.js';
 import { isKnownOperatorVersion, latestOperatorVersion } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
@@ -103,11 +104,13 @@ export function describeCatalog(catalog: PlanCatalog): { level: 'info' | 'warn';
       text: `advisory ${advisory.id} affects ${who}: ${advisory.summary}; fixed in ${advisory.fixed.join(', ')}${advisory.triggeredBy.length > 0 ? `; this cluster holds ${advisory.triggeredBy.slice(0, 5).join(', ')}` : ''}`,
     });
   }
-  for (const release of catalog.available) {
+  const { shown, more } = capList(catalog.available);
+  for (const release of shown) {
     lines.push({
       level: 'info',
       text: `newer release available: ${release.operator} (${release.foundIn}), not in the catalog: plan it with --to ${release.operator} --cluster-version <its image tag> [--db-version <x.y>], or --catalog <file|url> that lists it`,
     });
   }
+  if (more > 0) lines.push({ level: 'info', text: moreLine(more, 'newer releases available') });
   return lines;
 }

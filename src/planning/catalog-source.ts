@@ -9,7 +9,8 @@
 
 import { parse as parseYaml } from 'yaml';
 import { OperationError, UsageError } from '../errors.js';
-import { readLocation } from '../kube/bundle.js';
+import { displayLocation, download, isUrl, locationSecrets, MIB } from '../kube/download.js';
+import type { Io } from '../io/io.js';
 import {
   type ActiveCatalog,
   type CatalogDocument,
@@ -21,14 +22,44 @@ import { knownOperatorVersions } from '../release/catalog.js';
 const HINT =
   'Fix the catalog (its format: docs/catalog.schema.json; docs/upgrade.md "Release catalog"), or drop --catalog / CTL_CATALOG to use the built-in one.';
 
-export async function loadCatalogOption(location: string | undefined): Promise<ActiveCatalog | undefined> {
-  if (location === undefined || location.trim() === '') return undefined;
+/**
+ * A catalog is at most 4 MiB (the built-in one is a few KiB), read within 10 s from a file and
+ * 60 s from a URL.
+ */
+export const CATALOG_LIMITS = { what: '--catalog', maxBytes: 4 * MIB } as const;
+const FILE_DEADLINE_MS = 10_000;
+const URL_DEADLINE_MS = 60_000;
+
+export async function loadCatalogOption(
+  given: string | undefined,
+  io?: Io,
+): Promise<ActiveCatalog | undefined> {
+  if (given === undefined || given.trim() === '') return undefined;
+  const raw = given.trim();
+  // Credentials in the URL are redacted everywhere ctl prints (and, through the origin, saves).
+  for (const secret of locationSecrets(raw)) io?.redactor.add(secret);
+  const location = displayLocation(raw);
   let text: string;
+  let origin: string;
   try {
-    text = await readLocation(location.trim(), {});
+    const read = await download(
+      raw,
+      { ...CATALOG_LIMITS, deadlineMs: isUrl(raw) ? URL_DEADLINE_MS : FILE_DEADLINE_MS },
+      { io },
+    );
+    text = read.text;
+    origin = displayLocation(read.origin);
   } catch (error) {
     if (!(error instanceof OperationError)) throw error;
-    throw new UsageError(`--catalog ${location}: ${error.message}`, { hint: HINT, cause: error });
+    throw new UsageError(`--catalog ${location}: ${error.message}`, {
+      hint: error.hint ?? HINT,
+      cause: error,
+    });
+  }
+  if (origin.startsWith('http:')) {
+    io?.warn(
+      `--catalog ${origin} came over plain http (allowed by --allow-http or CTL_ALLOW_HTTP): anyone on the way could have changed it`,
+    );
   }
   let document: unknown;
   try {
@@ -47,7 +78,8 @@ export async function loadCatalogOption(location: string | undefined): Promise<A
       { hint: HINT },
     );
   }
-  const active = useCatalog(document as CatalogDocument, location.trim());
+  // The origin it ended at, after redirects, without credentials.
+  const active = useCatalog(document as CatalogDocument, origin);
   try {
     // Parses every release's versions and tags now, so a bad one is refused here.
     knownOperatorVersions();

@@ -10,7 +10,7 @@
 
 import { parse as parseYaml } from 'yaml';
 import type { Io } from '../io/io.js';
-import { readLocation } from '../kube/bundle.js';
+import { download, MIB } from '../kube/download.js';
 import { isKnownOperatorVersion, latestOperatorVersion } from '../release/catalog.js';
 import { compareOperatorVersions, formatOperatorVersion, parseOperatorVersion } from '../release/versions.js';
 import type { AvailableRelease } from './catalog-notes.js';
@@ -18,7 +18,11 @@ import { helmLocation } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { TargetSelection } from './target.js';
 
-const INDEX_DEADLINE_MS = 5_000;
+/**
+ * The index is read within 5 s, the whole answer (a deadline that streams do not stretch), and
+ * at most 16 MiB (Redis's repository index is a few KiB; the large public ones are a few MiB).
+ */
+export const HELM_INDEX_LIMITS = { what: 'the helm index', maxBytes: 16 * MIB, deadlineMs: 5_000 } as const;
 
 /** The chart versions of `chart` in an index.yaml text that are operator versions. */
 export function chartVersionsOf(indexText: string, chart: string): string[] {
@@ -54,7 +58,7 @@ export async function helmAvailableReleases(
   if (!repo) return [];
   const url = `${repo.replace(/\/+$/, '')}/index.yaml`;
   try {
-    const text = await readLocation(url, { signal: AbortSignal.timeout(INDEX_DEADLINE_MS), io });
+    const { text } = await download(url, HELM_INDEX_LIMITS, { io });
     return newerThanCatalog(chartVersionsOf(text, chart), `helm repository ${repo}, chart ${chart}`);
   } catch (error) {
     io?.debug(1, `newer releases: cannot read ${url}: ${(error as Error).message}`);

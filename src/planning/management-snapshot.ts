@@ -2,7 +2,8 @@
  * The management API as far as the snapshot reads it (the real client, src/api/client.ts, is
  * adapted to it): modules, databases, nodes, and which RS cluster answers.
  */
-import { isCtlError } from '../errors.js';
+import { MalformedAnswerError } from '../api/api-errors.js';
+import { ExitCode, isCtlError } from '../errors.js';
 
 export interface Module {
   uid?: string;
@@ -67,7 +68,7 @@ export type ManagementReaderFactory<Cluster> = (input: {
 export interface ApiSnapshot {
   reachable: boolean;
   error?: string | undefined;
-  /** How the failure should end a command: 4 for refused credentials, 1 for TLS and transport. */
+  /** How the failure should end a command: 3 for an answer not the API's, 4 for refused credentials, 1 for TLS and transport. */
   failure?: { exitCode: number; hint?: string | undefined } | undefined;
   modules: Module[];
   bdbs: Bdb[];
@@ -93,7 +94,11 @@ export async function readManagementApi<Cluster>(
     return { reachable: true, modules, bdbs, nodes, ...(identity ? { cluster: identity } : {}) };
   } catch (error) {
     const api = unreachableApi(error instanceof Error ? error.message : String(error));
-    if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
+    // An API that answers, but not as the management API does, is a failed check (exit 3);
+    // refused credentials 4; TLS and transport 1 (docs/exit-codes.md, "Decisions").
+    if (error instanceof MalformedAnswerError)
+      api.failure = { exitCode: ExitCode.preflight, hint: error.hint };
+    else if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
     return api;
   }
 }

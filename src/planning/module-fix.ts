@@ -8,7 +8,15 @@
  *   "Upgrade with bundled modules"). The fix is to upgrade the database.
  * - Custom (user-defined) modules go into the cluster resource's `spec.userDefinedModules`
  *   (name and `source.https.url`) with a build whose `compatible_redis_version` matches, before
- *   the cluster upgrade (same page, "Upgrade with user-defined modules").
+ *   the cluster upgrade (same page, "Upgrade with user-defined modules"). The field exists only
+ *   from operator 8.0.6-8: its notes list it under "API changes" as added
+ *   (release-notes/8-0-6-releases/8-0-6-8-december2025.md), and the REC CRD of every certified
+ *   bundle before it lacks it (redhat-openshift-ecosystem/certified-operators,
+ *   operators/redis-enterprise-operator-cert/<v>/manifests/rec_crd.yaml: absent up to 8.0.2-6.1,
+ *   present from 8.0.6-8.0). 8.0.2-2 and 8.0.2-6 take no custom modules at all ("If you use
+ *   custom (user-defined) modules, skip this release"; rule custom-modules-skip-8-0-2 of the
+ *   catalog). Before 8.0.2-2 a module is uploaded through the API, or by
+ *   `ctl upgrade run --remediate --module-file`.
  * - `POST /v2/modules` only while the target still takes uploads: the RS 8.0+ API docs no longer
  *   list it, and 8.2 refuses it (`403 modules_upload_disabled`) unless allowed
  *   (research/redis-facts.md §12).
@@ -19,6 +27,14 @@ import { curlApi, kubectlMergePatch } from './equivalent-commands.js';
 
 /** The first operator release whose cluster runs RS 8.0 (its modules are bundled, uploads are gone). */
 export const BUNDLED_MODULES_FROM = '8.0.2-2';
+
+/** The first operator release whose REC has `spec.userDefinedModules` (see above). */
+export const USER_DEFINED_MODULES_FIELD_FROM = '8.0.6-8';
+
+/** Whether the target's cluster resource has `spec.userDefinedModules`. */
+export function targetHasUserDefinedModulesField(targetOperator: string): boolean {
+  return atLeast(targetOperator, USER_DEFINED_MODULES_FIELD_FROM);
+}
 
 /** The modules RS 8 bundles (modules.md "Bundled vs. user-defined modules"). */
 const BUNDLED_MODULES: ReadonlySet<string> = new Set(['search', 'rejson', 'timeseries', 'bf']);
@@ -45,10 +61,13 @@ export interface ModuleFixInput {
 export function moduleFix(input: ModuleFixInput): string {
   const { module, cluster } = input;
   if (targetTakesModuleUploads(input.targetOperator)) {
-    return `upload the RHEL9 build of ${module}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or list it in spec.userDefinedModules of the cluster resource`;
+    return `upload the RHEL9 build of ${module}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or let ctl upload it: ctl upgrade run --to ${input.targetOperator} --remediate --module-file <module-rhel9.zip>`;
   }
   if (isBundledModule(module, input.flaggedBundled)) {
     return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;
+  }
+  if (!targetHasUserDefinedModulesField(input.targetOperator)) {
+    return `${module} is a user-defined module, which ${input.targetOperator} does not support (its notes: "If you use custom (user-defined) modules, skip this release"): choose ${USER_DEFINED_MODULES_FIELD_FROM} or later, whose cluster resource lists user-defined modules`;
   }
   const patch = kubectlMergePatch('rec', cluster.name, cluster.namespace, {
     spec: {

@@ -11,6 +11,7 @@ import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
+import { type PlanParticipant, planParticipants } from './participants.js';
 import { olmRoute } from './olm.js';
 import { requiredPermissionsOf, type StepPermission } from './permissions.js';
 import {
@@ -111,6 +112,11 @@ export interface Plan {
    * (src/planning/catalog-notes.ts).
    */
   catalog?: PlanCatalog | undefined;
+  /**
+   * The remote participants of the Active-Active databases (an addition to CLI.md's shape):
+   * which Secret's credentials went to which host, or why none did (src/planning/participants.ts).
+   */
+  participants?: PlanParticipant[] | undefined;
 }
 
 export interface PlanHop {
@@ -229,6 +235,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     blocked: isBlocked(checks),
     fingerprint: planFingerprint(snapshot, planTarget),
     catalog: planCatalog(snapshot, target),
+    ...(planParticipants(snapshot) ? { participants: planParticipants(snapshot) } : {}),
   };
 }
 

@@ -6,10 +6,16 @@
  * ClusterVersion `version` (config.openshift.io/v1), read where the user may read it; the
  * support tables list OpenShift versions for OpenShift clusters, so an unreadable one is a
  * warning (the Kubernetes version is named, nothing is guessed), never a failure.
+ *
+ * Under OLM, OperatorHub offers a release only on the OpenShift versions its certified bundle's
+ * `com.redhat.openshift.versions` names (src/release/olm-openshift.ts), often a narrower range
+ * than the notes' table: the narrower range wins, so a target OperatorHub would not show on
+ * this OpenShift fails.
  */
 
 import { describeSupport, minorVersionOf, type PlatformKind, platformVerdict } from '../release/platforms.js';
 import { knownOperatorVersions } from '../release/catalog.js';
+import { describeOpenshiftRange, olmOffersOn, olmOpenshiftRange } from '../release/olm-openshift.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
@@ -55,6 +61,10 @@ export function checkPlatformSupported(snapshot: Snapshot, target: Target): Outc
     };
   }
   const verdict = platformVerdict(target.operator, kind, version);
+  if (kind === 'openshift' && snapshot.olm && verdict.status !== 'unsupported') {
+    const olm = olmVerdict(target.operator, version);
+    if (olm) return olm;
+  }
   switch (verdict.status) {
     case 'supported':
       return { status: 'pass', message: `${target.operator} supports ${name} ${version}`, fix: '' };
@@ -93,4 +103,40 @@ export function checkPlatformSupported(snapshot: Snapshot, target: Target): Outc
       };
     }
   }
+}
+
+function compareMinor(a: string, b: string): number {
+  const [a1 = 0, a2 = 0] = a.split('.').map(Number);
+  const [b1 = 0, b2 = 0] = b.split('.').map(Number);
+  return a1 - b1 || a2 - b2;
+}
+
+/** The newest catalogued release whose bundle OperatorHub offers on this OpenShift, within the notes' support too. */
+export function newestOfferedOnOpenshift(version: string): string | undefined {
+  return knownOperatorVersions()
+    .filter(
+      (v) =>
+        olmOffersOn(v, version) === true &&
+        ['supported', 'deprecated'].includes(platformVerdict(v, 'openshift', version).status),
+    )
+    .at(-1);
+}
+
+/** Under OLM: a fail when the bundle's range leaves this OpenShift out; undefined when the range says nothing against it. */
+function olmVerdict(operator: string, version: string): Outcome | undefined {
+  if (olmOffersOn(operator, version) !== false) return undefined;
+  const range = olmOpenshiftRange(operator)!;
+  const instead = newestOfferedOnOpenshift(version);
+  return {
+    status: 'fail',
+    message: `OperatorHub does not offer ${operator} on OpenShift ${version}: its bundle ${range.bundle} names com.redhat.openshift.versions ${range.annotation} (OpenShift ${describeOpenshiftRange(range)}), narrower than the notes' ${describeSupport(operator, 'openshift')}`,
+    fix:
+      (instead
+        ? `Choose a release OperatorHub offers here (ctl upgrade plan --to ${instead})`
+        : 'Choose another release') +
+      (range.max !== undefined && compareMinor(version, range.max) > 0
+        ? ''
+        : `, or upgrade OpenShift to ${describeOpenshiftRange(range)} first`) +
+      '; or pass --ignore-check platform-supported to accept the risk.',
+  };
 }

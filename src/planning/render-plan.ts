@@ -11,7 +11,9 @@
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
 import { describeCatalog } from './catalog-notes.js';
+import { describePlanChanges } from './plan-changes.js';
 import type { CheckStatus } from './checks/index.js';
+import { describeParticipants } from './participants.js';
 import type { Plan } from './plan.js';
 
 const ansi = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
@@ -55,7 +57,7 @@ export function renderPlan(
   out.push(
     p.bold(`Upgrade plan for ${s(cluster.name || '(no cluster)')}`) +
       p.dim(
-        `  namespace ${s(cluster.namespace)}, context ${s(cluster.context || '-')}, ${s(cluster.platform)}, ${s(cluster.dialect)} dialect`,
+        `  namespace ${s(cluster.namespace)}, context ${s(cluster.context || '-')}, ${s(cluster.platform)}${dialectNote(cluster.dialect)}`,
       ),
   );
   out.push('');
@@ -69,11 +71,18 @@ export function renderPlan(
     const arrow = from === to ? p.dim('(no change)') : `-> ${p.bold(to)}`;
     out.push(`  ${name.padEnd(width)}  ${from}  ${arrow}`);
   }
+  const databases = describePlanChanges(plan).databases;
+  if (databases) out.push(`  ${p.yellow(databases)}`);
 
   if (plan.catalog) {
     out.push('');
     for (const line of describeCatalog(plan.catalog))
       out.push(`  ${line.level === 'warn' ? p.yellow(s(line.text)) : p.dim(s(line.text))}`);
+  }
+
+  if (plan.participants) {
+    out.push('');
+    for (const line of describeParticipants(plan.participants)) out.push(`  ${p.dim(s(line))}`);
   }
 
   if (plan.olm) {
@@ -120,10 +129,15 @@ export function renderPlan(
 
   out.push('');
   if (plan.blocked) {
-    const failing = plan.checks.filter((c) => c.status === 'fail').map((c) => s(c.id));
+    const failed = plan.checks.filter((c) => c.status === 'fail');
+    const failing = failed.map((c) => s(c.id));
+    // --ignore-check only where ignoring can work (a check's `ignorable: false` says it cannot).
+    const ignorable = failed.filter((c) => c.ignorable !== false).map((c) => `--ignore-check ${s(c.id)}`);
     out.push(
       p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
-        ' Fix them, or pass --ignore-check <id> to accept the risk.',
+        (ignorable.length > 0
+          ? ` Fix them, or pass ${ignorable.join(' ')} to accept the risk.`
+          : ' Fix them.'),
     );
   } else {
     const ignored = plan.checks.filter((c) => c.ignored).map((c) => s(c.id));
@@ -193,4 +207,13 @@ function summarizeDatabaseVersions(plan: Plan): string {
   const counts = new Map<string, number>();
   for (const db of databases) counts.set(db.version ?? '?', (counts.get(db.version ?? '?') ?? 0) + 1);
   return [...counts].map(([version, count]) => `${oneLine(version)} (${count})`).join(', ');
+}
+
+/**
+ * A real cluster speaks the product's own field names (redisEnterpriseImageSpec, redisVersion):
+ * nothing to say. Only a simulated cluster in the neutral names gets a word, so that the
+ * engineEnterpriseImageSpec in its commands is not taken for a real field.
+ */
+function dialectNote(dialect: string): string {
+  return dialect === 'redis' ? '' : `, ${oneLine(dialect)} dialect (the simulator's neutral field names)`;
 }

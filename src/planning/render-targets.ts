@@ -4,6 +4,7 @@
  * Values from the cluster go through oneLine, as in render-plan.ts.
  */
 
+import { capList, moreLine } from '../io/cap-list.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
 import { paintOf } from './render-plan.js';
@@ -31,7 +32,7 @@ export function renderTargets(
     out.push(
       `  No newer release in ctl's catalog than operator ${s(current.operator ?? '?')}: nothing to upgrade to.`,
     );
-    for (const release of list.available) out.push(availableLine(release, p, release.operator.length));
+    pushAvailable(out, list.available, p, (release) => release.operator.length);
     return `${out.join('\n')}\n`;
   }
   const width = Math.max(6, ...list.targets.map((t) => t.operator.length));
@@ -51,7 +52,7 @@ export function renderTargets(
       if (check.fix) out.push(`          ${p.dim('fix:')} ${s(check.fix)}`);
     }
   }
-  for (const release of list.available) out.push(availableLine(release, p, width));
+  pushAvailable(out, list.available, p, () => width);
   out.push('');
   out.push(
     list.recommended
@@ -65,6 +66,18 @@ export function renderTargets(
 }
 
 /** A release the install method offers that the catalog lacks, and how to use it. */
+/** The releases available outside the catalog, capped (a PackageManifest may list thousands). */
+function pushAvailable(
+  out: string[],
+  available: readonly AvailableRelease[],
+  p: Paint,
+  width: (release: AvailableRelease) => number,
+): void {
+  const { shown, more } = capList(available);
+  for (const release of shown) out.push(availableLine(release, p, width(release)));
+  if (more > 0) out.push(`    ${p.dim(moreLine(more, 'available releases'))}`);
+}
+
 function availableLine(release: AvailableRelease, p: Paint, width: number): string {
   const s = oneLine;
   return `  ${p.yellow('+')} ${s(release.operator).padEnd(width)}  available, not in ctl's catalog (${s(release.foundIn)}): ctl upgrade plan --to ${s(release.operator)} --cluster-version <its image tag>, or --catalog <file|url> that lists it`;

@@ -102,6 +102,8 @@ export interface ClusterSnapshot extends ObjectVersion {
   allowAutoAdjustment: boolean;
   userDefinedModules: string[];
   credentialSecretName: string;
+  /** Every field path set under `spec` (`spec.ldap.protocol`), names only: what rules of kind field-used read. */
+  specFields?: string[] | undefined;
 }
 
 export interface OperatorSnapshot extends ObjectVersion {
@@ -160,6 +162,8 @@ export interface DatabaseSnapshot extends ObjectVersion {
   /** `status.databaseUID`: the bdb uid in the management API. */
   databaseUid?: string | undefined;
   modules: { name: string; version?: string | undefined }[];
+  /** Every field path set under `spec`, names only (field-used rules). */
+  specFields?: string[] | undefined;
 }
 
 export interface ActiveActiveSnapshot extends ObjectVersion {
@@ -168,6 +172,8 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
   versionSpec?: string | undefined;
   status?: string | undefined;
   participatingClusters: { name: string; namespace?: string | undefined }[];
+  /** Every field path set under `spec`, names only (field-used rules). */
+  specFields?: string[] | undefined;
 }
 
 export interface WebhookSnapshot extends ObjectVersion {
@@ -767,6 +773,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
       .map((m) => str(record(m).name))
       .filter((n): n is string => n !== undefined),
     credentialSecretName: credentialSecretNameOf(spec, status, name),
+    specFields: specFieldsOf(object),
   };
 }
 
@@ -926,6 +933,7 @@ function toDatabase(object: KubeObject, dialect: Dialect): DatabaseSnapshot {
       const entry = record(m);
       return { name: str(entry.name) ?? '', version: str(entry.version) };
     }),
+    specFields: specFieldsOf(object),
   };
 }
 
@@ -940,7 +948,27 @@ function toActiveActive(object: KubeObject, dialect: Dialect): ActiveActiveSnaps
       const entry = record(p);
       return { name: str(entry.name) ?? '', namespace: str(entry.namespace) };
     }),
+    specFields: specFieldsOf(object),
   };
+}
+
+/**
+ * The field paths set under an object's `spec`, down through nested objects (not into lists):
+ * `spec.ldap`, `spec.ldap.protocol`. Names only, never values (a value may be a secret).
+ */
+export function specFieldsOf(object: KubeObject): string[] {
+  const paths: string[] = [];
+  const walk = (value: unknown, at: string, depth: number) => {
+    if (depth > 6 || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (child === undefined || child === null) continue;
+      const path = `${at}.${key}`;
+      paths.push(path);
+      walk(child, path, depth + 1);
+    }
+  };
+  walk(object.spec, 'spec', 0);
+  return paths;
 }
 
 /** Only the operator's webhooks (`*.admission.redislabs`) are kept. */

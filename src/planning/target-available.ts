@@ -122,6 +122,8 @@ export interface AvailabilityOutcome {
   status: 'pass' | 'warn' | 'fail';
   message: string;
   fix: string;
+  /** false: a release that is not there cannot be upgraded to, whatever is ignored. */
+  ignorable?: false;
 }
 
 /** The check itself: pure, from the probes' answers in the snapshot. */
@@ -151,6 +153,7 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
   }
   return {
     status: 'fail',
+    ignorable: false,
     message: `${what} is not there: ${answer.detail}`,
     fix:
       artifact.kind === 'bundle'
@@ -178,6 +181,7 @@ function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {
   }
   return {
     status: 'fail',
+    ignorable: false,
     message: `no channel of package ${olm.subscription?.package ?? '?'} offers operator ${target}`,
     fix: `Choose a version a channel offers: kubectl get packagemanifest ${olm.subscription?.package ?? '<package>'} -n ${snapshot.operator?.namespace ?? snapshot.namespace} -o yaml`,
   };

@@ -6,12 +6,19 @@
  * plan of any other would be refused. Each target is planned like `--to` would plan it
  * (src/planning/hops.ts planPath), purely: no cluster read per target. A release a known
  * advisory affects (src/release/advisories.ts) is never recommended; the newest build of a line
- * is the one with the fixes, so it is the line's target.
+ * is the one with the fixes, so it is the line's target. Under OLM on OpenShift, only builds
+ * whose certified bundle OperatorHub offers on this OpenShift (src/release/olm-openshift.ts)
+ * are listed. A target on a release line near or past its end of life (src/release/rules.ts) is
+ * recommended only when no other is.
  */
 
 import { CtlError } from '../errors.js';
 import { advisoriesAffecting } from '../release/advisories.js';
-import { gitTagFor, knownOperatorVersions } from '../release/catalog.js';
+import { clusterTagFor, gitTagFor, knownOperatorVersions } from '../release/catalog.js';
+import { olmOffersOn } from '../release/olm-openshift.js';
+import { endOfLifeOf, isNearEndOfLife } from '../release/rules.js';
+import { rsVersionOfTag } from '../release/versions.js';
+import { minorVersionOf } from '../release/platforms.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import { type AvailableRelease, olmAvailableReleases } from './catalog-notes.js';
 import type { CheckId } from './checks/index.js';
@@ -61,13 +68,18 @@ export interface UpgradeTargets {
 }
 
 /** The newest build of each release line newer than `current`, newest line first. */
-export function candidateTargets(current: string | undefined, withBundle: boolean): string[] {
+export function candidateTargets(
+  current: string | undefined,
+  withBundle: boolean,
+  offered: (version: string) => boolean = () => true,
+): string[] {
   const running = current ? parseOperatorVersion(current) : undefined;
   const newest = new Map<string, string>();
   for (const version of knownOperatorVersions()) {
     const parsed = parseOperatorVersion(version)!;
     if (running && compareOperatorVersions(parsed, running) <= 0) continue;
     if (!withBundle && gitTagFor(version) === undefined) continue;
+    if (!offered(version)) continue;
     // knownOperatorVersions is oldest first: the last of a line wins.
     newest.set(lineOf(version), version);
   }
@@ -97,7 +109,11 @@ export function listTargets(
     dialect: snapshot.dialect,
     platform: snapshot.platform,
   };
-  const targets = candidateTargets(snapshot.operator?.version, selection.bundle !== undefined).map(
+  const openshift = snapshot.platform === 'openshift' ? minorVersionOf(snapshot.openshiftVersion) : undefined;
+  // Under OLM, OperatorHub shows only bundles whose OpenShift range holds this OpenShift.
+  const offered = (version: string) =>
+    !snapshot.olm || openshift === undefined || olmOffersOn(version, openshift) !== false;
+  const targets = candidateTargets(snapshot.operator?.version, selection.bundle !== undefined, offered).map(
     (operator): UpgradeTarget => {
       const target: Target = {
         ...selection,
@@ -145,7 +161,8 @@ export function listTargets(
       };
     },
   );
-  const best = targets.find((target) => !target.blocked && target.advisories.length === 0);
+  const clean = targets.filter((target) => !target.blocked && target.advisories.length === 0);
+  const best = clean.find((target) => !nearEndOfLife(target.operator)) ?? clean[0];
   if (best) best.recommended = true;
   return {
     apiVersion: 'ctl/v1',
@@ -160,6 +177,13 @@ export function listTargets(
     targets: best ? [best, ...targets.filter((target) => target !== best)] : targets,
     available: olmAvailableReleases(snapshot),
   };
+}
+
+/** The target's RS line is near or past its end of life (the catalog's releaseLines). */
+function nearEndOfLife(operator: string, today = new Date()): boolean {
+  const tag = clusterTagFor(operator);
+  const rs = tag ? rsVersionOfTag(tag) : undefined;
+  return rs !== undefined && isNearEndOfLife(endOfLifeOf(rs, today));
 }
 
 function advisoryIds(operator: string): string[] {

@@ -23,6 +23,11 @@ export interface ReleaseEntry {
   openshiftClusterTag?: string;
   variants?: string[];
   olmBundles?: string[];
+  /**
+   * Each OLM bundle's `com.redhat.openshift.versions` annotation as the bundle states it
+   * (`v4.18-v4.21`, `v4.15`): the OpenShift versions OperatorHub offers it on.
+   */
+  olmOpenshiftVersions?: Record<string, string>;
   databaseVersions?: string[];
   defaultDatabaseVersion?: string;
   kubernetes?: PlatformSupport;
@@ -41,7 +46,7 @@ export interface BundledDatabasesEntry {
   source: string;
 }
 
-export type TriggerKind = 'REAADB' | 'REDB' | 'REC';
+export type TriggerKind = 'REAADB' | 'REDB' | 'REC' | 'secret-changed';
 
 export interface AdvisoryEntry {
   id: string;
@@ -49,9 +54,56 @@ export interface AdvisoryEntry {
   severity?: 'low' | 'medium' | 'high' | 'critical';
   introduced: string;
   fixed: string[];
-  triggers?: { kind: TriggerKind; description?: string }[];
+  triggers?: { kind: TriggerKind; description?: string; secrets?: string[] }[];
   remedy?: string;
   references?: string[];
+  source: string[];
+}
+
+/** What in the cluster (or its participants) sets a rule off (docs/catalog.schema.json, `rules`). */
+export type RuleTrigger =
+  | { kind: 'upgrade'; description?: string }
+  | { kind: 'user-defined-modules'; description?: string }
+  | { kind: 'deprecated-modules'; modules: string[]; description?: string }
+  | { kind: 'REAADB' | 'REDB'; description?: string }
+  | { kind: 'secret-changed'; secrets: string[]; description?: string }
+  | { kind: 'field-used'; resource: 'REC' | 'REDB' | 'REAADB'; field: string; description?: string };
+
+/** The releases a rule applies to: every condition given must hold (the target's operator and RS). */
+export interface RuleAppliesTo {
+  /** Exactly these operator releases. */
+  operators?: string[];
+  /** Operator releases from this one on. */
+  operatorFrom?: string;
+  /** Operator releases before this one. */
+  operatorBefore?: string;
+  /** Releases whose RS is this `x.y` or `x.y.z` or later. */
+  rsFrom?: string;
+  /** Releases whose RS is older than this `x.y` or `x.y.z`. */
+  rsBefore?: string;
+  /** Only when the running operator is one of these (an upgrade path the notes rule out). */
+  runningOperators?: string[];
+}
+
+/** An upgrade rule of the release notes: "skip this release if ...", a breaking change, a known limitation. */
+export interface RuleEntry {
+  id: string;
+  summary: string;
+  appliesTo: RuleAppliesTo;
+  /** Any of these sets it off. */
+  triggers: RuleTrigger[];
+  /** block: the check fails (exit 3); warn: it warns. */
+  effect: 'block' | 'warn';
+  fix: string;
+  source: string[];
+}
+
+/** A Redis Software release line's end of life (product lifecycle). */
+export interface ReleaseLineEntry {
+  /** `x.y`. */
+  rs: string;
+  /** YYYY-MM-DD; absent: not yet set. */
+  endOfLife?: string;
   source: string[];
 }
 
@@ -63,6 +115,8 @@ export interface CatalogDocument {
   releases: ReleaseEntry[];
   bundledDatabases?: BundledDatabasesEntry[];
   advisories?: AdvisoryEntry[];
+  rules?: RuleEntry[];
+  releaseLines?: ReleaseLineEntry[];
 }
 
 /** The active catalog and where it came from (for the plan's "catalog" line). */
@@ -90,14 +144,19 @@ export function catalogGeneration(): number {
 
 /**
  * Adds a loaded catalog to the built-in one: its releases replace built-in entries of the same
- * operator version or are added; its advisories replace those of the same id or are added; its
- * database table rows come first (so they win); its date becomes the catalog's date.
+ * operator version or are added; its advisories and rules replace those of the same id (release
+ * lines those of the same `rs`) or are added; its database table rows come first (so they win);
+ * its date becomes the catalog's date.
  */
 export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalog {
   const releases = new Map(BUILT_IN.releases.map((r) => [r.operator, r]));
   for (const release of extra.releases) releases.set(release.operator, release);
   const advisories = new Map((BUILT_IN.advisories ?? []).map((a) => [a.id, a]));
   for (const advisory of extra.advisories ?? []) advisories.set(advisory.id, advisory);
+  const rules = new Map((BUILT_IN.rules ?? []).map((r) => [r.id, r]));
+  for (const rule of extra.rules ?? []) rules.set(rule.id, rule);
+  const lines = new Map((BUILT_IN.releaseLines ?? []).map((l) => [l.rs, l]));
+  for (const line of extra.releaseLines ?? []) lines.set(line.rs, line);
   active = {
     document: {
       ...BUILT_IN,
@@ -105,6 +164,8 @@ export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalo
       releases: [...releases.values()],
       bundledDatabases: [...(extra.bundledDatabases ?? []), ...(BUILT_IN.bundledDatabases ?? [])],
       advisories: [...advisories.values()],
+      rules: [...rules.values()],
+      releaseLines: [...lines.values()],
     },
     origin: `built-in + ${origin}`,
     added: extra.releases.map((r) => r.operator),

@@ -1,5 +1,6 @@
 import { LockedError } from '../errors.js';
 import { describeKubeError } from '../kube/errors.js';
+import type { LockOwner } from './lock.js';
 import type { StateLock } from './state-store.js';
 
 /**
@@ -9,7 +10,11 @@ import type { StateLock } from './state-store.js';
  * (403), the file lock alone keeps out runs that share the state file, as before; `-v` says so.
  */
 export interface ClusterLease {
-  lock(operation: string): Promise<StateLock>;
+  /**
+   * `owner`: the run's owner from its lock file, so the Lease carries the same lock id: one run,
+   * one id, in `ctl upgrade status` and in the next run's takeover warning alike.
+   */
+  lock(operation: string, owner?: LockOwner): Promise<StateLock>;
   /**
    * Who took the Lease from this run while it held it (its renewal found another holder), or
    * undefined: from then on this run must not write its state (src/run/state-store.ts).
@@ -34,7 +39,7 @@ export async function withClusterLease(
 ): Promise<StateLock> {
   let held: StateLock;
   try {
-    held = await lease.lock(operation);
+    held = await lease.lock(operation, fileLock.owner);
   } catch (error) {
     if (isForbidden(error)) {
       debug(

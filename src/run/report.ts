@@ -13,10 +13,12 @@ import type { Verification } from './verification.js';
  * ends however it ends (success, failure, interruption, even a usage error found after the flags
  * were read). It holds the plan, each step with its result and times, the result, the exit code
  * and the error with its hint; never a secret (messages pass through the redactor, and neither
- * plans nor states hold credentials). Mode 0644: it is meant to be uploaded as an artifact.
+ * plans nor states hold credentials). Mode 0600 (issue 35): it names the cluster, its databases and
+ * where things were downloaded from; CI uploads it as the job's user, who can read it.
  */
 
-export type RunResultLabel = 'succeeded' | 'failed' | 'interrupted';
+/** `not confirmed`: the prompt was answered no; nothing was changed (exit 0). */
+export type RunResultLabel = 'succeeded' | 'failed' | 'interrupted' | 'not confirmed';
 
 export interface ReportStep extends StepSummary {
   startedAt?: string;
@@ -114,7 +116,12 @@ export function finishRunRecord(
   }
   const exitCode = isCtlError(error) ? error.exitCode : ExitCode.failed;
   record.exitCode = exitCode;
-  record.result = exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm ? 'interrupted' : 'failed';
+  record.result =
+    exitCode === ExitCode.ok
+      ? 'not confirmed'
+      : exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm
+        ? 'interrupted'
+        : 'failed';
   const message = error instanceof Error ? error.message : String(error);
   const hint = isCtlError(error) ? error.hint : undefined;
   record.error = { message: redact(message), ...(hint ? { hint: redact(hint) } : {}), exitCode };
@@ -192,10 +199,10 @@ export function failedStepOf(record: Pick<RunRecord, 'steps'>): string | undefin
   return record.steps.find((step) => step.result === 'failed' || step.result === 'interrupted')?.id;
 }
 
-/** Writes the report with mode 0644 whatever the umask, creating its folder if needed. */
+/** Writes the report with mode 0600 whatever the umask (and an existing file's mode), creating its folder if needed. */
 export async function writeReportFile(path: string, report: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   // safeJson: the same JSON, but no character in it can drive a terminal that shows the file.
-  await writeFile(path, `${safeJson(report, 2)}\n`, { mode: 0o644 });
-  await chmod(path, 0o644);
+  await writeFile(path, `${safeJson(report, 2)}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
 }

@@ -166,7 +166,8 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
         options.reporter.emit({
           type: 'step-done',
           step: step.id,
-          message: `${step.title}: ${options.dryRun ? 'would change (dry run)' : 'done'}`,
+          // What the step did (or, in a dry run, would do), else the bare word.
+          message: `${step.title}: ${result.summary ?? (options.dryRun ? 'would change (dry run)' : 'done')}`,
           data: result.outcome,
         });
         summary.push({ id: step.id, title: step.title, result: done, durationMs: clock() - started });

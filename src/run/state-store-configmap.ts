@@ -4,6 +4,7 @@ import { LockedError, OperationError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
 import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
+import { resourcePath } from '../kube/rest.js';
 import { leaseLostError } from './cluster-lease-lock.js';
 import { describeOwner, type LockOwner } from './lock.js';
 import { currentProcess, isGoneHere } from './process-identity.js';
@@ -58,7 +59,6 @@ export class ConfigMapStateStore implements StateStore {
   readonly configMapName: string;
   readonly leaseName: string;
   readonly #kube: KubeClients;
-  readonly #coordination: k8s.CoordinationV1Api;
   readonly #cluster: string;
   readonly #leaseSeconds: number;
   readonly #warn: (message: string) => void;
@@ -66,12 +66,13 @@ export class ConfigMapStateStore implements StateStore {
   /** The resourceVersion of the ConfigMap as last read or written; undefined: it did not exist. */
   #resourceVersion: string | undefined;
   #loaded = false;
+  /** This run's holderIdentity while it holds (or held) the Lease. */
+  #identity: string | undefined;
   /** Set when the renewal found another holder: no state write may follow. */
   #lost: string | undefined;
 
   constructor(options: ConfigMapStoreOptions) {
     this.#kube = options.kube;
-    this.#coordination = options.kube.config.makeApiClient(options.kube.k8s.CoordinationV1Api);
     this.#cluster = options.cluster;
     this.namespace = options.namespace;
     this.configMapName = stateConfigMapName(options.cluster);
@@ -85,10 +86,7 @@ export class ConfigMapStateStore implements StateStore {
   async load(): Promise<UpgradeState | undefined> {
     let configMap: k8s.V1ConfigMap;
     try {
-      configMap = await this.#kube.core.readNamespacedConfigMap({
-        name: this.configMapName,
-        namespace: this.namespace,
-      });
+      configMap = await this.#kube.rest.get<k8s.V1ConfigMap>(this.#path('configmaps', this.configMapName));
     } catch (error) {
       if (describeKubeError(error).code === 404) {
         this.#resourceVersion = undefined;
@@ -139,15 +137,22 @@ export class ConfigMapStateStore implements StateStore {
     };
     try {
       const written = this.#resourceVersion
-        ? await this.#kube.core.replaceNamespacedConfigMap({
-            name: this.configMapName,
-            namespace: this.namespace,
-            body,
-          })
-        : await this.#kube.core.createNamespacedConfigMap({ namespace: this.namespace, body });
+        ? await this.#kube.rest.replace<k8s.V1ConfigMap>(this.#path('configmaps', this.configMapName), body)
+        : await this.#kube.rest.create<k8s.V1ConfigMap>(this.#path('configmaps'), body);
       this.#resourceVersion = written.metadata?.resourceVersion;
     } catch (error) {
       if (describeKubeError(error).code === 409) {
+        // Written by another run: if it has taken the Lease (before this run's renewal noticed),
+        // this run lost the lock, exit 5 naming the holder (docs/exit-codes.md), not a failure.
+        const holder = await this.#otherHolder().catch(() => undefined);
+        if (holder) {
+          this.#lost = holder;
+          throw leaseLostError(
+            this.leaseName,
+            holder,
+            'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
+          );
+        }
         throw new OperationError(
           `the state in ${this.location} was changed by someone else during this run`,
           {
@@ -161,8 +166,8 @@ export class ConfigMapStateStore implements StateStore {
     return next;
   }
 
-  async lock(operation: string): Promise<StateLock> {
-    const owner = newOwner(operation);
+  async lock(operation: string, given?: LockOwner): Promise<StateLock> {
+    const owner = given ?? newOwner(operation);
     const identity = holderIdentityOf(owner);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const current = await this.#readLease();
@@ -181,12 +186,8 @@ export class ConfigMapStateStore implements StateStore {
       const body = this.#leaseBody(owner, identity, now, current);
       try {
         const written = current
-          ? await this.#coordination.replaceNamespacedLease({
-              name: this.leaseName,
-              namespace: this.namespace,
-              body,
-            })
-          : await this.#coordination.createNamespacedLease({ namespace: this.namespace, body });
+          ? await this.#kube.rest.replace<Lease>(this.#path('leases', this.leaseName), body)
+          : await this.#kube.rest.create<Lease>(this.#path('leases'), body);
         if (current) {
           const previous = this.#view(current, now).owner;
           this.#warn(`took over the stale lock of ${describeOwner(previous)}`);
@@ -232,7 +233,18 @@ export class ConfigMapStateStore implements StateStore {
     return view.owner;
   }
 
-  #held(owner: LockOwner, identity: string, written: k8s.V1Lease): StateLock {
+  /** Who holds the Lease when this run held it and no longer does; undefined otherwise. */
+  async #otherHolder(): Promise<string | undefined> {
+    if (this.#identity === undefined) return undefined;
+    const current = await this.#readLease();
+    if (current?.spec?.holderIdentity === this.#identity) return undefined;
+    return current?.spec?.holderIdentity
+      ? describeOwner(this.#view(current, this.#now()).owner)
+      : 'nobody (the Lease was released or deleted)';
+  }
+
+  #held(owner: LockOwner, identity: string, written: Lease): StateLock {
+    this.#identity = identity;
     let lease = written;
     let renewing: Promise<void> = Promise.resolve();
     let stopped = false;
@@ -248,17 +260,13 @@ export class ConfigMapStateStore implements StateStore {
           clearInterval(timer);
           return;
         }
-        lease = await this.#coordination.replaceNamespacedLease({
-          name: this.leaseName,
-          namespace: this.namespace,
-          body: {
-            ...current,
-            spec: {
-              ...current.spec,
-              // Sent back in the API's MicroTime form (6 digits), which a real API server requires.
-              acquireTime: this.#microTime((timeOf(current.spec?.acquireTime) ?? new Date()).getTime()),
-              renewTime: this.#microTime(this.#now()),
-            },
+        lease = await this.#kube.rest.replace<Lease>(this.#path('leases', this.leaseName), {
+          ...current,
+          spec: {
+            ...current.spec,
+            // Sent back in the API's MicroTime form (6 digits), which a real API server requires.
+            acquireTime: microTime((timeOf(current.spec?.acquireTime) ?? new Date()).getTime()),
+            renewTime: microTime(this.#now()),
           },
         });
       } catch (error) {
@@ -289,7 +297,7 @@ export class ConfigMapStateStore implements StateStore {
     };
   }
 
-  #leaseBody(owner: LockOwner, identity: string, now: number, current: k8s.V1Lease | undefined): k8s.V1Lease {
+  #leaseBody(owner: LockOwner, identity: string, now: number, current: Lease | undefined): Lease {
     const transitions = current?.spec?.leaseTransitions ?? 0;
     return {
       apiVersion: 'coordination.k8s.io/v1',
@@ -308,14 +316,14 @@ export class ConfigMapStateStore implements StateStore {
       spec: {
         holderIdentity: identity,
         leaseDurationSeconds: this.#leaseSeconds,
-        acquireTime: this.#microTime(now),
-        renewTime: this.#microTime(now),
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
         leaseTransitions: current ? transitions + 1 : 0,
       },
     };
   }
 
-  #view(lease: k8s.V1Lease, now: number): LockView {
+  #view(lease: Lease, now: number): LockView {
     const owner = ownerOf(lease);
     const renewed = timeOf(lease.spec?.renewTime) ?? timeOf(lease.spec?.acquireTime);
     const seconds = this.#leaseSecondsOf(lease);
@@ -332,16 +340,13 @@ export class ConfigMapStateStore implements StateStore {
     };
   }
 
-  #leaseSecondsOf(lease: k8s.V1Lease): number {
+  #leaseSecondsOf(lease: Lease): number {
     return lease.spec?.leaseDurationSeconds ?? this.#leaseSeconds;
   }
 
-  async #readLease(): Promise<k8s.V1Lease | undefined> {
+  async #readLease(): Promise<Lease | undefined> {
     try {
-      return await this.#coordination.readNamespacedLease({
-        name: this.leaseName,
-        namespace: this.namespace,
-      });
+      return await this.#kube.rest.get<Lease>(this.#path('leases', this.leaseName));
     } catch (error) {
       if (describeKubeError(error).code === 404) return undefined;
       throw this.#kubeFailure('read', 'leases.coordination.k8s.io', error);
@@ -350,11 +355,10 @@ export class ConfigMapStateStore implements StateStore {
 
   async #deleteLease(resourceVersion: string | undefined): Promise<void> {
     try {
-      await this.#coordination.deleteNamespacedLease({
-        name: this.leaseName,
-        namespace: this.namespace,
-        body: resourceVersion ? { preconditions: { resourceVersion } } : {},
-      });
+      await this.#kube.rest.delete(
+        this.#path('leases', this.leaseName),
+        resourceVersion ? { preconditions: { resourceVersion } } : {},
+      );
     } catch (error) {
       const code = describeKubeError(error).code;
       if (code === 404) return;
@@ -368,8 +372,11 @@ export class ConfigMapStateStore implements StateStore {
     await this.load().catch(() => undefined);
   }
 
-  #microTime(ms: number): k8s.V1MicroTime {
-    return new this.#kube.k8s.V1MicroTime(ms);
+  /** A ConfigMap or Lease of this store's namespace (or their collection, without a name). */
+  #path(plural: 'configmaps' | 'leases', name?: string): string {
+    return plural === 'configmaps'
+      ? resourcePath('', 'v1', plural, this.namespace, name)
+      : resourcePath('coordination.k8s.io', 'v1', plural, this.namespace, name);
   }
 
   #kubeFailure(verb: string, resource: string, error: unknown): OperationError {
@@ -388,11 +395,11 @@ export class ConfigMapStateStore implements StateStore {
 /** The ConfigMaps of ctl state in a namespace, for `status` without --cluster. */
 export async function listStateConfigMaps(kube: KubeClients, namespace: string): Promise<string[]> {
   try {
-    const list = await kube.core.listNamespacedConfigMap({
-      namespace,
-      labelSelector: `app.kubernetes.io/managed-by=ctl,app.kubernetes.io/component=${STATE_COMPONENT}`,
-    });
-    return list.items
+    const list = await kube.rest.get<k8s.V1ConfigMapList | undefined>(
+      resourcePath('', 'v1', 'configmaps', namespace),
+      { labelSelector: `app.kubernetes.io/managed-by=ctl,app.kubernetes.io/component=${STATE_COMPONENT}` },
+    );
+    return (list?.items ?? [])
       .map((item) => item.metadata?.labels?.['app.kubernetes.io/instance'] ?? '')
       .filter((cluster) => cluster !== '')
       .sort();
@@ -438,7 +445,7 @@ function holderIdentityOf(owner: LockOwner): string {
 }
 
 /** The owner from the annotation ctl writes, else what holderIdentity says (another tool's lease). */
-function ownerOf(lease: k8s.V1Lease): LeaseOwner {
+function ownerOf(lease: Lease): LeaseOwner {
   const annotation = lease.metadata?.annotations?.[OWNER_ANNOTATION];
   if (annotation) {
     try {
@@ -466,6 +473,25 @@ function ownerOf(lease: k8s.V1Lease): LeaseOwner {
  */
 function ownerIsGoneHere(owner: LeaseOwner): boolean {
   return isGoneHere(owner, 'other');
+}
+
+/** A coordination.k8s.io/v1 Lease as JSON, with its times in the API's MicroTime form. */
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: k8s.V1ObjectMeta;
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** The API's MicroTime (RFC 3339 with 6 digits of fraction), as client-node's V1MicroTime writes it. */
+function microTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, -1)}000Z`;
 }
 
 function timeOf(value: unknown): Date | undefined {

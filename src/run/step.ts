@@ -21,6 +21,11 @@ export interface StepResult {
   skipped?: string;
   /** What was verified after the change. */
   outcome?: Record<string, unknown>;
+  /**
+   * What the step did, in a few words for its last progress line (`7.8.2-6 running, 1/1
+   * ready`); without it the line says `done`.
+   */
+  summary?: string;
 }
 
 /**

@@ -171,6 +171,9 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
           ? artifacts.openshiftBundleUrlTemplate
           : artifacts.bundleUrlTemplate,
       CTL_HELM_REPO: artifacts.url,
+      // The participants' APIs (remoteClusters:) have certificates of the same CA; ctl trusts a
+      // participant's certificate only by a choice of its own (src/commands/remote-clusters.ts).
+      ...(scenario.remoteClusters.length > 0 ? { CTL_PARTICIPANT_CA_FILE: files.ca } : {}),
     };
     // It holds the management API password: owner only.
     writeFileSync(files.env, envFileText(env, files.env), { mode: 0o600 });

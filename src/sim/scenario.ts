@@ -49,9 +49,13 @@ export function loadScenario(nameOrFile: string): Scenario {
     return parseScenario(readFileSync(file, 'utf8'), `scenarios/${nameOrFile}.yaml`);
   }
   if (!looksLikePath(nameOrFile) && !existsSync(nameOrFile)) {
-    throw new ScenarioError(`unknown scenario "${nameOrFile}"`, {
-      hint: `Built-in scenarios: ${builtIns.join(', ')}. Or give the path to a scenario YAML file.`,
-    });
+    const near = nearestNames(nameOrFile, builtIns);
+    throw new ScenarioError(
+      `unknown scenario "${nameOrFile}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`,
+      {
+        hint: `Built-in scenarios: ${builtIns.join(', ')}. Or give the path to a scenario YAML file.`,
+      },
+    );
   }
   let text: string;
   try {
@@ -61,6 +65,36 @@ export function loadScenario(nameOrFile: string): Scenario {
     throw new ScenarioError(`${nameOrFile}: cannot read the scenario file: ${reason}`, { cause: error });
   }
   return parseScenario(text, nameOrFile);
+}
+
+/**
+ * The built-in names a mistyped one is closest to (at most a third of its letters off, as
+ * commander's "did you mean" for commands), nearest first; none when nothing is close.
+ */
+export function nearestNames(typed: string, names: readonly string[]): string[] {
+  const limit = Math.max(1, Math.floor(typed.length / 3));
+  const scored = names
+    .map((name) => ({ name, distance: editDistance(typed.toLowerCase(), name) }))
+    .filter((entry) => entry.distance <= limit);
+  const best = Math.min(...scored.map((entry) => entry.distance));
+  return scored.filter((entry) => entry.distance === best).map((entry) => entry.name);
+}
+
+/** Levenshtein distance with transpositions (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = value;
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 /** Validates scenario YAML; `sourceName` is what error messages call the file. */

@@ -49,18 +49,23 @@ export interface FeatureSetRecord {
   commands: string[];
 }
 
-/** The plan's action for an REAADB some participant holds back; undefined when none does. */
+/**
+ * The plan's action for an REAADB some participant holds back; undefined when none does.
+ * `manual`: the target upgrades Active-Active databases by hand (before 8.0.2-2); the hold then
+ * replaces the `rladmin upgrade db` commands the plan would print.
+ */
 export function heldBackAction(
   snapshot: Snapshot,
   target: Pick<Target, 'operator' | 'deferActiveActive'>,
   db: DatabaseTarget,
   version: string,
   from: string,
+  options: { manual?: boolean } = {},
 ): PlanAction | undefined {
   const operator = target.operator;
   const aa = snapshot.activeActiveDatabases.find((a) => a.name === db.name && a.namespace === db.namespace);
   if (!aa) return undefined;
-  const holding = participantsHoldingBack(snapshot, aa, version);
+  const holding = participantsHoldingBack(snapshot, aa, version, options);
   // A fleet's first pass defers every Active-Active database to its last pass.
   if (holding.length === 0 && !target.deferActiveActive) return undefined;
   const reason =
@@ -75,7 +80,7 @@ export function heldBackAction(
   };
   return {
     ...action(
-      `Hold back Active-Active database ${db.namespace}/${db.name}${from}: not raised to ${version}, since ${reason}. Once every participating cluster runs it, run the command shown`,
+      `Hold back Active-Active database ${db.namespace}/${db.name}${from}: not raised to ${version}, since ${reason}. Once every participating cluster can take it, run the command shown`,
       laterUpgradeCommand(snapshot, operator, db),
     ),
     database,
@@ -91,7 +96,7 @@ export function reportHeldBack(
     const label = `${item.namespace}/${item.name}`;
     ctx.warn(
       `Active-Active database ${oneLine(label)} held back, not raised to ${item.version}: ${oneLine(item.reason)}. ` +
-        `Once every participating cluster runs a Redis Software that bundles ${item.version}, run: ${oneLine(item.command)}`,
+        `Once every participating cluster can take it (the reason says what each needs), run: ${oneLine(item.command)}`,
       { database: item.name, namespace: item.namespace, heldBack: item.reason, command: item.command },
     );
     return { database: label, version: item.version, reason: item.reason, command: item.command };

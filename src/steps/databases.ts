@@ -781,6 +781,9 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
           database: database('reaadb', false),
         };
       }
+      // The manual path asks the participants too, before it prints any command for them.
+      const heldManual = heldBackAction(snapshot, target, db, version, from, { manual: true });
+      if (heldManual) return heldManual;
       return {
         ...action(
           `Upgrade Active-Active database ${db.name}${from} to ${version} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,

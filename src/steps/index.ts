@@ -12,17 +12,21 @@ import { operatorStep } from './operator.js';
 import { preflightStep } from './preflight.js';
 import { securityContextStep } from './security-context.js';
 import { withSccRemovalAfterRoll } from './security-context-removal.js';
+import { withSummary } from './outcome-summary.js';
 
-/** The seven steps in the documented order (CLI.md): the only place where order lives. */
+/**
+ * The seven steps in the documented order (CLI.md): the only place where order lives. Each
+ * result says what the step did, for its last progress line (outcome-summary.ts).
+ */
 export const STEPS = [
-  preflightStep,
-  operatorStep,
-  admissionStep,
-  securityContextStep,
-  clusterStep,
+  withSummary(preflightStep),
+  withSummary(operatorStep),
+  withSummary(admissionStep),
+  withSummary(securityContextStep),
+  withSummary(clusterStep),
   // The monitor step also removes the OpenShift SCC once the roll is over (7.22.0-6 and later).
-  withSccRemovalAfterRoll(monitorStep),
-  databasesStep,
+  withSummary(withSccRemovalAfterRoll(monitorStep)),
+  withSummary(databasesStep),
 ] as const;
 
 export type StepId = (typeof STEPS)[number]['id'];

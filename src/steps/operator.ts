@@ -264,6 +264,8 @@ export interface DeploymentState {
   replicas: number;
   readyReplicas: number;
   updatedReplicas: number;
+  /** Every pod of the Deployment, old and new (status.replicas): more than `replicas` mid-rollout. */
+  totalReplicas: number;
   /** The Deployment controller has seen the current spec (observedGeneration >= generation). */
   observed: boolean;
   /** The rollout is complete: observed, every replica updated and ready, no old replica left. */
@@ -294,17 +296,25 @@ export function deploymentState(deployment: KubeObject | undefined): DeploymentS
     replicas,
     readyReplicas,
     updatedReplicas,
+    totalReplicas: num(status.replicas) ?? replicas,
     observed,
     ready,
   };
 }
 
-/** Progress of a rollout in words, for the wait's progress messages. */
+/**
+ * Progress of a rollout in words, for the wait's progress messages, in the order of `kubectl
+ * rollout status`: new replicas, then old ones ending, then readiness. While an old pod is
+ * still there, readyReplicas counts it too: `1/1 ready` then, followed by `0/1 ready` once it
+ * went, read as going backwards (issue 34), so readiness is only said once only new pods remain.
+ */
 export function describeRollout(state: DeploymentState): string {
   if (!state.observed) return 'the Deployment controller has not picked up the new spec yet';
   if (state.updatedReplicas < state.replicas)
     return `${state.updatedReplicas}/${state.replicas} replicas updated`;
-  return `${state.readyReplicas}/${state.replicas} ready`;
+  const old = state.totalReplicas - state.updatedReplicas;
+  if (old > 0) return `${old} old ${old === 1 ? 'replica' : 'replicas'} ending`;
+  return `${Math.min(state.readyReplicas, state.replicas)}/${state.replicas} ready`;
 }
 
 function atLeast(version: string | undefined, target: string): boolean {

@@ -112,8 +112,14 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
   const checks = ctx.deps.plan.checks;
   const failing = checks.filter((c) => c.status === 'fail');
   if (failing.length > 0) {
+    // --ignore-check only for the checks ignoring can get past (a check's `ignorable: false`).
+    const ignorable = failing.filter((c) => c.ignorable !== false).map((c) => `--ignore-check ${c.id}`);
     throw new PreflightError(describeFailures(failing), {
-      hint: 'Fix each failing check as shown, then run the same command again. To go ahead anyway, pass --ignore-check <id> (recorded in the plan).',
+      hint:
+        'Fix each failing check as shown, then run the same command again.' +
+        (ignorable.length > 0
+          ? ` To go ahead anyway, pass ${ignorable.join(' ')} (recorded in the plan).`
+          : ''),
     });
   }
   await checkHelm(ctx);

@@ -1,12 +1,14 @@
 /**
- * `ctl completion bash|zsh|fish` end to end: the BUILT binary prints each script; every
- * command and long option of the live commander tree is in it; bash accepts the bash script
- * (`bash -n`) and, sourced in a real bash, its completion function answers like a shell would.
+ * `ctl completion bash|zsh|fish|powershell` end to end: the BUILT binary prints each script;
+ * every command and long option of the live commander tree is in it; bash accepts the bash
+ * script (`bash -n`) and, sourced in a real bash, its completion function answers like a shell
+ * would, hostile kubeconfig context names included (they stay data). zsh, fish and pwsh are not
+ * on the test machines: their scripts' handling of those values is checked in the text.
  */
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -46,7 +48,7 @@ describe('ctl completion (e2e)', () => {
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ctl-completion-'));
     tree = await commandOptions();
-    for (const shell of ['bash', 'zsh', 'fish']) {
+    for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
       const result = await runCtl(['completion', shell]);
       assert.equal(result.code, 0, `ctl completion ${shell}: ${result.stderr}`);
       assert.equal(result.stderr, '');
@@ -86,16 +88,17 @@ describe('ctl completion (e2e)', () => {
     }
   });
 
-  for (const shell of ['bash', 'zsh', 'fish']) {
+  for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
     it(`the ${shell} script names every command and every long option`, () => {
       const script = scripts[shell] ?? '';
       assert.match(script, new RegExp(`^(#compdef ctl\\n)?# ${shell} completion for ctl \\d`));
+      const quote = shell === 'powershell' ? "'" : '';
       for (const entry of tree) {
         for (const name of entry.path) assert.ok(script.includes(name), `${shell}: command ${name}`);
         const where = entry.path.join(' ') || '(root)';
         for (const option of entry.longOptions) {
           // fish writes `-l name`; bash and zsh the flag itself.
-          const needle = shell === 'fish' ? `-l ${option.slice(2)} ` : option;
+          const needle = shell === 'fish' ? `-l ${option.slice(2)} ` : `${quote}${option}${quote}`;
           assert.ok(script.includes(needle), `${shell}: option ${option} of ${where}`);
         }
       }
@@ -149,9 +152,9 @@ describe('ctl completion (e2e)', () => {
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--method', '']), ['auto', 'helm', 'bundle', 'olm']);
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--only', '']), [...STEP_IDS]);
     assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--ignore-check', 'lic']), ['license-valid']);
-    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json', 'yaml']);
+    assert.deepEqual(complete(['ctl', '-o', '']), ['text', 'json', 'yaml', 'name']);
     assert.deepEqual(complete(['ctl', 'sim', 'up', '--scenario', 'happy']), ['happy-path']);
-    assert.deepEqual(complete(['ctl', 'completion', '']), ['bash', 'zsh', 'fish']);
+    assert.deepEqual(complete(['ctl', 'completion', '']), ['bash', 'zsh', 'fish', 'powershell']);
     // `--method=h`: bash splits it at `=` (COMP_WORDBREAKS).
     assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--method', '=', 'h']), ['helm']);
     assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--plan', path.join(dir, 'plan')]), [
@@ -189,10 +192,72 @@ describe('ctl completion (e2e)', () => {
     assert.deepEqual(complete(['ctl', '--context', 'w'], env), ['west']);
   });
 
+  it('hostile kubeconfig context names stay data: nothing runs, and the inserted word is the name itself', () => {
+    const marker = path.join(dir, 'completion-ran');
+    const hostile = [
+      `prod-$(touch\${IFS}${marker})`,
+      `prod-\`touch ${marker}\``,
+      `prod-$IFS;touch ${marker}`,
+      'prod-[ab]*',
+    ];
+    const kubeconfig = path.join(dir, 'hostile-kubeconfig');
+    const contexts = hostile.map((name) => `{name: ${JSON.stringify(name)}, context: {cluster: c, user: u}}`);
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        `contexts: [${contexts.join(', ')}]`,
+        '',
+      ].join('\n'),
+    );
+    const env = {
+      PATH: `${path.dirname(kubectlPath())}${path.delimiter}${process.env.PATH ?? ''}`,
+      HOME: dir,
+      KUBECONFIG: kubeconfig,
+    };
+    const offered = complete(['ctl', 'upgrade', 'plan', '--context', 'prod'], env);
+    assert.equal(existsSync(marker), false, 'completing ran a command from a context name');
+    assert.equal(offered.length, hostile.length, offered.join('\n'));
+    // What bash inserts, read back as the shell reads a command line, is the name, unexpanded.
+    for (const word of offered) {
+      const read = spawnSync('bash', ['--norc', '--noprofile', '-c', `printf '%s' ${word}`], {
+        encoding: 'utf8',
+      });
+      assert.ok(hostile.includes(read.stdout), `${word} reads as ${read.stdout}`);
+    }
+    assert.equal(existsSync(marker), false, 'an inserted completion ran a command');
+    assert.deepEqual(complete(['ctl', '--context', 'prod-['], env), [String.raw`prod-\[ab\]\*`]);
+  });
+
+  it('zsh, fish and powershell take the contexts as kubectl output lines, never as code', () => {
+    // Not run here (no zsh, fish or pwsh on the machines): the text that reads the values.
+    const zsh = scripts.zsh ?? '';
+    assert.match(zsh, /emulate -L zsh/);
+    assert.match(
+      zsh,
+      /_ctl_lines=\(\$\{\(f\)"\$\(kubectl config get-contexts -o name 2>\/dev\/null\)"\}\); compadd -- "\$\{_ctl_lines\[@\]\}"/,
+    );
+    assert.doesNotMatch(zsh, /\beval\b|compadd -Q/);
+    const fish = scripts.fish ?? '';
+    assert.match(fish, /-a '\(kubectl config get-contexts -o name 2>\/dev\/null\)'/);
+    assert.doesNotMatch(fish, /\beval\b/);
+    const ps = scripts.powershell ?? '';
+    assert.match(ps, /return ,@\(& 'kubectl' 'config' 'get-contexts' '-o' 'name' 2>\$null\)/);
+    // The only Invoke-Expression is in the header's loading instructions.
+    assert.deepEqual(
+      ps.split('\n').filter((line) => /Invoke-Expression|\biex\b/i.test(line) && !line.startsWith('#')),
+      [],
+    );
+    assert.match(ps, /StartsWith\(\$typed, \[System.StringComparison\]::Ordinal\)/);
+  });
+
   it('rejects an unknown shell with a usage error (exit 2)', async () => {
-    const result = await runCtl(['completion', 'powershell']);
+    const result = await runCtl(['completion', 'tcsh']);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /bash, zsh, fish/);
+    assert.match(result.stderr, /bash, zsh, fish, powershell/);
   });
 });

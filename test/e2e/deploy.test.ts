@@ -307,6 +307,20 @@ describe('deploy/: RBAC, Job and image', () => {
       files: string[];
       bin: Record<string, string>;
     };
+    // Every image a stage starts from is a build argument, so a release pins each by digest
+    // (--build-arg NAME=image@sha256:...), the helm stage too (issue 38).
+    const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    assert.equal(froms.length, 3, dockerfile);
+    for (const image of froms) {
+      const arg = /^\$\{(\w+)\}$/.exec(image ?? '')?.[1];
+      assert.ok(arg, `FROM ${image} is a build argument`);
+      assert.match(dockerfile, new RegExp(`^ARG ${arg}=`, 'm'));
+      assert.match(
+        dockerfile,
+        new RegExp(`--build-arg ${arg}=\\S+@sha256:<digest>`),
+        `${arg}: how to pin it`,
+      );
+    }
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     // The bundle inlines every dependency: the image copies no node_modules.
     assert.doesNotMatch(runtime, /^(COPY|RUN) .*node_modules/m);

@@ -31,11 +31,11 @@ describe('a dry run says so on every line (e2e)', () => {
       assert.doesNotMatch(result.stderr, ANNOUNCED_AS_MADE);
       assert.match(
         result.stderr,
-        /\[cluster\] would set engineEnterpriseImageSpec\.versionTag of rec\/rec -n redis from 7\.4\.6-22 to 7\.8\.2-60$/m,
+        /\[cluster\] would set redisEnterpriseImageSpec\.versionTag of rec\/rec -n redis from 7\.4\.6-22 to 7\.8\.2-60$/m,
       );
       assert.match(
         result.stderr,
-        /\[databases\] redis\/orders: would set engineVersion to 7\.4 \(runs 7\.2\)$/m,
+        /\[databases\] redis\/orders: would set redisVersion to 7\.4 \(runs 7\.2\)$/m,
       );
       assert.match(result.stderr, /\[operator\] would apply \d+ objects of /);
       assert.doesNotMatch(result.stderr, /\(server dry run\)/);
@@ -64,7 +64,7 @@ describe('a dry run says so on every line (e2e)', () => {
       assert.doesNotMatch(result.stderr, ANNOUNCED_AS_MADE);
       assert.match(
         result.stderr,
-        /\[databases\] redis\/orders: would set engineVersion to 7\.4 \(runs 7\.2\) \(server dry run\)$/m,
+        /\[databases\] redis\/orders: would set redisVersion to 7\.4 \(runs 7\.2\) \(server dry run\)$/m,
       );
       const changeLines = result.stderr
         .split('\n')

@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import { hasUnsafeChar } from '../../src/io/safe-text.js';
 import { HOSTILE_NAMES } from '../reliability/hostile-server.js';
 import { runCtl } from '../helpers/run-ctl.js';
@@ -34,6 +35,7 @@ function assertClean(text: string, what: string): void {
   );
   for (const line of bare(text).split('\n')) {
     assert.ok(!FORGED.test(line), `${what}: forged line ${JSON.stringify(line)}`);
+    assert.ok(!line.includes('##['), `${what}: an old-form workflow command ${JSON.stringify(line)}`);
     if (/^\s*::/.test(line)) {
       assert.match(
         line,
@@ -85,6 +87,9 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
         env: { NO_COLOR: undefined, FORCE_COLOR: '1' } as unknown as Record<string, string>,
       }),
       json: await sim.ctl([...plain, '-o', 'json']),
+      // The same data as YAML, on a GitHub runner (issue 35: a block scalar put `::error::` lines
+      // at the margin once the runner trimmed the indentation, and bidi characters went raw).
+      yaml: await sim.ctl([...plain, '-o', 'yaml'], { env: { CI: 'true', GITHUB_ACTIONS: 'true' } }),
       github: await sim.ctl(plain, { env: { CI: 'true', GITHUB_ACTIONS: 'true' } }),
     };
     for (const [mode, result] of Object.entries(runs)) {
@@ -102,6 +107,12 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
     assert.ok(
       plan.checks.some((c) => c.message.includes(HOSTILE_NAMES[1]!)),
       'the JSON plan keeps the module name as it is',
+    );
+    // So does the YAML: the same checks, read back.
+    const yamlPlan = parseYaml(runs.yaml.stdout) as { checks: { message: string }[] };
+    assert.deepEqual(
+      yamlPlan.checks.map((c) => c.message),
+      plan.checks.map((c) => c.message),
     );
 
     const summaryFile = path.join(sim.sandbox.dir, 'step_summary.md');

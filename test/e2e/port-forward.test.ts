@@ -123,10 +123,10 @@ describe('ctl upgrade without --api-url: the automatic port-forward', () => {
     assert.ok(calls.some((line) => line.api === 'rest' && line.path === '/v1/nodes' && line.status === 200));
     const recType = cluster.kube.store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster');
     const rec = cluster.kube.store.get(recType, 'redis', 'rec') as unknown as {
-      spec: { engineEnterpriseImageSpec: { versionTag: string } };
+      spec: { redisEnterpriseImageSpec: { versionTag: string } };
       status: { state: string };
     };
-    assert.equal(rec.spec.engineEnterpriseImageSpec.versionTag, '7.8.2-60');
+    assert.equal(rec.spec.redisEnterpriseImageSpec.versionTag, '7.8.2-60');
     assert.equal(rec.status.state, 'Running');
   });
 });

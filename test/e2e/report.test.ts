@@ -1,7 +1,7 @@
 /**
  * `ctl upgrade run --report <file>`: one JSON document for any CI system, written however the
  * run ends: after a success, after a failed step, and after a failure before any plan. Mode
- * 0644 whatever the umask; no password, token or kubeconfig credential in it.
+ * 0600 whatever the umask; no password, token or kubeconfig credential in it.
  */
 
 import assert from 'node:assert/strict';
@@ -50,7 +50,7 @@ describe('ctl upgrade run --report', () => {
 
   /** The report as text and parsed, after checking its mode and that no credential leaked into it. */
   const readReport = (file: string, cluster: SimulatedCluster): { text: string; report: Report } => {
-    assert.equal(statSync(file).mode & 0o777, 0o644, 'mode 0644');
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'mode 0600');
     const text = readFileSync(file, 'utf8');
     const kubeconfig = readFileSync(cluster.kubeconfigPath, 'utf8');
     const token = /token: (\S+)/.exec(kubeconfig)?.[1];

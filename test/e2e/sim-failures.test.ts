@@ -182,7 +182,7 @@ describe('sim: old-database freezes the upgrade until the database is upgraded',
       (bdb) => String(bdb.uid) === uid,
     );
     assert.equal(old?.engine_version ?? old?.redis_version, '6.2');
-    const upgrade = await sim.api('POST', `/v1/bdbs/${uid}/upgrade`, { engine_version: '7.2' });
+    const upgrade = await sim.api('POST', `/v1/bdbs/${uid}/upgrade`, { redis_version: '7.2' });
     assert.equal(upgrade.status, 200, JSON.stringify(upgrade.body));
 
     await sim.kubectl(['rollout', 'status', 'sts/rec', '--timeout=60s']);

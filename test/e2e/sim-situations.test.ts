@@ -104,7 +104,7 @@ describe('sim: cluster.autoUpgradeWritesSpec false (auto-upgrade-no-spec-write)'
       'rec',
       'rec',
       '-o',
-      'jsonpath={.spec.engineEnterpriseImageSpec.versionTag}',
+      'jsonpath={.spec.redisEnterpriseImageSpec.versionTag}',
     ]);
     assert.equal(tag.stdout, '7.4.6-22');
     const nodes = await sim.api('GET', '/v1/nodes');

@@ -22,6 +22,7 @@ const BUILT_IN_SCENARIOS = [
   'auto-upgrade-no-spec-write',
   'cluster-role-binding',
   'digest-pinned',
+  'engine-dialect',
   'flaky-api',
   'happy-path',
   'helm-installed',
@@ -247,8 +248,16 @@ describe('ctl sim up: signals, bad input, busy ports', () => {
       path.join(sandbox.dir, 'y'),
     ]);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /unknown scenario "no-such-thing"/);
+    assert.match(result.stderr, /unknown scenario "no-such-thing"\n/, 'nothing near it: no guess');
     assert.match(result.stderr, /happy-path/);
+  });
+
+  test('a mistyped scenario name gets a "did you mean" (issue 38)', async () => {
+    const result = await runCtl(['demo', '--scenario', 'hapy-path', '--instant']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown scenario "hapy-path"; did you mean happy-path\?/);
+    const swapped = await runCtl(['demo', '--scenario', 'openshfit', '--instant']);
+    assert.match(swapped.stderr, /did you mean openshift\?/);
   });
 
   test('a malformed --kube-port exits 2 before starting anything', async () => {

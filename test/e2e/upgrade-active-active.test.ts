@@ -77,6 +77,11 @@ describe('Active-Active databases across participating clusters', { timeout: 600
         /run: ctl upgrade run --context ctl-sim-aa-older-participant .*--databases redis\/geo/,
       );
       assert.doesNotMatch(run.stderr, /featureset-version/);
+      // The work left is the run's last line, not only a warning above the summary (issue 38).
+      assert.match(
+        run.stdout,
+        /result: succeeded\nNext: ctl upgrade run --context ctl-sim-aa-older-participant .*--databases redis\/geo {2}\(Active-Active database redis\/geo held back: participant rerc-east runs Redis Software 7\.22\.2-179[^\n]*\)\n$/,
+      );
       // The remote's password (from its RERC Secret) is never printed, even under -vv.
       const remote = sim.cluster.remoteClusters.endpoints[0];
       assert.ok(remote && !run.stderr.includes(remote.password), 'no remote password in the output');
@@ -112,6 +117,11 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       const featureSet =
         run.stderr.match(/crdb-cli crdb update --crdb-guid \S+ --featureset-version yes/g) ?? [];
       assert.equal(featureSet.length, 1, run.stderr);
+      // ...and, as the one thing left to do, the run's Next line (issue 38).
+      assert.match(
+        run.stdout,
+        /result: succeeded\nNext: kubectl exec -it \S+ -n redis -- crdb-cli crdb (list|update --crdb-guid \S+ --featureset-version yes) {2}\(the feature set of Active-Active database redis\/geo, [^\n]*\)\n( {2}then: kubectl exec -it \S+ -n redis -- crdb-cli crdb update --crdb-guid \S+ --featureset-version yes\n)?$/,
+      );
       const intent = readState(sim).steps.databases?.intent as
         { featureSet?: { database: string }[] } | undefined;
       assert.deepEqual(
@@ -134,7 +144,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assertExit(run, 0, 'run');
       assert.match(
         run.stderr,
-        /participant rerc-east is unreachable: its management API \(https:\/\/127\.0\.0\.1:\d+\) gave no answer within 10 s/,
+        /participant rerc-east is unreachable: its management API \(https:\/\/localhost:\d+\) gave no answer within 10 s/,
       );
       // One deadline of 10 s for the participant, the rest of the run at simulated speed.
       assert.ok(seconds < 100, `the run took ${seconds} s`);

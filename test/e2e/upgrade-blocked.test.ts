@@ -80,7 +80,7 @@ describe('ctl upgrade on invalid-upgrade (e2e)', () => {
       assert.ok(warnings.length > 0, 'the operator raised a Warning');
       for (const warning of warnings) assert.ok(run.stderr.includes(warning.message), warning.message);
       // The fix: turn auto-upgrade off or drop the digest, as commands.
-      assert.match(run.stderr, /autoUpgradeEngineEnterprise":false/);
+      assert.match(run.stderr, /"upgradeSpec":{"autoUpgradeRedisEnterprise":false/);
       assert.match(run.stderr, /"digestHash":null/);
       const state = readState(sim);
       assert.equal(state.steps.monitor?.status, 'failed');

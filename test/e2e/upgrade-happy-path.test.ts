@@ -48,10 +48,10 @@ describe('ctl upgrade on happy-path (e2e)', () => {
     const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run']);
     assertExit(result, 0);
     assert.match(result.stderr, /would patch rec\/rec -n redis: .*"versionTag":"7\.8\.2-60"/);
-    assert.match(result.stderr, /would patch redb\/orders -n redis: .*"engineVersion":"7\.4"/);
+    assert.match(result.stderr, /would patch redb\/orders -n redis: .*"redisVersion":"7\.4"/);
     assertNoChanges(sim, before, '--dry-run');
     const rec = await sim.get(['rec', 'rec']);
-    assert.equal((rec.spec?.engineEnterpriseImageSpec as { versionTag?: string }).versionTag, '7.4.6-22');
+    assert.equal((rec.spec?.redisEnterpriseImageSpec as { versionTag?: string }).versionTag, '7.4.6-22');
   });
 
   let firstRunEnd = 0;

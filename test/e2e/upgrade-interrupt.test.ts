@@ -70,7 +70,7 @@ describe('ctl upgrade run, interrupted (e2e)', () => {
           ['the bundle apply of operator', progressIn('operator', /^applying \d+ objects/)],
           ['the start of cluster', stepStart('cluster')],
           ['the rollout in monitor', progressIn('monitor', /pods \d+\/3 upgraded/)],
-          ['a database patch', progressIn('databases', /setting engineVersion to 7\.4/)],
+          ['a database patch', progressIn('databases', /setting redisVersion to 7\.4/)],
         ];
         const killed: string[] = [];
         for (const [what, at] of points) {

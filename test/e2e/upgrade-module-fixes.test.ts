@@ -10,7 +10,8 @@ import { withUpgradeSim } from './upgrade-support.js';
 /**
  * The modules-compatible fix fits the target's RS (issue 27): before RS 8 a module without a
  * RHEL9 build is uploaded (POST /v2/modules); from RS 8 a bundled module comes with the
- * database upgrade and a custom one goes into spec.userDefinedModules, and no upload is offered.
+ * database upgrade and a custom one goes into spec.userDefinedModules (from 8.0.6-8, the first REC
+ * with the field; issue 37), and no upload is offered.
  */
 
 function scenarioFile(name: string, operator: string, tag: string, dbVersion: string): string {
@@ -61,7 +62,7 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
   it('an RS 8 target: upgrade the database for bundled search, spec.userDefinedModules for geofence, no upload', async () => {
     const check = await modulesCheck(
       scenarioFile('modules-to-80', '7.22.2-43', '7.22.2-179', '7.4'),
-      '8.0.2-6',
+      '8.0.6-8',
     );
     assert.equal(check.status, 'fail', JSON.stringify(check));
     assert.match(

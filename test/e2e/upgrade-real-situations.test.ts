@@ -106,7 +106,7 @@ describe('ctl upgrade run on the situations of the real world (e2e)', () => {
         await assertRolled(sim, TAG);
         const rec = await sim.get(['rec', scenario.cluster.name, '-n', scenario.namespace]);
         assert.equal(
-          getPath(rec, ['spec', 'engineEnterpriseImageSpec', 'versionTag']),
+          getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag']),
           scenario.cluster.versionTag,
           "the operator left the spec's versionTag as it was",
         );

@@ -65,7 +65,7 @@ describe('ctl upgrade run --plan, bundle method (e2e)', () => {
     });
     assertExit(run, 0, 'run --plan');
     const rec = await sim.get(['rec', 'rec']);
-    assert.equal(getPath(rec, ['spec', 'engineEnterpriseImageSpec', 'versionTag']), TAG);
+    assert.equal(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag']), TAG);
     // --databases orders was planned: only that database changes.
     const dbWrites = changes(sim, start).filter((e) => /\/redisenterprisedatabases\//.test(e.path));
     assert.deepEqual(

@@ -148,4 +148,66 @@ describe('the file store takes the cluster Lease', () => {
       await bed.close();
     }
   });
+
+  test('ConfigMap store: a takeover seen first as a conflicting state write is exit 5 naming the new holder (issue 35)', async () => {
+    const bed = await startBed('happy-path', { timing: { ...TIMING, podRestart: 2 } });
+    try {
+      const store = bed.cluster.kube.store;
+      const namespace = bed.cluster.scenario.namespace;
+      const leases = store.resolve('coordination.k8s.io/v1', 'Lease');
+      const configMaps = store.resolve('v1', 'ConfigMap');
+      const stateOf = () =>
+        store.peekAll(configMaps, namespace).find((o) => o.metadata.name?.startsWith('ctl-upgrade-state-'));
+      // A long Lease: its renewal will not notice the takeover before the run's next state write.
+      const run = spawnOnBed(bed, [...UPGRADE, '--state-store', 'configmap', '--lease-duration', '120s'], {
+        timeoutMs: 180_000,
+      });
+      await until(
+        'the operator step recorded done in the state ConfigMap',
+        () => {
+          const text = (stateOf() as { data?: Record<string, string> } | undefined)?.data?.['state.json'];
+          return text && /"operator":\s*\{\s*"status":\s*"done"/.test(text) ? true : undefined;
+        },
+        120_000,
+      );
+      const held = clusterLease(bed);
+      assert.ok(held, 'the run holds the cluster Lease');
+      const other = {
+        id: 'other-run',
+        pid: 4242,
+        host: 'ci-runner-9',
+        user: 'ci',
+        operation: 'upgrade run',
+        startedAt: new Date().toISOString(),
+      };
+      // Another machine's run takes the Lease and writes the state, as its first save does.
+      store.update(leases, {
+        ...structuredClone(held),
+        metadata: {
+          ...structuredClone(held.metadata),
+          annotations: { 'ctl/lock-owner': JSON.stringify(other) },
+        },
+        spec: { ...(held as { spec?: object }).spec, holderIdentity: 'other-run/4242/ci-runner-9' },
+      } as never);
+      const state = stateOf()!;
+      store.update(configMaps, {
+        ...structuredClone(state),
+        metadata: {
+          ...structuredClone(state.metadata),
+          annotations: { 'example.com/written-by': 'other-run' },
+        },
+      } as never);
+      const result = await run.result;
+      figure(`configmap store, Lease taken over mid-run: exit ${result.code}`);
+      assert.equal(result.code, 5, result.stderr.slice(-1500));
+      assert.match(
+        result.stderr,
+        /lost the cluster's upgrade lock \(Lease ctl-upgrade-lock-rec\) to .*ci-runner-9/,
+      );
+      assert.doesNotMatch(result.stderr, /changed by someone else/);
+      assert.doesNotMatch(result.stderr, STACK_TRACE);
+    } finally {
+      await bed.close();
+    }
+  });
 });

@@ -52,10 +52,10 @@ describe('long runs and token lifetimes', () => {
         'redis',
         'rec',
       ) as unknown as {
-        spec: { engineEnterpriseImageSpec: { versionTag: string } };
+        spec: { redisEnterpriseImageSpec: { versionTag: string } };
         status: { state: string };
       };
-      assert.equal(rec.spec.engineEnterpriseImageSpec.versionTag, clusterTagFor(target));
+      assert.equal(rec.spec.redisEnterpriseImageSpec.versionTag, clusterTagFor(target));
       assert.equal(rec.status.state, 'Running');
       const rest = bed.cluster.audit.entries.filter((e) => e.api === 'rest');
       const authorized = rest.filter(

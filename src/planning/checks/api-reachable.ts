@@ -5,7 +5,7 @@
  */
 
 import { kubectl } from '../equivalent-commands.js';
-import { type Check, type CheckInput, clusterOf, fail, type Outcome, pass } from './check.js';
+import { type Check, type CheckInput, clusterOf, failFirm, type Outcome, pass } from './check.js';
 
 function checkApiReachable(input: CheckInput): Outcome {
   const { snapshot } = input;
@@ -19,9 +19,14 @@ function checkApiReachable(input: CheckInput): Outcome {
   const credentials = snapshot.credentials.present
     ? ''
     : ` The Secret ${snapshot.credentials.name} with the API credentials was not found.`;
-  return fail(
+  // Not to be ignored: the run reads and upgrades the databases through it (run.ts buildDeps).
+  return failFirm(
     `the management API is not reachable: ${snapshot.api.error ?? 'unknown error'}.${credentials}`,
-    `Pass --api-url (e.g. after ${kubectl('port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
+    // What the failure itself says to do (an untrusted certificate: ctl auth trust; refused
+    // credentials: which ones) beats the general advice, which would suggest setting up a
+    // port-forward that ctl already made.
+    snapshot.api.failure?.hint ??
+      `Pass --api-url (e.g. after ${kubectl('port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
   );
 }
 

@@ -17,6 +17,13 @@ export interface Outcome {
   message: string;
   /** The command or field that fixes it; '' when passing. */
   fix: string;
+  /**
+   * false on a fail that `--ignore-check` cannot get past: the run itself needs what the check
+   * found missing (no cluster resource, no management API, a release that is not there), so
+   * ignoring it only moves the failure into the change window. Hints never offer
+   * `--ignore-check` for it (the flag still accepts every id, as CLI.md says).
+   */
+  ignorable?: false;
 }
 
 /** What every check reads: all of it was read once, before planning (a check makes no request). */
@@ -42,6 +49,13 @@ export interface Check<Id extends string = string> {
 export const pass = (message: string): Outcome => ({ status: 'pass', message, fix: '' });
 export const warn = (message: string, fix = ''): Outcome => ({ status: 'warn', message, fix });
 export const fail = (message: string, fix: string): Outcome => ({ status: 'fail', message, fix });
+/** A fail the run cannot get past by --ignore-check (see Outcome.ignorable). */
+export const failFirm = (message: string, fix: string): Outcome => ({
+  status: 'fail',
+  message,
+  fix,
+  ignorable: false,
+});
 
 /** The cluster resource, for a check marked `needsCluster` (runChecks guarantees it). */
 export function clusterOf(input: CheckInput): ClusterSnapshot {

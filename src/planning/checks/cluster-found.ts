@@ -1,11 +1,12 @@
 /**
  * `cluster-found`: the cluster resource ctl will upgrade exists, and is one: reads the namespace's
  * RedisEnterpriseClusters (and --cluster). Fails when there is none, or several and no --cluster;
- * the fix names the flag or how to find the namespace.
+ * the fix names the flag or how to find the namespace. Never to be ignored: without a cluster
+ * there is nothing to upgrade.
  */
 
 import { kubectl } from '../equivalent-commands.js';
-import { type Check, type CheckInput, fail, type Outcome, pass } from './check.js';
+import { type Check, type CheckInput, failFirm, type Outcome, pass } from './check.js';
 
 function checkClusterFound({ snapshot }: CheckInput): Outcome {
   const { namespace, clusterCandidates: found, requestedCluster } = snapshot;
@@ -15,7 +16,7 @@ function checkClusterFound({ snapshot }: CheckInput): Outcome {
     );
   }
   if (requestedCluster !== undefined) {
-    return fail(
+    return failFirm(
       `no cluster resource named ${requestedCluster} in namespace ${namespace}` +
         (found.length > 0 ? `; found: ${found.join(', ')}` : ''),
       found.length > 0
@@ -24,12 +25,12 @@ function checkClusterFound({ snapshot }: CheckInput): Outcome {
     );
   }
   if (found.length === 0) {
-    return fail(
+    return failFirm(
       `no RedisEnterpriseCluster in namespace ${namespace}`,
       `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
     );
   }
-  return fail(
+  return failFirm(
     `${found.length} cluster resources in namespace ${namespace}: ${found.join(', ')}`,
     `Pass --cluster <name>, e.g. --cluster ${found[0]}.`,
   );

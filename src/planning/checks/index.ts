@@ -35,6 +35,7 @@ import { operatorMinVersionCheck } from './operator-min-version.js';
 import { permissionsCheck } from './permissions.js';
 import { platformSupportedCheck } from './platform-supported.js';
 import { releaseAdvisoriesCheck } from './release-advisories.js';
+import { releaseRulesCheck } from './release-rules.js';
 import { targetAvailableCheck } from './target-available.js';
 import { upgradePathCheck } from './upgrade-path.js';
 
@@ -61,6 +62,7 @@ export const CHECKS = [
   apiReachableCheck,
   permissionsCheck,
   releaseAdvisoriesCheck,
+  releaseRulesCheck,
   platformSupportedCheck,
 ] as const;
 

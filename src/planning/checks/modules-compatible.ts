@@ -8,7 +8,7 @@
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
 import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
-import { moduleFix } from '../module-fix.js';
+import { moduleFix, targetTakesModuleUploads } from '../module-fix.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
@@ -58,7 +58,7 @@ function checkModulesCompatible(input: CheckInput): Outcome {
   if (missing.length > 0) {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
-      `For each module: ${[...new Set(fixes)].join('; ')}.`,
+      `For each module: ${[...new Set(fixes)].join('; ')}.` + remediation(target.operator),
     );
   }
   if (unknown.length > 0) {
@@ -72,6 +72,16 @@ function checkModulesCompatible(input: CheckInput): Outcome {
       ? 'no modules in use'
       : `every module in use has a RHEL9 build (${[...inUse.keys()].join(', ')})`,
   );
+}
+
+/**
+ * While the target's cluster still takes module uploads, ctl can make the upload itself when
+ * the upgrade freezes (src/steps/remediate.ts): the run that does it. After that (RS 8: bundled
+ * modules, no POST /v2/modules) --remediate has nothing to upload, so it is not offered.
+ */
+function remediation(targetOperator: string): string {
+  if (!targetTakesModuleUploads(targetOperator)) return '';
+  return ` Or let ctl upload it when the upgrade freezes: ctl upgrade run --to ${targetOperator} --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>.`;
 }
 
 function modulesInUse(

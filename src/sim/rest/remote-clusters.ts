@@ -54,7 +54,7 @@ export async function startRemoteClusters(input: {
         closers.push(silent.close);
         endpoints.push({
           name: remote.name,
-          host: '127.0.0.1',
+          host: 'localhost',
           port: silent.port,
           username: REMOTE_ADMIN,
           password,
@@ -83,7 +83,9 @@ export async function startRemoteClusters(input: {
       closers.push(server.close);
       endpoints.push({
         name: remote.name,
-        host: '127.0.0.1',
+        // A host name, as an RERC's apiFqdnUrl must be (ctl refuses an IP address there); the
+        // certificate names localhost, and the server listens on 127.0.0.1.
+        host: 'localhost',
         port: server.port,
         username: REMOTE_ADMIN,
         password,

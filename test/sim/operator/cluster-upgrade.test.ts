@@ -197,19 +197,19 @@ test('invalid-upgrade: autoUpgrade with a digestHash answers the new operator wi
     const [warning] = warnings(sim, 'InvalidUpgrade');
     assert.match(warning?.message ?? '', /digestHash/);
     assert.equal(logErrors(sim, /digestHash/).length, 1);
-    assert.match(warning?.message ?? '', /autoUpgradeEngineEnterprise/);
+    assert.match(warning?.message ?? '', /autoUpgradeRedisEnterprise/);
     assert.equal(
-      ((rec?.spec ?? {}) as { engineEnterpriseImageSpec: { versionTag: string } }).engineEnterpriseImageSpec
+      ((rec?.spec ?? {}) as { redisEnterpriseImageSpec: { versionTag: string } }).redisEnterpriseImageSpec
         .versionTag,
       '7.4.6-22',
     );
 
     // Removing the digest makes the spec valid: the automatic upgrade goes ahead.
-    sim.mergePatch(...REC, 'rec', { spec: { engineEnterpriseImageSpec: { digestHash: null } } });
+    sim.mergePatch(...REC, 'rec', { spec: { redisEnterpriseImageSpec: { digestHash: null } } });
     await waitFor('the automatic upgrade to finish', () => {
       const current = sim.get(...REC, 'rec');
-      const tag = ((current?.spec ?? {}) as { engineEnterpriseImageSpec: { versionTag: string } })
-        .engineEnterpriseImageSpec.versionTag;
+      const tag = ((current?.spec ?? {}) as { redisEnterpriseImageSpec: { versionTag: string } })
+        .redisEnterpriseImageSpec.versionTag;
       return tag === TARGET_TAG && recState(sim) === 'Running';
     });
     assert.deepEqual(sim.errors, []);
@@ -227,8 +227,8 @@ test('auto-upgrade: the cluster follows a new operator by itself', async () => {
     await waitFor('the automatic upgrade to start', () => recState(sim) === 'Upgrade');
     await waitFor('the cluster to run the new tag', () => {
       const rec = sim.get(...REC, 'rec');
-      const tag = ((rec?.spec ?? {}) as { engineEnterpriseImageSpec: { versionTag: string } })
-        .engineEnterpriseImageSpec.versionTag;
+      const tag = ((rec?.spec ?? {}) as { redisEnterpriseImageSpec: { versionTag: string } })
+        .redisEnterpriseImageSpec.versionTag;
       return (
         tag === TARGET_TAG &&
         recState(sim) === 'Running' &&

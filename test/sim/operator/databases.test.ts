@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { logErrors, logInfos, REAADB, REC, REDB, settle, startSim, statusOf, waitFor } from './harness.js';
 
 test('a new engineVersion upgrades the database: active-change-pending, then active at the new version', async () => {
-  const sim = await startSim('happy-path', {
+  const sim = await startSim('engine-dialect', {
     adjust: (scenario) => {
       scenario.timing.databaseUpgrade = 0.2;
     },
@@ -49,7 +49,7 @@ test('a major upgrade policy refuses a minor version: Warning and specStatus Inv
     },
   });
   try {
-    sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.4' } });
+    sim.mergePatch(...REDB, 'cache', { spec: { redisVersion: '7.4' } });
     const [line] = await waitFor('the refusal in the operator log', () => {
       const found = logErrors(sim, /minor version/);
       return found.length > 0 ? found : undefined;
@@ -66,7 +66,7 @@ test('a major upgrade policy refuses a minor version: Warning and specStatus Inv
     assert.equal(logErrors(sim, /minor version/).length, 1);
 
     // Back to a version the policy allows: valid again.
-    sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.2' } });
+    sim.mergePatch(...REDB, 'cache', { spec: { redisVersion: '7.2' } });
     await waitFor('specStatus Valid', () => statusOf(sim.get(...REDB, 'cache')).specStatus === 'Valid');
     assert.deepEqual(sim.errors, []);
   } finally {
@@ -77,7 +77,7 @@ test('a major upgrade policy refuses a minor version: Warning and specStatus Inv
 test('a version the cluster does not offer is refused', async () => {
   const sim = await startSim('happy-path');
   try {
-    sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.4' } });
+    sim.mergePatch(...REDB, 'cache', { spec: { redisVersion: '7.4' } });
     const [line] = await waitFor('the refusal in the operator log', () => {
       const found = logErrors(sim, /not available/);
       return found.length > 0 ? found : undefined;
@@ -152,10 +152,10 @@ test('after an operator upgrade, databases wait for the cluster upgrade', async 
       },
     });
     await waitFor('the new operator', () => logInfos(sim, /^Operator upgraded/).length > 0);
-    sim.mergePatch(...REDB, 'cache', { spec: { engineVersion: '7.4' } });
+    sim.mergePatch(...REDB, 'cache', { spec: { redisVersion: '7.4' } });
     await settle();
     assert.equal(sim.rest.bdbs.find((b) => b.name === 'cache')?.databaseVersion, '7.2', 'suspended');
-    sim.mergePatch(...REC, 'rec', { spec: { engineEnterpriseImageSpec: { versionTag: '7.8.4-95' } } });
+    sim.mergePatch(...REC, 'rec', { spec: { redisEnterpriseImageSpec: { versionTag: '7.8.4-95' } } });
     await waitFor('cache at 7.4', () => statusOf(sim.get(...REDB, 'cache')).version === '7.4');
     assert.deepEqual(sim.errors, []);
   } finally {

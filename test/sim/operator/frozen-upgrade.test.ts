@@ -40,7 +40,7 @@ test('module-without-rhel9: the upgrade freezes until a rhel9 build is uploaded'
     assert.equal(sts.updatedReplicas, 0);
     assert.equal(sts.readyReplicas, 3);
     assert.equal(sts.currentRevision, before.currentRevision);
-    sim.mergePatch(...REDB, 'orders', { spec: { engineVersion: '7.4' } });
+    sim.mergePatch(...REDB, 'orders', { spec: { redisVersion: '7.4' } });
     await settle();
     assert.equal(statusOf(sim.get(...REDB, 'orders')).status, 'active');
     assert.equal(sim.rest.bdbs.find((bdb) => bdb.name === 'orders')?.databaseVersion, '7.2');

@@ -88,7 +88,7 @@ async function upgrade(sim: Sim): Promise<void> {
     '--type',
     'merge',
     '-p',
-    JSON.stringify({ spec: { engineEnterpriseImageSpec: { versionTag: UNPRIVILEGED_TAG } } }),
+    JSON.stringify({ spec: { redisEnterpriseImageSpec: { versionTag: UNPRIVILEGED_TAG } } }),
   ]);
 }
 

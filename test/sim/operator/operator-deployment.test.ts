@@ -89,7 +89,7 @@ test('stop() ends all work: later changes get no answer', async () => {
   const sim = await startSim('happy-path');
   await sim.close();
   sim.mergePatch('app.redislabs.com/v1', 'RedisEnterpriseCluster', 'rec', {
-    spec: { engineEnterpriseImageSpec: { versionTag: '7.4.6-102' } },
+    spec: { redisEnterpriseImageSpec: { versionTag: '7.4.6-102' } },
   });
   await settle();
   assert.equal(recState(sim), 'Running');

@@ -21,7 +21,7 @@ test('happy-path: the cluster is seeded as a finished install left it', async ()
     assert.equal(statusOf(rec).specStatus, 'Valid');
     assert.equal((statusOf(rec).licenseStatus as { licenseState: string }).licenseState, 'Valid');
     assert.equal(
-      ((rec?.spec ?? {}) as Record<string, { versionTag: string }>).engineEnterpriseImageSpec?.versionTag,
+      ((rec?.spec ?? {}) as Record<string, { versionTag: string }>).redisEnterpriseImageSpec?.versionTag,
       '7.4.6-22',
     );
 
@@ -90,7 +90,7 @@ test('happy-path: the cluster is seeded as a finished install left it', async ()
       assert.equal(status.status, 'active');
       assert.equal(status.version, '7.2');
       assert.equal(bdb?.databaseVersion, '7.2');
-      assert.equal((database.spec as { engineVersion: string }).engineVersion, '7.2');
+      assert.equal((database.spec as { redisVersion: string }).redisVersion, '7.2');
       assert.deepEqual(status.internalEndpoints, [
         { host: `${database.metadata.name}.${namespace}.svc.cluster.local`, port: bdb?.port },
       ]);

@@ -22,7 +22,12 @@ describe('parseTtl', () => {
     '',
     ' 300',
     '300 ',
-    '300s',
+    '300ms',
+    '1.5m',
+    '10m5h',
+    '25h',
+    '0m',
+    'm',
     'NaN',
     '1e3',
     '+5',
@@ -32,6 +37,15 @@ describe('parseTtl', () => {
       assert.throws(() => parseTtl(bad), UsageError);
     });
   }
+
+  it('accepts a duration as --timeout does: 10m, 1h30m, 90s, 24h (issue 38)', () => {
+    assert.equal(parseTtl('10m'), 600);
+    assert.equal(parseTtl('1h30m'), 5400);
+    assert.equal(parseTtl('90s'), 90);
+    assert.equal(parseTtl('300s'), 300);
+    assert.equal(parseTtl('24h'), 86400);
+    assert.equal(parseTtl('1m1s'), 61);
+  });
 
   it('rejects integers outside the range', () => {
     fc.assert(

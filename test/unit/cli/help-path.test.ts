@@ -28,6 +28,7 @@ describe('the --help path', () => {
       'sim',
       'demo',
       'completion',
+      'version',
       'declare-options',
       'option-specs',
     ];

@@ -9,7 +9,7 @@ import {
   JsonReporter,
   PlainReporter,
   TeeReporter,
-  type Spinner,
+  type LiveDisplay,
   SizeGuardedReporter,
   SpinnerReporter,
 } from '../../../src/io/progress.js';
@@ -19,6 +19,25 @@ import { FanOutTally } from '../../../src/steps/fan-out.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const at = () => new Date('2026-11-21T10:11:12.000Z');
+
+/** A terminal's live lines as a test sees them: what the next frame would draw, and the stops. */
+function fakeDisplay(): { display: LiveDisplay; frame(): readonly string[]; stops(): number } {
+  let frame: (() => readonly string[]) | undefined;
+  let stops = 0;
+  return {
+    display: {
+      show: (next) => {
+        frame = next;
+      },
+      stop: () => {
+        stops += 1;
+        frame = undefined;
+      },
+    },
+    frame: () => frame?.() ?? [],
+    stops: () => stops,
+  };
+}
 
 describe('progress reporters', () => {
   it('a terminal reporting 0 columns or rows, or a tiny one, gets plain lines', () => {
@@ -40,22 +59,13 @@ describe('progress reporters', () => {
     }
   });
 
-  it('a terminal resized to 0 columns mid-run turns the spinner into plain lines for good', () => {
+  it('a terminal resized to 0 columns mid-run turns the live lines into plain lines for good', () => {
     const t = createTestIo({ stderrIsTTY: true });
     let size = { columns: 100, rows: 30 };
-    let stopped = 0;
-    const spinner: Spinner = {
-      text: '',
-      start: () => spinner,
-      succeed: () => spinner,
-      fail: () => spinner,
-      info: () => spinner,
-      warn: () => spinner,
-      stop: () => ((stopped += 1), spinner),
-    };
+    const fake = fakeDisplay();
     const reporter = createReporter(
       t.io,
-      () => spinner,
+      () => fake.display,
       at,
       () => size,
     );
@@ -65,7 +75,8 @@ describe('progress reporters', () => {
     size = { columns: 100, rows: 30 };
     reporter.emit({ type: 'progress', step: 'monitor', message: 'pods 2/3' });
     reporter.close();
-    assert.ok(stopped >= 1);
+    assert.ok(fake.stops() >= 1);
+    assert.deepEqual(fake.frame(), []);
     assert.match(t.stderr(), /\[monitor\] pods 1\/3\n.*\[monitor\] pods 2\/3/s);
   });
 
@@ -95,65 +106,53 @@ describe('progress reporters', () => {
     assert.match(t.stderr(), /^10:11:12 \[operator\] Upgrade the operator\nwarning: \[operator\] slow\n$/);
   });
 
-  it('spinner: one spinner per step on a terminal, with progress in its text', () => {
+  it('a terminal: the running step on the live lines, and a line that says what it did', () => {
     const t = createTestIo({ stdin: { isTTY: true } });
-    const calls: string[] = [];
-    const fake = (text: string): Spinner => {
-      const spinner: Spinner = {
-        text,
-        start: () => (calls.push(`start ${spinner.text}`), spinner),
-        succeed: (s) => (calls.push(`succeed ${s}`), spinner),
-        fail: (s) => (calls.push(`fail ${s}`), spinner),
-        info: (s) => (calls.push(`info ${s}`), spinner),
-        warn: (s) => (calls.push(`warn ${s}`), spinner),
-        stop: () => (calls.push('stop'), spinner),
-      };
-      return spinner;
-    };
-    const reporter = new SpinnerReporter(t.io, fake, at);
+    const fake = fakeDisplay();
+    const reporter = new SpinnerReporter(t.io, fake.display, at);
     reporter.emit({ type: 'step-start', step: 'monitor', message: 'Wait for the rolling upgrade' });
+    assert.deepEqual(fake.frame(), ['Wait for the rolling upgrade 0ms']);
     reporter.emit({ type: 'progress', step: 'monitor', message: 'pods 1/3' });
-    reporter.emit({ type: 'step-done', step: 'monitor', message: 'done' });
+    assert.deepEqual(fake.frame(), ['Wait for the rolling upgrade 0ms pods 1/3']);
+    assert.equal(t.stderr(), '', 'progress is drawn, never printed line by line');
+    reporter.emit({
+      type: 'step-done',
+      step: 'monitor',
+      message: 'Wait for the rolling upgrade: rec runs 7.8.2-6 on 3 pods',
+    });
+    // The live lines are gone before the line that stays is written: no frame left behind.
+    assert.deepEqual(fake.frame(), []);
+    reporter.emit({ type: 'warning', step: 'monitor', message: 'slow' });
+    reporter.emit({ type: 'done', message: 'upgrade to 7.8.2-6 complete' });
     reporter.close();
-    assert.match(calls[0]!, /^start Wait for the rolling upgrade/);
-    assert.match(calls[1]!, /^succeed Wait for the rolling upgrade/);
+    assert.equal(
+      t.stderr(),
+      '✔ Wait for the rolling upgrade: rec runs 7.8.2-6 on 3 pods (0ms)\nwarning: slow\nupgrade to 7.8.2-6 complete\n',
+    );
+    assert.equal(fake.stops(), 1);
+    reporter.emit({ type: 'step-start', step: 'databases', message: 'after the end' });
+    assert.deepEqual(fake.frame(), [], 'nothing drawn after close');
   });
 
   it('a terminal shows 1,000 databases as counts and the slowest, in two lines at most', () => {
-    // A fake terminal: stderr is a TTY (so the reporter animates), the spinner is the screen.
+    // A fake terminal: stderr is a TTY (so the reporter animates); the fake display is the screen.
     const t = createTestIo({ stdin: { isTTY: true }, stderrIsTTY: true, env: { NO_COLOR: '1' } });
     let clock = Date.parse('2026-11-21T10:00:00.000Z');
     const now = () => new Date(clock);
-    const screen: string[] = [];
-    const fake = (text: string): Spinner => {
-      const spinner: Spinner = {
-        text,
-        start: () => spinner,
-        succeed: (s) => (screen.push(`done ${s}`), spinner),
-        fail: (s) => (screen.push(`failed ${s}`), spinner),
-        info: (s) => (screen.push(`info ${s}`), spinner),
-        warn: (s) => (screen.push(`warn ${s}`), spinner),
-        stop: () => spinner,
-      };
-      return spinner;
-    };
-    let current: Spinner | undefined;
+    const fake = fakeDisplay();
     const reporter = createReporter(
       t.io,
-      (text) => {
-        current = fake(text);
-        return current;
-      },
+      () => fake.display,
       now,
       () => ({ columns: 120, rows: 40 }),
     );
     assert.ok(reporter instanceof SizeGuardedReporter);
     const tally = new FanOutTally(1000, () => clock);
     const names = Array.from({ length: 1000 }, (_, i) => `ns-${i % 20}/db-${String(i + 1).padStart(4, '0')}`);
-    const seen: string[] = [];
+    const seen: (readonly string[])[] = [];
     const emit = (message: string) => {
       reporter.emit({ type: 'progress', step: 'databases', message, data: { fanOut: tally.snapshot() } });
-      seen.push(current?.text ?? '');
+      seen.push(fake.frame());
     };
     reporter.emit({ type: 'step-start', step: 'databases', message: 'Upgrade the databases' });
     // 50 at a time, as with --max-parallel 50; db-0001 is slow and finishes last.
@@ -175,22 +174,27 @@ describe('progress reporters', () => {
       }
     }
     emit('db-0001: runs 7.4');
-    reporter.emit({ type: 'step-done', step: 'databases', message: 'done' });
+    reporter.emit({ type: 'step-done', step: 'databases', message: 'Upgrade the databases: 1000 upgraded' });
     reporter.close();
 
-    const linesOf = (text: string) => text.split('\n').length;
     assert.ok(seen.length >= 2000, 'every database reported its progress');
-    assert.ok(Math.max(...seen.map(linesOf)) <= 2, 'the spinner never grows past two lines');
-    assert.equal(t.stderr(), '', 'nothing printed line by line on a terminal');
-    assert.deepEqual(screen.length, 1, 'one line left on the screen for the step');
-    assert.match(screen[0] ?? '', /^done Upgrade the databases/);
-    const middle = seen[1000] ?? '';
-    assert.match(middle, /^Upgrade the databases \d+\/1000 done, 50 running, 0 failed, \d+ waiting /);
-    // db-0001 started first and never finished until the end: it leads the slowest.
-    assert.match(middle, /\n {2}slowest: ns-0\/db-0001 \d+m\d\ds, ns-\d+\/db-\d+ \d+s, ns-\d+\/db-\d+ \d+s$/);
+    assert.ok(Math.max(...seen.map((lines) => lines.length)) <= 2, 'never more than two live lines');
+    const left = t.stderr().trimEnd().split('\n');
+    assert.equal(left.length, 1, 'one line left on the screen for the step');
+    assert.match(left[0] ?? '', /^✔ Upgrade the databases: 1000 upgraded \(/);
+    const middle = seen[1000] ?? [];
     assert.match(
-      seen.at(-1) ?? '',
-      /^Upgrade the databases 1000\/1000 done, 0 running, 0 failed, 0 waiting \S+$/,
+      middle[0] ?? '',
+      /^Upgrade the databases \S+ \d+\/1000 done, 50 running, 0 failed, \d+ waiting$/,
+    );
+    // db-0001 started first and never finished until the end: it leads the slowest.
+    assert.match(
+      middle[1] ?? '',
+      /^slowest: ns-0\/db-0001 \d+m\d\ds, ns-\d+\/db-\d+ \d+s, ns-\d+\/db-\d+ \d+s$/,
+    );
+    assert.match(
+      seen.at(-1)?.[0] ?? '',
+      /^Upgrade the databases \S+ 1000\/1000 done, 0 running, 0 failed, 0 waiting$/,
     );
   });
 

@@ -18,7 +18,7 @@ import {
   JsonReporter,
   PlainReporter,
   type ProgressEvent,
-  type Spinner,
+  type LiveDisplay,
   SpinnerReporter,
 } from '../../../src/io/progress.js';
 import {
@@ -238,48 +238,43 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
     );
   });
 
-  it('text (a terminal): every spinner text is one line with no control character but ctl colours', () => {
+  it('text (a terminal): every live line is one line with no control character but ctl colours', () => {
     fc.assert(
       fc.property(fc.array(hostile, { minLength: 4, maxLength: 4 }), ([title, detail, skip, failure]) => {
         const texts: string[] = [];
         const t = createTestIo({ color: true, env: { FORCE_COLOR: '1' } });
-        const spinner: Spinner = {
-          set text(value: string) {
-            texts.push(value);
+        let frame: (() => readonly string[]) | undefined;
+        const display: LiveDisplay = {
+          show: (next) => {
+            frame = next;
           },
-          get text() {
-            return '';
+          stop: () => {
+            frame = undefined;
           },
-          start: () => spinner,
-          succeed: (text) => (texts.push(text ?? ''), spinner),
-          fail: (text) => (texts.push(text ?? ''), spinner),
-          info: (text) => (texts.push(text ?? ''), spinner),
-          warn: (text) => (texts.push(text ?? ''), spinner),
-          stop: () => spinner,
         };
-        const reporter = new SpinnerReporter(
-          t.io,
-          (text) => {
-            texts.push(text);
-            return spinner;
-          },
-          at,
-        );
+        const draw = (): void => {
+          if (frame) texts.push(...frame());
+        };
+        const reporter = new SpinnerReporter(t.io, display, at);
         reporter.emit({ type: 'step-start', step: 'a', message: title! });
+        draw();
         reporter.emit({ type: 'progress', step: 'a', message: detail! });
-        reporter.emit({ type: 'step-done', step: 'a', message: 'done' });
+        draw();
+        reporter.emit({ type: 'step-done', step: 'a', message: title! });
         reporter.emit({ type: 'step-start', step: 'b', message: title! });
+        draw();
         reporter.emit({ type: 'step-skip', step: 'b', message: skip! });
         reporter.emit({ type: 'step-start', step: 'c', message: title! });
         reporter.emit({ type: 'error', step: 'c', message: failure! });
         reporter.emit({ type: 'done', message: detail! });
         reporter.close();
         for (const text of texts) {
-          assertSafe(text, 'spinner');
-          assert.ok(!text.includes('\n'), `spinner text on two lines: ${JSON.stringify(text)}`);
+          assertSafe(text, 'live line');
+          assert.ok(!text.includes('\n'), `live line on two lines: ${JSON.stringify(text)}`);
         }
         assertSafe(t.stderr(), 'spinner stderr');
-        assert.equal(lines(t.stderr()).length, 1, `forged line: ${JSON.stringify(t.stderr())}`);
+        // One line that stays per step (done, skipped, failed) and the run's last one: none forged.
+        assert.equal(lines(t.stderr()).length, 4, `forged line: ${JSON.stringify(t.stderr())}`);
       }),
       { numRuns: RUNS },
     );

@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import {
-  createKubeClients,
-  loadKubeConfig,
-  mergePatchOptions,
-  resolveNamespace,
-} from '../../../src/kube/client.js';
+import { createKubeClients, loadKubeConfig, resolveNamespace } from '../../../src/kube/client.js';
+import { resourcePath } from '../../../src/kube/rest.js';
 import {
   describeKubeError,
   isForbidden,
@@ -114,12 +110,24 @@ describe('loadKubeConfig', () => {
     }
   });
 
-  it('createKubeClients builds every typed client; merge patches send merge-patch+json', async () => {
+  it('createKubeClients builds the path and object clients of the context', async () => {
     const clients = await createKubeClients(await loadKubeConfig({ kubeconfig: main, env: {} }));
     assert.equal(clients.contextName, 'dev');
-    assert.ok(clients.custom && clients.core && clients.apps && clients.authorization);
-    assert.equal(clients.k8s.PatchStrategy.MergePatch, 'application/merge-patch+json');
-    assert.ok(mergePatchOptions(clients.k8s));
+    assert.equal(typeof clients.rest.get, 'function');
+    assert.equal(typeof clients.objects.patch, 'function');
+  });
+
+  it('resourcePath: the core group under /api, the others under /apis, each segment encoded', () => {
+    assert.equal(resourcePath('', 'v1', 'pods', 'redis'), '/api/v1/namespaces/redis/pods');
+    assert.equal(resourcePath('', 'v1', 'namespaces'), '/api/v1/namespaces');
+    assert.equal(
+      resourcePath('coordination.k8s.io', 'v1', 'leases', 'redis', 'ctl-upgrade-lock-rec'),
+      '/apis/coordination.k8s.io/v1/namespaces/redis/leases/ctl-upgrade-lock-rec',
+    );
+    assert.equal(
+      resourcePath('app.redislabs.com', 'v1alpha1', 'redisenterprisedatabases', 'a b', 'x/y'),
+      '/apis/app.redislabs.com/v1alpha1/namespaces/a%20b/redisenterprisedatabases/x%2Fy',
+    );
   });
 });
 

@@ -80,7 +80,7 @@ describe('readSnapshot against the simulated cluster', () => {
   it('reads operator, cluster, databases, webhook, admission-tls, credentials, API and permissions', async () => {
     const snapshot = await snapshotOf(sim, { withApi: true });
     assert.equal(snapshot.namespace, 'redis');
-    assert.equal(snapshot.dialect, 'engine');
+    assert.equal(snapshot.dialect, 'redis');
     assert.equal(snapshot.dialectSource, 'cluster');
     assert.equal(snapshot.platform, 'kubernetes');
     assert.deepEqual(snapshot.clusterCandidates, ['rec']);
@@ -111,9 +111,10 @@ describe('readSnapshot against the simulated cluster', () => {
     assert.deepEqual(snapshot.readErrors, []);
 
     const plan = planUpgrade(snapshot, resolveTarget({ to: '7.8.2-6' }));
-    // The two release checks warn about 7.8.2-6 itself (an advisory without a trigger here;
-    // Kubernetes 1.32 is newer than its table): nothing else may be less than a pass.
-    const release = new Set(['release-advisories', 'platform-supported']);
+    // The release checks warn about 7.8.2-6 itself (an advisory without a trigger here;
+    // Kubernetes 1.32 is newer than its table) and about RS 7.4's end of life (2026-11-30):
+    // nothing else may be less than a pass.
+    const release = new Set(['release-advisories', 'release-rules', 'platform-supported']);
     const failing = plan.checks
       .filter((c) => c.status !== 'pass' && !(release.has(c.id) && c.status === 'warn'))
       .map((c) => `${c.id}: ${c.message}`);

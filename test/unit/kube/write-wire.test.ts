@@ -284,20 +284,15 @@ describe('kube writers on the wire (API emulator)', () => {
   it("client-node's KubernetesObjectApi drops these keys (why ctl sends the JSON itself)", async () => {
     // Pins the library fact behind src/kube/objects.ts: if a client-node release stops dropping
     // them, this fails and the workaround can be reconsidered.
-    const api = emulator.kube.k8s.KubernetesObjectApi.makeApiClient(emulator.kube.config);
+    // The index of client-node, as its users import it (ctl itself loads only its config module).
+    const k8s = await import('@kubernetes/client-node');
+    const api = k8s.KubernetesObjectApi.makeApiClient(emulator.kube.config);
     const crd = widgetCrd();
     (crd.metadata as Json).name = 'gadgets.example.com';
     const spec = crd.spec as { names: Json; group: string };
     spec.names = { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' };
     const mark = emulator.received().length;
-    await api.patch(
-      crd as never,
-      undefined,
-      undefined,
-      'ctl',
-      true,
-      emulator.kube.k8s.PatchStrategy.ServerSideApply,
-    );
+    await api.patch(crd as never, undefined, undefined, 'ctl', true, k8s.PatchStrategy.ServerSideApply);
     const [sent] = bodiesTo('/customresourcedefinitions/gadgets.example.com', mark);
     const body = JSON.parse(sent?.body.toString('utf8') ?? '{}') as unknown;
     assert.equal(countKey(crd, 'x-kubernetes-preserve-unknown-fields'), 3);

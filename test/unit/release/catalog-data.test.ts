@@ -67,7 +67,7 @@ describe('the built-in catalog (src/release/catalog.json)', () => {
       supported: ['1.36', '1.35', '1.34', '1.33'],
       deprecated: ['1.32'],
     });
-    assert.equal(activeCatalog().document.updated, '2026-11-26');
+    assert.equal(activeCatalog().document.updated, '2026-11-29');
   });
 
   it('keeps the upstream git tags that are not v<version>', () => {

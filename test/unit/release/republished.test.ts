@@ -39,22 +39,23 @@ describe('re-published builds (release notes 7-2-4-releases/*, redis-facts.md §
 });
 
 describe('OpenShift images', () => {
-  it('7.4.6-6 on OpenShift is 7.4.6-232.rhel8-openshift, not the Kubernetes tag plus a suffix', () => {
-    assert.equal(clusterTagFor('7.4.6-6', 'openshift'), '7.4.6-232.rhel8-openshift');
-    assert.notEqual(clusterTagFor('7.4.6-6'), '7.4.6-232');
+  it('7.4.6-6 on OpenShift is its newest notes image, 7.4.6-268.rhel8-openshift (June 2025), not the March one', () => {
+    assert.equal(clusterTagFor('7.4.6-6', 'openshift'), '7.4.6-268.rhel8-openshift');
+    assert.notEqual(clusterTagFor('7.4.6-6', 'openshift'), '7.4.6-232.rhel8-openshift');
   });
 
   it('a RHEL7 cluster keeps RHEL7 images up to 7.2.4-2', () => {
     const current = '6.2.18-65.rhel7-openshift';
     assert.ok(isRhel7OpenshiftTag(current));
-    assert.equal(clusterTagFor('6.4.2-8', 'openshift', current), '6.4.2-94.rhel7-openshift');
+    // 6.4.2-8 was re-published with 6.4.2-103 and 6.4.2-115 (its Dec 2023 and Oct 2024 notes).
+    assert.equal(clusterTagFor('6.4.2-8', 'openshift', current), '6.4.2-115.rhel7-openshift');
     assert.equal(
       clusterTagFor(LAST_OPENSHIFT_RHEL7_RELEASE, 'openshift', current),
       '7.2.4-52.rhel7-openshift',
     );
     assert.equal(
       clusterTagFor('6.4.2-8', 'openshift', '6.2.18-65.rhel8-openshift'),
-      '6.4.2-94.rhel8-openshift',
+      '6.4.2-115.rhel8-openshift',
     );
     assert.equal(rhel7HopFor('7.2.4-2', current), undefined);
     assert.equal(rhel7HopFor('7.4.6-2', '6.2.18-65.rhel8-openshift'), undefined);

@@ -32,6 +32,8 @@ const BUILT_INS = [
   'scale-1000',
   'scale-10000',
   'redis-dialect',
+  // happy-path in the neutral field names (issue 38: every other one speaks the real ones)
+  'engine-dialect',
   'openshift-rbac-scc',
   'openshift-shared-scc',
   'openshift-auto-adjust',
@@ -103,7 +105,8 @@ describe('built-in scenarios', () => {
 
   it('happy-path: operator 7.4.6-2 by bundle, RS 7.4.6-22, 3 nodes, databases at 7.2, search for rhel8 and rhel9', () => {
     const s = get('happy-path');
-    assert.equal(s.dialect, 'engine');
+    assert.equal(s.dialect, 'redis', 'the real field names (issue 38)');
+    assert.equal(get('engine-dialect').dialect, 'engine', 'the neutral ones stay available');
     assert.equal(s.operator.version, '7.4.6-2');
     assert.equal(s.operator.installedBy, 'bundle');
     assert.equal(s.cluster.versionTag, '7.4.6-22');

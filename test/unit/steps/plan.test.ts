@@ -20,7 +20,7 @@ function check(plan: Plan, id: string) {
 }
 
 describe('buildPlan', () => {
-  it('happy path: seven steps, every check passes (but the two about the release), not blocked', () => {
+  it('happy path: seven steps, every check passes (but the three about the release), not blocked', () => {
     const plan = planUpgrade(makeSnapshot(), makeTarget());
     assert.equal(plan.apiVersion, 'ctl/v1');
     assert.equal(plan.kind, 'UpgradePlan');
@@ -71,6 +71,8 @@ describe('buildPlan', () => {
         ['permissions', 'pass'],
         // 7.8.2-6 predates the fix of advisory reaadb-empty-password; nothing here triggers it.
         ['release-advisories', 'warn'],
+        // The cluster runs RS 7.4, whose end of life is 2026-11-30 (near or past it).
+        ['release-rules', 'warn'],
         // Kubernetes 1.32 came out after 7.8.2-6 (1.28-1.31): not in its table.
         ['platform-supported', 'warn'],
       ],
@@ -586,8 +588,24 @@ describe('buildPlan', () => {
     const target = makeTarget({ to: '8.0.2-6', ignoreCheck: ['upgrade-path'] });
     const heldBy = (remote: NonNullable<Snapshot['remoteClusters']>) =>
       step(planUpgrade(withAa(remote), target), 'databases').actions.find((a) => a.database?.name === 'aa1');
-    const older = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '8.0.2-17' }]);
-    assert.equal(older?.database?.heldBack, undefined, 'a participant on 8.0.2 runs 8.2');
+    const current = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '8.0.20-108' }]);
+    assert.equal(
+      current?.database?.heldBack,
+      undefined,
+      'a participant on 8.0.20 (operator 8.0.20-27) runs 8.2',
+    );
+    // RS 8.0.2-17 bundles 8.2, but shipped with 8.0.2-2, which the empty-password advisory affects.
+    const affected = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '8.0.2-17' }]);
+    assert.match(
+      affected?.database?.heldBack ?? '',
+      /participant rerc1 runs Redis Software 8\.0\.2-17, shipped with operator 8\.0\.2-2, which is affected by advisory reaadb-empty-password .*upgrade the operator of rerc1 to 8\.0\.20-27/,
+    );
+    // A build no catalogued release ships: its operator cannot be told, so it holds the database back.
+    const unknown = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '8.0.20-95' }]);
+    assert.match(
+      unknown?.database?.heldBack ?? '',
+      /participant rerc1 runs Redis Software 8\.0\.20-95, which no operator release in ctl's catalog ships/,
+    );
     const behind = heldBy([{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '7.22.2-179' }]);
     assert.match(behind?.database?.heldBack ?? '', /participant rerc1 runs Redis Software 7\.22\.2-179/);
     assert.equal(
@@ -611,14 +629,15 @@ describe('buildPlan', () => {
         { name: 'aa1', namespace: 'redis', versionSpec: '7.2', participatingClusters: [{ name: 'rerc1' }] },
       ];
       s.api.bdbs.push({ uid: 2, name: 'aa1', redis_version: '7.2', crdt: true });
-      // The other participant already runs an RS that bundles 8.2 (src/planning/active-active.ts).
+      // The other participant already runs an RS that bundles 8.2, with a fixed operator
+      // (src/planning/active-active.ts, participant-judgment.ts).
       s.remoteClusters = [
         {
           name: 'rerc1',
           namespace: 'redis',
           local: false,
           apiUrl: 'https://east:443',
-          rsVersion: '8.0.2-17',
+          rsVersion: '8.0.20-108',
         },
       ];
     });
@@ -648,6 +667,22 @@ describe('buildPlan', () => {
       version: '7.4',
       manual: true,
     });
+    // The manual path asks the participants too: one on RS 7.2.4 (no 7.4 bundled) holds the
+    // database back instead of the rladmin commands.
+    const behind = makeSnapshot((s) => {
+      s.activeActiveDatabases = withAa.activeActiveDatabases;
+      s.api.bdbs.push({ uid: 2, name: 'aa1', redis_version: '7.2', crdt: true });
+      s.remoteClusters = [{ name: 'rerc1', namespace: 'redis', local: false, rsVersion: '7.2.4-64' }];
+    });
+    const held = step(planUpgrade(behind, makeTarget()), 'databases').actions.find((a) =>
+      a.description.includes('aa1'),
+    );
+    assert.match(
+      held?.database?.heldBack ?? '',
+      /participant rerc1 runs Redis Software 7\.2\.4-64, which does not bundle Redis 7\.4/,
+    );
+    assert.doesNotMatch(held?.command ?? '', /rladmin/);
+    assert.equal(held?.database?.manual, false);
   });
 
   it('upgrade policy major: databases go to the newest major version only; spec words are left to the operator', () => {

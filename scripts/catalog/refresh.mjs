@@ -1,0 +1,232 @@
+// Builds the release catalog (src/release/catalog.json, docs/catalog.schema.json) from its
+// sources: a redis/docs checkout (the Kubernetes release notes, the product lifecycle page)
+// and, optionally, a certified-operators checkout (the OLM bundles). Facts the sources do not
+// state come from the overrides file (scripts/catalog/overrides.json), each with its reason.
+//
+// What each part of a release comes from:
+// - notes: clusterTags, openshiftClusterTag, variants, olmBundles (the notes' OLM bundle),
+//   source (the notes files);
+// - bundles: olmBundles (every certified bundle of the release), olmOpenshiftVersions,
+//   (read-bundles.mjs also reads each CSV's replaces and skips);
+// - lifecycle: databaseVersions/defaultDatabaseVersion (the bundled-database row of the
+//   release's RS), bundledDatabases, releaseLines;
+// - carried from the base catalog (not read by this script yet, see docs/catalog.md):
+//   kubernetes, openshift, platformsFrom, upstreamTag, upstreamTagNote;
+// - overrides: the rules (each quote is checked against its notes file), the advisories, and
+//   the releases published after the pinned snapshot.
+
+import { readAllNotes } from './read-notes.mjs';
+import { readBundles } from './read-bundles.mjs';
+import { BUNDLED_DB, LIFECYCLE, readBundledDatabases, readEndOfLife } from './read-lifecycle.mjs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const CARRIED = ['kubernetes', 'openshift', 'platformsFrom', 'upstreamTag', 'upstreamTagNote'];
+
+function parseVersion(text) {
+  const m = /^(\d+)\.(\d+)\.(\d+)-(\d+)(?:\.(\d+))?(?:\.([a-z][a-z0-9-]*))?$/.exec(text);
+  return m ? { nums: [m[1], m[2], m[3], m[4], m[5] ?? -1].map(Number), suffix: m[6] ?? '' } : undefined;
+}
+
+/** Orders operator versions, image tags and bundle versions numerically. */
+export function compareVersions(a, b) {
+  const x = parseVersion(a);
+  const y = parseVersion(b);
+  if (!x || !y) return a < b ? -1 : a > b ? 1 : 0;
+  for (let i = 0; i < x.nums.length; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i] - y.nums[i];
+  return x.suffix < y.suffix ? -1 : x.suffix > y.suffix ? 1 : 0;
+}
+
+function rsOf(tag) {
+  return /^(\d+\.\d+\.\d+)-/.exec(tag)?.[1];
+}
+
+function sorted(list) {
+  return [...new Set(list)].sort(compareVersions);
+}
+
+/** The bundled-database row of an RS release: its own x.y.z row, else its line's x.y row. */
+function bundledRowFor(rows, rs) {
+  const line = rs.split('.').slice(0, 2).join('.');
+  return rows.find((row) => row.rs === rs) ?? rows.find((row) => row.rs === line);
+}
+
+/** The newest OpenShift tag the notes name with a RHEL suffix (rhel8 over rhel7), or undefined. */
+function openshiftTagOf(tags) {
+  const suffixed = tags.filter((t) => /\.rhel\d+-openshift$/.test(t));
+  const rhel8 = suffixed.filter((t) => t.endsWith('.rhel8-openshift'));
+  return sorted(rhel8.length > 0 ? rhel8 : suffixed).at(-1);
+}
+
+function gitCommit(dir) {
+  try {
+    const head = readFileSync(path.join(dir, '.git', 'HEAD'), 'utf8').trim();
+    if (/^[0-9a-f]{40}$/.test(head)) return head;
+    const ref = /^ref: (.+)$/.exec(head)?.[1];
+    if (ref && existsSync(path.join(dir, '.git', ref)))
+      return readFileSync(path.join(dir, '.git', ref), 'utf8').trim();
+  } catch {
+    // Not a git checkout: the commit must be given.
+  }
+  return undefined;
+}
+
+/** Checks each rule's quote against the notes file it cites; the problems, one line each. */
+function verifyRules(rules, docs) {
+  const problems = [];
+  for (const rule of rules) {
+    for (const cite of rule.cites ?? []) {
+      const file = path.join(docs, cite.file);
+      if (!existsSync(file)) {
+        problems.push(`rule ${rule.id}: ${cite.file} is not in the docs checkout`);
+        continue;
+      }
+      const text = readFileSync(file, 'utf8').replace(/\s+/g, ' ');
+      if (!text.includes(cite.quote.replace(/\s+/g, ' ')))
+        problems.push(`rule ${rule.id}: "${cite.quote}" is no longer in ${cite.file}: read the notes again`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The catalog document from the sources. `base` is the catalog the carried fields come from
+ * (the current src/release/catalog.json). Returns the document and what the run noticed.
+ */
+export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bundlesCommit }) {
+  const notes = readAllNotes(docs);
+  const certified = bundles ? readBundles(bundles) : [];
+  const docsRev = (docsCommit ?? gitCommit(docs) ?? 'unknown').slice(0, 8);
+  const bundlesRev = bundles ? (bundlesCommit ?? gitCommit(bundles) ?? 'unknown').slice(0, 8) : undefined;
+  const cite = (file, where) => `redis/docs@${docsRev} ${file}${where ? ` (${where})` : ''}`;
+  const report = { added: [], kept: [], problems: [] };
+
+  const oldest = overrides.oldestRelease;
+  const byOperator = new Map();
+  for (const note of notes) {
+    if (oldest && compareVersions(note.operator, oldest) < 0) continue;
+    const list = byOperator.get(note.operator) ?? [];
+    list.push(note);
+    byOperator.set(note.operator, list);
+  }
+  const dbRows = readBundledDatabases(docs);
+  const baseReleases = new Map(base.releases.map((r) => [r.operator, r]));
+  const afterSnapshot = new Set(overrides.afterSnapshot?.releases ?? []);
+  const operators = sorted([...byOperator.keys(), ...afterSnapshot]);
+
+  const releases = operators.map((operator) => {
+    const previous = baseReleases.get(operator);
+    if (afterSnapshot.has(operator)) {
+      if (!previous)
+        report.problems.push(`${operator} is listed after the snapshot but not in the base catalog`);
+      const ranges = overrides.olmOpenshiftVersions?.values?.[operator];
+      return previous && ranges
+        ? orderFields({
+            ...previous,
+            olmOpenshiftVersions: sortKeys({ ...previous.olmOpenshiftVersions, ...ranges }),
+          })
+        : previous;
+    }
+    const own = byOperator.get(operator);
+    const kubernetesTags = sorted(own.flatMap((n) => n.kubernetesTags));
+    if (kubernetesTags.length === 0) {
+      report.problems.push(`${operator}: no Redis Enterprise image in ${own.map((n) => n.file).join(', ')}`);
+      return undefined;
+    }
+    const entry = { operator, clusterTags: kubernetesTags };
+    const openshift = openshiftTagOf(own.flatMap((n) => n.openshiftTags));
+    if (openshift) entry.openshiftClusterTag = openshift;
+    const variants = sorted(own.flatMap((n) => n.variants));
+    if (variants.length > 0) entry.variants = variants;
+    const mine = certified.filter((b) => b.operator === operator);
+    const olm = sorted([...own.flatMap((n) => n.olmBundles), ...mine.map((b) => b.bundle)]);
+    if (olm.length > 0) entry.olmBundles = olm;
+    const ranges = Object.fromEntries(
+      mine.filter((b) => b.openshiftVersions).map((b) => [b.bundle, b.openshiftVersions]),
+    );
+    Object.assign(ranges, overrides.olmOpenshiftVersions?.values?.[operator] ?? {});
+    if (Object.keys(ranges).length > 0) entry.olmOpenshiftVersions = sortKeys(ranges);
+    const rs = rsOf(kubernetesTags.at(-1));
+    const row = rs ? bundledRowFor(dbRows, rs) : undefined;
+    if (row) {
+      entry.databaseVersions = [...row.versions];
+      entry.defaultDatabaseVersion = row.default;
+    }
+    for (const field of CARRIED)
+      if (previous && previous[field] !== undefined) entry[field] = previous[field];
+    if (!previous) report.added.push(operator);
+    entry.source = own.map((n) => n.file).sort();
+    return orderFields(entry);
+  });
+  for (const operator of baseReleases.keys())
+    if (!operators.includes(operator) && !(oldest && compareVersions(operator, oldest) < 0))
+      report.kept.push(operator);
+
+  const rules = overrides.rules.map(({ cites, ...rule }) => ({
+    ...rule,
+    source: cites.map((c) => cite(c.file, c.where)),
+  }));
+  report.problems.push(...verifyRules(overrides.rules, docs));
+
+  const lifecycleSource = cite(LIFECYCLE, 'Cluster version end-of-life schedule');
+  const releaseLines = readEndOfLife(docs)
+    .filter((line) => compareVersions(`${line.rs}.0-0`, `${overrides.oldestLine ?? '0.0'}.0-0`) >= 0)
+    .map((line) => ({
+      ...line,
+      source: [
+        lifecycleSource,
+        ...(overrides.releaseLineSources?.[line.rs] ?? []).map((c) => cite(c.file, c.where)),
+      ],
+    }));
+
+  const document = {
+    $schema: base.$schema,
+    format: 1,
+    updated: overrides.updated,
+    sources: {
+      notes: `redis/docs@${docsRev} content/operate/kubernetes/release-notes/ ("Downloads"/"Images", "OpenShift downloads", "OLM operator bundle"); releases after it: ${overrides.afterSnapshot?.reason ?? 'none'}`,
+      ...(bundlesRev
+        ? {
+            bundles: `redhat-openshift-ecosystem/certified-operators@${bundlesRev} operators/redis-enterprise-operator-cert/*/ (metadata/annotations.yaml, the CSV's replaces and skips)`,
+          }
+        : {}),
+      lifecycle: `redis/docs@${docsRev} ${LIFECYCLE} ("Cluster version end-of-life schedule") and ${BUNDLED_DB} ("Bundled Redis database versions")`,
+      carried: `${CARRIED.join(', ')}: kept from the catalog the script was run on (${overrides.carriedReason})`,
+    },
+    releases: releases.filter((r) => r !== undefined),
+    bundledDatabases: dbRows.map((row) => ({ ...row, source: cite(BUNDLED_DB) })),
+    advisories: overrides.advisories,
+    rules,
+    releaseLines,
+  };
+  return { document, report };
+}
+
+function sortKeys(record) {
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort(compareVersions)
+      .map((k) => [k, record[k]]),
+  );
+}
+
+const FIELD_ORDER = [
+  'operator',
+  'clusterTags',
+  'openshiftClusterTag',
+  'variants',
+  'olmBundles',
+  'olmOpenshiftVersions',
+  'databaseVersions',
+  'defaultDatabaseVersion',
+  'kubernetes',
+  'openshift',
+  'platformsFrom',
+  'upstreamTag',
+  'upstreamTagNote',
+  'source',
+];
+
+function orderFields(entry) {
+  return Object.fromEntries(FIELD_ORDER.filter((k) => entry[k] !== undefined).map((k) => [k, entry[k]]));
+}

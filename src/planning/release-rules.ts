@@ -1,0 +1,258 @@
+/**
+ * Check `release-rules` (CLI.md "Check ids"): the release notes' upgrade rules and the release
+ * lines' end of life (the catalog's `rules` and `releaseLines`, src/release/rules.ts), judged
+ * on this cluster and on every Active-Active participant.
+ *
+ * - A rule applies to the target release (`appliesTo`) and one of its triggers is found in the
+ *   cluster: effect `block` fails the check (exit 3), `warn` warns. Each message names the rule,
+ *   what set it off, and its source. The triggers are read generically, so a rule the notes add
+ *   later is a data change:
+ *   - `user-defined-modules`: a module that RS 8 does not bundle, in use by a database (management
+ *     API, or the REDB's module list) or listed in REC `spec.userDefinedModules`;
+ *   - `deprecated-modules`: one of the named modules installed on the cluster or in use;
+ *   - `REAADB`, `REDB`: the cluster holds one; `secret-changed`: the cluster holds an REAADB
+ *     whose named Secrets a change would touch (a warning: the change is the user's);
+ *   - `field-used`: the named spec field is set on the REC, an REDB or an REAADB;
+ *   - `upgrade`: the upgrade itself (with `appliesTo.runningOperators`: a path the notes rule out).
+ * - End of life: the cluster's RS line, or the target's, is near (90 days) or past its end of
+ *   life: a warning, which names a target on a supported line.
+ * - Each remote participant (src/planning/participant-judgment.ts): one on another operator
+ *   release than the target (the docs recommend the same operator on every participant), one
+ *   affected by an Active-Active advisory or whose build no catalogued release ships (the
+ *   databases step holds its REAADB back), one on a line near or past its end of life: warnings.
+ *   They never fail the check: the rest of the upgrade goes ahead, the REAADB waits.
+ */
+
+import { clusterTagFor, knownOperatorVersions, releaseEntryFor } from '../release/catalog.js';
+import type { RuleTrigger } from '../release/catalog-data.js';
+import {
+  describeAppliesTo,
+  describeEndOfLife,
+  endOfLifeOf,
+  isNearEndOfLife,
+  type Rule,
+  rulesFor,
+} from '../release/rules.js';
+import {
+  compareOperatorVersions,
+  parseOperatorVersion,
+  parseRsVersion,
+  rsVersionOfTag,
+} from '../release/versions.js';
+import { isBundledModule } from './module-fix.js';
+import { participantOperator, participantOperatorHold } from './participant-judgment.js';
+import type { ResolvedUpgrade } from './resolve.js';
+import type { Snapshot } from './snapshot.js';
+import type { Target } from './target.js';
+
+interface Outcome {
+  status: 'pass' | 'warn' | 'fail';
+  message: string;
+  fix: string;
+}
+
+interface Finding {
+  effect: 'block' | 'warn';
+  message: string;
+  fix: string;
+}
+
+function list(items: readonly string[], max = 5): string {
+  const unique = [...new Set(items)];
+  return unique.length <= max
+    ? unique.join(', ')
+    : `${unique.slice(0, max).join(', ')} and ${unique.length - max} more`;
+}
+
+/** Modules in use by a database: from the management API when it answered, else the REDBs' lists. */
+function modulesInUse(snapshot: Snapshot): { name: string; databases: string[]; bundled: boolean }[] {
+  const uses = new Map<string, { name: string; databases: string[]; bundled: boolean }>();
+  const add = (name: string, database: string, bundled: boolean) => {
+    const key = name.toLowerCase();
+    const use = uses.get(key) ?? { name, databases: [], bundled };
+    use.databases.push(database);
+    use.bundled ||= bundled;
+    uses.set(key, use);
+  };
+  const flagged = new Set(
+    snapshot.api.modules.filter((m) => m.is_bundled === true).map((m) => m.module_name.toLowerCase()),
+  );
+  for (const bdb of snapshot.api.bdbs)
+    for (const m of bdb.module_list ?? [])
+      add(m.module_name, bdb.name, flagged.has(m.module_name.toLowerCase()));
+  for (const db of snapshot.databases) for (const m of db.modules) add(m.name, db.name, false);
+  return [...uses.values()];
+}
+
+/** What in the cluster sets off one trigger, in words; empty when nothing does. */
+export function triggerFindings(trigger: RuleTrigger, snapshot: Snapshot): string[] {
+  const rec = snapshot.cluster;
+  switch (trigger.kind) {
+    case 'upgrade':
+      return [`the upgrade from operator ${snapshot.operator?.version ?? 'unknown'}`];
+    case 'user-defined-modules': {
+      const found = modulesInUse(snapshot)
+        .filter((use) => !isBundledModule(use.name, use.bundled))
+        .map((use) => `module ${use.name} (used by ${list(use.databases, 3)})`);
+      if (rec && rec.userDefinedModules.length > 0)
+        found.push(`spec.userDefinedModules of REC ${rec.name} (${rec.userDefinedModules.join(', ')})`);
+      return found;
+    }
+    case 'deprecated-modules': {
+      const wanted = new Set(trigger.modules.map((m) => m.toLowerCase()));
+      const installed = snapshot.api.modules
+        .filter((m) => wanted.has(m.module_name.toLowerCase()))
+        .map((m) => `module ${m.module_name} ${m.semantic_version} (installed)`);
+      const used = modulesInUse(snapshot)
+        .filter((use) => wanted.has(use.name.toLowerCase()))
+        .map((use) => `module ${use.name} (used by ${list(use.databases, 3)})`);
+      const listed = (rec?.userDefinedModules ?? [])
+        .filter((m) => wanted.has(m.toLowerCase()))
+        .map((m) => `module ${m} (spec.userDefinedModules)`);
+      return [...new Set([...used, ...installed, ...listed])];
+    }
+    case 'REAADB':
+      return snapshot.activeActiveDatabases.map((db) => `REAADB ${db.namespace}/${db.name}`);
+    case 'REDB':
+      return snapshot.databases.map((db) => `REDB ${db.namespace}/${db.name}`);
+    case 'secret-changed':
+      return snapshot.activeActiveDatabases.map(
+        (db) => `REAADB ${db.namespace}/${db.name} (a change to ${trigger.secrets.join(' or ')})`,
+      );
+    case 'field-used': {
+      const field = trigger.field;
+      const has = (fields: readonly string[] | undefined) =>
+        (fields ?? []).some((f) => f === field || f.startsWith(`${field}.`));
+      if (trigger.resource === 'REC')
+        return rec && has(rec.specFields) ? [`${field} of REC ${rec.namespace}/${rec.name}`] : [];
+      if (trigger.resource === 'REDB')
+        return snapshot.databases
+          .filter((db) => has(db.specFields))
+          .map((db) => `${field} of REDB ${db.namespace}/${db.name}`);
+      return snapshot.activeActiveDatabases
+        .filter((db) => has(db.specFields))
+        .map((db) => `${field} of REAADB ${db.namespace}/${db.name}`);
+    }
+  }
+}
+
+function ruleFinding(rule: Rule, snapshot: Snapshot, target: string): Finding | undefined {
+  const found = rule.triggers.flatMap((trigger) => triggerFindings(trigger, snapshot));
+  if (found.length === 0) return undefined;
+  return {
+    effect: rule.effect,
+    message: `rule ${rule.id} (${describeAppliesTo(rule.appliesTo)}): ${rule.summary}; it applies to ${target}, and this cluster has ${list(found)} (source: ${rule.source.join('; ')})`,
+    fix: rule.fix,
+  };
+}
+
+/** The newest catalogued release whose RS line is not near its end of life. */
+function newestOnSupportedLine(today: Date): string | undefined {
+  return [...knownOperatorVersions()].reverse().find((operator) => {
+    const tag = clusterTagFor(operator);
+    const rs = tag ? rsVersionOfTag(tag) : undefined;
+    return rs !== undefined && !isNearEndOfLife(endOfLifeOf(rs, today));
+  });
+}
+
+function endOfLifeFindings(resolved: ResolvedUpgrade, target: string, today: Date): Finding[] {
+  const findings: Finding[] = [];
+  const better = newestOnSupportedLine(today);
+  const instead = better ? `ctl upgrade plan --to ${better}` : 'a release on a supported line';
+  const current = resolved.currentRs ? endOfLifeOf(resolved.currentRs, today) : undefined;
+  const targetEol = resolved.targetRs ? endOfLifeOf(resolved.targetRs, today) : undefined;
+  if (isNearEndOfLife(current) && current.line !== targetEol?.line)
+    findings.push({
+      effect: 'warn',
+      message: `this cluster runs Redis Software ${current.line}, which ${describeEndOfLife(current)} (source: ${current.source.join('; ')})`,
+      fix: `Upgrading to ${target} leaves that line.`,
+    });
+  if (isNearEndOfLife(targetEol))
+    findings.push({
+      effect: 'warn',
+      message: `the target ${target} runs Redis Software ${targetEol.line}, which ${describeEndOfLife(targetEol)}: it gets no security patches or fixes after that day (source: ${targetEol.source.join('; ')})`,
+      fix: `Prefer a target on a supported line: ${instead}.`,
+    });
+  return findings;
+}
+
+function participantFindings(snapshot: Snapshot, target: string, today: Date): Finding[] {
+  const findings: Finding[] = [];
+  const targetVersion = parseOperatorVersion(target);
+  for (const participant of snapshot.remoteClusters ?? []) {
+    if (participant.local || !participant.rsVersion) continue;
+    const { name, rsVersion } = participant;
+    const hold = participantOperatorHold(name, rsVersion);
+    if (hold) {
+      findings.push({
+        effect: 'warn',
+        message: `${hold}; the databases step holds its Active-Active databases back`,
+        fix: `Upgrade ${name} first; then run ctl upgrade run --to ${target} again for those databases.`,
+      });
+      continue;
+    }
+    const { operators } = participantOperator(rsVersion);
+    const same = operators.some((operator) => {
+      const parsed = parseOperatorVersion(operator);
+      return parsed && targetVersion && compareOperatorVersions(parsed, targetVersion) === 0;
+    });
+    if (!same)
+      findings.push({
+        effect: 'warn',
+        message: `participant ${name} runs operator ${operators.join(' or ')} (Redis Software ${rsVersion}), not ${target}: the upgrade docs recommend that all participating clusters run the same operator version (source: redis/docs content/operate/kubernetes/upgrade/upgrade-redis-cluster.md)`,
+        fix: `Upgrade ${name} to ${target} as well.`,
+      });
+    const rs = parseRsVersion(rsVersion);
+    const eol = rs ? endOfLifeOf(rs, today) : undefined;
+    if (isNearEndOfLife(eol))
+      findings.push({
+        effect: 'warn',
+        message: `participant ${name} runs Redis Software ${eol.line}, which ${describeEndOfLife(eol)} (source: ${eol.source.join('; ')})`,
+        fix: `Upgrade ${name} to a release on a supported line.`,
+      });
+  }
+  return findings;
+}
+
+export function checkReleaseRules(
+  snapshot: Snapshot,
+  target: Pick<Target, 'operator'>,
+  resolved: Pick<ResolvedUpgrade, 'currentRs' | 'targetRs'>,
+  today: Date = new Date(),
+): Outcome {
+  const operator = target.operator;
+  const targetRs = resolved.targetRs ?? rsOfOperator(operator);
+  const rules = rulesFor({ operator, rs: targetRs, running: snapshot.operator?.version });
+  const findings: Finding[] = [
+    ...rules.flatMap((rule) => ruleFinding(rule, snapshot, operator) ?? []),
+    ...endOfLifeFindings({ ...resolved, targetRs } as ResolvedUpgrade, operator, today),
+    ...participantFindings(snapshot, operator, today),
+  ];
+  const blocking = findings.filter((f) => f.effect === 'block');
+  const warnings = findings.filter((f) => f.effect === 'warn');
+  if (blocking.length > 0)
+    return {
+      status: 'fail',
+      message: [...blocking, ...warnings].map((f) => f.message).join('; '),
+      fix: `${[...new Set(blocking.map((f) => f.fix))].join(' ')} Or pass --ignore-check release-rules to accept the risk.`,
+    };
+  if (warnings.length > 0)
+    return {
+      status: 'warn',
+      message: warnings.map((f) => f.message).join('; '),
+      fix: [...new Set(warnings.map((f) => f.fix))].join(' '),
+    };
+  return {
+    status: 'pass',
+    message:
+      rules.length === 0
+        ? `no release rule applies to ${operator}`
+        : `${rules.map((r) => r.id).join(', ')} ${rules.length === 1 ? 'applies' : 'apply'} to ${operator}, and nothing in this cluster sets ${rules.length === 1 ? 'it' : 'them'} off`,
+    fix: '',
+  };
+}
+
+function rsOfOperator(operator: string) {
+  const tag = releaseEntryFor(operator) ? clusterTagFor(operator) : undefined;
+  return tag ? rsVersionOfTag(tag) : undefined;
+}

@@ -1,0 +1,291 @@
+/**
+ * scripts/catalog-refresh.mjs on small sources written for this test in the formats of the
+ * real ones: release notes as redis/docs writes them (front matter, "Downloads", "OpenShift
+ * downloads", "OLM operator bundle", an older "Images" section with a label swap, "Known
+ * limitations"), the product lifecycle page with its embedded database table, and certified
+ * OLM bundles (metadata/annotations.yaml, a CSV with spec.replaces and spec.skips).
+ */
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { tempDir } from '../../helpers/temp.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const run = promisify(execFile);
+
+interface Refresh {
+  refreshCatalog(input: {
+    docs: string;
+    bundles?: string;
+    base: unknown;
+    overrides: unknown;
+    docsCommit?: string;
+    bundlesCommit?: string;
+  }): {
+    document: Record<string, unknown> & { releases: Record<string, unknown>[] };
+    report: { problems: string[]; added: string[]; kept: string[] };
+  };
+}
+
+function write(dir: string, file: string, text: string): void {
+  const at = path.join(dir, file);
+  mkdirSync(path.dirname(at), { recursive: true });
+  writeFileSync(at, text);
+}
+
+const NOTES = 'content/operate/kubernetes/release-notes';
+
+function note(title: string, body: string): string {
+  return `---\nalwaysopen: false\ncategories:\n- docs\nlinkTitle: x\ntitle: ${title}\nweight: 1\n---\n\n${body}\n`;
+}
+
+function sources(): { docs: string; bundles: string } {
+  const docs = tempDir('ctl-refresh-docs-');
+  write(
+    docs,
+    `${NOTES}/9-1-0-releases/9-1-0-4-may2027.md`,
+    note(
+      'Redis Software for Kubernetes 9.1.0-4 (May 2027) release notes',
+      [
+        '## Downloads',
+        '',
+        '- **Redis Enterprise**: `redislabs/redis:9.1.0-30.4` (`redislabs/redis:9.1.0-30.4.minimal` for minimal base image)',
+        '- **Operator**: `redislabs/operator:9.1.0-4`',
+        '',
+        '### OpenShift downloads',
+        '',
+        '- **OLM operator bundle**: `9.1.0-4.1`',
+        '- **Redis Enterprise**: `registry.connect.redhat.com/redislabs/redis-enterprise:9.1.0-30.4`',
+        '',
+        '## Known limitations',
+        '',
+        '- **Upgrading directly from 9.0.2-7 to 9.1.0-4 is not supported.** Wait for 9.1.0-6.',
+      ].join('\n'),
+    ),
+  );
+  write(
+    docs,
+    `${NOTES}/9-1-0-releases/9-1-0-4-june2027.md`,
+    note(
+      'Redis Software for Kubernetes 9.1.0-4 (June 2027) release notes',
+      ['## Downloads', '', '- **Redis Software**: `redislabs/redis:9.1.0-41.4`', ''].join('\n'),
+    ),
+  );
+  // An older note: "Images", the RS image under a swapped label, an OpenShift RHEL8 tag.
+  write(
+    docs,
+    `${NOTES}/previous-releases/k8s-9-0-2-7.md`,
+    note(
+      'Redis Enterprise for Kubernetes release notes 9.0.2-7 (March 2027)',
+      [
+        '## Images',
+        '',
+        '* **Redis Enterprise**: `redislabs/operator:9.0.2-55` or `redislabs/redis:9.0.2-55.rhel8-openshift`',
+        '* **Operator**: `redislabs/redis:9.0.2-7`',
+        '',
+      ].join('\n'),
+    ),
+  );
+  write(
+    docs,
+    'content/operate/rs/installing-upgrading/product-lifecycle.md',
+    [
+      '### Cluster version end-of-life schedule {#endoflife-schedule}',
+      '',
+      '| Version - Release date | End of Life (EOL)  |',
+      '| --- | --- |',
+      '| 9.1 – May 2027 | - |',
+      '| 9.0 – January 2027 | March 31, 2029 |',
+      '| 5.2 – June 2018 | December 31, 2019 |',
+      '',
+      '## Bundled Redis database versions',
+    ].join('\n'),
+  );
+  write(
+    docs,
+    'content/embeds/rs-bundled-db-versions.md',
+    [
+      '| Redis Software<br />cluster version | Bundled Redis<br />DB versions | Default DB version<br />(upgraded/new databases) |',
+      '|-------|----------|-----|',
+      '| 9.1.0 | 8.2, 8.4, 9.0 | 9.0 |',
+      '| 9.0.x | 8.2, 8.4 | 8.4 |',
+    ].join('\n'),
+  );
+  const bundles = tempDir('ctl-refresh-bundles-');
+  const dir = 'operators/redis-enterprise-operator-cert';
+  for (const [bundle, range] of [
+    ['9.1.0-4.1', 'v4.20-v4.23'],
+    ['9.1.0-4.0', 'v4.19-v4.22'],
+  ] as const) {
+    write(
+      bundles,
+      `${dir}/${bundle}/metadata/annotations.yaml`,
+      `annotations:\n  operators.operatorframework.io.bundle.channels.v1: 9.1.0\n  com.redhat.openshift.versions: ${range}\n`,
+    );
+    write(
+      bundles,
+      `${dir}/${bundle}/manifests/redis-enterprise-operator-cert.clusterserviceversion.yaml`,
+      `apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nspec:\n  replaces: redis-enterprise-operator.v9.0.2-7.0\n  skips:\n  - redis-enterprise-operator.v9.0.2-6.0\n  version: ${bundle}\n`,
+    );
+  }
+  return { docs, bundles };
+}
+
+const BASE = {
+  $schema: 'x',
+  format: 1,
+  updated: '2027-01-01',
+  releases: [
+    {
+      operator: '9.0.2-7',
+      clusterTags: ['9.0.2-50'],
+      kubernetes: { supported: ['1.36'] },
+      upstreamTag: null,
+      upstreamTagNote: 'no tag',
+      source: ['old'],
+    },
+  ],
+};
+
+function overrides(quote = 'Upgrading directly from 9.0.2-7 to 9.1.0-4 is not supported') {
+  return {
+    updated: '2027-06-30',
+    oldestRelease: '9.0.0-1',
+    oldestLine: '6.0',
+    carriedReason: 'not read',
+    afterSnapshot: { reason: 'none', releases: [] },
+    advisories: [],
+    rules: [
+      {
+        id: 'no-direct-9-0-2-7-to-9-1-0-4',
+        summary: 'not supported',
+        appliesTo: { operators: ['9.1.0-4'], runningOperators: ['9.0.2-7'] },
+        triggers: [{ kind: 'upgrade' }],
+        effect: 'block',
+        fix: 'Wait for 9.1.0-6.',
+        cites: [{ file: `${NOTES}/9-1-0-releases/9-1-0-4-may2027.md`, where: 'Known limitations', quote }],
+      },
+    ],
+  };
+}
+
+async function refresh(): Promise<Refresh> {
+  return (await import(pathToFileURL(path.join(root, 'scripts/catalog/refresh.mjs')).href)) as Refresh;
+}
+
+describe('npm run catalog:refresh on notes written in the notes format', () => {
+  it('reads downloads, variants, OpenShift tags, OLM bundles and their OpenShift ranges, database tables and end of life', async () => {
+    const { refreshCatalog } = await refresh();
+    const { docs, bundles } = sources();
+    const { document, report } = refreshCatalog({
+      docs,
+      bundles,
+      base: BASE,
+      overrides: overrides(),
+      docsCommit: 'a'.repeat(40),
+      bundlesCommit: 'b'.repeat(40),
+    });
+    assert.deepEqual(report.problems, []);
+    assert.deepEqual(report.added, ['9.1.0-4']);
+    const [older, newer] = document.releases;
+    assert.deepEqual(newer, {
+      operator: '9.1.0-4',
+      clusterTags: ['9.1.0-30.4', '9.1.0-41.4'],
+      variants: ['minimal'],
+      olmBundles: ['9.1.0-4.0', '9.1.0-4.1'],
+      olmOpenshiftVersions: { '9.1.0-4.0': 'v4.19-v4.22', '9.1.0-4.1': 'v4.20-v4.23' },
+      databaseVersions: ['8.2', '8.4', '9.0'],
+      defaultDatabaseVersion: '9.0',
+      source: [`${NOTES}/9-1-0-releases/9-1-0-4-june2027.md`, `${NOTES}/9-1-0-releases/9-1-0-4-may2027.md`],
+    });
+    // The label decides, not the repository; facts the script does not read are carried.
+    assert.deepEqual(older, {
+      operator: '9.0.2-7',
+      clusterTags: ['9.0.2-55'],
+      openshiftClusterTag: '9.0.2-55.rhel8-openshift',
+      databaseVersions: ['8.2', '8.4'],
+      defaultDatabaseVersion: '8.4',
+      kubernetes: { supported: ['1.36'] },
+      upstreamTag: null,
+      upstreamTagNote: 'no tag',
+      source: [`${NOTES}/previous-releases/k8s-9-0-2-7.md`],
+    });
+    assert.deepEqual(document.releaseLines, [
+      {
+        rs: '9.1',
+        source: [
+          `redis/docs@aaaaaaaa content/operate/rs/installing-upgrading/product-lifecycle.md (Cluster version end-of-life schedule)`,
+        ],
+      },
+      {
+        rs: '9.0',
+        endOfLife: '2029-03-31',
+        source: [
+          `redis/docs@aaaaaaaa content/operate/rs/installing-upgrading/product-lifecycle.md (Cluster version end-of-life schedule)`,
+        ],
+      },
+    ]);
+    const rules = document.rules as { id: string; source: string[]; cites?: unknown }[];
+    assert.equal(rules[0]?.id, 'no-direct-9-0-2-7-to-9-1-0-4');
+    assert.deepEqual(rules[0]?.source, [
+      `redis/docs@aaaaaaaa ${NOTES}/9-1-0-releases/9-1-0-4-may2027.md (Known limitations)`,
+    ]);
+    assert.equal(rules[0]?.cites, undefined);
+    assert.match(
+      String((document.sources as Record<string, string>).bundles),
+      /certified-operators@bbbbbbbb/,
+    );
+  });
+
+  it('a rule whose quote the notes no longer hold is a problem: nothing is written', async () => {
+    const { docs, bundles } = sources();
+    const dir = tempDir('ctl-refresh-out-');
+    const out = path.join(dir, 'catalog.json');
+    const file = path.join(dir, 'overrides.json');
+    writeFileSync(out, JSON.stringify(BASE));
+    writeFileSync(file, JSON.stringify(overrides('Upgrading from anything is fine')));
+    const args = [
+      'scripts/catalog-refresh.mjs',
+      '--docs',
+      docs,
+      '--bundles',
+      bundles,
+      '--docs-commit',
+      'c'.repeat(40),
+      '--out',
+      out,
+      '--overrides',
+      file,
+    ];
+    const failed = await run(process.execPath, args, { cwd: root }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(failed?.code, 1);
+    assert.match(
+      failed?.stderr ?? '',
+      /rule no-direct-9-0-2-7-to-9-1-0-4: "Upgrading from anything is fine" is no longer in/,
+    );
+    assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), BASE);
+
+    writeFileSync(file, JSON.stringify(overrides()));
+    const wrote = await run(process.execPath, args, { cwd: root });
+    assert.match(wrote.stderr, /wrote .*catalog\.json \(2 releases, 1 rules\)/);
+    // Run again on the same sources: the file is what they give.
+    const check = await run(process.execPath, [...args, '--check'], { cwd: root });
+    assert.match(check.stderr, /is what the sources give/);
+  });
+
+  it('the shipped catalog carries the commits it was made from', () => {
+    const shipped = JSON.parse(readFileSync(path.join(root, 'src/release/catalog.json'), 'utf8')) as {
+      sources: Record<string, string>;
+    };
+    assert.match(shipped.sources.notes ?? '', /redis\/docs@63f31f69 /);
+    assert.match(shipped.sources.bundles ?? '', /certified-operators@3b7b563a /);
+  });
+});
