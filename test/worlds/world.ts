@@ -6,7 +6,7 @@
  * (test/worlds/found/*.yaml) and what a failing seed prints.
  */
 
-import { parse, stringify } from 'yaml';
+import { Document, isScalar, isSeq, parse, stringify, visit } from 'yaml';
 
 export interface UserSide {
   /** helm on the PATH (CTL_HELM); false: no helm anywhere ctl looks. */
@@ -28,8 +28,18 @@ export interface World {
   scenario: Record<string, unknown>;
 }
 
+/** Compact: each list entry on one line, so a failure's world fits the failure summary. */
 export function worldYaml(world: World): string {
-  return stringify(world, { lineWidth: 0 });
+  const doc = new Document(world);
+  visit(doc, {
+    Seq(_key, node) {
+      if (node.items.every((item) => isScalar(item))) node.flow = true;
+    },
+    Map(_key, node, path) {
+      if (isSeq(path.at(-1))) node.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
 }
 
 export function parseWorld(text: string): World {

@@ -40,7 +40,11 @@ describe('generated worlds: a Ready plan is a run that finishes', () => {
           `(hops ${JSON.stringify(tally.hops)}), ${tally.notReady} not Ready ` +
           `(plan exits ${JSON.stringify(tally.planExits)}), ${Math.round((Date.now() - started) / 1000)} s`,
       );
-      if (result.failure) assert.fail(describeFailure(result, chosen.runs));
+      if (result.failure) {
+        // Also in the file's output, which the failure summary shows beside the assertion.
+        console.log(describeFailure(result, chosen.runs));
+        assert.fail(describeFailure(result, chosen.runs));
+      }
       assert.equal(tally.runs, chosen.runs);
     });
   }
