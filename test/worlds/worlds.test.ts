@@ -13,7 +13,7 @@ import { checkWorlds, describeFailure } from './property.js';
  */
 
 const FIXED_SEEDS = [36, 3601, 20261129];
-const RUNS_PER_SEED = 8;
+const RUNS_PER_SEED = 12;
 
 function fromEnv(): { seeds: number[]; runs: number } | undefined {
   const runs = process.env.CTL_WORLDS_RUNS;
