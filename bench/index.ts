@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure of docs/performance.md, each side by side with the command it
  * is compared with, as medians and a ratio. Options: `--only <name>[,<name>]` (startup, token,
- * plan, reaction, overhead, scale, fanout), `--runs <n>` (timed runs per side, default 9), `--strict` (exit 1
+ * plan, reaction, overhead, scale, fanout, terminal), `--runs <n>` (timed runs per side, default 9), `--strict` (exit 1
  * when a target is missed), `--json` (the figures as JSON on stdout).
  */
 
@@ -9,6 +9,7 @@ import { overhead, plan, reaction, startup, token } from './benchmarks.js';
 import { fanout } from './fanout.js';
 import type { Figure } from './lib.js';
 import { scale } from './scale.js';
+import { terminal } from './terminal.js';
 
 const BENCHMARKS: Record<string, (runs: number) => Promise<Figure[]>> = {
   startup: (runs) => startup(Math.max(runs, 15)),
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, (runs: number) => Promise<Figure[]>> = {
   overhead: (runs) => overhead(Math.min(runs, 3)),
   scale: (runs) => scale(Math.min(runs, 5)),
   fanout: (runs) => fanout(Math.min(runs, 3)),
+  terminal: (runs) => terminal(Math.min(runs, 3)),
 };
 
 function option(name: string): string | undefined {

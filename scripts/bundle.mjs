@@ -70,13 +70,29 @@ const clientNodeConfigOnly = {
     }));
   },
 };
+// node-fetch 2 (under client-node) parses URLs with Node's own URL and falls back to whatwg-url
+// only where Node has none (`Url.URL || whatwgUrl.URL`), but importing whatwg-url builds tr46's
+// Unicode tables on every start: a command paid for it without ever using it. Node's URL is
+// handed to node-fetch under that name instead.
+const nodeFetchWithNodesUrl = {
+  name: 'node-fetch-with-nodes-url',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^whatwg-url$/ }, (args) =>
+      /[\\/]node-fetch[\\/]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-url' } : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({
+      contents: 'module.exports = { URL: globalThis.URL, URLSearchParams: globalThis.URLSearchParams };',
+      loader: 'js',
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [clientNodeConfigOnly],
+  plugins: [clientNodeConfigOnly, nodeFetchWithNodesUrl],
 });
 const generated = Object.keys(result.metafile.inputs).filter((file) =>
   /@kubernetes\/client-node\/dist\/gen\/(models|apis|types)\//.test(file),

@@ -4,7 +4,8 @@
 // thousand passing tests scroll a failure's details far out of reach; a temporary folder that is
 // gone after the run cannot be read either. Before them it names the slowest test files (each
 // file's own process, start to end, and its number of tests): where the suite's time goes.
-import { relative, resolve } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 
 const OUTPUT_LINES = 40;
 const SLOWEST_FILES = Number(process.env.CTL_TEST_SLOWEST ?? 15);
@@ -38,6 +39,32 @@ function slowestFiles(files, wallMs) {
     `files ${(total / 1000).toFixed(0)} s in all, run ${(wallMs / 1000).toFixed(0)} s of wall time):\n` +
     `${lines.join('\n')}\n`
   );
+}
+
+/**
+ * Keeps each file's time (merged into the earlier runs' times) where scripts/run-tests.mjs reads
+ * them to start the slowest files first next time. A file that cannot be written only costs the
+ * order.
+ */
+function keepTimes(files) {
+  const target = process.env.CTL_TEST_TIMES_FILE;
+  if (!target || files.size === 0) return;
+  try {
+    let times = {};
+    try {
+      times = JSON.parse(readFileSync(target, 'utf8'));
+    } catch {
+      // the first run
+    }
+    const repo = process.env.CTL_TEST_REPO ?? process.cwd();
+    for (const [file, { ms }] of files) times[relative(repo, file)] = Math.round(ms);
+    mkdirSync(dirname(target), { recursive: true });
+    const temporary = `${target}.${process.pid}`;
+    writeFileSync(temporary, `${JSON.stringify(times, null, 1)}\n`);
+    renameSync(temporary, target);
+  } catch {
+    // no times kept
+  }
 }
 
 /** The file's own entry: the test named after the file, around its whole process. */
@@ -75,6 +102,7 @@ export default async function* failuresReporter(source) {
       failures.push({ name: data.name, file: data.file, error: data.details?.error });
     }
   }
+  keepTimes(files);
   yield slowestFiles(files, Date.now() - started);
   if (failures.length === 0) {
     yield `${passed} passed, 0 failed\n`;

@@ -19,8 +19,12 @@
 // 20), the script runs the tests on Node 22 from the npm registry instead (scripts/node-runtime.mjs),
 // first on the PATH so that ctl, npm and the tools started by name use it too.
 //
-// The last lines of a run name each failed test, its file, its error and its file's output
-// (scripts/failures-reporter.mjs), then "N passed, M failed".
+// The last lines of a run name the slowest files, each failed test with its file, its error and
+// its file's output (scripts/failures-reporter.mjs), then "N passed, M failed".
+//
+// Files start slowest first, by the times of the last run on this checkout (kept in
+// node_modules/.cache/ctl-test-times.json; files it does not know start first, as they may be
+// slow): a long file started last would leave one core idle while it finishes alone.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +58,23 @@ function collect(dir) {
   });
 }
 
-const files = folders.flatMap(collect).sort();
+const timesFile = join(repo, 'node_modules', '.cache', 'ctl-test-times.json');
+const files = slowestFirst(folders.flatMap(collect).sort());
+
+/** The files by their last run's time, slowest first; files without one first of all. */
+function slowestFirst(paths) {
+  let times = {};
+  try {
+    times = JSON.parse(readFileSync(timesFile, 'utf8'));
+  } catch {
+    // No times yet (a fresh clone): the order of the names.
+  }
+  const timeOf = (file) => times[relative(repo, file)] ?? Number.POSITIVE_INFINITY;
+  return paths
+    .map((file) => [file, timeOf(file)])
+    .sort((a, b) => b[1] - a[1])
+    .map(([file]) => file);
+}
 if (files.length === 0) {
   console.error(`no test files under ${folders.join(', ')}: run "npm run build" first`);
   process.exit(1);
@@ -78,10 +98,17 @@ const concurrency = process.env.CTL_TEST_CONCURRENCY ?? '3';
 const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
 const runTmp = mkdtempSync(join(tmpdir(), 'ctl-test-run-'));
 env.TMPDIR = runTmp;
-// npm 11 on Node 22 turns on Node's module compile cache, kept in <TMPDIR>/node-compile-cache
-// (the install test runs npm): a cache is no test's output, so none is written.
-env.NODE_DISABLE_COMPILE_CACHE = '1';
+// One module compile cache for the whole run, beside its temporary folder (a cache is no test's
+// output, so it is not written inside): the test files and every ctl they start
+// (test/helpers/run-ctl.ts) read the code compiled once instead of compiling it in each fresh
+// sandbox. npm 11 on Node 22 would otherwise keep one in <TMPDIR>/node-compile-cache.
+const compileCache = `${runTmp}.compile-cache`;
+env.NODE_COMPILE_CACHE = compileCache;
+delete env.NODE_DISABLE_COMPILE_CACHE;
 env.TMP = runTmp;
+// Where failures-reporter.mjs keeps each file's time for the next run's order.
+env.CTL_TEST_TIMES_FILE = timesFile;
+env.CTL_TEST_REPO = repo;
 env.TEMP = runTmp;
 
 // Beside the runner's own, so the last lines of the run name each failure. Its file is written
@@ -130,6 +157,7 @@ child.on('close', (code, signal) => {
   clearTimeout(deadline);
   const leftovers = existsSync(runTmp) ? readdirSync(runTmp) : [];
   rmSync(runTmp, { recursive: true, force: true });
+  rmSync(compileCache, { recursive: true, force: true });
   let status = code ?? (signal || signalled ? 130 : 1);
   if (leftovers.length > 0) {
     console.error(

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PACKAGE_NAME = 'ctl';
+// The npm package's name (issue 38: `ctl` alone is not a name the registry would give it).
+const PACKAGE_NAME = 'redis-enterprise-upgrade';
 
 interface Manifest {
   name?: string;

@@ -40,7 +40,10 @@ export class ApiClient {
 
   /** A call whose answer must be 2xx; its body is returned as T. */
   async json<T>(request: HttpRequest): Promise<T> {
-    const response = await this.call(request);
+    return this.#body<T>(request, await this.call(request));
+  }
+
+  #body<T>(request: HttpRequest, response: HttpResponse): T {
     if (response.status >= 200 && response.status < 300) return response.body as T;
     if (isPasswordExpired(response)) throw passwordExpiredError(this.#username);
     throw apiError(`${request.method} ${request.path}`, response);
@@ -50,8 +53,23 @@ export class ApiClient {
     return this.list({ method: 'GET', path: '/v1/modules' }, { module_name: 'string' });
   }
 
-  listBdbs(): Promise<ApiBdb[]> {
-    return this.list({ method: 'GET', path: '/v1/bdbs' }, { uid: 'number', name: 'string' });
+  /**
+   * GET /v1/bdbs; with `fields`, only those fields of each database (`?fields=uid,name,...`:
+   * "Comma-separated list of field names to return", documented for GET /v1/bdbs from RS 7.4 on,
+   * redis/docs content/operate/rs/7.4/references/rest-api/requests/bdbs/_index.md). At 10,000
+   * databases the answer is a few percent of the whole objects. A cluster that ignores the query
+   * answers every field (more than asked, read the same); one that refuses it (400) is asked
+   * again without it.
+   */
+  async listBdbs(fields?: readonly string[]): Promise<ApiBdb[]> {
+    const check = { uid: 'number', name: 'string' } as const;
+    if (fields && fields.length > 0) {
+      const projected: HttpRequest = { method: 'GET', path: `/v1/bdbs?fields=${fields.join(',')}` };
+      const response = await this.call(projected);
+      if (response.status !== 400)
+        return this.#listOf(projected, this.#body<unknown>(projected, response), check);
+    }
+    return this.list({ method: 'GET', path: '/v1/bdbs' }, check);
   }
 
   /**
@@ -60,7 +78,10 @@ export class ApiClient {
    * healthy-looking cluster) further on.
    */
   async list<T>(request: HttpRequest, fields: Record<string, 'string' | 'number'>): Promise<T[]> {
-    const body = await this.json<unknown>(request);
+    return this.#listOf(request, await this.json<unknown>(request), fields);
+  }
+
+  #listOf<T>(request: HttpRequest, body: unknown, fields: Record<string, 'string' | 'number'>): T[] {
     const bad = (why: string): OperationError =>
       new MalformedAnswerError(`${request.method} ${request.path}: the management API answered ${why}`, {
         hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',

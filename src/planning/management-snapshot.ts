@@ -4,6 +4,7 @@
  */
 import { MalformedAnswerError } from '../api/api-errors.js';
 import { ExitCode, isCtlError } from '../errors.js';
+import { type Dialect, dialectFields } from '../release/dialect.js';
 
 export interface Module {
   uid?: string;
@@ -45,9 +46,40 @@ export interface ManagementCluster {
   createdTime?: string | undefined;
 }
 
+/**
+ * The fields of a bdb the plan reads: every field of Bdb, asked for with `fields=` so a cluster
+ * of 10,000 databases answers these alone (src/api/client.ts listBdbs). The type below fails to
+ * compile when Bdb gains a field this list lacks.
+ */
+export const BDB_FIELDS = [
+  'uid',
+  'name',
+  'status',
+  'redis_version',
+  'engine_version',
+  'crdt',
+  'module_list',
+] as const satisfies readonly (keyof Bdb)[];
+/**
+ * BDB_FIELDS in one dialect: its own name of the database version only (the API of a cluster
+ * speaks one). Both when the dialect is not known.
+ */
+export function bdbFieldsFor(dialect: Dialect | undefined): readonly string[] {
+  if (dialect === undefined) return BDB_FIELDS;
+  const own = dialectFields(dialect).upgradeBodyKey;
+  return BDB_FIELDS.filter(
+    (field) => (field !== 'redis_version' && field !== 'engine_version') || field === own,
+  );
+}
+
+type EveryBdbField = Exclude<keyof Bdb, (typeof BDB_FIELDS)[number]> extends never ? true : never;
+const everyBdbField: EveryBdbField = true;
+void everyBdbField;
+
 export interface ManagementReader {
   listModules(): Promise<Module[]>;
-  listBdbs(): Promise<Bdb[]>;
+  /** With `fields`, the server may answer only those fields (and may answer more). */
+  listBdbs(fields?: readonly string[]): Promise<Bdb[]>;
   listNodes(): Promise<Node[]>;
   /** GET /v1/cluster; optional so that a reader without it still plans. */
   getCluster?(): Promise<{ name?: unknown; created_time?: unknown }>;
@@ -81,13 +113,14 @@ export async function readManagementApi<Cluster>(
   management: ManagementReader | ManagementReaderFactory<Cluster> | undefined,
   cluster: Cluster,
   credentials: ApiCredentials | undefined,
+  bdbFields: readonly string[] = BDB_FIELDS,
 ): Promise<ApiSnapshot> {
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
     const [modules, bdbs, nodes, identity] = await Promise.all([
       reader.listModules(),
-      reader.listBdbs(),
+      reader.listBdbs(bdbFields),
       reader.listNodes(),
       readIdentity(reader),
     ]);

@@ -9,6 +9,7 @@
  */
 
 import type { ArtifactAvailability } from './target-available.js';
+import type { HelmClientProbe } from '../exec/helm-probe.js';
 import { randomBytes } from 'node:crypto';
 import { type Dialect, dialectFields } from '../release/dialect.js';
 import { AuthError, OperationError } from '../errors.js';
@@ -31,6 +32,7 @@ import {
   type ApiSnapshot,
   type ManagementReader,
   type ManagementReaderFactory as ReaderFactoryOf,
+  bdbFieldsFor,
   readManagementApi,
   unreachableApi,
 } from './management-snapshot.js';
@@ -227,6 +229,8 @@ export interface Snapshot {
   requestedCluster?: string | undefined;
   /** What the run will fetch for the plan's targets, asked before planning (src/planning/target-available.ts). */
   artifacts?: ArtifactAvailability[] | undefined;
+  /** The helm client the run would call, asked before planning when the method is helm (check helm-available). */
+  helmClient?: HelmClientProbe | undefined;
   cluster?: ClusterSnapshot | undefined;
   operator?: OperatorSnapshot | undefined;
   /** Set when OLM (OperatorHub) owns the operator Deployment: its CSV and Subscription (src/planning/olm.ts). */
@@ -419,7 +423,12 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   // remote participants, each through its own API, at the same time.
   const [api, remoteClusters] = await Promise.all([
     cluster
-      ? readManagementApi(deps.management, cluster, credentials.secret)
+      ? readManagementApi(
+          deps.management,
+          cluster,
+          credentials.secret,
+          bdbFieldsFor(detected.source === 'default' ? undefined : dialect),
+        )
       : Promise.resolve(unreachableApi('no cluster resource')),
     cluster
       ? readRemoteClusters({

@@ -45,7 +45,13 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
       demo.stdout.indexOf('fingerprint'),
     );
     assert.match(plan, new RegExp(`operator {3}7\\.4\\.6-2 {2}-> ${to} `));
-    assert.doesNotMatch(plan, /^ {2}(warn|FAIL) /m, plan);
+    // The plan the demo shows: nothing warns about the target. (What it says about the running
+    // cluster, e.g. its line nearing its end of life, is why one upgrades: the target leaves it.)
+    const warnings = plan
+      .split('\n')
+      .filter((line) => /^ {2}(warn|FAIL) /.test(line))
+      .filter((line) => !/^ {2}warn release-rules +this cluster runs /.test(line));
+    assert.deepEqual(warnings, [], plan);
     assert.match(out, /result: succeeded/);
     assert.match(out, new RegExp(`cluster {3}rec: Running at ${clusterTagFor(to)?.replace(/\./g, '\\.')}`));
   });

@@ -9,12 +9,15 @@
  */
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { repoRoot } from '../helpers/tools.js';
+import { kubectlPath, repoRoot } from '../helpers/tools.js';
+import { parse } from 'yaml';
+import { createHash } from 'node:crypto';
 
 interface Result {
   code: number | null;
@@ -167,6 +170,7 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       'no compiled tests',
     );
     assert.equal(pkg.engines?.node, '>=22', 'engines.node says which Node.js ctl needs');
+    assert.equal(pkg.name, 'redis-enterprise-upgrade', 'a name the registry does not hold (npm view: 404)');
 
     const tarball = path.join(dir, report.filename);
     const prefix = path.join(dir, 'prefix');
@@ -230,6 +234,51 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     // the cluster ended is for people: on stderr.
     assert.match(demo.stdout, /verification \(management API\): 3 of 3 node\(s\)/);
     assert.match(demo.stderr, /database\s+redis\/orders: active at/);
+
+    // The kubectl plugin (issue 38): the same install puts kubectl-rec on the PATH, and the real
+    // kubectl finds it and runs it as `kubectl rec`.
+    assert.equal(pkg.bin['kubectl-rec'], pkg.bin.ctl, 'kubectl-rec is ctl');
+    const plugins = `${path.join(prefix, 'bin')}${path.delimiter}${nodeFirstPath}`;
+    const listed = await run(kubectlPath(), ['plugin', 'list'], { cwd: dir, env: { PATH: plugins } });
+    assert.match(
+      listed.stdout,
+      new RegExp(`${path.join(prefix, 'bin', 'kubectl-rec').replace(/[/.]/g, '\\$&')}$`, 'm'),
+    );
+    const plugin = ok(
+      'kubectl rec --version',
+      await run(kubectlPath(), ['rec', '--version'], { cwd: dir, env: { PATH: plugins } }),
+    );
+    assert.equal(plugin.stdout.trim(), pkg.version);
+    const scenariosByPlugin = ok(
+      'kubectl rec sim scenarios',
+      await run(kubectlPath(), ['rec', 'sim', 'scenarios'], { cwd: dir, env: { PATH: plugins } }),
+    );
+    assert.match(scenariosByPlugin.stdout, /^happy-path\s+\S/m);
+
+    // The krew manifest of this very tarball: its bytes' SHA-256, the bin the tarball holds.
+    const manifest = ok(
+      'scripts/krew-manifest.mjs',
+      await run(process.execPath, [
+        path.join(repoRoot, 'scripts', 'krew-manifest.mjs'),
+        tarball,
+        `https://example.com/releases/${report.filename}`,
+      ]),
+    );
+    const krew = parse(manifest.stdout) as {
+      kind: string;
+      metadata: { name: string };
+      spec: { version: string; platforms: { uri: string; sha256: string; bin: string }[] };
+    };
+    assert.equal(krew.kind, 'Plugin');
+    assert.equal(`kubectl-${krew.metadata.name}`, 'kubectl-rec');
+    assert.equal(krew.spec.version, `v${pkg.version}`);
+    const platform = krew.spec.platforms[0];
+    assert.equal(platform?.sha256, createHash('sha256').update(readFileSync(tarball)).digest('hex'));
+    assert.equal(platform?.uri, `https://example.com/releases/${report.filename}`);
+    assert.ok(
+      files.includes(platform?.bin.replace(/^package\//, '') ?? ''),
+      `the tarball holds ${platform?.bin}`,
+    );
   });
 });
 
@@ -297,3 +346,49 @@ describe('npm install --global git+...#tag of a release tag (scripts/release-tag
     assert.match(scenarios.stdout, /^happy-path\s+\S/m);
   });
 });
+
+/**
+ * Issue 38, "fail fast on an old Node": `npm ci` on a Node.js older than "engines" allows stops at
+ * once, naming the versions (the project's .npmrc sets engine-strict), before it fetches a package
+ * or builds anything. The old Node: this machine's own when it is one, else Node 20 from the npm
+ * registry (scripts/node-runtime.mjs, cached as the test:node22/24 runtimes are).
+ */
+describe('npm ci on Node.js 20', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ctl-old-node-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stops at once with EBADENGINE and the supported versions; nothing is installed or built', async () => {
+    const oldNode = await olderNode();
+    for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+      cpSync(path.join(repoRoot, file), path.join(dir, file));
+    // npm's own script, run by the old node (as `npm` on a machine with that node would be).
+    const cli = path.join(
+      path.dirname(realpathSync(execFileSync('which', ['npm'], { encoding: 'utf8' }).trim())),
+      'npm-cli.js',
+    );
+    const result = await run(oldNode, [cli, 'ci', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      env: { PATH: `${path.dirname(oldNode)}${path.delimiter}${process.env.PATH ?? ''}` },
+    });
+    assert.notEqual(result.code, 0, 'npm ci refused');
+    assert.match(result.stderr, /EBADENGINE/);
+    assert.match(result.stderr, /Required: \{"node":">=22"\}/);
+    assert.ok(!existsSync(path.join(dir, 'node_modules')), 'nothing was installed');
+    assert.doesNotMatch(result.stdout + result.stderr, /compiling the TypeScript/, 'nothing was built');
+  });
+});
+
+/** A node binary older than 22: the machine's own if it is one, else Node 20 from the registry. */
+async function olderNode(): Promise<string> {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ['--version'], { encoding: 'utf8' }).trim();
+    if (Number(/^v(\d+)/.exec(version)?.[1] ?? 99) < 22) return candidate;
+  }
+  const { nodeBinary } = (await import(
+    pathToFileURL(path.join(repoRoot, 'scripts', 'node-runtime.mjs')).href
+  )) as {
+    nodeBinary: (spec: string) => string;
+  };
+  return nodeBinary('20');
+}

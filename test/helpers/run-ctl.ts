@@ -33,6 +33,9 @@ export function ctlEnv(overrides: Record<string, string | undefined> = {}): Reco
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     NO_COLOR: '1',
+    // The run's one compile cache (scripts/run-tests.mjs), so that each ctl of the suite reads
+    // the bundle's compiled code instead of compiling it again in every fresh sandbox.
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
   };
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete env[key];

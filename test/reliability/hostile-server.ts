@@ -25,6 +25,7 @@ export type HostileMode =
   | 'huge-10mb'
   | 'huge-html-10mb'
   | 'truncated-json'
+  | 'json-cut-short'
   | 'slowloris-headers'
   | 'slowloris-body'
   | 'reset'
@@ -125,6 +126,10 @@ export async function startHostileServer(
       case 'huge-html-10mb':
         res.writeHead(502, { 'content-type': 'text/html' });
         return void res.end(`<html><body>${'<p>oops</p>'.repeat(1024 * 1024)}</body></html>`);
+      case 'json-cut-short':
+        // A whole HTTP answer (its Content-Length met) whose JSON stops half way.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('[{"uid": 1, "name": "cache", "software_version": ');
       case 'truncated-json':
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
         res.write('{"access_token": "abc", "more": [1, 2, ');

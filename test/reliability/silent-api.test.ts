@@ -91,7 +91,7 @@ describe('a Kubernetes API that never answers', () => {
         })(),
       ]);
       figure(
-        `silent Kubernetes API: ${results.map(({ name, result }) => `${name} exit ${result.code} after ${(result.durationMs / 1000).toFixed(1)} s`).join(', ')} (bound ${BOUND_MS / 1000} s; SIGTERM bound ${STOP_GRACE_MS / 1000 + 3} s)`,
+        `silent Kubernetes API: ${results.map(({ name, result }) => `${name} exit ${result.code} after ${(result.durationMs / 1000).toFixed(1)} s`).join(', ')} (bound ${BOUND_MS / 1000} s; SIGTERM grace ${STOP_GRACE_MS / 1000} s)`,
       );
       for (const { name, result } of results.slice(0, 3)) {
         assert.equal(result.code, 1, `${name}: ${result.stderr}`);
@@ -110,8 +110,9 @@ describe('a Kubernetes API that never answers', () => {
         sigterm.code === 143 || sigterm.signal === 'SIGTERM',
         `exit ${sigterm.code}: ${sigterm.stderr}`,
       );
+      // A hang guard: without the grace the run waited for the API's deadlines (30 s and more).
       assert.ok(
-        sigterm.durationMs < STOP_GRACE_MS + 3_000,
+        sigterm.durationMs < STOP_GRACE_MS + 10_000,
         `SIGTERM took ${sigterm.durationMs} ms to stop the run`,
       );
     } finally {

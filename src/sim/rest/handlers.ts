@@ -158,7 +158,11 @@ interface Route {
 const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/v1\/modules$/, handler: (m) => ok(m.modules) },
   { method: 'POST', pattern: /^\/v2\/modules$/, handler: uploadModule },
-  { method: 'GET', pattern: /^\/v1\/bdbs$/, handler: (m) => ok(m.bdbs.map((bdb) => m.renderBdb(bdb))) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/bdbs$/,
+    handler: (m, request) => ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), request))),
+  },
   { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, handler: getBdb },
   { method: 'POST', pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/, handler: upgradeBdb },
   { method: 'GET', pattern: /^\/v1\/actions\/([^/]+)$/, handler: getAction },
@@ -180,10 +184,24 @@ function findRoute(
   return pathMatched ? { methodNotAllowed: true } : undefined;
 }
 
-function getBdb(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
+function getBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResponse {
   const bdb = model.findBdb(Number(uid));
   if (!bdb) return fail(404, 'db_not_exist', `Database ${uid} does not exist`);
-  return ok(model.renderBdb(bdb));
+  return ok(onlyFields(model.renderBdb(bdb), request));
+}
+
+/**
+ * The `fields` query of GET /v1/bdbs and /v1/bdbs/<uid>: "Comma-separated list of field names to
+ * return (by default all fields are returned)" (redis/docs content/operate/rs/7.4/references/
+ * rest-api/requests/bdbs/_index.md, and later versions). A named field the object lacks is left
+ * out, as a real cluster leaves out unset fields.
+ */
+function onlyFields(object: Record<string, unknown>, request: ApiRequest): Record<string, unknown> {
+  const query = request.path.split('?')[1];
+  const fields = query === undefined ? null : new URLSearchParams(query).get('fields');
+  if (fields === null) return object;
+  const wanted = fields.split(',').map((field) => field.trim());
+  return Object.fromEntries(wanted.filter((field) => field in object).map((field) => [field, object[field]]));
 }
 
 function upgradeBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResponse {

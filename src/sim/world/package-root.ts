@@ -13,7 +13,7 @@ export function simPackageRoot(): string {
   if (root) return root;
   const start = path.dirname(fileURLToPath(import.meta.url));
   for (let dir = start; ; dir = path.dirname(dir)) {
-    if (packageNameAt(dir) === 'ctl') {
+    if (packageNameAt(dir) === 'redis-enterprise-upgrade') {
       root = dir;
       return dir;
     }

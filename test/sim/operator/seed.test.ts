@@ -264,8 +264,9 @@ test('scale-1000 seeds 1,000 databases in 20 namespaces quickly', async () => {
     const uid = Number((db.status as { databaseUID: string }).databaseUID);
     assert.equal(rest.findBdb(uid)?.name, db.metadata.name);
   }
-  // "Well under a second or two" on a quiet machine; the bound is loose for a busy 2-core runner.
-  assert.ok(elapsed < 10_000, `seeding took ${Math.round(elapsed)} ms`);
+  // "Well under a second or two" on a quiet machine. A hang guard against a quadratic seeding
+  // (minutes at 1,000 databases), not a speed target: the machine may be busy.
+  assert.ok(elapsed < 60_000, `seeding took ${Math.round(elapsed)} ms`);
 });
 
 test('a REST model already built from the scenario is completed, not duplicated', async () => {
