@@ -65,10 +65,13 @@ async function main() {
     console.error(
       `dropped ${operator}: no notes at this commit name it (add it to the overrides if it should stay)`,
     );
+  for (const key of report.carriedSections)
+    console.error(`carried section ${key} from ${args.out} unchanged`);
   for (const problem of report.problems) console.error(`problem: ${problem}`);
   if (report.problems.length > 0) return 1;
   if (args.check) {
-    const same = readFileSync(args.out, 'utf8') === text;
+    // The same document, key order included; layout (one line or several) is prettier's choice.
+    const same = JSON.stringify(JSON.parse(readFileSync(args.out, 'utf8'))) === JSON.stringify(document);
     console.error(
       same ? `${args.out} is what the sources give` : `${args.out} differs from what the sources give`,
     );

@@ -13,6 +13,7 @@ export const ExitCode = {
   locked: 5,
   timeout: 6,
   stalePlan: 7,
+  unavailable: 8,
   sigint: 130,
   sigterm: 143,
 } as const;
@@ -94,6 +95,16 @@ export class TimeoutError extends CtlError {
 export class StalePlanError extends CtlError {
   constructor(message: string, options?: CtlErrorOptions) {
     super(ExitCode.stalePlan, message, options);
+  }
+}
+
+/**
+ * Exit 8: a database was unavailable for longer than `--max-unavailable`; the run stopped at a
+ * safe point with its state saved (src/run/availability/).
+ */
+export class AvailabilityLimitError extends CtlError {
+  constructor(message: string, options?: CtlErrorOptions) {
+    super(ExitCode.unavailable, message, options);
   }
 }
 

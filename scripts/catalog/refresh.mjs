@@ -7,7 +7,8 @@
 // - notes: clusterTags, openshiftClusterTag, variants, olmBundles (the notes' OLM bundle),
 //   source (the notes files);
 // - bundles: olmBundles (every certified bundle of the release), olmOpenshiftVersions,
-//   (read-bundles.mjs also reads each CSV's replaces and skips);
+//   (read-bundles.mjs also reads each CSV's replaces and skips); sections this script does not
+//   write (an OLM update graph) are carried from the base as they are;
 // - lifecycle: databaseVersions/defaultDatabaseVersion (the bundled-database row of the
 //   release's RS), bundledDatabases, releaseLines;
 // - carried from the base catalog (not read by this script yet, see docs/catalog.md):
@@ -99,7 +100,7 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
   const docsRev = (docsCommit ?? gitCommit(docs) ?? 'unknown').slice(0, 8);
   const bundlesRev = bundles ? (bundlesCommit ?? gitCommit(bundles) ?? 'unknown').slice(0, 8) : undefined;
   const cite = (file, where) => `redis/docs@${docsRev} ${file}${where ? ` (${where})` : ''}`;
-  const report = { added: [], kept: [], problems: [] };
+  const report = { added: [], kept: [], problems: [], carriedSections: [] };
 
   const oldest = overrides.oldestRelease;
   const byOperator = new Map();
@@ -187,7 +188,7 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
       notes: `redis/docs@${docsRev} content/operate/kubernetes/release-notes/ ("Downloads"/"Images", "OpenShift downloads", "OLM operator bundle"); releases after it: ${overrides.afterSnapshot?.reason ?? 'none'}`,
       ...(bundlesRev
         ? {
-            bundles: `redhat-openshift-ecosystem/certified-operators@${bundlesRev} operators/redis-enterprise-operator-cert/*/ (metadata/annotations.yaml, the CSV's replaces and skips)`,
+            bundles: `redhat-openshift-ecosystem/certified-operators@${bundlesRev} operators/redis-enterprise-operator-cert/*/ (the bundles of each release; metadata/annotations.yaml: com.redhat.openshift.versions)`,
           }
         : {}),
       lifecycle: `redis/docs@${docsRev} ${LIFECYCLE} ("Cluster version end-of-life schedule") and ${BUNDLED_DB} ("Bundled Redis database versions")`,
@@ -202,6 +203,13 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
     // scripts/read-olm-bundles.mjs from the same certified-operators commit, carried as they are.
     ...(base.olm ? { olm: base.olm } : {}),
   };
+  // Any other section this script does not write is carried as it is, after its own, in the
+  // base's order.
+  for (const [key, value] of Object.entries(base)) {
+    if (key in document) continue;
+    document[key] = value;
+    report.carriedSections.push(key);
+  }
   return { document, report };
 }
 

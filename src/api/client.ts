@@ -9,7 +9,7 @@ import {
 } from './api-errors.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
 import type { TokenSource } from './token-source.js';
-import type { ApiAction, ApiBdb, ApiCluster, ApiModule, ApiNode } from './types.js';
+import type { ApiAction, ApiBdb, ApiCluster, ApiModule, ApiNode, ApiShard } from './types.js';
 
 /**
  * Authenticated calls to the management API: each presents `Authorization: JWT <token>` from
@@ -144,6 +144,11 @@ export class ApiClient {
 
   getCluster(): Promise<ApiCluster> {
     return this.json({ method: 'GET', path: '/v1/cluster' });
+  }
+
+  /** GET /v1/shards: every shard of every database, where it is and its role (one request). */
+  listShards(): Promise<ApiShard[]> {
+    return this.list({ method: 'GET', path: '/v1/shards' }, { bdb_uid: 'number' });
   }
 }
 

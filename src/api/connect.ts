@@ -24,6 +24,8 @@ export interface ConnectionSettings {
   passwordFile?: string | undefined;
   caFile?: string | undefined;
   insecure: boolean;
+  /** Where `insecure` and `caFile` came from, for the warning: `--insecure` unless said. */
+  trustSource?: { insecure: string; caFile: string } | undefined;
   authForm: AuthForm;
   /**
    * The name to verify the certificate against when apiUrl's host is not it: through ctl's own
@@ -87,8 +89,8 @@ export async function connectApi(
   const ca = settings.caFile ? await readCaFile(settings.caFile) : undefined;
   if (settings.insecure) {
     io.warn(
-      `--insecure: the certificate of ${settings.apiUrl} is NOT verified; anyone on the network path could read ` +
-        'the password and tokens. Prefer --ca-file <ca.pem>.',
+      `${settings.trustSource?.insecure ?? '--insecure'}: the certificate of ${settings.apiUrl} is NOT verified; anyone on the network path could read ` +
+        `the password and tokens. Prefer ${settings.trustSource?.caFile ?? '--ca-file'} <ca.pem>.`,
     );
   }
   const onSecret = (secret: string) => io.redactor.add(secret, 'password');

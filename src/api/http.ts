@@ -94,6 +94,11 @@ export interface HttpRequest {
   form?: UndiciFormData | FormData;
   /** Safe to repeat after a broken connection although the method is not idempotent. */
   idempotent?: boolean;
+  /**
+   * One attempt only: the caller judges every answer itself, a 503 included (a poller that
+   * measures, such as src/run/availability/, and keeps its own request rate).
+   */
+  once?: boolean;
   signal?: AbortSignal;
 }
 
@@ -144,6 +149,7 @@ export class HttpClient {
       body = request.form;
     }
 
+    const maxAttempts = request.once ? 1 : this.#policy.maxAttempts;
     for (let attempt = 1; ; attempt += 1) {
       const started = this.#clock.now();
       let response: HttpResponse;
@@ -173,7 +179,7 @@ export class HttpClient {
         if (closing.aborted)
           throw new OperationError(`${label}: stopped, the connection was closed`, { cause: error });
         if (signal.aborted) throw this.#deadlineError(label, error);
-        if (attempt < this.#policy.maxAttempts && shouldRetryError(code, idempotent)) {
+        if (attempt < maxAttempts && shouldRetryError(code, idempotent)) {
           await this.#wait(
             backoffDelay(attempt - 1, this.#policy, this.#random),
             deadline,
@@ -192,7 +198,7 @@ export class HttpClient {
         );
       }
 
-      if (attempt < this.#policy.maxAttempts && shouldRetryStatus(response.status, idempotent)) {
+      if (attempt < maxAttempts && shouldRetryStatus(response.status, idempotent)) {
         const retryAfter = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
         if (retryAfter !== undefined && retryAfter > this.#policy.maxRetryAfterMs) {
           throw new OperationError(

@@ -66,3 +66,19 @@ export interface ApiCluster {
 export function bdbVersion(bdb: ApiBdb): string | undefined {
   return bdb.redis_version ?? bdb.engine_version;
 }
+
+/**
+ * The shard object (redis/docs content/operate/rs/references/rest-api/objects/shard): `uid` and
+ * `node_uid` are strings, `bdb_uid` an integer; `role` master|slave; `status`
+ * active|inactive|trimming; `detailed_status` ok|down|busy|importing|loading|timeout|trimming|unknown.
+ */
+export interface ApiShard {
+  uid?: string;
+  bdb_uid: number;
+  node_uid?: string;
+  role?: string;
+  assigned_slots?: string;
+  status?: string;
+  detailed_status?: string;
+  [field: string]: unknown;
+}

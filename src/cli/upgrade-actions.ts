@@ -133,6 +133,10 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     skip: parseStepList((o.skip as string[] | undefined) ?? [], '--skip'),
     timeoutMs: parseDuration(o.timeout as string, '--timeout'),
     stallTimeoutMs: parseDuration(o.stallTimeout as string, '--stall-timeout'),
+    maxUnavailableMs:
+      o.maxUnavailable === undefined
+        ? undefined
+        : parseDuration(o.maxUnavailable as string, '--max-unavailable'),
     remediate: o.remediate === true,
     moduleFiles: ((o.moduleFile as string[] | undefined) ?? []).map((f) => inputFile('--module-file', f)),
     maxParallel: parseCount(o.maxParallel as string, '--max-parallel', 1, 50),

@@ -182,6 +182,10 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
       '10m',
     )
     .option(
+      '--max-unavailable <duration>',
+      'longest outage any database may have, as measured through the management API; past it the run stops at the next safe point with exit 8 (state saved, resumable). Without it outages are measured and reported only',
+    )
+    .option(
       '--remediate',
       'fix a frozen upgrade (a module without a RHEL9 build, a database below 7.2) through the management API',
     )

@@ -43,6 +43,8 @@ export const FLEET_SEVERITY: readonly ExitCodeValue[] = [
   ExitCode.failed,
   ExitCode.timeout,
   ExitCode.auth,
+  // 8: stopped at a safe point by --max-unavailable, mid-upgrade but resumable.
+  ExitCode.unavailable,
   ExitCode.locked,
   ExitCode.stalePlan,
   ExitCode.preflight,
@@ -479,6 +481,42 @@ export interface FleetSummaryRow {
   durationMs: number;
   failedStep: string | null;
   message: string | null;
+  /** The cluster's measured availability, aggregated (null when nothing was measured). */
+  availability: FleetAvailability | null;
+}
+
+/** One cluster's databases' availability in one row (src/run/availability/). */
+export interface FleetAvailability {
+  databases: number;
+  measured: number;
+  /** Databases with at least one outage, and all their outages. */
+  withOutages: number;
+  outages: number;
+  longestOutageMs: number;
+  /** The lowest availability share of a measured database (0..1); null when none was measured. */
+  lowest: number | null;
+}
+
+function aggregateAvailability(
+  entries: readonly import('../run/availability/ledger.js').AvailabilityEntry[] | undefined,
+): FleetAvailability | null {
+  if (!entries || entries.length === 0) return null;
+  const measured = entries.filter((entry) => entry.measured);
+  return {
+    databases: entries.length,
+    measured: measured.length,
+    withOutages: entries.filter((entry) => entry.outages.length > 0).length,
+    outages: entries.reduce((sum, entry) => sum + entry.outages.length, 0),
+    longestOutageMs: Math.max(0, ...entries.map((entry) => entry.longestOutageMs)),
+    lowest: measured.length > 0 ? Math.min(...measured.map((entry) => entry.availability ?? 1)) : null,
+  };
+}
+
+function describeAvailability(a: FleetAvailability | null): string {
+  if (!a) return '-';
+  if (a.measured === 0) return `${a.databases} not measured`;
+  if (a.outages === 0) return `${a.measured}/${a.databases} dbs, no outage`;
+  return `${a.withOutages}/${a.databases} dbs down, longest ${(a.longestOutageMs / 1000).toFixed(1)} s`;
 }
 
 function summaryRow(outcome: MemberOutcome): FleetSummaryRow {
@@ -494,17 +532,19 @@ function summaryRow(outcome: MemberOutcome): FleetSummaryRow {
     durationMs: record.durationMs,
     failedStep: failedStep ?? null,
     message: record.error?.message.split('\n')[0] ?? null,
+    availability: aggregateAvailability(record.availability),
   };
 }
 
 export function renderFleetSummary(rows: readonly FleetSummaryRow[]): string {
-  const header = ['CLUSTER', 'RESULT', 'DURATION', 'FAILED STEP', 'EXIT', 'NOTE'];
+  const header = ['CLUSTER', 'RESULT', 'DURATION', 'FAILED STEP', 'EXIT', 'AVAILABILITY', 'NOTE'];
   const body = rows.map((r) => [
     `${r.label}${r.namespace && r.cluster ? ` (${r.namespace}/${r.cluster})` : ''}`,
     r.result,
     formatDuration(r.durationMs),
     r.failedStep ?? '-',
     String(r.exitCode),
+    describeAvailability(r.availability),
     truncate(r.message ?? '', 70),
   ]);
   return renderColumns(header, body);
@@ -514,8 +554,8 @@ function renderFleetMarkdown(result: string, rows: readonly FleetSummaryRow[]): 
   const lines = [
     `### ctl fleet upgrade: ${markdownText(result)}`,
     '',
-    '| cluster | result | duration | failed step | exit | note |',
-    '|---|---|---|---|---|---|',
+    '| cluster | result | duration | failed step | exit | availability | note |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     // Labels and messages may come from a kubeconfig or the cluster: no row, cell or link of theirs.
@@ -525,6 +565,7 @@ function renderFleetMarkdown(result: string, rows: readonly FleetSummaryRow[]): 
       formatDuration(r.durationMs),
       r.failedStep ?? '-',
       r.exitCode,
+      describeAvailability(r.availability),
       r.message ?? '',
     ];
     lines.push(`| ${cells.map(markdownText).join(' | ')} |`);

@@ -65,6 +65,7 @@ export function remoteClusterReader(input: {
         passwordFile: undefined,
         caFile: trust.caFile,
         insecure: trust.insecure.has(name),
+        trustSource: { insecure: `CTL_PARTICIPANT_INSECURE=${name}`, caFile: 'CTL_PARTICIPANT_CA_FILE=' },
         authForm: input.connection.authForm,
         servername: undefined,
       },

@@ -45,6 +45,8 @@ export interface RunCommandInput extends SessionInput {
   skip: StepId[];
   timeoutMs: number;
   stallTimeoutMs: number;
+  /** `--max-unavailable`: the longest outage a database may have before the run stops (exit 8). */
+  maxUnavailableMs?: number | undefined;
   remediate: boolean;
   moduleFiles: string[];
   maxParallel: number;
@@ -296,11 +298,24 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         ? { snapshot, plan: planUpgrade(snapshot, hopTargets[hopIndex]!) }
         : { snapshot, plan };
       reporter = await createRunReporter(input);
+      // Database availability, measured from the monitor step to the end of the databases step.
+      const { setTimeout: sleep } = await import('node:timers/promises');
+      const availability = input.dryRun
+        ? undefined
+        : (await import('./run-availability.js')).openRunAvailability({
+            api: session.api(),
+            snapshot,
+            state,
+            clock: { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, undefined, { signal }) },
+            maxUnavailableMs: input.maxUnavailableMs,
+          });
       const { ServerDryRun } = await import('../io/server-dry-run.js');
       const serverDryRun = input.dryRun && input.serverDryRun ? new ServerDryRun(io) : undefined;
       const { runSteps } = await import('../run/runner.js');
       let verificationFailure: Error | undefined;
       const { renderSummaryText, renderVerificationText } = await import('../run/summary.js');
+      const { renderAvailabilityText, renderAvailabilityMarkdown } =
+        await import('../run/availability/render.js');
       const { reportSteps } = await import('../run/report.js');
       try {
         for (;;) {
@@ -314,6 +329,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           );
           // Backups go beside the local state (for a ConfigMap store: the default local state folder).
           deps.settings.backupDir = dirname(localStatePath);
+          deps.availability = availability?.measurement;
           const outcome = await runSteps({
             steps: STEPS,
             only: input.only,
@@ -326,8 +342,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             dryRun: input.dryRun,
             serverDryRun: serverDryRun !== undefined,
             signal: runSignal,
+            beforeStep: availability?.beforeStep,
           });
-          state = outcome.state;
+          state = availability ? await store.save(await availability.finish(outcome.state)) : outcome.state;
           const last = !state.hops || hopIndex >= state.hops.length - 1;
           if (state.hops)
             recordHop(record, hopIndex, state, 'succeeded', reportSteps(outcome.summary, outcome.state));
@@ -387,11 +404,19 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
               result,
               steps: outcome.summary,
               ...(verification ? { verification } : {}),
+              ...(availability ? { availability: availability.entries() } : {}),
               ...(left.length > 0 ? { next: left[0]!.command, workLeft: left } : {}),
             },
           });
           record.steps = reportSteps(outcome.summary, outcome.state);
-          const verificationText = verification && renderVerificationText(verification);
+          if (availability) record.availability = availability.entries();
+          const verificationText = [
+            verification && renderVerificationText(verification),
+            availability &&
+              renderAvailabilityText(availability.entries(), availability.measurement.describe()),
+          ]
+            .filter(Boolean)
+            .join('\n');
           // The result is the run's data: on stdout (`ctl upgrade run --yes > run.log`), progress on stderr.
           if (io.output === 'text')
             writeResult(
@@ -403,13 +428,20 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             result,
             outcome.summary,
             [verificationText, nextText].filter((line) => line !== undefined).join('\n') || undefined,
+            availability && renderAvailabilityMarkdown(availability.entries()),
           );
           if (verification?.unexplained) verificationFailure = verificationError(verification, resumeCommand);
           break;
         }
       } catch (error) {
         const summary = (error as { summary?: import('../run/runner.js').StepSummary[] }).summary ?? [];
-        const stopped = (error as { state?: import('../run/state.js').UpgradeState }).state;
+        let stopped = (error as { state?: import('../run/state.js').UpgradeState }).state;
+        // What was measured stays in the state: a resumed run goes on from it.
+        if (availability) {
+          const measured = await availability.finish(stopped ?? state);
+          if (stopped) stopped = await store.save(measured).catch(() => stopped);
+          record.availability = availability.entries();
+        }
         record.steps = reportSteps(summary, stopped);
         // The same word as the state file: an interrupted run is resumable, not failed.
         const result = stopped?.result === 'interrupted' ? 'interrupted' : 'failed';
@@ -417,11 +449,22 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         reporter.emit({
           type: 'done',
           message: result === 'interrupted' ? 'upgrade interrupted; the state was saved' : 'upgrade stopped',
-          data: { result, steps: summary },
+          data: { result, steps: summary, ...(availability ? { availability: availability.entries() } : {}) },
         });
+        const availabilityText =
+          availability && renderAvailabilityText(availability.entries(), availability.measurement.describe());
         if (io.output === 'text' && summary.length > 0)
-          writeResult(io, `${renderSummaryText(summary)}\nresult: ${result}`);
-        await writeCiSummary(input, result, summary);
+          writeResult(
+            io,
+            `${renderSummaryText(summary)}\n${availabilityText ? `${availabilityText}\n` : ''}result: ${result}`,
+          );
+        await writeCiSummary(
+          input,
+          result,
+          summary,
+          undefined,
+          availability && renderAvailabilityMarkdown(availability.entries()),
+        );
         // A run that changed nothing (a dry run, a preflight that stopped) has nothing to
         // resume: it ends with the plan's Next line, the run to make once the fix is in.
         const changedNothing =
@@ -574,11 +617,14 @@ async function writeCiSummary(
   result: string,
   rows: import('../run/runner.js').StepSummary[],
   footer?: string,
+  /** Markdown already made safe (its cells escaped), such as the availability table. */
+  section?: string,
 ): Promise<void> {
   if (!input.io.isGitHubActions) return;
   const { writeStepSummary } = await import('../io/github.js');
   const { renderSummaryMarkdown } = await import('../run/summary.js');
-  writeStepSummary(input.env, renderSummaryMarkdown(`ctl upgrade: ${result}`, rows, footer));
+  const summary = renderSummaryMarkdown(`ctl upgrade: ${result}`, rows, footer);
+  writeStepSummary(input.env, section ? `${summary}\n${section}\n` : summary);
 }
 
 /** A verification the run cannot explain: exit 1, with what was found and what to do. */

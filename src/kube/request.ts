@@ -72,7 +72,24 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
         { method: request.method, headers, agent, signal: request.signal },
         (response: IncomingMessage) => {
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_ANSWER_BYTES) {
+              // An answer this large is not one ctl asked for (an object, a list, a log tail):
+              // stop reading it rather than hold it (issue 35).
+              response.destroy();
+              reject(
+                new KubeRequestError(
+                  `${what}: the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the limit for one Kubernetes answer`,
+                  undefined,
+                  '',
+                ),
+              );
+              return;
+            }
+            chunks.push(chunk);
+          });
           response.on('error', reject);
           response.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
@@ -123,6 +140,12 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
     throw error;
   }
 }
+
+/**
+ * One Kubernetes answer is at most 128 MiB (a list of 10,000 databases is a few tens of MiB):
+ * a PackageManifest, a list or a log that grows without end is refused, not held.
+ */
+export const MAX_ANSWER_BYTES = 128 * 1024 * 1024;
 
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
 

@@ -4,6 +4,7 @@
  */
 import { MalformedAnswerError } from '../api/api-errors.js';
 import { ExitCode, isCtlError } from '../errors.js';
+import { readShards, type ShardReader, type ShardsRead } from './shard-reads.js';
 import { type Dialect, dialectFields } from '../release/dialect.js';
 
 export interface Module {
@@ -24,6 +25,9 @@ export interface Bdb {
   engine_version?: string;
   crdt?: boolean;
   module_list?: { module_name: string; semantic_version?: string }[];
+  /** bdb `replication` and `shards_count` (rest-api/objects/bdb), for the availability prediction. */
+  replication?: boolean;
+  shards_count?: number;
 }
 
 export interface Node {
@@ -59,6 +63,8 @@ export const BDB_FIELDS = [
   'engine_version',
   'crdt',
   'module_list',
+  'replication',
+  'shards_count',
 ] as const satisfies readonly (keyof Bdb)[];
 /**
  * BDB_FIELDS in one dialect: its own name of the database version only (the API of a cluster
@@ -76,7 +82,7 @@ type EveryBdbField = Exclude<keyof Bdb, (typeof BDB_FIELDS)[number]> extends nev
 const everyBdbField: EveryBdbField = true;
 void everyBdbField;
 
-export interface ManagementReader {
+export interface ManagementReader extends ShardReader {
   listModules(): Promise<Module[]>;
   /** With `fields`, the server may answer only those fields (and may answer more). */
   listBdbs(fields?: readonly string[]): Promise<Bdb[]>;
@@ -107,6 +113,8 @@ export interface ApiSnapshot {
   nodes: Node[];
   /** Which RS cluster answered (recorded in a run's state: src/run/cluster-identity.ts). */
   cluster?: ManagementCluster | undefined;
+  /** Where the shards are (./shard-reads.ts); absent when the API was not read. */
+  shards?: ShardsRead | undefined;
 }
 
 export async function readManagementApi<Cluster>(
@@ -118,13 +126,14 @@ export async function readManagementApi<Cluster>(
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
-    const [modules, bdbs, nodes, identity] = await Promise.all([
+    const [modules, bdbs, nodes, identity, shards] = await Promise.all([
       reader.listModules(),
       reader.listBdbs(bdbFields),
       reader.listNodes(),
       readIdentity(reader),
+      readShards(reader),
     ]);
-    return { reachable: true, modules, bdbs, nodes, ...(identity ? { cluster: identity } : {}) };
+    return { reachable: true, modules, bdbs, nodes, shards, ...(identity ? { cluster: identity } : {}) };
   } catch (error) {
     const api = unreachableApi(error instanceof Error ? error.message : String(error));
     // An API that answers, but not as the management API does, is a failed check (exit 3);

@@ -10,6 +10,7 @@ import { siblingLocation } from '../kube/bundle.js';
 import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
+import { type AvailabilityPrediction, predictAvailability } from './availability-prediction.js';
 import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
 import { type PlanParticipant, planParticipants } from './participants.js';
@@ -118,6 +119,12 @@ export interface Plan {
    * (src/planning/catalog-notes.ts).
    */
   catalog?: PlanCatalog | undefined;
+  /**
+   * What the roll will do to each database (an addition to CLI.md's shape): stays available,
+   * fails over, or goes down, pod by pod (src/planning/availability-prediction.ts); the check
+   * `database-availability` warns about those that go down.
+   */
+  availability?: AvailabilityPrediction | undefined;
   /**
    * The remote participants of the Active-Active databases (an addition to CLI.md's shape):
    * which Secret's credentials went to which host, or why none did (src/planning/participants.ts).
@@ -242,6 +249,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     blocked: isBlocked(checks),
     fingerprint: planFingerprint(snapshot, planTarget),
     catalog: planCatalog(snapshot, target),
+    availability: predictAvailability(snapshot),
     ...(planParticipants(snapshot) ? { participants: planParticipants(snapshot) } : {}),
   };
 }

@@ -10,6 +10,7 @@
 
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
+import { renderAvailabilityPrediction } from './render-availability.js';
 import { describeCatalog } from './catalog-notes.js';
 import { describePlanChanges } from './plan-changes.js';
 import type { CheckStatus } from './checks/index.js';
@@ -126,6 +127,9 @@ export function renderPlan(
   } else {
     renderChecksAndSteps(out, plan, p);
   }
+
+  if (plan.availability && plan.availability.databases.length > 0)
+    out.push('', ...renderAvailabilityPrediction(plan.availability, p));
 
   out.push('');
   if (plan.blocked) {

@@ -4,6 +4,7 @@ import { ExitCode, isCtlError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
 import { packageVersion } from '../package-root.js';
 import type { Plan } from '../planning/plan.js';
+import type { AvailabilityEntry } from './availability/ledger.js';
 import type { StepSummary } from './runner.js';
 import type { UpgradeState } from './state.js';
 import type { Verification } from './verification.js';
@@ -55,6 +56,11 @@ export interface RunRecord {
    * one's). Undefined for a single upgrade.
    */
   hops?: ReportHop[] | undefined;
+  /**
+   * Each database's measured availability (CLI.md `availability`; src/run/availability/): every
+   * database, with `measured: false` and why when it could not be measured.
+   */
+  availability?: AvailabilityEntry[] | undefined;
 }
 
 export interface ReportHop {
@@ -172,6 +178,8 @@ export function clusterReport(record: RunRecord): Record<string, unknown> {
     verification: record.verification ?? null,
     // Added too: only for a run of more than one hop.
     ...(record.hops ? { hops: record.hops } : {}),
+    // CLI.md: each database's measured availability, for a run that reached the cluster.
+    ...(record.availability ? { availability: record.availability } : {}),
     // Added too: only when the plan holds Active-Active databases back (src/planning/active-active.ts).
     ...heldBackOf(record.plan),
   };

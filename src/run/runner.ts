@@ -33,6 +33,12 @@ export interface RunnerOptions<Deps> {
   serverDryRun?: boolean;
   signal: AbortSignal;
   clock?: () => number;
+  /**
+   * Called before each step that is about to run. Throwing stops the run there, as a failed
+   * step does, with that step still pending (a resume runs it): a safe point, such as
+   * `--max-unavailable`'s before the databases step.
+   */
+  beforeStep?: (stepId: string) => Promise<void> | void;
 }
 
 export interface RunOutcome {
@@ -97,6 +103,29 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
       failure = interrupted(options.signal);
       summary.push({ id: step.id, title: step.title, result: 'not run', durationMs: 0 });
       continue;
+    }
+
+    if (options.beforeStep) {
+      try {
+        await options.beforeStep(step.id);
+      } catch (error) {
+        failure = asCtlError(error, step.title);
+        const stopped = failure as CtlError;
+        options.reporter.emit({
+          type: 'error',
+          step: step.id,
+          message: stopped.message,
+          data: stopped.hint ? { hint: stopped.hint } : undefined,
+        });
+        summary.push({
+          id: step.id,
+          title: step.title,
+          result: 'not run',
+          durationMs: 0,
+          message: stopped.message,
+        });
+        continue;
+      }
     }
 
     const started = clock();

@@ -82,6 +82,11 @@ export const stateSchema = z.object({
    */
   hops: z.array(hopStateSchema).min(2).optional(),
   hop: z.number().int().nonnegative().optional(),
+  /**
+   * What the run measured of each database's availability (src/run/availability/), kept so a
+   * resumed run goes on from it; checked field by field when read back.
+   */
+  availability: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type UpgradeState = z.infer<typeof stateSchema>;

@@ -36,6 +36,22 @@ export class AuditLog {
   }
 }
 
+/**
+ * The most requests any `windowMs` window held (a sliding window over the entries' times), e.g.
+ * the management API's peak rate during a roll: `peakRequests(audit.entries.filter(...), 1000)`.
+ * Works on entries read back from audit.jsonl as well as on a live log's.
+ */
+export function peakRequests(entries: readonly Pick<AuditEntry, 'ts'>[], windowMs: number): number {
+  const times = entries.map((entry) => Date.parse(entry.ts)).sort((a, b) => a - b);
+  let peak = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while ((times[last] ?? 0) - (times[first] ?? 0) >= windowMs) first++;
+    peak = Math.max(peak, last - first + 1);
+  }
+  return peak;
+}
+
 export function globToRegExp(glob: string): RegExp {
   const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^?]*');
   return new RegExp(`^${escaped}$`);

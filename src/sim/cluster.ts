@@ -223,6 +223,7 @@ function restModelFor(scenario: Scenario): RestModel {
     modulesUpload: scenario.api.modulesUpload === 'enabled',
     headerFormAnswer: scenario.api.headerFormAnswer,
     actionDelayMs: undefined,
+    failoverSeconds: scenario.timing.failover ?? 1,
   });
 }
 

@@ -145,5 +145,8 @@ export function listScenarios(): { name: string; description: string }[] {
 
 /** The same scenario with every simulated wait at zero: demos and tests run as fast as they can. */
 export function withFastTiming(scenario: Scenario): Scenario {
-  return { ...structuredClone(scenario), timing: { operatorStart: 0, podRestart: 0, databaseUpgrade: 0 } };
+  return {
+    ...structuredClone(scenario),
+    timing: { operatorStart: 0, podRestart: 0, databaseUpgrade: 0, failover: 0 },
+  };
 }

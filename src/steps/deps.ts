@@ -7,6 +7,7 @@ import type { Plan, StepPlanner } from '../planning/plan.js';
 import type { ResolvedUpgrade } from '../planning/resolve.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { Target } from '../planning/target.js';
+import type { AvailabilityMeasurement } from '../run/availability/measurement.js';
 import type { Step } from '../run/step.js';
 
 /** A clock the steps wait with; tests pass one that does not really sleep. */
@@ -58,6 +59,11 @@ export interface UpgradeDeps {
    * function the plan used: a step's run and its plan cannot disagree on them.
    */
   resolved: ResolvedUpgrade;
+  /**
+   * The run's measurement of database availability (src/run/availability/): the monitor tells
+   * it which pod is restarting. Absent in a dry run and in tests that do not measure.
+   */
+  availability?: AvailabilityMeasurement | undefined;
 }
 
 /**

@@ -501,6 +501,9 @@ class UpgradeFollower {
       (event) => {
         applyMany(this.#pods, event);
         if (event.type === 'SYNC') this.#podsSynced = true;
+        // Which pod is restarting names each outage; under OnDelete a pod's end is a safe point.
+        const overLimit = this.#ctx.deps.availability?.podsSeen(this.#pods.values());
+        if (overLimit) this.#fail(overLimit);
       },
     );
   }

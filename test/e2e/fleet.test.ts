@@ -202,7 +202,7 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
       result.stderr,
     );
     const header = lines.findIndex((line) =>
-      /^CLUSTER\s+RESULT\s+DURATION\s+FAILED STEP\s+EXIT\s+NOTE$/.test(line),
+      /^CLUSTER\s+RESULT\s+DURATION\s+FAILED STEP\s+EXIT\s+AVAILABILITY\s+NOTE$/.test(line),
     );
     assert.ok(header >= 0, result.stderr);
     assert.match(lines[header + 1] ?? '', /^east \(redis\/rec\)\s+succeeded\s+\S+\s+-\s+0/);

@@ -159,7 +159,10 @@ describe('participant credentials go only where their RERC may send them', { tim
       assert.deepEqual(chosen.participants, [
         { name: 'rerc-east', secret: 'redis-enterprise-rerc-east', sentTo: `localhost:${remote.port}` },
       ]);
-      assert.match(chosen.stderr, /localhost:\d+ is NOT verified/);
+      assert.match(
+        chosen.stderr,
+        /CTL_PARTICIPANT_INSECURE=rerc-east: the certificate of https:\/\/localhost:\d+ is NOT verified/,
+      );
     });
   });
 });

@@ -23,6 +23,7 @@ import { autoUpgradeDigestCheck } from './auto-upgrade-digest.js';
 import { type CheckInput, type Outcome, warn } from './check.js';
 import { clusterFoundCheck } from './cluster-found.js';
 import { clusterRunningCheck } from './cluster-running.js';
+import { databaseAvailabilityCheck } from './database-availability.js';
 import { databaseMinVersionCheck } from './database-min-version.js';
 import { databaseVersionSupportedCheck } from './database-version-supported.js';
 import { helmAvailableCheck } from './helm-available.js';
@@ -55,6 +56,7 @@ export const CHECKS = [
   databaseMinVersionCheck,
   databaseVersionSupportedCheck,
   modulesCompatibleCheck,
+  databaseAvailabilityCheck,
   autoUpgradeDigestCheck,
   helmReleaseHealthyCheck,
   helmAvailableCheck,

@@ -352,6 +352,8 @@ export class ClusterUpgrade {
         setPodReady(kube, pod, false, ordinal);
         writeStatefulSetStatus(kube, statefulSet);
       }
+      // Its Redis Software node stops with it: the shards there are unreachable (rest/shards.ts).
+      if (statefulSet) this.#o.rest.nodeStopped(ordinal + 1);
     })();
     // 2. On a later tick it is gone and its successor exists with the new template, not ready.
     timers.after(
@@ -387,6 +389,7 @@ export class ClusterUpgrade {
               setPodReady(kube, fresh, true, ordinal);
               const node = this.#o.rest.nodes[ordinal];
               if (node) node.software_version = serverVersionOf(target);
+              this.#o.rest.nodeStarted(ordinal + 1);
               writeStatefulSetStatus(kube, current);
             }
             this.#podStepRunning = false;

@@ -310,6 +310,8 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
       version: database.version,
       modules: database.modules,
       activeActive: database.activeActive,
+      shards: database.shardCount ?? 1,
+      replication: database.replication ?? true,
     });
     usedUids.delete(bdb.uid);
     if (!usedUids.has(database.uid)) {

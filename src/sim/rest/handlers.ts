@@ -1,4 +1,5 @@
 import type { RestModel, RestUser } from './model.js';
+import * as availability from './availability.js';
 
 /**
  * The management API's endpoints over a RestModel, free of any transport: the server parses
@@ -168,6 +169,28 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/v1\/actions\/([^/]+)$/, handler: getAction },
   { method: 'GET', pattern: /^\/v1\/nodes$/, handler: (m) => ok(m.nodes) },
   { method: 'GET', pattern: /^\/v1\/cluster$/, handler: getCluster },
+  // Availability and shards (./availability.ts).
+  {
+    method: 'GET',
+    pattern: /^\/v1\/bdbs\/(\d+)\/availability$/,
+    handler: (m, r, [uid]) => answer(availability.bdbAvailability(m, Number(uid), r.path)),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/local\/bdbs\/(\d+)\/endpoint\/availability$/,
+    handler: (m, r, [uid]) => answer(availability.localEndpointAvailability(m, Number(uid), r.path)),
+  },
+  { method: 'GET', pattern: /^\/v1\/shards$/, handler: (m) => answer(availability.listShards(m)) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/shards\/(\d+)$/,
+    handler: (m, _r, [uid]) => answer(availability.getShard(m, Number(uid))),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/bdbs\/(\d+)\/shards$/,
+    handler: (m, _r, [uid]) => answer(availability.bdbShards(m, Number(uid))),
+  },
 ];
 
 function findRoute(
@@ -368,6 +391,10 @@ function parseBasic(
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function answer({ status, body }: availability.Answer): ApiResponse {
+  return { status, body, user: '' };
 }
 
 function ok(body: unknown): ApiResponse {

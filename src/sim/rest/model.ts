@@ -1,6 +1,7 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
+import { ShardPlacement } from './shards.js';
 
 /**
  * The management API's state, as a plain object. The REST server reads and changes it; the
@@ -57,6 +58,10 @@ export interface RestBdb {
   port: number;
   shards_count: number;
   replication: boolean;
+  /** The shards' uids (bdb object `shard_list`); where they are: RestModel.shards. */
+  shard_list: number[];
+  /** bdb object `shards_placement`; `sparse` is the cluster's documented default. */
+  shards_placement: 'dense' | 'sparse';
   /** Kubernetes namespace of the database resource (not served; the operator links by it). */
   namespace: string;
   action_uid?: string;
@@ -107,6 +112,10 @@ export interface BdbSpec {
   version: string;
   modules?: { name: string; version: string; args?: string }[];
   activeActive?: boolean;
+  /** Master shards (bdb `shards_count`); default 1. */
+  shards?: number;
+  /** bdb `replication`: a replica for each master shard, on another node; default true. */
+  replication?: boolean;
 }
 
 export interface RestModelOptions {
@@ -145,6 +154,8 @@ export interface RestModelOptions {
   actionDelayMs?: number | undefined;
   /** Database versions the nodes accept; default derived from the server version. */
   supportedDatabaseVersions?: string[];
+  /** Seconds a replicated database is unavailable when the node of a master shard stops (default 1). */
+  failoverSeconds?: number;
   now?: () => number;
 }
 
@@ -178,6 +189,8 @@ export class RestModel {
   readonly bdbs: RestBdb[] = [];
   readonly nodes: RestNode[] = [];
   readonly actions = new Map<string, RestAction>();
+  /** Where every database's shards are, and which nodes are restarting (./shards.ts). */
+  readonly shards: ShardPlacement;
   actionDelayMs: number | undefined;
   readonly events = new EventEmitter();
   readonly now: () => number;
@@ -205,8 +218,8 @@ export class RestModel {
       role: user.role ?? 'admin',
       passwordExpired: user.passwordExpired ?? false,
     }));
+    this.shards = new ShardPlacement((options.failoverSeconds ?? 1) * 1000);
     for (const spec of options.modules ?? []) this.addModule(spec);
-    for (const spec of options.bdbs ?? []) this.addBdb(spec);
     const nodeCount = options.nodes ?? 3;
     for (let uid = 1; uid <= nodeCount; uid += 1) {
       this.nodes.push({
@@ -219,6 +232,8 @@ export class RestModel {
         supported_database_versions: [],
       });
     }
+    // After the nodes: a database's shards are placed on them.
+    for (const spec of options.bdbs ?? []) this.addBdb(spec);
     this.#refreshNodeVersions();
   }
 
@@ -376,12 +391,38 @@ export class RestModel {
       })),
       crdt: spec.activeActive ?? false,
       port: 12000 + uid,
-      shards_count: 1,
-      replication: true,
+      shards_count: spec.shards ?? 1,
+      replication: spec.replication ?? true,
+      shard_list: [],
+      shards_placement: 'sparse',
       namespace: spec.namespace ?? 'default',
     };
+    bdb.shard_list = this.shards.place(
+      bdb,
+      this.nodes.map((node) => node.uid),
+    );
     this.bdbs.push(bdb);
     return bdb;
+  }
+
+  // ---- node restarts (the cluster's rolling upgrade) ---------------------------------------
+
+  /** The node's pod stopped: its shards are unreachable until it is back. */
+  nodeStopped(nodeUid: number): void {
+    this.shards.nodeDown(nodeUid, this.now());
+  }
+
+  /** The node's new pod is ready: its shards are reachable again. */
+  nodeStarted(nodeUid: number): void {
+    this.shards.nodeUp(nodeUid, this.now());
+  }
+
+  /**
+   * The version of the node answering the API. The sim serves the API from node 1 (ordinal 0,
+   * the roll's last pod), so a request sees the old version until the roll's end.
+   */
+  get servingVersion(): string {
+    return this.nodes[0]?.software_version ?? this.serverVersion;
   }
 
   findBdb(uid: number): RestBdb | undefined {
@@ -456,6 +497,7 @@ export class RestModel {
    */
   settle(): void {
     const now = this.now();
+    this.shards.settle(now);
     for (const action of this.actions.values()) {
       if (action.status === 'completed' || action.status === 'failed') continue;
       if (action.completeAt !== undefined && now >= action.completeAt) {

@@ -103,6 +103,8 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
     databases: assignUids(
       [...file.databases, ...generated.databases].map((database) => ({
         ...database,
+        // One count of master shards: `shards` (SIMULATOR.md) or the REDB's `shardCount`.
+        ...(database.shards !== undefined ? { shardCount: database.shards } : {}),
         namespace: database.namespace ?? file.namespace,
         // No version given: the database uses the module as installed (the first one listed).
         modules: database.modules.map((used) => ({
@@ -122,6 +124,17 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   checkDatabases(scenario, report);
   checkRemoteClusters(scenario, report);
   checkFaults(scenario.faults, report);
+  file.databases.forEach((database, i) => {
+    if (
+      database.shards !== undefined &&
+      database.shardCount !== undefined &&
+      database.shardCount !== database.shards
+    )
+      report(
+        ['databases', i, 'shards'],
+        `shards ${database.shards} and shardCount ${database.shardCount} disagree: give one`,
+      );
+  });
   if (generate?.databases?.moduleEvery && !generate.modules)
     report(['generate', 'databases', 'moduleEvery'], 'needs generate.modules to draw modules from');
   return { scenario, problems };

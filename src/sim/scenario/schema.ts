@@ -82,7 +82,15 @@ const databaseSchema = z.strictObject({
   participants: z.array(kubeName()).default([]),
   upgradePolicy: UPGRADE_POLICY.nullable().default(null),
   memorySize: z.string().optional(),
+  /** The REDB's spec.shardCount; `shards` (SIMULATOR.md's key) says the same, and wins. */
   shardCount: z.number().int().min(1).optional(),
+  /**
+   * Master shards (bdb `shards_count`, 1-512); default 1. Shards are placed on the nodes as Redis
+   * Software's default (sparse) policy does, a replica never on its master's node
+   * (src/sim/rest/shards.ts).
+   */
+  shards: z.number().int().min(1).max(512).optional(),
+  /** bdb `replication`; default true. false: the database is down for its node's whole restart. */
   replication: z.boolean().optional(),
 });
 
@@ -293,6 +301,11 @@ export const scenarioFileSchema = z.strictObject({
       operatorStart: z.number().min(0).default(1),
       podRestart: z.number().min(0).default(2),
       databaseUpgrade: z.number().min(0).default(1),
+      /**
+       * Seconds a replicated database is unavailable when the node of one of its master shards
+       * stops, before the replica is promoted (the docs give no figure).
+       */
+      failover: z.number().min(0).default(1),
     })
     .prefault({}),
   operator: z.strictObject({
@@ -393,8 +406,17 @@ export interface ScenarioDatabase extends Omit<
 /** A loaded scenario: validated, generators expanded, every default filled in. */
 export interface Scenario extends Omit<
   ScenarioFile,
-  'generate' | 'operator' | 'admission' | 'cluster' | 'databases' | 'kubernetesVersion' | 'openshiftVersion'
+  | 'generate'
+  | 'operator'
+  | 'admission'
+  | 'cluster'
+  | 'databases'
+  | 'kubernetesVersion'
+  | 'openshiftVersion'
+  | 'timing'
 > {
+  /** `failover` may be left out by code that builds a timing (tests): then the default, 1 s. */
+  timing: Omit<ScenarioTiming, 'failover'> & { failover?: number };
   kubernetesVersion: string;
   /** platform: openshift: the full OpenShift version (`4.16.0`); null on Kubernetes. */
   openshiftVersion: string | null;

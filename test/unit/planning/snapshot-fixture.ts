@@ -121,6 +121,14 @@ export function makeSnapshot(mutate: (s: Snapshot) => void = () => {}): Snapshot
         },
       ],
       nodes: [1, 2, 3].map((uid) => ({ uid, software_version: '7.4.6-22', status: 'active' })),
+      // db1: replicated, its master on node 1 and its replica on node 2.
+      shards: {
+        read: true,
+        shards: [
+          { bdbUid: 1, nodeUid: 1, role: 'master', slots: '0-16383' },
+          { bdbUid: 1, nodeUid: 2, role: 'slave', slots: '0-16383' },
+        ],
+      },
     },
     permissions: [],
     readErrors: [],

@@ -240,6 +240,12 @@ describe('npm run catalog:refresh on notes written in the notes format', () => {
       String((document.sources as Record<string, string>).bundles),
       /certified-operators@bbbbbbbb/,
     );
+
+    // A section the script does not write (an OLM update graph) is carried as it is, last.
+    const graph = { package: 'redis-enterprise-operator-cert', csvPrefix: 'x', source: ['y'], bundles: [] };
+    const carried = refreshCatalog({ docs, bundles, base: { ...BASE, olm: graph }, overrides: overrides() });
+    assert.deepEqual(carried.document.olm, graph);
+    assert.equal(Object.keys(carried.document).at(-1), 'olm');
   });
 
   it('a rule whose quote the notes no longer hold is a problem: nothing is written', async () => {

@@ -204,3 +204,37 @@ describe('runSteps', () => {
     );
   });
 });
+
+describe('runSteps beforeStep (a safe point)', () => {
+  it('a throw before a step stops the run there: the step not run and still pending, the error kept', async () => {
+    const { AvailabilityLimitError } = await import('../../../src/errors.js');
+    const { file, state, test, reporter } = await setup();
+    const calls: string[] = [];
+    const asked: string[] = [];
+    const run = runSteps({
+      steps: recordingSteps(calls),
+      state,
+      stateFile: file,
+      reporter,
+      io: test.io,
+      deps: null,
+      dryRun: false,
+      signal: new AbortController().signal,
+      beforeStep: (id) => {
+        asked.push(id);
+        if (id === 'cluster') throw new AvailabilityLimitError('orders was down too long');
+      },
+    });
+    const error = (await run.then(
+      () => assert.fail('the run should stop'),
+      (e: unknown) => e,
+    )) as { exitCode: number; summary: { id: string; result: string }[] };
+    assert.equal(error.exitCode, ExitCode.unavailable);
+    assert.deepEqual(calls, ['preflight', 'operator']);
+    assert.deepEqual(asked, ['preflight', 'operator', 'cluster']);
+    assert.equal(error.summary.find((row) => row.id === 'cluster')?.result, 'not run');
+    const saved = await file.load();
+    assert.equal(saved?.steps.cluster?.status, 'pending');
+    assert.equal(saved?.result, 'failed');
+  });
+});

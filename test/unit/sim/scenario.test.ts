@@ -220,7 +220,7 @@ describe('defaults', () => {
     assert.equal(s.platform, 'kubernetes');
     assert.equal(s.namespace, 'redis');
     assert.equal(s.kubernetesVersion, '1.32');
-    assert.deepEqual(s.timing, { operatorStart: 1, podRestart: 2, databaseUpgrade: 1 });
+    assert.deepEqual(s.timing, { operatorStart: 1, podRestart: 2, databaseUpgrade: 1, failover: 1 });
     assert.deepEqual(s.operator, {
       version: '7.4.6-2',
       installedBy: 'bundle',
@@ -292,8 +292,8 @@ describe('defaults', () => {
 
   it('withFastTiming zeroes every wait and leaves the original alone', () => {
     const fast = withFastTiming(s);
-    assert.deepEqual(fast.timing, { operatorStart: 0, podRestart: 0, databaseUpgrade: 0 });
-    assert.deepEqual(s.timing, { operatorStart: 1, podRestart: 2, databaseUpgrade: 1 });
+    assert.deepEqual(fast.timing, { operatorStart: 0, podRestart: 0, databaseUpgrade: 0, failover: 0 });
+    assert.deepEqual(s.timing, { operatorStart: 1, podRestart: 2, databaseUpgrade: 1, failover: 1 });
     fast.cluster.users.push({ username: 'x', password: 'y', role: 'admin', passwordExpired: false });
     assert.equal(s.cluster.users.length, 1);
   });

@@ -62,6 +62,7 @@ describe('buildPlan', () => {
         ['database-min-version', 'pass'],
         ['database-version-supported', 'pass'],
         ['modules-compatible', 'pass'],
+        ['database-availability', 'pass'],
         ['auto-upgrade-digest', 'pass'],
         ['helm-release-healthy', 'pass'],
         ['helm-available', 'pass'],
@@ -794,6 +795,8 @@ describe('buildPlan', () => {
       'fingerprint',
       // An addition to CLI.md's shape: the release catalog behind the plan.
       'catalog',
+      // Another: what the roll will do to each database (check database-availability).
+      'availability',
     ]);
     for (const s of plan.steps) assert.deepEqual(Object.keys(s), ['id', 'title', 'skip', 'actions']);
     // Actions keep description and command; the databases step adds `database` (an addition).
