@@ -198,6 +198,9 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
     advisories: overrides.advisories,
     rules,
     releaseLines,
+    // The certified bundles' update edges (check olm-update-path): written by
+    // scripts/read-olm-bundles.mjs from the same certified-operators commit, carried as they are.
+    ...(base.olm ? { olm: base.olm } : {}),
   };
   return { document, report };
 }

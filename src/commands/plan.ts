@@ -24,6 +24,7 @@ export async function readAndPlan(
   target: Target,
   stateStore?: StateStoreKind,
   maxHops?: number,
+  helmBin: string = process.env.CTL_HELM || 'helm',
 ): Promise<PlanResult> {
   const read = await readClusterSnapshot(session, stateStore);
   const { planUpgradePath } = await import('../steps/index.js');
@@ -38,7 +39,13 @@ export async function readAndPlan(
     operator: hop.target.operator,
     clusterVersion: hop.target.clusterVersion ?? undefined,
   }));
-  const snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
+  let snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
+  // The helm client the operator step will call (check helm-available), asked only when helm
+  // upgrades the operator.
+  if (first.target.method === 'helm') {
+    const { probeHelmClient } = await import('../exec/helm-probe.js');
+    snapshot = { ...snapshot, helmClient: await probeHelmClient(helmBin, process.env) };
+  }
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }
 
@@ -99,7 +106,13 @@ export async function runPlanCommand(
   const session = await openSession(input);
   try {
     if (!input.target) return await listTargetsCommand(input, session);
-    const { plan, snapshot } = await readAndPlan(session, input.target, input.stateStore, input.maxHops);
+    const { plan, snapshot } = await readAndPlan(
+      session,
+      input.target,
+      input.stateStore,
+      input.maxHops,
+      input.env.CTL_HELM || 'helm',
+    );
     if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);
     if (input.out) {

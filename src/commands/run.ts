@@ -144,6 +144,15 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const saved = await import('../planning/saved-plan.js');
   const savedPlan = input.planFile ? await saved.loadSavedPlan(input.planFile) : undefined;
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
+  const plannedStore = savedPlan?.target.selection?.stateStore;
+  if (plannedStore !== undefined && plannedStore !== (input.stateStore ?? 'file')) {
+    throw new UsageError(
+      `the plan in ${input.planFile} checked the permissions of --state-store ${plannedStore}, and this run uses ${input.stateStore ?? 'file'}`,
+      {
+        hint: `Run with --state-store ${plannedStore}, or plan again with the store the run uses: ctl upgrade plan --to ${savedPlan?.target.operator ?? '<version>'} --state-store ${input.stateStore ?? 'file'} --out ${input.planFile}`,
+      },
+    );
+  }
   if (!target)
     throw new UsageError('--to is required: the operator version to upgrade to', {
       hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
@@ -167,7 +176,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   try {
     // A saved plan fixes its hops: plan again with as many, no more.
     const maxHops = savedPlan ? (savedPlan.hops?.length ?? 1) : input.maxHops;
-    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore, maxHops);
+    const { snapshot, plan } = await readAndPlan(session, target, input.stateStore, maxHops, input.helmBin);
     record.plan = plan;
     record.target = {
       operator: plan.target.operator,
@@ -194,6 +203,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       // A ConfigMap store would write its state and lock into the cluster for a run that may
       // not start (and may lack the very permissions to): stop here, with every failed check.
       if (input.stateStore === 'configmap' && !input.dryRun) throw failure;
+      // A later hop that fails its checks would stop the run between two hops, the cluster left
+      // on the first one's release: stop here, before any change, as the plan does (issue 36).
+      if (plan.hops?.slice(1).some((hop) => hop.blocked)) throw failure;
     }
 
     const identity = {

@@ -101,7 +101,7 @@ export class Helm {
       const e = error as { code?: string; stderr?: string; shortMessage?: string; isCanceled?: boolean };
       if (e.code === 'ENOENT') {
         throw new OperationError(`helm was not found (${this.options.binary})`, {
-          hint: 'Install helm 3.8+ and put it on the PATH, point CTL_HELM at it, or use --method bundle.',
+          hint: 'Install helm 3.14 or later (https://helm.sh/docs/intro/install/) and put it on the PATH, or point ctl at it (--helm-bin or CTL_HELM), then run the same command again: helm manages this operator, so ctl upgrades it with helm.',
         });
       }
       if (e.isCanceled) throw error;

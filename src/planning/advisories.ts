@@ -35,6 +35,14 @@ export function triggeringResources(advisory: Advisory, snapshot: Snapshot): str
   return found;
 }
 
+/** `; a change to the backup Secret or a client certificate Secret triggers it too`, from secret-changed triggers. */
+function secretNote(advisory: Advisory): string {
+  const secrets = (advisory.triggers ?? []).flatMap((t) =>
+    t.kind === 'secret-changed' ? (t.secrets ?? []) : [],
+  );
+  return secrets.length > 0 ? `; a change to ${secrets.join(' or ')} triggers it too` : '';
+}
+
 function list(items: string[], max = 5): string {
   return items.length <= max
     ? items.join(', ')
@@ -54,7 +62,7 @@ export function checkReleaseAdvisories(snapshot: Snapshot, target: Target): Outc
     const { advisory, resources } = triggered[0]!;
     return {
       status: 'fail',
-      message: `${target.operator} is affected by advisory ${advisory.id} (${advisory.summary}), and this cluster holds ${list(resources)}; fixed in ${advisory.fixed.join(', ')}`,
+      message: `${target.operator} is affected by advisory ${advisory.id} (${advisory.summary}), and this cluster holds ${list(resources)}${secretNote(advisory)}; fixed in ${advisory.fixed.join(', ')}`,
       fix: `${instead}, or pass --ignore-check release-advisories to accept the risk.`,
     };
   }
@@ -71,7 +79,7 @@ export function checkReleaseAdvisories(snapshot: Snapshot, target: Target): Outc
     const exposed = runningAdvisories.flatMap((advisory) => triggeringResources(advisory, snapshot));
     return {
       status: 'pass',
-      message: `the running operator ${running} is affected by advisory ${runningAdvisories.map((a) => a.id).join(', ')} (${runningAdvisories[0]!.summary})${exposed.length > 0 ? `, and this cluster holds ${list(exposed)}` : ''}; ${target.operator} has the fix`,
+      message: `the running operator ${running} is affected by advisory ${runningAdvisories.map((a) => a.id).join(', ')} (${runningAdvisories[0]!.summary})${exposed.length > 0 ? `, and this cluster holds ${list(exposed)}${secretNote(runningAdvisories[0]!)}: change nothing of them before the upgrade` : ''}; ${target.operator} has the fix`,
       fix: '',
     };
   }

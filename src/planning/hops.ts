@@ -32,7 +32,8 @@ import {
   parseRsVersion,
 } from '../release/versions.js';
 import type { CheckId, CheckResult } from './checks/index.js';
-import { olmHeadForHop } from './olm.js';
+import { csvVersion, olmHeadForHop, olmRoute, type OlmSnapshot } from './olm.js';
+import { olmDetour } from './olm-path.js';
 import { resolveUpgrade } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
@@ -133,6 +134,32 @@ function alongOlmHeads(snapshot: Snapshot, need: HopNeed | undefined, goal: Targ
   return { ...need, operator: head, reason: `${need.reason}; under OLM through a channel head` };
 }
 
+/**
+ * Under OLM, a hop whose CSV declares no update edge from the installed one (a hole in the
+ * certified catalog) goes through other channel heads that have edges (src/planning/olm-path.ts):
+ * the first of them is the hop before. Undefined when the edge is there, when no route exists
+ * (check olm-update-path then fails, naming the nearest target OLM can reach) or when ctl cannot
+ * read the channels.
+ */
+function aroundOlmHole(snapshot: Snapshot, goal: Target): HopNeed | undefined {
+  const olm = snapshot.olm;
+  if (!olm?.channels || (goal.method !== 'auto' && goal.method !== 'olm')) return undefined;
+  const current = snapshot.operator?.version ? parseOperatorVersion(snapshot.operator.version) : undefined;
+  const wanted = parseOperatorVersion(goal.operator);
+  if (!wanted || (current && compareOperatorVersions(current, wanted) >= 0)) return undefined;
+  const targetCsv = olmRoute(olm, goal.operator).targetCsv;
+  const start = { csv: olm.csv, rs: resolveUpgrade(snapshot, goal).currentRs, platform: snapshot.platform };
+  const detour = olmDetour(olm, start, targetCsv);
+  const first = detour?.[0];
+  const operator = first ? csvVersion(first) : undefined;
+  if (!first || !operator) return undefined;
+  return {
+    operator,
+    check: 'olm-update-path',
+    reason: `OLM has no update edge from ${olm.csv} to ${targetCsv} (a hole in the certified catalog); it goes through ${detour.map((csv) => csvVersion(csv) ?? csv).join(', then ')}`,
+  };
+}
+
 /** The target of an intermediate hop: the user's selection, at the hop's release. */
 export function hopTarget(final: Target, need: Pick<HopNeed, 'operator' | 'clusterVersion'>): Target {
   return {
@@ -167,6 +194,7 @@ export function projectSnapshot(snapshot: Snapshot, plan: Plan): Snapshot {
     version: target.operator,
     image: snapshot.operator.image.replace(/:[^:/]*$/, `:${target.operator}`),
   };
+  const olm = snapshot.olm && projectOlm(snapshot.olm, target.operator);
   const cluster = snapshot.cluster && {
     ...snapshot.cluster,
     image: { ...snapshot.cluster.image, versionTag: tag ?? snapshot.cluster.image.versionTag },
@@ -175,6 +203,7 @@ export function projectSnapshot(snapshot: Snapshot, plan: Plan): Snapshot {
     ...snapshot,
     operator,
     cluster,
+    olm,
     databases: snapshot.databases.map((db) => {
       const version = upgraded.get(`${db.namespace}/${db.name}`);
       return version ? { ...db, versionSpec: version, statusVersion: version } : db;
@@ -190,6 +219,22 @@ export function projectSnapshot(snapshot: Snapshot, plan: Plan): Snapshot {
       }),
     },
   };
+}
+
+/**
+ * OLM once the hop has run: the CSV it landed on is installed, from the channel ctl subscribed
+ * to; the InstallPlans of the hop are done.
+ */
+function projectOlm(olm: OlmSnapshot, operator: string): OlmSnapshot {
+  const route = olmRoute(olm, operator);
+  const subscription = olm.subscription && {
+    ...olm.subscription,
+    channel: route.targetChannel ?? olm.subscription.channel,
+    installedCSV: route.targetCsv,
+    currentCSV: route.targetCsv,
+    installPlan: undefined,
+  };
+  return { ...olm, csv: route.targetCsv, subscription, installPlans: [] };
 }
 
 /** One hop of a path: its target, the snapshot it is planned from, its plan. */
@@ -253,7 +298,7 @@ function firstHopTowards(
   let need: HopNeed | undefined;
   const seen = new Set<string>();
   for (;;) {
-    const before = alongOlmHeads(snapshot, nextHop(snapshot, goal), goal);
+    const before = alongOlmHeads(snapshot, nextHop(snapshot, goal), goal) ?? aroundOlmHole(snapshot, goal);
     if (!before) return { ok: true, target: goal, need };
     const version = parseOperatorVersion(before.operator);
     const goalVersion = parseOperatorVersion(goal.operator);

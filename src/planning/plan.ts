@@ -4,6 +4,7 @@
  * instead (redis-facts.md §3), or says why the step will be skipped.
  */
 
+import type { StateStoreKind } from './state-store-kind.js';
 import { createHash } from 'node:crypto';
 import { siblingLocation } from '../kube/bundle.js';
 import { assertReleaseFilesLocatable } from './bundle-source.js';
@@ -71,6 +72,11 @@ export interface PlanTarget {
     ignoreChecks: string[];
     bundle: string | null;
     helm: { release: string | null; chart: string | null; repo: string | null };
+    /**
+     * The run's `--state-store` the plan checked the permissions of (`configmap` adds its
+     * ConfigMap and Lease): `run --plan` with another store is refused. Absent in older plans.
+     */
+    stateStore?: StateStoreKind;
   };
 }
 
@@ -206,6 +212,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
         chart: target.helm.chart ?? null,
         repo: target.helm.repo ?? null,
       },
+      stateStore: snapshot.stateStore ?? 'file',
     },
   };
   const context: PlanContext = { snapshot, target, resolved, checks };

@@ -27,6 +27,7 @@ const selectionSchema = z.object({
     chart: z.string().nullable(),
     repo: z.string().nullable(),
   }),
+  stateStore: z.enum(['file', 'configmap']).optional(),
 });
 
 /** What `run --plan` relies on; anything else in the file is kept as it is. */

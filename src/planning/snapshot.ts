@@ -9,6 +9,7 @@
  */
 
 import type { ArtifactAvailability } from './target-available.js';
+import type { HelmClientProbe } from '../exec/helm-probe.js';
 import { randomBytes } from 'node:crypto';
 import { type Dialect, dialectFields } from '../release/dialect.js';
 import { AuthError, OperationError } from '../errors.js';
@@ -228,6 +229,8 @@ export interface Snapshot {
   requestedCluster?: string | undefined;
   /** What the run will fetch for the plan's targets, asked before planning (src/planning/target-available.ts). */
   artifacts?: ArtifactAvailability[] | undefined;
+  /** The helm client the run would call, asked before planning when the method is helm (check helm-available). */
+  helmClient?: HelmClientProbe | undefined;
   cluster?: ClusterSnapshot | undefined;
   operator?: OperatorSnapshot | undefined;
   /** Set when OLM (OperatorHub) owns the operator Deployment: its CSV and Subscription (src/planning/olm.ts). */

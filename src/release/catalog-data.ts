@@ -107,6 +107,24 @@ export interface ReleaseLineEntry {
   source: string[];
 }
 
+/** One certified OLM bundle's update edges (docs/catalog.schema.json `olm`). */
+export interface OlmBundleEntry {
+  /** The CSV name without the section's csvPrefix: `7.8.2-6.8`. */
+  bundle: string;
+  channels?: string[];
+  skips: string[];
+  replaces?: string;
+  skipRange?: string;
+  source?: string;
+}
+
+export interface OlmSection {
+  package: string;
+  csvPrefix: string;
+  source: string[];
+  bundles: OlmBundleEntry[];
+}
+
 export interface CatalogDocument {
   $schema?: string;
   format: 1;
@@ -117,6 +135,7 @@ export interface CatalogDocument {
   advisories?: AdvisoryEntry[];
   rules?: RuleEntry[];
   releaseLines?: ReleaseLineEntry[];
+  olm?: OlmSection;
 }
 
 /** The active catalog and where it came from (for the plan's "catalog" line). */
@@ -145,8 +164,8 @@ export function catalogGeneration(): number {
 /**
  * Adds a loaded catalog to the built-in one: its releases replace built-in entries of the same
  * operator version or are added; its advisories and rules replace those of the same id (release
- * lines those of the same `rs`) or are added; its database table rows come first (so they win);
- * its date becomes the catalog's date.
+ * lines those of the same `rs`) or are added; its OLM bundles replace those of the same bundle or
+ * are added; its database table rows come first (so they win); its date becomes the catalog's date.
  */
 export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalog {
   const releases = new Map(BUILT_IN.releases.map((r) => [r.operator, r]));
@@ -157,6 +176,7 @@ export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalo
   for (const rule of extra.rules ?? []) rules.set(rule.id, rule);
   const lines = new Map((BUILT_IN.releaseLines ?? []).map((l) => [l.rs, l]));
   for (const line of extra.releaseLines ?? []) lines.set(line.rs, line);
+  const olm = mergeOlm(BUILT_IN.olm, extra.olm);
   active = {
     document: {
       ...BUILT_IN,
@@ -166,6 +186,7 @@ export function useCatalog(extra: CatalogDocument, origin: string): ActiveCatalo
       advisories: [...advisories.values()],
       rules: [...rules.values()],
       releaseLines: [...lines.values()],
+      ...(olm ? { olm } : {}),
     },
     origin: `built-in + ${origin}`,
     added: extra.releases.map((r) => r.operator),
@@ -187,4 +208,11 @@ export function resetCatalog(): void {
 export async function validateCatalogDocument(document: unknown): Promise<string[]> {
   const { validateAgainstSchema } = await import('./catalog-schema.js');
   return validateAgainstSchema(document);
+}
+
+function mergeOlm(base: OlmSection | undefined, extra: OlmSection | undefined): OlmSection | undefined {
+  if (!base || !extra) return extra ?? base;
+  const bundles = new Map(base.bundles.map((b) => [b.bundle, b]));
+  for (const bundle of extra.bundles) bundles.set(bundle.bundle, bundle);
+  return { ...base, source: [...base.source, ...extra.source], bundles: [...bundles.values()] };
 }

@@ -8,20 +8,17 @@
  */
 
 import type { Helm } from '../exec/helm.js';
+import {
+  below,
+  HELM_WITH_RESET_THEN_REUSE,
+  INSTALL_HELM,
+  MIN_HELM,
+  parseHelmVersion,
+} from '../planning/helm-client-rules.js';
 
-export const MIN_HELM = [3, 10] as const;
-export const HELM_WITH_RESET_THEN_REUSE = [3, 14] as const;
+export { below, HELM_WITH_RESET_THEN_REUSE, MIN_HELM, parseHelmVersion };
 
 export type HelmClientVerdict = { ok: true; warning?: string } | { ok: false; message: string; fix: string };
-
-export function below(version: readonly [number, number], floor: readonly [number, number]): boolean {
-  return version[0] < floor[0] || (version[0] === floor[0] && version[1] < floor[1]);
-}
-
-export function parseHelmVersion(text: string): [number, number] | undefined {
-  const match = /v?(\d+)\.(\d+)/.exec(text.trim());
-  return match ? [Number(match[1]), Number(match[2])] : undefined;
-}
 
 /** `helm version`, as major and minor; undefined when helm does not say. */
 export async function readHelmVersion(helm: Helm): Promise<[number, number] | undefined> {
@@ -48,8 +45,7 @@ export async function checkHelmClient(
   release: string,
   namespace: string,
 ): Promise<HelmClientVerdict> {
-  const install =
-    'Install helm 3.14 or later (https://helm.sh/docs/intro/install/) and point ctl at it (--helm-bin or CTL_HELM), then run the same command again';
+  const install = INSTALL_HELM;
   const version = await readHelmVersion(helm);
   if (!version)
     return { ok: true, warning: 'cannot read the helm version (helm version --template {{.Version}})' };

@@ -253,6 +253,10 @@ describe('examples/ CI pipelines', () => {
         'run takes the saved plan',
       );
       assert.ok(run?.includes('--yes'), 'run does not wait for a terminal');
+      // The plan checks the permissions of the store the run uses (issue 36).
+      const store = (words: string[] | undefined) =>
+        words?.includes('--state-store') ? words[words.indexOf('--state-store') + 1] : 'file';
+      assert.equal(store(plan), store(run), `${file}: the plan and the run use the same --state-store`);
       for (const words of commands) {
         // The command: the longest run of leading words that names one (`upgrade run`, or none).
         let sub = '';

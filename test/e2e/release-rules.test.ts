@@ -119,7 +119,7 @@ namespace: harbor
 operator: { version: 7.22.2-43 }
 cluster: { name: quay, versionTag: 7.22.2-179, apiVersion: 7.22.2-179 }
 remoteClusters:
-  - { name: rerc-pier, rsVersion: 8.0.20-96 }
+  - { name: rerc-pier, operator: 8.0.20-26 }
 databases:
   - { name: ledger, version: "7.4" }
   - { name: manifest, version: "7.4", activeActive: true, participants: [rerc-pier] }

@@ -25,11 +25,13 @@ import { clusterFoundCheck } from './cluster-found.js';
 import { clusterRunningCheck } from './cluster-running.js';
 import { databaseMinVersionCheck } from './database-min-version.js';
 import { databaseVersionSupportedCheck } from './database-version-supported.js';
+import { helmAvailableCheck } from './helm-available.js';
 import { helmReleaseHealthyCheck } from './helm-release-healthy.js';
 import { licenseValidCheck } from './license-valid.js';
 import { modulesCompatibleCheck } from './modules-compatible.js';
 import { olmApprovalCheck } from './olm-approval.js';
 import { olmClusterNameCheck } from './olm-cluster-name.js';
+import { olmUpdatePathCheck } from './olm-update-path.js';
 import { operatorMethodCheck } from './operator-method.js';
 import { operatorMinVersionCheck } from './operator-min-version.js';
 import { permissionsCheck } from './permissions.js';
@@ -55,9 +57,11 @@ export const CHECKS = [
   modulesCompatibleCheck,
   autoUpgradeDigestCheck,
   helmReleaseHealthyCheck,
+  helmAvailableCheck,
   operatorMethodCheck,
   olmClusterNameCheck,
   olmApprovalCheck,
+  olmUpdatePathCheck,
   admissionTlsCheck,
   apiReachableCheck,
   permissionsCheck,

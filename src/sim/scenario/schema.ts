@@ -7,6 +7,7 @@
 
 import * as z from 'zod';
 import { SIM_DIALECTS } from '../world/dialect.js';
+import { softwareVersionOf } from '../world/releases.js';
 
 // DNS-1123 label: namespaces, REC and REDB names all become parts of Service and Pod names.
 const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -85,14 +86,33 @@ const databaseSchema = z.strictObject({
   replication: z.boolean().optional(),
 });
 
-/** Another participating cluster of Active-Active databases (src/sim/rest/remote-clusters.ts). */
-const remoteClusterSchema = z.strictObject({
-  name: kubeName(),
-  /** What its GET /v1/nodes (software_version) and GET /v1/cluster report. */
-  rsVersion: versionString(SERVER_VERSION, '7.22.2-179'),
-  /** false: its management API accepts connections and never answers. */
-  reachable: z.boolean().default(true),
-});
+/**
+ * Another participating cluster of Active-Active databases (src/sim/rest/remote-clusters.ts).
+ * Ours besides the fixed keys: `operator`, the operator release it runs, whose RS (the world's
+ * release table) its API then reports, unless `rsVersion` says otherwise.
+ */
+const remoteClusterSchema = z
+  .strictObject({
+    name: kubeName(),
+    /** What its GET /v1/nodes (software_version) and GET /v1/cluster report. */
+    rsVersion: versionString(SERVER_VERSION, '7.22.2-179').optional(),
+    /** The operator release it runs (`8.0.20-26`): its RS is that release's (`8.0.20-96`). */
+    operator: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+-\d+$/, 'expected an operator version such as "8.0.20-26"')
+      .refine(
+        (v) => softwareVersionOf(v) !== undefined,
+        'an operator release the simulated world does not know',
+      )
+      .optional(),
+    /** false: its management API accepts connections and never answers. */
+    reachable: z.boolean().default(true),
+  })
+  .transform((remote) => ({
+    ...remote,
+    rsVersion:
+      remote.rsVersion ?? (remote.operator ? softwareVersionOf(remote.operator) : undefined) ?? '7.22.2-179',
+  }));
 
 const faultSchema = z
   .strictObject({

@@ -121,14 +121,25 @@ export const RELEASES: readonly (readonly [operator: string, clusterTags: readon
 ];
 
 /**
- * OpenShift images whose tag the sources give and the suffix rule below would not produce:
- * 7.4.6-6 as published in March 2025 is `7.4.6-232.rhel8-openshift` (FACTS §12).
+ * OpenShift images whose tag the sources give and the suffix rule below would not produce. None
+ * now: 7.4.6-6 was `7.4.6-232.rhel8-openshift` in March 2025 (FACTS §12), but its June 2025
+ * re-publication (`7-4-6-releases/7-4-6-6-june25.md`, "OpenShift images") ships
+ * `7.4.6-268.rhel8-openshift`, the newest tag plus the suffix, which the rule gives.
  */
-const OPENSHIFT_TAGS: ReadonlyMap<string, string> = new Map([['7.4.6-6', '7.4.6-232.rhel8-openshift']]);
+const OPENSHIFT_TAGS: ReadonlyMap<string, string> = new Map();
 
 const BY_OPERATOR: ReadonlyMap<string, readonly string[]> = new Map(
   RELEASES.map(([operator, tags]) => [operator, tags]),
 );
+
+/**
+ * The node `software_version` of a cluster an operator release runs (`8.0.20-26` ->
+ * `8.0.20-96`): its default tag without the operator build; undefined for an unknown release.
+ */
+export function softwareVersionOf(operatorVersion: string): string | undefined {
+  const tag = defaultClusterTag(operatorVersion, 'kubernetes');
+  return tag === undefined ? undefined : /^(\d+\.\d+\.\d+-\d+)/.exec(tag)?.[1];
+}
 
 /** Every operator release the simulated world knows, oldest first (the artifacts it serves). */
 export function releasedOperatorVersions(): string[] {

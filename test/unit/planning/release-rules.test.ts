@@ -222,3 +222,22 @@ describe('OLM: the bundle OpenShift range', () => {
     );
   });
 });
+
+describe('advisory triggers: a secret change', () => {
+  it('the empty-password advisory says a change to the backup or a client certificate Secret triggers it too', async () => {
+    const { checkReleaseAdvisories } = await import('../../../src/planning/advisories.js');
+    const snapshot = on72243((s) => {
+      s.activeActiveDatabases = [
+        { name: 'geo', namespace: 'redis', participatingClusters: [{ name: 'rec' }] },
+      ];
+    });
+    const outcome = checkReleaseAdvisories(snapshot, makeTarget({ to: '8.0.20-26' }));
+    assert.equal(outcome.status, 'fail');
+    assert.match(
+      outcome.message,
+      /a change to the backup Secret or a client certificate Secret triggers it too/,
+    );
+    const running = checkReleaseAdvisories(snapshot, makeTarget({ to: '8.0.20-27' }));
+    assert.match(running.message, /triggers it too: change nothing of them before the upgrade/);
+  });
+});

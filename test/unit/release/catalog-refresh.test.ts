@@ -281,6 +281,34 @@ describe('npm run catalog:refresh on notes written in the notes format', () => {
     assert.match(check.stderr, /is what the sources give/);
   });
 
+  it('carries the olm section (the bundles update edges) of the catalog it was run on, as it is', async () => {
+    const { refreshCatalog } = await refresh();
+    const { docs, bundles } = sources();
+    const olm = {
+      package: 'redis-enterprise-operator-cert',
+      csvPrefix: 'redis-enterprise-operator.v',
+      source: ['written by scripts/read-olm-bundles.mjs'],
+      bundles: [{ bundle: '9.1.0-4.1', skips: ['9.0.2-7.0', '9.1.0-4.0'] }],
+    };
+    const { document } = refreshCatalog({
+      docs,
+      bundles,
+      base: { ...BASE, olm },
+      overrides: overrides(),
+      docsCommit: 'a'.repeat(40),
+      bundlesCommit: 'b'.repeat(40),
+    });
+    assert.deepEqual(document.olm, olm);
+    const without = refreshCatalog({
+      docs,
+      bundles,
+      base: BASE,
+      overrides: overrides(),
+      docsCommit: 'a'.repeat(40),
+    });
+    assert.equal('olm' in without.document, false);
+  });
+
   it('the shipped catalog carries the commits it was made from', () => {
     const shipped = JSON.parse(readFileSync(path.join(root, 'src/release/catalog.json'), 'utf8')) as {
       sources: Record<string, string>;

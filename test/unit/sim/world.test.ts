@@ -33,7 +33,8 @@ describe("the simulator's own release facts (SIMULATOR.md Independence)", () => 
   test('OpenShift tags carry the rhel suffix before 7.8.4-9, and the documented 7.4.6-6 image', () => {
     assert.equal(defaultClusterTag('6.2.8-15', 'openshift'), '6.2.8-64.rhel7-openshift');
     assert.equal(defaultClusterTag('7.4.6-2', 'openshift'), '7.4.6-102.rhel8-openshift');
-    assert.equal(defaultClusterTag('7.4.6-6', 'openshift'), '7.4.6-232.rhel8-openshift');
+    // 7.4.6-6 as re-published in June 2025 (7-4-6-6-june25.md): 7.4.6-268.rhel8-openshift.
+    assert.equal(defaultClusterTag('7.4.6-6', 'openshift'), '7.4.6-268.rhel8-openshift');
     assert.equal(defaultClusterTag('7.8.4-9', 'openshift'), '7.8.4-95');
   });
 

@@ -47,6 +47,7 @@ describe('buildPlan', () => {
         ignoreChecks: [],
         bundle: null,
         helm: { release: null, chart: null, repo: null },
+        stateStore: 'file',
       },
     });
     assert.deepEqual(
@@ -63,9 +64,11 @@ describe('buildPlan', () => {
         ['modules-compatible', 'pass'],
         ['auto-upgrade-digest', 'pass'],
         ['helm-release-healthy', 'pass'],
+        ['helm-available', 'pass'],
         ['operator-method', 'pass'],
         ['olm-cluster-name', 'pass'],
         ['olm-approval', 'pass'],
+        ['olm-update-path', 'pass'],
         ['admission-tls', 'pass'],
         ['api-reachable', 'pass'],
         ['permissions', 'pass'],

@@ -1,0 +1,63 @@
+/**
+ * `olm-update-path`: under OLM, OLM has an update edge from the CSV the hop starts from to the
+ * CSV it lands on (the head of the channel ctl subscribes to). OLM installs a channel's head
+ * only when that CSV's spec.skips lists the installed CSV (or its spec.replaces or olm.skipRange
+ * covers it); otherwise the Subscription stays AtLatestKnown and the operator step stops after
+ * switching the channel. Reads the installed CSV, the InstallPlans and the PackageManifest's
+ * heads from the snapshot, and the certified bundles' edges from the catalog
+ * (src/release/olm-graph.ts). An InstallPlan already offering the target passes; a catalog
+ * that does not know the target CSV warns; no edge fails, naming the missing edge, the route
+ * through other heads when there is one, and the nearest target OLM can reach.
+ */
+
+import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
+import { csvVersion } from '../olm.js';
+import { nearestReachable, olmDetour, olmEdgeFrom, type PathStart, targetCsvOf } from '../olm-path.js';
+import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
+
+function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome {
+  const olm = snapshot.olm;
+  if (resolved.method !== 'olm' || !olm) return pass('the operator is not upgraded through OLM');
+  const current = parseOperatorVersion(resolved.operator.current ?? csvVersion(olm.csv) ?? '');
+  const wanted = parseOperatorVersion(target.operator);
+  if (current && wanted && compareOperatorVersions(current, wanted) >= 0)
+    return pass(`${olm.csv} is already at ${target.operator} or newer: OLM installs nothing`);
+  const targetCsv = targetCsvOf(olm, target.operator);
+  const edge = olmEdgeFrom(olm, targetCsv);
+  switch (edge.kind) {
+    case 'offered':
+      return pass(`OLM offers ${targetCsv} already (InstallPlan ${edge.installPlan})`);
+    case 'edge':
+      return pass(`${targetCsv} lists ${olm.csv} in spec.${edge.via}: OLM has an update edge`);
+    case 'unknown':
+      return warn(
+        `ctl's catalog holds no update edges for ${targetCsv} (or does not know ${olm.csv}): it cannot tell whether OLM upgrades ${olm.csv} to it`,
+        `Check the bundle's spec.skips (redhat-openshift-ecosystem/certified-operators, operators/redis-enterprise-operator-cert/<bundle>/manifests), or pass --catalog with a catalog whose olm section lists ${targetCsv}.`,
+      );
+  }
+  const start: PathStart = { csv: olm.csv, rs: resolved.currentRs, platform: snapshot.platform };
+  const missing = `OLM has no update edge from ${olm.csv} to ${targetCsv}: ${targetCsv} does not list ${olm.csv} in spec.skips (a hole in the certified catalog)`;
+  const detour = olm.channels ? olmDetour(olm, start, targetCsv) : undefined;
+  if (detour && detour.length > 0) {
+    const through = detour.map((csv) => csvVersion(csv) ?? csv).join(', then ');
+    return fail(
+      `${missing}; OLM reaches it through ${through}`,
+      `Upgrade through ${through} first (ctl upgrade plan --to ${csvVersion(detour[0]!) ?? detour[0]!}), or let ctl plan the hops: pass --max-hops ${detour.length + 1} or more.`,
+    );
+  }
+  const nearest = olm.channels ? nearestReachable(olm, start, target.operator) : undefined;
+  const unread = olm.channels
+    ? ''
+    : ` (the PackageManifest could not be read: ${olm.packageError ?? olm.readError ?? 'no Subscription'}, so ctl cannot look for a route through other channel heads)`;
+  return fail(
+    `${missing}, and no route through the heads of the package's channels reaches it${unread}`,
+    nearest
+      ? `The nearest target OLM can reach from ${olm.csv}: ${nearest} (ctl upgrade plan --to ${nearest}).`
+      : `No channel head declares an edge from ${olm.csv}; the furthest this upgrade can go is ${csvVersion(olm.csv) ?? olm.csv}. Ask Redis support for a bundle that skips ${olm.csv}.`,
+  );
+}
+
+export const olmUpdatePathCheck = {
+  id: 'olm-update-path',
+  run: checkOlmUpdatePath,
+} as const satisfies Check;
