@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm run catalog:refresh -- --docs <redis/docs checkout> [--bundles <certified-operators checkout>]
-//   [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--check]
+//   [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--check] [--list-limitations]
 //
 // Writes src/release/catalog.json from the sources (scripts/catalog/refresh.mjs says what comes
 // from where); --check writes nothing and exits 1 when the result differs from the file.
@@ -29,6 +29,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--check') args.check = true;
+    else if (arg === '--list-limitations') args.listLimitations = true;
     else if (arg === '--help' || arg === '-h') args.help = true;
     else if (names[arg] && argv[i + 1] !== undefined) args[names[arg]] = argv[++i];
     else throw new Error(`unknown argument ${arg} (try --help)`);
@@ -37,7 +38,8 @@ function parseArgs(argv) {
 }
 
 const USAGE = `Usage: npm run catalog:refresh -- --docs <redis/docs checkout> [--bundles <certified-operators checkout>]
-  [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--overrides <file>] [--check]`;
+  [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--overrides <file>] [--check]
+  [--list-limitations]`;
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
@@ -64,6 +66,11 @@ async function main() {
   for (const operator of report.kept)
     console.error(
       `dropped ${operator}: no notes at this commit name it (add it to the overrides if it should stay)`,
+    );
+  if (args.listLimitations) for (const item of report.uncovered) console.error(`no rule: ${item}`);
+  else if (report.uncovered.length > 0)
+    console.error(
+      `${report.uncovered.length} breaking changes and known limitations in the notes have no rule (--list-limitations lists them)`,
     );
   for (const key of report.carriedSections)
     console.error(`carried section ${key} from ${args.out} unchanged`);

@@ -185,7 +185,9 @@ export function projectSnapshot(snapshot: Snapshot, plan: Plan): Snapshot {
   for (const step of plan.steps) {
     for (const action of step.actions) {
       const db = action.database;
-      if (db && !db.manual) upgraded.set(`${db.namespace}/${db.name}`, db.version);
+      // A database left to the user (by hand) or held back (its participants first) stays where
+      // it is: the next hop is planned, and checked, with its version as it is now (issue 36).
+      if (db && !db.manual && !db.heldBack) upgraded.set(`${db.namespace}/${db.name}`, db.version);
     }
   }
   const byName = new Map([...upgraded].map(([key, version]) => [key.slice(key.indexOf('/') + 1), version]));

@@ -298,6 +298,22 @@ describe('deploy/: RBAC, Job and image', () => {
     assert.equal(container.securityContext.allowPrivilegeEscalation, false);
     assert.equal(container.securityContext.readOnlyRootFilesystem, true);
     assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'] });
+    // Preflight's backup goes to ctl's state folder, which is on a claim: it outlives the pod
+    // (issue 38: an emptyDir went away with it).
+    const stateHome = container.env.find((variable) => variable.name === 'XDG_STATE_HOME')?.value ?? '';
+    const mounts = (container as unknown as { volumeMounts: { name: string; mountPath: string }[] })
+      .volumeMounts;
+    const mount = mounts.find((m) => stateHome.startsWith(`${m.mountPath}/`));
+    assert.ok(mount, `XDG_STATE_HOME ${stateHome} is on a mounted volume`);
+    const volume = (
+      pod as unknown as { volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[] }
+    ).volumes.find((v) => v.name === mount.name);
+    const claim = volume?.persistentVolumeClaim?.claimName;
+    assert.ok(claim, 'the backup volume is a PersistentVolumeClaim');
+    assert.ok(
+      loadManifests('.').some((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === claim),
+      `deploy/ creates the claim ${claim}`,
+    );
     assert.ok(container.env.some((e) => e.name === 'CTL_STATE_STORE' && e.value === 'configmap'));
   });
 

@@ -64,6 +64,34 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     assert.equal(projected.operator?.image, 'redislabs/operator:7.4.6-12');
   });
 
+  it('a database the hop holds back or leaves to the user keeps its version in the forecast (issue 36)', () => {
+    // Its databases at 6.2: the first hop (to 7.4.6-12) raises them to 7.2.
+    const snapshot = at('7.2.4-12', '7.2.4-92', (s) => {
+      s.databases = s.databases.map((d) => ({ ...d, versionSpec: '6.2', statusVersion: '6.2' }));
+      s.api.bdbs = s.api.bdbs.map((b) => ({ ...b, redis_version: '6.2' }));
+    });
+    const plan = operators(snapshot, '7.8.2-6').path.hops[0]!.plan;
+    const upgrade = plan.steps.flatMap((step) => step.actions).find((action) => action.database);
+    const db = upgrade?.database;
+    assert.ok(upgrade && db, 'the first hop upgrades a database');
+    const version = (s: Snapshot) => s.databases.find((d) => d.name === db.name)?.versionSpec;
+    assert.notEqual(version(snapshot), db.version, 'the hop changes its version');
+    assert.equal(version(projectSnapshot(snapshot, plan)), db.version);
+    const withAction = (database: typeof db) => ({
+      ...plan,
+      steps: plan.steps.map((step) => ({
+        ...step,
+        actions: step.actions.map((action) => (action === upgrade ? { ...action, database } : action)),
+      })),
+    });
+    for (const database of [
+      { ...db, heldBack: 'its participants first' },
+      { ...db, manual: true },
+    ]) {
+      assert.equal(version(projectSnapshot(snapshot, withAction(database))), version(snapshot));
+    }
+  });
+
   it('the RS table: 6.2.4 to 6.2.18 goes through 6.2.10-45 (the Kubernetes-only hop)', () => {
     const snapshot = at('6.2.4-1', '6.2.4-55');
     assert.equal(

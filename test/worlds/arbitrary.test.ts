@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { parseScenario } from '../../src/sim/scenario.js';
+import { worldArbitrary } from './arbitrary.js';
+import { parseWorld, scenarioYaml, worldYaml } from './world.js';
+
+describe('the world generator', () => {
+  it('generates only scenarios the simulator accepts, and they survive their YAML', () => {
+    const seen = { olm: 0, helm: 0, openshift: 0, activeActive: 0, noHelm: 0, configmap: 0 };
+    for (const world of fc.sample(worldArbitrary, { numRuns: 400, seed: 36 })) {
+      const scenario = parseScenario(scenarioYaml(world), 'generated');
+      assert.deepEqual(parseWorld(worldYaml(world)), JSON.parse(JSON.stringify(world)));
+      if (scenario.operator.installedBy === 'olm') seen.olm += 1;
+      if (scenario.operator.installedBy === 'helm') seen.helm += 1;
+      if (scenario.operator.installedBy === 'helm' && !world.ctl.helm) seen.noHelm += 1;
+      if (scenario.platform === 'openshift') seen.openshift += 1;
+      if (scenario.databases.some((db) => db.activeActive)) seen.activeActive += 1;
+      if (world.ctl.stateStore === 'configmap') seen.configmap += 1;
+    }
+    // Every dimension is reached, not just allowed.
+    for (const [what, count] of Object.entries(seen)) assert.ok(count >= 10, `${what}: ${count} of 400`);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The promise as a property: for every generated world, a plan that says Ready is a run that
+ * finishes with the cluster at the target. Shared by `npm test` (worlds.test.ts, fixed seeds)
+ * and `npm run test:worlds -- --runs N [--seed S]` (scripts/test-worlds.mjs, the same test file
+ * with CTL_WORLDS_RUNS and CTL_WORLDS_SEED).
+ */
+
+import fc from 'fast-check';
+import { worldArbitrary } from './arbitrary.js';
+import { tryWorld, type WorldOutcome } from './try-world.js';
+import { worldYaml, type World } from './world.js';
+
+export interface WorldsTally {
+  runs: number;
+  finished: number;
+  notReady: number;
+  /** Plans that ended with neither 0 nor 3 (by exit code), for the figures. */
+  planExits: Record<string, number>;
+  hops: Record<string, number>;
+}
+
+export interface WorldsResult {
+  seed: number;
+  tally: WorldsTally;
+  /** The shrunk world whose Ready plan did not finish, with why; undefined when none. */
+  failure?: { world: World; why: string; yaml: string; path: string | undefined };
+}
+
+export async function checkWorlds(options: { seed: number; runs: number }): Promise<WorldsResult> {
+  const tally: WorldsTally = { runs: 0, finished: 0, notReady: 0, planExits: {}, hops: {} };
+  const count = (outcome: WorldOutcome): void => {
+    tally.runs += 1;
+    if (outcome.kind === 'finished') {
+      tally.finished += 1;
+      tally.hops[String(outcome.hops)] = (tally.hops[String(outcome.hops)] ?? 0) + 1;
+    } else if (outcome.kind === 'not-ready') {
+      tally.notReady += 1;
+      const exit = String(outcome.planExit ?? 'none');
+      tally.planExits[exit] = (tally.planExits[exit] ?? 0) + 1;
+    }
+  };
+  let lastWhy = '';
+  const details = await fc.check(
+    fc.asyncProperty(worldArbitrary, async (world) => {
+      const outcome = await tryWorld(world);
+      count(outcome);
+      if (outcome.kind === 'broken') {
+        lastWhy = `target ${outcome.target}: ${outcome.why}`;
+        return false;
+      }
+      return true;
+    }),
+    { seed: options.seed, numRuns: options.runs },
+  );
+  if (!details.failed) return { seed: options.seed, tally };
+  if (!details.counterexample) {
+    // An exception, not a false: the runner itself broke (the simulator did not start, ...).
+    const error: unknown = details.errorInstance;
+    throw error instanceof Error
+      ? error
+      : new Error(`the world property failed (seed ${options.seed}): ${String(error)}`);
+  }
+  const world = details.counterexample[0];
+  // The shrunk world's own reason: run it once more, as the last shrink step may have passed.
+  const again = await tryWorld(world);
+  const why = again.kind === 'broken' ? `target ${again.target}: ${again.why}` : lastWhy;
+  return {
+    seed: options.seed,
+    tally,
+    failure: { world, why, yaml: worldYaml(world), path: details.counterexamplePath ?? undefined },
+  };
+}
+
+/** What a failure prints: the seed, the command that replays it, why, and the world's YAML. */
+export function describeFailure(result: WorldsResult, runs: number): string {
+  const failure = result.failure!;
+  return [
+    `a Ready plan did not finish (seed ${result.seed}, path ${failure.path ?? '-'})`,
+    `replay: npm run test:worlds -- --runs ${runs} --seed ${result.seed}`,
+    failure.why,
+    '--- the shrunk world (keep it as test/worlds/found/<name>.yaml):',
+    failure.yaml,
+  ].join('\n');
+}

@@ -1,0 +1,174 @@
+/**
+ * One world, tried as a user would (issue 36 item 3): the simulated cluster of its scenario,
+ * `ctl upgrade plan --to <target>` with a target ctl would list for it, and, when the plan says
+ * Ready (exit 0), `ctl upgrade run` with the same store. The run must exit 0, and the simulator
+ * (not ctl) must show the cluster at the target: the operator's image, the cluster resource's
+ * versionTag and state, every database not held back at the target's database version.
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseScenario } from '../../src/sim/scenario.js';
+import { runCtl } from '../helpers/run-ctl.js';
+import { compareDatabaseVersions } from './versions.js';
+import { startUpgradeSim, type UpgradeSim } from '../e2e/upgrade-support.js';
+import { pickTarget } from './targets.js';
+import { scenarioYaml, type World } from './world.js';
+
+export type WorldOutcome =
+  /** No target to try, or the plan did not say Ready: the promise says nothing about the run. */
+  | { kind: 'not-ready'; target: string | null; planExit: number | null; why: string }
+  | { kind: 'finished'; target: string; hops: number }
+  /** A Ready plan, then a run that failed or a cluster not at the target: the promise broken. */
+  | { kind: 'broken'; target: string; why: string };
+
+interface PlanDatabaseAction {
+  database?: { name: string; namespace: string; version: string; manual: boolean; heldBack?: string };
+}
+
+interface PlanJson {
+  target: { operator: string; clusterVersion: string | null; databaseVersion: string | null };
+  steps: { id: string; actions: PlanDatabaseAction[] }[];
+  hops?: { steps: PlanJson['steps'] }[];
+}
+
+interface ReportJson {
+  result?: string;
+  heldBack?: { database: string }[];
+}
+
+const PLAN_TIMEOUT_MS = 90_000;
+/** A run of up to three hops on fast timing; the simulator's waits are zero. */
+const RUN_TIMEOUT_MS = 240_000;
+
+/** The environment of a user without helm: no CTL_HELM, and a PATH with node alone. */
+function withoutHelm(): Record<string, string | undefined> {
+  return { CTL_HELM: undefined, PATH: path.dirname(process.execPath) };
+}
+
+export async function tryWorld(world: World): Promise<WorldOutcome> {
+  const scenario = parseScenario(scenarioYaml(world), 'generated world');
+  const target = pickTarget(scenario.operator.version, world.ctl);
+  if (!target) return { kind: 'not-ready', target: null, planExit: null, why: 'no newer release to target' };
+  // happy-path is only the base the patch replaces: the world's own scenario is the one started.
+  const sim = await startUpgradeSim('happy-path', { patch: () => scenario });
+  try {
+    return await planAndRun(sim, world, target);
+  } finally {
+    await sim.close();
+  }
+}
+
+async function planAndRun(sim: UpgradeSim, world: World, target: string): Promise<WorldOutcome> {
+  const env = world.ctl.helm ? {} : withoutHelm();
+  const store = world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : [];
+  const planFile = path.join(sim.sandbox.dir, 'plan.json');
+  const ctl = (args: string[], timeoutMs: number) =>
+    runCtl(args, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir, timeoutMs });
+  const plan = await ctl(
+    ['upgrade', 'plan', '--to', target, '-o', 'json', '--out', planFile, ...store],
+    PLAN_TIMEOUT_MS,
+  );
+  if (plan.code !== 0) {
+    return {
+      kind: 'not-ready',
+      target,
+      planExit: plan.code,
+      why: failedChecks(plan.stdout) ?? lastLines(plan.stderr, 3),
+    };
+  }
+  const planned = JSON.parse(readFileSync(planFile, 'utf8')) as PlanJson;
+  const reportFile = path.join(sim.sandbox.dir, 'report.json');
+  const how = world.ctl.runWith === 'plan' ? ['--plan', planFile] : ['--to', target];
+  const run = await ctl(
+    ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...store],
+    RUN_TIMEOUT_MS,
+  );
+  if (run.code !== 0) {
+    return {
+      kind: 'broken',
+      target,
+      why: `the plan said Ready (exit 0), the run exited ${run.code}${run.signal ? ` (${run.signal})` : ''}:\n${lastLines(run.stderr, 12)}`,
+    };
+  }
+  const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as ReportJson) : {};
+  const problems = [
+    ...(report.result === 'succeeded' ? [] : [`the report says ${String(report.result)}`]),
+    ...clusterProblems(sim, planned, report),
+  ];
+  if (problems.length > 0)
+    return { kind: 'broken', target, why: `the run exited 0, but:\n  ${problems.join('\n  ')}` };
+  return { kind: 'finished', target, hops: planned.hops?.length ?? 1 };
+}
+
+/** What the simulator shows that is not the plan's target. */
+function clusterProblems(sim: UpgradeSim, plan: PlanJson, report: ReportJson): string[] {
+  const problems: string[] = [];
+  const { scenario, kube, rest } = sim.cluster;
+  const store = kube.store;
+  const namespace = scenario.namespace;
+  const operator = store
+    .all(store.resolve('apps/v1', 'Deployment'), namespace)
+    .find((d) => d.metadata?.name === 'redis-enterprise-operator');
+  const image = (operator?.spec as { template?: { spec?: { containers?: { image?: string }[] } } })?.template
+    ?.spec?.containers?.[0]?.image;
+  if (!image?.endsWith(`:${plan.target.operator}`))
+    problems.push(`the operator runs ${image ?? '(no operator Deployment)'}, not ${plan.target.operator}`);
+  const rec = store.get(
+    store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'),
+    namespace,
+    scenario.cluster.name,
+  ) as { spec?: Record<string, { versionTag?: string }>; status?: { state?: string } } | undefined;
+  const imageSpec = scenario.dialect === 'redis' ? 'redisEnterpriseImageSpec' : 'engineEnterpriseImageSpec';
+  const tag = rec?.spec?.[imageSpec]?.versionTag;
+  if (plan.target.clusterVersion && tag !== plan.target.clusterVersion)
+    problems.push(`the cluster resource's versionTag is ${String(tag)}, not ${plan.target.clusterVersion}`);
+  if (rec?.status?.state !== 'Running') problems.push(`the cluster is ${String(rec?.status?.state)}`);
+  const held = new Set((report.heldBack ?? []).map((h) => h.database));
+  const wanted = databaseTargets(plan);
+  for (const bdb of rest.model.bdbs) {
+    const key = `${bdb.namespace}/${bdb.name}`;
+    const version = wanted.get(key);
+    // null: the plan leaves it to the user (by hand, or held back until the participants move).
+    if (version === null || held.has(key)) continue;
+    const at = version ?? plan.target.databaseVersion;
+    if (at && compareDatabaseVersions(bdb.databaseVersion, at) < 0)
+      problems.push(`database ${key} runs ${bdb.databaseVersion}, not ${at}`);
+  }
+  return problems;
+}
+
+/**
+ * What the plan's databases steps (every hop's) say each database ends at: the version of its
+ * last action, or null when an action leaves it to the user (manual, held back). A database no
+ * action names is already where the target wants it.
+ */
+function databaseTargets(plan: PlanJson): Map<string, string | null> {
+  const wanted = new Map<string, string | null>();
+  const stepsOfEveryHop = plan.hops ? plan.hops.map((hop) => hop.steps) : [plan.steps];
+  for (const steps of stepsOfEveryHop) {
+    for (const action of steps.find((step) => step.id === 'databases')?.actions ?? []) {
+      const db = action.database;
+      if (!db) continue;
+      const key = `${db.namespace}/${db.name}`;
+      if (wanted.get(key) === null) continue;
+      wanted.set(key, db.manual || db.heldBack ? null : db.version);
+    }
+  }
+  return wanted;
+}
+
+/** The ids of the checks a blocked plan (-o json) failed, `a,b`; undefined when it printed no plan. */
+function failedChecks(stdout: string): string | undefined {
+  try {
+    const plan = JSON.parse(stdout) as { checks?: { id: string; status: string }[] };
+    const failed = (plan.checks ?? []).filter((c) => c.status === 'fail').map((c) => c.id);
+    return failed.length > 0 ? failed.join(',') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trimEnd().split('\n').slice(-count).join('\n');
+}

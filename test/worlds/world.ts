@@ -1,0 +1,54 @@
+/**
+ * A generated world (issue 36 item 3): a simulated cluster, as a scenario file the simulator
+ * loads (SIMULATOR.md's keys), and what the user's side brings to it: whether helm is on the
+ * PATH, the state store, the target (from the targets ctl would list), and whether the run
+ * repeats `--to` or runs the saved plan. Printed as YAML, it is the regression file of a world
+ * (test/worlds/found/*.yaml) and what a failing seed prints.
+ */
+
+import { Document, isScalar, isSeq, parse, stringify, visit } from 'yaml';
+
+export interface UserSide {
+  /** helm on the PATH (CTL_HELM); false: no helm anywhere ctl looks. */
+  helm: boolean;
+  stateStore: 'file' | 'configmap';
+  /** `to`: `ctl upgrade run --to <target>`; `plan`: `ctl upgrade run --plan <saved plan>`. */
+  runWith: 'to' | 'plan';
+  /** `listed`: a target `ctl upgrade plan` lists; `catalog`: any newer release (targets.ts). */
+  targetFrom: 'listed' | 'catalog';
+  /** Which of those targets, counted modulo their number. */
+  targetPick: number;
+  /** A found world's file names its target outright: the catalog may grow. */
+  target?: string;
+}
+
+export interface World {
+  ctl: UserSide;
+  /** A scenario file's keys, as `ctl sim up --scenario` reads them. */
+  scenario: Record<string, unknown>;
+}
+
+/** Compact: each list entry on one line, so a failure's world fits the failure summary. */
+export function worldYaml(world: World): string {
+  const doc = new Document(world);
+  visit(doc, {
+    Seq(_key, node) {
+      if (node.items.every((item) => isScalar(item))) node.flow = true;
+    },
+    Map(_key, node, path) {
+      if (isSeq(path.at(-1))) node.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
+}
+
+export function parseWorld(text: string): World {
+  const raw = parse(text) as Partial<World> | null;
+  if (!raw?.ctl || !raw.scenario) throw new Error('a world file has two keys: ctl and scenario');
+  return raw as World;
+}
+
+/** The scenario part alone, as a scenario YAML file. */
+export function scenarioYaml(world: World): string {
+  return stringify(world.scenario, { lineWidth: 0 });
+}
