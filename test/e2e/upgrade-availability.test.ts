@@ -184,6 +184,33 @@ describe('measured availability', { timeout: 600_000 }, () => {
     );
   });
 
+  it('OnDelete: --max-unavailable stops when the pod restart ends, in the monitor step; a resume finishes', async () => {
+    const scenario = file(
+      'avail-ondelete-strongbox',
+      scenarioYaml('avail-ondelete-strongbox', [
+        '{ name: strongbox, namespace: vault-east, version: "7.2", replication: false }',
+      ]).replace('cluster: { nodes: 3 }', 'cluster: { nodes: 3, statefulSetStrategy: OnDelete }'),
+    );
+    const timing = { operatorStart: 0, podRestart: POD_RESTART, databaseUpgrade: 0, failover: 0.2 };
+    await withUpgradeSim(
+      scenario,
+      async (sim) => {
+        const stopped = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--max-unavailable', '1s']);
+        assertExit(stopped, 8, 'run with --max-unavailable under OnDelete');
+        assert.match(
+          stopped.stderr,
+          /database vault-east\/strongbox \(bdb \d+\) was unavailable for \d+\.\d s/,
+        );
+        assert.match(stopped.stderr, /when a pod restart ended, before following the next pod/);
+        assert.equal(readState(sim).steps.monitor?.status, 'failed');
+        const resumed = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--max-unavailable', '1s']);
+        assertExit(resumed, 0, 'resume');
+        assert.equal(readState(sim).steps.databases?.status, 'done');
+      },
+      { timing },
+    );
+  });
+
   it('1,000 databases: the management API rate stays within the bound and the report lists all', async () => {
     const scenario = file(
       'avail-thousand-tills',

@@ -155,7 +155,8 @@ export class AvailabilityMeasurement {
       }
     }
     this.#restarting = restarting;
-    if (this.#o.onDelete && restartEnded) return this.overLimit('before the next pod restarts');
+    if (this.#o.onDelete && restartEnded)
+      return this.overLimit('when a pod restart ended, before following the next pod');
     return undefined;
   }
 
