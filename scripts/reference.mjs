@@ -32,7 +32,12 @@ export async function renderReference() {
   for (const command of Object.keys(help).sort()) {
     lines.push(`### ctl${command ? ` ${command}` : ''}`, '', '```text', help[command].trimEnd(), '```', '');
   }
-  lines.push('## Checks', '', 'In the order the plan runs them; `--ignore-check <id>` names them. What each reads, why, and its fix: [checks.md](checks.md).', '');
+  lines.push(
+    '## Checks',
+    '',
+    'In the order the plan runs them; `--ignore-check <id>` names them. What each reads, why, and its fix: [checks.md](checks.md).',
+    '',
+  );
   lines.push('| id | what it decides |', '|---|---|');
   for (const id of CHECK_IDS) lines.push(`| \`${id}\` | ${checkSummary(id)} |`);
   lines.push('', '## Exit codes', '', 'What each means and what to do: [exit-codes.md](exit-codes.md).', '');
