@@ -224,7 +224,7 @@ describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
   it('from 7.2.4-12 the plan goes through heads the channels offer, and the run reaches the target', async () => {
     // From 7.4.6-12, the head of channel 7.4.6 and the first hop, only the 8.2.0 head has an
     // edge: no 7.8.6, 7.22.2 or 8.0.20 bundle lists 7.4.6-12.0 in spec.skips (published after
-    // them; docs/simulator.md "OperatorHub"). 8.2.0-18 needs OpenShift 4.20 (Kubernetes 1.33).
+    // them; docs/simulator-internals.md "OperatorHub"). 8.2.0-18 needs OpenShift 4.20 (Kubernetes 1.33).
     const target = '8.2.0-18';
     const file = olmScenarioFile({
       name: 'olm-two-hops',

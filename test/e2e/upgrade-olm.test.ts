@@ -37,7 +37,7 @@ const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
 /**
  * From 7.4.6-12, the head of channel 7.4.6 (olm-automatic, olm-channel-switch), channel 7.8.6
  * has no edge: 7.4.6-12.0 was published after every 7.8.6 bundle, so none lists it in
- * spec.skips (docs/simulator.md "OperatorHub"). The 8.2.0 head does: these runs go there.
+ * spec.skips (docs/simulator-internals.md "OperatorHub"). The 8.2.0 head does: these runs go there.
  */
 const HEAD_TARGET = '8.2.0-18';
 const HEAD_TARGET_CSV = `redis-enterprise-operator.v${HEAD_TARGET}`;
