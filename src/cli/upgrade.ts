@@ -149,7 +149,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         '  ctl upgrade plan --to 8.2.0-18 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
         '\nExit codes: 0 the upgrade may start, 3 a check failed (nothing was changed),\n' +
         '2 a bad flag.\n' +
-        'Docs: docs/upgrade.md\n',
+        'Docs: docs/upgrade-plan.md, docs/checks.md\n',
     );
   plan.action(async (_o: unknown, command: Command) => (await actions()).planAction(command, runtime));
 
@@ -238,7 +238,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
         'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
         '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +
-        'Docs: docs/upgrade.md, docs/troubleshooting.md\n',
+        'Docs: docs/upgrade-run.md, docs/troubleshooting.md\n',
     );
   run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));
 

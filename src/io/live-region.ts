@@ -12,7 +12,7 @@
  * - A frame that changed text is drawn at most every REDRAW_MS; between those only the spinner's
  *   glyph is written (a few bytes). A frame is at most MAX_LINES lines of at most
  *   MAX_LINE_BYTES bytes of text each, whatever the terminal's width, so the drawing is at most
- *   MAX_BYTES_PER_MINUTE (under 64 KB; docs/upgrade.md), plus the
+ *   MAX_BYTES_PER_MINUTE (under 64 KB; docs/upgrade-run.md), plus the
  *   lines that stay (each clears the region first: a few bytes more).
  * - The cursor rests at the first column of the region's first line, hidden. Clearing is then
  *   `\r` and erase-below, whatever the terminal did to the lines since (a narrower terminal that
@@ -62,7 +62,7 @@ export const MAX_FRAME_BYTES =
   FRAME_CONTROL_BYTES + MAX_LINES * (MAX_LINE_BYTES + LINE_STYLE_BYTES) + GLYPH_BYTES;
 /**
  * The most a live region writes in a minute: a full frame every REDRAW_MS (one more at the
- * edge of the minute) and a glyph on every tick. Under 64 KB (docs/upgrade.md states it; a unit
+ * edge of the minute) and a glyph on every tick. Under 64 KB (docs/upgrade-run.md states it; a unit
  * test holds the region to it).
  */
 const FULL_PER_MINUTE = 60_000 / REDRAW_MS + 1;

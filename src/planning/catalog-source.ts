@@ -20,7 +20,7 @@ import {
 import { knownOperatorVersions } from '../release/catalog.js';
 
 const HINT =
-  'Fix the catalog (its format: docs/catalog.schema.json; docs/upgrade.md "Release catalog"), or drop --catalog / CTL_CATALOG to use the built-in one.';
+  'Fix the catalog (its format: docs/catalog.schema.json; docs/catalog.md "The release catalog"), or drop --catalog / CTL_CATALOG to use the built-in one.';
 
 /**
  * A catalog is at most 4 MiB (the built-in one is a few KiB), read within 10 s from a file and

@@ -1,7 +1,7 @@
 /**
  * `ctl sim capture`: a live cluster, as read once into a Snapshot (plus the few facts of
  * src/planning/capture-reads.ts), turned into a scenario file of the simulator
- * (docs/simulator.md "Scenario file"), so `ctl sim up --scenario <file>` rehearses an upgrade on
+ * (docs/simulator.md "Rehearse your own upgrade"), so `ctl sim up --scenario <file>` rehearses an upgrade on
  * a copy of it.
  *
  * Pure: no reads, no writes. The scenario format is written out here field by field rather than

@@ -6,7 +6,7 @@
  * (olm.operatorframework.io "Creating an update graph"; operator-framework/api
  * ClusterServiceVersionSpec `replaces`, `skips`). The certified Redis bundles use spec.skips only,
  * and a maintenance bundle published after a newer line's bundle is in none of that newer line's
- * lists: a hole (docs/upgrade.md "OLM update edges").
+ * lists: a hole (docs/checks.md "OLM update edges").
  */
 
 import { activeCatalog, catalogGeneration, type OlmBundleEntry } from './catalog-data.js';

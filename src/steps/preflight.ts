@@ -6,7 +6,7 @@
  *
  * Then, as the plan lists, the cluster resource is saved to `<cluster>-backup.yaml` (mode 0600:
  * a spec may hold a licence key) in the run's state folder, the one backup place that the docs,
- * the Dockerfile, the Job and the CI examples name (docs/upgrade.md), so it can be restored with
+ * the Dockerfile, the Job and the CI examples name (docs/steps.md), so it can be restored with
  * `kubectl apply -f`. It is written to a temp name and linked to its own, so a write torn by a
  * full disk or a kill never stays under that name; it never overwrites an earlier one; failing
  * to write it is a warning, not a failure.

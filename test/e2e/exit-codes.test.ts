@@ -10,7 +10,8 @@ import 'reflect-metadata';
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { acquireLock } from '../../src/run/lock.js';
@@ -152,6 +153,39 @@ const triggers: Record<number, (dir: string) => Promise<void>> = {
       );
     });
   },
+  8: async () => {
+    // A database without replication is down for its node's whole restart (3 s here), longer
+    // than --max-unavailable 1s: the run stops before the databases step.
+    const dir = mkdtempSync(path.join(tmpdir(), 'ctl-exit-8-'));
+    try {
+      const scenario = path.join(dir, 'exit-8-single-copy.yaml');
+      writeFileSync(
+        scenario,
+        [
+          'name: exit-8-single-copy',
+          'description: "One database without replication"',
+          'operator: { version: 7.8.2-6, watchNamespaces: [orchard] }',
+          'cluster: { nodes: 3 }',
+          'databases:',
+          '  - { name: pantry, namespace: orchard, version: "7.2", replication: false }',
+          '',
+        ].join('\n'),
+      );
+      await withUpgradeSim(
+        scenario,
+        async (sim) =>
+          expectExit(
+            await sim.ctl(['upgrade', 'run', '--to', '7.8.6-20', '--yes', '--max-unavailable', '1s']),
+            8,
+            'run --max-unavailable 1s, a database down for its pod restart',
+            /orchard\/pantry/,
+          ),
+        { timing: { operatorStart: 0, podRestart: 3, databaseUpgrade: 0, failover: 0.2 } },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
   130: async () => {
     await withUpgradeSim(
       'happy-path',
@@ -173,7 +207,7 @@ describe('every row of docs/exit-codes.md, triggered (e2e)', { timeout: 900_000 
 
   it('the table lists the codes CLI.md fixes', () => {
     const codes = rows.flat();
-    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 130, 143]) assert.ok(codes.includes(code), `row ${code}`);
+    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143]) assert.ok(codes.includes(code), `row ${code}`);
   });
 
   for (const row of rows) {

@@ -277,7 +277,7 @@ describe('examples/ CI pipelines', () => {
 });
 
 /**
- * The one backup place (docs/upgrade.md): each example puts ctl's state folder in the workspace
+ * The one backup place (docs/steps.md): each example puts ctl's state folder in the workspace
  * and uploads the backup from there. A real run with that XDG_STATE_HOME writes the backup
  * where the example's upload pattern finds it.
  */

@@ -225,7 +225,7 @@ describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
     // 7.8.6-20 does not skip 7.2.4-7 (its bundle skips nothing older than 7.4.2-2.0). The head
     // of channel 7.4.6, 7.4.6-12, has no edge onward at all (no certified bundle lists
     // 7.4.6-12.0 in spec.skips, 8.2.0-18.0 included: certified-operators commit 0eb3663;
-    // docs/simulator.md "OperatorHub"), so the route goes through the head of channel 7.4.2,
+    // docs/simulator-internals.md "OperatorHub"), so the route goes through the head of channel 7.4.2,
     // 7.4.2-12, which skips 7.2.4-7 and which 7.8.6-20.1 skips. OpenShift 4.15 (Kubernetes 1.28):
     // where OperatorHub offers 7.4.2-12.0 (v4.11-v4.15) and 7.8.6-20 is still listed (deprecated).
     const target = '7.8.6-20';

@@ -36,7 +36,7 @@ const SUBSCRIPTION = 'redis-enterprise-operator-cert';
 const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
 /**
  * From 7.8.6-20, the head of channel 7.8.6 (olm-automatic, olm-channel-switch), the 8.2.0 head
- * has an edge: 8.2.0-18.0's spec.skips lists 7.8.6-20.1 (docs/simulator.md "OperatorHub"), so
+ * has an edge: 8.2.0-18.0's spec.skips lists 7.8.6-20.1 (docs/simulator-internals.md "OperatorHub"), so
  * these runs switch the channel to 8.2.0 and go there.
  */
 const HEAD_TARGET = '8.2.0-18';

@@ -174,7 +174,7 @@ export function changes(sim: Pick<UpgradeSim, 'cluster'>, from = 0): AuditEntry[
 
 /**
  * ctl's own upgrade lock, the Lease every run takes and releases whatever its state store
- * (docs/upgrade.md "The lock"): bookkeeping like the lock file, not a change to the cluster.
+ * (docs/state-and-resume.md "The lock"): bookkeeping like the lock file, not a change to the cluster.
  */
 const UPGRADE_LOCK =
   /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/ctl-upgrade-lock-[^/]+)?$/;

@@ -10,7 +10,7 @@
  *   2. add `<name>Check` to CHECKS below, where it belongs in the plan's order (one line, plus
  *      its import).
  * CHECK_IDS, CheckId, `--ignore-check`, `--help` and completion follow from CHECKS. Then list it
- * in docs/upgrade.md (the checks) and test its decision in test/unit/planning/.
+ * in docs/checks.md and test its decision in test/unit/planning/.
  */
 
 import type { RequiredPermission } from '../permissions.js';

@@ -136,7 +136,7 @@ export function builtinResourceTypes(platform: 'kubernetes' | 'openshift'): Reso
       applyDefaults: defaultStatefulSet,
     }),
     // The emulator runs no job controller (a cluster whose controller-manager is stopped):
-    // a Job is validated, defaulted, stored, listed and watched, and no pod runs it (docs/simulator.md).
+    // a Job is validated, defaulted, stored, listed and watched, and no pod runs it (docs/simulator-internals.md).
     builtin({
       group: 'batch',
       version: 'v1',

@@ -21,7 +21,7 @@ import { isRecord, type KubeObject } from './types.js';
  *
  * What is checked of a pod is the part that decides Redis Enterprise pods: privileged,
  * allowPrivilegeEscalation, added capabilities, runAsUser and fsGroup. Volumes, SELinux, seccomp
- * and supplemental groups are not modelled (docs/simulator.md).
+ * and supplemental groups are not modelled (docs/simulator-internals.md).
  */
 
 const SCC_API = 'security.openshift.io/v1';

@@ -8,7 +8,7 @@
  * (`metadata/annotations.yaml`: package `redis-enterprise-operator-cert`, the channels of each
  * bundle, default channel `production`; the CSV: name `redis-enterprise-operator.v<bundle>`, no
  * `replaces`, a `spec.skips` list) and DOCS `kubernetes/upgrade/upgrade-olm.md`. What they show
- * is written in world/olm-bundles.ts and docs/simulator.md "OperatorHub":
+ * is written in world/olm-bundles.ts and docs/simulator-internals.md "OperatorHub":
  * - channels: one per release line (`7.4.6`), `production` (the bundles of the line that was
  *   newest when they were published), and from 7.22.2-21 on one per bundle (`7.22.2-43.0`).
  *   A channel name the catalog does not have offers nothing: OLM answers ResolutionFailed.

@@ -16,7 +16,7 @@ import { NODE_CONTAINER } from './cluster-objects.js';
  *   (same page). That it also asks for privilege escalation is an inference: the 7.22 SCC,
  *   "the minimal SCC needed ... with automatic FD limit adjustment enabled" (its description),
  *   is the first to allow it (K8S `openshift/scc.yaml` v7.8.6-15 vs v7.22.0-7). Exact container
- *   fields of the real operator are not documented (docs/simulator.md).
+ *   fields of the real operator are not documented (docs/simulator-internals.md).
  */
 
 export const UNPRIVILEGED_FROM = '7.22.0-6';

@@ -311,7 +311,7 @@ export const scenarioFileSchema = z.strictObject({
   operator: z.strictObject({
     version: versionString(OPERATOR_VERSION, '7.4.6-2'),
     installedBy: z.enum(['bundle', 'helm', 'olm']).default('bundle'),
-    /** installedBy: olm (OperatorHub): the Subscription (SIMULATOR.md, docs/simulator.md "OperatorHub"). */
+    /** installedBy: olm (OperatorHub): the Subscription (SIMULATOR.md, docs/simulator-internals.md "OperatorHub"). */
     olm: olmSchema.optional(),
     /** installedBy: helm: the release name (default `redis-enterprise`); ignored otherwise. */
     helmRelease: kubeName().max(53).optional(),

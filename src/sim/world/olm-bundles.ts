@@ -6,7 +6,7 @@
  * `manifests/redis-enterprise-operator-cert.clusterserviceversion.yaml` (spec.skips).
  *
  * One entry per operator release: the newest rebuild the repository holds (`7.4.6-2.8`; older
- * rebuilds of a release are superseded by it). What the bundles show (docs/simulator.md
+ * rebuilds of a release are superseded by it). What the bundles show (docs/simulator-internals.md
  * "OperatorHub"):
  * - channels: every bundle is in its release line's channel (`7.4.6`). A bundle of the newest
  *   release line at the time also goes to `production`; maintenance bundles of older lines do

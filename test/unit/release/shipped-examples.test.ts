@@ -61,13 +61,12 @@ export function exampleTargets(text: string): string[] {
  */
 const DELIBERATE: Record<string, string> = {
   'docs/troubleshooting.md 7.9.9-9': 'the error for a release the catalog does not know',
-  'docs/upgrade.md 8.2.0-8': 'a release redis/docs drafted and never published, an unknown release',
-  'docs/upgrade.md 8.2.0-25': "a release the user's own --catalog adds",
-  'docs/upgrade.md 7.4.6-12': 'the intermediate hop the operator-min-version fix names, before the target',
-  'docs/upgrade.md 7.2.4-2': "the OpenShift RHEL7 cluster's hop the upgrade-path fix names",
-  'docs/upgrade.md 7.8.2-6': 'olm-update-path: the plan that fails on a hole in the certified catalog',
-  'docs/upgrade.md 7.8.6-20':
-    "olm-update-path: the nearest target OLM can reach, as that plan's fix names it",
+  'docs/catalog.md 8.2.0-8': 'a release redis/docs drafted and never published, an unknown release',
+  'docs/catalog.md 8.2.0-25': "a release the user's own --catalog adds",
+  'docs/checks.md 7.4.6-12': 'the intermediate hop the operator-min-version fix names, before the target',
+  'docs/checks.md 7.2.4-2': "the OpenShift RHEL7 cluster's hop the upgrade-path fix names",
+  'docs/checks.md 7.8.2-6': 'olm-update-path: the plan that fails on a hole in the certified catalog',
+  'docs/checks.md 7.8.6-20': "olm-update-path: the nearest target OLM can reach, as that plan's fix names it",
   'docs/catalog.md 8.0.10-23': 'a target whose RS 8.0.10 the example rule of a --catalog file applies to',
 };
 
