@@ -22,7 +22,7 @@ export const LAYERS = [
   { name: 'steps', members: ['src/steps/'] },
   { name: 'commands', members: ['src/commands/'] },
   { name: 'command line', members: ['src/cli/', 'src/completion/'] },
-  { name: 'entry point', members: ['src/main.ts', 'src/token-main.ts'] },
+  { name: 'entry point', members: ['src/main.ts', 'src/token-main.ts', 'src/sea-main.ts'] },
 ];
 
 const SIM = 'src/sim/';

@@ -4,6 +4,7 @@
  * one hop has no `hops` in its state and goes through the target alone, as before.
  */
 
+import { quoteForShell } from '../exec/helm.js';
 import type { HopState, UpgradeState } from '../run/state.js';
 import { hopTarget, hopTargetsOf } from '../planning/hops.js';
 import type { Plan } from '../planning/plan.js';
@@ -56,4 +57,53 @@ export async function planNextHop(
   const { planUpgrade } = await import('../steps/index.js');
   const snapshot = await readClusterSnapshot(session, stateStore);
   return { snapshot, plan: planUpgrade(snapshot, target) };
+}
+
+/**
+ * The steps of the current hop a run left pending: those `--only`/`--skip` did not select. The
+ * next hop starts from what this one leaves (its operator manages this hop's cluster version),
+ * so a run does not go on to it before they are done.
+ */
+export function stepsLeftInHop(state: UpgradeState, stepIds: readonly string[]): string[] {
+  return stepIds.filter((id) => {
+    const status = state.steps[id]?.status;
+    return status !== 'done' && status !== 'skipped';
+  });
+}
+
+/**
+ * The later hop(s) a run stopped before, as its Next line: the same command without
+ * `--only`/`--skip` (and --dry-run), which finishes this hop's steps left, then runs the rest.
+ */
+export function laterHopLeft(
+  state: UpgradeState,
+  index: number,
+  stepsLeft: readonly string[],
+  argv: readonly string[],
+): { what: string; command: string } {
+  const hops = state.hops ?? [];
+  const later = hops
+    .slice(index + 1)
+    .map((hop, i) => `hop ${index + i + 2}/${hops.length} (to ${hop.operator})`)
+    .join(', ');
+  return {
+    what: `${describeHop(state, index)} left step(s) ${stepsLeft.join(', ')} not run (--only/--skip); then ${later}`,
+    command: ['ctl', ...withoutStepSelection(argv)].map(quoteForShell).join(' '),
+  };
+}
+
+/** argv without `--only X`, `--skip X` (and their `=` forms) and without --dry-run. */
+export function withoutStepSelection(argv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--only' || arg === '--skip') {
+      i += 1;
+      continue;
+    }
+    if (arg.startsWith('--only=') || arg.startsWith('--skip=')) continue;
+    if (arg === '--dry-run' || arg.startsWith('--dry-run=')) continue;
+    kept.push(arg);
+  }
+  return kept;
 }

@@ -348,7 +348,14 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           const last = !state.hops || hopIndex >= state.hops.length - 1;
           if (state.hops)
             recordHop(record, hopIndex, state, 'succeeded', reportSteps(outcome.summary, outcome.state));
-          if (!last && !input.dryRun) {
+          // --only/--skip left steps of this hop: the next hop waits for them (its Next line).
+          const stepsLeft = last || input.dryRun ? [] : hopsRun.stepsLeftInHop(state, stepIds);
+          if (stepsLeft.length > 0) {
+            io.info(
+              `${hopsRun.describeHop(state, hopIndex)} left step(s) ${stepsLeft.join(', ')} not run (--only/--skip): the run stops before the next hop`,
+            );
+          }
+          if (!last && !input.dryRun && stepsLeft.length === 0) {
             if (io.output === 'text') io.stderrWrite(`\n${renderSummaryText(outcome.summary)}\n`);
             io.info(
               `${hopsRun.describeHop(state, hopIndex)} complete; reading the cluster again for the next hop`,
@@ -385,11 +392,16 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
           const left =
             input.dryRun || result !== 'succeeded'
               ? []
-              : workLeft({
-                  plan: hopPlanned.plan,
-                  databasesOutcome: outcome.state.steps.databases?.outcome,
-                  argv: input.argv ?? [],
-                });
+              : [
+                  ...(stepsLeft.length > 0
+                    ? [hopsRun.laterHopLeft(state, hopIndex, stepsLeft, input.argv ?? [])]
+                    : []),
+                  ...workLeft({
+                    plan: hopPlanned.plan,
+                    databasesOutcome: outcome.state.steps.databases?.outcome,
+                    argv: input.argv ?? [],
+                  }),
+                ];
           const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;
           reporter.emit({
             type: 'done',
@@ -399,7 +411,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
                 ? `upgrade to ${plan.target.operator} ran, but could not be verified: ${verificationFailure.message}`
                 : verification?.unexplained
                   ? `upgrade to ${plan.target.operator} ran, but the cluster does not show it`
-                  : `upgrade to ${plan.target.operator} complete`,
+                  : stepsLeft.length > 0
+                    ? `${hopsRun.describeHop(state, hopIndex)}: the selected steps are done; the upgrade to ${plan.target.operator} is not complete`
+                    : `upgrade to ${plan.target.operator} complete`,
             data: {
               result,
               steps: outcome.summary,
