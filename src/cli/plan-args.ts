@@ -20,6 +20,8 @@ const LOCATION = [
   'stateStore',
   // How the bundle and the catalog may be downloaded: the run downloads them again.
   'allowHttp',
+  // The helm the run calls (the plan checks it: helm-available).
+  'helmBin',
 ];
 
 /** What to upgrade to and how (`--to` is written by the caller: the target list names its own). */

@@ -100,6 +100,7 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
     maxHops: readMaxHops(command),
     out: outputFile('--out', command.opts().out),
     stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
+    helmBin: (command.opts().helmBin as string | undefined) ?? (runtime.env.CTL_HELM || 'helm'),
     planArgs: readPlanArgs(command),
   });
 }

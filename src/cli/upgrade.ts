@@ -120,6 +120,10 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
       ),
   )
     .option('--out <plan.json>', 'also save the plan as JSON, for review and for run --plan')
+    .option(
+      '--helm-bin <path>',
+      'the helm binary the run will call, for the helm-available check (env CTL_HELM; default: helm on the PATH)',
+    )
     .addOption(
       new Option(
         '--state-store <file|configmap>',

@@ -91,6 +91,8 @@ export interface PlanCommandInput extends SessionInput {
   stateStore?: StateStoreKind | undefined;
   /** `--max-hops` (default 3). */
   maxHops?: number | undefined;
+  /** The helm the run will call (`--helm-bin`, CTL_HELM, else helm from the PATH): check helm-available. */
+  helmBin?: string | undefined;
   /** The plan-deciding flags given, repeated by the "Next:" command. */
   planArgs?: PlanArgs | undefined;
 }
@@ -111,7 +113,7 @@ export async function runPlanCommand(
       input.target,
       input.stateStore,
       input.maxHops,
-      input.env.CTL_HELM || 'helm',
+      input.helmBin ?? (input.env.CTL_HELM || 'helm'),
     );
     if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
     await addHelmReleases(plan, snapshot, input);

@@ -182,12 +182,17 @@ describe('platform-supported (e2e)', () => {
   });
 
   it('Kubernetes 1.32 and a target that lists it as deprecated: a warning, the plan may run', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
-      const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '-o', 'json']);
-      const warned = check(JSON.parse(plan.stdout) as PlanDoc, 'platform-supported');
-      assert.equal(warned.status, 'warn', warned.message);
-      assert.match(warned.message, /Kubernetes 1\.32 as deprecated/);
-    });
+    // happy-path runs Kubernetes 1.33 (fully supported by 8.2.0-18): this cluster is on 1.32.
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '-o', 'json']);
+        const warned = check(JSON.parse(plan.stdout) as PlanDoc, 'platform-supported');
+        assert.equal(warned.status, 'warn', warned.message);
+        assert.match(warned.message, /Kubernetes 1\.32 as deprecated/);
+      },
+      { patch: (scenario: Scenario): Scenario => ({ ...scenario, kubernetesVersion: '1.32' }) },
+    );
   });
 });
 

@@ -174,7 +174,10 @@ describe('secrets: a canary password and canary tokens never leak', () => {
       }),
       4,
     );
-    assert.equal(await run('upgrade plan', ['upgrade', 'plan', '--to', TARGET, '-o', 'json']), 0);
+    assert.equal(
+      await run('upgrade plan', ['upgrade', 'plan', '--to', TARGET, '-o', 'json', '--helm-bin', helm.bin]),
+      0,
+    );
     assert.equal(await run('upgrade run --dry-run', [...UPGRADE, '--dry-run', '--helm-bin', helm.bin]), 0);
     assert.equal(
       await run('upgrade run, wrong password', [...UPGRADE, '--helm-bin', helm.bin], {
