@@ -225,7 +225,8 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         'resume at the first step not done (the error ends with that command).\n' +
         'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
         '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
-        'checked before each hop, and one state file records the hops.\n' +
+        'checked before each hop, and one state file records the hops. A hop that\n' +
+        '--only/--skip leaves unfinished ends the run; its Next line runs the rest.\n' +
         'After the steps (not with --dry-run), the management API is asked whether every\n' +
         'node runs the target RS and every database is active at its target version: the\n' +
         'answer is shown under the summary and in --report (verification).\n' +

@@ -315,8 +315,10 @@ async function waitOnce(
       const conditions = Array.isArray((object.status as Record<string, unknown> | undefined)?.conditions)
         ? ((object.status as Record<string, unknown>).conditions as Record<string, unknown>[])
         : [];
+      // A failure OLM wrote before ctl switched the channel is about the old channel: only one
+      // written since counts (a watch's first event is the object as it was).
       const failed = conditions.find((c) => c.type === 'ResolutionFailed' && c.status === 'True');
-      if (failed) {
+      if (failed && resolved(s)) {
         throw new OperationError(
           `OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`,
           {
