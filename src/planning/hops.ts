@@ -160,6 +160,27 @@ function aroundOlmHole(snapshot: Snapshot, goal: Target): HopNeed | undefined {
   };
 }
 
+/**
+ * Whether, under OLM, the channel head a hop lands on has no route of update edges on to the
+ * goal's CSV (src/planning/olm-path.ts). 7.4.6-12.0, the head of channel 7.4.6, is one: no
+ * certified bundle lists it in spec.skips (8.2.0-18.0 neither: certified-operators commit
+ * 0eb3663). The plan then takes another route when one exists (aroundOlmHole: from 7.2.4-7
+ * through the head of 7.4.2); without one it keeps the hop, and check olm-update-path fails it.
+ */
+function olmDeadEnd(snapshot: Snapshot, hop: HopNeed, goal: Target): boolean {
+  const olm = snapshot.olm;
+  if (!olm?.channels || hop.clusterVersion !== undefined) return false;
+  const headCsv = olm.channels
+    .map((channel) => channel.currentCSV)
+    .find((csv) => csv !== undefined && csvVersion(csv) === hop.operator);
+  if (!headCsv) return false;
+  const targetCsv = olmRoute(olm, goal.operator).targetCsv;
+  const fromHead = { ...olm, csv: headCsv, installPlans: [] };
+  return (
+    olmDetour(fromHead, { csv: headCsv, rs: undefined, platform: snapshot.platform }, targetCsv) === undefined
+  );
+}
+
 /** The target of an intermediate hop: the user's selection, at the hop's release. */
 export function hopTarget(final: Target, need: Pick<HopNeed, 'operator' | 'clusterVersion'>): Target {
   return {
@@ -300,7 +321,11 @@ function firstHopTowards(
   let need: HopNeed | undefined;
   const seen = new Set<string>();
   for (;;) {
-    const before = alongOlmHeads(snapshot, nextHop(snapshot, goal), goal) ?? aroundOlmHole(snapshot, goal);
+    const along = alongOlmHeads(snapshot, nextHop(snapshot, goal), goal);
+    const before =
+      along && olmDeadEnd(snapshot, along, goal)
+        ? (aroundOlmHole(snapshot, goal) ?? along)
+        : (along ?? aroundOlmHole(snapshot, goal));
     if (!before) return { ok: true, target: goal, need };
     const version = parseOperatorVersion(before.operator);
     const goalVersion = parseOperatorVersion(goal.operator);

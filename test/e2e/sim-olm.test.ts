@@ -182,20 +182,20 @@ describe('sim: OperatorHub install at a channel head, Manual approval (olm-chann
 
   test('a bundle applied over the OLM-owned Deployment is put back to the CSV', async () => {
     const before = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
-    assert.match(await operatorImage(sim), /:7\.4\.6-12$/);
+    assert.match(await operatorImage(sim), /:7\.8\.6-20$/);
     const bundle = await sim.download('/bundles/7.8.2-6/openshift.bundle.yaml');
     await sim.kubectl(['apply', '--server-side', '-f', bundle]);
-    // Reverted: the template back at 7.4.6-12, after two writes (the bundle's and OLM's).
+    // Reverted: the template back at 7.8.6-20, after two writes (the bundle's and OLM's).
     const reverted = await eventually('OLM to put the operator Deployment back', async () => {
       const deployment = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
       const image = deployment.spec.template.spec.containers[0]?.image ?? '';
       const generation = deployment.metadata.generation ?? 0;
-      return image.endsWith(':7.4.6-12') && generation >= (before.metadata.generation ?? 0) + 2
+      return image.endsWith(':7.8.6-20') && generation >= (before.metadata.generation ?? 0) + 2
         ? deployment
         : undefined;
     });
-    assert.equal(reverted.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v7.4.6-12');
-    const csv = await json<Csv>(sim, ['get', 'csv', 'redis-enterprise-operator.v7.4.6-12']);
+    assert.equal(reverted.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v7.8.6-20');
+    const csv = await json<Csv>(sim, ['get', 'csv', 'redis-enterprise-operator.v7.8.6-20']);
     assert.equal(csv.status?.phase, 'Succeeded');
     assert.deepEqual(await plans(sim), []);
   });
@@ -213,7 +213,7 @@ describe('sim: OperatorHub install at a channel head, Manual approval (olm-chann
     assert.equal(plan?.spec.approved, false);
     assert.equal(plan?.status?.phase, 'RequiresApproval');
     // Nothing moves until the plan is approved.
-    assert.match(await operatorImage(sim), /:7\.4\.6-12$/);
+    assert.match(await operatorImage(sim), /:7\.8\.6-20$/);
   });
 });
 

@@ -29,7 +29,7 @@ const TARGET = '7.8.6-20';
 const TAG = '7.8.6-315';
 
 /** An OperatorHub scenario file, written where the test's temporary folder is removed on exit. */
-function scenarioFile(name: string, olm: string): string {
+function scenarioFile(name: string, olm: string, operator = '7.4.6-2', tag = '7.4.6-22'): string {
   const file = path.join(tempDir('ctl-olm-graph-'), `${name}.yaml`);
   writeFileSync(
     file,
@@ -39,14 +39,14 @@ dialect: redis
 platform: openshift
 kubernetesVersion: "1.29"
 operator:
-  version: 7.4.6-2
+  version: ${operator}
   installedBy: olm
   olm:
 ${olm}
 cluster:
-  versionTag: 7.4.6-22.rhel8-openshift
+  versionTag: ${tag}.rhel8-openshift
   repository: registry.connect.redhat.com/redislabs/redis-enterprise
-  apiVersion: 7.4.6-22
+  apiVersion: ${tag}
 databases:
   - { name: cache, version: "7.2" }
 `,
@@ -140,10 +140,16 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
   });
 
   it('a real hole of the certified skips (7.4.6-12 to 7.8.6-20): the plan and the run stop at olm-update-path before any change', async () => {
-    // olm-channel-switch runs 7.4.6-12, published after every 7.8.6 bundle: none lists it in
-    // spec.skips (operator.olm.skips: catalog, the default), and ctl's catalog holds the
+    // 7.4.6-12, at the head of channel 7.4.6, was published after every 7.8.6 bundle: none lists
+    // it in spec.skips (operator.olm.skips: catalog, the default), and ctl's catalog holds the
     // certified bundles' spec.skips, so the plan sees the hole the run used to stop at.
-    await withUpgradeSim('olm-channel-switch', async (sim) => {
+    const file = scenarioFile(
+      'olm-hole-786',
+      '    channel: 7.4.6\n    approval: Manual',
+      '7.4.6-12',
+      '7.4.6-293',
+    );
+    await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(plan, 3, 'plan');
       assert.match(

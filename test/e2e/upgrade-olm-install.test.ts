@@ -221,25 +221,29 @@ interface HopsPlanJson extends PlanJson {
 }
 
 describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
-  it('from 7.2.4-12 the plan goes through heads the channels offer, and the run reaches the target', async () => {
-    // From 7.4.6-12, the head of channel 7.4.6 and the first hop, only the 8.2.0 head has an
-    // edge: no 7.8.6, 7.22.2 or 8.0.20 bundle lists 7.4.6-12.0 in spec.skips (published after
-    // them; docs/simulator-internals.md "OperatorHub"). 8.2.0-18 needs OpenShift 4.20 (Kubernetes 1.33).
-    const target = '8.2.0-18';
+  it('from 7.2.4-7 the plan goes through heads the channels offer, and the run reaches the target', async () => {
+    // 7.8.6-20 does not skip 7.2.4-7 (its bundle skips nothing older than 7.4.2-2.0). The head
+    // of channel 7.4.6, 7.4.6-12, has no edge onward at all (no certified bundle lists
+    // 7.4.6-12.0 in spec.skips, 8.2.0-18.0 included: certified-operators commit 0eb3663;
+    // docs/simulator-internals.md "OperatorHub"), so the route goes through the head of channel 7.4.2,
+    // 7.4.2-12, which skips 7.2.4-7 and which 7.8.6-20.1 skips. OpenShift 4.15 (Kubernetes 1.28):
+    // where OperatorHub offers 7.4.2-12.0 (v4.11-v4.15) and 7.8.6-20 is still listed (deprecated).
+    const target = '7.8.6-20';
     const file = olmScenarioFile({
       name: 'olm-two-hops',
-      kubernetesVersion: '1.33',
+      kubernetesVersion: '1.28',
       namespace: 'retail',
       cluster: 'rec',
-      operator: '7.2.4-12',
-      versionTag: '7.2.4-92.rhel8-openshift',
-      apiVersion: '7.2.4-92',
+      operator: '7.2.4-7',
+      versionTag: '7.2.4-64.rhel8-openshift',
+      apiVersion: '7.2.4-64',
     });
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', target, '-o', 'json']);
       assertExit(plan, 0, 'plan');
       const doc = JSON.parse(plan.stdout) as HopsPlanJson;
       assert.ok(doc.hops && doc.hops.length === 2, JSON.stringify(doc.hops?.map((h) => h.target)));
+      assert.equal(doc.hops[0]?.target.operator, '7.4.2-12', 'around the dead end at 7.4.6-12');
       const manifest = await sim.get(['packagemanifest', 'redis-enterprise-operator-cert', '-n', 'retail']);
       const heads = (
         (manifest.status as { channels: { name: string; currentCSV: string }[] }).channels ?? []
@@ -263,14 +267,11 @@ describe('multi-hop under OLM: every hop is a channel head (e2e)', () => {
       const sub = await sim.get(['subscription', 'redis-enterprise-operator-cert', '-n', 'retail']);
       assert.match(
         String(getPath(sub, ['status', 'installedCSV'])),
-        /redis-enterprise-operator\.v8\.2\.0-18/,
+        /redis-enterprise-operator\.v7\.8\.6-20/,
       );
       const rec = await sim.get(['rec', 'rec', '-n', 'retail']);
       assert.equal(getPath(rec, ['status', 'state']), 'Running');
-      assert.match(
-        String(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag'])),
-        /^8\.2\.0-78\.18/,
-      );
+      assert.match(String(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag'])), /^7\.8\.6-315/);
     });
   });
 });

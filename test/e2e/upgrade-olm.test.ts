@@ -35,9 +35,9 @@ const TAG = '7.8.6-315';
 const SUBSCRIPTION = 'redis-enterprise-operator-cert';
 const RUN = ['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'];
 /**
- * From 7.4.6-12, the head of channel 7.4.6 (olm-automatic, olm-channel-switch), channel 7.8.6
- * has no edge: 7.4.6-12.0 was published after every 7.8.6 bundle, so none lists it in
- * spec.skips (docs/simulator-internals.md "OperatorHub"). The 8.2.0 head does: these runs go there.
+ * From 7.8.6-20, the head of channel 7.8.6 (olm-automatic, olm-channel-switch), the 8.2.0 head
+ * has an edge: 8.2.0-18.0's spec.skips lists 7.8.6-20.1 (docs/simulator-internals.md "OperatorHub"), so
+ * these runs switch the channel to 8.2.0 and go there.
  */
 const HEAD_TARGET = '8.2.0-18';
 const HEAD_TARGET_CSV = `redis-enterprise-operator.v${HEAD_TARGET}`;
@@ -333,11 +333,11 @@ describe('ctl upgrade run through OLM (e2e)', () => {
         assert.equal(writes(sim, /\/installplans\//).length, 1, 'approved once before the kill');
 
         // An approved plan is half an upgrade: a run to another target may not replace it.
-        const other = await sim.ctl(['upgrade', 'run', '--to', '7.8.6-11', '--yes']);
+        const other = await sim.ctl(['upgrade', 'run', '--to', '8.2.0-15', '--yes']);
         assertExit(other, 2, 'a run to another target over the approved one');
         assert.match(
           other.stderr,
-          /an unfinished upgrade to 8\.2\.0-18 is recorded in .*; this run targets 7\.8\.6-11/,
+          /an unfinished upgrade to 8\.2\.0-18 is recorded in .*; this run targets 8\.2\.0-15/,
         );
         assert.match(other.stderr, /hint: Finish it \(ctl upgrade run --to 8\.2\.0-18/);
 
@@ -349,7 +349,7 @@ describe('ctl upgrade run through OLM (e2e)', () => {
           .map((e) => e.message);
         assert.ok(
           progress.some((m) =>
-            /^resuming an interrupted operator upgrade \(olm from 7\.4\.6-12 to 8\.2\.0-18\)/.test(m),
+            /^resuming an interrupted operator upgrade \(olm from 7\.8\.6-20 to 8\.2\.0-18\)/.test(m),
           ),
           progress.join('\n'),
         );

@@ -25,7 +25,9 @@
  * 7.22.2-45.1 read from the search tool's index): 7.4.6-11.0 (August 2026), 7.8.6-20.1,
  * 7.22.2-45.1, 8.0.20-27.1, 8.2.0-15.1 (September), 7.4.6-12.0 and 8.2.0-18.0 (October). Their
  * channels follow the pattern above; their skips are taken as "every bundle published
- * before", with the month order of the notes (inferred, not read).
+ * before", with the month order of the notes (inferred, not read), except 8.2.0-18.0, whose
+ * CSV was read at commit 0eb3663: it does not skip 7.4.6-12.0 (published the same month), so
+ * no bundle at all has an edge from 7.4.6-12.
  */
 
 export interface OlmBundleFacts {
@@ -170,7 +172,10 @@ export const OLM_BUNDLES: ReadonlyMap<string, OlmBundleFacts> = withSnapshotHole
   ['8.2.0-12', B('8.2.0-12.0', true, true, ['7.8.6-19', '7.22.2-43', '8.0.20-26'])],
   ['8.2.0-13', B('8.2.0-13.0', true, true, ['7.8.6-19', '7.22.2-43', '8.0.20-26'])],
   ['8.2.0-15', B('8.2.0-15.1', true, true, ['7.4.6-12'])],
-  ['8.2.0-18', B('8.2.0-18.0', true, true)],
+  // Read, not inferred: 8.2.0-18.0's spec.skips (certified-operators commit 0eb3663) ends with
+  // 7.4.6-11.0, 7.8.6-20.1, 7.22.2-45.1, 8.0.20-27.1 and 8.2.0-15.1; it lists no 7.4.6-12.0 and
+  // has no spec.replaces, so OLM offers 7.4.6-12 no update to it.
+  ['8.2.0-18', B('8.2.0-18.0', true, true, ['7.4.6-12'])],
 ]);
 
 /** Adds the bundles published after the snapshot to the holes of every bundle it holds. */

@@ -78,9 +78,15 @@ describe('simulated OLM catalog', () => {
     // September's bundles skip August's 7.4.6-11.0, not October's 7.4.6-12.0.
     assert.ok(real.skipsOf('7.8.6-20').includes(csv('7.4.6-11')));
     assert.ok(!real.skipsOf('7.8.6-20').includes(csv('7.4.6-12')));
-    // So from 7.4.6-12 channel 7.8.6 offers nothing; channel 8.2.0 offers its head.
-    assert.equal(real.replacementOf(csv('7.4.6-12'), '7.8.6'), undefined);
-    assert.equal(real.replacementOf(csv('7.4.6-12'), '8.2.0'), csv('8.2.0-18'));
+    // October's 8.2.0-18.0 was read (certified-operators 0eb3663): it skips 7.4.6-11.0 and
+    // 8.2.0-15.1 but not 7.4.6-12.0. So from 7.4.6-12 no channel offers anything; from 7.8.6-20
+    // channel 8.2.0 offers its head.
+    assert.ok(real.skipsOf('8.2.0-18').includes(csv('7.4.6-11')));
+    assert.ok(real.skipsOf('8.2.0-18').includes(csv('8.2.0-15')));
+    assert.ok(!real.skipsOf('8.2.0-18').includes(csv('7.4.6-12')));
+    for (const channel of real.channels())
+      assert.equal(real.replacementOf(csv('7.4.6-12'), channel), undefined, `channel ${channel}`);
+    assert.equal(real.replacementOf(csv('7.8.6-20'), '8.2.0'), csv('8.2.0-18'));
   });
 
   it('names CSVs with a suffix when the starting CSV has one: the installed one’s, the certified bundle’s for the others', () => {
