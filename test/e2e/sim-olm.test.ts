@@ -71,14 +71,14 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
   test('kubectl shows the Subscription, the pending InstallPlan and the installed CSV', async () => {
     const table = await eventually('an InstallPlan for the channel head', async () => {
       const text = (await sim.kubectl(['get', 'installplan'])).stdout;
-      return text.includes('redis-enterprise-operator.v8.2.0-18') ? text : undefined;
+      return text.includes('redis-enterprise-operator.v8.0.20-25') ? text : undefined;
     });
     assert.deepEqual(parseTable(table).header, ['NAME', 'CSV', 'APPROVAL', 'APPROVED', 'AGE']);
     assert.deepEqual(
       { ...parseTable(table).rows[0], NAME: '', AGE: '' },
       {
         NAME: '',
-        CSV: 'redis-enterprise-operator.v8.2.0-18',
+        CSV: 'redis-enterprise-operator.v8.0.20-25',
         APPROVAL: 'Manual',
         APPROVED: 'false',
         AGE: '',
@@ -102,7 +102,7 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
     assert.equal(sub.spec.installPlanApproval, 'Manual');
     assert.equal(sub.spec.startingCSV, 'redis-enterprise-operator.v7.4.6-2');
     assert.equal(sub.status?.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
-    assert.equal(sub.status?.currentCSV, 'redis-enterprise-operator.v8.2.0-18');
+    assert.equal(sub.status?.currentCSV, 'redis-enterprise-operator.v8.0.20-25');
     assert.equal(sub.status?.state, 'UpgradePending');
     const [plan] = await plans(sim);
     assert.equal(sub.status?.installPlanRef?.name, plan?.metadata.name);
@@ -142,22 +142,22 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
       const items = (await json<List<Csv>>(sim, ['get', 'csv'])).items;
       return items.length === 1 && items[0]?.status?.phase === 'Succeeded' ? items : undefined;
     });
-    assert.equal(csvs[0]?.metadata.name, 'redis-enterprise-operator.v8.2.0-18');
+    assert.equal(csvs[0]?.metadata.name, 'redis-enterprise-operator.v8.0.20-25');
     // As the certified CSVs: no replaces, the installed CSV among spec.skips.
     assert.equal(csvs[0]?.spec.replaces, undefined);
     assert.ok(
       csvs[0]?.spec.skips?.includes('redis-enterprise-operator.v7.4.6-2'),
       String(csvs[0]?.spec.skips),
     );
-    assert.match(await operatorImage(sim), /:8\.2\.0-18$/);
+    assert.match(await operatorImage(sim), /:8\.0\.20-25$/);
     const deployment = await json<Deployment>(sim, ['get', 'deploy', 'redis-enterprise-operator']);
-    assert.equal(deployment.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v8.2.0-18');
+    assert.equal(deployment.metadata.labels?.['olm.owner'], 'redis-enterprise-operator.v8.0.20-25');
     assert.deepEqual(
       deployment.metadata.ownerReferences?.map((ref) => ref.name),
-      ['redis-enterprise-operator.v8.2.0-18'],
+      ['redis-enterprise-operator.v8.0.20-25'],
     );
     const sub = await json<Subscription>(sim, ['get', 'subscription', SUBSCRIPTION]);
-    assert.equal(sub.status?.installedCSV, 'redis-enterprise-operator.v8.2.0-18');
+    assert.equal(sub.status?.installedCSV, 'redis-enterprise-operator.v8.0.20-25');
     assert.equal(sub.status?.state, 'AtLatestKnown');
     const done = await json<InstallPlan>(sim, ['get', 'installplan', plan.metadata.name]);
     assert.equal(done.status?.phase, 'Complete');
@@ -166,7 +166,7 @@ describe('sim: OperatorHub install, Manual approval (olm-manual)', () => {
       const log = (
         await sim.kubectl(['logs', 'deploy/redis-enterprise-operator', '-c', 'redis-enterprise-operator'])
       ).stdout;
-      return log.includes('"version":"8.2.0-18"') ? true : undefined;
+      return log.includes('"version":"8.0.20-25"') ? true : undefined;
     });
   });
 });

@@ -152,11 +152,11 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       assert.match(text.stdout, /operator\s+7\.4\.6-2\s+-> 7\.8\.6-20 \(olm\)/);
       assert.match(
         text.stdout,
-        /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.2\.0-18\)/,
+        /InstallPlan install-\w+ waits for approval \(CSV redis-enterprise-operator\.v8\.0\.20-25\)/,
       );
       assert.match(
         text.stdout,
-        /target CSV redis-enterprise-operator\.v7\.8\.6-20: not the head of channel production \(redis-enterprise-operator\.v8\.2\.0-18\); channel 7\.8\.6 has it/,
+        /target CSV redis-enterprise-operator\.v7\.8\.6-20: not the head of channel production \(redis-enterprise-operator\.v8\.0\.20-25\); channel 7\.8\.6 has it/,
       );
       assert.ok(
         text.stdout.includes(
@@ -180,7 +180,9 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       assert.equal(plan.blocked, false);
       assert.equal(plan.olm?.installedCSV, 'redis-enterprise-operator.v7.4.6-2');
       assert.equal(plan.olm?.targetCSV, TARGET_CSV);
-      assert.equal(plan.olm?.channelHead, 'redis-enterprise-operator.v8.2.0-18');
+      // olm-manual runs OpenShift 4.18: the newest production bundle OperatorHub offers there is
+      // 8.0.20-25.0 (v4.18-v4.21); 8.2.0-x start at v4.19.
+      assert.equal(plan.olm?.channelHead, 'redis-enterprise-operator.v8.0.20-25');
       assert.equal(plan.olm?.channelHasTarget, false);
       assert.equal(plan.olm?.targetChannel, '7.8.6');
       assert.equal(plan.olm?.targetInstallPlan, null);
@@ -239,7 +241,11 @@ describe('ctl upgrade run through OLM (e2e)', () => {
 
       const plans = await installPlans(sim);
       const laterPlan = plans.find((p) => p.metadata.name === later[0]);
-      assert.equal(getPath(laterPlan, ['spec', 'approved']), false, 'the plan of 8.2.0-18 is never approved');
+      assert.equal(
+        getPath(laterPlan, ['spec', 'approved']),
+        false,
+        'the plan of the production head is never approved',
+      );
       const approvals = writes(sim, /\/installplans\//);
       assert.equal(approvals.length, 1, describeEntries(approvals));
       const targetPlan = plans.find((p) => approvals[0]?.path.includes(`/installplans/${p.metadata.name}`));

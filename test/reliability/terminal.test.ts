@@ -147,8 +147,10 @@ describe('any terminal', () => {
   });
 
   test('an OLM run at a terminal', async () => {
-    const { pty } = await compare('OLM', 'olm-manual', UPGRADE, { edit: renamed('olm') });
-    assert.match(pty.output, /upgrade to 7\.8\.2-6 complete/);
+    // olm-manual runs OpenShift 4.18, where OperatorHub no longer offers 7.8.2-6.8 (v4.12-v4.16).
+    const toOffered = ['upgrade', 'run', '--to', '7.8.6-20', '--yes'];
+    const { pty } = await compare('OLM', 'olm-manual', toOffered, { edit: renamed('olm') });
+    assert.match(pty.output, /upgrade to 7\.8\.6-20 complete/);
     assertReadinessForward(pty.output, 'OLM');
   });
 

@@ -26,6 +26,7 @@
  */
 
 import { type SimWorld, worldOf } from '../world/world.js';
+import { offeredOn, openshiftRangeOf } from '../world/olm-openshift.js';
 import { compareNumbers, operatorNumbers } from '../world/versions.js';
 
 export const OLM_PACKAGE = 'redis-enterprise-operator-cert';
@@ -54,6 +55,12 @@ export interface CatalogSettings {
   skips: OlmSkips;
   /** The releases the catalog offers; default: the built-in world. */
   world?: SimWorld;
+  /**
+   * The cluster's OpenShift version (`4.16.8`): OperatorHub offers only the bundles whose
+   * `com.redhat.openshift.versions` includes it (world/olm-openshift.ts). The installed release
+   * stays listed (its CSV is there). Absent: every bundle.
+   */
+  openshift?: string | null;
 }
 
 /** `redis-enterprise-operator.v7.4.6-2.3` -> { version: `7.4.6-2`, suffix: `.3` }; undefined for another name. */
@@ -99,12 +106,19 @@ export class OlmCatalog {
   channelsOf(version: string): string[] {
     if (!this.#world.inCatalog(version)) return [];
     const bundle = this.#world.bundleOf(version);
+    if (!this.#offered(version, bundle.bundle)) return [];
     const line = releaseLine(version);
     return [
       ...(line ? [line] : []),
       ...(bundle.production ? [PRODUCTION_CHANNEL] : []),
       ...(bundle.ownChannel ? [bundle.bundle] : []),
     ];
+  }
+
+  #offered(version: string, bundle: string): boolean {
+    const { openshift, installedVersion } = this.#settings;
+    if (!openshift || version === installedVersion) return true;
+    return offeredOn(openshiftRangeOf(bundle), openshift);
   }
 
   /** Every channel: `production`, one per release line (oldest first), then the bundles' own. */
@@ -194,6 +208,7 @@ export function scenarioCatalog(
   olm: { channel: string; startingCSV: string; skips: OlmSkips },
   installedVersion: string,
   world?: SimWorld,
+  openshift?: string | null,
 ): OlmCatalog {
   return new OlmCatalog({
     channel: olm.channel,
@@ -201,5 +216,6 @@ export function scenarioCatalog(
     installedSuffix: parseCsvName(olm.startingCSV)?.suffix ?? '',
     skips: olm.skips,
     ...(world ? { world } : {}),
+    openshift: openshift ?? null,
   });
 }

@@ -105,7 +105,12 @@ function olmOf(scenario: Scenario): ScenarioOlm {
 
 /** The catalog the scenario's OperatorHub shows. */
 export function catalogOf(scenario: Scenario): OlmCatalog {
-  return scenarioCatalog(olmOf(scenario), scenario.operator.version, worldOf(scenario));
+  return scenarioCatalog(
+    olmOf(scenario),
+    scenario.operator.version,
+    worldOf(scenario),
+    scenario.openshiftVersion,
+  );
 }
 
 function write(kube: KubeAccess, object: KubeObject): KubeObject {

@@ -277,7 +277,12 @@ function checkOlm(scenario: Scenario, report: Report): void {
   if (operator.installedBy !== 'olm' || !operator.olm) return;
   const { channel, startingCSV, skips } = operator.olm;
   const parsed = parseCsvName(startingCSV);
-  const catalog = scenarioCatalog(operator.olm, operator.version, worldOf(scenario));
+  const catalog = scenarioCatalog(
+    operator.olm,
+    operator.version,
+    worldOf(scenario),
+    scenario.openshiftVersion,
+  );
   // A channel the catalog does not have is allowed: OLM then fails to resolve the Subscription
   // (ResolutionFailed), as a real one on a misspelt channel does.
   if (catalog.channels().includes(channel) && !catalog.channelVersions(channel).includes(operator.version))

@@ -142,10 +142,13 @@ describe('releases: (scenario key)', () => {
       SCENARIO.replace('  installedBy: olm', `  installedBy: olm\n  olm: {channel: "${channel}"}`);
     assert.equal(parseScenario(olm('stable'), 'stable.yaml').operator.olm?.channel, 'stable');
     assert.equal(parseScenario(olm('8.2.0-18.0'), 'own.yaml').operator.olm?.channel, '8.2.0-18.0');
+    // 8.0.20 is offered on this OpenShift (8.0.20-27.1: v4.18-v4.21) but does not hold 8.2.0-18;
+    // 7.8.6 is not (its bundles end at v4.18), so a Subscription to it loads and fails to resolve.
     assert.throws(
-      () => parseScenario(olm('7.8.6'), 'other-line.yaml'),
-      /channel "7\.8\.6" does not offer operator 8\.2\.0-18/,
+      () => parseScenario(olm('8.0.20'), 'other-line.yaml'),
+      /channel "8\.0\.20" does not offer operator 8\.2\.0-18/,
     );
+    assert.equal(parseScenario(olm('7.8.6'), 'gone.yaml').operator.olm?.channel, '7.8.6');
   });
 
   it('a cluster on a .minimal tag loads where its release published one, and not elsewhere', () => {
