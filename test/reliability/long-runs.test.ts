@@ -62,8 +62,11 @@ describe('long runs and token lifetimes', () => {
         (e) => e.path.startsWith('/v1/users/authorize') && e.status === 200,
       ).length;
       const rejected = rest.filter((e) => e.status === 401).length;
-      assert.equal(rejected, 1, 'one call met the invalidated token');
       assert.equal(authorized, 2, 'one token before the upgrade, one after');
+      // The calls in flight when the cluster invalidated the token each meet it once: the monitor's
+      // and the availability poller's (at most 4 at once, docs/availability.md), all answered by
+      // the one token re-obtained above.
+      assert.ok(rejected >= 1 && rejected <= 5, `${rejected} calls met the invalidated token`);
       figure(
         `token invalidation on upgrade to ${target}: ${rejected} 401, ${authorized - 1} token re-obtained, exit 0`,
       );
