@@ -14,6 +14,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ctlBin, ctlEnv, runCtl } from '../helpers/run-ctl.js';
 import { assertExit, withUpgradeSim } from './upgrade-support.js';
+import { pumpForever } from '../helpers/endless-body.js';
 
 const TARGET = '7.8.2-6';
 const PEAK_RSS_LIMIT_KB = 256 * 1024;
@@ -68,12 +69,7 @@ describe('every input has a bound (e2e)', { timeout: 600_000 }, () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/endless') {
         res.writeHead(200, { 'content-type': 'application/yaml' });
-        const chunk = Buffer.alloc(256 * 1024, '#');
-        const pump = (): void => {
-          while (!res.destroyed && res.write(chunk));
-          if (!res.destroyed) res.once('drain', pump);
-        };
-        pump();
+        pumpForever(res, Buffer.alloc(256 * 1024, '#'));
       } else if (url.pathname === '/start') {
         res.writeHead(302, { location: '/final?sig=SIGSECRET-98765' });
         res.end();

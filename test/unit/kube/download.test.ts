@@ -20,6 +20,7 @@ import {
   MIB,
   redirectTarget,
 } from '../../../src/kube/download.js';
+import { pumpForever } from '../../helpers/endless-body.js';
 
 const LIMITS = { what: 'the test file', maxBytes: 1 * MIB, deadlineMs: 5_000 };
 
@@ -38,12 +39,7 @@ describe('download', () => {
       if (url.pathname === '/endless') {
         // Streams for ever, as fast as the reader takes it.
         res.writeHead(200, { 'content-type': 'text/plain' });
-        const chunk = Buffer.alloc(64 * 1024, 'a');
-        const pump = (): void => {
-          while (!res.destroyed && res.write(chunk));
-          if (!res.destroyed) res.once('drain', pump);
-        };
-        pump();
+        pumpForever(res, Buffer.alloc(64 * 1024, 'a'));
       } else if (url.pathname === '/drip') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         const timer = setInterval(() => res.write('x'), 200);
