@@ -146,15 +146,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const saved = await import('../planning/saved-plan.js');
   const savedPlan = input.planFile ? await saved.loadSavedPlan(input.planFile) : undefined;
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
-  const plannedStore = savedPlan?.target.selection?.stateStore;
-  if (plannedStore !== undefined && plannedStore !== (input.stateStore ?? 'file')) {
-    throw new UsageError(
-      `the plan in ${input.planFile} checked the permissions of --state-store ${plannedStore}, and this run uses ${input.stateStore ?? 'file'}`,
-      {
-        hint: `Run with --state-store ${plannedStore}, or plan again with the store the run uses: ctl upgrade plan --to ${savedPlan?.target.operator ?? '<version>'} --state-store ${input.stateStore ?? 'file'} --out ${input.planFile}`,
-      },
-    );
-  }
+  if (savedPlan && input.planFile)
+    saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file');
   if (!target)
     throw new UsageError('--to is required: the operator version to upgrade to', {
       hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { Plan } from './plan.js';
+import type { StateStoreKind } from './state-store-kind.js';
 import { resolveTarget, type Target } from './target.js';
 
 const databasesSchema = z.discriminatedUnion('kind', [
@@ -97,4 +98,19 @@ export function targetOfSavedPlan(plan: Plan): Target {
     helmChart: selection.helm.chart ?? undefined,
     helmRepo: selection.helm.repo ?? undefined,
   });
+}
+
+/**
+ * A saved plan checked the permissions of one state store (`target.selection.stateStore`): a run
+ * with another would need permissions no check looked at. Refused, with how to match them.
+ */
+export function checkSavedPlanStore(plan: Plan, path: string, store: StateStoreKind): void {
+  const planned = plan.target.selection?.stateStore;
+  if (planned === undefined || planned === store) return;
+  throw new UsageError(
+    `the plan in ${path} checked the permissions of --state-store ${planned}, and this run uses ${store}`,
+    {
+      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ctl upgrade plan --to ${plan.target.operator} --state-store ${store} --out ${path}`,
+    },
+  );
 }
