@@ -9,6 +9,7 @@ import {
   UsageError,
 } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { systemClock } from '../api/clock.js';
 import { oneLine } from '../io/safe-text.js';
 import { quoteForShell } from '../exec/helm.js';
 import {
@@ -292,14 +293,13 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         : { snapshot, plan };
       reporter = await createRunReporter(input);
       // Database availability, measured from the monitor step to the end of the databases step.
-      const { setTimeout: sleep } = await import('node:timers/promises');
       const availability = input.dryRun
         ? undefined
         : (await import('./run-availability.js')).openRunAvailability({
             api: session.api(),
             snapshot,
             state,
-            clock: { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, undefined, { signal }) },
+            clock: systemClock,
             maxUnavailableMs: input.maxUnavailableMs,
           });
       const { ServerDryRun } = await import('../io/server-dry-run.js');
@@ -584,7 +584,6 @@ async function buildDeps(
     kubeconfig: input.globals.kubeconfig ?? input.env.KUBECONFIG,
     context: input.globals.context,
   });
-  const { setTimeout: sleep } = await import('node:timers/promises');
   const { resolveUpgrade } = await import('../planning/resolve.js');
   const { KubeWriter } = await import('../kube/write.js');
   const { ApiWriter } = await import('../api/writer.js');
@@ -603,7 +602,7 @@ async function buildDeps(
       timeoutMs: input.timeoutMs,
       stallTimeoutMs: input.stallTimeoutMs,
     },
-    clock: { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, undefined, { signal }) },
+    clock: systemClock,
     snapshot,
     plan,
     target,
