@@ -513,43 +513,30 @@ function powershellScript(tree: CompletionTree): string {
   }
   out.push('    }', "    return ''", '  }');
 
-  out.push(
-    '',
-    '  function Test-CtlValued([string]$cmdpath, [string]$flag) {',
-    '    switch -CaseSensitive -Exact ("$cmdpath|$flag") {',
-  );
-  for (const node of all) {
-    for (const option of node.own) {
-      for (const flag of flagsOf(option)) {
-        out.push(caseLine(`${node.key}|${flag}`, `return $${Boolean(option.value)}`));
+  // A function of the command path and a flag: the case of the command's own option first,
+  // then the global one, then `fallback`. `body` undefined: no case for that option.
+  const optionFunction = (
+    name: string,
+    body: (option: CompletionOption) => string | undefined,
+    fallback: string,
+  ): void => {
+    out.push('', `  function ${name}([string]$cmdpath, [string]$flag) {`);
+    out.push('    switch -CaseSensitive -Exact ("$cmdpath|$flag") {');
+    for (const node of all) {
+      for (const option of node.own) {
+        const answer = body(option);
+        if (answer) for (const flag of flagsOf(option)) out.push(caseLine(`${node.key}|${flag}`, answer));
       }
     }
-  }
-  out.push('    }', '    switch -CaseSensitive -Exact ($flag) {');
-  for (const option of tree.globalOptions) {
-    for (const flag of flagsOf(option)) out.push(caseLine(flag, `return $${Boolean(option.value)}`));
-  }
-  out.push('    }', '    return $false', '  }');
-
-  out.push(
-    '',
-    '  function Get-CtlValues([string]$cmdpath, [string]$flag) {',
-    '    switch -CaseSensitive -Exact ("$cmdpath|$flag") {',
-  );
-  for (const node of all) {
-    for (const option of node.own) {
-      const body = option.value && valueOf(option.value);
-      if (!body) continue;
-      for (const flag of flagsOf(option)) out.push(caseLine(`${node.key}|${flag}`, body));
+    out.push('    }', '    switch -CaseSensitive -Exact ($flag) {');
+    for (const option of tree.globalOptions) {
+      const answer = body(option);
+      if (answer) for (const flag of flagsOf(option)) out.push(caseLine(flag, answer));
     }
-  }
-  out.push('    }', '    switch -CaseSensitive -Exact ($flag) {');
-  for (const option of tree.globalOptions) {
-    const body = option.value && valueOf(option.value);
-    if (!body) continue;
-    for (const flag of flagsOf(option)) out.push(caseLine(flag, body));
-  }
-  out.push('    }', '    return $null', '  }');
+    out.push('    }', `    return ${fallback}`, '  }');
+  };
+  optionFunction('Test-CtlValued', (option) => `return $${Boolean(option.value)}`, '$false');
+  optionFunction('Get-CtlValues', (option) => (option.value ? valueOf(option.value) : undefined), '$null');
 
   out.push(
     '',
