@@ -15,6 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
 import { armDeadlines } from './deadlines.js';
+import { parseWithoutManagedFields } from './managed-fields.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
 export class KubeRequestError extends Error {
@@ -40,6 +41,8 @@ export interface KubeRequest {
   signal?: AbortSignal;
   /** The answer as text (a pod's log) instead of parsed JSON. */
   text?: boolean;
+  /** A list read without its objects' managedFields (managed-fields.ts): nobody reads them. */
+  withoutManagedFields?: boolean;
 }
 
 /**
@@ -93,6 +96,8 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
           response.on('error', reject);
           response.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
+            // The chunks are in the text now: let them go before the text is parsed.
+            chunks.length = 0;
             const status = response.statusCode ?? 0;
             if (status < 200 || status >= 300) {
               let message = `${what}: HTTP ${status}`;
@@ -113,7 +118,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
               return;
             }
             try {
-              resolve(JSON.parse(text));
+              resolve(request.withoutManagedFields ? parseWithoutManagedFields(text) : JSON.parse(text));
             } catch (error) {
               reject(
                 new KubeRequestError(`${what}: invalid JSON (${(error as Error).message})`, undefined, text),
