@@ -12,6 +12,7 @@
 
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
 import { armDeadlines } from './deadlines.js';
@@ -74,7 +75,11 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
         url,
         { method: request.method, headers, agent, signal: request.signal },
         (response: IncomingMessage) => {
-          const chunks: Buffer[] = [];
+          // Each chunk is decoded as it comes (a character split between chunks waits for the
+          // next) and let go: a 15 MB list is held once as text, not as chunks, then their copy,
+          // then the text.
+          const decoder = new StringDecoder('utf8');
+          const pieces: string[] = [];
           let size = 0;
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
@@ -91,13 +96,13 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
               );
               return;
             }
-            chunks.push(chunk);
+            pieces.push(decoder.write(chunk));
           });
           response.on('error', reject);
           response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            // The chunks are in the text now: let them go before the text is parsed.
-            chunks.length = 0;
+            pieces.push(decoder.end());
+            const text = pieces.join('');
+            pieces.length = 0;
             const status = response.statusCode ?? 0;
             if (status < 200 || status >= 300) {
               let message = `${what}: HTTP ${status}`;
