@@ -40,7 +40,8 @@ function parseArgs(argv) {
 }
 
 const USAGE = `Usage: npm run catalog:refresh -- --docs <redis/docs checkout> [--bundles <certified-operators checkout>]
-  [--k8s-docs <RedisLabs/redis-enterprise-k8s-docs git clone, bare or not: its tags>] [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--overrides <file>] [--check]
+  [--k8s-docs <RedisLabs/redis-enterprise-k8s-docs git clone, bare or not: its tags>]
+  [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--overrides <file>] [--check]
   [--list-limitations]`;
 
 async function main() {

@@ -29,7 +29,17 @@ export function bundleOperator(text) {
  * holds (undefined: no bundle.yaml, or no operator image in it).
  */
 export function readUpstreamTags(checkout) {
-  const commit = git(checkout, ['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}']).trim();
+  let commit;
+  try {
+    commit = git(checkout, ['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}']).trim();
+  } catch (error) {
+    const why = String(error?.stderr ?? error?.message ?? error)
+      .trim()
+      .split('\n')[0];
+    throw new Error(
+      `--k8s-docs ${checkout}: not a git clone of RedisLabs/redis-enterprise-k8s-docs (${why})`,
+    );
+  }
   const names = git(checkout, ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'])
     .split('\n')
     .map((name) => name.trim())
