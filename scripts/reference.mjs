@@ -1,7 +1,8 @@
 // docs/reference.md, generated from the code so it cannot drift (issue 38): every command's
 // --help (the build's dist/bundle/help.json, rendered from the command tree), every check id in
 // the order the plan runs them with the first sentence of its module's comment
-// (src/planning/checks/<id>.ts), and the exit codes (src/errors.ts ExitCode).
+// (src/planning/checks/<id>.ts), the release rules of the built-in catalog (check release-rules;
+// src/release/catalog.json `rules`), and the exit codes (src/errors.ts ExitCode).
 //   node scripts/reference.mjs          writes docs/reference.md (after a build)
 //   node scripts/reference.mjs --check  exits 1 when docs/reference.md is not what it would write
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -40,11 +41,38 @@ export async function renderReference() {
   );
   lines.push('| id | what it decides |', '|---|---|');
   for (const id of CHECK_IDS) lines.push(`| \`${id}\` | ${checkSummary(id)} |`);
+  lines.push(...(await rulesSection()));
   lines.push('', '## Exit codes', '', 'What each means and what to do: [exit-codes.md](exit-codes.md).', '');
   lines.push('| code | name |', '|---|---|');
   for (const [name, code] of Object.entries(ExitCode).sort((a, b) => a[1] - b[1]))
     lines.push(`| ${code} | ${name} |`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The built-in catalog's rules, as check `release-rules` reads them. */
+async function rulesSection() {
+  const { describeAppliesTo, describeTrigger } = await import(
+    pathToFileURL(path.join(root, 'dist', 'src', 'release', 'rules.js')).href
+  );
+  const catalog = JSON.parse(readFileSync(path.join(root, 'src', 'release', 'catalog.json'), 'utf8'));
+  const lines = [
+    '',
+    '## Release rules',
+    '',
+    "The release notes' rules in the built-in catalog, judged by check `release-rules`: `block` fails the",
+    'plan (exit 3), `warn` warns. What a rule is and how to add one: [catalog.md](catalog.md#upgrade-rules-check-release-rules).',
+    '',
+    '| id | applies to | set off by (any) | effect | source |',
+    '|---|---|---|---|---|',
+  ];
+  const cell = (text) => text.replace(/\|/g, '\\|');
+  for (const rule of catalog.rules ?? []) {
+    const sources = rule.source.map((s) => `\`${s.replace(/^redis\/docs@\w+ /, '').replace(/ \(.*$/, '')}\``);
+    lines.push(
+      `| \`${rule.id}\` | ${cell(describeAppliesTo(rule.appliesTo))} | ${cell(rule.triggers.map(describeTrigger).join('; '))} | ${rule.effect} | ${sources.join(', ')} |`,
+    );
+  }
+  return lines;
 }
 
 /** The module comment's first sentence after the id: `the licence is valid (...)`. */
