@@ -8,6 +8,11 @@ export type OutputFormat = 'text' | 'json';
 export interface WritableLike {
   write(chunk: string): unknown;
   isTTY?: boolean;
+  /**
+   * The terminal has taken everything written so far (src/io/terminal-output.ts); a stream
+   * without it always has.
+   */
+  drained?(): boolean;
 }
 
 export interface ReadableLike {
@@ -97,6 +102,14 @@ export class Io {
   /** A raw write to stderr's terminal (the live region's own drawing): no escaping, no clearing. */
   drawOnTerminal(chunk: string): void {
     this.#stderr.write(chunk);
+  }
+
+  /**
+   * stderr's terminal has taken everything written to it: a frame may be drawn. A paused
+   * terminal (Ctrl-S) is not, and its frames are dropped rather than queued.
+   */
+  terminalDrained(): boolean {
+    return this.#stderr.drained?.() ?? true;
   }
 
   /** A prompt may be shown: stdin and stderr are terminals. */
