@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ExitCode, isCtlError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { programNameOf } from '../io/program-name.js';
 import { MAX_QUEUED_BYTES, TerminalOutput } from '../io/terminal-output.js';
 import { packageVersion } from '../package-root.js';
 import type { Runtime } from './globals.js';
@@ -50,6 +51,7 @@ export async function runAction(
     env: runtime.env,
     stdout: runtime.stdout,
     stderr: runtime.stderr,
+    programName: runtime.programName,
     // Read when a command asks: process.stdin builds a stream, which `--help` does not need.
     get stdin() {
       return runtime.stdin;
@@ -122,6 +124,7 @@ async function fallbackIo(runtime: MainRuntime, argv: string[]): Promise<Io> {
     stderr: runtime.stderr,
     stdin: runtime.stdin,
     env: runtime.env,
+    programName: runtime.programName,
     verbose: countVerbose(argv),
     color: !argv.includes('--no-color'),
   });
@@ -142,6 +145,8 @@ export async function runProcess(
     },
     stdout,
     stderr,
+    // `kubectl rec` when kubectl ran the plugin's executable (src/io/program-name.ts).
+    programName: programNameOf(process.argv[1]),
   });
   // A paused terminal gets what was queued for it when it resumes, then the process exits.
   if (stderr.nonBlocking) await stderr.flushed();

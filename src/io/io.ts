@@ -1,4 +1,5 @@
 import { type LiveRegion } from './live-region.js';
+import { CTL, renameProgram } from './program-name.js';
 import { Redactor } from './redact.js';
 import { neutralizeWorkflowCommands, safeJson, terminalText } from './safe-text.js';
 import { type Paint, paint, renderStyled } from './style.js';
@@ -33,6 +34,8 @@ export interface IoOptions {
   quiet?: boolean;
   /** `--no-color` given (commander sets color=false). */
   color?: boolean;
+  /** How the person typed the program (src/io/program-name.ts): its mentions in text say so. */
+  programName?: string | undefined;
 }
 
 /**
@@ -77,7 +80,14 @@ export class Io {
     this.#dumbTerminal = env.TERM === 'dumb';
     this.#toYaml = options.yaml;
     this.#document = options.document;
+    this.programName = options.programName ?? CTL;
   }
+
+  /**
+   * `ctl`, or `kubectl rec` when run as the kubectl plugin: text for people names the program
+   * so (hints, Next lines); JSON keeps `ctl` (its shapes are a contract).
+   */
+  readonly programName: string;
 
   /** `-o name` / `-o jsonpath=...` (src/io/document-printers.ts). */
   readonly #document: ((value: unknown) => string) | undefined;
@@ -181,7 +191,7 @@ export class Io {
    * colours (or nothing), and on GitHub Actions no line that the runner would obey.
    */
   render(text: string): string {
-    const safe = renderStyled(text, this.colorEnabled);
+    const safe = renameProgram(renderStyled(text, this.colorEnabled), this.programName);
     return this.isGitHubActions ? neutralizeWorkflowCommands(safe) : safe;
   }
 
