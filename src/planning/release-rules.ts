@@ -15,6 +15,11 @@
  *   - `REAADB`, `REDB`: the cluster holds one; `secret-changed`: the cluster holds an REAADB
  *     whose named Secrets a change would touch (a warning: the change is the user's);
  *   - `field-used`: the named spec field is set on the REC, an REDB or an REAADB;
+ *   - `field-value`: the named spec field holds one of the listed values (only those are read);
+ *   - `platform`: Kubernetes or OpenShift (optionally of the listed x.y versions);
+ *   - `install-method`: the operator was installed by OLM, helm or the bundle;
+ *   - `modules-in-use`: a database uses a module (any, or one of those named), bundled or not;
+ *   - `all-of`: every one of its triggers is set off (a rule's own list is any-of);
  *   - `upgrade`: the upgrade itself (with `appliesTo.runningOperators`: a path the notes rule out).
  * - End of life: the cluster's RS line, or the target's, is near (90 days) or past its end of
  *   life: a warning, which names a target on a supported line.
@@ -156,7 +161,72 @@ export function triggerFindings(trigger: RuleTrigger, snapshot: Snapshot): strin
         .filter((db) => has(db.specFields))
         .map((db) => `${field} of REAADB ${db.namespace}/${db.name}`);
     }
+    case 'field-value': {
+      // The value printed is the rule's own (rule-field-values.ts keeps only listed values).
+      const { field, resource } = trigger;
+      const holds = (values: Record<string, unknown> | undefined) =>
+        values && Object.hasOwn(values, field) ? `${field}: ${String(values[field])}` : undefined;
+      const found: string[] = [];
+      if (resource === 'REC' && rec) {
+        const value = holds(rec.ruleFieldValues);
+        if (value) found.push(`${value} on REC ${rec.namespace}/${rec.name}`);
+      }
+      const databases =
+        resource === 'REDB'
+          ? snapshot.databases
+          : resource === 'REAADB'
+            ? snapshot.activeActiveDatabases
+            : [];
+      for (const db of databases) {
+        const value = holds(db.ruleFieldValues);
+        if (value) found.push(`${value} on ${resource} ${db.namespace}/${db.name}`);
+      }
+      return found;
+    }
+    case 'platform':
+      return platformFindings(trigger, snapshot);
+    case 'install-method': {
+      const method = installMethodOf(snapshot);
+      return method && trigger.methods.includes(method)
+        ? [`an operator installed by ${METHOD_WORDS[method]}`]
+        : [];
+    }
+    case 'modules-in-use': {
+      const wanted = trigger.modules?.map((m) => m.toLowerCase());
+      return modulesInUse(snapshot)
+        .filter((use) => !wanted || wanted.includes(use.name.toLowerCase()))
+        .map((use) => `module ${use.name} (used by ${list(use.databases, 3)})`);
+    }
+    case 'all-of': {
+      const each = trigger.triggers.map((t) => triggerFindings(t, snapshot));
+      return each.every((found) => found.length > 0) ? each.flat() : [];
+    }
   }
+}
+
+const METHOD_WORDS = { olm: 'OLM (OperatorHub)', helm: 'helm', bundle: 'the bundle' } as const;
+
+/** How the operator was installed, as scenario-capture.ts names it; undefined without an operator. */
+function installMethodOf(snapshot: Snapshot): 'olm' | 'helm' | 'bundle' | undefined {
+  if (snapshot.olm) return 'olm';
+  if (!snapshot.operator) return undefined;
+  return snapshot.operator.helmRelease ? 'helm' : 'bundle';
+}
+
+/** `4.7.12` or `v1.30.2` -> `4.7`, `1.30`. */
+function minorOf(version: string | undefined): string | undefined {
+  const m = /(\d+)\.(\d+)/.exec(version ?? '');
+  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+function platformFindings(trigger: Extract<RuleTrigger, { kind: 'platform' }>, snapshot: Snapshot): string[] {
+  if (snapshot.platform !== trigger.platform) return [];
+  const version = trigger.platform === 'openshift' ? snapshot.openshiftVersion : snapshot.kubernetesVersion;
+  const name = trigger.platform === 'openshift' ? 'OpenShift' : 'Kubernetes';
+  if (!trigger.versions) return [`${name}${version ? ` ${version}` : ''}`];
+  // A version that cannot be read does not set a versioned trigger off: no rule on a guess.
+  const minor = minorOf(version);
+  return minor && trigger.versions.some((v) => minorOf(v) === minor) ? [`${name} ${version}`] : [];
 }
 
 function ruleFinding(rule: Rule, snapshot: Snapshot, target: string): Finding | undefined {
