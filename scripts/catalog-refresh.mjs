@@ -75,6 +75,13 @@ async function main() {
     console.error(
       `${report.uncovered.length} breaking changes and known limitations in the notes have no rule (--list-limitations lists them)`,
     );
+  if (report.reviewed) {
+    const r = report.reviewed;
+    console.error(
+      `reviewed: ${r.entries} limitations (${r.items} items of the notes): ${r.rule} by a rule, ${r.check} by a check, ${r.step} by a step, ${r['not-upgrade']} not part of an upgrade, ${r['not-observable']} not observable`,
+    );
+  }
+  for (const notice of report.notices ?? []) console.error(notice);
   for (const key of report.carriedSections)
     console.error(`carried section ${key} from ${args.out} unchanged`);
   for (const problem of report.problems) console.error(`problem: ${problem}`);

@@ -22,6 +22,7 @@
 
 import { readAllNotes } from './read-notes.mjs';
 import { readBundles } from './read-bundles.mjs';
+import { reviewLimitations } from './reviewed.mjs';
 import { BUNDLED_DB, LIFECYCLE, readBundledDatabases, readEndOfLife } from './read-lifecycle.mjs';
 import { platformsFromOf, readSupportHistory, SUPPORT_TABLE } from './read-platforms.mjs';
 import { readUpstreamTags, upstreamTagOf } from './read-tags.mjs';
@@ -221,13 +222,14 @@ export function refreshCatalog({ docs, bundles, k8sDocs, base, overrides, docsCo
     if (!operators.includes(operator) && !(oldest && compareVersions(operator, oldest) < 0))
       report.kept.push(operator);
 
-  // The notes' breaking changes and known limitations that no rule cites: candidates for a rule,
-  // listed for the person refreshing (the script cannot tell what in a cluster sets one off).
-  const cited = new Set(overrides.rules.flatMap((rule) => (rule.cites ?? []).map((c) => c.file)));
-  for (const note of notes)
-    if (!cited.has(note.file))
-      for (const item of [...note.breakingChanges, ...note.knownLimitations])
-        report.uncovered.push(`${note.operator} ${note.file}: ${item}`);
+  // The notes' breaking changes and known limitations that neither a rule nor the reviewed list
+  // (overrides `reviewed`, reviewed.mjs) covers: candidates for a rule, listed for the person
+  // refreshing (the script cannot tell what in a cluster sets one off).
+  const review = reviewLimitations(notes, overrides);
+  report.uncovered.push(...review.uncovered);
+  report.reviewed = review.counts;
+  report.problems.push(...review.problems);
+  report.notices = review.notices;
 
   const rules = overrides.rules.map(({ cites, ...rule }) => ({
     ...rule,

@@ -387,6 +387,74 @@ describe('npm run catalog:refresh on notes written in the notes format', () => {
     assert.equal(Object.keys(carried.document).at(-1), 'olm');
   });
 
+  it('the reviewed list covers items by ticket (in the text or a comment) or title; a new item stays listed', async () => {
+    const { refreshCatalog } = await refresh();
+    const { docs, bundles } = sources();
+    const file = `${NOTES}/9-1-0-releases/9-1-0-6-july2027.md`;
+    write(
+      docs,
+      file,
+      note(
+        'Redis Software for Kubernetes 9.1.0-6 (July 2027) release notes',
+        [
+          '## Downloads',
+          '',
+          '- **Redis Software**: `redislabs/redis:9.1.0-44.6`',
+          '',
+          '## Breaking changes',
+          '',
+          '- **Gadgets are no longer supported.** Remove them first.',
+          '',
+          '## Known limitations',
+          '',
+          '- **Readiness probe reports wrong (RED-39300)** Nothing to do.',
+          '- **Ticket in a comment.** The newer notes put it after the text. <!--RED-4242-->',
+          '- **A limitation nobody has read yet.** New.',
+        ].join('\n'),
+      ),
+    );
+    const reviewed = {
+      items: [
+        { refs: ['RED-39300'], verdict: 'not-observable', reason: 'a probe' },
+        { refs: ['RED-4242'], verdict: 'not-upgrade', reason: 'not an upgrade' },
+        {
+          titles: ['Gadgets are no longer supported'],
+          files: [file],
+          verdict: 'check',
+          check: 'x',
+          reason: 'a check',
+        },
+        { titles: ['Something the notes dropped'], verdict: 'not-upgrade', reason: 'gone' },
+      ],
+    };
+    const { report } = refreshCatalog({ docs, bundles, base: BASE, overrides: { ...overrides(), reviewed } });
+    assert.deepEqual(report.problems, []);
+    assert.deepEqual(report.uncovered, [`9.1.0-6 ${file}: A limitation nobody has read yet.`]);
+    const counts = (report as unknown as { reviewed: Record<string, number> }).reviewed;
+    assert.equal(counts.entries, 4);
+    // Three reviewed items, and the 9.1.0-4 limitation its rule quotes.
+    assert.equal(counts.items, 4);
+    assert.deepEqual((report as unknown as { notices: string[] }).notices, [
+      'reviewed Something the notes dropped: matches no item',
+    ]);
+
+    // A verdict outside the list, or a rule verdict naming no rule, stops the script.
+    const bad = {
+      items: [
+        { refs: ['RED-39300'], verdict: 'fine', reason: 'x' },
+        { refs: ['RED-4242'], verdict: 'rule', rule: 'no-such-rule', reason: 'x' },
+      ],
+    };
+    const broken = refreshCatalog({
+      docs,
+      bundles,
+      base: BASE,
+      overrides: { ...overrides(), reviewed: bad },
+    });
+    assert.equal(broken.report.problems.length, 2, broken.report.problems.join('\n'));
+    assert.match(broken.report.problems[1] ?? '', /rule no-such-rule is not in the overrides' rules/);
+  });
+
   it('reads each release\'s platforms from the "Version history" column its notes lead to', async () => {
     const { refreshCatalog } = await refresh();
     const { docs, bundles } = sources();
