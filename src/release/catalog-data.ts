@@ -67,7 +67,21 @@ export type RuleTrigger =
   | { kind: 'deprecated-modules'; modules: string[]; description?: string }
   | { kind: 'REAADB' | 'REDB'; description?: string }
   | { kind: 'secret-changed'; secrets: string[]; description?: string }
-  | { kind: 'field-used'; resource: 'REC' | 'REDB' | 'REAADB'; field: string; description?: string };
+  | { kind: 'field-used'; resource: RuleResource; field: string; description?: string }
+  | {
+      kind: 'field-value';
+      resource: RuleResource;
+      field: string;
+      values: (string | number | boolean)[];
+      description?: string;
+    }
+  | { kind: 'platform'; platform: 'kubernetes' | 'openshift'; versions?: string[]; description?: string }
+  | { kind: 'install-method'; methods: ('olm' | 'helm' | 'bundle')[]; description?: string }
+  | { kind: 'modules-in-use'; modules?: string[]; description?: string }
+  | { kind: 'all-of'; triggers: RuleTrigger[]; description?: string };
+
+/** The resources a field trigger reads. */
+export type RuleResource = 'REC' | 'REDB' | 'REAADB';
 
 /** The releases a rule applies to: every condition given must hold (the target's operator and RS). */
 export interface RuleAppliesTo {

@@ -46,13 +46,17 @@ describe('release rules: which releases a rule applies to', () => {
   it('the built-in rules: custom modules on 8.0.2-x, modules on RS 8, the 7.22.2-43 -> 8.0.20-26 path', () => {
     assert.deepEqual(
       rulesFor({ operator: '8.0.2-6', rs: [8, 0, 2] }).map((r) => r.id),
-      ['custom-modules-skip-8-0-2', 'rs8-rolling-upgrade-modules'],
+      ['custom-modules-skip-8-0-2', 'rs8-rolling-upgrade-modules', 'memcached-redis-version'],
     );
     assert.deepEqual(
       rulesFor({ operator: '8.0.6-8', rs: [8, 0, 6] }).map((r) => r.id),
-      ['rs8-rolling-upgrade-modules'],
+      ['rs8-rolling-upgrade-modules', 'memcached-redis-version'],
     );
-    assert.deepEqual(rulesFor({ operator: '7.22.2-45', rs: [7, 22, 2] }), []);
+    assert.deepEqual(
+      rulesFor({ operator: '7.22.2-45', rs: [7, 22, 2] }).map((r) => r.id),
+      ['memcached-redis-version', 'modules-list-latest-7-8-to-7-22'],
+    );
+    assert.deepEqual(rulesFor({ operator: '7.4.2-2', rs: [7, 4, 2] }), []);
     assert.ok(
       rulesFor({ operator: '8.0.20-26', rs: [8, 0, 20], running: '7.22.2-43' }).some(
         (r) => r.id === 'no-direct-7-22-2-43-to-8-0-20-26',
@@ -98,6 +102,7 @@ describe('release rules: which releases a rule applies to', () => {
       [
         ['custom-modules-skip-8-0-2', 'warn'],
         ['rs8-rolling-upgrade-modules', 'warn'],
+        ['memcached-redis-version', 'warn'],
       ],
     );
     assert.ok(rulesFor({ operator: '8.2.0-18', rs: [8, 2, 0] }).some((r) => r.id === 'ldap-on-8-2'));
