@@ -97,6 +97,8 @@ export interface RuleAppliesTo {
   rsBefore?: string;
   /** Only when the running operator is one of these (an upgrade path the notes rule out). */
   runningOperators?: string[];
+  /** Only when the running operator is older than this one (a move the notes describe, e.g. to RHEL 9 images). */
+  runningOperatorBefore?: string;
 }
 
 /** An upgrade rule of the release notes: "skip this release if ...", a breaking change, a known limitation. */
