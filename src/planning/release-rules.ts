@@ -8,7 +8,9 @@
  *   what set it off, and its source. The triggers are read generically, so a rule the notes add
  *   later is a data change:
  *   - `user-defined-modules`: a module that RS 8 does not bundle, in use by a database (management
- *     API, or the REDB's module list) or listed in REC `spec.userDefinedModules`;
+ *     API, or the REDB's module list) or listed in REC `spec.userDefinedModules`; the API's
+ *     `is_bundled` decides where it says (a custom build named like a bundled module is custom),
+ *     the name list only where it does not (module-fix.ts isBundledModule);
  *   - `deprecated-modules`: one of the named modules installed on the cluster or in use;
  *   - `REAADB`, `REDB`: the cluster holds one; `secret-changed`: the cluster holds an REAADB
  *     whose named Secrets a change would touch (a warning: the change is the user's);
@@ -44,7 +46,7 @@ import {
   parseRsVersion,
   rsVersionOfTag,
 } from '../release/versions.js';
-import { isBundledModule } from './module-fix.js';
+import { isBundledModule, reportedBundled } from './module-fix.js';
 import { participantOperator, participantOperatorHold } from './participant-judgment.js';
 import type { ResolvedUpgrade } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
@@ -69,24 +71,44 @@ function list(items: readonly string[], max = 5): string {
     : `${unique.slice(0, max).join(', ')} and ${unique.length - max} more`;
 }
 
-/** Modules in use by a database: from the management API when it answered, else the REDBs' lists. */
-function modulesInUse(snapshot: Snapshot): { name: string; databases: string[]; bundled: boolean }[] {
-  const uses = new Map<string, { name: string; databases: string[]; bundled: boolean }>();
-  const add = (name: string, database: string, bundled: boolean) => {
-    const key = name.toLowerCase();
-    const use = uses.get(key) ?? { name, databases: [], bundled };
-    use.databases.push(database);
-    use.bundled ||= bundled;
+interface ModuleUse {
+  name: string;
+  databases: string[];
+  /** The API's `is_bundled` for the builds in use; undefined where it does not say. */
+  isBundled: boolean | undefined;
+}
+
+/**
+ * Modules in use by a database: from the management API when it answered, else the REDBs' lists.
+ * A custom build and a bundled one of the same name are two uses: the API tells them apart by
+ * `is_bundled`, matched on name and version.
+ */
+function modulesInUse(snapshot: Snapshot): ModuleUse[] {
+  const uses = new Map<string, ModuleUse>();
+  const add = (name: string, version: string | undefined, database: string) => {
+    const builds = snapshot.api.modules.filter(
+      (m) =>
+        m.module_name.toLowerCase() === name.toLowerCase() &&
+        (version === undefined || m.semantic_version === undefined || m.semantic_version === version),
+    );
+    const isBundled = reportedBundled(builds);
+    const key = `${name.toLowerCase()} ${String(isBundled)}`;
+    const use = uses.get(key) ?? { name, databases: [], isBundled };
+    if (!use.databases.includes(database)) use.databases.push(database);
     uses.set(key, use);
   };
-  const flagged = new Set(
-    snapshot.api.modules.filter((m) => m.is_bundled === true).map((m) => m.module_name.toLowerCase()),
-  );
   for (const bdb of snapshot.api.bdbs)
-    for (const m of bdb.module_list ?? [])
-      add(m.module_name, bdb.name, flagged.has(m.module_name.toLowerCase()));
-  for (const db of snapshot.databases) for (const m of db.modules) add(m.name, db.name, false);
+    for (const m of bdb.module_list ?? []) add(m.module_name, m.semantic_version, bdb.name);
+  for (const db of snapshot.databases) for (const m of db.modules) add(m.name, m.version, db.name);
   return [...uses.values()];
+}
+
+/** Whether the management API that answered runs RS 8 or later (its is_bundled is then RS 8's word). */
+function apiRunsRs8(snapshot: Snapshot): boolean {
+  const majors = snapshot.api.nodes
+    .map((node) => (node.software_version ? parseRsVersion(node.software_version)?.[0] : undefined))
+    .filter((major): major is number => major !== undefined);
+  return majors.length > 0 && majors.every((major) => major >= 8);
 }
 
 /** What in the cluster sets off one trigger, in words; empty when nothing does. */
@@ -96,8 +118,9 @@ export function triggerFindings(trigger: RuleTrigger, snapshot: Snapshot): strin
     case 'upgrade':
       return [`the upgrade from operator ${snapshot.operator?.version ?? 'unknown'}`];
     case 'user-defined-modules': {
+      const rs8 = apiRunsRs8(snapshot);
       const found = modulesInUse(snapshot)
-        .filter((use) => !isBundledModule(use.name, use.bundled))
+        .filter((use) => !isBundledModule(use.name, use.isBundled, rs8))
         .map((use) => `module ${use.name} (used by ${list(use.databases, 3)})`);
       if (rec && rec.userDefinedModules.length > 0)
         found.push(`spec.userDefinedModules of REC ${rec.name} (${rec.userDefinedModules.join(', ')})`);
