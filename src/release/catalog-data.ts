@@ -64,6 +64,7 @@ export interface AdvisoryEntry {
 export type RuleTrigger =
   | { kind: 'upgrade'; description?: string }
   | { kind: 'user-defined-modules'; description?: string }
+  | { kind: 'uploaded-modules'; description?: string }
   | { kind: 'deprecated-modules'; modules: string[]; description?: string }
   | { kind: 'REAADB' | 'REDB'; description?: string }
   | { kind: 'secret-changed'; secrets: string[]; description?: string }

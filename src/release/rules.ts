@@ -120,6 +120,8 @@ export function describeTrigger(trigger: RuleTrigger): string {
       return 'the upgrade itself';
     case 'user-defined-modules':
       return 'a user-defined module (one RS 8 does not bundle) in use or in `spec.userDefinedModules`';
+    case 'uploaded-modules':
+      return 'a module in use that the management API reports as uploaded (`is_bundled: false`)';
     case 'deprecated-modules':
       return `module ${trigger.modules.map((m) => `\`${m}\``).join(' or ')} installed or in use`;
     case 'REAADB':

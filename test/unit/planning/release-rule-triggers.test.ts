@@ -105,6 +105,37 @@ describe('release rule triggers', () => {
     assert.deepEqual(triggerFindings({ kind: 'modules-in-use' }, none), []);
   });
 
+  it('uploaded-modules: only what the management API reports as uploaded; no guess from a name', () => {
+    const uploaded = makeSnapshot((s) => {
+      s.api.modules.push({
+        uid: 'u1',
+        module_name: 'geofence',
+        semantic_version: '1.0.0',
+        is_bundled: false,
+      });
+      s.api.modules.push({ uid: 'g1', module_name: 'graph', semantic_version: '2.8.12', is_bundled: true });
+      s.api.bdbs.push(
+        { uid: 7, name: 'zones', module_list: [{ module_name: 'geofence', semantic_version: '1.0.0' }] },
+        { uid: 8, name: 'paths', module_list: [{ module_name: 'graph', semantic_version: '2.8.12' }] },
+      );
+    });
+    assert.deepEqual(triggerFindings({ kind: 'uploaded-modules' }, uploaded), [
+      'module geofence, uploaded (used by zones)',
+    ]);
+    // A module known only from a database resource: the API does not say, nothing is set off.
+    const unknown = makeSnapshot((s) => {
+      s.databases[0]!.modules.push({ name: 'geofence', version: '1.0.0' });
+    });
+    assert.deepEqual(triggerFindings({ kind: 'uploaded-modules' }, unknown), []);
+    // The 7.2.4-2 rule: an uploaded module blocks, RedisGraph that came bundled with the RS does not.
+    const outcome = judge(uploaded, '7.2.4-2');
+    assert.equal(outcome.status, 'fail', outcome.message);
+    assert.match(outcome.message, /rule manual-modules-7-2-4-2 \(7\.2\.4-2\).*module geofence, uploaded/);
+    assert.doesNotMatch(outcome.message, /module graph, uploaded/);
+    assert.match(outcome.fix, /7\.2\.4-7/);
+    assert.equal(judge(uploaded, '7.2.4-7').message.includes('manual-modules-7-2-4-2'), false);
+  });
+
   it('all-of: every part must be set off, and the findings of all are named', () => {
     const both = {
       kind: 'all-of' as const,
