@@ -203,4 +203,94 @@ databases:
       assert.doesNotMatch(same.message, /rule redisgraph-blocks-rhel9/);
     });
   });
+
+  it('a --catalog rule of the new kinds (OpenShift version and OLM together) is judged on a real OLM install without code', async () => {
+    const file = scenario(
+      'rrn-catalog-olm-ocp',
+      `dialect: redis
+namespace: foundry
+platform: openshift
+kubernetesVersion: "1.30"
+openshiftVersion: "4.17.9"
+operator:
+  version: 7.22.2-40
+  installedBy: olm
+  olm:
+    channel: 7.22.2
+    approval: Manual
+    startingCSV: redis-enterprise-operator.v7.22.2-40
+cluster:
+  name: anvil
+  versionTag: 7.22.2-133
+  repository: registry.connect.redhat.com/redislabs/redis-enterprise
+  apiVersion: 7.22.2-133
+databases:
+  - { name: ingot, version: "7.4" }
+`,
+    );
+    const rules = path.join(tempDir('ctl-release-notes-catalog-'), 'site-rules.json');
+    const rule = (versions: string[]) =>
+      JSON.stringify({
+        format: 1,
+        updated: '2026-11-29',
+        releases: [],
+        rules: [
+          {
+            id: 'site-hold-olm-ocp',
+            summary: 'a site rule: no OLM upgrade to 7.22.2-45 on these OpenShift versions',
+            appliesTo: { operators: ['7.22.2-45'] },
+            triggers: [
+              {
+                kind: 'all-of',
+                triggers: [
+                  { kind: 'platform', platform: 'openshift', versions },
+                  { kind: 'install-method', methods: ['olm'] },
+                ],
+              },
+            ],
+            effect: 'block',
+            fix: 'Wait for the platform team.',
+            source: ['a site rule written by the test'],
+          },
+        ],
+      });
+    await withUpgradeSim(file, async (sim) => {
+      writeFileSync(rules, rule(['4.16', '4.17']));
+      const plan = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        '7.22.2-45',
+        '--max-hops',
+        '1',
+        '--catalog',
+        rules,
+        '-o',
+        'json',
+      ]);
+      assertExit(plan, 3, 'plan');
+      const check = releaseRules(plan.stdout);
+      assert.equal(check.status, 'fail', check.message);
+      assert.match(
+        check.message,
+        /rule site-hold-olm-ocp .*OpenShift 4\.17\.9, an operator installed by OLM \(OperatorHub\)/,
+      );
+      assert.match(check.fix, /Wait for the platform team/);
+      // Another OpenShift version: the all-of is not complete, nothing is set off.
+      writeFileSync(rules, rule(['4.18']));
+      const other = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        '7.22.2-45',
+        '--max-hops',
+        '1',
+        '--catalog',
+        rules,
+        '-o',
+        'json',
+      ]);
+      assert.doesNotMatch(releaseRules(other.stdout).message, /rule site-hold-olm-ocp/);
+    });
+  });
 });
