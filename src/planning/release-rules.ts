@@ -11,6 +11,8 @@
  *     API, or the REDB's module list) or listed in REC `spec.userDefinedModules`; the API's
  *     `is_bundled` decides where it says (a custom build named like a bundled module is custom),
  *     the name list only where it does not (module-fix.ts isBundledModule);
+ *   - `uploaded-modules`: a module in use that the management API reports as uploaded
+ *     (`is_bundled: false`); nothing where the API does not say;
  *   - `deprecated-modules`: one of the named modules installed on the cluster or in use;
  *   - `REAADB`, `REDB`: the cluster holds one; `secret-changed`: the cluster holds an REAADB
  *     whose named Secrets a change would touch (a warning: the change is the user's);
@@ -132,6 +134,11 @@ export function triggerFindings(trigger: RuleTrigger, snapshot: Snapshot): strin
         found.push(`spec.userDefinedModules of REC ${rec.name} (${rec.userDefinedModules.join(', ')})`);
       return found;
     }
+    case 'uploaded-modules':
+      // Only the API's word: a module known from a database resource alone is not guessed at.
+      return modulesInUse(snapshot)
+        .filter((use) => use.isBundled === false)
+        .map((use) => `module ${use.name}, uploaded (used by ${list(use.databases, 3)})`);
     case 'deprecated-modules': {
       const wanted = new Set(trigger.modules.map((m) => m.toLowerCase()));
       const installed = snapshot.api.modules
