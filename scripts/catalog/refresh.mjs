@@ -23,6 +23,7 @@
 import { readAllNotes } from './read-notes.mjs';
 import { readBundles } from './read-bundles.mjs';
 import { reviewLimitations } from './reviewed.mjs';
+import { readRsLine } from './read-rs-notes.mjs';
 import { BUNDLED_DB, LIFECYCLE, readBundledDatabases, readEndOfLife } from './read-lifecycle.mjs';
 import { platformsFromOf, readSupportHistory, SUPPORT_TABLE } from './read-platforms.mjs';
 import { readUpstreamTags, upstreamTagOf } from './read-tags.mjs';
@@ -222,10 +223,18 @@ export function refreshCatalog({ docs, bundles, k8sDocs, base, overrides, docsCo
     if (!operators.includes(operator) && !(oldest && compareVersions(operator, oldest) < 0))
       report.kept.push(operator);
 
-  // The notes' breaking changes and known limitations that neither a rule nor the reviewed list
+  // The notes' breaking changes and known limitations (the Kubernetes notes, and the RS line pages
+  // of overrides `rsNotes`) that neither a rule nor the reviewed list
   // (overrides `reviewed`, reviewed.mjs) covers: candidates for a rule, listed for the person
   // refreshing (the script cannot tell what in a cluster sets one off).
-  const review = reviewLimitations(notes, overrides);
+  const rsFiles = overrides.rsNotes?.files ?? [];
+  for (const file of rsFiles)
+    if (!existsSync(path.join(docs, file)))
+      report.problems.push(`rsNotes: ${file} is not in the docs checkout`);
+  const rsLines = rsFiles
+    .filter((file) => existsSync(path.join(docs, file)))
+    .map((file) => readRsLine(docs, file));
+  const review = reviewLimitations([...notes, ...rsLines], overrides);
   report.uncovered.push(...review.uncovered);
   report.reviewed = review.counts;
   report.problems.push(...review.problems);

@@ -64,6 +64,7 @@ export interface AdvisoryEntry {
 export type RuleTrigger =
   | { kind: 'upgrade'; description?: string }
   | { kind: 'user-defined-modules'; description?: string }
+  | { kind: 'uploaded-modules'; description?: string }
   | { kind: 'deprecated-modules'; modules: string[]; description?: string }
   | { kind: 'REAADB' | 'REDB'; description?: string }
   | { kind: 'secret-changed'; secrets: string[]; description?: string }
@@ -97,6 +98,8 @@ export interface RuleAppliesTo {
   rsBefore?: string;
   /** Only when the running operator is one of these (an upgrade path the notes rule out). */
   runningOperators?: string[];
+  /** Only when the running operator is older than this one (a move the notes describe, e.g. to RHEL 9 images). */
+  runningOperatorBefore?: string;
 }
 
 /** An upgrade rule of the release notes: "skip this release if ...", a breaking change, a known limitation. */

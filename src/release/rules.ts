@@ -63,6 +63,11 @@ export function ruleAppliesTo(
     const listed = appliesTo.runningOperators.map(op).filter((v): v is OperatorVersion => v !== undefined);
     if (!listed.some((v) => compareOperatorVersions(v, running) === 0)) return false;
   }
+  if (appliesTo.runningOperatorBefore !== undefined) {
+    const running = release.running === undefined ? undefined : op(release.running);
+    const before = op(appliesTo.runningOperatorBefore);
+    if (!running || !before || compareOperatorVersions(running, before) >= 0) return false;
+  }
   if (appliesTo.operators) {
     const listed = appliesTo.operators.map(op).filter((v): v is OperatorVersion => v !== undefined);
     if (!listed.some((v) => compareOperatorVersions(v, version) === 0)) return false;
@@ -104,6 +109,7 @@ export function describeAppliesTo(appliesTo: RuleAppliesTo): string {
   if (appliesTo.rsFrom) parts.push(`RS ${appliesTo.rsFrom} or later`);
   if (appliesTo.rsBefore) parts.push(`RS before ${appliesTo.rsBefore}`);
   if (appliesTo.runningOperators) parts.push(`from ${appliesTo.runningOperators.join(', ')}`);
+  if (appliesTo.runningOperatorBefore) parts.push(`from operators before ${appliesTo.runningOperatorBefore}`);
   return parts.join(', ');
 }
 
@@ -114,6 +120,8 @@ export function describeTrigger(trigger: RuleTrigger): string {
       return 'the upgrade itself';
     case 'user-defined-modules':
       return 'a user-defined module (one RS 8 does not bundle) in use or in `spec.userDefinedModules`';
+    case 'uploaded-modules':
+      return 'a module in use that the management API reports as uploaded (`is_bundled: false`)';
     case 'deprecated-modules':
       return `module ${trigger.modules.map((m) => `\`${m}\``).join(' or ')} installed or in use`;
     case 'REAADB':

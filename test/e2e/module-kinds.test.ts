@@ -81,6 +81,30 @@ describe(
       });
     });
 
+    it('a custom build named search without a RHEL9 build: modules-compatible advises spec.userDefinedModules, not the bundled path', async () => {
+      const file = scenario(
+        'mk-custom-search-rhel8',
+        `dialect: redis
+namespace: moraine
+operator: { version: 7.22.2-43 }
+cluster: { name: cirque, versionTag: 7.22.2-179, apiVersion: 7.22.2-179 }
+modules:
+  - { name: search, version: 2.10.41, platforms: [rhel8/x86_64], kind: custom }
+databases:
+  - { name: scree, version: "7.4", modules: [{ name: search, version: 2.10.41 }] }
+`,
+      );
+      await withUpgradeSim(file, async (sim) => {
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.6-8', '--max-hops', '1', '-o', 'json']);
+        assertExit(plan, 3, 'plan');
+        const modules = checkOf(plan.stdout, 'modules-compatible');
+        assert.equal(modules.status, 'fail', modules.message);
+        assert.match(modules.fix, /search is a user-defined module: list it in spec\.userDefinedModules/);
+        assert.match(modules.fix, /kubectl patch rec cirque -n moraine/);
+        assert.doesNotMatch(modules.fix, /bundled from RS 8/);
+      });
+    });
+
     it('deprecated modules on the way to RS 8: RedisGears 2 in use and RedisGraph only installed both warn', async () => {
       const file = scenario(
         'mk-deprecated',

@@ -136,4 +136,161 @@ databases:
       assert.notEqual(rules.status, 'fail', rules.message);
     });
   });
+
+  it('LDAP set on the cluster resource, --to 8.0.16-24 (RS 8.0.16-29): exit 3 with 8.0.16-25 as the fix; 8.0.16-25 is not held', async () => {
+    const file = scenario(
+      'rrn-ldap-8-0-16',
+      `dialect: redis
+namespace: ledger
+operator: { version: 8.0.6-8 }
+cluster: { name: abacus, versionTag: 8.0.6-54, apiVersion: 8.0.6-54 }
+databases:
+  - { name: tally, version: "7.4" }
+`,
+    );
+    await withUpgradeSim(file, async (sim) => {
+      await sim.kubectl([
+        'patch',
+        'rec',
+        'abacus',
+        '-n',
+        'ledger',
+        '--type',
+        'merge',
+        '-p',
+        '{"spec":{"ldap":{"protocol":"LDAPS","servers":[{"host":"ldap.ledger.example","port":636}]}}}',
+      ]);
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.16-24', '--max-hops', '1', '-o', 'json']);
+      assertExit(plan, 3, 'plan');
+      const rules = releaseRules(plan.stdout);
+      assert.equal(rules.status, 'fail', rules.message);
+      assert.match(rules.message, /rule ldap-ca-8-0-10-to-8-0-16-29 .*spec\.ldap of REC ledger\/abacus/);
+      assert.match(rules.message, /rs-8-0-releases\/_index\.md/);
+      assert.match(rules.fix, /--to 8\.0\.16-25/);
+      // The value of the LDAP settings is never printed.
+      assert.doesNotMatch(plan.stdout, /ldap\.ledger\.example/);
+      const fixed = releaseRules(
+        (await sim.ctl(['upgrade', 'plan', '--to', '8.0.16-25', '--max-hops', '1', '-o', 'json'])).stdout,
+      );
+      assert.doesNotMatch(fixed.message, /rule ldap-/);
+    });
+  });
+
+  it('RedisGraph installed and used by no database, RHEL 8 cluster to a RHEL 9 target: exit 3 naming the module', async () => {
+    const file = scenario(
+      'rrn-graph-rhel9',
+      `dialect: redis
+namespace: atlas
+operator: { version: 7.4.6-2 }
+cluster: { name: meridian, versionTag: 7.4.6-22, apiVersion: 7.4.6-22 }
+modules:
+  - { name: graph, version: 2.10.12, platforms: [rhel8/x86_64] }
+databases:
+  - { name: parallels, version: "7.2" }
+`,
+    );
+    await withUpgradeSim(file, async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-20', '--max-hops', '1', '-o', 'json']);
+      assertExit(plan, 3, 'plan');
+      const rules = releaseRules(plan.stdout);
+      assert.equal(rules.status, 'fail', rules.message);
+      assert.match(rules.message, /rule redisgraph-blocks-rhel9 .*module graph 2\.10\.12 \(installed\)/);
+      assert.match(rules.fix, /Remove RedisGraph from the cluster/);
+      // A target that keeps RHEL 8 images is not held by it.
+      const same = releaseRules(
+        (await sim.ctl(['upgrade', 'plan', '--to', '7.4.6-12', '--max-hops', '1', '-o', 'json'])).stdout,
+      );
+      assert.doesNotMatch(same.message, /rule redisgraph-blocks-rhel9/);
+    });
+  });
+
+  it('a --catalog rule of the new kinds (OpenShift version and OLM together) is judged on a real OLM install without code', async () => {
+    const file = scenario(
+      'rrn-catalog-olm-ocp',
+      `dialect: redis
+namespace: foundry
+platform: openshift
+kubernetesVersion: "1.30"
+openshiftVersion: "4.17.9"
+operator:
+  version: 7.22.2-40
+  installedBy: olm
+  olm:
+    channel: 7.22.2
+    approval: Manual
+    startingCSV: redis-enterprise-operator.v7.22.2-40
+cluster:
+  name: anvil
+  versionTag: 7.22.2-133
+  repository: registry.connect.redhat.com/redislabs/redis-enterprise
+  apiVersion: 7.22.2-133
+databases:
+  - { name: ingot, version: "7.4" }
+`,
+    );
+    const rules = path.join(tempDir('ctl-release-notes-catalog-'), 'site-rules.json');
+    const rule = (versions: string[]) =>
+      JSON.stringify({
+        format: 1,
+        updated: '2026-11-29',
+        releases: [],
+        rules: [
+          {
+            id: 'site-hold-olm-ocp',
+            summary: 'a site rule: no OLM upgrade to 7.22.2-45 on these OpenShift versions',
+            appliesTo: { operators: ['7.22.2-45'] },
+            triggers: [
+              {
+                kind: 'all-of',
+                triggers: [
+                  { kind: 'platform', platform: 'openshift', versions },
+                  { kind: 'install-method', methods: ['olm'] },
+                ],
+              },
+            ],
+            effect: 'block',
+            fix: 'Wait for the platform team.',
+            source: ['a site rule written by the test'],
+          },
+        ],
+      });
+    await withUpgradeSim(file, async (sim) => {
+      writeFileSync(rules, rule(['4.16', '4.17']));
+      const plan = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        '7.22.2-45',
+        '--max-hops',
+        '1',
+        '--catalog',
+        rules,
+        '-o',
+        'json',
+      ]);
+      assertExit(plan, 3, 'plan');
+      const check = releaseRules(plan.stdout);
+      assert.equal(check.status, 'fail', check.message);
+      assert.match(
+        check.message,
+        /rule site-hold-olm-ocp .*OpenShift 4\.17\.9, an operator installed by OLM \(OperatorHub\)/,
+      );
+      assert.match(check.fix, /Wait for the platform team/);
+      // Another OpenShift version: the all-of is not complete, nothing is set off.
+      writeFileSync(rules, rule(['4.18']));
+      const other = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        '7.22.2-45',
+        '--max-hops',
+        '1',
+        '--catalog',
+        rules,
+        '-o',
+        'json',
+      ]);
+      assert.doesNotMatch(releaseRules(other.stdout).message, /rule site-hold-olm-ocp/);
+    });
+  });
 });

@@ -105,6 +105,37 @@ describe('release rule triggers', () => {
     assert.deepEqual(triggerFindings({ kind: 'modules-in-use' }, none), []);
   });
 
+  it('uploaded-modules: only what the management API reports as uploaded; no guess from a name', () => {
+    const uploaded = makeSnapshot((s) => {
+      s.api.modules.push({
+        uid: 'u1',
+        module_name: 'geofence',
+        semantic_version: '1.0.0',
+        is_bundled: false,
+      });
+      s.api.modules.push({ uid: 'g1', module_name: 'graph', semantic_version: '2.8.12', is_bundled: true });
+      s.api.bdbs.push(
+        { uid: 7, name: 'zones', module_list: [{ module_name: 'geofence', semantic_version: '1.0.0' }] },
+        { uid: 8, name: 'paths', module_list: [{ module_name: 'graph', semantic_version: '2.8.12' }] },
+      );
+    });
+    assert.deepEqual(triggerFindings({ kind: 'uploaded-modules' }, uploaded), [
+      'module geofence, uploaded (used by zones)',
+    ]);
+    // A module known only from a database resource: the API does not say, nothing is set off.
+    const unknown = makeSnapshot((s) => {
+      s.databases[0]!.modules.push({ name: 'geofence', version: '1.0.0' });
+    });
+    assert.deepEqual(triggerFindings({ kind: 'uploaded-modules' }, unknown), []);
+    // The 7.2.4-2 rule: an uploaded module blocks, RedisGraph that came bundled with the RS does not.
+    const outcome = judge(uploaded, '7.2.4-2');
+    assert.equal(outcome.status, 'fail', outcome.message);
+    assert.match(outcome.message, /rule manual-modules-7-2-4-2 \(7\.2\.4-2\).*module geofence, uploaded/);
+    assert.doesNotMatch(outcome.message, /module graph, uploaded/);
+    assert.match(outcome.fix, /7\.2\.4-7/);
+    assert.equal(judge(uploaded, '7.2.4-7').message.includes('manual-modules-7-2-4-2'), false);
+  });
+
   it('all-of: every part must be set off, and the findings of all are named', () => {
     const both = {
       kind: 'all-of' as const,
@@ -245,5 +276,55 @@ describe('built-in rules of the new kinds', () => {
       'modules-list-latest-7-8-to-7-22',
     ]);
     assert.ok(!ids('8.0.6-8', [8, 0, 6]).includes('modules-list-latest-7-8-to-7-22'));
+  });
+
+  it('RedisGraph on a RHEL 8 cluster blocks a RHEL 9 target, installed but unused too; a cluster already on RHEL 9 images is not judged', () => {
+    const withGraph = (operator: string) =>
+      makeSnapshot((s) => {
+        s.operator!.version = operator;
+        s.api.modules.push({ uid: 'g1', module_name: 'graph', semantic_version: '2.10.12' });
+      });
+    const outcome = judge(withGraph('7.4.6-2'), '7.8.6-20');
+    assert.equal(outcome.status, 'fail', outcome.message);
+    assert.match(
+      outcome.message,
+      /rule redisgraph-blocks-rhel9 \(operator 7\.8\.2-6 or later, from operators before 7\.8\.2-6\).*module graph 2\.10\.12 \(installed\)/,
+    );
+    assert.match(outcome.message, /rs-7-4-2-releases\/_index\.md/);
+    assert.doesNotMatch(judge(withGraph('7.8.2-6'), '7.22.2-45').message, /redisgraph-blocks-rhel9/);
+    assert.doesNotMatch(judge(withGraph('7.4.6-2'), '7.4.6-12').message, /redisgraph-blocks-rhel9/);
+  });
+
+  it('LDAP on the cluster resource: RS 8.0.10 to 8.0.16-29 blocks with 8.0.16-25 as the fix; 8.0.2 to 8.0.10 warns of the filters', () => {
+    const ldap = makeSnapshot((s) => (s.cluster!.specFields = ['spec.ldap', 'spec.ldap.protocol']));
+    const blocked = judge(ldap, '8.0.16-24');
+    assert.equal(blocked.status, 'fail', blocked.message);
+    assert.match(blocked.message, /rule ldap-ca-8-0-10-to-8-0-16-29 .*spec\.ldap of REC redis\/rec/);
+    assert.match(blocked.fix, /--to 8\.0\.16-25/);
+    const filters = judge(ldap, '8.0.6-8');
+    assert.match(filters.message, /rule ldap-filters-parentheses-8-0-2-to-8-0-10/);
+    assert.doesNotMatch(filters.message, /ldap-ca-8-0-10/);
+    const fixed = judge(ldap, '8.0.16-25').message;
+    assert.doesNotMatch(fixed, /ldap-/);
+    assert.doesNotMatch(judge(makeSnapshot(), '8.0.16-24').message, /rule ldap-/);
+  });
+
+  it('an REAADB with modules on the way to RS 8 warns of module commands during the upgrade', () => {
+    const aa = makeSnapshot((s) => {
+      s.activeActiveDatabases = [
+        {
+          name: 'atlas',
+          namespace: 'redis',
+          participatingClusters: [],
+          specFields: ['spec.globalConfigurations', 'spec.globalConfigurations.modulesList'],
+        },
+      ];
+    });
+    const outcome = judge(aa, '8.2.0-18');
+    assert.match(
+      outcome.message,
+      /rule active-active-module-commands-redis-8 .*spec\.globalConfigurations\.modulesList of REAADB redis\/atlas/,
+    );
+    assert.doesNotMatch(judge(aa, '7.22.2-45').message, /active-active-module-commands/);
   });
 });

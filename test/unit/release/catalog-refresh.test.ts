@@ -554,6 +554,63 @@ describe('npm run catalog:refresh on notes written in the notes format', () => {
     ]);
   });
 
+  it('reads the breaking changes and known limitations of the RS line pages the overrides name', async () => {
+    const { refreshCatalog } = await refresh();
+    const { docs, bundles } = sources();
+    const page = 'content/operate/rs/release-notes/rs-9-1-releases/_index.md';
+    write(
+      docs,
+      page,
+      [
+        '---',
+        'title: Redis Software release notes 9.1',
+        '---',
+        '## Version changes',
+        '',
+        '### Breaking changes',
+        '',
+        '- Upgrading to 9.1.0 through 9.1.2 breaks [widgets](/x). More text.',
+        '',
+        '    - A nested detail that is not an item.',
+        '',
+        '- **Sprockets are write-only.** Read them elsewhere.',
+        '',
+        '#### Redis database version 9.1 breaking changes',
+        '',
+        '- `CMD` returns another reply.',
+        '',
+        '### Deprecations',
+        '',
+        '- Not an item.',
+        '',
+        '## Known limitations',
+        '',
+        '#### Rolling upgrades stall with gizmos',
+        '',
+        'Some text.',
+        '',
+        '- a sub-bullet of that limitation',
+      ].join('\n'),
+    );
+    const rsNotes = {
+      reason: 'x',
+      files: [page, 'content/operate/rs/release-notes/rs-9-9-releases/_index.md'],
+    };
+    const { report } = refreshCatalog({ docs, bundles, base: BASE, overrides: { ...overrides(), rsNotes } });
+    assert.deepEqual(
+      report.uncovered.filter((line) => line.startsWith('RS ')),
+      [
+        `RS 9.1 ${page}: Upgrading to 9.1.0 through 9.1.2 breaks widgets.`,
+        `RS 9.1 ${page}: Sprockets are write-only.`,
+        `RS 9.1 ${page}: Redis database version 9.1 breaking changes`,
+        `RS 9.1 ${page}: Rolling upgrades stall with gizmos`,
+      ],
+    );
+    assert.deepEqual(report.problems, [
+      'rsNotes: content/operate/rs/release-notes/rs-9-9-releases/_index.md is not in the docs checkout',
+    ]);
+  });
+
   it('a rule whose quote the notes no longer hold is a problem: nothing is written', async () => {
     const { docs, bundles } = sources();
     const dir = tempDir('ctl-refresh-out-');
