@@ -113,7 +113,9 @@ export function moduleFix(input: ModuleFixInput): string {
       userDefinedModules: [{ name: module, source: { https: { url: '<url of its build for the target>' } } }],
     },
   });
-  return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches (${patch}; the running cluster resource has the field), or let ctl set it: ${byCtl}; the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
+  // The running cluster resource has the field: the patch works now (and on a frozen upgrade,
+  // whose cluster step is done, it is the only way).
+  return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches (${patch}); the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
 }
 
 /**
