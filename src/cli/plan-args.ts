@@ -37,6 +37,7 @@ export const PLAN_OPTIONS = [
   'ignoreCheck',
   'maxHops',
   'catalog',
+  'userDefinedModules',
 ];
 
 /** The plan-deciding options given on the command line, as argv tokens, from this command up to the program. */

@@ -3,7 +3,7 @@ import { parseCount, parseDuration } from './duration.js';
 import { UsageError } from '../errors.js';
 import { checkFilePath, resolveStatePath } from '../io/paths.js';
 import { parseStateStoreKind } from '../planning/state-store-kind.js';
-import type { TargetFlags } from '../planning/target.js';
+import type { TargetFlags, TargetSelection } from '../planning/target.js';
 import type { Io } from '../io/io.js';
 import type { Runtime } from './globals.js';
 import { readConnectionFlags } from './read-connection.js';
@@ -78,6 +78,35 @@ async function loadCatalog(command: Command, env: NodeJS.ProcessEnv, io: Io): Pr
   await loadCatalogOption(location, io);
 }
 
+/**
+ * `--user-defined-modules <file>`, read into the target (or the selection, listing targets): a
+ * usage error (exit 2) when unreadable, malformed, or given for a target whose cluster resource
+ * has no spec.userDefinedModules (src/planning/user-defined-modules.ts).
+ */
+async function withUserDefinedModules<T extends TargetSelection & { operator?: string }>(
+  command: Command,
+  target: T,
+): Promise<T> {
+  const file = command.opts().userDefinedModules as string | undefined;
+  if (file === undefined) return target;
+  const { loadUserDefinedModules, USER_DEFINED_MODULES_FLAG } =
+    await import('../planning/user-defined-modules.js');
+  const { targetHasUserDefinedModulesField, USER_DEFINED_MODULES_FIELD_FROM } =
+    await import('../planning/module-fix.js');
+  if (target.operator !== undefined && !targetHasUserDefinedModulesField(target.operator)) {
+    throw new UsageError(
+      `${USER_DEFINED_MODULES_FLAG}: the cluster resource of ${target.operator} has no spec.userDefinedModules (it exists from operator ${USER_DEFINED_MODULES_FIELD_FROM})`,
+      {
+        hint: `Choose --to ${USER_DEFINED_MODULES_FIELD_FROM} or later, or drop ${USER_DEFINED_MODULES_FLAG} (ctl upgrade plan shows the fix for each module).`,
+      },
+    );
+  }
+  return {
+    ...target,
+    userDefinedModules: await loadUserDefinedModules(inputFile(USER_DEFINED_MODULES_FLAG, file)),
+  };
+}
+
 /** `ctl upgrade plan`. */
 export async function planAction(command: Command, runtime: Runtime): Promise<void> {
   const globals = readGlobalOptions(command);
@@ -86,7 +115,8 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
   const { resolveSelection, resolveTarget } = await import('../planning/target.js');
   const flags = readTarget(command, runtime.env);
   // Without --to: the targets this cluster can reach.
-  const target = flags.to === undefined ? undefined : resolveTarget(flags);
+  const target =
+    flags.to === undefined ? undefined : await withUserDefinedModules(command, resolveTarget(flags));
   const connection = readConnectionFlags(command, runtime.env);
   const { runPlanCommand } = await import('../commands/plan.js');
   await runPlanCommand({
@@ -96,7 +126,7 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
     env: runtime.env,
     stdin: runtime.stdin,
     target,
-    selection: resolveSelection(flags),
+    selection: await withUserDefinedModules(command, resolveSelection(flags)),
     maxHops: readMaxHops(command),
     out: outputFile('--out', command.opts().out),
     stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
@@ -121,7 +151,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     stdin: runtime.stdin,
     connection: readConnectionFlags(command, runtime.env),
     // With --plan the target and the selection come from the saved plan, nowhere else.
-    target: o.plan ? refuseTargetFlags(command) : resolveTarget(flags),
+    target: o.plan ? refuseTargetFlags(command) : await withUserDefinedModules(command, resolveTarget(flags)),
     maxHops: readMaxHops(command),
     argv: runtime.argv,
     planFile: inputFile('--plan', o.plan as string | undefined),

@@ -51,6 +51,10 @@ function addPlanOptions(command: Command): Command {
         'let ctl download --catalog, --bundle and the helm index over plain http from another machine (env CTL_ALLOW_HTTP=1); https to http redirects are never followed',
       )
       .option(
+        '--user-defined-modules <file>',
+        "custom modules to list in the cluster resource's spec.userDefinedModules, set with the new versionTag by the cluster step (targets from 8.0.6-8): a YAML or JSON list of {name, source: {https: {url, credentialsSecret}}}",
+      )
+      .option(
         '--databases <all|none|names>',
         'databases to upgrade: all, none, or a list such as cache,other-ns/orders',
         'all',
@@ -238,6 +242,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         '  ctl upgrade run --to 8.2.0-18 --yes -o json   # CI: NDJSON events on stdout\n' +
         '  ctl upgrade run --plan plan.json --yes\n' +
         '  ctl upgrade run --to 7.22.2-45 --yes --remediate --module-file ./graph-rhel9.zip\n' +
+        '  ctl upgrade run --to 8.2.0-18 --user-defined-modules ./modules.yaml   # custom modules, set with versionTag\n' +
         '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report report.json   # a Job\n' +
         '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +
         '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +

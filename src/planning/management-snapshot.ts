@@ -10,6 +10,8 @@ import { type Dialect, dialectFields } from '../release/dialect.js';
 export interface Module {
   uid?: string;
   module_name: string;
+  /** The name a user-defined module may be listed by too (re-databases/modules.md). */
+  display_name?: string;
   semantic_version?: string;
   /** Keyed like `rhel9/x86_64`. */
   platforms?: Record<string, unknown>;

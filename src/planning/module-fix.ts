@@ -75,6 +75,8 @@ export function reportedBundled(
 
 export interface ModuleFixInput {
   targetOperator: string;
+  /** The running operator's version (undefined: not known). */
+  currentOperator?: string | undefined;
   module: string;
   /** What the management API says: `is_bundled` (undefined: it does not say). */
   isBundled?: boolean | undefined;
@@ -97,10 +99,40 @@ export function moduleFix(input: ModuleFixInput): string {
   if (!targetHasUserDefinedModulesField(input.targetOperator)) {
     return `${module} is a user-defined module, which ${input.targetOperator} does not support (its notes: "If you use custom (user-defined) modules, skip this release"): choose ${USER_DEFINED_MODULES_FIELD_FROM} or later, whose cluster resource lists user-defined modules`;
   }
+  // The field comes with the target's CRD: on an older running operator it cannot be set before
+  // the operator step, so ctl sets it with the new versionTag, as the upgrade docs do in one
+  // edit (src/planning/user-defined-modules.ts).
+  const byCtl = `ctl upgrade run --to ${input.targetOperator} --user-defined-modules <file> (a list: - {name: ${module}, source: {https: {url: <url of its build for the target>}}}), which sets it with the new versionTag after the operator upgrade`;
+  const runningHasField =
+    input.currentOperator !== undefined && targetHasUserDefinedModulesField(input.currentOperator);
+  if (!runningHasField) {
+    return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches; the running operator's cluster resource has no such field (it comes from ${USER_DEFINED_MODULES_FIELD_FROM}), so let ctl set it: ${byCtl}; the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
+  }
   const patch = kubectlMergePatch('rec', cluster.name, cluster.namespace, {
     spec: {
       userDefinedModules: [{ name: module, source: { https: { url: '<url of its build for the target>' } } }],
     },
   });
+  // The running cluster resource has the field: the patch works now (and on a frozen upgrade,
+  // whose cluster step is done, it is the only way).
   return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches (${patch}); the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
+}
+
+/**
+ * Whether `--user-defined-modules` fixes this module for this target: a custom module (not
+ * bundled, no uploads) for a target whose cluster resource has the field, listed by its
+ * module_name or display_name (modules.md: "The name must match the module's display_name or
+ * module_name").
+ */
+export function listedAsUserDefined(
+  input: Pick<ModuleFixInput, 'targetOperator' | 'module' | 'isBundled' | 'reportedByRs8'>,
+  displayNames: readonly string[],
+  listed: readonly { name: string }[] | undefined,
+): boolean {
+  if (!listed || listed.length === 0) return false;
+  if (targetTakesModuleUploads(input.targetOperator)) return false;
+  if (isBundledModule(input.module, input.isBundled, input.reportedByRs8)) return false;
+  if (!targetHasUserDefinedModulesField(input.targetOperator)) return false;
+  const names = new Set([input.module, ...displayNames]);
+  return listed.some((entry) => names.has(entry.name));
 }

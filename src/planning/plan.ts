@@ -24,6 +24,7 @@ import {
 } from './resolve.js';
 import type { ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
+import type { UserDefinedModule } from './user-defined-modules.js';
 
 export interface PlanAction {
   description: string;
@@ -78,6 +79,11 @@ export interface PlanTarget {
      * ConfigMap and Lease): `run --plan` with another store is refused. Absent in older plans.
      */
     stateStore?: StateStoreKind;
+    /**
+     * `--user-defined-modules`: the file's content, which the cluster step sets in
+     * spec.userDefinedModules (src/planning/user-defined-modules.ts). Absent when not given.
+     */
+    userDefinedModules?: UserDefinedModule[];
   };
 }
 
@@ -220,6 +226,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
         repo: target.helm.repo ?? null,
       },
       stateStore: snapshot.stateStore ?? 'file',
+      ...(target.userDefinedModules ? { userDefinedModules: target.userDefinedModules } : {}),
     },
   };
   const context: PlanContext = { snapshot, target, resolved, checks };

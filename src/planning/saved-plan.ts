@@ -29,6 +29,16 @@ const selectionSchema = z.object({
     repo: z.string().nullable(),
   }),
   stateStore: z.enum(['file', 'configmap']).optional(),
+  userDefinedModules: z
+    .array(
+      z.object({
+        name: z.string(),
+        source: z.object({
+          https: z.object({ url: z.string(), credentialsSecret: z.string().optional() }),
+        }),
+      }),
+    )
+    .optional(),
 });
 
 /** What `run --plan` relies on; anything else in the file is kept as it is. */
@@ -86,7 +96,7 @@ export function targetOfSavedPlan(plan: Plan): Target {
   const selection = target.selection;
   if (!selection) throw new UsageError('the saved plan has no selection', { hint: SAVE_HINT });
   const databases = selection.databases;
-  return resolveTarget({
+  const resolved = resolveTarget({
     to: target.operator,
     clusterVersion: target.clusterVersion ?? undefined,
     dbVersion: target.databaseVersion ?? undefined,
@@ -98,6 +108,10 @@ export function targetOfSavedPlan(plan: Plan): Target {
     helmChart: selection.helm.chart ?? undefined,
     helmRepo: selection.helm.repo ?? undefined,
   });
+  // The modules the plan was made with (its fingerprint covers them), not the run's flags.
+  return selection.userDefinedModules
+    ? { ...resolved, userDefinedModules: selection.userDefinedModules }
+    : resolved;
 }
 
 /**

@@ -104,6 +104,8 @@ export interface ClusterSnapshot extends ObjectVersion {
   /** `spec.securityContext.resourceLimits.allowAutoAdjustment`: keeps the SCC on OpenShift. */
   allowAutoAdjustment: boolean;
   userDefinedModules: string[];
+  /** `spec.userDefinedModules` as written (names, sources, Secret names): what a patch of the list keeps. */
+  userDefinedModuleEntries?: unknown[] | undefined;
   credentialSecretName: string;
   /** Every field path set under `spec` (`spec.ldap.protocol`), names only: what rules of kind field-used read. */
   specFields?: string[] | undefined;
@@ -794,6 +796,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
     userDefinedModules: array(spec.userDefinedModules)
       .map((m) => str(record(m).name))
       .filter((n): n is string => n !== undefined),
+    userDefinedModuleEntries: array(spec.userDefinedModules),
     credentialSecretName: credentialSecretNameOf(spec, status, name),
     specFields: specFieldsOf(object),
     ruleFieldValues: ruleFieldValuesOf(object, 'REC'),

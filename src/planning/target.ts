@@ -6,6 +6,7 @@
  */
 
 import { UsageError } from '../errors.js';
+import type { UserDefinedModule } from './user-defined-modules.js';
 import { CHECK_IDS, type CheckId, isCheckId } from './checks/index.js';
 import { isKnownOperatorVersion } from '../release/catalog.js';
 import {
@@ -53,6 +54,11 @@ export interface Target {
   bundle?: string | undefined;
   /** `--helm-release`, `--helm-chart`, `--helm-repo` as given; src/planning/resolve.ts helmLocation applies the defaults. */
   helm: { release?: string | undefined; chart?: string | undefined; repo?: string | undefined };
+  /**
+   * `--user-defined-modules <file>`, as read (src/planning/user-defined-modules.ts): set in the
+   * cluster resource's spec.userDefinedModules by the cluster step, with the new versionTag.
+   */
+  userDefinedModules?: UserDefinedModule[] | undefined;
   /**
    * Not a flag: set by a fleet's first pass (src/commands/fleet.ts). Every Active-Active database
    * is held back with this reason; the fleet raises them once every cluster is upgraded.

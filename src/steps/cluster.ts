@@ -23,7 +23,7 @@ import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_RESOURCE } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, readObject } from '../kube/write.js';
-import { curlApi, kubectl, kubectlMergePatch } from '../planning/equivalent-commands.js';
+import { curlApi, kubectl, kubectlMergePatch, mergeBodies } from '../planning/equivalent-commands.js';
 import { imageAtTarget } from './image-at-target.js';
 import { nodeImageOf } from './roll-facts.js';
 import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
@@ -35,6 +35,13 @@ import type { StepContext, StepResult } from '../run/step.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
 import { REDIS_API_GROUP, READ_VERBS, type StepPermission } from '../planning/permissions.js';
+import { targetHasUserDefinedModulesField } from '../planning/module-fix.js';
+import {
+  listsEveryModule,
+  mergedUserDefinedModules,
+  type UserDefinedModule,
+} from '../planning/user-defined-modules.js';
+import type { Plan } from '../planning/plan.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -105,6 +112,31 @@ async function upgradeCluster(
 
   if (live.autoUpgrade) return followAutoUpgrade(ctx, wait, live, tag);
 
+  // --user-defined-modules: set with the tag, in the same patch (src/planning/user-defined-modules.ts).
+  const modules = modulesToSet(plan);
+  const liveModules = (object.spec as Record<string, unknown> | undefined)?.userDefinedModules;
+  const modulesBody =
+    modules.length > 0 && !listsEveryModule(liveModules, modules)
+      ? { spec: { userDefinedModules: mergedUserDefinedModules(liveModules, modules) } }
+      : undefined;
+  const moduleNames = modules.map((m) => m.name).join(', ');
+
+  if (liveTag === tag && modulesBody) {
+    // The tag is already there (set by hand, or by a run that stopped before this one did the
+    // modules): the modules alone, so a resumed run ends with both.
+    await ctx.recordIntent({ to: tag, patch: modulesBody, fromGeneration: live.generation ?? null });
+    ctx.progress(
+      `setting spec.userDefinedModules (${moduleNames}) of ${describeRef(ref)} (${tagField} is already ${tag})`,
+    );
+    await kubeWriter.mergePatch(ref, modulesBody);
+    if (ctx.dryRun)
+      return { outcome: { dryRun: true, versionTag: tag, userDefinedModules: modules.map((m) => m.name) } };
+    await verifyModules(kube, ref, modules);
+    return {
+      outcome: { versionTag: tag, previous: liveTag, userDefinedModules: modules.map((m) => m.name) },
+    };
+  }
+
   if (liveTag === tag) {
     const pinned = pinnedImages(live).filter(([, image]) => image.versionTag !== plan.target.operator);
     if (pinned.length > 0) {
@@ -138,17 +170,22 @@ async function upgradeCluster(
     });
   }
   const pinned = patch.moves.slice(1);
-  const body = patch.body;
+  const body = modulesBody ? mergeBodies(patch.body, modulesBody) : patch.body;
   await ctx.recordIntent({
     from: liveTag ?? null,
     to: tag,
     patch: body,
     fromGeneration: live.generation ?? null,
   });
-  ctx.progress(`setting ${tagField} of ${describeRef(ref)} from ${liveTag ?? '(default)'} to ${tag}`);
+  const withModules = modulesBody ? ` and spec.userDefinedModules (${moduleNames})` : '';
+  ctx.progress(
+    `setting ${tagField} of ${describeRef(ref)} from ${liveTag ?? '(default)'} to ${tag}${withModules}`,
+  );
   await kubeWriter.mergePatch(ref, body);
+  const setModules = modulesBody ? { userDefinedModules: modules.map((m) => m.name) } : {};
   // Nothing was patched in dry-run, so there is nothing to verify or wait for.
-  if (ctx.dryRun) return { outcome: { dryRun: true, versionTag: tag, previous: liveTag ?? null } };
+  if (ctx.dryRun)
+    return { outcome: { dryRun: true, versionTag: tag, previous: liveTag ?? null, ...setModules } };
 
   const after = await readObject(kube, ref);
   const afterTag = after ? toCluster(after, snapshot.dialect, known.namespace).image.versionTag : undefined;
@@ -160,14 +197,42 @@ async function upgradeCluster(
       },
     );
   }
+  if (modulesBody) await verifyModules(kube, ref, modules);
   return {
     outcome: {
       versionTag: tag,
       previous: liveTag ?? null,
       pinnedImages: pinned.map((move) => move.field),
       generation: after?.metadata?.generation ?? null,
+      ...setModules,
     },
   };
+}
+
+/** The modules of --user-defined-modules, where this hop's target cluster resource has the field. */
+function modulesToSet(plan: Plan): UserDefinedModule[] {
+  const modules = plan.target.selection?.userDefinedModules ?? [];
+  return targetHasUserDefinedModulesField(plan.target.operator) ? modules : [];
+}
+
+/**
+ * The API server keeps a field only where the cluster resource's CRD declares it: an older CRD
+ * (an operator before 8.0.6-8) prunes spec.userDefinedModules without an error.
+ */
+async function verifyModules(
+  kube: StepContext<UpgradeDeps>['deps']['kube'],
+  ref: Parameters<typeof readObject>[1],
+  modules: UserDefinedModule[],
+): Promise<void> {
+  const after = await readObject(kube, ref);
+  const kept = (after?.spec as Record<string, unknown> | undefined)?.userDefinedModules;
+  if (listsEveryModule(kept, modules)) return;
+  throw new OperationError(
+    `spec.userDefinedModules of ${describeRef(ref)} does not list ${modules.map((m) => m.name).join(', ')} after setting it`,
+    {
+      hint: `The cluster resource's CRD may be older than operator 8.0.6-8 (the API server drops fields it does not declare): check kubectl get crd redisenterpriseclusters.app.redislabs.com -o yaml | grep userDefinedModules, let the operator step finish, then run ctl again.`,
+    },
+  );
 }
 
 function pinnedImages(cluster: ClusterSnapshot): [string, ClusterSnapshot['image']][] {
@@ -327,9 +392,15 @@ function planCluster({ snapshot, target, resolved }: PlanContext, cluster: Clust
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);
-  const body = patch.body;
+  const modules = targetHasUserDefinedModulesField(target.operator) ? (target.userDefinedModules ?? []) : [];
+  const modulesBody =
+    modules.length > 0 && !listsEveryModule(cluster.userDefinedModuleEntries, modules)
+      ? { spec: { userDefinedModules: mergedUserDefinedModules(cluster.userDefinedModuleEntries, modules) } }
+      : undefined;
+  const body = modulesBody ? mergeBodies(patch.body, modulesBody) : patch.body;
   const also =
-    pinned.length > 0 ? ` and ${pinned.map((move) => move.field).join(', ')} to ${target.operator}` : '';
+    (pinned.length > 0 ? ` and ${pinned.map((move) => move.field).join(', ')} to ${target.operator}` : '') +
+    (modulesBody ? `; list ${modules.map((m) => m.name).join(', ')} in spec.userDefinedModules` : '');
   const digests =
     olmDigests && digestPinnedSpecs(cluster, snapshot.dialect).length > 0
       ? ', each digestHash to the digest the target CSV relates (read after the operator step)'

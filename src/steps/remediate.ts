@@ -188,7 +188,8 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
     lines.push(`# the ${target} cluster takes no module uploads:`);
     for (const m of modules) {
       lines.push(
-        `# ${moduleFix({ targetOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: clusterName, namespace }, databases: m.databases.map((d) => d.name) })}`,
+        // Frozen during the cluster upgrade: the operator step is done, the target's CRD is in.
+        `# ${moduleFix({ targetOperator: target, currentOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: clusterName, namespace }, databases: m.databases.map((d) => d.name) })}`,
       );
     }
   } else if (modules.length > 0) {
@@ -289,7 +290,7 @@ export async function remediateFrozenUpgrade(
     throw new OperationError(
       `cannot remediate by upload: ${modules.map(describeBlocker).join('; ')}, and the ${target} cluster takes no module uploads (POST /v2/modules)`,
       {
-        hint: `${modules.map((m) => moduleFix({ targetOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: context.clusterName, namespace: context.namespace }, databases: m.databases.map((d) => d.name) })).join('; ')}. Then run ctl again.`,
+        hint: `${modules.map((m) => moduleFix({ targetOperator: target, currentOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: context.clusterName, namespace: context.namespace }, databases: m.databases.map((d) => d.name) })).join('; ')}. Then run ctl again.`,
       },
     );
   }

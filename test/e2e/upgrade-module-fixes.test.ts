@@ -70,7 +70,9 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
       /search is bundled from RS 8: upgrade places to Redis 8 or later \(spec\.redisVersion\)/,
     );
     assert.match(check.fix, /geofence is a user-defined module: list it in spec\.userDefinedModules/);
-    assert.match(
+    // The running 7.22 cluster resource has no such field yet: ctl sets it with the new versionTag.
+    assert.match(check.fix, /ctl upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/);
+    assert.doesNotMatch(
       check.fix,
       /kubectl patch rec atlas -n geo --type merge -p '\{"spec":\{"userDefinedModules"/,
     );

@@ -8,17 +8,22 @@
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
 import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
-import { moduleFix, reportedBundled, targetTakesModuleUploads } from '../module-fix.js';
+import { listedAsUserDefined, moduleFix, reportedBundled, targetTakesModuleUploads } from '../module-fix.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
 function checkModulesCompatible(input: CheckInput): Outcome {
   const { snapshot, target, resolved } = input;
   const rec = clusterOf(input);
-  if (rec.userDefinedModules.length > 0 && rec.autoUpgrade) {
+  // The modules of --user-defined-modules too: with auto-upgrade on the operator moves the
+  // cluster itself and the cluster step writes nothing, so they would never be set.
+  const userDefined = [
+    ...new Set([...rec.userDefinedModules, ...(target.userDefinedModules ?? []).map((m) => m.name)]),
+  ];
+  if (userDefined.length > 0 && rec.autoUpgrade) {
     const fields = dialectFields(snapshot.dialect);
     return fail(
-      `user-defined modules (${rec.userDefinedModules.join(', ')}) need auto-upgrade off before the operator upgrade`,
+      `user-defined modules (${userDefined.join(', ')}) need auto-upgrade off before the operator upgrade`,
       kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false)),
     );
   }
@@ -33,6 +38,7 @@ function checkModulesCompatible(input: CheckInput): Outcome {
   const missing: string[] = [];
   const fixes: string[] = [];
   const unknown: string[] = [];
+  const listed: string[] = [];
   for (const [key, use] of inUse) {
     const candidates = snapshot.api.modules.filter(
       (m) => m.module_name === use.name && (use.version === undefined || m.semantic_version === use.version),
@@ -42,18 +48,24 @@ function checkModulesCompatible(input: CheckInput): Outcome {
     if (candidates.length === 0 || candidates.every((m) => m.platforms === undefined)) {
       unknown.push(key);
     } else if (!platforms.some((p) => p.startsWith('rhel9'))) {
+      const fix = {
+        targetOperator: target.operator,
+        currentOperator: resolved.operator.current,
+        module: use.name,
+        isBundled: reportedBundled(candidates),
+        reportedByRs8: (resolved.currentRs?.[0] ?? 0) >= 8,
+        cluster: { name: rec.name, namespace: rec.namespace },
+        databases: use.databases,
+      };
+      const displayNames = candidates.flatMap((m) => (m.display_name ? [m.display_name] : []));
+      // Listed in --user-defined-modules: the cluster step sets it with the new versionTag.
+      if (listedAsUserDefined(fix, displayNames, target.userDefinedModules)) {
+        listed.push(key);
+        continue;
+      }
       missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
       // Fit for the target's RS: bundled from 8.0, userDefinedModules, uploads before (module-fix.ts).
-      fixes.push(
-        moduleFix({
-          targetOperator: target.operator,
-          module: use.name,
-          isBundled: reportedBundled(candidates),
-          reportedByRs8: (resolved.currentRs?.[0] ?? 0) >= 8,
-          cluster: { name: rec.name, namespace: rec.namespace },
-          databases: use.databases,
-        }),
-      );
+      fixes.push(moduleFix(fix));
     }
   }
   if (missing.length > 0) {
@@ -66,6 +78,13 @@ function checkModulesCompatible(input: CheckInput): Outcome {
     return warn(
       `cannot tell the platforms of ${unknown.join(', ')}`,
       `List them: ${curlApi('GET', '/v1/modules')} | jq -r '.[] | [.module_name, .semantic_version, (.platforms | keys)]'`,
+    );
+  }
+  if (listed.length > 0) {
+    const others = [...inUse.keys()].filter((key) => !listed.includes(key));
+    return pass(
+      `${listed.join(', ')}: listed in --user-defined-modules, set in spec.userDefinedModules with the new versionTag by the cluster step` +
+        (others.length > 0 ? `; every other module in use has a RHEL9 build (${others.join(', ')})` : ''),
     );
   }
   return pass(

@@ -293,7 +293,7 @@ export class ClusterUpgrade {
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
     if (this.#unpullable === nodeImageOf(templateOf(statefulSet))) return;
     this.#unpullable = undefined;
-    const blockers = upgradeBlockers(rest, target, operatorVersion);
+    const blockers = upgradeBlockers(rest, target, operatorVersion, userDefinedModuleNames(rec));
     if (blockers.length > 0) {
       const key = blockers.map((b) => b.message).join('\n');
       if (key !== this.#frozenKey) {
@@ -422,4 +422,13 @@ export class ClusterUpgrade {
 
 function isNewerTag(candidate: string, current: string): boolean {
   return isNewerClusterTag(candidate, current);
+}
+
+/** The names listed in the cluster resource's spec.userDefinedModules. */
+function userDefinedModuleNames(rec: KubeObject): string[] {
+  const list = (rec as { spec?: { userDefinedModules?: unknown } }).spec?.userDefinedModules;
+  return (Array.isArray(list) ? list : []).flatMap((entry: unknown) => {
+    const name = (entry as { name?: unknown } | null)?.name;
+    return typeof name === 'string' ? [name] : [];
+  });
 }

@@ -19,10 +19,20 @@ export function targetNeedsRhel9(targetTag: string, operatorVersion: string | un
   return operatorVersion !== undefined && operatorAtLeast(operatorVersion, '7.8.2-6');
 }
 
+/**
+ * The operator that owns spec.userDefinedModules (from 8.0.6-8: its notes' "API changes";
+ * redis/docs `content/operate/kubernetes/release-notes/8-0-6-releases/`) fetches each listed
+ * module's build for the new version itself during the cluster upgrade (redis/docs
+ * `content/operate/kubernetes/re-databases/modules.md`, "Upgrade with user-defined modules":
+ * listed by module_name or display_name), so a listed module does not freeze the upgrade.
+ */
+const USER_DEFINED_MODULES_FROM = '8.0.6-8';
+
 export function upgradeBlockers(
   rest: RestModel,
   targetTag: string,
   operatorVersion: string | undefined,
+  userDefinedModules: readonly string[] = [],
 ): UpgradeBlocker[] {
   if (!targetNeedsRhel9(targetTag, operatorVersion)) return [];
   const blockers: UpgradeBlocker[] = [];
@@ -41,6 +51,15 @@ export function upgradeBlockers(
       const installed = rest.findModule(used.module_name, used.semantic_version);
       const platforms = installed ? Object.keys(installed.platforms) : [];
       if (platforms.some((platform) => platform.startsWith('rhel9/'))) continue;
+      const listed = [used.module_name, installed?.display_name].some(
+        (name) => name !== undefined && userDefinedModules.includes(name),
+      );
+      if (
+        listed &&
+        operatorVersion !== undefined &&
+        operatorAtLeast(operatorVersion, USER_DEFINED_MODULES_FROM)
+      )
+        continue;
       blockers.push({
         reason: 'UnsupportedModule',
         message:

@@ -185,6 +185,17 @@ describe('module advice fits the target REC', () => {
     assert.match(upload, /ctl upgrade run --to 7\.22\.2-45 --remediate --module-file/);
     assert.doesNotMatch(upload, /userDefinedModules/);
   });
+
+  it('a running REC without the field gets the flag, not a patch it would refuse; one with it the patch', () => {
+    for (const current of ['7.22.2-43', '8.0.2-6', undefined]) {
+      const fix = moduleFix({ ...input('8.2.0-18'), currentOperator: current });
+      assert.match(fix, /ctl upgrade run --to 8\.2\.0-18 --user-defined-modules <file>/, String(current));
+      assert.doesNotMatch(fix, /kubectl patch rec/, String(current));
+    }
+    const both = moduleFix({ ...input('8.2.0-18'), currentOperator: '8.0.6-8' });
+    assert.match(both, /kubectl patch rec rec -n redis --type merge -p '\{"spec":\{"userDefinedModules"/);
+    assert.doesNotMatch(both, /--user-defined-modules/);
+  });
 });
 
 describe('OLM: the bundle OpenShift range', () => {

@@ -1,0 +1,167 @@
+// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { tempDir } from '../helpers/temp.js';
+import { assertExit, getPath, withUpgradeSim } from './upgrade-support.js';
+
+/**
+ * `--user-defined-modules <file>` (issue 37 item 3): a running operator older than 8.0.6-8 has no
+ * spec.userDefinedModules in its REC CRD, so a custom module without a build for the target
+ * cannot be listed before the upgrade; ctl sets the list with the new versionTag, after the
+ * operator step brought the new CRD, as the upgrade docs do in one edit. The built ctl against
+ * the simulator, on scenarios written here (names and namespaces used nowhere else).
+ */
+
+const dir = tempDir('ctl-udm-e2e-');
+
+function write(name: string, text: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A cluster on `operator` whose database `herbarium` uses the custom module `inkwell`, with no RHEL9 build. */
+function customModuleCluster(name: string, operator: string, tag: string, dbVersion: string): string {
+  return write(
+    `${name}.yaml`,
+    `name: ${name}
+description: "written by test/e2e/user-defined-modules.test.ts"
+dialect: redis
+namespace: scriptorium-${name}
+operator: { version: ${operator} }
+cluster: { name: codex, versionTag: ${tag} }
+modules:
+  - { name: inkwell, version: 3.1.4, platforms: [rhel8/x86_64], kind: custom }
+databases:
+  - { name: herbarium, version: "${dbVersion}", modules: [{ name: inkwell, version: 3.1.4 }] }
+`,
+  );
+}
+
+const LISTING = write(
+  'modules.yaml',
+  `- name: inkwell
+  source:
+    https:
+      url: https://artifacts.scriptorium.example/inkwell-3.1.4-rhel9.zip
+      credentialsSecret: scriptorium-artifacts
+`,
+);
+
+const OTHER_LISTING = write(
+  'other.yaml',
+  '- { name: quillpen, source: { https: { url: "https://artifacts.scriptorium.example/quillpen.zip" } } }\n',
+);
+
+interface Check {
+  id: string;
+  status: string;
+  message: string;
+  fix: string;
+}
+
+function modulesCheck(stdout: string): Check {
+  const plan = JSON.parse(stdout) as { checks: Check[] };
+  const check = plan.checks.find((c) => c.id === 'modules-compatible');
+  assert.ok(check, stdout);
+  return check;
+}
+
+const TARGET = '8.0.6-8';
+
+describe(
+  '--user-defined-modules: custom modules set with the new versionTag (issue 37, e2e)',
+  { timeout: 900_000 },
+  () => {
+    it('7.22 running: the fix names the flag; with the file the check passes and the run sets both', async () => {
+      await withUpgradeSim(customModuleCluster('vellum', '7.22.2-43', '7.22.2-179', '7.4'), async (sim) => {
+        const base = ['upgrade', 'plan', '--to', TARGET, '--max-hops', '1', '-o', 'json'];
+        const without = await sim.ctl(base);
+        assertExit(without, 3, 'plan without the file');
+        const failing = modulesCheck(without.stdout);
+        assert.equal(failing.status, 'fail', failing.message);
+        assert.match(failing.message, /inkwell 3\.1\.4 \(platforms: rhel8\/x86_64; used by herbarium\)/);
+        assert.match(
+          failing.fix,
+          new RegExp(`ctl upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules <file>`),
+        );
+        // The running 7.22 CRD has no such field: no patch to make now.
+        assert.doesNotMatch(failing.fix, /kubectl patch rec codex/);
+
+        const unlisted = await sim.ctl([...base, '--user-defined-modules', OTHER_LISTING]);
+        assertExit(unlisted, 3, 'plan with a file that does not list inkwell');
+        assert.equal(modulesCheck(unlisted.stdout).status, 'fail');
+
+        const planFile = path.join(dir, 'vellum-plan.json');
+        const listed = await sim.ctl([...base, '--user-defined-modules', LISTING, '--out', planFile]);
+        const passing = modulesCheck(listed.stdout);
+        assert.equal(passing.status, 'pass', passing.message);
+        assert.match(passing.message, /inkwell 3\.1\.4: listed in --user-defined-modules/);
+        const saved = JSON.parse(listed.stdout) as {
+          target: { selection: { userDefinedModules?: unknown } };
+        };
+        assert.deepEqual(saved.target.selection.userDefinedModules, [
+          {
+            name: 'inkwell',
+            source: {
+              https: {
+                url: 'https://artifacts.scriptorium.example/inkwell-3.1.4-rhel9.zip',
+                credentialsSecret: 'scriptorium-artifacts',
+              },
+            },
+          },
+        ]);
+
+        const runArgs = ['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'];
+        const dry = await sim.ctl([...runArgs, '--user-defined-modules', LISTING, '--dry-run']);
+        assertExit(dry, 0, 'dry run');
+        assert.match(
+          `${dry.stdout}\n${dry.stderr}`,
+          /would set .*versionTag.* and spec\.userDefinedModules \(inkwell\)/,
+        );
+        const before = await sim.get(['rec', 'codex', '-n', 'scriptorium-vellum']);
+        assert.equal(getPath(before, ['spec', 'userDefinedModules']), undefined);
+
+        const run = await sim.ctl([...runArgs, '--user-defined-modules', LISTING], { timeoutMs: 600_000 });
+        assertExit(run, 0, 'run');
+        const rec = await sim.get(['rec', 'codex', '-n', 'scriptorium-vellum']);
+        assert.deepEqual(
+          getPath(rec, ['spec', 'userDefinedModules']),
+          saved.target.selection.userDefinedModules,
+        );
+        const tag = getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag']);
+        assert.equal(typeof tag, 'string');
+        assert.notEqual(tag, '7.22.2-179');
+      });
+    });
+
+    it('8.0.2-x running: the fix names the flag too; a target without the field refuses the flag (exit 2)', async () => {
+      await withUpgradeSim(customModuleCluster('palimpsest', '8.0.2-6', '8.0.2-41', '8.0'), async (sim) => {
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--max-hops', '1', '-o', 'json']);
+        assertExit(plan, 3, 'plan');
+        const check = modulesCheck(plan.stdout);
+        assert.equal(check.status, 'fail', check.message);
+        assert.match(check.fix, /--user-defined-modules <file>/);
+        const listed = await sim.ctl([
+          'upgrade',
+          'plan',
+          '--to',
+          TARGET,
+          '--max-hops',
+          '1',
+          '-o',
+          'json',
+          '--user-defined-modules',
+          LISTING,
+        ]);
+        assert.equal(modulesCheck(listed.stdout).status, 'pass');
+        const old = await sim.ctl(['upgrade', 'plan', '--to', '8.0.2-6', '--user-defined-modules', LISTING]);
+        assertExit(old, 2, 'a target before 8.0.6-8');
+        assert.match(old.stderr, /has no spec\.userDefinedModules \(it exists from operator 8\.0\.6-8\)/);
+      });
+    });
+  },
+);
