@@ -177,13 +177,49 @@ const lazyClientNodeParts = {
     });
   },
 };
+// The YAML parser (yaml, 72 CommonJS modules) runs all its module bodies when a module that
+// imports it loads, and the plan loads several that might parse YAML (a helm repository's index,
+// a release bundle) and mostly do not. Its functions are handed to ctl's modules as wrappers that
+// require it on their first call. Its classes (Document, Scalar, LineCounter) and `visit` are
+// imported as they are by the two modules that use them; any other module importing one fails
+// the build with "No matching export" naming this namespace.
+const yamlClassUsers = ['src/io/yaml-output.js', 'src/sim/scenario.js'];
+const yamlOnFirstCall = {
+  name: 'yaml-on-first-call',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^yaml$/ }, (args) =>
+      args.kind === 'import-statement' &&
+      !args.importer.includes(`${path.sep}node_modules${path.sep}`) &&
+      !yamlClassUsers.includes(path.relative(dist, args.importer).split(path.sep).join('/'))
+        ? { path: 'yaml', namespace: 'yaml-on-first-call' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'yaml-on-first-call' }, () => ({
+      contents: [
+        'let yaml;',
+        "const load = () => (yaml ??= require('yaml'));",
+        ...['parse', 'stringify', 'parseDocument', 'parseAllDocuments'].map(
+          (name) => `export const ${name} = (...args) => load().${name}(...args);`,
+        ),
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [builtinsByRequire, clientNodeConfigOnly, lazyClientNodeParts, nodeFetchWithNodesUrl],
+  plugins: [
+    builtinsByRequire,
+    yamlOnFirstCall,
+    clientNodeConfigOnly,
+    lazyClientNodeParts,
+    nodeFetchWithNodesUrl,
+  ],
 });
 const generated = Object.keys(result.metafile.inputs).filter((file) =>
   /@kubernetes\/client-node\/dist\/gen\/(models|apis|types)\//.test(file),
