@@ -56,7 +56,11 @@ async function helpFromBuild(words) {
   const { readFileSync } = await import('node:fs');
   let texts;
   try {
-    texts = JSON.parse(readFileSync(new URL('../dist/bundle/help.json', import.meta.url), 'utf8'));
+    // Run as the kubectl plugin (`kubectl-rec`: src/io/program-name.ts), its texts say `kubectl rec`.
+    const file = /(^|[\\/])kubectl-rec(\.[a-z]+)?$/i.test(process.argv[1] ?? '')
+      ? 'help-kubectl-rec.json'
+      : 'help.json';
+    texts = JSON.parse(readFileSync(new URL(`../dist/bundle/${file}`, import.meta.url), 'utf8'));
   } catch {
     return false;
   }

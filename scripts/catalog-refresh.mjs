@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run catalog:refresh -- --docs <redis/docs checkout> [--bundles <certified-operators checkout>]
-//   [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--check] [--list-limitations]
+//   [--k8s-docs <redis-enterprise-k8s-docs clone>] [--docs-commit <sha>] [--bundles-commit <sha>]
+//   [--out <file>] [--check] [--list-limitations]
 //
 // Writes src/release/catalog.json from the sources (scripts/catalog/refresh.mjs says what comes
 // from where); --check writes nothing and exits 1 when the result differs from the file.
@@ -21,6 +22,7 @@ function parseArgs(argv) {
   const names = {
     '--docs': 'docs',
     '--bundles': 'bundles',
+    '--k8s-docs': 'k8sDocs',
     '--docs-commit': 'docsCommit',
     '--bundles-commit': 'bundlesCommit',
     '--out': 'out',
@@ -38,6 +40,7 @@ function parseArgs(argv) {
 }
 
 const USAGE = `Usage: npm run catalog:refresh -- --docs <redis/docs checkout> [--bundles <certified-operators checkout>]
+  [--k8s-docs <RedisLabs/redis-enterprise-k8s-docs git clone, bare or not: its tags>]
   [--docs-commit <sha>] [--bundles-commit <sha>] [--out <file>] [--overrides <file>] [--check]
   [--list-limitations]`;
 
@@ -72,6 +75,13 @@ async function main() {
     console.error(
       `${report.uncovered.length} breaking changes and known limitations in the notes have no rule (--list-limitations lists them)`,
     );
+  if (report.reviewed) {
+    const r = report.reviewed;
+    console.error(
+      `reviewed: ${r.entries} limitations (${r.items} items of the notes): ${r.rule} by a rule, ${r.check} by a check, ${r.step} by a step, ${r['not-upgrade']} not part of an upgrade, ${r['not-observable']} not observable`,
+    );
+  }
+  for (const notice of report.notices ?? []) console.error(notice);
   for (const key of report.carriedSections)
     console.error(`carried section ${key} from ${args.out} unchanged`);
   for (const problem of report.problems) console.error(`problem: ${problem}`);

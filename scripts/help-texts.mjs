@@ -14,8 +14,23 @@ function commandPaths(command, prefix = []) {
   return [prefix, ...command.commands.flatMap((sub) => commandPaths(sub, [...prefix, sub.name()]))];
 }
 
+/**
+ * The texts for `ctl` in help.json, and for `kubectl rec` (the same package run as the kubectl
+ * plugin: src/io/program-name.ts) in help-kubectl-rec.json; bin/ctl.js reads the one for the
+ * name it was started by.
+ */
+export const HELP_FILES = { ctl: 'help.json', 'kubectl rec': 'help-kubectl-rec.json' };
+
 export async function writeHelpTexts(dist, outdir) {
   const { buildProgram } = await import(pathToFileURL(path.join(dist, 'src', 'cli', 'program.js')).href);
+  let count = 0;
+  for (const [programName, file] of Object.entries(HELP_FILES)) {
+    count = await writeHelpFile(buildProgram, programName, path.join(outdir, file));
+  }
+  return count;
+}
+
+async function writeHelpFile(buildProgram, programName, file) {
   const render = async (words) => {
     let text = '';
     const runtime = {
@@ -24,6 +39,7 @@ export async function writeHelpTexts(dist, outdir) {
       stdout: { write: (chunk) => ((text += chunk), true) },
       stderr: { write: () => true },
       argv: [...words, '--help'],
+      programName,
       onIo: () => {},
     };
     const program = await buildProgram(runtime, '0.0.0');
@@ -35,11 +51,18 @@ export async function writeHelpTexts(dist, outdir) {
     return text;
   };
   const tree = await buildProgram(
-    { env: {}, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, onIo: () => {} },
+    {
+      env: {},
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      programName,
+      onIo: () => {},
+    },
     '0.0.0',
   );
   const texts = {};
   for (const words of commandPaths(tree)) texts[words.join(' ')] = await render(words);
-  writeFileSync(path.join(outdir, 'help.json'), `${JSON.stringify(texts)}\n`);
+  writeFileSync(file, `${JSON.stringify(texts)}\n`);
   return Object.keys(texts).length;
 }

@@ -58,7 +58,11 @@ function items(text) {
   const out = [];
   for (const line of text.split('\n')) {
     const bold = /^\s*[-*]\s+\*\*(.+?)\*\*/.exec(line);
-    if (bold) out.push(bold[1].trim());
+    // Newer notes keep the ticket in a comment after the text (`<!--RED-96301-->`): kept with
+    // the lead-in, so the reviewed list (reviewed.mjs) can match the item by it.
+    const ticket = /<!--\s*(RED-?\d+)\s*-->/.exec(line)?.[1];
+    if (bold)
+      out.push(ticket && !bold[1].includes(ticket) ? `${bold[1].trim()} (${ticket})` : bold[1].trim());
     const heading = /^#{3,4}\s+(.+?)\s*$/.exec(line);
     if (heading && !/^(new limitations|existing limitations)$/i.test(heading[1])) out.push(heading[1].trim());
   }

@@ -11,18 +11,27 @@
 //   write (an OLM update graph) are carried from the base as they are;
 // - lifecycle: databaseVersions/defaultDatabaseVersion (the bundled-database row of the
 //   release's RS), bundledDatabases, releaseLines;
-// - carried from the base catalog (not read by this script yet, see docs/catalog.md):
-//   kubernetes, openshift, platformsFrom, upstreamTag, upstreamTagNote;
-// - overrides: the rules (each quote is checked against its notes file), the advisories, and
-//   the releases published after the pinned snapshot.
+// - platforms (read-platforms.mjs): kubernetes, openshift, platformsFrom, from the reference
+//   page's "Version history" table: a release's own column, else its line's, else the one its
+//   notes send the reader to;
+// - tags (read-tags.mjs, with a RedisLabs/redis-enterprise-k8s-docs clone): upstreamTag,
+//   upstreamTagNote; without the clone they are carried from the base catalog;
+// - overrides: the rules (each quote is checked against its notes file), the advisories, the
+//   releases published after the pinned snapshots, and the releases whose platforms no source
+//   states.
 
 import { readAllNotes } from './read-notes.mjs';
 import { readBundles } from './read-bundles.mjs';
+import { reviewLimitations } from './reviewed.mjs';
+import { readRsLine } from './read-rs-notes.mjs';
 import { BUNDLED_DB, LIFECYCLE, readBundledDatabases, readEndOfLife } from './read-lifecycle.mjs';
+import { platformsFromOf, readSupportHistory, SUPPORT_TABLE } from './read-platforms.mjs';
+import { readUpstreamTags, upstreamTagOf } from './read-tags.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const CARRIED = ['kubernetes', 'openshift', 'platformsFrom', 'upstreamTag', 'upstreamTagNote'];
+const PLATFORM_FIELDS = ['kubernetes', 'openshift', 'platformsFrom'];
+const TAG_FIELDS = ['upstreamTag', 'upstreamTagNote'];
 
 function parseVersion(text) {
   const m = /^(\d+)\.(\d+)\.(\d+)-(\d+)(?:\.(\d+))?(?:\.([a-z][a-z0-9-]*))?$/.exec(text);
@@ -94,9 +103,10 @@ function verifyRules(rules, docs) {
  * The catalog document from the sources. `base` is the catalog the carried fields come from
  * (the current src/release/catalog.json). Returns the document and what the run noticed.
  */
-export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bundlesCommit }) {
+export function refreshCatalog({ docs, bundles, k8sDocs, base, overrides, docsCommit, bundlesCommit }) {
   const notes = readAllNotes(docs);
   const certified = bundles ? readBundles(bundles) : [];
+  const upstream = k8sDocs ? readUpstreamTags(k8sDocs) : undefined;
   const docsRev = (docsCommit ?? gitCommit(docs) ?? 'unknown').slice(0, 8);
   const bundlesRev = bundles ? (bundlesCommit ?? gitCommit(bundles) ?? 'unknown').slice(0, 8) : undefined;
   const cite = (file, where) => `redis/docs@${docsRev} ${file}${where ? ` (${where})` : ''}`;
@@ -115,18 +125,22 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
   const afterSnapshot = new Set(overrides.afterSnapshot?.releases ?? []);
   const operators = sorted([...byOperator.keys(), ...afterSnapshot]);
 
-  const releases = operators.map((operator) => {
+  /** What the notes, the bundles and the lifecycle page say of a release (no platforms, no tag). */
+  const fromNotes = (operator) => {
     const previous = baseReleases.get(operator);
     if (afterSnapshot.has(operator)) {
-      if (!previous)
+      if (!previous) {
         report.problems.push(`${operator} is listed after the snapshot but not in the base catalog`);
+        return undefined;
+      }
+      const kept = Object.fromEntries(
+        Object.entries(previous).filter(
+          ([key]) => !PLATFORM_FIELDS.includes(key) && !TAG_FIELDS.includes(key),
+        ),
+      );
       const ranges = overrides.olmOpenshiftVersions?.values?.[operator];
-      return previous && ranges
-        ? orderFields({
-            ...previous,
-            olmOpenshiftVersions: sortKeys({ ...previous.olmOpenshiftVersions, ...ranges }),
-          })
-        : previous;
+      if (ranges) kept.olmOpenshiftVersions = sortKeys({ ...previous.olmOpenshiftVersions, ...ranges });
+      return kept;
     }
     const own = byOperator.get(operator);
     const kubernetesTags = sorted(own.flatMap((n) => n.kubernetesTags));
@@ -153,23 +167,78 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
       entry.databaseVersions = [...row.versions];
       entry.defaultDatabaseVersion = row.default;
     }
-    for (const field of CARRIED)
-      if (previous && previous[field] !== undefined) entry[field] = previous[field];
     if (!previous) report.added.push(operator);
     entry.source = own.map((n) => n.file).sort();
-    return orderFields(entry);
+    return entry;
+  };
+
+  // Platforms: the reference page's column of the release, or the one its notes send to.
+  const history = readSupportHistory(docs);
+  report.problems.push(...history.problems);
+  const operatorOfFile = new Map(notes.map((n) => [n.file, n.operator]));
+  const unstated = new Set(overrides.platformsUnstated?.releases ?? []);
+  const platformsOf = (operator) => {
+    const from = platformsFromOf(operator, {
+      columns: history.columns,
+      notesOf: (op) => byOperator.get(op) ?? [],
+      operatorOfFile: (file) => operatorOfFile.get(file),
+      compare: compareVersions,
+    });
+    if (from === undefined) {
+      if (!unstated.has(operator) && history.columns.size > 0)
+        report.problems.push(
+          `${operator}: no column of ${SUPPORT_TABLE} covers it and its notes send to none (list it in platformsUnstated of the overrides, with the reason, if no source states its platforms)`,
+        );
+      return {};
+    }
+    if (unstated.has(operator))
+      report.problems.push(
+        `${operator} is in platformsUnstated but ${SUPPORT_TABLE} covers it (column ${from}): drop it`,
+      );
+    const column = history.columns.get(from);
+    return { kubernetes: column.kubernetes, openshift: column.openshift, platformsFrom: from };
+  };
+
+  // Tags: the redis-enterprise-k8s-docs clone's, when given; else the base catalog's.
+  const published = new Set(overrides.upstreamTags?.afterSnapshot ?? []);
+  const tagsOf = (operator) => {
+    if (!upstream) {
+      const previous = baseReleases.get(operator) ?? {};
+      return Object.fromEntries(
+        TAG_FIELDS.filter((k) => previous[k] !== undefined).map((k) => [k, previous[k]]),
+      );
+    }
+    if (published.has(operator) && [`v${operator}`, operator].some((name) => upstream.tags.has(name)))
+      report.problems.push(
+        `${operator} is in upstreamTags.afterSnapshot but the redis-enterprise-k8s-docs clone has its tag: drop it`,
+      );
+    return upstreamTagOf(operator, upstream.tags, published);
+  };
+
+  const releases = operators.map((operator) => {
+    const entry = fromNotes(operator);
+    return entry && orderFields({ ...entry, ...platformsOf(operator), ...tagsOf(operator) });
   });
   for (const operator of baseReleases.keys())
     if (!operators.includes(operator) && !(oldest && compareVersions(operator, oldest) < 0))
       report.kept.push(operator);
 
-  // The notes' breaking changes and known limitations that no rule cites: candidates for a rule,
-  // listed for the person refreshing (the script cannot tell what in a cluster sets one off).
-  const cited = new Set(overrides.rules.flatMap((rule) => (rule.cites ?? []).map((c) => c.file)));
-  for (const note of notes)
-    if (!cited.has(note.file))
-      for (const item of [...note.breakingChanges, ...note.knownLimitations])
-        report.uncovered.push(`${note.operator} ${note.file}: ${item}`);
+  // The notes' breaking changes and known limitations (the Kubernetes notes, and the RS line pages
+  // of overrides `rsNotes`) that neither a rule nor the reviewed list
+  // (overrides `reviewed`, reviewed.mjs) covers: candidates for a rule, listed for the person
+  // refreshing (the script cannot tell what in a cluster sets one off).
+  const rsFiles = overrides.rsNotes?.files ?? [];
+  for (const file of rsFiles)
+    if (!existsSync(path.join(docs, file)))
+      report.problems.push(`rsNotes: ${file} is not in the docs checkout`);
+  const rsLines = rsFiles
+    .filter((file) => existsSync(path.join(docs, file)))
+    .map((file) => readRsLine(docs, file));
+  const review = reviewLimitations([...notes, ...rsLines], overrides);
+  report.uncovered.push(...review.uncovered);
+  report.reviewed = review.counts;
+  report.problems.push(...review.problems);
+  report.notices = review.notices;
 
   const rules = overrides.rules.map(({ cites, ...rule }) => ({
     ...rule,
@@ -200,7 +269,14 @@ export function refreshCatalog({ docs, bundles, base, overrides, docsCommit, bun
           }
         : {}),
       lifecycle: `redis/docs@${docsRev} ${LIFECYCLE} ("Cluster version end-of-life schedule") and ${BUNDLED_DB} ("Bundled Redis database versions")`,
-      carried: `${CARRIED.join(', ')}: kept from the catalog the script was run on (${overrides.carriedReason})`,
+      platforms: `redis/docs@${docsRev} ${SUPPORT_TABLE} ("Version history": kubernetes, openshift; platformsFrom names the column); a release without a column takes its line's newest not newer than it, else the one its notes send to for supported distributions; the releases in platformsUnstated of the overrides have none: ${overrides.platformsUnstated?.reason ?? 'none'}`,
+      ...(upstream
+        ? {
+            tags: `RedisLabs/redis-enterprise-k8s-docs@${upstream.commit.slice(0, 8)} git tags (upstreamTag: v<operator> unless noted; a tag's bundle.yaml names the operator it holds); the releases in upstreamTags.afterSnapshot of the overrides: ${overrides.upstreamTags?.reason ?? 'none'}`,
+          }
+        : {
+            carried: `${TAG_FIELDS.join(', ')}: kept from the catalog the script was run on (no --k8s-docs clone given)`,
+          }),
     },
     releases: releases.filter((r) => r !== undefined),
     bundledDatabases: dbRows.map((row) => ({ ...row, source: cite(BUNDLED_DB) })),

@@ -13,6 +13,8 @@ export interface ApiModule {
   version?: number;
   /** Keyed like `rhel9/x86_64`; absent from the newest docs. */
   platforms?: Record<string, ModulePlatformInfo>;
+  /** "Whether module came bundled with a version of Redis Enterprise" (rest-api/objects/module.md). */
+  is_bundled?: boolean;
   [field: string]: unknown;
 }
 

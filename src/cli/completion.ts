@@ -1,5 +1,6 @@
 import { Argument, type Command } from 'commander';
 import type { Shell } from '../completion/scripts.js';
+import { CTL, executableOf } from '../io/program-name.js';
 import type { Runtime } from './globals.js';
 import { builtInScenarioNames } from './sim.js';
 
@@ -45,7 +46,7 @@ export function register(program: Command, runtime: Runtime): void {
         // Asked when completing: the contexts of the kubeconfig kubectl would read.
         '--context': { command: 'contexts' as const },
       };
-      const tree = completionTree(root, known);
+      const tree = completionTree(root, known, executableOf(runtime.programName ?? CTL));
       runtime.stdout.write(completionScript(shell as Shell, tree));
     });
 }

@@ -11,6 +11,11 @@ export interface Runtime {
   stdin: ReadableLike & NodeJS.ReadableStream;
   stdout: WritableLike;
   stderr: WritableLike;
+  /**
+   * How the person typed the program: `ctl`, or `kubectl rec` as the kubectl plugin
+   * (src/io/program-name.ts); `ctl` when not given.
+   */
+  programName?: string;
   /** Called once a command has built its Io, so main can report errors through it. */
   onIo(io: Io): void;
 }

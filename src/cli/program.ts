@@ -1,4 +1,5 @@
 import { Command, type Option } from 'commander';
+import { CTL, renameProgram } from '../io/program-name.js';
 import { terminalText } from '../io/safe-text.js';
 import * as auth from './auth.js';
 import * as completion from './completion.js';
@@ -18,7 +19,8 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
   // The check and step ids of the help texts, from the program's own lists: loaded only when
   // help may be printed (the build's help.json is rendered the same way).
   const lists = asksForHelp(runtime.argv) ? (await import('./help-lists.js')).HELP_LISTS : undefined;
-  const program = new Command('ctl')
+  const name = runtime.programName ?? CTL;
+  const program = new Command(name)
     .description(
       'Upgrade a Redis Enterprise cluster on Kubernetes through its operator, safely and resumably.',
     )
@@ -29,9 +31,10 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
     // when they are created. Errors must reach main (exit 2), output goes to our streams.
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => runtime.stdout.write(text),
+      // Help and usage name the program as it was typed (`kubectl rec` as the kubectl plugin).
+      writeOut: (text) => runtime.stdout.write(renameProgram(text, name)),
       // Commander's errors quote the arguments, which a script may have taken from the cluster.
-      writeErr: (text) => runtime.stderr.write(terminalText(text)),
+      writeErr: (text) => runtime.stderr.write(renameProgram(terminalText(text), name)),
     });
   addGlobalOptions(program);
   for (const group of [auth, sim, demo, completion]) group.register(program, runtime);

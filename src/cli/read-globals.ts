@@ -71,6 +71,7 @@ export async function createIo(globals: GlobalOptions, runtime: Runtime): Promis
     stderr: runtime.stderr,
     stdin: runtime.stdin,
     env: runtime.env,
+    programName: runtime.programName,
     output: globals.output,
     verbose: globals.verbose,
     quiet: globals.quiet,

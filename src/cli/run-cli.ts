@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { ExitCode, isCtlError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { programNameOf } from '../io/program-name.js';
+import { MAX_QUEUED_BYTES, TerminalOutput } from '../io/terminal-output.js';
 import { packageVersion } from '../package-root.js';
 import type { Runtime } from './globals.js';
 import { badVerbosityArg, normalizeKubectlArgs } from './kubectl-args.js';
@@ -49,6 +51,7 @@ export async function runAction(
     env: runtime.env,
     stdout: runtime.stdout,
     stderr: runtime.stderr,
+    programName: runtime.programName,
     // Read when a command asks: process.stdin builds a stream, which `--help` does not need.
     get stdin() {
       return runtime.stdin;
@@ -121,6 +124,7 @@ async function fallbackIo(runtime: MainRuntime, argv: string[]): Promise<Io> {
     stderr: runtime.stderr,
     stdin: runtime.stdin,
     env: runtime.env,
+    programName: runtime.programName,
     verbose: countVerbose(argv),
     color: !argv.includes('--no-color'),
   });
@@ -130,14 +134,22 @@ async function fallbackIo(runtime: MainRuntime, argv: string[]): Promise<Io> {
 export async function runProcess(
   main: (argv: string[], runtime: MainRuntime) => Promise<number>,
 ): Promise<void> {
+  // At a terminal, writes that never block the run (Ctrl-S: src/io/terminal-output.ts): data
+  // on stdout is never dropped, people's lines on stderr are queued up to a bound.
+  const stdout = new TerminalOutput(process.stdout, { maxQueuedBytes: Number.POSITIVE_INFINITY });
+  const stderr = new TerminalOutput(process.stderr, { maxQueuedBytes: MAX_QUEUED_BYTES });
   const code = await main(process.argv.slice(2), {
     env: process.env,
     get stdin() {
       return process.stdin;
     },
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout,
+    stderr,
+    // `kubectl rec` when kubectl ran the plugin's executable (src/io/program-name.ts).
+    programName: programNameOf(process.argv[1]),
   });
+  // A paused terminal gets what was queued for it when it resumes, then the process exits.
+  if (stderr.nonBlocking) await stderr.flushed();
   // Lingering keep-alive sockets or watches must not hold the process open after the answer.
   process.stdout.write('', () => process.exit(code));
 }

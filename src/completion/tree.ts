@@ -66,17 +66,22 @@ const HELP: CompletionOption = { long: '--help', short: '-h', description: 'disp
  * ids); an option's own `choices` win. Names that a shell script could not carry literally
  * are an error: they would have to be quoted in three languages.
  */
-export function completionTree(program: Command, known: KnownValues = {}): CompletionTree {
+export function completionTree(
+  program: Command,
+  known: KnownValues = {},
+  /** The executable the shell completes (`kubectl-rec` for the plugin); the program's name by default. */
+  name: string = program.name(),
+): CompletionTree {
   const globalOptions = visibleOptions(program)
     .filter((option) => option.long !== '--version')
     .map((option) => toOption(option, known));
   const version = program.version() ?? '';
-  const root = toCommand(program, [], known);
+  const root = { ...toCommand(program, [], known), name: checkedName(name) };
   const versionOption = visibleOptions(program).find((option) => option.long === '--version');
   const rootWithVersion: CompletionCommand = versionOption
     ? { ...root, options: [toOption(versionOption, known), ...root.options] }
     : root;
-  return { name: program.name(), version, globalOptions, root: rootWithVersion };
+  return { name: root.name, version, globalOptions, root: rootWithVersion };
 }
 
 function toCommand(command: Command, path: readonly string[], known: KnownValues): CompletionCommand {
@@ -98,7 +103,7 @@ function toCommand(command: Command, path: readonly string[], known: KnownValues
   }
   const own = path.length === 0 ? [] : visibleOptions(command).map((option) => toOption(option, known));
   return {
-    name: path.length === 0 ? checkedName(command.name()) : (path[path.length - 1] ?? ''),
+    name: path.length === 0 ? command.name() : (path[path.length - 1] ?? ''),
     path,
     description: command.description(),
     options: [...own, HELP],

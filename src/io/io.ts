@@ -1,4 +1,5 @@
 import { type LiveRegion } from './live-region.js';
+import { CTL, renameProgram } from './program-name.js';
 import { Redactor } from './redact.js';
 import { neutralizeWorkflowCommands, safeJson, terminalText } from './safe-text.js';
 import { type Paint, paint, renderStyled } from './style.js';
@@ -8,6 +9,11 @@ export type OutputFormat = 'text' | 'json';
 export interface WritableLike {
   write(chunk: string): unknown;
   isTTY?: boolean;
+  /**
+   * The terminal has taken everything written so far (src/io/terminal-output.ts); a stream
+   * without it always has.
+   */
+  drained?(): boolean;
 }
 
 export interface ReadableLike {
@@ -28,6 +34,8 @@ export interface IoOptions {
   quiet?: boolean;
   /** `--no-color` given (commander sets color=false). */
   color?: boolean;
+  /** How the person typed the program (src/io/program-name.ts): its mentions in text say so. */
+  programName?: string | undefined;
 }
 
 /**
@@ -72,7 +80,14 @@ export class Io {
     this.#dumbTerminal = env.TERM === 'dumb';
     this.#toYaml = options.yaml;
     this.#document = options.document;
+    this.programName = options.programName ?? CTL;
   }
+
+  /**
+   * `ctl`, or `kubectl rec` when run as the kubectl plugin: text for people names the program
+   * so (hints, Next lines); JSON keeps `ctl` (its shapes are a contract).
+   */
+  readonly programName: string;
 
   /** `-o name` / `-o jsonpath=...` (src/io/document-printers.ts). */
   readonly #document: ((value: unknown) => string) | undefined;
@@ -97,6 +112,14 @@ export class Io {
   /** A raw write to stderr's terminal (the live region's own drawing): no escaping, no clearing. */
   drawOnTerminal(chunk: string): void {
     this.#stderr.write(chunk);
+  }
+
+  /**
+   * stderr's terminal has taken everything written to it: a frame may be drawn. A paused
+   * terminal (Ctrl-S) is not, and its frames are dropped rather than queued.
+   */
+  terminalDrained(): boolean {
+    return this.#stderr.drained?.() ?? true;
   }
 
   /** A prompt may be shown: stdin and stderr are terminals. */
@@ -168,7 +191,7 @@ export class Io {
    * colours (or nothing), and on GitHub Actions no line that the runner would obey.
    */
   render(text: string): string {
-    const safe = renderStyled(text, this.colorEnabled);
+    const safe = renameProgram(renderStyled(text, this.colorEnabled), this.programName);
     return this.isGitHubActions ? neutralizeWorkflowCommands(safe) : safe;
   }
 

@@ -9,6 +9,8 @@
  * Here drawing is bounded by construction:
  * - Nothing draws when asked: `show` only says what to draw, a timer draws (FRAME_MS), so a
  *   step's work never waits on the terminal, and a thousand progress events cost one frame.
+ * - A tick finds the terminal behind (Ctrl-S, src/io/terminal-output.ts): no frame; the writes
+ *   do not block, and the frames a paused terminal did not take are dropped, never queued.
  * - A frame that changed text is drawn at most every REDRAW_MS; between those only the spinner's
  *   glyph is written (a few bytes). A frame is at most MAX_LINES lines of at most
  *   MAX_LINE_BYTES bytes of text each, whatever the terminal's width, so the drawing is at most
@@ -27,6 +29,11 @@
 /** Where and how big: the terminal behind stderr (columns may be 0 or undefined on a pty). */
 export interface LiveTerminal {
   write(chunk: string): unknown;
+  /**
+   * The terminal has taken what was written before (src/io/terminal-output.ts). A terminal that
+   * has not (Ctrl-S, a paused pane) gets no frame: it is dropped, never queued.
+   */
+  drained(): boolean;
   columns(): number | undefined;
   /** Calls `listener` when the terminal is resized (SIGWINCH); returns how to stop listening. */
   onResize(listener: () => void): () => void;
@@ -143,7 +150,7 @@ export class LiveRegion {
 
   /** One timer tick (exported for tests with mocked timers): the glyph, or the whole frame. */
   tick(): void {
-    if (!this.#frame || this.#stopped) return;
+    if (!this.#frame || this.#stopped || !this.terminal.drained()) return;
     this.#glyph = (this.#glyph + 1) % this.#frames.length;
     const now = this.now();
     const width = usableColumns(this.terminal.columns());
@@ -248,9 +255,10 @@ export function cutLine(line: string, maxChars: number, color: boolean): string 
 }
 
 /** The terminal behind process.stderr, as a LiveRegion sees it. */
-export function stderrTerminal(write: (chunk: string) => unknown): LiveTerminal {
+export function stderrTerminal(write: (chunk: string) => unknown, drained: () => boolean): LiveTerminal {
   return {
     write,
+    drained,
     columns: () => process.stderr.columns,
     onResize: (listener) => {
       process.stderr.on('resize', listener);

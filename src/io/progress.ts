@@ -154,7 +154,10 @@ export class SizeGuardedReporter implements ProgressReporter {
 export function terminalDisplay(io: Io): LiveDisplayFactory {
   return () => {
     const region = new LiveRegion(
-      stderrTerminal((chunk) => io.drawOnTerminal(chunk)),
+      stderrTerminal(
+        (chunk) => io.drawOnTerminal(chunk),
+        () => io.terminalDrained(),
+      ),
       { color: io.colorEnabled, unicode: terminalHasUnicode(process.env) },
     );
     io.attachLiveRegion(region);

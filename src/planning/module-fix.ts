@@ -36,22 +36,50 @@ export function targetHasUserDefinedModulesField(targetOperator: string): boolea
   return atLeast(targetOperator, USER_DEFINED_MODULES_FIELD_FROM);
 }
 
-/** The modules RS 8 bundles (modules.md "Bundled vs. user-defined modules"). */
+/**
+ * The modules RS 8 bundles (modules.md "Available bundled modules", "Bundled vs. user-defined
+ * modules"). Only the fallback for where the management API does not say (isBundledModule).
+ */
 const BUNDLED_MODULES: ReadonlySet<string> = new Set(['search', 'rejson', 'timeseries', 'bf']);
 
 export function targetTakesModuleUploads(targetOperator: string): boolean {
   return !atLeast(targetOperator, BUNDLED_MODULES_FROM);
 }
 
-export function isBundledModule(name: string, flaggedBundled = false): boolean {
-  return flaggedBundled || BUNDLED_MODULES.has(name.toLowerCase());
+/**
+ * Whether RS 8 bundles the module (so it is no user-defined module there). The management API
+ * says where each module came from: `is_bundled`, "Whether module came bundled with a version of
+ * Redis Enterprise" (redis/docs `content/operate/rs/references/rest-api/objects/module.md`, in
+ * every reference version, 7.4 to 8.x). Where it says:
+ * - `false`: the module was uploaded, a custom (user-defined) module, whatever its name (a
+ *   custom build named `search` is still custom);
+ * - `true` on a cluster already on RS 8 (`reportedByRs8`): RS 8's own bundle;
+ * - `true` on an older RS: it came with that RS, and RS 8 keeps only the modules of the list
+ *   below (RedisGraph and RedisGears 2 came bundled with RS 7.x; RS 8 does not bundle them).
+ * Where it does not (an API without the field, or a module known only from a database
+ * resource's module list): the list below.
+ */
+export function isBundledModule(name: string, isBundled?: boolean, reportedByRs8 = false): boolean {
+  if (isBundled === false) return false;
+  if (isBundled === true && reportedByRs8) return true;
+  return BUNDLED_MODULES.has(name.toLowerCase());
+}
+
+/** What the API says of a module's builds: bundled if any came bundled, custom if all say not, else unknown. */
+export function reportedBundled(
+  modules: readonly { is_bundled?: boolean | undefined }[],
+): boolean | undefined {
+  if (modules.some((m) => m.is_bundled === true)) return true;
+  return modules.some((m) => m.is_bundled === false) ? false : undefined;
 }
 
 export interface ModuleFixInput {
   targetOperator: string;
   module: string;
-  /** The management API marks it `is_bundled`. */
-  flaggedBundled?: boolean;
+  /** What the management API says: `is_bundled` (undefined: it does not say). */
+  isBundled?: boolean | undefined;
+  /** The API that said so runs RS 8 or later. */
+  reportedByRs8?: boolean;
   cluster: { name: string; namespace: string };
   /** The databases using it, for the text. */
   databases: string[];
@@ -63,7 +91,7 @@ export function moduleFix(input: ModuleFixInput): string {
   if (targetTakesModuleUploads(input.targetOperator)) {
     return `upload the RHEL9 build of ${module}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or let ctl upload it: ctl upgrade run --to ${input.targetOperator} --remediate --module-file <module-rhel9.zip>`;
   }
-  if (isBundledModule(module, input.flaggedBundled)) {
+  if (isBundledModule(module, input.isBundled, input.reportedByRs8)) {
     return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;
   }
   if (!targetHasUserDefinedModulesField(input.targetOperator)) {

@@ -8,11 +8,20 @@
  *   what set it off, and its source. The triggers are read generically, so a rule the notes add
  *   later is a data change:
  *   - `user-defined-modules`: a module that RS 8 does not bundle, in use by a database (management
- *     API, or the REDB's module list) or listed in REC `spec.userDefinedModules`;
+ *     API, or the REDB's module list) or listed in REC `spec.userDefinedModules`; the API's
+ *     `is_bundled` decides where it says (a custom build named like a bundled module is custom),
+ *     the name list only where it does not (module-fix.ts isBundledModule);
+ *   - `uploaded-modules`: a module in use that the management API reports as uploaded
+ *     (`is_bundled: false`); nothing where the API does not say;
  *   - `deprecated-modules`: one of the named modules installed on the cluster or in use;
  *   - `REAADB`, `REDB`: the cluster holds one; `secret-changed`: the cluster holds an REAADB
  *     whose named Secrets a change would touch (a warning: the change is the user's);
  *   - `field-used`: the named spec field is set on the REC, an REDB or an REAADB;
+ *   - `field-value`: the named spec field holds one of the listed values (only those are read);
+ *   - `platform`: Kubernetes or OpenShift (optionally of the listed x.y versions);
+ *   - `install-method`: the operator was installed by OLM, helm or the bundle;
+ *   - `modules-in-use`: a database uses a module (any, or one of those named), bundled or not;
+ *   - `all-of`: every one of its triggers is set off (a rule's own list is any-of);
  *   - `upgrade`: the upgrade itself (with `appliesTo.runningOperators`: a path the notes rule out).
  * - End of life: the cluster's RS line, or the target's, is near (90 days) or past its end of
  *   life: a warning, which names a target on a supported line.
@@ -39,7 +48,7 @@ import {
   parseRsVersion,
   rsVersionOfTag,
 } from '../release/versions.js';
-import { isBundledModule } from './module-fix.js';
+import { isBundledModule, reportedBundled } from './module-fix.js';
 import { participantOperator, participantOperatorHold } from './participant-judgment.js';
 import type { ResolvedUpgrade } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
@@ -64,24 +73,44 @@ function list(items: readonly string[], max = 5): string {
     : `${unique.slice(0, max).join(', ')} and ${unique.length - max} more`;
 }
 
-/** Modules in use by a database: from the management API when it answered, else the REDBs' lists. */
-function modulesInUse(snapshot: Snapshot): { name: string; databases: string[]; bundled: boolean }[] {
-  const uses = new Map<string, { name: string; databases: string[]; bundled: boolean }>();
-  const add = (name: string, database: string, bundled: boolean) => {
-    const key = name.toLowerCase();
-    const use = uses.get(key) ?? { name, databases: [], bundled };
-    use.databases.push(database);
-    use.bundled ||= bundled;
+interface ModuleUse {
+  name: string;
+  databases: string[];
+  /** The API's `is_bundled` for the builds in use; undefined where it does not say. */
+  isBundled: boolean | undefined;
+}
+
+/**
+ * Modules in use by a database: from the management API when it answered, else the REDBs' lists.
+ * A custom build and a bundled one of the same name are two uses: the API tells them apart by
+ * `is_bundled`, matched on name and version.
+ */
+function modulesInUse(snapshot: Snapshot): ModuleUse[] {
+  const uses = new Map<string, ModuleUse>();
+  const add = (name: string, version: string | undefined, database: string) => {
+    const builds = snapshot.api.modules.filter(
+      (m) =>
+        m.module_name.toLowerCase() === name.toLowerCase() &&
+        (version === undefined || m.semantic_version === undefined || m.semantic_version === version),
+    );
+    const isBundled = reportedBundled(builds);
+    const key = `${name.toLowerCase()} ${String(isBundled)}`;
+    const use = uses.get(key) ?? { name, databases: [], isBundled };
+    if (!use.databases.includes(database)) use.databases.push(database);
     uses.set(key, use);
   };
-  const flagged = new Set(
-    snapshot.api.modules.filter((m) => m.is_bundled === true).map((m) => m.module_name.toLowerCase()),
-  );
   for (const bdb of snapshot.api.bdbs)
-    for (const m of bdb.module_list ?? [])
-      add(m.module_name, bdb.name, flagged.has(m.module_name.toLowerCase()));
-  for (const db of snapshot.databases) for (const m of db.modules) add(m.name, db.name, false);
+    for (const m of bdb.module_list ?? []) add(m.module_name, m.semantic_version, bdb.name);
+  for (const db of snapshot.databases) for (const m of db.modules) add(m.name, m.version, db.name);
   return [...uses.values()];
+}
+
+/** Whether the management API that answered runs RS 8 or later (its is_bundled is then RS 8's word). */
+function apiRunsRs8(snapshot: Snapshot): boolean {
+  const majors = snapshot.api.nodes
+    .map((node) => (node.software_version ? parseRsVersion(node.software_version)?.[0] : undefined))
+    .filter((major): major is number => major !== undefined);
+  return majors.length > 0 && majors.every((major) => major >= 8);
 }
 
 /** What in the cluster sets off one trigger, in words; empty when nothing does. */
@@ -91,13 +120,19 @@ export function triggerFindings(trigger: RuleTrigger, snapshot: Snapshot): strin
     case 'upgrade':
       return [`the upgrade from operator ${snapshot.operator?.version ?? 'unknown'}`];
     case 'user-defined-modules': {
+      const rs8 = apiRunsRs8(snapshot);
       const found = modulesInUse(snapshot)
-        .filter((use) => !isBundledModule(use.name, use.bundled))
+        .filter((use) => !isBundledModule(use.name, use.isBundled, rs8))
         .map((use) => `module ${use.name} (used by ${list(use.databases, 3)})`);
       if (rec && rec.userDefinedModules.length > 0)
         found.push(`spec.userDefinedModules of REC ${rec.name} (${rec.userDefinedModules.join(', ')})`);
       return found;
     }
+    case 'uploaded-modules':
+      // Only the API's word: a module known from a database resource alone is not guessed at.
+      return modulesInUse(snapshot)
+        .filter((use) => use.isBundled === false)
+        .map((use) => `module ${use.name}, uploaded (used by ${list(use.databases, 3)})`);
     case 'deprecated-modules': {
       const wanted = new Set(trigger.modules.map((m) => m.toLowerCase()));
       const installed = snapshot.api.modules
@@ -133,7 +168,72 @@ export function triggerFindings(trigger: RuleTrigger, snapshot: Snapshot): strin
         .filter((db) => has(db.specFields))
         .map((db) => `${field} of REAADB ${db.namespace}/${db.name}`);
     }
+    case 'field-value': {
+      // The value printed is the rule's own (rule-field-values.ts keeps only listed values).
+      const { field, resource } = trigger;
+      const holds = (values: Record<string, unknown> | undefined) =>
+        values && Object.hasOwn(values, field) ? `${field}: ${String(values[field])}` : undefined;
+      const found: string[] = [];
+      if (resource === 'REC' && rec) {
+        const value = holds(rec.ruleFieldValues);
+        if (value) found.push(`${value} on REC ${rec.namespace}/${rec.name}`);
+      }
+      const databases =
+        resource === 'REDB'
+          ? snapshot.databases
+          : resource === 'REAADB'
+            ? snapshot.activeActiveDatabases
+            : [];
+      for (const db of databases) {
+        const value = holds(db.ruleFieldValues);
+        if (value) found.push(`${value} on ${resource} ${db.namespace}/${db.name}`);
+      }
+      return found;
+    }
+    case 'platform':
+      return platformFindings(trigger, snapshot);
+    case 'install-method': {
+      const method = installMethodOf(snapshot);
+      return method && trigger.methods.includes(method)
+        ? [`an operator installed by ${METHOD_WORDS[method]}`]
+        : [];
+    }
+    case 'modules-in-use': {
+      const wanted = trigger.modules?.map((m) => m.toLowerCase());
+      return modulesInUse(snapshot)
+        .filter((use) => !wanted || wanted.includes(use.name.toLowerCase()))
+        .map((use) => `module ${use.name} (used by ${list(use.databases, 3)})`);
+    }
+    case 'all-of': {
+      const each = trigger.triggers.map((t) => triggerFindings(t, snapshot));
+      return each.every((found) => found.length > 0) ? each.flat() : [];
+    }
   }
+}
+
+const METHOD_WORDS = { olm: 'OLM (OperatorHub)', helm: 'helm', bundle: 'the bundle' } as const;
+
+/** How the operator was installed, as scenario-capture.ts names it; undefined without an operator. */
+function installMethodOf(snapshot: Snapshot): 'olm' | 'helm' | 'bundle' | undefined {
+  if (snapshot.olm) return 'olm';
+  if (!snapshot.operator) return undefined;
+  return snapshot.operator.helmRelease ? 'helm' : 'bundle';
+}
+
+/** `4.7.12` or `v1.30.2` -> `4.7`, `1.30`. */
+function minorOf(version: string | undefined): string | undefined {
+  const m = /(\d+)\.(\d+)/.exec(version ?? '');
+  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+function platformFindings(trigger: Extract<RuleTrigger, { kind: 'platform' }>, snapshot: Snapshot): string[] {
+  if (snapshot.platform !== trigger.platform) return [];
+  const version = trigger.platform === 'openshift' ? snapshot.openshiftVersion : snapshot.kubernetesVersion;
+  const name = trigger.platform === 'openshift' ? 'OpenShift' : 'Kubernetes';
+  if (!trigger.versions) return [`${name}${version ? ` ${version}` : ''}`];
+  // A version that cannot be read does not set a versioned trigger off: no rule on a guess.
+  const minor = minorOf(version);
+  return minor && trigger.versions.some((v) => minorOf(v) === minor) ? [`${name} ${version}`] : [];
 }
 
 function ruleFinding(rule: Rule, snapshot: Snapshot, target: string): Finding | undefined {

@@ -15,6 +15,7 @@
  * (a Secret, or inline in the spec).
  */
 
+import { allRules } from '../release/rules.js';
 import { type Bdb, type Snapshot } from './snapshot.js';
 
 /** Facts a live cluster shows that the planner's snapshot does not keep (capture-reads.ts). */
@@ -312,25 +313,44 @@ function databasesOf(snapshot: Snapshot, names: Names, notes: string[]): Capture
   );
 }
 
-/** The installed modules (the API's, without the bundled ones), and any a database uses that the API did not list. */
+/**
+ * The installed modules: the API's custom ones, the bundled ones a database uses (a real cluster
+ * lists every bundled build of every feature set; the unused ones tell a rehearsal nothing), and
+ * any a database uses that the API did not list. Each with its kind where the API's `is_bundled`
+ * says (rest-api/objects/module.md: "Whether module came bundled with a version of Redis
+ * Enterprise"): `custom` for an upload, `bundled`, or `deprecated` for a bundled one the
+ * catalog's rules name as deprecated (RedisGraph, RedisGears 2).
+ */
 function modulesOf(
   snapshot: Snapshot,
   databases: CapturedDatabase[],
   notes: string[],
 ): Record<string, unknown>[] {
-  const modules: { name: string; version: string; platforms: string[] }[] = [];
+  const modules: { name: string; version: string; platforms: string[]; kind?: string }[] = [];
+  const used = (name: string, version: string) =>
+    databases.some((database) => database.modules.some((m) => m.name === name && m.version === version));
+  const deprecated = new Set(deprecatedModuleNames().map((name) => name.toLowerCase()));
   for (const module of snapshot.api.modules) {
-    if (module.is_bundled === true) continue;
     const version = module.semantic_version;
+    if (module.is_bundled === true && !(version && used(module.module_name, version))) continue;
     const platforms = Object.keys(module.platforms ?? {}).filter((key) => PLATFORM.test(key));
     if (!version || !MODULE_VERSION.test(version) || platforms.length === 0) continue;
     if (modules.some((m) => m.name === module.module_name && m.version === version)) continue;
-    modules.push({ name: module.module_name, version, platforms });
+    const kind =
+      module.is_bundled === false
+        ? 'custom'
+        : module.is_bundled === true
+          ? deprecated.has(module.module_name.toLowerCase())
+            ? 'deprecated'
+            : 'bundled'
+          : undefined;
+    modules.push({ name: module.module_name, version, platforms, ...(kind ? { kind } : {}) });
   }
   for (const database of databases) {
     for (const used of database.modules) {
       if (modules.some((m) => m.name === used.name && m.version === used.version)) continue;
-      // Bundled, or the API could not be read: the database still needs it in the scenario.
+      // Listed by the API without usable platforms, or the API could not be read: the database
+      // still needs it in the scenario.
       const bundled = snapshot.api.modules.some(
         (m) => m.module_name === used.name && m.semantic_version === used.version,
       );
@@ -391,4 +411,11 @@ function scenarioNameOf(context: string): string {
 
 function day(now: Date): string {
   return now.toISOString().slice(0, 10);
+}
+
+/** The modules the catalog's rules name as deprecated (their `deprecated-modules` triggers). */
+function deprecatedModuleNames(): string[] {
+  return allRules().flatMap((rule) =>
+    rule.triggers.flatMap((trigger) => (trigger.kind === 'deprecated-modules' ? trigger.modules : [])),
+  );
 }

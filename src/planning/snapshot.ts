@@ -46,6 +46,7 @@ import {
   rulesAllow,
 } from './permissions.js';
 import type { StateStoreKind } from './state-store-kind.js';
+import { ruleFieldValuesOf } from './rule-field-values.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
 import { type OlmSnapshot, olmOwnerOf, operatorVersionOfDeployment, readOlm } from './olm.js';
@@ -106,6 +107,8 @@ export interface ClusterSnapshot extends ObjectVersion {
   credentialSecretName: string;
   /** Every field path set under `spec` (`spec.ldap.protocol`), names only: what rules of kind field-used read. */
   specFields?: string[] | undefined;
+  /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
+  ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
 
 export interface OperatorSnapshot extends ObjectVersion {
@@ -166,6 +169,8 @@ export interface DatabaseSnapshot extends ObjectVersion {
   modules: { name: string; version?: string | undefined }[];
   /** Every field path set under `spec`, names only (field-used rules). */
   specFields?: string[] | undefined;
+  /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
+  ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
 
 export interface ActiveActiveSnapshot extends ObjectVersion {
@@ -176,6 +181,8 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
   participatingClusters: { name: string; namespace?: string | undefined }[];
   /** Every field path set under `spec`, names only (field-used rules). */
   specFields?: string[] | undefined;
+  /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
+  ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
 
 export interface WebhookSnapshot extends ObjectVersion {
@@ -783,6 +790,7 @@ export function toCluster(object: KubeObject, dialect: Dialect, namespace: strin
       .filter((n): n is string => n !== undefined),
     credentialSecretName: credentialSecretNameOf(spec, status, name),
     specFields: specFieldsOf(object),
+    ruleFieldValues: ruleFieldValuesOf(object, 'REC'),
   };
 }
 
@@ -943,6 +951,7 @@ function toDatabase(object: KubeObject, dialect: Dialect): DatabaseSnapshot {
       return { name: str(entry.name) ?? '', version: str(entry.version) };
     }),
     specFields: specFieldsOf(object),
+    ruleFieldValues: ruleFieldValuesOf(object, 'REDB'),
   };
 }
 
@@ -958,6 +967,7 @@ function toActiveActive(object: KubeObject, dialect: Dialect): ActiveActiveSnaps
       return { name: str(entry.name) ?? '', namespace: str(entry.namespace) };
     }),
     specFields: specFieldsOf(object),
+    ruleFieldValues: ruleFieldValuesOf(object, 'REAADB'),
   };
 }
 

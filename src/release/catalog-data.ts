@@ -64,10 +64,25 @@ export interface AdvisoryEntry {
 export type RuleTrigger =
   | { kind: 'upgrade'; description?: string }
   | { kind: 'user-defined-modules'; description?: string }
+  | { kind: 'uploaded-modules'; description?: string }
   | { kind: 'deprecated-modules'; modules: string[]; description?: string }
   | { kind: 'REAADB' | 'REDB'; description?: string }
   | { kind: 'secret-changed'; secrets: string[]; description?: string }
-  | { kind: 'field-used'; resource: 'REC' | 'REDB' | 'REAADB'; field: string; description?: string };
+  | { kind: 'field-used'; resource: RuleResource; field: string; description?: string }
+  | {
+      kind: 'field-value';
+      resource: RuleResource;
+      field: string;
+      values: (string | number | boolean)[];
+      description?: string;
+    }
+  | { kind: 'platform'; platform: 'kubernetes' | 'openshift'; versions?: string[]; description?: string }
+  | { kind: 'install-method'; methods: ('olm' | 'helm' | 'bundle')[]; description?: string }
+  | { kind: 'modules-in-use'; modules?: string[]; description?: string }
+  | { kind: 'all-of'; triggers: RuleTrigger[]; description?: string };
+
+/** The resources a field trigger reads. */
+export type RuleResource = 'REC' | 'REDB' | 'REAADB';
 
 /** The releases a rule applies to: every condition given must hold (the target's operator and RS). */
 export interface RuleAppliesTo {
@@ -83,6 +98,8 @@ export interface RuleAppliesTo {
   rsBefore?: string;
   /** Only when the running operator is one of these (an upgrade path the notes rule out). */
   runningOperators?: string[];
+  /** Only when the running operator is older than this one (a move the notes describe, e.g. to RHEL 9 images). */
+  runningOperatorBefore?: string;
 }
 
 /** An upgrade rule of the release notes: "skip this release if ...", a breaking change, a known limitation. */

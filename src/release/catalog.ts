@@ -310,7 +310,8 @@ export function chartVersionFor(operatorVersion: OperatorVersionInput): string {
 
 /**
  * The RedisLabs/redis-enterprise-k8s-docs git tag holding an operator release's bundle: usually
- * `v<version>`, but `7.8.6-1` and `7.22.2-39` were tagged without the `v`; the tags v7.4.6-9 and
+ * `v<version>`, but `6.2.10-4`, `7.8.6-1` and `7.22.2-39` were tagged without the `v` (the
+ * catalog's upstreamTag, read from the tags by scripts/catalog-refresh.mjs); the tags v7.4.6-9 and
  * v7.8.6-11 hold the 8.0.6-8 and 8.0.10-21 bundles, and 7.4.6-6 has no tag at all
  * (redis-facts.md §12), so for those three releases there is no trustworthy tag (`undefined`;
  * the plan requires `--bundle` or names the nearest release that has one, see taggedNeighbourOf).

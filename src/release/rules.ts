@@ -8,7 +8,13 @@
  * code change.
  */
 
-import { activeCatalog, type ReleaseLineEntry, type RuleAppliesTo, type RuleEntry } from './catalog-data.js';
+import {
+  activeCatalog,
+  type ReleaseLineEntry,
+  type RuleAppliesTo,
+  type RuleEntry,
+  type RuleTrigger,
+} from './catalog-data.js';
 import {
   compareOperatorVersions,
   compareReleases,
@@ -57,6 +63,11 @@ export function ruleAppliesTo(
     const listed = appliesTo.runningOperators.map(op).filter((v): v is OperatorVersion => v !== undefined);
     if (!listed.some((v) => compareOperatorVersions(v, running) === 0)) return false;
   }
+  if (appliesTo.runningOperatorBefore !== undefined) {
+    const running = release.running === undefined ? undefined : op(release.running);
+    const before = op(appliesTo.runningOperatorBefore);
+    if (!running || !before || compareOperatorVersions(running, before) >= 0) return false;
+  }
   if (appliesTo.operators) {
     const listed = appliesTo.operators.map(op).filter((v): v is OperatorVersion => v !== undefined);
     if (!listed.some((v) => compareOperatorVersions(v, version) === 0)) return false;
@@ -98,7 +109,39 @@ export function describeAppliesTo(appliesTo: RuleAppliesTo): string {
   if (appliesTo.rsFrom) parts.push(`RS ${appliesTo.rsFrom} or later`);
   if (appliesTo.rsBefore) parts.push(`RS before ${appliesTo.rsBefore}`);
   if (appliesTo.runningOperators) parts.push(`from ${appliesTo.runningOperators.join(', ')}`);
+  if (appliesTo.runningOperatorBefore) parts.push(`from operators before ${appliesTo.runningOperatorBefore}`);
   return parts.join(', ');
+}
+
+/** What sets a trigger off, in words, from the data alone (docs/reference.md's rules table). */
+export function describeTrigger(trigger: RuleTrigger): string {
+  switch (trigger.kind) {
+    case 'upgrade':
+      return 'the upgrade itself';
+    case 'user-defined-modules':
+      return 'a user-defined module (one RS 8 does not bundle) in use or in `spec.userDefinedModules`';
+    case 'uploaded-modules':
+      return 'a module in use that the management API reports as uploaded (`is_bundled: false`)';
+    case 'deprecated-modules':
+      return `module ${trigger.modules.map((m) => `\`${m}\``).join(' or ')} installed or in use`;
+    case 'REAADB':
+    case 'REDB':
+      return `an ${trigger.kind}`;
+    case 'secret-changed':
+      return `an REAADB (a change to ${trigger.secrets.join(' or ')})`;
+    case 'field-used':
+      return `\`${trigger.field}\` set on an ${trigger.resource}`;
+    case 'field-value':
+      return `\`${trigger.field}\` of an ${trigger.resource} is ${trigger.values.map((v) => `\`${String(v)}\``).join(' or ')}`;
+    case 'platform':
+      return `${trigger.platform === 'openshift' ? 'OpenShift' : 'Kubernetes'}${trigger.versions ? ` ${trigger.versions.join(' or ')}` : ''}`;
+    case 'install-method':
+      return `an operator installed by ${trigger.methods.join(' or ')}`;
+    case 'modules-in-use':
+      return trigger.modules ? `module ${trigger.modules.join(' or ')} in use` : 'a module in use (any)';
+    case 'all-of':
+      return trigger.triggers.map(describeTrigger).join(', and ');
+  }
 }
 
 export interface EndOfLife {

@@ -17,7 +17,7 @@ export interface AuditEntry {
  */
 export class AuditLog {
   readonly entries: AuditEntry[] = [];
-  readonly #file: string | undefined;
+  #file: string | undefined;
 
   constructor(file?: string) {
     this.#file = file;
@@ -27,6 +27,16 @@ export class AuditLog {
     const full: AuditEntry = { ts: new Date().toISOString(), ...entry };
     this.entries.push(full);
     if (this.#file) appendFileSync(this.#file, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+  }
+
+  /**
+   * No more lines go to the file (entries are still kept in memory). The simulator's stop()
+   * calls it last: a request held by a delay fault is answered after its server closed, and its
+   * line would be written into a folder the caller may have removed meanwhile (an ENOENT thrown
+   * from the request's handler, failing whichever test runs in that process).
+   */
+  close(): void {
+    this.#file = undefined;
   }
 
   /** Entries matching a method and a path pattern (`*` matches one path segment or more). */

@@ -84,6 +84,8 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions): P
   try {
     const ca = await createCertificateAuthority();
     const audit = new AuditLog(files.audit);
+    // Unwound after every server: a request they still answer after closing writes nothing.
+    stack.push(() => audit.close());
     const model = restModelFor(scenario);
     // Like a real cluster's API certificate, it names the service (what ctl verifies through its
     // port-forward), besides 127.0.0.1 and localhost (CTL_API_URL).

@@ -24,7 +24,7 @@ import { readObject } from '../kube/write.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../release/catalog.js';
 import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
-import { moduleFix, targetTakesModuleUploads } from '../planning/module-fix.js';
+import { moduleFix, reportedBundled, targetTakesModuleUploads } from '../planning/module-fix.js';
 import type { UpgradeDeps } from './deps.js';
 import type { StepContext } from '../run/step.js';
 
@@ -46,6 +46,8 @@ export type Blocker =
       version?: string | undefined;
       /** The databases using it. */
       databases: { uid?: number | undefined; name: string }[];
+      /** What the management API says of its builds (`is_bundled`); absent: it does not say. */
+      isBundled?: boolean;
     };
 
 /** A core/v1 Event, as far as ctl reads it (InvalidUpgrade's documented warning). */
@@ -108,11 +110,13 @@ export function blockersFromApi(
       ) {
         continue;
       }
+      const isBundled = reportedBundled(installed);
       blockers.push({
         kind: 'module',
         module: used.module_name,
         version: used.semantic_version,
         databases: [{ uid: bdb.uid, name: bdb.name }],
+        ...(isBundled !== undefined ? { isBundled } : {}),
       });
     }
   }
@@ -141,6 +145,7 @@ export function mergeBlockers(blockers: Blocker[]): Blocker[] {
     for (const db of blocker.databases) {
       if (!same.databases.some((d) => d.name === db.name)) same.databases.push(db);
     }
+    if (same.isBundled === undefined && blocker.isBundled !== undefined) same.isBundled = blocker.isBundled;
   }
   return out;
 }
@@ -183,7 +188,7 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
     lines.push(`# the ${target} cluster takes no module uploads:`);
     for (const m of modules) {
       lines.push(
-        `# ${moduleFix({ targetOperator: target, module: m.module, cluster: { name: clusterName, namespace }, databases: m.databases.map((d) => d.name) })}`,
+        `# ${moduleFix({ targetOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: clusterName, namespace }, databases: m.databases.map((d) => d.name) })}`,
       );
     }
   } else if (modules.length > 0) {
@@ -284,7 +289,7 @@ export async function remediateFrozenUpgrade(
     throw new OperationError(
       `cannot remediate by upload: ${modules.map(describeBlocker).join('; ')}, and the ${target} cluster takes no module uploads (POST /v2/modules)`,
       {
-        hint: `${modules.map((m) => moduleFix({ targetOperator: target, module: m.module, cluster: { name: context.clusterName, namespace: context.namespace }, databases: m.databases.map((d) => d.name) })).join('; ')}. Then run ctl again.`,
+        hint: `${modules.map((m) => moduleFix({ targetOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: context.clusterName, namespace: context.namespace }, databases: m.databases.map((d) => d.name) })).join('; ')}. Then run ctl again.`,
       },
     );
   }

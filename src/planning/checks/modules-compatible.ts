@@ -8,12 +8,12 @@
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
 import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
-import { moduleFix, targetTakesModuleUploads } from '../module-fix.js';
+import { moduleFix, reportedBundled, targetTakesModuleUploads } from '../module-fix.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
 function checkModulesCompatible(input: CheckInput): Outcome {
-  const { snapshot, target } = input;
+  const { snapshot, target, resolved } = input;
   const rec = clusterOf(input);
   if (rec.userDefinedModules.length > 0 && rec.autoUpgrade) {
     const fields = dialectFields(snapshot.dialect);
@@ -48,7 +48,8 @@ function checkModulesCompatible(input: CheckInput): Outcome {
         moduleFix({
           targetOperator: target.operator,
           module: use.name,
-          flaggedBundled: candidates.some((m) => m.is_bundled),
+          isBundled: reportedBundled(candidates),
+          reportedByRs8: (resolved.currentRs?.[0] ?? 0) >= 8,
           cluster: { name: rec.name, namespace: rec.namespace },
           databases: use.databases,
         }),

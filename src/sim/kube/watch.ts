@@ -106,15 +106,25 @@ export class WatchHub {
     }
     if (request.allowWatchBookmarks)
       timers.push(setInterval(() => bookmark(), this.#bookmarkIntervalMs).unref());
+    // The request's connection. On a kept-alive connection a response can wait behind the one
+    // before it (the client sent this request as soon as it had read the earlier answer, before
+    // the server saw that answer's write finish): `response.socket` is null until then, its
+    // events are written once it gets the connection. Taken for a gone connection, such a watch
+    // was served without events and never dropped: ctl waited at its last message until the
+    // watch's idle limit (the fault matrix's "0/1 ready" under load).
+    const connection = response.req?.socket;
     const cleanup = (): void => {
       this.#store.off('change', forward);
       this.#open.delete(response);
       for (const timer of timers) clearTimeout(timer);
+      connection?.off('close', cleanup);
     };
     response.on('close', cleanup);
     response.on('finish', cleanup);
-    // Its connection may be gone already: then neither event comes again.
-    if (response.destroyed || response.socket?.destroyed !== false) cleanup();
+    // A waiting response hears of its connection's end only from the connection.
+    connection?.on('close', cleanup);
+    // Its connection may be gone already: then none of these events comes again.
+    if (response.destroyed || connection?.destroyed !== false) cleanup();
   }
 
   /** Fault injection: cuts every open watch connection without a proper end of stream. */

@@ -158,6 +158,8 @@ interface Route {
 
 const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/v1\/modules$/, handler: (m) => ok(m.modules) },
+  // rest-api/requests/modules "Get module": 404 when the module does not exist.
+  { method: 'GET', pattern: /^\/v1\/modules\/([^/]+)$/, handler: getModule },
   { method: 'POST', pattern: /^\/v2\/modules$/, handler: uploadModule },
   {
     method: 'GET',
@@ -267,6 +269,11 @@ function getCluster(model: RestModel): ApiResponse {
     cm_port: 8443,
     cnm_https_port: 9443,
   });
+}
+
+function getModule(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
+  const module = model.findModuleByUid(uid ?? '');
+  return module ? ok(module) : fail(404, 'module_not_found', `Module ${uid} does not exist`);
 }
 
 async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {

@@ -2,6 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
 import { ShardPlacement } from './shards.js';
+import { type ModuleKind, reportsBundled } from '../world/module-kinds.js';
 
 /**
  * The management API's state, as a plain object. The REST server reads and changes it; the
@@ -24,7 +25,11 @@ export interface ModulePlatform {
   sha256: string;
 }
 
-/** redis-facts.md §4 module object (the fields ctl reads, plus a few for realism). */
+/**
+ * redis-facts.md §4 module object (the fields ctl reads, plus a few for realism). `is_bundled`
+ * ("Whether module came bundled with a version of Redis Enterprise", in every reference version
+ * of rest-api/objects/module.md) follows the module's kind (../world/module-kinds.ts).
+ */
 export interface RestModule {
   uid: string;
   module_name: string;
@@ -104,6 +109,11 @@ export interface ModuleSpec {
   version: string;
   platforms?: string[];
   displayName?: string;
+  /**
+   * Where it came from (../world/module-kinds.ts): decides `is_bundled`. Absent: custom, as a
+   * module the model learns of by an upload is.
+   */
+  kind?: ModuleKind;
 }
 
 export interface BdbSpec {
@@ -325,11 +335,15 @@ export class RestModel {
       author: 'RedisLabs',
       capabilities: [],
       min_redis_version: '6.0',
-      is_bundled: false,
+      is_bundled: reportsBundled(spec.kind ?? 'custom'),
       platforms,
     };
     this.modules.push(module);
     return module;
+  }
+
+  findModuleByUid(uid: string): RestModule | undefined {
+    return this.modules.find((m) => m.uid === uid);
   }
 
   findModule(name: string, version: string): RestModule | undefined {

@@ -12,7 +12,8 @@ import {
   kubernetesOfOpenShift,
   openShiftOfKubernetes,
 } from '../world/cluster-version.js';
-import { compareNumbers, operatorNumbers } from '../world/versions.js';
+import { defaultModuleKind, moduleKindProblem } from '../world/module-kinds.js';
+import { compareNumbers, operatorNumbers, rsOfTag } from '../world/versions.js';
 import { SimWorld, worldOf } from '../world/world.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
@@ -99,7 +100,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
         password: user.password ?? randomBytes(18).toString('base64url'),
       })),
     },
-    modules,
+    modules: withModuleKinds(modules, file.cluster.apiVersion ?? serverVersionOf(versionTag ?? '')),
     databases: assignUids(
       [...file.databases, ...generated.databases].map((database) => ({
         ...database,
@@ -351,11 +352,20 @@ function checkOpenShift(scenario: Scenario, report: Report): void {
 
 function checkModules(scenario: Scenario, report: Report): void {
   const seen = new Set<string>();
+  const rs = rsOfTag(scenario.cluster.apiVersion);
   scenario.modules.forEach((module, i) => {
     const key = `${module.name}@${module.version}`;
     if (seen.has(key)) report(['modules', i], `module ${module.name} ${module.version} is listed twice`);
     seen.add(key);
+    const problem = module.kind ? moduleKindProblem(module.name, module.kind, rs) : undefined;
+    if (problem) report(['modules', i, 'kind'], problem);
   });
+}
+
+/** Each module with its kind: the scenario's, or what the cluster's RS makes of its name. */
+function withModuleKinds(modules: ScenarioModule[], apiVersion: string): ScenarioModule[] {
+  const rs = rsOfTag(apiVersion);
+  return modules.map((module) => ({ ...module, kind: module.kind ?? defaultModuleKind(module.name, rs) }));
 }
 
 function checkDatabases(scenario: Scenario, report: Report): void {

@@ -7,6 +7,7 @@
 
 import * as z from 'zod';
 import { SIM_DIALECTS } from '../world/dialect.js';
+import { MODULE_KINDS } from '../world/module-kinds.js';
 import { softwareVersionOf } from '../world/releases.js';
 
 // DNS-1123 label: namespaces, REC and REDB names all become parts of Service and Pod names.
@@ -65,6 +66,11 @@ const moduleSchema = z.strictObject({
   platforms: z
     .array(z.string().regex(PLATFORM, 'expected an <os>/<arch> platform such as "rhel9/x86_64"'))
     .min(1),
+  /**
+   * Where it came from (world/module-kinds.ts): bundled with the cluster's RS, custom (uploaded),
+   * or deprecated (RedisGraph, RedisGears 2). Absent: from its name and the cluster's RS.
+   */
+  kind: z.enum(MODULE_KINDS).optional(),
 });
 
 const databaseSchema = z.strictObject({

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { connect } from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { fixtureFile, simBundleFile } from '../../helpers/fixtures.js';
-import { seedBundleAndCluster, startTestCluster, type TestCluster } from './harness.js';
+import { within } from '../../helpers/wait.js';
+import { seedBundleAndCluster, startTestCluster, TOKEN, type TestCluster } from './harness.js';
 
 const NS = 'redis';
 const REC = { group: 'app.redislabs.com', version: 'v1', namespace: NS, plural: 'redisenterpriseclusters' };
@@ -183,6 +186,37 @@ describe('@kubernetes/client-node against the emulator', () => {
     await until(() => seen.includes('MODIFIED 9'), 'event after resume');
     resumed.abort();
     assert.ok(!seen.some((s) => s.startsWith('ADDED')), 'a resumed watch replays no synthetic ADDED');
+  });
+
+  it('serves a watch that waits behind an unfinished answer on its connection, and drops it', async () => {
+    // Node's server holds a response back while the one before it on the same kept-alive
+    // connection has not finished writing; a client that sends its watch as soon as it has read
+    // the earlier answer meets this on a busy machine. Pipelined here, so it happens every time.
+    await until(() => cluster.server.openWatches() === 0, 'the earlier tests’ watches to close');
+    const socket = connect({ host: '127.0.0.1', port: cluster.server.port, ca: cluster.server.caPem });
+    try {
+      await within('the TLS connection', 10_000, once(socket, 'secureConnect'));
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => {
+        received += chunk;
+      });
+      const closed = once(socket, 'close');
+      const path = `/apis/app.redislabs.com/v1/namespaces/${NS}/redisenterpriseclusters`;
+      const get = (target: string): string =>
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`;
+      const rv = cluster.server.store.resourceVersion;
+      socket.write(get(path) + get(`${path}?watch=true&resourceVersion=${rv}`));
+      await until(() => cluster.server.openWatches() === 1, 'the waiting watch to count as open');
+      const store = cluster.server.store;
+      const rt = store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster');
+      const rec = store.read(rt, NS, 'rec');
+      store.update(rt, { ...rec, spec: { ...(rec.spec as object), nodes: 11 } });
+      await until(() => received.includes('"nodes":11'), 'the change on the waiting watch');
+      cluster.server.dropWatches();
+      await within('the dropped watch’s connection to close', 10_000, closed);
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('server-side applies with KubernetesObjectApi (create, then update)', async () => {

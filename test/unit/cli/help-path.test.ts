@@ -36,6 +36,8 @@ describe('the --help path', () => {
       'commander',
       '../errors.js',
       '../io/safe-text.js',
+      // The program's name as typed (`kubectl rec`): a few lines that import nothing.
+      '../io/program-name.js',
       ...declaring.map((name) => `./${name}.js`),
     ]);
     for (const name of declaring) {

@@ -18,9 +18,12 @@ function fakeTerminal(columns = 120): {
   writes: string[];
   resize(to: number): void;
   setWrite(write: (chunk: string) => void): void;
+  /** Whether the terminal has taken what was written (false: paused, Ctrl-S). */
+  setDrained(value: boolean): void;
 } {
   const writes: string[] = [];
   let width = columns;
+  let drained = true;
   let onResize: (() => void) | undefined;
   let write = (chunk: string): void => {
     writes.push(chunk);
@@ -28,6 +31,7 @@ function fakeTerminal(columns = 120): {
   return {
     terminal: {
       write: (chunk) => write(chunk),
+      drained: () => drained,
       columns: () => width,
       onResize: (listener) => {
         onResize = listener;
@@ -43,6 +47,9 @@ function fakeTerminal(columns = 120): {
     },
     setWrite: (next) => {
       write = next;
+    },
+    setDrained: (value) => {
+      drained = value;
     },
   };
 }
@@ -99,6 +106,25 @@ describe('the live region of a terminal', () => {
     step(50);
     assert.equal(writes.filter((w) => w.includes('Upgrade')).length, 1, 'the same text is drawn once');
     for (const glyph of writes.slice(1)) assert.ok(Buffer.byteLength(glyph) <= 14, JSON.stringify(glyph));
+    region.stop();
+  });
+
+  it('a terminal that has not taken the last frame (Ctrl-S) gets no frame: dropped, then drawn anew', () => {
+    const { region, writes, step, setDrained } = drivenRegion();
+    let text = 'Wait for the rolling upgrade 1s';
+    region.show(() => [text]);
+    step();
+    assert.equal(writes.length, 1);
+    setDrained(false);
+    text = 'Wait for the rolling upgrade 9s';
+    step(100); // ten seconds paused
+    assert.equal(writes.length, 1, 'nothing written while the terminal was behind');
+    setDrained(true);
+    step(5);
+    assert.ok(
+      writes.some((w) => visible(w).includes('upgrade 9s')),
+      'the frame of now once it drains',
+    );
     region.stop();
   });
 

@@ -67,7 +67,7 @@ describe('check release-rules', () => {
     assert.equal(outcome.status, 'pass', outcome.message);
     assert.match(
       outcome.message,
-      /custom-modules-skip-8-0-2, rs8-rolling-upgrade-modules apply to 8\.0\.2-6, and nothing/,
+      /custom-modules-skip-8-0-2, rs8-rolling-upgrade-modules, memcached-redis-version, ldap-filters-parentheses-8-0-2-to-8-0-10, active-active-module-commands-redis-8 apply to 8\.0\.2-6, and nothing/,
     );
   });
 

@@ -51,6 +51,35 @@ describe('captureScenario: a snapshot as a scenario file', () => {
     assert.ok((loaded.cluster.users[0]?.password ?? '').length >= 16, 'a random password from the simulator');
   });
 
+  it("modules by the API's is_bundled: uploads as custom, bundled ones only where used, deprecated ones by the catalog's rules", () => {
+    const platforms = { 'rhel9/x86_64': {} };
+    const { doc, loaded } = capture(
+      makeSnapshot((s) => {
+        s.api.modules = [
+          { uid: 'm1', module_name: 'search', semantic_version: '2.8.4', platforms, is_bundled: true },
+          { uid: 'm2', module_name: 'ReJSON', semantic_version: '2.6.6', platforms, is_bundled: true },
+          { uid: 'm3', module_name: 'search', semantic_version: '2.8.99', platforms, is_bundled: false },
+          { uid: 'm4', module_name: 'graph', semantic_version: '2.10.12', platforms, is_bundled: true },
+        ];
+        s.api.bdbs[0]!.module_list = [
+          { module_name: 'search', semantic_version: '2.8.4' },
+          { module_name: 'graph', semantic_version: '2.10.12' },
+        ];
+      }),
+    );
+    assert.deepEqual(
+      doc.modules.map(
+        (m: { name: string; version: string; kind?: string }) => `${m.name} ${m.version} ${m.kind}`,
+      ),
+      ['search 2.8.4 bundled', 'search 2.8.99 custom', 'graph 2.10.12 deprecated'],
+    );
+    // The simulator takes them as written: the same three kinds, so the same is_bundled.
+    assert.deepEqual(
+      loaded.modules.map((m) => m.kind),
+      ['bundled', 'custom', 'deprecated'],
+    );
+  });
+
   it('keeps the licence as its state only, inline or in a Secret', () => {
     const { doc } = capture(
       makeSnapshot((s) => {

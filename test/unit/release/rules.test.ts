@@ -37,6 +37,10 @@ describe('release rules: which releases a rule applies to', () => {
     // An RS bound with no RS known is not applied on a guess.
     assert.equal(ruleAppliesTo({ rsFrom: '8.0' }, { operator: '9.9.9-1' }), false);
     assert.equal(ruleAppliesTo({ rsBefore: '8.0.6' }, { operator: '8.0.2-6', rs: [8, 0, 2] }), true);
+    const rhel9 = { operatorFrom: '7.8.2-6', runningOperatorBefore: '7.8.2-6' };
+    assert.equal(ruleAppliesTo(rhel9, { operator: '7.22.2-45', running: '7.4.6-2' }), true);
+    assert.equal(ruleAppliesTo(rhel9, { operator: '7.22.2-45', running: '7.8.2-6' }), false);
+    assert.equal(ruleAppliesTo(rhel9, { operator: '7.22.2-45' }), false);
     const path = { operators: ['8.0.20-26'], runningOperators: ['7.22.2-43'] };
     assert.equal(ruleAppliesTo(path, { operator: '8.0.20-26', running: '7.22.2-43' }), true);
     assert.equal(ruleAppliesTo(path, { operator: '8.0.20-26', running: '7.22.2-42' }), false);
@@ -46,13 +50,28 @@ describe('release rules: which releases a rule applies to', () => {
   it('the built-in rules: custom modules on 8.0.2-x, modules on RS 8, the 7.22.2-43 -> 8.0.20-26 path', () => {
     assert.deepEqual(
       rulesFor({ operator: '8.0.2-6', rs: [8, 0, 2] }).map((r) => r.id),
-      ['custom-modules-skip-8-0-2', 'rs8-rolling-upgrade-modules'],
+      [
+        'custom-modules-skip-8-0-2',
+        'rs8-rolling-upgrade-modules',
+        'memcached-redis-version',
+        'ldap-filters-parentheses-8-0-2-to-8-0-10',
+        'active-active-module-commands-redis-8',
+      ],
     );
     assert.deepEqual(
       rulesFor({ operator: '8.0.6-8', rs: [8, 0, 6] }).map((r) => r.id),
-      ['rs8-rolling-upgrade-modules'],
+      [
+        'rs8-rolling-upgrade-modules',
+        'memcached-redis-version',
+        'ldap-filters-parentheses-8-0-2-to-8-0-10',
+        'active-active-module-commands-redis-8',
+      ],
     );
-    assert.deepEqual(rulesFor({ operator: '7.22.2-45', rs: [7, 22, 2] }), []);
+    assert.deepEqual(
+      rulesFor({ operator: '7.22.2-45', rs: [7, 22, 2] }).map((r) => r.id),
+      ['memcached-redis-version', 'modules-list-latest-7-8-to-7-22'],
+    );
+    assert.deepEqual(rulesFor({ operator: '7.4.2-2', rs: [7, 4, 2] }), []);
     assert.ok(
       rulesFor({ operator: '8.0.20-26', rs: [8, 0, 20], running: '7.22.2-43' }).some(
         (r) => r.id === 'no-direct-7-22-2-43-to-8-0-20-26',
@@ -98,6 +117,9 @@ describe('release rules: which releases a rule applies to', () => {
       [
         ['custom-modules-skip-8-0-2', 'warn'],
         ['rs8-rolling-upgrade-modules', 'warn'],
+        ['memcached-redis-version', 'warn'],
+        ['ldap-filters-parentheses-8-0-2-to-8-0-10', 'warn'],
+        ['active-active-module-commands-redis-8', 'warn'],
       ],
     );
     assert.ok(rulesFor({ operator: '8.2.0-18', rs: [8, 2, 0] }).some((r) => r.id === 'ldap-on-8-2'));

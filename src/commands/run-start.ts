@@ -1,0 +1,77 @@
+import { StalePlanError, UsageError } from '../errors.js';
+import type { Plan } from '../planning/plan.js';
+import type { Snapshot } from '../planning/snapshot.js';
+import type { Target } from '../planning/target.js';
+import { blockedError, planFailure } from './plan.js';
+import type { RunCommandInput } from './run-input.js';
+import type { UpgradeSession } from './session.js';
+
+// Whether a run may start: before the cluster is read (the flags, a confirmation nobody could
+// give, the target), and after it was planned (a stale saved plan, no cluster, failed checks).
+
+/**
+ * The target of the run, --to or the saved plan's (--plan, loaded here), once the flags are
+ * known to allow a run at all; usage errors (exit 2) before anything is read.
+ */
+export async function decideTarget(
+  input: RunCommandInput,
+): Promise<{ target: Target; savedPlan: Plan | undefined }> {
+  if (input.stateStore === 'configmap' && input.statePath) {
+    throw new UsageError('--state names a file, but --state-store is configmap', {
+      hint: 'Drop --state (the state goes to a ConfigMap in the cluster), or use --state-store file.',
+    });
+  }
+  if (!input.yes && !input.dryRun && !input.io.isStdinTTY) {
+    throw new UsageError('stdin is not a terminal, so ctl cannot ask for confirmation', {
+      hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
+    });
+  }
+  const saved = await import('../planning/saved-plan.js');
+  const savedPlan = input.planFile ? await saved.loadSavedPlan(input.planFile) : undefined;
+  const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
+  if (savedPlan && input.planFile)
+    saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file');
+  if (!target)
+    throw new UsageError('--to is required: the operator version to upgrade to', {
+      hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
+    });
+  return { target, savedPlan };
+}
+
+/**
+ * Whether the plan lets the run start: a saved plan still describes the cluster (else exit 2
+ * with a new plan to make), the cluster exists, and its checks let it go on; returns the
+ * cluster. A blocked plan goes on here only to preflight, which stops the run with exit 3.
+ */
+export async function checkPlanLetsRunStart(
+  input: RunCommandInput,
+  session: UpgradeSession,
+  planned: { snapshot: Snapshot; plan: Plan },
+  savedPlan: Plan | undefined,
+): Promise<NonNullable<Snapshot['cluster']>> {
+  const { snapshot, plan } = planned;
+  if (savedPlan) {
+    const { planFingerprint } = await import('../planning/plan.js');
+    if (planFingerprint(snapshot, savedPlan.target) !== savedPlan.fingerprint) {
+      throw new StalePlanError(`the cluster changed since the plan in ${input.planFile} was made`, {
+        hint: `Make a new plan: ctl upgrade plan --to ${savedPlan.target.operator} --out ${input.planFile}`,
+      });
+    }
+  }
+  if (!snapshot.cluster) {
+    const { noClusterError } = await import('./no-cluster.js');
+    throw await noClusterError(session.reads, snapshot);
+  }
+  // Refused credentials (4) or an untrusted certificate (1) end the run before preflight's exit 3.
+  if (plan.blocked) {
+    const failure = planFailure(plan, snapshot);
+    if (failure.exitCode !== blockedError(plan).exitCode) throw failure;
+    // A ConfigMap store would write its state and lock into the cluster for a run that may
+    // not start (and may lack the very permissions to): stop here, with every failed check.
+    if (input.stateStore === 'configmap' && !input.dryRun) throw failure;
+    // A later hop that fails its checks would stop the run between two hops, the cluster left
+    // on the first one's release: stop here, before any change, as the plan does (issue 36).
+    if (plan.hops?.slice(1).some((hop) => hop.blocked)) throw failure;
+  }
+  return snapshot.cluster;
+}

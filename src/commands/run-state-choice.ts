@@ -1,0 +1,147 @@
+import { UsageError } from '../errors.js';
+import { quoteForShell } from '../exec/helm.js';
+import type { Io } from '../io/io.js';
+import type { Plan } from '../planning/plan.js';
+import type { Snapshot } from '../planning/snapshot.js';
+import type { Target } from '../planning/target.js';
+import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
+import type { ClusterIdentity, UpgradeState } from '../run/state.js';
+import type { StateStore } from '../run/state-store.js';
+import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
+import { resumeCommand } from './next-command.js';
+import type { RunCommandInput } from './run-input.js';
+import type { UpgradeSession } from './session.js';
+
+// Where the run keeps its state, and which state it goes on from: the recorded run resumed, a
+// recorded run that changed nothing replaced, another unfinished run refused, or a new one.
+
+/** The file of --state (or the default path), or the ConfigMap and Lease of --state-store configmap. */
+export async function openStateStore(
+  input: RunCommandInput,
+  session: UpgradeSession,
+  identity: { context: string; namespace: string; cluster: string },
+  localStatePath: string,
+): Promise<StateStore> {
+  const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
+  const inCluster = new ConfigMapStateStore({
+    kube: session.kube,
+    namespace: identity.namespace,
+    cluster: identity.cluster,
+    leaseDurationSeconds: input.leaseDurationSeconds,
+    warn: (message) => input.io.warn(message),
+  });
+  if (input.stateStore === 'configmap') return inCluster;
+  const { FileStateStore } = await import('../run/state-store.js');
+  // The file store takes the cluster's Lease too: one upgrade of a cluster at a time, whatever --state.
+  return new FileStateStore(localStatePath, {
+    lease: inCluster,
+    debug: (message) => input.io.debug(1, message),
+  });
+}
+
+/**
+ * The state this run goes on from: the recorded one when it is this run (resumed, its steps whose
+ * product is gone reopened), else a new one; a recorded run to another target that changed
+ * nothing is replaced, one that changed something is refused (exit 2) with how to finish it.
+ */
+export async function chooseState(run: {
+  io: Io;
+  store: StateStore;
+  identity: ClusterIdentity;
+  snapshot: Snapshot;
+  cluster: NonNullable<Snapshot['cluster']>;
+  plan: Plan;
+  target: Target;
+  statePath: string;
+  stepIds: string[];
+  resumeCommand: string;
+}): Promise<UpgradeState> {
+  const { io, store, identity, snapshot, cluster, plan, target, statePath, stepIds, resumeCommand } = run;
+  const { newState, firstUnfinishedStep, isFinished, currentHop } = await import('../run/state.js');
+  const hopsRun = await import('./run-hops.js');
+  let state = await store.load();
+  if (state) {
+    // Another cluster's state never resumes here; a done step whose product is gone runs again.
+    const { checkStateBelongsHere, reopenUnheldSteps, withIdentity } =
+      await import('../run/cluster-identity.js');
+    checkStateBelongsHere(state, identity, statePath, { byContext: store.kind === 'file' });
+    const checked = reopenUnheldSteps(withIdentity(state, identity), {
+      operatorVersion: snapshot.operator?.version,
+      clusterVersionTag: cluster.image.versionTag,
+    });
+    for (const { step, why } of checked.reopened) io.warn(`running step ${step} again: ${why}`);
+    state = checked.state;
+  }
+  if (state && sameRun(state.target.operator, plan, isFinished(state))) {
+    const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
+    io.info(
+      `resuming the upgrade to ${plan.target.operator} at ${hop}step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
+    );
+  } else {
+    const unfinished = state && !isFinished(state) && state.target.operator !== plan.target.operator;
+    const superseded =
+      unfinished && state ? olmRunThatChangedNothing(state, snapshot.operator?.version, stepIds) : undefined;
+    const stoppedInPreflight = unfinished && state ? runThatStoppedInPreflight(state, stepIds) : undefined;
+    if (stoppedInPreflight) {
+      io.info(
+        `the run to ${state?.target.operator} recorded in ${statePath} ${stoppedInPreflight}: this run to ${plan.target.operator} replaces it`,
+      );
+    } else if (superseded) {
+      io.info(
+        `the run to ${state?.target.operator} recorded in ${statePath} stopped at the operator step having approved nothing (${superseded}): this run to ${plan.target.operator} replaces it`,
+      );
+    } else if (unfinished && state) {
+      throw new UsageError(
+        `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
+        {
+          hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or ${startOverAdvice(store)} to start over.`,
+        },
+      );
+    }
+    state = newState(
+      identity,
+      {
+        operator: plan.target.operator,
+        clusterVersion: plan.target.clusterVersion ?? undefined,
+        databaseVersion: plan.target.databaseVersion ?? undefined,
+        method: plan.target.method,
+      },
+      stepIds,
+    );
+    const hops = hopsRun.hopStatesOf(plan, target);
+    if (hops) state = { ...state, hops, hop: 0 };
+  }
+  state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
+  return state;
+}
+
+function startOverAdvice(store: StateStore): string {
+  if (store.kind === 'file') return `delete ${store.location}`;
+  const [, namespace, name] = store.location.split('/');
+  return `run kubectl delete configmap ${name} -n ${namespace}`;
+}
+
+function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boolean {
+  return recordedOperator === plan.target.operator && !finished;
+}
+
+/** The command that resumes this run: the same command line, or one built from the flags. */
+export function resumeCommandFor(
+  input: RunCommandInput,
+  identity: { context: string; namespace: string; cluster: string },
+  plan: Plan,
+  statePath: string,
+): string {
+  // The same command again, so every flag (--databases, --bundle, --ignore-check, ...) holds;
+  // argv carries no secret (there is no --password flag).
+  if (input.argv && input.argv.length > 0) return resumeCommand(input.argv);
+  const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
+  if (input.globals.context) parts.push('--context', identity.context);
+  parts.push('-n', identity.namespace, '--cluster', identity.cluster);
+  if (input.statePath) parts.push('--state', statePath);
+  if (input.stateStore === 'configmap') parts.push('--state-store', 'configmap');
+  if (input.remediate) parts.push('--remediate');
+  for (const file of input.moduleFiles) parts.push('--module-file', file);
+  if (input.yes) parts.push('--yes');
+  return parts.map(quoteForShell).join(' ');
+}
