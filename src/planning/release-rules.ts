@@ -86,23 +86,29 @@ interface ModuleUse {
  * `is_bundled`, matched on name and version.
  */
 function modulesInUse(snapshot: Snapshot): ModuleUse[] {
-  const uses = new Map<string, ModuleUse>();
+  // Indexed once: a plan may hold thousands of databases (scale scenarios).
+  const buildsByName = new Map<string, Snapshot['api']['modules']>();
+  for (const m of snapshot.api.modules) {
+    const key = m.module_name.toLowerCase();
+    const builds = buildsByName.get(key) ?? [];
+    builds.push(m);
+    buildsByName.set(key, builds);
+  }
+  const uses = new Map<string, { name: string; databases: Set<string>; isBundled: boolean | undefined }>();
   const add = (name: string, version: string | undefined, database: string) => {
-    const builds = snapshot.api.modules.filter(
-      (m) =>
-        m.module_name.toLowerCase() === name.toLowerCase() &&
-        (version === undefined || m.semantic_version === undefined || m.semantic_version === version),
+    const builds = (buildsByName.get(name.toLowerCase()) ?? []).filter(
+      (m) => version === undefined || m.semantic_version === undefined || m.semantic_version === version,
     );
     const isBundled = reportedBundled(builds);
     const key = `${name.toLowerCase()} ${String(isBundled)}`;
-    const use = uses.get(key) ?? { name, databases: [], isBundled };
-    if (!use.databases.includes(database)) use.databases.push(database);
+    const use = uses.get(key) ?? { name, databases: new Set<string>(), isBundled };
+    use.databases.add(database);
     uses.set(key, use);
   };
   for (const bdb of snapshot.api.bdbs)
     for (const m of bdb.module_list ?? []) add(m.module_name, m.semantic_version, bdb.name);
   for (const db of snapshot.databases) for (const m of db.modules) add(m.name, m.version, db.name);
-  return [...uses.values()];
+  return [...uses.values()].map((use) => ({ ...use, databases: [...use.databases] }));
 }
 
 /** Whether the management API that answered runs RS 8 or later (its is_bundled is then RS 8's word). */

@@ -13,11 +13,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { acquireLock } from '../../src/run/lock.js';
 import { startHostileServer } from '../reliability/hostile-server.js';
 import { repoRoot } from '../helpers/run-ctl.js';
-import { type RunEvent, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
+import { type RunEvent, SharedUpgradeSim, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
 
 const TARGET = '7.8.2-6';
 const PLAN = ['upgrade', 'plan', '--to', TARGET];
@@ -60,14 +60,17 @@ async function interrupted(sim: UpgradeSim, signal: NodeJS.Signals): Promise<Out
   return { code: result.code, stderr: result.stderr };
 }
 
+/** For the triggers that change nothing in the cluster (plans, refused runs). */
+const happyPath = new SharedUpgradeSim('happy-path');
+
 const triggers: Record<number, (dir: string) => Promise<void>> = {
   0: async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('exit 0', async (sim) => {
       expectExit(await sim.ctl(PLAN), 0, 'plan of a ready cluster');
     });
   },
   1: async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('exit 1', async (sim) => {
       // A management API that cannot be reached (nothing listens on port 9 here).
       const unreachable = await sim.ctl(PLAN, { env: { CTL_API_URL: 'https://127.0.0.1:9' } });
       expectExit(unreachable, 1, 'plan, API unreachable', /management API could not be used/);
@@ -88,7 +91,7 @@ const triggers: Record<number, (dir: string) => Promise<void>> = {
     });
   },
   2: async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('exit 2', async (sim) => {
       expectExit(await sim.ctl([...PLAN, '--no-such-flag']), 2, 'an unknown flag', /unknown option/);
     });
   },
@@ -97,7 +100,7 @@ const triggers: Record<number, (dir: string) => Promise<void>> = {
       expectExit(await sim.ctl(PLAN), 3, 'plan with a database too old', /database-min-version/);
     });
     // An API that answers, but not as the management API does: a failed check too.
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('exit 3, a hostile API', async (sim) => {
       const server = await startHostileServer();
       try {
         const ca = path.join(sim.sandbox.dir, 'hostile-ca.pem');
@@ -116,13 +119,13 @@ const triggers: Record<number, (dir: string) => Promise<void>> = {
     });
   },
   4: async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('exit 4', async (sim) => {
       const refused = await sim.ctl(PLAN, { env: { CTL_PASSWORD: 'not-the-password' } });
       expectExit(refused, 4, 'plan, wrong password');
     });
   },
   5: async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('exit 5', async (sim) => {
       const lock = await acquireLock(`${sim.statePath}.lock`, 'upgrade run');
       try {
         expectExit(await sim.ctl(RUN), 5, 'run while another holds the lock', /lock/);
@@ -204,6 +207,7 @@ const triggers: Record<number, (dir: string) => Promise<void>> = {
 
 describe('every row of docs/exit-codes.md, triggered (e2e)', { timeout: 900_000 }, () => {
   const rows = documentedRows();
+  after(() => happyPath.close());
 
   it('the table lists the codes CLI.md fixes', () => {
     const codes = rows.flat();

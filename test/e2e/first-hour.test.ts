@@ -10,10 +10,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';
-import { assertExit, assertNoChanges, parseEvents, withUpgradeSim } from './upgrade-support.js';
+import {
+  assertExit,
+  assertNoChanges,
+  parseEvents,
+  SharedUpgradeSim,
+  withUpgradeSim,
+} from './upgrade-support.js';
 
 /** What ctl recommends for happy-path today: read from ctl itself, so the test follows the catalog. */
 async function recommended(ctl: (args: string[]) => Promise<{ code: number | null; stdout: string }>) {
@@ -23,6 +29,10 @@ async function recommended(ctl: (args: string[]) => Promise<{ code: number | nul
   assert.ok(to, 'happy-path has a recommended target');
   return to;
 }
+
+/** For the tests that plan, decline or ask for a token: none changes the cluster. */
+const happyPath = new SharedUpgradeSim('happy-path');
+after(() => happyPath.close());
 
 describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
   it('ctl demo: the recommended target, the real field names, no warning in its plan', async () => {
@@ -57,7 +67,7 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
   });
 
   it('the prompt names every change and --databases none; no answers 0 and changes nothing', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('plans and a declined run', async (sim) => {
       const ctl = (args: string[]) => sim.ctl(args);
       const to = await recommended(ctl);
       const plan = await sim.ctl(['upgrade', 'plan', '--to', to]);
@@ -209,7 +219,7 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
     const json = await runCtl(['version', '-o', 'json']);
     assert.deepEqual(JSON.parse(json.stdout), { version: manifest.version, node: process.version });
 
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('auth token', async (sim) => {
       const token = await sim.ctl(['auth', 'token', '--ttl', '10m', '-o', 'json']);
       assertExit(token, 0, 'auth token --ttl 10m');
       assert.equal((JSON.parse(token.stdout) as { ttl: number }).ttl, 600);
@@ -217,7 +227,7 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
   });
 
   it('-o name and -o jsonpath, as kubectl takes them', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('plans', async (sim) => {
       const to = await recommended((args) => sim.ctl(args));
       const names = await sim.ctl(['upgrade', 'plan', '-o', 'name']);
       assertExit(names, 0, 'plan -o name');

@@ -3,9 +3,16 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { Scenario } from '../../src/sim/scenario.js';
-import { assertExit, assertNoChanges, assertUpgraded, changes, withUpgradeSim } from './upgrade-support.js';
+import {
+  assertExit,
+  assertNoChanges,
+  assertUpgraded,
+  changes,
+  SharedUpgradeSim,
+  withUpgradeSim,
+} from './upgrade-support.js';
 
 /**
  * Issue 25, ctl's side, end to end against the simulator with the built ctl: the advisory of the
@@ -62,6 +69,10 @@ const withActiveActive = (scenario: Scenario): Scenario => ({
     { ...scenario.databases[0]!, name: 'geo', modules: [], activeActive: true },
   ],
 });
+
+/** For the tests that only plan against happy-path. */
+const happyPath = new SharedUpgradeSim('happy-path');
+after(() => happyPath.close());
 
 describe('release advisories (e2e)', () => {
   it('affected operator with an REAADB: the targets recommend a fixed release; the plan names the advisory', async () => {
@@ -135,7 +146,7 @@ describe('release advisories (e2e)', () => {
   });
 
   it('--to an affected release without an REAADB only warns', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('plan --to an affected release', async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', AFFECTED, '-o', 'json']);
       const doc = JSON.parse(plan.stdout) as PlanDoc;
       const warned = check(doc, 'release-advisories');
@@ -241,7 +252,7 @@ describe('--catalog (e2e)', () => {
   };
 
   it('plan reaches a release only the --catalog file knows; without it, --to that release is a usage error', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('plan --catalog', async (sim) => {
       const unknown = await sim.ctl(['upgrade', 'plan', '--to', NEWER.operator]);
       assertExit(unknown, 2, 'plan --to an unknown release');
       assert.match(unknown.stderr, /--catalog <file\|url>/);
@@ -270,7 +281,7 @@ describe('--catalog (e2e)', () => {
   });
 
   it('a catalog that breaks the schema is a usage error (exit 2) naming the problem', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await happyPath.use('plan --catalog <bad>', async (sim) => {
       const file = join(sim.sandbox.dir, 'bad-catalog.json');
       writeFileSync(
         file,

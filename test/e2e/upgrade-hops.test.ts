@@ -4,13 +4,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import {
   assertExit,
   assertNoChanges,
   assertUpgraded,
   changes,
+  SharedUpgradeSim,
   TARGET,
   type UpgradeSim,
   withUpgradeSim,
@@ -55,10 +56,18 @@ function readHopState(sim: UpgradeSim): HopState | undefined {
   }
 }
 
+/** One cluster per scenario for the tests that only plan (or are refused before any change). */
+const readOnly = {
+  'happy-path': new SharedUpgradeSim('happy-path'),
+  'old-operator': new SharedUpgradeSim('old-operator'),
+  openshift: new SharedUpgradeSim('openshift'),
+};
+after(() => Promise.all(Object.values(readOnly).map((shared) => shared.close())));
+
 describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
-  for (const scenario of ['happy-path', 'old-operator', 'openshift']) {
+  for (const scenario of ['happy-path', 'old-operator', 'openshift'] as const) {
     it(`${scenario}: one line per release line, the recommended first; JSON the same; exit 0`, async () => {
-      await withUpgradeSim(scenario, async (sim) => {
+      await readOnly[scenario].use('listing the targets', async (sim) => {
         const json = await sim.ctl(['upgrade', 'plan', '-o', 'json']);
         assertExit(json, 0, 'plan -o json');
         const doc = JSON.parse(json.stdout) as TargetsDoc;
@@ -105,7 +114,7 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
   }
 
   it('reads the cluster once: no more requests than planning one target', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await readOnly['happy-path'].use('plans', async (sim) => {
       const before = sim.cluster.audit.entries.length;
       assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']), 0, 'plan --to');
       const single = sim.cluster.audit.entries.length - before;
@@ -117,7 +126,7 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
   });
 
   it('run without --to is refused and points to ctl upgrade plan', async () => {
-    await withUpgradeSim('happy-path', async (sim) => {
+    await readOnly['happy-path'].use('a run without --to', async (sim) => {
       const result = await sim.ctl(['upgrade', 'run', '--yes']);
       assertExit(result, 2, 'run without --to');
       assert.match(result.stderr, /--to is required/);
@@ -128,7 +137,7 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
 
 describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
   it('plan shows both hops (JSON hops only then); --max-hops 1 refuses with the reason, plan and run', async () => {
-    await withUpgradeSim('old-operator', async (sim) => {
+    await readOnly['old-operator'].use('plans and a refused run', async (sim) => {
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
       assertExit(json, 0, 'plan');
       const plan = JSON.parse(json.stdout) as {

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { AuditEntry } from '../../src/sim/audit.js';
 import type { Scenario } from '../../src/sim/scenario.js';
 import { clusterVersionObject } from '../../src/sim/world/cluster-version.js';
@@ -17,6 +17,7 @@ import {
   type KubeObject,
   parseEvents,
   type UpgradeSim,
+  SharedUpgradeSim,
   withUpgradeSim,
 } from './upgrade-support.js';
 
@@ -120,8 +121,12 @@ async function assertCsvSucceeded(sim: UpgradeSim, targetCsv = TARGET_CSV): Prom
 }
 
 describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
+  /** The plans change nothing: one cluster for both. */
+  const olmManual = new SharedUpgradeSim('olm-manual');
+  after(() => olmManual.close());
+
   it('--method bundle exits 3 naming operator-method and the OLM way, changing nothing', async () => {
-    await withUpgradeSim('olm-manual', async (sim) => {
+    await olmManual.use('plan --method bundle', async (sim) => {
       const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--method', 'bundle']);
       assertExit(result, 3);
       const output = `${result.stdout}\n${result.stderr}`;
@@ -142,7 +147,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
   });
 
   it('--method auto picks olm and shows the Subscription, the target CSV, the channel that has it and the oc commands', async () => {
-    await withUpgradeSim('olm-manual', async (sim) => {
+    await olmManual.use('plan --method auto', async (sim) => {
       const text = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(text, 0);
       assert.match(

@@ -75,6 +75,44 @@ export async function withUpgradeSim<T>(
   }
 }
 
+/**
+ * One simulated cluster for the tests of a file that only read it (plans, runs refused before
+ * any change): started by the first test that uses it, stopped by `close()` in the file's
+ * `after` hook. Each use fails when it changed the cluster (assertNoChanges), so a test that
+ * comes to change it cannot leak that change into the next test: such a test takes a cluster of
+ * its own (withUpgradeSim).
+ */
+export class SharedUpgradeSim {
+  readonly #scenarioName: string;
+  readonly #options: SimOptions;
+  #sim: Promise<UpgradeSim> | undefined;
+
+  constructor(scenarioName: string, options: SimOptions = {}) {
+    this.#scenarioName = scenarioName;
+    this.#options = options;
+  }
+
+  /** Runs `body` on the shared cluster; `what` names it if it changed something. */
+  async use<T>(what: string, body: (sim: UpgradeSim) => Promise<T>): Promise<T> {
+    this.#sim ??= startUpgradeSim(this.#scenarioName, this.#options);
+    const sim = await this.#sim;
+    const from = sim.cluster.audit.entries.length;
+    const result = await body(sim);
+    assertNoChanges(sim, from, what);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    const started = this.#sim;
+    this.#sim = undefined;
+    // One that failed to start has nothing to stop; its error failed the test that used it.
+    await started?.then(
+      (sim) => sim.close(),
+      () => undefined,
+    );
+  }
+}
+
 export async function startUpgradeSim(scenarioName: string, options: SimOptions = {}): Promise<UpgradeSim> {
   // A scenario file by path names its sandbox by the file name.
   const sandbox = makeToolSandbox(`ctl-upgrade-${path.basename(scenarioName, '.yaml')}-`);

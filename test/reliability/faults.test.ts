@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Scenario } from '../../src/sim/scenario.js';
+import { changes, describeEntries } from '../e2e/upgrade-support.js';
 import {
-  type Bed,
   checkSideEffects,
   checkUpgraded,
   figure,
@@ -46,17 +46,6 @@ function matrix(seed: number): (scenario: Scenario) => Scenario {
 
 const MATRIX_RUNS = pick(2, 12);
 
-/** POSTs that ask a question and change nothing: ctl's permission checks. */
-const QUESTIONS = /\/selfsubject(?:rules|access)reviews$|^\/v1\/users\/authorize$/;
-
-/** The changes the APIs accepted so far (successful writes), oldest first. */
-function effectiveChanges(bed: Bed): string[] {
-  return bed.cluster.audit.entries
-    .filter((e) => e.mutating && e.status >= 200 && e.status < 300)
-    .map((e) => `${e.method} ${e.path.split('?')[0] ?? ''}`)
-    .filter((change) => !QUESTIONS.test(change.slice(change.indexOf(' ') + 1)));
-}
-
 describe('faults: the fault matrix on flaky-api', () => {
   test(`${MATRIX_RUNS} upgrades under resets, 503s, slow answers, dropped watches, 410 and 409 complete`, async () => {
     const failures: string[] = [];
@@ -69,7 +58,7 @@ describe('faults: the fault matrix on flaky-api', () => {
         let finished = false;
         for (let attempt = 1; attempt <= 4 && !finished; attempt += 1) {
           runs += 1;
-          const changesBefore = effectiveChanges(bed);
+          const auditBefore = bed.cluster.audit.entries.length;
           const result = await runOnBed(bed, UPGRADE);
           if (STACK_TRACE.test(result.stderr))
             failures.push(`trial ${trial}: a stack trace\n${result.stderr}`);
@@ -95,10 +84,10 @@ describe('faults: the fault matrix on flaky-api', () => {
           // ctl's parallel reads, so any trial may end here once.
           assert.match(result.stderr, /^error: /m);
           assert.match(result.stderr, /^hint: /m);
-          const changed = effectiveChanges(bed).slice(changesBefore.length);
+          const changed = changes(bed, auditBefore);
           if (changed.length > 0)
             failures.push(
-              `trial ${trial} run ${attempt}: exit 1 without "resume with", after changing ${changed.join(', ')}\n${result.stderr.slice(-1500)}`,
+              `trial ${trial} run ${attempt}: exit 1 without "resume with", after changing:\n${describeEntries(changed)}\n${result.stderr.slice(-1500)}`,
             );
         }
         if (!finished) failures.push(`trial ${trial}: did not finish`);
