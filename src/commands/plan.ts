@@ -31,18 +31,20 @@ export async function readAndPlan(
   if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
   // What each hop's target needs fetched is known once the path is: ask for it, then plan
   // with the answers (the target-available check), so a missing release fails here, not in
-  // the change window.
+  // the change window. The path's route alone (the hops' targets and the method) tells what to
+  // ask: the hops are planned once, with the answers.
   const { probeTargetArtifacts } = await import('../planning/target-available.js');
-  const first = planUpgradePath(read, target, maxHops);
-  const hopTargets = (first.hops ?? []).map((hop) => ({
+  const { planRoute } = await import('../planning/path-route.js');
+  const route = planRoute(read, target, maxHops);
+  const hopTargets = (route.hops ?? []).map((hop) => ({
     ...target,
-    operator: hop.target.operator,
-    clusterVersion: hop.target.clusterVersion ?? undefined,
+    operator: hop.operator,
+    clusterVersion: hop.clusterVersion ?? undefined,
   }));
   let snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
   // The helm client the operator step will call (check helm-available), asked only when helm
   // upgrades the operator.
-  if (first.target.method === 'helm') {
+  if (route.target.method === 'helm') {
     const { probeHelmClient } = await import('../exec/helm-probe.js');
     snapshot = { ...snapshot, helmClient: await probeHelmClient(helmBin, process.env) };
   }

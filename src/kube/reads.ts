@@ -104,6 +104,7 @@ export interface RulesAnswer {
 }
 
 export interface ClusterReads {
+  /** The objects of a custom resource type, without `metadata.managedFields` (never read). */
   listCustomObjects(type: CustomResourceType, namespace: string | 'all'): Promise<KubeObject[]>;
   getClusterCustomObject(type: CustomResourceType, name: string): Promise<KubeObject | undefined>;
   /** A namespaced custom object by name; undefined when not found. Optional for test doubles. */
@@ -145,7 +146,8 @@ export function createClusterReads(clients: KubeClients): ClusterReads {
     resourcePath(type.group, type.version, type.plural, namespace, name);
   return {
     async listCustomObjects(type, namespace) {
-      return itemsOf(await rest.get(custom(type, namespace === 'all' ? undefined : namespace)));
+      // Without managedFields: half the bytes of 10,000 database resources, and never read.
+      return itemsOf(await rest.list(custom(type, namespace === 'all' ? undefined : namespace)));
     },
     async getClusterCustomObject(type, name) {
       return orUndefinedIfNotFound(rest.get<KubeObject>(custom(type, undefined, name)));

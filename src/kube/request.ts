@@ -12,9 +12,11 @@
 
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
 import { armDeadlines } from './deadlines.js';
+import { parseWithoutManagedFields } from './managed-fields.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
 export class KubeRequestError extends Error {
@@ -40,6 +42,8 @@ export interface KubeRequest {
   signal?: AbortSignal;
   /** The answer as text (a pod's log) instead of parsed JSON. */
   text?: boolean;
+  /** A list read without its objects' managedFields (managed-fields.ts): nobody reads them. */
+  withoutManagedFields?: boolean;
 }
 
 /**
@@ -71,7 +75,11 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
         url,
         { method: request.method, headers, agent, signal: request.signal },
         (response: IncomingMessage) => {
-          const chunks: Buffer[] = [];
+          // Each chunk is decoded as it comes (a character split between chunks waits for the
+          // next) and let go: a 15 MB list is held once as text, not as chunks, then their copy,
+          // then the text.
+          const decoder = new StringDecoder('utf8');
+          const pieces: string[] = [];
           let size = 0;
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
@@ -88,11 +96,13 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
               );
               return;
             }
-            chunks.push(chunk);
+            pieces.push(decoder.write(chunk));
           });
           response.on('error', reject);
           response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            pieces.push(decoder.end());
+            const text = pieces.join('');
+            pieces.length = 0;
             const status = response.statusCode ?? 0;
             if (status < 200 || status >= 300) {
               let message = `${what}: HTTP ${status}`;
@@ -113,7 +123,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
               return;
             }
             try {
-              resolve(JSON.parse(text));
+              resolve(request.withoutManagedFields ? parseWithoutManagedFields(text) : JSON.parse(text));
             } catch (error) {
               reject(
                 new KubeRequestError(`${what}: invalid JSON (${(error as Error).message})`, undefined, text),

@@ -15,6 +15,8 @@ import { kubeRequest } from './request.js';
 export interface KubeRest {
   /** GET: the parsed answer (an object, or a List with `items`). */
   get<T = unknown>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
+  /** GET of a list, its objects without `metadata.managedFields` (managed-fields.ts). */
+  list<T = unknown>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
   /** POST of a JSON body: the created (or reviewed) object. */
   create<T = unknown>(path: string, body: unknown): Promise<T>;
   /** PUT of a JSON body: the replaced object. */
@@ -36,6 +38,13 @@ export function createKubeRest(config: KubeConfig): KubeRest {
   return {
     get: async <T>(path: string, query?: Record<string, string | number | undefined>) =>
       (await kubeRequest(config, { method: 'GET', path, query: queryOf(query) })) as T,
+    list: async <T>(path: string, query?: Record<string, string | number | undefined>) =>
+      (await kubeRequest(config, {
+        method: 'GET',
+        path,
+        query: queryOf(query),
+        withoutManagedFields: true,
+      })) as T,
     create: async <T>(path: string, body: unknown) =>
       (await kubeRequest(config, { method: 'POST', path, body: JSON.stringify(body) })) as T,
     replace: async <T>(path: string, body: unknown) =>

@@ -7,12 +7,12 @@
 
 import { UsageError } from '../errors.js';
 import { gitTagFor, missingTagReason, taggedNeighbourOf } from '../release/catalog.js';
-import type { ResolvedUpgrade } from './resolve.js';
+import type { ResolvedVersions } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
 
 /** Why the run needs files of the release tree; `undefined` when it needs none. */
-export function releaseFilesNeededFor(snapshot: Snapshot, resolved: ResolvedUpgrade): string | undefined {
+export function releaseFilesNeededFor(snapshot: Snapshot, resolved: ResolvedVersions): string | undefined {
   if (resolved.method === 'bundle') return 'the operator is upgraded from the release bundle';
   const watched = snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace);
   if (watched.length > 0)
@@ -24,7 +24,7 @@ export function releaseFilesNeededFor(snapshot: Snapshot, resolved: ResolvedUpgr
 export function assertReleaseFilesLocatable(
   snapshot: Snapshot,
   target: Target,
-  resolved: ResolvedUpgrade,
+  resolved: ResolvedVersions,
   operatorIsCurrent: boolean,
 ): void {
   if (operatorIsCurrent || target.bundle || gitTagFor(target.operator) !== undefined) return;

@@ -34,7 +34,7 @@ import {
 import type { CheckId, CheckResult } from './checks/index.js';
 import { csvVersion, olmHeadForHop, olmRoute, type OlmSnapshot } from './olm.js';
 import { olmDetour } from './olm-path.js';
-import { resolveUpgrade } from './resolve.js';
+import { resolveVersions } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
 import type { Plan, PlanHop } from './plan.js';
@@ -95,7 +95,7 @@ export function nextHop(snapshot: Snapshot, target: Target): HopNeed | undefined
     };
   }
 
-  const resolved = resolveUpgrade(snapshot, target);
+  const resolved = resolveVersions(snapshot, target);
   const minimum = minimumOperatorFor(target.operator);
   const min = minimum ? parseOperatorVersion(minimum) : undefined;
   const clusterBelow = min && resolved.currentRs && compareReleases(resolved.currentRs, min.release) < 0;
@@ -148,7 +148,7 @@ function aroundOlmHole(snapshot: Snapshot, goal: Target): HopNeed | undefined {
   const wanted = parseOperatorVersion(goal.operator);
   if (!wanted || (current && compareOperatorVersions(current, wanted) >= 0)) return undefined;
   const targetCsv = olmRoute(olm, goal.operator).targetCsv;
-  const start = { csv: olm.csv, rs: resolveUpgrade(snapshot, goal).currentRs, platform: snapshot.platform };
+  const start = { csv: olm.csv, rs: resolveVersions(snapshot, goal).currentRs, platform: snapshot.platform };
   const detour = olmDetour(olm, start, targetCsv);
   const first = detour?.[0];
   const operator = first ? csvVersion(first) : undefined;
@@ -197,7 +197,7 @@ export function hopTarget(final: Target, need: Pick<HopNeed, 'operator' | 'clust
  * and each database the plan upgrades, at their planned versions. A forecast for planning the
  * next hop, never a substitute for reading the cluster before acting.
  */
-export function projectSnapshot(snapshot: Snapshot, plan: Plan): Snapshot {
+export function projectSnapshot(snapshot: Snapshot, plan: HopPlan): Snapshot {
   const target = plan.target;
   const tag = target.clusterVersion ?? undefined;
   const rs = tag ? parseRsVersion(tag) : undefined;
@@ -260,34 +260,46 @@ function projectOlm(olm: OlmSnapshot, operator: string): OlmSnapshot {
   return { ...olm, csv: route.targetCsv, subscription, installPlans: [] };
 }
 
+/**
+ * What the path search reads of a hop's plan: its target (the release and cluster tag it lands
+ * on) and its steps (the databases it upgrades, for projectSnapshot). A whole Plan is one; so is
+ * the route of planRoute, which plans no checks or steps.
+ */
+export type HopPlan = Pick<Plan, 'target' | 'steps'>;
+
 /** One hop of a path: its target, the snapshot it is planned from, its plan. */
-export interface PathHop {
+export interface PathHop<P extends HopPlan = Plan> {
   target: Target;
-  plan: Plan;
+  plan: P;
   /** Why this hop comes first; undefined for the final hop. */
   need?: HopNeed | undefined;
 }
 
-export type PathResult =
-  | { ok: true; hops: PathHop[] }
+export type PathResult<P extends HopPlan = Plan> =
+  | { ok: true; hops: PathHop<P>[] }
   | {
       ok: false;
       reason: string;
-      hops: PathHop[];
+      hops: PathHop<P>[];
       need?: HopNeed | undefined;
       /** How many hops the path needs, when only --max-hops refuses it. */
       needed?: number | undefined;
     };
 
-type PlanOne = (snapshot: Snapshot, target: Target) => Plan;
+type PlanOne<P extends HopPlan = Plan> = (snapshot: Snapshot, target: Target) => P;
 
 /**
  * The hops from the cluster as the snapshot shows it to `target`, each planned from the
  * projection of the ones before; refused (ok false, with the reason) when they are more than
  * `maxHops`, or when the catalog names no release that makes progress.
  */
-export function findPath(snapshot: Snapshot, target: Target, maxHops: number, planOne: PlanOne): PathResult {
-  const hops: PathHop[] = [];
+export function findPath<P extends HopPlan>(
+  snapshot: Snapshot,
+  target: Target,
+  maxHops: number,
+  planOne: PlanOne<P>,
+): PathResult<P> {
+  const hops: PathHop<P>[] = [];
   let current = snapshot;
   for (let guard = 0; guard < SEARCH_LIMIT; guard++) {
     const first = firstHopTowards(current, target);
@@ -415,10 +427,7 @@ function mergeChecks(hops: PlanHop[]): CheckResult[] {
  * A refused path as the single-hop plan shows it: the check that asked for a hop keeps failing,
  * with the reason the path was refused and what to do.
  */
-export function withRefusal(
-  plan: Plan,
-  refusal: { reason: string; need?: HopNeed | undefined; needed?: number },
-): Plan {
+export function withRefusal(plan: Plan, refusal: PathRefusal): Plan {
   const id = refusal.need?.check;
   if (!id) return plan;
   const checks = plan.checks.map((check) => {
@@ -430,6 +439,50 @@ export function withRefusal(
     return { ...check, message: `${check.message}; ${refusal.reason}`, fix };
   });
   return { ...plan, checks };
+}
+
+/** Why a path was refused, as withRefusal shows it. */
+export interface PathRefusal {
+  reason: string;
+  need?: HopNeed | undefined;
+  needed?: number | undefined;
+}
+
+/** How choosePath turns the hops it found into one plan (a Plan, or planRoute's route). */
+export interface PathPlanner<P extends HopPlan> {
+  /** The plan of one hop, from the snapshot as it will be then. */
+  one: PlanOne<P>;
+  /** The plan of two hops or more, from the live snapshot. */
+  multi(snapshot: Snapshot, hops: PathHop<P>[]): P;
+  /** The single-target plan of a refused path. */
+  refuse(plan: P, refusal: PathRefusal): P;
+}
+
+/**
+ * Which plan a path makes: the single-target plan when one hop suffices; the multi-hop plan when
+ * it takes more; and when the path is refused, the single-target plan with the refusal. The one
+ * place that decides it, for the plan (planPath) and for its route alone (planRoute).
+ */
+export function choosePath<P extends HopPlan>(
+  snapshot: Snapshot,
+  target: Target,
+  maxHops: number,
+  planner: PathPlanner<P>,
+): P {
+  const path = findPath(snapshot, target, maxHops, planner.one);
+  if (path.ok && path.hops.length === 1) return path.hops[0]!.plan;
+  if (path.ok && target.bundle !== undefined && !target.bundle.includes('{version}')) {
+    return planner.refuse(planner.one(snapshot, target), {
+      reason: `--bundle ${target.bundle} names one release's bundle, and the upgrade needs ${path.hops.length} hops`,
+      need: path.hops[0]?.need,
+    });
+  }
+  if (path.ok) return planner.multi(snapshot, path.hops);
+  const single =
+    path.hops.length === 1 && path.hops[0]!.target === target
+      ? path.hops[0]!.plan
+      : planner.one(snapshot, target);
+  return planner.refuse(single, path);
 }
 
 /**
@@ -444,20 +497,11 @@ export function planPath(
   planOne: PlanOne,
   fingerprint: (snapshot: Snapshot, plan: Plan) => string,
 ): Plan {
-  const path = findPath(snapshot, target, maxHops, planOne);
-  if (path.ok && path.hops.length === 1) return path.hops[0]!.plan;
-  if (path.ok && target.bundle !== undefined && !target.bundle.includes('{version}')) {
-    return withRefusal(planOne(snapshot, target), {
-      reason: `--bundle ${target.bundle} names one release's bundle, and the upgrade needs ${path.hops.length} hops`,
-      need: path.hops[0]?.need,
-    });
-  }
-  if (path.ok) return multiHopPlan(snapshot, path.hops, (plan) => fingerprint(snapshot, plan));
-  const single =
-    path.hops.length === 1 && path.hops[0]!.target === target
-      ? path.hops[0]!.plan
-      : planOne(snapshot, target);
-  return withRefusal(single, path);
+  return choosePath(snapshot, target, maxHops, {
+    one: planOne,
+    multi: (live, hops) => multiHopPlan(live, hops, (plan) => fingerprint(live, plan)),
+    refuse: withRefusal,
+  });
 }
 
 /** The targets of a plan's hops, in order: one for a single-hop plan. */

@@ -289,7 +289,7 @@ export const action = (description: string, command: string): PlanAction => ({ d
 
 // ---- what several steps' plans need
 
-export function operatorIsCurrent(resolved: ResolvedUpgrade): boolean {
+export function operatorIsCurrent(resolved: Pick<ResolvedUpgrade, 'operator'>): boolean {
   const current = resolved.operator.current ? parseOperatorVersion(resolved.operator.current) : undefined;
   const wanted = parseOperatorVersion(resolved.operator.target);
   return Boolean(current && wanted && compareOperatorVersions(current, wanted) >= 0);
@@ -380,9 +380,30 @@ function byFirst(a: unknown[], b: unknown[]): number {
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null';
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    // Lists without objects (the 10,000 databases' [name, uid, generation, version]) have no
+    // keys to sort: JSON.stringify writes them as the recursion would, in one native call.
+    if (holdsNoObject(value)) return JSON.stringify(value);
+    return `[${value.map(canonicalJson).join(',')}]`;
+  }
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/**
+ * True when a list holds only strings, finite or not numbers, booleans, null, undefined and
+ * lists of those: JSON.stringify writes each of them exactly as canonicalJson does (undefined and
+ * non-finite numbers as null), and there is no object whose keys would need sorting.
+ */
+function holdsNoObject(list: readonly unknown[]): boolean {
+  for (const item of list) {
+    if (item === null || item === undefined) continue;
+    const type = typeof item;
+    if (type === 'string' || type === 'number' || type === 'boolean') continue;
+    if (Array.isArray(item) && holdsNoObject(item)) continue;
+    return false;
+  }
+  return true;
 }

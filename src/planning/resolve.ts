@@ -52,7 +52,8 @@ export interface DatabaseTarget {
   reason?: string | undefined;
 }
 
-export interface ResolvedUpgrade {
+/** What follows from the snapshot and the target besides the databases: cheap, read by the hop search. */
+export interface ResolvedVersions {
   method: Method;
   operator: { current?: string | undefined; target: string };
   clusterTag: { current?: string | undefined; target: string | undefined };
@@ -61,11 +62,14 @@ export interface ResolvedUpgrade {
   targetRs?: Release | undefined;
   /** The plan's single database version: `--db-version`, else the target's default. */
   databaseVersion?: string | undefined;
-  databases: DatabaseTarget[];
   /** Where `helm upgrade` finds the release and the chart (method helm). */
   helm: HelmLocation;
   /** The bundle to apply (URL or file), `{version}` replaced; undefined when none is known. */
   bundle?: string | undefined;
+}
+
+export interface ResolvedUpgrade extends ResolvedVersions {
+  databases: DatabaseTarget[];
 }
 
 /** Raw URL of a file of the upstream repository at the tag of an operator release. */
@@ -92,7 +96,12 @@ export function helmReleaseLocation(
   };
 }
 
-export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
+/**
+ * Everything resolveUpgrade settles but each database's target: what the hop search, the
+ * artifact probes and the route of a path read. It costs nothing per database, so the hop search
+ * asks it for every candidate hop, and each database is decided once per planned hop.
+ */
+export function resolveVersions(snapshot: Snapshot, target: Target): ResolvedVersions {
   const method: Method =
     target.method !== 'auto'
       ? target.method
@@ -114,9 +123,16 @@ export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgr
     currentRs,
     targetRs,
     databaseVersion,
-    databases: snapshot.cluster ? databaseTargets(snapshot, snapshot.cluster, target, targetRs) : [],
     helm: helmLocation(snapshot, target.helm),
     bundle: releaseBundle(target, snapshot.platform),
+  };
+}
+
+export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
+  const versions = resolveVersions(snapshot, target);
+  return {
+    ...versions,
+    databases: snapshot.cluster ? databaseTargets(snapshot, snapshot.cluster, target, versions.targetRs) : [],
   };
 }
 

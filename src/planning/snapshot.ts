@@ -304,7 +304,8 @@ export interface SnapshotDeps {
  * Reads the whole snapshot in four rounds of parallel requests: what needs only the namespace;
  * the dialect (only when the cluster resource does not tell) and label-selected namespaces;
  * everything that needs the cluster's name or the watched namespaces, with the permission
- * reviews; then the management API with the credentials from the cluster's Secret.
+ * reviews; then the management API with the credentials from the cluster's Secret (started as
+ * soon as the Secret is read, while the rest of the third round is still coming in).
  */
 export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   const { kube, namespace } = deps;
@@ -377,6 +378,26 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     stateStore: deps.stateStore,
     olm: olmCsv !== undefined,
   });
+  const credentialRead = cluster
+    ? errors.guard(
+        `get secret ${cluster.credentialSecretName}`,
+        kube.getSecret(namespace, cluster.credentialSecretName),
+        undefined,
+      )
+    : Promise.resolve(undefined);
+  // Round 4's management API read starts as soon as the credentials are in, not after the
+  // database lists: at 10,000 databases its answers travel while the lists are read and parsed.
+  // It never rejects (an unreachable API is an answer: readManagementApi).
+  const apiRead = credentialRead.then((secret): Promise<ApiSnapshot> =>
+    cluster
+      ? readManagementApi(
+          deps.management,
+          cluster,
+          readCredentials(secret, cluster.credentialSecretName).secret,
+          bdbFieldsFor(detected.source === 'default' ? undefined : dialect),
+        )
+      : Promise.resolve(unreachableApi('no cluster resource')),
+  );
   const [
     statefulSet,
     pods,
@@ -396,13 +417,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
         )
       : undefined,
     cluster ? errors.guard('list pods', kube.listPods(namespace), []) : [],
-    cluster
-      ? errors.guard(
-          `get secret ${cluster.credentialSecretName}`,
-          kube.getSecret(namespace, cluster.credentialSecretName),
-          undefined,
-        )
-      : undefined,
+    credentialRead,
     listAcrossNamespaces(kube, DATABASE_RESOURCE, watchedNamespaces, errors),
     listAcrossNamespaces(kube, ACTIVE_ACTIVE_RESOURCE, watchedNamespaces, errors),
     platform === 'openshift'
@@ -426,17 +441,10 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
   const olm = await olmRead;
-  // Round 4: the management API, once the credentials are known; the Active-Active databases'
-  // remote participants, each through its own API, at the same time.
+  // Round 4: the management API (started with the credentials, above); the Active-Active
+  // databases' remote participants, each through its own API, at the same time.
   const [api, remoteClusters] = await Promise.all([
-    cluster
-      ? readManagementApi(
-          deps.management,
-          cluster,
-          credentials.secret,
-          bdbFieldsFor(detected.source === 'default' ? undefined : dialect),
-        )
-      : Promise.resolve(unreachableApi('no cluster resource')),
+    apiRead,
     cluster
       ? readRemoteClusters({
           kube,
@@ -467,9 +475,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     watchedNamespaces,
     statefulSet: statefulSet ? toStatefulSet(statefulSet) : undefined,
     pods: cluster ? toPods(pods, cluster.name) : [],
-    databases: cluster
-      ? databaseObjects.filter((o) => belongsToCluster(o, cluster)).map((o) => toDatabase(o, dialect))
-      : [],
+    databases: cluster ? toDatabases(databaseObjects, cluster, dialect) : [],
     activeActiveDatabases: cluster ? activeActiveObjects.map((o) => toActiveActive(o, dialect)) : [],
     remoteClusters,
     webhooks: webhookConfigs.map(toWebhook).filter((w) => w.webhooks.length > 0),
@@ -936,13 +942,26 @@ function belongsToCluster(database: KubeObject, cluster: ClusterSnapshot): boole
   return database.metadata?.namespace === cluster.namespace;
 }
 
-function toDatabase(object: KubeObject, dialect: Dialect): DatabaseSnapshot {
+/** The database resources bound to the cluster, each read into the snapshot: one pass, no copy of the list. */
+function toDatabases(objects: KubeObject[], cluster: ClusterSnapshot, dialect: Dialect): DatabaseSnapshot[] {
+  const versionPath = dialectFields(dialect).databaseVersionPath;
+  const databases: DatabaseSnapshot[] = [];
+  for (const object of objects) {
+    if (belongsToCluster(object, cluster)) databases.push(toDatabase(object, versionPath));
+  }
+  return databases;
+}
+
+function toDatabase(object: KubeObject, versionPath: readonly string[]): DatabaseSnapshot {
+  const metadata = object.metadata;
   const status = record(object.status);
   return {
-    ...versionOf(object),
-    name: object.metadata?.name ?? '',
-    namespace: object.metadata?.namespace ?? '',
-    versionSpec: str(getPath(object, dialectFields(dialect).databaseVersionPath)),
+    uid: metadata?.uid,
+    resourceVersion: metadata?.resourceVersion,
+    generation: metadata?.generation,
+    name: metadata?.name ?? '',
+    namespace: metadata?.namespace ?? '',
+    versionSpec: str(getPath(object, versionPath)),
     statusVersion: str(status.version),
     status: str(status.status),
     databaseUid: status.databaseUID === undefined ? undefined : String(status.databaseUID),

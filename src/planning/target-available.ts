@@ -19,7 +19,7 @@ import { probeLocation } from '../kube/artifact-probe.js';
 import type { Io } from '../io/io.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { csvVersion } from './olm.js';
-import { resolveUpgrade, type ResolvedUpgrade } from './resolve.js';
+import { type ResolvedUpgrade, type ResolvedVersions, resolveVersions } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
 
@@ -36,7 +36,7 @@ type Artifact =
   | { kind: 'olm' }
   | { kind: 'none'; why: string };
 
-function artifactOf(resolved: ResolvedUpgrade): Artifact {
+function artifactOf(resolved: ResolvedVersions): Artifact {
   if (resolved.method === 'olm') return { kind: 'olm' };
   if (resolved.method === 'helm') {
     const { repo, chart } = resolved.helm;
@@ -73,7 +73,7 @@ export async function probeTargetArtifacts(
 ): Promise<Snapshot> {
   const wanted = new Map<string, Artifact>();
   for (const target of targets) {
-    const artifact = artifactOf(resolveUpgrade(snapshot, target));
+    const artifact = artifactOf(resolveVersions(snapshot, target));
     const key = keyOf(artifact);
     if (key) wanted.set(key, artifact);
   }

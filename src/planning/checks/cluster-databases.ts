@@ -12,8 +12,25 @@ export interface ClusterDatabase {
   uid?: number | undefined;
 }
 
-/** Every database of the cluster: the API's list when reachable (it has them all), else the resources. */
-export function clusterDatabases({ snapshot, resolved }: CheckInput): ClusterDatabase[] {
+/** Each resolution's list, made once: database-min-version and database-version-supported read the same one. */
+const listed = new WeakMap<
+  CheckInput['resolved'],
+  { snapshot: CheckInput['snapshot']; databases: ClusterDatabase[] }
+>();
+
+/**
+ * Every database of the cluster: the API's list when reachable (it has them all), else the
+ * resources. The same list for the same snapshot and resolution (read only by its callers).
+ */
+export function clusterDatabases(input: CheckInput): ClusterDatabase[] {
+  const known = listed.get(input.resolved);
+  if (known?.snapshot === input.snapshot) return known.databases;
+  const databases = listDatabases(input);
+  listed.set(input.resolved, { snapshot: input.snapshot, databases });
+  return databases;
+}
+
+function listDatabases({ snapshot, resolved }: CheckInput): ClusterDatabase[] {
   const resources = resolved.databases.map((db) => ({
     name: db.name,
     where: `${db.namespace}/${db.name}`,

@@ -821,6 +821,54 @@ describe('canonicalJson', () => {
       '{"a":{"c":[2,{"y":2,"z":1}]},"b":1}',
     );
   });
+
+  it('writes every value as the key-sorting recursion does, lists without objects included', () => {
+    // The recursion canonicalJson was before lists without objects went to JSON.stringify: a
+    // saved plan's fingerprint must stay the same text's hash.
+    const recursive = (value: unknown): string => {
+      if (value === undefined) return 'null';
+      if (value === null || typeof value !== 'object') return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map(recursive).join(',')}]`;
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${recursive(v)}`).join(',')}}`;
+    };
+    const leaves = [
+      '',
+      'redis-002/db-00002',
+      'quote " and \\ and \n',
+      'é€\u2028',
+      0,
+      -0,
+      1.5,
+      NaN,
+      Infinity,
+      true,
+      false,
+      null,
+      undefined,
+    ];
+    const values: unknown[] = [
+      [],
+      leaves,
+      leaves.map((leaf, i) => [leaf, i, [leaf, leaves[(i + 3) % leaves.length]]]),
+      [
+        ['ns/a', 'uid-1', 2, undefined],
+        ['ns/b', undefined, undefined, '7.2'],
+      ],
+      [1, { b: 2, a: [3, undefined] }, ['x', { d: null, c: undefined }]],
+      {
+        z: leaves,
+        a: [
+          [1, 'a'],
+          [2, 'b'],
+        ],
+        m: { y: [{ b: 1, a: 2 }], x: [] },
+      },
+    ];
+    for (const value of values) assert.equal(canonicalJson(value), recursive(value));
+  });
 });
 
 describe('renderPlan', () => {
