@@ -84,13 +84,24 @@ describe('lock', () => {
     const lockModule = new URL('../../../src/run/lock.js', import.meta.url).href;
     for (let round = 0; round < 3; round += 1) {
       const path = await tempLock();
-      // A start barrier makes the racers really concurrent; the winner holds the lock long
-      // enough that a slow starter finds it alive, not stale.
+      // Each loser leaves a mark here; the winner holds the lock until all three have, so a
+      // racer that starts late on a busy machine finds it held, never released (a 60 s guard).
+      const losers = tempDir('ctl-lock-losers-');
+      // A start barrier makes the racers really concurrent.
       const startAt = Date.now() + 1500;
       const script = `const { acquireLock } = await import(${JSON.stringify(lockModule)});
-        while (Date.now() < ${startAt}) await new Promise(r => setTimeout(r, 1));
-        try { await acquireLock(${JSON.stringify(path)}, 'race'); console.log('won'); await new Promise(r => setTimeout(r, 4000)); }
-        catch (e) { console.log('lost ' + e.exitCode); }`;
+        const { readdirSync, writeFileSync } = await import('node:fs');
+        const sleep = (ms) => new Promise(r => setTimeout(r, ms));
+        while (Date.now() < ${startAt}) await sleep(1);
+        try {
+          await acquireLock(${JSON.stringify(path)}, 'race');
+          console.log('won');
+          const guard = Date.now() + 60000;
+          while (readdirSync(${JSON.stringify(losers)}).length < 3 && Date.now() < guard) await sleep(10);
+        } catch (e) {
+          writeFileSync(${JSON.stringify(losers)} + '/' + process.pid, '');
+          console.log('lost ' + e.exitCode);
+        }`;
       const run = () =>
         new Promise<string>((resolve) => {
           const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
