@@ -3,7 +3,9 @@
 // command's start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the
 // lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk. A second build
 // makes dist/bundle/token-main.js, `ctl auth token`'s own entry (below).
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -15,6 +17,31 @@ const dist = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
 const outdir = path.join(dist, 'bundle');
 
 rmSync(outdir, { recursive: true, force: true });
+// Node's own modules by require(), not by ES module import. An ES module import of a built-in
+// builds its module namespace, reading every export: node:http's WebSocket, CloseEvent and
+// MessageEvent are getters that load Node's internal undici (measured: 39 internal modules,
+// ~10 ms and ~4 MB on the plan of 10 databases, docs/performance.md). A CommonJS require reads
+// only the names used. Each importing module gets its own one-line wrapper (keyed by its path), so
+// that the wrappers stay in their importer's chunk instead of making shared chunks of their own.
+const importerKey = (importer) =>
+  createHash('sha256').update(path.relative(dist, importer)).digest('hex').slice(0, 8);
+const builtinsByRequire = {
+  name: 'node-builtins-by-require',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^[a-z_/:]+$/ }, (args) =>
+      args.kind === 'import-statement' && isBuiltin(args.path)
+        ? {
+            path: `${args.path.replace(/^node:/, '')} ${importerKey(args.importer)}`,
+            namespace: 'node-builtin',
+          }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`node:${args.path.split(' ')[0]}`)});`,
+      loader: 'js',
+    }));
+  },
+};
 // What both builds share: Node's ES modules, the CommonJS names, the punycode alias.
 const common = {
   bundle: true,
@@ -86,13 +113,113 @@ const nodeFetchWithNodesUrl = {
     }));
   },
 };
+// client-node's config module imports, at load time, what only some kubeconfigs use: the azure,
+// gcp and oidc auth providers (openid-client, oauth4webapi, jsonpath-plus) and the proxy agents
+// of a cluster's `proxy-url` (socks-proxy-agent with socks, ip-address and debug; hpagent). A
+// command that talks to a cluster loaded and ran all of it before its first request
+// (docs/performance.md, issue 39). Each is handed to config.js as a stand-in that loads the real
+// one when a kubeconfig uses it:
+// - an auth provider answers isAuthProvider (the provider's own test, copied: a name compared)
+//   and imports the real provider, in its own chunk, on the first applyAuthentication (async);
+// - a proxy agent is constructed synchronously (KubeConfig.createAgent), so its stand-in is a
+//   CommonJS module whose names are getters that require the package on first use: the code is
+//   in the chunk but runs only for a kubeconfig with a proxy-url.
+// test/e2e/kubeconfig-plugins.test.ts runs the real providers and agents through them.
+const lazyAuthProviders = {
+  azure_auth: 'AzureAuth',
+  gcp_auth: 'GoogleCloudPlatformAuth',
+  oidc_auth: 'OpenIDConnectAuth',
+};
+const lazyClientNodeParts = {
+  name: 'client-node-config-loads-providers-and-proxies-on-use',
+  setup(bundle) {
+    const fromConfig = (args) =>
+      path.resolve(args.resolveDir) === clientNodeDist && path.basename(args.importer) === 'config.js';
+    bundle.onResolve({ filter: /^\.\/(azure|gcp|oidc)_auth\.js$/ }, (args) =>
+      fromConfig(args)
+        ? { path: path.basename(args.path, '.js'), namespace: 'client-node-lazy-auth' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'client-node-lazy-auth' }, (args) => {
+      const name = lazyAuthProviders[args.path];
+      const provider = args.path.replace('_auth', '');
+      // OpenIDConnectAuth's own test reads user.authProvider without checking user; the others check it.
+      const guard = provider === 'oidc' ? '!user.authProvider' : '!user || !user.authProvider';
+      return {
+        contents: [
+          `export class ${name} {`,
+          `  isAuthProvider(user) { if (${guard}) return false; return user.authProvider.name === ${JSON.stringify(provider)}; }`,
+          '  async applyAuthentication(user, opts) {',
+          `    this.real ??= import(${JSON.stringify(path.join(clientNodeDist, `${args.path}.js`))}).then((m) => new m.${name}());`,
+          '    return (await this.real).applyAuthentication(user, opts);',
+          '  }',
+          '}',
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: clientNodeDist,
+      };
+    });
+    bundle.onResolve({ filter: /^(socks-proxy-agent|hpagent)$/ }, (args) =>
+      fromConfig(args) ? { path: args.path, namespace: 'client-node-lazy-proxy' } : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'client-node-lazy-proxy' }, (args) => {
+      const names = args.path === 'hpagent' ? ['HttpProxyAgent', 'HttpsProxyAgent'] : ['SocksProxyAgent'];
+      return {
+        contents: names
+          .map(
+            (name) =>
+              `Object.defineProperty(module.exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(args.path)}).${name} });`,
+          )
+          .join('\n'),
+        loader: 'js',
+        resolveDir: clientNodeDist,
+      };
+    });
+  },
+};
+// The YAML parser (yaml, 72 CommonJS modules) runs all its module bodies when a module that
+// imports it loads, and the plan loads several that might parse YAML (a helm repository's index,
+// a release bundle) and mostly do not. Its functions are handed to ctl's modules as wrappers that
+// require it on their first call. Its classes (Document, Scalar, LineCounter) and `visit` are
+// imported as they are by the two modules that use them; any other module importing one fails
+// the build with "No matching export" naming this namespace.
+const yamlClassUsers = ['src/io/yaml-output.js', 'src/sim/scenario.js'];
+const yamlOnFirstCall = {
+  name: 'yaml-on-first-call',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^yaml$/ }, (args) =>
+      args.kind === 'import-statement' &&
+      !args.importer.includes(`${path.sep}node_modules${path.sep}`) &&
+      !yamlClassUsers.includes(path.relative(dist, args.importer).split(path.sep).join('/'))
+        ? { path: 'yaml', namespace: 'yaml-on-first-call' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'yaml-on-first-call' }, () => ({
+      contents: [
+        'let yaml;',
+        "const load = () => (yaml ??= require('yaml'));",
+        ...['parse', 'stringify', 'parseDocument', 'parseAllDocuments'].map(
+          (name) => `export const ${name} = (...args) => load().${name}(...args);`,
+        ),
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [clientNodeConfigOnly, nodeFetchWithNodesUrl],
+  plugins: [
+    builtinsByRequire,
+    yamlOnFirstCall,
+    clientNodeConfigOnly,
+    lazyClientNodeParts,
+    nodeFetchWithNodesUrl,
+  ],
 });
 const generated = Object.keys(result.metafile.inputs).filter((file) =>
   /@kubernetes\/client-node\/dist\/gen\/(models|apis|types)\//.test(file),
@@ -142,7 +269,7 @@ const token = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'token-main.js')],
   outfile: path.join(outdir, 'token-main.js'),
-  plugins: [tokenOnly],
+  plugins: [builtinsByRequire, tokenOnly],
 });
 const tokenBytes =
   token.metafile.outputs[path.relative(process.cwd(), path.join(outdir, 'token-main.js'))]?.bytes;
@@ -205,6 +332,13 @@ writeFileSync(
   path.join(outdir, 'THIRD_PARTY_NOTICES.md'),
   `# Third-party notices\n\nctl's bundle (dist/bundle/) includes code of the following ${notices.length} packages.\n\n${notices.join('\n')}`,
 );
+
+// Node looks for the nearest package.json of every module it resolves, to know whether a .js
+// file is an ES module, and remembers only the ones it finds: without one in dist/bundle/ and
+// dist/bundle/chunks/ it looked for three missing files on each of the ~320 imports a plan
+// resolves (about 1,400 system calls; docs/performance.md).
+for (const folder of [outdir, path.join(outdir, 'chunks')])
+  writeFileSync(path.join(folder, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
 
 // `ctl <command> --help` for scripts, from a file rendered by the tree itself (help-texts.mjs).
 await writeHelpTexts(dist, outdir);

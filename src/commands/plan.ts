@@ -107,7 +107,9 @@ export async function runPlanCommand(
   input: PlanCommandInput,
 ): Promise<import('../planning/targets.js').UpgradeTargets | undefined> {
   const { openSession } = await import('./session.js');
-  const session = await openSession(input);
+  // A plan makes a handful of management API requests: Node's own https carries them, not
+  // undici, whose ~1 MB the command would load for them (docs/performance.md, issue 39).
+  const session = await openSession({ ...input, transport: 'node-https' });
   try {
     if (!input.target) return await listTargetsCommand(input, session);
     const { plan, snapshot } = await readAndPlan(

@@ -1,4 +1,4 @@
-import type { ConnectionFlags } from '../api/connect.js';
+import type { ConnectDependencies, ConnectionFlags } from '../api/connect.js';
 import type { Io } from '../io/io.js';
 import { checkFilePath } from '../io/paths.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
@@ -50,6 +50,8 @@ export function remoteClusterReader(input: {
   env: NodeJS.ProcessEnv;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   deadlineMs?: number;
+  /** What carries the participant's requests (src/api/http.ts); default undici. */
+  transport?: ConnectDependencies['transport'];
 }): RemoteClusterReader {
   const deadlineMs = input.deadlineMs ?? PARTICIPANT_DEADLINE_MS;
   const trust = participantTrust(input.env);
@@ -75,6 +77,7 @@ export function remoteClusterReader(input: {
         stdin: input.stdin,
         fallbackSources: [valueSource(`the Secret of RERC ${name}`, credentials)],
         timeouts: { connectMs: deadlineMs, headersMs: deadlineMs, bodyMs: deadlineMs, totalMs: deadlineMs },
+        transport: input.transport,
       },
     );
     let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import type { ApiConnection } from '../api/connect.js';
-import type { ConnectionFlags } from '../api/connect.js';
+import type { ApiConnection, ConnectionFlags, ConnectDependencies } from '../api/connect.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import type { KubeClients, LoadedKubeConfig } from '../kube/client.js';
@@ -34,6 +33,11 @@ export interface SessionInput {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Token lifetime for a long run; the client renews it anyway. */
   ttl?: number;
+  /**
+   * What carries the management API's requests (src/api/http.ts): undici by default; `node-https`
+   * for a command that makes a handful of requests, where loading undici costs more than they do.
+   */
+  transport?: ConnectDependencies['transport'];
 }
 
 export async function openSession(input: SessionInput): Promise<UpgradeSession> {
@@ -76,6 +80,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
         env: forward ? access.withLoopbackNoProxy(input.env) : input.env,
         stdin: input.stdin,
         fallbackSources: credentials ? [access.clusterSecretSource(async () => credentials)] : [],
+        transport: input.transport,
       },
     );
     client = connection.client(input.ttl ?? 3600);

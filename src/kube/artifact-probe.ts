@@ -6,6 +6,8 @@
  */
 
 import { stat } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { proxySettings } from '../api/http.js';
 import type { Io } from '../io/io.js';
@@ -50,20 +52,14 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
         : { found: undefined, detail: `cannot read ${path}: ${(error as Error).message}` };
     }
   }
-  const { fetch, Agent, EnvHttpProxyAgent } = await import('../api/undici.js');
   const proxy = proxySettings(options.env ?? process.env);
-  const dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
+  // Without a proxy, Node's own http(s) asks: a plan probes once or twice, and undici is ~1 MB
+  // of code a plan would load for it (docs/performance.md, issue 39). Through a proxy, undici's
+  // EnvHttpProxyAgent, which honours HTTPS_PROXY and NO_PROXY.
+  const asker = proxy ? await askThroughProxy(proxy) : { ask: askDirectly, close: async () => undefined };
   const ask = async (method: 'HEAD' | 'GET') => {
     options.io?.debug(1, `${method} ${location}`);
-    const response = await fetch(location, {
-      method,
-      dispatcher,
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      redirect: 'follow',
-    });
-    const text = method === 'GET' && options.body ? await response.text() : undefined;
-    if (text === undefined) await response.body?.cancel().catch(() => undefined);
-    return { status: response.status, text };
+    return asker.ask(location, method, method === 'GET' && options.body === true);
   };
   try {
     let answer = await ask(options.body ? 'GET' : 'HEAD');
@@ -75,13 +71,92 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
       return { found: false, detail: `${location}: HTTP ${answer.status}` };
     return { found: undefined, detail: `${location}: HTTP ${answer.status}` };
   } catch (error) {
+    // fetch wraps the transport's error (its code in `cause`); Node's http gives it as is.
     const cause = (error as { cause?: { code?: string } }).cause;
     const why =
       (error as Error).name === 'TimeoutError'
         ? `no answer in ${PROBE_TIMEOUT_MS / 1000} s`
-        : (cause?.code ?? (error as Error).message);
+        : (cause?.code ?? (error as { code?: string }).code ?? (error as Error).message);
     return { found: undefined, detail: `${location}: ${why}` };
   } finally {
-    await dispatcher.close().catch(() => undefined);
+    await asker.close().catch(() => undefined);
   }
+}
+
+interface Answer {
+  status: number;
+  text: string | undefined;
+}
+
+/** fetch's redirect statuses, and its limit (`redirect: 'follow'`, the Fetch standard's 20). */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+
+/** One probe request with Node's http(s), following redirects as fetch does; its own deadline. */
+async function askDirectly(location: string, method: 'HEAD' | 'GET', readBody: boolean): Promise<Answer> {
+  const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  let url = location;
+  for (let hop = 0; ; hop++) {
+    const answer = await askOnce(url, method, readBody, signal);
+    if (!REDIRECTS.has(answer.status) || answer.location === undefined) return answer;
+    if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+    url = new URL(answer.location, url).href;
+  }
+}
+
+function askOnce(
+  url: string,
+  method: 'HEAD' | 'GET',
+  readBody: boolean,
+  signal: AbortSignal,
+): Promise<Answer & { location: string | undefined }> {
+  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    // No agent: nothing is kept open after the probe.
+    const req = send(
+      url,
+      { method, signal, agent: false, headers: { accept: '*/*', 'user-agent': 'ctl' } },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (!readBody || REDIRECTS.has(status)) {
+          res.destroy();
+          resolve({ status, location, text: undefined });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error) => reject(signal.aborted ? signal.reason : error));
+        // As fetch's text(): UTF-8, a byte order mark dropped.
+        res.on('end', () =>
+          resolve({ status, location, text: new TextDecoder().decode(Buffer.concat(chunks)) }),
+        );
+      },
+    );
+    req.on('error', (error) => reject(signal.aborted ? signal.reason : error));
+    req.end();
+  });
+}
+
+/** The same probe through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+async function askThroughProxy(proxy: NonNullable<ReturnType<typeof proxySettings>>): Promise<{
+  ask: (location: string, method: 'HEAD' | 'GET', readBody: boolean) => Promise<Answer>;
+  close: () => Promise<void>;
+}> {
+  const { fetch, EnvHttpProxyAgent } = await import('../api/undici.js');
+  const dispatcher = new EnvHttpProxyAgent(proxy);
+  return {
+    ask: async (location, method, readBody) => {
+      const response = await fetch(location, {
+        method,
+        dispatcher,
+        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        redirect: 'follow',
+      });
+      const text = readBody ? await response.text() : undefined;
+      if (text === undefined) await response.body?.cancel().catch(() => undefined);
+      return { status: response.status, text };
+    },
+    close: () => dispatcher.close(),
+  };
 }
