@@ -96,7 +96,16 @@ describe(
         assert.equal(modulesCheck(unlisted.stdout).status, 'fail');
 
         const planFile = path.join(dir, 'vellum-plan.json');
-        const listed = await sim.ctl([...base, '--user-defined-modules', LISTING, '--out', planFile]);
+        // Saved for `run --plan`, which takes the list from the plan, not from a flag.
+        const listed = await sim.ctl([
+          ...base,
+          '--databases',
+          'none',
+          '--user-defined-modules',
+          LISTING,
+          '--out',
+          planFile,
+        ]);
         const passing = modulesCheck(listed.stdout);
         assert.equal(passing.status, 'pass', passing.message);
         assert.match(passing.message, /inkwell 3\.1\.4: listed in --user-defined-modules/);
@@ -115,8 +124,10 @@ describe(
           },
         ]);
 
-        const runArgs = ['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'];
-        const dry = await sim.ctl([...runArgs, '--user-defined-modules', LISTING, '--dry-run']);
+        const dry = await sim.ctl([
+          ...['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'],
+          ...['--user-defined-modules', LISTING, '--dry-run'],
+        ]);
         assertExit(dry, 0, 'dry run');
         assert.match(
           `${dry.stdout}\n${dry.stderr}`,
@@ -125,8 +136,23 @@ describe(
         const before = await sim.get(['rec', 'codex', '-n', 'scriptorium-vellum']);
         assert.equal(getPath(before, ['spec', 'userDefinedModules']), undefined);
 
-        const run = await sim.ctl([...runArgs, '--user-defined-modules', LISTING], { timeoutMs: 600_000 });
-        assertExit(run, 0, 'run');
+        const doubled = await sim.ctl([
+          'upgrade',
+          'run',
+          '--plan',
+          planFile,
+          '--yes',
+          '--user-defined-modules',
+          OTHER_LISTING,
+        ]);
+        assertExit(doubled, 2, 'run --plan with --user-defined-modules');
+        assert.match(
+          doubled.stderr,
+          /--plan fixes the target and selection; --user-defined-modules cannot be combined/,
+        );
+
+        const run = await sim.ctl(['upgrade', 'run', '--plan', planFile, '--yes'], { timeoutMs: 600_000 });
+        assertExit(run, 0, 'run --plan');
         const rec = await sim.get(['rec', 'codex', '-n', 'scriptorium-vellum']);
         assert.deepEqual(
           getPath(rec, ['spec', 'userDefinedModules']),
