@@ -61,6 +61,8 @@ const common = {
       'function require(id) { return (__ctlRequire ??= __ctlCreateRequire(import.meta.url))(id); }',
       'const __ctlFilename = import.meta.filename;',
       'const __ctlDirname = import.meta.dirname;',
+      // A file of chunks/ outside the split bundle (requireSeparate, below), from main.js or a chunk.
+      "function __ctlRequireSeparate(file) { return require((__ctlDirname.endsWith('chunks') ? './' : './chunks/') + file); }",
     ].join(' '),
   },
   define: { __filename: '__ctlFilename', __dirname: '__ctlDirname' },
@@ -113,6 +115,22 @@ const nodeFetchWithNodesUrl = {
     }));
   },
 };
+// Code that a command loads only in some runs and must then have at once (a synchronous call): a
+// CommonJS file of its own in chunks/, outside the split bundle, required by the code that
+// needs it (the `require` of the banner, relative to the file it is in: main.js or a chunk).
+// Built below (`separate`); the YAML parser and the proxy agents of client-node.
+const requireSeparate = (file) => `__ctlRequireSeparate(${JSON.stringify(file)})`;
+const separateEntries = {
+  yaml: { contents: "module.exports = require('yaml');", resolveDir: root },
+  'proxy-agents': {
+    contents: [
+      "const { SocksProxyAgent } = require('socks-proxy-agent');",
+      "const { HttpProxyAgent, HttpsProxyAgent } = require('hpagent');",
+      'module.exports = { SocksProxyAgent, HttpProxyAgent, HttpsProxyAgent };',
+    ].join('\n'),
+    resolveDir: null,
+  },
+};
 // client-node's config module imports, at load time, what only some kubeconfigs use: the azure,
 // gcp and oidc auth providers (openid-client, oauth4webapi, jsonpath-plus) and the proxy agents
 // of a cluster's `proxy-url` (socks-proxy-agent with socks, ip-address and debug; hpagent). A
@@ -122,8 +140,8 @@ const nodeFetchWithNodesUrl = {
 // - an auth provider answers isAuthProvider (the provider's own test, copied: a name compared)
 //   and imports the real provider, in its own chunk, on the first applyAuthentication (async);
 // - a proxy agent is constructed synchronously (KubeConfig.createAgent), so its stand-in is a
-//   CommonJS module whose names are getters that require the package on first use: the code is
-//   in the chunk but runs only for a kubeconfig with a proxy-url.
+//   CommonJS module whose names are getters that require chunks/proxy-agents.cjs (the agents,
+//   built apart below) on first use: only a kubeconfig with a proxy-url reads it.
 // test/e2e/kubeconfig-plugins.test.ts runs the real providers and agents through them.
 const lazyAuthProviders = {
   azure_auth: 'AzureAuth',
@@ -168,7 +186,7 @@ const lazyClientNodeParts = {
         contents: names
           .map(
             (name) =>
-              `Object.defineProperty(module.exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(args.path)}).${name} });`,
+              `Object.defineProperty(module.exports, ${JSON.stringify(name)}, { enumerable: true, get: () => ${requireSeparate('proxy-agents.cjs')}.${name} });`,
           )
           .join('\n'),
         loader: 'js',
@@ -177,27 +195,32 @@ const lazyClientNodeParts = {
     });
   },
 };
-// The YAML parser (yaml, 72 CommonJS modules) runs all its module bodies when a module that
-// imports it loads, and the plan loads several that might parse YAML (a helm repository's index,
-// a release bundle) and mostly do not. Its functions are handed to ctl's modules as wrappers that
-// require it on their first call. Its classes (Document, Scalar, LineCounter) and `visit` are
-// imported as they are by the two modules that use them; any other module importing one fails
-// the build with "No matching export" naming this namespace.
+// The YAML parser (yaml, 72 CommonJS modules, 260 KB) ran all its module bodies when a module
+// that imports it loaded, and the plan loads several that might parse YAML (a helm repository's
+// index, a release bundle) and mostly do not. It is a file of its own (chunks/yaml.cjs, the
+// separate build below), and its functions reach ctl's modules as wrappers that require that
+// file on their first call. The two modules that use its classes (Document, Scalar, LineCounter,
+// `visit`) require it when they load; they load only where YAML is written or a scenario read.
+// Any other module importing a class fails the build with "No matching export" naming this
+// namespace.
 const yamlClassUsers = ['src/io/yaml-output.js', 'src/sim/scenario.js'];
 const yamlOnFirstCall = {
   name: 'yaml-on-first-call',
   setup(bundle) {
-    bundle.onResolve({ filter: /^yaml$/ }, (args) =>
-      args.kind === 'import-statement' &&
-      !args.importer.includes(`${path.sep}node_modules${path.sep}`) &&
-      !yamlClassUsers.includes(path.relative(dist, args.importer).split(path.sep).join('/'))
-        ? { path: 'yaml', namespace: 'yaml-on-first-call' }
-        : undefined,
-    );
+    bundle.onResolve({ filter: /^yaml$/ }, (args) => {
+      if (args.kind !== 'import-statement' || args.importer.includes(`${path.sep}node_modules${path.sep}`))
+        return undefined;
+      const classes = yamlClassUsers.includes(path.relative(dist, args.importer).split(path.sep).join('/'));
+      return { path: 'yaml', namespace: classes ? 'yaml-classes' : 'yaml-on-first-call' };
+    });
+    bundle.onLoad({ filter: /.*/, namespace: 'yaml-classes' }, () => ({
+      contents: `module.exports = ${requireSeparate('yaml.cjs')};`,
+      loader: 'js',
+    }));
     bundle.onLoad({ filter: /.*/, namespace: 'yaml-on-first-call' }, () => ({
       contents: [
         'let yaml;',
-        "const load = () => (yaml ??= require('yaml'));",
+        `const load = () => (yaml ??= ${requireSeparate('yaml.cjs')});`,
         ...['parse', 'stringify', 'parseDocument', 'parseAllDocuments'].map(
           (name) => `export const ${name} = (...args) => load().${name}(...args);`,
         ),
@@ -231,6 +254,36 @@ if (generated.length > 0) {
   );
   process.exit(1);
 }
+
+// The files of requireSeparate, CommonJS, each whole (the packages resolved from where their
+// importers would have: the proxy agents from client-node's folder).
+separateEntries['proxy-agents'].resolveDir = clientNodeDist;
+const separate = await build({
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node22',
+  logLevel: 'warning',
+  metafile: true,
+  entryPoints: Object.fromEntries(Object.keys(separateEntries).map((name) => [name, `separate:${name}`])),
+  outdir: path.join(outdir, 'chunks'),
+  outExtension: { '.js': '.cjs' },
+  plugins: [
+    {
+      name: 'separate-files',
+      setup(files) {
+        files.onResolve({ filter: /^separate:/ }, (args) => ({
+          path: args.path.slice('separate:'.length),
+          namespace: 'separate',
+        }));
+        files.onLoad({ filter: /.*/, namespace: 'separate' }, (args) => ({
+          ...separateEntries[args.path],
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
 
 // `ctl auth token`'s own entry (src/token-main.ts), in ONE file: each file an ES module import
 // reads costs about as much as 5 KB of code, and the token is measured against a bare HTTPS
@@ -299,7 +352,11 @@ if (broken.length > 0) {
 // package whose files went into the bundle (name, version, licence and the licence text it ships),
 // in dist/bundle/THIRD_PARTY_NOTICES.md, which the npm package and the image include.
 const packages = new Map();
-for (const file of [...Object.keys(result.metafile.inputs), ...Object.keys(token.metafile.inputs)]) {
+for (const file of [
+  ...Object.keys(result.metafile.inputs),
+  ...Object.keys(token.metafile.inputs),
+  ...Object.keys(separate.metafile.inputs),
+]) {
   const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(file);
   if (!match) continue;
   const dir = path.join(root, match[1]);

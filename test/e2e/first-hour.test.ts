@@ -159,12 +159,16 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
         /FAIL target-available +the bundle of 7\.22\.2-45 is not there: .*HTTP 404/,
       );
       assert.doesNotMatch(missing.stdout + missing.stderr, /--ignore-check target-available/);
-      // The module without a RHEL9 build fails too, and that risk a person may take knowingly.
+      // The module without a RHEL9 build fails too (and RedisGraph's release rule: it has none at
+      // all), and those risks a person may take knowingly.
       assert.match(
         missing.stdout,
-        /Blocked: target-available, modules-compatible failed\. Fix them, or pass --ignore-check modules-compatible to accept the risk\./,
+        /Blocked: target-available, modules-compatible, release-rules failed\. Fix them, or pass --ignore-check modules-compatible --ignore-check release-rules to accept the risk\./,
       );
-      assert.match(missing.stderr, /knowingly pass --ignore-check modules-compatible\.\n/);
+      assert.match(
+        missing.stderr,
+        /knowingly pass --ignore-check modules-compatible --ignore-check release-rules\.\n/,
+      );
 
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45']);
       assertExit(plan, 3, 'a module without a RHEL9 build');

@@ -1,10 +1,8 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { tempDir } from '../helpers/temp.js';
+import { checkIn, writeScenario } from '../helpers/plan-checks.js';
 import { assertExit, withUpgradeSim } from './upgrade-support.js';
 
 /**
@@ -14,25 +12,8 @@ import { assertExit, withUpgradeSim } from './upgrade-support.js';
  * ctl against the simulator, on scenarios written here (names and namespaces used nowhere else).
  */
 
-function scenario(name: string, body: string): string {
-  const file = path.join(tempDir('ctl-module-kinds-'), `${name}.yaml`);
-  writeFileSync(file, `name: ${name}\ndescription: "written by test/e2e/module-kinds.test.ts"\n${body}`);
-  return file;
-}
-
-interface Check {
-  id: string;
-  status: string;
-  message: string;
-  fix: string;
-}
-
-function checkOf(stdout: string, id: string): Check {
-  const plan = JSON.parse(stdout) as { checks: Check[] };
-  const check = plan.checks.find((c) => c.id === id);
-  assert.ok(check, `no check ${id} in ${plan.checks.map((c) => c.id).join(', ')}`);
-  return check;
-}
+const scenario = (name: string, body: string): string =>
+  writeScenario('test/e2e/module-kinds.test.ts', name, body);
 
 /** A 7.22 cluster whose database `ledgerline` uses `search` 2.10.40, of the given kind. */
 function searchCluster(name: string, kind: 'bundled' | 'custom'): string {
@@ -59,7 +40,7 @@ describe(
       await withUpgradeSim(searchCluster('mk-custom-search', 'custom'), async (sim) => {
         const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.2-6', '--max-hops', '1', '-o', 'json']);
         assertExit(plan, 3, 'plan');
-        const rules = checkOf(plan.stdout, 'release-rules');
+        const rules = checkIn(plan.stdout, 'release-rules');
         assert.equal(rules.status, 'fail', rules.message);
         assert.match(rules.message, /rule custom-modules-skip-8-0-2 .*module search \(used by ledgerline\)/);
         assert.match(
@@ -73,7 +54,7 @@ describe(
     it('the bundled search of the same name and version does not set the rule off', async () => {
       await withUpgradeSim(searchCluster('mk-bundled-search', 'bundled'), async (sim) => {
         const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.2-6', '--max-hops', '1', '-o', 'json']);
-        const rules = checkOf(plan.stdout, 'release-rules');
+        const rules = checkIn(plan.stdout, 'release-rules');
         assert.notEqual(rules.status, 'fail', rules.message);
         assert.doesNotMatch(rules.message, /custom-modules-skip-8-0-2 \(/);
         assert.doesNotMatch(rules.message, /module search/);
@@ -97,7 +78,7 @@ databases:
       await withUpgradeSim(file, async (sim) => {
         const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.6-8', '--max-hops', '1', '-o', 'json']);
         assertExit(plan, 3, 'plan');
-        const modules = checkOf(plan.stdout, 'modules-compatible');
+        const modules = checkIn(plan.stdout, 'modules-compatible');
         assert.equal(modules.status, 'fail', modules.message);
         assert.match(modules.fix, /search is a user-defined module: list it in spec\.userDefinedModules/);
         // 7.22's cluster resource has no such field: ctl sets it with the new versionTag.
@@ -123,7 +104,7 @@ databases:
       );
       await withUpgradeSim(file, async (sim) => {
         const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.20-27', '--max-hops', '1', '-o', 'json']);
-        const rules = checkOf(plan.stdout, 'release-rules');
+        const rules = checkIn(plan.stdout, 'release-rules');
         assert.equal(rules.status, 'warn', rules.message);
         assert.match(rules.message, /rule rs8-rolling-upgrade-modules /);
         assert.match(rules.message, /module redisgears_2 \(used by lichen\)/);
@@ -149,12 +130,12 @@ databases:
         );
       await withUpgradeSim(onRs8('bundled'), async (sim) => {
         const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '--max-hops', '1', '-o', 'json']);
-        const rules = checkOf(plan.stdout, 'release-rules');
+        const rules = checkIn(plan.stdout, 'release-rules');
         assert.doesNotMatch(rules.message, /vectorkit/);
       });
       await withUpgradeSim(onRs8('custom'), async (sim) => {
         const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '--max-hops', '1', '-o', 'json']);
-        const rules = checkOf(plan.stdout, 'release-rules');
+        const rules = checkIn(plan.stdout, 'release-rules');
         assert.equal(rules.status, 'warn', rules.message);
         assert.match(rules.message, /rule rs8-rolling-upgrade-modules .*module vectorkit \(used by arroyo\)/);
       });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { checkIn, writeScenario } from '../helpers/plan-checks.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertExit, withUpgradeSim } from './upgrade-support.js';
 
@@ -14,28 +15,8 @@ import { assertExit, withUpgradeSim } from './upgrade-support.js';
  * scenarios written here (names and namespaces used nowhere else).
  */
 
-function scenario(name: string, body: string): string {
-  const file = path.join(tempDir('ctl-release-notes-rules-'), `${name}.yaml`);
-  writeFileSync(
-    file,
-    `name: ${name}\ndescription: "written by test/e2e/release-rules-notes.test.ts"\n${body}`,
-  );
-  return file;
-}
-
-interface Check {
-  id: string;
-  status: string;
-  message: string;
-  fix: string;
-}
-
-function releaseRules(stdout: string): Check {
-  const plan = JSON.parse(stdout) as { checks: Check[] };
-  const check = plan.checks.find((c) => c.id === 'release-rules');
-  assert.ok(check, `no release-rules in ${plan.checks.map((c) => c.id).join(', ')}`);
-  return check;
-}
+const scenario = (name: string, body: string): string =>
+  writeScenario('test/e2e/release-rules-notes.test.ts', name, body);
 
 describe('release rules from the notes, new trigger kinds (issue 37, e2e)', { timeout: 600_000 }, () => {
   it('a memcached REDB and an REDB with a module list on the way to 7.22.2-45: two warnings, each naming its database and source', async () => {
@@ -59,7 +40,7 @@ objects:
     );
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '--max-hops', '1', '-o', 'json']);
-      const rules = releaseRules(plan.stdout);
+      const rules = checkIn(plan.stdout, 'release-rules');
       assert.equal(rules.status, 'warn', rules.message);
       assert.match(
         rules.message,
@@ -76,8 +57,9 @@ objects:
       assert.match(rules.fix, /upgradeModulesToLatest/);
 
       // From 8.0.2-2 on the module-list limitation is no longer in the notes; memcached still is.
-      const later = releaseRules(
+      const later = checkIn(
         (await sim.ctl(['upgrade', 'plan', '--to', '8.0.20-27', '--max-hops', '1', '-o', 'json'])).stdout,
+        'release-rules',
       );
       assert.match(later.message, /rule memcached-redis-version/);
       assert.doesNotMatch(later.message, /modules-list-latest/);
@@ -102,7 +84,7 @@ databases:
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '6.2.10-34', '--max-hops', '1', '-o', 'json']);
       assertExit(plan, 3, 'plan');
-      const rules = releaseRules(plan.stdout);
+      const rules = checkIn(plan.stdout, 'release-rules');
       assert.equal(rules.status, 'fail', rules.message);
       assert.match(
         rules.message,
@@ -112,7 +94,7 @@ databases:
       assert.match(rules.fix, /Do not upgrade to 6\.2\.10-34/);
       // 6.2.10-45 is not ruled out.
       const other = await sim.ctl(['upgrade', 'plan', '--to', '6.2.10-45', '--max-hops', '1', '-o', 'json']);
-      assert.doesNotMatch(releaseRules(other.stdout).message, /openshift-modules-skip/);
+      assert.doesNotMatch(checkIn(other.stdout, 'release-rules').message, /openshift-modules-skip/);
     });
   });
 
@@ -131,7 +113,7 @@ databases:
     );
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '6.2.10-34', '--max-hops', '1', '-o', 'json']);
-      const rules = releaseRules(plan.stdout);
+      const rules = checkIn(plan.stdout, 'release-rules');
       assert.doesNotMatch(rules.message, /openshift-modules-skip/);
       assert.notEqual(rules.status, 'fail', rules.message);
     });
@@ -162,15 +144,16 @@ databases:
       ]);
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.16-24', '--max-hops', '1', '-o', 'json']);
       assertExit(plan, 3, 'plan');
-      const rules = releaseRules(plan.stdout);
+      const rules = checkIn(plan.stdout, 'release-rules');
       assert.equal(rules.status, 'fail', rules.message);
       assert.match(rules.message, /rule ldap-ca-8-0-10-to-8-0-16-29 .*spec\.ldap of REC ledger\/abacus/);
       assert.match(rules.message, /rs-8-0-releases\/_index\.md/);
       assert.match(rules.fix, /--to 8\.0\.16-25/);
       // The value of the LDAP settings is never printed.
       assert.doesNotMatch(plan.stdout, /ldap\.ledger\.example/);
-      const fixed = releaseRules(
+      const fixed = checkIn(
         (await sim.ctl(['upgrade', 'plan', '--to', '8.0.16-25', '--max-hops', '1', '-o', 'json'])).stdout,
+        'release-rules',
       );
       assert.doesNotMatch(fixed.message, /rule ldap-/);
     });
@@ -192,13 +175,14 @@ databases:
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-20', '--max-hops', '1', '-o', 'json']);
       assertExit(plan, 3, 'plan');
-      const rules = releaseRules(plan.stdout);
+      const rules = checkIn(plan.stdout, 'release-rules');
       assert.equal(rules.status, 'fail', rules.message);
       assert.match(rules.message, /rule redisgraph-blocks-rhel9 .*module graph 2\.10\.12 \(installed\)/);
       assert.match(rules.fix, /Remove RedisGraph from the cluster/);
       // A target that keeps RHEL 8 images is not held by it.
-      const same = releaseRules(
+      const same = checkIn(
         (await sim.ctl(['upgrade', 'plan', '--to', '7.4.6-12', '--max-hops', '1', '-o', 'json'])).stdout,
+        'release-rules',
       );
       assert.doesNotMatch(same.message, /rule redisgraph-blocks-rhel9/);
     });
@@ -269,7 +253,7 @@ databases:
         'json',
       ]);
       assertExit(plan, 3, 'plan');
-      const check = releaseRules(plan.stdout);
+      const check = checkIn(plan.stdout, 'release-rules');
       assert.equal(check.status, 'fail', check.message);
       assert.match(
         check.message,
@@ -290,7 +274,7 @@ databases:
         '-o',
         'json',
       ]);
-      assert.doesNotMatch(releaseRules(other.stdout).message, /rule site-hold-olm-ocp/);
+      assert.doesNotMatch(checkIn(other.stdout, 'release-rules').message, /rule site-hold-olm-ocp/);
     });
   });
 });

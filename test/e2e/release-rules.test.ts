@@ -1,10 +1,8 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { tempDir } from '../helpers/temp.js';
+import { checkIn, type PlanCheck, writeScenario } from '../helpers/plan-checks.js';
 import { assertExit, getPath, withUpgradeSim } from './upgrade-support.js';
 
 /**
@@ -15,33 +13,17 @@ import { assertExit, getPath, withUpgradeSim } from './upgrade-support.js';
  * scenarios written here (names and namespaces used nowhere else).
  */
 
-function scenario(name: string, body: string): string {
-  const file = path.join(tempDir('ctl-release-rules-'), `${name}.yaml`);
-  writeFileSync(file, `name: ${name}\ndescription: "written by test/e2e/release-rules.test.ts"\n${body}`);
-  return file;
-}
-
-interface Check {
-  id: string;
-  status: string;
-  message: string;
-  fix: string;
-}
+const scenario = (name: string, body: string): string =>
+  writeScenario('test/e2e/release-rules.test.ts', name, body);
 
 interface PlanJson {
-  checks: Check[];
+  checks: PlanCheck[];
   steps: {
     id: string;
     actions: { description: string; command: string; database?: Record<string, unknown> }[];
   }[];
   blocked: boolean;
 }
-
-const checkOf = (plan: PlanJson, id: string): Check => {
-  const check = plan.checks.find((c) => c.id === id);
-  assert.ok(check, `no check ${id} in ${plan.checks.map((c) => c.id).join(', ')}`);
-  return check;
-};
 
 describe('release rules, participants and OLM ranges (issue 37, e2e)', { timeout: 600_000 }, () => {
   it('a user-defined module in use and an 8.0.2-x target: exit 3 naming the rule and its source; no userDefinedModules advice', async () => {
@@ -62,7 +44,7 @@ databases:
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.2-6', '--max-hops', '1', '-o', 'json']);
       assertExit(plan, 3, 'plan');
       const doc = JSON.parse(plan.stdout) as PlanJson;
-      const rules = checkOf(doc, 'release-rules');
+      const rules = checkIn(doc, 'release-rules');
       assert.equal(rules.status, 'fail');
       assert.match(rules.message, /rule custom-modules-skip-8-0-2 .*module tidal \(used by moons\)/);
       assert.match(
@@ -71,15 +53,15 @@ databases:
       );
       assert.match(rules.fix, /8\.0\.6-8 or later/);
       // The module's advice fits 8.0.2-6, whose REC has no spec.userDefinedModules.
-      const modules = checkOf(doc, 'modules-compatible');
+      const modules = checkIn(doc, 'modules-compatible');
       assert.doesNotMatch(modules.fix, /userDefinedModules/);
       assert.match(modules.fix, /tidal is a user-defined module, which 8\.0\.2-6 does not support/);
 
       // From 8.0.6-8 the REC takes spec.userDefinedModules: the rule no longer blocks, it warns.
       const later = await sim.ctl(['upgrade', 'plan', '--to', '8.0.6-8', '--max-hops', '1', '-o', 'json']);
       const laterDoc = JSON.parse(later.stdout) as PlanJson;
-      assert.equal(checkOf(laterDoc, 'release-rules').status, 'warn');
-      assert.match(checkOf(laterDoc, 'modules-compatible').fix, /spec\.userDefinedModules/);
+      assert.equal(checkIn(laterDoc, 'release-rules').status, 'warn');
+      assert.match(checkIn(laterDoc, 'modules-compatible').fix, /spec\.userDefinedModules/);
 
       // Text output names the rule too.
       const text = await sim.ctl(['upgrade', 'plan', '--to', '8.0.2-2', '--max-hops', '1']);
@@ -104,7 +86,7 @@ databases:
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.20-27', '--max-hops', '1', '-o', 'json']);
       const doc = JSON.parse(plan.stdout) as PlanJson;
-      const rules = checkOf(doc, 'release-rules');
+      const rules = checkIn(doc, 'release-rules');
       assert.equal(rules.status, 'warn', rules.message);
       assert.match(rules.message, /rule rs8-rolling-upgrade-modules .*module graph/);
       assert.match(rules.message, /rs-8-0-releases\/_index\.md/);
@@ -129,7 +111,7 @@ databases:
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.0.20-27', '--max-hops', '1', '-o', 'json']);
       assertExit(plan, 0, 'plan');
       const doc = JSON.parse(plan.stdout) as PlanJson;
-      const rules = checkOf(doc, 'release-rules');
+      const rules = checkIn(doc, 'release-rules');
       assert.equal(rules.status, 'warn');
       assert.match(
         rules.message,
@@ -213,7 +195,7 @@ databases:
       assert.notEqual(targets.recommended, '7.22.2-45');
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '--max-hops', '1', '-o', 'json']);
       assertExit(plan, 3, 'plan --to 7.22.2-45');
-      const platform = checkOf(JSON.parse(plan.stdout) as PlanJson, 'platform-supported');
+      const platform = checkIn(JSON.parse(plan.stdout) as PlanJson, 'platform-supported');
       assert.equal(platform.status, 'fail');
       assert.match(
         platform.message,
@@ -235,7 +217,7 @@ databases:
     );
     await withUpgradeSim(file, async (sim) => {
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '-o', 'json']);
-      const rules = checkOf(JSON.parse(plan.stdout) as PlanJson, 'release-rules');
+      const rules = checkIn(JSON.parse(plan.stdout) as PlanJson, 'release-rules');
       assert.equal(rules.status, 'warn');
       assert.match(
         rules.message,

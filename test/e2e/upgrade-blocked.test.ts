@@ -93,13 +93,19 @@ describe('ctl upgrade on invalid-upgrade (e2e)', () => {
 describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
   it('stops in monitor (exit 1) with the commands; --remediate --module-file completes with one upload', async () => {
     await withUpgradeSim('module-without-rhel9', async (sim) => {
-      // modules-compatible fails first: nothing starts without --ignore-check.
+      // modules-compatible fails first: nothing starts without --ignore-check. So does the release
+      // rule of the notes: RedisGraph has no RHEL 9 build at all (RS 7.4 and 7.8 known limitations),
+      // so the plan says what the run would only find out when the roll freezes.
       const blocked = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
       assertExit(blocked, 3, 'without --ignore-check');
       assert.match(blocked.stderr, /- modules-compatible: /);
+      assert.match(blocked.stderr, /- release-rules: rule redisgraph-blocks-rhel9 /);
       assertNoChanges(sim, 0, 'the blocked run');
 
+      // Both accepted, the run meets the freeze the simulator plays (its graph build is fictional:
+      // the simulator reads a package's platform from its file name).
       const base = ['upgrade', 'run', '--to', TARGET, '--yes', '--ignore-check', 'modules-compatible'];
+      base.push('--ignore-check', 'release-rules');
       const frozen = await sim.ctl(base);
       assertExit(frozen, 1, 'the frozen run');
       assert.match(frozen.stderr, /the cluster upgrade is frozen: module graph 2\.10\.12 has no rhel9 build/);

@@ -114,6 +114,9 @@ describe('ctl upgrade run, interrupted (e2e)', () => {
           ...RUN,
           '--ignore-check',
           'modules-compatible',
+          // graph has no RHEL 9 build at all: release rule redisgraph-blocks-rhel9 blocks it too.
+          '--ignore-check',
+          'release-rules',
           '--remediate',
           '--module-file',
           moduleFile,

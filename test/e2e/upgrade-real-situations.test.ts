@@ -241,6 +241,9 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
             '--yes',
             '--ignore-check',
             'modules-compatible',
+            // graph has no RHEL 9 build at all: release rule redisgraph-blocks-rhel9 blocks it too.
+            '--ignore-check',
+            'release-rules',
             '--remediate',
             '--module-file',
             moduleFile,
