@@ -105,28 +105,42 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** `ctl upgrade plan` with a kubeconfig of one cluster and one user, as JSON (which is YAML). */
-  async function planWith(name: string, cluster: object, user: object): Promise<Seen[]> {
+  /**
+   * `ctl upgrade plan` with a kubeconfig of one cluster and one user, as JSON (which is YAML); the
+   * requests that reached the server for it. Its server URL ends in `/<name>`, and only requests
+   * under that path are its own: on a busy machine the server may read the previous test's last
+   * request only after that test's ctl has exited.
+   */
+  async function planWith(
+    name: string,
+    cluster: { server: string; 'proxy-url'?: string },
+    user: object,
+  ): Promise<Seen[]> {
     const kubeconfig = path.join(dir, `${name}.kubeconfig`);
     writeFileSync(
       kubeconfig,
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'c', cluster: { 'insecure-skip-tls-verify': true, ...cluster } }],
+        clusters: [
+          {
+            name: 'c',
+            cluster: { 'insecure-skip-tls-verify': true, ...cluster, server: `${cluster.server}/${name}` },
+          },
+        ],
         users: [{ name: 'u', user }],
         contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u', namespace: 'redis' } }],
         'current-context': 'ctx',
       }),
     );
-    seen.length = 0;
     const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
       env: { HOME: dir, XDG_STATE_HOME: dir, XDG_CACHE_HOME: dir },
     });
     assert.notEqual(result.code, 0, 'the stand-in API server refuses everything');
     assert.doesNotMatch(result.stderr, /internal|Cannot find|is not a constructor|TypeError/, result.stderr);
-    assert.ok(seen.length > 0, `no request reached the server: ${result.stderr}`);
-    return [...seen];
+    const own = seen.filter((request) => request.target.startsWith(`/${name}/`));
+    assert.ok(own.length > 0, `no request reached the server: ${result.stderr}`);
+    return own;
   }
 
   it('gcp: the token from the helper command, read with its JSONPath keys', async () => {
