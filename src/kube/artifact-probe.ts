@@ -5,7 +5,7 @@
  * network, a proxy in the way) is reported as unknown, never as missing.
  */
 
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,6 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
       const info = await stat(path);
       if (!info.isFile()) return { found: false, detail: `${path} is not a file` };
       if (!options.body) return { found: true, detail: `${path} exists` };
-      const { readFile } = await import('node:fs/promises');
       return { found: true, detail: `${path} exists`, text: await readFile(path, 'utf8') };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
