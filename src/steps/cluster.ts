@@ -115,10 +115,7 @@ async function upgradeCluster(
   // --user-defined-modules: set with the tag, in the same patch (src/planning/user-defined-modules.ts).
   const modules = modulesToSet(plan);
   const liveModules = (object.spec as Record<string, unknown> | undefined)?.userDefinedModules;
-  const modulesBody =
-    modules.length > 0 && !listsEveryModule(liveModules, modules)
-      ? { spec: { userDefinedModules: mergedUserDefinedModules(liveModules, modules) } }
-      : undefined;
+  const modulesBody = userDefinedModulesBody(liveModules, modules);
   const moduleNames = modules.map((m) => m.name).join(', ');
 
   if (liveTag === tag && modulesBody) {
@@ -213,6 +210,16 @@ async function upgradeCluster(
 function modulesToSet(plan: Plan): UserDefinedModule[] {
   const modules = plan.target.selection?.userDefinedModules ?? [];
   return targetHasUserDefinedModulesField(plan.target.operator) ? modules : [];
+}
+
+/**
+ * The merge patch that adds the given modules to spec.userDefinedModules, keeping the live
+ * entries; undefined when the live list already holds every one (the run and its plan share it).
+ */
+function userDefinedModulesBody(live: unknown, modules: readonly UserDefinedModule[]) {
+  return modules.length > 0 && !listsEveryModule(live, modules)
+    ? { spec: { userDefinedModules: mergedUserDefinedModules(live, modules) } }
+    : undefined;
 }
 
 /**
@@ -393,10 +400,7 @@ function planCluster({ snapshot, target, resolved }: PlanContext, cluster: Clust
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);
   const modules = targetHasUserDefinedModulesField(target.operator) ? (target.userDefinedModules ?? []) : [];
-  const modulesBody =
-    modules.length > 0 && !listsEveryModule(cluster.userDefinedModuleEntries, modules)
-      ? { spec: { userDefinedModules: mergedUserDefinedModules(cluster.userDefinedModuleEntries, modules) } }
-      : undefined;
+  const modulesBody = userDefinedModulesBody(cluster.userDefinedModuleEntries, modules);
   const body = modulesBody ? mergeBodies(patch.body, modulesBody) : patch.body;
   const also =
     (pinned.length > 0 ? ` and ${pinned.map((move) => move.field).join(', ')} to ${target.operator}` : '') +

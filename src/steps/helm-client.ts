@@ -16,8 +16,6 @@ import {
   parseHelmVersion,
 } from '../planning/helm-client-rules.js';
 
-export { below, HELM_WITH_RESET_THEN_REUSE, MIN_HELM, parseHelmVersion };
-
 export type HelmClientVerdict = { ok: true; warning?: string } | { ok: false; message: string; fix: string };
 
 /** `helm version`, as major and minor; undefined when helm does not say. */
@@ -45,7 +43,6 @@ export async function checkHelmClient(
   release: string,
   namespace: string,
 ): Promise<HelmClientVerdict> {
-  const install = INSTALL_HELM;
   const version = await readHelmVersion(helm);
   if (!version)
     return { ok: true, warning: 'cannot read the helm version (helm version --template {{.Version}})' };
@@ -54,7 +51,7 @@ export async function checkHelmClient(
     return {
       ok: false,
       message: `helm ${shown} is older than 3.10, the oldest the Redis Enterprise operator chart supports`,
-      fix: `${install}.`,
+      fix: `${INSTALL_HELM}.`,
     };
   }
   if (!below(version, HELM_WITH_RESET_THEN_REUSE)) return { ok: true };
@@ -63,7 +60,7 @@ export async function checkHelmClient(
     return {
       ok: false,
       message: `helm ${shown} has no --reset-then-reuse-values (3.14+), so the values release ${release} was installed with (${userValues.join(', ')}) would be lost in the upgrade`,
-      fix: `${install}.`,
+      fix: `${INSTALL_HELM}.`,
     };
   }
   return {
