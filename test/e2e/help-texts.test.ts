@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { main } from '../../src/main.js';
 import { CHECK_IDS } from '../../src/planning/checks/index.js';
 import { STEP_IDS } from '../../src/steps/index.js';
-import { commandTree } from '../helpers/command-tree.js';
+import { commandTree, fromTree } from '../helpers/command-tree.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';
-
-/** What the command tree prints for these arguments, run in this process (no build-time text). */
-async function fromTree(args: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await main(args, {
-    env: {},
-    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
-    stderr: { write: () => true },
-  });
-  return { code, stdout };
-}
 
 /**
  * `ctl <command> --help` for scripts comes from dist/bundle/help.json, rendered at build time by

@@ -4,10 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/main.js';
-import { commandTree } from '../helpers/command-tree.js';
+import { commandTree, fromTree } from '../helpers/command-tree.js';
 import { ctlBin, repoRoot, runCtl } from '../helpers/run-ctl.js';
 import { tempDir } from '../helpers/temp.js';
 import { kubectlPath, runTool } from '../helpers/tools.js';
@@ -34,19 +32,6 @@ cluster:
 databases:
   - { name: ledger, namespace: payments, version: "7.2" }
 `;
-
-/** What the tree prints for these arguments as `kubectl rec`, in this process. */
-async function fromTree(args: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await main(args, {
-    env: {},
-    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
-    stderr: { write: () => true },
-    programName: 'kubectl rec',
-  });
-  return { code, stdout };
-}
 
 /** A mention of the program as `ctl` (a command line or prose), not a path or a name. */
 const SAYS_CTL = /(^|[\s`'"(])ctl [a-z-]/m;
@@ -81,7 +66,7 @@ describe('run as the kubectl plugin kubectl-rec (e2e)', () => {
     ) as Record<string, string>;
     for (const { path: words } of await commandTree()) {
       const key = words.join(' ');
-      const expected = await fromTree([...words, '--help']);
+      const expected = await fromTree([...words, '--help'], 'kubectl rec');
       assert.equal(expected.code, 0);
       assert.match(
         expected.stdout,

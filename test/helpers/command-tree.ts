@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
+import { main } from '../../src/main.js';
 
 export interface TreeCommand {
   /** The words after `ctl` (empty for the program itself). */
@@ -34,4 +35,23 @@ export async function commandTree(): Promise<TreeCommand[]> {
   };
   walk(program, []);
   return out;
+}
+
+/**
+ * What the command tree prints for these arguments, run in this process (no build-time text),
+ * named as `programName` when given (`kubectl rec`, as the plugin's executable is).
+ */
+export async function fromTree(
+  args: string[],
+  programName?: string,
+): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await main(args, {
+    env: {},
+    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
+    stderr: { write: () => true },
+    ...(programName ? { programName } : {}),
+  });
+  return { code, stdout };
 }

@@ -5,12 +5,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadKubeConfig } from '../../../src/kube/client.js';
+import { kubeconfigForLocalServer } from '../../helpers/local-kube.js';
 import { kubeRequest, MAX_ANSWER_BYTES } from '../../../src/kube/request.js';
 
 describe('a Kubernetes answer past its limit', () => {
@@ -34,22 +35,7 @@ describe('a Kubernetes answer past its limit', () => {
       };
       pump();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
-        'users: [{name: u, user: {token: t}}]',
-        'contexts: [{name: x, context: {cluster: c, user: u}}]',
-        'current-context: x',
-        '',
-      ].join('\n'),
-    );
+    kubeconfig = await kubeconfigForLocalServer(server, dir);
   });
   after(async () => {
     for (const res of open) res.destroy();

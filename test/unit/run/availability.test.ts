@@ -4,7 +4,7 @@ import type { HttpRequest, HttpResponse } from '../../../src/api/http.js';
 import { ExitCode } from '../../../src/errors.js';
 import { AvailabilityLedger } from '../../../src/run/availability/ledger.js';
 import { AvailabilityMeasurement } from '../../../src/run/availability/measurement.js';
-import { AvailabilityPoller, Pacer } from '../../../src/run/availability/poller.js';
+import { AvailabilityPoller, Pacer, type PollerOptions } from '../../../src/run/availability/poller.js';
 import { renderAvailabilityMarkdown, renderAvailabilityText } from '../../../src/run/availability/render.js';
 
 const T0 = Date.parse('2026-11-29T01:00:00.000Z');
@@ -30,6 +30,22 @@ function fakeClock() {
 
 const ok = (body: unknown = {}): HttpResponse => ({ status: 200, headers: {}, body });
 const answer = (status: number, body: unknown): HttpResponse => ({ status, headers: {}, body });
+
+/** A poller on the fake clock, at `perSecond` requests a second, each request given up after 1 s. */
+function pollerOf(
+  api: PollerOptions['api'],
+  clock: ReturnType<typeof fakeClock>,
+  { perSecond, budget, concurrency }: { perSecond: number; budget: number; concurrency: number },
+): AvailabilityPoller {
+  return new AvailabilityPoller({
+    api,
+    clock: clock.api,
+    pacer: new Pacer(perSecond, clock.api),
+    budget,
+    concurrency,
+    requestTimeoutMs: 1000,
+  });
+}
 
 test('the ledger: an outage from the first sample down to the first up, gaps not counted', () => {
   const ledger = new AvailabilityLedger();
@@ -93,14 +109,7 @@ test('the poller: each database asked when they fit; 503 is down, 404 db_not_fou
       throw new Error('connection reset');
     },
   };
-  const poller = new AvailabilityPoller({
-    api,
-    clock: clock.api,
-    pacer: new Pacer(10, clock.api),
-    budget: 5,
-    concurrency: 2,
-    requestTimeoutMs: 1000,
-  });
+  const poller = pollerOf(api, clock, { perSecond: 10, budget: 5, concurrency: 2 });
   const round = await poller.round([1, 2, 3, 4], new AbortController().signal);
   assert.equal(round.source, 'availability');
   assert.deepEqual(
@@ -138,14 +147,7 @@ test('the poller: before 7.8 (the path unknown) the shard list decides, one requ
       return answer(404, { error_code: 'not_found', message: 'No such endpoint' });
     },
   };
-  const poller = new AvailabilityPoller({
-    api,
-    clock: clock.api,
-    pacer: new Pacer(1000, clock.api),
-    budget: 7,
-    concurrency: 4,
-    requestTimeoutMs: 1000,
-  });
+  const poller = pollerOf(api, clock, { perSecond: 1000, budget: 7, concurrency: 4 });
   const first = await poller.round([1, 2, 3], new AbortController().signal);
   assert.equal(poller.hasAvailabilityApi, false);
   assert.deepEqual(
@@ -178,14 +180,7 @@ test('the poller at scale: the shard list, then the availability of the suspects
       return answer(503, { error_code: 'bdb_unavailable_shard_unreachable' });
     },
   };
-  const poller = new AvailabilityPoller({
-    api,
-    clock: clock.api,
-    pacer: new Pacer(1000, clock.api),
-    budget: 7,
-    concurrency: 4,
-    requestTimeoutMs: 1000,
-  });
+  const poller = pollerOf(api, clock, { perSecond: 1000, budget: 7, concurrency: 4 });
   const round = await poller.round(uids, new AbortController().signal);
   assert.equal(round.source, 'shards+availability');
   assert.equal(paths.length, 7, 'one list and six confirmations: the budget');
