@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { pathSegment } from './path-segment.js';
 
 /** Which cluster a pinned certificate belongs to: the kubeconfig context, namespace and REC. */
 export interface TrustedCaIdentity {
@@ -13,7 +14,7 @@ export interface TrustedCaIdentity {
  * `$XDG_CONFIG_HOME/ctl/trusted/<context>/<namespace>/<cluster>.pem`: where `ctl auth trust`
  * keeps a cluster's management API certificate, read through the Kubernetes API. Configuration,
  * not state: it outlives runs, as a kubeconfig's CA does. Each part made path-safe as the state
- * file's (context names such as EKS ARNs carry ':' and '/').
+ * file's (./path-segment.ts).
  */
 export function trustedCaPath(identity: TrustedCaIdentity, env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
@@ -21,9 +22,9 @@ export function trustedCaPath(identity: TrustedCaIdentity, env: NodeJS.ProcessEn
     base,
     'ctl',
     'trusted',
-    safeSegment(identity.context),
-    safeSegment(identity.namespace),
-    `${safeSegment(identity.cluster)}.pem`,
+    pathSegment(identity.context),
+    pathSegment(identity.namespace),
+    `${pathSegment(identity.cluster)}.pem`,
   );
 }
 
@@ -40,9 +41,4 @@ export function pinnedCaFile(
   if (given.caFile !== undefined || given.insecure) return given.caFile;
   const path = trustedCaPath(identity, env);
   return existsSync(path) ? path : undefined;
-}
-
-function safeSegment(value: string): string {
-  const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '_');
-  return cleaned === '' || cleaned === '.' || cleaned === '..' ? '_' : cleaned;
 }

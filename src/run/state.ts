@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
+import { pathSegment } from '../io/path-segment.js';
 import { safeJson } from '../io/safe-text.js';
 import { knownManagementCluster, type ManagementCluster } from '../planning/management-snapshot.js';
 import { removeAbandonedTempFiles, writeFileAtomically } from './atomic-write.js';
@@ -107,16 +108,10 @@ export function defaultStatePath(identity: ClusterIdentity, env: NodeJS.ProcessE
   return join(
     base,
     'ctl',
-    safeSegment(identity.context),
-    safeSegment(identity.namespace),
-    `${safeSegment(identity.cluster)}.json`,
+    pathSegment(identity.context),
+    pathSegment(identity.namespace),
+    `${pathSegment(identity.cluster)}.json`,
   );
-}
-
-function safeSegment(value: string): string {
-  // Context names such as EKS ARNs carry ':' and '/'.
-  const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '_');
-  return cleaned === '' || cleaned === '.' || cleaned === '..' ? '_' : cleaned;
 }
 
 export function newState(
