@@ -57,6 +57,8 @@ export interface PtyOptions {
   maxBytes?: number;
   /** Called with the output so far after each chunk, and a way to act on the pty. */
   watch?: (output: string, control: PtyControl) => void;
+  /** The script node runs (default bin/ctl.js): a link named kubectl-rec runs ctl as the plugin. */
+  entry?: string;
 }
 
 function quote(word: string): string {
@@ -72,7 +74,7 @@ export function runInPty(args: string[], options: PtyOptions): Promise<PtyRun> {
   // The shell says which pty and which pid, then becomes ctl (exec): the pid is ctl's.
   const command =
     `stty cols ${columns} rows ${rows} && echo "pty $(tty) pid $$" && ` +
-    `exec ${[process.execPath, ctlBin, ...args].map(quote).join(' ')}`;
+    `exec ${[process.execPath, options.entry ?? ctlBin, ...args].map(quote).join(' ')}`;
   const started = Date.now();
   // Its own process group, so a runaway ctl under the pty is killed with `script` itself.
   const child = spawn(SCRIPT, ['-qfec', command, '/dev/null'], {
@@ -134,12 +136,13 @@ export function runInPty(args: string[], options: PtyOptions): Promise<PtyRun> {
 /** The same ctl run piped (no terminal), for the comparison. */
 export async function runPiped(
   args: string[],
-  options: { env: Record<string, string | undefined>; cwd: string; timeoutMs?: number },
+  options: { env: Record<string, string | undefined>; cwd: string; timeoutMs?: number; entry?: string },
 ): Promise<{ code: number | null; bytes: number; ms: number; stderr: string }> {
   const result = await spawnCtl(args, {
     env: { ...TERMINAL_ENV, ...options.env },
     cwd: options.cwd,
     timeoutMs: options.timeoutMs ?? 120_000,
+    ...(options.entry ? { entry: options.entry } : {}),
   }).result;
   return {
     code: result.code,

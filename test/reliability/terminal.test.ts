@@ -14,11 +14,12 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { Scenario } from '../../src/sim/scenario.js';
+import { ctlBin } from '../helpers/run-ctl.js';
 import {
   assertTerminalLeftClean,
   byteBound,
@@ -59,20 +60,20 @@ async function compare(
   label: string,
   scenario: string,
   args: string[],
-  options: BedOptions & { watch?: (output: string, control: PtyControl) => void } = {},
+  options: BedOptions & { watch?: (output: string, control: PtyControl) => void; entry?: string } = {},
 ): Promise<Compared> {
-  const { watch, ...bedOptions } = options;
+  const { watch, entry, ...bedOptions } = options;
   const ptyBed = await startBed(scenario, bedOptions);
   let pty: Compared['pty'];
   try {
-    pty = await runInPty(args, { env: ptyBed.env, cwd: ptyBed.dir, watch });
+    pty = await runInPty(args, { env: ptyBed.env, cwd: ptyBed.dir, watch, ...(entry ? { entry } : {}) });
   } finally {
     await ptyBed.close();
   }
   const pipedBed = await startBed(scenario, bedOptions);
   let piped: Compared['piped'];
   try {
-    piped = await runPiped(args, { env: pipedBed.env, cwd: pipedBed.dir });
+    piped = await runPiped(args, { env: pipedBed.env, cwd: pipedBed.dir, ...(entry ? { entry } : {}) });
   } finally {
     await pipedBed.close();
   }
@@ -180,6 +181,25 @@ describe('any terminal', () => {
       assert.match(pty.output, /upgrade to 8\.0\.20-27 complete/);
       assert.match(pty.output, /crdb-cli crdb update --crdb-guid \S+ --featureset-version yes/);
       assert.match(pty.output, /Upgrade the databases: 2 upgraded/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('as the kubectl plugin at a terminal: the same time and bytes as piped, named kubectl rec', async () => {
+    // The package's second executable: ctl knows it runs as `kubectl rec` from its own name.
+    const dir = mkdtempSync(path.join(tmpdir(), 'ctl-pty-plugin-'));
+    try {
+      const entry = path.join(dir, 'kubectl-rec');
+      symlinkSync(ctlBin, entry);
+      const dryRun = ['upgrade', 'run', '--to', '7.8.2-6', '--dry-run'];
+      const { pty, piped } = await compare('kubectl rec', 'happy-path', dryRun, {
+        edit: renamed('plugin'),
+        entry,
+      });
+      assert.match(pty.output, /kubectl rec upgrade plan --to/);
+      assert.doesNotMatch(pty.output, /\bctl upgrade/);
+      assert.match(piped.stderr, /kubectl rec upgrade plan --to/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
