@@ -20,26 +20,72 @@ rmSync(outdir, { recursive: true, force: true });
 // Node's own modules by require(), not by ES module import. An ES module import of a built-in
 // builds its module namespace, reading every export: node:http's WebSocket, CloseEvent and
 // MessageEvent are getters that load Node's internal undici (measured: 39 internal modules,
-// ~10 ms and ~4 MB on the plan of 10 databases, docs/performance.md). A CommonJS require reads
-// only the names used. Each importing module gets its own one-line wrapper (keyed by its path), so
-// that the wrappers stay in their importer's chunk instead of making shared chunks of their own.
+// ~10 ms and ~4 MB on the plan of 10 databases, docs/performance.md). Each importing module gets
+// its own wrapper (keyed by its path), so that the wrappers stay in their importer's chunk instead
+// of making shared chunks of their own. The wrapper is an ES module that exports just the names
+// its importer imports (`export const readFile = builtin.readFile`, read from the importer's
+// import declarations): a CommonJS wrapper went through esbuild's __toESM, which copies every
+// export of the built-in as a getter on each import (~4 ms a plan). A name the wrapper missed
+// fails the build ("No matching export"); an import it cannot read (a namespace import, an
+// unusual form) gets the CommonJS wrapper, as before.
 const importerKey = (importer) =>
   createHash('sha256').update(path.relative(dist, importer)).digest('hex').slice(0, 8);
+const importDeclaration = /\bimport\s*([^'";]*?)\s*from\s*(['"])([^'"]+)\2/g;
+const builtinBareName = (specifier) => specifier.replace(/^node:/, '');
+/** The names `importer` imports from the built-in `name`, or undefined when it cannot tell. */
+function importedNames(importer, name) {
+  let source;
+  try {
+    source = readFileSync(importer, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const names = new Set();
+  let found = false;
+  for (const [, clause, , specifier] of source.matchAll(importDeclaration)) {
+    if (builtinBareName(specifier) !== name) continue;
+    found = true;
+    const parts = /^(?:([\w$]+)\s*(?:,\s*)?)?(?:\{([^}]*)\})?$/.exec(clause.trim());
+    if (!parts) return undefined;
+    if (parts[1]) names.add('default');
+    for (const item of (parts[2] ?? '').split(',')) {
+      const imported = item.trim().split(/\s+as\s+/)[0];
+      if (!imported) continue;
+      if (!/^[\w$]+$/.test(imported)) return undefined;
+      names.add(imported);
+    }
+  }
+  return found ? names : undefined;
+}
 const builtinsByRequire = {
   name: 'node-builtins-by-require',
   setup(bundle) {
     bundle.onResolve({ filter: /^[a-z_/:]+$/ }, (args) =>
       args.kind === 'import-statement' && isBuiltin(args.path)
         ? {
-            path: `${args.path.replace(/^node:/, '')} ${importerKey(args.importer)}`,
+            path: `${builtinBareName(args.path)} ${importerKey(args.importer)}`,
             namespace: 'node-builtin',
+            pluginData: { importer: args.importer },
           }
         : undefined,
     );
-    bundle.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(`node:${args.path.split(' ')[0]}`)});`,
-      loader: 'js',
-    }));
+    bundle.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const name = args.path.split(' ')[0];
+      const required = `require(${JSON.stringify(`node:${name}`)})`;
+      const names = importedNames(args.pluginData.importer, name);
+      if (!names) return { contents: `module.exports = ${required};`, loader: 'js' };
+      return {
+        contents: [
+          `const builtin = ${required};`,
+          ...[...names].map((imported) =>
+            imported === 'default'
+              ? 'export default builtin;'
+              : `export const ${imported} = builtin.${imported};`,
+          ),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
   },
 };
 // What both builds share: Node's ES modules, the CommonJS names, the punycode alias.
