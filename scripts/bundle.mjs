@@ -276,6 +276,67 @@ const yamlOnFirstCall = {
     }));
   },
 };
+// The plan's modules as one group (issue 39). esbuild's code splitting makes a file for each set
+// of entry points (main and each lazily imported module) that reach a module, and a plan crossed
+// about 40 lazy imports, each awaited before the next: it read 69 files, the last of them after its
+// requests. In the group's modules and in the upgrade commands' actions (upgrade-actions.js), a
+// lazy import of a group module loads the group's own entry instead, which imports all of them:
+// the first one reads the group at once, every later one finds it loaded (docs/performance.md).
+// Other commands keep their own lazy imports: `ctl upgrade status`, `ctl auth trust` read a
+// module of the group without loading the planner. A module that leaves the tree fails the build
+// ("Could not resolve"); one added to the plan's path without being listed costs a lazy import.
+const planGroup = [
+  'planning/target.js',
+  'commands/plan.js',
+  'commands/session.js',
+  'commands/remote-clusters.js',
+  'kube/management-access.js',
+  'kube/client.js',
+  'kube/reads.js',
+  'kube/errors.js',
+  'api/connect.js',
+  'api/node-https.js',
+  'io/trusted-ca.js',
+  'planning/snapshot.js',
+  'planning/api-identity.js',
+  'planning/target-available.js',
+  'planning/path-route.js',
+  'planning/helm-index.js',
+  'planning/plan.js',
+  'planning/checks/index.js',
+  'planning/hops.js',
+  'planning/resolve.js',
+  'steps/index.js',
+].map((file) => path.join(dist, 'src', file));
+const planGroupImporters = new Set([...planGroup, path.join(dist, 'src', 'cli', 'upgrade-actions.js')]);
+const relativeDynamicImport = /\bimport\((['"])(\.\.?\/[^'"]+)\1\)/g;
+const planAsOneGroup = {
+  name: 'plan-modules-as-one-group',
+  setup(bundle) {
+    bundle.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!planGroupImporters.has(args.path)) return undefined;
+      const contents = readFileSync(args.path, 'utf8').replace(
+        relativeDynamicImport,
+        (whole, _quote, specifier) => {
+          const index = planGroup.indexOf(path.resolve(path.dirname(args.path), specifier));
+          return index < 0 ? whole : `import('ctl:plan-group').then((group) => group.m${index})`;
+        },
+      );
+      return { contents, loader: 'js' };
+    });
+    bundle.onResolve({ filter: /^ctl:plan-group$/ }, () => ({
+      path: 'plan-group',
+      namespace: 'ctl-plan-group',
+    }));
+    bundle.onLoad({ filter: /.*/, namespace: 'ctl-plan-group' }, () => ({
+      contents: planGroup
+        .map((file, index) => `export * as m${index} from ${JSON.stringify(file)};`)
+        .join('\n'),
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
@@ -288,6 +349,7 @@ const result = await build({
     clientNodeConfigOnly,
     lazyClientNodeParts,
     nodeFetchWithNodesUrl,
+    planAsOneGroup,
   ],
 });
 const generated = Object.keys(result.metafile.inputs).filter((file) =>
