@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { ClusterReads } from '../kube/reads.js';
 import type { Snapshot } from '../planning/snapshot.js';
+import { compareText } from '../io/text-order.js';
 
 /**
  * No cluster resource where one was asked for (`-n nope`, a `--cluster` that is not there, or
@@ -40,9 +41,7 @@ async function listEverywhere(reads: ClusterReads): Promise<string[]> {
   const { CLUSTER_RESOURCE } = await import('../kube/reads.js');
   try {
     const objects = await reads.listCustomObjects(CLUSTER_RESOURCE, 'all');
-    return objects
-      .map((o) => `${o.metadata?.namespace ?? '?'}/${o.metadata?.name ?? '?'}`)
-      .sort((a, b) => a.localeCompare(b));
+    return objects.map((o) => `${o.metadata?.namespace ?? '?'}/${o.metadata?.name ?? '?'}`).sort(compareText);
   } catch {
     // Not allowed to list across namespaces (or no CRD): the namespace's own list is all there is.
     return [];

@@ -3,6 +3,8 @@
  * thousands of releases (issue 35: 3,000 channels made 3,000 lines). The first `max` are shown,
  * then one line saying how many more there are; `-o json` keeps them all.
  */
+import { groupThousands } from './text-order.js';
+
 export const PRINTED_LIST_MAX = 10;
 
 export function capList<T>(
@@ -16,5 +18,5 @@ export function capList<T>(
 
 /** `and 2,990 more <what> (-o json lists them all)`. */
 export function moreLine(more: number, what: string): string {
-  return `and ${more.toLocaleString('en-US')} more ${what} (-o json lists them all)`;
+  return `and ${groupThousands(more)} more ${what} (-o json lists them all)`;
 }

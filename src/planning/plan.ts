@@ -24,7 +24,7 @@ import {
 } from './resolve.js';
 import type { ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
-import type { UserDefinedModule } from './user-defined-modules.js';
+import type { UserDefinedModule } from './user-defined-modules-patch.js';
 
 export interface PlanAction {
   description: string;

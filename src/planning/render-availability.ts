@@ -6,6 +6,7 @@
 
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
+import { compareText } from '../io/text-order.js';
 import type {
   AvailabilityPrediction,
   DatabasePrediction,
@@ -36,7 +37,7 @@ export function renderAvailabilityPrediction(prediction: AvailabilityPrediction,
   if (!prediction.predicted && prediction.why)
     out.push(p.yellow(`  not predicted for every database: ${s(prediction.why)}`));
   const sorted = [...prediction.databases].sort(
-    (a, b) => ORDER[a.prediction] - ORDER[b.prediction] || nameOf(a).localeCompare(nameOf(b)),
+    (a, b) => ORDER[a.prediction] - ORDER[b.prediction] || compareText(nameOf(a), nameOf(b)),
   );
   const shown = sorted.slice(0, MAX_ROWS);
   const rows = shown.map((db) => [

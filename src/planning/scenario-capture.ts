@@ -17,6 +17,7 @@
 
 import { allRules } from '../release/rules.js';
 import { type Bdb, type Snapshot } from './snapshot.js';
+import { compareText } from '../io/text-order.js';
 
 /** Facts a live cluster shows that the planner's snapshot does not keep (capture-reads.ts). */
 export interface CaptureExtras {
@@ -301,7 +302,7 @@ function databasesOf(snapshot: Snapshot, names: Names, notes: string[]): Capture
   }
   // In the management API's order (its uids): the order the cluster lists its databases in.
   const byName = (a: CapturedDatabase, b: CapturedDatabase) =>
-    `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`);
+    compareText(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`);
   return captured.sort((a, b) =>
     a.uid !== undefined && b.uid !== undefined
       ? a.uid - b.uid

@@ -51,6 +51,7 @@ import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
 import { type OlmSnapshot, olmOwnerOf, operatorVersionOfDeployment, readOlm } from './olm.js';
 import { type RemoteClusterReader, type RemoteClusterSnapshot, readRemoteClusters } from './participants.js';
+import { compareNatural } from '../io/text-order.js';
 
 export type {
   ApiCredentials,
@@ -935,7 +936,7 @@ function toPods(pods: KubeObject[], clusterName: string): PodSnapshot[] {
         image: node?.image,
       };
     })
-    .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+    .sort((a, b) => compareNatural(a.name, b.name));
 }
 
 function belongsToCluster(database: KubeObject, cluster: ClusterSnapshot): boolean {

@@ -6,7 +6,7 @@
  */
 
 import { UsageError } from '../errors.js';
-import type { UserDefinedModule } from './user-defined-modules.js';
+import type { UserDefinedModule } from './user-defined-modules-patch.js';
 import { CHECK_IDS, type CheckId, isCheckId } from './checks/index.js';
 import { isKnownOperatorVersion } from '../release/catalog.js';
 import {

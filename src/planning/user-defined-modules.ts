@@ -26,10 +26,9 @@ import { z } from 'zod';
 import { OperationError, UsageError } from '../errors.js';
 import { download, isUrl } from '../kube/download.js';
 
-export interface UserDefinedModule {
-  name: string;
-  source: { https: { url: string; credentialsSecret?: string | undefined } };
-}
+import type { UserDefinedModule } from './user-defined-modules-patch.js';
+
+export type { UserDefinedModule } from './user-defined-modules-patch.js';
 
 export const USER_DEFINED_MODULES_FLAG = '--user-defined-modules';
 
@@ -119,33 +118,4 @@ export async function loadUserDefinedModules(path: string): Promise<UserDefinedM
       },
     },
   }));
-}
-
-/**
- * The list the cluster step writes: what the cluster resource lists now, each entry the file
- * also names replaced by the file's, then the file's new ones. A merge patch replaces a list
- * whole, so the live entries are carried over, never dropped.
- */
-export function mergedUserDefinedModules(live: unknown, given: readonly UserDefinedModule[]): unknown[] {
-  const byName = new Map(given.map((m) => [m.name, m]));
-  const kept = (Array.isArray(live) ? live : []).map((entry: unknown) => {
-    const name = (entry as { name?: unknown } | null)?.name;
-    const replacement = typeof name === 'string' ? byName.get(name) : undefined;
-    if (replacement) byName.delete(name as string);
-    return replacement ?? entry;
-  });
-  return [...kept, ...byName.values()];
-}
-
-/** Whether the live list already holds every given module as given (the patch would change nothing there). */
-export function listsEveryModule(live: unknown, given: readonly UserDefinedModule[]): boolean {
-  const entries = Array.isArray(live) ? (live as unknown[]) : [];
-  return given.every((module) =>
-    entries.some((entry) => JSON.stringify(normalize(entry)) === JSON.stringify(normalize(module))),
-  );
-}
-
-function normalize(entry: unknown): unknown {
-  const e = entry as { name?: unknown; source?: { https?: { url?: unknown; credentialsSecret?: unknown } } };
-  return [e?.name, e?.source?.https?.url, e?.source?.https?.credentialsSecret ?? null];
 }

@@ -40,7 +40,7 @@ import {
   listsEveryModule,
   mergedUserDefinedModules,
   type UserDefinedModule,
-} from '../planning/user-defined-modules.js';
+} from '../planning/user-defined-modules-patch.js';
 import type { Plan } from '../planning/plan.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */

@@ -55,6 +55,7 @@ import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { formatRs } from '../planning/resolve.js';
 import { READ_VERBS, type StepPermission } from '../planning/permissions.js';
+import { compareNatural } from '../io/text-order.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -301,7 +302,7 @@ function judge(
       ...Array.from({ length: replicas }, (_, i) => `${target.name}-${i}`),
       ...byName.keys(),
     ]);
-    for (const name of [...names].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))) {
+    for (const name of [...names].sort(compareNatural)) {
       const pod = byName.get(name);
       const gone = (pod?.metadata as { deletionTimestamp?: string } | undefined)?.deletionTimestamp;
       if (!pod) waiting.push(`${name} missing`);

@@ -6,6 +6,7 @@
 
 import { markdownText, oneLine } from '../../io/safe-text.js';
 import type { AvailabilityEntry } from './ledger.js';
+import { compareText } from '../../io/text-order.js';
 
 const MAX_ROWS = 20;
 
@@ -23,7 +24,7 @@ function rowsOf(entries: readonly AvailabilityEntry[]): { rows: Row[]; restNote:
   // Outages first (longest first), then the databases not measured, then the quiet ones.
   const sorted = [...entries].sort(
     (a, b) =>
-      group(a) - group(b) || b.longestOutageMs - a.longestOutageMs || nameOf(a).localeCompare(nameOf(b)),
+      group(a) - group(b) || b.longestOutageMs - a.longestOutageMs || compareText(nameOf(a), nameOf(b)),
   );
   const shown = sorted.slice(0, MAX_ROWS);
   const rest = sorted.slice(MAX_ROWS);

@@ -11,11 +11,11 @@ import { truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
+import { loadUserDefinedModules } from '../../../src/planning/user-defined-modules.js';
 import {
   listsEveryModule,
-  loadUserDefinedModules,
   mergedUserDefinedModules,
-} from '../../../src/planning/user-defined-modules.js';
+} from '../../../src/planning/user-defined-modules-patch.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const dir = tempDir('ctl-udm-unit-');
