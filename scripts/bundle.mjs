@@ -105,13 +105,14 @@ const common = {
       "import { createRequire as __ctlCreateRequire } from 'node:module';",
       'let __ctlRequire;',
       'function require(id) { return (__ctlRequire ??= __ctlCreateRequire(import.meta.url))(id); }',
-      'const __ctlFilename = import.meta.filename;',
-      'const __ctlDirname = import.meta.dirname;',
+      // Read on use: the first read of import.meta makes Node build it (the file's path from its
+      // URL, a resolve function), and most files never read either name.
+      'const __ctlPaths = { get filename() { return import.meta.filename; }, get dirname() { return import.meta.dirname; } };',
       // A file of chunks/ outside the split bundle (requireSeparate, below), from main.js or a chunk.
-      "function __ctlRequireSeparate(file) { return require((__ctlDirname.endsWith('chunks') ? './' : './chunks/') + file); }",
+      "function __ctlRequireSeparate(file) { return require((__ctlPaths.dirname.endsWith('chunks') ? './' : './chunks/') + file); }",
     ].join(' '),
   },
-  define: { __filename: '__ctlFilename', __dirname: '__ctlDirname' },
+  define: { __filename: '__ctlPaths.filename', __dirname: '__ctlPaths.dirname' },
   // tr46 (under node-fetch, under the Kubernetes client) requires Node's deprecated `punycode`;
   // Node 22 warns about it (DEP0040) when the caller is not in node_modules, as a bundle is not.
   // The userland package is the one Node recommends.
