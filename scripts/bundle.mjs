@@ -20,26 +20,72 @@ rmSync(outdir, { recursive: true, force: true });
 // Node's own modules by require(), not by ES module import. An ES module import of a built-in
 // builds its module namespace, reading every export: node:http's WebSocket, CloseEvent and
 // MessageEvent are getters that load Node's internal undici (measured: 39 internal modules,
-// ~10 ms and ~4 MB on the plan of 10 databases, docs/performance.md). A CommonJS require reads
-// only the names used. Each importing module gets its own one-line wrapper (keyed by its path), so
-// that the wrappers stay in their importer's chunk instead of making shared chunks of their own.
+// ~10 ms and ~4 MB on the plan of 10 databases, docs/performance.md). Each importing module gets
+// its own wrapper (keyed by its path), so that the wrappers stay in their importer's chunk instead
+// of making shared chunks of their own. The wrapper is an ES module that exports just the names
+// its importer imports (`export const readFile = builtin.readFile`, read from the importer's
+// import declarations): a CommonJS wrapper went through esbuild's __toESM, which copies every
+// export of the built-in as a getter on each import (~4 ms a plan). A name the wrapper missed
+// fails the build ("No matching export"); an import it cannot read (a namespace import, an
+// unusual form) gets the CommonJS wrapper, as before.
 const importerKey = (importer) =>
   createHash('sha256').update(path.relative(dist, importer)).digest('hex').slice(0, 8);
+const importDeclaration = /\bimport\s*([^'";]*?)\s*from\s*(['"])([^'"]+)\2/g;
+const builtinBareName = (specifier) => specifier.replace(/^node:/, '');
+/** The names `importer` imports from the built-in `name`, or undefined when it cannot tell. */
+function importedNames(importer, name) {
+  let source;
+  try {
+    source = readFileSync(importer, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const names = new Set();
+  let found = false;
+  for (const [, clause, , specifier] of source.matchAll(importDeclaration)) {
+    if (builtinBareName(specifier) !== name) continue;
+    found = true;
+    const parts = /^(?:([\w$]+)\s*(?:,\s*)?)?(?:\{([^}]*)\})?$/.exec(clause.trim());
+    if (!parts) return undefined;
+    if (parts[1]) names.add('default');
+    for (const item of (parts[2] ?? '').split(',')) {
+      const imported = item.trim().split(/\s+as\s+/)[0];
+      if (!imported) continue;
+      if (!/^[\w$]+$/.test(imported)) return undefined;
+      names.add(imported);
+    }
+  }
+  return found ? names : undefined;
+}
 const builtinsByRequire = {
   name: 'node-builtins-by-require',
   setup(bundle) {
     bundle.onResolve({ filter: /^[a-z_/:]+$/ }, (args) =>
       args.kind === 'import-statement' && isBuiltin(args.path)
         ? {
-            path: `${args.path.replace(/^node:/, '')} ${importerKey(args.importer)}`,
+            path: `${builtinBareName(args.path)} ${importerKey(args.importer)}`,
             namespace: 'node-builtin',
+            pluginData: { importer: args.importer },
           }
         : undefined,
     );
-    bundle.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(`node:${args.path.split(' ')[0]}`)});`,
-      loader: 'js',
-    }));
+    bundle.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const name = args.path.split(' ')[0];
+      const required = `require(${JSON.stringify(`node:${name}`)})`;
+      const names = importedNames(args.pluginData.importer, name);
+      if (!names) return { contents: `module.exports = ${required};`, loader: 'js' };
+      return {
+        contents: [
+          `const builtin = ${required};`,
+          ...[...names].map((imported) =>
+            imported === 'default'
+              ? 'export default builtin;'
+              : `export const ${imported} = builtin.${imported};`,
+          ),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
   },
 };
 // What both builds share: Node's ES modules, the CommonJS names, the punycode alias.
@@ -59,13 +105,14 @@ const common = {
       "import { createRequire as __ctlCreateRequire } from 'node:module';",
       'let __ctlRequire;',
       'function require(id) { return (__ctlRequire ??= __ctlCreateRequire(import.meta.url))(id); }',
-      'const __ctlFilename = import.meta.filename;',
-      'const __ctlDirname = import.meta.dirname;',
+      // Read on use: the first read of import.meta makes Node build it (the file's path from its
+      // URL, a resolve function), and most files never read either name.
+      'const __ctlPaths = { get filename() { return import.meta.filename; }, get dirname() { return import.meta.dirname; } };',
       // A file of chunks/ outside the split bundle (requireSeparate, below), from main.js or a chunk.
-      "function __ctlRequireSeparate(file) { return require((__ctlDirname.endsWith('chunks') ? './' : './chunks/') + file); }",
+      "function __ctlRequireSeparate(file) { return require((__ctlPaths.dirname.endsWith('chunks') ? './' : './chunks/') + file); }",
     ].join(' '),
   },
-  define: { __filename: '__ctlFilename', __dirname: '__ctlDirname' },
+  define: { __filename: '__ctlPaths.filename', __dirname: '__ctlPaths.dirname' },
   // tr46 (under node-fetch, under the Kubernetes client) requires Node's deprecated `punycode`;
   // Node 22 warns about it (DEP0040) when the caller is not in node_modules, as a bundle is not.
   // The userland package is the one Node recommends.
@@ -230,6 +277,67 @@ const yamlOnFirstCall = {
     }));
   },
 };
+// The plan's modules as one group (issue 39). esbuild's code splitting makes a file for each set
+// of entry points (main and each lazily imported module) that reach a module, and a plan crossed
+// about 40 lazy imports, each awaited before the next: it read 69 files, the last of them after its
+// requests. In the group's modules and in the upgrade commands' actions (upgrade-actions.js), a
+// lazy import of a group module loads the group's own entry instead, which imports all of them:
+// the first one reads the group at once, every later one finds it loaded (docs/performance.md).
+// Other commands keep their own lazy imports: `ctl upgrade status`, `ctl auth trust` read a
+// module of the group without loading the planner. A module that leaves the tree fails the build
+// ("Could not resolve"); one added to the plan's path without being listed costs a lazy import.
+const planGroup = [
+  'planning/target.js',
+  'commands/plan.js',
+  'commands/session.js',
+  'commands/remote-clusters.js',
+  'kube/management-access.js',
+  'kube/client.js',
+  'kube/reads.js',
+  'kube/errors.js',
+  'api/connect.js',
+  'api/node-https.js',
+  'io/trusted-ca.js',
+  'planning/snapshot.js',
+  'planning/api-identity.js',
+  'planning/target-available.js',
+  'planning/path-route.js',
+  'planning/helm-index.js',
+  'planning/plan.js',
+  'planning/checks/index.js',
+  'planning/hops.js',
+  'planning/resolve.js',
+  'steps/index.js',
+].map((file) => path.join(dist, 'src', file));
+const planGroupImporters = new Set([...planGroup, path.join(dist, 'src', 'cli', 'upgrade-actions.js')]);
+const relativeDynamicImport = /\bimport\((['"])(\.\.?\/[^'"]+)\1\)/g;
+const planAsOneGroup = {
+  name: 'plan-modules-as-one-group',
+  setup(bundle) {
+    bundle.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!planGroupImporters.has(args.path)) return undefined;
+      const contents = readFileSync(args.path, 'utf8').replace(
+        relativeDynamicImport,
+        (whole, _quote, specifier) => {
+          const index = planGroup.indexOf(path.resolve(path.dirname(args.path), specifier));
+          return index < 0 ? whole : `import('ctl:plan-group').then((group) => group.m${index})`;
+        },
+      );
+      return { contents, loader: 'js' };
+    });
+    bundle.onResolve({ filter: /^ctl:plan-group$/ }, () => ({
+      path: 'plan-group',
+      namespace: 'ctl-plan-group',
+    }));
+    bundle.onLoad({ filter: /.*/, namespace: 'ctl-plan-group' }, () => ({
+      contents: planGroup
+        .map((file, index) => `export * as m${index} from ${JSON.stringify(file)};`)
+        .join('\n'),
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
 const result = await build({
   ...common,
   entryPoints: [path.join(dist, 'src', 'main.js')],
@@ -242,6 +350,7 @@ const result = await build({
     clientNodeConfigOnly,
     lazyClientNodeParts,
     nodeFetchWithNodesUrl,
+    planAsOneGroup,
   ],
 });
 const generated = Object.keys(result.metafile.inputs).filter((file) =>
