@@ -285,7 +285,8 @@ const yamlOnFirstCall = {
 // the first one reads the group at once, every later one finds it loaded (docs/performance.md).
 // Other commands keep their own lazy imports: `ctl upgrade status`, `ctl auth trust` read a
 // module of the group without loading the planner. A module that leaves the tree fails the build
-// ("Could not resolve"); one added to the plan's path without being listed costs a lazy import.
+// ("Could not resolve"); one added to the plan's path without being listed is one more lazy
+// import, which test/e2e/plan-load-order.test.ts reports when the plan reads it after a request.
 const planGroup = [
   'planning/target.js',
   'commands/plan.js',

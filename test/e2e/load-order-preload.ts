@@ -1,0 +1,33 @@
+/**
+ * Loaded into a ctl child with `node --import` (plan-load-order.test.ts): records, in order, each
+ * file of the bundle that Node loads and each connection the process opens, and writes the list
+ * to the file named by CTL_TEST_LOAD_ORDER when the process exits. Node's in-thread module hooks
+ * (module.registerHooks, Node 22.15 and later) see every import and require as it happens; ctl's
+ * own code is untouched.
+ */
+import { writeFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+import net from 'node:net';
+
+const events: string[] = [];
+const BUNDLE = '/dist/bundle/';
+
+registerHooks({
+  load(url, context, nextLoad) {
+    const at = url.lastIndexOf(BUNDLE);
+    if (at >= 0) events.push(`load ${url.slice(at + BUNDLE.length)}`);
+    return nextLoad(url, context);
+  },
+});
+
+// Every request goes out on a socket (TLS sockets are net sockets too): its connect is the mark.
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+  events.push('connect');
+  return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
+} as typeof connect;
+
+process.on('exit', () => {
+  const file = process.env.CTL_TEST_LOAD_ORDER;
+  if (file) writeFileSync(file, `${events.join('\n')}\n`);
+});
