@@ -72,7 +72,10 @@ export class NodeHttpsTransport {
     this.#agent = new Agent({
       keepAlive: true,
       ...options.tls,
-      secureContext: createSecureContext({ ca, ...(allowPartialTrustChain ? { allowPartialTrustChain } : {}) }),
+      secureContext: createSecureContext({
+        ca,
+        ...(allowPartialTrustChain ? { allowPartialTrustChain } : {}),
+      }),
     });
   }
 
