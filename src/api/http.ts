@@ -13,6 +13,7 @@ import {
 } from './retry.js';
 import { findTlsFailure, tlsError } from './tls-errors.js';
 import { oneLine } from '../io/safe-text.js';
+import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
 import type { NodeHttpsTransport, NodeResponse, NodeTlsSettings } from './node-https.js';
 
 /**
@@ -439,6 +440,7 @@ async function readBody(
       raw.body.destroy();
       throw tooLarge();
     }
+    if (size > LARGE_ANSWER_BYTES) boundYoungGeneration();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -17,6 +17,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
 import { armDeadlines } from './deadlines.js';
 import { parseWithoutManagedFields } from './managed-fields.js';
+import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
 export class KubeRequestError extends Error {
@@ -96,6 +97,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
               );
               return;
             }
+            if (size > LARGE_ANSWER_BYTES) boundYoungGeneration();
             pieces.push(decoder.write(chunk));
           });
           response.on('error', reject);

@@ -6,7 +6,7 @@
  * messages.
  */
 
-import type { RuleResource, RuleTrigger } from '../release/catalog-data.js';
+import { catalogGeneration, type RuleResource, type RuleTrigger } from '../release/catalog-data.js';
 import type { KubeObject } from '../kube/reads.js';
 import { allRules } from '../release/rules.js';
 
@@ -23,9 +23,37 @@ function fieldValueTriggers(): Extract<RuleTrigger, { kind: 'field-value' }>[] {
   return found;
 }
 
-function valueAt(object: KubeObject, field: string): unknown {
+/** A field-value trigger with its field's path split once. */
+interface FieldTrigger {
+  field: string;
+  path: string[];
+  values: readonly Scalar[];
+}
+
+/**
+ * The triggers by resource, made once per catalog (catalogGeneration): the snapshot asks for
+ * each of 10,000 database resources, and walking the rules and splitting their fields for each
+ * was a tenth of the snapshot's time.
+ */
+let triggersByResource: { generation: number; of: Map<RuleResource, FieldTrigger[]> } | undefined;
+
+function triggersFor(resource: RuleResource): FieldTrigger[] {
+  const generation = catalogGeneration();
+  if (triggersByResource?.generation !== generation) {
+    const of = new Map<RuleResource, FieldTrigger[]>();
+    for (const trigger of fieldValueTriggers()) {
+      const list = of.get(trigger.resource) ?? [];
+      list.push({ field: trigger.field, path: trigger.field.split('.'), values: trigger.values });
+      of.set(trigger.resource, list);
+    }
+    triggersByResource = { generation, of };
+  }
+  return triggersByResource.of.get(resource) ?? [];
+}
+
+function valueAt(object: KubeObject, path: readonly string[]): unknown {
   let value: unknown = object;
-  for (const key of field.split('.')) {
+  for (const key of path) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
@@ -40,12 +68,11 @@ export function ruleFieldValuesOf(
   object: KubeObject,
   resource: RuleResource,
 ): Record<string, Scalar> | undefined {
-  const values: Record<string, Scalar> = {};
-  for (const trigger of fieldValueTriggers()) {
-    if (trigger.resource !== resource) continue;
-    const value = valueAt(object, trigger.field);
+  let values: Record<string, Scalar> | undefined;
+  for (const trigger of triggersFor(resource)) {
+    const value = valueAt(object, trigger.path);
     const listed = trigger.values.find((v) => v === value);
-    if (listed !== undefined) values[trigger.field] = listed;
+    if (listed !== undefined) (values ??= {})[trigger.field] = listed;
   }
-  return Object.keys(values).length > 0 ? values : undefined;
+  return values;
 }

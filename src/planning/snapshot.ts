@@ -47,6 +47,7 @@ import {
 } from './permissions.js';
 import type { StateStoreKind } from './state-store-kind.js';
 import { ruleFieldValuesOf } from './rule-field-values.js';
+import { specFieldsOf } from './spec-fields.js';
 import { array, getPath, num, record, str } from '../json-read.js';
 import { type PinnedOperatorImage, pinnedOperatorImage, releaseConfigOf } from './helm-values.js';
 import { type OlmSnapshot, olmOwnerOf, operatorVersionOfDeployment, readOlm } from './olm.js';
@@ -109,7 +110,7 @@ export interface ClusterSnapshot extends ObjectVersion {
   userDefinedModuleEntries?: unknown[] | undefined;
   credentialSecretName: string;
   /** Every field path set under `spec` (`spec.ldap.protocol`), names only: what rules of kind field-used read. */
-  specFields?: string[] | undefined;
+  specFields?: readonly string[] | undefined;
   /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
   ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
@@ -171,7 +172,7 @@ export interface DatabaseSnapshot extends ObjectVersion {
   databaseUid?: string | undefined;
   modules: { name: string; version?: string | undefined }[];
   /** Every field path set under `spec`, names only (field-used rules). */
-  specFields?: string[] | undefined;
+  specFields?: readonly string[] | undefined;
   /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
   ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
@@ -183,7 +184,7 @@ export interface ActiveActiveSnapshot extends ObjectVersion {
   status?: string | undefined;
   participatingClusters: { name: string; namespace?: string | undefined }[];
   /** Every field path set under `spec`, names only (field-used rules). */
-  specFields?: string[] | undefined;
+  specFields?: readonly string[] | undefined;
   /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
   ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
@@ -992,25 +993,6 @@ function toActiveActive(object: KubeObject, dialect: Dialect): ActiveActiveSnaps
     specFields: specFieldsOf(object),
     ruleFieldValues: ruleFieldValuesOf(object, 'REAADB'),
   };
-}
-
-/**
- * The field paths set under an object's `spec`, down through nested objects (not into lists):
- * `spec.ldap`, `spec.ldap.protocol`. Names only, never values (a value may be a secret).
- */
-export function specFieldsOf(object: KubeObject): string[] {
-  const paths: string[] = [];
-  const walk = (value: unknown, at: string, depth: number) => {
-    if (depth > 6 || value === null || typeof value !== 'object' || Array.isArray(value)) return;
-    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      if (child === undefined || child === null) continue;
-      const path = `${at}.${key}`;
-      paths.push(path);
-      walk(child, path, depth + 1);
-    }
-  };
-  walk(object.spec, 'spec', 0);
-  return paths;
 }
 
 /** Only the operator's webhooks (`*.admission.redislabs`) are kept. */

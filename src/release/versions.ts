@@ -212,9 +212,11 @@ export function requireImageTag(s: string, flagName: string): ImageTag {
 
 /** Parses REDB `spec.redisVersion`: `7.2`, `8.0`, `major` or `latest`; `undefined` otherwise. */
 export function parseDatabaseVersion(s: string): DatabaseVersionSpec | undefined {
-  if ((DATABASE_POLICIES as readonly string[]).includes(s)) return { policy: s as DatabasePolicy };
-  const m = DATABASE_RE.exec(s);
-  return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
+  return remembered(parsedSpecs, s, () => {
+    if ((DATABASE_POLICIES as readonly string[]).includes(s)) return { policy: s as DatabasePolicy };
+    const m = DATABASE_RE.exec(s);
+    return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
+  });
 }
 
 /**
@@ -222,8 +224,33 @@ export function parseDatabaseVersion(s: string): DatabaseVersionSpec | undefined
  * (`7.2.4` -> 7.2, `7.4` -> 7.4); `undefined` for policy words and malformed values.
  */
 export function databaseVersionOf(s: string): DatabaseVersion | undefined {
-  const m = DATABASE_LENIENT_RE.exec(s);
-  return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
+  return remembered(readVersions, s, () => {
+    const m = DATABASE_LENIENT_RE.exec(s);
+    return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
+  });
+}
+
+/**
+ * The versions read so far, by text: a plan reads the version of each of 10,000 databases a few
+ * times over, and they hold a handful of distinct values. The results are frozen (their types
+ * are readonly), so one can be handed to every caller. Bounded: a text not yet seen is read as
+ * before once the map is full.
+ */
+const parsedSpecs = new Map<string, DatabaseVersionSpec | undefined>();
+const readVersions = new Map<string, DatabaseVersion | undefined>();
+const REMEMBERED_VERSIONS = 1000;
+
+function remembered<T extends object>(
+  seen: Map<string, T | undefined>,
+  text: string,
+  read: () => T | undefined,
+): T | undefined {
+  const known = seen.get(text);
+  if (known !== undefined || seen.has(text)) return known;
+  const value = read();
+  const frozen = value === undefined ? undefined : Object.freeze(value);
+  if (seen.size < REMEMBERED_VERSIONS) seen.set(text, frozen);
+  return frozen;
 }
 
 /** True when the spec is a policy word rather than a concrete version. */

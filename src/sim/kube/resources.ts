@@ -6,6 +6,7 @@ import {
   mediaType,
   PROTOBUF,
   readBody,
+  sendJoinedList,
   sendJson,
   wantsTable,
 } from './http.js';
@@ -184,31 +185,30 @@ export async function handleResource(
       return;
     }
     const limit = query.has('limit') ? Number(query.get('limit')) : undefined;
-    const asTable = wantsTable(request);
-    const result = store.list(rt, {
+    const selection = {
       namespace,
       labelSelector: query.get('labelSelector') ?? undefined,
       fieldSelector: query.get('fieldSelector') ?? undefined,
       limit,
       continue: query.get('continue') ?? undefined,
-      // Serialised below before anything else runs: no copy needed (the table is built from copies).
-      shared: !asTable,
-    });
-    if (asTable) {
+    };
+    if (wantsTable(request)) {
+      const result = store.list(rt, selection);
       const body = table(rt, result.items, query, result.resourceVersion) as Record<string, unknown>;
       if (result.continue) body.metadata = { ...(body.metadata as object), continue: result.continue };
       sendJson(response, 200, body);
       return;
     }
+    const result = store.listTexts(rt, selection);
     const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
     if (result.continue) metadata.continue = result.continue;
     if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-    sendJson(response, 200, {
-      kind: rt.listKind,
-      apiVersion: groupVersion(rt),
-      metadata,
-      items: result.items,
-    });
+    sendJoinedList(
+      response,
+      { kind: rt.listKind, apiVersion: groupVersion(rt), metadata, items: [] },
+      result.texts,
+      result.bytes,
+    );
     return;
   }
 

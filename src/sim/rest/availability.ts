@@ -1,4 +1,5 @@
 import { compareVersions, type RestModel } from './model.js';
+import { reportTimestamp } from './shards.js';
 
 /**
  * The availability and shard requests of the management API, as redis/docs documents them:
@@ -44,7 +45,7 @@ export function localEndpointAvailability(model: RestModel, uid: number, path: s
 }
 
 export function listShards(model: RestModel): Answer {
-  const now = model.now();
+  const now = reportTimestamp(model.now());
   return { status: 200, body: model.shards.all().map((shard) => model.shards.render(shard, now)) };
 }
 
@@ -57,7 +58,7 @@ export function getShard(model: RestModel, uid: number): Answer {
 export function bdbShards(model: RestModel, uid: number): Answer {
   const bdb = model.findBdb(uid);
   if (!bdb) return error(404, 'db_not_exist', `Database ${uid} does not exist`);
-  const now = model.now();
+  const now = reportTimestamp(model.now());
   return { status: 200, body: model.shards.shardsOf(bdb).map((shard) => model.shards.render(shard, now)) };
 }
 

@@ -164,7 +164,10 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs$/,
-    handler: (m, request) => ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), request))),
+    handler: (m, request) => {
+      const wanted = wantedFields(request);
+      return ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
+    },
   },
   { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, handler: getBdb },
   { method: 'POST', pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/, handler: upgradeBdb },
@@ -212,7 +215,7 @@ function findRoute(
 function getBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResponse {
   const bdb = model.findBdb(Number(uid));
   if (!bdb) return fail(404, 'db_not_exist', `Database ${uid} does not exist`);
-  return ok(onlyFields(model.renderBdb(bdb), request));
+  return ok(onlyFields(model.renderBdb(bdb), wantedFields(request)));
 }
 
 /**
@@ -221,12 +224,24 @@ function getBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResp
  * rest-api/requests/bdbs/_index.md, and later versions). A named field the object lacks is left
  * out, as a real cluster leaves out unset fields.
  */
-function onlyFields(object: Record<string, unknown>, request: ApiRequest): Record<string, unknown> {
+function onlyFields(object: Record<string, unknown>, wanted: string[] | null): Record<string, unknown> {
+  if (wanted === null) return object;
+  // Object.fromEntries of the fields present, as one loop: it runs for each of 10,000 bdbs.
+  // `__proto__` would set the prototype here, where fromEntries makes it a member.
+  if (wanted.includes('__proto__'))
+    return Object.fromEntries(
+      wanted.filter((field) => field in object).map((field) => [field, object[field]]),
+    );
+  const picked: Record<string, unknown> = {};
+  for (const field of wanted) if (field in object) picked[field] = object[field];
+  return picked;
+}
+
+/** The request's `fields`, once per request (not once per bdb of a list); null without it. */
+function wantedFields(request: ApiRequest): string[] | null {
   const query = request.path.split('?')[1];
   const fields = query === undefined ? null : new URLSearchParams(query).get('fields');
-  if (fields === null) return object;
-  const wanted = fields.split(',').map((field) => field.trim());
-  return Object.fromEntries(wanted.filter((field) => field in object).map((field) => [field, object[field]]));
+  return fields === null ? null : fields.split(',').map((field) => field.trim());
 }
 
 function upgradeBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResponse {

@@ -143,8 +143,11 @@ export class ShardPlacement {
     return this.#shards.find((shard) => shard.uid === uid);
   }
 
-  /** The shard object as `GET /v1/shards` serves it. */
-  render(shard: Shard, reportedAt: number): Record<string, unknown> {
+  /**
+   * The shard object as `GET /v1/shards` serves it. `reportedAt` is the time of the answer, or
+   * its text (`reportTimestamp`) when a list renders thousands of shards at the same time.
+   */
+  render(shard: Shard, reportedAt: number | string): Record<string, unknown> {
     const down = this.#down.has(shard.nodeUid);
     return {
       uid: String(shard.uid),
@@ -155,7 +158,7 @@ export class ShardPlacement {
       status: down ? 'inactive' : 'active',
       detailed_status: down ? 'down' : 'ok',
       loading: { status: 'idle' },
-      report_timestamp: new Date(reportedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      report_timestamp: typeof reportedAt === 'string' ? reportedAt : reportTimestamp(reportedAt),
     };
   }
 
@@ -175,4 +178,9 @@ function slotRange(pair: number, count: number): string {
   const start = Math.floor((pair * SLOTS) / count);
   const end = Math.floor(((pair + 1) * SLOTS) / count) - 1;
   return `${start}-${end}`;
+}
+
+/** A shard's `report_timestamp`: ISO 8601 in whole seconds. */
+export function reportTimestamp(at: number): string {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeApiError } from '../../../src/sim/kube/status.js';
+import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { startTestCluster, type TestCluster, TOKEN } from './harness.js';
 
 function rejectsWith(fn: () => unknown, code: number, reason: string): void {
@@ -127,6 +128,87 @@ describe('the emulator store and HTTP semantics', () => {
       store.list(secret, { fieldSelector: 'metadata.name=s2,metadata.namespace=default' }).items.length,
       1,
     );
+  });
+
+  it('serves a list as the bytes of the whole list serialised, each item kept until its object changes', async () => {
+    const { store } = cluster.server;
+    const cm = store.resolve('v1', 'ConfigMap');
+    for (const name of ['l1', 'l2', 'l3', 'l4']) {
+      store.create(
+        cm,
+        {
+          metadata: {
+            name,
+            namespace: 'default',
+            labels: { set: 'lists', odd: String(name.endsWith('1') || name.endsWith('3')) },
+          },
+          data: { text: `ünïcode "quoted" \u2028 ${name}` },
+        },
+        { fieldManager: 'kubectl-client-side-apply' },
+      );
+    }
+    // What the list served before each item's text was kept: the list serialised whole.
+    const expected = (query: {
+      labelSelector?: string;
+      fieldSelector?: string;
+      limit?: number;
+      continue?: string;
+    }) => {
+      const result = store.list(cm, { namespace: 'default', ...query });
+      const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+      if (result.continue) metadata.continue = result.continue;
+      if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+      return JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata, items: result.items });
+    };
+    const served = async (query: string) => {
+      const response = await api(`/api/v1/namespaces/default/configmaps?${query}`);
+      assert.equal(response.status, 200);
+      const text = await response.text();
+      assert.equal(response.headers.get('content-length'), String(Buffer.byteLength(text)));
+      return text;
+    };
+    const check = async () => {
+      assert.equal(await served('labelSelector=set%3Dlists'), expected({ labelSelector: 'set=lists' }));
+      assert.equal(
+        await served('labelSelector=set%3Dlists,odd%3Dtrue'),
+        expected({ labelSelector: 'set=lists,odd=true' }),
+      );
+      assert.equal(
+        await served('fieldSelector=metadata.name%3Dl2'),
+        expected({ fieldSelector: 'metadata.name=l2' }),
+      );
+      const first = store.list(cm, { namespace: 'default', labelSelector: 'set=lists', limit: 2 });
+      assert.equal(
+        await served('labelSelector=set%3Dlists&limit=2'),
+        expected({ labelSelector: 'set=lists', limit: 2 }),
+      );
+      assert.ok(first.continue, 'a second page');
+      assert.equal(
+        await served(`labelSelector=set%3Dlists&limit=2&continue=${first.continue}`),
+        expected({ labelSelector: 'set=lists', limit: 2, continue: first.continue }),
+      );
+      assert.equal(await served('labelSelector=nothing%3Dhere'), expected({ labelSelector: 'nothing=here' }));
+    };
+    await check();
+    await check(); // served again from the kept texts
+    const patched = await api('/api/v1/namespaces/default/configmaps/l2', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ data: { text: 'changed' } }),
+    });
+    assert.equal(patched.status, 200);
+    store.delete(cm, 'default', 'l4');
+    await check();
+    const list = JSON.parse(await served('labelSelector=set%3Dlists')) as { items: KubeObject[] };
+    assert.deepEqual(
+      list.items.map((item) => [item.metadata.name, item.data]),
+      [
+        ['l1', { text: 'ünïcode "quoted" \u2028 l1' }],
+        ['l2', { text: 'changed' }],
+        ['l3', { text: 'ünïcode "quoted" \u2028 l3' }],
+      ],
+    );
+    assert.ok(list.items.every((item) => (item.metadata.managedFields ?? []).length > 0));
   });
 
   it('answers bad json patches with 400 and honours dry-run', async () => {
