@@ -52,8 +52,9 @@ export interface StartedRulesReviews {
 
 /**
  * Sends the two rules reviews that answer the usual case (reviewPermissions). They need no
- * question, only the namespace, so they go out with the snapshot's first reads; undefined when
- * the reader has no rules reviews (then each question is asked on its own).
+ * question, only the namespace: the snapshot sends them before it knows the questions (which
+ * wait for the namespaces the operator selects by label). Undefined when the reader has no rules
+ * reviews (then each question is asked on its own).
  */
 export function startRulesReviews(kube: ClusterReads, namespace: string): StartedRulesReviews | undefined {
   if (!kube.reviewRules) return undefined;

@@ -95,23 +95,16 @@ export interface SnapshotDeps {
 }
 
 /**
- * Reads the whole snapshot in four rounds of parallel requests: what needs only the namespace;
- * the dialect (only when the cluster resource does not tell) and label-selected namespaces;
- * everything that needs the cluster's name or the watched namespaces, with the permission
- * reviews; then the management API with the credentials from the cluster's Secret (started as
- * soon as the Secret is read, while the rest of the third round is still coming in).
-
-/**
- * Reads the whole snapshot, each read sent as soon as what it needs is known:
- * - first, every read that needs only the namespace (the cluster resources, the operator's
- *   Deployment and ConfigMap, the webhooks, the admission Secret, discovery, the version) and
- *   the two permission rules reviews, which need no question;
+ * Reads the whole snapshot, each read sent once what it needs is known:
+ * - first, every read that needs only the namespace: the cluster resources, the operator's
+ *   Deployment and ConfigMap, the webhooks, the admission Secret, discovery, the version;
  * - once the cluster resources answer: the dialect (from the CRD, only when the cluster resource
- *   does not tell), then what needs the cluster's name (its Secret, StatefulSet, pods) and the
- *   management API, whose URL and credentials from flags or env need nothing more (credentials
- *   from the cluster's Secret wait for that read: readManagementApi);
- * - once the first reads have all answered: the namespaces the operator selects by label, then
- *   the database lists of every watched namespace, and the rest of the permission review.
+ *   does not tell), the cluster's Secret and the management API, whose URL and credentials from
+ *   flags or env need nothing more (credentials from the Secret wait for that read:
+ *   readManagementApi);
+ * - once all the first reads have answered: the StatefulSet and pods, the two permission rules
+ *   reviews, the namespaces the operator selects by label, then the database lists of every
+ *   watched namespace and the rest of the permission review; the plan's `onOperatorKnown`.
  * Nothing is sent to the management API before the namespace is known to hold the cluster: a
  * failed or empty list of cluster resources ends here, as before.
  */
@@ -138,7 +131,6 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     errors.guard('list API groups', kube.listApiGroups(), undefined),
     errors.guard('get version', kube.serverVersion(), undefined),
   ]);
-  const rules = startRulesReviews(kube, namespace);
 
   // 401, 403, no answer: the snapshot ends here (the reads above are settled or recorded).
   const clusterObjects = await clusterList;
@@ -148,9 +140,9 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
   const dialect = detected.dialect;
   const cluster = clusterObject ? toCluster(clusterObject, dialect, namespace) : undefined;
 
-  // What needs the cluster's name, and the management API (it never rejects: an unreachable API
-  // is an answer, readManagementApi). The management API's requests are the longest chain left
-  // (authorize, then its reads): they go out first.
+  // Once the cluster is found: its Secret (on the connection of the list that answered) and the
+  // management API, whose requests are the longest chain left (authorize, then its reads). It
+  // never rejects: an unreachable API is an answer (readManagementApi).
   const credentialRead = cluster
     ? errors.guard(
         `get secret ${cluster.credentialSecretName}`,
@@ -166,13 +158,17 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
         bdbFieldsFor(detected.source === 'default' ? undefined : dialect),
       )
     : Promise.resolve(unreachableApi('no cluster resource'));
+
+  // The rest waits for all the first answers: sent before them, each would open a connection of
+  // its own to the Kubernetes API while the first reads hold theirs, and a TLS handshake costs
+  // more CPU than the wait saves (docs/performance.md, "The plan's requests").
+  const [deployments, configMap, webhookConfigs, admissionSecret, apiGroups, kubernetesVersion] =
+    await firstReads;
   const statefulSetRead = cluster
     ? errors.guard(`get statefulset ${cluster.name}`, kube.getStatefulSet(namespace, cluster.name), undefined)
     : undefined;
   const podsRead = cluster ? errors.guard('list pods', kube.listPods(namespace), []) : [];
-
-  const [deployments, configMap, webhookConfigs, admissionSecret, apiGroups, kubernetesVersion] =
-    await firstReads;
+  const rules = startRulesReviews(kube, namespace);
   const operatorDeployment = findOperatorDeployment(deployments);
   const operator = toOperator(operatorDeployment, namespace);
   const olmCsv = olmOwnerOf(operatorDeployment);
