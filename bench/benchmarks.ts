@@ -46,7 +46,7 @@ const ratio = (a: number[], b: number[]): number => median(a) / median(b);
  * patched the other spelling waited for a change that never came). MAX_WAIT ends a stuck runbook
  * with a message before run()'s own 300 s timeout kills it.
  */
-function runbookEnv(cluster: SimulatedCluster, home: string): NodeJS.ProcessEnv {
+export function runbookEnv(cluster: SimulatedCluster, home: string): NodeJS.ProcessEnv {
   const fields = dialectFields(cluster.scenario.dialect);
   return baseEnv({
     KUBECONFIG: cluster.kubeconfigPath,
@@ -62,7 +62,7 @@ function runbookEnv(cluster: SimulatedCluster, home: string): NodeJS.ProcessEnv 
  * The runbook scripts' PATH: the kubectl of the devDependencies (test/helpers/tools.ts) first, so
  * the compared side always runs and its target can be a ratio (issue 39); curl from the system.
  */
-function withKubectl(env: NodeJS.ProcessEnv, kubernetesVersion: string): NodeJS.ProcessEnv {
+export function withKubectl(env: NodeJS.ProcessEnv, kubernetesVersion: string): NodeJS.ProcessEnv {
   return { ...env, PATH: `${path.dirname(kubectlFor(kubernetesVersion))}${path.delimiter}${env.PATH ?? ''}` };
 }
 
