@@ -1,6 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
+import type { HelmClientProbe } from '../exec/helm-probe.js';
 import type { Plan } from '../planning/plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
 import type { Snapshot, SnapshotDeps } from '../planning/snapshot.js';
@@ -32,8 +33,20 @@ export async function readAndPlan(
   // platform: it is asked for as soon as the snapshot's first answers settle those, beside the
   // rest of the snapshot (one round trip less before planning).
   const { ArtifactProbes } = await import('../planning/target-available.js');
+  const { methodOf } = await import('../planning/resolve.js');
   const probes = new ArtifactProbes();
-  const read = await readClusterSnapshot(session, stateStore, (basis) => probes.startFinal(target, basis));
+  // The helm client the operator step will call (check helm-available), asked only when helm
+  // upgrades the operator: known from the same first answers, so `helm version` runs beside the
+  // snapshot too.
+  let helmClient: Promise<HelmClientProbe> | undefined;
+  const askHelm = async (): Promise<HelmClientProbe> => {
+    const { probeHelmClient } = await import('../exec/helm-probe.js');
+    return probeHelmClient(helmBin, process.env);
+  };
+  const read = await readClusterSnapshot(session, stateStore, (basis) => {
+    probes.startFinal(target, basis);
+    if (methodOf(target, basis) === 'helm') helmClient = askHelm();
+  });
   const { planUpgradePath } = await import('../steps/index.js');
   if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
   // The hops' other targets are known once the path is: the path's route alone (the hops'
@@ -46,12 +59,7 @@ export async function readAndPlan(
     clusterVersion: hop.clusterVersion ?? undefined,
   }));
   let snapshot = await probes.answer(read, [target, ...hopTargets]);
-  // The helm client the operator step will call (check helm-available), asked only when helm
-  // upgrades the operator.
-  if (route.target.method === 'helm') {
-    const { probeHelmClient } = await import('../exec/helm-probe.js');
-    snapshot = { ...snapshot, helmClient: await probeHelmClient(helmBin, process.env) };
-  }
+  if (route.target.method === 'helm') snapshot = { ...snapshot, helmClient: await (helmClient ?? askHelm()) };
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }
 
