@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type SimulatedCluster, startSimulatedCluster } from '../src/sim/cluster.js';
 import type { ChangeEvent } from '../src/sim/kube/store.js';
 import { loadScenario, parseScenario, type Scenario } from '../src/sim/scenario.js';
+import { dialectFields } from '../src/release/dialect.js';
 import { kubectlFor } from '../test/helpers/tools.js';
 import {
   alternate,
@@ -40,10 +41,28 @@ function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 const ratio = (a: number[], b: number[]): number => median(a) / median(b);
 
 /**
+ * What bench/runbook/upgrade.sh needs: the cluster, the bundle, and the field names of the
+ * scenario's CRDs (the built-in scenarios speak the real product's since issue 38; a runbook that
+ * patched the other spelling waited for a change that never came). MAX_WAIT ends a stuck runbook
+ * with a message before run()'s own 300 s timeout kills it.
+ */
+export function runbookEnv(cluster: SimulatedCluster, home: string): NodeJS.ProcessEnv {
+  const fields = dialectFields(cluster.scenario.dialect);
+  return baseEnv({
+    KUBECONFIG: cluster.kubeconfigPath,
+    HOME: home,
+    BUNDLE_URL: bundleUrl(cluster),
+    IMAGE_SPEC: fields.imageSpecPath.at(-1) ?? '',
+    DB_FIELD: fields.databaseVersionField,
+    MAX_WAIT: '120',
+  });
+}
+
+/**
  * The runbook scripts' PATH: the kubectl of the devDependencies (test/helpers/tools.ts) first, so
  * the compared side always runs and its target can be a ratio (issue 39); curl from the system.
  */
-function withKubectl(env: NodeJS.ProcessEnv, kubernetesVersion: string): NodeJS.ProcessEnv {
+export function withKubectl(env: NodeJS.ProcessEnv, kubernetesVersion: string): NodeJS.ProcessEnv {
   return { ...env, PATH: `${path.dirname(kubectlFor(kubernetesVersion))}${path.delimiter}${env.PATH ?? ''}` };
 }
 
@@ -454,10 +473,7 @@ export async function reaction(samplesWanted: number): Promise<Figure[]> {
     const lines: { line: string; at: number }[] = [];
     const stop = watchChanges(cluster, changes);
     try {
-      const env = withKubectl(
-        baseEnv({ KUBECONFIG: cluster.kubeconfigPath, HOME: work.dir, BUNDLE_URL: bundleUrl(cluster) }),
-        scenario.kubernetesVersion,
-      );
+      const env = withKubectl(runbookEnv(cluster, work.dir), scenario.kubernetesVersion);
       expectExit(
         await run('bash', [path.join(runbookDir, 'upgrade.sh')], {
           env,
@@ -524,10 +540,7 @@ export async function overhead(runs: number): Promise<Figure[]> {
         const args = [ctlBin, 'upgrade', 'run', '--to', TARGET_VERSION, '--yes', '-o', 'json'];
         return expectExit(await run(process.execPath, args, { env, cwd: work.dir }), 'ctl upgrade run').ms;
       }
-      const env = withKubectl(
-        baseEnv({ KUBECONFIG: cluster.kubeconfigPath, HOME: work.dir, BUNDLE_URL: bundleUrl(cluster) }),
-        scenario.kubernetesVersion,
-      );
+      const env = withKubectl(runbookEnv(cluster, work.dir), scenario.kubernetesVersion);
       return expectExit(
         await run('bash', [path.join(runbookDir, 'upgrade.sh')], { env, cwd: work.dir }),
         'upgrade.sh',
