@@ -88,6 +88,79 @@ const builtinsByRequire = {
     });
   },
 };
+// child_process (with dgram and the socket list it loads: ~2-3 ms of a plan's start-up) was
+// loaded by two importers that call it in few runs: commander, to run an executable subcommand
+// (ctl declares none), and client-node, for an exec credential plugin and the WSL lookup of a
+// kubeconfig on Windows. Each gets a stand-in whose functions require the built-in on their first
+// call: exec_auth.js keeps a reference to `spawn` from its constructor, which config.js calls as
+// it loads, so the stand-in's names are functions that forward the call, not getters. Only the
+// names listed are stood in for; the build fails if the importer reads any other name of the
+// built-in, or the binding in any other way (test/e2e/kubeconfig-plugins.test.ts runs an exec
+// plugin through the built ctl).
+const builtinsOnFirstCall = [
+  {
+    importer: /[\\/]commander[\\/]lib[\\/]command\.js$/,
+    builtin: 'child_process',
+    binding: 'childProcess',
+    names: ['spawn'],
+  },
+  {
+    importer: /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]config\.js$/,
+    builtin: 'child_process',
+    binding: 'child_process',
+    names: ['spawnSync'],
+  },
+  {
+    importer: /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]exec_auth\.js$/,
+    builtin: 'child_process',
+    binding: 'child_process',
+    names: ['spawn'],
+  },
+];
+/** The importer's uses of the built-in's binding are `binding.name` with a listed name, else an error. */
+function checkBuiltinUses(importer, rule) {
+  const source = readFileSync(importer, 'utf8');
+  const declaration = new RegExp(
+    `^(?:import ${rule.binding} from |const ${rule.binding} = require\\()['"](?:node:)?${rule.builtin}['"]\\)?;$`,
+    'm',
+  );
+  if (!declaration.test(source)) return `${importer} no longer binds ${rule.builtin} as ${rule.binding}`;
+  const rest = source.replace(declaration, '');
+  for (const [, name] of rest.matchAll(new RegExp(`\\b${rule.binding}\\b(?:\\.([\\w$]+))?`, 'g'))) {
+    if (!rule.names.includes(name))
+      return `${importer} reads ${rule.builtin}${name ? `.${name}` : ' as a whole'}`;
+  }
+  return undefined;
+}
+const builtinsDeferred = {
+  name: 'node-builtins-on-first-call',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^(node:)?child_process$/ }, (args) => {
+      const index = builtinsOnFirstCall.findIndex(
+        (rule) => rule.importer.test(args.importer) && builtinBareName(args.path) === rule.builtin,
+      );
+      if (index < 0) return undefined;
+      const wrong = checkBuiltinUses(args.importer, builtinsOnFirstCall[index]);
+      if (wrong) return { errors: [{ text: `${wrong}: update builtinsOnFirstCall in scripts/bundle.mjs` }] };
+      return { path: `${index}`, namespace: 'node-builtin-on-first-call', pluginData: { kind: args.kind } };
+    });
+    bundle.onLoad({ filter: /.*/, namespace: 'node-builtin-on-first-call' }, (args) => {
+      const rule = builtinsOnFirstCall[Number(args.path)];
+      const standIn = [
+        'let real;',
+        `const load = () => (real ??= require(${JSON.stringify(`node:${rule.builtin}`)}));`,
+        'const standIn = {',
+        ...rule.names.map(
+          (name) => `  ${name}: function ${name}(...args) { return load().${name}.apply(this, args); },`,
+        ),
+        '};',
+      ];
+      const exported =
+        args.pluginData.kind === 'import-statement' ? 'export default standIn;' : 'module.exports = standIn;';
+      return { contents: [...standIn, exported].join('\n'), loader: 'js' };
+    });
+  },
+};
 // What both builds share: Node's ES modules, the CommonJS names, the punycode alias.
 const common = {
   bundle: true,
@@ -346,6 +419,7 @@ const result = await build({
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   plugins: [
+    builtinsDeferred,
     builtinsByRequire,
     yamlOnFirstCall,
     clientNodeConfigOnly,

@@ -5,6 +5,7 @@ import * as auth from './auth.js';
 import * as completion from './completion.js';
 import * as demo from './demo.js';
 import { addGlobalOptions, type Runtime } from './globals.js';
+import { asksForHelp, invokedBranch } from './invoked-branch.js';
 import * as sim from './sim.js';
 import * as upgrade from './upgrade.js';
 import * as versionCommand from './version.js';
@@ -37,14 +38,20 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       writeErr: (text) => runtime.stderr.write(renameProgram(terminalText(text), name)),
     });
   addGlobalOptions(program);
-  for (const group of [auth, sim, demo, completion]) group.register(program, runtime);
-  upgrade.register(program, runtime, lists);
-  versionCommand.register(program, runtime, version);
+  // The invoked command's branch alone where that is the same program (invoked-branch.ts).
+  const branch = invokedBranch(runtime.argv);
+  const declares = (group: string) => branch === undefined || branch.group === group;
+  for (const [name, group] of [
+    ['auth', auth],
+    ['sim', sim],
+    ['demo', demo],
+    ['completion', completion],
+  ] as const) {
+    if (declares(name)) group.register(program, runtime);
+  }
+  if (declares('upgrade')) upgrade.register(program, runtime, lists, branch?.subcommand);
+  if (declares('version')) versionCommand.register(program, runtime, version);
   return program;
-}
-
-function asksForHelp(argv: readonly string[] | undefined): boolean {
-  return (argv ?? []).some((arg) => arg === '--help' || arg === '-h' || arg === 'help');
 }
 
 /**

@@ -101,7 +101,7 @@ export interface IdLists {
   steps: readonly string[];
 }
 
-export function register(program: Command, runtime: Runtime, lists?: IdLists): void {
+export function register(program: Command, runtime: Runtime, lists?: IdLists, only?: string): void {
   const checkIds = lists ? wrapIds(lists.checks) : '  (ctl upgrade plan --help lists them)\n';
   const stepIds = lists ? wrapIds(lists.steps) : '  (ctl upgrade steps lists them)\n';
   const upgrade = program
@@ -116,180 +116,204 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists): v
         '\nDocs: docs/upgrade.md, docs/troubleshooting.md\n',
     );
 
-  const plan = addPlanOptions(
-    upgrade
-      .command('plan')
-      .description(
-        'read the cluster, check every prerequisite and show the upgrade (without --to: the targets); changes nothing',
-      ),
-  )
-    .option('--out <plan.json>', 'also save the plan as JSON, for review and for run --plan')
-    .option(
-      '--helm-bin <path>',
-      'the helm binary the run will call, for the helm-available check (env CTL_HELM; default: helm on the PATH)',
-    )
-    .addOption(
-      new Option(
-        '--state-store <file|configmap>',
-        'the store the run will use: configmap adds its ConfigMap and Lease to the permissions check (env CTL_STATE_STORE)',
-      ),
-    )
-    .addHelpText(
-      'after',
-      '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +
-        'a failure into a warning):\n' +
-        checkIds +
-        '\nThe management API: --api-url, else https://<cluster>.<namespace>.svc:9443\n' +
-        'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +
-        'to the Secret named after the cluster.\n' +
-        'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
-        '\nWithout --to: every reachable target (the newest build of each release line\n' +
-        'in the catalog), the recommended one first, each with its hops and the checks\n' +
-        'that would block it; exit 0. With --to a release one supported upgrade cannot\n' +
-        'reach, the plan shows every hop (at most --max-hops); run runs them in order.\n' +
-        '\nExamples:\n' +
-        '  ctl upgrade plan\n' +
-        '  ctl upgrade plan -o json | jq -r .recommended\n' +
-        '  ctl upgrade plan --to 8.2.0-18\n' +
-        '  ctl upgrade plan --to 8.2.0-18 -n redis --cluster rec --out plan.json\n' +
-        '  ctl upgrade plan --to 8.2.0-18 --method helm --helm-release redis-enterprise\n' +
-        '  ctl upgrade plan --to 8.2.0-18 --databases none --ca-file ca.pem\n' +
-        '  ctl upgrade plan --to 8.2.0-18 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
-        '\nExit codes: 0 the upgrade may start, 3 a check failed (nothing was changed),\n' +
-        '2 a bad flag.\n' +
-        'Docs: docs/upgrade-plan.md, docs/checks.md\n',
-    );
-  plan.action(async (_o: unknown, command: Command) => (await actions()).planAction(command, runtime));
-
-  const run = addPlanOptions(
-    upgrade
-      .command('run')
-      .description('confirm, then run the seven steps, saving each; the same command again resumes'),
-  )
-    .option(
-      '--plan <plan.json>',
-      'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since',
-    )
-    .option(
-      '--state <file>',
-      'state file (default: $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)',
-    )
-    .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
-    .addOption(
-      new Option(
-        '--dry-run [mode]',
-        'read everything and print each change instead of making it (no prompt, no lock, no state); server: also send each Kubernetes write with dryRun=All and helm upgrade --dry-run=server, and list what the API server refused (the management API has no dry run)',
-      ).choices(['client', 'server', 'none']),
-    )
-    .option('--only <step>', 'run only this step (repeatable; ids: ctl upgrade steps)', collect)
-    .option('--skip <step>', 'skip this step (repeatable)', collect)
-    .option('--timeout <duration>', 'limit for the whole run; then the state is saved and ctl exits 6', '60m')
-    .option(
-      '--stall-timeout <duration>',
-      'longest a wait may see no progress; durations like 90s, 15m, 1h',
-      '10m',
-    )
-    .option(
-      '--max-unavailable <duration>',
-      'longest outage any database may have, as measured through the management API; past it the run stops at the next safe point with exit 8 (state saved, resumable). Without it outages are measured and reported only',
-    )
-    .option(
-      '--remediate',
-      'fix a frozen upgrade (a module without a RHEL9 build, a database below 7.2) through the management API',
-    )
-    .option('--module-file <path>', 'RHEL9 module package to upload when remediating (repeatable)', collect)
-    .option('--max-parallel <n>', 'databases upgraded at once, 1 to 50', '1')
-    .option(
-      '--keep-scc',
-      'OpenShift: keep the SCC redis-enterprise-scc-v2 (else removed for 7.22.0-6+ targets)',
-    )
-    .option('--helm-bin <path>', 'helm binary (env CTL_HELM; default: helm on the PATH)')
-    .addOption(stateStoreOption())
-    .option(
-      '--lease-duration <duration>',
-      'how long the cluster Lease (the lock every run takes) outlives its last renewal',
-      '30s',
-    )
-    .option('--report <file>', 'write a JSON report of the run (plan, steps, result, error), however it ends')
-    .option(
-      '--fleet <file>',
-      'upgrade every cluster listed in this YAML file: - {context, namespace, cluster, kubeconfig, caFile} (docs/fleet.md)',
-    )
-    .option(
-      '--max-parallel-clusters <n>',
-      'with several --context or --fleet: clusters upgraded at once',
-      '1',
-    )
-    .addHelpText(
-      'after',
-      '\nSteps, in order (ctl upgrade steps):\n' +
-        stepIds +
-        'Each is saved in the state file as it runs: after any failure or\n' +
-        'interruption, run the same command again to\n' +
-        'resume at the first step not done (the error ends with that command).\n' +
-        'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
-        '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
-        'checked before each hop, and one state file records the hops. A hop that\n' +
-        '--only/--skip leaves unfinished ends the run; its Next line runs the rest.\n' +
-        'After the steps (not with --dry-run), the management API is asked whether every\n' +
-        'node runs the target RS and every database is active at its target version: the\n' +
-        'answer is shown under the summary and in --report (verification).\n' +
-        'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
-        '\nExamples:\n' +
-        '  ctl upgrade run --to 8.2.0-18\n' +
-        '  ctl upgrade run --to 8.2.0-18 --dry-run\n' +
-        '  ctl upgrade run --to 8.2.0-18 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
-        '  ctl upgrade run --to 8.2.0-18 --yes -o json   # CI: NDJSON events on stdout\n' +
-        '  ctl upgrade run --plan plan.json --yes\n' +
-        '  ctl upgrade run --to 7.22.2-45 --yes --remediate --module-file ./graph-rhel9.zip\n' +
-        '  ctl upgrade run --to 8.2.0-18 --user-defined-modules ./modules.yaml   # custom modules, set with versionTag\n' +
-        '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report report.json   # a Job\n' +
-        '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +
-        '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
-        'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
-        '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +
-        'Docs: docs/upgrade-run.md, docs/troubleshooting.md\n',
-    );
-  run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));
-
-  upgrade
-    .command('status')
-    .description('show the last run of this cluster: each step, the last error, the command that resumes')
-    .option('--state <file>', 'state file (default: the one for the context, namespace and cluster)')
-    .addHelpText(
-      'after',
-      '\nIt reads the state and its lock, and the cluster resource the state names, to say\n' +
-        "whether the state is this cluster's (its uid); it writes nothing. With no cluster\n" +
-        'reachable (15 s at most) it shows the state and says it could not check.\n' +
-        '\nExamples:\n' +
-        '  ctl upgrade status\n' +
-        '  ctl upgrade status -n redis --cluster rec -o json\n' +
-        '  ctl upgrade status --state ./rec-state.json\n',
-    )
-    .addOption(stateStoreOption())
-    .action(async (_o: unknown, command: Command) => (await actions()).statusAction(command, runtime));
-
-  upgrade
-    .command('steps')
-    .description('list the steps in the order they run')
-    .addHelpText('after', '\nExamples:\n  ctl upgrade steps\n  ctl upgrade steps -o json\n')
-    .action(async (_o: unknown, command: Command) => (await actions()).stepsAction(command, runtime));
-
-  upgrade
-    .command('unlock')
-    .description("remove this cluster's upgrade lock when its owner is gone")
-    .option('--state <file>', 'state file whose lock to remove')
-    .option('--lock-id <id>', 'the id of the lock (from the error or ctl upgrade status)')
-    .option('--force', 'remove it even if its owner may still be alive (another host, or a live process)')
-    .addHelpText(
-      'after',
-      '\nA lock whose process is gone on this machine is taken over by the next run\n' +
-        'anyway; unlock is for a run that died on another host, or a lock you know is\n' +
-        'abandoned. Removing a lock keeps the state.\n' +
-        '\nExamples:\n' +
-        '  ctl upgrade unlock --lock-id 3e7671e7-af53-407c-a722-4ba74a626be2\n' +
-        '  ctl upgrade unlock --lock-id <id> --force   # owner on another host, gone\n',
-    )
-    .addOption(stateStoreOption())
-    .action(async (_o: unknown, command: Command) => (await actions()).unlockAction(command, runtime));
+  // Only the subcommand the arguments name, when they name one (src/cli/invoked-branch.ts): the
+  // others' declarations are work a run never uses. Unknown words get the whole group, so
+  // commander's errors and suggestions see every subcommand.
+  const subcommands: Record<string, () => void> = {
+    plan: () => {
+      const plan = addPlanOptions(
+        upgrade
+          .command('plan')
+          .description(
+            'read the cluster, check every prerequisite and show the upgrade (without --to: the targets); changes nothing',
+          ),
+      )
+        .option('--out <plan.json>', 'also save the plan as JSON, for review and for run --plan')
+        .option(
+          '--helm-bin <path>',
+          'the helm binary the run will call, for the helm-available check (env CTL_HELM; default: helm on the PATH)',
+        )
+        .addOption(
+          new Option(
+            '--state-store <file|configmap>',
+            'the store the run will use: configmap adds its ConfigMap and Lease to the permissions check (env CTL_STATE_STORE)',
+          ),
+        )
+        .addHelpText(
+          'after',
+          '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +
+            'a failure into a warning):\n' +
+            checkIds +
+            '\nThe management API: --api-url, else https://<cluster>.<namespace>.svc:9443\n' +
+            'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +
+            'to the Secret named after the cluster.\n' +
+            'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
+            '\nWithout --to: every reachable target (the newest build of each release line\n' +
+            'in the catalog), the recommended one first, each with its hops and the checks\n' +
+            'that would block it; exit 0. With --to a release one supported upgrade cannot\n' +
+            'reach, the plan shows every hop (at most --max-hops); run runs them in order.\n' +
+            '\nExamples:\n' +
+            '  ctl upgrade plan\n' +
+            '  ctl upgrade plan -o json | jq -r .recommended\n' +
+            '  ctl upgrade plan --to 8.2.0-18\n' +
+            '  ctl upgrade plan --to 8.2.0-18 -n redis --cluster rec --out plan.json\n' +
+            '  ctl upgrade plan --to 8.2.0-18 --method helm --helm-release redis-enterprise\n' +
+            '  ctl upgrade plan --to 8.2.0-18 --databases none --ca-file ca.pem\n' +
+            '  ctl upgrade plan --to 8.2.0-18 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
+            '\nExit codes: 0 the upgrade may start, 3 a check failed (nothing was changed),\n' +
+            '2 a bad flag.\n' +
+            'Docs: docs/upgrade-plan.md, docs/checks.md\n',
+        );
+      plan.action(async (_o: unknown, command: Command) => (await actions()).planAction(command, runtime));
+    },
+    run: () => {
+      const run = addPlanOptions(
+        upgrade
+          .command('run')
+          .description('confirm, then run the seven steps, saving each; the same command again resumes'),
+      )
+        .option(
+          '--plan <plan.json>',
+          'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since',
+        )
+        .option(
+          '--state <file>',
+          'state file (default: $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)',
+        )
+        .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
+        .addOption(
+          new Option(
+            '--dry-run [mode]',
+            'read everything and print each change instead of making it (no prompt, no lock, no state); server: also send each Kubernetes write with dryRun=All and helm upgrade --dry-run=server, and list what the API server refused (the management API has no dry run)',
+          ).choices(['client', 'server', 'none']),
+        )
+        .option('--only <step>', 'run only this step (repeatable; ids: ctl upgrade steps)', collect)
+        .option('--skip <step>', 'skip this step (repeatable)', collect)
+        .option(
+          '--timeout <duration>',
+          'limit for the whole run; then the state is saved and ctl exits 6',
+          '60m',
+        )
+        .option(
+          '--stall-timeout <duration>',
+          'longest a wait may see no progress; durations like 90s, 15m, 1h',
+          '10m',
+        )
+        .option(
+          '--max-unavailable <duration>',
+          'longest outage any database may have, as measured through the management API; past it the run stops at the next safe point with exit 8 (state saved, resumable). Without it outages are measured and reported only',
+        )
+        .option(
+          '--remediate',
+          'fix a frozen upgrade (a module without a RHEL9 build, a database below 7.2) through the management API',
+        )
+        .option(
+          '--module-file <path>',
+          'RHEL9 module package to upload when remediating (repeatable)',
+          collect,
+        )
+        .option('--max-parallel <n>', 'databases upgraded at once, 1 to 50', '1')
+        .option(
+          '--keep-scc',
+          'OpenShift: keep the SCC redis-enterprise-scc-v2 (else removed for 7.22.0-6+ targets)',
+        )
+        .option('--helm-bin <path>', 'helm binary (env CTL_HELM; default: helm on the PATH)')
+        .addOption(stateStoreOption())
+        .option(
+          '--lease-duration <duration>',
+          'how long the cluster Lease (the lock every run takes) outlives its last renewal',
+          '30s',
+        )
+        .option(
+          '--report <file>',
+          'write a JSON report of the run (plan, steps, result, error), however it ends',
+        )
+        .option(
+          '--fleet <file>',
+          'upgrade every cluster listed in this YAML file: - {context, namespace, cluster, kubeconfig, caFile} (docs/fleet.md)',
+        )
+        .option(
+          '--max-parallel-clusters <n>',
+          'with several --context or --fleet: clusters upgraded at once',
+          '1',
+        )
+        .addHelpText(
+          'after',
+          '\nSteps, in order (ctl upgrade steps):\n' +
+            stepIds +
+            'Each is saved in the state file as it runs: after any failure or\n' +
+            'interruption, run the same command again to\n' +
+            'resume at the first step not done (the error ends with that command).\n' +
+            'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
+            '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
+            'checked before each hop, and one state file records the hops. A hop that\n' +
+            '--only/--skip leaves unfinished ends the run; its Next line runs the rest.\n' +
+            'After the steps (not with --dry-run), the management API is asked whether every\n' +
+            'node runs the target RS and every database is active at its target version: the\n' +
+            'answer is shown under the summary and in --report (verification).\n' +
+            'Global options (--kubeconfig, --context, -n, --cluster, -o, -v, -q): ctl --help\n' +
+            '\nExamples:\n' +
+            '  ctl upgrade run --to 8.2.0-18\n' +
+            '  ctl upgrade run --to 8.2.0-18 --dry-run\n' +
+            '  ctl upgrade run --to 8.2.0-18 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
+            '  ctl upgrade run --to 8.2.0-18 --yes -o json   # CI: NDJSON events on stdout\n' +
+            '  ctl upgrade run --plan plan.json --yes\n' +
+            '  ctl upgrade run --to 7.22.2-45 --yes --remediate --module-file ./graph-rhel9.zip\n' +
+            '  ctl upgrade run --to 8.2.0-18 --user-defined-modules ./modules.yaml   # custom modules, set with versionTag\n' +
+            '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report report.json   # a Job\n' +
+            '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +
+            '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
+            'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
+            '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +
+            'Docs: docs/upgrade-run.md, docs/troubleshooting.md\n',
+        );
+      run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));
+    },
+    status: () => {
+      upgrade
+        .command('status')
+        .description('show the last run of this cluster: each step, the last error, the command that resumes')
+        .option('--state <file>', 'state file (default: the one for the context, namespace and cluster)')
+        .addHelpText(
+          'after',
+          '\nIt reads the state and its lock, and the cluster resource the state names, to say\n' +
+            "whether the state is this cluster's (its uid); it writes nothing. With no cluster\n" +
+            'reachable (15 s at most) it shows the state and says it could not check.\n' +
+            '\nExamples:\n' +
+            '  ctl upgrade status\n' +
+            '  ctl upgrade status -n redis --cluster rec -o json\n' +
+            '  ctl upgrade status --state ./rec-state.json\n',
+        )
+        .addOption(stateStoreOption())
+        .action(async (_o: unknown, command: Command) => (await actions()).statusAction(command, runtime));
+    },
+    steps: () => {
+      upgrade
+        .command('steps')
+        .description('list the steps in the order they run')
+        .addHelpText('after', '\nExamples:\n  ctl upgrade steps\n  ctl upgrade steps -o json\n')
+        .action(async (_o: unknown, command: Command) => (await actions()).stepsAction(command, runtime));
+    },
+    unlock: () => {
+      upgrade
+        .command('unlock')
+        .description("remove this cluster's upgrade lock when its owner is gone")
+        .option('--state <file>', 'state file whose lock to remove')
+        .option('--lock-id <id>', 'the id of the lock (from the error or ctl upgrade status)')
+        .option('--force', 'remove it even if its owner may still be alive (another host, or a live process)')
+        .addHelpText(
+          'after',
+          '\nA lock whose process is gone on this machine is taken over by the next run\n' +
+            'anyway; unlock is for a run that died on another host, or a lock you know is\n' +
+            'abandoned. Removing a lock keeps the state.\n' +
+            '\nExamples:\n' +
+            '  ctl upgrade unlock --lock-id 3e7671e7-af53-407c-a722-4ba74a626be2\n' +
+            '  ctl upgrade unlock --lock-id <id> --force   # owner on another host, gone\n',
+        )
+        .addOption(stateStoreOption())
+        .action(async (_o: unknown, command: Command) => (await actions()).unlockAction(command, runtime));
+    },
+  };
+  const chosen = only !== undefined && Object.hasOwn(subcommands, only) ? [only] : Object.keys(subcommands);
+  for (const name of chosen) subcommands[name]?.();
 }
