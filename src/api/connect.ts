@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { type AuthForm, authorize, type IssuedToken, refreshToken } from './authorize.js';
@@ -160,7 +160,10 @@ function credentialSources(settings: ConnectionSettings, deps: ConnectDependenci
 async function readCaFile(path: string): Promise<string> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Read at once, not through fs/promises: its open, stat, read and close each wait for the
+    // event loop, which at this point is parsing the snapshot's answers (12-22 ms in a plan,
+    // docs/performance.md); a CA bundle is a few KB.
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new UsageError(`cannot read --ca-file ${path}: ${code}`, {

@@ -1,9 +1,10 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
+import type { HelmClientProbe } from '../exec/helm-probe.js';
 import type { Plan } from '../planning/plan.js';
 import type { SessionInput, UpgradeSession } from './session.js';
-import type { Snapshot } from '../planning/snapshot.js';
+import type { Snapshot, SnapshotDeps } from '../planning/snapshot.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
 import { resolveSelection, type Target, type TargetSelection } from '../planning/target.js';
 import { noClusterError } from './no-cluster.js';
@@ -26,14 +27,30 @@ export async function readAndPlan(
   maxHops?: number,
   helmBin: string = process.env.CTL_HELM || 'helm',
 ): Promise<PlanResult> {
-  const read = await readClusterSnapshot(session, stateStore);
+  // What each target of the path needs fetched is asked for before planning, and the plan is
+  // made with the answers (the target-available check), so a missing release fails here, not
+  // in the change window. The final target's artifact needs only the flags, the method and the
+  // platform: it is asked for as soon as the snapshot's first answers settle those, beside the
+  // rest of the snapshot (one round trip less before planning).
+  const { ArtifactProbes } = await import('../planning/target-available.js');
+  const { methodOf } = await import('../planning/resolve.js');
+  const probes = new ArtifactProbes();
+  // The helm client the operator step will call (check helm-available), asked only when helm
+  // upgrades the operator: known from the same first answers, so `helm version` runs beside the
+  // snapshot too.
+  let helmClient: Promise<HelmClientProbe> | undefined;
+  const askHelm = async (): Promise<HelmClientProbe> => {
+    const { probeHelmClient } = await import('../exec/helm-probe.js');
+    return probeHelmClient(helmBin, process.env);
+  };
+  const read = await readClusterSnapshot(session, stateStore, (basis) => {
+    probes.startFinal(target, basis);
+    if (methodOf(target, basis) === 'helm') helmClient = askHelm();
+  });
   const { planUpgradePath } = await import('../steps/index.js');
   if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
-  // What each hop's target needs fetched is known once the path is: ask for it, then plan
-  // with the answers (the target-available check), so a missing release fails here, not in
-  // the change window. The path's route alone (the hops' targets and the method) tells what to
-  // ask: the hops are planned once, with the answers.
-  const { probeTargetArtifacts } = await import('../planning/target-available.js');
+  // The hops' other targets are known once the path is: the path's route alone (the hops'
+  // targets and the method) tells what to ask, and the hops are planned once, with the answers.
   const { planRoute } = await import('../planning/path-route.js');
   const route = planRoute(read, target, maxHops);
   const hopTargets = (route.hops ?? []).map((hop) => ({
@@ -41,13 +58,8 @@ export async function readAndPlan(
     operator: hop.operator,
     clusterVersion: hop.clusterVersion ?? undefined,
   }));
-  let snapshot = await probeTargetArtifacts(read, [target, ...hopTargets]);
-  // The helm client the operator step will call (check helm-available), asked only when helm
-  // upgrades the operator.
-  if (route.target.method === 'helm') {
-    const { probeHelmClient } = await import('../exec/helm-probe.js');
-    snapshot = { ...snapshot, helmClient: await probeHelmClient(helmBin, process.env) };
-  }
+  let snapshot = await probes.answer(read, [target, ...hopTargets]);
+  if (route.target.method === 'helm') snapshot = { ...snapshot, helmClient: await (helmClient ?? askHelm()) };
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }
 
@@ -55,6 +67,7 @@ export async function readAndPlan(
 export async function readClusterSnapshot(
   session: UpgradeSession,
   stateStore?: StateStoreKind,
+  onOperatorKnown?: SnapshotDeps['onOperatorKnown'],
 ): Promise<Snapshot> {
   const { readSnapshot } = await import('../planning/snapshot.js');
   const { REQUIRED_PERMISSIONS } = await import('../steps/index.js');
@@ -67,6 +80,7 @@ export async function readClusterSnapshot(
     remoteClusters: session.remoteClusters,
     stateStore,
     requiredPermissions: REQUIRED_PERMISSIONS,
+    onOperatorKnown,
   });
   // First contact: nothing is planned, recorded or changed on another cluster's API's word.
   const { apiIdentityMismatch } = await import('../planning/api-identity.js');

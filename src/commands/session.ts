@@ -48,7 +48,8 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
   let client: ApiClient | undefined;
   let forward: PortForward | undefined;
 
-  // The snapshot has found the cluster and read its Secret by the time this runs.
+  // Called once the snapshot has found the cluster, while its Secret is still being read: the
+  // Secret's credentials are asked for only when flags and env leave one of them unknown.
   const management: ManagementReaderFactory = async ({ cluster, credentials }) => {
     const resolved = await access.resolveApiUrl({
       explicit: input.connection.apiUrl,
@@ -79,7 +80,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
         // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
         env: forward ? access.withLoopbackNoProxy(input.env) : input.env,
         stdin: input.stdin,
-        fallbackSources: credentials ? [access.clusterSecretSource(async () => credentials)] : [],
+        fallbackSources: [access.clusterSecretSource(credentials)],
         transport: input.transport,
       },
     );

@@ -102,7 +102,11 @@ export interface ApiCredentials {
 
 export type ManagementReaderFactory<Cluster> = (input: {
   cluster: Cluster;
-  credentials: ApiCredentials | undefined;
+  /**
+   * The credentials in the cluster's Secret, once that read answers: a factory that has them
+   * from flags or env connects without waiting for it (src/api/credentials.ts asks in order).
+   */
+  credentials: () => Promise<ApiCredentials | undefined>;
 }) => ManagementReader | Promise<ManagementReader>;
 
 export interface ApiSnapshot {
@@ -122,7 +126,7 @@ export interface ApiSnapshot {
 export async function readManagementApi<Cluster>(
   management: ManagementReader | ManagementReaderFactory<Cluster> | undefined,
   cluster: Cluster,
-  credentials: ApiCredentials | undefined,
+  credentials: () => Promise<ApiCredentials | undefined>,
   bdbFields: readonly string[] = BDB_FIELDS,
 ): Promise<ApiSnapshot> {
   if (!management) return unreachableApi('no management API connection was configured');

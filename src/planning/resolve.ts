@@ -12,7 +12,7 @@ import {
   gitTagFor,
   upstreamFileUrl,
 } from '../release/catalog.js';
-import type { Bdb, ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
+import type { Bdb, ClusterSnapshot, OperatorSnapshot, Platform, Snapshot } from './snapshot.js';
 import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO, selectsDatabase, type Target } from './target.js';
 import {
   compareDatabaseVersions,
@@ -79,7 +79,7 @@ export interface ResolvedUpgrade extends ResolvedVersions {
  * the checks and the operator step all ask this one function, so they cannot disagree.
  */
 export function helmReleaseLocation(
-  snapshot: Snapshot,
+  snapshot: Pick<Snapshot, 'helmRelease' | 'operator' | 'namespace'>,
   explicitRelease?: string | undefined,
 ): { release: string; namespace: string } {
   return {
@@ -102,14 +102,7 @@ export function helmReleaseLocation(
  * asks it for every candidate hop, and each database is decided once per planned hop.
  */
 export function resolveVersions(snapshot: Snapshot, target: Target): ResolvedVersions {
-  const method: Method =
-    target.method !== 'auto'
-      ? target.method
-      : snapshot.olm
-        ? 'olm'
-        : snapshot.operator?.helmRelease
-          ? 'helm'
-          : 'bundle';
+  const method = methodOf(target, { olmOwned: Boolean(snapshot.olm), operator: snapshot.operator });
   const targetTag =
     target.clusterVersion ??
     clusterTagFor(target.operator, snapshot.platform, snapshot.cluster?.image.versionTag);
@@ -128,6 +121,20 @@ export function resolveVersions(snapshot: Snapshot, target: Target): ResolvedVer
   };
 }
 
+/**
+ * The operator upgrade method: `--method`, else OLM where a ClusterServiceVersion owns the
+ * operator, helm where a helm release does, else the bundle. Known from the snapshot's first
+ * answers (OperatorBasis), so the plan asks for the target's artifact before the rest is read.
+ */
+export function methodOf(
+  target: Pick<Target, 'method'>,
+  owner: { olmOwned: boolean; operator?: Pick<OperatorSnapshot, 'helmRelease'> | undefined },
+): Method {
+  if (target.method !== 'auto') return target.method;
+  if (owner.olmOwned) return 'olm';
+  return owner.operator?.helmRelease ? 'helm' : 'bundle';
+}
+
 export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgrade {
   const versions = resolveVersions(snapshot, target);
   return {
@@ -143,7 +150,10 @@ export function resolveUpgrade(snapshot: Snapshot, target: Target): ResolvedUpgr
  * the repositories in the user's helm configuration. A path, an archive or an oci:// reference,
  * or a chart in a repository the user added under another name, goes to helm as it is.
  */
-export function helmLocation(snapshot: Snapshot, helm: Target['helm']): HelmLocation {
+export function helmLocation(
+  snapshot: Pick<Snapshot, 'helmRelease' | 'operator' | 'namespace'>,
+  helm: Target['helm'],
+): HelmLocation {
   const { release, namespace } = helmReleaseLocation(snapshot, helm.release);
   const chart = helm.chart ?? DEFAULT_HELM_CHART;
   const bare = chart.slice(chart.indexOf('/') + 1);

@@ -19,8 +19,15 @@ import { probeLocation } from '../kube/artifact-probe.js';
 import type { Io } from '../io/io.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { csvVersion } from './olm.js';
-import { type ResolvedUpgrade, type ResolvedVersions, resolveVersions } from './resolve.js';
-import type { Snapshot } from './snapshot.js';
+import {
+  helmLocation,
+  methodOf,
+  releaseBundle,
+  type ResolvedUpgrade,
+  type ResolvedVersions,
+  resolveVersions,
+} from './resolve.js';
+import type { OperatorBasis, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
 
 /** One probe's answer, keyed by what was asked (artifactKey). */
@@ -36,7 +43,10 @@ type Artifact =
   | { kind: 'olm' }
   | { kind: 'none'; why: string };
 
-function artifactOf(resolved: ResolvedVersions): Artifact {
+/** What decides a target's artifact: the method, the helm chart's place, the bundle, the target. */
+type ArtifactInputs = Pick<ResolvedVersions, 'method' | 'helm' | 'bundle'> & { operator: { target: string } };
+
+function artifactOf(resolved: ArtifactInputs): Artifact {
   if (resolved.method === 'olm') return { kind: 'olm' };
   if (resolved.method === 'helm') {
     const { repo, chart } = resolved.helm;
@@ -62,6 +72,8 @@ function indexUrl(repo: string): string {
   return `${repo.replace(/\/+$/, '')}/index.yaml`;
 }
 
+type ProbeOptions = { io?: Io | undefined; env?: NodeJS.ProcessEnv };
+
 /**
  * Asks, once each, for what every target of the plan (each hop's, the final one's) needs, and
  * returns the snapshot with the answers. Probes run in parallel, each with its own deadline.
@@ -69,24 +81,72 @@ function indexUrl(repo: string): string {
 export async function probeTargetArtifacts(
   snapshot: Snapshot,
   targets: readonly Target[],
-  options: { io?: Io | undefined; env?: NodeJS.ProcessEnv } = {},
+  options: ProbeOptions = {},
 ): Promise<Snapshot> {
-  const wanted = new Map<string, Artifact>();
-  for (const target of targets) {
-    const artifact = artifactOf(resolveVersions(snapshot, target));
+  return new ArtifactProbes(options).answer(snapshot, targets);
+}
+
+/**
+ * The probes of one plan, each asked at most once. The final target's artifact depends only on
+ * the flags, the method and the platform (OperatorBasis), so the plan asks for it while the rest
+ * of the snapshot is read (`startFinal`); once the path is planned, `answer` asks only for what
+ * the hops' other targets need and waits for all. Every answer is keyed by what was asked, so a
+ * probe started early is the one the check reads, never a second request.
+ */
+export class ArtifactProbes {
+  private readonly asked = new Map<string, Promise<ArtifactAvailability>>();
+
+  constructor(private readonly options: ProbeOptions = {}) {}
+
+  /** Asks for the final target's artifact, from what the snapshot's first answers settled. */
+  startFinal(target: Target, basis: OperatorBasis): void {
+    const artifact = artifactOf({
+      method: methodOf(target, basis),
+      helm: helmLocation({ ...basis, helmRelease: undefined }, target.helm),
+      bundle: releaseBundle(target, basis.platform),
+      operator: { target: target.operator },
+    });
     const key = keyOf(artifact);
-    if (key) wanted.set(key, artifact);
+    if (key) this.ask(key, artifact);
   }
-  const answers = await Promise.all(
-    [...wanted].map(async ([key, artifact]): Promise<ArtifactAvailability> => {
-      if (artifact.kind === 'bundle') return { key, ...(await probeLocation(artifact.location, options)) };
-      if (artifact.kind !== 'chart') return { key, found: undefined, detail: '' };
-      const index = await probeLocation(indexUrl(artifact.repo), { ...options, body: true });
-      if (index.found !== true) return { key, found: index.found, detail: index.detail };
-      return { key, ...chartInIndex(index.text ?? '', artifact) };
-    }),
-  );
-  return { ...snapshot, artifacts: answers.map(({ key, found, detail }) => ({ key, found, detail })) };
+
+  /** The snapshot with the answers for every target of the plan (each hop's, the final one's). */
+  async answer(snapshot: Snapshot, targets: readonly Target[]): Promise<Snapshot> {
+    const wanted = new Map<string, Artifact>();
+    for (const target of targets) {
+      const artifact = artifactOf(resolveVersions(snapshot, target));
+      const key = keyOf(artifact);
+      if (key) wanted.set(key, artifact);
+    }
+    const answers = await Promise.all([...wanted].map(([key, artifact]) => this.ask(key, artifact)));
+    return { ...snapshot, artifacts: answers };
+  }
+
+  private ask(key: string, artifact: Artifact): Promise<ArtifactAvailability> {
+    let answer = this.asked.get(key);
+    if (!answer) {
+      answer = probeArtifact(key, artifact, this.options);
+      this.asked.set(key, answer);
+    }
+    return answer;
+  }
+}
+
+/** One probe; never rejects (probeLocation answers "cannot tell" instead). */
+async function probeArtifact(
+  key: string,
+  artifact: Artifact,
+  options: ProbeOptions,
+): Promise<ArtifactAvailability> {
+  if (artifact.kind === 'bundle') {
+    const { found, detail } = await probeLocation(artifact.location, options);
+    return { key, found, detail };
+  }
+  if (artifact.kind !== 'chart') return { key, found: undefined, detail: '' };
+  const index = await probeLocation(indexUrl(artifact.repo), { ...options, body: true });
+  if (index.found !== true) return { key, found: index.found, detail: index.detail };
+  const { found, detail } = chartInIndex(index.text ?? '', artifact);
+  return { key, found, detail };
 }
 
 function chartInIndex(

@@ -20,7 +20,8 @@ async function snapshotOf(sim: SimulatedCluster, options: { withApi?: boolean } 
   const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} });
   const clients = await createKubeClients(loaded);
   const management: ManagementReaderFactory | undefined = options.withApi
-    ? async ({ credentials }) => {
+    ? async ({ credentials: fromSecret }) => {
+        const credentials = await fromSecret();
         const { io } = createTestIo();
         const connection = await connectApi(
           { apiUrl: sim.apiUrl, caFile: sim.caPath, insecure: false, authForm: 'auto', passwordStdin: false },

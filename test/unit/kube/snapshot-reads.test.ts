@@ -190,8 +190,8 @@ describe('readSnapshot (fake reads)', () => {
     const snapshot = await readSnapshot({
       ...base,
       kube: reads,
-      management: ({ credentials }) => {
-        seen = credentials;
+      management: async ({ credentials }) => {
+        seen = await credentials();
         return {
           listModules: async () => [
             { module_name: 'search', semantic_version: '2.8.4', platforms: { 'rhel9/x86_64': {} } },
@@ -224,6 +224,76 @@ describe('readSnapshot (fake reads)', () => {
     assert.equal(snapshot.admissionTls.cert, b64('PEM'));
     assert.equal(snapshot.api.reachable, true);
     assert.equal(snapshot.databases[0]?.databaseUid, '3');
+  });
+
+  it('the management API starts once the cluster is found, before its Secret answers; nothing for it without a cluster', async () => {
+    // The Secret's answer is held back until the management reader has been asked for: a reader
+    // with credentials from flags or env connects without waiting for it.
+    let releaseSecret: () => void = () => undefined;
+    const secretHeld = new Promise<void>((resolve) => {
+      releaseSecret = resolve;
+    });
+    const { reads, calls } = fakeReads(world());
+    const getSecret = reads.getSecret.bind(reads);
+    reads.getSecret = async (namespace, name) => {
+      if (name === 'rec') await secretHeld;
+      return getSecret(namespace, name);
+    };
+    const order: string[] = [];
+    const snapshot = await readSnapshot({
+      ...base,
+      kube: reads,
+      management: async ({ cluster, credentials }) => {
+        order.push(
+          `management for ${cluster.name}, ${calls.filter((c) => c.startsWith('list redisenterprisedatabases')).length} database lists sent`,
+        );
+        releaseSecret();
+        order.push(`secret credentials: ${(await credentials())?.username}`);
+        return { listModules: async () => [], listBdbs: async () => [], listNodes: async () => [] };
+      },
+    });
+    assert.deepEqual(order, [
+      'management for rec, 0 database lists sent',
+      'secret credentials: admin@example.com',
+    ]);
+    assert.equal(snapshot.api.reachable, true);
+    assert.equal(snapshot.credentials.present, true);
+
+    let asked = false;
+    const none = await readSnapshot({
+      ...base,
+      kube: fakeReads(world({ clusters: [] })).reads,
+      management: () => {
+        asked = true;
+        throw new Error('not to be asked');
+      },
+    });
+    assert.equal(asked, false, 'no cluster resource: the management API is not contacted');
+    assert.equal(none.api.reachable, false);
+  });
+
+  it('tells the operator and the platform once the first reads settle them, only when the cluster is found', async () => {
+    const { reads } = fakeReads(world({ apiGroups: ['apps', 'security.openshift.io'] }));
+    const told: unknown[] = [];
+    const snapshot = await readSnapshot({
+      ...base,
+      kube: reads,
+      onOperatorKnown: (basis) => told.push(basis),
+    });
+    assert.equal(told.length, 1);
+    assert.deepEqual(told[0], {
+      namespace: 'redis',
+      platform: 'openshift',
+      operator: snapshot.operator,
+      olmOwned: false,
+    });
+    const none: unknown[] = [];
+    await readSnapshot({
+      ...base,
+      kube: fakeReads(world({ clusters: [] })).reads,
+      onOperatorKnown: (basis) => none.push(basis),
+    });
+    assert.deepEqual(none, []);
   });
 
   it('a management reader that throws: api.reachable false with the message', async () => {
