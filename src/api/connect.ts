@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { type AuthForm, authorize, type IssuedToken, refreshToken } from './authorize.js';
@@ -157,18 +157,38 @@ function credentialSources(settings: ConnectionSettings, deps: ConnectDependenci
   return sources;
 }
 
+/** Far more than any CA bundle (the system's whole root store is ~220 KB); the file is read whole. */
+const MAX_CA_FILE_BYTES = 4 * 1024 * 1024;
+
 async function readCaFile(path: string): Promise<string> {
   let text: string;
+  const hint = 'Pass the path of a PEM file with the CA certificate.';
   try {
+    // A regular file of bounded size only: a FIFO would wait for a writer, a device may never end.
+    const stats = statSync(path);
+    if (!stats.isFile()) throw new UsageError(`cannot read --ca-file ${path}: not a regular file`, { hint });
+    if (stats.size > MAX_CA_FILE_BYTES) {
+      throw new UsageError(
+        `cannot read --ca-file ${path}: larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB`,
+        {
+          hint,
+        },
+      );
+    }
     // Read at once, not through fs/promises: its open, stat, read and close each wait for the
     // event loop, which at this point is parsing the snapshot's answers (12-22 ms in a plan,
     // docs/performance.md); a CA bundle is a few KB.
     text = readFileSync(path, 'utf8');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`cannot read --ca-file ${path}: ${code}`, {
-      hint: 'Pass the path of a PEM file with the CA certificate.',
-    });
+    throw new UsageError(`cannot read --ca-file ${path}: ${code}`, { hint });
+  }
+  if (text.length > MAX_CA_FILE_BYTES) {
+    throw new UsageError(
+      `cannot read --ca-file ${path}: larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB`,
+      { hint },
+    );
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
     throw new UsageError(`--ca-file ${path} holds no PEM certificate`, {
