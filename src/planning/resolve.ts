@@ -72,7 +72,6 @@ export interface ResolvedUpgrade extends ResolvedVersions {
   databases: DatabaseTarget[];
 }
 
-/** Raw URL of a file of the upstream repository at the tag of an operator release. */
 /**
  * Which helm release holds the operator, and in which namespace: `--helm-release`, else helm's
  * own release record, else the Deployment's helm labels, else the chart's default name. The plan,

@@ -41,7 +41,6 @@ import {
   mergedUserDefinedModules,
   type UserDefinedModule,
 } from '../planning/user-defined-modules-patch.js';
-import type { Plan } from '../planning/plan.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -113,10 +112,11 @@ async function upgradeCluster(
   if (live.autoUpgrade) return followAutoUpgrade(ctx, wait, live, tag);
 
   // --user-defined-modules: set with the tag, in the same patch (src/planning/user-defined-modules.ts).
-  const modules = modulesToSet(plan);
+  const modules = modulesToSet(plan.target.operator, plan.target.selection?.userDefinedModules);
   const liveModules = (object.spec as Record<string, unknown> | undefined)?.userDefinedModules;
   const modulesBody = userDefinedModulesBody(liveModules, modules);
-  const moduleNames = modules.map((m) => m.name).join(', ');
+  const setNames = modules.map((m) => m.name);
+  const moduleNames = setNames.join(', ');
 
   if (liveTag === tag && modulesBody) {
     // The tag is already there (set by hand, or by a run that stopped before this one did the
@@ -126,11 +126,10 @@ async function upgradeCluster(
       `setting spec.userDefinedModules (${moduleNames}) of ${describeRef(ref)} (${tagField} is already ${tag})`,
     );
     await kubeWriter.mergePatch(ref, modulesBody);
-    if (ctx.dryRun)
-      return { outcome: { dryRun: true, versionTag: tag, userDefinedModules: modules.map((m) => m.name) } };
+    if (ctx.dryRun) return { outcome: { dryRun: true, versionTag: tag, userDefinedModules: setNames } };
     await verifyModules(kube, ref, modules);
     return {
-      outcome: { versionTag: tag, previous: liveTag, userDefinedModules: modules.map((m) => m.name) },
+      outcome: { versionTag: tag, previous: liveTag, userDefinedModules: setNames },
     };
   }
 
@@ -179,7 +178,7 @@ async function upgradeCluster(
     `setting ${tagField} of ${describeRef(ref)} from ${liveTag ?? '(default)'} to ${tag}${withModules}`,
   );
   await kubeWriter.mergePatch(ref, body);
-  const setModules = modulesBody ? { userDefinedModules: modules.map((m) => m.name) } : {};
+  const setModules = modulesBody ? { userDefinedModules: setNames } : {};
   // Nothing was patched in dry-run, so there is nothing to verify or wait for.
   if (ctx.dryRun)
     return { outcome: { dryRun: true, versionTag: tag, previous: liveTag ?? null, ...setModules } };
@@ -206,10 +205,12 @@ async function upgradeCluster(
   };
 }
 
-/** The modules of --user-defined-modules, where this hop's target cluster resource has the field. */
-function modulesToSet(plan: Plan): UserDefinedModule[] {
-  const modules = plan.target.selection?.userDefinedModules ?? [];
-  return targetHasUserDefinedModulesField(plan.target.operator) ? modules : [];
+/**
+ * The modules of --user-defined-modules, where this hop's target cluster resource has the field:
+ * the one rule for the plan and the run.
+ */
+function modulesToSet(operator: string, modules: UserDefinedModule[] | undefined): UserDefinedModule[] {
+  return targetHasUserDefinedModulesField(operator) ? (modules ?? []) : [];
 }
 
 /**
@@ -399,7 +400,7 @@ function planCluster({ snapshot, target, resolved }: PlanContext, cluster: Clust
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);
-  const modules = targetHasUserDefinedModulesField(target.operator) ? (target.userDefinedModules ?? []) : [];
+  const modules = modulesToSet(target.operator, target.userDefinedModules);
   const modulesBody = userDefinedModulesBody(cluster.userDefinedModuleEntries, modules);
   const body = modulesBody ? mergeBodies(patch.body, modulesBody) : patch.body;
   const also =
