@@ -239,19 +239,21 @@ databases:
         ],
       });
     await withUpgradeSim(file, async (sim) => {
+      const planWithRules = () =>
+        sim.ctl([
+          'upgrade',
+          'plan',
+          '--to',
+          '7.22.2-45',
+          '--max-hops',
+          '1',
+          '--catalog',
+          rules,
+          '-o',
+          'json',
+        ]);
       writeFileSync(rules, rule(['4.16', '4.17']));
-      const plan = await sim.ctl([
-        'upgrade',
-        'plan',
-        '--to',
-        '7.22.2-45',
-        '--max-hops',
-        '1',
-        '--catalog',
-        rules,
-        '-o',
-        'json',
-      ]);
+      const plan = await planWithRules();
       assertExit(plan, 3, 'plan');
       const check = checkIn(plan.stdout, 'release-rules');
       assert.equal(check.status, 'fail', check.message);
@@ -262,18 +264,7 @@ databases:
       assert.match(check.fix, /Wait for the platform team/);
       // Another OpenShift version: the all-of is not complete, nothing is set off.
       writeFileSync(rules, rule(['4.18']));
-      const other = await sim.ctl([
-        'upgrade',
-        'plan',
-        '--to',
-        '7.22.2-45',
-        '--max-hops',
-        '1',
-        '--catalog',
-        rules,
-        '-o',
-        'json',
-      ]);
+      const other = await planWithRules();
       assert.doesNotMatch(checkIn(other.stdout, 'release-rules').message, /rule site-hold-olm-ocp/);
     });
   });
