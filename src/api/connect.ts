@@ -163,18 +163,15 @@ const MAX_CA_FILE_BYTES = 4 * 1024 * 1024;
 async function readCaFile(path: string): Promise<string> {
   let text: string;
   const hint = 'Pass the path of a PEM file with the CA certificate.';
+  const tooLarge = () =>
+    new UsageError(`cannot read --ca-file ${path}: larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB`, {
+      hint,
+    });
   try {
     // A regular file of bounded size only: a FIFO would wait for a writer, a device may never end.
     const stats = statSync(path);
     if (!stats.isFile()) throw new UsageError(`cannot read --ca-file ${path}: not a regular file`, { hint });
-    if (stats.size > MAX_CA_FILE_BYTES) {
-      throw new UsageError(
-        `cannot read --ca-file ${path}: larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB`,
-        {
-          hint,
-        },
-      );
-    }
+    if (stats.size > MAX_CA_FILE_BYTES) throw tooLarge();
     // Read at once, not through fs/promises: its open, stat, read and close each wait for the
     // event loop, which at this point is parsing the snapshot's answers (12-22 ms in a plan,
     // docs/performance.md); a CA bundle is a few KB.
@@ -184,12 +181,8 @@ async function readCaFile(path: string): Promise<string> {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new UsageError(`cannot read --ca-file ${path}: ${code}`, { hint });
   }
-  if (text.length > MAX_CA_FILE_BYTES) {
-    throw new UsageError(
-      `cannot read --ca-file ${path}: larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB`,
-      { hint },
-    );
-  }
+  // It may have grown since stat.
+  if (text.length > MAX_CA_FILE_BYTES) throw tooLarge();
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
     throw new UsageError(`--ca-file ${path} holds no PEM certificate`, {
       hint: 'Pass a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the ca.pem that `ctl sim up` writes.',

@@ -68,12 +68,6 @@ export interface ListOptions {
   fieldSelector?: string;
   limit?: number;
   continue?: string;
-  /**
-   * The items are the stored objects themselves (with apiVersion and kind), not copies: for a
-   * caller that serialises them at once and changes nothing. A list of 10,000 databases spent
-   * most of its time copying objects that were only turned into JSON.
-   */
-  shared?: boolean;
 }
 
 export interface ListResult {
@@ -227,7 +221,7 @@ export class KubeStore extends EventEmitter {
   list(rt: ResourceType, options: ListOptions = {}): ListResult {
     const { page, ...rest } = this.#select(rt, options);
     return {
-      items: page.map((o) => (options.shared ? this.#shallow(rt, o) : this.#present(rt, o))),
+      items: page.map((o) => this.#present(rt, o)),
       ...rest,
     };
   }
@@ -240,7 +234,7 @@ export class KubeStore extends EventEmitter {
    * serialised form (k8s.io/apiserver `cachingObject`): a list of 10,000 database resources
    * (15 MB) was serialised whole on every request.
    */
-  listTexts(rt: ResourceType, options: Omit<ListOptions, 'shared'> = {}): ListTexts {
+  listTexts(rt: ResourceType, options: ListOptions = {}): ListTexts {
     const { page, ...rest } = this.#select(rt, options);
     const apiVersion = groupVersion(rt);
     let bytes = 0;
@@ -780,7 +774,7 @@ export class KubeStore extends EventEmitter {
     return { apiVersion: groupVersion(rt), kind: rt.kind, ...rest };
   }
 
-  /** As #present, without the copy: the nested objects are the stored ones (ListOptions.shared). */
+  /** As #present, without the copy: the nested objects are the stored ones (listTexts serialises it at once). */
   #shallow(rt: ResourceType, object: KubeObject): KubeObject {
     const { apiVersion: _apiVersion, kind: _kind, ...rest } = object;
     return { apiVersion: groupVersion(rt), kind: rt.kind, ...rest };

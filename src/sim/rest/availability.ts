@@ -52,7 +52,7 @@ export function listShards(model: RestModel): Answer {
 export function getShard(model: RestModel, uid: number): Answer {
   const shard = model.shards.find(uid);
   if (!shard) return error(404, 'shard_not_found', `Shard ${uid} does not exist`);
-  return { status: 200, body: model.shards.render(shard, model.now()) };
+  return { status: 200, body: model.shards.render(shard, reportTimestamp(model.now())) };
 }
 
 export function bdbShards(model: RestModel, uid: number): Answer {

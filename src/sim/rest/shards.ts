@@ -144,10 +144,10 @@ export class ShardPlacement {
   }
 
   /**
-   * The shard object as `GET /v1/shards` serves it. `reportedAt` is the time of the answer, or
-   * its text (`reportTimestamp`) when a list renders thousands of shards at the same time.
+   * The shard object as `GET /v1/shards` serves it. `reportedAt` is the answer's time as
+   * `reportTimestamp` writes it, made once for a list of thousands of shards.
    */
-  render(shard: Shard, reportedAt: number | string): Record<string, unknown> {
+  render(shard: Shard, reportedAt: string): Record<string, unknown> {
     const down = this.#down.has(shard.nodeUid);
     return {
       uid: String(shard.uid),
@@ -158,7 +158,7 @@ export class ShardPlacement {
       status: down ? 'inactive' : 'active',
       detailed_status: down ? 'down' : 'ok',
       loading: { status: 'idle' },
-      report_timestamp: typeof reportedAt === 'string' ? reportedAt : reportTimestamp(reportedAt),
+      report_timestamp: reportedAt,
     };
   }
 
