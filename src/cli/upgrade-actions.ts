@@ -126,7 +126,11 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
     env: runtime.env,
     stdin: runtime.stdin,
     target,
-    selection: await withUserDefinedModules(command, resolveSelection(flags)),
+    // With --to the file was read for the target already: the selection takes the same list.
+    selection:
+      target?.userDefinedModules !== undefined
+        ? { ...resolveSelection(flags), userDefinedModules: target.userDefinedModules }
+        : await withUserDefinedModules(command, resolveSelection(flags)),
     maxHops: readMaxHops(command),
     out: outputFile('--out', command.opts().out),
     stateStore: parseStateStoreKind(command.opts().stateStore, runtime.env),
