@@ -15,6 +15,18 @@ import type { Io } from '../io/io.js';
 /** Long enough for a slow registry, short enough that a plan never hangs on one. */
 const PROBE_TIMEOUT_MS = 10_000;
 
+/**
+ * A body larger than the caller's bound is "cannot tell", never read whole: by default 16 MiB, the
+ * bound of the helm index's own read (HELM_INDEX_LIMITS in src/planning/helm-index.ts).
+ */
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+class BodyTooLarge extends Error {
+  constructor(maxBytes: number) {
+    super(`the answer is larger than ${maxBytes / 1024 / 1024} MiB`);
+  }
+}
+
 export interface ProbeAnswer {
   /** true: it is there; false: the server or the file system says it is not; undefined: no answer. */
   found: boolean | undefined;
@@ -29,6 +41,8 @@ export interface ProbeOptions {
   io?: Io | undefined;
   /** GET the body too (HEAD otherwise, falling back to GET where HEAD is refused). */
   body?: boolean;
+  /** The most of a body (or a local file) read; more is answered "cannot tell". */
+  maxBodyBytes?: number;
 }
 
 function isUrl(location: string): boolean {
@@ -43,6 +57,9 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
       const info = await stat(path);
       if (!info.isFile()) return { found: false, detail: `${path} is not a file` };
       if (!options.body) return { found: true, detail: `${path} exists` };
+      const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+      if (info.size > maxBytes)
+        return { found: undefined, detail: `${path}: ${new BodyTooLarge(maxBytes).message}` };
       return { found: true, detail: `${path} exists`, text: await readFile(path, 'utf8') };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -58,7 +75,8 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
   const asker = proxy ? await askThroughProxy(proxy) : { ask: askDirectly, close: async () => undefined };
   const ask = async (method: 'HEAD' | 'GET') => {
     options.io?.debug(1, `${method} ${location}`);
-    return asker.ask(location, method, method === 'GET' && options.body === true);
+    const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    return asker.ask(location, method, method === 'GET' && options.body === true ? maxBytes : undefined);
   };
   try {
     let answer = await ask(options.body ? 'GET' : 'HEAD');
@@ -92,7 +110,12 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
 
 /** One probe request with Node's http(s), following redirects as fetch does; its own deadline. */
-async function askDirectly(location: string, method: 'HEAD' | 'GET', readBody: boolean): Promise<Answer> {
+/** `readBody`: the most of the body to read, or undefined to read none. */
+async function askDirectly(
+  location: string,
+  method: 'HEAD' | 'GET',
+  readBody: number | undefined,
+): Promise<Answer> {
   const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   let url = location;
   for (let hop = 0; ; hop++) {
@@ -106,7 +129,7 @@ async function askDirectly(location: string, method: 'HEAD' | 'GET', readBody: b
 function askOnce(
   url: string,
   method: 'HEAD' | 'GET',
-  readBody: boolean,
+  readBody: number | undefined,
   signal: AbortSignal,
 ): Promise<Answer & { location: string | undefined }> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
@@ -118,13 +141,22 @@ function askOnce(
       (res) => {
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
-        if (!readBody || REDIRECTS.has(status)) {
+        if (readBody === undefined || REDIRECTS.has(status)) {
           res.destroy();
           resolve({ status, location, text: undefined });
           return;
         }
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > readBody) {
+            res.destroy();
+            reject(new BodyTooLarge(readBody));
+            return;
+          }
+          chunks.push(chunk);
+        });
         res.on('error', (error) => reject(signal.aborted ? signal.reason : error));
         // As fetch's text(): UTF-8, a byte order mark dropped.
         res.on('end', () =>
@@ -139,7 +171,7 @@ function askOnce(
 
 /** The same probe through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
 async function askThroughProxy(proxy: NonNullable<ReturnType<typeof proxySettings>>): Promise<{
-  ask: (location: string, method: 'HEAD' | 'GET', readBody: boolean) => Promise<Answer>;
+  ask: (location: string, method: 'HEAD' | 'GET', readBody: number | undefined) => Promise<Answer>;
   close: () => Promise<void>;
 }> {
   const { fetch, EnvHttpProxyAgent } = await import('../api/undici.js');
@@ -152,10 +184,26 @@ async function askThroughProxy(proxy: NonNullable<ReturnType<typeof proxySetting
         signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
         redirect: 'follow',
       });
-      const text = readBody ? await response.text() : undefined;
+      const text = readBody === undefined ? undefined : await boundedText(response, readBody);
       if (text === undefined) await response.body?.cancel().catch(() => undefined);
       return { status: response.status, text };
     },
     close: () => dispatcher.close(),
   };
+}
+
+/** fetch's text() of at most `maxBytes`: the stream is cancelled past it. */
+async function boundedText(response: Response, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new BodyTooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  // As text(): UTF-8, a byte order mark dropped.
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }

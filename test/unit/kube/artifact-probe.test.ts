@@ -8,8 +8,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { probeLocation } from '../../../src/kube/artifact-probe.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const NO_PROXY_ENV: NodeJS.ProcessEnv = {};
 
@@ -35,6 +38,12 @@ describe('probeLocation over http', () => {
         '/loop': () => res.writeHead(302, { location: '/loop' }).end(),
         // A byte order mark first, as some editors save YAML: fetch's text() drops it.
         '/index.yaml': () => res.writeHead(200).end('\uFEFFentries:\n  redis-enterprise-operator: []\n'),
+        // An index larger than the probe's bound, in chunks (no content-length to go by).
+        '/huge-index.yaml': () => {
+          res.writeHead(200);
+          for (let i = 0; i < 64; i++) res.write('#'.repeat(1024) + '\n');
+          res.end();
+        },
       };
       (route[url.pathname] ?? (() => res.writeHead(404).end()))();
     });
@@ -45,6 +54,8 @@ describe('probeLocation over http', () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         upstream.pipe(client).pipe(upstream);
       });
+      // A probe that stops reading (a body past its bound) resets its tunnel: expected here.
+      for (const socket of [upstream, client]) socket.on('error', () => undefined);
       tunnels.add(upstream).add(client);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -91,6 +102,23 @@ describe('probeLocation over http', () => {
     const answer = await probeLocation(`${base}/index.yaml`, { env: NO_PROXY_ENV, body: true });
     assert.equal(answer.found, true);
     assert.equal(answer.text, 'entries:\n  redis-enterprise-operator: []\n');
+  });
+
+  it('a body larger than its bound is unknown, not read whole (directly and through a proxy)', async () => {
+    for (const env of [NO_PROXY_ENV, { HTTP_PROXY: base }]) {
+      const location =
+        env === NO_PROXY_ENV ? `${base}/huge-index.yaml` : 'http://artifacts.example.invalid/huge-index.yaml';
+      const answer = await probeLocation(location, { env, body: true, maxBodyBytes: 16 * 1024 });
+      assert.deepEqual(answer, {
+        found: undefined,
+        detail: `${location}: the answer is larger than 0.015625 MiB`,
+      });
+    }
+    const file = path.join(tempDir('ctl-probe-'), 'index.yaml');
+    writeFileSync(file, 'x'.repeat(32 * 1024));
+    const local = await probeLocation(file, { body: true, maxBodyBytes: 16 * 1024 });
+    assert.equal(local.found, undefined);
+    assert.match(local.detail, /larger than/);
   });
 
   it('no server is unknown, with the transport error code', async () => {
