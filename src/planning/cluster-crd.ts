@@ -23,8 +23,7 @@ import type { KubeObject } from '../kube/reads.js';
  * could not be read (forbidden, not found, no answer).
  */
 export type ClusterCrdFacts =
-  | { read: true; declaresUserDefinedModules: Record<string, boolean> }
-  | { read: false; error: string };
+  { read: true; declaresUserDefinedModules: Record<string, boolean> } | { read: false; error: string };
 
 type SchemaNode = { properties?: Record<string, SchemaNode> };
 
@@ -35,7 +34,8 @@ export function clusterCrdFacts(crd: KubeObject): ClusterCrdFacts {
   for (const version of Array.isArray(versions) ? versions : []) {
     const v = version as { name?: unknown; served?: unknown; schema?: { openAPIV3Schema?: SchemaNode } };
     if (typeof v.name !== 'string' || v.served === false) continue;
-    declares[v.name] = v.schema?.openAPIV3Schema?.properties?.spec?.properties?.userDefinedModules !== undefined;
+    declares[v.name] =
+      v.schema?.openAPIV3Schema?.properties?.spec?.properties?.userDefinedModules !== undefined;
   }
   return { read: true, declaresUserDefinedModules: declares };
 }

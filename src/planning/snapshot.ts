@@ -312,7 +312,9 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
 }
 
 /** What the CRD says of spec.userDefinedModules, or why it could not be read (never rejects). */
-async function readCrdFacts(read: Promise<import('../kube/reads.js').KubeObject | undefined>): Promise<ClusterCrdFacts> {
+async function readCrdFacts(
+  read: Promise<import('../kube/reads.js').KubeObject | undefined>,
+): Promise<ClusterCrdFacts> {
   try {
     const crd = await read;
     return crd ? clusterCrdFacts(crd) : { read: false, error: `get crd ${CLUSTER_CRD_NAME}: not found` };

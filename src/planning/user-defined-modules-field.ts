@@ -34,7 +34,8 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
   const { snapshot, target, resolved } = input;
   const modules = target.userDefinedModules ?? [];
   const cluster = snapshot.cluster;
-  if (modules.length === 0 || !cluster || !targetHasUserDefinedModulesField(target.operator)) return undefined;
+  if (modules.length === 0 || !cluster || !targetHasUserDefinedModulesField(target.operator))
+    return undefined;
   const operatorStepRuns = runsStep(target.steps, 'operator');
   if (operatorStepRuns && !operatorIsCurrent(resolved)) return undefined;
 
@@ -60,4 +61,3 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
     `${fix}. See it: ${SEE_FIELD}`,
   );
 }
-

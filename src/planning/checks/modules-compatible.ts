@@ -21,7 +21,8 @@ function checkModulesCompatible(input: CheckInput): Outcome {
   const modules = checkModulesInUse(input);
   if (!field || modules.status === 'fail') return modules;
   // The field's warn ("cannot tell") wins over a pass; a pass adds what it saw.
-  if (field.status === 'warn' && modules.status === 'pass') return { ...field, message: `${field.message}; ${modules.message}` };
+  if (field.status === 'warn' && modules.status === 'pass')
+    return { ...field, message: `${field.message}; ${modules.message}` };
   return { ...modules, message: `${modules.message}; ${field.message}` };
 }
 

@@ -28,7 +28,6 @@ export function targetNeedsRhel9(targetTag: string, operatorVersion: string | un
  * listed by module_name or display_name), so a listed module does not freeze the upgrade.
  */
 
-
 export function upgradeBlockers(
   rest: RestModel,
   targetTag: string,

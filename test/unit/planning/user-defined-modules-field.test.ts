@@ -48,7 +48,10 @@ function modulesCheck(options: {
     if (options.crd) s.clusterCrd = options.crd;
   });
   const target: Target = {
-    ...makeTarget({ to: options.to ?? TARGET, ...(options.ignore ? { ignoreCheck: 'modules-compatible' } : {}) }),
+    ...makeTarget({
+      to: options.to ?? TARGET,
+      ...(options.ignore ? { ignoreCheck: 'modules-compatible' } : {}),
+    }),
     userDefinedModules: MODULES,
     steps: options.steps,
   };
@@ -112,7 +115,10 @@ describe('the REC CRD and spec.userDefinedModules', () => {
       steps: { only: [], skip: ['operator'] },
     });
     assert.equal(check.status, 'warn');
-    assert.match(check.message, /cannot tell whether the CRD .* declares spec\.userDefinedModules \(.*forbidden\)/);
+    assert.match(
+      check.message,
+      /cannot tell whether the CRD .* declares spec\.userDefinedModules \(.*forbidden\)/,
+    );
     assert.match(check.fix, /kubectl get crd redisenterpriseclusters\.app\.redislabs\.com/);
   });
 
@@ -146,7 +152,10 @@ describe('the resume command without argv', () => {
       remediate: false,
       moduleFiles: [],
       yes: true,
-      planArgs: { location: [], plan: ['--user-defined-modules', './modules list.yaml', '--databases', 'none'] },
+      planArgs: {
+        location: [],
+        plan: ['--user-defined-modules', './modules list.yaml', '--databases', 'none'],
+      },
     } as unknown as RunCommandInput;
     const plan = { target: { operator: TARGET } } as Plan;
     const command = resumeCommandFor(
