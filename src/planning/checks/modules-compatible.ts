@@ -2,17 +2,31 @@
  * `modules-compatible`: every module in use can follow the target: reads the cluster's user-defined
  * modules and auto-upgrade, and the management API's modules (their platforms) and each database's
  * module list. A module without a RHEL9 build for a target that needs one fails (the upgrade would
- * freeze), with the fix that fits the target's RS (module-fix.ts).
+ * freeze), with the fix that fits the target's RS (module-fix.ts). With --user-defined-modules,
+ * also that the CRD the cluster step writes through keeps spec.userDefinedModules
+ * (../user-defined-modules-field.ts): worst outcome first.
  */
 
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
 import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
 import { listedAsUserDefined, moduleFix, reportedBundled, targetTakesModuleUploads } from '../module-fix.js';
+import { userDefinedModulesFieldOutcome } from '../user-defined-modules-field.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
 function checkModulesCompatible(input: CheckInput): Outcome {
+  const field = userDefinedModulesFieldOutcome(input);
+  if (field?.status === 'fail') return field;
+  const modules = checkModulesInUse(input);
+  if (!field || modules.status === 'fail') return modules;
+  // The field's warn ("cannot tell") wins over a pass; a pass adds what it saw.
+  if (field.status === 'warn' && modules.status === 'pass')
+    return { ...field, message: `${field.message}; ${modules.message}` };
+  return { ...modules, message: `${modules.message}; ${field.message}` };
+}
+
+function checkModulesInUse(input: CheckInput): Outcome {
   const { snapshot, target, resolved } = input;
   const rec = clusterOf(input);
   // The modules of --user-defined-modules too: with auto-upgrade on the operator moves the
