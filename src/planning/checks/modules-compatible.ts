@@ -10,7 +10,13 @@
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
 import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
-import { listedAsUserDefined, moduleFix, reportedBundled, targetTakesModuleUploads } from '../module-fix.js';
+import {
+  hasNoRhel9Build,
+  listedAsUserDefined,
+  moduleFix,
+  reportedBundled,
+  targetTakesModuleUploads,
+} from '../module-fix.js';
 import { userDefinedModulesFieldOutcome } from '../user-defined-modules-field.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
@@ -51,6 +57,8 @@ function checkModulesInUse(input: CheckInput): Outcome {
   const inUse = modulesInUse(snapshot.api.bdbs);
   const missing: string[] = [];
   const fixes: string[] = [];
+  // Modules an upload can fix (not RedisGraph, which has no RHEL9 build: module-fix.ts).
+  const uploadable: string[] = [];
   const unknown: string[] = [];
   const listed: string[] = [];
   for (const [key, use] of inUse) {
@@ -80,12 +88,14 @@ function checkModulesInUse(input: CheckInput): Outcome {
       missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
       // Fit for the target's RS: bundled from 8.0, userDefinedModules, uploads before (module-fix.ts).
       fixes.push(moduleFix(fix));
+      if (!hasNoRhel9Build(use.name)) uploadable.push(key);
     }
   }
   if (missing.length > 0) {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
-      `For each module: ${[...new Set(fixes)].join('; ')}.` + remediation(target.operator),
+      `For each module: ${[...new Set(fixes)].join('; ')}.` +
+        (uploadable.length > 0 ? remediation(target.operator) : ''),
     );
   }
   if (unknown.length > 0) {
