@@ -43,10 +43,15 @@ export async function readAndPlan(
     const { probeHelmClient } = await import('../exec/helm-probe.js');
     return probeHelmClient(helmBin, process.env);
   };
-  const read = await readClusterSnapshot(session, stateStore, (basis) => {
-    probes.startFinal(target, basis);
-    if (methodOf(target, basis) === 'helm') helmClient = askHelm();
-  });
+  const read = await readClusterSnapshot(
+    session,
+    stateStore,
+    (basis) => {
+      probes.startFinal(target, basis);
+      if (methodOf(target, basis) === 'helm') helmClient = askHelm();
+    },
+    target.userDefinedModules !== undefined,
+  );
   const { planUpgradePath } = await import('../steps/index.js');
   if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
   // The hops' other targets are known once the path is: the path's route alone (the hops'
@@ -63,11 +68,15 @@ export async function readAndPlan(
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }
 
-/** The one read of the cluster a command plans from. */
+/**
+ * The one read of the cluster a command plans from. `readClusterCrd`: --user-defined-modules is
+ * given, so the cluster resource's CRD is read too (check modules-compatible).
+ */
 export async function readClusterSnapshot(
   session: UpgradeSession,
   stateStore?: StateStoreKind,
   onOperatorKnown?: SnapshotDeps['onOperatorKnown'],
+  readClusterCrd = false,
 ): Promise<Snapshot> {
   const { readSnapshot } = await import('../planning/snapshot.js');
   const { REQUIRED_PERMISSIONS } = await import('../steps/index.js');
@@ -81,6 +90,7 @@ export async function readClusterSnapshot(
     stateStore,
     requiredPermissions: REQUIRED_PERMISSIONS,
     onOperatorKnown,
+    readClusterCrd,
   });
   // First contact: nothing is planned, recorded or changed on another cluster's API's word.
   const { apiIdentityMismatch } = await import('../planning/api-identity.js');
@@ -181,7 +191,12 @@ export async function readTargets(
   input: Pick<PlanCommandInput, 'stateStore' | 'selection' | 'maxHops' | 'io'>,
   session: UpgradeSession,
 ): Promise<import('../planning/targets.js').UpgradeTargets> {
-  const snapshot = await readClusterSnapshot(session, input.stateStore);
+  const snapshot = await readClusterSnapshot(
+    session,
+    input.stateStore,
+    undefined,
+    input.selection?.userDefinedModules !== undefined,
+  );
   if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
   const { listTargets } = await import('../planning/targets.js');
   const { planUpgradePath } = await import('../steps/index.js');

@@ -55,7 +55,12 @@ export async function planNextHop(
 ): Promise<{ snapshot: Snapshot; plan: Plan }> {
   const { readClusterSnapshot } = await import('./plan.js');
   const { planUpgrade } = await import('../steps/index.js');
-  const snapshot = await readClusterSnapshot(session, stateStore);
+  const snapshot = await readClusterSnapshot(
+    session,
+    stateStore,
+    undefined,
+    target.userDefinedModules !== undefined,
+  );
   return { snapshot, plan: planUpgrade(snapshot, target) };
 }
 

@@ -136,6 +136,9 @@ export function resumeCommandFor(
   // argv carries no secret (there is no --password flag).
   if (input.argv && input.argv.length > 0) return resumeCommand(input.argv);
   const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
+  // The plan-deciding flags as given (--user-defined-modules <file>, --databases, --bundle, ...):
+  // without them the resumed run would plan another upgrade, e.g. without the custom modules.
+  parts.push(...(input.planArgs?.plan ?? []));
   if (input.globals.context) parts.push('--context', identity.context);
   parts.push('-n', identity.namespace, '--cluster', identity.cluster);
   if (input.statePath) parts.push('--state', statePath);

@@ -84,7 +84,10 @@ export async function writeRunReport(
  */
 async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<void> {
   const { io } = input;
-  const { target, savedPlan } = await decideTarget(input);
+  const decided = await decideTarget(input);
+  const { savedPlan } = decided;
+  // The plan judges what this run will do: a step --only/--skip leaves out changes nothing.
+  const target = { ...decided.target, steps: { only: input.only, skip: input.skip } };
   record.target = {
     operator: target.operator,
     clusterVersion: target.clusterVersion ?? null,

@@ -17,14 +17,19 @@ export interface DetectedDialect {
 /** The default when nothing tells: the real product's CRDs. */
 export const DEFAULT_DIALECT: Dialect = 'redis';
 
+/**
+ * `crdRead`: the CRD, when the caller reads it anyway (src/planning/snapshot.ts, for
+ * --user-defined-modules): asked once, not twice.
+ */
 export async function detectLiveDialect(
   cluster: KubeObject | undefined,
   reads: Pick<ClusterReads, 'getCustomResourceDefinition'>,
+  crdRead?: Promise<KubeObject | undefined>,
 ): Promise<DetectedDialect> {
   const fromCluster = detectDialect(cluster);
   if (fromCluster) return { dialect: fromCluster, source: 'cluster' };
   // A cluster resource without an image spec (the operator's defaults) says nothing; the CRD does.
-  const crd = await reads.getCustomResourceDefinition(CLUSTER_CRD_NAME).catch(() => undefined);
+  const crd = await (crdRead ?? reads.getCustomResourceDefinition(CLUSTER_CRD_NAME)).catch(() => undefined);
   const fromCrd = dialectFromCrd(crd);
   if (fromCrd) return { dialect: fromCrd, source: 'crd' };
   return { dialect: DEFAULT_DIALECT, source: 'default' };

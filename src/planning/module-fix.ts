@@ -87,9 +87,32 @@ export interface ModuleFixInput {
   databases: string[];
 }
 
+/**
+ * RedisGraph (`graph`) has no RHEL 9 build at all: "You cannot upgrade from a prior RHEL version
+ * to RHEL 9 if the Redis Enterprise cluster contains a RedisGraph module, even if unused by any
+ * database. The RedisGraph module has reached End-of-Life and is completely unavailable in RHEL 9"
+ * (redis/docs `content/operate/rs/release-notes/rs-7-4-2-releases/_index.md`, "Known limitations",
+ * "RedisGraph prevents upgrade to RHEL 9"; the same in `rs-7-8-releases/_index.md`). So no
+ * upload, `--remediate` or spec.userDefinedModules entry can fix it: the fix is the catalog rule
+ * redisgraph-blocks-rhel9's, remove it from the cluster, or stay on RHEL 8 images.
+ */
+export function hasNoRhel9Build(module: string): boolean {
+  return module.toLowerCase() === 'graph';
+}
+
+/** The fix for RedisGraph: the same as the rule redisgraph-blocks-rhel9's (src/release/catalog.json). */
+function redisGraphFix(databases: readonly string[]): string {
+  const users =
+    databases.length > 0
+      ? `move the data of ${databases.join(', ')} off and delete ${databases.length === 1 ? 'that database' : 'those databases'}`
+      : 'move its data off and delete the databases that use it';
+  return `RedisGraph (graph) is end of life and has no RHEL9 build at all, so nothing can be uploaded or listed for it: remove it from the cluster before the upgrade (${users}, then delete the module: even unused it blocks the move to RHEL9), or stay on a release before 7.8.2-6 (RHEL8 images)`;
+}
+
 /** One sentence: what to do about this module before (or to unfreeze) the upgrade. */
 export function moduleFix(input: ModuleFixInput): string {
   const { module, cluster } = input;
+  if (hasNoRhel9Build(module)) return redisGraphFix(input.databases);
   if (targetTakesModuleUploads(input.targetOperator)) {
     return `upload the RHEL9 build of ${module}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or let ctl upload it: ctl upgrade run --to ${input.targetOperator} --remediate --module-file <module-rhel9.zip>`;
   }
@@ -130,6 +153,8 @@ export function listedAsUserDefined(
   listed: readonly { name: string }[] | undefined,
 ): boolean {
   if (!listed || listed.length === 0) return false;
+  // No build of RedisGraph exists for the target to fetch (hasNoRhel9Build).
+  if (hasNoRhel9Build(input.module)) return false;
   if (targetTakesModuleUploads(input.targetOperator)) return false;
   if (isBundledModule(input.module, input.isBundled, input.reportedByRs8)) return false;
   if (!targetHasUserDefinedModulesField(input.targetOperator)) return false;

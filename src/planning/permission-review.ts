@@ -27,6 +27,8 @@ export function permissionConditions(input: {
   webhookConfigs: KubeObject[];
   stateStore: StateStoreKind | undefined;
   olm: boolean;
+  /** `--user-defined-modules` is given: the plan reads the cluster resource's CRD. */
+  userDefinedModules?: boolean;
 }): Set<PermissionCondition> {
   // Both operator methods are reviewed: the method is chosen after the snapshot (--method);
   // OLM's permissions only when a ClusterServiceVersion owns the operator.
@@ -37,6 +39,7 @@ export function permissionConditions(input: {
   if (input.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (input.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
   if (input.stateStore === 'configmap') conditions.add('cluster-state');
+  if (input.userDefinedModules) conditions.add('user-defined-modules');
   return conditions;
 }
 

@@ -13,7 +13,8 @@ export type PermissionScope = 'cluster' | 'namespace' | 'watched-namespaces';
  * upgrade method; `openshift`: the SCC step; `admission`: the webhook is installed and ctl reapplies it;
  * `multi-namespace`: databases live in namespaces other than the cluster's;
  * `namespace-label`: the operator picks its namespaces by label (REDB_NAMESPACES_LABEL);
- * `cluster-state`: the run keeps its state and lock in the cluster (`--state-store configmap`).
+ * `cluster-state`: the run keeps its state and lock in the cluster (`--state-store configmap`);
+ * `user-defined-modules`: `--user-defined-modules` is given (the cluster resource's CRD is read).
  */
 export type PermissionCondition =
   | 'always'
@@ -24,7 +25,8 @@ export type PermissionCondition =
   | 'admission'
   | 'multi-namespace'
   | 'namespace-label'
-  | 'cluster-state';
+  | 'cluster-state'
+  | 'user-defined-modules';
 
 export interface RequiredPermission {
   group: string;

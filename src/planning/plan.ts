@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { siblingLocation } from '../kube/bundle.js';
 import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
-import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
+import { operatorIsCurrent } from './operator-current.js';
 import { type AvailabilityPrediction, predictAvailability } from './availability-prediction.js';
 import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
@@ -296,11 +296,7 @@ export const action = (description: string, command: string): PlanAction => ({ d
 
 // ---- what several steps' plans need
 
-export function operatorIsCurrent(resolved: Pick<ResolvedUpgrade, 'operator'>): boolean {
-  const current = resolved.operator.current ? parseOperatorVersion(resolved.operator.current) : undefined;
-  const wanted = parseOperatorVersion(resolved.operator.target);
-  return Boolean(current && wanted && compareOperatorVersions(current, wanted) >= 0);
-}
+export { operatorIsCurrent } from './operator-current.js';
 
 /** Where the operator runs; the admission webhook and its Secret live there too. */
 export function operatorNamespace(snapshot: Snapshot): string {

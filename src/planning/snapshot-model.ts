@@ -12,6 +12,7 @@ import type { StateStoreKind } from './state-store-kind.js';
 import type { PinnedOperatorImage } from './helm-values.js';
 import type { OlmSnapshot } from './olm.js';
 import type { RemoteClusterSnapshot } from './participants.js';
+import type { ClusterCrdFacts } from './cluster-crd.js';
 
 export type Platform = 'kubernetes' | 'openshift';
 
@@ -217,6 +218,11 @@ export interface Snapshot {
   permissions: PermissionReview[];
   /** `--state-store` of the run this snapshot is for (absent: file), which decides permissions. */
   stateStore?: StateStoreKind | undefined;
+  /**
+   * The cluster resource's CRD, read only for `--user-defined-modules`: whether it declares
+   * spec.userDefinedModules (src/planning/cluster-crd.ts). Absent when the flag is not given.
+   */
+  clusterCrd?: ClusterCrdFacts | undefined;
   /** Reads that failed without stopping the snapshot, e.g. `list namespaces: forbidden`. */
   readErrors: string[];
 }

@@ -12,7 +12,15 @@
  */
 
 import { detectLiveDialect } from '../kube/dialect.js';
-import { ACTIVE_ACTIVE_RESOURCE, type ClusterReads, DATABASE_RESOURCE, SCC_RESOURCE } from '../kube/reads.js';
+import {
+  ACTIVE_ACTIVE_RESOURCE,
+  CLUSTER_CRD_NAME,
+  type ClusterReads,
+  DATABASE_RESOURCE,
+  SCC_RESOURCE,
+} from '../kube/reads.js';
+import { describeKubeError } from '../kube/errors.js';
+import { type ClusterCrdFacts, clusterCrdFacts } from './cluster-crd.js';
 import { readOpenshiftVersion } from './openshift-version.js';
 import {
   type ApiSnapshot,
@@ -84,6 +92,11 @@ export interface SnapshotDeps {
   remoteClusters?: RemoteClusterReader | undefined;
   /** Where the run keeps its state: `configmap` adds the ConfigMap and Lease permissions to review. */
   stateStore?: StateStoreKind | undefined;
+  /**
+   * `--user-defined-modules` is given: read the cluster resource's CRD (does it declare
+   * spec.userDefinedModules?) and review that read's permission. Without it, no extra request.
+   */
+  readClusterCrd?: boolean | undefined;
   /** The permissions the steps need (src/steps/index.ts REQUIRED_PERMISSIONS): reviewed here. */
   requiredPermissions: readonly RequiredPermission[];
   /**
@@ -131,12 +144,15 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     errors.guard('list API groups', kube.listApiGroups(), undefined),
     errors.guard('get version', kube.serverVersion(), undefined),
   ]);
+  // Only for --user-defined-modules; the dialect below reuses the answer instead of asking again.
+  const crdRead = deps.readClusterCrd ? kube.getCustomResourceDefinition(CLUSTER_CRD_NAME) : undefined;
+  const crdFacts = crdRead ? readCrdFacts(crdRead) : undefined;
 
   // 401, 403, no answer: the snapshot ends here (the reads above are settled or recorded).
   const clusterObjects = await clusterList;
   const clusterCandidates = clusterObjects.map((o) => o.metadata?.name ?? '').filter(Boolean);
   const clusterObject = pickCluster(clusterObjects, deps.clusterName);
-  const detected = await detectLiveDialect(clusterObject, kube);
+  const detected = await detectLiveDialect(clusterObject, kube, crdRead);
   const dialect = detected.dialect;
   const cluster = clusterObject ? toCluster(clusterObject, dialect, namespace) : undefined;
 
@@ -205,6 +221,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     webhookConfigs,
     stateStore: deps.stateStore,
     olm: olmCsv !== undefined,
+    userDefinedModules: deps.readClusterCrd === true,
   });
   const [
     statefulSet,
@@ -244,6 +261,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
 
   const credentials = readCredentials(credentialSecret, cluster?.credentialSecretName ?? '');
   const olm = await olmRead;
+  const clusterCrd = await crdFacts;
   // The management API (started with the cluster, above); the Active-Active databases' remote
   // participants, each through its own API, at the same time.
   const [api, remoteClusters] = await Promise.all([
@@ -288,6 +306,19 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     api,
     permissions,
     ...(deps.stateStore ? { stateStore: deps.stateStore } : {}),
+    ...(clusterCrd ? { clusterCrd } : {}),
     readErrors: errors.messages,
   };
+}
+
+/** What the CRD says of spec.userDefinedModules, or why it could not be read (never rejects). */
+async function readCrdFacts(
+  read: Promise<import('../kube/reads.js').KubeObject | undefined>,
+): Promise<ClusterCrdFacts> {
+  try {
+    const crd = await read;
+    return crd ? clusterCrdFacts(crd) : { read: false, error: `get crd ${CLUSTER_CRD_NAME}: not found` };
+  } catch (error) {
+    return { read: false, error: `get crd ${CLUSTER_CRD_NAME}: ${describeKubeError(error).message}` };
+  }
 }

@@ -6,6 +6,7 @@
  */
 
 import { UsageError } from '../errors.js';
+import type { StepSelection } from './step-selection.js';
 import type { UserDefinedModule } from './user-defined-modules-patch.js';
 import { CHECK_IDS, type CheckId, isCheckId } from './checks/index.js';
 import { isKnownOperatorVersion } from '../release/catalog.js';
@@ -64,6 +65,11 @@ export interface Target {
    * is held back with this reason; the fleet raises them once every cluster is upgraded.
    */
   deferActiveActive?: string | undefined;
+  /**
+   * Not a flag of `plan`: the run's `--only`/`--skip` (src/commands/run.ts), so that its plan
+   * judges what this run will do (a skipped operator step installs no new CRD). Absent: every step.
+   */
+  steps?: StepSelection | undefined;
 }
 
 /** The flags as commander hands them over. */

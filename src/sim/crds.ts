@@ -7,8 +7,17 @@
  */
 
 import { type SimDialect as Dialect, simDialectFields, type FieldPath, toJsonPath } from './world/dialect.js';
+import { operatorAtLeast } from './world/versions.js';
 
 export const CRD_GROUP = 'app.redislabs.com';
+
+/**
+ * The first operator whose REC CRD declares spec.userDefinedModules: its notes list the field
+ * under "API changes" (redis/docs `content/operate/kubernetes/release-notes/8-0-6-releases/`),
+ * and the REC CRD of every certified bundle before it lacks it
+ * (redhat-openshift-ecosystem/certified-operators, `redis-enterprise-operator-cert/<v>/manifests/rec_crd.yaml`).
+ */
+export const USER_DEFINED_MODULES_FROM = '8.0.6-8';
 
 /** ClusterState of the real operator (redis-facts.md §2). */
 export const CLUSTER_STATES = [
@@ -170,7 +179,12 @@ function imageSpecSchema(): Schema {
   });
 }
 
-function clusterDefinition(dialect: Dialect): object {
+/** Whether the REC CRD of this operator version declares spec.userDefinedModules (undefined: the newest). */
+export function declaresUserDefinedModules(operatorVersion: string | undefined): boolean {
+  return operatorVersion === undefined || operatorAtLeast(operatorVersion, USER_DEFINED_MODULES_FROM);
+}
+
+function clusterDefinition(dialect: Dialect, operatorVersion: string | undefined): object {
   const fields = simDialectFields(dialect);
   const spec: Record<string, Schema> = {
     nodes: int(),
@@ -186,7 +200,12 @@ function clusterDefinition(dialect: Dialect): object {
     ),
     // resourceLimits.allowAutoAdjustment as the real CRD declares it (K8S crds/rec_crd.yaml).
     securityContext: obj({ resourceLimits: obj({ allowAutoAdjustment: bool() }) }, { open: true }),
-    userDefinedModules: list(
+  };
+  // An older operator's CRD has no such field. The simulator's spec stays open (see above), so
+  // the field would still be kept here where the real, closed spec prunes it: ctl judges the
+  // declaration (src/planning/cluster-crd.ts), which this CRD does not make.
+  if (declaresUserDefinedModules(operatorVersion)) {
+    spec.userDefinedModules = list(
       obj(
         {
           name: str(),
@@ -197,8 +216,8 @@ function clusterDefinition(dialect: Dialect): object {
         },
         { required: ['name', 'source'] },
       ),
-    ),
-  };
+    );
+  }
   place(
     spec,
     fields.imageSpecPath.slice(1),
@@ -341,9 +360,16 @@ function activeActiveDefinition(dialect: Dialect): object {
   );
 }
 
-/** The CustomResourceDefinitions the simulated operator installs: REC, REDB and REAADB. */
-export function crdsFor(dialect: Dialect): object[] {
-  return [clusterDefinition(dialect), databaseDefinition(dialect), activeActiveDefinition(dialect)];
+/**
+ * The CustomResourceDefinitions the simulated operator installs: REC, REDB and REAADB, as
+ * operator `operatorVersion` ships them (undefined: the newest).
+ */
+export function crdsFor(dialect: Dialect, operatorVersion?: string): object[] {
+  return [
+    clusterDefinition(dialect, operatorVersion),
+    databaseDefinition(dialect),
+    activeActiveDefinition(dialect),
+  ];
 }
 
 /**

@@ -20,7 +20,8 @@
 import { dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
 import type { KubeObject } from '../kube/reads.js';
-import { CLUSTER_RESOURCE } from '../kube/reads.js';
+import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE } from '../kube/reads.js';
+import { clusterCrdFacts, declaresUserDefinedModulesAt } from '../planning/cluster-crd.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, readObject } from '../kube/write.js';
 import { curlApi, kubectl, kubectlMergePatch, mergeBodies } from '../planning/equivalent-commands.js';
@@ -59,6 +60,14 @@ const PERMISSIONS: readonly StepPermission[] = [
     scope: 'namespace',
     when: 'always',
     why: "see that the operator has started an automatic upgrade (the pods' image moves)",
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    verbs: ['get'],
+    scope: 'cluster',
+    when: 'user-defined-modules',
+    why: "read the cluster resource's CRD: spec.userDefinedModules is kept only where it is declared (--user-defined-modules)",
   },
 ];
 
@@ -117,6 +126,10 @@ async function upgradeCluster(
   const modulesBody = userDefinedModulesBody(liveModules, modules);
   const setNames = modules.map((m) => m.name);
   const moduleNames = setNames.join(', ');
+
+  // Before any write: the list is kept only where the CRD live now declares it (the plan's check
+  // modules-compatible says so too; this holds when that check was ignored).
+  if (modulesBody && !ctx.dryRun) await assertCrdKeepsModules(kube, ref, moduleNames);
 
   if (liveTag === tag && modulesBody) {
     // The tag is already there (set by hand, or by a run that stopped before this one did the
@@ -221,6 +234,32 @@ function userDefinedModulesBody(live: unknown, modules: readonly UserDefinedModu
   return modules.length > 0 && !listsEveryModule(live, modules)
     ? { spec: { userDefinedModules: mergedUserDefinedModules(live, modules) } }
     : undefined;
+}
+
+/**
+ * Refuses, before the patch, where the cluster resource's CRD does not declare
+ * spec.userDefinedModules (src/planning/cluster-crd.ts): the patch would set the versionTag and
+ * lose the list. A CRD that cannot be read is left to the read-back below.
+ */
+async function assertCrdKeepsModules(
+  kube: StepContext<UpgradeDeps>['deps']['kube'],
+  ref: Parameters<typeof readObject>[1],
+  moduleNames: string,
+): Promise<void> {
+  const crd = await readObject(kube, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    name: CLUSTER_CRD_NAME,
+  }).catch(() => undefined);
+  if (!crd) return;
+  const facts = clusterCrdFacts(crd);
+  if (facts.read && declaresUserDefinedModulesAt(facts, ref.apiVersion) !== false) return;
+  throw new OperationError(
+    `not upgrading ${describeRef(ref)}: the CRD ${CLUSTER_CRD_NAME} does not declare spec.userDefinedModules, so the API server would drop the list (${moduleNames}) set with the new versionTag; nothing was changed`,
+    {
+      hint: `Let the operator step install the target's CRD (run without --skip operator), or apply the CRD of an operator from 8.0.6-8, then run ctl again.`,
+    },
+  );
 }
 
 /**

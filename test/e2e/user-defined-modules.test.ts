@@ -5,7 +5,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.js';
-import { assertExit, getPath, withUpgradeSim } from './upgrade-support.js';
+import { crdsFor } from '../../src/sim/crds.js';
+import { assertExit, assertNoChanges, getPath, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * `--user-defined-modules <file>` (issue 37 item 3): a running operator older than 8.0.6-8 has no
@@ -71,6 +72,35 @@ function modulesCheck(stdout: string): Check {
 }
 
 const TARGET = '8.0.6-8';
+const REC_CRD = 'redisenterpriseclusters.app.redislabs.com';
+
+/** Whether the live REC CRD declares spec.userDefinedModules (every served version). */
+async function crdDeclaresField(sim: { get(args: string[]): Promise<unknown> }): Promise<boolean[]> {
+  const crd = await sim.get(['crd', REC_CRD]);
+  const versions = getPath(crd, ['spec', 'versions']) as unknown[];
+  return versions.map(
+    (v) =>
+      getPath(v, ['schema', 'openAPIV3Schema', 'properties', 'spec', 'properties', 'userDefinedModules']) !==
+      undefined,
+  );
+}
+
+/** Replaces the live REC CRD by the one operator `version` ships (an operator upgraded without its CRDs). */
+async function replaceRecCrd(
+  sim: { kubectl(args: string[]): Promise<string> },
+  version: string,
+  name: string,
+): Promise<void> {
+  const crd = crdsFor('redis', version).find(
+    (c) => (c as { metadata: { name: string } }).metadata.name === REC_CRD,
+  );
+  const file = write(`${name}-rec-crd.json`, JSON.stringify(crd));
+  await sim.kubectl(['replace', '-f', file]);
+}
+
+function outcomeText(result: { stdout: string; stderr: string }): string {
+  return `${result.stdout}\n${result.stderr}`;
+}
 
 describe(
   '--user-defined-modules: custom modules set with the new versionTag (issue 37, e2e)',
@@ -187,6 +217,85 @@ describe(
         const old = await sim.ctl(['upgrade', 'plan', '--to', '8.0.2-6', '--user-defined-modules', LISTING]);
         assertExit(old, 2, 'a target before 8.0.6-8');
         assert.match(old.stderr, /has no spec\.userDefinedModules \(it exists from operator 8\.0\.6-8\)/);
+      });
+    });
+
+    it('--skip operator on a 7.22 CRD without the field: run refuses before any change; the operator step brings it', async () => {
+      await withUpgradeSim(
+        customModuleCluster('marginalia', '7.22.2-43', '7.22.2-179', '7.4'),
+        async (sim) => {
+          // The simulator serves the CRD of the running operator: no spec.userDefinedModules before 8.0.6-8.
+          assert.deepEqual(await crdDeclaresField(sim), [false, false]);
+          const plan = await sim.ctl([
+            ...['upgrade', 'plan', '--to', TARGET, '--max-hops', '1', '-o', 'json'],
+            ...['--user-defined-modules', LISTING],
+          ]);
+          // The operator step installs the CRD of 8.0.6-8 before the cluster step: nothing to refuse.
+          const check = modulesCheck(plan.stdout);
+          assert.equal(check.status, 'pass', check.message);
+          assert.doesNotMatch(check.message, /CRD/);
+
+          const run = [
+            ...['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'],
+            ...['--user-defined-modules', LISTING, '--skip', 'operator'],
+          ];
+          for (const extra of [['--dry-run'], ['-o', 'json'], []]) {
+            const before = sim.cluster.audit.entries.length;
+            const refused = await sim.ctl([...run, ...extra]);
+            assertExit(refused, 3, `run --skip operator ${extra.join(' ')}`);
+            assert.match(
+              outcomeText(refused),
+              /CRD redisenterpriseclusters\.app\.redislabs\.com does not declare spec\.userDefinedModules \(version v1\) and the operator step does not run/,
+            );
+            assert.match(outcomeText(refused), /drop --skip operator/);
+            assertNoChanges(sim, before, `run --skip operator ${extra.join(' ')}`);
+          }
+          // --ignore-check does not get past it either: the cluster step would lose the list.
+          const ignored = await sim.ctl([...run, '--ignore-check', 'modules-compatible']);
+          assertExit(ignored, 1, 'run --skip operator --ignore-check modules-compatible');
+          assert.match(
+            outcomeText(ignored),
+            /not upgrading .*codex.*: the CRD redisenterpriseclusters\.app\.redislabs\.com does not declare spec\.userDefinedModules.*nothing was changed/,
+          );
+          const rec = await sim.get(['rec', 'codex', '-n', 'scriptorium-marginalia']);
+          assert.equal(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag']), '7.22.2-179');
+          assert.equal(getPath(rec, ['spec', 'userDefinedModules']), undefined);
+        },
+      );
+    });
+
+    it('an operator on the target with an old CRD: plan blocked (exit 3); with the CRD back, plan and dry run set the list', async () => {
+      await withUpgradeSim(customModuleCluster('colophon', TARGET, '8.0.6-54', '8.0'), async (sim) => {
+        assert.deepEqual(await crdDeclaresField(sim), [true, true]);
+        await replaceRecCrd(sim, '8.0.2-6', 'colophon');
+        assert.deepEqual(await crdDeclaresField(sim), [false, false]);
+        const plan = [
+          ...['upgrade', 'plan', '--to', TARGET, '--max-hops', '1', '-o', 'json'],
+          ...['--user-defined-modules', LISTING],
+        ];
+        const blocked = await sim.ctl(plan);
+        assertExit(blocked, 3, 'plan on an old CRD');
+        const failing = modulesCheck(blocked.stdout);
+        assert.equal(failing.status, 'fail', failing.message);
+        assert.match(failing.message, /the operator already runs 8\.0\.6-8, so the run installs no CRD/);
+        assert.match(failing.fix, /kubectl apply --server-side -f \S+\/crds\/rec_crd\.yaml/);
+        const text = await sim.ctl(plan.filter((arg) => arg !== '-o' && arg !== 'json'));
+        assertExit(text, 3, 'plan (text) on an old CRD');
+        assert.match(text.stdout + text.stderr, /does not declare spec\.userDefinedModules/);
+        // Without the flag the CRD is not read, and nothing about it is said.
+        const without = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--max-hops', '1', '-o', 'json']);
+        assert.doesNotMatch(modulesCheck(without.stdout).message, /CRD/);
+
+        await replaceRecCrd(sim, TARGET, 'colophon-back');
+        const passing = modulesCheck((await sim.ctl(plan)).stdout);
+        assert.equal(passing.status, 'pass', passing.message);
+        assert.match(passing.message, /declares spec\.userDefinedModules/);
+        const dry = await sim.ctl([
+          ...['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'],
+          ...['--user-defined-modules', LISTING, '--skip', 'operator', '--dry-run'],
+        ]);
+        assertExit(dry, 0, 'dry run with the CRD back');
+        assert.match(outcomeText(dry), /spec\.userDefinedModules \(inkwell\)/);
       });
     });
   },

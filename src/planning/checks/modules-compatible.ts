@@ -2,17 +2,37 @@
  * `modules-compatible`: every module in use can follow the target: reads the cluster's user-defined
  * modules and auto-upgrade, and the management API's modules (their platforms) and each database's
  * module list. A module without a RHEL9 build for a target that needs one fails (the upgrade would
- * freeze), with the fix that fits the target's RS (module-fix.ts).
+ * freeze), with the fix that fits the target's RS (module-fix.ts). With --user-defined-modules,
+ * also that the CRD the cluster step writes through keeps spec.userDefinedModules
+ * (../user-defined-modules-field.ts): worst outcome first.
  */
 
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
 import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
-import { listedAsUserDefined, moduleFix, reportedBundled, targetTakesModuleUploads } from '../module-fix.js';
+import {
+  hasNoRhel9Build,
+  listedAsUserDefined,
+  moduleFix,
+  reportedBundled,
+  targetTakesModuleUploads,
+} from '../module-fix.js';
+import { userDefinedModulesFieldOutcome } from '../user-defined-modules-field.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
 function checkModulesCompatible(input: CheckInput): Outcome {
+  const field = userDefinedModulesFieldOutcome(input);
+  if (field?.status === 'fail') return field;
+  const modules = checkModulesInUse(input);
+  if (!field || modules.status === 'fail') return modules;
+  // The field's warn ("cannot tell") wins over a pass; a pass adds what it saw.
+  if (field.status === 'warn' && modules.status === 'pass')
+    return { ...field, message: `${field.message}; ${modules.message}` };
+  return { ...modules, message: `${modules.message}; ${field.message}` };
+}
+
+function checkModulesInUse(input: CheckInput): Outcome {
   const { snapshot, target, resolved } = input;
   const rec = clusterOf(input);
   // The modules of --user-defined-modules too: with auto-upgrade on the operator moves the
@@ -37,6 +57,8 @@ function checkModulesCompatible(input: CheckInput): Outcome {
   const inUse = modulesInUse(snapshot.api.bdbs);
   const missing: string[] = [];
   const fixes: string[] = [];
+  // Modules an upload can fix (not RedisGraph, which has no RHEL9 build: module-fix.ts).
+  const uploadable: string[] = [];
   const unknown: string[] = [];
   const listed: string[] = [];
   for (const [key, use] of inUse) {
@@ -66,12 +88,14 @@ function checkModulesCompatible(input: CheckInput): Outcome {
       missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
       // Fit for the target's RS: bundled from 8.0, userDefinedModules, uploads before (module-fix.ts).
       fixes.push(moduleFix(fix));
+      if (!hasNoRhel9Build(use.name)) uploadable.push(key);
     }
   }
   if (missing.length > 0) {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
-      `For each module: ${[...new Set(fixes)].join('; ')}.` + remediation(target.operator),
+      `For each module: ${[...new Set(fixes)].join('; ')}.` +
+        (uploadable.length > 0 ? remediation(target.operator) : ''),
     );
   }
   if (unknown.length > 0) {

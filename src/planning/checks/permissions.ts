@@ -30,6 +30,8 @@ export function permissionConditionsFor(
   if (snapshot.watchedNamespaces.length > 1) conditions.add('multi-namespace');
   if (snapshot.operatorConfig.redbNamespacesLabel) conditions.add('namespace-label');
   if (snapshot.stateStore === 'configmap') conditions.add('cluster-state');
+  // Read only for --user-defined-modules (src/planning/cluster-crd.ts).
+  if (snapshot.clusterCrd) conditions.add('user-defined-modules');
   return conditions;
 }
 

@@ -33,7 +33,7 @@ export function bundleObjects(version: string, dialect: Dialect, platform: Platf
     operatorRoleBinding(),
     operatorServiceAccount(),
     admissionService(),
-    ...(crdsFor(dialect) as KubeManifest[]),
+    ...(crdsFor(dialect, version) as KubeManifest[]),
     operatorDeployment(version, platform),
   ];
 }

@@ -10,7 +10,7 @@
 import { stringify } from 'yaml';
 import type { SimDialect as Dialect } from '../world/dialect.js';
 import { admissionWebhookName } from '../world/releases.js';
-import { crdsFor } from '../crds.js';
+import { crdsFor, declaresUserDefinedModules } from '../crds.js';
 import {
   admissionService,
   admissionWebhook,
@@ -190,18 +190,19 @@ export function chartFiles(version: string, dialect: Dialect): ChartFile[] {
     { path: 'values.yaml', content: valuesYaml(version) },
     ...TEMPLATES.map((template) => ({ path: template.file, content: templateText(version, template) })),
     { path: SCC_CHART_TEMPLATE, content: sccChartTemplate(version, yamlOf) },
-    ...crdFiles(dialect),
+    ...crdFiles(dialect, version),
   ];
 }
 
-const crdFileCache = new Map<Dialect, ChartFile[]>();
+const crdFileCache = new Map<string, ChartFile[]>();
 
-function crdFiles(dialect: Dialect): ChartFile[] {
-  let files = crdFileCache.get(dialect);
+function crdFiles(dialect: Dialect, version: string): ChartFile[] {
+  const key = `${dialect} ${String(declaresUserDefinedModules(version))}`;
+  let files = crdFileCache.get(key);
   if (!files) {
-    const crds = crdsFor(dialect) as { metadata: { name: string } }[];
+    const crds = crdsFor(dialect, version) as { metadata: { name: string } }[];
     files = crds.map((crd) => ({ path: `crds/${crd.metadata.name}.yaml`, content: yamlOf(crd) }));
-    crdFileCache.set(dialect, files);
+    crdFileCache.set(key, files);
   }
   return files;
 }
@@ -236,7 +237,7 @@ export function renderChart(
     .map(({ path, object }) => `---\n# Source: ${CHART_NAME}/${path}\n${yamlOf(object)}`)
     .join('')
     .trimEnd();
-  return { templates, manifest, crds: crdsFor(dialect) as KubeManifest[] };
+  return { templates, manifest, crds: crdsFor(dialect, version) as KubeManifest[] };
 }
 
 /** The Deployment with its operator image tag replaced (what the template does with the value). */

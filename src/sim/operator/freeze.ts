@@ -1,5 +1,6 @@
 import { clusterTagRunsRhel9, databaseTooOldForRhel9, MIN_DATABASE_ON_RHEL9 } from '../world/releases.js';
 import { operatorAtLeast } from '../world/versions.js';
+import { USER_DEFINED_MODULES_FROM } from '../crds.js';
 import type { RestModel } from '../rest/model.js';
 
 /**
@@ -26,7 +27,6 @@ export function targetNeedsRhel9(targetTag: string, operatorVersion: string | un
  * `content/operate/kubernetes/re-databases/modules.md`, "Upgrade with user-defined modules":
  * listed by module_name or display_name), so a listed module does not freeze the upgrade.
  */
-const USER_DEFINED_MODULES_FROM = '8.0.6-8';
 
 export function upgradeBlockers(
   rest: RestModel,

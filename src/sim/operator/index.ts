@@ -11,6 +11,7 @@ import { ACTIVE_ACTIVE_KIND, ADMISSION_TLS_SECRET, CLUSTER_KIND, DATABASE_KIND }
 import { ClusterUpgrade } from './cluster-upgrade.js';
 import { worldOf } from '../world/world.js';
 import { DatabaseReconciler } from './databases.js';
+import { upgradeClusterCrd } from './crd-upgrade.js';
 import { isOperatorDeployment, OperatorDeployment } from './deployment.js';
 import { EventRecorder, type EventSink } from './events.js';
 import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
@@ -250,6 +251,8 @@ class SimulatedOperator {
     if (version === undefined || version === this.#version) return;
     const previous = this.#version;
     this.#version = version;
+    if (this.#scenario.operator.installedBy !== 'bundle')
+      upgradeClusterCrd(this.#kube, this.#scenario.dialect, version);
     // The real operator suspends the cluster's databases until the cluster upgrade completes
     // (redis-facts.md §3); with autoUpgrade it starts that upgrade itself.
     this.#suspended = true;

@@ -71,7 +71,7 @@ export async function seedCluster(
       : undefined;
 
   seedNamespaces(kube, scenario);
-  for (const crd of crdsFor(scenario.dialect)) kube.ensure(crd as KubeObject);
+  for (const crd of crdsFor(scenario.dialect, scenario.operator.version)) kube.ensure(crd as KubeObject);
   const caBundle = String((kube.ensure(admissionTls).data as Record<string, string> | undefined)?.cert ?? '');
   if (scenario.operator.installedBy === 'helm') seedHelmInstall(kube, scenario, caBundle, now);
   else seedBundleInstall(kube, scenario, caBundle);

@@ -148,6 +148,7 @@ export function grantEverything(snapshot: Snapshot): Snapshot['permissions'] {
     'admission',
     'multi-namespace',
     'namespace-label',
+    'user-defined-modules',
   ]);
   return requiredPermissionQueries(REQUIRED_PERMISSIONS, {
     namespace: snapshot.namespace,
