@@ -22,24 +22,29 @@ if (args.length === 1 && args[0] === '--version') {
 
 /**
  * The bundle's entry point: `ctl auth token`'s own (token-main.js: one file without commander or
- * the Kubernetes client, for the runs src/token-main.ts says it serves) or the whole tree's
- * (main.js). A checkout that was never built (or whose dist/ a rebuild is swapping at this very
+ * the Kubernetes client, for the runs src/token-main.ts says it serves, an ES module) or the whole
+ * tree's (main.js and its chunks, scripts that load-bundle.js runs with a code cache of whole
+ * runs). A checkout that was never built (or whose dist/ a rebuild is swapping at this very
  * moment) has none: one line that says what to do, not a stack trace.
  */
 async function loadBuild(words) {
-  const entries = [new URL('../dist/bundle/main.js', import.meta.url)];
-  if (words.includes('token')) entries.unshift(new URL('../dist/bundle/token-main.js', import.meta.url));
+  const main = new URL('../dist/bundle/main.js', import.meta.url);
+  const token = new URL('../dist/bundle/token-main.js', import.meta.url);
+  const { fileURLToPath } = await import('node:url');
   await keepCompiledCode();
   hideDependencyDeprecation();
   try {
-    if (entries.length > 1) {
-      const token = await import(entries[0].href);
-      if (token.isAuthTokenCommand(words, process.env)) return token;
+    if (words.includes('token')) {
+      const entry = await import(token.href);
+      if (entry.isAuthTokenCommand(words, process.env)) return entry;
     }
-    return await import(entries.at(-1).href);
+    const { loadBundle } = await import('./load-bundle.js');
+    return loadBundle(fileURLToPath(main), words, process.env);
   } catch (error) {
-    const missing = entries.some((entry) => String(error?.message).includes(entry.pathname));
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !missing) throw error;
+    const missing =
+      (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error?.message).includes(token.pathname)) ||
+      (error?.code === 'ENOENT' && error?.path === fileURLToPath(main));
+    if (!missing) throw error;
     process.stderr.write('error: ctl is not built: run npm run build\n');
     process.exit(1);
   }

@@ -1,14 +1,16 @@
 // The bundled build that bin/ctl.js runs: dist/src/main.js (tsc's output) and every dependency
-// in a few ES module files under dist/bundle/. Loading hundreds of small files is most of a
-// command's start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the
-// lazy imports lazy: `ctl --help` never reads the Kubernetes client's chunk. A second build
-// makes dist/bundle/token-main.js, `ctl auth token`'s own entry (below).
+// in a few files under dist/bundle/. Loading hundreds of small files is most of a command's
+// start-up (docs/performance.md); a bundle reads a handful. Code splitting keeps the lazy imports
+// lazy: `ctl --help` never reads the Kubernetes client's chunk. esbuild splits ES modules; they
+// become scripts for bin/load-bundle.js at the end (bundle-scripts.mjs). A second build makes
+// dist/bundle/token-main.js, `ctl auth token`'s own entry (below), an ES module.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { bundleAsScripts } from './bundle-scripts.mjs';
 import { eagerTopLevelFunctions, inImportCycles, staticImports } from './eager-functions.mjs';
 import { writeHelpTexts } from './help-texts.mjs';
 
@@ -559,6 +561,15 @@ if (broken.length > 0) {
   process.exit(1);
 }
 
+// main.js and its chunks as scripts with a code cache of whole runs (scripts/bundle-scripts.mjs,
+// bin/load-bundle.js); token-main.js stays an ES module (one file, Node's compile cache).
+try {
+  await bundleAsScripts(result.metafile, outdir);
+} catch (error) {
+  console.error(error.message);
+  process.exit(1);
+}
+
 // The bundle carries third-party code, so the package carries its licences: one notice per
 // package whose files went into the bundle (name, version, licence and the licence text it ships),
 // in dist/bundle/THIRD_PARTY_NOTICES.md, which the npm package and the image include.
@@ -601,12 +612,10 @@ writeFileSync(
   `# Third-party notices\n\nctl's bundle (dist/bundle/) includes code of the following ${notices.length} packages.\n\n${notices.join('\n')}`,
 );
 
-// Node looks for the nearest package.json of every module it resolves, to know whether a .js
-// file is an ES module, and remembers only the ones it finds: without one in dist/bundle/ and
-// dist/bundle/chunks/ it looked for three missing files on each of the ~320 imports a plan
-// resolves (about 1,400 system calls; docs/performance.md).
-for (const folder of [outdir, path.join(outdir, 'chunks')])
-  writeFileSync(path.join(folder, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
+// token-main.js, the one ES module of dist/bundle/ that Node loads itself: without a package.json
+// beside it Node looks for missing ones above (docs/performance.md). The chunks are scripts that
+// bin/load-bundle.js reads; Node loads none of them (the .cjs files say what they are).
+writeFileSync(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
 
 // `ctl <command> --help` for scripts, from a file rendered by the tree itself (help-texts.mjs).
 await writeHelpTexts(dist, outdir);

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -79,8 +79,10 @@ describe('a checkout without a build', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("ctl says it is not built, in one line, and exits 1 (the token's own entry too)", async () => {
+    // A checkout: bin/ (ctl.js and the bundle's loader) without dist/.
     mkdirSync(path.join(dir, 'bin'));
-    copyFileSync(path.join(repoRoot, 'bin', 'ctl.js'), path.join(dir, 'bin', 'ctl.js'));
+    for (const file of readdirSync(path.join(repoRoot, 'bin')))
+      copyFileSync(path.join(repoRoot, 'bin', file), path.join(dir, 'bin', file));
     copyFileSync(path.join(repoRoot, 'package.json'), path.join(dir, 'package.json'));
     for (const args of [['demo'], ['auth', 'token']]) await assertNotBuilt(args);
   });

@@ -1,0 +1,138 @@
+// Runs the bundle's scripts (dist/bundle/main.js and its chunks: scripts/bundle-scripts.mjs says
+// why they are scripts) with V8's code cache of whole runs. Node's compile cache keeps what V8
+// compiled when it compiled a file, its top level; the functions a command calls (~650 in a
+// plan) were compiled again on every run. Here each script's cache is made when the process
+// exits (vm.Script#createCachedData), so it also holds every function the run compiled, and the
+// next run of the same command reads them instead (docs/performance.md, "A code cache of whole
+// runs"). A cache is kept per command (`upgrade-plan`, `sim-start`, ...), since each calls other
+// functions of the same chunks, and per build and Node version, in the user's cache folder
+// beside Node's compile cache. Nothing there is needed: a cache that is missing, damaged (its
+// checksum), made by another V8 or with other flags (V8 says so) is not used, and the exit writes
+// a new one. The cache holds compiled code of the bundle, never a value of the run (V8's own
+// guarantee for code caches; test/e2e/code-cache.test.ts looks for the run's secrets in it).
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import vm from 'node:vm';
+
+const BUILD_LINE = '// ctl-bundle ';
+const MAGIC = 0x3163_7463; // "ctc1", the format of a cache file: magic, checksum, length, data
+const HEADER_BYTES = 12;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Loads `main` (an absolute path to dist/bundle/main.js) and returns its exports. `words` (the
+ * command line) names the command whose cache is used; `env` locates the cache folder.
+ */
+export function loadBundle(main, words, env) {
+  const source = readFileSync(main, 'utf8');
+  const cache = codeCache(source, words, env);
+  const loaded = new Map();
+  const nodeRequire = createRequire(main);
+  const load = (file, text) => {
+    const known = loaded.get(file);
+    if (known) return known.exports;
+    const code = text ?? readFileSync(file, 'utf8');
+    const cachedData = cache?.read(file);
+    // The same first line as Node's CommonJS wrapper: a stack trace's line numbers stay the file's.
+    const script = new vm.Script(
+      `(function (exports, require, module, __ctlScriptUrl, __ctlScriptFile, __ctlScriptDir) {"use strict";${code}\n})`,
+      { filename: file, cachedData },
+    );
+    if (cache && (cachedData === undefined || script.cachedDataRejected))
+      cache.toWrite.push({ file, script });
+    const module = { exports: {} };
+    loaded.set(file, module);
+    const dir = path.dirname(file);
+    const require = (id) => {
+      if (id.startsWith('./') || id.startsWith('../')) return load(path.join(dir, id));
+      if (isBuiltin(id)) return nodeRequire(id);
+      throw new Error(
+        `internal: the bundle's ${path.basename(file)} requires ${id}, which is not in the bundle`,
+      );
+    };
+    script.runInThisContext()(module.exports, require, module, pathToFileURL(file).href, file, dir);
+    return module.exports;
+  };
+  if (cache) process.on('exit', () => cache.write());
+  return load(main, source);
+}
+
+/**
+ * The code caches of this build, Node version and command, or undefined where there can be none:
+ * NODE_DISABLE_COMPILE_CACHE=1 (as for Node's own cache), a main.js without its build line, a
+ * Node without zlib.crc32 (22.2).
+ */
+function codeCache(source, words, env) {
+  if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
+  const build = source.startsWith(BUILD_LINE) ? source.slice(BUILD_LINE.length, source.indexOf('\n')) : '';
+  if (!/^[0-9a-f]{16}$/.test(build)) return undefined;
+  let crc32;
+  try {
+    crc32 = createRequire(import.meta.url)('node:zlib').crc32;
+  } catch {
+    return undefined;
+  }
+  if (typeof crc32 !== 'function') return undefined;
+  // Node's compile cache folder when the environment names one (the test suite shares one), else
+  // ctl's part of the user's cache (bin/ctl.js: keepCompiledCode).
+  const base = env.NODE_COMPILE_CACHE
+    ? path.resolve(env.NODE_COMPILE_CACHE)
+    : path.join(env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), '.cache'), 'ctl', 'compile-cache');
+  const buildDir = `scripts-${build}-${process.version}-${process.arch}`;
+  const dir = path.join(base, buildDir, commandKey(words));
+  const fileOf = (script) => path.join(dir, `${path.basename(script, '.js')}.cache`);
+  return {
+    toWrite: [],
+    read(script) {
+      let bytes;
+      try {
+        bytes = readFileSync(fileOf(script));
+      } catch {
+        return undefined;
+      }
+      if (bytes.length < HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC) return undefined;
+      const data = bytes.subarray(HEADER_BYTES);
+      if (bytes.readUInt32LE(8) !== data.length || bytes.readUInt32LE(4) !== crc32(data)) return undefined;
+      return data;
+    },
+    write() {
+      if (this.toWrite.length === 0) return;
+      try {
+        mkdirSync(dir, { recursive: true });
+        // Other builds' caches, unused for a day (a checkout rebuilds often; two may share a HOME).
+        for (const entry of readdirSync(base)) {
+          if (!entry.startsWith('scripts-') || entry.startsWith(`scripts-${build}-`)) continue;
+          const other = path.join(base, entry);
+          if (Date.now() - statSync(other).mtimeMs > DAY_MS) rmSync(other, { recursive: true, force: true });
+        }
+        for (const { file, script } of this.toWrite) {
+          const data = script.createCachedData();
+          const header = Buffer.alloc(HEADER_BYTES);
+          header.writeUInt32LE(MAGIC, 0);
+          header.writeUInt32LE(crc32(data), 4);
+          header.writeUInt32LE(data.length, 8);
+          // Whole or not at all: another ctl may read it at this moment.
+          const target = fileOf(file);
+          const temporary = `${target}.${process.pid}.tmp`;
+          writeFileSync(temporary, Buffer.concat([header, data]), { mode: 0o600 });
+          renameSync(temporary, target);
+        }
+      } catch {
+        // No cache: the next run compiles as this one did.
+      }
+    },
+  };
+}
+
+/** The command's first words (`upgrade-plan`), the folder of its caches; `ctl` when none. */
+function commandKey(words) {
+  const key = [];
+  for (const word of words) {
+    if (key.length === 2 || !/^[a-z][a-z0-9-]{0,31}$/.test(word)) break;
+    key.push(word);
+  }
+  return key.join('-') || 'ctl';
+}
