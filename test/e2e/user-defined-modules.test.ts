@@ -25,14 +25,20 @@ function write(name: string, text: string): string {
 }
 
 /** A cluster on `operator` whose database `herbarium` uses the custom module `inkwell`, with no RHEL9 build. */
-function customModuleCluster(name: string, operator: string, tag: string, dbVersion: string): string {
+function customModuleCluster(
+  name: string,
+  operator: string,
+  tag: string,
+  dbVersion: string,
+  installedBy: 'bundle' | 'helm' = 'bundle',
+): string {
   return write(
     `${name}.yaml`,
     `name: ${name}
 description: "written by test/e2e/user-defined-modules.test.ts"
 dialect: redis
 namespace: scriptorium-${name}
-operator: { version: ${operator} }
+operator: { version: ${operator}, installedBy: ${installedBy} }
 cluster: { name: codex, versionTag: ${tag} }
 modules:
   - { name: inkwell, version: 3.1.4, platforms: [rhel8/x86_64], kind: custom }
@@ -297,6 +303,29 @@ describe(
         assertExit(dry, 0, 'dry run with the CRD back');
         assert.match(outcomeText(dry), /spec\.userDefinedModules \(inkwell\)/);
       });
+    });
+
+    it('helm install on 7.22: the chart upgrade brings the CRD with the field, and the run sets the list', async () => {
+      await withUpgradeSim(
+        customModuleCluster('rubric', '7.22.2-43', '7.22.2-179', '7.4', 'helm'),
+        async (sim) => {
+          assert.deepEqual(await crdDeclaresField(sim), [false, false]);
+          const run = await sim.ctl(
+            [
+              ...['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'],
+              ...['--user-defined-modules', LISTING],
+            ],
+            { timeoutMs: 600_000 },
+          );
+          assertExit(run, 0, 'helm run with --user-defined-modules');
+          assert.deepEqual(await crdDeclaresField(sim), [true, true]);
+          const rec = await sim.get(['rec', 'codex', '-n', 'scriptorium-rubric']);
+          assert.deepEqual(
+            (getPath(rec, ['spec', 'userDefinedModules']) as { name: string }[]).map((m) => m.name),
+            ['inkwell'],
+          );
+        },
+      );
     });
   },
 );
