@@ -11,7 +11,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { bundleAsScripts } from './bundle-scripts.mjs';
-import { eagerTopLevelFunctions, inImportCycles, staticImports } from './eager-functions.mjs';
 import { writeHelpTexts } from './help-texts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -388,44 +387,18 @@ const planGroup = [
 ].map((file) => path.join(dist, 'src', file));
 const planGroupImporters = new Set([...planGroup, path.join(dist, 'src', 'cli', 'upgrade-actions.js')]);
 const relativeDynamicImport = /\bimport\((['"])(\.\.?\/[^'"]+)\1\)/g;
-// The plan's own modules with their top-level functions compiled eagerly (issue 39). Node's
-// compile cache keeps what V8 compiled when it compiled a file: its top level, and the functions
-// V8 compiled eagerly with it. V8 compiles a function lazily, on its first call, unless it is a
-// parenthesised function expression (V8's heuristic for a function called at once): a plan
-// compiled about 1,000 of the bundle's functions on every run. In the modules that the plan group
-// loads and main.js does not (so `--help` and the other commands' start-up are untouched), each
-// top-level `function f(...) {...}` becomes `var f = (function (...) {...});` at the top of its
-// module (esbuild keeps the parentheses). What it proves first, or the build fails:
-// - it works on esbuild's own printing of the module (transformSync): no comments, one statement
-//   per line, nested code indented, so a top-level function starts at column 0 and ends at the
-//   first line that is `}` alone; the same module printed with template literals lowered to
-//   strings (no line of it can be inside a string) has the same top-level functions, so none of
-//   those lines is inside a template literal; each function's text parses alone as an expression;
-// - moving the definitions to the top of the module keeps them defined before any of the module's
-//   own code runs, as hoisted declarations were; before the module runs, only a module in an
-//   import cycle with it could call them, so a module in a cycle of static imports is left as it
-//   is.
-const planImports = staticImports([...planGroupImporters]);
-const mainImports = staticImports([path.join(dist, 'src', 'main.js')]);
-const cyclicModules = inImportCycles(new Map([...planImports, ...mainImports]));
-
-const eagerModules = new Set(
-  [...planImports.keys()].filter((file) => !mainImports.has(file) && !cyclicModules.has(file)),
-);
 const planAsOneGroup = {
   name: 'plan-modules-as-one-group',
   setup(bundle) {
     bundle.onLoad({ filter: /\.js$/ }, (args) => {
-      const eager = eagerModules.has(args.path);
-      if (!planGroupImporters.has(args.path) && !eager) return undefined;
-      let contents = readFileSync(args.path, 'utf8');
-      if (planGroupImporters.has(args.path)) {
-        contents = contents.replace(relativeDynamicImport, (whole, _quote, specifier) => {
+      if (!planGroupImporters.has(args.path)) return undefined;
+      const contents = readFileSync(args.path, 'utf8').replace(
+        relativeDynamicImport,
+        (whole, _quote, specifier) => {
           const index = planGroup.indexOf(path.resolve(path.dirname(args.path), specifier));
           return index < 0 ? whole : `import('ctl:plan-group').then((group) => group.m${index})`;
-        });
-      }
-      if (eager) contents = eagerTopLevelFunctions(contents, args.path);
+        },
+      );
       return { contents, loader: 'js' };
     });
     bundle.onResolve({ filter: /^ctl:plan-group$/ }, () => ({

@@ -155,6 +155,13 @@ const SITUATIONS: {
   },
   { name: 'helm install', folders: ['.'], watched: [], conditions: ['always', 'helm'] },
   {
+    // The REC CRD read for --user-defined-modules: deploy/rbac.yaml's CRD rule (get) covers it.
+    name: 'user-defined modules (--user-defined-modules)',
+    folders: ['.'],
+    watched: [],
+    conditions: ['always', 'bundle', 'admission', 'user-defined-modules'],
+  },
+  {
     name: 'the Job: state and lock in the cluster (--state-store configmap)',
     folders: ['.'],
     watched: [],
