@@ -34,7 +34,7 @@ WORKDIR /src
 COPY package.json package-lock.json tsconfig.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
-COPY scripts/bundle.mjs scripts/help-texts.mjs scripts/shipped-manifest.mjs ./scripts/
+COPY scripts/bundle.mjs scripts/bundle-scripts.mjs scripts/help-texts.mjs scripts/shipped-manifest.mjs ./scripts/
 RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
 # The package.json the npm package ships: no scripts, no devDependencies.
 RUN node --input-type=module -e "import { readFileSync, writeFileSync } from 'node:fs'; \

@@ -28,22 +28,24 @@ if (args.length === 1 && args[0] === '--version') {
  * moment) has none: one line that says what to do, not a stack trace.
  */
 async function loadBuild(words) {
-  const main = new URL('../dist/bundle/main.js', import.meta.url);
   const token = new URL('../dist/bundle/token-main.js', import.meta.url);
-  const { fileURLToPath } = await import('node:url');
   await keepCompiledCode();
   hideDependencyDeprecation();
+  let main;
   try {
     if (words.includes('token')) {
       const entry = await import(token.href);
       if (entry.isAuthTokenCommand(words, process.env)) return entry;
     }
+    // Only the whole tree's path: the token's own entry pays for nothing it does not use.
+    const { fileURLToPath } = await import('node:url');
+    main = fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url));
     const { loadBundle } = await import('./load-bundle.js');
-    return loadBundle(fileURLToPath(main), words, process.env);
+    return loadBundle(main, words, process.env);
   } catch (error) {
     const missing =
       (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error?.message).includes(token.pathname)) ||
-      (error?.code === 'ENOENT' && error?.path === fileURLToPath(main));
+      (error?.code === 'ENOENT' && main !== undefined && error?.path === main);
     if (!missing) throw error;
     process.stderr.write('error: ctl is not built: run npm run build\n');
     process.exit(1);

@@ -122,6 +122,16 @@ class Authorizer {
   }
 }
 
+/** `name` (a file of scripts/) and the scripts/ files it imports, at any depth. */
+function scriptImports(name: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(name)) return seen;
+  seen.add(name);
+  const text = readFileSync(path.join(repoRoot, 'scripts', name), 'utf8');
+  for (const match of text.matchAll(/^import [^;]*?from '\.\/([\w.-]+\.mjs)';$/gm))
+    scriptImports(match[1]!, seen);
+  return seen;
+}
+
 function bindsServiceAccount(binding: Manifest): boolean {
   return (binding.subjects ?? []).some(
     (subject) =>
@@ -367,6 +377,20 @@ describe('deploy/: RBAC, Job and image', () => {
       'scripts/bundle.mjs',
     ]) {
       assert.ok(ignored.includes(`!${copied}`), `.dockerignore lets ${copied} into the build context`);
+    }
+    // The build stage runs scripts/bundle.mjs: every script it imports, at any depth, is copied in
+    // (the image build failed on one that was not, with no container engine here to notice).
+    const build = dockerfile.split(/^FROM /m).find((stage) => /^\S+ AS build\b/.test(stage)) ?? '';
+    for (const script of scriptImports('bundle.mjs')) {
+      assert.match(
+        build,
+        new RegExp(`^COPY .*\\bscripts/${script.replace('.', '\\.')}\\b`, 'm'),
+        `the build copies ${script}`,
+      );
+      assert.ok(
+        ignored.includes(`!scripts/${script}`),
+        `.dockerignore lets scripts/${script} into the build context`,
+      );
     }
   });
 });
