@@ -102,12 +102,7 @@ function codeCache(source, words, env) {
       if (this.toWrite.length === 0) return;
       try {
         mkdirSync(dir, { recursive: true });
-        // Other builds' caches, unused for a day (a checkout rebuilds often; two may share a HOME).
-        for (const entry of readdirSync(base)) {
-          if (!entry.startsWith('scripts-') || entry.startsWith(`scripts-${build}-`)) continue;
-          const other = path.join(base, entry);
-          if (Date.now() - statSync(other).mtimeMs > DAY_MS) rmSync(other, { recursive: true, force: true });
-        }
+        pruneOtherBuilds(base, build);
         for (const { file, script } of this.toWrite) {
           const data = script.createCachedData();
           const header = Buffer.alloc(HEADER_BYTES);
@@ -125,6 +120,22 @@ function codeCache(source, words, env) {
       }
     },
   };
+}
+
+/**
+ * Removes other builds' caches unused for a day (a checkout rebuilds often; two may share a HOME).
+ * Another ctl may be removing the same folder: whatever fails here is left for the next run.
+ */
+function pruneOtherBuilds(base, build) {
+  for (const entry of readdirSync(base)) {
+    if (!entry.startsWith('scripts-') || entry.startsWith(`scripts-${build}-`)) continue;
+    const other = path.join(base, entry);
+    try {
+      if (Date.now() - statSync(other).mtimeMs > DAY_MS) rmSync(other, { recursive: true, force: true });
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
 }
 
 /** The command's first words (`upgrade-plan`), the folder of its caches; `ctl` when none. */

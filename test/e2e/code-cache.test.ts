@@ -1,7 +1,15 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
@@ -144,6 +152,34 @@ describe('the code cache of whole runs (e2e)', () => {
       const bytes = readFileSync(file);
       assert.equal(bytes.readUInt32LE(4), crc32(bytes.subarray(12)), `${path.basename(file)} is sound again`);
     }
+  });
+
+  it("other builds' caches go after a day unused; a recent one stays (another checkout's)", async () => {
+    const { dir, ctl } = withCache();
+    const base = path.join(dir, 'ctl', 'compile-cache');
+    const old = path.join(base, `scripts-0000000000000000-${process.version}-${process.arch}`);
+    const recent = path.join(base, `scripts-1111111111111111-${process.version}-${process.arch}`);
+    for (const folder of [old, recent]) {
+      mkdirSync(path.join(folder, 'upgrade-plan'), { recursive: true });
+      writeFileSync(path.join(folder, 'upgrade-plan', 'main.cache'), 'an older build\n');
+    }
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    utimesSync(old, twoDaysAgo, twoDaysAgo);
+    assertExit(await ctl(PLAN), 0);
+    assert.equal(existsSync(old), false, 'the build unused for two days is gone');
+    assert.equal(existsSync(path.join(recent, 'upgrade-plan', 'main.cache')), true, 'the recent one stays');
+    const ours = readdirSync(base).filter(
+      (name) => name.startsWith('scripts-') && name !== path.basename(recent),
+    );
+    assert.equal(
+      ours.length,
+      1,
+      `this build's folder beside the recent one: ${readdirSync(base).join(', ')}`,
+    );
+    assert.ok(
+      existsSync(path.join(base, ours[0]!, 'upgrade-plan', 'main.cache')),
+      "this build's cache is written",
+    );
   });
 
   it('NODE_DISABLE_COMPILE_CACHE=1 writes none; a cache folder that cannot be made changes nothing', async () => {
