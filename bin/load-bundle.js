@@ -17,6 +17,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 
+// The first line scripts/bundle-scripts.mjs writes into main.js, and the names it gives `import.meta`
+// (the wrapper's last three parameters, below).
 const BUILD_LINE = '// ctl-bundle ';
 const MAGIC = 0x3163_7463; // "ctc1", the format of a cache file: magic, checksum, length, data
 const HEADER_BYTES = 12;
@@ -28,9 +30,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function loadBundle(main, words, env) {
   const source = readFileSync(main, 'utf8');
-  const cache = codeCache(source, words, env);
-  const loaded = new Map();
   const nodeRequire = createRequire(main);
+  const cache = codeCache(source, words, env, nodeRequire);
+  const loaded = new Map();
   const load = (file, text) => {
     const known = loaded.get(file);
     if (known) return known.exports;
@@ -65,13 +67,13 @@ export function loadBundle(main, words, env) {
  * NODE_DISABLE_COMPILE_CACHE=1 (as for Node's own cache), a main.js without its build line, a
  * Node without zlib.crc32 (22.2).
  */
-function codeCache(source, words, env) {
+function codeCache(source, words, env, nodeRequire) {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
   const build = source.startsWith(BUILD_LINE) ? source.slice(BUILD_LINE.length, source.indexOf('\n')) : '';
   if (!/^[0-9a-f]{16}$/.test(build)) return undefined;
   let crc32;
   try {
-    crc32 = createRequire(import.meta.url)('node:zlib').crc32;
+    crc32 = nodeRequire('node:zlib').crc32;
   } catch {
     return undefined;
   }

@@ -13,15 +13,15 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { transform } from 'esbuild';
 
-/** The names bin/load-bundle.js passes each script for its own `import.meta`. */
-export const SCRIPT_META = {
+/** The names bin/load-bundle.js passes each script for its own `import.meta` (its wrapper's parameters). */
+const SCRIPT_META = {
   'import.meta.url': '__ctlScriptUrl',
   'import.meta.filename': '__ctlScriptFile',
   'import.meta.dirname': '__ctlScriptDir',
 };
 
-/** The first line of main.js: the build the scripts' code caches belong to (bin/load-bundle.js). */
-export const BUILD_LINE = '// ctl-bundle ';
+/** The first line of main.js: the build the scripts' code caches belong to (BUILD_LINE of bin/load-bundle.js). */
+const BUILD_LINE = '// ctl-bundle ';
 
 /**
  * Converts the ES module files of `metafile`'s outputs under `outdir` (the split build of

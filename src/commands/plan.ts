@@ -43,15 +43,14 @@ export async function readAndPlan(
     const { probeHelmClient } = await import('../exec/helm-probe.js');
     return probeHelmClient(helmBin, process.env);
   };
-  const read = await readClusterSnapshot(
-    session,
+  const read = await readClusterSnapshot(session, {
     stateStore,
-    (basis) => {
+    onOperatorKnown: (basis) => {
       probes.startFinal(target, basis);
       if (methodOf(target, basis) === 'helm') helmClient = askHelm();
     },
-    target.userDefinedModules !== undefined,
-  );
+    readClusterCrd: target.userDefinedModules !== undefined,
+  });
   const { planUpgradePath } = await import('../steps/index.js');
   if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
   // The hops' other targets are known once the path is: the path's route alone (the hops'
@@ -74,10 +73,9 @@ export async function readAndPlan(
  */
 export async function readClusterSnapshot(
   session: UpgradeSession,
-  stateStore?: StateStoreKind,
-  onOperatorKnown?: SnapshotDeps['onOperatorKnown'],
-  readClusterCrd = false,
+  options: Pick<SnapshotDeps, 'stateStore' | 'onOperatorKnown' | 'readClusterCrd'> = {},
 ): Promise<Snapshot> {
+  const { stateStore, onOperatorKnown, readClusterCrd = false } = options;
   const { readSnapshot } = await import('../planning/snapshot.js');
   const { REQUIRED_PERMISSIONS } = await import('../steps/index.js');
   const snapshot = await readSnapshot({
@@ -191,12 +189,10 @@ export async function readTargets(
   input: Pick<PlanCommandInput, 'stateStore' | 'selection' | 'maxHops' | 'io'>,
   session: UpgradeSession,
 ): Promise<import('../planning/targets.js').UpgradeTargets> {
-  const snapshot = await readClusterSnapshot(
-    session,
-    input.stateStore,
-    undefined,
-    input.selection?.userDefinedModules !== undefined,
-  );
+  const snapshot = await readClusterSnapshot(session, {
+    stateStore: input.stateStore,
+    readClusterCrd: input.selection?.userDefinedModules !== undefined,
+  });
   if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
   const { listTargets } = await import('../planning/targets.js');
   const { planUpgradePath } = await import('../steps/index.js');

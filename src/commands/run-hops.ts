@@ -55,12 +55,10 @@ export async function planNextHop(
 ): Promise<{ snapshot: Snapshot; plan: Plan }> {
   const { readClusterSnapshot } = await import('./plan.js');
   const { planUpgrade } = await import('../steps/index.js');
-  const snapshot = await readClusterSnapshot(
-    session,
+  const snapshot = await readClusterSnapshot(session, {
     stateStore,
-    undefined,
-    target.userDefinedModules !== undefined,
-  );
+    readClusterCrd: target.userDefinedModules !== undefined,
+  });
   return { snapshot, plan: planUpgrade(snapshot, target) };
 }
 

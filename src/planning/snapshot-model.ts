@@ -107,7 +107,15 @@ export interface PodSnapshot {
   image?: string | undefined;
 }
 
-export interface DatabaseSnapshot extends ObjectVersion {
+/** What the release rules read of a database resource (release-rules.ts). */
+export interface RuleFields {
+  /** Every field path set under `spec`, names only (field-used rules). */
+  specFields?: readonly string[] | undefined;
+  /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
+  ruleFieldValues?: Record<string, string | number | boolean> | undefined;
+}
+
+export interface DatabaseSnapshot extends ObjectVersion, RuleFields {
   name: string;
   namespace: string;
   /** The version field of the spec (`7.2`, `major`, `latest`), in the dialect's name. */
@@ -118,22 +126,14 @@ export interface DatabaseSnapshot extends ObjectVersion {
   /** `status.databaseUID`: the bdb uid in the management API. */
   databaseUid?: string | undefined;
   modules: { name: string; version?: string | undefined }[];
-  /** Every field path set under `spec`, names only (field-used rules). */
-  specFields?: readonly string[] | undefined;
-  /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
-  ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
 
-export interface ActiveActiveSnapshot extends ObjectVersion {
+export interface ActiveActiveSnapshot extends ObjectVersion, RuleFields {
   name: string;
   namespace: string;
   versionSpec?: string | undefined;
   status?: string | undefined;
   participatingClusters: { name: string; namespace?: string | undefined }[];
-  /** Every field path set under `spec`, names only (field-used rules). */
-  specFields?: readonly string[] | undefined;
-  /** The values rules of kind field-value list, where this resource holds them (rule-field-values.ts). */
-  ruleFieldValues?: Record<string, string | number | boolean> | undefined;
 }
 
 export interface WebhookSnapshot extends ObjectVersion {

@@ -1,7 +1,7 @@
 /**
- * Which steps the run a plan is for will run: its `--only`/`--skip` (Target.steps), chosen the
- * way the runner chooses them (src/run/runner.ts selectSteps). A plan made by `ctl upgrade plan`
- * has no selection: every step.
+ * Which steps a run runs: its `--only`/`--skip`. The runner selects its steps with it
+ * (src/run/runner.ts selectSteps), and a plan judges what its run will do with it (Target.steps;
+ * a plan made by `ctl upgrade plan` has no selection: every step).
  */
 
 export interface StepSelection {

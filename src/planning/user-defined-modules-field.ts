@@ -40,8 +40,9 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
   if (operatorStepRuns && !operatorIsCurrent(resolved)) return undefined;
 
   const names = modules.map((m) => m.name).join(', ');
+  const running = resolved.operator.current ?? target.operator;
   const why = operatorStepRuns
-    ? `the operator already runs ${resolved.operator.current ?? target.operator}, so the run installs no CRD`
+    ? `the operator already runs ${running}, so the run installs no CRD`
     : `the operator step does not run (--only/--skip), so the run installs no CRD`;
   const crd = snapshot.clusterCrd;
   if (!crd || !crd.read) {
@@ -54,7 +55,7 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
   if (declared === true) return pass(`the CRD ${CLUSTER_CRD_NAME} declares ${FIELD}`);
   const version = cluster.apiVersion.split('/').at(-1) ?? cluster.apiVersion;
   const fix = operatorStepRuns
-    ? `Apply the cluster resource's CRD of operator ${resolved.operator.current ?? target.operator} (it declares ${FIELD} from ${USER_DEFINED_MODULES_FIELD_FROM}): kubectl apply --server-side -f ${upstreamFileUrl(resolved.operator.current ?? target.operator, 'crds/rec_crd.yaml')}, then plan again`
+    ? `Apply the cluster resource's CRD of operator ${running} (it declares ${FIELD} from ${USER_DEFINED_MODULES_FIELD_FROM}): kubectl apply --server-side -f ${upstreamFileUrl(running, 'crds/rec_crd.yaml')}, then plan again`
     : `Let the operator step run (drop --skip operator, or add --only operator): it installs the CRD of ${target.operator}, which declares ${FIELD}; or apply that CRD first (kubectl apply --server-side -f ${upstreamFileUrl(target.operator, 'crds/rec_crd.yaml')})`;
   return failFirm(
     `the CRD ${CLUSTER_CRD_NAME} ${declared === false ? `does not declare ${FIELD} (version ${version})` : `does not serve version ${version}`} and ${why}: the API server would drop the list (${names}) the cluster step sets with the new versionTag, and the cluster would upgrade without it`,

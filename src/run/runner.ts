@@ -3,6 +3,7 @@ import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
 import { dryRunWording } from './dry-run-wording.js';
 import type { Step, StepContext } from './step.js';
+import { runsStep } from '../planning/step-selection.js';
 import type { StateFile, UpgradeState } from './state.js';
 
 /** `would change`: a dry run's step that found something to change (a dry run is never `done`). */
@@ -259,7 +260,7 @@ export function selectSteps<S extends { id: string }>(
   only: readonly string[],
   skip: readonly string[],
 ): S[] {
-  return steps.filter((s) => (only.length === 0 || only.includes(s.id)) && !skip.includes(s.id));
+  return steps.filter((s) => runsStep({ only, skip }, s.id));
 }
 
 /** Why the run's signal fired: a signal from the user, or the overall --timeout. */
