@@ -80,21 +80,24 @@ export function stalePlanError(planFile: string, plan: Plan, location: readonly 
   });
 }
 
-/** The plan flags that gave this selection (those a plan records as given, not as resolved). */
+/**
+ * The plan flags that gave this selection (those a plan records as given, flag or environment,
+ * not as resolved), the bundle and helm ones only for the method that uses them.
+ */
 export function selectionFlags(target: PlanTarget): string[] {
   const selection = target.selection;
   if (!selection) return [];
   const flags: string[] = [];
-  const { databases } = selection;
+  const { databases, helm } = selection;
   if (databases.kind !== 'all')
     flags.push('--databases', databases.kind === 'none' ? 'none' : databases.names.join(','));
   for (const id of selection.ignoreChecks) flags.push('--ignore-check', id);
-  if (selection.bundle) flags.push('--bundle', selection.bundle);
-  if (selection.helm.release) flags.push('--helm-release', selection.helm.release);
-  if (selection.helm.chart && selection.helm.chart !== DEFAULT_HELM_CHART)
-    flags.push('--helm-chart', selection.helm.chart);
-  if (selection.helm.repo && selection.helm.repo !== DEFAULT_HELM_REPO)
-    flags.push('--helm-repo', selection.helm.repo);
+  if (target.method === 'bundle' && selection.bundle) flags.push('--bundle', selection.bundle);
+  if (target.method === 'helm') {
+    if (helm.release) flags.push('--helm-release', helm.release);
+    if (helm.chart && helm.chart !== DEFAULT_HELM_CHART) flags.push('--helm-chart', helm.chart);
+    if (helm.repo && helm.repo !== DEFAULT_HELM_REPO) flags.push('--helm-repo', helm.repo);
+  }
   return flags;
 }
 

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import type { CtlResult } from '../helpers/run-ctl.js';
@@ -39,6 +40,15 @@ function shellWords(line: string): string[] {
     words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : (match[2] ?? ''));
   }
   return words;
+}
+
+/** The state as a document, or undefined between the write and the rename of an atomic replace. */
+function readStateIfWhole(sim: UpgradeSim): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(sim.statePath, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The databases the run wrote since `from`, each once. */
@@ -146,6 +156,71 @@ describe('ctl upgrade run --plan, interrupted and resumed (e2e)', () => {
         /the cluster changed since the plan in .* was made, by the run that plan started: resuming it/,
       );
       await assertKeptSelection(sim, start, resumed);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('a saved two-hop plan killed between the hops: the command status shows finishes hop 2 with the selection', async () => {
+    const sim = await startUpgradeSim('old-operator', {
+      timing: { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 },
+    });
+    try {
+      const planFile = path.join(sim.sandbox.dir, 'plan.json');
+      const plan = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        TARGET,
+        '--databases',
+        'orders',
+        '--out',
+        planFile,
+      ]);
+      assertExit(plan, 0, 'plan --out');
+      const first = sim.spawnCtl(['upgrade', 'run', '--plan', planFile, '--yes', '-o', 'json']);
+      // SIGKILL once the state records hop 1 complete: nothing is printed, status tells.
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        const hops = (readStateIfWhole(sim)?.hops ?? []) as { finishedAt?: string }[];
+        if (hops[0]?.finishedAt) break;
+        if (Date.now() > deadline)
+          assert.fail('timed out waiting for the state file to record hop 1 complete');
+        if (first.child.exitCode !== null)
+          assert.fail(`ctl ended before hop 1 was recorded:\n${first.stderr}`);
+        await sleep(10);
+      }
+      first.child.kill('SIGKILL');
+      assert.equal((await first.result).signal, 'SIGKILL', 'killed between the hops');
+
+      const status = await sim.ctl(['upgrade', 'status']);
+      assertExit(status, 0, 'status');
+      const printed = /resume with: (.+)$/m.exec(status.stdout)?.[1];
+      assert.ok(printed, `status shows the resume command:\n${status.stdout}`);
+      const resumed = await runPrinted(sim, printed);
+      assertExit(resumed, 0, `the resumed run (${printed})`);
+      assert.match(resumed.stderr, /resuming the upgrade to 7\.8\.2-6 at hop 2\/2/);
+      assert.doesNotMatch(resumed.stderr, /starting hop 1\/2/, 'hop 1 is not run again');
+      // Both hops kept the plan's selection: cache was never written, and is still at 7.2.
+      assert.deepEqual(databasesWritten(sim, 0), ['orders']);
+      const cache = await sim.get(['redb', 'cache', '-n', sim.cluster.scenario.namespace]);
+      assert.equal(getPath(cache, ['status', 'version']), '7.2', 'cache status.version');
+      const orders = await sim.get(['redb', 'orders', '-n', sim.cluster.scenario.namespace]);
+      assert.equal(getPath(orders, ['status', 'version']), '7.4', 'orders status.version');
+      const deployment = await sim.get([
+        'deployment',
+        'redis-enterprise-operator',
+        '-n',
+        sim.cluster.scenario.namespace,
+      ]);
+      const images = (
+        getPath(deployment, ['spec', 'template', 'spec', 'containers']) as { image: string }[]
+      ).map((c) => c.image);
+      assert.ok(
+        images.every((image) => image.endsWith(`:${TARGET}`)),
+        images.join(', '),
+      );
+      assert.equal(readState(sim).result, 'succeeded');
     } finally {
       await sim.close();
     }
