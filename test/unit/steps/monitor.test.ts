@@ -634,7 +634,10 @@ describe('monitor step on the simulated cluster', () => {
     try {
       const file = join(dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
       writeFileSync(file, 'not really a zip');
-      const kube = await createKubeClients(await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }));
+      const kube = await createKubeClients(
+        await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }),
+        () => {},
+      );
       const api = connection.client();
       const namespace = sim.scenario.namespace;
       const snapshot = await readSnapshot({
