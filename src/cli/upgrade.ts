@@ -174,7 +174,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
       )
         .option(
           '--plan <plan.json>',
-          'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since',
+          'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since, other than by the run the plan started (the same command resumes that run)',
         )
         .option(
           '--state <file>',
