@@ -636,7 +636,10 @@ describe('monitor step on the simulated cluster', () => {
       // simulator reads module, platform and version from it.
       const file = join(dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
       writeFileSync(file, 'not really a zip');
-      const kube = await createKubeClients(await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }));
+      const kube = await createKubeClients(
+        await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }),
+        () => {},
+      );
       const api = connection.client();
       const namespace = sim.scenario.namespace;
       const snapshot = await readSnapshot({
