@@ -110,9 +110,18 @@ export async function checkResumeKeepsSavedPlan(
   state: UpgradeState,
   plan: Plan,
   statePath: string,
+  warn: (message: string) => void,
 ): Promise<void> {
   const recorded = state.savedPlan;
-  if (!recorded) return;
+  if (!recorded) {
+    // A state of an earlier ctl names no plan; its resume command may still show one was used.
+    if (state.resumeCommand && startedWithPlanFlag(state.resumeCommand)) {
+      warn(
+        `the upgrade to ${state.target.operator} recorded in ${statePath} was started with --plan by an earlier ctl, which did not record the plan: this run goes on with its own options; to keep the plan's selection, stop and run: ${state.resumeCommand}`,
+      );
+    }
+    return;
+  }
   const resume = state.resumeCommand ?? `ctl upgrade run --plan ${quoteForShell(recorded.file)}`;
   const newPlan = `make a new plan with the selection you want (ctl upgrade plan --to ${plan.target.operator} ... --out <file>) and run it with ctl upgrade run --plan <file>`;
   const started = `the upgrade to ${state.target.operator} recorded in ${statePath} was started from the saved plan ${recorded.file}`;
@@ -128,6 +137,11 @@ export async function checkResumeKeepsSavedPlan(
       hint: `Resume it as it was started: ${resume}. Or ${newPlan}.`,
     });
   }
+}
+
+/** Whether a recorded command line (shell words, src/commands/next-command.ts) passes --plan. */
+export function startedWithPlanFlag(command: string): boolean {
+  return /(^|\s)--plan(=|\s)/.test(command);
 }
 
 /** The recorded plan, or why it cannot be used (unreadable, or not the plan the run started from). */

@@ -94,7 +94,8 @@ export async function chooseState(run: {
   }
   if (state && resuming) {
     // Resumed without --plan, a run a saved plan started goes on only with that plan's selection.
-    if (!savedPlan) await savedPlanRun.checkResumeKeepsSavedPlan(state, plan, statePath);
+    if (!savedPlan)
+      await savedPlanRun.checkResumeKeepsSavedPlan(state, plan, statePath, (message) => io.warn(message));
     const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
     // The first step this run will run: --only/--skip leave the others pending, not run.
     const selected = stepIds.filter((id) => runsStep(target.steps, id));

@@ -226,7 +226,7 @@ describe('ctl upgrade run --plan, interrupted and resumed (e2e)', () => {
     }
   });
 
-  it('a state file of an earlier ctl (no savedPlan) resumes the same way', async () => {
+  it('a state file of an earlier ctl (no savedPlan) resumes the same way; --to alone is warned', async () => {
     const sim = await startUpgradeSim('happy-path', { timing: TIMING });
     try {
       const { printed, start } = await interruptedPlanRun(sim);
@@ -234,6 +234,13 @@ describe('ctl upgrade run --plan, interrupted and resumed (e2e)', () => {
       assert.ok(doc.savedPlan, 'this ctl records the saved plan');
       delete doc.savedPlan;
       writeFileSync(sim.statePath, `${JSON.stringify(doc, null, 2)}\n`);
+
+      // --to alone cannot be judged against a plan the state does not record: it goes on, warning.
+      const before = sim.cluster.audit.entries.length;
+      const rehearsal = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run']);
+      assertExit(rehearsal, 0, 'a dry run with --to');
+      assert.match(rehearsal.stderr, /started with --plan by an earlier ctl, which did not record the plan/);
+      assertNoChanges(sim, before, 'a dry run');
 
       const resumed = await runPrinted(sim, printed);
       assertExit(resumed, 0, `the resumed run (${printed})`);

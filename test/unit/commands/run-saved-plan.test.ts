@@ -9,6 +9,7 @@ import {
   selectionFlags,
   stalePlanError,
   startedFromSavedPlan,
+  startedWithPlanFlag,
 } from '../../../src/commands/run-saved-plan.js';
 import { ExitCode, isCtlError } from '../../../src/errors.js';
 import type { Plan, PlanTarget } from '../../../src/planning/plan.js';
@@ -17,6 +18,8 @@ import { tempDir } from '../../helpers/temp.js';
 
 // What `run --plan` records of its saved plan, and what a resume may do with it
 // (src/commands/run-saved-plan.ts; the whole path: test/e2e/upgrade-plan-resume.test.ts).
+
+const noWarning = (message: string): void => assert.fail(`unexpected warning: ${message}`);
 
 const FINGERPRINT = `sha256:${'a'.repeat(64)}`;
 
@@ -149,9 +152,9 @@ describe('run resumed with --to: the saved plan selection', () => {
       savedPlan: { file, fingerprint: FINGERPRINT },
       resumeCommand: `ctl upgrade run --plan ${file} --yes`,
     });
-    await checkResumeKeepsSavedPlan(recorded, plan(saved.target, 'sha256:fresh'), '/state.json');
+    await checkResumeKeepsSavedPlan(recorded, plan(saved.target, 'sha256:fresh'), '/state.json', noWarning);
     await assert.rejects(
-      checkResumeKeepsSavedPlan(recorded, plan(target(), 'sha256:fresh'), '/state.json'),
+      checkResumeKeepsSavedPlan(recorded, plan(target(), 'sha256:fresh'), '/state.json', noWarning),
       (error) =>
         usageError(
           error,
@@ -160,8 +163,29 @@ describe('run resumed with --to: the saved plan selection', () => {
           ),
         ),
     );
-    // A state without a saved plan (a --to run, or an earlier ctl): nothing to keep.
-    await checkResumeKeepsSavedPlan(state(), plan(target(), 'sha256:fresh'), '/state.json');
+    // A state without a saved plan (a --to run): nothing to keep.
+    await checkResumeKeepsSavedPlan(
+      state({ resumeCommand: 'ctl upgrade run --to 7.8.2-6 --yes' }),
+      plan(target(), 'sha256:fresh'),
+      '/state.json',
+      noWarning,
+    );
+  });
+
+  it('warns when a state of an earlier ctl shows a --plan it did not record, and goes on', async () => {
+    const warnings: string[] = [];
+    const earlier = state({ resumeCommand: "ctl upgrade run --plan '/my plans/p.json' --yes" });
+    await checkResumeKeepsSavedPlan(earlier, plan(target(), 'sha256:fresh'), '/state.json', (m) =>
+      warnings.push(m),
+    );
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0] ?? '',
+      /started with --plan by an earlier ctl, which did not record the plan: .*run: ctl upgrade run --plan '\/my plans\/p\.json' --yes$/,
+    );
+    assert.equal(startedWithPlanFlag('ctl upgrade run --plan=p.json'), true);
+    assert.equal(startedWithPlanFlag('ctl upgrade run --to 7.8.2-6 --databases orders'), false);
+    assert.equal(startedWithPlanFlag('ctl upgrade run --to 7.8.2-6 --planned'), false);
   });
 
   it('says it cannot know when the plan file is gone or changed (exit 2)', async () => {
@@ -169,14 +193,14 @@ describe('run resumed with --to: the saved plan selection', () => {
     const file = join(dir, 'plan.json');
     const recorded = state({ savedPlan: { file, fingerprint: FINGERPRINT } });
     const now = plan(target(), 'sha256:fresh');
-    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json'), (error) =>
+    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json', noWarning), (error) =>
       usageError(
         error,
         /which is gone: ctl cannot tell whether this run keeps its selection\nPut that plan back/,
       ),
     );
     await writeFile(file, JSON.stringify(plan(target(), `sha256:${'d'.repeat(64)}`)));
-    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json'), (error) =>
+    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json', noWarning), (error) =>
       usageError(error, /which has changed since: ctl cannot tell/),
     );
   });
