@@ -25,6 +25,8 @@ export interface IdentityInput {
   /** A file store is named by its context; a ConfigMap lives in the cluster it belongs to. */
   byContext: boolean;
   timeoutMs?: number;
+  /** Each credential of the kubeconfig, for the redactor (src/kube/client.ts createKubeClients). */
+  onSecret(secret: string): void;
 }
 
 export async function checkStatusIdentity(input: IdentityInput): Promise<IdentityCheck> {
@@ -64,7 +66,7 @@ async function compare(input: IdentityInput): Promise<IdentityCheck> {
     context: input.globals.context,
     env: input.env,
   });
-  const reads = createClusterReads(await createKubeClients(loaded));
+  const reads = createClusterReads(await createKubeClients(loaded, input.onSecret));
   const rec = await reads.getCustomObject!(CLUSTER_RESOURCE, lineage.namespace, lineage.cluster);
   const where = `${lineage.namespace}/${lineage.cluster} (context ${loaded.contextName})`;
   if (!rec) {

@@ -32,7 +32,7 @@ export async function locateStateStore(input: LocateInput): Promise<StateStore> 
     context: input.globals.context,
     env: input.env,
   });
-  const kube = await createKubeClients(loaded);
+  const kube = await createKubeClients(loaded, (secret) => input.io.redactor.add(secret));
   const namespace = resolveNamespace(input.globals.namespace, loaded);
   const { ConfigMapStateStore, listStateConfigMaps } = await import('../run/state-store-configmap.js');
   let cluster = input.globals.cluster;
@@ -111,6 +111,7 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     state,
     location: path,
     byContext: store.kind === 'file',
+    onSecret: (secret) => input.io.redactor.add(secret),
   });
   if (input.io.output === 'json') {
     input.io.json({

@@ -1,4 +1,4 @@
-import { oneLine } from './safe-text.js';
+import { oneLine, safeJson } from './safe-text.js';
 
 /**
  * Secrets registered here are replaced by a placeholder in everything ctl prints (stdout's
@@ -11,7 +11,8 @@ export class Redactor {
   readonly #secrets = new Set<string>();
   /** Secrets too short to blank everywhere: redacted where they stand as a JSON string. */
   readonly #quoted = new Set<string>();
-  #username: string | undefined;
+  /** Every username seen (the local cluster's and each participant's): Basic is `user:pass`. */
+  readonly #usernames = new Set<string>();
   readonly #passwords = new Set<string>();
   /** Passwords shorter than 4 characters: redacted where no letter or digit touches them. */
   readonly #shortWords = new Set<string>();
@@ -23,6 +24,11 @@ export class Redactor {
    */
   add(secret: string | undefined, kind: 'password' | 'other' = 'other'): void {
     if (!secret) return;
+    // A secret over several lines (a password file with a second newline, a key) may be printed
+    // a line at a time, or cut at a line by a message's first line: each line is a secret too.
+    const lines = secret.split(/\r?\n|\r/).filter((line) => line.length >= 4);
+    if (lines.length > 1 || (lines[0] !== undefined && lines[0] !== secret))
+      for (const line of lines) this.add(line, kind);
     const forms = secretForms(secret);
     // Very short values would blank out ordinary words: those only where quoted in JSON.
     if (secret.length >= 4) for (const form of forms) this.#secrets.add(form);
@@ -40,7 +46,7 @@ export class Redactor {
   /** The username, so the Basic-auth form of each password can be recognised. */
   addUsername(username: string | undefined): void {
     if (!username) return;
-    this.#username = username;
+    this.#usernames.add(username);
     this.#addBasic();
   }
 
@@ -56,6 +62,9 @@ export class Redactor {
         if (out.includes(quoted)) out = out.split(quoted).join(`${quote}${REDACTED}${quote}`);
       }
     }
+    // A message clipped to its length (`…`, api-errors.ts) may end inside a secret: the part
+    // that is left before the mark is redacted too.
+    if (out.includes(CLIP_MARK)) out = redactClipped(out, this.#secrets);
     for (const word of this.#shortWords) {
       const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
@@ -64,15 +73,53 @@ export class Redactor {
   }
 
   #addBasic(): void {
-    if (this.#username === undefined) return;
-    for (const password of this.#passwords) {
-      this.#secrets.add(Buffer.from(`${this.#username}:${password}`, 'utf8').toString('base64'));
-    }
+    for (const username of this.#usernames)
+      for (const password of this.#passwords)
+        this.#secrets.add(Buffer.from(`${username}:${password}`, 'utf8').toString('base64'));
   }
 }
 
-/** The secret, and how JSON and a one-line escape (src/io/safe-text.ts) would print it. */
+/** The mark ctl puts where it cut someone else's text short. */
+const CLIP_MARK = '\u2026';
+
+/** Each `<start of a secret>…` in `text`, the start 4 characters or more, as `[REDACTED]…`. */
+function redactClipped(text: string, secrets: Set<string>): string {
+  let out = text;
+  for (const secret of secrets) {
+    for (let length = secret.length - 1; length >= 4; length -= 1) {
+      const clipped = `${secret.slice(0, length)}${CLIP_MARK}`;
+      if (out.includes(clipped)) out = out.split(clipped).join(`${REDACTED}${CLIP_MARK}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * The secret, and how it may come back to be printed: JSON-escaped (once, and twice: a body
+ * quoted in a body), as ctl's JSON output writes it (safeJson escapes DEL, C1 and bidi marks
+ * that JSON.stringify leaves raw), escaped for one line (src/io/safe-text.ts), percent-encoded (a
+ * server quoting a query or a form body, a redirect's Location), and base64 (a header or a body
+ * quoted encoded).
+ */
 function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
-  return [...new Set([secret, json, oneLine(secret), JSON.stringify(json).slice(1, -1)])];
+  const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
+  return [
+    ...new Set([
+      secret,
+      json,
+      safeJson(secret).slice(1, -1),
+      oneLine(secret),
+      // An escaped line (a server's message) inside ctl's JSON: `\x7f` becomes `\\x7f`.
+      JSON.stringify(oneLine(secret)).slice(1, -1),
+      JSON.stringify(json).slice(1, -1),
+      encodeURIComponent(secret),
+      // The form encoding (application/x-www-form-urlencoded): a space is `+`.
+      encodeURIComponent(secret).replace(/%20/g, '+'),
+      base64,
+      base64.replace(/=+$/, ''),
+      bytes.toString('base64url'),
+    ]),
+  ];
 }

@@ -14,6 +14,7 @@ import { delimiter, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
+import { oneLine } from '../io/safe-text.js';
 import { withKeptAgent } from './agent.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
@@ -120,11 +121,29 @@ function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s
       mergeFirstWins(config, other);
     }
   } catch (error) {
-    throw new UsageError(`cannot read the kubeconfig: ${(error as Error).message}`, {
+    throw new UsageError(`cannot read the kubeconfig: ${kubeconfigProblem(error)}`, {
       hint: 'Check that the file is a valid kubeconfig (kubectl config view --kubeconfig <file>).',
       cause: error,
     });
   }
+}
+
+/**
+ * What is wrong with a kubeconfig, without its text. The YAML parser's message quotes the lines
+ * around the fault, and a kubeconfig's lines are its secrets (`token:`, `client-key-data:`,
+ * `password:`): only the reason and the place are told, as kubectl's own `error loading config
+ * file ... yaml: line 16: ...` does.
+ */
+export function kubeconfigProblem(error: unknown): string {
+  const parsed = error as { reason?: unknown; mark?: { line?: unknown; column?: unknown } } | null;
+  const line = parsed?.mark?.line;
+  if (typeof parsed?.reason === 'string' && typeof line === 'number') {
+    const column = typeof parsed.mark?.column === 'number' ? `, column ${parsed.mark.column + 1}` : '';
+    return oneLine(`${parsed.reason} at line ${line + 1}${column}`);
+  }
+  // Any other message: its first line only, where no quoted block of the file can follow.
+  const message = error instanceof Error ? error.message : String(error);
+  return oneLine(message.split('\n')[0] ?? '');
 }
 
 /**
@@ -201,10 +220,22 @@ export interface KubeClients {
   objects: ObjectClient;
 }
 
-export function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeClients> {
+/**
+ * The clients of one kubeconfig. `onSecret` gets each credential the clients send (register it
+ * with the redactor, src/io/redact.ts): the user's token and password as the kubeconfig holds
+ * them, and, on every request, what the Authorization header carries, so a token an exec plugin,
+ * an auth provider or a rotated token file hands over later is known too before any answer that
+ * could quote it is printed (a proxy or API server echoing the header in a 401's message).
+ */
+export function createKubeClients(
+  loaded: LoadedKubeConfig,
+  onSecret: (secret: string) => void,
+): Promise<KubeClients> {
+  const user = loaded.config.getCurrentUser();
+  for (const secret of [user?.token, user?.password]) if (secret) onSecret(secret);
   // Kept connections with the Kubernetes deadlines (src/kube/agent.ts, deadlines.ts) for every
   // request made from this config.
-  const config = withKeptAgent(loaded.config);
+  const config = withReportedCredentials(withKeptAgent(loaded.config), onSecret);
   return Promise.resolve({
     config,
     contextName: loaded.contextName,
@@ -213,6 +244,35 @@ export function createKubeClients(loaded: LoadedKubeConfig): Promise<KubeClients
     // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
     objects: createObjectClient(config, loaded.namespace ?? 'default'),
   });
+}
+
+/**
+ * The same kubeconfig, whose `applyToFetchOptions` (every request of kubeRequest and of
+ * client-node's Watch goes through it) reports the credential of the Authorization header.
+ */
+function withReportedCredentials<C extends { applyToFetchOptions(options: object): Promise<unknown> }>(
+  config: C,
+  onSecret: (secret: string) => void,
+): C {
+  const view = Object.create(config) as C;
+  let last: string | undefined;
+  view.applyToFetchOptions = async (options: object) => {
+    const answer = (await config.applyToFetchOptions(options)) as { headers?: Headers };
+    const authorization = answer.headers?.get('authorization') ?? undefined;
+    if (authorization !== undefined && authorization !== last) {
+      last = authorization;
+      // `Bearer <token>` or `Basic <base64>`: the credential is after the scheme.
+      const credential = authorization.replace(/^\S+\s+/, '');
+      onSecret(credential);
+      if (/^basic\s/i.test(authorization)) {
+        const decoded = Buffer.from(credential, 'base64').toString('utf8');
+        const password = decoded.slice(decoded.indexOf(':') + 1);
+        if (password) onSecret(password);
+      }
+    }
+    return answer;
+  };
+  return view;
 }
 
 // client-node's own modules (its package has no "exports" map), each loaded on first use.

@@ -51,7 +51,8 @@ export async function openKubeAccess(options: KubeAccessOptions): Promise<KubeAc
     context: options.globals.context,
     env: options.env,
   });
-  const kube = await createKubeClients(loaded);
+  // The kubeconfig's credentials are secrets like the management API's: redacted wherever printed.
+  const kube = await createKubeClients(loaded, (secret) => options.io.redactor.add(secret));
   const namespace = resolveNamespace(options.globals.namespace, loaded);
   options.io.debug(
     1,

@@ -58,7 +58,7 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
     dir: join(sandbox.dir, 'sim'),
   });
   const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath });
-  const kube = await createKubeClients(loaded);
+  const kube = await createKubeClients(loaded, () => {});
   const namespace = sim.scenario.namespace;
   const backupDir = tempDir('ctl-steps-backup-');
 

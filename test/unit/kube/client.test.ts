@@ -134,7 +134,7 @@ describe('loadKubeConfig', () => {
   });
 
   it('createKubeClients builds the path and object clients of the context', async () => {
-    const clients = await createKubeClients(await loadKubeConfig({ kubeconfig: main, env: {} }));
+    const clients = await createKubeClients(await loadKubeConfig({ kubeconfig: main, env: {} }), () => {});
     assert.equal(clients.contextName, 'dev');
     assert.equal(typeof clients.rest.get, 'function');
     assert.equal(typeof clients.objects.patch, 'function');

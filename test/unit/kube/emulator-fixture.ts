@@ -53,7 +53,7 @@ export async function startEmulator(options: { controllers?: boolean } = {}): Pr
     namespace,
     contextName: 'sim',
   });
-  const kube = await createKubeClients(await loadKubeConfig({ kubeconfig: file, env: {} }));
+  const kube = await createKubeClients(await loadKubeConfig({ kubeconfig: file, env: {} }), () => {});
   const store = server.store;
   return {
     server,

@@ -18,7 +18,7 @@ import { resolveTarget } from '../../../src/planning/target.js';
 
 async function snapshotOf(sim: SimulatedCluster, options: { withApi?: boolean } = {}): Promise<Snapshot> {
   const loaded = await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} });
-  const clients = await createKubeClients(loaded);
+  const clients = await createKubeClients(loaded, () => {});
   const management: ManagementReaderFactory | undefined = options.withApi
     ? async ({ credentials: fromSecret }) => {
         const credentials = await fromSecret();

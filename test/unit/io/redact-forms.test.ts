@@ -1,0 +1,92 @@
+/**
+ * The forms a secret comes back in besides those of secret-forms.test.ts: percent-encoded (a
+ * server quoting a query, a form body or a redirect), base64 alone, as ctl's JSON writes a
+ * character JSON.stringify leaves raw (DEL, bidi marks), a server's escaped line inside ctl's
+ * JSON, one line of a secret over several lines, the start of a secret where a message was
+ * clipped (describeApiError's 300 characters), and the Basic form of a participant's own user.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { describeApiError } from '../../../src/api/api-errors.js';
+import { Redactor } from '../../../src/io/redact.js';
+import { oneLine, safeJson } from '../../../src/io/safe-text.js';
+
+function redactorWith(password: string): Redactor {
+  const redactor = new Redactor();
+  redactor.addUsername('admin@example.com');
+  redactor.add(password, 'password');
+  return redactor;
+}
+
+describe('secrets in the forms a server may quote them', () => {
+  const PASSWORDS = ['pct %20&=?/+ secret', 'Del\u007fSecret99', 'Bidi\u202eSecret99', 'plain-Secret-42'];
+
+  it('percent-encoded, form-encoded and base64, standard and URL-safe', () => {
+    for (const password of PASSWORDS) {
+      const redactor = redactorWith(password);
+      const bytes = Buffer.from(password, 'utf8');
+      for (const form of [
+        encodeURIComponent(password),
+        encodeURIComponent(password).replace(/%20/g, '+'),
+        bytes.toString('base64'),
+        bytes.toString('base64url'),
+      ]) {
+        const out = redactor.redact(`Location: https://api/login?password=${form}&next=1`);
+        assert.ok(!out.includes(form), `${JSON.stringify(password)}: ${form} left in ${out}`);
+      }
+    }
+  });
+
+  it("as ctl's JSON writes it, and a server's escaped line inside ctl's JSON", () => {
+    for (const password of PASSWORDS) {
+      const redactor = redactorWith(password);
+      for (const text of [
+        safeJson({ message: `login failed for ${password}` }),
+        safeJson({ message: oneLine(`login failed for ${password}`) }),
+      ]) {
+        const out = redactor.redact(text);
+        assert.match(out, /\[REDACTED\]/, `${JSON.stringify(password)}: nothing redacted in ${out}`);
+        assert.ok(!/Secret|secret/.test(out), `${JSON.stringify(password)} left in ${out}`);
+        // Still the same JSON shape: the placeholder holds no quote or backslash.
+        assert.doesNotThrow(() => JSON.parse(out));
+      }
+    }
+  });
+
+  it('each line of a secret over several lines', () => {
+    const redactor = new Redactor();
+    redactor.add('first-line-of-it\nsecond-line-of-it\n', 'password');
+    const out = redactor.redact('error: first-line-of-it\nhint: second-line-of-it');
+    assert.equal(out, 'error: [REDACTED]\nhint: [REDACTED]');
+  });
+
+  it('the start of a secret where a server message was clipped', () => {
+    const password = 'Clipped-Secret-Password-123';
+    const redactor = redactorWith(password);
+    // The password straddles the 300th character of the server's message.
+    const message = `${'x'.repeat(288)} ${password} trailing words`;
+    const printed = describeApiError({ status: 400, headers: {}, body: { message } });
+    assert.ok(printed.endsWith('…'), printed);
+    const out = redactor.redact(printed);
+    assert.ok(!out.includes(password.slice(0, 8)), `the start of the password is left: ${out.slice(-40)}`);
+    assert.ok(out.endsWith('[REDACTED]…'), out.slice(-40));
+    // Text that only happens to precede the mark is kept.
+    assert.equal(redactor.redact('and more…'), 'and more…');
+  });
+
+  it('the Basic form of every user, whichever was named last', () => {
+    const redactor = new Redactor();
+    // The local user and a participant's own (src/commands/remote-clusters.ts), both named
+    // before either password is read.
+    redactor.addUsername('admin@example.com');
+    redactor.addUsername('remote@example.com');
+    redactor.add('local-password', 'password');
+    redactor.add('remote-password', 'password');
+    for (const pair of ['admin@example.com:local-password', 'remote@example.com:remote-password']) {
+      const basic = Buffer.from(pair).toString('base64');
+      const out = redactor.redact(`echo: authorization=${basic}`);
+      assert.ok(!out.includes(basic), `${pair} left in ${out}`);
+    }
+  });
+});
