@@ -174,7 +174,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
       )
         .option(
           '--plan <plan.json>',
-          'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since',
+          'run a saved plan (its target, selection and ignored checks; plan flags cannot be added); exit 7 if the cluster changed since, other than by the run the plan started (the same command resumes that run)',
         )
         .option(
           '--state <file>',
@@ -258,7 +258,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             '  ctl upgrade run --to 8.2.0-18 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
             '  ctl upgrade run --to 8.2.0-18 --yes -o json   # CI: NDJSON events on stdout\n' +
             '  ctl upgrade run --plan plan.json --yes\n' +
-            '  ctl upgrade run --to 7.22.2-45 --yes --remediate --module-file ./graph-rhel9.zip\n' +
+            '  ctl upgrade run --to 7.22.2-45 --yes --remediate --module-file ./rejson.Linux-rhel9-x86_64.2.6.10.zip\n' +
             '  ctl upgrade run --to 8.2.0-18 --user-defined-modules ./modules.yaml   # custom modules, set with versionTag\n' +
             '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report report.json   # a Job\n' +
             '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +

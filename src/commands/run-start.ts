@@ -1,7 +1,8 @@
-import { StalePlanError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import type { Plan } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { Target } from '../planning/target.js';
+import type { UpgradeState } from '../run/state.js';
 import { blockedError, planFailure } from './plan.js';
 import type { RunCommandInput } from './run-input.js';
 import type { UpgradeSession } from './session.js';
@@ -39,23 +40,34 @@ export async function decideTarget(
 }
 
 /**
- * Whether the plan lets the run start: a saved plan still describes the cluster (else exit 2
- * with a new plan to make), the cluster exists, and its checks let it go on; returns the
- * cluster. A blocked plan goes on here only to preflight, which stops the run with exit 3.
+ * Whether the plan lets the run start: a saved plan still describes the cluster, or the
+ * cluster changed by the run that plan started, which this run resumes (else exit 7 with the
+ * new plan to make), the cluster exists, and its checks let it go on; returns the cluster, and
+ * whether the staleness was let pass for a recorded run (to be confirmed under the lock). A
+ * blocked plan goes on here only to preflight, which stops the run with exit 3.
  */
 export async function checkPlanLetsRunStart(
   input: RunCommandInput,
   session: UpgradeSession,
   planned: { snapshot: Snapshot; plan: Plan },
   savedPlan: Plan | undefined,
-): Promise<NonNullable<Snapshot['cluster']>> {
+  /** Read-only: the unfinished run of this cluster that `savedPlan` started, if recorded. */
+  recordedRun: (cluster: NonNullable<Snapshot['cluster']>) => Promise<UpgradeState | undefined>,
+): Promise<{ cluster: NonNullable<Snapshot['cluster']>; resumesSavedPlan: boolean }> {
   const { snapshot, plan } = planned;
-  if (savedPlan) {
+  let resumesSavedPlan = false;
+  if (savedPlan && input.planFile) {
     const { planFingerprint } = await import('../planning/plan.js');
     if (planFingerprint(snapshot, savedPlan.target) !== savedPlan.fingerprint) {
-      throw new StalePlanError(`the cluster changed since the plan in ${input.planFile} was made`, {
-        hint: `Make a new plan: ctl upgrade plan --to ${savedPlan.target.operator} --out ${input.planFile}`,
-      });
+      const recorded = snapshot.cluster ? await recordedRun(snapshot.cluster) : undefined;
+      if (!recorded) {
+        const { stalePlanError } = await import('./run-saved-plan.js');
+        throw stalePlanError(input.planFile, savedPlan, input.planArgs?.location ?? []);
+      }
+      resumesSavedPlan = true;
+      input.io.info(
+        `the cluster changed since the plan in ${input.planFile} was made, by the run that plan started: resuming it`,
+      );
     }
   }
   if (!snapshot.cluster) {
@@ -73,5 +85,5 @@ export async function checkPlanLetsRunStart(
     // on the first one's release: stop here, before any change, as the plan does (issue 36).
     if (plan.hops?.slice(1).some((hop) => hop.blocked)) throw failure;
   }
-  return snapshot.cluster;
+  return { cluster: snapshot.cluster, resumesSavedPlan };
 }

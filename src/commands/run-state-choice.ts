@@ -3,6 +3,7 @@ import { quoteForShell } from '../exec/helm.js';
 import type { Io } from '../io/io.js';
 import type { Plan } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
+import { runsStep } from '../planning/step-selection.js';
 import type { Target } from '../planning/target.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import type { ClusterIdentity, UpgradeState } from '../run/state.js';
@@ -10,6 +11,7 @@ import type { StateStore } from '../run/state-store.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
 import { resumeCommand } from './next-command.js';
 import type { RunCommandInput } from './run-input.js';
+import type { SavedPlanRecord } from './run-saved-plan.js';
 import type { UpgradeSession } from './session.js';
 
 // Where the run keeps its state, and which state it goes on from: the recorded run resumed, a
@@ -55,8 +57,16 @@ export async function chooseState(run: {
   statePath: string;
   stepIds: string[];
   resumeCommand: string;
+  /**
+   * `--plan`: the saved plan, what the state records of it, and whether the run may go on only
+   * as the recorded run that plan started (its staleness was let pass for that run's changes).
+   */
+  savedPlan?:
+    | { plan: Plan; file: string; record: SavedPlanRecord; resumes: boolean; location: readonly string[] }
+    | undefined;
 }): Promise<UpgradeState> {
   const { io, store, identity, snapshot, cluster, plan, target, statePath, stepIds, resumeCommand } = run;
+  const { savedPlan } = run;
   const { newState, firstUnfinishedStep, isFinished, currentHop } = await import('../run/state.js');
   const hopsRun = await import('./run-hops.js');
   let state = await store.load();
@@ -72,10 +82,25 @@ export async function chooseState(run: {
     for (const { step, why } of checked.reopened) io.warn(`running step ${step} again: ${why}`);
     state = checked.state;
   }
-  if (state && sameRun(state.target.operator, plan, isFinished(state))) {
+  const savedPlanRun = await import('./run-saved-plan.js');
+  const resuming = state !== undefined && sameRun(state.target.operator, plan, isFinished(state));
+  // The plan's staleness was let pass for the run it started: under the lock, that run must
+  // still be the one recorded (another may have finished or replaced it since).
+  if (
+    savedPlan?.resumes &&
+    !(resuming && state && savedPlanRun.startedFromSavedPlan(state, savedPlan.plan, false))
+  ) {
+    throw savedPlanRun.stalePlanError(savedPlan.file, savedPlan.plan, savedPlan.location);
+  }
+  if (state && resuming) {
+    // Resumed without --plan, a run a saved plan started goes on only with that plan's selection.
+    if (!savedPlan)
+      await savedPlanRun.checkResumeKeepsSavedPlan(state, plan, statePath, (message) => io.warn(message));
     const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
+    // The first step this run will run: --only/--skip leave the others pending, not run.
+    const selected = stepIds.filter((id) => runsStep(target.steps, id));
     io.info(
-      `resuming the upgrade to ${plan.target.operator} at ${hop}step ${firstUnfinishedStep(state, stepIds) ?? '(all done)'}`,
+      `resuming the upgrade to ${plan.target.operator} at ${hop}step ${firstUnfinishedStep(state, selected) ?? '(all done)'}`,
     );
   } else {
     const unfinished = state && !isFinished(state) && state.target.operator !== plan.target.operator;
@@ -111,7 +136,12 @@ export async function chooseState(run: {
     const hops = hopsRun.hopStatesOf(plan, target);
     if (hops) state = { ...state, hops, hop: 0 };
   }
-  state = { ...state, planFingerprint: plan.fingerprint, resumeCommand };
+  state = {
+    ...state,
+    planFingerprint: plan.fingerprint,
+    resumeCommand,
+    ...(savedPlan ? { savedPlan: savedPlan.record } : {}),
+  };
   return state;
 }
 

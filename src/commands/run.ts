@@ -115,22 +115,36 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
       databaseVersion: plan.target.databaseVersion,
     };
     record.cluster = snapshot.cluster?.name ?? record.cluster;
-    const cluster = await checkPlanLetsRunStart(input, session, { snapshot, plan }, savedPlan);
-
-    const identity = {
+    const { defaultStatePath, currentHop, advanceHop } = await import('../run/state.js');
+    const identityOf = (cluster: { name: string; uid?: string | undefined }) => ({
       context: session.context,
       namespace: session.namespace,
       cluster: cluster.name,
       recUid: cluster.uid,
       managementCluster: snapshot.api.cluster,
-    };
-    const { defaultStatePath, currentHop, advanceHop } = await import('../run/state.js');
+    });
+    // The local state file: --state, else the default path. A ConfigMap store keeps the state in
+    // the cluster, and the backups still go to this file's folder.
+    const localStatePathOf = (identity: ReturnType<typeof identityOf>) =>
+      input.statePath ?? defaultStatePath(identity, input.env);
+    const savedPlanRun = await import('./run-saved-plan.js');
+    const { cluster, resumesSavedPlan } = await checkPlanLetsRunStart(
+      input,
+      session,
+      { snapshot, plan },
+      savedPlan,
+      async (found) => {
+        const identity = identityOf(found);
+        const store = await openStateStore(input, session, identity, localStatePathOf(identity));
+        return savedPlan ? savedPlanRun.recordedRunOfSavedPlan(store, identity, savedPlan) : undefined;
+      },
+    );
+
+    const identity = identityOf(cluster);
     const hopsRun = await import('./run-hops.js');
     const { STEPS } = await import('../steps/index.js');
     const stepIds = STEPS.map((s) => s.id);
-    // The local state file: --state, else the default path. A ConfigMap store keeps the state in
-    // the cluster, and the backups still go to this file's folder.
-    const localStatePath = input.statePath ?? defaultStatePath(identity, input.env);
+    const localStatePath = localStatePathOf(identity);
     const store = await openStateStore(input, session, identity, localStatePath);
     record.state = { store: store.kind, location: store.location };
     const statePath = store.location;
@@ -149,6 +163,16 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         statePath,
         stepIds,
         resumeCommand,
+        savedPlan:
+          savedPlan && input.planFile
+            ? {
+                plan: savedPlan,
+                file: input.planFile,
+                record: savedPlanRun.savedPlanRecord(input.planFile, savedPlan),
+                resumes: resumesSavedPlan,
+                location: input.planArgs?.location ?? [],
+              }
+            : undefined,
       });
 
       if (!input.dryRun) await confirm(input, plan);

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { OperationError } from '../errors.js';
 import { importPortForward, type KubeClients } from './client.js';
+import { isPodReady } from './pod-ready.js';
 
 export interface PortForward {
   /** `https://127.0.0.1:<local port>` */
@@ -52,10 +53,9 @@ export async function openPortForward(
   };
 }
 
-/** The fields of a pod read here. */
+/** The fields of a pod read here (its readiness: ./pod-ready.ts). */
 interface PodView {
   metadata?: { name?: string; deletionTimestamp?: string };
-  status?: { conditions?: { type?: string; status?: string }[] };
 }
 
 /** The ready pod with the lowest ordinal: a rolling upgrade replaces pods in reverse ordinal order, so it goes last. */
@@ -66,7 +66,7 @@ async function pickReadyPod(kube: KubeClients, namespace: string, cluster: strin
   const ready = pods
     .filter((pod) => pattern.test(pod.metadata?.name ?? ''))
     .filter((pod) => !pod.metadata?.deletionTimestamp)
-    .filter((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+    .filter(isPodReady)
     .map((pod) => pod.metadata!.name!)
     .sort((a, b) => Number(pattern.exec(a)![1]) - Number(pattern.exec(b)![1]));
   const pod = ready.at(0);

@@ -354,7 +354,7 @@ export function waitForObject<T>(options: WaitOptions<T>): Promise<T> {
           : 'no status seen yet';
     const hint =
       options.hint ??
-      `Look at it: ${kubectlGet(options.path, options.name)}; then resume with ctl upgrade resume.`;
+      `Look at it: ${kubectlGet(options.path, options.name)}; then run the same ctl command again to resume.`;
     const overallTimer = setTimeout(
       () =>
         settle(() =>

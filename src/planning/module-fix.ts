@@ -78,6 +78,8 @@ export interface ModuleFixInput {
   /** The running operator's version (undefined: not known). */
   currentOperator?: string | undefined;
   module: string;
+  /** The version the databases use (undefined: not known). */
+  version?: string | undefined;
   /** What the management API says: `is_bundled` (undefined: it does not say). */
   isBundled?: boolean | undefined;
   /** The API that said so runs RS 8 or later. */
@@ -101,7 +103,7 @@ export function hasNoRhel9Build(module: string): boolean {
 }
 
 /** The fix for RedisGraph: the same as the rule redisgraph-blocks-rhel9's (src/release/catalog.json). */
-function redisGraphFix(databases: readonly string[]): string {
+export function redisGraphFix(databases: readonly string[]): string {
   const users =
     databases.length > 0
       ? `move the data of ${databases.join(', ')} off and delete ${databases.length === 1 ? 'that database' : 'those databases'}`
@@ -114,7 +116,12 @@ export function moduleFix(input: ModuleFixInput): string {
   const { module, cluster } = input;
   if (hasNoRhel9Build(module)) return redisGraphFix(input.databases);
   if (targetTakesModuleUploads(input.targetOperator)) {
-    return `upload the RHEL9 build of ${module}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}, or let ctl upload it: ctl upgrade run --to ${input.targetOperator} --remediate --module-file <module-rhel9.zip>`;
+    // Of the version in use: "The module version matches the version currently used by
+    // databases" (redis/docs rs/7.8/installing-upgrading/upgrading/upgrade-os.md, "Prerequisites").
+    const build = input.version ? `${module} ${input.version}, the version the databases use` : module;
+    // ctl's own upload (--remediate) needs --ignore-check modules-compatible, since this check
+    // stops the run: modules-compatible offers it, with that flag, after every module's fix.
+    return `upload the RHEL9 build of ${build}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}`;
   }
   if (isBundledModule(module, input.isBundled, input.reportedByRs8)) {
     return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;

@@ -5,6 +5,7 @@
 
 import { type Dialect, dialectFields } from '../release/dialect.js';
 import { credentialSecretNameOf } from '../kube/management-access.js';
+import { isPodReady } from '../kube/pod-ready.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
 import type { ApiCredentials } from './management-snapshot.js';
 import { ruleFieldValuesOf } from './rule-field-values.js';
@@ -241,13 +242,12 @@ export function toPods(pods: KubeObject[], clusterName: string): PodSnapshot[] {
     .filter((pod) => ordinal.test(pod.metadata?.name ?? ''))
     .map((pod) => {
       const status = record(pod.status);
-      const conditions = array(status.conditions).map(record);
       const containers = array(getPath(pod, ['spec', 'containers'])) as ContainerLike[];
       const node = containers.find((c) => c.name === 'redis-enterprise-node') ?? containers[0];
       return {
         name: pod.metadata?.name ?? '',
         phase: str(status.phase),
-        ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
+        ready: isPodReady(pod),
         image: node?.image,
       };
     })

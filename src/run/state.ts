@@ -73,6 +73,13 @@ export const stateSchema = z.object({
     method: z.string().optional(),
   }),
   planFingerprint: z.string().optional(),
+  /**
+   * The saved plan (`run --plan`) that started the run: its file and fingerprint, never its
+   * content (src/commands/run-saved-plan.ts). The same `--plan` resumes the run although the
+   * run's own changes made the cluster differ from the plan; a resume with `--to` must keep the
+   * plan's selection. Absent for a run started with `--to`, and in state files of earlier versions.
+   */
+  savedPlan: z.object({ file: z.string(), fingerprint: z.string() }).optional(),
   /** The command line that resumes this run, shown on interruption and by `ctl upgrade status`. */
   resumeCommand: z.string().optional(),
   steps: z.record(z.string(), stepStateSchema),

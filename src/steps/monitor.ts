@@ -30,6 +30,7 @@ import { imageAtTarget } from './image-at-target.js';
 import { isOnDelete, judgeNodes, nodeImageOf, type NodeVersions, rsVersionOfTag } from './roll-facts.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError, TimeoutError } from '../errors.js';
+import { isPodReady } from '../kube/pod-ready.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
 import { type CollectionEvent, formatDuration, listCollection, watchCollection } from '../kube/watch.js';
 import { readObject } from '../kube/write.js';
@@ -202,14 +203,6 @@ interface View {
   needsNodes: boolean;
 }
 
-function podReady(pod: KubeObject): boolean {
-  const conditions = getPath(pod, ['status', 'conditions']);
-  return (
-    Array.isArray(conditions) &&
-    conditions.some((c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True')
-  );
-}
-
 /** `key=value,...` of the StatefulSet's pod selector; undefined until it is known. */
 function podSelectorOf(sts: KubeObject | undefined): string | undefined {
   const labels = getPath(sts, ['spec', 'selector', 'matchLabels']);
@@ -244,7 +237,7 @@ export function countUpgradedPods(
   for (const pod of pods.values()) {
     if (pod.metadata?.labels?.[REVISION_LABEL] !== updateRevision) continue;
     const key = `${updateRevision}/${pod.metadata?.name ?? ''}`;
-    if (podReady(pod) && !(pod.metadata as { deletionTimestamp?: string }).deletionTimestamp)
+    if (isPodReady(pod) && !(pod.metadata as { deletionTimestamp?: string }).deletionTimestamp)
       upgraded.add(key);
     if (upgraded.has(key)) count += 1;
   }
@@ -309,7 +302,7 @@ function judge(
       else if (pod.metadata?.labels?.[REVISION_LABEL] !== updateRevision) waiting.push(`${name} old`);
       else if (!imageAtTarget(nodeImageOf(pod, ['spec']), facts))
         waiting.push(`${name} not on the target image`);
-      else if (!podReady(pod) || gone)
+      else if (!isPodReady(pod) || gone)
         waiting.push(`${name} ${upgraded?.has(`${updateRevision}/${name}`) ? 'not ready' : 'starting'}`);
     }
     podsAtTarget = waiting.length === 0 && byName.size === replicas;

@@ -24,7 +24,8 @@ import { readObject } from '../kube/write.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../release/catalog.js';
 import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
-import { moduleFix, reportedBundled, targetTakesModuleUploads } from '../planning/module-fix.js';
+import { reportedBundled, targetTakesModuleUploads } from '../planning/module-fix.js';
+import { frozenModuleFix, noBuildFix, splitByUpload } from './frozen-module-fix.js';
 import type { UpgradeDeps } from './deps.js';
 import type { StepContext } from '../run/step.js';
 
@@ -186,22 +187,23 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
   if (modules.length > 0 && target !== undefined && !targetTakesModuleUploads(target)) {
     // RS 8+: bundled modules come with the database upgrade, custom ones through the REC (module-fix.ts).
     lines.push(`# the ${target} cluster takes no module uploads:`);
-    for (const m of modules) {
+    for (const m of modules) lines.push(`# ${frozenModuleFix(m, target, { name: clusterName, namespace })}`);
+  } else if (modules.length > 0) {
+    const { uploadable, noBuild } = splitByUpload(modules);
+    for (const m of noBuild) lines.push(`# ${noBuildFix(m)}`);
+    if (uploadable.length > 0) {
+      const files =
+        context.moduleFiles.length > 0
+          ? context.moduleFiles
+          : uploadable.map(
+              (m) => `<${`${m.module}-${m.version ?? 'x.y.z'}`.toLowerCase()}-rhel9-package.zip>`,
+            );
+      lines.push('# install the RHEL9 build of each module, of the version in use:');
+      for (const file of files) lines.push(curlApi('POST', '/v2/modules', ['-F', `module=@${file}`]));
       lines.push(
-        // Frozen during the cluster upgrade: the operator step is done, the target's CRD is in.
-        `# ${moduleFix({ targetOperator: target, currentOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: clusterName, namespace }, databases: m.databases.map((d) => d.name) })}`,
+        `# check: ${curlApi('GET', '/v1/modules')} | jq -r '.[] | .module_name + "-" + .semantic_version + " " + ((.platforms // {}) | keys | join(","))'`,
       );
     }
-  } else if (modules.length > 0) {
-    const files =
-      context.moduleFiles.length > 0
-        ? context.moduleFiles
-        : modules.map((m) => `<${`${m.module}-${m.version ?? 'x.y.z'}`.toLowerCase()}-rhel9-package.zip>`);
-    lines.push('# install the RHEL9 build of each module:');
-    for (const file of files) lines.push(curlApi('POST', '/v2/modules', ['-F', `module=@${file}`]));
-    lines.push(
-      `# check: ${curlApi('GET', '/v1/modules')} | jq -r '.[] | .module_name + "-" + .semantic_version + " " + ((.platforms // {}) | keys | join(","))'`,
-    );
   }
   const databases = blockers.filter((b) => b.kind === 'database');
   if (databases.length > 0) {
@@ -251,7 +253,13 @@ export function frozenError(
     evidence.length > 0
       ? `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${oneLine(line)}`).join('\n')}\n`
       : `the operator's log says nothing about it; the rollout has not moved and the management API shows the causes\n`;
-  const needsFiles = blockers.some((b) => b.kind === 'module') && context.moduleFiles.length === 0;
+  const { uploadable, noBuild } = splitByUpload(blockers.filter((b) => b.kind === 'module'));
+  const needsFiles = uploadable.length > 0 && context.moduleFiles.length === 0;
+  // No upload fixes RedisGraph: --remediate is offered only for what it can do.
+  const hint =
+    noBuild.length > 0
+      ? `${noBuild.map((m) => m.module).join(', ')} has no RHEL9 build, so nothing can be uploaded for it and --remediate cannot fix it: remove it as the commands above say${uploadable.length > 0 || blockers.some((b) => b.kind === 'database') ? ' and run the other commands' : ''}, then run the same ctl command again; it resumes the monitor step.`
+      : `Run the commands above, or let ctl do it: run the same ctl command again with --remediate${needsFiles ? ' --module-file <rhel9 module package>' : ''}; it resumes the monitor step.`;
   return new OperationError(
     `the cluster upgrade is frozen: ${blockers.map(describeBlocker).join('; ')}\n` +
       logLines +
@@ -259,9 +267,7 @@ export function frozenError(
       remediationCommands(blockers, context)
         .map((line) => `  ${line}`)
         .join('\n'),
-    {
-      hint: `Run the commands above, or let ctl do it: run the same ctl command again with --remediate${needsFiles ? ' --module-file <rhel9 module package>' : ''}; it resumes the monitor step.`,
-    },
+    { hint },
   );
 }
 
@@ -290,8 +296,15 @@ export async function remediateFrozenUpgrade(
     throw new OperationError(
       `cannot remediate by upload: ${modules.map(describeBlocker).join('; ')}, and the ${target} cluster takes no module uploads (POST /v2/modules)`,
       {
-        hint: `${modules.map((m) => moduleFix({ targetOperator: target, currentOperator: target, module: m.module, isBundled: m.isBundled, cluster: { name: context.clusterName, namespace: context.namespace }, databases: m.databases.map((d) => d.name) })).join('; ')}. Then run ctl again.`,
+        hint: `${modules.map((m) => frozenModuleFix(m, target, { name: context.clusterName, namespace: context.namespace })).join('; ')}. Then run ctl again.`,
       },
+    );
+  }
+  const { noBuild } = splitByUpload(modules);
+  if (noBuild.length > 0) {
+    throw new OperationError(
+      `cannot remediate by upload: ${noBuild.map(describeBlocker).join('; ')}, and no RHEL9 build of it exists`,
+      { hint: `${noBuild.map(noBuildFix).join('; ')}. Nothing was changed.` },
     );
   }
   if (modules.length > 0 && settings.moduleFiles.length === 0) {

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
+import type { Scenario } from '../../src/sim/scenario.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';
 import {
   assertExit,
@@ -28,6 +29,26 @@ async function recommended(ctl: (args: string[]) => Promise<{ code: number | nul
   const to = (JSON.parse(list.stdout) as { recommended: string | null }).recommended;
   assert.ok(to, 'happy-path has a recommended target');
   return to;
+}
+
+/**
+ * module-without-rhel9 with RedisGraph in place of its module: RedisGraph 2.10.12 (RS 7.4.2's
+ * bundled build, rhel8 only: it has no RHEL 9 build at all) used by the database `social`, for the
+ * test of RedisGraph's own rule.
+ */
+function withRedisGraph(scenario: Scenario): Scenario {
+  const graph = { name: 'graph', version: '2.10.12' };
+  const frozen = scenario.modules.find((m) => !m.platforms.some((p) => p.startsWith('rhel9/')));
+  assert.ok(frozen, 'module-without-rhel9 has a module without a rhel9 build');
+  return {
+    ...scenario,
+    modules: scenario.modules.map((m) =>
+      m === frozen ? { ...graph, platforms: ['rhel8/x86_64'], kind: 'deprecated' as const } : m,
+    ),
+    databases: scenario.databases.map((db) =>
+      db.modules.some((used) => used.name === frozen.name) ? { ...db, name: 'social', modules: [graph] } : db,
+    ),
+  };
 }
 
 /** For the tests that plan, decline or ask for a token: none changes the cluster. */
@@ -149,41 +170,45 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
   });
 
   it("hints offer --ignore-check only where it can work; RedisGraph's fix is to remove it, never an upload", async () => {
-    await withUpgradeSim('module-without-rhel9', async (sim) => {
-      // A release whose bundle is not there (HTTP 404): no --ignore-check can get past that.
-      const bundle = `${sim.env.CTL_BUNDLE?.replace(/\{version\}.*$/, '')}missing/{version}.yaml`;
-      const missing = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '--bundle', bundle]);
-      assertExit(missing, 3, 'a missing bundle');
-      assert.match(
-        missing.stdout,
-        /FAIL target-available +the bundle of 7\.22\.2-45 is not there: .*HTTP 404/,
-      );
-      assert.doesNotMatch(missing.stdout + missing.stderr, /--ignore-check target-available/);
-      // The module without a RHEL9 build fails too (and RedisGraph's release rule: it has none at
-      // all), and those risks a person may take knowingly.
-      assert.match(
-        missing.stdout,
-        /Blocked: target-available, modules-compatible, release-rules failed\. Fix them, or pass --ignore-check modules-compatible --ignore-check release-rules to accept the risk\./,
-      );
-      assert.match(
-        missing.stderr,
-        /knowingly pass --ignore-check modules-compatible --ignore-check release-rules\.\n/,
-      );
+    await withUpgradeSim(
+      'module-without-rhel9',
+      async (sim) => {
+        // A release whose bundle is not there (HTTP 404): no --ignore-check can get past that.
+        const bundle = `${sim.env.CTL_BUNDLE?.replace(/\{version\}.*$/, '')}missing/{version}.yaml`;
+        const missing = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '--bundle', bundle]);
+        assertExit(missing, 3, 'a missing bundle');
+        assert.match(
+          missing.stdout,
+          /FAIL target-available +the bundle of 7\.22\.2-45 is not there: .*HTTP 404/,
+        );
+        assert.doesNotMatch(missing.stdout + missing.stderr, /--ignore-check target-available/);
+        // The module without a RHEL9 build fails too (and RedisGraph's release rule: it has none at
+        // all), and those risks a person may take knowingly.
+        assert.match(
+          missing.stdout,
+          /Blocked: target-available, modules-compatible, release-rules failed\. Fix them, or pass --ignore-check modules-compatible --ignore-check release-rules to accept the risk\./,
+        );
+        assert.match(
+          missing.stderr,
+          /knowingly pass --ignore-check modules-compatible --ignore-check release-rules\.\n/,
+        );
 
-      const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '-o', 'json']);
-      assertExit(plan, 3, 'a module without a RHEL9 build');
-      // RedisGraph has no RHEL 9 build at all (RS 7.4/7.8 known limitations): the fix agrees with
-      // the rule redisgraph-blocks-rhel9, and offers no upload and no --remediate.
-      const checks = (JSON.parse(plan.stdout) as { checks: { id: string; status: string; fix: string }[] })
-        .checks;
-      const modules = checks.find((c) => c.id === 'modules-compatible');
-      assert.equal(modules?.status, 'fail', plan.stdout);
-      assert.match(
-        modules?.fix ?? '',
-        /^For each module: RedisGraph \(graph\) is end of life and has no RHEL9 build at all.*remove it from the cluster before the upgrade \(move the data of social off and delete that database, then delete the module/,
-      );
-      assert.doesNotMatch(modules?.fix ?? '', /--remediate|\/v2\/modules|module-rhel9/);
-    });
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', '7.22.2-45', '-o', 'json']);
+        assertExit(plan, 3, 'a module without a RHEL9 build');
+        // RedisGraph has no RHEL 9 build at all (RS 7.4/7.8 known limitations): the fix agrees with
+        // the rule redisgraph-blocks-rhel9, and offers no upload and no --remediate.
+        const checks = (JSON.parse(plan.stdout) as { checks: { id: string; status: string; fix: string }[] })
+          .checks;
+        const modules = checks.find((c) => c.id === 'modules-compatible');
+        assert.equal(modules?.status, 'fail', plan.stdout);
+        assert.match(
+          modules?.fix ?? '',
+          /^For each module: RedisGraph \(graph\) is end of life and has no RHEL9 build at all.*remove it from the cluster before the upgrade \(move the data of social off and delete that database, then delete the module/,
+        );
+        assert.doesNotMatch(modules?.fix ?? '', /--remediate|\/v2\/modules|module-rhel9/);
+      },
+      { patch: withRedisGraph },
+    );
   });
 
   it("one dead run, one lock id: in status and in the next run's takeover warning alike", async () => {

@@ -143,6 +143,12 @@ describe('ctl upgrade run --report', () => {
     assert.equal(report.failedStep, 'preflight');
     assert.equal(report.error?.exitCode, 3);
     assert.match(report.error?.message ?? '', /modules-compatible/);
+    // The scenario's one blocker: a module whose RHEL9 build is to be uploaded, no release rule.
+    assert.match(
+      report.error?.message ?? '',
+      /ReJSON 2\.6\.10 \(platforms: rhel8\/x86_64; used by profiles\)/,
+    );
+    assert.doesNotMatch(report.error?.message ?? '', /release-rules/);
     // A preflight that stopped changed nothing: the plan's Next line, not "resume with" (issue 36).
     assert.match(report.error?.hint ?? '', /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6/);
     assert.doesNotMatch(report.error?.hint ?? '', /resume with/);

@@ -117,7 +117,11 @@ describe('sim: module-without-rhel9 freezes the upgrade until a rhel9 build is i
       'the module in the operator log',
       async () => (await operatorLogErrors(sim, /uses module/))[0],
     );
-    assert.match(line.error ?? '', /graph 2\.10\.12/);
+    assert.match(line.error ?? '', /database profiles \(uid \d+\) uses module ReJSON 2\.6\.10/);
+    assert.match(
+      line.error ?? '',
+      /until the rhel9 build of ReJSON 2\.6\.10 is installed \(POST \/v2\/modules\)/,
+    );
     assert.equal(line.logger, 'controller_redisenterprisecluster');
     // No Event of our invention: the real operator says it only in its log.
     assert.deepEqual(await warningEvents(sim), []);
@@ -134,16 +138,17 @@ describe('sim: module-without-rhel9 freezes the upgrade until a rhel9 build is i
   test('POST /v2/modules with a rhel9 build (HTTPS, Basic auth) lifts the freeze; the rollout completes', async () => {
     const modules = await sim.api('GET', '/v1/modules');
     assert.equal(modules.status, 200);
-    const graph = (modules.body as { module_name: string; platforms: Record<string, unknown> }[]).find(
-      (module) => module.module_name === 'graph',
+    const rejson = (modules.body as { module_name: string; platforms: Record<string, unknown> }[]).find(
+      (module) => module.module_name === 'ReJSON',
     );
-    assert.deepEqual(Object.keys(graph?.platforms ?? {}), ['rhel8/x86_64']);
+    assert.deepEqual(Object.keys(rejson?.platforms ?? {}), ['rhel8/x86_64']);
 
+    // RedisJSON's package name: the simulator reads module, platform and version from it.
     const form = new FormData();
     form.append(
       'module',
       new Blob([Buffer.from('not really a module')]),
-      'graph.Linux-rhel9-x86_64.2.10.12.zip',
+      'rejson.Linux-rhel9-x86_64.2.6.10.zip',
     );
     const upload = await sim.api('POST', '/v2/modules', form);
     assert.equal(upload.status, 200, JSON.stringify(upload.body));

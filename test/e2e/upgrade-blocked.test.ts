@@ -93,33 +93,51 @@ describe('ctl upgrade on invalid-upgrade (e2e)', () => {
 describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
   it('stops in monitor (exit 1) with the commands; --remediate --module-file completes with one upload', async () => {
     await withUpgradeSim('module-without-rhel9', async (sim) => {
-      // modules-compatible fails first: nothing starts without --ignore-check. So does the release
-      // rule of the notes: RedisGraph has no RHEL 9 build at all (RS 7.4 and 7.8 known limitations),
-      // so the plan says what the run would only find out when the roll freezes.
+      // modules-compatible fails first: nothing starts without --ignore-check. Its fix is the upload
+      // of the RHEL9 build of the version in use (RedisJSON has RHEL9 builds from 2.6.7), and no
+      // release rule blocks: nothing has to be removed, as it would for RedisGraph.
       const blocked = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
       assertExit(blocked, 3, 'without --ignore-check');
-      assert.match(blocked.stderr, /- modules-compatible: /);
-      assert.match(blocked.stderr, /- release-rules: rule redisgraph-blocks-rhel9 /);
+      assert.match(
+        blocked.stderr,
+        /- modules-compatible: modules without a RHEL9 build: ReJSON 2\.6\.10 \(platforms: rhel8\/x86_64; used by profiles\)/,
+      );
+      assert.doesNotMatch(blocked.stderr, /- release-rules: /);
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+      assertExit(plan, 3, 'the plan');
+      const checks = (JSON.parse(plan.stdout) as { checks: { id: string; status: string; fix: string }[] })
+        .checks;
+      assert.match(
+        checks.find((c) => c.id === 'modules-compatible')?.fix ?? '',
+        /^For each module: upload the RHEL9 build of ReJSON 2\.6\.10, the version the databases use: curl .* -X POST -F module=@<module-rhel9\.zip> https:\/\/localhost:9443\/v2\/modules\. Or let ctl upload it when the upgrade freezes: ctl upgrade run --to 7\.8\.2-6 --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>\.$/,
+      );
+      assert.doesNotMatch(plan.stdout, /RedisGraph|remove it/);
       assertNoChanges(sim, 0, 'the blocked run');
 
-      // Both accepted, the run meets the freeze the simulator plays (its graph build is fictional:
-      // the simulator reads a package's platform from its file name).
+      // Accepted, the run meets the freeze the simulator plays.
       const base = ['upgrade', 'run', '--to', TARGET, '--yes', '--ignore-check', 'modules-compatible'];
-      base.push('--ignore-check', 'release-rules');
       const frozen = await sim.ctl(base);
       assertExit(frozen, 1, 'the frozen run');
-      assert.match(frozen.stderr, /the cluster upgrade is frozen: module graph 2\.10\.12 has no rhel9 build/);
+      assert.match(
+        frozen.stderr,
+        /the cluster upgrade is frozen: module ReJSON 2\.6\.10 has no rhel9 build installed \(used by profiles \(uid \d+\)\)/,
+      );
       // The operator's own account, read from its log through the Kubernetes API (pods/log).
       assert.match(frozen.stderr, /kubectl logs deploy\/redis-enterprise-operator -n redis/);
-      assert.match(frozen.stderr, /Upgrade Error: database social \(uid \d+\) uses module graph 2\.10\.12/);
+      assert.match(frozen.stderr, /Upgrade Error: database profiles \(uid \d+\) uses module ReJSON 2\.6\.10/);
       assert.match(frozen.stderr, /kubectl port-forward svc\/rec 9443:9443 -n redis/);
-      assert.match(frozen.stderr, /-X POST -F module=@\S+ https:\/\/localhost:9443\/v2\/modules/);
+      assert.match(frozen.stderr, /# install the RHEL9 build of each module, of the version in use:/);
+      assert.match(
+        frozen.stderr,
+        /-X POST -F module=@<rejson-2\.6\.10-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
+      );
       assert.match(frozen.stderr, /--remediate --module-file/);
       assert.equal(readState(sim).steps.monitor?.status, 'failed');
       assert.equal(sim.cluster.audit.filter('POST', '/v2/modules').length, 0);
 
-      // The simulated management API reads a package's metadata from its file name.
-      const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+      // The simulated management API reads a package's metadata from its file name (RedisJSON's
+      // package name: redis/docs rs/references/rest-api/requests/modules/_index.md).
+      const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
       writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
       const fixed = await sim.ctl([...base, '--remediate', '--module-file', moduleFile]);
       assertExit(fixed, 0, 'the remediating run');

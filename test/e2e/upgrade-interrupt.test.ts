@@ -108,15 +108,12 @@ describe('ctl upgrade run, interrupted (e2e)', () => {
     await withUpgradeSim(
       'module-without-rhel9',
       async (sim) => {
-        const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+        const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
         writeFileSync(moduleFile, 'the simulator reads the file name');
         const args = [
           ...RUN,
           '--ignore-check',
           'modules-compatible',
-          // graph has no RHEL 9 build at all: release rule redisgraph-blocks-rhel9 blocks it too.
-          '--ignore-check',
-          'release-rules',
           '--remediate',
           '--module-file',
           moduleFile,
@@ -134,6 +131,8 @@ describe('ctl upgrade run, interrupted (e2e)', () => {
         const uploads = sim.cluster.audit.filter('POST', '/v2/modules');
         assert.equal(uploads.filter((e) => e.status === 200).length, 1, describeEntries(uploads));
         assert.equal(uploads.filter((e) => e.status === 400).length, 0, describeEntries(uploads));
+        const rejson = sim.cluster.rest.model.modules.find((m) => m.module_name === 'ReJSON');
+        assert.ok(rejson && 'rhel9/x86_64' in rejson.platforms, 'the RHEL9 build of the version in use');
         await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
       },
       { timing: { operatorStart: 0.3, podRestart: 0.3, databaseUpgrade: 0.2 } },

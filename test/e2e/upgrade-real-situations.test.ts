@@ -231,7 +231,7 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
       await withUpgradeSim(
         'module-without-rhel9',
         async (sim) => {
-          const moduleFile = path.join(sim.sandbox.dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+          const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
           writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
           const result = await sim.ctl([
             'upgrade',
@@ -241,15 +241,15 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
             '--yes',
             '--ignore-check',
             'modules-compatible',
-            // graph has no RHEL 9 build at all: release rule redisgraph-blocks-rhel9 blocks it too.
-            '--ignore-check',
-            'release-rules',
             '--remediate',
             '--module-file',
             moduleFile,
           ]);
           assertExit(result, 1);
-          assert.match(result.stderr, /the cluster upgrade is frozen/);
+          assert.match(
+            result.stderr,
+            /the cluster upgrade is frozen: module ReJSON 2\.6\.10 has no rhel9 build/,
+          );
           assert.match(result.stderr, /403 modules_upload_disabled/);
           assert.match(result.stderr, /allow_modules_upload/);
           assert.match(result.stderr, /user-defined module/);

@@ -153,7 +153,8 @@ describe('ctl upgrade run --plan refuses what it cannot run as planned (e2e)', (
     const run = await sim.ctl(['upgrade', 'run', '--plan', planPath(sim), '--yes']);
     assertExit(run, 7, 'run --plan <stale>');
     assert.match(run.stderr, /the cluster changed since the plan/);
-    assert.match(run.stderr, new RegExp(`ctl upgrade plan --to ${TARGET} --out`));
+    // The new plan keeps the stale one's selection: its bundle (from CTL_BUNDLE when it was made).
+    assert.match(run.stderr, new RegExp(`ctl upgrade plan --to ${TARGET} --bundle \\S+ --out`));
     assertNoChanges(sim, start, 'a stale plan');
   });
 });

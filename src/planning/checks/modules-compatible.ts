@@ -74,6 +74,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
         targetOperator: target.operator,
         currentOperator: resolved.operator.current,
         module: use.name,
+        version: use.version,
         isBundled: reportedBundled(candidates),
         reportedByRs8: (resolved.currentRs?.[0] ?? 0) >= 8,
         cluster: { name: rec.name, namespace: rec.namespace },

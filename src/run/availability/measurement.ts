@@ -11,6 +11,7 @@
  */
 
 import { AvailabilityLimitError } from '../../errors.js';
+import { isPodReady } from '../../kube/pod-ready.js';
 import { formatDuration } from '../../kube/watch.js';
 import type { KubeObject } from '../../kube/reads.js';
 import { type AvailabilityEntry, AvailabilityLedger, type DatabaseRecord } from './ledger.js';
@@ -135,7 +136,7 @@ export class AvailabilityMeasurement {
       const name = pod.metadata?.name;
       if (!name) continue;
       const deleting = Boolean((pod.metadata as { deletionTimestamp?: string }).deletionTimestamp);
-      present.set(name, isReady(pod) && !deleting);
+      present.set(name, isPodReady(pod) && !deleting);
     }
     let restarting: string | null = null;
     let restartEnded = false;
@@ -237,12 +238,6 @@ export class AvailabilityMeasurement {
           : 'GET /v1/shards and GET /v1/bdbs/{uid}/availability';
     return `measured every ${ROUND_MS} ms through ${source}, at most ${this.#o.ratePerSecond ?? RATE_PER_SECOND} requests a second`;
   }
-}
-
-function isReady(pod: KubeObject): boolean {
-  const conditions = (pod.status as { conditions?: { type?: string; status?: string }[] } | undefined)
-    ?.conditions;
-  return Array.isArray(conditions) && conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 function formatMs(ms: number): string {

@@ -65,9 +65,22 @@ export function upgradeBlockers(
         message:
           `database ${bdb.name} (uid ${bdb.uid}) uses module ${used.module_name} ${used.semantic_version}, which has no ` +
           `rhel9 build (platforms: ${platforms.join(', ') || 'none'}); cluster version ${targetTag} runs RHEL9 images: ` +
-          `the upgrade cannot continue until a rhel9 build of ${used.module_name} is installed (POST /v2/modules)`,
+          whatLiftsIt(used.module_name, used.semantic_version),
       });
     }
   }
   return blockers;
+}
+
+/**
+ * The end of the operator's line. The build to install is the one of the version in use ("The
+ * module version matches the version currently used by databases": redis/docs
+ * rs/7.8/installing-upgrading/upgrading/upgrade-os.md, "Prerequisites"). RedisGraph has none to
+ * install: "The RedisGraph module has reached End-of-Life and is completely unavailable in RHEL 9"
+ * (rs/release-notes/rs-7-4-2-releases/_index.md, "RedisGraph prevents upgrade to RHEL 9").
+ */
+function whatLiftsIt(moduleName: string, version: string): string {
+  if (moduleName.toLowerCase() === 'graph')
+    return 'RedisGraph is end of life and has no rhel9 build: the upgrade cannot continue while the cluster holds it';
+  return `the upgrade cannot continue until the rhel9 build of ${moduleName} ${version} is installed (POST /v2/modules)`;
 }

@@ -25,10 +25,15 @@ test('module-without-rhel9: the upgrade freezes until a rhel9 build is uploaded'
       return found.length > 0 ? found : undefined;
     });
     assert.equal(line?.logger, 'controller_redisenterprisecluster');
-    assert.match(String(line?.error), /module graph 2\.10\.12/);
-    assert.match(String(line?.error), /database social/);
-    assert.match(String(line?.error), /POST \/v2\/modules/);
-    assert.equal(logErrors(sim, /uses module/).length, 1, 'search has a rhel9 build: only graph blocks');
+    assert.match(String(line?.error), /module ReJSON 2\.6\.10/);
+    assert.match(String(line?.error), /database profiles/);
+    // The build of the version in use (upgrade-os.md: "The module version matches the version
+    // currently used by databases"), uploaded: a RHEL9 build of RedisJSON 2.6.10 exists.
+    assert.match(
+      String(line?.error),
+      /until the rhel9 build of ReJSON 2\.6\.10 is installed \(POST \/v2\/modules\)/,
+    );
+    assert.equal(logErrors(sim, /uses module/).length, 1, 'search has a rhel9 build: only ReJSON blocks');
     // No Event of our invention says it.
     assert.deepEqual(sim.events, []);
 
@@ -47,8 +52,8 @@ test('module-without-rhel9: the upgrade freezes until a rhel9 build is uploaded'
 
     // The documented fix: POST /v2/modules with a rhel9 build.
     const { action } = sim.rest.uploadModule({
-      name: 'graph',
-      version: '2.10.12',
+      name: 'ReJSON',
+      version: '2.6.10',
       platforms: ['rhel9/x86_64'],
     });
     await waitFor('the cluster to be Running', () => recState(sim) === 'Running');

@@ -137,6 +137,13 @@ describe('built-in scenarios', () => {
     assert.ok(
       frozen.databases.some((db) => db.modules.some((used) => rhel8Only.some((m) => m.name === used.name))),
     );
+    // A module whose version has a RHEL9 build to upload (RedisJSON from 2.6.7), not RedisGraph,
+    // which has none: the freeze this scenario plays is lifted by an upload.
+    assert.deepEqual(
+      rhel8Only.map((m) => `${m.name} ${m.version}`),
+      ['ReJSON 2.6.10'],
+    );
+    assert.ok(!frozen.modules.some((m) => m.name === 'graph'));
 
     const invalid = get('invalid-upgrade').cluster;
     assert.ok(invalid.autoUpgrade && invalid.digestHash !== null);

@@ -632,7 +632,9 @@ describe('monitor step on the simulated cluster', () => {
       { io: test.io, env: sim.env, stdin: process.stdin },
     );
     try {
-      const file = join(dir, 'graph.Linux-rhel9-x86_64.2.10.12.zip');
+      // RedisJSON's package name (redis/docs rs/references/rest-api/requests/modules/_index.md): the
+      // simulator reads module, platform and version from it.
+      const file = join(dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
       writeFileSync(file, 'not really a zip');
       const kube = await createKubeClients(
         await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }),
@@ -705,8 +707,9 @@ describe('monitor step on the simulated cluster', () => {
         progress.join('\n'),
       );
       assert.ok(intents.length >= 1);
-      const graph = sim.rest.model.modules.find((m) => m.module_name === 'graph');
-      assert.ok(graph && 'rhel9/x86_64' in graph.platforms);
+      const rejson = sim.rest.model.modules.find((m) => m.module_name === 'ReJSON');
+      assert.ok(rejson && 'rhel9/x86_64' in rejson.platforms);
+      assert.equal(rejson.semantic_version, '2.6.10', 'the build of the version in use');
     } finally {
       await connection.close();
       // Let the step's watches close before the simulator (and its audit file) goes away.
