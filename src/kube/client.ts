@@ -16,6 +16,7 @@ import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
 import { withKeptAgent } from './agent.js';
+import { boundExecPlugin } from './exec-plugin.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
 
@@ -50,6 +51,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   const env = options.env ?? process.env;
   const { KubeConfig } = await importKubeConfig();
   const config = new KubeConfig();
+  // An exec credential plugin runs within a deadline and an output limit (exec-plugin.ts).
+  boundExecPlugin(config);
 
   const files = kubeconfigFiles(options.kubeconfig, env);
   if (files.length === 0 && env.KUBERNETES_SERVICE_HOST) {

@@ -58,6 +58,13 @@ export function operatorImageOverrides(
 }
 
 /**
+ * The largest release record read, inflated: the chart's templates and CRDs, its values and its
+ * manifest; the largest charts' records come near helm's own 1 MiB Secret compressed, about 10
+ * MiB inflated.
+ */
+export const MAX_RELEASE_BYTES = 32 * 1024 * 1024;
+
+/**
  * The user-supplied values (`config`) of a helm release record: helm's Secret driver stores the
  * release as base64(gzip(JSON)) in `data.release`, which the Secret base64-encodes once more.
  * `undefined` when it cannot be read (never throws: the run reads the values with helm anyway).
@@ -67,8 +74,12 @@ export function releaseConfigOf(secretData: Record<string, string> | undefined):
   if (!raw) return undefined;
   try {
     const inner = Buffer.from(Buffer.from(raw, 'base64').toString('utf8'), 'base64');
+    // Inflated within a bound: the Secret holds at most 1 MiB, but a gzip bomb of that size
+    // inflates to a gigabyte (a plan's memory went to 1.5 GB). Past the bound gunzipSync throws.
     const json =
-      inner[0] === 0x1f && inner[1] === 0x8b ? gunzipSync(inner).toString('utf8') : inner.toString('utf8');
+      inner[0] === 0x1f && inner[1] === 0x8b
+        ? gunzipSync(inner, { maxOutputLength: MAX_RELEASE_BYTES }).toString('utf8')
+        : inner.toString('utf8');
     return (JSON.parse(json) as { config?: unknown }).config;
   } catch {
     return undefined;
