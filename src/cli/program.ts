@@ -51,7 +51,39 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
   }
   if (declares('upgrade')) upgrade.register(program, runtime, lists, branch?.subcommand);
   if (declares('version')) versionCommand.register(program, runtime, version);
+  sayWhatToReadAfterUsageErrors(program);
   return program;
+}
+
+/**
+ * Commander's usage errors (an unknown command or option, a missing value, a bad choice) end,
+ * as kubectl's do, with the help to read; a subcommand typed without its group (`ctl status`,
+ * as in `git status` or `helm status`) is named with it, which commander's suggestion, made
+ * from the top-level names alone, never does.
+ */
+function sayWhatToReadAfterUsageErrors(program: Command): void {
+  const name = program.name();
+  program.showHelpAfterError(`hint: run '${name} --help' for the commands and global options.`);
+  const walk = (command: Command, path: string): void => {
+    for (const sub of command.commands) {
+      const subPath = `${path} ${sub.name()}`;
+      sub.showHelpAfterError(`hint: run '${subPath} --help' for its usage.`);
+      walk(sub, subPath);
+    }
+  };
+  walk(program, name);
+  // Commander emits this, when it is listened to, instead of reporting the unknown command.
+  program.on('command:*', (operands: string[]) => {
+    const word = operands[0] ?? '';
+    const group = program.commands.find((g) => g.commands.some((sub) => sub.name() === word));
+    if (group) {
+      program.error(`error: unknown command '${word}'\n(Did you mean ${name} ${group.name()} ${word}?)`, {
+        code: 'commander.unknownCommand',
+        exitCode: 2,
+      });
+    }
+    (program as unknown as { unknownCommand(): never }).unknownCommand();
+  });
 }
 
 /**

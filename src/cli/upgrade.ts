@@ -160,8 +160,9 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             '  ctl upgrade plan --to 8.2.0-18 --method helm --helm-release redis-enterprise\n' +
             '  ctl upgrade plan --to 8.2.0-18 --databases none --ca-file ca.pem\n' +
             '  ctl upgrade plan --to 8.2.0-18 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
-            '\nExit codes: 0 the upgrade may start, 3 a check failed (nothing was changed),\n' +
-            '2 a bad flag.\n' +
+            '\nExit codes: 0 the upgrade may start, 1 the management API or Kubernetes could\n' +
+            'not be reached (or TLS failed), 2 a bad flag, 3 a check failed (nothing was\n' +
+            'changed), 4 the credentials or permissions were refused.\n' +
             'Docs: docs/upgrade-plan.md, docs/checks.md\n',
         );
       plan.action(async (_o: unknown, command: Command) => (await actions()).planAction(command, runtime));
@@ -241,9 +242,9 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
           'after',
           '\nSteps, in order (ctl upgrade steps):\n' +
             stepIds +
-            'Each is saved in the state file as it runs: after any failure or\n' +
-            'interruption, run the same command again to\n' +
-            'resume at the first step not done (the error ends with that command).\n' +
+            'Each is saved in the state file as it runs: after any failure or interruption,\n' +
+            'run the same command again to resume at the first step not done (the error\n' +
+            'ends with that command).\n' +
             'When --to needs several upgrades in a row (the plan shows the hops, at most\n' +
             '--max-hops), each hop runs the seven steps; the cluster is read again and\n' +
             'checked before each hop, and one state file records the hops. A hop that\n' +
@@ -264,7 +265,8 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +
             '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
             'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
-            '6 timed out or stalled, 7 stale --plan, 130/143 interrupted (state saved).\n' +
+            '6 timed out or stalled, 7 stale --plan, 8 a database down longer than\n' +
+            '--max-unavailable (state saved), 130/143 interrupted (state saved).\n' +
             'Docs: docs/upgrade-run.md, docs/troubleshooting.md\n',
         );
       run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));

@@ -186,18 +186,30 @@ async function listTargetsCommand(
 
 /** The targets the cluster can reach, from one read of it (the list without --to; `ctl demo` picks from it). */
 export async function readTargets(
-  input: Pick<PlanCommandInput, 'stateStore' | 'selection' | 'maxHops' | 'io'>,
+  input: Pick<PlanCommandInput, 'stateStore' | 'selection' | 'maxHops' | 'io' | 'helmBin'>,
   session: UpgradeSession,
 ): Promise<import('../planning/targets.js').UpgradeTargets> {
-  const snapshot = await readClusterSnapshot(session, {
+  const selection = input.selection ?? resolveSelection({});
+  const { methodOf } = await import('../planning/resolve.js');
+  // The helm client, as `--to` asks it (check helm-available): without it every target of a
+  // helm-installed operator was listed ready, and each `--to` then failed for want of helm.
+  let helmClient: Promise<HelmClientProbe> | undefined;
+  const read = await readClusterSnapshot(session, {
     stateStore: input.stateStore,
-    readClusterCrd: input.selection?.userDefinedModules !== undefined,
+    onOperatorKnown: (basis) => {
+      if (methodOf(selection, basis) !== 'helm') return;
+      const helmBin = input.helmBin ?? (process.env.CTL_HELM || 'helm');
+      helmClient = import('../exec/helm-probe.js').then(({ probeHelmClient }) =>
+        probeHelmClient(helmBin, process.env),
+      );
+    },
+    readClusterCrd: selection.userDefinedModules !== undefined,
   });
-  if (!snapshot.cluster) throw await noClusterError(session.reads, snapshot);
+  if (!read.cluster) throw await noClusterError(session.reads, read);
+  const snapshot = helmClient ? { ...read, helmClient: await helmClient } : read;
   const { listTargets } = await import('../planning/targets.js');
   const { planUpgradePath } = await import('../steps/index.js');
   const { DEFAULT_MAX_HOPS } = await import('../planning/hops.js');
-  const selection = input.selection ?? resolveSelection({});
   const list = listTargets(snapshot, selection, input.maxHops ?? DEFAULT_MAX_HOPS, planUpgradePath);
   const { helmAvailableReleases } = await import('../planning/helm-index.js');
   list.available.push(

@@ -70,11 +70,17 @@ export async function chooseState(run: {
   const { newState, firstUnfinishedStep, isFinished, currentHop } = await import('../run/state.js');
   const hopsRun = await import('./run-hops.js');
   let state = await store.load();
+  const byContext = { byContext: store.kind === 'file' };
+  const { checkStateBelongsHere, finishedRunOfAnotherCluster, reopenUnheldSteps, withIdentity } =
+    await import('../run/cluster-identity.js');
+  const elsewhere = state && finishedRunOfAnotherCluster(state, identity, statePath, byContext);
+  if (elsewhere) {
+    io.info(`${elsewhere}; that upgrade succeeded, so this run starts a new record there`);
+    state = undefined;
+  }
   if (state) {
     // Another cluster's state never resumes here; a done step whose product is gone runs again.
-    const { checkStateBelongsHere, reopenUnheldSteps, withIdentity } =
-      await import('../run/cluster-identity.js');
-    checkStateBelongsHere(state, identity, statePath, { byContext: store.kind === 'file' });
+    checkStateBelongsHere(state, identity, statePath, byContext);
     const checked = reopenUnheldSteps(withIdentity(state, identity), {
       operatorVersion: snapshot.operator?.version,
       clusterVersionTag: cluster.image.versionTag,

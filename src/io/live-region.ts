@@ -85,8 +85,12 @@ export interface LiveRegionOptions {
 const UNICODE_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const ASCII_FRAMES = ['-', '\\', '|', '/'];
 
-/** The lines to draw, asked for at each frame (so an elapsed time moves without events). */
-export type LiveFrame = () => readonly string[];
+/**
+ * The lines to draw, asked for at each frame (so an elapsed time moves without events), given
+ * the columns a line has after the spinner: longer lines are cut at their end, so a frame that
+ * knows which of its parts matter most fits them first.
+ */
+export type LiveFrame = (columns: number) => readonly string[];
 
 export class LiveRegion {
   #frame: LiveFrame | undefined;
@@ -154,7 +158,7 @@ export class LiveRegion {
     this.#glyph = (this.#glyph + 1) % this.#frames.length;
     const now = this.now();
     const width = usableColumns(this.terminal.columns());
-    const lines = this.#frame()
+    const lines = this.#frame(width - 3)
       .slice(0, MAX_LINES)
       .map((line) => cutLine(line, width - 3, this.options.color));
     const changed =

@@ -246,7 +246,7 @@ export class SpinnerReporter implements ProgressReporter {
         this.#fanOut = undefined;
         this.#stepStart = this.now().getTime();
         this.#running = true;
-        this.display.show(() => this.#lines());
+        this.display.show((columns) => this.#lines(columns));
         break;
       case 'progress':
         // Many items at once: their counts, never one line each (a thousand databases).
@@ -292,26 +292,29 @@ export class SpinnerReporter implements ProgressReporter {
   }
 
   /** The live lines of the running step, as the terminal gets them (escaped, redacted, coloured). */
-  #lines(): string[] {
-    const text = this.#fanOut ? this.#fanOutText(this.#fanOut) : this.#text();
+  #lines(columns: number): string[] {
+    const text = this.#fanOut ? this.#fanOutText(this.#fanOut, columns) : this.#text(columns);
     return text.map((line) => this.io.render(this.io.redactor.redact(line)));
   }
 
-  #text(): string[] {
+  #text(columns: number): string[] {
     const { dim } = this.io.color;
     // The time before the detail: a narrow terminal cuts the detail, never the time.
+    const elapsed = this.#elapsed();
+    const title = fitTitle(this.#title, columns, elapsed, this.#detail);
     const detail = this.#detail ? ` ${dim(this.#detail)}` : '';
-    return [`${this.#title} ${dim(this.#elapsed())}${detail}`];
+    return [`${title} ${dim(elapsed)}${detail}`];
   }
 
   /**
    * Two lines at most, whatever the number of items: the counts, then the running items that
    * started first with how long they have run.
    */
-  #fanOutText(f: FanOutProgress): string[] {
+  #fanOutText(f: FanOutProgress, columns: number): string[] {
     const { dim } = this.io.color;
     const counts = `${f.done}/${f.total} done, ${f.running} running, ${f.failed} failed, ${f.waiting} waiting`;
-    const head = `${this.#title} ${dim(this.#elapsed())} ${dim(counts)}`;
+    const elapsed = this.#elapsed();
+    const head = `${fitTitle(this.#title, columns, elapsed, counts)} ${dim(elapsed)} ${dim(counts)}`;
     if (f.slowest.length === 0) return [head];
     const now = this.now().getTime();
     const slowest = f.slowest.map((item) => `${oneLine(item.name)} ${formatDuration(now - item.since)}`);
@@ -321,6 +324,29 @@ export class SpinnerReporter implements ProgressReporter {
   #elapsed(): string {
     return formatDuration(this.now().getTime() - this.#stepStart);
   }
+}
+
+/** A title is never cut shorter than this (with its `…`), nor its progress given more than DETAIL_COLUMNS. */
+const MIN_TITLE_COLUMNS = 12;
+const DETAIL_COLUMNS = 40;
+
+/**
+ * The step's title for a live line of `columns`, followed by ` <elapsed> <detail>`: whole when
+ * they all fit, else cut (ending with `…`) so that the elapsed time and the start of the progress
+ * are seen. The monitor step's title is 76 columns: on an 80-column terminal the line was cut
+ * inside it, and the step that lasts longest showed neither its time nor how many pods were done.
+ */
+export function fitTitle(title: string, columns: number, elapsed: string, detail: string): string {
+  const chars = [...title];
+  const detailColumns = detail ? [...detail].length + 1 : 0;
+  if (chars.length + 1 + elapsed.length + detailColumns <= columns) return title;
+  // The widest elapsed time (`950ms`, `3m04s`) is kept free, so the cut stays put as time passes.
+  const timeColumns = Math.max(elapsed.length, 5);
+  const room = Math.max(
+    MIN_TITLE_COLUMNS,
+    columns - 1 - timeColumns - Math.min(detailColumns, DETAIL_COLUMNS),
+  );
+  return chars.length <= room ? title : `${chars.slice(0, room - 1).join('')}…`;
 }
 
 /** The marks of a step's last line, as log-symbols draws them (ASCII on the Linux console). */

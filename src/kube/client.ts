@@ -101,7 +101,16 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
   // KUBECONFIG may list several files; kubectl skips the ones that do not exist. None may be a
   // FIFO or a device: reading it would block (src/io/paths.ts).
   checkPathList('KUBECONFIG', env.KUBECONFIG, delimiter);
-  return (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '' && existsSync(file));
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '');
+  const files = listed.filter((file) => existsSync(file));
+  // Set, KUBECONFIG is the whole list: kubectl then never reads ~/.kube/config (nor the pod's
+  // config), so a typo here must not send ctl to the cluster that file names.
+  if (listed.length > 0 && files.length === 0) {
+    throw new UsageError(`KUBECONFIG=${env.KUBECONFIG}: no such file`, {
+      hint: 'Fix KUBECONFIG (or unset it to use ~/.kube/config), or pass --kubeconfig <file>.',
+    });
+  }
+  return files;
 }
 
 function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s.KubeConfig): void {

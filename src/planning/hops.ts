@@ -220,6 +220,7 @@ export function projectSnapshot(snapshot: Snapshot, plan: HopPlan): Snapshot {
   const olm = snapshot.olm && projectOlm(snapshot.olm, target.operator);
   const cluster = snapshot.cluster && {
     ...snapshot.cluster,
+    state: stateAfterHop(snapshot.cluster, tag),
     image: { ...snapshot.cluster.image, versionTag: tag ?? snapshot.cluster.image.versionTag },
   };
   return {
@@ -242,6 +243,19 @@ export function projectSnapshot(snapshot: Snapshot, plan: HopPlan): Snapshot {
       }),
     },
   };
+}
+
+/**
+ * The cluster's state once a hop has run: its monitor step ends only when the cluster is Running
+ * again, so a roll going on towards the hop's own tag (a run interrupted in that step, resumed)
+ * is over by the next hop. Any other state is forecast as it is: the hop's own checks judge it.
+ */
+function stateAfterHop(
+  cluster: NonNullable<Snapshot['cluster']>,
+  tag: string | undefined,
+): string | undefined {
+  const rollingToHop = cluster.state === 'Upgrade' && tag !== undefined && cluster.image.versionTag === tag;
+  return rollingToHop ? 'Running' : cluster.state;
 }
 
 /**

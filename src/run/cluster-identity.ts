@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { knownManagementCluster } from '../planning/management-snapshot.js';
-import { type ClusterIdentity, currentHop, type UpgradeState } from './state.js';
+import { type ClusterIdentity, currentHop, isFinished, type UpgradeState } from './state.js';
 
 /**
  * Which cluster a state belongs to (issue 28). Context, namespace and REC name are not enough:
@@ -54,6 +54,36 @@ export function checkStateBelongsHere(
         hint: `Check that --api-url (or CTL_API_URL) points at the management API of ${describe(here)}, not another cluster's. If this cluster was recovered or created again, move ${location} aside and run again to start over.`,
       },
     );
+  }
+}
+
+/**
+ * Why `state` is a finished run of another cluster recorded under the same names, or undefined
+ * (this cluster's, not finished, or under other names). Nothing of a finished run is resumed (a
+ * new run starts its own record whatever it holds), so such a state is replaced, never a reason
+ * to refuse the run: a rehearsal on a simulator started again (`ctl sim up`, a new REC uid under
+ * the same names) was refused every time. An unfinished one is still refused (checkStateBelongsHere):
+ * its steps are resumed on its own cluster.
+ */
+export function finishedRunOfAnotherCluster(
+  state: UpgradeState,
+  here: RunIdentity,
+  location: string,
+  options: { byContext: boolean },
+): string | undefined {
+  if (!isFinished(state)) return undefined;
+  const recorded = state.lineage;
+  const sameNames =
+    (!options.byContext || recorded.context === here.context) &&
+    recorded.namespace === here.namespace &&
+    recorded.cluster === here.cluster;
+  if (!sameNames) return undefined;
+  try {
+    checkStateBelongsHere(state, here, location, options);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
   }
 }
 

@@ -83,6 +83,25 @@ describe('--help from the code (e2e)', () => {
     );
   });
 
+  it('the exit codes of upgrade run and upgrade plan --help are every code the command can end with', async () => {
+    // The numbers after "Exit codes:" (130/143 are two); CLI.md's table holds what each means.
+    const codes = async (words: string[]) => {
+      const { stdout } = await runCtl([...words, '--help']);
+      const text = stdout.slice(stdout.indexOf('Exit codes:')).split(/\nDocs:/)[0] ?? '';
+      return [...text.matchAll(/\b(\d+)(?:\/(\d+))? /g)]
+        .flatMap((m) => [m[1], m[2]])
+        .filter(Boolean)
+        .map(Number);
+    };
+    // A run ends with any of them; 8 is --max-unavailable's safe stop.
+    assert.deepEqual(await codes(['upgrade', 'run']), [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143]);
+    // A plan: 4 is a refused login to the management API, 1 an API that cannot be reached.
+    assert.deepEqual(
+      (await codes(['upgrade', 'plan'])).sort((a, b) => a - b),
+      [0, 1, 2, 3, 4],
+    );
+  });
+
   it('every default is shown one way, (default: x), in every help text', async () => {
     for (const { path: words } of await commandTree()) {
       const { stdout } = await runCtl([...words, '--help']);

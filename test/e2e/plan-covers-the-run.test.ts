@@ -20,6 +20,11 @@ interface PlanJson {
   target: { selection?: { stateStore?: string } };
 }
 
+interface TargetsJson {
+  recommended: string | null;
+  targets: { operator: string; blocked: boolean; blocking: { id: string }[] }[];
+}
+
 /** An OperatorHub install on `operator`, written where the test's temporary folder is removed on exit. */
 function olmWorld(options: {
   name: string;
@@ -132,11 +137,26 @@ describe('the plan checks what the run needs (e2e)', () => {
       assert.match(`${run.stdout}\n${run.stderr}`, /helm-available/);
       assert.doesNotMatch(`${run.stdout}\n${run.stderr}`, /--method bundle/);
       assert.deepEqual(changes(sim), [], describeEntries(changes(sim)));
+      // The list of targets (plan without --to) says the same: none is ready, none recommended.
+      const list = await sim.ctl(['upgrade', 'plan', '-o', 'json'], { env: noHelm });
+      assertExit(list, 0, 'plan without --to');
+      const targets = JSON.parse(list.stdout) as TargetsJson;
+      assert.equal(targets.recommended, null, list.stdout);
+      assert.ok(targets.targets.length > 0, list.stdout);
+      for (const target of targets.targets) {
+        assert.equal(target.blocked, true, JSON.stringify(target));
+        assert.ok(
+          target.blocking.some((b) => b.id === 'helm-available'),
+          JSON.stringify(target),
+        );
+      }
 
       const withHelm = await sim.ctl(['upgrade', 'plan', '--to', '7.8.2-6', '-o', 'json']);
       const found = checkOf(JSON.parse(withHelm.stdout) as PlanJson, 'helm-available');
       assert.notEqual(found?.status, 'fail', JSON.stringify(found));
       assert.match(found?.message ?? '', /helm v?3\./);
+      const listed = JSON.parse((await sim.ctl(['upgrade', 'plan', '-o', 'json'])).stdout) as TargetsJson;
+      assert.notEqual(listed.recommended, null, 'with helm, a target is recommended');
     });
   });
 

@@ -78,6 +78,34 @@ describe('the state belongs to one cluster', () => {
     }
   });
 
+  test('a finished upgrade of X does not stop a run on Y with the same names (a rehearsal started again): Y upgrades, its own record', async () => {
+    const x = await startBed('happy-path', { timing: TIMING });
+    const y = await startBed('happy-path', { timing: TIMING });
+    try {
+      const onX = await runOnBed(x, UPGRADE);
+      assert.equal(onX.code, 0, onX.stderr.slice(-1500));
+      assert.equal(readState(x.statePath).result, 'succeeded');
+      const xUid = readState(x.statePath).lineage.recUid;
+
+      // Nothing of X's finished run can be resumed: Y's run starts its own record, and says so.
+      const onY = await onClusterWithStateOf(y, x, UPGRADE);
+      figure(`finished run of another cluster with the same names: run on Y exit ${onY.code}`);
+      assert.equal(onY.code, 0, onY.stderr.slice(-1500));
+      assert.match(
+        onY.stderr,
+        /records an upgrade of another cluster with the same names: .* had uid .*; that upgrade succeeded, so this run starts a new record/,
+      );
+      assert.doesNotMatch(onY.stderr, STACK_TRACE);
+      assert.deepEqual(
+        checkUpgraded({ ...y, statePath: path.join(x.stateDir, path.relative(y.stateDir, y.statePath)) }),
+        [],
+      );
+      assert.notEqual(readState(x.statePath).lineage.recUid, xUid, "the record is Y's now");
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
   test("an earlier ctl's state (no REC uid) is adopted, and a done step whose product is gone runs again", async () => {
     const x = await startBed('happy-path', { timing: TIMING });
     const y = await startBed('happy-path', { timing: TIMING });

@@ -21,8 +21,12 @@ import { tempDir } from '../../helpers/temp.js';
 const at = () => new Date('2026-11-21T10:11:12.000Z');
 
 /** A terminal's live lines as a test sees them: what the next frame would draw, and the stops. */
-function fakeDisplay(): { display: LiveDisplay; frame(): readonly string[]; stops(): number } {
-  let frame: (() => readonly string[]) | undefined;
+function fakeDisplay(): {
+  display: LiveDisplay;
+  frame(columns?: number): readonly string[];
+  stops(): number;
+} {
+  let frame: ((columns: number) => readonly string[]) | undefined;
   let stops = 0;
   return {
     display: {
@@ -34,7 +38,8 @@ function fakeDisplay(): { display: LiveDisplay; frame(): readonly string[]; stop
         frame = undefined;
       },
     },
-    frame: () => frame?.() ?? [],
+    // A wide terminal unless a test names the columns a line has.
+    frame: (columns = 1000) => frame?.(columns) ?? [],
     stops: () => stops,
   };
 }
@@ -132,6 +137,31 @@ describe('progress reporters', () => {
     assert.equal(fake.stops(), 1);
     reporter.emit({ type: 'step-start', step: 'databases', message: 'after the end' });
     assert.deepEqual(fake.frame(), [], 'nothing drawn after close');
+  });
+
+  it('a long step title is cut on a narrow terminal, never the elapsed time and progress after it', () => {
+    const t = createTestIo({ stdin: { isTTY: true } });
+    const fake = fakeDisplay();
+    const reporter = new SpinnerReporter(t.io, fake.display, at);
+    const title = 'Wait for the rolling upgrade, then remove an OpenShift SCC no longer needed';
+    reporter.emit({ type: 'step-start', step: 'monitor', message: title });
+    reporter.emit({
+      type: 'progress',
+      step: 'monitor',
+      message: 'cluster Upgrade, pods 1/3 upgraded (rec-0 old)',
+    });
+    // 80 columns leave 77 for the text after the spinner (src/io/live-region.ts).
+    // The region cuts the rest (cutLine): what stays on screen is the first 77 columns.
+    const [line80 = ''] = fake.frame(77);
+    assert.match(
+      [...line80].slice(0, 77).join(''),
+      /^Wait for the rolling upgrade, \S*… 0ms cluster Upgrade, pods 1\/3 upgraded \(rec/,
+    );
+    // 40 columns: a few words of the title, the time, the start of the progress (the region cuts it).
+    assert.match(fake.frame(37)[0] ?? '', /^Wait for th… 0ms cluster Upgrade, pods 1\/3/);
+    // Wide enough, the title is whole.
+    assert.equal(fake.frame(200)[0], `${title} 0ms cluster Upgrade, pods 1/3 upgraded (rec-0 old)`);
+    reporter.close();
   });
 
   it('a terminal shows 1,000 databases as counts and the slowest, in two lines at most', () => {

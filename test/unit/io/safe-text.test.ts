@@ -243,7 +243,7 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
       fc.property(fc.array(hostile, { minLength: 4, maxLength: 4 }), ([title, detail, skip, failure]) => {
         const texts: string[] = [];
         const t = createTestIo({ color: true, env: { FORCE_COLOR: '1' } });
-        let frame: (() => readonly string[]) | undefined;
+        let frame: ((columns: number) => readonly string[]) | undefined;
         const display: LiveDisplay = {
           show: (next) => {
             frame = next;
@@ -253,7 +253,8 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
           },
         };
         const draw = (): void => {
-          if (frame) texts.push(...frame());
+          // A narrow terminal's columns: the title is cut (src/io/progress.ts fitTitle).
+          if (frame) texts.push(...frame(37));
         };
         const reporter = new SpinnerReporter(t.io, display, at);
         reporter.emit({ type: 'step-start', step: 'a', message: title! });

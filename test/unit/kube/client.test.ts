@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -85,6 +85,29 @@ describe('loadKubeConfig', () => {
       env: { KUBECONFIG: [main, other].join(delimiter) },
     });
     assert.equal(switched.namespace, 'stage');
+  });
+
+  it('KUBECONFIG naming no file that exists is an error, never ~/.kube/config (kubectl ignores it too)', async () => {
+    // A typo in KUBECONFIG must not upgrade the cluster of ~/.kube/config, which kubectl would
+    // not have used either (client-go reads only the files KUBECONFIG lists).
+    const home = join(dir, 'home-with-config');
+    mkdirSync(join(home, '.kube'), { recursive: true });
+    copyFileSync(main, join(home, '.kube', 'config'));
+    const missing = [join(dir, 'typo.yaml'), join(dir, 'typo2.yaml')].join(delimiter);
+    for (const env of [
+      { KUBECONFIG: missing, HOME: home },
+      { KUBECONFIG: missing, HOME: home, KUBERNETES_SERVICE_HOST: '10.0.0.1' },
+    ]) {
+      await assert.rejects(
+        loadKubeConfig({ env }),
+        (error: unknown) =>
+          error instanceof UsageError &&
+          error.message === `KUBECONFIG=${missing}: no such file` &&
+          /Fix KUBECONFIG/.test(error.hint ?? ''),
+      );
+    }
+    // Empty, it is as good as unset: ~/.kube/config.
+    assert.equal((await loadKubeConfig({ env: { KUBECONFIG: '', HOME: home } })).contextName, 'dev');
   });
 
   it('no kubeconfig anywhere and not in a pod: a usage error', async () => {

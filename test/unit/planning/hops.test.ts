@@ -64,6 +64,31 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     assert.equal(projected.operator?.image, 'redislabs/operator:7.4.6-12');
   });
 
+  it('a run resumed while its first hop rolls the cluster: the next hop sees the cluster Running, as that hop leaves it', () => {
+    // Ctrl-C in hop 1's monitor step: the operator and the tag are at hop 1's release, the
+    // cluster is still rolling to it (state Upgrade, one node done). The resume plans both hops
+    // again; the second must not fail cluster-running for the roll the first hop waits for.
+    const snapshot = at('7.4.6-12', '7.4.6-293', (s) => {
+      s.cluster!.state = 'Upgrade';
+      s.api.nodes = s.api.nodes.map((n, i) => ({
+        ...n,
+        software_version: i === 0 ? '7.4.6-293' : '7.2.4-92',
+      }));
+    });
+    const { ok, hops, path } = operators(snapshot, '7.8.2-6');
+    assert.deepEqual({ ok, hops }, { ok: true, hops: ['7.4.6-12', '7.8.2-6'] });
+    const running = (plan: (typeof path.hops)[number]['plan']) =>
+      plan.checks.find((check) => check.id === 'cluster-running')?.status;
+    assert.equal(running(path.hops[0]!.plan), 'warn', 'hop 1 says its own roll is going on');
+    assert.equal(running(path.hops[1]!.plan), 'pass', 'hop 2 starts once hop 1 left the cluster Running');
+    assert.equal(projectSnapshot(snapshot, path.hops[0]!.plan).cluster?.state, 'Running');
+    // A cluster rolling to another release than the hop's stays as it is in the forecast.
+    const elsewhere = at('7.4.6-12', '7.4.6-22', (s) => {
+      s.cluster!.state = 'Upgrade';
+    });
+    assert.equal(projectSnapshot(elsewhere, path.hops[0]!.plan).cluster?.state, 'Upgrade');
+  });
+
   it('a database the hop holds back or leaves to the user keeps its version in the forecast (issue 36)', () => {
     // Its databases at 6.2: the first hop (to 7.4.6-12) raises them to 7.2.
     const snapshot = at('7.2.4-12', '7.2.4-92', (s) => {

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import { checkStateBelongsHere, type RunIdentity, withIdentity } from '../../../src/run/cluster-identity.js';
+import {
+  checkStateBelongsHere,
+  finishedRunOfAnotherCluster,
+  type RunIdentity,
+  withIdentity,
+} from '../../../src/run/cluster-identity.js';
 import { newState } from '../../../src/run/state.js';
 
 const names = { context: 'kubernetes-admin@kubernetes', namespace: 'redis', cluster: 'rec' };
@@ -64,5 +69,23 @@ describe('the management cluster in the state lineage', () => {
     const partial = withIdentity(adopted, { ...x, managementCluster: { name: fqdn } });
     assert.deepEqual(partial.lineage.managementCluster, x.managementCluster, 'the creation time is kept');
     assert.equal(withIdentity(adopted, x), adopted, 'unchanged: the same object');
+  });
+
+  it('a finished run of another cluster with the same names is named, to be replaced; anything else is not', () => {
+    const options = { byContext: true };
+    const finished = { ...stateOf(x), result: 'succeeded' as const };
+    const other = { ...x, recUid: 'uid-y' };
+    assert.match(
+      finishedRunOfAnotherCluster(finished, other, '/state/rec.json', options) ?? '',
+      /records an upgrade of another cluster with the same names: .* had uid uid-x, the cluster resource here has uid uid-y/,
+    );
+    // This cluster's own finished run; another cluster's unfinished one (refused, to be resumed
+    // there); a state under other names (a wrong --state): none is replaced.
+    assert.equal(finishedRunOfAnotherCluster(finished, x, '/state/rec.json', options), undefined);
+    assert.equal(finishedRunOfAnotherCluster(stateOf(x), other, '/state/rec.json', options), undefined);
+    assert.equal(
+      finishedRunOfAnotherCluster(finished, { ...other, cluster: 'rec2' }, '/state/rec.json', options),
+      undefined,
+    );
   });
 });
