@@ -25,7 +25,21 @@ function outputFile<T extends string | undefined>(flag: string, path: T): T {
   return path;
 }
 
-function readTarget(command: Command, env: NodeJS.ProcessEnv): TargetFlags {
+/**
+ * The target flags, with CTL_BUNDLE and CTL_HELM_REPO. The credentials a location may carry (a
+ * user and password, a token in its query) are registered with the redactor here, as
+ * `--catalog`'s are (src/planning/catalog-source.ts): the plan shows the bundle it checked and
+ * the commands that use it, the run the bundle it applies.
+ */
+async function readTarget(command: Command, env: NodeJS.ProcessEnv, io: Io): Promise<TargetFlags> {
+  const flags = targetFlags(command, env);
+  const { locationSecrets } = await import('../kube/download.js');
+  for (const location of [flags.bundle, flags.helmRepo, flags.helmChart])
+    for (const secret of location ? locationSecrets(location) : []) io.redactor.add(secret);
+  return flags;
+}
+
+function targetFlags(command: Command, env: NodeJS.ProcessEnv): TargetFlags {
   const o = command.opts() as Record<string, string | string[] | undefined>;
   return {
     to: o.to as string | undefined,
@@ -113,7 +127,7 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
   const io = await createIo(globals, runtime);
   await loadCatalog(command, runtime.env, io);
   const { resolveSelection, resolveTarget } = await import('../planning/target.js');
-  const flags = readTarget(command, runtime.env);
+  const flags = await readTarget(command, runtime.env, io);
   // Without --to: the targets this cluster can reach.
   const target =
     flags.to === undefined ? undefined : await withUserDefinedModules(command, resolveTarget(flags));
@@ -147,7 +161,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
   await loadCatalog(command, runtime.env, io);
   const { resolveTarget } = await import('../planning/target.js');
   const { parseStepList } = await import('../commands/run.js');
-  const flags = readTarget(command, runtime.env);
+  const flags = await readTarget(command, runtime.env, io);
   const input = {
     globals,
     io,

@@ -28,7 +28,13 @@ export async function decideTarget(
     });
   }
   const saved = await import('../planning/saved-plan.js');
-  const savedPlan = input.planFile ? await saved.loadSavedPlan(input.planFile) : undefined;
+  const savedPlan = input.planFile
+    ? saved.withBundleCredentials(
+        await saved.loadSavedPlan(input.planFile),
+        input.env.CTL_BUNDLE,
+        input.planFile,
+      )
+    : undefined;
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
   if (savedPlan && input.planFile)
     saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file');

@@ -8,6 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { REDACTED, Redactor } from '../io/redact.js';
+import { locationSecrets } from '../kube/download.js';
 import type { Plan } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
 import { resolveTarget, type Target } from './target.js';
@@ -88,6 +90,34 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
     });
   }
   return parsed.data as unknown as Plan;
+}
+
+/**
+ * The saved plan with its bundle location whole again. The plan file is redacted like all ctl
+ * prints, so the credentials of a bundle URL (a user and password, a token in its query) are
+ * `[REDACTED]` there: the run takes them from CTL_BUNDLE (`given`), when that is the location
+ * the plan was made with. The run then checks the plan's fingerprint against this location.
+ */
+export function withBundleCredentials(plan: Plan, given: string | undefined, path: string): Plan {
+  const selection = plan.target.selection;
+  const saved = selection?.bundle;
+  if (!selection || !saved?.includes(REDACTED)) return plan;
+  if (given === undefined || redactedLocation(given) !== saved) {
+    throw new UsageError(
+      `the plan in ${path} was made with a bundle location whose credentials a saved plan does not keep`,
+      {
+        hint: 'Set CTL_BUNDLE to that location, credentials included, for the run (as it was for the plan), and run again.',
+      },
+    );
+  }
+  return { ...plan, target: { ...plan.target, selection: { ...selection, bundle: given } } };
+}
+
+/** `location` as a saved plan holds it: its credentials redacted. */
+function redactedLocation(location: string): string {
+  const redactor = new Redactor();
+  for (const secret of locationSecrets(location)) redactor.add(secret);
+  return redactor.redact(location);
 }
 
 /** The Target a saved plan was made for, checked as the flags would be. */

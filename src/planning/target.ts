@@ -138,8 +138,8 @@ export function resolveSelection(flags: TargetFlags): TargetSelection {
     bundle: nonEmpty(flags.bundle, '--bundle'),
     helm: {
       release: nonEmpty(flags.helmRelease, '--helm-release'),
-      chart: nonEmpty(flags.helmChart, '--helm-chart'),
-      repo: nonEmpty(flags.helmRepo, '--helm-repo'),
+      chart: withoutCredentials(nonEmpty(flags.helmChart, '--helm-chart'), '--helm-chart'),
+      repo: withoutCredentials(nonEmpty(flags.helmRepo, '--helm-repo'), '--helm-repo'),
     },
   };
 }
@@ -182,6 +182,21 @@ function parseIgnoreChecks(value: string[] | string | undefined): CheckId[] {
     }
   }
   return [...new Set(flat as CheckId[])];
+}
+
+/**
+ * A helm location goes to helm on its command line (`--repo <url>`, the chart reference), which
+ * every user of the machine can read (/proc, ps): a user or password in it would be a secret in
+ * argv. helm keeps a repository's credentials in its own configuration instead.
+ */
+function withoutCredentials(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return value;
+  throw new UsageError(`${flag}: the URL holds a user or password, which would be on helm's command line`, {
+    hint:
+      flag === '--helm-repo'
+        ? 'Add the repository to helm with its credentials (printf %s "$PASSWORD" | helm repo add <name> <url> --username <user> --password-stdin), then pass --helm-chart <name>/redis-enterprise-operator without --helm-repo.'
+        : 'Log helm in to the registry first (helm registry login <host> --username <user> --password-stdin), then pass the chart without credentials.',
+  });
 }
 
 function nonEmpty(value: string | undefined, flag: string): string | undefined {

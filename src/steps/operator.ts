@@ -25,6 +25,7 @@ import { OperationError } from '../errors.js';
 import { noReleaseFilesError } from '../planning/bundle-source.js';
 import type { Helm } from '../exec/helm.js';
 import { loadManifests, orderForApply } from '../kube/bundle.js';
+import { displayLocation } from '../kube/download.js';
 import { bindingDecision } from './redb-role-binding.js';
 import { operatorImageOverrides, pinnedOperatorImage } from '../planning/helm-values.js';
 import { below, HELM_WITH_RESET_THEN_REUSE } from '../planning/helm-client-rules.js';
@@ -418,7 +419,9 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
       method,
       from: before?.version ?? null,
       to: target,
-      bundle: location,
+      // The state file holds no credential: the location as ctl prints it (user, password and
+      // query values as ***).
+      bundle: displayLocation(location),
       objects: objects.length,
       roleNamespaces: watched,
     });
