@@ -218,7 +218,7 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
   }
   if (io.isGitHubActions) {
     const { writeStepSummary } = await import('../io/github.js');
-    writeStepSummary(input.env, renderFleetMarkdown(result, rows));
+    writeStepSummary(input.env, renderFleetMarkdown(result, rows), (text) => io.redactor.redact(text));
   }
   if (input.reportFile) {
     const { clusterReport, ctlVersion } = await import('../run/report.js');

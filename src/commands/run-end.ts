@@ -209,7 +209,9 @@ export async function writeCiSummary(
   const { writeStepSummary } = await import('../io/github.js');
   const { renderSummaryMarkdown } = await import('../run/summary.js');
   const summary = renderSummaryMarkdown(`ctl upgrade: ${result}`, rows, footer);
-  writeStepSummary(input.env, section ? `${summary}\n${section}\n` : summary);
+  writeStepSummary(input.env, section ? `${summary}\n${section}\n` : summary, (text) =>
+    input.io.redactor.redact(text),
+  );
 }
 
 /** A verification the run cannot explain: exit 1, with what was found and what to do. */

@@ -54,13 +54,18 @@ const escapeProperty = workflowProperty;
 
 /**
  * Appends Markdown to the job summary when GitHub Actions provides the file. The renderers
- * (src/run/summary.ts) escape every value; this is the edge: no control character but the
- * newline reaches the file.
+ * (src/run/summary.ts) escape every value; this is the edge: redacted like all ctl writes (the
+ * summary is shown to everyone who can read the workflow run; the redactor knows each secret
+ * as markdownText escapes it), and no control character but the newline reaches the file.
  */
-export function writeStepSummary(env: NodeJS.ProcessEnv, markdown: string): boolean {
+export function writeStepSummary(
+  env: NodeJS.ProcessEnv,
+  markdown: string,
+  redact: (text: string) => string,
+): boolean {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return false;
-  const safe = terminalText(markdown);
+  const safe = terminalText(redact(markdown));
   appendFileSync(file, safe.endsWith('\n') ? safe : `${safe}\n`);
   return true;
 }

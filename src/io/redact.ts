@@ -1,4 +1,4 @@
-import { oneLine, safeJson } from './safe-text.js';
+import { markdownText, oneLine, safeJson } from './safe-text.js';
 
 /**
  * Secrets registered here are replaced by a placeholder in everything ctl prints (stdout's
@@ -111,6 +111,8 @@ function secretForms(secret: string): string[] {
       json,
       safeJson(secret).slice(1, -1),
       oneLine(secret),
+      // A cell of GitHub's job summary (markdownText: backslash before Markdown's characters).
+      markdownText(secret),
       // An escaped line (a server's message) inside ctl's JSON: `\x7f` becomes `\\x7f`.
       JSON.stringify(oneLine(secret)).slice(1, -1),
       JSON.stringify(json).slice(1, -1),

@@ -269,9 +269,16 @@ describe('progress reporters', () => {
       { id: 'preflight' as const, title: 'Check', result: 'done' as const, durationMs: 1200 },
       { id: 'operator' as const, title: 'Op', result: 'failed' as const, durationMs: 0, message: 'a | b' },
     ];
-    assert.equal(writeStepSummary({}, 'x'), false);
     assert.equal(
-      writeStepSummary({ GITHUB_STEP_SUMMARY: file }, renderSummaryMarkdown('ctl upgrade', rows)),
+      writeStepSummary({}, 'x', (text) => text),
+      false,
+    );
+    assert.equal(
+      writeStepSummary(
+        { GITHUB_STEP_SUMMARY: file },
+        renderSummaryMarkdown('ctl upgrade', rows),
+        (text) => text,
+      ),
       true,
     );
     const md = await readFile(file, 'utf8');

@@ -326,6 +326,7 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
           writeStepSummary(
             { GITHUB_STEP_SUMMARY: file },
             renderSummaryMarkdown(`ctl upgrade: ${title}`, rows),
+            (text) => text,
           );
           const text = readFileSync(file, 'utf8');
           assertSafe(text, 'summary');
