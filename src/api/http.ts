@@ -190,8 +190,10 @@ export class HttpClient {
           );
           continue;
         }
+        const tries = attempt > 1 ? `; ${attempt} attempts` : '';
+        const meaning = code ? networkCodeMeaning(code, this.#timeouts.connectMs) : undefined;
         throw new OperationError(
-          `cannot reach the management API at ${this.baseUrl}: ${code ?? describe(error)}`,
+          `cannot reach the management API at ${this.baseUrl}: ${code ?? describe(error)}${meaning ? ` (${meaning}${tries})` : ''}`,
           {
             hint: 'Check --api-url (or CTL_API_URL), that the API is up, and any proxy settings (HTTPS_PROXY, NO_PROXY).',
             cause: error,
@@ -473,6 +475,34 @@ function errorCode(error: unknown): string | undefined {
     else current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * What a network error's code means, in words, for the people who read it (the code stays
+ * beside it, for searching); undefined for a code without a plain meaning here.
+ */
+function networkCodeMeaning(code: string, connectMs: number): string | undefined {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'nothing accepts connections at that address and port';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection within ${connectMs / 1000} s`;
+    case 'ETIMEDOUT':
+      return 'the connection timed out';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'no such host name';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'no route to that host';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return 'the connection was closed before an answer';
+    default:
+      return undefined;
+  }
 }
 
 function describe(error: unknown): string {

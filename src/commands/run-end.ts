@@ -1,4 +1,4 @@
-import { appendHint, isCtlError, OperationError } from '../errors.js';
+import { appendHint, InterruptedError, isCtlError, OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
 import type { Plan } from '../planning/plan.js';
@@ -188,6 +188,11 @@ export async function stoppedRun(
   if (changedNothing) {
     const next = nextRunCommand(input.planArgs ?? NO_PLAN_ARGS, plan.target.operator, input.planFile);
     return withNextHint(error, next);
+  }
+  if (error instanceof InterruptedError) {
+    const { describeInterruption } = await import('./run-interrupted.js');
+    const { describeHop } = await import('./run-hops.js');
+    describeInterruption(error, stopped, stepIds, state.hops ? describeHop(state, hopIndex) : '');
   }
   return withResumeHint(error, resumeCommand);
 }

@@ -6,7 +6,7 @@ import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
-import { currentHop, defaultStatePath } from '../run/state.js';
+import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
 interface LocateInput {
@@ -169,7 +169,14 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
     lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);
   }
-  if (identity.belongsHere === false) {
+  if (identity.belongsHere === false && isFinished(state)) {
+    // A run here would not be refused: it replaces a finished run's record (run-state-choice.ts).
+    lines.push(
+      '',
+      'that upgrade succeeded: nothing to resume; ctl upgrade run starts a new record for this cluster',
+    );
+    input.io.warn(identity.message);
+  } else if (identity.belongsHere === false) {
     // Resuming would be refused (exit 2): say what to do instead of "resume with".
     lines.push('', `not resumable here: ${s(identity.hint)}`);
     input.io.warn(identity.message);

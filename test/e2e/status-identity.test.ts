@@ -83,6 +83,18 @@ describe('ctl upgrade status: whose state it shows (e2e)', () => {
       assert.match(unreachable.stdout, /^identity {2}could not check that this state is this cluster's: /m);
       assert.match(unreachable.stdout, /^target {4}operator 7\.8\.2-6/m);
       assert.deepEqual(listing(stateDir), before, 'status wrote nothing');
+
+      // X's run recorded as succeeded: nothing of it to resume, and a run on Y starts its own
+      // record (src/run/cluster-identity.ts finishedRunOfAnotherCluster), so no move-aside advice.
+      writeFileSync(x.statePath, JSON.stringify({ ...saved, result: 'succeeded' }), { mode: 0o600 });
+      const finished = await statusOn(y, x);
+      assertExit(finished, 0, 'status on Y of a finished run of X');
+      assert.match(finished.stdout, /^identity {2}this state is not this cluster's: /m);
+      assert.match(
+        finished.stdout,
+        /\nthat upgrade succeeded: nothing to resume; ctl upgrade run starts a new record for this cluster\n/,
+      );
+      assert.doesNotMatch(finished.stdout, /not resumable here|--state <new file>/);
     } finally {
       if (xClosed) x.sandbox.cleanup();
       else await x.close();

@@ -58,6 +58,13 @@ describe('ctl upgrade run: lock and SIGINT (e2e)', () => {
       const guard = hangGuardMs(10_000);
       assert.ok(took < guard, `the interrupted run exited ${took} ms after SIGINT (guard ${guard} ms)`);
       assert.match(result.stderr, /resume with: ctl upgrade run --to 7\.8\.2-6 /);
+      // What happened, exactly: the step that was stopped, and that the roll it was following
+      // goes on in the cluster without ctl.
+      assert.match(result.stderr, /error: interrupted by SIGINT during step monitor; the state was saved\n/);
+      assert.match(
+        result.stderr,
+        /hint: The operator goes on rolling the cluster's pods to the new version without ctl: Ctrl-C stopped ctl following it, not the upgrade\.\n/,
+      );
       const state = readState(sim);
       assert.equal(state.steps.monitor?.status, 'in-progress');
       assert.equal(state.steps.cluster?.status, 'done');

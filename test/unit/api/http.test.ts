@@ -135,6 +135,28 @@ describe('HttpClient retries', () => {
     });
   });
 
+  it('says in words what a network error code means (the code stays, for searching)', async () => {
+    for (const [code, words] of [
+      [
+        'ECONNREFUSED',
+        /: ECONNREFUSED \(nothing accepts connections at that address and port; 4 attempts\)$/,
+      ],
+      ['UND_ERR_CONNECT_TIMEOUT', /: UND_ERR_CONNECT_TIMEOUT \(no connection within 10 s; 4 attempts\)$/],
+      ['ENOTFOUND', /: ENOTFOUND \(no such host name(; \d attempts)?\)$/],
+      ['EHOSTUNREACH', /: EHOSTUNREACH \(no route to that host(; \d attempts)?\)$/],
+    ] as const) {
+      const pool = mock.get(ORIGIN);
+      const path = `/v1/${code.toLowerCase()}`;
+      for (let i = 0; i < 4; i += 1) {
+        pool.intercept({ path, method: 'GET' }).replyWithError(networkError(code));
+      }
+      await assert.rejects(client.request({ method: 'GET', path }), (error: OperationError) => {
+        assert.match(error.message, words);
+        return true;
+      });
+    }
+  });
+
   it('stops retrying at the overall deadline', async () => {
     const slow = new HttpClient({
       baseUrl: ORIGIN,
