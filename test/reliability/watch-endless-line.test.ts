@@ -9,21 +9,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parse, stringify } from 'yaml';
 import { MAX_WATCH_LINE_BYTES } from '../../src/kube/agent.js';
 import { pumpForever } from '../helpers/endless-body.js';
+import { startKubeProxy } from './kube-proxy.js';
 import { figure, spawnOnBed, STACK_TRACE, startBed, UPGRADE } from './support.js';
 
 const MIB = 1024 * 1024;
-
-interface Kubeconfig {
-  clusters: { cluster: Record<string, unknown> }[];
-}
 
 /** The highest resident memory of `pid` so far (VmHWM), in bytes; 0 once it is gone. */
 function peakMemory(pid: number): number {
@@ -41,47 +34,17 @@ describe('a watch stream without a line break', () => {
     const bed = await startBed('happy-path', {
       timing: { operatorStart: 8, podRestart: 0.3, databaseUpgrade: 0.2 },
     });
-    const kubeconfig = parse(readFileSync(bed.env.KUBECONFIG!, 'utf8')) as Kubeconfig;
-    const cluster = kubeconfig.clusters[0]!.cluster;
-    const upstream = new URL(String(cluster.server));
-    const ca = Buffer.from(String(cluster['certificate-authority-data']), 'base64');
     let endless = 0;
-    const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (req.method === 'GET' && /[?&]watch=(true|1)\b/.test(req.url ?? '')) {
-        endless += 1;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        pumpForever(res, Buffer.alloc(MIB, 0x61));
-        return;
-      }
-      const forward = httpsRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: req.url,
-          method: req.method,
-          headers: { ...req.headers, host: upstream.host },
-          ca,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on('error', () => res.destroy());
-      req.pipe(forward);
+    const proxy = await startKubeProxy(bed, (req, res) => {
+      if (req.method !== 'GET' || !/[?&]watch=(true|1)\b/.test(req.url ?? '')) return false;
+      endless += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      pumpForever(res, Buffer.alloc(MIB, 0x61));
+      return true;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
-      const address = proxy.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      delete cluster['certificate-authority-data'];
-      cluster.server = `http://127.0.0.1:${port}`;
-      cluster['insecure-skip-tls-verify'] = true;
-      const proxied = path.join(bed.dir, 'kubeconfig-proxied');
-      writeFileSync(proxied, stringify(kubeconfig), { mode: 0o600 });
-
       const run = spawnOnBed(bed, [...UPGRADE, '--timeout', '20s'], {
-        env: { KUBECONFIG: proxied },
+        env: { KUBECONFIG: proxy.kubeconfig },
         timeoutMs: 120_000,
       });
       let peak = 0;
@@ -105,8 +68,7 @@ describe('a watch stream without a line break', () => {
       assert.ok(peak > 0, 'the memory of ctl was read');
       assert.ok(peak < 400 * MIB, `ctl held ${Math.round(peak / MIB)} MiB at its peak`);
     } finally {
-      proxy.closeAllConnections();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await proxy.close();
       await bed.close();
     }
   });
