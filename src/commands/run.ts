@@ -177,7 +177,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             : undefined,
       });
 
-      if (!input.dryRun) await confirm(input, plan);
+      if (!input.dryRun) await confirm(input, plan, guard.signal);
       // One hop, or each hop in turn (src/commands/run-hops.ts): the hop's own plan, from the
       // snapshot above for the first one run now, from a fresh read for every later one.
       const hopTargets = hopsRun.hopTargetsOfState(state, target);
