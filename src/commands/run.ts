@@ -66,7 +66,9 @@ export async function writeRunReport(
 ): Promise<void> {
   const { runReport, writeReportFile } = await import('../run/report.js');
   try {
-    await writeReportFile(file, 'kind' in report ? report : runReport(report as RunRecord));
+    await writeReportFile(file, 'kind' in report ? report : runReport(report as RunRecord), (text) =>
+      io.redactor.redact(text),
+    );
   } catch (error) {
     const problem = new OperationError(`cannot write the report ${file}: ${(error as Error).message}`, {
       hint: 'Check that the folder of --report exists or can be created, and that it is writable.',
