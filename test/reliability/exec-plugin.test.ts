@@ -3,7 +3,7 @@
  * waits for it without a limit and keeps all it prints. A plugin that never answers (waiting
  * for a sign-in nobody gives) hung ctl for good; one that prints without end filled its memory.
  * Now each ends the command with exit 1 and a message that names the plugin, and the plugin is
- * stopped, not left running.
+ * stopped, not left running. And, like helm, it gets no ctl credential in its environment.
  */
 
 import assert from 'node:assert/strict';
@@ -68,6 +68,23 @@ describe('the exec credential plugin is bounded', () => {
     assert.ok(started.length > 0, 'the plugin ran');
     const left = started.filter(alive);
     assert.deepEqual(left, [], `plugin processes still running: ${left.join(', ')}`);
+  });
+
+  test('the plugin gets no ctl credential in its environment', async () => {
+    const dump = path.join(dir, 'plugin-env');
+    writeFileSync(dump, '');
+    const credential =
+      '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}';
+    const kubeconfig = kubeconfigWithPlugin(dir, 'env', `env >> "${dump}"\necho '${credential}'`);
+    const password = 'plugin-must-not-see-this-password';
+    const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
+      env: { CTL_PASSWORD: password, CTL_USERNAME: 'admin@example.com' },
+      timeoutMs: 45_000,
+    });
+    const env = readFileSync(dump, 'utf8');
+    assert.ok(env.includes('PATH='), `the plugin ran: ${result.stderr}`);
+    assert.ok(!env.includes(password), 'the plugin saw the password');
+    assert.doesNotMatch(env, /^CTL_/m);
   });
 
   test('a plugin that prints without end: exit 1 past the output limit; the plugin is stopped', async () => {
