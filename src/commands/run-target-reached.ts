@@ -38,7 +38,8 @@ export async function endIfTargetReached(run: {
   // databases), and --databases may leave databases behind: still the next thing to do.
   const left = workLeft({
     plan,
-    databasesOutcome: state?.target.operator === plan.target.operator ? state.steps.databases?.outcome : undefined,
+    databasesOutcome:
+      state?.target.operator === plan.target.operator ? state.steps.databases?.outcome : undefined,
     argv: input.argv ?? [],
   });
   const status = statusCommand(input, identity);
@@ -101,7 +102,11 @@ function statusCommand(
 function notMeasured(snapshot: Snapshot): AvailabilityEntry[] {
   const why = 'not measured: nothing to do, the cluster was already at the target (no roll)';
   const known = snapshot.api.reachable
-    ? predictAvailability(snapshot).databases.map((db) => ({ uid: db.uid, namespace: db.namespace, name: db.name }))
+    ? predictAvailability(snapshot).databases.map((db) => ({
+        uid: db.uid,
+        namespace: db.namespace,
+        name: db.name,
+      }))
     : [...snapshot.databases, ...snapshot.activeActiveDatabases].map((db) => ({
         uid: 0,
         namespace: db.namespace,

@@ -135,7 +135,11 @@ Next: ctl upgrade status -n redis --cluster rec  (the run that got it there)
     assert.ok(availability?.every((entry) => !entry.measured));
 
     assertNoChanges(sim, firstRunEnd, 'the same run again');
-    assert.equal(readFileSync(sim.statePath, 'utf8'), stateBefore, 'the finished run\'s state is left as it is');
+    assert.equal(
+      readFileSync(sim.statePath, 'utf8'),
+      stateBefore,
+      "the finished run's state is left as it is",
+    );
     await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
   });
 
@@ -144,7 +148,10 @@ Next: ctl upgrade status -n redis --cluster rec  (the run that got it there)
     const result = await sim.ctl(['upgrade', 'run', '--to', newer, '--yes', '-o', 'json']);
     assertExit(result, 0, `run --to ${newer}`);
     const events = parseEvents(result.stdout);
-    assert.ok(events.some((e) => e.type === 'step-start' && e.step === 'operator'), 'the steps ran');
+    assert.ok(
+      events.some((e) => e.type === 'step-start' && e.step === 'operator'),
+      'the steps ran',
+    );
     assert.equal(events.at(-1)?.data?.result, 'succeeded');
     assert.equal((readState(sim) as unknown as { target: { operator: string } }).target.operator, newer);
   });
