@@ -15,9 +15,9 @@ import type { RunCommandInput } from './run-input.js';
 // left exactly as it is (a later run to a newer target starts a new record over it).
 
 /**
- * Ends the run here when the plan has nothing to do and no unfinished run is recorded (that one
- * resumes as before, so its state ends `succeeded`); returns whether it did. Reads only: no lock,
- * no state written, no question.
+ * Ends the run here when the plan has nothing to do, no unfinished run is recorded (that one
+ * resumes as before, so its state ends `succeeded`) and nobody holds the lock; returns whether
+ * it did. Reads only: no lock taken, no state written, no question.
  */
 export async function endIfTargetReached(run: {
   input: RunCommandInput;
@@ -32,6 +32,9 @@ export async function endIfTargetReached(run: {
   const { isFinished } = await import('../run/state.js');
   const state = await store.load();
   if (state && !isFinished(state)) return false;
+  // A lock held (live or stale) goes the usual way: exit 5 naming its holder, or the takeover
+  // of a stale one, as for any run; a run of another machine may be moving the cluster on.
+  if (await store.readLock()) return false;
 
   const { workLeft, renderWorkLeft } = await import('../run/work-left.js');
   // A finished run to this target may have left work (Active-Active feature sets, held-back
