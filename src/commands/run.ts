@@ -149,6 +149,9 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
     const localStatePath = localStatePathOf(identity);
     const store = await openStateStore(input, session, identity, localStatePath);
     record.state = { store: store.kind, location: store.location };
+    // Already at the target: say so and stop, before the lock, the question and any step.
+    const { endIfTargetReached } = await import('./run-target-reached.js');
+    if (await endIfTargetReached({ input, snapshot, plan, store, identity, record })) return;
     const statePath = store.location;
     const lock = input.dryRun ? undefined : await store.lock('upgrade run');
     try {

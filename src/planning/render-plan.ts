@@ -8,6 +8,7 @@
  * codes directly.
  */
 
+import { targetReached } from './target-reached.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Paint } from '../io/style.js';
 import { renderAvailabilityPrediction } from './render-availability.js';
@@ -143,6 +144,9 @@ export function renderPlan(
           ? ` Fix them, or pass ${ignorable.join(' ')} to accept the risk.`
           : ' Fix them.'),
     );
+  } else if (targetReached(plan)) {
+    // The run of this plan would only re-check: `ctl upgrade run` says the same and stops.
+    out.push(p.green(p.bold(`Already at ${s(target.operator)}: nothing to do.`)));
   } else {
     const ignored = plan.checks.filter((c) => c.ignored).map((c) => s(c.id));
     out.push(

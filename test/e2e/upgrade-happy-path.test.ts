@@ -1,8 +1,11 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
+import { repoRoot, runCtl } from '../helpers/run-ctl.js';
 import {
   assertExit,
   assertNoChanges,
@@ -97,12 +100,59 @@ describe('ctl upgrade on happy-path (e2e)', () => {
     }
   });
 
-  it('a second run finds everything done, exits 0 and changes nothing', async () => {
+  it('the same run again sees the cluster at the target: one line, exit 0, no question, no step, state untouched', async () => {
     assert.ok(firstRunEnd > 0, 'the first run ran');
-    const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
-    assertExit(result, 0);
-    assertNoChanges(sim, firstRunEnd, 'the second run');
+    const stateBefore = readFileSync(sim.statePath, 'utf8');
+    // At a terminal, without --yes: no question is asked (the prompt would read "X -> X?").
+    const again = await runCtl(['upgrade', 'run', '--to', TARGET], {
+      env: sim.env,
+      cwd: sim.sandbox.dir,
+      stdin: '',
+      preload: path.join(repoRoot, 'dist', 'test', 'e2e', 'stdin-terminal-preload.js'),
+    });
+    assertExit(again, 0, 'the same run again');
+    assert.equal(
+      again.stdout,
+      `redis/rec is already at ${TARGET} (cluster ${TAG}): nothing to do
+Next: ctl upgrade status -n redis --cluster rec  (the run that got it there)
+`,
+    );
+    assert.doesNotMatch(again.stderr, /\[y\/N\]|not confirmed|\[(preflight|operator|cluster|databases)\]/);
+
+    const json = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
+    assertExit(json, 0, 'the same run again, -o json');
+    const events = parseEvents(json.stdout);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['done'],
+    );
+    assert.equal(events[0]?.data?.result, 'succeeded');
+    assert.equal(events[0]?.data?.alreadyAtTarget, true);
+    assert.deepEqual(events[0]?.data?.steps, []);
+    assert.equal(events[0]?.data?.next, undefined, 'nothing left to do');
+    const availability = events[0]?.data?.availability as { measured: boolean }[] | undefined;
+    assert.equal(availability?.length, 3);
+    assert.ok(availability?.every((entry) => !entry.measured));
+
+    assertNoChanges(sim, firstRunEnd, 'the same run again');
+    assert.equal(
+      readFileSync(sim.statePath, 'utf8'),
+      stateBefore,
+      "the finished run's state is left as it is",
+    );
     await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
-    assert.equal(readState(sim).result, 'succeeded');
+  });
+
+  it("the finished run's state does not block a run to a newer target", async () => {
+    const newer = '7.8.6-20';
+    const result = await sim.ctl(['upgrade', 'run', '--to', newer, '--yes', '-o', 'json']);
+    assertExit(result, 0, `run --to ${newer}`);
+    const events = parseEvents(result.stdout);
+    assert.ok(
+      events.some((e) => e.type === 'step-start' && e.step === 'operator'),
+      'the steps ran',
+    );
+    assert.equal(events.at(-1)?.data?.result, 'succeeded');
+    assert.equal((readState(sim) as unknown as { target: { operator: string } }).target.operator, newer);
   });
 });

@@ -4,6 +4,7 @@ import { UsageError } from '../../../src/errors.js';
 import { canonicalJson, type Plan, planFingerprint } from '../../../src/planning/plan.js';
 import { planUpgrade } from '../../../src/steps/index.js';
 import { renderPlan } from '../../../src/planning/render-plan.js';
+import { targetReached } from '../../../src/planning/target-reached.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 
@@ -517,6 +518,12 @@ describe('buildPlan', () => {
       'redis-enterprise-admission is current and trusts admission-tls',
     );
     assert.equal(step(plan, 'databases').skip, 'no database needs a change (db1: already runs 7.4)');
+    // The plan (and so `ctl upgrade run`) sees the target reached and says so, not "Ready to run".
+    assert.equal(targetReached(plan), true);
+    assert.equal(targetReached(planUpgrade(makeSnapshot(), makeTarget())), false, 'a plan with work');
+    const text = renderPlan(plan, false);
+    assert.match(text, /\nAlready at 7\.8\.2-6: nothing to do\.\n/);
+    assert.doesNotMatch(text, /Ready to run|Next: ctl upgrade run/);
   });
 
   it('no admission webhook: admission step skipped, admission-tls passes', () => {
