@@ -98,7 +98,7 @@ export function reportSteps(summary: readonly StepSummary[], state: UpgradeState
     const recorded = state?.steps[row.id];
     const step: ReportStep = { ...row };
     // A step done by an earlier run keeps that run's times in the state: not this run's.
-    const ranNow = row.result !== 'already done' && row.result !== 'not run';
+    const ranNow = !row.earlierRun && row.result !== 'already done' && row.result !== 'not run';
     if (ranNow && recorded?.startedAt) step.startedAt = recorded.startedAt;
     if (ranNow && recorded?.finishedAt) step.finishedAt = recorded.finishedAt;
     return step;

@@ -16,6 +16,8 @@ export interface StepSummary {
   result: StepOutcomeLabel;
   durationMs: number;
   message?: string;
+  /** The row repeats what an earlier run of this state did (`already done`, or `skipped` then). */
+  earlierRun?: boolean;
 }
 
 export interface RunnerOptions<Deps> {
@@ -90,13 +92,38 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
       });
       continue;
     }
-    if (record?.status === 'done' || record?.status === 'skipped') {
+    if (record?.status === 'done') {
       options.reporter.emit({
         type: 'step-skip',
         step: step.id,
-        message: `${step.title}: already ${record.status} in an earlier run`,
+        message: `${step.title}: already done in an earlier run`,
       });
-      summary.push({ id: step.id, title: step.title, result: 'already done', durationMs: 0 });
+      summary.push({
+        id: step.id,
+        title: step.title,
+        result: 'already done',
+        durationMs: 0,
+        earlierRun: true,
+      });
+      continue;
+    }
+    if (record?.status === 'skipped') {
+      // Skipped (nothing to do) is what the earlier run found: not "already done", which
+      // would claim work it never did.
+      const why = record.skipReason ?? 'nothing to do';
+      options.reporter.emit({
+        type: 'step-skip',
+        step: step.id,
+        message: `${step.title}: skipped in an earlier run (${why})`,
+      });
+      summary.push({
+        id: step.id,
+        title: step.title,
+        result: 'skipped',
+        durationMs: 0,
+        message: `${why} (in an earlier run)`,
+        earlierRun: true,
+      });
       continue;
     }
     if (options.signal.aborted) {

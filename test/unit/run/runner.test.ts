@@ -6,6 +6,7 @@ import { JsonReporter } from '../../../src/io/progress.js';
 import { createTestIo } from '../../../src/io/test-io.js';
 import type { Step } from '../../../src/run/step.js';
 import type { StepId } from '../../../src/steps/index.js';
+import { reportSteps } from '../../../src/run/report.js';
 import { runSteps, selectSteps } from '../../../src/run/runner.js';
 import { newState, StateFile } from '../../../src/run/state.js';
 import { tempDir } from '../../helpers/temp.js';
@@ -111,10 +112,21 @@ describe('runSteps', () => {
     calls.length = 0;
     const resumed = await runSteps({ ...common, state: failed! });
     assert.deepEqual(calls, ['cluster']);
+    // A step the first run skipped (nothing to do) is "skipped", with its reason; only a step
+    // it did is "already done".
     assert.deepEqual(
       resumed.summary.map((s) => s.result),
-      ['already done', 'already done', 'done'],
+      ['already done', 'skipped', 'done'],
     );
+    assert.equal(resumed.summary[1]?.message, 'already at target (in an earlier run)');
+    assert.deepEqual(
+      resumed.summary.map((s) => s.earlierRun === true),
+      [true, true, false],
+    );
+    // The report keeps the earlier run's times out of this run's rows.
+    const rows = reportSteps(resumed.summary, resumed.state);
+    assert.equal(rows[1]?.startedAt, undefined);
+    assert.ok(rows[2]?.startedAt, 'the step run now has its times');
     assert.ok((await file.load())!.serial > failed!.serial);
   });
 
