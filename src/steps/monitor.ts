@@ -322,12 +322,14 @@ function judge(
   const needsNodes = !bySpec && autoUpgrade && rolled && state === 'Running';
   const nodesDone = nodes?.atTarget === true;
 
+  // The count, once it is known (countUpgradedPods); until then the number of pods alone, never
+  // "?/3" (it read as a broken count).
   const counted =
     count !== undefined
       ? `pods ${count}/${replicas} upgraded`
       : observed < generation
-        ? `pods ?/${replicas} upgraded (the StatefulSet controller has not picked up the new spec yet)`
-        : `pods ?/${replicas} upgraded`;
+        ? `${replicas} pods (the StatefulSet controller has not picked up the new spec yet)`
+        : `${replicas} pods`;
   const tagNote = bySpec
     ? ''
     : `, versionTag ${specTag ?? '(default)'}${autoUpgrade ? ' (auto-upgrade)' : ''}`;

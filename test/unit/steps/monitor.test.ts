@@ -596,6 +596,39 @@ describe('monitor step', () => {
     assert.deepEqual(bed.kubeWrites(), [], 'the spec is left as it is');
   });
 
+  it('leaves the count out while it is not known, never "?/3": then counts from 0', async () => {
+    const b = await upgrading();
+    for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
+    // The StatefulSet controller has not observed the new spec: its updateRevision is the old one.
+    const generation = b.emulator.get('apps/v1', 'StatefulSet', 'rec')?.metadata?.generation ?? 1;
+    b.emulator.patch(
+      'apps/v1',
+      'StatefulSet',
+      'rec',
+      { status: { ...rolloutStatus(0, 3, false), observedGeneration: generation - 1 } },
+      true,
+    );
+    const controller = new AbortController();
+    const running = monitorStep.run(b.ctx({ signal: controller.signal }));
+    await until(() => b.progress().length > 0, 'the first progress');
+    assert.match(
+      b.progress()[0] ?? '',
+      /^cluster Upgrade, 3 pods \(the StatefulSet controller has not picked up the new spec yet\)$/,
+    );
+    b.emulator.patch(
+      'apps/v1',
+      'StatefulSet',
+      'rec',
+      { status: { ...rolloutStatus(0, 3, false), observedGeneration: generation } },
+      true,
+    );
+    await until(() => counts(b).length > 0, 'the first count');
+    assert.equal(counts(b)[0], 0);
+    assert.ok(!b.progress().some((m) => m.includes('?/')), b.progress().join('\n'));
+    controller.abort(new Error('SIGINT'));
+    await assert.rejects(running, /SIGINT/);
+  });
+
   it('stops promptly when the signal aborts', async () => {
     const b = await upgrading();
     const controller = new AbortController();
