@@ -14,7 +14,7 @@
  * contract (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins).
  */
 
-import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { OperationError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 
@@ -58,6 +58,9 @@ export function runBounded(
   options: SpawnOptions,
   limits: { deadlineMs: number; maxBytes: number } = EXEC_PLUGIN_LIMITS,
 ): ChildProcess {
+  // child_process on first use, as the bundle gives it to commander and client-node
+  // (scripts/bundle.mjs, builtinsOnFirstCall): a plan without a plugin never loads it (nor dgram).
+  const { spawn } = process.getBuiltinModule('node:child_process');
   const child = spawn(command, args ?? [], {
     ...options,
     // The plugin is the kubeconfig's (a cloud's, or whoever wrote the file): it gets no ctl

@@ -26,7 +26,7 @@ describe('ctl upgrade plan reads its code before its first request (e2e)', () =>
     await sim?.close();
   });
 
-  it('-o json: after the first connection, only the management API transport is read', async () => {
+  it('-o json: after the first connection, only the management API transport is read; no child_process', async () => {
     const record = path.join(sim.sandbox.dir, 'load-order.txt');
     const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '-o', 'json'], {
       env: { ...sim.env, CTL_TEST_LOAD_ORDER: record },
@@ -49,5 +49,10 @@ describe('ctl upgrade plan reads its code before its first request (e2e)', () =>
       .slice(first)
       .filter((event) => event.startsWith('load ') && !/^load chunks\/node-https-[\w-]+\.js$/.test(event));
     assert.deepEqual(late, [], `files read after the first connection:\n${events.join('\n')}`);
+    // child_process (and dgram with it) only when something is spawned: a kubeconfig's exec
+    // plugin, helm. The bundle gives it on first call to commander and client-node, and
+    // src/kube/exec-plugin.ts takes it when a plugin runs (docs/performance.md).
+    const spawning = events.filter((event) => /^builtin (child_process|dgram)$/.test(event));
+    assert.deepEqual(spawning, [], `a plan without a credential plugin loads no child_process`);
   });
 });
