@@ -75,7 +75,12 @@ export class Redactor {
       const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
     }
-    return out.replace(/(\b(?:Basic|JWT|Bearer)\s+)[A-Za-z0-9._~+/=-]{8,}/g, `$1${REDACTED}`);
+    // A credential nobody registered, after its scheme name: redacted unless it is a word
+    // ("HTTP Basic authentication" stays readable).
+    return out.replace(
+      /(\b(?:Basic|JWT|Bearer)\s+)([A-Za-z0-9._~+/=-]{8,})/g,
+      (whole, scheme: string, token: string) => (isPlainWord(token) ? whole : `${scheme}${REDACTED}`),
+    );
   }
 
   #addBasic(): void {
@@ -84,6 +89,16 @@ export class Redactor {
       for (const password of this.#passwords)
         this.#secrets.add(Buffer.from(`${username}:${password}`, 'utf8').toString('base64'));
   }
+}
+
+/**
+ * A word of prose (`authentication`, `Credentials`, `token-based`, a sentence's last word with
+ * its full stop), not a credential: base64, base64url and opaque tokens mix cases or carry
+ * digits, `+`, `/`, `_` or `=`; a random one shaped like a word is rare (about 1 in 700 at 8
+ * characters, 1 in 60 000 at 12), and a registered secret is redacted above whatever its shape.
+ */
+function isPlainWord(token: string): boolean {
+  return /^[A-Za-z][a-z]+(?:-[a-z]+)*\.{0,3}$/.test(token);
 }
 
 /** The mark ctl puts where it cut someone else's text short. */

@@ -94,4 +94,28 @@ describe('secrets in the forms a server may quote them', () => {
       assert.ok(!out.includes(basic), `${pair} left in ${out}`);
     }
   });
+
+  it('after Basic, Bearer or JWT, a credential is redacted and a word is not', () => {
+    const redactor = redactorWith('plain-Secret-42');
+    // Words after the scheme name stay readable (the simulator's 401 read "HTTP Basic [REDACTED]").
+    for (const text of [
+      'Authentication required: send the credentials with HTTP Basic authentication',
+      'the server wants Bearer authentication.',
+      'JWT tokens expire; Basic credentials do not',
+      'use Bearer token-based access',
+    ])
+      assert.equal(redactor.redact(text), text);
+    // Credentials nobody registered still go: base64 of user:pass, a JWT, an opaque token.
+    const unknownBasic = Buffer.from('someone:not-registered-pw').toString('base64');
+    for (const credential of [
+      `Basic ${unknownBasic}`,
+      `Basic ${unknownBasic.replace(/=+$/, '')}`,
+      'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl',
+      'JWT abcdEFGH1234ijkl',
+      'Bearer mirror-token-4c1d9e7a2b',
+    ]) {
+      const out = redactor.redact(`echo: Authorization: ${credential} end`);
+      assert.equal(out, `echo: Authorization: ${credential.split(' ')[0]} [REDACTED] end`);
+    }
+  });
 });
