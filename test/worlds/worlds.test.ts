@@ -38,7 +38,8 @@ describe('generated worlds: a Ready plan is a run that finishes', () => {
       console.log(
         `worlds: seed ${seed}: ${tally.runs} tried, ${tally.finished} Ready and finished ` +
           `(hops ${JSON.stringify(tally.hops)}), ${tally.notReady} not Ready ` +
-          `(plan exits ${JSON.stringify(tally.planExits)}), ${Math.round((Date.now() - started) / 1000)} s`,
+          `(plan exits ${JSON.stringify(tally.planExits)}; failed checks ` +
+          `${JSON.stringify(tally.failedChecks)}), ${Math.round((Date.now() - started) / 1000)} s`,
       );
       if (result.failure) {
         // Also in the file's output, which the failure summary shows beside the assertion.
