@@ -78,6 +78,8 @@ const TRANSIENT_FAULTS = [
   { api: 'rest', match: 'GET /v1/bdbs', status: 503, times: 2 },
   { api: 'rest', match: 'GET /v1/nodes', status: 502, times: 1 },
   { api: 'kube', match: 'watch', dropAfterSeconds: 2 },
+  // One connection in ten reset, from a fixed seed: the flaky-api scenario's trouble, milder.
+  { api: 'rest', match: '*', rate: 0.1, kind: 'reset', seed: 7 },
 ] as const;
 
 /** What a world is blocked by on purpose, and the checks of which one must then fail. */
@@ -153,7 +155,14 @@ function platform(operator: string, target: string | null, blocked: boolean): fc
 interface Install {
   installedBy: 'bundle' | 'helm' | 'olm';
   helmRelease?: string;
-  olm?: { channel: string; approval: 'Manual' | 'Automatic'; startingCSV?: string };
+  olm?: {
+    channel: string;
+    approval: 'Manual' | 'Automatic';
+    startingCSV?: string;
+    operatorImageByDigest?: boolean;
+    webhookCa?: 'olm' | 'operator';
+    installFailure?: 'InstallCheckFailed';
+  };
 }
 
 /** How the operator was installed: OLM only on OpenShift, from a certified bundle's channels. */
@@ -176,6 +185,11 @@ function install(operator: string, onOpenShift: boolean, helmOnly: boolean): fc.
             approval: fc.constantFrom('Manual' as const, 'Automatic' as const),
             // The CSV as Red Hat's certified bundles name it, with the rebuild suffix.
             startingCSV: fc.constant(`redis-enterprise-operator.v${bundle.bundle}`),
+            // A disconnected install's CSV names the operator image by digest only.
+            operatorImageByDigest: fc.constant(true),
+            webhookCa: fc.constantFrom('olm' as const, 'operator' as const),
+            // A new CSV's install fails once, as while a slow Deployment comes up; OLM retries it.
+            installFailure: fc.constant('InstallCheckFailed' as const),
           },
           { requiredKeys: ['channel', 'approval'] },
         ),
