@@ -34,7 +34,8 @@ describe('the world generator', () => {
       if (world.blockedBy) seen.blocked += 1;
       else seen.unblocked += 1;
       if (scenario.operator.watchNamespaces.length > 0) seen.watchedNamespaces += 1;
-      if (scenario.modules.some((m) => !m.platforms.some((p) => p.startsWith('rhel9/')))) seen.rhel8Module += 1;
+      if (scenario.modules.some((m) => !m.platforms.some((p) => p.startsWith('rhel9/'))))
+        seen.rhel8Module += 1;
       if (scenario.cluster.users[0]?.role !== 'admin') seen.readOnlyApiUser += 1;
       if (scenario.faults.length > 0) seen.faults += 1;
       // Names are drawn, not picked from a few.
@@ -42,7 +43,10 @@ describe('the world generator', () => {
     }
     assert.ok(names.size > 150, `only ${names.size} namespaces in 400 worlds`);
     // About half are meant to be Ready.
-    assert.ok(seen.blocked > 100 && seen.unblocked > 100, `blocked ${seen.blocked}, unblocked ${seen.unblocked}`);
+    assert.ok(
+      seen.blocked > 100 && seen.unblocked > 100,
+      `blocked ${seen.blocked}, unblocked ${seen.unblocked}`,
+    );
     // Every dimension is reached, not just allowed.
     for (const [what, count] of Object.entries(seen)) assert.ok(count >= 10, `${what}: ${count} of 400`);
   });

@@ -228,14 +228,20 @@ function databases(
       maxLength: remotes,
     }),
     shards: fc.constantFrom(1, 1, 2),
-    replication: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+    replication: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
   });
   return fc.uniqueArray(draft, { minLength: 0, maxLength: 4, selector: (db) => db.name });
 }
 
 /** A sometimes-true boolean: true with probability 1 / (1 + against). */
 function now(against: number): fc.Arbitrary<boolean> {
-  return fc.oneof({ weight: against, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
+  return fc.oneof(
+    { weight: against, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  );
 }
 
 /** One world: the scenario and the user's side. */
@@ -432,9 +438,7 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
       ...(extras.autoUpgrade || blocker === 'pinned-digest' ? { autoUpgrade: true } : {}),
       ...(blocker === 'pinned-digest' ? { digestHash: `sha256:${'ab'.repeat(32)}` } : {}),
       // The Secret ctl signs in with holds the first user: one that may only read, now and then.
-      ...(extras.apiRole
-        ? { users: [{ username: 'viewer@example.com', role: extras.apiRole }, admin] }
-        : {}),
+      ...(extras.apiRole ? { users: [{ username: 'viewer@example.com', role: extras.apiRole }, admin] } : {}),
     },
     ...(onOpenShift ? { openshift: { sccBinding: extras.sccBinding } } : {}),
     modules: [...used].sort().map((i) => ({ ...MODULES[i]!, platforms: [...MODULES[i]!.platforms] })),

@@ -29,13 +29,7 @@ export interface WorldsResult {
 }
 
 export async function checkWorlds(options: { seed: number; runs: number }): Promise<WorldsResult> {
-  const tally: WorldsTally = { runs: 0,
-    finished: 0,
-    notReady: 0,
-    planExits: {},
-    failedChecks: {},
-    hops: {},
-  };
+  const tally: WorldsTally = { runs: 0, finished: 0, notReady: 0, planExits: {}, failedChecks: {}, hops: {} };
   const count = (outcome: WorldOutcome): void => {
     tally.runs += 1;
     if (outcome.kind === 'finished') {
@@ -45,7 +39,8 @@ export async function checkWorlds(options: { seed: number; runs: number }): Prom
       tally.notReady += 1;
       const exit = String(outcome.planExit ?? 'none');
       tally.planExits[exit] = (tally.planExits[exit] ?? 0) + 1;
-      if (process.env.WORLDS_DEBUG) console.log('NR', outcome.target, outcome.failed.join('+') || outcome.why.replace(/\n/g, ' '));
+      if (process.env.WORLDS_DEBUG)
+        console.log('NR', outcome.target, outcome.failed.join('+') || outcome.why.replace(/\n/g, ' '));
       for (const id of outcome.failed.length > 0 ? outcome.failed : ['none'])
         tally.failedChecks[id] = (tally.failedChecks[id] ?? 0) + 1;
     }
@@ -80,7 +75,9 @@ export async function checkWorlds(options: { seed: number; runs: number }): Prom
   // The shrunk world's own reason: run it once more, as the last shrink step may have passed.
   const again = await tryWorld(world);
   const why =
-    again.kind === 'broken' ? `target ${again.target}: ${again.why}` : (missedBlocker(world, again) ?? lastWhy);
+    again.kind === 'broken'
+      ? `target ${again.target}: ${again.why}`
+      : (missedBlocker(world, again) ?? lastWhy);
   return {
     seed: options.seed,
     tally,
@@ -96,7 +93,11 @@ export function missedBlocker(world: World, outcome: WorldOutcome): string | und
   const expected = world.blockedBy;
   if (!expected || expected.length === 0) return undefined;
   if (outcome.kind === 'not-ready' && outcome.target === null) return undefined;
-  if (outcome.kind === 'not-ready' && outcome.planExit === 3 && outcome.failed.some((id) => expected.includes(id)))
+  if (
+    outcome.kind === 'not-ready' &&
+    outcome.planExit === 3 &&
+    outcome.failed.some((id) => expected.includes(id))
+  )
     return undefined;
   // A plan of several hops upgrades a database too old for the target on the way, in a hop whose
   // RS still takes it; the run then finished with every database at the target (try-world.ts).

@@ -8,6 +8,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { imageDigest } from '../../src/sim/olm/objects.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { compareDatabaseVersions } from './versions.js';
@@ -56,7 +57,8 @@ function withoutHelm(): Record<string, string | undefined> {
 export async function tryWorld(world: World): Promise<WorldOutcome> {
   const scenario = parseScenario(scenarioYaml(world), 'generated world');
   const target = pickTarget(scenario.operator.version, world.ctl);
-  if (!target) return {
+  if (!target)
+    return {
       kind: 'not-ready',
       target: null,
       planExit: null,
@@ -120,6 +122,17 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
   return { kind: 'finished', target, hops: planned.hops?.length ?? 1 };
 }
 
+/**
+ * Whether an operator image is the release's: by tag (`repo:8.2.0-18`), or by digest only
+ * (`repo@sha256:...`, an OLM install for disconnected clusters), then the simulated registry's
+ * digest of `repo:<release>`.
+ */
+function runsRelease(image: string, release: string): boolean {
+  const at = image.indexOf('@');
+  if (at < 0) return image.endsWith(`:${release}`);
+  return image.slice(at + 1) === imageDigest(`${image.slice(0, at)}:${release}`);
+}
+
 /** What the simulator shows that is not the plan's target. */
 function clusterProblems(sim: UpgradeSim, plan: PlanJson, report: ReportJson): string[] {
   const problems: string[] = [];
@@ -131,7 +144,7 @@ function clusterProblems(sim: UpgradeSim, plan: PlanJson, report: ReportJson): s
     .find((d) => d.metadata?.name === 'redis-enterprise-operator');
   const image = (operator?.spec as { template?: { spec?: { containers?: { image?: string }[] } } })?.template
     ?.spec?.containers?.[0]?.image;
-  if (!image?.endsWith(`:${plan.target.operator}`))
+  if (!image || !runsRelease(image, plan.target.operator))
     problems.push(`the operator runs ${image ?? '(no operator Deployment)'}, not ${plan.target.operator}`);
   const rec = store.get(
     store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'),
