@@ -1,14 +1,16 @@
 import { createInterface } from 'node:readline/promises';
-import { NotConfirmedError } from '../errors.js';
+import { InterruptedError, NotConfirmedError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
 import type { RunCommandInput } from './run-input.js';
 
 /**
  * Whether the person at the terminal agreed to the plan (`--yes` agrees for them): the plan, the
- * databases' version jump, then one question; anything but yes changes nothing (exit 0).
+ * databases' version jump, then one question; anything but yes changes nothing (exit 0), and so
+ * does the end of input (Ctrl-D). Ctrl-C at the question, or SIGINT/SIGTERM (`interrupts`: the
+ * run's signal), ends the command at once as an interruption (exit 130/143), nothing changed.
  */
-export async function confirm(input: RunCommandInput, plan: Plan): Promise<void> {
+export async function confirm(input: RunCommandInput, plan: Plan, interrupts?: AbortSignal): Promise<void> {
   if (input.yes) return;
   const { renderPlan } = await import('../planning/render-plan.js');
   // No "Next:" here: this command is the next one, and it is asking.
@@ -18,10 +20,33 @@ export async function confirm(input: RunCommandInput, plan: Plan): Promise<void>
   // The question names every change, the databases' version jump too, and how to keep them.
   if (changes.databases) input.io.stderrWrite(`${changes.databases}\n`);
   const rl = createInterface({ input: input.stdin as NodeJS.ReadableStream, output: process.stderr });
+  // At a terminal readline reads Ctrl-C itself (raw mode): no signal reaches the process.
+  const ctrlC = new AbortController();
+  rl.on('SIGINT', () => ctrlC.abort('SIGINT'));
+  // The end of input (Ctrl-D, an empty pipe) closes readline; an unanswered question then never
+  // settled, and node exited 13 ("unsettled top-level await").
+  const ended = new AbortController();
+  rl.on('close', () => ended.abort('EOF'));
+  const signal = AbortSignal.any([ctrlC.signal, ended.signal, ...(interrupts ? [interrupts] : [])]);
+  const question = `Upgrade ${oneLine(plan.cluster.namespace)}/${oneLine(plan.cluster.name)} (${changes.summary})? [y/N] `;
   try {
-    const answer = await rl.question(
-      `Upgrade ${oneLine(plan.cluster.namespace)}/${oneLine(plan.cluster.name)} (${changes.summary})? [y/N] `,
-    );
+    let answer: string;
+    try {
+      answer = await rl.question(question, { signal });
+    } catch (error) {
+      // Node's readline rejects an unanswered question (closed, aborted) with an AbortError
+      // ("Aborted with Ctrl+D"), which reached the user as an unexpected failure (exit 1).
+      if (signal.aborted && signal.reason !== 'EOF') {
+        const which = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+        throw new InterruptedError(which, `interrupted by ${which} at the question: nothing was changed`);
+      }
+      if ((error as { code?: unknown }).code === 'ABORT_ERR') {
+        // A terminal's readline ends the question's line itself; a pipe's does not.
+        if (!rl.terminal) input.io.stderrWrite('\n');
+        throw new NotConfirmedError('not confirmed (no answer: end of input): nothing was changed');
+      }
+      throw error;
+    }
     if (!/^y(es)?$/i.test(answer.trim())) throw new NotConfirmedError('not confirmed: nothing was changed');
   } finally {
     rl.close();

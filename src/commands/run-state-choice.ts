@@ -25,6 +25,8 @@ export async function openStateStore(
   localStatePath: string,
 ): Promise<StateStore> {
   const { ConfigMapStateStore } = await import('../run/state-store-configmap.js');
+  const { withRedactedSaves } = await import('../run/state-store.js');
+  const redact = (text: string): string => input.io.redactor.redact(text);
   const inCluster = new ConfigMapStateStore({
     kube: session.kube,
     namespace: identity.namespace,
@@ -32,13 +34,17 @@ export async function openStateStore(
     leaseDurationSeconds: input.leaseDurationSeconds,
     warn: (message) => input.io.warn(message),
   });
-  if (input.stateStore === 'configmap') return inCluster;
+  // Saved redacted, like all ctl writes (withRedactedSaves).
+  if (input.stateStore === 'configmap') return withRedactedSaves(inCluster, redact);
   const { FileStateStore } = await import('../run/state-store.js');
   // The file store takes the cluster's Lease too: one upgrade of a cluster at a time, whatever --state.
-  return new FileStateStore(localStatePath, {
-    lease: inCluster,
-    debug: (message) => input.io.debug(1, message),
-  });
+  return withRedactedSaves(
+    new FileStateStore(localStatePath, {
+      lease: inCluster,
+      debug: (message) => input.io.debug(1, message),
+    }),
+    redact,
+  );
 }
 
 /**

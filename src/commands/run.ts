@@ -66,7 +66,9 @@ export async function writeRunReport(
 ): Promise<void> {
   const { runReport, writeReportFile } = await import('../run/report.js');
   try {
-    await writeReportFile(file, 'kind' in report ? report : runReport(report as RunRecord));
+    await writeReportFile(file, 'kind' in report ? report : runReport(report as RunRecord), (text) =>
+      io.redactor.redact(text),
+    );
   } catch (error) {
     const problem = new OperationError(`cannot write the report ${file}: ${(error as Error).message}`, {
       hint: 'Check that the folder of --report exists or can be created, and that it is writable.',
@@ -175,7 +177,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             : undefined,
       });
 
-      if (!input.dryRun) await confirm(input, plan);
+      if (!input.dryRun) await confirm(input, plan, guard.signal);
       // One hop, or each hop in turn (src/commands/run-hops.ts): the hop's own plan, from the
       // snapshot above for the first one run now, from a fresh read for every later one.
       const hopTargets = hopsRun.hopTargetsOfState(state, target);

@@ -141,7 +141,8 @@ function bashScript(tree: CompletionTree): string {
   const c = tree.name;
   const out = header(tree, 'bash', [
     `Load it in this shell:   source <(${c} completion bash)`,
-    `Load it in every shell:  ${c} completion bash > ~/.local/share/bash-completion/completions/${c}`,
+    // The folder does not exist in a fresh home: the line makes it (as bash-completion reads it).
+    `Load it in every shell:  mkdir -p ~/.local/share/bash-completion/completions && ${c} completion bash > ~/.local/share/bash-completion/completions/${c}`,
     `                         (or add \`source <(${c} completion bash)\` to ~/.bashrc)`,
     '',
   ]);
@@ -356,7 +357,7 @@ function fishScript(tree: CompletionTree): string {
   const c = tree.name;
   const out = header(tree, 'fish', [
     `Load it in this shell:   ${c} completion fish | source`,
-    `Load it in every shell:  ${c} completion fish > ~/.config/fish/completions/${c}.fish`,
+    `Load it in every shell:  mkdir -p ~/.config/fish/completions && ${c} completion fish > ~/.config/fish/completions/${c}.fish`,
     '',
   ]);
 

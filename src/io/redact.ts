@@ -16,6 +16,8 @@ export class Redactor {
   readonly #passwords = new Set<string>();
   /** Passwords shorter than 4 characters: redacted where no letter or digit touches them. */
   readonly #shortWords = new Set<string>();
+  /** The starts of the secrets, for clipped text (redactClipped); made again after an add. */
+  #starts: Map<string, string[]> | undefined;
 
   /**
    * Registers a secret in every form ctl may print it (issue 28): as is, JSON-escaped (a body
@@ -29,6 +31,7 @@ export class Redactor {
     const lines = secret.split(/\r?\n|\r/).filter((line) => line.length >= 4);
     if (lines.length > 1 || (lines[0] !== undefined && lines[0] !== secret))
       for (const line of lines) this.add(line, kind);
+    this.#starts = undefined;
     const forms = secretForms(secret);
     // Very short values would blank out ordinary words: those only where quoted in JSON.
     if (secret.length >= 4) for (const form of forms) this.#secrets.add(form);
@@ -64,7 +67,10 @@ export class Redactor {
     }
     // A message clipped to its length (`…`, api-errors.ts) may end inside a secret: the part
     // that is left before the mark is redacted too.
-    if (out.includes(CLIP_MARK)) out = redactClipped(out, this.#secrets);
+    if (out.includes(CLIP_MARK)) {
+      this.#starts ??= startsByEnding(this.#secrets);
+      out = redactClipped(out, this.#starts);
+    }
     for (const word of this.#shortWords) {
       const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
@@ -73,6 +79,7 @@ export class Redactor {
   }
 
   #addBasic(): void {
+    this.#starts = undefined;
     for (const username of this.#usernames)
       for (const password of this.#passwords)
         this.#secrets.add(Buffer.from(`${username}:${password}`, 'utf8').toString('base64'));
@@ -82,16 +89,45 @@ export class Redactor {
 /** The mark ctl puts where it cut someone else's text short. */
 const CLIP_MARK = '\u2026';
 
-/** Each `<start of a secret>…` in `text`, the start 4 characters or more, as `[REDACTED]…`. */
-function redactClipped(text: string, secrets: Set<string>): string {
-  let out = text;
+/**
+ * Each `<start of a secret>…` in `text`, the start 4 characters or more, as `[REDACTED]…`. Only
+ * the characters before each mark are looked at, through `starts` (the 4 characters that end
+ * each start of each secret): a large output with many marks costs about what its marks do.
+ */
+function redactClipped(text: string, starts: Map<string, string[]>): string {
+  let out = '';
+  let done = 0;
+  for (let mark = text.indexOf(CLIP_MARK); mark >= 0; mark = text.indexOf(CLIP_MARK, mark + 1)) {
+    if (mark - done < 4) continue;
+    let longest = 0;
+    for (const start of starts.get(text.slice(mark - 4, mark)) ?? []) {
+      if (
+        start.length > longest &&
+        start.length <= mark - done &&
+        text.startsWith(start, mark - start.length)
+      )
+        longest = start.length;
+    }
+    if (longest === 0) continue;
+    out += `${text.slice(done, mark - longest)}${REDACTED}`;
+    done = mark;
+  }
+  return done === 0 ? text : out + text.slice(done);
+}
+
+/** Every start (4 characters or more, short of the whole) of each secret, by its last 4 characters. */
+function startsByEnding(secrets: Iterable<string>): Map<string, string[]> {
+  const starts = new Map<string, string[]>();
   for (const secret of secrets) {
-    for (let length = secret.length - 1; length >= 4; length -= 1) {
-      const clipped = `${secret.slice(0, length)}${CLIP_MARK}`;
-      if (out.includes(clipped)) out = out.split(clipped).join(`${REDACTED}${CLIP_MARK}`);
+    for (let length = 4; length < secret.length; length += 1) {
+      const start = secret.slice(0, length);
+      const ending = start.slice(-4);
+      const known = starts.get(ending);
+      if (known) known.push(start);
+      else starts.set(ending, [start]);
     }
   }
-  return out;
+  return starts;
 }
 
 /**

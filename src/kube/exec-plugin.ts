@@ -58,7 +58,13 @@ export function runBounded(
   options: SpawnOptions,
   limits: { deadlineMs: number; maxBytes: number } = EXEC_PLUGIN_LIMITS,
 ): ChildProcess {
-  const child = spawn(command, args ?? [], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args ?? [], {
+    ...options,
+    // The plugin is the kubeconfig's (a cloud's, or whoever wrote the file): it gets no ctl
+    // credential (CTL_PASSWORD, CTL_USERNAME, ...), as helm gets none (src/exec/helm.ts).
+    env: withoutCtlVariables(options.env ?? process.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   killedAtExit(child);
   const name = oneLine(command);
   let stopped = false;
@@ -123,3 +129,8 @@ function killedAtExit(child: ChildProcess): void {
 }
 
 let exitHooked = false;
+
+/** The environment less ctl's own variables: the plugin needs none of them. */
+function withoutCtlVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('CTL_')));
+}

@@ -207,10 +207,20 @@ export function failedStepOf(record: Pick<RunRecord, 'steps'>): string | undefin
   return record.steps.find((step) => step.result === 'failed' || step.result === 'interrupted')?.id;
 }
 
-/** Writes the report with mode 0600 whatever the umask (and an existing file's mode), creating its folder if needed. */
-export async function writeReportFile(path: string, report: unknown): Promise<void> {
+/**
+ * Writes the report with mode 0600 whatever the umask (and an existing file's mode), creating
+ * its folder if needed; redacted as a whole like all ctl writes (a CI job keeps it as an
+ * artifact): a failed step's message quotes the server, and the plan holds the locations the
+ * run used, a bundle URL's token among them.
+ */
+export async function writeReportFile(
+  path: string,
+  report: unknown,
+  redact: (text: string) => string,
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  // safeJson: the same JSON, but no character in it can drive a terminal that shows the file.
-  await writeFile(path, `${safeJson(report, 2)}\n`, { mode: 0o600 });
+  // safeJson: the same JSON, but no character in it can drive a terminal that shows the file;
+  // redacted in that form (the placeholder holds no quote, so it stays JSON).
+  await writeFile(path, `${redact(safeJson(report, 2))}\n`, { mode: 0o600 });
   await chmod(path, 0o600);
 }

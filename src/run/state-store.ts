@@ -1,5 +1,5 @@
 import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
-import { StateFile, type UpgradeState } from './state.js';
+import { StateFile, type StepState, type UpgradeState } from './state.js';
 import { refuseSharedStatePath } from './state-permissions.js';
 import { type ClusterLease, leaseLostError, withClusterLease } from './cluster-lease-lock.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
@@ -37,6 +37,50 @@ export interface StateStore {
   readLock(): Promise<LockView | undefined>;
   /** `ctl upgrade unlock`: removes a lock whose owner is gone; refuses a live one unless forced. */
   forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined>;
+}
+
+/**
+ * `store`, whose saves pass the text of the state that quotes others through `redact` (the
+ * redactor of src/io/redact.ts): each step's error message and hint (a server's words: an API
+ * or Kubernetes error body quoting the request's credentials) and the resume command (a
+ * `--bundle` URL with its token). The state file is the user's, but the ConfigMap store keeps it
+ * in the cluster for everyone who may read ConfigMaps. The rest of the state is ctl's own
+ * (ids, versions, times), and is kept exactly, so that a resume reads it back unchanged.
+ */
+export function withRedactedSaves(store: StateStore, redact: (text: string) => string): StateStore {
+  const steps = (record: Record<string, StepState>): Record<string, StepState> =>
+    Object.fromEntries(
+      Object.entries(record).map(([id, step]) => [
+        id,
+        step.error
+          ? {
+              ...step,
+              error: {
+                ...step.error,
+                message: redact(step.error.message),
+                ...(step.error.hint === undefined ? {} : { hint: redact(step.error.hint) }),
+              },
+            }
+          : step,
+      ]),
+    );
+  return {
+    kind: store.kind,
+    location: store.location,
+    load: () => store.load(),
+    save: (state) =>
+      store.save({
+        ...state,
+        steps: steps(state.steps),
+        ...(state.hops
+          ? { hops: state.hops.map((hop) => (hop.steps ? { ...hop, steps: steps(hop.steps) } : hop)) }
+          : {}),
+        ...(state.resumeCommand === undefined ? {} : { resumeCommand: redact(state.resumeCommand) }),
+      }),
+    lock: (operation) => store.lock(operation),
+    readLock: () => store.readLock(),
+    forceUnlock: (options) => store.forceUnlock(options),
+  };
 }
 
 /** The local state file and its lock file (src/run/state.ts, lock.ts), unchanged. */

@@ -160,6 +160,19 @@ async function upgradeCluster(
           : `${tagField} is already ${tag}`,
     };
   }
+  // Never a downgrade, whatever the plan's checks said: with `--ignore-check upgrade-path` (which a
+  // blocked plan's hint offers) a run to an older release set the older tag here, although the
+  // plan half skips a newer cluster (planCluster) and the operator step skips a newer operator.
+  const running = liveTag ? parseImageTag(liveTag) : undefined;
+  const wanted = parseImageTag(tag);
+  if (running && wanted && compareImageTags(running, wanted) > 0) {
+    throw new OperationError(
+      `not downgrading ${describeRef(ref)}: it runs ${liveTag}, newer than ${tag}; Redis Enterprise documents upgrades only`,
+      {
+        hint: `Nothing was changed in the cluster resource. Pass a --to whose cluster version is ${liveTag} or newer.`,
+      },
+    );
+  }
   if (live.state === 'Upgrade') {
     throw new OperationError(`the cluster is already upgrading (to ${liveTag ?? 'the operator default'})`, {
       hint: `The operator starts no new upgrade during one. Wait until kubectl get rec ${live.name} -n ${live.namespace} shows Running, then run ctl again.`,

@@ -122,6 +122,30 @@ describe('ctl completion (e2e)', () => {
     assert.equal(result.stdout, 'complete -F _ctl_completion ctl\nupgrade\n');
   });
 
+  it("the bash script's own every-shell line works as written in a fresh HOME (no completions folder yet)", () => {
+    // The line after "Load it in every shell:", with `ctl` a shim for the built binary.
+    const line = /^# Load it in every shell: +(.+)$/m.exec(scripts.bash ?? '')?.[1] ?? '';
+    assert.match(line, /completion bash > ~\/\.local\/share\/bash-completion\/completions\/ctl/);
+    const home = path.join(dir, 'fresh-home');
+    const bin = path.join(dir, 'bin');
+    spawnSync('mkdir', ['-p', home, bin]);
+    const shim = path.join(bin, 'ctl');
+    writeFileSync(
+      shim,
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(ctlBin)} "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', line], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+    });
+    assert.equal(result.status, 0, `${line}: ${result.stderr}`);
+    const saved = path.join(home, '.local', 'share', 'bash-completion', 'completions', 'ctl');
+    assert.ok(existsSync(saved), `${saved} written`);
+  });
+
   it('completes top-level commands and subcommands', () => {
     assert.deepEqual(complete(['ctl', 'up']), ['upgrade']);
     assert.deepEqual(complete(['ctl', 'upgrade', '']), ['plan', 'run', 'status', 'steps', 'unlock', 'help']);

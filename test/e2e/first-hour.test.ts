@@ -119,6 +119,18 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
       assert.match(declined.stderr, /not confirmed: nothing was changed/);
       assert.doesNotMatch(declined.stderr, /error:/);
       assertNoChanges(sim, before, 'a declined run');
+
+      // No answer at all (Ctrl-D, the end of input) is no too: not an "unexpected failure".
+      const unanswered = await runCtl(['upgrade', 'run', '--to', to], {
+        env: sim.env,
+        cwd: sim.sandbox.dir,
+        stdin: '',
+        preload: path.join(repoRoot, 'dist', 'test', 'e2e', 'stdin-terminal-preload.js'),
+      });
+      assertExit(unanswered, 0, 'a run whose question got no answer');
+      assert.match(unanswered.stderr, /\nnot confirmed \(no answer: end of input\): nothing was changed\n/);
+      assert.doesNotMatch(unanswered.stderr, /error:|unexpected|Aborted/);
+      assertNoChanges(sim, before, 'an unanswered run');
     });
   });
 

@@ -3,7 +3,7 @@
  * waits for it without a limit and keeps all it prints. A plugin that never answers (waiting
  * for a sign-in nobody gives) hung ctl for good; one that prints without end filled its memory.
  * Now each ends the command with exit 1 and a message that names the plugin, and the plugin is
- * stopped, not left running.
+ * stopped, not left running. And, like helm, it gets no ctl credential in its environment.
  */
 
 import assert from 'node:assert/strict';
@@ -25,6 +25,20 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The pids of `pids` still running once a signal sent as ctl exited has had time to arrive: up
+ * to 5 s (a hang guard on a loaded machine, not a speed target).
+ */
+async function stillRunning(pids: number[]): Promise<number[]> {
+  const until = Date.now() + 5_000;
+  let left = pids.filter(alive);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = left.filter(alive);
+  }
+  return left;
 }
 
 /** A kubeconfig whose user runs `script` as its exec plugin; the API server is never reached. */
@@ -66,8 +80,25 @@ describe('the exec credential plugin is bounded', () => {
     assert.match(result.stderr, /credential plugin .*silent-plugin gave no credential within 60 s/);
     const started = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
     assert.ok(started.length > 0, 'the plugin ran');
-    const left = started.filter(alive);
+    const left = await stillRunning(started);
     assert.deepEqual(left, [], `plugin processes still running: ${left.join(', ')}`);
+  });
+
+  test('the plugin gets no ctl credential in its environment', async () => {
+    const dump = path.join(dir, 'plugin-env');
+    writeFileSync(dump, '');
+    const credential =
+      '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}';
+    const kubeconfig = kubeconfigWithPlugin(dir, 'env', `env >> "${dump}"\necho '${credential}'`);
+    const password = 'plugin-must-not-see-this-password';
+    const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
+      env: { CTL_PASSWORD: password, CTL_USERNAME: 'admin@example.com' },
+      timeoutMs: 45_000,
+    });
+    const env = readFileSync(dump, 'utf8');
+    assert.ok(env.includes('PATH='), `the plugin ran: ${result.stderr}`);
+    assert.ok(!env.includes(password), 'the plugin saw the password');
+    assert.doesNotMatch(env, /^CTL_/m);
   });
 
   test('a plugin that prints without end: exit 1 past the output limit; the plugin is stopped', async () => {
@@ -79,7 +110,7 @@ describe('the exec credential plugin is bounded', () => {
     });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /credential plugin .*endless-plugin printed more than 1024 KiB/);
-    const left = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number).filter(alive);
+    const left = await stillRunning(readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number));
     assert.deepEqual(left, [], `plugin processes still running: ${left.join(', ')}`);
   });
 });

@@ -36,6 +36,8 @@ export interface PtyControl {
   resize(columns: number, rows: number): Promise<void>;
   /** Sends a signal to ctl itself (it replaced the pty's shell). */
   signal(name: NodeJS.Signals): void;
+  /** Types into the terminal (`\u0003` is Ctrl-C); only with PtyOptions.keyboard. */
+  type(text: string): void;
 }
 
 export interface PtyRun {
@@ -59,6 +61,8 @@ export interface PtyOptions {
   watch?: (output: string, control: PtyControl) => void;
   /** The script node runs (default bin/ctl.js): a link named kubectl-rec runs ctl as the plugin. */
   entry?: string;
+  /** A keyboard: what control.type writes reaches ctl's terminal as typed (else it has none). */
+  keyboard?: boolean;
 }
 
 function quote(word: string): string {
@@ -80,7 +84,7 @@ export function runInPty(args: string[], options: PtyOptions): Promise<PtyRun> {
   const child = spawn(SCRIPT, ['-qfec', command, '/dev/null'], {
     cwd: options.cwd,
     env: ctlEnv({ ...TERMINAL_ENV, ...options.env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.keyboard ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let output = '';
@@ -108,6 +112,9 @@ export function runInPty(args: string[], options: PtyOptions): Promise<PtyRun> {
     signal: (name) => {
       if (header) process.kill(header.pid, name);
     },
+    type: (text) => {
+      child.stdin?.write(text);
+    },
   };
   const take = (chunk: Buffer): void => {
     bytes += chunk.length;
@@ -122,8 +129,8 @@ export function runInPty(args: string[], options: PtyOptions): Promise<PtyRun> {
     }
     if (header) options.watch?.(output, control);
   };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
   const timer = setTimeout(() => kill(`did not end within ${timeoutMs} ms`), timeoutMs);
   return new Promise((resolve) => {
     child.on('close', (code) => {

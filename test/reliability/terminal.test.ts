@@ -304,6 +304,34 @@ describe('any terminal', () => {
     }
   });
 
+  test('Ctrl-C at the question: exit 130 at once, nothing changed, no "unexpected failure"', async () => {
+    const bed = await startBed('happy-path', { edit: renamed('ask'), fast: false });
+    try {
+      let typed = false;
+      // No --yes: at a terminal the run asks; readline reads the Ctrl-C byte itself (raw mode).
+      const run = await runInPty(['upgrade', 'run', '--to', '7.8.2-6'], {
+        env: bed.env,
+        cwd: bed.dir,
+        keyboard: true,
+        timeoutMs: 60_000,
+        watch: (output, control) => {
+          if (!typed && output.includes('[y/N]')) {
+            typed = true;
+            control.type('\u0003');
+          }
+        },
+      });
+      assert.ok(typed, 'the question was asked');
+      assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
+      assert.equal(run.code, 130, run.output.slice(-2000));
+      assert.match(run.output, /interrupted by SIGINT at the question: nothing was changed/);
+      assert.doesNotMatch(run.output, /unexpected failure|Aborted with|unsettled/);
+      assert.equal(bed.changes.versionTag, 0, 'nothing changed');
+    } finally {
+      await bed.close();
+    }
+  });
+
   test('a narrow terminal (30 columns): every frame fits, the run ends', async () => {
     const bed = await startBed('happy-path', { edit: renamed('narrow'), fast: false });
     try {

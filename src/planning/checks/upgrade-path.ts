@@ -8,13 +8,15 @@
 import { checkUpgradePath, rhel7HopFor } from '../../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { formatRs } from '../resolve.js';
-import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
+import { type Check, type CheckInput, fail, failFirm, type Outcome, pass, warn } from './check.js';
 
 function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome {
   const current = snapshot.operator?.version ? parseOperatorVersion(snapshot.operator.version) : undefined;
   const wanted = parseOperatorVersion(target.operator);
   if (current && wanted && compareOperatorVersions(current, wanted) > 0) {
-    return fail(
+    // Firm: ignored, the run would still go down no release (the operator and cluster steps
+    // refuse), so no hint offers --ignore-check for it.
+    return failFirm(
       `operator ${snapshot.operator?.version} is newer than --to ${target.operator}: downgrades are not supported`,
       `Pass --to ${snapshot.operator?.version} or newer.`,
     );

@@ -73,6 +73,11 @@ describe('secrets in the forms a server may quote them', () => {
     assert.ok(out.endsWith('[REDACTED]…'), out.slice(-40));
     // Text that only happens to precede the mark is kept.
     assert.equal(redactor.redact('and more…'), 'and more…');
+    // Several clipped messages in one text (a JSON list of them), each cut at another place.
+    assert.equal(
+      redactor.redact(`["${password.slice(0, 6)}…", "x…", "${password.slice(0, 20)}…", "${password}"]`),
+      '["[REDACTED]…", "x…", "[REDACTED]…", "[REDACTED]"]',
+    );
   });
 
   it('the Basic form of every user, whichever was named last', () => {

@@ -375,7 +375,7 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
         record.error = { message, exitCode: 1 };
         const report = runReport(record);
         const reportFile = join(dir, `report-${n}.json`);
-        await writeReportFile(reportFile, report);
+        await writeReportFile(reportFile, report, (text) => text);
         const reportText = readFileSync(reportFile, 'utf8');
         assertSafe(reportText, 'report');
         assert.deepEqual(JSON.parse(reportText), JSON.parse(JSON.stringify(report)));

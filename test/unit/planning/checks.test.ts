@@ -115,6 +115,8 @@ describe('runChecks', () => {
       const check = result(() => {}, 'upgrade-path', { to: '7.4.2-2' });
       assert.equal(check.status, 'fail');
       assert.match(check.message, /downgrades are not supported/);
+      // No hint offers --ignore-check for it: nothing ctl does goes down a release.
+      assert.equal(check.ignorable, false);
     });
 
     it('fails an unsupported RS path and names the hop', () => {

@@ -68,6 +68,18 @@ describe('resolveTarget', () => {
     });
   }
 
+  it('an unknown release (a typo, most often) is pointed first at the list of known targets', () => {
+    assert.throws(
+      () => resolveTarget({ to: '8.2.0-81' }),
+      (error: unknown) =>
+        error instanceof UsageError &&
+        /^Check the version: ctl upgrade plan without --to lists the targets ctl knows for this cluster\. /.test(
+          error.hint ?? '',
+        ) &&
+        /--cluster-version <tag>/.test(error.hint ?? ''),
+    );
+  });
+
   it('an unknown release is fine with --cluster-version', () => {
     assert.equal(resolveTarget({ to: '9.9.9-1', clusterVersion: '9.9.9-10' }).clusterVersion, '9.9.9-10');
   });

@@ -90,6 +90,23 @@ describe('cluster step', () => {
     assert.equal(h.log.filter((e) => e.type === 'intent').length, 0);
   });
 
+  it('never sets an older versionTag, whatever the checks said (a downgrade with --ignore-check upgrade-path)', async () => {
+    // The plan half skips a newer cluster (planCluster); the run half read it live and patched.
+    for (const dryRun of [false, true]) {
+      const { h, step } = setup();
+      h.cluster.put(rec({ tag: '8.2.0-78.18' }));
+      await assert.rejects(
+        h.run(step, { dryRun }),
+        (error: Error & { hint?: string }) =>
+          /^not downgrading rec\/rec -n redis: it runs 8\.2\.0-78\.18, newer than 7\.8\.2-34/.test(
+            error.message,
+          ) && /--to/.test(error.hint ?? ''),
+      );
+      assert.deepEqual(h.cluster.writes(), [], `dry run ${dryRun}: nothing written`);
+      assert.equal(h.log.filter((e) => e.type === 'intent').length, 0);
+    }
+  });
+
   it('refuses to patch during an upgrade to another version', async () => {
     const { h, step } = setup();
     h.cluster.put(rec({ tag: '7.4.6-30', state: 'Upgrade' }));

@@ -1,0 +1,70 @@
+/**
+ * A plain-HTTP proxy in front of a bed's simulated Kubernetes API, for tests of answers the
+ * simulator does not give: `answer` may answer a request itself (returns true), everything else
+ * goes through to the simulator. Returns a kubeconfig that points at the proxy (same context
+ * name, user and token as the bed's).
+ */
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import type { Bed } from './support.js';
+
+export interface KubeProxy {
+  kubeconfig: string;
+  /** The bearer token the kubeconfig sends. */
+  token: string;
+  close(): Promise<void>;
+}
+
+interface Kubeconfig {
+  clusters: { cluster: Record<string, unknown> }[];
+  users: { user: { token?: string } }[];
+}
+
+export async function startKubeProxy(
+  bed: Bed,
+  answer: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<KubeProxy> {
+  const kubeconfig = parse(readFileSync(bed.env.KUBECONFIG!, 'utf8')) as Kubeconfig;
+  const cluster = kubeconfig.clusters[0]!.cluster;
+  const upstream = new URL(String(cluster.server));
+  const ca = Buffer.from(String(cluster['certificate-authority-data']), 'base64');
+  const proxy = createServer((req, res) => {
+    if (answer(req, res)) return;
+    const forward = httpsRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+        ca,
+      },
+      (upstreamAnswer) => {
+        res.writeHead(upstreamAnswer.statusCode ?? 502, upstreamAnswer.headers);
+        upstreamAnswer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const address = proxy.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  delete cluster['certificate-authority-data'];
+  cluster.server = `http://127.0.0.1:${port}`;
+  cluster['insecure-skip-tls-verify'] = true;
+  const file = path.join(bed.dir, 'kubeconfig-proxied');
+  writeFileSync(file, stringify(kubeconfig), { mode: 0o600 });
+  return {
+    kubeconfig: file,
+    token: kubeconfig.users[0]?.user.token ?? '',
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
