@@ -9,7 +9,8 @@ import { checkWorlds, describeFailure } from './property.js';
  * finishes". `npm test` tries a fixed set of seeds, a few worlds each (bounded: each world is a
  * simulator started in this process, a plan and, for the half that is Ready, a run of the built
  * ctl; about half a minute in all on a shared two-core machine). `npm run test:worlds -- --runs N
- * [--seed S]` tries more (CTL_WORLDS_RUNS, CTL_WORLDS_SEED). A failure prints the seed and the shrunk world's YAML.
+ * [--seed S]` tries more (CTL_WORLDS_RUNS, CTL_WORLDS_SEED). A failure prints the seed and the
+ * shrunk world's YAML.
  */
 
 const FIXED_SEEDS = [36, 3601, 20261129];
