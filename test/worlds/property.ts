@@ -39,7 +39,6 @@ export async function checkWorlds(options: { seed: number; runs: number }): Prom
       tally.notReady += 1;
       const exit = String(outcome.planExit ?? 'none');
       tally.planExits[exit] = (tally.planExits[exit] ?? 0) + 1;
-        console.log('NR', outcome.target, outcome.failed.join('+') || outcome.why.replace(/\n/g, ' '));
       for (const id of outcome.failed.length > 0 ? outcome.failed : ['none'])
         tally.failedChecks[id] = (tally.failedChecks[id] ?? 0) + 1;
     }
