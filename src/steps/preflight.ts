@@ -193,7 +193,9 @@ async function backupCluster(ctx: StepContext<UpgradeDeps>, dir: string): Promis
   try {
     const object = await readObject(ctx.deps.kube, ref);
     if (!object) return undefined;
-    const text = stringify(restorable(object), { lineWidth: 0 });
+    // YAML 1.1 quoting: kubectl apply reads the file with go-yaml v2, to which an unquoted `y`,
+    // `no` or `on` (valid namespace and label values) is a boolean, not a string.
+    const text = stringify(restorable(object), { lineWidth: 0, version: '1.1' });
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const stamp = new Date(ctx.deps.clock.now())
       .toISOString()

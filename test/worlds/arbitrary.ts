@@ -1,18 +1,35 @@
 /**
  * fast-check's generator of worlds (world.ts) from the scenario keys (docs/simulator.md,
- * "Scenario keys for real-world situations"): operator version and install method, OLM channel
- * and approval, platform and version, databases and their versions, modules and their builds,
- * Active-Active participants and their RS, helm on the PATH or not, the state store. Names and
- * namespaces vary too: nothing may depend on `redis/rec`.
+ * "Scenario keys for real-world situations"): operator version and install method (bundle,
+ * helm with its release name, OLM with its channel, approval and CSV name), platform and
+ * version, namespaces (the cluster's, and watched ones holding databases, bound to a Role or a
+ * ClusterRole), databases with their versions, shards and replication, modules with and
+ * without a rhel9 build, Active-Active participants and their releases, the licence, the
+ * StatefulSet strategy, auto-upgrade, the SCC binding on OpenShift, the management API user's
+ * role, transient API faults, helm on the PATH or not, the state store and the target (one hop
+ * or several). Every name is drawn at random (DNS-1123): nothing may depend on `redis/rec`.
  *
- * Every generated scenario is one the simulator accepts (arbitrary.test.ts loads hundreds);
- * whether ctl may upgrade it is for the plan to say.
+ * About half the worlds are meant to be Ready: their platform and database versions are ones the
+ * start and the target both support (the simulator's own facts, src/sim/world). A third carry
+ * one blocker on purpose (`blockedBy`: a platform the target does not support, a database
+ * too old for it, a rhel8-only module on a RHEL9 target, no helm for a helm install, a bad
+ * licence, auto-upgrade with a pinned digest), which the plan must catch; the property checks
+ * that it does. Blockers the generator does not aim at (OLM's update graph, advisories, release
+ * rules, Active-Active participants) still come up on their own.
+ *
+ * Every generated scenario is one the simulator accepts (arbitrary.test.ts loads hundreds).
  */
 
 import fc from 'fast-check';
 import { OLM_BUNDLES } from '../../src/sim/world/olm-bundles.js';
-import { bundledDatabaseVersions, defaultClusterTag } from '../../src/sim/world/releases.js';
+import {
+  bundledDatabaseVersions,
+  clusterTagRunsRhel9,
+  databaseTooOldForRhel9,
+  defaultClusterTag,
+} from '../../src/sim/world/releases.js';
 import { worldOf } from '../../src/sim/world/world.js';
+import { pickTarget } from './targets.js';
 import type { UserSide, World } from './world.js';
 
 /** Starting operators: every line the catalog knows from 6.4.2 on, old and newest builds, holes included. */
@@ -32,74 +49,150 @@ export const START_OPERATORS = [
   '8.2.0-13',
 ] as const;
 
-const KUBERNETES = ['1.26', '1.28', '1.30', '1.32'] as const;
-const OPENSHIFT = ['4.12', '4.14', '4.16', '4.18'] as const;
-const NAMESPACES = ['redis', 'prod-data', 'team-a'] as const;
-const CLUSTER_NAMES = ['rec', 'cache-cluster', 'rs1'] as const;
+/** Platform versions beyond any release's support (an old cluster on a new platform, or the other way round). */
+const KUBERNETES = ['1.20', '1.23', '1.26', '1.28', '1.30', '1.32', '1.34'] as const;
+const OPENSHIFT = ['4.8', '4.10', '4.12', '4.14', '4.16', '4.18', '4.20'] as const;
 /** RS versions an Active-Active participant may run (GET /v1/nodes software_version). */
 const PARTICIPANT_RS = ['7.4.6-102', '7.8.6-315', '7.22.2-179', '8.0.20-108', '8.2.0-78'] as const;
+/** Or the operator release a participant runs, whose RS the simulated world knows. */
+const PARTICIPANT_OPERATORS = ['7.8.6-20', '7.22.2-43', '8.0.20-26', '8.2.0-13'] as const;
 
 /** Modules and their builds: with a rhel9 build, or rhel8 only (frozen by a RHEL9 cluster image). */
 const MODULES = [
   { name: 'search', version: '2.8.4', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
   { name: 'ReJSON', version: '2.6.6', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
+  { name: 'timeseries', version: '1.10.11', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
   { name: 'graph', version: '2.10.12', platforms: ['rhel8/x86_64'] },
 ] as const;
+const RHEL8_ONLY = MODULES.length - 1;
 
-const DATABASE_NAMES = ['orders', 'sessions', 'cache', 'ledger'] as const;
+/** The management API roles that may read but not write (SIMULATOR.md `cluster.users`). */
+const READ_ONLY_ROLES = ['cluster_viewer', 'db_viewer', 'cluster_member', 'db_member'] as const;
+
+/**
+ * Transient trouble the run must ride out (SIMULATOR.md `faults`): a bounded number of failed
+ * answers, never a permanent outage, so a Ready plan still has to finish.
+ */
+const TRANSIENT_FAULTS = [
+  { api: 'rest', match: 'POST /v1/bdbs/*/upgrade', status: 503, times: 1 },
+  { api: 'rest', match: 'GET /v1/bdbs', status: 503, times: 2 },
+  { api: 'rest', match: 'GET /v1/nodes', status: 502, times: 1 },
+  { api: 'kube', match: 'watch', dropAfterSeconds: 2 },
+  // One connection in ten reset, from a fixed seed: the flaky-api scenario's trouble, milder.
+  { api: 'rest', match: '*', rate: 0.1, kind: 'reset', seed: 7 },
+] as const;
+
+/** What a world is blocked by on purpose, and the checks of which one must then fail. */
+const BLOCKERS = {
+  platform: ['platform-supported'],
+  'old-database': ['database-min-version', 'database-version-supported'],
+  'rhel8-module': ['modules-compatible'],
+  'no-helm': ['helm-available'],
+  license: ['license-valid'],
+  'pinned-digest': ['auto-upgrade-digest'],
+} as const;
+type Blocker = keyof typeof BLOCKERS;
+
+/** Reserved or system namespaces a user's cluster does not live in. */
+const RESERVED_NAMESPACE = /^(default|kube-.*|openshift.*)$/;
+
+/** A random DNS-1123 label, starting with a letter (Services are named after clusters and databases). */
+function label(maxTail: number): fc.Arbitrary<string> {
+  return fc.stringMatching(new RegExp(`^[a-z]([-a-z0-9]{0,${maxTail}}[a-z0-9])?$`));
+}
+
+/** A namespace: a DNS-1123 label, which may also start with a digit. */
+const namespaceName = fc
+  .stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/)
+  .filter((name) => !RESERVED_NAMESPACE.test(name));
 
 function releaseLine(operator: string): string {
   return operator.split('-')[0] ?? operator;
 }
 
 const userSide: fc.Arbitrary<UserSide> = fc.record({
-  helm: fc.boolean(),
+  helm: fc.constant(true),
   stateStore: fc.constantFrom('file' as const, 'configmap' as const),
   runWith: fc.constantFrom('to' as const, 'plan' as const),
   targetFrom: fc.constantFrom('listed' as const, 'catalog' as const),
   targetPick: fc.nat({ max: 40 }),
+  credentials: fc.constantFrom('env' as const, 'secret' as const),
 });
 
+type PlatformName = 'kubernetes' | 'openshift';
+interface Platform {
+  platform: PlatformName;
+  version: string;
+}
+
+function supportedBy(operator: string, which: PlatformName): string[] {
+  const support = worldOf(undefined).platformsOf(operator)[which];
+  return [...support.supported, ...support.deprecated];
+}
+
 /**
- * The platform and its version: mostly one the starting operator supports (as clusters run),
- * sometimes any of a fixed few (an old cluster on a new platform, or the other way round).
+ * The platform: one both the starting operator and the target support (as clusters run before
+ * an upgrade that works); with the `platform` blocker, one the target does not support.
  */
-function platform(operator: string): fc.Arbitrary<{ platform: 'kubernetes' | 'openshift'; version: string }> {
-  const supported = worldOf(undefined).platformsOf(operator);
-  const of = (which: 'kubernetes' | 'openshift', versions: readonly string[]) =>
+function platform(operator: string, target: string | null, blocked: boolean): fc.Arbitrary<Platform> {
+  const of = (which: PlatformName, versions: readonly string[]) =>
     fc.record({ platform: fc.constant(which), version: fc.constantFrom(...versions) });
-  const choices = [
-    { weight: 1, arbitrary: of('kubernetes', KUBERNETES) },
-    { weight: 1, arbitrary: of('openshift', OPENSHIFT) },
-  ];
-  if (supported.kubernetes.supported.length > 0)
-    choices.push({ weight: 3, arbitrary: of('kubernetes', supported.kubernetes.supported) });
-  if (supported.openshift.supported.length > 0)
-    choices.push({ weight: 3, arbitrary: of('openshift', supported.openshift.supported) });
-  return fc.oneof(...choices);
+  const choices: fc.Arbitrary<Platform>[] = [];
+  for (const [which, all] of [
+    ['kubernetes', KUBERNETES],
+    ['openshift', OPENSHIFT],
+  ] as const) {
+    const started = supportedBy(operator, which);
+    const targeted = target ? supportedBy(target, which) : started;
+    const versions = blocked
+      ? all.filter((v) => olderThanAll(v, targeted))
+      : started.filter((v) => targeted.includes(v));
+    if (versions.length > 0) choices.push(of(which, versions));
+  }
+  return choices.length > 0 ? fc.oneof(...choices) : fc.constant({ platform: 'kubernetes', version: '1.32' });
 }
 
 interface Install {
   installedBy: 'bundle' | 'helm' | 'olm';
-  olm?: { channel: string; approval: 'Manual' | 'Automatic' };
+  helmRelease?: string;
+  olm?: {
+    channel: string;
+    approval: 'Manual' | 'Automatic';
+    startingCSV?: string;
+    operatorImageByDigest?: boolean;
+    webhookCa?: 'olm' | 'operator';
+    installFailure?: 'InstallCheckFailed';
+  };
 }
 
 /** How the operator was installed: OLM only on OpenShift, from a certified bundle's channels. */
-function install(operator: string, onOpenShift: boolean): fc.Arbitrary<Install> {
-  const methods: fc.Arbitrary<Install>[] = [
-    fc.constant({ installedBy: 'bundle' as const }),
-    fc.constant({ installedBy: 'helm' as const }),
-  ];
+function install(operator: string, onOpenShift: boolean, helmOnly: boolean): fc.Arbitrary<Install> {
+  const helm = fc.record(
+    { installedBy: fc.constant('helm' as const), helmRelease: label(20) },
+    { requiredKeys: ['installedBy'] },
+  );
+  if (helmOnly) return helm;
+  const methods: fc.Arbitrary<Install>[] = [fc.constant({ installedBy: 'bundle' as const }), helm];
   const bundle = OLM_BUNDLES.get(operator);
   if (onOpenShift && bundle) {
     const channels = [releaseLine(operator), ...(bundle.production ? ['production'] : [])];
     methods.push(
       fc.record({
         installedBy: fc.constant('olm' as const),
-        olm: fc.record({
-          channel: fc.constantFrom(...channels),
-          approval: fc.constantFrom('Manual' as const, 'Automatic' as const),
-        }),
+        olm: fc.record(
+          {
+            channel: fc.constantFrom(...channels),
+            approval: fc.constantFrom('Manual' as const, 'Automatic' as const),
+            // The CSV as Red Hat's certified bundles name it, with the rebuild suffix.
+            startingCSV: fc.constant(`redis-enterprise-operator.v${bundle.bundle}`),
+            // A disconnected install's CSV names the operator image by digest only.
+            operatorImageByDigest: fc.constant(true),
+            webhookCa: fc.constantFrom('olm' as const, 'operator' as const),
+            // A new CSV's install fails once, as while a slow Deployment comes up; OLM retries it.
+            installFailure: fc.constant('InstallCheckFailed' as const),
+          },
+          { requiredKeys: ['channel', 'approval'] },
+        ),
       }),
     );
   }
@@ -107,78 +200,207 @@ function install(operator: string, onOpenShift: boolean): fc.Arbitrary<Install> 
 }
 
 interface DatabaseDraft {
+  name: string;
   version: string;
+  /** Index into the world's namespaces: 0 is the cluster's, others are watched ones. */
+  namespace: number;
   module: number | null;
   activeActive: boolean;
   participants: number[];
+  shards: number;
+  replication: boolean;
 }
 
-function databases(versions: readonly string[], remotes: number): fc.Arbitrary<DatabaseDraft[]> {
+function databases(
+  versions: readonly string[],
+  remotes: number,
+  namespaces: number,
+  avoid: string,
+): fc.Arbitrary<DatabaseDraft[]> {
   const draft: fc.Arbitrary<DatabaseDraft> = fc.record({
+    name: label(14).filter((name) => name !== avoid && !name.startsWith(`${avoid}-`)),
     version: fc.constantFrom(...versions),
-    // Mostly modules with a rhel9 build; the last one (rhel8 only) now and then.
-    module: fc.option(
-      fc.oneof(
-        { weight: 4, arbitrary: fc.nat({ max: MODULES.length - 2 }) },
-        { weight: 1, arbitrary: fc.constant(MODULES.length - 1) },
-      ),
-      { nil: null },
-    ),
+    namespace: fc.nat({ max: namespaces - 1 }),
+    module: fc.option(fc.nat({ max: RHEL8_ONLY - 1 }), { nil: null }),
     activeActive: remotes > 0 ? fc.boolean() : fc.constant(false),
     participants: fc.uniqueArray(fc.nat({ max: Math.max(remotes - 1, 0) }), {
       minLength: remotes > 0 ? 1 : 0,
       maxLength: remotes,
     }),
+    shards: fc.constantFrom(1, 1, 2),
+    replication: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
   });
-  return fc.array(draft, { minLength: 0, maxLength: DATABASE_NAMES.length });
+  return fc.uniqueArray(draft, { minLength: 0, maxLength: 4, selector: (db) => db.name });
+}
+
+/** A sometimes-true boolean: true with probability 1 / (1 + against). */
+function now(against: number): fc.Arbitrary<boolean> {
+  return fc.oneof(
+    { weight: against, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  );
 }
 
 /** One world: the scenario and the user's side. */
 export const worldArbitrary: fc.Arbitrary<World> = fc
   .record({
     operator: fc.constantFrom(...START_OPERATORS),
-    namespace: fc.constantFrom(...NAMESPACES),
-    clusterName: fc.constantFrom(...CLUSTER_NAMES),
+    namespace: namespaceName,
+    watched: fc.uniqueArray(namespaceName, { maxLength: 2 }),
+    clusterName: label(18),
+    nodes: fc.constantFrom(3, 3, 5),
     dialect: fc.constantFrom('engine' as const, 'redis' as const),
-    remotes: fc.array(fc.constantFrom(...PARTICIPANT_RS), { maxLength: 2 }),
+    remotes: fc.uniqueArray(
+      fc.record({
+        name: label(14),
+        runs: fc.oneof(
+          fc.record({ rsVersion: fc.constantFrom(...PARTICIPANT_RS) }),
+          fc.record({ operator: fc.constantFrom(...PARTICIPANT_OPERATORS) }),
+        ),
+      }),
+      { maxLength: 2, selector: (remote) => remote.name },
+    ),
+    // About a third of the worlds carry one blocker on purpose; others come up on their own.
+    blocker: fc.oneof(
+      { weight: 7, arbitrary: fc.constant(null) },
+      { weight: 4, arbitrary: fc.constantFrom(...(Object.keys(BLOCKERS) as Blocker[])) },
+    ),
+    extras: fc.record({
+      roleRefKind: fc.constantFrom('Role' as const, 'ClusterRole' as const),
+      sccBinding: fc.constantFrom('users' as const, 'rbac' as const),
+      statefulSetStrategy: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('RollingUpdate' as const) },
+        { weight: 1, arbitrary: fc.constant('OnDelete' as const) },
+      ),
+      licenseIn: fc.constantFrom('secret' as const, 'spec' as const),
+      badLicense: fc.constantFrom('Invalid' as const, 'Expired' as const),
+      autoUpgrade: now(5),
+      apiRole: fc.option(fc.constantFrom(...READ_ONLY_ROLES), { nil: null, freq: 8 }),
+      faults: fc.option(fc.subarray([...TRANSIENT_FAULTS], { minLength: 1 }), { nil: [], freq: 3 }),
+    }),
     ctl: userSide,
   })
-  .chain((partial) => platform(partial.operator).map((on) => ({ ...partial, platform: on })))
+  .filter(
+    (w) =>
+      !w.watched.includes(w.namespace) &&
+      !w.remotes.some((r) => r.name === w.clusterName || r.name.startsWith(`${w.clusterName}-`)),
+  )
+  .chain((base) => {
+    const target = pickTarget(base.operator, base.ctl);
+    return platform(base.operator, target, base.blocker === 'platform').map((on) => ({
+      ...base,
+      target,
+      // A platform blocker needs a platform the target does not support; without one, none.
+      blocker: base.blocker === 'platform' && !blocksPlatform(on, target) ? null : base.blocker,
+      platform: on,
+    }));
+  })
   .chain((base) => {
     const onOpenShift = base.platform.platform === 'openshift';
-    const tag = defaultClusterTag(base.operator, base.platform.platform) ?? '';
-    const versions = bundledDatabaseVersions(tag);
+    const startTag = defaultClusterTag(base.operator, base.platform.platform) ?? '';
+    const targetTag = base.target ? (defaultClusterTag(base.target, base.platform.platform) ?? '') : startTag;
+    const started = bundledDatabaseVersions(startTag);
+    const toRhel9 = clusterTagRunsRhel9(targetTag);
+    const kept = bundledDatabaseVersions(targetTag);
+    // Versions a database may run before and after: bundled by both, new enough for RHEL9.
+    const fits = started.filter((v) => kept.includes(v) && !(toRhel9 && databaseTooOldForRhel9(v)));
+    const tooOld = started.filter((v) => !fits.includes(v));
+    let blocker = base.blocker;
+    if (blocker === 'old-database' && tooOld.length === 0) blocker = null;
+    if (blocker === 'rhel8-module' && !toRhel9) blocker = null;
+    const namespaces = [base.namespace, ...base.watched];
     return fc
       .record({
-        install: install(base.operator, onOpenShift),
-        databases: databases(versions.length > 0 ? versions : ['7.2'], base.remotes.length),
+        install: install(base.operator, onOpenShift, blocker === 'no-helm'),
+        databases: databases(
+          fits.length > 0 ? fits : started.length > 0 ? started : ['7.2'],
+          base.remotes.length,
+          namespaces.length,
+          base.clusterName,
+        ),
+        tooOld: tooOld.length > 0 ? fc.constantFrom(...tooOld) : fc.constant(''),
       })
-      .map(({ install: how, databases: drafts }) => buildWorld(base, how, drafts));
+      .map(({ install: how, databases: drafts, tooOld: oldVersion }) =>
+        buildWorld({ ...base, blocker, namespaces }, how, drafts, oldVersion),
+      );
   });
 
-function buildWorld(
-  base: {
-    operator: string;
-    platform: { platform: 'kubernetes' | 'openshift'; version: string };
-    namespace: string;
-    clusterName: string;
-    dialect: 'engine' | 'redis';
-    remotes: string[];
-    ctl: UserSide;
-  },
-  how: Install,
-  drafts: DatabaseDraft[],
-): World {
+function blocksPlatform(on: Platform, target: string | null): boolean {
+  return target !== null && olderThanAll(on.version, supportedBy(target, on.platform));
+}
+
+/**
+ * A platform version below every one a release lists: unsupported. One above them all is only
+ * not listed yet (the plan warns: a newer release may support it), so it blocks nothing.
+ */
+function olderThanAll(version: string, listed: readonly string[]): boolean {
+  const minor = (v: string) => v.split('.').map(Number) as [number, number];
+  const [major, min] = minor(version);
+  return (
+    listed.length > 0 &&
+    listed.every((v) => {
+      const [m, n] = minor(v);
+      return major < m || (major === m && min < n);
+    })
+  );
+}
+
+interface Base {
+  operator: string;
+  platform: Platform;
+  namespaces: string[];
+  clusterName: string;
+  nodes: number;
+  dialect: 'engine' | 'redis';
+  remotes: { name: string; runs: { rsVersion: string } | { operator: string } }[];
+  blocker: Blocker | null;
+  extras: {
+    roleRefKind: 'Role' | 'ClusterRole';
+    sccBinding: 'users' | 'rbac';
+    statefulSetStrategy: 'RollingUpdate' | 'OnDelete';
+    licenseIn: 'secret' | 'spec';
+    badLicense: 'Invalid' | 'Expired';
+    autoUpgrade: boolean;
+    apiRole: (typeof READ_ONLY_ROLES)[number] | null;
+    faults: (typeof TRANSIENT_FAULTS)[number][];
+  };
+  ctl: UserSide;
+}
+
+function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersion: string): World {
   const onOpenShift = base.platform.platform === 'openshift';
-  const remoteClusters = base.remotes.map((rsVersion, i) => ({ name: `participant-${i + 1}`, rsVersion }));
+  const { blocker, extras } = base;
+  const remoteClusters = base.remotes.map((remote) => ({ name: remote.name, ...remote.runs }));
+  // A blocker that needs a database gets one; the others' databases stay as drawn.
+  if ((blocker === 'old-database' || blocker === 'rhel8-module') && drafts.length === 0)
+    drafts = [
+      {
+        name: base.clusterName === 'db' ? 'data' : 'db',
+        version: oldVersion || '7.2',
+        namespace: 0,
+        module: null,
+        activeActive: false,
+        participants: [],
+        shards: 1,
+        replication: true,
+      },
+    ];
+  if (blocker === 'old-database') drafts = [{ ...drafts[0]!, version: oldVersion }, ...drafts.slice(1)];
+  if (blocker === 'rhel8-module') drafts = [{ ...drafts[0]!, module: RHEL8_ONLY }, ...drafts.slice(1)];
   const used = new Set<number>();
-  const databaseEntries = drafts.map((draft, i) => {
+  const databaseEntries = drafts.map((draft) => {
     if (draft.module !== null) used.add(draft.module);
     const module = draft.module === null ? undefined : MODULES[draft.module];
     return {
-      name: DATABASE_NAMES[i],
+      name: draft.name,
+      namespace: base.namespaces[draft.namespace],
       version: draft.version,
       ...(module ? { modules: [{ name: module.name, version: module.version }] } : {}),
+      ...(draft.shards > 1 ? { shards: draft.shards } : {}),
+      ...(draft.replication ? {} : { replication: false }),
       ...(draft.activeActive
         ? {
             activeActive: true,
@@ -187,29 +409,44 @@ function buildWorld(
         : {}),
     };
   });
+  const admin = { username: 'admin@example.com', role: 'admin' };
   const scenario: Record<string, unknown> = {
     name: 'generated-world',
     description: `generated: operator ${base.operator} by ${how.installedBy} on ${base.platform.platform} ${base.platform.version}`,
     dialect: base.dialect,
     platform: base.platform.platform,
-    namespace: base.namespace,
+    namespace: base.namespaces[0],
     ...(onOpenShift
       ? { openshiftVersion: base.platform.version }
       : { kubernetesVersion: base.platform.version }),
     operator: {
       version: base.operator,
       installedBy: how.installedBy,
+      ...(how.helmRelease ? { helmRelease: how.helmRelease } : {}),
       ...(how.olm ? { olm: how.olm } : {}),
+      ...(base.namespaces.length > 1
+        ? { watchNamespaces: base.namespaces.slice(1), roleRefKind: extras.roleRefKind }
+        : {}),
     },
     cluster: {
       name: base.clusterName,
+      nodes: base.nodes,
       ...(onOpenShift ? { repository: 'registry.connect.redhat.com/redislabs/redis-enterprise' } : {}),
+      ...(extras.statefulSetStrategy === 'OnDelete' ? { statefulSetStrategy: 'OnDelete' } : {}),
+      ...(extras.licenseIn === 'spec' ? { licenseIn: 'spec' } : {}),
+      ...(blocker === 'license' ? { license: extras.badLicense } : {}),
+      ...(extras.autoUpgrade || blocker === 'pinned-digest' ? { autoUpgrade: true } : {}),
+      ...(blocker === 'pinned-digest' ? { digestHash: `sha256:${'ab'.repeat(32)}` } : {}),
+      // The Secret ctl signs in with holds the first user: one that may only read, now and then.
+      ...(extras.apiRole ? { users: [{ username: 'viewer@example.com', role: extras.apiRole }, admin] } : {}),
     },
+    ...(onOpenShift ? { openshift: { sccBinding: extras.sccBinding } } : {}),
     modules: [...used].sort().map((i) => ({ ...MODULES[i]!, platforms: [...MODULES[i]!.platforms] })),
     databases: databaseEntries,
     remoteClusters,
+    ...(extras.faults.length > 0 ? { faults: extras.faults.map((fault) => ({ ...fault })) } : {}),
   };
   // helm is only asked for by a helm install: elsewhere its absence decides nothing.
-  const ctl = { ...base.ctl, helm: how.installedBy === 'helm' ? base.ctl.helm : true };
-  return { ctl, scenario };
+  const ctl = { ...base.ctl, helm: blocker !== 'no-helm' };
+  return { ctl, ...(blocker ? { blockedBy: [...BLOCKERS[blocker]] } : {}), scenario };
 }

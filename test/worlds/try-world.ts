@@ -8,6 +8,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { imageDigest } from '../../src/sim/olm/objects.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { compareDatabaseVersions } from './versions.js';
@@ -17,7 +18,14 @@ import { scenarioYaml, type World } from './world.js';
 
 export type WorldOutcome =
   /** No target to try, or the plan did not say Ready: the promise says nothing about the run. */
-  | { kind: 'not-ready'; target: string | null; planExit: number | null; why: string }
+  | {
+      kind: 'not-ready';
+      target: string | null;
+      planExit: number | null;
+      why: string;
+      /** The ids of the checks the plan failed (-o json); empty when it printed no plan. */
+      failed: string[];
+    }
   | { kind: 'finished'; target: string; hops: number }
   /** A Ready plan, then a run that failed or a cluster not at the target: the promise broken. */
   | { kind: 'broken'; target: string; why: string };
@@ -49,7 +57,14 @@ function withoutHelm(): Record<string, string | undefined> {
 export async function tryWorld(world: World): Promise<WorldOutcome> {
   const scenario = parseScenario(scenarioYaml(world), 'generated world');
   const target = pickTarget(scenario.operator.version, world.ctl);
-  if (!target) return { kind: 'not-ready', target: null, planExit: null, why: 'no newer release to target' };
+  if (!target)
+    return {
+      kind: 'not-ready',
+      target: null,
+      planExit: null,
+      why: 'no newer release to target',
+      failed: [],
+    };
   // happy-path is only the base the patch replaces: the world's own scenario is the one started.
   const sim = await startUpgradeSim('happy-path', { patch: () => scenario });
   try {
@@ -60,7 +75,11 @@ export async function tryWorld(world: World): Promise<WorldOutcome> {
 }
 
 async function planAndRun(sim: UpgradeSim, world: World, target: string): Promise<WorldOutcome> {
-  const env = world.ctl.helm ? {} : withoutHelm();
+  const env = {
+    ...(world.ctl.helm ? {} : withoutHelm()),
+    // From the cluster's credentials Secret, as a user who gives none.
+    ...(world.ctl.credentials === 'secret' ? { CTL_USERNAME: undefined, CTL_PASSWORD: undefined } : {}),
+  };
   const store = world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : [];
   const planFile = path.join(sim.sandbox.dir, 'plan.json');
   const ctl = (args: string[], timeoutMs: number) =>
@@ -70,11 +89,13 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     PLAN_TIMEOUT_MS,
   );
   if (plan.code !== 0) {
+    const failed = failedChecks(plan.stdout);
     return {
       kind: 'not-ready',
       target,
       planExit: plan.code,
-      why: failedChecks(plan.stdout) ?? lastLines(plan.stderr, 3),
+      why: failed.length > 0 ? failed.join(',') : lastLines(plan.stderr, 3),
+      failed,
     };
   }
   const planned = JSON.parse(readFileSync(planFile, 'utf8')) as PlanJson;
@@ -101,6 +122,17 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
   return { kind: 'finished', target, hops: planned.hops?.length ?? 1 };
 }
 
+/**
+ * Whether an operator image is the release's: by tag (`repo:8.2.0-18`), or by digest only
+ * (`repo@sha256:...`, an OLM install for disconnected clusters), then the simulated registry's
+ * digest of `repo:<release>`.
+ */
+function runsRelease(image: string, release: string): boolean {
+  const at = image.indexOf('@');
+  if (at < 0) return image.endsWith(`:${release}`);
+  return image.slice(at + 1) === imageDigest(`${image.slice(0, at)}:${release}`);
+}
+
 /** What the simulator shows that is not the plan's target. */
 function clusterProblems(sim: UpgradeSim, plan: PlanJson, report: ReportJson): string[] {
   const problems: string[] = [];
@@ -112,7 +144,7 @@ function clusterProblems(sim: UpgradeSim, plan: PlanJson, report: ReportJson): s
     .find((d) => d.metadata?.name === 'redis-enterprise-operator');
   const image = (operator?.spec as { template?: { spec?: { containers?: { image?: string }[] } } })?.template
     ?.spec?.containers?.[0]?.image;
-  if (!image?.endsWith(`:${plan.target.operator}`))
+  if (!image || !runsRelease(image, plan.target.operator))
     problems.push(`the operator runs ${image ?? '(no operator Deployment)'}, not ${plan.target.operator}`);
   const rec = store.get(
     store.resolve('app.redislabs.com/v1', 'RedisEnterpriseCluster'),
@@ -158,14 +190,13 @@ function databaseTargets(plan: PlanJson): Map<string, string | null> {
   return wanted;
 }
 
-/** The ids of the checks a blocked plan (-o json) failed, `a,b`; undefined when it printed no plan. */
-function failedChecks(stdout: string): string | undefined {
+/** The ids of the checks a blocked plan (-o json) failed; empty when it printed no plan. */
+function failedChecks(stdout: string): string[] {
   try {
     const plan = JSON.parse(stdout) as { checks?: { id: string; status: string }[] };
-    const failed = (plan.checks ?? []).filter((c) => c.status === 'fail').map((c) => c.id);
-    return failed.length > 0 ? failed.join(',') : undefined;
+    return (plan.checks ?? []).filter((c) => c.status === 'fail').map((c) => c.id);
   } catch {
-    return undefined;
+    return [];
   }
 }
 

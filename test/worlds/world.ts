@@ -18,12 +18,23 @@ export interface UserSide {
   targetFrom: 'listed' | 'catalog';
   /** Which of those targets, counted modulo their number. */
   targetPick: number;
+  /**
+   * Where ctl's management API credentials come from: `env` (CTL_USERNAME and CTL_PASSWORD, an
+   * admin) or `secret` (none given: ctl reads the cluster's credentials Secret, whose user the
+   * scenario's first `cluster.users` entry is). Absent: env.
+   */
+  credentials?: 'env' | 'secret';
   /** A found world's file names its target outright: the catalog may grow. */
   target?: string;
 }
 
 export interface World {
   ctl: UserSide;
+  /**
+   * A world made blocked on purpose: the check ids of which at least one must fail (the plan
+   * exits 3, nothing changed). Absent: the plan may say either; a Ready plan must finish.
+   */
+  blockedBy?: string[];
   /** A scenario file's keys, as `ctl sim up --scenario` reads them. */
   scenario: Record<string, unknown>;
 }

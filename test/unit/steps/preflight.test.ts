@@ -70,6 +70,22 @@ describe('preflight step', () => {
     assert.equal(readdirSync(dir).length, 2);
   });
 
+  it('the backup reads back the same in YAML 1.1, as kubectl apply reads it (a namespace "y" stays a string)', async () => {
+    const dir = tempDir('ctl-preflight-');
+    const h = harness({ snapshot: (s) => (s.cluster!.namespace = 'y') });
+    const rec = recObject();
+    h.cluster.put({
+      ...rec,
+      metadata: { ...rec.metadata, namespace: 'y' },
+      spec: { ...rec.spec, extraLabels: { tier: 'no', audit: 'on' } },
+    });
+    const result = await h.run(createPreflightStep({ backupDir: dir }));
+    // kubectl (sigs.k8s.io/yaml, go-yaml v2) reads y, no and on as booleans unless quoted.
+    const saved = parse(readFileSync(result.outcome?.backup as string, 'utf8'), { version: '1.1' });
+    assert.deepEqual(saved.metadata, { name: 'rec', namespace: 'y' });
+    assert.deepEqual(saved.spec.extraLabels, { tier: 'no', audit: 'on' });
+  });
+
   it('dry-run says where the backup would go and writes no file', async () => {
     const dir = tempDir('ctl-preflight-');
     const h = harness({});
