@@ -438,7 +438,23 @@ function firstOf<T>(waits: Promise<T>[], stop: AbortController): Promise<T> {
 function planCluster({ snapshot, target, resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
   const tag = resolved.clusterTag.target;
   if (!tag) return { skip: 'no target cluster version: pass --cluster-version' };
-  if (cluster.image.versionTag === tag) return { skip: `the cluster already runs ${tag}` };
+  if (cluster.image.versionTag === tag) {
+    // --user-defined-modules on a cluster at the tag: the run half sets the list alone (runCluster),
+    // so the plan says so, and the run is not taken for one with nothing to do.
+    const listed = modulesToSet(target.operator, target.userDefinedModules);
+    const listBody = cluster.autoUpgrade
+      ? undefined
+      : userDefinedModulesBody(cluster.userDefinedModuleEntries, listed);
+    if (!listBody) return { skip: `the cluster already runs ${tag}` };
+    return {
+      actions: [
+        action(
+          `List ${listed.map((m) => m.name).join(', ')} in spec.userDefinedModules (versionTag is already ${tag})`,
+          kubectlMergePatch('rec', cluster.name, cluster.namespace, listBody),
+        ),
+      ],
+    };
+  }
   const current = cluster.image.versionTag ? parseImageTag(cluster.image.versionTag) : undefined;
   const wanted = parseImageTag(tag);
   if (current && wanted && compareImageTags(current, wanted) > 0) {
