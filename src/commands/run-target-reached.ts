@@ -4,7 +4,7 @@ import { predictAvailability } from '../planning/availability-prediction.js';
 import type { Plan } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import { targetReached } from '../planning/target-reached.js';
-import type { AvailabilityEntry } from '../run/availability/ledger.js';
+import { type AvailabilityEntry, unmeasuredEntry } from '../run/availability/ledger.js';
 import type { RunRecord } from '../run/report.js';
 import type { StateStore } from '../run/state-store.js';
 import type { RunCommandInput } from './run-input.js';
@@ -115,14 +115,5 @@ function notMeasured(snapshot: Snapshot): AvailabilityEntry[] {
         namespace: db.namespace,
         name: db.name,
       }));
-  return known.map((db) => ({
-    ...db,
-    measured: false,
-    availability: null,
-    longestOutageMs: 0,
-    outages: [],
-    notSeenMs: 0,
-    seenMs: 0,
-    why,
-  }));
+  return known.map((db) => unmeasuredEntry(db, why));
 }

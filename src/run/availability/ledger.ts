@@ -39,6 +39,25 @@ export interface AvailabilityEntry {
   why?: string;
 }
 
+/** The entry of a database that was not measured, saying why (CLI.md `availability`). */
+export function unmeasuredEntry(
+  db: { namespace: string; name: string; uid: number },
+  why: string | undefined,
+): AvailabilityEntry {
+  return {
+    namespace: db.namespace,
+    name: db.name,
+    uid: db.uid,
+    measured: false,
+    availability: null,
+    longestOutageMs: 0,
+    outages: [],
+    notSeenMs: 0,
+    seenMs: 0,
+    why,
+  };
+}
+
 /** One database's running record; serialisable as it is (the state keeps it between runs). */
 export interface DatabaseRecord {
   namespace: string;

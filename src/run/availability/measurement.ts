@@ -14,7 +14,12 @@ import { AvailabilityLimitError } from '../../errors.js';
 import { isPodReady } from '../../kube/pod-ready.js';
 import { formatDuration } from '../../kube/watch.js';
 import type { KubeObject } from '../../kube/reads.js';
-import { type AvailabilityEntry, AvailabilityLedger, type DatabaseRecord } from './ledger.js';
+import {
+  type AvailabilityEntry,
+  AvailabilityLedger,
+  type DatabaseRecord,
+  unmeasuredEntry,
+} from './ledger.js';
 import { type AvailabilityApi, AvailabilityPoller, Pacer, type PollClock } from './poller.js';
 
 /** The measurement's request rate to the management API, and how often it looks. */
@@ -204,18 +209,7 @@ export class AvailabilityMeasurement {
   entries(): AvailabilityEntry[] {
     const now = this.#o.clock.now();
     const measured = this.#ledger.entries(now);
-    const unmeasured: AvailabilityEntry[] = this.#unmeasured.map((db) => ({
-      namespace: db.namespace,
-      name: db.name,
-      uid: db.uid,
-      measured: false,
-      availability: null,
-      longestOutageMs: 0,
-      outages: [],
-      notSeenMs: 0,
-      seenMs: 0,
-      why: db.why,
-    }));
+    const unmeasured = this.#unmeasured.map((db) => unmeasuredEntry(db, db.why));
     return [...measured, ...unmeasured];
   }
 
