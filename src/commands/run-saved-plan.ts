@@ -154,10 +154,12 @@ async function readRecordedPlan(recorded: SavedPlanRecord): Promise<Plan | strin
     return code === 'ENOENT' ? 'is gone' : `cannot be read (${code ?? (error as Error).message})`;
   }
   try {
-    const plan = JSON.parse(text) as Plan;
-    if (plan?.fingerprint === recorded.fingerprint && plan.target?.operator) return plan;
+    // Read as `run --plan` reads it (src/planning/saved-plan.ts), not as any JSON.
+    const { parseSavedPlan } = await import('../planning/saved-plan.js');
+    const plan = parseSavedPlan(text, recorded.file);
+    if (plan.fingerprint === recorded.fingerprint) return plan;
   } catch {
-    // Not JSON any more: changed since.
+    // Not a plan any more: changed since.
   }
   return 'has changed since';
 }

@@ -71,6 +71,11 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
   } catch (error) {
     throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, { hint: SAVE_HINT });
   }
+  return parseSavedPlan(text, path);
+}
+
+/** A saved plan's text, checked as `run --plan` reads it (a UsageError says what is wrong). */
+export function parseSavedPlan(text: string, path: string): Plan {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -40,8 +40,18 @@ function target(selection: Partial<NonNullable<PlanTarget['selection']>> = {}): 
   };
 }
 
+/** A plan as `ctl upgrade plan --out` saves it, with what `run --plan` checks (saved-plan.ts). */
 function plan(planTarget: PlanTarget = target(), fingerprint = FINGERPRINT): Plan {
-  return { target: planTarget, fingerprint } as unknown as Plan;
+  return {
+    apiVersion: 'ctl/v1',
+    kind: 'UpgradePlan',
+    cluster: { context: 'kind', namespace: 'redis', name: 'rec' },
+    target: planTarget,
+    checks: [],
+    steps: [],
+    blocked: false,
+    fingerprint,
+  } as unknown as Plan;
 }
 
 function state(extra: Partial<UpgradeState> = {}): UpgradeState {
