@@ -22,15 +22,40 @@ import {
 import { csvVersion, olmRoute, type OlmSnapshot } from './olm.js';
 import type { Platform } from './snapshot.js';
 
-/** An edge as the plan sees it: the catalog's, or OLM's own offer on the cluster. */
-export type PlannedOlmEdge = OlmEdge | { kind: 'offered'; installPlan: string };
+/**
+ * An edge as the plan sees it: the catalog's, OLM's own offer on the cluster, or OLM's own
+ * refusal: the Subscription sits in the channel whose head is the CSV, resolved, and offers
+ * nothing (`refused`).
+ */
+export type PlannedOlmEdge =
+  | OlmEdge
+  | { kind: 'offered'; installPlan: string }
+  | { kind: 'refused'; subscription: string; channel: string };
 
-/** The edge from the snapshot's installed CSV to `toCsv`. */
+/**
+ * The edge from the snapshot's installed CSV to `toCsv`. What OLM shows on the cluster beats the
+ * catalog: an unfinished InstallPlan of `toCsv` is an edge; a Subscription in the channel whose
+ * head is `toCsv` that is AtLatestKnown at the installed CSV is OLM saying it has no update to
+ * that head (OLM makes an InstallPlan, state UpgradePending, as soon as the channel has one:
+ * operator-framework/api `subscription_types.go` SubscriptionState), whatever spec.skips ctl's
+ * catalog read: the catalog source on the cluster may not be the certified one ctl read.
+ */
 export function olmEdgeFrom(olm: OlmSnapshot, toCsv: string): PlannedOlmEdge {
   const offered = olm.installPlans.find(
     (plan) => plan.csvs.includes(toCsv) && plan.phase !== 'Complete' && plan.phase !== 'Failed',
   );
   if (offered) return { kind: 'offered', installPlan: offered.name };
+  const sub = olm.subscription;
+  const head = olm.channels?.find((channel) => channel.name === sub?.channel)?.currentCSV;
+  if (
+    sub?.channel &&
+    head === toCsv &&
+    toCsv !== olm.csv &&
+    sub.state === 'AtLatestKnown' &&
+    sub.currentCSV === olm.csv &&
+    (sub.installedCSV === undefined || sub.installedCSV === olm.csv)
+  )
+    return { kind: 'refused', subscription: sub.name, channel: sub.channel };
   return catalogOlmEdge(olm.csv, toCsv);
 }
 

@@ -27,6 +27,18 @@ export type WorldOutcome =
       failed: string[];
     }
   | { kind: 'finished'; target: string; hops: number }
+  /**
+   * A world with `stopsThenBlocks`: a Ready plan, a run that stopped (exit 1 or 6), and the plan
+   * made next, with the checks it failed (the property judges them against the world's).
+   */
+  | {
+      kind: 'stopped';
+      target: string;
+      runExit: number;
+      replanExit: number | null;
+      replanFailed: string[];
+      why: string;
+    }
   /** A Ready plan, then a run that failed or a cluster not at the target: the promise broken. */
   | { kind: 'broken'; target: string; why: string };
 
@@ -105,6 +117,17 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...store],
     RUN_TIMEOUT_MS,
   );
+  if (run.code !== 0 && world.stopsThenBlocks && (run.code === 1 || run.code === 6)) {
+    const replan = await ctl(['upgrade', 'plan', '--to', target, '-o', 'json', ...store], PLAN_TIMEOUT_MS);
+    return {
+      kind: 'stopped',
+      target,
+      runExit: run.code,
+      replanExit: replan.code,
+      replanFailed: failedChecks(replan.stdout),
+      why: lastLines(run.stderr, 6),
+    };
+  }
   if (run.code !== 0) {
     return {
       kind: 'broken',

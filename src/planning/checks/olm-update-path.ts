@@ -5,7 +5,9 @@
  * covers it); otherwise the Subscription stays AtLatestKnown and the operator step stops after
  * switching the channel. Reads the installed CSV, the InstallPlans and the PackageManifest's
  * heads from the snapshot, and the certified bundles' edges from the catalog
- * (src/release/olm-graph.ts). An InstallPlan already offering the target passes; a catalog
+ * (src/release/olm-graph.ts). An InstallPlan already offering the target passes; a Subscription
+ * resolved in the target's channel that offers nothing fails, whatever the catalog says (the
+ * catalog source on the cluster is OLM's, src/planning/olm-path.ts olmEdgeFrom); a catalog
  * that does not know the target CSV warns; no edge fails, naming the missing edge, the route
  * through other heads when there is one, and the nearest target OLM can reach.
  */
@@ -36,7 +38,10 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
       );
   }
   const start: PathStart = { csv: olm.csv, rs: resolved.currentRs, platform: snapshot.platform };
-  const missing = `OLM has no update edge from ${olm.csv} to ${targetCsv}: ${targetCsv} does not list ${olm.csv} in spec.skips (a hole in the certified catalog)`;
+  const missing =
+    edge.kind === 'refused'
+      ? `OLM has no update edge from ${olm.csv} to ${targetCsv}: Subscription ${edge.subscription} is in channel ${edge.channel}, whose head is ${targetCsv}, and OLM answers AtLatestKnown at ${olm.csv} (it offers no update there, whatever spec.skips ctl's catalog read)`
+      : `OLM has no update edge from ${olm.csv} to ${targetCsv}: ${targetCsv} does not list ${olm.csv} in spec.skips (a hole in the certified catalog)`;
   const detour = olm.channels ? olmDetour(olm, start, targetCsv) : undefined;
   if (detour && detour.length > 0) {
     const through = detour.map((csv) => csvVersion(csv) ?? csv).join(', then ');
