@@ -61,6 +61,23 @@ export function olmEdgeFrom(olm: OlmSnapshot, toCsv: string): PlannedOlmEdge {
 
 export const hasEdge = (edge: PlannedOlmEdge): boolean => edge.kind === 'edge' || edge.kind === 'offered';
 
+/**
+ * OLM refuses, in the subscribed channel, an edge that ctl's catalog of the certified bundles
+ * declares: the catalog source on this cluster is not the one the catalog read (a rebuilt or
+ * private index), so no edge of the catalog can be trusted here, and no route through other
+ * channel heads is planned from it (each would only be found missing in the run, one at a time).
+ * Undefined when OLM agrees with the catalog; else the refusal and the edge the catalog declares.
+ */
+export function olmContradictsCatalog(
+  olm: OlmSnapshot,
+): { refused: Extract<PlannedOlmEdge, { kind: 'refused' }>; head: string } | undefined {
+  const head = olm.channels?.find((channel) => channel.name === olm.subscription?.channel)?.currentCSV;
+  if (!head) return undefined;
+  const edge = olmEdgeFrom(olm, head);
+  if (edge.kind !== 'refused' || catalogOlmEdge(olm.csv, head).kind !== 'edge') return undefined;
+  return { refused: edge, head };
+}
+
 /** The CSVs OLM can install: the heads of the package's channels (undefined when unread). */
 export function channelHeads(olm: OlmSnapshot): string[] | undefined {
   if (!olm.channels) return undefined;
@@ -103,6 +120,7 @@ function rsOfRelease(operator: string, platform: Platform): Release | undefined 
 export function reachableHeads(olm: OlmSnapshot, start: PathStart): Map<string, string[]> {
   const heads = channelHeads(olm) ?? [];
   const paths = new Map<string, string[]>();
+  if (olmContradictsCatalog(olm)) return paths;
   let frontier: { csv: string; path: string[]; rs: Release | undefined }[] = [
     { csv: start.csv, path: [], rs: start.rs },
   ];

@@ -14,7 +14,14 @@
 
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { csvVersion } from '../olm.js';
-import { nearestReachable, olmDetour, olmEdgeFrom, type PathStart, targetCsvOf } from '../olm-path.js';
+import {
+  nearestReachable,
+  olmContradictsCatalog,
+  olmDetour,
+  olmEdgeFrom,
+  type PathStart,
+  targetCsvOf,
+} from '../olm-path.js';
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
 
 function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome {
@@ -26,9 +33,18 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
     return pass(`${olm.csv} is already at ${target.operator} or newer: OLM installs nothing`);
   const targetCsv = targetCsvOf(olm, target.operator);
   const edge = olmEdgeFrom(olm, targetCsv);
+  if (edge.kind === 'offered')
+    return pass(`OLM offers ${targetCsv} already (InstallPlan ${edge.installPlan})`);
+  const contradicted = olmContradictsCatalog(olm);
+  if (contradicted) {
+    const { refused, head } = contradicted;
+    const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+    return fail(
+      `OLM offers no update from ${olm.csv} in channel ${refused.channel} (Subscription ${refused.subscription} is AtLatestKnown under the head ${head}), although the certified bundle ${head} skips it: the catalog source ${olm.subscription?.source ?? '(unknown)'} on this cluster does not hold the update edges of the certified bundles ctl read (a mirrored or rebuilt index?), so ctl cannot tell which update edges OLM has`,
+      `Look at what the catalog source offers: oc get packagemanifest ${olm.subscription?.package ?? '<package>'} -n ${ns} -o yaml, and oc get catalogsource ${olm.subscription?.source ?? '<source>'} -n ${olm.subscription?.sourceNamespace ?? 'openshift-marketplace'} -o yaml. Subscribe to Red Hat's certified-operators, or upgrade by hand through the channels whose InstallPlans OLM offers (oc get installplan -n ${ns}).`,
+    );
+  }
   switch (edge.kind) {
-    case 'offered':
-      return pass(`OLM offers ${targetCsv} already (InstallPlan ${edge.installPlan})`);
     case 'edge':
       return pass(`${targetCsv} lists ${olm.csv} in spec.${edge.via}: OLM has an update edge`);
     case 'unknown':
