@@ -18,6 +18,7 @@ import { type ResolvedUpgrade, resolveUpgrade } from '../resolve.js';
 import type { Snapshot } from '../snapshot.js';
 import type { Target } from '../target.js';
 import { admissionTlsCheck } from './admission-tls.js';
+import { apiPermissionsCheck } from './api-permissions.js';
 import { apiReachableCheck } from './api-reachable.js';
 import { autoUpgradeDigestCheck } from './auto-upgrade-digest.js';
 import { type CheckInput, type Outcome, warn } from './check.js';
@@ -67,6 +68,7 @@ export const CHECKS = [
   admissionTlsCheck,
   apiReachableCheck,
   permissionsCheck,
+  apiPermissionsCheck,
   releaseAdvisoriesCheck,
   releaseRulesCheck,
   platformSupportedCheck,
