@@ -79,14 +79,20 @@ export async function readOwnRole(api: OwnRoleReader, username: string): Promise
 async function rolesByUid(api: OwnRoleReader, uids: number[]): Promise<OwnRole> {
   const answer = await api.call({ method: 'GET', path: '/v1/roles' });
   if (answer.status !== 200 || !Array.isArray(answer.body))
-    return { kind: 'unknown', why: `its roles are role_uids, and GET /v1/roles answered ${answerOf(answer)}` };
+    return {
+      kind: 'unknown',
+      why: `its roles are role_uids, and GET /v1/roles answered ${answerOf(answer)}`,
+    };
   const roles: HeldRole[] = [];
   for (const uid of uids) {
     const role = (answer.body as unknown[]).find(
       (candidate): candidate is Record<string, unknown> => isObject(candidate) && candidate.uid === uid,
     );
     if (!role || typeof role.management !== 'string')
-      return { kind: 'unknown', why: `GET /v1/roles does not list its role uid ${uid} with a management role` };
+      return {
+        kind: 'unknown',
+        why: `GET /v1/roles does not list its role uid ${uid} with a management role`,
+      };
     roles.push({
       management: role.management,
       ...(typeof role.name === 'string' ? { name: role.name } : {}),
@@ -108,7 +114,9 @@ function scopeOf(resources: unknown): { databases?: number[] } {
 }
 
 function answerOf(response: HttpResponse): string {
-  return response.status === 200 ? 'something that is not a list' : `HTTP ${response.status}: ${describeApiError(response)}`;
+  return response.status === 200
+    ? 'something that is not a list'
+    : `HTTP ${response.status}: ${describeApiError(response)}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -189,12 +189,10 @@ async function readIdentity(reader: ManagementReader): Promise<ManagementCluster
  */
 async function readUser(reader: ManagementReader): Promise<OwnRole | undefined> {
   if (!reader.readOwnRole) return undefined;
-  return reader.readOwnRole().catch(
-    (error: unknown): OwnRole => ({
-      kind: 'unknown',
-      why: `reading it failed: ${error instanceof Error ? error.message : String(error)}`,
-    }),
-  );
+  return reader.readOwnRole().catch((error: unknown): OwnRole => ({
+    kind: 'unknown',
+    why: `reading it failed: ${error instanceof Error ? error.message : String(error)}`,
+  }));
 }
 
 /** The identity's non-empty fields, or undefined when it has none. */

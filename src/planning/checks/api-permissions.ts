@@ -98,12 +98,18 @@ export function judgeApiPermissions(
 ): Outcome {
   const who = describeUser(user);
   if (needs.length === 0)
-    return pass(`the run changes nothing through the management API (${who}; without --remediate a role that reads is enough)`);
+    return pass(
+      `the run changes nothing through the management API (${who}; without --remediate a role that reads is enough)`,
+    );
   const judged = needs.map((need) => ({ need, allowed: mayMake(need, user) }));
   const denied = judged.filter((j) => j.need.certainty === 'will' && j.allowed === 'no');
   if (denied.length > 0) {
     const message = `the run will ${describeChanges(denied.map((j) => j.need))} through the management API, which ${who} may not`;
-    const fix = `${fixFor(denied.map((j) => j.need.change), user, secretName)} Or run without --remediate: the run stops at the freeze and prints the management API commands to run by hand.`;
+    const fix = `${fixFor(
+      denied.map((j) => j.need.change),
+      user,
+      secretName,
+    )} Or run without --remediate: the run stops at the freeze and prints the management API commands to run by hand.`;
     return user?.kind === 'read' ? failFirm(message, fix) : fail(message, fix);
   }
   const untold = judged.filter((j) => j.need.certainty === 'will' && j.allowed === 'unknown');
@@ -150,7 +156,8 @@ function describeUser(user: OwnRole | undefined): string {
 }
 
 function describeRole(role: HeldRole): string {
-  const scope = role.databases === undefined ? '' : ` for database uid(s) ${list(role.databases.map(String), 5)}`;
+  const scope =
+    role.databases === undefined ? '' : ` for database uid(s) ${list(role.databases.map(String), 5)}`;
   return role.name && role.name !== role.management
     ? `${role.name} (${role.management}${scope})`
     : `${role.management}${scope}`;
@@ -164,7 +171,10 @@ function describeChanges(needs: readonly ApiChangeNeed[]): string {
         need.change === 'upload-module'
           ? 'upload the --module-file package(s)'
           : need.databases
-            ? `upgrade ${list(need.databases.map((db) => `${db.name} (uid ${db.uid})`), 5)}`
+            ? `upgrade ${list(
+                need.databases.map((db) => `${db.name} (uid ${db.uid})`),
+                5,
+              )}`
             : 'upgrade the databases that freeze it';
       return `${what} (${rule.request}, permission ${rule.permission})`;
     })

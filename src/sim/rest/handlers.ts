@@ -165,38 +165,67 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { method: 'GET', pattern: /^\/v1\/modules$/, permission: 'view_cluster_modules', handler: (m) => ok(m.modules) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/modules$/,
+    permission: 'view_cluster_modules',
+    handler: (m) => ok(m.modules),
+  },
   // rest-api/requests/modules "Get module": 404 when the module does not exist.
-  { method: 'GET', pattern: /^\/v1\/modules\/([^/]+)$/, permission: 'view_cluster_modules', handler: getModule },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/modules\/([^/]+)$/,
+    permission: 'view_cluster_modules',
+    handler: getModule,
+  },
   { method: 'POST', pattern: /^\/v2\/modules$/, permission: 'update_cluster', handler: uploadModule },
   {
     method: 'GET',
-    pattern: /^\/v1\/bdbs$/, permission: 'view_all_bdbs_info',
+    pattern: /^\/v1\/bdbs$/,
+    permission: 'view_all_bdbs_info',
     handler: (m, request) => {
       const wanted = wantedFields(request);
       return ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
     },
   },
   { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, permission: 'view_bdb_info', handler: getBdb },
-  { method: 'POST', pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/, permission: 'update_bdb_with_action', handler: upgradeBdb },
-  { method: 'GET', pattern: /^\/v1\/actions\/([^/]+)$/, permission: 'view_status_of_cluster_action', handler: getAction },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/,
+    permission: 'update_bdb_with_action',
+    handler: upgradeBdb,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/actions\/([^/]+)$/,
+    permission: 'view_status_of_cluster_action',
+    handler: getAction,
+  },
   { method: 'GET', pattern: /^\/v1\/nodes$/, permission: 'view_all_nodes_info', handler: (m) => ok(m.nodes) },
   { method: 'GET', pattern: /^\/v1\/cluster$/, permission: 'view_cluster_info', handler: getCluster },
   // Availability and shards (./availability.ts).
   {
     method: 'GET',
-    pattern: /^\/v1\/bdbs\/(\d+)\/availability$/, permission: 'view_bdb_info',
+    pattern: /^\/v1\/bdbs\/(\d+)\/availability$/,
+    permission: 'view_bdb_info',
     handler: (m, r, [uid]) => answer(availability.bdbAvailability(m, Number(uid), r.path)),
   },
   {
     method: 'GET',
-    pattern: /^\/v1\/local\/bdbs\/(\d+)\/endpoint\/availability$/, permission: 'view_bdb_info',
+    pattern: /^\/v1\/local\/bdbs\/(\d+)\/endpoint\/availability$/,
+    permission: 'view_bdb_info',
     handler: (m, r, [uid]) => answer(availability.localEndpointAvailability(m, Number(uid), r.path)),
   },
-  { method: 'GET', pattern: /^\/v1\/shards$/, permission: 'view_all_shard_stats', handler: (m) => answer(availability.listShards(m)) },
   {
     method: 'GET',
-    pattern: /^\/v1\/shards\/(\d+)$/, permission: 'view_all_shard_stats',
+    pattern: /^\/v1\/shards$/,
+    permission: 'view_all_shard_stats',
+    handler: (m) => answer(availability.listShards(m)),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/shards\/(\d+)$/,
+    permission: 'view_all_shard_stats',
     handler: (m, _r, [uid]) => answer(availability.getShard(m, Number(uid))),
   },
   // Users and roles (./access.ts): requests/users and requests/roles.
@@ -210,7 +239,8 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/v1\/roles$/, permission: 'view_all_roles_info', handler: (m) => ok(m.roles) },
   {
     method: 'GET',
-    pattern: /^\/v1\/bdbs\/(\d+)\/shards$/, permission: 'view_all_shard_stats',
+    pattern: /^\/v1\/bdbs\/(\d+)\/shards$/,
+    permission: 'view_all_shard_stats',
     handler: (m, _r, [uid]) => answer(availability.bdbShards(m, Number(uid))),
   },
 ];

@@ -73,7 +73,10 @@ describe('api-permissions: the decision table', () => {
     const outcome = judgeApiPermissions([upload], read('cluster_viewer'), 'rec');
     assert.equal(outcome.status, 'fail');
     assert.equal(outcome.ignorable, false);
-    assert.match(outcome.message, /upload the --module-file package\(s\) \(POST \/v2\/modules, permission update_cluster\)/);
+    assert.match(
+      outcome.message,
+      /upload the --module-file package\(s\) \(POST \/v2\/modules, permission update_cluster\)/,
+    );
     assert.match(outcome.message, /from Secret rec\), role cluster_viewer/);
     assert.match(outcome.fix, /management role admin/);
     assert.match(outcome.fix, /CTL_USERNAME and CTL_PASSWORD/);
@@ -125,9 +128,13 @@ describe('api-permissions: the decision table', () => {
 
 describe("api-permissions: the changes a plan's run makes", () => {
   const check = (mutate: (s: Snapshot) => void, remediate?: { moduleFiles: number }, to = '7.8.2-6') =>
-    runChecks(makeSnapshot(mutate), { ...makeTarget({ to }), ...(remediate ? { remediate } : {}) }, {
-      required: REQUIRED_PERMISSIONS,
-    }).find((c) => c.id === 'api-permissions');
+    runChecks(
+      makeSnapshot(mutate),
+      { ...makeTarget({ to }), ...(remediate ? { remediate } : {}) },
+      {
+        required: REQUIRED_PERMISSIONS,
+      },
+    ).find((c) => c.id === 'api-permissions');
 
   it('without --remediate nothing, even for a viewer', () => {
     const result = check((s) => {
