@@ -110,7 +110,9 @@ export function judgeApiPermissions(
       user,
       secretName,
     )} Or run without --remediate: the run stops at the freeze and prints the management API commands to run by hand.`;
-    return user?.kind === 'read' ? failFirm(message, fix) : fail(message, fix);
+    return user?.kind === 'read'
+      ? failFirm(message, fix, 'the management API refuses that change to this role (403)')
+      : fail(message, fix);
   }
   const untold = judged.filter((j) => j.need.certainty === 'will' && j.allowed === 'unknown');
   if (untold.length > 0) {
