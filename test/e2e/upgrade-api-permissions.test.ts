@@ -90,7 +90,10 @@ describe('api-permissions: a read-only API user (e2e)', () => {
           judged.message,
           /upload the --module-file package\(s\) \(POST \/v2\/modules, permission update_cluster\)/,
         );
-        assert.match(judged.message, /from Secret rec\), not an admin \(GET \/v1\/users answered 403/);
+        assert.match(
+          judged.message,
+          /from Secret rec\) may not: it is no admin \(GET \/v1\/users answered 403/,
+        );
         assert.match(judged.fix, /management role admin/);
         assert.match(judged.fix, /CTL_USERNAME and CTL_PASSWORD/);
         assert.match(judged.fix, /Or run without --remediate/);
@@ -136,7 +139,10 @@ describe('api-permissions: a role that may (e2e)', () => {
           assertExit(plan, 0, 'the plan');
           const judged = check(plan.stdout);
           assert.equal(judged.status, 'pass');
-          assert.match(judged.message, /role Upgraders \(admin\) may .*upload the --module-file package/);
+          assert.match(
+            judged.message,
+            /may .*upload the --module-file package.*: its role is Upgraders \(admin\)$/,
+          );
           // role_uids: its role read from GET /v1/roles.
           assert.equal(sim.cluster.audit.filter('GET', '/v1/roles').at(-1)?.status, 200);
 
