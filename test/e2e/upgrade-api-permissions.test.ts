@@ -146,11 +146,22 @@ describe('api-permissions: a role that may (e2e)', () => {
           // role_uids: its role read from GET /v1/roles.
           assert.equal(sim.cluster.audit.filter('GET', '/v1/roles').at(-1)?.status, 200);
 
-          const run = await sim.ctl(
-            ['upgrade', 'run', '--to', TARGET, '--yes', ...REMEDIATE, file],
+          // Saved, the plan's Next line repeats --remediate and --module-file (a saved plan does
+          // not record them); the run of the saved plan judges its own and remediates.
+          const saved = path.join(sim.sandbox.dir, 'plan.json');
+          const text = await sim.ctl(
+            ['upgrade', 'plan', '--to', TARGET, ...REMEDIATE, file, '--out', saved],
             FROM_SECRET,
           );
-          assertExit(run, 0, 'the run');
+          assertExit(text, 0, 'the saved plan');
+          const next = /Next: (ctl [^\n]*)/.exec(text.stdout)?.[1] ?? '';
+          assert.ok(next.startsWith(`ctl upgrade run --plan ${saved}`), text.stdout);
+          assert.ok(next.includes(`--remediate --module-file ${file}`), next);
+          const run = await sim.ctl(
+            ['upgrade', 'run', '--plan', saved, '--yes', '--remediate', '--module-file', file],
+            FROM_SECRET,
+          );
+          assertExit(run, 0, 'the run of the saved plan');
           const uploads = sim.cluster.audit.filter('POST', '/v2/modules');
           assert.equal(uploads.length, 1, describeEntries(uploads));
           assert.equal(uploads[0]?.status, 200);
