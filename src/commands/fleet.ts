@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
 import { z } from 'zod';
 import { CtlError, ExitCode, type ExitCodeValue, NotConfirmedError, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
@@ -84,9 +84,10 @@ export async function loadFleetFile(path: string): Promise<FleetMember[]> {
   }
   let document: unknown;
   try {
-    document = parse(text);
+    document = parseUserYaml(text);
   } catch (error) {
-    throw new UsageError(`the fleet file ${path} is not YAML: ${(error as Error).message}`, {
+    // Where and what, never the lines themselves (a fleet file's lines may hold secrets).
+    throw new UsageError(`the fleet file ${path} is not YAML: ${yamlProblem(error)}`, {
       hint: 'Write a YAML list, e.g. "- context: prod-eu" on each line.',
     });
   }
