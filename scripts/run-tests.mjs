@@ -23,10 +23,14 @@
 // its file's output (scripts/failures-reporter.mjs), then "N passed, M failed".
 //
 // Files start slowest first, by the times of the last run on this checkout (kept in
-// node_modules/.cache/ctl-test-times.json; files it does not know start first, as they may be
-// slow): a long file started last would leave one core idle while it finishes alone.
+// node_modules/.cache/ctl-test-times.json): a long file started last would leave one core idle
+// while it finishes alone. A fresh clone (CI) has no such times: there the files listed in
+// scripts/slow-test-files.json (the suite's slow files and their seconds, from a whole run) start
+// first, slowest first, then the others in the order of their names. A file that neither knows
+// starts first when the checkout has times (a new file may be slow), after the listed ones when it
+// has none. Refresh the list from a whole run's times: `node scripts/run-tests.mjs --slow-list`.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envWithNode, nodeBinary } from './node-runtime.mjs';
@@ -59,17 +63,52 @@ function collect(dir) {
 }
 
 const timesFile = join(repo, 'node_modules', '.cache', 'ctl-test-times.json');
+const slowListFile = join(repo, 'scripts', 'slow-test-files.json');
+const SLOW_LIST_FROM_MS = 7_000;
+
+// `--slow-list`: writes the committed list from this checkout's times (the files of 7 s or more).
+if (process.argv[2] === '--slow-list') {
+  const times = readTimes(timesFile);
+  const slow = Object.entries(times)
+    .filter(([, ms]) => typeof ms === 'number' && ms >= SLOW_LIST_FROM_MS)
+    .sort((a, b) => b[1] - a[1]);
+  if (slow.length === 0) {
+    console.error(`run-tests: no times in ${timesFile}: run the whole suite first`);
+    process.exit(1);
+  }
+  const list = Object.fromEntries(slow.map(([name, ms]) => [name, Math.round(ms / 1000)]));
+  writeFileSync(slowListFile, `${JSON.stringify(list, null, 2)}\n`);
+  console.error(
+    `run-tests: ${slow.length} files of ${SLOW_LIST_FROM_MS / 1000} s or more in ${relative(repo, slowListFile)}`,
+  );
+  process.exit(0);
+}
 const files = slowestFirst(folders.flatMap(collect).sort());
 
-/** The files by their last run's time, slowest first; files without one first of all. */
-function slowestFirst(paths) {
-  let times = {};
+/** A JSON object of numbers, or an empty one when the file is missing or not that. */
+function readTimes(file) {
   try {
-    times = JSON.parse(readFileSync(timesFile, 'utf8'));
+    const times = JSON.parse(readFileSync(file, 'utf8'));
+    return times && typeof times === 'object' && !Array.isArray(times) ? times : {};
   } catch {
-    // No times yet (a fresh clone): the order of the names.
+    return {};
   }
-  const timeOf = (file) => times[relative(repo, file)] ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The files slowest first: by the last run's time (ms) where this checkout has one, else by the
+ * committed list's (s); a file in neither starts first beside earlier times, last without them.
+ */
+function slowestFirst(paths) {
+  const times = readTimes(timesFile);
+  const known = readTimes(slowListFile);
+  const unknown = Object.keys(times).length > 0 ? Number.POSITIVE_INFINITY : 0;
+  const timeOf = (file) => {
+    const name = relative(repo, file);
+    if (typeof times[name] === 'number') return times[name];
+    if (typeof known[name] === 'number') return known[name] * 1000;
+    return unknown;
+  };
   return paths
     .map((file) => [file, timeOf(file)])
     .sort((a, b) => b[1] - a[1])

@@ -61,7 +61,7 @@ function addPlanOptions(command: Command): Command {
       )
       .option(
         '--ignore-check <id>',
-        'turn this failing check into a warning, recorded in the plan (repeatable)',
+        'turn this failing check into a warning, recorded in the plan (repeatable); a failure the run cannot get past (a downgrade, a release that is not there) stays one',
         collect,
       )
       .option(
@@ -139,10 +139,19 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             'the store the run will use: configmap adds its ConfigMap and Lease to the permissions check (env CTL_STATE_STORE)',
           ),
         )
+        .option(
+          '--remediate',
+          'judge the run with --remediate: the api-permissions check asks whether the management API user may make its changes',
+        )
+        .option(
+          '--module-file <path>',
+          'a module package the run with --remediate will upload (repeatable; the plan only counts them)',
+          collect,
+        )
         .addHelpText(
           'after',
           '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +
-            'a failure into a warning):\n' +
+            'a failure into a warning, where the run can get past it):\n' +
             checkIds +
             '\nThe management API: --api-url, else https://<cluster>.<namespace>.svc:9443\n' +
             'in a pod, else an automatic port-forward to a ready pod. Credentials default\n' +

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
 import { z } from 'zod';
 import { CtlError, ExitCode, type ExitCodeValue, NotConfirmedError, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
@@ -84,9 +84,10 @@ export async function loadFleetFile(path: string): Promise<FleetMember[]> {
   }
   let document: unknown;
   try {
-    document = parse(text);
+    document = parseUserYaml(text);
   } catch (error) {
-    throw new UsageError(`the fleet file ${path} is not YAML: ${(error as Error).message}`, {
+    // Where and what, never the lines themselves (a fleet file's lines may hold secrets).
+    throw new UsageError(`the fleet file ${path} is not YAML: ${yamlProblem(error)}`, {
       hint: 'Write a YAML list, e.g. "- context: prod-eu" on each line.',
     });
   }
@@ -360,8 +361,9 @@ function fleetPlanCommand(input: FleetInput, to: string): string {
 }
 
 /**
- * The member's own Io: same settings, every stderr line prefixed with `[label] `, every NDJSON
- * event given `data.context`. Never a terminal, so members print plain lines, not spinners
+ * The member's own Io: same settings, every text line prefixed with `[label] ` (stderr's, and
+ * stdout's: its result table, its "already at" line; docs/fleet.md "every line a cluster
+ * prints"), every NDJSON event given `data.context` instead (an NDJSON line stays JSON). Never a terminal, so members print plain lines, not spinners
  * that would fight over the screen.
  */
 function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string, parallel: boolean): Io {
@@ -371,7 +373,10 @@ function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: st
   return new TaggedIo(
     {
       // What a member writes has passed its own Io's edge (escaped, coloured): written as is.
-      stdout: { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
+      stdout:
+        parent.output === 'text'
+          ? linePrefixer(prefix, undefined, (text) => parent.passThrough('stdout', text))
+          : { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
       stderr: linePrefixer(prefix, command, (text) => parent.passThrough('stderr', text)),
       stdin: { isTTY: false },
       env,

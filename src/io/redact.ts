@@ -75,10 +75,11 @@ export class Redactor {
       const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
     }
-    // A credential nobody registered, after its scheme name: redacted unless it is a word
-    // ("HTTP Basic authentication" stays readable).
+    // A credential nobody registered, after its scheme name in any case (RFC 9110 11.1: the
+    // scheme is case-insensitive, so a server may echo `bearer` or `BEARER`): redacted unless it
+    // is a word ("HTTP Basic authentication" stays readable).
     return out.replace(
-      /(\b(?:Basic|JWT|Bearer)\s+)([A-Za-z0-9._~+/=-]{8,})/g,
+      /(\b(?:Basic|JWT|Bearer)\s+)([A-Za-z0-9._~+/=-]{8,})/gi,
       (whole, scheme: string, token: string) => (isPlainWord(token) ? whole : `${scheme}${REDACTED}`),
     );
   }

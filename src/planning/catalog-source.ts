@@ -7,10 +7,10 @@
  * problem, before any cluster is read.
  */
 
-import { parse as parseYaml } from 'yaml';
 import { OperationError, UsageError } from '../errors.js';
 import { displayLocation, download, isUrl, locationSecrets, MIB } from '../kube/download.js';
 import type { Io } from '../io/io.js';
+import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
 import {
   type ActiveCatalog,
   type CatalogDocument,
@@ -64,9 +64,10 @@ export async function loadCatalogOption(
   let document: unknown;
   try {
     // YAML is a superset of JSON: one parser reads both.
-    document = parseYaml(text);
+    document = parseUserYaml(text);
   } catch (error) {
-    throw new UsageError(`--catalog ${location}: neither JSON nor YAML (${(error as Error).message})`, {
+    // Where and what, never the catalog's lines (user-yaml.ts).
+    throw new UsageError(`--catalog ${location}: neither JSON nor YAML (${yamlProblem(error)})`, {
       hint: HINT,
     });
   }

@@ -184,7 +184,12 @@ export interface AvailabilityOutcome {
   fix: string;
   /** false: a release that is not there cannot be upgraded to, whatever is ignored. */
   ignorable?: false;
+  /** Why (said when --ignore-check names the check). */
+  firmBecause?: string;
 }
+
+/** Why --ignore-check cannot get past a release that is not there. */
+const NOT_THERE = 'the operator step installs this release, and it is not there to install';
 
 /** The check itself: pure, from the probes' answers in the snapshot. */
 export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgrade): AvailabilityOutcome {
@@ -214,6 +219,7 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
   return {
     status: 'fail',
     ignorable: false,
+    firmBecause: NOT_THERE,
     message: `${what} is not there: ${answer.detail}`,
     fix:
       artifact.kind === 'bundle'
@@ -242,6 +248,7 @@ function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {
   return {
     status: 'fail',
     ignorable: false,
+    firmBecause: NOT_THERE,
     message: `no channel of package ${olm.subscription?.package ?? '?'} offers operator ${target}`,
     fix: `Choose a version a channel offers: kubectl get packagemanifest ${olm.subscription?.package ?? '<package>'} -n ${snapshot.operator?.namespace ?? snapshot.namespace} -o yaml`,
   };

@@ -60,5 +60,6 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
   return failFirm(
     `the CRD ${CLUSTER_CRD_NAME} ${declared === false ? `does not declare ${FIELD} (version ${version})` : `does not serve version ${version}`} and ${why}: the API server would drop the list (${names}) the cluster step sets with the new versionTag, and the cluster would upgrade without it`,
     `${fix}. See it: ${SEE_FIELD}`,
+    `the API server drops ${FIELD} whatever ctl ignores`,
   );
 }

@@ -21,10 +21,10 @@
  * plan, the state file and the cluster resource, so it must hold no secret.
  */
 
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { OperationError, UsageError } from '../errors.js';
 import { download, isUrl } from '../kube/download.js';
+import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
 
 import type { UserDefinedModule } from './user-defined-modules-patch.js';
 
@@ -96,9 +96,10 @@ export async function loadUserDefinedModules(path: string): Promise<UserDefinedM
   let document: unknown;
   try {
     // YAML is a superset of JSON: one parser reads both.
-    document = parseYaml(text);
+    document = parseUserYaml(text);
   } catch (error) {
-    throw new UsageError(`${flag}: neither JSON nor YAML (${(error as Error).message})`, { hint: HINT });
+    // Where and what, never the file's lines (user-yaml.ts): a URL in them may carry a secret.
+    throw new UsageError(`${flag}: neither JSON nor YAML (${yamlProblem(error)})`, { hint: HINT });
   }
   const parsed = listSchema.safeParse(document);
   if (!parsed.success) {

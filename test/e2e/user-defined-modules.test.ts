@@ -256,13 +256,16 @@ describe(
             assert.match(outcomeText(refused), /drop --skip operator/);
             assertNoChanges(sim, before, `run --skip operator ${extra.join(' ')}`);
           }
-          // --ignore-check does not get past it either: the cluster step would lose the list.
+          // --ignore-check does not get past it either: the cluster step would lose the list, so
+          // the check stays failing and the run refuses in its preflight, saying why.
+          const before = sim.cluster.audit.entries.length;
           const ignored = await sim.ctl([...run, '--ignore-check', 'modules-compatible']);
-          assertExit(ignored, 1, 'run --skip operator --ignore-check modules-compatible');
+          assertExit(ignored, 3, 'run --skip operator --ignore-check modules-compatible');
           assert.match(
             outcomeText(ignored),
-            /not upgrading .*codex.*: the CRD redisenterpriseclusters\.app\.redislabs\.com does not declare spec\.userDefinedModules.*nothing was changed/,
+            /does not declare spec\.userDefinedModules .*\(--ignore-check modules-compatible cannot get past it: the API server drops spec\.userDefinedModules whatever ctl ignores\)/,
           );
+          assertNoChanges(sim, before, 'run --skip operator --ignore-check modules-compatible');
           const rec = await sim.get(['rec', 'codex', '-n', 'scriptorium-marginalia']);
           assert.equal(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag']), '7.22.2-179');
           assert.equal(getPath(rec, ['spec', 'userDefinedModules']), undefined);

@@ -5,13 +5,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { type HostileMode, HOSTILE_MODES, startHostileServer } from './hostile-server.js';
 import { judge, problems, since } from './bad-input-judge.js';
 import { useCorpusSandbox } from './bad-input-corpus-support.js';
-import { LONG, runOnBed, spawnCtl, TARGET, UPGRADE } from './support.js';
+import { type Bed, LONG, runOnBed, spawnCtl, startBed, TARGET, UPGRADE } from './support.js';
 
 describe('bad input: corpus, scenarios, kubeconfigs, hostile answers (the built bin, child processes)', () => {
   const sandbox = useCorpusSandbox('scenarios, kubeconfigs, answers');
@@ -94,41 +94,63 @@ describe('bad input: corpus, scenarios, kubeconfigs, hostile answers (the built 
   test('hostile management API answers: exit 1 (or 4) with a message, never a crash', async () => {
     const { bed, dir } = sandbox;
     const from = problems.length;
-    const server = await startHostileServer();
-    const ca = path.join(dir, 'hostile-ca.pem');
-    writeFileSync(ca, server.caPem);
-    const apiEnv = { ...bed.env, CTL_API_URL: server.url, CTL_CA_FILE: ca };
-    const changesBefore =
-      bed.changes.versionTag + bed.changes.operatorImage + bed.changes.databaseVersion.size;
+    // Two lanes side by side, each with its own hostile server and its own cluster (two runs on
+    // one cluster would meet each other's lock): most of a mode's time is ctl's retry backoff.
+    const second = await startBed('happy-path');
+    const lanes = [
+      { bed, modes: HOSTILE_MODES.filter((_, i) => i % 2 === 0) },
+      { bed: second, modes: HOSTILE_MODES.filter((_, i) => i % 2 === 1) },
+    ];
+    const changesOf = (b: Bed): number =>
+      b.changes.versionTag + b.changes.operatorImage + b.changes.databaseVersion.size;
+    const changesBefore = lanes.map((lane) => changesOf(lane.bed));
     try {
-      for (const mode of HOSTILE_MODES) {
-        // Authorize itself answers badly.
-        server.setMode('ok', mode);
-        const token = await spawnCtl(['auth', 'token'], { env: apiEnv, cwd: dir, timeoutMs: 150_000 }).result;
-        judge(`auth token, authorize ${mode}`, token.code, token.stderr, [1, 4]);
-        // Authorize works; every later call answers badly: the plan must report it as a check.
-        if (mode === 'bad-token') continue; // A fault of authorize alone.
-        server.setMode(mode, 'ok');
-        const plan = await runOnBed(bed, ['upgrade', 'plan', '--to', TARGET], {
-          env: apiEnv,
-          timeoutMs: 150_000,
-        });
-        judge(`upgrade plan, API ${mode}`, plan.code, plan.stderr, [1, 3]);
-        const run = await runOnBed(bed, UPGRADE, { env: apiEnv, timeoutMs: 150_000 });
-        judge(`upgrade run, API ${mode}`, run.code, run.stderr, [1, 3]);
-      }
-      await slowloris(server, apiEnv, dir);
+      await Promise.all(
+        lanes.map((lane, index) =>
+          hostileLane(lane.bed, lane.modes, path.join(dir, `hostile-${index}`), index === 0),
+        ),
+      );
     } finally {
-      await server.close();
+      await second.close();
     }
-    assert.equal(
-      bed.changes.versionTag + bed.changes.operatorImage + bed.changes.databaseVersion.size,
+    assert.deepEqual(
+      lanes.map((lane) => changesOf(lane.bed)),
       changesBefore,
       'hostile answers led to changes',
     );
     assert.deepEqual(since(from), []);
   });
 });
+
+/** Each of `modes` from its own hostile server, against `bed`; then the slowloris pair if asked. */
+async function hostileLane(bed: Bed, modes: HostileMode[], dir: string, slow: boolean): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const server = await startHostileServer();
+  const ca = path.join(dir, 'hostile-ca.pem');
+  writeFileSync(ca, server.caPem);
+  const apiEnv = { ...bed.env, CTL_API_URL: server.url, CTL_CA_FILE: ca };
+  try {
+    for (const mode of modes) {
+      // Authorize itself answers badly.
+      server.setMode('ok', mode);
+      const token = await spawnCtl(['auth', 'token'], { env: apiEnv, cwd: dir, timeoutMs: 150_000 }).result;
+      judge(`auth token, authorize ${mode}`, token.code, token.stderr, [1, 4]);
+      // Authorize works; every later call answers badly: the plan must report it as a check.
+      if (mode === 'bad-token') continue; // A fault of authorize alone.
+      server.setMode(mode, 'ok');
+      const plan = await runOnBed(bed, ['upgrade', 'plan', '--to', TARGET], {
+        env: apiEnv,
+        timeoutMs: 150_000,
+      });
+      judge(`upgrade plan, API ${mode}`, plan.code, plan.stderr, [1, 3]);
+      const run = await runOnBed(bed, UPGRADE, { env: apiEnv, timeoutMs: 150_000 });
+      judge(`upgrade run, API ${mode}`, run.code, run.stderr, [1, 3]);
+    }
+    if (slow) await slowloris(server, apiEnv, dir);
+  } finally {
+    await server.close();
+  }
+}
 
 /**
  * Slowloris: headers or a body that trickle forever. ctl's deadlines (30 s for headers, 120 s a

@@ -77,7 +77,9 @@ async function signalAndTime(run: CtlProcess, signal: NodeJS.Signals): Promise<n
   return Date.now() - sent;
 }
 
-describe('signals: SIGINT during each step', () => {
+// The two tests have their own clusters and helm wrappers, and most of their time is waiting
+// (simulated restarts, a held helm): they run side by side.
+describe('signals: SIGINT during each step', { concurrency: true }, () => {
   test('exit 130 within 2 s, state saved, helm got SIGTERM, the next run resumes', async () => {
     const outcomes = await pool(STEP_IDS.length, async (index) => {
       const step = STEP_IDS[index - 1]!;

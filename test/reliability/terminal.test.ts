@@ -125,6 +125,14 @@ function assertReadinessForward(output: string, label: string): void {
 
 const TWO_HOPS = ['upgrade', 'run', '--to', '8.2.0-18', '--yes'];
 
+/**
+ * Simulated waits long enough to watch a step live: the rolling upgrade of the 3 pods takes 3 s
+ * (a frame each 100 ms, src/io/live-region.ts FRAME_MS) and the databases' step 1 s after it, so a
+ * resize or a signal sent on seeing the monitor step lands in it, or at worst in the step after.
+ * The scenario's own timing (10 s a run) only made each run longer.
+ */
+const LIVE_TIMING = { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 };
+
 describe('any terminal', () => {
   test('a run on a pty with 0 columns and 0 rows ends, with bounded output', async () => {
     const bed = await startBed('happy-path', { edit: renamed('zero') });
@@ -245,7 +253,7 @@ describe('any terminal', () => {
     let resized = -1;
     const { pty } = await compare('resize', 'happy-path', UPGRADE, {
       edit: renamed('winch'),
-      fast: false,
+      timing: LIVE_TIMING,
       watch: (output, control) => {
         if (resized < 0 && output.includes('Wait for the rolling upgrade')) {
           resized = output.length;
@@ -266,7 +274,7 @@ describe('any terminal', () => {
 
   test('SIGTERM mid-step: exit 143, a resumable state, the terminal left clean (NO_COLOR)', async () => {
     requirePty();
-    const bed: Bed = await startBed('happy-path', { edit: renamed('term'), fast: false });
+    const bed: Bed = await startBed('happy-path', { edit: renamed('term'), timing: LIVE_TIMING });
     try {
       let sent = false;
       const run = await runInPty(UPGRADE, {
@@ -349,7 +357,7 @@ describe('any terminal', () => {
   });
 
   test('a narrow terminal (30 columns): every frame fits, the run ends', async () => {
-    const bed = await startBed('happy-path', { edit: renamed('narrow'), fast: false });
+    const bed = await startBed('happy-path', { edit: renamed('narrow'), timing: LIVE_TIMING });
     try {
       const run = await runInPty(UPGRADE, { env: bed.env, cwd: bed.dir, columns: 30, rows: 10 });
       assert.equal(run.code, 0, run.output.slice(-2000));

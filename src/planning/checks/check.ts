@@ -21,9 +21,12 @@ export interface Outcome {
    * false on a fail that `--ignore-check` cannot get past: the run itself needs what the check
    * found missing (no cluster resource, no management API, a release that is not there), so
    * ignoring it only moves the failure into the change window. Hints never offer
-   * `--ignore-check` for it (the flag still accepts every id, as CLI.md says).
+   * `--ignore-check` for it, and naming it with `--ignore-check` leaves it failing, saying why
+   * (runChecks): a plan that says Ready must finish.
    */
   ignorable?: false;
+  /** With `ignorable: false`: why ignoring cannot get past it (said when --ignore-check names it). */
+  firmBecause?: string;
 }
 
 /** What every check reads: all of it was read once, before planning (a check makes no request). */
@@ -49,12 +52,19 @@ export interface Check<Id extends string = string> {
 export const pass = (message: string): Outcome => ({ status: 'pass', message, fix: '' });
 export const warn = (message: string, fix = ''): Outcome => ({ status: 'warn', message, fix });
 export const fail = (message: string, fix: string): Outcome => ({ status: 'fail', message, fix });
-/** A fail the run cannot get past by --ignore-check (see Outcome.ignorable). */
-export const failFirm = (message: string, fix: string): Outcome => ({
+/** What a firm fail says when no reason of its own is given. */
+export const FIRM_BECAUSE = 'the run itself needs what this check found missing';
+
+/**
+ * A fail the run cannot get past by --ignore-check (see Outcome.ignorable); `because` says why,
+ * in a few words that follow "cannot get past it:".
+ */
+export const failFirm = (message: string, fix: string, because = FIRM_BECAUSE): Outcome => ({
   status: 'fail',
   message,
   fix,
   ignorable: false,
+  firmBecause: because,
 });
 
 /** The cluster resource, for a check marked `needsCluster` (runChecks guarantees it). */

@@ -8,6 +8,9 @@
 import { kubectl } from '../equivalent-commands.js';
 import { type Check, type CheckInput, failFirm, type Outcome, pass } from './check.js';
 
+/** Why --ignore-check cannot get past it. */
+const NOTHING_TO_UPGRADE = 'without the one cluster resource there is nothing to upgrade';
+
 function checkClusterFound({ snapshot }: CheckInput): Outcome {
   const { namespace, clusterCandidates: found, requestedCluster } = snapshot;
   if (snapshot.cluster) {
@@ -22,17 +25,20 @@ function checkClusterFound({ snapshot }: CheckInput): Outcome {
       found.length > 0
         ? `Pass --cluster ${found[0]}.`
         : `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+      NOTHING_TO_UPGRADE,
     );
   }
   if (found.length === 0) {
     return failFirm(
       `no RedisEnterpriseCluster in namespace ${namespace}`,
       `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+      NOTHING_TO_UPGRADE,
     );
   }
   return failFirm(
     `${found.length} cluster resources in namespace ${namespace}: ${found.join(', ')}`,
     `Pass --cluster <name>, e.g. --cluster ${found[0]}.`,
+    NOTHING_TO_UPGRADE,
   );
 }
 

@@ -1,7 +1,8 @@
 /**
  * The preflight checks of `ctl upgrade plan` (CLI.md "Check ids"), in the one order the plan
  * runs and prints them. Each check is its own module in this folder (check.ts says what one is).
- * `--ignore-check <id>` turns that check's fail into a warn, recorded in the plan.
+ * `--ignore-check <id>` turns that check's fail into a warn, recorded in the plan, except a
+ * fail the run cannot get past (`ignorable: false`): that one stays a fail and says why.
  *
  * To add a check:
  *   1. write src/planning/checks/<id>.ts: a doc comment (what it reads, what it decides, its
@@ -18,9 +19,10 @@ import { type ResolvedUpgrade, resolveUpgrade } from '../resolve.js';
 import type { Snapshot } from '../snapshot.js';
 import type { Target } from '../target.js';
 import { admissionTlsCheck } from './admission-tls.js';
+import { apiPermissionsCheck } from './api-permissions.js';
 import { apiReachableCheck } from './api-reachable.js';
 import { autoUpgradeDigestCheck } from './auto-upgrade-digest.js';
-import { type CheckInput, type Outcome, warn } from './check.js';
+import { type CheckInput, FIRM_BECAUSE, type Outcome, warn } from './check.js';
 import { clusterFoundCheck } from './cluster-found.js';
 import { clusterRunningCheck } from './cluster-running.js';
 import { databaseAvailabilityCheck } from './database-availability.js';
@@ -69,6 +71,7 @@ export const CHECKS = [
   admissionTlsCheck,
   apiReachableCheck,
   permissionsCheck,
+  apiPermissionsCheck,
   releaseAdvisoriesCheck,
   releaseRulesCheck,
   platformSupportedCheck,
@@ -82,7 +85,7 @@ export function isCheckId(value: string): value is CheckId {
   return (CHECK_IDS as readonly string[]).includes(value);
 }
 
-export interface CheckResult extends Outcome {
+export interface CheckResult extends Omit<Outcome, 'firmBecause'> {
   id: CheckId;
   /** Set when --ignore-check turned a fail into this warn. */
   ignored?: true;
@@ -98,17 +101,25 @@ export function runChecks(
   const input: CheckInput = { snapshot, target, resolved, required: options.required };
   return CHECKS.map((check) => {
     const id: CheckId = check.id;
-    const outcome = noClusterOutcome(check, snapshot) ?? check.run(input);
-    if (outcome.status === 'fail' && target.ignoreChecks.includes(id)) {
+    const decided: Outcome = noClusterOutcome(check, snapshot) ?? check.run(input);
+    const { firmBecause, ...outcome } = decided;
+    if (outcome.status !== 'fail' || !target.ignoreChecks.includes(id)) return { id, ...outcome };
+    if (outcome.ignorable === false) {
+      // A plan that says Ready must finish: a fail the run cannot get past stays a fail, and
+      // says why the flag did not turn it into a warning (the same message in text and JSON).
       return {
         id,
         ...outcome,
-        status: 'warn',
-        message: `${outcome.message} (ignored with --ignore-check ${id})`,
-        ignored: true,
+        message: `${outcome.message} (--ignore-check ${id} cannot get past it: ${firmBecause ?? FIRM_BECAUSE})`,
       };
     }
-    return { id, ...outcome };
+    return {
+      id,
+      ...outcome,
+      status: 'warn',
+      message: `${outcome.message} (ignored with --ignore-check ${id})`,
+      ignored: true,
+    };
   });
 }
 

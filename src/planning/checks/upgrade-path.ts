@@ -19,6 +19,7 @@ function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome
     return failFirm(
       `operator ${snapshot.operator?.version} is newer than --to ${target.operator}: downgrades are not supported`,
       `Pass --to ${snapshot.operator?.version} or newer.`,
+      'ctl takes no cluster down a release: the operator step keeps a newer operator and the cluster step refuses an older versionTag',
     );
   }
   const rhel7 = rhel7HopFor(target.operator, snapshot.cluster?.image.versionTag);

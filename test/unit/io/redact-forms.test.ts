@@ -103,6 +103,7 @@ describe('secrets in the forms a server may quote them', () => {
       'the server wants Bearer authentication.',
       'JWT tokens expire; Basic credentials do not',
       'use Bearer token-based access',
+      'basic configuration, bearer authentication',
     ])
       assert.equal(redactor.redact(text), text);
     // Credentials nobody registered still go: base64 of user:pass, a JWT, an opaque token.
@@ -113,6 +114,13 @@ describe('secrets in the forms a server may quote them', () => {
       'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl',
       'JWT abcdEFGH1234ijkl',
       'Bearer mirror-token-4c1d9e7a2b',
+      // The scheme in any case (RFC 9110 11.1: case-insensitive), as a server may echo it.
+      'bearer mirror-token-4c1d9e7a2b',
+      'BEARER mirror-token-4c1d9e7a2b',
+      'bEaReR eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl',
+      `basic ${unknownBasic}`,
+      `BASIC ${unknownBasic}`,
+      'jwt abcdEFGH1234ijkl',
     ]) {
       const out = redactor.redact(`echo: Authorization: ${credential} end`);
       assert.equal(out, `echo: Authorization: ${credential.split(' ')[0]} [REDACTED] end`);

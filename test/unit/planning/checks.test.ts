@@ -119,6 +119,26 @@ describe('runChecks', () => {
       assert.equal(check.ignorable, false);
     });
 
+    it('--ignore-check upgrade-path leaves a downgrade failing and says why; an ignorable fail turns into a warning', () => {
+      const snapshot = makeSnapshot((s) => {
+        if (s.cluster) s.cluster.license = { state: 'Expired' };
+      });
+      const target = makeTarget({ to: '7.4.2-2', ignoreCheck: ['upgrade-path', 'license-valid'] });
+      const checks = runChecks(snapshot, target, { required: REQUIRED_PERMISSIONS });
+      const path = checks.find((c) => c.id === 'upgrade-path');
+      assert.equal(path?.status, 'fail');
+      assert.equal(path.ignored, undefined);
+      assert.match(
+        path.message,
+        /downgrades are not supported \(--ignore-check upgrade-path cannot get past it: ctl takes no cluster down a release: /,
+      );
+      assert.equal('firmBecause' in path, false, 'the reason is in the message, not a field of its own');
+      const license = checks.find((c) => c.id === 'license-valid');
+      assert.equal(license?.status, 'warn');
+      assert.equal(license.ignored, true);
+      assert.equal(isBlocked(checks), true);
+    });
+
     it('fails an unsupported RS path and names the hop', () => {
       const check = result(
         (s) => {

@@ -122,16 +122,20 @@ describe('the REC CRD and spec.userDefinedModules', () => {
     assert.match(check.fix, /kubectl get crd redisenterpriseclusters\.app\.redislabs\.com/);
   });
 
-  it('--ignore-check modules-compatible still cannot hide it from the plan', () => {
+  it('--ignore-check modules-compatible leaves it failing and says why', () => {
     const check = modulesCheck({
       operator: '7.22.2-43',
       crd: OLD,
       steps: { only: [], skip: ['operator'] },
       ignore: true,
     });
-    assert.equal(check.status, 'warn');
-    assert.equal(check.ignored, true);
+    assert.equal(check.status, 'fail');
+    assert.equal(check.ignored, undefined);
     assert.equal(check.ignorable, false);
+    assert.match(
+      check.message,
+      /\(--ignore-check modules-compatible cannot get past it: the API server drops spec\.userDefinedModules whatever ctl ignores\)$/,
+    );
   });
 
   it('runsStep follows the runner: --only first, then --skip', () => {
