@@ -17,9 +17,11 @@
  *   operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`). Nothing before the
  *   approval shows it (the CSV's install strategy is in the bundle, not in the PackageManifest),
  *   so the run may stop at the operator step, and the next plan must fail `olm-csv-healthy`;
- * - module upload disabled on the management API (`api.modulesUpload: disabled`, RS 8.2's
- *   default: `403 modules_upload_disabled`, redis-facts.md §12). A plan that needs no upload
- *   must not be affected by it;
+ * - module upload disabled on the management API (`api.modulesUpload: disabled`): RS 8.2's
+ *   default, the cluster setting `allow_modules_upload` (redis/docs rs-8-2-releases/_index.md:
+ *   "Custom module upload is disabled by default"; rest-api/objects/cluster). Only a cluster on
+ *   RS 8.2 or later has it, so only worlds that start there draw it; ctl uploads modules only
+ *   for targets before RS 8 (src/planning/module-fix.ts), so a Ready plan must not notice it;
  * - image specs besides the node image pinned in the REC (`cluster.imageSpecs`: services rigger,
  *   bootstrapper, call-home client) to the starting operator's version, as a REC written out in
  *   full carries them; the operator upgrade alone would leave them there, so the cluster step
@@ -73,6 +75,12 @@ const STOPS_THEN_BLOCKS = {
   invalidStrategy: 'olm-csv-healthy',
 } as const;
 
+/** The operator releases from 8.2 on ship RS 8.2 or later (the release notes' Downloads). */
+function rsAtLeast82(operator: string): boolean {
+  const [major = 0, minor = 0] = operator.split('.').map(Number);
+  return major > 8 || (major === 8 && minor >= 2);
+}
+
 /** A digest for an image spec pinned in a world (any 64 hex digits: the simulator checks the form). */
 function digestOf(text: string): string {
   let hex = '';
@@ -105,7 +113,8 @@ export function applySituations(scenario: Record<string, unknown>, situations: S
     if (situations.olmInstallFailure === 'InvalidStrategy')
       stopsThenBlocks.push(STOPS_THEN_BLOCKS.invalidStrategy);
   }
-  if (situations.modulesUpload === 'disabled') scenario.api = { modulesUpload: 'disabled' };
+  if (situations.modulesUpload === 'disabled' && rsAtLeast82(operator.version))
+    scenario.api = { modulesUpload: 'disabled' };
   if (situations.pinnedImages.length > 0) {
     const digest = olm !== undefined && situations.pinnedDigest;
     cluster.imageSpecs = Object.fromEntries(
