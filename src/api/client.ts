@@ -8,6 +8,7 @@ import {
   passwordExpiredError,
 } from './api-errors.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
+import { type OwnRole, readOwnRole } from './own-role.js';
 import type { TokenSource } from './token-source.js';
 import type { ApiAction, ApiBdb, ApiCluster, ApiModule, ApiNode, ApiShard } from './types.js';
 
@@ -20,11 +21,20 @@ export class ApiClient {
   readonly http: HttpClient;
   readonly tokens: TokenSource;
   readonly #username: string;
+  /** Where the username came from (`Secret rec`, `CTL_USERNAME`, ...), for the plan's fixes. */
+  readonly #usernameFrom: string | undefined;
 
-  constructor(http: HttpClient, tokens: TokenSource, username: string) {
+  constructor(http: HttpClient, tokens: TokenSource, username: string, usernameFrom?: string) {
     this.http = http;
     this.tokens = tokens;
     this.#username = username;
+    this.#usernameFrom = usernameFrom;
+  }
+
+  /** The signed-in user's management roles, as far as the API tells them (./own-role.ts). */
+  async readOwnRole(): Promise<OwnRole> {
+    const role = await readOwnRole(this, this.#username);
+    return this.#usernameFrom === undefined ? role : { ...role, credentialsFrom: this.#usernameFrom };
   }
 
   /** Any call, any answer: the caller judges the status. */

@@ -137,6 +137,7 @@ export async function connectApi(
           log: io,
         }),
         credentials.username,
+        credentials.usernameFrom,
       ),
     close: () => http.close(),
   };

@@ -22,6 +22,10 @@ const LOCATION = [
   'allowHttp',
   // The helm the run calls (the plan checks it: helm-available).
   'helmBin',
+  // The run's changes through the management API (the plan checks them: api-permissions); a
+  // saved plan does not fix them, so they are repeated after `--out` too.
+  'remediate',
+  'moduleFile',
 ];
 
 /** What to upgrade to and how (`--to` is written by the caller: the target list names its own). */

@@ -121,6 +121,12 @@ async function withUserDefinedModules<T extends TargetSelection & { operator?: s
   };
 }
 
+/** `--remediate` with its `--module-file`s: the management API changes the plan judges (api-permissions). */
+function remediationOf(command: Command): { remediate?: { moduleFiles: number } } {
+  const o = command.opts() as { remediate?: boolean; moduleFile?: string[] };
+  return o.remediate === true ? { remediate: { moduleFiles: o.moduleFile?.length ?? 0 } } : {};
+}
+
 /** `ctl upgrade plan`. */
 export async function planAction(command: Command, runtime: Runtime): Promise<void> {
   const globals = readGlobalOptions(command);
@@ -130,7 +136,9 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
   const flags = await readTarget(command, runtime.env, io);
   // Without --to: the targets this cluster can reach.
   const target =
-    flags.to === undefined ? undefined : await withUserDefinedModules(command, resolveTarget(flags));
+    flags.to === undefined
+      ? undefined
+      : { ...(await withUserDefinedModules(command, resolveTarget(flags))), ...remediationOf(command) };
   const connection = readConnectionFlags(command, runtime.env);
   const { runPlanCommand } = await import('../commands/plan.js');
   await runPlanCommand({

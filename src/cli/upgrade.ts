@@ -139,6 +139,15 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             'the store the run will use: configmap adds its ConfigMap and Lease to the permissions check (env CTL_STATE_STORE)',
           ),
         )
+        .option(
+          '--remediate',
+          'judge the run with --remediate: the api-permissions check asks whether the management API user may make its changes',
+        )
+        .option(
+          '--module-file <path>',
+          'a module package the run with --remediate will upload (repeatable; the plan only counts them)',
+          collect,
+        )
         .addHelpText(
           'after',
           '\nChecks (each passes, warns or fails with its fix; --ignore-check <id> turns\n' +

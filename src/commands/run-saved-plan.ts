@@ -131,7 +131,9 @@ export async function checkResumeKeepsSavedPlan(
       hint: `Put that plan back and run: ${resume}. Or ${newPlan}.`,
     });
   }
-  const differences = selectionDifferences(saved.target, plan.target);
+  // The plan file holds the bundle location with its credentials redacted; this run's has them.
+  const { asSavedTarget } = await import('../planning/saved-plan.js');
+  const differences = selectionDifferences(saved.target, asSavedTarget(plan.target));
   if (differences.length > 0) {
     throw new UsageError(`${started}; this run would change its selection: ${differences.join('; ')}`, {
       hint: `Resume it as it was started: ${resume}. Or ${newPlan}.`,

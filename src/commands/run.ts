@@ -89,7 +89,12 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const decided = await decideTarget(input);
   const { savedPlan } = decided;
   // The plan judges what this run will do: a step --only/--skip leaves out changes nothing.
-  const target = { ...decided.target, steps: { only: input.only, skip: input.skip } };
+  // So does --remediate: what it may change through the management API (api-permissions).
+  const target = {
+    ...decided.target,
+    steps: { only: input.only, skip: input.skip },
+    ...(input.remediate ? { remediate: { moduleFiles: input.moduleFiles.length } } : {}),
+  };
   record.target = {
     operator: target.operator,
     clusterVersion: target.clusterVersion ?? null,

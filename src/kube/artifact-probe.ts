@@ -11,6 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { proxySettings } from '../api/http.js';
 import type { Io } from '../io/io.js';
+import { credentialsAsHeader } from './download.js';
 
 /** Long enough for a slow registry, short enough that a plan never hangs on one. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -178,8 +179,11 @@ async function askThroughProxy(proxy: NonNullable<ReturnType<typeof proxySetting
   const dispatcher = new EnvHttpProxyAgent(proxy);
   return {
     ask: async (location, method, readBody) => {
-      const response = await fetch(location, {
+      // fetch refuses a URL with `user:pass@`: sent as the Basic header Node's http sends for it.
+      const { url, headers } = credentialsAsHeader(location);
+      const response = await fetch(url, {
         method,
+        headers,
         dispatcher,
         signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
         redirect: 'follow',

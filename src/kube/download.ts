@@ -136,7 +136,8 @@ async function fetchBounded(
     for (let hop = 0; ; hop++) {
       checkTransport(url, first, limits, env);
       options.io?.debug(1, `GET ${displayLocation(url)}`);
-      const response = await fetch(url, { dispatcher, signal, redirect: 'manual' });
+      const { url: bare, headers } = credentialsAsHeader(url);
+      const response = await fetch(bare, { dispatcher, signal, redirect: 'manual', headers });
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined);
@@ -188,6 +189,26 @@ async function fetchBounded(
   } finally {
     await dispatcher.close().catch(() => undefined);
   }
+}
+
+/**
+ * A URL's user information (`user:pass@`) as the HTTP Basic Authorization header it stands for,
+ * and the URL without it: fetch refuses a URL that holds credentials ("Request cannot be
+ * constructed from a URL that includes credentials", the Fetch standard), where curl, kubectl
+ * and Node's http send them as Basic (RFC 9110 11.2; RFC 3986 3.2.1 userinfo, percent-decoded).
+ * A redirect to another origin does not carry them: `redirectTarget` resolves a relative
+ * location against the URL with them, an absolute one has its own (or none).
+ */
+export function credentialsAsHeader(location: string): { url: string; headers: Record<string, string> } {
+  const url = new URL(location);
+  if (!url.username && !url.password) return { url: location, headers: {} };
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return {
+    url: url.href,
+    headers: { authorization: `Basic ${Buffer.from(pair, 'utf8').toString('base64')}` },
+  };
 }
 
 /** Where a redirect from `current` to `location` leads; never from https to anything else. */

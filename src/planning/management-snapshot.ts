@@ -3,6 +3,7 @@
  * adapted to it): modules, databases, nodes, and which RS cluster answers.
  */
 import { MalformedAnswerError } from '../api/api-errors.js';
+import type { OwnRole } from '../api/own-role.js';
 import { ExitCode, isCtlError } from '../errors.js';
 import { readShards, type ShardReader, type ShardsRead } from './shard-reads.js';
 import { type Dialect, dialectFields } from '../release/dialect.js';
@@ -91,6 +92,8 @@ export interface ManagementReader extends ShardReader {
   listNodes(): Promise<Node[]>;
   /** GET /v1/cluster; optional so that a reader without it still plans. */
   getCluster?(): Promise<{ name?: unknown; created_time?: unknown }>;
+  /** The signed-in user's management roles (src/api/own-role.ts); optional like getCluster. */
+  readOwnRole?(): Promise<OwnRole>;
 }
 
 /** Read from the Secret named after the cluster; handed to the management reader, never stored. */
@@ -121,6 +124,11 @@ export interface ApiSnapshot {
   cluster?: ManagementCluster | undefined;
   /** Where the shards are (./shard-reads.ts); absent when the API was not read. */
   shards?: ShardsRead | undefined;
+  /**
+   * The API user's management roles, for the `api-permissions` check; absent when the API was
+   * not read or the reader cannot tell (a reader without readOwnRole).
+   */
+  user?: OwnRole | undefined;
 }
 
 export async function readManagementApi<Cluster>(
@@ -132,14 +140,23 @@ export async function readManagementApi<Cluster>(
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
-    const [modules, bdbs, nodes, identity, shards] = await Promise.all([
+    const [modules, bdbs, nodes, identity, shards, user] = await Promise.all([
       reader.listModules(),
       reader.listBdbs(bdbFields),
       reader.listNodes(),
       readIdentity(reader),
       readShards(reader),
+      readUser(reader),
     ]);
-    return { reachable: true, modules, bdbs, nodes, shards, ...(identity ? { cluster: identity } : {}) };
+    return {
+      reachable: true,
+      modules,
+      bdbs,
+      nodes,
+      shards,
+      ...(identity ? { cluster: identity } : {}),
+      ...(user ? { user } : {}),
+    };
   } catch (error) {
     const api = unreachableApi(error instanceof Error ? error.message : String(error));
     // An API that answers, but not as the management API does, is a failed check (exit 3);
@@ -164,6 +181,18 @@ async function readIdentity(reader: ManagementReader): Promise<ManagementCluster
     name: typeof answer.name === 'string' ? answer.name : undefined,
     createdTime: typeof answer.created_time === 'string' ? answer.created_time : undefined,
   });
+}
+
+/**
+ * The user's roles: a failure here is not the API's failure (the other reads decide that), only
+ * a role the plan cannot tell.
+ */
+async function readUser(reader: ManagementReader): Promise<OwnRole | undefined> {
+  if (!reader.readOwnRole) return undefined;
+  return reader.readOwnRole().catch((error: unknown): OwnRole => ({
+    kind: 'unknown',
+    why: `reading it failed: ${error instanceof Error ? error.message : String(error)}`,
+  }));
 }
 
 /** The identity's non-empty fields, or undefined when it has none. */

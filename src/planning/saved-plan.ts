@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { REDACTED, Redactor } from '../io/redact.js';
 import { locationSecrets } from '../kube/download.js';
-import type { Plan } from './plan.js';
+import type { Plan, PlanTarget } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
 import { resolveTarget, type Target } from './target.js';
 
@@ -116,6 +116,17 @@ export function withBundleCredentials(plan: Plan, given: string | undefined, pat
     );
   }
   return { ...plan, target: { ...plan.target, selection: { ...selection, bundle: given } } };
+}
+
+/**
+ * A target as a saved plan holds it: its bundle location's credentials redacted. A run's own
+ * target has them whole (CTL_BUNDLE, --bundle), so it is compared with a saved plan in this form:
+ * like with like (the resume of a run a saved plan started, src/commands/run-saved-plan.ts).
+ */
+export function asSavedTarget(target: PlanTarget): PlanTarget {
+  const selection = target.selection;
+  if (!selection?.bundle) return target;
+  return { ...target, selection: { ...selection, bundle: redactedLocation(selection.bundle) } };
 }
 
 /** `location` as a saved plan holds it: its credentials redacted. */

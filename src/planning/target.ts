@@ -70,6 +70,12 @@ export interface Target {
    * judges what this run will do (a skipped operator step installs no new CRD). Absent: every step.
    */
   steps?: StepSelection | undefined;
+  /**
+   * `--remediate` of `run` (and of `plan`, to judge that run), with how many `--module-file`:
+   * the run may then change the cluster through the management API, which the api-permissions
+   * check judges the API user's role by. Absent: no change goes through the management API.
+   */
+  remediate?: { moduleFiles: number } | undefined;
 }
 
 /** The flags as commander hands them over. */

@@ -19,6 +19,8 @@ describe('the world generator', () => {
       watchedNamespaces: 0,
       rhel8Module: 0,
       readOnlyApiUser: 0,
+      remediate: 0,
+      uploadRefused: 0,
       faults: 0,
     };
     const names = new Set<string>();
@@ -37,6 +39,8 @@ describe('the world generator', () => {
       if (scenario.modules.some((m) => !m.platforms.some((p) => p.startsWith('rhel9/'))))
         seen.rhel8Module += 1;
       if (scenario.cluster.users[0]?.role !== 'admin') seen.readOnlyApiUser += 1;
+      if (world.ctl.remediate) seen.remediate += 1;
+      if (world.blockedBy?.includes('api-permissions')) seen.uploadRefused += 1;
       if (scenario.faults.length > 0) seen.faults += 1;
       // Names are drawn, not picked from a few.
       names.add(scenario.namespace);

@@ -117,6 +117,7 @@ const userSide: fc.Arbitrary<UserSide> = fc.record({
   targetFrom: fc.constantFrom('listed' as const, 'catalog' as const),
   targetPick: fc.nat({ max: 40 }),
   credentials: fc.constantFrom('env' as const, 'secret' as const),
+  remediate: now(3),
 });
 
 type PlatformName = 'kubernetes' | 'openshift';
@@ -357,6 +358,7 @@ interface Base {
   dialect: 'engine' | 'redis';
   remotes: { name: string; runs: { rsVersion: string } | { operator: string } }[];
   blocker: Blocker | null;
+  target: string | null;
   extras: {
     roleRefKind: 'Role' | 'ClusterRole';
     sccBinding: 'users' | 'rbac';
@@ -448,5 +450,22 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
   };
   // helm is only asked for by a helm install: elsewhere its absence decides nothing.
   const ctl = { ...base.ctl, helm: blocker !== 'no-helm' };
-  return { ctl, ...(blocker ? { blockedBy: [...BLOCKERS[blocker]] } : {}), scenario };
+  const blockedBy = [
+    ...(blocker ? BLOCKERS[blocker] : []),
+    ...(uploadRefused(base) ? ['api-permissions'] : []),
+  ];
+  return { ctl, ...(blockedBy.length > 0 ? { blockedBy } : {}), scenario };
+}
+
+/**
+ * A run given --remediate and a module package on a target that may freeze for a module (its
+ * cluster image runs RHEL9) and still takes uploads (RS 7: the RS 8 references list no
+ * POST /v2/modules), signing in as the Secret's read-only user: POST /v2/modules needs
+ * update_cluster, which only an admin has (rest-api/permissions.md).
+ */
+function uploadRefused(base: Base): boolean {
+  if (!base.ctl.remediate || base.ctl.credentials !== 'secret' || !base.extras.apiRole || !base.target)
+    return false;
+  const tag = defaultClusterTag(base.target, base.platform.platform) ?? '';
+  return clusterTagRunsRhel9(tag) && tag.startsWith('7.');
 }

@@ -6,7 +6,7 @@
  * versionTag and state, every database not held back at the target's database version.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { imageDigest } from '../../src/sim/olm/objects.js';
 import { parseScenario } from '../../src/sim/scenario.js';
@@ -81,11 +81,15 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     ...(world.ctl.credentials === 'secret' ? { CTL_USERNAME: undefined, CTL_PASSWORD: undefined } : {}),
   };
   const store = world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : [];
+  // --remediate with a module package (the simulator reads its name): for the plan to judge, and the run to use.
+  const moduleFile = path.join(sim.sandbox.dir, 'redisearch.Linux-rhel9-x86_64.2.8.4.zip');
+  if (world.ctl.remediate) writeFileSync(moduleFile, 'a module package: the simulator reads its name');
+  const remediate = world.ctl.remediate ? ['--remediate', '--module-file', moduleFile] : [];
   const planFile = path.join(sim.sandbox.dir, 'plan.json');
   const ctl = (args: string[], timeoutMs: number) =>
     runCtl(args, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir, timeoutMs });
   const plan = await ctl(
-    ['upgrade', 'plan', '--to', target, '-o', 'json', '--out', planFile, ...store],
+    ['upgrade', 'plan', '--to', target, '-o', 'json', '--out', planFile, ...store, ...remediate],
     PLAN_TIMEOUT_MS,
   );
   if (plan.code !== 0) {
@@ -102,7 +106,7 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
   const reportFile = path.join(sim.sandbox.dir, 'report.json');
   const how = world.ctl.runWith === 'plan' ? ['--plan', planFile] : ['--to', target];
   const run = await ctl(
-    ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...store],
+    ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...store, ...remediate],
     RUN_TIMEOUT_MS,
   );
   if (run.code !== 0) {

@@ -24,6 +24,12 @@ export interface UserSide {
    * scenario's first `cluster.users` entry is). Absent: env.
    */
   credentials?: 'env' | 'secret';
+  /**
+   * The plan and the run are given `--remediate` and a `--module-file`: at a freeze the run would
+   * upload it through the management API (POST /v2/modules), which only an admin may; the plan's
+   * api-permissions check judges the API user's role. Absent: false.
+   */
+  remediate?: boolean;
   /** A found world's file names its target outright: the catalog may grow. */
   target?: string;
 }

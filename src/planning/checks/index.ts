@@ -19,6 +19,7 @@ import { type ResolvedUpgrade, resolveUpgrade } from '../resolve.js';
 import type { Snapshot } from '../snapshot.js';
 import type { Target } from '../target.js';
 import { admissionTlsCheck } from './admission-tls.js';
+import { apiPermissionsCheck } from './api-permissions.js';
 import { apiReachableCheck } from './api-reachable.js';
 import { autoUpgradeDigestCheck } from './auto-upgrade-digest.js';
 import { type CheckInput, FIRM_BECAUSE, type Outcome, warn } from './check.js';
@@ -68,6 +69,7 @@ export const CHECKS = [
   admissionTlsCheck,
   apiReachableCheck,
   permissionsCheck,
+  apiPermissionsCheck,
   releaseAdvisoriesCheck,
   releaseRulesCheck,
   platformSupportedCheck,

@@ -274,6 +274,7 @@ function seedWatchedNamespaces(kube: KubeAccess, scenario: Scenario): void {
  * built from it: users, modules, nodes, and one bdb per database with the scenario's uid.
  */
 function seedRestModel(rest: RestModel, scenario: Scenario): void {
+  for (const role of scenario.cluster.roles) rest.addRole(role.name, role.management);
   for (const user of scenario.cluster.users) {
     if (rest.findUser(user.username)) continue;
     rest.users.push({
@@ -281,6 +282,7 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
       username: user.username,
       password: user.password,
       role: user.role,
+      ...(user.roles ? { roleNames: [...user.roles] } : {}),
       passwordExpired: user.passwordExpired,
     });
   }

@@ -1,5 +1,6 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
+import { allows, managementRolesOf, renderUser } from './access.js';
 
 /**
  * The management API's endpoints over a RestModel, free of any transport: the server parses
@@ -38,9 +39,14 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
   const auth = authenticate(model, request.headers.authorization);
   if ('error' in auth) return auth.error;
   const user = auth.user;
-  if (request.method !== 'GET' && user.role !== 'admin') {
+  // The permission of the request's page, judged on the user's roles (./access.ts): 403 without it.
+  if (!allows(model, user, route.permission)) {
     return {
-      ...fail(403, 'insufficient_permissions', `Role ${user.role} may not ${request.method} ${path}`),
+      ...fail(
+        403,
+        'insufficient_permissions',
+        `Role ${managementRolesOf(model, user).join(', ')} may not ${request.method} ${path} (it needs ${route.permission})`,
+      ),
       user: user.username,
     };
   }
@@ -153,47 +159,88 @@ type Handler = (
 interface Route {
   method: string;
   pattern: RegExp;
+  /** The permission the request's page names (./access.ts). */
+  permission: string;
   handler: Handler;
 }
 
 const ROUTES: Route[] = [
-  { method: 'GET', pattern: /^\/v1\/modules$/, handler: (m) => ok(m.modules) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/modules$/,
+    permission: 'view_cluster_modules',
+    handler: (m) => ok(m.modules),
+  },
   // rest-api/requests/modules "Get module": 404 when the module does not exist.
-  { method: 'GET', pattern: /^\/v1\/modules\/([^/]+)$/, handler: getModule },
-  { method: 'POST', pattern: /^\/v2\/modules$/, handler: uploadModule },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/modules\/([^/]+)$/,
+    permission: 'view_cluster_modules',
+    handler: getModule,
+  },
+  { method: 'POST', pattern: /^\/v2\/modules$/, permission: 'update_cluster', handler: uploadModule },
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs$/,
+    permission: 'view_all_bdbs_info',
     handler: (m, request) => {
       const wanted = wantedFields(request);
       return ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
     },
   },
-  { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, handler: getBdb },
-  { method: 'POST', pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/, handler: upgradeBdb },
-  { method: 'GET', pattern: /^\/v1\/actions\/([^/]+)$/, handler: getAction },
-  { method: 'GET', pattern: /^\/v1\/nodes$/, handler: (m) => ok(m.nodes) },
-  { method: 'GET', pattern: /^\/v1\/cluster$/, handler: getCluster },
+  { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, permission: 'view_bdb_info', handler: getBdb },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/,
+    permission: 'update_bdb_with_action',
+    handler: upgradeBdb,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/actions\/([^/]+)$/,
+    permission: 'view_status_of_cluster_action',
+    handler: getAction,
+  },
+  { method: 'GET', pattern: /^\/v1\/nodes$/, permission: 'view_all_nodes_info', handler: (m) => ok(m.nodes) },
+  { method: 'GET', pattern: /^\/v1\/cluster$/, permission: 'view_cluster_info', handler: getCluster },
   // Availability and shards (./availability.ts).
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs\/(\d+)\/availability$/,
+    permission: 'view_bdb_info',
     handler: (m, r, [uid]) => answer(availability.bdbAvailability(m, Number(uid), r.path)),
   },
   {
     method: 'GET',
     pattern: /^\/v1\/local\/bdbs\/(\d+)\/endpoint\/availability$/,
+    permission: 'view_bdb_info',
     handler: (m, r, [uid]) => answer(availability.localEndpointAvailability(m, Number(uid), r.path)),
   },
-  { method: 'GET', pattern: /^\/v1\/shards$/, handler: (m) => answer(availability.listShards(m)) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/shards$/,
+    permission: 'view_all_shard_stats',
+    handler: (m) => answer(availability.listShards(m)),
+  },
   {
     method: 'GET',
     pattern: /^\/v1\/shards\/(\d+)$/,
+    permission: 'view_all_shard_stats',
     handler: (m, _r, [uid]) => answer(availability.getShard(m, Number(uid))),
   },
+  // Users and roles (./access.ts): requests/users and requests/roles.
+  {
+    method: 'GET',
+    pattern: /^\/v1\/users$/,
+    permission: 'view_all_users_info',
+    handler: (m) => ok(m.users.map((user) => renderUser(m, user))),
+  },
+  { method: 'GET', pattern: /^\/v1\/users\/(\d+)$/, permission: 'view_user_info', handler: getUser },
+  { method: 'GET', pattern: /^\/v1\/roles$/, permission: 'view_all_roles_info', handler: (m) => ok(m.roles) },
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs\/(\d+)\/shards$/,
+    permission: 'view_all_shard_stats',
     handler: (m, _r, [uid]) => answer(availability.bdbShards(m, Number(uid))),
   },
 ];
@@ -201,15 +248,21 @@ const ROUTES: Route[] = [
 function findRoute(
   method: string,
   path: string,
-): { handler: Handler; params: string[] } | { methodNotAllowed: true } | undefined {
+): { handler: Handler; permission: string; params: string[] } | { methodNotAllowed: true } | undefined {
   let pathMatched = false;
   for (const route of ROUTES) {
     const match = route.pattern.exec(path);
     if (!match) continue;
     pathMatched = true;
-    if (route.method === method) return { handler: route.handler, params: match.slice(1) };
+    if (route.method === method)
+      return { handler: route.handler, permission: route.permission, params: match.slice(1) };
   }
   return pathMatched ? { methodNotAllowed: true } : undefined;
+}
+
+function getUser(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
+  const user = model.users.find((candidate) => candidate.uid === uid);
+  return user ? ok(renderUser(model, user)) : fail(404, 'user_not_exist', `User ${uid} does not exist`);
 }
 
 function getBdb(model: RestModel, request: ApiRequest, [uid]: string[]): ApiResponse {

@@ -2,6 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
 import { ShardPlacement } from './shards.js';
+import { BUILT_IN_ROLES, type RestRole } from './access.js';
 import { type ModuleKind, reportsBundled } from '../world/module-kinds.js';
 
 /**
@@ -17,6 +18,8 @@ export interface RestUser {
   username: string;
   password: string;
   role: string;
+  /** An RBAC user's roles by name (served as `role_uids`); absent: `role` alone. */
+  roleNames?: string[] | undefined;
   passwordExpired: boolean;
 }
 
@@ -101,6 +104,8 @@ export interface UserSpec {
   username: string;
   password: string;
   role?: string;
+  /** Roles by name (built-in or `roles`): an RBAC user. */
+  roles?: string[] | undefined;
   passwordExpired?: boolean;
 }
 
@@ -157,6 +162,8 @@ export interface RestModelOptions {
    */
   headerFormAnswer?: 400 | 401;
   users?: UserSpec[];
+  /** Roles besides the built-in ones (./access.ts), each with its management role. */
+  roles?: { name: string; management: string }[];
   modules?: ModuleSpec[];
   bdbs?: BdbSpec[];
   nodes?: number;
@@ -195,6 +202,8 @@ export class RestModel {
   readonly modulesUpload: boolean;
   readonly headerFormAnswer: 400 | 401;
   readonly users: RestUser[];
+  /** GET /v1/roles: the built-in roles and the scenario's own (./access.ts). */
+  readonly roles: RestRole[] = BUILT_IN_ROLES.map((role) => ({ ...role }));
   readonly modules: RestModule[] = [];
   readonly bdbs: RestBdb[] = [];
   readonly nodes: RestNode[] = [];
@@ -226,8 +235,10 @@ export class RestModel {
       username: user.username,
       password: user.password,
       role: user.role ?? 'admin',
+      ...(user.roles ? { roleNames: [...user.roles] } : {}),
       passwordExpired: user.passwordExpired ?? false,
     }));
+    for (const role of options.roles ?? []) this.addRole(role.name, role.management);
     this.shards = new ShardPlacement((options.failoverSeconds ?? 1) * 1000);
     for (const spec of options.modules ?? []) this.addModule(spec);
     const nodeCount = options.nodes ?? 3;
@@ -262,6 +273,13 @@ export class RestModel {
   }
 
   // ---- users and tokens -------------------------------------------------------------------
+
+  /** A role of the scenario's own, after the built-in ones (uids from 100); the same name twice is one role. */
+  addRole(name: string, management: string): void {
+    if (this.roles.some((role) => role.name === name)) return;
+    const uid = Math.max(99, ...this.roles.map((role) => role.uid)) + 1;
+    this.roles.push({ uid, name, management });
+  }
 
   findUser(username: string): RestUser | undefined {
     return this.users.find((user) => user.username === username);

@@ -9,6 +9,9 @@ import * as z from 'zod';
 import { SIM_DIALECTS } from '../world/dialect.js';
 import { MODULE_KINDS } from '../world/module-kinds.js';
 import { softwareVersionOf } from '../world/releases.js';
+import { BUILT_IN_ROLES } from '../rest/access.js';
+
+const BUILT_IN_ROLE_NAMES = BUILT_IN_ROLES.map((role) => role.name);
 
 // DNS-1123 label: namespaces, REC and REDB names all become parts of Service and Pod names.
 const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -40,12 +43,14 @@ const versionString = (pattern: RegExp, example: string) =>
   z.string().regex(pattern, `expected a version such as "${example}"`);
 
 export const UPGRADE_POLICY = z.enum(['major', 'latest']);
+/** The management roles (rest-api/permissions.md "Roles"; the simulator's table: rest/access.ts). */
 export const USER_ROLES = [
   'admin',
   'cluster_member',
   'cluster_viewer',
   'db_member',
   'db_viewer',
+  'user_manager',
   'none',
 ] as const;
 
@@ -57,7 +62,18 @@ const userSchema = z.strictObject({
   /** Absent: a new random password (a captured scenario never carries one), written to <dir>/env. */
   password: z.string().min(1).optional(),
   role: z.enum(USER_ROLES).default('admin'),
+  /**
+   * An RBAC user: its roles by name, built-in (Admin, Cluster Member, Cluster Viewer, DB Member,
+   * DB Viewer, None, User Manager) or `cluster.roles`; the API serves `role_uids`, not `role`.
+   */
+  roles: z.array(z.string().min(1)).min(1).optional(),
   passwordExpired: z.boolean().default(false),
+});
+
+/** A role of the cluster's own (objects/role.md): its name and management role. */
+const roleSchema = z.strictObject({
+  name: z.string().min(1),
+  management: z.enum(USER_ROLES),
 });
 
 const moduleSchema = z.strictObject({
@@ -365,6 +381,20 @@ export const scenarioFileSchema = z.strictObject({
         .array(userSchema)
         .min(1)
         .default([{ ...DEFAULT_ADMIN, passwordExpired: false }]),
+      roles: z.array(roleSchema).default([]),
+    })
+    .superRefine((cluster, context) => {
+      const known = new Set([...BUILT_IN_ROLE_NAMES, ...cluster.roles.map((role) => role.name)]);
+      cluster.users.forEach((user, index) => {
+        for (const name of user.roles ?? []) {
+          if (!known.has(name))
+            context.addIssue({
+              code: 'custom',
+              path: ['users', index, 'roles'],
+              message: `no role named "${name}": name a built-in role (${BUILT_IN_ROLE_NAMES.join(', ')}) or one of cluster.roles`,
+            });
+        }
+      });
     })
     .prefault({}),
   openshift: openshiftSchema,

@@ -50,6 +50,14 @@ describe('download', () => {
       } else if (url.pathname === '/final') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('final body');
+      } else if (url.pathname === '/private') {
+        // A mirror behind HTTP Basic, user `mirror`, password `p@ss:word`.
+        const wanted = `Basic ${Buffer.from('mirror:p@ss:word').toString('base64')}`;
+        res.writeHead(req.headers.authorization === wanted ? 200 : 401);
+        res.end(req.headers.authorization === wanted ? 'private body' : '');
+      } else if (url.pathname === '/private-start') {
+        res.writeHead(302, { location: '/private' });
+        res.end();
       } else if (url.pathname === '/loop') {
         res.writeHead(302, { location: '/loop' });
         res.end();
@@ -88,6 +96,15 @@ describe('download', () => {
     assert.equal(read.text, 'final body');
     assert.equal(read.origin, `${base}/final?sig=s3cr3t-signature`);
     await assert.rejects(download(`${base}/loop`, LIMITS), /more than 5 redirects/);
+  });
+
+  it('sends user:pass@ as HTTP Basic (fetch refuses a URL with credentials), across a same-origin redirect', async () => {
+    const withCredentials = base.replace('://', '://mirror:p%40ss%3Aword@');
+    for (const start of ['/private', '/private-start']) {
+      const read = await download(`${withCredentials}${start}`, LIMITS);
+      assert.equal(read.text, 'private body', start);
+    }
+    await assert.rejects(download(`${base}/private`, LIMITS), /HTTP 401/);
   });
 
   it('never follows https to http', () => {

@@ -255,6 +255,7 @@ describe('defaults', () => {
       users: [
         { username: 'admin@example.com', password: 'change-me', role: 'admin', passwordExpired: false },
       ],
+      roles: [],
     });
     assert.deepEqual([s.modules, s.databases, s.faults, s.objects], [[], [], [], []]);
     assert.deepEqual(s.openshift, { sccBinding: 'users', sccOwner: 'bundle', sharedWith: [] });
@@ -263,6 +264,28 @@ describe('defaults', () => {
       headerFormAnswer: 400,
       clusterCreatedTime: 'present',
     });
+  });
+
+  it('takes RBAC users by role name, built-in or cluster.roles, and refuses a role of no name it knows', () => {
+    const rbac = parseScenario(
+      MINIMAL.replace(
+        '  versionTag: 7.4.6-22',
+        '  versionTag: 7.4.6-22\n  roles: [{name: Upgraders, management: admin}]\n  users: [{username: a@example.com, password: p, roles: [Upgraders, DB Viewer]}]',
+      ),
+      'rbac.yaml',
+    );
+    assert.deepEqual(rbac.cluster.users[0]?.roles, ['Upgraders', 'DB Viewer']);
+    assert.throws(
+      () =>
+        parseScenario(
+          MINIMAL.replace(
+            '  versionTag: 7.4.6-22',
+            '  versionTag: 7.4.6-22\n  users: [{username: a@example.com, password: p, roles: [Upgraders]}]',
+          ),
+          'unknown-role.yaml',
+        ),
+      /no role named "Upgraders"/,
+    );
   });
 
   it('names the webhook after the operator version and the installer', () => {

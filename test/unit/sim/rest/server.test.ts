@@ -131,6 +131,50 @@ describe('management API emulator, server 7.8.2 (Form A)', () => {
     assert.equal((await call(sim, 'GET', '/v1/bdbs', { auth: basic(VIEWER) })).status, 200);
   });
 
+  it('answers each request by the permission its page names (rest-api/permissions.md)', async () => {
+    const member = { username: 'member@example.com', password: 'CANARY-P@ss-member-4d1' };
+    const manager = { username: 'manager@example.com', password: 'CANARY-P@ss-manager-6e2' };
+    const rbac = { username: 'ops@example.com', password: 'CANARY-P@ss-ops-8a3' };
+    sim.model.addRole('Upgraders', 'admin');
+    sim.model.users.push(
+      { uid: '90', ...member, role: 'db_member', passwordExpired: false },
+      { uid: '91', ...manager, role: 'user_manager', passwordExpired: false },
+      { uid: '92', ...rbac, role: 'none', roleNames: ['Upgraders'], passwordExpired: false },
+    );
+    try {
+      // GET /v1/users: view_all_users_info (admin, user_manager); never a password.
+      const users = await call(sim, 'GET', '/v1/users', { auth: basic(ADMIN) });
+      assert.equal(users.status, 200);
+      assert.doesNotMatch(JSON.stringify(users.body), /CANARY/);
+      const ops = users.body.find((u: Json) => u.email === rbac.username);
+      assert.equal(ops.role, undefined, 'an RBAC user has role_uids instead of role');
+      const roles = await call(sim, 'GET', '/v1/roles', { auth: basic(VIEWER) });
+      assert.equal(roles.status, 200, 'every role but none may list the roles');
+      assert.equal(roles.body.find((r: Json) => r.uid === ops.role_uids[0]).management, 'admin');
+      assert.equal((await call(sim, 'GET', '/v1/users', { auth: basic(manager) })).status, 200);
+      for (const who of [VIEWER, member]) {
+        assert.equal((await call(sim, 'GET', '/v1/users', { auth: basic(who) })).status, 403);
+        assert.equal((await call(sim, 'GET', '/v1/users/1', { auth: basic(who) })).status, 403);
+      }
+      // POST /v1/bdbs/<uid>/upgrade: update_bdb_with_action (admin, cluster_member, db_member).
+      const upgrade = (who: typeof ADMIN) =>
+        call(sim, 'POST', '/v1/bdbs/1/upgrade', { auth: basic(who), json: { redis_version: '9.9' } });
+      assert.equal((await upgrade(manager)).status, 403);
+      // Past the permission, the version is judged (400): the request was allowed.
+      assert.equal((await upgrade(member)).status, 400);
+      // POST /v2/modules: update_cluster (admin only); the RBAC user's own role is admin.
+      const upload = (who: typeof ADMIN) =>
+        call(sim, 'POST', '/v2/modules', { auth: basic(who), json: { not: 'multipart' } });
+      assert.equal((await upload(member)).status, 403);
+      assert.equal((await upload(rbac)).status, 400);
+    } finally {
+      sim.model.users.splice(
+        sim.model.users.findIndex((u) => u.uid === '90'),
+        3,
+      );
+    }
+  });
+
   it('serves modules with platforms keyed like rhel9/x86_64 and bdbs with module_list', async () => {
     const modules = await call(sim, 'GET', '/v1/modules', { auth: basic(ADMIN) });
     const search = modules.body.find((m: Json) => m.module_name === 'search');
