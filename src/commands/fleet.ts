@@ -361,8 +361,9 @@ function fleetPlanCommand(input: FleetInput, to: string): string {
 }
 
 /**
- * The member's own Io: same settings, every stderr line prefixed with `[label] `, every NDJSON
- * event given `data.context`. Never a terminal, so members print plain lines, not spinners
+ * The member's own Io: same settings, every text line prefixed with `[label] ` (stderr's, and
+ * stdout's: its result table, its "already at" line; docs/fleet.md "every line a cluster
+ * prints"), every NDJSON event given `data.context` instead (an NDJSON line stays JSON). Never a terminal, so members print plain lines, not spinners
  * that would fight over the screen.
  */
 function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: string, parallel: boolean): Io {
@@ -372,7 +373,10 @@ function taggedIo(parent: Io, env: NodeJS.ProcessEnv, label: string, context: st
   return new TaggedIo(
     {
       // What a member writes has passed its own Io's edge (escaped, coloured): written as is.
-      stdout: { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
+      stdout:
+        parent.output === 'text'
+          ? linePrefixer(prefix, undefined, (text) => parent.passThrough('stdout', text))
+          : { write: (chunk: string) => parent.passThrough('stdout', String(chunk)) },
       stderr: linePrefixer(prefix, command, (text) => parent.passThrough('stderr', text)),
       stdin: { isTTY: false },
       env,

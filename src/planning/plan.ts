@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { siblingLocation } from '../kube/bundle.js';
 import { assertReleaseFilesLocatable } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
-import { operatorIsCurrent } from './operator-current.js';
+import { operatorStepIsDone } from './operator-current.js';
 import { type AvailabilityPrediction, predictAvailability } from './availability-prediction.js';
 import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
@@ -209,7 +209,9 @@ function planOlm(snapshot: Snapshot, target: Target): PlanOlm | undefined {
 export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly StepPlanner[]): Plan {
   assertSelectedDatabasesExist(snapshot, target);
   const resolved = resolveUpgrade(snapshot, target);
-  assertReleaseFilesLocatable(snapshot, target, resolved, operatorIsCurrent(resolved));
+  // Release files are needed where the operator step applies them (an operator at the target
+  // but not ready is applied again).
+  assertReleaseFilesLocatable(snapshot, target, resolved, operatorStepIsDone(snapshot.operator, resolved));
   const checks = runChecks(snapshot, target, { resolved, required: requiredPermissionsOf(steps) });
   const planTarget: PlanTarget = {
     operator: target.operator,

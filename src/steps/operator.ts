@@ -54,10 +54,10 @@ import {
   type PlanContext,
   type StepPlan,
   action,
-  operatorIsCurrent,
   operatorNamespace,
   releaseFile,
 } from '../planning/plan.js';
+import { operatorAtTargetNotReady, operatorStepIsDone } from '../planning/operator-current.js';
 import { READ_VERBS, APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
 import { olmUpgradeCommands, operatorVersionOfDeployment } from '../planning/olm.js';
 import { type OlmUpgradeOutcome, upgradeThroughOlm } from './operator-olm.js';
@@ -690,10 +690,21 @@ function num(value: unknown): number | undefined {
 // ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
 
 function planOperator({ snapshot, target, resolved }: PlanContext, cluster: ClusterSnapshot): StepPlan {
-  if (operatorIsCurrent(resolved)) return { skip: `the operator already runs ${resolved.operator.current}` };
+  if (operatorStepIsDone(snapshot.operator, resolved))
+    return { skip: `the operator already runs ${resolved.operator.current}` };
   const deployment = snapshot.operator?.deploymentName ?? 'redis-enterprise-operator';
   const ns = operatorNamespace(snapshot);
   const actions: PlanAction[] = [];
+  if (snapshot.operator && operatorAtTargetNotReady(snapshot.operator, resolved)) {
+    // At the target but not up: not done. Applied again and awaited, as the run step does.
+    const { readyReplicas, replicas } = snapshot.operator;
+    actions.push(
+      action(
+        `The operator already runs ${target.operator} but is not ready (${readyReplicas}/${replicas}): the run applies it again and waits for it; see why`,
+        kubectl('describe', 'deployment', deployment, '-n', ns),
+      ),
+    );
+  }
   if (resolved.method === 'olm') {
     // What the run does through OLM, as the commands a person would run instead (operator-olm.ts).
     const steps = snapshot.olm ? olmUpgradeCommands(snapshot.olm, ns, target.operator) : [];

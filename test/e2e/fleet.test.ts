@@ -193,10 +193,11 @@ describe('ctl upgrade run over a fleet of two clusters', { concurrency: 1 }, () 
     // No cluster resource in namespace nowhere: a usage error (docs/exit-codes.md).
     assert.equal(result.code, 2, result.stderr);
     const lines = result.stderr.split('\n');
-    // The first test upgraded east to 7.8.2-6: this run finds it there and says so.
+    // The first test upgraded east to 7.8.2-6: this run finds it there and says so, labelled
+    // like every line a cluster prints (docs/fleet.md), its Next line too.
     assert.match(
       result.stdout,
-      /^redis\/rec is already at 7\.8\.2-6 \(cluster 7\.8\.2-60\): nothing to do$/m,
+      /^\[east\] redis\/rec is already at 7\.8\.2-6 \(cluster 7\.8\.2-60\): nothing to do\n\[east\] Next: /m,
     );
     assert.ok(
       lines.some((line) => line.startsWith('[west] error: ')),

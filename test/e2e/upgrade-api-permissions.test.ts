@@ -90,7 +90,10 @@ describe('api-permissions: a read-only API user (e2e)', () => {
           judged.message,
           /upload the --module-file package\(s\) \(POST \/v2\/modules, permission update_cluster\)/,
         );
-        assert.match(judged.message, /from Secret rec\), not an admin \(GET \/v1\/users answered 403/);
+        assert.match(
+          judged.message,
+          /from Secret rec\) may not: it is no admin \(GET \/v1\/users answered 403/,
+        );
         assert.match(judged.fix, /management role admin/);
         assert.match(judged.fix, /CTL_USERNAME and CTL_PASSWORD/);
         assert.match(judged.fix, /Or run without --remediate/);
@@ -136,15 +139,29 @@ describe('api-permissions: a role that may (e2e)', () => {
           assertExit(plan, 0, 'the plan');
           const judged = check(plan.stdout);
           assert.equal(judged.status, 'pass');
-          assert.match(judged.message, /role Upgraders \(admin\) may .*upload the --module-file package/);
+          assert.match(
+            judged.message,
+            /may .*upload the --module-file package.*: its role is Upgraders \(admin\)$/,
+          );
           // role_uids: its role read from GET /v1/roles.
           assert.equal(sim.cluster.audit.filter('GET', '/v1/roles').at(-1)?.status, 200);
 
-          const run = await sim.ctl(
-            ['upgrade', 'run', '--to', TARGET, '--yes', ...REMEDIATE, file],
+          // Saved, the plan's Next line repeats --remediate and --module-file (a saved plan does
+          // not record them); the run of the saved plan judges its own and remediates.
+          const saved = path.join(sim.sandbox.dir, 'plan.json');
+          const text = await sim.ctl(
+            ['upgrade', 'plan', '--to', TARGET, ...REMEDIATE, file, '--out', saved],
             FROM_SECRET,
           );
-          assertExit(run, 0, 'the run');
+          assertExit(text, 0, 'the saved plan');
+          const next = /Next: (ctl [^\n]*)/.exec(text.stdout)?.[1] ?? '';
+          assert.ok(next.startsWith(`ctl upgrade run --plan ${saved}`), text.stdout);
+          assert.ok(next.includes(`--remediate --module-file ${file}`), next);
+          const run = await sim.ctl(
+            ['upgrade', 'run', '--plan', saved, '--yes', '--remediate', '--module-file', file],
+            FROM_SECRET,
+          );
+          assertExit(run, 0, 'the run of the saved plan');
           const uploads = sim.cluster.audit.filter('POST', '/v2/modules');
           assert.equal(uploads.length, 1, describeEntries(uploads));
           assert.equal(uploads[0]?.status, 200);

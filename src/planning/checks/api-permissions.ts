@@ -96,15 +96,16 @@ export function judgeApiPermissions(
   user: OwnRole | undefined,
   secretName: string,
 ): Outcome {
-  const who = describeUser(user);
+  const who = userOf(user);
+  const role = roleOf(user);
   if (needs.length === 0)
     return pass(
-      `the run changes nothing through the management API (${who}; without --remediate a role that reads is enough)`,
+      `the run changes nothing through the management API (without --remediate any role that reads will do; ${who}: ${role})`,
     );
   const judged = needs.map((need) => ({ need, allowed: mayMake(need, user) }));
   const denied = judged.filter((j) => j.need.certainty === 'will' && j.allowed === 'no');
   if (denied.length > 0) {
-    const message = `the run will ${describeChanges(denied.map((j) => j.need))} through the management API, which ${who} may not`;
+    const message = `the run will ${describeChanges(denied.map((j) => j.need))} through the management API, which ${who} may not: ${role}`;
     const fix = `${fixFor(
       denied.map((j) => j.need.change),
       user,
@@ -117,14 +118,14 @@ export function judgeApiPermissions(
   const untold = judged.filter((j) => j.need.certainty === 'will' && j.allowed === 'unknown');
   if (untold.length > 0) {
     return warn(
-      `the run will ${describeChanges(untold.map((j) => j.need))} through the management API; whether ${who} may, the API does not tell`,
+      `the run will ${describeChanges(untold.map((j) => j.need))} through the management API; whether ${who} may, the API does not tell: ${role}`,
       `Check the user's role in the Cluster Manager UI (Access control): ${rolesNeeded(untold.map((j) => j.need.change))}. If it has none of them, ${switchCredentials(user, secretName, roleFor(untold.map((j) => j.need.change)))}`,
     );
   }
   const mayFail = judged.filter((j) => j.need.certainty === 'may' && j.allowed === 'no');
   if (mayFail.length > 0) {
     return warn(
-      `--remediate could not lift a freeze the plan does not foresee: it would ${describeChanges(mayFail.map((j) => j.need))}, which ${who} may not`,
+      `--remediate could not lift a freeze the plan does not foresee: it would ${describeChanges(mayFail.map((j) => j.need))}, which ${who} may not: ${role}`,
       fixFor(
         mayFail.map((j) => j.need.change),
         user,
@@ -135,8 +136,8 @@ export function judgeApiPermissions(
   const sure = judged.filter((j) => j.allowed === 'yes').map((j) => j.need);
   return pass(
     sure.length > 0
-      ? `${who} may ${describeChanges(sure)}, as --remediate may have to`
-      : `--remediate changes something only if the upgrade freezes unforeseen (${who})`,
+      ? `${who} may ${describeChanges(sure)}, as --remediate may have to: ${role}`
+      : `--remediate changes something only if the upgrade freezes unforeseen (${who}: ${role})`,
   );
 }
 
@@ -148,13 +149,18 @@ function checkApiPermissions(input: CheckInput): Outcome {
   return judgeApiPermissions(needs, snapshot.api.user, snapshot.credentials.name);
 }
 
-function describeUser(user: OwnRole | undefined): string {
-  const from = user?.credentialsFrom ? ` (from ${user.credentialsFrom})` : '';
-  if (!user) return `the API user${from}`;
+/** Who signs in: `the API user (from Secret rec)` (the username itself is redacted anyway). */
+function userOf(user: OwnRole | undefined): string {
+  return `the API user${user?.credentialsFrom ? ` (from ${user.credentialsFrom})` : ''}`;
+}
+
+/** What the plan knows of its role. */
+function roleOf(user: OwnRole | undefined): string {
+  if (!user) return 'its role was not read';
   if (user.kind === 'not-admin')
-    return `the API user${from}, not an admin (GET /v1/users answered 403: no view_all_users_info)`;
-  if (user.kind === 'unknown') return `the API user${from}, whose role cannot be read (${user.why})`;
-  return `the API user${from}, role ${list(user.roles.map(describeRole), 4)}`;
+    return 'it is no admin (GET /v1/users answered 403: it lacks view_all_users_info, which every admin has)';
+  if (user.kind === 'unknown') return `its role cannot be read (${user.why})`;
+  return `its role is ${list(user.roles.map(describeRole), 4)}`;
 }
 
 function describeRole(role: HeldRole): string {

@@ -77,7 +77,7 @@ describe('api-permissions: the decision table', () => {
       outcome.message,
       /upload the --module-file package\(s\) \(POST \/v2\/modules, permission update_cluster\)/,
     );
-    assert.match(outcome.message, /from Secret rec\), role cluster_viewer/);
+    assert.match(outcome.message, /from Secret rec\) may not: its role is cluster_viewer/);
     assert.match(outcome.fix, /management role admin/);
     assert.match(outcome.fix, /CTL_USERNAME and CTL_PASSWORD/);
     assert.match(outcome.fix, /Secret rec/);
@@ -88,7 +88,7 @@ describe('api-permissions: the decision table', () => {
     const outcome = judgeApiPermissions([upload], NOT_ADMIN, 'rec');
     assert.equal(outcome.status, 'fail');
     assert.equal(outcome.ignorable, undefined);
-    assert.match(outcome.message, /not an admin \(GET \/v1\/users answered 403/);
+    assert.match(outcome.message, /it is no admin \(GET \/v1\/users answered 403/);
     assert.match(outcome.fix, /the Secret rec holds the admin the operator created/);
   });
 
@@ -115,7 +115,7 @@ describe('api-permissions: the decision table', () => {
   it('every change allowed: pass', () => {
     const outcome = judgeApiPermissions([upload, upgradeWill], read('admin'), 'rec');
     assert.equal(outcome.status, 'pass');
-    assert.match(outcome.message, /role admin may upload/);
+    assert.match(outcome.message, /may upload .*: its role is admin$/);
   });
 
   it('the worst wins: one change denied fails even when another is allowed', () => {
