@@ -15,10 +15,10 @@ import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
-import { withKeptAgent } from './agent.js';
 import { boundExecPlugin } from './exec-plugin.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
+import { requestConfig } from './request-config.js';
 
 /** Where a service account's namespace is mounted inside a pod. */
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -236,9 +236,9 @@ export function createKubeClients(
 ): Promise<KubeClients> {
   const user = loaded.config.getCurrentUser();
   for (const secret of [user?.token, user?.password]) if (secret) onSecret(secret);
-  // Kept connections with the Kubernetes deadlines (src/kube/agent.ts, deadlines.ts) for every
-  // request made from this config.
-  const config = withReportedCredentials(withKeptAgent(loaded.config), onSecret);
+  // Every request made from this config: on kept connections with the Kubernetes deadlines, its
+  // credential reported (src/kube/request-config.ts).
+  const config = requestConfig(loaded.config, onSecret);
   return Promise.resolve({
     config,
     contextName: loaded.contextName,
@@ -247,35 +247,6 @@ export function createKubeClients(
     // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
     objects: createObjectClient(config, loaded.namespace ?? 'default'),
   });
-}
-
-/**
- * The same kubeconfig, whose `applyToFetchOptions` (every request of kubeRequest and of
- * client-node's Watch goes through it) reports the credential of the Authorization header.
- */
-function withReportedCredentials<C extends { applyToFetchOptions(options: object): Promise<unknown> }>(
-  config: C,
-  onSecret: (secret: string) => void,
-): C {
-  const view = Object.create(config) as C;
-  let last: string | undefined;
-  view.applyToFetchOptions = async (options: object) => {
-    const answer = (await config.applyToFetchOptions(options)) as { headers?: Headers };
-    const authorization = answer.headers?.get('authorization') ?? undefined;
-    if (authorization !== undefined && authorization !== last) {
-      last = authorization;
-      // `Bearer <token>` or `Basic <base64>`: the credential is after the scheme.
-      const credential = authorization.replace(/^\S+\s+/, '');
-      onSecret(credential);
-      if (/^basic\s/i.test(authorization)) {
-        const decoded = Buffer.from(credential, 'base64').toString('utf8');
-        const password = decoded.slice(decoded.indexOf(':') + 1);
-        if (password) onSecret(password);
-      }
-    }
-    return answer;
-  };
-  return view;
 }
 
 // client-node's own modules (its package has no "exports" map), each loaded on first use.

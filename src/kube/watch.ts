@@ -11,7 +11,6 @@
 
 import { TimeoutError } from '../errors.js';
 import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
-import { withKeptAgent } from './agent.js';
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest } from './request.js';
@@ -55,8 +54,9 @@ const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
 export async function watchCollection<T>(options: WatchCollectionOptions<T>): Promise<void> {
   const { kube, path, signal } = options;
   const { Watch } = await importWatch();
-  // Every wait opens its own watch: on one kept connection pool, not a new TLS handshake each.
-  const watcher = new Watch(withKeptAgent(kube.config));
+  // Every wait opens its own watch: kube.config's requests share one kept connection pool, not
+  // a new TLS handshake each (src/kube/request-config.ts).
+  const watcher = new Watch(kube.config);
   const selectors: Record<string, string> = {};
   if (options.fieldSelector) selectors.fieldSelector = options.fieldSelector;
   if (options.labelSelector) selectors.labelSelector = options.labelSelector;

@@ -135,7 +135,9 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
   });
 });
 
-describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', () => {
+// The plans read the shared old-operator cluster; the two runs each have their own, with real
+// waits: the three side by side.
+describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', { concurrency: true }, () => {
   it('plan shows both hops (JSON hops only then); --max-hops 1 refuses with the reason, plan and run', async () => {
     await readOnly['old-operator'].use('plans and a refused run', async (sim) => {
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);

@@ -60,7 +60,8 @@ const stepStart = (step: string) => (e: RunEvent) => e.type === 'step-start' && 
 const progressIn = (step: string, re: RegExp) => (e: RunEvent) =>
   e.type === 'progress' && e.step === step && re.test(e.message);
 
-describe('ctl upgrade run, interrupted (e2e)', () => {
+// Each test has its own cluster with real waits: side by side.
+describe('ctl upgrade run, interrupted (e2e)', { concurrency: true }, () => {
   it('SIGKILL in operator, cluster, monitor and databases, then runs again: one write each, same end state', async () => {
     await withUpgradeSim(
       'happy-path',

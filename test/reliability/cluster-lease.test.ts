@@ -36,7 +36,8 @@ function clusterLease(bed: Bed) {
     .find((o) => o.metadata.name?.startsWith('ctl-upgrade-lock-'));
 }
 
-describe('the file store takes the cluster Lease', () => {
+// Each test has its own cluster, and most of its time is its simulated waits: side by side.
+describe('the file store takes the cluster Lease', { concurrency: true }, () => {
   test('two runs with different --state files on one cluster: the second exits 5, the first completes', async () => {
     const bed = await startBed('happy-path', { timing: TIMING });
     try {

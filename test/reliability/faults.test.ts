@@ -46,7 +46,8 @@ function matrix(seed: number): (scenario: Scenario) => Scenario {
 
 const MATRIX_RUNS = pick(2, 12);
 
-describe('faults: the fault matrix on flaky-api', () => {
+// Each test has its own clusters, and most of its time is retries and simulated waits: side by side.
+describe('faults: the fault matrix on flaky-api', { concurrency: true }, () => {
   test(`${MATRIX_RUNS} upgrades under resets, 503s, slow answers, dropped watches, 410 and 409 complete`, async () => {
     const failures: string[] = [];
     let runs = 0;

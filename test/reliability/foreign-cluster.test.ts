@@ -51,7 +51,8 @@ async function killAfterOperatorStep(bed: Bed): Promise<void> {
   await run.result;
 }
 
-describe('the state belongs to one cluster', () => {
+// Each test has its own two clusters, and most of its time is their simulated waits: side by side.
+describe('the state belongs to one cluster', { concurrency: true }, () => {
   test('a run killed on X is refused on Y with the same names (exit 2), then resumes on X', async () => {
     const x = await startBed('happy-path', { timing: TIMING });
     const y = await startBed('happy-path', { timing: TIMING });

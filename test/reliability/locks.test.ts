@@ -30,7 +30,8 @@ const TIMING = { operatorStart: 0.5, podRestart: 0.5, databaseUpgrade: 0.3 };
 const RACES = pick(3, 20);
 const STALE = pick(2, 10);
 
-describe('locks: one upgrade of a cluster at a time', () => {
+// The races and the stale-lock trials each start their own clusters: the two tests side by side.
+describe('locks: one upgrade of a cluster at a time', { concurrency: true }, () => {
   test(`${RACES} races of two concurrent runs: exactly one proceeds, the other exits 5 naming the owner`, async () => {
     const outcomes = await pool(RACES, async () => {
       const problems: string[] = [];

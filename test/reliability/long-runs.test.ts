@@ -10,7 +10,8 @@ import { describe, test } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { checkUpgraded, figure, runOnBed, startBed, UPGRADE } from './support.js';
 
-describe('long runs and token lifetimes', () => {
+// Each test has its own cluster, and most of its time is its simulated waits: side by side.
+describe('long runs and token lifetimes', { concurrency: true }, () => {
   test('a run several times longer than the token lifetime completes, renewing the token', async () => {
     const bed = await startBed('happy-path', {
       timing: { operatorStart: 1, podRestart: 1.5, databaseUpgrade: 1 },
