@@ -220,8 +220,49 @@ function clusterPart(
   const serverVersion = snapshot.api.nodes.map((node) => node.software_version).find(Boolean);
   if (serverVersion && SERVER_VERSION.test(serverVersion)) part.apiVersion = serverVersion;
   // No password: the simulator makes a random one and writes it to its env file.
-  part.users = [{ username: CAPTURED_USERNAME, role: 'admin' }];
+  Object.assign(part, capturedUser(snapshot.api.user, notes));
   return part;
+}
+
+const MANAGEMENT_ROLES = new Set([
+  'admin',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'user_manager',
+  'none',
+]);
+
+/**
+ * The user ctl signed in as, with its role as the plan read it (src/api/own-role.ts), so a
+ * rehearsal's api-permissions check judges the same role: `role`, or the roles by name with
+ * `cluster.roles` (a role named like a built-in one is the built-in one). Never its name.
+ */
+function capturedUser(user: Snapshot['api']['user'], notes: string[]): Record<string, unknown> {
+  const admin = { users: [{ username: CAPTURED_USERNAME, role: 'admin' }] };
+  if (user?.kind !== 'read') {
+    if (user)
+      notes.push(
+        `the API user's role could not be read (${user.kind === 'not-admin' ? 'it is no admin' : user.why}): the capture signs in as an admin`,
+      );
+    return admin;
+  }
+  const known = user.roles.filter((role) => MANAGEMENT_ROLES.has(role.management));
+  if (known.length !== user.roles.length || known.length === 0) return admin;
+  if (user.roles.some((role) => role.databases !== undefined))
+    notes.push("a role of the API user is limited to some databases: the capture's role is not");
+  const [only] = user.roles;
+  if (user.roles.length === 1 && only && !only.name)
+    return { users: [{ username: CAPTURED_USERNAME, role: only.management }] };
+  const roles = user.roles.map((role) => ({
+    name: role.name ?? role.management,
+    management: role.management,
+  }));
+  return {
+    users: [{ username: CAPTURED_USERNAME, role: 'none', roles: roles.map((role) => role.name) }],
+    roles,
+  };
 }
 
 function openshiftPart(

@@ -66,7 +66,10 @@ const MODULES = [
 ] as const;
 const RHEL8_ONLY = MODULES.length - 1;
 
-/** The management API roles that may read but not write (SIMULATOR.md `cluster.users`). */
+/**
+ * Management API roles other than admin (SIMULATOR.md `cluster.users`): each may read; none may
+ * upload a module (update_cluster), the members may upgrade a database (rest-api/permissions.md).
+ */
 const READ_ONLY_ROLES = ['cluster_viewer', 'db_viewer', 'cluster_member', 'db_member'] as const;
 
 /**

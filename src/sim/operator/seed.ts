@@ -274,7 +274,16 @@ function seedWatchedNamespaces(kube: KubeAccess, scenario: Scenario): void {
  * built from it: users, modules, nodes, and one bdb per database with the scenario's uid.
  */
 function seedRestModel(rest: RestModel, scenario: Scenario): void {
-  for (const role of scenario.cluster.roles) rest.addRole(role.name, role.management);
+  for (const role of scenario.cluster.roles) {
+    // A role limited to some databases, by name (or namespace/name): their uids (objects/role.md resources).
+    const limited = role.databases?.map((name) => name);
+    const uids = limited
+      ? scenario.databases
+          .filter((db) => limited.includes(db.name) || limited.includes(`${db.namespace}/${db.name}`))
+          .map((db) => db.uid)
+      : undefined;
+    rest.addRole(role.name, role.management, uids);
+  }
   for (const user of scenario.cluster.users) {
     if (rest.findUser(user.username)) continue;
     rest.users.push({

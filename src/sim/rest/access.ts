@@ -46,6 +46,11 @@ export interface RestRole {
   uid: number;
   name: string;
   management: string;
+  /**
+   * objects/role.md `resources`: "resource scopes that limit a db_member or db_viewer management
+   * role to specific databases", e.g. `[{type: "db", uids: ["1", "2"]}]`; absent: every database.
+   */
+  resources?: { type: 'db'; uids: string[] }[];
 }
 
 /** requests/roles/_index.md's example roles (User Manager added after them). */
@@ -59,15 +64,32 @@ export const BUILT_IN_ROLES: readonly RestRole[] = [
   { uid: 7, name: 'User Manager', management: 'user_manager' },
 ];
 
-/** The management roles a user holds: its role, or each of its roles by name. */
-export function managementRolesOf(model: RestModel, user: RestUser): string[] {
-  if (!user.roleNames) return [user.role];
-  return user.roleNames.map((name) => model.roles.find((role) => role.name === name)?.management ?? 'none');
+/** The roles a user holds: its one management role, or each of its roles by name. */
+function rolesOf(model: RestModel, user: RestUser): Pick<RestRole, 'management' | 'resources'>[] {
+  if (!user.roleNames) return [{ management: user.role }];
+  return user.roleNames.map(
+    (name) => model.roles.find((role) => role.name === name) ?? { management: 'none' },
+  );
 }
 
-export function allows(model: RestModel, user: RestUser, permission: string): boolean {
-  const roles = PERMISSION_ROLES[permission] ?? [];
-  return managementRolesOf(model, user).some((role) => roles.includes(role));
+export function managementRolesOf(model: RestModel, user: RestUser): string[] {
+  return rolesOf(model, user).map((role) => role.management);
+}
+
+/**
+ * Whether the user's roles have the permission; for a request about one database (`bdbUid`),
+ * a role limited to some databases counts only for those. How a limited role sees the lists
+ * (GET /v1/bdbs) is not documented: the simulator judges lists by the permission alone.
+ */
+export function allows(model: RestModel, user: RestUser, permission: string, bdbUid?: string): boolean {
+  const granted = PERMISSION_ROLES[permission] ?? [];
+  return rolesOf(model, user).some(
+    (role) =>
+      granted.includes(role.management) &&
+      (bdbUid === undefined ||
+        !role.resources ||
+        role.resources.some((scope) => scope.type === 'db' && scope.uids.includes(bdbUid))),
+  );
 }
 
 /** The user object (objects/user.md), never its password: `role_uids` instead of `role` on RBAC. */

@@ -40,7 +40,7 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
   if ('error' in auth) return auth.error;
   const user = auth.user;
   // The permission of the request's page, judged on the user's roles (./access.ts): 403 without it.
-  if (!allows(model, user, route.permission)) {
+  if (!allows(model, user, route.permission, route.perDatabase ? route.params[0] : undefined)) {
     return {
       ...fail(
         403,
@@ -161,6 +161,8 @@ interface Route {
   pattern: RegExp;
   /** The permission the request's page names (./access.ts). */
   permission: string;
+  /** The first parameter is a database uid: a role limited to some databases is judged on it. */
+  perDatabase?: true;
   handler: Handler;
 }
 
@@ -188,11 +190,18 @@ const ROUTES: Route[] = [
       return ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
     },
   },
-  { method: 'GET', pattern: /^\/v1\/bdbs\/(\d+)$/, permission: 'view_bdb_info', handler: getBdb },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/bdbs\/(\d+)$/,
+    permission: 'view_bdb_info',
+    perDatabase: true,
+    handler: getBdb,
+  },
   {
     method: 'POST',
     pattern: /^\/v1\/bdbs\/(\d+)\/upgrade$/,
     permission: 'update_bdb_with_action',
+    perDatabase: true,
     handler: upgradeBdb,
   },
   {
@@ -208,12 +217,14 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/bdbs\/(\d+)\/availability$/,
     permission: 'view_bdb_info',
+    perDatabase: true,
     handler: (m, r, [uid]) => answer(availability.bdbAvailability(m, Number(uid), r.path)),
   },
   {
     method: 'GET',
     pattern: /^\/v1\/local\/bdbs\/(\d+)\/endpoint\/availability$/,
     permission: 'view_bdb_info',
+    perDatabase: true,
     handler: (m, r, [uid]) => answer(availability.localEndpointAvailability(m, Number(uid), r.path)),
   },
   {
@@ -241,6 +252,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/bdbs\/(\d+)\/shards$/,
     permission: 'view_all_shard_stats',
+    perDatabase: true,
     handler: (m, _r, [uid]) => answer(availability.bdbShards(m, Number(uid))),
   },
 ];
@@ -248,14 +260,22 @@ const ROUTES: Route[] = [
 function findRoute(
   method: string,
   path: string,
-): { handler: Handler; permission: string; params: string[] } | { methodNotAllowed: true } | undefined {
+):
+  | { handler: Handler; permission: string; perDatabase?: true; params: string[] }
+  | { methodNotAllowed: true }
+  | undefined {
   let pathMatched = false;
   for (const route of ROUTES) {
     const match = route.pattern.exec(path);
     if (!match) continue;
     pathMatched = true;
     if (route.method === method)
-      return { handler: route.handler, permission: route.permission, params: match.slice(1) };
+      return {
+        handler: route.handler,
+        permission: route.permission,
+        ...(route.perDatabase ? { perDatabase: true as const } : {}),
+        params: match.slice(1),
+      };
   }
   return pathMatched ? { methodNotAllowed: true } : undefined;
 }

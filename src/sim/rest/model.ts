@@ -275,10 +275,15 @@ export class RestModel {
   // ---- users and tokens -------------------------------------------------------------------
 
   /** A role of the scenario's own, after the built-in ones (uids from 100); the same name twice is one role. */
-  addRole(name: string, management: string): void {
+  addRole(name: string, management: string, databaseUids?: number[]): void {
     if (this.roles.some((role) => role.name === name)) return;
     const uid = Math.max(99, ...this.roles.map((role) => role.uid)) + 1;
-    this.roles.push({ uid, name, management });
+    this.roles.push({
+      uid,
+      name,
+      management,
+      ...(databaseUids ? { resources: [{ type: 'db' as const, uids: databaseUids.map(String) }] } : {}),
+    });
   }
 
   findUser(username: string): RestUser | undefined {

@@ -74,6 +74,8 @@ const userSchema = z.strictObject({
 const roleSchema = z.strictObject({
   name: z.string().min(1),
   management: z.enum(USER_ROLES),
+  /** The databases (name or namespace/name) the role is limited to (objects/role.md `resources`). */
+  databases: z.array(z.string().min(1)).min(1).optional(),
 });
 
 const moduleSchema = z.strictObject({

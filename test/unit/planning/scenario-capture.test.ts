@@ -51,6 +51,38 @@ describe('captureScenario: a snapshot as a scenario file', () => {
     assert.ok((loaded.cluster.users[0]?.password ?? '').length >= 16, 'a random password from the simulator');
   });
 
+  it('the API user with the role the plan read, so a rehearsal judges api-permissions the same', () => {
+    const viewer = capture(
+      makeSnapshot((s) => {
+        s.api.user = { kind: 'read', roles: [{ management: 'db_viewer' }] };
+      }),
+    );
+    assert.deepEqual(viewer.doc.cluster.users, [{ username: 'admin@example.com', role: 'db_viewer' }]);
+    const rbac = capture(
+      makeSnapshot((s) => {
+        s.api.user = {
+          kind: 'read',
+          roles: [
+            { management: 'db_member', name: 'DBA' },
+            { management: 'cluster_viewer', name: 'Cluster Viewer' },
+          ],
+        };
+      }),
+    );
+    assert.deepEqual(rbac.loaded.cluster.users[0]?.roles, ['DBA', 'Cluster Viewer']);
+    assert.deepEqual(rbac.doc.cluster.roles, [
+      { name: 'DBA', management: 'db_member' },
+      { name: 'Cluster Viewer', management: 'cluster_viewer' },
+    ]);
+    const untold = capture(
+      makeSnapshot((s) => {
+        s.api.user = { kind: 'not-admin' };
+      }),
+    );
+    assert.deepEqual(untold.doc.cluster.users, [{ username: 'admin@example.com', role: 'admin' }]);
+    assert.match(untold.notes.join('\n'), /role could not be read \(it is no admin\)/);
+  });
+
   it("modules by the API's is_bundled: uploads as custom, bundled ones only where used, deprecated ones by the catalog's rules", () => {
     const platforms = { 'rhel9/x86_64': {} };
     const { doc, loaded } = capture(

@@ -175,6 +175,28 @@ describe('management API emulator, server 7.8.2 (Form A)', () => {
     }
   });
 
+  it('a role limited to some databases (role resources) is judged on the database a request names', async () => {
+    const team = { username: 'team@example.com', password: 'CANARY-P@ss-team-3c9' };
+    sim.model.addRole('Team', 'db_member', [1]);
+    sim.model.users.push({ uid: '93', ...team, role: 'none', roleNames: ['Team'], passwordExpired: false });
+    try {
+      const roles = await call(sim, 'GET', '/v1/roles', { auth: basic(ADMIN) });
+      assert.deepEqual(roles.body.find((r: Json) => r.name === 'Team').resources, [
+        { type: 'db', uids: ['1'] },
+      ]);
+      const upgrade = (uid: number) =>
+        call(sim, 'POST', `/v1/bdbs/${uid}/upgrade`, { auth: basic(team), json: { redis_version: '9.9' } });
+      assert.equal((await upgrade(1)).status, 400, 'allowed, then judged on its version');
+      assert.equal((await upgrade(2)).status, 403);
+      assert.equal((await call(sim, 'GET', '/v1/bdbs/2', { auth: basic(team) })).status, 403);
+    } finally {
+      sim.model.users.splice(
+        sim.model.users.findIndex((u) => u.uid === '93'),
+        1,
+      );
+    }
+  });
+
   it('serves modules with platforms keyed like rhel9/x86_64 and bdbs with module_list', async () => {
     const modules = await call(sim, 'GET', '/v1/modules', { auth: basic(ADMIN) });
     const search = modules.body.find((m: Json) => m.module_name === 'search');
