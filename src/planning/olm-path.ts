@@ -22,19 +22,61 @@ import {
 import { csvVersion, olmRoute, type OlmSnapshot } from './olm.js';
 import type { Platform } from './snapshot.js';
 
-/** An edge as the plan sees it: the catalog's, or OLM's own offer on the cluster. */
-export type PlannedOlmEdge = OlmEdge | { kind: 'offered'; installPlan: string };
+/**
+ * An edge as the plan sees it: the catalog's, OLM's own offer on the cluster, or OLM's own
+ * refusal: the Subscription sits in the channel whose head is the CSV, resolved, and offers
+ * nothing (`refused`).
+ */
+export type PlannedOlmEdge =
+  | OlmEdge
+  | { kind: 'offered'; installPlan: string }
+  | { kind: 'refused'; subscription: string; channel: string };
 
-/** The edge from the snapshot's installed CSV to `toCsv`. */
+/**
+ * The edge from the snapshot's installed CSV to `toCsv`. What OLM shows on the cluster beats the
+ * catalog: an unfinished InstallPlan of `toCsv` is an edge; a Subscription in the channel whose
+ * head is `toCsv` that is AtLatestKnown at the installed CSV is OLM saying it has no update to
+ * that head (OLM makes an InstallPlan, state UpgradePending, as soon as the channel has one:
+ * operator-framework/api `subscription_types.go` SubscriptionState), whatever spec.skips ctl's
+ * catalog read: the catalog source on the cluster may not be the certified one ctl read.
+ */
 export function olmEdgeFrom(olm: OlmSnapshot, toCsv: string): PlannedOlmEdge {
   const offered = olm.installPlans.find(
     (plan) => plan.csvs.includes(toCsv) && plan.phase !== 'Complete' && plan.phase !== 'Failed',
   );
   if (offered) return { kind: 'offered', installPlan: offered.name };
+  const sub = olm.subscription;
+  const head = olm.channels?.find((channel) => channel.name === sub?.channel)?.currentCSV;
+  if (
+    sub?.channel &&
+    head === toCsv &&
+    toCsv !== olm.csv &&
+    sub.state === 'AtLatestKnown' &&
+    sub.currentCSV === olm.csv &&
+    (sub.installedCSV === undefined || sub.installedCSV === olm.csv)
+  )
+    return { kind: 'refused', subscription: sub.name, channel: sub.channel };
   return catalogOlmEdge(olm.csv, toCsv);
 }
 
 export const hasEdge = (edge: PlannedOlmEdge): boolean => edge.kind === 'edge' || edge.kind === 'offered';
+
+/**
+ * OLM refuses, in the subscribed channel, an edge that ctl's catalog of the certified bundles
+ * declares: the catalog source on this cluster is not the one the catalog read (a rebuilt or
+ * private index), so no edge of the catalog can be trusted here, and no route through other
+ * channel heads is planned from it (each would only be found missing in the run, one at a time).
+ * Undefined when OLM agrees with the catalog; else the refusal and the edge the catalog declares.
+ */
+export function olmContradictsCatalog(
+  olm: OlmSnapshot,
+): { refused: Extract<PlannedOlmEdge, { kind: 'refused' }>; head: string } | undefined {
+  const head = olm.channels?.find((channel) => channel.name === olm.subscription?.channel)?.currentCSV;
+  if (!head) return undefined;
+  const edge = olmEdgeFrom(olm, head);
+  if (edge.kind !== 'refused' || catalogOlmEdge(olm.csv, head).kind !== 'edge') return undefined;
+  return { refused: edge, head };
+}
 
 /** The CSVs OLM can install: the heads of the package's channels (undefined when unread). */
 export function channelHeads(olm: OlmSnapshot): string[] | undefined {
@@ -78,6 +120,7 @@ function rsOfRelease(operator: string, platform: Platform): Release | undefined 
 export function reachableHeads(olm: OlmSnapshot, start: PathStart): Map<string, string[]> {
   const heads = channelHeads(olm) ?? [];
   const paths = new Map<string, string[]>();
+  if (olmContradictsCatalog(olm)) return paths;
   let frontier: { csv: string; path: string[]; rs: Release | undefined }[] = [
     { csv: start.csv, path: [], rs: start.rs },
   ];

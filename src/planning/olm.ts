@@ -96,6 +96,18 @@ export interface OlmSnapshot {
   channels?: OlmChannel[] | undefined;
   /** Why the PackageManifest could not be read (permissions, no package server). */
   packageError?: string | undefined;
+  /**
+   * The namespace's ClusterServiceVersions in phase Failed, with OLM's reason and message;
+   * undefined when the CSVs could not be listed.
+   */
+  failedCsvs?: OlmFailedCsv[] | undefined;
+}
+
+/** A ClusterServiceVersion OLM left in phase Failed (status.reason, status.message). */
+export interface OlmFailedCsv {
+  name: string;
+  reason: string;
+  message: string;
 }
 
 /** The CSV owning the Deployment, from its owner reference or OLM's labels; undefined when OLM does not own it. */
@@ -160,6 +172,19 @@ function toChannels(manifest: KubeObject): OlmChannel[] {
   });
 }
 
+/** The CSV as a failed one, or nothing when its phase is not Failed. */
+function failedCsvOf(object: KubeObject): OlmFailedCsv[] {
+  const status = record(object.status);
+  if (str(status.phase) !== 'Failed') return [];
+  return [
+    {
+      name: object.metadata?.name ?? '',
+      reason: str(status.reason) ?? '',
+      message: str(status.message) ?? '',
+    },
+  ];
+}
+
 type OlmReads = Pick<ClusterReads, 'listCustomObjects' | 'getCustomObject'>;
 
 /** The package's PackageManifest in the namespace (a get by name: a list holds every package of every catalog). */
@@ -177,9 +202,10 @@ async function readPackageManifest(
 export async function readOlm(kube: OlmReads, namespace: string, csv: string): Promise<OlmSnapshot> {
   let olm: OlmSnapshot;
   try {
-    const [subscriptions, plans] = await Promise.all([
+    const [subscriptions, plans, csvs] = await Promise.all([
       kube.listCustomObjects(SUBSCRIPTION_RESOURCE, namespace),
       kube.listCustomObjects(INSTALL_PLAN_RESOURCE, namespace).catch(() => [] as KubeObject[]),
+      kube.listCustomObjects(CSV_RESOURCE, namespace).catch(() => undefined),
     ]);
     const all = subscriptions.map(toSubscription);
     const subscription =
@@ -189,7 +215,7 @@ export async function readOlm(kube: OlmReads, namespace: string, csv: string): P
     const installPlans = plans
       .map(toInstallPlan)
       .sort((a, b) => Number(a.phase !== 'RequiresApproval') - Number(b.phase !== 'RequiresApproval'));
-    olm = { csv, subscription, installPlans };
+    olm = { csv, subscription, installPlans, failedCsvs: csvs?.flatMap(failedCsvOf) };
   } catch (error) {
     return { csv, installPlans: [], readError: (error as Error).message };
   }

@@ -37,6 +37,7 @@ import {
   subscriptionOf,
   SUBSCRIPTION_RESOURCE,
 } from '../planning/olm.js';
+import { olmRetriesFailure } from '../planning/olm-csv-failures.js';
 import type { UpgradeState } from '../run/state.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
@@ -184,37 +185,6 @@ export async function upgradeThroughOlm(
     onProgress: (message) => ctx.progress(message),
   });
   return outcome;
-}
-
-/**
- * The reasons of a Failed CSV that OLM's operator re-evaluates on its next sync, moving the CSV
- * back to Pending or on to Succeeded once the cause is gone (operator-framework/
- * operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`, transitionCSVState,
- * case CSVPhaseFailed: the OperatorGroup reasons, requirements, APIService resources, and
- * updateInstallStatus, which sets Succeeded as soon as the install strategy checks out; reason
- * names: operator-framework/api `clusterserviceversion_types.go`). Any other reason (an invalid
- * install strategy or webhook description, an owner conflict) stays Failed.
- */
-const OLM_RETRIED_FAILURES: ReadonlySet<string> = new Set([
-  'InstallCheckFailed',
-  'InstallComponentFailed',
-  'ComponentUnhealthy',
-  'ComponentFailed',
-  'NeedsReinstall',
-  'RequirementsNotMet',
-  'APIServiceInstallFailed',
-  'APIServiceResourceIssue',
-  'APIServiceResourcesNeedReinstall',
-  'NoOperatorGroup',
-  'TooManyOperatorGroups',
-  'NoTargetNamespaces',
-  'UnsupportedOperatorGroup',
-  'InterOperatorGroupOwnerConflict',
-  'CannotModifyStaticOperatorGroupProvidedAPIs',
-]);
-
-export function olmRetriesFailure(reason: string): boolean {
-  return OLM_RETRIED_FAILURES.has(reason);
 }
 
 /** The Subscription and InstallPlans as they are now, with the package's channels from the snapshot. */

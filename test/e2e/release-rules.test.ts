@@ -34,7 +34,7 @@ namespace: orbit
 operator: { version: 7.22.2-43 }
 cluster: { name: comet, versionTag: 7.22.2-179, apiVersion: 7.22.2-179 }
 modules:
-  - { name: search, version: 2.8.4, platforms: [rhel9/x86_64] }
+  - { name: search, version: 2.8.13, platforms: [rhel9/x86_64] }
   - { name: tidal, version: 1.4.0, platforms: [rhel8/x86_64] }
 databases:
   - { name: moons, version: "7.4", modules: [{ name: tidal, version: 1.4.0 }] }

@@ -29,7 +29,13 @@ const TARGET = '7.8.6-20';
 const TAG = '7.8.6-315';
 
 /** An OperatorHub scenario file, written where the test's temporary folder is removed on exit. */
-function scenarioFile(name: string, olm: string, operator = '7.4.6-2', tag = '7.4.6-22'): string {
+function scenarioFile(
+  name: string,
+  olm: string,
+  operator = '7.4.6-2',
+  tag = '7.4.6-22',
+  kubernetes = '1.29',
+): string {
   const file = path.join(tempDir('ctl-olm-graph-'), `${name}.yaml`);
   writeFileSync(
     file,
@@ -37,7 +43,7 @@ function scenarioFile(name: string, olm: string, operator = '7.4.6-2', tag = '7.
 description: "OperatorHub install written by test/e2e/upgrade-olm-graph.test.ts"
 dialect: redis
 platform: openshift
-kubernetesVersion: "1.29"
+kubernetesVersion: "${kubernetes}"
 operator:
   version: ${operator}
   installedBy: olm
@@ -126,9 +132,14 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
   });
 
   it('a target that does not skip the installed CSV: the run stops at once, says so, and approves nothing', async () => {
+    // Subscribed to 7.4.6, whose head on OpenShift 4.18 is the installed 7.4.6-2: nothing on the
+    // cluster shows that no CSV skips it until the run switches to the target's channel.
     const file = scenarioFile(
       'olm-no-edge',
-      '    channel: production\n    approval: Manual\n    skips: none',
+      '    channel: 7.4.6\n    approval: Manual\n    skips: none',
+      '7.4.6-2',
+      '7.4.6-22',
+      '1.31',
     );
     await withUpgradeSim(file, (sim) =>
       assertStopsWithoutAnEdge(
@@ -137,6 +148,25 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
         /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-2 in channel 7\.8\.6 .*the target redis-enterprise-operator\.v7\.8\.6-20 does not list redis-enterprise-operator\.v7\.4\.6-2 in spec\.skips/,
       ),
     );
+  });
+
+  it("the subscribed channel's head does not skip the installed CSV although its certified bundle does: the plan and the run stop at olm-update-path before any change", async () => {
+    // Subscribed to production, whose head (8.0.2-6 on OpenShift 4.16) skips 7.4.6-2 in the
+    // certified bundle, yet OLM answers AtLatestKnown: this cluster's catalog source is not the
+    // certified one, so ctl plans nothing from its catalog's edges (src/planning/olm-path.ts).
+    const file = scenarioFile(
+      'olm-no-edge-seen',
+      '    channel: production\n    approval: Manual\n    skips: none',
+    );
+    await withUpgradeSim(file, async (sim) => {
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+      assertExit(run, 3, 'run');
+      assert.match(
+        run.stderr,
+        /olm-update-path: OLM offers no update from redis-enterprise-operator\.v7\.4\.6-2 in channel production \(Subscription redis-enterprise-operator-cert is AtLatestKnown under the head redis-enterprise-operator\.v8\.0\.2-6\)/,
+      );
+      assert.deepEqual(changes(sim), [], describeEntries(changes(sim)));
+    });
   });
 
   it('a real hole of the certified skips (7.4.6-12 to 7.8.6-20): the plan and the run stop at olm-update-path before any change', async () => {
@@ -164,9 +194,13 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
   });
 
   it('an older CSV skips the installed one: ctl names it, approves nothing, and reaches the target through it', async () => {
+    // Subscribed to 7.4.6, whose head on OpenShift 4.18 is the installed 7.4.6-2 (see above).
     const file = scenarioFile(
       'olm-intermediate',
-      "    channel: production\n    approval: Manual\n    skips: ['7.8.6-11']",
+      "    channel: 7.4.6\n    approval: Manual\n    skips: ['7.8.6-11']",
+      '7.4.6-2',
+      '7.4.6-22',
+      '1.31',
     );
     await withUpgradeSim(file, async (sim) => {
       const first = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--stall-timeout', '5m']);

@@ -303,7 +303,7 @@ describe('a Failed CSV under OLM (e2e)', () => {
     });
   });
 
-  it('InvalidStrategy is not retried by OLM: the run stops at once (exit 1) and says so', async () => {
+  it('InvalidInstallStrategy is not retried by OLM: the run stops at once (exit 1), and the next plan fails olm-csv-healthy', async () => {
     const file = olmScenarioFile({
       name: 'olm-install-final',
       namespace: 'orders',
@@ -316,10 +316,29 @@ describe('a Failed CSV under OLM (e2e)', () => {
       assertExit(run, 1, 'run to 7.8.6-20');
       assert.match(
         run.stderr,
-        /ClusterServiceVersion redis-enterprise-operator\.v7\.8\.6-20 failed: InvalidStrategy: install strategy invalid/,
+        /ClusterServiceVersion redis-enterprise-operator\.v7\.8\.6-20 failed: InvalidInstallStrategy: install strategy invalid/,
       );
-      assert.match(run.stderr, /OLM does not retry InvalidStrategy/);
+      assert.match(run.stderr, /OLM does not retry InvalidInstallStrategy/);
       assert.ok(Date.now() - started < 60_000, 'stopped at once, not after the stall timeout');
+
+      // The refused bundle installed nothing: the operator still runs the CSV before it.
+      const deployment = await sim.get(['deployment', 'redis-enterprise-operator', '-n', 'orders']);
+      assert.match(
+        String(getPath(deployment, ['spec', 'template', 'spec', 'containers', '0', 'image'])),
+        /:7\.4\.6-2$/,
+      );
+      // The failure, now on the cluster, is a plan check: the next plan does not try it again.
+      const again = await sim.ctl(['upgrade', 'plan', '--to', '7.8.6-20', '-o', 'json']);
+      assertExit(again, 3, 'plan after the failed install');
+      const plan = JSON.parse(again.stdout) as PlanJson;
+      const failed = check(plan, 'olm-csv-healthy');
+      assert.equal(failed?.status, 'fail');
+      assert.match(
+        failed?.message ?? '',
+        /redis-enterprise-operator\.v7\.8\.6-20 \(InvalidInstallStrategy: install strategy invalid/,
+      );
+      assert.match(failed?.fix ?? '', /oc describe csv redis-enterprise-operator\.v7\.8\.6-20 -n orders/);
+      assert.match(failed?.fix ?? '', /oc delete csv redis-enterprise-operator\.v7\.8\.6-20 -n orders/);
     });
   });
 });

@@ -29,6 +29,7 @@ import {
   defaultClusterTag,
 } from '../../src/sim/world/releases.js';
 import { worldOf } from '../../src/sim/world/world.js';
+import { applySituations, type Situations, situationsArbitrary } from './situations.js';
 import { pickTarget } from './targets.js';
 import type { UserSide, World } from './world.js';
 
@@ -57,10 +58,15 @@ const PARTICIPANT_RS = ['7.4.6-102', '7.8.6-315', '7.22.2-179', '8.0.20-108', '8
 /** Or the operator release a participant runs, whose RS the simulated world knows. */
 const PARTICIPANT_OPERATORS = ['7.8.6-20', '7.22.2-43', '8.0.20-26', '8.2.0-13'] as const;
 
-/** Modules and their builds: with a rhel9 build, or rhel8 only (frozen by a RHEL9 cluster image). */
+/**
+ * Modules and their builds: with a rhel9 build, or rhel8 only (frozen by a RHEL9 cluster image).
+ * RHEL9 builds start at RediSearch 2.8.9, RedisJSON 2.6.7 and RedisTimeSeries 1.10.9 (their
+ * release notes, redis/docs stack-with-enterprise/release-notes); 2.8.13 and 2.6.10 are what
+ * RS 7.4.6-22 bundles (rs-7-4-6-22.md). RedisGraph has no RHEL9 build.
+ */
 const MODULES = [
-  { name: 'search', version: '2.8.4', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
-  { name: 'ReJSON', version: '2.6.6', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
+  { name: 'search', version: '2.8.13', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
+  { name: 'ReJSON', version: '2.6.10', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
   { name: 'timeseries', version: '1.10.11', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
   { name: 'graph', version: '2.10.12', platforms: ['rhel8/x86_64'] },
 ] as const;
@@ -286,6 +292,7 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
       faults: fc.option(fc.subarray([...TRANSIENT_FAULTS], { minLength: 1 }), { nil: [], freq: 3 }),
     }),
     ctl: userSide,
+    situations: situationsArbitrary,
   })
   .filter(
     (w) =>
@@ -373,6 +380,7 @@ interface Base {
     faults: (typeof TRANSIENT_FAULTS)[number][];
   };
   ctl: UserSide;
+  situations: Situations;
 }
 
 function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersion: string): World {
@@ -451,13 +459,19 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
     remoteClusters,
     ...(extras.faults.length > 0 ? { faults: extras.faults.map((fault) => ({ ...fault })) } : {}),
   };
+  const stopsThenBlocks = applySituations(scenario, base.situations);
   // helm is only asked for by a helm install: elsewhere its absence decides nothing.
   const ctl = { ...base.ctl, helm: blocker !== 'no-helm' };
   const blockedBy = [
     ...(blocker ? BLOCKERS[blocker] : []),
     ...(uploadRefused(base) ? ['api-permissions'] : []),
   ];
-  return { ctl, ...(blockedBy.length > 0 ? { blockedBy } : {}), scenario };
+  return {
+    ctl,
+    ...(blockedBy.length > 0 ? { blockedBy } : {}),
+    ...(stopsThenBlocks.length > 0 ? { stopsThenBlocks } : {}),
+    scenario,
+  };
 }
 
 /**

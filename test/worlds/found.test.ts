@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { repoRoot } from '../helpers/run-ctl.js';
-import { missedBlocker } from './property.js';
+import { missedBlocker, uncaughtStop } from './property.js';
 import { tryWorld } from './try-world.js';
 import { parseWorld } from './world.js';
 
@@ -28,6 +28,8 @@ describe('worlds the generated-world test found', () => {
       assert.notEqual(outcome.kind, 'broken', outcome.kind === 'broken' ? outcome.why : '');
       // A world blocked on purpose: its plan must catch the blocker.
       assert.equal(missedBlocker(world, outcome), undefined);
+      // A world whose run may stop on purpose: the plan made next must catch it.
+      assert.equal(uncaughtStop(world, outcome), undefined);
     });
   }
 });

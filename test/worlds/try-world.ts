@@ -25,8 +25,22 @@ export type WorldOutcome =
       why: string;
       /** The ids of the checks the plan failed (-o json); empty when it printed no plan. */
       failed: string[];
+      /** The hops of the blocked plan (-o json); 1 when it printed none. */
+      hops?: number;
     }
   | { kind: 'finished'; target: string; hops: number }
+  /**
+   * A world with `stopsThenBlocks`: a Ready plan, a run that stopped (exit 1 or 6), and the plan
+   * made next, with the checks it failed (the property judges them against the world's).
+   */
+  | {
+      kind: 'stopped';
+      target: string;
+      runExit: number;
+      replanExit: number | null;
+      replanFailed: string[];
+      why: string;
+    }
   /** A Ready plan, then a run that failed or a cluster not at the target: the promise broken. */
   | { kind: 'broken'; target: string; why: string };
 
@@ -82,7 +96,7 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
   };
   const store = world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : [];
   // --remediate with a module package (the simulator reads its name): for the plan to judge, and the run to use.
-  const moduleFile = path.join(sim.sandbox.dir, 'redisearch.Linux-rhel9-x86_64.2.8.4.zip');
+  const moduleFile = path.join(sim.sandbox.dir, 'redisearch.Linux-rhel9-x86_64.2.8.13.zip');
   if (world.ctl.remediate) writeFileSync(moduleFile, 'a module package: the simulator reads its name');
   const remediate = world.ctl.remediate ? ['--remediate', '--module-file', moduleFile] : [];
   const planFile = path.join(sim.sandbox.dir, 'plan.json');
@@ -97,6 +111,7 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     return {
       kind: 'not-ready',
       target,
+      hops: plannedHops(plan.stdout),
       planExit: plan.code,
       why: failed.length > 0 ? failed.join(',') : lastLines(plan.stderr, 3),
       failed,
@@ -109,6 +124,17 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...store, ...remediate],
     RUN_TIMEOUT_MS,
   );
+  if (run.code !== 0 && world.stopsThenBlocks && (run.code === 1 || run.code === 6)) {
+    const replan = await ctl(['upgrade', 'plan', '--to', target, '-o', 'json', ...store], PLAN_TIMEOUT_MS);
+    return {
+      kind: 'stopped',
+      target,
+      runExit: run.code,
+      replanExit: replan.code,
+      replanFailed: failedChecks(replan.stdout),
+      why: lastLines(run.stderr, 6),
+    };
+  }
   if (run.code !== 0) {
     return {
       kind: 'broken',
@@ -195,6 +221,15 @@ function databaseTargets(plan: PlanJson): Map<string, string | null> {
 }
 
 /** The ids of the checks a blocked plan (-o json) failed; empty when it printed no plan. */
+/** The number of hops of a plan printed with -o json; 1 when it has none or is no plan. */
+function plannedHops(stdout: string): number {
+  try {
+    return (JSON.parse(stdout) as { hops?: unknown[] }).hops?.length ?? 1;
+  } catch {
+    return 1;
+  }
+}
+
 function failedChecks(stdout: string): string[] {
   try {
     const plan = JSON.parse(stdout) as { checks?: { id: string; status: string }[] };

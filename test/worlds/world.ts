@@ -41,6 +41,14 @@ export interface World {
    * exits 3, nothing changed). Absent: the plan may say either; a Ready plan must finish.
    */
   blockedBy?: string[];
+  /**
+   * A world whose trouble no read can show before the run meets it (an OLM install that fails
+   * for good, OLM update edges unlike the certified catalog's: test/worlds/situations.ts). Its
+   * Ready plan's run may stop (exit 1 or 6, saying why); then the plan made next must fail one
+   * of these checks: the failure, once on the cluster, is a plan check. Absent: a Ready plan's
+   * run must finish.
+   */
+  stopsThenBlocks?: string[];
   /** A scenario file's keys, as `ctl sim up --scenario` reads them. */
   scenario: Record<string, unknown>;
 }

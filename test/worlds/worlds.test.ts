@@ -39,7 +39,8 @@ describe('generated worlds: a Ready plan is a run that finishes', () => {
       const { tally } = result;
       console.log(
         `worlds: seed ${seed}: ${tally.runs} tried, ${tally.finished} Ready and finished ` +
-          `(hops ${JSON.stringify(tally.hops)}), ${tally.notReady} not Ready ` +
+          `(hops ${JSON.stringify(tally.hops)}), ${tally.stoppedThenBlocked} stopped in the run and then ` +
+          `blocked, ${tally.notReady} not Ready ` +
           `(plan exits ${JSON.stringify(tally.planExits)}; failed checks ` +
           `${JSON.stringify(tally.failedChecks)}), ${Math.round((Date.now() - started) / 1000)} s`,
       );

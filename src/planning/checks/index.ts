@@ -34,6 +34,7 @@ import { licenseValidCheck } from './license-valid.js';
 import { modulesCompatibleCheck } from './modules-compatible.js';
 import { olmApprovalCheck } from './olm-approval.js';
 import { olmClusterNameCheck } from './olm-cluster-name.js';
+import { olmCsvHealthyCheck } from './olm-csv-healthy.js';
 import { olmUpdatePathCheck } from './olm-update-path.js';
 import { operatorMethodCheck } from './operator-method.js';
 import { operatorMinVersionCheck } from './operator-min-version.js';
@@ -66,6 +67,7 @@ export const CHECKS = [
   olmClusterNameCheck,
   olmApprovalCheck,
   olmUpdatePathCheck,
+  olmCsvHealthyCheck,
   admissionTlsCheck,
   apiReachableCheck,
   permissionsCheck,

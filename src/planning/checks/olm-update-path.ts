@@ -5,14 +5,23 @@
  * covers it); otherwise the Subscription stays AtLatestKnown and the operator step stops after
  * switching the channel. Reads the installed CSV, the InstallPlans and the PackageManifest's
  * heads from the snapshot, and the certified bundles' edges from the catalog
- * (src/release/olm-graph.ts). An InstallPlan already offering the target passes; a catalog
+ * (src/release/olm-graph.ts). An InstallPlan already offering the target passes; a Subscription
+ * resolved in the target's channel that offers nothing fails, whatever the catalog says (the
+ * catalog source on the cluster is OLM's, src/planning/olm-path.ts olmEdgeFrom); a catalog
  * that does not know the target CSV warns; no edge fails, naming the missing edge, the route
  * through other heads when there is one, and the nearest target OLM can reach.
  */
 
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { csvVersion } from '../olm.js';
-import { nearestReachable, olmDetour, olmEdgeFrom, type PathStart, targetCsvOf } from '../olm-path.js';
+import {
+  nearestReachable,
+  olmContradictsCatalog,
+  olmDetour,
+  olmEdgeFrom,
+  type PathStart,
+  targetCsvOf,
+} from '../olm-path.js';
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
 
 function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome {
@@ -24,9 +33,18 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
     return pass(`${olm.csv} is already at ${target.operator} or newer: OLM installs nothing`);
   const targetCsv = targetCsvOf(olm, target.operator);
   const edge = olmEdgeFrom(olm, targetCsv);
+  if (edge.kind === 'offered')
+    return pass(`OLM offers ${targetCsv} already (InstallPlan ${edge.installPlan})`);
+  const contradicted = olmContradictsCatalog(olm);
+  if (contradicted) {
+    const { refused, head } = contradicted;
+    const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+    return fail(
+      `OLM offers no update from ${olm.csv} in channel ${refused.channel} (Subscription ${refused.subscription} is AtLatestKnown under the head ${head}), although the certified bundle ${head} skips it: the catalog source ${olm.subscription?.source ?? '(unknown)'} on this cluster does not hold the update edges of the certified bundles ctl read (a mirrored or rebuilt index?), so ctl cannot tell which update edges OLM has`,
+      `Look at what the catalog source offers: oc get packagemanifest ${olm.subscription?.package ?? '<package>'} -n ${ns} -o yaml, and oc get catalogsource ${olm.subscription?.source ?? '<source>'} -n ${olm.subscription?.sourceNamespace ?? 'openshift-marketplace'} -o yaml. Subscribe to Red Hat's certified-operators, or upgrade by hand through the channels whose InstallPlans OLM offers (oc get installplan -n ${ns}).`,
+    );
+  }
   switch (edge.kind) {
-    case 'offered':
-      return pass(`OLM offers ${targetCsv} already (InstallPlan ${edge.installPlan})`);
     case 'edge':
       return pass(`${targetCsv} lists ${olm.csv} in spec.${edge.via}: OLM has an update edge`);
     case 'unknown':
@@ -36,7 +54,10 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
       );
   }
   const start: PathStart = { csv: olm.csv, rs: resolved.currentRs, platform: snapshot.platform };
-  const missing = `OLM has no update edge from ${olm.csv} to ${targetCsv}: ${targetCsv} does not list ${olm.csv} in spec.skips (a hole in the certified catalog)`;
+  const missing =
+    edge.kind === 'refused'
+      ? `OLM has no update edge from ${olm.csv} to ${targetCsv}: Subscription ${edge.subscription} is in channel ${edge.channel}, whose head is ${targetCsv}, and OLM answers AtLatestKnown at ${olm.csv} (it offers no update there, whatever spec.skips ctl's catalog read)`
+      : `OLM has no update edge from ${olm.csv} to ${targetCsv}: ${targetCsv} does not list ${olm.csv} in spec.skips (a hole in the certified catalog)`;
   const detour = olm.channels ? olmDetour(olm, start, targetCsv) : undefined;
   if (detour && detour.length > 0) {
     const through = detour.map((csv) => csvVersion(csv) ?? csv).join(', then ');

@@ -275,12 +275,16 @@ export const CSV_STATUS = {
     reason: 'InstallSucceeded',
     message: 'install strategy completed with no errors',
   }),
-  /** The reasons and messages of OLM's operator (operator-lifecycle-manager olm/operator.go). */
-  failed: (reason: 'InstallCheckFailed' | 'InvalidStrategy'): Record<string, unknown> => ({
+  /**
+   * The reasons and messages of OLM's operator (operator-lifecycle-manager olm/operator.go). The
+   * scenario's `InvalidStrategy` is OLM's CSVReasonInvalidStrategy, whose value is
+   * `InvalidInstallStrategy` (operator-framework/api clusterserviceversion_types.go).
+   */
+  failed: (failure: 'InstallCheckFailed' | 'InvalidStrategy'): Record<string, unknown> => ({
     phase: 'Failed',
-    reason,
+    reason: failure === 'InstallCheckFailed' ? 'InstallCheckFailed' : 'InvalidInstallStrategy',
     message:
-      reason === 'InstallCheckFailed'
+      failure === 'InstallCheckFailed'
         ? 'install timeout'
         : 'install strategy invalid: deployment redis-enterprise-operator: spec.template is invalid',
   }),

@@ -474,20 +474,28 @@ export class OlmController {
       );
     writeStatus(this.#kube, csv, CSV_STATUS.installing());
     installPodPermissions(this.#kube, this.#scenario, csv, version);
-    this.#failInstall(csv);
+    const failedForGood = this.#failInstall(csv);
     const old = this.#get(CSV_KIND, installed);
     if (old) writeStatus(this.#kube, old, CSV_STATUS.replacing(target));
-    const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
-    const spec = csvDeploymentSpec(version, dialect, platform, byDigest);
-    if (deployment) adopt(this.#kube, deployment, csv, spec);
-    else
-      this.#kube.create({
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: OPERATOR_NAME, namespace },
-        spec,
-      });
-    this.#moveWebhooks(target);
+    // An invalid install strategy is refused before anything of it is installed: the old CSV's
+    // Deployment and webhooks stay as they are (OLM's operator.go fails the CSV in its Pending
+    // or InstallReady phase, before the strategy installer runs).
+    if (!failedForGood) {
+      const deployment = this.#kube.get('apps/v1', 'Deployment', namespace, OPERATOR_NAME);
+      const spec = csvDeploymentSpec(version, dialect, platform, byDigest);
+      if (deployment) adopt(this.#kube, deployment, csv, spec);
+      else
+        this.#kube.create({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: OPERATOR_NAME, namespace },
+          spec,
+        });
+      this.#moveWebhooks(target);
+    }
+    // The InstallPlan is Complete once it has created its objects, the CSV among them; the
+    // catalog operator then records the CSV as installed whatever its phase
+    // (operator-lifecycle-manager catalog operator, ensureSubscriptionCSVState).
     writeStatus(this.#kube, plan, { phase: 'Complete' });
     this.#subscriptionStatus(sub, {
       installedCSV: target,
@@ -501,17 +509,18 @@ export class OlmController {
    * operator.olm.installFailure: the new CSV goes Failed first. InstallCheckFailed is retried:
    * on OLM's next sync (a second later, never in the same pass, so a
    * reader sees it) it goes back to Installing and succeeds once the Deployment is ready.
-   * InvalidStrategy stays Failed.
+   * InvalidStrategy stays Failed (reason InvalidInstallStrategy): true.
    */
-  #failInstall(csv: KubeObject): void {
+  #failInstall(csv: KubeObject): boolean {
     const failure = olmOf(this.#scenario).installFailure;
-    if (failure === 'none') return;
+    if (failure === 'none') return false;
     writeStatus(this.#kube, csv, CSV_STATUS.failed(failure));
-    if (failure !== 'InstallCheckFailed') return;
+    if (failure !== 'InstallCheckFailed') return true;
     this.#timers.after(Math.max(this.#revertSeconds, 1), () => {
       const live = this.#get(CSV_KIND, csv.metadata.name ?? '');
       if (live && statusOf(live).phase === 'Failed') writeStatus(this.#kube, live, CSV_STATUS.installing());
     });
+    return false;
   }
 
   /** OLM replaces the webhook configuration with the new CSV's: its owner labels name `csv`. */

@@ -10,12 +10,18 @@ import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
 
 const csv = (bundle: string) => `redis-enterprise-operator.v${bundle}`;
 
-/** An OperatorHub install on `installed`, whose package has these channel heads. */
+/**
+ * An OperatorHub install on `installed`, whose package has these channel heads. The Subscription
+ * is as OLM shows it once resolved: UpgradePending under a head of its channel that skips the
+ * installed CSV (by the certified bundles' edges), else AtLatestKnown.
+ */
 function olmWorld(
   installed: string,
   heads: Record<string, string>,
   channel = installed.split('-')[0]!,
 ): OlmSnapshot {
+  const head = heads[channel];
+  const offered = head !== undefined && catalogOlmEdge(csv(installed), csv(head)).kind === 'edge';
   return {
     csv: csv(installed),
     subscription: {
@@ -24,8 +30,8 @@ function olmWorld(
       channel,
       approval: 'Manual',
       installedCSV: csv(installed),
-      currentCSV: csv(installed),
-      state: 'AtLatestKnown',
+      currentCSV: csv(offered ? head : installed),
+      state: offered ? 'UpgradePending' : 'AtLatestKnown',
     },
     installPlans: [],
     channels: Object.entries(heads).map(([name, head]) => ({
@@ -159,6 +165,27 @@ describe('olm-update-path', () => {
     assert.match(plan.hops?.[0]?.reason ?? '', /^olm-update-path: OLM has no update edge/);
     for (const hop of plan.hops ?? [])
       assert.equal(hop.checks.find((c) => c.id === 'olm-update-path')?.status, 'pass', `hop ${hop.hop}`);
+  });
+
+  it("OLM AtLatestKnown under a head whose certified bundle skips the installed CSV: the cluster's catalog is not the certified one, so the check fails and no route is planned", () => {
+    const world = olmWorld('7.4.6-7.5', heads);
+    world.subscription = { ...world.subscription!, state: 'AtLatestKnown', currentCSV: csv('7.4.6-7.5') };
+    world.subscription.source = 'mirror-index';
+    const snapshot = makeSnapshot(onOlm(world, '7.4.6-7', '7.4.6-275'));
+    const result = check(snapshot, '7.8.6-20');
+    assert.equal(result.status, 'fail', result.message);
+    assert.match(
+      result.message,
+      /OLM offers no update from redis-enterprise-operator\.v7\.4\.6-7\.5 in channel 7\.4\.6 \(Subscription redis-enterprise-operator-cert is AtLatestKnown under the head redis-enterprise-operator\.v7\.4\.6-12\.0\), although the certified bundle/,
+    );
+    assert.match(
+      result.message,
+      /catalog source mirror-index on this cluster does not hold the update edges of the certified bundles ctl read/,
+    );
+    assert.match(result.fix, /oc get catalogsource mirror-index -n openshift-marketplace -o yaml/);
+    const plan = planUpgradePath(snapshot, makeTarget({ to: '7.8.6-20' }));
+    assert.equal(plan.hops, undefined, 'no route planned through edges the cluster contradicts');
+    assert.equal(plan.blocked, true);
   });
 
   it('OLM on 7.2.4-12 --to 7.22.0-17: the hop through 7.4.6-12 is a dead end, so the plan fails the check', () => {

@@ -71,6 +71,7 @@ describe('buildPlan', () => {
         ['olm-cluster-name', 'pass'],
         ['olm-approval', 'pass'],
         ['olm-update-path', 'pass'],
+        ['olm-csv-healthy', 'pass'],
         ['admission-tls', 'pass'],
         ['api-reachable', 'pass'],
         ['permissions', 'pass'],
