@@ -65,8 +65,15 @@ export class UsageError extends CtlError {
 
 /** Exit 3: a preflight check failed; nothing was changed. */
 export class PreflightError extends CtlError {
-  constructor(message: string, options?: CtlErrorOptions) {
+  /**
+   * The failing checks no --ignore-check can get past (a check's `ignorable: false`): the
+   * command ctl suggests next must not repeat an --ignore-check of one of them.
+   */
+  readonly firmChecks: readonly string[];
+
+  constructor(message: string, options?: CtlErrorOptions & { firmChecks?: readonly string[] }) {
     super(ExitCode.preflight, message, options);
+    this.firmChecks = options?.firmChecks ?? [];
   }
 }
 

@@ -97,7 +97,9 @@ export function apiError(label: string, response: HttpResponse): AuthError | Ope
   }
   if (response.status === 403) {
     return new AuthError(`${label}: permission denied: ${detail}`, {
-      hint: 'Use an account with the admin role for changes.',
+      // A role without the request's permission (rest-api/_index.md "Permissions"); the plan's
+      // api-permissions check judges the changes a run makes (docs/checks.md).
+      hint: "The management API user's role does not allow this request: sign in as a user whose role does (the admin role allows every request; CTL_USERNAME and CTL_PASSWORD, or the cluster's Secret), then run the command again.",
     });
   }
   return new OperationError(`${label} failed with HTTP ${response.status}: ${detail}`, {

@@ -15,6 +15,24 @@ export interface PlanArgs {
 
 export const NO_PLAN_ARGS: PlanArgs = { location: [], plan: [] };
 
+/**
+ * The same options without `--ignore-check <id>` of the given checks: an --ignore-check that
+ * cannot get past a check (its `ignorable: false`) is no part of the command to make next.
+ */
+export function withoutIgnoredChecks(args: PlanArgs, ids: readonly string[]): PlanArgs {
+  if (ids.length === 0) return args;
+  const plan: string[] = [];
+  for (let i = 0; i < args.plan.length; i++) {
+    const token = args.plan[i] as string;
+    if (token === '--ignore-check' && ids.includes(args.plan[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    plan.push(token);
+  }
+  return { location: args.location, plan };
+}
+
 function command(words: readonly string[]): string {
   return words.map(quoteForShell).join(' ');
 }

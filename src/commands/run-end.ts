@@ -1,4 +1,4 @@
-import { appendHint, InterruptedError, isCtlError, OperationError } from '../errors.js';
+import { appendHint, InterruptedError, isCtlError, OperationError, PreflightError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
 import type { Plan } from '../planning/plan.js';
@@ -8,7 +8,7 @@ import type { RunRecord } from '../run/report.js';
 import type { RunOutcome, StepSummary } from '../run/runner.js';
 import type { UpgradeState } from '../run/state.js';
 import type { StateStore } from '../run/state-store.js';
-import { NO_PLAN_ARGS, nextRunCommand } from './next-command.js';
+import { NO_PLAN_ARGS, nextRunCommand, withoutIgnoredChecks } from './next-command.js';
 import type { RunAvailability } from './run-availability.js';
 import type { RunCommandInput } from './run-input.js';
 import type { UpgradeSession } from './session.js';
@@ -186,7 +186,9 @@ export async function stoppedRun(
     input.dryRun ||
     (stopped?.result === 'failed' && runThatStoppedInPreflight(stopped, stepIds) !== undefined);
   if (changedNothing) {
-    const next = nextRunCommand(input.planArgs ?? NO_PLAN_ARGS, plan.target.operator, input.planFile);
+    const firm = error instanceof PreflightError ? error.firmChecks : [];
+    const args = withoutIgnoredChecks(input.planArgs ?? NO_PLAN_ARGS, firm);
+    const next = nextRunCommand(args, plan.target.operator, input.planFile);
     return withNextHint(error, next);
   }
   if (error instanceof InterruptedError) {

@@ -115,6 +115,7 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
     // --ignore-check only for the checks ignoring can get past (a check's `ignorable: false`).
     const ignorable = failing.filter((c) => c.ignorable !== false).map((c) => `--ignore-check ${c.id}`);
     throw new PreflightError(describeFailures(failing), {
+      firmChecks: failing.filter((c) => c.ignorable === false).map((c) => c.id),
       hint:
         'Fix each failing check as shown, then run the same command again.' +
         (ignorable.length > 0

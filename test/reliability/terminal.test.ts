@@ -134,29 +134,6 @@ const TWO_HOPS = ['upgrade', 'run', '--to', '8.2.0-18', '--yes'];
 const LIVE_TIMING = { operatorStart: 0.5, podRestart: 1, databaseUpgrade: 0.3 };
 
 describe('any terminal', () => {
-  test('a run on a pty with 0 columns and 0 rows ends, with bounded output', async () => {
-    const bed = await startBed('happy-path', { edit: renamed('zero') });
-    try {
-      const run = await runInPty(UPGRADE, {
-        env: bed.env,
-        cwd: bed.dir,
-        columns: 0,
-        rows: 0,
-        timeoutMs: 90_000,
-      });
-      figure(`0-column pty: upgrade run exit ${run.code}, ${run.bytes} bytes in ${run.ms} ms`);
-      assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
-      assert.equal(run.code, 0, run.output.slice(-2000));
-      assert.ok(run.bytes < 256 * 1024, `${run.bytes} bytes written`);
-      assert.match(run.output, /upgrade to 7\.8\.2-6 complete/);
-      assert.doesNotMatch(run.output, /\u001b\[\?7l/, 'plain lines, no live region');
-    } finally {
-      await bed.close();
-    }
-  });
-
-  // 80x24, the size a terminal opens at: the monitor step's long title is cut there so that its
-  // elapsed time and pod count stay on the line (src/io/progress.ts, fitTitle).
   test('two hops at an 80x24 terminal: the time of the piped run, bounded bytes, true progress', async () => {
     const { pty } = await compare('two hops', 'old-operator', TWO_HOPS, {
       edit: renamed('hops'),
@@ -272,118 +249,146 @@ describe('any terminal', () => {
     }
   });
 
-  test('SIGTERM mid-step: exit 143, a resumable state, the terminal left clean (NO_COLOR)', async () => {
-    requirePty();
-    const bed: Bed = await startBed('happy-path', { edit: renamed('term'), timing: LIVE_TIMING });
-    try {
-      let sent = false;
-      const run = await runInPty(UPGRADE, {
-        env: { ...bed.env, NO_COLOR: '1' },
-        cwd: bed.dir,
-        watch: (output, control) => {
-          if (!sent && output.includes('Wait for the rolling upgrade')) {
-            sent = true;
-            control.signal('SIGTERM');
-          }
-        },
-      });
-      figure(`pty SIGTERM mid-step: exit ${run.code}, ${run.bytes} bytes in ${run.ms} ms`);
-      assert.ok(sent, 'the monitor step was seen');
-      assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
-      assert.equal(run.code, 143, run.output.slice(-2000));
-      assertTerminalLeftClean(run.output, 'SIGTERM');
-
-      assert.doesNotMatch(run.output, /\u001b\[\d+(;\d+)*m/, 'NO_COLOR: no colour codes');
-      assert.match(run.output, /\u001b\[\?7l/, 'NO_COLOR still animates');
-      assert.equal(readState(bed.statePath).steps.monitor?.status, 'in-progress');
-      const resumed = await runOnBed(bed, UPGRADE, { timeoutMs: 120_000 });
-      assert.equal(resumed.code, 0, resumed.stderr);
-      assert.match(resumed.stderr, /resuming the upgrade to 7\.8\.2-6/);
-    } finally {
-      await bed.close();
-    }
-  });
-
-  test('Ctrl-C (SIGINT) mid-step: exit 130, the cursor shown, no frame left', async () => {
-    const bed = await startBed('happy-path', { edit: renamed('intr'), fast: false });
-    try {
-      let sent = false;
-      const run = await runInPty(UPGRADE, {
-        env: bed.env,
-        cwd: bed.dir,
-        watch: (output, control) => {
-          if (!sent && output.includes('Upgrade the cluster')) {
-            sent = true;
-            control.signal('SIGINT');
-          }
-        },
-      });
-      assert.ok(sent, 'the cluster step was seen');
-      assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
-      assert.equal(run.code, 130, run.output.slice(-2000));
-      assert.match(run.output, /SIGINT received: stopping and saving the state/);
-      assertTerminalLeftClean(run.output, 'SIGINT');
-    } finally {
-      await bed.close();
-    }
-  });
-
-  test('Ctrl-C at the question: exit 130 at once, nothing changed, no "unexpected failure"', async () => {
-    const bed = await startBed('happy-path', { edit: renamed('ask'), fast: false });
-    try {
-      let typed = false;
-      // No --yes: at a terminal the run asks; readline reads the Ctrl-C byte itself (raw mode).
-      const run = await runInPty(['upgrade', 'run', '--to', '7.8.2-6'], {
-        env: bed.env,
-        cwd: bed.dir,
-        keyboard: true,
-        timeoutMs: 60_000,
-        watch: (output, control) => {
-          if (!typed && output.includes('[y/N]')) {
-            typed = true;
-            control.type('\u0003');
-          }
-        },
-      });
-      assert.ok(typed, 'the question was asked');
-      assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
-      assert.equal(run.code, 130, run.output.slice(-2000));
-      assert.match(run.output, /interrupted by SIGINT at the question: nothing was changed/);
-      assert.doesNotMatch(run.output, /unexpected failure|Aborted with|unsettled/);
-      assert.equal(bed.changes.versionTag, 0, 'nothing changed');
-    } finally {
-      await bed.close();
-    }
-  });
-
-  test('a narrow terminal (30 columns): every frame fits, the run ends', async () => {
-    const bed = await startBed('happy-path', { edit: renamed('narrow'), timing: LIVE_TIMING });
-    try {
-      const run = await runInPty(UPGRADE, { env: bed.env, cwd: bed.dir, columns: 30, rows: 10 });
-      assert.equal(run.code, 0, run.output.slice(-2000));
-      assertTerminalLeftClean(run.output, 'narrow');
-      const frames = [...run.output.matchAll(/\u001b\[\?7l\r([^]*?)\u001b\[\?7h/g)];
-      assert.ok(frames.length > 0, 'the live lines were drawn');
-      for (const [, frame] of frames) {
-        for (const line of frame!.split('\n')) {
-          const visible = line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-          assert.ok([...visible].length <= 29, `wider than 30 columns: ${JSON.stringify(visible)}`);
-        }
+  // Without a comparison of times: each its own cluster and pty, side by side (most of their
+  // time is simulated waits and the resumed run).
+  describe('signals, sizes and TERM', { concurrency: true }, () => {
+    test('a run on a pty with 0 columns and 0 rows ends, with bounded output', async () => {
+      const bed = await startBed('happy-path', { edit: renamed('zero') });
+      try {
+        const run = await runInPty(UPGRADE, {
+          env: bed.env,
+          cwd: bed.dir,
+          columns: 0,
+          rows: 0,
+          timeoutMs: 90_000,
+        });
+        figure(`0-column pty: upgrade run exit ${run.code}, ${run.bytes} bytes in ${run.ms} ms`);
+        assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
+        assert.equal(run.code, 0, run.output.slice(-2000));
+        assert.ok(run.bytes < 256 * 1024, `${run.bytes} bytes written`);
+        assert.match(run.output, /upgrade to 7\.8\.2-6 complete/);
+        assert.doesNotMatch(run.output, /\u001b\[\?7l/, 'plain lines, no live region');
+      } finally {
+        await bed.close();
       }
-    } finally {
-      await bed.close();
-    }
-  });
+    });
 
-  test('TERM=dumb: plain lines, no escape sequence at all', async () => {
-    const bed = await startBed('happy-path', { edit: renamed('dumb') });
-    try {
-      const run = await runInPty(UPGRADE, { env: { ...bed.env, TERM: 'dumb' }, cwd: bed.dir });
-      assert.equal(run.code, 0, run.output.slice(-2000));
-      assert.doesNotMatch(run.output, /\u001b/);
-      assert.match(run.output, /\[monitor\]/);
-    } finally {
-      await bed.close();
-    }
+    // 80x24, the size a terminal opens at: the monitor step's long title is cut there so that its
+    // elapsed time and pod count stay on the line (src/io/progress.ts, fitTitle).
+
+    test('SIGTERM mid-step: exit 143, a resumable state, the terminal left clean (NO_COLOR)', async () => {
+      requirePty();
+      const bed: Bed = await startBed('happy-path', { edit: renamed('term'), timing: LIVE_TIMING });
+      try {
+        let sent = false;
+        const run = await runInPty(UPGRADE, {
+          env: { ...bed.env, NO_COLOR: '1' },
+          cwd: bed.dir,
+          watch: (output, control) => {
+            if (!sent && output.includes('Wait for the rolling upgrade')) {
+              sent = true;
+              control.signal('SIGTERM');
+            }
+          },
+        });
+        figure(`pty SIGTERM mid-step: exit ${run.code}, ${run.bytes} bytes in ${run.ms} ms`);
+        assert.ok(sent, 'the monitor step was seen');
+        assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
+        assert.equal(run.code, 143, run.output.slice(-2000));
+        assertTerminalLeftClean(run.output, 'SIGTERM');
+
+        assert.doesNotMatch(run.output, /\u001b\[\d+(;\d+)*m/, 'NO_COLOR: no colour codes');
+        assert.match(run.output, /\u001b\[\?7l/, 'NO_COLOR still animates');
+        assert.equal(readState(bed.statePath).steps.monitor?.status, 'in-progress');
+        const resumed = await runOnBed(bed, UPGRADE, { timeoutMs: 120_000 });
+        assert.equal(resumed.code, 0, resumed.stderr);
+        assert.match(resumed.stderr, /resuming the upgrade to 7\.8\.2-6/);
+      } finally {
+        await bed.close();
+      }
+    });
+
+    test('Ctrl-C (SIGINT) mid-step: exit 130, the cursor shown, no frame left', async () => {
+      const bed = await startBed('happy-path', { edit: renamed('intr'), fast: false });
+      try {
+        let sent = false;
+        const run = await runInPty(UPGRADE, {
+          env: bed.env,
+          cwd: bed.dir,
+          watch: (output, control) => {
+            if (!sent && output.includes('Upgrade the cluster')) {
+              sent = true;
+              control.signal('SIGINT');
+            }
+          },
+        });
+        assert.ok(sent, 'the cluster step was seen');
+        assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
+        assert.equal(run.code, 130, run.output.slice(-2000));
+        assert.match(run.output, /SIGINT received: stopping and saving the state/);
+        assertTerminalLeftClean(run.output, 'SIGINT');
+      } finally {
+        await bed.close();
+      }
+    });
+
+    test('Ctrl-C at the question: exit 130 at once, nothing changed, no "unexpected failure"', async () => {
+      const bed = await startBed('happy-path', { edit: renamed('ask'), fast: false });
+      try {
+        let typed = false;
+        // No --yes: at a terminal the run asks; readline reads the Ctrl-C byte itself (raw mode).
+        const run = await runInPty(['upgrade', 'run', '--to', '7.8.2-6'], {
+          env: bed.env,
+          cwd: bed.dir,
+          keyboard: true,
+          timeoutMs: 60_000,
+          watch: (output, control) => {
+            if (!typed && output.includes('[y/N]')) {
+              typed = true;
+              control.type('\u0003');
+            }
+          },
+        });
+        assert.ok(typed, 'the question was asked');
+        assert.equal(run.killed, undefined, `${run.killed}:\n${run.output.slice(-2000)}`);
+        assert.equal(run.code, 130, run.output.slice(-2000));
+        assert.match(run.output, /interrupted by SIGINT at the question: nothing was changed/);
+        assert.doesNotMatch(run.output, /unexpected failure|Aborted with|unsettled/);
+        assert.equal(bed.changes.versionTag, 0, 'nothing changed');
+      } finally {
+        await bed.close();
+      }
+    });
+
+    test('a narrow terminal (30 columns): every frame fits, the run ends', async () => {
+      const bed = await startBed('happy-path', { edit: renamed('narrow'), timing: LIVE_TIMING });
+      try {
+        const run = await runInPty(UPGRADE, { env: bed.env, cwd: bed.dir, columns: 30, rows: 10 });
+        assert.equal(run.code, 0, run.output.slice(-2000));
+        assertTerminalLeftClean(run.output, 'narrow');
+        const frames = [...run.output.matchAll(/\u001b\[\?7l\r([^]*?)\u001b\[\?7h/g)];
+        assert.ok(frames.length > 0, 'the live lines were drawn');
+        for (const [, frame] of frames) {
+          for (const line of frame!.split('\n')) {
+            const visible = line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+            assert.ok([...visible].length <= 29, `wider than 30 columns: ${JSON.stringify(visible)}`);
+          }
+        }
+      } finally {
+        await bed.close();
+      }
+    });
+
+    test('TERM=dumb: plain lines, no escape sequence at all', async () => {
+      const bed = await startBed('happy-path', { edit: renamed('dumb') });
+      try {
+        const run = await runInPty(UPGRADE, { env: { ...bed.env, TERM: 'dumb' }, cwd: bed.dir });
+        assert.equal(run.code, 0, run.output.slice(-2000));
+        assert.doesNotMatch(run.output, /\u001b/);
+        assert.match(run.output, /\[monitor\]/);
+      } finally {
+        await bed.close();
+      }
+    });
   });
 });

@@ -12,16 +12,6 @@
 
 import type { RestModel, RestUser } from './model.js';
 
-export const MANAGEMENT_ROLES = [
-  'admin',
-  'cluster_member',
-  'cluster_viewer',
-  'db_member',
-  'db_viewer',
-  'user_manager',
-  'none',
-] as const;
-
 const READERS = ['admin', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'user_manager'];
 
 /** Each permission the served endpoints need, and the roles that have it. */

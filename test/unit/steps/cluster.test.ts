@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject } from '../../../src/kube/reads.js';
+import { OperationError } from '../../../src/errors.js';
+import { CLUSTER_CRD_NAME, type KubeObject } from '../../../src/kube/reads.js';
 import { createClusterStep } from '../../../src/steps/cluster.js';
-import { harness, stderrLines } from './fakes.js';
+import { FakeCluster, harness, stderrLines } from './fakes.js';
 
 const REC = { apiVersion: 'app.redislabs.com/v1', kind: 'RedisEnterpriseCluster' };
 const TAG = '7.8.2-34';
@@ -149,5 +150,166 @@ describe('cluster step', () => {
     assert.deepEqual(stderrLines(h.test), [
       `would patch rec/rec -n redis: {"spec":{"redisEnterpriseImageSpec":{"versionTag":"${TAG}"}}}`,
     ]);
+  });
+});
+
+// --user-defined-modules: the list goes into the same patch as the versionTag, and the API server
+// keeps it only where the REC's CRD declares spec.userDefinedModules (src/planning/cluster-crd.ts).
+// The plan's check modules-compatible refuses such a CRD first; these reach the step's own guards.
+const MODULES_TARGET = { to: '8.0.6-8', clusterVersion: '8.0.6-54' };
+const MODULES = [{ name: 'quillmark', source: { https: { url: 'https://mirror.example/quillmark.zip' } } }];
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+
+/** The REC's CRD serving v1, whose schema declares spec.userDefinedModules or not. */
+function recCrd(declaresModules: boolean): KubeObject {
+  const specProperties: Record<string, unknown> = { nodes: { type: 'integer' } };
+  if (declaresModules) specProperties.userDefinedModules = { type: 'array', items: { type: 'object' } };
+  return {
+    ...CRD,
+    metadata: { name: CLUSTER_CRD_NAME },
+    spec: {
+      group: 'app.redislabs.com',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', properties: specProperties } },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+function setupModules() {
+  return setup({ target: MODULES_TARGET, userDefinedModules: MODULES });
+}
+
+function liveModules(h: ReturnType<typeof setup>['h']): unknown {
+  return (h.cluster.get(REC.apiVersion, REC.kind, 'rec', 'redis')?.spec as Record<string, unknown>)
+    .userDefinedModules;
+}
+
+describe('cluster step with --user-defined-modules', () => {
+  it('sets versionTag and the list in one patch where the CRD declares the field, and reads both back', async () => {
+    const { h, step } = setupModules();
+    h.cluster.put(rec());
+    h.cluster.put(recCrd(true));
+    const result = await h.run(step);
+    assert.deepEqual(h.cluster.writes(), ['merge RedisEnterpriseCluster/rec -n redis']);
+    const body = (h.log.find((e) => e.type === 'write')?.data as { body: Record<string, unknown> }).body;
+    assert.deepEqual(body.spec, {
+      redisEnterpriseImageSpec: { versionTag: '8.0.6-54' },
+      userDefinedModules: MODULES,
+    });
+    assert.deepEqual(liveModules(h), MODULES);
+    assert.equal(result.outcome?.versionTag, '8.0.6-54');
+    assert.deepEqual(result.outcome?.userDefinedModules, ['quillmark']);
+  });
+
+  it('refuses before any write where the CRD does not declare spec.userDefinedModules', async () => {
+    const { h, step } = setupModules();
+    h.cluster.put(rec());
+    h.cluster.put(recCrd(false));
+    await assert.rejects(h.run(step), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.match(
+        error.message,
+        /^not upgrading rec\/rec -n redis: the CRD redisenterpriseclusters\.app\.redislabs\.com does not declare spec\.userDefinedModules.*\(quillmark\).*nothing was changed$/,
+      );
+      assert.match(error.hint ?? '', /operator step/);
+      assert.match(error.hint ?? '', /CRD/);
+      return true;
+    });
+    assert.deepEqual(h.cluster.writes(), []);
+    assert.equal(h.log.filter((e) => e.type === 'intent').length, 0);
+    assert.equal(imageSpec(h.cluster.get(REC.apiVersion, REC.kind, 'rec', 'redis')).versionTag, '7.4.6-22');
+  });
+
+  it('where the CRD cannot be read (absent, forbidden), patches and leaves the judgement to the read-back', async () => {
+    for (const unreadable of ['absent', 'forbidden']) {
+      const { h, step } = setupModules();
+      h.cluster.put(rec());
+      if (unreadable === 'forbidden') {
+        h.cluster.put(recCrd(false));
+        h.cluster.forbiddenReads.add(FakeCluster.key(CRD.apiVersion, CRD.kind, undefined, CLUSTER_CRD_NAME));
+      }
+      const result = await h.run(step);
+      assert.deepEqual(h.cluster.writes(), ['merge RedisEnterpriseCluster/rec -n redis'], unreadable);
+      assert.deepEqual(liveModules(h), MODULES, unreadable);
+      assert.deepEqual(result.outcome?.userDefinedModules, ['quillmark'], unreadable);
+    }
+  });
+
+  it('fails when the list is gone on the read-back (the API server pruned it)', async () => {
+    const { h, step } = setupModules();
+    h.cluster.put(rec());
+    // Stands in for the API server of an older CRD: the field is dropped without an error.
+    h.cluster.onTick = (cluster) =>
+      cluster.update(REC.apiVersion, REC.kind, 'rec', 'redis', (o) => {
+        delete (o.spec as Record<string, unknown>).userDefinedModules;
+      });
+    await assert.rejects(h.run(step), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.match(
+        error.message,
+        /^spec\.userDefinedModules of rec\/rec -n redis does not list quillmark after setting it$/,
+      );
+      assert.match(error.hint ?? '', /kubectl get crd redisenterpriseclusters\.app\.redislabs\.com/);
+      return true;
+    });
+    assert.deepEqual(h.cluster.writes(), ['merge RedisEnterpriseCluster/rec -n redis']);
+  });
+
+  it('on a cluster already at the tag, sets the list alone, behind the same two guards', async () => {
+    const atTag = () => {
+      const made = setupModules();
+      made.h.cluster.put(rec({ tag: '8.0.6-54' }));
+      return made;
+    };
+    const set = atTag();
+    set.h.cluster.put(recCrd(true));
+    assert.deepEqual((await set.h.run(set.step)).outcome?.userDefinedModules, ['quillmark']);
+    const body = (set.h.log.find((e) => e.type === 'write')?.data as { body: Record<string, unknown> }).body;
+    assert.deepEqual(body, { spec: { userDefinedModules: MODULES } });
+
+    const refused = atTag();
+    refused.h.cluster.put(recCrd(false));
+    await assert.rejects(
+      refused.h.run(refused.step),
+      /does not declare spec\.userDefinedModules.*nothing was changed$/,
+    );
+    assert.deepEqual(refused.h.cluster.writes(), []);
+
+    const pruned = atTag();
+    pruned.h.cluster.onTick = (cluster) =>
+      cluster.update(REC.apiVersion, REC.kind, 'rec', 'redis', (o) => {
+        delete (o.spec as Record<string, unknown>).userDefinedModules;
+      });
+    await assert.rejects(pruned.h.run(pruned.step), /does not list quillmark after setting it$/);
+  });
+
+  it('dry-run prints the one patch with the list and changes nothing', async () => {
+    const { h, step } = setupModules();
+    h.cluster.put(rec());
+    const result = await h.run(step, { dryRun: true });
+    assert.deepEqual(h.cluster.writes(), []);
+    assert.deepEqual(stderrLines(h.test), [
+      `would patch rec/rec -n redis: ${JSON.stringify({
+        spec: { redisEnterpriseImageSpec: { versionTag: '8.0.6-54' }, userDefinedModules: MODULES },
+      })}`,
+    ]);
+    assert.equal(liveModules(h), undefined);
+    assert.deepEqual(result.outcome, {
+      dryRun: true,
+      versionTag: '8.0.6-54',
+      previous: '7.4.6-22',
+      userDefinedModules: ['quillmark'],
+    });
   });
 });

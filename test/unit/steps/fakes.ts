@@ -20,6 +20,7 @@ import { planUpgrade } from '../../../src/steps/index.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import type { TargetFlags } from '../../../src/planning/target.js';
+import type { UserDefinedModule } from '../../../src/planning/user-defined-modules-patch.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
 
 type Json = Record<string, unknown>;
@@ -86,6 +87,8 @@ export interface LogEntry {
 export class FakeCluster {
   readonly objects = new Map<string, KubeObject>();
   readonly log: LogEntry[];
+  /** Keys (FakeCluster.key) whose read the API server refuses with 403 Forbidden. */
+  readonly forbiddenReads = new Set<string>();
   #rv = 1000;
   /** Called after every write and on every wait tick: stands in for controllers. */
   onTick: (cluster: FakeCluster) => void = () => {};
@@ -161,6 +164,8 @@ export class FakeCluster {
     const describe = (h: ObjectRef) => `${h.kind}/${h.name}${h.namespace ? ` -n ${h.namespace}` : ''}`;
     return {
       read: async (ref) => {
+        if (this.forbiddenReads.has(FakeCluster.key(ref.apiVersion, ref.kind, ref.namespace, ref.name)))
+          throw apiError(403, 'Forbidden', `${describe(ref)} is forbidden`);
         const found = this.get(ref.apiVersion, ref.kind, ref.name, ref.namespace);
         if (!found) throw apiError(404, 'NotFound', `${describe(ref)} not found`);
         return found;
@@ -344,6 +349,8 @@ export interface Harness {
 export function harness(options: {
   snapshot?: (s: Snapshot) => void;
   target?: Partial<TargetFlags>;
+  /** `--user-defined-modules`, as read from its file. */
+  userDefinedModules?: UserDefinedModule[];
   settings?: Partial<RunSettings>;
   dryRun?: boolean;
 }): Harness {
@@ -354,7 +361,10 @@ export function harness(options: {
   helm.io = test.io;
   helm.log = log;
   const snapshot = makeSnapshot(options.snapshot);
-  const target = makeTarget(options.target);
+  const target = {
+    ...makeTarget(options.target),
+    ...(options.userDefinedModules ? { userDefinedModules: options.userDefinedModules } : {}),
+  };
   const plan = planUpgrade(snapshot, target);
   // One options object for the run's writers; ctx() sets its dry-run per call, like helm's.
   const writes = { dryRun: options.dryRun ?? false, io: test.io };

@@ -1,0 +1,26 @@
+/**
+ * The command ctl suggests next repeats the user's options, but never an --ignore-check that
+ * cannot get past its check (a preflight's firm fail: src/errors.ts PreflightError.firmChecks).
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { nextRunCommand, withoutIgnoredChecks } from '../../../src/commands/next-command.js';
+
+const args = {
+  location: ['-n', 'redis'],
+  plan: ['--ignore-check', 'upgrade-path', '--databases', 'a,b', '--ignore-check', 'release-rules'],
+};
+
+describe('the command to make next', () => {
+  it('leaves out an --ignore-check of a check it cannot get past, and keeps the others', () => {
+    const next = nextRunCommand(withoutIgnoredChecks(args, ['upgrade-path']), '7.4.2-2');
+    assert.equal(next, 'ctl upgrade run --to 7.4.2-2 -n redis --databases a,b --ignore-check release-rules');
+  });
+
+  it('keeps every option when no check is firm, and a value that only looks like a check id', () => {
+    assert.deepEqual(withoutIgnoredChecks(args, []), args);
+    const databases = { location: [], plan: ['--databases', 'upgrade-path'] };
+    assert.deepEqual(withoutIgnoredChecks(databases, ['upgrade-path']), databases);
+  });
+});
