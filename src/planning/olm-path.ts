@@ -30,7 +30,9 @@ import type { Platform } from './snapshot.js';
 export type PlannedOlmEdge =
   | OlmEdge
   | { kind: 'offered'; installPlan: string }
-  | { kind: 'refused'; subscription: string; channel: string };
+  | { kind: 'refused'; subscription: string; channel: string }
+  /** OLM offers another CSV first in the channel whose head is the CSV (UpgradePending). */
+  | { kind: 'offers-other'; subscription: string; channel: string; csv: string };
 
 /**
  * The edge from the snapshot's installed CSV to `toCsv`. What OLM shows on the cluster beats the
@@ -56,6 +58,18 @@ export function olmEdgeFrom(olm: OlmSnapshot, toCsv: string): PlannedOlmEdge {
     (sub.installedCSV === undefined || sub.installedCSV === olm.csv)
   )
     return { kind: 'refused', subscription: sub.name, channel: sub.channel };
+  // UpgradePending at another CSV of that channel: OLM upgrades the installed CSV to that one
+  // first (the channel's CSV closest to its head that skips it), not to the head.
+  if (
+    sub?.channel &&
+    head === toCsv &&
+    sub.state === 'UpgradePending' &&
+    sub.currentCSV !== undefined &&
+    sub.currentCSV !== toCsv &&
+    sub.currentCSV !== olm.csv &&
+    (sub.installedCSV === undefined || sub.installedCSV === olm.csv)
+  )
+    return { kind: 'offers-other', subscription: sub.name, channel: sub.channel, csv: sub.currentCSV };
   return catalogOlmEdge(olm.csv, toCsv);
 }
 

@@ -8,7 +8,8 @@
  *   so every REAADB it takes part in is held back (src/planning/active-active.ts) and the plan
  *   may still be Ready; a Ready plan must finish, within the read's bound;
  * - OLM update edges unlike the certified catalog's (`operator.olm.skips`: `none`, no newer CSV
- *   skips the installed one; `all`, every newer one does). A catalog whose edges ctl's own copy
+ *   skips the installed one; `all`, every newer one does; one release only, the next one, which
+ *   OLM then offers first). A catalog whose edges ctl's own copy
  *   does not know can only show itself through OLM: the Subscription stays AtLatestKnown in the
  *   channel ctl switches to. So the run may stop there, and the next plan must fail
  *   `olm-update-path` (the live Subscription is evidence the catalog cannot overrule);
@@ -32,6 +33,7 @@
  */
 
 import fc from 'fast-check';
+import { OLM_BUNDLES } from '../../src/sim/world/olm-bundles.js';
 
 const OTHER_IMAGE_SPECS = ['rigger', 'bootstrapper', 'callHomeClient'] as const;
 type OtherImageSpec = (typeof OTHER_IMAGE_SPECS)[number];
@@ -39,8 +41,11 @@ type OtherImageSpec = (typeof OTHER_IMAGE_SPECS)[number];
 export interface Situations {
   /** The first remote participant's API never answers (when the world has one). */
   silentParticipant: boolean;
-  /** operator.olm.skips (OLM installs only). */
-  olmSkips: 'catalog' | 'none' | 'all';
+  /**
+   * operator.olm.skips (OLM installs only); `one`: only the next release of the installed one's
+   * line skips it, so OLM offers that one first.
+   */
+  olmSkips: 'catalog' | 'none' | 'all' | 'one';
   /** operator.olm.installFailure (OLM installs only); InstallCheckFailed is retried by OLM. */
   olmInstallFailure: 'none' | 'InstallCheckFailed' | 'InvalidStrategy';
   modulesUpload: 'enabled' | 'disabled';
@@ -58,7 +63,7 @@ function seldom<T>(usual: T, rare: fc.Arbitrary<T>, against: number): fc.Arbitra
 export const situationsArbitrary: fc.Arbitrary<Situations> = fc.record({
   silentParticipant: seldom(false, fc.constant(true), 2),
   // OLM installs are the rarest (OpenShift, a certified bundle): their situations come often.
-  olmSkips: seldom('catalog' as const, fc.constantFrom('none' as const, 'all' as const), 1),
+  olmSkips: seldom('catalog' as const, fc.constantFrom('none' as const, 'all' as const, 'one' as const), 1),
   olmInstallFailure: seldom(
     'none' as const,
     fc.constantFrom('InstallCheckFailed' as const, 'InvalidStrategy' as const),
@@ -74,6 +79,23 @@ const STOPS_THEN_BLOCKS = {
   olmSkipsNone: 'olm-update-path',
   invalidStrategy: 'olm-csv-healthy',
 } as const;
+
+/** The next operator release the simulated catalog has after `operator` (any line), if any. */
+function nextRelease(operator: string): string | undefined {
+  const key = (v: string) => v.split(/[.-]/).map(Number);
+  const newer = [...OLM_BUNDLES.keys()]
+    .filter((v) => compare(key(v), key(operator)) > 0)
+    .sort((a, b) => compare(key(a), key(b)));
+  return newer[0];
+}
+
+function compare(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 /** The operator releases from 8.2 on ship RS 8.2 or later (the release notes' Downloads). */
 function rsAtLeast82(operator: string): boolean {
@@ -105,8 +127,10 @@ export function applySituations(scenario: Record<string, unknown>, situations: S
   if (situations.silentParticipant && remotes.length > 0) remotes[0] = { ...remotes[0]!, reachable: false };
   const olm = operator.installedBy === 'olm' ? operator.olm : undefined;
   if (olm && situations.olmSkips !== 'catalog') {
-    olm.skips = situations.olmSkips;
-    if (situations.olmSkips === 'none') stopsThenBlocks.push(STOPS_THEN_BLOCKS.olmSkipsNone);
+    const next = situations.olmSkips === 'one' ? nextRelease(operator.version) : undefined;
+    olm.skips = next ? [next] : situations.olmSkips === 'one' ? 'none' : situations.olmSkips;
+    // Fewer edges than the certified catalog's: the run may find one missing.
+    if (olm.skips !== 'all') stopsThenBlocks.push(STOPS_THEN_BLOCKS.olmSkipsNone);
   }
   if (olm && situations.olmInstallFailure !== 'none') {
     olm.installFailure = situations.olmInstallFailure;

@@ -35,6 +35,13 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
   const edge = olmEdgeFrom(olm, targetCsv);
   if (edge.kind === 'offered')
     return pass(`OLM offers ${targetCsv} already (InstallPlan ${edge.installPlan})`);
+  if (edge.kind === 'offers-other') {
+    const first = csvVersion(edge.csv) ?? edge.csv;
+    return fail(
+      `OLM offers ${edge.csv} first, not ${targetCsv}: Subscription ${edge.subscription} in channel ${edge.channel} is UpgradePending at ${edge.csv}, the CSV of the channel that upgrades ${olm.csv}`,
+      `Upgrade to ${first} first (ctl upgrade plan --to ${first}), then plan ${target.operator} again.`,
+    );
+  }
   const contradicted = olmContradictsCatalog(olm);
   if (contradicted) {
     const { refused, head } = contradicted;

@@ -188,6 +188,23 @@ describe('olm-update-path', () => {
     assert.equal(plan.blocked, true);
   });
 
+  it('OLM UpgradePending at another CSV of the target channel: it offers that one first, and the fix names it', () => {
+    const world = olmWorld('7.4.6-7.5', heads, '7.8.6');
+    world.subscription = {
+      ...world.subscription!,
+      state: 'UpgradePending',
+      currentCSV: csv('7.8.6-11.0'),
+      installedCSV: csv('7.4.6-7.5'),
+    };
+    const result = check(makeSnapshot(onOlm(world, '7.4.6-7', '7.4.6-275')), '7.8.6-20');
+    assert.equal(result.status, 'fail', result.message);
+    assert.match(
+      result.message,
+      /OLM offers redis-enterprise-operator\.v7\.8\.6-11\.0 first, not redis-enterprise-operator\.v7\.8\.6-20\.1: Subscription redis-enterprise-operator-cert in channel 7\.8\.6 is UpgradePending/,
+    );
+    assert.match(result.fix, /Upgrade to 7\.8\.6-11 first \(ctl upgrade plan --to 7\.8\.6-11\)/);
+  });
+
   it('OLM on 7.2.4-12 --to 7.22.0-17: the hop through 7.4.6-12 is a dead end, so the plan fails the check', () => {
     const world = olmWorld('7.2.4-12.39', heads, '7.2.4');
     const snapshot = makeSnapshot(onOlm(world, '7.2.4-12', '7.2.4-92'));
