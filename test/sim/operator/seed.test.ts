@@ -97,7 +97,7 @@ test('happy-path: the cluster is seeded as a finished install left it', async ()
     }
     const orders = sim.rest.bdbs.find((bdb) => bdb.name === 'orders');
     assert.equal(orders?.module_list[0]?.module_name, 'search');
-    assert.ok(sim.rest.findModule('search', '2.8.4'));
+    assert.ok(sim.rest.findModule('search', '2.8.13'));
     assert.equal(sim.rest.nodes.length, 3);
     assert.ok(sim.rest.findUser('admin@example.com'));
 
