@@ -47,6 +47,14 @@ export function nextRunCommand(args: PlanArgs, to: string, out?: string): string
   return command(['ctl', 'upgrade', 'run', '--to', to, ...args.location, ...args.plan]);
 }
 
+/**
+ * The target list (`ctl upgrade plan` without --to) of the same cluster: what to make next when
+ * the target itself cannot be run (a downgrade, a release that is not there).
+ */
+export function nextTargetsCommand(args: PlanArgs): string {
+  return command(['ctl', 'upgrade', 'plan', ...args.location]);
+}
+
 /** The plan of one target, from the target list (`ctl upgrade plan` without --to), or for a fleet member. */
 export function nextPlanCommand(
   args: PlanArgs,

@@ -8,10 +8,13 @@ import type { RunRecord } from '../run/report.js';
 import type { RunOutcome, StepSummary } from '../run/runner.js';
 import type { UpgradeState } from '../run/state.js';
 import type { StateStore } from '../run/state-store.js';
-import { NO_PLAN_ARGS, nextRunCommand, withoutIgnoredChecks } from './next-command.js';
+import { NO_PLAN_ARGS, nextRunCommand, nextTargetsCommand, withoutIgnoredChecks } from './next-command.js';
 import type { RunAvailability } from './run-availability.js';
 import type { RunCommandInput } from './run-input.js';
 import type { UpgradeSession } from './session.js';
+
+/** Checks whose firm fail means the target itself cannot be run (src/planning/checks: upgrade-path, target-available). */
+const TARGET_CHECKS: readonly string[] = ['upgrade-path', 'target-available'];
 
 // How a run ends and says so: what it verified and leaves to do, its `done` event, the summary
 // on stdout, the CI summary, the report's entries, and the error it exits with (with the
@@ -188,7 +191,11 @@ export async function stoppedRun(
   if (changedNothing) {
     const firm = error instanceof PreflightError ? error.firmChecks : [];
     const args = withoutIgnoredChecks(input.planArgs ?? NO_PLAN_ARGS, firm);
-    const next = nextRunCommand(args, plan.target.operator, input.planFile);
+    // A target that cannot be run at all (older than the cluster, or not there): the same run
+    // again would fail the same way, so the next step is choosing another target.
+    const next = firm.some((id) => TARGET_CHECKS.includes(id))
+      ? nextTargetsCommand(args)
+      : nextRunCommand(args, plan.target.operator, input.planFile);
     return withNextHint(error, next);
   }
   if (error instanceof InterruptedError) {

@@ -5,7 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextRunCommand, withoutIgnoredChecks } from '../../../src/commands/next-command.js';
+import {
+  nextRunCommand,
+  nextTargetsCommand,
+  withoutIgnoredChecks,
+} from '../../../src/commands/next-command.js';
 
 const args = {
   location: ['-n', 'redis'],
@@ -16,6 +20,10 @@ describe('the command to make next', () => {
   it('leaves out an --ignore-check of a check it cannot get past, and keeps the others', () => {
     const next = nextRunCommand(withoutIgnoredChecks(args, ['upgrade-path']), '7.4.2-2');
     assert.equal(next, 'ctl upgrade run --to 7.4.2-2 -n redis --databases a,b --ignore-check release-rules');
+  });
+
+  it('the target list of the same cluster, when the target itself cannot be run', () => {
+    assert.equal(nextTargetsCommand(args), 'ctl upgrade plan -n redis');
   });
 
   it('keeps every option when no check is firm, and a value that only looks like a check id', () => {
