@@ -15,6 +15,17 @@
  * - objects/role.md `resources`: a db_member role may be limited to some databases.
  */
 
+/** The management roles a user or a role may have (permissions.md "Roles"; objects/user.md `role`). */
+export const MANAGEMENT_ROLES: readonly string[] = [
+  'admin',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'user_manager',
+  'none',
+];
+
 export type ApiChange = 'upload-module' | 'upgrade-database';
 
 export interface ApiChangeRule {
