@@ -9,8 +9,9 @@
  *   `view_user_info`, the same two roles. No request documents "who am I" for other roles.
  * - objects/user.md: `role` (admin, cluster_member, cluster_viewer, db_member, db_viewer,
  *   user_manager, none) and `role_uids` ("UIDs of user's roles for role-based access
- *   control"); requests/users/_index.md: "For RBAC-enabled clusters, the returned user details
- *   include role_uids instead of role".
+ *   control"); requests/users/_index.md, in the "Update user" response: "For RBAC-enabled clusters, the
+ *   returned user details include role_uids instead of role" (its example shows both: role_uids
+ *   is read first).
  * - requests/roles/_index.md: `GET /v1/roles` needs `view_all_roles_info` (every role but
  *   none); objects/role.md: each role's `management` role, and `resources`, scopes that limit
  *   a db_member or db_viewer role to the listed database uids.

@@ -11,9 +11,23 @@
  * - requests/bdbs/upgrade.md: `POST /v1/bdbs/{uid}/upgrade` needs `update_bdb_with_action`.
  * - permissions.md, "Roles list per permission": update_cluster: admin; update_bdb_with_action:
  *   admin, cluster_member, db_member; view_all_users_info: admin, user_manager.
+ *   (RS 7.4's permissions.md has no user_manager: view_all_users_info is admin's alone there; a
+ *   403 on GET /v1/users still means "not an admin".)
  * - _index.md, "Permissions": a request the user's role does not allow fails with 403.
- * - objects/role.md `resources`: a db_member role may be limited to some databases.
+ * - objects/role.md `resources`: a db_member role may be limited to some databases (from RS 8.2:
+ *   rs-8-2-0-25.md; the 7.x and 8.0 role objects have no `resources`, so none is limited there).
  */
+
+/** The management roles a user or a role may have (permissions.md "Roles"; objects/user.md `role`). */
+export const MANAGEMENT_ROLES: readonly string[] = [
+  'admin',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'user_manager',
+  'none',
+];
 
 export type ApiChange = 'upload-module' | 'upgrade-database';
 

@@ -6,19 +6,23 @@
  */
 
 /**
- * The reasons of a Failed CSV that OLM's operator re-evaluates on its next sync, moving the CSV
- * back to Pending or on to Succeeded once the cause is gone (operator-framework/
- * operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`, transitionCSVState,
- * case CSVPhaseFailed: the OperatorGroup reasons, requirements, APIService resources, and
- * updateInstallStatus, which sets Succeeded as soon as the install strategy checks out; reason
- * names: operator-framework/api `clusterserviceversion_types.go`). Any other reason (an invalid
- * install strategy or webhook description, an owner conflict) stays Failed.
+ * The reasons of a Failed CSV on which OLM's next sync can move it on once the cause is gone:
+ * back to Pending (requirements, OperatorGroup) or on to Succeeded (updateInstallStatus, once the
+ * install strategy checks out). operator-framework/operator-lifecycle-manager
+ * `pkg/controller/operators/olm/operator.go`, transitionCSVState, case CSVPhaseFailed; reason
+ * names: operator-framework/api `clusterserviceversion_types.go`.
+ *
+ * OLM itself re-checks every Failed CSV on each sync but InstallComponentFailedNoRetry; what
+ * keeps one Failed is a cause that stays. ctl takes the other reasons as final, the cautious
+ * reading: InvalidInstallStrategy from a bundle whose strategy cannot be parsed fails the same
+ * check on every sync (the case the plan's check and the operator step meet after an upgrade);
+ * the same reason set by a missing permission, or an owner conflict, clears only once a person
+ * fixes its cause, which the check's fix tells them to look at.
  */
 const OLM_RETRIED_FAILURES: ReadonlySet<string> = new Set([
   'InstallCheckFailed',
   'InstallComponentFailed',
   'ComponentUnhealthy',
-  'ComponentFailed',
   'NeedsReinstall',
   'RequirementsNotMet',
   'APIServiceInstallFailed',

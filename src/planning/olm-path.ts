@@ -19,7 +19,7 @@ import {
   parseRsVersion,
   type Release,
 } from '../release/versions.js';
-import { csvVersion, olmRoute, type OlmSnapshot } from './olm.js';
+import { csvVersion, isUnfinishedPlan, olmRoute, type OlmSnapshot, subscribedChannel } from './olm.js';
 import type { Platform } from './snapshot.js';
 
 /**
@@ -43,12 +43,10 @@ export type PlannedOlmEdge =
  * catalog read: the catalog source on the cluster may not be the certified one ctl read.
  */
 export function olmEdgeFrom(olm: OlmSnapshot, toCsv: string): PlannedOlmEdge {
-  const offered = olm.installPlans.find(
-    (plan) => plan.csvs.includes(toCsv) && plan.phase !== 'Complete' && plan.phase !== 'Failed',
-  );
+  const offered = olm.installPlans.find((plan) => plan.csvs.includes(toCsv) && isUnfinishedPlan(plan));
   if (offered) return { kind: 'offered', installPlan: offered.name };
   const sub = olm.subscription;
-  const head = olm.channels?.find((channel) => channel.name === sub?.channel)?.currentCSV;
+  const head = subscribedChannel(olm)?.currentCSV;
   if (
     sub?.channel &&
     head === toCsv &&
@@ -85,7 +83,7 @@ export const hasEdge = (edge: PlannedOlmEdge): boolean => edge.kind === 'edge' |
 export function olmContradictsCatalog(
   olm: OlmSnapshot,
 ): { refused: Extract<PlannedOlmEdge, { kind: 'refused' }>; head: string } | undefined {
-  const head = olm.channels?.find((channel) => channel.name === olm.subscription?.channel)?.currentCSV;
+  const head = subscribedChannel(olm)?.currentCSV;
   if (!head) return undefined;
   const edge = olmEdgeFrom(olm, head);
   if (edge.kind !== 'refused' || catalogOlmEdge(olm.csv, head).kind !== 'edge') return undefined;

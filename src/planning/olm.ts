@@ -263,7 +263,14 @@ export interface OlmRoute {
   problem?: string | undefined;
 }
 
-const unfinished = (plan: OlmInstallPlan): boolean => plan.phase !== 'Complete' && plan.phase !== 'Failed';
+/** An InstallPlan OLM has not finished with: what it offers still stands. */
+export const isUnfinishedPlan = (plan: OlmInstallPlan): boolean =>
+  plan.phase !== 'Complete' && plan.phase !== 'Failed';
+
+/** The channel the Subscription is in, as the PackageManifest lists it (its head: currentCSV). */
+export function subscribedChannel(olm: OlmSnapshot): OlmChannel | undefined {
+  return olm.channels?.find((channel) => channel.name === olm.subscription?.channel);
+}
 
 /** The route to `target` (an operator version) from what the snapshot (or the run's re-read) holds. */
 export function olmRoute(olm: OlmSnapshot, target: string): OlmRoute {
@@ -274,8 +281,8 @@ export function olmRoute(olm: OlmSnapshot, target: string): OlmRoute {
     sub?.currentCSV ?? '',
   ];
   const targetCsv = known.find((csv) => csvVersion(csv) === target) ?? `redis-enterprise-operator.v${target}`;
-  const plan = olm.installPlans.find((p) => p.csvs.includes(targetCsv) && unfinished(p));
-  const current = olm.channels?.find((c) => c.name === sub?.channel);
+  const plan = olm.installPlans.find((p) => p.csvs.includes(targetCsv) && isUnfinishedPlan(p));
+  const current = subscribedChannel(olm);
   // An unfinished plan of the target: OLM offers it already, approving it is enough.
   const channelHasTarget = current?.currentCSV === targetCsv || plan !== undefined;
   const base = { targetCsv, channel: sub?.channel, channelHead: current?.currentCSV, plan };

@@ -17,6 +17,7 @@
 
 import { allRules } from '../release/rules.js';
 import { type Bdb, type Snapshot } from './snapshot.js';
+import { MANAGEMENT_ROLES } from './api-roles.js';
 import { compareText } from '../io/text-order.js';
 
 /** Facts a live cluster shows that the planner's snapshot does not keep (capture-reads.ts). */
@@ -224,16 +225,6 @@ function clusterPart(
   return part;
 }
 
-const MANAGEMENT_ROLES = new Set([
-  'admin',
-  'cluster_member',
-  'cluster_viewer',
-  'db_member',
-  'db_viewer',
-  'user_manager',
-  'none',
-]);
-
 /**
  * The user ctl signed in as, with its role as the plan read it (src/api/own-role.ts), so a
  * rehearsal's api-permissions check judges the same role: `role`, or the roles by name with
@@ -248,7 +239,7 @@ function capturedUser(user: Snapshot['api']['user'], notes: string[]): Record<st
       );
     return admin;
   }
-  const known = user.roles.filter((role) => MANAGEMENT_ROLES.has(role.management));
+  const known = user.roles.filter((role) => MANAGEMENT_ROLES.includes(role.management));
   if (known.length !== user.roles.length || known.length === 0) return admin;
   if (user.roles.some((role) => role.databases !== undefined))
     notes.push("a role of the API user is limited to some databases: the capture's role is not");

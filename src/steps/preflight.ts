@@ -117,7 +117,9 @@ async function preflight(ctx: StepContext<UpgradeDeps>, backupDir: string): Prom
     throw new PreflightError(describeFailures(failing), {
       firmChecks: failing.filter((c) => c.ignorable === false).map((c) => c.id),
       hint:
-        'Fix each failing check as shown, then run the same command again.' +
+        // The command to run then follows on the next line (the run's Next or resume line,
+        // src/commands/run-end.ts): not always this one, as a target that cannot be run needs another.
+        'Fix each failing check as shown, then run the command below.' +
         (ignorable.length > 0
           ? ` To go ahead anyway, pass ${ignorable.join(' ')} (recorded in the plan).`
           : ''),

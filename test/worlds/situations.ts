@@ -28,7 +28,7 @@
  *   full carries them; the operator upgrade alone would leave them there, so the cluster step
  *   moves them (src/planning/cluster-patch.ts). Under OLM they may pin a digest too
  *   (`digestHash` "is only supported for OLM deployments", DOCS
- *   kubernetes/reference/redis_enterprise_cluster_api.md), which the cluster step moves to the
+ *   kubernetes/reference/api/redis_enterprise_cluster_api.md), which the cluster step moves to the
  *   target CSV's relatedImages.
  */
 

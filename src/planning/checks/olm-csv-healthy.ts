@@ -2,8 +2,9 @@
  * `olm-csv-healthy`: under OLM, no ClusterServiceVersion in the operator's namespace is Failed
  * for good. Reads the namespace's CSVs (phase, reason, message) from the snapshot.
  *
- * OLM leaves a CSV Failed for good on a reason it does not retry (InvalidInstallStrategy, an
- * owner conflict: src/planning/olm-csv-failures.ts). Such a CSV is usually the last upgrade's
+ * OLM leaves a CSV Failed while its cause stays, and ctl takes the reasons outside
+ * src/planning/olm-csv-failures.ts as causes that stay (InvalidInstallStrategy of a bundle whose
+ * strategy cannot be parsed fails OLM's check on every sync; that file says where this is cautious). Such a CSV is usually the last upgrade's
  * target: its InstallPlan completed, so the Subscription records it as installed (the catalog
  * operator's ensureSubscriptionCSVState) while the operator Deployment still runs the CSV before
  * it. OLM then resolves from the failed CSV, and a run to the same bundle fails the same way: the

@@ -276,7 +276,7 @@ function seedWatchedNamespaces(kube: KubeAccess, scenario: Scenario): void {
 function seedRestModel(rest: RestModel, scenario: Scenario): void {
   for (const role of scenario.cluster.roles) {
     // A role limited to some databases, by name (or namespace/name): their uids (objects/role.md resources).
-    const limited = role.databases?.map((name) => name);
+    const limited = role.databases;
     const uids = limited
       ? scenario.databases
           .filter((db) => limited.includes(db.name) || limited.includes(`${db.namespace}/${db.name}`))

@@ -54,12 +54,14 @@ export const BUILT_IN_ROLES: readonly RestRole[] = [
   { uid: 7, name: 'User Manager', management: 'user_manager' },
 ];
 
+function roleNamed(model: RestModel, name: string): RestRole | undefined {
+  return model.roles.find((role) => role.name === name);
+}
+
 /** The roles a user holds: its one management role, or each of its roles by name. */
 function rolesOf(model: RestModel, user: RestUser): Pick<RestRole, 'management' | 'resources'>[] {
   if (!user.roleNames) return [{ management: user.role }];
-  return user.roleNames.map(
-    (name) => model.roles.find((role) => role.name === name) ?? { management: 'none' },
-  );
+  return user.roleNames.map((name) => roleNamed(model, name) ?? { management: 'none' });
 }
 
 export function managementRolesOf(model: RestModel, user: RestUser): string[] {
@@ -93,10 +95,7 @@ export function renderUser(model: RestModel, user: RestUser): Record<string, unk
     email_alerts: true,
     ...(user.roleNames
       ? {
-          role_uids: user.roleNames.flatMap((name) => {
-            const role = model.roles.find((candidate) => candidate.name === name);
-            return role ? [role.uid] : [];
-          }),
+          role_uids: user.roleNames.flatMap((name) => roleNamed(model, name)?.uid ?? []),
         }
       : { role: user.role }),
   };

@@ -31,16 +31,17 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
   if (request.method === 'POST' && path === '/v1/users/authorize') return authorize(model, request);
   if (request.method === 'POST' && path === '/v1/users/refresh_jwt') return refreshJwt(model, request);
 
-  const route = findRoute(request.method, path);
-  if (!route) return fail(404, 'not_found', `No such endpoint: ${request.method} ${path}`);
-  if ('methodNotAllowed' in route)
+  const found = findRoute(request.method, path);
+  if (!found) return fail(404, 'not_found', `No such endpoint: ${request.method} ${path}`);
+  if ('methodNotAllowed' in found)
     return fail(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`);
+  const { route, params } = found;
 
   const auth = authenticate(model, request.headers.authorization);
   if ('error' in auth) return auth.error;
   const user = auth.user;
   // The permission of the request's page, judged on the user's roles (./access.ts): 403 without it.
-  if (!allows(model, user, route.permission, route.perDatabase ? route.params[0] : undefined)) {
+  if (!allows(model, user, route.permission, route.perDatabase ? params[0] : undefined)) {
     return {
       ...fail(
         403,
@@ -50,7 +51,7 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
       user: user.username,
     };
   }
-  const response = await route.handler(model, request, route.params);
+  const response = await route.handler(model, request, params);
   return { ...response, user: user.username };
 }
 
@@ -260,22 +261,13 @@ const ROUTES: Route[] = [
 function findRoute(
   method: string,
   path: string,
-):
-  | { handler: Handler; permission: string; perDatabase?: true; params: string[] }
-  | { methodNotAllowed: true }
-  | undefined {
+): { route: Route; params: string[] } | { methodNotAllowed: true } | undefined {
   let pathMatched = false;
   for (const route of ROUTES) {
     const match = route.pattern.exec(path);
     if (!match) continue;
     pathMatched = true;
-    if (route.method === method)
-      return {
-        handler: route.handler,
-        permission: route.permission,
-        ...(route.perDatabase ? { perDatabase: true as const } : {}),
-        params: match.slice(1),
-      };
+    if (route.method === method) return { route, params: match.slice(1) };
   }
   return pathMatched ? { methodNotAllowed: true } : undefined;
 }
