@@ -54,11 +54,15 @@ describe('sim: cluster.statefulSetStrategy OnDelete (ondelete-statefulset)', () 
     assert.equal(before.spec.updateStrategy.type, 'OnDelete');
     await sim.kubectl(['patch', 'rec', 'rec', '--type', 'merge', '-p', versionTagPatch(sim, '7.4.6-102')]);
     // Fast timing: the rollout may be over before a wait for Upgrade could see it.
-    const after = await eventually('the rollout to finish on the new revision', async () => {
-      const sts = await json<StatefulSetView>(sim, ['get', 'sts', 'rec']);
+    // The REC is read first and the StatefulSet last, and the wait asks the StatefulSet itself
+    // for ready pods: read the other way round, a last pod could turn ready between the two
+    // reads and leave a StatefulSet view with 2 ready of 3 (a CI run saw it).
+    const after = await eventually('the rollout to finish on the new revision, 3 pods ready', async () => {
       const state = (await sim.kubectl(['get', 'rec', 'rec', '-o', 'jsonpath={.status.state}'])).stdout;
+      const sts = await json<StatefulSetView>(sim, ['get', 'sts', 'rec']);
       const moved = sts.status.updateRevision !== before.status.updateRevision;
-      return moved && sts.status.updatedReplicas === 3 && state === 'Running' ? sts : undefined;
+      const rolled = sts.status.updatedReplicas === 3 && sts.status.readyReplicas === 3;
+      return moved && rolled && state === 'Running' ? sts : undefined;
     });
     assert.equal(after.status.updatedReplicas, 3);
     assert.equal(after.status.readyReplicas, 3);
