@@ -5,7 +5,8 @@
  * - At a terminal of 120x40 (80x24 for the two-hop run) a run takes about the time of the same
  *   run piped and writes a bounded number of bytes: a two-hop run, an OLM run, an Active-Active run, the demo, a fan-out over 1,000
  *   databases, and a resize mid-step (before issue 34, hop 2 stalled while the spinner wrote
- *   0.7 MB a second). Each run's piped twin runs in the same test, on its own fresh cluster.
+ *   0.7 MB a second). Each run's piped twin runs in the same test, beside it, on its own fresh
+ *   cluster.
  * - SIGTERM and Ctrl-C mid-step leave a resumable state and a clean terminal; a narrow terminal
  *   gets frames that fit; TERM=dumb gets plain lines.
  *
@@ -53,9 +54,9 @@ interface Compared {
 }
 
 /**
- * The same run in a terminal (120x40 unless `size` says), then piped, each on a fresh cluster of
- * the scenario; the exit code, the time ratio (a hang guard) and the terminal's bytes asserted
- * for both.
+ * The same run in a terminal (120x40 unless `size` says) and piped, side by side, each on a fresh
+ * cluster of the scenario (so the two meet the same load: the time ratio is a hang guard either
+ * way); the exit code, the time ratio and the terminal's bytes asserted for both.
  */
 async function compare(
   label: string,
@@ -68,27 +69,30 @@ async function compare(
   } = {},
 ): Promise<Compared> {
   const { watch, entry, size, ...bedOptions } = options;
-  const ptyBed = await startBed(scenario, bedOptions);
-  let pty: Compared['pty'];
-  try {
-    pty = await runInPty(args, {
-      env: ptyBed.env,
-      cwd: ptyBed.dir,
-      watch,
-      ...(entry ? { entry } : {}),
-      ...(size ?? {}),
-    });
-  } finally {
-    await ptyBed.close();
-  }
-  const pipedBed = await startBed(scenario, bedOptions);
-  let piped: Compared['piped'];
-  try {
-    piped = await runPiped(args, { env: pipedBed.env, cwd: pipedBed.dir, ...(entry ? { entry } : {}) });
-  } finally {
-    await pipedBed.close();
-  }
-  return judge(label, { pty, piped });
+  const inTerminal = async (): Promise<Compared['pty']> => {
+    const bed = await startBed(scenario, bedOptions);
+    try {
+      return await runInPty(args, {
+        env: bed.env,
+        cwd: bed.dir,
+        watch,
+        ...(entry ? { entry } : {}),
+        ...(size ?? {}),
+      });
+    } finally {
+      await bed.close();
+    }
+  };
+  const piped = async (): Promise<Compared['piped']> => {
+    const bed = await startBed(scenario, bedOptions);
+    try {
+      return await runPiped(args, { env: bed.env, cwd: bed.dir, ...(entry ? { entry } : {}) });
+    } finally {
+      await bed.close();
+    }
+  };
+  const [ptyRun, pipedRun] = await Promise.all([inTerminal(), piped()]);
+  return judge(label, { pty: ptyRun, piped: pipedRun });
 }
 
 function judge(label: string, runs: Compared): Compared {
@@ -210,8 +214,11 @@ describe('any terminal', () => {
     const dirs = [0, 1].map(() => mkdtempSync(path.join(tmpdir(), 'ctl-pty-demo-')));
     try {
       const env = (dir: string) => ({ HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') });
-      const pty = await runInPty(['demo'], { env: env(dirs[0]!), cwd: dirs[0]! });
-      const piped = await runPiped(['demo'], { env: env(dirs[1]!), cwd: dirs[1]! });
+      // Side by side, as compare() runs its twins.
+      const [pty, piped] = await Promise.all([
+        runInPty(['demo'], { env: env(dirs[0]!), cwd: dirs[0]! }),
+        runPiped(['demo'], { env: env(dirs[1]!), cwd: dirs[1]! }),
+      ]);
       judge('demo', { pty, piped });
       assert.match(pty.output, /complete/);
     } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
 import { countUpgradedPods, monitorStep } from '../../../src/steps/monitor.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
@@ -24,16 +24,23 @@ import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 const FROM = '7.4.6-22';
 const TARGET = '7.8.2-60';
 
-describe('monitor step', () => {
-  let bed: StepBed | undefined;
-  afterEach(async () => {
-    await bed?.close();
-    bed = undefined;
+// Each test has its own emulator bed, and most of their time is the step's real waits (its look
+// at the log and the API, the freeze grace): they run side by side, the beds closed at the end.
+describe('monitor step', { concurrency: true }, () => {
+  const beds: StepBed[] = [];
+  after(async () => {
+    await Promise.all(beds.map((b) => b.close()));
   });
+
+  async function track(starting: Promise<StepBed>): Promise<StepBed> {
+    const started = await starting;
+    beds.push(started);
+    return started;
+  }
 
   /** A cluster whose upgrade to TARGET has started: REC Upgrade, the StatefulSet at 0/3. */
   async function upgrading(options: Parameters<typeof startStepBed>[0] = {}): Promise<StepBed> {
-    bed = await startStepBed(options);
+    const bed = await track(startStepBed(options));
     const e = bed.emulator;
     e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
     e.patch(
@@ -164,7 +171,7 @@ describe('monitor step', () => {
   });
 
   it('is not fooled by a Running cluster whose StatefulSet still runs the old image', async () => {
-    bed = await startStepBed();
+    const bed = await track(startStepBed());
     const e = bed.emulator;
     e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
     e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
@@ -173,7 +180,7 @@ describe('monitor step', () => {
     rolledPods(bed);
     const running = monitorStep.run(bed.ctx());
     await until(
-      () => bed!.progress().some((m) => m.includes('not yet at the target')),
+      () => bed.progress().some((m) => m.includes('not yet at the target')),
       'the old template to be noticed',
     );
     const template = (statefulSetObject(TARGET).spec as { template: object }).template;
@@ -190,7 +197,7 @@ describe('monitor step', () => {
   });
 
   it('fails on InvalidUpgrade with the warnings and the fix (exit 1)', async () => {
-    bed = await startStepBed();
+    const bed = await track(startStepBed());
     const e = bed.emulator;
     e.create(
       REC_API,
@@ -489,7 +496,7 @@ describe('monitor step', () => {
   });
 
   it('completes at once on a cluster already Running at the target', async () => {
-    bed = await startStepBed();
+    const bed = await track(startStepBed());
     const e = bed.emulator;
     e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
     e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
@@ -568,7 +575,7 @@ describe('monitor step', () => {
   });
 
   it("auto-upgrade without a spec write: done when the pods and every node's version are at the target", async () => {
-    bed = await startStepBed();
+    const bed = await track(startStepBed());
     const e = bed.emulator;
     e.create(
       REC_API,
@@ -586,7 +593,7 @@ describe('monitor step', () => {
     }));
     const running = monitorStep.run(bed.ctx());
     await until(
-      () => bed!.progress().some((m) => m.includes('nodes not yet at') && m.includes(`3 (${FROM})`)),
+      () => bed.progress().some((m) => m.includes('nodes not yet at') && m.includes(`3 (${FROM})`)),
       'node 3 named as behind',
     );
     bed.api.nodes[2]!.software_version = TARGET;
