@@ -215,15 +215,17 @@ export function describeRoundTrips(part: string, names: readonly string[]): void
 }
 
 /**
- * Starts a captured scenario, as `ctl sim up --scenario <file>` loads a file (parseScenario's
- * result, `capture`), in a sandbox named after the original, then runs `body` on it.
+ * Starts a captured scenario as `ctl sim up --scenario <file>` loads a file (parseScenario: the
+ * YAML text, or the scenario a caller already parsed from it), in a sandbox named after the
+ * original, then runs `body` on it.
  */
 export async function withCapture<T>(
   original: string,
-  capture: Scenario,
+  capture: string | Scenario,
   body: (sim: UpgradeSim) => Promise<T>,
 ): Promise<T> {
-  const sim = await startUpgradeSim(original, { patch: () => capture });
+  const scenario = typeof capture === 'string' ? parseScenario(capture, `${original}-capture.yaml`) : capture;
+  const sim = await startUpgradeSim(original, { patch: () => scenario });
   try {
     return await body(sim);
   } finally {
