@@ -14,9 +14,9 @@
  * (no network) warns: the plan cannot tell, and the run may still reach it.
  */
 
-import { parse } from 'yaml';
-import { probeLocation } from '../kube/artifact-probe.js';
 import type { Io } from '../io/io.js';
+import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
+import { probeLocation } from '../kube/artifact-probe.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { csvVersion } from './olm.js';
 import {
@@ -155,11 +155,12 @@ function chartInIndex(
 ): { found: boolean | undefined; detail: string } {
   let entries: unknown;
   try {
-    entries = (parse(text) as { entries?: Record<string, unknown> } | null)?.entries;
+    entries = (parseYaml(text) as { entries?: Record<string, unknown> } | null)?.entries;
   } catch (error) {
+    // Where and what, never the index's lines (yaml-from-outside.ts): it comes from the network.
     return {
       found: undefined,
-      detail: `${indexUrl(artifact.repo)} is not YAML: ${(error as Error).message}`,
+      detail: `${indexUrl(artifact.repo)} is not a helm repository index (not YAML: ${yamlProblem(error)}); check --helm-repo`,
     };
   }
   const versions = ((entries as Record<string, { version?: unknown }[] | undefined>)?.[artifact.chart] ?? [])
