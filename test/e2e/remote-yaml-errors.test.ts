@@ -161,7 +161,7 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
           assert.match(
             printed,
             new RegExp(
-              `cannot tell whether chart redis-enterprise-operator \\S+ exists: ${index} is not a helm repository index \\(not YAML: ${what}\\); check --helm-repo`,
+              `cannot tell whether chart redis-enterprise-operator \\S+ exists: ${index} is not a helm repository index \\(not YAML: ${what}\\)\n\\s+fix: Check that --helm-repo \\(or CTL_HELM_REPO\\) is the chart's repository`,
             ),
           );
           // -v: the lookup of releases newer than the catalog says the same in its debug line.

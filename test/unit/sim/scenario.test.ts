@@ -449,6 +449,16 @@ describe('broken scenario files', () => {
     }
   });
 
+  it('a password of the wrong type: its kind is told, never its value', () => {
+    const text = `${MINIMAL}  users:\n    - username: admin@example.com\n      password: 84736251\n`;
+    assert.equal(
+      rejection(text).message,
+      'scenarios/broken.yaml: cluster.users[0].password: expected a string, got a number: put the value in quotes (line 9)',
+    );
+    const listed = rejection(text.replace('84736251', '[84736251]'));
+    assert.match(listed.message, /password: expected a string, got a list \(line 9\)$/);
+  });
+
   it('an unknown field is an error, not silently ignored', () => {
     const error = rejection(MINIMAL.replace('cluster:\n', 'cluster:\n  node: 5\n'));
     assert.equal(error.message, 'scenarios/broken.yaml: cluster.node: unknown field (line 6)');
