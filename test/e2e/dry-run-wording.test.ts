@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertExit, assertNoChanges, TARGET, withUpgradeSim } from './upgrade-support.js';
+import { assertExit, assertNoChanges, readState, TARGET, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * Issue 36, item 5: a dry run says so on every line. What the steps announce is worded as what
@@ -96,8 +96,10 @@ describe('a dry run says so on every line (e2e)', () => {
       assert.doesNotMatch(status.stdout, /resume with/);
       assert.match(
         status.stdout,
-        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade run/,
+        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade run --to 7\.8\.2-6 -n redis$/m,
       );
+      // The run's own Next line (without --yes), not the command line the run was given.
+      assert.equal(readState(sim).nextCommand, 'ctl upgrade run --to 7.8.2-6 -n redis');
       // A dry run that stops changed nothing either.
       const dry = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run']);
       assertExit(dry, 3, 'a dry run whose preflight fails');

@@ -265,8 +265,9 @@ const olmSchema = z.strictObject({
   /**
    * Ours: how OLM's install of a new CSV fails first. `none` (default); `InstallCheckFailed`:
    * the CSV goes Failed ("install timeout", as while a slow Deployment comes up) and OLM moves
-   * it back on its next sync, after which it succeeds; `InvalidStrategy`: Failed for good (OLM
-   * does not retry it). operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`.
+   * it back on its next sync, after which it succeeds; `InvalidStrategy`: Failed for good (a bundle
+   * whose install strategy cannot be parsed: OLM's re-check on each sync fails it the same way).
+   * operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`.
    */
   installFailure: z.enum(['none', 'InstallCheckFailed', 'InvalidStrategy']).default('none'),
 });
