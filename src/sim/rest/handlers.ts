@@ -245,7 +245,8 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/users$/,
     permission: 'view_all_users_info',
-    handler: (m) => ok(m.users.map((user) => renderUser(m, user))),
+    // A user who is no user object (an LDAP user: scenario `listed: false`) is not among them.
+    handler: (m) => ok(m.users.filter((user) => user.listed !== false).map((user) => renderUser(m, user))),
   },
   { method: 'GET', pattern: /^\/v1\/users\/(\d+)$/, permission: 'view_user_info', handler: getUser },
   { method: 'GET', pattern: /^\/v1\/roles$/, permission: 'view_all_roles_info', handler: (m) => ok(m.roles) },
@@ -273,7 +274,7 @@ function findRoute(
 }
 
 function getUser(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
-  const user = model.users.find((candidate) => candidate.uid === uid);
+  const user = model.users.find((candidate) => candidate.uid === uid && candidate.listed !== false);
   return user ? ok(renderUser(model, user)) : fail(404, 'user_not_exist', `User ${uid} does not exist`);
 }
 
@@ -346,6 +347,8 @@ function getCluster(model: RestModel): ApiResponse {
     ...(model.createdTime ? { created_time: model.createdTime } : {}),
     rack_aware: false,
     email_alerts: false,
+    // From RS 8.2 only (model.ts MODULES_UPLOAD_SETTING_SINCE).
+    ...(model.allowModulesUpload === undefined ? {} : { allow_modules_upload: model.allowModulesUpload }),
     cm_port: 8443,
     cnm_https_port: 9443,
   });
@@ -357,8 +360,9 @@ function getModule(model: RestModel, _request: ApiRequest, [uid]: string[]): Api
 }
 
 async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
-  if (!model.modulesUpload) {
-    // RS 8.2: uploads are refused unless the cluster setting allow_modules_upload is on.
+  if (model.allowModulesUpload === false) {
+    // RS 8.2 and later: uploads are refused "regardless of user role" unless the cluster setting
+    // allow_modules_upload is on (rs-8-2-0-25.md); an older RS has no such setting.
     return fail(
       403,
       'modules_upload_disabled',

@@ -122,6 +122,7 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   checkOperator(scenario, report);
   checkOpenShift(scenario, report);
   checkModules(scenario, report);
+  checkModulesUpload(scenario, report);
   checkDatabases(scenario, report);
   checkRemoteClusters(scenario, report);
   checkFaults(scenario.faults, report);
@@ -360,6 +361,23 @@ function checkModules(scenario: Scenario, report: Report): void {
     const problem = module.kind ? moduleKindProblem(module.name, module.kind, rs) : undefined;
     if (problem) report(['modules', i, 'kind'], problem);
   });
+}
+
+/**
+ * The RS that brought the cluster setting `allow_modules_upload` (rest/model.ts
+ * MODULES_UPLOAD_SETTING_SINCE, from redis/docs rs-8-2-0-25.md): an older cluster takes every
+ * upload, so `api.modulesUpload: disabled` on it describes no real cluster.
+ */
+const MODULES_UPLOAD_SETTING_RS = [8, 2, 0];
+
+function checkModulesUpload(scenario: Scenario, report: Report): void {
+  if (scenario.api.modulesUpload !== 'disabled') return;
+  const rs = rsOfTag(scenario.cluster.apiVersion);
+  if (rs && compareNumbers(rs, MODULES_UPLOAD_SETTING_RS) < 0)
+    report(
+      ['api', 'modulesUpload'],
+      `disabled needs Redis Software 8.2 or later, where the cluster setting allow_modules_upload came in; this cluster runs ${scenario.cluster.apiVersion} (cluster.apiVersion), which takes every module upload: remove the key, or run an RS 8.2 or later cluster (cluster.versionTag)`,
+    );
 }
 
 /** Each module with its kind: the scenario's, or what the cluster's RS makes of its name. */

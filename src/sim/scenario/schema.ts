@@ -68,6 +68,13 @@ const userSchema = z.strictObject({
    */
   roles: z.array(z.string().min(1)).min(1).optional(),
   passwordExpired: z.boolean().default(false),
+  /**
+   * Ours. false: the user signs in (its `role`/`roles` decide what it may do) but is no user
+   * object: GET /v1/users does not list it and GET /v1/users/<uid> answers 404, as for an LDAP
+   * user, whose groups are mapped to roles at sign-in (redis/docs rs/security/access-control/ldap).
+   * Absent: listed.
+   */
+  listed: z.boolean().optional(),
 });
 
 /** A role of the cluster's own (objects/role.md): its name and management role. */
@@ -407,7 +414,11 @@ export const scenarioFileSchema = z.strictObject({
   faults: z.array(faultSchema).default([]),
   api: z
     .strictObject({
-      /** disabled: POST /v2/modules answers 403 modules_upload_disabled (RS 8.2's default). */
+      /**
+       * The cluster setting allow_modules_upload (RS 8.2 and later, RS 8.2's default: off):
+       * disabled: POST /v2/modules answers 403 modules_upload_disabled. On an older RS, which has
+       * no such setting, disabled is a scenario error (expand.ts checkModulesUpload).
+       */
       modulesUpload: z.enum(['enabled', 'disabled']).default('enabled'),
       /** What a pre-7.8.2 API answers to an authorize with only the Basic header. */
       headerFormAnswer: z.union([z.literal(400), z.literal(401)]).default(400),
