@@ -105,6 +105,20 @@ describe('a dry run says so on every line (e2e)', () => {
       assertExit(dry, 3, 'a dry run whose preflight fails');
       assert.doesNotMatch(dry.stderr, /resume with/);
       assert.match(dry.stderr, /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6$/m);
+      // A run with a --state of its own: the next run keeps its record there, where
+      // `ctl upgrade status --state` looks (it was left out, and the next run wrote elsewhere).
+      const kept = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', 'ci state.json']);
+      assertExit(kept, 3, 'a run with --state whose preflight fails');
+      assert.match(
+        kept.stderr,
+        /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6 --state 'ci state\.json'$/m,
+      );
+      const keptStatus = await sim.ctl(['upgrade', 'status', '--state', 'ci state.json']);
+      assertExit(keptStatus, 0, 'status --state');
+      assert.match(
+        keptStatus.stdout,
+        /once fixed, run: ctl upgrade run --to 7\.8\.2-6 --state 'ci state\.json'$/m,
+      );
     });
   });
 });

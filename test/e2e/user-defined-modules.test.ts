@@ -308,7 +308,7 @@ describe(
       });
     });
 
-    it('without preflight (--only cluster, --skip preflight) on an old CRD: a dry run refuses as the run does, changing nothing', async () => {
+    it('without preflight (--only cluster, --skip preflight) on an old CRD: a dry run warns that the failing plan runs unchecked, and refuses as the run does, changing nothing', async () => {
       await withUpgradeSim(customModuleCluster('palimpsest', TARGET, '8.0.6-54', '8.0'), async (sim) => {
         await replaceRecCrd(sim, '8.0.2-6', 'palimpsest');
         assert.deepEqual(await crdDeclaresField(sim), [false, false]);
@@ -333,6 +333,11 @@ describe(
           // Before: exit 0, "would set spec.userDefinedModules", although the run refuses.
           assertExit(dry, 1, `dry run ${extra.join(' ')}`);
           assert.doesNotMatch(dry.stderr, /would set spec\.userDefinedModules/);
+          // Said before any step: the plan fails, and nothing stops the run before its steps.
+          assert.match(
+            dry.stderr,
+            /^warning: the plan fails 1 check\(s\) \(modules-compatible\) and preflight, which would stop the run there, is left out \(--only\/--skip\)/m,
+          );
           said.push(refusal(dry));
           assertNoChanges(sim, before, `dry run ${extra.join(' ')}`);
         }
