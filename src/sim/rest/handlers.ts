@@ -1,6 +1,6 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
-import { allows, managementRolesOf, renderUser } from './access.js';
+import { allows, limitedToSomeDatabases, managementRolesOf, renderUser, rolesServed } from './access.js';
 
 /**
  * The management API's endpoints over a RestModel, free of any transport: the server parses
@@ -51,7 +51,7 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
       user: user.username,
     };
   }
-  const response = await route.handler(model, request, params);
+  const response = await route.handler(model, request, params, user);
   return { ...response, user: user.username };
 }
 
@@ -155,6 +155,8 @@ type Handler = (
   model: RestModel,
   request: ApiRequest,
   params: string[],
+  /** Who asked (authenticated, and allowed the route's permission). */
+  user: RestUser,
 ) => Promise<ApiResponse> | ApiResponse;
 
 interface Route {
@@ -186,9 +188,14 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/bdbs$/,
     permission: 'view_all_bdbs_info',
-    handler: (m, request) => {
+    handler: (m, request, _params, user) => {
       const wanted = wantedFields(request);
-      return ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
+      // A user whose roles are limited to some databases sees only those in the list
+      // (rs-8-2-0-25.md "Database-scoped management roles": "Other databases are hidden").
+      const seen = limitedToSomeDatabases(m, user)
+        ? m.bdbs.filter((bdb) => allows(m, user, 'view_bdb_info', String(bdb.uid)))
+        : m.bdbs;
+      return ok(seen.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
     },
   },
   {
@@ -249,7 +256,12 @@ const ROUTES: Route[] = [
     handler: (m) => ok(m.users.filter((user) => user.listed !== false).map((user) => renderUser(m, user))),
   },
   { method: 'GET', pattern: /^\/v1\/users\/(\d+)$/, permission: 'view_user_info', handler: getUser },
-  { method: 'GET', pattern: /^\/v1\/roles$/, permission: 'view_all_roles_info', handler: (m) => ok(m.roles) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/roles$/,
+    permission: 'view_all_roles_info',
+    handler: (m) => ok(rolesServed(m)),
+  },
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs\/(\d+)\/shards$/,

@@ -43,7 +43,10 @@ const versionString = (pattern: RegExp, example: string) =>
   z.string().regex(pattern, `expected a version such as "${example}"`);
 
 export const UPGRADE_POLICY = z.enum(['major', 'latest']);
-/** The management roles (rest-api/permissions.md "Roles"; the simulator's table: rest/access.ts). */
+/**
+ * The management roles (rest-api/permissions.md "Roles"; the simulator's table: rest/access.ts).
+ * user_manager exists from RS 7.8.2 only: expand.ts checkRoles refuses it on an older cluster.
+ */
 export const USER_ROLES = [
   'admin',
   'cluster_member',
@@ -81,7 +84,10 @@ const userSchema = z.strictObject({
 const roleSchema = z.strictObject({
   name: z.string().min(1),
   management: z.enum(USER_ROLES),
-  /** The databases (name or namespace/name) the role is limited to (objects/role.md `resources`). */
+  /**
+   * The databases (name or namespace/name) the role is limited to (objects/role.md `resources`):
+   * RS 8.2 and later, db_member and db_viewer roles only (expand.ts checkRoles).
+   */
   databases: z.array(z.string().min(1)).min(1).optional(),
 });
 
