@@ -170,6 +170,9 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
   const databases = databasesOf(snapshot, names, notes);
   scenario.modules = modulesOf(snapshot, databases, notes);
   scenario.databases = databases;
+  // RS 8.2 and later report the setting in GET /v1/cluster (ApiSnapshot.modulesUploadAllowed);
+  // the scenario's default is `enabled`, and an older RS has no such setting.
+  if (api.modulesUploadAllowed === false) scenario.api = { modulesUpload: 'disabled' };
   return { scenario, notes };
 }
 

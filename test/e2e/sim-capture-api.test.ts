@@ -10,10 +10,11 @@ import { withCapture } from './sim-capture-support.js';
 import { assertExit, TARGET, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
 
 /**
- * `ctl sim capture` of an API user whose role the management API does not tell
- * (src/planning/scenario-capture.ts capturedUser): the rehearsal's API must answer the plan's
- * reads of it as the original did, so `ctl upgrade plan` judges api-permissions the same on
- * both. One capture and one plan on each side per case.
+ * `ctl sim capture` of what the management API says (src/planning/scenario-capture.ts):
+ *
+ * An API user whose role the management API does not tell (capturedUser): the rehearsal's API
+ * must answer the plan's reads of it as the original did, so `ctl upgrade plan` judges
+ * api-permissions the same on both. One capture and one plan on each side per case.
  *
  * module-without-rhel9 with --remediate and a --module-file: the run will upload the module
  * (POST /v2/modules, admin only), the check's hardest question.
@@ -128,6 +129,26 @@ describe('ctl sim capture: an API user whose role the API does not tell (e2e)', 
       assert.match(original.check.message, /the API does not tell/);
       assert.deepEqual(rehearsal.check, original.check);
       assert.equal(rehearsal.code, original.code, 'the same exit code');
+    },
+  );
+});
+
+describe('ctl sim capture: the RS 8.2 setting allow_modules_upload (e2e)', () => {
+  it(
+    'off on the original: the capture disables uploads, and the rehearsal API has the setting off',
+    TIMEOUT,
+    async () => {
+      const yaml = await withUpgradeSim('modules-upload-disabled', async (sim) => {
+        const captured = await sim.ctl(['sim', 'capture']);
+        assertExit(captured, 0, 'ctl sim capture');
+        return captured.stdout;
+      });
+      assert.deepEqual((parse(yaml) as { api?: unknown }).api, { modulesUpload: 'disabled' });
+      await withCapture('modules-upload-disabled', yaml, (sim) => {
+        const model = sim.cluster.rest.model;
+        assert.equal(model.allowModulesUpload, false, 'GET /v1/cluster reports allow_modules_upload: false');
+        return Promise.resolve();
+      });
     },
   );
 });
