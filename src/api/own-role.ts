@@ -44,8 +44,11 @@ export type OwnRole =
    * user_manager; which of the other roles it holds, the API does not tell it.
    */
   | { kind: 'not-admin'; credentialsFrom?: string | undefined }
-  /** Anything else: the role could not be read, for `why`. */
-  | { kind: 'unknown'; why: string; credentialsFrom?: string | undefined };
+  /**
+   * Anything else: the role could not be read, for `why`. `unlisted`: GET /v1/users answered
+   * the list (so the user may view every user: admin or user_manager) without the user in it.
+   */
+  | { kind: 'unknown'; why: string; unlisted?: true; credentialsFrom?: string | undefined };
 
 /** What readOwnRole needs of the client: any authenticated GET, answered as it is. */
 export interface OwnRoleReader {
@@ -66,6 +69,7 @@ export async function readOwnRole(api: OwnRoleReader, username: string): Promise
     return {
       kind: 'unknown',
       why: 'the user is not among the users GET /v1/users lists (an LDAP or single sign-on user?)',
+      unlisted: true,
     };
   }
   const roleUids = Array.isArray(own.role_uids)

@@ -46,7 +46,13 @@ export const PLAN_OPTIONS = [
 
 /** The plan-deciding options given on the command line, as argv tokens, from this command up to the program. */
 export function readPlanArgs(command: Command): PlanArgs {
-  return { location: tokensOf(command, LOCATION), plan: tokensOf(command, PLAN_OPTIONS) };
+  return {
+    location: tokensOf(command, LOCATION),
+    plan: tokensOf(command, PLAN_OPTIONS),
+    // Where the run keeps its record: the next run after one that changed nothing (a dry run,
+    // a stopped preflight) must write to the same one, which `ctl upgrade status --state` reads.
+    run: tokensOf(command, ['state']),
+  };
 }
 
 function tokensOf(command: Command, keys: readonly string[]): string[] {

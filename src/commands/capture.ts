@@ -93,6 +93,7 @@ const HEADER = [
   '# Captured by `ctl sim capture` (docs/simulator.md "Capture a live cluster"). No password, token,',
   '# licence key or certificate was copied: the simulator makes a new random password for the user',
   '# below and its own placeholder licence with the captured state. Timing, faults and api.* are the',
-  "# simulator's defaults: a live cluster does not show them.",
+  "# simulator's defaults (a live cluster does not show them), but api.modulesUpload: an RS 8.2 cluster",
+  '# reports it (allow_modules_upload).',
   '',
 ].join('\n');

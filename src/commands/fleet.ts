@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
+import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
 import { z } from 'zod';
 import { CtlError, ExitCode, type ExitCodeValue, NotConfirmedError, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
@@ -84,7 +84,7 @@ export async function loadFleetFile(path: string): Promise<FleetMember[]> {
   }
   let document: unknown;
   try {
-    document = parseUserYaml(text);
+    document = parseYaml(text);
   } catch (error) {
     // Where and what, never the lines themselves (a fleet file's lines may hold secrets).
     throw new UsageError(`the fleet file ${path} is not YAML: ${yamlProblem(error)}`, {

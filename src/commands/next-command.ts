@@ -11,6 +11,11 @@ import { quoteForShell } from '../exec/helm.js';
 export interface PlanArgs {
   location: readonly string[];
   plan: readonly string[];
+  /**
+   * The run's own options that the next run must repeat to find its record: `--state` (a plan
+   * has none). Only a run's Next line writes them, never the target list's `ctl upgrade plan`.
+   */
+  run?: readonly string[];
 }
 
 export const NO_PLAN_ARGS: PlanArgs = { location: [], plan: [] };
@@ -30,7 +35,7 @@ export function withoutIgnoredChecks(args: PlanArgs, ids: readonly string[]): Pl
     }
     plan.push(token);
   }
-  return { location: args.location, plan };
+  return { ...args, plan };
 }
 
 function command(words: readonly string[]): string {
@@ -43,8 +48,9 @@ function command(words: readonly string[]): string {
  * Shared by `ctl upgrade plan`'s "Next:" line and its "plan saved" line.
  */
 export function nextRunCommand(args: PlanArgs, to: string, out?: string): string {
-  if (out !== undefined) return command(['ctl', 'upgrade', 'run', '--plan', out, ...args.location]);
-  return command(['ctl', 'upgrade', 'run', '--to', to, ...args.location, ...args.plan]);
+  const run = args.run ?? [];
+  if (out !== undefined) return command(['ctl', 'upgrade', 'run', '--plan', out, ...args.location, ...run]);
+  return command(['ctl', 'upgrade', 'run', '--to', to, ...args.location, ...args.plan, ...run]);
 }
 
 /**

@@ -196,6 +196,11 @@ export async function stoppedRun(
     const next = firm.some((id) => TARGET_CHECKS.includes(id))
       ? nextTargetsCommand(args)
       : nextRunCommand(args, plan.target.operator, input.planFile);
+    // `ctl upgrade status` tells the same line (status.ts): recorded with the stopped state. A
+    // dry run has no state to record it in; a save that fails leaves status its resumeCommand.
+    if (!input.dryRun && stopped) await store.save({ ...stopped, nextCommand: next }).catch(() => undefined);
+    // And --report (CI reads it): the same line, redacted as the rest of the report.
+    record.nextCommand = next;
     return withNextHint(error, next);
   }
   if (error instanceof InterruptedError) {

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { Plan } from '../planning/plan.js';
+import { runsStep } from '../planning/step-selection.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import type { Target } from '../planning/target.js';
 import type { UpgradeState } from '../run/state.js';
@@ -90,6 +91,15 @@ export async function checkPlanLetsRunStart(
     // A later hop that fails its checks would stop the run between two hops, the cluster left
     // on the first one's release: stop here, before any change, as the plan does (issue 36).
     if (plan.hops?.slice(1).some((hop) => hop.blocked)) throw failure;
+    // Preflight is what stops a blocked plan (exit 3). Left out by --only/--skip, nothing does:
+    // the user chose that, but must not learn it from a step failing halfway (as `helm upgrade
+    // --no-hooks` runs without its hooks, yet the plan's verdict is said before anything runs).
+    if (!runsStep({ only: input.only, skip: input.skip }, 'preflight')) {
+      const failing = plan.checks.filter((check) => check.status === 'fail').map((check) => check.id);
+      input.io.warn(
+        `the plan fails ${failing.length} check(s) (${failing.join(', ')}) and preflight, which would stop the run there, is left out (--only/--skip): the steps run without it; ctl upgrade plan says why each check fails`,
+      );
+    }
   }
   return { cluster: snapshot.cluster, resumesSavedPlan };
 }

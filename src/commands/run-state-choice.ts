@@ -148,8 +148,10 @@ export async function chooseState(run: {
     const hops = hopsRun.hopStatesOf(plan, target);
     if (hops) state = { ...state, hops, hop: 0 };
   }
+  // The Next line of an earlier run that stopped in preflight is not this run's (run-end.ts).
+  const { nextCommand: _earlierNext, ...current } = state;
   state = {
-    ...state,
+    ...current,
     planFingerprint: plan.fingerprint,
     resumeCommand,
     ...(savedPlan ? { savedPlan: savedPlan.record } : {}),

@@ -181,13 +181,15 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     lines.push('', `not resumable here: ${s(identity.hint)}`);
     input.io.warn(identity.message);
   } else if (state.result !== 'succeeded' && state.resumeCommand) {
-    // A run that stopped in preflight changed nothing: there is nothing to resume.
+    // A run that stopped in preflight changed nothing: there is nothing to resume. What to run
+    // is the run's own Next line, recorded as nextCommand (src/commands/run-end.ts); a state
+    // file of an earlier ctl has only the run's command line.
     const stoppedInPreflight =
       state.result === 'failed' && runThatStoppedInPreflight(state, Object.keys(state.steps));
     lines.push(
       '',
       stoppedInPreflight
-        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(state.resumeCommand)}`
+        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(state.nextCommand ?? state.resumeCommand)}`
         : `resume with: ${s(state.resumeCommand)}`,
     );
   }

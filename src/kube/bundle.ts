@@ -9,9 +9,9 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { parseYamlDocuments, yamlProblem } from '../io/yaml-from-outside.js';
 import { download, isUrl, MIB } from './download.js';
 import type { KubeObject } from './reads.js';
 
@@ -58,16 +58,18 @@ export function parseManifests(text: string, source: string, options: LoadOption
   let replaced = text;
   for (const [from, to] of Object.entries(options.replacements ?? {}))
     replaced = replaced.replaceAll(from, to);
-  const documents = parseAllDocuments(replaced);
+  let documents: unknown[];
+  try {
+    documents = parseYamlDocuments(replaced);
+  } catch (error) {
+    // Where and what, never the manifest's lines (yaml-from-outside.ts): a page served in its
+    // place, or a manifest holding a Secret, may quote credentials.
+    throw new OperationError(`${source} is not valid YAML: ${yamlProblem(error)}`, {
+      hint: 'Check that --bundle points at a Kubernetes manifest file (not an HTML page or an archive).',
+    });
+  }
   const objects: KubeObject[] = [];
-  for (const document of Array.isArray(documents) ? documents : [documents]) {
-    const error = document.errors[0];
-    if (error) {
-      throw new OperationError(`${source} is not valid YAML: ${error.message.split('\n')[0]}`, {
-        hint: 'Check that --bundle points at a Kubernetes manifest file (not an HTML page or an archive).',
-      });
-    }
-    const value = document.toJS() as unknown;
+  for (const value of documents) {
     if (value === null || value === undefined) continue;
     for (const object of flattenList(value)) objects.push(withNamespace(object, source, options.namespace));
   }

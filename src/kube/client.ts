@@ -15,6 +15,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
+import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { boundExecPlugin } from './exec-plugin.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
@@ -116,35 +117,35 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
 function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s.KubeConfig): void {
   const [first, ...rest] = files;
   if (first === undefined) return;
+  // KUBECONFIG may list several: the message names the one that failed.
+  let reading = first;
   try {
     config.loadFromFile(first);
     for (const file of rest) {
+      reading = file;
       const other = newConfig();
       other.loadFromFile(file);
       mergeFirstWins(config, other);
     }
   } catch (error) {
-    throw new UsageError(`cannot read the kubeconfig: ${kubeconfigProblem(error)}`, {
-      hint: 'Check that the file is a valid kubeconfig (kubectl config view --kubeconfig <file>).',
+    throw new UsageError(`cannot read the kubeconfig ${reading}: ${kubeconfigProblem(error)}`, {
+      hint: `Check that the file is a valid kubeconfig (kubectl config view --kubeconfig ${reading}).`,
       cause: error,
     });
   }
 }
 
 /**
- * What is wrong with a kubeconfig, without its text. The YAML parser's message quotes the lines
- * around the fault, and a kubeconfig's lines are its secrets (`token:`, `client-key-data:`,
- * `password:`): only the reason and the place are told, as kubectl's own `error loading config
- * file ... yaml: line 16: ...` does.
+ * What is wrong with a kubeconfig, without its text. js-yaml's message (client-node's reader)
+ * quotes the lines around the fault, and some of its reasons a tag or an alias name; a
+ * kubeconfig's lines are its secrets (`token:`, `client-key-data:`, `password:`): a YAML fault is
+ * told by place and in ctl's words (src/io/yaml-from-outside.ts), as kubectl's own `error loading
+ * config file ... yaml: line 16: ...` does.
  */
 export function kubeconfigProblem(error: unknown): string {
-  const parsed = error as { reason?: unknown; mark?: { line?: unknown; column?: unknown } } | null;
-  const line = parsed?.mark?.line;
-  if (typeof parsed?.reason === 'string' && typeof line === 'number') {
-    const column = typeof parsed.mark?.column === 'number' ? `, column ${parsed.mark.column + 1}` : '';
-    return oneLine(`${parsed.reason} at line ${line + 1}${column}`);
-  }
-  // Any other message: its first line only, where no quoted block of the file can follow.
+  if (isYamlError(error)) return yamlProblem(error);
+  // Any other message (client-node's `users[0].name is missing`, a read error): its first line
+  // only, where no quoted block of the file can follow.
   const message = error instanceof Error ? error.message : String(error);
   return oneLine(message.split('\n')[0] ?? '');
 }

@@ -10,7 +10,7 @@
 import { OperationError, UsageError } from '../errors.js';
 import { displayLocation, download, isUrl, locationSecrets, MIB } from '../kube/download.js';
 import type { Io } from '../io/io.js';
-import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
+import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
 import {
   type ActiveCatalog,
   type CatalogDocument,
@@ -64,9 +64,9 @@ export async function loadCatalogOption(
   let document: unknown;
   try {
     // YAML is a superset of JSON: one parser reads both.
-    document = parseUserYaml(text);
+    document = parseYaml(text);
   } catch (error) {
-    // Where and what, never the catalog's lines (user-yaml.ts).
+    // Where and what, never the catalog's lines (yaml-from-outside.ts).
     throw new UsageError(`--catalog ${location}: neither JSON nor YAML (${yamlProblem(error)})`, {
       hint: HINT,
     });

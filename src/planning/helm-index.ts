@@ -8,8 +8,8 @@
  * few seconds and a debug line, never an error.
  */
 
-import { parse as parseYaml } from 'yaml';
 import type { Io } from '../io/io.js';
+import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
 import { download, MIB } from '../kube/download.js';
 import { isKnownOperatorVersion, latestOperatorVersion } from '../release/catalog.js';
 import { compareOperatorVersions, formatOperatorVersion, parseOperatorVersion } from '../release/versions.js';
@@ -24,7 +24,10 @@ import type { TargetSelection } from './target.js';
  */
 export const HELM_INDEX_LIMITS = { what: 'the helm index', maxBytes: 16 * MIB, deadlineMs: 5_000 } as const;
 
-/** The chart versions of `chart` in an index.yaml text that are operator versions. */
+/**
+ * The chart versions of `chart` in an index.yaml text that are operator versions. Text that is
+ * not YAML throws the parser's error (yamlProblem describes it without quoting the text).
+ */
 export function chartVersionsOf(indexText: string, chart: string): string[] {
   const index = parseYaml(indexText) as { entries?: Record<string, { version?: unknown }[]> } | null;
   const entries = index?.entries?.[chart] ?? [];
@@ -57,11 +60,18 @@ export async function helmAvailableReleases(
   const { repo, chart } = helmLocation(snapshot, selection.helm);
   if (!repo) return [];
   const url = `${repo.replace(/\/+$/, '')}/index.yaml`;
+  let text: string;
   try {
-    const { text } = await download(url, HELM_INDEX_LIMITS, { io });
-    return newerThanCatalog(chartVersionsOf(text, chart), `helm repository ${repo}, chart ${chart}`);
+    ({ text } = await download(url, HELM_INDEX_LIMITS, { io }));
   } catch (error) {
     io?.debug(1, `newer releases: cannot read ${url}: ${(error as Error).message}`);
+    return [];
+  }
+  try {
+    return newerThanCatalog(chartVersionsOf(text, chart), `helm repository ${repo}, chart ${chart}`);
+  } catch (error) {
+    // Where and what, never the index's lines (yaml-from-outside.ts): it comes from the network.
+    io?.debug(1, `newer releases: ${url} is not a helm repository index (not YAML: ${yamlProblem(error)})`);
     return [];
   }
 }

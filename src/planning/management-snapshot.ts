@@ -91,7 +91,7 @@ export interface ManagementReader extends ShardReader {
   listBdbs(fields?: readonly string[]): Promise<Bdb[]>;
   listNodes(): Promise<Node[]>;
   /** GET /v1/cluster; optional so that a reader without it still plans. */
-  getCluster?(): Promise<{ name?: unknown; created_time?: unknown }>;
+  getCluster?(): Promise<{ name?: unknown; created_time?: unknown; allow_modules_upload?: unknown }>;
   /** The signed-in user's management roles (src/api/own-role.ts); optional like getCluster. */
   readOwnRole?(): Promise<OwnRole>;
 }
@@ -122,6 +122,13 @@ export interface ApiSnapshot {
   nodes: Node[];
   /** Which RS cluster answered (recorded in a run's state: src/run/cluster-identity.ts). */
   cluster?: ManagementCluster | undefined;
+  /**
+   * GET /v1/cluster's `allow_modules_upload`, the cluster setting that lets custom modules be
+   * uploaded: from RS 8.2 on (redis/docs rs-8-2-0-25.md "Breaking changes", off by default;
+   * rest-api/objects/cluster); absent on an older RS, which takes every upload, or unread.
+   * Only `ctl sim capture` reads it (src/planning/scenario-capture.ts).
+   */
+  modulesUploadAllowed?: boolean | undefined;
   /** Where the shards are (./shard-reads.ts); absent when the API was not read. */
   shards?: ShardsRead | undefined;
   /**
@@ -140,11 +147,11 @@ export async function readManagementApi<Cluster>(
   if (!management) return unreachableApi('no management API connection was configured');
   try {
     const reader = typeof management === 'function' ? await management({ cluster, credentials }) : management;
-    const [modules, bdbs, nodes, identity, shards, user] = await Promise.all([
+    const [modules, bdbs, nodes, clusterObject, shards, user] = await Promise.all([
       reader.listModules(),
       reader.listBdbs(bdbFields),
       reader.listNodes(),
-      readIdentity(reader),
+      readClusterObject(reader),
       readShards(reader),
       readUser(reader),
     ]);
@@ -154,7 +161,10 @@ export async function readManagementApi<Cluster>(
       bdbs,
       nodes,
       shards,
-      ...(identity ? { cluster: identity } : {}),
+      ...(clusterObject.identity ? { cluster: clusterObject.identity } : {}),
+      ...(clusterObject.modulesUploadAllowed !== undefined
+        ? { modulesUploadAllowed: clusterObject.modulesUploadAllowed }
+        : {}),
       ...(user ? { user } : {}),
     };
   } catch (error) {
@@ -169,18 +179,25 @@ export async function readManagementApi<Cluster>(
 }
 
 /**
- * The cluster's identity, when the API gives it. A user whose role may list databases but not
- * view the cluster's settings (view_cluster_info) gets a 403 here: the run then records no
- * management identity and relies on the REC uid alone, as before.
+ * The cluster's identity, when the API gives it, and its `allow_modules_upload` setting. A user
+ * whose role may list databases but not view the cluster's settings (view_cluster_info) gets a
+ * 403 here: the run then records no management identity and relies on the REC uid alone, as
+ * before.
  */
-async function readIdentity(reader: ManagementReader): Promise<ManagementCluster | undefined> {
-  if (!reader.getCluster) return undefined;
+async function readClusterObject(
+  reader: ManagementReader,
+): Promise<{ identity?: ManagementCluster | undefined; modulesUploadAllowed?: boolean | undefined }> {
+  if (!reader.getCluster) return {};
   const answer = await reader.getCluster().catch(() => undefined);
-  if (!answer) return undefined;
-  return knownManagementCluster({
-    name: typeof answer.name === 'string' ? answer.name : undefined,
-    createdTime: typeof answer.created_time === 'string' ? answer.created_time : undefined,
-  });
+  if (!answer) return {};
+  return {
+    identity: knownManagementCluster({
+      name: typeof answer.name === 'string' ? answer.name : undefined,
+      createdTime: typeof answer.created_time === 'string' ? answer.created_time : undefined,
+    }),
+    modulesUploadAllowed:
+      typeof answer.allow_modules_upload === 'boolean' ? answer.allow_modules_upload : undefined,
+  };
 }
 
 /**

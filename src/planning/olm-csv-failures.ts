@@ -2,7 +2,7 @@
  * What OLM does with a ClusterServiceVersion it left in phase Failed: retry it on its next sync,
  * or leave it Failed for good. Read by the plan (check olm-csv-healthy: a CSV failed for good
  * stops every later install of the Subscription) and by the run (the operator step stops at once
- * on a reason OLM does not retry, and waits up to its stall timeout on one it does).
+ * on a reason the install does not get past by itself, and waits up to its stall timeout on one it does).
  */
 
 /**

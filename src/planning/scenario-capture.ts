@@ -55,6 +55,11 @@ const PLATFORM = /^[a-z][a-z0-9.]*\/[a-z0-9_]+$/;
 const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const POLICY_WORDS = new Set(['major', 'latest']);
 const LICENSE_STATES = new Set(['Valid', 'Invalid', 'Expired']);
+/**
+ * The role of a captured user whom GET /v1/users refused: of the reading roles that may not list
+ * the users (cluster_member, cluster_viewer, db_member, db_viewer), the one that may do the most.
+ */
+const NOT_LISTING_ROLE = 'cluster_member';
 /** The username of the captured scenario's one user: the original's is not copied. */
 export const CAPTURED_USERNAME = 'admin@example.com';
 
@@ -165,6 +170,9 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
   const databases = databasesOf(snapshot, names, notes);
   scenario.modules = modulesOf(snapshot, databases, notes);
   scenario.databases = databases;
+  // RS 8.2 and later report the setting in GET /v1/cluster (ApiSnapshot.modulesUploadAllowed);
+  // the scenario's default is `enabled`, and an older RS has no such setting.
+  if (api.modulesUploadAllowed === false) scenario.api = { modulesUpload: 'disabled' };
   return { scenario, notes };
 }
 
@@ -226,17 +234,38 @@ function clusterPart(
 }
 
 /**
- * The user ctl signed in as, with its role as the plan read it (src/api/own-role.ts), so a
- * rehearsal's api-permissions check judges the same role: `role`, or the roles by name with
- * `cluster.roles` (a role named like a built-in one is the built-in one). Never its name.
+ * The user ctl signed in as, never its name, such that the rehearsal's management API answers
+ * the plan's reads of it (src/api/own-role.ts) as the real one did, and its api-permissions
+ * check judges the same:
+ * - a role read: `role`, or the roles by name with `cluster.roles` (a role named like a built-in
+ *   one is the built-in one);
+ * - GET /v1/users refused (403, `not-admin`): the user lacks view_all_users_info, which only
+ *   admin and user_manager have, and it could read the cluster, so it is no `none`
+ *   (rest-api/permissions.md). Which of the four others it is, the API does not tell: the
+ *   capture gives it NOT_LISTING_ROLE, so the rehearsal's GET /v1/users answers 403 too;
+ * - listed users without it (`unlisted`: an LDAP user, a member of a mapped group): it may view
+ *   every user, so it is admin or user_manager: `listed: false` (the simulator's user who is
+ *   no user object) with role admin, so the rehearsal's list leaves it out too;
+ * - anything else (an API that answered oddly): admin, with a note.
  */
 function capturedUser(user: Snapshot['api']['user'], notes: string[]): Record<string, unknown> {
   const admin = { users: [{ username: CAPTURED_USERNAME, role: 'admin' }] };
+  const know = 'set cluster.users[0].role to its real role if you know it';
+  if (user?.kind === 'not-admin') {
+    notes.push(
+      `the API user is no admin (GET /v1/users answered 403) and the API does not tell its role: the capture gives it ${NOT_LISTING_ROLE}, which may not list the users either, so the rehearsal's plan judges it the same; ${know}`,
+    );
+    return { users: [{ username: CAPTURED_USERNAME, role: NOT_LISTING_ROLE }] };
+  }
+  if (user?.kind === 'unknown' && user.unlisted) {
+    notes.push(
+      `the API user is not among the users GET /v1/users lists (an LDAP or single sign-on user?): the capture makes it a user the list leaves out (listed: false) with role admin, since it may list the users (admin or user_manager); ${know}`,
+    );
+    return { users: [{ username: CAPTURED_USERNAME, role: 'admin', listed: false }] };
+  }
   if (user?.kind !== 'read') {
     if (user)
-      notes.push(
-        `the API user's role could not be read (${user.kind === 'not-admin' ? 'it is no admin' : user.why}): the capture signs in as an admin`,
-      );
+      notes.push(`the API user's role could not be read (${user.why}): the capture signs in as an admin`);
     return admin;
   }
   const known = user.roles.filter((role) => MANAGEMENT_ROLES.includes(role.management));

@@ -14,9 +14,9 @@
  * (no network) warns: the plan cannot tell, and the run may still reach it.
  */
 
-import { parse } from 'yaml';
-import { probeLocation } from '../kube/artifact-probe.js';
 import type { Io } from '../io/io.js';
+import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
+import { probeLocation } from '../kube/artifact-probe.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { csvVersion } from './olm.js';
 import {
@@ -35,6 +35,8 @@ export interface ArtifactAvailability {
   key: string;
   found: boolean | undefined;
   detail: string;
+  /** What to do when the answer is no answer for a reason the network does not explain. */
+  fix?: string;
 }
 
 type Artifact =
@@ -145,21 +147,22 @@ async function probeArtifact(
   if (artifact.kind !== 'chart') return { key, found: undefined, detail: '' };
   const index = await probeLocation(indexUrl(artifact.repo), { ...options, body: true });
   if (index.found !== true) return { key, found: index.found, detail: index.detail };
-  const { found, detail } = chartInIndex(index.text ?? '', artifact);
-  return { key, found, detail };
+  return { key, ...chartInIndex(index.text ?? '', artifact) };
 }
 
 function chartInIndex(
   text: string,
   artifact: { repo: string; chart: string; version: string },
-): { found: boolean | undefined; detail: string } {
+): Omit<ArtifactAvailability, 'key'> {
   let entries: unknown;
   try {
-    entries = (parse(text) as { entries?: Record<string, unknown> } | null)?.entries;
+    entries = (parseYaml(text) as { entries?: Record<string, unknown> } | null)?.entries;
   } catch (error) {
+    // Where and what, never the index's lines (yaml-from-outside.ts): it comes from the network.
     return {
       found: undefined,
-      detail: `${indexUrl(artifact.repo)} is not YAML: ${(error as Error).message}`,
+      detail: `${indexUrl(artifact.repo)} is not a helm repository index (not YAML: ${yamlProblem(error)})`,
+      fix: `Check that --helm-repo (or CTL_HELM_REPO) is the chart's repository: helm repo add and helm search repo ${artifact.chart} --versions read the same index.yaml.`,
     };
   }
   const versions = ((entries as Record<string, { version?: unknown }[] | undefined>)?.[artifact.chart] ?? [])
@@ -213,7 +216,9 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
     return {
       status: 'warn',
       message: `cannot tell whether ${what} exists: ${answer.detail}`,
-      fix: 'Check the network (and HTTPS_PROXY) from here; the operator step fetches it in the change window.',
+      fix:
+        answer.fix ??
+        'Check the network (and HTTPS_PROXY) from here; the operator step fetches it in the change window.',
     };
   }
   return {

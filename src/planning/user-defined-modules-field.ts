@@ -16,6 +16,8 @@
 import { CLUSTER_CRD_NAME } from '../kube/reads.js';
 import { upstreamFileUrl } from '../release/catalog.js';
 import { type CheckInput, failFirm, type Outcome, pass, warn } from './checks/check.js';
+import type { ResolvedUpgrade } from './resolve.js';
+import type { Target } from './target.js';
 import { declaresUserDefinedModulesAt } from './cluster-crd.js';
 import { USER_DEFINED_MODULES_FIELD_FROM, targetHasUserDefinedModulesField } from './module-fix.js';
 import { operatorIsCurrent } from './operator-current.js';
@@ -27,6 +29,19 @@ const FIELD = 'spec.userDefinedModules';
 const SEE_FIELD = `kubectl get crd ${CLUSTER_CRD_NAME} -o jsonpath='{.spec.versions[*].schema.openAPIV3Schema.properties.spec.properties.userDefinedModules.type}'`;
 
 /**
+ * Whether this run's operator step installs the target's CRD before the cluster step: it runs
+ * (--only/--skip leave it) and the operator is not yet on the target. Where it does not, the CRD
+ * live now is the one the cluster step writes through. The one rule for the plan's check below and
+ * the cluster step's guard (src/steps/cluster.ts), which a dry run meets before any such install.
+ */
+export function operatorStepInstallsClusterCrd(
+  target: Pick<Target, 'steps'>,
+  resolved: Pick<ResolvedUpgrade, 'operator'>,
+): boolean {
+  return runsStep(target.steps, 'operator') && !operatorIsCurrent(resolved);
+}
+
+/**
  * The outcome for the CRD the cluster step writes through; undefined when there is nothing to
  * judge (no list, this hop's target does not set it, or the operator step installs the target's CRD).
  */
@@ -36,8 +51,8 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
   const cluster = snapshot.cluster;
   if (modules.length === 0 || !cluster || !targetHasUserDefinedModulesField(target.operator))
     return undefined;
+  if (operatorStepInstallsClusterCrd(target, resolved)) return undefined;
   const operatorStepRuns = runsStep(target.steps, 'operator');
-  if (operatorStepRuns && !operatorIsCurrent(resolved)) return undefined;
 
   const names = modules.map((m) => m.name).join(', ');
   const running = resolved.operator.current ?? target.operator;

@@ -24,7 +24,7 @@
 import { z } from 'zod';
 import { OperationError, UsageError } from '../errors.js';
 import { download, isUrl } from '../kube/download.js';
-import { parseUserYaml, yamlProblem } from '../io/user-yaml.js';
+import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
 
 import type { UserDefinedModule } from './user-defined-modules-patch.js';
 
@@ -96,9 +96,9 @@ export async function loadUserDefinedModules(path: string): Promise<UserDefinedM
   let document: unknown;
   try {
     // YAML is a superset of JSON: one parser reads both.
-    document = parseUserYaml(text);
+    document = parseYaml(text);
   } catch (error) {
-    // Where and what, never the file's lines (user-yaml.ts): a URL in them may carry a secret.
+    // Where and what, never the file's lines (yaml-from-outside.ts): a URL in them may carry a secret.
     throw new UsageError(`${flag}: neither JSON nor YAML (${yamlProblem(error)})`, { hint: HINT });
   }
   const parsed = listSchema.safeParse(document);

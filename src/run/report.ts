@@ -49,6 +49,11 @@ export interface RunRecord {
   steps: ReportStep[];
   state: { store: string; location: string } | undefined;
   resumeCommand: string | undefined;
+  /**
+   * A run that changed nothing (a dry run, a preflight that stopped): its Next line, the run to
+   * make once the fix is in (src/commands/run-end.ts), which may differ from the command given.
+   */
+  nextCommand?: string | undefined;
   /** After a run that changed the cluster: the nodes and databases as the management API reports them. */
   verification: Verification | undefined;
   /**
@@ -173,6 +178,8 @@ export function clusterReport(record: RunRecord): Record<string, unknown> {
     steps: record.steps,
     state: record.state ?? null,
     resumeCommand: record.result === 'succeeded' ? null : (record.resumeCommand ?? null),
+    // Added to CLI.md's report: only for a run that changed nothing.
+    ...(record.nextCommand ? { nextCommand: record.nextCommand } : {}),
     plan: record.plan ?? null,
     // Added to CLI.md's report: null for a dry run or a run that stopped before its end.
     verification: record.verification ?? null,

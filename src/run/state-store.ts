@@ -42,8 +42,8 @@ export interface StateStore {
 /**
  * `store`, whose saves pass the text of the state that quotes others through `redact` (the
  * redactor of src/io/redact.ts): each step's error message and hint (a server's words: an API
- * or Kubernetes error body quoting the request's credentials) and the resume command (a
- * `--bundle` URL with its token). The state file is the user's, but the ConfigMap store keeps it
+ * or Kubernetes error body quoting the request's credentials) and the resume and next commands
+ * (a `--bundle` URL with its token). The state file is the user's, but the ConfigMap store keeps it
  * in the cluster for everyone who may read ConfigMaps. The rest of the state is ctl's own
  * (ids, versions, times), and is kept exactly, so that a resume reads it back unchanged.
  */
@@ -76,6 +76,7 @@ export function withRedactedSaves(store: StateStore, redact: (text: string) => s
           ? { hops: state.hops.map((hop) => (hop.steps ? { ...hop, steps: steps(hop.steps) } : hop)) }
           : {}),
         ...(state.resumeCommand === undefined ? {} : { resumeCommand: redact(state.resumeCommand) }),
+        ...(state.nextCommand === undefined ? {} : { nextCommand: redact(state.nextCommand) }),
       }),
     lock: (operation) => store.lock(operation),
     readLock: () => store.readLock(),

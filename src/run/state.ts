@@ -82,6 +82,13 @@ export const stateSchema = z.object({
   savedPlan: z.object({ file: z.string(), fingerprint: z.string() }).optional(),
   /** The command line that resumes this run, shown on interruption and by `ctl upgrade status`. */
   resumeCommand: z.string().optional(),
+  /**
+   * Set only while the recorded run is one that stopped in preflight having changed nothing: its
+   * own Next line (src/commands/run-end.ts), which may differ from resumeCommand (an
+   * `--ignore-check` that cannot work left out; the target list where the target cannot be run).
+   * `ctl upgrade status` tells it; absent in state files of earlier versions.
+   */
+  nextCommand: z.string().optional(),
   steps: z.record(z.string(), stepStateSchema),
   result: z.enum(['running', 'succeeded', 'failed', 'interrupted']).default('running'),
   /**

@@ -23,6 +23,9 @@ export type {
 } from './scenario/schema.js';
 export { DEFAULT_ADMIN } from './scenario/schema.js';
 
+/** Where the yaml package lists its error codes (what each means). */
+const YAML_ERROR_CODES = 'its codes: https://eemeli.org/yaml/#errors';
+
 /** `scenarios/` at the package root. */
 export function builtInScenarioDir(): string {
   return path.join(simPackageRoot(), 'scenarios');
@@ -97,28 +100,44 @@ function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/** Validates scenario YAML; `sourceName` is what error messages call the file. */
+/**
+ * Validates scenario YAML; `sourceName` is what error messages call the file. A scenario is the
+ * user's file and may hold passwords (admin, users): a YAML fault is told by its place and the
+ * yaml package's error code, never the parser's message, which quotes the lines around it and,
+ * for some faults, the text itself (an escape sequence, a tag, an alias name). ctl describes
+ * such faults in its own words (src/io/yaml-from-outside.ts); the simulator imports nothing of
+ * ctl's (SIMULATOR.md "Independence"), so it says the code, which the yaml package documents.
+ */
 export function parseScenario(text: string, sourceName: string): Scenario {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  // logLevel error: building the document would print a warning quoting a mapping used as a key.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'error' });
   const syntax = doc.errors[0];
   if (syntax) {
     const position = lines.linePos(syntax.pos[0]);
-    const firstLine = syntax.message.split('\n')[0];
     throw new ScenarioError(
-      `${sourceName}: line ${position.line}, column ${position.col}: YAML syntax error: ${firstLine}`,
-      { hint: 'Fix the YAML syntax of the scenario file, then run again.' },
+      `${sourceName}: line ${position.line}, column ${position.col}: YAML syntax error: ${syntax.code}`,
+      {
+        hint: `Fix the YAML syntax of the scenario file at that line (${YAML_ERROR_CODES}), then run again.`,
+      },
     );
   }
   let raw: unknown;
   try {
     raw = doc.toJS();
   } catch (error) {
-    // The yaml library refuses alias bombs ("billion laughs") here, after a clean parse.
-    throw new ScenarioError(`${sourceName}: cannot read the scenario: ${(error as Error).message}`, {
-      hint: 'Write the scenario without deeply repeated YAML aliases, then run again.',
-      cause: error,
-    });
+    // An alias whose anchor is not set (its message names the alias), or an alias bomb
+    // ("billion laughs"), both refused here, after a clean parse; neither has a place.
+    const unresolved = error instanceof Error && error.message.startsWith('Unresolved alias');
+    throw new ScenarioError(
+      `${sourceName}: cannot read the scenario: ${unresolved ? 'an alias whose anchor is not set before it' : 'too many YAML aliases'}`,
+      {
+        hint: unresolved
+          ? 'Set the anchor (&name) before each alias (*name), or write the value out, then run again.'
+          : 'Write the scenario without deeply repeated YAML aliases, then run again.',
+        cause: error,
+      },
+    );
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw scenarioError(sourceName, [

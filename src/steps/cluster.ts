@@ -37,6 +37,7 @@ import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
 import { REDIS_API_GROUP, READ_VERBS, type StepPermission } from '../planning/permissions.js';
 import { targetHasUserDefinedModulesField } from '../planning/module-fix.js';
+import { operatorStepInstallsClusterCrd } from '../planning/user-defined-modules-field.js';
 import {
   listsEveryModule,
   mergedUserDefinedModules,
@@ -128,8 +129,12 @@ async function upgradeCluster(
   const moduleNames = setNames.join(', ');
 
   // Before any write: the list is kept only where the CRD live now declares it (the plan's check
-  // modules-compatible says so too; this holds when that check was ignored).
-  if (modulesBody && !ctx.dryRun) await assertCrdKeepsModules(kube, ref, moduleNames);
+  // modules-compatible says so too; this holds where preflight did not run: --only, --skip). A
+  // dry run refuses the same way, as the run would, where the CRD live now is the one the run
+  // writes through; where this run's operator step installs the target's CRD first, the dry run
+  // did not, and the CRD it would replace says nothing of the run.
+  if (modulesBody && (!ctx.dryRun || !operatorStepInstallsClusterCrd(deps.target, deps.resolved)))
+    await assertCrdKeepsModules(kube, ref, moduleNames);
 
   if (liveTag === tag && modulesBody) {
     // The tag is already there (set by hand, or by a run that stopped before this one did the

@@ -167,16 +167,17 @@ export async function upgradeThroughOlm(
       if (phase === 'Failed') {
         const reason = typeof status.reason === 'string' ? status.reason : '';
         const message = typeof status.message === 'string' ? status.message : '';
-        // OLM moves a CSV to Failed and back while a slow Deployment comes up: only a reason it
-        // does not retry is final at once; a retried one is final when it stays past the stall
-        // timeout (the wait's own no-progress limit).
+        // OLM moves a CSV to Failed and back while a slow Deployment comes up: only a reason the
+        // install does not get past by itself (OLM re-checks it on each sync, but it stays until
+        // a person fixes its cause: src/planning/checks/olm-csv-healthy.ts) is final at once; a
+        // retried one is final when it stays past the stall timeout (the wait's own no-progress limit).
         if (olmRetriesFailure(reason)) {
           return `${route.targetCsv}: phase Failed (${reason}${message ? `: ${message}` : ''}); OLM retries it, waiting up to the stall timeout`;
         }
         throw new OperationError(
           `ClusterServiceVersion ${route.targetCsv} failed: ${reason ? `${reason}: ` : ''}${message}`,
           {
-            hint: `OLM does not retry ${reason || 'this failure'}. Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events; then run ctl again to resume.`,
+            hint: `The install does not get past ${reason || 'this failure'} by itself. Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events, and fix the cause they name (OLM then retries the install); then run ctl again to resume.`,
           },
         );
       }

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertExit, assertNoChanges, TARGET, withUpgradeSim } from './upgrade-support.js';
+import { assertExit, assertNoChanges, readState, TARGET, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * Issue 36, item 5: a dry run says so on every line. What the steps announce is worded as what
@@ -96,13 +96,29 @@ describe('a dry run says so on every line (e2e)', () => {
       assert.doesNotMatch(status.stdout, /resume with/);
       assert.match(
         status.stdout,
-        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade run/,
+        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade run --to 7\.8\.2-6 -n redis$/m,
       );
+      // The run's own Next line (without --yes), not the command line the run was given.
+      assert.equal(readState(sim).nextCommand, 'ctl upgrade run --to 7.8.2-6 -n redis');
       // A dry run that stops changed nothing either.
       const dry = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run']);
       assertExit(dry, 3, 'a dry run whose preflight fails');
       assert.doesNotMatch(dry.stderr, /resume with/);
       assert.match(dry.stderr, /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6$/m);
+      // A run with a --state of its own: the next run keeps its record there, where
+      // `ctl upgrade status --state` looks (it was left out, and the next run wrote elsewhere).
+      const kept = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', 'ci state.json']);
+      assertExit(kept, 3, 'a run with --state whose preflight fails');
+      assert.match(
+        kept.stderr,
+        /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6 --state 'ci state\.json'$/m,
+      );
+      const keptStatus = await sim.ctl(['upgrade', 'status', '--state', 'ci state.json']);
+      assertExit(keptStatus, 0, 'status --state');
+      assert.match(
+        keptStatus.stdout,
+        /once fixed, run: ctl upgrade run --to 7\.8\.2-6 --state 'ci state\.json'$/m,
+      );
     });
   });
 });

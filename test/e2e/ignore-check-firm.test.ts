@@ -66,6 +66,41 @@ describe('--ignore-check of a check the run cannot get past (e2e)', { timeout: 3
     });
   });
 
+  it("a refused downgrade: ctl upgrade status tells the run's own Next line, in text and in JSON", async () => {
+    await happyPath.use('status of a refused downgrade', async (sim) => {
+      const args = ['upgrade', 'run', '--to', OLDER, '-n', 'redis'];
+      const run = await sim.ctl([...args, '--ignore-check', 'upgrade-path', '--yes']);
+      assertExit(run, 3, 'run of a downgrade with --ignore-check upgrade-path');
+      const next = /Nothing was changed\. Next: (ctl [^\n]*)$/m.exec(run.stderr)?.[1];
+      assert.equal(next, 'ctl upgrade plan -n redis', run.stderr);
+
+      const text = await sim.ctl(['upgrade', 'status']);
+      assertExit(text, 0, 'status after the refused downgrade');
+      assert.match(
+        text.stdout,
+        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade plan -n redis$/m,
+      );
+      // Not the run that was refused: the same --to and --ignore-check would fail the same way.
+      assert.doesNotMatch(text.stdout, /run: ctl upgrade run|run: .*--ignore-check upgrade-path/);
+
+      const json = await sim.ctl(['upgrade', 'status', '-o', 'json']);
+      assertExit(json, 0, 'status -o json after the refused downgrade');
+      const status = JSON.parse(json.stdout) as { state: { nextCommand?: string; resumeCommand?: string } };
+      assert.equal(status.state.nextCommand, next, json.stdout);
+      // resumeCommand keeps its meaning: the command line of the run as it was given.
+      assert.match(
+        status.state.resumeCommand ?? '',
+        /^ctl upgrade run --to 7\.4\.2-2 .*--ignore-check upgrade-path/,
+      );
+
+      // A dry run writes no state: status still tells the recorded run's Next line.
+      const dry = await sim.ctl([...args, '--dry-run']);
+      assertExit(dry, 3, 'dry run of the same downgrade');
+      const after = await sim.ctl(['upgrade', 'status', '-o', 'json']);
+      assert.equal((JSON.parse(after.stdout) as typeof status).state.nextCommand, next);
+    });
+  });
+
   it('a release that is not there: target-available stays failing, in text and in JSON', async () => {
     await happyPath.use('plans of a missing release', async (sim) => {
       const bundle = `${sim.env.CTL_BUNDLE?.replace(/\{version\}.*$/, '')}missing/{version}.yaml`;

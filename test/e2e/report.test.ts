@@ -32,6 +32,7 @@ interface Report {
   steps: { id: string; title: string; result: string; durationMs: number; startedAt?: string }[];
   state: { store: string; location: string } | null;
   resumeCommand: string | null;
+  nextCommand?: string;
   plan: { apiVersion: string; kind: string; fingerprint: string } | null;
 }
 
@@ -108,6 +109,7 @@ describe('ctl upgrade run --report', () => {
     assert.equal(report.error, null);
     assert.equal(report.failedStep, null);
     assert.equal(report.resumeCommand, null);
+    assert.equal(report.nextCommand, undefined, 'a run that changed the cluster has no Next line');
     assert.equal(report.plan?.kind, 'UpgradePlan');
     assert.match(report.plan?.fingerprint ?? '', /^sha256:/);
     assert.deepEqual(
@@ -153,6 +155,8 @@ describe('ctl upgrade run --report', () => {
     assert.match(report.error?.hint ?? '', /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6/);
     assert.doesNotMatch(report.error?.hint ?? '', /resume with/);
     assert.match(report.resumeCommand ?? '', /^ctl upgrade run --to 7\.8\.2-6 /);
+    // The Next line itself, for a pipeline: the run to make (without --yes and --report).
+    assert.equal(report.nextCommand, 'ctl upgrade run --to 7.8.2-6');
     assert.deepEqual(
       report.steps.map((s) => s.result),
       ['failed', 'not run', 'not run', 'not run', 'not run', 'not run', 'not run'],

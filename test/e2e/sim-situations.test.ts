@@ -280,6 +280,12 @@ describe('sim: api.modulesUpload disabled (modules-upload-disabled)', () => {
     assert.equal(upload.status, 403);
     assert.equal((upload.body as { error_code: string }).error_code, 'modules_upload_disabled');
   });
+
+  test('GET /v1/cluster reports the RS 8.2 setting allow_modules_upload: false', async () => {
+    const cluster = await sim.api('GET', '/v1/cluster');
+    assert.equal(cluster.status, 200);
+    assert.equal((cluster.body as { allow_modules_upload?: boolean }).allow_modules_upload, false);
+  });
 });
 
 describe('sim: objects and api.headerFormAnswer (a scenario file)', () => {

@@ -285,6 +285,8 @@ export function parseEvents(stdout: string): RunEvent[] {
 export interface StateDoc {
   result: string;
   resumeCommand?: string;
+  /** The run's own Next line, where it stopped in preflight having changed nothing. */
+  nextCommand?: string;
   steps: Record<string, { status: string; skipReason?: string; intent?: Record<string, unknown> }>;
 }
 

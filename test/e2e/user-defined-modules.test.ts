@@ -308,6 +308,64 @@ describe(
       });
     });
 
+    it('without preflight (--only cluster, --skip preflight) on an old CRD: a dry run warns that the failing plan runs unchecked, and refuses as the run does, changing nothing', async () => {
+      await withUpgradeSim(customModuleCluster('palimpsest', TARGET, '8.0.6-54', '8.0'), async (sim) => {
+        await replaceRecCrd(sim, '8.0.2-6', 'palimpsest');
+        assert.deepEqual(await crdDeclaresField(sim), [false, false]);
+        const run = [
+          ...['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'],
+          ...['--user-defined-modules', LISTING],
+        ];
+        const refusal = (result: { stderr: string }): string => {
+          const line = /^error: (.*)$/m.exec(result.stderr)?.[1];
+          assert.ok(line, result.stderr);
+          return line;
+        };
+        const dryRuns = [
+          ['--only', 'cluster', '--dry-run'],
+          ['--skip', 'preflight', '--dry-run'],
+          ['--skip', 'preflight', '--ignore-check', 'modules-compatible', '--dry-run=server'],
+        ];
+        const said: string[] = [];
+        for (const extra of dryRuns) {
+          const before = sim.cluster.audit.entries.length;
+          const dry = await sim.ctl([...run, ...extra]);
+          // Before: exit 0, "would set spec.userDefinedModules", although the run refuses.
+          assertExit(dry, 1, `dry run ${extra.join(' ')}`);
+          assert.doesNotMatch(dry.stderr, /would set spec\.userDefinedModules/);
+          // Said before any step: the plan fails, and nothing stops the run before its steps.
+          assert.match(
+            dry.stderr,
+            /^warning: the plan fails 1 check\(s\) \(modules-compatible\) and preflight, which would stop the run there, is left out \(--only\/--skip\)/m,
+          );
+          said.push(refusal(dry));
+          assertNoChanges(sim, before, `dry run ${extra.join(' ')}`);
+        }
+        const before = sim.cluster.audit.entries.length;
+        const real = await sim.ctl([...run, '--only', 'cluster']);
+        assertExit(real, 1, 'run --only cluster');
+        assert.match(
+          refusal(real),
+          /^not upgrading rec\/codex -n scriptorium-palimpsest: the CRD redisenterpriseclusters\.app\.redislabs\.com does not declare spec\.userDefinedModules, so the API server would drop the list \(inkwell\)/,
+        );
+        assertNoChanges(sim, before, 'run --only cluster');
+        // The same words as the run's.
+        for (const line of said) assert.equal(line, refusal(real));
+      });
+    });
+
+    it('a dry run whose operator step installs the CRD does not refuse on the CRD it replaces', async () => {
+      await withUpgradeSim(customModuleCluster('vellum', '7.22.2-43', '7.22.2-179', '7.4'), async (sim) => {
+        assert.deepEqual(await crdDeclaresField(sim), [false, false]);
+        const dry = await sim.ctl([
+          ...['upgrade', 'run', '--to', TARGET, '--max-hops', '1', '--databases', 'none', '--yes'],
+          ...['--user-defined-modules', LISTING, '--skip', 'preflight', '--dry-run'],
+        ]);
+        assertExit(dry, 0, 'dry run with the operator step');
+        assert.match(outcomeText(dry), /spec\.userDefinedModules \(inkwell\)/);
+      });
+    });
+
     it('helm install on 7.22: the chart upgrade brings the CRD with the field, and the run sets the list', async () => {
       await withUpgradeSim(
         customModuleCluster('rubric', '7.22.2-43', '7.22.2-179', '7.4', 'helm'),

@@ -116,7 +116,10 @@ describe('kubeconfig credentials are never printed', () => {
       const printed = result.stdout + result.stderr;
       assert.deepEqual(leaks(printed, [TOKEN, BASIC_PASSWORD, CLIENT_KEY]), [], printed);
       assert.equal(result.code, 2, `${args.join(' ')}: ${printed}`);
-      assert.match(result.stderr, /cannot read the kubeconfig: bad indentation .*at line 9, column 16/);
+      assert.match(
+        result.stderr,
+        /cannot read the kubeconfig \S+: line 9, column 16: bad indentation of a mapping entry/,
+      );
     }
   });
 

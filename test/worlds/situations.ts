@@ -14,7 +14,7 @@
  *   channel ctl switches to. So the run may stop there, and the next plan must fail
  *   `olm-update-path` (the live Subscription is evidence the catalog cannot overrule);
  * - an OLM install that fails for good (`operator.olm.installFailure: InvalidStrategy`: the new
- *   CSV goes Failed, reason InvalidInstallStrategy, and OLM does not retry it:
+ *   CSV goes Failed, reason InvalidInstallStrategy, which the install does not get past by itself:
  *   operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`). Nothing before the
  *   approval shows it (the CSV's install strategy is in the bundle, not in the PackageManifest),
  *   so the run may stop at the operator step, and the next plan must fail `olm-csv-healthy`;

@@ -12,6 +12,15 @@
  * is Failed on a reason OLM retries (InstallCheckFailed while a slow Deployment comes up) warns.
  * Sources: operator-framework/operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`
  * (transitionCSVState), operator-framework/api `clusterserviceversion_types.go` (reasons).
+ *
+ * Why the message says the install "does not get past" such a reason "by itself", not that OLM
+ * does not retry it (operator-lifecycle-manager 992bb097, pkg/controller/operators/olm/operator.go):
+ * transitionCSVState skips only a CSV Failed with InstallComponentFailedNoRetry (syncObject puts
+ * even that one back to Pending on an RBAC change); every other Failed CSV goes through its
+ * `case v1alpha1.CSVPhaseFailed` on each sync, where parseStrategiesAndUpdateStatus fails a strategy
+ * that cannot be parsed again, requirementAndPermissionStatus keeps a missing permission or an
+ * owner conflict at InvalidInstallStrategy until it is fixed, and then updateInstallStatus moves
+ * it on to Succeeded. So OLM does retry: the fix is a person's, and OLM goes on after it.
  */
 
 import { olmRetriesFailure } from '../olm-csv-failures.js';
@@ -34,8 +43,8 @@ function checkOlmCsvHealthy({ snapshot, resolved }: CheckInput): Outcome {
   if (final.length > 0) {
     const first = final[0]!;
     return fail(
-      `ClusterServiceVersion ${final.map(describe).join(', ')} is Failed, and OLM does not retry ${first.reason || 'it'}: OLM installs nothing more for this Subscription, so the operator step would stop the same way`,
-      `Look at why: oc describe csv ${first.name} -n ${namespace}. The operator keeps running from ${olm.csv}. Remove the failed install (oc delete csv ${first.name} -n ${namespace}), and plan a target whose bundle installs, or ask Redis support about ${first.name}.`,
+      `ClusterServiceVersion ${final.map(describe).join(', ')} is Failed, and the install does not get past ${first.reason || 'it'} by itself: OLM checks it again on each sync and fails it the same way until its cause is fixed, installing nothing more for this Subscription meanwhile, so the operator step would stop the same way`,
+      `Look at why: oc describe csv ${first.name} -n ${namespace} (the bundle's install strategy, or a permission or owner it names). The operator keeps running from ${olm.csv}. Fix that cause, and OLM retries the install; or remove the failed install (oc delete csv ${first.name} -n ${namespace}) and plan a target whose bundle installs, or ask Redis support about ${first.name}.`,
     );
   }
   if (olm.failedCsvs.length > 0)

@@ -293,6 +293,7 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
       role: user.role,
       ...(user.roles ? { roleNames: [...user.roles] } : {}),
       passwordExpired: user.passwordExpired,
+      ...(user.listed === false ? { listed: false as const } : {}),
     });
   }
   for (const module of scenario.modules) {

@@ -8,13 +8,43 @@
  * Users hold one management role (`role`), or, on an RBAC cluster, roles by uid (`role_uids`,
  * each role with its `management` role: objects/user.md, objects/role.md); the built-in roles
  * below have the uids and names of requests/roles/_index.md's example.
+ *
+ * The table depends on the cluster's RS (each version's reference, redis/docs
+ * content/operate/rs/<7.4|7.8|7.22|8.0>/references/rest-api/ and the latest):
+ * - `user_manager` from RS 7.8.2 (rs-7-8-releases/rs-7-8-2-34.md: "A new User Manager role");
+ *   the 7.4 permissions.md has no such role, view_all_users_info and view_user_info are admin's
+ *   alone and the readers are the five others, and 7.4's objects/role.md `management` lists no
+ *   user_manager. The 7.8, 7.22, 8.0 and latest tables agree for the permissions below.
+ * - a role's `resources` (limiting a db_member or db_viewer role to some databases) from RS 8.2
+ *   (rs-8-2-releases/rs-8-2-0-25.md, "Database-scoped management roles"; only the latest
+ *   objects/role.md has the field).
  */
 
+import { compareNumbers, rsOfTag, type VersionNumbers } from '../world/versions.js';
 import type { RestModel, RestUser } from './model.js';
+
+/** The first RS with the management role user_manager. */
+export const USER_MANAGER_SINCE: VersionNumbers = [7, 8, 2];
+/** The first RS whose roles may be limited to some databases (`resources`). */
+export const ROLE_RESOURCES_SINCE: VersionNumbers = [8, 2, 0];
+/** The management roles a role's `resources` may limit (objects/role.md). */
+export const SCOPABLE_ROLES: readonly string[] = ['db_member', 'db_viewer'];
+
+/** Whether the RS of a server version (`7.8.2-6`) is `since` or later; an unreadable one is new. */
+export function rsAtLeast(serverVersion: string, since: VersionNumbers): boolean {
+  const rs = rsOfTag(serverVersion);
+  return rs === undefined || compareNumbers(rs, since) >= 0;
+}
+
+/** The management roles a cluster of this RS has (permissions.md "Roles"). */
+export function managementRolesOn(serverVersion: string): string[] {
+  const all = ['admin', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'user_manager', 'none'];
+  return rsAtLeast(serverVersion, USER_MANAGER_SINCE) ? all : all.filter((role) => role !== 'user_manager');
+}
 
 const READERS = ['admin', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'user_manager'];
 
-/** Each permission the served endpoints need, and the roles that have it. */
+/** Each permission the served endpoints need, and the roles that have it (the newest table). */
 export const PERMISSION_ROLES: Record<string, readonly string[]> = {
   view_cluster_modules: READERS,
   view_all_bdbs_info: READERS,
@@ -54,8 +84,14 @@ export const BUILT_IN_ROLES: readonly RestRole[] = [
   { uid: 7, name: 'User Manager', management: 'user_manager' },
 ];
 
+/** The roles GET /v1/roles lists: a built-in role only on an RS that has its management role. */
+export function rolesServed(model: RestModel): RestRole[] {
+  const known = managementRolesOn(model.serverVersion);
+  return model.roles.filter((role) => known.includes(role.management));
+}
+
 function roleNamed(model: RestModel, name: string): RestRole | undefined {
-  return model.roles.find((role) => role.name === name);
+  return rolesServed(model).find((role) => role.name === name);
 }
 
 /** The roles a user holds: its one management role, or each of its roles by name. */
@@ -70,11 +106,13 @@ export function managementRolesOf(model: RestModel, user: RestUser): string[] {
 
 /**
  * Whether the user's roles have the permission; for a request about one database (`bdbUid`),
- * a role limited to some databases counts only for those. How a limited role sees the lists
- * (GET /v1/bdbs) is not documented: the simulator judges lists by the permission alone.
+ * a role limited to some databases counts only for those. Lists are judged by the permission
+ * alone; GET /v1/bdbs then leaves out what a limited user may not see (limitedToSomeDatabases).
  */
 export function allows(model: RestModel, user: RestUser, permission: string, bdbUid?: string): boolean {
-  const granted = PERMISSION_ROLES[permission] ?? [];
+  // Before RS 7.8.2 there is no user_manager: it grants nothing there.
+  const known = managementRolesOn(model.serverVersion);
+  const granted = (PERMISSION_ROLES[permission] ?? []).filter((role) => known.includes(role));
   return rolesOf(model, user).some(
     (role) =>
       granted.includes(role.management) &&
@@ -82,6 +120,18 @@ export function allows(model: RestModel, user: RestUser, permission: string, bdb
         !role.resources ||
         role.resources.some((scope) => scope.type === 'db' && scope.uids.includes(bdbUid))),
   );
+}
+
+/**
+ * Whether every role of the user that may view databases is limited to some of them: such a
+ * user "see[s] only their authorized databases in ... REST API responses, including database
+ * lists" (rs-8-2-0-25.md, "Database-scoped management roles"); one unlimited role sees them all.
+ */
+export function limitedToSomeDatabases(model: RestModel, user: RestUser): boolean {
+  const viewers = rolesOf(model, user).filter((role) =>
+    (PERMISSION_ROLES.view_bdb_info ?? []).includes(role.management),
+  );
+  return viewers.length > 0 && viewers.every((role) => role.resources !== undefined);
 }
 
 /** The user object (objects/user.md), never its password: `role_uids` instead of `role` on RBAC. */

@@ -1,6 +1,6 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
-import { allows, managementRolesOf, renderUser } from './access.js';
+import { allows, limitedToSomeDatabases, managementRolesOf, renderUser, rolesServed } from './access.js';
 
 /**
  * The management API's endpoints over a RestModel, free of any transport: the server parses
@@ -51,7 +51,7 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
       user: user.username,
     };
   }
-  const response = await route.handler(model, request, params);
+  const response = await route.handler(model, request, params, user);
   return { ...response, user: user.username };
 }
 
@@ -155,6 +155,8 @@ type Handler = (
   model: RestModel,
   request: ApiRequest,
   params: string[],
+  /** Who asked (authenticated, and allowed the route's permission). */
+  user: RestUser,
 ) => Promise<ApiResponse> | ApiResponse;
 
 interface Route {
@@ -186,9 +188,14 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/bdbs$/,
     permission: 'view_all_bdbs_info',
-    handler: (m, request) => {
+    handler: (m, request, _params, user) => {
       const wanted = wantedFields(request);
-      return ok(m.bdbs.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
+      // A user whose roles are limited to some databases sees only those in the list
+      // (rs-8-2-0-25.md "Database-scoped management roles": "Other databases are hidden").
+      const seen = limitedToSomeDatabases(m, user)
+        ? m.bdbs.filter((bdb) => allows(m, user, 'view_bdb_info', String(bdb.uid)))
+        : m.bdbs;
+      return ok(seen.map((bdb) => onlyFields(m.renderBdb(bdb), wanted)));
     },
   },
   {
@@ -245,10 +252,16 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/users$/,
     permission: 'view_all_users_info',
-    handler: (m) => ok(m.users.map((user) => renderUser(m, user))),
+    // A user who is no user object (an LDAP user: scenario `listed: false`) is not among them.
+    handler: (m) => ok(m.users.filter((user) => user.listed !== false).map((user) => renderUser(m, user))),
   },
   { method: 'GET', pattern: /^\/v1\/users\/(\d+)$/, permission: 'view_user_info', handler: getUser },
-  { method: 'GET', pattern: /^\/v1\/roles$/, permission: 'view_all_roles_info', handler: (m) => ok(m.roles) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/roles$/,
+    permission: 'view_all_roles_info',
+    handler: (m) => ok(rolesServed(m)),
+  },
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs\/(\d+)\/shards$/,
@@ -273,7 +286,7 @@ function findRoute(
 }
 
 function getUser(model: RestModel, _request: ApiRequest, [uid]: string[]): ApiResponse {
-  const user = model.users.find((candidate) => candidate.uid === uid);
+  const user = model.users.find((candidate) => candidate.uid === uid && candidate.listed !== false);
   return user ? ok(renderUser(model, user)) : fail(404, 'user_not_exist', `User ${uid} does not exist`);
 }
 
@@ -346,6 +359,8 @@ function getCluster(model: RestModel): ApiResponse {
     ...(model.createdTime ? { created_time: model.createdTime } : {}),
     rack_aware: false,
     email_alerts: false,
+    // From RS 8.2 only (model.ts MODULES_UPLOAD_SETTING_SINCE).
+    ...(model.allowModulesUpload === undefined ? {} : { allow_modules_upload: model.allowModulesUpload }),
     cm_port: 8443,
     cnm_https_port: 9443,
   });
@@ -357,8 +372,9 @@ function getModule(model: RestModel, _request: ApiRequest, [uid]: string[]): Api
 }
 
 async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
-  if (!model.modulesUpload) {
-    // RS 8.2: uploads are refused unless the cluster setting allow_modules_upload is on.
+  if (model.allowModulesUpload === false) {
+    // RS 8.2 and later: uploads are refused "regardless of user role" unless the cluster setting
+    // allow_modules_upload is on (rs-8-2-0-25.md); an older RS has no such setting.
     return fail(
       403,
       'modules_upload_disabled',

@@ -21,6 +21,8 @@ export interface RestUser {
   /** An RBAC user's roles by name (served as `role_uids`); absent: `role` alone. */
   roleNames?: string[] | undefined;
   passwordExpired: boolean;
+  /** false: no user object GET /v1/users lists (an LDAP user); absent: listed. */
+  listed?: false;
 }
 
 export interface ModulePlatform {
@@ -107,6 +109,8 @@ export interface UserSpec {
   /** Roles by name (built-in or `roles`): an RBAC user. */
   roles?: string[] | undefined;
   passwordExpired?: boolean;
+  /** false: signs in, but GET /v1/users does not list it (an LDAP user). */
+  listed?: boolean | undefined;
 }
 
 export interface ModuleSpec {
@@ -152,8 +156,9 @@ export interface RestModelOptions {
    */
   createdTime?: string | null;
   /**
-   * false: `POST /v2/modules` answers 403 `modules_upload_disabled`, as RS 8.2 does unless the
-   * cluster setting `allow_modules_upload` is on (redis-facts.md §12). Default true.
+   * The cluster setting `allow_modules_upload` (RS 8.2 and later only: MODULES_UPLOAD_SETTING_SINCE).
+   * false: on such a version `POST /v2/modules` answers 403 `modules_upload_disabled`; on an
+   * older one the setting does not exist and uploads are taken whatever this says. Default true.
    */
   modulesUpload?: boolean;
   /**
@@ -191,6 +196,14 @@ export interface BdbUpgradeRequestedEvent {
 export const BASIC_AUTHORIZE_SINCE = '7.8.2';
 /** From this version on an upgrade rotates the JWT signing secret (redis-facts.md §4). */
 export const ROTATES_JWT_SECRET_SINCE = '8.0.22';
+/**
+ * The first RS with the cluster setting `allow_modules_upload` (redis/docs
+ * content/operate/rs/release-notes/rs-8-2-releases/rs-8-2-0-25.md, "Breaking changes": "A new
+ * cluster setting, `allow_modules_upload`, controls access to the custom module upload APIs",
+ * disabled by default, refused uploads answer `403 modules_upload_disabled`;
+ * rest-api/objects/cluster/_index.md lists it, the 7.4 to 8.0 references' cluster objects do not).
+ */
+export const MODULES_UPLOAD_SETTING_SINCE = '8.2.0';
 
 export class RestModel {
   serverVersion: string;
@@ -237,6 +250,7 @@ export class RestModel {
       role: user.role ?? 'admin',
       ...(user.roles ? { roleNames: [...user.roles] } : {}),
       passwordExpired: user.passwordExpired ?? false,
+      ...(user.listed === false ? { listed: false as const } : {}),
     }));
     for (const role of options.roles ?? []) this.addRole(role.name, role.management);
     this.shards = new ShardPlacement((options.failoverSeconds ?? 1) * 1000);
@@ -256,6 +270,17 @@ export class RestModel {
     // After the nodes: a database's shards are placed on them.
     for (const spec of options.bdbs ?? []) this.addBdb(spec);
     this.#refreshNodeVersions();
+  }
+
+  /**
+   * GET /v1/cluster's `allow_modules_upload`: undefined on an RS without the setting (before
+   * 8.2), where every upload is taken. A cluster upgraded into 8.2 keeps the scenario's value:
+   * the release notes do not say what an upgrade sets it to.
+   */
+  get allowModulesUpload(): boolean | undefined {
+    return compareVersions(this.serverVersion, MODULES_UPLOAD_SETTING_SINCE) >= 0
+      ? this.modulesUpload
+      : undefined;
   }
 
   /** Form A (Basic header) from 7.8.2; before, the body carries username and password. */

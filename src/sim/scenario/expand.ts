@@ -15,6 +15,13 @@ import {
 import { defaultModuleKind, moduleKindProblem } from '../world/module-kinds.js';
 import { compareNumbers, operatorNumbers, rsOfTag } from '../world/versions.js';
 import { SimWorld, worldOf } from '../world/world.js';
+import {
+  BUILT_IN_ROLES,
+  managementRolesOn,
+  ROLE_RESOURCES_SINCE,
+  rsAtLeast,
+  SCOPABLE_ROLES,
+} from '../rest/access.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
 /** The helm release of a helm install that names none: SIMULATOR.md's example. */
@@ -122,6 +129,8 @@ export function resolveScenario(file: ScenarioFile): { scenario: Scenario; probl
   checkOperator(scenario, report);
   checkOpenShift(scenario, report);
   checkModules(scenario, report);
+  checkModulesUpload(scenario, report);
+  checkRoles(scenario, report);
   checkDatabases(scenario, report);
   checkRemoteClusters(scenario, report);
   checkFaults(scenario.faults, report);
@@ -359,6 +368,62 @@ function checkModules(scenario: Scenario, report: Report): void {
     seen.add(key);
     const problem = module.kind ? moduleKindProblem(module.name, module.kind, rs) : undefined;
     if (problem) report(['modules', i, 'kind'], problem);
+  });
+}
+
+/**
+ * The RS that brought the cluster setting `allow_modules_upload` (rest/model.ts
+ * MODULES_UPLOAD_SETTING_SINCE, from redis/docs rs-8-2-0-25.md): an older cluster takes every
+ * upload, so `api.modulesUpload: disabled` on it describes no real cluster.
+ */
+const MODULES_UPLOAD_SETTING_RS = [8, 2, 0];
+
+function checkModulesUpload(scenario: Scenario, report: Report): void {
+  if (scenario.api.modulesUpload !== 'disabled') return;
+  const rs = rsOfTag(scenario.cluster.apiVersion);
+  if (rs && compareNumbers(rs, MODULES_UPLOAD_SETTING_RS) < 0)
+    report(
+      ['api', 'modulesUpload'],
+      `disabled needs Redis Software 8.2 or later, where the cluster setting allow_modules_upload came in; this cluster runs ${scenario.cluster.apiVersion} (cluster.apiVersion), which takes every module upload: remove the key, or run an RS 8.2 or later cluster (cluster.versionTag)`,
+    );
+}
+
+/**
+ * Roles the cluster's RS has (rest/access.ts: user_manager from RS 7.8.2, a role's `resources`
+ * from RS 8.2, and only on db_member and db_viewer roles).
+ */
+function checkRoles(scenario: Scenario, report: Report): void {
+  const { apiVersion, users, roles } = scenario.cluster;
+  const known = managementRolesOn(apiVersion);
+  const runs = `this cluster runs ${apiVersion} (cluster.apiVersion)`;
+  const lacks = (role: string) =>
+    `Redis Software before 7.8.2 has no management role ${role} (it came with 7.8.2-34): ${runs}`;
+  users.forEach((user, i) => {
+    if (!known.includes(user.role)) report(['cluster', 'users', i, 'role'], lacks(user.role));
+    (user.roles ?? []).forEach((name, j) => {
+      const builtIn = BUILT_IN_ROLES.find((role) => role.name === name);
+      // A role named like a built-in one is the built-in one (rest/model.ts addRole).
+      if (builtIn && !known.includes(builtIn.management))
+        report(
+          ['cluster', 'users', i, 'roles', j],
+          `no built-in role "${name}": ${lacks(builtIn.management)}`,
+        );
+    });
+  });
+  roles.forEach((role, i) => {
+    if (!known.includes(role.management))
+      report(['cluster', 'roles', i, 'management'], lacks(role.management));
+    if (role.databases === undefined) return;
+    if (!rsAtLeast(apiVersion, ROLE_RESOURCES_SINCE))
+      report(
+        ['cluster', 'roles', i, 'databases'],
+        `a role limited to some databases (the role's resources) needs Redis Software 8.2 or later: ${runs}`,
+      );
+    else if (!SCOPABLE_ROLES.includes(role.management))
+      report(
+        ['cluster', 'roles', i, 'databases'],
+        `only a db_member or db_viewer role can be limited to some databases, not ${role.management}`,
+      );
   });
 }
 

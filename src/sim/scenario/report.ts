@@ -20,18 +20,30 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], raw: unk
     const path = issue.path as FieldPath;
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown field' }));
-    return [{ path, message: reasonFor(issue, valueAt(raw, path)) }];
+    return [{ path, message: reasonFor(issue, valueAt(raw, path), isSecretField(path)) }];
   });
 }
 
-function reasonFor(issue: z.core.$ZodIssue, value: unknown): string {
+/**
+ * A field whose value is a credential (cluster.users[].password): a problem with it names its
+ * kind (a number, a list), never the value, which the user may have typed for real.
+ */
+function isSecretField(path: FieldPath): boolean {
+  const last = path[path.length - 1];
+  return typeof last === 'string' && /password|secret|token/i.test(last);
+}
+
+function reasonFor(issue: z.core.$ZodIssue, value: unknown, secret: boolean): string {
+  const show = (shown: unknown) => (secret ? kindOf(shown) : showValue(shown));
   switch (issue.code) {
     case 'invalid_type': {
       if (value === undefined) return 'required field is missing';
       const expected = EXPECTED[issue.expected] ?? issue.expected;
       // YAML reads an unquoted 7.20 as the number 7.2: the quotes are the fix, so say so.
       if (issue.expected === 'string' && typeof value === 'number')
-        return `expected ${expected}, got the number ${value}: put the value in quotes, such as "7.2"`;
+        return secret
+          ? `expected ${expected}, got a number: put the value in quotes`
+          : `expected ${expected}, got the number ${value}: put the value in quotes, such as "7.2"`;
       return `expected ${expected}, got ${show(value)}`;
     }
     case 'invalid_value':
@@ -63,10 +75,19 @@ const EXPECTED: Record<string, string> = {
   null: 'null',
 };
 
-function show(value: unknown): string {
+function showValue(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (value !== null && typeof value === 'object') return 'a mapping';
   return JSON.stringify(value) ?? String(value);
+}
+
+/** What a value is, not what it says: `a number`, `a string`, `a list`. */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'boolean') return 'true or false';
+  return `a ${typeof value}`;
 }
 
 function valueAt(root: unknown, path: FieldPath): unknown {

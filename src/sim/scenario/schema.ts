@@ -43,7 +43,10 @@ const versionString = (pattern: RegExp, example: string) =>
   z.string().regex(pattern, `expected a version such as "${example}"`);
 
 export const UPGRADE_POLICY = z.enum(['major', 'latest']);
-/** The management roles (rest-api/permissions.md "Roles"; the simulator's table: rest/access.ts). */
+/**
+ * The management roles (rest-api/permissions.md "Roles"; the simulator's table: rest/access.ts).
+ * user_manager exists from RS 7.8.2 only: expand.ts checkRoles refuses it on an older cluster.
+ */
 export const USER_ROLES = [
   'admin',
   'cluster_member',
@@ -68,13 +71,23 @@ const userSchema = z.strictObject({
    */
   roles: z.array(z.string().min(1)).min(1).optional(),
   passwordExpired: z.boolean().default(false),
+  /**
+   * Ours. false: the user signs in (its `role`/`roles` decide what it may do) but is no user
+   * object: GET /v1/users does not list it and GET /v1/users/<uid> answers 404, as for an LDAP
+   * user, whose groups are mapped to roles at sign-in (redis/docs rs/security/access-control/ldap).
+   * Absent: listed.
+   */
+  listed: z.boolean().optional(),
 });
 
 /** A role of the cluster's own (objects/role.md): its name and management role. */
 const roleSchema = z.strictObject({
   name: z.string().min(1),
   management: z.enum(USER_ROLES),
-  /** The databases (name or namespace/name) the role is limited to (objects/role.md `resources`). */
+  /**
+   * The databases (name or namespace/name) the role is limited to (objects/role.md `resources`):
+   * RS 8.2 and later, db_member and db_viewer roles only (expand.ts checkRoles).
+   */
   databases: z.array(z.string().min(1)).min(1).optional(),
 });
 
@@ -258,8 +271,9 @@ const olmSchema = z.strictObject({
   /**
    * Ours: how OLM's install of a new CSV fails first. `none` (default); `InstallCheckFailed`:
    * the CSV goes Failed ("install timeout", as while a slow Deployment comes up) and OLM moves
-   * it back on its next sync, after which it succeeds; `InvalidStrategy`: Failed for good (OLM
-   * does not retry it). operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`.
+   * it back on its next sync, after which it succeeds; `InvalidStrategy`: Failed for good (a bundle
+   * whose install strategy cannot be parsed: OLM's re-check on each sync fails it the same way).
+   * operator-lifecycle-manager `pkg/controller/operators/olm/operator.go`.
    */
   installFailure: z.enum(['none', 'InstallCheckFailed', 'InvalidStrategy']).default('none'),
 });
@@ -406,7 +420,11 @@ export const scenarioFileSchema = z.strictObject({
   faults: z.array(faultSchema).default([]),
   api: z
     .strictObject({
-      /** disabled: POST /v2/modules answers 403 modules_upload_disabled (RS 8.2's default). */
+      /**
+       * The cluster setting allow_modules_upload (RS 8.2 and later, RS 8.2's default: off):
+       * disabled: POST /v2/modules answers 403 modules_upload_disabled. On an older RS, which has
+       * no such setting, disabled is a scenario error (expand.ts checkModulesUpload).
+       */
       modulesUpload: z.enum(['enabled', 'disabled']).default('enabled'),
       /** What a pre-7.8.2 API answers to an authorize with only the Basic header. */
       headerFormAnswer: z.union([z.literal(400), z.literal(401)]).default(400),

@@ -86,6 +86,56 @@ describe('parseManifests', () => {
   });
 });
 
+describe('parseManifests of a manifest that is not YAML', () => {
+  const secret = 'Bundle-Secret-9912';
+
+  it('says the source, the place and what is wrong, quoting nothing of the text', () => {
+    const cases: [string, RegExp][] = [
+      [
+        `kind: Secret\nstringData: {password: *${secret}}\n`,
+        /^b\.yaml is not valid YAML: an alias whose anchor is not set before it$/,
+      ],
+      // \U takes 8 hex digits: the parser's own message quotes the 8 characters it read.
+      [
+        `kind: Secret\nstringData: {password: "\\U${secret.slice(0, 8)}"}\n`,
+        /^b\.yaml is not valid YAML: line 2, column \d+: an invalid escape sequence in a double-quoted string$/,
+      ],
+      [
+        `kind: Secret\nstringData:\n  password: ${secret}\n    key: x\n`,
+        /^b\.yaml is not valid YAML: line 3, column \d+: /,
+      ],
+    ];
+    for (const [text, expected] of cases) {
+      assert.throws(
+        () => parseManifests(text, 'b.yaml'),
+        (error: unknown) => {
+          assert.ok(error instanceof OperationError, String(error));
+          assert.match(error.message, expected);
+          assert.ok(!error.message.includes(secret.slice(0, 8)), error.message);
+          assert.match(error.hint ?? '', /--bundle/);
+          return true;
+        },
+        text,
+      );
+    }
+  });
+
+  it('a mapping used as a key is read without a warning that quotes it', async () => {
+    const warnings: unknown[] = [];
+    const listen = (warning: unknown) => warnings.push(warning);
+    process.on('warning', listen);
+    try {
+      const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n  ? {password: ${secret}}\n  : x\n`;
+      assert.equal(parseManifests(text, 'b.yaml').length, 1);
+      // process.emitWarning delivers on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    assert.deepEqual(warnings, []);
+  });
+});
+
 describe('loadManifests over HTTP', () => {
   it('downloads with undici and reports HTTP errors with a hint', async () => {
     const server = createServer((req, res) => {

@@ -70,6 +70,36 @@ describe('loadKubeConfig', () => {
     );
   });
 
+  it('a kubeconfig that is not YAML: its file, the place and what is wrong, never a tag, an alias or a line', async () => {
+    const secret = 'kc-Secret-4471';
+    const head = ['apiVersion: v1', 'kind: Config', 'users:', '- name: u', '  user:'];
+    const cases: [string, string[], RegExp][] = [
+      ['tag.yaml', [...head, `    token: !${secret} x`], /: line 6, column \d+: a tag YAML does not know$/],
+      [
+        'alias.yaml',
+        [...head, `    token: *${secret}`],
+        /: line 6, column \d+: an alias whose anchor is not set before it$/,
+      ],
+      [
+        'indent.yaml',
+        [...head, `    password: ${secret}`, '      misplaced: indentation'],
+        /: line 7, column 16: bad indentation of a mapping entry$/,
+      ],
+    ];
+    for (const [name, lines, expected] of cases) {
+      const file = join(dir, name);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      await assert.rejects(loadKubeConfig({ kubeconfig: file, env: {} }), (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error));
+        assert.ok(error.message.startsWith(`cannot read the kubeconfig ${file}: `), error.message);
+        assert.match(error.message, expected);
+        assert.ok(!`${error.message}${error.hint}`.includes(secret), error.message);
+        assert.match(error.hint ?? '', /kubectl config view --kubeconfig /);
+        return true;
+      });
+    }
+  });
+
   it('a missing --kubeconfig file is a usage error', async () => {
     await assert.rejects(loadKubeConfig({ kubeconfig: join(dir, 'absent.yaml'), env: {} }), UsageError);
   });

@@ -226,8 +226,11 @@ describe('readOwnRole (GET /v1/users, GET /v1/roles)', () => {
     const missing = await readOwnRole(reader({ '/v1/users': ok([]) }), 'x@example.com');
     assert.equal(missing.kind, 'unknown');
     assert.match(missing.kind === 'unknown' ? missing.why : '', /LDAP/);
+    // Listed users were shown: the user may view them all (what a capture rebuilds).
+    assert.equal(missing.kind === 'unknown' && missing.unlisted, true);
     const broken = await readOwnRole(reader({ '/v1/users': ok('<html>') }), 'x@example.com');
     assert.equal(broken.kind, 'unknown');
+    assert.equal(broken.kind === 'unknown' && broken.unlisted, undefined);
   });
 
   it('keeps no other user: only its own roles come back', async () => {

@@ -53,7 +53,11 @@ describe('olm-csv-healthy', () => {
       result.message,
       /redis-enterprise-operator\.v7\.8\.6-20 \(InvalidInstallStrategy: install strategy invalid: x\)/,
     );
-    assert.match(result.message, /OLM does not retry InvalidInstallStrategy/);
+    // OLM re-checks a Failed CSV on each sync: what stays is the cause, until a person fixes it.
+    assert.match(result.message, /the install does not get past InvalidInstallStrategy by itself: /);
+    assert.match(result.message, /fails it the same way until its cause is fixed/);
+    assert.doesNotMatch(result.message, /does not retry/);
+    assert.match(result.fix, /Fix that cause, and OLM retries the install/);
     assert.match(result.fix, /oc describe csv redis-enterprise-operator\.v7\.8\.6-20 -n redis/);
     assert.match(result.fix, /oc delete csv redis-enterprise-operator\.v7\.8\.6-20 -n redis/);
     assert.match(result.fix, /keeps running from redis-enterprise-operator\.v7\.4\.6-2/);

@@ -79,8 +79,45 @@ describe('captureScenario: a snapshot as a scenario file', () => {
         s.api.user = { kind: 'not-admin' };
       }),
     );
-    assert.deepEqual(untold.doc.cluster.users, [{ username: 'admin@example.com', role: 'admin' }]);
-    assert.match(untold.notes.join('\n'), /role could not be read \(it is no admin\)/);
+    // GET /v1/users refused: a reading role that may not list the users either (the simulated
+    // API refuses it the list too: test/e2e/sim-capture-api.test.ts).
+    assert.deepEqual(untold.doc.cluster.users, [{ username: 'admin@example.com', role: 'cluster_member' }]);
+    assert.match(untold.notes.join('\n'), /no admin \(GET \/v1\/users answered 403\).*cluster_member/);
+    const unlisted = capture(
+      makeSnapshot((s) => {
+        s.api.user = { kind: 'unknown', why: 'not among the users', unlisted: true };
+      }),
+    );
+    assert.deepEqual(unlisted.doc.cluster.users, [
+      { username: 'admin@example.com', role: 'admin', listed: false },
+    ]);
+    assert.equal(unlisted.loaded.cluster.users[0]?.listed, false);
+    assert.match(unlisted.notes.join('\n'), /not among the users GET \/v1\/users lists.*listed: false/);
+    const odd = capture(
+      makeSnapshot((s) => {
+        s.api.user = { kind: 'unknown', why: 'GET /v1/users answered HTTP 500' };
+      }),
+    );
+    assert.deepEqual(odd.doc.cluster.users, [{ username: 'admin@example.com', role: 'admin' }]);
+    assert.match(odd.notes.join('\n'), /could not be read \(GET \/v1\/users answered HTTP 500\)/);
+  });
+
+  it('allow_modules_upload off (RS 8.2 and later report it) becomes api.modulesUpload: disabled', () => {
+    const rs82 = (allowed: boolean | undefined) =>
+      capture(
+        makeSnapshot((s) => {
+          s.operator!.version = '8.2.0-13';
+          s.operator!.image = 'redislabs/operator:8.2.0-13';
+          s.cluster!.image.versionTag = '8.2.0-46.13';
+          s.api.nodes = s.api.nodes.map((node) => ({ ...node, software_version: '8.2.0-46' }));
+          s.api.modulesUploadAllowed = allowed;
+        }),
+      );
+    const off = rs82(false);
+    assert.deepEqual(off.doc.api, { modulesUpload: 'disabled' });
+    assert.equal(off.loaded.api.modulesUpload, 'disabled');
+    assert.equal(rs82(true).doc.api, undefined, 'on: the default');
+    assert.equal(capture(makeSnapshot()).doc.api, undefined, 'an older RS has no such setting');
   });
 
   it("modules by the API's is_bundled: uploads as custom, bundled ones only where used, deprecated ones by the catalog's rules", () => {

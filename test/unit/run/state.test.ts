@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
 import { defaultStatePath, firstUnfinishedStep, newState, StateFile } from '../../../src/run/state.js';
+import { FileStateStore, withRedactedSaves } from '../../../src/run/state-store.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const identity = { context: 'kind-dev', namespace: 'redis', cluster: 'rec' };
@@ -119,5 +120,28 @@ describe('state helpers', () => {
     );
     assert.equal(path, '/s/ctl/arn_aws_eks_eu-west-1_1_cluster_prod/redis/rec.json');
     assert.equal(defaultStatePath(identity, { HOME: '/h' }), '/h/.local/state/ctl/kind-dev/redis/rec.json');
+  });
+});
+
+describe('withRedactedSaves', () => {
+  it('saves the resume and next commands redacted (a --bundle URL may carry a token)', async () => {
+    const path = await tempPath();
+    const store = withRedactedSaves(new FileStateStore(path), (text) =>
+      text.replaceAll('s3cr3t', '[REDACTED]'),
+    );
+    const bundle = 'https://u:s3cr3t@example.com/{version}.yaml';
+    await store.save({
+      ...newState(identity, { operator: '7.8.2-6' }, steps),
+      resumeCommand: `ctl upgrade run --to 7.8.2-6 --bundle ${bundle} --yes`,
+      nextCommand: `ctl upgrade run --to 7.8.2-6 --bundle ${bundle}`,
+    });
+    const text = await readFile(path, 'utf8');
+    assert.doesNotMatch(text, /s3cr3t/);
+    const saved = await new StateFile(path).load();
+    assert.equal(
+      saved?.nextCommand,
+      'ctl upgrade run --to 7.8.2-6 --bundle https://u:[REDACTED]@example.com/{version}.yaml',
+    );
+    assert.match(saved?.resumeCommand ?? '', /u:\[REDACTED\]@/);
   });
 });

@@ -423,6 +423,42 @@ describe('broken scenario files', () => {
     assert.match(indented.message, /^scenarios\/broken\.yaml: line 1, column 7: YAML syntax error: /);
   });
 
+  it('bad YAML next to a password: the place and the yaml error code, never the text', () => {
+    const secret = 'Scen-Secret-5531';
+    const admin = `${MINIMAL}  users:\n    - username: admin@example.com\n`;
+    const cases: [string, RegExp][] = [
+      // \U takes 8 hex digits: the parser's message quotes the 8 characters it read.
+      [
+        `${admin}      password: "\\U${secret.slice(0, 8)}"\n`,
+        /^scenarios\/broken\.yaml: line 9, column 18: YAML syntax error: BAD_DQ_ESCAPE$/,
+      ],
+      [
+        `${admin}      password: ${secret}\n        extra: 1\n`,
+        /^scenarios\/broken\.yaml: line 9, column \d+: YAML syntax error: [A-Z_]+$/,
+      ],
+      [
+        `${admin}      password: *${secret}\n`,
+        /^scenarios\/broken\.yaml: cannot read the scenario: an alias whose anchor is not set before it$/,
+      ],
+    ];
+    for (const [text, expected] of cases) {
+      const error = rejection(text);
+      assert.match(error.message, expected, text);
+      assert.ok(!`${error.message}${error.hint}`.includes(secret.slice(0, 8)), error.message);
+      assert.match(error.hint ?? '', /then run again/);
+    }
+  });
+
+  it('a password of the wrong type: its kind is told, never its value', () => {
+    const text = `${MINIMAL}  users:\n    - username: admin@example.com\n      password: 84736251\n`;
+    assert.equal(
+      rejection(text).message,
+      'scenarios/broken.yaml: cluster.users[0].password: expected a string, got a number: put the value in quotes (line 9)',
+    );
+    const listed = rejection(text.replace('84736251', '[84736251]'));
+    assert.match(listed.message, /password: expected a string, got a list \(line 9\)$/);
+  });
+
   it('an unknown field is an error, not silently ignored', () => {
     const error = rejection(MINIMAL.replace('cluster:\n', 'cluster:\n  node: 5\n'));
     assert.equal(error.message, 'scenarios/broken.yaml: cluster.node: unknown field (line 6)');

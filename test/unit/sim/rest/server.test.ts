@@ -175,25 +175,36 @@ describe('management API emulator, server 7.8.2 (Form A)', () => {
     }
   });
 
-  it('a role limited to some databases (role resources) is judged on the database a request names', async () => {
+  it('a role limited to some databases (role resources, RS 8.2) is judged on the database a request names', async () => {
+    // Roles take `resources` from RS 8.2 only (src/sim/rest/access.ts): a cluster of its own.
     const team = { username: 'team@example.com', password: 'CANARY-P@ss-team-3c9' };
-    sim.model.addRole('Team', 'db_member', [1]);
-    sim.model.users.push({ uid: '93', ...team, role: 'none', roleNames: ['Team'], passwordExpired: false });
+    const rs82 = await startSim({ serverVersion: '8.2.0-46', dialect: 'redis' });
     try {
-      const roles = await call(sim, 'GET', '/v1/roles', { auth: basic(ADMIN) });
+      rs82.model.addRole('Team', 'db_member', [1]);
+      rs82.model.users.push({
+        uid: '93',
+        ...team,
+        role: 'none',
+        roleNames: ['Team'],
+        passwordExpired: false,
+      });
+      const roles = await call(rs82, 'GET', '/v1/roles', { auth: basic(ADMIN) });
       assert.deepEqual(roles.body.find((r: Json) => r.name === 'Team').resources, [
         { type: 'db', uids: ['1'] },
       ]);
       const upgrade = (uid: number) =>
-        call(sim, 'POST', `/v1/bdbs/${uid}/upgrade`, { auth: basic(team), json: { redis_version: '9.9' } });
+        call(rs82, 'POST', `/v1/bdbs/${uid}/upgrade`, { auth: basic(team), json: { redis_version: '9.9' } });
       assert.equal((await upgrade(1)).status, 400, 'allowed, then judged on its version');
       assert.equal((await upgrade(2)).status, 403);
-      assert.equal((await call(sim, 'GET', '/v1/bdbs/2', { auth: basic(team) })).status, 403);
+      assert.equal((await call(rs82, 'GET', '/v1/bdbs/2', { auth: basic(team) })).status, 403);
+      // "Users assigned a database-scoped role see only their authorized databases in ... REST API
+      // responses, including database lists" (rs-8-2-0-25.md); an unlimited user sees all.
+      const listed = async (who: typeof ADMIN) =>
+        ((await call(rs82, 'GET', '/v1/bdbs', { auth: basic(who) })).body as Json[]).map((bdb) => bdb.uid);
+      assert.deepEqual(await listed(team), [1]);
+      assert.deepEqual(await listed(ADMIN), [1, 2]);
     } finally {
-      sim.model.users.splice(
-        sim.model.users.findIndex((u) => u.uid === '93'),
-        1,
-      );
+      await rs82.close();
     }
   });
 

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseUserYaml, yamlProblem } from '../../../src/io/user-yaml.js';
+import {
+  isYamlError,
+  parseYaml,
+  parseYamlDocuments,
+  yamlProblem,
+} from '../../../src/io/yaml-from-outside.js';
 
 /** The parser's error for `text` (each text below is not YAML). */
 function errorOf(text: string): unknown {
   try {
-    parseUserYaml(text);
+    parseYaml(text);
   } catch (error) {
     return error;
   }
@@ -37,7 +42,7 @@ describe('yamlProblem', () => {
     const listen = (warning: unknown) => warnings.push(warning);
     process.on('warning', listen);
     try {
-      assert.deepEqual(parseUserYaml(`a: !vault-${SECRET} x\n`), { a: 'x' });
+      assert.deepEqual(parseYaml(`a: !vault-${SECRET} x\n`), { a: 'x' });
       // process.emitWarning delivers on the next tick.
       await new Promise((resolve) => setImmediate(resolve));
     } finally {
@@ -46,8 +51,52 @@ describe('yamlProblem', () => {
     assert.deepEqual(warnings, []);
   });
 
+  it("an alias bomb is refused in ctl's words", () => {
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      '',
+    ].join('\n');
+    assert.equal(yamlProblem(errorOf(bomb)), 'too many aliases');
+  });
+
   it('something that is no parser error: no place, and nothing of its message', () => {
     assert.equal(yamlProblem(new Error(`bad ${SECRET}`)), 'not valid YAML');
     assert.equal(yamlProblem(undefined), 'not valid YAML');
+    assert.equal(isYamlError(new Error(`bad ${SECRET}`)), false);
+  });
+});
+
+describe('parseYamlDocuments', () => {
+  it('every document in order; the first fault of any throws, for yamlProblem', () => {
+    assert.deepEqual(parseYamlDocuments('a: 1\n---\n---\nb: 2\n'), [{ a: 1 }, null, { b: 2 }]);
+    const cases: [string, string][] = [
+      [
+        `a: 1\n---\nb: "${SECRET}\\q"\n`,
+        'line 3, column 22: an invalid escape sequence in a double-quoted string',
+      ],
+      [`a: 1\n---\nb: *${SECRET}\n`, 'an alias whose anchor is not set before it'],
+    ];
+    for (const [text, expected] of cases) {
+      assert.throws(
+        () => parseYamlDocuments(text),
+        (error: unknown) => isYamlError(error) && yamlProblem(error) === expected,
+        text,
+      );
+    }
+  });
+
+  it('an unknown tag or a mapping as a key: read, and no warning printed (it would quote the line)', async () => {
+    const warnings: unknown[] = [];
+    const listen = (warning: unknown) => warnings.push(warning);
+    process.on('warning', listen);
+    try {
+      assert.deepEqual(parseYamlDocuments(`a: !secret-${SECRET} x\n---\n? {p: ${SECRET}}\n: y\n`).length, 2);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    assert.deepEqual(warnings, []);
   });
 });
