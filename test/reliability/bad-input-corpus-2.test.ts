@@ -100,24 +100,30 @@ describe(
     test('hostile management API answers: exit 1 (or 4) with a message, never a crash', async () => {
       const { bed, dir } = sandbox;
       const from = problems.length;
-      // Two lanes side by side, each with its own hostile server and its own cluster (two runs on
-      // one cluster would meet each other's lock): most of a mode's time is ctl's retry backoff.
-      const second = await startBed('happy-path');
-      const lanes = [
-        { bed, modes: HOSTILE_MODES.filter((_, i) => i % 2 === 0) },
-        { bed: second, modes: HOSTILE_MODES.filter((_, i) => i % 2 === 1) },
-      ];
+      // Three lanes side by side, each with its own hostile server and its own cluster (two runs
+      // on one cluster would meet each other's lock): most of a mode's time is ctl's retry
+      // backoff. The slowloris pair goes to the lane with the fewest modes.
+      const LANES = 3;
+      const others = await Promise.all(Array.from({ length: LANES - 1 }, () => startBed('happy-path')));
+      const lanes = [bed, ...others].map((laneBed, lane) => ({
+        bed: laneBed,
+        modes: HOSTILE_MODES.filter((_, i) => i % LANES === lane),
+      }));
       const changesOf = (b: Bed): number =>
         b.changes.versionTag + b.changes.operatorImage + b.changes.databaseVersion.size;
       const changesBefore = lanes.map((lane) => changesOf(lane.bed));
+      const slowLane = lanes.reduce(
+        (fewest, lane, index) => (lane.modes.length < lanes[fewest]!.modes.length ? index : fewest),
+        0,
+      );
       try {
         await Promise.all(
           lanes.map((lane, index) =>
-            hostileLane(lane.bed, lane.modes, path.join(dir, `hostile-${index}`), index === 0),
+            hostileLane(lane.bed, lane.modes, path.join(dir, `hostile-${index}`), index === slowLane),
           ),
         );
       } finally {
-        await second.close();
+        await Promise.all(others.map((other) => other.close()));
       }
       assert.deepEqual(
         lanes.map((lane) => changesOf(lane.bed)),
