@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { latestOperatorVersion } from '../../src/release/catalog.js';
-import { builtInScenarioDir, parseScenario } from '../../src/sim/scenario.js';
+import { builtInScenarioDir, parseScenario, type Scenario } from '../../src/sim/scenario.js';
 import {
   assertExit,
   assertNoChanges,
@@ -106,11 +106,16 @@ function shape(plan: Record<string, unknown>): PlanShape {
   };
 }
 
-/** Every Secret value of the cluster (decoded, and as stored), the CA, besides user names. */
-async function secretsOf(sim: UpgradeSim): Promise<string[]> {
-  const secrets = await sim.list(['secrets', '-A']);
+/**
+ * Every Secret value of the cluster (decoded, and as stored), the CA, besides user names. Read
+ * from the simulator's store, as the API server holds them (what a kubectl get would print):
+ * this is the test's list of what must not leak, not a test of kubectl.
+ */
+function secretsOf(sim: UpgradeSim): string[] {
+  const store = sim.cluster.kube.store;
+  const secrets = store.all(store.resolve('v1', 'Secret'));
   const values = secrets.flatMap((secret) =>
-    Object.entries(secret.data ?? {})
+    Object.entries((secret.data as Record<string, string> | undefined) ?? {})
       .filter(([key]) => key !== 'username')
       .flatMap(([, value]) => [value, Buffer.from(value, 'base64').toString('utf8')]),
   );
@@ -156,7 +161,7 @@ export function describeRoundTrips(part: string, names: readonly string[]): void
               file: readFileSync(file, 'utf8'),
               anonymized: anonymized?.stdout,
               original: await planOf(sim),
-              secrets: await secretsOf(sim),
+              secrets: secretsOf(sim),
               originalNames: {
                 namespaces: [scenario.namespace, ...scenario.operator.watchNamespaces],
                 cluster: scenario.cluster.name,
@@ -166,17 +171,19 @@ export function describeRoundTrips(part: string, names: readonly string[]): void
           },
         );
 
-        // The simulator's own parser accepts it (it throws a ScenarioError naming the field otherwise).
-        parseScenario(file, `${name}-capture.yaml`);
+        // The simulator's own parser accepts it (it throws a ScenarioError naming the field
+        // otherwise); the capture's simulator starts from this parse, as `ctl sim up --scenario`
+        // starts from its own.
+        const capture = parseScenario(file, `${name}-capture.yaml`);
         assertNoSecret(file, secrets, `the capture of ${name}`);
 
-        const capturedPlan = await withCapture(name, file, planOf);
+        const capturedPlan = await withCapture(name, capture, planOf);
         assert.equal(capturedPlan.code, original.code, 'the same exit code');
         if (SHAPE_ONLY.has(name)) assert.deepEqual(shape(capturedPlan.plan), shape(original.plan));
         else assert.deepEqual(normalized(capturedPlan.plan), normalized(original.plan));
 
         if (anonymized !== undefined) {
-          parseScenario(anonymized, `${name}-anonymized.yaml`);
+          const anonymizedScenario = parseScenario(anonymized, `${name}-anonymized.yaml`);
           assertNoSecret(anonymized, secrets, `the anonymized capture of ${name}`);
           const doc = parse(anonymized) as {
             namespace: string;
@@ -198,7 +205,7 @@ export function describeRoundTrips(part: string, names: readonly string[]): void
               `namespace ${database.namespace} is replaced`,
             );
           }
-          const anonymizedPlan = await withCapture(name, anonymized, planOf);
+          const anonymizedPlan = await withCapture(name, anonymizedScenario, planOf);
           assert.equal(anonymizedPlan.code, original.code, 'the same exit code (anonymized)');
           assert.deepEqual(shape(anonymizedPlan.plan), shape(original.plan));
         }
@@ -208,17 +215,17 @@ export function describeRoundTrips(part: string, names: readonly string[]): void
 }
 
 /**
- * Starts a captured scenario as `ctl sim up --scenario <file>` loads a file (parseScenario), in a
- * sandbox named after the original, then runs `body` on it.
+ * Starts a captured scenario as `ctl sim up --scenario <file>` loads a file (parseScenario: the
+ * YAML text, or the scenario a caller already parsed from it), in a sandbox named after the
+ * original, then runs `body` on it.
  */
 export async function withCapture<T>(
   original: string,
-  yaml: string,
+  capture: string | Scenario,
   body: (sim: UpgradeSim) => Promise<T>,
 ): Promise<T> {
-  const sim = await startUpgradeSim(original, {
-    patch: () => parseScenario(yaml, `${original}-capture.yaml`),
-  });
+  const scenario = typeof capture === 'string' ? parseScenario(capture, `${original}-capture.yaml`) : capture;
+  const sim = await startUpgradeSim(original, { patch: () => scenario });
   try {
     return await body(sim);
   } finally {

@@ -13,114 +13,127 @@ import { judge, problems, since } from './bad-input-judge.js';
 import { useCorpusSandbox } from './bad-input-corpus-support.js';
 import { type Bed, LONG, runOnBed, spawnCtl, startBed, TARGET, UPGRADE } from './support.js';
 
-describe('bad input: corpus, scenarios, kubeconfigs, hostile answers (the built bin, child processes)', () => {
-  const sandbox = useCorpusSandbox('scenarios, kubeconfigs, answers');
+// The three tests are independent (the kubeconfig plans only read the shared cluster, the hostile
+// answers stop every run before a change) and mostly wait for ctl: they run side by side, each
+// judging only its own inputs.
+describe(
+  'bad input: corpus, scenarios, kubeconfigs, hostile answers (the built bin, child processes)',
+  { concurrency: true },
+  () => {
+    const sandbox = useCorpusSandbox('scenarios, kubeconfigs, answers');
 
-  test('broken scenario files: exit 2 (or 1) with the file and the problem, no simulator started', async () => {
-    const { dir } = sandbox;
-    const from = problems.length;
-    const corpus: Record<string, string> = {
-      empty: '',
-      'not-yaml': 'name: [unclosed',
-      list: '- a\n- b\n',
-      'unknown-key': 'name: x\nnamespace: redis\nbogus: 1\n',
-      'wrong-type': 'name: x\ncluster:\n  nodes: three\n',
-      'bad-version': 'name: x\noperator:\n  version: seven\n',
-      'bad-name': 'name: x\nnamespace: Not_A_Name\n',
-      'bad-fault': 'name: x\nfaults:\n  - {api: ftp, match: "*"}\n',
-      'negative-rate': 'name: x\nfaults:\n  - {api: rest, match: "*", rate: -1}\n',
-      binary: '\u0000\u0001\u0002\u00ff',
-      'huge-anchor': `a: &a [${'x,'.repeat(1000)}x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
-    };
-    for (const [name, content] of Object.entries(corpus)) {
-      const file = path.join(dir, `scenario-${name}.yaml`);
-      writeFileSync(file, content);
-      const result = await spawnCtl(
-        ['sim', 'up', '--scenario', file, '--dir', path.join(dir, `sim-${name}`)],
-        {
+    test('broken scenario files: exit 2 (or 1) with the file and the problem, no simulator started', async () => {
+      const { dir } = sandbox;
+      const from = problems.length;
+      const corpus: Record<string, string> = {
+        empty: '',
+        'not-yaml': 'name: [unclosed',
+        list: '- a\n- b\n',
+        'unknown-key': 'name: x\nnamespace: redis\nbogus: 1\n',
+        'wrong-type': 'name: x\ncluster:\n  nodes: three\n',
+        'bad-version': 'name: x\noperator:\n  version: seven\n',
+        'bad-name': 'name: x\nnamespace: Not_A_Name\n',
+        'bad-fault': 'name: x\nfaults:\n  - {api: ftp, match: "*"}\n',
+        'negative-rate': 'name: x\nfaults:\n  - {api: rest, match: "*", rate: -1}\n',
+        binary: '\u0000\u0001\u0002\u00ff',
+        'huge-anchor': `a: &a [${'x,'.repeat(1000)}x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
+      };
+      for (const [name, content] of Object.entries(corpus)) {
+        const file = path.join(dir, `scenario-${name}.yaml`);
+        writeFileSync(file, content);
+        const result = await spawnCtl(
+          ['sim', 'up', '--scenario', file, '--dir', path.join(dir, `sim-${name}`)],
+          {
+            cwd: dir,
+            timeoutMs: 30_000,
+          },
+        ).result;
+        judge(`sim up --scenario ${name}`, result.code, result.stderr, [1, 2]);
+      }
+      const missing = await spawnCtl(['sim', 'up', '--scenario', path.join(dir, 'nope.yaml')], {
+        cwd: dir,
+        timeoutMs: 30_000,
+      }).result;
+      judge('sim up --scenario <missing>', missing.code, missing.stderr, [1, 2]);
+      assert.deepEqual(since(from, 'sim up --scenario '), []);
+    });
+
+    test('broken kubeconfigs: exit 1 or 2 with a message', async () => {
+      const { bed, dir } = sandbox;
+      const from = problems.length;
+      const good = readFileSync(bed.cluster.kubeconfigPath, 'utf8');
+      const corpus: Record<string, string> = {
+        empty: '',
+        garbage: '{{{{',
+        'no-contexts': 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n',
+        'no-current': good.replace(/current-context: .*/, 'current-context: missing'),
+        'wrong-port': good.replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:1'),
+        'wrong-ca': good.replace(
+          /certificate-authority-data: .*/,
+          `certificate-authority-data: ${Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64')}`,
+        ),
+        'wrong-token': good.replace(/token: .*/, 'token: not-the-token'),
+        'http-url': good.replace(/server: https:/, 'server: http:'),
+        'no-server': good.replace(/ *server: .*\n/, ''),
+      };
+      for (const [name, content] of Object.entries(corpus)) {
+        const file = path.join(dir, `kubeconfig-${name}`);
+        writeFileSync(file, content, { mode: 0o600 });
+        const result = await spawnCtl(['upgrade', 'plan', '--to', TARGET, '--kubeconfig', file], {
+          env: { ...bed.env, KUBECONFIG: undefined },
           cwd: dir,
-          timeoutMs: 30_000,
+          timeoutMs: 60_000,
+        }).result;
+        judge(`plan --kubeconfig ${name}`, result.code, result.stderr, [1, 2, 4]);
+      }
+      const missing = await spawnCtl(
+        ['upgrade', 'plan', '--to', TARGET, '--kubeconfig', path.join(dir, 'none')],
+        {
+          env: { ...bed.env, KUBECONFIG: undefined },
+          cwd: dir,
         },
       ).result;
-      judge(`sim up --scenario ${name}`, result.code, result.stderr, [1, 2]);
-    }
-    const missing = await spawnCtl(['sim', 'up', '--scenario', path.join(dir, 'nope.yaml')], {
-      cwd: dir,
-      timeoutMs: 30_000,
-    }).result;
-    judge('sim up --scenario <missing>', missing.code, missing.stderr, [1, 2]);
-    assert.deepEqual(since(from), []);
-  });
+      judge('plan --kubeconfig <missing>', missing.code, missing.stderr, [1, 2]);
+      assert.deepEqual(since(from, 'plan --kubeconfig '), []);
+    });
 
-  test('broken kubeconfigs: exit 1 or 2 with a message', async () => {
-    const { bed, dir } = sandbox;
-    const from = problems.length;
-    const good = readFileSync(bed.cluster.kubeconfigPath, 'utf8');
-    const corpus: Record<string, string> = {
-      empty: '',
-      garbage: '{{{{',
-      'no-contexts': 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n',
-      'no-current': good.replace(/current-context: .*/, 'current-context: missing'),
-      'wrong-port': good.replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:1'),
-      'wrong-ca': good.replace(
-        /certificate-authority-data: .*/,
-        `certificate-authority-data: ${Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64')}`,
-      ),
-      'wrong-token': good.replace(/token: .*/, 'token: not-the-token'),
-      'http-url': good.replace(/server: https:/, 'server: http:'),
-      'no-server': good.replace(/ *server: .*\n/, ''),
-    };
-    for (const [name, content] of Object.entries(corpus)) {
-      const file = path.join(dir, `kubeconfig-${name}`);
-      writeFileSync(file, content, { mode: 0o600 });
-      const result = await spawnCtl(['upgrade', 'plan', '--to', TARGET, '--kubeconfig', file], {
-        env: { ...bed.env, KUBECONFIG: undefined },
-        cwd: dir,
-        timeoutMs: 60_000,
-      }).result;
-      judge(`plan --kubeconfig ${name}`, result.code, result.stderr, [1, 2, 4]);
-    }
-    const missing = await spawnCtl(
-      ['upgrade', 'plan', '--to', TARGET, '--kubeconfig', path.join(dir, 'none')],
-      {
-        env: { ...bed.env, KUBECONFIG: undefined },
-        cwd: dir,
-      },
-    ).result;
-    judge('plan --kubeconfig <missing>', missing.code, missing.stderr, [1, 2]);
-    assert.deepEqual(since(from), []);
-  });
-
-  test('hostile management API answers: exit 1 (or 4) with a message, never a crash', async () => {
-    const { bed, dir } = sandbox;
-    const from = problems.length;
-    // Two lanes side by side, each with its own hostile server and its own cluster (two runs on
-    // one cluster would meet each other's lock): most of a mode's time is ctl's retry backoff.
-    const second = await startBed('happy-path');
-    const lanes = [
-      { bed, modes: HOSTILE_MODES.filter((_, i) => i % 2 === 0) },
-      { bed: second, modes: HOSTILE_MODES.filter((_, i) => i % 2 === 1) },
-    ];
-    const changesOf = (b: Bed): number =>
-      b.changes.versionTag + b.changes.operatorImage + b.changes.databaseVersion.size;
-    const changesBefore = lanes.map((lane) => changesOf(lane.bed));
-    try {
-      await Promise.all(
-        lanes.map((lane, index) =>
-          hostileLane(lane.bed, lane.modes, path.join(dir, `hostile-${index}`), index === 0),
-        ),
+    test('hostile management API answers: exit 1 (or 4) with a message, never a crash', async () => {
+      const { bed, dir } = sandbox;
+      const from = problems.length;
+      // Three lanes side by side, each with its own hostile server and its own cluster (two runs
+      // on one cluster would meet each other's lock): most of a mode's time is ctl's retry
+      // backoff. The slowloris pair goes to the lane with the fewest modes.
+      const LANES = 3;
+      const others = await Promise.all(Array.from({ length: LANES - 1 }, () => startBed('happy-path')));
+      const lanes = [bed, ...others].map((laneBed, lane) => ({
+        bed: laneBed,
+        modes: HOSTILE_MODES.filter((_, i) => i % LANES === lane),
+      }));
+      const changesOf = (b: Bed): number =>
+        b.changes.versionTag + b.changes.operatorImage + b.changes.databaseVersion.size;
+      const changesBefore = lanes.map((lane) => changesOf(lane.bed));
+      const slowLane = lanes.reduce(
+        (fewest, lane, index) => (lane.modes.length < lanes[fewest]!.modes.length ? index : fewest),
+        0,
       );
-    } finally {
-      await second.close();
-    }
-    assert.deepEqual(
-      lanes.map((lane) => changesOf(lane.bed)),
-      changesBefore,
-      'hostile answers led to changes',
-    );
-    assert.deepEqual(since(from), []);
-  });
-});
+      try {
+        await Promise.all(
+          lanes.map((lane, index) =>
+            hostileLane(lane.bed, lane.modes, path.join(dir, `hostile-${index}`), index === slowLane),
+          ),
+        );
+      } finally {
+        await Promise.all(others.map((other) => other.close()));
+      }
+      assert.deepEqual(
+        lanes.map((lane) => changesOf(lane.bed)),
+        changesBefore,
+        'hostile answers led to changes',
+      );
+      assert.deepEqual(since(from, 'auth token, ', 'upgrade plan, API ', 'upgrade run, API '), []);
+    });
+  },
+);
 
 /** Each of `modes` from its own hostile server, against `bed`; then the slowloris pair if asked. */
 async function hostileLane(bed: Bed, modes: HostileMode[], dir: string, slow: boolean): Promise<void> {

@@ -7,9 +7,14 @@ export const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
 export const tally = { inputs: 0, uncaught: 0, stacks: 0, undocumented: 0, wrongCode: 0 };
 export const problems: string[] = [];
 
-/** The problems found since `from` (each test reports only its own). */
-export function since(from: number): string[] {
-  return problems.slice(from);
+/**
+ * The problems found since `from` (each test reports only its own): with `inputs`, only those
+ * of the inputs named so (each problem starts with the input's name), for tests that run side by
+ * side.
+ */
+export function since(from: number, ...inputs: string[]): string[] {
+  const found = problems.slice(from);
+  return inputs.length === 0 ? found : found.filter((p) => inputs.some((input) => p.startsWith(input)));
 }
 
 export function judge(what: string, code: number | null, stderr: string, expected?: readonly number[]): void {

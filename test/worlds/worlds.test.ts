@@ -29,7 +29,9 @@ function fromEnv(): { seeds: number[]; runs: number } | undefined {
 
 const chosen = fromEnv() ?? { seeds: FIXED_SEEDS, runs: RUNS_PER_SEED };
 
-describe('generated worlds: a Ready plan is a run that finishes', () => {
+// The seeds' worlds are independent (each world its own simulator, sandbox and ctl runs), and a
+// world waits for its ctl processes most of its time: the seeds run side by side.
+describe('generated worlds: a Ready plan is a run that finishes', { concurrency: true }, () => {
   for (const seed of chosen.seeds) {
     test(`seed ${seed}: ${chosen.runs} world(s)`, async () => {
       // The seed first, so a run cut short by its timeout still says how to replay it.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
 import { countUpgradedPods, monitorStep } from '../../../src/steps/monitor.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
@@ -25,15 +25,20 @@ const FROM = '7.4.6-22';
 const TARGET = '7.8.2-60';
 
 describe('monitor step', () => {
-  let bed: StepBed | undefined;
-  afterEach(async () => {
-    await bed?.close();
-    bed = undefined;
+  const beds: StepBed[] = [];
+  after(async () => {
+    await Promise.all(beds.map((b) => b.close()));
   });
+
+  async function track(starting: Promise<StepBed>): Promise<StepBed> {
+    const started = await starting;
+    beds.push(started);
+    return started;
+  }
 
   /** A cluster whose upgrade to TARGET has started: REC Upgrade, the StatefulSet at 0/3. */
   async function upgrading(options: Parameters<typeof startStepBed>[0] = {}): Promise<StepBed> {
-    bed = await startStepBed(options);
+    const bed = await track(startStepBed(options));
     const e = bed.emulator;
     e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
     e.patch(
@@ -104,134 +109,544 @@ describe('monitor step', () => {
       .map(Number);
   }
 
-  it('follows a rolling upgrade to the end, counting the pods of the new revision that are ready', async () => {
-    const b = await upgrading();
-    for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
-    // A status that claims more than the pods show must not be believed.
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(1, 3, false) }, true);
-    const running = monitorStep.run(b.ctx());
-    await until(() => counts(b).length > 0, 'the first count');
-    // Highest ordinal first: deleted, recreated at the new revision, then ready.
-    for (const [n, ordinal] of [2, 1, 0].entries()) {
-      deletePod(b, ordinal);
-      await until(
-        () => b.progress().some((m) => m.includes(`rec-${ordinal} missing`)),
-        `rec-${ordinal} gone`,
-      );
-      putPod(b, ordinal, 'rec-new', false);
-      await until(
-        () => b.progress().some((m) => m.includes(`rec-${ordinal} starting`)),
-        `rec-${ordinal} starting`,
-      );
-      putPod(b, ordinal, 'rec-new', true);
-      // Readiness flickers once on the first upgraded pod: it stays upgraded.
-      if (ordinal === 2) {
-        await until(() => counts(b).includes(1), 'pods 1/3');
+  // Each test has its own emulator bed, and most of their time is the step's real waits (its
+  // look at the log and the API, the freeze grace): they run side by side, the beds closed at
+  // the end. The 400 ms stall below runs alone after them: it needs the first pod count within
+  // its 400 ms, which a busy event loop could delay.
+  describe('side by side', { concurrency: true }, () => {
+    it('follows a rolling upgrade to the end, counting the pods of the new revision that are ready', async () => {
+      const b = await upgrading();
+      for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
+      // A status that claims more than the pods show must not be believed.
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(1, 3, false) }, true);
+      const running = monitorStep.run(b.ctx());
+      await until(() => counts(b).length > 0, 'the first count');
+      // Highest ordinal first: deleted, recreated at the new revision, then ready.
+      for (const [n, ordinal] of [2, 1, 0].entries()) {
+        deletePod(b, ordinal);
+        await until(
+          () => b.progress().some((m) => m.includes(`rec-${ordinal} missing`)),
+          `rec-${ordinal} gone`,
+        );
         putPod(b, ordinal, 'rec-new', false);
-        await until(() => b.progress().some((m) => m.includes('rec-2 not ready')), 'rec-2 not ready');
+        await until(
+          () => b.progress().some((m) => m.includes(`rec-${ordinal} starting`)),
+          `rec-${ordinal} starting`,
+        );
         putPod(b, ordinal, 'rec-new', true);
+        // Readiness flickers once on the first upgraded pod: it stays upgraded.
+        if (ordinal === 2) {
+          await until(() => counts(b).includes(1), 'pods 1/3');
+          putPod(b, ordinal, 'rec-new', false);
+          await until(() => b.progress().some((m) => m.includes('rec-2 not ready')), 'rec-2 not ready');
+          putPod(b, ordinal, 'rec-new', true);
+        }
+        await until(() => counts(b).includes(n + 1), `pods ${n + 1}/3`);
       }
-      await until(() => counts(b).includes(n + 1), `pods ${n + 1}/3`);
-    }
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    // Rollout complete but the cluster is not Running yet: not done.
-    assert.equal(
-      await Promise.race([
-        running.then(() => 'done'),
-        new Promise((r) => setTimeout(() => r('waiting'), 100)),
-      ]),
-      'waiting',
-    );
-    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    const result = await running;
-    assert.equal(result.outcome?.versionTag, TARGET);
-    assert.equal(result.outcome?.state, 'Running');
-    assert.deepEqual(result.outcome?.nodeVersions, ['7.8.2-60', '7.8.2-60', '7.8.2-60']);
-    assert.deepEqual(
-      b.kubeWrites().filter((w) => !w.includes('/pods')),
-      [],
-      'following writes nothing',
-    );
-    // Honest from the first line (0, not the status' 1), and never going back.
-    const seen = counts(b);
-    assert.equal(seen[0], 0, b.progress().join('\n'));
-    assert.deepEqual(
-      seen,
-      [...seen].sort((x, y) => x - y),
-      b.progress().join('\n'),
-    );
-    assert.deepEqual([...new Set(seen)], [0, 1, 2, 3]);
-  });
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      // Rollout complete but the cluster is not Running yet: not done.
+      assert.equal(
+        await Promise.race([
+          running.then(() => 'done'),
+          new Promise((r) => setTimeout(() => r('waiting'), 100)),
+        ]),
+        'waiting',
+      );
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      const result = await running;
+      assert.equal(result.outcome?.versionTag, TARGET);
+      assert.equal(result.outcome?.state, 'Running');
+      assert.deepEqual(result.outcome?.nodeVersions, ['7.8.2-60', '7.8.2-60', '7.8.2-60']);
+      assert.deepEqual(
+        b.kubeWrites().filter((w) => !w.includes('/pods')),
+        [],
+        'following writes nothing',
+      );
+      // Honest from the first line (0, not the status' 1), and never going back.
+      const seen = counts(b);
+      assert.equal(seen[0], 0, b.progress().join('\n'));
+      assert.deepEqual(
+        seen,
+        [...seen].sort((x, y) => x - y),
+        b.progress().join('\n'),
+      );
+      assert.deepEqual([...new Set(seen)], [0, 1, 2, 3]);
+    });
 
-  it('is not fooled by a Running cluster whose StatefulSet still runs the old image', async () => {
-    bed = await startStepBed();
-    const e = bed.emulator;
-    e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
-    e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
-    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    rolledPods(bed);
-    const running = monitorStep.run(bed.ctx());
-    await until(
-      () => bed!.progress().some((m) => m.includes('not yet at the target')),
-      'the old template to be noticed',
-    );
-    const template = (statefulSetObject(TARGET).spec as { template: object }).template;
-    e.patch('apps/v1', 'StatefulSet', 'rec', { spec: { template } });
-    e.patch(
-      'apps/v1',
-      'StatefulSet',
-      'rec',
-      { status: { ...rolloutStatus(3, 3, true), observedGeneration: 2 } },
-      true,
-    );
-    const result = await running;
-    assert.equal(result.outcome?.state, 'Running');
-  });
+    it('is not fooled by a Running cluster whose StatefulSet still runs the old image', async () => {
+      const bed = await track(startStepBed());
+      const e = bed.emulator;
+      e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
+      e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
+      e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      rolledPods(bed);
+      const running = monitorStep.run(bed.ctx());
+      await until(
+        () => bed.progress().some((m) => m.includes('not yet at the target')),
+        'the old template to be noticed',
+      );
+      const template = (statefulSetObject(TARGET).spec as { template: object }).template;
+      e.patch('apps/v1', 'StatefulSet', 'rec', { spec: { template } });
+      e.patch(
+        'apps/v1',
+        'StatefulSet',
+        'rec',
+        { status: { ...rolloutStatus(3, 3, true), observedGeneration: 2 } },
+        true,
+      );
+      const result = await running;
+      assert.equal(result.outcome?.state, 'Running');
+    });
 
-  it('fails on InvalidUpgrade with the warnings and the fix (exit 1)', async () => {
-    bed = await startStepBed();
-    const e = bed.emulator;
-    e.create(
-      REC_API,
-      'RedisEnterpriseCluster',
-      recObject(TARGET, {
-        upgradeSpec: { autoUpgradeRedisEnterprise: true },
-        redisEnterpriseImageSpec: {
-          repository: 'redislabs/redis',
-          versionTag: TARGET,
-          digestHash: 'sha256:abc',
+    it('fails on InvalidUpgrade with the warnings and the fix (exit 1)', async () => {
+      const bed = await track(startStepBed());
+      const e = bed.emulator;
+      e.create(
+        REC_API,
+        'RedisEnterpriseCluster',
+        recObject(TARGET, {
+          upgradeSpec: { autoUpgradeRedisEnterprise: true },
+          redisEnterpriseImageSpec: {
+            repository: 'redislabs/redis',
+            versionTag: TARGET,
+            digestHash: 'sha256:abc',
+          },
+        }),
+      );
+      e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
+      e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      e.create(
+        'v1',
+        'Event',
+        recEvent(
+          'Warning',
+          'InvalidUpgrade',
+          'Invalid upgrade spec: upgradeSpec.autoUpgradeRedisEnterprise is true and digestHash is set',
+        ),
+      );
+      e.patch(
+        REC_API,
+        'RedisEnterpriseCluster',
+        'rec',
+        { status: { state: 'InvalidUpgrade', specStatus: 'Invalid' } },
+        true,
+      );
+      const error = await monitorStep.run(bed.ctx()).then(
+        () => assert.fail('expected a failure'),
+        (err: unknown) => err,
+      );
+      assert.ok(error instanceof OperationError);
+      assert.equal(error.exitCode, ExitCode.failed);
+      assert.match(error.message, /InvalidUpgrade/);
+      assert.match(error.message, /Invalid upgrade spec: upgradeSpec\.autoUpgradeRedisEnterprise is true/);
+      assert.match(error.hint ?? '', /"autoUpgradeRedisEnterprise":false/);
+      assert.match(error.hint ?? '', /"digestHash":null/);
+    });
+
+    /** db1 uses search 2.8.4 with only a rhel8 build; db2 runs 6.2: both freeze a 7.8.2 upgrade. */
+    async function frozen(
+      settings: Parameters<typeof startStepBed>[0] = {},
+      withLog = true,
+    ): Promise<StepBed> {
+      const b = await upgrading({
+        ...settings,
+        snapshot: (s) => {
+          s.databases.push({
+            ...s.databases[0]!,
+            name: 'db2',
+            databaseUid: '2',
+            statusVersion: '6.2.13',
+            versionSpec: '6.2',
+            modules: [],
+          });
         },
-      }),
-    );
-    e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
-    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    e.create(
-      'v1',
-      'Event',
-      recEvent(
-        'Warning',
-        'InvalidUpgrade',
-        'Invalid upgrade spec: upgradeSpec.autoUpgradeRedisEnterprise is true and digestHash is set',
-      ),
-    );
-    e.patch(
-      REC_API,
-      'RedisEnterpriseCluster',
-      'rec',
-      { status: { state: 'InvalidUpgrade', specStatus: 'Invalid' } },
-      true,
-    );
-    const error = await monitorStep.run(bed.ctx()).then(
-      () => assert.fail('expected a failure'),
-      (err: unknown) => err,
-    );
-    assert.ok(error instanceof OperationError);
-    assert.equal(error.exitCode, ExitCode.failed);
-    assert.match(error.message, /InvalidUpgrade/);
-    assert.match(error.message, /Invalid upgrade spec: upgradeSpec\.autoUpgradeRedisEnterprise is true/);
-    assert.match(error.hint ?? '', /"autoUpgradeRedisEnterprise":false/);
-    assert.match(error.hint ?? '', /"digestHash":null/);
+      });
+      b.api.bdbs = [
+        {
+          uid: 1,
+          name: 'db1',
+          redis_version: '7.2',
+          status: 'active',
+          module_list: [{ module_name: 'search', semantic_version: '2.8.4' }],
+        },
+        { uid: 2, name: 'db2', redis_version: '6.2', status: 'active', module_list: [] },
+      ];
+      b.api.modules = [
+        { uid: 'm1', module_name: 'search', semantic_version: '2.8.4', platforms: { 'rhel8/x86_64': {} } },
+      ];
+      const e = b.emulator;
+      e.create(DB_API, 'RedisEnterpriseDatabase', {
+        apiVersion: DB_API,
+        kind: 'RedisEnterpriseDatabase',
+        metadata: { name: 'db2' },
+        spec: { redisVersion: '6.2' },
+      });
+      if (!withLog) return b;
+      // The operator says it in its log; no wording is on record, so ctl decides from the API.
+      operatorLogLine(e, { level: 'info', msg: 'Upgrading Redis Enterprise cluster' });
+      operatorLogLine(e, {
+        level: 'error',
+        msg: 'Upgrade Error',
+        error:
+          'database db1 (uid 1) uses module search 2.8.4, which has no rhel9 build (platforms: rhel8/x86_64)',
+      });
+      operatorLogLine(e, {
+        level: 'error',
+        msg: 'Upgrade Error',
+        error: 'database db2 (uid 2) runs Redis 6.2, below 7.2',
+      });
+      return b;
+    }
+
+    it('stops a frozen upgrade with the exact curl commands (no --remediate)', async () => {
+      const b = await frozen();
+      const error = await monitorStep.run(b.ctx()).then(
+        () => assert.fail('expected a failure'),
+        (err: unknown) => err,
+      );
+      assert.ok(error instanceof OperationError);
+      assert.equal(error.exitCode, ExitCode.failed);
+      assert.match(error.message, /frozen/);
+      assert.match(
+        error.message,
+        /curl -sfk -u <username>:<password> -X POST -F module=@<search-2\.8\.4-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
+      );
+      assert.ok(
+        error.message.includes(
+          `curl -sfk -u <username>:<password> -X POST -H 'Content-Type: application/json' -d '{"redis_version":"7.2"}' https://localhost:9443/v1/bdbs/2/upgrade`,
+        ),
+        error.message,
+      );
+      assert.ok(
+        error.message.includes(
+          `kubectl patch redb db2 -n redis --type merge -p '{"spec":{"redisVersion":"7.2"}}'`,
+        ),
+        error.message,
+      );
+      assert.match(error.hint ?? '', /--remediate --module-file/);
+      // The operator's own account, read from its log through the Kubernetes API.
+      assert.match(error.message, /kubectl logs deploy\/redis-enterprise-operator -n redis/);
+      assert.match(error.message, /Upgrade Error: database db2 \(uid 2\) runs Redis 6\.2/);
+      assert.deepEqual(b.api.writes(), []);
+      assert.deepEqual(b.kubeWrites(), []);
+    });
+
+    it('finds a freeze the log does not mention: the rollout stands still and the API shows the causes', async () => {
+      const b = await frozen({ settings: { stallTimeoutMs: 6000 } }, false);
+      const started = Date.now();
+      const error = await monitorStep.run(b.ctx()).then(
+        () => assert.fail('expected a failure'),
+        (err: unknown) => err,
+      );
+      assert.ok(error instanceof OperationError, String(error));
+      assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
+      assert.match(error.message, /the operator's log says nothing about it/);
+      // Not before the grace period (a third of --stall-timeout), well before the stall.
+      const waited = Date.now() - started;
+      assert.ok(waited >= 1900 && waited < 6000, `waited ${waited} ms`);
+      // No operator Deployment in this bed: the log could not be read, said once.
+      assert.equal(b.warnings().filter((w) => w.includes("cannot read the operator's log")).length, 1);
+    });
+
+    it('a resumed step asks the API at its first look, not after the grace: the log may have said it before', async () => {
+      // Grace 20 s, a look every 5 s. The operator wrote its freeze line during the earlier attempt
+      // and (as the simulated one does) not again: this attempt's log is silent.
+      const b = await frozen({ settings: { stallTimeoutMs: 60_000 } }, false);
+      const previous = {
+        status: 'failed' as const,
+        startedAt: new Date(Date.now() - 120_000).toISOString(),
+      };
+      let guard: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<never>((_, reject) => {
+        guard = setTimeout(
+          () => reject(new Error('the resumed monitor step waited out the 20 s grace before asking the API')),
+          15_000,
+        );
+      });
+      try {
+        const error = await Promise.race([
+          monitorStep.run(b.ctx({ previous })).then(
+            () => assert.fail('expected a failure'),
+            (err: unknown) => err,
+          ),
+          graceOver,
+        ]);
+        assert.ok(error instanceof OperationError, String(error));
+        assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
+      } finally {
+        clearTimeout(guard);
+      }
+    });
+
+    it('remediates a frozen upgrade with --remediate, once, and a second run does nothing', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
+      const file = join(dir, 'redisearch.Linux-rhel9-x86_64.2.8.4.zip');
+      writeFileSync(
+        file,
+        JSON.stringify({ module_name: 'search', semantic_version: '2.8.4', platforms: ['rhel9/x86_64'] }),
+      );
+      try {
+        const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
+        // The simulated operator: once nothing blocks, it resumes and finishes the rollout.
+        b.api.onActionCompleted = () => {
+          const fixed =
+            b.api.bdbs.every((db) => db.redis_version === '7.2') &&
+            b.api.modules.some((m) => 'rhel9/x86_64' in (m.platforms ?? {}));
+          if (!fixed) return;
+          operatorLogLine(b.emulator, { level: 'info', msg: 'Upgrade prerequisites met' });
+          setTimeout(() => {
+            rolledPods(b);
+            b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+            b.emulator.patch(
+              REC_API,
+              'RedisEnterpriseCluster',
+              'rec',
+              { status: { state: 'Running' } },
+              true,
+            );
+          }, 50);
+        };
+        const result = await monitorStep.run(b.ctx());
+        assert.equal(result.outcome?.state, 'Running');
+        assert.deepEqual(b.api.writes(), [
+          'POST /v2/modules redisearch.Linux-rhel9-x86_64.2.8.4.zip',
+          'POST /v1/bdbs/2/upgrade {"redis_version":"7.2"}',
+        ]);
+        assert.equal(
+          (b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec as { redisVersion?: string })
+            .redisVersion,
+          '7.2',
+        );
+        // Every change was recorded as an intent before it was made.
+        const intents = b.log
+          .filter((e) => e.type === 'intent')
+          .map((e) => (e.data as { remediation: { action: string }[] }).remediation.at(-1)?.action);
+        assert.deepEqual(intents, ['upload-module', 'upgrade-bdb', 'patch-redb']);
+        assert.deepEqual((result.outcome?.remediation as unknown[]).length, 3);
+
+        // A second run (resume) on the finished cluster completes at once and changes nothing.
+        const apiWrites = b.api.writes().length;
+        const kubeWrites = b.kubeWrites().length;
+        const again = await monitorStep.run(b.ctx({ previous: b.previous() }));
+        assert.equal(again.outcome?.state, 'Running');
+        assert.equal(b.api.writes().length, apiWrites);
+        assert.equal(b.kubeWrites().length, kubeWrites);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('does not repeat remediation that a crashed run already did', async () => {
+      const b = await frozen({ settings: { remediate: true, moduleFiles: ['/nonexistent/not-needed.zip'] } });
+      // The earlier run crashed after its API calls: the module is in, db2 runs 7.2, its REDB still says 6.2.
+      b.api.modules[0]!.platforms = { 'rhel8/x86_64': {}, 'rhel9/x86_64': {} };
+      b.api.bdbs[1]!.redis_version = '7.2';
+      const previous = {
+        status: 'in-progress' as const,
+        intent: {
+          remediation: [
+            { action: 'upload-module', file: 'search.zip' },
+            { action: 'upgrade-bdb', uid: 2, name: 'db2', from: '6.2', to: '7.2' },
+          ],
+        },
+      };
+      const running = monitorStep.run(b.ctx({ previous }));
+      // Nothing blocks any more: the operator resumes by itself.
+      await until(
+        () =>
+          b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec !== undefined &&
+          b.progress().length > 0,
+        'the first progress',
+      );
+      rolledPods(b);
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      const result = await running;
+      assert.equal(result.outcome?.state, 'Running');
+      // Nothing posted again; only the REDB was brought in line with the API, once.
+      assert.deepEqual(b.api.writes(), []);
+      const spec = b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec as {
+        redisVersion?: string;
+      };
+      assert.equal(spec.redisVersion, '7.2');
+      assert.equal(b.kubeWrites().filter((w) => w.startsWith('PATCH')).length, 1);
+    });
+
+    it('fails with the action error when a remediation action fails', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
+      const file = join(dir, 'search.zip');
+      writeFileSync(
+        file,
+        JSON.stringify({ module_name: 'search', semantic_version: '2.8.4', platforms: ['rhel9/x86_64'] }),
+      );
+      try {
+        const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
+        b.api.failNextAction = 'os_not_supported: the package is not for this OS';
+        const error = await monitorStep.run(b.ctx()).then(
+          () => assert.fail('expected a failure'),
+          (err: unknown) => err,
+        );
+        assert.ok(error instanceof OperationError);
+        assert.match(
+          error.message,
+          /upload of search\.zip failed \(action action-1, failed\): os_not_supported/,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('completes at once on a cluster already Running at the target', async () => {
+      const bed = await track(startStepBed());
+      const e = bed.emulator;
+      e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
+      e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
+      e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      rolledPods(bed);
+      bed.api.nodes = [{ uid: 1, software_version: '7.4.6-22', status: 'active' }];
+      const result = await monitorStep.run(bed.ctx());
+      assert.equal(result.outcome?.state, 'Running');
+      assert.ok(
+        bed.warnings().some((w) => w.includes('not report 7.8.2-60')),
+        'a node behind is a warning',
+      );
+      assert.deepEqual(bed.kubeWrites(), []);
+    });
+
+    it('finishes under OnDelete, where currentRevision is never promoted, on the pods alone', async () => {
+      const b = await upgrading();
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { spec: { updateStrategy: { type: 'OnDelete' } } });
+      const generation = b.emulator.get('apps/v1', 'StatefulSet', 'rec')?.metadata?.generation ?? 1;
+      // Every pod upgraded and ready; the status keeps the old currentRevision (kubernetes #73492).
+      const status = { ...rolloutStatus(3, 3, false), observedGeneration: generation };
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status }, true);
+      for (const ordinal of [0, 1]) putPod(b, ordinal, 'rec-new', true);
+      putPod(b, 2, 'rec-old', true);
+      const running = monitorStep.run(b.ctx());
+      await until(() => b.progress().some((m) => m.includes('rec-2 old')), 'rec-2 still old');
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      assert.equal(
+        await Promise.race([
+          running.then(() => 'done'),
+          new Promise((r) => setTimeout(() => r('waiting'), 100)),
+        ]),
+        'waiting',
+        'one pod is still on the old revision',
+      );
+      putPod(b, 2, 'rec-new', true);
+      const result = await running;
+      assert.equal(result.outcome?.state, 'Running');
+      const sts = b.emulator.get('apps/v1', 'StatefulSet', 'rec');
+      assert.equal((sts?.status as { currentRevision?: string }).currentRevision, 'rec-old');
+    });
+
+    it('under RollingUpdate still waits for the StatefulSet to promote currentRevision', async () => {
+      const b = await upgrading();
+      rolledPods(b);
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      const running = monitorStep.run(b.ctx());
+      await until(() => counts(b).includes(3), 'pods 3/3');
+      assert.equal(
+        await Promise.race([
+          running.then(() => 'done'),
+          new Promise((r) => setTimeout(() => r('waiting'), 100)),
+        ]),
+        'waiting',
+      );
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      assert.equal((await running).outcome?.state, 'Running');
+    });
+
+    it('does not count a pod on the new revision label whose image is not the target', async () => {
+      const b = await upgrading();
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      rolledPods(b);
+      b.emulator.patch('v1', 'Pod', 'rec-0', {
+        spec: { containers: [{ name: 'redis-enterprise-node', image: `redislabs/redis:${FROM}` }] },
+      });
+      const running = monitorStep.run(b.ctx());
+      await until(
+        () => b.progress().some((m) => m.includes('rec-0 not on the target image')),
+        'rec-0 named as not on the target image',
+      );
+      putPod(b, 0, 'rec-new', true);
+      assert.equal((await running).outcome?.state, 'Running');
+    });
+
+    it("auto-upgrade without a spec write: done when the pods and every node's version are at the target", async () => {
+      const bed = await track(startStepBed());
+      const e = bed.emulator;
+      e.create(
+        REC_API,
+        'RedisEnterpriseCluster',
+        recObject(FROM, { upgradeSpec: { autoUpgradeRedisEnterprise: true } }),
+      );
+      e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
+      e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      rolledPods(bed);
+      bed.api.nodes = [1, 2, 3].map((uid) => ({
+        uid,
+        software_version: uid === 3 ? FROM : TARGET,
+        status: 'active',
+      }));
+      const running = monitorStep.run(bed.ctx());
+      await until(
+        () => bed.progress().some((m) => m.includes('nodes not yet at') && m.includes(`3 (${FROM})`)),
+        'node 3 named as behind',
+      );
+      bed.api.nodes[2]!.software_version = TARGET;
+      const result = await running;
+      assert.equal(result.outcome?.state, 'Running');
+      assert.deepEqual(result.outcome?.nodeVersions, [TARGET, TARGET, TARGET]);
+      assert.deepEqual(bed.kubeWrites(), [], 'the spec is left as it is');
+    });
+
+    it('leaves the count out while it is not known, never "?/3": then counts from 0', async () => {
+      const b = await upgrading();
+      for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
+      // The StatefulSet controller has not observed the new spec: its updateRevision is the old one.
+      const generation = b.emulator.get('apps/v1', 'StatefulSet', 'rec')?.metadata?.generation ?? 1;
+      b.emulator.patch(
+        'apps/v1',
+        'StatefulSet',
+        'rec',
+        { status: { ...rolloutStatus(0, 3, false), observedGeneration: generation - 1 } },
+        true,
+      );
+      const controller = new AbortController();
+      const running = monitorStep.run(b.ctx({ signal: controller.signal }));
+      await until(() => b.progress().length > 0, 'the first progress');
+      assert.match(
+        b.progress()[0] ?? '',
+        /^cluster Upgrade, 3 pods \(the StatefulSet controller has not picked up the new spec yet\)$/,
+      );
+      b.emulator.patch(
+        'apps/v1',
+        'StatefulSet',
+        'rec',
+        { status: { ...rolloutStatus(0, 3, false), observedGeneration: generation } },
+        true,
+      );
+      await until(() => counts(b).length > 0, 'the first count');
+      assert.equal(counts(b)[0], 0);
+      assert.ok(!b.progress().some((m) => m.includes('?/')), b.progress().join('\n'));
+      controller.abort(new Error('SIGINT'));
+      await assert.rejects(running, /SIGINT/);
+    });
+
+    it('stops promptly when the signal aborts', async () => {
+      const b = await upgrading();
+      const controller = new AbortController();
+      const running = monitorStep.run(b.ctx({ signal: controller.signal }));
+      await until(() => b.progress().length > 0, 'the first progress');
+      controller.abort(new Error('SIGINT'));
+      await assert.rejects(running, /SIGINT/);
+      await until(() => b.emulator.server.openWatches() === 0, 'every watch to close');
+    });
   });
 
   it('stalls with exit 6 and says what it saw last', async () => {
@@ -244,399 +659,6 @@ describe('monitor step', () => {
     assert.equal(error.exitCode, ExitCode.timeout);
     assert.match(error.message, /made no progress for 400ms \(last seen: cluster Upgrade, pods 0\/3/);
     assert.match(error.hint ?? '', /kubectl rollout status sts\/rec -n redis/);
-  });
-
-  /** db1 uses search 2.8.4 with only a rhel8 build; db2 runs 6.2: both freeze a 7.8.2 upgrade. */
-  async function frozen(settings: Parameters<typeof startStepBed>[0] = {}, withLog = true): Promise<StepBed> {
-    const b = await upgrading({
-      ...settings,
-      snapshot: (s) => {
-        s.databases.push({
-          ...s.databases[0]!,
-          name: 'db2',
-          databaseUid: '2',
-          statusVersion: '6.2.13',
-          versionSpec: '6.2',
-          modules: [],
-        });
-      },
-    });
-    b.api.bdbs = [
-      {
-        uid: 1,
-        name: 'db1',
-        redis_version: '7.2',
-        status: 'active',
-        module_list: [{ module_name: 'search', semantic_version: '2.8.4' }],
-      },
-      { uid: 2, name: 'db2', redis_version: '6.2', status: 'active', module_list: [] },
-    ];
-    b.api.modules = [
-      { uid: 'm1', module_name: 'search', semantic_version: '2.8.4', platforms: { 'rhel8/x86_64': {} } },
-    ];
-    const e = b.emulator;
-    e.create(DB_API, 'RedisEnterpriseDatabase', {
-      apiVersion: DB_API,
-      kind: 'RedisEnterpriseDatabase',
-      metadata: { name: 'db2' },
-      spec: { redisVersion: '6.2' },
-    });
-    if (!withLog) return b;
-    // The operator says it in its log; no wording is on record, so ctl decides from the API.
-    operatorLogLine(e, { level: 'info', msg: 'Upgrading Redis Enterprise cluster' });
-    operatorLogLine(e, {
-      level: 'error',
-      msg: 'Upgrade Error',
-      error:
-        'database db1 (uid 1) uses module search 2.8.4, which has no rhel9 build (platforms: rhel8/x86_64)',
-    });
-    operatorLogLine(e, {
-      level: 'error',
-      msg: 'Upgrade Error',
-      error: 'database db2 (uid 2) runs Redis 6.2, below 7.2',
-    });
-    return b;
-  }
-
-  it('stops a frozen upgrade with the exact curl commands (no --remediate)', async () => {
-    const b = await frozen();
-    const error = await monitorStep.run(b.ctx()).then(
-      () => assert.fail('expected a failure'),
-      (err: unknown) => err,
-    );
-    assert.ok(error instanceof OperationError);
-    assert.equal(error.exitCode, ExitCode.failed);
-    assert.match(error.message, /frozen/);
-    assert.match(
-      error.message,
-      /curl -sfk -u <username>:<password> -X POST -F module=@<search-2\.8\.4-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
-    );
-    assert.ok(
-      error.message.includes(
-        `curl -sfk -u <username>:<password> -X POST -H 'Content-Type: application/json' -d '{"redis_version":"7.2"}' https://localhost:9443/v1/bdbs/2/upgrade`,
-      ),
-      error.message,
-    );
-    assert.ok(
-      error.message.includes(
-        `kubectl patch redb db2 -n redis --type merge -p '{"spec":{"redisVersion":"7.2"}}'`,
-      ),
-      error.message,
-    );
-    assert.match(error.hint ?? '', /--remediate --module-file/);
-    // The operator's own account, read from its log through the Kubernetes API.
-    assert.match(error.message, /kubectl logs deploy\/redis-enterprise-operator -n redis/);
-    assert.match(error.message, /Upgrade Error: database db2 \(uid 2\) runs Redis 6\.2/);
-    assert.deepEqual(b.api.writes(), []);
-    assert.deepEqual(b.kubeWrites(), []);
-  });
-
-  it('finds a freeze the log does not mention: the rollout stands still and the API shows the causes', async () => {
-    const b = await frozen({ settings: { stallTimeoutMs: 6000 } }, false);
-    const started = Date.now();
-    const error = await monitorStep.run(b.ctx()).then(
-      () => assert.fail('expected a failure'),
-      (err: unknown) => err,
-    );
-    assert.ok(error instanceof OperationError, String(error));
-    assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
-    assert.match(error.message, /the operator's log says nothing about it/);
-    // Not before the grace period (a third of --stall-timeout), well before the stall.
-    const waited = Date.now() - started;
-    assert.ok(waited >= 1900 && waited < 6000, `waited ${waited} ms`);
-    // No operator Deployment in this bed: the log could not be read, said once.
-    assert.equal(b.warnings().filter((w) => w.includes("cannot read the operator's log")).length, 1);
-  });
-
-  it('a resumed step asks the API at its first look, not after the grace: the log may have said it before', async () => {
-    // Grace 20 s, a look every 5 s. The operator wrote its freeze line during the earlier attempt
-    // and (as the simulated one does) not again: this attempt's log is silent.
-    const b = await frozen({ settings: { stallTimeoutMs: 60_000 } }, false);
-    const previous = {
-      status: 'failed' as const,
-      startedAt: new Date(Date.now() - 120_000).toISOString(),
-    };
-    let guard: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<never>((_, reject) => {
-      guard = setTimeout(
-        () => reject(new Error('the resumed monitor step waited out the 20 s grace before asking the API')),
-        15_000,
-      );
-    });
-    try {
-      const error = await Promise.race([
-        monitorStep.run(b.ctx({ previous })).then(
-          () => assert.fail('expected a failure'),
-          (err: unknown) => err,
-        ),
-        graceOver,
-      ]);
-      assert.ok(error instanceof OperationError, String(error));
-      assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
-    } finally {
-      clearTimeout(guard);
-    }
-  });
-
-  it('remediates a frozen upgrade with --remediate, once, and a second run does nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
-    const file = join(dir, 'redisearch.Linux-rhel9-x86_64.2.8.4.zip');
-    writeFileSync(
-      file,
-      JSON.stringify({ module_name: 'search', semantic_version: '2.8.4', platforms: ['rhel9/x86_64'] }),
-    );
-    try {
-      const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
-      // The simulated operator: once nothing blocks, it resumes and finishes the rollout.
-      b.api.onActionCompleted = () => {
-        const fixed =
-          b.api.bdbs.every((db) => db.redis_version === '7.2') &&
-          b.api.modules.some((m) => 'rhel9/x86_64' in (m.platforms ?? {}));
-        if (!fixed) return;
-        operatorLogLine(b.emulator, { level: 'info', msg: 'Upgrade prerequisites met' });
-        setTimeout(() => {
-          rolledPods(b);
-          b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-          b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-        }, 50);
-      };
-      const result = await monitorStep.run(b.ctx());
-      assert.equal(result.outcome?.state, 'Running');
-      assert.deepEqual(b.api.writes(), [
-        'POST /v2/modules redisearch.Linux-rhel9-x86_64.2.8.4.zip',
-        'POST /v1/bdbs/2/upgrade {"redis_version":"7.2"}',
-      ]);
-      assert.equal(
-        (b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec as { redisVersion?: string })
-          .redisVersion,
-        '7.2',
-      );
-      // Every change was recorded as an intent before it was made.
-      const intents = b.log
-        .filter((e) => e.type === 'intent')
-        .map((e) => (e.data as { remediation: { action: string }[] }).remediation.at(-1)?.action);
-      assert.deepEqual(intents, ['upload-module', 'upgrade-bdb', 'patch-redb']);
-      assert.deepEqual((result.outcome?.remediation as unknown[]).length, 3);
-
-      // A second run (resume) on the finished cluster completes at once and changes nothing.
-      const apiWrites = b.api.writes().length;
-      const kubeWrites = b.kubeWrites().length;
-      const again = await monitorStep.run(b.ctx({ previous: b.previous() }));
-      assert.equal(again.outcome?.state, 'Running');
-      assert.equal(b.api.writes().length, apiWrites);
-      assert.equal(b.kubeWrites().length, kubeWrites);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('does not repeat remediation that a crashed run already did', async () => {
-    const b = await frozen({ settings: { remediate: true, moduleFiles: ['/nonexistent/not-needed.zip'] } });
-    // The earlier run crashed after its API calls: the module is in, db2 runs 7.2, its REDB still says 6.2.
-    b.api.modules[0]!.platforms = { 'rhel8/x86_64': {}, 'rhel9/x86_64': {} };
-    b.api.bdbs[1]!.redis_version = '7.2';
-    const previous = {
-      status: 'in-progress' as const,
-      intent: {
-        remediation: [
-          { action: 'upload-module', file: 'search.zip' },
-          { action: 'upgrade-bdb', uid: 2, name: 'db2', from: '6.2', to: '7.2' },
-        ],
-      },
-    };
-    const running = monitorStep.run(b.ctx({ previous }));
-    // Nothing blocks any more: the operator resumes by itself.
-    await until(
-      () =>
-        b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec !== undefined &&
-        b.progress().length > 0,
-      'the first progress',
-    );
-    rolledPods(b);
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    const result = await running;
-    assert.equal(result.outcome?.state, 'Running');
-    // Nothing posted again; only the REDB was brought in line with the API, once.
-    assert.deepEqual(b.api.writes(), []);
-    const spec = b.emulator.get(DB_API, 'RedisEnterpriseDatabase', 'db2')?.spec as { redisVersion?: string };
-    assert.equal(spec.redisVersion, '7.2');
-    assert.equal(b.kubeWrites().filter((w) => w.startsWith('PATCH')).length, 1);
-  });
-
-  it('fails with the action error when a remediation action fails', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
-    const file = join(dir, 'search.zip');
-    writeFileSync(
-      file,
-      JSON.stringify({ module_name: 'search', semantic_version: '2.8.4', platforms: ['rhel9/x86_64'] }),
-    );
-    try {
-      const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
-      b.api.failNextAction = 'os_not_supported: the package is not for this OS';
-      const error = await monitorStep.run(b.ctx()).then(
-        () => assert.fail('expected a failure'),
-        (err: unknown) => err,
-      );
-      assert.ok(error instanceof OperationError);
-      assert.match(
-        error.message,
-        /upload of search\.zip failed \(action action-1, failed\): os_not_supported/,
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('completes at once on a cluster already Running at the target', async () => {
-    bed = await startStepBed();
-    const e = bed.emulator;
-    e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
-    e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
-    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    rolledPods(bed);
-    bed.api.nodes = [{ uid: 1, software_version: '7.4.6-22', status: 'active' }];
-    const result = await monitorStep.run(bed.ctx());
-    assert.equal(result.outcome?.state, 'Running');
-    assert.ok(
-      bed.warnings().some((w) => w.includes('not report 7.8.2-60')),
-      'a node behind is a warning',
-    );
-    assert.deepEqual(bed.kubeWrites(), []);
-  });
-
-  it('finishes under OnDelete, where currentRevision is never promoted, on the pods alone', async () => {
-    const b = await upgrading();
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { spec: { updateStrategy: { type: 'OnDelete' } } });
-    const generation = b.emulator.get('apps/v1', 'StatefulSet', 'rec')?.metadata?.generation ?? 1;
-    // Every pod upgraded and ready; the status keeps the old currentRevision (kubernetes #73492).
-    const status = { ...rolloutStatus(3, 3, false), observedGeneration: generation };
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status }, true);
-    for (const ordinal of [0, 1]) putPod(b, ordinal, 'rec-new', true);
-    putPod(b, 2, 'rec-old', true);
-    const running = monitorStep.run(b.ctx());
-    await until(() => b.progress().some((m) => m.includes('rec-2 old')), 'rec-2 still old');
-    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    assert.equal(
-      await Promise.race([
-        running.then(() => 'done'),
-        new Promise((r) => setTimeout(() => r('waiting'), 100)),
-      ]),
-      'waiting',
-      'one pod is still on the old revision',
-    );
-    putPod(b, 2, 'rec-new', true);
-    const result = await running;
-    assert.equal(result.outcome?.state, 'Running');
-    const sts = b.emulator.get('apps/v1', 'StatefulSet', 'rec');
-    assert.equal((sts?.status as { currentRevision?: string }).currentRevision, 'rec-old');
-  });
-
-  it('under RollingUpdate still waits for the StatefulSet to promote currentRevision', async () => {
-    const b = await upgrading();
-    rolledPods(b);
-    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    const running = monitorStep.run(b.ctx());
-    await until(() => counts(b).includes(3), 'pods 3/3');
-    assert.equal(
-      await Promise.race([
-        running.then(() => 'done'),
-        new Promise((r) => setTimeout(() => r('waiting'), 100)),
-      ]),
-      'waiting',
-    );
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    assert.equal((await running).outcome?.state, 'Running');
-  });
-
-  it('does not count a pod on the new revision label whose image is not the target', async () => {
-    const b = await upgrading();
-    b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    rolledPods(b);
-    b.emulator.patch('v1', 'Pod', 'rec-0', {
-      spec: { containers: [{ name: 'redis-enterprise-node', image: `redislabs/redis:${FROM}` }] },
-    });
-    const running = monitorStep.run(b.ctx());
-    await until(
-      () => b.progress().some((m) => m.includes('rec-0 not on the target image')),
-      'rec-0 named as not on the target image',
-    );
-    putPod(b, 0, 'rec-new', true);
-    assert.equal((await running).outcome?.state, 'Running');
-  });
-
-  it("auto-upgrade without a spec write: done when the pods and every node's version are at the target", async () => {
-    bed = await startStepBed();
-    const e = bed.emulator;
-    e.create(
-      REC_API,
-      'RedisEnterpriseCluster',
-      recObject(FROM, { upgradeSpec: { autoUpgradeRedisEnterprise: true } }),
-    );
-    e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
-    e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
-    e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
-    rolledPods(bed);
-    bed.api.nodes = [1, 2, 3].map((uid) => ({
-      uid,
-      software_version: uid === 3 ? FROM : TARGET,
-      status: 'active',
-    }));
-    const running = monitorStep.run(bed.ctx());
-    await until(
-      () => bed!.progress().some((m) => m.includes('nodes not yet at') && m.includes(`3 (${FROM})`)),
-      'node 3 named as behind',
-    );
-    bed.api.nodes[2]!.software_version = TARGET;
-    const result = await running;
-    assert.equal(result.outcome?.state, 'Running');
-    assert.deepEqual(result.outcome?.nodeVersions, [TARGET, TARGET, TARGET]);
-    assert.deepEqual(bed.kubeWrites(), [], 'the spec is left as it is');
-  });
-
-  it('leaves the count out while it is not known, never "?/3": then counts from 0', async () => {
-    const b = await upgrading();
-    for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
-    // The StatefulSet controller has not observed the new spec: its updateRevision is the old one.
-    const generation = b.emulator.get('apps/v1', 'StatefulSet', 'rec')?.metadata?.generation ?? 1;
-    b.emulator.patch(
-      'apps/v1',
-      'StatefulSet',
-      'rec',
-      { status: { ...rolloutStatus(0, 3, false), observedGeneration: generation - 1 } },
-      true,
-    );
-    const controller = new AbortController();
-    const running = monitorStep.run(b.ctx({ signal: controller.signal }));
-    await until(() => b.progress().length > 0, 'the first progress');
-    assert.match(
-      b.progress()[0] ?? '',
-      /^cluster Upgrade, 3 pods \(the StatefulSet controller has not picked up the new spec yet\)$/,
-    );
-    b.emulator.patch(
-      'apps/v1',
-      'StatefulSet',
-      'rec',
-      { status: { ...rolloutStatus(0, 3, false), observedGeneration: generation } },
-      true,
-    );
-    await until(() => counts(b).length > 0, 'the first count');
-    assert.equal(counts(b)[0], 0);
-    assert.ok(!b.progress().some((m) => m.includes('?/')), b.progress().join('\n'));
-    controller.abort(new Error('SIGINT'));
-    await assert.rejects(running, /SIGINT/);
-  });
-
-  it('stops promptly when the signal aborts', async () => {
-    const b = await upgrading();
-    const controller = new AbortController();
-    const running = monitorStep.run(b.ctx({ signal: controller.signal }));
-    await until(() => b.progress().length > 0, 'the first progress');
-    controller.abort(new Error('SIGINT'));
-    await assert.rejects(running, /SIGINT/);
-    await until(() => b.emulator.server.openWatches() === 0, 'every watch to close');
   });
 });
 
