@@ -79,7 +79,9 @@ async function upgradeTo(
   return result;
 }
 
-describe('ctl upgrade run on OpenShift: the SCC (e2e)', () => {
+// Each test has its own simulated cluster and sandbox, and much of a run is waiting for ctl's
+// next look: they run side by side.
+describe('ctl upgrade run on OpenShift: the SCC (e2e)', { concurrency: true }, () => {
   it(`openshift-rbac-scc to ${UNPRIVILEGED}: pods roll under restricted-v2, then the RoleBinding and the SCC go`, async () => {
     await withUpgradeSim('openshift-rbac-scc', async (sim) => {
       const result = await upgradeTo(sim, UNPRIVILEGED);

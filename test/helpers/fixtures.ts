@@ -15,11 +15,13 @@ export function fixtureFile(name: string): string {
 }
 
 let bundleDir: string | undefined;
+const bundlesWritten = new Set<string>();
 
 /**
  * The simulated operator's bundle.yaml (its CRDs, RBAC, admission Service and Deployment, as
- * src/sim/artifacts serves it), written once per test process into a temporary folder that is
- * removed when the process exits.
+ * src/sim/artifacts serves it), written once per test process and version into a temporary
+ * folder that is removed when the process exits. Never written again: a kubectl of a test
+ * running beside may be reading it.
  */
 export function simBundleFile(version = '7.8.2-6'): string {
   if (!bundleDir) {
@@ -28,6 +30,9 @@ export function simBundleFile(version = '7.8.2-6'): string {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   const file = join(bundleDir, `bundle-${version}.yaml`);
-  writeFileSync(file, bundleYaml(version, 'redis', 'kubernetes'));
+  if (!bundlesWritten.has(file)) {
+    writeFileSync(file, bundleYaml(version, 'redis', 'kubernetes'));
+    bundlesWritten.add(file);
+  }
   return file;
 }
