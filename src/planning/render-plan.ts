@@ -138,11 +138,12 @@ export function renderPlan(
     const failing = failed.map((c) => s(c.id));
     // --ignore-check only where ignoring can work (a check's `ignorable: false` says it cannot).
     const ignorable = failed.filter((c) => c.ignorable !== false).map((c) => `--ignore-check ${s(c.id)}`);
+    const them = failed.length === 1 ? 'it' : 'them';
     out.push(
       p.red(p.bold(`Blocked: ${failing.join(', ')} failed.`)) +
         (ignorable.length > 0
-          ? ` Fix them, or pass ${ignorable.join(' ')} to accept the risk.`
-          : ' Fix them.'),
+          ? ` Fix ${them}, or pass ${ignorable.join(' ')} to accept the risk.`
+          : ` Fix ${them}.`),
     );
   } else if (targetReached(plan)) {
     // The run of this plan would only re-check: `ctl upgrade run` says the same and stops.

@@ -33,7 +33,7 @@ describe('--ignore-check of a check the run cannot get past (e2e)', { timeout: 3
         /FAIL upgrade-path +operator 7\.4\.6-2 is newer than --to 7\.4\.2-2: downgrades are not supported \(--ignore-check upgrade-path cannot get past it: ctl takes no cluster down a release: the operator step keeps a newer operator and the cluster step refuses an older versionTag\)\n/,
       );
       assert.doesNotMatch(text.stdout, /Ready to run|ignored with --ignore-check upgrade-path/);
-      assert.match(text.stdout, /Blocked: upgrade-path failed\. Fix them\./);
+      assert.match(text.stdout, /Blocked: upgrade-path failed\. Fix it\./);
       // The error names the check and its fix, and offers no --ignore-check that cannot work.
       assert.match(text.stderr, /upgrade-path: .*cannot get past it/);
       assert.doesNotMatch(text.stderr, /pass --ignore-check upgrade-path/);
