@@ -22,6 +22,7 @@ import {
   rsAtLeast,
   SCOPABLE_ROLES,
 } from '../rest/access.js';
+import { compareVersions, MODULES_UPLOAD_SETTING_SINCE } from '../rest/model.js';
 import type { Scenario, ScenarioDatabase, ScenarioFault, ScenarioFile, ScenarioModule } from './schema.js';
 
 /** The helm release of a helm install that names none: SIMULATOR.md's example. */
@@ -372,16 +373,13 @@ function checkModules(scenario: Scenario, report: Report): void {
 }
 
 /**
- * The RS that brought the cluster setting `allow_modules_upload` (rest/model.ts
- * MODULES_UPLOAD_SETTING_SINCE, from redis/docs rs-8-2-0-25.md): an older cluster takes every
- * upload, so `api.modulesUpload: disabled` on it describes no real cluster.
+ * `api.modulesUpload: disabled` on a cluster before the setting `allow_modules_upload` (RS 8.2:
+ * rest/model.ts MODULES_UPLOAD_SETTING_SINCE, the same rule GET /v1/cluster answers by)
+ * describes no real cluster: an older one takes every upload.
  */
-const MODULES_UPLOAD_SETTING_RS = [8, 2, 0];
-
 function checkModulesUpload(scenario: Scenario, report: Report): void {
   if (scenario.api.modulesUpload !== 'disabled') return;
-  const rs = rsOfTag(scenario.cluster.apiVersion);
-  if (rs && compareNumbers(rs, MODULES_UPLOAD_SETTING_RS) < 0)
+  if (compareVersions(scenario.cluster.apiVersion, MODULES_UPLOAD_SETTING_SINCE) < 0)
     report(
       ['api', 'modulesUpload'],
       `disabled needs Redis Software 8.2 or later, where the cluster setting allow_modules_upload came in; this cluster runs ${scenario.cluster.apiVersion} (cluster.apiVersion), which takes every module upload: remove the key, or run an RS 8.2 or later cluster (cluster.versionTag)`,
