@@ -4,6 +4,7 @@ import { handleApiRequest } from '../../../../src/sim/rest/handlers.js';
 import { RestModel } from '../../../../src/sim/rest/model.js';
 import { parseScenario } from '../../../../src/sim/scenario.js';
 import { ScenarioError } from '../../../../src/sim/world/errors.js';
+import { basicAuth, getAs } from './in-process.js';
 
 /**
  * The cluster setting `allow_modules_upload` exists from RS 8.2 only (redis/docs
@@ -13,19 +14,13 @@ import { ScenarioError } from '../../../../src/sim/world/errors.js';
  */
 
 const ADMIN = { username: 'admin@example.com', password: 'CANARY-P@ss-upload-3e7' };
-const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
 function model(serverVersion: string, modulesUpload: boolean): RestModel {
   return new RestModel({ serverVersion, modulesUpload, users: [{ ...ADMIN, role: 'admin' }] });
 }
 
 async function cluster(m: RestModel): Promise<Record<string, unknown>> {
-  const answer = await handleApiRequest(m, {
-    method: 'GET',
-    path: '/v1/cluster',
-    headers: { authorization: basic },
-    body: Buffer.alloc(0),
-  });
+  const answer = await getAs(m, '/v1/cluster', ADMIN);
   assert.equal(answer.status, 200);
   return answer.body as Record<string, unknown>;
 }
@@ -37,7 +32,7 @@ async function upload(m: RestModel): Promise<{ status: number; body: Record<stri
   const answer = await handleApiRequest(m, {
     method: 'POST',
     path: '/v2/modules',
-    headers: { authorization: basic, 'content-type': request.headers.get('content-type') ?? '' },
+    headers: { authorization: basicAuth(ADMIN), 'content-type': request.headers.get('content-type') ?? '' },
     body: Buffer.from(await request.arrayBuffer()),
   });
   return { status: answer.status, body: answer.body as Record<string, unknown> };

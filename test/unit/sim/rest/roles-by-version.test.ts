@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { handleApiRequest } from '../../../../src/sim/rest/handlers.js';
 import { RestModel, type UserSpec } from '../../../../src/sim/rest/model.js';
 import { parseScenario } from '../../../../src/sim/scenario.js';
 import { ScenarioError } from '../../../../src/sim/world/errors.js';
+import { getAs } from './in-process.js';
 
 /**
  * The simulated management API's roles follow the RS the cluster runs (src/sim/rest/access.ts):
@@ -14,18 +14,7 @@ import { ScenarioError } from '../../../../src/sim/world/errors.js';
 
 const ADMIN = { username: 'admin@example.com', password: 'CANARY-P@ss-roles-1f4' };
 const MANAGER = { username: 'manager@example.com', password: 'CANARY-P@ss-roles-9b2' };
-const basic = (user: { username: string; password: string }) =>
-  `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`;
-
-async function get(m: RestModel, path: string, as = ADMIN): Promise<{ status: number; body: unknown }> {
-  const answer = await handleApiRequest(m, {
-    method: 'GET',
-    path,
-    headers: { authorization: basic(as) },
-    body: Buffer.alloc(0),
-  });
-  return { status: answer.status, body: answer.body };
-}
+const get = (m: RestModel, path: string, as = ADMIN) => getAs(m, path, as);
 
 function model(serverVersion: string, users: UserSpec[] = []): RestModel {
   return new RestModel({ serverVersion, users: [{ ...ADMIN, role: 'admin' }, ...users] });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { handleApiRequest } from '../../../../src/sim/rest/handlers.js';
 import { RestModel } from '../../../../src/sim/rest/model.js';
 import { parseScenario } from '../../../../src/sim/scenario.js';
+import { getAs } from './in-process.js';
 
 /**
  * A user who signs in but is no user object (scenario `cluster.users[].listed: false`), as an
@@ -12,18 +12,7 @@ import { parseScenario } from '../../../../src/sim/scenario.js';
 
 const ADMIN = { username: 'admin@example.com', password: 'CANARY-P@ss-listed-4a1' };
 const LDAP = { username: 'ldap-ops@example.com', password: 'CANARY-P@ss-ldap-8c2' };
-const basic = (user: { username: string; password: string }) =>
-  `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`;
-
-async function get(m: RestModel, path: string, as: { username: string; password: string }) {
-  const answer = await handleApiRequest(m, {
-    method: 'GET',
-    path,
-    headers: { authorization: basic(as) },
-    body: Buffer.alloc(0),
-  });
-  return { status: answer.status, body: answer.body };
-}
+const get = getAs;
 
 describe('simulated management API: a user the users list does not show', () => {
   const model = () =>
