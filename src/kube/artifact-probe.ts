@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { proxySettings } from '../api/http.js';
+import { proxySettingsFor, type ProxySettings } from '../api/http.js';
 import type { Io } from '../io/io.js';
 import { credentialsAsHeader } from './download.js';
 
@@ -69,10 +69,11 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
         : { found: undefined, detail: `cannot read ${path}: ${(error as Error).message}` };
     }
   }
-  const proxy = proxySettings(options.env ?? process.env);
+  const proxy = proxySettingsFor(location, options.env ?? process.env);
   // Without a proxy, Node's own http(s) asks: a plan probes once or twice, and undici is ~1 MB
-  // of code a plan would load for it (docs/performance.md, issue 39). Through a proxy, undici's
-  // EnvHttpProxyAgent, which honours HTTPS_PROXY and NO_PROXY.
+  // of code a plan would load for it (docs/performance.md, issue 39). Through a proxy (the one
+  // for the location's scheme, never for this machine: proxySettingsFor), undici's
+  // EnvHttpProxyAgent, which honours NO_PROXY.
   const asker = proxy ? await askThroughProxy(proxy) : { ask: askDirectly, close: async () => undefined };
   const ask = async (method: 'HEAD' | 'GET') => {
     options.io?.debug(1, `${method} ${location}`);
@@ -171,7 +172,7 @@ function askOnce(
 }
 
 /** The same probe through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-async function askThroughProxy(proxy: NonNullable<ReturnType<typeof proxySettings>>): Promise<{
+async function askThroughProxy(proxy: ProxySettings): Promise<{
   ask: (location: string, method: 'HEAD' | 'GET', readBody: number | undefined) => Promise<Answer>;
   close: () => Promise<void>;
 }> {
