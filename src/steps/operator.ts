@@ -22,6 +22,7 @@
  */
 
 import { OperationError } from '../errors.js';
+import { array, num, record } from '../json-read.js';
 import { noReleaseFilesError } from '../planning/bundle-source.js';
 import type { Helm } from '../exec/helm.js';
 import { loadManifests, orderForApply } from '../kube/bundle.js';
@@ -669,22 +670,6 @@ function servedVersions(crd: KubeObject): string[] {
     .map(record)
     .filter((v) => v.served !== false && typeof v.name === 'string')
     .map((v) => v.name as string);
-}
-
-// ---- small readers
-
-function record(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-function array(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' ? value : undefined;
 }
 
 // ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
