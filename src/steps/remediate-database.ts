@@ -12,12 +12,11 @@ import { readObject } from '../kube/write.js';
 import { curlApi, patchAt } from '../planning/equivalent-commands.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
 import type { StepContext } from '../run/step.js';
+import { DATABASE_KIND } from './databases-upgrade-one.js';
 import type { UpgradeDeps } from './deps.js';
 import { isFinished, waitForAction } from './remediate-action-wait.js';
 import { databaseResourceFor, type RemediationContext } from './remediate-advice.js';
 import type { Blocker } from './remediate-blockers.js';
-
-export const DATABASE_KIND = 'RedisEnterpriseDatabase';
 
 export async function upgradeDatabase(
   ctx: StepContext<UpgradeDeps>,
