@@ -286,6 +286,8 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
     watched: fc.uniqueArray(namespaceName, { maxLength: 2 }),
     clusterName: label(18),
     nodes: fc.constantFrom(3, 3, 5),
+    // The cluster still runs the RS of the release before (laggingClusterTag), now and then.
+    lagging: now(5),
     dialect: fc.constantFrom('engine' as const, 'redis' as const),
     remotes: fc.uniqueArray(
       fc.record({
@@ -338,7 +340,8 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
   })
   .chain((base) => {
     const onOpenShift = base.platform.platform === 'openshift';
-    const startTag = defaultClusterTag(base.operator, base.platform.platform) ?? '';
+    const lagging = base.lagging ? laggingClusterTag(base.operator, base.platform.platform) : undefined;
+    const startTag = lagging ?? defaultClusterTag(base.operator, base.platform.platform) ?? '';
     const targetTag = base.target ? (defaultClusterTag(base.target, base.platform.platform) ?? '') : startTag;
     const started = bundledDatabaseVersions(startTag);
     const toRhel9 = clusterTagRunsRhel9(targetTag);
@@ -362,9 +365,23 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
         tooOld: tooOld.length > 0 ? fc.constantFrom(...tooOld) : fc.constant(''),
       })
       .map(({ install: how, databases: drafts, tooOld: oldVersion }) =>
-        buildWorld({ ...base, blocker, namespaces }, how, drafts, oldVersion, fits),
+        buildWorld({ ...base, blocker, namespaces, clusterTag: lagging }, how, drafts, oldVersion, fits),
       );
   });
+
+/**
+ * The RS image of the release before `operator` (START_OPERATORS), when it differs from the
+ * operator's own: a cluster between the two steps of the documented upgrade, the operator
+ * upgraded and the cluster resource's versionTag not yet (redis/docs
+ * content/operate/kubernetes/upgrade/upgrade-redis-cluster.md: "Upgrade the operator", then
+ * "Upgrade the Redis Enterprise cluster (REC)").
+ */
+function laggingClusterTag(operator: string, on: PlatformName): string | undefined {
+  const index = START_OPERATORS.indexOf(operator as (typeof START_OPERATORS)[number]);
+  const before = index > 0 ? START_OPERATORS[index - 1] : undefined;
+  const tag = before ? defaultClusterTag(before, on) : undefined;
+  return tag && tag !== defaultClusterTag(operator, on) ? tag : undefined;
+}
 
 function blocksPlatform(on: Platform, target: string | null): boolean {
   return target !== null && olderThanAll(on.version, supportedBy(target, on.platform));
@@ -392,6 +409,8 @@ interface Base {
   namespaces: string[];
   clusterName: string;
   nodes: number;
+  /** The cluster's RS image when it lags behind the operator's (laggingClusterTag). */
+  clusterTag: string | undefined;
   dialect: 'engine' | 'redis';
   remotes: { name: string; runs: { rsVersion: string } | { operator: string } }[];
   blocker: Blocker | null;
@@ -458,7 +477,7 @@ function buildWorld(
         : {}),
     };
   });
-  const startTag = defaultClusterTag(base.operator, base.platform.platform) ?? '';
+  const startTag = base.clusterTag ?? defaultClusterTag(base.operator, base.platform.platform) ?? '';
   const apiUsers = apiUsersOf(
     extras.apiUser,
     serverVersionOf(startTag),
@@ -485,6 +504,7 @@ function buildWorld(
     cluster: {
       name: base.clusterName,
       nodes: base.nodes,
+      ...(base.clusterTag ? { versionTag: base.clusterTag } : {}),
       ...(onOpenShift ? { repository: 'registry.connect.redhat.com/redislabs/redis-enterprise' } : {}),
       ...(extras.statefulSetStrategy === 'OnDelete' ? { statefulSetStrategy: 'OnDelete' } : {}),
       ...(extras.licenseIn === 'spec' ? { licenseIn: 'spec' } : {}),
@@ -511,6 +531,9 @@ function buildWorld(
   const blockedBy = [
     ...(blocker ? BLOCKERS[blocker] : []),
     ...(uploadRefused(base, apiUsers.management) ? ['api-permissions'] : []),
+    // Signing in as a user whose role is none (no permission at all: rest-api/permissions.md
+    // "Roles"), ctl can read nothing through the management API.
+    ...(base.ctl.credentials === 'secret' && apiUsers.management === 'none' ? ['api-reachable'] : []),
   ];
   return {
     ctl,

@@ -71,8 +71,8 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
   'cluster.name': { drawn: 'arbitrary.ts label(): random, YAML-tricky names too' },
   'cluster.nodes': { drawn: 'arbitrary.ts', values: [3, 5] },
   'cluster.versionTag': {
-    leftOut:
-      "the RS image the starting operator ships (defaultClusterTag): a cluster left behind its operator is not drawn yet (its databases' versions would have to be that older RS's)",
+    drawn:
+      "arbitrary.ts laggingClusterTag: the RS of the release before the operator's (the operator upgraded, the cluster not yet); otherwise the default",
   },
   'cluster.repository': {
     drawn:

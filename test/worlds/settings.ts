@@ -21,6 +21,7 @@
  */
 
 import fc from 'fast-check';
+import { sccAllowsEscalation } from '../../src/sim/artifacts/openshift-scc.js';
 
 export interface SettingsDraw {
   clusterPolicy: 'major' | 'latest' | null;
@@ -124,8 +125,15 @@ export function applySettings(
   if (onOpenShift) {
     const openshift = (scenario.openshift ?? {}) as Record<string, unknown>;
     if (draw.sccOwnerHelm && operator.installedBy === 'helm') openshift.sccOwner = 'helm';
-    else if (draw.olderScc && context.olderOperators.length > 0)
-      openshift.sccVersion = context.olderOperators[0];
+    else if (draw.olderScc) {
+      // Only an SCC that admits the running pods: from 7.22.0-6 on, the node container asks for
+      // allowPrivilegeEscalation, which the SCC of 7.8.6-15 and before refuses (K8S
+      // openshift/scc.yaml at v7.8.6-15 and v7.22.0-7; src/sim/artifacts/openshift-scc.ts), so
+      // a cluster of a 7.22 operator under an older SCC would never have run.
+      const era = sccAllowsEscalation(operator.version);
+      const older = context.olderOperators.find((release) => sccAllowsEscalation(release) === era);
+      if (older) openshift.sccVersion = older;
+    }
     const other = namespace === 'other-team' ? 'other-team-2' : 'other-team';
     if (draw.sharedWith) openshift.sharedWith = [other];
     scenario.openshift = openshift;
