@@ -139,6 +139,7 @@ export class HttpClient {
     const signals = [AbortSignal.timeout(this.#timeouts.totalMs), closing];
     if (request.signal) signals.push(request.signal);
     const signal = AbortSignal.any(signals);
+    const waits = { all: signal, closing, caller: request.signal };
     const label = `${request.method} ${request.path}`;
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     let body: string | UndiciFormData | FormData | undefined;
@@ -185,7 +186,7 @@ export class HttpClient {
             backoffDelay(attempt - 1, this.#policy, this.#random),
             deadline,
             label,
-            signal,
+            waits,
             error,
           );
           continue;
@@ -210,7 +211,7 @@ export class HttpClient {
           );
         }
         const delay = retryAfter ?? backoffDelay(attempt - 1, this.#policy, this.#random);
-        await this.#wait(delay, deadline, label, signal, undefined);
+        await this.#wait(delay, deadline, label, waits, undefined);
         continue;
       }
       return response;
@@ -230,7 +231,9 @@ export class HttpClient {
     closing.abort();
     const dispatcher = this.#dispatcher;
     this.#dispatcher = undefined;
-    if (dispatcher && dispatcher !== this.#options.dispatcher) await dispatcher.close();
+    // destroy, not close: close waits for every queued request, and undici keeps a request
+    // that never got a connection queued past its abort (below, #send).
+    if (dispatcher && dispatcher !== this.#options.dispatcher) await dispatcher.destroy();
     this.#node?.close();
     this.#node = undefined;
   }
@@ -257,22 +260,25 @@ export class HttpClient {
     }
     const undici = await import('./undici.js');
     const dispatcher = await this.#getDispatcher();
-    return undici.request(url, {
-      dispatcher,
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body: body as Dispatcher.RequestOptions['body'],
-      headersTimeout: this.#timeouts.headersMs,
-      bodyTimeout: this.#timeouts.bodyMs,
+    return untilAborted(
+      undici.request(url, {
+        dispatcher,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: body as Dispatcher.RequestOptions['body'],
+        headersTimeout: this.#timeouts.headersMs,
+        bodyTimeout: this.#timeouts.bodyMs,
+        signal,
+      }),
       signal,
-    });
+    );
   }
 
   #usesNodeHttps(): boolean {
     return (
       this.#options.transport === 'node-https' &&
       this.#options.dispatcher === undefined &&
-      proxySettings(this.#options.env ?? process.env) === undefined
+      proxySettingsFor(this.baseUrl, this.#options.env ?? process.env) === undefined
     );
   }
 
@@ -300,12 +306,21 @@ export class HttpClient {
     delay: number,
     deadline: number,
     label: string,
-    signal: AbortSignal,
+    signal: { all: AbortSignal; closing: AbortSignal; caller: AbortSignal | undefined },
     cause: unknown,
   ): Promise<void> {
     if (this.#clock.now() + delay > deadline) throw this.#deadlineError(label, cause);
     this.#log(1, `${label}: retrying in ${delay} ms`);
-    await this.#clock.sleep(delay, signal);
+    try {
+      await this.#clock.sleep(delay, signal.all);
+    } catch (error) {
+      // A wait cut short, said as an attempt cut short is (request, above): the caller's own
+      // abort as it is, close() and the deadline in ctl's words.
+      if (!signal.all.aborted || signal.caller?.aborted) throw error;
+      if (signal.closing.aborted)
+        throw new OperationError(`${label}: stopped, the connection was closed`, { cause: error });
+      throw this.#deadlineError(label, cause ?? error);
+    }
   }
 
   #deadlineError(label: string, cause: unknown): OperationError {
@@ -342,7 +357,7 @@ export class HttpClient {
       bodyTimeout: this.#timeouts.bodyMs,
     };
     const env = this.#options.env ?? process.env;
-    const proxy = proxySettings(env);
+    const proxy = proxySettingsFor(this.baseUrl, env);
     // Node 20's fetch ignores HTTPS_PROXY; EnvHttpProxyAgent honours it and NO_PROXY. Through a
     // proxy the origin's TLS settings travel as requestTls.
     this.#dispatcher = proxy
@@ -374,19 +389,90 @@ export function verifyNames(names: string[]): (host: string, cert: PeerCertifica
   };
 }
 
-/** Proxy variables as EnvHttpProxyAgent reads them (lowercase wins), or undefined when none. */
-export function proxySettings(
-  env: NodeJS.ProcessEnv,
-): { httpProxy?: string; httpsProxy?: string; noProxy: string } | undefined {
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy: string;
+}
+
+/**
+ * Proxy variables as EnvHttpProxyAgent reads them (lowercase wins), or undefined when none;
+ * whether one applies to a URL is {@link proxySettingsFor}'s question.
+ */
+export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined {
   const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
   const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY;
   if (!httpProxy && !httpsProxy) return undefined;
-  const settings: { httpProxy?: string; httpsProxy?: string; noProxy: string } = {
+  const settings: ProxySettings = {
     noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
   };
   if (httpProxy) settings.httpProxy = httpProxy;
   if (httpsProxy) settings.httpsProxy = httpsProxy;
   return settings;
+}
+
+/**
+ * The proxy for one URL, chosen as Go's net/http (kubectl, helm) and curl choose it: HTTPS_PROXY
+ * for https and HTTP_PROXY for http, never HTTP_PROXY for https (undici's EnvHttpProxyAgent falls
+ * back to it: "httpsProxy ... falls back to httpProxy if not set", undici
+ * docs/api/EnvHttpProxyAgent.md), and no proxy for this machine's own addresses (localhost,
+ * 127.0.0.0/8, ::1, as golang.org/x/net/http/httpproxy's useProxy), which a proxy elsewhere
+ * cannot reach: `kubectl port-forward` listens there. NO_PROXY is left to EnvHttpProxyAgent.
+ * Undefined when the URL goes direct.
+ */
+export function proxySettingsFor(url: string, env: NodeJS.ProcessEnv): ProxySettings | undefined {
+  const all = proxySettings(env);
+  if (!all) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (isLoopbackHost(parsed.hostname)) return undefined;
+  if (parsed.protocol === 'https:' && all.httpsProxy)
+    return { httpsProxy: all.httpsProxy, noProxy: all.noProxy };
+  if (parsed.protocol === 'http:' && all.httpProxy) return { httpProxy: all.httpProxy, noProxy: all.noProxy };
+  return undefined;
+}
+
+/** localhost, 127.0.0.0/8 and ::1 (a URL's hostname, IPv6 in brackets or not). */
+export function isLoopbackHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/**
+ * The request's promise, or its signal's reason as soon as the signal aborts. undici honours an
+ * abort only once the request has a connection: one that never gets one (a proxy that closes
+ * each tunnel it is asked for: undici connects again at once, for ever) stays queued past every
+ * deadline. An answer that comes after all is dropped.
+ */
+function untilAborted<T extends { body: { destroy(): unknown } }>(
+  request: Promise<T>,
+  signal: AbortSignal,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      request.then(
+        (late) => late.body.destroy(),
+        () => undefined,
+      );
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.then(
+      (answer) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** An answer ctl will not read; its message says why. */

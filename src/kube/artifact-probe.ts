@@ -9,9 +9,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { proxySettings } from '../api/http.js';
+import type { Dispatcher } from 'undici';
+import { proxySettingsFor } from '../api/http.js';
 import type { Io } from '../io/io.js';
-import { credentialsAsHeader } from './download.js';
+import { credentialsAsHeader, downloadRefusal } from './download.js';
 
 /** Long enough for a slow registry, short enough that a plan never hangs on one. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -35,6 +36,8 @@ export interface ProbeAnswer {
   detail: string;
   /** The body, when asked for (a repository index). */
   text?: string | undefined;
+  /** With `downloadRules`: why ctl's download would refuse it (found is then false), and what to do. */
+  refused?: { reason: string; hint: string } | undefined;
 }
 
 export interface ProbeOptions {
@@ -44,6 +47,12 @@ export interface ProbeOptions {
   body?: boolean;
   /** The most of a body (or a local file) read; more is answered "cannot tell". */
   maxBodyBytes?: number;
+  /**
+   * The location is read by ctl's own download (src/kube/download.ts) in the run: a location or
+   * redirect it refuses (plain http elsewhere without --allow-http, https to http, more than 5
+   * redirects) is answered not there, with `refused`, never found.
+   */
+  downloadRules?: boolean;
 }
 
 function isUrl(location: string): boolean {
@@ -69,15 +78,27 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
         : { found: undefined, detail: `cannot read ${path}: ${(error as Error).message}` };
     }
   }
-  const proxy = proxySettings(options.env ?? process.env);
-  // Without a proxy, Node's own http(s) asks: a plan probes once or twice, and undici is ~1 MB
-  // of code a plan would load for it (docs/performance.md, issue 39). Through a proxy, undici's
-  // EnvHttpProxyAgent, which honours HTTPS_PROXY and NO_PROXY.
-  const asker = proxy ? await askThroughProxy(proxy) : { ask: askDirectly, close: async () => undefined };
-  const ask = async (method: 'HEAD' | 'GET') => {
+  const env = options.env ?? process.env;
+  // A bundle is read by ctl's own download: what it would refuse is not there for the run.
+  const refusal = options.downloadRules ? downloadRefusal(location, env) : undefined;
+  if (refusal) return refusedAnswer(location, refusal);
+  const asker = new HopAsker(env);
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const ask = async (method: 'HEAD' | 'GET'): Promise<Answer> => {
     options.io?.debug(1, `${method} ${location}`);
-    const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    return asker.ask(location, method, method === 'GET' && options.body === true ? maxBytes : undefined);
+    const readBody = method === 'GET' && options.body === true ? maxBytes : undefined;
+    const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+    let url = location;
+    for (let hop = 0; ; hop++) {
+      const answer = await asker.ask(url, method, readBody, signal);
+      if (!REDIRECTS.has(answer.status) || answer.location === undefined) return answer;
+      const next = new URL(answer.location, url).href;
+      if (options.downloadRules) {
+        const refused = downloadRefusal(next, env, { url, hop });
+        if (refused) throw new RefusedRedirect(refused);
+      } else if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+      url = next;
+    }
   };
   try {
     let answer = await ask(options.body ? 'GET' : 'HEAD');
@@ -89,6 +110,7 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
       return { found: false, detail: `${location}: HTTP ${answer.status}` };
     return { found: undefined, detail: `${location}: HTTP ${answer.status}` };
   } catch (error) {
+    if (error instanceof RefusedRedirect) return refusedAnswer(location, error.refusal);
     // fetch wraps the transport's error (its code in `cause`); Node's http gives it as is.
     const cause = (error as { cause?: { code?: string } }).cause;
     const why =
@@ -97,42 +119,81 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
         : (cause?.code ?? (error as { code?: string }).code ?? (error as Error).message);
     return { found: undefined, detail: `${location}: ${why}` };
   } finally {
-    await asker.close().catch(() => undefined);
+    await asker.close();
   }
+}
+
+class RefusedRedirect extends Error {
+  constructor(readonly refusal: { reason: string; hint: string }) {
+    super(refusal.reason);
+  }
+}
+
+function refusedAnswer(location: string, refusal: { reason: string; hint: string }): ProbeAnswer {
+  return { found: false, detail: `${location}: ${refusal.reason}`, refused: refusal };
 }
 
 interface Answer {
   status: number;
   text: string | undefined;
+  location: string | undefined;
 }
 
 /** fetch's redirect statuses, and its limit (`redirect: 'follow'`, the Fetch standard's 20). */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
 
-/** One probe request with Node's http(s), following redirects as fetch does; its own deadline. */
-/** `readBody`: the most of the body to read, or undefined to read none. */
-async function askDirectly(
-  location: string,
-  method: 'HEAD' | 'GET',
-  readBody: number | undefined,
-): Promise<Answer> {
-  const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-  let url = location;
-  for (let hop = 0; ; hop++) {
-    const answer = await askOnce(url, method, readBody, signal);
-    if (!REDIRECTS.has(answer.status) || answer.location === undefined) return answer;
-    if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
-    url = new URL(answer.location, url).href;
+/**
+ * One request of a probe, not following redirects (the probe follows them, hop by hop): with
+ * Node's own http(s) when no proxy applies to the URL, else through undici's EnvHttpProxyAgent
+ * with the proxy for the URL's scheme (never for this machine: proxySettingsFor), which honours
+ * NO_PROXY. Without a proxy undici is not loaded: a plan probes once or twice, and undici is
+ * ~1 MB of code a plan would load for it (docs/performance.md, issue 39).
+ */
+class HopAsker {
+  readonly #dispatchers = new Map<string, Dispatcher>();
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** `readBody`: the most of the body to read, or undefined to read none. */
+  async ask(
+    url: string,
+    method: 'HEAD' | 'GET',
+    readBody: number | undefined,
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    const proxy = proxySettingsFor(url, this.env);
+    if (!proxy) return askOnce(url, method, readBody, signal);
+    const { fetch, EnvHttpProxyAgent } = await import('../api/undici.js');
+    const key = JSON.stringify(proxy);
+    let dispatcher = this.#dispatchers.get(key);
+    if (!dispatcher) {
+      dispatcher = new EnvHttpProxyAgent(proxy);
+      this.#dispatchers.set(key, dispatcher);
+    }
+    // fetch refuses a URL with `user:pass@`: sent as the Basic header Node's http sends for it.
+    const { url: bare, headers } = credentialsAsHeader(url);
+    const response = await fetch(bare, { method, headers, dispatcher, signal, redirect: 'manual' });
+    const location = response.headers.get('location') ?? undefined;
+    if (readBody === undefined || REDIRECTS.has(response.status)) {
+      await response.body?.cancel().catch(() => undefined);
+      return { status: response.status, location, text: undefined };
+    }
+    return { status: response.status, location, text: await boundedText(response, readBody) };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#dispatchers.values()].map((d) => d.close().catch(() => undefined)));
   }
 }
 
+/** One request with Node's http(s), its redirect not followed; the probe's deadline. */
 function askOnce(
   url: string,
   method: 'HEAD' | 'GET',
   readBody: number | undefined,
   signal: AbortSignal,
-): Promise<Answer & { location: string | undefined }> {
+): Promise<Answer> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     // No agent: nothing is kept open after the probe.
@@ -168,32 +229,6 @@ function askOnce(
     req.on('error', (error) => reject(signal.aborted ? signal.reason : error));
     req.end();
   });
-}
-
-/** The same probe through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-async function askThroughProxy(proxy: NonNullable<ReturnType<typeof proxySettings>>): Promise<{
-  ask: (location: string, method: 'HEAD' | 'GET', readBody: number | undefined) => Promise<Answer>;
-  close: () => Promise<void>;
-}> {
-  const { fetch, EnvHttpProxyAgent } = await import('../api/undici.js');
-  const dispatcher = new EnvHttpProxyAgent(proxy);
-  return {
-    ask: async (location, method, readBody) => {
-      // fetch refuses a URL with `user:pass@`: sent as the Basic header Node's http sends for it.
-      const { url, headers } = credentialsAsHeader(location);
-      const response = await fetch(url, {
-        method,
-        headers,
-        dispatcher,
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-        redirect: 'follow',
-      });
-      const text = readBody === undefined ? undefined : await boundedText(response, readBody);
-      if (text === undefined) await response.body?.cancel().catch(() => undefined);
-      return { status: response.status, text };
-    },
-    close: () => dispatcher.close(),
-  };
 }
 
 /** fetch's text() of at most `maxBytes`: the stream is cancelled past it. */

@@ -20,7 +20,8 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { proxySettings } from '../api/http.js';
+import type { Dispatcher } from 'undici';
+import { isLoopbackHost, proxySettingsFor } from '../api/http.js';
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
 
@@ -125,8 +126,18 @@ async function fetchBounded(
 ): Promise<Downloaded> {
   const env = options.env ?? process.env;
   const { fetch, Agent, EnvHttpProxyAgent } = await import('../api/undici.js');
-  const proxy = proxySettings(env);
-  const dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
+  // Each hop's own: a redirect may lead from a host behind HTTPS_PROXY to one that is not.
+  const dispatchers = new Map<string, Dispatcher>();
+  const dispatcherFor = (url: string) => {
+    const proxy = proxySettingsFor(url, env);
+    const key = JSON.stringify(proxy ?? null);
+    let dispatcher = dispatchers.get(key);
+    if (!dispatcher) {
+      dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
+      dispatchers.set(key, dispatcher);
+    }
+    return dispatcher;
+  };
   const deadline = AbortSignal.timeout(limits.deadlineMs);
   const signal = AbortSignal.any([deadline, ...(options.signal ? [options.signal] : [])]);
   const shown = displayLocation(first);
@@ -137,7 +148,12 @@ async function fetchBounded(
       checkTransport(url, first, limits, env);
       options.io?.debug(1, `GET ${displayLocation(url)}`);
       const { url: bare, headers } = credentialsAsHeader(url);
-      const response = await fetch(bare, { dispatcher, signal, redirect: 'manual', headers });
+      const response = await fetch(bare, {
+        dispatcher: dispatcherFor(url),
+        signal,
+        redirect: 'manual',
+        headers,
+      });
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined);
@@ -187,7 +203,7 @@ async function fetchBounded(
       cause: error,
     });
   } finally {
-    await dispatcher.close().catch(() => undefined);
+    await Promise.all([...dispatchers.values()].map((d) => d.close().catch(() => undefined)));
   }
 }
 
@@ -250,8 +266,7 @@ async function readBody(
 /** http only to this machine, or when allowed; nothing but http and https. */
 function checkTransport(url: string, first: string, limits: DownloadLimits, env: NodeJS.ProcessEnv): void {
   const parsed = new URL(url);
-  if (parsed.protocol === 'https:') return;
-  if (parsed.protocol !== 'http:') {
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new OperationError(
       `cannot download ${limits.what} ${displayLocation(first)}: ${parsed.protocol} is not http or https`,
       {
@@ -259,18 +274,52 @@ function checkTransport(url: string, first: string, limits: DownloadLimits, env:
       },
     );
   }
-  if (isLoopback(parsed.hostname) || plainHttpAllowed || isTruthy(env.CTL_ALLOW_HTTP)) return;
-  throw new OperationError(
-    `refusing ${limits.what} ${displayLocation(url)}: plain http can be read and changed on the way`,
-    {
-      hint: `Use an https location, or, knowingly, pass --allow-http (env CTL_ALLOW_HTTP=1).`,
-    },
+  if (plainHttpRefused(url, env)) {
+    throw new OperationError(`refusing ${limits.what} ${displayLocation(url)}: ${PLAIN_HTTP_REFUSED}`, {
+      hint: PLAIN_HTTP_HINT,
+    });
+  }
+}
+
+const PLAIN_HTTP_REFUSED = 'plain http can be read and changed on the way';
+const PLAIN_HTTP_HINT = 'Use an https location, or, knowingly, pass --allow-http (env CTL_ALLOW_HTTP=1).';
+
+/** An http URL to another machine while plain http is not allowed. */
+function plainHttpRefused(url: string, env: NodeJS.ProcessEnv): boolean {
+  const parsed = new URL(url);
+  return (
+    parsed.protocol === 'http:' &&
+    !isLoopbackHost(parsed.hostname) &&
+    !plainHttpAllowed &&
+    !isTruthy(env.CTL_ALLOW_HTTP)
   );
 }
 
-function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
+/**
+ * Why {@link download} would refuse a location or one of its redirects, before reading it: for
+ * the plan, which asks whether the run's download can succeed (src/kube/artifact-probe.ts).
+ * `from`: the URL that redirected to `url`, if any. Undefined: the rules let it through.
+ */
+export function downloadRefusal(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  from?: { url: string; hop: number },
+): { reason: string; hint: string } | undefined {
+  if (from && from.hop >= MAX_REDIRECTS)
+    return {
+      reason: `more than ${MAX_REDIRECTS} redirects (the most ctl follows)`,
+      hint: 'Give the location the redirects end at, or download it yourself and give the file.',
+    };
+  const protocol = new URL(url).protocol;
+  if (from && new URL(from.url).protocol === 'https:' && protocol !== 'https:')
+    return {
+      reason: `redirects to ${displayLocation(url)}, from https to plain http, which ctl does not follow`,
+      hint: 'Use the https location the redirects should end at, or download it yourself and give the file.',
+    };
+  if (protocol !== 'https:' && protocol !== 'http:')
+    return { reason: `${protocol} is not http or https`, hint: 'Give an https URL or a file.' };
+  if (plainHttpRefused(url, env)) return { reason: PLAIN_HTTP_REFUSED, hint: PLAIN_HTTP_HINT };
+  return undefined;
 }
 
 function isTruthy(value: string | undefined): boolean {

@@ -12,13 +12,16 @@
  *   than `cluster.local` is accepted: `<REC name>.<namespace>.svc.<domain>`.
  * - Every REDB the operator has created a database for (`status.databaseUID`) is that database
  *   in the API: the same uid, with the REDB's name, at a version the REDB reports or asks for
- *   (a database being upgraded is at one of the two).
+ *   (a database being upgraded is at one of the two). A uid the API does not list is a sign only
+ *   when the user sees every database (./api-visibility.ts): from RS 8.2 a role limited to some
+ *   databases hides the others, and the api-reachable check then says which cause it may be.
  *
  * Pure: from the snapshot. A sign the API does not give (a role without view_cluster_info, no
  * REDB yet) decides nothing; the state then records what is known (src/run/cluster-identity.ts).
  */
 
 import { databaseVersionOf, formatDatabaseVersion } from '../release/versions.js';
+import { databaseVisibility } from './api-visibility.js';
 import type { Snapshot } from './snapshot.js';
 
 export interface ApiIdentityMismatch {
@@ -41,11 +44,15 @@ export function apiIdentityMismatch(
     };
   }
   const byUid = new Map(api.bdbs.map((bdb) => [String(bdb.uid), bdb]));
+  const seesAll = databaseVisibility(api).kind === 'all';
   for (const database of snapshot.databases) {
     if (!database.databaseUid) continue;
     const bdb = byUid.get(database.databaseUid);
     const redb = `REDB ${database.namespace}/${database.name} (database uid ${database.databaseUid})`;
-    if (!bdb) return { expected: redb, found: `no database with uid ${database.databaseUid}` };
+    if (!bdb) {
+      if (!seesAll) continue;
+      return { expected: redb, found: `no database with uid ${database.databaseUid}` };
+    }
     if (bdb.name !== database.name) {
       return { expected: redb, found: `database uid ${database.databaseUid} named ${bdb.name}` };
     }

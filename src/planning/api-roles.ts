@@ -29,6 +29,19 @@ export const MANAGEMENT_ROLES: readonly string[] = [
   'none',
 ];
 
+/**
+ * The management roles that may list the databases (view_all_bdbs_info; permissions.md "Roles
+ * list per permission", redis/docs 63f31f69): a role limited to some databases lists only those.
+ */
+export const BDB_LIST_ROLES: readonly string[] = [
+  'admin',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'user_manager',
+];
+
 export type ApiChange = 'upload-module' | 'upgrade-database';
 
 export interface ApiChangeRule {

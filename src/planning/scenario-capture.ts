@@ -168,6 +168,7 @@ export function captureScenario(snapshot: Snapshot, extras: CaptureExtras, optio
   if (snapshot.platform === 'openshift')
     scenario.openshift = openshiftPart(snapshot, extras, names, installedBy);
   const databases = databasesOf(snapshot, names, notes);
+  limitRoleDatabases(scenario.cluster as Record<string, unknown>, databases, notes);
   scenario.modules = modulesOf(snapshot, databases, notes);
   scenario.databases = databases;
   // RS 8.2 and later report the setting in GET /v1/cluster (ApiSnapshot.modulesUploadAllowed);
@@ -237,8 +238,10 @@ function clusterPart(
  * The user ctl signed in as, never its name, such that the rehearsal's management API answers
  * the plan's reads of it (src/api/own-role.ts) as the real one did, and its api-permissions
  * check judges the same:
- * - a role read: `role`, or the roles by name with `cluster.roles` (a role named like a built-in
- *   one is the built-in one);
+ * - a role read: `role`, or the roles by name with `cluster.roles`: a built-in role (BUILT_IN_ROLES)
+ *   only by its name, since role names are unique and the simulator refuses a second role of a
+ *   built-in role's name; a role limited to some databases (objects/role.md `resources`, RS 8.2
+ *   and later) with those databases, named once the databases are captured (limitRoleDatabases);
  * - GET /v1/users refused (403, `not-admin`): the user lacks view_all_users_info, which only
  *   admin and user_manager have, and it could read the cluster, so it is no `none`
  *   (rest-api/permissions.md). Which of the four others it is, the API does not tell: the
@@ -270,19 +273,84 @@ function capturedUser(user: Snapshot['api']['user'], notes: string[]): Record<st
   }
   const known = user.roles.filter((role) => MANAGEMENT_ROLES.includes(role.management));
   if (known.length !== user.roles.length || known.length === 0) return admin;
-  if (user.roles.some((role) => role.databases !== undefined))
-    notes.push("a role of the API user is limited to some databases: the capture's role is not");
   const [only] = user.roles;
-  if (user.roles.length === 1 && only && !only.name)
+  if (user.roles.length === 1 && only && !only.name && !only.databases)
     return { users: [{ username: CAPTURED_USERNAME, role: only.management }] };
-  const roles = user.roles.map((role) => ({
-    name: role.name ?? role.management,
-    management: role.management,
-  }));
+  const named = user.roles.map((role) => ({ ...role, name: role.name ?? role.management }));
+  const own = named.filter((role) => BUILT_IN_ROLES[role.name] === undefined);
+  for (const role of named) {
+    const builtIn = BUILT_IN_ROLES[role.name];
+    if (builtIn !== undefined && (builtIn !== role.management || role.databases))
+      notes.push(
+        `the API user's role ${role.name} (management ${role.management}${role.databases ? ', limited to some databases' : ''}) is captured as the built-in role of that name (management ${builtIn}, every database)`,
+      );
+  }
   return {
-    users: [{ username: CAPTURED_USERNAME, role: 'none', roles: roles.map((role) => role.name) }],
-    roles,
+    users: [{ username: CAPTURED_USERNAME, role: 'none', roles: named.map((role) => role.name) }],
+    ...(own.length > 0
+      ? {
+          roles: own.map((role) => ({
+            name: role.name,
+            management: role.management,
+            ...(role.databases ? { [DATABASE_UIDS]: role.databases } : {}),
+          })),
+        }
+      : {}),
   };
+}
+
+/**
+ * The roles GET /v1/roles lists on every cluster, by name (redis/docs content/operate/rs/
+ * references/rest-api/requests/roles/_index.md, "Get all roles" example: Admin, Cluster Member,
+ * Cluster Viewer, DB Member, DB Viewer, None; User Manager with that management role from RS
+ * 7.8.2, rs-7-8-releases/rs-7-8-2-34.md), each with its management role.
+ */
+const BUILT_IN_ROLES: Readonly<Record<string, string>> = {
+  Admin: 'admin',
+  'Cluster Member': 'cluster_member',
+  'Cluster Viewer': 'cluster_viewer',
+  'DB Member': 'db_member',
+  'DB Viewer': 'db_viewer',
+  None: 'none',
+  'User Manager': 'user_manager',
+};
+
+/** Where capturedUser leaves a limited role's database uids until the databases are captured. */
+const DATABASE_UIDS = Symbol('database uids');
+
+/**
+ * A role limited to some databases (objects/role.md `resources`: bdb uids) gets those databases
+ * by `namespace/name`, as the scenario's `cluster.roles[].databases` takes them, so the
+ * rehearsal's API limits it the same. A uid the capture holds no database for (one without a
+ * database resource, or one the API user may not list) cannot be named: the note says so. If
+ * none can, the role is left unlimited, which the note says too.
+ */
+function limitRoleDatabases(
+  clusterPart: Record<string, unknown>,
+  databases: CapturedDatabase[],
+  notes: string[],
+): void {
+  const roles = clusterPart.roles as (Record<string, unknown> & { [DATABASE_UIDS]?: number[] })[] | undefined;
+  for (const role of roles ?? []) {
+    const uids = role[DATABASE_UIDS];
+    delete role[DATABASE_UIDS];
+    if (!uids) continue;
+    const names: string[] = [];
+    const unnamed: number[] = [];
+    for (const uid of uids) {
+      const database = databases.find((candidate) => candidate.uid === uid);
+      if (database) names.push(`${database.namespace}/${database.name}`);
+      else unnamed.push(uid);
+    }
+    if (names.length > 0) role.databases = names;
+    if (unnamed.length > 0)
+      notes.push(
+        `the API user's role ${String(role.name)} is limited to database uid ${unnamed.join(', ')}, which the capture holds no database for: ` +
+          (names.length > 0
+            ? 'the captured role is limited to the others only'
+            : 'the captured role is not limited to any database, so it may do more in the rehearsal than on the cluster'),
+      );
+  }
 }
 
 function openshiftPart(

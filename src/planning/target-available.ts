@@ -37,6 +37,8 @@ export interface ArtifactAvailability {
   detail: string;
   /** What to do when the answer is no answer for a reason the network does not explain. */
   fix?: string;
+  /** The run's download would refuse the bundle (its transport rules): what to do instead. */
+  refusedFix?: string;
 }
 
 type Artifact =
@@ -141,8 +143,12 @@ async function probeArtifact(
   options: ProbeOptions,
 ): Promise<ArtifactAvailability> {
   if (artifact.kind === 'bundle') {
-    const { found, detail } = await probeLocation(artifact.location, options);
-    return { key, found, detail };
+    // The operator step reads the bundle with ctl's own download: its rules are the plan's.
+    const { found, detail, refused } = await probeLocation(artifact.location, {
+      ...options,
+      downloadRules: true,
+    });
+    return { key, found, detail, ...(refused ? { refusedFix: refused.hint } : {}) };
   }
   if (artifact.kind !== 'chart') return { key, found: undefined, detail: '' };
   const index = await probeLocation(indexUrl(artifact.repo), { ...options, body: true });
@@ -191,6 +197,9 @@ export interface AvailabilityOutcome {
   firmBecause?: string;
 }
 
+/** Why --ignore-check cannot get past a bundle the run's download refuses. */
+const REFUSED = 'the operator step reads the bundle with the same rules, and would stop there';
+
 /** Why --ignore-check cannot get past a release that is not there. */
 const NOT_THERE = 'the operator step installs this release, and it is not there to install';
 
@@ -212,6 +221,14 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
     };
   if (answer.found === true)
     return { status: 'pass', message: `${what} is there (${answer.detail})`, fix: '' };
+  if (answer.refusedFix !== undefined)
+    return {
+      status: 'fail',
+      ignorable: false,
+      firmBecause: REFUSED,
+      message: `the operator step would not download ${what}: ${answer.detail}`,
+      fix: answer.refusedFix,
+    };
   if (answer.found === undefined) {
     return {
       status: 'warn',

@@ -238,6 +238,10 @@ function clusterDefinition(dialect: Dialect, operatorVersion: string | undefined
       activationDate: str(),
       shardsUsage: str(),
       shardsLimit: int(),
+      ramShards: int(),
+      ramShardsLimit: int(),
+      flashShards: int(),
+      flashShardsLimit: int(),
     }),
     bundledDatabaseVersions: list(
       obj({ dbType: str(), version: str(), major: bool() }, { required: ['dbType', 'version'] }),

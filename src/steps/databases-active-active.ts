@@ -25,6 +25,12 @@ import { getPath, str } from '../json-read.js';
 import type { KubeObject } from '../kube/reads.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
+import type { ApiBdb } from '../api/types.js';
+import { findTlsFailure } from '../api/tls-errors.js';
+import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../release/catalog.js';
+import { findActiveActiveBdb } from './databases-done.js';
+import type { IntentLog } from './databases-intent-log.js';
+import type { DatabaseWork } from './databases-work.js';
 
 /** An REAADB the plan holds back, as the run reads it from the plan's action. */
 export interface HeldBackWork {
@@ -164,4 +170,83 @@ export function manualCommands(input: {
       withModules: true,
     }),
   };
+}
+
+/**
+ * After ctl raised an REAADB on every participant at once: the feature set and the module list,
+ * once for all instances (the top of this module says why these are printed commands).
+ */
+export async function updateFeatureSetOnce(
+  ctx: StepContext<UpgradeDeps>,
+  item: DatabaseWork,
+  live: KubeObject,
+  intents: IntentLog,
+): Promise<FeatureSetRecord> {
+  const cluster = ctx.deps.snapshot.cluster;
+  const label = `${item.namespace}/${item.name}`;
+  const guid = guidOf(live) ?? crdtGuidOf(await findActiveActiveBdb(ctx, item.name));
+  const commands = featureSetCommands({
+    pod: `${cluster?.name ?? '<rec>'}-0`,
+    namespace: cluster?.namespace ?? item.namespace,
+    guid,
+    withModules: hasModules(live),
+  });
+  const record: FeatureSetRecord = { database: label, guid: guid ?? null, commands };
+  await intents.recordFeatureSet(record);
+  ctx.warn(
+    `Active-Active database ${oneLine(label)} runs ${item.version} on every participating cluster. Update its feature set${commands.length > 1 ? ' and module list' : ''} once, now, on this cluster only:\n${commands.map((c) => `  ${oneLine(c)}`).join('\n')}`,
+    { database: item.name, namespace: item.namespace, featureSet: commands },
+  );
+  return record;
+}
+
+function crdtGuidOf(bdb: ApiBdb | undefined): string | undefined {
+  return typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : undefined;
+}
+
+/** The manual procedure for operators before 8.0.2-2, as warnings: ctl changes nothing for these. */
+
+export async function reportManual(
+  ctx: StepContext<UpgradeDeps>,
+  items: DatabaseWork[],
+  outcome: { manual: string[] },
+): Promise<void> {
+  const { snapshot, plan } = ctx.deps;
+  const cluster = snapshot.cluster;
+  let bdbs: ApiBdb[] = [];
+  try {
+    bdbs = await ctx.deps.api.listBdbs();
+  } catch (error) {
+    // The commands then keep their placeholders; an untrusted certificate is exit 1 (docs/exit-codes.md).
+    if (findTlsFailure(error)) throw error;
+  }
+  for (const item of items) {
+    const pod = `${cluster?.name ?? '<rec>'}-0`;
+    const ns = cluster?.namespace ?? item.namespace;
+    const bdb =
+      bdbs.find((b) => b.name === item.name && b.crdt === true) ?? bdbs.find((b) => b.name === item.name);
+    const guid = typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : undefined;
+    const { eachCluster, once } = manualCommands({
+      pod,
+      namespace: ns,
+      name: item.name,
+      version: item.version,
+      guid,
+    });
+    // The documented order: every instance first, then the feature set once for all of them
+    // (DOCS operate/rs/installing-upgrading/upgrading/upgrade-active-active.md).
+    ctx.warn(
+      `Active-Active database ${oneLine(item.namespace)}/${oneLine(item.name)} must be upgraded by hand: operator ${plan.target.operator} cannot (it needs ${ACTIVE_ACTIVE_UPGRADE_FROM} or later on every participating cluster). ` +
+        `Upgrade Redis Software on every participating cluster first. Then on each participating cluster (its own pod):\n${eachCluster.map((c) => `  ${oneLine(c)}`).join('\n')}\n` +
+        `Then once, after every instance runs ${oneLine(item.version)}, on any one participating cluster (the last command only for a database with modules):\n${once.map((c) => `  ${oneLine(c)}`).join('\n')}`,
+      { database: item.name, namespace: item.namespace, commands: [...eachCluster, ...once] },
+    );
+    outcome.manual.push(`${item.namespace}/${item.name}`);
+  }
+  if (items.length > 0 && supportsActiveActiveUpgrade(plan.target.operator)) {
+    // Not expected: the planner only writes manual actions for older operators.
+    ctx.warn(
+      `operator ${plan.target.operator} could upgrade these through the REAADB; re-plan to let ctl do it`,
+    );
+  }
 }

@@ -152,3 +152,66 @@ describe('ctl sim capture: the RS 8.2 setting allow_modules_upload (e2e)', () =>
     },
   );
 });
+
+describe('ctl sim capture: a role limited to some databases, RS 8.2 (e2e)', () => {
+  it(
+    "the capture limits the rehearsal's role to the same database, and the plan judges the same",
+    TIMEOUT,
+    async () => {
+      // Two databases, a role of the API user limited to the second (objects/role.md resources).
+      // ctl reads its own roles only if it may list the users (admin or user_manager, neither of
+      // which a role may limit), so the user holds the built-in User Manager role as well.
+      const limited = (scenario: Scenario): Scenario => {
+        const [cache] = scenario.databases;
+        assert.ok(cache, 'modules-upload-disabled has a database');
+        return {
+          ...scenario,
+          databases: [cache, { ...cache, name: 'ledger', uid: 2 }],
+          cluster: {
+            ...scenario.cluster,
+            users: [
+              {
+                username: 'ops@example.com',
+                password: 'ops-pass',
+                role: 'none',
+                roles: ['User Manager', 'Ledger keepers'],
+                passwordExpired: false,
+              },
+            ],
+            roles: [{ name: 'Ledger keepers', management: 'db_member', databases: ['ledger'] }],
+          },
+        };
+      };
+      const { yaml, original, stderr } = await withUpgradeSim(
+        'modules-upload-disabled',
+        async (sim) => {
+          const captured = await sim.ctl(['sim', 'capture']);
+          assertExit(captured, 0, 'ctl sim capture');
+          return { yaml: captured.stdout, original: await judgePermissions(sim), stderr: captured.stderr };
+        },
+        { patch: limited },
+      );
+      const doc = parse(yaml) as { namespace: string; cluster: { roles?: unknown; users: unknown } };
+      assert.deepEqual(doc.cluster.roles, [
+        {
+          name: 'Ledger keepers',
+          management: 'db_member',
+          databases: [`${doc.namespace}/ledger`],
+        },
+      ]);
+      assert.deepEqual(doc.cluster.users, [
+        { username: 'admin@example.com', role: 'none', roles: ['User Manager', 'Ledger keepers'] },
+      ]);
+      assert.doesNotMatch(stderr, /limited to some databases/);
+      const rehearsal = await withCapture('modules-upload-disabled', yaml, async (sim) => {
+        const model = sim.cluster.rest.model;
+        const uid = (name: string) => String(model.bdbs.find((bdb) => bdb.name === name)?.uid);
+        const role = model.roles.find((candidate) => candidate.name === 'Ledger keepers');
+        assert.deepEqual(role?.resources, [{ type: 'db', uids: [uid('ledger')] }]);
+        return judgePermissions(sim);
+      });
+      assert.deepEqual(rehearsal.check, original.check);
+      assert.equal(rehearsal.code, original.code, 'the same exit code');
+    },
+  );
+});

@@ -281,6 +281,27 @@ describe('sim: api.modulesUpload disabled (modules-upload-disabled)', () => {
     assert.equal((upload.body as { error_code: string }).error_code, 'modules_upload_disabled');
   });
 
+  test('the custom module uploads RS 8.2 names answer 403 modules_upload_disabled too', async () => {
+    // rs-8-2-0-25.md: POST /v2/modules/user-defined and POST /v2/local/modules/user-defined/artifacts.
+    const config = await sim.api('POST', '/v2/modules/user-defined', {
+      module_name: 'ledgerx',
+      version: 10203,
+      semantic_version: '1.2.3',
+      display_name: 'Ledger X',
+      commands: [],
+      command_line_args: '',
+      capabilities: [],
+      min_redis_version: '7.2',
+    });
+    assert.equal(config.status, 403);
+    assert.equal((config.body as { error_code: string }).error_code, 'modules_upload_disabled');
+    const form = new FormData();
+    form.append('module', new Blob([Buffer.from('x')]), 'ledgerx.Linux-rhel9-x86_64.1.2.3.zip');
+    const artifact = await sim.api('POST', '/v2/local/modules/user-defined/artifacts', form);
+    assert.equal(artifact.status, 403);
+    assert.equal((artifact.body as { error_code: string }).error_code, 'modules_upload_disabled');
+  });
+
   test('GET /v1/cluster reports the RS 8.2 setting allow_modules_upload: false', async () => {
     const cluster = await sim.api('GET', '/v1/cluster');
     assert.equal(cluster.status, 200);

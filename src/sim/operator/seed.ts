@@ -343,7 +343,8 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   kube.patchStatus(rec, {
     state: 'Running',
     specStatus: 'Valid',
-    licenseStatus: licenseStatus(cluster.license, cluster.nodes, now),
+    // Every shard the API placed, masters and replicas (rest/shards.ts): what the licence counts.
+    licenseStatus: licenseStatus(cluster.license, cluster.nodes, now, rest.shards.all().length),
     bundledDatabaseVersions: bundledDatabaseVersionsStatus(cluster.versionTag, worldOf(scenario)),
     modules: installedModules(rest),
   });

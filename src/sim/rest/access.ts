@@ -58,6 +58,8 @@ export const PERMISSION_ROLES: Record<string, readonly string[]> = {
   view_user_info: ['admin', 'user_manager'],
   // requests/modules "Upload module v2": update_cluster.
   update_cluster: ['admin'],
+  // requests/modules/user-defined.md, the uploads: manage_cluster_modules.
+  manage_cluster_modules: ['admin'],
   // requests/bdbs/upgrade.md: update_bdb_with_action.
   update_bdb_with_action: ['admin', 'cluster_member', 'db_member'],
 };

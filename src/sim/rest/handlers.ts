@@ -1,6 +1,19 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
-import { allows, limitedToSomeDatabases, managementRolesOf, renderUser, rolesServed } from './access.js';
+import {
+  allows,
+  limitedToSomeDatabases,
+  managementRolesOf,
+  renderUser,
+  rolesServed,
+  rsAtLeast,
+} from './access.js';
+import {
+  createUserDefinedModule,
+  uploadUserDefinedArtifact,
+  USER_DEFINED_MODULES_SINCE,
+} from './user-defined-modules.js';
+import type { VersionNumbers } from '../world/versions.js';
 
 /**
  * The management API's endpoints over a RestModel, free of any transport: the server parses
@@ -36,10 +49,25 @@ export async function handleApiRequest(model: RestModel, request: ApiRequest): P
   if ('methodNotAllowed' in found)
     return fail(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`);
   const { route, params } = found;
+  // A request of a later RS is an unknown path on an older one.
+  if (route.since && !rsAtLeast(model.serverVersion, route.since))
+    return fail(404, 'not_found', `No such endpoint: ${request.method} ${path}`);
 
   const auth = authenticate(model, request.headers.authorization);
   if ('error' in auth) return auth.error;
   const user = auth.user;
+  // RS 8.2 and later, allow_modules_upload off: the upload requests answer 403
+  // modules_upload_disabled "regardless of user role" (rs-8-2-0-25.md), so before the role.
+  if (route.uploadGate && model.allowModulesUpload === false) {
+    return {
+      ...fail(
+        403,
+        'modules_upload_disabled',
+        'Module upload is disabled on this cluster (allow_modules_upload is false)',
+      ),
+      user: user.username,
+    };
+  }
   // The permission of the request's page, judged on the user's roles (./access.ts): 403 without it.
   if (!allows(model, user, route.permission, route.perDatabase ? params[0] : undefined)) {
     return {
@@ -166,6 +194,10 @@ interface Route {
   permission: string;
   /** The first parameter is a database uid: a role limited to some databases is judged on it. */
   perDatabase?: true;
+  /** The first RS that serves it: on an older one it is an unknown path (404). */
+  since?: VersionNumbers;
+  /** A module upload, refused while the cluster setting allow_modules_upload is off (RS 8.2+). */
+  uploadGate?: true;
   handler: Handler;
 }
 
@@ -183,7 +215,42 @@ const ROUTES: Route[] = [
     permission: 'view_cluster_modules',
     handler: getModule,
   },
-  { method: 'POST', pattern: /^\/v2\/modules$/, permission: 'update_cluster', handler: uploadModule },
+  // The upload of RS 7.22 and earlier (add-module-to-cluster.md). The 8.0 references no longer
+  // list it and no source says what an RS 8 answers to it: the simulator keeps taking it, and
+  // refuses it with the user-defined uploads while allow_modules_upload is off, as the cluster
+  // object's reference says of "module upload endpoints" (rest-api/objects/cluster).
+  {
+    method: 'POST',
+    pattern: /^\/v2\/modules$/,
+    permission: 'update_cluster',
+    uploadGate: true,
+    handler: uploadModule,
+  },
+  // The custom module requests of RS 8.0.2 and later (./user-defined-modules.ts).
+  {
+    method: 'POST',
+    pattern: /^\/v2\/modules\/user-defined$/,
+    permission: 'manage_cluster_modules',
+    since: USER_DEFINED_MODULES_SINCE,
+    uploadGate: true,
+    handler: (m, request) => answer(createUserDefinedModule(m, request.body)),
+  },
+  {
+    method: 'POST',
+    pattern: /^\/v2\/local\/modules\/user-defined\/artifacts$/,
+    permission: 'manage_cluster_modules',
+    since: USER_DEFINED_MODULES_SINCE,
+    uploadGate: true,
+    handler: async (m, request) =>
+      answer(
+        await uploadUserDefinedArtifact(
+          m,
+          String(request.headers['content-type'] ?? ''),
+          request.body,
+          describeModuleFile,
+        ),
+      ),
+  },
   {
     method: 'GET',
     pattern: /^\/v1\/bdbs$/,
@@ -372,15 +439,6 @@ function getModule(model: RestModel, _request: ApiRequest, [uid]: string[]): Api
 }
 
 async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
-  if (model.allowModulesUpload === false) {
-    // RS 8.2 and later: uploads are refused "regardless of user role" unless the cluster setting
-    // allow_modules_upload is on (rs-8-2-0-25.md); an older RS has no such setting.
-    return fail(
-      403,
-      'modules_upload_disabled',
-      'Module upload is disabled on this cluster (allow_modules_upload is false)',
-    );
-  }
   const contentType = String(request.headers['content-type'] ?? '');
   if (!contentType.startsWith('multipart/form-data')) {
     return fail(400, 'no_module', 'Send the module as multipart/form-data field "module"');
@@ -496,7 +554,7 @@ function parseBasic(
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-function answer({ status, body }: availability.Answer): ApiResponse {
+function answer({ status, body }: { status: number; body: unknown }): ApiResponse {
   return { status, body, user: '' };
 }
 

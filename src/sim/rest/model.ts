@@ -299,7 +299,10 @@ export class RestModel {
 
   // ---- users and tokens -------------------------------------------------------------------
 
-  /** A role of the scenario's own, after the built-in ones (uids from 100); the same name twice is one role. */
+  /**
+   * A role of the scenario's own, after the built-in ones (uids from 100). Role names are unique
+   * (the scenario schema refuses a built-in role's name or a name twice): a known name is kept as it is.
+   */
   addRole(name: string, management: string, databaseUids?: number[]): void {
     if (this.roles.some((role) => role.name === name)) return;
     const uid = Math.max(99, ...this.roles.map((role) => role.uid)) + 1;

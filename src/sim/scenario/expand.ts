@@ -400,7 +400,7 @@ function checkRoles(scenario: Scenario, report: Report): void {
     if (!known.includes(user.role)) report(['cluster', 'users', i, 'role'], lacks(user.role));
     (user.roles ?? []).forEach((name, j) => {
       const builtIn = BUILT_IN_ROLES.find((role) => role.name === name);
-      // A role named like a built-in one is the built-in one (rest/model.ts addRole).
+      // A name of a built-in role is that role: cluster.roles may not reuse it (schema.ts).
       if (builtIn && !known.includes(builtIn.management))
         report(
           ['cluster', 'users', i, 'roles', j],

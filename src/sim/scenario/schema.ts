@@ -400,6 +400,25 @@ export const scenarioFileSchema = z.strictObject({
       roles: z.array(roleSchema).default([]),
     })
     .superRefine((cluster, context) => {
+      // Role names are unique on a cluster, the built-in roles' included: POST /v1/roles answers
+      // `name_already_exists` ("An object of the same type and name exists", redis/docs
+      // content/operate/rs/references/rest-api/requests/roles/_index.md, "Create role" error
+      // codes). So an entry named like a built-in role (Admin, DB Viewer, ...) or like an earlier
+      // entry could not exist on a real cluster; taken silently, its management role and its
+      // databases would be lost. Names are compared as written: the docs do not say that the
+      // check ignores case, so `db_viewer` or `admin` are names of their own.
+      cluster.roles.forEach((role, index) => {
+        const builtIn = BUILT_IN_ROLE_NAMES.includes(role.name);
+        const earlier = cluster.roles.findIndex((other) => other.name === role.name);
+        if (!builtIn && earlier === index) return;
+        context.addIssue({
+          code: 'custom',
+          path: ['roles', index, 'name'],
+          message: builtIn
+            ? `"${role.name}" is the name of a built-in role, and role names are unique on a cluster: give this role a name of its own, or drop the entry and name the built-in role in users[].roles`
+            : `a second role named "${role.name}" (the first is cluster.roles[${earlier}]), and role names are unique on a cluster: give it a name of its own, or merge the two entries`,
+        });
+      });
       const known = new Set([...BUILT_IN_ROLE_NAMES, ...cluster.roles.map((role) => role.name)]);
       cluster.users.forEach((user, index) => {
         for (const name of user.roles ?? []) {

@@ -70,10 +70,9 @@ describe('captureScenario: a snapshot as a scenario file', () => {
       }),
     );
     assert.deepEqual(rbac.loaded.cluster.users[0]?.roles, ['DBA', 'Cluster Viewer']);
-    assert.deepEqual(rbac.doc.cluster.roles, [
-      { name: 'DBA', management: 'db_member' },
-      { name: 'Cluster Viewer', management: 'cluster_viewer' },
-    ]);
+    // The built-in role by its name only: a role of its own with that name is no scenario's.
+    assert.deepEqual(rbac.doc.cluster.roles, [{ name: 'DBA', management: 'db_member' }]);
+    assert.deepEqual(rbac.notes, []);
     const untold = capture(
       makeSnapshot((s) => {
         s.api.user = { kind: 'not-admin' };
@@ -100,6 +99,49 @@ describe('captureScenario: a snapshot as a scenario file', () => {
     );
     assert.deepEqual(odd.doc.cluster.users, [{ username: 'admin@example.com', role: 'admin' }]);
     assert.match(odd.notes.join('\n'), /could not be read \(GET \/v1\/users answered HTTP 500\)/);
+  });
+
+  it("a role limited to some databases keeps them (by namespace/name), so the rehearsal's API limits it the same", () => {
+    const rs82 = (roles: { management: string; name?: string; databases?: number[] }[]) =>
+      capture(
+        makeSnapshot((s) => {
+          s.operator!.version = '8.2.0-13';
+          s.operator!.image = 'redislabs/operator:8.2.0-13';
+          s.cluster!.image.versionTag = '8.2.0-46.13';
+          s.api.nodes = s.api.nodes.map((node) => ({ ...node, software_version: '8.2.0-46' }));
+          s.api.user = { kind: 'read', roles };
+        }),
+      );
+    const limited = rs82([{ management: 'db_member', name: 'Orders team', databases: [1] }]);
+    assert.deepEqual(limited.doc.cluster.roles, [
+      { name: 'Orders team', management: 'db_member', databases: ['redis/db1'] },
+    ]);
+    assert.deepEqual(limited.loaded.cluster.roles[0]?.databases, ['redis/db1']);
+    assert.deepEqual(limited.loaded.cluster.users[0]?.roles, ['Orders team']);
+    assert.deepEqual(limited.notes, []);
+    // No database of the capture has uid 7: said, and the role cannot name it.
+    const elsewhere = rs82([{ management: 'db_viewer', name: 'Audit', databases: [1, 7] }]);
+    assert.deepEqual(elsewhere.doc.cluster.roles[0].databases, ['redis/db1']);
+    assert.match(
+      elsewhere.notes.join('\n'),
+      /role Audit is limited to database uid 7, which the capture holds no database for: the captured role is limited to the others only/,
+    );
+    const nowhere = rs82([{ management: 'db_viewer', name: 'Audit', databases: [7] }]);
+    assert.equal(nowhere.doc.cluster.roles[0].databases, undefined);
+    assert.match(nowhere.notes.join('\n'), /not limited to any database, so it may do more in the rehearsal/);
+    // Under --anonymize the role names the databases' new names.
+    const anonymized = capture(
+      makeSnapshot((s) => {
+        s.operator!.version = '8.2.0-13';
+        s.operator!.image = 'redislabs/operator:8.2.0-13';
+        s.cluster!.image.versionTag = '8.2.0-46.13';
+        s.api.nodes = s.api.nodes.map((node) => ({ ...node, software_version: '8.2.0-46' }));
+        s.api.user = { kind: 'read', roles: [{ management: 'db_member', name: 'Team', databases: [1] }] };
+      }),
+      { anonymize: true },
+    );
+    assert.deepEqual(anonymized.doc.cluster.roles[0].databases, ['namespace-1/database-1']);
+    assert.doesNotMatch(anonymized.text, /db1/);
   });
 
   it('allow_modules_upload off (RS 8.2 and later report it) becomes api.modulesUpload: disabled', () => {

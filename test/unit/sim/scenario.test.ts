@@ -288,6 +288,34 @@ describe('defaults', () => {
     );
   });
 
+  it('refuses a role of cluster.roles named like a built-in role or like another entry, naming the entry', () => {
+    const withRoles = (roles: string) =>
+      MINIMAL.replace('  versionTag: 7.4.6-22', `  versionTag: 7.4.6-22\n  roles: ${roles}`);
+    const builtIn = rejection(
+      withRoles('[{name: Upgraders, management: admin}, {name: DB Viewer, management: db_member}]'),
+    );
+    assert.match(
+      builtIn.message,
+      /cluster\.roles\[1\]\.name: "DB Viewer" is the name of a built-in role, and role names are unique on a cluster: give this role a name of its own/,
+    );
+    const twice = rejection(
+      withRoles('[{name: Upgraders, management: admin}, {name: Upgraders, management: db_viewer}]'),
+    );
+    assert.match(
+      twice.message,
+      /cluster\.roles\[1\]\.name: a second role named "Upgraders" \(the first is cluster\.roles\[0\]\)/,
+    );
+    // A management role's name is no role's name: a custom role may be called so.
+    const own = parseScenario(
+      withRoles('[{name: db_viewer, management: db_member}, {name: admin, management: cluster_viewer}]'),
+      'own.yaml',
+    );
+    assert.deepEqual(
+      own.cluster.roles.map((role) => role.name),
+      ['db_viewer', 'admin'],
+    );
+  });
+
   it('names the webhook after the operator version and the installer', () => {
     const old = parseScenario(MINIMAL.replace('7.4.6-2', '6.2.18-41'), 'old.yaml');
     assert.equal(old.admission.webhookName, 'redb-admission');

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
-import { countUpgradedPods, monitorStep } from '../../../src/steps/monitor.js';
+import { monitorStep } from '../../../src/steps/monitor.js';
+import { countUpgradedPods } from '../../../src/steps/monitor-view.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import {

@@ -68,6 +68,126 @@ describe('simulated management API: allow_modules_upload by RS version', () => {
   });
 });
 
+/**
+ * The custom module requests (redis/docs rest-api/requests/modules/user-defined.md), from RS
+ * 8.0.2 (rs-8-0-2-17.md); RS 8.2's notes name both uploads as refused with 403
+ * modules_upload_disabled, "regardless of user role", while allow_modules_upload is off.
+ */
+describe('simulated management API: the user-defined module requests', () => {
+  const VIEWER = { username: 'viewer@example.com', password: 'CANARY-P@ss-viewer-91c' };
+  const CONFIG = {
+    module_name: 'ledgerx',
+    version: 10203,
+    semantic_version: '1.2.3',
+    display_name: 'Ledger X',
+    commands: [
+      { command_name: 'lx.add', command_arity: -1, first_key: 1, last_key: 1, step: 1, flags: ['write'] },
+    ],
+    command_line_args: '',
+    capabilities: ['types', 'replica_of'],
+    min_redis_version: '7.2',
+  };
+  const withViewer = (serverVersion: string, modulesUpload: boolean) =>
+    new RestModel({
+      serverVersion,
+      modulesUpload,
+      users: [
+        { ...ADMIN, role: 'admin' },
+        { ...VIEWER, role: 'db_viewer' },
+      ],
+    });
+  async function post(
+    m: RestModel,
+    path: string,
+    body: unknown,
+    as = ADMIN,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    let payload: Buffer;
+    let contentType: string;
+    if (body instanceof FormData) {
+      const request = new Request('http://sim.invalid/', { method: 'POST', body });
+      contentType = request.headers.get('content-type') ?? '';
+      payload = Buffer.from(await request.arrayBuffer());
+    } else {
+      contentType = 'application/json';
+      payload = Buffer.from(JSON.stringify(body));
+    }
+    const answer = await handleApiRequest(m, {
+      method: 'POST',
+      path,
+      headers: { authorization: basicAuth(as), 'content-type': contentType },
+      body: payload,
+    });
+    return { status: answer.status, body: answer.body as Record<string, unknown> };
+  }
+  const artifact = (meta: Record<string, unknown>) => {
+    const form = new FormData();
+    form.append('module', new Blob([JSON.stringify(meta)]), 'module.json');
+    return form;
+  };
+  const CONFIG_PATH = '/v2/modules/user-defined';
+  const ARTIFACT_PATH = '/v2/local/modules/user-defined/artifacts';
+
+  it('RS 8.2 with the setting off refuses both uploads and the v2 upload with 403 modules_upload_disabled, whatever the role', async () => {
+    const off = withViewer('8.2.0-46', false);
+    for (const as of [ADMIN, VIEWER]) {
+      for (const [path, body] of [
+        [CONFIG_PATH, CONFIG],
+        [ARTIFACT_PATH, artifact(CONFIG)],
+      ] as const) {
+        const refused = await post(off, path, body, as);
+        assert.equal(refused.status, 403, `${as.username} ${path}`);
+        assert.equal(refused.body.error_code, 'modules_upload_disabled', `${as.username} ${path}`);
+      }
+    }
+    assert.equal((await upload(off)).body.error_code, 'modules_upload_disabled');
+    assert.equal(off.findModule('ledgerx', '1.2.3'), undefined, 'nothing was created');
+  });
+
+  it('with uploads allowed, the configuration makes a custom module, and its artifact a build for the nodes', async () => {
+    const on = withViewer('8.2.0-46', true);
+    // A reader may not: manage_cluster_modules is admin's.
+    const reader = await post(on, CONFIG_PATH, CONFIG, VIEWER);
+    assert.equal(reader.status, 403);
+    assert.equal(reader.body.error_code, 'insufficient_permissions');
+    // 406 for a configuration without its required fields, naming them.
+    const partial = await post(on, CONFIG_PATH, { module_name: 'ledgerx', semantic_version: '1.2.3' });
+    assert.equal(partial.status, 406);
+    assert.match(
+      String(partial.body.message),
+      /version, display_name, commands, command_line_args, capabilities, min_redis_version/,
+    );
+    // An artifact before its configuration: bad metadata.
+    assert.equal((await post(on, ARTIFACT_PATH, artifact(CONFIG))).status, 406);
+
+    const created = await post(on, CONFIG_PATH, CONFIG);
+    assert.equal(created.status, 200);
+    assert.equal(created.body.module_name, 'ledgerx');
+    assert.equal(created.body.semantic_version, '1.2.3');
+    assert.equal(created.body.is_bundled, false);
+    assert.deepEqual(created.body.platforms, {}, 'no build before the artifact');
+    assert.equal((await post(on, CONFIG_PATH, CONFIG)).status, 406, 'the same module twice');
+
+    const uploaded = await post(on, ARTIFACT_PATH, artifact(CONFIG));
+    assert.equal(uploaded.status, 200);
+    const listed = await getAs(on, '/v1/modules', ADMIN);
+    const module = (listed.body as Record<string, unknown>[]).find((m) => m.module_name === 'ledgerx');
+    assert.deepEqual(Object.keys((module?.platforms ?? {}) as object), ['rhel9/x86_64']);
+    assert.equal(module?.uid, created.body.uid);
+  });
+
+  it('RS 8.0.2 and later serve them without the setting; an older RS has no such paths (404)', async () => {
+    const rs80 = withViewer('8.0.20-96', false);
+    assert.equal((await post(rs80, CONFIG_PATH, CONFIG)).status, 200);
+    assert.equal((await post(rs80, ARTIFACT_PATH, artifact(CONFIG))).status, 200);
+    for (const version of ['7.22.2-179', '8.0.0-1']) {
+      const old = withViewer(version, true);
+      assert.equal((await post(old, CONFIG_PATH, CONFIG)).status, 404, version);
+      assert.equal((await post(old, ARTIFACT_PATH, artifact(CONFIG))).status, 404, version);
+    }
+  });
+});
+
 describe('scenario: api.modulesUpload disabled needs RS 8.2', () => {
   const scenario = (operator: string, tag: string) =>
     [

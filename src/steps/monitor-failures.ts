@@ -1,0 +1,139 @@
+/**
+ * How the monitor step fails when the roll does not end well, and what it tells the user to do:
+ * the operator refused the upgrade (state InvalidUpgrade, exit 1: its warnings and the fix), the
+ * rollout made no progress for --stall-timeout or the whole wait passed --timeout (exit 6: what
+ * it saw last, and where to look). Messages only; when to fail is the follower's
+ * (./monitor-follower.ts).
+ */
+
+import { oneLine } from '../io/safe-text.js';
+import { dialectFields } from '../release/dialect.js';
+import { OperationError, TimeoutError } from '../errors.js';
+import type { KubeClients } from '../kube/client.js';
+import type { KubeObject } from '../kube/reads.js';
+import { formatDuration, listCollection } from '../kube/watch.js';
+import { kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import type { UpgradeDeps } from './deps.js';
+import type { KubeEvent } from './remediate.js';
+import { podCreationRefusal, refusalHint } from './monitor-failed-create.js';
+import type { Target } from './monitor-view.js';
+import { getPath, str } from '../json-read.js';
+
+/** Where the cluster resource, the rollout and the operator's log are read, and how to go on. */
+export function lookHint(target: Pick<Target, 'name' | 'namespace'>, operatorNamespace: string): string {
+  const { name, namespace } = target;
+  return (
+    `Look at ${kubectl('get', 'rec', name, '-n', namespace)}, ${kubectl('rollout', 'status', `sts/${name}`, '-n', namespace)} ` +
+    `and the operator's log: ${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', operatorNamespace)}; ` +
+    'once it moves again, run ctl again to resume (or pass a longer --stall-timeout/--timeout).'
+  );
+}
+
+/**
+ * The Events about the objects named like the cluster (the cluster resource, its StatefulSet),
+ * read fresh when the step fails; none when they cannot be read (the failure is said anyway).
+ */
+export function eventsAbout(
+  kube: KubeClients,
+  target: Pick<Target, 'name' | 'namespace'>,
+  signal: AbortSignal,
+): Promise<KubeEvent[]> {
+  return listCollection<KubeEvent>(
+    kube,
+    `/api/v1/namespaces/${target.namespace}/events`,
+    { fieldSelector: `involvedObject.name=${target.name}` },
+    signal,
+  ).then(
+    (list) => list.items,
+    () => [],
+  );
+}
+
+/** The whole wait passed --timeout. */
+export function overallTimeoutError(
+  target: Target,
+  timeoutMs: number,
+  lastMessage: string | undefined,
+  operatorNamespace: string,
+): TimeoutError {
+  return new TimeoutError(
+    `timed out after ${formatDuration(timeoutMs)} waiting for the upgrade of ${target.name} to ${target.tag} (last seen: ${lastMessage ?? 'nothing yet'})`,
+    { hint: lookHint(target, operatorNamespace) },
+  );
+}
+
+/**
+ * No progress for the stall limit. A StatefulSet that cannot create pods (OpenShift SCC
+ * admission) says why in its FailedCreate Warning, a real Kubernetes Event
+ * (./monitor-failed-create.ts): the refusal is named, with its fix for the pods' service account.
+ */
+export function stalledError(
+  target: Target,
+  stallTimeoutMs: number,
+  lastMessage: string | undefined,
+  events: KubeEvent[],
+  sts: KubeObject | undefined,
+  operatorNamespace: string,
+): TimeoutError {
+  const { name, namespace } = target;
+  const refusal = podCreationRefusal(events);
+  const refusalFix = refusal && refusalHint(refusal, serviceAccountOf(sts, name), namespace);
+  const look = lookHint(target, operatorNamespace);
+  return new TimeoutError(
+    `the upgrade of ${name} to ${target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${lastMessage ?? 'nothing yet'})` +
+      (refusal ? `; the StatefulSet cannot create pods: ${refusal}` : ''),
+    { hint: refusalFix ? `${refusalFix} ${look}` : look },
+  );
+}
+
+/** The pods' service account, from the StatefulSet's template (the cluster's name by default). */
+function serviceAccountOf(sts: KubeObject | undefined, clusterName: string): string {
+  const name = getPath(sts, ['spec', 'template', 'spec', 'serviceAccountName']);
+  return typeof name === 'string' ? name : clusterName;
+}
+
+/** InvalidUpgrade: the operator refused the upgrade; say why (its warnings) and how to fix it. */
+export function invalidUpgradeError(
+  rec: KubeObject | undefined,
+  events: KubeEvent[],
+  target: { name: string; namespace: string },
+  dialect: UpgradeDeps['snapshot']['dialect'],
+): OperationError {
+  const fields = dialectFields(dialect);
+  const warnings = events
+    .filter((e) => e.type === 'Warning')
+    .sort((a, b) => order(a) - order(b))
+    .slice(-5)
+    .map((e) => `  ${oneLine(e.reason ?? 'Warning')}: ${oneLine(e.message ?? '')}`);
+  const autoUpgrade = getPath(rec, fields.autoUpgradePath) === true;
+  const digest = str(getPath(rec, [...fields.imageSpecPath, 'digestHash']));
+  const license = str(getPath(rec, ['status', 'licenseStatus', 'licenseState']));
+  const { name, namespace } = target;
+  const autoField = fields.autoUpgradePath.slice(1).join('.');
+  const digestField = [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
+  let hint: string;
+  if (autoUpgrade && digest) {
+    hint =
+      `${autoField} is true and ${digestField} is set; automatic upgrades cannot use a digest. Turn auto-upgrade off: ` +
+      `${kubectlMergePatch('rec', name, namespace, patchAt(fields.autoUpgradePath, false))} ` +
+      `or remove the digest: ${kubectlMergePatch('rec', name, namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}; then run ctl again.`;
+  } else if (license !== undefined && license !== 'Valid') {
+    hint = `The cluster license is ${license}: install a valid license (the Secret named in spec.licenseSecretName), then run ctl again.`;
+  } else {
+    hint = `Read the operator's reason with ${kubectl('describe', 'rec', name, '-n', namespace)}, fix the spec, then run ctl again.`;
+  }
+  return new OperationError(
+    `the operator refused the upgrade of ${name}: state InvalidUpgrade` +
+      (warnings.length > 0 ? `\nrecent warnings:\n${warnings.join('\n')}` : ' (no Warning events found)'),
+    { hint },
+  );
+}
+
+/** Order of events: their resourceVersion (etcd's revision) when numeric, else their time. */
+function order(event: KubeEvent): number {
+  const rv = Number(event.metadata?.resourceVersion);
+  if (Number.isFinite(rv)) return rv;
+  const time =
+    event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata?.creationTimestamp;
+  return time ? new Date(time).getTime() : 0;
+}

@@ -1,0 +1,348 @@
+/**
+ * The follower of a rolling upgrade: it watches the cluster resource (state, versionTag), its
+ * StatefulSet (replicas, revisions, generation) and the StatefulSet's pods, judges each new view
+ * of them (./monitor-view.ts), reports the progress line when it changes, and decides when the
+ * wait ends: done (the view says so), failed (InvalidUpgrade, the cluster resource deleted, a
+ * frozen upgrade without --remediate, too many databases down), or timed out (no progress for
+ * --stall-timeout, or the whole --timeout: ./monitor-failures.ts says what to do then).
+ *
+ * What has no watch is looked at every few seconds (./monitor-timing.ts): the operator's log and
+ * the management API while the state is Upgrade (./monitor-frozen.ts), and with auto-upgrade the
+ * nodes' versions once the pods are done. Every judgement is made from the live objects, so a
+ * resumed step that finds the cluster at the target completes at once.
+ */
+
+import { findTlsFailure } from '../api/tls-errors.js';
+import { judgeNodes } from './roll-facts.js';
+import { type DialectFields, dialectFields } from '../release/dialect.js';
+import { OperationError } from '../errors.js';
+import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
+import { type CollectionEvent, watchCollection } from '../kube/watch.js';
+import type { UpgradeDeps } from './deps.js';
+import { type Remediation, syncRecordedDatabases } from './remediate.js';
+import type { StepContext } from '../run/step.js';
+import { getPath, str } from '../json-read.js';
+import { FreezeWatch, remediationContextOf } from './monitor-frozen.js';
+import { freezePollMs } from './monitor-timing.js';
+import { eventsAbout, invalidUpgradeError, overallTimeoutError, stalledError } from './monitor-failures.js';
+import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
+import { applyMany, applyOne } from './monitor-watch-apply.js';
+
+export class UpgradeFollower {
+  readonly remediation: Remediation;
+  readonly #ctx: StepContext<UpgradeDeps>;
+  readonly #target: Target;
+  readonly #stop = new AbortController();
+  readonly #fields: DialectFields;
+  /** The nodes' versions, asked of the management API when only they can tell (auto-upgrade). */
+  #nodes: NodesSeen;
+  #nodesAsking = false;
+  #needsNodes = false;
+  #nodesTimer: NodeJS.Timeout | undefined;
+  #rec: KubeObject | undefined;
+  #sts: KubeObject | undefined;
+  readonly #pods = new Map<string, KubeObject>();
+  /** The pod watch has listed the pods: until then they are not counted. */
+  #podsSynced = false;
+  /** `<revision>/<pod>` of the pods seen upgraded and ready (countUpgradedPods). */
+  readonly #upgraded = new Set<string>();
+  readonly #synced = new Set<'rec' | 'sts'>();
+  /** When the rollout last moved. */
+  #lastProgressAt: number;
+  /** Looks for a freeze and acts on it (./monitor-frozen.ts). */
+  readonly #freeze: FreezeWatch;
+  #freezeTimer: NodeJS.Timeout | undefined;
+  /** Trouble reading the log or the API is said once, not on every look. */
+  readonly #warned = new Set<string>();
+  #podSelector: string | undefined;
+  #lastMessage: string | undefined;
+  #stallTimer: NodeJS.Timeout | undefined;
+  #overallTimer: NodeJS.Timeout | undefined;
+  #settled = false;
+  #busy = false;
+  /** The running assessment or remediation of a freeze. */
+  #frozenTask: Promise<void> = Promise.resolve();
+  #resolve: (view: View) => void = () => {};
+  #reject: (error: unknown) => void = () => {};
+
+  constructor(ctx: StepContext<UpgradeDeps>, target: Target) {
+    this.#ctx = ctx;
+    this.#target = target;
+    this.#fields = dialectFields(ctx.deps.snapshot.dialect);
+    const startedAt = ctx.deps.clock.now();
+    this.#lastProgressAt = startedAt;
+    const earlier = ctx.previous?.intent?.remediation;
+    this.remediation = { actions: Array.isArray(earlier) ? [...(earlier as Record<string, unknown>[])] : [] };
+    this.#freeze = new FreezeWatch(ctx, target, this.remediation, startedAt, {
+      settled: () => this.#settled,
+      lastProgressAt: () => this.#lastProgressAt,
+      touch: () => this.#touch(),
+      warnOnce: (kind, message) => this.#warnOnce(kind, message),
+      signal: this.#stop.signal,
+    });
+  }
+
+  run(): Promise<View> {
+    const { signal } = this.#ctx;
+    const { settings } = this.#ctx.deps;
+    return new Promise<View>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      if (signal.aborted) {
+        this.#fail(abortReason(signal));
+        return;
+      }
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+      this.#overallTimer = setTimeout(() => {
+        this.#fail(
+          overallTimeoutError(this.#target, settings.timeoutMs, this.#lastMessage, this.#operatorNamespace()),
+        );
+      }, settings.timeoutMs);
+      this.#touch();
+      this.#watch('rec', this.#recPath(), `metadata.name=${this.#target.name}`, undefined, (event) => {
+        this.#rec = applyOne(this.#rec, event, this.#target.name);
+      });
+      this.#watch(
+        'sts',
+        `/apis/apps/v1/namespaces/${this.#target.namespace}/statefulsets`,
+        `metadata.name=${this.#target.name}`,
+        undefined,
+        (event) => {
+          this.#sts = applyOne(this.#sts, event, this.#target.name);
+          this.#startPodWatch();
+        },
+      );
+      // The operator's log and the management API have no watch: look every few seconds.
+      this.#freezeTimer = setInterval(() => {
+        if (str(getPath(this.#rec, ['status', 'state'])) === 'Upgrade') this.#checkFrozen();
+      }, freezePollMs(settings.stallTimeoutMs));
+      this.#nodesTimer = setInterval(() => {
+        if (this.#needsNodes) this.#askNodes();
+      }, freezePollMs(settings.stallTimeoutMs));
+    });
+  }
+
+  #operatorNamespace(): string {
+    return this.#ctx.deps.snapshot.operator?.namespace ?? this.#target.namespace;
+  }
+
+  #recPath(): string {
+    const version = this.#target.recApiVersion.split('/')[1] ?? CLUSTER_RESOURCE.version;
+    return `/apis/${CLUSTER_RESOURCE.group}/${version}/namespaces/${this.#target.namespace}/${CLUSTER_RESOURCE.plural}`;
+  }
+
+  #watch(
+    which: 'rec' | 'sts' | 'pods',
+    path: string,
+    fieldSelector: string | undefined,
+    labelSelector: string | undefined,
+    apply: (event: CollectionEvent<KubeObject>) => void,
+  ): void {
+    watchCollection<KubeObject>({
+      kube: this.#ctx.deps.kube,
+      path,
+      fieldSelector,
+      labelSelector,
+      signal: this.#stop.signal,
+      onEvent: (event) => {
+        if (this.#settled) return;
+        apply(event);
+        if (event.type === 'SYNC' && which !== 'pods') this.#synced.add(which);
+        this.#evaluate();
+      },
+    }).catch((error: unknown) => this.#fail(error));
+  }
+
+  /** The pods are found by the StatefulSet's selector, once it is known. */
+  #startPodWatch(): void {
+    if (this.#podSelector !== undefined) return;
+    this.#podSelector = podSelectorOf(this.#sts);
+    if (this.#podSelector === undefined) return;
+    this.#watch(
+      'pods',
+      `/api/v1/namespaces/${this.#target.namespace}/pods`,
+      undefined,
+      this.#podSelector,
+      (event) => {
+        applyMany(this.#pods, event);
+        if (event.type === 'SYNC') this.#podsSynced = true;
+        // Which pod is restarting names each outage; under OnDelete a pod's end is a safe point.
+        const overLimit = this.#ctx.deps.availability?.podsSeen(this.#pods.values());
+        if (overLimit) this.#fail(overLimit);
+      },
+    );
+  }
+
+  #evaluate(): void {
+    if (this.#settled || this.#synced.size < 2) return;
+    if (!this.#rec) {
+      this.#fail(
+        new OperationError(`the cluster resource ${this.#target.name} was deleted during the upgrade`, {
+          hint: `Check kubectl get rec -n ${this.#target.namespace}.`,
+        }),
+      );
+      return;
+    }
+    const view = judge(
+      this.#rec,
+      this.#sts,
+      this.#podsSynced ? this.#pods : undefined,
+      this.#target,
+      this.#fields,
+      this.#upgraded,
+      this.#nodes,
+    );
+    if (view.needsNodes && !this.#needsNodes) this.#askNodes();
+    this.#needsNodes = view.needsNodes;
+    if (view.state === 'InvalidUpgrade') {
+      this.#failInvalidUpgrade();
+      return;
+    }
+    if (view.done) {
+      this.#settle(() => this.#resolve(view));
+      return;
+    }
+    this.#report(view.message);
+  }
+
+  /**
+   * GET /v1/nodes: the nodes' software versions, when the pods are done and the spec's versionTag
+   * is not the target (auto-upgrade that does not write it). Trouble reading is said once; the
+   * stall timer ends the wait when the API never answers.
+   */
+  #askNodes(): void {
+    if (this.#nodesAsking || this.#settled) return;
+    this.#nodesAsking = true;
+    this.#ctx.deps.api
+      .listNodes()
+      .then(
+        (nodes) => {
+          this.#nodes = judgeNodes(nodes, this.#target.tag);
+        },
+        (error: unknown) => {
+          // A certificate no longer trusted is no passing trouble: exit 1 (docs/exit-codes.md).
+          if (findTlsFailure(error)) return this.#fail(error);
+          this.#warnOnce(
+            'nodes',
+            `could not read the nodes' software versions from the management API (${(error as Error).message}); ` +
+              'with auto-upgrade they tell when the upgrade is over: ctl keeps asking',
+          );
+        },
+      )
+      .finally(() => {
+        this.#nodesAsking = false;
+        this.#evaluate();
+      });
+  }
+
+  #warnOnce(kind: string, message: string): void {
+    if (this.#warned.has(kind)) return;
+    this.#warned.add(kind);
+    this.#ctx.warn(message);
+  }
+
+  #report(message: string): void {
+    if (message === this.#lastMessage) return;
+    this.#lastMessage = message;
+    this.#lastProgressAt = this.#ctx.deps.clock.now();
+    this.#touch();
+    this.#ctx.progress(message);
+  }
+
+  /** Progress: re-arms the stall timer. */
+  #touch(): void {
+    if (this.#settled) return;
+    clearTimeout(this.#stallTimer);
+    const { stallTimeoutMs } = this.#ctx.deps.settings;
+    this.#stallTimer = setTimeout(() => {
+      if (this.#busy) {
+        // Remediation reports its own progress (and has its own stall limit): keep waiting.
+        this.#touch();
+        return;
+      }
+      this.#failStalled(stallTimeoutMs);
+    }, stallTimeoutMs);
+  }
+
+  /** No progress for the stall limit: fail with the StatefulSet's refusal to create pods, if any. */
+  #failStalled(stallTimeoutMs: number): void {
+    eventsAbout(this.#ctx.deps.kube, this.#target, this.#stop.signal).then((events) => {
+      this.#fail(
+        stalledError(
+          this.#target,
+          stallTimeoutMs,
+          this.#lastMessage,
+          events,
+          this.#sts,
+          this.#operatorNamespace(),
+        ),
+      );
+    });
+  }
+
+  /** Looks for a freeze (./monitor-frozen.ts); acts once per distinct set of blockers. */
+  #checkFrozen(): void {
+    if (this.#busy || this.#settled) return;
+    this.#busy = true;
+    // Looking is not progress (the stall timer keeps running); remediation's steps are.
+    this.#frozenTask = this.#freeze
+      .look()
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        this.#busy = false;
+        this.#evaluate();
+      });
+  }
+
+  /** After the upgrade: every recorded database upgrade is reflected in its resource. */
+  async syncDatabases(): Promise<void> {
+    await this.#frozenTask;
+    await syncRecordedDatabases(
+      this.#ctx,
+      remediationContextOf(this.#ctx.deps, this.#target),
+      this.remediation,
+    );
+  }
+
+  #failInvalidUpgrade(): void {
+    if (this.#busy) return;
+    this.#busy = true;
+    const { kube, snapshot } = this.#ctx.deps;
+    const rec = this.#rec;
+    // A fresh list: the warning may be written just after the state.
+    eventsAbout(kube, this.#target, this.#stop.signal)
+      .then((events) => {
+        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect));
+      })
+      .finally(() => {
+        this.#busy = false;
+      });
+  }
+
+  #onAbort = (): void => {
+    this.#fail(abortReason(this.#ctx.signal));
+  };
+
+  #fail(error: unknown): void {
+    this.#settle(() => this.#reject(error));
+  }
+
+  #settle(outcome: () => void): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#stallTimer);
+    clearTimeout(this.#overallTimer);
+    clearInterval(this.#freezeTimer);
+    clearInterval(this.#nodesTimer);
+    this.#ctx.signal.removeEventListener('abort', this.#onAbort);
+    this.#stop.abort();
+    outcome();
+  }
+}
+
+/** Why the step stops on the run's signal: its own reason when it is an Error, else the standard AbortError. */
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('The operation was aborted', 'AbortError');
+}
