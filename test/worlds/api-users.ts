@@ -99,6 +99,8 @@ export interface ApiUsers {
   roles: Record<string, unknown>[];
   /** The first user's management roles: what the API lets it do. */
   management: Management;
+  /** The indexes of the databases the first user's role is limited to; undefined: every one. */
+  scope?: number[];
 }
 
 const ADMIN = { username: 'admin@example.com', role: 'admin' };
@@ -153,5 +155,5 @@ export function apiUsersOf(
   const users: Record<string, unknown>[] = [first, ADMIN];
   if (draw.expiredUser)
     users.push({ username: 'former-admin@example.com', role: 'admin', passwordExpired: true });
-  return { users, roles, management };
+  return { users, roles, management, ...(scoped.length > 0 ? { scope: scoped } : {}) };
 }

@@ -30,7 +30,7 @@ import {
 } from '../../src/sim/world/releases.js';
 import { worldOf } from '../../src/sim/world/world.js';
 import { applySituations, type Situations, situationsArbitrary } from './situations.js';
-import { apiUserArbitrary, apiUsersOf, type ApiUserDraw } from './api-users.js';
+import { apiUserArbitrary, type ApiUsers, apiUsersOf, type ApiUserDraw } from './api-users.js';
 import { applySettings, type SettingsDraw, settingsArbitrary } from './settings.js';
 import { pickTarget } from './targets.js';
 import type { UserSide, World } from './world.js';
@@ -534,6 +534,10 @@ function buildWorld(
     // Signing in as a user whose role is none (no permission at all: rest-api/permissions.md
     // "Roles"), ctl can read nothing through the management API.
     ...(base.ctl.credentials === 'secret' && apiUsers.management === 'none' ? ['api-reachable'] : []),
+    // Signing in as a user limited to some databases (RS 8.2 database-scoped roles: "Other
+    // databases are hidden", rs-8-2-0-25.md), the plan cannot see every database resource's bdb:
+    // api-reachable fails, firm, naming them (src/planning/checks/api-reachable.ts).
+    ...(base.ctl.credentials === 'secret' && hidesDatabases(apiUsers, scenario) ? ['api-reachable'] : []),
   ];
   return {
     ctl,
@@ -554,6 +558,13 @@ function uploadRefused(base: Base, management: string): boolean {
     return false;
   const tag = defaultClusterTag(base.target, base.platform.platform) ?? '';
   return clusterTagRunsRhel9(tag) && tag.startsWith('7.');
+}
+
+/** Whether the first user's role hides a database of the scenario (generated ones included). */
+function hidesDatabases(users: ApiUsers, scenario: Record<string, unknown>): boolean {
+  if (!users.scope) return false;
+  const count = (scenario.databases as unknown[]).length;
+  return scenario.generate !== undefined || users.scope.length < count;
 }
 
 /** `7.4.6-22.rhel8-openshift` -> `7.4.6-22`: what the cluster's management API reports. */
