@@ -525,6 +525,7 @@ function buildWorld(
   applySettings(scenario, extras.settings, {
     olderOperators: START_OPERATORS.filter((v) => compareOperators(v, base.operator) < 0),
     databaseVersions: fits,
+    firstDatabaseKeepsVersion: blocker === 'old-database',
   });
   // helm is only asked for by a helm install: elsewhere its absence decides nothing.
   const ctl = { ...base.ctl, helm: blocker !== 'no-helm' };

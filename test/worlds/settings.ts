@@ -86,6 +86,13 @@ export interface SettingsContext {
   olderOperators: readonly string[];
   /** Database versions the world's databases may run (before and after the upgrade). */
   databaseVersions: readonly string[];
+  /**
+   * The first database is the old-database blocker's: it keeps its version field, as a REDB
+   * whose version is major or latest is upgraded by the operator at once (redisVersion in redis/docs
+   * kubernetes/reference/api/redis_enterprise_database_api.md; src/sim/operator/database-versions.ts),
+   * and would not stay old.
+   */
+  firstDatabaseKeepsVersion: boolean;
 }
 
 /** Writes the drawn settings into a generated scenario (in place). */
@@ -102,8 +109,9 @@ export function applySettings(
 
   if (draw.clusterPolicy) cluster.upgradePolicy = draw.clusterPolicy;
   if (draw.databasePolicy && databases.length > 0) {
-    const db = databases[draw.databasePolicy.index % databases.length]!;
-    db.upgradePolicy = draw.databasePolicy.policy;
+    const index = draw.databasePolicy.index % databases.length;
+    if (!(index === 0 && context.firstDatabaseKeepsVersion))
+      databases[index]!.upgradePolicy = draw.databasePolicy.policy;
   }
   if (draw.memorySize && databases.length > 0) databases[0]!.memorySize = draw.memorySize;
   if (draw.sparseUids) databases.forEach((db, i) => (db.uid = 3 + i * 17));
