@@ -564,8 +564,7 @@ function uploadRefused(base: Base, management: string): boolean {
 /** Whether the first user's role hides a database of the scenario (generated ones included). */
 function hidesDatabases(users: ApiUsers, scenario: Record<string, unknown>): boolean {
   if (!users.scope) return false;
-  const count = (scenario.databases as unknown[]).length;
-  return scenario.generate !== undefined || users.scope.length < count;
+  return scenario.generate !== undefined || users.scope.length < (scenario.databases as unknown[]).length;
 }
 
 /** `7.4.6-22.rhel8-openshift` -> `7.4.6-22`: what the cluster's management API reports. */
