@@ -7,6 +7,7 @@ import {
   modulesUploadDisabledError,
   passwordExpiredError,
 } from './api-errors.js';
+import { checkBdbShape } from './bdb-shape.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
 import { type OwnRole, readOwnRole } from './own-role.js';
 import type { TokenSource } from './token-source.js';
@@ -73,13 +74,18 @@ export class ApiClient {
    */
   async listBdbs(fields?: readonly string[]): Promise<ApiBdb[]> {
     const check = { uid: 'number', name: 'string' } as const;
+    const shaped = (request: HttpRequest, bdbs: ApiBdb[]): ApiBdb[] => {
+      bdbs.forEach((bdb, index) => checkBdbShape(bdb, `${request.method} ${request.path}: item ${index}`));
+      return bdbs;
+    };
     if (fields && fields.length > 0) {
       const projected: HttpRequest = { method: 'GET', path: `/v1/bdbs?fields=${fields.join(',')}` };
       const response = await this.call(projected);
       if (response.status !== 400)
-        return this.#listOf(projected, this.#body<unknown>(projected, response), check);
+        return shaped(projected, this.#listOf(projected, this.#body<unknown>(projected, response), check));
     }
-    return this.list({ method: 'GET', path: '/v1/bdbs' }, check);
+    const whole: HttpRequest = { method: 'GET', path: '/v1/bdbs' };
+    return shaped(whole, await this.list(whole, check));
   }
 
   /**
@@ -108,8 +114,18 @@ export class ApiClient {
     return body as T[];
   }
 
-  getBdb(uid: number): Promise<ApiBdb> {
-    return this.json({ method: 'GET', path: `/v1/bdbs/${uid}` });
+  async getBdb(uid: number): Promise<ApiBdb> {
+    const request: HttpRequest = { method: 'GET', path: `/v1/bdbs/${uid}` };
+    const bdb = await this.json<unknown>(request);
+    if (bdb === null || typeof bdb !== 'object' || Array.isArray(bdb))
+      throw new MalformedAnswerError(
+        `GET ${request.path}: the management API answered ${describeValue(bdb)} instead of a database`,
+        {
+          hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
+        },
+      );
+    checkBdbShape(bdb as Record<string, unknown>, `GET ${request.path}`);
+    return bdb as ApiBdb;
   }
 
   /**

@@ -102,7 +102,7 @@ export interface HelmUpgrade {
 /**
  * `helm upgrade <release> <chart> --version <v> --namespace <ns> [--repo <url>]
  * [--set openshift.mode=true] --reset-then-reuse-values`: the arguments, in the order, of the
- * operator step (src/steps/operator.ts). On helm older than 3.14 the step leaves out
+ * operator step (src/steps/operator-helm.ts). On helm older than 3.14 the step leaves out
  * `--reset-then-reuse-values` and warns.
  */
 export function helmUpgradeCommand(upgrade: HelmUpgrade): string {

@@ -41,6 +41,8 @@ export const CSV_RESOURCE: CustomResourceType = {
   version: 'v1alpha1',
   plural: 'clusterserviceversions',
 };
+/** The apiVersion of the Subscription and InstallPlan objects the operator step reads and patches. */
+export const OLM_API_VERSION = `${SUBSCRIPTION_RESOURCE.group}/${SUBSCRIPTION_RESOURCE.version}`;
 /** Served by OLM's package server (an aggregated API), read-only. */
 export const PACKAGE_MANIFEST_RESOURCE: CustomResourceType = {
   group: 'packages.operators.coreos.com',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -175,8 +175,9 @@ export class StateFile {
   async load(options: { keepCorruptCopy?: boolean } = {}): Promise<UpgradeState | undefined> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await readBounded(this.path);
     } catch (error) {
+      if (error instanceof OperationError) throw error;
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new OperationError(`cannot read the state file ${this.path}: ${(error as Error).message}`, {
         hint: 'Check the file permissions, or pass another file with --state.',
@@ -215,6 +216,47 @@ export class StateFile {
   removeAbandonedTemps(): Promise<string[]> {
     return removeAbandonedTempFiles(this.path);
   }
+}
+
+/**
+ * The most of a state file ctl reads: what it writes is a few KB, a few MB for a run over
+ * thousands of databases (each one's outcome). A file far larger (copied over, appended to, a
+ * disk image) is refused before it is read, so `ctl upgrade status` never holds a gigabyte.
+ */
+export const MAX_STATE_BYTES = 64 * 1024 * 1024;
+
+/** The file's text, its size measured on the open file first (OperationError past the limit). */
+async function readBounded(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_STATE_BYTES) throw tooLarge(path, size);
+    // It may grow while read (ctl replaces it whole, but another writer may append): no more
+    // than the limit and one chunk is ever held.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    // The size it had first (and one byte to see the end), then small chunks for what it grew.
+    for (let chunk = size + 1; ; chunk = 64 * 1024) {
+      const { bytesRead, buffer } = await handle.read(Buffer.alloc(chunk), 0);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      length += bytesRead;
+      if (length > MAX_STATE_BYTES) throw tooLarge(path, length);
+    }
+    return Buffer.concat(chunks, length).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function tooLarge(path: string, size: number): OperationError {
+  const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+  return new OperationError(
+    `the state file ${path} is ${size > MAX_STATE_BYTES + 1 ? mib(size) : `more than ${mib(MAX_STATE_BYTES)}`}, larger than any state ctl writes (${mib(MAX_STATE_BYTES)} at most); ctl did not read it`,
+    {
+      hint: `Inspect it, then move it aside (mv ${path} ${path}.bad) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+    },
+  );
 }
 
 function parseProblem(text: string): { state?: UpgradeState; reason: string } {

@@ -26,8 +26,9 @@ import { type LiveCluster, policyRefusal } from './databases-upgrade-policy.js';
 import type { DatabaseWork } from './databases-work.js';
 import { getPath, str } from '../json-read.js';
 
+/** The kinds of the database resources (the remediation of a frozen upgrade patches REDBs too). */
 export const DATABASE_KIND = 'RedisEnterpriseDatabase';
-export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
+const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
 
 /** What one database's upgrade came to: upgraded, or why not (and an Active-Active feature-set record). */
 export interface OneResult {

@@ -15,7 +15,7 @@ import type { ApiClient } from '../api/client.js';
 import type { KubeClients } from '../kube/client.js';
 import { type OperatorLogLine, readOperatorLog } from '../kube/operator-log.js';
 import type { Snapshot } from '../planning/snapshot.js';
-import { type Blocker, blockersFromApi, mergeBlockers } from './remediate.js';
+import { type Blocker, blockersFromApi, mergeBlockers } from './remediate-blockers.js';
 
 /** The logger of the operator's cluster controller (K8S issue #89). */
 export const CLUSTER_LOGGER = 'controller_redisenterprisecluster';

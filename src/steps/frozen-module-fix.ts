@@ -7,7 +7,7 @@
  */
 
 import { hasNoRhel9Build, moduleFix, redisGraphFix } from '../planning/module-fix.js';
-import type { Blocker } from './remediate.js';
+import type { Blocker } from './remediate-blockers.js';
 
 export type ModuleBlocker = Extract<Blocker, { kind: 'module' }>;
 

@@ -7,7 +7,17 @@
  * need an SCC their service account may not use (redis-facts.md §12).
  */
 
-import type { KubeEvent } from './remediate.js';
+/** A core/v1 Event, as far as ctl reads it (InvalidUpgrade's documented warning). */
+export interface KubeEvent {
+  metadata?: { name?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string | Date };
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  lastTimestamp?: string | Date | null;
+  firstTimestamp?: string | Date | null;
+  eventTime?: string | Date | null;
+}
 
 /** The newest FailedCreate warning's message among the events, if any. */
 export function podCreationRefusal(events: Iterable<KubeEvent>): string | undefined {

@@ -14,8 +14,7 @@ import type { KubeObject } from '../kube/reads.js';
 import { formatDuration, listCollection } from '../kube/watch.js';
 import { kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import type { UpgradeDeps } from './deps.js';
-import type { KubeEvent } from './remediate.js';
-import { podCreationRefusal, refusalHint } from './monitor-failed-create.js';
+import { type KubeEvent, podCreationRefusal, refusalHint } from './monitor-failed-create.js';
 import type { Target } from './monitor-view.js';
 import { getPath, str } from '../json-read.js';
 

@@ -16,16 +16,9 @@ import type { UpgradeDeps } from './deps.js';
 import { diagnoseFreeze } from './freeze.js';
 import { freezeGraceMs } from './monitor-timing.js';
 import type { Target } from './monitor-view.js';
-import {
-  type Blocker,
-  describeBlocker,
-  frozenError,
-  minimumDatabaseVersion,
-  type Remediation,
-  type RemediationContext,
-  remediateFrozenUpgrade,
-  syncRecordedDatabases,
-} from './remediate.js';
+import { type Remediation, remediateFrozenUpgrade, syncRecordedDatabases } from './remediate.js';
+import { frozenError, type RemediationContext } from './remediate-advice.js';
+import { type Blocker, describeBlocker, minimumDatabaseVersion } from './remediate-blockers.js';
 
 /** What the freeze watch needs of the follower that owns it. */
 export interface FreezeWatchHooks {

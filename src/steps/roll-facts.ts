@@ -5,7 +5,8 @@
  * a node is upgraded when the management API reports the target's Redis Software version
  * (`GET /v1/nodes`, `software_version`). Never `status.currentRevision`: Kubernetes does not
  * promote it under `OnDelete` (kubernetes/kubernetes #73492, #106055; redis-facts.md §12).
- * (Kept apart from monitor.ts, which several people edit.)
+ * Shared by the monitor step (./monitor-view.ts, ./monitor-follower.ts, ./monitor-verify-nodes.ts)
+ * and the cluster step.
  */
 
 import type { ApiNode } from '../api/types.js';

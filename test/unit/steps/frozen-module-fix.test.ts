@@ -4,13 +4,13 @@ import type { ApiBdb, ApiModule } from '../../../src/api/types.js';
 import { OperationError } from '../../../src/errors.js';
 import { moduleFix } from '../../../src/planning/module-fix.js';
 import { dialectFields } from '../../../src/release/dialect.js';
+import { remediateFrozenUpgrade } from '../../../src/steps/remediate.js';
 import {
-  blockersFromApi,
   frozenError,
   type RemediationContext,
-  remediateFrozenUpgrade,
   remediationCommands,
-} from '../../../src/steps/remediate.js';
+} from '../../../src/steps/remediate-advice.js';
+import { blockersFromApi } from '../../../src/steps/remediate-blockers.js';
 
 /**
  * A frozen upgrade's module advice while the target takes uploads: the RHEL9 build of the version

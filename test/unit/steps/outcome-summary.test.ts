@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
-import { describeRollout, deploymentState } from '../../../src/steps/operator.js';
+import { describeRollout, deploymentState } from '../../../src/steps/operator-rollout.js';
 import { summarize } from '../../../src/steps/outcome-summary.js';
 
 describe('what a step says it did (issue 34)', () => {

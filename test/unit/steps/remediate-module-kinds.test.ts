@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApiBdb, ApiModule } from '../../../src/api/types.js';
 import { dialectFields } from '../../../src/release/dialect.js';
-import { blockersFromApi, remediationCommands } from '../../../src/steps/remediate.js';
+import { remediationCommands } from '../../../src/steps/remediate-advice.js';
+import { blockersFromApi } from '../../../src/steps/remediate-blockers.js';
 
 /**
  * A frozen upgrade's advice on an RS 8 target follows what the management API says of each

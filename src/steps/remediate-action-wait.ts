@@ -1,0 +1,78 @@
+/**
+ * Waiting for a management API action that remediation started (a module upload, a database
+ * upgrade) to finish.
+ */
+
+import type { ApiAction } from '../api/types.js';
+import { OperationError, TimeoutError } from '../errors.js';
+import { formatDuration } from '../kube/watch.js';
+import { curlApi } from '../planning/equivalent-commands.js';
+import type { StepContext } from '../run/step.js';
+import type { UpgradeDeps } from './deps.js';
+
+const FAILED_ACTION = new Set(['failed', 'cancelled', 'aborted']);
+
+export function isFinished(action: ApiAction): boolean {
+  return action.status === 'completed' || FAILED_ACTION.has(action.status);
+}
+
+/**
+ * Polls `GET /v1/actions/<uid>` (the management API has no watch) until the action completes.
+ * A failed action is an OperationError with the action's own error; no change in status or
+ * progress for --stall-timeout is a TimeoutError. An action the API no longer knows (404 after
+ * it finished) counts as done: the caller verifies the result on the object itself.
+ */
+export async function waitForAction(ctx: StepContext<UpgradeDeps>, uid: string, what: string): Promise<void> {
+  const { api, clock, settings } = ctx.deps;
+  const started = clock.now();
+  let lastChange = started;
+  let last = '';
+  let delay = 250;
+  for (;;) {
+    let action: ApiAction;
+    try {
+      action = await api.getAction(uid);
+    } catch (error) {
+      if (error instanceof OperationError && /HTTP 404/.test(error.message)) return;
+      throw error;
+    }
+    if (action.status === 'completed') return;
+    if (FAILED_ACTION.has(action.status)) {
+      const detail =
+        action.error_message ??
+        (action.additional_info as { error?: string } | undefined)?.error ??
+        (typeof action.error_code === 'string' ? action.error_code : undefined) ??
+        'no error message';
+      throw new OperationError(`${what} failed (action ${uid}, ${action.status}): ${detail}`, {
+        hint: `Look at the action with ${curlApi('GET', `/v1/actions/${uid}`)} and at the cluster's logs; fix the cause, then run ctl again.`,
+      });
+    }
+    const now = clock.now();
+    const seen = `${action.status} ${action.progress ?? ''}`;
+    if (seen !== last) {
+      last = seen;
+      lastChange = now;
+      ctx.progress(
+        `${what}: ${action.status}${typeof action.progress === 'number' ? ` ${Math.round(action.progress)}%` : ''}`,
+      );
+    }
+    if (now - lastChange > settings.stallTimeoutMs) {
+      throw new TimeoutError(
+        `${what} made no progress for ${formatDuration(settings.stallTimeoutMs)} (action ${uid}: ${action.status})`,
+        {
+          hint: `Look at the action with ${curlApi('GET', `/v1/actions/${uid}`)}; run ctl again to keep waiting.`,
+        },
+      );
+    }
+    if (now - started > settings.timeoutMs) {
+      throw new TimeoutError(
+        `timed out after ${formatDuration(settings.timeoutMs)} waiting for ${what} (action ${uid}: ${action.status})`,
+        {
+          hint: `Look at the action with ${curlApi('GET', `/v1/actions/${uid}`)}; run ctl again to keep waiting.`,
+        },
+      );
+    }
+    await clock.sleep(delay, ctx.signal);
+    delay = Math.min(delay * 2, 2000);
+  }
+}

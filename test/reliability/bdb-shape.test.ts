@@ -1,0 +1,126 @@
+/**
+ * A management API (or something in front of it) that answers a database's fields with other
+ * types than the REST reference gives them: `module_list` as text, items that are not objects,
+ * a number for `replication`. The plan fails its api-reachable check naming the database item
+ * and the field (exit 3), instead of "unexpected failure: Cannot read properties of undefined"
+ * (src/api/bdb-shape.ts). Fields answered null are read as absent, as a field left out.
+ *
+ * The API here is the simulator's behind a server of this test that rewrites GET /v1/bdbs.
+ */
+
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest, createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createServerCertificate } from '../../src/sim/tls.js';
+import { tempDir } from '../helpers/temp.js';
+import { testCa } from '../unit/sim/rest/fixture.js';
+import { assertExit, SharedUpgradeSim, TARGET } from '../e2e/upgrade-support.js';
+
+type Rewrite = (bdb: Record<string, unknown>) => Record<string, unknown>;
+
+describe("a database's fields of other types than documented (e2e)", { timeout: 300_000 }, () => {
+  const sim = new SharedUpgradeSim('happy-path');
+  let server: Server;
+  let url: string;
+  let caFile: string;
+  let upstream: { url: string; ca: string } | undefined;
+  let rewrite: Rewrite = (bdb) => bdb;
+
+  before(async () => {
+    const ca = await testCa();
+    const certificate = await createServerCertificate(ca);
+    caFile = path.join(tempDir('ctl-bdb-shape-'), 'ca.pem');
+    writeFileSync(caFile, ca.certPem);
+    server = createServer({ cert: certificate.certPem, key: certificate.keyPem }, (req, res) => {
+      const target = new URL(req.url ?? '/', upstream?.url);
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const forward = httpsRequest(
+          target,
+          { method: req.method, headers: { ...req.headers, host: target.host }, ca: upstream?.ca },
+          (answer) => {
+            const body: Buffer[] = [];
+            answer.on('data', (chunk: Buffer) => body.push(chunk));
+            answer.on('end', () => {
+              let text = Buffer.concat(body).toString('utf8');
+              if (target.pathname === '/v1/bdbs' && answer.statusCode === 200) {
+                const bdbs = JSON.parse(text) as Record<string, unknown>[];
+                text = JSON.stringify(bdbs.map((bdb) => rewrite(bdb)));
+              }
+              const headers = { ...answer.headers };
+              delete headers['content-length'];
+              res.writeHead(answer.statusCode ?? 502, headers).end(text);
+            });
+          },
+        );
+        forward.on('error', () => res.writeHead(502).end());
+        forward.end(Buffer.concat(chunks));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await sim.close();
+  });
+
+  async function plan(what: string, next: Rewrite) {
+    rewrite = next;
+    return sim.use(what, async (s) => {
+      upstream = { url: s.env.CTL_API_URL ?? '', ca: readFileSync(s.env.CTL_CA_FILE ?? '', 'utf8') };
+      return s.ctl(['upgrade', 'plan', '--to', TARGET], { env: { CTL_API_URL: url, CTL_CA_FILE: caFile } });
+    });
+  }
+
+  const cases: { what: string; rewrite: Rewrite; message: RegExp }[] = [
+    {
+      what: 'module_list as text',
+      rewrite: (bdb) => ({ ...bdb, module_list: 'search' }),
+      message: /item 0: the management API answered a database whose module_list is not a list/,
+    },
+    {
+      what: 'a module_list item that is null',
+      rewrite: (bdb) => ({ ...bdb, module_list: [null] }),
+      message: /item 0: the management API answered a database whose module_list item 0 is not an object/,
+    },
+    {
+      what: 'a module without a name',
+      rewrite: (bdb) => ({ ...bdb, module_list: [{ module_name: 7, semantic_version: '2.8.4' }] }),
+      message: /module_list item 0 has no string module_name/,
+    },
+    {
+      what: 'replication as a number',
+      rewrite: (bdb) => ({ ...bdb, replication: 1 }),
+      message: /a database whose replication is not a boolean/,
+    },
+  ];
+  for (const { what, rewrite: next, message } of cases) {
+    test(`${what}: api-reachable fails, naming the item and the field`, async () => {
+      const result = await plan(what, next);
+      assertExit(result, 3, what);
+      assert.match(result.stdout, message);
+      assert.doesNotMatch(result.stdout + result.stderr, /unexpected failure|TypeError/);
+    });
+  }
+
+  test('fields answered null are read as absent: the plan is made', async () => {
+    const result = await plan('null fields', (bdb) => ({
+      ...bdb,
+      status: null,
+      module_list: Array.isArray(bdb.module_list)
+        ? (bdb.module_list as Record<string, unknown>[]).map((m) => ({ ...m, semantic_version: null }))
+        : null,
+    }));
+    assert.doesNotMatch(
+      result.stdout + result.stderr,
+      /unexpected failure|TypeError|answered a database whose/,
+    );
+    assert.match(result.stdout, /ok\s+api-reachable/);
+  });
+});
