@@ -31,16 +31,10 @@ export const MANAGEMENT_ROLES: readonly string[] = [
 
 /**
  * The management roles that may list the databases (view_all_bdbs_info; permissions.md "Roles
- * list per permission", redis/docs 63f31f69): a role limited to some databases lists only those.
+ * list per permission", redis/docs 63f31f69): every role but none. A role limited to some
+ * databases lists only those.
  */
-export const BDB_LIST_ROLES: readonly string[] = [
-  'admin',
-  'cluster_member',
-  'cluster_viewer',
-  'db_member',
-  'db_viewer',
-  'user_manager',
-];
+export const BDB_LIST_ROLES: readonly string[] = MANAGEMENT_ROLES.filter((role) => role !== 'none');
 
 export type ApiChange = 'upload-module' | 'upgrade-database';
 

@@ -17,7 +17,7 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
   const tag = resolved.clusterTag.target;
   if (!tag) return { skip: 'no target cluster version: pass --cluster-version' };
   if (cluster.image.versionTag === tag) {
-    // --user-defined-modules on a cluster at the tag: the run half sets the list alone (runCluster),
+    // --user-defined-modules on a cluster at the tag: the run half sets the list alone (upgradeCluster),
     // so the plan says so, and the run is not taken for one with nothing to do.
     const listed = modulesToSet(target.operator, target.userDefinedModules);
     const listBody = cluster.autoUpgrade

@@ -91,7 +91,7 @@ export function createClusterStep(options: ClusterStepOptions = {}): UpgradeStep
 
 export const clusterStep = createClusterStep();
 
-export const CLUSTER_KIND = 'RedisEnterpriseCluster';
+const CLUSTER_KIND = 'RedisEnterpriseCluster';
 
 async function upgradeCluster(
   ctx: StepContext<UpgradeDeps>,

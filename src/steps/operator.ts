@@ -238,7 +238,7 @@ function atLeast(version: string | undefined, target: string): boolean {
 }
 
 /** Where the operator Deployment is: from the snapshot, else the upstream name in the namespace. */
-export function operatorLocation(snapshot: Snapshot): { name: string; namespace: string } {
+function operatorLocation(snapshot: Snapshot): { name: string; namespace: string } {
   return {
     name: snapshot.operator?.deploymentName ?? OPERATOR_DEPLOYMENT,
     namespace: snapshot.operator?.namespace ?? snapshot.namespace,
