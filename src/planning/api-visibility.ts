@@ -63,3 +63,20 @@ export function unlistedDatabases(snapshot: Pick<Snapshot, 'databases' | 'api'>)
       : [],
   );
 }
+
+/**
+ * The Active-Active database resources (REAADB) this cluster takes part in whose local database
+ * GET /v1/bdbs did not list (a crdt bdb of that name). A REAADB's status names no bdb uid, so it
+ * is matched by name, as the run's verification does (src/run/verification.ts databasesOf).
+ */
+export function unlistedActiveActive(
+  snapshot: Pick<Snapshot, 'activeActiveDatabases' | 'api' | 'cluster'>,
+): UnlistedDatabase[] {
+  const own = snapshot.cluster?.name;
+  return snapshot.activeActiveDatabases.flatMap((database) =>
+    database.participatingClusters.some((p) => p.name === own) &&
+    !snapshot.api.bdbs.some((bdb) => bdb.crdt === true && bdb.name === database.name)
+      ? [{ resource: `${database.namespace}/${database.name}`, uid: 'Active-Active' }]
+      : [],
+  );
+}

@@ -84,6 +84,12 @@ export interface PlanTarget {
      * spec.userDefinedModules (src/planning/user-defined-modules.ts). Absent when not given.
      */
     userDefinedModules?: UserDefinedModule[];
+    /**
+     * `--db-version` as given. Absent when not given: `target.databaseVersion` is then only the
+     * target's default, and each database takes what its version field and the cluster's upgrade
+     * policy allow (resolve.ts desiredVersion), as with --to.
+     */
+    databaseVersion?: string;
   };
 }
 
@@ -229,6 +235,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
       },
       stateStore: snapshot.stateStore ?? 'file',
       ...(target.userDefinedModules ? { userDefinedModules: target.userDefinedModules } : {}),
+      ...(target.databaseVersion ? { databaseVersion: target.databaseVersion } : {}),
     },
   };
   const context: PlanContext = { snapshot, target, resolved, checks };

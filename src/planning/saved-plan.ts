@@ -31,6 +31,7 @@ const selectionSchema = z.object({
     repo: z.string().nullable(),
   }),
   stateStore: z.enum(['file', 'configmap']).optional(),
+  databaseVersion: z.string().optional(),
   userDefinedModules: z
     .array(
       z.object({
@@ -145,7 +146,9 @@ export function targetOfSavedPlan(plan: Plan): Target {
   const resolved = resolveTarget({
     to: target.operator,
     clusterVersion: target.clusterVersion ?? undefined,
-    dbVersion: target.databaseVersion ?? undefined,
+    // The user's --db-version only: the target's default is no choice of theirs, and taken as
+    // one it would override each database's upgrade policy and a version field of major or latest.
+    dbVersion: selection.databaseVersion,
     method: target.method,
     databases: databases.kind === 'names' ? databases.names.join(',') : databases.kind,
     ignoreCheck: selection.ignoreChecks,

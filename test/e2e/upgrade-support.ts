@@ -119,10 +119,14 @@ export async function startUpgradeSim(scenarioName: string, options: SimOptions 
   let scenario = loadScenario(scenarioName);
   if (options.timing) scenario = { ...scenario, timing: { ...scenario.timing, ...options.timing } };
   if (options.patch) scenario = options.patch(scenario);
+  // A simulator that does not start leaves no sandbox behind (a generated world may not start).
   const cluster = await startSimulatedCluster({
     scenario,
     dir: path.join(sandbox.dir, 'sim'),
     fast: options.timing === undefined,
+  }).catch((error: unknown) => {
+    sandbox.cleanup();
+    throw error;
   });
   const home = path.join(sandbox.dir, 'home');
   const env: Record<string, string> = {

@@ -30,6 +30,8 @@ import {
 } from '../../src/sim/world/releases.js';
 import { worldOf } from '../../src/sim/world/world.js';
 import { applySituations, type Situations, situationsArbitrary } from './situations.js';
+import { apiUserArbitrary, type ApiUsers, apiUsersOf, type ApiUserDraw } from './api-users.js';
+import { applySettings, type SettingsDraw, settingsArbitrary } from './settings.js';
 import { pickTarget } from './targets.js';
 import type { UserSide, World } from './world.js';
 
@@ -68,15 +70,14 @@ const MODULES = [
   { name: 'search', version: '2.8.13', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
   { name: 'ReJSON', version: '2.6.10', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
   { name: 'timeseries', version: '1.10.11', platforms: ['rhel8/x86_64', 'rhel9/x86_64'] },
+  // A user's own module, uploaded (`kind: custom`: is_bundled false), with both builds.
+  { name: 'acme_index', version: '2.1.0', platforms: ['rhel8/x86_64', 'rhel9/x86_64'], kind: 'custom' },
   { name: 'graph', version: '2.10.12', platforms: ['rhel8/x86_64'] },
+  // A user's own module built for RHEL8 only: it freezes a RHEL9 target as RedisGraph does.
+  { name: 'acme_filter', version: '1.0.4', platforms: ['rhel8/x86_64'], kind: 'custom' },
 ] as const;
-const RHEL8_ONLY = MODULES.length - 1;
-
-/**
- * Management API roles other than admin (SIMULATOR.md `cluster.users`): each may read; none may
- * upload a module (update_cluster), the members may upgrade a database (rest-api/permissions.md).
- */
-const READ_ONLY_ROLES = ['cluster_viewer', 'db_viewer', 'cluster_member', 'db_member'] as const;
+/** The first of the rhel8-only modules; the ones before it have a rhel9 build. */
+const RHEL8_ONLY = MODULES.length - 2;
 
 /**
  * Transient trouble the run must ride out (SIMULATOR.md `faults`): a bounded number of failed
@@ -89,6 +90,10 @@ const TRANSIENT_FAULTS = [
   { api: 'kube', match: 'watch', dropAfterSeconds: 2 },
   // One connection in ten reset, from a fixed seed: the flaky-api scenario's trouble, milder.
   { api: 'rest', match: '*', rate: 0.1, kind: 'reset', seed: 7 },
+  // Slow answers, well within ctl's read bounds.
+  { api: 'rest', match: 'GET /v1/nodes', kind: 'delay', delayMs: 300, times: 3 },
+  // An error answer that quotes the request, credentials included (ctl must redact it), once.
+  { api: 'rest', match: 'GET /v1/bdbs', kind: 'echo', status: 503, times: 1 },
 ] as const;
 
 /** What a world is blocked by on purpose, and the checks of which one must then fail. */
@@ -105,14 +110,33 @@ type Blocker = keyof typeof BLOCKERS;
 /** Reserved or system namespaces a user's cluster does not live in. */
 const RESERVED_NAMESPACE = /^(default|kube-.*|openshift.*)$/;
 
+/**
+ * Names YAML 1.1 or a careless parser reads as something else (booleans, null, numbers), and
+ * one-letter names: valid DNS-1123 labels all, that a user may well have.
+ */
+const TRICKY_NAMES = ['y', 'n', 'no', 'on', 'off', 'yes', 'null', 'true', 'nan', 'inf', 'e1', 'x'] as const;
+/** Namespaces may also start with a digit: ones that look like numbers. */
+const TRICKY_NAMESPACES = [...TRICKY_NAMES, '123', '0', '1e3', '0x1f', '007', '1-0'] as const;
+
 /** A random DNS-1123 label, starting with a letter (Services are named after clusters and databases). */
 function label(maxTail: number): fc.Arbitrary<string> {
-  return fc.stringMatching(new RegExp(`^[a-z]([-a-z0-9]{0,${maxTail}}[a-z0-9])?$`));
+  const plain = fc.stringMatching(new RegExp(`^[a-z]([-a-z0-9]{0,${maxTail}}[a-z0-9])?$`));
+  return fc.oneof(
+    { weight: 8, arbitrary: plain },
+    { weight: 1, arbitrary: fc.constantFrom(...TRICKY_NAMES) },
+  );
 }
 
-/** A namespace: a DNS-1123 label, which may also start with a digit. */
+/**
+ * A namespace: a DNS-1123 label, which may also start with a digit, now and then as long as a
+ * label may be (63).
+ */
 const namespaceName = fc
-  .stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/)
+  .oneof(
+    { weight: 8, arbitrary: fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/) },
+    { weight: 1, arbitrary: fc.constantFrom(...TRICKY_NAMESPACES) },
+    { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9][-a-z0-9]{50,61}[a-z0-9]$/) },
+  )
   .filter((name) => !RESERVED_NAMESPACE.test(name));
 
 function releaseLine(operator: string): string {
@@ -262,6 +286,8 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
     watched: fc.uniqueArray(namespaceName, { maxLength: 2 }),
     clusterName: label(18),
     nodes: fc.constantFrom(3, 3, 5),
+    // The cluster still runs the RS of the release before (laggingClusterTag), now and then.
+    lagging: now(5),
     dialect: fc.constantFrom('engine' as const, 'redis' as const),
     remotes: fc.uniqueArray(
       fc.record({
@@ -288,7 +314,10 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
       licenseIn: fc.constantFrom('secret' as const, 'spec' as const),
       badLicense: fc.constantFrom('Invalid' as const, 'Expired' as const),
       autoUpgrade: now(5),
-      apiRole: fc.option(fc.constantFrom(...READ_ONLY_ROLES), { nil: null, freq: 8 }),
+      // The rhel8-module blocker's module: RedisGraph, or a custom module built for RHEL8 only.
+      customRhel8: fc.boolean(),
+      apiUser: apiUserArbitrary,
+      settings: settingsArbitrary,
       faults: fc.option(fc.subarray([...TRANSIENT_FAULTS], { minLength: 1 }), { nil: [], freq: 3 }),
     }),
     ctl: userSide,
@@ -311,7 +340,8 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
   })
   .chain((base) => {
     const onOpenShift = base.platform.platform === 'openshift';
-    const startTag = defaultClusterTag(base.operator, base.platform.platform) ?? '';
+    const lagging = base.lagging ? laggingClusterTag(base.operator, base.platform.platform) : undefined;
+    const startTag = lagging ?? defaultClusterTag(base.operator, base.platform.platform) ?? '';
     const targetTag = base.target ? (defaultClusterTag(base.target, base.platform.platform) ?? '') : startTag;
     const started = bundledDatabaseVersions(startTag);
     const toRhel9 = clusterTagRunsRhel9(targetTag);
@@ -335,9 +365,23 @@ export const worldArbitrary: fc.Arbitrary<World> = fc
         tooOld: tooOld.length > 0 ? fc.constantFrom(...tooOld) : fc.constant(''),
       })
       .map(({ install: how, databases: drafts, tooOld: oldVersion }) =>
-        buildWorld({ ...base, blocker, namespaces }, how, drafts, oldVersion),
+        buildWorld({ ...base, blocker, namespaces, clusterTag: lagging }, how, drafts, oldVersion, fits),
       );
   });
+
+/**
+ * The RS image of the release before `operator` (START_OPERATORS), when it differs from the
+ * operator's own: a cluster between the two steps of the documented upgrade, the operator
+ * upgraded and the cluster resource's versionTag not yet (redis/docs
+ * content/operate/kubernetes/upgrade/upgrade-redis-cluster.md: "Upgrade the operator", then
+ * "Upgrade the Redis Enterprise cluster (REC)").
+ */
+function laggingClusterTag(operator: string, on: PlatformName): string | undefined {
+  const index = START_OPERATORS.indexOf(operator as (typeof START_OPERATORS)[number]);
+  const before = index > 0 ? START_OPERATORS[index - 1] : undefined;
+  const tag = before ? defaultClusterTag(before, on) : undefined;
+  return tag && tag !== defaultClusterTag(operator, on) ? tag : undefined;
+}
 
 function blocksPlatform(on: Platform, target: string | null): boolean {
   return target !== null && olderThanAll(on.version, supportedBy(target, on.platform));
@@ -365,6 +409,8 @@ interface Base {
   namespaces: string[];
   clusterName: string;
   nodes: number;
+  /** The cluster's RS image when it lags behind the operator's (laggingClusterTag). */
+  clusterTag: string | undefined;
   dialect: 'engine' | 'redis';
   remotes: { name: string; runs: { rsVersion: string } | { operator: string } }[];
   blocker: Blocker | null;
@@ -376,14 +422,22 @@ interface Base {
     licenseIn: 'secret' | 'spec';
     badLicense: 'Invalid' | 'Expired';
     autoUpgrade: boolean;
-    apiRole: (typeof READ_ONLY_ROLES)[number] | null;
+    customRhel8: boolean;
+    apiUser: ApiUserDraw;
+    settings: SettingsDraw;
     faults: (typeof TRANSIENT_FAULTS)[number][];
   };
   ctl: UserSide;
   situations: Situations;
 }
 
-function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersion: string): World {
+function buildWorld(
+  base: Base,
+  how: Install,
+  drafts: DatabaseDraft[],
+  oldVersion: string,
+  fits: readonly string[],
+): World {
   const onOpenShift = base.platform.platform === 'openshift';
   const { blocker, extras } = base;
   const remoteClusters = base.remotes.map((remote) => ({ name: remote.name, ...remote.runs }));
@@ -402,7 +456,8 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
       },
     ];
   if (blocker === 'old-database') drafts = [{ ...drafts[0]!, version: oldVersion }, ...drafts.slice(1)];
-  if (blocker === 'rhel8-module') drafts = [{ ...drafts[0]!, module: RHEL8_ONLY }, ...drafts.slice(1)];
+  if (blocker === 'rhel8-module')
+    drafts = [{ ...drafts[0]!, module: RHEL8_ONLY + (extras.customRhel8 ? 1 : 0) }, ...drafts.slice(1)];
   const used = new Set<number>();
   const databaseEntries = drafts.map((draft) => {
     if (draft.module !== null) used.add(draft.module);
@@ -422,7 +477,12 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
         : {}),
     };
   });
-  const admin = { username: 'admin@example.com', role: 'admin' };
+  const startTag = base.clusterTag ?? defaultClusterTag(base.operator, base.platform.platform) ?? '';
+  const apiUsers = apiUsersOf(
+    extras.apiUser,
+    serverVersionOf(startTag),
+    databaseEntries.map((db) => ({ name: db.name, namespace: db.namespace! })),
+  );
   const scenario: Record<string, unknown> = {
     name: 'generated-world',
     description: `generated: operator ${base.operator} by ${how.installedBy} on ${base.platform.platform} ${base.platform.version}`,
@@ -444,14 +504,16 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
     cluster: {
       name: base.clusterName,
       nodes: base.nodes,
+      ...(base.clusterTag ? { versionTag: base.clusterTag } : {}),
       ...(onOpenShift ? { repository: 'registry.connect.redhat.com/redislabs/redis-enterprise' } : {}),
       ...(extras.statefulSetStrategy === 'OnDelete' ? { statefulSetStrategy: 'OnDelete' } : {}),
       ...(extras.licenseIn === 'spec' ? { licenseIn: 'spec' } : {}),
       ...(blocker === 'license' ? { license: extras.badLicense } : {}),
       ...(extras.autoUpgrade || blocker === 'pinned-digest' ? { autoUpgrade: true } : {}),
       ...(blocker === 'pinned-digest' ? { digestHash: `sha256:${'ab'.repeat(32)}` } : {}),
-      // The Secret ctl signs in with holds the first user: one that may only read, now and then.
-      ...(extras.apiRole ? { users: [{ username: 'viewer@example.com', role: extras.apiRole }, admin] } : {}),
+      // The Secret ctl signs in with holds the first user (api-users.ts), an admin follows.
+      users: apiUsers.users,
+      ...(apiUsers.roles.length > 0 ? { roles: apiUsers.roles } : {}),
     },
     ...(onOpenShift ? { openshift: { sccBinding: extras.sccBinding } } : {}),
     modules: [...used].sort().map((i) => ({ ...MODULES[i]!, platforms: [...MODULES[i]!.platforms] })),
@@ -460,11 +522,23 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
     ...(extras.faults.length > 0 ? { faults: extras.faults.map((fault) => ({ ...fault })) } : {}),
   };
   const stopsThenBlocks = applySituations(scenario, base.situations);
+  applySettings(scenario, extras.settings, {
+    olderOperators: START_OPERATORS.filter((v) => compareOperators(v, base.operator) < 0),
+    databaseVersions: fits,
+    firstDatabaseKeepsVersion: blocker === 'old-database',
+  });
   // helm is only asked for by a helm install: elsewhere its absence decides nothing.
   const ctl = { ...base.ctl, helm: blocker !== 'no-helm' };
   const blockedBy = [
     ...(blocker ? BLOCKERS[blocker] : []),
-    ...(uploadRefused(base) ? ['api-permissions'] : []),
+    ...(uploadRefused(base, apiUsers.management) ? ['api-permissions'] : []),
+    // Signing in as a user whose role is none (no permission at all: rest-api/permissions.md
+    // "Roles"), ctl can read nothing through the management API.
+    ...(base.ctl.credentials === 'secret' && apiUsers.management === 'none' ? ['api-reachable'] : []),
+    // Signing in as a user limited to some databases (RS 8.2 database-scoped roles: "Other
+    // databases are hidden", rs-8-2-0-25.md), the plan cannot see every database resource's bdb:
+    // api-reachable fails, firm, naming them (src/planning/checks/api-reachable.ts).
+    ...(base.ctl.credentials === 'secret' && hidesDatabases(apiUsers, scenario) ? ['api-reachable'] : []),
   ];
   return {
     ctl,
@@ -480,9 +554,30 @@ function buildWorld(base: Base, how: Install, drafts: DatabaseDraft[], oldVersio
  * POST /v2/modules), signing in as the Secret's read-only user: POST /v2/modules needs
  * update_cluster, which only an admin has (rest-api/permissions.md).
  */
-function uploadRefused(base: Base): boolean {
-  if (!base.ctl.remediate || base.ctl.credentials !== 'secret' || !base.extras.apiRole || !base.target)
+function uploadRefused(base: Base, management: string): boolean {
+  if (!base.ctl.remediate || base.ctl.credentials !== 'secret' || management === 'admin' || !base.target)
     return false;
   const tag = defaultClusterTag(base.target, base.platform.platform) ?? '';
   return clusterTagRunsRhel9(tag) && tag.startsWith('7.');
+}
+
+/** Whether the first user's role hides a database of the scenario (generated ones included). */
+function hidesDatabases(users: ApiUsers, scenario: Record<string, unknown>): boolean {
+  if (!users.scope) return false;
+  return scenario.generate !== undefined || users.scope.length < (scenario.databases as unknown[]).length;
+}
+
+/** `7.4.6-22.rhel8-openshift` -> `7.4.6-22`: what the cluster's management API reports. */
+function serverVersionOf(tag: string): string {
+  return /^\d+\.\d+\.\d+-\d+/.exec(tag)?.[0] ?? tag;
+}
+
+function compareOperators(a: string, b: string): number {
+  const parts = (v: string) => v.split(/[.-]/).map(Number);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
 }

@@ -112,6 +112,15 @@ export function missedBlocker(world: World, outcome: WorldOutcome): string | und
     outcome.failed.some((id) => expected.includes(id))
   )
     return undefined;
+  // A management API that refuses the user (403) is exit 4, "authentication or authorization
+  // failed" (CLI.md "Exit codes"), with api-reachable failed: blocked as well.
+  if (
+    outcome.kind === 'not-ready' &&
+    outcome.planExit === 4 &&
+    expected.includes('api-reachable') &&
+    outcome.failed.includes('api-reachable')
+  )
+    return undefined;
   // A plan of several hops upgrades a database too old for the target on the way, in a hop whose
   // RS still takes it; the run then finished with every database at the target (try-world.ts).
   if (outcome.kind === 'finished' && outcome.hops > 1 && expected.includes('database-min-version'))

@@ -137,7 +137,11 @@ export function applySituations(scenario: Record<string, unknown>, situations: S
     if (situations.olmInstallFailure === 'InvalidStrategy')
       stopsThenBlocks.push(STOPS_THEN_BLOCKS.invalidStrategy);
   }
-  if (situations.modulesUpload === 'disabled' && rsAtLeast82(operator.version))
+  // The setting is the cluster's RS's: its versionTag's when it lags behind the operator's.
+  if (
+    situations.modulesUpload === 'disabled' &&
+    rsAtLeast82((cluster.versionTag as string) ?? operator.version)
+  )
     scenario.api = { modulesUpload: 'disabled' };
   if (situations.pinnedImages.length > 0) {
     const digest = olm !== undefined && situations.pinnedDigest;

@@ -50,6 +50,8 @@ interface PlanDatabaseAction {
 
 interface PlanJson {
   target: { operator: string; clusterVersion: string | null; databaseVersion: string | null };
+  /** What the plan read: each database's version then. */
+  current?: { databases?: { name: string; namespace: string; version?: string }[] };
   steps: { id: string; actions: PlanDatabaseAction[] }[];
   hops?: { steps: PlanJson['steps'] }[];
 }
@@ -183,17 +185,33 @@ function clusterProblems(sim: UpgradeSim, plan: PlanJson, report: ReportJson): s
   ) as { spec?: Record<string, { versionTag?: string }>; status?: { state?: string } } | undefined;
   const imageSpec = scenario.dialect === 'redis' ? 'redisEnterpriseImageSpec' : 'engineEnterpriseImageSpec';
   const tag = rec?.spec?.[imageSpec]?.versionTag;
-  if (plan.target.clusterVersion && tag !== plan.target.clusterVersion)
+  // An operator that auto-upgrades without writing versionTag (scenario autoUpgradeWritesSpec:
+  // false; whether the real one writes it is undocumented, src/sim/operator/cluster-upgrade.ts)
+  // leaves the spec's tag behind: then the nodes' RS is what shows the cluster at the target.
+  const rolledUnwritten =
+    !scenario.cluster.autoUpgradeWritesSpec &&
+    plan.target.clusterVersion !== null &&
+    rest.model.nodes.every((node) => {
+      const want = plan.target.clusterVersion!;
+      return want === node.software_version || want.startsWith(`${node.software_version}.`);
+    });
+  if (plan.target.clusterVersion && tag !== plan.target.clusterVersion && !rolledUnwritten)
     problems.push(`the cluster resource's versionTag is ${String(tag)}, not ${plan.target.clusterVersion}`);
   if (rec?.status?.state !== 'Running') problems.push(`the cluster is ${String(rec?.status?.state)}`);
   const held = new Set((report.heldBack ?? []).map((h) => h.database));
   const wanted = databaseTargets(plan);
+  const before = new Map(
+    (plan.current?.databases ?? []).map((db) => [`${db.namespace}/${db.name}`, db.version]),
+  );
   for (const bdb of rest.model.bdbs) {
     const key = `${bdb.namespace}/${bdb.name}`;
     const version = wanted.get(key);
     // null: the plan leaves it to the user (by hand, or held back until the participants move).
     if (version === null || held.has(key)) continue;
-    const at = version ?? plan.target.databaseVersion;
+    // A database no action names is one the plan leaves unchanged ("databases 6.2 -> unchanged":
+    // already at the version the target wants, or one the upgrade policy keeps, resolve.ts
+    // desiredVersion): it must run at least what it ran when planned. Unknown to the plan: the target's.
+    const at = version ?? (before.has(key) ? before.get(key) : plan.target.databaseVersion);
     if (at && compareDatabaseVersions(bdb.databaseVersion, at) < 0)
       problems.push(`database ${key} runs ${bdb.databaseVersion}, not ${at}`);
   }

@@ -170,6 +170,34 @@ describe('api-reachable: an API that does not list every database the resources 
     assert.match(result?.fix ?? '', /--api-url \(or CTL_API_URL\)/);
   });
 
+  /** An Active-Active database of this cluster (rec) whose local bdb the API leaves out. */
+  const geoHidden = (s: Snapshot) => {
+    s.activeActiveDatabases.push({
+      name: 'geo',
+      namespace: 'redis',
+      participatingClusters: [{ name: 'rec' }, { name: 'rerc-east' }],
+    } as Snapshot['activeActiveDatabases'][number]);
+  };
+
+  it('a limited role that hides an Active-Active database: fails, naming it (found by the world test)', () => {
+    const result = check((s) => {
+      onRs('8.2.0-78')(s);
+      geoHidden(s);
+      s.api.user = roles({ management: 'db_member', databases: [1] });
+    });
+    assert.equal(result?.status, 'fail');
+    assert.match(result?.message ?? '', /does not list the database\(s\) of redis\/geo \(Active-Active\)/);
+  });
+
+  it('an admin whose list lacks an Active-Active database: not counted (matched by name only)', () => {
+    const result = check((s) => {
+      onRs('8.2.0-78')(s);
+      geoHidden(s);
+      s.api.user = roles({ management: 'admin' });
+    });
+    assert.equal(result?.status, 'pass');
+  });
+
   it('every database listed: passes as before', () => {
     const result = check((s) => {
       onRs('8.2.0-78')(s);
