@@ -47,11 +47,12 @@ function hasScopedRoles(api: Snapshot['api']): boolean {
   });
 }
 
-/** A database resource that names its database (`status.databaseUID`) which the API's list leaves out. */
+/** A database resource whose database the API's list leaves out. */
 export interface UnlistedDatabase {
   /** `namespace/name` of the database resource. */
   resource: string;
-  uid: string;
+  /** A REDB's `status.databaseUID`; an Active-Active database (REAADB) names none. */
+  uid?: string | undefined;
 }
 
 /** The database resources whose database GET /v1/bdbs did not list. */
@@ -76,7 +77,7 @@ export function unlistedActiveActive(
   return snapshot.activeActiveDatabases.flatMap((database) =>
     database.participatingClusters.some((p) => p.name === own) &&
     !snapshot.api.bdbs.some((bdb) => bdb.crdt === true && bdb.name === database.name)
-      ? [{ resource: `${database.namespace}/${database.name}`, uid: 'Active-Active' }]
+      ? [{ resource: `${database.namespace}/${database.name}` }]
       : [],
   );
 }

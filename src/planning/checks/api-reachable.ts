@@ -54,9 +54,7 @@ function hiddenDatabases(
   snapshot: CheckInput['snapshot'],
 ): Outcome {
   const missing = list(
-    unlisted.map(
-      (db) => `${db.resource} (${db.uid === 'Active-Active' ? 'Active-Active' : `uid ${db.uid}`})`,
-    ),
+    unlisted.map((db) => `${db.resource} (${db.uid === undefined ? 'Active-Active' : `uid ${db.uid}`})`),
     5,
   );
   const why =
