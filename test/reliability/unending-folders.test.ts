@@ -2,13 +2,15 @@
  * Paths given to ctl whose folder cannot be made, where Node's own recursive mkdir never returns
  * (under procfs: it makes the parent again, finds it, tries the child again, for ever). The BUILT
  * `ctl upgrade run` with `--report` or `--state` there ended its dry run and then spun at full CPU
- * until killed. Now each ends, exit 1, naming the path and what to do (src/io/make-directories.ts).
+ * until killed; `ctl sim up --dir` there never returned either. Now each ends, exit 1, naming the
+ * path and what to do (src/io/make-directories.ts).
  */
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { assertExit, TARGET, withUpgradeSim } from '../e2e/upgrade-support.js';
+import { runCtl } from '../helpers/run-ctl.js';
 
 describe('a --report or --state folder that cannot be made ends the run (procfs)', () => {
   it(
@@ -61,6 +63,18 @@ describe('a --report or --state folder that cannot be made ends the run (procfs)
         ]);
         assert.doesNotMatch(operator, new RegExp(TARGET.replaceAll('.', '\\.')), 'nothing was changed');
       });
+    },
+  );
+
+  it(
+    'ctl sim up --dir under /proc/self: exit 1 naming the folder, before any server starts',
+    { timeout: 120_000 },
+    async () => {
+      assert.ok(existsSync('/proc/self'), 'this test needs Linux procfs (/proc/self)');
+      const up = await runCtl(['sim', 'up', '--dir', '/proc/self/ctl-x'], { timeoutMs: 60_000 });
+      assertExit(up, 1, 'ctl sim up --dir under /proc/self');
+      assert.match(up.stderr, /error: cannot create --dir \/proc\/self\/ctl-x: ENOENT/);
+      assert.match(up.stderr, /hint: Pass --dir a folder you can create and write\./);
     },
   );
 });
