@@ -124,6 +124,21 @@ function predict(snapshot: Snapshot): AvailabilityPrediction {
         why: shards ? 'no shards listed for it' : `shard placement not read (${whyNotRead(shardsRead)})`,
       };
     }
+    // A shard without a node or a role (master|slave) cannot be placed: playing the roll without
+    // it would find no master on a restarting node and say "stays available".
+    const unplaced = own.filter(
+      (shard) => shard.nodeUid === undefined || (shard.role !== 'master' && shard.role !== 'slave'),
+    );
+    if (unplaced.length > 0 || !own.some((shard) => shard.role === 'master'))
+      return {
+        ...base,
+        prediction: 'unknown',
+        pods: [],
+        why:
+          unplaced.length > 0
+            ? `${unplaced.length} of its ${own.length} shard(s) listed without a node or a role (GET /v1/shards)`
+            : 'no master shard listed for it (GET /v1/shards)',
+      };
     const pairs = pairsOf(own);
     const key = `${replication !== false}:${pairs.map((pair) => `${pair.master}>${pair.replica}`).join(',')}`;
     let outcome = played.get(key);

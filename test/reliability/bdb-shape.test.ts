@@ -1,11 +1,14 @@
 /**
  * A management API (or something in front of it) that answers a database's fields with other
- * types than the REST reference gives them: `module_list` as text, items that are not objects,
+ * types than the REST reference gives them, or its shards without a node or a role: `module_list` as text, items that are not objects,
  * a number for `replication`. The plan fails its api-reachable check naming the database item
  * and the field (exit 3), instead of "unexpected failure: Cannot read properties of undefined"
- * (src/api/bdb-shape.ts). Fields answered null are read as absent, as a field left out.
+ * (src/api/bdb-shape.ts). Fields answered null are read as absent, as a field left out. A shard
+ * that cannot be placed makes the availability of its database unknown, never "stays available"
+ * (src/planning/availability-prediction.ts).
  *
- * The API here is the simulator's behind a server of this test that rewrites GET /v1/bdbs.
+ * The API here is the simulator's behind a server of this test that rewrites GET /v1/bdbs and
+ * GET /v1/shards.
  */
 
 import assert from 'node:assert/strict';
@@ -28,6 +31,7 @@ describe("a database's fields of other types than documented (e2e)", { timeout: 
   let caFile: string;
   let upstream: { url: string; ca: string } | undefined;
   let rewrite: Rewrite = (bdb) => bdb;
+  let rewriteShard: Rewrite = (shard) => shard;
 
   before(async () => {
     const ca = await testCa();
@@ -51,6 +55,10 @@ describe("a database's fields of other types than documented (e2e)", { timeout: 
                 const bdbs = JSON.parse(text) as Record<string, unknown>[];
                 text = JSON.stringify(bdbs.map((bdb) => rewrite(bdb)));
               }
+              if (target.pathname === '/v1/shards' && answer.statusCode === 200) {
+                const shards = JSON.parse(text) as Record<string, unknown>[];
+                text = JSON.stringify(shards.map((shard) => rewriteShard(shard)));
+              }
               const headers = { ...answer.headers };
               delete headers['content-length'];
               res.writeHead(answer.statusCode ?? 502, headers).end(text);
@@ -70,8 +78,9 @@ describe("a database's fields of other types than documented (e2e)", { timeout: 
     await sim.close();
   });
 
-  async function plan(what: string, next: Rewrite) {
+  async function plan(what: string, next: Rewrite, nextShard: Rewrite = (shard) => shard) {
     rewrite = next;
+    rewriteShard = nextShard;
     return sim.use(what, async (s) => {
       upstream = { url: s.env.CTL_API_URL ?? '', ca: readFileSync(s.env.CTL_CA_FILE ?? '', 'utf8') };
       return s.ctl(['upgrade', 'plan', '--to', TARGET], { env: { CTL_API_URL: url, CTL_CA_FILE: caFile } });
@@ -122,5 +131,19 @@ describe("a database's fields of other types than documented (e2e)", { timeout: 
       /unexpected failure|TypeError|answered a database whose/,
     );
     assert.match(result.stdout, /ok\s+api-reachable/);
+  });
+
+  test('shards listed without a node or a role: availability not predicted, never "none goes down"', async () => {
+    const result = await plan(
+      'shards without node or role',
+      (bdb) => bdb,
+      (shard) => ({ ...shard, node_uid: null, role: null }),
+    );
+    assertExit(result, 0, 'plan with unplaced shards');
+    assert.match(
+      result.stdout,
+      /warn\s+database-availability\s+cannot predict the availability of .*listed without a node or a role/,
+    );
+    assert.doesNotMatch(result.stdout, /none goes down/);
   });
 });
