@@ -43,6 +43,11 @@ export interface SettingsDraw {
   generate: { count: number; namespaces: number; prefix: string; withModule: boolean } | null;
 }
 
+/** `value` with probability 1 / (1 + against), else null. */
+function rarely<T>(value: fc.Arbitrary<T>, against: number): fc.Arbitrary<T | null> {
+  return fc.oneof({ weight: against, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: value });
+}
+
 /** true with probability 1 / (1 + against). */
 function seldom(against: number): fc.Arbitrary<boolean> {
   return fc.oneof(
@@ -54,9 +59,9 @@ function seldom(against: number): fc.Arbitrary<boolean> {
 const policy = fc.constantFrom('major' as const, 'latest' as const);
 
 export const settingsArbitrary: fc.Arbitrary<SettingsDraw> = fc.record({
-  clusterPolicy: fc.option(policy, { nil: null, freq: 2 }),
-  databasePolicy: fc.option(fc.record({ index: fc.nat({ max: 3 }), policy }), { nil: null, freq: 2 }),
-  memorySize: fc.option(fc.constantFrom('100MB', '1GB', '2.5GB'), { nil: null, freq: 2 }),
+  clusterPolicy: rarely(policy, 2),
+  databasePolicy: rarely(fc.record({ index: fc.nat({ max: 3 }), policy }), 2),
+  memorySize: rarely(fc.constantFrom('100MB', '1GB', '2.5GB'), 2),
   sparseUids: seldom(2),
   shardCountKey: fc.boolean(),
   admissionOff: seldom(6),
@@ -65,19 +70,19 @@ export const settingsArbitrary: fc.Arbitrary<SettingsDraw> = fc.record({
   sccOwnerHelm: seldom(1),
   olderScc: seldom(3),
   sharedWith: seldom(3),
-  openshiftPatch: fc.option(fc.nat({ max: 40 }), { nil: null, freq: 2 }),
+  openshiftPatch: rarely(fc.nat({ max: 40 }), 2),
   allowAutoAdjustment: seldom(3),
   autoUpgradeKeepsSpec: seldom(1),
   headerFormAnswer401: seldom(2),
   noCreatedTime: seldom(4),
-  generate: fc.option(
+  generate: rarely(
     fc.record({
       count: fc.integer({ min: 1, max: 3 }),
       namespaces: fc.integer({ min: 1, max: 2 }),
       prefix: fc.constantFrom('gen', 'cache', 'x', 'sessions-eu'),
       withModule: fc.boolean(),
     }),
-    { nil: null, freq: 5 },
+    5,
   ),
 });
 
