@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
 import { addConnectionOptions } from './connection.js';
 import type { Runtime } from './globals.js';
 
@@ -60,6 +60,15 @@ export function register(program: Command, runtime: Runtime): void {
       };
       const kubePort = parsePort(options.kubePort, '--kube-port');
       const apiPort = parsePort(options.apiPort, '--api-port');
+      // Made here, bounded (src/io/make-directories.ts): the simulator's own recursive mkdir would
+      // never return for a folder under procfs.
+      const { makeDirectories } = await import('../io/make-directories.js');
+      const { resolve } = await import('node:path');
+      await makeDirectories(resolve(process.cwd(), options.dir), 0o700).catch((error: unknown) => {
+        throw new OperationError(`cannot create --dir ${options.dir}: ${(error as Error).message}`, {
+          hint: 'Pass --dir a folder you can create and write.',
+        });
+      });
       const { runSimUp } = await import('../sim/up.js');
       await simErrorsAsCtl(() =>
         runSimUp(

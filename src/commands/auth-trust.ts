@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
+import { makeDirectories } from '../io/make-directories.js';
 
 export interface AuthTrustInput {
   globals: Pick<GlobalOptions, 'kubeconfig' | 'context' | 'namespace' | 'cluster'>;
@@ -37,7 +38,7 @@ export async function runAuthTrust(input: AuthTrustInput): Promise<void> {
       { context: kube.loaded.contextName, namespace: cluster.namespace, cluster: cluster.name },
       input.env,
     );
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await makeDirectories(dirname(path), 0o700);
   await writeFile(path, certificate.pem, { mode: 0o644 });
   if (io.output === 'json') {
     io.json({

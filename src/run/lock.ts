@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
 import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { makeDirectories } from '../io/make-directories.js';
 import { basename, dirname, join } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
 
@@ -25,7 +26,7 @@ export function lockPathFor(statePath: string): string {
 }
 
 export async function acquireLock(lockPath: string, operation: string): Promise<HeldLock> {
-  await mkdir(dirname(lockPath), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+  await makeDirectories(dirname(lockPath), 0o700).catch((error: unknown) => {
     throw new OperationError(`cannot create the folder of ${lockPath}: ${(error as Error).message}`, {
       hint: 'Pass a state file in a folder you can write with --state.',
     });

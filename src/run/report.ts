@@ -1,7 +1,8 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExitCode, isCtlError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
+import { makeDirectories } from '../io/make-directories.js';
 import { packageVersion } from '../package-root.js';
 import type { Plan } from '../planning/plan.js';
 import type { AvailabilityEntry } from './availability/ledger.js';
@@ -225,7 +226,7 @@ export async function writeReportFile(
   report: unknown,
   redact: (text: string) => string,
 ): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await makeDirectories(dirname(path));
   // safeJson: the same JSON, but no character in it can drive a terminal that shows the file;
   // redacted in that form (the placeholder holds no quote, so it stays JSON).
   await writeFile(path, `${redact(safeJson(report, 2))}\n`, { mode: 0o600 });

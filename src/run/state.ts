@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, open } from 'node:fs/promises';
+import { copyFile, open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
 import { pathSegment } from '../io/path-segment.js';
+import { makeDirectories } from '../io/make-directories.js';
 import { safeJson } from '../io/safe-text.js';
 import { knownManagementCluster, type ManagementCluster } from '../planning/management-snapshot.js';
 import { removeAbandonedTempFiles, writeFileAtomically } from './atomic-write.js';
@@ -202,7 +203,7 @@ export class StateFile {
   async save(state: UpgradeState): Promise<UpgradeState> {
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
     try {
-      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      await makeDirectories(dirname(this.path), 0o700);
       await writeFileAtomically(this.path, `${safeJson(next, 2)}\n`);
     } catch (error) {
       throw new OperationError(`cannot write the state file ${this.path}: ${(error as Error).message}`, {

@@ -12,8 +12,8 @@
  * to write it is a warning, not a failure.
  */
 
-import { mkdir } from 'node:fs/promises';
 import { oneLine } from '../io/safe-text.js';
+import { makeDirectories } from '../io/make-directories.js';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PreflightError } from '../errors.js';
@@ -199,7 +199,7 @@ async function backupCluster(ctx: StepContext<UpgradeDeps>, dir: string): Promis
     // YAML 1.1 quoting: kubectl apply reads the file with go-yaml v2, to which an unquoted `y`,
     // `no` or `on` (valid namespace and label values) is a boolean, not a string.
     const text = stringify(restorable(object), { lineWidth: 0, version: '1.1' });
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirectories(dir, 0o700);
     const stamp = new Date(ctx.deps.clock.now())
       .toISOString()
       .replace(/[-:]/g, '')
