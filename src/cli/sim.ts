@@ -62,9 +62,9 @@ export function register(program: Command, runtime: Runtime): void {
       const apiPort = parsePort(options.apiPort, '--api-port');
       // Made here, bounded (src/io/make-directories.ts): the simulator's own recursive mkdir would
       // never return for a folder under procfs.
+      // (A relative --dir is taken from the working folder, as the simulator takes it.)
       const { makeDirectories } = await import('../io/make-directories.js');
-      const { resolve } = await import('node:path');
-      await makeDirectories(resolve(process.cwd(), options.dir), 0o700).catch((error: unknown) => {
+      await makeDirectories(options.dir, 0o700).catch((error: unknown) => {
         throw new OperationError(`cannot create --dir ${options.dir}: ${(error as Error).message}`, {
           hint: 'Pass --dir a folder you can create and write.',
         });
