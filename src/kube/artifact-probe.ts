@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import type { Dispatcher } from 'undici';
+import type { HopDispatchers } from '../api/hop-dispatchers.js';
 import { proxySettingsFor } from '../api/http.js';
 import type { Io } from '../io/io.js';
 import { credentialsAsHeader, downloadRefusal } from './download.js';
@@ -151,7 +151,7 @@ const MAX_REDIRECTS = 20;
  * ~1 MB of code a plan would load for it (docs/performance.md, issue 39).
  */
 class HopAsker {
-  readonly #dispatchers = new Map<string, Dispatcher>();
+  #dispatchers: HopDispatchers | undefined;
 
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
@@ -164,13 +164,10 @@ class HopAsker {
   ): Promise<Answer> {
     const proxy = proxySettingsFor(url, this.env);
     if (!proxy) return askOnce(url, method, readBody, signal);
-    const { fetch, EnvHttpProxyAgent } = await import('../api/undici.js');
-    const key = JSON.stringify(proxy);
-    let dispatcher = this.#dispatchers.get(key);
-    if (!dispatcher) {
-      dispatcher = new EnvHttpProxyAgent(proxy);
-      this.#dispatchers.set(key, dispatcher);
-    }
+    const { fetch } = await import('../api/undici.js');
+    const { HopDispatchers } = await import('../api/hop-dispatchers.js');
+    this.#dispatchers ??= new HopDispatchers(this.env);
+    const dispatcher = this.#dispatchers.for(url);
     // fetch refuses a URL with `user:pass@`: sent as the Basic header Node's http sends for it.
     const { url: bare, headers } = credentialsAsHeader(url);
     const response = await fetch(bare, { method, headers, dispatcher, signal, redirect: 'manual' });
@@ -183,7 +180,7 @@ class HopAsker {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#dispatchers.values()].map((d) => d.close().catch(() => undefined)));
+    await this.#dispatchers?.close();
   }
 }
 

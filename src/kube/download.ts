@@ -20,8 +20,7 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Dispatcher } from 'undici';
-import { isLoopbackHost, proxySettingsFor } from '../api/http.js';
+import { isLoopbackHost } from '../api/http.js';
 import { OperationError } from '../errors.js';
 import type { Io } from '../io/io.js';
 
@@ -125,19 +124,10 @@ async function fetchBounded(
   options: DownloadOptions,
 ): Promise<Downloaded> {
   const env = options.env ?? process.env;
-  const { fetch, Agent, EnvHttpProxyAgent } = await import('../api/undici.js');
+  const { fetch } = await import('../api/undici.js');
   // Each hop's own: a redirect may lead from a host behind HTTPS_PROXY to one that is not.
-  const dispatchers = new Map<string, Dispatcher>();
-  const dispatcherFor = (url: string) => {
-    const proxy = proxySettingsFor(url, env);
-    const key = JSON.stringify(proxy ?? null);
-    let dispatcher = dispatchers.get(key);
-    if (!dispatcher) {
-      dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
-      dispatchers.set(key, dispatcher);
-    }
-    return dispatcher;
-  };
+  const { HopDispatchers } = await import('../api/hop-dispatchers.js');
+  const dispatchers = new HopDispatchers(env);
   const deadline = AbortSignal.timeout(limits.deadlineMs);
   const signal = AbortSignal.any([deadline, ...(options.signal ? [options.signal] : [])]);
   const shown = displayLocation(first);
@@ -149,7 +139,7 @@ async function fetchBounded(
       options.io?.debug(1, `GET ${displayLocation(url)}`);
       const { url: bare, headers } = credentialsAsHeader(url);
       const response = await fetch(bare, {
-        dispatcher: dispatcherFor(url),
+        dispatcher: dispatchers.for(url),
         signal,
         redirect: 'manual',
         headers,
@@ -203,7 +193,7 @@ async function fetchBounded(
       cause: error,
     });
   } finally {
-    await Promise.all([...dispatchers.values()].map((d) => d.close().catch(() => undefined)));
+    await dispatchers.close();
   }
 }
 

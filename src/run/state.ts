@@ -232,19 +232,10 @@ async function readBounded(path: string): Promise<string> {
   try {
     const { size } = await handle.stat();
     if (size > MAX_STATE_BYTES) throw tooLarge(path, size);
-    // It may grow while read (ctl replaces it whole, but another writer may append): no more
-    // than the limit and one chunk is ever held.
-    const chunks: Buffer[] = [];
-    let length = 0;
-    // The size it had first (and one byte to see the end), then small chunks for what it grew.
-    for (let chunk = size + 1; ; chunk = 64 * 1024) {
-      const { bytesRead, buffer } = await handle.read(Buffer.alloc(chunk), 0);
-      if (bytesRead === 0) break;
-      chunks.push(buffer.subarray(0, bytesRead));
-      length += bytesRead;
-      if (length > MAX_STATE_BYTES) throw tooLarge(path, length);
-    }
-    return Buffer.concat(chunks, length).toString('utf8');
+    const text = await handle.readFile('utf8');
+    // It may have grown since (ctl replaces it whole; another writer may append).
+    if (text.length > MAX_STATE_BYTES) throw tooLarge(path, text.length);
+    return text;
   } finally {
     await handle.close();
   }

@@ -26,16 +26,10 @@
 
 import fc from 'fast-check';
 import { rsAtLeast, ROLE_RESOURCES_SINCE, USER_MANAGER_SINCE } from '../../src/sim/rest/access.js';
+import { USER_ROLES } from '../../src/sim/scenario/schema.js';
 
-const MANAGEMENT = [
-  'admin',
-  'cluster_member',
-  'cluster_viewer',
-  'db_member',
-  'db_viewer',
-  'user_manager',
-  'none',
-] as const;
+/** The management roles a scenario may give (the scenario schema's list). */
+const MANAGEMENT = USER_ROLES;
 type Management = (typeof MANAGEMENT)[number];
 
 /** The built-in roles by name (requests/roles/_index.md; the simulator's rest/access.ts). */

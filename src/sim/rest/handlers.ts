@@ -1,5 +1,6 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
+import { moduleFilePart } from './module-file-part.js';
 import {
   allows,
   limitedToSomeDatabases,
@@ -439,24 +440,11 @@ function getModule(model: RestModel, _request: ApiRequest, [uid]: string[]): Api
 }
 
 async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiResponse> {
-  const contentType = String(request.headers['content-type'] ?? '');
-  if (!contentType.startsWith('multipart/form-data')) {
+  const file = await moduleFilePart(String(request.headers['content-type'] ?? ''), request.body);
+  if (file === 'not-multipart')
     return fail(400, 'no_module', 'Send the module as multipart/form-data field "module"');
-  }
-  let file: File | string | null;
-  try {
-    // Node's web Request parses multipart; no extra dependency for a test server.
-    const form = await new Request('http://sim.invalid/', {
-      method: 'POST',
-      headers: { 'content-type': contentType },
-      body: request.body,
-    }).formData();
-    file = form.get('module');
-  } catch {
-    return fail(400, 'no_module', 'The multipart body could not be parsed');
-  }
-  if (!file || typeof file === 'string')
-    return fail(400, 'no_module', 'Missing multipart file field "module"');
+  if (file === 'unparsable') return fail(400, 'no_module', 'The multipart body could not be parsed');
+  if (file === 'missing') return fail(400, 'no_module', 'Missing multipart file field "module"');
   const spec = describeModuleFile(file.name, await file.text());
   if (!spec) {
     return fail(

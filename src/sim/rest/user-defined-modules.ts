@@ -29,6 +29,7 @@
  */
 
 import type { RestModel, RestModule } from './model.js';
+import { moduleFilePart } from './module-file-part.js';
 
 export interface Answer {
   status: number;
@@ -83,20 +84,11 @@ export async function uploadUserDefinedArtifact(
   body: Buffer,
   readMetadata: (fileName: string, content: string) => { name: string; version: string } | undefined,
 ): Promise<Answer> {
-  if (!contentType.startsWith('multipart/form-data'))
+  const file = await moduleFilePart(contentType, body);
+  if (file === 'not-multipart')
     return badRequest('Send the module artifact as multipart/form-data field "module"');
-  let file: File | string | null;
-  try {
-    const form = await new Request('http://sim.invalid/', {
-      method: 'POST',
-      headers: { 'content-type': contentType },
-      body,
-    }).formData();
-    file = form.get('module');
-  } catch {
-    return badRequest('The multipart body could not be parsed');
-  }
-  if (!file || typeof file === 'string') return badRequest('Missing multipart file field "module"');
+  if (file === 'unparsable') return badRequest('The multipart body could not be parsed');
+  if (file === 'missing') return badRequest('Missing multipart file field "module"');
   const meta = readMetadata(file.name, await file.text());
   if (!meta) return notAcceptable('invalid_module', `Cannot read the module metadata of ${file.name}`);
   if (!model.findModule(meta.name, meta.version))
