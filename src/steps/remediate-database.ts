@@ -4,6 +4,7 @@
  * running), then the same version in its database resource, so the operator does not undo it.
  */
 
+import { MalformedAnswerError } from '../api/api-errors.js';
 import { bdbVersion } from '../api/types.js';
 import { dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
@@ -32,7 +33,14 @@ export async function upgradeDatabase(
   const parsed = running ? databaseVersionOf(running) : undefined;
   const done = (): boolean => Boolean(wanted && parsed && compareDatabaseVersions(parsed, wanted) >= 0);
   if (!done()) {
-    const pending = live.action_uid ? await api.getAction(live.action_uid).catch(() => undefined) : undefined;
+    // An action the API no longer knows (or cannot show) is none running; an answer not in the
+    // action's form is no answer, and is not taken for one (src/api/action-shape.ts).
+    const pending = live.action_uid
+      ? await api.getAction(live.action_uid).catch((error: unknown) => {
+          if (error instanceof MalformedAnswerError) throw error;
+          return undefined;
+        })
+      : undefined;
     if (pending && !isFinished(pending)) {
       // A resumed run: the upgrade asked for last time is still running. Wait for it, do not ask again.
       ctx.progress(
