@@ -35,18 +35,19 @@ export async function upgradeDatabase(
   if (!done()) {
     // An action the API no longer knows (or cannot show) is none running; an answer not in the
     // action's form is no answer, and is not taken for one (src/api/action-shape.ts).
-    const pending = live.action_uid
-      ? await api.getAction(live.action_uid).catch((error: unknown) => {
+    const runningAction = live.action_uid;
+    const pending = runningAction
+      ? await api.getAction(runningAction).catch((error: unknown) => {
           if (error instanceof MalformedAnswerError) throw error;
           return undefined;
         })
       : undefined;
-    if (pending && !isFinished(pending)) {
+    if (runningAction && pending && !isFinished(pending)) {
       // A resumed run: the upgrade asked for last time is still running. Wait for it, do not ask again.
       ctx.progress(
-        `database ${live.name} (uid ${live.uid}): waiting for the running action ${pending.action_uid}`,
+        `database ${live.name} (uid ${live.uid}): waiting for the running action ${runningAction}`,
       );
-      await waitForAction(ctx, pending.action_uid, `the upgrade of database ${live.name}`);
+      await waitForAction(ctx, runningAction, `the upgrade of database ${live.name}`);
     } else {
       await intent({
         action: 'upgrade-bdb',

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { MalformedAnswerError } from '../../../src/api/api-errors.js';
 import { authorize, refreshToken } from '../../../src/api/authorize.js';
 import { mistypedField } from '../../../src/api/answer-fields.js';
-import { checkUniqueBdbUids } from '../../../src/api/bdb-shape.js';
+import { checkBdbShape, checkUniqueBdbUids } from '../../../src/api/bdb-shape.js';
 import { ApiClient } from '../../../src/api/client.js';
 import { checkActionShape, checkModuleUploadAnswer } from '../../../src/api/action-shape.js';
 import { checkModuleShape } from '../../../src/api/module-shape.js';
@@ -350,6 +350,15 @@ describe('the answers a run acts on: an action, an upload', () => {
     checkActionShape(answered, 'a-1', 'GET /v1/actions/a-1');
     assert.equal(answered.progress, 100);
     assert.ok(!('error_code' in answered));
+  });
+
+  it("a database's running action_uid, which a resumed remediation waits for, is text", () => {
+    assert.throws(
+      () => checkBdbShape({ uid: 1, name: 'orders', action_uid: 5 }, 'GET /v1/bdbs/1'),
+      malformed(
+        /^GET \/v1\/bdbs\/1: the management API answered a database whose action_uid is not a string/,
+      ),
+    );
   });
 
   it('the client checks the action it reads', async () => {
