@@ -264,7 +264,7 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
   if (operatorIsCurrent(resolved) && !legacy && trusted) {
     return { skip: `${name} is current and trusts admission-tls` };
   }
-  const getCert = kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}');
+  const getCert = kubectl(snapshot.kubeTarget, 'get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}');
   const webhook = releaseFile(resolved, target, 'admission/webhook.yaml');
   const actions: PlanAction[] = [
     action(
@@ -276,14 +276,14 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
     actions.push(
       action(
         'Delete the pre-6.4.2 webhook redb-admission',
-        kubectl('delete', 'validatingwebhookconfiguration', 'redb-admission'),
+        kubectl(snapshot.kubeTarget, 'delete', 'validatingwebhookconfiguration', 'redb-admission'),
       ),
     );
   }
   actions.push(
     action(
       `Apply the webhook ${name} of ${target.operator} for namespace ${ns} with its caBundle set from Secret admission-tls`,
-      `CERT=$(${getCert}) && ${printManifest(webhook)} | sed -e 's/OPERATOR_NAMESPACE/${ns}/g' -e "s|caBundle:.*|caBundle: $CERT|" | ${kubectlApply('-')}`,
+      `CERT=$(${getCert}) && ${printManifest(webhook)} | sed -e 's/OPERATOR_NAMESPACE/${ns}/g' -e "s|caBundle:.*|caBundle: $CERT|" | ${kubectlApply(snapshot.kubeTarget, '-')}`,
     ),
   );
   return { actions };

@@ -190,7 +190,7 @@ async function upgradeCluster(
     deps.resolved.method === 'olm' && snapshot.olm && digestPinnedSpecs(live, snapshot.dialect).length > 0
       ? await installedOlmDigests(kube, olmDigestSource(snapshot, plan.target.operator, snapshot.olm))
       : undefined;
-  const patch = buildClusterPatch(live, snapshot.dialect, tag, plan.target.operator, olmDigests?.digestOf);
+  const patch = buildClusterPatch(snapshot.kubeTarget, live, snapshot.dialect, tag, plan.target.operator, olmDigests?.digestOf);
   if (patch.kind === 'refuse') {
     // Before any change: never a new tag next to an old digest (src/planning/cluster-patch.ts).
     const from = olmDigests ? ` (${olmDigests.csv} spec.relatedImages has no digest for it)` : '';

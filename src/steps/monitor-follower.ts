@@ -95,7 +95,13 @@ export class UpgradeFollower {
       signal.addEventListener('abort', this.#onAbort, { once: true });
       this.#overallTimer = setTimeout(() => {
         this.#fail(
-          overallTimeoutError(this.#target, settings.timeoutMs, this.#lastMessage, this.#operatorNamespace()),
+          overallTimeoutError(
+            this.#target,
+            settings.timeoutMs,
+            this.#lastMessage,
+            this.#operatorNamespace(),
+            this.#ctx.deps.snapshot.kubeTarget,
+          ),
         );
       }, settings.timeoutMs);
       this.#touch();
@@ -275,6 +281,7 @@ export class UpgradeFollower {
           events,
           this.#sts,
           this.#operatorNamespace(),
+          this.#ctx.deps.snapshot.kubeTarget,
         ),
       );
     });
@@ -312,7 +319,7 @@ export class UpgradeFollower {
     // A fresh list: the warning may be written just after the state.
     eventsAbout(kube, this.#target, this.#stop.signal)
       .then((events) => {
-        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect));
+        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect, snapshot.kubeTarget));
       })
       .finally(() => {
         this.#busy = false;

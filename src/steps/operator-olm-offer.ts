@@ -107,7 +107,7 @@ async function waitOnce(
         throw new OperationError(
           `OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`,
           {
-            hint: `Check the channel: ${subscriptionChannelCommand(subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
+            hint: `Check the channel: ${subscriptionChannelCommand(ctx.deps.snapshot.kubeTarget, subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
           },
         );
       }

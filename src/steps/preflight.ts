@@ -240,7 +240,7 @@ function planPreflight({ snapshot, target, checks }: PlanContext, cluster: Clust
       ),
       action(
         'Save the cluster resource before anything changes',
-        `${kubectl('get', 'rec', cluster.name, '-n', cluster.namespace, '-o', 'yaml')} > ${shellQuote(`${cluster.name}-backup.yaml`)}`,
+        `${kubectl(snapshot.kubeTarget, 'get', 'rec', cluster.name, '-n', cluster.namespace, '-o', 'yaml')} > ${shellQuote(`${cluster.name}-backup.yaml`)}`,
       ),
     ],
   };

@@ -18,6 +18,7 @@ async function fakeHelm(): Promise<{ bin: string; log: string }> {
     `#!${process.execPath}
 const fs = require('node:fs');
 fs.appendFileSync(${JSON.stringify(log)}, 'argv ' + JSON.stringify(process.argv.slice(2)) + '\\n');
+fs.appendFileSync(${JSON.stringify(log)}, 'KUBECONFIG ' + JSON.stringify(process.env.KUBECONFIG ?? null) + '\\n');
 if (process.argv.includes('fail')) { process.stderr.write('Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress\\n'); process.exit(1); }
 process.on('SIGTERM', () => { fs.appendFileSync(${JSON.stringify(log)}, 'SIGTERM\\n'); setTimeout(() => process.exit(143), 100); });
 fs.appendFileSync(${JSON.stringify(log)}, 'ready\\n');
@@ -37,8 +38,7 @@ describe('Helm', () => {
       binary: bin,
       dryRun: false,
       signal: new AbortController().signal,
-      kubeconfig: '/k',
-      context: 'c',
+      kube: { kubeconfigs: ['/k'], context: 'c' },
     });
     await helm.change(['upgrade', 'rel', 'chart', '--version', '7.8.2-6', '--set', 'a=$(id)']);
     const text = await readFile(log, 'utf8');
