@@ -48,6 +48,43 @@ describe('Helm', () => {
     );
   });
 
+  it('runs the helm upgrade the plan prints: the same target flags, or KUBECONFIG for several files', async () => {
+    const { shellWords } = await import('../../../src/steps/databases-work.js');
+    const { helmUpgradeArgv, helmUpgradeCommand } =
+      await import('../../../src/planning/equivalent-commands.js');
+    const upgrade = {
+      release: 'rel',
+      namespace: 'redis',
+      chart: 'redis-enterprise-operator',
+      repo: 'https://helm.redis.io',
+      chartVersion: '7.8.2-6',
+      openshift: true,
+    };
+    const targets = [
+      {},
+      { context: "prod'; touch x #" },
+      { kubeconfigs: ['/k/prod config.yaml'], context: 'prod' },
+      { kubeconfigs: ['/k/a', '/k/b'], context: 'prod' },
+    ];
+    for (const kube of targets) {
+      const { bin, log } = await fakeHelm();
+      const helm = new Helm({
+        io: createTestIo().io,
+        binary: bin,
+        dryRun: false,
+        signal: new AbortController().signal,
+        kube,
+      });
+      await helm.change(helmUpgradeArgv(upgrade, true));
+      const [argvLine, envLine] = (await readFile(log, 'utf8')).split('\n');
+      const printed = shellWords(helmUpgradeCommand(kube, upgrade));
+      const env = printed[0]?.startsWith('KUBECONFIG=') ? printed.shift() : undefined;
+      assert.equal(printed.shift(), 'helm');
+      assert.equal(argvLine, `argv ${JSON.stringify(printed)}`, JSON.stringify(kube));
+      if (env) assert.equal(envLine, `KUBECONFIG ${JSON.stringify(env.slice('KUBECONFIG='.length))}`);
+    }
+  });
+
   it('prints but does not run a change in dry-run', async () => {
     const { bin, log } = await fakeHelm();
     const test = createTestIo();
