@@ -8,12 +8,7 @@
  * name no kubeconfig.
  */
 
-import {
-  helmTargetArgs,
-  kubeconfigEnv,
-  kubectlTargetArgs,
-  type KubeTarget,
-} from '../kube/kube-target.js';
+import { helmTargetArgs, kubeconfigEnv, kubectlTargetArgs, type KubeTarget } from '../kube/kube-target.js';
 import type { FieldPath } from '../release/dialect.js';
 
 export type { KubeTarget } from '../kube/kube-target.js';

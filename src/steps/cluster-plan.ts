@@ -42,7 +42,14 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
   const fields = dialectFields(snapshot.dialect);
   const olmDigests =
     resolved.method === 'olm' && snapshot.olm ? plannedOlmDigests(snapshot.olm, target.operator) : undefined;
-  const patch = buildClusterPatch(snapshot.kubeTarget, cluster, snapshot.dialect, tag, target.operator, olmDigests);
+  const patch = buildClusterPatch(
+    snapshot.kubeTarget,
+    cluster,
+    snapshot.dialect,
+    tag,
+    target.operator,
+    olmDigests,
+  );
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);

@@ -183,7 +183,13 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
         return {
           ...action(
             `Upgrade database ${db.namespace}/${db.name}${from} to ${version}`,
-            kubectlMergePatch(snapshot.kubeTarget, 'redb', db.name, db.namespace, patchAt(fields.databaseVersionPath, version)),
+            kubectlMergePatch(
+              snapshot.kubeTarget,
+              'redb',
+              db.name,
+              db.namespace,
+              patchAt(fields.databaseVersionPath, version),
+            ),
           ),
           database: database('redb', false),
         };

@@ -27,6 +27,7 @@ import { freezePollMs } from './monitor-timing.js';
 import { eventsAbout, invalidUpgradeError, overallTimeoutError, stalledError } from './monitor-failures.js';
 import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
 import { applyMany, applyOne } from './monitor-watch-apply.js';
+import { kubectl } from '../planning/equivalent-commands.js';
 
 export class UpgradeFollower {
   readonly remediation: Remediation;
@@ -184,7 +185,7 @@ export class UpgradeFollower {
     if (!this.#rec) {
       this.#fail(
         new OperationError(`the cluster resource ${this.#target.name} was deleted during the upgrade`, {
-          hint: `Check kubectl get rec -n ${this.#target.namespace}.`,
+          hint: `Check ${kubectl(this.#ctx.deps.snapshot.kubeTarget, 'get', 'rec', '-n', this.#target.namespace)}.`,
         }),
       );
       return;

@@ -46,7 +46,9 @@ export function planOperator(
   }
   if (resolved.method === 'olm') {
     // What the run does through OLM, as the commands a person would run instead (operator-olm.ts).
-    const steps = snapshot.olm ? olmUpgradeCommands(snapshot.kubeTarget, snapshot.olm, ns, target.operator) : [];
+    const steps = snapshot.olm
+      ? olmUpgradeCommands(snapshot.kubeTarget, snapshot.olm, ns, target.operator)
+      : [];
     actions.push(...steps.map((step) => action(step.description, step.command)));
   } else if (resolved.method === 'helm') {
     const overrides = operatorImageOverrides(
@@ -78,7 +80,15 @@ export function planOperator(
   actions.push(
     action(
       `Wait for the operator ${target.operator} to be ready`,
-      kubectl(snapshot.kubeTarget, 'rollout', 'status', `deployment/${deployment}`, '-n', ns, '--timeout=10m'),
+      kubectl(
+        snapshot.kubeTarget,
+        'rollout',
+        'status',
+        `deployment/${deployment}`,
+        '-n',
+        ns,
+        '--timeout=10m',
+      ),
     ),
   );
   // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).

@@ -6,7 +6,13 @@
 import { oneLine } from '../io/safe-text.js';
 import type { DialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
-import { curlApi, kubectl, type KubeTarget, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import {
+  curlApi,
+  kubectl,
+  type KubeTarget,
+  kubectlMergePatch,
+  patchAt,
+} from '../planning/equivalent-commands.js';
 import { targetTakesModuleUploads } from '../planning/module-fix.js';
 import { frozenModuleFix, noBuildFix, splitByUpload } from './frozen-module-fix.js';
 import { type Blocker, describeBlocker } from './remediate-blockers.js';
@@ -39,7 +45,8 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
   if (modules.length > 0 && target !== undefined && !targetTakesModuleUploads(target)) {
     // RS 8+: bundled modules come with the database upgrade, custom ones through the REC (module-fix.ts).
     lines.push(`# the ${target} cluster takes no module uploads:`);
-    for (const m of modules) lines.push(`# ${frozenModuleFix(m, target, { name: clusterName, namespace }, kube)}`);
+    for (const m of modules)
+      lines.push(`# ${frozenModuleFix(m, target, { name: clusterName, namespace }, kube)}`);
   } else if (modules.length > 0) {
     const { uploadable, noBuild } = splitByUpload(modules);
     for (const m of noBuild) lines.push(`# ${noBuildFix(m)}`);

@@ -32,7 +32,14 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
     // step reads them once OLM has installed it (and stops with the fix if one is missing).
     const olm = input.resolved.method === 'olm' ? input.snapshot.olm : undefined;
     const digests = olm ? plannedOlmDigests(olm, input.target.operator) : undefined;
-    const patch = buildClusterPatch(input.snapshot.kubeTarget, rec, input.snapshot.dialect, tag, input.target.operator, digests);
+    const patch = buildClusterPatch(
+      input.snapshot.kubeTarget,
+      rec,
+      input.snapshot.dialect,
+      tag,
+      input.target.operator,
+      digests,
+    );
     if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
     const pinned = digestPinnedSpecs(rec, input.snapshot.dialect);
     if (digests && pinned.length > 0) {

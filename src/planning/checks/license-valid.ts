@@ -29,7 +29,7 @@ function checkLicense(input: CheckInput): Outcome {
 function licenseFix(kube: KubeTarget, rec: ClusterSnapshot): string {
   const secret = rec.licenseSecretName ?? `${rec.name}-license`;
   const createSecret = kubectl(
-kube,
+    kube,
     'create',
     'secret',
     'generic',

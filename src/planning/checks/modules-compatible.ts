@@ -44,7 +44,13 @@ function checkModulesInUse(input: CheckInput): Outcome {
     const fields = dialectFields(snapshot.dialect);
     return fail(
       `user-defined modules (${userDefined.join(', ')}) need auto-upgrade off before the operator upgrade`,
-      kubectlMergePatch(snapshot.kubeTarget, 'rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false)),
+      kubectlMergePatch(
+        snapshot.kubeTarget,
+        'rec',
+        rec.name,
+        rec.namespace,
+        patchAt(fields.autoUpgradePath, false),
+      ),
     );
   }
   if (!requiresRhel9Modules(target.operator)) return pass(`${target.operator} needs no RHEL9 module builds`);

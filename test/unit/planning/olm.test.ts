@@ -316,7 +316,9 @@ describe('OLM-owned operators', () => {
       ],
     );
     const automatic: OlmSnapshot = { ...OLM, subscription: { ...OLM.subscription!, approval: 'Automatic' } };
-    const commands = olmUpgradeCommands({ context: 'prod' }, automatic, 'redis', '7.8.2-6').map((c) => c.command);
+    const commands = olmUpgradeCommands({ context: 'prod' }, automatic, 'redis', '7.8.2-6').map(
+      (c) => c.command,
+    );
     assert.equal(commands.length, 2);
     assert.match(commands[0] ?? '', /^oc --context prod patch subscription /);
     assert.match(commands[1] ?? '', /^oc --context prod wait csv\//);

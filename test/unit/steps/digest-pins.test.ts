@@ -124,7 +124,13 @@ describe('the cluster patch moves digests with their tags, or refuses', () => {
     h.cluster.put(unpinned);
     await h.run(createClusterStep({ wait: h.cluster.wait() }));
     const sent = (h.log.find((e) => e.type === 'write')?.data as { body: { spec: unknown } }).body.spec;
-    const planned = buildClusterPatch({}, toCluster(unpinned, 'redis', 'redis'), 'redis', '7.8.2-60', '7.8.2-6');
+    const planned = buildClusterPatch(
+      {},
+      toCluster(unpinned, 'redis', 'redis'),
+      'redis',
+      '7.8.2-60',
+      '7.8.2-6',
+    );
     assert.equal(planned.kind, 'patch');
     assert.deepEqual(sent, planned.kind === 'patch' ? planned.body.spec : undefined);
   });
