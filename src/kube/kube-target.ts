@@ -4,7 +4,8 @@
  * (src/exec/helm.ts) must name them: a pasted command acts on the cluster ctl read, not on
  * whatever the default kubeconfig's current context is by then.
  *
- * What is named is what was chosen, no more (docs/equivalent-commands.md):
+ * What is named is what was chosen, no more (docs/upgrade-plan.md, "The commands name your
+ * cluster"):
  * - `--context <name>` when `--context` was given. Without it ctl used the kubeconfig's current
  *   context, and so does the pasted command: it names the same kubeconfig, whose current context
  *   kubectl reads exactly as ctl did (the first file of KUBECONFIG to set one, as kubectl merges).

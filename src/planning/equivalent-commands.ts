@@ -64,11 +64,19 @@ export function oc(target: KubeTarget, ...words: string[]): string {
 }
 
 /**
+ * `ctl <words>` for the same cluster: ctl takes kubectl's `--kubeconfig` and `--context`, and
+ * reads KUBECONFIG as kubectl does.
+ */
+export function ctlCommand(target: KubeTarget, ...words: string[]): string {
+  return [invocation('ctl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+}
+
+/**
  * The binary and the target's words before the subcommand: `[KUBECONFIG=<a>:<b>] kubectl
  * [--kubeconfig <file>] [--context <name>]`. Before the subcommand, so that no `--` of the
  * command's own (`kubectl exec ... -- rladmin`) can swallow them; each value shell-quoted.
  */
-function invocation(binary: 'kubectl' | 'oc' | 'helm', target: KubeTarget): string {
+function invocation(binary: 'kubectl' | 'oc' | 'helm' | 'ctl', target: KubeTarget): string {
   const env = Object.entries(kubeconfigEnv(target)).map(([name, value]) => `${name}=${shellQuote(value)}`);
   const flags = binary === 'helm' ? helmTargetArgs(target) : kubectlTargetArgs(target);
   return [...env, binary, ...flags.map(shellQuote)].join(' ');
