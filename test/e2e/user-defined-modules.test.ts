@@ -125,7 +125,7 @@ describe(
           new RegExp(`ctl upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules <file>`),
         );
         // The running 7.22 CRD has no such field: no patch to make now.
-        assert.doesNotMatch(failing.fix, /kubectl patch rec codex/);
+        assert.doesNotMatch(failing.fix, /kubectl (--kubeconfig \S+ )?patch rec codex/);
 
         const unlisted = await sim.ctl([...base, '--user-defined-modules', OTHER_LISTING]);
         assertExit(unlisted, 3, 'plan with a file that does not list inkwell');
