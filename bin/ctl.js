@@ -91,8 +91,12 @@ async function keepCompiledCode() {
   const { homedir } = await import('node:os');
   const { join } = await import('node:path');
   const base = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache');
+  const folder = join(base, 'ctl', 'compile-cache');
+  // Made here first: Node's own making of it never returns under procfs (cache-folder.js).
+  const { makeCacheFolder } = await import('./cache-folder.js');
+  if (!makeCacheFolder(folder)) return;
   try {
-    enableCompileCache(join(base, 'ctl', 'compile-cache'));
+    enableCompileCache(folder);
   } catch {
     // No cache: ctl runs the same, compiling as it goes.
   }

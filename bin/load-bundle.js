@@ -10,12 +10,13 @@
 // checksum), made by another V8 or with other flags (V8 says so) is not used, and the exit writes
 // a new one. The cache holds compiled code of the bundle, never a value of the run (V8's own
 // guarantee for code caches; test/e2e/code-cache.test.ts looks for the run's secrets in it).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
+import { makeCacheFolder } from './cache-folder.js';
 
 // The first line scripts/bundle-scripts.mjs writes into main.js, and the names it gives `import.meta`
 // (the wrapper's last three parameters, below).
@@ -103,7 +104,7 @@ function codeCache(source, words, env, nodeRequire) {
     write() {
       if (this.toWrite.length === 0) return;
       try {
-        mkdirSync(dir, { recursive: true });
+        if (!makeCacheFolder(dir)) return;
         pruneOtherBuilds(base, build);
         for (const { file, script } of this.toWrite) {
           const data = script.createCachedData();

@@ -10,11 +10,12 @@
  * only those two modules read, points into it. No other file is read from beside the binary.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getAsset } from 'node:sea';
+import { makeDirectories } from './io/make-directories.js';
 
 declare global {
   // Set before ctl's modules load; scripts/sea.mjs defines `import.meta.url` as this name.
@@ -23,7 +24,7 @@ declare global {
 
 const MANIFEST = 'ctl-assets.json';
 
-function packageFolder(): string {
+async function packageFolder(): Promise<string> {
   const keys = JSON.parse(getAsset(MANIFEST, 'utf8')) as string[];
   const files = keys.map((key) => ({ key, data: new Uint8Array(getAsset(key)) }));
   const hash = createHash('sha256');
@@ -36,7 +37,8 @@ function packageFolder(): string {
     for (const file of files) {
       // The keys are ctl's own (package.json, scenarios/<name>.yaml), never a path from outside.
       const target = path.join(partial, file.key);
-      mkdirSync(path.dirname(target), { recursive: true });
+      // Bounded `mkdir -p`: Node's recursive mkdir never returns under /proc (XDG_CACHE_HOME=/proc/self/x).
+      await makeDirectories(path.dirname(target));
       writeFileSync(target, file.data);
     }
     renameSync(partial, dir);
@@ -68,7 +70,7 @@ function hideDependencyDeprecation(): void {
 }
 
 async function start(): Promise<void> {
-  globalThis.__ctlSeaModuleUrl = pathToFileURL(path.join(packageFolder(), 'sea', 'ctl.cjs')).href;
+  globalThis.__ctlSeaModuleUrl = pathToFileURL(path.join(await packageFolder(), 'sea', 'ctl.cjs')).href;
   hideDependencyDeprecation();
   const { run } = await import('./main.js');
   await run();

@@ -15,6 +15,10 @@ import type { HttpResponse } from './http.js';
  */
 export class MalformedAnswerError extends OperationError {}
 
+/** What to do about an answer that is not the management API's: it usually is not the API. */
+export const NOT_THE_API_HINT =
+  'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.';
+
 export interface ApiErrorBody {
   error_code?: string;
   message?: string;

@@ -9,7 +9,8 @@
  * undefined").
  */
 
-import { MalformedAnswerError } from './api-errors.js';
+import { MalformedAnswerError, NOT_THE_API_HINT } from './api-errors.js';
+import { type FieldTypes, mistypedField } from './answer-fields.js';
 
 const SCALARS = {
   status: 'string',
@@ -18,9 +19,9 @@ const SCALARS = {
   crdt: 'boolean',
   replication: 'boolean',
   shards_count: 'number',
-} as const;
+} as const satisfies FieldTypes;
 
-const MODULE_FIELDS = { module_name: 'string', semantic_version: 'string' } as const;
+const MODULE_FIELDS = { module_name: 'string', semantic_version: 'string' } as const satisfies FieldTypes;
 
 /**
  * Checks the fields ctl reads of one bdb object and drops the ones answered null; `where` names it
@@ -29,12 +30,10 @@ const MODULE_FIELDS = { module_name: 'string', semantic_version: 'string' } as c
 export function checkBdbShape(bdb: Record<string, unknown>, where: string): void {
   const bad = (what: string): MalformedAnswerError =>
     new MalformedAnswerError(`${where}: the management API answered a database whose ${what}`, {
-      hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
+      hint: NOT_THE_API_HINT,
     });
-  for (const [field, type] of Object.entries(SCALARS)) {
-    if (bdb[field] === null) delete bdb[field];
-    else if (bdb[field] !== undefined && typeof bdb[field] !== type) throw bad(`${field} is not a ${type}`);
-  }
+  const mistyped = mistypedField(bdb, SCALARS);
+  if (mistyped) throw bad(mistyped);
   if (bdb.module_list === null) delete bdb.module_list;
   if (bdb.module_list === undefined) return;
   if (!Array.isArray(bdb.module_list)) throw bad('module_list is not a list');
@@ -44,10 +43,26 @@ export function checkBdbShape(bdb: Record<string, unknown>, where: string): void
     const fields = module as Record<string, unknown>;
     if (typeof fields.module_name !== 'string')
       throw bad(`module_list item ${index} has no string module_name`);
-    for (const [field, type] of Object.entries(MODULE_FIELDS)) {
-      if (fields[field] === null) delete fields[field];
-      else if (fields[field] !== undefined && typeof fields[field] !== type)
-        throw bad(`module_list item ${index}'s ${field} is not a ${type}`);
-    }
+    const mistypedModule = mistypedField(fields, MODULE_FIELDS);
+    if (mistypedModule) throw bad(`module_list item ${index}'s ${mistypedModule}`);
+  });
+}
+
+/**
+ * A database list names each database once: the uid is the cluster's unique id of a database
+ * (objects/bdb: "Cluster unique ID of database"). A uid listed twice would be counted, judged and
+ * upgraded twice, so the list is not the management API's: which uid, and where (`where` names
+ * the request, `GET /v1/bdbs`).
+ */
+export function checkUniqueBdbUids(bdbs: readonly { uid: number }[], where: string): void {
+  const first = new Map<number, number>();
+  bdbs.forEach((bdb, index) => {
+    const earlier = first.get(bdb.uid);
+    if (earlier !== undefined)
+      throw new MalformedAnswerError(
+        `${where}: the management API listed database uid ${bdb.uid} twice (items ${earlier} and ${index}); a database's uid is unique in its cluster`,
+        { hint: NOT_THE_API_HINT },
+      );
+    first.set(bdb.uid, index);
   });
 }

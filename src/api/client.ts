@@ -5,11 +5,14 @@ import {
   isPasswordExpired,
   MalformedAnswerError,
   modulesUploadDisabledError,
+  NOT_THE_API_HINT,
   passwordExpiredError,
 } from './api-errors.js';
-import { checkBdbShape } from './bdb-shape.js';
+import { checkBdbShape, checkUniqueBdbUids } from './bdb-shape.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
+import { checkModuleShape } from './module-shape.js';
 import { type OwnRole, readOwnRole } from './own-role.js';
+import { checkShardsShape } from './shard-shape.js';
 import type { TokenSource } from './token-source.js';
 import type { ApiAction, ApiBdb, ApiCluster, ApiModule, ApiNode, ApiShard } from './types.js';
 
@@ -60,8 +63,14 @@ export class ApiClient {
     throw apiError(`${request.method} ${request.path}`, response);
   }
 
-  listModules(): Promise<ApiModule[]> {
-    return this.list({ method: 'GET', path: '/v1/modules' }, { module_name: 'string' });
+  /** GET /v1/modules, each module's fields checked (./module-shape.ts). */
+  async listModules(): Promise<ApiModule[]> {
+    const request: HttpRequest = { method: 'GET', path: '/v1/modules' };
+    const modules = await this.list<ApiModule>(request, { module_name: 'string' });
+    modules.forEach((module, index) =>
+      checkModuleShape(module, `${request.method} ${request.path}: item ${index}`),
+    );
+    return modules;
   }
 
   /**
@@ -70,12 +79,14 @@ export class ApiClient {
    * redis/docs content/operate/rs/7.4/references/rest-api/requests/bdbs/_index.md). At 10,000
    * databases the answer is a few percent of the whole objects. A cluster that ignores the query
    * answers every field (more than asked, read the same); one that refuses it (400) is asked
-   * again without it.
+   * again without it. Each database's fields are checked (./bdb-shape.ts), and each uid must be
+   * listed once.
    */
   async listBdbs(fields?: readonly string[]): Promise<ApiBdb[]> {
     const check = { uid: 'number', name: 'string' } as const;
     const shaped = (request: HttpRequest, bdbs: ApiBdb[]): ApiBdb[] => {
       bdbs.forEach((bdb, index) => checkBdbShape(bdb, `${request.method} ${request.path}: item ${index}`));
+      checkUniqueBdbUids(bdbs, `${request.method} ${request.path}`);
       return bdbs;
     };
     if (fields && fields.length > 0) {
@@ -100,7 +111,7 @@ export class ApiClient {
   #listOf<T>(request: HttpRequest, body: unknown, fields: Record<string, 'string' | 'number'>): T[] {
     const bad = (why: string): OperationError =>
       new MalformedAnswerError(`${request.method} ${request.path}: the management API answered ${why}`, {
-        hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
+        hint: NOT_THE_API_HINT,
       });
     if (!Array.isArray(body)) throw bad(`${describeValue(body)} instead of a list`);
     body.forEach((item: unknown, index) => {
@@ -121,7 +132,7 @@ export class ApiClient {
       throw new MalformedAnswerError(
         `GET ${request.path}: the management API answered ${describeValue(bdb)} instead of a database`,
         {
-          hint: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
+          hint: NOT_THE_API_HINT,
         },
       );
     checkBdbShape(bdb as Record<string, unknown>, `GET ${request.path}`);
@@ -172,9 +183,15 @@ export class ApiClient {
     return this.json({ method: 'GET', path: '/v1/cluster' });
   }
 
-  /** GET /v1/shards: every shard of every database, where it is and its role (one request). */
-  listShards(): Promise<ApiShard[]> {
-    return this.list({ method: 'GET', path: '/v1/shards' }, { bdb_uid: 'number' });
+  /**
+   * GET /v1/shards: every shard of every database, where it is and its role (one request), each
+   * shard's fields checked (./shard-shape.ts).
+   */
+  async listShards(): Promise<ApiShard[]> {
+    const request: HttpRequest = { method: 'GET', path: '/v1/shards' };
+    const shards = await this.json<unknown>(request);
+    checkShardsShape(shards, `${request.method} ${request.path}`);
+    return shards as ApiShard[];
   }
 }
 

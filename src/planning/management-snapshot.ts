@@ -116,7 +116,7 @@ export interface ApiSnapshot {
   reachable: boolean;
   error?: string | undefined;
   /** How the failure should end a command: 3 for an answer not the API's, 4 for refused credentials, 1 for TLS and transport. */
-  failure?: { exitCode: number; hint?: string | undefined } | undefined;
+  failure?: { exitCode: number; hint?: string | undefined; malformed?: true } | undefined;
   modules: Module[];
   bdbs: Bdb[];
   nodes: Node[];
@@ -172,7 +172,7 @@ export async function readManagementApi<Cluster>(
     // An API that answers, but not as the management API does, is a failed check (exit 3);
     // refused credentials 4; TLS and transport 1 (docs/exit-codes.md, "Decisions").
     if (error instanceof MalformedAnswerError)
-      api.failure = { exitCode: ExitCode.preflight, hint: error.hint };
+      api.failure = { exitCode: ExitCode.preflight, hint: error.hint, malformed: true };
     else if (isCtlError(error)) api.failure = { exitCode: error.exitCode, hint: error.hint };
     return api;
   }

@@ -2,9 +2,12 @@
  * Where each database's shards are, for the plan's `database-availability` prediction: one
  * `GET /v1/shards` (every shard of the cluster in one request, whatever the number of
  * databases). The shard object (redis/docs content/operate/rs/references/rest-api/objects/shard)
- * gives `bdb_uid`, `node_uid` (a string), `role` (master|slave) and `assigned_slots`. A failed
- * read does not fail the snapshot: the prediction then says it could not see the placement.
+ * gives `bdb_uid`, `node_uid` (a string), `role` (master|slave) and `assigned_slots`; the
+ * reader checks their types (src/api/shard-shape.ts). A failed read does not fail the snapshot:
+ * the prediction then says it could not see the placement, and why.
  */
+
+import { MalformedAnswerError } from '../api/api-errors.js';
 
 export interface ShardPlacement {
   bdbUid: number;
@@ -14,7 +17,10 @@ export interface ShardPlacement {
   slots: string | undefined;
 }
 
-export type ShardsRead = { read: true; shards: ShardPlacement[] } | { read: false; why: string };
+export type ShardsRead =
+  | { read: true; shards: ShardPlacement[] }
+  /** `fix`: what to do when the answer itself was at fault (not the API's: see its hint). */
+  | { read: false; why: string; fix?: string | undefined };
 
 export interface ShardReader {
   listShards?(): Promise<{ bdb_uid: number; node_uid?: unknown; role?: unknown; assigned_slots?: unknown }[]>;
@@ -34,6 +40,8 @@ export async function readShards(reader: ShardReader): Promise<ShardsRead> {
       })),
     };
   } catch (error) {
+    // An answer that is not the management API's names the shard and the field itself.
+    if (error instanceof MalformedAnswerError) return { read: false, why: error.message, fix: error.hint };
     return {
       read: false,
       why: `GET /v1/shards failed: ${error instanceof Error ? error.message : String(error)}`,

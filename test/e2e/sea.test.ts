@@ -68,6 +68,25 @@ describe('ctl as a single executable application (e2e)', () => {
     );
   });
 
+  it(
+    'a cache folder under /proc: a clear error naming it, never a hang',
+    { skip: process.platform !== 'linux' && 'procfs is Linux only' },
+    async () => {
+      // Node's recursive mkdir never returns under procfs (src/io/make-directories.ts): the
+      // executable's first run, which writes its files into the cache, hung there at full CPU.
+      const base = '/proc/self/ctl-cache';
+      const result = await runTool(exe, ['--version'], {
+        env: { ...env, XDG_CACHE_HOME: base },
+        cwd: sandbox.dir,
+        timeoutMs: 30_000,
+      });
+      assert.equal(result.code, 1, `ctl --version with XDG_CACHE_HOME=${base}:\n${result.stderr}`);
+      assert.match(result.stderr, /^error: ctl cannot write its files under \/proc\/self\/ctl-cache: /m);
+      assert.match(result.stderr, /^hint: set XDG_CACHE_HOME to a folder you can write/m);
+      assert.equal(result.stdout, '');
+    },
+  );
+
   it('ctl demo upgrades a simulated cluster', async () => {
     const demo = await run(['demo'], 240_000);
     assert.equal(demo.code, 0, `ctl demo:\n${demo.stderr}\n${demo.stdout}`);

@@ -8,82 +8,34 @@
  * (src/planning/availability-prediction.ts).
  *
  * The API here is the simulator's behind a server of this test that rewrites GET /v1/bdbs and
- * GET /v1/shards.
+ * GET /v1/shards (./rewriting-api.ts).
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest, createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createServerCertificate } from '../../src/sim/tls.js';
-import { tempDir } from '../helpers/temp.js';
-import { testCa } from '../unit/sim/rest/fixture.js';
 import { assertExit, SharedUpgradeSim, TARGET } from '../e2e/upgrade-support.js';
+import { type RewritingApi, startRewritingApi } from './rewriting-api.js';
 
 type Rewrite = (bdb: Record<string, unknown>) => Record<string, unknown>;
 
 describe("a database's fields of other types than documented (e2e)", { timeout: 300_000 }, () => {
   const sim = new SharedUpgradeSim('happy-path');
-  let server: Server;
-  let url: string;
-  let caFile: string;
-  let upstream: { url: string; ca: string } | undefined;
-  let rewrite: Rewrite = (bdb) => bdb;
-  let rewriteShard: Rewrite = (shard) => shard;
+  let api: RewritingApi;
 
   before(async () => {
-    const ca = await testCa();
-    const certificate = await createServerCertificate(ca);
-    caFile = path.join(tempDir('ctl-bdb-shape-'), 'ca.pem');
-    writeFileSync(caFile, ca.certPem);
-    server = createServer({ cert: certificate.certPem, key: certificate.keyPem }, (req, res) => {
-      const target = new URL(req.url ?? '/', upstream?.url);
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const forward = httpsRequest(
-          target,
-          { method: req.method, headers: { ...req.headers, host: target.host }, ca: upstream?.ca },
-          (answer) => {
-            const body: Buffer[] = [];
-            answer.on('data', (chunk: Buffer) => body.push(chunk));
-            answer.on('end', () => {
-              let text = Buffer.concat(body).toString('utf8');
-              if (target.pathname === '/v1/bdbs' && answer.statusCode === 200) {
-                const bdbs = JSON.parse(text) as Record<string, unknown>[];
-                text = JSON.stringify(bdbs.map((bdb) => rewrite(bdb)));
-              }
-              if (target.pathname === '/v1/shards' && answer.statusCode === 200) {
-                const shards = JSON.parse(text) as Record<string, unknown>[];
-                text = JSON.stringify(shards.map((shard) => rewriteShard(shard)));
-              }
-              const headers = { ...answer.headers };
-              delete headers['content-length'];
-              res.writeHead(answer.statusCode ?? 502, headers).end(text);
-            });
-          },
-        );
-        forward.on('error', () => res.writeHead(502).end());
-        forward.end(Buffer.concat(chunks));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    api = await startRewritingApi('ctl-bdb-shape-');
   });
   after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await api.close();
     await sim.close();
   });
 
-  async function plan(what: string, next: Rewrite, nextShard: Rewrite = (shard) => shard) {
-    rewrite = next;
-    rewriteShard = nextShard;
+  async function plan(what: string, rewrite: Rewrite, rewriteShard: Rewrite = (shard) => shard) {
+    const each = (rewriteItem: Rewrite) => (body: unknown) =>
+      (body as Record<string, unknown>[]).map((item) => rewriteItem(item));
     return sim.use(what, async (s) => {
-      upstream = { url: s.env.CTL_API_URL ?? '', ca: readFileSync(s.env.CTL_CA_FILE ?? '', 'utf8') };
-      return s.ctl(['upgrade', 'plan', '--to', TARGET], { env: { CTL_API_URL: url, CTL_CA_FILE: caFile } });
+      api.use(s.env, { '/v1/bdbs': each(rewrite), '/v1/shards': each(rewriteShard) });
+      return s.ctl(['upgrade', 'plan', '--to', TARGET], { env: api.env });
     });
   }
 

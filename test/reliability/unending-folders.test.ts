@@ -77,4 +77,20 @@ describe('a --report or --state folder that cannot be made ends the run (procfs)
       assert.match(up.stderr, /hint: Pass --dir a folder you can create and write\./);
     },
   );
+
+  it(
+    'a cache folder (XDG_CACHE_HOME) under /proc/self: the command runs as without a cache',
+    { timeout: 120_000 },
+    async () => {
+      assert.ok(existsSync('/proc/self'), 'this test needs Linux procfs (/proc/self)');
+      // bin/ctl.js enables Node's compile cache there and bin/load-bundle.js writes the code cache
+      // of whole runs there at exit: each made its folder with Node's recursive mkdir, and the
+      // command never ended. A hang guard, not a speed target.
+      const env = { XDG_CACHE_HOME: '/proc/self/ctl-cache', NODE_COMPILE_CACHE: undefined };
+      const completion = await runCtl(['completion', 'bash'], { env, timeoutMs: 60_000 });
+      assertExit(completion, 0, 'ctl completion bash with XDG_CACHE_HOME under /proc/self');
+      assert.match(completion.stdout, /complete\b/, 'the completion script is printed');
+      assert.equal(completion.stderr, '', 'no error about the cache: ctl runs without one');
+    },
+  );
 });

@@ -36,8 +36,12 @@ function checkApiReachable(input: CheckInput): Outcome {
     ? ''
     : ` The Secret ${snapshot.credentials.name} with the API credentials was not found.`;
   // Not to be ignored: the run reads and upgrades the databases through it (run.ts buildDeps).
+  // It answered, but not as the management API does (the error names the item and the field).
+  const what = snapshot.api.failure?.malformed
+    ? "the management API's answer is not in the documented form"
+    : 'the management API is not reachable';
   return failFirm(
-    `the management API is not reachable: ${snapshot.api.error ?? 'unknown error'}.${credentials}`,
+    `${what}: ${snapshot.api.error ?? 'unknown error'}.${credentials}`,
     // What the failure itself says to do (an untrusted certificate: ctl auth trust; refused
     // credentials: which ones) beats the general advice, which would suggest setting up a
     // port-forward that ctl already made.

@@ -30,18 +30,28 @@ function checkDatabaseAvailability({ snapshot }: CheckInput): Outcome {
     );
   }
   if (unknown.length > 0) {
+    const shards = snapshot.api.shards;
+    // The shard list was not read at all: one reason for every database, said once.
+    if (shards && !shards.read)
+      return warn(
+        `cannot predict the availability of ${list(unknown.map(name), 5)}: shard placement not read (${shards.why})`,
+        shards.fix ?? READ_SHARDS_FIX,
+      );
     return warn(
       `cannot predict the availability of ${list(
         unknown.map((db) => `${name(db)} (${db.why})`),
         5,
       )}`,
-      'Give the management API user a role that may read shards (view_bdb_info), then plan again.',
+      READ_SHARDS_FIX,
     );
   }
   return pass(
     `${prediction.databases.length} database(s): ${failsOver.length} fail over to a replica during the roll, none goes down`,
   );
 }
+
+const READ_SHARDS_FIX =
+  'Give the management API user a role that may read shards (view_bdb_info), then plan again.';
 
 export const databaseAvailabilityCheck = {
   id: 'database-availability',

@@ -56,7 +56,8 @@ function checkModulesInUse(input: CheckInput): Outcome {
   if (!requiresRhel9Modules(target.operator)) return pass(`${target.operator} needs no RHEL9 module builds`);
   if (!snapshot.api.reachable) {
     return warn(
-      'cannot list the modules in use: the management API is not reachable',
+      // Not reached, or answered in a form that is not the API's (a module's platforms as a list).
+      'cannot list the modules in use: the management API was not read (api-reachable says why)',
       'Fix api-reachable to verify the RHEL9 module builds.',
     );
   }

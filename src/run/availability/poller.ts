@@ -18,6 +18,8 @@
  */
 
 import type { HttpRequest, HttpResponse } from '../../api/http.js';
+import { checkShardsShape } from '../../api/shard-shape.js';
+import type { ApiShard } from '../../api/types.js';
 import type { Seen } from './ledger.js';
 
 export interface AvailabilityApi {
@@ -162,19 +164,31 @@ export class AvailabilityPoller {
     return 'unseen';
   }
 
-  /** Every database's availability as its shards show it; undefined when the list did not come. */
+  /**
+   * Every database's availability as its shards show it; undefined when the list did not come,
+   * or came with a shard whose fields are not of the documented types (../../api/shard-shape.ts):
+   * such a list says nothing, neither up nor down. A shard whose role is neither master nor slave
+   * leaves its database unseen (which shard serves is not known), unless a master shows it down.
+   */
   async #askShards(signal: AbortSignal): Promise<Map<number, Seen> | undefined> {
     const response = await this.#get('/v1/shards', signal);
-    if (!response || response.status !== 200 || !Array.isArray(response.body)) return undefined;
+    if (!response || response.status !== 200) return undefined;
+    try {
+      checkShardsShape(response.body, 'GET /v1/shards');
+    } catch {
+      return undefined;
+    }
     const byDatabase = new Map<number, Seen>();
-    for (const shard of response.body as unknown[]) {
-      if (!shard || typeof shard !== 'object') continue;
-      const { bdb_uid: uid, role, status, detailed_status: detailed } = shard as Record<string, unknown>;
-      if (typeof uid !== 'number') continue;
-      if (!byDatabase.has(uid)) byDatabase.set(uid, 'up');
-      if (role !== 'master') continue;
-      if (status !== 'active' || (typeof detailed === 'string' && SHARD_DOWN.has(detailed)))
-        byDatabase.set(uid, 'down');
+    const see = (uid: number, seen: Seen): void => {
+      const before = byDatabase.get(uid);
+      if (before === undefined || SEEN_RANK[seen] > SEEN_RANK[before]) byDatabase.set(uid, seen);
+    };
+    for (const shard of response.body as ApiShard[]) {
+      const { bdb_uid: uid, role, status, detailed_status: detailed } = shard;
+      see(uid, 'up');
+      if (role === 'slave') continue;
+      if (role !== 'master') see(uid, 'unseen');
+      else if (status !== 'active' || (detailed !== undefined && SHARD_DOWN.has(detailed))) see(uid, 'down');
     }
     return byDatabase;
   }
@@ -193,6 +207,9 @@ export class AvailabilityPoller {
 
 /** `bdb_unavailable`, `bdb_unavailable_shard_unreachable`, `..._port_unbound`, `no_quorum`. */
 const UNAVAILABLE_CODE = /^(bdb_unavailable|bdb_endpoint_unavailable|no_quorum)/;
+
+/** Of what a database's shards show, the worst wins: one master down is the database down. */
+const SEEN_RANK: Record<Seen, number> = { up: 0, unseen: 1, down: 2 };
 
 /** detailed_status values of a shard that cannot serve (rest-api/objects/shard). */
 const SHARD_DOWN = new Set(['down', 'timeout', 'unknown']);

@@ -160,6 +160,69 @@ test('the poller: before 7.8 (the path unknown) the shard list decides, one requ
   assert.deepEqual(paths, ['/v1/shards']);
 });
 
+test('the poller: a shard list with a field of another type says nothing, never "up" or "down"', async () => {
+  // Before 7.8 (the path unknown) the shard list alone decides. A master's role answered as 1
+  // was skipped as "not a master", and its database seen up while its master was down; a
+  // status answered as 0 would have been an outage. Both lists are not the API's: not seen.
+  for (const wrong of [{ role: 1 }, { status: 0 }]) {
+    const clock = fakeClock();
+    const api = {
+      call: async (request: HttpRequest) =>
+        request.path === '/v1/shards'
+          ? ok([
+              {
+                uid: '1',
+                bdb_uid: 1,
+                node_uid: '1',
+                role: 'master',
+                status: 'inactive',
+                detailed_status: 'down',
+              },
+              {
+                uid: '2',
+                bdb_uid: 2,
+                node_uid: '2',
+                role: 'master',
+                status: 'active',
+                detailed_status: 'ok',
+                ...wrong,
+              },
+            ])
+          : answer(404, { error_code: 'not_found', message: 'No such endpoint' }),
+    };
+    const poller = pollerOf(api, clock, { perSecond: 1000, budget: 7, concurrency: 4 });
+    const round = await poller.round([1, 2], new AbortController().signal);
+    assert.deepEqual(
+      [1, 2].map((uid) => round.samples.get(uid)?.seen),
+      ['unseen', 'unseen'],
+      JSON.stringify(wrong),
+    );
+  }
+});
+
+test('the poller: a shard whose role is neither master nor slave leaves its database unseen, unless a master is down', async () => {
+  const clock = fakeClock();
+  const shard = { node_uid: '1', status: 'active', detailed_status: 'ok' };
+  const api = {
+    call: async (request: HttpRequest) =>
+      request.path === '/v1/shards'
+        ? ok([
+            { ...shard, uid: '1', bdb_uid: 1, role: 'primary' },
+            { ...shard, uid: '2', bdb_uid: 2, role: 'primary' },
+            { ...shard, uid: '3', bdb_uid: 2, role: 'master', status: 'inactive', detailed_status: 'down' },
+            { ...shard, uid: '4', bdb_uid: 3, role: 'master' },
+            { ...shard, uid: '5', bdb_uid: 3, role: 'slave', status: 'inactive' },
+          ])
+        : answer(404, { error_code: 'not_found', message: 'No such endpoint' }),
+  };
+  const poller = pollerOf(api, clock, { perSecond: 1000, budget: 7, concurrency: 4 });
+  const round = await poller.round([1, 2, 3], new AbortController().signal);
+  assert.deepEqual(
+    [1, 2, 3].map((uid) => round.samples.get(uid)?.seen),
+    ['unseen', 'down', 'up'],
+  );
+});
+
 test('the poller at scale: the shard list, then the availability of the suspects within the budget', async () => {
   const clock = fakeClock();
   const paths: string[] = [];

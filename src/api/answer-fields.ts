@@ -1,0 +1,57 @@
+/**
+ * The typed fields of one object in a management API answer (a database, a module, a shard):
+ * each field ctl reads is held to the type the REST reference gives it. A field the server
+ * leaves out, or answers null, is absent (null is dropped here, so the readers further on see one
+ * case, not two); one of another type makes the answer not the management API's, and the caller
+ * says which object and field (`MalformedAnswerError`), instead of a crash or a wrong verdict
+ * further in.
+ */
+
+/** `integer` is a JSON number without a fraction (a uid); `object` a JSON object, not a list. */
+export type FieldType = 'string' | 'boolean' | 'number' | 'integer' | 'object';
+
+/** Each field's type, or the types it may have. */
+export type FieldTypes = Readonly<Record<string, FieldType | readonly FieldType[]>>;
+
+/**
+ * Drops the fields of `item` answered null and returns what is wrong with the first field of
+ * another type (`role is not a string (it is a number)`), or undefined when every field fits.
+ */
+export function mistypedField(item: Record<string, unknown>, fields: FieldTypes): string | undefined {
+  for (const [field, types] of Object.entries(fields)) {
+    const value = item[field];
+    if (value === null) {
+      delete item[field];
+      continue;
+    }
+    if (value === undefined) continue;
+    const allowed: readonly FieldType[] = typeof types === 'string' ? [types] : types;
+    if (!allowed.some((type) => isOfType(value, type)))
+      return `${field} is not ${allowed.map(article).join(' or ')} (it is ${kindOf(value)})`;
+  }
+  return undefined;
+}
+
+export function isOfType(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case 'integer':
+      return Number.isInteger(value);
+    case 'object':
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
+    default:
+      return typeof value === type;
+  }
+}
+
+/** What a JSON value is, in a few words: `a list`, `a number`, `an object`. */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'boolean') return 'a boolean';
+  return `a ${typeof value}`;
+}
+
+function article(type: FieldType): string {
+  return type === 'integer' || type === 'object' ? `an ${type}` : `a ${type}`;
+}
