@@ -12,6 +12,7 @@
  * resumed step that finds the cluster at the target completes at once.
  */
 
+import { MalformedAnswerError } from '../api/api-errors.js';
 import { findTlsFailure } from '../api/tls-errors.js';
 import { judgeNodes } from './roll-facts.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
@@ -27,6 +28,7 @@ import { freezePollMs } from './monitor-timing.js';
 import { eventsAbout, invalidUpgradeError, overallTimeoutError, stalledError } from './monitor-failures.js';
 import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
 import { applyMany, applyOne } from './monitor-watch-apply.js';
+import { kubectl } from '../planning/equivalent-commands.js';
 
 export class UpgradeFollower {
   readonly remediation: Remediation;
@@ -95,7 +97,13 @@ export class UpgradeFollower {
       signal.addEventListener('abort', this.#onAbort, { once: true });
       this.#overallTimer = setTimeout(() => {
         this.#fail(
-          overallTimeoutError(this.#target, settings.timeoutMs, this.#lastMessage, this.#operatorNamespace()),
+          overallTimeoutError(
+            this.#target,
+            settings.timeoutMs,
+            this.#lastMessage,
+            this.#operatorNamespace(),
+            this.#ctx.deps.snapshot.kubeTarget,
+          ),
         );
       }, settings.timeoutMs);
       this.#touch();
@@ -178,7 +186,7 @@ export class UpgradeFollower {
     if (!this.#rec) {
       this.#fail(
         new OperationError(`the cluster resource ${this.#target.name} was deleted during the upgrade`, {
-          hint: `Check kubectl get rec -n ${this.#target.namespace}.`,
+          hint: `Check ${kubectl(this.#ctx.deps.snapshot.kubeTarget, 'get', 'rec', '-n', this.#target.namespace)}.`,
         }),
       );
       return;
@@ -222,6 +230,10 @@ export class UpgradeFollower {
         (error: unknown) => {
           // A certificate no longer trusted is no passing trouble: exit 1 (docs/exit-codes.md).
           if (findTlsFailure(error)) return this.#fail(error);
+          // Nor is an answer that is not the management API's (a node's status of another type,
+          // a uid listed twice: src/api/node-shape.ts): asking again gets the same answer, and
+          // the nodes are what tells the end of this roll. Exit 1 naming the node and field.
+          if (error instanceof MalformedAnswerError) return this.#fail(error);
           this.#warnOnce(
             'nodes',
             `could not read the nodes' software versions from the management API (${(error as Error).message}); ` +
@@ -275,6 +287,7 @@ export class UpgradeFollower {
           events,
           this.#sts,
           this.#operatorNamespace(),
+          this.#ctx.deps.snapshot.kubeTarget,
         ),
       );
     });
@@ -312,7 +325,7 @@ export class UpgradeFollower {
     // A fresh list: the warning may be written just after the state.
     eventsAbout(kube, this.#target, this.#stop.signal)
       .then((events) => {
-        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect));
+        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect, snapshot.kubeTarget));
       })
       .finally(() => {
         this.#busy = false;
