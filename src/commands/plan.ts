@@ -81,6 +81,7 @@ export async function readClusterSnapshot(
   const snapshot = await readSnapshot({
     kube: session.reads,
     context: session.context,
+    kubeTarget: session.loaded.selection,
     namespace: session.namespace,
     clusterName: session.clusterName,
     management: session.management,

@@ -41,8 +41,8 @@ export async function buildDeps(
     server,
     // helm gets SIGTERM when the run is interrupted (never SIGKILL: see src/exec/helm.ts).
     signal,
-    kubeconfig: input.globals.kubeconfig ?? input.env.KUBECONFIG,
-    context: input.globals.context,
+    // The kubeconfig and context the session read, as the plan's helm command names them.
+    kube: session.loaded.selection,
   });
   const { resolveUpgrade } = await import('../planning/resolve.js');
   const { KubeWriter } = await import('../kube/write.js');

@@ -2,6 +2,7 @@ import { OperationError } from '../errors.js';
 import { quotedLines } from '../io/safe-text.js';
 import type { Io } from '../io/io.js';
 import type { ServerDryRun } from '../io/server-dry-run.js';
+import { helmTargetArgs, kubeconfigEnv, type KubeTarget } from '../kube/kube-target.js';
 
 export interface HelmOptions {
   io: Io;
@@ -12,8 +13,11 @@ export interface HelmOptions {
   server?: ServerDryRun | undefined;
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
-  kubeconfig?: string;
-  context?: string;
+  /**
+   * The kubeconfig and context chosen for ctl (src/kube/kube-target.ts), given to helm as the
+   * plan prints its command: `--kubeconfig`, `--kube-context`, or KUBECONFIG for several files.
+   */
+  kube?: KubeTarget | undefined;
 }
 
 /**
@@ -72,11 +76,17 @@ export class Helm {
     return [this.options.binary, ...this.#globalArgs(), ...args].map(quoteForShell).join(' ');
   }
 
+  /** `[KUBECONFIG=...] helm [--kubeconfig ...] [--kube-context ...]`: helm as a person would type it here. */
+  #invocation(): string {
+    const env = Object.entries(this.options.kube ? kubeconfigEnv(this.options.kube) : {});
+    return [
+      ...env.map(([name, value]) => `${name}=${quoteForShell(value)}`),
+      ...['helm', ...this.#globalArgs()].map(quoteForShell),
+    ].join(' ');
+  }
+
   #globalArgs(): string[] {
-    const out: string[] = [];
-    if (this.options.kubeconfig) out.push('--kubeconfig', this.options.kubeconfig);
-    if (this.options.context) out.push('--kube-context', this.options.context);
-    return out;
+    return this.options.kube ? helmTargetArgs(this.options.kube) : [];
   }
 
   async #exec(args: string[]): Promise<HelmResult> {
@@ -86,7 +96,11 @@ export class Helm {
     try {
       const result = await execa(this.options.binary, argv, {
         // Never ctl's credentials: helm (or any --helm-bin) needs none of them (issue 28).
-        env: helmEnvironment({ ...process.env, ...this.options.env }),
+        env: helmEnvironment({
+          ...process.env,
+          ...this.options.env,
+          ...(this.options.kube ? kubeconfigEnv(this.options.kube) : {}),
+        }),
         extendEnv: false,
         stdin: 'ignore',
         cancelSignal: this.options.signal,
@@ -107,14 +121,16 @@ export class Helm {
       if (e.isCanceled) throw error;
       // helm's stderr quotes the chart and the cluster: kept line by line, escaped and indented.
       const detail = quotedLines((e.stderr ?? '').trim() || e.shortMessage || String(error));
-      throw new OperationError(`helm ${args[0] ?? ''} failed: ${detail}`, { hint: helmHint(detail) });
+      throw new OperationError(`helm ${args[0] ?? ''} failed: ${detail}`, {
+        hint: helmHint(detail, this.#invocation()),
+      });
     }
   }
 }
 
-function helmHint(detail: string): string | undefined {
+function helmHint(detail: string, helm: string): string | undefined {
   if (/another operation \(install\/upgrade\/rollback\) is in progress/.test(detail)) {
-    return 'The release is stuck in a pending state from an interrupted helm run. Inspect it with `helm history <release>` and roll back to the last deployed revision with `helm rollback <release> <revision>`, then run ctl again.';
+    return `The release is stuck in a pending state from an interrupted helm run. Inspect it with \`${helm} history <release> --namespace <namespace>\` and roll back to the last deployed revision with \`${helm} rollback <release> <revision> --namespace <namespace>\`, then run ctl again.`;
   }
   if (/Kubernetes cluster unreachable/.test(detail))
     return 'Check the kubeconfig and context that ctl passes to helm (--kubeconfig, --context).';

@@ -17,6 +17,7 @@ import { checkFilePath, checkPathList } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { boundExecPlugin } from './exec-plugin.js';
+import { DEFAULT_KUBE_TARGET, selectedKubeTarget, type KubeTarget } from './kube-target.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
 import { requestConfig } from './request-config.js';
@@ -42,6 +43,8 @@ export interface LoadedKubeConfig {
   /** The API server URL, for messages. */
   server: string;
   inCluster: boolean;
+  /** The kubeconfig and context the person chose, as the commands ctl prints name them. */
+  selection: KubeTarget;
 }
 
 /**
@@ -72,9 +75,13 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       namespace: readInClusterNamespace(),
       server: config.getCurrentCluster()?.server ?? '',
       inCluster: true,
+      // kubectl in the same pod uses the same in-cluster config: nothing to name.
+      selection: DEFAULT_KUBE_TARGET,
     };
   }
 
+  // Chosen by flag or KUBECONFIG (checked before anything is read), else the default file.
+  const selection = selectedKubeTarget(options.context, files);
   if (files.length === 0) {
     const fallback = join(env.HOME ?? homedir(), '.kube', 'config');
     if (!existsSync(fallback)) {
@@ -85,7 +92,7 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
     files.push(fallback);
   }
   loadFiles(config, files, () => new KubeConfig());
-  return selectContext(config, options.context);
+  return { ...selectContext(config, options.context), selection };
 }
 
 function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
@@ -165,7 +172,10 @@ function mergeFirstWins(config: k8s.KubeConfig, other: k8s.KubeConfig): void {
   if (!config.currentContext && other.currentContext) config.setCurrentContext(other.currentContext);
 }
 
-function selectContext(config: k8s.KubeConfig, context: string | undefined): LoadedKubeConfig {
+function selectContext(
+  config: k8s.KubeConfig,
+  context: string | undefined,
+): Omit<LoadedKubeConfig, 'selection'> {
   if (context) {
     if (!config.getContextObject(context)) {
       const known = config.getContexts().map((c) => c.name);

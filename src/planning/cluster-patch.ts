@@ -13,7 +13,7 @@
  */
 
 import { dialectFields, type Dialect } from '../release/dialect.js';
-import { kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
+import { type KubeTarget, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
 import { type ClusterSnapshot, type ImageSpec, otherImageSpecPath } from './snapshot.js';
 
 export interface ImageMove {
@@ -74,6 +74,7 @@ export function imageMoves(
 }
 
 export function buildClusterPatch(
+  kube: KubeTarget,
   cluster: ClusterSnapshot,
   dialect: Dialect,
   tag: string,
@@ -116,8 +117,8 @@ export function buildClusterPatch(
       pinned: unknownDigests,
       message: `${names} pin${unknownDigests.length === 1 ? 's' : ''} the image by digest and ctl does not know the digest of the target image: a new tag with the old digest would keep the old image`,
       fix:
-        `Remove the digest: ${kubectlMergePatch('rec', cluster.name, cluster.namespace, remove)} — ` +
-        `or set it to the target image's digest yourself: ${kubectlMergePatch('rec', cluster.name, cluster.namespace, setBoth)}; then run ctl again.`,
+        `Remove the digest: ${kubectlMergePatch(kube, 'rec', cluster.name, cluster.namespace, remove)} — ` +
+        `or set it to the target image's digest yourself: ${kubectlMergePatch(kube, 'rec', cluster.name, cluster.namespace, setBoth)}; then run ctl again.`,
     };
   }
   return { kind: 'patch', body: mergeBodies(...bodies), moves };

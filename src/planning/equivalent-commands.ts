@@ -1,9 +1,17 @@
 /**
  * The commands a person could run instead of ctl, for plan actions and check fixes. They follow
  * the upstream docs (redis-facts.md §3) and are quoted for a POSIX shell.
+ *
+ * Every kubectl, oc and helm command names the kubeconfig and context the person chose for ctl
+ * (a KubeTarget, src/kube/kube-target.ts): pasted, it acts on the cluster ctl read, not on the
+ * default kubeconfig's current context. curl commands go to the management API ctl reached and
+ * name no kubeconfig.
  */
 
+import { helmTargetArgs, kubeconfigEnv, kubectlTargetArgs, type KubeTarget } from '../kube/kube-target.js';
 import type { FieldPath } from '../release/dialect.js';
+
+export type { KubeTarget } from '../kube/kube-target.js';
 
 /** Quotes a word for sh when it needs it: `it's` -> `'it'\''s'`. */
 export function shellQuote(word: string): string {
@@ -35,12 +43,43 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `kubectl patch <kind> <name> -n <ns> --type merge -p '<json>'` */
-export function kubectlMergePatch(kind: string, name: string, namespace: string, body: unknown): string {
-  return `kubectl patch ${kind} ${shellQuote(name)} -n ${shellQuote(namespace)} --type merge -p ${shellQuote(JSON.stringify(body))}`;
+export function kubectlMergePatch(
+  target: KubeTarget,
+  kind: string,
+  name: string,
+  namespace: string,
+  body: unknown,
+): string {
+  return `${invocation('kubectl', target)} patch ${kind} ${shellQuote(name)} -n ${shellQuote(namespace)} --type merge -p ${shellQuote(JSON.stringify(body))}`;
 }
 
-export function kubectl(...words: string[]): string {
-  return ['kubectl', ...words.map(quoteUnlessPlaceholder)].join(' ');
+/** `kubectl <words>`, each word quoted (a `<placeholder>` left as it is). */
+export function kubectl(target: KubeTarget, ...words: string[]): string {
+  return [invocation('kubectl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+}
+
+/** `oc <words>`: OpenShift's client, for what kubectl has no verb for (`oc adm policy`) and OLM. */
+export function oc(target: KubeTarget, ...words: string[]): string {
+  return [invocation('oc', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+}
+
+/**
+ * `ctl <words>` for the same cluster: ctl takes kubectl's `--kubeconfig` and `--context`, and
+ * reads KUBECONFIG as kubectl does.
+ */
+export function ctlCommand(target: KubeTarget, ...words: string[]): string {
+  return [invocation('ctl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+}
+
+/**
+ * The binary and the target's words before the subcommand: `[KUBECONFIG=<a>:<b>] kubectl
+ * [--kubeconfig <file>] [--context <name>]`. Before the subcommand, so that no `--` of the
+ * command's own (`kubectl exec ... -- rladmin`) can swallow them; each value shell-quoted.
+ */
+function invocation(binary: 'kubectl' | 'oc' | 'helm' | 'ctl', target: KubeTarget): string {
+  const env = Object.entries(kubeconfigEnv(target)).map(([name, value]) => `${name}=${shellQuote(value)}`);
+  const flags = binary === 'helm' ? helmTargetArgs(target) : kubectlTargetArgs(target);
+  return [...env, binary, ...flags.map(shellQuote)].join(' ');
 }
 
 /**
@@ -75,9 +114,14 @@ export function curlApi(method: 'GET' | 'POST', path: string, extra: string[] = 
 export const SERVER_SIDE_APPLY_FLAGS = ['--server-side', '--force-conflicts', '--field-manager=ctl'];
 
 /** `kubectl apply --server-side --force-conflicts --field-manager=ctl [-n <ns>] -f <file>` */
-export function kubectlApply(file: string, namespace?: string, binary = 'kubectl'): string {
+export function kubectlApply(
+  target: KubeTarget,
+  file: string,
+  namespace?: string,
+  binary: 'kubectl' | 'oc' = 'kubectl',
+): string {
   const words = ['apply', ...SERVER_SIDE_APPLY_FLAGS, ...(namespace ? ['-n', namespace] : []), '-f', file];
-  return [binary, ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return [invocation(binary, target), ...words.map(quoteUnlessPlaceholder)].join(' ');
 }
 
 /** Prints a manifest to stdout: `curl -fsSL <url>` for a URL, `cat <file>` for a file. */
@@ -100,13 +144,19 @@ export interface HelmUpgrade {
 }
 
 /**
- * `helm upgrade <release> <chart> --version <v> --namespace <ns> [--repo <url>]
- * [--set openshift.mode=true] --reset-then-reuse-values`: the arguments, in the order, of the
- * operator step (src/steps/operator-helm.ts). On helm older than 3.14 the step leaves out
- * `--reset-then-reuse-values` and warns.
+ * `helm [--kubeconfig <file>] [--kube-context <name>] upgrade <release> <chart> --version <v>
+ * --namespace <ns> [--repo <url>] [--set openshift.mode=true] --reset-then-reuse-values`: the
+ * arguments, in the order, of the operator step (src/steps/operator-helm.ts; src/exec/helm.ts
+ * puts the same target flags first, from the same helmTargetArgs). On helm older than 3.14 the
+ * step leaves out `--reset-then-reuse-values` and warns.
  */
-export function helmUpgradeCommand(upgrade: HelmUpgrade): string {
-  return ['helm', ...helmUpgradeArgv(upgrade, true)].map(quoteUnlessPlaceholder).join(' ');
+export function helmUpgradeCommand(target: KubeTarget, upgrade: HelmUpgrade): string {
+  return helmCommand(target, ...helmUpgradeArgv(upgrade, true));
+}
+
+/** `helm <words>` for the target (helm's spelling: `--kube-context`). */
+export function helmCommand(target: KubeTarget, ...words: string[]): string {
+  return [invocation('helm', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
 }
 
 /** The arguments of that `helm upgrade`, as the operator step runs it and the plan shows it. */

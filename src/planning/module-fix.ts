@@ -23,7 +23,7 @@
  */
 
 import { atLeast } from '../release/catalog.js';
-import { curlApi, kubectlMergePatch } from './equivalent-commands.js';
+import { curlApi, type KubeTarget, kubectlMergePatch } from './equivalent-commands.js';
 
 /** The first operator release whose cluster runs RS 8.0 (its modules are bundled, uploads are gone). */
 export const BUNDLED_MODULES_FROM = '8.0.2-2';
@@ -85,6 +85,8 @@ export interface ModuleFixInput {
   /** The API that said so runs RS 8 or later. */
   reportedByRs8?: boolean;
   cluster: { name: string; namespace: string };
+  /** The kubeconfig and context chosen for ctl: the fix's kubectl command names them. */
+  kube: KubeTarget;
   /** The databases using it, for the text. */
   databases: string[];
 }
@@ -138,7 +140,7 @@ export function moduleFix(input: ModuleFixInput): string {
   if (!runningHasField) {
     return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches; the running operator's cluster resource has no such field (it comes from ${USER_DEFINED_MODULES_FIELD_FROM}), so let ctl set it: ${byCtl}; the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
   }
-  const patch = kubectlMergePatch('rec', cluster.name, cluster.namespace, {
+  const patch = kubectlMergePatch(input.kube, 'rec', cluster.name, cluster.namespace, {
     spec: {
       userDefinedModules: [{ name: module, source: { https: { url: '<url of its build for the target>' } } }],
     },

@@ -17,6 +17,7 @@
  */
 
 import { array, getPath, record, str } from '../json-read.js';
+import { type KubeTarget, oc, shellQuote } from './equivalent-commands.js';
 import {
   compareOperatorVersions,
   formatOperatorVersion,
@@ -315,12 +316,22 @@ export function olmRoute(olm: OlmSnapshot, target: string): OlmRoute {
   };
 }
 
-export function subscriptionChannelCommand(sub: string, namespace: string, channel: string): string {
-  return `oc patch subscription ${sub} -n ${namespace} --type merge -p '{"spec":{"channel":"${channel}"}}'`;
+export function subscriptionChannelCommand(
+  kube: KubeTarget,
+  sub: string,
+  namespace: string,
+  channel: string,
+): string {
+  return `${oc(kube, 'patch', 'subscription', sub, '-n', namespace)} --type merge -p ${shellQuote(JSON.stringify({ spec: { channel } }))}`;
 }
 
-export function approveInstallPlanCommand(name: string, namespace: string): string {
-  return `oc patch installplan ${name} -n ${namespace} --type merge -p '{"spec":{"approved":true}}'`;
+export function approveInstallPlanCommand(kube: KubeTarget, name: string, namespace: string): string {
+  return approveInstallPlanWord(kube, shellQuote(name), namespace);
+}
+
+/** The approval with the plan's name as a shell word already (a `"$(...)"` that reads it). */
+function approveInstallPlanWord(kube: KubeTarget, nameWord: string, namespace: string): string {
+  return `${oc(kube, 'patch', 'installplan')} ${nameWord} -n ${shellQuote(namespace)} --type merge -p '{"spec":{"approved":true}}'`;
 }
 
 /**
@@ -330,6 +341,7 @@ export function approveInstallPlanCommand(name: string, namespace: string): stri
  * `kubernetes/upgrade/upgrade-olm.md`). These are what the run does, step by step.
  */
 export function olmUpgradeCommands(
+  kube: KubeTarget,
   olm: OlmSnapshot,
   namespace: string,
   target: string,
@@ -342,25 +354,26 @@ export function olmUpgradeCommands(
     const channel = route.targetChannel ?? target.split('-')[0] ?? target;
     commands.push({
       description: `Switch Subscription ${sub} from channel ${route.channel ?? '?'} to ${channel}, whose head is ${targetCsv}`,
-      command: subscriptionChannelCommand(sub, namespace, channel),
+      command: subscriptionChannelCommand(kube, sub, namespace, channel),
     });
   }
   if (olm.subscription?.approval !== 'Automatic' && !plan?.approved) {
     if (plan)
       commands.push({
         description: `Approve InstallPlan ${plan.name} (${targetCsv}), and no other`,
-        command: approveInstallPlanCommand(plan.name, namespace),
+        command: approveInstallPlanCommand(kube, plan.name, namespace),
       });
     else {
       commands.push(
         {
           description: `Wait for OLM to offer ${targetCsv}`,
-          command: `oc wait subscription/${sub} -n ${namespace} --for=jsonpath='{.status.currentCSV}'=${targetCsv} --timeout=5m`,
+          command: `${oc(kube, 'wait', `subscription/${sub}`, '-n', namespace)} --for=jsonpath='{.status.currentCSV}'=${shellQuote(targetCsv)} --timeout=5m`,
         },
         {
           description: `Approve the InstallPlan of ${targetCsv}, and no other`,
-          command: approveInstallPlanCommand(
-            `"$(oc get subscription ${sub} -n ${namespace} -o jsonpath='{.status.installPlanRef.name}')"`,
+          command: approveInstallPlanWord(
+            kube,
+            `"$(${oc(kube, 'get', 'subscription', sub, '-n', namespace)} -o jsonpath='{.status.installPlanRef.name}')"`,
             namespace,
           ),
         },
@@ -369,7 +382,7 @@ export function olmUpgradeCommands(
   }
   commands.push({
     description: `Wait for ${targetCsv} to succeed (OLM rolls the operator)`,
-    command: `oc wait csv/${targetCsv} -n ${namespace} --for=jsonpath='{.status.phase}'=Succeeded --timeout=10m`,
+    command: `${oc(kube, 'wait', `csv/${targetCsv}`, '-n', namespace)} --for=jsonpath='{.status.phase}'=Succeeded --timeout=10m`,
   });
   return commands;
 }

@@ -19,6 +19,7 @@ import { describeOpenshiftRange, olmOffersOn, olmOpenshiftRange } from '../relea
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
+import { kubectl, oc } from './equivalent-commands.js';
 
 interface Outcome {
   status: 'pass' | 'warn' | 'fail';
@@ -56,8 +57,8 @@ export function checkPlatformSupported(snapshot: Snapshot, target: Target): Outc
       message: `the cluster's ${name} version is unknown${kind === 'openshift' && k8s ? ` (Kubernetes ${k8s})` : ''}; ${target.operator} supports ${name} ${support}`,
       fix:
         kind === 'openshift'
-          ? 'Check `oc get clusterversion version` against the release notes (ctl reads it where it may get clusterversions.config.openshift.io).'
-          : 'Check `kubectl version` against the release notes.',
+          ? `Check \`${oc(snapshot.kubeTarget, 'get', 'clusterversion', 'version')}\` against the release notes (ctl reads it where it may get clusterversions.config.openshift.io).`
+          : `Check \`${kubectl(snapshot.kubeTarget, 'version')}\` against the release notes.`,
     };
   }
   const verdict = platformVerdict(target.operator, kind, version);

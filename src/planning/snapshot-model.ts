@@ -5,6 +5,7 @@
 
 import type { ArtifactAvailability } from './target-available.js';
 import type { HelmClientProbe } from '../exec/helm-probe.js';
+import type { KubeTarget } from '../kube/kube-target.js';
 import type { Dialect } from '../release/dialect.js';
 import type { ApiSnapshot } from './management-snapshot.js';
 import type { PermissionReview } from './permissions.js';
@@ -174,6 +175,13 @@ export interface CredentialsSnapshot extends SecretPresence {
 
 export interface Snapshot {
   context: string;
+  /**
+   * The kubeconfig and context the person chose for ctl (src/kube/kube-target.ts): every kubectl,
+   * oc and helm command the plan and the run print names them, so a pasted one acts on this
+   * cluster. Not part of the fingerprint (a plan may be run with the kubeconfig at another path);
+   * `context` and the objects' uids are.
+   */
+  kubeTarget: KubeTarget;
   namespace: string;
   dialect: Dialect;
   dialectSource: 'cluster' | 'crd' | 'default';

@@ -20,6 +20,7 @@ import {
   SCC_RESOURCE,
 } from '../kube/reads.js';
 import { describeKubeError } from '../kube/errors.js';
+import { DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
 import { type ClusterCrdFacts, clusterCrdFacts } from './cluster-crd.js';
 import { readOpenshiftVersion } from './openshift-version.js';
 import {
@@ -82,6 +83,8 @@ export interface SnapshotDeps {
   kube: ClusterReads;
   /** The kubeconfig context, for the plan and messages. */
   context: string;
+  /** The kubeconfig and context chosen, for the commands the plan prints; default: none chosen. */
+  kubeTarget?: KubeTarget | undefined;
   /** The cluster resource's namespace (`-n`, else the context's, else `default`). */
   namespace: string;
   /** `--cluster`; default: the only cluster resource in the namespace. */
@@ -280,6 +283,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
 
   return {
     context: deps.context,
+    kubeTarget: deps.kubeTarget ?? DEFAULT_KUBE_TARGET,
     namespace,
     dialect,
     dialectSource: detected.source,

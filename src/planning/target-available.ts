@@ -29,6 +29,7 @@ import {
 } from './resolve.js';
 import type { OperatorBasis, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
+import { kubectl } from './equivalent-commands.js';
 
 /** One probe's answer, keyed by what was asked (artifactKey). */
 export interface ArtifactAvailability {
@@ -272,6 +273,6 @@ function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {
     ignorable: false,
     firmBecause: NOT_THERE,
     message: `no channel of package ${olm.subscription?.package ?? '?'} offers operator ${target}`,
-    fix: `Choose a version a channel offers: kubectl get packagemanifest ${olm.subscription?.package ?? '<package>'} -n ${snapshot.operator?.namespace ?? snapshot.namespace} -o yaml`,
+    fix: `Choose a version a channel offers: ${kubectl(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? '<package>', '-n', snapshot.operator?.namespace ?? snapshot.namespace, '-o', 'yaml')}`,
   };
 }

@@ -22,11 +22,14 @@ import { declaresUserDefinedModulesAt } from './cluster-crd.js';
 import { USER_DEFINED_MODULES_FIELD_FROM, targetHasUserDefinedModulesField } from './module-fix.js';
 import { operatorIsCurrent } from './operator-current.js';
 import { runsStep } from './step-selection.js';
+import { type KubeTarget, kubectl } from './equivalent-commands.js';
 
 const FIELD = 'spec.userDefinedModules';
 
 /** How to see it by hand: prints `array` where the CRD declares the field, nothing where not. */
-const SEE_FIELD = `kubectl get crd ${CLUSTER_CRD_NAME} -o jsonpath='{.spec.versions[*].schema.openAPIV3Schema.properties.spec.properties.userDefinedModules.type}'`;
+function seeField(kube: KubeTarget): string {
+  return `${kubectl(kube, 'get', 'crd', CLUSTER_CRD_NAME)} -o jsonpath='{.spec.versions[*].schema.openAPIV3Schema.properties.spec.properties.userDefinedModules.type}'`;
+}
 
 /**
  * Whether this run's operator step installs the target's CRD before the cluster step: it runs
@@ -63,18 +66,18 @@ export function userDefinedModulesFieldOutcome(input: CheckInput): Outcome | und
   if (!crd || !crd.read) {
     return warn(
       `cannot tell whether the CRD ${CLUSTER_CRD_NAME} declares ${FIELD} (${crd?.error ?? 'not read'}); ${why}, and the cluster step sets ${names} there`,
-      `Check it (prints array when declared): ${SEE_FIELD}`,
+      `Check it (prints array when declared): ${seeField(snapshot.kubeTarget)}`,
     );
   }
   const declared = declaresUserDefinedModulesAt(crd, cluster.apiVersion);
   if (declared === true) return pass(`the CRD ${CLUSTER_CRD_NAME} declares ${FIELD}`);
   const version = cluster.apiVersion.split('/').at(-1) ?? cluster.apiVersion;
   const fix = operatorStepRuns
-    ? `Apply the cluster resource's CRD of operator ${running} (it declares ${FIELD} from ${USER_DEFINED_MODULES_FIELD_FROM}): kubectl apply --server-side -f ${upstreamFileUrl(running, 'crds/rec_crd.yaml')}, then plan again`
-    : `Let the operator step run (drop --skip operator, or add --only operator): it installs the CRD of ${target.operator}, which declares ${FIELD}; or apply that CRD first (kubectl apply --server-side -f ${upstreamFileUrl(target.operator, 'crds/rec_crd.yaml')})`;
+    ? `Apply the cluster resource's CRD of operator ${running} (it declares ${FIELD} from ${USER_DEFINED_MODULES_FIELD_FROM}): ${kubectl(snapshot.kubeTarget, 'apply', '--server-side', '-f', upstreamFileUrl(running, 'crds/rec_crd.yaml'))}, then plan again`
+    : `Let the operator step run (drop --skip operator, or add --only operator): it installs the CRD of ${target.operator}, which declares ${FIELD}; or apply that CRD first (${kubectl(snapshot.kubeTarget, 'apply', '--server-side', '-f', upstreamFileUrl(target.operator, 'crds/rec_crd.yaml'))})`;
   return failFirm(
     `the CRD ${CLUSTER_CRD_NAME} ${declared === false ? `does not declare ${FIELD} (version ${version})` : `does not serve version ${version}`} and ${why}: the API server would drop the list (${names}) the cluster step sets with the new versionTag, and the cluster would upgrade without it`,
-    `${fix}. See it: ${SEE_FIELD}`,
+    `${fix}. See it: ${seeField(snapshot.kubeTarget)}`,
     `the API server drops ${FIELD} whatever ctl ignores`,
   );
 }

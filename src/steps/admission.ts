@@ -134,7 +134,7 @@ async function reapplyWebhook(
     throw new OperationError(
       `the caBundle of ${name} does not match Secret ${ADMISSION_TLS_SECRET} after applying it`,
       {
-        hint: `Compare kubectl get validatingwebhookconfiguration ${name} -o jsonpath='{.webhooks[*].clientConfig.caBundle}' with kubectl get secret ${ADMISSION_TLS_SECRET} -n ${namespace} -o jsonpath='{.data.cert}'; something else may be rewriting the webhook. Then run ctl again.`,
+        hint: `Compare ${kubectl(snapshot.kubeTarget, 'get', 'validatingwebhookconfiguration', name)} -o jsonpath='{.webhooks[*].clientConfig.caBundle}' with ${kubectl(snapshot.kubeTarget, 'get', 'secret', ADMISSION_TLS_SECRET, '-n', namespace)} -o jsonpath='{.data.cert}'; something else may be rewriting the webhook. Then run ctl again.`,
       },
     );
   }
@@ -179,7 +179,7 @@ async function admissionCert(
     timeoutMs: settings.timeoutMs,
     stallTimeoutMs: settings.stallTimeoutMs,
     description: `Secret ${ADMISSION_TLS_SECRET} in ${namespace}`,
-    hint: `The operator creates it when it starts: check the operator pod (kubectl logs deployment/redis-enterprise-operator -n ${namespace}), then run ctl again.`,
+    hint: `The operator creates it when it starts: check the operator pod (${kubectl(ctx.deps.snapshot.kubeTarget, 'logs', 'deployment/redis-enterprise-operator', '-n', namespace)}), then run ctl again.`,
     check: (object) =>
       certOf(object) !== undefined ||
       (object
@@ -264,7 +264,16 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
   if (operatorIsCurrent(resolved) && !legacy && trusted) {
     return { skip: `${name} is current and trusts admission-tls` };
   }
-  const getCert = kubectl('get', 'secret', 'admission-tls', '-n', ns, '-o', 'jsonpath={.data.cert}');
+  const getCert = kubectl(
+    snapshot.kubeTarget,
+    'get',
+    'secret',
+    'admission-tls',
+    '-n',
+    ns,
+    '-o',
+    'jsonpath={.data.cert}',
+  );
   const webhook = releaseFile(resolved, target, 'admission/webhook.yaml');
   const actions: PlanAction[] = [
     action(
@@ -276,14 +285,14 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
     actions.push(
       action(
         'Delete the pre-6.4.2 webhook redb-admission',
-        kubectl('delete', 'validatingwebhookconfiguration', 'redb-admission'),
+        kubectl(snapshot.kubeTarget, 'delete', 'validatingwebhookconfiguration', 'redb-admission'),
       ),
     );
   }
   actions.push(
     action(
       `Apply the webhook ${name} of ${target.operator} for namespace ${ns} with its caBundle set from Secret admission-tls`,
-      `CERT=$(${getCert}) && ${printManifest(webhook)} | sed -e 's/OPERATOR_NAMESPACE/${ns}/g' -e "s|caBundle:.*|caBundle: $CERT|" | ${kubectlApply('-')}`,
+      `CERT=$(${getCert}) && ${printManifest(webhook)} | sed -e 's/OPERATOR_NAMESPACE/${ns}/g' -e "s|caBundle:.*|caBundle: $CERT|" | ${kubectlApply(snapshot.kubeTarget, '-')}`,
     ),
   );
   return { actions };

@@ -38,8 +38,8 @@ export async function followAutoUpgrade(
   const ns = live.namespace;
   const operatorNs = snapshot.operator?.namespace ?? ns;
   const hint =
-    `Look at the operator's log: ${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', operatorNs)}, ` +
-    `at ${kubectl('get', 'rec', live.name, '-n', ns)} and at the nodes' versions (${curlApi('GET', '/v1/nodes')}). ` +
+    `Look at the operator's log: ${kubectl(snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', operatorNs)}, ` +
+    `at ${kubectl(snapshot.kubeTarget, 'get', 'rec', live.name, '-n', ns)} and at the nodes' versions (${curlApi('GET', '/v1/nodes')}). ` +
     'Or turn auto-upgrade off and run ctl again.';
   const facts = { tag, oldDigest: live.image.versionTag !== tag ? live.image.digestHash : undefined };
   const stop = new AbortController();

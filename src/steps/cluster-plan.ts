@@ -28,7 +28,7 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
       actions: [
         action(
           `List ${listed.map((m) => m.name).join(', ')} in spec.userDefinedModules (versionTag is already ${tag})`,
-          kubectlMergePatch('rec', cluster.name, cluster.namespace, listBody),
+          kubectlMergePatch(snapshot.kubeTarget, 'rec', cluster.name, cluster.namespace, listBody),
         ),
       ],
     };
@@ -42,7 +42,14 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
   const fields = dialectFields(snapshot.dialect);
   const olmDigests =
     resolved.method === 'olm' && snapshot.olm ? plannedOlmDigests(snapshot.olm, target.operator) : undefined;
-  const patch = buildClusterPatch(cluster, snapshot.dialect, tag, target.operator, olmDigests);
+  const patch = buildClusterPatch(
+    snapshot.kubeTarget,
+    cluster,
+    snapshot.dialect,
+    tag,
+    target.operator,
+    olmDigests,
+  );
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);
@@ -60,7 +67,7 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
     actions: [
       action(
         `Set ${fields.imageSpecPath.slice(1).join('.')}.versionTag from ${cluster.image.versionTag ?? '(default)'} to ${tag}${also}${digests}`,
-        kubectlMergePatch('rec', cluster.name, cluster.namespace, body),
+        kubectlMergePatch(snapshot.kubeTarget, 'rec', cluster.name, cluster.namespace, body),
       ),
     ],
   };

@@ -16,6 +16,7 @@ import {
 } from '../planning/user-defined-modules-patch.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
+import { type KubeTarget, kubectl } from '../planning/equivalent-commands.js';
 
 /**
  * The modules of --user-defined-modules, where this hop's target cluster resource has the field:
@@ -72,6 +73,7 @@ export async function verifyModules(
   kube: StepContext<UpgradeDeps>['deps']['kube'],
   ref: Parameters<typeof readObject>[1],
   modules: UserDefinedModule[],
+  kubeTarget: KubeTarget,
 ): Promise<void> {
   const after = await readObject(kube, ref);
   const kept = (after?.spec as Record<string, unknown> | undefined)?.userDefinedModules;
@@ -79,7 +81,7 @@ export async function verifyModules(
   throw new OperationError(
     `spec.userDefinedModules of ${describeRef(ref)} does not list ${modules.map((m) => m.name).join(', ')} after setting it`,
     {
-      hint: `The cluster resource's CRD may be older than operator 8.0.6-8 (the API server drops fields it does not declare): check kubectl get crd redisenterpriseclusters.app.redislabs.com -o yaml | grep userDefinedModules, let the operator step finish, then run ctl again.`,
+      hint: `The cluster resource's CRD may be older than operator 8.0.6-8 (the API server drops fields it does not declare): check ${kubectl(kubeTarget, 'get', 'crd', 'redisenterpriseclusters.app.redislabs.com', '-o', 'yaml')} | grep userDefinedModules, let the operator step finish, then run ctl again.`,
     },
   );
 }

@@ -27,7 +27,7 @@ import { dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, readObject } from '../kube/write.js';
-import { mergeBodies } from '../planning/equivalent-commands.js';
+import { kubectl, mergeBodies } from '../planning/equivalent-commands.js';
 import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
 import { installedOlmDigests, type OlmDigestSource } from './olm-digests.js';
 import type { OlmSnapshot } from '../planning/olm.js';
@@ -114,7 +114,7 @@ async function upgradeCluster(
   const object = await readObject(kube, ref);
   if (!object) {
     throw new OperationError(`the cluster resource ${known.name} no longer exists in ${known.namespace}`, {
-      hint: `Check kubectl get rec -n ${known.namespace}; nothing was changed.`,
+      hint: `Check ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', known.namespace)}; nothing was changed.`,
     });
   }
   const live = toCluster(object, snapshot.dialect, known.namespace);
@@ -147,7 +147,7 @@ async function upgradeCluster(
     );
     await kubeWriter.mergePatch(ref, modulesBody);
     if (ctx.dryRun) return { outcome: { dryRun: true, versionTag: tag, userDefinedModules: setNames } };
-    await verifyModules(kube, ref, modules);
+    await verifyModules(kube, ref, modules, snapshot.kubeTarget);
     return {
       outcome: { versionTag: tag, previous: liveTag, userDefinedModules: setNames },
     };
@@ -182,7 +182,7 @@ async function upgradeCluster(
   }
   if (live.state === 'Upgrade') {
     throw new OperationError(`the cluster is already upgrading (to ${liveTag ?? 'the operator default'})`, {
-      hint: `The operator starts no new upgrade during one. Wait until kubectl get rec ${live.name} -n ${live.namespace} shows Running, then run ctl again.`,
+      hint: `The operator starts no new upgrade during one. Wait until ${kubectl(snapshot.kubeTarget, 'get', 'rec', live.name, '-n', live.namespace)} shows Running, then run ctl again.`,
     });
   }
   // Under OLM a pinned digest follows the target CSV's relatedImages (olm-digests.ts).
@@ -190,7 +190,14 @@ async function upgradeCluster(
     deps.resolved.method === 'olm' && snapshot.olm && digestPinnedSpecs(live, snapshot.dialect).length > 0
       ? await installedOlmDigests(kube, olmDigestSource(snapshot, plan.target.operator, snapshot.olm))
       : undefined;
-  const patch = buildClusterPatch(live, snapshot.dialect, tag, plan.target.operator, olmDigests?.digestOf);
+  const patch = buildClusterPatch(
+    snapshot.kubeTarget,
+    live,
+    snapshot.dialect,
+    tag,
+    plan.target.operator,
+    olmDigests?.digestOf,
+  );
   if (patch.kind === 'refuse') {
     // Before any change: never a new tag next to an old digest (src/planning/cluster-patch.ts).
     const from = olmDigests ? ` (${olmDigests.csv} spec.relatedImages has no digest for it)` : '';
@@ -222,11 +229,11 @@ async function upgradeCluster(
     throw new OperationError(
       `${tagField} of ${describeRef(ref)} is ${afterTag ?? '(unset)'} after setting it to ${tag}`,
       {
-        hint: 'Something else (a GitOps tool, an admission policy) may be rewriting the cluster resource. Check its managed fields (kubectl get rec -o yaml --show-managed-fields), then run ctl again.',
+        hint: `Something else (a GitOps tool, an admission policy) may be rewriting the cluster resource. Check its managed fields (${kubectl(snapshot.kubeTarget, 'get', 'rec', known.name, '-n', known.namespace, '-o', 'yaml', '--show-managed-fields')}), then run ctl again.`,
       },
     );
   }
-  if (modulesBody) await verifyModules(kube, ref, modules);
+  if (modulesBody) await verifyModules(kube, ref, modules, snapshot.kubeTarget);
   return {
     outcome: {
       versionTag: tag,
@@ -249,5 +256,6 @@ function olmDigestSource(snapshot: Snapshot, operatorTarget: string, olm: OlmSna
     operatorTarget,
     platform: snapshot.platform,
     currentTag: snapshot.cluster?.image.versionTag,
+    kubeTarget: snapshot.kubeTarget,
   };
 }

@@ -16,7 +16,7 @@
 
 import { oneLine } from '../io/safe-text.js';
 import { laterUpgradeCommand, participantsHoldingBack } from '../planning/active-active.js';
-import { kubectl } from '../planning/equivalent-commands.js';
+import { kubectl, type KubeTarget } from '../planning/equivalent-commands.js';
 import { type PlanAction, type PlanDatabase, action } from '../planning/plan.js';
 import type { DatabaseTarget } from '../planning/resolve.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -115,6 +115,7 @@ export function reportHeldBack(
  * `crd-reaadb.yaml`), else the bdb's `crdt_guid`.
  */
 export function featureSetCommands(input: {
+  kube: KubeTarget;
   pod: string;
   namespace: string;
   guid: string | undefined;
@@ -122,7 +123,7 @@ export function featureSetCommands(input: {
 }): string[] {
   const guid = input.guid ?? '<CRDB-GUID>';
   const exec = (...words: string[]) =>
-    kubectl('exec', '-it', input.pod, '-n', input.namespace, '--', ...words);
+    kubectl(input.kube, 'exec', '-it', input.pod, '-n', input.namespace, '--', ...words);
   return [
     // Without the GUID, the list shows it (CRDB-GUID column).
     ...(input.guid === undefined ? [exec('crdb-cli', 'crdb', 'list')] : []),
@@ -150,6 +151,7 @@ export function hasModules(object: KubeObject | undefined): boolean {
  * last participant, the feature set (and module list).
  */
 export function manualCommands(input: {
+  kube: KubeTarget;
   pod: string;
   namespace: string;
   name: string;
@@ -157,13 +159,14 @@ export function manualCommands(input: {
   guid: string | undefined;
 }): { eachCluster: string[]; once: string[] } {
   const exec = (...words: string[]) =>
-    kubectl('exec', '-it', input.pod, '-n', input.namespace, '--', ...words);
+    kubectl(input.kube, 'exec', '-it', input.pod, '-n', input.namespace, '--', ...words);
   return {
     eachCluster: [
       exec('rladmin', 'status'),
       exec('rladmin', 'upgrade', 'db', input.name, 'redis_version', input.version),
     ],
     once: featureSetCommands({
+      kube: input.kube,
       pod: input.pod,
       namespace: input.namespace,
       guid: input.guid,
@@ -186,6 +189,7 @@ export async function updateFeatureSetOnce(
   const label = `${item.namespace}/${item.name}`;
   const guid = guidOf(live) ?? crdtGuidOf(await findActiveActiveBdb(ctx, item.name));
   const commands = featureSetCommands({
+    kube: ctx.deps.snapshot.kubeTarget,
     pod: `${cluster?.name ?? '<rec>'}-0`,
     namespace: cluster?.namespace ?? item.namespace,
     guid,
@@ -227,6 +231,7 @@ export async function reportManual(
       bdbs.find((b) => b.name === item.name && b.crdt === true) ?? bdbs.find((b) => b.name === item.name);
     const guid = typeof bdb?.crdt_guid === 'string' ? bdb.crdt_guid : undefined;
     const { eachCluster, once } = manualCommands({
+      kube: ctx.deps.snapshot.kubeTarget,
       pod,
       namespace: ns,
       name: item.name,

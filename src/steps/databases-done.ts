@@ -60,8 +60,8 @@ export function whereToLook(ctx: StepContext<UpgradeDeps>, item: DatabaseWork): 
   const operatorNs =
     ctx.deps.snapshot.operator?.namespace ?? ctx.deps.snapshot.cluster?.namespace ?? item.namespace;
   return (
-    `Look at ${kubectl('get', short, item.name, '-n', item.namespace, '-o', 'yaml')} (status and specStatus), ` +
-    `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', operatorNs)}) ` +
+    `Look at ${kubectl(ctx.deps.snapshot.kubeTarget, 'get', short, item.name, '-n', item.namespace, '-o', 'yaml')} (status and specStatus), ` +
+    `the operator's log (${kubectl(ctx.deps.snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', operatorNs)}) ` +
     `and the database's version in the management API (${curlApi('GET', '/v1/bdbs')})`
   );
 }

@@ -82,7 +82,7 @@ export async function upgradeOne(
   const reason = policyRefusal(cluster, item.version);
   if (reason !== undefined) {
     ctx.warn(
-      `${label}: skipped: ${reason}. To upgrade it, set ${fields.upgradePolicyPath.slice(1).join('.')} to latest (${kubectlMergePatch('rec', cluster.name, cluster.namespace, patchAt(fields.upgradePolicyPath, 'latest'))}) or choose a major version with --db-version, then run ctl again.`,
+      `${label}: skipped: ${reason}. To upgrade it, set ${fields.upgradePolicyPath.slice(1).join('.')} to latest (${kubectlMergePatch(ctx.deps.snapshot.kubeTarget, 'rec', cluster.name, cluster.namespace, patchAt(fields.upgradePolicyPath, 'latest'))}) or choose a major version with --db-version, then run ctl again.`,
     );
     return { upgraded: false, reason };
   }

@@ -103,6 +103,18 @@ export function shellWords(line: string): string[] {
 }
 
 /**
+ * The command without the kubeconfig and context it names (`KUBECONFIG=<files> kubectl
+ * --kubeconfig <file> --context <name> patch ...`, src/planning/equivalent-commands.ts): plans
+ * saved before actions carried `database` had none, but a command with them reads the same.
+ */
+function withoutTarget(words: string[]): string[] {
+  const rest = words[0]?.startsWith('KUBECONFIG=') ? words.slice(1) : [...words];
+  const [binary, ...args] = rest;
+  while (args[0] === '--kubeconfig' || args[0] === '--context') args.splice(0, 2);
+  return binary === undefined ? [] : [binary, ...args];
+}
+
+/**
  * For plans saved before actions carried `database`: the planner wrote each database action
  * only as the kubectl command a person would run,
  * `kubectl patch redb|reaadb <name> -n <ns> --type merge -p '<json>'`, or for Active-Active
@@ -113,7 +125,7 @@ export function parseAction(
   fields: DialectFields,
   planVersion: string | null,
 ): DatabaseWork | undefined {
-  const words = shellWords(action.command);
+  const words = withoutTarget(shellWords(action.command));
   if (words[0] !== 'kubectl') return undefined;
   const namespace = words[words.indexOf('-n') + 1];
   if (words[1] === 'patch' && (words[2] === 'redb' || words[2] === 'reaadb')) {

@@ -183,7 +183,13 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
         return {
           ...action(
             `Upgrade database ${db.namespace}/${db.name}${from} to ${version}`,
-            kubectlMergePatch('redb', db.name, db.namespace, patchAt(fields.databaseVersionPath, version)),
+            kubectlMergePatch(
+              snapshot.kubeTarget,
+              'redb',
+              db.name,
+              db.namespace,
+              patchAt(fields.databaseVersionPath, version),
+            ),
           ),
           database: database('redb', false),
         };
@@ -195,6 +201,7 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
           ...action(
             `Upgrade Active-Active database ${db.namespace}/${db.name}${from} to ${version} (set on this participating cluster only; every participating cluster must run operator ${ACTIVE_ACTIVE_UPGRADE_FROM} or newer)`,
             kubectlMergePatch(
+              snapshot.kubeTarget,
               'reaadb',
               db.name,
               db.namespace,
@@ -211,6 +218,7 @@ function planDatabases({ snapshot, target, resolved }: PlanContext, cluster: Clu
         ...action(
           `Upgrade Active-Active database ${db.name}${from} to ${version} by hand on each participating cluster (operators before ${ACTIVE_ACTIVE_UPGRADE_FROM} cannot)`,
           kubectl(
+            snapshot.kubeTarget,
             'exec',
             '-it',
             `${cluster.name}-0`,

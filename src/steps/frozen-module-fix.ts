@@ -6,6 +6,7 @@
  * nothing can be uploaded for it, so neither the printed commands nor --remediate offer an upload.
  */
 
+import type { KubeTarget } from '../planning/equivalent-commands.js';
 import { hasNoRhel9Build, moduleFix, redisGraphFix } from '../planning/module-fix.js';
 import type { Blocker } from './remediate-blockers.js';
 
@@ -30,8 +31,10 @@ export function frozenModuleFix(
   blocker: ModuleBlocker,
   targetOperator: string,
   cluster: { name: string; namespace: string },
+  kube: KubeTarget,
 ): string {
   return moduleFix({
+    kube,
     targetOperator,
     currentOperator: targetOperator,
     module: blocker.module,

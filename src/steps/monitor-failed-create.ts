@@ -7,6 +7,8 @@
  * need an SCC their service account may not use (redis-facts.md §12).
  */
 
+import { type KubeTarget, oc } from '../planning/equivalent-commands.js';
+
 /** A core/v1 Event, as far as ctl reads it (InvalidUpgrade's documented warning). */
 export interface KubeEvent {
   metadata?: { name?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string | Date };
@@ -30,12 +32,17 @@ export function podCreationRefusal(events: Iterable<KubeEvent>): string | undefi
 }
 
 /** What to do about a refusal; undefined when it is not one ctl knows. */
-export function refusalHint(message: string, serviceAccount: string, namespace: string): string | undefined {
+export function refusalHint(
+  message: string,
+  serviceAccount: string,
+  namespace: string,
+  kube: KubeTarget,
+): string | undefined {
   if (!/security context constraint/i.test(message)) return undefined;
   return (
     `OpenShift refuses the new pods: no SCC that ${serviceAccount} may use allows them. With ` +
     'allowAutoAdjustment or a target before 7.22.0-6 they need redis-enterprise-scc-v2 of the target ' +
-    `release: oc apply -f <release>/openshift/scc.yaml and oc adm policy add-scc-to-user redis-enterprise-scc-v2 -z ${serviceAccount} -n ${namespace} ` +
+    `release: ${oc(kube, 'apply', '-f', '<release>/openshift/scc.yaml')} and ${oc(kube, 'adm', 'policy', 'add-scc-to-user', 'redis-enterprise-scc-v2', '-z', serviceAccount, '-n', namespace)} ` +
     '(ctl does both unless --keep-scc is given).'
   );
 }

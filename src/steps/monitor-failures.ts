@@ -12,18 +12,22 @@ import { OperationError, TimeoutError } from '../errors.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { formatDuration, listCollection } from '../kube/watch.js';
-import { kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import { kubectl, type KubeTarget, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import type { UpgradeDeps } from './deps.js';
 import { type KubeEvent, podCreationRefusal, refusalHint } from './monitor-failed-create.js';
 import type { Target } from './monitor-view.js';
 import { getPath, str } from '../json-read.js';
 
 /** Where the cluster resource, the rollout and the operator's log are read, and how to go on. */
-export function lookHint(target: Pick<Target, 'name' | 'namespace'>, operatorNamespace: string): string {
+export function lookHint(
+  target: Pick<Target, 'name' | 'namespace'>,
+  operatorNamespace: string,
+  kube: KubeTarget,
+): string {
   const { name, namespace } = target;
   return (
-    `Look at ${kubectl('get', 'rec', name, '-n', namespace)}, ${kubectl('rollout', 'status', `sts/${name}`, '-n', namespace)} ` +
-    `and the operator's log: ${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', operatorNamespace)}; ` +
+    `Look at ${kubectl(kube, 'get', 'rec', name, '-n', namespace)}, ${kubectl(kube, 'rollout', 'status', `sts/${name}`, '-n', namespace)} ` +
+    `and the operator's log: ${kubectl(kube, 'logs', 'deploy/redis-enterprise-operator', '-n', operatorNamespace)}; ` +
     'once it moves again, run ctl again to resume (or pass a longer --stall-timeout/--timeout).'
   );
 }
@@ -54,10 +58,11 @@ export function overallTimeoutError(
   timeoutMs: number,
   lastMessage: string | undefined,
   operatorNamespace: string,
+  kube: KubeTarget,
 ): TimeoutError {
   return new TimeoutError(
     `timed out after ${formatDuration(timeoutMs)} waiting for the upgrade of ${target.name} to ${target.tag} (last seen: ${lastMessage ?? 'nothing yet'})`,
-    { hint: lookHint(target, operatorNamespace) },
+    { hint: lookHint(target, operatorNamespace, kube) },
   );
 }
 
@@ -73,11 +78,12 @@ export function stalledError(
   events: KubeEvent[],
   sts: KubeObject | undefined,
   operatorNamespace: string,
+  kube: KubeTarget,
 ): TimeoutError {
   const { name, namespace } = target;
   const refusal = podCreationRefusal(events);
-  const refusalFix = refusal && refusalHint(refusal, serviceAccountOf(sts, name), namespace);
-  const look = lookHint(target, operatorNamespace);
+  const refusalFix = refusal && refusalHint(refusal, serviceAccountOf(sts, name), namespace, kube);
+  const look = lookHint(target, operatorNamespace, kube);
   return new TimeoutError(
     `the upgrade of ${name} to ${target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${lastMessage ?? 'nothing yet'})` +
       (refusal ? `; the StatefulSet cannot create pods: ${refusal}` : ''),
@@ -97,6 +103,7 @@ export function invalidUpgradeError(
   events: KubeEvent[],
   target: { name: string; namespace: string },
   dialect: UpgradeDeps['snapshot']['dialect'],
+  kube: KubeTarget,
 ): OperationError {
   const fields = dialectFields(dialect);
   const warnings = events
@@ -114,12 +121,12 @@ export function invalidUpgradeError(
   if (autoUpgrade && digest) {
     hint =
       `${autoField} is true and ${digestField} is set; automatic upgrades cannot use a digest. Turn auto-upgrade off: ` +
-      `${kubectlMergePatch('rec', name, namespace, patchAt(fields.autoUpgradePath, false))} ` +
-      `or remove the digest: ${kubectlMergePatch('rec', name, namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}; then run ctl again.`;
+      `${kubectlMergePatch(kube, 'rec', name, namespace, patchAt(fields.autoUpgradePath, false))} ` +
+      `or remove the digest: ${kubectlMergePatch(kube, 'rec', name, namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}; then run ctl again.`;
   } else if (license !== undefined && license !== 'Valid') {
     hint = `The cluster license is ${license}: install a valid license (the Secret named in spec.licenseSecretName), then run ctl again.`;
   } else {
-    hint = `Read the operator's reason with ${kubectl('describe', 'rec', name, '-n', namespace)}, fix the spec, then run ctl again.`;
+    hint = `Read the operator's reason with ${kubectl(kube, 'describe', 'rec', name, '-n', namespace)}, fix the spec, then run ctl again.`;
   }
   return new OperationError(
     `the operator refused the upgrade of ${name}: state InvalidUpgrade` +

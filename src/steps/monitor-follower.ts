@@ -28,6 +28,7 @@ import { freezePollMs } from './monitor-timing.js';
 import { eventsAbout, invalidUpgradeError, overallTimeoutError, stalledError } from './monitor-failures.js';
 import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
 import { applyMany, applyOne } from './monitor-watch-apply.js';
+import { kubectl } from '../planning/equivalent-commands.js';
 
 export class UpgradeFollower {
   readonly remediation: Remediation;
@@ -96,7 +97,13 @@ export class UpgradeFollower {
       signal.addEventListener('abort', this.#onAbort, { once: true });
       this.#overallTimer = setTimeout(() => {
         this.#fail(
-          overallTimeoutError(this.#target, settings.timeoutMs, this.#lastMessage, this.#operatorNamespace()),
+          overallTimeoutError(
+            this.#target,
+            settings.timeoutMs,
+            this.#lastMessage,
+            this.#operatorNamespace(),
+            this.#ctx.deps.snapshot.kubeTarget,
+          ),
         );
       }, settings.timeoutMs);
       this.#touch();
@@ -179,7 +186,7 @@ export class UpgradeFollower {
     if (!this.#rec) {
       this.#fail(
         new OperationError(`the cluster resource ${this.#target.name} was deleted during the upgrade`, {
-          hint: `Check kubectl get rec -n ${this.#target.namespace}.`,
+          hint: `Check ${kubectl(this.#ctx.deps.snapshot.kubeTarget, 'get', 'rec', '-n', this.#target.namespace)}.`,
         }),
       );
       return;
@@ -280,6 +287,7 @@ export class UpgradeFollower {
           events,
           this.#sts,
           this.#operatorNamespace(),
+          this.#ctx.deps.snapshot.kubeTarget,
         ),
       );
     });
@@ -317,7 +325,7 @@ export class UpgradeFollower {
     // A fresh list: the warning may be written just after the state.
     eventsAbout(kube, this.#target, this.#stop.signal)
       .then((events) => {
-        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect));
+        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect, snapshot.kubeTarget));
       })
       .finally(() => {
         this.#busy = false;

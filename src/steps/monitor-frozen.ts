@@ -38,6 +38,7 @@ export interface FreezeWatchHooks {
 export function remediationContextOf(deps: UpgradeDeps, target: Target): RemediationContext {
   const { settings, snapshot } = deps;
   return {
+    kube: snapshot.kubeTarget,
     clusterName: target.name,
     namespace: target.namespace,
     operatorNamespace: snapshot.operator?.namespace ?? target.namespace,

@@ -182,11 +182,19 @@ function planMonitor(context: PlanContext, cluster: ClusterSnapshot): StepPlan {
     actions: [
       action(
         `Follow the rolling upgrade of the ${cluster.nodes === undefined ? '' : `${cluster.nodes} `}pods (highest ordinal first, one at a time)`,
-        kubectl('rollout', 'status', `sts/${cluster.name}`, '-n', ns, '--timeout=60m'),
+        kubectl(
+          context.snapshot.kubeTarget,
+          'rollout',
+          'status',
+          `sts/${cluster.name}`,
+          '-n',
+          ns,
+          '--timeout=60m',
+        ),
       ),
       action(
         'Wait for the cluster state to go from Upgrade back to Running',
-        `${kubectl('get', 'rec', cluster.name, '-n', ns, '-w')}`,
+        `${kubectl(context.snapshot.kubeTarget, 'get', 'rec', cluster.name, '-n', ns, '-w')}`,
       ),
       action(
         `Check that every node runs RS ${formatRs(resolved.targetRs)}`,

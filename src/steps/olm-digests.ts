@@ -22,6 +22,7 @@ import {
 } from '../planning/olm.js';
 import { clusterTagFor } from '../release/catalog.js';
 import type { Platform } from '../planning/snapshot.js';
+import { type KubeTarget, oc } from '../planning/equivalent-commands.js';
 
 export interface OlmDigestSource {
   olm: OlmSnapshot;
@@ -29,6 +30,8 @@ export interface OlmDigestSource {
   operatorTarget: string;
   platform: Platform;
   currentTag: string | undefined;
+  /** The kubeconfig and context chosen for ctl: the hint's oc command names them. */
+  kubeTarget: KubeTarget;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function installedOlmDigests(
     throw new OperationError(
       `the target ClusterServiceVersion ${csv} is not installed, so the digests of the target images are unknown`,
       {
-        hint: `Run the operator step first (ctl upgrade run --only operator), or check oc get csv -n ${source.namespace}; then run ctl again.`,
+        hint: `Run the operator step first (ctl upgrade run --only operator), or check ${oc(source.kubeTarget, 'get', 'csv', '-n', source.namespace)}; then run ctl again.`,
       },
     );
   }

@@ -6,6 +6,7 @@ import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
 import { CLUSTER_CRD_NAME, CLUSTER_RESOURCE, DATABASE_RESOURCE, OPERATOR_GROUP } from '../kube/reads.js';
 import { readObject } from '../kube/write.js';
+import { type KubeTarget, kubectlApply } from '../planning/equivalent-commands.js';
 
 const CRD_REF = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 
@@ -14,7 +15,11 @@ const CRD_REF = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDe
  * helm upgrade (the chart's CRDs are not visible to ctl) at least the cluster and database CRDs
  * must serve the versions ctl uses.
  */
-export async function verifyCrds(kube: KubeClients, fromBundle: KubeObject[] | undefined): Promise<string[]> {
+export async function verifyCrds(
+  kube: KubeClients,
+  fromBundle: KubeObject[] | undefined,
+  kubeTarget: KubeTarget,
+): Promise<string[]> {
   const expected =
     fromBundle && fromBundle.length > 0
       ? fromBundle.map((crd) => ({ name: crd.metadata?.name ?? '', versions: servedVersions(crd) }))
@@ -27,7 +32,7 @@ export async function verifyCrds(kube: KubeClients, fromBundle: KubeObject[] | u
     const live = await readObject(kube, { ...CRD_REF, name });
     if (!live) {
       throw new OperationError(`the CRD ${name} does not exist after the operator upgrade`, {
-        hint: `Apply the release's CRDs (kubectl apply -f <bundle.yaml>), then run ctl again to resume.`,
+        hint: `Apply the release's CRDs (${kubectlApply(kubeTarget, '<bundle.yaml>')}), then run ctl again to resume.`,
       });
     }
     const served = servedVersions(live);
@@ -36,7 +41,7 @@ export async function verifyCrds(kube: KubeClients, fromBundle: KubeObject[] | u
       throw new OperationError(
         `the CRD ${name} does not serve ${missing.join(', ')} (it serves ${served.join(', ') || 'nothing'})`,
         {
-          hint: `Apply the release's CRDs again (kubectl apply --server-side --force-conflicts -f <bundle.yaml>), then run ctl again to resume.`,
+          hint: `Apply the release's CRDs again (${kubectlApply(kubeTarget, '<bundle.yaml>')}), then run ctl again to resume.`,
         },
       );
     }

@@ -14,7 +14,7 @@
 import { OperationError } from '../errors.js';
 import type { Helm } from '../exec/helm.js';
 import { array, num, record } from '../json-read.js';
-import { helmUpgradeArgv } from '../planning/equivalent-commands.js';
+import { helmCommand, helmUpgradeArgv, type KubeTarget } from '../planning/equivalent-commands.js';
 import { below, HELM_WITH_RESET_THEN_REUSE } from '../planning/helm-client-rules.js';
 import { operatorImageOverrides, pinnedOperatorImage } from '../planning/helm-values.js';
 import type { HelmLocation } from '../planning/resolve.js';
@@ -38,7 +38,7 @@ export async function upgradeThroughHelm(
   const helm = deps.resolved.helm;
   const status = await readHelmRelease(deps.helm, helm.release, helm.namespace);
   if (status.status.startsWith('pending-')) {
-    throw pendingReleaseError(helm.release, helm.namespace, status);
+    throw pendingReleaseError(snapshot.kubeTarget, helm.release, helm.namespace, status);
   }
   const chartVersion = chartVersionFor(target);
   if (status.status === 'deployed' && status.chartVersion === chartVersion) {
@@ -131,11 +131,16 @@ export function parseHelmHistory(stdout: string): HelmReleaseStatus {
 }
 
 /** A release a killed helm left `pending-*`: every later upgrade fails until it is rolled back. */
-function pendingReleaseError(release: string, namespace: string, status: HelmReleaseStatus): OperationError {
+function pendingReleaseError(
+  kube: KubeTarget,
+  release: string,
+  namespace: string,
+  status: HelmReleaseStatus,
+): OperationError {
   const rollback =
     status.lastDeployedRevision !== undefined
-      ? `helm rollback ${release} ${status.lastDeployedRevision} --namespace ${namespace}`
-      : `helm history ${release} --namespace ${namespace}, then helm rollback ${release} <last deployed revision> --namespace ${namespace}`;
+      ? helmCommand(kube, 'rollback', release, String(status.lastDeployedRevision), '--namespace', namespace)
+      : `${helmCommand(kube, 'history', release, '--namespace', namespace)}, then ${helmCommand(kube, 'rollback', release, '<last-deployed-revision>', '--namespace', namespace)}`;
   return new OperationError(
     `helm release ${release} is stuck in ${status.status}${status.revision !== undefined ? ` (revision ${status.revision})` : ''}: an earlier helm run was killed before it finished`,
     { hint: `Roll it back with: ${rollback}. Then run ctl again to resume.` },

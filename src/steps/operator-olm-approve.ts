@@ -5,6 +5,7 @@ import { readObject } from '../kube/write.js';
 import { installPlanOf, OLM_API_VERSION, type OlmInstallPlan } from '../planning/olm.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
+import { oc } from '../planning/equivalent-commands.js';
 
 /**
  * Approves `plan`, conditionally on the version read (a 409 if OLM changed it since), after
@@ -26,7 +27,7 @@ export async function approveExactly(
     now.csvs.some((csv) => csv !== targetCsv && csv.startsWith(targetCsv.split('.v')[0] ?? ''))
   ) {
     throw new OperationError(`InstallPlan ${plan.name} no longer installs exactly ${targetCsv}`, {
-      hint: `ctl approves only the plan of the target. Look at oc get installplan ${plan.name} -n ${namespace} -o yaml, then run ctl again.`,
+      hint: `ctl approves only the plan of the target. Look at ${oc(ctx.deps.snapshot.kubeTarget, 'get', 'installplan', plan.name, '-n', namespace, '-o', 'yaml')}, then run ctl again.`,
     });
   }
   if (now.approved) return;

@@ -20,6 +20,7 @@ import {
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import type { WaitFor } from './operator-rollout.js';
+import { type KubeTarget, oc } from '../planning/equivalent-commands.js';
 
 interface OfferWait {
   namespace: string;
@@ -29,6 +30,8 @@ interface OfferWait {
   automatic: boolean;
   /** The Subscription as read before ctl switched its channel; undefined when it did not. */
   before?: OlmSubscription | undefined;
+  /** The kubeconfig and context chosen for ctl: the hints' oc commands name them. */
+  kubeTarget: KubeTarget;
 }
 
 /**
@@ -90,7 +93,7 @@ async function waitOnce(
     timeoutMs,
     stallTimeoutMs: settings.stallTimeoutMs,
     description: `OLM to make the InstallPlan of ${targetCsv} (Subscription ${subName})`,
-    hint: `Look at the Subscription's conditions: oc get subscription ${subName} -n ${namespace} -o yaml. Then run ctl again to resume.`,
+    hint: `Look at the Subscription's conditions: ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}. Then run ctl again to resume.`,
     check: (object) => {
       if (!object)
         throw new OperationError(`Subscription ${subName} was deleted`, {
@@ -107,7 +110,7 @@ async function waitOnce(
         throw new OperationError(
           `OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`,
           {
-            hint: `Check the channel: ${subscriptionChannelCommand(subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
+            hint: `Check the channel: ${subscriptionChannelCommand(ctx.deps.snapshot.kubeTarget, subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
           },
         );
       }
@@ -137,7 +140,7 @@ async function waitOnce(
     throw new OperationError(
       `InstallPlan ${name} of Subscription ${subName} does not install ${targetCsv} (it installs ${plan?.csvs.join(', ') || 'nothing'})`,
       {
-        hint: `ctl approves only the plan of the target. Look at oc get installplan -n ${namespace}, then run ctl again.`,
+        hint: `ctl approves only the plan of the target. Look at ${oc(ctx.deps.snapshot.kubeTarget, 'get', 'installplan', '-n', namespace)}, then run ctl again.`,
       },
     );
   }
@@ -157,7 +160,7 @@ function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string):
     {
       hint: version
         ? `Upgrade to ${version} first: ctl upgrade run --to ${version} (it replaces this run, which approved nothing); then ctl upgrade run --to ${target} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
-        : `Look at oc get installplan,subscription -n ${namespace}; upgrade to the offered CSV first, then to ${target}.`,
+        : `Look at ${oc(offer.kubeTarget, 'get', 'installplan,subscription', '-n', namespace)}; upgrade to the offered CSV first, then to ${target}.`,
     },
   );
 }
@@ -168,7 +171,7 @@ function noUpdateOffered(offer: OfferWait, s: OlmSubscription): OperationError {
   return new OperationError(
     `OLM offers no update from ${s.installedCSV ?? 'the installed CSV'} in channel ${s.channel ?? '?'} (Subscription ${subName} is AtLatestKnown): the target ${targetCsv} does not list ${s.installedCSV ?? 'it'} in spec.skips, and no other CSV of the channel does. ctl approved nothing.`,
     {
-      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ctl upgrade run --to <version>, then run ctl again; or ask Redis support for the supported path. Look at oc get subscription ${subName} -n ${namespace} -o yaml.`,
+      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ctl upgrade run --to <version>, then run ctl again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
     },
   );
 }

@@ -44,6 +44,7 @@ import type { UpgradeDeps } from './deps.js';
 import { approveExactly } from './operator-olm-approve.js';
 import { waitForOffer } from './operator-olm-offer.js';
 import type { WaitFor } from './operator-rollout.js';
+import { oc } from '../planning/equivalent-commands.js';
 
 export interface OlmUpgradeOutcome {
   targetCsv: string;
@@ -69,7 +70,7 @@ export async function upgradeThroughOlm(
   const subName = known?.subscription?.name;
   if (!known || !subName) {
     throw new OperationError('the operator is installed by OLM, but its Subscription was not found', {
-      hint: `Check oc get subscription -n ${namespace}, then run ctl upgrade plan again.`,
+      hint: `Check ${oc(deps.snapshot.kubeTarget, 'get', 'subscription', '-n', namespace)}, then run ctl upgrade plan again.`,
     });
   }
   const subRef = { apiVersion: OLM_API_VERSION, kind: 'Subscription', name: subName, namespace };
@@ -120,7 +121,7 @@ export async function upgradeThroughOlm(
     if (ctx.dryRun) {
       if (!installPlan?.approved && sub.approval !== 'Automatic') {
         io.info(
-          `would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(installPlan?.name ?? '<plan>', namespace)}`,
+          `would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(ctx.deps.snapshot.kubeTarget, installPlan?.name ?? '<plan>', namespace)}`,
         );
       }
       return outcome;
@@ -131,6 +132,7 @@ export async function upgradeThroughOlm(
       targetCsv: route.targetCsv,
       automatic: sub.approval === 'Automatic',
       before,
+      kubeTarget: deps.snapshot.kubeTarget,
     });
     outcome.installPlan = installPlan.name;
     if (!installPlan.approved) {
@@ -157,7 +159,7 @@ export async function upgradeThroughOlm(
     timeoutMs: deps.settings.timeoutMs,
     stallTimeoutMs: deps.settings.stallTimeoutMs,
     description: `ClusterServiceVersion ${route.targetCsv} to succeed`,
-    hint: `Look at OLM: oc get csv,installplan,subscription -n ${namespace}; oc describe csv ${route.targetCsv} -n ${namespace}. Then run ctl again to resume.`,
+    hint: `Look at OLM: ${oc(deps.snapshot.kubeTarget, 'get', 'csv,installplan,subscription', '-n', namespace)}; ${oc(deps.snapshot.kubeTarget, 'describe', 'csv', route.targetCsv, '-n', namespace)}. Then run ctl again to resume.`,
     check: (csv) => {
       if (!csv) return `waiting for OLM to create ${route.targetCsv}`;
       const status = (csv.status ?? {}) as Record<string, unknown>;
@@ -176,7 +178,7 @@ export async function upgradeThroughOlm(
         throw new OperationError(
           `ClusterServiceVersion ${route.targetCsv} failed: ${reason ? `${reason}: ` : ''}${message}`,
           {
-            hint: `The install does not get past ${reason || 'this failure'} by itself. Look at oc describe csv ${route.targetCsv} -n ${namespace} and the operator's events, and fix the cause they name (OLM then retries the install); then run ctl again to resume.`,
+            hint: `The install does not get past ${reason || 'this failure'} by itself. Look at ${oc(deps.snapshot.kubeTarget, 'describe', 'csv', route.targetCsv, '-n', namespace)} and the operator's events, and fix the cause they name (OLM then retries the install); then run ctl again to resume.`,
           },
         );
       }

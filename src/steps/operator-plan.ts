@@ -40,13 +40,15 @@ export function planOperator(
     actions.push(
       action(
         `The operator already runs ${target.operator} but is not ready (${readyReplicas}/${replicas}): the run applies it again and waits for it; see why`,
-        kubectl('describe', 'deployment', deployment, '-n', ns),
+        kubectl(snapshot.kubeTarget, 'describe', 'deployment', deployment, '-n', ns),
       ),
     );
   }
   if (resolved.method === 'olm') {
     // What the run does through OLM, as the commands a person would run instead (operator-olm.ts).
-    const steps = snapshot.olm ? olmUpgradeCommands(snapshot.olm, ns, target.operator) : [];
+    const steps = snapshot.olm
+      ? olmUpgradeCommands(snapshot.kubeTarget, snapshot.olm, ns, target.operator)
+      : [];
     actions.push(...steps.map((step) => action(step.description, step.command)));
   } else if (resolved.method === 'helm') {
     const overrides = operatorImageOverrides(
@@ -63,7 +65,7 @@ export function planOperator(
     actions.push(
       action(
         `Upgrade helm release ${helm.release} to chart ${helm.chartVersion} (operator ${target.operator}; the chart upgrades the CRDs; helm before 3.14 has no --reset-then-reuse-values${pins})`,
-        helmUpgradeCommand(helm),
+        helmUpgradeCommand(snapshot.kubeTarget, helm),
       ),
     );
   } else {
@@ -71,23 +73,31 @@ export function planOperator(
     actions.push(
       action(
         `Apply the operator bundle of ${target.operator} (CRDs, RBAC, Deployment), server-side`,
-        kubectlApply(bundle, ns),
+        kubectlApply(snapshot.kubeTarget, bundle, ns),
       ),
     );
   }
   actions.push(
     action(
       `Wait for the operator ${target.operator} to be ready`,
-      kubectl('rollout', 'status', `deployment/${deployment}`, '-n', ns, '--timeout=10m'),
+      kubectl(
+        snapshot.kubeTarget,
+        'rollout',
+        'status',
+        `deployment/${deployment}`,
+        '-n',
+        ns,
+        '--timeout=10m',
+      ),
     ),
   );
   // The operator's role in other namespaces is not in the bundle or chart: reapply it (multi-namespace.md).
   const sed = `sed -e 's/NAMESPACE_OF_SERVICE_ACCOUNT/${snapshot.namespace}/g' -e 's/NAME_OF_REC_SERVICE_ACCOUNT/${cluster.serviceAccountName}/g'`;
   for (const watched of snapshot.watchedNamespaces.filter((n) => n !== snapshot.namespace)) {
     const applyFile = (file: string): string =>
-      `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply('-', watched)}`;
+      `${printManifest(releaseFile(resolved, target, file))} | ${sed} | ${kubectlApply(snapshot.kubeTarget, '-', watched)}`;
     // roleRef is immutable: a binding that points at another role (a ClusterRole) is kept.
-    const ref = `REF=$(${kubectl('get', 'rolebinding', 'redb-role', '-n', watched, '--ignore-not-found', '-o', 'jsonpath={.roleRef.kind}/{.roleRef.name}')})`;
+    const ref = `REF=$(${kubectl(snapshot.kubeTarget, 'get', 'rolebinding', 'redb-role', '-n', watched, '--ignore-not-found', '-o', 'jsonpath={.roleRef.kind}/{.roleRef.name}')})`;
     const binding = `${ref}; if [ -z "$REF" ] || [ "$REF" = Role/redb-role ]; then ${applyFile('multi-namespace-redb/role_binding.yaml')}; else echo "keeping RoleBinding redb-role ($REF): roleRef cannot change"; fi`;
     const command = `${applyFile('multi-namespace-redb/role.yaml')} && ${binding}`;
     actions.push(

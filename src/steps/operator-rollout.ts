@@ -10,6 +10,7 @@ import { operatorVersionOfDeployment } from '../planning/olm.js';
 import { OPERATOR_DEPLOYMENT } from '../planning/snapshot.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
+import { kubectl } from '../planning/equivalent-commands.js';
 
 export type WaitFor = typeof waitForObject;
 
@@ -89,7 +90,7 @@ export async function waitForOperatorRollout(
     timeoutMs: deps.settings.timeoutMs,
     stallTimeoutMs: deps.settings.stallTimeoutMs,
     description: `the operator Deployment ${name} to run ${target}`,
-    hint: `Look at the operator: kubectl rollout status deployment/${name} -n ${namespace}; kubectl describe deployment ${name} -n ${namespace}. Then run ctl again to resume.`,
+    hint: `Look at the operator: ${kubectl(deps.snapshot.kubeTarget, 'rollout', 'status', `deployment/${name}`, '-n', namespace)}; ${kubectl(deps.snapshot.kubeTarget, 'describe', 'deployment', name, '-n', namespace)}. Then run ctl again to resume.`,
     check: (object) => {
       const state = deploymentState(object);
       if (!state) return `deployment ${name} does not exist yet`;

@@ -297,7 +297,7 @@ async function upgradeOperator(ctx: StepContext<UpgradeDeps>, wait: WaitFor): Pr
 
   const deployment = await waitForOperatorRollout(ctx, wait, { name, namespace }, target);
   const after = deploymentState(deployment);
-  const crds = await verifyCrds(kube, crdsToVerify);
+  const crds = await verifyCrds(kube, crdsToVerify, ctx.deps.snapshot.kubeTarget);
   return {
     outcome: {
       operatorVersion: after?.version ?? target,

@@ -26,7 +26,7 @@ import type { StepContext, StepResult } from '../run/step.js';
 import { writeNewFileAtomically } from '../run/atomic-write.js';
 import { type ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
-import { kubectl, shellQuote } from '../planning/equivalent-commands.js';
+import { ctlCommand, kubectl, shellQuote } from '../planning/equivalent-commands.js';
 import { type StepPermission } from '../planning/permissions.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
@@ -227,20 +227,27 @@ function restorable(object: KubeObject): KubeObject {
 // ---- plan: pure, from the snapshot and the target (the run half re-reads live state)
 
 function planPreflight({ snapshot, target, checks }: PlanContext, cluster: ClusterSnapshot): StepPlan {
-  const flags = [
-    `--to ${target.operator}`,
-    `-n ${shellQuote(snapshot.namespace)}`,
-    `--cluster ${shellQuote(cluster.name)}`,
-  ];
   return {
     actions: [
       action(
         `Re-run the ${checks.length} checks against the live cluster`,
-        `ctl upgrade plan ${flags.join(' ')}`,
+        ctlCommand(
+          snapshot.kubeTarget,
+          ...[
+            'upgrade',
+            'plan',
+            '--to',
+            target.operator,
+            '-n',
+            snapshot.namespace,
+            '--cluster',
+            cluster.name,
+          ],
+        ),
       ),
       action(
         'Save the cluster resource before anything changes',
-        `${kubectl('get', 'rec', cluster.name, '-n', cluster.namespace, '-o', 'yaml')} > ${shellQuote(`${cluster.name}-backup.yaml`)}`,
+        `${kubectl(snapshot.kubeTarget, 'get', 'rec', cluster.name, '-n', cluster.namespace, '-o', 'yaml')} > ${shellQuote(`${cluster.name}-backup.yaml`)}`,
       ),
     ],
   };

@@ -6,12 +6,20 @@
 import { oneLine } from '../io/safe-text.js';
 import type { DialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
-import { curlApi, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import {
+  curlApi,
+  kubectl,
+  type KubeTarget,
+  kubectlMergePatch,
+  patchAt,
+} from '../planning/equivalent-commands.js';
 import { targetTakesModuleUploads } from '../planning/module-fix.js';
 import { frozenModuleFix, noBuildFix, splitByUpload } from './frozen-module-fix.js';
 import { type Blocker, describeBlocker } from './remediate-blockers.js';
 
 export interface RemediationContext {
+  /** The kubeconfig and context chosen for ctl: the advice's kubectl commands name them. */
+  kube: KubeTarget;
   clusterName: string;
   namespace: string;
   /** Where the operator's Deployment runs (its log is quoted in the advice). */
@@ -26,18 +34,19 @@ export interface RemediationContext {
 
 /** The commands of redis-facts.md §3 with every placeholder ctl knows filled in. */
 export function remediationCommands(blockers: Blocker[], context: RemediationContext): string[] {
-  const { clusterName, namespace, fields } = context;
+  const { kube, clusterName, namespace, fields } = context;
   const lines = [
     `# the management API on localhost:9443 (leave running in another terminal):`,
-    kubectl('port-forward', `svc/${clusterName}`, '9443:9443', '-n', namespace),
-    `# <username> and <password>: ${kubectl('get', 'secret', clusterName, '-n', namespace, '-o', 'jsonpath={.data.username}')} | base64 -d (and .data.password)`,
+    kubectl(kube, 'port-forward', `svc/${clusterName}`, '9443:9443', '-n', namespace),
+    `# <username> and <password>: ${kubectl(kube, 'get', 'secret', clusterName, '-n', namespace, '-o', 'jsonpath={.data.username}')} | base64 -d (and .data.password)`,
   ];
   const modules = blockers.filter((b) => b.kind === 'module');
   const target = context.targetOperator;
   if (modules.length > 0 && target !== undefined && !targetTakesModuleUploads(target)) {
     // RS 8+: bundled modules come with the database upgrade, custom ones through the REC (module-fix.ts).
     lines.push(`# the ${target} cluster takes no module uploads:`);
-    for (const m of modules) lines.push(`# ${frozenModuleFix(m, target, { name: clusterName, namespace })}`);
+    for (const m of modules)
+      lines.push(`# ${frozenModuleFix(m, target, { name: clusterName, namespace }, kube)}`);
   } else if (modules.length > 0) {
     const { uploadable, noBuild } = splitByUpload(modules);
     for (const m of noBuild) lines.push(`# ${noBuildFix(m)}`);
@@ -72,6 +81,7 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
       if (resource) {
         lines.push(
           kubectlMergePatch(
+            kube,
             'redb',
             resource.name,
             resource.namespace,
@@ -101,7 +111,7 @@ export function frozenError(
 ): OperationError {
   const logLines =
     evidence.length > 0
-      ? `the operator's log (${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${oneLine(line)}`).join('\n')}\n`
+      ? `the operator's log (${kubectl(context.kube, 'logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${oneLine(line)}`).join('\n')}\n`
       : `the operator's log says nothing about it; the rollout has not moved and the management API shows the causes\n`;
   const { uploadable, noBuild } = splitByUpload(blockers.filter((b) => b.kind === 'module'));
   const needsFiles = uploadable.length > 0 && context.moduleFiles.length === 0;

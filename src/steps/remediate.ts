@@ -59,7 +59,7 @@ export async function remediateFrozenUpgrade(
     throw new OperationError(
       `cannot remediate by upload: ${modules.map(describeBlocker).join('; ')}, and the ${target} cluster takes no module uploads (POST /v2/modules)`,
       {
-        hint: `${modules.map((m) => frozenModuleFix(m, target, { name: context.clusterName, namespace: context.namespace })).join('; ')}. Then run ctl again.`,
+        hint: `${modules.map((m) => frozenModuleFix(m, target, { name: context.clusterName, namespace: context.namespace }, context.kube)).join('; ')}. Then run ctl again.`,
       },
     );
   }

@@ -4,7 +4,7 @@
  * with the `oc` command that does the same by hand. Decisions: src/steps/security-context-decision.ts.
  */
 
-import { kubectlApply, shellQuote } from '../planning/equivalent-commands.js';
+import { kubectlApply, oc } from '../planning/equivalent-commands.js';
 import { type PlanContext, releaseFile } from '../planning/plan.js';
 import type { ClusterSnapshot, Snapshot } from '../planning/snapshot.js';
 import { SCC_NAME } from '../planning/snapshot.js';
@@ -56,13 +56,15 @@ function decisionOf(input: SccPlanInput) {
 }
 
 function commands(input: SccPlanInput) {
-  const ns = shellQuote(input.cluster.namespace);
-  const sa = shellQuote(input.cluster.serviceAccountName);
+  const kube = input.snapshot.kubeTarget;
+  const ns = input.cluster.namespace;
+  const sa = input.cluster.serviceAccountName;
   return {
-    apply: kubectlApply(input.sccFile, undefined, 'oc'),
-    bind: `oc adm policy add-scc-to-user ${SCC_NAME} -z ${sa} -n ${ns}`,
-    unbind: `oc adm policy remove-scc-from-user ${SCC_NAME} -z ${sa} -n ${ns}`,
-    remove: `oc delete scc ${SCC_NAME}`,
+    apply: kubectlApply(kube, input.sccFile, undefined, 'oc'),
+    bind: oc(kube, 'adm', 'policy', 'add-scc-to-user', SCC_NAME, '-z', sa, '-n', ns),
+    unbind: oc(kube, 'adm', 'policy', 'remove-scc-from-user', SCC_NAME, '-z', sa, '-n', ns),
+    remove: oc(kube, 'delete', 'scc', SCC_NAME),
+    get: oc(kube, 'get', 'scc', SCC_NAME, '-o', 'yaml'),
   };
 }
 
@@ -141,7 +143,7 @@ export function planSccAfterRoll(input: SccPlanInput): Action[] {
         others.length > 0
           ? `After the roll: keep ${SCC_NAME}, still used by ${others.join(', ')}`
           : `After the roll: delete ${SCC_NAME}, unless another namespace's cluster may still use it (RoleBindings and ClusterRoleBindings to system:openshift:scc:${SCC_NAME} or to any Role or ClusterRole granting use of it, users, groups: checked then)`,
-      command: others.length > 0 ? `oc get scc ${SCC_NAME} -o yaml` : oc.remove,
+      command: others.length > 0 ? oc.get : oc.remove,
     },
   ];
 }

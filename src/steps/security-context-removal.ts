@@ -22,6 +22,7 @@ import { sccDecisionFor } from './security-context.js';
 import { SCC_NAME } from './security-context-decision.js';
 import { deleteScc, isBound, readSccBindings, SCC_ROLE, SCC_REF, unbind } from './security-context-scc.js';
 import type { Step, StepContext } from '../run/step.js';
+import { oc } from '../planning/equivalent-commands.js';
 
 /** The monitor step, followed by the SCC removal once the roll it waited for is over. */
 export function withSccRemovalAfterRoll<S extends Step<UpgradeDeps>>(monitor: S): S {
@@ -81,7 +82,7 @@ export async function removeSccAfterRoll(
   const after = await readSccBindings(kube, sa);
   if (isBound(after)) {
     throw new OperationError(`${SCC_NAME} is still bound to ${after.user}`, {
-      hint: `Unbind it by hand (oc adm policy remove-scc-from-user ${SCC_NAME} -z ${sa.name} -n ${sa.namespace}), then run ctl again.`,
+      hint: `Unbind it by hand (${oc(ctx.deps.snapshot.kubeTarget, 'adm', 'policy', 'remove-scc-from-user', SCC_NAME, '-z', sa.name, '-n', sa.namespace)}), then run ctl again.`,
     });
   }
   const left = await readObject(kube, SCC_REF);
@@ -91,7 +92,7 @@ export async function removeSccAfterRoll(
     !(left.metadata as { deletionTimestamp?: unknown } | undefined)?.deletionTimestamp
   ) {
     throw new OperationError(`${SCC_NAME} still exists after deleting it`, {
-      hint: `Delete it by hand (oc delete scc ${SCC_NAME}), then run ctl again.`,
+      hint: `Delete it by hand (${oc(ctx.deps.snapshot.kubeTarget, 'delete', 'scc', SCC_NAME)}), then run ctl again.`,
     });
   }
   return { scc: SCC_NAME, unbound: bindings.user, deleted: deleting, keptFor: bindings.others };

@@ -35,6 +35,7 @@ import {
   readSccBindings,
   type ServiceAccountRef,
 } from './security-context-scc.js';
+import { kubectl, oc } from '../planning/equivalent-commands.js';
 
 export { SCC_REF } from './security-context-scc.js';
 
@@ -170,7 +171,7 @@ async function prepareSecurityContext(ctx: StepContext<UpgradeDeps>): Promise<St
   const after = await readSccBindings(ctx.deps.kube, sa);
   if (!after.scc || !isBound(after)) {
     throw new OperationError(`${SCC_NAME} is not applied and bound to ${after.user} after applying it`, {
-      hint: `Apply and bind it by hand (oc apply -f ${location}; oc adm policy add-scc-to-user ${SCC_NAME} ${after.user}), then run ctl again.`,
+      hint: `Apply and bind it by hand (${oc(ctx.deps.snapshot.kubeTarget, 'apply', '-f', location)}; ${oc(ctx.deps.snapshot.kubeTarget, 'adm', 'policy', 'add-scc-to-user', SCC_NAME, after.user)}), then run ctl again.`,
     });
   }
   return {
@@ -202,7 +203,7 @@ export async function readCluster(ctx: StepContext<UpgradeDeps>): Promise<Cluste
   });
   if (!live) {
     throw new OperationError(`the cluster resource ${known.name} no longer exists in ${known.namespace}`, {
-      hint: 'Check kubectl get rec -n <namespace>; nothing was changed.',
+      hint: `Check ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', known.namespace)}; nothing was changed.`,
     });
   }
   return toCluster(live, snapshot.dialect, known.namespace);

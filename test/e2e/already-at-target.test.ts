@@ -54,7 +54,7 @@ describe('already at the target, but the operator is not ready (e2e)', { timeout
         assert.doesNotMatch(plan.stdout, /Already at|skip: the operator already runs/);
         assert.match(
           plan.stdout,
-          /2\. operator +Upgrade the operator\n +- The operator already runs 7\.4\.6-2 but is not ready \(0\/1\): the run applies it again and waits for it; see why\n +\$ kubectl describe deployment redis-enterprise-operator -n redis\n/,
+          /2\. operator +Upgrade the operator\n +- The operator already runs 7\.4\.6-2 but is not ready \(0\/1\): the run applies it again and waits for it; see why\n +\$ kubectl --kubeconfig \S+ describe deployment redis-enterprise-operator -n redis\n/,
         );
         assert.match(plan.stdout, /Ready to run\./);
 

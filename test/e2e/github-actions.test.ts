@@ -156,7 +156,8 @@ describe('ctl upgrade run in GitHub Actions (e2e)', () => {
     assert.match(error.message, /the operator refused the upgrade of rec: state InvalidUpgrade/);
     // Newlines are escaped (%0A), so the message and its hint stay one annotation.
     assert.match(error.message, /%0A/);
-    assert.match(error.message, /kubectl patch rec rec -n redis/);
+    // KUBECONFIG names the simulator's file: the hint's command names it too.
+    assert.match(error.message, /kubectl --kubeconfig \S+ patch rec rec -n redis/);
   });
 
   it('the job summary of a failing run: a heading and a row per step', () => {

@@ -83,7 +83,7 @@ databases:
         assert.match(modules.fix, /search is a user-defined module: list it in spec\.userDefinedModules/);
         // 7.22's cluster resource has no such field: ctl sets it with the new versionTag.
         assert.match(modules.fix, /ctl upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/);
-        assert.doesNotMatch(modules.fix, /kubectl patch rec cirque/);
+        assert.doesNotMatch(modules.fix, /kubectl (--kubeconfig \S+ )?patch rec cirque/);
         assert.doesNotMatch(modules.fix, /bundled from RS 8/);
       });
     });

@@ -120,7 +120,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       // ...and, as the one thing left to do, the run's Next line (issue 38).
       assert.match(
         run.stdout,
-        /result: succeeded\nNext: kubectl exec -it \S+ -n redis -- crdb-cli crdb (list|update --crdb-guid \S+ --featureset-version yes) {2}\(the feature set of Active-Active database redis\/geo, [^\n]*\)\n( {2}then: kubectl exec -it \S+ -n redis -- crdb-cli crdb update --crdb-guid \S+ --featureset-version yes\n)?$/,
+        /result: succeeded\nNext: kubectl --kubeconfig \S+ exec -it \S+ -n redis -- crdb-cli crdb (list|update --crdb-guid \S+ --featureset-version yes) {2}\(the feature set of Active-Active database redis\/geo, [^\n]*\)\n( {2}then: kubectl --kubeconfig \S+ exec -it \S+ -n redis -- crdb-cli crdb update --crdb-guid \S+ --featureset-version yes\n)?$/,
       );
       const intent = readState(sim).steps.databases?.intent as
         { featureSet?: { database: string }[] } | undefined;

@@ -123,9 +123,10 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
         /the cluster upgrade is frozen: module ReJSON 2\.6\.10 has no rhel9 build installed \(used by profiles \(uid \d+\)\)/,
       );
       // The operator's own account, read from its log through the Kubernetes API (pods/log).
-      assert.match(frozen.stderr, /kubectl logs deploy\/redis-enterprise-operator -n redis/);
+      // KUBECONFIG names the simulator's file: each command names it too.
+      assert.match(frozen.stderr, /kubectl --kubeconfig \S+ logs deploy\/redis-enterprise-operator -n redis/);
       assert.match(frozen.stderr, /Upgrade Error: database profiles \(uid \d+\) uses module ReJSON 2\.6\.10/);
-      assert.match(frozen.stderr, /kubectl port-forward svc\/rec 9443:9443 -n redis/);
+      assert.match(frozen.stderr, /kubectl --kubeconfig \S+ port-forward svc\/rec 9443:9443 -n redis/);
       assert.match(frozen.stderr, /# install the RHEL9 build of each module, of the version in use:/);
       assert.match(
         frozen.stderr,

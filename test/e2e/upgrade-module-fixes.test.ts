@@ -74,7 +74,7 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
     assert.match(check.fix, /ctl upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/);
     assert.doesNotMatch(
       check.fix,
-      /kubectl patch rec atlas -n geo --type merge -p '\{"spec":\{"userDefinedModules"/,
+      /kubectl (--kubeconfig \S+ )?patch rec atlas -n geo --type merge -p '\{"spec":\{"userDefinedModules"/,
     );
     assert.doesNotMatch(check.fix, /-X POST/);
   });

@@ -72,7 +72,7 @@ describe('olm-update-path takes OLM at its word (e2e)', () => {
       assert.match(check?.message ?? '', /does not hold the update edges of the certified bundles ctl read/);
       assert.match(
         check?.fix ?? '',
-        /oc get catalogsource certified-operators -n openshift-marketplace -o yaml/,
+        /oc --kubeconfig \S+ get catalogsource certified-operators -n openshift-marketplace -o yaml/,
       );
       assertNoChanges(sim, 0, 'plan');
     });

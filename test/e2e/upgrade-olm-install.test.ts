@@ -338,8 +338,15 @@ describe('a Failed CSV under OLM (e2e)', () => {
         failed?.message ?? '',
         /redis-enterprise-operator\.v7\.8\.6-20 \(InvalidInstallStrategy: install strategy invalid/,
       );
-      assert.match(failed?.fix ?? '', /oc describe csv redis-enterprise-operator\.v7\.8\.6-20 -n orders/);
-      assert.match(failed?.fix ?? '', /oc delete csv redis-enterprise-operator\.v7\.8\.6-20 -n orders/);
+      // KUBECONFIG names the simulator's file: the commands name it too.
+      assert.match(
+        failed?.fix ?? '',
+        /oc --kubeconfig \S+ describe csv redis-enterprise-operator\.v7\.8\.6-20 -n orders/,
+      );
+      assert.match(
+        failed?.fix ?? '',
+        /oc --kubeconfig \S+ delete csv redis-enterprise-operator\.v7\.8\.6-20 -n orders/,
+      );
     });
   });
 });

@@ -125,6 +125,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
   const olmManual = new SharedUpgradeSim('olm-manual');
   after(() => olmManual.close());
 
+  // The sim's KUBECONFIG names one file: each printed oc command names it (kube-target.ts).
   it('--method bundle exits 3 naming operator-method and the OLM way, changing nothing', async () => {
     await olmManual.use('plan --method bundle', async (sim) => {
       const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--method', 'bundle']);
@@ -137,7 +138,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       assert.match(output, /OLM puts back any bundle change to its Deployment/);
       assert.ok(
         output.includes(
-          `oc patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`,
+          `oc --kubeconfig ${sim.env.KUBECONFIG} patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`,
         ),
         output,
       );
@@ -165,13 +166,13 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       );
       assert.ok(
         text.stdout.includes(
-          `oc patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`,
+          `oc --kubeconfig ${sim.env.KUBECONFIG} patch subscription ${SUBSCRIPTION} -n redis --type merge -p '{"spec":{"channel":"7.8.6"}}'`,
         ),
         text.stdout,
       );
       assert.match(
         text.stdout,
-        /oc patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/,
+        /oc --kubeconfig \S+ patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/,
       );
       assert.match(
         text.stdout,

@@ -125,7 +125,7 @@ describe(
           new RegExp(`ctl upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules <file>`),
         );
         // The running 7.22 CRD has no such field: no patch to make now.
-        assert.doesNotMatch(failing.fix, /kubectl patch rec codex/);
+        assert.doesNotMatch(failing.fix, /kubectl (--kubeconfig \S+ )?patch rec codex/);
 
         const unlisted = await sim.ctl([...base, '--user-defined-modules', OTHER_LISTING]);
         assertExit(unlisted, 3, 'plan with a file that does not list inkwell');
@@ -287,7 +287,10 @@ describe(
         const failing = modulesCheck(blocked.stdout);
         assert.equal(failing.status, 'fail', failing.message);
         assert.match(failing.message, /the operator already runs 8\.0\.6-8, so the run installs no CRD/);
-        assert.match(failing.fix, /kubectl apply --server-side -f \S+\/crds\/rec_crd\.yaml/);
+        assert.match(
+          failing.fix,
+          /kubectl (--kubeconfig \S+ )?apply --server-side -f \S+\/crds\/rec_crd\.yaml/,
+        );
         const text = await sim.ctl(plan.filter((arg) => arg !== '-o' && arg !== 'json'));
         assertExit(text, 3, 'plan (text) on an old CRD');
         assert.match(text.stdout + text.stderr, /does not declare spec\.userDefinedModules/);

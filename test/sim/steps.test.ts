@@ -93,7 +93,7 @@ async function start(scenario: string, to = TARGET): Promise<Run> {
         dryRun,
         signal,
         env: sandbox.env,
-        kubeconfig: sim.kubeconfigPath,
+        kube: { kubeconfigs: [sim.kubeconfigPath] },
       }),
       settings: {
         remediate: false,
@@ -276,7 +276,7 @@ for (const scenario of ['happy-path', 'helm-installed'] as const) {
           dryRun: false,
           signal: new AbortController().signal,
           env: run.sandbox.env,
-          kubeconfig: run.sim.kubeconfigPath,
+          kube: { kubeconfigs: [run.sim.kubeconfigPath] },
         }).read(['history', 'redis-enterprise', '-n', 'redis', '-o', 'json']);
         const newest = (JSON.parse(status) as { revision: number; status: string; chart: string }[]).at(-1);
         assert.equal(newest?.status, 'deployed');

@@ -4,7 +4,7 @@
  * (restart the operator, which creates it); a stale caBundle warns (the admission step sets it).
  */
 
-import { kubectl } from '../equivalent-commands.js';
+import { kubectl, type KubeTarget } from '../equivalent-commands.js';
 import { notEnabledReason, splitWebhooks } from '../own-webhook.js';
 import type { Snapshot, WebhookSnapshot } from '../snapshot.js';
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
@@ -24,6 +24,7 @@ function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
       `OLM manages the certificate of ${byOlm.map((w) => `${w.name} (CSV ${w.olmOwner ?? ''})`).join(', ')}: admission-tls is not compared`,
     );
   return checkOperatorWebhookTls(
+    snapshot.kubeTarget,
     ns,
     webhooks.filter((w) => w.olmOwner === undefined),
     snapshot.admissionTls,
@@ -32,11 +33,12 @@ function checkAdmissionTls({ snapshot }: CheckInput): Outcome {
 
 /** The webhooks the operator serves with its own certificate, the Secret admission-tls. */
 function checkOperatorWebhookTls(
+  kube: KubeTarget,
   ns: string,
   webhooks: WebhookSnapshot[],
   admissionTls: Snapshot['admissionTls'],
 ): Outcome {
-  const restart = `Restart the operator, which creates it: ${kubectl('rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
+  const restart = `Restart the operator, which creates it: ${kubectl(kube, 'rollout', 'restart', 'deployment/redis-enterprise-operator', '-n', ns)}`;
   if (!admissionTls.present) return fail(`Secret admission-tls is missing in namespace ${ns}`, restart);
   const cert = admissionTls.cert;
   if (!cert) return fail('Secret admission-tls has no key cert', restart);

@@ -46,7 +46,7 @@ function checkApiReachable(input: CheckInput): Outcome {
     // credentials: which ones) beats the general advice, which would suggest setting up a
     // port-forward that ctl already made.
     snapshot.api.failure?.hint ??
-      `Pass --api-url (e.g. after ${kubectl('port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
+      `Pass --api-url (e.g. after ${kubectl(snapshot.kubeTarget, 'port-forward', `svc/${rec.name}`, '9443:9443', '-n', rec.namespace)}), --username with --password-file, and --ca-file or --insecure.`,
     'the run reads and upgrades the databases through the management API',
   );
 }

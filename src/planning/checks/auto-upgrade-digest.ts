@@ -23,7 +23,7 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
     const remove = mergeBodies(...digests.map((d) => patchAt([...d.path, 'digestHash'], null)));
     return fail(
       `${autoField} is true and ${names} ${digests.length === 1 ? 'is' : 'are'} set: the operator refuses the upgrade (InvalidUpgrade)`,
-      `Turn auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest${digests.length === 1 ? '' : 's'}: ${kubectlMergePatch('rec', rec.name, rec.namespace, remove)}`,
+      `Turn auto-upgrade off: ${kubectlMergePatch(input.snapshot.kubeTarget, 'rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))} — or remove the digest${digests.length === 1 ? '' : 's'}: ${kubectlMergePatch(input.snapshot.kubeTarget, 'rec', rec.name, rec.namespace, remove)}`,
     );
   }
   const tag = input.resolved.clusterTag.target;
@@ -32,7 +32,14 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
     // step reads them once OLM has installed it (and stops with the fix if one is missing).
     const olm = input.resolved.method === 'olm' ? input.snapshot.olm : undefined;
     const digests = olm ? plannedOlmDigests(olm, input.target.operator) : undefined;
-    const patch = buildClusterPatch(rec, input.snapshot.dialect, tag, input.target.operator, digests);
+    const patch = buildClusterPatch(
+      input.snapshot.kubeTarget,
+      rec,
+      input.snapshot.dialect,
+      tag,
+      input.target.operator,
+      digests,
+    );
     if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
     const pinned = digestPinnedSpecs(rec, input.snapshot.dialect);
     if (digests && pinned.length > 0) {
@@ -44,7 +51,7 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
   if (rec.autoUpgrade && rec.upgradePolicy) {
     return warn(
       `auto-upgrade with ${fields.upgradePolicyPath.join('.')}=${rec.upgradePolicy} can upgrade databases unexpectedly`,
-      `Consider turning auto-upgrade off: ${kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))}`,
+      `Consider turning auto-upgrade off: ${kubectlMergePatch(input.snapshot.kubeTarget, 'rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false))}`,
     );
   }
   return pass(rec.autoUpgrade ? 'auto-upgrade on, no digest hash' : 'auto-upgrade off');

@@ -24,14 +24,14 @@ function checkClusterFound({ snapshot }: CheckInput): Outcome {
         (found.length > 0 ? `; found: ${found.join(', ')}` : ''),
       found.length > 0
         ? `Pass --cluster ${found[0]}.`
-        : `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+        : `Find it with: ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-A')}, then pass -n <namespace>.`,
       NOTHING_TO_UPGRADE,
     );
   }
   if (found.length === 0) {
     return failFirm(
       `no RedisEnterpriseCluster in namespace ${namespace}`,
-      `Find it with: ${kubectl('get', 'rec', '-A')}, then pass -n <namespace>.`,
+      `Find it with: ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-A')}, then pass -n <namespace>.`,
       NOTHING_TO_UPGRADE,
     );
   }

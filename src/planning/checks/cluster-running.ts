@@ -10,11 +10,11 @@ import { type Check, type CheckInput, clusterOf, fail, type Outcome, pass, warn 
 function checkClusterRunning(input: CheckInput): Outcome {
   const rec = clusterOf(input);
   const { resolved } = input;
-  const get = kubectl('get', 'rec', rec.name, '-n', rec.namespace);
+  const get = kubectl(input.snapshot.kubeTarget, 'get', 'rec', rec.name, '-n', rec.namespace);
   if (rec.specStatus === 'Invalid') {
     return fail(
       `the cluster spec is Invalid (state ${rec.state ?? 'unknown'})`,
-      `Read why in the operator's log: ${kubectl('logs', 'deploy/redis-enterprise-operator', '-n', input.snapshot.operator?.namespace ?? rec.namespace)} (and ${kubectl('describe', 'rec', rec.name, '-n', rec.namespace)}), and fix the spec it names.`,
+      `Read why in the operator's log: ${kubectl(input.snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', input.snapshot.operator?.namespace ?? rec.namespace)} (and ${kubectl(input.snapshot.kubeTarget, 'describe', 'rec', rec.name, '-n', rec.namespace)}), and fix the spec it names.`,
     );
   }
   switch (rec.state) {
@@ -30,17 +30,17 @@ function checkClusterRunning(input: CheckInput): Outcome {
       }
       return fail(
         'an upgrade is in progress (state Upgrade): the operator refuses another one until it ends',
-        `Wait for state Running: ${kubectl('wait', `rec/${rec.name}`, '-n', rec.namespace, '--for=jsonpath={.status.state}=Running', '--timeout=60m')}`,
+        `Wait for state Running: ${kubectl(input.snapshot.kubeTarget, 'wait', `rec/${rec.name}`, '-n', rec.namespace, '--for=jsonpath={.status.state}=Running', '--timeout=60m')}`,
       );
     case 'InvalidUpgrade':
       return warn(
         'state InvalidUpgrade: the last upgrade request was refused (see auto-upgrade-digest and license-valid)',
-        `Read why: ${kubectl('describe', 'rec', rec.name, '-n', rec.namespace)}`,
+        `Read why: ${kubectl(input.snapshot.kubeTarget, 'describe', 'rec', rec.name, '-n', rec.namespace)}`,
       );
     case undefined:
       return fail(
         'the cluster resource has no status yet: the operator has not reconciled it',
-        `Check the operator: ${kubectl('get', 'deployment', 'redis-enterprise-operator', '-n', rec.namespace)}`,
+        `Check the operator: ${kubectl(input.snapshot.kubeTarget, 'get', 'deployment', 'redis-enterprise-operator', '-n', rec.namespace)}`,
       );
     default:
       return fail(

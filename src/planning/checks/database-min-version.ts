@@ -27,6 +27,7 @@ function checkDatabaseMinVersion(input: CheckInput): Outcome {
     const fixes = tooOld.map((db) =>
       db.resource
         ? kubectlMergePatch(
+            snapshot.kubeTarget,
             db.resource.kind,
             db.name,
             db.resource.namespace,

@@ -5,6 +5,7 @@
  */
 
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
+import { helmCommand } from '../equivalent-commands.js';
 
 function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
   const release = snapshot.helmRelease;
@@ -22,7 +23,7 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
   if (!release) {
     return fail(
       'method helm, but the operator Deployment carries no helm release labels',
-      `Use --method bundle, or adopt the operator: helm install ${resolved.helm.release} ${resolved.helm.chart}${resolved.helm.repo ? ` --repo ${resolved.helm.repo}` : ''} -n ${ns} --take-ownership`,
+      `Use --method bundle, or adopt the operator: ${helmCommand(snapshot.kubeTarget, 'install', resolved.helm.release, resolved.helm.chart, ...(resolved.helm.repo ? ['--repo', resolved.helm.repo] : []), '-n', ns, '--take-ownership')}`,
     );
   }
   const status = release.status;
@@ -32,19 +33,19 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
     return fail(
       `helm release ${release.name} revision ${release.revision} is ${status}: helm refuses another upgrade`,
       release.lastDeployedRevision
-        ? `Roll back to the last deployed revision: helm rollback ${release.name} ${release.lastDeployedRevision} -n ${release.namespace}`
-        : `Inspect it: helm history ${release.name} -n ${release.namespace}`,
+        ? `Roll back to the last deployed revision: ${helmCommand(snapshot.kubeTarget, 'rollback', release.name, String(release.lastDeployedRevision), '-n', release.namespace)}`
+        : `Inspect it: ${helmCommand(snapshot.kubeTarget, 'history', release.name, '-n', release.namespace)}`,
     );
   }
   if (status === 'failed') {
     return warn(
       `helm release ${release.name} revision ${release.revision} failed; the upgrade will retry it`,
-      `Inspect it: helm history ${release.name} -n ${release.namespace}`,
+      `Inspect it: ${helmCommand(snapshot.kubeTarget, 'history', release.name, '-n', release.namespace)}`,
     );
   }
   return fail(
     `helm release ${release.name}: ${status === 'not-found' ? 'no release record found' : `status ${status}`}`,
-    `Inspect it: helm status ${release.name} -n ${release.namespace}`,
+    `Inspect it: ${helmCommand(snapshot.kubeTarget, 'status', release.name, '-n', release.namespace)}`,
   );
 }
 

@@ -4,7 +4,7 @@
  * which decides the fix.
  */
 
-import { kubectl, kubectlMergePatch } from '../equivalent-commands.js';
+import { kubectl, kubectlMergePatch, type KubeTarget } from '../equivalent-commands.js';
 import type { ClusterSnapshot } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, type Outcome, pass, warn } from './check.js';
 
@@ -13,7 +13,7 @@ function checkLicense(input: CheckInput): Outcome {
   const state = rec.license?.state;
   const expires = rec.license?.expirationDate ? `, expires ${rec.license.expirationDate}` : '';
   if (state === 'Valid') return pass(`licence Valid${expires}`);
-  const fix = licenseFix(rec);
+  const fix = licenseFix(input.snapshot.kubeTarget, rec);
   if (state === undefined)
     return warn('the cluster reports no licence state: an invalid licence makes the upgrade fail', fix);
   return fail(`licence ${state}${expires}: an invalid licence makes the upgrade fail`, fix);
@@ -26,9 +26,10 @@ function checkLicense(input: CheckInput): Outcome {
  * Secret's content is replaced in the Secret. The key never appears in the command line: the
  * patch is read from a file.
  */
-function licenseFix(rec: ClusterSnapshot): string {
+function licenseFix(kube: KubeTarget, rec: ClusterSnapshot): string {
   const secret = rec.licenseSecretName ?? `${rec.name}-license`;
   const createSecret = kubectl(
+    kube,
     'create',
     'secret',
     'generic',
@@ -38,16 +39,16 @@ function licenseFix(rec: ClusterSnapshot): string {
     '--from-file=license=<license-file>',
   );
   if (rec.licenseSecretName) {
-    return `Put a valid licence in Secret ${secret} (${createSecret}, with --dry-run=client -o yaml | kubectl apply -f - to replace it)`;
+    return `Put a valid licence in Secret ${secret} (${createSecret}, with --dry-run=client -o yaml | ${kubectl(kube, 'apply', '-f', '-')} to replace it)`;
   }
   if (rec.licenseInline) {
-    const patchFile = `jq -n --rawfile license <license-file> '{spec: {license: $license}}' > license-patch.json && ${kubectl('patch', 'rec', rec.name, '-n', rec.namespace, '--type', 'merge', '--patch-file', 'license-patch.json')}`;
-    const move = kubectlMergePatch('rec', rec.name, rec.namespace, {
+    const patchFile = `jq -n --rawfile license <license-file> '{spec: {license: $license}}' > license-patch.json && ${kubectl(kube, 'patch', 'rec', rec.name, '-n', rec.namespace, '--type', 'merge', '--patch-file', 'license-patch.json')}`;
+    const move = kubectlMergePatch(kube, 'rec', rec.name, rec.namespace, {
       spec: { license: null, licenseSecretName: secret },
     });
     return `Replace the inline licence in spec.license: ${patchFile} — or move it to a Secret: ${createSecret}, then ${move}`;
   }
-  return `Put a valid licence in Secret ${secret} (${createSecret}) and point the cluster at it: ${kubectlMergePatch('rec', rec.name, rec.namespace, { spec: { licenseSecretName: secret } })}`;
+  return `Put a valid licence in Secret ${secret} (${createSecret}) and point the cluster at it: ${kubectlMergePatch(kube, 'rec', rec.name, rec.namespace, { spec: { licenseSecretName: secret } })}`;
 }
 
 export const licenseValidCheck = {

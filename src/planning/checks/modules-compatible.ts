@@ -44,7 +44,13 @@ function checkModulesInUse(input: CheckInput): Outcome {
     const fields = dialectFields(snapshot.dialect);
     return fail(
       `user-defined modules (${userDefined.join(', ')}) need auto-upgrade off before the operator upgrade`,
-      kubectlMergePatch('rec', rec.name, rec.namespace, patchAt(fields.autoUpgradePath, false)),
+      kubectlMergePatch(
+        snapshot.kubeTarget,
+        'rec',
+        rec.name,
+        rec.namespace,
+        patchAt(fields.autoUpgradePath, false),
+      ),
     );
   }
   if (!requiresRhel9Modules(target.operator)) return pass(`${target.operator} needs no RHEL9 module builds`);
@@ -79,6 +85,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
         isBundled: reportedBundled(candidates),
         reportedByRs8: (resolved.currentRs?.[0] ?? 0) >= 8,
         cluster: { name: rec.name, namespace: rec.namespace },
+        kube: snapshot.kubeTarget,
         databases: use.databases,
       };
       const displayNames = candidates.flatMap((m) => (m.display_name ? [m.display_name] : []));

@@ -7,6 +7,7 @@
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { csvVersion, olmRoute } from '../olm.js';
 import { type Check, type CheckInput, type Outcome, pass, warn } from './check.js';
+import { oc } from '../equivalent-commands.js';
 
 /**
  * Automatic approval installs whatever the subscribed channel's head is. When that head is past
@@ -26,7 +27,7 @@ function checkOlmApproval({ snapshot, target, resolved }: CheckInput): Outcome {
     const ns = snapshot.operator?.namespace ?? snapshot.namespace;
     return warn(
       `Subscription ${sub.name} approves automatically and the head of its channel ${sub.channel ?? '?'} is ${head}, past the target ${target.operator}: OLM may install ${head}`,
-      `Switch to Manual approval: oc patch subscription ${sub.name} -n ${ns} --type merge -p '{"spec":{"installPlanApproval":"Manual"}}' — or target the head: --to ${head}`,
+      `Switch to Manual approval: ${oc(snapshot.kubeTarget, 'patch', 'subscription', sub.name, '-n', ns, '--type', 'merge', '-p', JSON.stringify({ spec: { installPlanApproval: 'Manual' } }))} — or target the head: --to ${head}`,
     );
   }
   return pass(

@@ -5,6 +5,7 @@
 
 import { SCC_NAME } from '../snapshot.js';
 import { type Check, type CheckInput, type Outcome, pass, warn } from './check.js';
+import { oc } from '../equivalent-commands.js';
 
 /**
  * OLM deployments "require" the cluster to be named `rec` (RED-39825; redis-facts.md §11, §12):
@@ -23,7 +24,7 @@ function checkOlmClusterName({ snapshot, resolved }: CheckInput): Outcome {
   return warn(
     `the operator is installed by OLM, which expects the cluster to be named rec (RED-39825); this cluster is ${name}: its pods need ${SCC_NAME} granted to service account ${name}, which OLM grants only to rec`,
     snapshot.platform === 'openshift'
-      ? `ctl's security-context step binds it when the target needs it; by hand: oc adm policy add-scc-to-user ${SCC_NAME} system:serviceaccount:${snapshot.namespace}:${name}`
+      ? `ctl's security-context step binds it when the target needs it; by hand: ${oc(snapshot.kubeTarget, 'adm', 'policy', 'add-scc-to-user', SCC_NAME, `system:serviceaccount:${snapshot.namespace}:${name}`)}`
       : '',
   );
 }

@@ -25,6 +25,7 @@
 
 import { olmRetriesFailure } from '../olm-csv-failures.js';
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
+import { oc } from '../equivalent-commands.js';
 
 function describe(csv: { name: string; reason: string; message: string }): string {
   return `${csv.name} (${csv.reason || 'no reason'}${csv.message ? `: ${csv.message}` : ''})`;
@@ -37,20 +38,20 @@ function checkOlmCsvHealthy({ snapshot, resolved }: CheckInput): Outcome {
   if (!olm.failedCsvs)
     return warn(
       `the ClusterServiceVersions of namespace ${namespace} could not be listed: ctl cannot tell whether an earlier install failed`,
-      `Check them: oc get csv -n ${namespace}; ctl needs list on clusterserviceversions.operators.coreos.com in ${namespace}.`,
+      `Check them: ${oc(snapshot.kubeTarget, 'get', 'csv', '-n', namespace)}; ctl needs list on clusterserviceversions.operators.coreos.com in ${namespace}.`,
     );
   const final = olm.failedCsvs.filter((csv) => !olmRetriesFailure(csv.reason));
   if (final.length > 0) {
     const first = final[0]!;
     return fail(
       `ClusterServiceVersion ${final.map(describe).join(', ')} is Failed, and the install does not get past ${first.reason || 'it'} by itself: OLM checks it again on each sync and fails it the same way until its cause is fixed, installing nothing more for this Subscription meanwhile, so the operator step would stop the same way`,
-      `Look at why: oc describe csv ${first.name} -n ${namespace} (the bundle's install strategy, or a permission or owner it names). The operator keeps running from ${olm.csv}. Fix that cause, and OLM retries the install; or remove the failed install (oc delete csv ${first.name} -n ${namespace}) and plan a target whose bundle installs, or ask Redis support about ${first.name}.`,
+      `Look at why: ${oc(snapshot.kubeTarget, 'describe', 'csv', first.name, '-n', namespace)} (the bundle's install strategy, or a permission or owner it names). The operator keeps running from ${olm.csv}. Fix that cause, and OLM retries the install; or remove the failed install (${oc(snapshot.kubeTarget, 'delete', 'csv', first.name, '-n', namespace)}) and plan a target whose bundle installs, or ask Redis support about ${first.name}.`,
     );
   }
   if (olm.failedCsvs.length > 0)
     return warn(
       `ClusterServiceVersion ${olm.failedCsvs.map(describe).join(', ')} is Failed on a reason OLM retries`,
-      `Watch it: oc get csv -n ${namespace} -w; OLM moves it on once the cause is gone.`,
+      `Watch it: ${oc(snapshot.kubeTarget, 'get', 'csv', '-n', namespace, '-w')}; OLM moves it on once the cause is gone.`,
     );
   return pass(`no ClusterServiceVersion in ${namespace} is Failed`);
 }

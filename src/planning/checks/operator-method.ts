@@ -7,6 +7,7 @@
 
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { csvVersion, olmRoute, olmUpgradeCommands, subscriptionChannelCommand } from '../olm.js';
+import { kubectl, oc } from '../equivalent-commands.js';
 import { type Check, type CheckInput, fail, type Outcome, pass } from './check.js';
 
 /**
@@ -35,7 +36,7 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
     ? `Subscription ${sub.name}, channel ${sub.channel ?? '?'}, approval ${sub.approval ?? '?'}, CSV ${olm.csv}`
     : `CSV ${olm.csv}${olm.readError ? `; the Subscription could not be read: ${olm.readError}` : ''}`;
   const ns = snapshot.operator?.namespace ?? snapshot.namespace;
-  const commands = olmUpgradeCommands(olm, ns, target.operator)
+  const commands = olmUpgradeCommands(snapshot.kubeTarget, olm, ns, target.operator)
     .map((step) => step.command)
     .join(' && ');
   if (resolved.method !== 'olm') {
@@ -52,14 +53,14 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   if (!sub) {
     return fail(
       `the operator is installed by OLM (${owner}), but its Subscription was not found`,
-      `Check the Subscription: oc get subscription -n ${ns}; ctl needs get, list, watch and patch on subscriptions.operators.coreos.com in ${ns}.`,
+      `Check the Subscription: ${oc(snapshot.kubeTarget, 'get', 'subscription', '-n', ns)}; ctl needs get, list, watch and patch on subscriptions.operators.coreos.com in ${ns}.`,
     );
   }
   const route = olmRoute(olm, target.operator);
   if (route.problem) {
     const fix = olm.channels
       ? headAdvice(olm.channels, target.operator)
-      : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with kubectl auth can-i get packagemanifests -n ${ns}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
+      : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', 'get', 'packagemanifests', '-n', ns)}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(snapshot.kubeTarget, sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
     return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
   }
   const how = route.channelHasTarget

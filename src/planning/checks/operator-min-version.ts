@@ -16,7 +16,7 @@ function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Ou
   if (!operator) {
     return fail(
       `no operator Deployment redis-enterprise-operator in namespace ${snapshot.namespace}`,
-      `Pass -n <the operator's namespace>; find it with: ${kubectl('get', 'deployment', '-A', '-l', 'name=redis-enterprise-operator')}`,
+      `Pass -n <the operator's namespace>; find it with: ${kubectl(snapshot.kubeTarget, 'get', 'deployment', '-A', '-l', 'name=redis-enterprise-operator')}`,
     );
   }
   if (!operator.version) {
@@ -48,7 +48,7 @@ function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Ou
   if (operator.readyReplicas < operator.replicas) {
     return warn(
       `operator ${operator.version} is not ready (${operator.readyReplicas}/${operator.replicas})`,
-      `Check it: ${kubectl('rollout', 'status', `deployment/${operator.deploymentName}`, '-n', operator.namespace)}`,
+      `Check it: ${kubectl(snapshot.kubeTarget, 'rollout', 'status', `deployment/${operator.deploymentName}`, '-n', operator.namespace)}`,
     );
   }
   return pass(`operator ${operator.version}${minimum ? ` (at least ${minimum} needed)` : ''}`);

@@ -14,6 +14,7 @@ import {
 import type { ResolvedUpgrade } from '../resolve.js';
 import type { Snapshot } from '../snapshot.js';
 import { type Check, type CheckInput, fail, list, type Outcome, pass, warn } from './check.js';
+import { kubectl } from '../equivalent-commands.js';
 
 export function permissionConditionsFor(
   snapshot: Snapshot,
@@ -47,13 +48,13 @@ function checkPermissions({ snapshot, resolved, required }: CheckInput): Outcome
   if (denied.length > 0) {
     return fail(
       `${denied.length} of ${queries.length} permissions the plan needs are denied: ${list(denied.map(describePermission), 6)}`,
-      `Ask a cluster admin to grant them; check each with kubectl auth can-i, e.g. kubectl auth can-i ${describePermission(denied[0] as (typeof denied)[number])}`,
+      `Ask a cluster admin to grant them; check each with kubectl auth can-i, e.g. ${kubectl(snapshot.kubeTarget, 'auth', 'can-i')} ${describePermission(denied[0] as (typeof denied)[number])}`,
     );
   }
   if (unreviewed.length > 0) {
     return warn(
       `${unreviewed.length} of ${queries.length} permissions could not be reviewed: ${list(unreviewed.map(describePermission), 6)}`,
-      'Check them with kubectl auth can-i <verb> <resource> -n <namespace>.',
+      `Check them with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', '<verb>', '<resource>', '-n', '<namespace>')}.`,
     );
   }
   return pass(`all ${queries.length} permissions the plan needs are granted`);

@@ -18,6 +18,7 @@ async function fakeHelm(): Promise<{ bin: string; log: string }> {
     `#!${process.execPath}
 const fs = require('node:fs');
 fs.appendFileSync(${JSON.stringify(log)}, 'argv ' + JSON.stringify(process.argv.slice(2)) + '\\n');
+fs.appendFileSync(${JSON.stringify(log)}, 'KUBECONFIG ' + JSON.stringify(process.env.KUBECONFIG ?? null) + '\\n');
 if (process.argv.includes('fail')) { process.stderr.write('Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress\\n'); process.exit(1); }
 process.on('SIGTERM', () => { fs.appendFileSync(${JSON.stringify(log)}, 'SIGTERM\\n'); setTimeout(() => process.exit(143), 100); });
 fs.appendFileSync(${JSON.stringify(log)}, 'ready\\n');
@@ -37,8 +38,7 @@ describe('Helm', () => {
       binary: bin,
       dryRun: false,
       signal: new AbortController().signal,
-      kubeconfig: '/k',
-      context: 'c',
+      kube: { kubeconfigs: ['/k'], context: 'c' },
     });
     await helm.change(['upgrade', 'rel', 'chart', '--version', '7.8.2-6', '--set', 'a=$(id)']);
     const text = await readFile(log, 'utf8');
@@ -46,6 +46,43 @@ describe('Helm', () => {
       text,
       /\["--kubeconfig","\/k","--kube-context","c","upgrade","rel","chart","--version","7.8.2-6","--set","a=\$\(id\)"\]/,
     );
+  });
+
+  it('runs the helm upgrade the plan prints: the same target flags, or KUBECONFIG for several files', async () => {
+    const { shellWords } = await import('../../../src/steps/databases-work.js');
+    const { helmUpgradeArgv, helmUpgradeCommand } =
+      await import('../../../src/planning/equivalent-commands.js');
+    const upgrade = {
+      release: 'rel',
+      namespace: 'redis',
+      chart: 'redis-enterprise-operator',
+      repo: 'https://helm.redis.io',
+      chartVersion: '7.8.2-6',
+      openshift: true,
+    };
+    const targets = [
+      {},
+      { context: "prod'; touch x #" },
+      { kubeconfigs: ['/k/prod config.yaml'], context: 'prod' },
+      { kubeconfigs: ['/k/a', '/k/b'], context: 'prod' },
+    ];
+    for (const kube of targets) {
+      const { bin, log } = await fakeHelm();
+      const helm = new Helm({
+        io: createTestIo().io,
+        binary: bin,
+        dryRun: false,
+        signal: new AbortController().signal,
+        kube,
+      });
+      await helm.change(helmUpgradeArgv(upgrade, true));
+      const [argvLine, envLine] = (await readFile(log, 'utf8')).split('\n');
+      const printed = shellWords(helmUpgradeCommand(kube, upgrade));
+      const env = printed[0]?.startsWith('KUBECONFIG=') ? printed.shift() : undefined;
+      assert.equal(printed.shift(), 'helm');
+      assert.equal(argvLine, `argv ${JSON.stringify(printed)}`, JSON.stringify(kube));
+      if (env) assert.equal(envLine, `KUBECONFIG ${JSON.stringify(env.slice('KUBECONFIG='.length))}`);
+    }
   });
 
   it('prints but does not run a change in dry-run', async () => {

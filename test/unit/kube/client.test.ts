@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { createKubeClients, loadKubeConfig, resolveNamespace } from '../../../src/kube/client.js';
@@ -115,6 +115,59 @@ describe('loadKubeConfig', () => {
       env: { KUBECONFIG: [main, other].join(delimiter) },
     });
     assert.equal(switched.namespace, 'stage');
+  });
+
+  it('selection: what the person chose, as the printed commands name it (kube-target.ts)', async () => {
+    const other = kubeconfig('chosen-other.yaml', 'staging', [{ name: 'staging' }]);
+    // --kubeconfig, relative: named absolute, so the command works from any folder.
+    const flag = await loadKubeConfig({ kubeconfig: main, context: 'prod', env: {} });
+    assert.deepEqual(flag.selection, { context: 'prod', kubeconfigs: [main] });
+    assert.deepEqual(
+      (await loadKubeConfig({ kubeconfig: relative(process.cwd(), main), env: {} })).selection,
+      {
+        kubeconfigs: [main],
+      },
+    );
+    // The current context, not chosen: nothing but the file.
+    assert.deepEqual((await loadKubeConfig({ kubeconfig: main, env: {} })).selection, {
+      kubeconfigs: [main],
+    });
+    // KUBECONFIG: the files that exist, in order (kubectl skips the missing ones too).
+    const listed = await loadKubeConfig({
+      env: { KUBECONFIG: [main, join(dir, 'missing.yaml'), other].join(delimiter) },
+    });
+    assert.deepEqual(listed.selection, { kubeconfigs: [main, other] });
+    const one = await loadKubeConfig({
+      env: { KUBECONFIG: [join(dir, 'missing.yaml'), other].join(delimiter) },
+    });
+    assert.deepEqual(one.selection, { kubeconfigs: [other] });
+    // The default file: kubectl reads it anyway, nothing to name.
+    const home = join(dir, 'home-selection');
+    mkdirSync(join(home, '.kube'), { recursive: true });
+    copyFileSync(main, join(home, '.kube', 'config'));
+    assert.deepEqual((await loadKubeConfig({ env: { HOME: home } })).selection, {});
+    assert.deepEqual((await loadKubeConfig({ context: 'prod', env: { HOME: home } })).selection, {
+      context: 'prod',
+    });
+  });
+
+  it('a chosen context or kubeconfig path with a line break or a control character is refused (exit 2)', async () => {
+    for (const context of ['prod\nrm -rf ~', 'prod\r', 'a\u001b[2Jb', 'x\u202ey']) {
+      const multi = kubeconfig('control.yaml', 'dev', [{ name: 'dev' }]);
+      await assert.rejects(loadKubeConfig({ kubeconfig: multi, context, env: {} }), (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error));
+        assert.match(error.message, /line break or a control character/);
+        // Shown escaped, never raw.
+        assert.ok(!/[\n\r\u001b\u202e]/.test(error.message), error.message);
+        assert.match(error.hint ?? '', /kubectl config rename-context/);
+        return true;
+      });
+    }
+    const odd = join(dir, 'line\nbreak');
+    mkdirSync(odd, { recursive: true });
+    const file = join(odd, 'config.yaml');
+    copyFileSync(main, file);
+    await assert.rejects(loadKubeConfig({ kubeconfig: file, env: {} }), /line break or a control character/);
   });
 
   it('KUBECONFIG naming no file that exists is an error, never ~/.kube/config (kubectl ignores it too)', async () => {

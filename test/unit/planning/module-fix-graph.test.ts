@@ -21,6 +21,7 @@ describe('RedisGraph in modules-compatible', () => {
     for (const targetOperator of ['7.8.2-6', '7.22.2-45', '8.0.6-8', '8.2.0-18']) {
       const fix = moduleFix({
         targetOperator,
+        kube: {},
         currentOperator: '7.4.6-2',
         module: 'graph',
         cluster,

@@ -309,16 +309,18 @@ describe('OLM-owned operators', () => {
       ],
     };
     assert.deepEqual(
-      olmUpgradeCommands(pending, 'redis', '7.8.2-6').map((c) => c.command),
+      olmUpgradeCommands({}, pending, 'redis', '7.8.2-6').map((c) => c.command),
       [
         `oc patch installplan install-x -n redis --type merge -p '{"spec":{"approved":true}}'`,
         `oc wait csv/redis-enterprise-operator.v7.8.2-6 -n redis --for=jsonpath='{.status.phase}'=Succeeded --timeout=10m`,
       ],
     );
     const automatic: OlmSnapshot = { ...OLM, subscription: { ...OLM.subscription!, approval: 'Automatic' } };
-    const commands = olmUpgradeCommands(automatic, 'redis', '7.8.2-6').map((c) => c.command);
+    const commands = olmUpgradeCommands({ context: 'prod' }, automatic, 'redis', '7.8.2-6').map(
+      (c) => c.command,
+    );
     assert.equal(commands.length, 2);
-    assert.match(commands[0] ?? '', /^oc patch subscription /);
-    assert.match(commands[1] ?? '', /^oc wait csv\//);
+    assert.match(commands[0] ?? '', /^oc --context prod patch subscription /);
+    assert.match(commands[1] ?? '', /^oc --context prod wait csv\//);
   });
 });

@@ -171,6 +171,7 @@ describe('check release-rules', () => {
 describe('module advice fits the target REC', () => {
   const input = (targetOperator: string) => ({
     targetOperator,
+    kube: {},
     module: 'geofence',
     cluster: { name: 'rec', namespace: 'redis' },
     databases: ['zones'],

@@ -110,7 +110,8 @@ describe('ctl upgrade plan request budget', () => {
       );
       assert.match(
         permissions?.fix ?? '',
-        /kubectl auth can-i patch redisenterprisedatabases\.app\.redislabs\.com/,
+        // With the kubeconfig the plan read, when one was chosen.
+        /kubectl (--kubeconfig \S+ )?auth can-i patch redisenterprisedatabases\.app\.redislabs\.com/,
       );
       // Refused cluster-wide, so each watched namespace's rules were read: 2 + 19.
       assert.equal(count(run, RULES), 21);

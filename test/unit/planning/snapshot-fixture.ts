@@ -15,6 +15,7 @@ const CERT = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICAT
 export function makeSnapshot(mutate: (s: Snapshot) => void = () => {}): Snapshot {
   const snapshot: Snapshot = {
     context: 'sim',
+    kubeTarget: {},
     namespace: 'redis',
     dialect: 'redis',
     dialectSource: 'cluster',

@@ -382,6 +382,18 @@ describe('databases step helpers', () => {
       ),
       { kind: 'manual', name: 'aa1', namespace: 'redis', version: '7.4' },
     );
+    // With the kubeconfig and context the plan names (equivalent-commands.ts), the same.
+    assert.deepEqual(
+      parseAction(
+        {
+          description: '',
+          command: `KUBECONFIG='/a:/b' kubectl --kubeconfig /k/c.yaml --context 'prod'\\''x' patch redb db1 -n ns1 --type merge -p '{"spec":{"engineVersion":"7.4"}}'`,
+        },
+        fields,
+        '7.4',
+      ),
+      { kind: 'database', name: 'db1', namespace: 'ns1', version: '7.4' },
+    );
   });
 
   it('takes the database field over the command, and refuses a malformed one', () => {

@@ -69,7 +69,7 @@ describe('auto-upgrade-digest looks at every image spec', () => {
 describe('the cluster patch moves digests with their tags, or refuses', () => {
   it('with the target digest known, the digest moves in the same patch as the tag', () => {
     const cluster = toCluster(pinnedRec(), 'redis', 'redis');
-    const patch = buildClusterPatch(cluster, 'redis', '7.8.2-60', '7.8.2-6', (repo, tag) =>
+    const patch = buildClusterPatch({}, cluster, 'redis', '7.8.2-60', '7.8.2-6', (repo, tag) =>
       repo === 'redislabs/redis' && tag === '7.8.2-60' ? 'sha256:n3w' : undefined,
     );
     assert.equal(patch.kind, 'patch');
@@ -124,7 +124,13 @@ describe('the cluster patch moves digests with their tags, or refuses', () => {
     h.cluster.put(unpinned);
     await h.run(createClusterStep({ wait: h.cluster.wait() }));
     const sent = (h.log.find((e) => e.type === 'write')?.data as { body: { spec: unknown } }).body.spec;
-    const planned = buildClusterPatch(toCluster(unpinned, 'redis', 'redis'), 'redis', '7.8.2-60', '7.8.2-6');
+    const planned = buildClusterPatch(
+      {},
+      toCluster(unpinned, 'redis', 'redis'),
+      'redis',
+      '7.8.2-60',
+      '7.8.2-6',
+    );
     assert.equal(planned.kind, 'patch');
     assert.deepEqual(sent, planned.kind === 'patch' ? planned.body.spec : undefined);
   });

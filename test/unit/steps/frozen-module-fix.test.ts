@@ -36,6 +36,7 @@ describe('frozen-upgrade advice per module', () => {
   const profiles = bdb(1, 'profiles', 'ReJSON', '2.6.10');
   const social = bdb(2, 'social', 'graph', '2.10.12');
   const context: RemediationContext = {
+    kube: {},
     clusterName: 'meridian',
     namespace: 'survey',
     operatorNamespace: 'survey',
@@ -47,6 +48,7 @@ describe('frozen-upgrade advice per module', () => {
 
   it('the plan: the RHEL9 build of the version the databases use', () => {
     const fix = moduleFix({
+      kube: {},
       targetOperator: '7.8.2-6',
       module: 'ReJSON',
       version: '2.6.10',

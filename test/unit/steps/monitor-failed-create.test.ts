@@ -18,8 +18,14 @@ describe('FailedCreate of the StatefulSet', () => {
       'pods "rec-2" is forbidden: unable to validate against any security context constraint: [...]',
       'rec',
       'redis',
+      { context: 'prod' },
     );
-    assert.match(hint ?? '', /oc adm policy add-scc-to-user redis-enterprise-scc-v2 -z rec -n redis/);
-    assert.equal(refusalHint('exceeded quota: compute-resources', 'rec', 'redis'), undefined);
+    // The commands name the context chosen for ctl, so they act on the cluster ctl watched.
+    assert.match(hint ?? '', /oc --context prod apply -f <release>\/openshift\/scc\.yaml/);
+    assert.match(
+      hint ?? '',
+      /oc --context prod adm policy add-scc-to-user redis-enterprise-scc-v2 -z rec -n redis/,
+    );
+    assert.equal(refusalHint('exceeded quota: compute-resources', 'rec', 'redis', {}), undefined);
   });
 });

@@ -30,6 +30,7 @@ describe('frozen-upgrade advice by the API is_bundled (issue 37)', () => {
   ];
   const advice = (isBundled: boolean | undefined) =>
     remediationCommands(blockersFromApi(bdbs, search(isBundled), '7.4'), {
+      kube: {},
       clusterName: 'meridian',
       namespace: 'survey',
       operatorNamespace: 'survey',
