@@ -55,3 +55,29 @@ export function kindOf(value: unknown): string {
 function article(type: FieldType): string {
   return type === 'integer' || type === 'object' ? `an ${type}` : `a ${type}`;
 }
+
+/**
+ * The first uid listed twice in an answer's list, with the items that carry it, or undefined when
+ * each is listed once. `uidOf` gives an item's uid as text (a uid answered as the integer 2 and
+ * one answered as the text "2" are the same uid), or undefined when it has none.
+ */
+export function firstDuplicateUid<T>(
+  items: readonly T[],
+  uidOf: (item: T) => string | undefined,
+): { uid: string; first: number; second: number } | undefined {
+  const seen = new Map<string, number>();
+  for (const [index, item] of items.entries()) {
+    const uid = uidOf(item);
+    if (uid === undefined) continue;
+    const first = seen.get(uid);
+    if (first !== undefined) return { uid, first, second: index };
+    seen.set(uid, index);
+  }
+  return undefined;
+}
+
+/** An item's `uid` field as text when it is a number or a string; undefined otherwise. */
+export function uidText(item: unknown): string | undefined {
+  const uid = item !== null && typeof item === 'object' ? (item as { uid?: unknown }).uid : undefined;
+  return typeof uid === 'number' || typeof uid === 'string' ? String(uid) : undefined;
+}

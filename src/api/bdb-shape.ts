@@ -1,7 +1,7 @@
 /**
  * The fields of a database (GET /v1/bdbs, /v1/bdbs/<uid>) that ctl reads, held to the types the
  * REST reference gives them (redis/docs content/operate/rs/references/rest-api/objects/bdb:
- * `status`, `redis_version` string; `crdt`, `replication` boolean; `shards_count` integer;
+ * `status`, `redis_version`, `action_uid` string; `crdt`, `replication` boolean; `shards_count` integer;
  * `module_list` an array of objects with `module_name`, `semantic_version` strings). A field the
  * server leaves out, or answers null, is absent; one of another type is an answer that is not the
  * management API's (`MalformedAnswerError`, the plan's exit 3), never a crash deeper in (a
@@ -19,6 +19,8 @@ const SCALARS = {
   crdt: 'boolean',
   replication: 'boolean',
   shards_count: 'number',
+  // "Currently running action's UID": what a resumed remediation waits for.
+  action_uid: 'string',
 } as const satisfies FieldTypes;
 
 const MODULE_FIELDS = { module_name: 'string', semantic_version: 'string' } as const satisfies FieldTypes;

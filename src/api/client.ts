@@ -1,4 +1,6 @@
 import { OperationError } from '../errors.js';
+import { oneLine } from '../io/safe-text.js';
+import { checkActionShape, checkModuleUploadAnswer, checkStartedAction } from './action-shape.js';
 import {
   apiError,
   isModulesUploadDisabled,
@@ -10,7 +12,8 @@ import {
 } from './api-errors.js';
 import { checkBdbShape, checkUniqueBdbUids } from './bdb-shape.js';
 import type { HttpClient, HttpRequest, HttpResponse } from './http.js';
-import { checkModuleShape } from './module-shape.js';
+import { checkModuleShape, checkUniqueModuleUids } from './module-shape.js';
+import { checkNodesShape } from './node-shape.js';
 import { type OwnRole, readOwnRole } from './own-role.js';
 import { checkShardsShape } from './shard-shape.js';
 import type { TokenSource } from './token-source.js';
@@ -70,6 +73,7 @@ export class ApiClient {
     modules.forEach((module, index) =>
       checkModuleShape(module, `${request.method} ${request.path}: item ${index}`),
     );
+    checkUniqueModuleUids(modules, `${request.method} ${request.path}`);
     return modules;
   }
 
@@ -144,17 +148,22 @@ export class ApiClient {
    * on real clusters, `engine_version` in the engine dialect. Not retried after a broken
    * connection: the caller re-reads the bdb before trying again.
    */
-  upgradeBdb(
+  async upgradeBdb(
     uid: number,
     version: string,
     versionKey: 'redis_version' | 'engine_version',
     extra: Record<string, unknown> = {},
-  ): Promise<ApiBdb & { action_uid: string }> {
-    return this.json({
+  ): Promise<ApiBdb & { action_uid?: string }> {
+    const request: HttpRequest = {
       method: 'POST',
       path: `/v1/bdbs/${uid}/upgrade`,
       json: { ...extra, [versionKey]: version },
-    });
+    };
+    const answer = await this.json<unknown>(request);
+    // Its action_uid, when given, is what the caller waits for (./action-shape.ts).
+    if (answer !== null && typeof answer === 'object' && !Array.isArray(answer))
+      checkStartedAction(answer as Record<string, unknown>, `${request.method} ${request.path}`, false);
+    return answer as ApiBdb & { action_uid?: string };
   }
 
   /** POST /v2/modules: multipart field `module`; asynchronous, returns the module and action_uid. */
@@ -164,19 +173,31 @@ export class ApiClient {
     form.append('module', new Blob([content]), fileName);
     const request: HttpRequest = { method: 'POST', path: '/v2/modules', form };
     const response = await this.call(request);
-    if (response.status >= 200 && response.status < 300)
+    if (response.status >= 200 && response.status < 300) {
+      // The module and the action_uid the run waits for (./action-shape.ts).
+      checkModuleUploadAnswer(response.body, `POST ${request.path} (${oneLine(fileName)})`);
       return response.body as ApiModule & { action_uid: string };
+    }
     if (isModulesUploadDisabled(response)) throw modulesUploadDisabledError(fileName);
     if (isPasswordExpired(response)) throw passwordExpiredError(this.#username);
     throw apiError(`POST ${request.path}`, response);
   }
 
-  getAction(uid: string): Promise<ApiAction> {
-    return this.json({ method: 'GET', path: `/v1/actions/${encodeURIComponent(uid)}` });
+  /** GET /v1/actions/<uid>, the action's fields checked (./action-shape.ts). */
+  async getAction(uid: string): Promise<ApiAction> {
+    const request: HttpRequest = { method: 'GET', path: `/v1/actions/${encodeURIComponent(uid)}` };
+    const action = await this.json<unknown>(request);
+    checkActionShape(action, uid, `${request.method} ${request.path}`);
+    return action as ApiAction;
   }
 
-  listNodes(): Promise<ApiNode[]> {
-    return this.list({ method: 'GET', path: '/v1/nodes' }, { uid: 'number', software_version: 'string' });
+  /** GET /v1/nodes, each node's fields checked and each uid listed once (./node-shape.ts). */
+  async listNodes(): Promise<ApiNode[]> {
+    const request: HttpRequest = { method: 'GET', path: '/v1/nodes' };
+    // A list of objects first (an HTML page is "text, not JSON"), then each node's fields.
+    const nodes = this.#listOf<ApiNode>(request, await this.json<unknown>(request), {});
+    checkNodesShape(nodes, `${request.method} ${request.path}`);
+    return nodes;
   }
 
   getCluster(): Promise<ApiCluster> {

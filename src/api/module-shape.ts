@@ -1,7 +1,7 @@
 /**
  * The fields of a module (GET /v1/modules) that ctl reads, held to the types the REST reference
  * gives the module object (redis/docs content/operate/rs/7.4/references/rest-api/objects/module.md,
- * the same in the 7.8 and 7.22 pages): `module_name`, `display_name`, `semantic_version` strings;
+ * the same in the 7.8 and 7.22 pages): `uid` string, "Cluster unique ID of module"; `module_name`, `display_name`, `semantic_version` strings;
  * `is_bundled` boolean; `platforms` a "platforms object", "Mapping operating system and
  * architecture to module information", keyed like `rhel9/x86_64` (each value the build's
  * `dependencies` and `sha256`). The current page lists no `platforms`: left out, it is absent,
@@ -15,9 +15,10 @@
 
 import { oneLine } from '../io/safe-text.js';
 import { MalformedAnswerError, NOT_THE_API_HINT } from './api-errors.js';
-import { type FieldTypes, kindOf, mistypedField } from './answer-fields.js';
+import { type FieldTypes, firstDuplicateUid, kindOf, mistypedField } from './answer-fields.js';
 
 const FIELDS = {
+  uid: 'string',
   module_name: 'string',
   display_name: 'string',
   semantic_version: 'string',
@@ -53,4 +54,23 @@ function moduleLabel(module: Record<string, unknown>): string {
   if (words.length === 0) return '';
   const label = oneLine(words.join(' '));
   return ` (${label.length <= 80 ? label : `${label.slice(0, 79)}…`})`;
+}
+
+/**
+ * A module list names each module once: the uid is the cluster's unique id of a module (objects/
+ * module). Two builds of one module version (its RHEL8 and RHEL9 packages) are two modules with
+ * two uids; one uid listed twice would count a module twice and leave which of its two platform
+ * lists is true to the order of the answer (a RHEL9 build seen, or not, that the cluster may not
+ * have), so the list is not the management API's: which uid, and where (`where` names the
+ * request, `GET /v1/modules`).
+ */
+export function checkUniqueModuleUids(modules: readonly { uid?: unknown }[], where: string): void {
+  const twice = firstDuplicateUid(modules, (module) =>
+    typeof module.uid === 'string' ? module.uid : undefined,
+  );
+  if (twice)
+    throw new MalformedAnswerError(
+      `${where}: the management API listed module uid ${oneLine(twice.uid).slice(0, 80)} twice (items ${twice.first} and ${twice.second}); a module's uid is unique in its cluster`,
+      { hint: NOT_THE_API_HINT },
+    );
 }

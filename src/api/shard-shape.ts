@@ -16,7 +16,7 @@
  */
 
 import { MalformedAnswerError, NOT_THE_API_HINT } from './api-errors.js';
-import { type FieldTypes, kindOf, mistypedField } from './answer-fields.js';
+import { type FieldTypes, firstDuplicateUid, kindOf, mistypedField, uidText } from './answer-fields.js';
 
 const FIELDS = {
   uid: ['string', 'integer'],
@@ -41,6 +41,15 @@ export function checkShardsShape(shards: unknown, where: string): void {
       },
     );
   shards.forEach((shard: unknown, index) => checkShardShape(shard, `${where}: item ${index}`));
+  // The uid is the cluster's unique id of a shard (objects/shard): one listed twice would count
+  // its database's shards twice in the plan's prediction and, in the run, let one of its two
+  // states (up, down) decide whether its database serves, by the order of the answer.
+  const twice = firstDuplicateUid(shards, uidText);
+  if (twice)
+    throw new MalformedAnswerError(
+      `${where}: the management API listed shard uid ${twice.uid} twice (items ${twice.first} and ${twice.second}); a shard's uid is unique in its cluster`,
+      { hint: NOT_THE_API_HINT },
+    );
 }
 
 /** Checks one shard; `where` names it (`GET /v1/shards: item 3`). */

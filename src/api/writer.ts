@@ -29,7 +29,7 @@ export class ApiWriter {
     uid: number,
     version: string,
     versionKey: 'redis_version' | 'engine_version',
-  ): Promise<(ApiBdb & { action_uid: string }) | undefined> {
+  ): Promise<(ApiBdb & { action_uid?: string }) | undefined> {
     if (this.options.dryRun) {
       this.options.io.info(
         `would POST /v1/bdbs/${uid}/upgrade: ${JSON.stringify({ [versionKey]: version })}`,

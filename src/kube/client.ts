@@ -16,7 +16,7 @@ import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
-import { boundExecPlugin } from './exec-plugin.js';
+import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { DEFAULT_KUBE_TARGET, selectedKubeTarget, type KubeTarget } from './kube-target.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
@@ -246,7 +246,7 @@ export function createKubeClients(
   onSecret: (secret: string) => void,
 ): Promise<KubeClients> {
   const user = loaded.config.getCurrentUser();
-  for (const secret of [user?.token, user?.password]) if (secret) onSecret(secret);
+  for (const secret of [user?.token, user?.password, ...pluginSecrets(user)]) if (secret) onSecret(secret);
   // Every request made from this config: on kept connections with the Kubernetes deadlines, its
   // credential reported (src/kube/request-config.ts).
   const config = requestConfig(loaded.config, onSecret);

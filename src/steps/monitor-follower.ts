@@ -12,6 +12,7 @@
  * resumed step that finds the cluster at the target completes at once.
  */
 
+import { MalformedAnswerError } from '../api/api-errors.js';
 import { findTlsFailure } from '../api/tls-errors.js';
 import { judgeNodes } from './roll-facts.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
@@ -229,6 +230,10 @@ export class UpgradeFollower {
         (error: unknown) => {
           // A certificate no longer trusted is no passing trouble: exit 1 (docs/exit-codes.md).
           if (findTlsFailure(error)) return this.#fail(error);
+          // Nor is an answer that is not the management API's (a node's status of another type,
+          // a uid listed twice: src/api/node-shape.ts): asking again gets the same answer, and
+          // the nodes are what tells the end of this roll. Exit 1 naming the node and field.
+          if (error instanceof MalformedAnswerError) return this.#fail(error);
           this.#warnOnce(
             'nodes',
             `could not read the nodes' software versions from the management API (${(error as Error).message}); ` +

@@ -4,6 +4,7 @@
  * is a warning, not a failure: the roll itself was judged from the pods (./monitor-view.ts).
  */
 
+import { MalformedAnswerError } from '../api/api-errors.js';
 import type { ApiNode } from '../api/types.js';
 import { findTlsFailure } from '../api/tls-errors.js';
 import type { StepContext } from '../run/step.js';
@@ -18,8 +19,11 @@ export async function verifyNodes(ctx: StepContext<UpgradeDeps>, tag: string): P
   } catch (error) {
     // Best effort, but not past a certificate that stopped being trusted (docs/exit-codes.md).
     if (findTlsFailure(error)) throw error;
+    // An answer not in the node object's form (src/api/node-shape.ts) names the node and the
+    // field, and says what to look at.
+    const hint = error instanceof MalformedAnswerError && error.hint ? ` ${error.hint}` : '';
     ctx.warn(
-      `could not read the nodes' software versions from the management API: ${(error as Error).message}`,
+      `could not read the nodes' software versions from the management API: ${(error as Error).message}${hint}`,
     );
     return undefined;
   }

@@ -3,6 +3,7 @@
  * upgrade) to finish.
  */
 
+import { MalformedAnswerError, NOT_THE_API_HINT } from '../api/api-errors.js';
 import type { ApiAction } from '../api/types.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import { formatDuration } from '../kube/watch.js';
@@ -33,6 +34,13 @@ export async function waitForAction(ctx: StepContext<UpgradeDeps>, uid: string, 
     try {
       action = await api.getAction(uid);
     } catch (error) {
+      // An answer not in the action's documented form (src/api/action-shape.ts) tells nothing:
+      // neither done nor failed. The step stops, saying what it could not tell.
+      if (error instanceof MalformedAnswerError)
+        throw new MalformedAnswerError(`cannot tell whether ${what} finished: ${error.message}`, {
+          hint: `Look at the action with ${curlApi('GET', `/v1/actions/${uid}`)}. ${NOT_THE_API_HINT} Then run ctl again: it looks at the cluster before it asks for anything again.`,
+          cause: error,
+        });
       if (error instanceof OperationError && /HTTP 404/.test(error.message)) return;
       throw error;
     }

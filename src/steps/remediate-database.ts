@@ -4,6 +4,7 @@
  * running), then the same version in its database resource, so the operator does not undo it.
  */
 
+import { MalformedAnswerError } from '../api/api-errors.js';
 import { bdbVersion } from '../api/types.js';
 import { dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
@@ -32,13 +33,21 @@ export async function upgradeDatabase(
   const parsed = running ? databaseVersionOf(running) : undefined;
   const done = (): boolean => Boolean(wanted && parsed && compareDatabaseVersions(parsed, wanted) >= 0);
   if (!done()) {
-    const pending = live.action_uid ? await api.getAction(live.action_uid).catch(() => undefined) : undefined;
-    if (pending && !isFinished(pending)) {
+    // An action the API no longer knows (or cannot show) is none running; an answer not in the
+    // action's form is no answer, and is not taken for one (src/api/action-shape.ts).
+    const runningAction = live.action_uid;
+    const pending = runningAction
+      ? await api.getAction(runningAction).catch((error: unknown) => {
+          if (error instanceof MalformedAnswerError) throw error;
+          return undefined;
+        })
+      : undefined;
+    if (runningAction && pending && !isFinished(pending)) {
       // A resumed run: the upgrade asked for last time is still running. Wait for it, do not ask again.
       ctx.progress(
-        `database ${live.name} (uid ${live.uid}): waiting for the running action ${pending.action_uid}`,
+        `database ${live.name} (uid ${live.uid}): waiting for the running action ${runningAction}`,
       );
-      await waitForAction(ctx, pending.action_uid, `the upgrade of database ${live.name}`);
+      await waitForAction(ctx, runningAction, `the upgrade of database ${live.name}`);
     } else {
       await intent({
         action: 'upgrade-bdb',

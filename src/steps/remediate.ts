@@ -21,7 +21,9 @@
 
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { MalformedAnswerError, NOT_THE_API_HINT } from '../api/api-errors.js';
 import type { ApiWriter } from '../api/writer.js';
+import { curlApi } from '../planning/equivalent-commands.js';
 import type { ApiModule } from '../api/types.js';
 import { OperationError } from '../errors.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS } from '../release/catalog.js';
@@ -156,6 +158,13 @@ async function uploadOnce(
   try {
     return await writer.uploadModule(name, bytes);
   } catch (error) {
+    // The upload's answer is not the module and its action (src/api/action-shape.ts): the upload
+    // may have started, and there is nothing to wait for. Stop, saying how to see what happened.
+    if (error instanceof MalformedAnswerError)
+      throw new MalformedAnswerError(`the upload of ${name} cannot be followed: ${error.message}`, {
+        hint: `The upload may have started: look at the cluster's modules (${curlApi('GET', '/v1/modules')}) and actions (${curlApi('GET', '/v1/actions')}). ${NOT_THE_API_HINT} Then run ctl again: it looks at the modules before it uploads again.`,
+        cause: error,
+      });
     if (error instanceof OperationError && /module_exists/.test(error.message)) return 'exists';
     throw error;
   }

@@ -13,7 +13,10 @@ import { createServerCertificate } from '../../src/sim/tls.js';
 import { tempDir } from '../helpers/temp.js';
 import { testCa } from '../unit/sim/rest/fixture.js';
 
-/** The answer to a 200 of `pathname` (no query), parsed; what it returns is sent instead. */
+/**
+ * The answer to a 200 of `pathname` (no query, any method), parsed; what it returns is sent
+ * instead. A key ending in `*` is a prefix: `/v1/actions/*` rewrites every action's answer.
+ */
 export type Rewrites = Record<string, (body: unknown) => unknown>;
 
 export interface RewritingApi {
@@ -44,7 +47,11 @@ export async function startRewritingApi(prefix: string): Promise<RewritingApi> {
           answer.on('data', (chunk: Buffer) => body.push(chunk));
           answer.on('end', () => {
             let text = Buffer.concat(body).toString('utf8');
-            const rewrite = rewrites[target.pathname];
+            const rewrite =
+              rewrites[target.pathname] ??
+              Object.entries(rewrites).find(
+                ([key]) => key.endsWith('*') && target.pathname.startsWith(key.slice(0, -1)),
+              )?.[1];
             if (rewrite && answer.statusCode === 200) text = JSON.stringify(rewrite(JSON.parse(text)));
             const headers = { ...answer.headers };
             delete headers['content-length'];

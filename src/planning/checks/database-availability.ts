@@ -19,32 +19,39 @@ function checkDatabaseAvailability({ snapshot }: CheckInput): Outcome {
   const unknown = prediction.databases.filter((db) => db.prediction === 'unknown');
   const failsOver = prediction.databases.filter((db) => db.prediction === 'fails-over');
   const name = (db: (typeof down)[number]) => (db.namespace ? `${db.namespace}/${db.name}` : `bdb ${db.uid}`);
-  if (down.length > 0) {
-    return warn(
-      `${down.length} database${down.length === 1 ? '' : 's'} will be unavailable during the roll: ${list(
+  // Both are said when both are found: a database predicted down does not hide why the others
+  // could not be predicted (nor what to do about it).
+  const said: { message: string; fix: string }[] = [];
+  if (down.length > 0)
+    said.push({
+      message: `${down.length} database${down.length === 1 ? '' : 's'} will be unavailable during the roll: ${list(
         down.map((db) => `${name(db)} (${db.why})`),
         5,
       )}`,
-      'Turn on replication for each (spec.replication: true on its REDB) before the upgrade, or accept the outage; ' +
+      fix:
+        'Turn on replication for each (spec.replication: true on its REDB) before the upgrade, or accept the outage; ' +
         '`ctl upgrade run --max-unavailable <duration>` stops the run when an outage lasts longer.',
-    );
-  }
+    });
   if (unknown.length > 0) {
     const shards = snapshot.api.shards;
     // The shard list was not read at all: one reason for every database, said once.
-    if (shards && !shards.read)
-      return warn(
-        `cannot predict the availability of ${list(unknown.map(name), 5)}: shard placement not read (${shards.why})`,
-        shards.fix ?? READ_SHARDS_FIX,
-      );
-    return warn(
-      `cannot predict the availability of ${list(
-        unknown.map((db) => `${name(db)} (${db.why})`),
-        5,
-      )}`,
-      READ_SHARDS_FIX,
+    said.push(
+      shards && !shards.read
+        ? {
+            message: `cannot predict the availability of ${list(unknown.map(name), 5)}: shard placement not read (${shards.why})`,
+            fix: shards.fix ?? READ_SHARDS_FIX,
+          }
+        : {
+            message: `cannot predict the availability of ${list(
+              unknown.map((db) => `${name(db)} (${db.why})`),
+              5,
+            )}`,
+            fix: READ_SHARDS_FIX,
+          },
     );
   }
+  if (said.length > 0)
+    return warn(said.map((part) => part.message).join('; '), said.map((part) => part.fix).join(' '));
   return pass(
     `${prediction.databases.length} database(s): ${failsOver.length} fail over to a replica during the roll, none goes down`,
   );

@@ -1,6 +1,7 @@
 /**
- * The management API's modules, shards and database list held to the shapes the REST reference
- * gives them (src/api/module-shape.ts, shard-shape.ts, bdb-shape.ts): a field of another type is
+ * The management API's modules, shards, nodes, database list and actions held to the shapes the
+ * REST reference gives them (src/api/module-shape.ts, shard-shape.ts, node-shape.ts,
+ * bdb-shape.ts, action-shape.ts): a field of another type, or a uid listed twice, is
  * a `MalformedAnswerError` naming the item and the field, never a wrong reading further in. The
  * client is driven through a scripted server (scripted-http.ts); the plan's checks through the
  * snapshot fixture.
@@ -10,9 +11,11 @@ import { describe, it } from 'node:test';
 import { MalformedAnswerError } from '../../../src/api/api-errors.js';
 import { authorize, refreshToken } from '../../../src/api/authorize.js';
 import { mistypedField } from '../../../src/api/answer-fields.js';
-import { checkUniqueBdbUids } from '../../../src/api/bdb-shape.js';
+import { checkBdbShape, checkUniqueBdbUids } from '../../../src/api/bdb-shape.js';
 import { ApiClient } from '../../../src/api/client.js';
+import { checkActionShape, checkModuleUploadAnswer } from '../../../src/api/action-shape.js';
 import { checkModuleShape } from '../../../src/api/module-shape.js';
+import { checkNodesShape } from '../../../src/api/node-shape.js';
 import { checkShardsShape } from '../../../src/api/shard-shape.js';
 import { TokenSource } from '../../../src/api/token-source.js';
 import { runChecks } from '../../../src/planning/checks/index.js';
@@ -216,5 +219,208 @@ describe('the database list of GET /v1/bdbs', () => {
       malformed(/^GET \/v1\/bdbs\?fields=uid,name: .*uid 4 twice/),
     );
     await assert.rejects(client.listBdbs(), malformed(/^GET \/v1\/bdbs: .*uid 4 twice \(items 0 and 1\)/));
+  });
+});
+
+describe('the module list: a uid listed twice', () => {
+  it('names the uid and both items; two builds of one version with two uids are two modules', async () => {
+    const rhel9 = { ...search, uid: '2', platforms: { 'rhel9/x86_64': {} } };
+    const twice = clientAnswering({ '/v1/modules': [search, { ...rhel9, uid: '1' }] });
+    await assert.rejects(
+      twice.listModules(),
+      malformed(/^GET \/v1\/modules: the management API listed module uid 1 twice \(items 0 and 1\)/),
+    );
+    const two = clientAnswering({ '/v1/modules': [search, rhel9] });
+    assert.equal((await two.listModules()).length, 2);
+    assert.throws(
+      () => checkModuleShape({ ...search, uid: 1 }, 'm'),
+      malformed(/uid is not a string \(it is a number\)/),
+    );
+  });
+});
+
+describe('the shard list: a uid listed twice', () => {
+  const shard = { uid: '1', bdb_uid: 1, node_uid: '1', role: 'master', status: 'active' };
+
+  it('names the uid and both items, the text "3" and the integer 3 being one uid', () => {
+    assert.throws(
+      () =>
+        checkShardsShape(
+          [shard, { ...shard, uid: '3' }, { ...shard, uid: 3, status: 'inactive' }],
+          'GET /v1/shards',
+        ),
+      malformed(/^GET \/v1\/shards: the management API listed shard uid 3 twice \(items 1 and 2\)/),
+    );
+    checkShardsShape(
+      [shard, { ...shard, uid: '2', role: 'slave' }, { ...shard, uid: undefined }],
+      'GET /v1/shards',
+    );
+  });
+
+  it('the plan does not read it: its prediction says why', async () => {
+    const read = await readShards(clientAnswering({ '/v1/shards': [shard, shard] }));
+    assert.ok(!read.read);
+    assert.match(read.why, /listed shard uid 1 twice/);
+  });
+});
+
+describe('a node of GET /v1/nodes', () => {
+  const node = { uid: 1, software_version: '7.4.6-22', status: 'active', addr: '10.0.0.1' };
+
+  it('status, uid, software_version of other types name the item and the field', () => {
+    for (const [wrong, named] of [
+      [
+        { status: 1 },
+        /^GET \/v1\/nodes: the management API answered a node \(item 1\) whose status is not a string \(it is a number\)/,
+      ],
+      [{ uid: '2' }, /node \(item 1\) whose uid is not an integer \(it is a string\)/],
+      [{ uid: 2.5 }, /uid is not an integer/],
+      [{ software_version: 7 }, /software_version is not a string/],
+      [{ uid: undefined }, /a node \(item 1\) without its uid/],
+      [{ software_version: null }, /a node \(item 1\) without its software_version/],
+    ] as const) {
+      assert.throws(
+        () => checkNodesShape([node, { ...node, uid: 2, ...wrong }], 'GET /v1/nodes'),
+        malformed(named),
+      );
+    }
+    assert.throws(() => checkNodesShape({}, 'GET /v1/nodes'), malformed(/an object instead of a list/));
+    assert.throws(() => checkNodesShape([null], 'GET /v1/nodes'), malformed(/item 0 is null, not a node/));
+  });
+
+  it('a uid listed twice names it and both items', () => {
+    assert.throws(
+      () => checkNodesShape([node, { ...node, uid: 2 }, { ...node }], 'GET /v1/nodes'),
+      malformed(/^GET \/v1\/nodes: the management API listed node uid 1 twice \(items 0 and 2\)/),
+    );
+  });
+
+  it('a status left out or null is absent; a status ctl does not know is text, read where judged', () => {
+    const nodes: Record<string, unknown>[] = [
+      { ...node, status: null },
+      { ...node, uid: 2, status: 'recovering' },
+      { uid: 3, software_version: '7.4.6-22' },
+    ];
+    checkNodesShape(nodes, 'GET /v1/nodes');
+    assert.ok(!('status' in nodes[0]!));
+  });
+
+  it('the client refuses the list (every reader of nodes goes through it)', async () => {
+    const client = clientAnswering({ '/v1/nodes': [node, { ...node, uid: 2, status: 1 }] });
+    await assert.rejects(client.listNodes(), malformed(/^GET \/v1\/nodes: .*node \(item 1\) whose status/));
+    const text = clientAnswering({ '/v1/nodes': '<html>proxy</html>' });
+    await assert.rejects(text.listNodes(), malformed(/answered text, not JSON instead of a list/));
+  });
+});
+
+describe('the answers a run acts on: an action, an upload', () => {
+  const action = { action_uid: 'a-1', name: 'module_upload', status: 'active', progress: 50 };
+
+  it('an action of another shape names the field; never taken for done', () => {
+    for (const [wrong, named] of [
+      [
+        { status: 1 },
+        /^GET \/v1\/actions\/a-1: the management API answered an action whose status is not a string \(it is a number\)/,
+      ],
+      [{ status: undefined }, /an action without its status/],
+      [{ progress: true }, /progress is not a number or a string/],
+      [{ progress: 'half' }, /progress is not a number \(it is the text "half"\)/],
+      [{ error_message: { text: 'x' } }, /error_message is not a string \(it is an object\)/],
+      [{ action_uid: 'a-2', status: 'completed' }, /answered the action "a-2", not the one asked for/],
+      [{ additional_info: 'x' }, /additional_info is not an object/],
+    ] as const) {
+      assert.throws(
+        () => checkActionShape({ ...action, ...wrong }, 'a-1', 'GET /v1/actions/a-1'),
+        malformed(named),
+      );
+    }
+    assert.throws(
+      () => checkActionShape([action], 'a-1', 'GET /v1/actions/a-1'),
+      malformed(/a list instead of an action/),
+    );
+  });
+
+  it("a progress in text, as the reference's own example answers it, is its number; null is absent", () => {
+    const answered: Record<string, unknown> = {
+      ...action,
+      progress: '100',
+      status: 'completed',
+      error_code: null,
+    };
+    checkActionShape(answered, 'a-1', 'GET /v1/actions/a-1');
+    assert.equal(answered.progress, 100);
+    assert.ok(!('error_code' in answered));
+  });
+
+  it("a database's running action_uid, which a resumed remediation waits for, is text", () => {
+    assert.throws(
+      () => checkBdbShape({ uid: 1, name: 'orders', action_uid: 5 }, 'GET /v1/bdbs/1'),
+      malformed(
+        /^GET \/v1\/bdbs\/1: the management API answered a database whose action_uid is not a string/,
+      ),
+    );
+  });
+
+  it('the client checks the action it reads', async () => {
+    const client = clientAnswering({ '/v1/actions/a-1': { ...action, status: 7 } });
+    await assert.rejects(
+      client.getAction('a-1'),
+      malformed(/^GET \/v1\/actions\/a-1: .*status is not a string/),
+    );
+  });
+
+  it("an upload's answer: the module and a non-empty action_uid, else named", async () => {
+    const uploaded = { ...search, action_uid: 'a-9' };
+    checkModuleUploadAnswer(uploaded, 'POST /v2/modules (m.zip)');
+    for (const [wrong, named] of [
+      [
+        { action_uid: undefined },
+        /^POST \/v2\/modules \(m\.zip\): the management API answered without the action_uid of the action it started/,
+      ],
+      [{ action_uid: 42 }, /an action_uid that is a number, not the text of an action's uid/],
+      [{ action_uid: ' ' }, /an action_uid that is empty/],
+      [{ module_name: undefined }, /a module without its module_name and semantic_version/],
+      [{ platforms: ['rhel9/x86_64'] }, /platforms is a list/],
+    ] as const) {
+      assert.throws(
+        () => checkModuleUploadAnswer({ ...uploaded, ...wrong }, 'POST /v2/modules (m.zip)'),
+        malformed(named),
+      );
+    }
+    assert.throws(
+      () => checkModuleUploadAnswer('ok', 'POST /v2/modules (m.zip)'),
+      malformed(/a string instead of the module it uploads/),
+    );
+    const client = clientAnswering({ '/v2/modules': { ...search } });
+    await assert.rejects(
+      client.uploadModule('m.zip', new Uint8Array([1])),
+      malformed(/^POST \/v2\/modules \(m\.zip\): .*without the action_uid/),
+    );
+  });
+});
+
+describe('database-availability with a database going down and others not predicted', () => {
+  it('says both: the database down and why the others could not be predicted, with both fixes', () => {
+    const snapshot = makeSnapshot((s) => {
+      s.databases.push({ ...s.databases[0]!, uid: 'uid-db2', name: 'db2', databaseUid: '2' });
+      s.api.bdbs = [
+        { ...s.api.bdbs[0]!, replication: false },
+        { ...s.api.bdbs[0]!, uid: 2, name: 'db2', replication: true },
+      ];
+      s.api.shards = {
+        read: false,
+        why: 'GET /v1/shards: the management API listed shard uid 1 twice (items 0 and 1)',
+        fix: 'Check that --api-url points at the management API (port 9443) and not at a proxy or another service.',
+      };
+    });
+    const check = runChecks(snapshot, makeTarget({ to: '7.8.2-6' }), { required: REQUIRED_PERMISSIONS }).find(
+      (c) => c.id === 'database-availability',
+    );
+    assert.equal(check?.status, 'warn');
+    assert.match(
+      check?.message ?? '',
+      /^1 database will be unavailable during the roll: redis\/db1 \(no replication: .*\); cannot predict the availability of redis\/db2: shard placement not read \(GET \/v1\/shards: .*shard uid 1 twice/,
+    );
+    assert.match(check?.fix ?? '', /^Turn on replication .* --api-url points at the management API/);
   });
 });

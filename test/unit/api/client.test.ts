@@ -57,7 +57,7 @@ describe('ApiClient against the emulator', () => {
     assert.equal(bdbs[0]?.module_list?.[0]?.module_name, 'search');
     const upgraded = await client.upgradeBdb(1, '7.4', 'redis_version');
     assert.equal(typeof upgraded.action_uid, 'string');
-    const action = await client.getAction(upgraded.action_uid);
+    const action = await client.getAction(upgraded.action_uid ?? '');
     assert.equal(action.status, 'completed');
     assert.equal(bdbVersion(await client.getBdb(1)), '7.4');
   });
