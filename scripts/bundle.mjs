@@ -483,6 +483,7 @@ const leftOut = [
   'kube/errors.js',
   'kube/port-forward.js',
   'api/undici.js',
+  'api/proxy-agent.js',
   'io/yaml-output.js',
   'io/document-printers.js',
   'io/trusted-ca.js',

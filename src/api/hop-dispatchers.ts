@@ -7,7 +7,8 @@
 
 import type { Dispatcher } from 'undici';
 import { proxySettingsFor } from './http.js';
-import { Agent, EnvHttpProxyAgent } from './undici.js';
+import { proxyAgent } from './proxy-agent.js';
+import { Agent } from './undici.js';
 
 export class HopDispatchers {
   readonly #made = new Map<string, Dispatcher>();
@@ -20,7 +21,7 @@ export class HopDispatchers {
     const key = JSON.stringify(proxy ?? null);
     let dispatcher = this.#made.get(key);
     if (!dispatcher) {
-      dispatcher = proxy ? new EnvHttpProxyAgent(proxy) : new Agent();
+      dispatcher = proxy ? proxyAgent(proxy) : new Agent();
       this.#made.set(key, dispatcher);
     }
     return dispatcher;

@@ -11,6 +11,7 @@ import {
   shouldRetryError,
   shouldRetryStatus,
 } from './retry.js';
+import { PROXY_HUNG_UP } from './proxy-hung-up.js';
 import { findTlsFailure, tlsError } from './tls-errors.js';
 import { oneLine } from '../io/safe-text.js';
 import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
@@ -192,7 +193,7 @@ export class HttpClient {
           continue;
         }
         const tries = attempt > 1 ? `; ${attempt} attempts` : '';
-        const meaning = code ? networkCodeMeaning(code, this.#timeouts.connectMs) : undefined;
+        const meaning = code ? networkCodeMeaning(code, this.#timeouts.connectMs, error) : undefined;
         throw new OperationError(
           `cannot reach the management API at ${this.baseUrl}: ${code ?? describe(error)}${meaning ? ` (${meaning}${tries})` : ''}`,
           {
@@ -349,7 +350,7 @@ export class HttpClient {
 
   async #getDispatcher(): Promise<Dispatcher> {
     if (this.#dispatcher) return this.#dispatcher;
-    const { Agent, EnvHttpProxyAgent } = await import('./undici.js');
+    const { Agent } = await import('./undici.js');
     const tls = this.#tlsSettings();
     const agentOptions = {
       connect: { ...tls, timeout: this.#timeouts.connectMs },
@@ -361,7 +362,7 @@ export class HttpClient {
     // Node 20's fetch ignores HTTPS_PROXY; EnvHttpProxyAgent honours it and NO_PROXY. Through a
     // proxy the origin's TLS settings travel as requestTls.
     this.#dispatcher = proxy
-      ? new EnvHttpProxyAgent({ ...agentOptions, ...proxy, requestTls: tls })
+      ? (await import('./proxy-agent.js')).proxyAgent({ ...agentOptions, ...proxy, requestTls: tls })
       : new Agent(agentOptions);
     return this.#dispatcher;
   }
@@ -552,10 +553,16 @@ function redactSecrets(text: string): string {
 }
 
 function errorCode(error: unknown): string | undefined {
+  return errorWithCode(error)?.code;
+}
+
+/** The first error in `error`'s causes with a code (that code, when given). */
+function errorWithCode(error: unknown, wanted?: string): { code: string; message?: string } | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 6; depth += 1) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string' && (wanted === undefined || code === wanted))
+      return current as { code: string; message?: string };
     const inner = (current as { errors?: unknown[] }).errors;
     if (Array.isArray(inner) && inner.length > 0) current = inner[0];
     else current = (current as { cause?: unknown }).cause;
@@ -567,7 +574,7 @@ function errorCode(error: unknown): string | undefined {
  * What a network error's code means, in words, for the people who read it (the code stays
  * beside it, for searching); undefined for a code without a plain meaning here.
  */
-function networkCodeMeaning(code: string, connectMs: number): string | undefined {
+function networkCodeMeaning(code: string, connectMs: number, error: unknown): string | undefined {
   switch (code) {
     case 'ECONNREFUSED':
       return 'nothing accepts connections at that address and port';
@@ -586,6 +593,9 @@ function networkCodeMeaning(code: string, connectMs: number): string | undefined
     case 'UND_ERR_SOCKET':
     case 'UND_ERR_CLOSED':
       return 'the connection was closed before an answer';
+    case PROXY_HUNG_UP:
+      // Its message names the proxy and the place (without the proxy's credentials).
+      return errorWithCode(error, code)?.message ?? 'the proxy hung up instead of opening a tunnel';
     default:
       return undefined;
   }

@@ -4,6 +4,8 @@
  * a repeat cannot do a change twice.
  */
 
+import { PROXY_HUNG_UP } from './proxy-hung-up.js';
+
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;
@@ -37,6 +39,8 @@ const NOT_SENT_ERRORS = new Set([
   'EHOSTDOWN',
   'EHOSTUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  // The proxy hung up instead of opening a tunnel (./proxy-agent.ts).
+  PROXY_HUNG_UP,
 ]);
 /** The connection broke after the request may have left: only idempotent calls repeat. */
 const BROKEN_ERRORS = new Set([

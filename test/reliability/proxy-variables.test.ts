@@ -4,7 +4,9 @@
  * ::1: a `kubectl port-forward`'s port) goes through a proxy (src/api/http.ts proxySettingsFor).
  * Before, undici sent every https call to HTTP_PROXY when HTTPS_PROXY was unset, and the
  * management API at 127.0.0.1 to the proxy; a proxy that hangs up on each tunnel it is asked
- * for then kept ctl connecting again at full CPU, past the call's own deadline, for ever.
+ * for then kept ctl connecting again at full CPU, past the call's own deadline, for ever; later
+ * until that deadline (120 s). Now such a request ends at the hang-up, as kubectl's and curl's do
+ * (src/api/proxy-agent.ts), and the retry policy asks a few times more.
  *
  * The proxy here accepts and hangs up at once: a proxy that cannot or will not reach the place.
  */
@@ -13,7 +15,6 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { runCtl } from '../helpers/run-ctl.js';
-import { fixturePath } from './support.js';
 import { assertExit, SharedUpgradeSim, TARGET } from '../e2e/upgrade-support.js';
 
 describe('proxy variables (e2e)', { timeout: 300_000 }, () => {
@@ -76,27 +77,48 @@ describe('proxy variables (e2e)', { timeout: 300_000 }, () => {
     });
   });
 
-  test("an HTTPS_PROXY that hangs up on every tunnel: the call's deadline ends it, exit 1", async () => {
+  test('an HTTPS_PROXY that hangs up on every tunnel: the call ends at once, naming the proxy, exit 1', async () => {
     await helmInstalled.use('auth token through a closing proxy', async (sim) => {
       const before = connections;
+      // With the proxy's credentials in its URL: they never show.
+      const withCredentials = proxyUrl.replace('http://', 'http://proxy-user:proxy-secret@');
+      // The call's deadline is 120 s: a call still connecting again when this hang guard ends
+      // (undici took the hang-up for a chance loss and looped, at full CPU) fails the test.
       const result = await runCtl(['auth', 'token', '--api-url', 'https://mgmt.example.invalid:9443'], {
-        env: {
-          ...sim.env,
-          HTTPS_PROXY: proxyUrl,
-          NO_PROXY: '',
-          // The call's deadline of 120 s, shortened for the test (deadline-preload.ts).
-          CTL_TEST_DEADLINE_FROM: '120000',
-          CTL_TEST_DEADLINE_TO: '2000',
-        },
-        preload: fixturePath('deadline-preload.js'),
+        env: { ...sim.env, HTTPS_PROXY: withCredentials, NO_PROXY: '' },
         timeoutMs: 60_000,
       });
       assertExit(result, 1, 'auth token through a closing proxy');
+      const proxyOrigin = proxyUrl.replaceAll('.', '\\.');
       assert.match(
         result.stderr,
-        /POST \/v1\/users\/authorize: no answer within 120 s from https:\/\/mgmt\.example\.invalid:9443/,
+        new RegExp(
+          `cannot reach the management API at https://mgmt\\.example\\.invalid:9443: CTL_PROXY_HUNG_UP \\(the proxy ${proxyOrigin} closed the connection before it opened a tunnel to mgmt\\.example\\.invalid:9443; \\d+ attempts\\)`,
+        ),
       );
+      assert.doesNotMatch(result.stderr, /proxy-secret|proxy-user/, 'the proxy credentials stay out');
       assert.ok(connections > before, 'the call went to HTTPS_PROXY');
+      assert.ok(connections - before < 20, `a bounded number of tunnels asked for (${connections - before})`);
+    });
+  });
+
+  test('a chart repository behind a proxy that hangs up: target-available says so, the plan ends', async () => {
+    await helmInstalled.use('plan with the chart repository through a closing proxy', async (sim) => {
+      const before = connections;
+      const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET], {
+        env: {
+          HTTPS_PROXY: proxyUrl,
+          NO_PROXY: '',
+          CTL_HELM_REPO: 'https://charts.example.invalid',
+        },
+        timeoutMs: 60_000,
+      });
+      assertExit(result, 0, 'plan with the chart repository behind a closing proxy');
+      assert.match(
+        result.stdout,
+        /target-available\s+.*charts\.example\.invalid.*CTL_PROXY_HUNG_UP/,
+      );
+      assert.ok(connections > before && connections - before < 20, 'a bounded number of tunnels');
     });
   });
 });

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { MalformedAnswerError } from '../../../src/api/api-errors.js';
+import { checkNodesShape } from '../../../src/api/node-shape.js';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
 import { monitorStep } from '../../../src/steps/monitor.js';
 import { countUpgradedPods } from '../../../src/steps/monitor-view.js';
@@ -604,6 +606,40 @@ describe('monitor step', () => {
       assert.equal(result.outcome?.state, 'Running');
       assert.deepEqual(result.outcome?.nodeVersions, [TARGET, TARGET, TARGET]);
       assert.deepEqual(bed.kubeWrites(), [], 'the spec is left as it is');
+    });
+
+    it('auto-upgrade: a node list not in the documented form fails the step (exit 1) naming the field, not a stall', async () => {
+      const bed = await track(startStepBed());
+      const e = bed.emulator;
+      e.create(
+        REC_API,
+        'RedisEnterpriseCluster',
+        recObject(FROM, { upgradeSpec: { autoUpgradeRedisEnterprise: true } }),
+      );
+      e.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      e.create('apps/v1', 'StatefulSet', statefulSetObject(TARGET));
+      e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      rolledPods(bed);
+      // What the client makes of a node whose status is a number (src/api/node-shape.ts).
+      const answered = [1, 2, 3].map((uid) => ({
+        uid,
+        software_version: TARGET,
+        status: uid === 2 ? 1 : 'active',
+      }));
+      bed.api.listNodes = async () => {
+        checkNodesShape(answered, 'GET /v1/nodes');
+        return [];
+      };
+      await assert.rejects(monitorStep.run(bed.ctx()), (error: unknown) => {
+        assert.ok(error instanceof MalformedAnswerError, String(error));
+        assert.equal(error.exitCode, ExitCode.failed);
+        assert.match(
+          error.message,
+          /^GET \/v1\/nodes: the management API answered a node \(item 1\) whose status is not a string \(it is a number\)/,
+        );
+        assert.match(error.hint ?? '', /--api-url/);
+        return true;
+      });
     });
 
     it('leaves the count out while it is not known, never "?/3": then counts from 0', async () => {
