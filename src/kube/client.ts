@@ -232,6 +232,8 @@ export interface KubeClients {
   /** Requests by API path, plain JSON both ways (rest.ts): reads, the state's ConfigMap and Lease, logs. */
   rest: KubeRest;
   objects: ObjectClient;
+  /** The kubeconfig and context chosen (LoadedKubeConfig.selection), for the commands hints print; unset: none. */
+  selection?: KubeTarget | undefined;
 }
 
 /**
@@ -254,6 +256,7 @@ export function createKubeClients(
     config,
     contextName: loaded.contextName,
     namespace: loaded.namespace,
+    selection: loaded.selection,
     rest: createKubeRest(config),
     // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
     objects: createObjectClient(config, loaded.namespace ?? 'default'),
