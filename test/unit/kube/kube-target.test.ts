@@ -9,6 +9,8 @@ import {
   kubectlTargetArgs,
   selectedKubeTarget,
 } from '../../../src/kube/kube-target.js';
+import { findManagedCluster } from '../../../src/kube/management-access.js';
+import type { ClusterReads } from '../../../src/kube/reads.js';
 import { kubeFailure } from '../../../src/kube/write.js';
 
 describe('KubeTarget: the kubeconfig and context chosen, as commands name them', () => {
@@ -58,5 +60,20 @@ describe('KubeTarget: the kubeconfig and context chosen, as commands name them',
       `kubectl --context 'prod'\\''x' get rec`,
     );
     assert.match(error.hint ?? '', /kubectl --context 'prod'\\''x' auth can-i patch configmap -n redis/);
+  });
+
+  it('a plan that finds no cluster resource: its kubectl hint reaches the chosen cluster', async () => {
+    const reads = {
+      selection: { kubeconfigs: ['/k/prod.yaml'], context: 'prod' },
+      listCustomObjects: () => Promise.resolve([]),
+    } as unknown as ClusterReads;
+    await assert.rejects(findManagedCluster({ reads, namespace: 'redis' }, undefined), (error: unknown) => {
+      assert.ok(error instanceof UsageError, String(error));
+      assert.match(
+        error.hint ?? '',
+        /kubectl --kubeconfig \/k\/prod\.yaml --context prod get rec -A lists them/,
+      );
+      return true;
+    });
   });
 });
