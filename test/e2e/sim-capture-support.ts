@@ -74,6 +74,9 @@ export function normalized(plan: Record<string, unknown>): unknown {
   const text = JSON.stringify({ ...plan, fingerprint: '<fingerprint>' })
     .replace(/https?:\/\/127\.0\.0\.1:\d+/g, '<url>')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<date>')
+    // The commands name each simulator's own kubeconfig (docs/upgrade-plan.md, "The commands
+    // name your cluster"), in its own folder.
+    .replace(/--kubeconfig [^\s"'\\]+/g, '--kubeconfig <kubeconfig>')
     // OLM names each InstallPlan with a random suffix (operator-lifecycle-manager GenerateName).
     .replace(/\binstall-[a-z0-9]{5}\b/g, 'install-<random>')
     // ... and the webhook it makes from the CSV's webhookdefinitions (generateName too).
