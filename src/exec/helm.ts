@@ -47,7 +47,7 @@ export class Helm {
 
   /** A read-only call: runs in dry-run too. */
   async read(args: string[]): Promise<HelmResult> {
-    return this.#exec(args);
+    return this.#exec(args, HELM_DEADLINES.readMs);
   }
 
   /** A call that changes the cluster: printed, not run, in dry-run. */
@@ -59,7 +59,7 @@ export class Helm {
       if (server && judged) {
         // helm renders the chart and sends each object with dryRun=All (helm 3.13+).
         try {
-          await this.#exec([...args, '--dry-run=server']);
+          await this.#exec([...args, '--dry-run=server'], HELM_DEADLINES.changeMs);
           server.accept(`helm ${args[0]}`);
         } catch (error) {
           server.refuse(`helm ${args.slice(0, 2).join(' ')}`, (error as Error).message);
@@ -69,7 +69,7 @@ export class Helm {
       }
       return undefined;
     }
-    return this.#exec(args);
+    return this.#exec(args, HELM_DEADLINES.changeMs);
   }
 
   describe(args: string[]): string {
@@ -89,12 +89,25 @@ export class Helm {
     return this.options.kube ? helmTargetArgs(this.options.kube) : [];
   }
 
-  async #exec(args: string[]): Promise<HelmResult> {
+  async #exec(args: string[], deadlineMs: number): Promise<HelmResult> {
     const { execa } = await import('execa');
     const argv = [...this.#globalArgs(), ...args];
     this.options.io.debug(1, `$ ${this.describe(args)}`);
+    // Past the deadline helm is stopped as on an interruption (SIGTERM: it marks the release
+    // failed and ends); a wrapper's child still holding helm's output open is let go after the
+    // grace, so the step ends instead of waiting for the pipe.
+    const deadline = new AbortController();
+    let subprocess: ReturnType<typeof execa> | undefined;
+    let letGo: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      deadline.abort();
+      letGo = setTimeout(() => {
+        subprocess?.stdout?.destroy();
+        subprocess?.stderr?.destroy();
+      }, HELM_DEADLINES.graceMs);
+    }, deadlineMs);
     try {
-      const result = await execa(this.options.binary, argv, {
+      subprocess = execa(this.options.binary, argv, {
         // Never ctl's credentials: helm (or any --helm-bin) needs none of them (issue 28).
         env: helmEnvironment({
           ...process.env,
@@ -103,15 +116,25 @@ export class Helm {
         }),
         extendEnv: false,
         stdin: 'ignore',
-        cancelSignal: this.options.signal,
+        cancelSignal: AbortSignal.any([this.options.signal, deadline.signal]),
         // SIGTERM on cancel, and never escalate to SIGKILL (see the class comment).
         killSignal: 'SIGTERM',
         forceKillAfterDelay: false,
         reject: true,
       });
-      this.options.io.debug(2, outputForLog(args, result.stdout));
-      return { stdout: result.stdout, stderr: result.stderr };
+      const result = await subprocess;
+      const stdout = String(result.stdout);
+      this.options.io.debug(2, outputForLog(args, stdout));
+      return { stdout, stderr: String(result.stderr) };
     } catch (error) {
+      if (deadline.signal.aborted && !this.options.signal.aborted) {
+        throw new OperationError(
+          `helm ${args[0] ?? ''} gave no answer within ${deadlineMs / 1000} s; ctl stopped it`,
+          {
+            hint: `Check that helm reaches the cluster (${this.#invocation()} list -A), then run ctl again: the run resumes at this step.`,
+          },
+        );
+      }
       const e = error as { code?: string; stderr?: string; shortMessage?: string; isCanceled?: boolean };
       if (e.code === 'ENOENT') {
         throw new OperationError(`helm was not found (${this.options.binary})`, {
@@ -124,9 +147,26 @@ export class Helm {
       throw new OperationError(`helm ${args[0] ?? ''} failed: ${detail}`, {
         hint: helmHint(detail, this.#invocation()),
       });
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(letGo);
     }
   }
 }
+
+/**
+ * How long one helm command may take. helm's own `--timeout` bounds its waits (hooks, `--wait`,
+ * which ctl does not use: it waits itself), not each request, so a helm facing an API server or
+ * a chart repository that never answers waited for ever, and the run with it. A read (`version`,
+ * `history`, `get values`) takes seconds; an upgrade downloads the chart and applies its
+ * objects, minutes at most.
+ */
+export const HELM_DEADLINES = {
+  readMs: 180_000,
+  changeMs: 900_000,
+  /** After the SIGTERM, how long helm's output may stay open before ctl lets go of it. */
+  graceMs: 30_000,
+} as const;
 
 /**
  * helm's commands whose output names the release and its revisions, never its values. The
