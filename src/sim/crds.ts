@@ -298,7 +298,10 @@ export function recCrdRevision(operatorVersion: string): number {
 }
 
 /** The REC's printer columns as operator `operatorVersion` declares them (PRINTER_COLUMNS_FROM). */
-export function clusterPrinterColumns(dialect: Dialect, operatorVersion: string | undefined): PrinterColumn[] {
+export function clusterPrinterColumns(
+  dialect: Dialect,
+  operatorVersion: string | undefined,
+): PrinterColumn[] {
   const version = operatorVersion ?? SHARDS_USAGE_FROM;
   if (!operatorAtLeast(version, PRINTER_COLUMNS_FROM)) return [];
   const imageTag = column('Version', `${toJsonPath(simDialectFields(dialect).imageSpecPath)}.versionTag`);

@@ -67,7 +67,10 @@ describe('ctl sim up: the licence and the user a rehearsal signs in as', () => {
       dispatcher,
     });
     const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+    return {
+      status: response.status,
+      body: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
+    };
   };
   const licenseStatus = async () =>
     JSON.parse(await kubectl(['get', 'rec', 'vault', '-o', 'jsonpath={.status.licenseStatus}'])) as Record<

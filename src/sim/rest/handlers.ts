@@ -294,8 +294,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^\/v1\/license$/,
     permission: 'view_license',
-    handler: (m) =>
-      answer(licenseAnswer(m.license, m.serverVersion, m.clusterFqdn, m.shards.all().length)),
+    handler: (m) => answer(licenseAnswer(m.license, m.serverVersion, m.clusterFqdn, m.shards.all().length)),
   },
   // Availability and shards (./availability.ts).
   {

@@ -53,7 +53,14 @@ describe('simulated operator: the freeze line of a module without a rhel9 build'
     new RestModel({
       serverVersion,
       modules: [{ name: 'custom', version: '1.2.3', platforms: ['rhel8/x86_64'] }],
-      bdbs: [{ name: 'graphs', namespace: 'redis', version: '7.4', modules: [{ name: 'custom', version: '1.2.3' }] }],
+      bdbs: [
+        {
+          name: 'graphs',
+          namespace: 'redis',
+          version: '7.4',
+          modules: [{ name: 'custom', version: '1.2.3' }],
+        },
+      ],
     });
 
   it('an RS 8.0.2 cluster: the user-defined module requests, not POST /v2/modules', () => {
