@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { ClusterReads } from '../kube/reads.js';
+import { type KubeTarget, kubectl } from '../planning/equivalent-commands.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import { compareText } from '../io/text-order.js';
 
@@ -26,13 +27,15 @@ export async function noClusterError(reads: ClusterReads, snapshot: Snapshot): P
     requestedCluster === undefined
       ? `No resources found in ${namespace} namespace: no RedisEnterpriseCluster to upgrade`
       : `redisenterpriseclusters.app.redislabs.com "${requestedCluster}" not found in namespace ${namespace}`;
-  return new UsageError(`${what}${foundLine}`, { hint: hintFor(found, requestedCluster) });
+  return new UsageError(`${what}${foundLine}`, {
+    hint: hintFor(found, requestedCluster, snapshot.kubeTarget),
+  });
 }
 
-function hintFor(found: string[], requested: string | undefined): string {
+function hintFor(found: string[], requested: string | undefined, kube: KubeTarget): string {
   const first = found.find((f) => requested === undefined || f.endsWith(`/${requested}`)) ?? found[0];
   if (!first)
-    return 'Check the context and namespace: kubectl get rec -A lists the clusters this kubeconfig can see.';
+    return `Check the context and namespace: ${kubectl(kube, 'get', 'rec', '-A')} lists the clusters this kubeconfig can see.`;
   const [ns, name] = first.split('/');
   return `Pass -n ${ns} --cluster ${name}${found.length > 1 ? ' (or another of those found)' : ''}.`;
 }

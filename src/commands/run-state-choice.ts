@@ -13,6 +13,7 @@ import { resumeCommand } from './next-command.js';
 import type { RunCommandInput } from './run-input.js';
 import type { SavedPlanRecord } from './run-saved-plan.js';
 import type { UpgradeSession } from './session.js';
+import { type KubeTarget, kubectl } from '../planning/equivalent-commands.js';
 
 // Where the run keeps its state, and which state it goes on from: the recorded run resumed, a
 // recorded run that changed nothing replaced, another unfinished run refused, or a new one.
@@ -131,7 +132,7 @@ export async function chooseState(run: {
       throw new UsageError(
         `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
         {
-          hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or ${startOverAdvice(store)} to start over.`,
+          hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or ${startOverAdvice(store, snapshot.kubeTarget)} to start over.`,
         },
       );
     }
@@ -159,10 +160,11 @@ export async function chooseState(run: {
   return state;
 }
 
-function startOverAdvice(store: StateStore): string {
+/** A delete that reaches the cluster of this run: it names the kubeconfig and context chosen. */
+function startOverAdvice(store: StateStore, kube: KubeTarget): string {
   if (store.kind === 'file') return `delete ${store.location}`;
   const [, namespace, name] = store.location.split('/');
-  return `run kubectl delete configmap ${name} -n ${namespace}`;
+  return `run ${kubectl(kube, 'delete', 'configmap', name ?? '<name>', '-n', namespace ?? '<namespace>')}`;
 }
 
 function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boolean {

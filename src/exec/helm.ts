@@ -109,7 +109,7 @@ export class Helm {
         forceKillAfterDelay: false,
         reject: true,
       });
-      this.options.io.debug(2, result.stdout);
+      this.options.io.debug(2, outputForLog(args, result.stdout));
       return { stdout: result.stdout, stderr: result.stderr };
     } catch (error) {
       const e = error as { code?: string; stderr?: string; shortMessage?: string; isCanceled?: boolean };
@@ -126,6 +126,19 @@ export class Helm {
       });
     }
   }
+}
+
+/**
+ * helm's commands whose output names the release and its revisions, never its values. The
+ * others print the user's values (`get values`) or what the chart made of them (the manifest of
+ * `upgrade --dry-run=server`, `get manifest`, the notes): values may hold credentials (a proxy's
+ * password, a registry token) that ctl never registered as secrets, so -vv shows only their size.
+ */
+const OUTPUT_SHOWN = new Set(['version', 'history', 'list']);
+
+function outputForLog(args: string[], stdout: string): string {
+  if (OUTPUT_SHOWN.has(args[0] ?? '')) return stdout;
+  return `(helm ${args[0] ?? ''} printed ${Buffer.byteLength(stdout)} bytes, not shown: they may quote the release's values)`;
 }
 
 function helmHint(detail: string, helm: string): string | undefined {

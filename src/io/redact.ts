@@ -168,12 +168,40 @@ function secretForms(secret: string): string[] {
       // An escaped line (a server's message) inside ctl's JSON: `\x7f` becomes `\\x7f`.
       JSON.stringify(oneLine(secret)).slice(1, -1),
       JSON.stringify(json).slice(1, -1),
+      ...otherJsonForms(secret),
       encodeURIComponent(secret),
       // The form encoding (application/x-www-form-urlencoded): a space is `+`.
       encodeURIComponent(secret).replace(/%20/g, '+'),
+      // As the WHATWG form encoder writes it (URLSearchParams, browsers): `!'()~` escaped too.
+      new URLSearchParams([['', secret]]).toString().slice(1),
+      // Hex digits in lower case (RFC 3986 2.1 makes them equivalent; some servers write them so).
+      ...[encodeURIComponent(secret), new URLSearchParams([['', secret]]).toString().slice(1)].map(
+        (encoded) => encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+      ),
       base64,
       base64.replace(/=+$/, ''),
       bytes.toString('base64url'),
     ]),
+  ];
+}
+
+/**
+ * The secret as other JSON encoders than JavaScript's escape it, for a server's body that ctl
+ * quotes as text (one cut short, so not parsed): Python's json.dumps (`ensure_ascii`, the
+ * default) writes every character past ASCII as `\u00e4`; Go's encoding/json writes `<`, `>`,
+ * `&`, U+2028 and U+2029 as `\u003c`...; PHP's json_encode escapes past ASCII as Python does, and
+ * writes `/` as `\/`. The hex digits in lower case (as those three write them) and in upper case.
+ */
+function otherJsonForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const escape = (pattern: RegExp, text: string): string =>
+    text.replace(pattern, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ascii = escape(/[\u007f-\uffff]/g, json);
+  const html = escape(/[<>&\u2028\u2029]/g, json);
+  const php = ascii.replace(/\//g, '\\/');
+  const forms = [ascii, html, php, json.replace(/\//g, '\\/')];
+  return [
+    ...forms,
+    ...forms.map((form) => form.replace(/\\u[0-9a-f]{4}/g, (u) => `\\u${u.slice(2).toUpperCase()}`)),
   ];
 }

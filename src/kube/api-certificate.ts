@@ -17,6 +17,7 @@ import { connect } from 'node:tls';
 import { OperationError, UsageError } from '../errors.js';
 import type { KubeAccess, ManagedCluster } from './management-access.js';
 import type { KubeObject } from './reads.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from './kube-target.js';
 
 export interface ApiCertificate {
   /** The certificates, leaf first, in PEM: what `--ca-file` then trusts. */
@@ -62,7 +63,7 @@ async function fromSecret(
   const encoded = secret?.data?.certificate;
   if (!encoded) {
     throw new UsageError(`${where} has no key certificate`, {
-      hint: `Check it with kubectl get secret ${secretName} -n ${cluster.namespace} -o jsonpath='{.data.certificate}'.`,
+      hint: `Check it with ${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'secret', secretName, '-n', cluster.namespace)} -o jsonpath='{.data.certificate}'.`,
     });
   }
   // Only the certificate key is used: the Secret's private key is never read into a variable.

@@ -16,7 +16,7 @@ import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
-import { boundExecPlugin } from './exec-plugin.js';
+import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { DEFAULT_KUBE_TARGET, selectedKubeTarget, type KubeTarget } from './kube-target.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
@@ -232,6 +232,8 @@ export interface KubeClients {
   /** Requests by API path, plain JSON both ways (rest.ts): reads, the state's ConfigMap and Lease, logs. */
   rest: KubeRest;
   objects: ObjectClient;
+  /** The kubeconfig and context chosen (LoadedKubeConfig.selection), for the commands hints print; unset: none. */
+  selection?: KubeTarget | undefined;
 }
 
 /**
@@ -246,7 +248,7 @@ export function createKubeClients(
   onSecret: (secret: string) => void,
 ): Promise<KubeClients> {
   const user = loaded.config.getCurrentUser();
-  for (const secret of [user?.token, user?.password]) if (secret) onSecret(secret);
+  for (const secret of [user?.token, user?.password, ...pluginSecrets(user)]) if (secret) onSecret(secret);
   // Every request made from this config: on kept connections with the Kubernetes deadlines, its
   // credential reported (src/kube/request-config.ts).
   const config = requestConfig(loaded.config, onSecret);
@@ -254,6 +256,7 @@ export function createKubeClients(
     config,
     contextName: loaded.contextName,
     namespace: loaded.namespace,
+    selection: loaded.selection,
     rest: createKubeRest(config),
     // As KubernetesObjectApi: a namespaced object without a namespace goes to the context's.
     objects: createObjectClient(config, loaded.namespace ?? 'default'),

@@ -16,7 +16,7 @@
 
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { OperationError } from '../errors.js';
-import { oneLine } from '../io/safe-text.js';
+import { oneLine, quotedLines } from '../io/safe-text.js';
 
 export const EXEC_PLUGIN_LIMITS = {
   /** The plugin's whole run: time enough to sign in where a plugin asks, not for ever. */
@@ -24,6 +24,13 @@ export const EXEC_PLUGIN_LIMITS = {
   /** Its stdout: an ExecCredential is a token or a certificate and key, a few KiB. */
   maxBytes: 1024 * 1024,
 } as const;
+
+/**
+ * What of a failed plugin's stderr goes into ctl's error: its first lines, enough to say why
+ * (`token expired, run aws sso login`). client-node kept all of it, and put all of it in the
+ * error: a plugin that printed to stderr without end crashed ctl (`Invalid string length`).
+ */
+const STDERR_QUOTED = { lines: 5, chars: 1000 } as const;
 
 /** The part of client-node's ExecAuth (exec_auth.js) that starts the plugin. */
 interface PluginRunner {
@@ -94,22 +101,119 @@ export function runBounded(
       ),
     limits.deadlineMs,
   );
+  const tooMuch = (stream: string): OperationError =>
+    new OperationError(
+      `the kubeconfig's credential plugin ${name} printed more than ${limits.maxBytes / 1024} KiB${stream}; ctl stopped it`,
+      {
+        hint: 'A credential plugin prints one ExecCredential (a token, or a certificate and key): check the command in the kubeconfig.',
+      },
+    );
+  const stdout: Buffer[] = [];
   let size = 0;
   child.stdout?.on('data', (chunk: Buffer | string) => {
-    size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    if (size > limits.maxBytes)
-      stop(
-        new OperationError(
-          `the kubeconfig's credential plugin ${name} printed more than ${limits.maxBytes / 1024} KiB; ctl stopped it`,
-          {
-            hint: 'A credential plugin prints one ExecCredential (a token, or a certificate and key): check the command in the kubeconfig.',
-          },
-        ),
-      );
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limits.maxBytes) stop(tooMuch(''));
+    else stdout.push(bytes);
+  });
+  // stderr is bounded too: client-node keeps every byte of it (and a plugin may log without end).
+  const stderr: Buffer[] = [];
+  let errorSize = 0;
+  child.stderr?.on('data', (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    errorSize += bytes.length;
+    if (errorSize > limits.maxBytes) stop(tooMuch(' on stderr'));
+    else stderr.push(bytes);
+  });
+  // This listener runs before client-node's (it listens once execFn has returned): an error
+  // emitted here is the one client-node rejects with, in place of its own, which was the whole
+  // of stderr, or JSON.parse's message quoting the start of stdout (a bare token, say).
+  child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+    if (stopped) return;
+    const failure = pluginFailure(name, code, signal, Buffer.concat(stdout), Buffer.concat(stderr));
+    if (failure) {
+      stopped = true;
+      child.emit('error', failure);
+    }
   });
   child.once('exit', () => clearTimeout(timer));
   child.once('error', () => clearTimeout(timer));
   return child;
+}
+
+/**
+ * Why the plugin's run gave no credential, if it did not: it failed (its exit code and the
+ * first lines of its stderr), or what it printed is not JSON (never quoted: it may be a token).
+ */
+function pluginFailure(
+  name: string,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stdout: Buffer,
+  stderr: Buffer,
+): OperationError | undefined {
+  if (code !== 0) {
+    const lines = stderr.toString('utf8').trim().split(/\r?\n/).slice(0, STDERR_QUOTED.lines).join('\n');
+    const said = lines.length > STDERR_QUOTED.chars ? `${lines.slice(0, STDERR_QUOTED.chars)}…` : lines;
+    const how = code === null ? `was stopped by ${signal ?? 'a signal'}` : `failed (exit ${code})`;
+    return new OperationError(
+      `the kubeconfig's credential plugin ${name} ${how}${said ? `: ${quotedLines(said)}` : ''}`,
+      {
+        hint: 'Run the same command as the kubeconfig (kubectl get namespaces runs it too) and fix what it reports; then run ctl again.',
+      },
+    );
+  }
+  try {
+    JSON.parse(stdout.toString('utf8'));
+    return undefined;
+  } catch {
+    return new OperationError(
+      `the kubeconfig's credential plugin ${name} printed no ExecCredential: its output (${stdout.length} bytes) is not JSON`,
+      {
+        hint: 'A credential plugin prints one ExecCredential object as JSON (client.authentication.k8s.io): check the command in the kubeconfig.',
+      },
+    );
+  }
+}
+
+/** Names of a plugin's settings (environment variables, flags, auth-provider keys) that hold a secret. */
+const SECRET_NAME = /secret|token|passw|pwd|key|credential/i;
+
+/**
+ * The secrets the kubeconfig gives its credential plugin or auth provider, for the redactor: the
+ * values of its environment variables and auth-provider settings whose names say they are
+ * secret (`CLIENT_SECRET`, `client-secret`, `refresh-token`), and the value of each such flag in
+ * its arguments (`--client-secret=...`, `--token ...`). A plugin that fails often prints what it
+ * was given (`invalid client secret <value>`), and its stderr goes into ctl's error.
+ */
+export function pluginSecrets(user: unknown): string[] {
+  const found: string[] = [];
+  const { exec, authProvider } = (user ?? {}) as {
+    exec?: { args?: unknown; env?: unknown };
+    authProvider?: { config?: unknown };
+  };
+  if (Array.isArray(exec?.env)) {
+    for (const entry of exec.env as { name?: unknown; value?: unknown }[]) {
+      if (typeof entry?.name === 'string' && SECRET_NAME.test(entry.name) && typeof entry.value === 'string')
+        found.push(entry.value);
+    }
+  }
+  if (Array.isArray(exec?.args)) {
+    const args = exec.args.filter((arg): arg is string => typeof arg === 'string');
+    args.forEach((arg, index) => {
+      const flag = /^--?([^=]+)(?:=(.*))?$/s.exec(arg);
+      if (!flag?.[1] || !SECRET_NAME.test(flag[1])) return;
+      const value = flag[2] ?? args[index + 1];
+      if (value !== undefined && !value.startsWith('-')) found.push(value);
+    });
+  }
+  const config = authProvider?.config;
+  if (config && typeof config === 'object') {
+    for (const [key, value] of Object.entries(config as Record<string, unknown>)) {
+      if (SECRET_NAME.test(key) && typeof value === 'string') found.push(value);
+    }
+  }
+  return found;
 }
 
 /** Plugins still running. */

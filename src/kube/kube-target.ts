@@ -21,6 +21,7 @@
 import { delimiter, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { hasUnsafeChar, oneLine } from '../io/safe-text.js';
+import { quoteUnlessPlaceholder, shellQuote } from '../io/shell-words.js';
 
 export interface KubeTarget {
   /** `--context` as given; unset when ctl used the kubeconfig's current context. */
@@ -89,4 +90,24 @@ export function kubectlTargetArgs(target: KubeTarget): string[] {
 /** helm's spelling of the same: `--kubeconfig <file> --kube-context <name>`. */
 export function helmTargetArgs(target: KubeTarget): string[] {
   return [...kubeconfigArgs(target), ...(target.context ? ['--kube-context', target.context] : [])];
+}
+
+/**
+ * The binary and the target's words before the subcommand: `[KUBECONFIG=<a>:<b>] kubectl
+ * [--kubeconfig <file>] [--context <name>]`. Before the subcommand, so that no `--` of the
+ * command's own (`kubectl exec ... -- rladmin`) can swallow them; each value shell-quoted.
+ */
+export function invocation(binary: 'kubectl' | 'oc' | 'helm' | 'ctl', target: KubeTarget): string {
+  const env = Object.entries(kubeconfigEnv(target)).map(([name, value]) => `${name}=${shellQuote(value)}`);
+  const flags = binary === 'helm' ? helmTargetArgs(target) : kubectlTargetArgs(target);
+  return [...env, binary, ...flags.map(shellQuote)].join(' ');
+}
+
+/**
+ * `kubectl <words>` for the target, each word quoted (a `<placeholder>` left as it is): for the
+ * hints of the access layer; the planning layer's builders (src/planning/equivalent-commands.ts)
+ * start from the same invocation.
+ */
+export function kubectlCommand(target: KubeTarget, ...words: string[]): string {
+  return [invocation('kubectl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
 }

@@ -15,6 +15,7 @@ import type { Io } from '../io/io.js';
 import type { KubeClients, LoadedKubeConfig } from './client.js';
 import type { PortForward } from './port-forward.js';
 import type { ClusterReads, KubeObject } from './reads.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from './kube-target.js';
 
 /** The management API's port inside the cluster's pods and behind its service. */
 export const MANAGEMENT_API_PORT = 9443;
@@ -94,7 +95,7 @@ export async function findManagedCluster(
           hint:
             names.length > 0
               ? `Pass --cluster with one of: ${names.join(', ')}; or -n <namespace> of ${requested}.`
-              : `Pass -n <namespace> of ${requested} (kubectl get rec -A lists them).`,
+              : `Pass -n <namespace> of ${requested} (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`,
         },
       );
     }
@@ -102,7 +103,7 @@ export async function findManagedCluster(
     found = clusters[0];
   } else if (clusters.length === 0) {
     throw new UsageError(`no cluster resource (RedisEnterpriseCluster) in namespace ${namespace}`, {
-      hint: 'Pass -n <namespace> where the cluster runs (kubectl get rec -A lists them).',
+      hint: `Pass -n <namespace> where the cluster runs (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`,
     });
   } else {
     throw new UsageError(`${clusters.length} cluster resources in namespace ${namespace}${listed}`, {
@@ -140,13 +141,13 @@ async function listClusterResources(reads: ClusterReads, namespace: string): Pro
       throw new AuthError(
         `not allowed to list the cluster resources in namespace ${namespace}: ${info.message}`,
         {
-          hint: `Ask for read access (kubectl auth can-i list redisenterpriseclusters.app.redislabs.com -n ${namespace}), or pass --cluster and --api-url.`,
+          hint: `Ask for read access (${kubectlCommand(reads.selection ?? DEFAULT_KUBE_TARGET, 'auth', 'can-i', 'list', 'redisenterpriseclusters.app.redislabs.com', '-n', namespace)}), or pass --cluster and --api-url.`,
           cause: error,
         },
       );
     }
     throw new OperationError(`cannot list the cluster resources in namespace ${namespace}: ${info.message}`, {
-      hint: 'Check that the Kubernetes API is reachable: kubectl get rec -n <namespace>.',
+      hint: `Check that the Kubernetes API is reachable: ${kubectlCommand(reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-n', namespace)}.`,
       cause: error,
     });
   }
@@ -186,7 +187,7 @@ export async function readClusterCredentials(
     const message = `cannot read Secret ${secretName}: ${info.message}`;
     if (info.code === 401 || info.code === 403) {
       throw new AuthError(message, {
-        hint: `Ask for read access (kubectl auth can-i get secret/${cluster.credentialSecretName} -n ${cluster.namespace}), or give ctl the credentials by flags or env.`,
+        hint: `Ask for read access (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'auth', 'can-i', 'get', `secret/${cluster.credentialSecretName}`, '-n', cluster.namespace)}), or give ctl the credentials by flags or env.`,
         cause: error,
       });
     }
@@ -197,7 +198,7 @@ export async function readClusterCredentials(
   }
   if (!secret) {
     throw new UsageError(`Secret ${secretName} (the credentials of cluster ${cluster.name}) does not exist`, {
-      hint: `Check it with kubectl get secret ${cluster.credentialSecretName} -n ${cluster.namespace}.`,
+      hint: `Check it with ${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'secret', cluster.credentialSecretName, '-n', cluster.namespace)}.`,
     });
   }
   const decode = (value: string | undefined): string | undefined =>

@@ -9,6 +9,7 @@
 import type { KubeClients } from './client.js';
 import { orUndefinedIfNotFound } from './errors.js';
 import { resourcePath } from './rest.js';
+import type { KubeTarget } from './kube-target.js';
 
 /** A Kubernetes object as JSON; only the fields ctl reads are named. */
 export interface KubeObject {
@@ -104,6 +105,8 @@ export interface RulesAnswer {
 }
 
 export interface ClusterReads {
+  /** The kubeconfig and context chosen (KubeClients.selection), for the commands hints print; unset: none. */
+  readonly selection?: KubeTarget | undefined;
   /** The objects of a custom resource type, without `metadata.managedFields` (never read). */
   listCustomObjects(type: CustomResourceType, namespace: string | 'all'): Promise<KubeObject[]>;
   getClusterCustomObject(type: CustomResourceType, name: string): Promise<KubeObject | undefined>;
@@ -145,6 +148,7 @@ export function createClusterReads(clients: KubeClients): ClusterReads {
   const custom = (type: CustomResourceType, namespace?: string, name?: string) =>
     resourcePath(type.group, type.version, type.plural, namespace, name);
   return {
+    selection: clients.selection,
     async listCustomObjects(type, namespace) {
       // Without managedFields: half the bytes of 10,000 database resources, and never read.
       return itemsOf(await rest.list(custom(type, namespace === 'all' ? undefined : namespace)));

@@ -14,6 +14,7 @@ import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest } from './request.js';
+import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-target.js';
 
 export { KubeRequestError } from './request.js';
 
@@ -354,7 +355,7 @@ export function waitForObject<T>(options: WaitOptions<T>): Promise<T> {
           : 'no status seen yet';
     const hint =
       options.hint ??
-      `Look at it: ${kubectlGet(options.path, options.name)}; then run the same ctl command again to resume.`;
+      `Look at it: ${kubectlGet(options.path, options.name, options.kube.selection)}; then run the same ctl command again to resume.`;
     const overallTimer = setTimeout(
       () =>
         settle(() =>
@@ -450,11 +451,11 @@ function describePath(path: string, name: string): string {
   return `${resource}/${name}`;
 }
 
-function kubectlGet(path: string, name: string): string {
+function kubectlGet(path: string, name: string, target: KubeTarget = DEFAULT_KUBE_TARGET): string {
   const segments = path.split('/').filter(Boolean);
   const resource = segments[segments.length - 1] ?? 'object';
   const namespace = /\/namespaces\/([^/]+)\//.exec(path)?.[1];
-  return `kubectl get ${resource} ${name}${namespace ? ` -n ${namespace}` : ''} -o yaml`;
+  return kubectlCommand(target, 'get', resource, name, ...(namespace ? ['-n', namespace] : []), '-o', 'yaml');
 }
 
 export function formatDuration(ms: number): string {

@@ -20,6 +20,7 @@ import type { KubeClients } from './client.js';
 import { describeKubeError, isNotFound } from './errors.js';
 import type { ObjectRef } from './objects.js';
 import type { KubeObject } from './reads.js';
+import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-target.js';
 
 export type { ObjectRef } from './objects.js';
 
@@ -80,7 +81,7 @@ export async function readObject(kube: KubeClients, ref: ObjectRef): Promise<Kub
     return await kube.objects.read(ref);
   } catch (error) {
     if (isNotFound(error)) return undefined;
-    throw kubeFailure('read', ref, error);
+    throw kubeFailure('read', ref, error, kube.selection);
   }
 }
 
@@ -95,7 +96,7 @@ export async function listObjects(
     return await kube.objects.list(apiVersion, kind, namespace);
   } catch (error) {
     if (isNotFound(error)) return [];
-    throw kubeFailure('list', { apiVersion, kind, name: '', namespace }, error);
+    throw kubeFailure('list', { apiVersion, kind, name: '', namespace }, error, kube.selection);
   }
 }
 
@@ -151,7 +152,7 @@ async function patchWith(
       kube.objects.patch(ref, body, { contentType: strategy, fieldManager: FIELD_MANAGER }),
     );
   } catch (error) {
-    throw kubeFailure('patch', ref, error);
+    throw kubeFailure('patch', ref, error, kube.selection);
   }
 }
 
@@ -214,7 +215,7 @@ export async function serverSideApply(
       );
       applied.push(result);
     } catch (error) {
-      throw kubeFailure('apply', ref, error);
+      throw kubeFailure('apply', ref, error, kube.selection);
     }
   }
   return applied;
@@ -240,7 +241,7 @@ export async function deleteIfExists(
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
-    throw kubeFailure('delete', ref, error);
+    throw kubeFailure('delete', ref, error, kube.selection);
   }
 }
 
@@ -297,12 +298,17 @@ function resourceVersionOf(patch: Record<string, unknown>): unknown {
 }
 
 /** A write or read that failed, as exit 1 with what to do next. */
-export function kubeFailure(verb: string, ref: ObjectRef, error: unknown): OperationError {
+export function kubeFailure(
+  verb: string,
+  ref: ObjectRef,
+  error: unknown,
+  target: KubeTarget = DEFAULT_KUBE_TARGET,
+): OperationError {
   const info = describeKubeError(error);
   const what = ref.name ? describeRef(ref) : `${ref.kind} objects`;
   let hint: string | undefined;
   if (info.code === 403) {
-    hint = `Ask for permission to ${verb} ${ref.kind} objects${ref.namespace ? ` in namespace ${ref.namespace}` : ''} (kubectl auth can-i ${verb === 'apply' ? 'patch' : verb} ${ref.kind.toLowerCase()}${ref.namespace ? ` -n ${ref.namespace}` : ''}), then run ctl again.`;
+    hint = `Ask for permission to ${verb} ${ref.kind} objects${ref.namespace ? ` in namespace ${ref.namespace}` : ''} (${kubectlCommand(target, 'auth', 'can-i', verb === 'apply' ? 'patch' : verb, ref.kind.toLowerCase(), ...(ref.namespace ? ['-n', ref.namespace] : []))}), then run ctl again.`;
   } else if (info.code === 409) {
     hint = 'The object changed while ctl was working on it. Run ctl again: it re-reads the cluster first.';
   } else if (info.code === undefined) {

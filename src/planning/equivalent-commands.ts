@@ -8,16 +8,13 @@
  * name no kubeconfig.
  */
 
-import { helmTargetArgs, kubeconfigEnv, kubectlTargetArgs, type KubeTarget } from '../kube/kube-target.js';
+import { quoteUnlessPlaceholder, shellQuote } from '../io/shell-words.js';
+import { invocation, type KubeTarget } from '../kube/kube-target.js';
 import type { FieldPath } from '../release/dialect.js';
 
 export type { KubeTarget } from '../kube/kube-target.js';
 
-/** Quotes a word for sh when it needs it: `it's` -> `'it'\''s'`. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
+export { shellQuote } from '../io/shell-words.js';
 
 /** `{"spec":{"x":{"y":value}}}` from a field path. */
 export function patchAt(path: FieldPath, value: unknown): Record<string, unknown> {
@@ -69,27 +66,6 @@ export function oc(target: KubeTarget, ...words: string[]): string {
  */
 export function ctlCommand(target: KubeTarget, ...words: string[]): string {
   return [invocation('ctl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
-}
-
-/**
- * The binary and the target's words before the subcommand: `[KUBECONFIG=<a>:<b>] kubectl
- * [--kubeconfig <file>] [--context <name>]`. Before the subcommand, so that no `--` of the
- * command's own (`kubectl exec ... -- rladmin`) can swallow them; each value shell-quoted.
- */
-function invocation(binary: 'kubectl' | 'oc' | 'helm' | 'ctl', target: KubeTarget): string {
-  const env = Object.entries(kubeconfigEnv(target)).map(([name, value]) => `${name}=${shellQuote(value)}`);
-  const flags = binary === 'helm' ? helmTargetArgs(target) : kubectlTargetArgs(target);
-  return [...env, binary, ...flags.map(shellQuote)].join(' ');
-}
-
-/**
- * Words with a `<placeholder>` for the reader to fill in stay unquoted, as in the upstream docs
- * (`--from-file=license=<license-file>`): quoting them would only hide the placeholder.
- */
-function quoteUnlessPlaceholder(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]*(<[a-z0-9._-]+>[A-Za-z0-9_@%+=:,./-]*)+$/.test(word)
-    ? word
-    : shellQuote(word);
 }
 
 /** A curl call to the management API, with the credential placeholders the docs use. */

@@ -13,6 +13,7 @@ import {
   type KubeObject,
 } from '../kube/reads.js';
 import { MAX_NAMESPACED_LISTS, READ_CONCURRENCY } from './snapshot-model.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from '../kube/kube-target.js';
 
 /** Reads that failed without stopping the snapshot, e.g. `list namespaces: forbidden`. */
 export class ErrorLog {
@@ -50,13 +51,13 @@ export async function readClusterResources(kube: ClusterReads, namespace: string
       throw new AuthError(
         `not allowed to list the cluster resources in namespace ${namespace}: ${info.message}`,
         {
-          hint: `Ask for read access: kubectl auth can-i list redisenterpriseclusters.app.redislabs.com -n ${namespace}`,
+          hint: `Ask for read access: ${kubectlCommand(kube.selection ?? DEFAULT_KUBE_TARGET, 'auth', 'can-i', 'list', 'redisenterpriseclusters.app.redislabs.com', '-n', namespace)}`,
           cause: error,
         },
       );
     }
     throw new OperationError(`cannot list the cluster resources in namespace ${namespace}: ${info.message}`, {
-      hint: 'Check that the Kubernetes API is reachable: kubectl get rec -n <namespace>.',
+      hint: `Check that the Kubernetes API is reachable: ${kubectlCommand(kube.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-n', namespace)}.`,
       cause: error,
     });
   }

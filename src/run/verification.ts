@@ -21,6 +21,7 @@ import type { Snapshot } from '../planning/snapshot.js';
 import { selectsDatabase } from '../planning/target.js';
 import { compareDatabaseVersions, databaseVersionOf, parseImageTag } from '../release/versions.js';
 import type { StepSummary } from './runner.js';
+import { kubectl } from '../planning/equivalent-commands.js';
 
 export interface VerifiedNode {
   uid: number;
@@ -125,7 +126,7 @@ export function verify(input: {
     if (ran('monitor')) {
       unexplained = true;
       mismatches.push(
-        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (kubectl logs deploy/redis-enterprise-operator -n ${snapshot.namespace}) and kubectl get rec -n ${snapshot.namespace}, then run ctl upgrade run again`,
+        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (${kubectl(snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', snapshot.operator?.namespace ?? snapshot.namespace)}) and ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', snapshot.namespace)}, then run ctl upgrade run again`,
       );
     } else {
       mismatches.push(
@@ -173,7 +174,7 @@ export function verify(input: {
       result.note = `the databases step did not run: run ctl upgrade run --to ${plan.target.operator} to finish`;
     } else {
       unexplained = true;
-      result.note = `expected active at ${expected ?? '?'}: check kubectl get redb ${name}${namespace ? ` -n ${namespace}` : ''} and the operator's log, then run ctl upgrade run again`;
+      result.note = `expected active at ${expected ?? '?'}: check ${kubectl(snapshot.kubeTarget, 'get', 'redb', name, ...(namespace ? ['-n', namespace] : []))} and the operator's log, then run ctl upgrade run again`;
     }
     mismatches.push(`database ${where}: ${state}, ${result.note}`);
     return result;

@@ -41,8 +41,11 @@ async function stillRunning(pids: number[]): Promise<number[]> {
   return left;
 }
 
-/** A kubeconfig whose user runs `script` as its exec plugin; the API server is never reached. */
-function kubeconfigWithPlugin(dir: string, name: string, script: string): string {
+/**
+ * A kubeconfig whose user runs `script` as its exec plugin; the API server is never reached.
+ * `settings` go into the exec map as they are (flow YAML: `args: [...], env: [...]`).
+ */
+function kubeconfigWithPlugin(dir: string, name: string, script: string, settings = ''): string {
   const plugin = path.join(dir, `${name}-plugin`);
   writeFileSync(plugin, `#!/bin/sh\n${script}\n`, { mode: 0o700 });
   const file = path.join(dir, `${name}-kubeconfig`);
@@ -52,7 +55,7 @@ function kubeconfigWithPlugin(dir: string, name: string, script: string): string
       'apiVersion: v1',
       'kind: Config',
       'clusters: [{name: c, cluster: {server: "https://127.0.0.1:9", insecure-skip-tls-verify: true}}]',
-      `users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: "${plugin}", interactiveMode: Never}}}]`,
+      `users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: "${plugin}", interactiveMode: Never${settings ? `, ${settings}` : ''}}}}]`,
       'contexts: [{name: x, context: {cluster: c, user: u, namespace: cache-eu}}]',
       'current-context: x',
       '',
@@ -112,5 +115,73 @@ describe('the exec credential plugin is bounded', () => {
     assert.match(result.stderr, /credential plugin .*endless-plugin printed more than 1024 KiB/);
     const left = await stillRunning(readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number));
     assert.deepEqual(left, [], `plugin processes still running: ${left.join(', ')}`);
+  });
+
+  test('a plugin that prints without end on stderr: exit 1 past the limit, no crash; the plugin is stopped', async () => {
+    const pids = path.join(dir, 'noisy-pids');
+    writeFileSync(pids, '');
+    // client-node kept every byte of a plugin's stderr: ctl died with `Invalid string length`.
+    const kubeconfig = kubeconfigWithPlugin(
+      dir,
+      'noisy',
+      `echo $$ >> "${pids}"\nexec yes "still signing in" >&2`,
+    );
+    const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
+      timeoutMs: 45_000,
+    });
+    assert.equal(result.code, 1, result.stderr.slice(0, 2000));
+    assert.match(result.stderr, /credential plugin .*noisy-plugin printed more than 1024 KiB on stderr/);
+    assert.doesNotMatch(result.stderr, /Invalid string length|^\s+at /m);
+    assert.ok(result.stderr.length < 4096, `stderr is ${result.stderr.length} characters`);
+    const left = await stillRunning(readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number));
+    assert.deepEqual(left, [], `plugin processes still running: ${left.join(', ')}`);
+  });
+
+  test('a failing plugin that quotes its secret settings: its reason is shown, the secrets are not', async () => {
+    const envSecret = 'EnvClientS3cret/with+chars';
+    const argSecret = 'ArgClientS3cret-0f9e';
+    const kubeconfig = kubeconfigWithPlugin(
+      dir,
+      'failing',
+      // What a sign-in helper that is refused often prints: the settings it was given.
+      'echo "sign-in refused: client secret $OIDC_CLIENT_SECRET, args $*" >&2\nexit 1',
+      `args: [get-token, "--client-secret=${argSecret}", --token, "${argSecret}-2"], env: [{name: OIDC_CLIENT_SECRET, value: "${envSecret}"}, {name: REGION, value: eu-west-1}]`,
+    );
+    const outputs: string[] = [];
+    for (const extra of [[], ['-v=9'], ['-o', 'json']]) {
+      const result = await runCtl(
+        ['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig, ...extra],
+        {
+          timeoutMs: 45_000,
+        },
+      );
+      assert.equal(result.code, 1, result.stderr);
+      outputs.push(`${result.stdout}\n${result.stderr}`);
+    }
+    const printed = outputs.join('\n');
+    assert.match(
+      printed,
+      /credential plugin .*failing-plugin failed \(exit 1\): sign-in refused: client secret \[REDACTED\]/,
+    );
+    // Not every argument is a secret: the command's words and the region stay readable.
+    assert.match(printed, /args get-token --client-secret=\[REDACTED\] --token \[REDACTED\]/);
+    for (const secret of [envSecret, argSecret, encodeURIComponent(envSecret)])
+      assert.ok(!printed.includes(secret), `printed ${secret}:\n${printed.slice(0, 3000)}`);
+  });
+
+  test('a plugin that prints a bare token, not an ExecCredential: no part of it is quoted', async () => {
+    const token = 'BareT0kenFromAFile-a1b2c3d4e5f6';
+    const kubeconfig = kubeconfigWithPlugin(dir, 'bare', `echo "${token}"`);
+    const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig, '-v=9'], {
+      timeoutMs: 45_000,
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /credential plugin .*bare-plugin printed no ExecCredential: its output \(\d+ bytes\) is not JSON/,
+    );
+    // JSON.parse's own message quoted the first 10 characters of what it read.
+    for (let length = 6; length <= token.length; length += 1)
+      assert.ok(!result.stderr.includes(token.slice(0, length)), `printed ${token.slice(0, length)}`);
   });
 });

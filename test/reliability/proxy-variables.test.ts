@@ -114,10 +114,7 @@ describe('proxy variables (e2e)', { timeout: 300_000 }, () => {
         timeoutMs: 60_000,
       });
       assertExit(result, 0, 'plan with the chart repository behind a closing proxy');
-      assert.match(
-        result.stdout,
-        /target-available\s+.*charts\.example\.invalid.*CTL_PROXY_HUNG_UP/,
-      );
+      assert.match(result.stdout, /target-available\s+.*charts\.example\.invalid.*CTL_PROXY_HUNG_UP/);
       assert.ok(connections > before && connections - before < 20, 'a bounded number of tunnels');
     });
   });

@@ -50,6 +50,26 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     );
   });
 
+  it('what to check names the kubeconfig and context the run was given', () => {
+    const chosen = { ...snapshot, kubeTarget: { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' } };
+    const result = verify({
+      plan,
+      snapshot: chosen,
+      steps: ALL_DONE,
+      nodes: nodesAt('7.4.6-22'),
+      bdbs: bdbAt('7.2', 'active-change-pending'),
+    });
+    const text = result.mismatches.join('\n');
+    assert.match(
+      text,
+      /kubectl --kubeconfig \/k\/prod\.yaml --context 'prod east' logs deploy\/redis-enterprise-operator/,
+    );
+    assert.match(
+      text,
+      /check kubectl --kubeconfig \/k\/prod\.yaml --context 'prod east' get redb db1 -n redis/,
+    );
+  });
+
   it('a database the plan left alone (its spec says "major": the operator chooses) is not held to the target', () => {
     const chooser = makeSnapshot((s) => {
       s.databases[0]!.versionSpec = 'major';
