@@ -260,10 +260,16 @@ function dropWatchesPeriodically(kube: KubeServer, scenario: Scenario): () => Pr
   };
 }
 
-/** The user ctl signs in as: the first admin whose password still works. */
+/**
+ * The user a rehearsal signs in as, whom `<dir>/env` names: the scenario's first user, the one
+ * the cluster's credentials Secret holds too (operator/seed.ts), so that ctl given the env file
+ * and ctl reading the Secret are the same user, with the same roles, as on the cluster the
+ * scenario copies (a captured scenario's one user is the one ctl signed in as there). Not "the
+ * first admin": a scenario whose users are RBAC users, or not admins, or whose first user's
+ * password expired, is rehearsed as that user, and a test that wants another gives its own.
+ */
 function apiUserOf(scenario: Scenario): { username: string; password: string } {
-  const users = scenario.cluster.users;
-  const user = users.find((u) => u.role === 'admin' && !u.passwordExpired) ?? users[0];
+  const [user] = scenario.cluster.users;
   if (!user) throw new SimStartError(`scenario ${scenario.name} has no management API user`);
   return user;
 }

@@ -19,6 +19,26 @@ export const CRD_GROUP = 'app.redislabs.com';
  */
 export const USER_DEFINED_MODULES_FROM = '8.0.6-8';
 
+/**
+ * The REC CRD's printer columns (what `kubectl get rec` shows) by operator release, read from
+ * the REC CRD of each release's bundle: RedisLabs/redis-enterprise-k8s-docs `bundle.yaml` at
+ * each tag, and the certified bundles (redhat-openshift-ecosystem/certified-operators
+ * `operators/redis-enterprise-operator-cert/<v>/manifests/rec_crd.yaml`, 6.2.8-2 .. 8.2.0-13):
+ * - up to 6.0.8-20 (tag v6.0.8-20) the CRD declares none: NAME and AGE only;
+ * - from 6.0.12-5 (tag v6.0.12-5) to 7.8.4-9 (tag v7.8.4-9; certified 7.4.6-9.0 and 7.8.4-9.0):
+ *   Nodes, Version, State, Spec Status, License State, Shards Limit
+ *   (`.status.licenseStatus.shardsLimit`), License Expiration Date, Age;
+ * - from 7.8.6-1 (tag 7.8.6-1, certified 7.8.6-1.0) on: Nodes, Shards
+ *   (`.status.licenseStatus.shardsUsage`, a status field that release added: its notes' "API
+ *   changes", redis/docs kubernetes/release-notes/7-8-6-releases/7-8-6-1-march2025.md), Version,
+ *   State, Spec Status, License State, License Expiration Date, Age.
+ * (Tag v7.4.6-9 of redis-enterprise-k8s-docs carries the 8.0.6-8 bundle; the certified 7.4.6-9
+ * bundle has the Shards Limit column, as the version order says.) Every column is of type
+ * string but Age, Nodes too, as upstream declares them.
+ */
+export const PRINTER_COLUMNS_FROM = '6.0.12-5';
+export const SHARDS_USAGE_FROM = '7.8.6-1';
+
 /** ClusterState of the real operator (redis-facts.md §2). */
 export const CLUSTER_STATES = [
   'PendingCreation',
@@ -112,7 +132,7 @@ function resourceSchema(spec: Schema, status: Schema): Schema {
   };
 }
 
-interface PrinterColumn {
+export interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'date';
   jsonPath: string;
@@ -157,7 +177,8 @@ function definition(
         served: true,
         storage: version.storage,
         subresources: { status: {} },
-        additionalPrinterColumns: columns,
+        // An operator before PRINTER_COLUMNS_FROM declares none: the API server's default Age column.
+        ...(columns.length > 0 ? { additionalPrinterColumns: columns } : {}),
         // Each version gets its own copy: the API server may default into it independently.
         schema: structuredClone(schema),
       })),
@@ -261,18 +282,40 @@ function clusterDefinition(dialect: Dialect, operatorVersion: string | undefined
       { name: 'v1alpha1', storage: false },
     ],
     resourceSchema(obj(spec), status),
-    [
-      // string, as upstream declares it (crd-rec.yaml), though spec.nodes is an integer.
-      column('Nodes', '.spec.nodes'),
-      column('Shards', '.status.licenseStatus.shardsUsage'),
-      column('Version', `${toJsonPath(fields.imageSpecPath)}.versionTag`),
-      column('State', '.status.state'),
-      column('Spec Status', '.status.specStatus'),
-      column('License State', '.status.licenseStatus.licenseState'),
-      column('License Expiration Date', '.status.licenseStatus.expirationDate'),
-      AGE,
-    ],
+    clusterPrinterColumns(dialect, operatorVersion),
   );
+}
+
+/**
+ * Which of the REC CRD's changes an operator release has, in the order they came: 0 no printer
+ * columns, 1 the Shards Limit column (6.0.12-5), 2 the Shards column (7.8.6-1), 3
+ * spec.userDefinedModules (8.0.6-8).
+ */
+export function recCrdRevision(operatorVersion: string): number {
+  if (declaresUserDefinedModules(operatorVersion)) return 3;
+  if (operatorAtLeast(operatorVersion, SHARDS_USAGE_FROM)) return 2;
+  return operatorAtLeast(operatorVersion, PRINTER_COLUMNS_FROM) ? 1 : 0;
+}
+
+/** The REC's printer columns as operator `operatorVersion` declares them (PRINTER_COLUMNS_FROM). */
+export function clusterPrinterColumns(
+  dialect: Dialect,
+  operatorVersion: string | undefined,
+): PrinterColumn[] {
+  const version = operatorVersion ?? SHARDS_USAGE_FROM;
+  if (!operatorAtLeast(version, PRINTER_COLUMNS_FROM)) return [];
+  const imageTag = column('Version', `${toJsonPath(simDialectFields(dialect).imageSpecPath)}.versionTag`);
+  const licenseState = column('License State', '.status.licenseStatus.licenseState');
+  const expiration = column('License Expiration Date', '.status.licenseStatus.expirationDate');
+  const state = [column('State', '.status.state'), column('Spec Status', '.status.specStatus')];
+  // string, as upstream declares it, though spec.nodes is an integer.
+  const nodes = column('Nodes', '.spec.nodes');
+  if (!operatorAtLeast(version, SHARDS_USAGE_FROM)) {
+    const limit = column('Shards Limit', '.status.licenseStatus.shardsLimit');
+    return [nodes, imageTag, ...state, licenseState, limit, expiration, AGE];
+  }
+  const usage = column('Shards', '.status.licenseStatus.shardsUsage');
+  return [nodes, usage, imageTag, ...state, licenseState, expiration, AGE];
 }
 
 function databaseDefinition(dialect: Dialect): object {

@@ -11,7 +11,7 @@ import { clusterTagFor } from '../../src/release/catalog.js';
 import {
   eventually,
   parseTable,
-  REC_COLUMNS,
+  REC_COLUMNS_SHARDS_LIMIT,
   type SimHarness,
   startHarness,
   versionTagPatch,
@@ -34,7 +34,8 @@ describe('sim: bundle upgrade of happy-path with kubectl', () => {
   test('kubectl get rec shows the real columns and a Running cluster', async () => {
     const { stdout } = await sim.kubectl(['get', 'rec']);
     const table = parseTable(stdout);
-    assert.deepEqual(table.header, REC_COLUMNS);
+    // Operator 7.4.6-2: its REC CRD shows the licence's shard limit (sim-support.ts).
+    assert.deepEqual(table.header, REC_COLUMNS_SHARDS_LIMIT);
     assert.equal(table.rows.length, 1);
     const row = table.rows[0] ?? {};
     assert.equal(row.NAME, 'rec');
@@ -43,6 +44,8 @@ describe('sim: bundle upgrade of happy-path with kubectl', () => {
     assert.equal(row.STATE, 'Running');
     assert.equal(row['SPEC STATUS'], 'Valid');
     assert.equal(row['LICENSE STATE'], 'Valid');
+    // The licence's limit (.status.licenseStatus.shardsLimit): four shards a node here.
+    assert.equal(row['SHARDS LIMIT'], '12');
     assert.match(row.AGE ?? '', /^\d+[smhd]/);
   });
 

@@ -155,7 +155,24 @@ export async function operatorLogErrors(sim: SimHarness, pattern: RegExp): Promi
   return (await operatorLog(sim)).filter((line) => line.level === 'error' && pattern.test(line.error ?? ''));
 }
 
-/** `kubectl get rec` columns, in order (redis-facts.md §2, 7.8.6-2 and later). */
+/**
+ * `kubectl get rec` columns, in order, of operator 6.0.12-5 up to 7.8.4-9: the REC CRD's
+ * additionalPrinterColumns in those releases' bundles (RedisLabs/redis-enterprise-k8s-docs
+ * `bundle.yaml` at tags v6.0.12-5 .. v7.8.4-9; certified-operators `rec_crd.yaml` to 7.8.4-9.0).
+ */
+export const REC_COLUMNS_SHARDS_LIMIT = [
+  'NAME',
+  'NODES',
+  'VERSION',
+  'STATE',
+  'SPEC STATUS',
+  'LICENSE STATE',
+  'SHARDS LIMIT',
+  'LICENSE EXPIRATION DATE',
+  'AGE',
+];
+
+/** `kubectl get rec` columns, in order, from operator 7.8.6-1 on (its bundle's REC CRD). */
 export const REC_COLUMNS = [
   'NAME',
   'NODES',

@@ -15,7 +15,7 @@
  * - not a user object (`listed: false`: an LDAP user, whose groups map to roles at sign-in).
  * Usernames are e-mail addresses in mixed case and with `+` and `.`, as users type them.
  *
- * An admin follows it (the user the simulator's env file signs in as, for `credentials: env`),
+ * An admin follows it (the user try-world.ts exports for `credentials: env`),
  * and now and then a user whose password expired (objects/user.md `password_expired` status).
  *
  * Left out: an unlisted user whose management role is user_manager. It may list the users
@@ -125,8 +125,8 @@ export function apiUsersOf(
   const first: Record<string, unknown> = { username: draw.username };
   if (draw.form === 'role') first.role = management;
   else {
-    // The simulator's env file signs in as the first user whose `role` is admin: an RBAC user's
-    // `role` (ignored by its API, which serves role_uids) says what its roles let it do.
+    // An RBAC user's `role` (ignored by its API, which serves role_uids) says what its roles let
+    // it do: try-world.ts signs in as an admin by `role` for `credentials: env`.
     first.role = management;
     if (draw.form === 'builtin-roles') first.roles = [BUILT_IN[management]];
     else {

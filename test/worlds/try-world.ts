@@ -93,8 +93,11 @@ export async function tryWorld(world: World): Promise<WorldOutcome> {
 async function planAndRun(sim: UpgradeSim, world: World, target: string): Promise<WorldOutcome> {
   const env = {
     ...(world.ctl.helm ? {} : withoutHelm()),
-    // From the cluster's credentials Secret, as a user who gives none.
-    ...(world.ctl.credentials === 'secret' ? { CTL_USERNAME: undefined, CTL_PASSWORD: undefined } : {}),
+    // From the cluster's credentials Secret, as a user who gives none; else an admin's, exported
+    // (the simulator's env file names the first user, the Secret's, whatever its role).
+    ...(world.ctl.credentials === 'secret'
+      ? { CTL_USERNAME: undefined, CTL_PASSWORD: undefined }
+      : adminCredentials(sim)),
   };
   const store = world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : [];
   // --remediate with a module package (the simulator reads its name): for the plan to judge, and the run to use.
@@ -259,4 +262,13 @@ function failedChecks(stdout: string): string[] {
 
 function lastLines(text: string, count: number): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
+}
+
+/** CTL_USERNAME and CTL_PASSWORD of the scenario's first admin (by `role`, no RBAC roles) whose password works. */
+function adminCredentials(sim: UpgradeSim): { CTL_USERNAME: string; CTL_PASSWORD: string } {
+  const admin = sim.cluster.scenario.cluster.users.find(
+    (user) => user.role === 'admin' && !user.roles && !user.passwordExpired,
+  );
+  if (!admin) throw new Error('the world has no admin to sign in as (test/worlds/api-users.ts adds one)');
+  return { CTL_USERNAME: admin.username, CTL_PASSWORD: admin.password };
 }

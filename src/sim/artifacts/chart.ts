@@ -10,7 +10,7 @@
 import { stringify } from 'yaml';
 import type { SimDialect as Dialect } from '../world/dialect.js';
 import { admissionWebhookName } from '../world/releases.js';
-import { crdsFor, declaresUserDefinedModules } from '../crds.js';
+import { crdsFor, recCrdRevision } from '../crds.js';
 import {
   admissionService,
   admissionWebhook,
@@ -197,7 +197,8 @@ export function chartFiles(version: string, dialect: Dialect): ChartFile[] {
 const crdFileCache = new Map<string, ChartFile[]>();
 
 function crdFiles(dialect: Dialect, version: string): ChartFile[] {
-  const key = `${dialect} ${String(declaresUserDefinedModules(version))}`;
+  // The REC CRD changes with the release (recCrdRevision).
+  const key = `${dialect} ${recCrdRevision(version)}`;
   let files = crdFileCache.get(key);
   if (!files) {
     const crds = crdsFor(dialect, version) as { metadata: { name: string } }[];

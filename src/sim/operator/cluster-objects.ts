@@ -3,6 +3,9 @@ import { templateHash } from '../kube/controllers/pods.js';
 import type { KubeObject } from '../kube/types.js';
 import type { Scenario, ScenarioDatabase } from '../scenario.js';
 import { setPath } from './kube-access.js';
+import type { ClusterLicense } from '../rest/license.js';
+import { SHARDS_USAGE_FROM } from '../crds.js';
+import { operatorAtLeast } from '../world/versions.js';
 
 /**
  * The objects of the Redis Enterprise cluster itself, as the real operator creates them:
@@ -103,41 +106,40 @@ export function clusterResource(scenario: Scenario): KubeObject {
 }
 
 /**
- * `status.licenseStatus` for the scenario's licence state and the shards its databases use.
+ * `status.licenseStatus` of the cluster's licence (the management API's, rest/license.ts: the
+ * same dates and limit GET /v1/license answers) as operator `operatorVersion` writes it.
  *
  * The sources (redis/docs):
- * - kubernetes/release-notes/7-8-6-releases/7-8-6-1-march2025.md, "API changes": `shardsUsage`
- *   is the "Total number of shards (both RAM and flash) currently in use under this license",
- *   `ramShards` / `flashShards` those in use of each kind, `ramShardsLimit` / `flashShardsLimit`
- *   what the license allows; kubernetes/reference/api/redis_enterprise_cluster_api.md
- *   `status.licenseStatus`: shardsUsage a string, the others int32 (the real CRD says the same).
+ * - kubernetes/release-notes/7-8-6-releases/7-8-6-1-march2025.md, "API changes": 7.8.6-1 added
+ *   `shardsUsage`, the "Total number of shards (both RAM and flash) currently in use under this
+ *   license", `ramShards` / `flashShards` those in use of each kind, `ramShardsLimit` /
+ *   `flashShardsLimit` what the license allows: an older operator writes none of them (its REC
+ *   CRD shows `shardsLimit` instead, src/sim/crds.ts clusterPrinterColumns);
+ *   kubernetes/reference/api/redis_enterprise_cluster_api.md `status.licenseStatus`: shardsUsage
+ *   a string, the others int32 (the real CRD says the same).
  * - rs/clusters/configure/license-keys.md: trial mode is "limited to ... 4 shards, including
  *   master and replica shards": a replica counts as a shard of its own; from RS 7.2 the limits
  *   are by shard type, RAM or flash. The simulator has no Auto Tiering: every shard is a RAM one.
  * - rs/references/rest-api/requests/license: GET /v1/license `ram_shards_in_use`,
  *   `flash_shards_in_use`, `shards_limit`, what the operator mirrors here.
- *
- * The limit is ours (a scenario states only the licence's state): four shards a node, never
- * below the trial's four nor below what the databases use, since a valid licence holds them.
  */
 export function licenseStatus(
-  license: string,
-  nodes: number,
-  now: Date,
+  license: ClusterLicense,
   shardsInUse: number,
+  operatorVersion: string | undefined,
 ): Record<string, unknown> {
-  const day = 24 * 60 * 60 * 1000;
-  const expired = license === 'Expired';
-  const expiration = new Date(now.getTime() + (expired ? -7 : 365) * day);
-  const limit = Math.max(4, nodes * 4, shardsInUse);
+  const status: Record<string, unknown> = {
+    licenseState: license.state,
+    activationDate: license.activationDate,
+    expirationDate: license.expirationDate,
+    shardsLimit: license.shardsLimit,
+  };
+  if (operatorVersion !== undefined && !operatorAtLeast(operatorVersion, SHARDS_USAGE_FROM)) return status;
   return {
-    licenseState: license,
-    activationDate: new Date(now.getTime() - 30 * day).toISOString().replace(/\.\d+Z$/, 'Z'),
-    expirationDate: expiration.toISOString().replace(/\.\d+Z$/, 'Z'),
-    shardsLimit: limit,
+    ...status,
     shardsUsage: String(shardsInUse),
     ramShards: shardsInUse,
-    ramShardsLimit: limit,
+    ramShardsLimit: license.shardsLimit,
     flashShards: 0,
   };
 }

@@ -2,6 +2,8 @@ import { clusterTagRunsRhel9, databaseTooOldForRhel9, MIN_DATABASE_ON_RHEL9 } fr
 import { operatorAtLeast } from '../world/versions.js';
 import { USER_DEFINED_MODULES_FROM } from '../crds.js';
 import type { RestModel } from '../rest/model.js';
+import { rsAtLeast } from '../rest/access.js';
+import { USER_DEFINED_MODULES_SINCE } from '../rest/user-defined-modules.js';
 
 /**
  * What freezes a cluster upgrade (redis-facts.md §3 "Troubleshooting a frozen upgrade"): from
@@ -65,7 +67,7 @@ export function upgradeBlockers(
         message:
           `database ${bdb.name} (uid ${bdb.uid}) uses module ${used.module_name} ${used.semantic_version}, which has no ` +
           `rhel9 build (platforms: ${platforms.join(', ') || 'none'}); cluster version ${targetTag} runs RHEL9 images: ` +
-          whatLiftsIt(used.module_name, used.semantic_version),
+          whatLiftsIt(used.module_name, used.semantic_version, rest.serverVersion, operatorVersion),
       });
     }
   }
@@ -78,9 +80,31 @@ export function upgradeBlockers(
  * rs/7.8/installing-upgrading/upgrading/upgrade-os.md, "Prerequisites"). RedisGraph has none to
  * install: "The RedisGraph module has reached End-of-Life and is completely unavailable in RHEL 9"
  * (rs/release-notes/rs-7-4-2-releases/_index.md, "RedisGraph prevents upgrade to RHEL 9").
+ *
+ * How to install it depends on the cluster's RS, whose API takes the build while the upgrade is
+ * frozen (no node has been replaced yet): "Add a module to a cluster (Redis Software v7.22.x and
+ * earlier)" is `POST /v2/modules`; "Add a user-defined module to a cluster (Redis Software v8.0.x
+ * and later)" is `POST /v2/modules/user-defined` and, on each node, `POST
+ * /v2/local/modules/user-defined/artifacts` (operate/oss_and_stack/stack-with-enterprise/install/
+ * add-module-to-cluster.md; served from RS 8.0.2, rest/user-defined-modules.ts). An operator
+ * whose REC declares spec.userDefinedModules (8.0.6-8 on) also fetches a module listed there
+ * (kubernetes/re-databases/modules.md, "Upgrade with user-defined modules"). No source gives the
+ * wording of the real operator's line: the text is the simulator's, naming only those remedies.
  */
-function whatLiftsIt(moduleName: string, version: string): string {
+function whatLiftsIt(
+  moduleName: string,
+  version: string,
+  serverVersion: string,
+  operatorVersion: string | undefined,
+): string {
   if (moduleName.toLowerCase() === 'graph')
     return 'RedisGraph is end of life and has no rhel9 build: the upgrade cannot continue while the cluster holds it';
-  return `the upgrade cannot continue until the rhel9 build of ${moduleName} ${version} is installed (POST /v2/modules)`;
+  const byApi = rsAtLeast(serverVersion, [...USER_DEFINED_MODULES_SINCE])
+    ? 'POST /v2/modules/user-defined, then POST /v2/local/modules/user-defined/artifacts on each node'
+    : 'POST /v2/modules';
+  const byRec =
+    operatorVersion !== undefined && operatorAtLeast(operatorVersion, USER_DEFINED_MODULES_FROM)
+      ? `, or listed in the cluster resource's spec.userDefinedModules`
+      : '';
+  return `the upgrade cannot continue until the rhel9 build of ${moduleName} ${version} is installed (${byApi})${byRec}`;
 }

@@ -7,7 +7,13 @@ import type { RestModel } from '../rest/model.js';
 import type { Scenario } from '../scenario.js';
 import { admissionTlsSecret } from './admission.js';
 import { type OperatorClock, systemClock, Timers } from './clock.js';
-import { ACTIVE_ACTIVE_KIND, ADMISSION_TLS_SECRET, CLUSTER_KIND, DATABASE_KIND } from './cluster-objects.js';
+import {
+  ACTIVE_ACTIVE_KIND,
+  ADMISSION_TLS_SECRET,
+  CLUSTER_KIND,
+  DATABASE_KIND,
+  licenseStatus,
+} from './cluster-objects.js';
 import { ClusterUpgrade } from './cluster-upgrade.js';
 import { worldOf } from '../world/world.js';
 import { DatabaseReconciler } from './databases.js';
@@ -263,6 +269,12 @@ class SimulatedOperator {
       this.#scenario.namespace,
       this.#scenario.cluster.name,
     );
+    if (rec && this.#rest.license) {
+      // The new operator writes the licence status its release knows (from 7.8.6-1 on with the
+      // shards in use: cluster-objects.ts licenseStatus).
+      const shardsInUse = this.#rest.shards.all().length;
+      this.#kube.patchStatus(rec, { licenseStatus: licenseStatus(this.#rest.license, shardsInUse, version) });
+    }
     if (rec) {
       this.#log.info(
         CLUSTER_LOGGER,

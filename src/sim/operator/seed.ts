@@ -14,6 +14,7 @@ import { seedOlmInstall } from '../olm/olm.js';
 import type { KubeStore } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
+import { scenarioLicense } from '../rest/license.js';
 import type { Scenario, ScenarioDatabase } from '../scenario.js';
 import { olmWebhookCert } from '../olm/webhook-cert.js';
 import { admissionTlsSecret } from './admission.js';
@@ -340,11 +341,14 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
 function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scenario, now: Date): void {
   const { namespace, cluster, operator } = scenario;
   const rec = kube.ensure(clusterResource(scenario));
+  // Every shard the API placed, masters and replicas (rest/shards.ts): what the licence counts.
+  const shardsInUse = rest.shards.all().length;
+  const license = scenarioLicense(cluster.license, SIMULATED_LICENSE, cluster.nodes, now, shardsInUse);
+  rest.license = license;
   kube.patchStatus(rec, {
     state: 'Running',
     specStatus: 'Valid',
-    // Every shard the API placed, masters and replicas (rest/shards.ts): what the licence counts.
-    licenseStatus: licenseStatus(cluster.license, cluster.nodes, now, rest.shards.all().length),
+    licenseStatus: licenseStatus(license, shardsInUse, operator.version),
     bundledDatabaseVersions: bundledDatabaseVersionsStatus(cluster.versionTag, worldOf(scenario)),
     modules: installedModules(rest),
   });

@@ -54,6 +54,8 @@ export const PERMISSION_ROLES: Record<string, readonly string[]> = {
   view_all_shard_stats: READERS,
   view_status_of_cluster_action: READERS,
   view_all_roles_info: READERS,
+  // requests/license "Get license": view_license, every role but none (permissions.md).
+  view_license: READERS,
   view_all_users_info: ['admin', 'user_manager'],
   view_user_info: ['admin', 'user_manager'],
   // requests/modules "Upload module v2": update_cluster.

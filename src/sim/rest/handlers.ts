@@ -1,5 +1,6 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
+import { licenseAnswer } from './license.js';
 import { moduleFilePart } from './module-file-part.js';
 import {
   allows,
@@ -288,6 +289,13 @@ const ROUTES: Route[] = [
   },
   { method: 'GET', pattern: /^\/v1\/nodes$/, permission: 'view_all_nodes_info', handler: (m) => ok(m.nodes) },
   { method: 'GET', pattern: /^\/v1\/cluster$/, permission: 'view_cluster_info', handler: getCluster },
+  // requests/license "Get license" (./license.ts).
+  {
+    method: 'GET',
+    pattern: /^\/v1\/license$/,
+    permission: 'view_license',
+    handler: (m) => answer(licenseAnswer(m.license, m.serverVersion, m.clusterFqdn, m.shards.all().length)),
+  },
   // Availability and shards (./availability.ts).
   {
     method: 'GET',

@@ -2,6 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.js';
 import { ShardPlacement } from './shards.js';
+import type { ClusterLicense } from './license.js';
 import { BUILT_IN_ROLES, type RestRole } from './access.js';
 import { type ModuleKind, reportsBundled } from '../world/module-kinds.js';
 
@@ -211,6 +212,8 @@ export class RestModel {
   clusterName: string;
   /** GET /v1/cluster `name`: the FQDN when the namespace is known. */
   readonly clusterFqdn: string;
+  /** The cluster's licence (GET /v1/license, ./license.ts); set when the cluster is seeded. */
+  license: ClusterLicense | undefined;
   readonly createdTime: string | undefined;
   readonly modulesUpload: boolean;
   readonly headerFormAnswer: 400 | 401;

@@ -60,25 +60,43 @@ export const USER_ROLES = [
 /** Fixed rather than random so demos, docs and rehearsals can quote it; the simulator is local only. */
 export const DEFAULT_ADMIN = { username: 'admin@example.com', password: 'change-me', role: 'admin' } as const;
 
-const userSchema = z.strictObject({
-  username: z.string().min(1),
-  /** Absent: a new random password (a captured scenario never carries one), written to <dir>/env. */
-  password: z.string().min(1).optional(),
-  role: z.enum(USER_ROLES).default('admin'),
-  /**
-   * An RBAC user: its roles by name, built-in (Admin, Cluster Member, Cluster Viewer, DB Member,
-   * DB Viewer, None, User Manager) or `cluster.roles`; the API serves `role_uids`, not `role`.
-   */
-  roles: z.array(z.string().min(1)).min(1).optional(),
-  passwordExpired: z.boolean().default(false),
-  /**
-   * Ours. false: the user signs in (its `role`/`roles` decide what it may do) but is no user
-   * object: GET /v1/users does not list it and GET /v1/users/<uid> answers 404, as for an LDAP
-   * user, whose groups are mapped to roles at sign-in (redis/docs rs/security/access-control/ldap).
-   * Absent: listed.
-   */
-  listed: z.boolean().optional(),
-});
+const userSchema = z
+  .strictObject({
+    username: z.string().min(1),
+    /** Absent: a new random password (a captured scenario never carries one), written to <dir>/env. */
+    password: z.string().min(1).optional(),
+    /**
+     * The user object's `role` (objects/user.md). Absent: see defaultRole.
+     */
+    role: z.enum(USER_ROLES).optional(),
+    /**
+     * An RBAC user: its roles by name, built-in (Admin, Cluster Member, Cluster Viewer, DB Member,
+     * DB Viewer, None, User Manager) or `cluster.roles`; the API serves `role_uids`, not `role`.
+     */
+    roles: z.array(z.string().min(1)).min(1).optional(),
+    passwordExpired: z.boolean().default(false),
+    /**
+     * Ours. false: the user signs in (its `role`/`roles` decide what it may do) but is no user
+     * object: GET /v1/users does not list it and GET /v1/users/<uid> answers 404, as for an LDAP
+     * user, whose groups are mapped to roles at sign-in (redis/docs rs/security/access-control/ldap).
+     * Absent: listed.
+     */
+    listed: z.boolean().optional(),
+  })
+  .transform((user) => ({ ...user, role: user.role ?? defaultRole(user) }));
+
+/**
+ * The `role` of a user that gives none. A user with RBAC `roles` gets what the API gives a user
+ * created with `role_uids` alone: `db_viewer`, the user object's default `role` (redis/docs
+ * content/operate/rs/references/rest-api/objects/user.md, `role` with db_viewer in bold;
+ * requests/users/_index.md, "Create user": a body of `role_uids` only is answered with
+ * `"role": "db_viewer"`). What it may do is its roles' management roles, never `role`
+ * (rest/access.ts rolesOf). A user with neither: `admin` (ours: SIMULATOR.md's users are admins
+ * unless they say otherwise, and the scenario's first user is who a rehearsal signs in as).
+ */
+function defaultRole(user: { roles?: string[] | undefined }): (typeof USER_ROLES)[number] {
+  return user.roles ? 'db_viewer' : 'admin';
+}
 
 /** A role of the cluster's own (objects/role.md): its name and management role. */
 const roleSchema = z.strictObject({

@@ -45,4 +45,42 @@ describe('simulated operator: the freeze line of a module without a rhel9 build'
       [],
     );
   });
+
+  // The remedy is the cluster's own: RS 8.0.2 and later add a custom module through the
+  // user-defined requests (add-module-to-cluster.md, "Redis Software v8.0.x and later"), and an
+  // operator from 8.0.6-8 also fetches a module listed in spec.userDefinedModules.
+  const rs8 = (serverVersion: string) =>
+    new RestModel({
+      serverVersion,
+      modules: [{ name: 'custom', version: '1.2.3', platforms: ['rhel8/x86_64'] }],
+      bdbs: [
+        {
+          name: 'graphs',
+          namespace: 'redis',
+          version: '7.4',
+          modules: [{ name: 'custom', version: '1.2.3' }],
+        },
+      ],
+    });
+
+  it('an RS 8.0.2 cluster: the user-defined module requests, not POST /v2/modules', () => {
+    const [blocker] = upgradeBlockers(rs8('8.0.2-17'), '8.0.6-54', '8.0.2-2');
+    assert.equal(blocker?.reason, 'UnsupportedModule');
+    assert.match(
+      blocker?.message ?? '',
+      /is installed \(POST \/v2\/modules\/user-defined, then POST \/v2\/local\/modules\/user-defined\/artifacts on each node\)$/,
+    );
+    assert.doesNotMatch(blocker?.message ?? '', /POST \/v2\/modules\)|userDefinedModules/);
+  });
+
+  it('an operator from 8.0.6-8 also names the REC’s spec.userDefinedModules', () => {
+    const [blocker] = upgradeBlockers(rs8('8.0.6-54'), '8.0.10-64', '8.0.6-8');
+    assert.match(blocker?.message ?? '', /POST \/v2\/modules\/user-defined/);
+    assert.match(blocker?.message ?? '', /or listed in the cluster resource's spec\.userDefinedModules$/);
+  });
+
+  it('an RS 7.22 cluster under an 8.0.6-8 operator: POST /v2/modules, or spec.userDefinedModules', () => {
+    const [blocker] = upgradeBlockers(rs8('7.22.2-133'), '8.0.6-54', '8.0.6-8');
+    assert.match(blocker?.message ?? '', /is installed \(POST \/v2\/modules\), or listed in/);
+  });
 });

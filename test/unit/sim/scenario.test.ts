@@ -275,6 +275,9 @@ describe('defaults', () => {
       'rbac.yaml',
     );
     assert.deepEqual(rbac.cluster.users[0]?.roles, ['Upgraders', 'DB Viewer']);
+    // No `role` given: the API's default for a user created with role_uids alone, db_viewer
+    // (objects/user.md; requests/users "Create user"), never admin; its roles decide what it may do.
+    assert.equal(rbac.cluster.users[0]?.role, 'db_viewer');
     assert.throws(
       () =>
         parseScenario(
