@@ -15,6 +15,12 @@ export interface HelmClientProbe {
 const PROBE_TIMEOUT_MS = 15_000;
 
 /**
+ * Whether the probe runs in a process group of its own. On Windows `detached` gives the child a
+ * console of its own instead, and a negative pid names nothing to process.kill.
+ */
+const GROUPS = process.platform !== 'win32';
+
+/**
  * Asks the helm client its version, read-only, with the environment the run gives helm (no ctl
  * credential) and a deadline. Never throws: what went wrong is in the answer.
  *
@@ -28,7 +34,9 @@ export async function probeHelmClient(binary: string, env: NodeJS.ProcessEnv): P
   let timedOut = false;
   let subprocess: ReturnType<typeof execa> | undefined;
   const stop = (): void => {
-    killGroup(subprocess?.pid);
+    // Windows has no process groups: there the probe itself is stopped, as before groups.
+    if (GROUPS) killGroup(subprocess?.pid);
+    else subprocess?.kill('SIGKILL');
     subprocess?.stdout?.destroy();
     subprocess?.stderr?.destroy();
   };
@@ -42,7 +50,7 @@ export async function probeHelmClient(binary: string, env: NodeJS.ProcessEnv): P
       env: helmEnvironment(env),
       extendEnv: false,
       stdin: 'ignore',
-      detached: true,
+      detached: GROUPS,
       reject: true,
     });
     const result = await subprocess;
