@@ -91,9 +91,12 @@ describe('real kubectl, each minor against its own server', { concurrency: true 
         setRecStatus(cluster, { state: 'Running', specStatus: 'Valid' });
         const out = ok(await cluster.kubectl(['get', 'rec']), 'get rec');
         const [header, row] = out.trim().split('\n');
+        // The columns of the REC CRD this test server installs, an operator's before 7.8.6-1:
+        // Shards Limit after License State (src/sim/crds.ts clusterPrinterColumns, from the
+        // upstream bundles; e2e/sim-rec-license.test.ts follows them across an upgrade).
         assert.match(
           header ?? '',
-          /^NAME\s+NODES\s+SHARDS\s+VERSION\s+STATE\s+SPEC STATUS\s+LICENSE STATE\s+LICENSE EXPIRATION DATE\s+AGE$/,
+          /^NAME\s+NODES\s+VERSION\s+STATE\s+SPEC STATUS\s+LICENSE STATE\s+SHARDS LIMIT\s+LICENSE EXPIRATION DATE\s+AGE$/,
         );
         assert.match(row ?? '', /^rec\s+3\s+.*Running\s+Valid/);
       });
