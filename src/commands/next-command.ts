@@ -1,4 +1,4 @@
-import { quoteForShell } from '../exec/helm.js';
+import { shellQuote } from '../io/shell-words.js';
 
 /**
  * The options a user gave that decide what is planned, as the command line read them (argv
@@ -39,7 +39,7 @@ export function withoutIgnoredChecks(args: PlanArgs, ids: readonly string[]): Pl
 }
 
 function command(words: readonly string[]): string {
-  return words.map(quoteForShell).join(' ');
+  return words.map(shellQuote).join(' ');
 }
 
 /**

@@ -4,7 +4,7 @@
  * one hop has no `hops` in its state and goes through the target alone, as before.
  */
 
-import { quoteForShell } from '../exec/helm.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { HopState, UpgradeState } from '../run/state.js';
 import { hopTarget, hopTargetsOf } from '../planning/hops.js';
 import type { Plan } from '../planning/plan.js';
@@ -91,7 +91,7 @@ export function laterHopLeft(
     .join(', ');
   return {
     what: `${describeHop(state, index)} left step(s) ${stepsLeft.join(', ')} not run (--only/--skip); then ${later}`,
-    command: ['ctl', ...withoutStepSelection(argv)].map(quoteForShell).join(' '),
+    command: ['ctl', ...withoutStepSelection(argv)].map(shellQuote).join(' '),
   };
 }
 

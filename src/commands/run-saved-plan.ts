@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { StalePlanError, UsageError } from '../errors.js';
-import { quoteForShell } from '../exec/helm.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { Plan, PlanTarget } from '../planning/plan.js';
 import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO } from '../planning/target.js';
 import type { ClusterIdentity, UpgradeState } from '../run/state.js';
@@ -76,7 +76,7 @@ export function stalePlanError(planFile: string, plan: Plan, location: readonly 
     planFile,
   ];
   return new StalePlanError(`the cluster changed since the plan in ${planFile} was made`, {
-    hint: `Make a new plan: ${command.map(quoteForShell).join(' ')}${modules}`,
+    hint: `Make a new plan: ${command.map(shellQuote).join(' ')}${modules}`,
   });
 }
 
@@ -122,7 +122,7 @@ export async function checkResumeKeepsSavedPlan(
     }
     return;
   }
-  const resume = state.resumeCommand ?? `ctl upgrade run --plan ${quoteForShell(recorded.file)}`;
+  const resume = state.resumeCommand ?? `ctl upgrade run --plan ${shellQuote(recorded.file)}`;
   const newPlan = `make a new plan with the selection you want (ctl upgrade plan --to ${plan.target.operator} ... --out <file>) and run it with ctl upgrade run --plan <file>`;
   const started = `the upgrade to ${state.target.operator} recorded in ${statePath} was started from the saved plan ${recorded.file}`;
   const saved = await readRecordedPlan(recorded);

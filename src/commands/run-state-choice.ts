@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { quoteForShell } from '../exec/helm.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { Io } from '../io/io.js';
 import type { Plan } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -192,5 +192,5 @@ export function resumeCommandFor(
   if (input.remediate) parts.push('--remediate');
   for (const file of input.moduleFiles) parts.push('--module-file', file);
   if (input.yes) parts.push('--yes');
-  return parts.map(quoteForShell).join(' ');
+  return parts.map(shellQuote).join(' ');
 }

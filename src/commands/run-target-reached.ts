@@ -1,4 +1,4 @@
-import { quoteForShell } from '../exec/helm.js';
+import { shellQuote } from '../io/shell-words.js';
 import { oneLine } from '../io/safe-text.js';
 import { predictAvailability } from '../planning/availability-prediction.js';
 import type { Plan } from '../planning/plan.js';
@@ -98,7 +98,7 @@ function statusCommand(
   parts.push('-n', identity.namespace, '--cluster', identity.cluster);
   if (input.statePath) parts.push('--state', input.statePath);
   if (input.stateStore === 'configmap') parts.push('--state-store', 'configmap');
-  return parts.map(quoteForShell).join(' ');
+  return parts.map(shellQuote).join(' ');
 }
 
 /** CLI.md `availability`: every database, not measured, and why. */

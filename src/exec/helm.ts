@@ -2,7 +2,14 @@ import { OperationError } from '../errors.js';
 import { quotedLines } from '../io/safe-text.js';
 import type { Io } from '../io/io.js';
 import type { ServerDryRun } from '../io/server-dry-run.js';
-import { helmTargetArgs, kubeconfigEnv, type KubeTarget } from '../kube/kube-target.js';
+import { shellQuote } from '../io/shell-words.js';
+import {
+  DEFAULT_KUBE_TARGET,
+  helmTargetArgs,
+  invocation,
+  kubeconfigEnv,
+  type KubeTarget,
+} from '../kube/kube-target.js';
 
 export interface HelmOptions {
   io: Io;
@@ -73,16 +80,12 @@ export class Helm {
   }
 
   describe(args: string[]): string {
-    return [this.options.binary, ...this.#globalArgs(), ...args].map(quoteForShell).join(' ');
+    return [this.options.binary, ...this.#globalArgs(), ...args].map(shellQuote).join(' ');
   }
 
   /** `[KUBECONFIG=...] helm [--kubeconfig ...] [--kube-context ...]`: helm as a person would type it here. */
   #invocation(): string {
-    const env = Object.entries(this.options.kube ? kubeconfigEnv(this.options.kube) : {});
-    return [
-      ...env.map(([name, value]) => `${name}=${quoteForShell(value)}`),
-      ...['helm', ...this.#globalArgs()].map(quoteForShell),
-    ].join(' ');
+    return invocation('helm', this.options.kube ?? DEFAULT_KUBE_TARGET);
   }
 
   #globalArgs(): string[] {
@@ -188,9 +191,4 @@ function helmHint(detail: string, helm: string): string | undefined {
   if (/Kubernetes cluster unreachable/.test(detail))
     return 'Check the kubeconfig and context that ctl passes to helm (--kubeconfig, --context).';
   return undefined;
-}
-
-/** For display only (dry-run, -v): argv is never given to a shell. */
-export function quoteForShell(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -108,23 +108,20 @@ export function runBounded(
         hint: 'A credential plugin prints one ExecCredential (a token, or a certificate and key): check the command in the kubeconfig.',
       },
     );
-  const stdout: Buffer[] = [];
-  let size = 0;
-  child.stdout?.on('data', (chunk: Buffer | string) => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += bytes.length;
-    if (size > limits.maxBytes) stop(tooMuch(''));
-    else stdout.push(bytes);
-  });
-  // stderr is bounded too: client-node keeps every byte of it (and a plugin may log without end).
-  const stderr: Buffer[] = [];
-  let errorSize = 0;
-  child.stderr?.on('data', (chunk: Buffer | string) => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    errorSize += bytes.length;
-    if (errorSize > limits.maxBytes) stop(tooMuch(' on stderr'));
-    else stderr.push(bytes);
-  });
+  // Each stream bounded: client-node keeps every byte of both (and a plugin may log without end).
+  const collect = (stream: NodeJS.ReadableStream | null, which: string): Buffer[] => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream?.on('data', (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > limits.maxBytes) stop(tooMuch(which));
+      else chunks.push(bytes);
+    });
+    return chunks;
+  };
+  const stdout = collect(child.stdout, '');
+  const stderr = collect(child.stderr, ' on stderr');
   // This listener runs before client-node's (it listens once execFn has returned): an error
   // emitted here is the one client-node rejects with, in place of its own, which was the whole
   // of stderr, or JSON.parse's message quoting the start of stdout (a bare token, say).

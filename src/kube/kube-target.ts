@@ -104,10 +104,18 @@ export function invocation(binary: 'kubectl' | 'oc' | 'helm' | 'ctl', target: Ku
 }
 
 /**
- * `kubectl <words>` for the target, each word quoted (a `<placeholder>` left as it is): for the
- * hints of the access layer; the planning layer's builders (src/planning/equivalent-commands.ts)
- * start from the same invocation.
+ * `<binary> <words>` for the target, each word quoted (a `<placeholder>` left as it is): the one
+ * builder of the commands ctl prints (src/planning/equivalent-commands.ts names them by binary).
  */
+export function commandFor(
+  binary: 'kubectl' | 'oc' | 'helm' | 'ctl',
+  target: KubeTarget,
+  ...words: string[]
+): string {
+  return [invocation(binary, target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+}
+
+/** `kubectl <words>` for the target: for the hints of the access layer. */
 export function kubectlCommand(target: KubeTarget, ...words: string[]): string {
-  return [invocation('kubectl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return commandFor('kubectl', target, ...words);
 }

@@ -9,7 +9,7 @@
  */
 
 import { quoteUnlessPlaceholder, shellQuote } from '../io/shell-words.js';
-import { invocation, type KubeTarget } from '../kube/kube-target.js';
+import { commandFor, invocation, type KubeTarget } from '../kube/kube-target.js';
 import type { FieldPath } from '../release/dialect.js';
 
 export type { KubeTarget } from '../kube/kube-target.js';
@@ -52,12 +52,12 @@ export function kubectlMergePatch(
 
 /** `kubectl <words>`, each word quoted (a `<placeholder>` left as it is). */
 export function kubectl(target: KubeTarget, ...words: string[]): string {
-  return [invocation('kubectl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return commandFor('kubectl', target, ...words);
 }
 
 /** `oc <words>`: OpenShift's client, for what kubectl has no verb for (`oc adm policy`) and OLM. */
 export function oc(target: KubeTarget, ...words: string[]): string {
-  return [invocation('oc', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return commandFor('oc', target, ...words);
 }
 
 /**
@@ -65,7 +65,7 @@ export function oc(target: KubeTarget, ...words: string[]): string {
  * reads KUBECONFIG as kubectl does.
  */
 export function ctlCommand(target: KubeTarget, ...words: string[]): string {
-  return [invocation('ctl', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return commandFor('ctl', target, ...words);
 }
 
 /** A curl call to the management API, with the credential placeholders the docs use. */
@@ -97,7 +97,7 @@ export function kubectlApply(
   binary: 'kubectl' | 'oc' = 'kubectl',
 ): string {
   const words = ['apply', ...SERVER_SIDE_APPLY_FLAGS, ...(namespace ? ['-n', namespace] : []), '-f', file];
-  return [invocation(binary, target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return commandFor(binary, target, ...words);
 }
 
 /** Prints a manifest to stdout: `curl -fsSL <url>` for a URL, `cat <file>` for a file. */
@@ -132,7 +132,7 @@ export function helmUpgradeCommand(target: KubeTarget, upgrade: HelmUpgrade): st
 
 /** `helm <words>` for the target (helm's spelling: `--kube-context`). */
 export function helmCommand(target: KubeTarget, ...words: string[]): string {
-  return [invocation('helm', target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return commandFor('helm', target, ...words);
 }
 
 /** The arguments of that `helm upgrade`, as the operator step runs it and the plan shows it. */

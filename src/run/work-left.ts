@@ -1,4 +1,4 @@
-import { quoteForShell } from '../exec/helm.js';
+import { shellQuote } from '../io/shell-words.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
 
@@ -98,7 +98,7 @@ function databasesLeft(input: WorkLeftInput): WorkLeft[] {
   return [
     {
       what: `${left.length} database(s) left at ${[...new Set(left.map((db) => db.version))].join(', ')} by --databases; the target runs ${to}`,
-      command: ['ctl', ...withoutDatabaseSelection(input.argv)].map(quoteForShell).join(' '),
+      command: ['ctl', ...withoutDatabaseSelection(input.argv)].map(shellQuote).join(' '),
     },
   ];
 }

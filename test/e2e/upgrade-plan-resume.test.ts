@@ -33,7 +33,7 @@ import {
 const TAG = clusterTagFor(TARGET) ?? '';
 const stepStart = (step: string) => (e: RunEvent) => e.type === 'step-start' && e.step === step;
 
-/** The words of a command ctl printed (src/exec/helm.ts quoteForShell: bare words or '...'). */
+/** The words of a command ctl printed (src/io/shell-words.ts shellQuote: bare words or '...'). */
 function shellWords(line: string): string[] {
   const words: string[] = [];
   for (const match of line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)) {

@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { OperationError } from '../../../src/errors.js';
-import { Helm, quoteForShell } from '../../../src/exec/helm.js';
+import { Helm } from '../../../src/exec/helm.js';
+import { shellQuote } from '../../../src/io/shell-words.js';
 import { createTestIo } from '../../../src/io/test-io.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -134,7 +135,7 @@ describe('Helm', () => {
   });
 
   it('quotes only what needs quoting, for display', () => {
-    assert.equal(quoteForShell('--version'), '--version');
-    assert.equal(quoteForShell("it's"), `'it'\\''s'`);
+    assert.equal(shellQuote('--version'), '--version');
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
   });
 });
