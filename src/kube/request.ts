@@ -17,6 +17,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
 import { armDeadlines } from './deadlines.js';
 import { parseWithoutManagedFields } from './managed-fields.js';
+import { serverForMessages } from './server-url.js';
 import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
@@ -134,7 +135,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
           });
         },
       );
-      armDeadlines(req, what, cluster.server);
+      armDeadlines(req, what, serverForMessages(cluster.server));
       req.on('error', (error: NodeJS.ErrnoException) =>
         reject(req.reusedSocket && STALE_SOCKET.has(error.code ?? '') ? new StaleSocket(error) : error),
       );

@@ -5,9 +5,9 @@
  * release, chart and repository) and nothing from the flags or the environment of the run.
  */
 
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { REDACTED, Redactor } from '../io/redact.js';
 import { locationSecrets } from '../kube/download.js';
 import type { Plan, PlanTarget } from './plan.js';
@@ -68,8 +68,9 @@ const SAVE_HINT =
 export async function loadSavedPlan(path: string): Promise<Plan> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readInputFile('--plan', path, INPUT_FILE_LIMITS.plan);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, { hint: SAVE_HINT });
   }
   return parseSavedPlan(text, path);
