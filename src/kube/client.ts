@@ -15,6 +15,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { checkFilePath, checkPathList, INPUT_FILE_LIMITS } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
+import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
@@ -142,7 +143,7 @@ function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s
     }
   } catch (error) {
     throw new UsageError(`cannot read the kubeconfig ${reading}: ${kubeconfigProblem(error)}`, {
-      hint: `Check that the file is a valid kubeconfig (kubectl config view --kubeconfig ${reading}).`,
+      hint: `Check that the file is a valid kubeconfig (kubectl config view --kubeconfig ${shellQuote(reading)}).`,
       cause: error,
     });
   }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { REDACTED, Redactor } from '../io/redact.js';
+import { shellQuote } from '../io/shell-words.js';
 import { locationSecrets } from '../kube/download.js';
 import type { Plan, PlanTarget } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
@@ -174,7 +175,7 @@ export function checkSavedPlanStore(plan: Plan, path: string, store: StateStoreK
   throw new UsageError(
     `the plan in ${path} checked the permissions of --state-store ${planned}, and this run uses ${store}`,
     {
-      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ctl upgrade plan --to ${plan.target.operator} --state-store ${store} --out ${path}`,
+      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ctl upgrade plan --to ${shellQuote(plan.target.operator)} --state-store ${store} --out ${shellQuote(path)}`,
     },
   );
 }
