@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../commands/options.js';
 import { UsageError } from '../errors.js';
-import { checkFilePath } from '../io/paths.js';
+import { checkFilePath, INPUT_FILE_LIMITS } from '../io/paths.js';
 import { Io } from '../io/io.js';
 import type { Runtime } from './globals.js';
 
@@ -43,7 +43,7 @@ export function readGlobalValues(
       : format === 'name'
         ? { kind: 'name' as const }
         : undefined;
-  checkFilePath('--kubeconfig', raw.kubeconfig as string | undefined, 'input');
+  checkFilePath('--kubeconfig', raw.kubeconfig as string | undefined, 'input', INPUT_FILE_LIMITS.kubeconfig);
   return {
     kubeconfig: raw.kubeconfig as string | undefined,
     context: contexts.at(-1),

@@ -60,6 +60,10 @@ export function register(program: Command, runtime: Runtime): void {
       };
       const kubePort = parsePort(options.kubePort, '--kube-port');
       const apiPort = parsePort(options.apiPort, '--api-port');
+      // A scenario file is bounded and regular like every file ctl is given (src/io/paths.ts):
+      // the simulator reads it whole.
+      const { checkFilePath, INPUT_FILE_LIMITS } = await import('../io/paths.js');
+      checkFilePath('--scenario', options.scenario, 'input', INPUT_FILE_LIMITS.scenario);
       // Made here, bounded (src/io/make-directories.ts): the simulator's own recursive mkdir would
       // never return for a folder under procfs.
       // (A relative --dir is taken from the working folder, as the simulator takes it.)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseCount, parseDuration } from './duration.js';
 import { UsageError } from '../errors.js';
-import { checkFilePath, resolveStatePath } from '../io/paths.js';
+import { checkFilePath, INPUT_FILE_LIMITS, resolveStatePath } from '../io/paths.js';
 import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import type { TargetFlags, TargetSelection } from '../planning/target.js';
 import type { Io } from '../io/io.js';
@@ -13,9 +13,12 @@ import { createIo, readGlobalOptions } from './read-globals.js';
 // The actions of `ctl upgrade ...`, loaded only when one runs: upgrade.ts declares the commands
 // (all `--help` needs), this module reads their flags into typed inputs and calls the command.
 
-/** A file flag, refused at once (exit 2) when it names a FIFO, a device, a folder or a socket. */
-function inputFile<T extends string | undefined>(flag: string, path: T): T {
-  checkFilePath(flag, path, 'input');
+/**
+ * A file flag, refused at once (exit 2) when it names a FIFO, a device, a folder or a socket, or,
+ * given `maxBytes`, a file larger than ctl reads of it (src/io/paths.ts INPUT_FILE_LIMITS).
+ */
+function inputFile<T extends string | undefined>(flag: string, path: T, maxBytes?: number): T {
+  checkFilePath(flag, path, 'input', maxBytes);
   return path;
 }
 
@@ -180,7 +183,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     target: o.plan ? refuseTargetFlags(command) : await withUserDefinedModules(command, resolveTarget(flags)),
     maxHops: readMaxHops(command),
     argv: runtime.argv,
-    planFile: inputFile('--plan', o.plan as string | undefined),
+    planFile: inputFile('--plan', o.plan as string | undefined, INPUT_FILE_LIMITS.plan),
     statePath: resolveStatePath('--state', o.state as string | undefined),
     yes: o.yes === true,
     // kubectl's --dry-run[=client|server|none]: bare means client.
@@ -215,7 +218,7 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
     const { loadFleetFile, runFleetCommand } = await import('../commands/fleet.js');
     const members =
       o.fleet !== undefined
-        ? await loadFleetFile(inputFile('--fleet', o.fleet as string))
+        ? await loadFleetFile(inputFile('--fleet', o.fleet as string, INPUT_FILE_LIMITS.fleet))
         : [...new Set(contexts)].map((context) => ({ context }));
     await runFleetCommand({ ...input, members, maxParallelClusters });
     return;

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
@@ -6,7 +5,7 @@ import { z } from 'zod';
 import { CtlError, ExitCode, type ExitCodeValue, NotConfirmedError, UsageError } from '../errors.js';
 import { Io, type WritableLike } from '../io/io.js';
 import { formatDuration } from '../io/progress.js';
-import { checkFilePath } from '../io/paths.js';
+import { checkFilePath, INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { escapeData } from '../io/github.js';
 import { markdownText, oneLine } from '../io/safe-text.js';
 import type { RunRecord } from '../run/report.js';
@@ -76,8 +75,9 @@ const memberSchema = z
 export async function loadFleetFile(path: string): Promise<FleetMember[]> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readInputFile('--fleet', path, INPUT_FILE_LIMITS.fleet);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read the fleet file ${path}: ${(error as Error).message}`, {
       hint: 'Pass a YAML list of {context, namespace, cluster, kubeconfig, caFile} entries to --fleet.',
     });

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { StalePlanError, UsageError } from '../errors.js';
+import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { shellQuote } from '../io/shell-words.js';
 import type { Plan, PlanTarget } from '../planning/plan.js';
 import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO } from '../planning/target.js';
@@ -150,8 +150,10 @@ export function startedWithPlanFlag(command: string): boolean {
 async function readRecordedPlan(recorded: SavedPlanRecord): Promise<Plan | string> {
   let text: string;
   try {
-    text = await readFile(recorded.file, 'utf8');
+    // The path comes from the state file: read as `--plan` is, never a device or a FIFO, bounded.
+    text = await readInputFile('the plan', recorded.file, INPUT_FILE_LIMITS.plan);
   } catch (error) {
+    if (error instanceof UsageError) return `cannot be read (${error.message})`;
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? 'is gone' : `cannot be read (${code ?? (error as Error).message})`;
   }

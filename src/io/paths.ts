@@ -1,4 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -17,21 +18,86 @@ import { UsageError } from '../errors.js';
 
 export type PathRole = 'input' | 'output';
 
+const MIB = 1024 * 1024;
+
 /**
- * Refuses `path` when it is not a regular file. An `input` may be missing (the reader says so in
- * its own words); an `output` may be missing too (ctl creates it), but not be a FIFO, a device, a
- * directory or a socket.
+ * The most ctl reads of each file it is given and reads whole. Each is far more than ctl or
+ * kubectl ever write there, and a bound on what a file handed over can cost: a sparse file
+ * (`truncate -s 200M`) takes no disk, yet a 200 MB plan held 490 MB and a 200 MB kubeconfig
+ * 3.5 GB and a minute of CPU before either was refused for what it held.
  */
-export function checkFilePath(flag: string, path: string | undefined, role: PathRole): void {
+export const INPUT_FILE_LIMITS = {
+  /** A saved plan: as large as the state file may be (src/run/state.ts MAX_STATE_BYTES). */
+  plan: 64 * MIB,
+  /** A kubeconfig: thousands of contexts with their certificates inline. */
+  kubeconfig: 16 * MIB,
+  /** A fleet file: a list of contexts. */
+  fleet: 4 * MIB,
+  /** A scenario for `ctl sim up`: a capture of tens of thousands of databases. */
+  scenario: 64 * MIB,
+} as const;
+
+/**
+ * Refuses `path` when it is not a regular file, or, given `maxBytes`, when it is larger. An
+ * `input` may be missing (the reader says so in its own words); an `output` may be missing too
+ * (ctl creates it), but not be a FIFO, a device, a directory or a socket.
+ */
+export function checkFilePath(
+  flag: string,
+  path: string | undefined,
+  role: PathRole,
+  maxBytes?: number,
+): void {
   if (path === undefined || path === '') return;
   const stats = statOrMissing(path);
-  if (stats === undefined || stats.isFile()) return;
-  throw new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
-    hint:
-      role === 'output'
-        ? `ctl writes ${flag} as a regular file: give the path of a file, or of one that does not exist yet.`
-        : `ctl reads ${flag} as a regular file: give the path of a file (for a pipe, save it to a file first).`,
-  });
+  if (stats === undefined) return;
+  if (!stats.isFile()) {
+    throw new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
+      hint:
+        role === 'output'
+          ? `ctl writes ${flag} as a regular file: give the path of a file, or of one that does not exist yet.`
+          : `ctl reads ${flag} as a regular file: give the path of a file (for a pipe, save it to a file first).`,
+    });
+  }
+  if (maxBytes !== undefined && stats.size > maxBytes) throw tooLarge(flag, path, stats.size, maxBytes);
+}
+
+/**
+ * A file ctl is given, read whole within `maxBytes`: refused as {@link checkFilePath} refuses it
+ * (exit 2) before it is opened, its size measured again on the open file, and its length after
+ * the read (it may grow meanwhile). A missing or unreadable file throws the fs error, for the
+ * reader to word.
+ */
+export async function readInputFile(flag: string, path: string, maxBytes: number): Promise<string> {
+  checkFilePath(flag, path, 'input', maxBytes);
+  const handle = await open(path, 'r');
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > maxBytes) checkOpened(flag, path, stats, maxBytes);
+    const text = await handle.readFile('utf8');
+    if (text.length > maxBytes) throw tooLarge(flag, path, text.length, maxBytes);
+    return text;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The path was replaced between the check and the open: refused the same way. */
+function checkOpened(flag: string, path: string, stats: Stats, maxBytes: number): never {
+  if (!stats.isFile()) {
+    throw new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
+      hint: `ctl reads ${flag} as a regular file: give the path of a file.`,
+    });
+  }
+  throw tooLarge(flag, path, stats.size, maxBytes);
+}
+
+function tooLarge(flag: string, path: string, size: number, maxBytes: number): UsageError {
+  const mib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
+  return new UsageError(
+    `${flag} ${path} is ${mib(size)}, more than the ${mib(maxBytes)} ctl reads of it; ctl did not read it`,
+    { hint: `Check that ${path} is the file you meant: neither ctl nor kubectl writes one near that size.` },
+  );
 }
 
 /**
@@ -64,8 +130,13 @@ export function resolveStatePath(flag: string, path: string | undefined, depth =
 }
 
 /** `KUBECONFIG`: a list of files, each checked like `--kubeconfig`; missing ones are skipped. */
-export function checkPathList(name: string, list: string | undefined, delimiter: string): void {
-  for (const file of (list ?? '').split(delimiter)) checkFilePath(name, file, 'input');
+export function checkPathList(
+  name: string,
+  list: string | undefined,
+  delimiter: string,
+  maxBytes?: number,
+): void {
+  for (const file of (list ?? '').split(delimiter)) checkFilePath(name, file, 'input', maxBytes);
 }
 
 function statOrMissing(path: string): Stats | undefined {

@@ -13,10 +13,12 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
-import { checkFilePath, checkPathList } from '../io/paths.js';
+import { checkFilePath, checkPathList, INPUT_FILE_LIMITS } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
+import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
+import { serverForMessages, serverSecrets } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, selectedKubeTarget, type KubeTarget } from './kube-target.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
@@ -40,7 +42,10 @@ export interface LoadedKubeConfig {
   contextName: string;
   /** The context's namespace, or the pod's namespace in-cluster; undefined when unset. */
   namespace: string | undefined;
-  /** The API server URL, for messages. */
+  /**
+   * The API server URL for messages: a `user:password@` in it (Node and Go send it as Basic
+   * auth) shown as `***@`, as every location ctl names (serverForMessages).
+   */
   server: string;
   inCluster: boolean;
   /** The kubeconfig and context the person chose, as the commands ctl prints name them. */
@@ -73,7 +78,7 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       config,
       contextName: config.getCurrentContext(),
       namespace: readInClusterNamespace(),
-      server: config.getCurrentCluster()?.server ?? '',
+      server: serverForMessages(config.getCurrentCluster()?.server ?? ''),
       inCluster: true,
       // kubectl in the same pod uses the same in-cluster config: nothing to name.
       selection: DEFAULT_KUBE_TARGET,
@@ -89,6 +94,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
         hint: 'Pass --kubeconfig <file>, set KUBECONFIG, or run inside a pod with a service account.',
       });
     }
+    // The default file is bounded like a chosen one (a FIFO or a device there would block too).
+    checkFilePath('the kubeconfig', fallback, 'input', INPUT_FILE_LIMITS.kubeconfig);
     files.push(fallback);
   }
   loadFiles(config, files, () => new KubeConfig());
@@ -103,12 +110,12 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
       });
     }
     // A fleet file's kubeconfig arrives here without passing the command line's check.
-    checkFilePath('--kubeconfig', flag, 'input');
+    checkFilePath('--kubeconfig', flag, 'input', INPUT_FILE_LIMITS.kubeconfig);
     return [flag];
   }
   // KUBECONFIG may list several files; kubectl skips the ones that do not exist. None may be a
   // FIFO or a device: reading it would block (src/io/paths.ts).
-  checkPathList('KUBECONFIG', env.KUBECONFIG, delimiter);
+  checkPathList('KUBECONFIG', env.KUBECONFIG, delimiter, INPUT_FILE_LIMITS.kubeconfig);
   const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '');
   const files = listed.filter((file) => existsSync(file));
   // Set, KUBECONFIG is the whole list: kubectl then never reads ~/.kube/config (nor the pod's
@@ -136,7 +143,7 @@ function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s
     }
   } catch (error) {
     throw new UsageError(`cannot read the kubeconfig ${reading}: ${kubeconfigProblem(error)}`, {
-      hint: `Check that the file is a valid kubeconfig (kubectl config view --kubeconfig ${reading}).`,
+      hint: `Check that the file is a valid kubeconfig (kubectl config view --kubeconfig ${shellQuote(reading)}).`,
       cause: error,
     });
   }
@@ -203,7 +210,7 @@ function selectContext(
     config,
     contextName,
     namespace: contextObject.namespace || undefined,
-    server: cluster.server,
+    server: serverForMessages(cluster.server),
     inCluster: false,
   };
 }
@@ -249,6 +256,9 @@ export function createKubeClients(
 ): Promise<KubeClients> {
   const user = loaded.config.getCurrentUser();
   for (const secret of [user?.token, user?.password, ...pluginSecrets(user)]) if (secret) onSecret(secret);
+  const cluster = loaded.config.getCurrentCluster();
+  for (const secret of [...serverSecrets(cluster?.server), ...serverSecrets(cluster?.proxyUrl)])
+    onSecret(secret);
   // Every request made from this config: on kept connections with the Kubernetes deadlines, its
   // credential reported (src/kube/request-config.ts).
   const config = requestConfig(loaded.config, onSecret);

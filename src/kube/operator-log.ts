@@ -18,6 +18,20 @@ import { resourcePath } from './rest.js';
 /** The container of the operator Deployment that runs the operator (K8S `operator.yaml`). */
 export const OPERATOR_CONTAINER = 'redis-enterprise-operator';
 
+/**
+ * How much of the operator's log one look reads. The log was read whole since the step began
+ * (an earlier attempt's start on a resume, days maybe), from every pod the Deployment's selector
+ * matches, whose lines any pod with those labels writes: up to 128 MiB a pod (the limit of one
+ * Kubernetes answer), held and parsed each look. What ctl looks for is the operator's recent
+ * error lines about the cluster: its last lines (pods/log `tailLines`), at most `bytes` of them
+ * (`limitBytes`, and refused past it whatever the server sends), from at most `pods` pods.
+ */
+export const OPERATOR_LOG_LIMITS = {
+  tailLines: 5000,
+  bytes: 8 * 1024 * 1024,
+  pods: 3,
+} as const;
+
 export interface OperatorLogLine {
   /** The line as written. */
   text: string;
@@ -38,9 +52,10 @@ export interface ReadOperatorLogOptions {
 }
 
 /**
- * Every line the operator's pods wrote (within `sinceSeconds`), pod by pod. The pods are found
- * through the Deployment's own selector, so a helm-installed operator with other labels works
- * too. Throws what the API answers (403 without `get` on `pods/log`): the caller decides.
+ * The last lines the operator's pods wrote (within `sinceSeconds` and OPERATOR_LOG_LIMITS), pod
+ * by pod. The pods are found through the Deployment's own selector, so a helm-installed operator
+ * with other labels works too. Throws what the API answers (403 without `get` on `pods/log`, a
+ * log past the limit): the caller decides.
  */
 export async function readOperatorLog(
   kube: KubeClients,
@@ -59,17 +74,27 @@ export async function readOperatorLog(
     labelSelector,
   });
   const lines: OperatorLogLine[] = [];
-  for (const pod of pods?.items ?? []) {
-    const name = pod.metadata?.name;
-    if (!name || pod.status?.phase === 'Pending') continue;
+  const running = (pods?.items ?? []).filter((pod) => pod.metadata?.name && pod.status?.phase !== 'Pending');
+  // The Deployment's own pods first (named after it; the operator runs one), then any other.
+  const own = (pod: PodView) => (pod.metadata?.name?.startsWith(`${deploymentName}-`) ? 0 : 1);
+  running.sort((a, b) => own(a) - own(b));
+  for (const pod of running.slice(0, OPERATOR_LOG_LIMITS.pods)) {
+    const name = pod.metadata?.name ?? '';
     const containers = (pod.spec?.containers ?? []).map((c) => c.name);
     const container = containers.includes(OPERATOR_CONTAINER) ? OPERATOR_CONTAINER : containers[0];
     const since =
       options.sinceSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.sinceSeconds));
-    const text = await kube.rest.text(`${resourcePath('', 'v1', 'pods', namespace, name)}/log`, {
-      container,
-      sinceSeconds: since,
-    });
+    const text = await kube.rest.text(
+      `${resourcePath('', 'v1', 'pods', namespace, name)}/log`,
+      {
+        container,
+        sinceSeconds: since,
+        tailLines: OPERATOR_LOG_LIMITS.tailLines,
+        limitBytes: OPERATOR_LOG_LIMITS.bytes,
+      },
+      // A server that ignores limitBytes (or a proxy before it) is cut off past it.
+      { bytes: OPERATOR_LOG_LIMITS.bytes, what: "one look at a pod's log" },
+    );
     for (const line of String(text ?? '').split('\n')) {
       if (line.trim() !== '') lines.push(parseLogLine(line));
     }

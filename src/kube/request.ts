@@ -17,6 +17,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
 import { armDeadlines } from './deadlines.js';
 import { parseWithoutManagedFields } from './managed-fields.js';
+import { serverForMessages } from './server-url.js';
 import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
 
 /** An error carrying an HTTP status the way client-node's ApiException does (`code`, string `body`). */
@@ -45,6 +46,8 @@ export interface KubeRequest {
   text?: boolean;
   /** A list read without its objects' managedFields (managed-fields.ts): nobody reads them. */
   withoutManagedFields?: boolean;
+  /** A smaller limit than MAX_ANSWER_BYTES for this answer (a pod's log), and what it is called. */
+  limit?: { bytes: number; what: string } | undefined;
 }
 
 /**
@@ -82,15 +85,16 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
           const decoder = new StringDecoder('utf8');
           const pieces: string[] = [];
           let size = 0;
+          const maxBytes = request.limit?.bytes ?? MAX_ANSWER_BYTES;
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
-            if (size > MAX_ANSWER_BYTES) {
+            if (size > maxBytes) {
               // An answer this large is not one ctl asked for (an object, a list, a log tail):
               // stop reading it rather than hold it (issue 35).
               response.destroy();
               reject(
                 new KubeRequestError(
-                  `${what}: the answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the limit for one Kubernetes answer`,
+                  `${what}: the answer is larger than ${maxBytes / 1024 / 1024} MiB, the limit for ${request.limit?.what ?? 'one Kubernetes answer'}`,
                   undefined,
                   '',
                 ),
@@ -134,7 +138,7 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
           });
         },
       );
-      armDeadlines(req, what, cluster.server);
+      armDeadlines(req, what, serverForMessages(cluster.server));
       req.on('error', (error: NodeJS.ErrnoException) =>
         reject(req.reusedSocket && STALE_SOCKET.has(error.code ?? '') ? new StaleSocket(error) : error),
       );

@@ -23,8 +23,12 @@ export interface KubeRest {
   replace<T = unknown>(path: string, body: unknown): Promise<T>;
   /** DELETE, with an optional DeleteOptions body (preconditions). */
   delete(path: string, body?: unknown): Promise<void>;
-  /** GET of a text answer (a pod's log). */
-  text(path: string, query?: Record<string, string | number | undefined>): Promise<string>;
+  /** GET of a text answer (a pod's log), refused past `limit` when given (else MAX_ANSWER_BYTES). */
+  text(
+    path: string,
+    query?: Record<string, string | number | undefined>,
+    limit?: { bytes: number; what: string },
+  ): Promise<string>;
 }
 
 /** The query without its unset values, as strings. */
@@ -56,8 +60,14 @@ export function createKubeRest(config: KubeConfig): KubeRest {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     },
-    text: async (path: string, query?: Record<string, string | number | undefined>) =>
-      String((await kubeRequest(config, { method: 'GET', path, query: queryOf(query), text: true })) ?? ''),
+    text: async (
+      path: string,
+      query?: Record<string, string | number | undefined>,
+      limit?: { bytes: number; what: string },
+    ) =>
+      String(
+        (await kubeRequest(config, { method: 'GET', path, query: queryOf(query), text: true, limit })) ?? '',
+      ),
   };
 }
 

@@ -14,6 +14,7 @@ import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest } from './request.js';
+import { serverForMessages } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-target.js';
 
 export { KubeRequestError } from './request.js';
@@ -66,8 +67,22 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
   let failures = 0;
   /** Consecutive watches that ended within a second without a single event. */
   let quickEnds = 0;
+  /** 410 Gone answers in a row, each within a second of its watch (or list) starting. */
+  let quickGones = 0;
+  /**
+   * One 410 is the ordinary end of an old resourceVersion: re-LIST at once. A server (or a proxy
+   * before it) that answers every watch so had ctl LIST and WATCH in a loop without a pause, a
+   * few hundred requests a second until the wait's deadline. From the second quick one in a row
+   * the re-LIST waits as after a failure, as client-go's reflector backs off its relists.
+   */
+  const relistAfterGone = async (since: number): Promise<void> => {
+    resourceVersion = undefined;
+    quickGones = Date.now() - since > 1000 ? 1 : quickGones + 1;
+    if (quickGones > 1) await sleep(backoff(quickGones - 1), signal);
+  };
 
   while (!signal.aborted) {
+    const attempt = Date.now();
     try {
       if (resourceVersion === undefined) {
         const list = await listCollection<T>(kube, path, selectors, signal);
@@ -82,7 +97,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       const connected = Date.now();
       const ended = await watchOnce<T>(
         watcher,
-        kube.config.getCurrentCluster()?.server ?? 'of the kubeconfig',
+        serverForMessages(kube.config.getCurrentCluster()?.server ?? 'of the kubeconfig'),
         path,
         {
           ...selectors,
@@ -100,7 +115,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
         },
       );
       if (ended.gone) {
-        resourceVersion = undefined; // 410: the history is gone; re-LIST.
+        await relistAfterGone(connected); // 410: the history is gone; re-LIST.
         continue;
       }
       if (ended.error !== undefined) throw ended.error;
@@ -109,6 +124,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       if (ended.sawEvents || Date.now() - connected > 1000) {
         failures = 0;
         quickEnds = 0;
+        quickGones = 0;
         continue;
       }
       quickEnds += 1;
@@ -118,7 +134,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       if (error instanceof ConsumerError) throw error.cause;
       const code = describeKubeError(error).code;
       if (code === 410) {
-        resourceVersion = undefined;
+        await relistAfterGone(attempt);
         continue;
       }
       if (code !== undefined && FATAL_CODES.has(code)) throw error;

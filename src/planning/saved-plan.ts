@@ -5,10 +5,11 @@
  * release, chart and repository) and nothing from the flags or the environment of the run.
  */
 
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { REDACTED, Redactor } from '../io/redact.js';
+import { shellQuote } from '../io/shell-words.js';
 import { locationSecrets } from '../kube/download.js';
 import type { Plan, PlanTarget } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
@@ -68,8 +69,9 @@ const SAVE_HINT =
 export async function loadSavedPlan(path: string): Promise<Plan> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readInputFile('--plan', path, INPUT_FILE_LIMITS.plan);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, { hint: SAVE_HINT });
   }
   return parseSavedPlan(text, path);
@@ -173,7 +175,7 @@ export function checkSavedPlanStore(plan: Plan, path: string, store: StateStoreK
   throw new UsageError(
     `the plan in ${path} checked the permissions of --state-store ${planned}, and this run uses ${store}`,
     {
-      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ctl upgrade plan --to ${plan.target.operator} --state-store ${store} --out ${path}`,
+      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ctl upgrade plan --to ${shellQuote(plan.target.operator)} --state-store ${store} --out ${shellQuote(path)}`,
     },
   );
 }

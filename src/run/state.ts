@@ -7,6 +7,7 @@ import { OperationError } from '../errors.js';
 import { pathSegment } from '../io/path-segment.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { safeJson } from '../io/safe-text.js';
+import { shellQuote } from '../io/shell-words.js';
 import { knownManagementCluster, type ManagementCluster } from '../planning/management-snapshot.js';
 import { removeAbandonedTempFiles, writeFileAtomically } from './atomic-write.js';
 
@@ -189,13 +190,13 @@ export class StateFile {
     const message = `the state file ${this.path} is not a valid ctl state file: ${problem.reason}`;
     if (!options.keepCorruptCopy) {
       throw new OperationError(message, {
-        hint: `Inspect it, then move it aside (mv ${this.path} ${this.path}.bad) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+        hint: moveAsideHint(this.path),
       });
     }
     const backup = `${this.path}.corrupt-${Date.now()}`;
     await copyFile(this.path, backup).catch(() => undefined);
     throw new OperationError(message, {
-      hint: `A copy was kept at ${backup}. Inspect it, then delete ${this.path} to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+      hint: `A copy was kept at ${backup}. Inspect it, then delete it (rm ${shellQuote(this.path)}) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
     });
   }
 
@@ -241,12 +242,20 @@ async function readBounded(path: string): Promise<string> {
   }
 }
 
+/**
+ * How to move a state file aside, as a command to paste: its path shell-quoted (src/io/shell-words.ts),
+ * since it may come through a link or a folder someone else named (`$(...)` in it ran on paste).
+ */
+function moveAsideHint(path: string): string {
+  return `Inspect it, then move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.bad`)}) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`;
+}
+
 function tooLarge(path: string, size: number): OperationError {
   const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
   return new OperationError(
     `the state file ${path} is ${size > MAX_STATE_BYTES + 1 ? mib(size) : `more than ${mib(MAX_STATE_BYTES)}`}, larger than any state ctl writes (${mib(MAX_STATE_BYTES)} at most); ctl did not read it`,
     {
-      hint: `Inspect it, then move it aside (mv ${path} ${path}.bad) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+      hint: moveAsideHint(path),
     },
   );
 }

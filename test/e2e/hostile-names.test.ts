@@ -4,12 +4,14 @@
  * `ctl upgrade plan` in text (coloured), plain (no colour, not a terminal), `-o json` and GitHub
  * Actions mode, and `ctl upgrade run --dry-run` in GitHub Actions mode with a job summary. No
  * control character and no forged line reaches stdout, stderr or the summary. Also: a FIFO as
- * `--state` is refused with exit 2, without waiting for a writer.
+ * `--state` is refused with exit 2, without waiting for a writer; and a state file whose path
+ * holds shell syntax (a folder someone else named, a link) gets a `mv` hint that a shell runs
+ * as one move of that file, never as the code in its name.
  */
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
@@ -150,5 +152,30 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
     // Opening a FIFO for reading waits for a writer that never comes: had ctl opened it, runCtl's
     // deadline above would have stopped it (a timeout, not exit 2). How fast it refuses is not a
     // test's business on a shared machine (wall-clock bounds belong in the bench).
+  });
+
+  it('a state path with shell syntax: the printed mv hint, pasted into sh, moves the file and runs nothing', async () => {
+    const root = path.join(sim.sandbox.dir, 'shell-paths');
+    const folder = path.join(root, "states $(touch pwned) `touch pwned2` it's");
+    mkdirSync(folder, { recursive: true });
+    const broken = path.join(folder, 'not-json.json');
+    writeFileSync(broken, '{not json');
+    const huge = path.join(folder, 'huge.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, 65 * 1024 * 1024);
+    for (const file of [broken, huge]) {
+      const result = await runCtl(['upgrade', 'status', '--state', file], {
+        cwd: root,
+        env: sim.env,
+        timeoutMs: 30_000,
+      });
+      assert.notEqual(result.code, 0, `status --state ${file}: ${result.stderr}`);
+      const mv = /\((mv .+)\) to start over/.exec(result.stderr)?.[1];
+      assert.ok(mv, `a mv hint: ${result.stderr}`);
+      execFileSync('sh', ['-c', mv], { cwd: root });
+      assert.ok(existsSync(`${file}.bad`), `${mv} moved ${file} aside`);
+      assert.ok(!existsSync(file), `${mv} moved ${file} away`);
+    }
+    assert.deepEqual(readdirSync(root), [path.basename(folder)], 'the hints ran no code (no pwned file)');
   });
 });

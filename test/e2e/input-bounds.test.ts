@@ -7,7 +7,18 @@
 
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -198,6 +209,67 @@ describe('every input has a bound (e2e)', { timeout: 600_000 }, () => {
         assert.doesNotMatch(text, /TOPSECRET|SIGSECRET/, `${what} holds a URL credential`);
       }
     });
+  });
+
+  // Files handed over (a saved plan, a fleet file, a kubeconfig, a scenario) were read whole
+  // whatever their size: a sparse file costs no disk, and a 200 MB plan held 490 MB before it was
+  // refused as not JSON, a 200 MB kubeconfig 3.5 GB and a minute of CPU (src/io/paths.ts).
+  it('a sparse --plan, --fleet, --kubeconfig, KUBECONFIG, ~/.kube/config or --scenario of 100 MiB: exit 2 at once, peak RSS under 256 MB', async () => {
+    const sparse = (name: string, mib: number): string => {
+      const file = path.join(dir, name);
+      writeFileSync(file, '');
+      truncateSync(file, mib * 1024 * 1024);
+      return file;
+    };
+    const plan = sparse('plan.json', 100);
+    const fleet = sparse('fleet.yaml', 100);
+    const kubeconfig = sparse('kubeconfig', 100);
+    const scenario = sparse('scenario.yaml', 100);
+    const home = path.join(dir, 'home');
+    mkdirSync(path.join(home, '.kube'), { recursive: true });
+    const defaultKubeconfig = sparse(path.join('home', '.kube', 'config'), 100);
+    const cases: { args: string[]; env?: Record<string, string>; names: string; limit: string }[] = [
+      { args: ['upgrade', 'run', '--plan', plan, '--yes'], names: `--plan ${plan}`, limit: '64' },
+      {
+        args: ['upgrade', 'run', '--to', TARGET, '--fleet', fleet, '--yes'],
+        names: `--fleet ${fleet}`,
+        limit: '4',
+      },
+      {
+        args: ['upgrade', 'plan', '--to', TARGET, '--kubeconfig', kubeconfig],
+        names: `--kubeconfig ${kubeconfig}`,
+        limit: '16',
+      },
+      {
+        args: ['upgrade', 'plan', '--to', TARGET],
+        env: { KUBECONFIG: kubeconfig },
+        names: `KUBECONFIG ${kubeconfig}`,
+        limit: '16',
+      },
+      {
+        args: ['upgrade', 'status'],
+        env: { HOME: home, KUBECONFIG: '' },
+        names: `the kubeconfig ${defaultKubeconfig}`,
+        limit: '16',
+      },
+      {
+        args: ['sim', 'up', '--scenario', scenario, '--dir', path.join(dir, 'sim')],
+        names: `--scenario ${scenario}`,
+        limit: '64',
+      },
+    ];
+    for (const { args, env, names, limit } of cases) {
+      const result = await ctlWithPeak(args, { ...(env ? { env } : {}), timeoutMs: 30_000 });
+      const what = args.slice(0, 3).join(' ');
+      assert.equal(result.code, 2, `${what}: ${result.stderr}`);
+      assert.ok(
+        result.stderr.includes(`${names} is 100 MiB, more than the ${limit} MiB ctl reads of it`),
+        `${what}: ${result.stderr}`,
+      );
+      assert.ok(result.peakKb < PEAK_RSS_LIMIT_KB, `${what}: peak RSS ${result.peakKb} kB`);
+      assert.ok(result.ms < 10_000, `${what}: refused after ${result.ms} ms`);
+    }
+    assert.ok(!existsSync(path.join(dir, 'sim')), 'sim up refused the scenario before making --dir');
   });
 
   it('-v=abc: exit 2 with a hint, not "unknown option -=abc"', async () => {

@@ -229,6 +229,30 @@ describe('ctl upgrade run --plan, interrupted and resumed (e2e)', { concurrency:
     }
   });
 
+  it('a state whose recorded plan is a device (/dev/zero): refused at once (exit 2), nothing read or changed', async () => {
+    // The plan's path comes from the state file, which may have been handed over or edited: it
+    // was read whole, so /dev/zero never ended (src/io/paths.ts readInputFile).
+    const sim = await startUpgradeSim('happy-path', { timing: TIMING });
+    try {
+      await interruptedPlanRun(sim);
+      const doc = JSON.parse(readFileSync(sim.statePath, 'utf8')) as { savedPlan: { file: string } };
+      doc.savedPlan.file = '/dev/zero';
+      writeFileSync(sim.statePath, `${JSON.stringify(doc, null, 2)}\n`);
+      const before = sim.cluster.audit.entries.length;
+      const started = Date.now();
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run'], { timeoutMs: 60_000 });
+      assertExit(run, 2, 'a dry run whose state names /dev/zero as its plan');
+      assert.match(
+        run.stderr,
+        /started from the saved plan \/dev\/zero, which cannot be read \(the plan \/dev\/zero is a character device, not a regular file\)/,
+      );
+      assert.ok(Date.now() - started < 30_000, `refused after ${Date.now() - started} ms`);
+      assertNoChanges(sim, before, 'a refused dry run');
+    } finally {
+      await sim.close();
+    }
+  });
+
   it('a state file of an earlier ctl (no savedPlan) resumes the same way; --to alone is warned', async () => {
     const sim = await startUpgradeSim('happy-path', { timing: TIMING });
     try {

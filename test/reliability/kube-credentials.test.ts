@@ -9,6 +9,9 @@
  * - A Kubernetes API (or a proxy in front of it) that quotes the Authorization header back in a
  *   401's Status message, as is, percent-encoded and base64: ctl registers every credential it
  *   sends with the redactor, the one a plugin gives at run time too.
+ * - A password in the server URL (`server: https://ops:<password>@host`): Node, like kubectl,
+ *   sends it as Basic auth, and -v printed the URL whole. ctl names the server as `***@host`
+ *   and redacts the password and its Basic credential wherever they come back.
  */
 
 import assert from 'node:assert/strict';
@@ -22,6 +25,8 @@ import { tempDir } from '../helpers/temp.js';
 const TOKEN = 'kube-canary-token-7f3a9c1e5b';
 const PLUGIN_TOKEN = 'plugin-canary-token-2d8e4f6a0c';
 const BASIC_PASSWORD = 'kube-basic-Pa55word!';
+/** A password in the server URL itself (`https://user:password@host`, sent as Basic auth). */
+const URL_PASSWORD = 'kube-url-canary-5e1b9d';
 const CLIENT_KEY = Buffer.from('-----BEGIN EC PRIVATE KEY-----\nclient-key-canary\n').toString('base64');
 
 /** Every form a credential may come back in: as is, percent-encoded, base64. */
@@ -121,6 +126,41 @@ describe('kubeconfig credentials are never printed', () => {
         /cannot read the kubeconfig \S+: line 9, column 16: bad indentation of a mapping entry/,
       );
     }
+  });
+
+  test('a password in the server URL: never printed, in -v, errors or an echo of its Basic header', async () => {
+    const file = path.join(dir, 'server-url');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: c, cluster: {server: "http://ops:${URL_PASSWORD}@127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
+        'users: [{name: u, user: {}}]',
+        'contexts: [{name: x, context: {cluster: c, user: u, namespace: prod-cache}}]',
+        'current-context: x',
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    const basic = Buffer.from(`ops:${URL_PASSWORD}`).toString('base64');
+    let echoed = 0;
+    for (const args of [
+      ['upgrade', 'plan', '--to', '7.8.2-6', '-v'],
+      ['upgrade', 'plan', '--to', '7.8.2-6', '-o', 'json', '-vv'],
+      ['upgrade', 'status', '--state-store', 'configmap', '-v'],
+    ]) {
+      const result = await runCtl([...args, '--kubeconfig', file]);
+      const printed = result.stdout + result.stderr;
+      assert.notEqual(result.code, 0, `${args.join(' ')} cannot succeed: ${printed}`);
+      // The Basic header the URL made reached the API, and its echo was shown (redacted).
+      if (/rejected Basic/.test(printed)) echoed += 1;
+      assert.deepEqual(leaks(printed, [URL_PASSWORD]), [], `${args.join(' ')}: ${printed}`);
+      assert.ok(!printed.includes(basic), `${args.join(' ')}: the Basic credential: ${printed}`);
+      if (args.includes('-v') && args[0] === 'upgrade' && args[1] === 'plan')
+        assert.match(result.stderr, /server http:\/\/\*\*\*@127\.0\.0\.1:\d+/, printed);
+    }
+    assert.ok(echoed >= 2, `the echo was printed ${echoed} times`);
   });
 
   test('a Kubernetes API that quotes the Authorization header: token, plugin token and Basic password redacted', async () => {
