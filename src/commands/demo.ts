@@ -111,7 +111,8 @@ async function demo(input: DemoInput): Promise<void> {
 
     await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);
     io.info(
-      `\nRehearse on your own copy: ctl sim up --scenario ${input.scenario} --dir ./sim, then source ./sim/env and use kubectl and ctl as usual.`,
+      // The quick start's rehearsal, step 3 of docs/quickstart.md, as one could type it now.
+      `\nRehearse by hand (docs/quickstart.md): ctl sim up --scenario ${input.scenario} --dir ./sim --fast & then, once it prints ready, source ./sim/env and ctl upgrade plan.`,
     );
   } finally {
     await cluster.stop();

@@ -266,7 +266,12 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
     assertExit(version, 0, 'ctl version');
     assert.equal(version.stdout, `${manifest.version}\n`);
     const json = await runCtl(['version', '-o', 'json']);
-    assert.deepEqual(JSON.parse(json.stdout), { version: manifest.version, node: process.version });
+    // The docs folder beside ctl's package.json: the checkout's here, the package's when installed.
+    assert.deepEqual(JSON.parse(json.stdout), {
+      version: manifest.version,
+      node: process.version,
+      docs: path.join(repoRoot, 'docs'),
+    });
 
     await happyPath.use('auth token', async (sim) => {
       const token = await sim.ctl(['auth', 'token', '--ttl', '10m', '-o', 'json']);
