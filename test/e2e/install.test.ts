@@ -111,6 +111,7 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       'LICENSE',
       '.npmrc',
       'bin',
+      'docs',
       'scenarios',
       'scripts',
       'dist/bundle',
