@@ -338,8 +338,15 @@ async function firstContact(
       string,
       string
     >;
-    for (const text of Object.values(texts))
+    for (const text of Object.values(texts)) {
+      // ctl needs no kubectl (docs/quickstart.md): no example lets a missing one stop ctl's turn.
+      assert.doesNotMatch(
+        text,
+        /\bkubectl (?!rec )[^\n]*&& (ctl|kubectl rec) /,
+        'an example chains kubectl before ctl',
+      );
       for (const match of text.matchAll(/\bdocs\/([\w.-]+\.(?:md|json))/g)) cited.add(match[1] ?? '');
+    }
   }
   assert.ok(cited.has('quickstart.md') && cited.has('upgrade.md'), [...cited].join(', '));
   for (const page of cited)
