@@ -34,6 +34,8 @@ WORKDIR /src
 COPY package.json package-lock.json tsconfig.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
+# src/release/catalog-schema.ts compiles docs/catalog.schema.json in; the image ships docs/ too.
+COPY docs ./docs
 COPY scripts/bundle.mjs scripts/bundle-scripts.mjs scripts/help-texts.mjs scripts/shipped-manifest.mjs ./scripts/
 RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
 # The package.json the npm package ships: no scripts, no devDependencies.
@@ -52,6 +54,7 @@ COPY --from=build /src/dist/package.json ./package.json
 COPY README.md LICENSE ./
 COPY bin ./bin
 COPY scenarios ./scenarios
+COPY docs ./docs
 COPY --from=build /src/dist/bundle ./dist/bundle
 COPY --from=helm /usr/bin/helm /usr/local/bin/helm
 # Everything ctl and helm write goes under /tmp (an emptyDir when the root filesystem is read-only).

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,6 +41,12 @@ function readManifest(file: string): Manifest | undefined {
 /** The folder of ctl's package.json (where `scenarios/` is). */
 export function packageRoot(): string {
   return findPackage().root;
+}
+
+/** The docs/ folder beside ctl's package.json, when it is there (not in the single executable). */
+export function docsFolder(): string | undefined {
+  const docs = path.join(packageRoot(), 'docs');
+  return existsSync(path.join(docs, 'README.md')) ? docs : undefined;
 }
 
 /** ctl's version from its package.json. */

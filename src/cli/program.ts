@@ -38,6 +38,14 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       writeErr: (text) => runtime.stderr.write(renameProgram(terminalText(text), name)),
     });
   addGlobalOptions(program);
+  // For the person who has just installed ctl: what to type first and where the docs are. The
+  // messages cite docs/<page>.md; the npm package ships that folder (package.json "files").
+  program.addHelpText(
+    'after',
+    '\nStart here: ctl demo upgrades a simulated cluster (nothing else is touched);\n' +
+      'ctl upgrade plan -n <namespace> shows what it would do to yours (read-only).\n' +
+      '\nDocs: docs/quickstart.md, then docs/README.md (folder: ctl version -o json)\n',
+  );
   // The invoked command's branch alone where that is the same program (invoked-branch.ts).
   const branch = invokedBranch(runtime.argv);
   const declares = (group: string) => branch === undefined || branch.group === group;

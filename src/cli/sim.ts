@@ -44,7 +44,8 @@ export function register(program: Command, runtime: Runtime): void {
         'in that shell talk to the simulated cluster.\n' +
         '\nExamples:\n' +
         '  ctl sim up --scenario happy-path --dir /tmp/sim --fast &\n' +
-        '  source /tmp/sim/env && kubectl get rec && ctl upgrade plan --to 8.2.0-18\n' +
+        // No kubectl in the chain: ctl needs none, and a missing one would stop the && before ctl.
+        '  source /tmp/sim/env && ctl upgrade plan --to 8.2.0-18   # then kill %1\n' +
         '  ctl sim up --scenario module-without-rhel9 --dir /tmp/sim   # realistic waits\n' +
         '  ctl sim up --scenario ./my-scenario.yaml --kube-port 6443 --api-port 9443\n',
     )

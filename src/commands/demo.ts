@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CtlError, type ExitCodeValue, OperationError } from '../errors.js';
+import { CtlError, type ExitCodeValue, InterruptedError, OperationError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
@@ -31,9 +31,31 @@ export async function runDemo(input: DemoInput): Promise<void> {
   try {
     await demo(input);
   } catch (error) {
-    throw await asCtlError(error);
+    throw asDemoEnding(await asCtlError(error));
   }
 }
+
+/**
+ * The run's advice names a cluster and a state that lived only as long as the demo: interrupted,
+ * `resume with: ctl upgrade run ... --yes` would go to whatever the person's kubeconfig names (or
+ * find none). So an interrupted demo says what it was, and no error of it offers to resume.
+ */
+export function asDemoEnding(error: unknown): unknown {
+  if (error instanceof InterruptedError)
+    return new InterruptedError(
+      error.signal,
+      `the demo was interrupted by ${error.signal}; its simulated cluster stopped with it`,
+      { hint: DEMO_AGAIN, cause: error },
+    );
+  if (error instanceof CtlError && error.hint?.includes('resume with: ')) {
+    const advice = error.hint.split('\n').filter((line) => !line.startsWith('resume with: '));
+    error.hint = [...advice, DEMO_AGAIN].join('\n');
+  }
+  return error;
+}
+
+const DEMO_AGAIN =
+  'Nothing outside the simulated cluster was touched, and nothing is left to resume: run ctl demo again (--instant: about a second).';
 
 /**
  * The simulator's own errors (it imports nothing from ctl, src/sim/world/errors.ts) as ctl's, so
@@ -111,7 +133,8 @@ async function demo(input: DemoInput): Promise<void> {
 
     await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);
     io.info(
-      `\nRehearse on your own copy: ctl sim up --scenario ${input.scenario} --dir ./sim, then source ./sim/env and use kubectl and ctl as usual.`,
+      // The quick start's rehearsal, step 3 of docs/quickstart.md, as one could type it now.
+      `\nRehearse by hand (docs/quickstart.md): ctl sim up --scenario ${input.scenario} --dir ./sim --fast & then, once it prints ready, source ./sim/env and ctl upgrade plan.`,
     );
   } finally {
     await cluster.stop();

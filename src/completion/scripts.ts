@@ -221,7 +221,9 @@ function bashScript(tree: CompletionTree): string {
     '    _ctl_kind=any; _ctl_values=()',
     `    ${fn}_values "$cmdpath" "$opt"`,
     '    case "$_ctl_kind" in',
-    `      words) ${fn}_offer "$cur" "\${_ctl_values[@]}" ;;`,
+    // In ctl's order (--to newest first, --only the steps as they run), not bash's sorted one;
+    // nosort is bash 4.4's (an older bash sorts them, and says nothing).
+    `      words) ${fn}_offer "$cur" "\${_ctl_values[@]}"; compopt -o nosort 2>/dev/null ;;`,
     '      files|dirs)',
     '        local line flag=-f',
     '        [[ "$_ctl_kind" == dirs ]] && flag=-d',
@@ -269,9 +271,10 @@ function zshScript(tree: CompletionTree): string {
       '',
     ]),
   ];
+  // -V: a group whose matches zsh shows in the order given (--to newest first), unsorted.
   const zshAction = (value: ValueHint): string =>
     value.kind === 'words'
-      ? `compadd -- ${value.words.map(zshQuote).join(' ')}`
+      ? `compadd -V ctl-values -- ${value.words.map(zshQuote).join(' ')}`
       : value.kind === 'command'
         ? // One candidate a line, as data: quoted array elements are neither split nor globbed,
           // and compadd quotes what it inserts.
@@ -436,7 +439,8 @@ function fishScript(tree: CompletionTree): string {
     if (option.short) parts.push('-s', option.short.slice(1));
     parts.push('-l', option.long.slice(2));
     const value = option.value;
-    if (value?.kind === 'words') parts.push('-x', '-a', fishQuote(value.words.join(' ')));
+    // -k (--keep-order, fish 3.0): the values in ctl's order, --to newest first.
+    if (value?.kind === 'words') parts.push('-x', '-k', '-a', fishQuote(value.words.join(' ')));
     else if (value?.kind === 'files') parts.push('-r', '-F');
     else if (value?.kind === 'dirs') parts.push('-x', '-a', "'(__fish_complete_directories)'");
     else if (value?.kind === 'command')

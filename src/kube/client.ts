@@ -90,8 +90,11 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   if (files.length === 0) {
     const fallback = join(env.HOME ?? homedir(), '.kube', 'config');
     if (!existsSync(fallback)) {
-      throw new UsageError('no kubeconfig found', {
-        hint: 'Pass --kubeconfig <file>, set KUBECONFIG, or run inside a pod with a service account.',
+      throw new UsageError(`no kubeconfig found: KUBECONFIG is not set and ${fallback} does not exist`, {
+        // A first-time user may have no cluster at hand yet: the simulated one needs none.
+        hint:
+          'Pass --kubeconfig <file>, set KUBECONFIG, or run inside a pod with a service account. ' +
+          'To try ctl without a cluster: ctl demo, or ctl sim up (docs/quickstart.md).',
       });
     }
     // The default file is bounded like a chosen one (a FIFO or a device there would block too).

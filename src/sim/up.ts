@@ -59,11 +59,14 @@ export async function runSimUp(options: SimUpOptions, context: SimUpContext): Pr
         `  Artifacts        ${cluster.artifactsUrl}   (helm repository and operator bundles)`,
         `  Files            ${dir}`,
         '',
-        'In another shell:',
+        // ctl alone is enough to rehearse (kubectl is optional), and the quick start runs this
+        // with `&` in the shell it then uses, where Ctrl+C does not reach it.
+        'In another shell (or this one, if you started it with &):',
         `  source ${path.join(dir, 'env')}`,
-        '  kubectl get rec',
+        '  ctl upgrade plan          # the targets; then ctl upgrade plan --to <target>',
+        '  kubectl get rec           # kubectl, if you have it, reads the same settings',
         '',
-        'Press Ctrl+C to stop.',
+        'Press Ctrl+C to stop (started with &: kill %1, or fg then Ctrl+C).',
       ].join('\n'),
     );
     // Last, so whoever waits for it finds everything above already in place.

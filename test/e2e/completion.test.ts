@@ -216,6 +216,36 @@ describe('ctl completion (e2e)', () => {
     assert.deepEqual(complete(['ctl', '--context', 'w'], env), ['west']);
   });
 
+  it('keeps the order ctl gives (--to newest first): bash is told not to sort, zsh and fish too', () => {
+    // compopt works only while readline completes; here a function of that name stands in for the
+    // builtin and says what the completion asked of it.
+    const script = [
+      `source ${JSON.stringify(bashFile)}`,
+      'compopt() { printf "compopt %s\\n" "$*"; }',
+      'COMP_WORDS=("$@")',
+      'COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))',
+      '_ctl_completion',
+    ].join('\n');
+    const asked = (words: string[]) =>
+      spawnSync('bash', ['--norc', '--noprofile', '-c', script, 'bash', ...words], { encoding: 'utf8' });
+    for (const words of [
+      ['ctl', 'upgrade', 'run', '--to', ''],
+      ['ctl', 'upgrade', 'run', '--only', ''],
+    ]) {
+      const result = asked(words);
+      assert.equal(result.status, 0, result.stderr);
+      assert.match(result.stdout, /^compopt -o nosort$/m, words.join(' '));
+    }
+    // Files are the shell's own list: sorted, as ls would.
+    assert.doesNotMatch(asked(['ctl', 'upgrade', 'run', '--plan', '']).stdout, /nosort/);
+    const newest = [...knownOperatorVersions()].at(-1) ?? '';
+    assert.ok(
+      scripts.zsh?.includes(`compadd -V ctl-values -- '${newest}' `),
+      'zsh: --to unsorted, newest first',
+    );
+    assert.ok(scripts.fish?.includes(` -l to -x -k -a '${newest} `), 'fish: --to in its order, newest first');
+  });
+
   it('hostile kubeconfig context names stay data: nothing runs, and the inserted word is the name itself', () => {
     const marker = path.join(dir, 'completion-ran');
     const hostile = [

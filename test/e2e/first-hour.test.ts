@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import type { Scenario } from '../../src/sim/scenario.js';
-import { repoRoot, runCtl } from '../helpers/run-ctl.js';
+import { repoRoot, runCtl, spawnCtl } from '../helpers/run-ctl.js';
 import {
   assertExit,
   assertNoChanges,
@@ -85,6 +85,27 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
     assert.deepEqual(warnings, [], plan);
     assert.match(out, /result: succeeded/);
     assert.match(out, new RegExp(`cluster {3}rec: Running at ${clusterTagFor(to)?.replace(/\./g, '\\.')}`));
+  });
+
+  it('ctl demo interrupted: exit 130, says it was the demo, offers no resume of a cluster that is gone', async () => {
+    // The demo's own waits (not --instant), so Ctrl+C lands while the pods roll.
+    const demo = spawnCtl(['demo'], { timeoutMs: 120_000 });
+    const deadline = Date.now() + 60_000;
+    while (!/\[monitor\] /.test(demo.stderr())) {
+      if (demo.child.exitCode !== null || Date.now() > deadline) {
+        demo.child.kill('SIGKILL');
+        assert.fail(`the demo's monitor step did not start within 60 s:\n${demo.stderr()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    demo.child.kill('SIGINT');
+    const ended = await demo.result;
+    assert.equal(ended.code, 130, ended.stderr);
+    assert.match(
+      ended.stderr,
+      /\nerror: the demo was interrupted by SIGINT; its simulated cluster stopped with it\nhint: Nothing outside the simulated cluster was touched, and nothing is left to resume: run ctl demo again/,
+    );
+    assert.doesNotMatch(ended.stderr, /resume with:/);
   });
 
   it('the prompt names every change and --databases none; no answers 0 and changes nothing', async () => {
@@ -266,7 +287,12 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
     assertExit(version, 0, 'ctl version');
     assert.equal(version.stdout, `${manifest.version}\n`);
     const json = await runCtl(['version', '-o', 'json']);
-    assert.deepEqual(JSON.parse(json.stdout), { version: manifest.version, node: process.version });
+    // The docs folder beside ctl's package.json: the checkout's here, the package's when installed.
+    assert.deepEqual(JSON.parse(json.stdout), {
+      version: manifest.version,
+      node: process.version,
+      docs: path.join(repoRoot, 'docs'),
+    });
 
     await happyPath.use('auth token', async (sim) => {
       const token = await sim.ctl(['auth', 'token', '--ttl', '10m', '-o', 'json']);

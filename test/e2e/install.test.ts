@@ -111,6 +111,7 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       'LICENSE',
       '.npmrc',
       'bin',
+      'docs',
       'scenarios',
       'scripts',
       'dist/bundle',
@@ -150,16 +151,22 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       'bin/ctl.js',
       'dist/bundle/main.js',
       'dist/bundle/THIRD_PARTY_NOTICES.md',
+      'docs/README.md',
+      'docs/quickstart.md',
       'scenarios/happy-path.yaml',
     ]) {
       assert.ok(files.includes(needed), `the package holds ${needed}`);
     }
     const unwanted = files.filter(
       (file) =>
-        !/^(bin|dist\/bundle|scenarios)\//.test(file) &&
+        !/^(bin|dist\/bundle|docs|scenarios)\//.test(file) &&
         !['package.json', 'README.md', 'LICENSE'].includes(file),
     );
-    assert.deepEqual(unwanted, [], 'nothing outside bin/, dist/bundle/, scenarios/ and the package metadata');
+    assert.deepEqual(
+      unwanted,
+      [],
+      'nothing outside bin/, dist/bundle/, docs/, scenarios/ and the package metadata',
+    );
     assert.deepEqual(
       files.filter((file) => /\.(map|ts|tsbuildinfo)$/.test(file) || /(^|\/)test\//.test(file)),
       [],
@@ -234,6 +241,13 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     // the cluster ended is for people: on stderr.
     assert.match(demo.stdout, /verification \(management API\): 3 of 3 node\(s\)/);
     assert.match(demo.stderr, /database\s+redis\/orders: active at/);
+    // Its last line is the quick start's next step, as one types it (docs/quickstart.md, step 3).
+    assert.match(
+      demo.stderr,
+      /ctl sim up --scenario happy-path --dir \.\/sim --fast & then, once it prints ready, source \.\/sim\/env and ctl upgrade plan\.\n$/,
+    );
+
+    await firstContact(ctl, { cwd: dir, home, installed });
 
     // The kubectl plugin (issue 38): the same install puts kubectl-rec on the PATH, and the real
     // kubectl finds it and runs it as `kubectl rec`.
@@ -279,8 +293,75 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
       files.includes(platform?.bin.replace(/^package\//, '') ?? ''),
       `the tarball holds ${platform?.bin}`,
     );
+
+    // Uninstalled by the package's name, as install.md says: both commands go.
+    ok(
+      'npm uninstall -g',
+      await run('npm', ['uninstall', '--global', '--prefix', prefix, '--no-audit', '--no-fund', pkg.name], {
+        cwd: dir,
+      }),
+    );
+    assert.ok(!existsSync(ctl), 'ctl is gone');
+    assert.ok(!existsSync(path.join(prefix, 'bin', 'kubectl-rec')), 'kubectl-rec is gone');
+    assert.ok(!existsSync(installed), 'the package folder is gone');
   });
 });
+
+/**
+ * What someone who has just installed ctl meets, with the installed package alone and a HOME of
+ * their own: --help says where to start; every docs/<page> that a help text cites is in the
+ * package, whose folder `ctl version -o json` names; without a kubeconfig a command says where
+ * it looked and how to try ctl without a cluster; uninstalling by the package's name (install.md)
+ * removes both commands.
+ */
+async function firstContact(
+  ctl: string,
+  { cwd, home, installed }: { cwd: string; home: string; installed: string },
+): Promise<void> {
+  const env = { HOME: home, XDG_STATE_HOME: path.join(home, 'state'), KUBECONFIG: '' };
+  const help = ok('ctl alone', await run(ctl, [], { cwd, env }));
+  assert.match(help.stdout, /\nStart here: ctl demo upgrades a simulated cluster/);
+  assert.match(
+    help.stdout,
+    /\nDocs: docs\/quickstart\.md, then docs\/README\.md \(folder: ctl version -o json\)\n/,
+  );
+  const version = JSON.parse(
+    ok('ctl version -o json', await run(ctl, ['version', '-o', 'json'], { cwd, env })).stdout,
+  ) as {
+    docs?: string;
+  };
+  assert.equal(version.docs, path.join(installed, 'docs'), 'ctl version -o json names the docs folder');
+  // Every page a help text cites (each command's, under either name) is in that folder.
+  const cited = new Set<string>();
+  for (const file of ['help.json', 'help-kubectl-rec.json']) {
+    const texts = JSON.parse(readFileSync(path.join(installed, 'dist', 'bundle', file), 'utf8')) as Record<
+      string,
+      string
+    >;
+    for (const text of Object.values(texts)) {
+      // ctl needs no kubectl (docs/quickstart.md): no example lets a missing one stop ctl's turn.
+      assert.doesNotMatch(
+        text,
+        /\bkubectl (?!rec )[^\n]*&& (ctl|kubectl rec) /,
+        'an example chains kubectl before ctl',
+      );
+      for (const match of text.matchAll(/\bdocs\/([\w.-]+\.(?:md|json))/g)) cited.add(match[1] ?? '');
+    }
+  }
+  assert.ok(cited.has('quickstart.md') && cited.has('upgrade.md'), [...cited].join(', '));
+  for (const page of cited)
+    assert.ok(existsSync(path.join(installed, 'docs', page)), `docs/${page} is installed`);
+
+  // No kubeconfig at all (a new machine): where ctl looked, and the simulated cluster to try.
+  const plan = await run(ctl, ['upgrade', 'plan'], { cwd, env });
+  assert.equal(plan.code, 2, plan.stderr);
+  assert.equal(
+    plan.stderr,
+    `error: no kubeconfig found: KUBECONFIG is not set and ${path.join(home, '.kube', 'config')} does not exist\n` +
+      'hint: Pass --kubeconfig <file>, set KUBECONFIG, or run inside a pod with a service account. ' +
+      'To try ctl without a cluster: ctl demo, or ctl sim up (docs/quickstart.md).\n',
+  );
+}
 
 describe('npm install --global git+...#tag of a release tag (scripts/release-tag.mjs)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ctl-install-git-'));

@@ -80,8 +80,14 @@ describe('ctl sim up (child process)', () => {
     // stderr is another pipe: its summary may arrive a moment after the ready line.
     const sourceLine = `source ${path.join(sim.ready.dir, 'env')}`;
     await eventually('the summary on stderr', async () =>
-      sim.stderr().includes(sourceLine) ? true : undefined,
+      sim.stderr().includes('Press Ctrl+C') ? true : undefined,
     );
+    // What to type next needs nothing but ctl (kubectl is optional), and a sim started with `&`
+    // in the same shell, as the quick start does, is stopped with kill, not Ctrl+C.
+    const summary = sim.stderr();
+    assert.ok(summary.includes(`\n  ${sourceLine}\n  ctl upgrade plan `), summary);
+    assert.match(summary, /\n {2}kubectl get rec +# kubectl, if you have it/);
+    assert.match(summary, /\nPress Ctrl\+C to stop \(started with &: kill %1, or fg then Ctrl\+C\)\./);
   });
 
   test('it writes kubeconfig, ca.pem, env (0600), audit.jsonl and events.jsonl', () => {

@@ -51,5 +51,9 @@ describe('capped lists', () => {
     const lines = describeCatalog(catalog);
     assert.equal(lines.filter((line) => line.text.startsWith('newer release available')).length, 10);
     assert.equal(lines.at(-1)?.text, 'and 2,990 more newer releases available (-o json lists them all)');
+    // A catalog one day old is "1 day old", as the demo shows it the day after a release.
+    assert.equal(lines[0]?.text, 'release catalog of 2026-11-01 (built-in, 1 day old)');
+    const older = describeCatalog({ ...catalog, ageDays: 3, available: [] });
+    assert.equal(older[0]?.text, 'release catalog of 2026-11-01 (built-in, 3 days old)');
   });
 });

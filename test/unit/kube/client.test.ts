@@ -193,8 +193,18 @@ describe('loadKubeConfig', () => {
     assert.equal((await loadKubeConfig({ env: { KUBECONFIG: '', HOME: home } })).contextName, 'dev');
   });
 
-  it('no kubeconfig anywhere and not in a pod: a usage error', async () => {
-    await assert.rejects(loadKubeConfig({ env: { HOME: dir } }), /no kubeconfig found/);
+  it('no kubeconfig anywhere and not in a pod: a usage error that says where it looked and how to try ctl', async () => {
+    await assert.rejects(
+      loadKubeConfig({ env: { HOME: dir } }),
+      (error: unknown) =>
+        error instanceof UsageError &&
+        error.message ===
+          `no kubeconfig found: KUBECONFIG is not set and ${join(dir, '.kube', 'config')} does not exist` &&
+        // Someone who has just installed ctl and has no cluster at hand learns the simulated one.
+        /--kubeconfig <file>, set KUBECONFIG.*To try ctl without a cluster: ctl demo, or ctl sim up/.test(
+          error.hint ?? '',
+        ),
+    );
   });
 
   it('in a pod without a kubeconfig: the in-cluster config', async () => {
