@@ -1,4 +1,4 @@
-import { shellQuote } from '../io/shell-words.js';
+import { shellQuote, wordsOfQuotedCommand } from '../io/shell-words.js';
 
 /**
  * The options a user gave that decide what is planned, as the command line read them (argv
@@ -91,3 +91,24 @@ export function resumeCommand(argv: readonly string[]): string {
   }
   return command(['ctl', ...kept]);
 }
+
+/**
+ * A command a state recorded (its resume command, its Next line, a held-back database's
+ * command), as ctl may print it for a person to paste: only when it is one command in the form
+ * ctl writes (src/io/shell-words.ts wordsOfQuotedCommand) that runs `program`. The state is read from a file that may have been handed over, or from a
+ * ConfigMap that anyone who may write ConfigMaps in the namespace can edit: a recorded
+ * `ctl upgrade run --to 7.8.2-6; curl ... | sh` was printed as `resume with:` and ran on paste.
+ * Undefined otherwise, for the caller to say that the recorded command is not shown.
+ */
+export function recordedCommand(text: string | undefined, program: 'ctl upgrade run'): string | undefined {
+  if (text === undefined) return undefined;
+  const words = wordsOfQuotedCommand(text);
+  if (!words) return undefined;
+  const start = words[0]?.startsWith('KUBECONFIG=') ? 1 : 0;
+  const expected = program.split(' ');
+  return expected.every((word, i) => words[start + i] === word) ? text : undefined;
+}
+
+/** What is shown instead of a recorded command that {@link recordedCommand} refuses. */
+export const UNSHOWN_RECORDED_COMMAND =
+  '(the command the state records is not shown: it is not one command as ctl writes it; run the same ctl upgrade run command as when the upgrade started)';

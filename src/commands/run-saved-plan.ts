@@ -6,6 +6,7 @@ import type { Plan, PlanTarget } from '../planning/plan.js';
 import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO } from '../planning/target.js';
 import type { ClusterIdentity, UpgradeState } from '../run/state.js';
 import type { StateStore } from '../run/state-store.js';
+import { recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 
 // A saved plan (`run --plan <file>`) and the run it started. The state records which plan
 // (`savedPlan`: its file and fingerprint, never its content), so that:
@@ -113,16 +114,18 @@ export async function checkResumeKeepsSavedPlan(
   warn: (message: string) => void,
 ): Promise<void> {
   const recorded = state.savedPlan;
+  // The state's own command, printed only in ctl's form (next-command.ts recordedCommand).
+  const recordedResume = state.resumeCommand && recordedCommand(state.resumeCommand, 'ctl upgrade run');
   if (!recorded) {
     // A state of an earlier ctl names no plan; its resume command may still show one was used.
     if (state.resumeCommand && startedWithPlanFlag(state.resumeCommand)) {
       warn(
-        `the upgrade to ${state.target.operator} recorded in ${statePath} was started with --plan by an earlier ctl, which did not record the plan: this run goes on with its own options; to keep the plan's selection, stop and run: ${state.resumeCommand}`,
+        `the upgrade to ${state.target.operator} recorded in ${statePath} was started with --plan by an earlier ctl, which did not record the plan: this run goes on with its own options; to keep the plan's selection, stop and run: ${recordedResume ?? UNSHOWN_RECORDED_COMMAND}`,
       );
     }
     return;
   }
-  const resume = state.resumeCommand ?? `ctl upgrade run --plan ${shellQuote(recorded.file)}`;
+  const resume = recordedResume || `ctl upgrade run --plan ${shellQuote(recorded.file)}`;
   const newPlan = `make a new plan with the selection you want (ctl upgrade plan --to ${plan.target.operator} ... --out <file>) and run it with ctl upgrade run --plan <file>`;
   const started = `the upgrade to ${state.target.operator} recorded in ${statePath} was started from the saved plan ${recorded.file}`;
   const saved = await readRecordedPlan(recorded);

