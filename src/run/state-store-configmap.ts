@@ -102,7 +102,7 @@ export class ConfigMapStateStore implements StateStore {
     const problem = text === undefined ? `it has no key ${STATE_KEY}` : parseProblem(text);
     if (typeof problem !== 'string') return problem;
     throw new OperationError(`the ConfigMap ${this.location} is not a valid ctl state: ${problem}`, {
-      hint: `Inspect it with kubectl get configmap ${this.configMapName} -n ${this.namespace} -o yaml, then delete it to start over (the cluster itself is re-read on the next run).`,
+      hint: `Inspect it with kubectl get configmap ${shellQuote(this.configMapName)} -n ${shellQuote(this.namespace)} -o yaml, then delete it to start over (the cluster itself is re-read on the next run).`,
     });
   }
 
