@@ -2,6 +2,7 @@ import type { ConnectionFlags } from '../api/connect.js';
 import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { shellQuote } from '../io/shell-words.js';
 import {
   type ClusterCredentials,
   clusterSecretSource,
@@ -168,7 +169,7 @@ async function secretCredentials(
     ];
     if (absent.length > 0) {
       throw new UsageError(`Secret ${credentials.secretName} has no key ${absent.join(' or ')}`, {
-        hint: `Check it with kubectl describe secret ${cluster.credentialSecretName} -n ${cluster.namespace}.`,
+        hint: `Check it with kubectl describe secret ${shellQuote(cluster.credentialSecretName)} -n ${shellQuote(cluster.namespace)}.`,
       });
     }
     return credentials;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
 import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { makeDirectories } from '../io/make-directories.js';
+import { shellQuote } from '../io/shell-words.js';
 import { basename, dirname, join } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
 
@@ -46,7 +47,7 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
     const current = await readLock(lockPath);
     if (current && !isStale(current)) {
       throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
-        hint: `Wait for it to finish. If that process is gone for good, run: ctl upgrade unlock --lock-id ${current.id}`,
+        hint: `Wait for it to finish. If that process is gone for good, run: ctl upgrade unlock --lock-id ${shellQuote(current.id)}`,
       });
     }
     // An unreadable lock is only abandoned once it is old: never judge a lock being created.

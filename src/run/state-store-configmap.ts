@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { LockedError, OperationError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
 import { resourcePath } from '../kube/rest.js';
@@ -101,7 +102,7 @@ export class ConfigMapStateStore implements StateStore {
     const problem = text === undefined ? `it has no key ${STATE_KEY}` : parseProblem(text);
     if (typeof problem !== 'string') return problem;
     throw new OperationError(`the ConfigMap ${this.location} is not a valid ctl state: ${problem}`, {
-      hint: `Inspect it with kubectl get configmap ${this.configMapName} -n ${this.namespace} -o yaml, then delete it to start over (the cluster itself is re-read on the next run).`,
+      hint: `Inspect it with kubectl get configmap ${shellQuote(this.configMapName)} -n ${shellQuote(this.namespace)} -o yaml, then delete it to start over (the cluster itself is re-read on the next run).`,
     });
   }
 
@@ -178,7 +179,7 @@ export class ConfigMapStateStore implements StateStore {
           throw new LockedError(
             `another upgrade of this cluster is running: ${describeOwner(view.owner)} (Lease ${this.namespace}/${this.leaseName}, renewed ${view.lease?.renewTime ?? 'never'})`,
             {
-              hint: `Wait for it to finish; its lease expires ${this.#leaseSecondsOf(current)} s after its last renewal if it is gone. If it is gone for good, run: ctl upgrade unlock --state-store configmap --lock-id ${view.owner.id}`,
+              hint: `Wait for it to finish; its lease expires ${this.#leaseSecondsOf(current)} s after its last renewal if it is gone. If it is gone for good, run: ctl upgrade unlock --state-store configmap --lock-id ${shellQuote(view.owner.id)}`,
             },
           );
         }

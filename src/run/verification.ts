@@ -16,6 +16,7 @@
 
 import type { ApiBdb, ApiNode } from '../api/types.js';
 import { findTlsFailure } from '../api/tls-errors.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { Plan, PlanDatabase } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
 import { selectsDatabase } from '../planning/target.js';
@@ -162,7 +163,8 @@ export function verify(input: {
       ok,
     };
     if (ok) return result;
-    const where = namespace ? `${namespace}/${name}` : name;
+    // A database only the management API lists has the name whoever created it gave: quoted.
+    const where = shellQuote(namespace ? `${namespace}/${name}` : name);
     const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
     if (!atTarget && action?.heldBack) {
       result.note = `an Active-Active database held back: ${action.heldBack}; once every participant can run ${action.version}, upgrade it with ctl upgrade run --to ${plan.target.operator} --databases ${where}`;

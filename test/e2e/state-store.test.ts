@@ -6,8 +6,16 @@
  */
 
 import assert from 'node:assert/strict';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -336,6 +344,59 @@ describe('--state-store configmap', { concurrency: true }, () => {
       );
       assert.equal(forced.code, 0, forced.stderr);
       assert.match(forced.stderr, /removed the lock held by pid 1 on runner-elsewhere/);
+      assert.equal(sim.lease(), undefined);
+    });
+
+    test('a live Lease whose owner id is shell code: the unlock hint, pasted into sh, passes it as one --lock-id', async () => {
+      // Anyone who may write Leases in the namespace names the owner; the hint is for pasting.
+      const id = 'job; touch pwned $(touch pwned2) `touch pwned3`';
+      const at = microTime(Date.now() - 1_000);
+      sim.putLease(
+        { holderIdentity: `x/1/elsewhere`, leaseDurationSeconds: 30, acquireTime: at, renewTime: at },
+        {
+          'ctl/lock-owner': JSON.stringify({
+            id,
+            pid: 1,
+            host: 'elsewhere',
+            user: 'ci',
+            operation: 'upgrade run',
+            createdAt: new Date().toISOString(),
+          }),
+        },
+      );
+      const env = { env: sim.env('state-f'), cwd: sim.dir };
+      const blocked = await runCtl(
+        ['upgrade', 'run', '--to', TARGET, '--yes', '--state-store', 'configmap'],
+        env,
+      );
+      assert.equal(blocked.code, 5, blocked.stderr);
+      const hint = /If it is gone for good, run: (ctl upgrade unlock .+)$/m.exec(blocked.stderr)?.[1];
+      assert.ok(hint, `the unlock hint: ${blocked.stderr}`);
+      // A stand-in ctl records the words sh hands it.
+      const bin = path.join(sim.dir, 'paste-bin');
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(path.join(bin, 'ctl'), '#!/bin/sh\nprintf "%s\\n" "$@" > "$CTL_ARGS"\n', { mode: 0o755 });
+      const paste = path.join(sim.dir, 'paste');
+      mkdirSync(paste, { recursive: true });
+      const args = path.join(sim.dir, 'pasted-args');
+      execFileSync('sh', ['-c', hint], {
+        cwd: paste,
+        env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, CTL_ARGS: args },
+      });
+      assert.deepEqual(readFileSync(args, 'utf8').split('\n').slice(0, -1), [
+        'upgrade',
+        'unlock',
+        '--state-store',
+        'configmap',
+        '--lock-id',
+        id,
+      ]);
+      assert.deepEqual(readdirSync(paste), [], 'the pasted hint ran nothing else');
+      const forced = await runCtl(
+        ['upgrade', 'unlock', '--state-store', 'configmap', '--lock-id', id, '--force'],
+        env,
+      );
+      assert.equal(forced.code, 0, forced.stderr);
       assert.equal(sim.lease(), undefined);
     });
 

@@ -146,6 +146,26 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     assert.match(result.mismatches.join('\n'), /redis\/db1: .*not selected for this run \(--databases\)/);
   });
 
+  it('the command it names quotes a database name that is shell code', () => {
+    // A database only the management API knows has the name whoever created it gave.
+    const other = makeSnapshot((s) => {
+      s.databases[0]!.name = 'db1; touch pwned';
+      s.databases.push({ ...s.databases[0]!, uid: 'uid-db2', name: 'db2', databaseUid: '2' });
+    });
+    const some = planUpgrade(other, makeTarget({ to: '7.8.2-6', databases: 'db2' }));
+    const result = verify({
+      plan: some,
+      snapshot: other,
+      steps: ALL_DONE,
+      nodes: nodesAt(RS),
+      bdbs: [
+        { uid: 1, name: 'db1; touch pwned', redis_version: '7.2', status: 'active' },
+        { uid: 2, name: 'db2', redis_version: '7.4', status: 'active' },
+      ],
+    });
+    assert.match(result.mismatches.join('\n'), /--databases 'redis\/db1; touch pwned'/);
+  });
+
   it('the cluster steps skipped (--only operator): old nodes are explained, not a failure', () => {
     const steps = ALL_DONE.map((s) => (s.id === 'operator' ? s : { ...s, result: 'not run' as const }));
     const result = verify({ plan, snapshot, steps, nodes: nodesAt('7.4.6-22'), bdbs: bdbAt('7.2') });
