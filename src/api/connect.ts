@@ -33,6 +33,8 @@ export interface ConnectionSettings {
    * service's other names (`.svc.cluster.local`, the bare `<cluster>`) are accepted too.
    */
   servername?: string | undefined;
+  /** caFile is the certificate `ctl auth trust` pinned (src/io/trusted-ca.ts), not one given. */
+  caFilePinned?: boolean | undefined;
 }
 
 /**
@@ -115,6 +117,7 @@ export async function connectApi(
     insecure: settings.insecure,
     servername: settings.servername,
     alternativeNames,
+    pinnedCaFile: settings.caFilePinned ? settings.caFile : undefined,
     env,
     log: io,
     clock: deps.clock,

@@ -12,7 +12,7 @@ import {
   shouldRetryStatus,
 } from './retry.js';
 import { PROXY_HUNG_UP } from './proxy-hung-up.js';
-import { findTlsFailure, tlsError } from './tls-errors.js';
+import { findTlsFailure, isUntrustedCertificate, tlsError, withPinChangedHint } from './tls-errors.js';
 import { oneLine } from '../io/safe-text.js';
 import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
 import type { NodeHttpsTransport, NodeResponse, NodeTlsSettings } from './node-https.js';
@@ -67,6 +67,8 @@ export interface HttpClientOptions {
   servername?: string | undefined;
   /** Other names the certificate may carry instead of `servername` (`<svc>.<ns>.svc.cluster.local`). */
   alternativeNames?: string[] | undefined;
+  /** The file `ctl auth trust` pinned, when that is what `ca` holds: an untrusted certificate says so. */
+  pinnedCaFile?: string | undefined;
   timeouts?: Partial<Timeouts>;
   /** The largest body read; default DEFAULT_MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -336,8 +338,11 @@ export class HttpClient {
 
   /** A TLS failure as exit 1; a wrong name through a servername says which names were expected. */
   #tlsError(failure: { code: string; message: string }, cause: unknown): OperationError {
-    const { servername } = this.#options;
-    if (!servername || !WRONG_NAME_CODES.has(failure.code)) return tlsError(failure, this.baseUrl, cause);
+    const { servername, pinnedCaFile } = this.#options;
+    if (!servername || !WRONG_NAME_CODES.has(failure.code)) {
+      const error = tlsError(failure, this.baseUrl, cause);
+      return pinnedCaFile && isUntrustedCertificate(cause) ? withPinChangedHint(error, pinnedCaFile) : error;
+    }
     const names = [servername, ...(this.#options.alternativeNames ?? [])];
     return new OperationError(
       `TLS: the certificate of ${this.baseUrl} (verified as ${servername}) names none of ${names.join(', ')} (${failure.message})`,

@@ -1,4 +1,4 @@
-import { OperationError } from '../errors.js';
+import { appendHint, OperationError } from '../errors.js';
 
 /** Node's certificate verification codes, grouped by what the user should do about them. */
 const UNTRUSTED = new Set([
@@ -28,6 +28,12 @@ export function findTlsFailure(error: unknown): { code: string; message: string 
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** True when the error (or one of its causes) is a certificate that no trusted CA signed. */
+export function isUntrustedCertificate(error: unknown): boolean {
+  const failure = findTlsFailure(error);
+  return failure !== undefined && UNTRUSTED.has(failure.code);
 }
 
 /** A TLS failure as exit 1, naming the cause and the two ways out. */
@@ -69,4 +75,16 @@ export function tlsError(
     hint: `Check that ${url} speaks HTTPS. ${fix}`,
     cause,
   });
+}
+
+/**
+ * The certificate `ctl auth trust` pinned is not the one the API presents now: replaced on
+ * purpose, rotated, or a simulated cluster started anew with a new CA. Without a word about the
+ * pin, "not trusted" reads as if nothing had ever been trusted.
+ */
+export function withPinChangedHint(error: OperationError, pinned: string): OperationError {
+  return appendHint(
+    error,
+    `The certificate ctl auth trust pinned for this cluster (${pinned}) is not the one the API presents now: if it was replaced on purpose (or the simulated cluster started anew), check the new one's fingerprint with ctl auth trust, which pins it.`,
+  );
 }

@@ -72,6 +72,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
       {
         ...input.connection,
         caFile,
+        caFilePinned: caFile !== input.connection.caFile,
         apiUrl: resolved.url,
         servername: resolved.servername,
       },

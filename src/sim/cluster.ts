@@ -280,7 +280,10 @@ function shellQuote(value: string): string {
 
 function envFileText(env: Record<string, string>, file: string): string {
   const lines = Object.entries(env).map(([key, value]) => `export ${key}=${shellQuote(value)}`);
-  return `# The simulated cluster's settings for kubectl, helm and ctl: source ${shellQuote(file)}\n${lines.join('\n')}\n`;
+  // Sourced, these stay in the shell after the rehearsal and would point ctl and kubectl at a
+  // simulator that is gone, even for a real cluster's context: the way back is one line.
+  const leave = `# Back to your own clusters in this shell: unset ${Object.keys(env).join(' ')}`;
+  return `# The simulated cluster's settings for kubectl, helm and ctl: source ${shellQuote(file)}\n${leave}\n${lines.join('\n')}\n`;
 }
 
 /** Turns "port in use" into exit 1 with a hint; other failures pass through. */

@@ -10,10 +10,10 @@ import 'reflect-metadata';
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connect } from 'node:tls';
+import { connect, rootCertificates } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
@@ -112,10 +112,25 @@ describe('ctl auth trust: the API certificate through the Kubernetes API', () =>
     const token = await runCtl(['auth', 'token'], { env, cwd: dir });
     assert.equal(token.code, 0, token.stderr);
 
+    // The API presents another certificate than the pinned one (replaced, or a simulated
+    // cluster started anew): the error names the pin and how to renew it. Here the pin is a
+    // certificate that did not sign the API's (one of Node's root CAs).
+    writeFileSync(pinned, rootCertificates[0] ?? '');
+    const changed = await runCtl(['upgrade', 'plan', '--to', TARGET], { env, cwd: dir });
+    assert.equal(changed.code, 1, changed.stderr);
+    assert.match(changed.stderr, /is not trusted/);
+    assert.ok(
+      changed.stderr.includes(
+        `The certificate ctl auth trust pinned for this cluster (${pinned}) is not the one the API presents now: if it was replaced on purpose (or the simulated cluster started anew), check the new one's fingerprint with ctl auth trust, which pins it.`,
+      ),
+      changed.stderr,
+    );
+
     // The pin is what made it trusted: without it, the same plan fails as before.
     rmSync(pinned);
     const again = await runCtl(['upgrade', 'plan', '--to', TARGET], { env, cwd: dir });
     assert.equal(again.code, 1, again.stderr);
     assert.match(again.stderr, /is not trusted/);
+    assert.doesNotMatch(again.stderr, /pinned for this cluster/, 'no pin, no word of one');
   });
 });

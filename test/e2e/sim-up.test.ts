@@ -6,6 +6,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -110,6 +111,23 @@ describe('ctl sim up (child process)', () => {
     assert.equal(env.CTL_CA_FILE, path.join(sim.ready.dir, 'ca.pem'));
     assert.equal(env.CTL_BUNDLE, `${sim.ready.artifactsUrl}/bundles/{version}/bundle.yaml`);
     assert.equal(env.CTL_HELM_REPO, sim.ready.artifactsUrl);
+    // The way back after a rehearsal, in the file itself: its unset line, run in the shell that
+    // sourced it, leaves none of its variables behind.
+    const envFile = path.join(sim.ready.dir, 'env');
+    const leave = /^# Back to your own clusters in this shell: (unset [A-Z_ ]+)$/m.exec(
+      readFileSync(envFile, 'utf8'),
+    )?.[1];
+    assert.ok(leave, 'the env file says how to leave the rehearsal');
+    const left = spawnSync(
+      'bash',
+      ['--norc', '--noprofile', '-c', `source "$1" && ${leave} && env`, 'bash', envFile],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+    );
+    assert.equal(left.status, 0, left.stderr);
+    assert.deepEqual(
+      left.stdout.split('\n').filter((line) => /^(KUBECONFIG|CTL_[A-Z_]+)=/.test(line)),
+      [],
+    );
     const kubeconfig = readFileSync(env.KUBECONFIG ?? '', 'utf8');
     assert.match(kubeconfig, /namespace: redis/);
     assert.match(kubeconfig, /token: /);
