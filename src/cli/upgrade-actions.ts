@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { parseCount, parseDuration } from './duration.js';
 import { UsageError } from '../errors.js';
+import { helmReleaseNameProblem } from '../exec/helm-release-name.js';
 import { checkFilePath, INPUT_FILE_LIMITS, resolveStatePath } from '../io/paths.js';
 import { parseStateStoreKind } from '../planning/state-store-kind.js';
 import type { TargetFlags, TargetSelection } from '../planning/target.js';
@@ -42,6 +43,17 @@ async function readTarget(command: Command, env: NodeJS.ProcessEnv, io: Io): Pro
   return flags;
 }
 
+/** `--helm-release`, refused at once (exit 2) when helm would not take it as a release name. */
+function helmReleaseFlag(name: string | undefined): string | undefined {
+  const problem = name === undefined ? undefined : helmReleaseNameProblem(name);
+  if (problem) {
+    throw new UsageError(`--helm-release "${name}" is not a helm release name: ${problem}`, {
+      hint: 'helm list --all-namespaces shows the releases and their names.',
+    });
+  }
+  return name;
+}
+
 function targetFlags(command: Command, env: NodeJS.ProcessEnv): TargetFlags {
   const o = command.opts() as Record<string, string | string[] | undefined>;
   return {
@@ -52,7 +64,7 @@ function targetFlags(command: Command, env: NodeJS.ProcessEnv): TargetFlags {
     databases: o.databases as string | undefined,
     ignoreCheck: o.ignoreCheck,
     bundle: (o.bundle as string | undefined) ?? (env.CTL_BUNDLE || undefined),
-    helmRelease: o.helmRelease as string | undefined,
+    helmRelease: helmReleaseFlag(o.helmRelease as string | undefined),
     helmChart: o.helmChart as string | undefined,
     helmRepo: (o.helmRepo as string | undefined) ?? (env.CTL_HELM_REPO || undefined),
   };

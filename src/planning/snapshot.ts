@@ -20,6 +20,7 @@ import {
   SCC_RESOURCE,
 } from '../kube/reads.js';
 import { describeKubeError } from '../kube/errors.js';
+import { helmReleaseLocationProblem } from '../exec/helm-release-name.js';
 import { DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
 import { type ClusterCrdFacts, clusterCrdFacts } from './cluster-crd.js';
 import { readOpenshiftVersion } from './openshift-version.js';
@@ -245,7 +246,10 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     platform === 'openshift'
       ? errors.guard(`get scc ${SCC_NAME}`, kube.getClusterCustomObject(SCC_RESOURCE, SCC_NAME), undefined)
       : undefined,
-    operator?.helmRelease
+    // Only a release helm could hold: the name from the Deployment's annotation goes into a
+    // label selector (helm-release-healthy fails the plan on any other).
+    operator?.helmRelease &&
+    !helmReleaseLocationProblem(operator.helmRelease.name, operator.helmRelease.namespace)
       ? errors.guard(
           'list helm release secrets',
           kube.listSecrets(operator.helmRelease.namespace, `owner=helm,name=${operator.helmRelease.name}`),

@@ -4,7 +4,8 @@
  * fails (helm refuses another upgrade), with the rollback; a bundle over a helm release warns.
  */
 
-import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
+import { type Check, type CheckInput, fail, failFirm, type Outcome, pass, warn } from './check.js';
+import { helmReleaseLocationProblem } from '../../exec/helm-release-name.js';
 import { helmCommand } from '../equivalent-commands.js';
 
 function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
@@ -19,6 +20,18 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
       );
     }
     return pass('the operator is not installed by helm');
+  }
+  // The release's name and namespace come from the operator Deployment's annotations, which
+  // say whatever the cluster holds: helm is never given one it would not accept itself.
+  const location = helmReleaseLocationProblem(resolved.helm.release, ns);
+  if (location) {
+    return failFirm(
+      `the operator's helm release "${resolved.helm.release}" in namespace "${ns}" cannot be given to helm: ${location.problem}`,
+      location.part === 'name'
+        ? `Find the release with ${helmCommand(snapshot.kubeTarget, 'list', '--all-namespaces')}, then pass it with --helm-release <name>.`
+        : "Correct the operator Deployment's meta.helm.sh/release-namespace annotation to the release's namespace.",
+      'helm would be given a release it cannot hold',
+    );
   }
   if (!release) {
     return fail(
