@@ -270,7 +270,10 @@ describe('--state-store configmap', { concurrency: true }, () => {
         results[loser]!.stderr,
         new RegExp(`another upgrade of this cluster is running: pid ${winnerPid} on .*lock id [0-9a-f-]{36}`),
       );
-      assert.match(results[loser]!.stderr, /ctl upgrade unlock --state-store configmap --lock-id/);
+      assert.match(
+        results[loser]!.stderr,
+        /ctl (--kubeconfig \S+ )?upgrade unlock --state-store configmap -n redis --lock-id/,
+      );
       assert.equal(sim.state()?.result, 'succeeded');
       assert.ok(renewals.size > 0, 'the lease was renewed while the run lived');
       assert.equal(sim.lease(), undefined, 'and released at the end');
