@@ -21,7 +21,7 @@ import { type Bed, runOnBed, STACK_TRACE, startBed, TARGET, UPGRADE } from './su
 /** A JSON value nested `depth` lists deep: `[[[...]]]`. */
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const HOSTILE = 20_000;
-const TOO_DEEP = new RegExp(`the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
+const TOO_DEEP = new RegExp(`nested deeper than ${MAX_JSON_DEPTH} levels`);
 
 function assertNoCrash(result: { stdout: string; stderr: string }): void {
   const said = result.stdout + result.stderr;
@@ -132,7 +132,7 @@ describe('JSON from outside nested past the bound: a clear error naming the sour
       const status = await runOnBed(bed, ['upgrade', 'status', '--state', statePath, '-o', 'json']);
       assert.equal(status.code, 1, status.stderr);
       assert.ok(status.stderr.includes(statePath), status.stderr);
-      assert.match(status.stderr, /nested deeper than 512 levels/);
+      assert.match(status.stderr, TOO_DEEP);
       assertNoCrash(status);
     });
 
