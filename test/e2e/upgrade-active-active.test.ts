@@ -99,6 +99,11 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       const status = await sim.ctl(['upgrade', 'status']);
       assertExit(status, 0, 'status');
       assert.match(status.stdout, /held back \(Active-Active\):\n {2}redis\/geo: participant rerc-east runs/);
+      // Its command, naming the kubeconfig and context, is shown as ctl wrote it.
+      assert.match(
+        status.stdout,
+        /later: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo/,
+      );
     });
   });
 
