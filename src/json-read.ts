@@ -1,3 +1,5 @@
+import { OperationError } from './errors.js';
+
 /**
  * Reading fields of Kubernetes objects and API answers, which arrive as untyped JSON: each
  * reader answers undefined (or empty) for a missing or mistyped value instead of throwing.
@@ -18,3 +20,59 @@ export const record = (value: unknown): Record<string, unknown> =>
     ? (value as Record<string, unknown>)
     : {};
 export const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/**
+ * How deep ctl reads JSON from outside (a Kubernetes or management API answer, a state file or
+ * ConfigMap, a saved plan, helm's output). JSON.parse reads any depth, but what ctl then does with
+ * the value recurses (JSON.stringify for `-o json`, the state file and the report; YAML output;
+ * the schema checks), and Node's stack ends at a few thousand levels: a hostile answer nested
+ * 20,000 deep (40 KB, well within the size bounds) ended `ctl upgrade status -o json` with
+ * "unexpected failure: Maximum call stack size exceeded". No Kubernetes object (a CRD's schema
+ * included), API answer or file of ctl's comes near this bound.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** JSON from outside nested deeper than MAX_JSON_DEPTH (exit 1), naming where it came from. */
+export class JsonTooDeepError extends OperationError {}
+
+/**
+ * JSON.parse(text), refusing a document nested deeper than MAX_JSON_DEPTH before it is parsed;
+ * `source` names it for the error (`GET /v1/bdbs`, `the state file <path>`). A text that is not
+ * JSON throws JSON.parse's SyntaxError, as before.
+ */
+export function parseJson(text: string, source: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw jsonTooDeep(source);
+  return JSON.parse(text) as unknown;
+}
+
+export function jsonTooDeep(source: string): JsonTooDeepError {
+  return new JsonTooDeepError(
+    `${source}: the JSON is nested deeper than ${MAX_JSON_DEPTH} levels, far deeper than any Kubernetes object, management API answer or file of ctl's; ctl does not read it`,
+    {
+      hint: 'Look at what wrote it (a proxy or server in between, or an edited file): ctl reads nothing from it, and changed nothing because of it.',
+    },
+  );
+}
+
+/**
+ * Whether the brackets and braces of a JSON text, outside its strings, open more than `max`
+ * levels at once. One pass over the characters, no allocation: a 16 MiB answer takes a few
+ * milliseconds. A text too short to hold that many is not looked at.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}

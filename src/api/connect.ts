@@ -35,6 +35,8 @@ export interface ConnectionSettings {
   servername?: string | undefined;
   /** caFile is the certificate `ctl auth trust` pinned (src/io/trusted-ca.ts), not one given. */
   caFilePinned?: boolean | undefined;
+  /** With `servername`: the kubectl port-forward that reaches the same service, for a hint. */
+  portForwardCommand?: string | undefined;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function connectApi(
     servername: settings.servername,
     alternativeNames,
     pinnedCaFile: settings.caFilePinned ? settings.caFile : undefined,
+    portForwardCommand: settings.portForwardCommand,
     env,
     log: io,
     clock: deps.clock,

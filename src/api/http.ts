@@ -1,4 +1,5 @@
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { jsonTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-read.js';
 import type { Dispatcher, FormData as UndiciFormData } from 'undici';
 import { OperationError } from '../errors.js';
 import { type Clock, systemClock } from './clock.js';
@@ -69,6 +70,11 @@ export interface HttpClientOptions {
   alternativeNames?: string[] | undefined;
   /** The file `ctl auth trust` pinned, when that is what `ca` holds: an untrusted certificate says so. */
   pinnedCaFile?: string | undefined;
+  /**
+   * The `kubectl port-forward` to the cluster's service that names the kubeconfig and context
+   * ctl was given (src/kube/kube-target.ts), for the hint of a certificate without its names.
+   */
+  portForwardCommand?: string | undefined;
   timeouts?: Partial<Timeouts>;
   /** The largest body read; default DEFAULT_MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -161,7 +167,7 @@ export class HttpClient {
       try {
         const raw = await this.#send(`${this.baseUrl}${request.path}`, request.method, headers, body, signal);
         const text = await readBody(raw, label, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-        response = { status: raw.statusCode, headers: raw.headers, body: parseBody(text) };
+        response = { status: raw.statusCode, headers: raw.headers, body: parseBody(text, label) };
         this.#log(1, `${label} ${response.status} (${this.#clock.now() - started} ms)`);
         if (text !== '') this.#log(2, `${label} response body: ${redactSecrets(text)}`);
       } catch (error) {
@@ -347,7 +353,7 @@ export class HttpClient {
     return new OperationError(
       `TLS: the certificate of ${this.baseUrl} (verified as ${servername}) names none of ${names.join(', ')} (${failure.message})`,
       {
-        hint: `The management API's certificate should list the cluster's service name (${names.join(' or ')}). Otherwise reach the API by a name it lists with --api-url (e.g. after kubectl port-forward), or, knowingly, --insecure.`,
+        hint: `The management API's certificate should list the cluster's service name (${names.join(' or ')}). Otherwise reach the API by a name it lists with --api-url (e.g. after ${this.#options.portForwardCommand ?? 'kubectl port-forward'}), or, knowingly, --insecure.`,
         cause,
       },
     );
@@ -540,8 +546,14 @@ async function readBody(
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function parseBody(text: string): unknown {
+function parseBody(text: string, label: string): unknown {
   if (text === '') return undefined;
+  // Refused, not taken for text, nor asked again: what is done with an answer recurses
+  // (src/json-read.ts).
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    const refused = jsonTooDeep(label);
+    throw new RefusedAnswer(refused.message, refused.hint ?? '');
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -2,7 +2,6 @@ import type { ConnectionFlags } from '../api/connect.js';
 import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
-import { shellQuote } from '../io/shell-words.js';
 import {
   type ClusterCredentials,
   clusterSecretSource,
@@ -13,6 +12,7 @@ import {
   resolveApiUrl,
   withLoopbackNoProxy,
 } from '../kube/management-access.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from '../kube/kube-target.js';
 import type { PortForward } from '../kube/port-forward.js';
 import { type ApiConnection, type ConnectDependencies, connectApi } from '../api/connect.js';
 
@@ -43,7 +43,13 @@ export async function runAuthToken(
     forward = resolved.forward;
     const caFile = await pinnedCa(options, access, deps);
     connection = await connectApi(
-      { ...options.connection, caFile, apiUrl: resolved.url, servername: resolved.servername },
+      {
+        ...options.connection,
+        caFile,
+        apiUrl: resolved.url,
+        servername: resolved.servername,
+        portForwardCommand: resolved.portForwardCommand,
+      },
       {
         ...deps,
         // The local end of ctl's own port-forward must never go through an HTTPS_PROXY.
@@ -169,7 +175,7 @@ async function secretCredentials(
     ];
     if (absent.length > 0) {
       throw new UsageError(`Secret ${credentials.secretName} has no key ${absent.join(' or ')}`, {
-        hint: `Check it with kubectl describe secret ${shellQuote(cluster.credentialSecretName)} -n ${shellQuote(cluster.namespace)}.`,
+        hint: `Check it with ${kubectlCommand(kube.kube.selection ?? DEFAULT_KUBE_TARGET, 'describe', 'secret', cluster.credentialSecretName, '-n', cluster.namespace)}.`,
       });
     }
     return credentials;

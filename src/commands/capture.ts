@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 // Static: a split bundle's import() of this CommonJS package yields only `default` (scripts/bundle.mjs).
 import { stringify } from 'yaml';
 import { AuthError, ExitCode, OperationError, UsageError } from '../errors.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from '../kube/kube-target.js';
 import type { SessionInput } from './session.js';
 
 export interface CaptureCommandInput extends SessionInput {
@@ -44,7 +45,7 @@ export async function runCaptureCommand(input: CaptureCommandInput): Promise<voi
         {
           hint:
             found.length === 0
-              ? 'Pass the namespace of the cluster resource with -n (kubectl get rec -A lists them).'
+              ? `Pass the namespace of the cluster resource with -n (${kubectlCommand(session.kube.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`
               : 'Name the one to capture with --cluster.',
         },
       );

@@ -105,8 +105,13 @@ export function recordedCommand(text: string | undefined, program: 'ctl upgrade 
   const words = wordsOfQuotedCommand(text);
   if (!words) return undefined;
   const start = words[0]?.startsWith('KUBECONFIG=') ? 1 : 0;
-  const expected = program.split(' ');
-  return expected.every((word, i) => words[start + i] === word) ? text : undefined;
+  const [binary, ...rest] = program.split(' ');
+  if (words[start] !== binary) return undefined;
+  // The kubeconfig and context ctl names before the subcommand (src/kube/kube-target.ts
+  // invocation: `ctl --kubeconfig <file> --context <name> upgrade run ...`).
+  let at = start + 1;
+  while (words[at] === '--kubeconfig' || words[at] === '--context') at += 2;
+  return rest.every((word, i) => words[at + i] === word) ? text : undefined;
 }
 
 /** What is shown instead of a recorded command that {@link recordedCommand} refuses. */

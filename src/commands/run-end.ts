@@ -88,6 +88,7 @@ export async function finishRun(
             plan: hopPlanned.plan,
             databasesOutcome: outcome.state.steps.databases?.outcome,
             argv: input.argv ?? [],
+            target: hopPlanned.snapshot.kubeTarget,
           }),
         ];
   const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;

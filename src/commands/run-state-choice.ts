@@ -40,10 +40,11 @@ export async function openStateStore(
   const { FileStateStore } = await import('../run/state-store.js');
   // The file store takes the cluster's Lease too: one upgrade of a cluster at a time, whatever --state.
   return withRedactedSaves(
-    new FileStateStore(localStatePath, {
-      lease: inCluster,
-      debug: (message) => input.io.debug(1, message),
-    }),
+    new FileStateStore(
+      localStatePath,
+      { lease: inCluster, debug: (message) => input.io.debug(1, message) },
+      session.kube.selection,
+    ),
     redact,
   );
 }

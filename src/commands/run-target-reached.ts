@@ -44,6 +44,7 @@ export async function endIfTargetReached(run: {
     databasesOutcome:
       state?.target.operator === plan.target.operator ? state.steps.databases?.outcome : undefined,
     argv: input.argv ?? [],
+    target: snapshot.kubeTarget,
   });
   const status = statusCommand(input, identity);
   const line = `${oneLine(identity.namespace)}/${oneLine(identity.cluster)} is already at ${oneLine(plan.target.operator)}${clusterPart(plan)}: nothing to do`;

@@ -12,6 +12,7 @@ import { chooseState, openStateStore, resumeCommandFor } from './run-state-choic
 import { confirm } from './run-confirm.js';
 import { buildDeps, createRunReporter } from './run-deps.js';
 import { finishRun, recordHop, reportServerDryRun, type RunEnd, stoppedRun } from './run-end.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from '../kube/kube-target.js';
 
 export type { RunCommandInput } from './run-input.js';
 
@@ -247,6 +248,14 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             serverDryRun: serverDryRun !== undefined,
             signal: runSignal,
             beforeStep: availability?.beforeStep,
+            lookCommand: kubectlCommand(
+              session.kube.selection ?? DEFAULT_KUBE_TARGET,
+              'get',
+              'rec',
+              cluster.name,
+              '-n',
+              cluster.namespace,
+            ),
           });
           state = availability ? await store.save(await availability.finish(outcome.state)) : outcome.state;
           const last = !state.hops || hopIndex >= state.hops.length - 1;

@@ -75,6 +75,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
         caFilePinned: caFile !== input.connection.caFile,
         apiUrl: resolved.url,
         servername: resolved.servername,
+        portForwardCommand: resolved.portForwardCommand,
       },
       {
         io: input.io,

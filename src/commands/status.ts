@@ -8,6 +8,7 @@ import { recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
+import { commandFor, DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
 interface LocateInput {
@@ -21,7 +22,10 @@ interface LocateInput {
 
 /** The store of this cluster: the state file (locateStateFile), or its ConfigMap and Lease. */
 export async function locateStateStore(input: LocateInput): Promise<StateStore> {
-  if (input.stateStore !== 'configmap') return new FileStateStore(await locateStateFile(input));
+  if (input.stateStore !== 'configmap') {
+    const { path, target } = await locateStateFileOf(input);
+    return new FileStateStore(path, undefined, target);
+  }
   if (input.statePath) {
     throw new UsageError('--state names a file, but --state-store is configmap', {
       hint: 'Drop --state, or use --state-store file.',
@@ -41,7 +45,7 @@ export async function locateStateStore(input: LocateInput): Promise<StateStore> 
     const clusters = await listStateConfigMaps(kube, namespace);
     if (clusters.length === 0) {
       throw new UsageError(`no upgrade state in namespace ${namespace} (context ${loaded.contextName})`, {
-        hint: 'Start one with ctl upgrade run --to <version> --state-store configmap, or pass -n <namespace>.',
+        hint: `Start one with ${commandFor('ctl', loaded.selection, 'upgrade', 'run', '--to', '<version>', '--state-store', 'configmap')}, or pass -n <namespace>.`,
       });
     }
     if (clusters.length > 1) {
@@ -62,7 +66,16 @@ export async function locateStateStore(input: LocateInput): Promise<StateStore> 
  * else the file of --cluster, else the only state file in that namespace's folder.
  */
 export async function locateStateFile(input: LocateInput): Promise<string> {
-  if (input.statePath) return input.statePath;
+  return (await locateStateFileOf(input)).path;
+}
+
+/**
+ * The state file (locateStateFile) and the kubeconfig and context ctl was given, for the
+ * commands its hints print (src/kube/kube-target.ts); with --state nothing is read, and those
+ * commands name only what the flags name, as ctl would read them.
+ */
+async function locateStateFileOf(input: LocateInput): Promise<{ path: string; target: KubeTarget }> {
+  if (input.statePath) return { path: input.statePath, target: await flagTarget(input) };
   const { loadKubeConfig, resolveNamespace } = await import('../kube/client.js');
   const loaded = await loadKubeConfig({
     kubeconfig: input.globals.kubeconfig,
@@ -72,13 +85,14 @@ export async function locateStateFile(input: LocateInput): Promise<string> {
   const namespace = resolveNamespace(input.globals.namespace, loaded);
   const identity = { context: loaded.contextName, namespace, cluster: input.globals.cluster ?? '_' };
   const path = defaultStatePath(identity, input.env);
-  if (input.globals.cluster) return path;
+  const target = loaded.selection;
+  if (input.globals.cluster) return { path, target };
   const dir = dirname(path);
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^[^.].*\.json$/.test(f));
-  if (files.length === 1) return join(dir, files[0]!);
+  if (files.length === 1) return { path: join(dir, files[0]!), target };
   if (files.length === 0) {
     throw new UsageError(`no upgrade has run for context ${loaded.contextName}, namespace ${namespace}`, {
-      hint: 'Start one with ctl upgrade run --to <version>, or pass --state <file>.',
+      hint: `Start one with ${commandFor('ctl', loaded.selection, 'upgrade', 'run', '--to', '<version>')}, or pass --state <file>.`,
     });
   }
   throw new UsageError(
@@ -86,6 +100,17 @@ export async function locateStateFile(input: LocateInput): Promise<string> {
     {
       hint: 'Pass --cluster <name> or --state <file>.',
     },
+  );
+}
+
+async function flagTarget(input: LocateInput): Promise<KubeTarget> {
+  const { chosenKubeTarget } = await import('../kube/client.js');
+  return (
+    chosenKubeTarget({
+      kubeconfig: input.globals.kubeconfig,
+      context: input.globals.context,
+      env: input.env,
+    }) ?? DEFAULT_KUBE_TARGET
   );
 }
 

@@ -4,6 +4,7 @@ import type { Io } from '../io/io.js';
 import type { ServerDryRun } from '../io/server-dry-run.js';
 import { shellQuote } from '../io/shell-words.js';
 import {
+  commandFor,
   DEFAULT_KUBE_TARGET,
   helmTargetArgs,
   invocation,
@@ -81,6 +82,11 @@ export class Helm {
 
   describe(args: string[]): string {
     return [this.options.binary, ...this.#globalArgs(), ...args].map(shellQuote).join(' ');
+  }
+
+  /** `helm <words>` for a hint: as a person would type it here, naming the same cluster. */
+  command(...words: string[]): string {
+    return commandFor('helm', this.options.kube ?? DEFAULT_KUBE_TARGET, ...words);
   }
 
   /** `[KUBECONFIG=...] helm [--kubeconfig ...] [--kube-context ...]`: helm as a person would type it here. */

@@ -75,3 +75,41 @@ export function wordsOfQuotedCommand(line: string): string[] | undefined {
   });
   return written.join(' ') === line ? words : undefined;
 }
+
+/** Splits a POSIX shell command line into words (single and double quotes, backslashes). */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i] as string;
+    if (quote === "'") {
+      if (char === "'") quote = undefined;
+      else current += char;
+      continue;
+    }
+    if (quote === '"') {
+      if (char === '"') quote = undefined;
+      else if (char === '\\' && i + 1 < line.length) current += line[++i];
+      else current += char;
+      continue;
+    }
+    if (char === "'" || char === '"') {
+      quote = char;
+      inWord = true;
+    } else if (char === '\\' && i + 1 < line.length) {
+      current += line[++i];
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += char;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(current);
+  return words;
+}

@@ -85,7 +85,19 @@ async function fromPod(
   });
   try {
     const port = Number(new URL(forward.url).port);
-    const chain = await peerChain(port, `${cluster.name}.${cluster.namespace}.svc`, () => failure);
+    const podsCommand = kubectlCommand(
+      access.kube.selection ?? DEFAULT_KUBE_TARGET,
+      'get',
+      'pods',
+      '-n',
+      cluster.namespace,
+    );
+    const chain = await peerChain(
+      port,
+      `${cluster.name}.${cluster.namespace}.svc`,
+      () => failure,
+      podsCommand,
+    );
     const leaf = chain[0] as X509Certificate;
     const pem = chain.map((cert) => cert.toString().trim()).join('\n');
     return describe(
@@ -103,6 +115,8 @@ function peerChain(
   port: number,
   servername: string,
   forwardFailure: () => Error | undefined,
+  /** `kubectl get pods` of the cluster, naming the kubeconfig and context ctl was given. */
+  podsCommand: string,
 ): Promise<X509Certificate[]> {
   return new Promise((resolve, reject) => {
     // Not verified on purpose: this reads what the pod presents, to show and pin it; the trust
@@ -131,7 +145,7 @@ function peerChain(
       const cause = forwardFailure() ?? error;
       reject(
         new OperationError(`cannot reach the management API through the port-forward: ${cause.message}`, {
-          hint: 'Check that a pod of the cluster is ready (kubectl get pods) and that you may create pods/portforward.',
+          hint: `Check that a pod of the cluster is ready (${podsCommand}) and that you may create pods/portforward.`,
           cause,
         }),
       );

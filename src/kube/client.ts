@@ -17,9 +17,10 @@ import { checkFilePath, checkPathList, INPUT_FILE_LIMITS } from '../io/paths.js'
 import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
+import { registerServerTarget } from './deadlines.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
-import { DEFAULT_KUBE_TARGET, selectedKubeTarget, type KubeTarget } from './kube-target.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand, selectedKubeTarget, type KubeTarget } from './kube-target.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
 import { requestConfig } from './request-config.js';
@@ -60,8 +61,6 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   const env = options.env ?? process.env;
   const { KubeConfig } = await importKubeConfig();
   const config = new KubeConfig();
-  // An exec credential plugin runs within a deadline and an output limit (exec-plugin.ts).
-  boundExecPlugin(config);
 
   const files = kubeconfigFiles(options.kubeconfig, env);
   if (files.length === 0 && env.KUBERNETES_SERVICE_HOST) {
@@ -87,6 +86,9 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
 
   // Chosen by flag or KUBECONFIG (checked before anything is read), else the default file.
   const selection = selectedKubeTarget(options.context, files);
+  // An exec credential plugin runs within a deadline and an output limit (exec-plugin.ts); its
+  // hints name the kubeconfig and context chosen.
+  boundExecPlugin(config, selection);
   if (files.length === 0) {
     const fallback = join(env.HOME ?? homedir(), '.kube', 'config');
     if (!existsSync(fallback)) {
@@ -102,7 +104,23 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
     files.push(fallback);
   }
   loadFiles(config, files, () => new KubeConfig());
-  return { ...selectContext(config, options.context), selection };
+  return { ...selectContext(config, options.context, selection), selection };
+}
+
+/**
+ * The KubeTarget of `--kubeconfig`/KUBECONFIG and `--context` without reading any kubeconfig:
+ * for the hints of a command that reads no cluster (`ctl upgrade status --state <file>`).
+ * Undefined when they name nothing usable (that command never needed them).
+ */
+export function chosenKubeTarget(options: KubeConfigOptions = {}): KubeTarget | undefined {
+  try {
+    return selectedKubeTarget(
+      options.context,
+      kubeconfigFiles(options.kubeconfig, options.env ?? process.env),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
@@ -185,7 +203,10 @@ function mergeFirstWins(config: k8s.KubeConfig, other: k8s.KubeConfig): void {
 function selectContext(
   config: k8s.KubeConfig,
   context: string | undefined,
+  selection: KubeTarget,
 ): Omit<LoadedKubeConfig, 'selection'> {
+  // kubectl config edits the kubeconfig ctl read, not the default one (src/kube/kube-target.ts).
+  const kubeconfigOnly: KubeTarget = { kubeconfigs: selection.kubeconfigs };
   if (context) {
     if (!config.getContextObject(context)) {
       const known = config.getContexts().map((c) => c.name);
@@ -200,13 +221,13 @@ function selectContext(
   const contextObject = contextName ? config.getContextObject(contextName) : null;
   if (!contextObject) {
     throw new UsageError('the kubeconfig has no current context', {
-      hint: 'Pass --context <name>, or run kubectl config use-context <name>.',
+      hint: `Pass --context <name>, or run ${kubectlCommand(kubeconfigOnly, 'config', 'use-context', '<name>')}.`,
     });
   }
   const cluster = config.getCurrentCluster();
   if (!cluster) {
     throw new UsageError(`context ${contextName} names no cluster known to the kubeconfig`, {
-      hint: 'Fix the context with kubectl config set-context.',
+      hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', '<cluster>')}.`,
     });
   }
   return {
@@ -265,6 +286,7 @@ export function createKubeClients(
   // Every request made from this config: on kept connections with the Kubernetes deadlines, its
   // credential reported (src/kube/request-config.ts).
   const config = requestConfig(loaded.config, onSecret);
+  registerServerTarget(loaded.server, loaded.selection);
   return Promise.resolve({
     config,
     contextName: loaded.contextName,

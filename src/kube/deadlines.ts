@@ -1,6 +1,7 @@
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { OperationError } from '../errors.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand, type KubeTarget } from './kube-target.js';
 
 /**
  * How long ctl waits for the Kubernetes API server, as the management API's calls do
@@ -41,6 +42,30 @@ export function deadlineErrorOf(error: unknown): KubeDeadlineError | undefined {
   return recent.find((known) => message.includes(known.message));
 }
 
+/**
+ * The kubeconfig and context ctl was given for each API server it talks to, so that the kubectl
+ * of a deadline's hint reaches the same server (src/kube/kube-target.ts). Deadlines are armed on
+ * the shared connection pools (src/kube/agent.ts), which know the server but not the kubeconfig;
+ * the clients of each kubeconfig register theirs here (src/kube/client.ts). Two contexts of one
+ * server (a fleet) may name either: `get --raw /version` asks the server only.
+ */
+const serverTargets = new Map<string, KubeTarget>();
+
+export function registerServerTarget(server: string, target: KubeTarget | undefined): void {
+  if (server && target) serverTargets.set(serverKey(server), target);
+}
+
+/** `https://host:port`, the port spelled out, as a request's URL and an agent's options both give it. */
+function serverKey(server: string): string {
+  try {
+    const url = new URL(server);
+    const port = url.port || (url.protocol === 'http:' ? '80' : '443');
+    return `${url.protocol}//${url.hostname}:${port}`;
+  } catch {
+    return server;
+  }
+}
+
 /** The error of a Kubernetes call that got no answer in time: exit 1, with what to check. */
 export function kubeDeadlineError(
   what: string,
@@ -54,7 +79,7 @@ export function kubeDeadlineError(
         ? `gave no answer within ${KUBE_DEADLINES.responseMs / 1000} s`
         : `did not finish its answer within ${KUBE_DEADLINES.totalMs / 1000} s`;
   return new KubeDeadlineError(`the Kubernetes API server ${server} ${limit} (${what})`, {
-    hint: `Check that it answers (kubectl get --raw /version --request-timeout 10s), and the VPN, proxy or load balancer in between; then run the command again.`,
+    hint: `Check that it answers (${kubectlCommand(serverTargets.get(serverKey(server)) ?? DEFAULT_KUBE_TARGET, 'get', '--raw', '/version', '--request-timeout', '10s')}), and the VPN, proxy or load balancer in between; then run the command again.`,
   });
 }
 

@@ -17,6 +17,7 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { OperationError } from '../errors.js';
 import { oneLine, quotedLines } from '../io/safe-text.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand, type KubeTarget } from './kube-target.js';
 
 export const EXEC_PLUGIN_LIMITS = {
   /** The plugin's whole run: time enough to sign in where a plugin asks, not for ever. */
@@ -46,11 +47,13 @@ function isPluginRunner(value: unknown): value is PluginRunner {
  * KubeConfig (`authenticators`, the ExecAuth among them); should that change, nothing is
  * patched and the request's own deadlines still apply once the plugin has answered.
  */
-export function boundExecPlugin(config: object): void {
+export function boundExecPlugin(config: object, target: KubeTarget = DEFAULT_KUBE_TARGET): void {
   const authenticators = (config as { authenticators?: unknown }).authenticators;
   if (!Array.isArray(authenticators)) return;
   for (const authenticator of authenticators) {
-    if (isPluginRunner(authenticator)) authenticator.execFn = runBounded;
+    if (isPluginRunner(authenticator))
+      authenticator.execFn = (command, args, options) =>
+        runBounded(command, args, options, EXEC_PLUGIN_LIMITS, target);
   }
 }
 
@@ -64,7 +67,10 @@ export function runBounded(
   args: string[] | undefined,
   options: SpawnOptions,
   limits: { deadlineMs: number; maxBytes: number } = EXEC_PLUGIN_LIMITS,
+  /** The kubeconfig and context ctl was given: the kubectl of a hint runs the same plugin. */
+  target: KubeTarget = DEFAULT_KUBE_TARGET,
 ): ChildProcess {
+  const tryIt = kubectlCommand(target, 'get', 'namespaces');
   // child_process on first use, as the bundle gives it to commander and client-node
   // (scripts/bundle.mjs, builtinsOnFirstCall): a plan without a plugin never loads it (nor dgram).
   const { spawn } = process.getBuiltinModule('node:child_process');
@@ -95,7 +101,7 @@ export function runBounded(
         new OperationError(
           `the kubeconfig's credential plugin ${name} gave no credential within ${limits.deadlineMs / 1000} s; ctl stopped it`,
           {
-            hint: `Run it where it can ask you to sign in (kubectl get namespaces runs it too), or check what it waits for; then run ctl again.`,
+            hint: `Run it where it can ask you to sign in (${tryIt} runs it too), or check what it waits for; then run ctl again.`,
           },
         ),
       ),
@@ -127,7 +133,7 @@ export function runBounded(
   // of stderr, or JSON.parse's message quoting the start of stdout (a bare token, say).
   child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     if (stopped) return;
-    const failure = pluginFailure(name, code, signal, Buffer.concat(stdout), Buffer.concat(stderr));
+    const failure = pluginFailure(name, code, signal, Buffer.concat(stdout), Buffer.concat(stderr), tryIt);
     if (failure) {
       stopped = true;
       child.emit('error', failure);
@@ -148,6 +154,7 @@ function pluginFailure(
   signal: NodeJS.Signals | null,
   stdout: Buffer,
   stderr: Buffer,
+  tryIt: string,
 ): OperationError | undefined {
   if (code !== 0) {
     const lines = stderr.toString('utf8').trim().split(/\r?\n/).slice(0, STDERR_QUOTED.lines).join('\n');
@@ -156,7 +163,7 @@ function pluginFailure(
     return new OperationError(
       `the kubeconfig's credential plugin ${name} ${how}${said ? `: ${quotedLines(said)}` : ''}`,
       {
-        hint: 'Run the same command as the kubeconfig (kubectl get namespaces runs it too) and fix what it reports; then run ctl again.',
+        hint: `Run the same command as the kubeconfig (${tryIt} runs it too) and fix what it reports; then run ctl again.`,
       },
     );
   }

@@ -21,7 +21,7 @@
 import { delimiter, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { hasUnsafeChar, oneLine } from '../io/safe-text.js';
-import { quoteUnlessPlaceholder, shellQuote } from '../io/shell-words.js';
+import { quoteUnlessPlaceholder, shellQuote, shellWords } from '../io/shell-words.js';
 
 export interface KubeTarget {
   /** `--context` as given; unset when ctl used the kubeconfig's current context. */
@@ -118,4 +118,44 @@ export function commandFor(
 /** `kubectl <words>` for the target: for the hints of the access layer. */
 export function kubectlCommand(target: KubeTarget, ...words: string[]): string {
   return commandFor('kubectl', target, ...words);
+}
+
+const BINARIES = new Set(['kubectl', 'oc', 'helm', 'ctl']);
+
+/**
+ * A command ctl printed in an earlier run and recorded in the run's state (the work an
+ * Active-Active database leaves, src/run/work-left.ts), naming `target` instead of the
+ * kubeconfig it named then: a run resumed or repeated through another path to the same cluster
+ * (a CI job on another machine, `ctl upgrade run --plan <file>` there) prints commands for its
+ * own kubeconfig, not one that exists only where the first run ran. The context the command
+ * named stays when `target` names none: the run's state belongs to that context.
+ *
+ * Only a command this module built is rewritten: rebuilt with the target it named, it must read
+ * exactly as recorded; anything else (a pipe, a substitution, another program) is kept as it is.
+ */
+export function retargeted(command: string, target: KubeTarget): string {
+  const words = shellWords(command);
+  let at = 0;
+  let kubeconfigs: string[] | undefined;
+  if (words[0]?.startsWith('KUBECONFIG=')) {
+    kubeconfigs = words[0].slice('KUBECONFIG='.length).split(delimiter);
+    at = 1;
+  }
+  const binary = words[at];
+  if (binary === undefined || !BINARIES.has(binary)) return command;
+  const contextFlag = binary === 'helm' ? '--kube-context' : '--context';
+  let context: string | undefined;
+  at += 1;
+  for (;;) {
+    const value = words[at + 1];
+    if (words[at] === '--kubeconfig' && value !== undefined && kubeconfigs === undefined)
+      kubeconfigs = [value];
+    else if (words[at] === contextFlag && value !== undefined && context === undefined) context = value;
+    else break;
+    at += 2;
+  }
+  const rest = words.slice(at);
+  const named = binary as 'kubectl' | 'oc' | 'helm' | 'ctl';
+  if (commandFor(named, { context, kubeconfigs }, ...rest) !== command) return command;
+  return commandFor(named, { context: target.context ?? context, kubeconfigs: target.kubeconfigs }, ...rest);
 }

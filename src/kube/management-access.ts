@@ -10,7 +10,7 @@
  */
 
 import type { CredentialSource } from '../api/credentials.js';
-import { AuthError, OperationError, UsageError } from '../errors.js';
+import { AuthError, CtlError, OperationError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import type { KubeClients, LoadedKubeConfig } from './client.js';
 import type { PortForward } from './port-forward.js';
@@ -146,8 +146,12 @@ async function listClusterResources(reads: ClusterReads, namespace: string): Pro
         },
       );
     }
+    // A failure that says what to do itself (a credential plugin's, a deadline's) keeps its hint.
+    const own = error instanceof CtlError ? error.hint : undefined;
     throw new OperationError(`cannot list the cluster resources in namespace ${namespace}: ${info.message}`, {
-      hint: `Check that the Kubernetes API is reachable: ${kubectlCommand(reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-n', namespace)}.`,
+      hint:
+        own ??
+        `Check that the Kubernetes API is reachable: ${kubectlCommand(reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-n', namespace)}.`,
       cause: error,
     });
   }
@@ -240,6 +244,12 @@ export interface ResolvedApiUrl {
    * through the port-forward the URL says 127.0.0.1, while the certificate names the service.
    */
   servername?: string | undefined;
+  /**
+   * The port-forward a person would run to reach the API the same way (`kubectl port-forward
+   * svc/<cluster> 9443:9443 -n <ns>`, naming the kubeconfig and context ctl was given): for the
+   * hint of a certificate that names none of the service's names.
+   */
+  portForwardCommand?: string | undefined;
 }
 
 /**
@@ -273,7 +283,19 @@ export async function resolveApiUrl(input: {
     1,
     `management API: port-forward ${forward.url} -> ${namespace}/${clusterName} pod port ${MANAGEMENT_API_PORT}`,
   );
-  return { url: forward.url, forward, servername: `${clusterName}.${namespace}.svc` };
+  return {
+    url: forward.url,
+    forward,
+    servername: `${clusterName}.${namespace}.svc`,
+    portForwardCommand: kubectlCommand(
+      access.kube.selection ?? DEFAULT_KUBE_TARGET,
+      'port-forward',
+      `svc/${clusterName}`,
+      `${MANAGEMENT_API_PORT}:${MANAGEMENT_API_PORT}`,
+      '-n',
+      namespace,
+    ),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@
  * Lines that are not JSON are kept as text.
  */
 
+import { parseJson } from '../json-read.js';
 import type { KubeClients } from './client.js';
 import { resourcePath } from './rest.js';
 
@@ -116,7 +117,7 @@ interface PodView {
 export function parseLogLine(text: string): OperatorLogLine {
   if (!text.startsWith('{')) return { text };
   try {
-    const entry = JSON.parse(text) as Record<string, unknown>;
+    const entry = parseJson(text, "the operator's log") as Record<string, unknown>;
     const field = (key: string) => (typeof entry[key] === 'string' ? (entry[key] as string) : undefined);
     return {
       text,

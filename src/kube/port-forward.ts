@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { OperationError } from '../errors.js';
 import { importPortForward, type KubeClients } from './client.js';
+import { DEFAULT_KUBE_TARGET, kubectlCommand } from './kube-target.js';
 import { isPodReady } from './pod-ready.js';
 
 export interface PortForward {
@@ -74,7 +75,7 @@ async function pickReadyPod(kube: KubeClients, namespace: string, cluster: strin
     throw new OperationError(
       `no ready pod of cluster ${cluster} in namespace ${namespace} to reach port 9443`,
       {
-        hint: 'Pass --api-url (e.g. after kubectl port-forward svc/<cluster> 9443) when the pods are not ready.',
+        hint: `Pass --api-url (e.g. https://localhost:9443 after ${kubectlCommand(kube.selection ?? DEFAULT_KUBE_TARGET, 'port-forward', `svc/${cluster}`, '9443:9443', '-n', namespace)}) when the pods are not ready.`,
       },
     );
   }

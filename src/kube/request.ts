@@ -10,6 +10,7 @@
  * field the model does not know (reliability.md, "Found and fixed").
  */
 
+import { jsonTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-read.js';
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
@@ -126,6 +127,11 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
             }
             if (text.trim() === '') {
               resolve(undefined);
+              return;
+            }
+            // Refused before it is parsed: what is done with an object recurses (src/json-read.ts).
+            if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+              reject(jsonTooDeep(what));
               return;
             }
             try {

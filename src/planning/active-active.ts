@@ -29,7 +29,7 @@
 
 import { bundledDatabaseVersions } from '../release/catalog.js';
 import { compareReleases, databaseVersionOf, parseRsVersion } from '../release/versions.js';
-import { shellQuote } from './equivalent-commands.js';
+import { ctlCommand } from './equivalent-commands.js';
 import { participantOperatorHold } from './participant-judgment.js';
 import type { RemoteClusterSnapshot } from './participants.js';
 import type { ActiveActiveSnapshot, Snapshot } from './snapshot.js';
@@ -94,15 +94,17 @@ function reasonOf(
 
 /**
  * The command that upgrades this one database once the participants are ready: the same
- * target, only this database (`--databases <ns>/<name>`, src/planning/target.ts).
+ * target, only this database (`--databases <ns>/<name>`, src/planning/target.ts). It names the
+ * kubeconfig ctl was given and always the context (the current one may have changed by the time
+ * the participants are ready): src/kube/kube-target.ts.
  */
 export function laterUpgradeCommand(
-  snapshot: Pick<Snapshot, 'context' | 'cluster'>,
+  snapshot: Pick<Snapshot, 'context' | 'cluster' | 'kubeTarget'>,
   operator: string,
   database: { name: string; namespace: string },
 ): string {
-  const words = ['ctl', 'upgrade', 'run', '--context', snapshot.context];
+  const words = ['upgrade', 'run'];
   if (snapshot.cluster) words.push('-n', snapshot.cluster.namespace, '--cluster', snapshot.cluster.name);
   words.push('--to', operator, '--databases', `${database.namespace}/${database.name}`);
-  return words.map(shellQuote).join(' ');
+  return ctlCommand({ ...snapshot.kubeTarget, context: snapshot.context }, ...words);
 }

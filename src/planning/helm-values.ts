@@ -11,6 +11,7 @@
  * two fields are kept: other values may hold secrets.
  */
 
+import { parseJson } from '../json-read.js';
 import { gunzipSync } from 'node:zlib';
 
 export interface PinnedOperatorImage {
@@ -80,7 +81,7 @@ export function releaseConfigOf(secretData: Record<string, string> | undefined):
       inner[0] === 0x1f && inner[1] === 0x8b
         ? gunzipSync(inner, { maxOutputLength: MAX_RELEASE_BYTES }).toString('utf8')
         : inner.toString('utf8');
-    return (JSON.parse(json) as { config?: unknown }).config;
+    return (parseJson(json, 'the helm release record') as { config?: unknown }).config;
   } catch {
     return undefined;
   }

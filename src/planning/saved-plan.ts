@@ -5,6 +5,7 @@
  * release, chart and repository) and nothing from the flags or the environment of the run.
  */
 
+import { JsonTooDeepError, parseJson } from '../json-read.js';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
@@ -81,8 +82,9 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
 export function parseSavedPlan(text: string, path: string): Plan {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text, path);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) throw new UsageError(error.message, { hint: SAVE_HINT });
     throw new UsageError(`${path} is not JSON: ${(error as Error).message}`, { hint: SAVE_HINT });
   }
   const kind = (json as { kind?: unknown } | null)?.kind;

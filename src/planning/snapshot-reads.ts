@@ -4,7 +4,7 @@
  * of requests.
  */
 
-import { AuthError, OperationError } from '../errors.js';
+import { AuthError, CtlError, OperationError } from '../errors.js';
 import { describeKubeError, isForbidden } from '../kube/errors.js';
 import {
   CLUSTER_RESOURCE,
@@ -56,8 +56,12 @@ export async function readClusterResources(kube: ClusterReads, namespace: string
         },
       );
     }
+    // A failure that says what to do itself (a credential plugin's, a deadline's) keeps its hint.
+    const own = error instanceof CtlError ? error.hint : undefined;
     throw new OperationError(`cannot list the cluster resources in namespace ${namespace}: ${info.message}`, {
-      hint: `Check that the Kubernetes API is reachable: ${kubectlCommand(kube.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-n', namespace)}.`,
+      hint:
+        own ??
+        `Check that the Kubernetes API is reachable: ${kubectlCommand(kube.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-n', namespace)}.`,
       cause: error,
     });
   }

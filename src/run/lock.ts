@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
 import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { makeDirectories } from '../io/make-directories.js';
-import { shellQuote } from '../io/shell-words.js';
 import { basename, dirname, join } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
+import { commandFor, DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
 
 /**
  * One upgrade of a cluster at a time: an exclusive lock file next to the state file, holding
@@ -26,7 +26,15 @@ export function lockPathFor(statePath: string): string {
   return `${statePath}.lock`;
 }
 
-export async function acquireLock(lockPath: string, operation: string): Promise<HeldLock> {
+/**
+ * `target`: the kubeconfig and context ctl was given, named by the `ctl upgrade unlock` a hint
+ * prints (src/kube/kube-target.ts): the default state file's path depends on the context.
+ */
+export async function acquireLock(
+  lockPath: string,
+  operation: string,
+  target: KubeTarget = DEFAULT_KUBE_TARGET,
+): Promise<HeldLock> {
   await makeDirectories(dirname(lockPath), 0o700).catch((error: unknown) => {
     throw new OperationError(`cannot create the folder of ${lockPath}: ${(error as Error).message}`, {
       hint: 'Pass a state file in a folder you can write with --state.',
@@ -47,13 +55,13 @@ export async function acquireLock(lockPath: string, operation: string): Promise<
     const current = await readLock(lockPath);
     if (current && !isStale(current)) {
       throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
-        hint: `Wait for it to finish. If that process is gone for good, run: ctl upgrade unlock --lock-id ${shellQuote(current.id)}`,
+        hint: `Wait for it to finish. If that process is gone for good, run: ${commandFor('ctl', target, 'upgrade', 'unlock', '--lock-id', current.id)}`,
       });
     }
     // An unreadable lock is only abandoned once it is old: never judge a lock being created.
     if (!current && !(await isOlderThan(lockPath, UNREADABLE_LOCK_GRACE_MS))) {
       throw new LockedError(`the lock ${lockPath} exists but cannot be read`, {
-        hint: 'Another run may be starting. Try again in a few seconds; if it persists, run: ctl upgrade unlock --force',
+        hint: `Another run may be starting. Try again in a few seconds; if it persists, run: ${commandFor('ctl', target, 'upgrade', 'unlock', '--force')}`,
       });
     }
     await removeStaleLock(lockPath, current);
@@ -198,7 +206,7 @@ export async function releaseLock(lockPath: string, id: string): Promise<void> {
 /** `ctl upgrade unlock`: remove a lock whose owner is gone. Refuses a live owner unless forced. */
 export async function forceUnlock(
   lockPath: string,
-  options: { id?: string; force?: boolean } = {},
+  options: { id?: string | undefined; force?: boolean | undefined; target?: KubeTarget | undefined } = {},
 ): Promise<LockOwner | undefined> {
   const current = await readLock(lockPath);
   if (!current) {
@@ -207,7 +215,7 @@ export async function forceUnlock(
   }
   if (options.id !== undefined && options.id !== current.id) {
     throw new OperationError(`the lock is held by ${current.id}, not ${options.id}`, {
-      hint: `Check the id with: ctl upgrade status. The lock: ${describeOwner(current)}`,
+      hint: `Check the id with: ${commandFor('ctl', options.target ?? DEFAULT_KUBE_TARGET, 'upgrade', 'status')}. The lock: ${describeOwner(current)}`,
     });
   }
   if (!isStale(current) && !options.force) {

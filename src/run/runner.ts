@@ -42,6 +42,11 @@ export interface RunnerOptions<Deps> {
    * `--max-unavailable`'s before the databases step.
    */
   beforeStep?: (stepId: string) => Promise<void> | void;
+  /**
+   * What to look at when the run's --timeout ends it: `kubectl get rec` of the cluster, naming
+   * the kubeconfig and context ctl was given (src/kube/kube-target.ts).
+   */
+  lookCommand?: string;
 }
 
 export interface RunOutcome {
@@ -128,7 +133,7 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
     }
     if (options.signal.aborted) {
       stoppedBySignal = true;
-      failure = interrupted(options.signal);
+      failure = interrupted(options.signal, options.lookCommand);
       summary.push({ id: step.id, title: step.title, result: 'not run', durationMs: 0 });
       continue;
     }
@@ -233,7 +238,9 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
     } catch (error) {
       const wasInterrupted = options.signal.aborted;
       stoppedBySignal ||= wasInterrupted;
-      failure = wasInterrupted ? interrupted(options.signal) : asCtlError(error, step.title);
+      failure = wasInterrupted
+        ? interrupted(options.signal, options.lookCommand)
+        : asCtlError(error, step.title);
       const ctlError = failure as CtlError;
       const current = state.steps[step.id];
       state = {
@@ -291,11 +298,11 @@ export function selectSteps<S extends { id: string }>(
 }
 
 /** Why the run's signal fired: a signal from the user, or the overall --timeout. */
-function interrupted(signal: AbortSignal): InterruptedError | TimeoutError {
+function interrupted(signal: AbortSignal, look = 'kubectl get rec'): InterruptedError | TimeoutError {
   const reason: unknown = signal.reason;
   if (reason instanceof DOMException && reason.name === 'TimeoutError') {
     return new TimeoutError('the run took longer than its --timeout; the state was saved', {
-      hint: 'See what the cluster is doing (kubectl get rec, events), then run the same command again to resume, with a longer --timeout if it is just slow.',
+      hint: `See what the cluster is doing (${look}, and its events), then run the same command again to resume, with a longer --timeout if it is just slow.`,
     });
   }
   const which = reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';

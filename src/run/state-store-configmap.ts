@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { LockedError, OperationError } from '../errors.js';
 import { safeJson } from '../io/safe-text.js';
-import { shellQuote } from '../io/shell-words.js';
 import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
+import { commandFor, DEFAULT_KUBE_TARGET } from '../kube/kube-target.js';
 import { resourcePath } from '../kube/rest.js';
 import { leaseLostError } from './cluster-lease-lock.js';
 import { describeOwner, type LockOwner } from './lock.js';
 import { currentProcess, isGoneHere } from './process-identity.js';
-import { stateSchema, type UpgradeState } from './state.js';
+import { stateSchema, tooDeepReason, type UpgradeState } from './state.js';
+import { JsonTooDeepError, parseJson } from '../json-read.js';
 import type { LockView, StateLock, StateStore } from './state-store.js';
 
 /**
@@ -84,6 +85,19 @@ export class ConfigMapStateStore implements StateStore {
     this.#now = options.now ?? Date.now;
   }
 
+  /**
+   * A command for the person to paste, naming the kubeconfig and context ctl was given
+   * (src/kube/kube-target.ts): the state and the Lease are in that cluster, not in whatever the
+   * default kubeconfig's current context is by then.
+   */
+  #command(binary: 'kubectl' | 'ctl', ...words: string[]): string {
+    return commandFor(binary, this.#kube.selection ?? DEFAULT_KUBE_TARGET, ...words);
+  }
+
+  #statusCommand(): string {
+    return this.#command('ctl', 'upgrade', 'status', '--state-store', 'configmap', '-n', this.namespace);
+  }
+
   async load(): Promise<UpgradeState | undefined> {
     let configMap: k8s.V1ConfigMap;
     try {
@@ -102,7 +116,7 @@ export class ConfigMapStateStore implements StateStore {
     const problem = text === undefined ? `it has no key ${STATE_KEY}` : parseProblem(text);
     if (typeof problem !== 'string') return problem;
     throw new OperationError(`the ConfigMap ${this.location} is not a valid ctl state: ${problem}`, {
-      hint: `Inspect it with kubectl get configmap ${shellQuote(this.configMapName)} -n ${shellQuote(this.namespace)} -o yaml, then delete it to start over (the cluster itself is re-read on the next run).`,
+      hint: `Inspect it with ${this.#command('kubectl', 'get', 'configmap', this.configMapName, '-n', this.namespace, '-o', 'yaml')}, then delete it to start over (the cluster itself is re-read on the next run).`,
     });
   }
 
@@ -116,7 +130,7 @@ export class ConfigMapStateStore implements StateStore {
       throw leaseLostError(
         this.leaseName,
         this.#lost,
-        'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
+        `Another run has taken over this cluster; check it with ${this.#statusCommand()}.`,
       );
     }
     if (!this.#loaded) await this.#refreshVersion();
@@ -151,13 +165,13 @@ export class ConfigMapStateStore implements StateStore {
           throw leaseLostError(
             this.leaseName,
             holder,
-            'Another run has taken over this cluster; check it with ctl upgrade status --state-store configmap.',
+            `Another run has taken over this cluster; check it with ${this.#statusCommand()}.`,
           );
         }
         throw new OperationError(
           `the state in ${this.location} was changed by someone else during this run`,
           {
-            hint: 'Check who else upgrades this cluster (ctl upgrade status --state-store configmap), then run again to resume from the saved state.',
+            hint: `Check who else upgrades this cluster (${this.#statusCommand()}), then run again to resume from the saved state.`,
             cause: error,
           },
         );
@@ -179,7 +193,7 @@ export class ConfigMapStateStore implements StateStore {
           throw new LockedError(
             `another upgrade of this cluster is running: ${describeOwner(view.owner)} (Lease ${this.namespace}/${this.leaseName}, renewed ${view.lease?.renewTime ?? 'never'})`,
             {
-              hint: `Wait for it to finish; its lease expires ${this.#leaseSecondsOf(current)} s after its last renewal if it is gone. If it is gone for good, run: ctl upgrade unlock --state-store configmap --lock-id ${shellQuote(view.owner.id)}`,
+              hint: `Wait for it to finish; its lease expires ${this.#leaseSecondsOf(current)} s after its last renewal if it is gone. If it is gone for good, run: ${this.#command('ctl', 'upgrade', 'unlock', '--state-store', 'configmap', '-n', this.namespace, '--lock-id', view.owner.id)}`,
             },
           );
         }
@@ -219,7 +233,7 @@ export class ConfigMapStateStore implements StateStore {
     const view = this.#view(lease, this.#now());
     if (options.id !== undefined && options.id !== view.owner.id) {
       throw new OperationError(`the lock is held by ${view.owner.id}, not ${options.id}`, {
-        hint: `Check the id with: ctl upgrade status --state-store configmap. The lock: ${describeOwner(view.owner)}`,
+        hint: `Check the id with: ${this.#statusCommand()}. The lock: ${describeOwner(view.owner)}`,
       });
     }
     if (!view.lease?.stale && !options.force) {
@@ -418,8 +432,9 @@ export async function listStateConfigMaps(kube: KubeClients, namespace: string):
 function parseProblem(text: string): UpgradeState | string {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text, 'the state');
   } catch (error) {
+    if (error instanceof JsonTooDeepError) return tooDeepReason();
     return `it is not JSON (${(error as Error).message})`;
   }
   const parsed = stateSchema.safeParse(json);
@@ -450,7 +465,8 @@ function ownerOf(lease: Lease): LeaseOwner {
   const annotation = lease.metadata?.annotations?.[OWNER_ANNOTATION];
   if (annotation) {
     try {
-      const parsed = JSON.parse(annotation) as LeaseOwner;
+      // Anyone who may update the Lease writes it: read within the depth bound (src/json-read.ts).
+      const parsed = parseJson(annotation, `the Lease's ${OWNER_ANNOTATION}`) as LeaseOwner;
       if (typeof parsed.id === 'string' && typeof parsed.pid === 'number') return parsed;
     } catch {
       // Fall through to holderIdentity.

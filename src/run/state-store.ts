@@ -3,6 +3,7 @@ import { StateFile, type StepState, type UpgradeState } from './state.js';
 import { refuseSharedStatePath } from './state-permissions.js';
 import { type ClusterLease, leaseLostError, withClusterLease } from './cluster-lease-lock.js';
 import type { StateStoreKind } from '../planning/state-store-kind.js';
+import { commandFor, DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
 
 /**
  * Where the resumable state of one cluster's upgrade lives, and the lock that keeps a second
@@ -93,12 +94,22 @@ export class FileStateStore implements StateStore {
   #locked = false;
 
   readonly #lease: { lease: ClusterLease; debug: (message: string) => void } | undefined;
+  readonly #target: KubeTarget;
 
-  /** `lease`: the cluster's Lease, taken after the lock file where RBAC allows it (src/run/cluster-lease-lock.ts). */
-  constructor(path: string, lease?: { lease: ClusterLease; debug: (message: string) => void }) {
+  /**
+   * `lease`: the cluster's Lease, taken after the lock file where RBAC allows it
+   * (src/run/cluster-lease-lock.ts). `target`: the kubeconfig and context ctl was given, which
+   * the commands of its hints name (src/kube/kube-target.ts).
+   */
+  constructor(
+    path: string,
+    lease?: { lease: ClusterLease; debug: (message: string) => void },
+    target: KubeTarget = DEFAULT_KUBE_TARGET,
+  ) {
     this.location = path;
     this.#file = new StateFile(path);
     this.#lease = lease;
+    this.#target = target;
   }
 
   async load(): Promise<UpgradeState | undefined> {
@@ -117,7 +128,7 @@ export class FileStateStore implements StateStore {
         leaseLostError(
           lease.leaseName,
           lostTo,
-          `Another run (another --state, or another machine) now upgrades this cluster; kubectl get lease ${lease.leaseName} -n ${lease.namespace} -o yaml shows who. This run stopped; its state in ${this.location} is as it last saved it.`,
+          `Another run (another --state, or another machine) now upgrades this cluster; ${commandFor('kubectl', this.#target, 'get', 'lease', lease.leaseName, '-n', lease.namespace, '-o', 'yaml')} shows who. This run stopped; its state in ${this.location} is as it last saved it.`,
         ),
       );
     }
@@ -126,7 +137,7 @@ export class FileStateStore implements StateStore {
 
   async lock(operation: string): Promise<StateLock> {
     await refuseSharedStatePath(this.location);
-    const file = await acquireLock(lockPathFor(this.location), operation);
+    const file = await acquireLock(lockPathFor(this.location), operation, this.#target);
     const held = this.#lease
       ? await withClusterLease(file, this.#lease.lease, operation, this.#lease.debug)
       : file;
@@ -148,6 +159,10 @@ export class FileStateStore implements StateStore {
   }
 
   forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined> {
-    return forceUnlock(lockPathFor(this.location), { id: options.id, force: options.force });
+    return forceUnlock(lockPathFor(this.location), {
+      id: options.id,
+      force: options.force,
+      target: this.#target,
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json-read.js';
 import { randomUUID } from 'node:crypto';
 import { copyFile, open } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -263,8 +264,9 @@ function tooLarge(path: string, size: number): OperationError {
 function parseProblem(text: string): { state?: UpgradeState; reason: string } {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text, 'the state');
   } catch (error) {
+    if (error instanceof JsonTooDeepError) return { reason: tooDeepReason() };
     return { reason: text.trim() === '' ? 'it is empty' : `it is not JSON (${(error as Error).message})` };
   }
   const parsed = stateSchema.safeParse(json);
@@ -313,4 +315,9 @@ export function advanceHop(state: UpgradeState, stepIds: readonly string[]): Upg
     steps: Object.fromEntries(stepIds.map((id) => [id, { status: 'pending' as const }])),
     result: 'running',
   };
+}
+
+/** Why a state nested past MAX_JSON_DEPTH is refused (src/json-read.ts). */
+export function tooDeepReason(): string {
+  return `it is nested deeper than ${MAX_JSON_DEPTH} levels, which no state ctl writes is (ctl does not read it)`;
 }

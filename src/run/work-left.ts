@@ -1,6 +1,7 @@
 import { shellQuote } from '../io/shell-words.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
+import { type KubeTarget, retargeted } from '../kube/kube-target.js';
 
 /**
  * What a run that succeeded still leaves to do, as commands, in the order to run them: the
@@ -21,12 +22,18 @@ export interface WorkLeftInput {
   databasesOutcome: Record<string, unknown> | undefined;
   /** The run's own command line (argv after `ctl`), for the run that upgrades the databases left. */
   argv: readonly string[];
+  /**
+   * The kubeconfig and context of this run: the commands an earlier run recorded (the databases
+   * step's outcome) are printed for them (retargeted, src/kube/kube-target.ts). Unset: as recorded.
+   */
+  target?: KubeTarget | undefined;
 }
 
 export function workLeft(input: WorkLeftInput): WorkLeft[] {
   return [
-    ...featureSets(input.databasesOutcome),
-    ...heldBack(input.databasesOutcome),
+    ...[...featureSets(input.databasesOutcome), ...heldBack(input.databasesOutcome)].map((item) =>
+      input.target ? { ...item, command: retargeted(item.command, input.target) } : item,
+    ),
     ...databasesLeft(input),
   ];
 }

@@ -5,6 +5,7 @@
  * kubectl line a person would run), which is parsed instead, as a shell would split it.
  */
 
+import { shellWords } from '../io/shell-words.js';
 import { OperationError } from '../errors.js';
 import type { DialectFields } from '../release/dialect.js';
 import type { PlanAction } from '../planning/plan.js';
@@ -64,43 +65,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Splits a POSIX shell command line into words (single and double quotes, backslashes). */
-export function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let current = '';
-  let inWord = false;
-  let quote: "'" | '"' | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i] as string;
-    if (quote === "'") {
-      if (char === "'") quote = undefined;
-      else current += char;
-      continue;
-    }
-    if (quote === '"') {
-      if (char === '"') quote = undefined;
-      else if (char === '\\' && i + 1 < line.length) current += line[++i];
-      else current += char;
-      continue;
-    }
-    if (char === "'" || char === '"') {
-      quote = char;
-      inWord = true;
-    } else if (char === '\\' && i + 1 < line.length) {
-      current += line[++i];
-      inWord = true;
-    } else if (/\s/.test(char)) {
-      if (inWord) words.push(current);
-      current = '';
-      inWord = false;
-    } else {
-      current += char;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(current);
-  return words;
-}
+export { shellWords } from '../io/shell-words.js';
 
 /**
  * The command without the kubeconfig and context it names (`KUBECONFIG=<files> kubectl

@@ -13,7 +13,7 @@
 
 import { OperationError } from '../errors.js';
 import type { Helm } from '../exec/helm.js';
-import { array, num, record } from '../json-read.js';
+import { array, JsonTooDeepError, num, parseJson, record } from '../json-read.js';
 import { helmCommand, helmUpgradeArgv, type KubeTarget } from '../planning/equivalent-commands.js';
 import { below, HELM_WITH_RESET_THEN_REUSE } from '../planning/helm-client-rules.js';
 import { operatorImageOverrides, pinnedOperatorImage } from '../planning/helm-values.js';
@@ -96,7 +96,7 @@ async function readHelmRelease(helm: Helm, release: string, namespace: string): 
   } catch (error) {
     if (error instanceof OperationError && /release: not found/i.test(error.message)) {
       throw new OperationError(`helm release ${release} was not found in namespace ${namespace}`, {
-        hint: `Pass --helm-release <name> (helm list -A shows the releases), or --method bundle when the operator was not installed with helm.`,
+        hint: `Pass --helm-release <name> (${helm.command('list', '-A')} shows the releases), or --method bundle when the operator was not installed with helm.`,
         cause: error,
       });
     }
@@ -108,8 +108,9 @@ async function readHelmRelease(helm: Helm, release: string, namespace: string): 
 export function parseHelmHistory(stdout: string): HelmReleaseStatus {
   let json: unknown;
   try {
-    json = JSON.parse(stdout);
-  } catch {
+    json = parseJson(stdout, 'helm history');
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw error;
     throw new OperationError('helm history printed something that is not JSON', {
       hint: 'Check that the helm binary is helm 3.8 or later (helm version).',
     });
@@ -151,8 +152,9 @@ function pendingReleaseError(
 async function userValuesOf(helm: Helm, release: string, namespace: string): Promise<unknown> {
   const stdout = await readHelmValues(helm, release, namespace);
   try {
-    return JSON.parse(stdout.trim() || 'null') as unknown;
-  } catch {
+    return parseJson(stdout.trim() || 'null', `helm get values ${release}`);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw error;
     throw new OperationError(`helm get values ${release} printed something that is not JSON`, {
       hint: 'Check that the helm binary is helm 3.10 or later (helm version).',
     });
@@ -174,7 +176,7 @@ async function helmUpgradeArgs(
   return {
     argv: helmUpgradeArgv(upgrade, false),
     warning: openshift
-      ? `helm ${version.join('.')} has no --reset-then-reuse-values: values set at install other than openshift.mode are not carried over (compare helm get values ${target.release} afterwards), or use helm 3.14 or later`
+      ? `helm ${version.join('.')} has no --reset-then-reuse-values: values set at install other than openshift.mode are not carried over (compare ${helm.command('get', 'values', target.release, '--namespace', target.namespace)} afterwards), or use helm 3.14 or later`
       : undefined,
   };
 }

@@ -270,7 +270,10 @@ describe('--state-store configmap', { concurrency: true }, () => {
         results[loser]!.stderr,
         new RegExp(`another upgrade of this cluster is running: pid ${winnerPid} on .*lock id [0-9a-f-]{36}`),
       );
-      assert.match(results[loser]!.stderr, /ctl upgrade unlock --state-store configmap --lock-id/);
+      assert.match(
+        results[loser]!.stderr,
+        /ctl (--kubeconfig \S+ )?upgrade unlock --state-store configmap -n redis --lock-id/,
+      );
       assert.equal(sim.state()?.result, 'succeeded');
       assert.ok(renewals.size > 0, 'the lease was renewed while the run lived');
       assert.equal(sim.lease(), undefined, 'and released at the end');
@@ -370,7 +373,7 @@ describe('--state-store configmap', { concurrency: true }, () => {
         env,
       );
       assert.equal(blocked.code, 5, blocked.stderr);
-      const hint = /If it is gone for good, run: (ctl upgrade unlock .+)$/m.exec(blocked.stderr)?.[1];
+      const hint = /If it is gone for good, run: (ctl .+)$/m.exec(blocked.stderr)?.[1];
       assert.ok(hint, `the unlock hint: ${blocked.stderr}`);
       // A stand-in ctl records the words sh hands it.
       const bin = path.join(sim.dir, 'paste-bin');
@@ -383,11 +386,20 @@ describe('--state-store configmap', { concurrency: true }, () => {
         cwd: paste,
         env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, CTL_ARGS: args },
       });
-      assert.deepEqual(readFileSync(args, 'utf8').split('\n').slice(0, -1), [
+      const pasted = readFileSync(args, 'utf8').split('\n').slice(0, -1);
+      // After the kubeconfig ctl was given (src/kube/kube-target.ts), the unlock of this cluster.
+      const subcommand = pasted.indexOf('upgrade');
+      assert.deepEqual(
+        pasted.slice(0, subcommand).filter((_, i) => i % 2 === 0),
+        subcommand > 0 ? ['--kubeconfig'] : [],
+      );
+      assert.deepEqual(pasted.slice(subcommand), [
         'upgrade',
         'unlock',
         '--state-store',
         'configmap',
+        '-n',
+        'redis',
         '--lock-id',
         id,
       ]);

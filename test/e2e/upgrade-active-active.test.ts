@@ -7,7 +7,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -62,7 +62,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assert.match(String(geo?.database?.heldBack), /participant rerc-east runs Redis Software 7\.22\.2-179/);
       assert.match(
         geo?.command ?? '',
-        /^ctl upgrade run --context ctl-sim-aa-older-participant -n redis --cluster rec --to 8\.0\.20-27 --databases redis\/geo$/,
+        /^ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run -n redis --cluster rec --to 8\.0\.20-27 --databases redis\/geo$/,
       );
 
       const report = path.join(sim.sandbox.dir, 'report.json');
@@ -74,13 +74,13 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       );
       assert.match(
         run.stderr,
-        /run: ctl upgrade run --context ctl-sim-aa-older-participant .*--databases redis\/geo/,
+        /run: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo/,
       );
       assert.doesNotMatch(run.stderr, /featureset-version/);
       // The work left is the run's last line, not only a warning above the summary (issue 38).
       assert.match(
         run.stdout,
-        /result: succeeded\nNext: ctl upgrade run --context ctl-sim-aa-older-participant .*--databases redis\/geo {2}\(Active-Active database redis\/geo held back: participant rerc-east runs Redis Software 7\.22\.2-179[^\n]*\)\n$/,
+        /result: succeeded\nNext: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo {2}\(Active-Active database redis\/geo held back: participant rerc-east runs Redis Software 7\.22\.2-179[^\n]*\)\n$/,
       );
       // The remote's password (from its RERC Secret) is never printed, even under -vv.
       const remote = sim.cluster.remoteClusters.endpoints[0];
@@ -99,6 +99,11 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       const status = await sim.ctl(['upgrade', 'status']);
       assertExit(status, 0, 'status');
       assert.match(status.stdout, /held back \(Active-Active\):\n {2}redis\/geo: participant rerc-east runs/);
+      // Its command, naming the kubeconfig and context, is shown as ctl wrote it.
+      assert.match(
+        status.stdout,
+        /later: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo/,
+      );
     });
   });
 
@@ -129,6 +134,29 @@ describe('Active-Active databases across participating clusters', { timeout: 600
         ['redis/geo'],
       );
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '8.6' });
+
+      // The plan saved here, run elsewhere through another path to the same kubeconfig (a CI
+      // job on another machine): the work left, recorded by the first run, is printed for the
+      // kubeconfig of this run, not the one the plan or the first run named.
+      const original = sim.env.KUBECONFIG ?? '';
+      const plan = path.join(sim.sandbox.dir, 'at-target.json');
+      assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--out', plan]), 0, 'plan --out');
+      const elsewhere = path.join(sim.sandbox.dir, 'elsewhere', 'kubeconfig');
+      mkdirSync(path.dirname(elsewhere));
+      copyFileSync(original, elsewhere);
+      const again = await sim.ctl(['upgrade', 'run', '--plan', plan, '--kubeconfig', elsewhere, '--yes'], {
+        env: { KUBECONFIG: '' },
+      });
+      assertExit(again, 0, 'run --plan through another path');
+      const said = again.stdout + again.stderr;
+      assert.match(said, /already at 8\.0\.20-27/);
+      assert.match(
+        said,
+        new RegExp(
+          `Next: kubectl --kubeconfig ${elsewhere.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} exec -it \\S+ -n redis -- crdb-cli crdb`,
+        ),
+      );
+      assert.ok(!said.includes(original), said);
     });
   });
 

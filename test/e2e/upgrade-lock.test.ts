@@ -42,7 +42,7 @@ describe('ctl upgrade run: lock and SIGINT (e2e)', () => {
         second.stderr,
         new RegExp(`another upgrade of this cluster is running: pid ${first.child.pid} `),
       );
-      assert.match(second.stderr, /ctl upgrade unlock --lock-id /);
+      assert.match(second.stderr, /ctl (--kubeconfig \S+ )?upgrade unlock --lock-id /);
 
       assert.ok(
         !first.events.some((e) => e.step === 'monitor' && e.type !== 'step-start' && e.type !== 'progress'),

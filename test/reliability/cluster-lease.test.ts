@@ -52,7 +52,7 @@ describe('the file store takes the cluster Lease', { concurrency: true }, () => 
       ]);
       assert.equal(second.code, 5, second.stderr);
       assert.match(second.stderr, /another upgrade of this cluster is running/);
-      assert.match(second.stderr, /ctl upgrade unlock/);
+      assert.match(second.stderr, /ctl (--kubeconfig \S+ )?upgrade unlock/);
       assert.doesNotMatch(second.stderr, STACK_TRACE);
       const done = await first.result;
       assert.equal(done.code, 0, done.stderr);

@@ -49,7 +49,8 @@ describe('locks: one upgrade of a cluster at a time', { concurrency: true }, () 
           const [winner, loser] = ra.code === 0 ? [a, rb] : [b, ra];
           if (!loser.stderr.includes(`another upgrade of this cluster is running: pid ${winner.pid} on `))
             problems.push(`the refused run does not name pid ${winner.pid}: ${loser.stderr}`);
-          if (!/ctl upgrade unlock --lock-id /.test(loser.stderr)) problems.push('no unlock hint');
+          if (!/ctl (--kubeconfig \S+ )?upgrade unlock --lock-id /.test(loser.stderr))
+            problems.push('no unlock hint');
           if (STACK_TRACE.test(loser.stderr)) problems.push('a stack trace');
         }
         problems.push(...checkUpgraded(bed));

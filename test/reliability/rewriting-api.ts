@@ -15,9 +15,15 @@ import { testCa } from '../unit/sim/rest/fixture.js';
 
 /**
  * The answer to a 200 of `pathname` (no query, any method), parsed; what it returns is sent
- * instead. A key ending in `*` is a prefix: `/v1/actions/*` rewrites every action's answer.
+ * instead (a RawAnswer's text as it is). A key ending in `*` is a prefix: `/v1/actions/*`
+ * rewrites every action's answer.
  */
 export type Rewrites = Record<string, (body: unknown) => unknown>;
+
+/** A rewritten answer sent as this text, not serialized: JSON no JSON.stringify could write. */
+export class RawAnswer {
+  constructor(readonly text: string) {}
+}
 
 export interface RewritingApi {
   /** Its URL and CA file, to put in CTL_API_URL and CTL_CA_FILE. */
@@ -52,7 +58,10 @@ export async function startRewritingApi(prefix: string): Promise<RewritingApi> {
               Object.entries(rewrites).find(
                 ([key]) => key.endsWith('*') && target.pathname.startsWith(key.slice(0, -1)),
               )?.[1];
-            if (rewrite && answer.statusCode === 200) text = JSON.stringify(rewrite(JSON.parse(text)));
+            if (rewrite && answer.statusCode === 200) {
+              const rewritten = rewrite(JSON.parse(text));
+              text = rewritten instanceof RawAnswer ? rewritten.text : JSON.stringify(rewritten);
+            }
             const headers = { ...answer.headers };
             delete headers['content-length'];
             res.writeHead(answer.statusCode ?? 502, headers).end(text);

@@ -4,7 +4,8 @@
  * polls (GET /v1/actions/<uid>), and the nodes read after the roll (GET /v1/nodes). The run's
  * step stops (exit 1) saying what it cannot tell and what to look at; it never waits on an
  * action it was not given, never takes such an answer for "done", and a run afterwards, with the
- * answers right again, finishes without uploading twice. A node's status of another type after
+ * answers right again, finishes without uploading twice. An action's status of a text the
+ * reference does not list is warned about once, and the run goes on. A node's status of another type after
  * the roll is said as such, not blamed on the operator.
  *
  * The API is the simulator's behind a server of this test that rewrites the answers
@@ -117,6 +118,31 @@ describe(
           const fixed = await sim.ctl(remediate);
           assertExit(fixed, 0, 'the run after it');
           assert.equal(sim.cluster.audit.filter('POST', '/v2/modules').length, 1, 'one upload in all');
+        }),
+      );
+    });
+
+    test("the action's status a text the reference does not list: one warning naming it, the wait goes on, the run finishes", async () => {
+      await withRewritingApi((api) =>
+        withUpgradeSim('module-without-rhel9', async (sim) => {
+          // The first answers say "weird", then the simulator's own come through (the action over:
+          // completed, or no longer known, which the wait takes for done and verifies).
+          let weird = 0;
+          const { remediated } = await remediateThrough(api, sim, {
+            '/v1/actions/*': (body) => (weird++ < 3 ? { ...(body as Item), status: 'weird' } : body),
+          });
+          assertExit(remediated, 0, 'the remediating run, its action first answered "weird"');
+          assert.ok(weird >= 1, 'the action answered "weird"');
+          const warnings =
+            remediated.stderr.match(
+              /the action [\w-]+ reports the status "weird", which the REST reference does not list .*keeps waiting, within --stall-timeout and --timeout/g,
+            ) ?? [];
+          assert.equal(warnings.length, 1, remediated.stderr);
+          // Neither failed nor taken for done: the roll the upload unfroze ended the wait (the
+          // unit test of waitForAction follows it through several such answers).
+          assert.doesNotMatch(remediated.stderr, /failed \(action|cannot tell whether/);
+          noCrash(remediated);
+          assert.equal(readState(sim).result, 'succeeded');
         }),
       );
     });

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import {
   nextRunCommand,
   nextTargetsCommand,
+  recordedCommand,
   withoutIgnoredChecks,
 } from '../../../src/commands/next-command.js';
 
@@ -30,5 +31,21 @@ describe('the command to make next', () => {
     assert.deepEqual(withoutIgnoredChecks(args, []), args);
     const databases = { location: [], plan: ['--databases', 'upgrade-path'] };
     assert.deepEqual(withoutIgnoredChecks(databases, ['upgrade-path']), databases);
+  });
+});
+
+describe('a recorded ctl upgrade run is shown with the kubeconfig and context it names', () => {
+  it('the target words before the subcommand (a held-back database), and nothing else', () => {
+    const held =
+      "ctl --kubeconfig /k/prod.yaml --context 'prod a' upgrade run -n redis --databases redis/geo";
+    assert.equal(recordedCommand(held, 'ctl upgrade run'), held);
+    const merged = 'KUBECONFIG=/k/a:/k/b ctl --context prod upgrade run --to 8.0.20-27';
+    assert.equal(recordedCommand(merged, 'ctl upgrade run'), merged);
+    for (const other of [
+      'ctl --kubeconfig /k/prod.yaml upgrade plan --to 8.0.20-27',
+      'ctl --kubeconfig /k/prod.yaml upgrade run --to 8.0.20-27; curl x | sh',
+      'ctl --namespace redis upgrade run',
+    ])
+      assert.equal(recordedCommand(other, 'ctl upgrade run'), undefined, other);
   });
 });

@@ -7,8 +7,12 @@ import {
   kubeconfigEnv,
   kubectlCommand,
   kubectlTargetArgs,
+  retargeted,
   selectedKubeTarget,
 } from '../../../src/kube/kube-target.js';
+import { commandFor } from '../../../src/kube/kube-target.js';
+import { kubeDeadlineError, registerServerTarget } from '../../../src/kube/deadlines.js';
+import { nestsDeeperThan } from '../../../src/json-read.js';
 import { findManagedCluster } from '../../../src/kube/management-access.js';
 import type { ClusterReads } from '../../../src/kube/reads.js';
 import { kubeFailure } from '../../../src/kube/write.js';
@@ -75,5 +79,66 @@ describe('KubeTarget: the kubeconfig and context chosen, as commands name them',
       );
       return true;
     });
+  });
+
+  it("a recorded command is printed for this run's kubeconfig, its context kept when none is given", () => {
+    const then = { kubeconfigs: ['/home/a/kube config'], context: "prod'x" };
+    const words = [
+      'exec',
+      '-it',
+      'rec-0',
+      '-n',
+      'redis',
+      '--',
+      'crdb-cli',
+      'crdb',
+      'update',
+      '--crdb-guid',
+      '<crdb-guid>',
+    ];
+    const recorded = commandFor('kubectl', then, ...words);
+    assert.equal(
+      retargeted(recorded, { kubeconfigs: ['/ci/kubeconfig'] }),
+      `kubectl --kubeconfig /ci/kubeconfig --context 'prod'\\''x' ${words.join(' ')}`,
+    );
+    assert.equal(
+      retargeted(recorded, { kubeconfigs: ['/ci/a', '/ci/b'], context: 'ci' }),
+      commandFor('kubectl', { kubeconfigs: ['/ci/a', '/ci/b'], context: 'ci' }, ...words),
+    );
+    const helm = commandFor('helm', then, 'history', 'rel');
+    assert.equal(retargeted(helm, {}), `helm --kube-context 'prod'\\''x' history rel`);
+    const ctl = commandFor('ctl', { context: 'a' }, 'upgrade', 'run', '--to', '8.0.20-27');
+    assert.equal(
+      retargeted(ctl, { kubeconfigs: ['/k'] }),
+      'ctl --kubeconfig /k --context a upgrade run --to 8.0.20-27',
+    );
+    // Anything ctl did not build this way is kept as it is.
+    for (const other of [
+      `CERT=$(${recorded}) && curl x`,
+      'curl -sfk https://localhost:9443/v1/bdbs',
+      `${recorded} | grep x`,
+    ])
+      assert.equal(retargeted(other, { kubeconfigs: ['/ci/kubeconfig'] }), other);
+  });
+
+  it("a Kubernetes deadline's kubectl names the kubeconfig of that server's clients", () => {
+    registerServerTarget('https://10.1.2.3:6443', { kubeconfigs: ['/k/prod.yaml'], context: 'prod' });
+    // The shared connection pool spells the server as host and port (src/kube/agent.ts).
+    const error = kubeDeadlineError('GET /version', 'https://10.1.2.3:6443', 'response');
+    assert.match(
+      error.hint ?? '',
+      /kubectl --kubeconfig \/k\/prod\.yaml --context prod get --raw \/version --request-timeout 10s/,
+    );
+    const other = kubeDeadlineError('GET /version', 'https://10.9.9.9:443', 'connect');
+    assert.match(other.hint ?? '', /\(kubectl get --raw \/version/);
+  });
+
+  it('nesting past a bound is found outside strings only, in one pass', () => {
+    assert.equal(nestsDeeperThan('[[[]]]', 3), false);
+    assert.equal(nestsDeeperThan('[[[[]]]]', 3), true);
+    assert.equal(nestsDeeperThan('{"a":{"b":[{}]}}', 3), true);
+    assert.equal(nestsDeeperThan('{"a":"[[[[[[","b":[1]}', 3), false);
+    assert.equal(nestsDeeperThan('["\\"[[[[[[", 1]', 3), false);
+    assert.equal(nestsDeeperThan('[[],[],[],[],[]]', 2), false);
   });
 });

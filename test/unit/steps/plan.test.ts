@@ -623,7 +623,7 @@ describe('buildPlan', () => {
     assert.match(behind?.database?.heldBack ?? '', /participant rerc1 runs Redis Software 7\.22\.2-179/);
     assert.equal(
       behind?.command,
-      'ctl upgrade run --context sim -n redis --cluster rec --to 8.0.2-6 --databases redis/aa1',
+      'ctl --context sim upgrade run -n redis --cluster rec --to 8.0.2-6 --databases redis/aa1',
     );
     const unreachable = heldBy([
       { name: 'rerc1', namespace: 'redis', local: false, unreachable: true, error: 'no answer within 10 s' },
