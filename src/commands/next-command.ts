@@ -100,19 +100,33 @@ export function resumeCommand(argv: readonly string[]): string {
  * `ctl upgrade run --to 7.8.2-6; curl ... | sh` was printed as `resume with:` and ran on paste.
  * Undefined otherwise, for the caller to say that the recorded command is not shown.
  */
-export function recordedCommand(text: string | undefined, program: 'ctl upgrade run'): string | undefined {
+export function recordedCommand(
+  text: string | undefined,
+  ...programs: readonly RecordedProgram[]
+): string | undefined {
   if (text === undefined) return undefined;
   const words = wordsOfQuotedCommand(text);
   if (!words) return undefined;
   const start = words[0]?.startsWith('KUBECONFIG=') ? 1 : 0;
-  const [binary, ...rest] = program.split(' ');
-  if (words[start] !== binary) return undefined;
+  if (words[start] !== 'ctl') return undefined;
   // The kubeconfig and context ctl names before the subcommand (src/kube/kube-target.ts
   // invocation: `ctl --kubeconfig <file> --context <name> upgrade run ...`).
   let at = start + 1;
   while (words[at] === '--kubeconfig' || words[at] === '--context') at += 2;
-  return rest.every((word, i) => words[at + i] === word) ? text : undefined;
+  const runs = (program: RecordedProgram): boolean =>
+    program
+      .split(' ')
+      .slice(1)
+      .every((word, i) => words[at + i] === word);
+  return programs.some(runs) ? text : undefined;
 }
+
+/**
+ * The commands a state records: a run's resume command and held-back commands run the upgrade;
+ * a run that stopped in preflight records its Next line, which may be the plan of the targets
+ * (src/commands/run-end.ts: a target that cannot be run at all).
+ */
+export type RecordedProgram = 'ctl upgrade run' | 'ctl upgrade plan';
 
 /** What is shown instead of a recorded command that {@link recordedCommand} refuses. */
 export const UNSHOWN_RECORDED_COMMAND =

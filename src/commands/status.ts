@@ -4,7 +4,7 @@ import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
-import { recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
+import { type RecordedProgram, recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
@@ -213,13 +213,14 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     const stoppedInPreflight =
       state.result === 'failed' && runThatStoppedInPreflight(state, Object.keys(state.steps));
     // Commands read back from the state are printed only in ctl's own form (next-command.ts).
-    const shown = (text: string | undefined): string =>
-      recordedCommand(text, 'ctl upgrade run') ?? UNSHOWN_RECORDED_COMMAND;
+    // The Next line of a run that stopped in preflight may be the plan of the targets.
+    const shown = (text: string | undefined, ...programs: RecordedProgram[]): string =>
+      recordedCommand(text, ...programs) ?? UNSHOWN_RECORDED_COMMAND;
     lines.push(
       '',
       stoppedInPreflight
-        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(shown(state.nextCommand ?? state.resumeCommand))}`
-        : `resume with: ${s(shown(state.resumeCommand))}`,
+        ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(shown(state.nextCommand ?? state.resumeCommand, 'ctl upgrade run', 'ctl upgrade plan'))}`
+        : `resume with: ${s(shown(state.resumeCommand, 'ctl upgrade run'))}`,
     );
   }
   input.io.data(lines.join('\n'));

@@ -49,3 +49,20 @@ describe('a recorded ctl upgrade run is shown with the kubeconfig and context it
       assert.equal(recordedCommand(other, 'ctl upgrade run'), undefined, other);
   });
 });
+
+describe("a recorded Next line may be the plan of the targets (a run's preflight that stopped on one)", () => {
+  it('ctl upgrade plan is shown only where the caller names it, and only as one command', () => {
+    const targets = "ctl --context 'prod a' upgrade plan -n redis";
+    assert.equal(recordedCommand(targets, 'ctl upgrade run'), undefined);
+    assert.equal(recordedCommand(targets, 'ctl upgrade run', 'ctl upgrade plan'), targets);
+    const run = 'ctl upgrade run --to 8.0.20-27 -n redis';
+    assert.equal(recordedCommand(run, 'ctl upgrade run', 'ctl upgrade plan'), run);
+    for (const other of [
+      'ctl upgrade plan -n redis; touch pwned',
+      'ctl upgrade planx -n redis',
+      'ctl upgrade status -n redis',
+      'kubectl get rec -n redis',
+    ])
+      assert.equal(recordedCommand(other, 'ctl upgrade run', 'ctl upgrade plan'), undefined, other);
+  });
+});
