@@ -41,17 +41,26 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
   'releases[].openshift.deprecated': { leftOut: 'see releases[].operator' },
   'releases[].variants': { leftOut: 'see releases[].operator' },
   'timing.operatorStart': {
-    leftOut:
-      "try-world.ts runs every simulated wait at zero (startUpgradeSim's fast mode): how long a step takes is not what a plan decides, and worlds must stay quick",
+    drawn:
+      'arbitrary.ts TIMING: a quarter of the worlds, short waits (the others run every wait at zero, try-world.ts)',
   },
-  'timing.podRestart': { leftOut: 'see timing.operatorStart' },
-  'timing.databaseUpgrade': { leftOut: 'see timing.operatorStart' },
-  'timing.failover': { leftOut: 'see timing.operatorStart' },
-  'operator.version': { drawn: 'arbitrary.ts START_OPERATORS: every line from 6.4.2, old and newest builds' },
+  'timing.podRestart': { drawn: 'arbitrary.ts TIMING' },
+  'timing.databaseUpgrade': { drawn: 'arbitrary.ts TIMING' },
+  'timing.failover': { drawn: 'arbitrary.ts TIMING' },
+  'operator.version': {
+    drawn:
+      'arbitrary.ts START_OPERATORS (every line from 6.4.2, old and newest builds) and ANY_START_OPERATOR (any release from 7.2.4-2)',
+  },
   'operator.installedBy': { drawn: 'arbitrary.ts install()', values: ['bundle', 'helm', 'olm'] },
-  'operator.olm.channel': { drawn: "arbitrary.ts: the release line's channel or production" },
+  'operator.olm.channel': {
+    drawn:
+      "arbitrary.ts: the release line's channel, production, the bundle's own, or stable (not in the catalog)",
+    values: ['stable'],
+  },
   'operator.olm.approval': { drawn: 'arbitrary.ts', values: ['Manual', 'Automatic'] },
-  'operator.olm.startingCSV': { drawn: "arbitrary.ts: the certified bundle's CSV name, with its suffix" },
+  'operator.olm.startingCSV': {
+    drawn: "arbitrary.ts: the certified bundle's CSV name, with its rebuild suffix or without",
+  },
   'operator.olm.skips': { drawn: 'situations.ts: none, all or the next release only' },
   'operator.olm.operatorImageByDigest': { drawn: 'arbitrary.ts', values: [true] },
   'operator.olm.webhookCa': { drawn: 'arbitrary.ts', values: ['olm', 'operator'] },
@@ -59,8 +68,8 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
     drawn: 'situations.ts (InvalidStrategy: stopsThenBlocks olm-csv-healthy)',
     values: ['InstallCheckFailed', 'InvalidStrategy'],
   },
-  'operator.helmRelease': { drawn: 'arbitrary.ts: a random release name' },
-  'operator.watchNamespaces': { drawn: 'arbitrary.ts: up to two more namespaces holding databases' },
+  'operator.helmRelease': { drawn: 'arbitrary.ts: a random release name, up to 53 characters' },
+  'operator.watchNamespaces': { drawn: 'arbitrary.ts: up to three more namespaces holding databases' },
   'operator.helmValues': { drawn: "settings.ts: helm installs pinning operator.image.tag to the start's" },
   'operator.roleRefKind': { drawn: 'arbitrary.ts', values: ['Role', 'ClusterRole'] },
   'admission.enabled': { drawn: 'settings.ts: no webhook now and then', values: [false] },
@@ -68,7 +77,7 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
     drawn: "settings.ts: redb-admission, the pre-6.4.2 bundles' name, left on a bundle install",
     values: ['redb-admission'],
   },
-  'cluster.name': { drawn: 'arbitrary.ts label(): random, YAML-tricky names too' },
+  'cluster.name': { drawn: 'arbitrary.ts label(): random, YAML-tricky names too, up to 40 characters' },
   'cluster.nodes': { drawn: 'arbitrary.ts', values: [3, 5] },
   'cluster.versionTag': {
     drawn:
@@ -127,7 +136,7 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
   'modules[].version': { drawn: 'arbitrary.ts MODULES' },
   'modules[].platforms': { drawn: 'arbitrary.ts MODULES: with and without a rhel9 build' },
   'modules[].kind': { drawn: "arbitrary.ts MODULES: custom (the user's own)", values: ['custom'] },
-  'databases[].name': { drawn: 'arbitrary.ts label()' },
+  'databases[].name': { drawn: 'arbitrary.ts label(): up to 45 characters' },
   'databases[].namespace': { drawn: "arbitrary.ts: the cluster's or a watched one" },
   'databases[].version': { drawn: 'arbitrary.ts: versions the start and target bundle, or too old' },
   'databases[].uid': { drawn: 'settings.ts: sparse uids' },
