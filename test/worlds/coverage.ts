@@ -29,17 +29,21 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
   kubernetesVersion: { drawn: 'arbitrary.ts platform(): one the start and target support, or a blocker' },
   openshiftVersion: { drawn: 'arbitrary.ts platform(); settings.ts adds a patch number now and then' },
   'releases[].operator': {
-    leftOut:
-      "a release beyond the simulator's list: ctl's targets come from its own catalog, so a release it does not know is never a world's target; not drawn yet (OLM Automatic would offer it)",
+    drawn:
+      "settings.ts NEWER_RELEASES: a release ctl's catalog does not know, newest line or an older line's",
+    values: ['8.2.0-25', '7.22.2-47'],
   },
-  'releases[].rs': { leftOut: 'see releases[].operator' },
-  'releases[].databaseVersions': { leftOut: 'see releases[].operator' },
-  'releases[].defaultDatabaseVersion': { leftOut: 'see releases[].operator' },
-  'releases[].kubernetes.supported': { leftOut: 'see releases[].operator' },
-  'releases[].kubernetes.deprecated': { leftOut: 'see releases[].operator' },
-  'releases[].openshift.supported': { leftOut: 'see releases[].operator' },
-  'releases[].openshift.deprecated': { leftOut: 'see releases[].operator' },
-  'releases[].variants': { leftOut: 'see releases[].operator' },
+  'releases[].rs': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].databaseVersions': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].defaultDatabaseVersion': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].kubernetes.supported': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].kubernetes.deprecated': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].openshift.supported': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].openshift.deprecated': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].variants': {
+    leftOut:
+      'the minimal image variant of a release: which image a cluster runs is drawn through the catalog releases, and a newer release only has to be offered',
+  },
   'timing.operatorStart': {
     drawn:
       'arbitrary.ts TIMING: a quarter of the worlds, short waits (the others run every wait at zero, try-world.ts)',
