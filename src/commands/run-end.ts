@@ -27,6 +27,8 @@ export interface RunEnd {
   record: RunRecord;
   /** The run's plan (its final target; each hop has its own plan too). */
   plan: Plan;
+  /** The run's signal (interruptions, --timeout): it ends the verification's wait too. */
+  signal?: AbortSignal;
   store: StateStore;
   reporter: ProgressReporter;
   availability: RunAvailability | undefined;
@@ -63,11 +65,17 @@ export async function finishRun(
   const verifier = input.dryRun ? undefined : await import('../run/verification.js');
   let verification: import('../run/verification.js').Verification | undefined;
   try {
-    verification = await verifier?.verifyRun(session.api(), {
-      plan: hopPlanned.plan,
-      snapshot: hopPlanned.snapshot,
-      steps: outcome.summary,
-    });
+    // Databases the operator is still upgrading on its own settle first, within --stall-timeout.
+    const { systemClock } = await import('../api/clock.js');
+    verification = await verifier?.verifyRun(
+      session.api(),
+      { plan: hopPlanned.plan, snapshot: hopPlanned.snapshot, steps: outcome.summary },
+      {
+        clock: systemClock,
+        boundMs: input.stallTimeoutMs,
+        ...(end.signal ? { signal: end.signal } : {}),
+      },
+    );
   } catch (error) {
     // Only a TLS failure comes here: a certificate that stopped being trusted is exit 1.
     verificationFailure = error as Error;

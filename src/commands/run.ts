@@ -216,6 +216,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         session,
         record,
         plan,
+        signal: runSignal,
         store,
         reporter,
         availability,

@@ -12,8 +12,17 @@
  * (exit 1, CLI.md "the operation failed"). When the API cannot be read, the verification says
  * it could not be made and why, and the run's result stands, except when the API's certificate
  * is no longer trusted: that is thrown, for exit 1 (docs/exit-codes.md "Decisions").
+ *
+ * A database the API reports `pending` or `active-change-pending` (objects/bdb `status`, DOCS
+ * `operate/rs/references/rest-api/objects/bdb/_index.md`) is still changing: the operator may
+ * be upgrading it on its own, as it does after the cluster upgrade for a database resource whose
+ * version is `major` or `latest` (redisVersion in DOCS
+ * `operate/kubernetes/reference/api/redis_enterprise_database_api.md`), which the plan leaves to
+ * it. So the verification reads again, bounded (the run's --stall-timeout), until no database it
+ * cannot explain is still changing; only then is a difference a failure.
  */
 
+import type { Clock } from '../api/clock.js';
 import type { ApiBdb, ApiNode } from '../api/types.js';
 import { findTlsFailure } from '../api/tls-errors.js';
 import { shellQuote } from '../io/shell-words.js';
@@ -63,21 +72,60 @@ export interface VerificationReader {
   listBdbs(): Promise<ApiBdb[]>;
 }
 
-/** Reads the nodes and databases and verifies them; throws only a TLS failure. */
+/** A database status of the API while a change is under way (objects/bdb `status`). */
+const CHANGING: ReadonlySet<string> = new Set(['pending', 'active-change-pending']);
+
+/** How long the verification waits for databases that are still changing, and how. */
+export interface SettleOptions {
+  clock: Clock;
+  /** The longest wait, in milliseconds (the run's --stall-timeout). */
+  boundMs: number;
+  /** The run's signal: an interruption ends the wait (the last verification read stands). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads the nodes and databases and verifies them; throws only a TLS failure. With `settle`, a
+ * verification that fails while a database is still changing (CHANGING) is read again, until
+ * it settles, `settle.boundMs` has passed or the signal aborts: then the last one read stands.
+ */
 export async function verifyRun(
   api: VerificationReader | undefined,
   input: { plan: Plan; snapshot: Snapshot; steps: readonly StepSummary[] },
+  settle?: SettleOptions,
 ): Promise<Verification> {
   if (!api) return unverified(input.plan, 'the management API was never opened');
-  let nodes: ApiNode[];
-  let bdbs: ApiBdb[];
-  try {
-    [nodes, bdbs] = await Promise.all([api.listNodes(), api.listBdbs()]);
-  } catch (error) {
-    if (findTlsFailure(error)) throw error;
-    return unverified(input.plan, error instanceof Error ? error.message : String(error));
+  const started = settle?.clock.now() ?? 0;
+  let delay = 250;
+  for (;;) {
+    let nodes: ApiNode[];
+    let bdbs: ApiBdb[];
+    try {
+      [nodes, bdbs] = await Promise.all([api.listNodes(), api.listBdbs()]);
+    } catch (error) {
+      if (findTlsFailure(error)) throw error;
+      return unverified(input.plan, error instanceof Error ? error.message : String(error));
+    }
+    const verification = verify({ ...input, nodes, bdbs });
+    if (!settle || !stillChanging(verification)) return verification;
+    const left = started + settle.boundMs - settle.clock.now();
+    if (left <= 0) return verification;
+    try {
+      await settle.clock.sleep(Math.min(delay, left), settle.signal);
+    } catch {
+      // Interrupted (or --timeout): the steps are done; the verification as last read stands.
+      return verification;
+    }
+    delay = Math.min(delay * 2, 2000);
   }
-  return verify({ ...input, nodes, bdbs });
+}
+
+/** A failed verification with a database the API still shows changing: worth reading again. */
+function stillChanging(verification: Verification): boolean {
+  return (
+    verification.unexplained &&
+    verification.databases.some((db) => !db.ok && db.status !== null && CHANGING.has(db.status))
+  );
 }
 
 export function unverified(plan: Plan, reason: string): Verification {

@@ -25,7 +25,7 @@ describe('the world generator', () => {
       faults: 0,
     };
     const names = new Set<string>();
-    const worlds = fc.sample(worldArbitrary, { numRuns: 400, seed: 36 });
+    const worlds = fc.sample(worldArbitrary, { numRuns: 500, seed: 36 });
     // Every key coverage.ts says the generator draws is drawn, with each value it names.
     assert.deepEqual(undrawnKeys(worlds.map((world) => world.scenario)), []);
     for (const world of worlds) {
@@ -49,13 +49,13 @@ describe('the world generator', () => {
       // Names are drawn, not picked from a few.
       names.add(scenario.namespace);
     }
-    assert.ok(names.size > 150, `only ${names.size} namespaces in 400 worlds`);
+    assert.ok(names.size > 150, `only ${names.size} namespaces in 500 worlds`);
     // About half are meant to be Ready.
     assert.ok(
       seen.blocked > 100 && seen.unblocked > 100,
       `blocked ${seen.blocked}, unblocked ${seen.unblocked}`,
     );
     // Every dimension is reached, not just allowed.
-    for (const [what, count] of Object.entries(seen)) assert.ok(count >= 10, `${what}: ${count} of 400`);
+    for (const [what, count] of Object.entries(seen)) assert.ok(count >= 10, `${what}: ${count} of 500`);
   });
 });

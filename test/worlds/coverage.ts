@@ -29,29 +29,42 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
   kubernetesVersion: { drawn: 'arbitrary.ts platform(): one the start and target support, or a blocker' },
   openshiftVersion: { drawn: 'arbitrary.ts platform(); settings.ts adds a patch number now and then' },
   'releases[].operator': {
-    leftOut:
-      "a release beyond the simulator's list: ctl's targets come from its own catalog, so a release it does not know is never a world's target; not drawn yet (OLM Automatic would offer it)",
+    drawn:
+      "settings.ts NEWER_RELEASES: a release ctl's catalog does not know, newest line or an older line's",
+    values: ['8.2.0-25', '7.22.2-47'],
   },
-  'releases[].rs': { leftOut: 'see releases[].operator' },
-  'releases[].databaseVersions': { leftOut: 'see releases[].operator' },
-  'releases[].defaultDatabaseVersion': { leftOut: 'see releases[].operator' },
-  'releases[].kubernetes.supported': { leftOut: 'see releases[].operator' },
-  'releases[].kubernetes.deprecated': { leftOut: 'see releases[].operator' },
-  'releases[].openshift.supported': { leftOut: 'see releases[].operator' },
-  'releases[].openshift.deprecated': { leftOut: 'see releases[].operator' },
-  'releases[].variants': { leftOut: 'see releases[].operator' },
+  'releases[].rs': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].databaseVersions': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].defaultDatabaseVersion': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].kubernetes.supported': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].kubernetes.deprecated': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].openshift.supported': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].openshift.deprecated': { drawn: 'settings.ts NEWER_RELEASES' },
+  'releases[].variants': {
+    leftOut:
+      'the minimal image variant of a release: which image a cluster runs is drawn through the catalog releases, and a newer release only has to be offered',
+  },
   'timing.operatorStart': {
-    leftOut:
-      "try-world.ts runs every simulated wait at zero (startUpgradeSim's fast mode): how long a step takes is not what a plan decides, and worlds must stay quick",
+    drawn:
+      'arbitrary.ts TIMING: a quarter of the worlds, short waits (the others run every wait at zero, try-world.ts)',
   },
-  'timing.podRestart': { leftOut: 'see timing.operatorStart' },
-  'timing.databaseUpgrade': { leftOut: 'see timing.operatorStart' },
-  'timing.failover': { leftOut: 'see timing.operatorStart' },
-  'operator.version': { drawn: 'arbitrary.ts START_OPERATORS: every line from 6.4.2, old and newest builds' },
+  'timing.podRestart': { drawn: 'arbitrary.ts TIMING' },
+  'timing.databaseUpgrade': { drawn: 'arbitrary.ts TIMING' },
+  'timing.failover': { drawn: 'arbitrary.ts TIMING' },
+  'operator.version': {
+    drawn:
+      'arbitrary.ts START_OPERATORS (every line from 6.4.2, old and newest builds) and ANY_START_OPERATOR (any release from 7.2.4-2)',
+  },
   'operator.installedBy': { drawn: 'arbitrary.ts install()', values: ['bundle', 'helm', 'olm'] },
-  'operator.olm.channel': { drawn: "arbitrary.ts: the release line's channel or production" },
+  'operator.olm.channel': {
+    drawn:
+      "arbitrary.ts: the release line's channel, production, the bundle's own, or stable (not in the catalog)",
+    values: ['stable'],
+  },
   'operator.olm.approval': { drawn: 'arbitrary.ts', values: ['Manual', 'Automatic'] },
-  'operator.olm.startingCSV': { drawn: "arbitrary.ts: the certified bundle's CSV name, with its suffix" },
+  'operator.olm.startingCSV': {
+    drawn: "arbitrary.ts: the certified bundle's CSV name, with its rebuild suffix or without",
+  },
   'operator.olm.skips': { drawn: 'situations.ts: none, all or the next release only' },
   'operator.olm.operatorImageByDigest': { drawn: 'arbitrary.ts', values: [true] },
   'operator.olm.webhookCa': { drawn: 'arbitrary.ts', values: ['olm', 'operator'] },
@@ -59,8 +72,8 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
     drawn: 'situations.ts (InvalidStrategy: stopsThenBlocks olm-csv-healthy)',
     values: ['InstallCheckFailed', 'InvalidStrategy'],
   },
-  'operator.helmRelease': { drawn: 'arbitrary.ts: a random release name' },
-  'operator.watchNamespaces': { drawn: 'arbitrary.ts: up to two more namespaces holding databases' },
+  'operator.helmRelease': { drawn: 'arbitrary.ts: a random release name, up to 53 characters' },
+  'operator.watchNamespaces': { drawn: 'arbitrary.ts: up to three more namespaces holding databases' },
   'operator.helmValues': { drawn: "settings.ts: helm installs pinning operator.image.tag to the start's" },
   'operator.roleRefKind': { drawn: 'arbitrary.ts', values: ['Role', 'ClusterRole'] },
   'admission.enabled': { drawn: 'settings.ts: no webhook now and then', values: [false] },
@@ -68,7 +81,7 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
     drawn: "settings.ts: redb-admission, the pre-6.4.2 bundles' name, left on a bundle install",
     values: ['redb-admission'],
   },
-  'cluster.name': { drawn: 'arbitrary.ts label(): random, YAML-tricky names too' },
+  'cluster.name': { drawn: 'arbitrary.ts label(): random, YAML-tricky names too, up to 40 characters' },
   'cluster.nodes': { drawn: 'arbitrary.ts', values: [3, 5] },
   'cluster.versionTag': {
     drawn:
@@ -127,7 +140,7 @@ export const SCENARIO_KEY_COVERAGE: Readonly<Record<string, KeyCoverage>> = {
   'modules[].version': { drawn: 'arbitrary.ts MODULES' },
   'modules[].platforms': { drawn: 'arbitrary.ts MODULES: with and without a rhel9 build' },
   'modules[].kind': { drawn: "arbitrary.ts MODULES: custom (the user's own)", values: ['custom'] },
-  'databases[].name': { drawn: 'arbitrary.ts label()' },
+  'databases[].name': { drawn: 'arbitrary.ts label(): up to 45 characters' },
   'databases[].namespace': { drawn: "arbitrary.ts: the cluster's or a watched one" },
   'databases[].version': { drawn: 'arbitrary.ts: versions the start and target bundle, or too old' },
   'databases[].uid': { drawn: 'settings.ts: sparse uids' },

@@ -21,6 +21,11 @@ export interface WorldsTally {
   /** Not-Ready worlds by the check ids their plan failed (`none` when it failed none). */
   failedChecks: Record<string, number>;
   hops: Record<string, number>;
+  /**
+   * Plans that exited neither 0, 3 nor 4 (a usage error, a failure of ctl's own), with the
+   * target and the last lines ctl wrote: no world is meant to end there, so the summary shows why.
+   */
+  oddPlans: string[];
 }
 
 export interface WorldsResult {
@@ -39,6 +44,7 @@ export async function checkWorlds(options: { seed: number; runs: number }): Prom
     planExits: {},
     failedChecks: {},
     hops: {},
+    oddPlans: [],
   };
   const count = (outcome: WorldOutcome): void => {
     tally.runs += 1;
@@ -54,6 +60,8 @@ export async function checkWorlds(options: { seed: number; runs: number }): Prom
       tally.notReady += 1;
       const exit = String(outcome.planExit ?? 'none');
       tally.planExits[exit] = (tally.planExits[exit] ?? 0) + 1;
+      if (outcome.planExit !== null && ![0, 3, 4].includes(outcome.planExit))
+        tally.oddPlans.push(`exit ${outcome.planExit}, target ${String(outcome.target)}: ${outcome.why}`);
       for (const id of outcome.failed.length > 0 ? outcome.failed : ['none'])
         tally.failedChecks[id] = (tally.failedChecks[id] ?? 0) + 1;
     }

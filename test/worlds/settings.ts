@@ -17,7 +17,11 @@
  *   (an SCC never reapplied since), `sharedWith` another namespace, a patch `openshiftVersion`;
  * - `cluster.allowAutoAdjustment`, `cluster.autoUpgradeWritesSpec: false` (with auto-upgrade);
  * - `api.headerFormAnswer: 401` (pre-7.8.2 APIs), `api.clusterCreatedTime: absent`;
- * - `generate`: a few generated databases (and a generated module), over one or two namespaces.
+ * - `generate`: a few generated databases (and a generated module), over one or two namespaces;
+ * - `releases`: a release the simulated world has and ctl's catalog does not (published after
+ *   ctl was built): its OperatorHub catalog, helm repository and bundle server offer it. A
+ *   newest line's build (8.2.0-25, SIMULATOR.md's example), which heads `production`, or an
+ *   older line's maintenance build (7.22.2-47), which heads its line's channel.
  */
 
 import fc from 'fast-check';
@@ -41,7 +45,32 @@ export interface SettingsDraw {
   headerFormAnswer401: boolean;
   noCreatedTime: boolean;
   generate: { count: number; namespaces: number; prefix: string; withModule: boolean } | null;
+  /** Index into NEWER_RELEASES. */
+  newerRelease: number | null;
 }
+
+/**
+ * Releases newer than ctl's catalog, with facts like their line's newest (the 8.2.0-18 and
+ * 7.22.2-45 rows of src/sim/world: RS image, bundled database versions, platforms).
+ */
+const NEWER_RELEASES = [
+  {
+    operator: '8.2.0-25',
+    rs: '8.2.0-80.25',
+    databaseVersions: ['6.2', '7.2', '7.4', '8.0', '8.2', '8.4', '8.6'],
+    defaultDatabaseVersion: '8.6',
+    kubernetes: { supported: ['1.33', '1.34', '1.35', '1.36'], deprecated: ['1.32'] },
+    openshift: { supported: ['4.20', '4.21', '4.22'], deprecated: ['4.19'] },
+  },
+  {
+    operator: '7.22.2-47',
+    rs: '7.22.2-195',
+    databaseVersions: ['6.2', '7.2', '7.4'],
+    defaultDatabaseVersion: '7.4',
+    kubernetes: { supported: ['1.31', '1.32', '1.33'], deprecated: ['1.30'] },
+    openshift: { supported: ['4.18', '4.19', '4.20'], deprecated: ['4.17'] },
+  },
+] as const;
 
 /** `value` with probability 1 / (1 + against), else null. */
 function rarely<T>(value: fc.Arbitrary<T>, against: number): fc.Arbitrary<T | null> {
@@ -84,6 +113,7 @@ export const settingsArbitrary: fc.Arbitrary<SettingsDraw> = fc.record({
     }),
     5,
   ),
+  newerRelease: rarely(fc.nat({ max: NEWER_RELEASES.length - 1 }), 3),
 });
 
 export interface SettingsContext {
@@ -162,6 +192,23 @@ export function applySettings(
   if (Object.keys(api).length > 0) scenario.api = api;
 
   if (draw.generate) applyGenerate(scenario, draw.generate, context);
+  if (draw.newerRelease !== null) {
+    const release = NEWER_RELEASES[draw.newerRelease]!;
+    scenario.releases = [
+      {
+        ...release,
+        databaseVersions: [...release.databaseVersions],
+        kubernetes: {
+          supported: [...release.kubernetes.supported],
+          deprecated: [...release.kubernetes.deprecated],
+        },
+        openshift: {
+          supported: [...release.openshift.supported],
+          deprecated: [...release.openshift.deprecated],
+        },
+      },
+    ];
+  }
 }
 
 function applyGenerate(

@@ -8,6 +8,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse, stringify } from 'yaml';
 import { imageDigest } from '../../src/sim/olm/objects.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { runCtl } from '../helpers/run-ctl.js';
@@ -81,8 +82,10 @@ export async function tryWorld(world: World): Promise<WorldOutcome> {
       why: 'no newer release to target',
       failed: [],
     };
-  // happy-path is only the base the patch replaces: the world's own scenario is the one started.
-  const sim = await startUpgradeSim('happy-path', { patch: () => scenario });
+  // happy-path is only the base the patch replaces: the world's own scenario is the one started,
+  // with every wait at zero unless the world draws its own timing (arbitrary.ts TIMING).
+  const timing = world.scenario.timing === undefined ? {} : { timing: scenario.timing };
+  const sim = await startUpgradeSim('happy-path', { ...timing, patch: () => scenario });
   try {
     return await planAndRun(sim, world, target);
   } finally {
@@ -98,8 +101,12 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     ...(world.ctl.credentials === 'secret'
       ? { CTL_USERNAME: undefined, CTL_PASSWORD: undefined }
       : adminCredentials(sim)),
+    ...(world.ctl.address === 'flags' ? { KUBECONFIG: contextInDefault(sim) } : {}),
   };
-  const store = world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : [];
+  const scope = [
+    ...(world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
+    ...(world.ctl.address === 'flags' ? addressFlags(sim) : []),
+  ];
   // --remediate with a module package (the simulator reads its name): for the plan to judge, and the run to use.
   const moduleFile = path.join(sim.sandbox.dir, 'redisearch.Linux-rhel9-x86_64.2.8.13.zip');
   if (world.ctl.remediate) writeFileSync(moduleFile, 'a module package: the simulator reads its name');
@@ -108,7 +115,7 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
   const ctl = (args: string[], timeoutMs: number) =>
     runCtl(args, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir, timeoutMs });
   const plan = await ctl(
-    ['upgrade', 'plan', '--to', target, '-o', 'json', '--out', planFile, ...store, ...remediate],
+    ['upgrade', 'plan', '--to', target, '-o', 'json', '--out', planFile, ...scope, ...remediate],
     PLAN_TIMEOUT_MS,
   );
   if (plan.code !== 0) {
@@ -126,11 +133,11 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
   const reportFile = path.join(sim.sandbox.dir, 'report.json');
   const how = world.ctl.runWith === 'plan' ? ['--plan', planFile] : ['--to', target];
   const run = await ctl(
-    ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...store, ...remediate],
+    ['upgrade', 'run', ...how, '--yes', '--report', reportFile, ...scope, ...remediate],
     RUN_TIMEOUT_MS,
   );
   if (run.code !== 0 && world.stopsThenBlocks && (run.code === 1 || run.code === 6)) {
-    const replan = await ctl(['upgrade', 'plan', '--to', target, '-o', 'json', ...store], PLAN_TIMEOUT_MS);
+    const replan = await ctl(['upgrade', 'plan', '--to', target, '-o', 'json', ...scope], PLAN_TIMEOUT_MS);
     return {
       kind: 'stopped',
       target,
@@ -262,6 +269,27 @@ function failedChecks(stdout: string): string[] {
 
 function lastLines(text: string, count: number): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
+}
+
+/** `-n <namespace> --cluster <name>`: the cluster resource named outright. */
+function addressFlags(sim: UpgradeSim): string[] {
+  const { scenario } = sim.cluster;
+  return ['-n', scenario.namespace, '--cluster', scenario.cluster.name];
+}
+
+/**
+ * A copy of the simulator's kubeconfig whose context has no namespace (so `default`), as a
+ * kubeconfig shared across teams has: ctl must then go by `-n` alone, and so must every tool
+ * it runs (helm, kubectl). Mode 0600: it holds the token.
+ */
+function contextInDefault(sim: UpgradeSim): string {
+  const config = parse(readFileSync(sim.cluster.kubeconfigPath, 'utf8')) as {
+    contexts?: { context?: { namespace?: string } }[];
+  };
+  for (const entry of config.contexts ?? []) delete entry.context?.namespace;
+  const file = path.join(sim.sandbox.dir, 'kubeconfig-default-namespace');
+  writeFileSync(file, stringify(config, { version: '1.1' }), { mode: 0o600 });
+  return file;
 }
 
 /** CTL_USERNAME and CTL_PASSWORD of the scenario's first admin (by `role`, no RBAC roles) whose password works. */

@@ -30,6 +30,12 @@ export interface UserSide {
    * api-permissions check judges the API user's role. Absent: false.
    */
   remediate?: boolean;
+  /**
+   * How the user points ctl at the cluster: `context` (the kubeconfig context's namespace, the
+   * only cluster resource there) or `flags` (`-n <namespace> --cluster <name>`, from a context
+   * whose namespace is another one, `default`, as a shared kubeconfig's is). Absent: context.
+   */
+  address?: 'context' | 'flags';
   /** A found world's file names its target outright: the catalog may grow. */
   target?: string;
 }

@@ -46,6 +46,7 @@ describe('generated worlds: a Ready plan is a run that finishes', { concurrency:
           `(plan exits ${JSON.stringify(tally.planExits)}; failed checks ` +
           `${JSON.stringify(tally.failedChecks)}), ${Math.round((Date.now() - started) / 1000)} s`,
       );
+      for (const odd of tally.oddPlans) console.log(`worlds: seed ${seed}: a plan ended with ${odd}`);
       if (result.failure) {
         // Also in the file's output, which the failure summary shows beside the assertion.
         console.log(describeFailure(result, chosen.runs));

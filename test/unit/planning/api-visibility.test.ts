@@ -206,3 +206,25 @@ describe('api-reachable: an API that does not list every database the resources 
     assert.equal(result?.status, 'pass');
   });
 });
+
+describe('api-identity: a database the operator upgrades on its own is ahead in the API, not another cluster', () => {
+  const at = (spec: string, apiVersion: string) =>
+    makeSnapshot((s) => {
+      const [db] = s.databases;
+      const [bdb] = s.api.bdbs;
+      assert.ok(db && bdb);
+      db.versionSpec = spec;
+      db.statusVersion = '7.2';
+      bdb.redis_version = apiVersion;
+    });
+
+  it('version latest or major, status 7.2, the API already at 7.4: no mismatch (found by the world test)', () => {
+    assert.equal(apiIdentityMismatch(at('latest', '7.4')), undefined);
+    assert.equal(apiIdentityMismatch(at('major', '7.4')), undefined);
+  });
+
+  it('the API behind the status, or a concrete version the API does not run: still a mismatch', () => {
+    assert.equal(apiIdentityMismatch(at('latest', '6.2'))?.found, 'database db1 at 6.2');
+    assert.equal(apiIdentityMismatch(at('7.2', '7.4'))?.found, 'database db1 at 7.4');
+  });
+});

@@ -191,3 +191,76 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     );
   });
 });
+
+describe('verifyRun: databases the operator is still upgrading settle first', () => {
+  /** A clock whose sleeps pass at once, counting the time they would take. */
+  const fakeClock = () => {
+    let now = 0;
+    const slept: number[] = [];
+    return {
+      slept,
+      now: () => now,
+      sleep: (ms: number, signal?: AbortSignal) => {
+        if (signal?.aborted) return Promise.reject(signal.reason as Error);
+        slept.push(ms);
+        now += ms;
+        return Promise.resolve();
+      },
+    };
+  };
+  /** The API's answers in turn: the last one repeats. */
+  const reader = (answers: ApiBdb[][]) => {
+    let reads = 0;
+    return {
+      get reads() {
+        return reads;
+      },
+      listNodes: () => Promise.resolve(nodesAt(RS)),
+      listBdbs: () => Promise.resolve(answers[Math.min(reads++, answers.length - 1)]!),
+    };
+  };
+  const input = { plan, snapshot, steps: ALL_DONE };
+
+  it('active-change-pending, then active at the target: read again until it settles, then verified', async () => {
+    const clock = fakeClock();
+    const api = reader([
+      bdbAt('7.2', 'active-change-pending'),
+      bdbAt('7.2', 'active-change-pending'),
+      bdbAt('7.4'),
+    ]);
+    const result = await verifyRun(api, input, { clock, boundMs: 60_000 });
+    assert.equal(result.status, 'verified', result.mismatches.join('\n'));
+    assert.equal(api.reads, 3);
+    assert.deepEqual(clock.slept, [250, 500]);
+  });
+
+  it('still changing when the bound has passed: the mismatch stands, unexplained, after waiting no longer than the bound', async () => {
+    const clock = fakeClock();
+    const api = reader([bdbAt('7.2', 'active-change-pending')]);
+    const result = await verifyRun(api, input, { clock, boundMs: 5_000 });
+    assert.equal(result.unexplained, true);
+    assert.match(result.mismatches.join('\n'), /active-change-pending at 7\.2/);
+    assert.equal(
+      clock.slept.reduce((a, b) => a + b, 0),
+      5_000,
+    );
+  });
+
+  it('a mismatch with no database changing (active at an older version) is not waited for', async () => {
+    const clock = fakeClock();
+    const api = reader([bdbAt('7.2')]);
+    const result = await verifyRun(api, input, { clock, boundMs: 60_000 });
+    assert.equal(result.unexplained, true);
+    assert.equal(api.reads, 1);
+    assert.deepEqual(clock.slept, []);
+  });
+
+  it('an interruption ends the wait: the verification as last read stands', async () => {
+    const clock = fakeClock();
+    const api = reader([bdbAt('7.2', 'active-change-pending')]);
+    const signal = AbortSignal.abort(new Error('interrupted'));
+    const result = await verifyRun(api, input, { clock, boundMs: 60_000, signal });
+    assert.equal(result.unexplained, true);
+    assert.equal(api.reads, 1);
+  });
+});
