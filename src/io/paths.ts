@@ -51,14 +51,7 @@ export function checkFilePath(
   if (path === undefined || path === '') return;
   const stats = statOrMissing(path);
   if (stats === undefined) return;
-  if (!stats.isFile()) {
-    throw new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
-      hint:
-        role === 'output'
-          ? `ctl writes ${flag} as a regular file: give the path of a file, or of one that does not exist yet.`
-          : `ctl reads ${flag} as a regular file: give the path of a file (for a pipe, save it to a file first).`,
-    });
-  }
+  if (!stats.isFile()) throw notRegularFile(flag, path, stats, role);
   if (maxBytes !== undefined && stats.size > maxBytes) throw tooLarge(flag, path, stats.size, maxBytes);
 }
 
@@ -73,7 +66,9 @@ export async function readInputFile(flag: string, path: string, maxBytes: number
   const handle = await open(path, 'r');
   try {
     const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > maxBytes) checkOpened(flag, path, stats, maxBytes);
+    // The path may have been replaced between the check and the open: refused the same way.
+    if (!stats.isFile()) throw notRegularFile(flag, path, stats, 'input');
+    if (stats.size > maxBytes) throw tooLarge(flag, path, stats.size, maxBytes);
     const text = await handle.readFile('utf8');
     if (text.length > maxBytes) throw tooLarge(flag, path, text.length, maxBytes);
     return text;
@@ -82,14 +77,13 @@ export async function readInputFile(flag: string, path: string, maxBytes: number
   }
 }
 
-/** The path was replaced between the check and the open: refused the same way. */
-function checkOpened(flag: string, path: string, stats: Stats, maxBytes: number): never {
-  if (!stats.isFile()) {
-    throw new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
-      hint: `ctl reads ${flag} as a regular file: give the path of a file.`,
-    });
-  }
-  throw tooLarge(flag, path, stats.size, maxBytes);
+function notRegularFile(flag: string, path: string, stats: Stats, role: PathRole): UsageError {
+  return new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
+    hint:
+      role === 'output'
+        ? `ctl writes ${flag} as a regular file: give the path of a file, or of one that does not exist yet.`
+        : `ctl reads ${flag} as a regular file: give the path of a file (for a pipe, save it to a file first).`,
+  });
 }
 
 function tooLarge(flag: string, path: string, size: number, maxBytes: number): UsageError {

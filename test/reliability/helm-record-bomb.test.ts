@@ -8,11 +8,10 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { createGzip } from 'node:zlib';
 import { MAX_RELEASE_BYTES } from '../../src/planning/helm-values.js';
-import { figure, spawnOnBed, startBed, TARGET } from './support.js';
+import { figure, resultAndPeakMemory, spawnOnBed, startBed, TARGET } from './support.js';
 
 const MIB = 1024 * 1024;
 const INFLATED_MIB = 700;
@@ -35,16 +34,6 @@ async function gzipBomb(mib: number): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-/** The highest resident memory of `pid` so far (VmHWM), in bytes; 0 once it is gone. */
-function peakMemory(pid: number): number {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 describe('a helm release record that is a gzip bomb', () => {
   test(`inflating to ${INFLATED_MIB} MiB: the plan reads at most ${MAX_RELEASE_BYTES / MIB} MiB of it`, async () => {
     const bed = await startBed('helm-installed');
@@ -62,16 +51,7 @@ describe('a helm release record that is a gzip bomb', () => {
       store.update(secrets, { ...record, data: { ...(record.data as object), release } });
 
       const plan = spawnOnBed(bed, ['upgrade', 'plan', '--to', TARGET, '-o', 'json'], { timeoutMs: 90_000 });
-      let peak = 0;
-      let running = true;
-      void plan.result.then(() => {
-        running = false;
-      });
-      while (running) {
-        peak = Math.max(peak, peakMemory(plan.pid));
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const result = await plan.result;
+      const { result, peak } = await resultAndPeakMemory(plan, 10);
       figure(
         `helm record bomb (${INFLATED_MIB} MiB inflated): plan peak memory ${Math.round(peak / MIB)} MiB`,
       );

@@ -10,23 +10,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { OPERATOR_LOG_LIMITS } from '../../src/kube/operator-log.js';
+import { pumpForever } from '../helpers/endless-body.js';
 import { startKubeProxy } from './kube-proxy.js';
-import { figure, spawnOnBed, STACK_TRACE, startBed, TARGET } from './support.js';
+import { figure, resultAndPeakMemory, spawnOnBed, STACK_TRACE, startBed, TARGET } from './support.js';
 
 const MIB = 1024 * 1024;
-
-/** The highest resident memory of `pid` so far (VmHWM), in bytes; 0 once it is gone. */
-function peakMemory(pid: number): number {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** 1 MiB of the operator's own kind of line: zap JSON, an error about another cluster. */
 function logChunk(): Buffer {
@@ -53,14 +43,9 @@ describe("the operator's log", () => {
       const read = { query: url.searchParams, bytes: 0 };
       reads.push(read);
       res.writeHead(200, { 'content-type': 'text/plain' });
-      const pump = (): void => {
-        while (!res.destroyed) {
-          read.bytes += chunk.length;
-          if (!res.write(chunk)) break;
-        }
-        if (!res.destroyed) res.once('drain', pump);
-      };
-      pump();
+      pumpForever(res, chunk, (bytes) => {
+        read.bytes += bytes;
+      });
       return true;
     });
     try {
@@ -69,16 +54,7 @@ describe("the operator's log", () => {
         ['upgrade', 'run', '--to', TARGET, '--yes', '--ignore-check', 'modules-compatible'],
         { env: { KUBECONFIG: proxy.kubeconfig }, timeoutMs: 180_000 },
       );
-      let peak = 0;
-      let running = true;
-      void run.result.then(() => {
-        running = false;
-      });
-      while (running) {
-        peak = Math.max(peak, peakMemory(run.pid));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const result = await run.result;
+      const { result, peak } = await resultAndPeakMemory(run);
       const most = Math.max(0, ...reads.map((read) => read.bytes));
       figure(
         `endless operator log: ${reads.length} reads, at most ${Math.round(most / MIB)} MiB sent to one, exit ${result.code}, peak memory ${Math.round(peak / MIB)} MiB`,

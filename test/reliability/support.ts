@@ -162,6 +162,36 @@ export type { CtlProcess, CtlResult, SpawnOptions };
 export { spawnCtl };
 
 /** ctl against a bed: its env and folder, plus `extra` env. */
+/** The highest resident memory of `pid` so far (VmHWM), in bytes; 0 once it is gone. */
+function peakMemory(pid: number): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A ctl's result and the highest resident memory it reached (read from /proc every `everyMs`
+ * while it runs): for the tests of what an answer with no end costs ctl.
+ */
+export async function resultAndPeakMemory(
+  run: CtlProcess,
+  everyMs = 20,
+): Promise<{ result: CtlResult; peak: number }> {
+  let peak = 0;
+  let running = true;
+  void run.result.then(() => {
+    running = false;
+  });
+  while (running) {
+    peak = Math.max(peak, peakMemory(run.pid));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  return { result: await run.result, peak };
+}
+
 export function spawnOnBed(bed: Bed, args: string[], options: Omit<SpawnOptions, 'cwd'> = {}): CtlProcess {
   return spawnCtl(args, { ...options, cwd: bed.dir, env: { ...bed.env, ...options.env } });
 }

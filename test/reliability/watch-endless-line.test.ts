@@ -9,24 +9,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { MAX_WATCH_LINE_BYTES } from '../../src/kube/agent.js';
 import { pumpForever } from '../helpers/endless-body.js';
 import { startKubeProxy } from './kube-proxy.js';
-import { figure, spawnOnBed, STACK_TRACE, startBed, UPGRADE } from './support.js';
+import { figure, resultAndPeakMemory, spawnOnBed, STACK_TRACE, startBed, UPGRADE } from './support.js';
 
 const MIB = 1024 * 1024;
-
-/** The highest resident memory of `pid` so far (VmHWM), in bytes; 0 once it is gone. */
-function peakMemory(pid: number): number {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 describe('a watch stream without a line break', () => {
   test(`the wait ends at its deadline; ctl reads at most ${MAX_WATCH_LINE_BYTES / MIB} MiB of a line`, async () => {
@@ -50,16 +39,7 @@ describe('a watch stream without a line break', () => {
         env: { KUBECONFIG: proxy.kubeconfig },
         timeoutMs: 120_000,
       });
-      let peak = 0;
-      let running = true;
-      void run.result.then(() => {
-        running = false;
-      });
-      while (running) {
-        peak = Math.max(peak, peakMemory(run.pid));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const result = await run.result;
+      const { result, peak } = await resultAndPeakMemory(run);
       figure(
         `watch without a line break: ${endless} endless watches, exit ${result.code}, peak memory ${Math.round(peak / MIB)} MiB`,
       );

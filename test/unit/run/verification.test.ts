@@ -125,21 +125,27 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     );
   });
 
-  it('a database left out by --databases keeps the target as its yardstick and names the command', () => {
+  /** The plan of db2 alone (--databases db2) and its verification, db1 named `firstName`. */
+  function verifyLeftOut(firstName: string): ReturnType<typeof verify> {
     const other = makeSnapshot((s) => {
+      s.databases[0]!.name = firstName;
       s.databases.push({ ...s.databases[0]!, uid: 'uid-db2', name: 'db2', databaseUid: '2' });
     });
     const some = planUpgrade(other, makeTarget({ to: '7.8.2-6', databases: 'db2' }));
-    const result = verify({
+    return verify({
       plan: some,
       snapshot: other,
       steps: ALL_DONE,
       nodes: nodesAt(RS),
       bdbs: [
-        { uid: 1, name: 'db1', redis_version: '7.2', status: 'active' },
+        { uid: 1, name: firstName, redis_version: '7.2', status: 'active' },
         { uid: 2, name: 'db2', redis_version: '7.4', status: 'active' },
       ],
     });
+  }
+
+  it('a database left out by --databases keeps the target as its yardstick and names the command', () => {
+    const result = verifyLeftOut('db1');
     assert.equal(result.status, 'mismatch');
     assert.equal(result.unexplained, false);
     assert.equal(result.databases[0]?.expected, '7.4');
@@ -148,21 +154,7 @@ describe('verify: the cluster after a run, as the management API reports it', ()
 
   it('the command it names quotes a database name that is shell code', () => {
     // A database only the management API knows has the name whoever created it gave.
-    const other = makeSnapshot((s) => {
-      s.databases[0]!.name = 'db1; touch pwned';
-      s.databases.push({ ...s.databases[0]!, uid: 'uid-db2', name: 'db2', databaseUid: '2' });
-    });
-    const some = planUpgrade(other, makeTarget({ to: '7.8.2-6', databases: 'db2' }));
-    const result = verify({
-      plan: some,
-      snapshot: other,
-      steps: ALL_DONE,
-      nodes: nodesAt(RS),
-      bdbs: [
-        { uid: 1, name: 'db1; touch pwned', redis_version: '7.2', status: 'active' },
-        { uid: 2, name: 'db2', redis_version: '7.4', status: 'active' },
-      ],
-    });
+    const result = verifyLeftOut('db1; touch pwned');
     assert.match(result.mismatches.join('\n'), /--databases 'redis\/db1; touch pwned'/);
   });
 
