@@ -31,8 +31,15 @@ export const HELM_INDEX_LIMITS = { what: 'the helm index', maxBytes: 16 * MIB, d
 export function chartVersionsOf(indexText: string, chart: string): string[] {
   const index = parseYaml(indexText) as { entries?: Record<string, { version?: unknown }[]> } | null;
   const entries = index?.entries?.[chart] ?? [];
-  return entries
-    .map((entry) => (typeof entry.version === 'string' ? parseOperatorVersion(entry.version) : undefined))
+  return operatorVersionsOf(
+    entries.flatMap((entry) => (typeof entry.version === 'string' ? [entry.version] : [])),
+  );
+}
+
+/** The chart versions that are operator versions, in ctl's own form. */
+function operatorVersionsOf(chartVersions: readonly string[]): string[] {
+  return chartVersions
+    .map((version) => parseOperatorVersion(version))
     .filter((v) => v !== undefined)
     .map(formatOperatorVersion);
 }
@@ -59,6 +66,12 @@ export async function helmAvailableReleases(
   if (!helmInstall) return [];
   const { repo, chart } = helmLocation(snapshot, selection.helm);
   if (!repo) return [];
+  const foundIn = `helm repository ${repo}, chart ${chart}`;
+  // The plan's probe of the target's chart read this index already (target-available.ts).
+  const read = snapshot.artifacts?.find(
+    (answer) => answer.index?.repo === repo && answer.index.chart === chart,
+  );
+  if (read?.index) return newerThanCatalog(operatorVersionsOf(read.index.versions), foundIn);
   const url = `${repo.replace(/\/+$/, '')}/index.yaml`;
   let text: string;
   try {
@@ -68,7 +81,7 @@ export async function helmAvailableReleases(
     return [];
   }
   try {
-    return newerThanCatalog(chartVersionsOf(text, chart), `helm repository ${repo}, chart ${chart}`);
+    return newerThanCatalog(chartVersionsOf(text, chart), foundIn);
   } catch (error) {
     // Where and what, never the index's lines (yaml-from-outside.ts): it comes from the network.
     io?.debug(1, `newer releases: ${url} is not a helm repository index (not YAML: ${yamlProblem(error)})`);

@@ -40,6 +40,12 @@ export interface ArtifactAvailability {
   fix?: string;
   /** The run's download would refuse the bundle (its transport rules): what to do instead. */
   refusedFix?: string;
+  /**
+   * A chart's answer: the versions of the chart that the repository's index.yaml lists (those
+   * written as strings), so that the plan's look for releases newer than the catalog
+   * (helm-index.ts) reads the index once, not twice.
+   */
+  index?: { repo: string; chart: string; versions: string[] };
 }
 
 type Artifact =
@@ -172,12 +178,16 @@ function chartInIndex(
       fix: `Check that --helm-repo (or CTL_HELM_REPO) is the chart's repository: helm repo add and helm search repo ${artifact.chart} --versions read the same index.yaml.`,
     };
   }
-  const versions = ((entries as Record<string, { version?: unknown }[] | undefined>)?.[artifact.chart] ?? [])
-    .map((entry) => String(entry.version ?? ''))
-    .filter(Boolean);
+  const listed = (entries as Record<string, { version?: unknown }[] | undefined>)?.[artifact.chart] ?? [];
+  const versions = listed.map((entry) => String(entry.version ?? '')).filter(Boolean);
   // helm accepts the version with or without a leading v.
   const found = versions.some((v) => v.replace(/^v/, '') === artifact.version);
   return {
+    index: {
+      repo: artifact.repo,
+      chart: artifact.chart,
+      versions: listed.flatMap((entry) => (typeof entry.version === 'string' ? [entry.version] : [])),
+    },
     found,
     detail: found
       ? `${indexUrl(artifact.repo)} lists ${artifact.chart} ${artifact.version}`

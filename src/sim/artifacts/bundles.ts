@@ -55,8 +55,27 @@ export function redbRoleBindingYaml(): string {
   return toMultiDocumentYaml([redbRoleBinding()]);
 }
 
+/**
+ * The files served in this process, by path, version and dialect: each is the same text every
+ * time it is made, and a run reads the bundle (plan's probe, the operator step) from every
+ * simulator a test file starts (the stringify of a bundle's CRDs is about 0.1 s of CPU on a
+ * 2-core runner).
+ */
+const fileCache = new Map<string, string>();
+
 /** Paths below `/bundles/<version>/` and how to produce each. */
 export function bundleFile(path: string, version: string, dialect: Dialect): string | undefined {
+  const key = `${path}\0${version}\0${dialect}`;
+  let text = fileCache.get(key);
+  if (text === undefined) {
+    // A path that is no file is not kept: requests name paths, and they are not bounded.
+    text = makeBundleFile(path, version, dialect);
+    if (text !== undefined) fileCache.set(key, text);
+  }
+  return text;
+}
+
+function makeBundleFile(path: string, version: string, dialect: Dialect): string | undefined {
   switch (path) {
     case 'bundle.yaml':
       return bundleYaml(version, dialect, 'kubernetes');

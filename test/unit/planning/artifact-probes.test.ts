@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { helmAvailableReleases } from '../../../src/planning/helm-index.js';
 import { ArtifactProbes, probeTargetArtifacts } from '../../../src/planning/target-available.js';
 import type { OperatorBasis, Snapshot } from '../../../src/planning/snapshot.js';
 import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
@@ -34,7 +35,10 @@ describe('ArtifactProbes', () => {
     server = createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       if (req.url === '/charts/index.yaml') {
-        res.writeHead(200).end('entries:\n  redis-enterprise-operator:\n    - version: 7.8.2-6\n');
+        // 99.0.0-1: a release newer than any catalog, for the lookup of newer releases.
+        res
+          .writeHead(200)
+          .end('entries:\n  redis-enterprise-operator:\n    - version: 7.8.2-6\n    - version: 99.0.0-1\n');
         return;
       }
       res.writeHead(req.url?.includes('7.8.2-6') || req.url?.includes('7.6.4-8') ? 200 : 404).end();
@@ -81,6 +85,19 @@ describe('ArtifactProbes', () => {
     const answered = await probes.answer(helm, [target]);
     assert.deepEqual(seen, ['GET /charts/index.yaml']);
     assert.equal(answered.artifacts?.[0]?.found, true);
+    // The plan's look for releases newer than the catalog reads the index the probe read.
+    const newer = await helmAvailableReleases(answered, { method: 'auto', helm: target.helm });
+    assert.deepEqual(seen, ['GET /charts/index.yaml'], 'the index read once');
+    assert.deepEqual(newer, [
+      {
+        operator: '99.0.0-1',
+        clusterVersion: null,
+        foundIn: `helm repository ${base}/charts, chart redis-enterprise-operator`,
+      },
+    ]);
+    // Without the probe's answer it reads the index itself, and finds the same.
+    assert.deepEqual(await helmAvailableReleases(helm, { method: 'auto', helm: target.helm }), newer);
+    assert.deepEqual(seen, ['GET /charts/index.yaml', 'GET /charts/index.yaml']);
 
     const olm = makeSnapshot((s) => {
       s.olm = { csv: 'redis-enterprise-operator.v7.4.6-2', installPlans: [] };
