@@ -39,7 +39,9 @@ export async function runAuthToken(
   let forward: PortForward | undefined;
   let connection: ApiConnection | undefined;
   try {
-    const resolved = await apiUrlOf(options.connection.apiUrl, access, deps.io);
+    const resolved = await apiUrlOf(options.connection.apiUrl, access, deps.io, () =>
+      portForwardExample(options.globals, deps.env),
+    );
     forward = resolved.forward;
     const caFile = await pinnedCa(options, access, deps);
     connection = await connectApi(
@@ -109,18 +111,42 @@ async function apiUrlOf(
   explicit: string | undefined,
   access: LazyManagementAccess,
   io: Io,
+  portForward: () => Promise<string>,
 ): Promise<ResolvedApiUrl> {
   if (explicit !== undefined) return { url: explicit };
   try {
     const [kube, cluster] = await Promise.all([access.kube(), access.cluster()]);
     return await resolveApiUrl({ explicit, access: kube, clusterName: cluster.name, io });
   } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
     throw explainUsageError(
       error,
       'no management API URL',
-      'Pass --api-url https://<host>:9443 or set CTL_API_URL (e.g. after kubectl port-forward svc/<cluster> 9443).',
+      `Pass --api-url https://<host>:9443 or set CTL_API_URL (e.g. https://localhost:9443 after ${await portForward()}).`,
     );
   }
+}
+
+/**
+ * The port-forward that gives the API a local URL, for the kubeconfig and context ctl was given
+ * (src/kube/kube-target.ts), read from the flags alone: the kubeconfig may be what failed.
+ */
+async function portForwardExample(
+  globals: AuthTokenOptions['globals'],
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  const { chosenKubeTarget } = await import('../kube/client.js');
+  const target =
+    chosenKubeTarget({ kubeconfig: globals.kubeconfig, context: globals.context, env }) ??
+    DEFAULT_KUBE_TARGET;
+  return kubectlCommand(
+    target,
+    'port-forward',
+    `svc/${globals.cluster ?? '<cluster>'}`,
+    '9443:9443',
+    // Without -n kubectl reads the context's namespace, as ctl does (resolveNamespace).
+    ...(globals.namespace ? ['-n', globals.namespace] : []),
+  );
 }
 
 /** What flags and env left unknown, as the start of an error message. */

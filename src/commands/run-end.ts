@@ -1,5 +1,6 @@
 import { appendHint, InterruptedError, isCtlError, OperationError, PreflightError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { kubectlCommand, type KubeTarget } from '../kube/kube-target.js';
 import type { ProgressReporter } from '../io/progress.js';
 import type { Plan } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -275,7 +276,11 @@ export function recordHop(
  * The end of `--dry-run=server`: what the servers judged, and what nothing could judge. A
  * refusal is exit 1: the real run would fail there, so it must not pass for a rehearsal.
  */
-export function reportServerDryRun(io: Io, server: import('../io/server-dry-run.js').ServerDryRun): void {
+export function reportServerDryRun(
+  io: Io,
+  server: import('../io/server-dry-run.js').ServerDryRun,
+  kube: KubeTarget,
+): void {
   const notJudged =
     server.notJudged.length > 0
       ? `; not judged: ${server.notJudged.length} (${server.notJudged.join('; ')})`
@@ -287,7 +292,7 @@ export function reportServerDryRun(io: Io, server: import('../io/server-dry-run.
   throw new OperationError(
     `server dry run: the API server refused ${server.refused.length} of ${server.refused.length + server.accepted.length} write(s); nothing was changed:\n  ${server.refused.join('\n  ')}`,
     {
-      hint: `Fix what each refusal names (permissions: kubectl auth can-i; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
+      hint: `Fix what each refusal names (permissions: ${kubectlCommand(kube, 'auth', 'can-i', '<verb>', '<resource>', '-n', '<namespace>')}; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
     },
   );
 }

@@ -291,7 +291,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
         throw await stoppedRun(end, error, { state, hopIndex });
       }
       if (verificationFailure) throw verificationFailure;
-      if (serverDryRun) reportServerDryRun(io, serverDryRun);
+      if (serverDryRun) reportServerDryRun(io, serverDryRun, session.kube.selection ?? DEFAULT_KUBE_TARGET);
     } finally {
       await lock?.release();
     }

@@ -45,7 +45,7 @@ export async function locateStateStore(input: LocateInput): Promise<StateStore> 
     const clusters = await listStateConfigMaps(kube, namespace);
     if (clusters.length === 0) {
       throw new UsageError(`no upgrade state in namespace ${namespace} (context ${loaded.contextName})`, {
-        hint: `Start one with ${commandFor('ctl', loaded.selection, 'upgrade', 'run', '--to', '<version>', '--state-store', 'configmap')}, or pass -n <namespace>.`,
+        hint: `${firstRunHint(loaded.selection, input)}, or pass -n <namespace>.`,
       });
     }
     if (clusters.length > 1) {
@@ -92,7 +92,7 @@ async function locateStateFileOf(input: LocateInput): Promise<{ path: string; ta
   if (files.length === 1) return { path: join(dir, files[0]!), target };
   if (files.length === 0) {
     throw new UsageError(`no upgrade has run for context ${loaded.contextName}, namespace ${namespace}`, {
-      hint: `Start one with ${commandFor('ctl', loaded.selection, 'upgrade', 'run', '--to', '<version>')}, or pass --state <file>.`,
+      hint: `${firstRunHint(loaded.selection, input)}, or pass --state <file>.`,
     });
   }
   throw new UsageError(
@@ -101,6 +101,22 @@ async function locateStateFileOf(input: LocateInput): Promise<{ path: string; ta
       hint: 'Pass --cluster <name> or --state <file>.',
     },
   );
+}
+
+/**
+ * What a person with no run yet does: see this cluster's targets (`ctl upgrade plan`, which
+ * recommends one and shows every check), then run one. Both name the kubeconfig, context,
+ * namespace and cluster ctl was given (src/kube/kube-target.ts), and the run the state it would
+ * write (--state, --state-store), so that the next `ctl upgrade status` finds it.
+ */
+function firstRunHint(target: KubeTarget, input: LocateInput): string {
+  const { namespace, cluster } = input.globals;
+  const where = [...(namespace ? ['-n', namespace] : []), ...(cluster ? ['--cluster', cluster] : [])];
+  const state = [
+    ...(input.statePath ? ['--state', input.statePath] : []),
+    ...(input.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
+  ];
+  return `See the targets with ${commandFor('ctl', target, 'upgrade', 'plan', ...where)}, then start one with ${commandFor('ctl', target, 'upgrade', 'run', '--to', '<version>', ...where, ...state)}`;
 }
 
 async function flagTarget(input: LocateInput): Promise<KubeTarget> {
@@ -123,7 +139,7 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     throw new UsageError(
       store.kind === 'file' ? `there is no state file at ${path}` : `there is no upgrade state in ${path}`,
       {
-        hint: `Start a run with ctl upgrade run --to <version>${store.kind === 'file' ? '' : ' --state-store configmap'}.`,
+        hint: `${firstRunHint(await flagTarget(input), input)}.`,
       },
     );
   }

@@ -68,6 +68,16 @@ export function ctlCommand(target: KubeTarget, ...words: string[]): string {
   return commandFor('ctl', target, ...words);
 }
 
+/** `ctl upgrade plan --to <version>` for the same cluster: the target a check's fix proposes. */
+export function ctlPlanTo(target: KubeTarget, version: string): string {
+  return ctlCommand(target, 'upgrade', 'plan', '--to', version);
+}
+
+/** `ctl upgrade run --to <version> [words]` for the same cluster: the run a fix proposes first. */
+export function ctlRunTo(target: KubeTarget, version: string, ...words: string[]): string {
+  return ctlCommand(target, 'upgrade', 'run', '--to', version, ...words);
+}
+
 /** A curl call to the management API, with the credential placeholders the docs use. */
 export function curlApi(method: 'GET' | 'POST', path: string, extra: string[] = []): string {
   const words = [

@@ -23,7 +23,7 @@
  */
 
 import { atLeast } from '../release/catalog.js';
-import { curlApi, type KubeTarget, kubectlMergePatch } from './equivalent-commands.js';
+import { ctlRunTo, curlApi, type KubeTarget, kubectlMergePatch } from './equivalent-commands.js';
 
 /** The first operator release whose cluster runs RS 8.0 (its modules are bundled, uploads are gone). */
 export const BUNDLED_MODULES_FROM = '8.0.2-2';
@@ -134,7 +134,7 @@ export function moduleFix(input: ModuleFixInput): string {
   // The field comes with the target's CRD: on an older running operator it cannot be set before
   // the operator step, so ctl sets it with the new versionTag, as the upgrade docs do in one
   // edit (src/planning/user-defined-modules.ts).
-  const byCtl = `ctl upgrade run --to ${input.targetOperator} --user-defined-modules <file> (a list: - {name: ${module}, source: {https: {url: <url of its build for the target>}}}), which sets it with the new versionTag after the operator upgrade`;
+  const byCtl = `${ctlRunTo(input.kube, input.targetOperator, '--user-defined-modules', '<file>')} (a list: - {name: ${module}, source: {https: {url: <url of its build for the target>}}}), which sets it with the new versionTag after the operator upgrade`;
   const runningHasField =
     input.currentOperator !== undefined && targetHasUserDefinedModulesField(input.currentOperator);
   if (!runningHasField) {

@@ -48,6 +48,7 @@ import {
   parseRsVersion,
   rsVersionOfTag,
 } from '../release/versions.js';
+import { ctlPlanTo, ctlRunTo, type KubeTarget } from './equivalent-commands.js';
 import { isBundledModule, reportedBundled } from './module-fix.js';
 import { participantOperator, participantOperatorHold } from './participant-judgment.js';
 import type { ResolvedUpgrade } from './resolve.js';
@@ -261,10 +262,15 @@ function newestOnSupportedLine(today: Date): string | undefined {
   });
 }
 
-function endOfLifeFindings(resolved: ResolvedUpgrade, target: string, today: Date): Finding[] {
+function endOfLifeFindings(
+  resolved: ResolvedUpgrade,
+  target: string,
+  today: Date,
+  kube: KubeTarget,
+): Finding[] {
   const findings: Finding[] = [];
   const better = newestOnSupportedLine(today);
-  const instead = better ? `ctl upgrade plan --to ${better}` : 'a release on a supported line';
+  const instead = better ? ctlPlanTo(kube, better) : 'a release on a supported line';
   const current = resolved.currentRs ? endOfLifeOf(resolved.currentRs, today) : undefined;
   const targetEol = resolved.targetRs ? endOfLifeOf(resolved.targetRs, today) : undefined;
   if (isNearEndOfLife(current) && current.line !== targetEol?.line)
@@ -293,7 +299,7 @@ function participantFindings(snapshot: Snapshot, target: string, today: Date): F
       findings.push({
         effect: 'warn',
         message: `${hold}; the databases step holds its Active-Active databases back`,
-        fix: `Upgrade ${name} first; then run ctl upgrade run --to ${target} again for those databases.`,
+        fix: `Upgrade ${name} first; then run ${ctlRunTo(snapshot.kubeTarget, target)} again for those databases.`,
       });
       continue;
     }
@@ -331,7 +337,7 @@ export function checkReleaseRules(
   const rules = rulesFor({ operator, rs: targetRs, running: snapshot.operator?.version });
   const findings: Finding[] = [
     ...rules.flatMap((rule) => ruleFinding(rule, snapshot, operator) ?? []),
-    ...endOfLifeFindings({ ...resolved, targetRs } as ResolvedUpgrade, operator, today),
+    ...endOfLifeFindings({ ...resolved, targetRs } as ResolvedUpgrade, operator, today, snapshot.kubeTarget),
     ...participantFindings(snapshot, operator, today),
   ];
   const blocking = findings.filter((f) => f.effect === 'block');

@@ -20,7 +20,7 @@ import {
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import type { WaitFor } from './operator-rollout.js';
-import { type KubeTarget, oc } from '../planning/equivalent-commands.js';
+import { ctlRunTo, type KubeTarget, oc } from '../planning/equivalent-commands.js';
 
 interface OfferWait {
   namespace: string;
@@ -159,7 +159,7 @@ function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string):
     `OLM offers ${offered}, not the target ${targetCsv}: in channel ${s.channel ?? '?'} the CSV that upgrades ${s.installedCSV ?? 'the installed CSV'} is ${offered} (${targetCsv} does not list it in spec.skips). ctl approved nothing.`,
     {
       hint: version
-        ? `Upgrade to ${version} first: ctl upgrade run --to ${version} (it replaces this run, which approved nothing); then ctl upgrade run --to ${target} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
+        ? `Upgrade to ${version} first: ${ctlRunTo(offer.kubeTarget, version)} (it replaces this run, which approved nothing); then ${ctlRunTo(offer.kubeTarget, target)} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
         : `Look at ${oc(offer.kubeTarget, 'get', 'installplan,subscription', '-n', namespace)}; upgrade to the offered CSV first, then to ${target}.`,
     },
   );

@@ -2,7 +2,11 @@
  * The commands ctl's hints print name the kubeconfig and context ctl was given, as the plan's
  * commands do (./plan-context.test.ts): the state store's (a ConfigMap state that is not valid, a
  * Lease another run holds, a lock id that is not the lock's), the exec credential plugin's, the
- * kubeconfig without a current context, and `ctl sim capture`'s. Each is driven through the
+ * kubeconfig without a current context, and `ctl sim capture`'s; `ctl upgrade status` with no
+ * run (the plan first, then the run), `ctl auth token`'s port-forward, a server dry run's
+ * `kubectl auth can-i`, the run's verification notes, and the check fixes that name
+ * `ctl upgrade plan --to` / `ctl upgrade run --to` (release-advisories, operator-method,
+ * platform-supported, modules-compatible, operator-min-version). Each is driven through the
  * built ctl with `--kubeconfig <file> --context <name with a quote and a space>` and KUBECONFIG
  * unset: a hint's command that named nothing would reach the default kubeconfig's cluster.
  */
@@ -13,7 +17,15 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { shellQuote } from '../../src/io/shell-words.js';
-import { assertExit, startUpgradeSim, TARGET, type UpgradeSim } from './upgrade-support.js';
+import {
+  assertExit,
+  parseEvents,
+  type SimOptions,
+  startUpgradeSim,
+  TARGET,
+  type UpgradeSim,
+  withUpgradeSim,
+} from './upgrade-support.js';
 
 const CONTEXT = "prod's cluster";
 
@@ -24,31 +36,68 @@ interface KubeconfigDoc {
   'current-context'?: string;
 }
 
+/** The simulator's kubeconfig with its one context renamed CONTEXT; `edit` changes it further. */
+function kubeconfigAs(sim: UpgradeSim, name: string, edit: (doc: KubeconfigDoc) => void = () => {}): string {
+  const doc = parse(readFileSync(sim.cluster.kubeconfigPath, 'utf8')) as KubeconfigDoc;
+  const context = doc.contexts[0]!;
+  context.name = CONTEXT;
+  doc['current-context'] = CONTEXT;
+  edit(doc);
+  const file = path.join(sim.sandbox.dir, 'kube', name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, stringify(doc), { mode: 0o600 });
+  return file;
+}
+
+/** KUBECONFIG unset: only the flags can name the cluster. */
+const env = { KUBECONFIG: '' };
+
+interface Chosen {
+  sim: UpgradeSim;
+  /** ctl with `--kubeconfig <chosen> --context CONTEXT` and KUBECONFIG unset. */
+  ctl: (
+    args: string[],
+    options?: { env?: Record<string, string>; timeoutMs?: number },
+  ) => ReturnType<UpgradeSim['ctl']>;
+  /** `<binary> --kubeconfig <chosen> --context <CONTEXT>`, as every hint must begin. */
+  named: (binary: 'kubectl' | 'ctl') => string;
+}
+
+function choose(sim: UpgradeSim): Chosen {
+  const chosen = kubeconfigAs(sim, 'chosen.yaml');
+  return {
+    sim,
+    ctl: (args, options = {}) =>
+      sim.ctl([...args, '--kubeconfig', chosen, '--context', CONTEXT], {
+        ...options,
+        env: { ...env, ...options.env },
+      }),
+    named: (binary) => `${binary} --kubeconfig ${chosen} --context ${shellQuote(CONTEXT)}`,
+  };
+}
+
+/** Runs `body` on a fresh simulated cluster of `scenario`, reached through the chosen kubeconfig only. */
+async function onScenario(
+  scenario: string,
+  body: (chosen: Chosen) => Promise<void>,
+  options?: SimOptions,
+): Promise<void> {
+  await withUpgradeSim(scenario, (sim) => body(choose(sim)), options);
+}
+
+/** stdout and stderr together: a plan's checks are on stdout, its errors and hints on stderr. */
+function both(result: { stdout: string; stderr: string }): string {
+  return `${result.stdout}\n${result.stderr}`;
+}
+
 describe("the commands of ctl's hints name the kubeconfig and context it was given (e2e)", () => {
   let sim: UpgradeSim;
-  let chosen: string;
-  /** `<binary> --kubeconfig <chosen> --context <CONTEXT>`, as every hint must begin. */
-  let named: (binary: 'kubectl' | 'ctl') => string;
-  const env = { KUBECONFIG: '' };
-  const ctl = (args: string[]) => sim.ctl([...args, '--kubeconfig', chosen, '--context', CONTEXT], { env });
-
-  /** The simulator's kubeconfig with its one context renamed `context`; `edit` changes it further. */
-  function kubeconfigAs(name: string, edit: (doc: KubeconfigDoc) => void = () => {}): string {
-    const doc = parse(readFileSync(sim.cluster.kubeconfigPath, 'utf8')) as KubeconfigDoc;
-    const context = doc.contexts[0]!;
-    context.name = CONTEXT;
-    doc['current-context'] = CONTEXT;
-    edit(doc);
-    const file = path.join(sim.sandbox.dir, 'kube', name);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, stringify(doc), { mode: 0o600 });
-    return file;
-  }
+  let named: Chosen['named'];
+  let ctl: Chosen['ctl'];
 
   before(async () => {
     sim = await startUpgradeSim('happy-path');
-    chosen = kubeconfigAs('chosen.yaml');
-    named = (binary) => `${binary} --kubeconfig ${chosen} --context ${shellQuote(CONTEXT)}`;
+    ({ named, ctl } = choose(sim));
   });
   after(async () => {
     await sim?.close();
@@ -152,7 +201,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     const plugin = path.join(sim.sandbox.dir, 'kube', 'plugin.sh');
     writeFileSync(plugin, '#!/bin/sh\necho "sign-in needed" >&2\nexit 3\n');
     chmodSync(plugin, 0o700);
-    const withPlugin = kubeconfigAs('plugin.yaml', (doc) => {
+    const withPlugin = kubeconfigAs(sim, 'plugin.yaml', (doc) => {
       doc.users[0]!.user = {
         exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' },
       };
@@ -172,7 +221,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
   });
 
   it('a kubeconfig without a current context: the kubectl config use-context of that file', async () => {
-    const none = kubeconfigAs('no-current.yaml', (doc) => {
+    const none = kubeconfigAs(sim, 'no-current.yaml', (doc) => {
       delete doc['current-context'];
     });
     const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--kubeconfig', none], { env });
@@ -187,5 +236,172 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     const capture = await ctl(['sim', 'capture', '-n', 'default']);
     assertExit(capture, 2, 'capture of a namespace without a cluster');
     assert.ok(capture.stderr.includes(`(${named('kubectl')} get rec -A lists them)`), capture.stderr);
+  });
+
+  it("a check fix's other target (release-advisories): the ctl upgrade plan of it", async () => {
+    const plan = await ctl(['upgrade', 'plan', '--to', TARGET]);
+    assert.match(plan.stdout, /release-advisories/);
+    // The advisory's fixed release on the target's line (7.8.6-20 today): whichever, it is planned
+    // through the same kubeconfig and context.
+    assert.match(
+      both(plan),
+      new RegExp(`instead \\(${escaped(named('ctl'))} upgrade plan --to \\d+\\.\\d+\\.\\d+-\\d+\\)`),
+    );
+    assert.doesNotMatch(both(plan), /\(ctl upgrade plan --to/);
+  });
+
+  it('ctl upgrade status with no run: the plan first, then the run, of this cluster', async () => {
+    const status = await ctl(['upgrade', 'status']);
+    assertExit(status, 2, 'status with no run');
+    assert.match(status.stderr, /no upgrade has run for context/);
+    assert.ok(
+      status.stderr.includes(
+        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to <version>, or pass --state <file>.`,
+      ),
+      status.stderr,
+    );
+
+    const state = path.join(sim.sandbox.dir, 'no-run', 'state.json');
+    const atState = await ctl(['upgrade', 'status', '--state', state]);
+    assertExit(atState, 2, 'status of a state file that is not there');
+    assert.ok(
+      atState.stderr.includes(
+        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to <version> --state ${state}.`,
+      ),
+      atState.stderr,
+    );
+
+    const inCluster = await ctl(['upgrade', 'status', '--state-store', 'configmap', '-n', 'redis']);
+    assertExit(inCluster, 2, 'status with no ConfigMap state');
+    assert.ok(
+      inCluster.stderr.includes(
+        `See the targets with ${named('ctl')} upgrade plan -n redis, then start one with ${named('ctl')} upgrade run --to <version> -n redis --state-store configmap, or pass -n <namespace>.`,
+      ),
+      inCluster.stderr,
+    );
+  });
+
+  it('ctl auth token without an API URL it can find: the kubectl port-forward of this cluster', async () => {
+    const token = await ctl(['auth', 'token', '-n', 'default'], { env: { CTL_API_URL: '' } });
+    assertExit(token, 2, 'auth token in a namespace without a cluster');
+    assert.match(token.stderr, /no management API URL/);
+    assert.ok(
+      token.stderr.includes(`after ${named('kubectl')} port-forward svc/<cluster> 9443:9443 -n default)`),
+      token.stderr,
+    );
+  });
+
+  // Last: it upgrades the simulated cluster.
+  it("the run's verification notes: the ctl upgrade run of a database left out", async () => {
+    const run = await ctl(
+      ['upgrade', 'run', '--to', TARGET, '--yes', '--databases', 'redis/orders', '-o', 'json'],
+      {
+        timeoutMs: 180_000,
+      },
+    );
+    assertExit(run, 0, 'a run of one database');
+    const done = parseEvents(run.stdout).find((event) => event.type === 'done');
+    const verification = done?.data?.verification as { mismatches: string[] } | undefined;
+    assert.ok(
+      verification?.mismatches.some((line) =>
+        line.includes(
+          `not selected for this run (--databases): upgrade it with ${named('ctl')} upgrade run --to ${TARGET} --databases redis/sessions`,
+        ),
+      ),
+      JSON.stringify(verification),
+    );
+  });
+});
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+describe("the check fixes' ctl commands name the kubeconfig and context it was given (e2e)", () => {
+  it('OLM without an update edge, --to a release that is no channel head: operator-method and platform-supported', async () => {
+    await onScenario('olm-no-edge', async ({ ctl, named }) => {
+      const plan = await ctl(['upgrade', 'plan', '--to', '7.22.0-7']);
+      assertExit(plan, 3, 'the plan');
+      const text = both(plan);
+      // operator-method: the head of the target's own release line.
+      assert.match(
+        text,
+        new RegExp(
+          `release line is 7\\.22\\.0-\\d+ \\(channel 7\\.22\\.0\\): ${escaped(named('ctl'))} upgrade plan --to 7\\.22\\.0-\\d+\\. Or`,
+        ),
+      );
+      // platform-supported: the newest release this OpenShift runs.
+      assert.match(
+        text,
+        new RegExp(`no further than (\\S+) \\(${escaped(named('ctl'))} upgrade plan --to \\1\\)`),
+      );
+      assert.doesNotMatch(text, /\bctl upgrade (plan|run) --to/);
+    });
+  });
+
+  it('a module without a RHEL9 build: the ctl upgrade run --remediate of modules-compatible', async () => {
+    await onScenario('module-without-rhel9', async ({ ctl, named }) => {
+      const plan = await ctl(['upgrade', 'plan', '--to', TARGET]);
+      assertExit(plan, 3, 'the plan');
+      assert.ok(
+        both(plan).includes(
+          `Or let ctl upload it when the upgrade freezes: ${named('ctl')} upgrade run --to ${TARGET} --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>.`,
+        ),
+        both(plan),
+      );
+    });
+  });
+
+  it('an operator too old for the target: the first hop of operator-min-version', async () => {
+    await onScenario(
+      'happy-path',
+      async ({ ctl, named }) => {
+        const plan = await ctl(['upgrade', 'plan', '--to', TARGET, '--max-hops', '1']);
+        assertExit(plan, 3, 'the plan');
+        assert.match(
+          both(plan),
+          new RegExp(
+            `Upgrade in two hops: first ${escaped(named('ctl'))} upgrade run --to \\d+\\.\\d+\\.\\d+-\\d+[ ,]`,
+          ),
+        );
+        assert.doesNotMatch(both(plan), /first ctl upgrade run/);
+      },
+      {
+        patch: (scenario) => ({
+          ...scenario,
+          operator: { ...scenario.operator, version: '7.2.4-12' },
+          cluster: { ...scenario.cluster, versionTag: '7.2.4-92', apiVersion: '7.2.4-92' },
+        }),
+      },
+    );
+  });
+
+  it('a write the API server refuses in a server dry run: the kubectl auth can-i of this cluster', async () => {
+    await onScenario(
+      'happy-path',
+      async ({ ctl, named }) => {
+        const dry = await ctl(['upgrade', 'run', '--to', TARGET, '--dry-run=server']);
+        assertExit(dry, 1, 'a server dry run with a refusal');
+        assert.match(dry.stderr, /the API server refused 1 of \d+ write\(s\)/);
+        assert.ok(
+          dry.stderr.includes(
+            `(permissions: ${named('kubectl')} auth can-i <verb> <resource> -n <namespace>;`,
+          ),
+          dry.stderr,
+        );
+      },
+      {
+        patch: (scenario) => ({
+          ...scenario,
+          faults: [
+            {
+              api: 'kube',
+              match: 'PATCH /apis/app.redislabs.com/v1/namespaces/redis/redisenterpriseclusters/rec',
+              status: 403,
+            },
+          ],
+        }),
+      },
+    );
   });
 });

@@ -82,7 +82,10 @@ databases:
         assert.equal(modules.status, 'fail', modules.message);
         assert.match(modules.fix, /search is a user-defined module: list it in spec\.userDefinedModules/);
         // 7.22's cluster resource has no such field: ctl sets it with the new versionTag.
-        assert.match(modules.fix, /ctl upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/);
+        assert.match(
+          modules.fix,
+          /ctl --kubeconfig \S+ upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/,
+        );
         assert.doesNotMatch(modules.fix, /kubectl (--kubeconfig \S+ )?patch rec cirque/);
         assert.doesNotMatch(modules.fix, /bundled from RS 8/);
       });

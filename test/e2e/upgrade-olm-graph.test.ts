@@ -212,7 +212,7 @@ describe('ctl upgrade through the certified OperatorHub graph (e2e)', () => {
       );
       assert.match(
         output,
-        /Upgrade to 7\.8\.6-11 first: ctl upgrade run --to 7\.8\.6-11 .*then ctl upgrade run --to 7\.8\.6-20 again/,
+        /Upgrade to 7\.8\.6-11 first: ctl --kubeconfig \S+ upgrade run --to 7\.8\.6-11 .*then ctl --kubeconfig \S+ upgrade run --to 7\.8\.6-20 again/,
       );
       assert.deepEqual(installPlanWrites(sim), [], 'the offered plan is not approved');
       const [pending] = await sim.list(['installplan', '-n', 'redis']);

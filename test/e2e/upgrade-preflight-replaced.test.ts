@@ -40,7 +40,9 @@ describe('ctl upgrade run after a failed preflight (e2e)', () => {
       assert.match(blocked.stderr, /nothing was changed/);
       assertNoChanges(sim, 0, 'the blocked run');
       assert.equal(readState(sim).steps.preflight?.status, 'failed');
-      const suggested = /first ctl upgrade run --to (\d+\.\d+\.\d+-\d+)/.exec(blocked.stderr)?.[1];
+      const suggested = /first ctl --kubeconfig \S+ upgrade run --to (\d+\.\d+\.\d+-\d+)/.exec(
+        blocked.stderr,
+      )?.[1];
       assert.ok(suggested, `the failed check suggests a first hop: ${blocked.stderr}`);
 
       const run = await sim.ctl(['upgrade', 'run', '--to', suggested, '--yes'], { timeoutMs: 180_000 });

@@ -117,7 +117,7 @@ describe('ctl upgrade run verifies the upgrade through the management API', { co
           assert.ok(
             verification.mismatches.some((m) =>
               m.includes(
-                `database redis/${name}: active at 7.2, not selected for this run (--databases): upgrade it with ctl upgrade run --to ${TARGET} --databases redis/${name}`,
+                `database redis/${name}: active at 7.2, not selected for this run (--databases): upgrade it with ctl --kubeconfig ${sim.env.KUBECONFIG} upgrade run --to ${TARGET} --databases redis/${name}`,
               ),
             ),
             verification.mismatches.join('\n'),

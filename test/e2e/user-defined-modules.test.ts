@@ -122,7 +122,9 @@ describe(
         assert.match(failing.message, /inkwell 3\.1\.4 \(platforms: rhel8\/x86_64; used by herbarium\)/);
         assert.match(
           failing.fix,
-          new RegExp(`ctl upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules <file>`),
+          new RegExp(
+            `ctl --kubeconfig \\S+ upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules <file>`,
+          ),
         );
         // The running 7.22 CRD has no such field: no patch to make now.
         assert.doesNotMatch(failing.fix, /kubectl (--kubeconfig \S+ )?patch rec codex/);

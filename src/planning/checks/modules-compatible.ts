@@ -9,7 +9,7 @@
 
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
-import { curlApi, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
+import { ctlRunTo, curlApi, type KubeTarget, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
 import {
   hasNoRhel9Build,
   listedAsUserDefined,
@@ -104,7 +104,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
       `For each module: ${[...new Set(fixes)].join('; ')}.` +
-        (uploadable.length > 0 ? remediation(target.operator) : ''),
+        (uploadable.length > 0 ? remediation(target.operator, snapshot.kubeTarget) : ''),
     );
   }
   if (unknown.length > 0) {
@@ -132,9 +132,9 @@ function checkModulesInUse(input: CheckInput): Outcome {
  * the upgrade freezes (src/steps/remediate.ts): the run that does it. After that (RS 8: bundled
  * modules, no POST /v2/modules) --remediate has nothing to upload, so it is not offered.
  */
-function remediation(targetOperator: string): string {
+function remediation(targetOperator: string, kube: KubeTarget): string {
   if (!targetTakesModuleUploads(targetOperator)) return '';
-  return ` Or let ctl upload it when the upgrade freezes: ctl upgrade run --to ${targetOperator} --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>.`;
+  return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, targetOperator, '--ignore-check', 'modules-compatible', '--remediate', '--module-file')} <its RHEL9 package>.`;
 }
 
 function modulesInUse(

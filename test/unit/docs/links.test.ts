@@ -119,4 +119,37 @@ describe('links of the user documents (issue 38)', () => {
     assert.ok(seen > 100, `the links were read (${seen})`);
     assert.deepEqual(broken, []);
   });
+
+  it("a relative link leads to a file the npm package ships, a link into ctl's repository to a file there", () => {
+    // The package holds package.json "files" and npm's own (README.md, LICENSE): a relative link
+    // out of them (docs/ci.md's ../examples/) is dead for a reader of the installed package.
+    // What it does not ship is linked in the repository package.json names, and must exist there.
+    const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      files: string[];
+      repository: { url: string };
+    };
+    const shipped = (resolved: string) =>
+      ['README.md', 'LICENSE', 'package.json'].includes(resolved) ||
+      pkg.files.some((entry) => resolved.startsWith(entry.endsWith('/') ? entry : `${entry}/`));
+    const repository = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    const intoRepository = `${repository}/blob/main/`;
+    const outside: string[] = [];
+    const intoIt: string[] = [];
+    for (const file of userDocuments()) {
+      for (const target of linkTargets(readFileSync(path.join(repoRoot, file), 'utf8'))) {
+        if (target.startsWith(intoRepository)) {
+          const inRepository = decodeURI(target.slice(intoRepository.length).split('#')[0] ?? '');
+          intoIt.push(inRepository);
+          if (!existsSync(path.join(repoRoot, inRepository)))
+            outside.push(`${file}: ${target}: ${inRepository} is no file of the repository`);
+          continue;
+        }
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+        const resolved = path.normalize(path.join(path.dirname(file), decodeURI(target.split('#')[0] ?? '')));
+        if (!shipped(resolved)) outside.push(`${file}: ${target}: ${resolved} is not in the npm package`);
+      }
+    }
+    assert.ok(intoIt.includes('examples/github-actions.yml'), `docs/ci.md links the examples: ${intoIt.join(', ')}`);
+    assert.deepEqual(outside, []);
+  });
 });

@@ -154,6 +154,23 @@ describe('runChecks', () => {
       assert.match(check.fix, /first ctl upgrade run --to \S+, then --to 8\.2\.0-13/);
     });
 
+    it('the hop names the kubeconfig and context ctl was given (src/kube/kube-target.ts)', () => {
+      const check = result(
+        (s) => {
+          s.kubeTarget = { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' };
+          if (s.operator) s.operator.version = '7.4.6-2';
+          for (const node of s.api.nodes) node.software_version = '6.4.2-94';
+          if (s.cluster) s.cluster.image.versionTag = '6.4.2-94';
+        },
+        'upgrade-path',
+        { to: '8.2.0-13' },
+      );
+      assert.match(
+        check.fix,
+        /first ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to \S+, then --to 8\.2\.0-13/,
+      );
+    });
+
     it('reads the running RS from the nodes, not the spec', () => {
       const check = result((s) => {
         if (s.cluster) s.cluster.image.versionTag = '9.9.9-1';

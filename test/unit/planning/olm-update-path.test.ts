@@ -203,6 +203,13 @@ describe('olm-update-path', () => {
       /OLM offers redis-enterprise-operator\.v7\.8\.6-11\.0 first, not redis-enterprise-operator\.v7\.8\.6-20\.1: Subscription redis-enterprise-operator-cert in channel 7\.8\.6 is UpgradePending/,
     );
     assert.match(result.fix, /Upgrade to 7\.8\.6-11 first \(ctl upgrade plan --to 7\.8\.6-11\)/);
+    // Planned through the kubeconfig and context ctl was given (src/kube/kube-target.ts).
+    const chosen = makeSnapshot(onOlm(world, '7.4.6-7', '7.4.6-275'));
+    chosen.kubeTarget = { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' };
+    assert.match(
+      check(chosen, '7.8.6-20').fix,
+      /Upgrade to 7\.8\.6-11 first \(ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade plan --to 7\.8\.6-11\)/,
+    );
   });
 
   it('OLM on 7.2.4-12 --to 7.22.0-17: the hop through 7.4.6-12 is a dead end, so the plan fails the check', () => {

@@ -166,6 +166,34 @@ describe('check release-rules', () => {
     const same = judge(aa('8.0.20-108'), '8.0.20-27');
     assert.equal(same.status, 'pass', same.message);
   });
+
+  it('the ctl commands a fix proposes name the kubeconfig and context ctl was given', () => {
+    const chosen = (s: Snapshot) => {
+      s.kubeTarget = { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' };
+    };
+    const named = "ctl --kubeconfig /k/prod\\.yaml --context 'prod east'";
+    const eol = judge(makeSnapshot(chosen), '7.4.6-12', new Date('2026-12-05T00:00:00Z'));
+    assert.match(
+      eol.fix,
+      new RegExp(`Prefer a target on a supported line: ${named} upgrade plan --to \\S+\\.`),
+    );
+    const participant = judge(
+      on72243((s) => {
+        chosen(s);
+        s.activeActiveDatabases = [
+          { name: 'geo', namespace: 'redis', participatingClusters: [{ name: 'rec' }, { name: 'east' }] },
+        ];
+        s.remoteClusters = [{ name: 'east', namespace: 'redis', local: false, rsVersion: '8.0.20-96' }];
+      }),
+      '8.0.20-27',
+    );
+    assert.match(
+      participant.fix,
+      new RegExp(
+        `Upgrade east first; then run ${named} upgrade run --to 8\\.0\\.20-27 again for those databases\\.`,
+      ),
+    );
+  });
 });
 
 describe('module advice fits the target REC', () => {
@@ -202,6 +230,18 @@ describe('module advice fits the target REC', () => {
     assert.match(both, /kubectl patch rec rec -n redis --type merge -p '\{"spec":\{"userDefinedModules"/);
     assert.doesNotMatch(both, /--user-defined-modules/);
   });
+
+  it('the run that sets the field names the kubeconfig and context ctl was given', () => {
+    const fix = moduleFix({
+      ...input('8.2.0-18'),
+      currentOperator: '7.22.2-43',
+      kube: { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' },
+    });
+    assert.match(
+      fix,
+      /ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to 8\.2\.0-18 --user-defined-modules <file> \(a list/,
+    );
+  });
 });
 
 describe('OLM: the bundle OpenShift range', () => {
@@ -228,6 +268,16 @@ describe('OLM: the bundle OpenShift range', () => {
       makeTarget({ to: '7.22.2-45' }),
     );
     assert.equal(notOlm.status, 'pass');
+  });
+
+  it('the release OperatorHub offers instead is planned through the kubeconfig and context ctl was given', () => {
+    const snapshot = olmOn('4.20.3');
+    snapshot.kubeTarget = { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' };
+    const outcome = checkPlatformSupported(snapshot, makeTarget({ to: '7.22.2-45' }));
+    assert.match(
+      outcome.fix,
+      /^Choose a release OperatorHub offers here \(ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade plan --to \S+\)/,
+    );
   });
 
   it('the target list under OLM on 4.20 never offers 7.22.2-45', () => {

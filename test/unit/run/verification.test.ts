@@ -165,6 +165,18 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     assert.equal(result.unexplained, false);
     assert.match(result.mismatches.join('\n'), /the cluster steps did not run in this run/);
     assert.match(result.mismatches.join('\n'), /the databases step did not run/);
+    // The run that finishes it names the kubeconfig and context the run was given.
+    const chosen = { ...snapshot, kubeTarget: { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' } };
+    const named = verify({ plan, snapshot: chosen, steps, nodes: nodesAt('7.4.6-22'), bdbs: bdbAt('7.2') });
+    const text = named.mismatches.join('\n');
+    assert.match(
+      text,
+      /the cluster steps did not run in this run; run ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to 7\.8\.2-6 to finish/,
+    );
+    assert.match(
+      text,
+      /the databases step did not run: run ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to 7\.8\.2-6 to finish/,
+    );
   });
 
   it('the API cannot be read: unverified, with the reason; the run is not failed', async () => {
