@@ -16,8 +16,7 @@ import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext } from 'node:tls';
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import { OperationError } from '../errors.js';
+import type { ClientRequest } from 'node:http';
 import { armDeadlines } from './deadlines.js';
 
 /** The agent options that decide a connection's TLS identity and trust (client-node sets these). */
@@ -70,7 +69,7 @@ export function keepAliveAgent(agent: HttpAgent | undefined): HttpAgent | undefi
 
 /**
  * Every request through a kept agent gets the Kubernetes deadlines (src/kube/deadlines.ts),
- * whoever sends it: kubeRequest, client-node's typed clients and its Watch (through node-fetch).
+ * whoever sends it: kubeRequest, client-node's typed clients and ctl's watches (bounded-watch.ts).
  */
 function withDeadlines(agent: HttpAgent, type: string): void {
   const internal = agent as HttpAgent & { addRequest(req: ClientRequest, options: AddRequestOptions): void };
@@ -80,43 +79,8 @@ function withDeadlines(agent: HttpAgent, type: string): void {
     const watch = /[?&]watch=(true|1)\b/.test(req.path);
     const what = `${req.method} ${req.path.split('?')[0] ?? ''}`;
     armDeadlines(req, what, server, { total: !watch });
-    if (watch) boundWatchLines(req, what, server);
     addRequest(req, options);
   };
-}
-
-/**
- * The longest line of a watch stream ctl reads. A watch sends one event a line, one object in
- * it, and Kubernetes keeps no object above about 1.5 MiB (etcd's request limit).
- */
-export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
-
-/**
- * A watch has no total deadline (it streams for as long as the server keeps it) and client-node
- * splits it into lines with readline, which holds a line until its end comes: a stream that
- * never sends one (a broken or hostile server or proxy) grew ctl's memory until it crashed. The
- * bytes since the last line break are counted as they arrive (beside client-node's own reader,
- * which the listener does not change), and past the bound the request is ended; the watch
- * then starts again, or its wait ends at its deadline.
- */
-function boundWatchLines(req: ClientRequest, what: string, server: string): void {
-  req.once('response', (response: IncomingMessage) => {
-    let sinceLineBreak = 0;
-    response.on('data', (chunk: Buffer) => {
-      const lineBreak = chunk.lastIndexOf(0x0a);
-      sinceLineBreak = lineBreak < 0 ? sinceLineBreak + chunk.length : chunk.length - lineBreak - 1;
-      if (sinceLineBreak > MAX_WATCH_LINE_BYTES) {
-        req.destroy(
-          new OperationError(
-            `the Kubernetes API server ${server} sent more than ${MAX_WATCH_LINE_BYTES / 1024 / 1024} MiB of one watch event (${what}); ctl stopped reading it`,
-            {
-              hint: 'Something between ctl and the API server answers oddly (a proxy?); check the kubeconfig server.',
-            },
-          ),
-        );
-      }
-    });
-  });
 }
 
 interface AddRequestOptions {

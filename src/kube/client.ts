@@ -298,9 +298,10 @@ export function createKubeClients(
   });
 }
 
-// client-node's own modules (its package has no "exports" map), each loaded on first use.
+// client-node's own modules (its package has no "exports" map) and ctl's watch, each loaded on
+// first use.
 let kubeConfigModule: Promise<typeof import('@kubernetes/client-node/dist/config.js')> | undefined;
-let watchModule: Promise<typeof import('@kubernetes/client-node/dist/watch.js')> | undefined;
+let watchModule: Promise<typeof import('./bounded-watch.js')> | undefined;
 let portForwardModule: Promise<typeof import('@kubernetes/client-node/dist/portforward.js')> | undefined;
 
 export function importKubeConfig(): Promise<typeof import('@kubernetes/client-node/dist/config.js')> {
@@ -308,8 +309,9 @@ export function importKubeConfig(): Promise<typeof import('@kubernetes/client-no
   return kubeConfigModule;
 }
 
-export function importWatch(): Promise<typeof import('@kubernetes/client-node/dist/watch.js')> {
-  watchModule ??= import('@kubernetes/client-node/dist/watch.js');
+/** ctl's own watch stream (bounded-watch.ts says why not client-node's), loaded on the first watch. */
+export function importWatch(): Promise<typeof import('./bounded-watch.js')> {
+  watchModule ??= import('./bounded-watch.js');
   return watchModule;
 }
 

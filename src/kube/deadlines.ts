@@ -28,9 +28,10 @@ export function isKubeDeadlineError(error: unknown): error is KubeDeadlineError 
 }
 
 /**
- * The deadline errors given to requests lately. client-node's Watch goes
- * through node-fetch, which rewraps a request's error as `request to <url> failed, reason:
- * <message>` and drops the error itself (with its hint and exit code): found again by message.
+ * The deadline errors given to requests lately. A request sent through node-fetch (client-node's
+ * own Watch and typed clients; ctl's watch is its own, bounded-watch.ts) has its error rewrapped
+ * as `request to <url> failed, reason: <message>`, the error itself (with its hint and exit code)
+ * dropped: found again by message.
  */
 const recent: KubeDeadlineError[] = [];
 

@@ -1,15 +1,18 @@
 /**
  * Resilient watches (reliability.md §3): LIST, then WATCH from the list's resourceVersion;
- * reconnect from the last seen resourceVersion whenever the stream ends or drops (client-node
- * ends watches after ~30 s, the API server after timeoutSeconds, proxies whenever they like);
+ * reconnect from the last seen resourceVersion whenever the stream ends or drops (the API server
+ * ends watches after timeoutSeconds, proxies whenever they like, ctl after its idle limit);
  * re-LIST on 410 Gone; stop promptly when the signal aborts. Reaction to a change is
- * immediate: nothing here polls.
+ * immediate: nothing here polls. Each watch is ctl's own bounded stream (bounded-watch.ts): an
+ * event line past its bound ends that watch as a failure, retried with the backoff, and the third
+ * in a row ends the wait (exit 1).
  *
  * `waitForObject` builds on it: wait until one named object satisfies a check, with an overall
  * limit and a no-progress (stall) limit, both TimeoutError (exit 6).
  */
 
 import { TimeoutError } from '../errors.js';
+import { WatchLineTooLongError } from './watch-line-bound.js';
 import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
@@ -36,14 +39,17 @@ export interface WatchCollectionOptions<T> {
   signal: AbortSignal;
   /** Called for every event, in order; throwing stops the watch and rejects with that error. */
   onEvent: (event: CollectionEvent<T>) => void;
-  /** Server-side watch timeout per connection (s); default 25, below client-node's ~30 s abort. */
+  /** Server-side watch timeout per connection (s); default 25. */
   watchTimeoutSeconds?: number;
 }
 
 /** First and longest delay between failed attempts (client-go's reflector: 800 ms to 30 s). */
 const BACKOFF_START_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
-/** Consecutive calls without an answer in time (src/kube/deadlines.ts) before a wait gives up. */
+/**
+ * Consecutive calls without an answer in time (src/kube/deadlines.ts), or with an event line past
+ * its bound (watch-line-bound.ts), before a wait gives up.
+ */
 const DEADLINES_BEFORE_GIVING_UP = 3;
 /** Statuses that will not heal by retrying. */
 const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
@@ -55,10 +61,10 @@ const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
  */
 export async function watchCollection<T>(options: WatchCollectionOptions<T>): Promise<void> {
   const { kube, path, signal } = options;
-  const { Watch } = await importWatch();
+  const { BoundedWatch } = await importWatch();
   // Every wait opens its own watch: kube.config's requests share one kept connection pool, not
   // a new TLS handshake each (src/kube/request-config.ts).
-  const watcher = new Watch(kube.config);
+  const watcher = new BoundedWatch(kube.config);
   const selectors: Record<string, string> = {};
   if (options.fieldSelector) selectors.fieldSelector = options.fieldSelector;
   if (options.labelSelector) selectors.labelSelector = options.labelSelector;
@@ -119,7 +125,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
         continue;
       }
       if (ended.error !== undefined) throw ended.error;
-      // A clean end (server timeout, client-node's own abort, a dropped connection) resumes at
+      // A clean end (the server's timeout, ctl's idle limit, a dropped connection) resumes at
       // once from the last RV; only a connection that ends at once without a word backs off.
       if (ended.sawEvents || Date.now() - connected > 1000) {
         failures = 0;
@@ -142,6 +148,9 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       // A server that stays silent is not a blip: after a few deadlines, exit 1 with the hint.
       const deadline = deadlineErrorOf(error);
       if (deadline && failures >= DEADLINES_BEFORE_GIVING_UP) throw deadline;
+      // Nor is one that sends an event line past the bound again and again (a proxy that
+      // answers every watch so): exit 1 naming it, rather than read it until the deadline.
+      if (error instanceof WatchLineTooLongError && failures >= DEADLINES_BEFORE_GIVING_UP) throw error;
       await sleep(backoff(failures), signal);
     }
   }
@@ -168,7 +177,7 @@ interface WatchEnd {
   sawEvents: boolean;
 }
 
-type WatchInstance = InstanceType<Awaited<ReturnType<typeof importWatch>>['Watch']>;
+type WatchInstance = InstanceType<Awaited<ReturnType<typeof importWatch>>['BoundedWatch']>;
 
 /**
  * One watch connection, until it ends, fails, or the signal aborts. It must be established
@@ -266,8 +275,11 @@ function watchOnce<T>(
           }
           // Once the stream was established (watch() has returned its controller), a dropped
           // connection is an ordinary end: resume from the last RV. Before that it is a failed
-          // connection (refused, reset, TLS); report it so the caller backs off.
-          finish({ gone: false, error: established ? undefined : error, sawEvents });
+          // connection (refused, reset, TLS); report it so the caller backs off. An event line
+          // past its bound is a failure whenever it comes: resuming at once would read the same
+          // answer in a loop.
+          const failed = !established || error instanceof WatchLineTooLongError;
+          finish({ gone: false, error: failed ? error : undefined, sawEvents });
         },
       )
       .then(

@@ -1,0 +1,152 @@
+/**
+ * ctl's watch stream: one Kubernetes watch request, its answer read one event a line, as
+ * client-node's `Watch` reads it (same URL and query, same `applyToFetchOptions` for the
+ * credentials, TLS and agent, same callback and `done` contract, TCP keep-alive on its socket),
+ * but with every event line bounded. ctl does not use client-node's Watch because:
+ * - it splits the answer with node:readline, which holds a line until its end comes: an answer
+ *   that never sends one (a broken or hostile API server, or a proxy before it) grew ctl's memory
+ *   until it died (`RangeError: Invalid string length`, 680 MiB);
+ * - it parses each line with JSON.parse, whatever its depth (src/json-read.ts says why ctl does not);
+ * - its `AbortSignal.timeout(30000)` is overwritten on the next line, so it has no client-side
+ *   limit at all: ctl's own deadlines bound a silent watch (src/kube/deadlines.ts, watch.ts).
+ * Loaded only when a wait or the monitor watches (src/kube/client.ts importWatch): a plan does not.
+ */
+
+import {
+  type Agent,
+  type ClientRequest,
+  type IncomingMessage,
+  request as httpRequest,
+  STATUS_CODES,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import { parseJson } from '../json-read.js';
+import { keepAliveAgent } from './agent.js';
+import { BoundedLineSplitter } from './bounded-lines.js';
+import { armDeadlines } from './deadlines.js';
+import { serverForMessages } from './server-url.js';
+import { MAX_WATCH_LINE_BYTES, watchLineTooLong } from './watch-line-bound.js';
+
+/** How often TCP checks that a silent watch's peer is still there (client-node's figure). */
+const KEEP_ALIVE_MS = 30_000;
+
+/** What a watch needs of the kubeconfig (client-node's KubeConfig, or ctl's view of it). */
+export interface WatchConfig {
+  getCurrentCluster(): { server: string } | null;
+  applyToFetchOptions(options: object): Promise<unknown>;
+}
+
+/** The event callback: the event's type, its object, and the whole parsed line. */
+export type WatchCallback = (type: string, object: unknown, event: unknown) => void;
+
+export class BoundedWatch {
+  readonly #config: WatchConfig;
+  readonly #maxLineBytes: number;
+
+  constructor(config: WatchConfig, maxLineBytes = MAX_WATCH_LINE_BYTES) {
+    this.#config = config;
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  /**
+   * Watches `path`: `callback` gets every event, `done` is called once, with null when the stream
+   * ends or with the error that ended it (a status other than 200 carries `statusCode`; a line
+   * past the bound is a WatchLineTooLongError, watch-line-bound.ts). Resolves once the answer's
+   * headers are in (or the request failed), with the controller that ends the watch; as
+   * client-node's, it may call `done` before it resolves. A line that is not JSON, not an object
+   * or nested too deep is skipped, as client-node skips it.
+   */
+  async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: WatchCallback,
+    done: (error: unknown) => void,
+  ): Promise<AbortController> {
+    const cluster = this.#config.getCurrentCluster();
+    if (!cluster) throw new Error('No currently active cluster');
+    // As kubeRequest builds the LIST's URL: a server written with a trailing slash works too.
+    const url = new URL(cluster.server.replace(/\/+$/, '') + path);
+    url.searchParams.set('watch', 'true');
+    for (const [key, value] of Object.entries(queryParams)) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const options = (await this.#config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    options.headers?.forEach((value, key) => {
+      headers[key] = value;
+    });
+    const server = serverForMessages(cluster.server);
+    const what = `watch ${path}`;
+    const controller = new AbortController();
+    let doneCalled = false;
+    const doneOnce = (error: unknown): void => {
+      if (doneCalled) return;
+      doneCalled = true;
+      controller.abort();
+      done(error);
+    };
+
+    return new Promise<AbortController>((resolve) => {
+      const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+      let req: ClientRequest;
+      try {
+        req = send(url, {
+          method: 'GET',
+          headers,
+          agent: keepAliveAgent(options.agent),
+          signal: controller.signal,
+        });
+      } catch (error) {
+        doneOnce(error);
+        resolve(controller);
+        return;
+      }
+      // The connect and response deadlines, whatever the agent (a kubeconfig's proxy-url brings
+      // its own); a watch has no total one (src/kube/deadlines.ts).
+      armDeadlines(req, `GET ${path}`, server, { total: false });
+      req.on('socket', (socket: Socket) => socket.setKeepAlive(true, KEEP_ALIVE_MS));
+      req.on('error', (error) => {
+        doneOnce(error);
+        resolve(controller);
+      });
+      req.on('response', (response: IncomingMessage) => {
+        resolve(controller);
+        const status = response.statusCode ?? 0;
+        if (status !== 200) {
+          const error = new Error(response.statusMessage || STATUS_CODES[status] || 'Internal Server Error');
+          (error as Error & { statusCode: number }).statusCode = status;
+          doneOnce(error);
+          return;
+        }
+        const lines = new BoundedLineSplitter(this.#maxLineBytes, (line) => {
+          if (doneCalled) return;
+          let event: unknown;
+          try {
+            event = parseJson(line, what);
+          } catch {
+            return; // not JSON, or nested too deep: skipped (see above)
+          }
+          if (event === null || typeof event !== 'object') return;
+          const { type, object } = event as { type?: unknown; object?: unknown };
+          try {
+            callback(type as string, object, event);
+          } catch (error) {
+            doneOnce(error);
+          }
+        });
+        const tooLong = (): void => doneOnce(watchLineTooLong(what, server, this.#maxLineBytes));
+        response.on('data', (chunk: Buffer) => {
+          if (!doneCalled && !lines.push(chunk)) tooLong();
+        });
+        response.on('end', () => {
+          if (!doneCalled && !lines.end()) tooLong();
+          doneOnce(null);
+        });
+        response.on('error', doneOnce);
+        response.on('close', () => doneOnce(null));
+      });
+      req.end();
+    });
+  }
+}
