@@ -37,8 +37,13 @@ export async function decideTarget(
       )
     : undefined;
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
-  if (savedPlan && input.planFile)
-    saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file');
+  if (savedPlan && input.planFile) {
+    // The kubeconfig and context ctl was given: the hint's plan command names them.
+    const { chosenKubeTarget } = await import('../kube/client.js');
+    const { globals, env } = input;
+    const kubeTarget = chosenKubeTarget({ kubeconfig: globals.kubeconfig, context: globals.context, env });
+    saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file', kubeTarget);
+  }
   if (!target)
     throw new UsageError('--to is required: the operator version to upgrade to', {
       hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',

@@ -32,7 +32,7 @@ export function renderTargets(
     out.push(
       `  No newer release in ctl's catalog than operator ${s(current.operator ?? '?')}: nothing to upgrade to.`,
     );
-    pushAvailable(out, list.available, p, (release) => release.operator.length);
+    pushAvailable(out, list.available, p, (release) => release.operator.length, nextPlan);
     return `${out.join('\n')}\n`;
   }
   const width = Math.max(6, ...list.targets.map((t) => t.operator.length));
@@ -52,7 +52,7 @@ export function renderTargets(
       if (check.fix) out.push(`          ${p.dim('fix:')} ${s(check.fix)}`);
     }
   }
-  pushAvailable(out, list.available, p, () => width);
+  pushAvailable(out, list.available, p, () => width, nextPlan);
   out.push('');
   out.push(
     list.recommended
@@ -72,15 +72,22 @@ function pushAvailable(
   available: readonly AvailableRelease[],
   p: Paint,
   width: (release: AvailableRelease) => number,
+  nextPlan: (to: string) => string,
 ): void {
   const { shown, more } = capList(available);
-  for (const release of shown) out.push(availableLine(release, p, width(release)));
+  for (const release of shown) out.push(availableLine(release, p, width(release), nextPlan));
   if (more > 0) out.push(`    ${p.dim(moreLine(more, 'available releases'))}`);
 }
 
-function availableLine(release: AvailableRelease, p: Paint, width: number): string {
+function availableLine(
+  release: AvailableRelease,
+  p: Paint,
+  width: number,
+  nextPlan: (to: string) => string,
+): string {
   const s = oneLine;
-  return `  ${p.yellow('+')} ${s(release.operator).padEnd(width)}  available, not in ctl's catalog (${s(release.foundIn)}): ctl upgrade plan --to ${s(release.operator)} --cluster-version <its image tag>, or --catalog <file|url> that lists it`;
+  // The plan command names the cluster as the list was asked for (--kubeconfig, --context, -n ...).
+  return `  ${p.yellow('+')} ${s(release.operator).padEnd(width)}  available, not in ctl's catalog (${s(release.foundIn)}): ${s(nextPlan(release.operator))} --cluster-version <its image tag>, or --catalog <file|url> that lists it`;
 }
 
 function describePath(target: UpgradeTarget): string {

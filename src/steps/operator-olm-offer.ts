@@ -20,7 +20,7 @@ import {
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import type { WaitFor } from './operator-rollout.js';
-import { ctlRunTo, type KubeTarget, oc } from '../planning/equivalent-commands.js';
+import { ctlPlanTo, ctlRunTo, type KubeTarget, oc } from '../planning/equivalent-commands.js';
 
 interface OfferWait {
   namespace: string;
@@ -97,7 +97,7 @@ async function waitOnce(
     check: (object) => {
       if (!object)
         throw new OperationError(`Subscription ${subName} was deleted`, {
-          hint: 'Run ctl upgrade plan again.',
+          hint: `Plan again: ${ctlPlanTo(offer.kubeTarget, ctx.deps.plan.target.operator)}.`,
         });
       const s = subscriptionOf(object);
       const conditions = Array.isArray((object.status as Record<string, unknown> | undefined)?.conditions)

@@ -6,7 +6,8 @@
  * run (the plan first, then the run), `ctl auth token`'s port-forward, a server dry run's
  * `kubectl auth can-i`, the run's verification notes, and the check fixes that name
  * `ctl upgrade plan --to` / `ctl upgrade run --to` (release-advisories, operator-method,
- * platform-supported, modules-compatible, operator-min-version). Each is driven through the
+ * platform-supported, modules-compatible, operator-min-version), and a saved plan's state store.
+ * Each is driven through the
  * built ctl with `--kubeconfig <file> --context <name with a quote and a space>` and KUBECONFIG
  * unset: a hint's command that named nothing would reach the default kubeconfig's cluster.
  */
@@ -195,6 +196,21 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     const unlock = await ctl(['upgrade', 'unlock', '--state', state, '--lock-id', 'other']);
     assertExit(unlock, 1, 'unlock with another id');
     assert.ok(unlock.stderr.includes(`Check the id with: ${named('ctl')} upgrade status.`), unlock.stderr);
+  });
+
+  it('a saved plan of another state store: the plan command that matches the run', async () => {
+    const saved = path.join(sim.sandbox.dir, 'store', 'plan.json');
+    mkdirSync(path.dirname(saved), { recursive: true });
+    const plan = await ctl(['upgrade', 'plan', '--to', TARGET, '--state-store', 'file', '--out', saved]);
+    assertExit(plan, 0, 'plan --out with the file store');
+    const run = await ctl(['upgrade', 'run', '--plan', saved, '--state-store', 'configmap', '--yes']);
+    assertExit(run, 2, 'a run with another store than its saved plan');
+    assert.ok(
+      run.stderr.includes(
+        `${named('ctl')} upgrade plan --to ${TARGET} --state-store configmap --out ${shellQuote(saved)}`,
+      ),
+      run.stderr,
+    );
   });
 
   it("the kubeconfig's credential plugin fails: the kubectl that runs it the same way", async () => {

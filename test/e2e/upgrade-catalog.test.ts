@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { shellQuote } from '../../src/io/shell-words.js';
 import type { Scenario } from '../../src/sim/scenario.js';
 import {
   assertExit,
@@ -325,6 +326,13 @@ describe('newer releases than the catalog (e2e)', () => {
       ]);
       const text = await sim.ctl(['upgrade', 'plan', '--helm-repo', repo]);
       assert.match(text.stdout, /\+ 8\.2\.0-25 +available, not in ctl's catalog \(helm repository/);
+      // Its plan command repeats the flags the list was asked with (here --helm-repo).
+      assert.ok(
+        text.stdout.includes(
+          `ctl upgrade plan --to 8.2.0-25 --helm-repo ${shellQuote(repo)} --cluster-version <its image tag>`,
+        ),
+        text.stdout,
+      );
 
       const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '--helm-repo', repo, '-o', 'json']);
       const planned = JSON.parse(plan.stdout) as PlanDoc & { catalog: { available: { operator: string }[] } };
