@@ -228,7 +228,9 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
   });
 });
 
-describe('ctl upgrade run through OLM (e2e)', () => {
+// Each run has a cluster of its own: two go side by side, and the SIGKILL test's 8 s of a starting
+// operator (its one real wait) is spent running another test.
+describe('ctl upgrade run through OLM (e2e)', { concurrency: 2 }, () => {
   it('Manual approval on production: switches to 7.8.6, approves only the target plan, reaches the target operator and RS', async () => {
     await withUpgradeSim('olm-manual', async (sim) => {
       const oldDigest = getPath(await sim.get(['rec', 'rec', '-n', 'redis']), [

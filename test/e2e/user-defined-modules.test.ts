@@ -32,8 +32,9 @@ function customModuleCluster(
   dbVersion: string,
   installedBy: 'bundle' | 'helm' = 'bundle',
 ): string {
+  // Two tests write a scenario of the same name (palimpsest with other versions): a file each.
   return write(
-    `${name}.yaml`,
+    `${name}-${operator}-${installedBy}.yaml`,
     `name: ${name}
 description: "written by test/e2e/user-defined-modules.test.ts"
 dialect: redis
@@ -108,9 +109,10 @@ function outcomeText(result: { stdout: string; stderr: string }): string {
   return `${result.stdout}\n${result.stderr}`;
 }
 
+// Each test has a cluster of its own and waits mostly for ctl: two go side by side.
 describe(
   '--user-defined-modules: custom modules set with the new versionTag (issue 37, e2e)',
-  { timeout: 900_000 },
+  { timeout: 900_000, concurrency: 2 },
   () => {
     it('7.22 running: the fix names the flag; with the file the check passes and the run sets both', async () => {
       await withUpgradeSim(customModuleCluster('vellum', '7.22.2-43', '7.22.2-179', '7.4'), async (sim) => {
