@@ -209,9 +209,10 @@ describe('any terminal', () => {
         edit: renamed('plugin'),
         entry,
       });
-      assert.match(pty.output, /kubectl rec upgrade plan --to/);
-      assert.doesNotMatch(pty.output, /\bctl upgrade/);
-      assert.match(piped.stderr, /kubectl rec upgrade plan --to/);
+      // A check's fix names the plugin and the kubeconfig the run was given (KUBECONFIG here).
+      assert.match(pty.output, /kubectl rec --kubeconfig \S+ upgrade plan --to/);
+      assert.doesNotMatch(pty.output, /\bctl (--kubeconfig \S+ )?upgrade/);
+      assert.match(piped.stderr, /kubectl rec --kubeconfig \S+ upgrade plan --to/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
