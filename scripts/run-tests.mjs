@@ -67,10 +67,13 @@ const slowListFile = join(repo, 'scripts', 'slow-test-files.json');
 const SLOW_LIST_FROM_MS = 7_000;
 
 // `--slow-list`: writes the committed list from this checkout's times (the files of 7 s or more).
+// Only files whose test source is in this checkout: the times file is shared by every worktree
+// that links this node_modules, and may name a test since removed or another worktree's copy.
 if (process.argv[2] === '--slow-list') {
   const times = readTimes(timesFile);
+  const sourceOf = (name) => join(repo, name.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
   const slow = Object.entries(times)
-    .filter(([, ms]) => typeof ms === 'number' && ms >= SLOW_LIST_FROM_MS)
+    .filter(([name, ms]) => typeof ms === 'number' && ms >= SLOW_LIST_FROM_MS && existsSync(sourceOf(name)))
     .sort((a, b) => b[1] - a[1]);
   if (slow.length === 0) {
     console.error(`run-tests: no times in ${timesFile}: run the whole suite first`);
