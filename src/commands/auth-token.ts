@@ -136,11 +136,8 @@ async function portForwardExample(
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
   const { chosenKubeTarget } = await import('../kube/client.js');
-  const target =
-    chosenKubeTarget({ kubeconfig: globals.kubeconfig, context: globals.context, env }) ??
-    DEFAULT_KUBE_TARGET;
   return kubectlCommand(
-    target,
+    chosenKubeTarget({ ...globals, env }),
     'port-forward',
     `svc/${globals.cluster ?? '<cluster>'}`,
     '9443:9443',

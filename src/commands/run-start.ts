@@ -40,8 +40,7 @@ export async function decideTarget(
   if (savedPlan && input.planFile) {
     // The kubeconfig and context ctl was given: the hint's plan command names them.
     const { chosenKubeTarget } = await import('../kube/client.js');
-    const { globals, env } = input;
-    const kubeTarget = chosenKubeTarget({ kubeconfig: globals.kubeconfig, context: globals.context, env });
+    const kubeTarget = chosenKubeTarget({ ...input.globals, env: input.env });
     saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file', kubeTarget);
   }
   if (!target)

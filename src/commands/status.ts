@@ -8,7 +8,7 @@ import { type RecordedProgram, recordedCommand, UNSHOWN_RECORDED_COMMAND } from 
 import { describeOwner, isStale } from '../run/lock.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
-import { commandFor, DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
+import { commandFor, type KubeTarget } from '../kube/kube-target.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
 interface LocateInput {
@@ -121,13 +121,7 @@ function firstRunHint(target: KubeTarget, input: LocateInput): string {
 
 async function flagTarget(input: LocateInput): Promise<KubeTarget> {
   const { chosenKubeTarget } = await import('../kube/client.js');
-  return (
-    chosenKubeTarget({
-      kubeconfig: input.globals.kubeconfig,
-      context: input.globals.context,
-      env: input.env,
-    }) ?? DEFAULT_KUBE_TARGET
-  );
+  return chosenKubeTarget({ ...input.globals, env: input.env });
 }
 
 /** `ctl upgrade status`: each step of the last run, its error, the lock, the resume command. */

@@ -12,19 +12,12 @@
  * Loaded only when a wait or the monitor watches (src/kube/client.ts importWatch): a plan does not.
  */
 
-import {
-  type Agent,
-  type ClientRequest,
-  type IncomingMessage,
-  request as httpRequest,
-  STATUS_CODES,
-} from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type ClientRequest, type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseJson } from '../json-read.js';
-import { keepAliveAgent } from './agent.js';
 import { BoundedLineSplitter } from './bounded-lines.js';
 import { armDeadlines } from './deadlines.js';
+import { kubeEndpoint } from './request.js';
 import { serverForMessages } from './server-url.js';
 import { MAX_WATCH_LINE_BYTES, watchLineTooLong } from './watch-line-bound.js';
 
@@ -65,17 +58,14 @@ export class BoundedWatch {
   ): Promise<AbortController> {
     const cluster = this.#config.getCurrentCluster();
     if (!cluster) throw new Error('No currently active cluster');
-    // As kubeRequest builds the LIST's URL: a server written with a trailing slash works too.
-    const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-    url.searchParams.set('watch', 'true');
-    for (const [key, value] of Object.entries(queryParams)) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    const options = (await this.#config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    options.headers?.forEach((value, key) => {
-      headers[key] = value;
-    });
+    // As kubeRequest sends the LIST: the same URL, credentials and kept agent.
+    const { url, headers, agent, send } = await kubeEndpoint(
+      this.#config,
+      cluster.server,
+      path,
+      { watch: 'true', ...queryParams },
+      'application/json',
+    );
     const server = serverForMessages(cluster.server);
     const what = `watch ${path}`;
     const controller = new AbortController();
@@ -88,13 +78,12 @@ export class BoundedWatch {
     };
 
     return new Promise<AbortController>((resolve) => {
-      const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
       let req: ClientRequest;
       try {
         req = send(url, {
           method: 'GET',
           headers,
-          agent: keepAliveAgent(options.agent),
+          agent,
           signal: controller.signal,
         });
       } catch (error) {

@@ -109,17 +109,18 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
 
 /**
  * The KubeTarget of `--kubeconfig`/KUBECONFIG and `--context` without reading any kubeconfig:
- * for the hints of a command that reads no cluster (`ctl upgrade status --state <file>`).
- * Undefined when they name nothing usable (that command never needed them).
+ * for the hints of a command that reads no cluster yet, or none at all (`ctl upgrade status
+ * --state <file>`). The default target (a hint then names neither) when they name nothing
+ * usable: that command never needed them.
  */
-export function chosenKubeTarget(options: KubeConfigOptions = {}): KubeTarget | undefined {
+export function chosenKubeTarget(options: KubeConfigOptions = {}): KubeTarget {
   try {
     return selectedKubeTarget(
       options.context,
       kubeconfigFiles(options.kubeconfig, options.env ?? process.env),
     );
   } catch {
-    return undefined;
+    return DEFAULT_KUBE_TARGET;
   }
 }
 

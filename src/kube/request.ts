@@ -51,6 +51,40 @@ export interface KubeRequest {
   limit?: { bytes: number; what: string } | undefined;
 }
 
+/** Where and how one request to the API server goes (kubeRequest's and the watches', bounded-watch.ts). */
+export interface KubeEndpoint {
+  url: URL;
+  /** `Accept` and the kubeconfig's credentials (applyToFetchOptions: token, plugin, OIDC). */
+  headers: Record<string, string>;
+  /** The kept agent with the Kubernetes deadlines (agent.ts), or the kubeconfig's own (a proxy's). */
+  agent: Agent | undefined;
+  send: typeof httpRequest;
+}
+
+/**
+ * The URL of `path` on `server` (a server written with a trailing slash works too) with `query`,
+ * and the kubeconfig's credentials, TLS and agent as client-node would send them.
+ */
+export async function kubeEndpoint(
+  config: { applyToFetchOptions(options: object): Promise<unknown> },
+  server: string,
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  accept: string,
+): Promise<KubeEndpoint> {
+  const url = new URL(server.replace(/\/+$/, '') + path);
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
+  const headers: Record<string, string> = { Accept: accept };
+  options.headers?.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return { url, headers, agent: keepAliveAgent(options.agent), send };
+}
+
 /**
  * Sends the request; resolves with the parsed JSON answer of a 2xx (undefined for an empty one),
  * rejects with a KubeRequestError carrying the status and the answer's text otherwise, or with
@@ -59,21 +93,19 @@ export interface KubeRequest {
 export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest): Promise<unknown> {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new KubeRequestError('no current cluster in the kubeconfig', undefined);
-  const url = new URL(cluster.server.replace(/\/+$/, '') + request.path);
-  for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
-  const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
-  const headers: Record<string, string> = { Accept: request.text ? '*/*' : 'application/json' };
-  options.headers?.forEach((value, key) => {
-    headers[key] = value;
-  });
+  const { url, headers, agent, send } = await kubeEndpoint(
+    config,
+    cluster.server,
+    request.path,
+    request.query ?? {},
+    request.text ? '*/*' : 'application/json',
+  );
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
   if (body) {
     headers['Content-Type'] = request.contentType ?? 'application/json';
     headers['Content-Length'] = String(body.length);
   }
   const what = `${request.method} ${request.path}`;
-  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  const agent = keepAliveAgent(options.agent);
   const attempt = (): Promise<unknown> =>
     new Promise<unknown>((resolve, reject) => {
       const req = send(

@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { REDACTED, Redactor } from '../io/redact.js';
 import { locationSecrets } from '../kube/download.js';
-import { DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
+import type { KubeTarget } from '../kube/kube-target.js';
 import { ctlCommand } from './equivalent-commands.js';
 import type { Plan, PlanTarget } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
@@ -177,7 +177,7 @@ export function checkSavedPlanStore(
   plan: Plan,
   path: string,
   store: StateStoreKind,
-  kubeTarget: KubeTarget = DEFAULT_KUBE_TARGET,
+  kubeTarget: KubeTarget,
 ): void {
   const planned = plan.target.selection?.stateStore;
   if (planned === undefined || planned === store) return;
