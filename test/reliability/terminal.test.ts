@@ -3,8 +3,8 @@
  * (util-linux `script`):
  * - A pty that reports 0 columns and 0 rows gets plain progress lines, and the run ends.
  * - At a terminal of 120x40 (80x24 for the two-hop run) a run takes about the time of the same
- *   run piped and writes a bounded number of bytes: a two-hop run, an OLM run, an Active-Active run, the demo, a fan-out over 1,000
- *   databases, and a resize mid-step (before issue 34, hop 2 stalled while the spinner wrote
+ *   run piped and writes a bounded number of bytes: a two-hop run, an OLM run, an Active-Active run, the demo and a resize mid-step
+ *   (a fan-out over 1,000 databases: terminal-fan-out.test.ts) (before issue 34, hop 2 stalled while the spinner wrote
  *   0.7 MB a second). Each run's piped twin runs in the same test, on its own fresh cluster.
  * - SIGTERM and Ctrl-C mid-step leave a resumable state and a clean terminal; a narrow terminal
  *   gets frames that fit; TERM=dumb gets plain lines.
@@ -18,121 +18,10 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import type { Scenario } from '../../src/sim/scenario.js';
 import { ctlBin } from '../helpers/run-ctl.js';
-import {
-  assertTerminalLeftClean,
-  byteBound,
-  type PtyControl,
-  requirePty,
-  runInPty,
-  runPiped,
-  timeBound,
-} from './pty.js';
-import { figure, readState, runOnBed, startBed, type Bed, type BedOptions, UPGRADE } from './support.js';
-
-/** The built-in scenario under other names: scenario, namespace, cluster and databases. */
-function renamed(prefix: string): (scenario: Scenario) => Scenario {
-  return (scenario) => {
-    const namespace = `${prefix}-ns`;
-    const moved = (ns: string | undefined): string | undefined =>
-      ns === scenario.namespace ? namespace : ns;
-    return {
-      ...scenario,
-      name: `${prefix}-${scenario.name}`,
-      namespace,
-      cluster: { ...scenario.cluster, name: `${prefix}-rec` },
-      databases: scenario.databases.map((db) => ({ ...db, namespace: moved(db.namespace) ?? namespace })),
-    };
-  };
-}
-
-interface Compared {
-  pty: Awaited<ReturnType<typeof runInPty>>;
-  piped: Awaited<ReturnType<typeof runPiped>>;
-}
-
-/**
- * The same run in a terminal (120x40 unless `size` says) and piped, each on a fresh cluster of
- * the scenario; the exit code, the time ratio (a hang guard) and the terminal's bytes asserted for
- * both. A run that is mostly simulated waits (`sideBySide`) has its twins run at once: they meet
- * the same load, and the file waits once. A run on zero timing is all CPU: its twins run in turn,
- * as at once they only share the cores (and the simulated operator makes more passes), but for the
- * longest of them (1,000 databases), whose twins in turn met different loads on a busy machine.
- */
-async function compare(
-  label: string,
-  scenario: string,
-  args: string[],
-  options: BedOptions & {
-    watch?: (output: string, control: PtyControl) => void;
-    entry?: string;
-    size?: { columns: number; rows: number };
-    sideBySide?: boolean;
-  } = {},
-): Promise<Compared> {
-  const { watch, entry, size, sideBySide = false, ...bedOptions } = options;
-  const inTerminal = async (): Promise<Compared['pty']> => {
-    const bed = await startBed(scenario, bedOptions);
-    try {
-      return await runInPty(args, {
-        env: bed.env,
-        cwd: bed.dir,
-        watch,
-        ...(entry ? { entry } : {}),
-        ...(size ?? {}),
-      });
-    } finally {
-      await bed.close();
-    }
-  };
-  const piped = async (): Promise<Compared['piped']> => {
-    const bed = await startBed(scenario, bedOptions);
-    try {
-      return await runPiped(args, { env: bed.env, cwd: bed.dir, ...(entry ? { entry } : {}) });
-    } finally {
-      await bed.close();
-    }
-  };
-  if (sideBySide) {
-    const [ptyRun, pipedRun] = await Promise.all([inTerminal(), piped()]);
-    return judge(label, { pty: ptyRun, piped: pipedRun });
-  }
-  const ptyRun = await inTerminal();
-  return judge(label, { pty: ptyRun, piped: await piped() });
-}
-
-function judge(label: string, runs: Compared): Compared {
-  const { pty, piped } = runs;
-  figure(
-    `pty ${label}: exit ${pty.code}, ${pty.bytes} bytes in ${pty.ms} ms; piped: ${piped.bytes} bytes in ${piped.ms} ms (ratio ${(pty.ms / Math.max(1, piped.ms)).toFixed(2)})`,
-  );
-  const tail = pty.output.slice(-3000);
-  assert.equal(pty.killed, undefined, `${label}: killed (${pty.killed}) after ${pty.bytes} bytes:\n${tail}`);
-  assert.equal(pty.code, 0, `${label} in a terminal:\n${tail}`);
-  assert.equal(piped.code, 0, `${label} piped:\n${piped.stderr.slice(-3000)}`);
-  assert.ok(
-    pty.ms <= timeBound(piped.ms),
-    `${label}: ${pty.ms} ms in a terminal against ${piped.ms} ms piped (bound ${timeBound(piped.ms)} ms)`,
-  );
-  const bound = byteBound(pty.ms, piped.bytes);
-  assert.ok(pty.bytes < bound, `${label}: ${pty.bytes} bytes to the terminal (bound ${bound})`);
-  assertTerminalLeftClean(pty.output, label);
-  return runs;
-}
-
-/** Every `N/M ready` the operator step showed, in order: readiness only goes forward. */
-function assertReadinessForward(output: string, label: string): void {
-  const seen = [...output.matchAll(/operator (\S+): (\d+)\/(\d+) ready/g)].map((m) => ({
-    version: m[1],
-    ready: Number(m[2]),
-  }));
-  for (let i = 1; i < seen.length; i++) {
-    const [before, now] = [seen[i - 1]!, seen[i]!];
-    if (before.version === now.version)
-      assert.ok(now.ready >= before.ready, `${label}: readiness went back: ${JSON.stringify(seen)}`);
-  }
-}
+import { assertTerminalLeftClean, requirePty, runInPty, runPiped } from './pty.js';
+import { figure, readState, runOnBed, startBed, type Bed, UPGRADE } from './support.js';
+import { assertReadinessForward, compare, judge, renamed } from './terminal-compare.js';
 
 const TWO_HOPS = ['upgrade', 'run', '--to', '8.2.0-18', '--yes'];
 
@@ -232,19 +121,6 @@ describe('any terminal', () => {
     } finally {
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
-  });
-
-  test('a fan-out over 1,000 databases at a terminal: two live lines, not a line each', async () => {
-    const args = [...UPGRADE, '--max-parallel', '50'];
-    // Side by side: in turn, each twin met whatever else the machine ran in its own seconds (CI
-    // beside other work: 41.8 s in the terminal against 24.2 s piped; 7.2 against 6.1 s on a
-    // quiet machine). At once they meet the same load.
-    const { pty, piped } = await compare('1,000 databases', 'scale-1000', args, {
-      edit: renamed('fan'),
-      sideBySide: true,
-    });
-    assert.match(pty.output, /Upgrade the databases: 1000 upgraded/);
-    assert.ok(pty.bytes < piped.bytes, 'the terminal gets counts, the pipe a line per database');
   });
 
   test('a resize (SIGWINCH) mid-step: redrawn at the new width, the run unaffected', async () => {
