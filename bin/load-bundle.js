@@ -10,7 +10,19 @@
 // checksum), made by another V8 or with other flags (V8 says so) is not used, and the exit writes
 // a new one. The cache holds compiled code of the bundle, never a value of the run (V8's own
 // guarantee for code caches; test/e2e/code-cache.test.ts looks for the run's secrets in it).
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +35,8 @@ import { makeCacheFolder } from './cache-folder.js';
 const BUILD_LINE = '// ctl-bundle ';
 const MAGIC = 0x3163_7463; // "ctc1", the format of a cache file: magic, checksum, length, data
 const HEADER_BYTES = 12;
+// Far more than any script's cache (main's is a few MB): a larger file there is not one ctl wrote.
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -92,11 +106,12 @@ function codeCache(source, words, env, nodeRequire) {
     read(script) {
       let bytes;
       try {
-        bytes = readFileSync(fileOf(script));
+        bytes = readCacheFile(fileOf(script));
       } catch {
         return undefined;
       }
-      if (bytes.length < HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC) return undefined;
+      if (bytes === undefined || bytes.length < HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC)
+        return undefined;
       const data = bytes.subarray(HEADER_BYTES);
       if (bytes.readUInt32LE(8) !== data.length || bytes.readUInt32LE(4) !== crc32(data)) return undefined;
       return data;
@@ -149,4 +164,28 @@ function commandKey(words) {
     key.push(word);
   }
   return key.join('-') || 'ctl';
+}
+
+/**
+ * A cache file, or undefined when it is not a regular file of at most MAX_CACHE_BYTES. Its
+ * folder comes from the environment (XDG_CACHE_HOME, NODE_COMPILE_CACHE): a FIFO put there
+ * would hold every start of ctl (O_NONBLOCK opens it without waiting, then it is refused), a
+ * device or a huge file its memory. What stat said is all that is read, even if it grows.
+ */
+function readCacheFile(file) {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_CACHE_BYTES) return undefined;
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let length = 0;
+    while (length < bytes.length) {
+      const read = readSync(fd, bytes, length, bytes.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return bytes.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { readBoundedFileSync } from '../io/bounded-file.js';
 import type { Io } from '../io/io.js';
+import { INPUT_FILE_LIMITS, inputFileError } from '../io/paths.js';
 import { type AuthForm, authorize, type IssuedToken, refreshToken } from './authorize.js';
 import { ApiClient } from './client.js';
 import type { Clock } from './clock.js';
@@ -23,6 +24,8 @@ export interface ConnectionSettings {
   passwordStdin: boolean;
   passwordFile?: string | undefined;
   caFile?: string | undefined;
+  /** What named `caFile`, for its errors: `--ca-file` unless said (CTL_CA_FILE, CTL_PARTICIPANT_CA_FILE). */
+  caFileFrom?: string | undefined;
   insecure: boolean;
   /** Where `insecure` and `caFile` came from, for the warning: `--insecure` unless said. */
   trustSource?: { insecure: string; caFile: string } | undefined;
@@ -90,7 +93,14 @@ export async function connectApi(
   deps: ConnectDependencies,
 ): Promise<ApiConnection> {
   const { io, env } = deps;
-  const ca = settings.caFile ? await readCaFile(settings.caFile) : undefined;
+  const ca = settings.caFile
+    ? readCaFile(
+        settings.caFilePinned
+          ? 'the certificate ctl auth trust pinned'
+          : (settings.caFileFrom ?? '--ca-file'),
+        settings.caFile,
+      )
+    : undefined;
   if (settings.insecure) {
     io.warn(
       `${settings.trustSource?.insecure ?? '--insecure'}: the certificate of ${settings.apiUrl} is NOT verified; anyone on the network path could read ` +
@@ -164,34 +174,27 @@ function credentialSources(settings: ConnectionSettings, deps: ConnectDependenci
   return sources;
 }
 
-/** Far more than any CA bundle (the system's whole root store is ~220 KB); the file is read whole. */
-const MAX_CA_FILE_BYTES = 4 * 1024 * 1024;
-
-async function readCaFile(path: string): Promise<string> {
+/**
+ * The CA file, as `flag` named it: a regular file of at most 4 MiB (src/io/paths.ts
+ * INPUT_FILE_LIMITS), read without waiting on it (src/io/bounded-file.ts). Read at once, not
+ * through fs/promises: its open, stat, read and close each wait for the event loop, which at
+ * this point is parsing the snapshot's answers (12-22 ms in a plan, docs/performance.md); a CA
+ * bundle is a few KB.
+ */
+function readCaFile(flag: string, path: string): string {
   let text: string;
-  const hint = 'Pass the path of a PEM file with the CA certificate.';
-  const tooLarge = () =>
-    new UsageError(`cannot read --ca-file ${path}: larger than ${MAX_CA_FILE_BYTES / 1024 / 1024} MiB`, {
-      hint,
-    });
   try {
-    // A regular file of bounded size only: a FIFO would wait for a writer, a device may never end.
-    const stats = statSync(path);
-    if (!stats.isFile()) throw new UsageError(`cannot read --ca-file ${path}: not a regular file`, { hint });
-    if (stats.size > MAX_CA_FILE_BYTES) throw tooLarge();
-    // Read at once, not through fs/promises: its open, stat, read and close each wait for the
-    // event loop, which at this point is parsing the snapshot's answers (12-22 ms in a plan,
-    // docs/performance.md); a CA bundle is a few KB.
-    text = readFileSync(path, 'utf8');
+    text = readBoundedFileSync(path, INPUT_FILE_LIMITS.caFile).toString('utf8');
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    const refused = inputFileError(flag, error);
+    if (refused instanceof UsageError) throw refused;
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`cannot read --ca-file ${path}: ${code}`, { hint });
+    throw new UsageError(`cannot read ${flag} ${path}: ${code}`, {
+      hint: 'Pass the path of a PEM file with the CA certificate.',
+    });
   }
-  // It may have grown since stat.
-  if (text.length > MAX_CA_FILE_BYTES) throw tooLarge();
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new UsageError(`--ca-file ${path} holds no PEM certificate`, {
+    throw new UsageError(`${flag} ${path} holds no PEM certificate`, {
       hint: 'Pass a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the ca.pem that `ctl sim up` writes.',
     });
   }

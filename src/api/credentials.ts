@@ -1,5 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 
 /**
  * Where the management API's username and password come from. Sources are asked in order and
@@ -178,17 +179,13 @@ export function filePasswordSource(path: string, warn: (message: string) => void
     password: async () => {
       let text: string;
       try {
+        // A regular file of at most 64 KiB, read without waiting on it (src/io/bounded-file.ts);
+        // its mode judged after, so a folder or a FIFO is refused without a warning first.
+        text = await readInputFile('--password-file', path, INPUT_FILE_LIMITS.passwordFile);
         const info = await stat(path);
         if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
           warn(`${path} can be read by other users (mode ${(info.mode & 0o777).toString(8)}); chmod 600 it.`);
         }
-        if (info.size > STDIN_PASSWORD_LIMITS.maxBytes) {
-          throw new UsageError(
-            `--password-file ${path} is ${info.size} bytes, more than ${STDIN_PASSWORD_LIMITS.maxBytes / 1024} KiB: that is not a password`,
-            { hint: 'Point --password-file at a file that holds only the password.' },
-          );
-        }
-        text = await readFile(path, 'utf8');
       } catch (error) {
         if (error instanceof UsageError) throw error;
         const code = (error as NodeJS.ErrnoException).code ?? String(error);

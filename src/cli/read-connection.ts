@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AuthForm } from '../api/authorize.js';
 import type { ConnectionFlags } from '../api/connect.js';
 import { UsageError } from '../errors.js';
-import { checkFilePath } from '../io/paths.js';
+import { checkFilePath, INPUT_FILE_LIMITS } from '../io/paths.js';
 
 /** Flags win over env. Raises a usage error for malformed or conflicting inputs, before any request. */
 export function readConnectionFlags(command: Command, env: NodeJS.ProcessEnv): ConnectionFlags {
@@ -19,15 +19,24 @@ export function readConnectionValues(raw: Record<string, unknown>, env: NodeJS.P
     });
   }
   // Neither may be a FIFO or a device: reading one could wait forever (src/io/paths.ts).
-  checkFilePath('--password-file', raw.passwordFile as string | undefined, 'input');
+  // Nor larger than ctl reads of it (src/io/paths.ts INPUT_FILE_LIMITS), checked again as it is read.
+  checkFilePath(
+    '--password-file',
+    raw.passwordFile as string | undefined,
+    'input',
+    INPUT_FILE_LIMITS.passwordFile,
+  );
   const caFile = (raw.caFile as string | undefined) ?? nonEmpty(env.CTL_CA_FILE);
-  checkFilePath(raw.caFile === undefined ? 'CTL_CA_FILE' : '--ca-file', caFile, 'input');
+  const caFileFrom =
+    raw.caFile !== undefined ? '--ca-file' : caFile !== undefined ? 'CTL_CA_FILE' : undefined;
+  checkFilePath(caFileFrom ?? '--ca-file', caFile, 'input', INPUT_FILE_LIMITS.caFile);
   return {
     apiUrl,
     username: raw.username as string | undefined,
     passwordStdin: raw.passwordStdin === true,
     passwordFile: raw.passwordFile as string | undefined,
     caFile,
+    caFileFrom,
     insecure: raw.insecure === true || isTruthy(env.CTL_INSECURE),
     authForm: (raw.authForm as AuthForm | undefined) ?? 'auto',
   };

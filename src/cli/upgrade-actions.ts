@@ -136,9 +136,14 @@ async function withUserDefinedModules<T extends TargetSelection & { operator?: s
   };
 }
 
-/** `--remediate` with its `--module-file`s: the management API changes the plan judges (api-permissions). */
+/**
+ * `--remediate` with its `--module-file`s: the management API changes the plan judges
+ * (api-permissions). Each file is checked as the run checks it, so a plan does not call Ready a
+ * run that would refuse its package.
+ */
 function remediationOf(command: Command): { remediate?: { moduleFiles: number } } {
   const o = command.opts() as { remediate?: boolean; moduleFile?: string[] };
+  for (const file of o.moduleFile ?? []) inputFile('--module-file', file, INPUT_FILE_LIMITS.moduleFile);
   return o.remediate === true ? { remediate: { moduleFiles: o.moduleFile?.length ?? 0 } } : {};
 }
 
@@ -210,7 +215,9 @@ export async function runAction(command: Command, runtime: Runtime): Promise<voi
         ? undefined
         : parseDuration(o.maxUnavailable as string, '--max-unavailable'),
     remediate: o.remediate === true,
-    moduleFiles: ((o.moduleFile as string[] | undefined) ?? []).map((f) => inputFile('--module-file', f)),
+    moduleFiles: ((o.moduleFile as string[] | undefined) ?? []).map((f) =>
+      inputFile('--module-file', f, INPUT_FILE_LIMITS.moduleFile),
+    ),
     maxParallel: parseCount(o.maxParallel as string, '--max-parallel', 1, 50),
     keepScc: o.keepScc === true,
     helmBin: (o.helmBin as string | undefined) ?? (runtime.env.CTL_HELM || 'helm'),

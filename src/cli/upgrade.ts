@@ -219,7 +219,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
         )
         .option(
           '--module-file <path>',
-          'RHEL9 module package to upload when remediating (repeatable)',
+          'RHEL9 module package to upload when remediating (repeatable; a regular file of at most 256 MiB)',
           collect,
         )
         .option('--max-parallel <n>', 'databases upgraded at once, 1 to 50', '1')

@@ -48,6 +48,9 @@ export async function runAuthToken(
       {
         ...options.connection,
         caFile,
+        ...(caFile !== options.connection.caFile
+          ? { caFileFrom: 'the certificate ctl auth trust pinned' }
+          : {}),
         apiUrl: resolved.url,
         servername: resolved.servername,
         portForwardCommand: resolved.portForwardCommand,

@@ -106,8 +106,8 @@ export async function loadFleetFile(path: string): Promise<FleetMember[]> {
     const kubeconfig = relative(member.kubeconfig);
     const caFile = relative(member.caFile);
     // Like the flags they stand for: regular files only, refused before any cluster is touched.
-    checkFilePath(`${path}: kubeconfig`, kubeconfig, 'input');
-    checkFilePath(`${path}: caFile`, caFile, 'input');
+    checkFilePath(`${path}: kubeconfig`, kubeconfig, 'input', INPUT_FILE_LIMITS.kubeconfig);
+    checkFilePath(`${path}: caFile`, caFile, 'input', INPUT_FILE_LIMITS.caFile);
     return { ...member, kubeconfig, caFile };
   });
 }
@@ -280,7 +280,12 @@ function memberRunInput(
       cluster: member.cluster ?? input.globals.cluster,
       kubeconfig: member.kubeconfig ?? input.globals.kubeconfig,
     },
-    connection: { ...input.connection, caFile: member.caFile ?? input.connection.caFile },
+    connection: {
+      ...input.connection,
+      ...(member.caFile
+        ? { caFile: member.caFile, caFileFrom: `the fleet's caFile of ${member.context}` }
+        : {}),
+    },
     io,
     // Confirmed once for the whole fleet.
     yes: true,

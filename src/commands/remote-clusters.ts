@@ -1,6 +1,6 @@
 import type { ConnectDependencies, ConnectionFlags } from '../api/connect.js';
 import type { Io } from '../io/io.js';
-import { checkFilePath } from '../io/paths.js';
+import { checkFilePath, INPUT_FILE_LIMITS } from '../io/paths.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
 import { ParticipantUnreachableError, type RemoteClusterReader } from '../planning/participants.js';
 
@@ -26,7 +26,7 @@ export interface ParticipantTrust {
 
 export function participantTrust(env: NodeJS.ProcessEnv): ParticipantTrust {
   const caFile = env.CTL_PARTICIPANT_CA_FILE || undefined;
-  checkFilePath('CTL_PARTICIPANT_CA_FILE', caFile, 'input');
+  checkFilePath('CTL_PARTICIPANT_CA_FILE', caFile, 'input', INPUT_FILE_LIMITS.caFile);
   const insecure = new Set(
     (env.CTL_PARTICIPANT_INSECURE ?? '')
       .split(',')
@@ -66,6 +66,7 @@ export function remoteClusterReader(input: {
         passwordStdin: false,
         passwordFile: undefined,
         caFile: trust.caFile,
+        caFileFrom: 'CTL_PARTICIPANT_CA_FILE',
         insecure: trust.insecure.has(name),
         trustSource: { insecure: `CTL_PARTICIPANT_INSECURE=${name}`, caFile: 'CTL_PARTICIPANT_CA_FILE=' },
         authForm: input.connection.authForm,

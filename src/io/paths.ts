@@ -1,14 +1,22 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import {
+  describeKind,
+  FileTooLargeError,
+  formatBytes,
+  formatSizeOver,
+  NotRegularFileError,
+  readBoundedFile,
+} from './bounded-file.js';
 
 /**
  * The files ctl is given (`--state`, `--plan`, `--report`, `--password-file`, `--module-file`,
  * `--kubeconfig`, `--ca-file`, `--fleet` and their CTL_* and KUBECONFIG equivalents) must be
- * regular files. Opening a FIFO blocks until someone writes to it, a device may never end, and a
- * directory or socket cannot be read as a file: each is refused here, at once, with exit 2. Only
- * stat and lstat are used, never open, so the check itself cannot hang.
+ * regular files, and no larger than ctl reads of them (./bounded-file.ts reads them). Opening a
+ * FIFO blocks until someone writes to it, a device may never end, and a directory or socket
+ * cannot be read as a file: each is refused here, at once, with exit 2. Only stat and lstat are
+ * used, never open, so the check itself cannot hang.
  *
  * Symbolic links are followed (a Kubernetes Secret mounted as files is a tree of links); the file
  * they lead to is what must be regular. The state file is the one case where the link is also
@@ -35,6 +43,17 @@ export const INPUT_FILE_LIMITS = {
   fleet: 4 * MIB,
   /** A scenario for `ctl sim up`: a capture of tens of thousands of databases. */
   scenario: 64 * MIB,
+  /**
+   * A module package for `--remediate` (`--module-file`, uploaded whole with POST /v2/modules):
+   * a zip of the module's shared object and its module.json, tens of MB for the largest
+   * (RediSearch with its vector libraries); far more than any, and what ctl holds in memory for
+   * the upload.
+   */
+  moduleFile: 256 * MIB,
+  /** A CA bundle (`--ca-file`, CTL_CA_FILE, CTL_PARTICIPANT_CA_FILE): the system's whole root store is ~220 KB. */
+  caFile: 4 * MIB,
+  /** `--password-file`: a password, as `--password-stdin` (src/api/credentials.ts STDIN_PASSWORD_LIMITS). */
+  passwordFile: 64 * 1024,
 } as const;
 
 /**
@@ -51,34 +70,40 @@ export function checkFilePath(
   if (path === undefined || path === '') return;
   const stats = statOrMissing(path);
   if (stats === undefined) return;
-  if (!stats.isFile()) throw notRegularFile(flag, path, stats, role);
+  if (!stats.isFile()) throw notRegularFile(flag, path, describeKind(stats), role);
   if (maxBytes !== undefined && stats.size > maxBytes) throw tooLarge(flag, path, stats.size, maxBytes);
 }
 
 /**
- * A file ctl is given, read whole within `maxBytes`: refused as {@link checkFilePath} refuses it
- * (exit 2) before it is opened, its size measured again on the open file, and its length after
- * the read (it may grow meanwhile). A missing or unreadable file throws the fs error, for the
- * reader to word.
+ * A file ctl is given, read whole within `maxBytes` (./bounded-file.ts: a regular file, checked
+ * before and after it is opened, the read itself stopped past the bound). Refused with exit 2,
+ * naming `flag`; a missing or unreadable file throws the fs error, for the reader to word.
  */
 export async function readInputFile(flag: string, path: string, maxBytes: number): Promise<string> {
-  checkFilePath(flag, path, 'input', maxBytes);
-  const handle = await open(path, 'r');
+  return (await readInputBytes(flag, path, maxBytes)).toString('utf8');
+}
+
+/** {@link readInputFile}'s bytes, for a file that is not text (a module package). */
+export async function readInputBytes(flag: string, path: string, maxBytes: number): Promise<Buffer> {
   try {
-    const stats = await handle.stat();
-    // The path may have been replaced between the check and the open: refused the same way.
-    if (!stats.isFile()) throw notRegularFile(flag, path, stats, 'input');
-    if (stats.size > maxBytes) throw tooLarge(flag, path, stats.size, maxBytes);
-    const text = await handle.readFile('utf8');
-    if (text.length > maxBytes) throw tooLarge(flag, path, text.length, maxBytes);
-    return text;
-  } finally {
-    await handle.close();
+    return await readBoundedFile(path, maxBytes);
+  } catch (error) {
+    throw inputFileError(flag, error, 'input');
   }
 }
 
-function notRegularFile(flag: string, path: string, stats: Stats, role: PathRole): UsageError {
-  return new UsageError(`${flag} ${path} is ${describeKind(stats)}, not a regular file`, {
+/**
+ * A refusal of ./bounded-file.ts as the usage error (exit 2) that names the flag or variable
+ * which gave the file and what to do; any other error as it is.
+ */
+export function inputFileError(flag: string, error: unknown, role: PathRole = 'input'): unknown {
+  if (error instanceof NotRegularFileError) return notRegularFile(flag, error.path, error.kind, role);
+  if (error instanceof FileTooLargeError) return tooLarge(flag, error.path, error.size, error.maxBytes);
+  return error;
+}
+
+function notRegularFile(flag: string, path: string, kind: string, role: PathRole): UsageError {
+  return new UsageError(`${flag} ${path} is ${kind}, not a regular file`, {
     hint:
       role === 'output'
         ? `ctl writes ${flag} as a regular file: give the path of a file, or of one that does not exist yet.`
@@ -86,11 +111,15 @@ function notRegularFile(flag: string, path: string, stats: Stats, role: PathRole
   });
 }
 
-function tooLarge(flag: string, path: string, size: number, maxBytes: number): UsageError {
-  const mib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
+function tooLarge(flag: string, path: string, size: number | undefined, maxBytes: number): UsageError {
+  // undefined: stat said less, and the read found more (the file grew, or stat cannot tell).
   return new UsageError(
-    `${flag} ${path} is ${mib(size)}, more than the ${mib(maxBytes)} ctl reads of it; ctl did not read it`,
-    { hint: `Check that ${path} is the file you meant: neither ctl nor kubectl writes one near that size.` },
+    size === undefined
+      ? `${flag} ${path} holds more than the ${formatBytes(maxBytes)} ctl reads of it; ctl read no further`
+      : `${flag} ${path} is ${formatSizeOver(size, maxBytes)}, more than the ${formatBytes(maxBytes)} ctl reads of it; ctl did not read it`,
+    {
+      hint: `Check that ${path} is the file you meant: ${formatBytes(maxBytes)} is far more than ${flag} ever needs.`,
+    },
   );
 }
 
@@ -141,13 +170,4 @@ function statOrMissing(path: string): Stats | undefined {
     // meets the same error and says so in its own words (exit 1); nothing here can block.
     return undefined;
   }
-}
-
-function describeKind(stats: Stats): string {
-  if (stats.isFIFO()) return 'a FIFO (named pipe)';
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  return 'not a regular file';
 }

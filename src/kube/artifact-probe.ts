@@ -5,12 +5,13 @@
  * network, a proxy in the way) is reported as unknown, never as missing.
  */
 
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import type { HopDispatchers } from '../api/hop-dispatchers.js';
 import { proxySettingsFor } from '../api/http.js';
+import { describeKind, FileTooLargeError, NotRegularFileError, readBoundedText } from '../io/bounded-file.js';
 import type { Io } from '../io/io.js';
 import { credentialsAsHeader, downloadRefusal } from './download.js';
 
@@ -64,14 +65,19 @@ export async function probeLocation(location: string, options: ProbeOptions = {}
   if (!isUrl(location)) {
     const path = location.startsWith('file:') ? fileURLToPath(location) : location;
     try {
-      const info = await stat(path);
-      if (!info.isFile()) return { found: false, detail: `${path} is not a file` };
-      if (!options.body) return { found: true, detail: `${path} exists` };
+      if (!options.body) {
+        const info = await stat(path);
+        return info.isFile()
+          ? { found: true, detail: `${path} exists` }
+          : { found: false, detail: `${path} is ${describeKind(info)}, not a regular file` };
+      }
+      // A regular file within the bound, read without waiting on it (src/io/bounded-file.ts).
       const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-      if (info.size > maxBytes)
-        return { found: undefined, detail: `${path}: ${new BodyTooLarge(maxBytes).message}` };
-      return { found: true, detail: `${path} exists`, text: await readFile(path, 'utf8') };
+      return { found: true, detail: `${path} exists`, text: await readBoundedText(path, maxBytes) };
     } catch (error) {
+      if (error instanceof NotRegularFileError) return { found: false, detail: error.message };
+      if (error instanceof FileTooLargeError)
+        return { found: undefined, detail: `${path}: ${new BodyTooLarge(error.maxBytes).message}` };
       const code = (error as NodeJS.ErrnoException).code;
       return code === 'ENOENT'
         ? { found: false, detail: `no such file ${path}` }

@@ -8,12 +8,13 @@
  * (docs/performance.md). Only type imports appear at the top: `ctl --help` must not pay for it.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
-import { checkFilePath, checkPathList, INPUT_FILE_LIMITS } from '../io/paths.js';
+import { readBoundedFileSync } from '../io/bounded-file.js';
+import { checkFilePath, checkPathList, INPUT_FILE_LIMITS, inputFileError } from '../io/paths.js';
 import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
@@ -156,14 +157,15 @@ function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s
   // KUBECONFIG may list several: the message names the one that failed.
   let reading = first;
   try {
-    config.loadFromFile(first);
+    loadFile(config, first);
     for (const file of rest) {
       reading = file;
       const other = newConfig();
-      other.loadFromFile(file);
+      loadFile(other, file);
       mergeFirstWins(config, other);
     }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read the kubeconfig ${reading}: ${kubeconfigProblem(error)}`, {
       hint: `Check that the file is a valid kubeconfig (kubectl config view --kubeconfig ${shellQuote(reading)}).`,
       cause: error,
@@ -184,6 +186,22 @@ export function kubeconfigProblem(error: unknown): string {
   // only, where no quoted block of the file can follow.
   const message = error instanceof Error ? error.message : String(error);
   return oneLine(message.split('\n')[0] ?? '');
+}
+
+/**
+ * client-node's loadFromFile, but the file read within its bound and without waiting on it
+ * (src/io/bounded-file.ts): each was checked when it was chosen, and may have changed since.
+ */
+function loadFile(config: k8s.KubeConfig, file: string): void {
+  let text: string;
+  try {
+    text = readBoundedFileSync(file, INPUT_FILE_LIMITS.kubeconfig).toString('utf8');
+  } catch (error) {
+    throw inputFileError('the kubeconfig', error);
+  }
+  config.loadFromString(text);
+  // As loadFromFile: a certificate or key path is relative to the file that names it.
+  config.makePathsAbsolute(dirname(file));
 }
 
 /**
@@ -231,6 +249,27 @@ function selectContext(
       hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', '<cluster>')}.`,
     });
   }
+  // The files the context names, which client-node reads on every request: regular files of a
+  // certificate's or key's size, or a FIFO there would hold each request (src/io/paths.ts).
+  checkFilePath(
+    `the kubeconfig's certificate-authority of cluster ${cluster.name}`,
+    cluster.caFile,
+    'input',
+    INPUT_FILE_LIMITS.caFile,
+  );
+  const user = config.getCurrentUser();
+  checkFilePath(
+    `the kubeconfig's client-certificate of user ${user?.name}`,
+    user?.certFile,
+    'input',
+    INPUT_FILE_LIMITS.caFile,
+  );
+  checkFilePath(
+    `the kubeconfig's client-key of user ${user?.name}`,
+    user?.keyFile,
+    'input',
+    INPUT_FILE_LIMITS.caFile,
+  );
   return {
     config,
     contextName,
@@ -242,7 +281,8 @@ function selectContext(
 
 function readInClusterNamespace(): string | undefined {
   try {
-    return readFileSync(IN_CLUSTER_NAMESPACE_FILE, 'utf8').trim() || undefined;
+    // A namespace name is at most 63 characters; the file is the pod's, read like any other.
+    return readBoundedFileSync(IN_CLUSTER_NAMESPACE_FILE, 4096).toString('utf8').trim() || undefined;
   } catch {
     return undefined;
   }

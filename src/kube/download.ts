@@ -17,11 +17,16 @@
  *   {@link locationSecrets} gives them to the redactor.
  */
 
-import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { isLoopbackHost } from '../api/http.js';
 import { OperationError } from '../errors.js';
+import {
+  FileTooLargeError,
+  formatBytes,
+  formatSizeOver,
+  NotRegularFileError,
+  readBoundedText,
+} from '../io/bounded-file.js';
 import type { Io } from '../io/io.js';
 
 export const MIB = 1024 * 1024;
@@ -84,38 +89,23 @@ async function readBoundedFile(
       hint: options.hint ?? `Give ${limits.what} as a regular file or an https URL.`,
       ...(cause ? { cause } : {}),
     });
-  let size: number;
   try {
-    const stats = statSync(path);
-    if (!stats.isFile()) {
+    // A regular file within the limit, read without waiting on it (src/io/bounded-file.ts).
+    return await readBoundedText(path, limits.maxBytes);
+  } catch (error) {
+    if (error instanceof NotRegularFileError) {
       throw fail(
-        `it is ${stats.isFIFO() ? 'a FIFO' : stats.isDirectory() ? 'a directory' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'not a regular file'}, not a regular file (a FIFO would wait for a writer, a device may never end; save it to a file first)`,
+        `it is ${error.kind}, not a regular file (a FIFO would wait for a writer, a device may never end; save it to a file first)`,
       );
     }
-    size = stats.size;
-  } catch (error) {
-    if (error instanceof OperationError) throw error;
+    if (error instanceof FileTooLargeError) throw fail(tooLarge(limits, error.size));
     const code = (error as NodeJS.ErrnoException).code;
     throw fail(code === 'ENOENT' ? 'no such file' : (error as Error).message, error);
-  }
-  if (size > limits.maxBytes) throw fail(tooLarge(limits, size));
-  try {
-    const buffer = await readFile(path);
-    // It may have grown since stat.
-    if (buffer.length > limits.maxBytes) throw fail(tooLarge(limits, buffer.length));
-    return buffer.toString('utf8');
-  } catch (error) {
-    if (error instanceof OperationError) throw error;
-    throw fail((error as Error).message, error);
   }
 }
 
 function tooLarge(limits: DownloadLimits, size?: number): string {
-  return `${size === undefined ? 'it is' : `it is ${formatBytes(size)},`} larger than ${formatBytes(limits.maxBytes)}, the limit for ${limits.what}`;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`;
+  return `${size === undefined ? 'it is' : `it is ${formatSizeOver(size, limits.maxBytes)},`} larger than ${formatBytes(limits.maxBytes)}, the limit for ${limits.what}`;
 }
 
 async function fetchBounded(

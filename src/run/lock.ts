@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
-import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rmdir, stat, unlink } from 'node:fs/promises';
+import { describeKind, readBoundedText } from '../io/bounded-file.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { basename, dirname, join } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
@@ -53,6 +54,7 @@ export async function acquireLock(
       return { owner, release: () => releaseLock(lockPath, owner.id) };
     }
     const current = await readLock(lockPath);
+    if (!current) await refuseOddLock(lockPath);
     if (current && !isStale(current)) {
       throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
         hint: `Wait for it to finish. If that process is gone for good, run: ${commandFor('ctl', target, 'upgrade', 'unlock', '--lock-id', current.id)}`,
@@ -69,6 +71,22 @@ export async function acquireLock(
   throw new LockedError(`could not take the lock ${lockPath}: other runs keep taking it`, {
     hint: 'Make sure only one ctl upgrade runs for this cluster, then try again.',
   });
+}
+
+/**
+ * A folder, a FIFO or a device where the lock goes is nothing a run left: no wait turns it into a
+ * lock, and removing it is not ctl's to do. Said at once (exit 1) instead of waiting out the
+ * grace of an unreadable lock and then failing to remove it.
+ */
+async function refuseOddLock(lockPath: string): Promise<void> {
+  const stats = await stat(lockPath).catch(() => undefined);
+  if (stats === undefined || stats.isFile()) return;
+  throw new OperationError(
+    `the lock ${lockPath} is ${describeKind(stats)}, not a regular file: ctl cannot take it`,
+    {
+      hint: `Move it aside (it is not ctl's), or pass a state file in another place with --state.`,
+    },
+  );
 }
 
 /** How old an unreadable lock file must be before it counts as left behind by a crash. */
@@ -187,9 +205,15 @@ async function removeStaleLock(lockPath: string, judged: LockOwner | undefined):
   }
 }
 
+/**
+ * What ctl writes in a lock is a few hundred bytes; the bound and the check that it is a regular
+ * file (src/io/bounded-file.ts) keep a FIFO or a huge file put at its path from holding the run.
+ */
+const MAX_LOCK_BYTES = 64 * 1024;
+
 export async function readLock(lockPath: string): Promise<LockOwner | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(lockPath, 'utf8')) as LockOwner;
+    const parsed = JSON.parse(await readBoundedText(lockPath, MAX_LOCK_BYTES)) as LockOwner;
     return typeof parsed.id === 'string' && typeof parsed.pid === 'number' ? parsed : undefined;
   } catch {
     return undefined;

@@ -1,10 +1,11 @@
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json-read.js';
 import { randomUUID } from 'node:crypto';
-import { copyFile, open } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
+import { FileTooLargeError, NotRegularFileError, readBoundedText } from '../io/bounded-file.js';
 import { pathSegment } from '../io/path-segment.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { safeJson } from '../io/safe-text.js';
@@ -228,18 +229,22 @@ export class StateFile {
  */
 export const MAX_STATE_BYTES = 64 * 1024 * 1024;
 
-/** The file's text, its size measured on the open file first (OperationError past the limit). */
+/**
+ * The file's text: a regular file of at most MAX_STATE_BYTES, read without waiting on it and
+ * never past the bound, even while another writer appends (src/io/bounded-file.ts). `--state`
+ * was checked at the flag (exit 2); the default path and one swapped since are refused here.
+ */
 async function readBounded(path: string): Promise<string> {
-  const handle = await open(path, 'r');
   try {
-    const { size } = await handle.stat();
-    if (size > MAX_STATE_BYTES) throw tooLarge(path, size);
-    const text = await handle.readFile('utf8');
-    // It may have grown since (ctl replaces it whole; another writer may append).
-    if (text.length > MAX_STATE_BYTES) throw tooLarge(path, text.length);
-    return text;
-  } finally {
-    await handle.close();
+    return await readBoundedText(path, MAX_STATE_BYTES);
+  } catch (error) {
+    if (error instanceof FileTooLargeError) throw tooLarge(path, error.size ?? MAX_STATE_BYTES + 1);
+    if (error instanceof NotRegularFileError) {
+      throw new OperationError(`the state file ${error.message}; ctl did not read it`, {
+        hint: moveAsideHint(path),
+      });
+    }
+    throw error;
   }
 }
 

@@ -19,13 +19,13 @@
  * - ./remediate-action-wait.ts: the wait for a management API action.
  */
 
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { MalformedAnswerError, NOT_THE_API_HINT } from '../api/api-errors.js';
 import type { ApiWriter } from '../api/writer.js';
 import { curlApi } from '../planning/equivalent-commands.js';
 import type { ApiModule } from '../api/types.js';
-import { OperationError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
+import { INPUT_FILE_LIMITS, readInputBytes } from '../io/paths.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS } from '../release/catalog.js';
 import { targetTakesModuleUploads } from '../planning/module-fix.js';
 import { frozenModuleFix, noBuildFix, splitByUpload } from './frozen-module-fix.js';
@@ -139,10 +139,16 @@ function minimumOf(blockers: Blocker[]): string {
   );
 }
 
+/**
+ * Checked when the run started (src/cli/upgrade-actions.ts) and again here, where it is read: a
+ * FIFO, a device or a file past the bound put there since is refused (exit 2) without waiting
+ * or reading past the bound.
+ */
 async function readModuleFile(file: string): Promise<Uint8Array> {
   try {
-    return await readFile(file);
+    return await readInputBytes('--module-file', file, INPUT_FILE_LIMITS.moduleFile);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new OperationError(`cannot read --module-file ${file}: ${(error as Error).message}`, {
       hint: 'Check the path of the module package, then run ctl again.',
       cause: error,

@@ -126,12 +126,12 @@ describe('every input has a bound (e2e)', { timeout: 600_000 }, () => {
       timeoutMs: 30_000,
     });
     assertExit(fromFifo, 2, '--catalog <FIFO>');
-    assert.match(fromFifo.stderr, /it is a FIFO, not a regular file/);
+    assert.match(fromFifo.stderr, /it is a FIFO \(named pipe\), not a regular file/);
     const zero = await runCtl(['upgrade', 'plan', '--to', TARGET, '--catalog', '/dev/zero'], {
       timeoutMs: 30_000,
     });
     assertExit(zero, 2, '--catalog /dev/zero');
-    assert.match(zero.stderr, /it is a device/);
+    assert.match(zero.stderr, /it is a character device, not a regular file/);
   });
 
   it('plain http from another machine only with --allow-http', async () => {

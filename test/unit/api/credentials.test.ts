@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,5 +124,23 @@ describe('credentials', () => {
     await filePasswordSource(quiet, (w) => none.push(w)).password!();
     assert.deepEqual(none, []);
     await assert.rejects(filePasswordSource(join(dir, 'missing'), () => {}).password!(), /ENOENT/);
+  });
+
+  it('refuses a --password-file that is a FIFO or past 64 KiB: exit 2, without waiting or warning first', async () => {
+    const fifo = join(dir, 'pw-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const warnings: string[] = [];
+    await assert.rejects(filePasswordSource(fifo, (w) => warnings.push(w)).password!(), (error: unknown) => {
+      assert.ok(error instanceof UsageError);
+      assert.equal(error.message, `--password-file ${fifo} is a FIFO (named pipe), not a regular file`);
+      return true;
+    });
+    const big = join(dir, 'pw-big');
+    await writeFile(big, 'x'.repeat(64 * 1024 + 1), { mode: 0o644 });
+    await assert.rejects(
+      filePasswordSource(big, (w) => warnings.push(w)).password!(),
+      /--password-file \S+ is 65537 bytes, more than the 64 KiB ctl reads of it/,
+    );
+    assert.deepEqual(warnings, [], 'no warning about a file ctl does not read');
   });
 });

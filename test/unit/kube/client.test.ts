@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -98,6 +99,53 @@ describe('loadKubeConfig', () => {
         return true;
       });
     }
+  });
+
+  it("a certificate or key file the context names is a regular file of a certificate's size, its path relative to the kubeconfig", async () => {
+    const sub = join(dir, 'certs');
+    mkdirSync(sub, { recursive: true });
+    execFileSync('mkfifo', [join(sub, 'ca.fifo')]);
+    writeFileSync(join(sub, 'client.key'), '');
+    truncateSync(join(sub, 'client.key'), 5 * 1024 * 1024);
+    const named = (cluster: string, user: string): string => {
+      const path = join(sub, 'config.yaml');
+      writeFileSync(
+        path,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          'current-context: dev',
+          'clusters:',
+          `- name: c1\n  cluster: {server: "https://127.0.0.1:6443", ${cluster}}`,
+          'users:',
+          `- name: u1\n  user: {${user}}`,
+          'contexts:',
+          '- name: dev\n  context: {cluster: c1, user: u1}',
+        ].join('\n'),
+      );
+      return path;
+    };
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: named('certificate-authority: ca.fifo', 'token: abc'), env: {} }),
+      (error: unknown) => {
+        assert.ok(error instanceof UsageError);
+        assert.equal(
+          error.message,
+          `the kubeconfig's certificate-authority of cluster c1 ${join(sub, 'ca.fifo')} is a FIFO (named pipe), not a regular file`,
+        );
+        return true;
+      },
+    );
+    await assert.rejects(
+      loadKubeConfig({
+        kubeconfig: named(
+          'insecure-skip-tls-verify: true',
+          'client-certificate-data: eA==, client-key: client.key',
+        ),
+        env: {},
+      }),
+      /the kubeconfig's client-key of user u1 \S+client\.key is 5 MiB, more than the 4 MiB ctl reads of it/,
+    );
   });
 
   it('a missing --kubeconfig file is a usage error', async () => {

@@ -142,8 +142,8 @@ describe('download', () => {
   it('reads regular files only, within the limit', async () => {
     const fifo = path.join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
-    await assert.rejects(download(fifo, LIMITS), /it is a FIFO, not a regular file/);
-    await assert.rejects(download('/dev/zero', LIMITS), /it is a device, not a regular file/);
+    await assert.rejects(download(fifo, LIMITS), /it is a FIFO \(named pipe\), not a regular file/);
+    await assert.rejects(download('/dev/zero', LIMITS), /it is a character device, not a regular file/);
     await assert.rejects(download(dir, LIMITS), /it is a directory/);
     const big = path.join(dir, 'big.yaml');
     writeFileSync(big, '');

@@ -92,11 +92,11 @@ describe('--user-defined-modules file', () => {
   it('reads regular files only, within 256 KiB; not a URL', async () => {
     const fifo = path.join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
-    await refused(fifo, /it is a FIFO, not a regular file/);
+    await refused(fifo, /it is a FIFO \(named pipe\), not a regular file/);
     await refused(dir, /it is a directory/);
     const big = file('');
     truncateSync(big, 300 * 1024);
-    await refused(big, /larger than 262144 bytes/);
+    await refused(big, /it is 300 KiB, larger than 256 KiB, the limit for --user-defined-modules/);
     await refused(path.join(dir, 'absent.yaml'), /no such file/);
     await refused('https://h/list.yaml', /a file is expected, not a URL/);
   });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ExitCode, LockedError } from '../../../src/errors.js';
+import { ExitCode, LockedError, OperationError } from '../../../src/errors.js';
 import { acquireLock, forceUnlock, type LockOwner, readLock } from '../../../src/run/lock.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -20,6 +21,23 @@ async function deadPid(): Promise<number> {
 }
 
 describe('lock', () => {
+  it('a FIFO or a folder at the lock path: refused at once, never read (a FIFO would hold the run)', async () => {
+    for (const [kind, make] of [
+      ['a FIFO (named pipe)', (path: string) => execFileSync('mkfifo', [path])],
+      ['a directory', (path: string) => mkdirSync(path)],
+    ] as const) {
+      const path = await tempLock();
+      make(path);
+      assert.equal(await readLock(path), undefined);
+      await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+        assert.ok(error instanceof OperationError, String(error));
+        assert.equal(error.message, `the lock ${path} is ${kind}, not a regular file: ctl cannot take it`);
+        assert.match(error.hint ?? '', /--state/);
+        return true;
+      });
+    }
+  });
+
   it('lets exactly one holder in and names it to the other', async () => {
     const path = await tempLock();
     const held = await acquireLock(path, 'upgrade run');

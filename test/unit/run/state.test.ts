@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
 import { defaultStatePath, firstUnfinishedStep, newState, StateFile } from '../../../src/run/state.js';
@@ -58,6 +59,22 @@ describe('StateFile', () => {
     await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
     await writeFile(file.path, JSON.stringify({ apiVersion: 'ctl/v1', kind: 'Something' }));
     await assert.rejects(file.load(), /kind: /);
+  });
+
+  it('a FIFO where the state goes (the default path has no flag check): exit 1 at once, not a wait', async () => {
+    const path = await tempPath();
+    await mkdir(dirname(path), { recursive: true });
+    execFileSync('mkfifo', [path]);
+    await assert.rejects(new StateFile(path).load(), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.equal(error.exitCode, ExitCode.failed);
+      assert.equal(
+        error.message,
+        `the state file ${path} is a FIFO (named pipe), not a regular file; ctl did not read it`,
+      );
+      assert.match(error.hint ?? '', /move it aside/);
+      return true;
+    });
   });
 
   it('treats an empty file as corrupt, not as a crash', async () => {
