@@ -202,6 +202,23 @@ export class StateFile {
     });
   }
 
+  /**
+   * Whether load() would refuse the file for what it holds: not JSON, not a ctl state (another
+   * apiVersion or kind, the schema), or larger than any state ctl writes. Reads only. A missing
+   * file (a first run) or one that cannot be read answers false: load() reports those in its turn.
+   * Whose cluster a valid state belongs to is not judged here (src/run/cluster-identity.ts).
+   */
+  async refusesContent(): Promise<boolean> {
+    let text: string;
+    try {
+      text = await readBounded(this.path);
+    } catch (error) {
+      // Larger than any state: an OperationError of readBounded's; ENOENT, EACCES: not judged.
+      return error instanceof OperationError;
+    }
+    return parseProblem(text).state === undefined;
+  }
+
   /** Writes the next serial of the state and returns it. */
   async save(state: UpgradeState): Promise<UpgradeState> {
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
