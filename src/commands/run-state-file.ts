@@ -2,9 +2,9 @@ import type { RunCommandInput } from './run-input.js';
 
 /**
  * A `--state` file that is not a ctl state at all (not JSON, another apiVersion or kind, the
- * schema; larger than any state ctl writes) is refused before the cluster is read: no plan of
- * the cluster can make it usable, so reading and judging the whole cluster first only delays
- * the same refusal. The error is the one the run gives when it loads the file later: the mode
+ * schema; larger than any state ctl writes, not a regular file) is refused before the cluster
+ * is read: no plan of the cluster can make it usable, so reading and judging the whole cluster
+ * first only delays the same refusal. The error is the one the run gives when it loads the file later: the mode
  * check first (exit 2), then the file's own (exit 1), and a run that would hold the lock keeps
  * a copy of the file as it would (`<file>.corrupt-<time>`), under the local lock file only (the
  * cluster's Lease would be a request to the cluster).

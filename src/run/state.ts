@@ -203,17 +203,18 @@ export class StateFile {
   }
 
   /**
-   * Whether load() would refuse the file for what it holds: not JSON, not a ctl state (another
-   * apiVersion or kind, the schema), or larger than any state ctl writes. Reads only. A missing
-   * file (a first run) or one that cannot be read answers false: load() reports those in its turn.
-   * Whose cluster a valid state belongs to is not judged here (src/run/cluster-identity.ts).
+   * Whether load() would refuse the file itself: not JSON, not a ctl state (another apiVersion
+   * or kind, the schema), larger than any state ctl writes, or not a regular file. Reads only. A
+   * missing file (a first run) or one the file system will not let ctl read answers false: load()
+   * reports those in its turn. Whose cluster a valid state belongs to is not judged here
+   * (src/run/cluster-identity.ts).
    */
   async refusesContent(): Promise<boolean> {
     let text: string;
     try {
       text = await readBounded(this.path);
     } catch (error) {
-      // Larger than any state: an OperationError of readBounded's; ENOENT, EACCES: not judged.
+      // Too large or not a regular file: readBounded's OperationError; ENOENT, EACCES: not judged.
       return error instanceof OperationError;
     }
     return parseProblem(text).state === undefined;

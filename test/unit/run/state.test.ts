@@ -123,9 +123,10 @@ describe('StateFile', () => {
     }
     const before = (await readdir(join(file.path, '..'))).sort();
     assert.deepEqual(before, ['rec.json'], 'it keeps no copy and writes nothing');
-    // A folder where the file should be: load() says it cannot read it, as before.
+    // A folder where the file should be: no regular file, refused whatever the cluster (load() too).
     const folder = new StateFile(join(file.path, '..'));
-    assert.equal(await folder.refusesContent(), false);
+    assert.equal(await folder.refusesContent(), true);
+    await assert.rejects(folder.load(), /is a directory, not a regular file; ctl did not read it/);
   });
 
   it('under the lock removes only the temp files of writers that are gone', async () => {
