@@ -83,6 +83,7 @@ export async function readClusterSnapshot(
     context: session.context,
     kubeTarget: session.loaded.selection,
     namespace: session.namespace,
+    requestedNamespace: session.requestedNamespace,
     clusterName: session.clusterName,
     management: session.management,
     remoteClusters: session.remoteClusters,

@@ -38,9 +38,10 @@ export async function decideTarget(
     : undefined;
   const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
   if (savedPlan && input.planFile) {
-    // The kubeconfig and context ctl was given: the hint's plan command names them.
+    // The kubeconfig, context, -n and --cluster ctl was given: the hint's plan command names them.
     const { chosenKubeTarget } = await import('../kube/client.js');
-    const kubeTarget = chosenKubeTarget({ ...input.globals, env: input.env });
+    const { ctlTarget } = await import('../planning/equivalent-commands.js');
+    const kubeTarget = ctlTarget(chosenKubeTarget({ ...input.globals, env: input.env }), input.globals);
     saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file', kubeTarget);
   }
   if (!target)

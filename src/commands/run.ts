@@ -81,9 +81,9 @@ export async function writeRunReport(
 
 /**
  * The run, in the order of what it decides: whether it may start and its target
- * (run-start.ts), the plan, the state it goes on from (run-state-choice.ts), the person's yes
- * (run-confirm.ts), then each hop's steps (the runner, with run-deps.ts's clients) and how
- * the run ends (run-end.ts).
+ * (run-start.ts), a --state file that is no ctl state (run-state-file.ts), the plan, the state
+ * it goes on from (run-state-choice.ts), the person's yes (run-confirm.ts), then each hop's
+ * steps (the runner, with run-deps.ts's clients) and how the run ends (run-end.ts).
  */
 async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<void> {
   const { io } = input;
@@ -101,6 +101,8 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
     clusterVersion: target.clusterVersion ?? null,
     databaseVersion: target.databaseVersion ?? null,
   };
+  // A --state that is no ctl state is refused before the cluster is read (run-state-file.ts).
+  if (input.statePath) await (await import('./run-state-file.js')).refuseStateFileEarly(input);
 
   const { openSession } = await import('./session.js');
   const session = input.session ?? (await openSession(input));

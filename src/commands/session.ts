@@ -15,6 +15,8 @@ export interface UpgradeSession {
   reads: ClusterReads;
   context: string;
   namespace: string;
+  /** `-n` as given (undefined: the context's namespace, else `default`, is `namespace`). */
+  requestedNamespace: string | undefined;
   clusterName: string | undefined;
   /** For readSnapshot: opens the management API once the cluster and its Secret are known. */
   management: ManagementReaderFactory;
@@ -97,6 +99,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
     reads,
     context: loaded.contextName,
     namespace,
+    requestedNamespace: input.globals.namespace,
     clusterName: input.globals.cluster,
     management,
     remoteClusters: remoteClusterReader(input),

@@ -4,6 +4,7 @@ import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
+import { shellQuote } from '../io/shell-words.js';
 import { type RecordedProgram, recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
@@ -116,7 +117,10 @@ function firstRunHint(target: KubeTarget, input: LocateInput): string {
     ...(input.statePath ? ['--state', input.statePath] : []),
     ...(input.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
   ];
-  return `See the targets with ${commandFor('ctl', target, 'upgrade', 'plan', ...where)}, then start one with ${commandFor('ctl', target, 'upgrade', 'run', '--to', '<version>', ...where, ...state)}`;
+  // The values given are shell-quoted, never left as a `<placeholder>` (commandFor's words): a
+  // namespace given as `<x>` would be pasted as a redirection.
+  const given = (words: string[]) => words.map(shellQuote);
+  return `See the targets with ${[commandFor('ctl', target, 'upgrade', 'plan'), ...given(where)].join(' ')}, then start one with ${[commandFor('ctl', target, 'upgrade', 'run', '--to', '<version>'), ...given([...where, ...state])].join(' ')}`;
 }
 
 async function flagTarget(input: LocateInput): Promise<KubeTarget> {

@@ -12,7 +12,7 @@
  */
 
 import { advisoriesAffecting, type Advisory, fixedReleaseFor, isAffectedBy } from '../release/advisories.js';
-import { ctlPlanTo } from './equivalent-commands.js';
+import { ctlPlanTo, ctlTargetOf } from './equivalent-commands.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
 
@@ -54,7 +54,7 @@ export function checkReleaseAdvisories(snapshot: Snapshot, target: Target): Outc
   const targetAdvisories = advisoriesAffecting(target.operator);
   const better = fixedReleaseFor(target.operator);
   const instead = better
-    ? `Upgrade to ${better} instead (${ctlPlanTo(snapshot.kubeTarget, better)})`
+    ? `Upgrade to ${better} instead (${ctlPlanTo(ctlTargetOf(snapshot), better)})`
     : 'Choose a fixed release';
   const triggered = targetAdvisories
     .map((advisory) => ({ advisory, resources: triggeringResources(advisory, snapshot) }))

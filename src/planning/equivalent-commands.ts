@@ -4,8 +4,9 @@
  *
  * Every kubectl, oc and helm command names the kubeconfig and context the person chose for ctl
  * (a KubeTarget, src/kube/kube-target.ts): pasted, it acts on the cluster ctl read, not on the
- * default kubeconfig's current context. curl commands go to the management API ctl reached and
- * name no kubeconfig.
+ * default kubeconfig's current context. The `ctl upgrade plan/run --to` a fix proposes names
+ * the `-n` and `--cluster` given too (a CtlTarget). curl commands go to the management API ctl
+ * reached and name no kubeconfig.
  */
 
 import { quoteUnlessPlaceholder, shellQuote } from '../io/shell-words.js';
@@ -68,14 +69,75 @@ export function ctlCommand(target: KubeTarget, ...words: string[]): string {
   return commandFor('ctl', target, ...words);
 }
 
-/** `ctl upgrade plan --to <version>` for the same cluster: the target a check's fix proposes. */
-export function ctlPlanTo(target: KubeTarget, version: string): string {
-  return ctlCommand(target, 'upgrade', 'plan', '--to', version);
+/**
+ * The cluster a `ctl upgrade plan/run` that ctl proposes acts on: the kubeconfig and context
+ * chosen (a KubeTarget), and the `-n` and `--cluster` ctl was given. Each is named only when it
+ * was given, as the KubeTarget's are: without `-n` ctl used the context's namespace and without
+ * `--cluster` the only cluster resource there, and so does the pasted command.
+ */
+export interface CtlTarget extends KubeTarget {
+  /** `-n` as given; unset when ctl used the context's namespace (or `default`). */
+  readonly namespace?: string | undefined;
+  /** `--cluster` as given; unset when ctl took the only cluster resource of the namespace. */
+  readonly cluster?: string | undefined;
 }
 
-/** `ctl upgrade run --to <version> [words]` for the same cluster: the run a fix proposes first. */
-export function ctlRunTo(target: KubeTarget, version: string, ...words: string[]): string {
-  return ctlCommand(target, 'upgrade', 'run', '--to', version, ...words);
+/** A CtlTarget from the KubeTarget and the `-n`/`--cluster` values as given (unset or empty: not given). */
+export function ctlTarget(
+  kube: KubeTarget,
+  given: { namespace?: string | undefined; cluster?: string | undefined },
+): CtlTarget {
+  return {
+    ...kube,
+    ...(given.namespace ? { namespace: given.namespace } : {}),
+    ...(given.cluster ? { cluster: given.cluster } : {}),
+  };
+}
+
+/** The CtlTarget of a snapshot: its KubeTarget, and the `-n`/`--cluster` it was read with. */
+export function ctlTargetOf(snapshot: {
+  kubeTarget: KubeTarget;
+  requestedNamespace?: string | undefined;
+  requestedCluster?: string | undefined;
+}): CtlTarget {
+  return ctlTarget(snapshot.kubeTarget, {
+    namespace: snapshot.requestedNamespace,
+    cluster: snapshot.requestedCluster,
+  });
+}
+
+/**
+ * `ctl upgrade <verb> --to <version> [-n <ns>] [--cluster <name>] [words]`. The two values are
+ * always shell-quoted, never taken for a `<placeholder>` (quoteUnlessPlaceholder): a namespace
+ * given as `<x>` would otherwise be pasted as a redirection. Before `words`, whose last one may
+ * take a value the caller writes after the command (`--module-file <its RHEL9 package>`).
+ */
+function ctlUpgradeTo(target: CtlTarget, verb: 'plan' | 'run', version: string, words: string[]): string {
+  const given = [
+    ...(target.namespace ? ['-n', shellQuote(target.namespace)] : []),
+    ...(target.cluster ? ['--cluster', shellQuote(target.cluster)] : []),
+  ];
+  return [
+    ctlCommand(target, 'upgrade', verb, '--to', version),
+    ...given,
+    ...words.map(quoteUnlessPlaceholder),
+  ].join(' ');
+}
+
+/**
+ * `ctl upgrade plan --to <version> [-n <ns>] [--cluster <name>] [words]` for the same cluster:
+ * the target a check's fix proposes.
+ */
+export function ctlPlanTo(target: CtlTarget, version: string, ...words: string[]): string {
+  return ctlUpgradeTo(target, 'plan', version, words);
+}
+
+/**
+ * `ctl upgrade run --to <version> [-n <ns>] [--cluster <name>] [words]` for the same cluster:
+ * the run a fix proposes first.
+ */
+export function ctlRunTo(target: CtlTarget, version: string, ...words: string[]): string {
+  return ctlUpgradeTo(target, 'run', version, words);
 }
 
 /** A curl call to the management API, with the credential placeholders the docs use. */

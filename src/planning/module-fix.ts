@@ -23,7 +23,7 @@
  */
 
 import { atLeast } from '../release/catalog.js';
-import { ctlRunTo, curlApi, type KubeTarget, kubectlMergePatch } from './equivalent-commands.js';
+import { type CtlTarget, ctlRunTo, curlApi, kubectlMergePatch } from './equivalent-commands.js';
 
 /** The first operator release whose cluster runs RS 8.0 (its modules are bundled, uploads are gone). */
 export const BUNDLED_MODULES_FROM = '8.0.2-2';
@@ -85,8 +85,11 @@ export interface ModuleFixInput {
   /** The API that said so runs RS 8 or later. */
   reportedByRs8?: boolean;
   cluster: { name: string; namespace: string };
-  /** The kubeconfig and context chosen for ctl: the fix's kubectl command names them. */
-  kube: KubeTarget;
+  /**
+   * The kubeconfig and context chosen for ctl, which the fix's kubectl and ctl commands name, and
+   * the `-n`/`--cluster` given, which its ctl command repeats.
+   */
+  kube: CtlTarget;
   /** The databases using it, for the text. */
   databases: string[];
 }

@@ -19,7 +19,7 @@ import { describeOpenshiftRange, olmOffersOn, olmOpenshiftRange } from '../relea
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
-import { ctlPlanTo, kubectl, type KubeTarget, oc } from './equivalent-commands.js';
+import { type CtlTarget, ctlPlanTo, ctlTargetOf, kubectl, oc } from './equivalent-commands.js';
 
 interface Outcome {
   status: 'pass' | 'warn' | 'fail';
@@ -63,7 +63,7 @@ export function checkPlatformSupported(snapshot: Snapshot, target: Target): Outc
   }
   const verdict = platformVerdict(target.operator, kind, version);
   if (kind === 'openshift' && snapshot.olm && verdict.status !== 'unsupported') {
-    const olm = olmVerdict(target.operator, version, snapshot.kubeTarget);
+    const olm = olmVerdict(target.operator, version, ctlTargetOf(snapshot));
     if (olm) return olm;
   }
   switch (verdict.status) {
@@ -98,7 +98,7 @@ export function checkPlatformSupported(snapshot: Snapshot, target: Target): Outc
         fix:
           `Upgrade ${name} first` +
           (older
-            ? `, or upgrade the operator no further than ${supporting} (${ctlPlanTo(snapshot.kubeTarget, supporting!)})`
+            ? `, or upgrade the operator no further than ${supporting} (${ctlPlanTo(ctlTargetOf(snapshot), supporting!)})`
             : '') +
           ', or pass --ignore-check platform-supported to accept the risk.',
       };
@@ -124,7 +124,7 @@ export function newestOfferedOnOpenshift(version: string): string | undefined {
 }
 
 /** Under OLM: a fail when the bundle's range leaves this OpenShift out; undefined when the range says nothing against it. */
-function olmVerdict(operator: string, version: string, kube: KubeTarget): Outcome | undefined {
+function olmVerdict(operator: string, version: string, kube: CtlTarget): Outcome | undefined {
   if (olmOffersOn(operator, version) !== false) return undefined;
   const range = olmOpenshiftRange(operator)!;
   const instead = newestOfferedOnOpenshift(version);

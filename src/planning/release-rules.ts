@@ -48,7 +48,7 @@ import {
   parseRsVersion,
   rsVersionOfTag,
 } from '../release/versions.js';
-import { ctlPlanTo, ctlRunTo, type KubeTarget } from './equivalent-commands.js';
+import { type CtlTarget, ctlPlanTo, ctlRunTo, ctlTargetOf } from './equivalent-commands.js';
 import { isBundledModule, reportedBundled } from './module-fix.js';
 import { participantOperator, participantOperatorHold } from './participant-judgment.js';
 import type { ResolvedUpgrade } from './resolve.js';
@@ -266,7 +266,7 @@ function endOfLifeFindings(
   resolved: ResolvedUpgrade,
   target: string,
   today: Date,
-  kube: KubeTarget,
+  kube: CtlTarget,
 ): Finding[] {
   const findings: Finding[] = [];
   const better = newestOnSupportedLine(today);
@@ -299,7 +299,7 @@ function participantFindings(snapshot: Snapshot, target: string, today: Date): F
       findings.push({
         effect: 'warn',
         message: `${hold}; the databases step holds its Active-Active databases back`,
-        fix: `Upgrade ${name} first; then run ${ctlRunTo(snapshot.kubeTarget, target)} again for those databases.`,
+        fix: `Upgrade ${name} first; then run ${ctlRunTo(ctlTargetOf(snapshot), target)} again for those databases.`,
       });
       continue;
     }
@@ -337,7 +337,12 @@ export function checkReleaseRules(
   const rules = rulesFor({ operator, rs: targetRs, running: snapshot.operator?.version });
   const findings: Finding[] = [
     ...rules.flatMap((rule) => ruleFinding(rule, snapshot, operator) ?? []),
-    ...endOfLifeFindings({ ...resolved, targetRs } as ResolvedUpgrade, operator, today, snapshot.kubeTarget),
+    ...endOfLifeFindings(
+      { ...resolved, targetRs } as ResolvedUpgrade,
+      operator,
+      today,
+      ctlTargetOf(snapshot),
+    ),
     ...participantFindings(snapshot, operator, today),
   ];
   const blocking = findings.filter((f) => f.effect === 'block');

@@ -11,8 +11,7 @@ import { UsageError } from '../errors.js';
 import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { REDACTED, Redactor } from '../io/redact.js';
 import { locationSecrets } from '../kube/download.js';
-import type { KubeTarget } from '../kube/kube-target.js';
-import { ctlCommand } from './equivalent-commands.js';
+import { type CtlTarget, ctlPlanTo, shellQuote } from './equivalent-commands.js';
 import type { Plan, PlanTarget } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
 import { resolveTarget, type Target } from './target.js';
@@ -171,20 +170,21 @@ export function targetOfSavedPlan(plan: Plan): Target {
 /**
  * A saved plan checked the permissions of one state store (`target.selection.stateStore`): a run
  * with another would need permissions no check looked at. Refused, with how to match them: the
- * plan command of the hint names the kubeconfig and context the run was given (`kubeTarget`).
+ * plan command of the hint names the kubeconfig, context, `-n` and `--cluster` the run was given
+ * (`kubeTarget`).
  */
 export function checkSavedPlanStore(
   plan: Plan,
   path: string,
   store: StateStoreKind,
-  kubeTarget: KubeTarget,
+  kubeTarget: CtlTarget,
 ): void {
   const planned = plan.target.selection?.stateStore;
   if (planned === undefined || planned === store) return;
   throw new UsageError(
     `the plan in ${path} checked the permissions of --state-store ${planned}, and this run uses ${store}`,
     {
-      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ${ctlCommand(kubeTarget, 'upgrade', 'plan', '--to', plan.target.operator, '--state-store', store, '--out', path)}`,
+      hint: `Run with --state-store ${planned}, or plan again with the store the run uses: ${ctlPlanTo(kubeTarget, plan.target.operator, '--state-store', store, '--out')} ${shellQuote(path)}`,
     },
   );
 }

@@ -193,6 +193,11 @@ export interface Snapshot {
   clusterCandidates: string[];
   /** The name asked for with --cluster, if any. */
   requestedCluster?: string | undefined;
+  /**
+   * `-n` as given, if it was: the ctl commands a fix proposes repeat it (ctlTargetOf,
+   * src/planning/equivalent-commands.ts). Not part of the fingerprint; `namespace` is.
+   */
+  requestedNamespace?: string | undefined;
   /** What the run will fetch for the plan's targets, asked before planning (src/planning/target-available.ts). */
   artifacts?: ArtifactAvailability[] | undefined;
   /** The helm client the run would call, asked before planning when the method is helm (check helm-available). */

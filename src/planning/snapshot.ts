@@ -90,6 +90,8 @@ export interface SnapshotDeps {
   namespace: string;
   /** `--cluster`; default: the only cluster resource in the namespace. */
   clusterName?: string | undefined;
+  /** `-n` as given (undefined without it), for the ctl commands a fix proposes. */
+  requestedNamespace?: string | undefined;
   /** The management API; without it `api.reachable` is false. */
   management?: ManagementReader | ManagementReaderFactory | undefined;
   /** Reads a remote participant's RS version (src/commands/remote-clusters.ts); without it they are unknown. */
@@ -296,6 +298,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<Snapshot> {
     ...(openshiftVersion ? { openshiftVersion } : {}),
     clusterCandidates,
     requestedCluster: deps.clusterName,
+    ...(deps.requestedNamespace ? { requestedNamespace: deps.requestedNamespace } : {}),
     cluster,
     operator,
     olm,

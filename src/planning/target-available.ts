@@ -29,7 +29,7 @@ import {
 } from './resolve.js';
 import type { OperatorBasis, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
-import { ctlPlanTo, kubectl } from './equivalent-commands.js';
+import { ctlPlanTo, ctlTargetOf, kubectl } from './equivalent-commands.js';
 
 /** One probe's answer, keyed by what was asked (artifactKey). */
 export interface ArtifactAvailability {
@@ -227,7 +227,7 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
   if (!answer)
     return {
       status: 'pass',
-      message: `not checked: ${what} (${ctlPlanTo(snapshot.kubeTarget, target)} asks for it)`,
+      message: `not checked: ${what} (${ctlPlanTo(ctlTargetOf(snapshot), target)} asks for it)`,
       fix: '',
     };
   if (answer.found === true)

@@ -202,6 +202,24 @@ export class StateFile {
     });
   }
 
+  /**
+   * Whether load() would refuse the file itself: not JSON, not a ctl state (another apiVersion
+   * or kind, the schema), larger than any state ctl writes, or not a regular file. Reads only. A
+   * missing file (a first run) or one the file system will not let ctl read answers false: load()
+   * reports those in its turn. Whose cluster a valid state belongs to is not judged here
+   * (src/run/cluster-identity.ts).
+   */
+  async refusesContent(): Promise<boolean> {
+    let text: string;
+    try {
+      text = await readBounded(this.path);
+    } catch (error) {
+      // Too large or not a regular file: readBounded's OperationError; ENOENT, EACCES: not judged.
+      return error instanceof OperationError;
+    }
+    return parseProblem(text).state === undefined;
+  }
+
   /** Writes the next serial of the state and returns it. */
   async save(state: UpgradeState): Promise<UpgradeState> {
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };

@@ -31,7 +31,7 @@ import type { Snapshot } from '../planning/snapshot.js';
 import { selectsDatabase } from '../planning/target.js';
 import { compareDatabaseVersions, databaseVersionOf, parseImageTag } from '../release/versions.js';
 import type { StepSummary } from './runner.js';
-import { ctlRunTo, kubectl } from '../planning/equivalent-commands.js';
+import { ctlRunTo, ctlTargetOf, kubectl } from '../planning/equivalent-commands.js';
 
 export interface VerifiedNode {
   uid: number;
@@ -179,7 +179,7 @@ export function verify(input: {
       );
     } else {
       mismatches.push(
-        `${which}: not ${expectedClusterVersion} yet: the cluster steps did not run in this run; run ${ctlRunTo(snapshot.kubeTarget, plan.target.operator)} to finish`,
+        `${which}: not ${expectedClusterVersion} yet: the cluster steps did not run in this run; run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} to finish`,
       );
     }
   }
@@ -214,7 +214,7 @@ export function verify(input: {
     // A database only the management API lists has the name whoever created it gave: quoted.
     const named = namespace ? `${namespace}/${name}` : name;
     const where = shellQuote(named);
-    const runOfIt = ctlRunTo(snapshot.kubeTarget, plan.target.operator, '--databases', named);
+    const runOfIt = ctlRunTo(ctlTargetOf(snapshot), plan.target.operator, '--databases', named);
     const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
     if (!atTarget && action?.heldBack) {
       result.note = `an Active-Active database held back: ${action.heldBack}; once every participant can run ${action.version}, upgrade it with ${runOfIt}`;
@@ -223,7 +223,7 @@ export function verify(input: {
     } else if (!atTarget && !action && !chosen) {
       result.note = `not selected for this run (--databases): upgrade it with ${runOfIt}`;
     } else if (!atTarget && !ran('databases')) {
-      result.note = `the databases step did not run: run ${ctlRunTo(snapshot.kubeTarget, plan.target.operator)} to finish`;
+      result.note = `the databases step did not run: run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} to finish`;
     } else {
       unexplained = true;
       result.note = `expected active at ${expected ?? '?'}: check ${kubectl(snapshot.kubeTarget, 'get', 'redb', name, ...(namespace ? ['-n', namespace] : []))} and the operator's log, then run ctl upgrade run again`;

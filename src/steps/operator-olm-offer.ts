@@ -20,7 +20,7 @@ import {
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import type { WaitFor } from './operator-rollout.js';
-import { ctlPlanTo, ctlRunTo, type KubeTarget, oc } from '../planning/equivalent-commands.js';
+import { type CtlTarget, ctlPlanTo, ctlRunTo, type KubeTarget, oc } from '../planning/equivalent-commands.js';
 
 interface OfferWait {
   namespace: string;
@@ -32,6 +32,8 @@ interface OfferWait {
   before?: OlmSubscription | undefined;
   /** The kubeconfig and context chosen for ctl: the hints' oc commands name them. */
   kubeTarget: KubeTarget;
+  /** The same and the `-n`/`--cluster` given: the hints' ctl commands name them all. */
+  ctlTarget: CtlTarget;
 }
 
 /**
@@ -97,7 +99,7 @@ async function waitOnce(
     check: (object) => {
       if (!object)
         throw new OperationError(`Subscription ${subName} was deleted`, {
-          hint: `Plan again: ${ctlPlanTo(offer.kubeTarget, ctx.deps.plan.target.operator)}.`,
+          hint: `Plan again: ${ctlPlanTo(offer.ctlTarget, ctx.deps.plan.target.operator)}.`,
         });
       const s = subscriptionOf(object);
       const conditions = Array.isArray((object.status as Record<string, unknown> | undefined)?.conditions)
@@ -159,7 +161,7 @@ function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string):
     `OLM offers ${offered}, not the target ${targetCsv}: in channel ${s.channel ?? '?'} the CSV that upgrades ${s.installedCSV ?? 'the installed CSV'} is ${offered} (${targetCsv} does not list it in spec.skips). ctl approved nothing.`,
     {
       hint: version
-        ? `Upgrade to ${version} first: ${ctlRunTo(offer.kubeTarget, version)} (it replaces this run, which approved nothing); then ${ctlRunTo(offer.kubeTarget, target)} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
+        ? `Upgrade to ${version} first: ${ctlRunTo(offer.ctlTarget, version)} (it replaces this run, which approved nothing); then ${ctlRunTo(offer.ctlTarget, target)} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
         : `Look at ${oc(offer.kubeTarget, 'get', 'installplan,subscription', '-n', namespace)}; upgrade to the offered CSV first, then to ${target}.`,
     },
   );
@@ -171,7 +173,7 @@ function noUpdateOffered(offer: OfferWait, s: OlmSubscription): OperationError {
   return new OperationError(
     `OLM offers no update from ${s.installedCSV ?? 'the installed CSV'} in channel ${s.channel ?? '?'} (Subscription ${subName} is AtLatestKnown): the target ${targetCsv} does not list ${s.installedCSV ?? 'it'} in spec.skips, and no other CSV of the channel does. ctl approved nothing.`,
     {
-      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ctl upgrade run --to <version>, then run ctl again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
+      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ${ctlRunTo(offer.ctlTarget, '<version>')}, then run ctl again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
     },
   );
 }

@@ -44,7 +44,7 @@ import type { UpgradeDeps } from './deps.js';
 import { approveExactly } from './operator-olm-approve.js';
 import { waitForOffer } from './operator-olm-offer.js';
 import type { WaitFor } from './operator-rollout.js';
-import { ctlPlanTo, oc } from '../planning/equivalent-commands.js';
+import { ctlPlanTo, ctlTargetOf, oc } from '../planning/equivalent-commands.js';
 
 export interface OlmUpgradeOutcome {
   targetCsv: string;
@@ -70,7 +70,7 @@ export async function upgradeThroughOlm(
   const subName = known?.subscription?.name;
   if (!known || !subName) {
     throw new OperationError('the operator is installed by OLM, but its Subscription was not found', {
-      hint: `Check ${oc(deps.snapshot.kubeTarget, 'get', 'subscription', '-n', namespace)}, then plan again: ${ctlPlanTo(deps.snapshot.kubeTarget, target)}.`,
+      hint: `Check ${oc(deps.snapshot.kubeTarget, 'get', 'subscription', '-n', namespace)}, then plan again: ${ctlPlanTo(ctlTargetOf(deps.snapshot), target)}.`,
     });
   }
   const subRef = { apiVersion: OLM_API_VERSION, kind: 'Subscription', name: subName, namespace };
@@ -79,7 +79,7 @@ export async function upgradeThroughOlm(
   const sub = live.subscription;
   if (!sub)
     throw new OperationError(`Subscription ${subName} no longer exists in ${namespace}`, {
-      hint: `Plan again: ${ctlPlanTo(deps.snapshot.kubeTarget, target)}.`,
+      hint: `Plan again: ${ctlPlanTo(ctlTargetOf(deps.snapshot), target)}.`,
     });
   const outcome: OlmUpgradeOutcome = {
     targetCsv: route.targetCsv,
@@ -133,6 +133,7 @@ export async function upgradeThroughOlm(
       automatic: sub.approval === 'Automatic',
       before,
       kubeTarget: deps.snapshot.kubeTarget,
+      ctlTarget: ctlTargetOf(deps.snapshot),
     });
     outcome.installPlan = installPlan.name;
     if (!installPlan.approved) {

@@ -7,7 +7,8 @@
  * `kubectl auth can-i`, the run's verification notes, and the check fixes that name
  * `ctl upgrade plan --to` / `ctl upgrade run --to` (release-advisories, operator-method,
  * platform-supported, modules-compatible, operator-min-version), and a saved plan's state store.
- * Each is driven through the
+ * The ctl commands of a fix and of status with no run repeat the `-n` and `--cluster` given too,
+ * each value shell-quoted (a hostile one stays one word). Each is driven through the
  * built ctl with `--kubeconfig <file> --context <name with a quote and a space>` and KUBECONFIG
  * unset: a hint's command that named nothing would reach the default kubeconfig's cluster.
  */
@@ -264,6 +265,34 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
       new RegExp(`instead \\(${escaped(named('ctl'))} upgrade plan --to \\d+\\.\\d+\\.\\d+-\\d+\\)`),
     );
     assert.doesNotMatch(both(plan), /\(ctl upgrade plan --to/);
+  });
+
+  it("a check fix's other target with -n and --cluster given: the ctl upgrade plan repeats them, quoted", async () => {
+    const plan = await ctl(['upgrade', 'plan', '--to', TARGET, '-n', 'redis', '--cluster', 'rec']);
+    assert.match(plan.stdout, /release-advisories/);
+    // After --to, each value shell-quoted as the kubeconfig and context are (src/io/shell-words.ts).
+    assert.match(
+      both(plan),
+      new RegExp(
+        `instead \\(${escaped(named('ctl'))} upgrade plan --to \\d+\\.\\d+\\.\\d+-\\d+ -n ${escaped(shellQuote('redis'))} --cluster ${escaped(shellQuote('rec'))}\\)`,
+      ),
+    );
+  });
+
+  it('ctl upgrade status with no run, -n and --cluster given: the plan and run that repeat them, quoted', async () => {
+    // Values no shell may take for code or a redirection (`<x>` is not a placeholder here).
+    const namespace = '<prod>';
+    const cluster = "rec's $(touch pwned)";
+    const status = await ctl(['upgrade', 'status', '-n', namespace, '--cluster', cluster]);
+    assertExit(status, 2, 'status with no run of that cluster');
+    assert.match(status.stderr, /there is no state file at /);
+    const where = `-n ${shellQuote(namespace)} --cluster ${shellQuote(cluster)}`;
+    assert.ok(
+      status.stderr.includes(
+        `See the targets with ${named('ctl')} upgrade plan ${where}, then start one with ${named('ctl')} upgrade run --to <version> ${where}.`,
+      ),
+      status.stderr,
+    );
   });
 
   it('ctl upgrade status with no run: the plan first, then the run, of this cluster', async () => {

@@ -83,7 +83,7 @@ describe('the plan checks what the run needs (e2e)', () => {
       );
       assert.match(
         edge?.fix ?? '',
-        /nearest target OLM can reach .*: 7\.8\.6-20 \(ctl --kubeconfig \S+ upgrade plan --to 7\.8\.6-20\)/,
+        /nearest target OLM can reach .*: 7\.8\.6-20 \(ctl --kubeconfig \S+ upgrade plan --to 7\.8\.6-20 -n ledger\)/,
       );
 
       const text = await sim.ctl(['upgrade', 'plan', '--to', '7.8.2-6', '-n', 'ledger']);

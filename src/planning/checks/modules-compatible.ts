@@ -9,7 +9,14 @@
 
 import { dialectFields } from '../../release/dialect.js';
 import { requiresRhel9Modules } from '../../release/catalog.js';
-import { ctlRunTo, curlApi, type KubeTarget, kubectlMergePatch, patchAt } from '../equivalent-commands.js';
+import {
+  type CtlTarget,
+  ctlRunTo,
+  ctlTargetOf,
+  curlApi,
+  kubectlMergePatch,
+  patchAt,
+} from '../equivalent-commands.js';
 import {
   hasNoRhel9Build,
   listedAsUserDefined,
@@ -85,7 +92,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
         isBundled: reportedBundled(candidates),
         reportedByRs8: (resolved.currentRs?.[0] ?? 0) >= 8,
         cluster: { name: rec.name, namespace: rec.namespace },
-        kube: snapshot.kubeTarget,
+        kube: ctlTargetOf(snapshot),
         databases: use.databases,
       };
       const displayNames = candidates.flatMap((m) => (m.display_name ? [m.display_name] : []));
@@ -104,7 +111,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
       `For each module: ${[...new Set(fixes)].join('; ')}.` +
-        (uploadable.length > 0 ? remediation(target.operator, snapshot.kubeTarget) : ''),
+        (uploadable.length > 0 ? remediation(target.operator, ctlTargetOf(snapshot)) : ''),
     );
   }
   if (unknown.length > 0) {
@@ -132,7 +139,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
  * the upgrade freezes (src/steps/remediate.ts): the run that does it. After that (RS 8: bundled
  * modules, no POST /v2/modules) --remediate has nothing to upload, so it is not offered.
  */
-function remediation(targetOperator: string, kube: KubeTarget): string {
+function remediation(targetOperator: string, kube: CtlTarget): string {
   if (!targetTakesModuleUploads(targetOperator)) return '';
   return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, targetOperator, '--ignore-check', 'modules-compatible', '--remediate', '--module-file')} <its RHEL9 package>.`;
 }

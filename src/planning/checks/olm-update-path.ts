@@ -23,7 +23,7 @@ import {
   targetCsvOf,
 } from '../olm-path.js';
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
-import { ctlPlanTo, oc } from '../equivalent-commands.js';
+import { ctlPlanTo, ctlTargetOf, oc } from '../equivalent-commands.js';
 
 function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome {
   const olm = snapshot.olm;
@@ -40,7 +40,7 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
     const first = csvVersion(edge.csv) ?? edge.csv;
     return fail(
       `OLM offers ${edge.csv} first, not ${targetCsv}: Subscription ${edge.subscription} in channel ${edge.channel} is UpgradePending at ${edge.csv}, the CSV of the channel that upgrades ${olm.csv}`,
-      `Upgrade to ${first} first (${ctlPlanTo(snapshot.kubeTarget, first)}), then plan ${target.operator} again.`,
+      `Upgrade to ${first} first (${ctlPlanTo(ctlTargetOf(snapshot), first)}), then plan ${target.operator} again.`,
     );
   }
   const contradicted = olmContradictsCatalog(olm);
@@ -71,7 +71,7 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
     const through = detour.map((csv) => csvVersion(csv) ?? csv).join(', then ');
     return fail(
       `${missing}; OLM reaches it through ${through}`,
-      `Upgrade through ${through} first (${ctlPlanTo(snapshot.kubeTarget, csvVersion(detour[0]!) ?? detour[0]!)}), or let ctl plan the hops: pass --max-hops ${detour.length + 1} or more.`,
+      `Upgrade through ${through} first (${ctlPlanTo(ctlTargetOf(snapshot), csvVersion(detour[0]!) ?? detour[0]!)}), or let ctl plan the hops: pass --max-hops ${detour.length + 1} or more.`,
     );
   }
   const nearest = olm.channels ? nearestReachable(olm, start, target.operator) : undefined;
@@ -81,7 +81,7 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
   return fail(
     `${missing}, and no route through the heads of the package's channels reaches it${unread}`,
     nearest
-      ? `The nearest target OLM can reach from ${olm.csv}: ${nearest} (${ctlPlanTo(snapshot.kubeTarget, nearest)}).`
+      ? `The nearest target OLM can reach from ${olm.csv}: ${nearest} (${ctlPlanTo(ctlTargetOf(snapshot), nearest)}).`
       : `No channel head declares an edge from ${olm.csv}; the furthest this upgrade can go is ${csvVersion(olm.csv) ?? olm.csv}. Ask Redis support for a bundle that skips ${olm.csv}.`,
   );
 }

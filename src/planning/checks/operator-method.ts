@@ -7,7 +7,7 @@
 
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { csvVersion, olmRoute, olmUpgradeCommands, subscriptionChannelCommand } from '../olm.js';
-import { ctlPlanTo, kubectl, type KubeTarget, oc } from '../equivalent-commands.js';
+import { type CtlTarget, ctlPlanTo, ctlTargetOf, kubectl, oc } from '../equivalent-commands.js';
 import { type Check, type CheckInput, fail, type Outcome, pass } from './check.js';
 
 /**
@@ -59,7 +59,7 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   const route = olmRoute(olm, target.operator);
   if (route.problem) {
     const fix = olm.channels
-      ? headAdvice(olm.channels, target.operator, snapshot.kubeTarget)
+      ? headAdvice(olm.channels, target.operator, ctlTargetOf(snapshot))
       : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', 'get', 'packagemanifests', '-n', ns)}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(snapshot.kubeTarget, sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
     return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
   }
@@ -80,7 +80,7 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
 function headAdvice(
   channels: readonly { name: string; currentCSV?: string | undefined }[],
   target: string,
-  kube: KubeTarget,
+  kube: CtlTarget,
 ): string {
   const headOf = (c: { currentCSV?: string | undefined }) => csvVersion(c.currentCSV) ?? c.currentCSV ?? '?';
   const line = channels.find((c) => c.name === target.split('-')[0]);

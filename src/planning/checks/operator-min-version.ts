@@ -6,7 +6,7 @@
 
 import { clusterTagFor, minimumOperatorFor, RHEL9_TARGETS_FROM } from '../../release/catalog.js';
 import { compareOperatorVersions, compareReleases, parseOperatorVersion } from '../../release/versions.js';
-import { ctlRunTo, kubectl } from '../equivalent-commands.js';
+import { ctlRunTo, ctlTargetOf, kubectl } from '../equivalent-commands.js';
 import { newestReleaseBelow } from '../hops.js';
 import { formatRs, type ResolvedUpgrade } from '../resolve.js';
 import { type Check, type CheckInput, fail, type Outcome, pass, warn } from './check.js';
@@ -32,7 +32,7 @@ function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Ou
     const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum ?? '');
     return fail(
       `operator ${operator.version} is older than ${minimum}, the oldest that may upgrade to ${target.operator}`,
-      `Upgrade in two hops: first ${ctlRunTo(snapshot.kubeTarget, (hop ?? minimum)!)}, then --to ${target.operator}.`,
+      `Upgrade in two hops: first ${ctlRunTo(ctlTargetOf(snapshot), (hop ?? minimum)!)}, then --to ${target.operator}.`,
     );
   }
   const clusterBelow = clusterBelowMinimum(resolved, minimum);
@@ -42,7 +42,7 @@ function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Ou
     const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum ?? '');
     return fail(
       `the cluster runs RS ${clusterBelow}, older than ${minimum}, the oldest cluster version that may upgrade to ${target.operator} (operator ${operator.version})`,
-      `Upgrade in two hops: first ${ctlRunTo(snapshot.kubeTarget, (hop ?? minimum)!)} (it upgrades the cluster to ${hop ? (clusterTagFor(hop, snapshot.platform) ?? 'its image') : 'a 7.4 image'}), then --to ${target.operator}.`,
+      `Upgrade in two hops: first ${ctlRunTo(ctlTargetOf(snapshot), (hop ?? minimum)!)} (it upgrades the cluster to ${hop ? (clusterTagFor(hop, snapshot.platform) ?? 'its image') : 'a 7.4 image'}), then --to ${target.operator}.`,
     );
   }
   if (operator.readyReplicas < operator.replicas) {

@@ -7,7 +7,7 @@
 
 import { checkUpgradePath, rhel7HopFor } from '../../release/catalog.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
-import { ctlRunTo } from '../equivalent-commands.js';
+import { ctlRunTo, ctlTargetOf } from '../equivalent-commands.js';
 import { formatRs } from '../resolve.js';
 import { type Check, type CheckInput, fail, failFirm, type Outcome, pass, warn } from './check.js';
 
@@ -29,7 +29,7 @@ function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome
     // 7.2.4-2 and only then move to RHEL8; 7.2.4-15 notes: RHEL7 images are no longer available.
     return fail(
       `the cluster runs the RHEL7 image ${snapshot.cluster?.image.versionTag ?? ''}; operator ${target.operator} has no RHEL7 image, and RHEL7 clusters move to RHEL8 only from ${rhel7.operator}`,
-      `Upgrade in two hops: first ${ctlRunTo(snapshot.kubeTarget, rhel7.operator, '--cluster-version', rhel7.clusterTag)}, then --to ${target.operator}.`,
+      `Upgrade in two hops: first ${ctlRunTo(ctlTargetOf(snapshot), rhel7.operator, '--cluster-version', rhel7.clusterTag)}, then --to ${target.operator}.`,
     );
   }
   if (!resolved.targetRs)
@@ -46,7 +46,7 @@ function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome
   const route = `RS ${formatRs(resolved.currentRs)} -> ${formatRs(resolved.targetRs)}`;
   if (path.supported) return pass(`${route} is a supported upgrade path`);
   const fix = path.via
-    ? `Upgrade in two hops: first ${ctlRunTo(snapshot.kubeTarget, path.via)}, then --to ${target.operator}.`
+    ? `Upgrade in two hops: first ${ctlRunTo(ctlTargetOf(snapshot), path.via)}, then --to ${target.operator}.`
     : 'Pick a target the current version may upgrade to (redis.io: supported upgrade paths).';
   if (!path.known) return warn(`${route}: ${path.reason ?? 'not in the documented table'}`, fix);
   return fail(`${route}: ${path.reason ?? 'not supported'}`, fix);

@@ -171,6 +171,32 @@ describe('runChecks', () => {
       );
     });
 
+    it('the hop repeats the -n and --cluster ctl was given, quoted, and only those given', () => {
+      const hop = (given: { namespace?: string; cluster?: string }) =>
+        result(
+          (s) => {
+            s.kubeTarget = { context: 'prod east' };
+            if (given.namespace !== undefined) s.requestedNamespace = given.namespace;
+            if (given.cluster !== undefined) s.requestedCluster = given.cluster;
+            for (const node of s.api.nodes) node.software_version = '6.4.2-94';
+            if (s.cluster) s.cluster.image.versionTag = '6.4.2-94';
+          },
+          'upgrade-path',
+          { to: '8.2.0-13' },
+        ).fix;
+      assert.match(
+        hop({ namespace: 'redis', cluster: 'rec' }),
+        /first ctl --context 'prod east' upgrade run --to \S+ -n redis --cluster rec, then --to 8\.2\.0-13/,
+      );
+      assert.match(hop({ namespace: 'redis' }), /upgrade run --to \S+ -n redis, then/);
+      assert.match(hop({}), /upgrade run --to \S+, then/);
+      // A name is quoted as one word, never left as a `<placeholder>` that a shell takes for a redirection.
+      assert.match(
+        hop({ namespace: '<prod>', cluster: "rec'a" }),
+        /--to \S+ -n '<prod>' --cluster 'rec'\\''a', then/,
+      );
+    });
+
     it('reads the running RS from the nodes, not the spec', () => {
       const check = result((s) => {
         if (s.cluster) s.cluster.image.versionTag = '9.9.9-1';

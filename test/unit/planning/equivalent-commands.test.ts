@@ -10,6 +10,10 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
+  ctlPlanTo,
+  ctlRunTo,
+  ctlTarget,
+  ctlTargetOf,
   curlApi,
   helmCommand,
   helmUpgradeArgv,
@@ -32,13 +36,13 @@ const HOSTILE = [
   '-dash-first',
 ];
 
-/** A folder with recording stand-ins for the three clients, and where they record. */
+/** A folder with recording stand-ins for the three clients and ctl, and where they record. */
 function recorders(): { dir: string; bin: string; log: string } {
   const dir = tempDir('ctl-paste-');
   const bin = join(dir, 'bin');
   const log = join(dir, 'log');
   spawnSync('mkdir', [bin]);
-  for (const name of ['kubectl', 'oc', 'helm']) {
+  for (const name of ['kubectl', 'oc', 'helm', 'ctl']) {
     const file = join(bin, name);
     // One record per call: the binary, each argument, then KUBECONFIG, NUL-separated.
     writeFileSync(
@@ -157,6 +161,78 @@ describe('equivalent commands name the kubeconfig and context chosen for ctl', (
       const [merged] = paste(kubectl(several, 'get', 'rec'), where);
       assert.deepEqual(merged?.argv, ['kubectl', '--context', context, 'get', 'rec']);
       assert.equal(merged?.kubeconfig, several.kubeconfigs?.join(delimiter));
+    }
+    noneInjected(where.dir);
+  });
+
+  it('ctl upgrade plan/run --to repeat the -n and --cluster given, after --to and before the words', () => {
+    assert.equal(ctlPlanTo({}, '8.2.0-18'), 'ctl upgrade plan --to 8.2.0-18');
+    const given = ctlTarget({ kubeconfigs: ['/k/prod.yaml'] }, { namespace: 'prod', cluster: 'rec-a' });
+    assert.equal(
+      ctlPlanTo(given, '8.2.0-18'),
+      'ctl --kubeconfig /k/prod.yaml upgrade plan --to 8.2.0-18 -n prod --cluster rec-a',
+    );
+    // The caller's words last: the value of its last flag may follow the command (`<its package>`).
+    assert.equal(
+      ctlRunTo(ctlTarget({}, { cluster: 'rec-a' }), '8.2.0-18', '--remediate', '--module-file'),
+      'ctl upgrade run --to 8.2.0-18 --cluster rec-a --remediate --module-file',
+    );
+    assert.equal(
+      ctlRunTo(ctlTarget({}, { namespace: 'prod' }), '8.2.0-18', '--user-defined-modules', '<file>'),
+      'ctl upgrade run --to 8.2.0-18 -n prod --user-defined-modules <file>',
+    );
+    // Not given (or given empty): not named, as ctl found the namespace and cluster without them.
+    assert.equal(
+      ctlRunTo(ctlTarget({}, { namespace: '', cluster: undefined }), '8.2.0-18'),
+      'ctl upgrade run --to 8.2.0-18',
+    );
+    assert.equal(
+      ctlPlanTo(
+        ctlTargetOf({ kubeTarget: { context: 'eu' }, requestedNamespace: 'prod', requestedCluster: 'rec-a' }),
+        '1.2.3-4',
+      ),
+      'ctl --context eu upgrade plan --to 1.2.3-4 -n prod --cluster rec-a',
+    );
+  });
+
+  it('hostile -n and --cluster values stay one argument each, in a real shell; none becomes code', () => {
+    const where = recorders();
+    for (const name of [...HOSTILE, '<prod>', 'prod<x>y']) {
+      const kubeconfig = join(where.dir, `k ${name}.yaml`);
+      const target = ctlTarget(
+        { kubeconfigs: [kubeconfig], context: name },
+        { namespace: name, cluster: name },
+      );
+      const [plan] = paste(ctlPlanTo(target, '8.2.0-18', '--out', 'plan.json'), where);
+      assert.deepEqual(plan?.argv, [
+        'ctl',
+        '--kubeconfig',
+        kubeconfig,
+        '--context',
+        name,
+        'upgrade',
+        'plan',
+        '--to',
+        '8.2.0-18',
+        '-n',
+        name,
+        '--cluster',
+        name,
+        '--out',
+        'plan.json',
+      ]);
+      const [run] = paste(ctlRunTo(target, '8.2.0-18', '--yes'), where);
+      assert.deepEqual(run?.argv.slice(5), [
+        'upgrade',
+        'run',
+        '--to',
+        '8.2.0-18',
+        '-n',
+        name,
+        '--cluster',
+        name,
+        '--yes',
+      ]);
     }
     noneInjected(where.dir);
   });

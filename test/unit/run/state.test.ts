@@ -99,6 +99,36 @@ describe('StateFile', () => {
     assert.deepEqual((await readdir(join(file.path, '..'))).sort(), before);
   });
 
+  it('refusesContent: what load() refuses for what the file holds, read-only; a missing or unreadable file is not judged', async () => {
+    const file = new StateFile(await tempPath());
+    assert.equal(await file.refusesContent(), false, 'missing: a first run');
+    const valid = await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    assert.equal(await file.refusesContent(), false, 'a valid state, whoever it belongs to');
+    await writeFile(file.path, JSON.stringify({ ...valid, lineage: { ...valid.lineage, cluster: 'other' } }));
+    assert.equal(
+      await file.refusesContent(),
+      false,
+      "another cluster's state is judged once the cluster is read",
+    );
+    for (const content of [
+      'not json',
+      '',
+      JSON.stringify({ ...valid, kind: 'UpgradePlan' }),
+      JSON.stringify({ ...valid, apiVersion: 'ctl/v9' }),
+      JSON.stringify({ ...valid, serial: 'seven' }),
+    ]) {
+      await writeFile(file.path, content);
+      assert.equal(await file.refusesContent(), true, content.slice(0, 40));
+      await assert.rejects(file.load(), /not a valid ctl state file/);
+    }
+    const before = (await readdir(join(file.path, '..'))).sort();
+    assert.deepEqual(before, ['rec.json'], 'it keeps no copy and writes nothing');
+    // A folder where the file should be: no regular file, refused whatever the cluster (load() too).
+    const folder = new StateFile(join(file.path, '..'));
+    assert.equal(await folder.refusesContent(), true);
+    await assert.rejects(folder.load(), /is a directory, not a regular file; ctl did not read it/);
+  });
+
   it('under the lock removes only the temp files of writers that are gone', async () => {
     const file = new StateFile(await tempPath());
     await file.save(newState(identity, { operator: '7.8.2-6' }, steps));

@@ -1,0 +1,132 @@
+/**
+ * `ctl upgrade run --state <file>` with a file that is no ctl state (not JSON, another kind or
+ * apiVersion, a schema failure) refuses it before it reads the cluster: the error and exit code
+ * it gave when it judged the file after planning the whole cluster (exit 1, "is not a valid ctl
+ * state file", a copy kept by a run that would hold the lock, none by a dry run), and not one
+ * request to either API before it. A valid state of another cluster can only be told once the
+ * cluster is read: that one is still refused after the reads (exit 2); a missing file is a
+ * first run. The BUILT ctl against the simulated cluster; the simulator's audit counts the requests.
+ */
+
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { newState } from '../../src/run/state.js';
+import { shellQuote } from '../../src/io/shell-words.js';
+import { assertExit, describeEntries, SharedUpgradeSim, TARGET, type UpgradeSim } from './upgrade-support.js';
+
+const STEPS = ['preflight', 'operator', 'admission', 'security-context', 'cluster', 'monitor', 'databases'];
+
+/** The requests either API got since `from` (an index into the audit log), and the GETs among them. */
+function requestsSince(sim: UpgradeSim, from: number): { all: number; gets: number; listed: string } {
+  const entries = sim.cluster.audit.entries.slice(from);
+  return {
+    all: entries.length,
+    gets: entries.filter((entry) => entry.method === 'GET').length,
+    listed: describeEntries(entries),
+  };
+}
+
+/** A valid state of this simulated cluster, as a run writes it. */
+function validState(sim: UpgradeSim) {
+  const scenario = sim.cluster.scenario;
+  return newState(
+    { context: `ctl-sim-${scenario.name}`, namespace: scenario.namespace, cluster: scenario.cluster.name },
+    { operator: TARGET },
+    STEPS,
+  );
+}
+
+describe('a --state file that is no ctl state is refused before the cluster is read (e2e)', () => {
+  const shared = new SharedUpgradeSim('happy-path');
+  after(() => shared.close());
+
+  test('not JSON, another kind, another apiVersion, a schema failure: exit 1 at once, no request', async () => {
+    await shared.use('runs on state files that are no ctl state', async (sim) => {
+      const valid = validState(sim);
+      const corpus: Record<string, { content: string; reason: RegExp }> = {
+        'not-json': { content: '{"apiVersion": "ctl/v1", "kind": "Upgr', reason: /it is not JSON \(/ },
+        'other-kind': { content: JSON.stringify({ ...valid, kind: 'UpgradePlan' }), reason: /kind: / },
+        'newer-api': { content: JSON.stringify({ ...valid, apiVersion: 'ctl/v9' }), reason: /apiVersion: / },
+        'bad-status': {
+          content: JSON.stringify({ ...valid, steps: { preflight: { status: 'maybe' } } }),
+          reason: /steps\.preflight\.status: /,
+        },
+      };
+      for (const [name, { content, reason }] of Object.entries(corpus)) {
+        const dir = path.join(sim.sandbox.dir, 'refused', name);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const file = path.join(dir, 'rec.json');
+        writeFileSync(file, content, { mode: 0o600 });
+
+        const from = sim.cluster.audit.entries.length;
+        const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', file]);
+        assertExit(run, 1, `run --state ${name}`);
+        const made = requestsSince(sim, from);
+        assert.equal(made.gets, 0, `run --state ${name}: GETs before the refusal:\n${made.listed}`);
+        assert.equal(made.all, 0, `run --state ${name}: requests before the refusal:\n${made.listed}`);
+        assert.match(
+          run.stderr,
+          new RegExp(`the state file ${escaped(file)} is not a valid ctl state file: `),
+        );
+        assert.match(run.stderr, reason, `run --state ${name}`);
+        // A run that would hold the lock keeps a copy, as it did when it judged the file later.
+        assert.match(run.stderr, /hint: A copy was kept at \S+rec\.json\.corrupt-\d+\. Inspect it/);
+        const copies = readdirSync(dir).filter((entry) => entry.startsWith('rec.json.corrupt-'));
+        assert.equal(copies.length, 1, `run --state ${name}: ${readdirSync(dir).join(', ')}`);
+        assert.equal(readFileSync(path.join(dir, copies[0]!), 'utf8'), content);
+        assert.equal(readFileSync(file, 'utf8'), content, 'the state file is left as it was');
+        assert.deepEqual(readdirSync(dir).sort(), ['rec.json', copies[0]!].sort(), 'no lock file is left');
+
+        // A dry run holds no lock: the same refusal, the move-aside hint, and no copy.
+        const fromDry = sim.cluster.audit.entries.length;
+        const dry = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run', '--state', file]);
+        assertExit(dry, 1, `dry run --state ${name}`);
+        const madeDry = requestsSince(sim, fromDry);
+        assert.equal(madeDry.gets, 0, `dry run --state ${name}: GETs before the refusal:\n${madeDry.listed}`);
+        assert.equal(madeDry.all, 0, `dry run --state ${name}: requests:\n${madeDry.listed}`);
+        assert.match(
+          dry.stderr,
+          new RegExp(`the state file ${escaped(file)} is not a valid ctl state file: `),
+        );
+        assert.ok(
+          dry.stderr.includes(
+            `hint: Inspect it, then move it aside (mv ${shellQuote(file)} ${shellQuote(`${file}.bad`)})`,
+          ),
+          dry.stderr,
+        );
+        assert.equal(readdirSync(dir).length, 2, 'a dry run keeps no copy');
+      }
+    });
+  });
+
+  test('a valid state of another cluster is refused only once the cluster is read; a missing one is a first run', async () => {
+    await shared.use('runs on a foreign and a missing state file', async (sim) => {
+      const valid = validState(sim);
+      const dir = path.join(sim.sandbox.dir, 'lineage');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const foreign = path.join(dir, 'other.json');
+      writeFileSync(
+        foreign,
+        JSON.stringify({ ...valid, lineage: { ...valid.lineage, context: 'prod-eu', cluster: 'other' } }),
+        { mode: 0o600 },
+      );
+      const from = sim.cluster.audit.entries.length;
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', foreign]);
+      assertExit(run, 2, 'run --state <another cluster>');
+      assert.doesNotMatch(run.stderr, /not a valid ctl state file/);
+      assert.ok(requestsSince(sim, from).gets > 0, 'the cluster was read before the lineage was judged');
+
+      const missing = path.join(dir, 'first.json');
+      const fromMissing = sim.cluster.audit.entries.length;
+      const dry = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run', '--state', missing]);
+      assertExit(dry, 0, 'dry run --state <missing file>');
+      assert.ok(requestsSince(sim, fromMissing).gets > 0, 'a missing state file: the cluster is read');
+    });
+  });
+});
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
