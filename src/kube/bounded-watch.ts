@@ -8,17 +8,20 @@
  *   until it died (`RangeError: Invalid string length`, 680 MiB);
  * - it parses each line with JSON.parse, whatever its depth (src/json-read.ts says why ctl does not);
  * - its `AbortSignal.timeout(30000)` is overwritten on the next line, so it has no client-side
- *   limit at all: ctl's own deadlines bound a silent watch (src/kube/deadlines.ts, watch.ts).
+ *   limit at all: ctl's own deadlines bound a silent watch (src/kube/deadlines.ts, watch.ts);
+ * - it skips a line that is not JSON without a word, and hands on any JSON as an event: the event
+ *   in that line was lost until the next list. ctl ends the watch there, as client-go does
+ *   (watch-line-errors.ts), and its caller watches again from the last event it read.
  * Loaded only when a wait or the monitor watches (src/kube/client.ts importWatch): a plan does not.
  */
 
 import { type ClientRequest, type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { parseJson } from '../json-read.js';
 import { BoundedLineSplitter } from './bounded-lines.js';
 import { armDeadlines } from './deadlines.js';
 import { kubeEndpoint } from './request.js';
 import { serverForMessages } from './server-url.js';
+import { decodeWatchLine } from './watch-event.js';
 import { MAX_WATCH_LINE_BYTES, watchLineTooLong } from './watch-line-bound.js';
 
 /** How often TCP checks that a silent watch's peer is still there (client-node's figure). */
@@ -45,10 +48,10 @@ export class BoundedWatch {
   /**
    * Watches `path`: `callback` gets every event, `done` is called once, with null when the stream
    * ends or with the error that ended it (a status other than 200 carries `statusCode`; a line
-   * past the bound is a WatchLineTooLongError, watch-line-bound.ts). Resolves once the answer's
-   * headers are in (or the request failed), with the controller that ends the watch; as
-   * client-node's, it may call `done` before it resolves. A line that is not JSON, not an object
-   * or nested too deep is skipped, as client-node skips it.
+   * past the bound, one that is not JSON, is nested too deep or is not a watch event ends it with
+   * a WatchLineError, watch-line-errors.ts: the events before it were handed on, none after).
+   * Resolves once the answer's headers are in (or the request failed), with the controller that
+   * ends the watch; as client-node's, it may call `done` before it resolves.
    */
   async watch(
     path: string,
@@ -70,15 +73,20 @@ export class BoundedWatch {
     const what = `watch ${path}`;
     const controller = new AbortController();
     let doneCalled = false;
+    let req: ClientRequest | undefined;
     const doneOnce = (error: unknown): void => {
       if (doneCalled) return;
       doneCalled = true;
+      // Destroyed without an error before the signal destroys it with one: a watch ended at a
+      // line ctl cannot use may have its whole answer in already, and then its socket has no
+      // 'error' listener left (Node removes it at the answer's end): the signal's AbortError was
+      // thrown as an uncaught exception.
+      req?.destroy();
       controller.abort();
       done(error);
     };
 
     return new Promise<AbortController>((resolve) => {
-      let req: ClientRequest;
       try {
         req = send(url, {
           method: 'GET',
@@ -110,16 +118,13 @@ export class BoundedWatch {
         }
         const lines = new BoundedLineSplitter(this.#maxLineBytes, (line) => {
           if (doneCalled) return;
-          let event: unknown;
-          try {
-            event = parseJson(line, what);
-          } catch {
-            return; // not JSON, or nested too deep: skipped (see above)
+          const decoded = decodeWatchLine(line, what, server);
+          if (decoded instanceof Error) {
+            doneOnce(decoded);
+            return;
           }
-          if (event === null || typeof event !== 'object') return;
-          const { type, object } = event as { type?: unknown; object?: unknown };
           try {
-            callback(type as string, object, event);
+            callback(decoded.type, decoded.object, decoded.event);
           } catch (error) {
             doneOnce(error);
           }

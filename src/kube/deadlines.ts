@@ -28,22 +28,6 @@ export function isKubeDeadlineError(error: unknown): error is KubeDeadlineError 
 }
 
 /**
- * The deadline errors given to requests lately. A request sent through node-fetch (client-node's
- * own Watch and typed clients; ctl's watch is its own, bounded-watch.ts) has its error rewrapped
- * as `request to <url> failed, reason: <message>`, the error itself (with its hint and exit code)
- * dropped: found again by message.
- */
-const recent: KubeDeadlineError[] = [];
-
-/** The KubeDeadlineError behind `error` (itself, or the one node-fetch rewrapped), if any. */
-export function deadlineErrorOf(error: unknown): KubeDeadlineError | undefined {
-  if (error instanceof KubeDeadlineError) return error;
-  const message = (error as { message?: unknown } | null)?.message;
-  if (typeof message !== 'string') return undefined;
-  return recent.find((known) => message.includes(known.message));
-}
-
-/**
  * The kubeconfig and context ctl was given for each API server it talks to, so that the kubectl
  * of a deadline's hint reaches the same server (src/kube/kube-target.ts). Deadlines are armed on
  * the shared connection pools (src/kube/agent.ts), which know the server but not the kubeconfig;
@@ -101,10 +85,9 @@ export function armDeadlines(
   marked[ARMED] = true;
   const timers: NodeJS.Timeout[] = [];
   const fail = (phase: 'connect' | 'response' | 'total') => () => {
-    const error = kubeDeadlineError(what, server, phase);
-    recent.push(error);
-    if (recent.length > 20) recent.shift();
-    req.destroy(error);
+    // The request's 'error' is this error itself (Node's destroy(error)): kubeRequest and the
+    // watch stream hand it on as it is, so a wait knows it by its class (src/kube/watch.ts).
+    req.destroy(kubeDeadlineError(what, server, phase));
   };
   const clear = (): void => timers.forEach((t) => clearTimeout(t));
   // A watch streams for as long as the server keeps it (watchTimeoutSeconds): no total limit;

@@ -4,7 +4,7 @@
  * every plan loads), so it lives apart from the stream.
  */
 
-import { OperationError } from '../errors.js';
+import { WatchLineError } from './watch-line-errors.js';
 
 /**
  * The longest line of a watch stream ctl reads. A watch sends one event a line, one object in
@@ -16,14 +16,17 @@ import { OperationError } from '../errors.js';
  */
 export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
 
-/** A watch line past its bound: that watch ended, to be tried again (src/kube/watch.ts). Exit 1. */
-export class WatchLineTooLongError extends OperationError {}
+/**
+ * A watch line past its bound: that watch ended, to be tried again (src/kube/watch.ts), as every
+ * line ctl cannot use (watch-line-errors.ts). Exit 1.
+ */
+export class WatchLineTooLongError extends WatchLineError {}
 
 export function watchLineTooLong(what: string, server: string, maxBytes: number): WatchLineTooLongError {
   return new WatchLineTooLongError(
-    `${what}: the Kubernetes API server ${server} sent an event line longer than ${maxBytes / 1024 / 1024} MiB, the most ctl reads of one watch event; ctl stopped reading it`,
-    {
-      hint: 'No Kubernetes object comes near that size: something between ctl and the API server answers oddly (a proxy?). Check the kubeconfig server.',
-    },
+    'too-long',
+    what,
+    server,
+    `an event line longer than ${maxBytes / 1024 / 1024} MiB, the most ctl reads of one watch event; ctl stopped reading it`,
   );
 }

@@ -3,17 +3,24 @@
  * reconnect from the last seen resourceVersion whenever the stream ends or drops (the API server
  * ends watches after timeoutSeconds, proxies whenever they like, ctl after its idle limit);
  * re-LIST on 410 Gone; stop promptly when the signal aborts. Reaction to a change is
- * immediate: nothing here polls. Each watch is ctl's own bounded stream (bounded-watch.ts): an
- * event line past its bound ends that watch as a failure, retried with the backoff, and the third
- * in a row ends the wait (exit 1).
+ * immediate: nothing here polls. Each watch is ctl's own bounded stream (bounded-watch.ts): a
+ * line it cannot use (past its bound, not JSON, nested too deep, not a watch event, or an ERROR
+ * event other than 410) ends that watch as a failure, retried with the backoff from the last
+ * event read, as client-go's reflector does (watch-line-errors.ts); the first is said once as a
+ * warning, and the third in a row, whatever their kinds, ends the wait (exit 1).
  *
  * `waitForObject` builds on it: wait until one named object satisfies a check, with an overall
  * limit and a no-progress (stall) limit, both TimeoutError (exit 6).
  */
 
 import { TimeoutError } from '../errors.js';
-import { WatchLineTooLongError } from './watch-line-bound.js';
-import { deadlineErrorOf, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
+import {
+  unusableWatchLines,
+  watchErrorEvent,
+  WatchLineError,
+  watchLineWarning,
+} from './watch-line-errors.js';
+import { isKubeDeadlineError, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest } from './request.js';
@@ -39,6 +46,11 @@ export interface WatchCollectionOptions<T> {
   signal: AbortSignal;
   /** Called for every event, in order; throwing stops the watch and rejects with that error. */
   onEvent: (event: CollectionEvent<T>) => void;
+  /**
+   * Told, once, of the first watch that ended on a line ctl could not use while the wait went on
+   * (watch-line-errors.ts): a step's warning.
+   */
+  onWarning?: ((message: string) => void) | undefined;
   /** Server-side watch timeout per connection (s); default 25. */
   watchTimeoutSeconds?: number;
 }
@@ -46,11 +58,14 @@ export interface WatchCollectionOptions<T> {
 /** First and longest delay between failed attempts (client-go's reflector: 800 ms to 30 s). */
 const BACKOFF_START_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
-/**
- * Consecutive calls without an answer in time (src/kube/deadlines.ts), or with an event line past
- * its bound (watch-line-bound.ts), before a wait gives up.
- */
+/** Consecutive calls without an answer in time (src/kube/deadlines.ts) before a wait gives up. */
 const DEADLINES_BEFORE_GIVING_UP = 3;
+/**
+ * Consecutive watches that ended on a line ctl could not use (watch-line-errors.ts: past the
+ * bound, not JSON, too deep, not an event, an ERROR event), no event read between them, before
+ * a wait gives up.
+ */
+const UNUSABLE_LINES_BEFORE_GIVING_UP = 3;
 /** Statuses that will not heal by retrying. */
 const FATAL_CODES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
 
@@ -71,6 +86,9 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
 
   let resourceVersion: string | undefined;
   let failures = 0;
+  /** The watches in a row that ended on a line ctl could not use; an event read clears it. */
+  const unusable: WatchLineError[] = [];
+  let warned = false;
   /** Consecutive watches that ended within a second without a single event. */
   let quickEnds = 0;
   /** 410 Gone answers in a row, each within a second of its watch (or list) starting. */
@@ -116,6 +134,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
           const rv = (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
             ?.resourceVersion;
           if (rv) resourceVersion = rv;
+          unusable.length = 0;
           if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')
             options.onEvent({ type, object });
         },
@@ -146,11 +165,19 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
       if (code !== undefined && FATAL_CODES.has(code)) throw error;
       failures += 1;
       // A server that stays silent is not a blip: after a few deadlines, exit 1 with the hint.
-      const deadline = deadlineErrorOf(error);
-      if (deadline && failures >= DEADLINES_BEFORE_GIVING_UP) throw deadline;
-      // Nor is one that sends an event line past the bound again and again (a proxy that
-      // answers every watch so): exit 1 naming it, rather than read it until the deadline.
-      if (error instanceof WatchLineTooLongError && failures >= DEADLINES_BEFORE_GIVING_UP) throw error;
+      if (isKubeDeadlineError(error) && failures >= DEADLINES_BEFORE_GIVING_UP) throw error;
+      // Nor is one that answers with lines ctl cannot use again and again (a proxy that answers
+      // every watch so): exit 1 naming it and what the lines were, rather than watch again
+      // until the deadline. One among events is said once, and the wait goes on.
+      if (error instanceof WatchLineError) {
+        unusable.push(error);
+        if (unusable.length >= UNUSABLE_LINES_BEFORE_GIVING_UP)
+          throw unusableWatchLines(unusable, kube.selection);
+        if (!warned) {
+          warned = true;
+          options.onWarning?.(watchLineWarning(error, UNUSABLE_LINES_BEFORE_GIVING_UP));
+        }
+      }
       await sleep(backoff(failures), signal);
     }
   }
@@ -239,13 +266,16 @@ function watchOnce<T>(
             const status = object as { code?: number; message?: string; reason?: string } | undefined;
             if (status?.code === 410 || status?.reason === 'Expired' || status?.reason === 'Gone') {
               finish({ gone: true, error: undefined, sawEvents });
-            } else {
-              const message = status?.message ?? 'watch error';
+            } else if (typeof status?.code === 'number' && FATAL_CODES.has(status.code)) {
+              // Will not heal by watching again (403, 404...): ends the wait at once, as before.
+              const message = status.message ?? 'watch error';
               finish({
                 gone: false,
-                error: new KubeRequestError(message, status?.code, JSON.stringify(status)),
+                error: new KubeRequestError(message, status.code, JSON.stringify(status)),
                 sawEvents,
               });
+            } else {
+              finish({ gone: false, error: watchErrorEvent(`watch ${path}`, server, status), sawEvents });
             }
             return;
           }
@@ -275,10 +305,10 @@ function watchOnce<T>(
           }
           // Once the stream was established (watch() has returned its controller), a dropped
           // connection is an ordinary end: resume from the last RV. Before that it is a failed
-          // connection (refused, reset, TLS); report it so the caller backs off. An event line
-          // past its bound is a failure whenever it comes: resuming at once would read the same
-          // answer in a loop.
-          const failed = !established || error instanceof WatchLineTooLongError;
+          // connection (refused, reset, TLS); report it so the caller backs off. A line ctl could
+          // not use is a failure whenever it comes: resuming at once would read the same answer
+          // in a loop.
+          const failed = !established || error instanceof WatchLineError;
           finish({ gone: false, error: failed ? error : undefined, sawEvents });
         },
       )
@@ -340,6 +370,8 @@ export interface WaitOptions<T> {
   /** true = done; a string = progress message (a change of message counts as progress); false = keep waiting. Throw to fail. */
   check: (object: T | undefined) => boolean | string;
   onProgress?: (message: string) => void;
+  /** Told once of a watch line ctl could not use while the wait went on (WatchCollectionOptions). */
+  onWarning?: ((message: string) => void) | undefined;
   /** How the awaited thing is named in a timeout message; default `<kind> <name>` from the path. */
   description?: string;
   /** What to do about a timeout; default: look at the object with kubectl. */
@@ -441,6 +473,9 @@ export function waitForObject<T>(options: WaitOptions<T>): Promise<T> {
       path: options.path,
       fieldSelector: `metadata.name=${options.name}`,
       signal: stop.signal,
+      onWarning: (message) => {
+        if (!settled) options.onWarning?.(message);
+      },
       onEvent: (event) => {
         if (settled) return;
         seen = true;

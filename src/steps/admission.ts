@@ -186,6 +186,7 @@ async function admissionCert(
         ? `Secret ${ADMISSION_TLS_SECRET} has no key cert yet`
         : `no Secret ${ADMISSION_TLS_SECRET} yet`),
     onProgress: (message) => ctx.progress(message),
+    onWarning: (message) => ctx.warn(message),
   });
   return certOf(secret);
 }

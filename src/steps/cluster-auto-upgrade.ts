@@ -53,6 +53,7 @@ export async function followAutoUpgrade(
     stallTimeoutMs: settings.stallTimeoutMs,
     hint,
     onProgress: (message: string) => ctx.progress(message),
+    onWarning: (message: string) => ctx.warn(message),
   };
   const byResource = wait<KubeObject>({
     ...common,

@@ -118,6 +118,7 @@ export async function upgradeOne(
     hint: `${whereToLook(ctx, item)}; run ctl again to resume.`,
     check: (object) => checkDatabase(object, item, generation, whereToLook(ctx, item)),
     onProgress: (message) => ctx.progress(`${label}: ${message}`),
+    onWarning: (message) => ctx.warn(`${label}: ${message}`),
   });
   if (item.kind === 'active-active') await waitForActiveActiveVersion(ctx, item, signal);
   ctx.progress(`${label}: runs ${item.version}`);

@@ -152,6 +152,9 @@ export class UpgradeFollower {
       fieldSelector,
       labelSelector,
       signal: this.#stop.signal,
+      onWarning: (message) => {
+        if (!this.#settled) this.#ctx.warn(message);
+      },
       onEvent: (event) => {
         if (this.#settled) return;
         apply(event);

@@ -129,6 +129,7 @@ async function waitOnce(
       return progress;
     },
     onProgress: (message) => ctx.progress(message),
+    onWarning: (message) => ctx.warn(message),
   });
   const name = subscriptionOf(sub).installPlan ?? '';
   const object = await readObject(kube, {

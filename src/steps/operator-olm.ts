@@ -186,6 +186,7 @@ export async function upgradeThroughOlm(
       return `${route.targetCsv}: phase ${phase}${typeof status.message === 'string' ? ` (${status.message})` : ''}`;
     },
     onProgress: (message) => ctx.progress(message),
+    onWarning: (message) => ctx.warn(message),
   });
   return outcome;
 }

@@ -100,5 +100,6 @@ export async function waitForOperatorRollout(
       return true;
     },
     onProgress: (message) => ctx.progress(message),
+    onWarning: (message) => ctx.warn(message),
   });
 }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { after, before, describe, it } from 'node:test';
 import { BoundedWatch } from '../../../src/kube/bounded-watch.js';
 import { WatchLineTooLongError } from '../../../src/kube/watch-line-bound.js';
+import { WatchLineError, type WatchLineKind } from '../../../src/kube/watch-line-errors.js';
 import { pumpForever } from '../../helpers/endless-body.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -63,10 +64,10 @@ describe('kube/bounded-watch', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\r\n{"type":"MODI');
       setTimeout(() => {
-        // Not JSON, not an object, nested deeper than ctl reads: skipped, as client-node skips them.
-        res.write(
-          `FIED","object":{"data":{"v":"é"}}}\nnot json\n42\n{"x":${'['.repeat(600)}${']'.repeat(600)}}\n`,
-        );
+        // The é split between two writes: read as one character.
+        const rest = Buffer.from('FIED","object":{"data":{"v":"é"}}}\n');
+        res.write(rest.subarray(0, 30));
+        res.write(rest.subarray(30));
         res.end('{"type":"DELETED","object":{}}');
       }, 20);
     };
@@ -86,6 +87,69 @@ describe('kube/bounded-watch', () => {
     assert.equal(last.url, '/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=7&timeoutSeconds=25');
     assert.equal(last.authorization, 'Bearer t0k');
   });
+
+  // client-go's StreamWatcher ends the watch on the first line it cannot decode; so does ctl's,
+  // handing on the events before it and none after (client-node skipped such a line silently).
+  const unusable: { line: string; kind: WatchLineKind; problem: RegExp }[] = [
+    {
+      line: `<html>\u001b[31m502 Bad Gateway\u202e upstream ${'x'.repeat(5000)}</html>`,
+      kind: 'not-json',
+      problem:
+        /sent a line that is not JSON \(5046 bytes, starting "<html>\\x1b\[31m502 Bad Gateway\\u202e upstream xxx…"\)$/,
+    },
+    {
+      line: '{"type":"ADDED","object":{"kind":"Secret","data":{"password":"c2VjcmV0',
+      kind: 'not-json',
+      problem:
+        /sent a line that is not JSON \(70 bytes, starting as JSON but not parsing: cut short or garbled\?\)$/,
+    },
+    {
+      line: `{"type":"ADDED","object":{"x":${'['.repeat(600)}${']'.repeat(600)}}}`,
+      kind: 'too-deep',
+      problem: /sent a line nested deeper than 512 levels/,
+    },
+    {
+      line: '42',
+      kind: 'not-an-event',
+      problem: /sent JSON that is not a watch event \(a number, not an object\)$/,
+    },
+    { line: '[1,2]', kind: 'not-an-event', problem: /\(an array, not an object\)$/ },
+    { line: '{"kind":"Status","code":500}', kind: 'not-an-event', problem: /\(no type\)$/ },
+    {
+      line: '{"type":"UPDATED\\u001b[2J","object":{}}',
+      kind: 'not-an-event',
+      problem: /\(type "UPDATED\\x1b\[2J", not one of ADDED, MODIFIED, DELETED, BOOKMARK, ERROR\)$/,
+    },
+    { line: '{"type":"MODIFIED"}', kind: 'not-an-event', problem: /\(a MODIFIED event without an object\)$/ },
+    {
+      line: '{"type":"ADDED","object":"a"}',
+      kind: 'not-an-event',
+      problem: /\(an ADDED event whose object is a string\)$/,
+    },
+  ];
+  for (const { line, kind, problem } of unusable) {
+    it(`ends the watch at a line it cannot use (${kind}: ${line.slice(0, 30)}), naming the server and what the line was`, async () => {
+      handler = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          `{"type":"ADDED","object":{"metadata":{"name":"before"}}}\n${line}\n{"type":"ADDED","object":{}}\n`,
+        );
+      };
+      const seen = await watchOnce(base, {});
+      assert.deepEqual(seen.events, [['ADDED', { metadata: { name: 'before' } }]]);
+      assert.ok(seen.error instanceof WatchLineError, String(seen.error));
+      assert.equal(seen.error.kind, kind);
+      assert.match(
+        seen.error.message,
+        new RegExp(`^watch /api/v1/namespaces/ns/configmaps: the Kubernetes API server ${base} sent `),
+      );
+      assert.match(seen.error.message, problem);
+      // What came from outside: a short excerpt at most, nothing that drives a terminal.
+      assert.ok(seen.error.message.length < 300, seen.error.message);
+      assert.doesNotMatch(seen.error.message, /[\u001b\u202e]|xxxxxxxxxx|password|c2Vj/);
+      assert.equal(seen.doneCalls, 1);
+    });
+  }
 
   it('ends with a statusCode error for an answer other than 200', async () => {
     handler = (_req, res) => {
