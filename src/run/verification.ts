@@ -175,7 +175,7 @@ export function verify(input: {
     if (ran('monitor')) {
       unexplained = true;
       mismatches.push(
-        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (${kubectl(snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', snapshot.operator?.namespace ?? snapshot.namespace)}) and ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', snapshot.namespace)}, then run ctl upgrade run again`,
+        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (${kubectl(snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', snapshot.operator?.namespace ?? snapshot.namespace)}) and ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', snapshot.namespace)}, then run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} again`,
       );
     } else {
       mismatches.push(
@@ -226,7 +226,7 @@ export function verify(input: {
       result.note = `the databases step did not run: run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} to finish`;
     } else {
       unexplained = true;
-      result.note = `expected active at ${expected ?? '?'}: check ${kubectl(snapshot.kubeTarget, 'get', 'redb', name, ...(namespace ? ['-n', namespace] : []))} and the operator's log, then run ctl upgrade run again`;
+      result.note = `expected active at ${expected ?? '?'}: check ${kubectl(snapshot.kubeTarget, 'get', 'redb', name, ...(namespace ? ['-n', namespace] : []))} and the operator's log, then run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} again`;
     }
     mismatches.push(`database ${where}: ${state}, ${result.note}`);
     return result;

@@ -27,7 +27,7 @@ import { dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, readObject } from '../kube/write.js';
-import { kubectl, mergeBodies } from '../planning/equivalent-commands.js';
+import { ctlTargetOf, kubectl, mergeBodies } from '../planning/equivalent-commands.js';
 import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
 import { installedOlmDigests, type OlmDigestSource } from './olm-digests.js';
 import type { OlmSnapshot } from '../planning/olm.js';
@@ -256,6 +256,6 @@ function olmDigestSource(snapshot: Snapshot, operatorTarget: string, olm: OlmSna
     operatorTarget,
     platform: snapshot.platform,
     currentTag: snapshot.cluster?.image.versionTag,
-    kubeTarget: snapshot.kubeTarget,
+    ctlTarget: ctlTargetOf(snapshot),
   };
 }

@@ -9,6 +9,7 @@ import { shellWords } from '../io/shell-words.js';
 import { OperationError } from '../errors.js';
 import type { DialectFields } from '../release/dialect.js';
 import type { PlanAction } from '../planning/plan.js';
+import { type CtlTarget, ctlPlanTo } from '../planning/equivalent-commands.js';
 import { getPath, str } from '../json-read.js';
 
 /** One planned database change. */
@@ -22,6 +23,13 @@ export interface DatabaseWork {
   heldBack?: { reason: string; command: string };
 }
 
+/** The cluster and target of the run: a malformed plan's hint plans them again. */
+export interface Replan {
+  kube: CtlTarget;
+  /** The plan's `--to`. */
+  operator: string;
+}
+
 /**
  * The database an action of the plan changes: its `database` field; plans saved before that
  * field existed name it only in their command, which is parsed instead.
@@ -30,6 +38,7 @@ export function workOf(
   action: PlanAction,
   fields: DialectFields,
   planVersion: string | null,
+  replan: Replan,
 ): DatabaseWork | undefined {
   const database = action.database;
   if (database === undefined) return parseAction(action, fields, planVersion);
@@ -44,7 +53,7 @@ export function workOf(
     database.version === ''
   ) {
     throw new OperationError(`the plan's database action "${action.description}" is malformed`, {
-      hint: 'Make a new plan (ctl upgrade plan --out <file>), or run without --plan.',
+      hint: `Make a new plan (${ctlPlanTo(replan.kube, replan.operator, '--out', '<file>')}), or run without --plan.`,
     });
   }
   if (database.kind === 'reaadb' && typeof database.heldBack === 'string') {

@@ -25,7 +25,7 @@
 import { dialectFields } from '../release/dialect.js';
 import { waitForObject } from '../kube/watch.js';
 import { ACTIVE_ACTIVE_UPGRADE_FROM, supportsActiveActiveUpgrade } from '../release/catalog.js';
-import { kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
+import { ctlTargetOf, kubectl, kubectlMergePatch, patchAt } from '../planning/equivalent-commands.js';
 import { type PlanAction, PlanContext, PlanDatabase, StepPlan, action } from '../planning/plan.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
 import { FanOutTally } from './fan-out.js';
@@ -111,7 +111,12 @@ async function upgradeDatabases(
   if (!planned || planned.skip !== null) return { skipped: planned?.skip ?? 'not planned' };
   const fields = dialectFields(snapshot.dialect);
   const work = planned.actions
-    .map((action) => workOf(action, fields, plan.target.databaseVersion))
+    .map((action) =>
+      workOf(action, fields, plan.target.databaseVersion, {
+        kube: ctlTargetOf(snapshot),
+        operator: plan.target.operator,
+      }),
+    )
     .filter((w): w is DatabaseWork => w !== undefined);
   if (work.length === 0) return { skipped: 'the plan names no database to upgrade' };
 

@@ -22,7 +22,7 @@ import {
 } from '../planning/olm.js';
 import { clusterTagFor } from '../release/catalog.js';
 import type { Platform } from '../planning/snapshot.js';
-import { type KubeTarget, oc } from '../planning/equivalent-commands.js';
+import { type CtlTarget, ctlRunTo, oc } from '../planning/equivalent-commands.js';
 
 export interface OlmDigestSource {
   olm: OlmSnapshot;
@@ -30,8 +30,11 @@ export interface OlmDigestSource {
   operatorTarget: string;
   platform: Platform;
   currentTag: string | undefined;
-  /** The kubeconfig and context chosen for ctl: the hint's oc command names them. */
-  kubeTarget: KubeTarget;
+  /**
+   * The kubeconfig and context chosen for ctl, and the `-n`/`--cluster` given: the hint's oc and
+   * ctl commands name them.
+   */
+  ctlTarget: CtlTarget;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function installedOlmDigests(
     throw new OperationError(
       `the target ClusterServiceVersion ${csv} is not installed, so the digests of the target images are unknown`,
       {
-        hint: `Run the operator step first (ctl upgrade run --only operator), or check ${oc(source.kubeTarget, 'get', 'csv', '-n', source.namespace)}; then run ctl again.`,
+        hint: `Run the operator step first (${ctlRunTo(source.ctlTarget, source.operatorTarget, '--only', 'operator')}), or check ${oc(source.ctlTarget, 'get', 'csv', '-n', source.namespace)}; then run ctl again.`,
       },
     );
   }

@@ -96,7 +96,7 @@ export async function upgradeThroughOlm(
         throw new OperationError(
           `OLM cannot install ${route.targetCsv}: ${route.problem ?? 'no channel has it as its head'}`,
           {
-            hint: 'Run ctl upgrade plan to see the operator-method check and its fix.',
+            hint: `Run ${ctlPlanTo(ctlTargetOf(deps.snapshot), target)} to see the operator-method check and its fix.`,
           },
         );
       }

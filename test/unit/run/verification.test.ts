@@ -70,6 +70,29 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     );
   });
 
+  it('the run to repeat names the cluster the run was given (-n, --cluster too), and nothing when nothing was', () => {
+    const chosen = {
+      ...snapshot,
+      kubeTarget: { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' },
+      requestedNamespace: 'red is',
+      requestedCluster: 'rec',
+    };
+    const lagging = {
+      plan,
+      steps: ALL_DONE,
+      nodes: nodesAt('7.4.6-22'),
+      bdbs: bdbAt('7.2', 'active-change-pending'),
+    };
+    const again =
+      "run ctl --kubeconfig /k/prod.yaml --context 'prod east' upgrade run --to 7.8.2-6 -n 'red is' --cluster rec again";
+    const [nodes, database] = verify({ ...lagging, snapshot: chosen }).mismatches;
+    assert.ok(nodes?.startsWith('node 1 ') && nodes.endsWith(`, then ${again}`), nodes);
+    assert.ok(database?.startsWith('database redis/db1: ') && database.endsWith(`, then ${again}`), database);
+    const bare = verify({ ...lagging, snapshot }).mismatches;
+    assert.equal(bare.length, 2);
+    for (const line of bare) assert.ok(line.endsWith(', then run ctl upgrade run --to 7.8.2-6 again'), line);
+  });
+
   it('a database the plan left alone (its spec says "major": the operator chooses) is not held to the target', () => {
     const chooser = makeSnapshot((s) => {
       s.databases[0]!.versionSpec = 'major';

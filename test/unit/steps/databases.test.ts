@@ -398,15 +398,21 @@ describe('databases step helpers', () => {
 
   it('takes the database field over the command, and refuses a malformed one', () => {
     const fields = dialectFields('redis');
+    const replan = { kube: {}, operator: '7.8.2-6' };
     const database = { kind: 'reaadb', name: 'aa1', namespace: 'ns1', version: '7.4', manual: true } as const;
-    assert.deepEqual(workOf({ description: '', command: 'anything', database }, fields, null), {
+    assert.deepEqual(workOf({ description: '', command: 'anything', database }, fields, null, replan), {
       kind: 'manual',
       name: 'aa1',
       namespace: 'ns1',
       version: '7.4',
     });
     assert.deepEqual(
-      workOf({ description: '', command: '', database: { ...database, manual: false } }, fields, null),
+      workOf(
+        { description: '', command: '', database: { ...database, manual: false } },
+        fields,
+        null,
+        replan,
+      ),
       { kind: 'active-active', name: 'aa1', namespace: 'ns1', version: '7.4' },
     );
     assert.deepEqual(
@@ -414,13 +420,29 @@ describe('databases step helpers', () => {
         { description: '', command: '', database: { ...database, kind: 'redb', manual: false } },
         fields,
         null,
+        replan,
       ),
       { kind: 'database', name: 'aa1', namespace: 'ns1', version: '7.4' },
     );
+    const malformed = { description: 'Upgrade x', command: '', database: { ...database, name: '' } };
     assert.throws(
-      () =>
-        workOf({ description: 'Upgrade x', command: '', database: { ...database, name: '' } }, fields, null),
-      (error: unknown) => error instanceof OperationError && /malformed/.test(error.message),
+      () => workOf(malformed, fields, null, replan),
+      (error: unknown) =>
+        error instanceof OperationError &&
+        /malformed/.test(error.message) &&
+        error.hint === 'Make a new plan (ctl upgrade plan --to 7.8.2-6 --out <file>), or run without --plan.',
+    );
+    // The new plan names the cluster the run was given, each value quoted.
+    const named = {
+      kube: { kubeconfigs: ['/k/prod.yaml'], context: 'prod east', namespace: 'red is', cluster: 'rec' },
+      operator: '7.8.2-6',
+    };
+    assert.throws(
+      () => workOf(malformed, fields, null, named),
+      (error: unknown) =>
+        error instanceof OperationError &&
+        error.hint ===
+          "Make a new plan (ctl --kubeconfig /k/prod.yaml --context 'prod east' upgrade plan --to 7.8.2-6 -n 'red is' --cluster rec --out <file>), or run without --plan.",
     );
     // The manual command of older plans, and of newer ones (with redis_version).
     assert.deepEqual(

@@ -1,0 +1,112 @@
+/**
+ * The ctl commands the OLM steps' hints print name the cluster ctl was given (`--kubeconfig`,
+ * `--context`, `-n`, `--cluster`, each quoted), and nothing when nothing was given: pasted, they
+ * act on the cluster the run read, not on the default kubeconfig's namespace.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { OperationError } from '../../../src/errors.js';
+import { OLM_API_VERSION } from '../../../src/planning/olm.js';
+import type { CtlTarget } from '../../../src/planning/equivalent-commands.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
+import { installedOlmDigests } from '../../../src/steps/olm-digests.js';
+import { upgradeThroughOlm } from '../../../src/steps/operator-olm.js';
+import { FakeCluster, harness } from './fakes.js';
+
+const NAMED: CtlTarget = {
+  kubeconfigs: ['/k/prod.yaml'],
+  context: 'prod east',
+  namespace: 'red is',
+  cluster: 'rec',
+};
+
+/** The snapshot as a run given NAMED's values reads it. */
+function named(s: Snapshot): void {
+  s.kubeTarget = { kubeconfigs: ['/k/prod.yaml'], context: 'prod east' };
+  s.requestedNamespace = 'red is';
+  s.requestedCluster = 'rec';
+}
+
+async function hintOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => assert.fail('expected an OperationError'),
+    (caught: unknown) => caught,
+  );
+  assert.ok(error instanceof OperationError, String(error));
+  return error.hint ?? '';
+}
+
+describe('olm-digests: the target CSV not installed yet', () => {
+  const source = (ctlTarget: CtlTarget) => ({
+    olm: { csv: 'redis-enterprise-operator.v7.4.6-2', installPlans: [] },
+    namespace: 'redis',
+    operatorTarget: '7.8.2-6',
+    platform: 'openshift' as const,
+    currentTag: '7.4.6-22',
+    ctlTarget,
+  });
+
+  it('the operator step to run first names the cluster given, each value quoted', async () => {
+    const hint = await hintOf(installedOlmDigests(new FakeCluster().clients(), source(NAMED)));
+    assert.match(
+      hint,
+      /^Run the operator step first \(ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to 7\.8\.2-6 -n 'red is' --cluster rec --only operator\), or check oc --kubeconfig \/k\/prod\.yaml --context 'prod east' get csv -n redis;/,
+    );
+  });
+
+  it('and nothing when nothing was given', async () => {
+    const hint = await hintOf(installedOlmDigests(new FakeCluster().clients(), source({})));
+    assert.match(
+      hint,
+      /^Run the operator step first \(ctl upgrade run --to 7\.8\.2-6 --only operator\), or check oc get csv -n redis;/,
+    );
+  });
+});
+
+describe('operator-olm: no channel offers the target', () => {
+  /** A Subscription on channel 7.4 of a package none of whose channels has the target. */
+  function olmHarness(mutate: (s: Snapshot) => void) {
+    const h = harness({
+      snapshot: (s) => {
+        s.olm = {
+          csv: 'redis-enterprise-operator.v7.4.6-2',
+          subscription: { name: 'redis-enterprise', package: 'redis-enterprise', channel: '7.4' },
+          installPlans: [],
+          channels: [
+            {
+              name: '7.4',
+              currentCSV: 'redis-enterprise-operator.v7.4.6-2',
+              entries: ['redis-enterprise-operator.v7.4.6-2'],
+            },
+          ],
+        };
+        mutate(s);
+      },
+      target: { to: '7.8.2-6' },
+    });
+    h.cluster.put({
+      apiVersion: OLM_API_VERSION,
+      kind: 'Subscription',
+      metadata: { name: 'redis-enterprise', namespace: 'redis' },
+      spec: { name: 'redis-enterprise', channel: '7.4', installPlanApproval: 'Manual' },
+      status: { installedCSV: 'redis-enterprise-operator.v7.4.6-2' },
+    });
+    return h;
+  }
+
+  it('the plan that shows the operator-method check names the cluster given', async () => {
+    const h = olmHarness(named);
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.equal(
+      hint,
+      "Run ctl --kubeconfig /k/prod.yaml --context 'prod east' upgrade plan --to 7.8.2-6 -n 'red is' --cluster rec to see the operator-method check and its fix.",
+    );
+  });
+
+  it('and nothing when nothing was given', async () => {
+    const h = olmHarness(() => {});
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.equal(hint, 'Run ctl upgrade plan --to 7.8.2-6 to see the operator-method check and its fix.');
+  });
+});
