@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
-import { FileTooLargeError, NotRegularFileError, readBoundedText } from '../io/bounded-file.js';
+import { FileTooLargeError, formatBytes, NotRegularFileError, readBoundedText } from '../io/bounded-file.js';
 import { pathSegment } from '../io/path-segment.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { safeJson } from '../io/safe-text.js';
@@ -256,7 +256,7 @@ async function readBounded(path: string): Promise<string> {
   try {
     return await readBoundedText(path, MAX_STATE_BYTES);
   } catch (error) {
-    if (error instanceof FileTooLargeError) throw tooLarge(path, error.size ?? MAX_STATE_BYTES + 1);
+    if (error instanceof FileTooLargeError) throw tooLarge(path, error.size);
     if (error instanceof NotRegularFileError) {
       throw new OperationError(`the state file ${error.message}; ctl did not read it`, {
         hint: moveAsideHint(path),
@@ -274,10 +274,14 @@ function moveAsideHint(path: string): string {
   return `Inspect it, then move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.bad`)}) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`;
 }
 
-function tooLarge(path: string, size: number): OperationError {
-  const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+/** `size` as stat gave it; undefined when the read itself found more than the bound. */
+function tooLarge(path: string, size: number | undefined): OperationError {
+  const over =
+    size !== undefined && size > MAX_STATE_BYTES + 1
+      ? formatBytes(size)
+      : `more than ${formatBytes(MAX_STATE_BYTES)}`;
   return new OperationError(
-    `the state file ${path} is ${size > MAX_STATE_BYTES + 1 ? mib(size) : `more than ${mib(MAX_STATE_BYTES)}`}, larger than any state ctl writes (${mib(MAX_STATE_BYTES)} at most); ctl did not read it`,
+    `the state file ${path} is ${over}, larger than any state ctl writes (${formatBytes(MAX_STATE_BYTES)} at most); ctl did not read it`,
     {
       hint: moveAsideHint(path),
     },
