@@ -141,19 +141,15 @@ function codeCache(source, words, env, nodeRequire) {
     write(exitCode) {
       try {
         const writer = readWriter(readData(writerFile));
-        const next = {
-          exit: writer.exit === 0 || exitCode === 0 ? 0 : exitCode,
-          scripts: Math.max(writer.scripts, this.used.length),
-        };
-        // A run reaching further than the one whose caches are kept writes them all again: what
-        // it compiled is in none of them (docs/performance.md, "A code cache of whole runs").
-        const refresh = (exitCode === 0 && writer.exit !== 0) || this.used.length > writer.scripts;
+        // What this run compiled is in none of the kept caches when it reached further.
+        const refresh = reachesFurther({ exit: exitCode, scripts: this.used.length }, writer);
         const scripts = refresh ? this.used : this.toWrite;
         if (scripts.length === 0) return;
         if (!makeCacheFolder(dir)) return;
         pruneOtherBuilds(base, build);
         for (const { file, script } of scripts) writeData(fileOf(file), script.createCachedData());
-        writeData(writerFile, Buffer.from(JSON.stringify(next)));
+        if (refresh)
+          writeData(writerFile, Buffer.from(JSON.stringify({ exit: exitCode, scripts: this.used.length })));
       } catch {
         // No cache: the next run compiles as this one did.
       }
@@ -162,9 +158,21 @@ function codeCache(source, words, env, nodeRequire) {
 }
 
 /**
+ * Whether a run that reached `run` (its exit code, the scripts it ran) should write every cache of
+ * its command again, over those of the run that reached `writer` (docs/performance.md, "A code
+ * cache of whole runs"): it ended with 0 where that one did not, or ended as well and ran more
+ * scripts. A failed run never replaces the caches of one that ended with 0, and a run like the
+ * writer writes nothing: the caches are written again a few times per command and build at most.
+ */
+export function reachesFurther(run, writer) {
+  const ended = run.exit === 0;
+  if (ended !== (writer.exit === 0)) return ended;
+  return run.scripts > writer.scripts;
+}
+
+/**
  * What the run that wrote a command's caches reached: its exit code and how many of the bundle's
- * scripts it ran. None (a cache from before this record, or damaged): a run that ends with 0 or
- * runs any script writes its own.
+ * scripts it ran. None (a cache from before this record, or damaged): the next run writes its own.
  */
 function readWriter(data) {
   const none = { exit: -1, scripts: 0 };
