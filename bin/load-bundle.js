@@ -38,6 +38,9 @@ const HEADER_BYTES = 12;
 // Far more than any script's cache (main's is a few MB): a larger file there is not one ctl wrote.
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
+// Beside each command's caches: what the run that wrote them reached (readWriter). No script of
+// the bundle is named so (main.js and chunks/<name>-<hash>.js).
+const WRITER_FILE = 'writer.cache';
 
 /**
  * Loads `main` (an absolute path to dist/bundle/main.js) and returns its exports. `words` (the
@@ -58,8 +61,10 @@ export function loadBundle(main, words, env) {
       `(function (exports, require, module, __ctlScriptUrl, __ctlScriptFile, __ctlScriptDir) {"use strict";${code}\n})`,
       { filename: file, cachedData },
     );
-    if (cache && (cachedData === undefined || script.cachedDataRejected))
-      cache.toWrite.push({ file, script });
+    if (cache) {
+      cache.used.push({ file, script });
+      if (cachedData === undefined || script.cachedDataRejected) cache.toWrite.push({ file, script });
+    }
     const module = { exports: {} };
     loaded.set(file, module);
     const dir = path.dirname(file);
@@ -73,7 +78,7 @@ export function loadBundle(main, words, env) {
     script.runInThisContext()(module.exports, require, module, pathToFileURL(file).href, file, dir);
     return module.exports;
   };
-  if (cache) process.on('exit', () => cache.write());
+  if (cache) process.on('exit', (code) => cache.write(code));
   return load(main, source);
 }
 
@@ -101,43 +106,83 @@ function codeCache(source, words, env, nodeRequire) {
   const buildDir = `scripts-${build}-${process.version}-${process.arch}`;
   const dir = path.join(base, buildDir, commandKey(words));
   const fileOf = (script) => path.join(dir, `${path.basename(script, '.js')}.cache`);
+  const readData = (file) => {
+    let bytes;
+    try {
+      bytes = readCacheFile(file);
+    } catch {
+      return undefined;
+    }
+    if (bytes === undefined || bytes.length < HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC)
+      return undefined;
+    const data = bytes.subarray(HEADER_BYTES);
+    if (bytes.readUInt32LE(8) !== data.length || bytes.readUInt32LE(4) !== crc32(data)) return undefined;
+    return data;
+  };
+  // Whole or not at all: another ctl may read it at this moment.
+  const writeData = (target, data) => {
+    const header = Buffer.alloc(HEADER_BYTES);
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(crc32(data), 4);
+    header.writeUInt32LE(data.length, 8);
+    const temporary = `${target}.${process.pid}.tmp`;
+    writeFileSync(temporary, Buffer.concat([header, data]), { mode: 0o600 });
+    renameSync(temporary, target);
+  };
+  const writerFile = path.join(dir, WRITER_FILE);
   return {
+    /** Every script this run compiled, and those of them that had no cache V8 took. */
+    used: [],
     toWrite: [],
     read(script) {
-      let bytes;
-      try {
-        bytes = readCacheFile(fileOf(script));
-      } catch {
-        return undefined;
-      }
-      if (bytes === undefined || bytes.length < HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC)
-        return undefined;
-      const data = bytes.subarray(HEADER_BYTES);
-      if (bytes.readUInt32LE(8) !== data.length || bytes.readUInt32LE(4) !== crc32(data)) return undefined;
-      return data;
+      return readData(fileOf(script));
     },
-    write() {
-      if (this.toWrite.length === 0) return;
+    /** At the exit: the caches this run should write, and the writer record they make. */
+    write(exitCode) {
       try {
+        const writer = readWriter(readData(writerFile));
+        // What this run compiled is in none of the kept caches when it reached further.
+        const refresh = reachesFurther({ exit: exitCode, scripts: this.used.length }, writer);
+        const scripts = refresh ? this.used : this.toWrite;
+        if (scripts.length === 0) return;
         if (!makeCacheFolder(dir)) return;
         pruneOtherBuilds(base, build);
-        for (const { file, script } of this.toWrite) {
-          const data = script.createCachedData();
-          const header = Buffer.alloc(HEADER_BYTES);
-          header.writeUInt32LE(MAGIC, 0);
-          header.writeUInt32LE(crc32(data), 4);
-          header.writeUInt32LE(data.length, 8);
-          // Whole or not at all: another ctl may read it at this moment.
-          const target = fileOf(file);
-          const temporary = `${target}.${process.pid}.tmp`;
-          writeFileSync(temporary, Buffer.concat([header, data]), { mode: 0o600 });
-          renameSync(temporary, target);
-        }
+        for (const { file, script } of scripts) writeData(fileOf(file), script.createCachedData());
+        if (refresh)
+          writeData(writerFile, Buffer.from(JSON.stringify({ exit: exitCode, scripts: this.used.length })));
       } catch {
         // No cache: the next run compiles as this one did.
       }
     },
   };
+}
+
+/**
+ * Whether a run that reached `run` (its exit code, the scripts it ran) should write every cache of
+ * its command again, over those of the run that reached `writer` (docs/performance.md, "A code
+ * cache of whole runs"): it ended with 0 where that one did not, or ended as well and ran more
+ * scripts. A failed run never replaces the caches of one that ended with 0, and a run like the
+ * writer writes nothing: the caches are written again a few times per command and build at most.
+ */
+export function reachesFurther(run, writer) {
+  const ended = run.exit === 0;
+  if (ended !== (writer.exit === 0)) return ended;
+  return run.scripts > writer.scripts;
+}
+
+/**
+ * What the run that wrote a command's caches reached: its exit code and how many of the bundle's
+ * scripts it ran. None (a cache from before this record, or damaged): the next run writes its own.
+ */
+function readWriter(data) {
+  const none = { exit: -1, scripts: 0 };
+  if (data === undefined || data.length > 256) return none;
+  try {
+    const { exit, scripts } = JSON.parse(data.toString('utf8'));
+    return Number.isInteger(exit) && Number.isInteger(scripts) ? { exit, scripts } : none;
+  } catch {
+    return none;
+  }
 }
 
 /**

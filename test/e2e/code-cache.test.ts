@@ -111,6 +111,47 @@ describe('the code cache of whole runs (e2e)', () => {
     assert.ok(cacheFiles(dir).has('upgrade-steps/main.cache'), 'ctl upgrade steps has its own cache');
   });
 
+  it('a first plan that fails early leaves a cache the next plan that ends well writes again, once', async () => {
+    const { dir, ctl } = withCache();
+    // No cluster in that namespace: the plan stops after its first reads.
+    const failed = await ctl(['upgrade', 'plan', '--to', TARGET, '-n', 'no-cluster-here']);
+    assertExit(failed, 2); // "no RedisEnterpriseCluster to upgrade", with the namespace that has one
+    const early = cacheFiles(dir);
+    const earlyMain = early.get('upgrade-plan/main.cache');
+    assert.ok(earlyMain, `the failed plan wrote its caches: ${[...early.keys()].join(', ')}`);
+    assert.ok(early.has('upgrade-plan/writer.cache'), 'and what its run reached');
+
+    const planned = await ctl(PLAN);
+    assertExit(planned, 0);
+    const full = cacheFiles(dir);
+    const fullMain = full.get('upgrade-plan/main.cache');
+    assert.ok(
+      fullMain && fullMain.length > earlyMain.length,
+      `the whole plan's cache of main.js holds more of what it compiled: ${earlyMain.length} → ${fullMain?.length} bytes`,
+    );
+    assert.ok(
+      full.size > early.size,
+      `and caches of the files the failed plan did not read (${early.size} → ${full.size})`,
+    );
+    for (const [name, bytes] of full) {
+      const data = bytes.subarray(12);
+      assert.equal(bytes.readUInt32LE(0), MAGIC, `${name}: the cache format's mark`);
+      assert.equal(bytes.readUInt32LE(4), crc32(data), `${name}: its checksum`);
+    }
+    const writer = JSON.parse(full.get('upgrade-plan/writer.cache')!.subarray(12).toString('utf8')) as {
+      exit: number;
+      scripts: number;
+    };
+    assert.equal(writer.exit, 0, 'the record names a run that ended well');
+    assert.ok(writer.scripts > 10, `and the scripts it ran (${writer.scripts})`);
+
+    // From then on the caches are kept as they are, whatever the next runs end with.
+    assertExit(await ctl(PLAN), 0);
+    const again = await ctl(['upgrade', 'plan', '--to', TARGET, '-n', 'no-cluster-here']);
+    assertExit(again, 2);
+    assert.deepEqual(cacheFiles(dir), full, 'neither a plan like it nor one that fails writes them again');
+  });
+
   it('holds none of the run’s secrets: the password and the Kubernetes token', async () => {
     const { dir, ctl } = withCache();
     assertExit(await ctl(PLAN), 0);
