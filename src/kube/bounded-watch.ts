@@ -51,7 +51,9 @@ export class BoundedWatch {
    * past the bound, one that is not JSON, is nested too deep or is not a watch event ends it with
    * a WatchLineError, watch-line-errors.ts: the events before it were handed on, none after).
    * Resolves once the answer's headers are in (or the request failed), with the controller that
-   * ends the watch; as client-node's, it may call `done` before it resolves.
+   * ends the watch; as client-node's, it may call `done` before it resolves. Rejects, without
+   * calling `done`, when the request could not be built (the kubeconfig's credential plugin
+   * failed...: request.ts requestNotBuilt says so of the error), as client-node's rejects.
    */
   async watch(
     path: string,

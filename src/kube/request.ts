@@ -72,17 +72,40 @@ export async function kubeEndpoint(
   query: Record<string, string | number | boolean | undefined>,
   accept: string,
 ): Promise<KubeEndpoint> {
-  const url = new URL(server.replace(/\/+$/, '') + path);
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) url.searchParams.set(key, String(value));
+  try {
+    const url = new URL(server.replace(/\/+$/, '') + path);
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
+    const headers: Record<string, string> = { Accept: accept };
+    options.headers?.forEach((value, key) => {
+      headers[key] = value;
+    });
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return { url, headers, agent: keepAliveAgent(options.agent), send };
+  } catch (error) {
+    throw notBuilt(error);
   }
-  const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
-  const headers: Record<string, string> = { Accept: accept };
-  options.headers?.forEach((value, key) => {
-    headers[key] = value;
-  });
-  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  return { url, headers, agent: keepAliveAgent(options.agent), send };
+}
+
+/** The errors kubeEndpoint threw: the request was never sent (requestNotBuilt). */
+const unbuilt = new WeakSet<object>();
+
+function notBuilt(error: unknown): object {
+  const thrown = typeof error === 'object' && error !== null ? error : new Error(String(error));
+  unbuilt.add(thrown);
+  return thrown;
+}
+
+/**
+ * Whether `error` is one kubeEndpoint threw: the kubeconfig gave no way to send the request
+ * (its exec credential plugin or auth provider failed, its server or proxy-url is not a URL),
+ * so no request left ctl. The error itself is kept as it came, its message and class unchanged:
+ * a wait tells such failures apart from the server's own (src/kube/watch-setup-errors.ts).
+ */
+export function requestNotBuilt(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && unbuilt.has(error);
 }
 
 /**

@@ -7,7 +7,10 @@
  * line it cannot use (past its bound, not JSON, nested too deep, not a watch event, or an ERROR
  * event other than 410) ends that watch as a failure, retried with the backoff from the last
  * event read, as client-go's reflector does (watch-line-errors.ts); the first is said once as a
- * warning, and the third in a row, whatever their kinds, ends the wait (exit 1).
+ * warning, and the third in a row, whatever their kinds, ends the wait (exit 1). A list or watch
+ * whose request could not be built (the kubeconfig's credential plugin or auth provider failed:
+ * watch-setup-errors.ts) is retried with the backoff too, said once, and ends the wait at the
+ * third in a row (exit 1).
  *
  * `waitForObject` builds on it: wait until one named object satisfies a check, with an overall
  * limit and a no-progress (stall) limit, both TimeoutError (exit 6).
@@ -23,9 +26,14 @@ import {
 import { isKubeDeadlineError, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
-import { KubeRequestError, kubeRequest } from './request.js';
+import { KubeRequestError, kubeRequest, requestNotBuilt } from './request.js';
 import { serverForMessages } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-target.js';
+import {
+  UNBUILT_REQUESTS_BEFORE_GIVING_UP,
+  unbuiltRequestsError,
+  unbuiltRequestWarning,
+} from './watch-setup-errors.js';
 
 export { KubeRequestError } from './request.js';
 
@@ -47,8 +55,9 @@ export interface WatchCollectionOptions<T> {
   /** Called for every event, in order; throwing stops the watch and rejects with that error. */
   onEvent: (event: CollectionEvent<T>) => void;
   /**
-   * Told, once, of the first watch that ended on a line ctl could not use while the wait went on
-   * (watch-line-errors.ts): a step's warning.
+   * Told, once each, of the first watch that ended on a line ctl could not use while the wait
+   * went on (watch-line-errors.ts), and of the first list or watch whose request could not be
+   * built (watch-setup-errors.ts): a step's warning.
    */
   onWarning?: ((message: string) => void) | undefined;
   /** Server-side watch timeout per connection (s); default 25. */
@@ -58,6 +67,11 @@ export interface WatchCollectionOptions<T> {
 /** First and longest delay between failed attempts (client-go's reflector: 800 ms to 30 s). */
 const BACKOFF_START_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
+/**
+ * A failure more than this long after the one before starts the backoff again from its first
+ * delay, as client-go's reflector's backoff manager does (failureCount).
+ */
+export const BACKOFF_RESET_MS = 120_000;
 /** Consecutive calls without an answer in time (src/kube/deadlines.ts) before a wait gives up. */
 const DEADLINES_BEFORE_GIVING_UP = 3;
 /**
@@ -86,6 +100,11 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
 
   let resourceVersion: string | undefined;
   let failures = 0;
+  let lastFailure = 0;
+  /** The lists and watches in a row whose request could not be built; any that was clears it. */
+  let unbuilt = 0;
+  let warnedUnbuilt = false;
+  const server = serverForMessages(kube.config.getCurrentCluster()?.server ?? 'of the kubeconfig');
   /** The watches in a row that ended on a line ctl could not use; an event read clears it. */
   const unusable: WatchLineError[] = [];
   let warned = false;
@@ -107,9 +126,12 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
 
   while (!signal.aborted) {
     const attempt = Date.now();
+    /** The request under way, as a message names it. */
+    let what = `GET ${path}`;
     try {
       if (resourceVersion === undefined) {
         const list = await listCollection<T>(kube, path, selectors, signal);
+        unbuilt = 0;
         resourceVersion = list.resourceVersion;
         try {
           options.onEvent({ type: 'SYNC', objects: list.items });
@@ -118,10 +140,11 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
         }
         failures = 0;
       }
+      what = `watch ${path}`;
       const connected = Date.now();
       const ended = await watchOnce<T>(
         watcher,
-        serverForMessages(kube.config.getCurrentCluster()?.server ?? 'of the kubeconfig'),
+        server,
         path,
         {
           ...selectors,
@@ -139,6 +162,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
             options.onEvent({ type, object });
         },
       );
+      if (!requestNotBuilt(ended.error)) unbuilt = 0;
       if (ended.gone) {
         await relistAfterGone(connected); // 410: the history is gone; re-LIST.
         continue;
@@ -163,7 +187,8 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
         continue;
       }
       if (code !== undefined && FATAL_CODES.has(code)) throw error;
-      failures += 1;
+      failures = failureCount(failures, lastFailure, Date.now());
+      lastFailure = Date.now();
       // A server that stays silent is not a blip: after a few deadlines, exit 1 with the hint.
       if (isKubeDeadlineError(error) && failures >= DEADLINES_BEFORE_GIVING_UP) throw error;
       // Nor is one that answers with lines ctl cannot use again and again (a proxy that answers
@@ -178,9 +203,35 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
           options.onWarning?.(watchLineWarning(error, UNUSABLE_LINES_BEFORE_GIVING_UP));
         }
       }
+      // Nor is a request the kubeconfig gives no way to send (a credential plugin that fails):
+      // the API server never sees it, and it will not heal before the wait's deadline.
+      if (requestNotBuilt(error)) {
+        unbuilt += 1;
+        if (unbuilt >= UNBUILT_REQUESTS_BEFORE_GIVING_UP)
+          throw unbuiltRequestsError(what, server, error, unbuilt, kube.selection);
+        if (!warnedUnbuilt) {
+          warnedUnbuilt = true;
+          options.onWarning?.(unbuiltRequestWarning(what, server, error));
+        }
+      } else {
+        unbuilt = 0;
+      }
       await sleep(backoff(failures), signal);
     }
   }
+}
+
+/**
+ * The failures to count for the backoff once one more came at `now`: one more than before, or 1
+ * when the last came more than BACKOFF_RESET_MS earlier. client-go's reflector backs off with
+ * wait.NewExponentialBackoffManager(800ms, 30s, 2min, ...), which starts again from its first
+ * delay when it was not called for 2 minutes (k8s.io/apimachinery pkg/util/wait/backoff.go,
+ * getNextBackoff): failures minutes apart, each after a watch that read events then ended on an
+ * error, are not one outage. Counted on, they made the delay 30 s, and the third of them, if a
+ * deadline, ended the wait as if the server had been silent three times in a row.
+ */
+export function failureCount(failures: number, lastFailure: number, now: number): number {
+  return now - lastFailure > BACKOFF_RESET_MS ? 1 : failures + 1;
 }
 
 /** Jittered exponential backoff: a delay in [ceiling/2, ceiling). */

@@ -1,0 +1,270 @@
+/**
+ * A wait whose list or watch request could not be built (src/kube/watch-setup-errors.ts): the
+ * kubeconfig's exec credential plugin failed, so no request left ctl. The first is said once as
+ * a warning and retried with the backoff; a request that was built clears the count; the third
+ * in a row ends the wait (exit 1) naming the cause and what to do. A real exec plugin (a shell
+ * script told by a file how many of its next runs fail) and a plain HTTP server that plays the
+ * API server.
+ */
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ExitCode, OperationError } from '../../../src/errors.js';
+import { createKubeClients, type KubeClients, loadKubeConfig } from '../../../src/kube/client.js';
+import { kubeEndpoint, requestNotBuilt } from '../../../src/kube/request.js';
+import { BACKOFF_RESET_MS, failureCount, waitForObject, watchCollection } from '../../../src/kube/watch.js';
+import {
+  UNBUILT_REQUESTS_BEFORE_GIVING_UP,
+  unbuiltRequestsError,
+  unbuiltRequestWarning,
+} from '../../../src/kube/watch-setup-errors.js';
+import { tempDir } from '../../helpers/temp.js';
+import { hangGuardMs, within } from '../../helpers/wait.js';
+
+const PATH = '/api/v1/namespaces/ns/configmaps';
+const LONG = 60_000;
+const configMap = (value: string, rv: number): string =>
+  JSON.stringify({ metadata: { name: 'cm', resourceVersion: String(rv) }, data: { value } });
+
+describe('kube/watch-setup-errors: the messages', () => {
+  it('the warning: the request, the server and the cause on one line, and what follows', () => {
+    const cause = new Error('the plugin failed (exit 1): token expired\n  run `login` again');
+    assert.equal(
+      unbuiltRequestWarning(`watch ${PATH}`, 'https://k:6443', cause),
+      `watch ${PATH}: ctl could not send it to the Kubernetes API server https://k:6443: the plugin failed (exit 1): token expired run \`login\` again; ctl tries again after a pause (3 such failures in a row end the wait; shown once a wait)`,
+    );
+  });
+
+  it("the error: exit 1, the count, the cause; the cause's own hint, else where to look", () => {
+    const plugin = new OperationError('the plugin failed (exit 1)', { hint: 'Run the plugin.' });
+    const error = unbuiltRequestsError(`GET ${PATH}`, 'https://k:6443', plugin, 3);
+    assert.equal(error.exitCode, ExitCode.failed);
+    assert.equal(
+      error.message,
+      `GET ${PATH}: ctl could not send it to the Kubernetes API server https://k:6443, 3 times in a row, so ctl stopped waiting: the plugin failed (exit 1)`,
+    );
+    assert.equal(error.hint, 'Run the plugin.');
+    assert.equal(error.cause, plugin);
+    const other = unbuiltRequestsError(`watch ${PATH}`, 'https://k:6443', new TypeError('Invalid URL'), 3, {
+      kubeconfigs: ['/home/me/.kube/other'],
+      context: 'prod',
+    });
+    assert.match(other.message, /so ctl stopped waiting: Invalid URL$/);
+    assert.match(
+      other.hint ?? '',
+      /^Check the kubeconfig's user \(its exec credential plugin or auth provider; kubectl --kubeconfig \/home\/me\/\.kube\/other --context prod get namespaces uses it too\) and its cluster's server and proxy-url; then run the same ctl command again to resume\.$/,
+    );
+  });
+});
+
+describe('kube/request: a request that could not be built', () => {
+  it('is the error thrown as it came, marked; an error of sending is not', async () => {
+    const failing = new Error('the credential plugin failed');
+    const config = { applyToFetchOptions: () => Promise.reject(failing) };
+    const thrown = await kubeEndpoint(config, 'https://k:6443', PATH, {}, 'application/json').catch(
+      (e: unknown) => e,
+    );
+    assert.equal(thrown, failing);
+    assert.ok(requestNotBuilt(thrown));
+    const ok = { applyToFetchOptions: () => Promise.resolve({}) };
+    const badServer = await kubeEndpoint(ok, 'not a url', PATH, {}, 'application/json').catch(
+      (e: unknown) => e,
+    );
+    assert.ok(badServer instanceof TypeError && requestNotBuilt(badServer), String(badServer));
+    assert.equal(requestNotBuilt(new Error('connect ECONNREFUSED')), false);
+    assert.equal(requestNotBuilt(undefined), false);
+  });
+});
+
+describe('kube/watch: the backoff starts again after a quiet while, as client-go', () => {
+  it('counts on within 2 minutes of the last failure, from 1 after', () => {
+    const now = 10_000_000;
+    assert.equal(failureCount(0, 0, now), 1);
+    assert.equal(failureCount(4, now - 30_000, now), 5);
+    assert.equal(failureCount(4, now - BACKOFF_RESET_MS, now), 5);
+    assert.equal(failureCount(9, now - BACKOFF_RESET_MS - 1, now), 1);
+  });
+});
+
+describe('kube/watch: a list or watch whose request could not be built', () => {
+  let server: Server;
+  let base: string;
+  let kube: KubeClients;
+  let dir: string;
+  let fails: string;
+  /** What the API server does with each request that reaches it, in turn. */
+  let onRequest: (url: string, res: ServerResponse) => void = () => undefined;
+  let lists = 0;
+  let watches = 0;
+
+  /** The plugin's next runs: `n` fail, then it works; `always`: every one fails. */
+  const pluginFails = (next: number | 'always'): void => writeFileSync(fails, String(next));
+
+  before(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = req.url ?? '';
+      if (url.includes('watch=true')) watches += 1;
+      else lists += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      onRequest(url, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    dir = tempDir('ctl-watch-setup-');
+    fails = path.join(dir, 'fails');
+    pluginFails(0);
+    const plugin = path.join(dir, 'plugin');
+    writeFileSync(
+      plugin,
+      [
+        '#!/bin/sh',
+        `left=$(cat '${fails}')`,
+        'case "$left" in',
+        '  always) echo "token expired for client secret $CLIENT_SECRET" >&2; exit 1 ;;',
+        '  0) ;;',
+        `  *) echo $((left - 1)) > '${fails}'; echo "token expired for client secret $CLIENT_SECRET" >&2; exit 1 ;;`,
+        'esac',
+        `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t0k-from-plugin"}}'`,
+        '',
+      ].join('\n'),
+      { mode: 0o700 },
+    );
+    const file = path.join(dir, 'kubeconfig');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters:\n- name: c\n  cluster:\n    server: ${base}\n    insecure-skip-tls-verify: true`,
+        `users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: ${plugin}\n      interactiveMode: Never\n      env:\n      - name: CLIENT_SECRET\n        value: s3cret-of-the-plugin`,
+        'contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n    namespace: ns',
+        'current-context: x',
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    kube = await createKubeClients(await loadKubeConfig({ kubeconfig: file, env: {} }), () => {});
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const start = (handler: (url: string, res: ServerResponse) => void): void => {
+    onRequest = handler;
+    lists = 0;
+    watches = 0;
+  };
+  const listAnswer = `{"kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[${configMap('old', 1)}]}`;
+
+  it('every watch after the list: the third in a row ends the wait, naming the cause; one warning before', async () => {
+    pluginFails(0);
+    start((url, res) => {
+      // The list's credential was the plugin's last: from now on every run of it fails.
+      pluginFails('always');
+      res.end(url.includes('watch=true') ? '' : listAnswer);
+    });
+    const warnings: string[] = [];
+    const started = Date.now();
+    const stop = new AbortController();
+    const error = await within(
+      'the wait to end at the third watch that could not be built',
+      hangGuardMs(30_000),
+      watchCollection({
+        kube,
+        path: PATH,
+        signal: stop.signal,
+        onEvent: () => undefined,
+        onWarning: (message) => warnings.push(message),
+      }).then(
+        () => assert.fail('expected the wait to end'),
+        (e: unknown) => e,
+      ),
+    ).finally(() => stop.abort());
+    assert.ok(error instanceof OperationError, String(error));
+    assert.equal(error.exitCode, ExitCode.failed);
+    assert.match(
+      error.message,
+      new RegExp(
+        `^watch ${PATH}: ctl could not send it to the Kubernetes API server ${base}, 3 times in a row, so ctl stopped waiting: the kubeconfig's credential plugin \\S+/plugin failed \\(exit 1\\): token expired for client secret \\S+$`,
+      ),
+    );
+    // The plugin's own hint: run what the kubeconfig runs.
+    assert.match(
+      error.hint ?? '',
+      /^Run the same command as the kubeconfig \(kubectl --kubeconfig \S+ get namespaces/,
+    );
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0]!,
+      new RegExp(
+        `^watch ${PATH}: ctl could not send it to the Kubernetes API server ${base}: the kubeconfig's credential plugin \\S+/plugin failed \\(exit 1\\): token expired .*; ctl tries again after a pause \\(3 such failures in a row end the wait; shown once a wait\\)$`,
+      ),
+    );
+    // No watch reached the server; the retries waited the backoff (0.4 s, then 0.8 s at least).
+    assert.equal(lists, 1);
+    assert.equal(watches, 0);
+    assert.ok(Date.now() - started >= 1200, `ended after ${Date.now() - started} ms`);
+    assert.equal(UNBUILT_REQUESTS_BEFORE_GIVING_UP, 3);
+  });
+
+  it('a list that could not be built twice, then could: the wait goes on to its end, with one warning', async () => {
+    pluginFails(2);
+    start((url, res) =>
+      res.end(
+        url.includes('watch=true') ? `{"type":"MODIFIED","object":${configMap('new', 2)}}\n` : listAnswer,
+      ),
+    );
+    const warnings: string[] = [];
+    const object = await waitForObject<{ data?: { value?: string } }>({
+      kube,
+      path: PATH,
+      name: 'cm',
+      signal: new AbortController().signal,
+      timeoutMs: LONG,
+      stallTimeoutMs: LONG,
+      check: (cm) => cm?.data?.value === 'new' || `value ${cm?.data?.value}`,
+      onWarning: (message) => warnings.push(message),
+    });
+    assert.equal(object.data?.value, 'new');
+    assert.equal(lists, 1);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0]!,
+      new RegExp(`^GET ${PATH}: ctl could not send it to the Kubernetes API server`),
+    );
+  });
+
+  it('a watch that was built between clears the count: two, then two more, do not end the wait', async () => {
+    pluginFails(0);
+    start((url, res) => {
+      if (!url.includes('watch=true')) {
+        pluginFails(1); // the first watch cannot be built
+        res.end(listAnswer);
+      } else if (watches === 1) {
+        pluginFails(2); // this one was; it ends at once, and the next two cannot be
+        res.end('');
+      } else {
+        res.end(`{"type":"MODIFIED","object":${configMap('new', 2)}}\n`);
+      }
+    });
+    const warnings: string[] = [];
+    const object = await waitForObject<{ data?: { value?: string } }>({
+      kube,
+      path: PATH,
+      name: 'cm',
+      signal: new AbortController().signal,
+      timeoutMs: LONG,
+      stallTimeoutMs: LONG,
+      check: (cm) => cm?.data?.value === 'new' || `value ${cm?.data?.value}`,
+      onWarning: (message) => warnings.push(message),
+    });
+    assert.equal(object.data?.value, 'new');
+    assert.equal(watches, 2);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+  });
+});
