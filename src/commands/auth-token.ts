@@ -142,7 +142,7 @@ async function portForwardExample(
   return kubectlCommand(
     chosenKubeTarget({ ...globals, env }),
     'port-forward',
-    `svc/${globals.cluster ?? '<cluster>'}`,
+    `svc/${globals.cluster ?? 'CLUSTER'}`,
     '9443:9443',
     // Without -n kubectl reads the context's namespace, as ctl does (resolveNamespace).
     ...(globals.namespace ? ['-n', globals.namespace] : []),

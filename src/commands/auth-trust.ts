@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import { makeDirectories } from '../io/make-directories.js';
+import { shellQuote } from '../io/shell-words.js';
 
 export interface AuthTrustInput {
   globals: Pick<GlobalOptions, 'kubeconfig' | 'context' | 'namespace' | 'cluster'>;
@@ -61,7 +62,7 @@ export async function runAuthTrust(input: AuthTrustInput): Promise<void> {
   io.info(
     input.out === undefined
       ? `pinned: ctl trusts this certificate for ${cluster.namespace}/${cluster.name} (context ${kube.loaded.contextName}) whenever no --ca-file is given; if it changes, TLS fails again until you run ctl auth trust again`
-      : `saved: pass --ca-file ${path} (or set CTL_CA_FILE) to trust it`,
+      : `saved: pass --ca-file ${shellQuote(path)} (or set CTL_CA_FILE) to trust it`,
   );
   io.data(path);
 }

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { AuthError, ExitCode, OperationError, UsageError } from '../errors.js';
 import { DEFAULT_KUBE_TARGET, kubectlCommand } from '../kube/kube-target.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { SessionInput } from './session.js';
 
 export interface CaptureCommandInput extends SessionInput {
@@ -81,7 +82,7 @@ export async function runCaptureCommand(input: CaptureCommandInput): Promise<voi
     if (input.out) {
       await writeFile(input.out, yaml, { mode: 0o644 });
       input.io.info(
-        `captured ${input.anonymize ? 'the cluster (names anonymized)' : `${snapshot.namespace}/${snapshot.cluster.name}`} to ${input.out}; rehearse with: ctl sim up --scenario ${input.out}`,
+        `captured ${input.anonymize ? 'the cluster (names anonymized)' : `${snapshot.namespace}/${snapshot.cluster.name}`} to ${input.out}; rehearse with: ctl sim up --scenario ${shellQuote(input.out)}`,
       );
     } else if (input.io.output === 'json') input.io.json(captured.scenario);
     else input.io.data(yaml);

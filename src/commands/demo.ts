@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { CtlError, type ExitCodeValue, InterruptedError, OperationError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
+import { shellQuote } from '../io/shell-words.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import type { Scenario } from '../sim/scenario.js';
@@ -134,7 +135,7 @@ async function demo(input: DemoInput): Promise<void> {
     await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);
     io.info(
       // The quick start's rehearsal, step 3 of docs/quickstart.md, as one could type it now.
-      `\nRehearse by hand (docs/quickstart.md): ctl sim up --scenario ${input.scenario} --dir ./sim --fast & then, once it prints ready, source ./sim/env and ctl upgrade plan.`,
+      `\nRehearse by hand (docs/quickstart.md): ctl sim up --scenario ${shellQuote(input.scenario)} --dir ./sim --fast & then, once it prints ready, source ./sim/env and ctl upgrade plan.`,
     );
   } finally {
     await cluster.stop();
@@ -154,7 +155,7 @@ async function recommendedTarget(
   const to = list?.recommended ?? list?.targets[0]?.operator;
   if (!to) {
     throw new OperationError('the scenario has no target to upgrade to', {
-      hint: 'Pass one: ctl demo --to <operator-version> (ctl upgrade plan lists them).',
+      hint: 'Pass one: ctl demo --to VERSION (ctl upgrade plan lists them).',
     });
   }
   return to;

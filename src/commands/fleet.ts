@@ -303,7 +303,7 @@ function checkFleetInput(input: FleetInput): void {
   }
   if (input.planFile) {
     throw new UsageError('--plan runs the saved plan of one cluster, not a fleet', {
-      hint: 'Run a saved plan per cluster (ctl upgrade run --context <name> --plan <file>), or drop --plan.',
+      hint: 'Run a saved plan per cluster (ctl upgrade run --context CONTEXT --plan FILE), or drop --plan.',
     });
   }
   if (input.statePath) {
@@ -354,14 +354,14 @@ async function confirmFleet(input: FleetInput, labels: string[]): Promise<void> 
   }
 }
 
-/** A member's plan: the same plan flags as this run, with its context (the placeholder left unquoted). */
+/** A member's plan: the same plan flags as this run, with its context (CONTEXT, a plain word). */
 function fleetPlanCommand(input: FleetInput, to: string): string {
   const args = input.planArgs ?? NO_PLAN_ARGS;
   // The fleet's own --context flags name every member: each member's plan takes one of them.
   const location = args.location.filter((_, i, all) => all[i] !== '--context' && all[i - 1] !== '--context');
   return nextPlanCommand({ ...args, location }, to).replace(
     /^ctl upgrade plan /,
-    'ctl upgrade plan --context <name> ',
+    'ctl upgrade plan --context CONTEXT ',
   );
 }
 

@@ -173,7 +173,7 @@ async function listTargetsCommand(
 ): Promise<import('../planning/targets.js').UpgradeTargets> {
   if (input.out) {
     throw new UsageError('--out saves the plan of one target: pass --to', {
-      hint: 'List the targets with ctl upgrade plan, then save one: ctl upgrade plan --to <version> --out plan.json',
+      hint: 'List the targets with ctl upgrade plan, then save one: ctl upgrade plan --to VERSION --out plan.json',
     });
   }
   const list = await readTargets(input, session);

@@ -292,7 +292,7 @@ export function reportServerDryRun(
   throw new OperationError(
     `server dry run: the API server refused ${server.refused.length} of ${server.refused.length + server.accepted.length} write(s); nothing was changed:\n  ${server.refused.join('\n  ')}`,
     {
-      hint: `Fix what each refusal names (permissions: ${kubectlCommand(kube, 'auth', 'can-i', '<verb>', '<resource>', '-n', '<namespace>')}; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
+      hint: `Fix what each refusal names (permissions: ${kubectlCommand(kube, 'auth', 'can-i', 'VERB', 'RESOURCE', '-n', 'NAMESPACE')}; a webhook or schema: the object it names), then run the dry run again${notJudged ? ` (${notJudged.slice(2)})` : ''}.`,
     },
   );
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { StalePlanError, UsageError } from '../errors.js';
 import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { shellQuote } from '../io/shell-words.js';
+import { type CtlTarget, ctlPlanTo, ctlRunPlan } from '../planning/equivalent-commands.js';
 import type { Plan, PlanTarget } from '../planning/plan.js';
 import { DEFAULT_HELM_CHART, DEFAULT_HELM_REPO } from '../planning/target.js';
 import type { ClusterIdentity, UpgradeState } from '../run/state.js';
@@ -63,7 +64,7 @@ export async function recordedRunOfSavedPlan(
  */
 export function stalePlanError(planFile: string, plan: Plan, location: readonly string[]): StalePlanError {
   const modules = plan.target.selection?.userDefinedModules
-    ? ' (and --user-defined-modules <file> as before)'
+    ? ' (and --user-defined-modules FILE as before)'
     : '';
   const command = [
     'ctl',
@@ -111,6 +112,8 @@ export async function checkResumeKeepsSavedPlan(
   state: UpgradeState,
   plan: Plan,
   statePath: string,
+  /** The cluster this run was given (kubeconfig, context, `-n`, `--cluster`), for the hints. */
+  kube: CtlTarget,
   warn: (message: string) => void,
 ): Promise<void> {
   const recorded = state.savedPlan;
@@ -125,10 +128,11 @@ export async function checkResumeKeepsSavedPlan(
     }
     return;
   }
-  const resume = recordedResume || `ctl upgrade run --plan ${shellQuote(recorded.file)}`;
-  const newPlan = `make a new plan with the selection you want (ctl upgrade plan --to ${plan.target.operator} ... --out <file>) and run it with ctl upgrade run --plan <file>`;
+  // Both name the cluster this run was given (`kube`), quoted, as every hint's command does.
+  const resume = recordedResume || ctlRunPlan(kube, recorded.file);
+  const newPlan = `make a new plan with the selection you want (${ctlPlanTo(kube, plan.target.operator, '--out', 'FILE')}, plus the flags of that selection) and run it with ${ctlRunPlan(kube, 'FILE')}`;
   const started = `the upgrade to ${state.target.operator} recorded in ${statePath} was started from the saved plan ${recorded.file}`;
-  const saved = await readRecordedPlan(recorded);
+  const saved = await readRecordedPlan(recorded, kube);
   if (typeof saved === 'string') {
     throw new UsageError(`${started}, which ${saved}: ctl cannot tell whether this run keeps its selection`, {
       hint: `Put that plan back and run: ${resume}. Or ${newPlan}.`,
@@ -150,7 +154,7 @@ export function startedWithPlanFlag(command: string): boolean {
 }
 
 /** The recorded plan, or why it cannot be used (unreadable, or not the plan the run started from). */
-async function readRecordedPlan(recorded: SavedPlanRecord): Promise<Plan | string> {
+async function readRecordedPlan(recorded: SavedPlanRecord, kube: CtlTarget): Promise<Plan | string> {
   let text: string;
   try {
     // The path comes from the state file: read as `--plan` is, never a device or a FIFO, bounded.
@@ -163,7 +167,7 @@ async function readRecordedPlan(recorded: SavedPlanRecord): Promise<Plan | strin
   try {
     // Read as `run --plan` reads it (src/planning/saved-plan.ts), not as any JSON.
     const { parseSavedPlan } = await import('../planning/saved-plan.js');
-    const plan = parseSavedPlan(text, recorded.file);
+    const plan = parseSavedPlan(text, recorded.file, kube);
     if (plan.fingerprint === recorded.fingerprint) return plan;
   } catch {
     // Not a plan any more: changed since.

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import type { CtlTarget } from '../planning/equivalent-commands.js';
 import type { Plan } from '../planning/plan.js';
 import { runsStep } from '../planning/step-selection.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -28,20 +29,18 @@ export async function decideTarget(
       hint: 'Pass --yes to run without a prompt (as in CI), or --dry-run to see what would change.',
     });
   }
-  const saved = await import('../planning/saved-plan.js');
-  const savedPlan = input.planFile
-    ? saved.withBundleCredentials(
-        await saved.loadSavedPlan(input.planFile),
-        input.env.CTL_BUNDLE,
-        input.planFile,
-      )
-    : undefined;
-  const target = savedPlan ? saved.targetOfSavedPlan(savedPlan) : input.target;
-  if (savedPlan && input.planFile) {
-    // The kubeconfig, context, -n and --cluster ctl was given: the hint's plan command names them.
-    const { chosenKubeTarget } = await import('../kube/client.js');
-    const { ctlTarget } = await import('../planning/equivalent-commands.js');
-    const kubeTarget = ctlTarget(chosenKubeTarget({ ...input.globals, env: input.env }), input.globals);
+  let savedPlan: Plan | undefined;
+  let target = input.target;
+  if (input.planFile) {
+    const saved = await import('../planning/saved-plan.js');
+    // The kubeconfig, context, -n and --cluster ctl was given: the hints' plan commands name them.
+    const kubeTarget = await givenCtlTarget(input);
+    savedPlan = saved.withBundleCredentials(
+      await saved.loadSavedPlan(input.planFile, kubeTarget),
+      input.env.CTL_BUNDLE,
+      input.planFile,
+    );
+    target = saved.targetOfSavedPlan(savedPlan, kubeTarget);
     saved.checkSavedPlanStore(savedPlan, input.planFile, input.stateStore ?? 'file', kubeTarget);
   }
   if (!target)
@@ -49,6 +48,13 @@ export async function decideTarget(
       hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
     });
   return { target, savedPlan };
+}
+
+/** The cluster as given to this run (no read): the kubeconfig, context, `-n` and `--cluster`. */
+async function givenCtlTarget(input: RunCommandInput): Promise<CtlTarget> {
+  const { chosenKubeTarget } = await import('../kube/client.js');
+  const { ctlTarget } = await import('../planning/equivalent-commands.js');
+  return ctlTarget(chosenKubeTarget({ ...input.globals, env: input.env }), input.globals);
 }
 
 /**

@@ -13,7 +13,7 @@ import { recordedCommand, resumeCommand } from './next-command.js';
 import type { RunCommandInput } from './run-input.js';
 import type { SavedPlanRecord } from './run-saved-plan.js';
 import type { UpgradeSession } from './session.js';
-import { type KubeTarget, kubectl } from '../planning/equivalent-commands.js';
+import { ctlTargetOf, type KubeTarget, kubectl } from '../planning/equivalent-commands.js';
 
 // Where the run keeps its state, and which state it goes on from: the recorded run resumed, a
 // recorded run that changed nothing replaced, another unfinished run refused, or a new one.
@@ -109,7 +109,9 @@ export async function chooseState(run: {
   if (state && resuming) {
     // Resumed without --plan, a run a saved plan started goes on only with that plan's selection.
     if (!savedPlan)
-      await savedPlanRun.checkResumeKeepsSavedPlan(state, plan, statePath, (message) => io.warn(message));
+      await savedPlanRun.checkResumeKeepsSavedPlan(state, plan, statePath, ctlTargetOf(snapshot), (message) =>
+        io.warn(message),
+      );
     const hop = state.hops ? `${hopsRun.describeHop(state, currentHop(state))}, ` : '';
     // The first step this run will run: --only/--skip leave the others pending, not run.
     const selected = stepIds.filter((id) => runsStep(target.steps, id));
@@ -165,7 +167,7 @@ export async function chooseState(run: {
 function startOverAdvice(store: StateStore, kube: KubeTarget): string {
   if (store.kind === 'file') return `delete ${store.location}`;
   const [, namespace, name] = store.location.split('/');
-  return `run ${kubectl(kube, 'delete', 'configmap', name ?? '<name>', '-n', namespace ?? '<namespace>')}`;
+  return `run ${kubectl(kube, 'delete', 'configmap', name ?? 'NAME', '-n', namespace ?? 'NAMESPACE')}`;
 }
 
 function sameRun(recordedOperator: string, plan: Plan, finished: boolean): boolean {

@@ -36,3 +36,30 @@ export async function refuseStateFileEarly(input: RunCommandInput): Promise<void
     await lock.release();
   }
 }
+
+/**
+ * Where the refused run was pointed, for its `--report` (src/run/report.ts `cluster`), from what
+ * is known without a request to the cluster, as the run would have resolved it
+ * (src/kube/management-access.ts openKubeAccess, src/commands/session.ts): the context given, else
+ * the kubeconfig's current one; the namespace given, else the context's, else `default`; the
+ * cluster resource given (without `--cluster` it is only known once the namespace is read). A
+ * kubeconfig that cannot be loaded leaves what it would have said unknown: the report is about the
+ * state file's refusal, not that.
+ */
+export async function locationBeforeRead(
+  input: RunCommandInput,
+): Promise<{ context: string | undefined; namespace: string | undefined; cluster: string | undefined }> {
+  const { loadKubeConfig, resolveNamespace } = await import('../kube/client.js');
+  const loaded = await loadKubeConfig({
+    kubeconfig: input.globals.kubeconfig,
+    context: input.globals.context,
+    env: input.env,
+  }).catch(() => undefined);
+  return {
+    context: loaded?.contextName ?? (input.globals.context || undefined),
+    namespace: loaded
+      ? resolveNamespace(input.globals.namespace, loaded)
+      : input.globals.namespace || undefined,
+    cluster: input.globals.cluster || undefined,
+  };
+}

@@ -101,8 +101,19 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
     clusterVersion: target.clusterVersion ?? null,
     databaseVersion: target.databaseVersion ?? null,
   };
-  // A --state that is no ctl state is refused before the cluster is read (run-state-file.ts).
-  if (input.statePath) await (await import('./run-state-file.js')).refuseStateFileEarly(input);
+  // A --state that is no ctl state is refused before the cluster is read (run-state-file.ts);
+  // its report still names the cluster the run was pointed at, as far as the flags and the
+  // kubeconfig tell, and the state file refused.
+  if (input.statePath) {
+    const early = await import('./run-state-file.js');
+    try {
+      await early.refuseStateFileEarly(input);
+    } catch (error) {
+      Object.assign(record, await early.locationBeforeRead(input));
+      record.state = { store: 'file', location: input.statePath };
+      throw error;
+    }
+  }
 
   const { openSession } = await import('./session.js');
   const session = input.session ?? (await openSession(input));

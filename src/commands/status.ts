@@ -117,10 +117,9 @@ function firstRunHint(target: KubeTarget, input: LocateInput): string {
     ...(input.statePath ? ['--state', input.statePath] : []),
     ...(input.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
   ];
-  // The values given are shell-quoted, never left as a `<placeholder>` (commandFor's words): a
-  // namespace given as `<x>` would be pasted as a redirection.
+  // The values given are shell-quoted: a namespace given as `<x>` stays one argument.
   const given = (words: string[]) => words.map(shellQuote);
-  return `See the targets with ${[commandFor('ctl', target, 'upgrade', 'plan'), ...given(where)].join(' ')}, then start one with ${[commandFor('ctl', target, 'upgrade', 'run', '--to', '<version>'), ...given([...where, ...state])].join(' ')}`;
+  return `See the targets with ${[commandFor('ctl', target, 'upgrade', 'plan'), ...given(where)].join(' ')}, then start one with ${[commandFor('ctl', target, 'upgrade', 'run', '--to', 'VERSION'), ...given([...where, ...state])].join(' ')}`;
 }
 
 async function flagTarget(input: LocateInput): Promise<KubeTarget> {

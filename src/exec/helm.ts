@@ -192,7 +192,7 @@ function outputForLog(args: string[], stdout: string): string {
 
 function helmHint(detail: string, helm: string): string | undefined {
   if (/another operation \(install\/upgrade\/rollback\) is in progress/.test(detail)) {
-    return `The release is stuck in a pending state from an interrupted helm run. Inspect it with \`${helm} history <release> --namespace <namespace>\` and roll back to the last deployed revision with \`${helm} rollback <release> <revision> --namespace <namespace>\`, then run ctl again.`;
+    return `The release is stuck in a pending state from an interrupted helm run. Inspect it with \`${helm} history RELEASE --namespace NAMESPACE\` and roll back to the last deployed revision with \`${helm} rollback RELEASE REVISION --namespace NAMESPACE\`, then run ctl again.`;
   }
   if (/Kubernetes cluster unreachable/.test(detail))
     return 'Check the kubeconfig and context that ctl passes to helm (--kubeconfig, --context).';

@@ -12,15 +12,14 @@ export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/**
- * Words with a `<placeholder>` for the reader to fill in stay unquoted, as in the upstream docs
- * (`--from-file=license=<license-file>`): quoting them would only hide the placeholder.
+/*
+ * A value the reader fills in is a plain capital word (FILE, VERSION, USERNAME:PASSWORD), as
+ * kubectl's own help writes them (`kubectl config rename-context CONTEXT_NAME NEW_NAME`), never
+ * `<file>`: pasted unchanged, `<file>` is a redirection (it reads a file named `file`, and
+ * `<name> -n x` truncates a file named `-n`) and `<file|url>` a pipe, while FILE is only a wrong
+ * argument. Such a word needs no quotes, so every word of a command goes through shellQuote,
+ * and no value from outside that looks like a placeholder is ever left unquoted.
  */
-export function quoteUnlessPlaceholder(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]*(<[a-z0-9._-]+>[A-Za-z0-9_@%+=:,./-]*)+$/.test(word)
-    ? word
-    : shellQuote(word);
-}
 
 /**
  * The one variable ctl writes before a program (src/kube/kube-target.ts invocation: several

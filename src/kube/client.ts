@@ -240,13 +240,13 @@ function selectContext(
   const contextObject = contextName ? config.getContextObject(contextName) : null;
   if (!contextObject) {
     throw new UsageError('the kubeconfig has no current context', {
-      hint: `Pass --context <name>, or run ${kubectlCommand(kubeconfigOnly, 'config', 'use-context', '<name>')}.`,
+      hint: `Pass --context CONTEXT_NAME, or run ${kubectlCommand(kubeconfigOnly, 'config', 'use-context', 'CONTEXT_NAME')}.`,
     });
   }
   const cluster = config.getCurrentCluster();
   if (!cluster) {
     throw new UsageError(`context ${contextName} names no cluster known to the kubeconfig`, {
-      hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', '<cluster>')}.`,
+      hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', 'CLUSTER_NAME')}.`,
     });
   }
   // The files the context names, which client-node reads on every request: regular files of a

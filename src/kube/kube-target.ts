@@ -21,7 +21,7 @@
 import { delimiter, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { hasUnsafeChar, oneLine } from '../io/safe-text.js';
-import { quoteUnlessPlaceholder, shellQuote, shellWords } from '../io/shell-words.js';
+import { shellQuote, shellWords } from '../io/shell-words.js';
 
 export interface KubeTarget {
   /** `--context` as given; unset when ctl used the kubeconfig's current context. */
@@ -52,7 +52,7 @@ export function selectedKubeTarget(context: string | undefined, files: readonly 
     throw new UsageError(
       `--context ${oneLine(context)}: the name holds a line break or a control character, which the commands ctl prints for you to paste cannot carry on one line`,
       {
-        hint: 'Rename the context (kubectl config rename-context <old> <new>) and pass the new name.',
+        hint: 'Rename the context (kubectl config rename-context CONTEXT_NAME NEW_NAME) and pass the new name.',
       },
     );
   }
@@ -104,15 +104,16 @@ export function invocation(binary: 'kubectl' | 'oc' | 'helm' | 'ctl', target: Ku
 }
 
 /**
- * `<binary> <words>` for the target, each word quoted (a `<placeholder>` left as it is): the one
- * builder of the commands ctl prints (src/planning/equivalent-commands.ts names them by binary).
+ * `<binary> <words>` for the target, each word quoted (a placeholder is a plain capital word,
+ * src/io/shell-words.ts): the one builder of the commands ctl prints
+ * (src/planning/equivalent-commands.ts names them by binary).
  */
 export function commandFor(
   binary: 'kubectl' | 'oc' | 'helm' | 'ctl',
   target: KubeTarget,
   ...words: string[]
 ): string {
-  return [invocation(binary, target), ...words.map(quoteUnlessPlaceholder)].join(' ');
+  return [invocation(binary, target), ...words.map(shellQuote)].join(' ');
 }
 
 /** `kubectl <words>` for the target: for the hints of the access layer. */

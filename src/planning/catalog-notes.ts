@@ -108,7 +108,7 @@ export function describeCatalog(catalog: PlanCatalog): { level: 'info' | 'warn';
   for (const release of shown) {
     lines.push({
       level: 'info',
-      text: `newer release available: ${release.operator} (${release.foundIn}), not in the catalog: plan it with --to ${release.operator} --cluster-version <its image tag> [--db-version <x.y>], or --catalog <file|url> that lists it`,
+      text: `newer release available: ${release.operator} (${release.foundIn}), not in the catalog: plan it with --to ${release.operator} --cluster-version IMAGE_TAG (its cluster image tag; --db-version DB_VERSION too if its database versions are new), or --catalog FILE_OR_URL that lists it`,
     });
   }
   if (more > 0) lines.push({ level: 'info', text: moreLine(more, 'newer releases available') });

@@ -9,7 +9,7 @@
  * reached and name no kubeconfig.
  */
 
-import { quoteUnlessPlaceholder, shellQuote } from '../io/shell-words.js';
+import { shellQuote } from '../io/shell-words.js';
 import { commandFor, invocation, type KubeTarget } from '../kube/kube-target.js';
 import type { FieldPath } from '../release/dialect.js';
 
@@ -51,7 +51,7 @@ export function kubectlMergePatch(
   return `${invocation('kubectl', target)} patch ${kind} ${shellQuote(name)} -n ${shellQuote(namespace)} --type merge -p ${shellQuote(JSON.stringify(body))}`;
 }
 
-/** `kubectl <words>`, each word quoted (a `<placeholder>` left as it is). */
+/** `kubectl <words>`, each word quoted (a placeholder is a plain capital word: src/io/shell-words.ts). */
 export function kubectl(target: KubeTarget, ...words: string[]): string {
   return commandFor('kubectl', target, ...words);
 }
@@ -107,20 +107,21 @@ export function ctlTargetOf(snapshot: {
 }
 
 /**
- * `ctl upgrade <verb> --to <version> [-n <ns>] [--cluster <name>] [words]`. The two values are
- * always shell-quoted, never taken for a `<placeholder>` (quoteUnlessPlaceholder): a namespace
- * given as `<x>` would otherwise be pasted as a redirection. Before `words`, whose last one may
- * take a value the caller writes after the command (`--module-file <its RHEL9 package>`).
+ * `ctl upgrade <verb> <what> [-n <ns>] [--cluster <name>] [words]`, `what` being `--to <version>`
+ * or `--plan <file>`, every word shell-quoted (a namespace or a plan file read back from a state
+ * named `<x>` stays one argument). Before `words`, whose last one may take a value the caller
+ * writes after the command (`--module-file` and what to give it).
  */
-function ctlUpgradeTo(target: CtlTarget, verb: 'plan' | 'run', version: string, words: string[]): string {
+function ctlUpgrade(target: CtlTarget, verb: 'plan' | 'run', what: string[], words: string[]): string {
   const given = [
     ...(target.namespace ? ['-n', shellQuote(target.namespace)] : []),
     ...(target.cluster ? ['--cluster', shellQuote(target.cluster)] : []),
   ];
   return [
-    ctlCommand(target, 'upgrade', verb, '--to', version),
+    ctlCommand(target, 'upgrade', verb),
+    ...what.map(shellQuote),
     ...given,
-    ...words.map(quoteUnlessPlaceholder),
+    ...words.map(shellQuote),
   ].join(' ');
 }
 
@@ -129,7 +130,7 @@ function ctlUpgradeTo(target: CtlTarget, verb: 'plan' | 'run', version: string, 
  * the target a check's fix proposes.
  */
 export function ctlPlanTo(target: CtlTarget, version: string, ...words: string[]): string {
-  return ctlUpgradeTo(target, 'plan', version, words);
+  return ctlUpgrade(target, 'plan', ['--to', version], words);
 }
 
 /**
@@ -137,22 +138,30 @@ export function ctlPlanTo(target: CtlTarget, version: string, ...words: string[]
  * the run a fix proposes first.
  */
 export function ctlRunTo(target: CtlTarget, version: string, ...words: string[]): string {
-  return ctlUpgradeTo(target, 'run', version, words);
+  return ctlUpgrade(target, 'run', ['--to', version], words);
 }
 
-/** A curl call to the management API, with the credential placeholders the docs use. */
+/**
+ * `ctl upgrade run --plan <file> [-n <ns>] [--cluster <name>]` for the same cluster: the run of a
+ * plan saved with `--out` (the plan fixes the target; the cluster is named as for the plan).
+ */
+export function ctlRunPlan(target: CtlTarget, file: string): string {
+  return ctlUpgrade(target, 'run', ['--plan', file], []);
+}
+
+/** A curl call to the management API; the reader puts the credentials for USERNAME:PASSWORD. */
 export function curlApi(method: 'GET' | 'POST', path: string, extra: string[] = []): string {
   const words = [
     'curl',
     '-sfk',
     '-u',
-    '<username>:<password>',
+    'USERNAME:PASSWORD',
     '-X',
     method,
     ...extra,
     `https://localhost:9443${path}`,
   ];
-  return words.map(quoteUnlessPlaceholder).join(' ');
+  return words.map(shellQuote).join(' ');
 }
 
 /**
@@ -175,8 +184,8 @@ export function kubectlApply(
 /** Prints a manifest to stdout: `curl -fsSL <url>` for a URL, `cat <file>` for a file. */
 export function printManifest(location: string): string {
   return /^https?:\/\//i.test(location)
-    ? `curl -fsSL ${quoteUnlessPlaceholder(location)}`
-    : `cat ${quoteUnlessPlaceholder(location)}`;
+    ? `curl -fsSL ${shellQuote(location)}`
+    : `cat ${shellQuote(location)}`;
 }
 
 export interface HelmUpgrade {

@@ -126,7 +126,7 @@ export function moduleFix(input: ModuleFixInput): string {
     const build = input.version ? `${module} ${input.version}, the version the databases use` : module;
     // ctl's own upload (--remediate) needs --ignore-check modules-compatible, since this check
     // stops the run: modules-compatible offers it, with that flag, after every module's fix.
-    return `upload the RHEL9 build of ${build}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@<module-rhel9.zip>'])}`;
+    return `upload the RHEL9 build of ${build}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@MODULE_RHEL9_ZIP'])}`;
   }
   if (isBundledModule(module, input.isBundled, input.reportedByRs8)) {
     return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;
@@ -137,7 +137,7 @@ export function moduleFix(input: ModuleFixInput): string {
   // The field comes with the target's CRD: on an older running operator it cannot be set before
   // the operator step, so ctl sets it with the new versionTag, as the upgrade docs do in one
   // edit (src/planning/user-defined-modules.ts).
-  const byCtl = `${ctlRunTo(input.kube, input.targetOperator, '--user-defined-modules', '<file>')} (a list: - {name: ${module}, source: {https: {url: <url of its build for the target>}}}), which sets it with the new versionTag after the operator upgrade`;
+  const byCtl = `${ctlRunTo(input.kube, input.targetOperator, '--user-defined-modules', 'FILE')} (FILE holding a list: - {name: ${module}, source: {https: {url: <url of its build for the target>}}}), which sets it with the new versionTag after the operator upgrade`;
   const runningHasField =
     input.currentOperator !== undefined && targetHasUserDefinedModulesField(input.currentOperator);
   if (!runningHasField) {

@@ -346,7 +346,7 @@ export function olmUpgradeCommands(
   namespace: string,
   target: string,
 ): { description: string; command: string }[] {
-  const sub = olm.subscription?.name ?? '<subscription>';
+  const sub = olm.subscription?.name ?? 'SUBSCRIPTION';
   const route = olmRoute(olm, target);
   const { targetCsv, plan } = route;
   const commands: { description: string; command: string }[] = [];

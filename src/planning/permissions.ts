@@ -114,17 +114,26 @@ export function permissionKey(query: PermissionQuery): string {
   return `${query.verb} ${query.group || 'core'}/${resource} ${query.namespace ?? '(cluster)'}`;
 }
 
-/** `patch redisenterpriseclusters.app.redislabs.com -n redis`, the way `kubectl auth can-i` takes it. */
+/**
+ * `patch redisenterpriseclusters.app.redislabs.com -n redis`, the way `kubectl auth can-i` takes
+ * it: for the messages that list permissions. A command to paste takes canIArgs instead, each
+ * word quoted (a namespace is a value from outside).
+ */
 export function describePermission(query: PermissionQuery): string {
+  return canIArgs(query).join(' ');
+}
+
+/** The arguments of `kubectl auth can-i` that ask for `query`: verb, resource, namespace. */
+export function canIArgs(query: PermissionQuery): string[] {
   const resource = query.subresource ? `${query.resource}/${query.subresource}` : query.resource;
   const qualified = query.group ? `${resource}.${query.group}` : resource;
   const where =
     query.namespace === undefined
-      ? ''
+      ? []
       : query.namespace === ''
-        ? ' --all-namespaces'
-        : ` -n ${query.namespace}`;
-  return `${query.verb} ${qualified}${where}`;
+        ? ['--all-namespaces']
+        : ['-n', query.namespace];
+  return [query.verb, qualified, ...where];
 }
 
 /** Whether a review answers a query: the same question, or the same one for every namespace. */

@@ -11,11 +11,15 @@ import { paintOf } from './render-plan.js';
 import type { AvailableRelease } from './catalog-notes.js';
 import type { UpgradeTarget, UpgradeTargets } from './targets.js';
 
-/** `nextPlan`: the plan command of a target, with the user's flags (src/commands/next-command.ts). */
+/**
+ * `nextPlan`: the plan command of a target, with the user's flags, quoted
+ * (src/commands/next-command.ts nextPlanCommand). Required: a bare `ctl upgrade plan --to <v>`
+ * names no cluster, and pasted acts on whatever namespace the kubeconfig's context has.
+ */
 export function renderTargets(
   list: UpgradeTargets,
   color: boolean | Paint,
-  nextPlan: (to: string) => string = (to) => `ctl upgrade plan --to ${to}`,
+  nextPlan: (to: string) => string,
 ): string {
   const p = paintOf(color);
   const s = oneLine;
@@ -87,7 +91,8 @@ function availableLine(
 ): string {
   const s = oneLine;
   // The plan command names the cluster as the list was asked for (--kubeconfig, --context, -n ...).
-  return `  ${p.yellow('+')} ${s(release.operator).padEnd(width)}  available, not in ctl's catalog (${s(release.foundIn)}): ${s(nextPlan(release.operator))} --cluster-version <its image tag>, or --catalog <file|url> that lists it`;
+  // Its placeholders are plain words (IMAGE_TAG), inert when pasted: `<tag>` is a redirection.
+  return `  ${p.yellow('+')} ${s(release.operator).padEnd(width)}  available, not in ctl's catalog (${s(release.foundIn)}): ${s(nextPlan(release.operator))} --cluster-version IMAGE_TAG (its cluster image tag), or --catalog FILE_OR_URL that lists it`;
 }
 
 function describePath(target: UpgradeTarget): string {

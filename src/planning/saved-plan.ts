@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { INPUT_FILE_LIMITS, readInputFile } from '../io/paths.js';
 import { REDACTED, Redactor } from '../io/redact.js';
 import { locationSecrets } from '../kube/download.js';
-import { type CtlTarget, ctlPlanTo, shellQuote } from './equivalent-commands.js';
+import { type CtlTarget, ctlPlanTo, ctlRunPlan, shellQuote } from './equivalent-commands.js';
 import type { Plan, PlanTarget } from './plan.js';
 import type { StateStoreKind } from './state-store-kind.js';
 import { resolveTarget, type Target } from './target.js';
@@ -64,39 +64,48 @@ const savedPlanSchema = z.looseObject({
   fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/),
 });
 
-const SAVE_HINT =
-  'Save a plan with ctl upgrade plan --to <version> --out <file>, then run ctl upgrade run --plan <file>.';
+/**
+ * How to get a plan `run --plan` can run: save one, then run it, both for the cluster the run
+ * was given (`kube`: the kubeconfig, context, `-n` and `--cluster`, quoted), as every other hint
+ * names it. `to`, the target, when the plan says it; else a placeholder.
+ */
+function saveHint(kube: CtlTarget, to: string = 'VERSION'): string {
+  return `Save a plan with ${ctlPlanTo(kube, to, '--out', 'FILE')}, then run it with ${ctlRunPlan(kube, 'FILE')}.`;
+}
 
-export async function loadSavedPlan(path: string): Promise<Plan> {
+/** The plan in `path`, checked; `kube` is the cluster the run was given, for the hints. */
+export async function loadSavedPlan(path: string, kube: CtlTarget): Promise<Plan> {
   let text: string;
   try {
     text = await readInputFile('--plan', path, INPUT_FILE_LIMITS.plan);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, { hint: SAVE_HINT });
+    throw new UsageError(`cannot read the plan ${path}: ${(error as Error).message}`, {
+      hint: saveHint(kube),
+    });
   }
-  return parseSavedPlan(text, path);
+  return parseSavedPlan(text, path, kube);
 }
 
 /** A saved plan's text, checked as `run --plan` reads it (a UsageError says what is wrong). */
-export function parseSavedPlan(text: string, path: string): Plan {
+export function parseSavedPlan(text: string, path: string, kube: CtlTarget): Plan {
   let json: unknown;
   try {
     json = parseJson(text, path);
   } catch (error) {
-    if (error instanceof JsonTooDeepError) throw new UsageError(error.message, { hint: SAVE_HINT });
-    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`, { hint: SAVE_HINT });
+    if (error instanceof JsonTooDeepError) throw new UsageError(error.message, { hint: saveHint(kube) });
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`, { hint: saveHint(kube) });
   }
   const kind = (json as { kind?: unknown } | null)?.kind;
   if (kind !== 'UpgradePlan') {
     throw new UsageError(`${path} is not a ctl plan (kind UpgradePlan, apiVersion ctl/v1)`, {
-      hint: SAVE_HINT,
+      hint: saveHint(kube),
     });
   }
   const parsed = savedPlanSchema.safeParse(json);
   if (!parsed.success) {
     throw new UsageError(`${path} is not a plan this ctl can run:\n${z.prettifyError(parsed.error)}`, {
-      hint: `It was changed by hand or made by another version of ctl. ${SAVE_HINT}`,
+      hint: `It was changed by hand or made by another version of ctl. ${saveHint(kube)}`,
     });
   }
   return parsed.data as unknown as Plan;
@@ -141,11 +150,12 @@ function redactedLocation(location: string): string {
   return redactor.redact(location);
 }
 
-/** The Target a saved plan was made for, checked as the flags would be. */
-export function targetOfSavedPlan(plan: Plan): Target {
+/** The Target a saved plan was made for, checked as the flags would be; `kube` as for loadSavedPlan. */
+export function targetOfSavedPlan(plan: Plan, kube: CtlTarget): Target {
   const target = plan.target;
   const selection = target.selection;
-  if (!selection) throw new UsageError('the saved plan has no selection', { hint: SAVE_HINT });
+  if (!selection)
+    throw new UsageError('the saved plan has no selection', { hint: saveHint(kube, target.operator) });
   const databases = selection.databases;
   const resolved = resolveTarget({
     to: target.operator,

@@ -29,7 +29,7 @@ import {
 } from './resolve.js';
 import type { OperatorBasis, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
-import { ctlPlanTo, ctlTargetOf, kubectl } from './equivalent-commands.js';
+import { ctlPlanTo, ctlTargetOf, kubectl, shellQuote } from './equivalent-commands.js';
 
 /** One probe's answer, keyed by what was asked (artifactKey). */
 export interface ArtifactAvailability {
@@ -175,7 +175,7 @@ function chartInIndex(
     return {
       found: undefined,
       detail: `${indexUrl(artifact.repo)} is not a helm repository index (not YAML: ${yamlProblem(error)})`,
-      fix: `Check that --helm-repo (or CTL_HELM_REPO) is the chart's repository: helm repo add and helm search repo ${artifact.chart} --versions read the same index.yaml.`,
+      fix: `Check that --helm-repo (or CTL_HELM_REPO) is the chart's repository: helm repo add and helm search repo ${shellQuote(artifact.chart)} --versions read the same index.yaml.`,
     };
   }
   const listed = (entries as Record<string, { version?: unknown }[] | undefined>)?.[artifact.chart] ?? [];
@@ -257,7 +257,7 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
     fix:
       artifact.kind === 'bundle'
         ? `Check --to and --cluster-version against the release notes, or pass --bundle with the release's bundle (file or URL; {version} is replaced by --to).`
-        : `Check --to against the repository (helm search repo ${artifact.chart} --versions), or pass --helm-repo/--helm-chart where the chart is.`,
+        : `Check --to against the repository (helm search repo ${shellQuote(artifact.chart)} --versions), or pass --helm-repo/--helm-chart where the chart is.`,
   };
 }
 
@@ -283,6 +283,6 @@ function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {
     ignorable: false,
     firmBecause: NOT_THERE,
     message: `no channel of package ${olm.subscription?.package ?? '?'} offers operator ${target}`,
-    fix: `Choose a version a channel offers: ${kubectl(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? '<package>', '-n', snapshot.operator?.namespace ?? snapshot.namespace, '-o', 'yaml')}`,
+    fix: `Choose a version a channel offers: ${kubectl(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? 'PACKAGE', '-n', snapshot.operator?.namespace ?? snapshot.namespace, '-o', 'yaml')}`,
   };
 }

@@ -200,8 +200,8 @@ function withoutCredentials(value: string | undefined, flag: string): string | u
   throw new UsageError(`${flag}: the URL holds a user or password, which would be on helm's command line`, {
     hint:
       flag === '--helm-repo'
-        ? 'Add the repository to helm with its credentials (printf %s "$PASSWORD" | helm repo add <name> <url> --username <user> --password-stdin), then pass --helm-chart <name>/redis-enterprise-operator without --helm-repo.'
-        : 'Log helm in to the registry first (helm registry login <host> --username <user> --password-stdin), then pass the chart without credentials.',
+        ? 'Add the repository to helm with its credentials (printf %s "$PASSWORD" | helm repo add NAME URL --username USER --password-stdin), then pass --helm-chart NAME/redis-enterprise-operator without --helm-repo.'
+        : 'Log helm in to the registry first (helm registry login HOST --username USER --password-stdin), then pass the chart without credentials.',
   });
 }
 

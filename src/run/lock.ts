@@ -6,6 +6,7 @@ import { makeDirectories } from '../io/make-directories.js';
 import { basename, dirname, join } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
 import { commandFor, DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
+import { shellQuote } from '../io/shell-words.js';
 
 /**
  * One upgrade of a cluster at a time: an exclusive lock file next to the state file, holding
@@ -92,6 +93,11 @@ async function refuseOddLock(lockPath: string): Promise<void> {
 /** How old an unreadable lock file must be before it counts as left behind by a crash. */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 
+/** How to look at the folder of a lock file ctl cannot create: its path, quoted. */
+function folderHint(lockPath: string): string {
+  return `Check that the folder of the state file exists and is yours to write (ls -ld ${shellQuote(dirname(lockPath))}), or pass a state file in another folder with --state.`;
+}
+
 /**
  * Creates the lock file with its whole content in one step: the owner is written to a private
  * temp file, which is then hard-linked to the lock path (link fails if the path exists). So no
@@ -101,7 +107,7 @@ async function createLockFile(lockPath: string, owner: LockOwner): Promise<boole
   const temp = tempLockPath(lockPath, owner);
   const handle = await open(temp, 'wx', 0o600).catch((error: Error) => {
     throw new OperationError(`cannot create the lock file ${lockPath}: ${error.message}`, {
-      hint: 'Check that the folder of the state file exists and is yours to write (ls -ld <folder>), or pass a state file in another folder with --state.',
+      hint: folderHint(lockPath),
     });
   });
   try {
@@ -116,7 +122,7 @@ async function createLockFile(lockPath: string, owner: LockOwner): Promise<boole
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new OperationError(`cannot create the lock file ${lockPath}: ${(error as Error).message}`, {
-      hint: 'Check that the folder of the state file exists and is yours to write (ls -ld <folder>), or pass a state file in another folder with --state.',
+      hint: folderHint(lockPath),
     });
   } finally {
     await unlink(temp).catch(() => undefined);

@@ -63,7 +63,7 @@ export async function runSimUp(options: SimUpOptions, context: SimUpContext): Pr
         // with `&` in the shell it then uses, where Ctrl+C does not reach it.
         'In another shell (or this one, if you started it with &):',
         `  source ${path.join(dir, 'env')}`,
-        '  ctl upgrade plan          # the targets; then ctl upgrade plan --to <target>',
+        '  ctl upgrade plan          # the targets; then ctl upgrade plan --to VERSION',
         '  kubectl get rec           # kubectl, if you have it, reads the same settings',
         '',
         'Press Ctrl+C to stop (started with &: kill %1, or fg then Ctrl+C).',

@@ -121,7 +121,7 @@ export function featureSetCommands(input: {
   guid: string | undefined;
   withModules: boolean;
 }): string[] {
-  const guid = input.guid ?? '<CRDB-GUID>';
+  const guid = input.guid ?? 'CRDB_GUID';
   const exec = (...words: string[]) =>
     kubectl(input.kube, 'exec', '-it', input.pod, '-n', input.namespace, '--', ...words);
   return [
@@ -190,7 +190,7 @@ export async function updateFeatureSetOnce(
   const guid = guidOf(live) ?? crdtGuidOf(await findActiveActiveBdb(ctx, item.name));
   const commands = featureSetCommands({
     kube: ctx.deps.snapshot.kubeTarget,
-    pod: `${cluster?.name ?? '<rec>'}-0`,
+    pod: `${cluster?.name ?? 'REC'}-0`,
     namespace: cluster?.namespace ?? item.namespace,
     guid,
     withModules: hasModules(live),
@@ -225,7 +225,7 @@ export async function reportManual(
     if (findTlsFailure(error)) throw error;
   }
   for (const item of items) {
-    const pod = `${cluster?.name ?? '<rec>'}-0`;
+    const pod = `${cluster?.name ?? 'REC'}-0`;
     const ns = cluster?.namespace ?? item.namespace;
     const bdb =
       bdbs.find((b) => b.name === item.name && b.crdt === true) ?? bdbs.find((b) => b.name === item.name);

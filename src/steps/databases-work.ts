@@ -53,7 +53,7 @@ export function workOf(
     database.version === ''
   ) {
     throw new OperationError(`the plan's database action "${action.description}" is malformed`, {
-      hint: `Make a new plan (${ctlPlanTo(replan.kube, replan.operator, '--out', '<file>')}), or run without --plan.`,
+      hint: `Make a new plan (${ctlPlanTo(replan.kube, replan.operator, '--out', 'FILE')}), or run without --plan.`,
     });
   }
   if (database.kind === 'reaadb' && typeof database.heldBack === 'string') {

@@ -42,7 +42,7 @@ export function refusalHint(
   return (
     `OpenShift refuses the new pods: no SCC that ${serviceAccount} may use allows them. With ` +
     'allowAutoAdjustment or a target before 7.22.0-6 they need redis-enterprise-scc-v2 of the target ' +
-    `release: ${oc(kube, 'apply', '-f', '<release>/openshift/scc.yaml')} and ${oc(kube, 'adm', 'policy', 'add-scc-to-user', 'redis-enterprise-scc-v2', '-z', serviceAccount, '-n', namespace)} ` +
+    `release: ${oc(kube, 'apply', '-f', 'RELEASE_DIR/openshift/scc.yaml')} and ${oc(kube, 'adm', 'policy', 'add-scc-to-user', 'redis-enterprise-scc-v2', '-z', serviceAccount, '-n', namespace)} ` +
     '(ctl does both unless --keep-scc is given).'
   );
 }

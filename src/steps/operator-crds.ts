@@ -32,7 +32,7 @@ export async function verifyCrds(
     const live = await readObject(kube, { ...CRD_REF, name });
     if (!live) {
       throw new OperationError(`the CRD ${name} does not exist after the operator upgrade`, {
-        hint: `Apply the release's CRDs (${kubectlApply(kubeTarget, '<bundle.yaml>')}), then run ctl again to resume.`,
+        hint: `Apply the release's CRDs (${kubectlApply(kubeTarget, 'BUNDLE_FILE')}, BUNDLE_FILE the release's bundle), then run ctl again to resume.`,
       });
     }
     const served = servedVersions(live);
@@ -41,7 +41,7 @@ export async function verifyCrds(
       throw new OperationError(
         `the CRD ${name} does not serve ${missing.join(', ')} (it serves ${served.join(', ') || 'nothing'})`,
         {
-          hint: `Apply the release's CRDs again (${kubectlApply(kubeTarget, '<bundle.yaml>')}), then run ctl again to resume.`,
+          hint: `Apply the release's CRDs again (${kubectlApply(kubeTarget, 'BUNDLE_FILE')}, BUNDLE_FILE the release's bundle), then run ctl again to resume.`,
         },
       );
     }

@@ -141,7 +141,7 @@ function pendingReleaseError(
   const rollback =
     status.lastDeployedRevision !== undefined
       ? helmCommand(kube, 'rollback', release, String(status.lastDeployedRevision), '--namespace', namespace)
-      : `${helmCommand(kube, 'history', release, '--namespace', namespace)}, then ${helmCommand(kube, 'rollback', release, '<last-deployed-revision>', '--namespace', namespace)}`;
+      : `${helmCommand(kube, 'history', release, '--namespace', namespace)}, then ${helmCommand(kube, 'rollback', release, 'LAST_DEPLOYED_REVISION', '--namespace', namespace)}`;
   return new OperationError(
     `helm release ${release} is stuck in ${status.status}${status.revision !== undefined ? ` (revision ${status.revision})` : ''}: an earlier helm run was killed before it finished`,
     { hint: `Roll it back with: ${rollback}. Then run ctl again to resume.` },

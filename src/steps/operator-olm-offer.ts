@@ -112,7 +112,7 @@ async function waitOnce(
         throw new OperationError(
           `OLM cannot resolve Subscription ${subName}: ${String(failed.message ?? failed.reason ?? '')}`,
           {
-            hint: `Check the channel: ${subscriptionChannelCommand(ctx.deps.snapshot.kubeTarget, subName, namespace, '<channel whose head is the target>')}; then run ctl again.`,
+            hint: `Check the channel: ${subscriptionChannelCommand(ctx.deps.snapshot.kubeTarget, subName, namespace, 'CHANNEL')}, CHANNEL the one whose head is the target; then run ctl again.`,
           },
         );
       }
@@ -174,7 +174,7 @@ function noUpdateOffered(offer: OfferWait, s: OlmSubscription): OperationError {
   return new OperationError(
     `OLM offers no update from ${s.installedCSV ?? 'the installed CSV'} in channel ${s.channel ?? '?'} (Subscription ${subName} is AtLatestKnown): the target ${targetCsv} does not list ${s.installedCSV ?? 'it'} in spec.skips, and no other CSV of the channel does. ctl approved nothing.`,
     {
-      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ${ctlRunTo(offer.ctlTarget, '<version>')}, then run ctl again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
+      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ${ctlRunTo(offer.ctlTarget, 'VERSION')}, then run ctl again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
     },
   );
 }

@@ -121,7 +121,7 @@ export async function upgradeThroughOlm(
     if (ctx.dryRun) {
       if (!installPlan?.approved && sub.approval !== 'Automatic') {
         io.info(
-          `would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(ctx.deps.snapshot.kubeTarget, installPlan?.name ?? '<plan>', namespace)}`,
+          `would approve the InstallPlan of ${route.targetCsv}: ${approveInstallPlanCommand(ctx.deps.snapshot.kubeTarget, installPlan?.name ?? 'INSTALL_PLAN', namespace)}`,
         );
       }
       return outcome;

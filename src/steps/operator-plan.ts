@@ -69,7 +69,7 @@ export function planOperator(
       ),
     );
   } else {
-    const bundle = resolved.bundle ?? '<bundle.yaml>';
+    const bundle = resolved.bundle ?? 'BUNDLE_FILE';
     actions.push(
       action(
         `Apply the operator bundle of ${target.operator} (CRDs, RBAC, Deployment), server-side`,

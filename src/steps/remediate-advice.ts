@@ -38,7 +38,7 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
   const lines = [
     `# the management API on localhost:9443 (leave running in another terminal):`,
     kubectl(kube, 'port-forward', `svc/${clusterName}`, '9443:9443', '-n', namespace),
-    `# <username> and <password>: ${kubectl(kube, 'get', 'secret', clusterName, '-n', namespace, '-o', 'jsonpath={.data.username}')} | base64 -d (and .data.password)`,
+    `# USERNAME and PASSWORD: ${kubectl(kube, 'get', 'secret', clusterName, '-n', namespace, '-o', 'jsonpath={.data.username}')} | base64 -d (and .data.password)`,
   ];
   const modules = blockers.filter((b) => b.kind === 'module');
   const target = context.targetOperator;
@@ -54,9 +54,8 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
       const files =
         context.moduleFiles.length > 0
           ? context.moduleFiles
-          : uploadable.map(
-              (m) => `<${`${m.module}-${m.version ?? 'x.y.z'}`.toLowerCase()}-rhel9-package.zip>`,
-            );
+          : // A placeholder in capitals (src/io/shell-words.ts): `<x.zip>` pasted is a redirection.
+            uploadable.map((m) => `${`${m.module}-${m.version ?? 'x.y.z'}`.toUpperCase()}-RHEL9-PACKAGE.zip`);
       lines.push('# install the RHEL9 build of each module, of the version in use:');
       for (const file of files) lines.push(curlApi('POST', '/v2/modules', ['-F', `module=@${file}`]));
       lines.push(
@@ -76,7 +75,9 @@ export function remediationCommands(blockers: Blocker[], context: RemediationCon
           JSON.stringify({ [fields.upgradeBodyKey]: db.target }),
         ]),
       );
-      lines.push(`# then: ${curlApi('GET', '/v1/actions/<action_uid from the answer>')}`);
+      lines.push(
+        `# then: ${curlApi('GET', '/v1/actions/ACTION_UID')} (ACTION_UID: action_uid from the answer)`,
+      );
       const resource = databaseResourceFor(context.databaseResources, db.uid, db.name);
       if (resource) {
         lines.push(

@@ -244,7 +244,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--kubeconfig', none], { env });
     assertExit(plan, 2, 'plan without a current context');
     assert.ok(
-      plan.stderr.includes(`run kubectl --kubeconfig ${none} config use-context <name>.`),
+      plan.stderr.includes(`run kubectl --kubeconfig ${none} config use-context CONTEXT_NAME.`),
       plan.stderr,
     );
   });
@@ -289,7 +289,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     const where = `-n ${shellQuote(namespace)} --cluster ${shellQuote(cluster)}`;
     assert.ok(
       status.stderr.includes(
-        `See the targets with ${named('ctl')} upgrade plan ${where}, then start one with ${named('ctl')} upgrade run --to <version> ${where}.`,
+        `See the targets with ${named('ctl')} upgrade plan ${where}, then start one with ${named('ctl')} upgrade run --to VERSION ${where}.`,
       ),
       status.stderr,
     );
@@ -301,7 +301,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assert.match(status.stderr, /no upgrade has run for context/);
     assert.ok(
       status.stderr.includes(
-        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to <version>, or pass --state <file>.`,
+        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to VERSION, or pass --state <file>.`,
       ),
       status.stderr,
     );
@@ -311,7 +311,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assertExit(atState, 2, 'status of a state file that is not there');
     assert.ok(
       atState.stderr.includes(
-        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to <version> --state ${state}.`,
+        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to VERSION --state ${state}.`,
       ),
       atState.stderr,
     );
@@ -320,7 +320,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assertExit(inCluster, 2, 'status with no ConfigMap state');
     assert.ok(
       inCluster.stderr.includes(
-        `See the targets with ${named('ctl')} upgrade plan -n redis, then start one with ${named('ctl')} upgrade run --to <version> -n redis --state-store configmap, or pass -n <namespace>.`,
+        `See the targets with ${named('ctl')} upgrade plan -n redis, then start one with ${named('ctl')} upgrade run --to VERSION -n redis --state-store configmap, or pass -n <namespace>.`,
       ),
       inCluster.stderr,
     );
@@ -331,7 +331,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assertExit(token, 2, 'auth token in a namespace without a cluster');
     assert.match(token.stderr, /no management API URL/);
     assert.ok(
-      token.stderr.includes(`after ${named('kubectl')} port-forward svc/<cluster> 9443:9443 -n default)`),
+      token.stderr.includes(`after ${named('kubectl')} port-forward svc/CLUSTER 9443:9443 -n default)`),
       token.stderr,
     );
   });
@@ -390,7 +390,7 @@ describe("the check fixes' ctl commands name the kubeconfig and context it was g
       assertExit(plan, 3, 'the plan');
       assert.ok(
         both(plan).includes(
-          `Or let ctl upload it when the upgrade freezes: ${named('ctl')} upgrade run --to ${TARGET} --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>.`,
+          `Or let ctl upload it when the upgrade freezes: ${named('ctl')} upgrade run --to ${TARGET} --ignore-check modules-compatible --remediate --module-file RHEL9_PACKAGE (its RHEL9 package).`,
         ),
         both(plan),
       );
@@ -429,9 +429,7 @@ describe("the check fixes' ctl commands name the kubeconfig and context it was g
         assertExit(dry, 1, 'a server dry run with a refusal');
         assert.match(dry.stderr, /the API server refused 1 of \d+ write\(s\)/);
         assert.ok(
-          dry.stderr.includes(
-            `(permissions: ${named('kubectl')} auth can-i <verb> <resource> -n <namespace>;`,
-          ),
+          dry.stderr.includes(`(permissions: ${named('kubectl')} auth can-i VERB RESOURCE -n NAMESPACE;`),
           dry.stderr,
         );
       },

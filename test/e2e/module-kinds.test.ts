@@ -84,7 +84,7 @@ databases:
         // 7.22's cluster resource has no such field: ctl sets it with the new versionTag.
         assert.match(
           modules.fix,
-          /ctl --kubeconfig \S+ upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/,
+          /ctl --kubeconfig \S+ upgrade run --to 8\.0\.6-8 --user-defined-modules FILE/,
         );
         assert.doesNotMatch(modules.fix, /kubectl (--kubeconfig \S+ )?patch rec cirque/);
         assert.doesNotMatch(modules.fix, /bundled from RS 8/);

@@ -9,7 +9,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { newState } from '../../src/run/state.js';
@@ -97,6 +97,83 @@ describe('a --state file that is no ctl state is refused before the cluster is r
           dry.stderr,
         );
         assert.equal(readdirSync(dir).length, 2, 'a dry run keeps no copy');
+      }
+    });
+  });
+
+  test('the --report of a refused --state names the cluster as far as the flags and the kubeconfig tell, and no request is made', async () => {
+    await shared.use('runs with --report on a state file that is no ctl state', async (sim) => {
+      const scenario = sim.cluster.scenario;
+      const dir = path.join(sim.sandbox.dir, 'refused-report');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const file = path.join(dir, 'rec.json');
+      writeFileSync(file, '{"apiVersion": "ctl/v1", "kind": "Upgr', { mode: 0o600 });
+      const runs = [
+        // Without -n and --cluster: the kubeconfig's current context and its namespace; the
+        // cluster resource would only be known from a read of the namespace.
+        {
+          flags: [],
+          cluster: { context: `ctl-sim-${scenario.name}`, namespace: scenario.namespace, name: null },
+        },
+        // As given, the context named and a namespace and cluster that are not the context's.
+        {
+          flags: ['--context', `ctl-sim-${scenario.name}`, '-n', 'elsewhere', '--cluster', 'rec-b'],
+          cluster: { context: `ctl-sim-${scenario.name}`, namespace: 'elsewhere', name: 'rec-b' },
+        },
+      ];
+      for (const [i, { flags, cluster }] of runs.entries()) {
+        const report = path.join(dir, `report-${i}.json`);
+        const from = sim.cluster.audit.entries.length;
+        const run = await sim.ctl([
+          'upgrade',
+          'run',
+          '--to',
+          TARGET,
+          '--yes',
+          '--state',
+          file,
+          '--report',
+          report,
+          ...flags,
+        ]);
+        assertExit(run, 1, `run --state <not JSON> --report ${flags.join(' ')}`);
+        const made = requestsSince(sim, from);
+        assert.equal(made.all, 0, `requests before the refusal:\n${made.listed}`);
+        const doc = JSON.parse(readFileSync(report, 'utf8')) as Record<string, unknown>;
+        assert.deepEqual(doc.cluster, cluster, JSON.stringify(doc));
+        assert.deepEqual(doc.state, { store: 'file', location: file });
+        assert.deepEqual((doc.target as { operator?: string } | null)?.operator, TARGET);
+        assert.equal(doc.exitCode, 1);
+        assert.match(
+          (doc.error as { message: string }).message,
+          /is not a valid ctl state file: it is not JSON/,
+        );
+        // The shape of every run's report (src/run/report.ts), nothing added or left out.
+        assert.deepEqual(Object.keys(doc).sort(), [
+          'apiVersion',
+          'cluster',
+          'command',
+          'ctlVersion',
+          'dryRun',
+          'durationMs',
+          'error',
+          'exitCode',
+          'failedStep',
+          'finishedAt',
+          'kind',
+          'plan',
+          'result',
+          'resumeCommand',
+          'startedAt',
+          'state',
+          'steps',
+          'target',
+          'verification',
+        ]);
+        // The refusal kept a copy of the file, as in the test above; it goes for the next run.
+        for (const entry of readdirSync(dir).filter((e) => e.startsWith('rec.json.corrupt-'))) {
+          rmSync(path.join(dir, entry));
+        }
       }
     });
   });

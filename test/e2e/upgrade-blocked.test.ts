@@ -109,7 +109,7 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
         .checks;
       assert.match(
         checks.find((c) => c.id === 'modules-compatible')?.fix ?? '',
-        /^For each module: upload the RHEL9 build of ReJSON 2\.6\.10, the version the databases use: curl .* -X POST -F module=@<module-rhel9\.zip> https:\/\/localhost:9443\/v2\/modules\. Or let ctl upload it when the upgrade freezes: ctl --kubeconfig \S+ upgrade run --to 7\.8\.2-6 --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>\.$/,
+        /^For each module: upload the RHEL9 build of ReJSON 2\.6\.10, the version the databases use: curl .* -X POST -F module=@MODULE_RHEL9_ZIP https:\/\/localhost:9443\/v2\/modules\. Or let ctl upload it when the upgrade freezes: ctl --kubeconfig \S+ upgrade run --to 7\.8\.2-6 --ignore-check modules-compatible --remediate --module-file RHEL9_PACKAGE \(its RHEL9 package\)\.$/,
       );
       assert.doesNotMatch(plan.stdout, /RedisGraph|remove it/);
       assertNoChanges(sim, 0, 'the blocked run');
@@ -130,7 +130,7 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
       assert.match(frozen.stderr, /# install the RHEL9 build of each module, of the version in use:/);
       assert.match(
         frozen.stderr,
-        /-X POST -F module=@<rejson-2\.6\.10-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
+        /-X POST -F module=@REJSON-2\.6\.10-RHEL9-PACKAGE\.zip https:\/\/localhost:9443\/v2\/modules/,
       );
       assert.match(frozen.stderr, /--remediate --module-file/);
       assert.equal(readState(sim).steps.monitor?.status, 'failed');

@@ -329,7 +329,7 @@ describe('newer releases than the catalog (e2e)', () => {
       // Its plan command repeats the flags the list was asked with (here --helm-repo).
       assert.ok(
         text.stdout.includes(
-          `ctl upgrade plan --to 8.2.0-25 --helm-repo ${shellQuote(repo)} --cluster-version <its image tag>`,
+          `ctl upgrade plan --to 8.2.0-25 --helm-repo ${shellQuote(repo)} --cluster-version IMAGE_TAG (its cluster image tag), or --catalog FILE_OR_URL that lists it`,
         ),
         text.stdout,
       );

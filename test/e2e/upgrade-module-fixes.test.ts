@@ -71,7 +71,7 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
     );
     assert.match(check.fix, /geofence is a user-defined module: list it in spec\.userDefinedModules/);
     // The running 7.22 cluster resource has no such field yet: ctl sets it with the new versionTag.
-    assert.match(check.fix, /ctl --kubeconfig \S+ upgrade run --to 8\.0\.6-8 --user-defined-modules <file>/);
+    assert.match(check.fix, /ctl --kubeconfig \S+ upgrade run --to 8\.0\.6-8 --user-defined-modules FILE/);
     assert.doesNotMatch(
       check.fix,
       /kubectl (--kubeconfig \S+ )?patch rec atlas -n geo --type merge -p '\{"spec":\{"userDefinedModules"/,

@@ -9,7 +9,7 @@ import { crdsFor } from '../../src/sim/crds.js';
 import { assertExit, assertNoChanges, getPath, withUpgradeSim } from './upgrade-support.js';
 
 /**
- * `--user-defined-modules <file>` (issue 37 item 3): a running operator older than 8.0.6-8 has no
+ * `--user-defined-modules FILE` (issue 37 item 3): a running operator older than 8.0.6-8 has no
  * spec.userDefinedModules in its REC CRD, so a custom module without a build for the target
  * cannot be listed before the upgrade; ctl sets the list with the new versionTag, after the
  * operator step brought the new CRD, as the upgrade docs do in one edit. The built ctl against
@@ -125,7 +125,7 @@ describe(
         assert.match(
           failing.fix,
           new RegExp(
-            `ctl --kubeconfig \\S+ upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules <file>`,
+            `ctl --kubeconfig \\S+ upgrade run --to ${TARGET.replace(/\./g, '\\.')} --user-defined-modules FILE`,
           ),
         );
         // The running 7.22 CRD has no such field: no patch to make now.
@@ -210,7 +210,7 @@ describe(
         assertExit(plan, 3, 'plan');
         const check = modulesCheck(plan.stdout);
         assert.equal(check.status, 'fail', check.message);
-        assert.match(check.fix, /--user-defined-modules <file>/);
+        assert.match(check.fix, /--user-defined-modules FILE/);
         const listed = await sim.ctl([
           'upgrade',
           'plan',

@@ -36,13 +36,13 @@ function licenseFix(kube: KubeTarget, rec: ClusterSnapshot): string {
     secret,
     '-n',
     rec.namespace,
-    '--from-file=license=<license-file>',
+    '--from-file=license=LICENSE_FILE',
   );
   if (rec.licenseSecretName) {
     return `Put a valid licence in Secret ${secret} (${createSecret}, with --dry-run=client -o yaml | ${kubectl(kube, 'apply', '-f', '-')} to replace it)`;
   }
   if (rec.licenseInline) {
-    const patchFile = `jq -n --rawfile license <license-file> '{spec: {license: $license}}' > license-patch.json && ${kubectl(kube, 'patch', 'rec', rec.name, '-n', rec.namespace, '--type', 'merge', '--patch-file', 'license-patch.json')}`;
+    const patchFile = `jq -n --rawfile license LICENSE_FILE '{spec: {license: $license}}' > license-patch.json && ${kubectl(kube, 'patch', 'rec', rec.name, '-n', rec.namespace, '--type', 'merge', '--patch-file', 'license-patch.json')}`;
     const move = kubectlMergePatch(kube, 'rec', rec.name, rec.namespace, {
       spec: { license: null, licenseSecretName: secret },
     });

@@ -141,7 +141,7 @@ function checkModulesInUse(input: CheckInput): Outcome {
  */
 function remediation(targetOperator: string, kube: CtlTarget): string {
   if (!targetTakesModuleUploads(targetOperator)) return '';
-  return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, targetOperator, '--ignore-check', 'modules-compatible', '--remediate', '--module-file')} <its RHEL9 package>.`;
+  return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, targetOperator, '--ignore-check', 'modules-compatible', '--remediate', '--module-file', 'RHEL9_PACKAGE')} (its RHEL9 package).`;
 }
 
 function modulesInUse(

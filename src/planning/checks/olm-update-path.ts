@@ -49,7 +49,7 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
     const ns = snapshot.operator?.namespace ?? snapshot.namespace;
     return fail(
       `OLM offers no update from ${olm.csv} in channel ${refused.channel} (Subscription ${refused.subscription} is AtLatestKnown under the head ${head}), although the certified bundle ${head} skips it: the catalog source ${olm.subscription?.source ?? '(unknown)'} on this cluster does not hold the update edges of the certified bundles ctl read (a mirrored or rebuilt index?), so ctl cannot tell which update edges OLM has`,
-      `Look at what the catalog source offers: ${oc(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? '<package>', '-n', ns, '-o', 'yaml')}, and ${oc(snapshot.kubeTarget, 'get', 'catalogsource', olm.subscription?.source ?? '<source>', '-n', olm.subscription?.sourceNamespace ?? 'openshift-marketplace', '-o', 'yaml')}. Subscribe to Red Hat's certified-operators, or upgrade by hand through the channels whose InstallPlans OLM offers (${oc(snapshot.kubeTarget, 'get', 'installplan', '-n', ns)}).`,
+      `Look at what the catalog source offers: ${oc(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? 'PACKAGE', '-n', ns, '-o', 'yaml')}, and ${oc(snapshot.kubeTarget, 'get', 'catalogsource', olm.subscription?.source ?? 'CATALOG_SOURCE', '-n', olm.subscription?.sourceNamespace ?? 'openshift-marketplace', '-o', 'yaml')}. Subscribe to Red Hat's certified-operators, or upgrade by hand through the channels whose InstallPlans OLM offers (${oc(snapshot.kubeTarget, 'get', 'installplan', '-n', ns)}).`,
     );
   }
   switch (edge.kind) {

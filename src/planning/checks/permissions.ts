@@ -6,6 +6,7 @@
  */
 
 import {
+  canIArgs,
   describePermission,
   type PermissionCondition,
   requiredPermissionQueries,
@@ -48,13 +49,14 @@ function checkPermissions({ snapshot, resolved, required }: CheckInput): Outcome
   if (denied.length > 0) {
     return fail(
       `${denied.length} of ${queries.length} permissions the plan needs are denied: ${list(denied.map(describePermission), 6)}`,
-      `Ask a cluster admin to grant them; check each with kubectl auth can-i, e.g. ${kubectl(snapshot.kubeTarget, 'auth', 'can-i')} ${describePermission(denied[0] as (typeof denied)[number])}`,
+      `Ask a cluster admin to grant them; check each with kubectl auth can-i, e.g. ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', ...canIArgs(denied[0] as (typeof denied)[number]))}`,
     );
   }
   if (unreviewed.length > 0) {
     return warn(
       `${unreviewed.length} of ${queries.length} permissions could not be reviewed: ${list(unreviewed.map(describePermission), 6)}`,
-      `Check them with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', '<verb>', '<resource>', '-n', '<namespace>')}.`,
+      // A real question, quoted, rather than placeholders: `<verb>` pasted is a redirection.
+      `Check each with kubectl auth can-i, e.g. ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', ...canIArgs(unreviewed[0] as (typeof unreviewed)[number]))}`,
     );
   }
   return pass(`all ${queries.length} permissions the plan needs are granted`);

@@ -110,7 +110,7 @@ describe('run --plan: the plan to make again', () => {
     assert.equal(error.exitCode, ExitCode.stalePlan);
     assert.equal(
       error.hint,
-      "Make a new plan: ctl upgrade plan --to 7.8.2-6 --databases orders,shop/cart --ignore-check release-advisories --bundle https://example.test/bundle.yaml -n redis --context 'kind dev' --out plan.json (and --user-defined-modules <file> as before)",
+      "Make a new plan: ctl upgrade plan --to 7.8.2-6 --databases orders,shop/cart --ignore-check release-advisories --bundle https://example.test/bundle.yaml -n redis --context 'kind dev' --out plan.json (and --user-defined-modules FILE as before)",
     );
     assert.deepEqual(selectionFlags(target({ databases: { kind: 'none' } })), ['--databases', 'none']);
     // The bundle for the bundle method only, the helm flags for helm only.
@@ -162,9 +162,15 @@ describe('run resumed with --to: the saved plan selection', () => {
       savedPlan: { file, fingerprint: FINGERPRINT },
       resumeCommand: `ctl upgrade run --plan ${file} --yes`,
     });
-    await checkResumeKeepsSavedPlan(recorded, plan(saved.target, 'sha256:fresh'), '/state.json', noWarning);
+    await checkResumeKeepsSavedPlan(
+      recorded,
+      plan(saved.target, 'sha256:fresh'),
+      '/state.json',
+      {},
+      noWarning,
+    );
     await assert.rejects(
-      checkResumeKeepsSavedPlan(recorded, plan(target(), 'sha256:fresh'), '/state.json', noWarning),
+      checkResumeKeepsSavedPlan(recorded, plan(target(), 'sha256:fresh'), '/state.json', {}, noWarning),
       (error) =>
         usageError(
           error,
@@ -178,6 +184,7 @@ describe('run resumed with --to: the saved plan selection', () => {
       state({ resumeCommand: 'ctl upgrade run --to 7.8.2-6 --yes' }),
       plan(target(), 'sha256:fresh'),
       '/state.json',
+      {},
       noWarning,
     );
   });
@@ -185,7 +192,7 @@ describe('run resumed with --to: the saved plan selection', () => {
   it('warns when a state of an earlier ctl shows a --plan it did not record, and goes on', async () => {
     const warnings: string[] = [];
     const earlier = state({ resumeCommand: "ctl upgrade run --plan '/my plans/p.json' --yes" });
-    await checkResumeKeepsSavedPlan(earlier, plan(target(), 'sha256:fresh'), '/state.json', (m) =>
+    await checkResumeKeepsSavedPlan(earlier, plan(target(), 'sha256:fresh'), '/state.json', {}, (m) =>
       warnings.push(m),
     );
     assert.equal(warnings.length, 1);
@@ -203,14 +210,14 @@ describe('run resumed with --to: the saved plan selection', () => {
     const file = join(dir, 'plan.json');
     const recorded = state({ savedPlan: { file, fingerprint: FINGERPRINT } });
     const now = plan(target(), 'sha256:fresh');
-    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json', noWarning), (error) =>
+    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json', {}, noWarning), (error) =>
       usageError(
         error,
         /which is gone: ctl cannot tell whether this run keeps its selection\nPut that plan back/,
       ),
     );
     await writeFile(file, JSON.stringify(plan(target(), `sha256:${'d'.repeat(64)}`)));
-    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json', noWarning), (error) =>
+    await assert.rejects(checkResumeKeepsSavedPlan(recorded, now, '/state.json', {}, noWarning), (error) =>
       usageError(error, /which has changed since: ctl cannot tell/),
     );
   });

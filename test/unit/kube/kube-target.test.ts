@@ -94,7 +94,7 @@ describe('KubeTarget: the kubeconfig and context chosen, as commands name them',
       'crdb',
       'update',
       '--crdb-guid',
-      '<crdb-guid>',
+      'CRDB_GUID',
     ];
     const recorded = commandFor('kubectl', then, ...words);
     assert.equal(

@@ -214,7 +214,7 @@ describe('runChecks', () => {
     assert.match(check.message, /bdb 7 \(6\.0\)/);
     assert.match(
       check.fix,
-      /curl -sfk -u <username>:<password> -X POST -H 'Content-Type: application\/json' -d '\{"redis_version":"7\.2"\}' https:\/\/localhost:9443\/v1\/bdbs\/7\/upgrade/,
+      /curl -sfk -u USERNAME:PASSWORD -X POST -H 'Content-Type: application\/json' -d '\{"redis_version":"7\.2"\}' https:\/\/localhost:9443\/v1\/bdbs\/7\/upgrade/,
     );
   });
 

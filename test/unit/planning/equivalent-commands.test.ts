@@ -11,9 +11,11 @@ import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   ctlPlanTo,
+  ctlRunPlan,
   ctlRunTo,
   ctlTarget,
   ctlTargetOf,
+  ctlCommand,
   curlApi,
   helmCommand,
   helmUpgradeArgv,
@@ -23,8 +25,20 @@ import {
   kubectlMergePatch,
   type KubeTarget,
   oc,
+  printManifest,
 } from '../../../src/planning/equivalent-commands.js';
 import { tempDir } from '../../helpers/temp.js';
+import { checkResumeKeepsSavedPlan } from '../../../src/commands/run-saved-plan.js';
+import { nextPlanCommand } from '../../../src/commands/next-command.js';
+import { isCtlError } from '../../../src/errors.js';
+import { runChecks } from '../../../src/planning/checks/index.js';
+import type { Plan } from '../../../src/planning/plan.js';
+import { renderTargets } from '../../../src/planning/render-targets.js';
+import { loadSavedPlan } from '../../../src/planning/saved-plan.js';
+import type { UpgradeTargets } from '../../../src/planning/targets.js';
+import { newState } from '../../../src/run/state.js';
+import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
+import { grantEverything, makeSnapshot, makeTarget } from './snapshot-fixture.js';
 
 const HOSTILE = [
   "prod'; touch pwned-quote #",
@@ -36,13 +50,13 @@ const HOSTILE = [
   '-dash-first',
 ];
 
-/** A folder with recording stand-ins for the three clients and ctl, and where they record. */
+/** A folder with recording stand-ins for the three clients, ctl and curl, and where they record. */
 function recorders(): { dir: string; bin: string; log: string } {
   const dir = tempDir('ctl-paste-');
   const bin = join(dir, 'bin');
   const log = join(dir, 'log');
   spawnSync('mkdir', [bin]);
-  for (const name of ['kubectl', 'oc', 'helm', 'ctl']) {
+  for (const name of ['kubectl', 'oc', 'helm', 'ctl', 'curl']) {
     const file = join(bin, name);
     // One record per call: the binary, each argument, then KUBECONFIG, NUL-separated.
     writeFileSync(
@@ -178,8 +192,8 @@ describe('equivalent commands name the kubeconfig and context chosen for ctl', (
       'ctl upgrade run --to 8.2.0-18 --cluster rec-a --remediate --module-file',
     );
     assert.equal(
-      ctlRunTo(ctlTarget({}, { namespace: 'prod' }), '8.2.0-18', '--user-defined-modules', '<file>'),
-      'ctl upgrade run --to 8.2.0-18 -n prod --user-defined-modules <file>',
+      ctlRunTo(ctlTarget({}, { namespace: 'prod' }), '8.2.0-18', '--user-defined-modules', 'FILE'),
+      'ctl upgrade run --to 8.2.0-18 -n prod --user-defined-modules FILE',
     );
     // Not given (or given empty): not named, as ctl found the namespace and cluster without them.
     assert.equal(
@@ -285,5 +299,256 @@ describe('equivalent commands name the kubeconfig and context chosen for ctl', (
       HOSTILE[0],
       ...helmUpgradeArgv(upgrade, true),
     ]);
+  });
+});
+
+/** The text of `text` between `before` and `after` (the first of each), failing when either is missing. */
+function between(text: string, before: string, after: string): string {
+  const start = text.indexOf(before);
+  assert.ok(start >= 0, `no "${before}" in: ${text}`);
+  const from = start + before.length;
+  const end = after === '' ? text.length : text.indexOf(after, from);
+  assert.ok(end >= 0, `no "${after}" after "${before}" in: ${text}`);
+  return text.slice(from, end);
+}
+
+/** The hint of the UsageError `run` throws (async or not). */
+async function hintOf(run: () => unknown): Promise<string> {
+  try {
+    await run();
+  } catch (error) {
+    assert.ok(isCtlError(error), String(error));
+    return error.hint ?? '';
+  }
+  assert.fail('no error');
+}
+
+describe('the hints ctl prints, pasted into a real shell, run the argv they say', () => {
+  // A placeholder is pasted as it is printed (FILE, VERSION): a plain word, never a redirection
+  // (`<file>`) or a pipe (`<file|url>`). paste() fails on a non-zero exit, which `<file>` gives.
+  const names = [...HOSTILE, '<prod>', 'prod|x'];
+
+  it('every word is quoted, one shaped like `<x>` too; the capital placeholders paste as plain words', () => {
+    const where = recorders();
+    for (const word of ['<file>', '<name> -n x', '<a|b>', 'x>y', ...HOSTILE]) {
+      for (const [build, binary] of [
+        [kubectl, 'kubectl'],
+        [oc, 'oc'],
+        [helmCommand, 'helm'],
+        [ctlCommand, 'ctl'],
+      ] as const) {
+        const [call] = paste(build({ context: word }, 'get', word, '-n', word), where);
+        assert.deepEqual(call?.argv, [
+          binary,
+          binary === 'helm' ? '--kube-context' : '--context',
+          word,
+          'get',
+          word,
+          '-n',
+          word,
+        ]);
+      }
+      const [run] = paste(
+        ctlRunTo(ctlTarget({}, { namespace: word }), '8.2.0-18', '--user-defined-modules', word),
+        where,
+      );
+      assert.deepEqual(run?.argv, [
+        'ctl',
+        'upgrade',
+        'run',
+        '--to',
+        '8.2.0-18',
+        '-n',
+        word,
+        '--user-defined-modules',
+        word,
+      ]);
+      const [manifest] = paste(printManifest(`https://example.test/${word}`), where);
+      assert.deepEqual(manifest?.argv, ['curl', '-fsSL', `https://example.test/${word}`]);
+    }
+    // What ctl prints for the reader to fill in: each a word of its own, nothing a shell acts on.
+    const [curl] = paste(curlApi('POST', '/v2/modules', ['-F', 'module=@MODULE_RHEL9_ZIP']), where);
+    assert.deepEqual(curl?.argv, [
+      'curl',
+      '-sfk',
+      '-u',
+      'USERNAME:PASSWORD',
+      '-X',
+      'POST',
+      '-F',
+      'module=@MODULE_RHEL9_ZIP',
+      'https://localhost:9443/v2/modules',
+    ]);
+    const [canI] = paste(kubectl({}, 'auth', 'can-i', 'VERB', 'RESOURCE', '-n', 'NAMESPACE'), where);
+    assert.deepEqual(canI?.argv, ['kubectl', 'auth', 'can-i', 'VERB', 'RESOURCE', '-n', 'NAMESPACE']);
+    for (const file of ['file', 'name', '-n', 'x', 'y', 'b']) {
+      assert.equal(existsSync(join(where.dir, file)), false, `a redirection made ${file}`);
+    }
+    noneInjected(where.dir);
+  });
+
+  it('ctl upgrade run --plan repeats the -n and --cluster given, the file quoted', () => {
+    assert.equal(ctlRunPlan({}, 'plan.json'), 'ctl upgrade run --plan plan.json');
+    const where = recorders();
+    for (const name of names) {
+      const [run] = paste(
+        ctlRunPlan(ctlTarget({ context: name }, { namespace: name, cluster: name }), name),
+        where,
+      );
+      assert.deepEqual(run?.argv, [
+        'ctl',
+        '--context',
+        name,
+        'upgrade',
+        'run',
+        '--plan',
+        name,
+        '-n',
+        name,
+        '--cluster',
+        name,
+      ]);
+    }
+    noneInjected(where.dir);
+  });
+
+  it('the permissions check: a denied and an unreviewed permission, each its own kubectl auth can-i', () => {
+    const where = recorders();
+    for (const name of names) {
+      const question = (allowed: boolean | undefined) =>
+        runChecks(
+          makeSnapshot((s) => {
+            s.namespace = name;
+            s.kubeTarget = { context: name };
+            // Every permission granted but patching the cluster resource: denied, or not reviewed.
+            const rest = grantEverything(s).filter(
+              (p) => !(p.verb === 'patch' && p.resource === 'redisenterpriseclusters'),
+            );
+            const patch = {
+              verb: 'patch',
+              group: 'app.redislabs.com',
+              resource: 'redisenterpriseclusters',
+              namespace: name,
+            };
+            s.permissions = allowed === undefined ? rest : [...rest, { ...patch, allowed }];
+          }),
+          makeTarget(),
+          { required: REQUIRED_PERMISSIONS },
+        ).find((c) => c.id === 'permissions');
+      for (const [allowed, status] of [
+        [false, 'fail'],
+        [undefined, 'warn'],
+      ] as const) {
+        const check = question(allowed);
+        assert.equal(check?.status, status, check?.message);
+        assert.doesNotMatch(check?.fix ?? '', /<verb>|<resource>|<namespace>/);
+        const [call] = paste(between(check?.fix ?? '', 'e.g. ', ''), where);
+        assert.deepEqual(call?.argv, [
+          'kubectl',
+          '--context',
+          name,
+          'auth',
+          'can-i',
+          'patch',
+          'redisenterpriseclusters.app.redislabs.com',
+          '-n',
+          name,
+        ]);
+      }
+    }
+    noneInjected(where.dir);
+  });
+
+  it("the target list's line of a release outside the catalog: its plan names the cluster, IMAGE_TAG a word", () => {
+    const where = recorders();
+    for (const name of names) {
+      const location = ['--context', name, '-n', name, '--cluster', name];
+      const list: UpgradeTargets = {
+        apiVersion: 'ctl/v1',
+        kind: 'UpgradeTargets',
+        cluster: { context: name, namespace: name, name, dialect: 'redis', platform: 'kubernetes' },
+        current: { operator: '8.0.6-8', clusterVersion: '8.0.6-54' },
+        maxHops: 1,
+        recommended: null,
+        targets: [],
+        available: [{ operator: '8.2.0-25', clusterVersion: null, foundIn: 'helm repository x' }],
+      };
+      const text = renderTargets(list, false, (to) =>
+        nextPlanCommand({ location, plan: ['--helm-repo', name] }, to),
+      );
+      const line = between(text, '(helm repository x): ', ' (its cluster image tag)');
+      const [call] = paste(line, where);
+      assert.deepEqual(call?.argv, [
+        'ctl',
+        'upgrade',
+        'plan',
+        '--to',
+        '8.2.0-25',
+        ...location,
+        '--helm-repo',
+        name,
+        '--cluster-version',
+        'IMAGE_TAG',
+      ]);
+    }
+    noneInjected(where.dir);
+  });
+
+  it('a plan run --plan cannot read: save one and run it, for the cluster given', async () => {
+    const dir = tempDir('ctl-paste-plan-');
+    const where = recorders();
+    for (const name of names) {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, '{"kind": "Upgr');
+      const hint = await hintOf(() =>
+        loadSavedPlan(file, ctlTarget({ context: name }, { namespace: name, cluster: name })),
+      );
+      const target = ['-n', name, '--cluster', name];
+      const [save] = paste(between(hint, 'Save a plan with ', ', then run it with '), where);
+      assert.deepEqual(save?.argv, [
+        'ctl',
+        '--context',
+        name,
+        'upgrade',
+        'plan',
+        '--to',
+        'VERSION',
+        ...target,
+        '--out',
+        'FILE',
+      ]);
+      const [run] = paste(between(hint, ', then run it with ', '').replace(/\.$/, ''), where);
+      assert.deepEqual(run?.argv, ['ctl', '--context', name, 'upgrade', 'run', '--plan', 'FILE', ...target]);
+    }
+    noneInjected(where.dir);
+    noneInjected(dir);
+  });
+
+  it('a resume that would change the selection of its saved plan: its two ways on, for the cluster given', async () => {
+    const dir = tempDir('ctl-paste-resume-');
+    const where = recorders();
+    for (const name of names) {
+      // The plan file the state names is gone: the hint's resume is built, not the recorded one.
+      const file = join(dir, `gone ${name}.json`);
+      const state = {
+        ...newState({ context: 'c', namespace: 'redis', cluster: 'rec' }, { operator: '7.8.2-6' }, [
+          'preflight',
+        ]),
+        savedPlan: { file, fingerprint: `sha256:${'a'.repeat(64)}` },
+      };
+      const plan = { target: { operator: '7.8.2-6' } } as unknown as Plan;
+      const kube = ctlTarget({ kubeconfigs: [join(dir, `k ${name}`)] }, { namespace: name, cluster: name });
+      const hint = await hintOf(() => checkResumeKeepsSavedPlan(state, plan, '/state.json', kube, () => {}));
+      const first = ['ctl', '--kubeconfig', join(dir, `k ${name}`), 'upgrade'];
+      const target = ['-n', name, '--cluster', name];
+      const [resume] = paste(between(hint, 'Put that plan back and run: ', '. Or make a new plan'), where);
+      assert.deepEqual(resume?.argv, [...first, 'run', '--plan', file, ...target]);
+      const [plan2] = paste(between(hint, 'the selection you want (', ', plus the flags'), where);
+      assert.deepEqual(plan2?.argv, [...first, 'plan', '--to', '7.8.2-6', ...target, '--out', 'FILE']);
+      const [run] = paste(between(hint, 'and run it with ', '').replace(/\.$/, ''), where);
+      assert.deepEqual(run?.argv, [...first, 'run', '--plan', 'FILE', ...target]);
+    }
+    noneInjected(where.dir);
+    noneInjected(dir);
   });
 });

@@ -39,7 +39,7 @@ describe('license-valid fixes the licence where it lives', () => {
     assert.equal(check.status, 'fail');
     assert.match(
       check.fix,
-      /Replace the inline licence in spec\.license: jq -n --rawfile license <license-file>/,
+      /Replace the inline licence in spec\.license: jq -n --rawfile license LICENSE_FILE/,
     );
     assert.match(check.fix, /kubectl patch rec rec -n redis --type merge --patch-file license-patch\.json/);
     assert.match(check.fix, /'\{"spec":\{"license":null,"licenseSecretName":"rec-license"\}\}'/);

@@ -94,7 +94,7 @@ describe('RedisGraph in modules-compatible', () => {
     assert.match(check.fix, /upload the RHEL9 build of geo/);
     assert.match(
       check.fix,
-      /Or let ctl upload it when the upgrade freezes: ctl upgrade run --to \S+ --ignore-check modules-compatible --remediate --module-file <its RHEL9 package>\.$/,
+      /Or let ctl upload it when the upgrade freezes: ctl upgrade run --to \S+ --ignore-check modules-compatible --remediate --module-file RHEL9_PACKAGE \(its RHEL9 package\)\.$/,
     );
   });
 });

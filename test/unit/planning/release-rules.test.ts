@@ -212,7 +212,7 @@ describe('module advice fits the target REC', () => {
     const upload = moduleFix(input('7.22.2-45'));
     assert.match(
       upload,
-      /^upload the RHEL9 build of geofence: curl .*-X POST -F module=@<module-rhel9\.zip> .*\/v2\/modules$/,
+      /^upload the RHEL9 build of geofence: curl .*-X POST -F module=@MODULE_RHEL9_ZIP .*\/v2\/modules$/,
     );
     // ctl's own upload is no run this failing check would stop: modules-compatible offers it after
     // every module's fix, with --ignore-check modules-compatible (module-fix-graph.test.ts).
@@ -223,7 +223,7 @@ describe('module advice fits the target REC', () => {
   it('a running REC without the field gets the flag, not a patch it would refuse; one with it the patch', () => {
     for (const current of ['7.22.2-43', '8.0.2-6', undefined]) {
       const fix = moduleFix({ ...input('8.2.0-18'), currentOperator: current });
-      assert.match(fix, /ctl upgrade run --to 8\.2\.0-18 --user-defined-modules <file>/, String(current));
+      assert.match(fix, /ctl upgrade run --to 8\.2\.0-18 --user-defined-modules FILE/, String(current));
       assert.doesNotMatch(fix, /kubectl patch rec/, String(current));
     }
     const both = moduleFix({ ...input('8.2.0-18'), currentOperator: '8.0.6-8' });
@@ -239,7 +239,7 @@ describe('module advice fits the target REC', () => {
     });
     assert.match(
       fix,
-      /ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to 8\.2\.0-18 --user-defined-modules <file> \(a list/,
+      /ctl --kubeconfig \/k\/prod\.yaml --context 'prod east' upgrade run --to 8\.2\.0-18 --user-defined-modules FILE \(FILE holding a list/,
     );
   });
 });

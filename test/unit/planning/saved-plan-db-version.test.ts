@@ -20,7 +20,7 @@ describe('a saved plan gives back the --db-version the user gave, not the defaul
   it('without --db-version: none, so each database is decided as with --to', () => {
     const plan = planUpgrade(majorSpec, makeTarget());
     assert.equal(plan.target.databaseVersion, '7.4');
-    const again = targetOfSavedPlan(plan);
+    const again = targetOfSavedPlan(plan, {});
     assert.equal(again.databaseVersion, undefined);
     assert.deepEqual(
       resolveUpgrade(majorSpec, again).databases.map((d) => [d.name, d.target, d.reason]),
@@ -32,7 +32,7 @@ describe('a saved plan gives back the --db-version the user gave, not the defaul
   it('with --db-version: the version given', () => {
     const plan = planUpgrade(majorSpec, makeTarget({ dbVersion: '7.4' }));
     assert.equal(plan.target.selection?.databaseVersion, '7.4');
-    assert.equal(targetOfSavedPlan(plan).databaseVersion, '7.4');
-    assert.equal(resolveUpgrade(majorSpec, targetOfSavedPlan(plan)).databases[0]?.target, '7.4');
+    assert.equal(targetOfSavedPlan(plan, {}).databaseVersion, '7.4');
+    assert.equal(resolveUpgrade(majorSpec, targetOfSavedPlan(plan, {})).databases[0]?.target, '7.4');
   });
 });

@@ -430,7 +430,7 @@ describe('databases step helpers', () => {
       (error: unknown) =>
         error instanceof OperationError &&
         /malformed/.test(error.message) &&
-        error.hint === 'Make a new plan (ctl upgrade plan --to 7.8.2-6 --out <file>), or run without --plan.',
+        error.hint === 'Make a new plan (ctl upgrade plan --to 7.8.2-6 --out FILE), or run without --plan.',
     );
     // The new plan names the cluster the run was given, each value quoted.
     const named = {
@@ -442,7 +442,7 @@ describe('databases step helpers', () => {
       (error: unknown) =>
         error instanceof OperationError &&
         error.hint ===
-          "Make a new plan (ctl --kubeconfig /k/prod.yaml --context 'prod east' upgrade plan --to 7.8.2-6 -n 'red is' --cluster rec --out <file>), or run without --plan.",
+          "Make a new plan (ctl --kubeconfig /k/prod.yaml --context 'prod east' upgrade plan --to 7.8.2-6 -n 'red is' --cluster rec --out FILE), or run without --plan.",
     );
     // The manual command of older plans, and of newer ones (with redis_version).
     assert.deepEqual(

@@ -57,7 +57,7 @@ describe('frozen-upgrade advice per module', () => {
       databases: ['profiles'],
     });
     assert.match(fix, /^upload the RHEL9 build of ReJSON 2\.6\.10, the version the databases use: curl /);
-    assert.match(fix, /-X POST -F module=@<module-rhel9\.zip> https:\/\/localhost:9443\/v2\/modules$/);
+    assert.match(fix, /-X POST -F module=@MODULE_RHEL9_ZIP https:\/\/localhost:9443\/v2\/modules$/);
     // No run that modules-compatible itself would stop (it fails): the check adds the one that works.
     assert.doesNotMatch(fix, /--remediate/);
   });
@@ -68,7 +68,7 @@ describe('frozen-upgrade advice per module', () => {
     assert.match(text, /# install the RHEL9 build of each module, of the version in use:/);
     assert.match(
       text,
-      /-X POST -F module=@<rejson-2\.6\.10-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
+      /-X POST -F module=@REJSON-2\.6\.10-RHEL9-PACKAGE\.zip https:\/\/localhost:9443\/v2\/modules/,
     );
     assert.doesNotMatch(text, /RedisGraph/);
     const error = frozenError(blockers, context, []);
@@ -85,7 +85,7 @@ describe('frozen-upgrade advice per module', () => {
       text,
       /# RedisGraph \(graph\) is end of life and has no RHEL9 build at all.*move the data of social off and delete that database/,
     );
-    assert.match(text, /module=@<rejson-2\.6\.10-rhel9-package\.zip>/);
+    assert.match(text, /module=@REJSON-2\.6\.10-RHEL9-PACKAGE\.zip/);
     assert.doesNotMatch(text, /graph-2\.10\.12-rhel9|module=@<graph/);
     const error = frozenError(blockers, context, []);
     assert.match(

@@ -21,7 +21,7 @@ describe('FailedCreate of the StatefulSet', () => {
       { context: 'prod' },
     );
     // The commands name the context chosen for ctl, so they act on the cluster ctl watched.
-    assert.match(hint ?? '', /oc --context prod apply -f <release>\/openshift\/scc\.yaml/);
+    assert.match(hint ?? '', /oc --context prod apply -f RELEASE_DIR\/openshift\/scc\.yaml/);
     assert.match(
       hint ?? '',
       /oc --context prod adm policy add-scc-to-user redis-enterprise-scc-v2 -z rec -n redis/,

@@ -313,11 +313,11 @@ describe('monitor step', () => {
       assert.match(error.message, /frozen/);
       assert.match(
         error.message,
-        /curl -sfk -u <username>:<password> -X POST -F module=@<search-2\.8\.4-rhel9-package\.zip> https:\/\/localhost:9443\/v2\/modules/,
+        /curl -sfk -u USERNAME:PASSWORD -X POST -F module=@SEARCH-2\.8\.4-RHEL9-PACKAGE\.zip https:\/\/localhost:9443\/v2\/modules/,
       );
       assert.ok(
         error.message.includes(
-          `curl -sfk -u <username>:<password> -X POST -H 'Content-Type: application/json' -d '{"redis_version":"7.2"}' https://localhost:9443/v1/bdbs/2/upgrade`,
+          `curl -sfk -u USERNAME:PASSWORD -X POST -H 'Content-Type: application/json' -d '{"redis_version":"7.2"}' https://localhost:9443/v1/bdbs/2/upgrade`,
         ),
         error.message,
       );

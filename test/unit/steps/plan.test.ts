@@ -248,7 +248,7 @@ describe('buildPlan', () => {
     assert.match(modules.message, /search 2\.8\.4 \(platforms: rhel8\/x86_64; used by db1\)/);
     assert.match(
       modules.fix,
-      /curl -sfk -u <username>:<password> -X POST -F module=@<module-rhel9.zip> https:\/\/localhost:9443\/v2\/modules/,
+      /curl -sfk -u USERNAME:PASSWORD -X POST -F module=@MODULE_RHEL9_ZIP https:\/\/localhost:9443\/v2\/modules/,
     );
     assert.equal(plan.blocked, true);
   });
