@@ -62,8 +62,8 @@ export function register(program: Command, runtime: Runtime): void {
       const kubePort = parsePort(options.kubePort, '--kube-port');
       const apiPort = parsePort(options.apiPort, '--api-port');
       // A scenario file is bounded and regular like every file ctl is given (src/io/paths.ts):
-      // the simulator reads it whole.
-      const { checkFilePath, INPUT_FILE_LIMITS } = await import('../io/paths.js');
+      // checked before --dir is made, then read whole through ctl's bounded reader.
+      const { checkFilePath, INPUT_FILE_LIMITS, readInputFileSync } = await import('../io/paths.js');
       checkFilePath('--scenario', options.scenario, 'input', INPUT_FILE_LIMITS.scenario);
       // Made here, bounded (src/io/make-directories.ts): the simulator's own recursive mkdir would
       // never return for a folder under procfs.
@@ -78,7 +78,11 @@ export function register(program: Command, runtime: Runtime): void {
       await simErrorsAsCtl(() =>
         runSimUp(
           { scenario: options.scenario, dir: options.dir, kubePort, apiPort, fast: options.fast === true },
-          { io, cwd: process.cwd() },
+          {
+            io,
+            cwd: process.cwd(),
+            readScenarioFile: (file) => readInputFileSync('--scenario', file, INPUT_FILE_LIMITS.scenario),
+          },
         ),
       );
     });

@@ -73,7 +73,12 @@ async function demo(input: DemoInput): Promise<void> {
   const { io } = input;
   const { loadScenario } = await import('../sim/scenario.js');
   const { startSimulatedCluster } = await import('../sim/cluster.js');
-  const scenario = demoScenario(loadScenario(input.scenario), input.instant);
+  // A scenario file, as `ctl sim up --scenario`'s: a regular file within its bound (src/io/paths.ts).
+  const { INPUT_FILE_LIMITS, readInputFileSync } = await import('../io/paths.js');
+  const scenario = demoScenario(
+    loadScenario(input.scenario, (file) => readInputFileSync('--scenario', file, INPUT_FILE_LIMITS.scenario)),
+    input.instant,
+  );
   io.info(
     // A scenario file is anyone's text: its name and description stay on this one line.
     io.color.bold(`Starting a simulated cluster: ${oneLine(scenario.name)}`) +

@@ -8,6 +8,7 @@ import {
   formatSizeOver,
   NotRegularFileError,
   readBoundedFile,
+  readBoundedFileSync,
 } from './bounded-file.js';
 
 /**
@@ -41,8 +42,14 @@ export const INPUT_FILE_LIMITS = {
   kubeconfig: 16 * MIB,
   /** A fleet file: a list of contexts. */
   fleet: 4 * MIB,
-  /** A scenario for `ctl sim up`: a capture of tens of thousands of databases. */
-  scenario: 64 * MIB,
+  /**
+   * A scenario for `ctl sim up` and `ctl demo`. The largest the tests make, `ctl sim capture` of
+   * the built-in scale-10000 (10,000 databases, 100 modules), is 964 KiB; parsing it took 1.7 s
+   * and 111 MiB (the yaml package, on the 2-core development machine, 2026-11-30). 8 MiB is eight
+   * times that capture, tens of thousands of databases, and bounds the parse near 15 s and 1 GiB,
+   * where 64 MiB would have allowed minutes and gigabytes.
+   */
+  scenario: 8 * MIB,
   /**
    * A module package for `--remediate` (`--module-file`, uploaded whole with POST /v2/modules):
    * a zip of the module's shared object and its module.json, tens of MB for the largest
@@ -54,6 +61,14 @@ export const INPUT_FILE_LIMITS = {
   caFile: 4 * MIB,
   /** `--password-file`: a password, as `--password-stdin` (src/api/credentials.ts STDIN_PASSWORD_LIMITS). */
   passwordFile: 64 * 1024,
+  /**
+   * A kubeconfig user's `token-file`, or its auth-provider's `tokenFile` (the in-cluster service
+   * account's token is one): a bearer token, sent whole in every request's Authorization header.
+   * A service account's JWT is about 1 KiB, an OIDC id-token with many groups claims a few KiB.
+   * As the password file: 64 KiB, far more than any token, and far less than what a FIFO, a
+   * device or a file named by mistake would cost on every request.
+   */
+  tokenFile: 64 * 1024,
 } as const;
 
 /**
@@ -81,6 +96,18 @@ export function checkFilePath(
  */
 export async function readInputFile(flag: string, path: string, maxBytes: number): Promise<string> {
   return (await readInputBytes(flag, path, maxBytes)).toString('utf8');
+}
+
+/**
+ * {@link readInputFile} without the event loop, for a reader that cannot wait (the simulator's
+ * scenario loader, src/sim/scenario.ts).
+ */
+export function readInputFileSync(flag: string, path: string, maxBytes: number): string {
+  try {
+    return readBoundedFileSync(path, maxBytes).toString('utf8');
+  } catch (error) {
+    throw inputFileError(flag, error, 'input');
+  }
 }
 
 /** {@link readInputFile}'s bytes, for a file that is not text (a module package). */

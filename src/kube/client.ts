@@ -10,7 +10,7 @@
 
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { readBoundedFileSync } from '../io/bounded-file.js';
@@ -25,6 +25,8 @@ import { DEFAULT_KUBE_TARGET, kubectlCommand, selectedKubeTarget, type KubeTarge
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
 import { requestConfig } from './request-config.js';
+import { boundRequestFiles, IN_CLUSTER_ROLES, KUBECONFIG_ROLES } from './request-files.js';
+import { tokenFileOf } from './token-file.js';
 
 /** Where a service account's namespace is mounted inside a pod. */
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -74,6 +76,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       );
     }
     config.loadFromCluster();
+    // Its CA and token, read by client-node for each request, read within their bounds.
+    boundRequestFiles(config, IN_CLUSTER_ROLES);
     return {
       config,
       contextName: config.getCurrentContext(),
@@ -90,6 +94,9 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   // An exec credential plugin runs within a deadline and an output limit (exec-plugin.ts); its
   // hints name the kubeconfig and context chosen.
   boundExecPlugin(config, selection);
+  // The files client-node reads for each request (CA, client certificate and key, an auth
+  // provider's token file): read within their bounds, never waited on (request-files.ts).
+  boundRequestFiles(config);
   if (files.length === 0) {
     const fallback = join(env.HOME ?? homedir(), '.kube', 'config');
     if (!existsSync(fallback)) {
@@ -104,7 +111,9 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
     checkFilePath('the kubeconfig', fallback, 'input', INPUT_FILE_LIMITS.kubeconfig);
     files.push(fallback);
   }
-  loadFiles(config, files, () => new KubeConfig());
+  // client-node's parser and readers, less their read of every user's token-file (token-file.ts).
+  const { loadKubeconfigText } = await import('./kubeconfig-text.js');
+  loadFiles(config, files, () => new KubeConfig(), loadKubeconfigText);
   return { ...selectContext(config, options.context, selection), selection };
 }
 
@@ -151,17 +160,24 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
   return files;
 }
 
-function loadFiles(config: k8s.KubeConfig, files: string[], newConfig: () => k8s.KubeConfig): void {
+type LoadText = (config: k8s.KubeConfig, text: string, file: string) => void;
+
+function loadFiles(
+  config: k8s.KubeConfig,
+  files: string[],
+  newConfig: () => k8s.KubeConfig,
+  loadText: LoadText,
+): void {
   const [first, ...rest] = files;
   if (first === undefined) return;
   // KUBECONFIG may list several: the message names the one that failed.
   let reading = first;
   try {
-    loadFile(config, first);
+    loadFile(config, first, loadText);
     for (const file of rest) {
       reading = file;
       const other = newConfig();
-      loadFile(other, file);
+      loadFile(other, file, loadText);
       mergeFirstWins(config, other);
     }
   } catch (error) {
@@ -191,17 +207,16 @@ export function kubeconfigProblem(error: unknown): string {
 /**
  * client-node's loadFromFile, but the file read within its bound and without waiting on it
  * (src/io/bounded-file.ts): each was checked when it was chosen, and may have changed since.
+ * The paths it names (certificates, key, token-file) are then taken from its folder.
  */
-function loadFile(config: k8s.KubeConfig, file: string): void {
+function loadFile(config: k8s.KubeConfig, file: string, loadText: LoadText): void {
   let text: string;
   try {
     text = readBoundedFileSync(file, INPUT_FILE_LIMITS.kubeconfig).toString('utf8');
   } catch (error) {
     throw inputFileError('the kubeconfig', error);
   }
-  config.loadFromString(text);
-  // As loadFromFile: a certificate or key path is relative to the file that names it.
-  config.makePathsAbsolute(dirname(file));
+  loadText(config, text, file);
 }
 
 /**
@@ -249,27 +264,23 @@ function selectContext(
       hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', 'CLUSTER_NAME')}.`,
     });
   }
-  // The files the context names, which client-node reads on every request: regular files of a
-  // certificate's or key's size, or a FIFO there would hold each request (src/io/paths.ts).
-  checkFilePath(
-    `the kubeconfig's certificate-authority of cluster ${cluster.name}`,
-    cluster.caFile,
-    'input',
-    INPUT_FILE_LIMITS.caFile,
-  );
+  // The files the context names, which client-node reads on every request (each read bounded
+  // then too, request-files.ts): regular files of a certificate's or key's size, or a FIFO there
+  // would hold each request (src/io/paths.ts). Refused here, before any request.
+  checkFilePath(KUBECONFIG_ROLES.caFile(cluster), cluster.caFile, 'input', INPUT_FILE_LIMITS.caFile);
   const user = config.getCurrentUser();
-  checkFilePath(
-    `the kubeconfig's client-certificate of user ${user?.name}`,
-    user?.certFile,
-    'input',
-    INPUT_FILE_LIMITS.caFile,
-  );
-  checkFilePath(
-    `the kubeconfig's client-key of user ${user?.name}`,
-    user?.keyFile,
-    'input',
-    INPUT_FILE_LIMITS.caFile,
-  );
+  if (user) {
+    checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
+    checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);
+    checkFilePath(
+      KUBECONFIG_ROLES.authProviderTokenFile(user),
+      authProviderTokenFile(user),
+      'input',
+      INPUT_FILE_LIMITS.tokenFile,
+    );
+    // The user's token-file, read now (token-file.ts): a refusal before any request is made.
+    tokenFileOf(user)?.current();
+  }
   return {
     config,
     contextName,
@@ -277,6 +288,13 @@ function selectContext(
     server: serverForMessages(cluster.server),
     inCluster: false,
   };
+}
+
+/** The `tokenFile` of the user's auth-provider, which client-node's FileAuth reads (request-files.ts). */
+function authProviderTokenFile(user: k8s.User): string | undefined {
+  const config: unknown = user.authProvider?.config;
+  const path = (config as { tokenFile?: unknown } | undefined)?.tokenFile;
+  return typeof path === 'string' ? path : undefined;
 }
 
 function readInClusterNamespace(): string | undefined {

@@ -44,8 +44,18 @@ function looksLikePath(nameOrFile: string): boolean {
   return /[\\/]/.test(nameOrFile) || /\.ya?ml$/i.test(nameOrFile);
 }
 
-/** A built-in scenario by name (`happy-path`) or a YAML file by path. */
-export function loadScenario(nameOrFile: string): Scenario {
+/**
+ * Reads a scenario file given by path, whole, as text. ctl's commands pass their reader of files
+ * from outside (regular files only, within a bound, never waited on): the simulator imports nothing
+ * of ctl's. A refusal of the reader's own (an error without an errno code) is thrown as it is.
+ */
+export type ReadScenarioFile = (file: string) => string;
+
+/** A built-in scenario by name (`happy-path`) or a YAML file by path, read with `readFile`. */
+export function loadScenario(
+  nameOrFile: string,
+  readFile: ReadScenarioFile = (file) => readFileSync(file, 'utf8'),
+): Scenario {
   const builtIns = builtInNames();
   if (!looksLikePath(nameOrFile) && builtIns.includes(nameOrFile)) {
     const file = path.join(builtInScenarioDir(), `${nameOrFile}.yaml`);
@@ -62,9 +72,11 @@ export function loadScenario(nameOrFile: string): Scenario {
   }
   let text: string;
   try {
-    text = readFileSync(nameOrFile, 'utf8');
+    text = readFile(nameOrFile);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    const reason = code === 'ENOENT' ? 'no such file' : String(error);
     throw new ScenarioError(`${nameOrFile}: cannot read the scenario file: ${reason}`, { cause: error });
   }
   return parseScenario(text, nameOrFile);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { startSimulatedCluster } from './cluster.js';
-import { listScenarios, loadScenario } from './scenario.js';
+import { listScenarios, loadScenario, type ReadScenarioFile } from './scenario.js';
 
 export interface SimUpOptions {
   /** Built-in scenario name or a path to a scenario file. */
@@ -31,6 +31,8 @@ export interface SimUpContext {
   cwd: string;
   /** Resolves when the simulator should stop; default: the first SIGINT or SIGTERM. */
   until?: Promise<unknown>;
+  /** Reads a scenario file given by path (ctl's bounded reader); default: the whole file. */
+  readScenarioFile?: ReadScenarioFile;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function runSimUp(options: SimUpOptions, context: SimUpContext): Pr
   const { io } = context;
   // Listen before starting: a Ctrl+C during the start must still stop what was started.
   const stopRequested = context.until ?? firstStopSignal();
-  const scenario = loadScenario(options.scenario);
+  const scenario = loadScenario(options.scenario, context.readScenarioFile);
   const dir = path.resolve(context.cwd, options.dir);
   const cluster = await startSimulatedCluster({
     scenario,

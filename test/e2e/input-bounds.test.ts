@@ -255,7 +255,7 @@ describe('every input has a bound (e2e)', { timeout: 600_000 }, () => {
       {
         args: ['sim', 'up', '--scenario', scenario, '--dir', path.join(dir, 'sim')],
         names: `--scenario ${scenario}`,
-        limit: '64',
+        limit: '8',
       },
     ];
     for (const { args, env, names, limit } of cases) {

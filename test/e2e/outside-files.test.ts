@@ -1,7 +1,8 @@
 /**
  * Files from outside ctl, end to end with the BUILT ctl: a FIFO, a directory, a device or a file
  * past its bound as `--module-file` (a module package, at most 256 MiB), `CTL_CA_FILE` (a CA
- * bundle, at most 4 MiB) or `--password-file` (at most 64 KiB) is refused at once with exit 2
+ * bundle, at most 4 MiB), `--password-file` (at most 64 KiB) or the `--scenario` of `ctl sim up`
+ * and `ctl demo` (at most 8 MiB) is refused at once with exit 2
  * (CLI.md "Exit codes": bad input), naming the flag or variable, what is wrong and what to do;
  * nothing is read from it, and nothing is left behind. The oversized files are sparse
  * (`truncateSync`): they cost no disk.
@@ -128,6 +129,41 @@ describe('files from outside ctl are regular files within their bound (e2e)', { 
       `--password-file ${password} is 1 MiB, more than the 64 KiB ctl reads of it`,
       /Check that .* is the file you meant/,
     );
+  });
+
+  it('--scenario of ctl sim up and ctl demo: a FIFO, /dev/zero and a file past 8 MiB are refused, nothing started', async () => {
+    const scenarioHint = /ctl reads --scenario as a regular file: give the path of a file/;
+    const simDir = path.join(dir, 'sim');
+    const simUp = (scenario: string) =>
+      runCtl(['sim', 'up', '--scenario', scenario, '--dir', simDir, '--fast'], { timeoutMs: TIMEOUT_MS });
+    const demo = (scenario: string) =>
+      runCtl(['demo', '--scenario', scenario, '--instant'], { timeoutMs: TIMEOUT_MS });
+    const large = sparse('captured-scenario.yaml', 9 * MIB);
+    const tooLarge = `--scenario ${large} is 9 MiB, more than the 8 MiB ctl reads of it; ctl did not read it`;
+    for (const [what, run] of [
+      ['sim up', simUp],
+      ['demo', demo],
+    ] as const) {
+      assertRefused(
+        await run(fifo),
+        `${what} --scenario <FIFO>`,
+        `--scenario ${fifo} is a FIFO (named pipe), not a regular file`,
+        scenarioHint,
+      );
+      assertRefused(
+        await run('/dev/zero'),
+        `${what} --scenario /dev/zero`,
+        '--scenario /dev/zero is a character device, not a regular file',
+        scenarioHint,
+      );
+      assertRefused(
+        await run(large),
+        `${what} --scenario <9 MiB>`,
+        tooLarge,
+        /Check that .* is the file you meant/,
+      );
+    }
+    assert.deepEqual(readdirSync(dir).sort(), made, 'no --dir made, no simulated cluster started');
   });
 
   it('ctl left nothing beside the files it was given', () => {

@@ -624,6 +624,36 @@ describe('loadScenario', () => {
     );
   });
 
+  it("reads a file by path with the reader it is given (ctl's bounded one); the reader's own refusal is thrown as it is", () => {
+    const file = path.join(dir, 'given.yaml');
+    writeFileSync(file, MINIMAL);
+    const asked: string[] = [];
+    const read = (name: string): string => {
+      asked.push(name);
+      return readFileSync(name, 'utf8');
+    };
+    assert.equal(loadScenario(file, read).name, 'mini');
+    assert.deepEqual(asked, [file]);
+    // A built-in is the package's own file: the reader is not asked.
+    assert.equal(loadScenario('happy-path', read).name, 'happy-path');
+    assert.deepEqual(asked, [file]);
+    const refusal = new Error(`--scenario ${file} is a FIFO (named pipe), not a regular file`);
+    assert.throws(
+      () =>
+        loadScenario(file, () => {
+          throw refusal;
+        }),
+      (error: unknown) => error === refusal,
+    );
+    // An error of the file system is still the simulator's, naming the file.
+    assert.throws(
+      () => loadScenario(path.join(dir, 'absent.yaml'), read),
+      (error: Error) =>
+        error instanceof ScenarioError &&
+        /absent\.yaml: cannot read the scenario file: no such file/.test(error.message),
+    );
+  });
+
   it('names a built-in file relative to the package in its errors', () => {
     // Built-ins are valid, so check the name through a copy parsed under the same label.
     const text = readFileSync(path.join(builtInScenarioDir(), 'happy-path.yaml'), 'utf8');

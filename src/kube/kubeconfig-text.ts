@@ -1,0 +1,56 @@
+/**
+ * A kubeconfig's text into client-node's KubeConfig: client-node's loadFromString, with its own
+ * parser (js-yaml) and its own readers of clusters, contexts and users (config_types.js), in its
+ * order, so that every kubeconfig reads as before and fails with the same message; but each
+ * user's `token-file` is taken out before client-node's reader of users sees it, which would read
+ * it then and there (./token-file.ts says why ctl reads it instead, and how).
+ */
+
+import { dirname, resolve } from 'node:path';
+import { load } from 'js-yaml';
+import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist/config_types.js';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { attachTokenFile, TokenFile } from './token-file.js';
+
+interface RawKubeconfig {
+  clusters?: unknown;
+  contexts?: unknown;
+  users?: unknown;
+  'current-context'?: string;
+}
+
+/**
+ * Loads `text`, the kubeconfig `file`, into `config`; the paths of its files are then made
+ * absolute, taken from the file's folder, as client-node's loadFromFile and kubectl do.
+ */
+export function loadKubeconfigText(config: KubeConfig, text: string, file: string): void {
+  // As loadFromString: an empty or null document fails on reading its clusters.
+  const parsed = load(text) as RawKubeconfig;
+  config.clusters = newClusters(parsed.clusters);
+  config.contexts = newContexts(parsed.contexts);
+  const tokenFiles = takeTokenFiles(parsed.users, dirname(file));
+  config.users = newUsers(parsed.users);
+  config.currentContext = parsed['current-context'] as string;
+  // newUsers throws on an entry it cannot read, so its users are the entries, in order.
+  for (const [index, path] of tokenFiles) {
+    const user = config.users[index];
+    if (user) attachTokenFile(user, new TokenFile(path, `the kubeconfig's token-file of user ${user.name}`));
+  }
+  config.makePathsAbsolute(dirname(file));
+}
+
+/**
+ * Takes each `token-file` that client-node would read (a user without a `token`) out of the
+ * users' entries: by index, its path taken from `base` (client-go's ResolveLocalPaths).
+ */
+function takeTokenFiles(users: unknown, base: string): Map<number, string> {
+  const taken = new Map<number, string>();
+  if (!Array.isArray(users)) return taken;
+  users.forEach((entry: unknown, index) => {
+    const user = (entry as { user?: unknown } | null)?.user as Record<string, unknown> | null | undefined;
+    if (!user || typeof user !== 'object' || user.token || !user['token-file']) return;
+    taken.set(index, resolve(base, String(user['token-file'] as string)));
+    delete user['token-file'];
+  });
+  return taken;
+}

@@ -1,0 +1,109 @@
+/**
+ * A kubeconfig user's `token-file`, read as kubectl reads it, within a bound and without waiting
+ * on it (src/io/bounded-file.ts).
+ *
+ * client-node 1.4 reads every user's token-file itself, while it parses the kubeconfig
+ * (config_types.js findToken: fs.readFileSync, the path taken from the working folder), and never
+ * again: a FIFO there held ctl before any deadline could run, /dev/zero filled its memory, a
+ * missing file of a user no context uses failed the whole kubeconfig, and a token rotated during a
+ * long run was never seen. ctl takes the paths out before client-node sees them
+ * (./kubeconfig-text.ts) and reads them here, by client-go's rules (kubernetes/kubernetes,
+ * staging/src/k8s.io/client-go):
+ * - the path is taken from the folder of the kubeconfig that names it (tools/clientcmd/loader.go:
+ *   ResolveLocalPaths, GetAuthInfoFileReferences lists TokenFile beside the certificate and key);
+ * - only the file of the user in use is read (tools/clientcmd/client_config.go,
+ *   getUserIdentificationPartialConfig);
+ * - the token is the file less the white space around it, read again once it is a minute old,
+ *   and a read again that fails keeps the token read before (transport/token_source.go,
+ *   NewCachedFileTokenSource: the kubelet rotates a projected service account token).
+ * As client-node, a `token` beside the `token-file` wins, and the file is then never read.
+ */
+
+import { UsageError } from '../errors.js';
+import { readBoundedFileSync } from '../io/bounded-file.js';
+import { INPUT_FILE_LIMITS, inputFileError } from '../io/paths.js';
+
+/** How old a token read from its file may be before it is read again: client-go's period. */
+export const TOKEN_FILE_PERIOD_MS = 60_000;
+
+export class TokenFile {
+  private token: string | undefined;
+  private readAt = 0;
+
+  constructor(
+    /** Absolute: taken from the kubeconfig's folder. */
+    readonly path: string,
+    /** What named the file, for messages: `the kubeconfig's token-file of user u1`. */
+    readonly role: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * The token: read on first use (a refusal is thrown: a usage error naming the role), and again
+   * once it is a minute old (a refusal then keeps the token before, and is tried again a minute
+   * later; the API server says whether that token is still good).
+   */
+  current(): string {
+    if (this.token === undefined) {
+      this.token = this.read();
+      this.readAt = this.now();
+    } else if (this.now() - this.readAt >= TOKEN_FILE_PERIOD_MS) {
+      this.readAt = this.now();
+      try {
+        this.token = this.read();
+      } catch {
+        // client-go logs "Unable to rotate token" and goes on with the token it has.
+      }
+    }
+    return this.token;
+  }
+
+  private read(): string {
+    let bytes: Buffer;
+    try {
+      bytes = readBoundedFileSync(this.path, INPUT_FILE_LIMITS.tokenFile);
+    } catch (error) {
+      throw tokenFileError(this.role, this.path, error);
+    }
+    // A file written with `echo` ends in a newline, which no header may hold.
+    const token = bytes.toString('utf8').trim();
+    if (token === '') {
+      // client-go: "read empty token from file"; a request without it would be anonymous.
+      throw new UsageError(`${this.role} ${this.path} is empty`, {
+        hint: 'Write the bearer token into that file, or fix the path in the kubeconfig.',
+      });
+    }
+    return token;
+  }
+}
+
+function tokenFileError(role: string, path: string, error: unknown): unknown {
+  const refused = inputFileError(role, error);
+  if (refused !== error) return refused;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new UsageError(
+    code === 'ENOENT'
+      ? `${role} ${path}: no such file`
+      : `cannot read ${role} ${path}: ${code ?? String(error)}`,
+    {
+      hint: "Fix the path in the kubeconfig (a relative one is taken from the kubeconfig's folder, as kubectl takes it), or the file's permissions.",
+      cause: error,
+    },
+  );
+}
+
+const tokenFiles = new WeakMap<object, TokenFile>();
+
+/**
+ * Makes `user.token` the token of `file`, read when first asked for and again once a minute old:
+ * client-node reads `user.token` for each request's Authorization header.
+ */
+export function attachTokenFile(user: object, file: TokenFile): void {
+  tokenFiles.set(user, file);
+  Object.defineProperty(user, 'token', { get: () => file.current(), enumerable: true, configurable: true });
+}
+
+/** The token file of a user of the kubeconfig, if it has one that ctl reads. */
+export function tokenFileOf(user: object | null | undefined): TokenFile | undefined {
+  return user ? tokenFiles.get(user) : undefined;
+}

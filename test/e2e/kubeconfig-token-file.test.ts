@@ -1,0 +1,193 @@
+/**
+ * A kubeconfig user's `token-file` and an auth-provider's `tokenFile`, end to end: the BUILT ctl
+ * plans against the simulator (which answers 401 to any other token) with a kubeconfig whose user
+ * names its token by file. A FIFO, a directory, /dev/zero or a file past 64 KiB there is refused
+ * at once with exit 2, the input exit code of every kubeconfig file (CLI.md "Exit codes"), naming
+ * the user and the field, long before the Kubernetes deadlines (10 s to connect, 30 s for an
+ * answer); client-node read each of them itself, and a FIFO held ctl for good. A regular file
+ * works as with kubectl: its path taken from the kubeconfig's folder, its newline trimmed, and
+ * only the file of the user in use is read. Nothing is left behind.
+ */
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
+import { loadScenario } from '../../src/sim/scenario.js';
+import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { hangGuardMs, within } from '../helpers/wait.js';
+import { assertExit } from './upgrade-support.js';
+
+/** Refused before any request: well within the 10 s a connection may take, on a busy machine too. */
+const REFUSED_WITHIN_MS = 10_000;
+
+interface Kubeconfig {
+  users: { name: string; user: Record<string, unknown> }[];
+  contexts: { name: string; context: { user: string } }[];
+}
+
+describe(
+  "a kubeconfig's token files are regular files within their bound (e2e)",
+  { timeout: 300_000 },
+  () => {
+    let dir: string;
+    let cluster: SimulatedCluster;
+    let simKubeconfig: Kubeconfig;
+    let userName: string;
+    let token: string;
+    let fifo: string;
+    let made: string[];
+
+    before(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'ctl-token-file-e2e-'));
+      cluster = await within(
+        'the simulated cluster to start',
+        hangGuardMs(60_000),
+        startSimulatedCluster({
+          scenario: loadScenario('happy-path'),
+          dir: path.join(dir, 'sim'),
+          fast: true,
+        }),
+      );
+      simKubeconfig = parse(readFileSync(cluster.kubeconfigPath, 'utf8')) as Kubeconfig;
+      const user = simKubeconfig.users[0];
+      assert.ok(user && typeof user.user.token === 'string', "the simulator's kubeconfig has a token");
+      userName = user.name;
+      token = user.user.token as string;
+      fifo = path.join(dir, 'token.fifo');
+      execFileSync('mkfifo', [fifo]);
+      made = readdirSync(dir).sort();
+    });
+    after(async () => {
+      await cluster?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    /**
+     * The simulator's kubeconfig, in a folder of its own under `name`, with its user's credential
+     * replaced by `user` and the `others` users beside it (which no context uses).
+     */
+    const kubeconfigWith = (
+      name: string,
+      user: Record<string, unknown>,
+      others: Kubeconfig['users'] = [],
+    ): string => {
+      const folder = path.join(dir, name);
+      mkdirSync(folder, { recursive: true });
+      const file = path.join(folder, 'kubeconfig');
+      writeFileSync(file, stringify({ ...simKubeconfig, users: [{ name: userName, user }, ...others] }), {
+        mode: 0o600,
+      });
+      made = [...new Set([...made, name])].sort();
+      return file;
+    };
+
+    /** `ctl upgrade plan` with that kubeconfig, from `dir` (not the kubeconfig's folder). */
+    const plan = (kubeconfig: string): Promise<CtlResult> =>
+      runCtl(['upgrade', 'plan'], {
+        cwd: dir,
+        env: {
+          ...cluster.env,
+          KUBECONFIG: kubeconfig,
+          HOME: path.join(dir, 'home'),
+          XDG_STATE_HOME: path.join(dir, 'home', 'state'),
+          XDG_CACHE_HOME: path.join(dir, 'home', 'cache'),
+          XDG_CONFIG_HOME: path.join(dir, 'home', 'config'),
+        },
+        // A FIFO opened for reading waits for a writer: this kills such a ctl, and its exit is then no 2.
+        timeoutMs: hangGuardMs(60_000),
+      });
+
+    const assertRefused = (result: CtlResult, what: string, message: string): void => {
+      assertExit(result, 2, what);
+      assert.ok(result.stderr.includes(message), `${what}: expected "${message}" in\n${result.stderr}`);
+      assert.ok(result.durationMs < REFUSED_WITHIN_MS, `${what}: refused after ${result.durationMs} ms`);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, `${what}: a stack trace`);
+    };
+
+    it("a token-file beside the kubeconfig, with a newline: read from the kubeconfig's folder, the plan runs", async () => {
+      const kubeconfig = kubeconfigWith('good', { 'token-file': 'tokens/admin' });
+      mkdirSync(path.join(dir, 'good', 'tokens'));
+      writeFileSync(path.join(dir, 'good', 'tokens', 'admin'), `${token}\n`, { mode: 0o600 });
+      assertExit(await plan(kubeconfig), 0, 'plan with a good token-file');
+      // The file's token is the one sent: another is refused by the simulator (401: exit 4).
+      writeFileSync(path.join(dir, 'good', 'tokens', 'admin'), 'not-the-token\n');
+      assertExit(await plan(kubeconfig), 4, 'plan with a token-file of a wrong token');
+    });
+
+    it('a FIFO, a directory, /dev/zero or a file of 1 MiB as token-file: exit 2 at once, naming the user and the field', async () => {
+      const role = `the kubeconfig's token-file of user ${userName}`;
+      assertRefused(
+        await plan(kubeconfigWith('fifo', { 'token-file': fifo })),
+        'token-file <FIFO>',
+        `${role} ${fifo} is a FIFO (named pipe), not a regular file`,
+      );
+      mkdirSync(path.join(dir, 'folder', 'token'), { recursive: true });
+      assertRefused(
+        await plan(kubeconfigWith('folder', { 'token-file': 'token' })),
+        'token-file <directory>',
+        `${role} ${path.join(dir, 'folder', 'token')} is a directory, not a regular file`,
+      );
+      assertRefused(
+        await plan(kubeconfigWith('zero', { 'token-file': '/dev/zero' })),
+        'token-file /dev/zero',
+        `${role} /dev/zero is a character device, not a regular file`,
+      );
+      const large = path.join(dir, 'large', 'token');
+      const kubeconfig = kubeconfigWith('large', { 'token-file': 'token' });
+      writeFileSync(large, '');
+      truncateSync(large, 1024 * 1024);
+      assertRefused(
+        await plan(kubeconfig),
+        'token-file <1 MiB>',
+        `${role} ${large} is 1 MiB, more than the 64 KiB ctl reads of it; ctl did not read it`,
+      );
+    });
+
+    it('the token-file of a user no context uses is never opened, as with kubectl: a FIFO there holds nothing', async () => {
+      const kubeconfig = kubeconfigWith('unused', { token }, [
+        { name: 'someone-else', user: { 'token-file': fifo } },
+      ]);
+      assertExit(await plan(kubeconfig), 0, 'plan beside an unused FIFO token-file');
+    });
+
+    it("an auth-provider's tokenFile: a FIFO refused at once; a regular file's token is sent", async () => {
+      assertRefused(
+        await plan(
+          kubeconfigWith('provider-fifo', {
+            'auth-provider': { name: 'tokenFile', config: { tokenFile: fifo } },
+          }),
+        ),
+        'auth-provider tokenFile <FIFO>',
+        `the kubeconfig's auth-provider tokenFile of user ${userName} ${fifo} is a FIFO (named pipe), not a regular file`,
+      );
+      const file = path.join(dir, 'provider', 'token');
+      const kubeconfig = kubeconfigWith('provider', {
+        'auth-provider': { name: 'tokenFile', config: { tokenFile: file } },
+      });
+      writeFileSync(file, token, { mode: 0o600 });
+      assertExit(await plan(kubeconfig), 0, 'plan with an auth-provider tokenFile');
+    });
+
+    it('ctl left nothing beside the files it was given', () => {
+      assert.deepEqual(
+        readdirSync(dir)
+          .filter((name) => name !== 'home')
+          .sort(),
+        made,
+      );
+    });
+  },
+);
