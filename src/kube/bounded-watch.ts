@@ -54,12 +54,17 @@ export class BoundedWatch {
    * ends the watch; as client-node's, it may call `done` before it resolves. Rejects, without
    * calling `done`, when the request could not be built (the kubeconfig's credential plugin
    * failed...: request.ts requestNotBuilt says so of the error), as client-node's rejects.
+   * `sending`, if given, is called once the request is built (the credential obtained), just
+   * before it is sent: from then on it is the API server that is waited for (watch.ts). When it
+   * returns false (the caller stopped waiting meanwhile), nothing is sent, `done` is not called,
+   * and the controller comes back aborted.
    */
   async watch(
     path: string,
     queryParams: Record<string, string | number | boolean | undefined>,
     callback: WatchCallback,
     done: (error: unknown) => void,
+    sending?: () => boolean,
   ): Promise<AbortController> {
     const cluster = this.#config.getCurrentCluster();
     if (!cluster) throw new Error('No currently active cluster');
@@ -74,6 +79,10 @@ export class BoundedWatch {
     const server = serverForMessages(cluster.server);
     const what = `watch ${path}`;
     const controller = new AbortController();
+    if (sending && !sending()) {
+      controller.abort();
+      return controller;
+    }
     let doneCalled = false;
     let req: ClientRequest | undefined;
     const doneOnce = (error: unknown): void => {

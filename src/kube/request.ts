@@ -92,7 +92,8 @@ export async function kubeEndpoint(
 /** The errors kubeEndpoint threw: the request was never sent (requestNotBuilt). */
 const unbuilt = new WeakSet<object>();
 
-function notBuilt(error: unknown): object {
+/** Marks `error` as a request that was never sent (requestNotBuilt); returns it, an Error if it was not an object. */
+export function notBuilt(error: unknown): object {
   const thrown = typeof error === 'object' && error !== null ? error : new Error(String(error));
   unbuilt.add(thrown);
   return thrown;

@@ -58,3 +58,15 @@ export function unbuiltRequestsError(
     { hint, cause: error },
   );
 }
+
+/**
+ * Why a watch's request was not built within `ms` (watch.ts WATCH_DEADLINES.credentialMs): the
+ * kubeconfig's credential did not come. An exec plugin is stopped sooner, at its own limit, by
+ * an error that names it (exec-plugin.ts); what is left is an auth provider, or anything else
+ * the kubeconfig's user waits for. The API server never saw the request: not its silence.
+ */
+export function credentialNotReady(ms: number): OperationError {
+  return new OperationError(
+    `the kubeconfig's credential (its exec plugin or auth provider) was not ready within ${ms / 1000} s`,
+  );
+}

@@ -26,14 +26,16 @@ import {
 import { isKubeDeadlineError, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
-import { KubeRequestError, kubeRequest, requestNotBuilt } from './request.js';
+import { KubeRequestError, kubeRequest, notBuilt, requestNotBuilt } from './request.js';
 import { serverForMessages } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-target.js';
 import {
+  credentialNotReady,
   UNBUILT_REQUESTS_BEFORE_GIVING_UP,
   unbuiltRequestsError,
   unbuiltRequestWarning,
 } from './watch-setup-errors.js';
+import { EXEC_PLUGIN_LIMITS } from './exec-plugin.js';
 
 export { KubeRequestError } from './request.js';
 
@@ -62,7 +64,22 @@ export interface WatchCollectionOptions<T> {
   onWarning?: ((message: string) => void) | undefined;
   /** Server-side watch timeout per connection (s); default 25. */
   watchTimeoutSeconds?: number;
+  /** WATCH_DEADLINES, shorter in tests. */
+  deadlines?: Partial<typeof WATCH_DEADLINES> | undefined;
 }
+
+/**
+ * How long one watch may take to start. `credentialMs`: building its request, i.e. getting the
+ * kubeconfig's credential; an exec plugin is stopped at its own limit (exec-plugin.ts, 60 s) and
+ * that error names it, so this only bounds what has no limit of its own (an auth provider).
+ * `establishMs`: from the request handed to the connection to the answer's headers, the
+ * Kubernetes connect and response deadlines (deadlines.ts). The second starts when the first
+ * ends: a plugin that took 45 s to sign in is not the API server's silence.
+ */
+export const WATCH_DEADLINES = {
+  credentialMs: EXEC_PLUGIN_LIMITS.deadlineMs + KUBE_DEADLINES.connectMs,
+  establishMs: KUBE_DEADLINES.connectMs + KUBE_DEADLINES.responseMs,
+} as const;
 
 /** First and longest delay between failed attempts (client-go's reflector: 800 ms to 30 s). */
 const BACKOFF_START_MS = 800;
@@ -72,7 +89,17 @@ const BACKOFF_MAX_MS = 30_000;
  * delay, as client-go's reflector's backoff manager does (failureCount).
  */
 export const BACKOFF_RESET_MS = 120_000;
-/** Consecutive calls without an answer in time (src/kube/deadlines.ts) before a wait gives up. */
+/**
+ * The failures counted for the backoff (`failures`: of any kind, since the last list or watch
+ * that worked, started again after BACKOFF_RESET_MS without one) at which a call without an
+ * answer in time (src/kube/deadlines.ts) ends the wait. The count is of all failures, not only
+ * deadlines: a server that refused or reset the first two attempts and then stayed silent has
+ * failed three times in a row, as one that stayed silent three times, and waiting for two more
+ * silences (80 s) would tell the person nothing new. The count is the one the backoff keeps, as
+ * client-go's reflector keeps one backoff for whatever failed; unlike it, ctl gives up, as a
+ * command with a deadline must. A deadline is what ends the wait here: the other failures keep
+ * their own rules (unusable lines, unbuilt requests), or are retried until the wait's deadline.
+ */
 const DEADLINES_BEFORE_GIVING_UP = 3;
 /**
  * Consecutive watches that ended on a line ctl could not use (watch-line-errors.ts: past the
@@ -153,6 +180,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
           timeoutSeconds: options.watchTimeoutSeconds ?? 25,
         },
         signal,
+        { ...WATCH_DEADLINES, ...options.deadlines },
         (type, object) => {
           const rv = (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
             ?.resourceVersion;
@@ -258,9 +286,11 @@ interface WatchEnd {
 type WatchInstance = InstanceType<Awaited<ReturnType<typeof importWatch>>['BoundedWatch']>;
 
 /**
- * One watch connection, until it ends, fails, or the signal aborts. It must be established
- * within the connect and response deadlines, and a connection silent for longer than the idle
- * limit (the server should have ended it at timeoutSeconds) counts as ended: the caller resumes.
+ * One watch connection, until it ends, fails, or the signal aborts. Its request must be built
+ * (the credential obtained) within `deadlines.credentialMs`, then established within
+ * `deadlines.establishMs` (the connect and response deadlines) from when it was sent; a
+ * connection silent for longer than the idle limit (the server should have ended it at
+ * timeoutSeconds) counts as ended: the caller resumes.
  */
 function watchOnce<T>(
   watcher: WatchInstance,
@@ -268,6 +298,7 @@ function watchOnce<T>(
   path: string,
   query: Record<string, string | number | boolean | undefined>,
   signal: AbortSignal,
+  deadlines: { credentialMs: number; establishMs: number },
   onEvent: (type: string, object: T) => void,
 ): Promise<WatchEnd> {
   return new Promise<WatchEnd>((resolve, reject) => {
@@ -275,10 +306,29 @@ function watchOnce<T>(
     let sawEvents = false;
     let controller: AbortController | undefined;
     let established = false;
-    const establishTimer = setTimeout(
-      () => finish({ gone: false, error: kubeDeadlineError(`watch ${path}`, server, 'response'), sawEvents }),
-      KUBE_DEADLINES.connectMs + KUBE_DEADLINES.responseMs,
+    // Until the request is sent, it is the kubeconfig's credential that is waited for, not the
+    // server: an error that says so, counted as a request not built (watch-setup-errors.ts).
+    let establishTimer: NodeJS.Timeout | undefined = setTimeout(
+      () =>
+        finish({
+          gone: false,
+          error: notBuilt(credentialNotReady(deadlines.credentialMs)),
+          sawEvents,
+        }),
+      deadlines.credentialMs,
     );
+    // The credential came: the API server has its deadlines from now on. A credential that came
+    // after this watch was given up sends nothing (the next try has its own).
+    const sending = (): boolean => {
+      clearTimeout(establishTimer);
+      if (settled) return false;
+      establishTimer = setTimeout(
+        () =>
+          finish({ gone: false, error: kubeDeadlineError(`watch ${path}`, server, 'response'), sawEvents }),
+        deadlines.establishMs,
+      );
+      return true;
+    };
     let idleTimer: NodeJS.Timeout | undefined;
     const stillAlive = (): void => {
       clearTimeout(idleTimer);
@@ -362,6 +412,7 @@ function watchOnce<T>(
           const failed = !established || error instanceof WatchLineError;
           finish({ gone: false, error: failed ? error : undefined, sawEvents });
         },
+        sending,
       )
       .then(
         (result) => {

@@ -7,6 +7,7 @@ import { describeKubeError } from '../kube/errors.js';
 import { commandFor, DEFAULT_KUBE_TARGET } from '../kube/kube-target.js';
 import { resourcePath } from '../kube/rest.js';
 import { leaseLostError } from './cluster-lease-lock.js';
+import { LeaseRenewalReport } from './lease-renewal-report.js';
 import { describeOwner, type LockOwner } from './lock.js';
 import { currentProcess, isGoneHere } from './process-identity.js';
 import { stateSchema, tooDeepReason, type UpgradeState } from './state.js';
@@ -23,7 +24,8 @@ import type { LockView, StateLock, StateStore } from './state-store.js';
  *   file (src/run/state.ts), never a secret. Every write names the resourceVersion it read,
  *   so a write based on a stale copy fails instead of overwriting a newer one.
  * - Lease `ctl-upgrade-lock-<cluster>`: holderIdentity `<lock id>/<pid>/<host>`, renewed every
- *   third of leaseDurationSeconds while the run lives. A lease not renewed for longer than its
+ *   third of leaseDurationSeconds while the run lives (a renewal that fails is said once an
+ *   outage, lease-renewal-report.ts). A lease not renewed for longer than its
  *   duration is stale and taken over; so is one whose holder ran on this host, in this PID
  *   namespace, and is gone (a SIGKILLed run on the same machine need not be waited out).
  *   Taking it is a create or an update with the resourceVersion read, so of two runners that
@@ -263,6 +265,12 @@ export class ConfigMapStateStore implements StateStore {
     let lease = written;
     let renewing: Promise<void> = Promise.resolve();
     let stopped = false;
+    const period = Math.max(250, Math.floor((this.#leaseSecondsOf(lease) * 1000) / 3));
+    // A failure with the same cause is said once an outage, not at every tick (lease-renewal-report.ts).
+    const report = new LeaseRenewalReport(this.leaseName, this.#leaseSecondsOf(lease), period, this.#now());
+    const say = (line: string | undefined): void => {
+      if (line !== undefined) this.#warn(line);
+    };
     const renew = async (): Promise<void> => {
       try {
         const current = (await this.#readLease()) ?? lease;
@@ -284,13 +292,13 @@ export class ConfigMapStateStore implements StateStore {
             renewTime: microTime(this.#now()),
           },
         });
+        say(report.renewed(this.#now()));
       } catch (error) {
         // A conflict means someone touched it since it was read; the next tick reads it again.
         const info = describeKubeError(error);
-        if (info.code !== 409) this.#warn(`could not renew the Lease ${this.leaseName}: ${info.message}`);
+        if (info.code !== 409) say(report.failed(info.message, this.#now()));
       }
     };
-    const period = Math.max(250, Math.floor((this.#leaseSecondsOf(lease) * 1000) / 3));
     const timer = setInterval(() => {
       if (!stopped) renewing = renewing.then(renew);
     }, period);

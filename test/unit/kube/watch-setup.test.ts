@@ -8,14 +8,22 @@
  */
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
 import { createKubeClients, type KubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { kubeEndpoint, requestNotBuilt } from '../../../src/kube/request.js';
-import { BACKOFF_RESET_MS, failureCount, waitForObject, watchCollection } from '../../../src/kube/watch.js';
+import {
+  BACKOFF_RESET_MS,
+  failureCount,
+  waitForObject,
+  WATCH_DEADLINES,
+  watchCollection,
+} from '../../../src/kube/watch.js';
+import { KubeDeadlineError } from '../../../src/kube/deadlines.js';
+import { EXEC_PLUGIN_LIMITS } from '../../../src/kube/exec-plugin.js';
 import {
   UNBUILT_REQUESTS_BEFORE_GIVING_UP,
   unbuiltRequestsError,
@@ -266,5 +274,156 @@ describe('kube/watch: a list or watch whose request could not be built', () => {
     assert.equal(object.data?.value, 'new');
     assert.equal(watches, 2);
     assert.equal(warnings.length, 1, warnings.join('\n'));
+  });
+});
+
+/**
+ * A watch whose credential plugin is slow: the establish deadline (the API server's connect and
+ * response, 40 s) starts when the request is sent, not while the plugin runs; the plugin's own
+ * limit, or the credential deadline behind it, bounds that part, and its error names the
+ * credential, not the server. The deadlines are shortened here (watchCollection's `deadlines`).
+ */
+describe('kube/watch: a credential plugin slower than the establish deadline', () => {
+  let server: Server;
+  let base: string;
+  let kube: KubeClients;
+  let slow: string;
+  let runs: string;
+  let watches = 0;
+
+  /** How long the plugin's next runs sleep (s) before they print the credential. */
+  const pluginSleeps = (seconds: number): void => writeFileSync(slow, String(seconds));
+  const pluginRuns = (): number => readFileSync(runs, 'utf8').split('\n').filter(Boolean).length;
+
+  before(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = req.url ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (!url.includes('watch=true')) {
+        res.end(
+          `{"kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[${configMap('old', 1)}]}`,
+        );
+        return;
+      }
+      watches += 1;
+      res.end(`{"type":"MODIFIED","object":${configMap('new', 2)}}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const dir = tempDir('ctl-watch-slow-plugin-');
+    slow = path.join(dir, 'slow');
+    runs = path.join(dir, 'runs');
+    const plugin = path.join(dir, 'plugin');
+    writeFileSync(
+      plugin,
+      [
+        '#!/bin/sh',
+        `echo run >> '${runs}'`,
+        `sleep "$(cat '${slow}')"`,
+        `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t0k-from-plugin"}}'`,
+        '',
+      ].join('\n'),
+      { mode: 0o700 },
+    );
+    const file = path.join(dir, 'kubeconfig');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters:\n- name: c\n  cluster:\n    server: ${base}\n    insecure-skip-tls-verify: true`,
+        `users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: ${plugin}\n      interactiveMode: Never`,
+        'contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n    namespace: ns',
+        'current-context: x',
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    kube = await createKubeClients(await loadKubeConfig({ kubeconfig: file, env: {} }), () => {});
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("the deadlines: the establish one is the API server's connect and response; the credential one outlasts the plugin's own limit", () => {
+    assert.equal(WATCH_DEADLINES.establishMs, 40_000);
+    assert.ok(
+      WATCH_DEADLINES.credentialMs > EXEC_PLUGIN_LIMITS.deadlineMs,
+      String(WATCH_DEADLINES.credentialMs),
+    );
+  });
+
+  it('a plugin that takes longer than the establish deadline: the watch is sent once it has the credential, and works', async () => {
+    writeFileSync(runs, '');
+    pluginSleeps(1.5);
+    watches = 0;
+    const seen: string[] = [];
+    const warnings: string[] = [];
+    const stop = new AbortController();
+    await within(
+      'the watch to deliver its event after the slow plugin',
+      hangGuardMs(30_000),
+      watchCollection<{ data?: { value?: string } }>({
+        kube,
+        path: PATH,
+        signal: stop.signal,
+        deadlines: { establishMs: 500 },
+        onEvent: (event) => {
+          if (event.type === 'MODIFIED') {
+            seen.push(event.object.data?.value ?? '');
+            stop.abort();
+          }
+        },
+        onWarning: (message) => warnings.push(message),
+      }),
+    ).finally(() => stop.abort());
+    assert.deepEqual(seen, ['new']);
+    // One run for the list, one for the watch: no watch was given up at 0.5 s and sent again.
+    assert.equal(pluginRuns(), 2);
+    assert.equal(watches, 1);
+    assert.deepEqual(warnings, []);
+  });
+
+  it('a credential that does not come: the credential deadline ends each try, the third in a row the wait, naming the credential, not the server', async () => {
+    writeFileSync(runs, '');
+    pluginSleeps(0);
+    watches = 0;
+    const warnings: string[] = [];
+    const stop = new AbortController();
+    const error = await within(
+      'the wait to end at the third watch whose credential did not come',
+      hangGuardMs(30_000),
+      watchCollection({
+        kube,
+        path: PATH,
+        signal: stop.signal,
+        deadlines: { credentialMs: 300 },
+        onEvent: (event) => {
+          // The list had its credential at once; every watch's plugin run sleeps past 0.3 s.
+          if (event.type === 'SYNC') pluginSleeps(3);
+        },
+        onWarning: (message) => warnings.push(message),
+      }).then(
+        () => assert.fail('expected the wait to end'),
+        (e: unknown) => e,
+      ),
+    ).finally(() => stop.abort());
+    assert.ok(error instanceof OperationError, String(error));
+    assert.ok(!(error instanceof KubeDeadlineError), "counted as the API server's silence");
+    assert.equal(
+      error.message,
+      `watch ${PATH}: ctl could not send it to the Kubernetes API server ${base}, 3 times in a row, so ctl stopped waiting: the kubeconfig's credential (its exec plugin or auth provider) was not ready within 0.3 s`,
+    );
+    assert.doesNotMatch(`${error.message}\n${warnings.join('\n')}`, /gave no answer/);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0]!,
+      /: the kubeconfig's credential \(its exec plugin or auth provider\) was not ready within 0\.3 s; ctl tries again/,
+    );
+    // A credential that came after its try was given up sent nothing.
+    assert.equal(watches, 0);
+    assert.ok(pluginRuns() >= 4, `${pluginRuns()} plugin runs`);
   });
 });
