@@ -219,7 +219,12 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
   }
   if (io.isGitHubActions) {
     const { writeStepSummary } = await import('../io/github.js');
-    writeStepSummary(input.env, renderFleetMarkdown(result, rows), (text) => io.redactor.redact(text));
+    writeStepSummary(
+      input.env,
+      renderFleetMarkdown(result, rows),
+      (text) => io.redactor.redact(text),
+      (message) => io.warn(message),
+    );
   }
   if (input.reportFile) {
     const { clusterReport, ctlVersion } = await import('../run/report.js');

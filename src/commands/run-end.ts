@@ -233,8 +233,11 @@ export async function writeCiSummary(
   const { writeStepSummary } = await import('../io/github.js');
   const { renderSummaryMarkdown } = await import('../run/summary.js');
   const summary = renderSummaryMarkdown(`ctl upgrade: ${result}`, rows, footer);
-  writeStepSummary(input.env, section ? `${summary}\n${section}\n` : summary, (text) =>
-    input.io.redactor.redact(text),
+  writeStepSummary(
+    input.env,
+    section ? `${summary}\n${section}\n` : summary,
+    (text) => input.io.redactor.redact(text),
+    (message) => input.io.warn(message),
   );
 }
 

@@ -3,10 +3,11 @@
  * parser (js-yaml) and its own readers of clusters, contexts and users (config_types.js), in its
  * order, so that every kubeconfig reads as before and fails with the same message; but each
  * user's `token-file` is taken out before client-node's reader of users sees it, which would read
- * it then and there (./token-file.ts says why ctl reads it instead, and how).
+ * it then and there (./token-file.ts says why ctl reads it instead, and how), and each user's
+ * `exec.command` is resolved as kubectl resolves it (below).
  */
 
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { load } from 'js-yaml';
 import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist/config_types.js';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
@@ -29,6 +30,7 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
   config.clusters = newClusters(parsed.clusters);
   config.contexts = newContexts(parsed.contexts);
   const tokenFiles = takeTokenFiles(parsed.users, dirname(file));
+  resolveExecCommands(parsed.users, dirname(file));
   config.users = newUsers(parsed.users);
   config.currentContext = parsed['current-context'] as string;
   // newUsers throws on an entry it cannot read, so its users are the entries, in order.
@@ -53,4 +55,29 @@ function takeTokenFiles(users: unknown, base: string): Map<number, string> {
     delete user['token-file'];
   });
   return taken;
+}
+
+/**
+ * Makes each user's `exec.command` that names a path (`./bin/plugin`, `bin/plugin`) absolute,
+ * taken from `base`, the folder of the kubeconfig that defines the user (each file of a merged
+ * KUBECONFIG its own); a bare name (`gke-gcloud-auth-plugin`) is left to $PATH. This is
+ * client-go's rule (kubernetes/kubernetes, staging/src/k8s.io/client-go/tools/clientcmd/loader.go:
+ * ResolveLocalPaths joins the folder of each AuthInfo's LocationOfOrigin with the paths
+ * GetAuthInfoFileReferences lists, which holds `Exec.Command` "only ... if it isn't PATH based":
+ * when `strings.ContainsRune(command, filepath.Separator)`; an absolute path is kept). client-node
+ * spawns the command as written, so a relative one was taken from ctl's working folder: ctl ran
+ * another program than kubectl for the same kubeconfig, such as one planted where ctl was started.
+ */
+export function resolveExecCommands(users: unknown, base: string): void {
+  if (!Array.isArray(users)) return;
+  for (const entry of users as unknown[]) {
+    const user = (entry as { user?: unknown } | null)?.user as { exec?: unknown } | null | undefined;
+    const exec = user && typeof user === 'object' ? (user.exec as { command?: unknown } | null) : undefined;
+    if (!exec || typeof exec !== 'object') continue;
+    const command = exec.command;
+    // filepath.Separator: '/' here, '\\' on Windows, as Node's `sep`.
+    if (typeof command !== 'string' || !command.includes(sep) || isAbsolute(command)) continue;
+    // filepath.Abs(filepath.Dir(file)) then filepath.Join: resolve does both, cleaning as Join does.
+    exec.command = resolve(base, command);
+  }
 }

@@ -32,8 +32,13 @@ export async function writeFileAtomically(path: string, text: string): Promise<v
  * False when the name exists. Where hard links are refused (some network file systems), a rename
  * after a check for the name does the same but for a race no ctl run has (the lock is held).
  */
-export async function writeNewFileAtomically(path: string, text: string): Promise<boolean> {
-  const temp = await writeTempBeside(path, text);
+export async function writeNewFileAtomically(
+  path: string,
+  text: string | Buffer,
+  /** The new file's mode, exact whatever the umask. */
+  mode = 0o600,
+): Promise<boolean> {
+  const temp = await writeTempBeside(path, text, mode);
   try {
     try {
       await call((cb) => fs.link(temp, path, cb));
@@ -52,20 +57,27 @@ export async function writeNewFileAtomically(path: string, text: string): Promis
 }
 
 /** Writes `text` to a private, synced temp file beside `path` (named as above) and returns its path. */
-async function writeTempBeside(path: string, text: string): Promise<string> {
+async function writeTempBeside(path: string, text: string | Buffer, mode = 0o600): Promise<string> {
   const me = currentProcess();
   const temp = `${path}.${randomUUID()}.${me.pid}@${me.host}.tmp`;
+  // Private while it is written; given its mode once whole.
   const fd = await call<number>((cb) => fs.open(temp, 'wx', 0o600, cb));
   try {
-    const bytes = Buffer.from(text, 'utf8');
-    let written = await call<number>((cb) => fs.write(fd, text, (error, n) => cb(error, n)));
+    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+    // A string is written as a string: the crash trials tear exactly that write
+    // (test/reliability/crash-preload.ts).
+    let written = await call<number>((cb) =>
+      typeof text === 'string'
+        ? fs.write(fd, text, (error, n) => cb(error, n))
+        : fs.write(fd, text, (error, n) => cb(error, n)),
+    );
     // A short write (rare on a local file) is finished from the bytes.
     while (written < bytes.length) {
       const rest = bytes.subarray(written);
       written += await call<number>((cb) => fs.write(fd, rest, (error, n) => cb(error, n)));
     }
     // The mode is exact whatever the umask.
-    await call((cb) => fs.fchmod(fd, 0o600, cb));
+    await call((cb) => fs.fchmod(fd, mode, cb));
     await call((cb) => fs.fsync(fd, cb));
   } catch (error) {
     await call((cb) => fs.close(fd, cb)).catch(() => undefined);

@@ -1,17 +1,17 @@
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json-read.js';
 import { randomUUID } from 'node:crypto';
-import { copyFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
-import { FileTooLargeError, formatBytes, NotRegularFileError, readBoundedText } from '../io/bounded-file.js';
+import { FileTooLargeError, formatBytes, NotRegularFileError, readBoundedFile } from '../io/bounded-file.js';
 import { pathSegment } from '../io/path-segment.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { safeJson } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { knownManagementCluster, type ManagementCluster } from '../planning/management-snapshot.js';
-import { removeAbandonedTempFiles, writeFileAtomically } from './atomic-write.js';
+import { removeAbandonedTempFiles, writeFileAtomically, writeNewFileAtomically } from './atomic-write.js';
 
 /**
  * The resumable record of one upgrade of one cluster (CLI.md `--state`). Each step records its
@@ -177,9 +177,9 @@ export class StateFile {
    * `keepCorruptCopy` (a run holding the lock) a copy of it is kept first.
    */
   async load(options: { keepCorruptCopy?: boolean } = {}): Promise<UpgradeState | undefined> {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readBounded(this.path);
+      bytes = await readBounded(this.path);
     } catch (error) {
       if (error instanceof OperationError) throw error;
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -187,7 +187,7 @@ export class StateFile {
         hint: 'Check the file permissions, or pass another file with --state.',
       });
     }
-    const problem = parseProblem(text);
+    const problem = parseProblem(bytes.toString('utf8'));
     if (problem.state) return problem.state;
     const message = `the state file ${this.path} is not a valid ctl state file: ${problem.reason}`;
     if (!options.keepCorruptCopy) {
@@ -196,7 +196,14 @@ export class StateFile {
       });
     }
     const backup = `${this.path}.corrupt-${Date.now()}`;
-    await copyFile(this.path, backup).catch(() => undefined);
+    // The copy is the bytes judged above, not the path copied again: the path may since name a
+    // FIFO (copyFile's open waited on it for ever) or another file. Written whole or not at all
+    // (never over an existing name), with the file's own mode (a stat never waits).
+    const mode = await stat(this.path).then(
+      (stats) => stats.mode & 0o777,
+      () => 0o600,
+    );
+    await writeNewFileAtomically(backup, bytes, mode).catch(() => undefined);
     throw new OperationError(message, {
       hint: `A copy was kept at ${backup}. Inspect it, then delete it (rm ${shellQuote(this.path)}) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
     });
@@ -212,7 +219,7 @@ export class StateFile {
   async refusesContent(): Promise<boolean> {
     let text: string;
     try {
-      text = await readBounded(this.path);
+      text = (await readBounded(this.path)).toString('utf8');
     } catch (error) {
       // Too large or not a regular file: readBounded's OperationError; ENOENT, EACCES: not judged.
       return error instanceof OperationError;
@@ -252,9 +259,9 @@ export const MAX_STATE_BYTES = 64 * 1024 * 1024;
  * never past the bound, even while another writer appends (src/io/bounded-file.ts). `--state`
  * was checked at the flag (exit 2); the default path and one swapped since are refused here.
  */
-async function readBounded(path: string): Promise<string> {
+async function readBounded(path: string): Promise<Buffer> {
   try {
-    return await readBoundedText(path, MAX_STATE_BYTES);
+    return await readBoundedFile(path, MAX_STATE_BYTES);
   } catch (error) {
     if (error instanceof FileTooLargeError) throw tooLarge(path, error.size);
     if (error instanceof NotRegularFileError) {

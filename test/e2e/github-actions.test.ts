@@ -6,6 +6,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -112,14 +113,38 @@ function annotations(stderr: string, level: 'warning' | 'error'): { title: strin
 describe('ctl upgrade run in GitHub Actions (e2e)', () => {
   let failed: Run;
   let succeeded: Run;
+  let summaryFifo: Run;
 
   before(async () => {
     // invalid-upgrade: --ignore-check turns the failing check into a warning, then the operator
     // refuses the upgrade and the monitor step fails: a warning and an error in one run.
-    [failed, succeeded] = await Promise.all([
+    [failed, succeeded, summaryFifo] = await Promise.all([
       runInActions('invalid-upgrade', ['--ignore-check', 'auto-upgrade-digest']),
       runInActions('happy-path', ['-o', 'json']),
+      // The same failing run with a FIFO (no reader) as the summary file: runCtl's timeout is the
+      // hang guard (ctl's open() waited there for a reader before).
+      runInActions('invalid-upgrade', ['--ignore-check', 'auto-upgrade-digest'], (dir) => {
+        const fifo = path.join(dir, 'step_summary.fifo');
+        execFileSync('mkfifo', [fifo]);
+        return { GITHUB_STEP_SUMMARY: fifo };
+      }),
     ]);
+  });
+
+  it('a FIFO as GITHUB_STEP_SUMMARY: the run ends with its own result and a warning, never a wait', () => {
+    const { result } = summaryFifo;
+    assert.equal(result.signal, null, `ctl was killed by the hang guard:\n${result.stderr}`);
+    assert.equal(result.code, failed.result.code, result.stderr);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /warning: the job summary was not written: GITHUB_STEP_SUMMARY \S+step_summary\.fifo is a FIFO \(named pipe\), not a regular file; the result above stands/,
+    );
+    // The run's own failure is still told, as without the FIFO.
+    assert.equal(
+      annotations(result.stderr, 'error').length,
+      annotations(failed.result.stderr, 'error').length,
+    );
   });
 
   it('a failing run: exit 1, each step a group, in order', () => {

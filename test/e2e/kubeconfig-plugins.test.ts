@@ -1,14 +1,15 @@
 /**
  * The parts of a kubeconfig that the bundle loads only when a kubeconfig uses them
- * (scripts/bundle.mjs, issue 39): the azure, gcp and oidc auth providers and the proxy agents of
- * a cluster's `proxy-url` (http and socks). The BUILT ctl runs against a local server that stands
+ * (scripts/bundle.mjs, issue 39): the oidc auth provider and the proxy agents of a cluster's
+ * `proxy-url` (http and socks); and what ctl runs for a kubeconfig's user, as kubectl would: an
+ * exec plugin's relative command from the kubeconfig's folder, and no gcp or azure provider. The BUILT ctl runs against a local server that stands
  * for the API server, and the test reads what arrived: the credential each provider produced and
  * the way through each proxy. The server answers 403 to everything; the command fails after its
  * first requests, which is all this test needs.
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import {
   type AddressInfo,
@@ -20,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCtl } from '../helpers/run-ctl.js';
+import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
 
 interface Seen {
   target: string;
@@ -115,8 +116,24 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     name: string,
     cluster: { server: string; 'proxy-url'?: string },
     user: object,
+    /** Where the kubeconfig is written (default: the test's folder) and where ctl runs. */
+    where: { folder?: string; cwd?: string } = {},
   ): Promise<Seen[]> {
-    const kubeconfig = path.join(dir, `${name}.kubeconfig`);
+    const { result, own } = await runPlan(name, cluster, user, where);
+    assert.notEqual(result.code, 0, 'the stand-in API server refuses everything');
+    assert.doesNotMatch(result.stderr, /internal|Cannot find|is not a constructor|TypeError/, result.stderr);
+    assert.ok(own.length > 0, `no request reached the server: ${result.stderr}`);
+    return own;
+  }
+
+  /** planWith's run, without its assertions: the result and the requests of its own that arrived. */
+  async function runPlan(
+    name: string,
+    cluster: { server: string; 'proxy-url'?: string },
+    user: object,
+    where: { folder?: string; cwd?: string } = {},
+  ): Promise<{ result: CtlResult; own: Seen[] }> {
+    const kubeconfig = path.join(where.folder ?? dir, `${name}.kubeconfig`);
     writeFileSync(
       kubeconfig,
       JSON.stringify({
@@ -135,50 +152,95 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     );
     const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
       env: { HOME: dir, XDG_STATE_HOME: dir, XDG_CACHE_HOME: dir },
+      ...(where.cwd ? { cwd: where.cwd } : {}),
+      // A hang guard: a plugin or provider command that held ctl would end here, not in a pass.
+      timeoutMs: 60_000,
     });
-    assert.notEqual(result.code, 0, 'the stand-in API server refuses everything');
-    assert.doesNotMatch(result.stderr, /internal|Cannot find|is not a constructor|TypeError/, result.stderr);
-    const own = seen.filter((request) => request.target.startsWith(`/${name}/`));
-    assert.ok(own.length > 0, `no request reached the server: ${result.stderr}`);
-    return own;
+    return { result, own: seen.filter((request) => request.target.startsWith(`/${name}/`)) };
   }
 
-  it('gcp: the token from the helper command, read with its JSONPath keys', async () => {
-    const helper = path.join(dir, 'gcp-helper.mjs');
-    writeFileSync(
-      helper,
-      `process.stdout.write(JSON.stringify({ credential: { access_token: 'gcp-token-from-helper', token_expiry: '2099-01-01T00:00:00Z' } }));\n`,
-    );
-    const requests = await planWith(
-      'gcp',
-      { server: `http://127.0.0.1:${apiPort}` },
-      {
-        'auth-provider': {
-          name: 'gcp',
-          config: {
-            'cmd-path': process.execPath,
-            'cmd-args': helper,
-            'token-key': '{.credential.access_token}',
-            'expiry-key': '{.credential.token_expiry}',
+  // kubectl no longer has the gcp and azure auth providers (client-go 1.26's stubs,
+  // src/kube/removed-auth-providers.ts): ctl refuses such a user with kubectl's own message and
+  // never runs the provider's command (client-node ran it through a shell, unbounded).
+  for (const [name, kubectl, hint] of [
+    ['gcp', 'The gcp auth plugin has been removed.', /gcloud components install gke-gcloud-auth-plugin/],
+    ['azure', 'The azure auth plugin has been removed.', /kubelogin convert-kubeconfig/],
+  ] as const) {
+    it(`${name}: refused with kubectl's message, its cmd-path never run, no request sent`, async () => {
+      const marker = path.join(dir, `${name}-helper-ran`);
+      const helper = path.join(dir, `${name}-helper.mjs`);
+      writeFileSync(
+        helper,
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\n` +
+          `process.stdout.write(JSON.stringify({ credential: { access_token: '${name}-token-from-helper', token_expiry: '2099-01-01T00:00:00Z' } }));\n`,
+      );
+      const { result, own } = await runPlan(
+        name,
+        { server: `http://127.0.0.1:${apiPort}` },
+        {
+          'auth-provider': {
+            name,
+            config: {
+              'cmd-path': process.execPath,
+              'cmd-args': helper,
+              'access-token': `${name}-token`,
+              expiry: '2099-01-01T00:00:00Z',
+              'token-key': '{.credential.access_token}',
+              'expiry-key': '{.credential.token_expiry}',
+            },
           },
         },
-      },
-    );
-    assert.equal(requests[0]?.authorization, 'Bearer gcp-token-from-helper');
-  });
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `error: the kubeconfig's user u uses the ${name} auth provider, which kubectl no longer has`,
+        ),
+      );
+      assert.ok(result.stderr.includes(`kubectl says: ${kubectl}`), result.stderr);
+      assert.match(result.stderr, hint);
+      assert.deepEqual(own, []);
+      assert.equal(existsSync(marker), false, `the ${name} helper ran`);
+    });
+  }
 
-  it('azure: the access token of the kubeconfig', async () => {
+  it("exec: a relative command is the kubeconfig folder's, not the working folder's (as kubectl)", async () => {
+    const credential = (token: string) =>
+      JSON.stringify({
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        kind: 'ExecCredential',
+        status: { token },
+      });
+    const plugin = (file: string, token: string, marker?: string) => {
+      writeFileSync(
+        file,
+        `#!/bin/sh\n${marker ? `echo ran > '${marker}'\n` : ''}printf '%s' '${credential(token)}'\n`,
+      );
+      chmodSync(file, 0o755);
+    };
+    const folder = path.join(dir, 'kubeconfig-folder');
+    const work = path.join(dir, 'working-folder');
+    mkdirSync(folder);
+    mkdirSync(work);
+    const planted = path.join(dir, 'planted-plugin-ran');
+    plugin(path.join(folder, 'plugin'), 'token-of-the-kubeconfig-folder');
+    // What client-node ran before: ./plugin taken from the folder ctl was started in.
+    plugin(path.join(work, 'plugin'), 'token-of-the-working-folder', planted);
     const requests = await planWith(
-      'azure',
+      'exec-relative',
       { server: `http://127.0.0.1:${apiPort}` },
       {
-        'auth-provider': {
-          name: 'azure',
-          config: { 'access-token': 'azure-token', expiry: '2099-01-01T00:00:00Z' },
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+          command: './plugin',
+          interactiveMode: 'Never',
         },
       },
+      { folder, cwd: work },
     );
-    assert.equal(requests[0]?.authorization, 'Bearer azure-token');
+    assert.equal(requests[0]?.authorization, 'Bearer token-of-the-kubeconfig-folder');
+    assert.equal(existsSync(planted), false, "the working folder's ./plugin ran");
   });
 
   it('oidc: the id-token while it is valid', async () => {

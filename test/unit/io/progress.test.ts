@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -269,8 +270,9 @@ describe('progress reporters', () => {
       { id: 'preflight' as const, title: 'Check', result: 'done' as const, durationMs: 1200 },
       { id: 'operator' as const, title: 'Op', result: 'failed' as const, durationMs: 0, message: 'a | b' },
     ];
+    const noWarning = (warning: string) => assert.fail(warning);
     assert.equal(
-      writeStepSummary({}, 'x', (text) => text),
+      writeStepSummary({}, 'x', (text) => text, noWarning),
       false,
     );
     assert.equal(
@@ -278,6 +280,7 @@ describe('progress reporters', () => {
         { GITHUB_STEP_SUMMARY: file },
         renderSummaryMarkdown('ctl upgrade', rows),
         (text) => text,
+        noWarning,
       ),
       true,
     );
@@ -288,6 +291,44 @@ describe('progress reporters', () => {
       renderSummaryText(rows),
       'STEP       RESULT  DURATION\npreflight  done    1s\noperator   failed  -',
     );
+  });
+
+  // A FIFO there is driven through the built ctl, under a hang guard (test/e2e/github-actions.test.ts):
+  // here a wait in open() would hold the whole test process.
+  it('a step summary path that is no regular file: a warning, never a throw', () => {
+    const dir = tempDir('ctl-gh-odd-');
+    const cases: [string, RegExp][] = [
+      [dir, /GITHUB_STEP_SUMMARY \S+ is a directory, not a regular file; the result above stands$/],
+      ['/dev/null', /is a character device, not a regular file/],
+    ];
+    for (const [path, expected] of cases) {
+      const warnings: string[] = [];
+      assert.equal(
+        writeStepSummary(
+          { GITHUB_STEP_SUMMARY: path },
+          '### x\n',
+          (text) => text,
+          (w) => warnings.push(w),
+        ),
+        false,
+        path,
+      );
+      assert.equal(warnings.length, 1, path);
+      assert.match(warnings[0] ?? '', /^the job summary was not written: /);
+      assert.match(warnings[0] ?? '', expected);
+    }
+    // A missing file is created, as the runner's own `>>` would.
+    const fresh = join(dir, 'fresh.md');
+    assert.equal(
+      writeStepSummary(
+        { GITHUB_STEP_SUMMARY: fresh },
+        '### y',
+        (text) => text,
+        (w) => assert.fail(w),
+      ),
+      true,
+    );
+    assert.equal(readFileSync(fresh, 'utf8'), '### y\n');
   });
 
   it('formats durations briefly', () => {

@@ -327,6 +327,7 @@ describe('safe text: every renderer, arbitrary strings (properties)', () => {
             { GITHUB_STEP_SUMMARY: file },
             renderSummaryMarkdown(`ctl upgrade: ${title}`, rows),
             (text) => text,
+            (warning) => assert.fail(warning),
           );
           const text = readFileSync(file, 'utf8');
           assertSafe(text, 'summary');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -52,6 +52,27 @@ describe('StateFile', () => {
     });
     const names = await readdir(join(file.path, '..'));
     assert.ok(names.some((n) => n.startsWith('rec.json.corrupt-')));
+  });
+
+  it("the backup of a corrupt file is the bytes read, with the file's mode, and no temp file left", async () => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    // Not UTF-8: the copy is the bytes judged, not their text.
+    const corrupt = Buffer.from([0x7b, 0xff, 0xfe, 0x22, 0x0a]);
+    await writeFile(file.path, corrupt);
+    await chmod(file.path, 0o640);
+    await assert.rejects(file.load({ keepCorruptCopy: true }), /not a valid ctl state file/);
+    const folder = join(file.path, '..');
+    const names = await readdir(folder);
+    const copies = names.filter((n) => n.startsWith('rec.json.corrupt-'));
+    assert.equal(copies.length, 1, names.join(' '));
+    const copy = join(folder, copies[0] ?? '');
+    assert.deepEqual(await readFile(copy), corrupt);
+    assert.equal((await stat(copy)).mode & 0o777, 0o640);
+    assert.deepEqual(
+      names.filter((n) => n.endsWith('.tmp')),
+      [],
+    );
   });
 
   it('rejects a foreign JSON document naming the field', async () => {
