@@ -8,7 +8,7 @@ import { OperationError } from '../errors.js';
 import { FileTooLargeError, formatBytes, NotRegularFileError, readBoundedFile } from '../io/bounded-file.js';
 import { pathSegment } from '../io/path-segment.js';
 import { makeDirectories } from '../io/make-directories.js';
-import { safeJson } from '../io/safe-text.js';
+import { oneLine, safeJson } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { knownManagementCluster, type ManagementCluster } from '../planning/management-snapshot.js';
 import { removeAbandonedTempFiles, writeFileAtomically, writeNewFileAtomically } from './atomic-write.js';
@@ -203,9 +203,15 @@ export class StateFile {
       (stats) => stats.mode & 0o777,
       () => 0o600,
     );
-    await writeNewFileAtomically(backup, bytes, mode).catch(() => undefined);
+    const notKept = (why: string): string =>
+      `No copy could be kept (${backup}: ${oneLine(why)}). Copy it aside yourself, then delete`;
+    const kept = await writeNewFileAtomically(backup, bytes, mode).then(
+      (written) =>
+        written ? `A copy was kept at ${backup}. Inspect it, then delete` : notKept('that name is taken'),
+      (error: unknown) => notKept((error as Error).message),
+    );
     throw new OperationError(message, {
-      hint: `A copy was kept at ${backup}. Inspect it, then delete it (rm ${shellQuote(this.path)}) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
+      hint: `${kept} it (rm ${shellQuote(this.path)}) to start over (the cluster itself is re-read on the next run), or pass another file with --state.`,
     });
   }
 

@@ -75,6 +75,29 @@ describe('StateFile', () => {
     );
   });
 
+  it('a copy that cannot be kept is not said to be kept: the hint says so and what to do', async (t) => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    await writeFile(file.path, '{"apiVersion": "ctl/v1", "kind": "Upgr');
+    // The copy's name already taken (it is never written over): the copy fails. By name, since
+    // the tests run as root, whom no folder's mode stops.
+    const now = 1_700_000_000_000;
+    t.mock.method(Date, 'now', () => now);
+    const taken = `${file.path}.corrupt-${now}`;
+    await writeFile(taken, 'someone else’s');
+    await assert.rejects(file.load({ keepCorruptCopy: true }), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.match(error.message, /not a valid ctl state file: it is not JSON/);
+      assert.doesNotMatch(error.hint ?? '', /copy was kept/);
+      assert.match(
+        error.hint ?? '',
+        /^No copy could be kept \(.*corrupt-1700000000000: .*\)\. Copy it aside yourself/,
+      );
+      return true;
+    });
+    assert.equal(await readFile(taken, 'utf8'), 'someone else’s', 'the file of that name untouched');
+  });
+
   it('rejects a foreign JSON document naming the field', async () => {
     const file = new StateFile(await tempPath());
     await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
