@@ -17,8 +17,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parse, stringify } from 'yaml';
-import { startKubeProxy } from './kube-proxy.js';
+import { kubeconfigWithPlugin, startKubeProxy } from './kube-proxy.js';
 import { checkUpgraded, figure, spawnOnBed, STACK_TRACE, startBed, UPGRADE } from './support.js';
 
 const WATCH = /[?&]watch=(true|1)\b/;
@@ -42,27 +41,9 @@ describe("the Lease's renewals while the credential plugin fails for a while", (
       return false;
     });
     try {
-      const config = parse(readFileSync(proxy.kubeconfig, 'utf8')) as { users: { user: object }[] };
-      const plugin = path.join(bed.dir, 'plugin');
-      writeFileSync(
-        plugin,
-        [
-          '#!/bin/sh',
-          `if [ -e '${failing}' ]; then echo failed >> '${failures}'; echo "${FAILURE}" >&2; exit 1; fi`,
-          `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"${proxy.token}"}}'`,
-          '',
-        ].join('\n'),
-        { mode: 0o700 },
-      );
-      config.users[0]!.user = {
-        exec: {
-          apiVersion: 'client.authentication.k8s.io/v1beta1',
-          command: plugin,
-          interactiveMode: 'Never',
-        },
-      };
-      const kubeconfig = path.join(bed.dir, 'kubeconfig-plugin');
-      writeFileSync(kubeconfig, stringify(config), { mode: 0o600 });
+      const kubeconfig = kubeconfigWithPlugin(bed.dir, proxy, [
+        `if [ -e '${failing}' ]; then echo failed >> '${failures}'; echo "${FAILURE}" >&2; exit 1; fi`,
+      ]);
 
       const result = await spawnOnBed(bed, [...UPGRADE, '--lease-duration', '1s'], {
         env: { KUBECONFIG: kubeconfig },
