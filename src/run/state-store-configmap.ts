@@ -295,7 +295,11 @@ export class ConfigMapStateStore implements StateStore {
         say(report.renewed(this.#now()));
       } catch (error) {
         // A conflict means someone touched it since it was read; the next tick reads it again.
-        const info = describeKubeError(error);
+        // The cause as the request gave it: a failed read comes wrapped (#kubeFailure) and a
+        // failed update not, and the same outage must read as the same cause in either.
+        const info = describeKubeError(
+          error instanceof OperationError && error.cause !== undefined ? error.cause : error,
+        );
         if (info.code !== 409) say(report.failed(info.message, this.#now()));
       }
     };

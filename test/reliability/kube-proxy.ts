@@ -68,3 +68,39 @@ export async function startKubeProxy(
     },
   };
 }
+
+/**
+ * A kubeconfig beside `proxy`'s (in `dir`) whose user takes its credential from an exec plugin:
+ * a shell script that runs `before` first (lines that may fail, hang or count its runs), then
+ * prints the proxy's token as an ExecCredential. `env` is the plugin's `env` in the kubeconfig.
+ */
+export function kubeconfigWithPlugin(
+  dir: string,
+  proxy: Pick<KubeProxy, 'kubeconfig' | 'token'>,
+  before: string[],
+  env?: { name: string; value: string }[],
+): string {
+  const config = parse(readFileSync(proxy.kubeconfig, 'utf8')) as { users: { user: object }[] };
+  const plugin = path.join(dir, 'plugin');
+  writeFileSync(
+    plugin,
+    [
+      '#!/bin/sh',
+      ...before,
+      `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"${proxy.token}"}}'`,
+      '',
+    ].join('\n'),
+    { mode: 0o700 },
+  );
+  config.users[0]!.user = {
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      command: plugin,
+      interactiveMode: 'Never',
+      ...(env ? { env } : {}),
+    },
+  };
+  const kubeconfig = path.join(dir, 'kubeconfig-plugin');
+  writeFileSync(kubeconfig, stringify(config), { mode: 0o600 });
+  return kubeconfig;
+}

@@ -17,8 +17,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parse, stringify } from 'yaml';
-import { type KubeProxy, startKubeProxy } from './kube-proxy.js';
+import { kubeconfigWithPlugin, type KubeProxy, startKubeProxy } from './kube-proxy.js';
 import { type Bed, checkUpgraded, figure, spawnOnBed, STACK_TRACE, startBed, UPGRADE } from './support.js';
 
 const WATCH = /[?&]watch=(true|1)\b/;
@@ -59,33 +58,19 @@ async function startPluginBed(
     res.end();
     return true;
   });
-  const config = parse(readFileSync(proxy.kubeconfig, 'utf8')) as { users: { user: object }[] };
-  const plugin = path.join(bed.dir, 'plugin');
   const fail = fails === 'always' ? '[ "$n" -gt "$limit" ]' : '[ "$n" -eq $((limit + 1)) ]';
-  writeFileSync(
-    plugin,
+  const kubeconfig = kubeconfigWithPlugin(
+    bed.dir,
+    proxy,
     [
-      '#!/bin/sh',
       `echo run >> '${calls}'`,
       `n=$(wc -l < '${calls}')`,
       `limit=$(cat '${limit}' 2>/dev/null || echo 1000000)`,
       // What a sign-in helper that is refused often prints: the settings it was given.
       `if ${fail}; then echo "${FAILURE} (client secret $CLIENT_SECRET)" >&2; exit 1; fi`,
-      `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"${proxy.token}"}}'`,
-      '',
-    ].join('\n'),
-    { mode: 0o700 },
+    ],
+    [{ name: 'CLIENT_SECRET', value: CLIENT_SECRET }],
   );
-  config.users[0]!.user = {
-    exec: {
-      apiVersion: 'client.authentication.k8s.io/v1beta1',
-      command: plugin,
-      interactiveMode: 'Never',
-      env: [{ name: 'CLIENT_SECRET', value: CLIENT_SECRET }],
-    },
-  };
-  const kubeconfig = path.join(bed.dir, 'kubeconfig-plugin');
-  writeFileSync(kubeconfig, stringify(config), { mode: 0o600 });
   return { bed, proxy, kubeconfig, token: proxy.token, runs: () => ({ all: count(), beforeWatch }) };
 }
 

@@ -13,11 +13,10 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parse, stringify } from 'yaml';
-import { startKubeProxy } from './kube-proxy.js';
+import { kubeconfigWithPlugin, startKubeProxy } from './kube-proxy.js';
 import { checkUpgraded, figure, spawnOnBed, STACK_TRACE, startBed, UPGRADE } from './support.js';
 import { EXEC_PLUGIN_LIMITS } from '../../src/kube/exec-plugin.js';
 
@@ -41,28 +40,10 @@ describe('a watch whose credential plugin is slower than the establish deadline'
       return true;
     });
     try {
-      const config = parse(readFileSync(proxy.kubeconfig, 'utf8')) as { users: { user: object }[] };
-      const plugin = path.join(bed.dir, 'plugin');
-      writeFileSync(
-        plugin,
-        [
-          '#!/bin/sh',
-          // exec: the SIGKILL at ctl's limit ends the sleep itself, nothing is left behind.
-          `if [ -e '${hang}' ]; then rm -f '${hang}'; echo hung > '${hung}'; exec sleep 90; fi`,
-          `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"${proxy.token}"}}'`,
-          '',
-        ].join('\n'),
-        { mode: 0o700 },
-      );
-      config.users[0]!.user = {
-        exec: {
-          apiVersion: 'client.authentication.k8s.io/v1beta1',
-          command: plugin,
-          interactiveMode: 'Never',
-        },
-      };
-      const kubeconfig = path.join(bed.dir, 'kubeconfig-plugin');
-      writeFileSync(kubeconfig, stringify(config), { mode: 0o600 });
+      const kubeconfig = kubeconfigWithPlugin(bed.dir, proxy, [
+        // exec: the SIGKILL at ctl's limit ends the sleep itself, nothing is left behind.
+        `if [ -e '${hang}' ]; then rm -f '${hang}'; echo hung > '${hung}'; exec sleep 90; fi`,
+      ]);
 
       const started = Date.now();
       const result = await spawnOnBed(bed, [...UPGRADE, '--lease-duration', '1h'], {
