@@ -168,6 +168,24 @@ describe('kube/watch: a list or watch whose request could not be built', () => {
     watches = 0;
   };
   const listAnswer = `{"kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[${configMap('old', 1)}]}`;
+  /** Waits for the ConfigMap's value `new`, with the warnings the wait gave. */
+  const waitForNewValue = async (): Promise<{
+    object: { data?: { value?: string } };
+    warnings: string[];
+  }> => {
+    const warnings: string[] = [];
+    const object = await waitForObject<{ data?: { value?: string } }>({
+      kube,
+      path: PATH,
+      name: 'cm',
+      signal: new AbortController().signal,
+      timeoutMs: LONG,
+      stallTimeoutMs: LONG,
+      check: (cm) => cm?.data?.value === 'new' || `value ${cm?.data?.value}`,
+      onWarning: (message) => warnings.push(message),
+    });
+    return { object, warnings };
+  };
 
   it('every watch after the list: the third in a row ends the wait, naming the cause; one warning before', async () => {
     pluginFails(0);
@@ -227,17 +245,7 @@ describe('kube/watch: a list or watch whose request could not be built', () => {
         url.includes('watch=true') ? `{"type":"MODIFIED","object":${configMap('new', 2)}}\n` : listAnswer,
       ),
     );
-    const warnings: string[] = [];
-    const object = await waitForObject<{ data?: { value?: string } }>({
-      kube,
-      path: PATH,
-      name: 'cm',
-      signal: new AbortController().signal,
-      timeoutMs: LONG,
-      stallTimeoutMs: LONG,
-      check: (cm) => cm?.data?.value === 'new' || `value ${cm?.data?.value}`,
-      onWarning: (message) => warnings.push(message),
-    });
+    const { object, warnings } = await waitForNewValue();
     assert.equal(object.data?.value, 'new');
     assert.equal(lists, 1);
     assert.equal(warnings.length, 1, warnings.join('\n'));
@@ -260,17 +268,7 @@ describe('kube/watch: a list or watch whose request could not be built', () => {
         res.end(`{"type":"MODIFIED","object":${configMap('new', 2)}}\n`);
       }
     });
-    const warnings: string[] = [];
-    const object = await waitForObject<{ data?: { value?: string } }>({
-      kube,
-      path: PATH,
-      name: 'cm',
-      signal: new AbortController().signal,
-      timeoutMs: LONG,
-      stallTimeoutMs: LONG,
-      check: (cm) => cm?.data?.value === 'new' || `value ${cm?.data?.value}`,
-      onWarning: (message) => warnings.push(message),
-    });
+    const { object, warnings } = await waitForNewValue();
     assert.equal(object.data?.value, 'new');
     assert.equal(watches, 2);
     assert.equal(warnings.length, 1, warnings.join('\n'));
