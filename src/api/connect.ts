@@ -104,7 +104,7 @@ export async function connectApi(
   if (settings.insecure) {
     io.warn(
       `${settings.trustSource?.insecure ?? '--insecure'}: the certificate of ${settings.apiUrl} is NOT verified; anyone on the network path could read ` +
-        `the password and tokens. Prefer ${settings.trustSource?.caFile ?? '--ca-file'} <ca.pem>.`,
+        `the password and tokens. Prefer ${settings.trustSource?.caFile ?? '--ca-file'} CA_FILE.`,
     );
   }
   const onSecret = (secret: string) => io.redactor.add(secret, 'password');

@@ -56,7 +56,7 @@ export async function resolveCredentials(
   const extra = options.missingHint ? ` ${options.missingHint}` : '';
   if (!username) {
     throw new UsageError('no username for the management API', {
-      hint: `Pass --username <name> or set CTL_USERNAME.${extra}`,
+      hint: `Pass --username USERNAME or set CTL_USERNAME.${extra}`,
     });
   }
   if (!password) {

@@ -43,7 +43,7 @@ export function tlsError(
   cause: unknown,
 ): OperationError {
   const fix =
-    'Pass --ca-file <ca.pem> (or set CTL_CA_FILE) with the CA that signed the API certificate, or, knowingly, --insecure.';
+    'Pass --ca-file CA_FILE (or set CTL_CA_FILE) with the CA that signed the API certificate, or, knowingly, --insecure.';
   if (EXPIRED.has(failure.code)) {
     return new OperationError(
       `TLS: the certificate of ${url} is expired or not yet valid (${failure.code})`,

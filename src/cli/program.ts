@@ -43,7 +43,7 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
   program.addHelpText(
     'after',
     '\nStart here: ctl demo upgrades a simulated cluster (nothing else is touched);\n' +
-      'ctl upgrade plan -n <namespace> shows what it would do to yours (read-only).\n' +
+      'ctl upgrade plan -n NAMESPACE shows what it would do to yours (read-only).\n' +
       '\nDocs: docs/quickstart.md, then docs/README.md (folder: ctl version -o json)\n',
   );
   // The invoked command's branch alone where that is the same program (invoked-branch.ts).

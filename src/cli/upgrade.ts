@@ -319,7 +319,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             'abandoned. Removing a lock keeps the state.\n' +
             '\nExamples:\n' +
             '  ctl upgrade unlock --lock-id 3e7671e7-af53-407c-a722-4ba74a626be2\n' +
-            '  ctl upgrade unlock --lock-id <id> --force   # owner on another host, gone\n',
+            '  ctl upgrade unlock --lock-id LOCK_ID --force   # owner on another host, gone\n',
         )
         .addOption(stateStoreOption())
         .action(async (_o: unknown, command: Command) => (await actions()).unlockAction(command, runtime));

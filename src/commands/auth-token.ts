@@ -125,7 +125,7 @@ async function apiUrlOf(
     throw explainUsageError(
       error,
       'no management API URL',
-      `Pass --api-url https://<host>:9443 or set CTL_API_URL (e.g. https://localhost:9443 after ${await portForward()}).`,
+      `Pass --api-url https://HOST:9443 or set CTL_API_URL (e.g. https://localhost:9443 after ${await portForward()}).`,
     );
   }
 }
@@ -161,7 +161,7 @@ function missingCredentials(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Mis
   const username = flags.username ?? nonEmpty(env.CTL_USERNAME);
   const password =
     flags.passwordStdin || flags.passwordFile !== undefined || nonEmpty(env.CTL_PASSWORD) !== undefined;
-  const usernameHint = 'Pass --username <name> or set CTL_USERNAME.';
+  const usernameHint = 'Pass --username USERNAME or set CTL_USERNAME.';
   const passwordHint =
     'Pipe the password with --password-stdin, point --password-file at a file, or set CTL_PASSWORD (never on the command line).';
   if (username === undefined && !password) {

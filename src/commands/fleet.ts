@@ -304,7 +304,7 @@ function memberRunInput(
 
 function checkFleetInput(input: FleetInput): void {
   if (input.members.length === 0) {
-    throw new UsageError('the fleet is empty', { hint: 'Pass --context more than once, or --fleet <file>.' });
+    throw new UsageError('the fleet is empty', { hint: 'Pass --context more than once, or --fleet FILE.' });
   }
   if (input.planFile) {
     throw new UsageError('--plan runs the saved plan of one cluster, not a fleet', {

@@ -45,7 +45,7 @@ export async function decideTarget(
   }
   if (!target)
     throw new UsageError('--to is required: the operator version to upgrade to', {
-      hint: 'Pass e.g. --to 7.8.2-6, or --plan <plan.json>; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
+      hint: 'Pass e.g. --to 7.8.2-6, or --plan FILE; ctl upgrade plan (without --to) lists the targets this cluster can reach.',
     });
   return { target, savedPlan };
 }

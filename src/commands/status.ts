@@ -46,14 +46,14 @@ export async function locateStateStore(input: LocateInput): Promise<StateStore> 
     const clusters = await listStateConfigMaps(kube, namespace);
     if (clusters.length === 0) {
       throw new UsageError(`no upgrade state in namespace ${namespace} (context ${loaded.contextName})`, {
-        hint: `${firstRunHint(loaded.selection, input)}, or pass -n <namespace>.`,
+        hint: `${firstRunHint(loaded.selection, input)}, or pass -n NAMESPACE.`,
       });
     }
     if (clusters.length > 1) {
       throw new UsageError(
         `several clusters have upgrade state in namespace ${namespace}: ${clusters.join(', ')}`,
         {
-          hint: 'Pass --cluster <name>.',
+          hint: 'Pass --cluster NAME.',
         },
       );
     }
@@ -93,13 +93,13 @@ async function locateStateFileOf(input: LocateInput): Promise<{ path: string; ta
   if (files.length === 1) return { path: join(dir, files[0]!), target };
   if (files.length === 0) {
     throw new UsageError(`no upgrade has run for context ${loaded.contextName}, namespace ${namespace}`, {
-      hint: `${firstRunHint(loaded.selection, input)}, or pass --state <file>.`,
+      hint: `${firstRunHint(loaded.selection, input)}, or pass --state FILE.`,
     });
   }
   throw new UsageError(
     `several clusters have upgrade state in namespace ${namespace}: ${files.map((f) => basename(f, '.json')).join(', ')}`,
     {
-      hint: 'Pass --cluster <name> or --state <file>.',
+      hint: 'Pass --cluster NAME or --state FILE.',
     },
   );
 }

@@ -130,7 +130,7 @@ export async function readLocation(location: string, options: LoadOptions): Prom
     notFoundHint:
       'Check the version and the --bundle location (a URL may contain {version}); files next to the bundle must exist in the same release tree.',
     hint: isUrl(location)
-      ? 'Check the network (and HTTPS_PROXY), or download the bundle and pass --bundle <file>.'
+      ? 'Check the network (and HTTPS_PROXY), or download the bundle and pass --bundle FILE.'
       : 'Pass --bundle with the path of the release bundle; files it refers to (admission/webhook.yaml, multi-namespace-redb/*.yaml) must sit next to it as in the release tree.',
   });
   return text;

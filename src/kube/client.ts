@@ -72,7 +72,7 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       throw new UsageError(
         `--context ${options.context}: there is no kubeconfig, only the in-cluster config`,
         {
-          hint: 'Pass --kubeconfig <file> with that context, or drop --context inside a pod.',
+          hint: 'Pass --kubeconfig FILE with that context, or drop --context inside a pod.',
         },
       );
     }
@@ -106,7 +106,7 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       throw new UsageError(`no kubeconfig found: KUBECONFIG is not set and ${fallback} does not exist`, {
         // A first-time user may have no cluster at hand yet: the simulated one needs none.
         hint:
-          'Pass --kubeconfig <file>, set KUBECONFIG, or run inside a pod with a service account. ' +
+          'Pass --kubeconfig FILE, set KUBECONFIG, or run inside a pod with a service account. ' +
           'To try ctl without a cluster: ctl demo, or ctl sim up (docs/quickstart.md).',
       });
     }
@@ -157,7 +157,7 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
   // config), so a typo here must not send ctl to the cluster that file names.
   if (listed.length > 0 && files.length === 0) {
     throw new UsageError(`KUBECONFIG=${env.KUBECONFIG}: no such file`, {
-      hint: 'Fix KUBECONFIG (or unset it to use ~/.kube/config), or pass --kubeconfig <file>.',
+      hint: 'Fix KUBECONFIG (or unset it to use ~/.kube/config), or pass --kubeconfig FILE.',
     });
   }
   return files;

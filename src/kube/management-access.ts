@@ -94,8 +94,8 @@ export async function findManagedCluster(
         {
           hint:
             names.length > 0
-              ? `Pass --cluster with one of: ${names.join(', ')}; or -n <namespace> of ${requested}.`
-              : `Pass -n <namespace> of ${requested} (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`,
+              ? `Pass --cluster with one of: ${names.join(', ')}; or -n NAMESPACE of ${requested}.`
+              : `Pass -n NAMESPACE of ${requested} (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`,
         },
       );
     }
@@ -103,7 +103,7 @@ export async function findManagedCluster(
     found = clusters[0];
   } else if (clusters.length === 0) {
     throw new UsageError(`no cluster resource (RedisEnterpriseCluster) in namespace ${namespace}`, {
-      hint: `Pass -n <namespace> where the cluster runs (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`,
+      hint: `Pass -n NAMESPACE where the cluster runs (${kubectlCommand(access.reads.selection ?? DEFAULT_KUBE_TARGET, 'get', 'rec', '-A')} lists them).`,
     });
   } else {
     throw new UsageError(`${clusters.length} cluster resources in namespace ${namespace}${listed}`, {

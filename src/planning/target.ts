@@ -105,7 +105,7 @@ export function resolveTarget(flags: TargetFlags): Target {
       : formatImageTag(requireImageTag(flags.clusterVersion, '--cluster-version'));
   if (clusterVersion === undefined && !isKnownOperatorVersion(operator)) {
     throw new UsageError(`--to ${operator}: ctl's release catalog does not know this operator version`, {
-      hint: 'Check the version: ctl upgrade plan without --to lists the targets ctl knows for this cluster. For a release newer than ctl, pass --cluster-version <tag> too (the cluster image tag of that release, from its release notes; --db-version <x.y> if its database versions are new), or --catalog <file|url> with a catalog that lists the release (docs/catalog.md, "The release catalog").',
+      hint: 'Check the version: ctl upgrade plan without --to lists the targets ctl knows for this cluster. For a release newer than ctl, pass --cluster-version IMAGE_TAG too (the cluster image tag of that release, from its release notes; --db-version DB_VERSION if its database versions are new), or --catalog FILE_OR_URL with a catalog that lists the release (docs/catalog.md, "The release catalog").',
     });
   }
   return {
@@ -133,7 +133,7 @@ export function resolveSelection(flags: TargetFlags): TargetSelection {
   ] as const) {
     if (value !== undefined && !flags.to?.trim()) {
       throw new UsageError(`${flag} needs --to: it is a version of one target`, {
-        hint: `Pass --to <operator-version> with ${flag}, or drop ${flag} to list the targets.`,
+        hint: `Pass --to VERSION with ${flag}, or drop ${flag} to list the targets.`,
       });
     }
   }

@@ -42,7 +42,7 @@ export function checkStateBelongsHere(
     throw new UsageError(
       `${location} records an upgrade of another cluster with the same names: ${describe(recorded)} had uid ${recorded.recUid}, the cluster resource here has uid ${here.recUid}`,
       {
-        hint: `Its done steps were done there, not here. If this is another cluster (another kubeconfig with the same context name), give it its own state: --state <new file>. If this cluster resource was deleted and created again, move ${location} aside and run again to start over.`,
+        hint: `Its done steps were done there, not here. If this is another cluster (another kubeconfig with the same context name), give it its own state: --state NEW_FILE. If this cluster resource was deleted and created again, move ${location} aside and run again to start over.`,
       },
     );
   }

@@ -54,6 +54,21 @@ export interface ConfigMapStoreOptions {
   /** Told when a renewal fails or the lease is lost. */
   warn?: (message: string) => void;
   now?: () => number;
+  /**
+   * What starts the Lease's renewals, every `periodMs` (a third of its duration, 250 ms at the
+   * least), and returns what stops them; `renew` resolves when that renewal is done. A seam for
+   * the unit test (test/unit/run/lease-renewal.test.ts), which renews when it says and awaits
+   * each renewal, where a real interval would make the order of failures a matter of timing;
+   * a run uses an unref'd setInterval (renewEvery).
+   */
+  schedule?: (periodMs: number, renew: () => Promise<void>) => () => void;
+}
+
+/** The renewals of a run: every `periodMs`, not keeping the process alive by themselves. */
+function renewEvery(periodMs: number, renew: () => Promise<void>): () => void {
+  const timer = setInterval(() => void renew(), periodMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export class ConfigMapStateStore implements StateStore {
@@ -67,6 +82,7 @@ export class ConfigMapStateStore implements StateStore {
   readonly #leaseSeconds: number;
   readonly #warn: (message: string) => void;
   readonly #now: () => number;
+  readonly #schedule: (periodMs: number, renew: () => Promise<void>) => () => void;
   /** The resourceVersion of the ConfigMap as last read or written; undefined: it did not exist. */
   #resourceVersion: string | undefined;
   #loaded = false;
@@ -85,6 +101,7 @@ export class ConfigMapStateStore implements StateStore {
     this.#leaseSeconds = options.leaseDurationSeconds ?? DEFAULT_LEASE_SECONDS;
     this.#warn = options.warn ?? (() => {});
     this.#now = options.now ?? Date.now;
+    this.#schedule = options.schedule ?? renewEvery;
   }
 
   /**
@@ -280,7 +297,7 @@ export class ConfigMapStateStore implements StateStore {
             : 'nobody (the Lease was released or deleted)';
           this.#warn(`this run lost the upgrade lock to ${this.#lost}`);
           stopped = true;
-          clearInterval(timer);
+          stop();
           return;
         }
         lease = await this.#kube.rest.replace<Lease>(this.#path('leases', this.leaseName), {
@@ -303,15 +320,16 @@ export class ConfigMapStateStore implements StateStore {
         if (info.code !== 409) say(report.failed(info.message, this.#now()));
       }
     };
-    const timer = setInterval(() => {
+    // One renewal at a time: a tick while one is under way queues after it.
+    const stop = this.#schedule(period, () => {
       if (!stopped) renewing = renewing.then(renew);
-    }, period);
-    timer.unref();
+      return renewing;
+    });
     return {
       owner,
       release: async () => {
         stopped = true;
-        clearInterval(timer);
+        stop();
         await renewing;
         const current = await this.#readLease().catch(() => undefined);
         if (current?.spec?.holderIdentity !== identity) return;
@@ -434,7 +452,7 @@ export async function listStateConfigMaps(kube: KubeClients, namespace: string):
     throw new OperationError(
       `cannot list configmaps in namespace ${namespace}: ${describeKubeError(error).message}`,
       {
-        hint: 'Pass --cluster <name> to name the cluster whose upgrade state to read.',
+        hint: 'Pass --cluster NAME to name the cluster whose upgrade state to read.',
         cause: error,
       },
     );

@@ -102,7 +102,7 @@ async function upgradeCluster(
   const tag = plan.target.clusterVersion;
   if (!tag) return { skipped: 'no target cluster version: pass --cluster-version' };
   const known = snapshot.cluster;
-  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster <name>.' });
+  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster NAME.' });
   const ref = {
     apiVersion: known.apiVersion,
     kind: CLUSTER_KIND,

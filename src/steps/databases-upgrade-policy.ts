@@ -25,7 +25,7 @@ export interface LiveCluster {
 export async function readLiveCluster(ctx: StepContext<UpgradeDeps>): Promise<LiveCluster> {
   const { snapshot, kube } = ctx.deps;
   const known = snapshot.cluster;
-  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster <name>.' });
+  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster NAME.' });
   const fields = dialectFields(snapshot.dialect);
   const rec = await readObject(kube, {
     apiVersion: known.apiVersion,

@@ -98,7 +98,7 @@ async function monitorUpgrade(ctx: StepContext<UpgradeDeps>): Promise<StepResult
   const tag = plan.target.clusterVersion;
   if (!tag) return { skipped: 'no target cluster version: pass --cluster-version' };
   const known = snapshot.cluster;
-  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster <name>.' });
+  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster NAME.' });
   const target: Target = {
     name: known.name,
     namespace: known.namespace,

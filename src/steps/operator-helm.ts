@@ -96,7 +96,7 @@ async function readHelmRelease(helm: Helm, release: string, namespace: string): 
   } catch (error) {
     if (error instanceof OperationError && /release: not found/i.test(error.message)) {
       throw new OperationError(`helm release ${release} was not found in namespace ${namespace}`, {
-        hint: `Pass --helm-release <name> (${helm.command('list', '-A')} shows the releases), or --method bundle when the operator was not installed with helm.`,
+        hint: `Pass --helm-release RELEASE_NAME (${helm.command('list', '-A')} shows the releases), or --method bundle when the operator was not installed with helm.`,
         cause: error,
       });
     }

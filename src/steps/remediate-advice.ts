@@ -120,7 +120,7 @@ export function frozenError(
   const hint =
     noBuild.length > 0
       ? `${noBuild.map((m) => m.module).join(', ')} has no RHEL9 build, so nothing can be uploaded for it and --remediate cannot fix it: remove it as the commands above say${uploadable.length > 0 || blockers.some((b) => b.kind === 'database') ? ' and run the other commands' : ''}, then run the same ctl command again; it resumes the monitor step.`
-      : `Run the commands above, or let ctl do it: run the same ctl command again with --remediate${needsFiles ? ' --module-file <rhel9 module package>' : ''}; it resumes the monitor step.`;
+      : `Run the commands above, or let ctl do it: run the same ctl command again with --remediate${needsFiles ? ' --module-file MODULE_RHEL9_ZIP' : ''}; it resumes the monitor step.`;
   return new OperationError(
     `the cluster upgrade is frozen: ${blockers.map(describeBlocker).join('; ')}\n` +
       logLines +

@@ -74,7 +74,7 @@ export async function remediateFrozenUpgrade(
     throw new OperationError(
       `cannot remediate: ${modules.map(describeBlocker).join('; ')}, and no --module-file was given`,
       {
-        hint: `Download the RHEL9 build of ${modules.map((m) => `${m.module}${m.version ? ` ${m.version}` : ''}`).join(', ')} and run ctl again with --remediate --module-file <package>. Nothing was changed.`,
+        hint: `Download the RHEL9 build of ${modules.map((m) => `${m.module}${m.version ? ` ${m.version}` : ''}`).join(', ')} and run ctl again with --remediate --module-file MODULE_RHEL9_ZIP. Nothing was changed.`,
       },
     );
   }

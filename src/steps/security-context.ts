@@ -194,7 +194,7 @@ function sccLocation(ctx: StepContext<UpgradeDeps>): string {
 export async function readCluster(ctx: StepContext<UpgradeDeps>): Promise<ClusterSnapshot> {
   const { snapshot, kube } = ctx.deps;
   const known = snapshot.cluster;
-  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster <name>.' });
+  if (!known) throw new OperationError('no cluster resource was found', { hint: 'Pass --cluster NAME.' });
   const live = await readObject(kube, {
     apiVersion: known.apiVersion,
     kind: 'RedisEnterpriseCluster',

@@ -40,7 +40,7 @@ describe('a helm release name helm would not accept (built ctl, simulated cluste
           const check = plan.checks.find((c) => c.id === 'helm-release-healthy');
           assert.equal(check?.status, 'fail', JSON.stringify(check));
           assert.match(check.message, /cannot be given to helm: release name: /);
-          assert.match(check.fix ?? '', /--helm-release <name>/);
+          assert.match(check.fix ?? '', /--helm-release RELEASE_NAME/);
         }
         const asked = sim.cluster.audit.entries.slice(from).map((entry) => decodeURIComponent(entry.path));
         assert.ok(

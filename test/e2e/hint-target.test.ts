@@ -301,7 +301,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assert.match(status.stderr, /no upgrade has run for context/);
     assert.ok(
       status.stderr.includes(
-        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to VERSION, or pass --state <file>.`,
+        `See the targets with ${named('ctl')} upgrade plan, then start one with ${named('ctl')} upgrade run --to VERSION, or pass --state FILE.`,
       ),
       status.stderr,
     );
@@ -320,7 +320,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assertExit(inCluster, 2, 'status with no ConfigMap state');
     assert.ok(
       inCluster.stderr.includes(
-        `See the targets with ${named('ctl')} upgrade plan -n redis, then start one with ${named('ctl')} upgrade run --to VERSION -n redis --state-store configmap, or pass -n <namespace>.`,
+        `See the targets with ${named('ctl')} upgrade plan -n redis, then start one with ${named('ctl')} upgrade run --to VERSION -n redis --state-store configmap, or pass -n NAMESPACE.`,
       ),
       inCluster.stderr,
     );

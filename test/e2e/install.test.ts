@@ -358,7 +358,7 @@ async function firstContact(
   assert.equal(
     plan.stderr,
     `error: no kubeconfig found: KUBECONFIG is not set and ${path.join(home, '.kube', 'config')} does not exist\n` +
-      'hint: Pass --kubeconfig <file>, set KUBECONFIG, or run inside a pod with a service account. ' +
+      'hint: Pass --kubeconfig FILE, set KUBECONFIG, or run inside a pod with a service account. ' +
       'To try ctl without a cluster: ctl demo, or ctl sim up (docs/quickstart.md).\n',
   );
 }

@@ -68,7 +68,7 @@ describe('ctl upgrade status: whose state it shows (e2e)', () => {
       );
       assert.match(onY.stderr, /this state is not this cluster's/);
       assert.doesNotMatch(onY.stdout, /resume with:/);
-      assert.match(onY.stdout, /not resumable here: .*--state <new file>/);
+      assert.match(onY.stdout, /not resumable here: .*--state NEW_FILE/);
       const json = await statusOn(y, x, ['-o', 'json']);
       assertExit(json, 0, 'status -o json on Y');
       const identity = (JSON.parse(json.stdout) as { identity: Record<string, unknown> }).identity;
@@ -94,7 +94,7 @@ describe('ctl upgrade status: whose state it shows (e2e)', () => {
         finished.stdout,
         /\nthat upgrade succeeded: nothing to resume; ctl upgrade run starts a new record for this cluster\n/,
       );
-      assert.doesNotMatch(finished.stdout, /not resumable here|--state <new file>/);
+      assert.doesNotMatch(finished.stdout, /not resumable here|--state NEW_FILE/);
     } finally {
       if (xClosed) x.sandbox.cleanup();
       else await x.close();

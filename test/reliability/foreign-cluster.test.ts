@@ -66,7 +66,7 @@ describe('the state belongs to one cluster', { concurrency: true }, () => {
       figure(`foreign cluster with the same names: run on Y with X's state exit ${onY.code}`);
       assert.equal(onY.code, 2, onY.stderr);
       assert.match(onY.stderr, /records an upgrade of another cluster with the same names/);
-      assert.match(onY.stderr, /hint: .*--state <new file>/);
+      assert.match(onY.stderr, /hint: .*--state NEW_FILE/);
       assert.doesNotMatch(onY.stderr, STACK_TRACE);
       assert.equal(operatorImage(y), yImage, 'nothing changed on Y');
       assert.equal(y.changes.versionTag, 0);

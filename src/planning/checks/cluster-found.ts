@@ -24,20 +24,20 @@ function checkClusterFound({ snapshot }: CheckInput): Outcome {
         (found.length > 0 ? `; found: ${found.join(', ')}` : ''),
       found.length > 0
         ? `Pass --cluster ${found[0]}.`
-        : `Find it with: ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-A')}, then pass -n <namespace>.`,
+        : `Find it with: ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-A')}, then pass -n NAMESPACE.`,
       NOTHING_TO_UPGRADE,
     );
   }
   if (found.length === 0) {
     return failFirm(
       `no RedisEnterpriseCluster in namespace ${namespace}`,
-      `Find it with: ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-A')}, then pass -n <namespace>.`,
+      `Find it with: ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-A')}, then pass -n NAMESPACE.`,
       NOTHING_TO_UPGRADE,
     );
   }
   return failFirm(
     `${found.length} cluster resources in namespace ${namespace}: ${found.join(', ')}`,
-    `Pass --cluster <name>, e.g. --cluster ${found[0]}.`,
+    `Pass --cluster NAME, e.g. --cluster ${found[0]}.`,
     NOTHING_TO_UPGRADE,
   );
 }

@@ -30,7 +30,7 @@ function checkDatabaseAvailability({ snapshot }: CheckInput): Outcome {
       )}`,
       fix:
         'Turn on replication for each (spec.replication: true on its REDB) before the upgrade, or accept the outage; ' +
-        '`ctl upgrade run --max-unavailable <duration>` stops the run when an outage lasts longer.',
+        '`ctl upgrade run --max-unavailable DURATION` stops the run when an outage lasts longer.',
     });
   if (unknown.length > 0) {
     const shards = snapshot.api.shards;

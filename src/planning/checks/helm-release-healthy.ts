@@ -28,7 +28,7 @@ function checkHelmRelease({ snapshot, resolved }: CheckInput): Outcome {
     return failFirm(
       `the operator's helm release "${resolved.helm.release}" in namespace "${ns}" cannot be given to helm: ${location.problem}`,
       location.part === 'name'
-        ? `Find the release with ${helmCommand(snapshot.kubeTarget, 'list', '--all-namespaces')}, then pass it with --helm-release <name>.`
+        ? `Find the release with ${helmCommand(snapshot.kubeTarget, 'list', '--all-namespaces')}, then pass it with --helm-release RELEASE_NAME.`
         : "Correct the operator Deployment's meta.helm.sh/release-namespace annotation to the release's namespace.",
       'helm would be given a release it cannot hold',
     );

@@ -35,7 +35,7 @@ function checkUpgradePathOf({ snapshot, target, resolved }: CheckInput): Outcome
   if (!resolved.targetRs)
     return warn(
       `cannot read an RS version from the target tag ${resolved.clusterTag.target ?? '(none)'}`,
-      'Pass --cluster-version <tag>.',
+      'Pass --cluster-version IMAGE_TAG.',
     );
   if (!resolved.currentRs)
     return warn(

@@ -249,7 +249,7 @@ describe('loadKubeConfig', () => {
         error.message ===
           `no kubeconfig found: KUBECONFIG is not set and ${join(dir, '.kube', 'config')} does not exist` &&
         // Someone who has just installed ctl and has no cluster at hand learns the simulated one.
-        /--kubeconfig <file>, set KUBECONFIG.*To try ctl without a cluster: ctl demo, or ctl sim up/.test(
+        /--kubeconfig FILE, set KUBECONFIG.*To try ctl without a cluster: ctl demo, or ctl sim up/.test(
           error.hint ?? '',
         ),
     );

@@ -76,7 +76,7 @@ describe('resolveTarget', () => {
         /^Check the version: ctl upgrade plan without --to lists the targets ctl knows for this cluster\. /.test(
           error.hint ?? '',
         ) &&
-        /--cluster-version <tag>/.test(error.hint ?? ''),
+        /--cluster-version IMAGE_TAG/.test(error.hint ?? ''),
     );
   });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { renameSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -72,6 +73,40 @@ describe('StateFile', () => {
     assert.deepEqual(
       names.filter((n) => n.endsWith('.tmp')),
       [],
+    );
+  });
+
+  it('the backup is the bytes that were read even when the file is replaced between the read and the copy', async (t) => {
+    const file = new StateFile(await tempPath());
+    await file.save(newState(identity, { operator: '7.8.2-6' }, steps));
+    const corrupt = Buffer.from('{"apiVersion": "ctl/v1", "kind": "Upgr');
+    await writeFile(file.path, corrupt);
+    const meanwhile = Buffer.from('{"written": "by someone else after ctl read the file"}\n');
+    // load() takes the copy's name from Date.now() after the read and before the copy: another
+    // writer replaces the file (a rename over it, as an atomic save does) at that moment. Were
+    // the copy made from the path again (copyFile, before 3f8bd30), it would hold these bytes.
+    let swapped = false;
+    const now = 1_700_000_000_000;
+    t.mock.method(Date, 'now', () => {
+      if (!swapped) {
+        swapped = true;
+        writeFileSync(`${file.path}.other`, meanwhile);
+        renameSync(`${file.path}.other`, file.path);
+      }
+      return now;
+    });
+    await assert.rejects(file.load({ keepCorruptCopy: true }), (error: unknown) => {
+      assert.ok(error instanceof OperationError);
+      assert.match(error.message, /not a valid ctl state file: it is not JSON/);
+      assert.match(error.hint ?? '', /^A copy was kept at .*corrupt-1700000000000\./);
+      return true;
+    });
+    assert.ok(swapped, 'the file was replaced during load()');
+    assert.deepEqual(await readFile(`${file.path}.corrupt-${now}`), corrupt);
+    assert.deepEqual(
+      await readFile(file.path),
+      meanwhile,
+      'the file itself is left as the other writer left it',
     );
   });
 

@@ -10,6 +10,7 @@ import type { Helm, HelmResult } from '../../../src/exec/helm.js';
 import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
 import type { KubeClients } from '../../../src/kube/client.js';
 import type { ObjectClient, ObjectRef, PatchOptions } from '../../../src/kube/objects.js';
+import type { KubeRest } from '../../../src/kube/rest.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import type { WaitOptions } from '../../../src/kube/watch.js';
 import { KubeWriter } from '../../../src/kube/write.js';
@@ -89,6 +90,11 @@ export class FakeCluster {
   readonly log: LogEntry[];
   /** Keys (FakeCluster.key) whose read the API server refuses with 403 Forbidden. */
   readonly forbiddenReads = new Set<string>();
+  /**
+   * Requests of the path surface (`GET /apis/...`, `PUT ...`) that fail with the error given, as
+   * the request layer throws it (an API Status, a credential plugin that failed), until removed.
+   */
+  readonly failingRequests = new Map<string, unknown>();
   #rv = 1000;
   /** Called after every write and on every wait tick: stands in for controllers. */
   onTick: (cluster: FakeCluster) => void = () => {};
@@ -238,6 +244,80 @@ export class FakeCluster {
     };
   }
 
+  /**
+   * The path surface (src/kube/rest.ts) over the same objects, as the API server answers one
+   * object's path: get, create in a collection, replace and delete with the resourceVersion they
+   * name (409 when it is not the stored one). Lists and text answers are not faked.
+   */
+  #rest(): KubeRest {
+    const fail = (method: string, path: string): void => {
+      const error = this.failingRequests.get(`${method} ${path}`);
+      if (error !== undefined) throw error;
+    };
+    const split = (path: string): { collection: string; name: string } => {
+      const at = path.lastIndexOf('/');
+      return { collection: path.slice(0, at), name: decodeURIComponent(path.slice(at + 1)) };
+    };
+    const live = (path: string): KubeObject => {
+      const { collection, name } = split(path);
+      const found = this.findByPath(collection, name);
+      if (!found) throw apiError(404, 'NotFound', `${name} not found`);
+      return found;
+    };
+    const conflict = (wanted: string | undefined, object: KubeObject): void => {
+      if (wanted !== undefined && wanted !== object.metadata?.resourceVersion)
+        throw apiError(
+          409,
+          'Conflict',
+          'the object has been modified; please apply your changes to the latest version',
+        );
+    };
+    const notFaked = (): never => {
+      throw new Error('not in the fake');
+    };
+    return {
+      get: async <T>(path: string) => {
+        fail('GET', path);
+        return live(path) as T;
+      },
+      create: async <T>(path: string, body: unknown) => {
+        fail('POST', path);
+        const object = clone(body as KubeObject);
+        this.log.push({ type: 'write', text: `create ${path}/${object.metadata?.name ?? ''}` });
+        if (this.findByPath(path, object.metadata?.name ?? ''))
+          throw apiError(409, 'AlreadyExists', `${object.metadata?.name ?? ''} already exists`);
+        return clone(this.put(object)) as T;
+      },
+      replace: async <T>(path: string, body: unknown) => {
+        fail('PUT', path);
+        const object = clone(body as KubeObject);
+        this.log.push({ type: 'write', text: `replace ${path}` });
+        conflict(object.metadata?.resourceVersion, live(path));
+        return clone(this.put(object)) as T;
+      },
+      delete: async (path: string, body?: unknown) => {
+        fail('DELETE', path);
+        this.log.push({ type: 'write', text: `delete ${path}` });
+        const object = live(path);
+        conflict(
+          (body as { preconditions?: { resourceVersion?: string } } | undefined)?.preconditions
+            ?.resourceVersion,
+          object,
+        );
+        this.objects.delete(
+          FakeCluster.key(
+            object.apiVersion ?? '',
+            object.kind ?? '',
+            object.metadata?.namespace,
+            object.metadata?.name ?? '',
+          ),
+        );
+      },
+      list: notFaked,
+      text: notFaked,
+    };
+  }
+
   #store(key: string, next: KubeObject, live: KubeObject | undefined): KubeObject {
     const specChanged = live !== undefined && JSON.stringify(live.spec) !== JSON.stringify(next.spec);
     const generation = (live?.metadata?.generation ?? 0) + (live === undefined || specChanged ? 1 : 0);
@@ -250,6 +330,7 @@ export class FakeCluster {
     return {
       k8s: { PatchStrategy: PATCH },
       objects: this.#api(),
+      rest: this.#rest(),
       config: {},
       contextName: 'fake',
       namespace: 'redis',

@@ -72,10 +72,7 @@ describe('frozen-upgrade advice per module', () => {
     );
     assert.doesNotMatch(text, /RedisGraph/);
     const error = frozenError(blockers, context, []);
-    assert.match(
-      error.hint ?? '',
-      /--remediate --module-file <rhel9 module package>; it resumes the monitor step/,
-    );
+    assert.match(error.hint ?? '', /--remediate --module-file MODULE_RHEL9_ZIP; it resumes the monitor step/);
   });
 
   it('RedisGraph beside it: its removal, no upload of it, and no --remediate offered', () => {

@@ -496,7 +496,7 @@ describe('buildPlan', () => {
     const found = check(plan, 'cluster-found');
     assert.equal(found.status, 'fail');
     assert.equal(found.message, '2 cluster resources in namespace redis: a, b');
-    assert.equal(found.fix, 'Pass --cluster <name>, e.g. --cluster a.');
+    assert.equal(found.fix, 'Pass --cluster NAME, e.g. --cluster a.');
     assert.ok(plan.steps.every((s) => s.skip === 'no cluster resource found (cluster-found)'));
     assert.equal(plan.blocked, true);
   });
