@@ -257,19 +257,23 @@ const separateEntries = {
 // gcp and oidc auth providers (openid-client, oauth4webapi, jsonpath-plus) and the proxy agents
 // of a cluster's `proxy-url` (socks-proxy-agent with socks, ip-address and debug; hpagent). A
 // command that talks to a cluster loaded and ran all of it before its first request
-// (docs/performance.md, issue 39). Each is handed to config.js as a stand-in that loads the real
-// one when a kubeconfig uses it:
-// - an auth provider answers isAuthProvider (the provider's own test, copied: a name compared)
+// (docs/performance.md, issue 39). Each is handed to config.js as a stand-in:
+// - the oidc provider answers isAuthProvider (the provider's own test, copied: a name compared)
 //   and imports the real provider, in its own chunk, on the first applyAuthentication (async);
+// - the gcp and azure providers are not in the bundle at all. ctl refuses every user of them
+//   before any request, and puts that refusal first among client-node's authenticators for any
+//   later request (src/kube/refused-auth-providers.ts: kubectl has only stubs of them since
+//   client-go 1.26), so their code could never run. Their stand-ins still claim such a user
+//   (the same name compared) and fail, so that a user of theirs could never be sent without
+//   credentials should that refusal be bypassed. The check after the build fails it should
+//   either file (and the child_process.execSync that ran their `cmd-path`) come back;
 // - a proxy agent is constructed synchronously (KubeConfig.createAgent), so its stand-in is a
 //   CommonJS module whose names are getters that require chunks/proxy-agents.cjs (the agents,
 //   built apart below) on first use: only a kubeconfig with a proxy-url reads it.
-// test/e2e/kubeconfig-plugins.test.ts runs the real providers and agents through them.
-const lazyAuthProviders = {
-  azure_auth: 'AzureAuth',
-  gcp_auth: 'GoogleCloudPlatformAuth',
-  oidc_auth: 'OpenIDConnectAuth',
-};
+// test/e2e/kubeconfig-plugins.test.ts runs the real oidc provider and agents through them, and
+// the refusal of gcp and azure users.
+const lazyAuthProviders = { oidc_auth: 'OpenIDConnectAuth' };
+const absentAuthProviders = { azure_auth: 'AzureAuth', gcp_auth: 'GoogleCloudPlatformAuth' };
 const lazyClientNodeParts = {
   name: 'client-node-config-loads-providers-and-proxies-on-use',
   setup(bundle) {
@@ -281,17 +285,25 @@ const lazyClientNodeParts = {
         : undefined,
     );
     bundle.onLoad({ filter: /.*/, namespace: 'client-node-lazy-auth' }, (args) => {
-      const name = lazyAuthProviders[args.path];
+      const lazy = lazyAuthProviders[args.path];
+      const name = lazy ?? absentAuthProviders[args.path];
       const provider = args.path.replace('_auth', '');
       // OpenIDConnectAuth's own test reads user.authProvider without checking user; the others check it.
       const guard = provider === 'oidc' ? '!user.authProvider' : '!user || !user.authProvider';
+      const apply = lazy
+        ? [
+            `    this.real ??= import(${JSON.stringify(path.join(clientNodeDist, `${args.path}.js`))}).then((m) => new m.${name}());`,
+            '    return (await this.real).applyAuthentication(user, opts);',
+          ]
+        : [
+            `    throw new Error(${JSON.stringify(`internal: ctl does not carry client-node's ${provider} auth provider (src/kube/refused-auth-providers.ts refuses its users before any request)`)});`,
+          ];
       return {
         contents: [
           `export class ${name} {`,
           `  isAuthProvider(user) { if (${guard}) return false; return user.authProvider.name === ${JSON.stringify(provider)}; }`,
           '  async applyAuthentication(user, opts) {',
-          `    this.real ??= import(${JSON.stringify(path.join(clientNodeDist, `${args.path}.js`))}).then((m) => new m.${name}());`,
-          '    return (await this.real).applyAuthentication(user, opts);',
+          ...apply,
           '  }',
           '}',
         ].join('\n'),
@@ -437,6 +449,19 @@ if (generated.length > 0) {
   console.error(
     `bundle: client-node's generated models or APIs are in the bundle (${generated.length} files, e.g. ${generated[0]}): ` +
       'import its modules (src/kube/client.ts), not its index',
+  );
+  process.exit(1);
+}
+
+// client-node's gcp and azure providers stay out (lazyClientNodeParts says why): a new import
+// path of theirs in client-node would bring them back unnoticed.
+const absentProviders = Object.keys(result.metafile.inputs).filter((file) =>
+  /@kubernetes\/client-node\/dist\/(azure|gcp)_auth\.js$/.test(file),
+);
+if (absentProviders.length > 0) {
+  console.error(
+    `bundle: client-node's removed auth providers are in the bundle (${absentProviders.join(', ')}): ` +
+      'point their import at the stand-in of lazyClientNodeParts in scripts/bundle.mjs',
   );
   process.exit(1);
 }

@@ -20,7 +20,7 @@ import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { registerServerTarget } from './deadlines.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
-import { refuseRemovedAuthProviders, removedAuthProviderError } from './removed-auth-providers.js';
+import { authProviderRefusal, refuseAuthProviders } from './refused-auth-providers.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, kubectlCommand, selectedKubeTarget, type KubeTarget } from './kube-target.js';
 import { createObjectClient, type ObjectClient } from './objects.js';
@@ -95,8 +95,10 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   // An exec credential plugin runs within a deadline and an output limit (exec-plugin.ts); its
   // hints name the kubeconfig and context chosen.
   boundExecPlugin(config, selection);
-  // The gcp and azure auth providers kubectl removed never run (removed-auth-providers.ts).
-  refuseRemovedAuthProviders(config);
+  // The auth providers kubectl refuses, or that client-node would serve otherwise than kubectl
+  // (gcp, azure, a command in the provider's config, a name kubectl does not know), never reach
+  // client-node's own authenticators (refused-auth-providers.ts).
+  refuseAuthProviders(config);
   // The files client-node reads for each request (CA, client certificate and key, an auth
   // provider's token file): read within their bounds, never waited on (request-files.ts).
   boundRequestFiles(config);
@@ -273,9 +275,10 @@ function selectContext(
   checkFilePath(KUBECONFIG_ROLES.caFile(cluster), cluster.caFile, 'input', INPUT_FILE_LIMITS.caFile);
   const user = config.getCurrentUser();
   if (user) {
-    // A user of the gcp or azure auth provider: kubectl's refusal, before any request.
-    const removed = removedAuthProviderError(user);
-    if (removed) throw removed;
+    // A user whose auth-provider kubectl refuses (or ctl, refused-auth-providers.ts): refused
+    // before any request.
+    const refused = authProviderRefusal(user);
+    if (refused) throw refused;
     checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(

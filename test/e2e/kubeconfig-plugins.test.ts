@@ -2,7 +2,8 @@
  * The parts of a kubeconfig that the bundle loads only when a kubeconfig uses them
  * (scripts/bundle.mjs, issue 39): the oidc auth provider and the proxy agents of a cluster's
  * `proxy-url` (http and socks); and what ctl runs for a kubeconfig's user, as kubectl would: an
- * exec plugin's relative command from the kubeconfig's folder, and no gcp or azure provider. The BUILT ctl runs against a local server that stands
+ * exec plugin's relative command from the kubeconfig's folder, no gcp or azure provider, no
+ * command from an auth-provider's config, no provider kubectl does not know. The BUILT ctl runs against a local server that stands
  * for the API server, and the test reads what arrived: the credential each provider produced and
  * the way through each proxy. The server answers 403 to everything; the command fails after its
  * first requests, which is all this test needs.
@@ -160,8 +161,9 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
   }
 
   // kubectl no longer has the gcp and azure auth providers (client-go 1.26's stubs,
-  // src/kube/removed-auth-providers.ts): ctl refuses such a user with kubectl's own message and
-  // never runs the provider's command (client-node ran it through a shell, unbounded).
+  // src/kube/refused-auth-providers.ts): ctl refuses such a user with kubectl's own message and
+  // never runs the provider's command (client-node ran it through a shell, unbounded; the bundle
+  // no longer carries either provider, scripts/bundle.mjs).
   for (const [name, kubectl, hint] of [
     ['gcp', 'The gcp auth plugin has been removed.', /gcloud components install gke-gcloud-auth-plugin/],
     ['azure', 'The azure auth plugin has been removed.', /kubelogin convert-kubeconfig/],
@@ -202,6 +204,84 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
       assert.match(result.stderr, hint);
       assert.deepEqual(own, []);
       assert.equal(existsSync(marker), false, `the ${name} helper ran`);
+    });
+  }
+
+  // The other auth-provider forms kubectl refuses, or client-node served otherwise than kubectl
+  // (src/kube/refused-auth-providers.ts), each refused before any request: before, client-node ran
+  // the config's `exec` command (1), sent an unknown provider's requests without credentials (2),
+  // ran the exec plugin that kubectl refuses beside an auth-provider (3), and sent an oidc user's
+  // tokenFile token instead of its id-token (4).
+  for (const [form, user, message, hint] of [
+    [
+      'config-exec',
+      (helper: string) => ({
+        'auth-provider': {
+          name: 'oidc',
+          config: {
+            'id-token': idToken(),
+            'client-id': 'ctl',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              command: process.execPath,
+              args: [helper],
+            },
+          },
+        },
+      }),
+      "error: the kubeconfig's user u has an exec command in its auth-provider's config (auth-provider.config.exec); kubectl never runs it, and neither does ctl",
+      /Give the command as the user's exec credential plugin instead \(users\[\]\.user\.exec/,
+    ],
+    [
+      'unknown-name',
+      () => ({ 'auth-provider': { name: 'openstack', config: { ttl: '1h' } } }),
+      'error: the kubeconfig\'s user u uses the auth provider "openstack", which kubectl does not have; kubectl says: no Auth Provider found for name "openstack"',
+      /exec credential plugin \(users\[\]\.user\.exec\)/,
+    ],
+    [
+      'exec-beside-auth-provider',
+      (helper: string) => ({
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+          command: process.execPath,
+          args: [helper],
+          interactiveMode: 'Never',
+        },
+        'auth-provider': { name: 'oidc', config: { 'id-token': idToken(), 'client-id': 'ctl' } },
+      }),
+      'kubectl says: invalid configuration: authProvider cannot be provided in combination with an exec plugin for u',
+      /remove the user's auth-provider/,
+    ],
+    [
+      'oidc-token-file',
+      () => {
+        const token = path.join(dir, 'oidc-token-file.token');
+        writeFileSync(token, 'token-of-the-file');
+        return {
+          'auth-provider': {
+            name: 'oidc',
+            config: { 'id-token': idToken(), 'client-id': 'ctl', tokenFile: token },
+          },
+        };
+      },
+      "kubectl's oidc provider ignores the tokenFile",
+      /Remove tokenFile/,
+    ],
+  ] as const) {
+    it(`${form}: refused (exit 2) with what kubectl says and what to use, no command run, no request sent`, async () => {
+      const marker = path.join(dir, `${form}-helper-ran`);
+      const helper = path.join(dir, `${form}-helper.mjs`);
+      writeFileSync(
+        helper,
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\n` +
+          `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: '${form}-token' } }));\n`,
+      );
+      const { result, own } = await runPlan(form, { server: `http://127.0.0.1:${apiPort}` }, user(helper));
+      assert.equal(result.code, 2, result.stderr);
+      assert.ok(result.stderr.includes(message), result.stderr);
+      assert.match(result.stderr, hint);
+      assert.deepEqual(own, []);
+      assert.equal(existsSync(marker), false, `the ${form} helper ran`);
     });
   }
 

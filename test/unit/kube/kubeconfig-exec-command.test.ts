@@ -2,13 +2,15 @@
  * What ctl would run for a kubeconfig's user, as kubectl would run it: an `exec.command` with a
  * path separator taken from the folder of the kubeconfig that defines the user (each file of a
  * merged KUBECONFIG its own), a bare name left to $PATH, an absolute path kept (client-go's
- * ResolveLocalPaths, src/kube/kubeconfig-text.ts); a user of the gcp or azure auth provider
- * refused with kubectl's message, oidc untouched (src/kube/removed-auth-providers.ts). Nothing is
- * run here: only the loaded config is read.
+ * ResolveLocalPaths, src/kube/kubeconfig-text.ts); a user whose auth-provider kubectl refuses
+ * (gcp, azure, a name it does not know, an exec plugin beside it) or that client-node would serve
+ * otherwise (a command in the provider's config, oidc with a tokenFile) refused before any
+ * request, oidc and client-node's tokenFile form kept (src/kube/refused-auth-providers.ts).
+ * Nothing is run here: only the loaded config is read, and a request's options built.
  */
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, UsageError } from '../../../src/errors.js';
@@ -128,5 +130,134 @@ describe('the auth providers kubectl removed', () => {
       loaded.config.applyToFetchOptions({}),
       /kubectl says: The gcp auth plugin has been removed/,
     );
+  });
+});
+
+describe('the auth-provider forms kubectl refuses, or client-node would serve otherwise', () => {
+  const folder = 'forms';
+  mkdirSync(join(dir, folder), { recursive: true });
+  const token = join(dir, folder, 'token');
+  writeFileSync(token, 'file-token');
+  /** Left behind if anything ever runs one of the commands below. */
+  const marker = join(dir, folder, 'ran');
+  const leavesMarker = {
+    apiVersion: 'client.authentication.k8s.io/v1',
+    command: process.execPath,
+    args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`],
+  };
+  const oidcConfig = { 'id-token': 'x', 'client-id': 'ctl' };
+  /** Each form: the user, what the message says (`USER` for the user's name), what the hint says. */
+  const refused = [
+    {
+      form: 'an exec command in the config of an oidc provider',
+      user: { 'auth-provider': { name: 'oidc', config: { ...oidcConfig, exec: leavesMarker } } },
+      message:
+        "the kubeconfig's user USER has an exec command in its auth-provider's config (auth-provider.config.exec); kubectl never runs it, and neither does ctl",
+      hint: /^Give the command as the user's exec credential plugin instead \(users\[\]\.user\.exec/,
+    },
+    {
+      form: 'an exec command beside a tokenFile',
+      user: { 'auth-provider': { name: 'tokenFile', config: { tokenFile: token, exec: leavesMarker } } },
+      message: "the kubeconfig's user USER has an exec command in its auth-provider's config",
+      hint: /users\[\]\.user\.exec/,
+    },
+    {
+      form: 'a name kubectl does not know',
+      user: { 'auth-provider': { name: 'openstack', config: { ttl: '1h' } } },
+      message:
+        'the kubeconfig\'s user USER uses the auth provider "openstack", which kubectl does not have; kubectl says: no Auth Provider found for name "openstack"',
+      hint: /exec credential plugin \(users\[\]\.user\.exec\)/,
+    },
+    {
+      form: "the name client-node's ExecAuth claims, even with a tokenFile",
+      user: { 'auth-provider': { name: 'exec', config: { tokenFile: token } } },
+      message: 'kubectl says: no Auth Provider found for name "exec"',
+      hint: /knows the oidc auth provider/,
+    },
+    {
+      form: 'no name and no tokenFile',
+      user: { 'auth-provider': { config: {} } },
+      message: 'kubectl says: no Auth Provider found for name ""',
+      hint: /knows the oidc auth provider/,
+    },
+    {
+      form: 'a tokenFile that is not a path',
+      user: { 'auth-provider': { name: 'custom', config: { tokenFile: 3 } } },
+      message: 'kubectl says: no Auth Provider found for name "custom"',
+      hint: /whose config has a tokenFile/,
+    },
+    {
+      form: 'an exec plugin beside an auth-provider',
+      user: { exec: leavesMarker, 'auth-provider': { name: 'oidc', config: oidcConfig } },
+      message:
+        "the kubeconfig's user USER has both an exec credential plugin and an auth-provider; kubectl says: invalid configuration: authProvider cannot be provided in combination with an exec plugin for USER",
+      hint: /remove the user's auth-provider/,
+    },
+    {
+      form: 'oidc with a tokenFile, whose token client-node would send instead of the id-token',
+      user: { 'auth-provider': { name: 'oidc', config: { ...oidcConfig, tokenFile: token } } },
+      message: "kubectl's oidc provider ignores the tokenFile",
+      hint: /^Remove tokenFile/,
+    },
+  ] as const;
+  // One context a form (`form0`, ...), and a plain token user first, as the current context.
+  const file = kubeconfig(folder, {
+    kept: { token: 'kept-token' },
+    ...Object.fromEntries(refused.map(({ user }, index) => [`form${index}`, user])),
+  });
+
+  it('each is refused when the kubeconfig is loaded: exit 2, what kubectl says, what to use instead', async () => {
+    for (const [index, { form, message, hint }] of refused.entries()) {
+      await assert.rejects(
+        loadKubeConfig({ kubeconfig: file, context: `form${index}`, env: {} }),
+        (error: unknown) => {
+          assert.ok(error instanceof UsageError, form);
+          assert.equal(error.exitCode, ExitCode.usage, form);
+          assert.ok(
+            error.message.includes(message.replaceAll('USER', `u-form${index}`)),
+            `${form}: ${error.message}`,
+          );
+          assert.match(error.hint ?? '', hint, form);
+          return true;
+        },
+      );
+    }
+    assert.equal(existsSync(marker), false, 'a command ran');
+  });
+
+  it("each is refused for a request made for another context's user: no command runs, none goes without credentials", async () => {
+    const loaded = await loadKubeConfig({ kubeconfig: file, env: {} });
+    for (const [index, { form, message }] of refused.entries()) {
+      loaded.config.setCurrentContext(`form${index}`);
+      await assert.rejects(loaded.config.applyToFetchOptions({}), (error: unknown) => {
+        assert.ok(error instanceof UsageError, form);
+        assert.ok(
+          error.message.includes(message.replaceAll('USER', `u-form${index}`)),
+          `${form}: ${error.message}`,
+        );
+        return true;
+      });
+    }
+    assert.equal(existsSync(marker), false, 'a command ran');
+  });
+
+  it("oidc and client-node's tokenFile form (whatever its name) are kept", async () => {
+    const kept = kubeconfig('kept', {
+      oidc: { 'auth-provider': { name: 'oidc', config: oidcConfig } },
+      tokenFile: { 'auth-provider': { name: 'tokenFile', config: { tokenFile: token } } },
+      custom: { 'auth-provider': { name: 'custom', config: { tokenFile: token } } },
+      // A falsy exec is nothing client-node runs, and kubectl's oidc provider ignores the key.
+      emptyExec: { 'auth-provider': { name: 'oidc', config: { ...oidcConfig, exec: '' } } },
+    });
+    for (const context of ['oidc', 'tokenFile', 'custom', 'emptyExec']) {
+      const loaded = await loadKubeConfig({ kubeconfig: kept, context, env: {} });
+      assert.ok(loaded.config.getCurrentUser()?.authProvider, context);
+      // The oidc provider's own sign-in is the e2e test's (kubeconfig-plugins): here the file's token.
+      if (context === 'oidc' || context === 'emptyExec') continue;
+      // node-fetch's Headers (client-node builds them), read by their own get.
+      const { headers } = await loaded.config.applyToFetchOptions({});
+      const fetchHeaders = headers as { get(name: string): string | null } | undefined;
+      assert.equal(fetchHeaders?.get('authorization'), 'Bearer file-token', context);
+    }
   });
 });
