@@ -1,6 +1,7 @@
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { OperationError } from '../errors.js';
+import { EXEC_PLUGIN_LIMITS } from './exec-plugin.js';
 import { DEFAULT_KUBE_TARGET, kubectlCommand, type KubeTarget } from './kube-target.js';
 
 /**
@@ -10,6 +11,12 @@ import { DEFAULT_KUBE_TARGET, kubectlCommand, type KubeTarget } from './kube-tar
  * and a hint instead of hanging it (issue 28). The figures are in docs/reliability.md.
  */
 export const KUBE_DEADLINES = {
+  /**
+   * Building the request, before anything is sent: the kubeconfig's credential (exec plugin, auth
+   * provider). An exec plugin is stopped sooner, at its own limit, by an error that names it
+   * (exec-plugin.ts, 60 s); this bounds what has no limit of its own (an auth provider's refresh).
+   */
+  credentialMs: EXEC_PLUGIN_LIMITS.deadlineMs + 10_000,
   /** The TCP connection. */
   connectMs: 10_000,
   /** From the connection to the answer's status line and headers (the TLS handshake included). */
@@ -66,6 +73,23 @@ export function kubeDeadlineError(
   return new KubeDeadlineError(`the Kubernetes API server ${server} ${limit} (${what})`, {
     hint: `Check that it answers (${kubectlCommand(serverTargets.get(serverKey(server)) ?? DEFAULT_KUBE_TARGET, 'get', '--raw', '/version', '--request-timeout', '10s')}), and the VPN, proxy or load balancer in between; then run the command again.`,
   });
+}
+
+/**
+ * Why a request was not built within `ms` (KUBE_DEADLINES.credentialMs, or a watch's shorter one
+ * in tests): the kubeconfig's credential did not come. The API server never saw the request: not
+ * its silence, so the hint points at the kubeconfig's user, and `kubectl get namespaces` with
+ * the same kubeconfig and context gets the same credential where it can ask to sign in.
+ */
+export function credentialNotReady(ms: number, server?: string): OperationError {
+  const target =
+    (server === undefined ? undefined : serverTargets.get(serverKey(server))) ?? DEFAULT_KUBE_TARGET;
+  return new OperationError(
+    `the kubeconfig's credential (its exec plugin or auth provider) was not ready within ${ms / 1000} s`,
+    {
+      hint: `ctl sent nothing to the API server. Check what the kubeconfig's user waits for: ${kubectlCommand(target, 'get', 'namespaces')} gets the same credential; then run ctl again.`,
+    },
+  );
 }
 
 const ARMED = Symbol('kube deadlines armed');

@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
-import { armDeadlines } from './deadlines.js';
+import { armDeadlines, credentialNotReady, KUBE_DEADLINES } from './deadlines.js';
 import { parseWithoutManagedFields } from './managed-fields.js';
 import { serverForMessages } from './server-url.js';
 import { boundYoungGeneration, LARGE_ANSWER_BYTES } from '../io/young-generation.js';
@@ -110,6 +110,31 @@ export function requestNotBuilt(error: unknown): boolean {
 }
 
 /**
+ * `building` (kubeEndpoint: the kubeconfig's credential) if it comes within `ms`, else a request
+ * not built (credentialNotReady, marked as kubeEndpoint marks its own failures), so that a wait
+ * counts it as the credential's failure and says so, never as the API server's silence. The API
+ * server's own deadlines (armDeadlines) start only once the request is sent. An exec plugin is
+ * stopped sooner by its own limit and named (exec-plugin.ts); this bounds the rest (an auth
+ * provider's refresh, which client-node waits for without a limit). A credential that comes
+ * later is not used: the next request builds its own.
+ */
+async function builtWithin(
+  ms: number,
+  server: string,
+  building: Promise<KubeEndpoint>,
+): Promise<KubeEndpoint> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(notBuilt(credentialNotReady(ms, server))), ms);
+  });
+  try {
+    return await Promise.race([building, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Sends the request; resolves with the parsed JSON answer of a 2xx (undefined for an empty one),
  * rejects with a KubeRequestError carrying the status and the answer's text otherwise, or with
  * the transport's own error (refused, reset, TLS) when there is no answer at all.
@@ -117,12 +142,16 @@ export function requestNotBuilt(error: unknown): boolean {
 export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest): Promise<unknown> {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new KubeRequestError('no current cluster in the kubeconfig', undefined);
-  const { url, headers, agent, send } = await kubeEndpoint(
-    config,
-    cluster.server,
-    request.path,
-    request.query ?? {},
-    request.text ? '*/*' : 'application/json',
+  const { url, headers, agent, send } = await builtWithin(
+    KUBE_DEADLINES.credentialMs,
+    serverForMessages(cluster.server),
+    kubeEndpoint(
+      config,
+      cluster.server,
+      request.path,
+      request.query ?? {},
+      request.text ? '*/*' : 'application/json',
+    ),
   );
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
   if (body) {

@@ -10,8 +10,9 @@
  * (k8s.io/client-go rest/watch/decoder.go); its reflector ends the watch on an ERROR event
  * (apierrors.FromObject), logs "watch of ... ended with: ..." as a warning and watches again, from
  * the last resourceVersion it read, after its backoff (tools/cache/reflector.go). ctl does the
- * same, says so once per wait, and ends the wait at the third such watch in a row: a server that
- * answers every watch so would otherwise be watched again until the wait's deadline.
+ * same, says so once per step (src/steps/wait-warnings.ts), and ends the wait at the third such
+ * watch in a row: a server that answers every watch so would otherwise be watched again until
+ * the wait's deadline.
  *
  * Loaded by every plan (watch.ts): nothing heavy here.
  */
@@ -83,9 +84,12 @@ export function watchErrorEvent(what: string, server: string, status: unknown): 
   );
 }
 
-/** The first line of a wait that ctl could not use (the wait goes on): shown once a wait. */
+/**
+ * The first line of a wait that ctl could not use (the wait goes on): shown once a step for the
+ * same line from the same server, whichever of the step's waits met it (src/steps/wait-warnings.ts).
+ */
 export function watchLineWarning(error: WatchLineError, giveUpAfter: number): string {
-  return `${error.message}; ctl watches again from the last event it read (${giveUpAfter} such watches in a row end the wait; shown once a wait)`;
+  return `${error.message}; ctl watches again from the last event it read (${giveUpAfter} such watches in a row end the wait; shown once a step)`;
 }
 
 /**

@@ -14,7 +14,10 @@
  * and a credential that fails three times in a row will not heal before it: ctl says the first
  * once as a warning and ends the wait at the third in a row (exit 1, as watch-line-errors.ts's
  * third unusable line), naming the cause and what to check. One that heals goes unnoticed but
- * for the warning.
+ * for the warning. A step's waits in parallel (the monitor's watches of the cluster resource and
+ * its StatefulSet, the auto-upgrade's two, a database each) meet the same failing plugin each:
+ * the step says it once a cause (src/steps/wait-warnings.ts), and each wait still counts its own
+ * three in a row, the first to reach them ending the step.
  *
  * Loaded by every plan (watch.ts): nothing heavy here.
  */
@@ -27,14 +30,17 @@ import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-tar
 export const UNBUILT_REQUESTS_BEFORE_GIVING_UP = 3;
 
 /** The message of a failure to build a request, on one line (a plugin's stderr may span several). */
-function causeOf(error: unknown): string {
+export function unbuiltCause(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return oneLine(message.replace(/\s*\r?\n\s*/g, ' ').trim() || 'no reason given');
 }
 
-/** What a wait says once, at its first request that could not be built: the wait goes on. */
+/**
+ * What a wait says once, at its first request that could not be built: the wait goes on. A step
+ * says it once for all its waits with the same cause (src/steps/wait-warnings.ts).
+ */
 export function unbuiltRequestWarning(what: string, server: string, error: unknown): string {
-  return `${what}: ctl could not send it to the Kubernetes API server ${server}: ${causeOf(error)}; ctl tries again after a pause (${UNBUILT_REQUESTS_BEFORE_GIVING_UP} such failures in a row end the wait; shown once a wait)`;
+  return `${what}: ctl could not send it to the Kubernetes API server ${server}: ${unbuiltCause(error)}; ctl tries again after a pause (${UNBUILT_REQUESTS_BEFORE_GIVING_UP} such failures in a row end the wait; shown once a step)`;
 }
 
 /**
@@ -54,19 +60,7 @@ export function unbuiltRequestsError(
     own ??
     `Check the kubeconfig's user (its exec credential plugin or auth provider; ${kubectlCommand(target, 'get', 'namespaces')} uses it too) and its cluster's server and proxy-url; then run the same ctl command again to resume.`;
   return new OperationError(
-    `${what}: ctl could not send it to the Kubernetes API server ${server}, ${count} times in a row, so ctl stopped waiting: ${causeOf(error)}`,
+    `${what}: ctl could not send it to the Kubernetes API server ${server}, ${count} times in a row, so ctl stopped waiting: ${unbuiltCause(error)}`,
     { hint, cause: error },
-  );
-}
-
-/**
- * Why a watch's request was not built within `ms` (watch.ts WATCH_DEADLINES.credentialMs): the
- * kubeconfig's credential did not come. An exec plugin is stopped sooner, at its own limit, by
- * an error that names it (exec-plugin.ts); what is left is an auth provider, or anything else
- * the kubeconfig's user waits for. The API server never saw the request: not its silence.
- */
-export function credentialNotReady(ms: number): OperationError {
-  return new OperationError(
-    `the kubeconfig's credential (its exec plugin or auth provider) was not ready within ${ms / 1000} s`,
   );
 }

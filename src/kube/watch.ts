@@ -23,23 +23,25 @@ import {
   WatchLineError,
   watchLineWarning,
 } from './watch-line-errors.js';
-import { isKubeDeadlineError, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
+import { credentialNotReady, isKubeDeadlineError, KUBE_DEADLINES, kubeDeadlineError } from './deadlines.js';
 import { importWatch, type KubeClients } from './client.js';
 import { describeKubeError } from './errors.js';
 import { KubeRequestError, kubeRequest, notBuilt, requestNotBuilt } from './request.js';
 import { serverForMessages } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, type KubeTarget, kubectlCommand } from './kube-target.js';
 import {
-  credentialNotReady,
   UNBUILT_REQUESTS_BEFORE_GIVING_UP,
+  unbuiltCause,
   unbuiltRequestsError,
   unbuiltRequestWarning,
 } from './watch-setup-errors.js';
-import { EXEC_PLUGIN_LIMITS } from './exec-plugin.js';
 
 export { KubeRequestError } from './request.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** A wait's warning (WatchCollectionOptions.onWarning): the line to say, and its cause to fold by. */
+export type WaitWarning = (message: string, cause: string) => void;
 
 /**
  * What `onEvent` receives: `SYNC` with every object after each (re)LIST (the full truth: anything
@@ -59,9 +61,12 @@ export interface WatchCollectionOptions<T> {
   /**
    * Told, once each, of the first watch that ended on a line ctl could not use while the wait
    * went on (watch-line-errors.ts), and of the first list or watch whose request could not be
-   * built (watch-setup-errors.ts): a step's warning.
+   * built (watch-setup-errors.ts): a step's warning. `cause` is what it is about without the
+   * request (`unbuilt: <the plugin's error>`, `line: <what the line was>`): a step folds its
+   * waits' warnings by it (src/steps/wait-warnings.ts), so one failing credential plugin is said
+   * once, not once per collection watched.
    */
-  onWarning?: ((message: string) => void) | undefined;
+  onWarning?: WaitWarning | undefined;
   /** Server-side watch timeout per connection (s); default 25. */
   watchTimeoutSeconds?: number;
   /** WATCH_DEADLINES, shorter in tests. */
@@ -70,14 +75,15 @@ export interface WatchCollectionOptions<T> {
 
 /**
  * How long one watch may take to start. `credentialMs`: building its request, i.e. getting the
- * kubeconfig's credential; an exec plugin is stopped at its own limit (exec-plugin.ts, 60 s) and
- * that error names it, so this only bounds what has no limit of its own (an auth provider).
+ * kubeconfig's credential, as for every request (deadlines.ts KUBE_DEADLINES.credentialMs: an
+ * exec plugin is stopped at its own limit, exec-plugin.ts, 60 s, and that error names it, so
+ * this only bounds what has no limit of its own, an auth provider).
  * `establishMs`: from the request handed to the connection to the answer's headers, the
  * Kubernetes connect and response deadlines (deadlines.ts). The second starts when the first
  * ends: a plugin that took 45 s to sign in is not the API server's silence.
  */
 export const WATCH_DEADLINES = {
-  credentialMs: EXEC_PLUGIN_LIMITS.deadlineMs + KUBE_DEADLINES.connectMs,
+  credentialMs: KUBE_DEADLINES.credentialMs,
   establishMs: KUBE_DEADLINES.connectMs + KUBE_DEADLINES.responseMs,
 } as const;
 
@@ -228,7 +234,10 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
           throw unusableWatchLines(unusable, kube.selection);
         if (!warned) {
           warned = true;
-          options.onWarning?.(watchLineWarning(error, UNUSABLE_LINES_BEFORE_GIVING_UP));
+          options.onWarning?.(
+            watchLineWarning(error, UNUSABLE_LINES_BEFORE_GIVING_UP),
+            `line: ${error.server} sent ${error.problem}`,
+          );
         }
       }
       // Nor is a request the kubeconfig gives no way to send (a credential plugin that fails):
@@ -239,7 +248,7 @@ export async function watchCollection<T>(options: WatchCollectionOptions<T>): Pr
           throw unbuiltRequestsError(what, server, error, unbuilt, kube.selection);
         if (!warnedUnbuilt) {
           warnedUnbuilt = true;
-          options.onWarning?.(unbuiltRequestWarning(what, server, error));
+          options.onWarning?.(unbuiltRequestWarning(what, server, error), `unbuilt: ${unbuiltCause(error)}`);
         }
       } else {
         unbuilt = 0;
@@ -312,7 +321,7 @@ function watchOnce<T>(
       () =>
         finish({
           gone: false,
-          error: notBuilt(credentialNotReady(deadlines.credentialMs)),
+          error: notBuilt(credentialNotReady(deadlines.credentialMs, server)),
           sawEvents,
         }),
       deadlines.credentialMs,
@@ -473,7 +482,7 @@ export interface WaitOptions<T> {
   check: (object: T | undefined) => boolean | string;
   onProgress?: (message: string) => void;
   /** Told once of a watch line ctl could not use while the wait went on (WatchCollectionOptions). */
-  onWarning?: ((message: string) => void) | undefined;
+  onWarning?: WaitWarning | undefined;
   /** How the awaited thing is named in a timeout message; default `<kind> <name>` from the path. */
   description?: string;
   /** What to do about a timeout; default: look at the object with kubectl. */
@@ -575,8 +584,8 @@ export function waitForObject<T>(options: WaitOptions<T>): Promise<T> {
       path: options.path,
       fieldSelector: `metadata.name=${options.name}`,
       signal: stop.signal,
-      onWarning: (message) => {
-        if (!settled) options.onWarning?.(message);
+      onWarning: (message, cause) => {
+        if (!settled) options.onWarning?.(message, cause);
       },
       onEvent: (event) => {
         if (settled) return;

@@ -14,8 +14,32 @@
  * place of the lines it did not print. Losing the Lease to another run is not this module's: the
  * store says that, and stops the run's state writes, as before.
  *
+ * A renewal still under way at the next tick (its credential plugin hangs, up to its 60 s limit)
+ * is not joined by another: the store starts none while one is in flight (they queued behind it,
+ * then ran back to back). One still under way RENEW_DEADLINE_TICKS ticks after it was sent
+ * (two thirds of the Lease's duration, 20 s of 30 s; never under 10 s) is judged failed at each
+ * tick from then on (`pending`), so the Lease outliving its duration is said on time, whether or
+ * not the request ever answers. client-go's elector does the same with its renew deadline: each
+ * renewal is bounded by RenewDeadline (PollUntilContextTimeout; 10 s of a 15 s LeaseDuration in
+ * its core clients, two thirds too), and the next starts only after it ends
+ * (wait.UntilWithContext, RetryPeriod) (k8s.io/client-go tools/leaderelection/leaderelection.go,
+ * renew). The first such tick of an outage is said; the cause the renewal ends with is said when
+ * it comes, as a change.
+ *
  * Pure: the caller gives the time; nothing here talks to Kubernetes.
  */
+
+import { KUBE_DEADLINES } from '../kube/deadlines.js';
+
+/** Ticks (thirds of the Lease's duration) a renewal may be under way before it counts as failed. */
+export const RENEW_DEADLINE_TICKS = 2;
+/**
+ * And never sooner than a request's own connect deadline (deadlines.ts): before it a renewal is
+ * slow, not stuck. Only a Lease shorter than 15 s meets it: with `--lease-duration 1s` a renewal
+ * (two requests, and with an exec plugin two runs of it) is sent every 0.33 s, and on a busy
+ * machine took up to 1.7 s, every one of them said as failed at two ticks.
+ */
+export const RENEW_DEADLINE_FLOOR_MS = KUBE_DEADLINES.connectMs;
 
 export class LeaseRenewalReport {
   readonly #leaseName: string;
@@ -52,12 +76,33 @@ export class LeaseRenewalReport {
       this.#said = cause;
       return `could not renew ${name} (${this.#failures} failures in a row): ${cause}`;
     }
-    const unrenewedMs = now - this.#lastRenewed;
-    if (!this.#saidExpired && unrenewedMs > this.#leaseSeconds * 1000) {
-      this.#saidExpired = true;
-      return `${name} has not been renewed for ${formatSeconds(unrenewedMs / 1000)}, longer than its duration (${formatSeconds(this.#leaseSeconds)}): another run may take it over now (${this.#failures} failures in a row: ${cause})`;
+    return this.#expired(cause, now);
+  }
+
+  /**
+   * A tick at `now` found the renewal sent at `startedAt`, `ticks` ticks ago, still under way (no
+   * other starts meanwhile). From RENEW_DEADLINE_TICKS on (and RENEW_DEADLINE_FLOOR_MS), the
+   * tick counts as a failed renewal, said at the first of an outage; its cause is not known yet,
+   * so the one the renewal ends with is said when it comes (failed), as a change. Before that,
+   * only a Lease that has outlived its duration in an outage already under way is said.
+   */
+  pending(startedAt: number, now: number, ticks: number): string | undefined {
+    const waiting = `the renewal sent ${formatSeconds(Math.round((now - startedAt) / 100) / 10)} ago has no answer yet (the kubeconfig's credential plugin or the API server is slow)`;
+    if (ticks < RENEW_DEADLINE_TICKS || now - startedAt < RENEW_DEADLINE_FLOOR_MS)
+      return this.#failures > 0 ? this.#expired(this.#said ?? waiting, now) : undefined;
+    this.#failures += 1;
+    if (this.#failures === 1) {
+      return `could not renew the Lease ${this.#leaseName}: ${waiting}; ctl starts no other until it ends, and says so again only if the cause changes, or once it is renewed`;
     }
-    return undefined;
+    return this.#expired(this.#said ?? waiting, now);
+  }
+
+  /** The line saying the Lease has outlived its duration, the first time it has. */
+  #expired(cause: string, now: number): string | undefined {
+    const unrenewedMs = now - this.#lastRenewed;
+    if (this.#saidExpired || unrenewedMs <= this.#leaseSeconds * 1000) return undefined;
+    this.#saidExpired = true;
+    return `the Lease ${this.#leaseName} has not been renewed for ${formatSeconds(unrenewedMs / 1000)}, longer than its duration (${formatSeconds(this.#leaseSeconds)}): another run may take it over now (${this.#failures} failures in a row: ${cause})`;
   }
 
   /** A renewal worked at `now`: the line to say when failures came before it, else undefined. */

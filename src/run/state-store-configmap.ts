@@ -24,9 +24,9 @@ import type { LockView, StateLock, StateStore } from './state-store.js';
  *   file (src/run/state.ts), never a secret. Every write names the resourceVersion it read,
  *   so a write based on a stale copy fails instead of overwriting a newer one.
  * - Lease `ctl-upgrade-lock-<cluster>`: holderIdentity `<lock id>/<pid>/<host>`, renewed every
- *   third of leaseDurationSeconds while the run lives (a renewal that fails is said once an
- *   outage, lease-renewal-report.ts). A lease not renewed for longer than its
- *   duration is stale and taken over; so is one whose holder ran on this host, in this PID
+ *   third of leaseDurationSeconds while the run lives, one renewal at a time (a renewal that
+ *   fails, or is still under way two ticks on, is said once an outage, lease-renewal-report.ts).
+ *   A lease not renewed for longer than its duration is stale and taken over; so is one whose holder ran on this host, in this PID
  *   namespace, and is gone (a SIGKILLed run on the same machine need not be waited out).
  *   Taking it is a create or an update with the resourceVersion read, so of two runners that
  *   race for it exactly one wins.
@@ -56,7 +56,8 @@ export interface ConfigMapStoreOptions {
   now?: () => number;
   /**
    * What starts the Lease's renewals, every `periodMs` (a third of its duration, 250 ms at the
-   * least), and returns what stops them; `renew` resolves when that renewal is done. A seam for
+   * least), and returns what stops them; `renew` resolves when the renewal under way is done (a
+   * tick that finds one under way starts none). A seam for
    * the unit test (test/unit/run/lease-renewal.test.ts), which renews when it says and awaits
    * each renewal, where a real interval would make the order of failures a matter of timing;
    * a run uses an unref'd setInterval (renewEvery).
@@ -320,9 +321,24 @@ export class ConfigMapStateStore implements StateStore {
         if (info.code !== 409) say(report.failed(info.message, this.#now()));
       }
     };
-    // One renewal at a time: a tick while one is under way queues after it.
+    // One renewal at a time: a tick that finds one under way (its credential plugin hangs, up to
+    // its 60 s) starts none, and judges it (lease-renewal-report.ts pending): chained behind it,
+    // the ticks' renewals each waited for the same plugin, then ran back to back, and the Lease's
+    // loss was said a minute or more late. A tick's promise is the renewal under way, its own or
+    // the one it found.
+    let inFlight: { startedAt: number; ticks: number } | undefined;
     const stop = this.#schedule(period, () => {
-      if (!stopped) renewing = renewing.then(renew);
+      if (stopped) return renewing;
+      if (inFlight) {
+        inFlight.ticks += 1;
+        say(report.pending(inFlight.startedAt, this.#now(), inFlight.ticks));
+        return renewing;
+      }
+      const attempt = { startedAt: this.#now(), ticks: 0 };
+      inFlight = attempt;
+      renewing = renew().finally(() => {
+        if (inFlight === attempt) inFlight = undefined;
+      });
       return renewing;
     });
     return {

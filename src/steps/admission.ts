@@ -36,6 +36,7 @@ import {
 } from '../planning/plan.js';
 import { kubectl, kubectlApply, printManifest } from '../planning/equivalent-commands.js';
 import { APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 /** The Kubernetes permissions this step needs; the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -186,7 +187,7 @@ async function admissionCert(
         ? `Secret ${ADMISSION_TLS_SECRET} has no key cert yet`
         : `no Secret ${ADMISSION_TLS_SECRET} yet`),
     onProgress: (message) => ctx.progress(message),
-    onWarning: (message) => ctx.warn(message),
+    onWarning: stepWaitWarning(ctx),
   });
   return certOf(secret);
 }

@@ -14,6 +14,7 @@ import type { StepContext, StepResult } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import { imageAtTarget } from './image-at-target.js';
 import { nodeImageOf } from './roll-facts.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 /**
  * Auto-upgrade: the operator upgrades the cluster itself once it runs the new version; wait until
@@ -53,7 +54,7 @@ export async function followAutoUpgrade(
     stallTimeoutMs: settings.stallTimeoutMs,
     hint,
     onProgress: (message: string) => ctx.progress(message),
-    onWarning: (message: string) => ctx.warn(message),
+    onWarning: stepWaitWarning(ctx),
   };
   const byResource = wait<KubeObject>({
     ...common,

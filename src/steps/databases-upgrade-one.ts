@@ -25,6 +25,7 @@ import type { IntentLog } from './databases-intent-log.js';
 import { type LiveCluster, policyRefusal } from './databases-upgrade-policy.js';
 import type { DatabaseWork } from './databases-work.js';
 import { getPath, str } from '../json-read.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 /** The kinds of the database resources (the remediation of a frozen upgrade patches REDBs too). */
 export const DATABASE_KIND = 'RedisEnterpriseDatabase';
@@ -118,7 +119,7 @@ export async function upgradeOne(
     hint: `${whereToLook(ctx, item)}; run ctl again to resume.`,
     check: (object) => checkDatabase(object, item, generation, whereToLook(ctx, item)),
     onProgress: (message) => ctx.progress(`${label}: ${message}`),
-    onWarning: (message) => ctx.warn(`${label}: ${message}`),
+    onWarning: stepWaitWarning(ctx, (message) => `${label}: ${message}`),
   });
   if (item.kind === 'active-active') await waitForActiveActiveVersion(ctx, item, signal);
   ctx.progress(`${label}: runs ${item.version}`);

@@ -18,7 +18,7 @@ import { judgeNodes } from './roll-facts.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
-import { type CollectionEvent, watchCollection } from '../kube/watch.js';
+import { type CollectionEvent, type WaitWarning, watchCollection } from '../kube/watch.js';
 import type { UpgradeDeps } from './deps.js';
 import { type Remediation, syncRecordedDatabases } from './remediate.js';
 import type { StepContext } from '../run/step.js';
@@ -29,6 +29,7 @@ import { eventsAbout, invalidUpgradeError, overallTimeoutError, stalledError } f
 import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
 import { applyMany, applyOne } from './monitor-watch-apply.js';
 import { kubectl } from '../planning/equivalent-commands.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 export class UpgradeFollower {
   readonly remediation: Remediation;
@@ -56,6 +57,8 @@ export class UpgradeFollower {
   #freezeTimer: NodeJS.Timeout | undefined;
   /** Trouble reading the log or the API is said once, not on every look. */
   readonly #warned = new Set<string>();
+  /** The watches' warnings, once a step for each cause. */
+  readonly #waitWarning: WaitWarning;
   #podSelector: string | undefined;
   #lastMessage: string | undefined;
   #stallTimer: NodeJS.Timeout | undefined;
@@ -71,6 +74,7 @@ export class UpgradeFollower {
     this.#ctx = ctx;
     this.#target = target;
     this.#fields = dialectFields(ctx.deps.snapshot.dialect);
+    this.#waitWarning = stepWaitWarning(ctx);
     const startedAt = ctx.deps.clock.now();
     this.#lastProgressAt = startedAt;
     const earlier = ctx.previous?.intent?.remediation;
@@ -152,8 +156,9 @@ export class UpgradeFollower {
       fieldSelector,
       labelSelector,
       signal: this.#stop.signal,
-      onWarning: (message) => {
-        if (!this.#settled) this.#ctx.warn(message);
+      // The three watches meet the same failing plugin: said once a step (wait-warnings.ts).
+      onWarning: (message, cause) => {
+        if (!this.#settled) this.#waitWarning(message, cause);
       },
       onEvent: (event) => {
         if (this.#settled) return;

@@ -21,6 +21,7 @@ import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import type { WaitFor } from './operator-rollout.js';
 import { type CtlTarget, ctlPlanTo, ctlRunTo, type KubeTarget, oc } from '../planning/equivalent-commands.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 interface OfferWait {
   namespace: string;
@@ -129,7 +130,7 @@ async function waitOnce(
       return progress;
     },
     onProgress: (message) => ctx.progress(message),
-    onWarning: (message) => ctx.warn(message),
+    onWarning: stepWaitWarning(ctx),
   });
   const name = subscriptionOf(sub).installPlan ?? '';
   const object = await readObject(kube, {

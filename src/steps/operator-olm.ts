@@ -45,6 +45,7 @@ import { approveExactly } from './operator-olm-approve.js';
 import { waitForOffer } from './operator-olm-offer.js';
 import type { WaitFor } from './operator-rollout.js';
 import { ctlPlanTo, ctlTargetOf, oc } from '../planning/equivalent-commands.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 export interface OlmUpgradeOutcome {
   targetCsv: string;
@@ -186,7 +187,7 @@ export async function upgradeThroughOlm(
       return `${route.targetCsv}: phase ${phase}${typeof status.message === 'string' ? ` (${status.message})` : ''}`;
     },
     onProgress: (message) => ctx.progress(message),
-    onWarning: (message) => ctx.warn(message),
+    onWarning: stepWaitWarning(ctx),
   });
   return outcome;
 }

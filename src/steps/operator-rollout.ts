@@ -11,6 +11,7 @@ import { OPERATOR_DEPLOYMENT } from '../planning/snapshot.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import { kubectl } from '../planning/equivalent-commands.js';
+import { stepWaitWarning } from './wait-warnings.js';
 
 export type WaitFor = typeof waitForObject;
 
@@ -100,6 +101,6 @@ export async function waitForOperatorRollout(
       return true;
     },
     onProgress: (message) => ctx.progress(message),
-    onWarning: (message) => ctx.warn(message),
+    onWarning: stepWaitWarning(ctx),
   });
 }

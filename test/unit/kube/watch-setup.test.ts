@@ -11,10 +11,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it, mock } from 'node:test';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { ExitCode, OperationError } from '../../../src/errors.js';
 import { createKubeClients, type KubeClients, loadKubeConfig } from '../../../src/kube/client.js';
-import { kubeEndpoint, requestNotBuilt } from '../../../src/kube/request.js';
+import { kubeEndpoint, kubeRequest, requestNotBuilt } from '../../../src/kube/request.js';
 import {
   BACKOFF_RESET_MS,
   failureCount,
@@ -22,7 +23,7 @@ import {
   WATCH_DEADLINES,
   watchCollection,
 } from '../../../src/kube/watch.js';
-import { KubeDeadlineError } from '../../../src/kube/deadlines.js';
+import { KUBE_DEADLINES, KubeDeadlineError } from '../../../src/kube/deadlines.js';
 import { EXEC_PLUGIN_LIMITS } from '../../../src/kube/exec-plugin.js';
 import {
   UNBUILT_REQUESTS_BEFORE_GIVING_UP,
@@ -42,7 +43,7 @@ describe('kube/watch-setup-errors: the messages', () => {
     const cause = new Error('the plugin failed (exit 1): token expired\n  run `login` again');
     assert.equal(
       unbuiltRequestWarning(`watch ${PATH}`, 'https://k:6443', cause),
-      `watch ${PATH}: ctl could not send it to the Kubernetes API server https://k:6443: the plugin failed (exit 1): token expired run \`login\` again; ctl tries again after a pause (3 such failures in a row end the wait; shown once a wait)`,
+      `watch ${PATH}: ctl could not send it to the Kubernetes API server https://k:6443: the plugin failed (exit 1): token expired run \`login\` again; ctl tries again after a pause (3 such failures in a row end the wait; shown once a step)`,
     );
   });
 
@@ -84,6 +85,43 @@ describe('kube/request: a request that could not be built', () => {
     assert.ok(badServer instanceof TypeError && requestNotBuilt(badServer), String(badServer));
     assert.equal(requestNotBuilt(new Error('connect ECONNREFUSED')), false);
     assert.equal(requestNotBuilt(undefined), false);
+  });
+});
+
+describe('kube/request: a list or get whose credential does not come', () => {
+  afterEach(() => mock.timers.reset());
+
+  it("ends at the credential deadline (70 s), not built, naming the kubeconfig's credential and not the API server", async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    // An auth provider whose refresh never answers: client-node waits for it without a limit.
+    const config = {
+      getCurrentCluster: () => ({ server: 'https://k:6443' }),
+      applyToFetchOptions: () => new Promise<never>(() => undefined),
+    } as unknown as KubeConfig;
+    let outcome: unknown = 'pending';
+    const request = kubeRequest(config, { method: 'GET', path: PATH }).then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    void request.then((value) => (outcome = value));
+    mock.timers.tick(KUBE_DEADLINES.credentialMs - 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(outcome, 'pending', 'given up before the credential deadline');
+    mock.timers.tick(1);
+    const error = await request;
+    assert.ok(error instanceof OperationError, String(error));
+    assert.ok(!(error instanceof KubeDeadlineError), "counted as the API server's silence");
+    assert.ok(requestNotBuilt(error), 'not marked as a request that was never sent');
+    assert.equal(
+      error.message,
+      "the kubeconfig's credential (its exec plugin or auth provider) was not ready within 70 s",
+    );
+    assert.match(
+      error.hint ?? '',
+      /^ctl sent nothing to the API server\. Check what the kubeconfig's user waits for: kubectl get namespaces gets the same credential; then run ctl again\.$/,
+    );
+    assert.equal(KUBE_DEADLINES.credentialMs, WATCH_DEADLINES.credentialMs);
+    assert.ok(KUBE_DEADLINES.credentialMs > EXEC_PLUGIN_LIMITS.deadlineMs, 'the plugin would not be named');
   });
 });
 
@@ -228,7 +266,7 @@ describe('kube/watch: a list or watch whose request could not be built', () => {
     assert.match(
       warnings[0]!,
       new RegExp(
-        `^watch ${PATH}: ctl could not send it to the Kubernetes API server ${base}: the kubeconfig's credential plugin \\S+/plugin failed \\(exit 1\\): token expired .*; ctl tries again after a pause \\(3 such failures in a row end the wait; shown once a wait\\)$`,
+        `^watch ${PATH}: ctl could not send it to the Kubernetes API server ${base}: the kubeconfig's credential plugin \\S+/plugin failed \\(exit 1\\): token expired .*; ctl tries again after a pause \\(3 such failures in a row end the wait; shown once a step\\)$`,
       ),
     );
     // No watch reached the server; the retries waited the backoff (0.4 s, then 0.8 s at least).

@@ -112,7 +112,7 @@ describe('kube/watch: lines ctl cannot use', () => {
       /kubectl --kubeconfig \S+ get --raw '?\/readyz\?verbose'?\).*run the same ctl command again/,
     );
     assert.deepEqual(warnings, [
-      `watch ${PATH}: the Kubernetes API server ${base} sent a line that is not JSON (28 bytes, starting "<html>502 Bad Gateway</html>"); ctl watches again from the last event it read (3 such watches in a row end the wait; shown once a wait)`,
+      `watch ${PATH}: the Kubernetes API server ${base} sent a line that is not JSON (28 bytes, starting "<html>502 Bad Gateway</html>"); ctl watches again from the last event it read (3 such watches in a row end the wait; shown once a step)`,
     ]);
     // Each watched again from the list's resourceVersion, after the backoff: no new list.
     assert.equal(watches.length, 3);

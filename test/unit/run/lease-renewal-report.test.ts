@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeaseRenewalReport } from '../../../src/run/lease-renewal-report.js';
+import { LeaseRenewalReport, RENEW_DEADLINE_FLOOR_MS } from '../../../src/run/lease-renewal-report.js';
 
 const PLUGIN = "the kubeconfig's credential plugin /bin/login failed (exit 1): token expired";
 const SILENT = 'the Kubernetes API server https://k:6443 gave no answer within 30 s (GET /apis/...)';
@@ -73,5 +73,74 @@ describe('run/lease-renewal-report', () => {
     assert.equal(report.renewed(2_300), 'renewed the Lease l again after 3 failed renewals');
     assert.match(report.failed(PLUGIN, 2_600) ?? '', /^could not renew the Lease l: /);
     assert.match(report.failed(PLUGIN, 3_400) ?? '', /has not been renewed for 1\.1 s/);
+  });
+});
+
+describe('run/lease-renewal-report: a renewal still under way at the next ticks', () => {
+  const PENDING =
+    /the renewal sent \d+ s ago has no answer yet \(the kubeconfig's credential plugin or the API server is slow\)/;
+
+  it('says nothing one tick on; two ticks on, it counts as failed and is said once; the expiry on time; the cause it ends with is said as a change', () => {
+    const report = new LeaseRenewalReport('l', 30, 10_000, 0);
+    // Sent at 10 s (the first tick), never answered until 65 s.
+    assert.equal(report.pending(10_000, 20_000, 1), undefined);
+    assert.equal(report.failures, 0, 'one tick under way is not a failure');
+    assert.equal(
+      report.pending(10_000, 30_000, 2),
+      "could not renew the Lease l: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow); ctl starts no other until it ends, and says so again only if the cause changes, or once it is renewed",
+    );
+    const expired = report.pending(10_000, 40_000, 3) ?? '';
+    assert.match(
+      expired,
+      /^the Lease l has not been renewed for 40 s, longer than its duration \(30 s\): another run may take it over now \(2 failures in a row: the renewal sent 30 s ago/,
+    );
+    assert.equal(report.pending(10_000, 50_000, 4), undefined);
+    assert.equal(report.pending(10_000, 60_000, 5), undefined);
+    assert.equal(
+      report.failed(PLUGIN, 65_000),
+      `could not renew the Lease l (5 failures in a row): ${PLUGIN}`,
+    );
+    // The next renewal hangs too: its cause is the one said; nothing new until the recovery.
+    assert.equal(report.pending(70_000, 80_000, 1), undefined);
+    assert.equal(report.pending(70_000, 90_000, 2), undefined);
+    assert.equal(report.failed(PLUGIN, 130_000), undefined);
+    assert.equal(report.renewed(140_000), 'renewed the Lease l again after 7 failed renewals');
+  });
+
+  it('in an outage already said, a tick with the renewal one tick under way still says the expiry when it is due', () => {
+    const report = new LeaseRenewalReport('l', 30, 10_000, 0);
+    assert.ok(report.failed(PLUGIN, 10_000));
+    assert.equal(report.failed(PLUGIN, 20_000), undefined);
+    assert.equal(report.failed(PLUGIN, 30_000), undefined);
+    assert.match(
+      report.pending(30_000, 40_000, 1) ?? '',
+      new RegExp(
+        `has not been renewed for 40 s, longer than its duration \\(30 s\\): another run may take it over now \\(3 failures in a row: ${PLUGIN.replace(/[()]/g, '\\$&')}\\)$`,
+      ),
+    );
+    assert.equal(report.failures, 3);
+  });
+
+  it('a slow renewal that works two ticks on: one line, then the recovery', () => {
+    const report = new LeaseRenewalReport('l', 30, 10_000, 0);
+    assert.equal(report.pending(10_000, 20_000, 1), undefined);
+    assert.match(report.pending(10_000, 30_000, 2) ?? '', PENDING);
+    assert.equal(report.renewed(31_000), 'renewed the Lease l again after 1 failed renewal');
+    assert.equal(report.pending(40_000, 50_000, 1), undefined);
+    assert.equal(report.failures, 0);
+  });
+
+  it('a short Lease: two ticks are not enough, a renewal is judged no sooner than 10 s after it was sent', () => {
+    assert.equal(RENEW_DEADLINE_FLOOR_MS, 10_000);
+    const report = new LeaseRenewalReport('l', 1, 333, 0);
+    // Late by the machine's load (a second or two), not stuck: nothing counted, nothing said.
+    assert.equal(report.pending(333, 999, 2), undefined);
+    assert.equal(report.pending(333, 1_665, 4), undefined);
+    assert.equal(report.failures, 0);
+    assert.match(
+      report.pending(333, 10_333, 30) ?? '',
+      /^could not renew the Lease l: the renewal sent 10 s ago has no answer yet/,
+    );
+    assert.equal(report.failures, 1);
   });
 });
