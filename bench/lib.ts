@@ -48,13 +48,15 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
       stdout += chunk;
       if (!options.onLine) return;
       const at = performance.now();
-      pending += chunk;
-      let newline = pending.indexOf('\n');
-      while (newline >= 0) {
-        options.onLine(pending.slice(0, newline), at);
-        pending = pending.slice(newline + 1);
-        newline = pending.indexOf('\n');
+      // Only the new chunk is searched for line ends (a long line in small chunks was quadratic).
+      let start = 0;
+      let newline: number;
+      while ((newline = chunk.indexOf('\n', start)) >= 0) {
+        options.onLine(pending + chunk.slice(start, newline), at);
+        pending = '';
+        start = newline + 1;
       }
+      pending += chunk.slice(start);
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

@@ -80,15 +80,20 @@ export function spawnCtl(args: string[], options: SpawnCtlOptions = {}): CtlProc
   let stderr = '';
   let partial = '';
   const listeners: ((line: string) => void)[] = [];
+  // Only the new chunk is searched for line ends: searching the whole unfinished line again on
+  // every chunk was quadratic in the length of a line, and a plan's one-line JSON of a few
+  // hundred KB, read in small chunks, cost the e2e test files seconds of CPU each.
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
-    partial += chunk;
+    let start = 0;
     let newline: number;
-    while ((newline = partial.indexOf('\n')) >= 0) {
-      const line = partial.slice(0, newline);
-      partial = partial.slice(newline + 1);
+    while ((newline = chunk.indexOf('\n', start)) >= 0) {
+      const line = partial + chunk.slice(start, newline);
+      partial = '';
+      start = newline + 1;
       for (const listener of listeners) listener(line);
     }
+    partial += chunk.slice(start);
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

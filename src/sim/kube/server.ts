@@ -24,7 +24,7 @@ import {
 } from './discovery.js';
 import { sendBytes, sendJson, sendStatus } from './http.js';
 import { groupVersionDocument, openApiIndex } from './openapi.js';
-import { encodeSwaggerProtobuf, OPENAPI_V2_PROTOBUF, swaggerDocument } from './openapi-v2.js';
+import { OPENAPI_V2_PROTOBUF, swaggerDocument } from './openapi-v2.js';
 import { ResourceRegistry } from './registry.js';
 import {
   type AccessDenial,
@@ -161,9 +161,10 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     }
     if (path === '/openapi/v2') {
       const document = swaggerDocument(registry, kubeVersion());
-      if (accept?.includes('protobuf'))
+      if (accept?.includes('protobuf')) {
+        const { encodeSwaggerProtobuf } = await import('./openapi-v2-protobuf.js');
         sendBytes(response, 200, encodeSwaggerProtobuf(document), OPENAPI_V2_PROTOBUF);
-      else sendJson(response, 200, document);
+      } else sendJson(response, 200, document);
       return;
     }
     const openapi = /^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
