@@ -117,21 +117,49 @@ export function requestNotBuilt(error: unknown): boolean {
  * stopped sooner by its own limit and named (exec-plugin.ts); this bounds the rest (an auth
  * provider's refresh, which client-node waits for without a limit). A credential that comes
  * later is not used: the next request builds its own.
+ *
+ * The request's `signal` ends the wait at once, as it ends the HTTP part (Ctrl-C, SIGTERM: the
+ * run's signal, src/run/signals.ts), with the error an aborted request has (abortedRequest), not
+ * a request not built: ctl stopped it, the credential did not fail. client-node's exec auth
+ * takes no signal and leaves the plugin running: it is killed at its own limit or when ctl exits
+ * (exec-plugin.ts runBounded, killedAtExit), whichever comes first.
  */
 async function builtWithin(
   ms: number,
   server: string,
+  signal: AbortSignal | undefined,
   building: Promise<KubeEndpoint>,
 ): Promise<KubeEndpoint> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(notBuilt(credentialNotReady(ms, server))), ms);
+    if (signal) {
+      onAbort = () => reject(abortedRequest(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
   });
+  // Settled by the race below or left pending once the credential came: never unhandled.
+  late.catch(() => undefined);
   try {
     return await Promise.race([building, late]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The error of a request its signal aborted, as Node's http gives it when the signal aborts the
+ * request in flight (lib/internal/streams/add-abort-signal.js: `new AbortError(undefined,
+ * { cause: signal.reason })`, name 'AbortError', code 'ABORT_ERR'), so that an abort before the
+ * request is sent ends the command the way one after does (exit 130/143 by the run's signal).
+ */
+function abortedRequest(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), {
+    name: 'AbortError',
+    code: 'ABORT_ERR',
+  });
 }
 
 /**
@@ -142,9 +170,12 @@ async function builtWithin(
 export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest): Promise<unknown> {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new KubeRequestError('no current cluster in the kubeconfig', undefined);
+  // Aborted already: no credential plugin is started for a request nobody waits for.
+  if (request.signal?.aborted) throw abortedRequest(request.signal);
   const { url, headers, agent, send } = await builtWithin(
     KUBE_DEADLINES.credentialMs,
     serverForMessages(cluster.server),
+    request.signal,
     kubeEndpoint(
       config,
       cluster.server,
