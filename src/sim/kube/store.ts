@@ -120,14 +120,48 @@ function canonical(value: unknown): string {
   );
 }
 
+/**
+ * Whether two values are the same JSON whatever the order of their keys, as comparing their
+ * canonical() texts says, without building and sorting those texts: every update compares the
+ * old object with the new twice (a no-op, a change of spec), and seeding 10,000 databases (a
+ * create and a status patch each) made four canonical texts per database: starting `scale-10000`
+ * took 2.0–2.3 s of CPU before, 1.8–2.1 s after (Node 22, a process's second and third start).
+ * A key whose value is undefined counts as absent (JSON.stringify leaves it out). Anything but
+ * plain objects, arrays and primitives (no stored object holds one: they are JSON) is compared by
+ * its text.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return canonical(a) === canonical(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, index) => sameJson(item, b[index]));
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return canonical(a) === canonical(b);
+  let keys = 0;
+  for (const [key, value] of Object.entries(a)) {
+    if (value === undefined) continue;
+    keys += 1;
+    if (!sameJson(value, b[key])) return false;
+  }
+  for (const value of Object.values(b)) if (value !== undefined) keys -= 1;
+  return keys === 0;
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 function withoutVolatile(object: KubeObject): unknown {
   const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata;
   return { ...object, metadata };
 }
 
-function specPart(object: KubeObject): string {
+function specPart(object: KubeObject): unknown {
   const { metadata: _m, status: _s, ...rest } = object;
-  return canonical(rest);
+  return rest;
 }
 
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -415,8 +449,7 @@ export class KubeStore extends EventEmitter {
       throw badRequest('the name of the object cannot be changed by a patch');
     const rv = result.metadata.resourceVersion;
     if (rv && rv !== existing.metadata.resourceVersion) throw conflict(rt, name);
-    const clientManagedFields =
-      canonical(result.metadata.managedFields) !== canonical(existing.metadata.managedFields);
+    const clientManagedFields = !sameJson(result.metadata.managedFields, existing.metadata.managedFields);
     const next = this.#prepareUpdate(rt, existing, result, options);
     if (clientManagedFields) {
       next.metadata.managedFields = result.metadata.managedFields;
@@ -600,10 +633,9 @@ export class KubeStore extends EventEmitter {
       rt.applyDefaults?.(next);
     }
     if (existing.metadata.generation !== undefined) {
-      next.metadata.generation =
-        specPart(next) !== specPart(existing)
-          ? (existing.metadata.generation ?? 0) + 1
-          : existing.metadata.generation;
+      next.metadata.generation = !sameJson(specPart(next), specPart(existing))
+        ? (existing.metadata.generation ?? 0) + 1
+        : existing.metadata.generation;
     }
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     this.#validate(rt, next);
@@ -613,10 +645,7 @@ export class KubeStore extends EventEmitter {
   }
 
   #commitUpdate(rt: ResourceType, existing: KubeObject, next: KubeObject, dryRun: boolean): KubeObject {
-    if (
-      canonical(withoutVolatile(next)) === canonical(withoutVolatile(existing)) &&
-      !managedFieldsChanged(existing, next)
-    ) {
+    if (sameJson(withoutVolatile(next), withoutVolatile(existing)) && !managedFieldsChanged(existing, next)) {
       return this.#present(rt, existing);
     }
     if (dryRun) return this.#present(rt, next);
@@ -783,7 +812,7 @@ export class KubeStore extends EventEmitter {
 
 function managedFieldsChanged(a: KubeObject, b: KubeObject): boolean {
   const strip = (o: KubeObject) => (o.metadata.managedFields ?? []).map(({ time: _t, ...rest }) => rest);
-  return canonical(strip(a)) !== canonical(strip(b));
+  return !sameJson(strip(a), strip(b));
 }
 
 function patchFailure(error: unknown): KubeApiError {
