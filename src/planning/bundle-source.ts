@@ -45,7 +45,7 @@ export function noReleaseFilesError(
     `no upstream release files for operator ${operator}: ${missingTagReason(operator) ?? 'no trustworthy git tag'}; ${needed}`,
     {
       hint:
-        `Pass --bundle <file|url> with the ${file} of ${operator} (its admission/ and multi-namespace-redb/ files next to it)` +
+        `Pass --bundle FILE_OR_URL with the ${file} of ${operator} (its admission/ and multi-namespace-redb/ files next to it)` +
         (neighbour ? `, or upgrade to --to ${neighbour}, the nearest release that has a tag.` : '.'),
     },
   );

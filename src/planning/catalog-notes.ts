@@ -91,7 +91,7 @@ export function describeCatalog(catalog: PlanCatalog): { level: 'info' | 'warn';
       text:
         `release catalog of ${catalog.updated} (${catalog.origin}, ${catalog.ageDays} ${catalog.ageDays === 1 ? 'day' : 'days'} old)` +
         (catalog.stale
-          ? `: older than ${CATALOG_STALE_DAYS} days, it may miss releases and advisories; load a newer one with --catalog <file|url>`
+          ? `: older than ${CATALOG_STALE_DAYS} days, it may miss releases and advisories; load a newer one with --catalog FILE_OR_URL`
           : ''),
     },
   ];

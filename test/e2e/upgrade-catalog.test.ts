@@ -256,7 +256,7 @@ describe('--catalog (e2e)', () => {
     await happyPath.use('plan --catalog', async (sim) => {
       const unknown = await sim.ctl(['upgrade', 'plan', '--to', NEWER.operator]);
       assertExit(unknown, 2, 'plan --to an unknown release');
-      assert.match(unknown.stderr, /--catalog <file\|url>/);
+      assert.match(unknown.stderr, /--catalog FILE_OR_URL/);
 
       const file = catalogFile(sim.sandbox.dir);
       const plan = await sim.ctl([

@@ -109,7 +109,7 @@ describe('releases without a git tag', () => {
       (error: UsageError) => {
         assert.ok(error instanceof UsageError);
         assert.match(error.message, /no git tag v7\.4\.6-6/);
-        assert.match(error.hint ?? '', /--bundle <file\|url> with the bundle\.yaml of 7\.4\.6-6/);
+        assert.match(error.hint ?? '', /--bundle FILE_OR_URL with the bundle\.yaml of 7\.4\.6-6/);
         assert.match(error.hint ?? '', /--to 7\.4\.6-7, the nearest release that has a tag/);
         return true;
       },
