@@ -4,8 +4,11 @@
  * (the store's `schedule` seam): what a run says when they fail. The pure report has its own
  * test (lease-renewal-report.test.ts); this one drives the store, where a failed read of the Lease
  * comes wrapped (#kubeFailure) and a failed update does not, and the same outage must still read
- * as one cause. The built ctl meets the same outage in
- * test/reliability/lease-renewal-plugin.test.ts, where which request fails first is timing.
+ * as one cause; and while a renewal's request hangs (the kubeconfig's credential plugin, up to
+ * its 60 s), where one queued renewal per tick used to wait for the same plugin, then all ran back
+ * to back, and the Lease outliving its duration was said only when a renewal ended. The built ctl
+ * meets the same outage in test/reliability/lease-renewal-plugin.test.ts, where which request
+ * fails first is timing.
  */
 
 import assert from 'node:assert/strict';
@@ -41,6 +44,9 @@ function unavailable(): Error {
   });
 }
 
+/** The event loop's pending promise callbacks run (the fake's answers, the store's awaits). */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 interface Held {
   cluster: FakeCluster;
   store: ConfigMapStateStore;
@@ -48,6 +54,12 @@ interface Held {
   release(): Promise<void>;
   /** One renewal, a period after the last, awaited to its end. */
   renew(): Promise<void>;
+  /** A period on the clock and its tick, not awaited (its renewal may hang); the fake's answers run. */
+  tick(): Promise<void>;
+  /** The clock moves on by `ms`. */
+  advance(ms: number): void;
+  /** How many requests `METHOD` of the Lease's path the fake has had. */
+  requestsOf(method: 'GET' | 'PUT'): number;
   /** Whether the store stopped its renewals. */
   stopped(): boolean;
   lease(): { holderIdentity?: string; renewTime?: string } | undefined;
@@ -87,6 +99,16 @@ async function hold(): Promise<Held> {
       now += period;
       await tick();
     },
+    tick: async () => {
+      now += period;
+      void tick?.();
+      await settle();
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+    requestsOf: (method) =>
+      cluster.requests.filter((request) => request === `${method} ${LEASE_PATH}`).length,
     stopped: () => stopped,
     lease: () =>
       (
@@ -184,5 +206,90 @@ describe('run/state-store-configmap: the Lease renewals', () => {
     });
     await held.release();
     assert.equal(held.lease()?.holderIdentity, 'other-run/4242/ci-runner-7', "the other run's Lease stays");
+  });
+});
+
+describe('run/state-store-configmap: the Lease renewal while its request hangs', () => {
+  const HUNG = "the kubeconfig's credential plugin /bin/login gave no credential within 60 s; ctl stopped it";
+
+  it('starts no renewal while one is under way; two ticks on it is said once, the expiry on time, its cause when it ends; then one renewal a tick', async () => {
+    const held = await hold();
+    const before = held.requestsOf('GET');
+    const release = held.cluster.hold(`GET ${LEASE_PATH}`);
+    await held.tick(); // 10 s: the renewal is sent; its read hangs
+    assert.equal(held.requestsOf('GET'), before + 1);
+    await held.tick(); // 20 s: under way one tick: nothing started, nothing said
+    assert.equal(held.requestsOf('GET'), before + 1, 'a second renewal was started beside the first');
+    assert.deepEqual(held.warnings, []);
+    await held.tick(); // 30 s: two ticks on, counted as failed and said
+    assert.deepEqual(held.warnings, [
+      `could not renew the Lease ${LEASE}: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow); ctl starts no other until it ends, and says so again only if the cause changes, or once it is renewed`,
+    ]);
+    await held.tick(); // 40 s: unrenewed for longer than the Lease's 30 s, said now, not when it ends
+    assert.equal(held.warnings.length, 2);
+    assert.match(
+      held.warnings[1]!,
+      /^the Lease ctl-upgrade-lock-rec has not been renewed for 40 s, longer than its duration \(30 s\): another run may take it over now \(2 failures in a row: /,
+    );
+    await held.tick(); // 50 s
+    await held.tick(); // 60 s
+    assert.equal(held.requestsOf('GET'), before + 1);
+    assert.equal(held.warnings.length, 2);
+
+    // The plugin's limit ends the read: its cause is said, and no queued renewal runs after it.
+    held.advance(5_000);
+    release(new OperationError(HUNG));
+    await settle();
+    assert.equal(held.requestsOf('GET'), before + 1, 'renewals queued behind the hanging one ran');
+    assert.deepEqual(held.warnings.slice(2), [
+      `could not renew the Lease ${LEASE} (5 failures in a row): ${HUNG}`,
+    ]);
+    await held.tick(); // 75 s: the next renewal, which works
+    assert.equal(held.requestsOf('GET'), before + 2);
+    assert.equal(held.requestsOf('PUT'), 1);
+    assert.deepEqual(held.warnings.slice(3), [`renewed the Lease ${LEASE} again after 5 failed renewals`]);
+    await held.tick(); // 85 s
+    assert.equal(held.requestsOf('GET'), before + 3);
+    assert.equal(held.requestsOf('PUT'), 2);
+    assert.equal(held.warnings.length, 4);
+    await held.release();
+    assert.equal(held.lease(), undefined, 'the Lease was released');
+  });
+
+  it('a renewal slower than one tick that works says nothing, and the next starts at the tick after it', async () => {
+    const held = await hold();
+    const before = held.requestsOf('GET');
+    const release = held.cluster.hold(`GET ${LEASE_PATH}`);
+    await held.tick(); // 10 s: sent
+    await held.tick(); // 20 s: under way, one tick
+    release();
+    await settle();
+    assert.equal(held.requestsOf('PUT'), 1);
+    assert.equal(held.requestsOf('GET'), before + 1);
+    await held.tick(); // 30 s: the next one
+    assert.equal(held.requestsOf('GET'), before + 2);
+    assert.equal(held.requestsOf('PUT'), 2);
+    assert.deepEqual(held.warnings, []);
+    await held.release();
+  });
+
+  it('the Lease found taken when the hanging read ends: lost as before, and no renewal after', async () => {
+    const held = await hold();
+    const release = held.cluster.hold(`GET ${LEASE_PATH}`);
+    await held.tick();
+    await held.tick();
+    await held.tick();
+    held.cluster.update('coordination.k8s.io/v1', 'Lease', LEASE, NAMESPACE, (lease) => {
+      (lease as { spec: { holderIdentity?: string } }).spec.holderIdentity = 'other-run/4242/elsewhere';
+    });
+    release();
+    await settle();
+    assert.match(held.warnings.at(-1) ?? '', /^this run lost the upgrade lock to /);
+    assert.ok(held.store.lostTo());
+    const gets = held.requestsOf('GET');
+    await held.tick();
+    await held.tick();
+    assert.equal(held.requestsOf('GET'), gets, 'a renewal after the Lease was lost');
+    await held.release();
   });
 });

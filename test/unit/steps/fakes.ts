@@ -95,6 +95,10 @@ export class FakeCluster {
    * the request layer throws it (an API Status, a credential plugin that failed), until removed.
    */
   readonly failingRequests = new Map<string, unknown>();
+  /** Every request of the path surface, as `METHOD path`, in the order they came. */
+  readonly requests: string[] = [];
+  /** Requests of the path surface that wait before they are answered (hold). */
+  readonly #held = new Map<string, Promise<void>>();
   #rv = 1000;
   /** Called after every write and on every wait tick: stands in for controllers. */
   onTick: (cluster: FakeCluster) => void = () => {};
@@ -245,13 +249,34 @@ export class FakeCluster {
   }
 
   /**
+   * Holds the next request `METHOD path` of the path surface (a credential plugin that hangs)
+   * until the function returned is called: then it is answered from the objects as they are
+   * then, or fails with `error`.
+   */
+  hold(request: string): (error?: unknown) => void {
+    let release: (error?: unknown) => void = () => {};
+    this.#held.set(
+      request,
+      new Promise<void>((resolve, reject) => {
+        release = (error) => (error === undefined ? resolve() : reject(error));
+      }),
+    );
+    return (error) => release(error);
+  }
+
+  /**
    * The path surface (src/kube/rest.ts) over the same objects, as the API server answers one
    * object's path: get, create in a collection, replace and delete with the resourceVersion they
    * name (409 when it is not the stored one). Lists and text answers are not faked.
    */
   #rest(): KubeRest {
-    const fail = (method: string, path: string): void => {
-      const error = this.failingRequests.get(`${method} ${path}`);
+    const fail = async (method: string, path: string): Promise<void> => {
+      const request = `${method} ${path}`;
+      this.requests.push(request);
+      const held = this.#held.get(request);
+      this.#held.delete(request);
+      await held;
+      const error = this.failingRequests.get(request);
       if (error !== undefined) throw error;
     };
     const split = (path: string): { collection: string; name: string } => {
@@ -277,11 +302,11 @@ export class FakeCluster {
     };
     return {
       get: async <T>(path: string) => {
-        fail('GET', path);
+        await fail('GET', path);
         return live(path) as T;
       },
       create: async <T>(path: string, body: unknown) => {
-        fail('POST', path);
+        await fail('POST', path);
         const object = clone(body as KubeObject);
         this.log.push({ type: 'write', text: `create ${path}/${object.metadata?.name ?? ''}` });
         if (this.findByPath(path, object.metadata?.name ?? ''))
@@ -289,14 +314,14 @@ export class FakeCluster {
         return clone(this.put(object)) as T;
       },
       replace: async <T>(path: string, body: unknown) => {
-        fail('PUT', path);
+        await fail('PUT', path);
         const object = clone(body as KubeObject);
         this.log.push({ type: 'write', text: `replace ${path}` });
         conflict(object.metadata?.resourceVersion, live(path));
         return clone(this.put(object)) as T;
       },
       delete: async (path: string, body?: unknown) => {
-        fail('DELETE', path);
+        await fail('DELETE', path);
         this.log.push({ type: 'write', text: `delete ${path}` });
         const object = live(path);
         conflict(
