@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lineSplitter } from '../test/helpers/lines.js';
 
 /** dist/bench/lib.js -> the repository root. */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -43,20 +44,15 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
     });
     let stdout = '';
     let stderr = '';
-    let pending = '';
+    // Each line is stamped with the time its chunk came.
+    let at = 0;
+    const onLine = options.onLine;
+    const toLines = onLine ? lineSplitter((line) => onLine(line, at)) : undefined;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      if (!options.onLine) return;
-      const at = performance.now();
-      // Only the new chunk is searched for line ends (a long line in small chunks was quadratic).
-      let start = 0;
-      let newline: number;
-      while ((newline = chunk.indexOf('\n', start)) >= 0) {
-        options.onLine(pending + chunk.slice(start, newline), at);
-        pending = '';
-        start = newline + 1;
-      }
-      pending += chunk.slice(start);
+      if (!toLines) return;
+      at = performance.now();
+      toLines(chunk);
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

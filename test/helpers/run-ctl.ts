@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { lineSplitter } from './lines.js';
 
 /** The repository root (dist/test/helpers -> three levels up). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -78,22 +79,13 @@ export function spawnCtl(args: string[], options: SpawnCtlOptions = {}): CtlProc
   });
   let stdout = '';
   let stderr = '';
-  let partial = '';
   const listeners: ((line: string) => void)[] = [];
-  // Only the new chunk is searched for line ends: searching the whole unfinished line again on
-  // every chunk was quadratic in the length of a line, and a plan's one-line JSON of a few
-  // hundred KB, read in small chunks, cost the e2e test files seconds of CPU each.
+  const toLines = lineSplitter((line) => {
+    for (const listener of listeners) listener(line);
+  });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
-    let start = 0;
-    let newline: number;
-    while ((newline = chunk.indexOf('\n', start)) >= 0) {
-      const line = partial + chunk.slice(start, newline);
-      partial = '';
-      start = newline + 1;
-      for (const listener of listeners) listener(line);
-    }
-    partial += chunk.slice(start);
+    toLines(chunk);
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
