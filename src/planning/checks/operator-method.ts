@@ -59,7 +59,12 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   const route = olmRoute(olm, target.operator);
   if (route.problem) {
     const fix = olm.channels
-      ? headAdvice(olm.channels, target.operator, ctlTargetOf(snapshot))
+      ? headAdvice(
+          olm.channels,
+          target.operator,
+          ctlTargetOf(snapshot),
+          oc(snapshot.kubeTarget, 'get', 'packagemanifest', sub.package ?? 'PACKAGE', '-n', ns, '-o', 'yaml'),
+        )
       : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', 'get', 'packagemanifests', '-n', ns)}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(snapshot.kubeTarget, sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
     return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
   }
@@ -73,21 +78,67 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   return pass(`the operator is installed by OLM (${owner}): ${how}; ${approval}`);
 }
 
+/** How many channel heads a fix names; the package's own listing has all of them. */
+const HEADS_NAMED = 5;
+
 /**
  * OLM installs a channel's head: the head of the target's own release line first (`7.22.0-17`
- * for 7.22.0-11), with the command, then every channel's head.
+ * for 7.22.0-11), with the command, then the newest other heads. Red Hat's certified package has
+ * a channel per release and per rebuild (about 40 on 2026-11-29), so a fix that named every one
+ * filled a screen twice over: it names the newest few and the command that lists them all.
  */
 function headAdvice(
   channels: readonly { name: string; currentCSV?: string | undefined }[],
   target: string,
   kube: CtlTarget,
+  listAll: string,
 ): string {
   const headOf = (c: { currentCSV?: string | undefined }) => csvVersion(c.currentCSV) ?? c.currentCSV ?? '?';
   const line = channels.find((c) => c.name === target.split('-')[0]);
-  const all = `every channel's head: ${channels.map((c) => `${c.name}: ${headOf(c)}`).join(', ')}`;
+  const others = newestHeads(
+    channels.filter((c) => c !== line),
+    headOf,
+  );
+  const named = others
+    .slice(0, HEADS_NAMED)
+    .map((h) => `${h.head} (channel${h.channels.length > 1 ? 's' : ''} ${h.channels.join(', ')})`);
+  const left = others.length - named.length;
+  const heads =
+    named.length === 0
+      ? `every channel: ${listAll}`
+      : `${named.join(', ')}${left > 0 ? `, and ${left} more: ${listAll}` : ''}`;
   return line
-    ? `OLM installs a channel's head: the head of ${target}'s release line is ${headOf(line)} (channel ${line.name}): ${ctlPlanTo(kube, headOf(line))}. Or pick another head (${all}).`
-    : `Pick a target that is the head of a channel (${all}) with --to.`;
+    ? `OLM installs a channel's head: the head of ${target}'s release line is ${headOf(line)} (channel ${line.name}): ${ctlPlanTo(kube, headOf(line))}. Or pick another head: ${heads}.`
+    : `Pick a target that is the head of a channel with --to: ${heads}.`;
+}
+
+/** Each distinct head once, with the channels that have it, the newest release first. */
+function newestHeads(
+  channels: readonly { name: string; currentCSV?: string | undefined }[],
+  headOf: (c: { currentCSV?: string | undefined }) => string,
+): { head: string; channels: string[] }[] {
+  const byHead = new Map<string, string[]>();
+  for (const channel of channels) {
+    const head = headOf(channel);
+    byHead.set(head, [...(byHead.get(head) ?? []), channel.name]);
+  }
+  const heads = [...byHead].map(([head, names]) => ({
+    head,
+    channels: names,
+    version: parseOperatorVersion(head),
+  }));
+  // A head that is no operator version (a CSV named otherwise) goes last, in the package's order.
+  return heads
+    .sort((a, b) =>
+      a.version && b.version
+        ? compareOperatorVersions(b.version, a.version)
+        : a.version
+          ? -1
+          : b.version
+            ? 1
+            : 0,
+    )
+    .map(({ head, channels: names }) => ({ head, channels: names }));
 }
 
 export const operatorMethodCheck = {

@@ -191,6 +191,35 @@ describe('OLM-owned operators', () => {
       nowhere.fix,
       /^OLM installs a channel's head: the head of 7\.8\.2-6's release line is 7\.8\.2-7 \(channel 7\.8\.2\): ctl upgrade plan --to 7\.8\.2-7\./,
     );
+    // Red Hat's certified package has a channel per release and per rebuild (about 40): the fix
+    // names the newest few heads, each once with its channels, and the command that lists them all.
+    const csvOf = (version: string) => `redis-enterprise-operator.v${version}`;
+    const many = operatorMethod(
+      withOlm({
+        ...WITH_CHANNELS,
+        channels: [
+          { name: 'production', currentCSV: csvOf('8.0.20-25'), entries: [] },
+          ...Array.from({ length: 30 }, (_, i) => ({
+            name: `7.22.2-${i}.0`,
+            currentCSV: csvOf(`7.22.2-${i}`),
+            entries: [],
+          })),
+          { name: '8.0.20', currentCSV: csvOf('8.0.20-27'), entries: [] },
+          { name: '8.0.20-27.1', currentCSV: `${csvOf('8.0.20-27')}.1`, entries: [] },
+          { name: '8.0.20-25.0', currentCSV: csvOf('8.0.20-25'), entries: [] },
+          { name: '6.2.10', currentCSV: csvOf('6.2.10-45'), entries: [] },
+          { name: 'odd', currentCSV: 'some-other-operator.v1', entries: [] },
+        ],
+      }),
+    );
+    assert.equal(many.status, 'fail');
+    assert.equal(
+      many.fix,
+      'Pick a target that is the head of a channel with --to: 8.0.20-27 (channels 8.0.20, 8.0.20-27.1), ' +
+        '8.0.20-25 (channels production, 8.0.20-25.0), 7.22.2-29 (channel 7.22.2-29.0), ' +
+        '7.22.2-28 (channel 7.22.2-28.0), 7.22.2-27 (channel 7.22.2-27.0), and 29 more: ' +
+        'oc get packagemanifest redis-enterprise-operator-cert -n redis -o yaml.',
+    );
     const done = operatorMethod((s) => {
       withOlm()(s);
       if (s.operator) s.operator.version = '7.8.2-6';
