@@ -19,6 +19,7 @@ import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { registerServerTarget } from './deadlines.js';
+import { authInfoOf, authInfoRefusal } from './auth-info.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { authProviderRefusal, refuseAuthProviders } from './refused-auth-providers.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
@@ -26,8 +27,8 @@ import { DEFAULT_KUBE_TARGET, kubectlCommand, selectedKubeTarget, type KubeTarge
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
 import { requestConfig } from './request-config.js';
-import { boundRequestFiles, IN_CLUSTER_ROLES, KUBECONFIG_ROLES } from './request-files.js';
-import { tokenFileOf } from './token-file.js';
+import { authProviderToken, boundRequestFiles, IN_CLUSTER_ROLES, KUBECONFIG_ROLES } from './request-files.js';
+import { tokenFileError, tokenFileOf } from './token-file.js';
 
 /** Where a service account's namespace is mounted inside a pod. */
 const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -279,16 +280,20 @@ function selectContext(
     // before any request.
     const refused = authProviderRefusal(user);
     if (refused) throw refused;
+    // kubectl's own checks of the user it uses (auth-info.ts): more than one way to sign in, a
+    // certificate without its key, an exec plugin kubectl would not start...
+    const info = authInfoOf(user);
+    const invalid = info && authInfoRefusal(user.name, info);
+    if (invalid) throw invalid;
     checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);
-    checkFilePath(
-      KUBECONFIG_ROLES.authProviderTokenFile(user),
-      authProviderTokenFile(user),
-      'input',
-      INPUT_FILE_LIMITS.tokenFile,
-    );
-    // The user's token-file, read now (token-file.ts): a refusal before any request is made.
+    const providerTokenFile = authProviderTokenFile(user);
+    const providerTokenRole = KUBECONFIG_ROLES.authProviderTokenFile(user);
+    checkFilePath(providerTokenRole, providerTokenFile, 'input', INPUT_FILE_LIMITS.tokenFile);
+    // The user's token-file and its auth-provider's tokenFile, read now (token-file.ts,
+    // request-files.ts): an empty one is refused before any request is made.
     tokenFileOf(user)?.current();
+    if (providerTokenFile) readAuthProviderToken(providerTokenFile, providerTokenRole);
   }
   return {
     config,
@@ -304,6 +309,15 @@ function authProviderTokenFile(user: k8s.User): string | undefined {
   const config: unknown = user.authProvider?.config;
   const path = (config as { tokenFile?: unknown } | undefined)?.tokenFile;
   return typeof path === 'string' ? path : undefined;
+}
+
+/** The auth-provider's token, read as for a request; a file that is missing or unreadable refused in the kubeconfig's words. */
+function readAuthProviderToken(path: string, role: string): void {
+  try {
+    authProviderToken(path, role);
+  } catch (error) {
+    throw error instanceof UsageError ? error : tokenFileError(role, path, error);
+  }
 }
 
 function readInClusterNamespace(): string | undefined {

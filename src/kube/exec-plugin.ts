@@ -17,6 +17,7 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { OperationError } from '../errors.js';
 import { oneLine, quotedLines } from '../io/safe-text.js';
+import { currentWaiter } from './credential-waiter.js';
 import { DEFAULT_KUBE_TARGET, kubectlCommand, type KubeTarget } from './kube-target.js';
 
 export const EXEC_PLUGIN_LIMITS = {
@@ -58,9 +59,12 @@ export function boundExecPlugin(config: object, target: KubeTarget = DEFAULT_KUB
 }
 
 /**
- * Starts the plugin as client-node would, and kills it past the deadline or the output limit.
- * The error is emitted on the child first: client-node keeps the child's 'error' and rejects
- * with it when the process closes, so the request fails with this message.
+ * Starts the plugin as client-node would, and kills it past the deadline or the output limit,
+ * or as soon as nobody waits for its answer: the request it was started for was aborted (Ctrl-C,
+ * SIGTERM, a caller's signal) or stopped waiting for its credential (credential-waiter.ts). Such
+ * a plugin ran to its deadline, and kept a program that used kubeRequest as a library alive that
+ * long. The error is emitted on the child first: client-node keeps the child's 'error' and
+ * rejects with it when the process closes, so the request fails with this message.
  */
 export function runBounded(
   command: string,
@@ -71,6 +75,8 @@ export function runBounded(
   target: KubeTarget = DEFAULT_KUBE_TARGET,
 ): ChildProcess {
   const tryIt = kubectlCommand(target, 'get', 'namespaces');
+  // Read before anything else: it is the caller's only while the spawn is synchronous.
+  const waiter = currentWaiter();
   // child_process on first use, as the bundle gives it to commander and client-node
   // (scripts/bundle.mjs, builtinsOnFirstCall): a plan without a plugin never loads it (nor dgram).
   const { spawn } = process.getBuiltinModule('node:child_process');
@@ -88,6 +94,7 @@ export function runBounded(
     if (stopped) return;
     stopped = true;
     clearTimeout(timer);
+    waiter?.removeEventListener('abort', abandoned);
     child.emit('error', error);
     child.kill('SIGKILL');
     // Its streams too: a process the plugin started may hold them open, and client-node
@@ -139,8 +146,26 @@ export function runBounded(
       child.emit('error', failure);
     }
   });
-  child.once('exit', () => clearTimeout(timer));
-  child.once('error', () => clearTimeout(timer));
+  // Nobody waits any more: stopped at once. Its answer would be thrown away (the request's wait
+  // has ended, request.ts builtWithin), and nothing of it may keep the event loop alive: the
+  // timer is cleared, the streams destroyed, the listener removed, the process killed.
+  function abandoned(): void {
+    stop(
+      new OperationError(
+        `the kubeconfig's credential plugin ${name} was stopped: the request it was started for no longer waits for it`,
+      ),
+    );
+  }
+  const ended = (): void => {
+    clearTimeout(timer);
+    waiter?.removeEventListener('abort', abandoned);
+  };
+  child.once('exit', ended);
+  child.once('error', ended);
+  // Aborted already (kubeRequest asks for no credential then, but another caller may): stopped
+  // once client-node, which listens once execFn has returned, hears the error.
+  if (waiter?.aborted) queueMicrotask(abandoned);
+  else waiter?.addEventListener('abort', abandoned, { once: true });
   return child;
 }
 

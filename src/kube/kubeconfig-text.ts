@@ -3,14 +3,16 @@
  * parser (js-yaml) and its own readers of clusters, contexts and users (config_types.js), in its
  * order, so that every kubeconfig reads as before and fails with the same message; but each
  * user's `token-file` is taken out before client-node's reader of users sees it, which would read
- * it then and there (./token-file.ts says why ctl reads it instead, and how), and each user's
- * `exec.command` is resolved as kubectl resolves it (below).
+ * it then and there (./token-file.ts says why ctl reads it instead, and how), each user's
+ * `exec.command` and auth-provider `tokenFile` are resolved as kubectl resolves a kubeconfig's
+ * paths (below), and the fields kubectl checks of each user are kept for ./auth-info.ts.
  */
 
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { load } from 'js-yaml';
 import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist/config_types.js';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { attachAuthInfo } from './auth-info.js';
 import { attachTokenFile, TokenFile } from './token-file.js';
 
 interface RawKubeconfig {
@@ -31,6 +33,7 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
   config.contexts = newContexts(parsed.contexts);
   const tokenFiles = takeTokenFiles(parsed.users, dirname(file));
   resolveExecCommands(parsed.users, dirname(file));
+  resolveAuthProviderTokenFiles(parsed.users, dirname(file));
   config.users = newUsers(parsed.users);
   config.currentContext = parsed['current-context'] as string;
   // newUsers throws on an entry it cannot read, so its users are the entries, in order.
@@ -38,6 +41,10 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
     const user = config.users[index];
     if (user) attachTokenFile(user, new TokenFile(path, `the kubeconfig's token-file of user ${user.name}`));
   }
+  const entries = Array.isArray(parsed.users) ? (parsed.users as unknown[]) : [];
+  config.users.forEach((user, index) =>
+    attachAuthInfo(user, (entries[index] as { user?: unknown } | null)?.user),
+  );
   config.makePathsAbsolute(dirname(file));
 }
 
@@ -79,5 +86,31 @@ export function resolveExecCommands(users: unknown, base: string): void {
     if (typeof command !== 'string' || !command.includes(sep) || isAbsolute(command)) continue;
     // filepath.Abs(filepath.Dir(file)) then filepath.Join: resolve does both, cleaning as Join does.
     exec.command = resolve(base, command);
+  }
+}
+
+/**
+ * Makes each user's auth-provider `tokenFile` (client-node's FileAuth form, which ctl keeps:
+ * ./refused-auth-providers.ts) that is relative absolute, taken from `base`, the folder of the
+ * kubeconfig that defines the user. client-node reads it as written, from the working folder.
+ * kubectl has no such provider, but takes every path of a user from its kubeconfig's folder
+ * (the `token-file`, the client certificate and key, an exec command with a separator:
+ * kubernetes/kubernetes staging/src/k8s.io/client-go/tools/clientcmd/loader.go ResolveLocalPaths
+ * and GetAuthInfoFileReferences, read at client-go's commit 32ce75a7d); the same kubeconfig then
+ * names the same file wherever ctl is started.
+ */
+export function resolveAuthProviderTokenFiles(users: unknown, base: string): void {
+  if (!Array.isArray(users)) return;
+  for (const entry of users as unknown[]) {
+    const user = (entry as { user?: unknown } | null)?.user as
+      { 'auth-provider'?: unknown } | null | undefined;
+    const provider = user && typeof user === 'object' ? user['auth-provider'] : undefined;
+    const config = (provider as { config?: unknown } | null | undefined)?.config as
+      { tokenFile?: unknown } | null | undefined;
+    if (!config || typeof config !== 'object') continue;
+    const path = config.tokenFile;
+    // ResolvePaths leaves an empty path alone; an absolute one is kept.
+    if (typeof path !== 'string' || path === '' || isAbsolute(path)) continue;
+    config.tokenFile = resolve(base, path);
   }
 }

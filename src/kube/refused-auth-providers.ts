@@ -103,8 +103,10 @@ function refusalOf(user: unknown): Refusal | undefined {
       hint: "Keep one of them: remove the user's auth-provider to use its exec plugin (users[].user.exec), or remove its exec.",
     };
   }
-  // Truthy, as exec_auth.js tests it: what client-node would run.
-  if (config.exec) {
+  // Present, whatever its value: client-node runs a truthy one (exec_auth.js), and an empty one
+  // (`exec: ""`, `exec:`) is the same setting left blank, refused in the same words rather than
+  // let through for what client-node happens to make of it.
+  if (Object.hasOwn(config, 'exec')) {
     return {
       message: `${who} has an exec command in its auth-provider's config (auth-provider.config.exec); kubectl never runs it, and neither does ctl`,
       hint:

@@ -2,8 +2,8 @@
  * The files client-node reads again for every request, read through ctl's bounded reader
  * (src/io/bounded-file.ts) instead of its fs.readFileSync: the context's certificate-authority,
  * client-certificate and client-key (config.js applyHTTPSOptions, bufferFromFileOrString), and an
- * auth-provider's `tokenFile` (file_auth.js, read again each minute; the in-cluster service
- * account's token is one).
+ * auth-provider's `tokenFile` (file_auth.js, read again each minute, trimmed as client-go trims a
+ * token file: authProviderToken; the in-cluster service account's token is one).
  *
  * Each is checked when the kubeconfig is loaded (src/kube/client.ts selectContext), but may be
  * replaced afterwards: a FIFO swapped in for the CA would hold readFileSync, and with it the
@@ -17,6 +17,7 @@
  */
 
 import type { Cluster, User } from '@kubernetes/client-node/dist/config_types.js';
+import { UsageError } from '../errors.js';
 import { readBoundedFileSync } from '../io/bounded-file.js';
 import { INPUT_FILE_LIMITS, inputFileError } from '../io/paths.js';
 
@@ -102,14 +103,31 @@ export function boundRequestFiles(config: object, roles: FileRoles = KUBECONFIG_
     if (!isFileAuth(authenticator)) continue;
     authenticator.refreshToken = (path: string) => {
       const user = inside.getCurrentUser();
-      authenticator.token = readFile(
+      authenticator.token = authProviderToken(
         path,
-        INPUT_FILE_LIMITS.tokenFile,
         user ? roles.authProviderTokenFile(user) : "the kubeconfig's auth-provider tokenFile",
-      ).toString('utf-8');
+      );
       authenticator.lastRead = new Date();
     };
   }
+}
+
+/**
+ * The token of an auth-provider's `tokenFile` (the in-cluster service account's too): the file
+ * within its bound, less the white space around it, as client-go reads a token file
+ * (kubernetes/client-go transport/token_source.go fileTokenSource.Token: strings.TrimSpace, and
+ * `read empty token from file` for nothing left; read at its commit 32ce75a7d). client-node sent
+ * the file as it is: a file written with `echo` put its newline into the Authorization header,
+ * and an empty one sent the request without credentials.
+ */
+export function authProviderToken(path: string, role: string): string {
+  const token = readFile(path, INPUT_FILE_LIMITS.tokenFile, role).toString('utf-8').trim();
+  if (token === '') {
+    throw new UsageError(`${role} ${path} is empty`, {
+      hint: 'Write the bearer token into that file, or fix the path in the kubeconfig.',
+    });
+  }
+  return token;
 }
 
 /** `item` with the bytes of its file as base64 data, seen through a view; `item` when it names none. */

@@ -16,6 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import type * as k8s from '@kubernetes/client-node';
 import { keepAliveAgent } from './agent.js';
+import { askedFor } from './credential-waiter.js';
 import { armDeadlines, credentialNotReady, KUBE_DEADLINES } from './deadlines.js';
 import { parseWithoutManagedFields } from './managed-fields.js';
 import { serverForMessages } from './server-url.js';
@@ -63,7 +64,8 @@ export interface KubeEndpoint {
 
 /**
  * The URL of `path` on `server` (a server written with a trailing slash works too) with `query`,
- * and the kubeconfig's credentials, TLS and agent as client-node would send them.
+ * and the kubeconfig's credentials, TLS and agent as client-node would send them. A credential
+ * plugin started for it is stopped once `waiter` aborts (credential-waiter.ts).
  */
 export async function kubeEndpoint(
   config: { applyToFetchOptions(options: object): Promise<unknown> },
@@ -71,13 +73,17 @@ export async function kubeEndpoint(
   path: string,
   query: Record<string, string | number | boolean | undefined>,
   accept: string,
+  waiter?: AbortSignal,
 ): Promise<KubeEndpoint> {
   try {
     const url = new URL(server.replace(/\/+$/, '') + path);
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const options = (await config.applyToFetchOptions({})) as { agent?: Agent; headers?: Headers };
+    const options = (await askedFor(waiter, () => config.applyToFetchOptions({}))) as {
+      agent?: Agent;
+      headers?: Headers;
+    };
     const headers: Record<string, string> = { Accept: accept };
     options.headers?.forEach((value, key) => {
       headers[key] = value;
@@ -120,25 +126,33 @@ export function requestNotBuilt(error: unknown): boolean {
  *
  * The request's `signal` ends the wait at once, as it ends the HTTP part (Ctrl-C, SIGTERM: the
  * run's signal, src/run/signals.ts), with the error an aborted request has (abortedRequest), not
- * a request not built: ctl stopped it, the credential did not fail. client-node's exec auth
- * takes no signal and leaves the plugin running: it is killed at its own limit or when ctl exits
- * (exec-plugin.ts runBounded, killedAtExit), whichever comes first.
+ * a request not built: ctl stopped it, the credential did not fail. Either way nobody waits for
+ * the credential any more: `build` gets a signal aborted then, and an exec plugin started for it
+ * is stopped at once (exec-plugin.ts runBounded), not left to its own limit or ctl's exit.
  */
 async function builtWithin(
   ms: number,
   server: string,
   signal: AbortSignal | undefined,
-  building: Promise<KubeEndpoint>,
+  build: (waiter: AbortSignal) => Promise<KubeEndpoint>,
 ): Promise<KubeEndpoint> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
+  const waiter = new AbortController();
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(notBuilt(credentialNotReady(ms, server))), ms);
+    timer = setTimeout(() => {
+      waiter.abort();
+      reject(notBuilt(credentialNotReady(ms, server)));
+    }, ms);
     if (signal) {
-      onAbort = () => reject(abortedRequest(signal));
+      onAbort = () => {
+        waiter.abort();
+        reject(abortedRequest(signal));
+      };
       signal.addEventListener('abort', onAbort, { once: true });
     }
   });
+  const building = build(waiter.signal);
   // Settled by the race below or left pending once the credential came: never unhandled.
   late.catch(() => undefined);
   try {
@@ -176,13 +190,15 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
     KUBE_DEADLINES.credentialMs,
     serverForMessages(cluster.server),
     request.signal,
-    kubeEndpoint(
-      config,
-      cluster.server,
-      request.path,
-      request.query ?? {},
-      request.text ? '*/*' : 'application/json',
-    ),
+    (waiter) =>
+      kubeEndpoint(
+        config,
+        cluster.server,
+        request.path,
+        request.query ?? {},
+        request.text ? '*/*' : 'application/json',
+        waiter,
+      ),
   );
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
   if (body) {

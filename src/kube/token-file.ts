@@ -77,7 +77,8 @@ export class TokenFile {
   }
 }
 
-function tokenFileError(role: string, path: string, error: unknown): unknown {
+/** A token file that cannot be read, worded for the kubeconfig that names it (exit 2). */
+export function tokenFileError(role: string, path: string, error: unknown): unknown {
   const refused = inputFileError(role, error);
   if (refused !== error) return refused;
   const code = (error as NodeJS.ErrnoException).code;

@@ -211,7 +211,9 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
   // (src/kube/refused-auth-providers.ts), each refused before any request: before, client-node ran
   // the config's `exec` command (1), sent an unknown provider's requests without credentials (2),
   // ran the exec plugin that kubectl refuses beside an auth-provider (3), and sent an oidc user's
-  // tokenFile token instead of its id-token (4).
+  // tokenFile token instead of its id-token (4); it sent an oidc user whose config has an empty
+  // `exec` (5); and it sent the users kubectl's own checks refuse (src/kube/auth-info.ts): a token
+  // beside a username and password (6), a v1 exec plugin without its interactiveMode, run (7).
   for (const [form, user, message, hint] of [
     [
       'config-exec',
@@ -231,6 +233,28 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
       }),
       "error: the kubeconfig's user u has an exec command in its auth-provider's config (auth-provider.config.exec); kubectl never runs it, and neither does ctl",
       /Give the command as the user's exec credential plugin instead \(users\[\]\.user\.exec/,
+    ],
+    [
+      'config-exec-empty',
+      () => ({
+        'auth-provider': { name: 'oidc', config: { 'id-token': idToken(), 'client-id': 'ctl', exec: '' } },
+      }),
+      "error: the kubeconfig's user u has an exec command in its auth-provider's config (auth-provider.config.exec); kubectl never runs it, and neither does ctl",
+      /Give the command as the user's exec credential plugin instead \(users\[\]\.user\.exec/,
+    ],
+    [
+      'token-and-basic',
+      () => ({ token: 'a-token', username: 'ops', password: 'a-password' }),
+      "error: the kubeconfig's user u is not valid; kubectl says: invalid configuration: more than one authentication method found for u; found [token basicAuth], only one is allowed",
+      /Keep one way to sign in for user u: remove its token, or its username and password\./,
+    ],
+    [
+      'v1-exec-without-interactive-mode',
+      (helper: string) => ({
+        exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [helper] },
+      }),
+      "error: the kubeconfig's user u is not valid; kubectl says: invalid configuration: interactiveMode must be specified for u to use exec authentication plugin",
+      /Set interactiveMode in users\[\]\.user\.exec of user u: Never/,
     ],
     [
       'unknown-name',

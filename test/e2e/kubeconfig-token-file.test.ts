@@ -5,8 +5,9 @@
  * at once with exit 2, the input exit code of every kubeconfig file (CLI.md "Exit codes"), naming
  * the user and the field, long before the Kubernetes deadlines (10 s to connect, 30 s for an
  * answer); client-node read each of them itself, and a FIFO held ctl for good. A regular file
- * works as with kubectl: its path taken from the kubeconfig's folder, its newline trimmed, and
- * only the file of the user in use is read. Nothing is left behind.
+ * works as with kubectl: its path taken from the kubeconfig's folder, its newline trimmed (an
+ * auth-provider's tokenFile too), and only the file of the user in use is read. Nothing is left
+ * behind.
  */
 
 import assert from 'node:assert/strict';
@@ -179,6 +180,23 @@ describe(
       });
       writeFileSync(file, token, { mode: 0o600 });
       assertExit(await plan(kubeconfig), 0, 'plan with an auth-provider tokenFile');
+    });
+
+    it("an auth-provider's relative tokenFile, with a newline: from the kubeconfig's folder, trimmed; an empty one refused at once", async () => {
+      // ctl runs from `dir`, where no `token` is: client-node read the path from there, and sent
+      // the file's newline with the token.
+      const kubeconfig = kubeconfigWith('provider-relative', {
+        'auth-provider': { name: 'tokenFile', config: { tokenFile: 'token' } },
+      });
+      const file = path.join(dir, 'provider-relative', 'token');
+      writeFileSync(file, `${token}\n`, { mode: 0o600 });
+      assertExit(await plan(kubeconfig), 0, 'plan with a relative auth-provider tokenFile');
+      writeFileSync(file, ' \n');
+      assertRefused(
+        await plan(kubeconfig),
+        'an empty auth-provider tokenFile',
+        `the kubeconfig's auth-provider tokenFile of user ${userName} ${file} is empty`,
+      );
     });
 
     it('ctl left nothing beside the files it was given', () => {

@@ -172,6 +172,50 @@ describe("loadKubeConfig: a user's token-file", () => {
   });
 });
 
+describe("loadKubeConfig: an auth-provider's tokenFile", () => {
+  it("a relative one is taken from the kubeconfig's folder, not the working folder; its token trimmed", async () => {
+    const path = kubeconfig('provider-relative', [
+      '- name: u1\n  user: {auth-provider: {name: tokenFile, config: {tokenFile: tokens/u1}}}',
+    ]);
+    mkdirSync(join(dir, 'provider-relative', 'tokens'));
+    writeFileSync(join(dir, 'provider-relative', 'tokens', 'u1'), ' token-of-the-folder\n');
+    // The working folder holds a file of the same relative path: client-node read that one.
+    const working = join(dir, 'working');
+    mkdirSync(join(working, 'tokens'), { recursive: true });
+    writeFileSync(join(working, 'tokens', 'u1'), 'token-of-the-working-folder');
+    const started = process.cwd();
+    process.chdir(working);
+    try {
+      const loaded = await loadKubeConfig({ kubeconfig: path, env: {} });
+      const config: unknown = loaded.config.getCurrentUser()?.authProvider?.config;
+      assert.equal(
+        (config as { tokenFile?: unknown }).tokenFile,
+        join(dir, 'provider-relative', 'tokens', 'u1'),
+      );
+      const options = (await loaded.config.applyToFetchOptions({})) as unknown as { headers: Headers };
+      assert.equal(options.headers.get('authorization'), 'Bearer token-of-the-folder');
+    } finally {
+      process.chdir(started);
+    }
+  });
+
+  it('an empty one (white space only) or a missing one is refused when loaded, as client-go refuses it', async () => {
+    const path = kubeconfig('provider-empty', [
+      '- name: u1\n  user: {auth-provider: {name: tokenFile, config: {tokenFile: token}}}',
+    ]);
+    const file = join(dir, 'provider-empty', 'token');
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: path, env: {} }),
+      refusal(`the kubeconfig's auth-provider tokenFile of user u1 ${file}: no such file`),
+    );
+    writeFileSync(file, ' \n\t');
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: path, env: {} }),
+      refusal(`the kubeconfig's auth-provider tokenFile of user u1 ${file} is empty`),
+    );
+  });
+});
+
 describe('the CA, client certificate and key: read within their bounds for each request', () => {
   it('a CA replaced by a directory or a file past 4 MiB after the kubeconfig was loaded: the request is refused, naming it', async () => {
     const folder = join(dir, 'swapped');
