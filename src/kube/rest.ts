@@ -12,17 +12,30 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeRequest } from './request.js';
 
+/**
+ * What a caller may pass along with a request: `signal` ends it, its credential wait included
+ * (request.ts), as for Ctrl-C: the Lease's renewal that is given up on, or the release that must
+ * not wait longer than its bound (src/run/state-store-configmap.ts).
+ */
+export interface RequestOptions {
+  signal?: AbortSignal | undefined;
+}
+
 export interface KubeRest {
   /** GET: the parsed answer (an object, or a List with `items`). */
-  get<T = unknown>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
+  get<T = unknown>(
+    path: string,
+    query?: Record<string, string | number | undefined>,
+    options?: RequestOptions,
+  ): Promise<T>;
   /** GET of a list, its objects without `metadata.managedFields` (managed-fields.ts). */
   list<T = unknown>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
   /** POST of a JSON body: the created (or reviewed) object. */
   create<T = unknown>(path: string, body: unknown): Promise<T>;
   /** PUT of a JSON body: the replaced object. */
-  replace<T = unknown>(path: string, body: unknown): Promise<T>;
+  replace<T = unknown>(path: string, body: unknown, options?: RequestOptions): Promise<T>;
   /** DELETE, with an optional DeleteOptions body (preconditions). */
-  delete(path: string, body?: unknown): Promise<void>;
+  delete(path: string, body?: unknown, options?: RequestOptions): Promise<void>;
   /** GET of a text answer (a pod's log), refused past `limit` when given (else MAX_ANSWER_BYTES). */
   text(
     path: string,
@@ -38,10 +51,19 @@ function queryOf(query: Record<string, string | number | undefined> = {}): Recor
   return set;
 }
 
+/** The request's `signal` when one is given (KubeRequest's is optional, not undefined). */
+function signalOf(options: RequestOptions | undefined): { signal?: AbortSignal } {
+  return options?.signal ? { signal: options.signal } : {};
+}
+
 export function createKubeRest(config: KubeConfig): KubeRest {
   return {
-    get: async <T>(path: string, query?: Record<string, string | number | undefined>) =>
-      (await kubeRequest(config, { method: 'GET', path, query: queryOf(query) })) as T,
+    get: async <T>(
+      path: string,
+      query?: Record<string, string | number | undefined>,
+      options?: RequestOptions,
+    ) =>
+      (await kubeRequest(config, { method: 'GET', path, query: queryOf(query), ...signalOf(options) })) as T,
     list: async <T>(path: string, query?: Record<string, string | number | undefined>) =>
       (await kubeRequest(config, {
         method: 'GET',
@@ -51,13 +73,19 @@ export function createKubeRest(config: KubeConfig): KubeRest {
       })) as T,
     create: async <T>(path: string, body: unknown) =>
       (await kubeRequest(config, { method: 'POST', path, body: JSON.stringify(body) })) as T,
-    replace: async <T>(path: string, body: unknown) =>
-      (await kubeRequest(config, { method: 'PUT', path, body: JSON.stringify(body) })) as T,
-    delete: async (path: string, body?: unknown) => {
+    replace: async <T>(path: string, body: unknown, options?: RequestOptions) =>
+      (await kubeRequest(config, {
+        method: 'PUT',
+        path,
+        body: JSON.stringify(body),
+        ...signalOf(options),
+      })) as T,
+    delete: async (path: string, body?: unknown, options?: RequestOptions) => {
       await kubeRequest(config, {
         method: 'DELETE',
         path,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...signalOf(options),
       });
     },
     text: async (

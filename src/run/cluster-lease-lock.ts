@@ -17,17 +17,43 @@ export interface ClusterLease {
   lock(operation: string, owner?: LockOwner): Promise<StateLock>;
   /**
    * Who took the Lease from this run while it held it (its renewal found another holder), or
-   * undefined: from then on this run must not write its state (src/run/state-store.ts).
+   * LEASE_DELETED (its renewal found none), or undefined: from then on this run must not write
+   * its state (src/run/state-store.ts).
    */
   lostTo(): string | undefined;
   readonly leaseName: string;
   readonly namespace: string;
 }
 
-/** The error a store's next save throws once another run holds the Lease (exit 5). */
-export function leaseLostError(leaseName: string, holder: string, hint: string): LockedError {
+/**
+ * What lostTo() gives when the Lease was deleted while this run held it (`ctl upgrade unlock
+ * --state-store configmap`, `kubectl delete lease`). The run does not create it again: removing
+ * the lock is how a person says its run is gone (docs/troubleshooting.md, a stale lock), and a
+ * run started since may hold it by now. It stops at its next state write with exit 5, as when
+ * another run took it over (docs/exit-codes.md). client-go's elector differs here: its renewal
+ * finds the Lease NotFound and creates it again, and goes on leading
+ * (tools/leaderelection/leaderelection.go tryAcquireOrRenew, at kubernetes/client-go 32ce75a7d).
+ */
+export const LEASE_DELETED = 'nobody: the Lease was deleted while this run held it';
+
+/** The hint of leaseLostError for each way the Lease was lost. */
+export interface LeaseLostHints {
+  /** Another run holds it now. */
+  taken: string;
+  /** Nobody holds it: it was deleted (LEASE_DELETED). */
+  deleted: string;
+}
+
+/** The error a store's next save throws once this run no longer holds the Lease (exit 5). */
+export function leaseLostError(leaseName: string, holder: string, hints: LeaseLostHints): LockedError {
+  if (holder === LEASE_DELETED) {
+    return new LockedError(
+      `this run lost the cluster's upgrade lock: its Lease ${leaseName} was deleted while it held it (ctl upgrade unlock --state-store configmap, or kubectl delete lease)`,
+      { hint: hints.deleted },
+    );
+  }
   return new LockedError(`this run lost the cluster's upgrade lock (Lease ${leaseName}) to ${holder}`, {
-    hint,
+    hint: hints.taken,
   });
 }
 

@@ -17,14 +17,16 @@
  * A renewal still under way at the next tick (its credential plugin hangs, up to its 60 s limit)
  * is not joined by another: the store starts none while one is in flight (they queued behind it,
  * then ran back to back). One still under way RENEW_DEADLINE_TICKS ticks after it was sent
- * (two thirds of the Lease's duration, 20 s of 30 s; never under 10 s) is judged failed at each
- * tick from then on (`pending`), so the Lease outliving its duration is said on time, whether or
- * not the request ever answers. client-go's elector does the same with its renew deadline: each
- * renewal is bounded by RenewDeadline (PollUntilContextTimeout; 10 s of a 15 s LeaseDuration in
+ * (two thirds of the Lease's duration, 20 s of 30 s; never under 10 s, pastRenewDeadline) is
+ * judged failed (`pending`) and stopped: the store aborts its request, credential wait included,
+ * and the next tick sends another, saying the Lease outliving its duration on time (`overdue`),
+ * whether or not the stopped request would ever have answered. client-go's elector does the same
+ * with its renew deadline: each renewal is bounded by RenewDeadline (PollUntilContextTimeout, whose
+ * context, cancelled at the deadline, ends the request under way; 10 s of a 15 s LeaseDuration in
  * its core clients, two thirds too), and the next starts only after it ends
- * (wait.UntilWithContext, RetryPeriod) (k8s.io/client-go tools/leaderelection/leaderelection.go,
- * renew). The first such tick of an outage is said; the cause the renewal ends with is said when
- * it comes, as a change.
+ * (wait.UntilWithContext, RetryPeriod) (tools/leaderelection/leaderelection.go, renew, at
+ * kubernetes/client-go 32ce75a7d). The first such renewal of an outage is said; the cause a later
+ * renewal fails with is said as a change.
  *
  * Pure: the caller gives the time; nothing here talks to Kubernetes.
  */
@@ -41,6 +43,14 @@ export const RENEW_DEADLINE_TICKS = 2;
  */
 export const RENEW_DEADLINE_FLOOR_MS = KUBE_DEADLINES.connectMs;
 
+/**
+ * Whether a renewal sent at `startedAt` and still under way at `now`, `ticks` ticks later, has
+ * passed its deadline: it counts as failed, and the store stops it.
+ */
+export function pastRenewDeadline(startedAt: number, now: number, ticks: number): boolean {
+  return ticks >= RENEW_DEADLINE_TICKS && now - startedAt >= RENEW_DEADLINE_FLOOR_MS;
+}
+
 export class LeaseRenewalReport {
   readonly #leaseName: string;
   readonly #leaseSeconds: number;
@@ -51,6 +61,8 @@ export class LeaseRenewalReport {
   #said: string | undefined;
   #saidExpired = false;
   #lastRenewed: number;
+  /** What the last renewal judged failed under way was said to wait for (pending). */
+  #judged: string | undefined;
 
   constructor(leaseName: string, leaseSeconds: number, periodMs: number, acquiredAt: number) {
     this.#leaseName = leaseName;
@@ -81,20 +93,30 @@ export class LeaseRenewalReport {
 
   /**
    * A tick at `now` found the renewal sent at `startedAt`, `ticks` ticks ago, still under way (no
-   * other starts meanwhile). From RENEW_DEADLINE_TICKS on (and RENEW_DEADLINE_FLOOR_MS), the
-   * tick counts as a failed renewal, said at the first of an outage; its cause is not known yet,
-   * so the one the renewal ends with is said when it comes (failed), as a change. Before that,
-   * only a Lease that has outlived its duration in an outage already under way is said.
+   * other starts meanwhile). Past its deadline (pastRenewDeadline) the tick counts it as a failed
+   * renewal, said at the first of an outage, and the store stops it; the cause a later renewal
+   * fails with is said when it comes (failed), as a change. Before that, only a Lease that has
+   * outlived its duration in an outage already under way is said.
    */
   pending(startedAt: number, now: number, ticks: number): string | undefined {
     const waiting = `the renewal sent ${formatSeconds(Math.round((now - startedAt) / 100) / 10)} ago has no answer yet (the kubeconfig's credential plugin or the API server is slow)`;
-    if (ticks < RENEW_DEADLINE_TICKS || now - startedAt < RENEW_DEADLINE_FLOOR_MS)
+    if (!pastRenewDeadline(startedAt, now, ticks))
       return this.#failures > 0 ? this.#expired(this.#said ?? waiting, now) : undefined;
     this.#failures += 1;
+    this.#judged = waiting;
     if (this.#failures === 1) {
-      return `could not renew the Lease ${this.#leaseName}: ${waiting}; ctl starts no other until it ends, and says so again only if the cause changes, or once it is renewed`;
+      return `could not renew the Lease ${this.#leaseName}: ${waiting}; ctl stopped it and sends another every ${formatSeconds(this.#periodSeconds)}, and says so again only if the cause changes, or once it is renewed`;
     }
     return this.#expired(this.#said ?? waiting, now);
+  }
+
+  /**
+   * A tick at `now` sends a renewal in place of one stopped past its deadline (pending): the line
+   * saying the Lease has outlived its duration, when it is due, as the tick that found the
+   * renewal still under way said it (the new renewal's own outcome comes later, or not in time).
+   */
+  overdue(now: number): string | undefined {
+    return this.#failures > 0 ? this.#expired(this.#said ?? this.#judged ?? 'no answer', now) : undefined;
   }
 
   /** The line saying the Lease has outlived its duration, the first time it has. */
@@ -102,7 +124,7 @@ export class LeaseRenewalReport {
     const unrenewedMs = now - this.#lastRenewed;
     if (this.#saidExpired || unrenewedMs <= this.#leaseSeconds * 1000) return undefined;
     this.#saidExpired = true;
-    return `the Lease ${this.#leaseName} has not been renewed for ${formatSeconds(unrenewedMs / 1000)}, longer than its duration (${formatSeconds(this.#leaseSeconds)}): another run may take it over now (${this.#failures} failures in a row: ${cause})`;
+    return `the Lease ${this.#leaseName} has not been renewed for ${formatSeconds(unrenewedMs / 1000)}, longer than its duration (${formatSeconds(this.#leaseSeconds)}): another run may take it over now (${this.#failures} ${this.#failures === 1 ? 'failure' : 'failures'} in a row: ${cause})`;
   }
 
   /** A renewal worked at `now`: the line to say when failures came before it, else undefined. */
@@ -111,6 +133,7 @@ export class LeaseRenewalReport {
     this.#failures = 0;
     this.#said = undefined;
     this.#saidExpired = false;
+    this.#judged = undefined;
     this.#lastRenewed = now;
     if (failures === 0) return undefined;
     return `renewed the Lease ${this.#leaseName} again after ${failures} failed ${failures === 1 ? 'renewal' : 'renewals'}`;

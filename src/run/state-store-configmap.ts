@@ -6,8 +6,9 @@ import type { KubeClients } from '../kube/client.js';
 import { describeKubeError } from '../kube/errors.js';
 import { commandFor, DEFAULT_KUBE_TARGET } from '../kube/kube-target.js';
 import { resourcePath } from '../kube/rest.js';
-import { leaseLostError } from './cluster-lease-lock.js';
-import { LeaseRenewalReport } from './lease-renewal-report.js';
+import { KUBE_DEADLINES } from '../kube/deadlines.js';
+import { LEASE_DELETED, type LeaseLostHints, leaseLostError } from './cluster-lease-lock.js';
+import { LeaseRenewalReport, pastRenewDeadline } from './lease-renewal-report.js';
 import { describeOwner, type LockOwner } from './lock.js';
 import { currentProcess, isGoneHere } from './process-identity.js';
 import { stateSchema, tooDeepReason, type UpgradeState } from './state.js';
@@ -25,7 +26,9 @@ import type { LockView, StateLock, StateStore } from './state-store.js';
  *   so a write based on a stale copy fails instead of overwriting a newer one.
  * - Lease `ctl-upgrade-lock-<cluster>`: holderIdentity `<lock id>/<pid>/<host>`, renewed every
  *   third of leaseDurationSeconds while the run lives, one renewal at a time (a renewal that
- *   fails, or is still under way two ticks on, is said once an outage, lease-renewal-report.ts).
+ *   fails, or is still under way two ticks on, is said once an outage, lease-renewal-report.ts;
+ *   the one still under way is then stopped). A renewal that finds the Lease deleted, or held by
+ *   another run, ends the renewals: the run stops at its next state write (exit 5).
  *   A lease not renewed for longer than its duration is stale and taken over; so is one whose holder ran on this host, in this PID
  *   namespace, and is gone (a SIGKILLed run on the same machine need not be waited out).
  *   Taking it is a create or an update with the resourceVersion read, so of two runners that
@@ -34,6 +37,15 @@ import type { LockView, StateLock, StateStore } from './state-store.js';
 
 export const STATE_KEY = 'state.json';
 export const DEFAULT_LEASE_SECONDS = 30;
+/**
+ * How long releasing the Lease may take in all at the end of a run (a renewal under way is
+ * stopped, not waited for): past it the Lease is left to expire by itself. client-go bounds its
+ * release by RenewDeadline in a context of its own, after cancelling the renewals' context
+ * (tools/leaderelection/leaderelection.go, renew and release, at kubernetes/client-go
+ * 32ce75a7d); ctl's is its connect deadline, 10 s, where waiting for the renewal let a credential
+ * plugin that hangs hold the run's end up to its 60 s.
+ */
+export const RELEASE_DEADLINE_MS = KUBE_DEADLINES.connectMs;
 const OWNER_ANNOTATION = 'ctl/lock-owner';
 const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'ctl' };
 const STATE_COMPONENT = 'upgrade-state';
@@ -63,6 +75,8 @@ export interface ConfigMapStoreOptions {
    * a run uses an unref'd setInterval (renewEvery).
    */
   schedule?: (periodMs: number, renew: () => Promise<void>) => () => void;
+  /** RELEASE_DEADLINE_MS, shorter in the unit test. */
+  releaseDeadlineMs?: number;
 }
 
 /** The renewals of a run: every `periodMs`, not keeping the process alive by themselves. */
@@ -84,12 +98,13 @@ export class ConfigMapStateStore implements StateStore {
   readonly #warn: (message: string) => void;
   readonly #now: () => number;
   readonly #schedule: (periodMs: number, renew: () => Promise<void>) => () => void;
+  readonly #releaseDeadlineMs: number;
   /** The resourceVersion of the ConfigMap as last read or written; undefined: it did not exist. */
   #resourceVersion: string | undefined;
   #loaded = false;
   /** This run's holderIdentity while it holds (or held) the Lease. */
   #identity: string | undefined;
-  /** Set when the renewal found another holder: no state write may follow. */
+  /** Set when the renewal found another holder, or none (LEASE_DELETED): no state write may follow. */
   #lost: string | undefined;
 
   constructor(options: ConfigMapStoreOptions) {
@@ -103,6 +118,7 @@ export class ConfigMapStateStore implements StateStore {
     this.#warn = options.warn ?? (() => {});
     this.#now = options.now ?? Date.now;
     this.#schedule = options.schedule ?? renewEvery;
+    this.#releaseDeadlineMs = options.releaseDeadlineMs ?? RELEASE_DEADLINE_MS;
   }
 
   /**
@@ -116,6 +132,14 @@ export class ConfigMapStateStore implements StateStore {
 
   #statusCommand(): string {
     return this.#command('ctl', 'upgrade', 'status', '--state-store', 'configmap', '-n', this.namespace);
+  }
+
+  /** What to do once this run no longer holds the Lease (leaseLostError). */
+  #lostHints(): LeaseLostHints {
+    return {
+      taken: `Another run has taken over this cluster; check it with ${this.#statusCommand()}.`,
+      deleted: `Nobody holds the lock now. Check that no other run upgrades this cluster (${this.#statusCommand()}), then run the same command again to resume from the saved state.`,
+    };
   }
 
   async load(): Promise<UpgradeState | undefined> {
@@ -146,13 +170,7 @@ export class ConfigMapStateStore implements StateStore {
   }
 
   async save(state: UpgradeState): Promise<UpgradeState> {
-    if (this.#lost) {
-      throw leaseLostError(
-        this.leaseName,
-        this.#lost,
-        `Another run has taken over this cluster; check it with ${this.#statusCommand()}.`,
-      );
-    }
+    if (this.#lost) throw leaseLostError(this.leaseName, this.#lost, this.#lostHints());
     if (!this.#loaded) await this.#refreshVersion();
     const next: UpgradeState = { ...state, serial: state.serial + 1, updatedAt: new Date().toISOString() };
     const body: k8s.V1ConfigMap = {
@@ -182,11 +200,7 @@ export class ConfigMapStateStore implements StateStore {
         const holder = await this.#otherHolder().catch(() => undefined);
         if (holder) {
           this.#lost = holder;
-          throw leaseLostError(
-            this.leaseName,
-            holder,
-            `Another run has taken over this cluster; check it with ${this.#statusCommand()}.`,
-          );
+          throw leaseLostError(this.leaseName, holder, this.#lostHints());
         }
         throw new OperationError(
           `the state in ${this.location} was changed by someone else during this run`,
@@ -264,6 +278,7 @@ export class ConfigMapStateStore implements StateStore {
         },
       );
     }
+    // 409: it changed since it was read (renewed or taken over): not ours to delete any more.
     await this.#deleteLease(lease.metadata?.resourceVersion);
     return view.owner;
   }
@@ -272,71 +287,103 @@ export class ConfigMapStateStore implements StateStore {
   async #otherHolder(): Promise<string | undefined> {
     if (this.#identity === undefined) return undefined;
     const current = await this.#readLease();
-    if (current?.spec?.holderIdentity === this.#identity) return undefined;
-    return current?.spec?.holderIdentity
+    if (!current) return LEASE_DELETED;
+    if (current.spec?.holderIdentity === this.#identity) return undefined;
+    return current.spec?.holderIdentity
       ? describeOwner(this.#view(current, this.#now()).owner)
       : 'nobody (the Lease was released or deleted)';
   }
 
   #held(owner: LockOwner, identity: string, written: Lease): StateLock {
     this.#identity = identity;
-    let lease = written;
     let renewing: Promise<void> = Promise.resolve();
     let stopped = false;
-    const period = Math.max(250, Math.floor((this.#leaseSecondsOf(lease) * 1000) / 3));
+    const period = Math.max(250, Math.floor((this.#leaseSecondsOf(written) * 1000) / 3));
     // A failure with the same cause is said once an outage, not at every tick (lease-renewal-report.ts).
-    const report = new LeaseRenewalReport(this.leaseName, this.#leaseSecondsOf(lease), period, this.#now());
+    const report = new LeaseRenewalReport(this.leaseName, this.#leaseSecondsOf(written), period, this.#now());
     const say = (line: string | undefined): void => {
       if (line !== undefined) this.#warn(line);
     };
-    const renew = async (): Promise<void> => {
+    const lost = (warning: string): void => {
+      this.#warn(warning);
+      stopped = true;
+      stop();
+    };
+    // Deleted while this run held it: nobody holds the lock, and the run does not take it again
+    // (LEASE_DELETED says why); it stops at its next state write, as when it is taken over.
+    const deleted = (): void => {
+      this.#lost = LEASE_DELETED;
+      lost(
+        `this run lost the upgrade lock: its Lease ${this.namespace}/${this.leaseName} was deleted while it held it (ctl upgrade unlock --state-store configmap, or kubectl delete lease). It renews it no more and stops at its next state write (exit 5); then check that no other run upgrades this cluster, and run the same command again to resume.`,
+      );
+    };
+    // `signal`: this run stopped the renewal (past its deadline, or the release): its outcome is
+    // not a failure to say, nor a loss (the release reads the Lease again).
+    const renew = async (signal: AbortSignal): Promise<void> => {
       try {
-        const current = (await this.#readLease()) ?? lease;
+        const current = await this.#readLease(signal);
+        if (signal.aborted) return;
+        if (!current) return deleted();
         if (current.spec?.holderIdentity !== identity) {
           this.#lost = current.spec?.holderIdentity
             ? describeOwner(this.#view(current, this.#now()).owner)
             : 'nobody (the Lease was released or deleted)';
-          this.#warn(`this run lost the upgrade lock to ${this.#lost}`);
-          stopped = true;
-          stop();
-          return;
+          return lost(`this run lost the upgrade lock to ${this.#lost}`);
         }
-        lease = await this.#kube.rest.replace<Lease>(this.#path('leases', this.leaseName), {
-          ...current,
-          spec: {
-            ...current.spec,
-            // Sent back in the API's MicroTime form (6 digits), which a real API server requires.
-            acquireTime: microTime((timeOf(current.spec?.acquireTime) ?? new Date()).getTime()),
-            renewTime: microTime(this.#now()),
+        await this.#kube.rest.replace<Lease>(
+          this.#path('leases', this.leaseName),
+          {
+            ...current,
+            spec: {
+              ...current.spec,
+              // Sent back in the API's MicroTime form (6 digits), which a real API server requires.
+              acquireTime: microTime((timeOf(current.spec?.acquireTime) ?? new Date()).getTime()),
+              renewTime: microTime(this.#now()),
+            },
           },
-        });
+          { signal },
+        );
         say(report.renewed(this.#now()));
       } catch (error) {
+        if (signal.aborted) return;
         // A conflict means someone touched it since it was read; the next tick reads it again.
         // The cause as the request gave it: a failed read comes wrapped (#kubeFailure) and a
         // failed update not, and the same outage must read as the same cause in either.
         const info = describeKubeError(
           error instanceof OperationError && error.cause !== undefined ? error.cause : error,
         );
+        // Deleted between the read and the update: the update finds no Lease to replace.
+        if (info.code === 404) return deleted();
         if (info.code !== 409) say(report.failed(info.message, this.#now()));
       }
     };
     // One renewal at a time: a tick that finds one under way (its credential plugin hangs, up to
     // its 60 s) starts none, and judges it (lease-renewal-report.ts pending): chained behind it,
     // the ticks' renewals each waited for the same plugin, then ran back to back, and the Lease's
-    // loss was said a minute or more late. A tick's promise is the renewal under way, its own or
-    // the one it found.
-    let inFlight: { startedAt: number; ticks: number } | undefined;
+    // loss was said a minute or more late. Past its deadline it counts as failed and is stopped
+    // (its request aborted, credential wait included), so the next tick sends another and the
+    // stopped one holds nothing more. A tick's promise is the renewal under way, its own or the
+    // one it found.
+    let inFlight: { startedAt: number; ticks: number; controller: AbortController } | undefined;
+    let stoppedOne = false;
     const stop = this.#schedule(period, () => {
       if (stopped) return renewing;
+      const now = this.#now();
       if (inFlight) {
         inFlight.ticks += 1;
-        say(report.pending(inFlight.startedAt, this.#now(), inFlight.ticks));
+        say(report.pending(inFlight.startedAt, now, inFlight.ticks));
+        if (pastRenewDeadline(inFlight.startedAt, now, inFlight.ticks)) {
+          inFlight.controller.abort(new Error('the renewal passed its deadline'));
+          inFlight = undefined;
+          stoppedOne = true;
+        }
         return renewing;
       }
-      const attempt = { startedAt: this.#now(), ticks: 0 };
+      if (stoppedOne) say(report.overdue(now));
+      stoppedOne = false;
+      const attempt = { startedAt: now, ticks: 0, controller: new AbortController() };
       inFlight = attempt;
-      renewing = renew().finally(() => {
+      renewing = renew(attempt.controller.signal).finally(() => {
         if (inFlight === attempt) inFlight = undefined;
       });
       return renewing;
@@ -346,16 +393,48 @@ export class ConfigMapStateStore implements StateStore {
       release: async () => {
         stopped = true;
         stop();
-        await renewing;
-        const current = await this.#readLease().catch(() => undefined);
-        if (current?.spec?.holderIdentity !== identity) return;
-        await this.#deleteLease(current.metadata?.resourceVersion).catch((error: unknown) => {
-          this.#warn(
-            `could not release the Lease ${this.leaseName}: ${describeKubeError(error).message}; it expires by itself`,
-          );
-        });
+        // The renewal under way is stopped, not waited for (a credential plugin that hangs held
+        // the run's end up to its 60 s); the release itself is bounded as a whole.
+        inFlight?.controller.abort(new Error('the Lease is being released'));
+        inFlight = undefined;
+        await this.#release(identity, renewing);
       },
     };
+  }
+
+  /**
+   * Deletes the Lease if this run still holds it, within #releaseDeadlineMs; past it, or when
+   * it fails, says it expires by itself. `renewing`, the renewal just stopped, ends first (its
+   * request was aborted), so that its update, were it to land, is seen by the read. A delete
+   * that meets a newer version still held by this run (that update, landed after the read) is
+   * tried again, as client-go's tryRelease retries on a conflict.
+   */
+  async #release(identity: string, renewing: Promise<void>): Promise<void> {
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new Error('the release passed its deadline')),
+      this.#releaseDeadlineMs,
+    );
+    const passed = new Promise<void>((resolve) => deadline.signal.addEventListener('abort', () => resolve()));
+    try {
+      await Promise.race([renewing, passed]);
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const current = await this.#readLease(deadline.signal);
+        if (current?.spec?.holderIdentity !== identity) return;
+        if ((await this.#deleteLease(current.metadata?.resourceVersion, deadline.signal)) === 'deleted')
+          return;
+      }
+    } catch (error) {
+      const cause = deadline.signal.aborted
+        ? `no answer within ${this.#releaseDeadlineMs / 1000} s (the kubeconfig's credential plugin or the API server is slow)`
+        : describeKubeError(
+            error instanceof OperationError && error.cause !== undefined ? error.cause : error,
+          ).message;
+      this.#warn(`could not release the Lease ${this.leaseName}: ${cause}; it expires by itself`);
+    } finally {
+      clearTimeout(timer);
+      deadline.abort();
+    }
   }
 
   #leaseBody(owner: LockOwner, identity: string, now: number, current: Lease | undefined): Lease {
@@ -405,26 +484,34 @@ export class ConfigMapStateStore implements StateStore {
     return lease.spec?.leaseDurationSeconds ?? this.#leaseSeconds;
   }
 
-  async #readLease(): Promise<Lease | undefined> {
+  async #readLease(signal?: AbortSignal): Promise<Lease | undefined> {
     try {
-      return await this.#kube.rest.get<Lease>(this.#path('leases', this.leaseName));
+      return await this.#kube.rest.get<Lease>(this.#path('leases', this.leaseName), undefined, { signal });
     } catch (error) {
       if (describeKubeError(error).code === 404) return undefined;
       throw this.#kubeFailure('read', 'leases.coordination.k8s.io', error);
     }
   }
 
-  async #deleteLease(resourceVersion: string | undefined): Promise<void> {
+  /**
+   * Deletes the Lease as of `resourceVersion`: 'deleted' (or gone already), or 'changed' when it
+   * changed since it was read (409: renewed, or taken over), which the caller judges.
+   */
+  async #deleteLease(
+    resourceVersion: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<'deleted' | 'changed'> {
     try {
       await this.#kube.rest.delete(
         this.#path('leases', this.leaseName),
         resourceVersion ? { preconditions: { resourceVersion } } : {},
+        { signal },
       );
+      return 'deleted';
     } catch (error) {
       const code = describeKubeError(error).code;
-      if (code === 404) return;
-      // 409: it changed since it was read (renewed or taken over): not ours to delete any more.
-      if (code === 409) return;
+      if (code === 404) return 'deleted';
+      if (code === 409) return 'changed';
       throw this.#kubeFailure('delete', 'leases.coordination.k8s.io', error);
     }
   }

@@ -118,18 +118,29 @@ export class FileStateStore implements StateStore {
   }
 
   save(state: UpgradeState): Promise<UpgradeState> {
-    // Another run (another --state, another machine) took the cluster's Lease from this one: its
-    // steps now belong to that run, so this one stops at its next save (exit 5), as the
-    // ConfigMap store does.
+    // Another run (another --state, another machine) took the cluster's Lease from this one, or
+    // someone deleted it: its steps may belong to another run now, so this one stops at its next
+    // save (exit 5), as the ConfigMap store does.
     const lease = this.#lease?.lease;
     const lostTo = lease?.lostTo();
     if (lease && lostTo) {
+      const getLease = commandFor(
+        'kubectl',
+        this.#target,
+        'get',
+        'lease',
+        lease.leaseName,
+        '-n',
+        lease.namespace,
+        '-o',
+        'yaml',
+      );
+      const stopped = `This run stopped; its state in ${this.location} is as it last saved it.`;
       return Promise.reject(
-        leaseLostError(
-          lease.leaseName,
-          lostTo,
-          `Another run (another --state, or another machine) now upgrades this cluster; ${commandFor('kubectl', this.#target, 'get', 'lease', lease.leaseName, '-n', lease.namespace, '-o', 'yaml')} shows who. This run stopped; its state in ${this.location} is as it last saved it.`,
-        ),
+        leaseLostError(lease.leaseName, lostTo, {
+          taken: `Another run (another --state, or another machine) now upgrades this cluster; ${getLease} shows who. ${stopped}`,
+          deleted: `${stopped} Check that no other run upgrades this cluster (${getLease} shows the Lease of one that started since), then run the same command again to resume.`,
+        }),
       );
     }
     return this.#file.save(state);

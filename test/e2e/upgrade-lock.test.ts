@@ -18,7 +18,9 @@ import {
 /**
  * The lock and SIGINT, on a simulated cluster whose rolling upgrade takes 4 s a pod: a second
  * run while one holds the lock exits 5 naming the owner; SIGINT during monitor exits 130 at
- * once with the step left in progress and the resume command; the next run completes.
+ * once with the step left in progress and the resume command; the next run completes. The
+ * cluster's Lease deleted under a run (`kubectl delete lease`): the run says it lost the lock,
+ * stops at its next state write with exit 5, and the next run resumes.
  * (Its own file so that it runs beside the SIGKILL tests, not after them.)
  */
 
@@ -77,6 +79,50 @@ describe('ctl upgrade run: lock and SIGINT (e2e)', () => {
       assert.match(resumed.stderr, /resuming the upgrade to 7\.8\.2-6 at step monitor/);
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
       assert.equal(writesTo(sim, '/redisenterpriseclusters/rec').length, 1);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("the cluster's Lease deleted under a run: said as the lock lost, not as failed renewals; exit 5 at the next state write; the next run resumes", async () => {
+    const sim = await startUpgradeSim('happy-path', {
+      timing: { operatorStart: 0.3, podRestart: 4, databaseUpgrade: 0.2 },
+    });
+    try {
+      // Renewed every second: the deletion is found long before the 12 s roll ends.
+      const first = sim.spawnCtl([...RUN, '--lease-duration', '3s']);
+      await first.waitFor('the start of monitor', stepStart('monitor'));
+      await sim.kubectl(['delete', 'lease', 'ctl-upgrade-lock-rec', '-n', 'redis']);
+      const result = await first.result;
+      assertExit(result, 5, 'the run whose Lease was deleted');
+      const said = `${result.stdout}\n${result.stderr}`;
+      assert.match(
+        said,
+        /this run lost the upgrade lock: its Lease redis\/ctl-upgrade-lock-rec was deleted while it held it \(ctl upgrade unlock --state-store configmap, or kubectl delete lease\)\. It renews it no more and stops at its next state write \(exit 5\); then check that no other run upgrades this cluster, and run the same command again to resume\./,
+      );
+      assert.doesNotMatch(said, /could not renew the Lease/);
+      assert.match(
+        result.stderr,
+        /error: this run lost the cluster's upgrade lock: its Lease ctl-upgrade-lock-rec was deleted while it held it \(ctl upgrade unlock --state-store configmap, or kubectl delete lease\)\n/,
+      );
+      assert.match(
+        result.stderr,
+        /hint: This run stopped; its state in .* is as it last saved it\. Check that no other run upgrades this cluster \(/,
+      );
+      assert.equal(
+        readState(sim).steps.monitor?.status,
+        'in-progress',
+        'the run wrote its state after it lost the lock',
+      );
+      await assert.rejects(
+        sim.get(['lease', 'ctl-upgrade-lock-rec', '-n', 'redis']),
+        'the run created its Lease again',
+      );
+
+      const resumed = await sim.ctl(RUN);
+      assertExit(resumed, 0, 'the resumed run');
+      assert.match(resumed.stderr, /resuming the upgrade to 7\.8\.2-6 at step monitor/);
+      await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
     } finally {
       await sim.close();
     }

@@ -6,7 +6,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeaseRenewalReport, RENEW_DEADLINE_FLOOR_MS } from '../../../src/run/lease-renewal-report.js';
+import {
+  LeaseRenewalReport,
+  pastRenewDeadline,
+  RENEW_DEADLINE_FLOOR_MS,
+} from '../../../src/run/lease-renewal-report.js';
 
 const PLUGIN = "the kubeconfig's credential plugin /bin/login failed (exit 1): token expired";
 const SILENT = 'the Kubernetes API server https://k:6443 gave no answer within 30 s (GET /apis/...)';
@@ -87,7 +91,7 @@ describe('run/lease-renewal-report: a renewal still under way at the next ticks'
     assert.equal(report.failures, 0, 'one tick under way is not a failure');
     assert.equal(
       report.pending(10_000, 30_000, 2),
-      "could not renew the Lease l: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow); ctl starts no other until it ends, and says so again only if the cause changes, or once it is renewed",
+      "could not renew the Lease l: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow); ctl stopped it and sends another every 10 s, and says so again only if the cause changes, or once it is renewed",
     );
     const expired = report.pending(10_000, 40_000, 3) ?? '';
     assert.match(
@@ -142,5 +146,24 @@ describe('run/lease-renewal-report: a renewal still under way at the next ticks'
       /^could not renew the Lease l: the renewal sent 10 s ago has no answer yet/,
     );
     assert.equal(report.failures, 1);
+  });
+
+  it('a renewal stopped past its deadline: the tick that sends the next says the expiry when due, once, with the count in the singular', () => {
+    const report = new LeaseRenewalReport('l', 30, 10_000, 0);
+    assert.equal(pastRenewDeadline(10_000, 20_000, 1), false);
+    assert.equal(pastRenewDeadline(10_000, 30_000, 2), true);
+    assert.equal(report.overdue(25_000), undefined, 'nothing failed yet');
+    assert.match(
+      report.pending(10_000, 30_000, 2) ?? '',
+      /^could not renew the Lease l: .*; ctl stopped it and sends another every 10 s,/,
+    );
+    assert.equal(report.overdue(30_000), undefined, 'unrenewed for 30 s: not longer than its duration');
+    assert.equal(
+      report.overdue(40_000),
+      "the Lease l has not been renewed for 40 s, longer than its duration (30 s): another run may take it over now (1 failure in a row: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow))",
+    );
+    assert.equal(report.overdue(50_000), undefined, 'said once an outage');
+    assert.equal(report.renewed(55_000), 'renewed the Lease l again after 1 failed renewal');
+    assert.equal(report.overdue(100_000), undefined, 'no outage: nothing to say');
   });
 });

@@ -6,15 +6,19 @@
  * comes wrapped (#kubeFailure) and a failed update does not, and the same outage must still read
  * as one cause; and while a renewal's request hangs (the kubeconfig's credential plugin, up to
  * its 60 s), where one queued renewal per tick used to wait for the same plugin, then all ran back
- * to back, and the Lease outliving its duration was said only when a renewal ended. The built ctl
- * meets the same outage in test/reliability/lease-renewal-plugin.test.ts, where which request
- * fails first is timing.
+ * to back, and the Lease outliving its duration was said only when a renewal ended; one past its
+ * deadline is now stopped through its request's signal (the fake ends a held request as
+ * kubeRequest ends its credential wait). A Lease deleted under the run is the lock lost, not a
+ * failed renewal; the release stops the renewal under way and is bounded. The built ctl meets the
+ * plugin's outage in test/reliability/lease-renewal-plugin.test.ts, where which request fails
+ * first is timing, and the deleted Lease in test/e2e/upgrade-lock.test.ts.
  */
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LockedError, OperationError } from '../../../src/errors.js';
+import { ExitCode, LockedError, OperationError } from '../../../src/errors.js';
 import { resourcePath } from '../../../src/kube/rest.js';
+import { LEASE_DELETED } from '../../../src/run/cluster-lease-lock.js';
 import { describeOwner, type LockOwner } from '../../../src/run/lock.js';
 import { ConfigMapStateStore, lockLeaseName } from '../../../src/run/state-store-configmap.js';
 import type { UpgradeState } from '../../../src/run/state.js';
@@ -65,7 +69,7 @@ interface Held {
   lease(): { holderIdentity?: string; renewTime?: string } | undefined;
 }
 
-async function hold(): Promise<Held> {
+async function hold(options: { releaseDeadlineMs?: number } = {}): Promise<Held> {
   const cluster = new FakeCluster();
   const warnings: string[] = [];
   let now = T0;
@@ -78,6 +82,7 @@ async function hold(): Promise<Held> {
     cluster: CLUSTER,
     warn: (message) => warnings.push(message),
     now: () => now,
+    ...options,
     schedule: (periodMs, renew) => {
       period = periodMs;
       tick = renew;
@@ -212,44 +217,54 @@ describe('run/state-store-configmap: the Lease renewals', () => {
 describe('run/state-store-configmap: the Lease renewal while its request hangs', () => {
   const HUNG = "the kubeconfig's credential plugin /bin/login gave no credential within 60 s; ctl stopped it";
 
-  it('starts no renewal while one is under way; two ticks on it is said once, the expiry on time, its cause when it ends; then one renewal a tick', async () => {
+  it('starts no renewal while one is under way; two ticks on it is said once and stopped, the next tick sends another and says the expiry on time; a later cause when it ends; then one renewal a tick', async () => {
     const held = await hold();
     const before = held.requestsOf('GET');
-    const release = held.cluster.hold(`GET ${LEASE_PATH}`);
+    held.cluster.hold(`GET ${LEASE_PATH}`);
     await held.tick(); // 10 s: the renewal is sent; its read hangs
     assert.equal(held.requestsOf('GET'), before + 1);
     await held.tick(); // 20 s: under way one tick: nothing started, nothing said
     assert.equal(held.requestsOf('GET'), before + 1, 'a second renewal was started beside the first');
     assert.deepEqual(held.warnings, []);
-    await held.tick(); // 30 s: two ticks on, counted as failed and said
+    assert.deepEqual(held.cluster.aborted, []);
+    await held.tick(); // 30 s: two ticks on, counted as failed and said, and its request aborted
     assert.deepEqual(held.warnings, [
-      `could not renew the Lease ${LEASE}: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow); ctl starts no other until it ends, and says so again only if the cause changes, or once it is renewed`,
+      `could not renew the Lease ${LEASE}: the renewal sent 20 s ago has no answer yet (the kubeconfig's credential plugin or the API server is slow); ctl stopped it and sends another every 10 s, and says so again only if the cause changes, or once it is renewed`,
     ]);
-    await held.tick(); // 40 s: unrenewed for longer than the Lease's 30 s, said now, not when it ends
+    assert.deepEqual(
+      held.cluster.aborted,
+      [`GET ${LEASE_PATH}`],
+      'the renewal judged failed was not aborted',
+    );
+    // The plugin still hangs: the next renewal's read hangs too.
+    const release = held.cluster.hold(`GET ${LEASE_PATH}`);
+    await held.tick(); // 40 s: another is sent; unrenewed for longer than the Lease's 30 s, said now
+    assert.equal(held.requestsOf('GET'), before + 2);
     assert.equal(held.warnings.length, 2);
     assert.match(
       held.warnings[1]!,
-      /^the Lease ctl-upgrade-lock-rec has not been renewed for 40 s, longer than its duration \(30 s\): another run may take it over now \(2 failures in a row: /,
+      /^the Lease ctl-upgrade-lock-rec has not been renewed for 40 s, longer than its duration \(30 s\): another run may take it over now \(1 failure in a row: the renewal sent 20 s ago has no answer yet/,
     );
-    await held.tick(); // 50 s
-    await held.tick(); // 60 s
-    assert.equal(held.requestsOf('GET'), before + 1);
+    await held.tick(); // 50 s: under way one tick
+    assert.equal(held.requestsOf('GET'), before + 2);
     assert.equal(held.warnings.length, 2);
 
-    // The plugin's limit ends the read: its cause is said, and no queued renewal runs after it.
+    // The plugin's limit ends this read before its deadline: its cause is said, as a change, and
+    // no queued renewal runs after it.
     held.advance(5_000);
     release(new OperationError(HUNG));
     await settle();
-    assert.equal(held.requestsOf('GET'), before + 1, 'renewals queued behind the hanging one ran');
+    assert.equal(held.requestsOf('GET'), before + 2, 'renewals queued behind the hanging one ran');
     assert.deepEqual(held.warnings.slice(2), [
-      `could not renew the Lease ${LEASE} (5 failures in a row): ${HUNG}`,
+      `could not renew the Lease ${LEASE} (2 failures in a row): ${HUNG}`,
     ]);
-    await held.tick(); // 75 s: the next renewal, which works
-    assert.equal(held.requestsOf('GET'), before + 2);
-    assert.equal(held.requestsOf('PUT'), 1);
-    assert.deepEqual(held.warnings.slice(3), [`renewed the Lease ${LEASE} again after 5 failed renewals`]);
-    await held.tick(); // 85 s
+    assert.equal(held.cluster.aborted.length, 1);
+    await held.tick(); // 65 s: the next renewal, which works
     assert.equal(held.requestsOf('GET'), before + 3);
+    assert.equal(held.requestsOf('PUT'), 1);
+    assert.deepEqual(held.warnings.slice(3), [`renewed the Lease ${LEASE} again after 2 failed renewals`]);
+    await held.tick(); // 75 s
+    assert.equal(held.requestsOf('GET'), before + 4);
     assert.equal(held.requestsOf('PUT'), 2);
     assert.equal(held.warnings.length, 4);
     await held.release();
@@ -276,7 +291,7 @@ describe('run/state-store-configmap: the Lease renewal while its request hangs',
   it('the Lease found taken when the hanging read ends: lost as before, and no renewal after', async () => {
     const held = await hold();
     const release = held.cluster.hold(`GET ${LEASE_PATH}`);
-    await held.tick();
+    // Sent at 10 s, under way at 20 s: it ends before its deadline (30 s), where it is stopped.
     await held.tick();
     await held.tick();
     held.cluster.update('coordination.k8s.io/v1', 'Lease', LEASE, NAMESPACE, (lease) => {
@@ -291,5 +306,101 @@ describe('run/state-store-configmap: the Lease renewal while its request hangs',
     await held.tick();
     assert.equal(held.requestsOf('GET'), gets, 'a renewal after the Lease was lost');
     await held.release();
+  });
+});
+
+/** `promise`, or a failure naming `what` when it takes longer than `ms` of real time. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('run/state-store-configmap: a Lease deleted while the run holds it', () => {
+  const DELETED = `this run lost the upgrade lock: its Lease ${NAMESPACE}/${LEASE} was deleted while it held it (ctl upgrade unlock --state-store configmap, or kubectl delete lease). It renews it no more and stops at its next state write (exit 5); then check that no other run upgrades this cluster, and run the same command again to resume.`;
+  const LEASE_KEY = FakeCluster.key('coordination.k8s.io/v1', 'Lease', NAMESPACE, LEASE);
+
+  /** What the run must do once its renewal found the Lease gone, however it found it. */
+  async function assertLostToNobody(held: Held): Promise<void> {
+    assert.deepEqual(held.warnings, [DELETED]);
+    assert.equal(held.store.lostTo(), LEASE_DELETED);
+    assert.ok(held.stopped(), 'the renewals stop');
+    const requests = held.cluster.requests.length;
+    await held.renew();
+    assert.equal(held.cluster.requests.length, requests, 'a tick after it sent a request');
+    assert.deepEqual(held.warnings, [DELETED], 'a tick after it said something');
+    await assert.rejects(held.store.save({ serial: 0 } as UpgradeState), (error: unknown) => {
+      assert.ok(error instanceof LockedError, String(error));
+      assert.equal(error.exitCode, ExitCode.locked);
+      assert.equal(
+        error.message,
+        `this run lost the cluster's upgrade lock: its Lease ${LEASE} was deleted while it held it (ctl upgrade unlock --state-store configmap, or kubectl delete lease)`,
+      );
+      assert.match(
+        error.hint ?? '',
+        /^Nobody holds the lock now\. Check that no other run upgrades this cluster \(ctl upgrade status --state-store configmap -n redis\), then run the same command again to resume from the saved state\.$/,
+      );
+      return true;
+    });
+    await held.release();
+    assert.equal(held.lease(), undefined, 'the release created the Lease again');
+    assert.equal(held.cluster.requests.filter((request) => request.startsWith('POST')).length, 1);
+    assert.deepEqual(held.warnings, [DELETED], 'the release said something');
+  }
+
+  it("the renewal's read finds it gone: the lock is lost to nobody, said so; renewals stop; the next state write exits 5", async () => {
+    const held = await hold();
+    await held.renew();
+    assert.equal(held.warnings.length, 0);
+    held.cluster.objects.delete(LEASE_KEY);
+    await held.renew();
+    await assertLostToNobody(held);
+  });
+
+  it("deleted between the renewal's read and its update: the same, not a failed renewal", async () => {
+    const held = await hold();
+    const release = held.cluster.hold(`PUT ${LEASE_PATH}`);
+    await held.tick(); // the read works; the update waits
+    assert.equal(held.requestsOf('PUT'), 1);
+    held.cluster.objects.delete(LEASE_KEY);
+    release();
+    await settle();
+    await assertLostToNobody(held);
+  });
+});
+
+describe('run/state-store-configmap: releasing the Lease is bounded', () => {
+  it('stops the renewal under way instead of waiting for it, and deletes the Lease', async () => {
+    const held = await hold();
+    held.cluster.hold(`GET ${LEASE_PATH}`);
+    await held.tick(); // the renewal's read hangs (a credential plugin, up to its 60 s)
+    // Before, release() waited for that renewal: for ever here, up to the plugin's 60 s in a run.
+    await within(5_000, 'the release', held.release());
+    assert.deepEqual(held.cluster.aborted, [`GET ${LEASE_PATH}`]);
+    assert.equal(held.lease(), undefined, 'the Lease was released');
+    assert.deepEqual(held.warnings, []);
+  });
+
+  it('a release whose own request hangs ends at its deadline and says the Lease expires by itself', async () => {
+    const held = await hold({ releaseDeadlineMs: 50 });
+    held.cluster.hold(`GET ${LEASE_PATH}`);
+    await held.tick(); // the renewal hangs
+    held.cluster.hold(`GET ${LEASE_PATH}`); // and so does the release's read
+    await within(5_000, 'the release', held.release());
+    assert.deepEqual(held.cluster.aborted, [`GET ${LEASE_PATH}`, `GET ${LEASE_PATH}`]);
+    assert.deepEqual(held.warnings, [
+      `could not release the Lease ${LEASE}: no answer within 0.05 s (the kubeconfig's credential plugin or the API server is slow); it expires by itself`,
+    ]);
+    assert.match(
+      held.lease()?.holderIdentity ?? '',
+      new RegExp(`^[0-9a-f-]{36}/${process.pid}/`),
+      'the Lease is left to expire',
+    );
   });
 });

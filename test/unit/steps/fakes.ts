@@ -10,7 +10,7 @@ import type { Helm, HelmResult } from '../../../src/exec/helm.js';
 import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
 import type { KubeClients } from '../../../src/kube/client.js';
 import type { ObjectClient, ObjectRef, PatchOptions } from '../../../src/kube/objects.js';
-import type { KubeRest } from '../../../src/kube/rest.js';
+import type { KubeRest, RequestOptions } from '../../../src/kube/rest.js';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import type { WaitOptions } from '../../../src/kube/watch.js';
 import { KubeWriter } from '../../../src/kube/write.js';
@@ -37,6 +37,14 @@ function apiError(code: number, reason: string, message: string): Error {
   return Object.assign(new Error(`HTTP ${code}`), {
     code,
     body: JSON.stringify({ kind: 'Status', reason, message }),
+  });
+}
+
+/** What kubeRequest throws for a request its signal ended (src/kube/request.ts abortedRequest). */
+function abortedRequest(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), {
+    name: 'AbortError',
+    code: 'ABORT_ERR',
   });
 }
 
@@ -97,6 +105,8 @@ export class FakeCluster {
   readonly failingRequests = new Map<string, unknown>();
   /** Every request of the path surface, as `METHOD path`, in the order they came. */
   readonly requests: string[] = [];
+  /** The requests of the path surface their caller's signal ended before they were answered. */
+  readonly aborted: string[] = [];
   /** Requests of the path surface that wait before they are answered (hold). */
   readonly #held = new Map<string, Promise<void>>();
   #rv = 1000;
@@ -251,7 +261,8 @@ export class FakeCluster {
   /**
    * Holds the next request `METHOD path` of the path surface (a credential plugin that hangs)
    * until the function returned is called: then it is answered from the objects as they are
-   * then, or fails with `error`.
+   * then, or fails with `error`. The request's signal ends the wait at once, as it ends
+   * kubeRequest's credential wait (src/kube/request.ts): the request fails as an aborted one.
    */
   hold(request: string): (error?: unknown) => void {
     let release: (error?: unknown) => void = () => {};
@@ -270,12 +281,34 @@ export class FakeCluster {
    * name (409 when it is not the stored one). Lists and text answers are not faked.
    */
   #rest(): KubeRest {
-    const fail = async (method: string, path: string): Promise<void> => {
+    const fail = async (method: string, path: string, options?: RequestOptions): Promise<void> => {
       const request = `${method} ${path}`;
       this.requests.push(request);
       const held = this.#held.get(request);
       this.#held.delete(request);
-      await held;
+      const signal = options?.signal;
+      if (held && signal) {
+        let onAbort: (() => void) | undefined;
+        const ended = new Promise<never>((_, reject) => {
+          onAbort = () => {
+            this.aborted.push(request);
+            reject(abortedRequest(signal));
+          };
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        });
+        try {
+          await Promise.race([held, ended]);
+        } finally {
+          if (onAbort) signal.removeEventListener('abort', onAbort);
+        }
+      } else {
+        if (signal?.aborted) {
+          this.aborted.push(request);
+          throw abortedRequest(signal);
+        }
+        await held;
+      }
       const error = this.failingRequests.get(request);
       if (error !== undefined) throw error;
     };
@@ -301,8 +334,8 @@ export class FakeCluster {
       throw new Error('not in the fake');
     };
     return {
-      get: async <T>(path: string) => {
-        await fail('GET', path);
+      get: async <T>(path: string, _query?: unknown, options?: RequestOptions) => {
+        await fail('GET', path, options);
         return live(path) as T;
       },
       create: async <T>(path: string, body: unknown) => {
@@ -313,15 +346,15 @@ export class FakeCluster {
           throw apiError(409, 'AlreadyExists', `${object.metadata?.name ?? ''} already exists`);
         return clone(this.put(object)) as T;
       },
-      replace: async <T>(path: string, body: unknown) => {
-        await fail('PUT', path);
+      replace: async <T>(path: string, body: unknown, options?: RequestOptions) => {
+        await fail('PUT', path, options);
         const object = clone(body as KubeObject);
         this.log.push({ type: 'write', text: `replace ${path}` });
         conflict(object.metadata?.resourceVersion, live(path));
         return clone(this.put(object)) as T;
       },
-      delete: async (path: string, body?: unknown) => {
-        await fail('DELETE', path);
+      delete: async (path: string, body?: unknown, options?: RequestOptions) => {
+        await fail('DELETE', path, options);
         this.log.push({ type: 'write', text: `delete ${path}` });
         const object = live(path);
         conflict(
