@@ -11,7 +11,16 @@
 //
 // Every run gets its own temporary folder: TMPDIR points at a fresh folder under the system's,
 // removed when the run ends, pass, fail or interrupt. Whatever a test leaves in it is listed and
-// fails the run. No test can hang the run: each test, and each test file as a whole, fails after
+// fails the run. The run leaves nothing in the system's temporary folder: when `node --test` has
+// ended (done, or interrupted: SIGINT, SIGTERM, SIGHUP, the signal also passed on to it), the
+// run's processes still running (a killed test file's ctl children, found by the run's TMPDIR or
+// compile cache in their environment: scripts/run-processes.mjs) get the same signal, SIGKILL
+// after CTL_TEST_STOP_GRACE_MS (default 10000; a second Ctrl-C ends the wait), and only then are
+// the run's files removed, since node writes the compile cache when such a process exits. A run
+// killed outright (SIGKILL) cannot do that: the next run's start removes what runs whose runner
+// is gone left there (scripts/stale-test-runs.mjs).
+//
+// No test can hang the run: each test, and each test file as a whole, fails after
 // CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
 // alive is failed by scripts/test-watchdog.mjs with the handles that keep it open.
 //
@@ -29,19 +38,26 @@
 // first, slowest first, then the others in the order of their names. A file that neither knows
 // starts first when the checkout has times (a new file may be slow), after the listed ones when it
 // has none. Refresh the list from a whole run's times: `node scripts/run-tests.mjs --slow-list`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envWithNode, nodeBinary } from './node-runtime.mjs';
+import { endProcessesWith } from './run-processes.mjs';
+import { RUN_PREFIX, removeStaleRuns } from './stale-test-runs.mjs';
 
 if (Number(process.versions.node.split('.')[0]) < 22) {
   const node = nodeBinary('22');
   console.error(
     `run-tests: ctl needs Node.js 22 or newer, this is ${process.version}: running the tests with ${node}`,
   );
-  const rerun = spawnSync(node, process.argv.slice(1), { stdio: 'inherit', env: envWithNode(node) });
-  process.exit(rerun.status ?? 1);
+  // Waits for it, signals passed on: a Ctrl-C or `timeout` must not return before that run has
+  // ended its processes and removed its files.
+  const rerun = spawn(node, process.argv.slice(1), { stdio: 'inherit', env: envWithNode(node) });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => rerun.kill(signal));
+  process.exit(
+    await new Promise((resolve) => rerun.on('close', (code, signal) => resolve(code ?? (signal ? 130 : 1)))),
+  );
 }
 
 const repo = join(import.meta.dirname, '..');
@@ -62,7 +78,10 @@ function collect(dir) {
   });
 }
 
-const timesFile = join(repo, 'node_modules', '.cache', 'ctl-test-times.json');
+// CTL_TEST_TIMES_FILE: another file of times (test/unit/scripts/run-tests-cleanup.test.ts runs
+// this runner on test files of its own, whose times are no concern of the checkout's).
+const timesFile =
+  process.env.CTL_TEST_TIMES_FILE ?? join(repo, 'node_modules', '.cache', 'ctl-test-times.json');
 const slowListFile = join(repo, 'scripts', 'slow-test-files.json');
 const SLOW_LIST_FROM_MS = 7_000;
 
@@ -138,7 +157,14 @@ if (only.includes(UPSTREAM)) {
 
 const concurrency = process.env.CTL_TEST_CONCURRENCY ?? '3';
 const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
-const runTmp = mkdtempSync(join(tmpdir(), 'ctl-test-run-'));
+const stale = removeStaleRuns(tmpdir());
+if (stale.length > 0) {
+  console.error(
+    `run-tests: removed from ${tmpdir()} what runs killed outright left (their runner gone): ${stale.join(', ')}`,
+  );
+}
+// Named after this process, so that a later run can tell whether the run that made it is gone.
+const runTmp = mkdtempSync(join(tmpdir(), `${RUN_PREFIX}${process.pid}-`));
 env.TMPDIR = runTmp;
 // One module compile cache for the whole run, beside its temporary folder (a cache is no test's
 // output, so it is not written inside): the test files and every ctl they start
@@ -188,19 +214,38 @@ const deadline = setTimeout(() => {
 }, runTimeoutMs);
 
 let signalled;
+let interrupts = 0;
+let ending;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     signalled = signal;
+    interrupts += 1;
     child.kill(signal);
+    if (interrupts > 1) ending?.stop();
   });
 }
+// The terminal may be gone (SIGHUP): a failed write must not end the runner before its cleanup.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
-child.on('close', (code, signal) => {
+child.on('close', async (code, signal) => {
   clearTimeout(deadline);
+  ending = endProcessesWith([`TMPDIR=${runTmp}`, `NODE_COMPILE_CACHE=${compileCache}`], {
+    signal: signalled && signalled !== 'timeout' ? signalled : 'SIGTERM',
+    graceMs: Number(process.env.CTL_TEST_STOP_GRACE_MS ?? 10_000),
+  });
+  if (interrupts > 1) ending.stop();
+  const strays = await ending.done;
   const leftovers = existsSync(runTmp) ? readdirSync(runTmp) : [];
   rmSync(runTmp, { recursive: true, force: true });
   rmSync(compileCache, { recursive: true, force: true });
+  const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : '';
+  rmSync(failuresFile, { force: true });
   let status = code ?? (signal || signalled ? 130 : 1);
+  if (strays.length > 0 && !signalled) {
+    console.error(
+      `run-tests: ${strays.length} process${strays.length === 1 ? '' : 'es'} of the run still ran after the test files ended (pid ${strays.join(', ')}), now stopped; each test must end what it starts`,
+    );
+  }
   if (leftovers.length > 0) {
     console.error(
       `run-tests: the tests left ${leftovers.length} entr${leftovers.length === 1 ? 'y' : 'ies'} in ` +
@@ -210,9 +255,6 @@ child.on('close', (code, signal) => {
     if (status === 0) status = 1;
   }
   // Last: the failures, each with its file and output, then the counts.
-  if (existsSync(failuresFile)) {
-    process.stdout.write(readFileSync(failuresFile, 'utf8'));
-    rmSync(failuresFile, { force: true });
-  }
+  if (failures) process.stdout.write(failures);
   process.exit(status);
 });

@@ -63,7 +63,7 @@ export function isPasswordExpired(response: HttpResponse): boolean {
 export function passwordExpiredError(username: string): AuthError {
   return new AuthError(`the password of ${username} has expired and must be changed before ctl can sign in`, {
     hint:
-      "Change it in the Cluster Manager UI (or with rladmin / PUT /v1/users/<uid>), update the cluster's Secret or " +
+      "Change it in the Cluster Manager UI (or with rladmin / PUT /v1/users/UID), update the cluster's Secret or " +
       'CTL_PASSWORD to the new password, and run the command again.',
   });
 }

@@ -24,7 +24,7 @@ export function register(program: Command, runtime: Runtime): void {
     .command('token')
     .exitOverride()
     .description(
-      'print a management API token (JWT) on stdout, for scripts and curl (Authorization: JWT <token>)',
+      'print a management API token (JWT) on stdout, for scripts and curl (Authorization: JWT TOKEN)',
     )
     .addHelpText(
       'after',

@@ -47,7 +47,7 @@ function checkApiUrl(value: string): void {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--api-url "${value}" is not a URL`, { hint: 'Use the form https://<host>:9443.' });
+    throw new UsageError(`--api-url "${value}" is not a URL`, { hint: 'Use the form https://HOST:9443.' });
   }
   if (url.protocol !== 'https:') {
     throw new UsageError(`--api-url must use https://, not ${url.protocol}//`, {

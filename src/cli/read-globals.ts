@@ -31,7 +31,7 @@ export function readGlobalValues(
   const jsonpath = /^jsonpath=/.exec(given) ? given.slice('jsonpath='.length) : undefined;
   const format = jsonpath !== undefined ? 'jsonpath' : given;
   if (!['text', 'json', 'yaml', 'name', 'jsonpath'].includes(format)) {
-    throw new UsageError(`--output must be text, json, yaml, name or jsonpath=<template>, not "${format}"`, {
+    throw new UsageError(`--output must be text, json, yaml, name or jsonpath=TEMPLATE, not "${format}"`, {
       hint: "Use -o text, -o json, -o yaml, -o name or -o jsonpath='{.field}'.",
     });
   }

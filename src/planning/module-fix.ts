@@ -137,7 +137,7 @@ export function moduleFix(input: ModuleFixInput): string {
   // The field comes with the target's CRD: on an older running operator it cannot be set before
   // the operator step, so ctl sets it with the new versionTag, as the upgrade docs do in one
   // edit (src/planning/user-defined-modules.ts).
-  const byCtl = `${ctlRunTo(input.kube, input.targetOperator, '--user-defined-modules', 'FILE')} (FILE holding a list: - {name: ${module}, source: {https: {url: <url of its build for the target>}}}), which sets it with the new versionTag after the operator upgrade`;
+  const byCtl = `${ctlRunTo(input.kube, input.targetOperator, '--user-defined-modules', 'FILE')} (FILE holding a list: - {name: ${module}, source: {https: {url: MODULE_URL}}}, MODULE_URL that of its build for the target), which sets it with the new versionTag after the operator upgrade`;
   const runningHasField =
     input.currentOperator !== undefined && targetHasUserDefinedModulesField(input.currentOperator);
   if (!runningHasField) {
@@ -145,12 +145,12 @@ export function moduleFix(input: ModuleFixInput): string {
   }
   const patch = kubectlMergePatch(input.kube, 'rec', cluster.name, cluster.namespace, {
     spec: {
-      userDefinedModules: [{ name: module, source: { https: { url: '<url of its build for the target>' } } }],
+      userDefinedModules: [{ name: module, source: { https: { url: 'MODULE_URL' } } }],
     },
   });
   // The running cluster resource has the field: the patch works now (and on a frozen upgrade,
   // whose cluster step is done, it is the only way).
-  return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches (${patch}); the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
+  return `${module} is a user-defined module: list it in spec.userDefinedModules of the cluster resource with a build whose compatible_redis_version matches (${patch}, MODULE_URL that of its build for the target); the ${input.targetOperator} cluster takes no uploads (POST /v2/modules)`;
 }
 
 /**

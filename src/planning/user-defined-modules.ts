@@ -38,7 +38,7 @@ const DEADLINE_MS = 10_000;
 const MAX_MODULES = 100;
 
 const HINT =
-  "Give a YAML or JSON list in the shape of the cluster resource's spec.userDefinedModules, e.g.\n  - name: <module_name or display_name>\n    source:\n      https:\n        url: https://<host>/<module build for the target>.zip\n        credentialsSecret: <Secret name, optional>";
+  "Give a YAML or JSON list in the shape of the cluster resource's spec.userDefinedModules, e.g.\n  - name: MODULE_NAME             # its module_name or display_name\n    source:\n      https:\n        url: https://HOST/MODULE.zip  # its build for the target\n        credentialsSecret: SECRET_NAME  # optional";
 
 /** A Secret's name: a DNS-1123 subdomain. */
 const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

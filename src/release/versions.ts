@@ -143,7 +143,7 @@ export function requireOperatorVersion(s: string, flagName: string): OperatorVer
   const parsed = parseOperatorVersion(s.trim());
   if (parsed) return parsed;
   throw new UsageError(`${flagName}: "${s}" is not an operator version`, {
-    hint: 'Use the form <major>.<minor>.<patch>-<build>, e.g. 7.8.2-6 (a leading v, as in v7.8.2-6, is accepted).',
+    hint: 'Use the form MAJOR.MINOR.PATCH-BUILD, e.g. 7.8.2-6 (a leading v, as in v7.8.2-6, is accepted).',
   });
 }
 
@@ -203,7 +203,7 @@ export function requireImageTag(s: string, flagName: string): ImageTag {
   const parsed = parseImageTag(s.trim());
   if (parsed) return parsed;
   throw new UsageError(`${flagName}: "${s}" is not a cluster image tag`, {
-    hint: 'Use the form <major>.<minor>.<patch>-<build>[.<operator-build>], e.g. 7.8.2-60 or 8.0.18-36.14.',
+    hint: 'Use the form MAJOR.MINOR.PATCH-BUILD[.OPERATOR_BUILD], e.g. 7.8.2-60 or 8.0.18-36.14.',
   });
 }
 
@@ -276,6 +276,6 @@ export function requireDatabaseVersion(s: string, flagName: string): DatabaseVer
   const parsed = parseDatabaseVersion(s.trim());
   if (parsed) return parsed;
   throw new UsageError(`${flagName}: "${s}" is not a database version`, {
-    hint: 'Use <major>.<minor>, e.g. 7.4, or one of the policy words major, latest.',
+    hint: 'Use MAJOR.MINOR, e.g. 7.4, or one of the policy words major, latest.',
   });
 }

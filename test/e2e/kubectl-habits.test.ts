@@ -22,7 +22,7 @@ describe("kubectl's habits (e2e)", () => {
     assert.deepEqual(yamlDocs(stepsYaml.stdout), [JSON.parse(steps.stdout)]);
     const bad = await runCtl(['upgrade', 'steps', '-o', 'xml']);
     assertExit(bad, 2, '-o xml');
-    assert.match(bad.stderr, /text, json, yaml, name or jsonpath=<template>/);
+    assert.match(bad.stderr, /text, json, yaml, name or jsonpath=TEMPLATE, not/);
 
     await withUpgradeSim('happy-path', async (sim) => {
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);

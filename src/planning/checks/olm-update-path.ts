@@ -58,7 +58,7 @@ function checkOlmUpdatePath({ snapshot, target, resolved }: CheckInput): Outcome
     case 'unknown':
       return warn(
         `ctl's catalog holds no update edges for ${targetCsv} (or does not know ${olm.csv}): it cannot tell whether OLM upgrades ${olm.csv} to it`,
-        `Check the bundle's spec.skips (redhat-openshift-ecosystem/certified-operators, operators/redis-enterprise-operator-cert/<bundle>/manifests), or pass --catalog with a catalog whose olm section lists ${targetCsv}.`,
+        `Check the bundle's spec.skips (redhat-openshift-ecosystem/certified-operators, operators/redis-enterprise-operator-cert/BUNDLE/manifests, BUNDLE being the version of ${targetCsv}), or pass --catalog with a catalog whose olm section lists ${targetCsv}.`,
       );
   }
   const start: PathStart = { csv: olm.csv, rs: resolved.currentRs, platform: snapshot.platform };

@@ -16,13 +16,13 @@ function checkOperatorMinVersion({ snapshot, target, resolved }: CheckInput): Ou
   if (!operator) {
     return fail(
       `no operator Deployment redis-enterprise-operator in namespace ${snapshot.namespace}`,
-      `Pass -n <the operator's namespace>; find it with: ${kubectl(snapshot.kubeTarget, 'get', 'deployment', '-A', '-l', 'name=redis-enterprise-operator')}`,
+      `Pass -n NAMESPACE, the operator's; find it with: ${kubectl(snapshot.kubeTarget, 'get', 'deployment', '-A', '-l', 'name=redis-enterprise-operator')}`,
     );
   }
   if (!operator.version) {
     return warn(
       `cannot read the operator version from its image ${operator.image}`,
-      'Make sure the operator image has a version tag (redislabs/operator:<version>).',
+      'Make sure the operator image has a version tag (redislabs/operator:VERSION).',
     );
   }
   const minimum = minimumOperatorFor(target.operator);
