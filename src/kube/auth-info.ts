@@ -7,8 +7,10 @@
  * ClientConfig calls ConfirmUsable, which runs validation.go validateAuthInfo on the context's
  * user (and validateClusterInfo on its cluster). validateAuthInfo refuses:
  * - a token beside a username or password ("more than one authentication method");
- * - client-certificate beside client-certificate-data, client-key beside client-key-data, and a
- *   client certificate without a key (a key without a certificate is not checked);
+ * - client-certificate beside client-certificate-data, client-key beside client-key-data, a
+ *   client certificate without a key (a key without a certificate is not checked), and, beside a
+ *   certificate, a client-certificate or client-key file that does not open (`os.Open`; here read
+ *   through ctl's bounded reader, kubeconfig-file-open.ts);
  * - an exec plugin without a command or an apiVersion, with an env entry without a name, or
  *   without a valid interactiveMode (api/v1/defaults.go SetDefaults_ExecConfig sets IfAvailable
  *   for the v1beta1 and v1alpha1 apiVersions when it is missing, so only v1 must give it);
@@ -18,8 +20,9 @@
  * error, or `[a, b]` with duplicates dropped, apimachinery's aggregate). Once they pass, the exec
  * plugin's apiVersion must be one client-go speaks, v1beta1 or v1 (plugin/pkg/client/auth/exec/
  * exec.go newAuthenticator: `exec plugin: invalid apiVersion "X"`).
- * Its check that the client certificate and key files open is ctl's own, with its own words
- * (src/io/paths.ts checkFilePath, in client.ts selectContext).
+ * A certificate or key file that is a FIFO, a device, a folder or too large is refused in ctl's own
+ * words (src/io/paths.ts, in client.ts selectContext and kubeconfig-file-open.ts): kubectl opens a
+ * folder and waits on a FIFO.
  *
  * client-node makes none of these checks, and sent what it made of such a user: the token (or
  * the plugin's) over Basic auth, one certificate or the other, a certificate without a key (no
@@ -84,15 +87,26 @@ function quoted(value: unknown): string {
   return `"${oneLine(typeof value === 'string' ? value : String(value ?? ''))}"`;
 }
 
-interface Problem {
+export interface Problem {
   /** kubectl's words. */
   kubectl: string;
   /** What to change. */
   hint: string;
 }
 
+/**
+ * The user's client certificate and key files as ctl reads them (made absolute from the
+ * kubeconfig's folder, as kubectl's loader makes them), and how to tell whether one opens
+ * (kubeconfig-file-open.ts openProblem: Go's `open PATH: REASON`, or undefined).
+ */
+export interface UserFiles {
+  certFile?: string | undefined;
+  keyFile?: string | undefined;
+  opened(path: string, field: string): string | undefined;
+}
+
 /** validateAuthInfo's errors for user `name`, in its order, each with what to change. */
-function validationProblems(name: string, user: AuthInfo): Problem[] {
+function validationProblems(name: string, user: AuthInfo, files: UserFiles): Problem[] {
   const problems: Problem[] = [];
   const methods: string[] = [];
   if (given(user.token)) methods.push('token');
@@ -120,6 +134,19 @@ function validationProblems(name: string, user: AuthInfo): Problem[] {
         kubectl: `client-key-data or client-key must be specified for ${name} to use the clientCert authentication method.`,
         hint: `Give user ${name} the key of its client certificate (client-key or client-key-data), or remove the certificate.`,
       });
+    }
+    // kubectl opens both files here (os.Open), only beside a certificate, as this check is.
+    for (const [named, path, field, goName] of [
+      [certFile, files.certFile, 'client-certificate', 'client-cert'],
+      [keyFile, files.keyFile, 'client-key', 'client-key'],
+    ] as const) {
+      const problem = named && path ? files.opened(path, field) : undefined;
+      if (problem) {
+        problems.push({
+          kubectl: `unable to read ${goName} ${path} for ${name} due to ${problem}`,
+          hint: `Fix the path of ${field} in user ${name} (a relative one is taken from the kubeconfig's folder), or put the file there.`,
+        });
+      }
     }
   }
 
@@ -205,24 +232,41 @@ function aggregate(texts: string[]): string {
 }
 
 /**
- * The refusal of kubeconfig user `name` (`users[].user` as the file has it), or undefined when
- * kubectl would use it. Only the user of the context in use is asked about (client.ts).
+ * The refusal of the context in use, or undefined when kubectl would use it: user `name`
+ * (`users[].user` as the file has it, and its files) and its cluster's problems
+ * (cluster-info.ts clusterInfoProblems), which client-go gathers in that order into one error
+ * (DirectClientConfig.ConfirmUsable: validateAuthInfo, then validateClusterInfo). Only the
+ * context in use is asked about (client.ts).
  */
-export function authInfoRefusal(name: string, user: AuthInfo): UsageError | undefined {
+export function usableRefusal(
+  name: string,
+  user: AuthInfo,
+  files: UserFiles,
+  cluster?: { name: string; problems: Problem[] },
+): UsageError | undefined {
   const shown = oneLine(name);
-  const who = `the kubeconfig's user ${shown}`;
-  const problems = validationProblems(shown, user);
+  const userProblems = validationProblems(shown, user, files);
+  const clusterProblems = cluster?.problems ?? [];
+  const problems = [...userProblems, ...clusterProblems];
   if (problems.length > 0) {
+    const clusterName = oneLine(cluster?.name ?? '');
+    const what =
+      userProblems.length === 0
+        ? `the kubeconfig's cluster ${clusterName} is not valid`
+        : clusterProblems.length === 0
+          ? `the kubeconfig's user ${shown} is not valid`
+          : `the kubeconfig's user ${shown} and its cluster ${clusterName} are not valid`;
     return new UsageError(
-      `${who} is not valid; kubectl says: invalid configuration: ${aggregate(problems.map((p) => p.kubectl))}`,
+      `${what}; kubectl says: invalid configuration: ${aggregate(problems.map((p) => p.kubectl))}`,
       { hint: [...new Set(problems.map((p) => p.hint))].join(' ') },
     );
   }
   const version = apiVersionProblem(user);
   return version
-    ? new UsageError(`${who} has an exec plugin kubectl does not run; kubectl says: ${version.kubectl}`, {
-        hint: version.hint,
-      })
+    ? new UsageError(
+        `the kubeconfig's user ${shown} has an exec plugin kubectl does not run; kubectl says: ${version.kubectl}`,
+        { hint: version.hint },
+      )
     : undefined;
 }
 

@@ -57,7 +57,9 @@ export class BoundedWatch {
    * `sending`, if given, is called once the request is built (the credential obtained), just
    * before it is sent: from then on it is the API server that is waited for (watch.ts). When it
    * returns false (the caller stopped waiting meanwhile), nothing is sent, `done` is not called,
-   * and the controller comes back aborted.
+   * and the controller comes back aborted. `waiter`, if given, is the signal of whoever waits for
+   * the request's credential: once it aborts, an exec plugin started for this watch is stopped
+   * (credential-waiter.ts), as kubeRequest's are.
    */
   async watch(
     path: string,
@@ -65,6 +67,7 @@ export class BoundedWatch {
     callback: WatchCallback,
     done: (error: unknown) => void,
     sending?: () => boolean,
+    waiter?: AbortSignal,
   ): Promise<AbortController> {
     const cluster = this.#config.getCurrentCluster();
     if (!cluster) throw new Error('No currently active cluster');
@@ -75,6 +78,7 @@ export class BoundedWatch {
       path,
       { watch: 'true', ...queryParams },
       'application/json',
+      waiter,
     );
     const server = serverForMessages(cluster.server);
     const what = `watch ${path}`;

@@ -19,8 +19,11 @@ import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { isYamlError, yamlProblem } from '../io/yaml-from-outside.js';
 import { registerServerTarget } from './deadlines.js';
-import { authInfoOf, authInfoRefusal } from './auth-info.js';
+import { authInfoOf, usableRefusal } from './auth-info.js';
+import { clusterInfoProblems } from './cluster-info.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
+import { openProblem } from './kubeconfig-file-open.js';
+import { socksAsKubectl } from './proxy-url.js';
 import { authProviderRefusal, refuseAuthProviders } from './refused-auth-providers.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
 import { DEFAULT_KUBE_TARGET, kubectlCommand, selectedKubeTarget, type KubeTarget } from './kube-target.js';
@@ -103,6 +106,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   // The files client-node reads for each request (CA, client certificate and key, an auth
   // provider's token file): read within their bounds, never waited on (request-files.ts).
   boundRequestFiles(config);
+  // A socks5 proxy-url resolves the server's name through the proxy, as kubectl's does.
+  socksAsKubectl(config);
   if (files.length === 0) {
     const fallback = join(env.HOME ?? homedir(), '.kube', 'config');
     if (!existsSync(fallback)) {
@@ -275,16 +280,35 @@ function selectContext(
   // would hold each request (src/io/paths.ts). Refused here, before any request.
   checkFilePath(KUBECONFIG_ROLES.caFile(cluster), cluster.caFile, 'input', INPUT_FILE_LIMITS.caFile);
   const user = config.getCurrentUser();
+  // A user whose auth-provider kubectl refuses (or ctl, refused-auth-providers.ts): refused
+  // before any request.
+  const refused = user && authProviderRefusal(user);
+  if (refused) throw refused;
+  // kubectl's own checks of the user and cluster it uses, in one error as kubectl gives them
+  // (auth-info.ts, cluster-info.ts): more than one way to sign in, a certificate without its key,
+  // an exec plugin kubectl would not start, a client certificate, key or CA file that does not
+  // open (read as for a request: kubeconfig-file-open.ts), a proxy-url kubectl cannot use...
+  const invalid = usableRefusal(
+    user?.name ?? '',
+    (user && authInfoOf(user)) ?? {},
+    {
+      certFile: user?.certFile,
+      keyFile: user?.keyFile,
+      opened: (path, field) =>
+        user
+          ? openProblem(
+              path,
+              field === 'client-key' ? KUBECONFIG_ROLES.keyFile(user) : KUBECONFIG_ROLES.certFile(user),
+            )
+          : undefined,
+    },
+    {
+      name: cluster.name,
+      problems: clusterInfoProblems(cluster, (path) => openProblem(path, KUBECONFIG_ROLES.caFile(cluster))),
+    },
+  );
+  if (invalid) throw invalid;
   if (user) {
-    // A user whose auth-provider kubectl refuses (or ctl, refused-auth-providers.ts): refused
-    // before any request.
-    const refused = authProviderRefusal(user);
-    if (refused) throw refused;
-    // kubectl's own checks of the user it uses (auth-info.ts): more than one way to sign in, a
-    // certificate without its key, an exec plugin kubectl would not start...
-    const info = authInfoOf(user);
-    const invalid = info && authInfoRefusal(user.name, info);
-    if (invalid) throw invalid;
     checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);
     const providerTokenFile = authProviderTokenFile(user);

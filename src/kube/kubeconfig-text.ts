@@ -3,8 +3,9 @@
  * parser (js-yaml) and its own readers of clusters, contexts and users (config_types.js), in its
  * order, so that every kubeconfig reads as before and fails with the same message; but each
  * user's `token-file` is taken out before client-node's reader of users sees it, which would read
- * it then and there (./token-file.ts says why ctl reads it instead, and how), each user's
- * `exec.command` and auth-provider `tokenFile` are resolved as kubectl resolves a kubeconfig's
+ * it then and there (./token-file.ts says why ctl reads it instead, and how), an exec plugin
+ * kubectl would not start (the user has a token, a username, a certificate and key) is set
+ * aside, each user's `exec.command` and auth-provider `tokenFile` are resolved as kubectl resolves a kubeconfig's
  * paths (below), and the fields kubectl checks of each user are kept for ./auth-info.ts.
  */
 
@@ -31,6 +32,8 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
   const parsed = load(text) as RawKubeconfig;
   config.clusters = newClusters(parsed.clusters);
   config.contexts = newContexts(parsed.contexts);
+  // Before takeTokenFiles: a token-file is one of the credentials that set a plugin aside.
+  const setAside = setAsideUnusedExecs(parsed.users);
   const tokenFiles = takeTokenFiles(parsed.users, dirname(file));
   resolveExecCommands(parsed.users, dirname(file));
   resolveAuthProviderTokenFiles(parsed.users, dirname(file));
@@ -42,10 +45,47 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
     if (user) attachTokenFile(user, new TokenFile(path, `the kubeconfig's token-file of user ${user.name}`));
   }
   const entries = Array.isArray(parsed.users) ? (parsed.users as unknown[]) : [];
-  config.users.forEach((user, index) =>
-    attachAuthInfo(user, (entries[index] as { user?: unknown } | null)?.user),
-  );
+  // kubectl checks a plugin it does not start all the same (validateAuthInfo, exec.go's apiVersion).
+  config.users.forEach((user, index) => {
+    const raw = (entries[index] as { user?: unknown } | null)?.user;
+    const exec = setAside.get(index);
+    attachAuthInfo(user, exec === undefined ? raw : { ...(raw as object), exec });
+  });
   config.makePathsAbsolute(dirname(file));
+}
+
+/** Go's `len(x) != 0` of a kubeconfig string field. */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null && String(value) !== '';
+}
+
+/**
+ * Takes the exec plugin out of each user that kubectl would never start it for, by index (the
+ * plugin as the file has it): a user with a token or token-file, a username, or a client
+ * certificate and key. kubectl hands client-go every credential of the user
+ * (tools/clientcmd/client_config.go getUserIdentificationPartialConfig), and the plugin's
+ * authenticator then adds nothing to a transport that has one of these
+ * (plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig: `c.HasTokenAuth() ||
+ * c.HasBasicAuth() || c.HasCertAuth()`, transport/config.go: a token or token file, a username,
+ * a certificate with its key; kubernetes/client-go read at its commit 32ce75a7d). client-node
+ * starts the plugin for every request and then sends the token, or Basic auth, over its answer:
+ * ctl ran a command kubectl never runs (a sign-in prompt, a cloud CLI) for nothing.
+ */
+function setAsideUnusedExecs(users: unknown): Map<number, unknown> {
+  const setAside = new Map<number, unknown>();
+  if (!Array.isArray(users)) return setAside;
+  users.forEach((entry: unknown, index) => {
+    const user = (entry as { user?: unknown } | null)?.user as Record<string, unknown> | null | undefined;
+    if (!user || typeof user !== 'object' || user.exec === undefined || user.exec === null) return;
+    // Beside an auth-provider, kubectl refuses the user: refused-auth-providers.ts needs the plugin.
+    if (user['auth-provider'] !== undefined && user['auth-provider'] !== null) return;
+    const cert = given(user['client-certificate']) || given(user['client-certificate-data']);
+    const key = given(user['client-key']) || given(user['client-key-data']);
+    if (!given(user.token) && !given(user['token-file']) && !given(user.username) && !(cert && key)) return;
+    setAside.set(index, user.exec);
+    delete user.exec;
+  });
+  return setAside;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface FileRoles {
   certFile(user: User): string;
   keyFile(user: User): string;
   authProviderTokenFile(user: User): string;
+  /** What to do about an empty token file. */
+  emptyTokenHint: string;
 }
 
 export const KUBECONFIG_ROLES: FileRoles = {
@@ -34,6 +36,7 @@ export const KUBECONFIG_ROLES: FileRoles = {
   certFile: (user) => `the kubeconfig's client-certificate of user ${user.name}`,
   keyFile: (user) => `the kubeconfig's client-key of user ${user.name}`,
   authProviderTokenFile: (user) => `the kubeconfig's auth-provider tokenFile of user ${user.name}`,
+  emptyTokenHint: 'Write the bearer token into that file, or fix the path in the kubeconfig.',
 };
 
 export const IN_CLUSTER_ROLES: FileRoles = {
@@ -41,6 +44,11 @@ export const IN_CLUSTER_ROLES: FileRoles = {
   certFile: () => "the in-cluster service account's client-certificate",
   keyFile: () => "the in-cluster service account's client-key",
   authProviderTokenFile: () => "the in-cluster service account's token",
+  // No kubeconfig names it: Kubernetes mounts it into the pod (a projected volume kubelet writes).
+  emptyTokenHint:
+    "Kubernetes mounts the pod's service account token there: check the pod's service account and " +
+    'its token volume (automountServiceAccountToken, a projected serviceAccountToken), then start ' +
+    'the pod again; or run ctl with --kubeconfig FILE.',
 };
 
 /** The part of client-node's KubeConfig read here (private members among them). */
@@ -106,6 +114,7 @@ export function boundRequestFiles(config: object, roles: FileRoles = KUBECONFIG_
       authenticator.token = authProviderToken(
         path,
         user ? roles.authProviderTokenFile(user) : "the kubeconfig's auth-provider tokenFile",
+        roles.emptyTokenHint,
       );
       authenticator.lastRead = new Date();
     };
@@ -120,13 +129,14 @@ export function boundRequestFiles(config: object, roles: FileRoles = KUBECONFIG_
  * the file as it is: a file written with `echo` put its newline into the Authorization header,
  * and an empty one sent the request without credentials.
  */
-export function authProviderToken(path: string, role: string): string {
+export function authProviderToken(
+  path: string,
+  role: string,
+  emptyHint: string = KUBECONFIG_ROLES.emptyTokenHint,
+): string {
   const token = readFile(path, INPUT_FILE_LIMITS.tokenFile, role).toString('utf-8').trim();
-  if (token === '') {
-    throw new UsageError(`${role} ${path} is empty`, {
-      hint: 'Write the bearer token into that file, or fix the path in the kubeconfig.',
-    });
-  }
+  // In-cluster, no kubeconfig names the file: its own hint (IN_CLUSTER_ROLES).
+  if (token === '') throw new UsageError(`${role} ${path} is empty`, { hint: emptyHint });
   return token;
 }
 

@@ -315,6 +315,11 @@ function watchOnce<T>(
     let sawEvents = false;
     let controller: AbortController | undefined;
     let established = false;
+    // Whoever waits for this watch's credential: nobody once it is settled (given up, past its
+    // deadline, its signal aborted), and an exec plugin started for it is stopped then
+    // (credential-waiter.ts), as a request's is (request.ts builtWithin), not left to its 60 s
+    // limit or ctl's exit.
+    const credentialWaiter = new AbortController();
     // Until the request is sent, it is the kubeconfig's credential that is waited for, not the
     // server: an error that says so, counted as a request not built (watch-setup-errors.ts).
     let establishTimer: NodeJS.Timeout | undefined = setTimeout(
@@ -353,6 +358,7 @@ function watchOnce<T>(
       clearTimeout(idleTimer);
       signal.removeEventListener('abort', onAbort);
       controller?.abort();
+      credentialWaiter.abort();
       if ('consumer' in end) reject(new ConsumerError(end.consumer));
       else resolve(end);
     };
@@ -422,6 +428,7 @@ function watchOnce<T>(
           finish({ gone: false, error: failed ? error : undefined, sawEvents });
         },
         sending,
+        credentialWaiter.signal,
       )
       .then(
         (result) => {

@@ -377,14 +377,39 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     assert.equal(requests[0]?.authorization, 'Bearer token-through-the-proxy');
   });
 
+  // socks5, as kubectl takes it (it refuses socks5h: client-go helpers.go parseProxyURL), with
+  // the server's name resolved by the SOCKS server, as Go's SOCKS5 dialer has it resolved.
   it('a socks proxy-url: the connection goes through the SOCKS server', async () => {
     socksTargets.length = 0;
     const requests = await planWith(
       'socks-proxy',
-      { server: 'http://kube.example.invalid', 'proxy-url': `socks5h://127.0.0.1:${socksPort}` },
+      { server: 'http://kube.example.invalid', 'proxy-url': `socks5://127.0.0.1:${socksPort}` },
       { token: 'token-through-socks' },
     );
     assert.equal(socksTargets[0], 'kube.example.invalid:80');
     assert.equal(requests[0]?.authorization, 'Bearer token-through-socks');
+  });
+
+  it('a proxy-url kubectl refuses (socks5h): exit 2 in its words, nothing sent', async () => {
+    socksTargets.length = 0;
+    const proxyUrl = `socks5h://127.0.0.1:${socksPort}`;
+    const { result, own } = await runPlan(
+      'socks5h-proxy',
+      { server: `http://127.0.0.1:${apiPort}`, 'proxy-url': proxyUrl },
+      { token: 'never-sent' },
+    );
+    assert.equal(result.code, 2, result.stderr);
+    assert.ok(
+      result.stderr.includes(
+        `the kubeconfig's cluster c is not valid; kubectl says: invalid configuration: invalid 'proxy-url' "${proxyUrl}" for cluster "c": unsupported scheme "socks5h", must be http, https, or socks5`,
+      ),
+      result.stderr,
+    );
+    assert.match(
+      result.stderr,
+      /Fix the proxy-url of cluster c: a URL of scheme http, https or socks5, or remove it\./,
+    );
+    assert.deepEqual(own, []);
+    assert.deepEqual(socksTargets, []);
   });
 });

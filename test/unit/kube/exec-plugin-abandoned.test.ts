@@ -9,13 +9,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadKubeConfig } from '../../../src/kube/client.js';
+import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { askedFor } from '../../../src/kube/credential-waiter.js';
 import { runBounded } from '../../../src/kube/exec-plugin.js';
 import { kubeRequest } from '../../../src/kube/request.js';
+import { watchCollection } from '../../../src/kube/watch.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const dir = tempDir('ctl-exec-abandoned-');
@@ -151,5 +154,137 @@ describe('a credential plugin nobody waits for', () => {
     assert.ok(other.pid !== undefined && alive(other.pid), 'a plugin of another request was stopped');
     other.kill('SIGKILL');
     await otherClosed;
+  });
+
+  describe('a watch', () => {
+    // An API server that answers every LIST with an empty list: the watch after it is where the
+    // plugin is started again (its credential has no expiry, so client-node asks for a new one).
+    let server: Server;
+    let url: string;
+    const requests: string[] = [];
+    before(async () => {
+      server = createServer((request, response) => {
+        requests.push(request.url ?? '');
+        response.setHeader('Content-Type', 'application/json');
+        response.end(
+          '{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]}',
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    /**
+     * A kubeconfig whose plugin hands over a token on its first run (the LIST's), and on every
+     * later one (the watch's) appends its pid to `<name>.pids` and sleeps for 30 s.
+     */
+    function listThenSleep(name: string): { kubeconfig: string; pids: () => number[] } {
+      const pidFile = join(dir, `${name}.pids`);
+      const first = join(dir, `${name}.first`);
+      const plugin = join(dir, `${name}-plugin`);
+      const credential = JSON.stringify({
+        apiVersion: 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        status: { token: 'listed' },
+      });
+      writeFileSync(
+        plugin,
+        [
+          '#!/bin/sh',
+          `if [ ! -e "${first}" ]; then : > "${first}"; printf '%s' '${credential}'; exit 0; fi`,
+          `echo $$ >> "${pidFile}"`,
+          'exec sleep 30',
+          '',
+        ].join('\n'),
+        { mode: 0o700 },
+      );
+      const kubeconfig = join(dir, `${name}-kubeconfig`);
+      writeFileSync(
+        kubeconfig,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          `clusters: [{name: c, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]`,
+          `users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: "${plugin}", interactiveMode: Never}}}]`,
+          'contexts: [{name: x, context: {cluster: c, user: u}}]',
+          'current-context: x',
+          '',
+        ].join('\n'),
+      );
+      const pids = (): number[] =>
+        existsSync(pidFile)
+          ? readFileSync(pidFile, 'utf8')
+              .split('\n')
+              .filter((line) => line !== '')
+              .map(Number)
+          : [];
+      return { kubeconfig, pids };
+    }
+
+    it("its caller gave up while the watch's plugin runs: the plugin is killed at once", async () => {
+      const { kubeconfig, pids } = listThenSleep('watch-aborted');
+      const kube = await createKubeClients(await loadKubeConfig({ kubeconfig, env: {} }), () => {});
+      const controller = new AbortController();
+      const synced: number[] = [];
+      const watching = watchCollection({
+        kube,
+        path: '/api/v1/namespaces',
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.type === 'SYNC') synced.push(event.objects.length);
+        },
+      });
+      assert.ok(await within(10_000, () => pids().length > 0), "the watch's plugin never started");
+      assert.deepEqual(synced, [0], 'the LIST came first, with the first credential');
+      const [pid] = pids();
+      assert.ok(pid !== undefined && alive(pid), 'the plugin runs while its watch waits');
+      controller.abort('SIGINT');
+      await watching;
+      // Before: alive for the 30 s it sleeps (its 60 s deadline had not come). 5 s: a hang guard.
+      assert.ok(
+        await within(5_000, () => !alive(pid)),
+        `plugin ${pid} still runs after its watch was given up`,
+      );
+      assert.ok(
+        requests.every((path) => !path.includes('watch=true')),
+        'no watch request was sent without its credential',
+      );
+    });
+
+    it('a watch whose credential is past its deadline: that plugin is killed, the wait goes on', async () => {
+      const { kubeconfig, pids } = listThenSleep('watch-deadline');
+      const kube = await createKubeClients(await loadKubeConfig({ kubeconfig, env: {} }), () => {});
+      const controller = new AbortController();
+      const warnings: string[] = [];
+      const watching = watchCollection({
+        kube,
+        path: '/api/v1/namespaces',
+        signal: controller.signal,
+        onEvent: () => undefined,
+        onWarning: (message) => warnings.push(String(message)),
+        deadlines: { credentialMs: 300 },
+      });
+      try {
+        assert.ok(await within(10_000, () => pids().length > 0), "the watch's plugin never started");
+        const [pid] = pids();
+        assert.ok(pid !== undefined);
+        // Before: the watch stopped waiting at 300 ms, its plugin ran on for its 30 s.
+        assert.ok(
+          await within(5_000, () => !alive(pid)),
+          `plugin ${pid} still runs after its watch stopped waiting for it`,
+        );
+      } finally {
+        controller.abort('SIGINT');
+        await watching;
+      }
+      for (const pid of pids()) {
+        assert.ok(await within(5_000, () => !alive(pid)), `plugin ${pid} outlived the wait`);
+      }
+      assert.match(
+        warnings[0] ?? '',
+        /credential \(its exec plugin or auth provider\) was not ready within 0\.3 s/,
+      );
+    });
   });
 });

@@ -1,0 +1,132 @@
+/**
+ * A kubeconfig user with an exec plugin and another credential: kubectl uses the other one and
+ * never starts the plugin (client-go plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig:
+ * a token or token-file, a username, a client certificate with its key; src/kube/kubeconfig-text.ts
+ * setAsideUnusedExecs). client-node started the plugin for every request and then sent the token
+ * (or Basic auth) over its answer: ctl ran a command kubectl never runs. The plugin here leaves a
+ * mark when it runs; the API server records each request's Authorization header.
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { UsageError } from '../../../src/errors.js';
+import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
+import { tempDir } from '../../helpers/temp.js';
+
+const dir = tempDir('ctl-exec-precedence-');
+const mark = join(dir, 'plugin-ran');
+const plugin = join(dir, 'plugin');
+writeFileSync(
+  plugin,
+  `#!/bin/sh\n: > "${mark}"\nprintf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}'\n`,
+  { mode: 0o700 },
+);
+const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' };
+const tokenFile = join(dir, 'token');
+writeFileSync(tokenFile, 'from-token-file\n');
+const cert = join(dir, 'client.crt');
+writeFileSync(cert, 'not read as a certificate: the server here is plain HTTP');
+const key = join(dir, 'client.key');
+writeFileSync(key, 'not read as a key');
+
+/** Each user, and the Authorization header kubectl sends for it; `plugin`: whether kubectl runs the plugin. */
+const users: Record<string, { user: object; authorization: string | undefined; plugin: boolean }> = {
+  token: { user: { token: 'from-token', exec }, authorization: 'Bearer from-token', plugin: false },
+  tokenFile: {
+    user: { 'token-file': tokenFile, exec },
+    authorization: 'Bearer from-token-file',
+    plugin: false,
+  },
+  basic: {
+    user: { username: 'ops', password: 'pw', exec },
+    authorization: `Basic ${Buffer.from('ops:pw').toString('base64')}`,
+    plugin: false,
+  },
+  certAndKey: {
+    user: { 'client-certificate': cert, 'client-key': key, exec },
+    authorization: undefined,
+    plugin: false,
+  },
+  // No username: kubectl's transport has no basic auth (HasBasicAuth asks for a username), so
+  // the plugin is its credential.
+  passwordOnly: { user: { password: 'pw', exec }, authorization: 'Bearer from-plugin', plugin: true },
+  pluginOnly: { user: { exec }, authorization: 'Bearer from-plugin', plugin: true },
+};
+
+describe('an exec plugin beside another credential of the same user', () => {
+  let server: Server;
+  let url: string;
+  let seen: (string | undefined)[] = [];
+  before(async () => {
+    server = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.setHeader('Content-Type', 'application/json');
+      response.end(
+        '{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  function kubeconfig(folder: string, entries: Record<string, object>): string {
+    mkdirSync(join(dir, folder), { recursive: true });
+    const file = join(dir, folder, 'config');
+    const names = Object.keys(entries);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': names[0],
+        clusters: [{ name: 'c', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+        users: names.map((name) => ({ name: `u-${name}`, user: entries[name] })),
+        contexts: names.map((name) => ({ name, context: { cluster: 'c', user: `u-${name}` } })),
+      }),
+    );
+    return file;
+  }
+
+  it('kubectl never starts the plugin beside a token, a token-file, a username, a certificate and key; ctl neither', async () => {
+    const file = kubeconfig(
+      'precedence',
+      Object.fromEntries(Object.entries(users).map(([name, { user }]) => [name, user])),
+    );
+    for (const [context, expected] of Object.entries(users)) {
+      rmSync(mark, { force: true });
+      seen = [];
+      const kube = await createKubeClients(
+        await loadKubeConfig({ kubeconfig: file, context, env: {} }),
+        () => {},
+      );
+      await kube.rest.get('/api/v1/namespaces');
+      assert.deepEqual(seen, [expected.authorization], context);
+      assert.equal(existsSync(mark), expected.plugin, `${context}: the plugin ran: ${existsSync(mark)}`);
+    }
+  });
+
+  it('a plugin set aside is still checked as kubectl checks it', async () => {
+    rmSync(mark, { force: true });
+    const file = kubeconfig('checked', {
+      noApiVersion: { token: 't', exec: { command: plugin, interactiveMode: 'Never' } },
+      badVersion: { token: 't', exec: { ...exec, apiVersion: 'client.authentication.k8s.io/v1alpha1' } },
+    });
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: file, context: 'noApiVersion', env: {} }),
+      (error: unknown) =>
+        error instanceof UsageError &&
+        error.message ===
+          "the kubeconfig's user u-noApiVersion is not valid; kubectl says: invalid configuration: apiVersion must be specified for u-noApiVersion to use exec authentication plugin",
+    );
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: file, context: 'badVersion', env: {} }),
+      /exec plugin: invalid apiVersion "client\.authentication\.k8s\.io\/v1alpha1"/,
+    );
+    assert.equal(existsSync(mark), false);
+  });
+});
