@@ -58,6 +58,11 @@ export class Io {
   readonly isCI: boolean;
   readonly isGitHubActions: boolean;
   readonly colorEnabled: boolean;
+  /**
+   * Colour on stdout as well: only when stdout is a terminal too (or FORCE_COLOR asks), so a plan
+   * or a run's summary redirected to a file (`> plan.txt`) holds no escape codes.
+   */
+  readonly #stdoutColor: boolean;
   /** ctl's own styling: markers that the edge turns into colours, or drops (src/io/style.ts). */
   readonly color: Paint = paint;
   readonly redactor = new Redactor();
@@ -77,6 +82,7 @@ export class Io {
     this.isGitHubActions = env.GITHUB_ACTIONS === 'true';
     this.isCI = Boolean(env.CI && env.CI !== 'false') || this.isGitHubActions || Boolean(env.GITLAB_CI);
     this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
+    this.#stdoutColor = this.colorEnabled && (this.isStdoutTTY || colorForced(env));
     this.#dumbTerminal = env.TERM === 'dumb';
     this.#toYaml = options.yaml;
     this.#document = options.document;
@@ -150,7 +156,7 @@ export class Io {
   }
 
   #writeData(text: string): void {
-    const safe = this.render(text);
+    const safe = this.render(text, this.#stdoutColor);
     this.#clearLiveFor(this.#stdout);
     this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
@@ -169,7 +175,7 @@ export class Io {
     if (this.#document) {
       // The redacted data (its JSON form stays valid JSON), printed as asked, made safe as text.
       const text = this.#document(JSON.parse(redact(safeJson(value))));
-      if (text !== '') this.#stdout.write(this.render(text));
+      if (text !== '') this.#stdout.write(this.render(text, this.#stdoutColor));
       return;
     }
     if (this.#toYaml) {
@@ -190,8 +196,8 @@ export class Io {
    * Text as it may reach the terminal or log: controls escaped but newlines, ctl's styles as
    * colours (or nothing), and on GitHub Actions no line that the runner would obey.
    */
-  render(text: string): string {
-    const safe = renameProgram(renderStyled(text, this.colorEnabled), this.programName);
+  render(text: string, color = this.colorEnabled): string {
+    const safe = renameProgram(renderStyled(text, color), this.programName);
     return this.isGitHubActions ? neutralizeWorkflowCommands(safe) : safe;
   }
 
@@ -257,8 +263,12 @@ export class Io {
 function decideColor(flag: boolean | undefined, env: NodeJS.ProcessEnv, stderrIsTTY: boolean): boolean {
   if (flag === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (env.FORCE_COLOR !== undefined) return colorForced(env);
   // A terminal that says it understands no escape sequences (Emacs shells, some CI logs).
   if (env.TERM === 'dumb') return false;
   return stderrIsTTY;
+}
+
+function colorForced(env: NodeJS.ProcessEnv): boolean {
+  return env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
 }
