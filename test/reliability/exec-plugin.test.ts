@@ -14,18 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { EXEC_PLUGIN_LIMITS } from '../../src/kube/exec-plugin.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { tempDir } from '../helpers/temp.js';
+import { alive } from '../helpers/processes.js';
 
 const PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'deadline-preload.js');
-
-/** Whether `pid` still runs (a zombie waiting to be reaped has stopped). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The pids of `pids` still running once a signal sent as ctl exited has had time to arrive: up

@@ -15,18 +15,10 @@ import { describe, test } from 'node:test';
 import { HELM_DEADLINES } from '../../src/exec/helm.js';
 import { helmPath } from '../helpers/tools.js';
 import { figure, fixturePath, runOnBed, startBed, STACK_TRACE, TARGET, UPGRADE } from './support.js';
+import { alive } from '../helpers/processes.js';
 
 /** The probe's deadline in src/exec/helm-probe.ts, shortened for the test (deadline-preload.ts). */
 const PROBE_TIMEOUT_MS = 15_000;
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('a helm that hangs', () => {
   test('a wrapper whose child never ends: the plan ends at the probe deadline, the child is stopped', async () => {

@@ -9,33 +9,16 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { tempDir } from '../../helpers/temp.js';
+import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
 
+const kubeconfig = (folder: string, users: Record<string, object>) => kubeconfigOfUsers(dir, folder, users);
 const dir = tempDir('ctl-auth-info-');
-
-/** A kubeconfig of users `u-<name>`, each with its own context `<name>`; the first is current. */
-function kubeconfig(folder: string, users: Record<string, object>): string {
-  mkdirSync(join(dir, folder), { recursive: true });
-  const file = join(dir, folder, 'config');
-  const names = Object.keys(users);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': names[0],
-      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }],
-      users: names.map((name) => ({ name: `u-${name}`, user: users[name] })),
-      contexts: names.map((name) => ({ name, context: { cluster: 'c', user: `u-${name}` } })),
-    }),
-  );
-  return file;
-}
 
 const certFile = join(dir, 'client.crt');
 writeFileSync(certFile, 'not a certificate: nothing here reads it as one');

@@ -11,34 +11,18 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { goUrlParseFails } from '../../../src/kube/proxy-url.js';
 import { tempDir } from '../../helpers/temp.js';
+import { kubeconfigOfClusters } from '../../helpers/kubeconfig-files.js';
 
+const kubeconfig = (folder: string, clusters: Record<string, object>, user?: object) =>
+  kubeconfigOfClusters(dir, folder, clusters, user);
 const dir = tempDir('ctl-cluster-info-');
-
-/** A kubeconfig of clusters `c-<name>`, each with its own context `<name>` and user; the first is current. */
-function kubeconfig(folder: string, clusters: Record<string, object>, user: object = { token: 't' }): string {
-  mkdirSync(join(dir, folder), { recursive: true });
-  const file = join(dir, folder, 'config');
-  const names = Object.keys(clusters);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': names[0],
-      clusters: names.map((name) => ({ name: `c-${name}`, cluster: clusters[name] })),
-      users: [{ name: 'u', user }],
-      contexts: names.map((name) => ({ name, context: { cluster: `c-${name}`, user: 'u' } })),
-    }),
-  );
-  return file;
-}
 
 const server = 'https://127.0.0.1:6443';
 

@@ -20,18 +20,9 @@ import { runBounded } from '../../../src/kube/exec-plugin.js';
 import { kubeRequest } from '../../../src/kube/request.js';
 import { watchCollection } from '../../../src/kube/watch.js';
 import { tempDir } from '../../helpers/temp.js';
+import { alive } from '../../helpers/processes.js';
 
 const dir = tempDir('ctl-exec-abandoned-');
-
-/** Whether `pid` still runs (a zombie waiting to be reaped has stopped). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Waits up to `ms` for `done`; whether it came. */
 async function within(ms: number, done: () => boolean): Promise<boolean> {

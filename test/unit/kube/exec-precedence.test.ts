@@ -8,7 +8,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { tempDir } from '../../helpers/temp.js';
+import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
 
 const dir = tempDir('ctl-exec-precedence-');
 const mark = join(dir, 'plugin-ran');
@@ -74,23 +75,8 @@ describe('an exec plugin beside another credential of the same user', () => {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  function kubeconfig(folder: string, entries: Record<string, object>): string {
-    mkdirSync(join(dir, folder), { recursive: true });
-    const file = join(dir, folder, 'config');
-    const names = Object.keys(entries);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        'current-context': names[0],
-        clusters: [{ name: 'c', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
-        users: names.map((name) => ({ name: `u-${name}`, user: entries[name] })),
-        contexts: names.map((name) => ({ name, context: { cluster: 'c', user: `u-${name}` } })),
-      }),
-    );
-    return file;
-  }
+  const kubeconfig = (folder: string, users: Record<string, object>) =>
+    kubeconfigOfUsers(dir, folder, users, { server: url, 'insecure-skip-tls-verify': true });
 
   it('kubectl never starts the plugin beside a token, a token-file, a username, a certificate and key; ctl neither', async () => {
     const file = kubeconfig(

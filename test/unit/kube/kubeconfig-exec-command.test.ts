@@ -17,27 +17,10 @@ import { ExitCode, UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { resolveExecCommands } from '../../../src/kube/kubeconfig-text.js';
 import { tempDir } from '../../helpers/temp.js';
+import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
 
+const kubeconfig = (folder: string, users: Record<string, object>) => kubeconfigOfUsers(dir, folder, users);
 const dir = tempDir('ctl-kubeconfig-exec-');
-
-/** A kubeconfig of users `u-<name>`, each with its own context `<name>`; the first is current. */
-function kubeconfig(folder: string, users: Record<string, object>): string {
-  mkdirSync(join(dir, folder), { recursive: true });
-  const file = join(dir, folder, 'config');
-  const names = Object.keys(users);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': names[0],
-      clusters: [{ name: `c-${folder}`, cluster: { server: 'https://127.0.0.1:6443' } }],
-      users: names.map((name) => ({ name: `u-${name}`, user: users[name] })),
-      contexts: names.map((name) => ({ name, context: { cluster: `c-${folder}`, user: `u-${name}` } })),
-    }),
-  );
-  return file;
-}
 
 function execUser(command: string): object {
   // interactiveMode: kubectl refuses a v1 plugin without it (src/kube/auth-info.ts), and so does ctl.
