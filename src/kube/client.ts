@@ -22,6 +22,7 @@ import { registerServerTarget } from './deadlines.js';
 import { authInfoOf, usableRefusal } from './auth-info.js';
 import { clusterInfoProblems } from './cluster-info.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
+import { impersonateAsKubectl, impersonationHeaders } from './impersonation.js';
 import { openProblem } from './kubeconfig-file-open.js';
 import { socksAsKubectl } from './proxy-url.js';
 import { authProviderRefusal, refuseAuthProviders } from './refused-auth-providers.js';
@@ -106,6 +107,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   // The files client-node reads for each request (CA, client certificate and key, an auth
   // provider's token file): read within their bounds, never waited on (request-files.ts).
   boundRequestFiles(config);
+  // The user's impersonation sent whole, as kubectl sends it (impersonation.ts).
+  impersonateAsKubectl(config);
   // A socks5 proxy-url resolves the server's name through the proxy, as kubectl's does.
   socksAsKubectl(config);
   if (files.length === 0) {
@@ -309,6 +312,9 @@ function selectContext(
   );
   if (invalid) throw invalid;
   if (user) {
+    // Its impersonation as kubectl reads and sends it, refused now if no header can carry it.
+    const info = authInfoOf(user);
+    if (info) impersonationHeaders(user.name, info);
     checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);
     const providerTokenFile = authProviderTokenFile(user);

@@ -55,8 +55,11 @@ export interface KubeRequest {
 /** Where and how one request to the API server goes (kubeRequest's and the watches', bounded-watch.ts). */
 export interface KubeEndpoint {
   url: URL;
-  /** `Accept` and the kubeconfig's credentials (applyToFetchOptions: token, plugin, OIDC). */
-  headers: Record<string, string>;
+  /**
+   * `Accept` and the kubeconfig's credentials (applyToFetchOptions: token, plugin, OIDC) and
+   * impersonation (impersonation.ts); a list is one header line per value.
+   */
+  headers: Record<string, string | string[]>;
   /** The kept agent with the Kubernetes deadlines (agent.ts), or the kubeconfig's own (a proxy's). */
   agent: Agent | undefined;
   send: typeof httpRequest;
@@ -80,14 +83,22 @@ export async function kubeEndpoint(
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const options = (await askedFor(waiter, () => config.applyToFetchOptions({}))) as {
+    // client-node builds the fetch options' headers into the object it is given (applyToHTTPSOptions)
+    // before it copies them into a Headers, which joins a header's values into one line.
+    const asked: { headers?: Record<string, unknown> } = {};
+    const options = (await askedFor(waiter, () => config.applyToFetchOptions(asked))) as {
       agent?: Agent;
       headers?: Headers;
     };
-    const headers: Record<string, string> = { Accept: accept };
+    const headers: Record<string, string | string[]> = { Accept: accept };
     options.headers?.forEach((value, key) => {
       headers[key] = value;
     });
+    // A header with several values (Impersonate-Group, Impersonate-Extra-*) is sent as client-go's
+    // Header.Add sends it: one line per value, never `a, b` (a group named `a, b` is one group).
+    for (const [key, value] of Object.entries(asked.headers ?? {})) {
+      if (Array.isArray(value)) headers[key.toLowerCase()] = value.map(String);
+    }
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     return { url, headers, agent: keepAliveAgent(options.agent), send };
   } catch (error) {
