@@ -41,31 +41,48 @@ export function handlePortForward(
   head: Buffer,
   target: { host: string; port: number },
   ports: number[],
+  answered: (status: number) => void = () => {},
 ): void {
+  const refuse = (message: string) => {
+    answered(400);
+    rejectUpgrade(socket, 400, 'Bad Request', message);
+  };
   const offered = request.headers['sec-websocket-protocol'];
   const protocol = negotiateProtocol(offered);
   if (protocol === undefined) {
-    rejectUpgrade(
-      socket,
-      400,
-      'Bad Request',
+    refuse(
       `requested protocol(s) are not supported: [${offered ?? ''}]; supports [${SUPPORTED_PROTOCOLS.join(' ')}]`,
     );
     return;
   }
   if (ports.length === 0) {
-    rejectUpgrade(socket, 400, 'Bad Request', 'at least 1 port must be specified');
+    refuse('at least 1 port must be specified');
     return;
   }
-  upgrader ??= new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    handleProtocols: (protocols) => negotiateProtocol([...protocols].join(',')) || false,
-  });
+  if (upgrader === undefined) {
+    upgrader = new WebSocketServer({
+      noServer: true,
+      perMessageDeflate: false,
+      handleProtocols: (protocols) => negotiateProtocol([...protocols].join(',')) || false,
+    });
+    // A handshake ws refuses (not a GET, no key, ...) is answered here, so that the caller's
+    // audit line records the 400 the client got rather than the 101 it asked for.
+    upgrader.on('wsClientError', (error: Error, clientSocket: Duplex, clientRequest: IncomingMessage) => {
+      const [status, reason] =
+        clientRequest.method === 'GET' ? [400, 'Bad Request'] : [405, 'Method Not Allowed'];
+      handshakeFailures.get(clientRequest)?.(status);
+      rejectUpgrade(clientSocket, status, reason, error.message);
+    });
+  }
+  handshakeFailures.set(request, answered);
   upgrader.handleUpgrade(request, socket, head, (ws) => {
+    answered(101);
     forwardPorts(ws, protocol === BASE64_PROTOCOL, target, ports, podNameOf(request.url));
   });
 }
+
+/** The audit callback of each request in its handshake (the upgrader is shared). */
+const handshakeFailures = new WeakMap<IncomingMessage, (status: number) => void>();
 
 function podNameOf(url: string | undefined): string {
   const match = /\/pods\/([^/?]+)\/portforward/.exec(url ?? '');

@@ -33,6 +33,7 @@ import {
   parseResourcePath,
   type ReceivedBody,
 } from './resources.js';
+import { isKubectlSpdy, refuseKubectlPortForward } from './kubectl-portforward.js';
 import { KubeApiError, pathNotFound, unauthorized } from './status.js';
 import { KubeStore } from './store.js';
 import { WatchHub } from './watch.js';
@@ -256,23 +257,36 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     const url = new URL(request.url ?? '/', 'https://127.0.0.1');
+    const ok = authenticated(request);
+    // The audit line records the status the client got, once it is known: 101 only for an
+    // upgrade that was accepted, 4xx for every refusal (kubectl's SPDY port-forward among them).
+    let audited = false;
+    const answered = (status: number): void => {
+      if (audited) return;
+      audited = true;
+      options.audit?.record({
+        api: 'kube',
+        method: request.method ?? 'GET',
+        path: request.url ?? '/',
+        status,
+        user: ok ? user : 'system:anonymous',
+        mutating: false,
+      });
+    };
     const reject = (code: number, text: string): void => {
+      answered(code);
       socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
     };
-    const ok = authenticated(request);
-    options.audit?.record({
-      api: 'kube',
-      method: request.method ?? 'GET',
-      path: request.url ?? '/',
-      status: ok ? 101 : 401,
-      user: ok ? user : 'system:anonymous',
-      mutating: false,
-    });
     if (!ok) return reject(401, 'Unauthorized');
     const match = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
     if (!match) return reject(404, 'Not Found');
     const [, namespace, pod] = match as unknown as [string, string, string];
     if (!store.get(store.resolve('v1', 'Pod'), namespace, pod)) return reject(404, 'Not Found');
+    if (isKubectlSpdy(request)) {
+      answered(400);
+      refuseKubectlPortForward(socket);
+      return;
+    }
     const ports = url.searchParams
       .getAll('ports')
       .flatMap((p) => p.split(','))
@@ -281,7 +295,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     const target = ports[0] !== undefined ? options.portForward?.(namespace, pod, ports[0]) : undefined;
     if (!target) return reject(400, 'Bad Request');
     import('./portforward.js').then(
-      ({ handlePortForward }) => handlePortForward(request, socket, head, target, ports),
+      ({ handlePortForward }) => handlePortForward(request, socket, head, target, ports, answered),
       () => reject(500, 'Internal Server Error'),
     );
   });

@@ -755,9 +755,90 @@ const webhookConfigurationPrinter: Printer = {
   cells: (o, now) => [o.metadata.name ?? '', list(o.webhooks).length, age(o, now)],
 };
 
+// Jobs and Leases as kube-apiserver 1.30+ prints them: pkg/printers/internalversion/printers.go
+// (jobColumnDefinitions, printJob; leaseColumnDefinitions, printLease), read at
+// github.com/yongruilin/kubernetes (a kubernetes/kubernetes fork) commit
+// 144a7980762c245f12c2a7b457c8aaef18496071. Servers before 1.30 have no Status column; the
+// simulator serves the newer table whatever minor it reports (kubectl prints the columns it gets).
+
+/** `hasJobCondition`: the first condition of that type decides, and only a "True" one counts. */
+function hasJobCondition(job: KubeObject, type: string): boolean {
+  const condition = list(status(job).conditions)
+    .map(obj)
+    .find((c) => c.type === type);
+  return condition?.status === 'True';
+}
+
+function jobStatusCell(job: KubeObject): string {
+  if (hasJobCondition(job, 'Complete')) return 'Complete';
+  if (hasJobCondition(job, 'Failed')) return 'Failed';
+  if (job.metadata.deletionTimestamp !== undefined) return 'Terminating';
+  if (hasJobCondition(job, 'Suspended')) return 'Suspended';
+  if (hasJobCondition(job, 'FailureTarget')) return 'FailureTarget';
+  return 'Running';
+}
+
+/** "succeeded/completions"; without completions "n/1", or "n/1 of p" for a parallel work queue. */
+function jobCompletionsCell(job: KubeObject): string {
+  const succeeded = int(status(job).succeeded);
+  const completions = spec(job).completions;
+  if (typeof completions === 'number') return `${succeeded}/${Math.trunc(completions)}`;
+  const parallelism = int(spec(job).parallelism);
+  return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+}
+
+/** Empty before the Job started; the time so far while it runs; start to completion after. */
+function jobDurationCell(job: KubeObject, now: Date): string {
+  const started = Date.parse(str(status(job).startTime));
+  if (Number.isNaN(started)) return '';
+  const completed = Date.parse(str(status(job).completionTime));
+  return humanDuration((Number.isNaN(completed) ? now.getTime() : completed) - started);
+}
+
+const jobPrinter: Printer = {
+  columns: [
+    nameColumn(),
+    column('Status', 'string', { description: 'Status of the job.' }),
+    column('Completions', 'string', {
+      description: 'The number of pods which reached phase Succeeded.',
+    }),
+    column('Duration', 'string', { description: 'Time required to complete the job.' }),
+    ageColumn(),
+    wide('Containers', 'Names of each container in the template.'),
+    wide('Images', 'Images referenced by each container in the template.'),
+    wide('Selector', 'A label query over pods that should match the pod count.'),
+  ],
+  cells: (o, now) => {
+    const [containers, images] = containerCells(podTemplateContainers(o));
+    return [
+      o.metadata.name ?? '',
+      jobStatusCell(o),
+      jobCompletionsCell(o),
+      jobDurationCell(o, now),
+      age(o, now),
+      containers,
+      images,
+      selectorString(spec(o).selector),
+    ];
+  },
+};
+
+const leasePrinter: Printer = {
+  columns: [
+    nameColumn(),
+    column('Holder', 'string', {
+      description: 'holderIdentity contains the identity of the holder of a current lease.',
+    }),
+    ageColumn(),
+  ],
+  cells: (o, now) => [o.metadata.name ?? '', str(spec(o).holderIdentity), age(o, now)],
+};
+
 const BUILT_IN_PRINTERS: Readonly<Record<string, Printer>> = {
   Deployment: deploymentPrinter,
   StatefulSet: statefulSetPrinter,
+  Job: jobPrinter,
+  Lease: leasePrinter,
   ReplicaSet: replicaSetPrinter,
   Pod: podPrinter,
   Secret: secretPrinter,

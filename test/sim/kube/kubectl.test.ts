@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONTROLLER_ANNOTATION } from '../../../src/sim/kube/controllers/controller.js';
 import { fixtureFile, simBundleFile } from '../../helpers/fixtures.js';
-import { KUBECTL_MINORS } from '../../helpers/tools.js';
+import { KUBECTL_MINORS, kubectlPath, runTool } from '../../helpers/tools.js';
 import { ok, startTestCluster, type TestCluster } from './harness.js';
 
 const NS = 'redis';
@@ -297,6 +297,72 @@ describe('real kubectl, each minor against its own server', { concurrency: true 
           ]),
         );
       });
+    });
+  }
+});
+
+// Jobs and Leases get the columns kube-apiserver 1.30+ prints for them (src/sim/kube/table.ts),
+// not just NAME and AGE; every proven client prints what the server's Table holds.
+describe('real kubectl prints Jobs and Leases with their server-side columns', () => {
+  let cluster: TestCluster;
+  const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+  const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'run', image: 'busybox' }] } };
+
+  before(async () => {
+    cluster = await startTestCluster({ namespace: NS });
+    await withNamespace(cluster);
+    const store = cluster.server.store;
+    const jobs = store.resolve('batch/v1', 'Job');
+    const job = (name: string, spec: Record<string, unknown>, status?: Record<string, unknown>) => {
+      const created = store.create(jobs, { metadata: { name, namespace: NS }, spec: { ...spec, template } });
+      if (status) store.updateStatus(jobs, { ...created, status });
+    };
+    job(
+      'migrate',
+      { completions: 1 },
+      {
+        startTime: ago(90),
+        completionTime: ago(30),
+        succeeded: 1,
+        conditions: [
+          { type: 'SuccessCriteriaMet', status: 'True' },
+          { type: 'Complete', status: 'True' },
+        ],
+      },
+    );
+    // Started half an hour ago: past ten minutes the duration has no seconds that could tick.
+    job('queue', { parallelism: 3 }, { startTime: ago(30 * 60), active: 3 });
+    job('halted', { suspend: true }, { conditions: [{ type: 'Suspended', status: 'True' }] });
+    job('fresh', {});
+    store.create(store.resolve('coordination.k8s.io/v1', 'Lease'), {
+      metadata: { name: 'operator-lock', namespace: NS },
+      spec: { holderIdentity: 'redis-enterprise-operator-abc12' },
+    });
+  });
+  after(() => cluster.close());
+
+  for (const minor of KUBECTL_MINORS) {
+    it(`kubectl 1.${minor} get job shows STATUS, COMPLETIONS, DURATION and AGE`, async () => {
+      const run = (args: string[]) => runTool(kubectlPath(minor), args, { env: cluster.sandbox.env });
+      const lines = ok(await run(['get', 'job', '-n', NS]), 'get job')
+        .trim()
+        .split('\n');
+      assert.match(lines[0] ?? '', /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE$/);
+      const row = (name: string) => lines.find((line) => line.startsWith(`${name} `)) ?? '';
+      assert.match(row('migrate'), /^migrate\s+Complete\s+1\/1\s+60s\s+\S+$/);
+      assert.match(row('queue'), /^queue\s+Running\s+0\/1 of 3\s+30m\s+\S+$/);
+      assert.match(row('halted'), /^halted\s+Suspended\s+0\/1\s+\S+$/);
+      assert.match(row('fresh'), /^fresh\s+Running\s+0\/1\s+\S+$/);
+
+      const wide = ok(await run(['get', 'job', 'migrate', '-n', NS, '-o', 'wide']), 'get job -o wide');
+      assert.match(wide, /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\n/);
+      assert.match(wide, /\nmigrate\s+Complete\s+1\/1\s+60s\s+\S+\s+run\s+busybox\b/);
+
+      const leases = ok(await run(['get', 'lease', '-n', NS]), 'get lease')
+        .trim()
+        .split('\n');
+      assert.match(leases[0] ?? '', /^NAME\s+HOLDER\s+AGE$/);
+      assert.match(leases[1] ?? '', /^operator-lock\s+redis-enterprise-operator-abc12\s+\S+$/);
     });
   }
 });

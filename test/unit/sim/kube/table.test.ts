@@ -538,7 +538,41 @@ describe('buildTable for built-in kinds', () => {
       'name=op',
     ]);
     assert.deepEqual(names('SecurityContextConstraints'), ['Name', 'Age']);
-    const missingTimestamp = buildTable([{ metadata: { name: 'z' } }], undefined, 'Lease', now);
+    // A kind without a printer of its own (Lease has one now: Holder).
+    const missingTimestamp = buildTable([{ metadata: { name: 'z' } }], undefined, 'PodDisruptionBudget', now);
     assert.deepEqual(missingTimestamp.rows[0]?.cells, ['z', '<unknown>']);
+  });
+
+  it('gives a Job the status printJob picks: Complete, Failed, Terminating, Suspended, FailureTarget, Running', () => {
+    assert.deepEqual(names('Job'), [
+      'Name',
+      'Status',
+      'Completions',
+      'Duration',
+      'Age',
+      '(Containers)',
+      '(Images)',
+      '(Selector)',
+    ]);
+    const status = (job: Partial<KubeObject>) =>
+      buildTable([{ metadata: { name: 'j' }, ...job }], undefined, 'Job', now).rows[0]?.cells[1];
+    const is = (type: string, value = 'True') => ({ status: { conditions: [{ type, status: value }] } });
+    assert.equal(status(is('Complete')), 'Complete');
+    assert.equal(status(is('Failed')), 'Failed');
+    // Only a True condition counts; the deletion comes before Suspended and FailureTarget.
+    assert.equal(status(is('Complete', 'False')), 'Running');
+    assert.equal(
+      status({ metadata: { name: 'j', deletionTimestamp: ago(1) }, ...is('Suspended') }),
+      'Terminating',
+    );
+    assert.equal(status(is('Suspended')), 'Suspended');
+    assert.equal(status(is('FailureTarget')), 'FailureTarget');
+    assert.equal(status({}), 'Running');
+  });
+
+  it('prints a Lease without a holder with an empty Holder cell, as printLease does', () => {
+    assert.deepEqual(names('Lease'), ['Name', 'Holder', 'Age']);
+    const lease = buildTable([{ metadata: { name: 'z' }, spec: {} }], undefined, 'Lease', now);
+    assert.deepEqual(lease.rows[0]?.cells, ['z', '', '<unknown>']);
   });
 });
