@@ -15,6 +15,8 @@ export const ExitCode = {
   stalePlan: 7,
   unavailable: 8,
   sigint: 130,
+  /** 128 + SIGPIPE: stdout's or stderr's reader went away (src/run/signals.ts OutputClosed). */
+  sigpipe: 141,
   sigterm: 143,
 } as const;
 
@@ -115,11 +117,15 @@ export class AvailabilityLimitError extends CtlError {
   }
 }
 
-/** Exit 130/143: interrupted by a signal; state was saved. */
+/** Exit 130/143: interrupted by a signal; 141: by a broken output pipe. State was saved. */
 export class InterruptedError extends CtlError {
-  readonly signal: 'SIGINT' | 'SIGTERM';
-  constructor(signal: 'SIGINT' | 'SIGTERM', message: string, options?: CtlErrorOptions) {
-    super(signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm, message, options);
+  readonly signal: 'SIGINT' | 'SIGTERM' | 'SIGPIPE';
+  constructor(signal: 'SIGINT' | 'SIGTERM' | 'SIGPIPE', message: string, options?: CtlErrorOptions) {
+    super(
+      signal === 'SIGINT' ? ExitCode.sigint : signal === 'SIGPIPE' ? ExitCode.sigpipe : ExitCode.sigterm,
+      message,
+      options,
+    );
     this.signal = signal;
   }
 }

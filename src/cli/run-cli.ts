@@ -4,6 +4,7 @@ import type { Io } from '../io/io.js';
 import { programNameOf } from '../io/program-name.js';
 import { MAX_QUEUED_BYTES, TerminalOutput } from '../io/terminal-output.js';
 import { packageVersion } from '../package-root.js';
+import { tolerateClosedOutputs } from '../run/signals.js';
 import type { Runtime } from './globals.js';
 import { badVerbosityArg, normalizeKubectlArgs } from './kubectl-args.js';
 
@@ -134,6 +135,9 @@ async function fallbackIo(runtime: MainRuntime, argv: string[]): Promise<Io> {
 export async function runProcess(
   main: (argv: string[], runtime: MainRuntime) => Promise<number>,
 ): Promise<void> {
+  // A reader of stdout or stderr that goes away (`| head`) must not crash ctl: an unhandled
+  // EPIPE would exit 1 unsaid, leaving a run's lock (src/run/signals.ts).
+  tolerateClosedOutputs();
   // At a terminal, writes that never block the run (Ctrl-S: src/io/terminal-output.ts): data
   // on stdout is never dropped, people's lines on stderr are queued up to a bound.
   const stdout = new TerminalOutput(process.stdout, { maxQueuedBytes: Number.POSITIVE_INFINITY });

@@ -275,7 +275,8 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
             'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
             '6 timed out or stalled, 7 stale --plan, 8 a database down longer than\n' +
-            '--max-unavailable (state saved), 130/143 interrupted (state saved).\n' +
+            '--max-unavailable (state saved), 130/143 interrupted (state saved), 141 its\n' +
+            'output pipe closed (state saved).\n' +
             'Docs: docs/upgrade-run.md, docs/troubleshooting.md\n',
         );
       run.action(async (_o: unknown, command: Command) => (await actions()).runAction(command, runtime));

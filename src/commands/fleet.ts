@@ -39,6 +39,7 @@ export interface FleetMember {
 export const FLEET_SEVERITY: readonly ExitCodeValue[] = [
   ExitCode.sigterm,
   ExitCode.sigint,
+  ExitCode.sigpipe,
   ExitCode.failed,
   ExitCode.timeout,
   ExitCode.auth,

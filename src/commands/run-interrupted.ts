@@ -17,7 +17,7 @@ export function describeInterruption(
   if (!step) return error;
   const where = hop ? `step ${step} of ${hop}` : `step ${step}`;
   error.message = error.message.replace(
-    /^interrupted by (SIGINT|SIGTERM);/,
+    /^interrupted by (SIGINT|SIGTERM|a broken pipe: [^;]*);/,
     `interrupted by $1 during ${where};`,
   );
   const goesOn = GOES_ON[step];

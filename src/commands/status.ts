@@ -7,6 +7,7 @@ import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { type RecordedProgram, recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
+import { liveRunLines, lockHolderRuns } from './status-live.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
 import { commandFor, type KubeTarget } from '../kube/kube-target.js';
@@ -161,6 +162,10 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       lock: lock ?? null,
       // The lock's owner process is gone (judged on this host): the next run takes it over.
       lockStale: view ? lockIsStale(view) : null,
+      // The lock's holder runs now (true), is gone or there is no lock (false), or runs on
+      // another host or container, which nothing here can judge (null): status-live.ts.
+      running: lockHolderRuns(view),
+      // Why an interrupted run stopped is in state.stoppedBy (src/run/state.ts).
       store: store.kind,
       // A multi-hop upgrade: where it is (1-based), how many hops, and the hop's operator.
       hop: state.hops
@@ -194,7 +199,7 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
             .join(' -> ')}`,
         ]
       : []),
-    `result    ${s(state.result)}, last written ${s(state.updatedAt)}`,
+    `result    ${s(state.result)}${state.result === 'interrupted' && state.stoppedBy ? ` (by ${s(state.stoppedBy)})` : ''}, last written ${s(state.updatedAt)}`,
     `state     ${s(path)}`,
     `identity  ${s(identity.message)}`,
     '',
@@ -208,6 +213,7 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
     lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);
   }
+  const runs = lockHolderRuns(view);
   if (identity.belongsHere === false && isFinished(state)) {
     // A run here would not be refused: it replaces a finished run's record (run-state-choice.ts).
     lines.push(
@@ -219,6 +225,12 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     // Resuming would be refused (exit 2): say what to do instead of "resume with".
     lines.push('', `not resumable here: ${s(identity.hint)}`);
     input.io.warn(identity.message);
+  } else if (view && runs !== false) {
+    // A run holds the lock: `resume with` would exit 5 (locked). Who, where it is, what to do.
+    // unlock refuses an owner it cannot judge without --force (src/run/lock.ts forceUnlock).
+    const words = ['upgrade', 'unlock', '--lock-id', view.owner.id, ...(runs === null ? ['--force'] : [])];
+    if (input.statePath) words.push('--state', input.statePath);
+    lines.push('', ...liveRunLines(view, runs, state, commandFor('ctl', await flagTarget(input), ...words)));
   } else if (state.result !== 'succeeded' && state.resumeCommand) {
     // A run that stopped in preflight changed nothing: there is nothing to resume. What to run
     // is the run's own Next line, recorded as nextCommand (src/commands/run-end.ts); a state

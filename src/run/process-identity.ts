@@ -77,3 +77,15 @@ function safeUserName(): string {
     return 'unknown';
   }
 }
+
+/**
+ * The owner's process runs now, judged here: it is on this host, in this PID namespace, and
+ * neither gone nor its pid reused. An owner elsewhere is neither alive nor gone from here.
+ */
+export function isAliveHere(
+  owner: Pick<ProcessIdentity, 'pid' | 'pidStart' | 'pidNamespace' | 'host'>,
+): boolean {
+  if (owner.host !== hostname()) return false;
+  if (owner.pidNamespace !== undefined && owner.pidNamespace !== pidNamespace()) return false;
+  return !isGoneHere(owner, 'same');
+}

@@ -131,7 +131,7 @@ export function finishRunRecord(
   record.result =
     exitCode === ExitCode.ok
       ? 'not confirmed'
-      : exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm
+      : exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm || exitCode === ExitCode.sigpipe
         ? 'interrupted'
         : 'failed';
   const message = error instanceof Error ? error.message : String(error);

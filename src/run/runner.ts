@@ -2,6 +2,7 @@ import { CtlError, InterruptedError, OperationError, TimeoutError } from '../err
 import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
 import { dryRunWording } from './dry-run-wording.js';
+import { OutputClosed } from './signals.js';
 import type { Step, StepContext } from './step.js';
 import { runsStep } from '../planning/step-selection.js';
 import type { StateFile, UpgradeState } from './state.js';
@@ -63,7 +64,8 @@ export interface RunOutcome {
  */
 export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunOutcome> {
   const clock = options.clock ?? Date.now;
-  let state = options.state;
+  // A resumed run is no longer stopped: why the last one stopped goes with its result.
+  let state: UpgradeState = withoutStopReason(options.state);
   const summary: StepSummary[] = [];
   const save = async (): Promise<void> => {
     if (options.stateFile) state = await options.stateFile.save(state);
@@ -274,14 +276,15 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
     }
   }
 
+  const stopped = failure instanceof InterruptedError || stoppedBySignal;
   state = {
     ...state,
-    result:
-      failure === undefined
-        ? 'succeeded'
-        : failure instanceof InterruptedError || stoppedBySignal
-          ? 'interrupted'
-          : 'failed',
+    result: failure === undefined ? 'succeeded' : stopped ? 'interrupted' : 'failed',
+    // Why it stopped, for `ctl upgrade status` and whoever reads the state: nobody may have seen
+    // the run's last words (its output pipe closed, src/run/signals.ts OutputClosed).
+    ...(failure !== undefined && stopped && options.signal.aborted
+      ? { stoppedBy: stopReason(options.signal) }
+      : {}),
   };
   await save();
   if (failure !== undefined) throw Object.assign(failure as Error, { summary, state });
@@ -297,9 +300,27 @@ export function selectSteps<S extends { id: string }>(
   return steps.filter((s) => runsStep({ only, skip }, s.id));
 }
 
-/** Why the run's signal fired: a signal from the user, or the overall --timeout. */
+function withoutStopReason(state: UpgradeState): UpgradeState {
+  const copy = { ...state };
+  delete copy.stoppedBy;
+  return copy;
+}
+
+/** The state's `stoppedBy`: the signal, a closed output pipe, or the overall --timeout. */
+function stopReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof DOMException && reason.name === 'TimeoutError')
+    return 'the run took longer than its --timeout';
+  if (reason instanceof OutputClosed) return String(reason);
+  return reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+}
+
+/** Why the run's signal fired: a signal from the user, a closed output, or the overall --timeout. */
 function interrupted(signal: AbortSignal, look = 'kubectl get rec'): InterruptedError | TimeoutError {
   const reason: unknown = signal.reason;
+  if (reason instanceof OutputClosed) {
+    return new InterruptedError('SIGPIPE', `interrupted by ${String(reason)}; the state was saved`);
+  }
   if (reason instanceof DOMException && reason.name === 'TimeoutError') {
     return new TimeoutError('the run took longer than its --timeout; the state was saved', {
       hint: `See what the cluster is doing (${look}, and its events), then run the same command again to resume, with a longer --timeout if it is just slow.`,

@@ -1,9 +1,45 @@
 import type { Io } from '../io/io.js';
 
 export interface InterruptGuard {
-  /** Aborted with reason 'SIGINT' or 'SIGTERM' on the first signal. */
+  /** Aborted with reason 'SIGINT' or 'SIGTERM' on the first signal, or an OutputClosed. */
   signal: AbortSignal;
   dispose(): void;
+}
+
+/**
+ * The abort reason when the reader of stdout or stderr went away (EPIPE: `ctl upgrade run ... |
+ * head -3`). Go programs such as kubectl and helm die of SIGPIPE on a broken pipe at fd 1 or 2
+ * ("A write to a broken pipe on file descriptors 1 or 2 ... will cause the program to exit with
+ * a SIGPIPE signal", pkg.go.dev/os/signal, "SIGPIPE"); Node ignores SIGPIPE and gives EPIPE
+ * instead. ctl stops as on SIGINT (state saved, lock released) and exits 141, the code a shell
+ * gives such a Go program (128 + SIGPIPE's 13), naming why in the state (docs/automation.md).
+ */
+export class OutputClosed {
+  constructor(readonly stream: 'stdout' | 'stderr') {}
+  toString(): string {
+    return `a broken pipe: the reader of ${this.stream} went away`;
+  }
+}
+
+/** The part of process.stdout/stderr the guard needs: their 'error' event. */
+export interface OutputStream {
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+}
+
+/**
+ * A broken pipe on stdout or stderr must not crash the process (an unhandled 'error' event: exit
+ * 1, nothing said, the lock left): from the start of the process the error is taken here, so
+ * every later write to that stream is dropped quietly, and guardInterrupts stops a run on it.
+ */
+export function tolerateClosedOutputs(
+  outputs: readonly OutputStream[] = [process.stdout, process.stderr],
+): void {
+  for (const output of outputs) {
+    output.on('error', (error) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    });
+  }
 }
 
 /**
@@ -23,6 +59,10 @@ export function guardInterrupts(
   io: Io,
   exitNow: (code: number) => void = (code) => process.exit(code),
   graceMs = STOP_GRACE_MS,
+  outputs: { stdout: OutputStream; stderr: OutputStream } = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+  },
 ): InterruptGuard {
   const controller = new AbortController();
   let grace: NodeJS.Timeout | undefined;
@@ -47,12 +87,28 @@ export function guardInterrupts(
   const sigterm = onSignal('SIGTERM');
   process.on('SIGINT', sigint);
   process.on('SIGTERM', sigterm);
+  // A closed output stops the run as the first interrupt does, with the same grace; a later
+  // one changes nothing. Said on the other stream, which may still have a reader.
+  const onClosed = (stream: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' || controller.signal.aborted) return;
+    const reason = new OutputClosed(stream);
+    if (stream === 'stdout') io.warn(`${String(reason)}: stopping and saving the state`);
+    grace = setTimeout(() => exitNow(141), graceMs);
+    grace.unref();
+    controller.abort(reason);
+  };
+  const stdoutClosed = onClosed('stdout');
+  const stderrClosed = onClosed('stderr');
+  outputs.stdout.on('error', stdoutClosed);
+  outputs.stderr.on('error', stderrClosed);
   return {
     signal: controller.signal,
     dispose: () => {
       clearTimeout(grace);
       process.off('SIGINT', sigint);
       process.off('SIGTERM', sigterm);
+      outputs.stdout.off('error', stdoutClosed);
+      outputs.stderr.off('error', stderrClosed);
     },
   };
 }

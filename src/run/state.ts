@@ -96,6 +96,12 @@ export const stateSchema = z.object({
   steps: z.record(z.string(), stepStateSchema),
   result: z.enum(['running', 'succeeded', 'failed', 'interrupted']).default('running'),
   /**
+   * Why an `interrupted` run stopped: SIGINT, SIGTERM, its --timeout, or a broken pipe (the
+   * reader of stdout or stderr went away: src/run/signals.ts). Absent otherwise, and in state
+   * files of earlier versions.
+   */
+  stoppedBy: z.string().optional(),
+  /**
    * A multi-hop upgrade: every hop in order (the last one is `target`), and the index of the one
    * `steps` belong to. Absent for a single hop (and in state files of earlier versions of ctl).
    */

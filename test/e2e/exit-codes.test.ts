@@ -64,7 +64,7 @@ async function interrupted(sim: UpgradeSim, signal: NodeJS.Signals): Promise<Out
 const happyPath = new SharedUpgradeSim('happy-path');
 
 /** The triggers that use only a simulator of their own (never happyPath): they may overlap. */
-const OWN_CLUSTER = new Set([6, 7, 8, 130, 143]);
+const OWN_CLUSTER = new Set([6, 7, 8, 130, 141, 143]);
 
 const triggers: Record<number, (dir: string) => Promise<void>> = {
   0: async () => {
@@ -197,6 +197,28 @@ const triggers: Record<number, (dir: string) => Promise<void>> = {
     await withUpgradeSim(
       'happy-path',
       async (sim) => expectExit(await interrupted(sim, 'SIGINT'), 130, 'run, SIGINT'),
+      { timing: { operatorStart: 2, podRestart: 2, databaseUpgrade: 1 } },
+    );
+  },
+  141: async () => {
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        // The reader of its NDJSON goes away (`ctl upgrade run -o json | head -3`).
+        const run = sim.spawnCtl([...RUN, '-o', 'json']);
+        await run.waitFor(
+          'the operator step',
+          (e: RunEvent) => e.type === 'step-start' && e.step === 'operator',
+        );
+        run.child.stdout.destroy();
+        const result = await run.result;
+        expectExit(
+          { code: result.code, stderr: result.stderr },
+          141,
+          'run, its stdout closed',
+          /error: interrupted by a broken pipe: the reader of stdout went away/,
+        );
+      },
       { timing: { operatorStart: 2, podRestart: 2, databaseUpgrade: 1 } },
     );
   },
