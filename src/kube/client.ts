@@ -291,9 +291,10 @@ function selectContext(
   // (auth-info.ts, cluster-info.ts): more than one way to sign in, a certificate without its key,
   // an exec plugin kubectl would not start, a client certificate, key or CA file that does not
   // open (read as for a request: kubeconfig-file-open.ts), a proxy-url kubectl cannot use...
+  const info = authInfoOf(user);
   const invalid = usableRefusal(
     user?.name ?? '',
-    (user && authInfoOf(user)) ?? {},
+    info ?? {},
     {
       certFile: user?.certFile,
       keyFile: user?.keyFile,
@@ -313,7 +314,6 @@ function selectContext(
   if (invalid) throw invalid;
   if (user) {
     // Its impersonation as kubectl reads and sends it, refused now if no header can carry it.
-    const info = authInfoOf(user);
     if (info) impersonationHeaders(user.name, info);
     checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);

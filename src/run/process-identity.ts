@@ -31,15 +31,24 @@ export function isGoneHere(
   owner: Pick<ProcessIdentity, 'pid' | 'pidStart' | 'pidNamespace' | 'host'>,
   unknownNamespace: 'same' | 'other',
 ): boolean {
-  if (owner.host !== hostname()) return false;
-  if (
-    owner.pidNamespace === undefined ? unknownNamespace === 'other' : owner.pidNamespace !== pidNamespace()
-  ) {
-    return false;
-  }
+  if (!isJudgedHere(owner, unknownNamespace)) return false;
   if (!isProcessAlive(owner.pid)) return true;
   const start = processStartTime(owner.pid);
   return owner.pidStart !== undefined && start !== undefined && start !== owner.pidStart;
+}
+
+/**
+ * Whether this process can judge the owner's: same host, same PID namespace (one the owner did
+ * not record counts as `unknownNamespace` says).
+ */
+function isJudgedHere(
+  owner: Pick<ProcessIdentity, 'pidNamespace' | 'host'>,
+  unknownNamespace: 'same' | 'other',
+): boolean {
+  if (owner.host !== hostname()) return false;
+  return owner.pidNamespace === undefined
+    ? unknownNamespace === 'same'
+    : owner.pidNamespace === pidNamespace();
 }
 
 function isProcessAlive(pid: number): boolean {
@@ -85,7 +94,5 @@ function safeUserName(): string {
 export function isAliveHere(
   owner: Pick<ProcessIdentity, 'pid' | 'pidStart' | 'pidNamespace' | 'host'>,
 ): boolean {
-  if (owner.host !== hostname()) return false;
-  if (owner.pidNamespace !== undefined && owner.pidNamespace !== pidNamespace()) return false;
-  return !isGoneHere(owner, 'same');
+  return isJudgedHere(owner, 'same') && !isGoneHere(owner, 'same');
 }

@@ -289,8 +289,13 @@ export class ConfigMapStateStore implements StateStore {
     const current = await this.#readLease();
     if (!current) return LEASE_DELETED;
     if (current.spec?.holderIdentity === this.#identity) return undefined;
-    return current.spec?.holderIdentity
-      ? describeOwner(this.#view(current, this.#now()).owner)
+    return this.#holderOf(current);
+  }
+
+  /** Who holds `lease`, as a lost lock names it. */
+  #holderOf(lease: Lease): string {
+    return lease.spec?.holderIdentity
+      ? describeOwner(this.#view(lease, this.#now()).owner)
       : 'nobody (the Lease was released or deleted)';
   }
 
@@ -325,9 +330,7 @@ export class ConfigMapStateStore implements StateStore {
         if (signal.aborted) return;
         if (!current) return deleted();
         if (current.spec?.holderIdentity !== identity) {
-          this.#lost = current.spec?.holderIdentity
-            ? describeOwner(this.#view(current, this.#now()).owner)
-            : 'nobody (the Lease was released or deleted)';
+          this.#lost = this.#holderOf(current);
           return lost(`this run lost the upgrade lock to ${this.#lost}`);
         }
         await this.#kube.rest.replace<Lease>(
