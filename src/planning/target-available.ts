@@ -29,7 +29,7 @@ import {
 } from './resolve.js';
 import type { OperatorBasis, Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
-import { ctlPlanTo, ctlTargetOf, kubectl, shellQuote } from './equivalent-commands.js';
+import { ctlPlanTo, ctlTargetOf, oc, shellQuote } from './equivalent-commands.js';
 
 /** One probe's answer, keyed by what was asked (artifactKey). */
 export interface ArtifactAvailability {
@@ -283,6 +283,6 @@ function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {
     ignorable: false,
     firmBecause: NOT_THERE,
     message: `no channel of package ${olm.subscription?.package ?? '?'} offers operator ${target}`,
-    fix: `Choose a version a channel offers: ${kubectl(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? 'PACKAGE', '-n', snapshot.operator?.namespace ?? snapshot.namespace, '-o', 'yaml')}`,
+    fix: `Choose a version a channel offers: ${oc(snapshot.kubeTarget, 'get', 'packagemanifest', olm.subscription?.package ?? 'PACKAGE', '-n', snapshot.operator?.namespace ?? snapshot.namespace, '-o', 'yaml')}`,
   };
 }

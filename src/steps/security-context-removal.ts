@@ -72,7 +72,7 @@ export async function removeSccAfterRoll(
     if (await readObject(kube, role)) await kubeWriter.deleteIfExists(role);
   } else {
     ctx.warn(
-      `${SCC_NAME} is kept: other clusters still use it (${bindings.others.join('; ')}); only this cluster's own grant was removed`,
+      `${SCC_NAME} is kept: other service accounts may still use it (${bindings.others.join('; ')}); only this cluster's own grant was removed`,
       { keptFor: bindings.others },
     );
   }

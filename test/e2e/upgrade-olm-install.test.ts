@@ -187,7 +187,7 @@ describe('the SCC under OLM: whoever may use it, keeps it (e2e)', () => {
       const warning = parseEvents(run.stdout).find((e) => e.type === 'warning' && e.step === 'monitor');
       assert.match(
         warning?.message ?? '',
-        /redis-enterprise-scc-v2 is kept: other clusters still use it \(rolebinding tenant-b\/redis-enterprise-operator\.v7\.4\.6-2-rec-5d8f6c9b7a \(system:serviceaccount:tenant-b:rec, Role tenant-b\/.*only this cluster's own grant was removed/,
+        /redis-enterprise-scc-v2 is kept: other service accounts may still use it \(rolebinding tenant-b\/redis-enterprise-operator\.v7\.4\.6-2-rec-5d8f6c9b7a \(system:serviceaccount:tenant-b:rec, Role tenant-b\/.*only this cluster's own grant was removed/,
       );
       // Only this cluster's own grant went: oc adm policy's RoleBinding in tenant-a.
       const left = await sim.list(['rolebindings', '-n', 'tenant-a']);

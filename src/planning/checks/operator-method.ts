@@ -62,6 +62,7 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
       ? headAdvice(
           olm.channels,
           target.operator,
+          resolved.operator.current,
           ctlTargetOf(snapshot),
           oc(snapshot.kubeTarget, 'get', 'packagemanifest', sub.package ?? 'PACKAGE', '-n', ns, '-o', 'yaml'),
         )
@@ -86,17 +87,26 @@ const HEADS_NAMED = 5;
  * for 7.22.0-11), with the command, then the newest other heads. Red Hat's certified package has
  * a channel per release and per rebuild (about 40 on 2026-11-29), so a fix that named every one
  * filled a screen twice over: it names the newest few and the command that lists them all.
+ * Only heads newer than the running operator are upgrade targets: a line whose head the operator
+ * already runs (7.4.6-2 for a target 7.4.6-12 on 7.4.6-2) is no advice, nor are older channels.
  */
 function headAdvice(
   channels: readonly { name: string; currentCSV?: string | undefined }[],
   target: string,
+  current: string | undefined,
   kube: CtlTarget,
   listAll: string,
 ): string {
   const headOf = (c: { currentCSV?: string | undefined }) => csvVersion(c.currentCSV) ?? c.currentCSV ?? '?';
-  const line = channels.find((c) => c.name === target.split('-')[0]);
+  const running = parseOperatorVersion(current ?? '');
+  const upgrade = (c: { currentCSV?: string | undefined }) => {
+    const head = parseOperatorVersion(headOf(c));
+    return !running || !head || compareOperatorVersions(head, running) > 0;
+  };
+  const ownLine = channels.find((c) => c.name === target.split('-')[0]);
+  const line = ownLine && upgrade(ownLine) ? ownLine : undefined;
   const others = newestHeads(
-    channels.filter((c) => c !== line),
+    channels.filter((c) => c !== ownLine && upgrade(c)),
     headOf,
   );
   const named = others
@@ -107,9 +117,15 @@ function headAdvice(
     named.length === 0
       ? `every channel: ${listAll}`
       : `${named.join(', ')}${left > 0 ? `, and ${left} more: ${listAll}` : ''}`;
-  return line
-    ? `OLM installs a channel's head: the head of ${target}'s release line is ${headOf(line)} (channel ${line.name}): ${ctlPlanTo(kube, headOf(line))}. Or pick another head: ${heads}.`
-    : `Pick a target that is the head of a channel with --to: ${heads}.`;
+  if (line) {
+    return `OLM installs a channel's head: the head of ${target}'s release line is ${headOf(line)} (channel ${line.name}): ${ctlPlanTo(kube, headOf(line))}. Or pick another head: ${heads}.`;
+  }
+  const stale = ownLine
+    ? `The head of ${target}'s release line is ${headOf(ownLine)} (channel ${ownLine.name}), which is not newer than the running ${current ?? 'operator'}. `
+    : '';
+  return named.length === 0
+    ? `${stale}No channel offers an operator newer than the running ${current ?? 'one'} (the channels: ${listAll}).`
+    : `${stale}Pick a target that is the head of a channel with --to: ${heads}.`;
 }
 
 /** Each distinct head once, with the channels that have it, the newest release first. */

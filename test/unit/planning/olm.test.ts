@@ -217,8 +217,44 @@ describe('OLM-owned operators', () => {
       many.fix,
       'Pick a target that is the head of a channel with --to: 8.0.20-27 (channels 8.0.20, 8.0.20-27.1), ' +
         '8.0.20-25 (channels production, 8.0.20-25.0), 7.22.2-29 (channel 7.22.2-29.0), ' +
-        '7.22.2-28 (channel 7.22.2-28.0), 7.22.2-27 (channel 7.22.2-27.0), and 29 more: ' +
+        '7.22.2-28 (channel 7.22.2-28.0), 7.22.2-27 (channel 7.22.2-27.0), and 28 more: ' +
         'oc get packagemanifest redis-enterprise-operator-cert -n redis -o yaml.',
+    );
+    // Only heads newer than the running operator (7.4.6-2) are upgrade targets: the 6.2.10 channel
+    // is left out above (28 more, not 29), and a target whose release line's head the operator
+    // already runs gets no advice to "upgrade" to that head.
+    const ownLineRunning = operatorMethod(
+      withOlm({
+        ...WITH_CHANNELS,
+        channels: [
+          { name: '7.4.6', currentCSV: csvOf('7.4.6-2'), entries: [] },
+          { name: '7.2.4', currentCSV: csvOf('7.2.4-12'), entries: [] },
+          { name: '8.0.20', currentCSV: csvOf('8.0.20-27'), entries: [] },
+        ],
+      }),
+      { to: '7.4.6-12' },
+    );
+    assert.equal(ownLineRunning.status, 'fail');
+    assert.equal(
+      ownLineRunning.fix,
+      "The head of 7.4.6-12's release line is 7.4.6-2 (channel 7.4.6), which is not newer than the running 7.4.6-2. " +
+        'Pick a target that is the head of a channel with --to: 8.0.20-27 (channel 8.0.20).',
+    );
+    const nothingNewer = operatorMethod(
+      withOlm({
+        ...WITH_CHANNELS,
+        channels: [
+          { name: '7.4.6', currentCSV: csvOf('7.4.6-2'), entries: [] },
+          { name: '7.2.4', currentCSV: csvOf('7.2.4-12'), entries: [] },
+        ],
+      }),
+      { to: '7.8.6-20' },
+    );
+    assert.equal(nothingNewer.status, 'fail');
+    assert.equal(
+      nothingNewer.fix,
+      'No channel offers an operator newer than the running 7.4.6-2 (the channels: ' +
+        'oc get packagemanifest redis-enterprise-operator-cert -n redis -o yaml).',
     );
     const done = operatorMethod((s) => {
       withOlm()(s);
