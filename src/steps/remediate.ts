@@ -99,7 +99,7 @@ export async function remediateFrozenUpgrade(
       const bytes = await readModuleFile(file);
       await intent({ action: 'upload-module', file: name, for: remaining.map(describeBlocker) });
       ctx.progress(`uploading module ${name} (POST /v2/modules)`);
-      const uploaded = await uploadOnce(ctx.deps.apiWriter, name, bytes);
+      const uploaded = await uploadOnce(ctx.deps.apiWriter, name, bytes, remaining);
       // Not sent in dry-run: nothing to wait for.
       if (uploaded === undefined) continue;
       if (uploaded === 'exists') {
@@ -160,6 +160,7 @@ async function uploadOnce(
   writer: ApiWriter,
   name: string,
   bytes: Uint8Array,
+  wanted: Blocker[],
 ): Promise<(ApiModule & { action_uid: string }) | 'exists' | undefined> {
   try {
     return await writer.uploadModule(name, bytes);
@@ -172,6 +173,12 @@ async function uploadOnce(
         cause: error,
       });
     if (error instanceof OperationError && /module_exists/.test(error.message)) return 'exists';
+    // A 4xx the cluster gave no advice for (HTTP 400 invalid_module: not a module package it can
+    // read) is about the file: running the same command again sends the same file. Say which
+    // package the freeze needs instead (401 and 403 are AuthErrors, with their own hints).
+    if (isRefusedFile(error)) {
+      error.hint = `The cluster did not take ${name} as a module package. Pass the RHEL9 package of ${wanted.map(describeWanted).join(', ')} (the zip Redis publishes, with the module and its module.json) with --module-file instead, then run ctl again with --remediate: it resumes the monitor step.`;
+    }
     throw error;
   }
 }
@@ -196,4 +203,18 @@ export async function syncRecordedDatabases(
     const name = typeof action.name === 'string' ? action.name : `uid ${uid}`;
     await syncDatabaseResource(ctx, { kind: 'database', uid, name, target: action.to }, context, intent);
   }
+}
+
+function isRefusedFile(error: unknown): error is OperationError {
+  return (
+    error instanceof OperationError &&
+    error.hint === undefined &&
+    / failed with HTTP 4\d\d: /.test(error.message)
+  );
+}
+
+function describeWanted(blocker: Blocker): string {
+  return blocker.kind === 'module'
+    ? `${blocker.module}${blocker.version ? ` ${blocker.version}` : ''}`
+    : describeBlocker(blocker);
 }

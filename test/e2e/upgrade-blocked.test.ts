@@ -91,7 +91,7 @@ describe('ctl upgrade on invalid-upgrade (e2e)', () => {
 });
 
 describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
-  it('stops in monitor (exit 1) with the commands; --remediate --module-file completes with one upload', async () => {
+  it('stops in monitor (exit 1) with the commands; a file that is no package is refused with advice; --remediate --module-file completes', async () => {
     await withUpgradeSim('module-without-rhel9', async (sim) => {
       // modules-compatible fails first: nothing starts without --ignore-check. Its fix is the upload
       // of the RHEL9 build of the version in use (RedisJSON has RHEL9 builds from 2.6.7), and no
@@ -136,6 +136,19 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
       assert.equal(readState(sim).steps.monitor?.status, 'failed');
       assert.equal(sim.cluster.audit.filter('POST', '/v2/modules').length, 0);
 
+      // A file the cluster does not take as a module package (HTTP 400 invalid_module): the
+      // advice is another file, not the same command again with the same file.
+      const notAPackage = path.join(sim.sandbox.dir, 'rejson-rhel9.zip');
+      writeFileSync(notAPackage, 'neither a package nor named as one');
+      const refused = await sim.ctl([...base, '--remediate', '--module-file', notAPackage]);
+      assertExit(refused, 1, 'the run with a file that is no module package');
+      assert.match(refused.stderr, /error: POST \/v2\/modules failed with HTTP 400: .*invalid_module/);
+      assert.match(
+        refused.stderr,
+        /hint: The cluster did not take rejson-rhel9\.zip as a module package\. Pass the RHEL9 package of ReJSON 2\.6\.10 \(the zip Redis publishes, with the module and its module\.json\) with --module-file instead, then run ctl again with --remediate: it resumes the monitor step\./,
+      );
+      assert.equal(readState(sim).steps.monitor?.status, 'failed');
+
       // The simulated management API reads a package's metadata from its file name (RedisJSON's
       // package name: redis/docs rs/references/rest-api/requests/modules/_index.md).
       const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
@@ -143,11 +156,14 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
       const fixed = await sim.ctl([...base, '--remediate', '--module-file', moduleFile]);
       assertExit(fixed, 0, 'the remediating run');
       const uploads = sim.cluster.audit.filter('POST', '/v2/modules');
-      assert.equal(uploads.length, 1, describeEntries(uploads));
-      assert.equal(uploads[0]?.status, 200);
+      assert.equal(uploads.length, 2, describeEntries(uploads));
+      assert.deepEqual(
+        uploads.map((u) => u.status),
+        [400, 200],
+      );
       await assertUpgraded(sim, { operator: TARGET, tag: TAG, dbVersion: '7.4' });
       assert.equal(readState(sim).result, 'succeeded');
-      // Only one versionTag change across the three runs.
+      // Only one versionTag change across the four runs.
       const recPatches = changes(sim).filter((e) =>
         /\/redisenterpriseclusters\/rec$/.test(e.path.split('?')[0] ?? ''),
       );
