@@ -16,9 +16,12 @@
 // run's processes still running (a killed test file's ctl children, found by the run's TMPDIR or
 // compile cache in their environment: scripts/run-processes.mjs) get the same signal, SIGKILL
 // after CTL_TEST_STOP_GRACE_MS (default 10000; a second Ctrl-C ends the wait), and only then are
-// the run's files removed, since node writes the compile cache when such a process exits. A run
-// killed outright (SIGKILL) cannot do that: the next run's start removes what runs whose runner
-// is gone left there (scripts/stale-test-runs.mjs).
+// the run's files removed, since node writes the compile cache when such a process exits. A runner
+// killed outright (SIGKILL) cannot do that itself: its guard, a small process it starts first
+// with an IPC channel (scripts/test-run-guard.mjs), sees the channel close and does the same (ends
+// the run's processes, then removes its files). When the guard is killed too (SIGKILL to the whole
+// process group), the next run's start removes what runs whose runner is gone left there
+// (scripts/stale-test-runs.mjs).
 //
 // No test can hang the run: each test, and each test file as a whole, fails after
 // CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
@@ -52,8 +55,12 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
     `run-tests: ctl needs Node.js 22 or newer, this is ${process.version}: running the tests with ${node}`,
   );
   // Waits for it, signals passed on: a Ctrl-C or `timeout` must not return before that run has
-  // ended its processes and removed its files.
-  const rerun = spawn(node, process.argv.slice(1), { stdio: 'inherit', env: envWithNode(node) });
+  // ended its processes and removed its files. The IPC channel tells it when this process is
+  // killed outright: it then ends its run as if interrupted (below).
+  const rerun = spawn(node, process.argv.slice(1), {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: envWithNode(node),
+  });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => rerun.kill(signal));
   process.exit(
     await new Promise((resolve) => rerun.on('close', (code, signal) => resolve(code ?? (signal ? 130 : 1)))),
@@ -189,6 +196,20 @@ const reporters = [
   `--test-reporter-destination=${failuresFile}`,
 ];
 
+// Before any process of the run exists: the guard ends them should this runner be killed outright.
+// It gets this process's environment, not the run's (it is none of the run's processes).
+const guard = spawn(
+  process.execPath,
+  [join(repo, 'scripts', 'test-run-guard.mjs'), runTmp, compileCache, failuresFile],
+  {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: process.env,
+  },
+);
+// The channel must not keep this runner alive, nor its end look like a failure of the run.
+guard.channel?.unref();
+guard.on('error', (error) => console.error(`run-tests: the run's guard did not start: ${error.message}`));
+
 const child = spawn(
   process.execPath,
   [
@@ -216,13 +237,18 @@ const deadline = setTimeout(() => {
 let signalled;
 let interrupts = 0;
 let ending;
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    signalled = signal;
-    interrupts += 1;
-    child.kill(signal);
-    if (interrupts > 1) ending?.stop();
-  });
+function interrupt(signal) {
+  signalled = signal;
+  interrupts += 1;
+  child.kill(signal);
+  if (interrupts > 1) ending?.stop();
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => interrupt(signal));
+// Started by the re-run above (node older than 22) with an IPC channel: when that runner is
+// killed outright, the channel closes and this run ends as if interrupted.
+if (process.channel) {
+  process.channel.unref();
+  process.on('disconnect', () => interrupt('SIGTERM'));
 }
 // The terminal may be gone (SIGHUP): a failed write must not end the runner before its cleanup.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
@@ -256,5 +282,7 @@ child.on('close', async (code, signal) => {
   }
   // Last: the failures, each with its file and output, then the counts.
   if (failures) process.stdout.write(failures);
+  // Done what the guard is there for: it must not outlive this run (it ignores the signals).
+  guard.kill('SIGKILL');
   process.exit(status);
 });

@@ -95,6 +95,8 @@ export interface ResourceHandlerContext {
   accessDenials: AccessDenial[];
   /** Sees every request body read here, as received (KubeServerOptions.onRequestBody). */
   onRequestBody?: ((received: ReceivedBody) => void) | undefined;
+  /** The minor the server reports at /version now: built-in tables print that minor's columns. */
+  serverMinor?: (() => number) | undefined;
 }
 
 const DRY_RUN_VALUES = new Set(['All']);
@@ -130,12 +132,19 @@ function dryRun(query: URLSearchParams): boolean {
 }
 
 function table(
+  context: ResourceHandlerContext,
   rt: ResourceType,
   objects: KubeObject[],
   query: URLSearchParams,
   resourceVersion: string,
 ): unknown {
-  const result = buildTable(objects, rt.builtin ? undefined : (rt.printerColumns ?? []), rt.kind);
+  const result = buildTable(
+    objects,
+    rt.builtin ? undefined : (rt.printerColumns ?? []),
+    rt.kind,
+    new Date(),
+    context.serverMinor?.(),
+  );
   result.metadata = { resourceVersion };
   const include = query.get('includeObject');
   result.rows.forEach((row, index) => {
@@ -177,7 +186,7 @@ export async function handleResource(
           allowWatchBookmarks: flag(query, 'allowWatchBookmarks'),
           timeoutSeconds: query.has('timeoutSeconds') ? Number(query.get('timeoutSeconds')) : undefined,
           render: asTable
-            ? (object) => table(rt, [object], query, object.metadata.resourceVersion ?? '')
+            ? (object) => table(context, rt, [object], query, object.metadata.resourceVersion ?? '')
             : undefined,
         },
         response,
@@ -194,7 +203,7 @@ export async function handleResource(
     };
     if (wantsTable(request)) {
       const result = store.list(rt, selection);
-      const body = table(rt, result.items, query, result.resourceVersion) as Record<string, unknown>;
+      const body = table(context, rt, result.items, query, result.resourceVersion) as Record<string, unknown>;
       if (result.continue) body.metadata = { ...(body.metadata as object), continue: result.continue };
       sendJson(response, 200, body);
       return;
@@ -217,7 +226,9 @@ export async function handleResource(
     sendJson(
       response,
       200,
-      wantsTable(request) ? table(rt, [object], query, object.metadata.resourceVersion ?? '') : object,
+      wantsTable(request)
+        ? table(context, rt, [object], query, object.metadata.resourceVersion ?? '')
+        : object,
     );
     return;
   }

@@ -194,7 +194,14 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
       const parsed = parseResourcePath(registry, path);
       if (!parsed) throw pathNotFound();
       await handleResource(
-        { store, watches, accessDenials, onRequestBody: options.onRequestBody },
+        {
+          store,
+          watches,
+          accessDenials,
+          onRequestBody: options.onRequestBody,
+          // A minor such as "32+" (as managed clusters report it) counts as 32.
+          serverMinor: () => Number.parseInt(version.minor, 10) || Number.POSITIVE_INFINITY,
+        },
         parsed,
         request,
         response,

@@ -138,16 +138,17 @@ interface Printer {
 /**
  * The Table for a list of objects of one kind. `columns` are the CRD version's
  * additionalPrinterColumns for a custom resource (an empty list gets the API server's default
- * Age column); `undefined` selects the built-in printer of `kind`.
+ * Age column); `undefined` selects the built-in printer of `kind`, with the columns a server of
+ * Kubernetes 1.<serverMinor> prints (absent: the newest columns).
  */
 export function buildTable(
   objects: KubeObject[],
   columns: TableColumnSpec[] | undefined,
   kind: string,
   now: Date = new Date(),
+  serverMinor: number = Number.POSITIVE_INFINITY,
 ): Table {
-  const printer =
-    columns === undefined ? (BUILT_IN_PRINTERS[kind] ?? genericPrinter) : customResourcePrinter(columns);
+  const printer = columns === undefined ? builtInPrinter(kind, serverMinor) : customResourcePrinter(columns);
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
@@ -755,11 +756,27 @@ const webhookConfigurationPrinter: Printer = {
   cells: (o, now) => [o.metadata.name ?? '', list(o.webhooks).length, age(o, now)],
 };
 
-// Jobs and Leases as kube-apiserver 1.30+ prints them: pkg/printers/internalversion/printers.go
-// (jobColumnDefinitions, printJob; leaseColumnDefinitions, printLease), read at
+// Jobs, Leases, PodDisruptionBudgets and PersistentVolumeClaims as kube-apiserver prints them:
+// pkg/printers/internalversion/printers.go (jobColumnDefinitions, printJob; leaseColumnDefinitions,
+// printLease; podDisruptionBudgetColumnDefinitions, printPodDisruptionBudget;
+// persistentVolumeClaimColumnDefinitions, printPersistentVolumeClaim), read at
 // github.com/yongruilin/kubernetes (a kubernetes/kubernetes fork) commit
-// 144a7980762c245f12c2a7b457c8aaef18496071. Servers before 1.30 have no Status column; the
-// simulator serves the newer table whatever minor it reports (kubectl prints the columns it gets).
+// 144a7980762c245f12c2a7b457c8aaef18496071, and pkg/apis/core/helper (GetAccessModesAsString,
+// GetPersistentVolumeClaimClass). Where the columns changed between the minors the simulator
+// serves, the table follows the minor its /version reports (kubectl prints the columns it gets):
+// - Job: the Status column came with kubernetes/kubernetes#123226 ("`kubectl get job` now displays
+//   the status for the listed jobs"), in the v1.30 release notes (Changes by Kind, Feature);
+//   before it a Job printed NAME COMPLETIONS DURATION AGE. (v1.34 adds a SuccessCriteriaMet
+//   status, #132832 in CHANGELOG-1.34.md; where it falls in printJob's order is not read here,
+//   so it is not served.)
+// - PersistentVolumeClaim: the VolumeAttributesClass column came with the VolumeAttributesClass
+//   API (KEP-3751, kubernetes/kubernetes#121104, merged for v1.29, alpha there); 1.28 prints
+//   NAME STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS AGE.
+
+/** The first minor whose Job table has the Status column. */
+export const JOB_STATUS_SINCE_MINOR = 30;
+/** The first minor whose PersistentVolumeClaim table has the VolumeAttributesClass column. */
+export const PVC_VOLUME_ATTRIBUTES_CLASS_SINCE_MINOR = 29;
 
 /** `hasJobCondition`: the first condition of that type decides, and only a "True" one counts. */
 function hasJobCondition(job: KubeObject, type: string): boolean {
@@ -795,33 +812,156 @@ function jobDurationCell(job: KubeObject, now: Date): string {
   return humanDuration((Number.isNaN(completed) ? now.getTime() : completed) - started);
 }
 
-const jobPrinter: Printer = {
+const jobWideColumns = () => [
+  wide('Containers', 'Names of each container in the template.'),
+  wide('Images', 'Images referenced by each container in the template.'),
+  wide('Selector', 'A label query over pods that should match the pod count.'),
+];
+
+/** printJob: Status (1.30 on), Completions, Duration, Age; the template's containers when wide. */
+function jobPrinter(withStatus: boolean): Printer {
+  return {
+    columns: [
+      nameColumn(),
+      ...(withStatus ? [column('Status', 'string', { description: 'Status of the job.' })] : []),
+      column('Completions', 'string', {
+        description: 'The number of pods which reached phase Succeeded.',
+      }),
+      column('Duration', 'string', { description: 'Time required to complete the job.' }),
+      ageColumn(),
+      ...jobWideColumns(),
+    ],
+    cells: (o, now) => {
+      const [containers, images] = containerCells(podTemplateContainers(o));
+      return [
+        o.metadata.name ?? '',
+        ...(withStatus ? [jobStatusCell(o)] : []),
+        jobCompletionsCell(o),
+        jobDurationCell(o, now),
+        age(o, now),
+        containers,
+        images,
+        selectorString(spec(o).selector),
+      ];
+    },
+  };
+}
+
+const jobPrinterWithStatus = jobPrinter(true);
+const jobPrinterBeforeStatus = jobPrinter(false);
+
+/** `intstr.IntOrString.String()`: a number as its digits, a percentage as written. */
+function intOrString(value: unknown): string {
+  return typeof value === 'number' ? String(Math.trunc(value)) : str(value);
+}
+
+const podDisruptionBudgetPrinter: Printer = {
   columns: [
     nameColumn(),
-    column('Status', 'string', { description: 'Status of the job.' }),
-    column('Completions', 'string', {
-      description: 'The number of pods which reached phase Succeeded.',
+    column('Min Available', 'string', {
+      description: 'The minimum number of pods that must be available.',
     }),
-    column('Duration', 'string', { description: 'Time required to complete the job.' }),
+    column('Max Unavailable', 'string', {
+      description: 'The maximum number of pods that may be unavailable.',
+    }),
+    column('Allowed Disruptions', 'integer', {
+      description: 'Calculated number of pods that may be disrupted at this time.',
+    }),
     ageColumn(),
-    wide('Containers', 'Names of each container in the template.'),
-    wide('Images', 'Images referenced by each container in the template.'),
-    wide('Selector', 'A label query over pods that should match the pod count.'),
   ],
-  cells: (o, now) => {
-    const [containers, images] = containerCells(podTemplateContainers(o));
-    return [
-      o.metadata.name ?? '',
-      jobStatusCell(o),
-      jobCompletionsCell(o),
-      jobDurationCell(o, now),
-      age(o, now),
-      containers,
-      images,
-      selectorString(spec(o).selector),
-    ];
-  },
+  // An absent bound prints N/A; a PDB gives one of the two.
+  cells: (o, now) => [
+    o.metadata.name ?? '',
+    spec(o).minAvailable === undefined || spec(o).minAvailable === null
+      ? 'N/A'
+      : intOrString(spec(o).minAvailable),
+    spec(o).maxUnavailable === undefined || spec(o).maxUnavailable === null
+      ? 'N/A'
+      : intOrString(spec(o).maxUnavailable),
+    int(status(o).disruptionsAllowed),
+    age(o, now),
+  ],
 };
+
+/** `helper.GetAccessModesAsString`: each mode once, always in the order RWO, ROX, RWX, RWOP. */
+function accessModesString(modes: unknown): string {
+  const given = new Set(list(modes).map(str));
+  return (
+    [
+      ['ReadWriteOnce', 'RWO'],
+      ['ReadOnlyMany', 'ROX'],
+      ['ReadWriteMany', 'RWX'],
+      ['ReadWriteOncePod', 'RWOP'],
+    ] as const
+  )
+    .filter(([mode]) => given.has(mode))
+    .map(([, short]) => short)
+    .join(',');
+}
+
+/** `helper.GetPersistentVolumeClaimClass`: the beta annotation first, then spec.storageClassName. */
+function claimClass(claim: KubeObject): string {
+  const annotations = obj(claim.metadata.annotations);
+  const beta = 'volume.beta.kubernetes.io/storage-class';
+  if (beta in annotations) return str(annotations[beta]);
+  return str(spec(claim).storageClassName);
+}
+
+/**
+ * printPersistentVolumeClaim. Capacity and access modes are the bound volume's (status), shown
+ * only once spec.volumeName is set; the capacity is the stored quantity as written (the API server
+ * would print its canonical form, which for a quantity it stored itself is the same text).
+ */
+function persistentVolumeClaimPrinter(withAttributesClass: boolean): Printer {
+  return {
+    columns: [
+      nameColumn(),
+      column('Status', 'string', {
+        description: 'phase represents the current phase of PersistentVolumeClaim.',
+      }),
+      column('Volume', 'string', {
+        description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
+      }),
+      column('Capacity', 'string', {
+        description: 'capacity represents the actual resources of the underlying volume.',
+      }),
+      column('Access Modes', 'string', {
+        description: 'accessModes contains the actual access modes the volume backing the PVC has.',
+      }),
+      column('StorageClass', 'string', { description: 'StorageClass of the pvc' }),
+      ...(withAttributesClass
+        ? [column('VolumeAttributesClass', 'string', { description: 'VolumeAttributesClass of the pvc' })]
+        : []),
+      ageColumn(),
+      wide('VolumeMode', 'volumeMode defines what type of volume is required by the claim.'),
+    ],
+    cells: (o, now) => {
+      const claimSpec = spec(o);
+      const claimStatus = status(o);
+      const phase = o.metadata.deletionTimestamp !== undefined ? 'Terminating' : str(claimStatus.phase);
+      const volume = str(claimSpec.volumeName);
+      const bound = volume !== '';
+      const attributesClass =
+        typeof claimSpec.volumeAttributesClassName === 'string'
+          ? claimSpec.volumeAttributesClassName
+          : '<unset>';
+      return [
+        o.metadata.name ?? '',
+        phase,
+        volume,
+        bound ? str(obj(claimStatus.capacity).storage) || '0' : '',
+        bound ? accessModesString(claimStatus.accessModes) : '',
+        claimClass(o),
+        ...(withAttributesClass ? [attributesClass] : []),
+        age(o, now),
+        typeof claimSpec.volumeMode === 'string' ? claimSpec.volumeMode : '<unset>',
+      ];
+    },
+  };
+}
+
+const persistentVolumeClaimPrinterWithAttributesClass = persistentVolumeClaimPrinter(true);
+const persistentVolumeClaimPrinterBeforeAttributesClass = persistentVolumeClaimPrinter(false);
 
 const leasePrinter: Printer = {
   columns: [
@@ -837,8 +977,8 @@ const leasePrinter: Printer = {
 const BUILT_IN_PRINTERS: Readonly<Record<string, Printer>> = {
   Deployment: deploymentPrinter,
   StatefulSet: statefulSetPrinter,
-  Job: jobPrinter,
   Lease: leasePrinter,
+  PodDisruptionBudget: podDisruptionBudgetPrinter,
   ReplicaSet: replicaSetPrinter,
   Pod: podPrinter,
   Secret: secretPrinter,
@@ -855,3 +995,17 @@ const BUILT_IN_PRINTERS: Readonly<Record<string, Printer>> = {
   ValidatingWebhookConfiguration: webhookConfigurationPrinter,
   MutatingWebhookConfiguration: webhookConfigurationPrinter,
 };
+
+/** Printers whose columns depend on the server's minor (see the sources above the Job printer). */
+const VERSIONED_PRINTERS: Readonly<Record<string, (minor: number) => Printer>> = {
+  Job: (minor) => (minor >= JOB_STATUS_SINCE_MINOR ? jobPrinterWithStatus : jobPrinterBeforeStatus),
+  PersistentVolumeClaim: (minor) =>
+    minor >= PVC_VOLUME_ATTRIBUTES_CLASS_SINCE_MINOR
+      ? persistentVolumeClaimPrinterWithAttributesClass
+      : persistentVolumeClaimPrinterBeforeAttributesClass,
+};
+
+/** The built-in printer of `kind` on a server of Kubernetes 1.<minor>; NAME and AGE for others. */
+function builtInPrinter(kind: string, minor: number): Printer {
+  return VERSIONED_PRINTERS[kind]?.(minor) ?? BUILT_IN_PRINTERS[kind] ?? genericPrinter;
+}

@@ -301,8 +301,9 @@ describe('real kubectl, each minor against its own server', { concurrency: true 
   }
 });
 
-// Jobs and Leases get the columns kube-apiserver 1.30+ prints for them (src/sim/kube/table.ts),
-// not just NAME and AGE; every proven client prints what the server's Table holds.
+// Jobs and Leases get the columns kube-apiserver 1.32 (the default server minor) prints for them
+// (src/sim/kube/table.ts), not just NAME and AGE; every proven client prints what the server's
+// Table holds.
 describe('real kubectl prints Jobs and Leases with their server-side columns', () => {
   let cluster: TestCluster;
   const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
@@ -363,6 +364,105 @@ describe('real kubectl prints Jobs and Leases with their server-side columns', (
         .split('\n');
       assert.match(leases[0] ?? '', /^NAME\s+HOLDER\s+AGE$/);
       assert.match(leases[1] ?? '', /^operator-lock\s+redis-enterprise-operator-abc12\s+\S+$/);
+    });
+  }
+});
+
+// Where kube-apiserver's columns changed between the proven minors, the server's Table follows the
+// minor it reports (src/sim/kube/table.ts): a Job's STATUS from 1.30 on, a PersistentVolumeClaim's
+// VOLUMEATTRIBUTESCLASS from 1.29 on. Each client against a server of its own minor, as a user's.
+describe('real kubectl prints the columns of the server minor it talks to', { concurrency: true }, () => {
+  const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+  const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'run', image: 'busybox' }] } };
+
+  for (const minor of KUBECTL_MINORS) {
+    describe(`server and kubectl 1.${minor}`, () => {
+      let cluster: TestCluster;
+      before(async () => {
+        cluster = await startTestCluster({ version: { major: '1', minor: String(minor) }, namespace: NS });
+        await withNamespace(cluster);
+        const store = cluster.server.store;
+        const jobs = store.resolve('batch/v1', 'Job');
+        const job = store.create(jobs, {
+          metadata: { name: 'migrate', namespace: NS },
+          spec: { completions: 1, template },
+        });
+        store.updateStatus(jobs, {
+          ...job,
+          status: {
+            startTime: ago(90),
+            completionTime: ago(30),
+            succeeded: 1,
+            conditions: [{ type: 'Complete', status: 'True' }],
+          },
+        });
+        const pdbs = store.resolve('policy/v1', 'PodDisruptionBudget');
+        const pdb = store.create(pdbs, {
+          metadata: { name: 'rec', namespace: NS },
+          spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'redis-enterprise' } } },
+        });
+        store.updateStatus(pdbs, { ...pdb, status: { disruptionsAllowed: 1 } });
+        const claims = store.resolve('v1', 'PersistentVolumeClaim');
+        const claim = store.create(claims, {
+          metadata: { name: 'redis-enterprise-storage-rec-0', namespace: NS },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            resources: { requests: { storage: '10Gi' } },
+            storageClassName: 'standard',
+            volumeName: 'pvc-0a1b',
+          },
+        });
+        store.updateStatus(claims, {
+          ...claim,
+          status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' } },
+        });
+      });
+      after(() => cluster.close());
+
+      const lines = async (args: string[]) =>
+        ok(await cluster.kubectl(args), args.join(' '))
+          .trim()
+          .split('\n');
+
+      it(`get job: ${minor >= 30 ? 'NAME STATUS COMPLETIONS' : 'NAME COMPLETIONS (no STATUS before 1.30)'}`, async () => {
+        const [header, row] = await lines(['get', 'job', '-n', NS]);
+        if (minor >= 30) {
+          assert.match(header ?? '', /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE$/);
+          assert.match(row ?? '', /^migrate\s+Complete\s+1\/1\s+60s\s+\S+$/);
+        } else {
+          assert.match(header ?? '', /^NAME\s+COMPLETIONS\s+DURATION\s+AGE$/);
+          assert.match(row ?? '', /^migrate\s+1\/1\s+60s\s+\S+$/);
+        }
+      });
+
+      it('get pdb: NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE', async () => {
+        const [header, row] = await lines(['get', 'pdb', '-n', NS]);
+        assert.match(header ?? '', /^NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE$/);
+        assert.match(row ?? '', /^rec\s+N\/A\s+1\s+1\s+\S+$/);
+      });
+
+      it(`get pvc: ${minor >= 29 ? 'with' : 'without'} VOLUMEATTRIBUTESCLASS`, async () => {
+        const [header, row] = await lines(['get', 'pvc', '-n', NS]);
+        if (minor >= 29) {
+          assert.match(
+            header ?? '',
+            /^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE$/,
+          );
+          assert.match(
+            row ?? '',
+            /^redis-enterprise-storage-rec-0\s+Bound\s+pvc-0a1b\s+10Gi\s+RWO\s+standard\s+<unset>\s+\S+$/,
+          );
+        } else {
+          assert.match(
+            header ?? '',
+            /^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+AGE$/,
+          );
+          assert.match(
+            row ?? '',
+            /^redis-enterprise-storage-rec-0\s+Bound\s+pvc-0a1b\s+10Gi\s+RWO\s+standard\s+\S+$/,
+          );
+        }
+      });
     });
   }
 });

@@ -4,16 +4,20 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { alive } from '../../helpers/processes.js';
 import { repoRoot } from '../../helpers/tools.js';
 import { tempDir } from '../../helpers/temp.js';
+import { hangGuardMs } from '../../helpers/wait.js';
 
 /**
  * scripts/run-tests.mjs leaves nothing in the system's temporary folder when it is interrupted
  * with its whole process group (Ctrl-C, `timeout`), even when a test file's child outlives the
  * test file and writes into the run's compile cache and TMPDIR after the signal (as ctl does:
- * node writes the compile cache when it exits); and a run killed outright (SIGKILL) has what
- * it left removed by the next run's start. Each case starts the real runner on a test file
- * written here, with TMPDIR at a folder of this test's own, which stands for the system's
+ * node writes the compile cache when it exits); a runner killed outright (SIGKILL) alone has its
+ * guard end what it started and remove its files, as does a runner whose own parent (the re-run
+ * on an older node) is killed outright; and a run killed outright with its whole process group
+ * has what it left removed by the next run's start. Each case starts the real runner on a test
+ * file written here, with TMPDIR at a folder of this test's own, which stands for the system's
  * temporary folder; the runner gets a process group of its own, which the test signals.
  */
 
@@ -76,8 +80,29 @@ interface Runner {
   hasExited(): boolean;
 }
 
-/** The runner on `testFile`, in a process group of its own, with TMPDIR at `tmp`. */
-function startRunner(dir: string, tmp: string, testFile: string, env: Record<string, string> = {}): Runner {
+/**
+ * Stands for the runner that re-runs itself on a supported node (scripts/run-tests.mjs, node older
+ * than 22): starts the runner with an IPC channel, as that one does, and says its pid in
+ * RUNNER_PID_FILE.
+ */
+const PARENT = `
+const { spawn } = require('node:child_process');
+const runner = spawn(process.execPath, process.argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+require('node:fs').writeFileSync(process.env.RUNNER_PID_FILE, String(runner.pid));
+runner.on('close', (code) => process.exit(code ?? 1));
+`;
+
+/**
+ * The runner on `testFile`, in a process group of its own, with TMPDIR at `tmp`; `viaParent`:
+ * started by PARENT, which is then the process the test holds.
+ */
+function startRunner(
+  dir: string,
+  tmp: string,
+  testFile: string,
+  env: Record<string, string> = {},
+  viaParent = false,
+): Runner {
   const runnerEnv: Record<string, string | undefined> = {
     ...process.env,
     TMPDIR: tmp,
@@ -88,7 +113,8 @@ function startRunner(dir: string, tmp: string, testFile: string, env: Record<str
   };
   // Set for this file's process by its own node --test: the runner's would take itself for a test file.
   delete runnerEnv.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [RUN_TESTS, testFile], {
+  const args = viaParent ? ['-e', PARENT, RUN_TESTS, testFile] : [RUN_TESTS, testFile];
+  const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: runnerEnv,
@@ -151,6 +177,35 @@ function setUp(testSource: string): { dir: string; tmp: string; testFile: string
   return { dir, tmp, testFile };
 }
 
+/** A process's parent pid and command line, from /proc (Linux). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim().slice(0, 160);
+  } catch {
+    return '(gone)';
+  }
+}
+
+/** Waits until none of `pids` runs; fails after `ms` naming each one still running. */
+async function allGone(pids: Map<number, string>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const running = [...pids].filter(([pid]) => alive(pid));
+    if (running.length === 0) return;
+    if (Date.now() >= until) {
+      assert.fail(
+        `after ${ms} ms, still running of what the killed runner had started:\n` +
+          running.map(([pid, what]) => `  pid ${pid}: ${what}`).join('\n'),
+      );
+    }
+    await sleep(100);
+  }
+}
+
 async function processesOf(ready: Ready): Promise<number[]> {
   const { processesWith } = (await import(pathToFileURL(RUN_PROCESSES).href)) as RunProcesses;
   return processesWith([`TMPDIR=${ready.tmpdir}`, `NODE_COMPILE_CACHE=${ready.cache}`]);
@@ -197,6 +252,73 @@ describe('scripts/run-tests.mjs interrupted', () => {
       assert.deepEqual(await processesOf(ready), []);
     } finally {
       await killAll(runner, ready);
+    }
+  });
+
+  it("SIGKILL to the runner alone: its guard ends the node --test child and the test's child, then removes the run's files", async () => {
+    const { dir, tmp, testFile } = setUp(LINGERING_TEST);
+    const runner = startRunner(dir, tmp, testFile, { CHILD_MODE: 'late', CTL_TEST_STOP_GRACE_MS: '5000' });
+    let ready: Ready | undefined;
+    try {
+      ready = await readyOf(dir, runner);
+      const runnerPid = runner.child.pid ?? 0;
+      // What the run consists of now: node --test and the guard (the runner's children), the test
+      // file's process, and the child it started (which writes a second after a signal).
+      const run = new Map<number, string>();
+      for (const pid of await processesOf(ready)) {
+        const role = parentOf(pid) === runnerPid ? 'the node --test child' : 'a process of the run';
+        run.set(pid, `${pid === ready.pid ? "the test's child" : role}: ${commandOf(pid)}`);
+      }
+      assert.ok(
+        [...run.values()].some((what) => what.startsWith('the node --test child')),
+        [...run.values()].join('\n'),
+      );
+      assert.ok(run.has(ready.pid), [...run.values()].join('\n'));
+      // The guard carries none of the run's entries (it is found as the runner's other child).
+      for (const pid of readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)) {
+        try {
+          if (parentOf(pid) === runnerPid && commandOf(pid).includes('test-run-guard.mjs'))
+            run.set(pid, `the run's guard: ${commandOf(pid)}`);
+        } catch {
+          // gone meanwhile
+        }
+      }
+      assert.ok(
+        [...run.values()].some((what) => what.startsWith("the run's guard")),
+        [...run.values()].join('\n'),
+      );
+
+      process.kill(runnerPid, 'SIGKILL');
+      await allGone(run, hangGuardMs(30_000));
+      assert.equal(await runner.exited, 'SIGKILL');
+      assert.deepEqual(readdirSync(tmp), [], runner.output());
+      assert.match(runner.output(), /the runner was killed; its guard stopped the run's processes \(pid /);
+      await sleep(1500); // past the child's second, had it been left running
+      assert.deepEqual(readdirSync(tmp), []);
+    } finally {
+      await killAll(runner, ready);
+    }
+  });
+
+  it('SIGKILL to the runner that re-ran it on a newer node: the run ends as if interrupted, leaving nothing', async () => {
+    const { dir, tmp, testFile } = setUp(LINGERING_TEST);
+    const pidFile = join(dir, 'runner.pid');
+    const parent = startRunner(dir, tmp, testFile, { CHILD_MODE: 'late', RUNNER_PID_FILE: pidFile }, true);
+    let ready: Ready | undefined;
+    try {
+      ready = await readyOf(dir, parent);
+      const runnerPid = Number(readFileSync(pidFile, 'utf8'));
+      const run = new Map<number, string>([[runnerPid, `the runner: ${commandOf(runnerPid)}`]]);
+      for (const pid of await processesOf(ready)) run.set(pid, `a process of the run: ${commandOf(pid)}`);
+
+      process.kill(parent.child.pid ?? 0, 'SIGKILL');
+      await allGone(run, hangGuardMs(30_000));
+      assert.equal(await parent.exited, 'SIGKILL');
+      assert.deepEqual(readdirSync(tmp), [], parent.output());
+    } finally {
+      await killAll(parent, ready);
     }
   });
 

@@ -246,8 +246,10 @@ describe('buildTable for custom resources', () => {
 });
 
 describe('buildTable for built-in kinds', () => {
-  const names = (kind: string) =>
-    buildTable([], undefined, kind, now).columnDefinitions.map((c) => (c.priority ? `(${c.name})` : c.name));
+  const names = (kind: string, serverMinor?: number) =>
+    buildTable([], undefined, kind, now, serverMinor).columnDefinitions.map((c) =>
+      c.priority ? `(${c.name})` : c.name,
+    );
 
   it('computes the Deployment READY column and the -o wide columns', () => {
     const deployment: KubeObject = {
@@ -538,8 +540,13 @@ describe('buildTable for built-in kinds', () => {
       'name=op',
     ]);
     assert.deepEqual(names('SecurityContextConstraints'), ['Name', 'Age']);
-    // A kind without a printer of its own (Lease has one now: Holder).
-    const missingTimestamp = buildTable([{ metadata: { name: 'z' } }], undefined, 'PodDisruptionBudget', now);
+    // A kind without a printer of its own (Lease and PodDisruptionBudget have theirs now).
+    const missingTimestamp = buildTable(
+      [{ metadata: { name: 'z' } }],
+      undefined,
+      'SecurityContextConstraints',
+      now,
+    );
     assert.deepEqual(missingTimestamp.rows[0]?.cells, ['z', '<unknown>']);
   });
 
@@ -568,6 +575,130 @@ describe('buildTable for built-in kinds', () => {
     assert.equal(status(is('Suspended')), 'Suspended');
     assert.equal(status(is('FailureTarget')), 'FailureTarget');
     assert.equal(status({}), 'Running');
+  });
+
+  it("prints a Job's Status column only for servers of 1.30 and later, as printJob does there", () => {
+    const before = ['Name', 'Completions', 'Duration', 'Age', '(Containers)', '(Images)', '(Selector)'];
+    assert.deepEqual(names('Job', 28), before);
+    assert.deepEqual(names('Job', 29), before);
+    assert.deepEqual(names('Job', 30), ['Name', 'Status', ...before.slice(1)]);
+    assert.deepEqual(names('Job', 35), names('Job'));
+    const job: KubeObject = {
+      metadata: { name: 'migrate', creationTimestamp: ago(2 * M) },
+      spec: {
+        completions: 1,
+        selector: { matchLabels: { 'batch.kubernetes.io/job-name': 'migrate' } },
+        template: { spec: { containers: [{ name: 'run', image: 'busybox' }] } },
+      },
+      status: {
+        startTime: ago(90 * S),
+        completionTime: ago(30 * S),
+        succeeded: 1,
+        conditions: [{ type: 'Complete', status: 'True' }],
+      },
+    };
+    const tail = ['1/1', '60s', '2m', 'run', 'busybox', 'batch.kubernetes.io/job-name=migrate'];
+    assert.deepEqual(buildTable([job], undefined, 'Job', now, 28).rows[0]?.cells, ['migrate', ...tail]);
+    assert.deepEqual(buildTable([job], undefined, 'Job', now, 32).rows[0]?.cells, [
+      'migrate',
+      'Complete',
+      ...tail,
+    ]);
+  });
+
+  it('prints a PodDisruptionBudget as printPodDisruptionBudget does: bounds or N/A, allowed disruptions', () => {
+    assert.deepEqual(names('PodDisruptionBudget'), [
+      'Name',
+      'Min Available',
+      'Max Unavailable',
+      'Allowed Disruptions',
+      'Age',
+    ]);
+    assert.equal(buildTable([], undefined, 'PodDisruptionBudget', now).columnDefinitions[3]?.type, 'integer');
+    const pdb = (spec: Record<string, unknown>, status?: Record<string, unknown>): unknown[] | undefined =>
+      buildTable(
+        [{ metadata: { name: 'rec', creationTimestamp: ago(3 * H) }, spec, ...(status ? { status } : {}) }],
+        undefined,
+        'PodDisruptionBudget',
+        now,
+      ).rows[0]?.cells;
+    assert.deepEqual(pdb({ maxUnavailable: 1 }, { disruptionsAllowed: 1 }), ['rec', 'N/A', '1', 1, '3h']);
+    assert.deepEqual(pdb({ minAvailable: '50%' }, { disruptionsAllowed: 0 }), ['rec', '50%', 'N/A', 0, '3h']);
+    // A new PDB has no status yet: no disruption is allowed.
+    assert.deepEqual(pdb({ minAvailable: 2 }), ['rec', '2', 'N/A', 0, '3h']);
+  });
+
+  it('prints a PersistentVolumeClaim as printPersistentVolumeClaim does, VolumeAttributesClass from 1.29 on', () => {
+    const before = [
+      'Name',
+      'Status',
+      'Volume',
+      'Capacity',
+      'Access Modes',
+      'StorageClass',
+      'Age',
+      '(VolumeMode)',
+    ];
+    assert.deepEqual(names('PersistentVolumeClaim', 28), before);
+    const withClass = [...before.slice(0, 6), 'VolumeAttributesClass', ...before.slice(6)];
+    assert.deepEqual(names('PersistentVolumeClaim', 29), withClass);
+    assert.deepEqual(names('PersistentVolumeClaim'), withClass);
+    const bound: KubeObject = {
+      metadata: { name: 'redis-storage-rec-0', creationTimestamp: ago(D) },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '10Gi' } },
+        storageClassName: 'standard',
+        volumeName: 'pvc-0a1b',
+        volumeMode: 'Filesystem',
+      },
+      status: {
+        phase: 'Bound',
+        // Given out of order and twice: the cell names each once, RWO first.
+        accessModes: ['ReadWriteOncePod', 'ReadWriteOnce', 'ReadWriteOnce'],
+        capacity: { storage: '12Gi' },
+      },
+    };
+    const cells = (claim: KubeObject, minor?: number) =>
+      buildTable([claim], undefined, 'PersistentVolumeClaim', now, minor).rows[0]?.cells;
+    assert.deepEqual(cells(bound), [
+      'redis-storage-rec-0',
+      'Bound',
+      'pvc-0a1b',
+      '12Gi',
+      'RWO,RWOP',
+      'standard',
+      '<unset>',
+      '24h',
+      'Filesystem',
+    ]);
+    assert.deepEqual(cells(bound, 28), [
+      'redis-storage-rec-0',
+      'Bound',
+      'pvc-0a1b',
+      '12Gi',
+      'RWO,RWOP',
+      'standard',
+      '24h',
+      'Filesystem',
+    ]);
+    // Unbound: no capacity or modes yet (the request is not shown); the beta annotation's class
+    // wins over spec.storageClassName; a set attributes class; a deleted claim is Terminating.
+    const pending: KubeObject = {
+      metadata: {
+        name: 'data',
+        creationTimestamp: ago(5 * S),
+        deletionTimestamp: ago(1 * S),
+        annotations: { 'volume.beta.kubernetes.io/storage-class': 'fast' },
+      },
+      spec: {
+        resources: { requests: { storage: '1Gi' } },
+        storageClassName: 'standard',
+        volumeAttributesClassName: 'gold',
+      },
+      status: { phase: 'Pending' },
+    };
+    assert.deepEqual(cells(pending), ['data', 'Terminating', '', '', '', 'fast', 'gold', '5s', '<unset>']);
   });
 
   it('prints a Lease without a holder with an empty Holder cell, as printLease does', () => {
