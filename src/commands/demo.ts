@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { CtlError, type ExitCodeValue, InterruptedError, OperationError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
+import { stopSubject } from '../run/signals.js';
 import type { GlobalOptions } from './options.js';
 import type { Io } from '../io/io.js';
 import type { Scenario } from '../sim/scenario.js';
@@ -45,7 +46,7 @@ export function asDemoEnding(error: unknown): unknown {
   if (error instanceof InterruptedError)
     return new InterruptedError(
       error.signal,
-      `the demo was interrupted by ${error.signal}; its simulated cluster stopped with it`,
+      `the demo was interrupted by ${stopSubject(error.signal)}; its simulated cluster stopped with it`,
       { hint: DEMO_AGAIN, cause: error },
     );
   if (error instanceof CtlError && error.hint?.includes('resume with: ')) {

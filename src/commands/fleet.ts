@@ -133,7 +133,7 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
   const labels = memberLabels(input.members);
   if (!input.yes && !input.dryRun) await confirmFleet(input, labels);
 
-  const { guardInterrupts } = await import('../run/signals.js');
+  const { guardInterrupts, stopCauseOf } = await import('../run/signals.js');
   const { executeRun } = await import('./run.js');
   const { newRunRecord, finishRunRecord } = await import('../run/report.js');
   const guard = input.signal ? { signal: input.signal, dispose: () => {} } : guardInterrupts(io);
@@ -156,9 +156,14 @@ export async function runFleetCommand(input: FleetInput): Promise<void> {
           // Not started: recorded as interrupted, so the summary and exit code say so.
           const record = newRunRecord(input.dryRun);
           record.context = member.context;
-          const which = guard.signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+          // What stopped the fleet, as the running clusters' own errors name it (a closed output
+          // pipe too, exit 141 as theirs), not a SIGINT it was not.
+          const stop = stopCauseOf(guard.signal.reason);
           const { InterruptedError } = await import('../errors.js');
-          const error = new InterruptedError(which, `not started: the fleet was interrupted by ${which}`);
+          const error = new InterruptedError(
+            stop.signal,
+            `not started: the fleet was interrupted by ${stop.cause}`,
+          );
           finishRunRecord(record, error, (text) => text);
           outcomes[index] = { member, label, record, error };
           continue;

@@ -7,8 +7,9 @@ import type { RunCommandInput } from './run-input.js';
 /**
  * Whether the person at the terminal agreed to the plan (`--yes` agrees for them): the plan, the
  * databases' version jump, then one question; anything but yes changes nothing (exit 0), and so
- * does the end of input (Ctrl-D). Ctrl-C at the question, or SIGINT/SIGTERM (`interrupts`: the
- * run's signal), ends the command at once as an interruption (exit 130/143), nothing changed.
+ * does the end of input (Ctrl-D). Ctrl-C at the question, or SIGINT/SIGTERM or a closed output
+ * pipe (`interrupts`: the run's signal), ends the command at once as an interruption (exit
+ * 130/143/141, src/run/signals.ts stopCauseOf), nothing changed.
  */
 export async function confirm(input: RunCommandInput, plan: Plan, interrupts?: AbortSignal): Promise<void> {
   if (input.yes) return;
@@ -37,8 +38,12 @@ export async function confirm(input: RunCommandInput, plan: Plan, interrupts?: A
       // Node's readline rejects an unanswered question (closed, aborted) with an AbortError
       // ("Aborted with Ctrl+D"), which reached the user as an unexpected failure (exit 1).
       if (signal.aborted && signal.reason !== 'EOF') {
-        const which = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
-        throw new InterruptedError(which, `interrupted by ${which} at the question: nothing was changed`);
+        const { stopCauseOf } = await import('../run/signals.js');
+        const stop = stopCauseOf(signal.reason);
+        throw new InterruptedError(
+          stop.signal,
+          `interrupted by ${stop.cause} at the question: nothing was changed`,
+        );
       }
       if ((error as { code?: unknown }).code === 'ABORT_ERR') {
         // A terminal's readline ends the question's line itself; a pipe's does not.

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { currentProcess, isGoneHere, type ProcessIdentity } from './process-identity.js';
+import {
+  currentProcess,
+  isGoneHere,
+  isJudgedHere,
+  ownerElsewhere,
+  type ProcessIdentity,
+} from './process-identity.js';
 import { link, mkdir, open, readdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { describeKind, readBoundedText } from '../io/bounded-file.js';
 import { makeDirectories } from '../io/make-directories.js';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { LockedError, OperationError } from '../errors.js';
 import { commandFor, DEFAULT_KUBE_TARGET, type KubeTarget } from '../kube/kube-target.js';
 import { shellQuote } from '../io/shell-words.js';
@@ -26,6 +32,16 @@ export interface HeldLock {
 
 export function lockPathFor(statePath: string): string {
   return `${statePath}.lock`;
+}
+
+/**
+ * The `ctl upgrade unlock` of this lock, for a hint to paste. It names the state file, absolute:
+ * unlock without --state looks for the default file of the kubeconfig's context and namespace,
+ * which is another file after a run with --state or -n (it then exits 2 and unlocks nothing).
+ */
+function unlockCommand(lockPath: string, target: KubeTarget, ...words: string[]): string {
+  const statePath = resolve(lockPath.endsWith('.lock') ? lockPath.slice(0, -'.lock'.length) : lockPath);
+  return commandFor('ctl', target, 'upgrade', 'unlock', ...words, '--state', statePath);
 }
 
 /**
@@ -58,13 +74,13 @@ export async function acquireLock(
     if (!current) await refuseOddLock(lockPath);
     if (current && !isStale(current)) {
       throw new LockedError(`another upgrade of this cluster is running: ${describeOwner(current)}`, {
-        hint: `Wait for it to finish. If that process is gone for good, run: ${commandFor('ctl', target, 'upgrade', 'unlock', '--lock-id', current.id)}`,
+        hint: heldLockHint(current, lockPath, target),
       });
     }
     // An unreadable lock is only abandoned once it is old: never judge a lock being created.
     if (!current && !(await isOlderThan(lockPath, UNREADABLE_LOCK_GRACE_MS))) {
       throw new LockedError(`the lock ${lockPath} exists but cannot be read`, {
-        hint: `Another run may be starting. Try again in a few seconds; if it persists, run: ${commandFor('ctl', target, 'upgrade', 'unlock', '--force')}`,
+        hint: `Another run may be starting. Try again in a few seconds; if it persists, run: ${unlockCommand(lockPath, target, '--force')}`,
       });
     }
     await removeStaleLock(lockPath, current);
@@ -72,6 +88,18 @@ export async function acquireLock(
   throw new LockedError(`could not take the lock ${lockPath}: other runs keep taking it`, {
     hint: 'Make sure only one ctl upgrade runs for this cluster, then try again.',
   });
+}
+
+/**
+ * What to do about a lock that is not stale. Its owner judged here runs now: once it is gone,
+ * unlock removes its lock without --force (forceUnlock). An owner elsewhere is never judged gone
+ * from here, so unlock refuses it without --force: the hint says so, and where to look first.
+ */
+function heldLockHint(owner: LockOwner, lockPath: string, target: KubeTarget): string {
+  if (isJudgedHere(owner, 'same')) {
+    return `Wait for it to finish. If that process is gone for good, run: ${unlockCommand(lockPath, target, '--lock-id', owner.id)}`;
+  }
+  return `Wait for it to finish. ctl cannot tell from here whether it still runs (it was started ${ownerElsewhere(owner)}); once you are sure it is not running there, run: ${unlockCommand(lockPath, target, '--lock-id', owner.id, '--force')}`;
 }
 
 /**
@@ -249,9 +277,17 @@ export async function forceUnlock(
     });
   }
   if (!isStale(current) && !options.force) {
-    throw new LockedError(`the lock is held by a live process: ${describeOwner(current)}`, {
-      hint: 'Stop that run first (Ctrl-C saves its state), or pass --force if you are sure it is not running.',
-    });
+    if (isJudgedHere(current, 'same')) {
+      throw new LockedError(`the lock is held by a live process: ${describeOwner(current)}`, {
+        hint: 'Stop that run first (Ctrl-C saves its state), or pass --force if you are sure it is not running.',
+      });
+    }
+    throw new LockedError(
+      `the lock is held by a process ctl cannot judge from here: ${describeOwner(current)}`,
+      {
+        hint: `It was started ${ownerElsewhere(current)}. If it still runs, stop it there first (Ctrl-C saves its state); once you are sure it is not running there, pass --force with --lock-id ${shellQuote(current.id)}.`,
+      },
+    );
   }
   await unlink(lockPath).catch(() => undefined);
   return current;

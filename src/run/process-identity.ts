@@ -39,9 +39,10 @@ export function isGoneHere(
 
 /**
  * Whether this process can judge the owner's: same host, same PID namespace (one the owner did
- * not record counts as `unknownNamespace` says).
+ * not record counts as `unknownNamespace` says). An owner judged here that is not gone runs now;
+ * one not judged here may or may not: only a person who can look there can tell.
  */
-function isJudgedHere(
+export function isJudgedHere(
   owner: Pick<ProcessIdentity, 'pidNamespace' | 'host'>,
   unknownNamespace: 'same' | 'other',
 ): boolean {
@@ -95,4 +96,15 @@ export function isAliveHere(
   owner: Pick<ProcessIdentity, 'pid' | 'pidStart' | 'pidNamespace' | 'host'>,
 ): boolean {
   return isJudgedHere(owner, 'same') && !isGoneHere(owner, 'same');
+}
+
+/**
+ * Where an owner that cannot be judged from here ran (isJudgedHere false), for a hint that asks
+ * the person to look there: another host, or this host's name in another PID namespace (another
+ * container, or one sharing this host's name).
+ */
+export function ownerElsewhere(owner: Pick<ProcessIdentity, 'host'>): string {
+  return owner.host === hostname()
+    ? `in another container (PID namespace) on host ${owner.host}`
+    : `on host ${owner.host}`;
 }

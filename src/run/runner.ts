@@ -2,7 +2,7 @@ import { CtlError, InterruptedError, OperationError, TimeoutError } from '../err
 import type { Io } from '../io/io.js';
 import type { ProgressReporter } from '../io/progress.js';
 import { dryRunWording } from './dry-run-wording.js';
-import { OutputClosed } from './signals.js';
+import { stopCauseOf } from './signals.js';
 import type { Step, StepContext } from './step.js';
 import { runsStep } from '../planning/step-selection.js';
 import type { StateFile, UpgradeState } from './state.js';
@@ -311,23 +311,19 @@ function stopReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof DOMException && reason.name === 'TimeoutError')
     return 'the run took longer than its --timeout';
-  if (reason instanceof OutputClosed) return String(reason);
-  return reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+  return stopCauseOf(reason).cause;
 }
 
 /** Why the run's signal fired: a signal from the user, a closed output, or the overall --timeout. */
 function interrupted(signal: AbortSignal, look = 'kubectl get rec'): InterruptedError | TimeoutError {
   const reason: unknown = signal.reason;
-  if (reason instanceof OutputClosed) {
-    return new InterruptedError('SIGPIPE', `interrupted by ${String(reason)}; the state was saved`);
-  }
   if (reason instanceof DOMException && reason.name === 'TimeoutError') {
     return new TimeoutError('the run took longer than its --timeout; the state was saved', {
       hint: `See what the cluster is doing (${look}, and its events), then run the same command again to resume, with a longer --timeout if it is just slow.`,
     });
   }
-  const which = reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
-  return new InterruptedError(which, `interrupted by ${which}; the state was saved`);
+  const { signal: exitBy, cause } = stopCauseOf(reason);
+  return new InterruptedError(exitBy, `interrupted by ${cause}; the state was saved`);
 }
 
 function asCtlError(error: unknown, title: string): CtlError {

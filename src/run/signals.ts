@@ -1,3 +1,4 @@
+import type { InterruptedError } from '../errors.js';
 import type { Io } from '../io/io.js';
 
 export interface InterruptGuard {
@@ -19,6 +20,35 @@ export class OutputClosed {
   toString(): string {
     return `a broken pipe: the reader of ${this.stream} went away`;
   }
+}
+
+/** The signal an interrupted run exits by (InterruptedError: 130, 143 or 141). */
+export type StopSignal = InterruptedError['signal'];
+
+/** What stopped a run: the signal it exits by, and the words a message names it with. */
+export interface StopCause {
+  signal: StopSignal;
+  /**
+   * As in `interrupted by ${cause}`: `SIGINT`, `SIGTERM`, or `a broken pipe: the reader of
+   * stdout went away` (OutputClosed). SIGHUP is not handled: it ends ctl as Node's default does.
+   */
+  cause: string;
+}
+
+/**
+ * What stopped a run, from its signal's abort reason as guardInterrupts sets it ('SIGINT',
+ * 'SIGTERM', an OutputClosed; readline's Ctrl-C at the question aborts with 'SIGINT'). Every
+ * message that says why ctl stopped names it through here: a closed output pipe is no SIGINT.
+ */
+export function stopCauseOf(reason: unknown): StopCause {
+  if (reason instanceof OutputClosed) return { signal: 'SIGPIPE', cause: String(reason) };
+  if (reason === 'SIGTERM') return { signal: 'SIGTERM', cause: 'SIGTERM' };
+  return { signal: 'SIGINT', cause: 'SIGINT' };
+}
+
+/** The stop as the subject of a sentence, from its signal: "SIGTERM stopped ctl following it". */
+export function stopSubject(signal: StopSignal): string {
+  return signal === 'SIGPIPE' ? 'the closed output pipe' : signal;
 }
 
 /** The part of process.stdout/stderr the guard needs: their 'error' event. */

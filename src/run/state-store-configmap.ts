@@ -10,7 +10,7 @@ import { KUBE_DEADLINES } from '../kube/deadlines.js';
 import { LEASE_DELETED, type LeaseLostHints, leaseLostError } from './cluster-lease-lock.js';
 import { LeaseRenewalReport, pastRenewDeadline } from './lease-renewal-report.js';
 import { describeOwner, type LockOwner } from './lock.js';
-import { currentProcess, isGoneHere } from './process-identity.js';
+import { currentProcess, isGoneHere, isJudgedHere, ownerElsewhere } from './process-identity.js';
 import { stateSchema, tooDeepReason, type UpgradeState } from './state.js';
 import { JsonTooDeepError, parseJson } from '../json-read.js';
 import type { LockView, StateLock, StateStore } from './state-store.js';
@@ -36,6 +36,14 @@ import type { LockView, StateLock, StateStore } from './state-store.js';
  */
 
 export const STATE_KEY = 'state.json';
+/**
+ * A Lease whose spec.holderIdentity is empty or missing. "If empty, no one owns this lease and all
+ * callers may acquire ... This value is set to empty when a client voluntarily steps down"
+ * (client-go tools/leaderelection/resourcelock/interface.go, LeaderElectionRecord): a tool that
+ * released it, or a hand edit. It holds no lock, so it is taken over at once, and it has no owner
+ * to describe (ownerOf would make one up: pid 0 on "unknown", lock id "").
+ */
+const NO_HOLDER = 'a Lease with no holder';
 export const DEFAULT_LEASE_SECONDS = 30;
 /**
  * How long releasing the Lease may take in all at the end of a run (a renewal under way is
@@ -226,9 +234,7 @@ export class ConfigMapStateStore implements StateStore {
         if (!view.lease?.stale) {
           throw new LockedError(
             `another upgrade of this cluster is running: ${describeOwner(view.owner)} (Lease ${this.namespace}/${this.leaseName}, renewed ${view.lease?.renewTime ?? 'never'})`,
-            {
-              hint: `Wait for it to finish; its lease expires ${this.#leaseSecondsOf(current)} s after its last renewal if it is gone. If it is gone for good, run: ${this.#command('ctl', 'upgrade', 'unlock', '--state-store', 'configmap', '-n', this.namespace, '--lock-id', view.owner.id)}`,
-            },
+            { hint: this.#heldLeaseHint(view.owner, current) },
           );
         }
       }
@@ -238,8 +244,11 @@ export class ConfigMapStateStore implements StateStore {
           ? await this.#kube.rest.replace<Lease>(this.#path('leases', this.leaseName), body)
           : await this.#kube.rest.create<Lease>(this.#path('leases'), body);
         if (current) {
-          const previous = this.#view(current, now).owner;
-          this.#warn(`took over the stale lock of ${describeOwner(previous)}`);
+          this.#warn(
+            current.spec?.holderIdentity
+              ? `took over the stale lock of ${describeOwner(this.#view(current, now).owner)}`
+              : `took over the Lease ${this.namespace}/${this.leaseName}: ${NO_HOLDER}`,
+          );
         }
         return this.#held(owner, identity, written);
       } catch (error) {
@@ -256,14 +265,20 @@ export class ConfigMapStateStore implements StateStore {
     );
   }
 
+  /** The lock held, if any: a Lease with no holder holds none (NO_HOLDER). */
   async readLock(): Promise<LockView | undefined> {
     const lease = await this.#readLease();
-    return lease ? this.#view(lease, this.#now()) : undefined;
+    return lease?.spec?.holderIdentity ? this.#view(lease, this.#now()) : undefined;
   }
 
   async forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined> {
     const lease = await this.#readLease();
     if (!lease) return undefined;
+    if (!lease.spec?.holderIdentity) {
+      // Nobody holds it, whatever --lock-id names: removed, and said as no lock held (NO_HOLDER).
+      await this.#deleteLease(lease.metadata?.resourceVersion);
+      return undefined;
+    }
     const view = this.#view(lease, this.#now());
     if (options.id !== undefined && options.id !== view.owner.id) {
       throw new OperationError(`the lock is held by ${view.owner.id}, not ${options.id}`, {
@@ -271,16 +286,52 @@ export class ConfigMapStateStore implements StateStore {
       });
     }
     if (!view.lease?.stale && !options.force) {
+      const seconds = this.#leaseSecondsOf(lease);
+      // Judged here, its process runs now; elsewhere, only its renewals say it lives.
+      const stop = isJudgedHere(view.owner, 'other')
+        ? 'Stop that run first (Ctrl-C saves its state and releases the Lease)'
+        : `ctl cannot tell from here whether it still runs (it was started ${ownerElsewhere(view.owner)}): if it does, stop it there first (Ctrl-C saves its state and releases the Lease); if it is gone, its Lease expires ${seconds} s after its last renewal and the next run takes it over`;
       throw new LockedError(
         `the lock is held by a live run: ${describeOwner(view.owner)}, renewed ${view.lease?.renewTime ?? 'never'}`,
         {
-          hint: `Stop that run first (Ctrl-C saves its state), wait ${this.#leaseSecondsOf(lease)} s for its lease to expire, or pass --force if you are sure it is not running.`,
+          hint: `${stop}. Pass --force only once you are sure it is not running.`,
         },
       );
     }
     // 409: it changed since it was read (renewed or taken over): not ours to delete any more.
     await this.#deleteLease(lease.metadata?.resourceVersion);
     return view.owner;
+  }
+
+  /**
+   * What to do about a Lease another run holds and renews. A holder judged here (this host, this
+   * PID namespace) runs now: once it is gone its Lease is stale at once, and unlock removes it
+   * without --force. A holder elsewhere is judged by its renewals alone: unlock refuses it
+   * without --force until the Lease expires, when the next run takes it over anyway.
+   */
+  #heldLeaseHint(owner: LockOwner, lease: Lease): string {
+    const seconds = this.#leaseSecondsOf(lease);
+    // --cluster: without it unlock finds the cluster by its state ConfigMap, which a run with
+    // the file store (it takes this Lease too) never wrote: it would exit 2, unlocking nothing.
+    const unlock = (...force: string[]) =>
+      this.#command(
+        'ctl',
+        'upgrade',
+        'unlock',
+        '--state-store',
+        'configmap',
+        '-n',
+        this.namespace,
+        '--cluster',
+        this.#cluster,
+        '--lock-id',
+        owner.id,
+        ...force,
+      );
+    if (isJudgedHere(owner, 'other')) {
+      return `Wait for it to finish; its lease expires ${seconds} s after its last renewal if it is gone. If it is gone for good, run: ${unlock()}`;
+    }
+    return `Wait for it to finish: if it is gone, its Lease expires ${seconds} s after its last renewal and the next run takes it over. ctl cannot tell from here whether it still runs (it was started ${ownerElsewhere(owner)}); to remove the lock sooner, once you are sure it is not running there, run: ${unlock('--force')}`;
   }
 
   /** Who holds the Lease when this run held it and no longer does; undefined otherwise. */

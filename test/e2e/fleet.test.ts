@@ -1,7 +1,9 @@
 /**
  * A fleet: `ctl upgrade run` over two simulated clusters, named by two contexts of one merged
  * kubeconfig. Each cluster has its own state and lock; its lines are tagged with its context;
- * a table of every cluster ends the run; the exit code is the most severe of theirs.
+ * a table of every cluster ends the run; the exit code is the most severe of theirs. A fleet
+ * whose stdout's reader goes away stops as a run does (exit 141), and a cluster it had not
+ * started yet names that cause too.
  */
 
 import assert from 'node:assert/strict';
@@ -14,7 +16,7 @@ import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/clus
 import { loadScenario } from '../../src/sim/scenario.js';
 import { mostSevereExitCode } from '../../src/commands/fleet.js';
 import { acquireLock } from '../../src/run/lock.js';
-import { runCtl } from '../helpers/run-ctl.js';
+import { runCtl, spawnCtl } from '../helpers/run-ctl.js';
 
 const CONTEXTS = ['east', 'west'] as const;
 
@@ -433,5 +435,93 @@ describe('a fleet over the clusters of one Active-Active database', { concurrenc
     };
     assert.equal(written.clusters[0]?.activeActive?.result, 'succeeded');
     assert.equal(written.clusters[1]?.activeActive, undefined);
+  });
+});
+
+describe('a fleet whose output pipe closes', { concurrency: 1 }, () => {
+  let dir: string;
+  let kubeconfig: string;
+  const sims: Record<string, SimulatedCluster> = {};
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ctl-fleet-pipe-'));
+    for (const name of CONTEXTS) {
+      const scenario = loadScenario('happy-path');
+      // east's pods take 2 s each to roll: its run is still in monitor when its stdout closes.
+      const podRestart = name === 'east' ? 2 : 0.2;
+      sims[name] = await startSimulatedCluster({
+        scenario: { ...scenario, timing: { operatorStart: 0.2, podRestart, databaseUpgrade: 0.1 } },
+        dir: path.join(dir, name),
+      });
+    }
+    kubeconfig = path.join(dir, 'kubeconfig');
+    mergeKubeconfigs({ east: sims.east!.kubeconfigPath, west: sims.west!.kubeconfigPath }, kubeconfig);
+  });
+  after(async () => {
+    for (const sim of Object.values(sims)) await sim.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('exit 141, and the cluster not started says the closed pipe stopped the fleet, not SIGINT', async () => {
+    const report = path.join(dir, 'fleet-report.json');
+    // One at a time: west waits for east, and is not started once the pipe closes.
+    const run = spawnCtl(
+      [
+        'upgrade',
+        'run',
+        '--to',
+        '7.8.2-6',
+        '--yes',
+        '-o',
+        'json',
+        '--context',
+        'east',
+        '--context',
+        'west',
+        '--report',
+        report,
+      ],
+      {
+        env: {
+          KUBECONFIG: kubeconfig,
+          CTL_INSECURE: '1',
+          CTL_BUNDLE: sims.east!.env.CTL_BUNDLE,
+          XDG_STATE_HOME: path.join(dir, 'state'),
+        },
+        cwd: dir,
+        timeoutMs: 120_000,
+      },
+    );
+    let closed = false;
+    run.onLine((line) => {
+      const event = JSON.parse(line) as Event;
+      if (closed || event.type !== 'step-start' || event.step !== 'monitor') return;
+      // The reader of its NDJSON goes away (`ctl upgrade run -o json ... | head`).
+      closed = true;
+      run.child.stdout.destroy();
+    });
+    const result = await run.result;
+    assert.ok(closed, `east's monitor step was never seen:\n${result.stderr}`);
+    assert.equal(result.code, 141, result.stderr);
+    assert.match(
+      result.stderr,
+      /2 of 2 clusters did not finish their upgrade: east \(exit 141\), west \(exit 141\)/,
+    );
+    const written = JSON.parse(readFileSync(report, 'utf8')) as {
+      result: string;
+      exitCode: number;
+      clusters: { label: string; result: string; exitCode: number; error: { message: string } | null }[];
+    };
+    assert.equal(written.result, 'interrupted');
+    assert.equal(written.exitCode, 141);
+    const [east, west] = written.clusters;
+    assert.equal(east?.exitCode, 141);
+    assert.match(east?.error?.message ?? '', /^interrupted by a broken pipe: the reader of stdout went away/);
+    assert.equal(west?.result, 'interrupted');
+    assert.equal(west?.exitCode, 141);
+    assert.equal(
+      west?.error?.message,
+      'not started: the fleet was interrupted by a broken pipe: the reader of stdout went away',
+    );
   });
 });

@@ -11,14 +11,20 @@
  * each value shell-quoted (a hostile one stays one word). Each is driven through the
  * built ctl with `--kubeconfig <file> --context <name with a quote and a space>` and KUBECONFIG
  * unset: a hint's command that named nothing would reach the default kubeconfig's cluster.
+ * The unlock a lock's hint gives, held on another host, is pasted into sh and must unlock: the
+ * Lease a run with the file store met (the hint names --cluster and --force), and the lock file
+ * of a run with --state (the hint names --force and that file).
  */
 
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { shellQuote } from '../../src/io/shell-words.js';
+import { ctlBin, ctlEnv, type CtlResult } from '../helpers/run-ctl.js';
 import {
   assertExit,
   parseEvents,
@@ -85,6 +91,38 @@ async function onScenario(
   options?: SimOptions,
 ): Promise<void> {
   await withUpgradeSim(scenario, (sim) => body(choose(sim)), options);
+}
+
+/** The command a hint's last `run: ` gives, to paste. */
+function hintCommand(stderr: string): string {
+  const command = /run: (ctl .+)$/m.exec(stderr)?.[1];
+  assert.ok(command, `no command to run in the hint:\n${stderr}`);
+  return command;
+}
+
+/**
+ * A hint's command pasted into sh, as a person would: `ctl` on the PATH is the built ctl, in the
+ * simulator's environment with KUBECONFIG unset (only the command's own flags name the cluster).
+ */
+async function paste(sim: UpgradeSim, command: string): Promise<CtlResult> {
+  const bin = path.join(sim.sandbox.dir, 'paste-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(
+    path.join(bin, 'ctl'),
+    `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(ctlBin)} "$@"\n`,
+    { mode: 0o755 },
+  );
+  const started = Date.now();
+  const child = spawn('sh', ['-c', command], {
+    cwd: sim.sandbox.dir,
+    env: ctlEnv({ ...sim.env, ...env, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr, durationMs: Date.now() - started };
 }
 
 /** stdout and stderr together: a plan's checks are on stdout, its errors and hints on stderr. */
@@ -170,15 +208,69 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     try {
       const run = await ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state-store', 'configmap']);
       assertExit(run, 5, 'a run while another holds the Lease');
+      // Its holder is elsewhere: unlock refuses it without --force (while it is renewed), and
+      // finds the cluster by --cluster.
       assert.ok(
         run.stderr.includes(
-          `run: ${named('ctl')} upgrade unlock --state-store configmap -n redis --lock-id lock-elsewhere`,
+          `run: ${named('ctl')} upgrade unlock --state-store configmap -n redis --cluster rec --lock-id lock-elsewhere --force\n`,
         ),
         run.stderr,
       );
+      // A run with the file store takes the same Lease: its hint, pasted into sh, unlocks it,
+      // though no state ConfigMap names the cluster.
+      const fileRun = await ctl(['upgrade', 'run', '--to', TARGET, '--yes']);
+      assertExit(fileRun, 5, 'a run with the file store while another holds the Lease');
+      const pasted = await paste(sim, hintCommand(fileRun.stderr));
+      assertExit(pasted, 0, 'the pasted unlock of the Lease');
+      assert.match(pasted.stderr, /removed the lock held by pid 4242 on another-host/);
+      assert.equal(
+        await sim.kubectl([
+          'get',
+          'lease',
+          'ctl-upgrade-lock-rec',
+          '-n',
+          'redis',
+          '--ignore-not-found',
+          '-o',
+          'name',
+        ]),
+        '',
+        'the Lease is gone',
+      );
     } finally {
-      await sim.kubectl(['delete', 'lease', 'ctl-upgrade-lock-rec', '-n', 'redis']);
+      await sim.kubectl(['delete', 'lease', 'ctl-upgrade-lock-rec', '-n', 'redis', '--ignore-not-found']);
     }
+  });
+
+  it('a lock file held on another host, a run with --state: its hint, pasted into sh, unlocks that file', async () => {
+    const state = path.join(sim.sandbox.dir, 'elsewhere', 'state.json');
+    mkdirSync(path.dirname(state), { recursive: true });
+    writeFileSync(
+      `${state}.lock`,
+      JSON.stringify({
+        id: 'held-elsewhere',
+        pid: 4242,
+        host: 'another-host',
+        user: 'ops',
+        operation: 'upgrade run',
+        createdAt: new Date().toISOString(),
+      }),
+    );
+    const run = await ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', state]);
+    assertExit(run, 5, 'a run while a process on another host holds the lock');
+    assert.match(
+      run.stderr,
+      /hint: Wait for it to finish\. ctl cannot tell from here whether it still runs \(it was started on host another-host\); once you are sure it is not running there, run: /,
+    );
+    const hint = hintCommand(run.stderr);
+    assert.equal(
+      hint,
+      `${named('ctl')} upgrade unlock --lock-id held-elsewhere --force --state ${shellQuote(state)}`,
+    );
+    const pasted = await paste(sim, hint);
+    assertExit(pasted, 0, 'the pasted unlock');
+    assert.match(pasted.stderr, /removed the lock held by pid 4242 on another-host/);
+    assert.ok(!existsSync(`${state}.lock`), 'the lock file is gone');
   });
 
   it("a lock id that is not the lock file's: the ctl upgrade status that shows it (with --state, nothing read)", async () => {

@@ -272,7 +272,7 @@ describe('--state-store configmap', { concurrency: true }, () => {
       );
       assert.match(
         results[loser]!.stderr,
-        /ctl (--kubeconfig \S+ )?upgrade unlock --state-store configmap -n redis --lock-id/,
+        /ctl (--kubeconfig \S+ )?upgrade unlock --state-store configmap -n redis --cluster rec --lock-id/,
       );
       assert.equal(sim.state()?.result, 'succeeded');
       assert.ok(renewals.size > 0, 'the lease was renewed while the run lived');
@@ -348,6 +348,21 @@ describe('--state-store configmap', { concurrency: true }, () => {
       assert.equal(forced.code, 0, forced.stderr);
       assert.match(forced.stderr, /removed the lock held by pid 1 on runner-elsewhere/);
       assert.equal(sim.lease(), undefined);
+
+      // A Lease with no holder (a tool that released it empties spec.holderIdentity): it holds
+      // no lock, so status shows none and unlock says none was held, making up no owner.
+      const now = microTime(Date.now());
+      sim.putLease({ holderIdentity: '', leaseDurationSeconds: 30, acquireTime: now, renewTime: now });
+      const holderless = await runCtl(['upgrade', 'status', '--state-store', 'configmap'], env);
+      assert.equal(holderless.code, 0, holderless.stderr);
+      assert.doesNotMatch(holderless.stdout, /locked by|pid 0/);
+      const none = await runCtl(
+        ['upgrade', 'unlock', '--state-store', 'configmap', '--lock-id', 'job-7f3c'],
+        env,
+      );
+      assert.equal(none.code, 0, none.stderr);
+      assert.match(none.stderr, /no lock was held for configmap\/redis\/ctl-upgrade-state-rec/);
+      assert.equal(sim.lease(), undefined, 'the holderless Lease is removed');
     });
 
     test('a live Lease whose owner id is shell code: the unlock hint, pasted into sh, passes it as one --lock-id', async () => {
@@ -373,7 +388,9 @@ describe('--state-store configmap', { concurrency: true }, () => {
         env,
       );
       assert.equal(blocked.code, 5, blocked.stderr);
-      const hint = /If it is gone for good, run: (ctl .+)$/m.exec(blocked.stderr)?.[1];
+      // Its holder is on another host: the hint's unlock has --force (without it unlock refuses
+      // a Lease still renewed) and names the cluster.
+      const hint = /once you are sure it is not running there, run: (ctl .+)$/m.exec(blocked.stderr)?.[1];
       assert.ok(hint, `the unlock hint: ${blocked.stderr}`);
       // A stand-in ctl records the words sh hands it.
       const bin = path.join(sim.dir, 'paste-bin');
@@ -400,8 +417,11 @@ describe('--state-store configmap', { concurrency: true }, () => {
         'configmap',
         '-n',
         'redis',
+        '--cluster',
+        'rec',
         '--lock-id',
         id,
+        '--force',
       ]);
       assert.deepEqual(readdirSync(paste), [], 'the pasted hint ran nothing else');
       const forced = await runCtl(

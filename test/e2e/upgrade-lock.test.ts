@@ -45,6 +45,13 @@ describe('ctl upgrade run: lock and SIGINT (e2e)', () => {
         new RegExp(`another upgrade of this cluster is running: pid ${first.child.pid} `),
       );
       assert.match(second.stderr, /ctl (--kubeconfig \S+ )?upgrade unlock --lock-id /);
+      // Its owner runs on this machine: the plain unlock (no --force) works once it is gone, and
+      // names the state file it unlocks.
+      assert.match(
+        second.stderr,
+        /hint: Wait for it to finish\. If that process is gone for good, run: ctl (--kubeconfig \S+ )?upgrade unlock --lock-id [0-9a-f-]{36} --state \S+\n/,
+      );
+      assert.ok(second.stderr.includes(` --state ${sim.statePath}\n`), second.stderr);
 
       assert.ok(
         !first.events.some((e) => e.step === 'monitor' && e.type !== 'step-start' && e.type !== 'progress'),
@@ -65,7 +72,7 @@ describe('ctl upgrade run: lock and SIGINT (e2e)', () => {
       assert.match(result.stderr, /error: interrupted by SIGINT during step monitor; the state was saved\n/);
       assert.match(
         result.stderr,
-        /hint: The operator goes on rolling the cluster's pods to the new version without ctl: Ctrl-C stopped ctl following it, not the upgrade\.\n/,
+        /hint: The operator goes on rolling the cluster's pods to the new version without ctl: SIGINT stopped ctl following it, not the upgrade\.\n/,
       );
       const state = readState(sim);
       assert.equal(state.steps.monitor?.status, 'in-progress');

@@ -46,6 +46,12 @@ describe('lock', () => {
       assert.equal(error.exitCode, ExitCode.locked);
       assert.match(error.message, new RegExp(`pid ${process.pid} on ${hostname()}`));
       assert.match(error.hint ?? '', /ctl upgrade unlock --lock-id /);
+      // A process of this machine, alive: once it is gone, unlock needs no --force; the command
+      // names the state file, so it unlocks this lock whatever --state or -n the run had.
+      assert.equal(
+        error.hint,
+        `Wait for it to finish. If that process is gone for good, run: ctl upgrade unlock --lock-id ${held.owner.id} --state ${path.slice(0, -'.lock'.length)}`,
+      );
       return true;
     });
     await held.release();
@@ -79,13 +85,99 @@ describe('lock', () => {
     assert.deepEqual(await readdir(dirname(path)), []);
   });
 
-  it('does not judge a lock from another host stale', async () => {
+  it('does not judge a lock from another host stale, and says unlock needs --force for it', async () => {
     const path = await tempLock();
+    const state = path.slice(0, -'.lock'.length);
     await writeFile(
       path,
       JSON.stringify({ id: 'far', pid: 1, host: 'another-host', user: 'x', operation: 'run', createdAt: '' }),
     );
-    await assert.rejects(acquireLock(path, 'upgrade run'), LockedError);
+    await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.match(error.message, /^another upgrade of this cluster is running: pid 1 on another-host /);
+      // unlock without --force refuses an owner it cannot judge: the hint's command has it.
+      assert.equal(
+        error.hint,
+        `Wait for it to finish. ctl cannot tell from here whether it still runs (it was started on host another-host); once you are sure it is not running there, run: ctl upgrade unlock --lock-id far --force --state ${state}`,
+      );
+      return true;
+    });
+    // What that hint warns of: without --force, unlock refuses, naming the host and --force.
+    await assert.rejects(forceUnlock(path, { id: 'far' }), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.equal(error.exitCode, ExitCode.locked);
+      assert.match(
+        error.message,
+        /^the lock is held by a process ctl cannot judge from here: pid 1 on another-host /,
+      );
+      assert.equal(
+        error.hint,
+        'It was started on host another-host. If it still runs, stop it there first (Ctrl-C saves its state); once you are sure it is not running there, pass --force with --lock-id far.',
+      );
+      return true;
+    });
+    assert.equal((await readLock(path))?.id, 'far', 'the refused unlock left the lock');
+    assert.equal((await forceUnlock(path, { id: 'far', force: true }))?.id, 'far');
+    assert.equal(await readLock(path), undefined);
+  });
+
+  it('a lock of this host in another PID namespace (a container): named so, and unlock needs --force', async () => {
+    const path = await tempLock();
+    const owner: LockOwner = {
+      id: 'boxed',
+      pid: process.pid,
+      // Not this process's namespace: the same pid there is another process.
+      pidNamespace: 'pid:[1]',
+      host: hostname(),
+      user: 'x',
+      operation: 'upgrade run',
+      createdAt: '',
+    };
+    await writeFile(path, JSON.stringify(owner));
+    await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.match(
+        error.hint ?? '',
+        new RegExp(
+          `^Wait for it to finish\\. ctl cannot tell from here whether it still runs \\(it was started in another container \\(PID namespace\\) on host ${hostname()}\\); once you are sure it is not running there, run: ctl upgrade unlock --lock-id boxed --force --state `,
+        ),
+      );
+      return true;
+    });
+    await assert.rejects(forceUnlock(path, { id: 'boxed' }), /cannot judge from here/);
+    assert.equal((await forceUnlock(path, { id: 'boxed', force: true }))?.id, 'boxed');
+  });
+
+  it('a live process of this host: unlock refuses it and says to stop it first', async () => {
+    const path = await tempLock();
+    const held = await acquireLock(path, 'upgrade run');
+    await assert.rejects(forceUnlock(path, { id: held.owner.id }), (error: unknown) => {
+      assert.ok(error instanceof LockedError);
+      assert.match(error.message, /^the lock is held by a live process: /);
+      assert.equal(
+        error.hint,
+        'Stop that run first (Ctrl-C saves its state), or pass --force if you are sure it is not running.',
+      );
+      return true;
+    });
+    await held.release();
+  });
+
+  it('the unlock of a hint is quoted for the shell: a lock id that is shell code stays one word', async () => {
+    const path = await tempLock();
+    const id = 'x; touch pwned';
+    await writeFile(
+      path,
+      JSON.stringify({ id, pid: 1, host: 'another-host', user: 'x', operation: 'run', createdAt: '' }),
+    );
+    await assert.rejects(acquireLock(path, 'upgrade run'), (error: unknown) => {
+      assert.ok((error as LockedError).hint?.includes(`--lock-id 'x; touch pwned' --force --state `));
+      return true;
+    });
+    await assert.rejects(forceUnlock(path, { id }), (error: unknown) => {
+      assert.ok((error as LockedError).hint?.endsWith(`pass --force with --lock-id 'x; touch pwned'.`));
+      return true;
+    });
   });
 
   it('unlock refuses a wrong id and a live owner, and removes a dead one', async () => {
