@@ -16,8 +16,8 @@
  *   for the v1beta1 and v1alpha1 apiVersions when it is missing, so only v1 must give it);
  * - as-uid, as-groups or as-user-extra without `as` (impersonation without a user);
  * - an exec plugin beside an auth-provider: refused-auth-providers.ts already refuses that one.
- * Its errors come together (errConfigurationInvalid: `invalid configuration: ` then the one
- * error, or `[a, b]` with duplicates dropped, apimachinery's aggregate). Once they pass, the exec
+ * Its errors come together (errConfigurationInvalid), which kubectl prints as one error alone, or
+ * as `Error in configuration:` and a `* ` line for each (asKubectlPrints). Once they pass, the exec
  * plugin's apiVersion must be one client-go speaks, v1beta1 or v1 (plugin/pkg/client/auth/exec/
  * exec.go newAuthenticator: `exec plugin: invalid apiVersion "X"`).
  * A certificate or key file that is a FIFO, a device, a folder or too large is refused in ctl's own
@@ -31,6 +31,7 @@
 
 import { UsageError } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
+import { openHint } from './kubeconfig-file-open.js';
 
 /** The fields of a kubeconfig user (`users[].user`) that kubectl checks, as the file has them. */
 export interface AuthInfo {
@@ -144,7 +145,11 @@ function validationProblems(name: string, user: AuthInfo, files: UserFiles): Pro
       if (problem) {
         problems.push({
           kubectl: `unable to read ${goName} ${path} for ${name} due to ${problem}`,
-          hint: `Fix the path of ${field} in user ${name} (a relative one is taken from the kubeconfig's folder), or put the file there.`,
+          hint: openHint(
+            problem,
+            path ?? '',
+            `Fix the path of ${field} in user ${name} (a relative one is taken from the kubeconfig's folder), or put the file there.`,
+          ),
         });
       }
     }
@@ -172,7 +177,9 @@ function validationProblems(name: string, user: AuthInfo, files: UserFiles): Pro
       });
     }
     const env = Array.isArray(plugin.env) ? (plugin.env as unknown[]) : [];
-    if (env.some((entry) => !given((entry as { name?: unknown } | null)?.name))) {
+    // One error per entry without a name, as validateAuthInfo gives them (kubectl prints each).
+    const nameless = env.filter((entry) => !given((entry as { name?: unknown } | null)?.name)).length;
+    for (let index = 0; index < nameless; index += 1) {
       problems.push({
         kubectl: `env variable name must be specified for ${name} to use exec authentication plugin`,
         hint: `Give every env entry of ${where} a name, or remove the entry.`,
@@ -225,10 +232,19 @@ function apiVersionProblem(user: AuthInfo): Problem | undefined {
   };
 }
 
-/** apimachinery's aggregate of the errors' texts: the one, or `[a, b]` with repeats dropped. */
-function aggregate(texts: string[]): string {
-  const unique = [...new Set(texts)];
-  return unique.length === 1 ? (unique[0] ?? '') : `[${unique.join(', ')}]`;
+/**
+ * The errors' texts as kubectl prints them (kubernetes/kubectl pkg/cmd/util/helpers.go checkErr:
+ * MultilineError("Error in configuration: ", err) for client-go's errConfigurationInvalid, every
+ * error of the flattened aggregate, repeats kept): one error alone (kubectl's `error: <a>`),
+ * several as `Error in configuration:` then one `* <error>` line each. Measured with kubectl
+ * 1.28, 1.32 and 1.35 (test/unit/kube/kubeconfig-entries.test.ts). client-go's own text,
+ * `invalid configuration: [a, b]` (apimachinery's aggregate, repeats dropped), is what a Go
+ * program gets from err.Error(); kubectl never prints it.
+ */
+export function asKubectlPrints(texts: readonly string[]): string {
+  return texts.length === 1
+    ? (texts[0] ?? '')
+    : ['Error in configuration:', ...texts.map((text) => `* ${text}`)].join('\n');
 }
 
 /**
@@ -256,10 +272,9 @@ export function usableRefusal(
         : clusterProblems.length === 0
           ? `the kubeconfig's user ${shown} is not valid`
           : `the kubeconfig's user ${shown} and its cluster ${clusterName} are not valid`;
-    return new UsageError(
-      `${what}; kubectl says: invalid configuration: ${aggregate(problems.map((p) => p.kubectl))}`,
-      { hint: [...new Set(problems.map((p) => p.hint))].join(' ') },
-    );
+    return new UsageError(`${what}; kubectl says: ${asKubectlPrints(problems.map((p) => p.kubectl))}`, {
+      hint: [...new Set(problems.map((p) => p.hint))].join(' '),
+    });
   }
   const version = apiVersionProblem(user);
   return version

@@ -23,7 +23,7 @@ import { authInfoOf, usableRefusal } from './auth-info.js';
 import { clusterInfoProblems } from './cluster-info.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { impersonateAsKubectl, impersonationHeaders } from './impersonation.js';
-import { openProblem } from './kubeconfig-file-open.js';
+import { errnoText, openProblem } from './kubeconfig-file-open.js';
 import { socksAsKubectl } from './proxy-url.js';
 import { authProviderRefusal, refuseAuthProviders } from './refused-auth-providers.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
@@ -31,7 +31,13 @@ import { DEFAULT_KUBE_TARGET, kubectlCommand, selectedKubeTarget, type KubeTarge
 import { createObjectClient, type ObjectClient } from './objects.js';
 import { createKubeRest, type KubeRest } from './rest.js';
 import { requestConfig } from './request-config.js';
-import { authProviderToken, boundRequestFiles, IN_CLUSTER_ROLES, KUBECONFIG_ROLES } from './request-files.js';
+import {
+  authProviderToken,
+  boundRequestFiles,
+  IN_CLUSTER_ROLES,
+  KUBECONFIG_ROLES,
+  readRequestFile,
+} from './request-files.js';
 import { tokenFileError, tokenFileOf } from './token-file.js';
 
 /** Where a service account's namespace is mounted inside a pod. */
@@ -44,6 +50,8 @@ export interface KubeConfigOptions {
   context?: string | undefined;
   /** Injected for tests; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** Injected for tests: the folder standing in for the pod's root in-cluster; default `/`. */
+  inClusterRoot?: string;
 }
 
 export interface LoadedKubeConfig {
@@ -81,13 +89,14 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
         },
       );
     }
-    config.loadFromCluster();
+    config.loadFromCluster(options.inClusterRoot);
     // Its CA and token, read by client-node for each request, read within their bounds.
     boundRequestFiles(config, IN_CLUSTER_ROLES);
+    readInClusterFiles(config);
     return {
       config,
       contextName: config.getCurrentContext(),
-      namespace: readInClusterNamespace(),
+      namespace: readInClusterNamespace(options.inClusterRoot ?? ''),
       server: serverForMessages(config.getCurrentCluster()?.server ?? ''),
       inCluster: true,
       // kubectl in the same pod uses the same in-cluster config: nothing to name.
@@ -228,7 +237,15 @@ function loadFile(config: k8s.KubeConfig, file: string, loadText: LoadText): voi
   try {
     text = readBoundedFileSync(file, INPUT_FILE_LIMITS.kubeconfig).toString('utf8');
   } catch (error) {
-    throw inputFileError('the kubeconfig', error);
+    const refused = inputFileError('the kubeconfig', error);
+    const reason = refused === error ? errnoText(error) : undefined;
+    if (reason === undefined) throw refused;
+    // kubectl: `error loading config file "F": open F: permission denied` (exit 1); ctl's exit 2,
+    // a file it needs and cannot read, and what to do rather than Node's `EACCES: ..., open 'F'`.
+    throw new UsageError(`cannot read the kubeconfig ${file}: ${reason}`, {
+      hint: 'Make the file readable by the user ctl runs as (its permissions, and those of the folders above it), or pass another with --kubeconfig FILE.',
+      cause: error,
+    });
   }
   loadText(config, text, file);
 }
@@ -274,10 +291,16 @@ function selectContext(
   }
   const cluster = config.getCurrentCluster();
   if (!cluster) {
-    throw new UsageError(`context ${contextName} names no cluster known to the kubeconfig`, {
-      hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', 'CLUSTER_NAME')}.`,
-    });
+    throw new UsageError(
+      contextObject.cluster
+        ? `context ${contextName} names no cluster known to the kubeconfig`
+        : `context ${contextName} names no cluster`,
+      {
+        hint: `Fix the context with ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--cluster', 'CLUSTER_NAME')}.`,
+      },
+    );
   }
+  refuseUnusable(config, contextName, contextObject, cluster, kubeconfigOnly);
   // The files the context names, which client-node reads on every request (each read bounded
   // then too, request-files.ts): regular files of a certificate's or key's size, or a FIFO there
   // would hold each request (src/io/paths.ts). Refused here, before any request.
@@ -334,6 +357,49 @@ function selectContext(
   };
 }
 
+/**
+ * What kubectl cannot use of the context in use and ctl refuses before any request (exit 2),
+ * where kubectl would act otherwise than the kubeconfig says (kubernetes/client-go
+ * tools/clientcmd/client_config.go, read at its commit 32ce75a7d; kubectl 1.28, 1.32 and 1.35
+ * measured in test/unit/kube/kubeconfig-entries.test.ts):
+ * - its cluster without a server: kubectl sends its requests to http://localhost:8080, the
+ *   server its flags give every cluster first (getCluster merges overrides.ClusterDefaults), a
+ *   server the kubeconfig never named (validateClusterInfo's `no server found for cluster` is
+ *   never reached);
+ * - no user, or a user the kubeconfig does not define: kubectl takes an empty user
+ *   (getAuthInfo: not found and not required), which nothing identifies, and asks for a username
+ *   and password on stdin (getUserIdentificationPartialConfig, canIdentifyUser, the
+ *   PromptingAuthLoader; only toward a TLS server, isConfigTransportTLS): `Please enter
+ *   Username: ` then `error: EOF` and exit 1 without a terminal. client-node sent such requests
+ *   without the cluster's CA nor its insecure-skip-tls-verify (config.js applyHTTPSOptions
+ *   returns at once without a user): a certificate error, or an anonymous request; ctl asks
+ *   nothing on a terminal, and refuses it, plain http or not.
+ */
+function refuseUnusable(
+  config: k8s.KubeConfig,
+  contextName: string,
+  context: k8s.Context,
+  cluster: k8s.Cluster,
+  kubeconfigOnly: KubeTarget,
+): void {
+  if (!cluster.server) {
+    throw new UsageError(`the kubeconfig's cluster ${oneLine(cluster.name)} has no server`, {
+      hint:
+        `Give it the API server's URL: ${kubectlCommand(kubeconfigOnly, 'config', 'set-cluster', cluster.name, '--server', 'https://HOST:PORT')}. ` +
+        '(kubectl would send its requests to http://localhost:8080 instead.)',
+    });
+  }
+  if (config.getCurrentUser()) return;
+  throw new UsageError(
+    context.user
+      ? `context ${contextName} names user ${oneLine(context.user)}, which the kubeconfig does not define`
+      : `context ${contextName} names no user`,
+    {
+      hint: `Name the user that signs in to this cluster: ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--user', 'USER_NAME')}.`,
+    },
+  );
+}
+
 /** The `tokenFile` of the user's auth-provider, which client-node's FileAuth reads (request-files.ts). */
 function authProviderTokenFile(user: k8s.User): string | undefined {
   const config: unknown = user.authProvider?.config;
@@ -350,10 +416,33 @@ function readAuthProviderToken(path: string, role: string): void {
   }
 }
 
-function readInClusterNamespace(): string | undefined {
+/**
+ * The service account's token and CA, read once when the in-cluster config is made, as client-go's
+ * rest.InClusterConfig reads the token (kubernetes/client-go rest/config.go, read at its commit
+ * 32ce75a7d: `os.ReadFile(tokenFile)`, its error returned before any request): one that is
+ * missing, that the pod's user may not read (permission denied) or that is empty is refused now,
+ * exit 2 as a kubeconfig's token-file, naming the file, with what to check in the pod
+ * (IN_CLUSTER_ROLES). Before, the first request failed on it (exit 1). client-go logs a CA it
+ * cannot read and trusts the system's CAs instead; ctl refuses it, as it refuses a kubeconfig's
+ * CA file that does not open, rather than trust another CA than the pod's. Both are read again
+ * for each request (request-files.ts): the kubelet rotates the token.
+ */
+function readInClusterFiles(config: k8s.KubeConfig): void {
+  const cluster = config.getCurrentCluster();
+  if (cluster?.caFile) readRequestFile(cluster.caFile, IN_CLUSTER_ROLES.caFile(cluster), IN_CLUSTER_ROLES);
+  const user = config.getCurrentUser();
+  const tokenFile = user ? authProviderTokenFile(user) : undefined;
+  if (user && tokenFile) {
+    authProviderToken(tokenFile, IN_CLUSTER_ROLES.authProviderTokenFile(user), IN_CLUSTER_ROLES);
+  }
+}
+
+function readInClusterNamespace(root: string): string | undefined {
   try {
     // A namespace name is at most 63 characters; the file is the pod's, read like any other.
-    return readBoundedFileSync(IN_CLUSTER_NAMESPACE_FILE, 4096).toString('utf8').trim() || undefined;
+    return (
+      readBoundedFileSync(`${root}${IN_CLUSTER_NAMESPACE_FILE}`, 4096).toString('utf8').trim() || undefined
+    );
   } catch {
     return undefined;
   }

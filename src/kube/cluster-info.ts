@@ -9,9 +9,10 @@
  * - a certificate-authority file that does not open (`unable to read certificate-authority ...`).
  * Its `no server found for cluster` never reaches a kubectl user: kubectl's flags give every
  * cluster the default server http://localhost:8080 first (clientcmd.ClusterDefaults), and kubectl
- * sends its requests there. ctl keeps refusing a cluster without a server as client-node's reader
- * does (`clusters[N].cluster.server is missing`, any cluster of the file), rather than talk to
- * a server on this machine the kubeconfig never named.
+ * sends its requests there. ctl refuses the cluster in use without a server (client.ts
+ * refuseUnusable), rather than talk to a server on this machine the kubeconfig never named; a
+ * cluster without one that the context in use does not name is left alone, as kubectl leaves it
+ * (kubeconfig-text.ts lenientEntries; client-node's reader refused the whole file).
  *
  * client-node checks none of these: it read the CA file over the CA data, refused a proxy-url
  * only of a scheme it has no agent for, and only when a request was made.
@@ -20,6 +21,7 @@
 import type { Cluster } from '@kubernetes/client-node/dist/config_types.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Problem } from './auth-info.js';
+import { openHint } from './kubeconfig-file-open.js';
 import { proxyUrlProblem } from './proxy-url.js';
 
 /** Go's `%q` of a text: quotes, and its backslashes, quotes and control characters escaped. */
@@ -69,7 +71,11 @@ export function clusterInfoProblems(
     if (problem) {
       problems.push({
         kubectl: `unable to read certificate-authority ${path} for ${name} due to ${problem}`,
-        hint: `Fix the path of certificate-authority in cluster ${name} (a relative one is taken from the kubeconfig's folder), or put the file there.`,
+        hint: openHint(
+          problem,
+          path,
+          `Fix the path of certificate-authority in cluster ${name} (a relative one is taken from the kubeconfig's folder), or put the file there.`,
+        ),
       });
     }
   }

@@ -27,6 +27,16 @@ const GO_ERRNO_TEXT: Record<string, string> = {
   EIO: 'input/output error',
 };
 
+/**
+ * Go's text of the errno of a failed read (`permission denied`, `no such file or directory`), as
+ * kubectl words it after the path; undefined for an error without an errno code.
+ */
+export function errnoText(error: unknown): string | undefined {
+  const failure = error as (Error & { code?: unknown; syscall?: string }) | null;
+  if (!(failure instanceof Error) || typeof failure.code !== 'string') return undefined;
+  return GO_ERRNO_TEXT[failure.code] ?? libuvText(failure as Error & { code: string });
+}
+
 /** The text after libuv's code and before its `, open '...'` tail. */
 function libuvText(error: Error & { code?: string; syscall?: string }): string {
   const message = error.message;
@@ -47,8 +57,18 @@ export function openProblem(path: string, role: string): string | undefined {
   } catch (error) {
     const worded = inputFileError(role, error);
     if (worded !== error) throw worded;
-    const failure = error as Error & { code?: string; syscall?: string };
-    if (typeof failure?.code !== 'string') throw error;
-    return `open ${path}: ${GO_ERRNO_TEXT[failure.code] ?? libuvText(failure)}`;
+    const text = errnoText(error);
+    if (text === undefined) throw error;
+    return `open ${path}: ${text}`;
   }
+}
+
+/**
+ * What to do about a file of the kubeconfig that did not open (`problem`, openProblem's): make it
+ * readable when permission was denied, else `fixPath` (fix the path, or put the file there).
+ */
+export function openHint(problem: string, path: string, fixPath: string): string {
+  return problem.endsWith(': permission denied')
+    ? `Make ${path} readable by the user ctl runs as (its permissions, and those of the folders above it), or ${fixPath.charAt(0).toLowerCase()}${fixPath.slice(1)}`
+    : fixPath;
 }

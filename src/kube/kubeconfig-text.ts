@@ -1,7 +1,10 @@
 /**
  * A kubeconfig's text into client-node's KubeConfig: client-node's loadFromString, with its own
  * parser (js-yaml) and its own readers of clusters, contexts and users (config_types.js), in its
- * order, so that every kubeconfig reads as before and fails with the same message; but each
+ * order, so that every kubeconfig reads as before and fails with the same message; but an entry
+ * kubectl reads and client-node's reader refuses (a cluster without a server, a context without
+ * a cluster, an entry without a name) is kept or left out rather than failing the whole file
+ * (lenientEntries, below: kubectl judges the context in use only), each
  * user's `token-file` is taken out before client-node's reader of users sees it, which would read
  * it then and there (./token-file.ts says why ctl reads it instead, and how), an exec plugin
  * kubectl would not start (the user has a token, a username, a certificate and key) is set
@@ -30,13 +33,19 @@ interface RawKubeconfig {
 export function loadKubeconfigText(config: KubeConfig, text: string, file: string): void {
   // As loadFromString: an empty or null document fails on reading its clusters.
   const parsed = load(text) as RawKubeconfig;
-  config.clusters = newClusters(parsed.clusters);
-  config.contexts = newContexts(parsed.contexts);
+  // filepath.Abs(filepath.Dir(file)), as client-go's ResolveLocalPaths: a message then names the
+  // CA, certificate or key by the path kubectl names it by, whatever folder ctl runs in.
+  const base = resolve(dirname(file));
+  const clusters = lenientEntries(parsed.clusters, 'cluster', 'server');
+  const contexts = lenientEntries(parsed.contexts, 'context', 'cluster');
+  parsed.users = lenientEntries(parsed.users, 'user').entries;
+  config.clusters = blanked(newClusters(clusters.entries), clusters.blank, 'server');
+  config.contexts = blanked(newContexts(contexts.entries), contexts.blank, 'cluster');
   // Before takeTokenFiles: a token-file is one of the credentials that set a plugin aside.
   const setAside = setAsideUnusedExecs(parsed.users);
-  const tokenFiles = takeTokenFiles(parsed.users, dirname(file));
-  resolveExecCommands(parsed.users, dirname(file));
-  resolveAuthProviderTokenFiles(parsed.users, dirname(file));
+  const tokenFiles = takeTokenFiles(parsed.users, base);
+  resolveExecCommands(parsed.users, base);
+  resolveAuthProviderTokenFiles(parsed.users, base);
   config.users = newUsers(parsed.users);
   config.currentContext = parsed['current-context'] as string;
   // newUsers throws on an entry it cannot read, so its users are the entries, in order.
@@ -51,7 +60,58 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
     const exec = setAside.get(index);
     attachAuthInfo(user, exec === undefined ? raw : { ...(raw as object), exec });
   });
-  config.makePathsAbsolute(dirname(file));
+  config.makePathsAbsolute(base);
+}
+
+/** Where client-node's reader would refuse a field, stands this: replaced by '' once read. */
+const PLACEHOLDER = 'ctl-kubeconfig-placeholder';
+
+/**
+ * The entries of a kubeconfig list that kubectl reads, as client-node's reader can take them:
+ * kubectl reads every entry of the file and judges the context in use only (kubernetes/client-go
+ * tools/clientcmd/client_config.go DirectClientConfig.ConfirmUsable, read at its commit
+ * 32ce75a7d: validateAuthInfo and validateClusterInfo of that context's user and cluster, never
+ * validateContext nor another entry), so a cluster without a server or a context without a
+ * cluster that no context in use names leaves kubectl working (measured with kubectl 1.28, 1.32
+ * and 1.35: test/unit/kube/kubeconfig-entries.test.ts). client-node's reader throws on the first
+ * such entry (`clusters[1].cluster.server is missing`), whichever context it belongs to.
+ * - An entry without a name is left out: kubectl files it under the name "", which a context
+ *   reaches only by naming no cluster or no user, a context ctl refuses (client.ts); an entry
+ *   without a name that is a context is never the context in use (`--context ""` is no context).
+ * - An entry without its `required` field (a cluster's server, a context's cluster) or without its
+ *   body is kept with a placeholder there, told by index in `blank`, and blanked once read
+ *   (blanked): the context in use is judged on it when the context is chosen (client.ts
+ *   selectContext). Anything else is passed on as it is, to fail as it failed before.
+ */
+function lenientEntries(
+  list: unknown,
+  body: string,
+  required?: string,
+): { entries: unknown; blank: Set<number> } {
+  const blank = new Set<number>();
+  if (!Array.isArray(list)) return { entries: list, blank };
+  const entries = (list as unknown[])
+    .filter((entry) => !(entry && typeof entry === 'object' && !(entry as { name?: unknown }).name))
+    .map((entry, index) => {
+      if (!required || !entry || typeof entry !== 'object') return entry;
+      const inside: unknown = (entry as Record<string, unknown>)[body];
+      if (inside !== undefined && inside !== null && typeof inside !== 'object') return entry;
+      const fields = (inside ?? {}) as Record<string, unknown>;
+      if (fields[required]) return entry;
+      blank.add(index);
+      return { ...entry, [body]: { ...fields, [required]: PLACEHOLDER } };
+    });
+  return { entries, blank };
+}
+
+/** `items` with `field` emptied at each index of `blank` (lenientEntries' placeholders). */
+function blanked<T extends object>(items: T[], blank: Set<number>, field: keyof T & string): T[] {
+  // The reader throws on an entry it cannot read, so its items are the entries, in order.
+  for (const index of blank) {
+    const item = items[index];
+    if (item) (item as Record<string, unknown>)[field] = '';
+  }
+  return items;
 }
 
 /** Go's `len(x) != 0` of a kubeconfig string field. */

@@ -99,7 +99,7 @@ function refusalOf(user: unknown): Refusal | undefined {
 
   if (exec) {
     return {
-      message: `${who} has both an exec credential plugin and an auth-provider; kubectl says: invalid configuration: authProvider cannot be provided in combination with an exec plugin for ${shownUser}`,
+      message: `${who} has both an exec credential plugin and an auth-provider; kubectl says: authProvider cannot be provided in combination with an exec plugin for ${shownUser}`,
       hint: "Keep one of them: remove the user's auth-provider to use its exec plugin (users[].user.exec), or remove its exec.",
     };
   }

@@ -19,7 +19,8 @@
 import type { Cluster, User } from '@kubernetes/client-node/dist/config_types.js';
 import { UsageError } from '../errors.js';
 import { readBoundedFileSync } from '../io/bounded-file.js';
-import { INPUT_FILE_LIMITS, inputFileError } from '../io/paths.js';
+import { INPUT_FILE_LIMITS } from '../io/paths.js';
+import { tokenFileError } from './token-file.js';
 
 /** What named each file, for messages; in-cluster, the service account's files are named so. */
 export interface FileRoles {
@@ -29,6 +30,8 @@ export interface FileRoles {
   authProviderTokenFile(user: User): string;
   /** What to do about an empty token file. */
   emptyTokenHint: string;
+  /** What to do about a file that does not open (permission denied, gone). */
+  unreadableHint: string;
 }
 
 export const KUBECONFIG_ROLES: FileRoles = {
@@ -37,6 +40,8 @@ export const KUBECONFIG_ROLES: FileRoles = {
   keyFile: (user) => `the kubeconfig's client-key of user ${user.name}`,
   authProviderTokenFile: (user) => `the kubeconfig's auth-provider tokenFile of user ${user.name}`,
   emptyTokenHint: 'Write the bearer token into that file, or fix the path in the kubeconfig.',
+  unreadableHint:
+    "Make the file readable by the user ctl runs as (its permissions, and those of the folders above it), or fix the path in the kubeconfig (a relative one is taken from the kubeconfig's folder).",
 };
 
 export const IN_CLUSTER_ROLES: FileRoles = {
@@ -49,6 +54,12 @@ export const IN_CLUSTER_ROLES: FileRoles = {
     "Kubernetes mounts the pod's service account token there: check the pod's service account and " +
     'its token volume (automountServiceAccountToken, a projected serviceAccountToken), then start ' +
     'the pod again; or run ctl with --kubeconfig FILE.',
+  // Kubernetes mounts them readable by the pod's user: a pod running as another user, or a
+  // volume with other permissions, cannot read them.
+  unreadableHint:
+    "Kubernetes mounts the pod's service account files there: check that the pod's user can read " +
+    'them (its securityContext: runAsUser, fsGroup; the token volume: automountServiceAccountToken, ' +
+    'a projected serviceAccountToken and its defaultMode), then start the pod again; or run ctl with --kubeconfig FILE.',
 };
 
 /** The part of client-node's KubeConfig read here (private members among them). */
@@ -89,16 +100,18 @@ export function boundRequestFiles(config: object, roles: FileRoles = KUBECONFIG_
       // *-data (which it reads before nothing else) and no file.
       const view = Object.create(config, {
         getCurrentCluster: {
-          value: () => cluster && asData(cluster, 'caFile', 'caData', roles.caFile(cluster)),
+          value: () =>
+            cluster && asData(cluster, 'caFile', 'caData', roles.caFile(cluster), roles.unreadableHint),
         },
         getCurrentUser: {
           value: () =>
             user &&
             asData(
-              asData(user, 'certFile', 'certData', roles.certFile(user)),
+              asData(user, 'certFile', 'certData', roles.certFile(user), roles.unreadableHint),
               'keyFile',
               'keyData',
               roles.keyFile(user),
+              roles.unreadableHint,
             ),
         },
       }) as KubeConfigInside;
@@ -114,7 +127,7 @@ export function boundRequestFiles(config: object, roles: FileRoles = KUBECONFIG_
       authenticator.token = authProviderToken(
         path,
         user ? roles.authProviderTokenFile(user) : "the kubeconfig's auth-provider tokenFile",
-        roles.emptyTokenHint,
+        roles,
       );
       authenticator.lastRead = new Date();
     };
@@ -132,12 +145,23 @@ export function boundRequestFiles(config: object, roles: FileRoles = KUBECONFIG_
 export function authProviderToken(
   path: string,
   role: string,
-  emptyHint: string = KUBECONFIG_ROLES.emptyTokenHint,
+  roles: Pick<FileRoles, 'emptyTokenHint' | 'unreadableHint'> = KUBECONFIG_ROLES,
 ): string {
-  const token = readFile(path, INPUT_FILE_LIMITS.tokenFile, role).toString('utf-8').trim();
+  const token = readFile(path, INPUT_FILE_LIMITS.tokenFile, role, roles.unreadableHint)
+    .toString('utf-8')
+    .trim();
   // In-cluster, no kubeconfig names the file: its own hint (IN_CLUSTER_ROLES).
-  if (token === '') throw new UsageError(`${role} ${path} is empty`, { hint: emptyHint });
+  if (token === '') throw new UsageError(`${role} ${path} is empty`, { hint: roles.emptyTokenHint });
   return token;
+}
+
+/** A CA, certificate or key file as a request reads it (readFile): refused as there, naming `role`. */
+export function readRequestFile(
+  path: string,
+  role: string,
+  roles: Pick<FileRoles, 'unreadableHint'> = KUBECONFIG_ROLES,
+): Buffer {
+  return readFile(path, INPUT_FILE_LIMITS.caFile, role, roles.unreadableHint);
 }
 
 /** `item` with the bytes of its file as base64 data, seen through a view; `item` when it names none. */
@@ -146,21 +170,31 @@ function asData<T extends object>(
   fileKey: keyof T & string,
   dataKey: keyof T & string,
   role: string,
+  unreadableHint: string,
 ): T {
   const file = item[fileKey];
   if (typeof file !== 'string' || file === '') return item;
-  const bytes = readFile(file, INPUT_FILE_LIMITS.caFile, role);
+  const bytes = readFile(file, INPUT_FILE_LIMITS.caFile, role, unreadableHint);
   return Object.create(item, {
     [fileKey]: { value: undefined },
     [dataKey]: { value: bytes.toString('base64') },
   }) as T;
 }
 
-/** The file within its bound; a FIFO, a device, a folder or a file too large: the usage error naming `role`. */
-function readFile(path: string, maxBytes: number, role: string): Buffer {
+/**
+ * The file within its bound; a FIFO, a device, a folder or a file too large: the usage error
+ * naming `role`. One that does not open (permission denied, gone since the kubeconfig was read,
+ * or never checked: the in-cluster CA and token are read for the first request, not when the
+ * config is loaded) is a usage error too (exit 2, a file ctl needs and cannot read, as the
+ * kubeconfig's own files when it is loaded: token-file.ts tokenFileError), naming `role`, the
+ * path and Go's words for the reason (`permission denied`, as kubectl's `unable to read ... due
+ * to open PATH: permission denied`), with what to do about it. Before, Node's
+ * error came as it was, as the failure of the request (exit 1), without what the file was for.
+ */
+function readFile(path: string, maxBytes: number, role: string, unreadableHint: string): Buffer {
   try {
     return readBoundedFileSync(path, maxBytes);
   } catch (error) {
-    throw inputFileError(role, error);
+    throw tokenFileError(role, path, error, unreadableHint);
   }
 }

@@ -22,6 +22,7 @@
 import { UsageError } from '../errors.js';
 import { readBoundedFileSync } from '../io/bounded-file.js';
 import { INPUT_FILE_LIMITS, inputFileError } from '../io/paths.js';
+import { errnoText } from './kubeconfig-file-open.js';
 
 /** How old a token read from its file may be before it is read again: client-go's period. */
 export const TOKEN_FILE_PERIOD_MS = 60_000;
@@ -77,19 +78,26 @@ export class TokenFile {
   }
 }
 
-/** A token file that cannot be read, worded for the kubeconfig that names it (exit 2). */
-export function tokenFileError(role: string, path: string, error: unknown): unknown {
+/**
+ * A file ctl needs that cannot be read (a token file, a certificate, a key), worded for what
+ * named it (`role`; exit 2): missing, or Go's words for why it does not open (`permission
+ * denied`, as kubectl says it), and `hint`, what to do (by default, about the kubeconfig that
+ * names it). An error without an errno code is returned as it is.
+ */
+export function tokenFileError(
+  role: string,
+  path: string,
+  error: unknown,
+  hint = "Fix the path in the kubeconfig (a relative one is taken from the kubeconfig's folder, as kubectl takes it), or the file's permissions.",
+): unknown {
   const refused = inputFileError(role, error);
   if (refused !== error) return refused;
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const reason = errnoText(error);
+  if (reason === undefined) return error;
   return new UsageError(
-    code === 'ENOENT'
-      ? `${role} ${path}: no such file`
-      : `cannot read ${role} ${path}: ${code ?? String(error)}`,
-    {
-      hint: "Fix the path in the kubeconfig (a relative one is taken from the kubeconfig's folder, as kubectl takes it), or the file's permissions.",
-      cause: error,
-    },
+    code === 'ENOENT' ? `${role} ${path}: no such file` : `cannot read ${role} ${path}: ${reason}`,
+    { hint, cause: error },
   );
 }
 

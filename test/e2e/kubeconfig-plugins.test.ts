@@ -245,7 +245,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     [
       'token-and-basic',
       () => ({ token: 'a-token', username: 'ops', password: 'a-password' }),
-      "error: the kubeconfig's user u is not valid; kubectl says: invalid configuration: more than one authentication method found for u; found [token basicAuth], only one is allowed",
+      "error: the kubeconfig's user u is not valid; kubectl says: more than one authentication method found for u; found [token basicAuth], only one is allowed",
       /Keep one way to sign in for user u: remove its token, or its username and password\./,
     ],
     [
@@ -253,7 +253,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
       (helper: string) => ({
         exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [helper] },
       }),
-      "error: the kubeconfig's user u is not valid; kubectl says: invalid configuration: interactiveMode must be specified for u to use exec authentication plugin",
+      "error: the kubeconfig's user u is not valid; kubectl says: interactiveMode must be specified for u to use exec authentication plugin",
       /Set interactiveMode in users\[\]\.user\.exec of user u: Never/,
     ],
     [
@@ -273,7 +273,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
         },
         'auth-provider': { name: 'oidc', config: { 'id-token': idToken(), 'client-id': 'ctl' } },
       }),
-      'kubectl says: invalid configuration: authProvider cannot be provided in combination with an exec plugin for u',
+      'kubectl says: authProvider cannot be provided in combination with an exec plugin for u',
       /remove the user's auth-provider/,
     ],
     [
@@ -401,7 +401,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     assert.equal(result.code, 2, result.stderr);
     assert.ok(
       result.stderr.includes(
-        `the kubeconfig's cluster c is not valid; kubectl says: invalid configuration: invalid 'proxy-url' "${proxyUrl}" for cluster "c": unsupported scheme "socks5h", must be http, https, or socks5`,
+        `the kubeconfig's cluster c is not valid; kubectl says: invalid 'proxy-url' "${proxyUrl}" for cluster "c": unsupported scheme "socks5h", must be http, https, or socks5`,
       ),
       result.stderr,
     );

@@ -4,7 +4,7 @@
  * kubeconfig is loaded, before any request: exit 2, kubectl's words, what to change. Each
  * expected text is what kubectl 1.28, 1.32 and 1.35 print for the same user (`kubectl get ns`
  * with the kubeconfig, run by hand when this test was written), after client-go's
- * `invalid configuration: `. Only the context in use is checked, as kubectl checks only it.
+ * `error: ` (several: `Error in configuration:` and a `* ` line each). Only the context in use is checked, as kubectl checks only it.
  * Before, client-node sent what it made of such a user.
  */
 
@@ -113,11 +113,11 @@ const refused: Record<string, { user: object; kubectl: string; hint: RegExp }> =
     kubectl: 'requesting uid, groups or user-extra for USER without impersonating a user',
     hint: /impersonate/,
   },
-  // Several at once: client-go's aggregate, `[a, b]` in its order, each hint said.
+  // Several at once: as kubectl prints client-go's aggregate, in its order, each hint said.
   several: {
     user: { token: 't', username: 'ops', 'client-certificate-data': 'YQ==' },
     kubectl:
-      '[client-key-data or client-key must be specified for USER to use the clientCert authentication method., more than one authentication method found for USER; found [token basicAuth], only one is allowed]',
+      'Error in configuration:\n* client-key-data or client-key must be specified for USER to use the clientCert authentication method.\n* more than one authentication method found for USER; found [token basicAuth], only one is allowed',
     hint: /key of its client certificate.* Keep one way to sign in/,
   },
 };
@@ -145,7 +145,7 @@ function refusedWith(name: string, kubectl: string, hint: RegExp): (error: unkno
     assert.equal(error.exitCode, ExitCode.usage, name);
     assert.equal(
       error.message,
-      `the kubeconfig's user ${user} is not valid; kubectl says: invalid configuration: ${kubectl.replaceAll('USER', user)}`,
+      `the kubeconfig's user ${user} is not valid; kubectl says: ${kubectl.replaceAll('USER', user)}`,
       name,
     );
     assert.match(error.hint ?? '', new RegExp(hint.source.replaceAll('USER', user)), name);

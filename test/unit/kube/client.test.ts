@@ -260,8 +260,18 @@ describe('loadKubeConfig', () => {
     // client-node reads the service address from process.env itself.
     process.env.KUBERNETES_SERVICE_HOST = '10.0.0.1';
     process.env.KUBERNETES_SERVICE_PORT = '443';
+    // The pod's service account files, under a folder standing in for the pod's root: they are
+    // read when the config is loaded, as client-go's InClusterConfig reads the token.
+    const root = join(dir, 'pod');
+    const account = join(root, 'var/run/secrets/kubernetes.io/serviceaccount');
+    mkdirSync(account, { recursive: true });
+    writeFileSync(join(account, 'token'), 'pod-token\n');
+    writeFileSync(join(account, 'ca.crt'), 'not read as a certificate: no request is sent');
     try {
-      const loaded = await loadKubeConfig({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', HOME: dir } });
+      const loaded = await loadKubeConfig({
+        env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', HOME: dir },
+        inClusterRoot: root,
+      });
       assert.equal(loaded.inCluster, true);
       assert.equal(loaded.server, 'https://10.0.0.1:443');
       await assert.rejects(

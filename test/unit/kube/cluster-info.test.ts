@@ -5,7 +5,7 @@
  * (validateAuthInfo; auth-info.ts, kubeconfig-file-open.ts), made by ctl when the kubeconfig is
  * loaded, before any request: exit 2, kubectl's words, what to change. Each expected text is what
  * kubectl 1.28 and 1.35 print for the same kubeconfig (`kubectl get ns`, run by hand when this test
- * was written), after client-go's `invalid configuration: `. Before, ctl refused none of these up
+ * was written), after kubectl's `error: ` (several: `Error in configuration:` and a `* ` line each). Before, ctl refused none of these up
  * front: a missing file failed the first request, a proxy-url failed (or not) as client-node made
  * of it.
  */
@@ -107,7 +107,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
       const masked = (text: string) => text.replace(/\/\/[^/]*@/, '//***@');
       assert.equal(
         error.message,
-        `the kubeconfig's cluster c-${context} is not valid; kubectl says: invalid configuration: invalid 'proxy-url' ${JSON.stringify(masked(url))} for cluster "c-${context}": ${masked(kubectl)}`,
+        `the kubeconfig's cluster c-${context} is not valid; kubectl says: invalid 'proxy-url' ${JSON.stringify(masked(url))} for cluster "c-${context}": ${masked(kubectl)}`,
         url,
       );
       assert.match(
@@ -131,7 +131,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
     const error = await refusal(file, 'secret');
     assert.equal(
       error.message,
-      `the kubeconfig's cluster c-secret is not valid; kubectl says: invalid configuration: invalid 'proxy-url' "ftp://***@proxy:21" for cluster "c-secret": unsupported scheme "ftp", must be http, https, or socks5`,
+      `the kubeconfig's cluster c-secret is not valid; kubectl says: invalid 'proxy-url' "ftp://***@proxy:21" for cluster "c-secret": unsupported scheme "ftp", must be http, https, or socks5`,
     );
     assert.ok(!`${error.message} ${error.hint}`.includes('hunter2'));
   });
@@ -155,13 +155,13 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
       both: 'certificate-authority-data and certificate-authority are both specified for c-both. certificate-authority-data will override.',
       missing: `unable to read certificate-authority ${missing} for c-missing due to open ${missing}: no such file or directory`,
       notDir: `unable to read certificate-authority ${ca}/inside.pem for c-notDir due to open ${ca}/inside.pem: not a directory`,
-      bothMissing: `[certificate-authority-data and certificate-authority are both specified for c-bothMissing. certificate-authority-data will override., unable to read certificate-authority ${missing} for c-bothMissing due to open ${missing}: no such file or directory]`,
+      bothMissing: `Error in configuration:\n* certificate-authority-data and certificate-authority are both specified for c-bothMissing. certificate-authority-data will override.\n* unable to read certificate-authority ${missing} for c-bothMissing due to open ${missing}: no such file or directory`,
     };
     for (const [context, kubectl] of Object.entries(expected)) {
       const error = await refusal(file, context);
       assert.equal(
         error.message,
-        `the kubeconfig's cluster c-${context} is not valid; kubectl says: invalid configuration: ${kubectl}`,
+        `the kubeconfig's cluster c-${context} is not valid; kubectl says: ${kubectl}`,
         context,
       );
       assert.match(
@@ -185,7 +185,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
     const error = await refusal(file, 'only');
     assert.equal(
       error.message,
-      `the kubeconfig's user u is not valid; kubectl says: invalid configuration: [unable to read client-cert ${noCert} for u due to open ${noCert}: no such file or directory, unable to read client-key ${noKey} for u due to open ${noKey}: no such file or directory]`,
+      `the kubeconfig's user u is not valid; kubectl says: Error in configuration:\n* unable to read client-cert ${noCert} for u due to open ${noCert}: no such file or directory\n* unable to read client-key ${noKey} for u due to open ${noKey}: no such file or directory`,
     );
     assert.match(
       error.hint ?? '',
@@ -202,7 +202,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
     const bothError = await refusal(both, 'both');
     assert.equal(
       bothError.message,
-      `the kubeconfig's user u and its cluster c-both are not valid; kubectl says: invalid configuration: [unable to read client-key ${noKey2} for u due to open ${noKey2}: no such file or directory, more than one authentication method found for u; found [token basicAuth], only one is allowed, invalid 'proxy-url' "ftp://proxy" for cluster "c-both": unsupported scheme "ftp", must be http, https, or socks5]`,
+      `the kubeconfig's user u and its cluster c-both are not valid; kubectl says: Error in configuration:\n* unable to read client-key ${noKey2} for u due to open ${noKey2}: no such file or directory\n* more than one authentication method found for u; found [token basicAuth], only one is allowed\n* invalid 'proxy-url' "ftp://proxy" for cluster "c-both": unsupported scheme "ftp", must be http, https, or socks5`,
     );
   });
 

@@ -107,7 +107,7 @@ describe('an exec plugin beside another credential of the same user', () => {
       (error: unknown) =>
         error instanceof UsageError &&
         error.message ===
-          "the kubeconfig's user u-noApiVersion is not valid; kubectl says: invalid configuration: apiVersion must be specified for u-noApiVersion to use exec authentication plugin",
+          "the kubeconfig's user u-noApiVersion is not valid; kubectl says: apiVersion must be specified for u-noApiVersion to use exec authentication plugin",
     );
     await assert.rejects(
       loadKubeConfig({ kubeconfig: file, context: 'badVersion', env: {} }),

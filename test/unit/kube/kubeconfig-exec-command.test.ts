@@ -190,7 +190,7 @@ describe('the auth-provider forms kubectl refuses, or client-node would serve ot
       form: 'an exec plugin beside an auth-provider',
       user: { exec: leavesMarker, 'auth-provider': { name: 'oidc', config: oidcConfig } },
       message:
-        "the kubeconfig's user USER has both an exec credential plugin and an auth-provider; kubectl says: invalid configuration: authProvider cannot be provided in combination with an exec plugin for USER",
+        "the kubeconfig's user USER has both an exec credential plugin and an auth-provider; kubectl says: authProvider cannot be provided in combination with an exec plugin for USER",
       hint: /remove the user's auth-provider/,
     },
     {
