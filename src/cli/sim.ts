@@ -14,7 +14,7 @@ export function register(program: Command, runtime: Runtime): void {
       'after',
       '\nExamples:\n' +
         '  ctl sim scenarios\n' +
-        '  ctl sim up --scenario happy-path --dir /tmp/sim --fast\n' +
+        '  ctl sim up --scenario happy-path --fast       # files in ./.ctl-sim\n' +
         '  ctl sim capture -n redis --out my-cluster.yaml && ctl sim up --scenario my-cluster.yaml\n' +
         '\nDocs: docs/simulator.md\n',
     );
@@ -43,10 +43,10 @@ export function register(program: Command, runtime: Runtime): void {
         'CTL_CA_FILE, CTL_BUNDLE and CTL_HELM_REPO: source it, and kubectl, helm and ctl\n' +
         'in that shell talk to the simulated cluster.\n' +
         '\nExamples:\n' +
-        '  ctl sim up --scenario happy-path --dir /tmp/sim --fast &\n' +
+        '  ctl sim up --scenario happy-path --fast &\n' +
         // No kubectl in the chain: ctl needs none, and a missing one would stop the && before ctl.
-        '  source /tmp/sim/env && ctl upgrade plan --to 8.2.0-18   # then kill %1\n' +
-        '  ctl sim up --scenario module-without-rhel9 --dir /tmp/sim   # realistic waits\n' +
+        '  source .ctl-sim/env && ctl upgrade plan --to 8.2.0-18   # then kill %1\n' +
+        '  ctl sim up --scenario module-without-rhel9 --dir ./rehearsal   # realistic waits\n' +
         '  ctl sim up --scenario ./my-scenario.yaml --kube-port 6443 --api-port 9443\n',
     )
     .action(async (_options: unknown, command: Command) => {
@@ -126,7 +126,7 @@ function registerCapture(sim: Command, runtime: Runtime): void {
       '\nExamples:\n' +
       '  ctl sim capture -n redis > my-cluster.yaml\n' +
       '  ctl sim capture -n redis --cluster rec --anonymize --out copy.yaml\n' +
-      '  ctl sim up --scenario copy.yaml --dir /tmp/rehearsal --fast\n' +
+      '  ctl sim up --scenario copy.yaml --fast\n' +
       '\nExit codes: 0 captured, 1 a cluster the scenario format cannot express,\n' +
       '2 no (or no single) cluster resource, 4 access refused.\n' +
       'Docs: docs/simulator.md ("Capture a live cluster")\n',

@@ -140,8 +140,9 @@ async function demo(input: DemoInput): Promise<void> {
 
     await showEndState(common, cluster.env.KUBECONFIG ?? cluster.kubeconfigPath);
     io.info(
-      // The quick start's rehearsal, step 3 of docs/quickstart.md, as one could type it now.
-      `\nRehearse by hand (docs/quickstart.md): ctl sim up --scenario ${shellQuote(input.scenario)} --dir ./sim --fast & then, once it prints ready, source ./sim/env and ctl upgrade plan.`,
+      // The quick start's rehearsal, step 3 of docs/quickstart.md, as one could type it now: the
+      // files in ctl sim up's default --dir, .ctl-sim of the working folder.
+      `\nRehearse by hand (docs/quickstart.md): ctl sim up --scenario ${shellQuote(input.scenario)} --fast & then, once it prints ready, source .ctl-sim/env and ctl upgrade plan.`,
     );
   } finally {
     await cluster.stop();

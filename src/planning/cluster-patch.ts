@@ -14,6 +14,7 @@
 
 import { dialectFields, type Dialect } from '../release/dialect.js';
 import { type KubeTarget, kubectlMergePatch, mergeBodies, patchAt } from './equivalent-commands.js';
+import { fromShellVariable } from './json-shell-variables.js';
 import { type ClusterSnapshot, type ImageSpec, otherImageSpecPath } from './snapshot.js';
 
 export interface ImageMove {
@@ -101,16 +102,19 @@ export function buildClusterPatch(
   if (unknownDigests.length > 0) {
     const names = unknownDigests.map((m) => `${m.field}.digestHash`).join(', ');
     const remove = mergeBodies(...unknownDigests.map((m) => patchAt([...m.path, 'digestHash'], null)));
+    // The digest the reader looks up goes in a shell variable the command reads (never a
+    // `<placeholder>` inside the quoted JSON, which pasted would be sent as it is).
     const setBoth = mergeBodies(
       ...unknownDigests.map((m) =>
         mergeBodies(
           patchAt([...m.path, 'versionTag'], m.to),
-          patchAt(
-            [...m.path, 'digestHash'],
-            `<sha256 digest of ${repositoryOf(m) ?? '<repository>'}:${m.to}>`,
-          ),
+          patchAt([...m.path, 'digestHash'], fromShellVariable(digestVariable(m.field))),
         ),
       ),
+    );
+    const lookups = unknownDigests.map(
+      (m) =>
+        `${digestVariable(m.field)} set to the digest (sha256:...) of ${repositoryOf(m) ?? `the ${m.field} image`}:${m.to}`,
     );
     return {
       kind: 'refuse',
@@ -118,10 +122,23 @@ export function buildClusterPatch(
       message: `${names} pin${unknownDigests.length === 1 ? 's' : ''} the image by digest and ctl does not know the digest of the target image: a new tag with the old digest would keep the old image`,
       fix:
         `Remove the digest: ${kubectlMergePatch(kube, 'rec', cluster.name, cluster.namespace, remove)} — ` +
-        `or set it to the target image's digest yourself: ${kubectlMergePatch(kube, 'rec', cluster.name, cluster.namespace, setBoth)}; then run ctl again.`,
+        `or set it to the target image's digest yourself: with the shell variable ${lookups.join(', and ')}, run ${kubectlMergePatch(kube, 'rec', cluster.name, cluster.namespace, setBoth)}; then run ctl again.`,
     };
   }
   return { kind: 'patch', body: mergeBodies(...bodies), moves };
+}
+
+/**
+ * The shell variable a printed command takes an image spec's target digest from:
+ * `redisEnterpriseImageSpec` -> `REDIS_ENTERPRISE_DIGEST`, `usageMeter.callHomeClient.imageSpec`
+ * -> `USAGE_METER_CALL_HOME_CLIENT_DIGEST`.
+ */
+export function digestVariable(field: string): string {
+  const words = field
+    .replace(/\.?imageSpec$/i, '')
+    .replaceAll('.', '_')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2');
+  return `${words.toUpperCase()}_DIGEST`;
 }
 
 /** Every image spec of the cluster that carries a digestHash (the node's first). */

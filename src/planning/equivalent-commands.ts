@@ -10,6 +10,7 @@
  */
 
 import { shellQuote } from '../io/shell-words.js';
+import { quoteJsonBody } from './json-shell-variables.js';
 import { commandFor, invocation, type KubeTarget } from '../kube/kube-target.js';
 import type { FieldPath } from '../release/dialect.js';
 
@@ -40,7 +41,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** `kubectl patch <kind> <name> -n <ns> --type merge -p '<json>'` */
+/**
+ * `kubectl patch <kind> <name> -n <ns> --type merge -p '<json>'`; a value of the body that the
+ * command takes from a shell variable (fromShellVariable) is spliced in as `"'"${NAME:?}"'"`.
+ */
 export function kubectlMergePatch(
   target: KubeTarget,
   kind: string,
@@ -48,7 +52,7 @@ export function kubectlMergePatch(
   namespace: string,
   body: unknown,
 ): string {
-  return `${invocation('kubectl', target)} patch ${kind} ${shellQuote(name)} -n ${shellQuote(namespace)} --type merge -p ${shellQuote(JSON.stringify(body))}`;
+  return `${invocation('kubectl', target)} patch ${kind} ${shellQuote(name)} -n ${shellQuote(namespace)} --type merge -p ${quoteJsonBody(body)}`;
 }
 
 /** `kubectl <words>`, each word quoted (a placeholder is a plain capital word: src/io/shell-words.ts). */

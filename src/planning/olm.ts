@@ -17,7 +17,9 @@
  */
 
 import { array, getPath, record, str } from '../json-read.js';
-import { type KubeTarget, oc, shellQuote } from './equivalent-commands.js';
+import { type DigestLookup, digestVariable } from './cluster-patch.js';
+import { type KubeTarget, kubectl, oc, shellQuote } from './equivalent-commands.js';
+import { fromShellVariable } from './json-shell-variables.js';
 import {
   compareOperatorVersions,
   formatOperatorVersion,
@@ -438,16 +440,57 @@ export function relatedDigest(
   return entry ? parseImageReference(entry.image).digest : undefined;
 }
 
+export interface PlannedDigests {
+  /** The target CSV the digests come from. */
+  csv: string;
+  /** Each pinned image's digest as a shell variable (src/planning/json-shell-variables.ts). */
+  digestOf: DigestLookup;
+  /**
+   * `NAME=$(kubectl get csv ...)` for each variable digestOf gave, in that order: run before the
+   * patch on its line (`A=$(...) && kubectl patch ...`), they read the digests from the CSV.
+   */
+  assignments: string[];
+}
+
 /**
- * For the plan, made before the target CSV is installed: each pinned digest named by where the
- * run takes it from (the target CSV's spec.relatedImages, src/steps/olm-digests.ts).
+ * For the plan, made before the target CSV is installed: each pinned digest is read, when the
+ * printed command runs, from where the run takes it (the target CSV's spec.relatedImages, by the
+ * name Redis's bundle gives the image: src/steps/olm-digests.ts), into a shell variable the
+ * patch's JSON takes. `sed -n 's/^[^@]*@//p'` keeps the digest of `<repository>@sha256:...` and
+ * prints nothing for an image named by tag, so the patch's `${NAME:?}` stops the line then, as
+ * the run stops. An image with no related name gets no digest (the patch is refused with the fix).
  */
 export function plannedOlmDigests(
   olm: OlmSnapshot,
   target: string,
-): (repository: string | undefined) => string {
+  where: { kube: KubeTarget; namespace: string },
+): PlannedDigests {
   const csv = olmRoute(olm, target).targetCsv;
-  return (repository) => `<digest of ${repository ?? 'the image'} in ${csv} spec.relatedImages>`;
+  const assignments = new Map<string, string>();
+  const digestOf: DigestLookup = (_repository, _tag, image) => {
+    const name = relatedImageName(image);
+    if (name === undefined) return undefined;
+    const variable = digestVariable(image.field);
+    const read = kubectl(
+      where.kube,
+      'get',
+      'csv',
+      csv,
+      '-n',
+      where.namespace,
+      '-o',
+      `jsonpath={.spec.relatedImages[?(@.name==${JSON.stringify(name)})].image}`,
+    );
+    assignments.set(variable, `${variable}=$(${read} | sed -n 's/^[^@]*@//p')`);
+    return fromShellVariable(variable);
+  };
+  return {
+    csv,
+    digestOf,
+    get assignments() {
+      return [...assignments.values()];
+    },
+  };
 }
 
 /**

@@ -63,12 +63,15 @@ export function loadScenario(
   }
   if (!looksLikePath(nameOrFile) && !existsSync(nameOrFile)) {
     const near = nearestNames(nameOrFile, builtIns);
-    throw new ScenarioError(
-      `unknown scenario "${nameOrFile}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`,
-      {
-        hint: `Built-in scenarios: ${builtIns.join(', ')}. Or give the path to a scenario YAML file.`,
-      },
-    );
+    const guess =
+      near.length === 0
+        ? ''
+        : near.length <= 2
+          ? `; did you mean ${near.join(' or ')}?`
+          : `; did you mean one of ${near.join(', ')}?`;
+    throw new ScenarioError(`unknown scenario "${nameOrFile}"${guess}`, {
+      hint: `Built-in scenarios: ${builtIns.join(', ')}. Or give the path to a scenario YAML file.`,
+    });
   }
   let text: string;
   try {
@@ -83,10 +86,25 @@ export function loadScenario(
 }
 
 /**
- * The built-in names a mistyped one is closest to (at most a third of its letters off, as
- * commander's "did you mean" for commands), nearest first; none when nothing is close.
+ * The built-in names a mistyped one is closest to, nearest first; none when nothing is close. A
+ * name whose first word names a family of scenarios (`olm-installed`: the `olm-*` ones) is
+ * answered within it: its closest members, else all of them, never a scenario of another kind
+ * that is only spelt alike (`helm-installed` is two letters from `olm-installed`).
  */
 export function nearestNames(typed: string, names: readonly string[]): string[] {
+  const dash = typed.indexOf('-');
+  const family =
+    dash > 0 ? names.filter((name) => name.startsWith(typed.slice(0, dash + 1).toLowerCase())) : [];
+  if (family.length === 0) return closestNames(typed, names);
+  const near = closestNames(typed, family);
+  return near.length > 0 ? near : family;
+}
+
+/**
+ * The names at most a third of its letters off `typed` (as commander's "did you mean" for
+ * commands), nearest first.
+ */
+function closestNames(typed: string, names: readonly string[]): string[] {
   const limit = Math.max(1, Math.floor(typed.length / 3));
   const scored = names
     .map((name) => ({ name, distance: editDistance(typed.toLowerCase(), name) }))

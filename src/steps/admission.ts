@@ -108,7 +108,9 @@ async function reapplyWebhook(
   const legacy = name !== LEGACY_WEBHOOK ? live.find((w) => w.metadata?.name === LEGACY_WEBHOOK) : undefined;
 
   const cert = await admissionCert(ctx, namespace, wait);
-  const desired = withCaBundle(webhook, cert ?? '<data.cert of Secret admission-tls>');
+  // No certificate only in dry-run, before the operator has made the Secret: the release's
+  // webhook as it is, never a placeholder the API server would judge (--dry-run=server).
+  const desired = cert === undefined ? webhook : withCaBundle(webhook, cert);
   const current = live.find((w) => w.metadata?.name === name);
   if (!legacy && cert !== undefined && current && contains(current, desired)) {
     return { skipped: `${name} is already up to date and trusts ${ADMISSION_TLS_SECRET}` };

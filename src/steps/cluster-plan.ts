@@ -9,7 +9,7 @@ import { kubectlMergePatch, mergeBodies } from '../planning/equivalent-commands.
 import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
 import { plannedOlmDigests } from '../planning/olm.js';
 import type { ClusterSnapshot } from '../planning/snapshot.js';
-import { type PlanContext, type StepPlan, action } from '../planning/plan.js';
+import { type PlanContext, type StepPlan, action, operatorNamespace } from '../planning/plan.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
 import { modulesToSet, userDefinedModulesBody } from './cluster-user-defined-modules.js';
 
@@ -41,14 +41,19 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
   if (cluster.autoUpgrade) return { skip: 'auto-upgrade is on: the operator upgrades the cluster' };
   const fields = dialectFields(snapshot.dialect);
   const olmDigests =
-    resolved.method === 'olm' && snapshot.olm ? plannedOlmDigests(snapshot.olm, target.operator) : undefined;
+    resolved.method === 'olm' && snapshot.olm
+      ? plannedOlmDigests(snapshot.olm, target.operator, {
+          kube: snapshot.kubeTarget,
+          namespace: operatorNamespace(snapshot),
+        })
+      : undefined;
   const patch = buildClusterPatch(
     snapshot.kubeTarget,
     cluster,
     snapshot.dialect,
     tag,
     target.operator,
-    olmDigests,
+    olmDigests?.digestOf,
   );
   if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
@@ -61,13 +66,18 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
     (modulesBody ? `; list ${modules.map((m) => m.name).join(', ')} in spec.userDefinedModules` : '');
   const digests =
     olmDigests && digestPinnedSpecs(cluster, snapshot.dialect).length > 0
-      ? ', each digestHash to the digest the target CSV relates (read after the operator step)'
+      ? `, each digestHash to the digest the target CSV relates (read from ${olmDigests.csv} after the operator step)`
       : '';
+  // The digests' variables are set first on the same line (`NAME=$(kubectl get csv ...) && ...`).
+  const patchCommand = [
+    ...(olmDigests?.assignments ?? []),
+    kubectlMergePatch(snapshot.kubeTarget, 'rec', cluster.name, cluster.namespace, body),
+  ].join(' && ');
   return {
     actions: [
       action(
         `Set ${fields.imageSpecPath.slice(1).join('.')}.versionTag from ${cluster.image.versionTag ?? '(default)'} to ${tag}${also}${digests}`,
-        kubectlMergePatch(snapshot.kubeTarget, 'rec', cluster.name, cluster.namespace, body),
+        patchCommand,
       ),
     ],
   };

@@ -244,7 +244,7 @@ describe('npm pack, then npm install -g of the tarball into an empty prefix', ()
     // Its last line is the quick start's next step, as one types it (docs/quickstart.md, step 3).
     assert.match(
       demo.stderr,
-      /ctl sim up --scenario happy-path --dir \.\/sim --fast & then, once it prints ready, source \.\/sim\/env and ctl upgrade plan\.\n$/,
+      /ctl sim up --scenario happy-path --fast & then, once it prints ready, source \.ctl-sim\/env and ctl upgrade plan\.\n$/,
     );
 
     await firstContact(ctl, { cwd: dir, home, installed });

@@ -175,9 +175,10 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
         text.stdout,
         /oc --kubeconfig \S+ patch installplan .* -n redis --type merge -p '\{"spec":\{"approved":true\}\}'/,
       );
+      // The node image's digest: read from the target CSV's relatedImages when the line runs.
       assert.match(
         text.stdout,
-        /digestHash":"<digest of registry\.connect\.redhat\.com\/redislabs\/redis-enterprise in redis-enterprise-operator\.v7\.8\.6-20 spec\.relatedImages>/,
+        /REDIS_ENTERPRISE_DIGEST=\$\(kubectl --kubeconfig \S+ get csv redis-enterprise-operator\.v7\.8\.6-20 -n redis -o 'jsonpath=\{\.spec\.relatedImages\[\?\(@\.name=="redis-enterprise-node"\)\]\.image\}' \| sed -n 's\/\^\[\^@\]\*@\/\/p'\) && kubectl .*"digestHash":"'"\$\{REDIS_ENTERPRISE_DIGEST:\?\}"'"/,
       );
 
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);

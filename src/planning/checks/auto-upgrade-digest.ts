@@ -31,7 +31,12 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
     // Under OLM the target CSV's relatedImages name the target images by digest: the cluster
     // step reads them once OLM has installed it (and stops with the fix if one is missing).
     const olm = input.resolved.method === 'olm' ? input.snapshot.olm : undefined;
-    const digests = olm ? plannedOlmDigests(olm, input.target.operator) : undefined;
+    const digests = olm
+      ? plannedOlmDigests(olm, input.target.operator, {
+          kube: input.snapshot.kubeTarget,
+          namespace: input.snapshot.operator?.namespace ?? input.snapshot.namespace,
+        }).digestOf
+      : undefined;
     const patch = buildClusterPatch(
       input.snapshot.kubeTarget,
       rec,

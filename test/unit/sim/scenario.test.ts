@@ -10,6 +10,7 @@ import {
   builtInScenarioDir,
   listScenarios,
   loadScenario,
+  nearestNames,
   parseScenario,
   type Scenario,
   withFastTiming,
@@ -622,6 +623,27 @@ describe('loadScenario', () => {
       () => loadScenario(missing),
       (error: Error) => error instanceof ScenarioError && error.message.includes(missing),
     );
+  });
+
+  it('a mistyped name is answered within its family: an OLM name gets the OLM scenarios, not helm-installed', () => {
+    const names = listScenarios().map((scenario) => scenario.name);
+    const olm = names.filter((name) => name.startsWith('olm-')).sort();
+    assert.ok(olm.length > 2, olm.join(', '));
+    // Two letters from helm-installed, far from every olm-* name: all of them are offered.
+    assert.deepEqual(nearestNames('olm-installed', names), olm);
+    assert.throws(
+      () => loadScenario('olm-installed'),
+      (error: Error) =>
+        error instanceof ScenarioError &&
+        error.message === `unknown scenario "olm-installed"; did you mean one of ${olm.join(', ')}?` &&
+        !error.message.includes('helm-installed'),
+    );
+    // Within the family the closest still wins, and a name of no family is matched as before.
+    assert.deepEqual(nearestNames('olm-manul', names), ['olm-manual']);
+    assert.deepEqual(nearestNames('helm-instaled', names), ['helm-installed']);
+    assert.deepEqual(nearestNames('hapy-path', names), ['happy-path']);
+    assert.deepEqual(nearestNames('openshfit', names), ['openshift']);
+    assert.deepEqual(nearestNames('no-such-scenario', names), []);
   });
 
   it("reads a file by path with the reader it is given (ctl's bounded one); the reader's own refusal is thrown as it is", () => {

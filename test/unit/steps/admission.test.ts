@@ -167,6 +167,31 @@ describe('admission step', () => {
   });
 });
 
+describe('admission step, dry-run before the operator made Secret admission-tls', () => {
+  it('hands the API server the release webhook as it is, never a placeholder caBundle', async () => {
+    const { h } = setup();
+    const step = createAdmissionStep({
+      wait: () => Promise.reject(new Error('no wait in dry-run')),
+    });
+    h.cluster.put(webhook('redis-enterprise-admission', 'redisenterprise.admission.redislabs', 'b2xk'));
+    // What --dry-run=server sends to be judged: the objects given to apply.
+    const sent: KubeObject[] = [];
+    h.deps.kubeWriter.apply = async (objects) => {
+      sent.push(...objects);
+      return [];
+    };
+    await h.run(step, { dryRun: true });
+    assert.equal(sent.length, 1);
+    const entries = sent[0]?.webhooks as { clientConfig: { caBundle?: string } }[];
+    assert.deepEqual(
+      entries.map((e) => e.clientConfig.caBundle),
+      [''],
+      'the caBundle of the release webhook.yaml',
+    );
+    assert.doesNotMatch(JSON.stringify(sent), /</);
+  });
+});
+
 describe('contains', () => {
   it('accepts server defaults and rejects a changed value', () => {
     const desired = { a: 1, list: [{ name: 'x', v: 'y' }] };

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../src/kube/reads.js';
 import { runChecks } from '../../../src/planning/checks/index.js';
 import { buildClusterPatch } from '../../../src/planning/cluster-patch.js';
-import { toCluster } from '../../../src/planning/snapshot.js';
+import {
+  type OlmSnapshot,
+  relatedDigest,
+  type RelatedImage,
+  relatedImageName,
+} from '../../../src/planning/olm.js';
+import { type Snapshot, toCluster } from '../../../src/planning/snapshot.js';
 import { createClusterStep } from '../../../src/steps/cluster.js';
 import { imageAtTarget } from '../../../src/steps/image-at-target.js';
 import { planUpgrade, REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
@@ -91,9 +101,17 @@ describe('the cluster patch moves digests with their tags, or refuses', () => {
     assert.equal(check.status, 'fail');
     assert.match(check.message, /redisEnterpriseImageSpec\.digestHash pins the image by digest/);
     assert.match(check.fix, /'\{"spec":\{"redisEnterpriseImageSpec":\{"digestHash":null\}\}\}'/);
+    // The digest the reader looks up comes from a shell variable the fix names (unset, the
+    // command stops): never a placeholder inside the quoted JSON.
     assert.match(
       check.fix,
-      /"versionTag":"7\.8\.2-60","digestHash":"<sha256 digest of redislabs\/redis:7\.8\.2-60>"/,
+      /with the shell variable REDIS_ENTERPRISE_DIGEST set to the digest \(sha256:\.\.\.\) of redislabs\/redis:7\.8\.2-60, run kubectl /,
+    );
+    assert.ok(
+      check.fix.includes(
+        `'{"spec":{"redisEnterpriseImageSpec":{"versionTag":"7.8.2-60","digestHash":"'"\${REDIS_ENTERPRISE_DIGEST:?}"'"}}}'`,
+      ),
+      check.fix,
     );
     assert.equal(plan.blocked, true);
     const step = plan.steps.find((s) => s.id === 'cluster')!;
@@ -133,6 +151,117 @@ describe('the cluster patch moves digests with their tags, or refuses', () => {
     );
     assert.equal(planned.kind, 'patch');
     assert.deepEqual(sent, planned.kind === 'patch' ? planned.body.spec : undefined);
+  });
+});
+
+/** The certified CSV's relatedImages of the target, as the run reads them: two by digest, one by tag. */
+const RELATED: RelatedImage[] = [
+  {
+    name: 'redis-enterprise-node',
+    image: 'registry.connect.redhat.com/redislabs/redis-enterprise@sha256:n0de',
+  },
+  { name: 'services-rigger', image: 'registry.connect.redhat.com/redislabs/services-manager@sha256:r1gger' },
+  { name: 'bootstrapper', image: 'registry.connect.redhat.com/redislabs/operator:7.8.2-6' },
+];
+
+/**
+ * Runs a printed command through sh with a kubectl of the test's: `get` answers the jsonpath of
+ * one relatedImages name as kubectl would from RELATED, `patch` prints its -p argument.
+ */
+function runWithFakeKubectl(command: string): { code: number; stdout: string; stderr: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fake-kubectl-'));
+  try {
+    const cases = RELATED.map((r) => `    *'"${r.name}"'*) echo '${r.image}' ;;`).join('\n');
+    writeFileSync(
+      path.join(dir, 'kubectl'),
+      `#!/bin/sh\nif [ "$1" = get ]; then\n  case "$*" in\n${cases}\n  esac\n  exit 0\nfi\n` +
+        `while [ "$#" -gt 0 ] && [ "$1" != -p ]; do shift; done\nprintf '%s' "$2"\n`,
+      { mode: 0o755 },
+    );
+    const result = spawnSync('sh', ['-c', command], {
+      env: { PATH: `${dir}${path.delimiter}${process.env.PATH ?? ''}` },
+      encoding: 'utf8',
+    });
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('under OLM the printed patch reads the digests from the target CSV (run through sh)', () => {
+  const csv = 'redis-enterprise-operator.v7.4.6-2';
+  const olm: OlmSnapshot = {
+    csv,
+    subscription: {
+      name: 'redis-enterprise-operator-cert',
+      package: 'redis-enterprise-operator-cert',
+      channel: '7.8.2',
+      approval: 'Manual',
+      source: 'certified-operators',
+      sourceNamespace: 'openshift-marketplace',
+      installedCSV: csv,
+      currentCSV: csv,
+      state: 'AtLatestKnown',
+    },
+    installPlans: [],
+  };
+  const clusterCommand = (mutate: (s: Snapshot) => void): { command: string; body: unknown } => {
+    const snapshot = makeSnapshot((s) => {
+      s.cluster!.image.digestHash = OLD;
+      s.olm = structuredClone(olm);
+      mutate(s);
+    });
+    const plan = planUpgrade(snapshot, makeTarget());
+    assert.equal(plan.target.method, 'olm');
+    const actions = plan.steps.find((step) => step.id === 'cluster')?.actions ?? [];
+    assert.equal(actions.length, 1, JSON.stringify(plan.steps.find((step) => step.id === 'cluster')));
+    // What the run sends once the CSV is installed (src/steps/olm-digests.ts): the same builder,
+    // the digests looked up in the CSV's relatedImages as the run looks them up.
+    const run = buildClusterPatch(
+      {},
+      snapshot.cluster!,
+      'redis',
+      plan.target.clusterVersion ?? '',
+      '7.8.2-6',
+      (repository, _tag, image) => relatedDigest(RELATED, repository, relatedImageName(image)),
+    );
+    return { command: actions[0]!.command, body: run.kind === 'patch' ? run.body : run };
+  };
+
+  it('sets each variable from the CSV, then sends exactly the patch the run sends', () => {
+    const { command, body } = clusterCommand((s) => {
+      s.cluster!.otherImages.redisEnterpriseServicesRiggerImageSpec = {
+        repository: 'redislabs/services-manager',
+        versionTag: '7.4.6-2',
+        digestHash: OLD,
+      };
+    });
+    assert.match(
+      command,
+      /^REDIS_ENTERPRISE_DIGEST=\$\(kubectl get csv redis-enterprise-operator\.v7\.8\.2-6 -n redis /,
+    );
+    assert.match(command, / && REDIS_ENTERPRISE_SERVICES_RIGGER_DIGEST=\$\(kubectl get csv /);
+    assert.doesNotMatch(command, /</);
+    const result = runWithFakeKubectl(command);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), body);
+    assert.match(result.stdout, /"digestHash":"sha256:n0de"/);
+    assert.match(result.stdout, /"digestHash":"sha256:r1gger"/);
+  });
+
+  it('a related image named by tag leaves its variable empty: the line stops before the patch', () => {
+    const { command } = clusterCommand((s) => {
+      s.cluster!.otherImages.bootstrapperImageSpec = {
+        repository: 'redislabs/operator',
+        versionTag: '7.4.6-2',
+        digestHash: OLD,
+      };
+    });
+    assert.match(command, /BOOTSTRAPPER_DIGEST=/);
+    const result = runWithFakeKubectl(command);
+    assert.notEqual(result.code, 0);
+    assert.equal(result.stdout, '', 'no patch was sent');
+    assert.match(result.stderr, /BOOTSTRAPPER_DIGEST/);
   });
 });
 
