@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { helmReleaseNameProblem } from '../exec/helm-release-name.js';
 import { checkFilePath, INPUT_FILE_LIMITS, resolveStatePath } from '../io/paths.js';
 import { parseStateStoreKind } from '../planning/state-store-kind.js';
+import type { ModulePackage } from '../planning/module-package.js';
 import type { TargetFlags, TargetSelection } from '../planning/target.js';
 import type { Io } from '../io/io.js';
 import type { Runtime } from './globals.js';
@@ -141,10 +142,18 @@ async function withUserDefinedModules<T extends TargetSelection & { operator?: s
  * (api-permissions). Each file is checked as the run checks it, so a plan does not call Ready a
  * run that would refuse its package.
  */
-function remediationOf(command: Command): { remediate?: { moduleFiles: number } } {
+async function remediationOf(
+  command: Command,
+): Promise<{ remediate?: { moduleFiles: number; packages: ModulePackage[] } }> {
   const o = command.opts() as { remediate?: boolean; moduleFile?: string[] };
-  for (const file of o.moduleFile ?? []) inputFile('--module-file', file, INPUT_FILE_LIMITS.moduleFile);
-  return o.remediate === true ? { remediate: { moduleFiles: o.moduleFile?.length ?? 0 } } : {};
+  const files = (o.moduleFile ?? []).map((file) =>
+    inputFile('--module-file', file, INPUT_FILE_LIMITS.moduleFile),
+  );
+  if (o.remediate !== true) return {};
+  // What each package holds, for the module-packages check (read as the run reads it). Loaded
+  // only here: a plan without --remediate reads no zip.
+  const { readModulePackages } = await import('../planning/module-package.js');
+  return { remediate: { moduleFiles: files.length, packages: await readModulePackages(files) } };
 }
 
 /** `ctl upgrade plan`. */
@@ -158,7 +167,10 @@ export async function planAction(command: Command, runtime: Runtime): Promise<vo
   const target =
     flags.to === undefined
       ? undefined
-      : { ...(await withUserDefinedModules(command, resolveTarget(flags))), ...remediationOf(command) };
+      : {
+          ...(await withUserDefinedModules(command, resolveTarget(flags))),
+          ...(await remediationOf(command)),
+        };
   const connection = readConnectionFlags(command, runtime.env);
   const { runPlanCommand } = await import('../commands/plan.js');
   await runPlanCommand({

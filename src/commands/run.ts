@@ -94,7 +94,17 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
   const target = {
     ...decided.target,
     steps: { only: input.only, skip: input.skip },
-    ...(input.remediate ? { remediate: { moduleFiles: input.moduleFiles.length } } : {}),
+    ...(input.remediate
+      ? {
+          remediate: {
+            moduleFiles: input.moduleFiles.length,
+            // What each package holds, for the module-packages check: read as the upload reads it.
+            packages: await (
+              await import('../planning/module-package.js')
+            ).readModulePackages(input.moduleFiles),
+          },
+        }
+      : {}),
   };
   record.target = {
     operator: target.operator,

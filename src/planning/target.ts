@@ -8,6 +8,7 @@
 import { UsageError } from '../errors.js';
 import type { StepSelection } from './step-selection.js';
 import type { UserDefinedModule } from './user-defined-modules-patch.js';
+import type { ModulePackage } from './module-package.js';
 import { CHECK_IDS, type CheckId, isCheckId } from './checks/index.js';
 import { isKnownOperatorVersion } from '../release/catalog.js';
 import {
@@ -74,8 +75,10 @@ export interface Target {
    * `--remediate` of `run` (and of `plan`, to judge that run), with how many `--module-file`:
    * the run may then change the cluster through the management API, which the api-permissions
    * check judges the API user's role by. Absent: no change goes through the management API.
+   * `packages`: what each --module-file holds (module-package.ts), which the module-packages
+   * check holds to the modules the freeze needs.
    */
-  remediate?: { moduleFiles: number } | undefined;
+  remediate?: { moduleFiles: number; packages?: ModulePackage[] | undefined } | undefined;
 }
 
 /** The flags as commander hands them over. */

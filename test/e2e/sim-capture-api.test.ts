@@ -1,13 +1,12 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { Scenario } from '../../src/sim/scenario.js';
 import { withCapture } from './sim-capture-support.js';
 import { assertExit, TARGET, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
+import { rejsonRhel9Package } from '../helpers/module-package.js';
 
 /**
  * `ctl sim capture` of what the management API says (src/planning/scenario-capture.ts):
@@ -38,9 +37,8 @@ interface Judged {
 }
 
 async function judgePermissions(sim: UpgradeSim): Promise<Judged> {
-  // The simulated API reads a package's metadata from its name (upgrade-api-permissions.test.ts).
-  const file = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
-  writeFileSync(file, 'not really a zip: the simulator reads the name');
+  // RedisJSON's RHEL9 package: the module-packages check reads its module.json.
+  const file = rejsonRhel9Package(sim.sandbox.dir);
   const plan = await sim.ctl([
     'upgrade',
     'plan',

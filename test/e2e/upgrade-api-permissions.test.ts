@@ -1,7 +1,6 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
@@ -15,6 +14,7 @@ import {
   type UpgradeSim,
   withUpgradeSim,
 } from './upgrade-support.js';
+import { rejsonRhel9Package } from '../helpers/module-package.js';
 
 /**
  * The api-permissions check (src/planning/checks/api-permissions.ts) against the simulated
@@ -56,9 +56,7 @@ function check(stdout: string, id = 'api-permissions'): PlanCheck {
 
 function moduleFileIn(sim: UpgradeSim): string {
   // The simulated API reads a package's metadata from its name (upgrade-blocked.test.ts).
-  const file = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
-  writeFileSync(file, 'not really a zip: the simulator reads the name');
-  return file;
+  return rejsonRhel9Package(sim.sandbox.dir);
 }
 
 const REMEDIATE = ['--ignore-check', 'modules-compatible', '--remediate', '--module-file'];

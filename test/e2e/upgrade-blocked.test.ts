@@ -15,6 +15,7 @@ import {
   TARGET,
   withUpgradeSim,
 } from './upgrade-support.js';
+import { rejsonRhel9Package } from '../helpers/module-package.js';
 
 /**
  * The scenarios where the upgrade must not go ahead, or must stop half-way and say how to go
@@ -149,10 +150,9 @@ describe('ctl upgrade on module-without-rhel9 (e2e)', () => {
       );
       assert.equal(readState(sim).steps.monitor?.status, 'failed');
 
-      // The simulated management API reads a package's metadata from its file name (RedisJSON's
-      // package name: redis/docs rs/references/rest-api/requests/modules/_index.md).
-      const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
-      writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
+      // RedisJSON's RHEL9 package (its name: redis/docs rs/references/rest-api/requests/modules/
+      // _index.md), a zip with its module.json, which the simulated management API reads.
+      const moduleFile = rejsonRhel9Package(sim.sandbox.dir);
       const fixed = await sim.ctl([...base, '--remediate', '--module-file', moduleFile]);
       assertExit(fixed, 0, 'the remediating run');
       const uploads = sim.cluster.audit.filter('POST', '/v2/modules');

@@ -1,8 +1,7 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import {
@@ -17,6 +16,7 @@ import {
   writesTo,
   withUpgradeSim,
 } from './upgrade-support.js';
+import { rejsonRhel9Package } from '../helpers/module-package.js';
 
 /**
  * `ctl upgrade run` killed (SIGKILL: no chance to save anything) in the middle of its steps, on
@@ -109,8 +109,7 @@ describe('ctl upgrade run, interrupted (e2e)', { concurrency: true }, () => {
     await withUpgradeSim(
       'module-without-rhel9',
       async (sim) => {
-        const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
-        writeFileSync(moduleFile, 'the simulator reads the file name');
+        const moduleFile = rejsonRhel9Package(sim.sandbox.dir);
         const args = [
           ...RUN,
           '--ignore-check',

@@ -1,8 +1,6 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { clusterTagFor } from '../../src/release/catalog.js';
@@ -19,6 +17,7 @@ import {
   writesTo,
   withUpgradeSim,
 } from './upgrade-support.js';
+import { writeModulePackage } from '../helpers/module-package.js';
 
 /**
  * `ctl upgrade run` end to end on the built-in scenarios of real-world situations
@@ -202,8 +201,11 @@ describe('ctl upgrade run on modules-upload-disabled (e2e)', () => {
       await withUpgradeSim('modules-upload-disabled', async (sim) => {
         const { scenario } = sim.cluster;
         const target = scenario.operator.version;
-        const moduleFile = path.join(sim.sandbox.dir, 'search.Linux-rhel9-x86_64.8.2.0.zip');
-        writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
+        const moduleFile = writeModulePackage(sim.sandbox.dir, {
+          file: 'redisearch.Linux-rhel9-x86_64.8.2.0.zip',
+          module: 'search',
+          version: '8.2.0',
+        });
         const result = await sim.ctl([
           'upgrade',
           'run',

@@ -14,13 +14,12 @@
  */
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, test } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { rsVersionOfTag } from '../../src/steps/roll-facts.js';
 import { assertExit, readState, TARGET, type UpgradeSim, withUpgradeSim } from '../e2e/upgrade-support.js';
 import { type RewritingApi, type Rewrites, startRewritingApi } from './rewriting-api.js';
+import { rejsonRhel9Package } from '../helpers/module-package.js';
 
 type Item = Record<string, unknown>;
 
@@ -55,8 +54,7 @@ describe(
       assertExit(frozen, 1, 'the frozen run');
       assert.match(frozen.stderr, /the cluster upgrade is frozen/);
       // The simulated API reads a package's metadata from its file name (e2e/upgrade-blocked.test.ts).
-      const moduleFile = path.join(sim.sandbox.dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
-      writeFileSync(moduleFile, 'not really a zip: the simulator reads the name');
+      const moduleFile = rejsonRhel9Package(sim.sandbox.dir);
       const remediate = [...base, '--remediate', '--module-file', moduleFile];
       api.use(sim.env, rewrites);
       const remediated = await sim.ctl(remediate, { env: api.env });

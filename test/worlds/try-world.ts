@@ -16,6 +16,7 @@ import { compareDatabaseVersions } from './versions.js';
 import { startUpgradeSim, type UpgradeSim } from '../e2e/upgrade-support.js';
 import { pickTarget } from './targets.js';
 import { scenarioYaml, type World } from './world.js';
+import { writeModulePackage } from '../helpers/module-package.js';
 
 export type WorldOutcome =
   /** No target to try, or the plan did not say Ready: the promise says nothing about the run. */
@@ -107,10 +108,19 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     ...(world.ctl.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
     ...(world.ctl.address === 'flags' ? addressFlags(sim) : []),
   ];
-  // --remediate with a module package (the simulator reads its name): for the plan to judge, and the run to use.
-  const moduleFile = path.join(sim.sandbox.dir, 'redisearch.Linux-rhel9-x86_64.2.8.13.zip');
-  if (world.ctl.remediate) writeFileSync(moduleFile, 'a module package: the simulator reads its name');
-  const remediate = world.ctl.remediate ? ['--remediate', '--module-file', moduleFile] : [];
+  // --remediate with a module package (RediSearch 2.8.13 for RHEL9, a zip with its module.json):
+  // for the plan to judge (module-packages), and the run to use.
+  const remediate = world.ctl.remediate
+    ? [
+        '--remediate',
+        '--module-file',
+        writeModulePackage(sim.sandbox.dir, {
+          file: 'redisearch.Linux-rhel9-x86_64.2.8.13.zip',
+          module: 'search',
+          version: '2.8.13',
+        }),
+      ]
+    : [];
   const planFile = path.join(sim.sandbox.dir, 'plan.json');
   const ctl = (args: string[], timeoutMs: number) =>
     runCtl(args, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir, timeoutMs });

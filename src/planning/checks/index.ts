@@ -31,6 +31,7 @@ import { databaseVersionSupportedCheck } from './database-version-supported.js';
 import { helmAvailableCheck } from './helm-available.js';
 import { helmReleaseHealthyCheck } from './helm-release-healthy.js';
 import { licenseValidCheck } from './license-valid.js';
+import { modulePackagesCheck } from './module-packages.js';
 import { modulesCompatibleCheck } from './modules-compatible.js';
 import { olmApprovalCheck } from './olm-approval.js';
 import { olmClusterNameCheck } from './olm-cluster-name.js';
@@ -72,6 +73,7 @@ export const CHECKS = [
   apiReachableCheck,
   permissionsCheck,
   apiPermissionsCheck,
+  modulePackagesCheck,
   releaseAdvisoriesCheck,
   releaseRulesCheck,
   platformSupportedCheck,

@@ -40,7 +40,7 @@ function checkModulesCompatible(input: CheckInput): Outcome {
 }
 
 function checkModulesInUse(input: CheckInput): Outcome {
-  const { snapshot, target, resolved } = input;
+  const { snapshot, target } = input;
   const rec = clusterOf(input);
   // The modules of --user-defined-modules too: with auto-upgrade on the operator moves the
   // cluster itself and the cluster step writes nothing, so they would never be set.
@@ -68,11 +68,57 @@ function checkModulesInUse(input: CheckInput): Outcome {
       'Fix api-reachable to verify the RHEL9 module builds.',
     );
   }
+  const { inUse, missing, fixes, uploadable, unknown, listed } = judgeModulesInUse(input);
+  if (missing.length > 0) {
+    return fail(
+      `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
+      `For each module: ${[...new Set(fixes)].join('; ')}.` +
+        (uploadable.length > 0 ? remediation(target.operator, ctlTargetOf(snapshot)) : ''),
+    );
+  }
+  if (unknown.length > 0) {
+    return warn(
+      `cannot tell the platforms of ${unknown.join(', ')}`,
+      `List them: ${curlApi('GET', '/v1/modules')} | jq -r '.[] | [.module_name, .semantic_version, (.platforms | keys)]'`,
+    );
+  }
+  if (listed.length > 0) {
+    const others = [...inUse.keys()].filter((key) => !listed.includes(key));
+    return pass(
+      `${listed.join(', ')}: listed in --user-defined-modules, set in spec.userDefinedModules with the new versionTag by the cluster step` +
+        (others.length > 0 ? `; every other module in use has a RHEL9 build (${others.join(', ')})` : ''),
+    );
+  }
+  return pass(
+    inUse.size === 0
+      ? 'no modules in use'
+      : `every module in use has a RHEL9 build (${[...inUse.keys()].join(', ')})`,
+  );
+}
+
+type ModuleUse = { name: string; version?: string | undefined; databases: string[] };
+
+/**
+ * The modules the databases use, each judged against the management API's builds: without a
+ * RHEL9 build (`missing`, with its fix; `uploadable` when a RHEL9 build exists to upload, which
+ * the module-packages check holds the --module-file packages to), platforms unknown, or listed in
+ * --user-defined-modules. For a target that needs RHEL9 builds, with the API read.
+ */
+export function judgeModulesInUse(input: CheckInput): {
+  inUse: Map<string, ModuleUse>;
+  missing: string[];
+  fixes: string[];
+  uploadable: { key: string; name: string; version?: string | undefined }[];
+  unknown: string[];
+  listed: string[];
+} {
+  const { snapshot, target, resolved } = input;
+  const rec = clusterOf(input);
   const inUse = modulesInUse(snapshot.api.bdbs);
   const missing: string[] = [];
   const fixes: string[] = [];
   // Modules an upload can fix (not RedisGraph, which has no RHEL9 build: module-fix.ts).
-  const uploadable: string[] = [];
+  const uploadable: { key: string; name: string; version?: string | undefined }[] = [];
   const unknown: string[] = [];
   const listed: string[] = [];
   for (const [key, use] of inUse) {
@@ -104,34 +150,10 @@ function checkModulesInUse(input: CheckInput): Outcome {
       missing.push(`${key} (platforms: ${platforms.join(', ') || 'none'}; used by ${list(use.databases)})`);
       // Fit for the target's RS: bundled from 8.0, userDefinedModules, uploads before (module-fix.ts).
       fixes.push(moduleFix(fix));
-      if (!hasNoRhel9Build(use.name)) uploadable.push(key);
+      if (!hasNoRhel9Build(use.name)) uploadable.push({ key, name: use.name, version: use.version });
     }
   }
-  if (missing.length > 0) {
-    return fail(
-      `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
-      `For each module: ${[...new Set(fixes)].join('; ')}.` +
-        (uploadable.length > 0 ? remediation(target.operator, ctlTargetOf(snapshot)) : ''),
-    );
-  }
-  if (unknown.length > 0) {
-    return warn(
-      `cannot tell the platforms of ${unknown.join(', ')}`,
-      `List them: ${curlApi('GET', '/v1/modules')} | jq -r '.[] | [.module_name, .semantic_version, (.platforms | keys)]'`,
-    );
-  }
-  if (listed.length > 0) {
-    const others = [...inUse.keys()].filter((key) => !listed.includes(key));
-    return pass(
-      `${listed.join(', ')}: listed in --user-defined-modules, set in spec.userDefinedModules with the new versionTag by the cluster step` +
-        (others.length > 0 ? `; every other module in use has a RHEL9 build (${others.join(', ')})` : ''),
-    );
-  }
-  return pass(
-    inUse.size === 0
-      ? 'no modules in use'
-      : `every module in use has a RHEL9 build (${[...inUse.keys()].join(', ')})`,
-  );
+  return { inUse, missing, fixes, uploadable, unknown, listed };
 }
 
 /**
@@ -144,10 +166,8 @@ function remediation(targetOperator: string, kube: CtlTarget): string {
   return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, targetOperator, '--ignore-check', 'modules-compatible', '--remediate', '--module-file', 'RHEL9_PACKAGE')} (its RHEL9 package).`;
 }
 
-function modulesInUse(
-  bdbs: Bdb[],
-): Map<string, { name: string; version?: string | undefined; databases: string[] }> {
-  const uses = new Map<string, { name: string; version?: string | undefined; databases: string[] }>();
+function modulesInUse(bdbs: Bdb[]): Map<string, ModuleUse> {
+  const uses = new Map<string, ModuleUse>();
   for (const bdb of bdbs) {
     for (const m of bdb.module_list ?? []) {
       const key = m.semantic_version ? `${m.module_name} ${m.semantic_version}` : m.module_name;

@@ -1,6 +1,7 @@
 import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
 import { licenseAnswer } from './license.js';
+import { unzipSync } from 'fflate';
 import { moduleFilePart } from './module-file-part.js';
 import {
   allows,
@@ -453,7 +454,7 @@ async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiR
     return fail(400, 'no_module', 'Send the module as multipart/form-data field "module"');
   if (file === 'unparsable') return fail(400, 'no_module', 'The multipart body could not be parsed');
   if (file === 'missing') return fail(400, 'no_module', 'Missing multipart file field "module"');
-  const spec = describeModuleFile(file.name, await file.text());
+  const spec = describeModuleFile(file.name, new Uint8Array(await file.arrayBuffer()));
   if (!spec) {
     return fail(
       400,
@@ -479,10 +480,42 @@ const MODULE_NAMES: Record<string, string> = {
 };
 
 /**
- * Module packages are zips named like `redisearch.Linux-rhel9-x86_64.2.8.4.zip`; tests may
- * also upload a module.json ({module_name, semantic_version, platforms}).
+ * A module package is a zip holding the module and its module.json (module_name,
+ * semantic_version, operating_systems such as ["rhel9"], architecture: RedisLabsModules/RAMP
+ * RAMP/module_metadata.py), which the cluster reads. The simulator also takes, more leniently
+ * than a cluster, a bare module.json ({module_name, semantic_version, platforms}) and a file
+ * named as Redis names its packages (`redisearch.Linux-rhel9-x86_64.2.8.4.zip`) whatever it holds.
  */
 export function describeModuleFile(
+  fileName: string,
+  bytes: Uint8Array,
+): { name: string; version: string; platforms: string[] } | undefined {
+  return fromZippedMetadata(bytes) ?? fromMetadataOrName(fileName, Buffer.from(bytes).toString('utf8'));
+}
+
+function fromZippedMetadata(
+  bytes: Uint8Array,
+): { name: string; version: string; platforms: string[] } | undefined {
+  let meta: Record<string, unknown>;
+  try {
+    const entries = unzipSync(bytes, { filter: (entry) => entry.name === 'module.json' });
+    const json = entries['module.json'];
+    if (!json) return undefined;
+    meta = JSON.parse(Buffer.from(json).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof meta.module_name !== 'string' || typeof meta.semantic_version !== 'string') return undefined;
+  const arch = typeof meta.architecture === 'string' ? meta.architecture : 'x86_64';
+  const systems = Array.isArray(meta.operating_systems) ? meta.operating_systems.map(String) : ['rhel9'];
+  return {
+    name: meta.module_name,
+    version: meta.semantic_version,
+    platforms: systems.map((os) => `${os}/${arch}`),
+  };
+}
+
+function fromMetadataOrName(
   fileName: string,
   content: string,
 ): { name: string; version: string; platforms: string[] } | undefined {

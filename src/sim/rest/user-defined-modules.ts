@@ -82,14 +82,14 @@ export async function uploadUserDefinedArtifact(
   model: RestModel,
   contentType: string,
   body: Buffer,
-  readMetadata: (fileName: string, content: string) => { name: string; version: string } | undefined,
+  readMetadata: (fileName: string, bytes: Uint8Array) => { name: string; version: string } | undefined,
 ): Promise<Answer> {
   const file = await moduleFilePart(contentType, body);
   if (file === 'not-multipart')
     return badRequest('Send the module artifact as multipart/form-data field "module"');
   if (file === 'unparsable') return badRequest('The multipart body could not be parsed');
   if (file === 'missing') return badRequest('Missing multipart file field "module"');
-  const meta = readMetadata(file.name, await file.text());
+  const meta = readMetadata(file.name, new Uint8Array(await file.arrayBuffer()));
   if (!meta) return notAcceptable('invalid_module', `Cannot read the module metadata of ${file.name}`);
   if (!model.findModule(meta.name, meta.version))
     return notAcceptable(
