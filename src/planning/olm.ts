@@ -496,7 +496,7 @@ export function olmDigestGap(
   refused: readonly { node?: boolean | undefined }[],
 ): string {
   if (refused.some((move) => move.node) && tag !== digests.releaseTag) {
-    return `${digests.csv} relates the node image of ${digests.releaseTag ?? 'its release'} only, not of ${tag} (--cluster-version): upgrade to ${digests.releaseTag ?? "the release's own tag"}, or remove the digest`;
+    return `${digests.csv} relates the node image of ${digests.releaseTag ?? 'its release'} only, not of --cluster-version ${tag}; leave --cluster-version out, or remove the digest`;
   }
   return `${digests.csv} spec.relatedImages has no digest for it`;
 }

@@ -352,7 +352,7 @@ describe('under OLM the printed line and the run take the digest by one rule (ru
     // Before, the plan printed a line that read the release image's digest (7.8.2-60) and set it
     // next to the tag 7.8.2-34; the run refused.
     const result = await planAndRun(pinnedRec(), RELATED, { clusterVersion: '7.8.2-34' });
-    const why = `${TARGET_CSV} relates the node image of 7.8.2-60 only, not of 7.8.2-34`;
+    const why = `${TARGET_CSV} relates the node image of 7.8.2-60 only, not of --cluster-version 7.8.2-34`;
     assert.ok(result.run instanceof Error, 'the run refuses');
     assert.ok(result.run.message.includes(why), result.run.message);
     assert.deepEqual(result.writes, [], 'the run changed nothing');
