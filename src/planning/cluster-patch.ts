@@ -25,6 +25,8 @@ export interface ImageMove {
   to: string;
   /** The digest the spec pins now, if any. */
   digestHash?: string | undefined;
+  /** The node image spec (the first move). */
+  node?: boolean | undefined;
 }
 
 /**
@@ -58,6 +60,7 @@ export function imageMoves(
       from: cluster.image.versionTag,
       to: tag,
       digestHash: cluster.image.digestHash,
+      node: true,
     },
   ];
   for (const [field, image] of Object.entries(cluster.otherImages) as [string, ImageSpec][]) {

@@ -28,6 +28,8 @@ import {
 } from '../release/versions.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../kube/reads.js';
 import { parseImageReference } from '../release/image-reference.js';
+import { clusterTagFor } from '../release/catalog.js';
+import type { Platform } from './snapshot-model.js';
 
 export const SUBSCRIPTION_RESOURCE: CustomResourceType = {
   group: 'operators.coreos.com',
@@ -395,11 +397,14 @@ export interface RelatedImage {
   image: string;
 }
 
-/** `spec.relatedImages` of a CSV. */
+/**
+ * `spec.relatedImages` of a CSV. An entry without an image (or with an empty one) is left out:
+ * kubectl's jsonpath prints it as an empty image, and the plan's printed command skips it the same way.
+ */
 export function relatedImagesOf(csv: KubeObject | undefined): RelatedImage[] {
   return array(getPath(csv, ['spec', 'relatedImages'])).flatMap((entry) => {
     const image = str(record(entry).image);
-    return image === undefined ? [] : [{ name: str(record(entry).name), image }];
+    return image === undefined || image === '' ? [] : [{ name: str(record(entry).name), image }];
   });
 }
 
@@ -423,8 +428,9 @@ const RELATED_NAMES: Record<string, string> = {
 
 /**
  * The digest a CSV relates for an image (`<repository>@sha256:...`; certified bundles name their
- * related images by digest): the entry of that name, else the entry of that repository.
- * Undefined when the CSV relates neither, or names it by tag only.
+ * related images by digest): the first entry of that name, else the first entry of that
+ * repository. Undefined when the CSV relates neither, or names it by tag only (an entry of the
+ * name found by tag is the answer: no other entry is tried).
  */
 export function relatedDigest(
   relatedImages: readonly RelatedImage[],
@@ -437,12 +443,69 @@ export function relatedDigest(
       ? undefined
       : relatedImages.find((entry) => parseImageReference(entry.image).repository === repository);
   const entry = byName ?? byRepository;
-  return entry ? parseImageReference(entry.image).digest : undefined;
+  // `repo@` names no digest: as none (the printed command's variable is empty then too).
+  return (entry ? parseImageReference(entry.image).digest : undefined) || undefined;
+}
+
+/**
+ * The RS tag whose node image the target CSV relates: the release's own, the one `--to` picks
+ * without --cluster-version (src/planning/resolve.ts). The certified bundle relates one node
+ * image, the release's, by digest and without its tag (certified-operators
+ * operators/redis-enterprise-operator-cert/7.22.0-11.2/manifests/...clusterserviceversion.yaml,
+ * redis-enterprise-node), so its digest is no other tag's. The run and the plan both ask this.
+ */
+export function olmNodeReleaseTag(
+  operatorTarget: string,
+  platform: Platform,
+  currentTag: string | undefined,
+): string | undefined {
+  return clusterTagFor(operatorTarget, platform, currentTag);
+}
+
+/** Where a digest is looked up in the target CSV's spec.relatedImages: by name, else by repository. */
+export interface RelatedImageLookup {
+  name: string | undefined;
+  repository: string | undefined;
+}
+
+/**
+ * The one rule for the digest an image spec gets under OLM, for the run (src/steps/olm-digests.ts,
+ * through relatedDigest) and the plan's printed command (plannedOlmDigests, the same in awk): the
+ * entry of the image's related name, else of its repository. None (undefined) for the node image
+ * at a tag other than the release's own (olmNodeReleaseTag), or for an image with neither name
+ * nor repository: the cluster patch is refused then, with the fix.
+ */
+export function relatedImageLookup(
+  repository: string | undefined,
+  tag: string,
+  image: { field: string; node: boolean },
+  releaseTag: string | undefined,
+): RelatedImageLookup | undefined {
+  if (image.node && tag !== releaseTag) return undefined;
+  const name = relatedImageName(image);
+  return name === undefined && repository === undefined ? undefined : { name, repository };
+}
+
+/**
+ * Why the target CSV gives no digest, for the refusal of the plan and of the run: the node image
+ * at another tag than the release's own is known before the CSV is read.
+ */
+export function olmDigestGap(
+  digests: { csv: string; releaseTag: string | undefined },
+  tag: string,
+  refused: readonly { node?: boolean | undefined }[],
+): string {
+  if (refused.some((move) => move.node) && tag !== digests.releaseTag) {
+    return `${digests.csv} relates the node image of ${digests.releaseTag ?? 'its release'} only, not of --cluster-version ${tag}; leave --cluster-version out, or remove the digest`;
+  }
+  return `${digests.csv} spec.relatedImages has no digest for it`;
 }
 
 export interface PlannedDigests {
   /** The target CSV the digests come from. */
   csv: string;
+  /** The RS tag whose node image the CSV relates (olmNodeReleaseTag). */
+  releaseTag: string | undefined;
   /** Each pinned image's digest as a shell variable (src/planning/json-shell-variables.ts). */
   digestOf: DigestLookup;
   /**
@@ -453,23 +516,42 @@ export interface PlannedDigests {
 }
 
 /**
+ * relatedImageLookup in awk, over the lines `name<TAB>image` the printed kubectl gives: the first
+ * entry named $RELATED_NAME, else the first whose repository (parseImageReference: before the
+ * first `@`, then before the first `:` after the last `/`) is $RELATED_REPOSITORY; then the
+ * digest, after the first `@`, or nothing for an image by tag. Name and repository come in the
+ * environment (ENVIRON, POSIX awk), never in the program: a value from the cluster is data.
+ */
+const PICK_RELATED_DIGEST =
+  'BEGIN { FS = "\\t"; n = ENVIRON["RELATED_NAME"]; r = ENVIRON["RELATED_REPOSITORY"] } ' +
+  'function repository(s, i) { i = index(s, "@"); if (i) s = substr(s, 1, i - 1); ' +
+  'i = match(s, /:[^\\/]*$/); return i ? substr(s, 1, i - 1) : s } ' +
+  '$2 == "" { next } ' +
+  '!named && n != "" && $1 == n { named = 1; image = $2 } ' +
+  '!found && r != "" && repository($2) == r { found = 1; other = $2 } ' +
+  'END { if (!named) image = other; if (sub(/^[^@]*@/, "", image)) print image }';
+
+/**
  * For the plan, made before the target CSV is installed: each pinned digest is read, when the
- * printed command runs, from where the run takes it (the target CSV's spec.relatedImages, by the
- * name Redis's bundle gives the image: src/steps/olm-digests.ts), into a shell variable the
- * patch's JSON takes. `sed -n 's/^[^@]*@//p'` keeps the digest of `<repository>@sha256:...` and
- * prints nothing for an image named by tag, so the patch's `${NAME:?}` stops the line then, as
- * the run stops. An image with no related name gets no digest (the patch is refused with the fix).
+ * printed command runs, from where the run takes it (the target CSV's spec.relatedImages, by
+ * relatedImageLookup: src/steps/olm-digests.ts), into a shell variable the patch's JSON takes.
+ * kubectl prints each related image as `name<TAB>image` (jsonpath range with `{"\t"}` and
+ * `{"\n"}`, kubernetes.io/docs/reference/kubectl/jsonpath/; a missing name prints empty, as
+ * `--allow-missing-template-keys` defaults to true) and awk picks the digest as the run does; an
+ * image named by tag prints nothing, so the patch's `${NAME:?}` stops the line then, as the run
+ * stops. An image the rule gives no lookup gets no digest (the patch is refused with the fix).
  */
 export function plannedOlmDigests(
   olm: OlmSnapshot,
   target: string,
-  where: { kube: KubeTarget; namespace: string },
+  where: { kube: KubeTarget; namespace: string; platform: Platform; currentTag: string | undefined },
 ): PlannedDigests {
   const csv = olmRoute(olm, target).targetCsv;
+  const releaseTag = olmNodeReleaseTag(target, where.platform, where.currentTag);
   const assignments = new Map<string, string>();
-  const digestOf: DigestLookup = (_repository, _tag, image) => {
-    const name = relatedImageName(image);
-    if (name === undefined) return undefined;
+  const digestOf: DigestLookup = (repository, tag, image) => {
+    const lookup = relatedImageLookup(repository, tag, image, releaseTag);
+    if (lookup === undefined) return undefined;
     const variable = digestVariable(image.field);
     const read = kubectl(
       where.kube,
@@ -479,13 +561,19 @@ export function plannedOlmDigests(
       '-n',
       where.namespace,
       '-o',
-      `jsonpath={.spec.relatedImages[?(@.name==${JSON.stringify(name)})].image}`,
+      'jsonpath={range .spec.relatedImages[*]}{.name}{"\\t"}{.image}{"\\n"}{end}',
     );
-    assignments.set(variable, `${variable}=$(${read} | sed -n 's/^[^@]*@//p')`);
+    const environment = [
+      ...(lookup.name === undefined ? [] : [`RELATED_NAME=${shellQuote(lookup.name)}`]),
+      ...(lookup.repository === undefined ? [] : [`RELATED_REPOSITORY=${shellQuote(lookup.repository)}`]),
+    ];
+    const pick = [...environment, 'awk', shellQuote(PICK_RELATED_DIGEST)].join(' ');
+    assignments.set(variable, `${variable}=$(${read} | ${pick})`);
     return fromShellVariable(variable);
   };
   return {
     csv,
+    releaseTag,
     digestOf,
     get assignments() {
       return [...assignments.values()];

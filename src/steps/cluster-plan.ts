@@ -7,7 +7,7 @@
 import { dialectFields } from '../release/dialect.js';
 import { kubectlMergePatch, mergeBodies } from '../planning/equivalent-commands.js';
 import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
-import { plannedOlmDigests } from '../planning/olm.js';
+import { olmDigestGap, plannedOlmDigests } from '../planning/olm.js';
 import type { ClusterSnapshot } from '../planning/snapshot.js';
 import { type PlanContext, type StepPlan, action, operatorNamespace } from '../planning/plan.js';
 import { compareImageTags, parseImageTag } from '../release/versions.js';
@@ -45,6 +45,8 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
       ? plannedOlmDigests(snapshot.olm, target.operator, {
           kube: snapshot.kubeTarget,
           namespace: operatorNamespace(snapshot),
+          platform: snapshot.platform,
+          currentTag: snapshot.cluster?.image.versionTag,
         })
       : undefined;
   const patch = buildClusterPatch(
@@ -55,7 +57,11 @@ export function planCluster({ snapshot, target, resolved }: PlanContext, cluster
     target.operator,
     olmDigests?.digestOf,
   );
-  if (patch.kind === 'refuse') return { skip: `refused (auto-upgrade-digest): ${patch.message}` };
+  if (patch.kind === 'refuse') {
+    // As the run stops (src/steps/cluster.ts), with its reason when the plan already knows it.
+    const gap = olmDigests ? ` (${olmDigestGap(olmDigests, tag, patch.pinned)})` : '';
+    return { skip: `refused (auto-upgrade-digest): ${patch.message}${gap}` };
+  }
   // Image specs pinned in the spec (rigger, bootstrapper, call-home client) carry the operator's version.
   const pinned = patch.moves.slice(1);
   const modules = modulesToSet(target.operator, target.userDefinedModules);

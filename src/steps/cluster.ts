@@ -30,7 +30,7 @@ import { describeRef, readObject } from '../kube/write.js';
 import { ctlTargetOf, kubectl, mergeBodies } from '../planning/equivalent-commands.js';
 import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
 import { installedOlmDigests, type OlmDigestSource } from './olm-digests.js';
-import type { OlmSnapshot } from '../planning/olm.js';
+import { olmDigestGap, type OlmSnapshot } from '../planning/olm.js';
 import { type ClusterSnapshot, type Snapshot, toCluster } from '../planning/snapshot.js';
 import type { UpgradeDeps, UpgradeStep } from './deps.js';
 import type { StepContext, StepResult } from '../run/step.js';
@@ -200,7 +200,7 @@ async function upgradeCluster(
   );
   if (patch.kind === 'refuse') {
     // Before any change: never a new tag next to an old digest (src/planning/cluster-patch.ts).
-    const from = olmDigests ? ` (${olmDigests.csv} spec.relatedImages has no digest for it)` : '';
+    const from = olmDigests ? ` (${olmDigestGap(olmDigests, tag, patch.pinned)})` : '';
     throw new OperationError(`not upgrading ${describeRef(ref)}: ${patch.message}${from}`, {
       hint: patch.fix,
     });

@@ -16,11 +16,11 @@ import {
   CSV_RESOURCE,
   olmRoute,
   type OlmSnapshot,
+  olmNodeReleaseTag,
   relatedDigest,
-  relatedImageName,
+  relatedImageLookup,
   relatedImagesOf,
 } from '../planning/olm.js';
-import { clusterTagFor } from '../release/catalog.js';
 import type { Platform } from '../planning/snapshot.js';
 import { type CtlTarget, ctlRunTo, oc } from '../planning/equivalent-commands.js';
 
@@ -38,15 +38,15 @@ export interface OlmDigestSource {
 }
 
 /**
- * For the run: the digests the installed target CSV relates, by the name Redis's bundle gives
- * each image (else by repository: planning/olm.ts relatedDigest). The node image's
- * digest is the CSV's only for the release's own tag: another `--cluster-version` gets none (and
- * the cluster patch is refused with the fix).
+ * For the run: the digests the installed target CSV relates, by the rule the plan's printed
+ * command follows too (planning/olm.ts relatedImageLookup): by the name Redis's bundle gives each
+ * image, else by repository. The node image's digest is the CSV's only for the release's own tag:
+ * another `--cluster-version` gets none (and the cluster patch is refused with the fix).
  */
 export async function installedOlmDigests(
   kube: KubeClients,
   source: OlmDigestSource,
-): Promise<{ csv: string; digestOf: DigestLookup }> {
+): Promise<{ csv: string; releaseTag: string | undefined; digestOf: DigestLookup }> {
   const csv = olmRoute(source.olm, source.operatorTarget).targetCsv;
   const object = await readObject(kube, {
     apiVersion: `${CSV_RESOURCE.group}/${CSV_RESOURCE.version}`,
@@ -63,12 +63,13 @@ export async function installedOlmDigests(
     );
   }
   const related = relatedImagesOf(object);
-  const releaseTag = clusterTagFor(source.operatorTarget, source.platform, source.currentTag);
+  const releaseTag = olmNodeReleaseTag(source.operatorTarget, source.platform, source.currentTag);
   return {
     csv,
+    releaseTag,
     digestOf: (repository, tag, image) => {
-      if (image.node && tag !== releaseTag) return undefined;
-      return relatedDigest(related, repository, relatedImageName(image));
+      const lookup = relatedImageLookup(repository, tag, image, releaseTag);
+      return lookup && relatedDigest(related, lookup.repository, lookup.name);
     },
   };
 }

@@ -178,7 +178,7 @@ describe('ctl upgrade plan on an OLM-owned operator (e2e)', () => {
       // The node image's digest: read from the target CSV's relatedImages when the line runs.
       assert.match(
         text.stdout,
-        /REDIS_ENTERPRISE_DIGEST=\$\(kubectl --kubeconfig \S+ get csv redis-enterprise-operator\.v7\.8\.6-20 -n redis -o 'jsonpath=\{\.spec\.relatedImages\[\?\(@\.name=="redis-enterprise-node"\)\]\.image\}' \| sed -n 's\/\^\[\^@\]\*@\/\/p'\) && kubectl .*"digestHash":"'"\$\{REDIS_ENTERPRISE_DIGEST:\?\}"'"/,
+        /REDIS_ENTERPRISE_DIGEST=\$\(kubectl --kubeconfig \S+ get csv redis-enterprise-operator\.v7\.8\.6-20 -n redis -o 'jsonpath=\{range \.spec\.relatedImages\[\*\]\}\{\.name\}\{"\\t"\}\{\.image\}\{"\\n"\}\{end\}' \| RELATED_NAME=redis-enterprise-node RELATED_REPOSITORY=\S+ awk '[^']+'\) && kubectl .*"digestHash":"'"\$\{REDIS_ENTERPRISE_DIGEST:\?\}"'"/,
       );
 
       const json = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);

@@ -8,7 +8,7 @@
 import { dialectFields } from '../../release/dialect.js';
 import { buildClusterPatch, digestPinnedSpecs } from '../cluster-patch.js';
 import { kubectlMergePatch, mergeBodies, patchAt } from '../equivalent-commands.js';
-import { olmRoute, plannedOlmDigests } from '../olm.js';
+import { olmDigestGap, olmRoute, plannedOlmDigests } from '../olm.js';
 import { type Check, type CheckInput, clusterOf, fail, type Outcome, pass, warn } from './check.js';
 
 function checkAutoUpgradeDigest(input: CheckInput): Outcome {
@@ -31,12 +31,15 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
     // Under OLM the target CSV's relatedImages name the target images by digest: the cluster
     // step reads them once OLM has installed it (and stops with the fix if one is missing).
     const olm = input.resolved.method === 'olm' ? input.snapshot.olm : undefined;
-    const digests = olm
+    const planned = olm
       ? plannedOlmDigests(olm, input.target.operator, {
           kube: input.snapshot.kubeTarget,
           namespace: input.snapshot.operator?.namespace ?? input.snapshot.namespace,
-        }).digestOf
+          platform: input.snapshot.platform,
+          currentTag: rec.image.versionTag,
+        })
       : undefined;
+    const digests = planned?.digestOf;
     const patch = buildClusterPatch(
       input.snapshot.kubeTarget,
       rec,
@@ -45,7 +48,11 @@ function checkAutoUpgradeDigest(input: CheckInput): Outcome {
       input.target.operator,
       digests,
     );
-    if (patch.kind === 'refuse') return fail(patch.message, patch.fix);
+    if (patch.kind === 'refuse') {
+      // Under OLM the run stops with this reason (src/steps/cluster.ts): the plan says it first.
+      const gap = planned ? ` (${olmDigestGap(planned, tag, patch.pinned)})` : '';
+      return fail(`${patch.message}${gap}`, patch.fix);
+    }
     const pinned = digestPinnedSpecs(rec, input.snapshot.dialect);
     if (digests && pinned.length > 0) {
       return pass(

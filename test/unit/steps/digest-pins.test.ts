@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import type { KubeObject } from '../../../src/kube/reads.js';
 import { runChecks } from '../../../src/planning/checks/index.js';
 import { buildClusterPatch } from '../../../src/planning/cluster-patch.js';
 import {
+  OLM_API_VERSION,
   type OlmSnapshot,
   relatedDigest,
   type RelatedImage,
@@ -164,25 +165,48 @@ const RELATED: RelatedImage[] = [
   { name: 'bootstrapper', image: 'registry.connect.redhat.com/redislabs/operator:7.8.2-6' },
 ];
 
+/** The jsonpath the printed line asks kubectl for: each related image as `name<TAB>image`. */
+const RELATED_JSONPATH = 'jsonpath={range .spec.relatedImages[*]}{.name}{"\\t"}{.image}{"\\n"}{end}';
+
 /**
- * Runs a printed command through sh with a kubectl of the test's: `get` answers the jsonpath of
- * one relatedImages name as kubectl would from RELATED, `patch` prints its -p argument.
+ * Runs a printed command through sh (in a folder of its own, its working directory) with a
+ * kubectl of the test's: `get` answers RELATED_JSONPATH as kubectl would from `related` (a missing
+ * name printed empty, kubectl's --allow-missing-template-keys default) and fails on any other
+ * jsonpath; `patch` prints its -p argument. `made` lists what the line left in its folder.
  */
-function runWithFakeKubectl(command: string): { code: number; stdout: string; stderr: string } {
+function runWithFakeKubectl(
+  command: string,
+  related: readonly RelatedImage[] = RELATED,
+): { code: number; stdout: string; stderr: string; made: string[] } {
   const dir = mkdtempSync(path.join(tmpdir(), 'fake-kubectl-'));
+  const bin = path.join(dir, 'bin');
+  const work = path.join(dir, 'work');
   try {
-    const cases = RELATED.map((r) => `    *'"${r.name}"'*) echo '${r.image}' ;;`).join('\n');
+    mkdirSync(bin);
+    mkdirSync(work);
     writeFileSync(
-      path.join(dir, 'kubectl'),
-      `#!/bin/sh\nif [ "$1" = get ]; then\n  case "$*" in\n${cases}\n  esac\n  exit 0\nfi\n` +
+      path.join(dir, 'related.tsv'),
+      related.map((r) => `${r.name ?? ''}\t${r.image}\n`).join(''),
+    );
+    writeFileSync(
+      path.join(bin, 'kubectl'),
+      `#!/bin/sh\nif [ "$1" = get ]; then\n  for word; do\n` +
+        `    if [ "$word" = '${RELATED_JSONPATH}' ]; then cat '${path.join(dir, 'related.tsv')}'; exit 0; fi\n` +
+        `  done\n  echo "fake kubectl: no answer for $*" >&2\n  exit 1\nfi\n` +
         `while [ "$#" -gt 0 ] && [ "$1" != -p ]; do shift; done\nprintf '%s' "$2"\n`,
       { mode: 0o755 },
     );
     const result = spawnSync('sh', ['-c', command], {
-      env: { PATH: `${dir}${path.delimiter}${process.env.PATH ?? ''}` },
+      cwd: work,
+      env: { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
       encoding: 'utf8',
     });
-    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+    return {
+      code: result.status ?? -1,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      made: readdirSync(work),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -262,6 +286,140 @@ describe('under OLM the printed patch reads the digests from the target CSV (run
     assert.notEqual(result.code, 0);
     assert.equal(result.stdout, '', 'no patch was sent');
     assert.match(result.stderr, /BOOTSTRAPPER_DIGEST/);
+  });
+});
+
+describe('under OLM the printed line and the run take the digest by one rule (run through sh)', () => {
+  const installed = 'redis-enterprise-operator.v7.4.6-2';
+  const TARGET_CSV = 'redis-enterprise-operator.v7.8.2-6';
+  const olm: OlmSnapshot = {
+    csv: installed,
+    subscription: {
+      name: 'redis-enterprise-operator-cert',
+      package: 'redis-enterprise-operator-cert',
+      channel: '7.8.2',
+      approval: 'Manual',
+      installedCSV: installed,
+      currentCSV: TARGET_CSV,
+      state: 'AtLatestKnown',
+    },
+    installPlans: [],
+  };
+
+  /**
+   * One harness for both halves: the plan ctl prints from the snapshot, and the cluster step run
+   * against a fake cluster holding that REC and the target CSV (installed by the operator step).
+   */
+  async function planAndRun(
+    rec: KubeObject,
+    related: readonly RelatedImage[],
+    target: { clusterVersion?: string } = {},
+  ) {
+    const h = harness({
+      target,
+      snapshot: (s) => {
+        s.cluster = toCluster(rec, 'redis', 'redis');
+        s.olm = structuredClone(olm);
+      },
+    });
+    assert.equal(h.deps.plan.target.method, 'olm');
+    h.cluster.put(structuredClone(rec));
+    h.cluster.put({
+      apiVersion: OLM_API_VERSION,
+      kind: 'ClusterServiceVersion',
+      metadata: { name: TARGET_CSV, namespace: 'redis' },
+      spec: { relatedImages: related.map((r) => (r.name === undefined ? { image: r.image } : r)) },
+    });
+    const step = h.deps.plan.steps.find((s) => s.id === 'cluster')!;
+    const check = h.deps.plan.checks.find((c) => c.id === 'auto-upgrade-digest')!;
+    const run = await h.run(createClusterStep({ wait: h.cluster.wait() })).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    const write = h.log.find((e) => e.type === 'write')?.data as { body: unknown } | undefined;
+    return { plan: h.deps.plan, step, check, run, sent: write?.body, writes: h.cluster.writes() };
+  }
+
+  /** The printed line through sh: the patch it sends, or that it stopped before any. */
+  function printed(step: { actions: { command: string }[] }, related: readonly RelatedImage[]) {
+    assert.equal(step.actions.length, 1, JSON.stringify(step));
+    const result = runWithFakeKubectl(step.actions[0]!.command, related);
+    assert.deepEqual(result.made, [], 'the line made no file');
+    return result;
+  }
+
+  it("--cluster-version other than the release's own: the plan refuses as the run does, naming the release tag", async () => {
+    // Before, the plan printed a line that read the release image's digest (7.8.2-60) and set it
+    // next to the tag 7.8.2-34; the run refused.
+    const result = await planAndRun(pinnedRec(), RELATED, { clusterVersion: '7.8.2-34' });
+    const why = `${TARGET_CSV} relates the node image of 7.8.2-60 only, not of --cluster-version 7.8.2-34`;
+    assert.ok(result.run instanceof Error, 'the run refuses');
+    assert.ok(result.run.message.includes(why), result.run.message);
+    assert.deepEqual(result.writes, [], 'the run changed nothing');
+    assert.equal(result.check.status, 'fail');
+    assert.ok(result.check.message.includes(why), result.check.message);
+    assert.match(result.check.fix, /"digestHash":null/);
+    assert.equal(result.plan.blocked, true);
+    assert.match(result.step.skip ?? '', /^refused \(auto-upgrade-digest\): /);
+    assert.ok((result.step.skip ?? '').includes(why), result.step.skip ?? undefined);
+    assert.deepEqual(result.step.actions, []);
+  });
+
+  it("--cluster-version naming the release's own tag: the line sends what the run sends", async () => {
+    const result = await planAndRun(pinnedRec(), RELATED, { clusterVersion: '7.8.2-60' });
+    assert.equal(result.run, undefined, String(result.run));
+    assert.equal(result.check.status, 'pass');
+    const line = printed(result.step, RELATED);
+    assert.equal(line.code, 0, line.stderr);
+    assert.deepEqual(JSON.parse(line.stdout), result.sent);
+    assert.match(line.stdout, /"digestHash":"sha256:n0de"/);
+  });
+
+  it('a CSV without the name: both take the entry of the repository (a registry port is no tag)', async () => {
+    const rec = pinnedRec();
+    const spec = rec.spec as { redisEnterpriseImageSpec: { repository: string } };
+    spec.redisEnterpriseImageSpec.repository = 'registry:5000/redislabs/redis';
+    const related: RelatedImage[] = [
+      { name: 'services-rigger', image: 'registry:5000/redislabs/services-manager@sha256:r1gger' },
+      { name: undefined, image: 'registry:5000/redislabs/redis-enterprise@sha256:0ther' },
+      { name: undefined, image: 'registry:5000/redislabs/redis:7.8.2-60@sha256:p0rt' },
+      { name: undefined, image: 'registry:5000/redislabs/redis@sha256:second' },
+    ];
+    const result = await planAndRun(rec, related);
+    assert.equal(result.run, undefined, String(result.run));
+    assert.match(JSON.stringify(result.sent), /"digestHash":"sha256:p0rt"/);
+    const line = printed(result.step, related);
+    assert.equal(line.code, 0, line.stderr);
+    assert.deepEqual(JSON.parse(line.stdout), result.sent);
+  });
+
+  it('the entry of the name, by tag, decides before the repository: both stop', async () => {
+    const related: RelatedImage[] = [
+      { name: 'redis-enterprise-node', image: 'redislabs/redis:7.8.2-60' },
+      { name: undefined, image: 'redislabs/redis@sha256:byrepo' },
+    ];
+    const result = await planAndRun(pinnedRec(), related);
+    assert.ok(result.run instanceof Error, 'the run refuses');
+    assert.ok(result.run.message.includes(`${TARGET_CSV} spec.relatedImages has no digest for it`));
+    assert.deepEqual(result.writes, []);
+    const line = printed(result.step, related);
+    assert.notEqual(line.code, 0);
+    assert.equal(line.stdout, '', 'no patch was sent');
+    assert.match(line.stderr, /REDIS_ENTERPRISE_DIGEST/);
+  });
+
+  it('the repository is data: quoted for sh, handed to awk in the environment, never run', async () => {
+    const rec = pinnedRec();
+    const hostile = `redislabs/redis'"$(touch made)"\`touch made\`;touch made`;
+    (rec.spec as { redisEnterpriseImageSpec: { repository: string } }).redisEnterpriseImageSpec.repository =
+      hostile;
+    const related: RelatedImage[] = [{ name: undefined, image: `${hostile}@sha256:h0stile` }];
+    const result = await planAndRun(rec, related);
+    assert.equal(result.run, undefined, String(result.run));
+    const line = printed(result.step, related);
+    assert.equal(line.code, 0, line.stderr);
+    assert.deepEqual(JSON.parse(line.stdout), result.sent);
+    assert.match(line.stdout, /"digestHash":"sha256:h0stile"/);
   });
 });
 

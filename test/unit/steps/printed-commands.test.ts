@@ -152,7 +152,7 @@ describe('the commands a printed plan shows can be pasted', () => {
     assert.ok(patch, olm?.commands.join('\n'));
     assert.match(
       patch,
-      /^REDIS_ENTERPRISE_DIGEST=\$\(kubectl get csv redis-enterprise-operator\.v7\.8\.6-20 -n redis -o 'jsonpath=\{\.spec\.relatedImages\[\?\(@\.name=="redis-enterprise-node"\)\]\.image\}' \| sed -n 's\/\^\[\^@\]\*@\/\/p'\) && kubectl /,
+      /^REDIS_ENTERPRISE_DIGEST=\$\(kubectl get csv redis-enterprise-operator\.v7\.8\.6-20 -n redis -o 'jsonpath=\{range \.spec\.relatedImages\[\*\]\}\{\.name\}\{"\\t"\}\{\.image\}\{"\\n"\}\{end\}' \| RELATED_NAME=redis-enterprise-node RELATED_REPOSITORY=\S+ awk '[^']+'\) && kubectl /,
     );
     assert.ok(patch.includes(`"digestHash":"'"\${REDIS_ENTERPRISE_DIGEST:?}"'"`), patch);
 
