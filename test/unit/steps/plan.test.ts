@@ -76,6 +76,8 @@ describe('buildPlan', () => {
         ['api-reachable', 'pass'],
         ['permissions', 'pass'],
         ['api-permissions', 'pass'],
+        // No --remediate: no module package to judge.
+        ['module-packages', 'pass'],
         // 7.8.2-6 predates the fix of advisory reaadb-empty-password; nothing here triggers it.
         ['release-advisories', 'warn'],
         // The cluster runs RS 7.4, whose end of life is 2026-11-30 (near or past it).

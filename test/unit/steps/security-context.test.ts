@@ -190,7 +190,10 @@ describe('SCC removal after the roll (monitor step)', () => {
     assert.ok(h.cluster.get(SCC.apiVersion, SCC.kind, SCC_NAME), 'the SCC stays');
     assert.ok(h.cluster.get(RBAC, 'RoleBinding', ROLE, 'redis-b'), "the other cluster's binding stays");
     const warning = h.log.find((e) => e.type === 'warn');
-    assert.match(warning?.text ?? '', /is kept: other service accounts may still use it \(rolebinding redis-b\//);
+    assert.match(
+      warning?.text ?? '',
+      /is kept: other service accounts may still use it \(rolebinding redis-b\//,
+    );
     assert.equal(outcome?.deleted, false);
   });
 
