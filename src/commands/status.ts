@@ -7,7 +7,7 @@ import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import { type RecordedProgram, recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
-import { liveRunLines, lockHolderRuns } from './status-live.js';
+import { liveRunLines, lockHolderRuns, renewedElsewhere } from './status-live.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
 import { commandFor, type KubeTarget } from '../kube/kube-target.js';
@@ -227,10 +227,17 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     input.io.warn(identity.message);
   } else if (view && runs !== false) {
     // A run holds the lock: `resume with` would exit 5 (locked). Who, where it is, what to do.
-    // unlock refuses an owner it cannot judge without --force (src/run/lock.ts forceUnlock).
-    const words = ['upgrade', 'unlock', '--lock-id', view.owner.id, ...(runs === null ? ['--force'] : [])];
-    if (input.statePath) words.push('--state', input.statePath);
-    lines.push('', ...liveRunLines(view, runs, state, commandFor('ctl', await flagTarget(input), ...words)));
+    // unlock refuses an owner it cannot judge without --force (src/run/lock.ts forceUnlock), and
+    // a Lease still renewed (src/run/state-store-configmap.ts). The command names this store
+    // (ctlCommand): the -n given to status is not the context's namespace unlock would read.
+    const force = runs === null || renewedElsewhere(view) ? ['--force'] : [];
+    lines.push(
+      '',
+      ...liveRunLines(view, runs, state, {
+        status: store.ctlCommand('status'),
+        unlock: store.ctlCommand('unlock', '--lock-id', view.owner.id, ...force),
+      }),
+    );
   } else if (state.result !== 'succeeded' && state.resumeCommand) {
     // A run that stopped in preflight changed nothing: there is nothing to resume. What to run
     // is the run's own Next line, recorded as nextCommand (src/commands/run-end.ts); a state

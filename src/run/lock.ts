@@ -35,13 +35,28 @@ export function lockPathFor(statePath: string): string {
 }
 
 /**
- * The `ctl upgrade unlock` of this lock, for a hint to paste. It names the state file, absolute:
- * unlock without --state looks for the default file of the kubeconfig's context and namespace,
- * which is another file after a run with --state or -n (it then exits 2 and unlocks nothing).
+ * `ctl upgrade status` or `unlock` of the state file at `statePath`, for a hint to paste. It names
+ * the file, absolute: without --state they look for the default file of the kubeconfig's context
+ * and namespace, which is another file after a run with --state or -n (unlock then exits 2 and
+ * unlocks nothing; status shows another run's state, or none).
  */
+export function stateFileCommand(
+  statePath: string,
+  target: KubeTarget,
+  subcommand: 'status' | 'unlock',
+  ...words: string[]
+): string {
+  return commandFor('ctl', target, 'upgrade', subcommand, ...words, '--state', resolve(statePath));
+}
+
+/** The state file whose lock is at `lockPath` (lockPathFor). */
+function statePathOf(lockPath: string): string {
+  return lockPath.endsWith('.lock') ? lockPath.slice(0, -'.lock'.length) : lockPath;
+}
+
+/** The `ctl upgrade unlock` of this lock, for a hint to paste (stateFileCommand). */
 function unlockCommand(lockPath: string, target: KubeTarget, ...words: string[]): string {
-  const statePath = resolve(lockPath.endsWith('.lock') ? lockPath.slice(0, -'.lock'.length) : lockPath);
-  return commandFor('ctl', target, 'upgrade', 'unlock', ...words, '--state', statePath);
+  return stateFileCommand(statePathOf(lockPath), target, 'unlock', ...words);
 }
 
 /**
@@ -273,7 +288,7 @@ export async function forceUnlock(
   }
   if (options.id !== undefined && options.id !== current.id) {
     throw new OperationError(`the lock is held by ${current.id}, not ${options.id}`, {
-      hint: `Check the id with: ${commandFor('ctl', options.target ?? DEFAULT_KUBE_TARGET, 'upgrade', 'status')}. The lock: ${describeOwner(current)}`,
+      hint: `Check the id with: ${stateFileCommand(statePathOf(lockPath), options.target ?? DEFAULT_KUBE_TARGET, 'status')}. The lock: ${describeOwner(current)}`,
     });
   }
   if (!isStale(current) && !options.force) {

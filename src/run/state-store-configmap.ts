@@ -138,8 +138,28 @@ export class ConfigMapStateStore implements StateStore {
     return commandFor(binary, this.#kube.selection ?? DEFAULT_KUBE_TARGET, ...words);
   }
 
+  /**
+   * `--cluster` beside `-n`: without it status and unlock find the cluster by the state
+   * ConfigMaps in the namespace, and exit 2 where there are several, or none (a run with the file
+   * store takes this Lease too, but writes no state ConfigMap).
+   */
+  ctlCommand(subcommand: 'status' | 'unlock', ...words: string[]): string {
+    return this.#command(
+      'ctl',
+      'upgrade',
+      subcommand,
+      '--state-store',
+      'configmap',
+      '-n',
+      this.namespace,
+      '--cluster',
+      this.#cluster,
+      ...words,
+    );
+  }
+
   #statusCommand(): string {
-    return this.#command('ctl', 'upgrade', 'status', '--state-store', 'configmap', '-n', this.namespace);
+    return this.ctlCommand('status');
   }
 
   /** What to do once this run no longer holds the Lease (leaseLostError). */
@@ -311,23 +331,9 @@ export class ConfigMapStateStore implements StateStore {
    */
   #heldLeaseHint(owner: LockOwner, lease: Lease): string {
     const seconds = this.#leaseSecondsOf(lease);
-    // --cluster: without it unlock finds the cluster by its state ConfigMap, which a run with
-    // the file store (it takes this Lease too) never wrote: it would exit 2, unlocking nothing.
-    const unlock = (...force: string[]) =>
-      this.#command(
-        'ctl',
-        'upgrade',
-        'unlock',
-        '--state-store',
-        'configmap',
-        '-n',
-        this.namespace,
-        '--cluster',
-        this.#cluster,
-        '--lock-id',
-        owner.id,
-        ...force,
-      );
+    // ctlCommand names --cluster: without it unlock finds the cluster by its state ConfigMap,
+    // which a run with the file store (it takes this Lease too) never wrote: it would exit 2.
+    const unlock = (...force: string[]) => this.ctlCommand('unlock', '--lock-id', owner.id, ...force);
     if (isJudgedHere(owner, 'other')) {
       return `Wait for it to finish; its lease expires ${seconds} s after its last renewal if it is gone. If it is gone for good, run: ${unlock()}`;
     }

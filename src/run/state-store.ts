@@ -1,4 +1,4 @@
-import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock } from './lock.js';
+import { acquireLock, forceUnlock, type LockOwner, lockPathFor, readLock, stateFileCommand } from './lock.js';
 import { StateFile, type StepState, type UpgradeState } from './state.js';
 import { refuseSharedStatePath } from './state-permissions.js';
 import { type ClusterLease, leaseLostError, withClusterLease } from './cluster-lease-lock.js';
@@ -38,6 +38,12 @@ export interface StateStore {
   readLock(): Promise<LockView | undefined>;
   /** `ctl upgrade unlock`: removes a lock whose owner is gone; refuses a live one unless forced. */
   forceUnlock(options: { id?: string | undefined; force?: boolean }): Promise<LockOwner | undefined>;
+  /**
+   * `ctl upgrade status` or `unlock` with `words`, for a hint to paste: it names this store (the
+   * file, absolute; the ConfigMap's namespace and cluster) and the kubeconfig and context ctl was
+   * given, so that pasted it reads this state and this lock, whatever the context's namespace is.
+   */
+  ctlCommand(subcommand: 'status' | 'unlock', ...words: string[]): string;
 }
 
 /**
@@ -82,6 +88,7 @@ export function withRedactedSaves(store: StateStore, redact: (text: string) => s
     lock: (operation) => store.lock(operation),
     readLock: () => store.readLock(),
     forceUnlock: (options) => store.forceUnlock(options),
+    ctlCommand: (subcommand, ...words) => store.ctlCommand(subcommand, ...words),
   };
 }
 
@@ -175,5 +182,9 @@ export class FileStateStore implements StateStore {
       force: options.force,
       target: this.#target,
     });
+  }
+
+  ctlCommand(subcommand: 'status' | 'unlock', ...words: string[]): string {
+    return stateFileCommand(this.location, this.#target, subcommand, ...words);
   }
 }

@@ -13,17 +13,22 @@
  * unset: a hint's command that named nothing would reach the default kubeconfig's cluster.
  * The unlock a lock's hint gives, held on another host, is pasted into sh and must unlock: the
  * Lease a run with the file store met (the hint names --cluster and --force), and the lock file
- * of a run with --state (the hint names --force and that file).
+ * of a run with --state (the hint names --force and that file). So are the commands
+ * `ctl upgrade status` prints, and the status a wrong --lock-id's hint names: they name the state
+ * status read (the file, absolute; the ConfigMap's -n and --cluster), so that pasted after a
+ * status -n of a namespace not the context's, or beside another cluster's state ConfigMap, they
+ * act on that state. A Lease renewed by a run on another host is said as held there.
  */
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { shellQuote } from '../../src/io/shell-words.js';
+import { defaultStatePath, newState } from '../../src/run/state.js';
 import { ctlBin, ctlEnv, type CtlResult } from '../helpers/run-ctl.js';
 import {
   assertExit,
@@ -130,6 +135,75 @@ function both(result: { stdout: string; stderr: string }): string {
   return `${result.stdout}\n${result.stderr}`;
 }
 
+const STEPS = ['preflight', 'operator', 'admission', 'security-context', 'cluster', 'monitor', 'databases'];
+
+/** A valid state of the cluster redis/rec reached through CONTEXT, as a run writes it at its start. */
+function stateText(): string {
+  return JSON.stringify(
+    newState({ context: CONTEXT, namespace: 'redis', cluster: 'rec' }, { operator: TARGET }, STEPS),
+  );
+}
+
+/** A lock file's owner, or a Lease's: a run on another host, never judged from here. */
+function ownerElsewhere(id: string): Record<string, unknown> {
+  return {
+    id,
+    pid: 4242,
+    host: 'another-host',
+    user: 'ops',
+    operation: 'upgrade run',
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** The cluster's Lease, held and just renewed by a run on another host, for an hour. */
+async function leaseHeldElsewhere(sim: UpgradeSim, id: string): Promise<void> {
+  const now = new Date().toISOString().replace(/Z$/, '000Z');
+  const lease = path.join(sim.sandbox.dir, 'lease.json');
+  writeFileSync(
+    lease,
+    JSON.stringify({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: 'ctl-upgrade-lock-rec',
+        namespace: 'redis',
+        annotations: { 'ctl/lock-owner': JSON.stringify({ ...ownerElsewhere(id), createdAt: now }) },
+      },
+      spec: {
+        holderIdentity: `${id}/4242/another-host`,
+        leaseDurationSeconds: 3600,
+        acquireTime: now,
+        renewTime: now,
+      },
+    }),
+  );
+  await sim.kubectl(['create', '-f', lease]);
+}
+
+/** A state ConfigMap as the ConfigMap store writes it (labelled so that status lists it). */
+async function stateConfigMap(sim: UpgradeSim, cluster: string, text: string): Promise<void> {
+  const file = path.join(sim.sandbox.dir, `configmap-${cluster}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: `ctl-upgrade-state-${cluster}`,
+        namespace: 'redis',
+        labels: {
+          'app.kubernetes.io/managed-by': 'ctl',
+          'app.kubernetes.io/component': 'upgrade-state',
+          'app.kubernetes.io/instance': cluster,
+        },
+      },
+      data: { 'state.json': text },
+    }),
+  );
+  await sim.kubectl(['create', '-f', file]);
+}
+
 describe("the commands of ctl's hints name the kubeconfig and context it was given (e2e)", () => {
   let sim: UpgradeSim;
   let named: Chosen['named'];
@@ -177,34 +251,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
   });
 
   it("the cluster's Lease held by a run elsewhere: the ctl upgrade unlock for this cluster", async () => {
-    const now = new Date().toISOString().replace(/Z$/, '000Z');
-    const owner = {
-      id: 'lock-elsewhere',
-      pid: 4242,
-      host: 'another-host',
-      operation: 'upgrade run',
-      createdAt: now,
-    };
-    const lease = path.join(sim.sandbox.dir, 'lease.json');
-    writeFileSync(
-      lease,
-      JSON.stringify({
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: {
-          name: 'ctl-upgrade-lock-rec',
-          namespace: 'redis',
-          annotations: { 'ctl/lock-owner': JSON.stringify(owner) },
-        },
-        spec: {
-          holderIdentity: 'lock-elsewhere/4242/another-host',
-          leaseDurationSeconds: 3600,
-          acquireTime: now,
-          renewTime: now,
-        },
-      }),
-    );
-    await sim.kubectl(['create', '-f', lease]);
+    await leaseHeldElsewhere(sim, 'lock-elsewhere');
     try {
       const run = await ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state-store', 'configmap']);
       assertExit(run, 5, 'a run while another holds the Lease');
@@ -273,9 +320,10 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     assert.ok(!existsSync(`${state}.lock`), 'the lock file is gone');
   });
 
-  it("a lock id that is not the lock file's: the ctl upgrade status that shows it (with --state, nothing read)", async () => {
+  it("a lock id that is not the lock file's: the ctl upgrade status that shows it (with --state, nothing read), pasted into sh, shows that lock", async () => {
     const state = path.join(sim.sandbox.dir, 'unlock', 'state.json');
-    mkdirSync(path.dirname(state), { recursive: true });
+    mkdirSync(path.dirname(state), { recursive: true, mode: 0o700 });
+    writeFileSync(state, stateText(), { mode: 0o600 });
     writeFileSync(
       `${state}.lock`,
       JSON.stringify({
@@ -288,7 +336,147 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
     );
     const unlock = await ctl(['upgrade', 'unlock', '--state', state, '--lock-id', 'other']);
     assertExit(unlock, 1, 'unlock with another id');
-    assert.ok(unlock.stderr.includes(`Check the id with: ${named('ctl')} upgrade status.`), unlock.stderr);
+    // The status names the lock's state file: without --state it reads the default file of the
+    // context's namespace, another state (or none) than this lock's.
+    assert.ok(
+      unlock.stderr.includes(
+        `Check the id with: ${named('ctl')} upgrade status --state ${shellQuote(state)}.`,
+      ),
+      unlock.stderr,
+    );
+    const command = /Check the id with: (ctl .+?)\. The lock: /.exec(unlock.stderr)?.[1];
+    assert.ok(command, unlock.stderr);
+    const pasted = await paste(sim, command);
+    assertExit(pasted, 0, 'the pasted status');
+    assert.ok(pasted.stdout.includes(`\nstate     ${state}\n`), pasted.stdout);
+    assert.match(pasted.stdout, /\nlocked by pid 1 on another-host .*, lock id held\n/);
+  });
+
+  it("ctl upgrade status -n of a namespace not the context's, locked on another host: its unlock, pasted into sh, unlocks that state's lock", async () => {
+    // The context names no namespace (so kubectl's `default`); the state is the run's in redis.
+    const bare = kubeconfigAs(sim, 'no-namespace.yaml', (doc) => {
+      delete doc.contexts[0]!.context.namespace;
+    });
+    const state = defaultStatePath({ context: CONTEXT, namespace: 'redis', cluster: 'rec' }, sim.env);
+    mkdirSync(path.dirname(state), { recursive: true, mode: 0o700 });
+    writeFileSync(state, stateText(), { mode: 0o600 });
+    writeFileSync(`${state}.lock`, JSON.stringify(ownerElsewhere('held-in-redis')), { mode: 0o600 });
+    try {
+      const status = await sim.ctl(
+        ['upgrade', 'status', '-n', 'redis', '--kubeconfig', bare, '--context', CONTEXT],
+        {
+          env,
+        },
+      );
+      assertExit(status, 0, 'status -n redis with a lock held on another host');
+      assert.match(
+        status.stdout,
+        /\nheld by pid 4242 on another-host \(user ops\) since \S+, on another host or in another container: ctl cannot tell from here whether it still runs; /,
+      );
+      const command = /if it is gone for good, run (ctl .+), then run it again to resume$/m.exec(
+        status.stdout,
+      )?.[1];
+      // The state file status read, absolute: without it unlock reads the context's namespace.
+      assert.equal(
+        command,
+        `ctl --kubeconfig ${bare} --context ${shellQuote(CONTEXT)} upgrade unlock --lock-id held-in-redis --force --state ${shellQuote(state)}`,
+      );
+      const pasted = await paste(sim, command);
+      assertExit(pasted, 0, 'the pasted unlock');
+      assert.match(pasted.stderr, /removed the lock held by pid 4242 on another-host/);
+      assert.ok(!existsSync(`${state}.lock`), 'the lock file of the state status showed is gone');
+    } finally {
+      // The tests after this one expect no run of CONTEXT in redis.
+      rmSync(state, { force: true });
+      rmSync(`${state}.lock`, { force: true });
+    }
+  });
+
+  it('ctl upgrade status of the ConfigMap store, its Lease renewed by a run on another host: said as held elsewhere; its unlock and the status of a wrong --lock-id, pasted into sh, act on this cluster', async () => {
+    await stateConfigMap(sim, 'rec', stateText());
+    // Another cluster's state in the namespace: status and unlock need --cluster to pick this one.
+    await stateConfigMap(sim, 'other', stateText());
+    await leaseHeldElsewhere(sim, 'lock-elsewhere');
+    try {
+      const where = ['--state-store', 'configmap', '-n', 'redis'];
+      const guessed = await ctl(['upgrade', 'status', ...where]);
+      assertExit(guessed, 2, 'status without --cluster beside two state ConfigMaps');
+      assert.match(guessed.stderr, /several clusters have upgrade state in namespace redis: other, rec/);
+
+      const status = await ctl(['upgrade', 'status', ...where, '--cluster', 'rec']);
+      assertExit(status, 0, 'status of a Lease renewed elsewhere');
+      // Its renewals say it runs, on another host: not a run seen here.
+      assert.match(
+        status.stdout,
+        /\nheld elsewhere: pid 4242 on another-host \(user ops\) holds the lock since \S+ and renews its Lease ctl-upgrade-lock-rec \(last at \S+\); ctl cannot see that process from here \(it was started on host another-host\); no step in progress, per the state written \S+\n/,
+      );
+      assert.match(
+        status.stdout,
+        /\n {2}wait for it to finish: another ctl upgrade run exits 5 \(locked\) meanwhile; if it is gone, its Lease expires 3600 s after its last renewal and the next run takes it over; /,
+      );
+      assert.doesNotMatch(status.stdout, /running now/);
+      const json = await ctl(['upgrade', 'status', ...where, '--cluster', 'rec', '-o', 'json']);
+      assertExit(json, 0, 'status -o json of a Lease renewed elsewhere');
+      const doc = JSON.parse(json.stdout) as { running: unknown; lockStale: unknown };
+      // A Lease still renewed holds a run (docs/status.md), whoever renews it.
+      assert.equal(doc.running, true);
+      assert.equal(doc.lockStale, false);
+
+      // A wrong id: the status the hint names, pasted, shows this cluster's lock.
+      const wrong = await ctl(['upgrade', 'unlock', ...where, '--cluster', 'rec', '--lock-id', 'other']);
+      assertExit(wrong, 1, 'unlock with another id');
+      assert.ok(
+        wrong.stderr.includes(
+          `Check the id with: ${named('ctl')} upgrade status --state-store configmap -n redis --cluster rec.`,
+        ),
+        wrong.stderr,
+      );
+      const shown = await paste(
+        sim,
+        /Check the id with: (ctl .+?)\. The lock: /.exec(wrong.stderr)?.[1] ?? '',
+      );
+      assertExit(shown, 0, 'the pasted status');
+      assert.match(shown.stdout, /\nstate {5}configmap\/redis\/ctl-upgrade-state-rec\n/);
+      assert.match(shown.stdout, /\nlocked by pid 4242 on another-host .*, lock id lock-elsewhere\n/);
+
+      // The unlock status names: --force (unlock refuses a renewed Lease without it) and --cluster.
+      const command =
+        /once you are sure it is not running there, run (ctl .+), then run it again to resume$/m.exec(
+          status.stdout,
+        )?.[1];
+      assert.equal(
+        command,
+        `${named('ctl')} upgrade unlock --state-store configmap -n redis --cluster rec --lock-id lock-elsewhere --force`,
+      );
+      const pasted = await paste(sim, command);
+      assertExit(pasted, 0, 'the pasted unlock of the Lease');
+      assert.match(pasted.stderr, /removed the lock held by pid 4242 on another-host/);
+      assert.equal(
+        await sim.kubectl([
+          'get',
+          'lease',
+          'ctl-upgrade-lock-rec',
+          '-n',
+          'redis',
+          '--ignore-not-found',
+          '-o',
+          'name',
+        ]),
+        '',
+        'the Lease is gone',
+      );
+    } finally {
+      await sim.kubectl(['delete', 'lease', 'ctl-upgrade-lock-rec', '-n', 'redis', '--ignore-not-found']);
+      await sim.kubectl([
+        'delete',
+        'configmap',
+        'ctl-upgrade-state-rec',
+        'ctl-upgrade-state-other',
+        '-n',
+        'redis',
+        '--ignore-not-found',
+      ]);
+    }
   });
 
   it('a saved plan of another state store: the plan command that matches the run', async () => {

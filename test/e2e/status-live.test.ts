@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clusterTagFor } from '../../src/release/catalog.js';
+import { shellQuote } from '../../src/io/shell-words.js';
 import { hangGuardMs } from '../helpers/wait.js';
 import {
   assertExit,
@@ -25,7 +26,7 @@ import {
  *   tool on a broken pipe), the state says why, the lock is released; status shows `resume
  *   with:` again and the next run resumes and completes;
  * - a lock of a process on another host: status cannot tell whether it runs and says how to
- *   unlock it if it is gone.
+ *   unlock it if it is gone; its commands name the state file it read.
  */
 
 const TAG = clusterTagFor(TARGET) ?? '';
@@ -77,6 +78,13 @@ describe('ctl upgrade status beside a live run; a run whose stderr closes (e2e)'
         status.stdout,
         /\n {2}wait for it to finish: another ctl upgrade run exits 5 \(locked\) meanwhile;/,
       );
+      // The status to run again names the state file it read.
+      assert.match(
+        status.stdout,
+        new RegExp(
+          `; run ctl (--kubeconfig \\S+ )?upgrade status --state ${escaped(shellQuote(sim.statePath))} again to see how far it got`,
+        ),
+      );
       assert.doesNotMatch(status.stdout, /resume with:/, 'a resume line that would exit 5');
       const json = await sim.ctl(['upgrade', 'status', '-o', 'json'], { timeoutMs: 60_000 });
       assertExit(json, 0, 'status -o json beside the live run');
@@ -126,9 +134,12 @@ describe('ctl upgrade status beside a live run; a run whose stderr closes (e2e)'
         remote.stdout,
         /\nheld by pid 4242 on elsewhere\.example \(user ops\) since 2026-11-30T08:00:00\.000Z, on another host or in another container: ctl cannot tell from here whether it still runs; at step \w+/,
       );
+      // The unlock names the state file status read, absolute: pasted anywhere, it unlocks this lock.
       assert.match(
         remote.stdout,
-        /if it is gone for good, run ctl (--kubeconfig \S+ )?upgrade unlock --lock-id 0f0e0d0c-0b0a-4909-8807-060504030201 --force, then/,
+        new RegExp(
+          `if it is gone for good, run ctl (--kubeconfig \\S+ )?upgrade unlock --lock-id 0f0e0d0c-0b0a-4909-8807-060504030201 --force --state ${escaped(shellQuote(sim.statePath))}, then`,
+        ),
       );
       assert.doesNotMatch(remote.stdout, /resume with:/);
       const remoteJson = await sim.ctl(['upgrade', 'status', '-o', 'json'], { timeoutMs: 60_000 });
@@ -148,3 +159,7 @@ describe('ctl upgrade status beside a live run; a run whose stderr closes (e2e)'
     }
   });
 });
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

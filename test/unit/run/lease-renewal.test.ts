@@ -344,7 +344,7 @@ describe('run/state-store-configmap: a Lease deleted while the run holds it', ()
       );
       assert.match(
         error.hint ?? '',
-        /^Nobody holds the lock now\. Check that no other run upgrades this cluster \(ctl upgrade status --state-store configmap -n redis\), then run the same command again to resume from the saved state\.$/,
+        /^Nobody holds the lock now\. Check that no other run upgrades this cluster \(ctl upgrade status --state-store configmap -n redis --cluster rec\), then run the same command again to resume from the saved state\.$/,
       );
       return true;
     });
