@@ -152,7 +152,7 @@ async function remediationOf(
   if (o.remediate !== true) return {};
   // What each package holds, for the module-packages check (read as the run reads it). Loaded
   // only here: a plan without --remediate reads no zip.
-  const { readModulePackages } = await import('../planning/module-package.js');
+  const { readModulePackages } = await import('../planning/module-package-read.js');
   return { remediate: { moduleFiles: files.length, packages: await readModulePackages(files) } };
 }
 

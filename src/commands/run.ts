@@ -100,7 +100,7 @@ async function runUpgrade(input: RunCommandInput, record: RunRecord): Promise<vo
             moduleFiles: input.moduleFiles.length,
             // What each package holds, for the module-packages check: read as the upload reads it.
             packages: await (
-              await import('../planning/module-package.js')
+              await import('../planning/module-package-read.js')
             ).readModulePackages(input.moduleFiles),
           },
         }
