@@ -74,7 +74,7 @@ export async function remediateFrozenUpgrade(
     throw new OperationError(
       `cannot remediate: ${modules.map(describeBlocker).join('; ')}, and no --module-file was given`,
       {
-        hint: `Download the RHEL9 build of ${modules.map((m) => `${m.module}${m.version ? ` ${m.version}` : ''}`).join(', ')} and run ctl again with --remediate --module-file MODULE_RHEL9_ZIP. Nothing was changed.`,
+        hint: `Download the RHEL9 build of ${modules.map(describeWanted).join(', ')} and run ctl again with --remediate --module-file MODULE_RHEL9_ZIP. Nothing was changed.`,
       },
     );
   }
@@ -119,7 +119,7 @@ export async function remediateFrozenUpgrade(
         throw new OperationError(
           `after uploading ${settings.moduleFiles.map((f) => basename(f)).join(', ')}: ${still.map(describeBlocker).join('; ')}`,
           {
-            hint: `Pass the RHEL9 package of ${still.map((m) => (m.kind === 'module' ? `${m.module} ${m.version ?? ''}`.trim() : '')).join(', ')} with --module-file (same module version as in use), then run ctl again with --remediate.`,
+            hint: `Pass the RHEL9 package of ${still.map(describeWanted).join(', ')} with --module-file (same module version as in use), then run ctl again with --remediate.`,
           },
         );
       }
@@ -213,6 +213,7 @@ function isRefusedFile(error: unknown): error is OperationError {
   );
 }
 
+/** `ReJSON 2.6.10`: the package a module blocker needs, as the hints name it. */
 function describeWanted(blocker: Blocker): string {
   return blocker.kind === 'module'
     ? `${blocker.module}${blocker.version ? ` ${blocker.version}` : ''}`

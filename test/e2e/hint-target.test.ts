@@ -270,20 +270,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
       const pasted = await paste(sim, hintCommand(fileRun.stderr));
       assertExit(pasted, 0, 'the pasted unlock of the Lease');
       assert.match(pasted.stderr, /removed the lock held by pid 4242 on another-host/);
-      assert.equal(
-        await sim.kubectl([
-          'get',
-          'lease',
-          'ctl-upgrade-lock-rec',
-          '-n',
-          'redis',
-          '--ignore-not-found',
-          '-o',
-          'name',
-        ]),
-        '',
-        'the Lease is gone',
-      );
+      assert.equal(await leaseOf(sim), '', 'the Lease is gone');
     } finally {
       await sim.kubectl(['delete', 'lease', 'ctl-upgrade-lock-rec', '-n', 'redis', '--ignore-not-found']);
     }
@@ -451,20 +438,7 @@ describe("the commands of ctl's hints name the kubeconfig and context it was giv
       const pasted = await paste(sim, command);
       assertExit(pasted, 0, 'the pasted unlock of the Lease');
       assert.match(pasted.stderr, /removed the lock held by pid 4242 on another-host/);
-      assert.equal(
-        await sim.kubectl([
-          'get',
-          'lease',
-          'ctl-upgrade-lock-rec',
-          '-n',
-          'redis',
-          '--ignore-not-found',
-          '-o',
-          'name',
-        ]),
-        '',
-        'the Lease is gone',
-      );
+      assert.equal(await leaseOf(sim), '', 'the Lease is gone');
     } finally {
       await sim.kubectl(['delete', 'lease', 'ctl-upgrade-lock-rec', '-n', 'redis', '--ignore-not-found']);
       await sim.kubectl([
@@ -728,3 +702,17 @@ describe("the check fixes' ctl commands name the kubeconfig and context it was g
     );
   });
 });
+
+/** The cluster's Lease lock by name, or '' when there is none. */
+function leaseOf(sim: UpgradeSim): Promise<string> {
+  return sim.kubectl([
+    'get',
+    'lease',
+    'ctl-upgrade-lock-rec',
+    '-n',
+    'redis',
+    '--ignore-not-found',
+    '-o',
+    'name',
+  ]);
+}

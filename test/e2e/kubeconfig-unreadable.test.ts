@@ -21,7 +21,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ctlBin, ctlEnv, repoRoot } from '../helpers/run-ctl.js';
-import { described, kubectlVerdicts, type Listener, listen } from '../helpers/kubectl-verdict.js';
+import {
+  described,
+  kubectlSays,
+  kubectlVerdicts,
+  type Listener,
+  listen,
+} from '../helpers/kubectl-verdict.js';
 import { tempDir } from '../helpers/temp.js';
 import { runTool } from '../helpers/tools.js';
 
@@ -82,13 +88,10 @@ async function sameAsKubectl(file: string, stderr: string): Promise<void> {
   for (const verdict of await kubectlVerdicts(file, listener, { wrapper })) {
     assert.equal(verdict.connections, 0, described(verdict));
     assert.equal(verdict.code, 1, described(verdict));
-    const printed = verdict.output
-      .trimEnd()
-      .replace(/^error: /, '')
-      .split('\n')
-      .map((line) => line.trimEnd())
-      .join('\n');
-    assert.ok(stderr.includes(`kubectl says: ${printed}\n`), `${described(verdict)}\nctl:\n${stderr}`);
+    assert.ok(
+      stderr.includes(`kubectl says: ${kubectlSays(verdict)}\n`),
+      `${described(verdict)}\nctl:\n${stderr}`,
+    );
   }
 }
 

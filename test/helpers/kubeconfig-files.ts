@@ -3,8 +3,11 @@
  * by the entry, the first one current. Written as JSON, which a kubeconfig reader takes as YAML.
  */
 
+import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ExitCode, UsageError } from '../../src/errors.js';
+import { loadKubeConfig } from '../../src/kube/client.js';
 
 const LOCAL_SERVER = { server: 'https://127.0.0.1:6443' };
 
@@ -45,4 +48,16 @@ function written(dir: string, folder: string, config: object): string {
   const file = join(dir, folder, 'config');
   writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Config', ...config }));
   return file;
+}
+
+/** The usage error (exit 2) ctl refuses `context` of `file` with, before any request. */
+export async function kubeconfigRefusal(file: string, context: string): Promise<UsageError> {
+  try {
+    await loadKubeConfig({ kubeconfig: file, context, env: {} });
+  } catch (error) {
+    assert.ok(error instanceof UsageError, `${context}: ${String(error)}`);
+    assert.equal(error.exitCode, ExitCode.usage, context);
+    return error;
+  }
+  assert.fail(`${context}: loaded, kubectl refuses it`);
 }

@@ -104,3 +104,16 @@ export async function kubectlVerdicts(
 export function described(verdict: KubectlVerdict): string {
   return `kubectl 1.${verdict.minor} exited ${verdict.code} after ${verdict.connections} connection(s):\n${verdict.output}`;
 }
+
+/**
+ * kubectl's `error: <a>`, or `Error in configuration:` then `* <a>` lines, as ctl quotes it after
+ * `kubectl says: `: what follows `error: `, no white space at a line's end.
+ */
+export function kubectlSays(verdict: KubectlVerdict): string {
+  return verdict.output
+    .trimEnd()
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n');
+}

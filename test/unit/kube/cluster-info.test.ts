@@ -14,28 +14,17 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ExitCode, UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { goUrlParseFails } from '../../../src/kube/proxy-url.js';
 import { tempDir } from '../../helpers/temp.js';
-import { kubeconfigOfClusters } from '../../helpers/kubeconfig-files.js';
+import { kubeconfigOfClusters, kubeconfigRefusal } from '../../helpers/kubeconfig-files.js';
 
 const kubeconfig = (folder: string, clusters: Record<string, object>, user?: object) =>
   kubeconfigOfClusters(dir, folder, clusters, user);
 const dir = tempDir('ctl-cluster-info-');
 
 const server = 'https://127.0.0.1:6443';
-
-async function refusal(file: string, context: string): Promise<UsageError> {
-  try {
-    await loadKubeConfig({ kubeconfig: file, context, env: {} });
-  } catch (error) {
-    assert.ok(error instanceof UsageError, `${context}: ${String(error)}`);
-    assert.equal(error.exitCode, ExitCode.usage, context);
-    return error;
-  }
-  assert.fail(`${context}: loaded, kubectl refuses it`);
-}
 
 /** Each proxy-url and what kubectl 1.35 says of it (undefined: kubectl takes it). */
 const proxyUrls: [string, string | undefined][] = [
@@ -102,7 +91,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
         assert.equal(loaded.config.getCurrentCluster()?.proxyUrl, url, url);
         continue;
       }
-      const error = await refusal(file, context);
+      const error = await kubeconfigRefusal(file, context);
       // kubectl's words, but a user and password in the URL shown as `***@`, as ctl shows any.
       const masked = (text: string) => text.replace(/\/\/[^/]*@/, '//***@');
       assert.equal(
@@ -128,7 +117,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
     const file = kubeconfig('proxy-secret', {
       secret: { server, 'proxy-url': 'ftp://ops:hunter2@proxy:21' },
     });
-    const error = await refusal(file, 'secret');
+    const error = await kubeconfigRefusal(file, 'secret');
     assert.equal(
       error.message,
       `the kubeconfig's cluster c-secret is not valid; kubectl says: invalid 'proxy-url' "ftp://***@proxy:21" for cluster "c-secret": unsupported scheme "ftp", must be http, https, or socks5`,
@@ -158,7 +147,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
       bothMissing: `Error in configuration:\n* certificate-authority-data and certificate-authority are both specified for c-bothMissing. certificate-authority-data will override.\n* unable to read certificate-authority ${missing} for c-bothMissing due to open ${missing}: no such file or directory`,
     };
     for (const [context, kubectl] of Object.entries(expected)) {
-      const error = await refusal(file, context);
+      const error = await kubeconfigRefusal(file, context);
       assert.equal(
         error.message,
         `the kubeconfig's cluster c-${context} is not valid; kubectl says: ${kubectl}`,
@@ -182,7 +171,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
     const noCert = join(dir, 'user-files', 'nocert.pem');
     const noKey = join(dir, 'user-files', 'nokey.pem');
     const file = kubeconfig('user-files', { only: { server } }, files);
-    const error = await refusal(file, 'only');
+    const error = await kubeconfigRefusal(file, 'only');
     assert.equal(
       error.message,
       `the kubeconfig's user u is not valid; kubectl says: Error in configuration:\n* unable to read client-cert ${noCert} for u due to open ${noCert}: no such file or directory\n* unable to read client-key ${noKey} for u due to open ${noKey}: no such file or directory`,
@@ -199,7 +188,7 @@ describe("kubectl's checks of the kubeconfig cluster in use, and of the files th
       { 'client-certificate': cert, 'client-key': 'nokey.pem', token: 't', username: 'ops' },
     );
     const noKey2 = join(dir, 'user-and-cluster', 'nokey.pem');
-    const bothError = await refusal(both, 'both');
+    const bothError = await kubeconfigRefusal(both, 'both');
     assert.equal(
       bothError.message,
       `the kubeconfig's user u and its cluster c-both are not valid; kubectl says: Error in configuration:\n* unable to read client-key ${noKey2} for u due to open ${noKey2}: no such file or directory\n* more than one authentication method found for u; found [token basicAuth], only one is allowed\n* invalid 'proxy-url' "ftp://proxy" for cluster "c-both": unsupported scheme "ftp", must be http, https, or socks5`,

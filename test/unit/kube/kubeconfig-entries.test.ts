@@ -26,9 +26,15 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ExitCode, UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
-import { described, kubectlVerdicts, type Listener, listen } from '../../helpers/kubectl-verdict.js';
+import {
+  described,
+  kubectlSays,
+  kubectlVerdicts,
+  type Listener,
+  listen,
+} from '../../helpers/kubectl-verdict.js';
+import { kubeconfigRefusal } from '../../helpers/kubeconfig-files.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const dir = tempDir('ctl-kubeconfig-entries-');
@@ -55,17 +61,6 @@ function kubeconfig(
     }),
   );
   return file;
-}
-
-async function refusal(file: string, context: string): Promise<UsageError> {
-  try {
-    await loadKubeConfig({ kubeconfig: file, context, env: {} });
-  } catch (error) {
-    assert.ok(error instanceof UsageError, `${context}: ${String(error)}`);
-    assert.equal(error.exitCode, ExitCode.usage, context);
-    return error;
-  }
-  assert.fail(`${context}: loaded`);
 }
 
 describe("the kubeconfig's entries, as kubectl 1.28, 1.32 and 1.35 judge them", { timeout: 300_000 }, () => {
@@ -146,7 +141,7 @@ describe("the kubeconfig's entries, as kubectl 1.28, 1.32 and 1.35 judge them", 
       none: 'context none names no cluster',
     };
     for (const [context, message] of Object.entries(refused)) {
-      const error = await refusal(file, context);
+      const error = await kubeconfigRefusal(file, context);
       assert.equal(error.message, message, context);
       assert.match(
         error.hint ?? '',
@@ -187,7 +182,7 @@ describe("the kubeconfig's entries, as kubectl 1.28, 1.32 and 1.35 judge them", 
       none: 'context none names no user',
     };
     for (const [context, message] of Object.entries(refused)) {
-      const error = await refusal(file, context);
+      const error = await kubeconfigRefusal(file, context);
       assert.equal(error.message, message, context);
       assert.equal(
         error.hint,
@@ -231,25 +226,17 @@ describe("the kubeconfig's entries, as kubectl 1.28, 1.32 and 1.35 judge them", 
       twice: { what: "the kubeconfig's user envs is not valid", hints: 1 },
     };
     for (const [context, { what, hints }] of Object.entries(expected)) {
-      const error = await refusal(file, context);
+      const error = await kubeconfigRefusal(file, context);
       const verdicts = await kubectlVerdicts(file, listener, { context });
       for (const verdict of verdicts) {
         assert.equal(verdict.connections, 0, described(verdict));
         assert.equal(verdict.code, 1, described(verdict));
-        // kubectl's `error: <a>`, or `Error in configuration: ` then `* <a>` lines; ctl gives what
-        // follows `error: `, and no white space at a line's end.
-        const printed = verdict.output
-          .trimEnd()
-          .replace(/^error: /, '')
-          .split('\n')
-          .map((line) => line.trimEnd())
-          .join('\n');
-        assert.equal(error.message, `${what}; kubectl says: ${printed}`, described(verdict));
+        assert.equal(error.message, `${what}; kubectl says: ${kubectlSays(verdict)}`, described(verdict));
       }
       assert.equal((error.hint ?? '').split(/(?<=\.) (?=[A-Z])/).length, hints, error.hint);
     }
     assert.match(
-      (await refusal(file, 'twice')).message,
+      (await kubeconfigRefusal(file, 'twice')).message,
       /\n\* env variable name must be specified for envs.*\n\* env variable name/,
     );
   });
