@@ -11,6 +11,20 @@
  * (RedisLabsModules/RAMP RAMP/module_metadata.py, FIELDS and create_default_metadata; the same
  * requirement for user-defined modules: redis.io rs/references/rest-api/objects/bootstrap/
  * user_defined_module, "Module package requirements").
+ *
+ * Older packages carry other fields (RAMP's history of module_metadata.py): `operating_systems`
+ * from February 2023 (commit ffbc83b), `os_list` for the weeks before (078ff15, January 2023),
+ * and always `os`, which is platform.system() ("Linux") unless the packer's `--os` or manifest
+ * set it ("build target OS (Darwin/Linux)"). Unpacking, the cluster parses every entry of
+ * `os_list` and `operating_systems` as a name and a version and refuses the package when one
+ * does not parse (`module_os_list_invalid`), refuses an architecture other than x86_64 and
+ * aarch64 (`module_architecture_not_supported`), and reads `os` not at all (RAMP/unpacker.py
+ * _validate_metadata and _os_version_parser; Redis keeps it in step with Redis Enterprise's:
+ * commits 6dfaf85 "sync RedisEnterprise changes", 5a6de17 "RED-95151 update RAMP unpacker to
+ * unpack operating_systems"). So the systems are the list's. Without a list, an `os` naming a
+ * release (`rhel8`) or another system than Linux (`Darwin`) still says what the module was built
+ * for: the cluster takes such a package, but it is no RHEL9 build and cannot lift the freeze.
+ * "Linux" names no release: the check then says it cannot tell rather than guess.
  */
 
 import { basename } from 'node:path';
@@ -67,16 +81,51 @@ export function describeModulePackage(file: string, bytes: Uint8Array): ModulePa
   if (!module || !version) {
     return { file, problem: `its ${METADATA} names no module_name and semantic_version` };
   }
-  const systems = Array.isArray(meta.operating_systems)
-    ? meta.operating_systems.filter((s): s is string => typeof s === 'string')
-    : undefined;
+  const architecture =
+    typeof meta.architecture === 'string' && meta.architecture !== '' ? meta.architecture : undefined;
+  if (architecture !== undefined && !ARCHITECTURES.includes(architecture)) {
+    return {
+      file,
+      problem: `its ${METADATA} says architecture "${architecture}": the cluster takes x86_64 or aarch64 builds only (module_architecture_not_supported)`,
+    };
+  }
+  const systems = systemsOf(meta);
+  if (typeof systems === 'string') return { file, problem: systems };
   return {
     file,
     module,
     version,
     ...(systems && systems.length > 0 ? { operatingSystems: systems } : {}),
-    ...(typeof meta.architecture === 'string' && meta.architecture !== ''
-      ? { architecture: meta.architecture }
-      : {}),
+    ...(architecture !== undefined ? { architecture } : {}),
   };
+}
+
+const ARCHITECTURES = ['x86_64', 'aarch64'];
+const LIST_FIELDS = ['operating_systems', 'os_list'] as const;
+/** The unpacker's parse of an entry: a name (letters, `_`) and a version (`rhel9`, `ubuntu18.04`). */
+const NAME = /[a-zA-Z_]+/;
+const RELEASE = /\d+(\.\d+)?(\.\d+)?/;
+
+/**
+ * The systems module.json says the module was built for: the first list of `operating_systems`
+ * and `os_list` that has entries, else an `os` other than "Linux"; undefined when it does not
+ * say; a string (the problem) when a list is one the cluster refuses.
+ */
+function systemsOf(meta: Record<string, unknown>): string[] | string | undefined {
+  let found: string[] | undefined;
+  for (const field of LIST_FIELDS) {
+    if (!(field in meta)) continue;
+    const list = meta[field];
+    if (!Array.isArray(list) || list.some((entry) => typeof entry !== 'string')) {
+      return `its ${METADATA} ${field} is not a list of systems such as "rhel9" (module_os_list_invalid)`;
+    }
+    const wrong = (list as string[]).find((entry) => !NAME.test(entry) || !RELEASE.test(entry));
+    if (wrong !== undefined) {
+      return `its ${METADATA} ${field} entry "${wrong}" names no system and version such as "rhel9" (module_os_list_invalid)`;
+    }
+    if (found === undefined && list.length > 0) found = list as string[];
+  }
+  if (found) return found;
+  const os = typeof meta.os === 'string' ? meta.os.trim() : '';
+  return os === '' || os.toLowerCase() === 'linux' ? undefined : [os];
 }

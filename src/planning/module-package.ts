@@ -10,7 +10,11 @@ export interface ModulePackage {
   module?: string;
   /** `semantic_version` of its module.json. */
   version?: string;
-  /** `operating_systems` of its module.json, when it says (older packers wrote only `os`). */
+  /**
+   * The systems its module.json says it was built for: `operating_systems`, else `os_list`
+   * (older packers), else an `os` naming more than "Linux" (module-package-read.ts); absent
+   * when it does not say.
+   */
   operatingSystems?: string[];
   /** `architecture` of its module.json, when it says. */
   architecture?: string;
@@ -24,7 +28,7 @@ export function describeHeld(pkg: ModulePackage): string {
   return `${pkg.module ?? '?'} ${pkg.version ?? '?'}${build ? ` (${build})` : ''}`;
 }
 
-/** A package built for RHEL9, or one whose module.json does not say (the cluster then decides). */
+/** A package built for RHEL9, or one whose module.json does not say (the check then says so). */
 export function mayBeRhel9(pkg: ModulePackage): boolean {
   return pkg.operatingSystems === undefined || pkg.operatingSystems.some((os) => os.startsWith('rhel9'));
 }

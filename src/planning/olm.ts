@@ -28,7 +28,7 @@ import {
 } from '../release/versions.js';
 import type { ClusterReads, CustomResourceType, KubeObject } from '../kube/reads.js';
 import { parseImageReference } from '../release/image-reference.js';
-import { clusterTagFor } from '../release/catalog.js';
+import { clusterTagFor, variantOf } from '../release/catalog.js';
 import type { Platform } from './snapshot-model.js';
 
 export const SUBSCRIPTION_RESOURCE: CustomResourceType = {
@@ -413,11 +413,20 @@ export function relatedImagesOf(csv: KubeObject | undefined): RelatedImage[] {
  * operators/redis-enterprise-operator-cert/7.22.0-11.2/manifests/...clusterserviceversion.yaml:
  * redis-enterprise-node, services-rigger, bootstrapper, call-home-client). The cluster resource
  * may name another repository for the same image (the OpenShift registry, a mirror, Docker Hub),
- * so the name decides before the repository does.
+ * so the name decides before the repository does. A node image at a `.minimal` tag (the minimal
+ * base image, redis.io kubernetes/security/minimal-base-image.md: "the same version tag as the
+ * standard image, with a `.minimal` suffix") is `redis-enterprise-node-minimal`, which the
+ * certified CSVs relate from 8.0.18-11.0 on (8.0.18-11.0, 8.2.0-13.0: spec.relatedImages).
  */
-export function relatedImageName(image: { field: string; node: boolean }): string | undefined {
-  if (image.node) return 'redis-enterprise-node';
+export function relatedImageName(image: { field: string; node: boolean }, tag?: string): string | undefined {
+  if (image.node) return isMinimalTag(tag) ? MINIMAL_NODE_NAME : 'redis-enterprise-node';
   return RELATED_NAMES[image.field];
+}
+
+const MINIMAL_NODE_NAME = 'redis-enterprise-node-minimal';
+
+function isMinimalTag(tag: string | undefined): boolean {
+  return variantOf(tag) === 'minimal';
 }
 
 const RELATED_NAMES: Record<string, string> = {
@@ -473,7 +482,11 @@ export interface RelatedImageLookup {
  * through relatedDigest) and the plan's printed command (plannedOlmDigests, the same in awk): the
  * entry of the image's related name, else of its repository. None (undefined) for the node image
  * at a tag other than the release's own (olmNodeReleaseTag), or for an image with neither name
- * nor repository: the cluster patch is refused then, with the fix.
+ * nor repository: the cluster patch is refused then, with the fix. The minimal node image is
+ * looked up by its name only: the CSV relates it in the same repository as the full image, listed
+ * first, so by repository the full image's digest would go next to the `.minimal` tag and the
+ * nodes would pull the full image (a digestHash is pulled "instead of the image tag", the REC
+ * CRD). A CSV without that name gives no digest, and both stop.
  */
 export function relatedImageLookup(
   repository: string | undefined,
@@ -482,7 +495,8 @@ export function relatedImageLookup(
   releaseTag: string | undefined,
 ): RelatedImageLookup | undefined {
   if (image.node && tag !== releaseTag) return undefined;
-  const name = relatedImageName(image);
+  const name = relatedImageName(image, tag);
+  if (name === MINIMAL_NODE_NAME) return { name, repository: undefined };
   return name === undefined && repository === undefined ? undefined : { name, repository };
 }
 
@@ -498,7 +512,8 @@ export function olmDigestGap(
   if (refused.some((move) => move.node) && tag !== digests.releaseTag) {
     return `${digests.csv} relates the node image of ${digests.releaseTag ?? 'its release'} only, not of --cluster-version ${tag}; leave --cluster-version out, or remove the digest`;
   }
-  return `${digests.csv} spec.relatedImages has no digest for it`;
+  const minimal = refused.some((move) => move.node) && isMinimalTag(tag);
+  return `${digests.csv} spec.relatedImages has no digest for it${minimal ? ` (the ${tag} image is looked up as ${MINIMAL_NODE_NAME} only)` : ''}`;
 }
 
 export interface PlannedDigests {

@@ -40,7 +40,8 @@ export interface OlmDigestSource {
 /**
  * For the run: the digests the installed target CSV relates, by the rule the plan's printed
  * command follows too (planning/olm.ts relatedImageLookup): by the name Redis's bundle gives each
- * image, else by repository. The node image's digest is the CSV's only for the release's own tag:
+ * image, else by repository (the minimal node image by its name only). The node image's digest is
+ * the CSV's only for the release's own tag:
  * another `--cluster-version` gets none (and the cluster patch is refused with the fix).
  */
 export async function installedOlmDigests(

@@ -52,12 +52,25 @@ function checkModulePackages(input: CheckInput): Outcome {
       PACKAGE_FIX,
     );
   }
-  return pass(
-    `the --module-file packages hold the RHEL9 build of ${needed.map((u) => u.key).join(', ')}${held}`,
+  const keys = needed.map((u) => u.key).join(', ');
+  // A package whose module.json names no system (only `os` "Linux", older packers) may be the
+  // RHEL9 build or not: the plan says it cannot tell rather than guess (module-package-read.ts).
+  const unsure = packages.filter(
+    (p) => p.operatingSystems === undefined && needed.some((use) => covers(p, use)),
   );
+  const sure = needed.every((use) =>
+    packages.some((p) => p.operatingSystems !== undefined && covers(p, use)),
+  );
+  if (!sure && unsure.length > 0) {
+    const one = unsure.length === 1;
+    return pass(
+      `the --module-file packages hold ${keys}${held}; ${unsure.map((p) => p.file).join(', ')} ${one ? 'does' : 'do'} not say which OS ${one ? 'it was' : 'they were'} built for (${one ? 'its module.json has' : 'their module.json have'} no operating_systems or os_list, and no os naming a release), so the plan cannot tell whether ${one ? 'it is' : 'they are'} the RHEL9 build`,
+    );
+  }
+  return pass(`the --module-file packages hold the RHEL9 build of ${keys}${held}`);
 }
 
-/** The same module and version, built for RHEL9 (or not saying: the cluster then decides). */
+/** The same module and version, built for RHEL9 (or not saying: the message then says so). */
 function covers(pkg: ModulePackage, use: { name: string; version?: string | undefined }): boolean {
   return (
     pkg.module === use.name && (use.version === undefined || pkg.version === use.version) && mayBeRhel9(pkg)

@@ -485,17 +485,30 @@ const MODULE_NAMES: Record<string, string> = {
  * RAMP/module_metadata.py), which the cluster reads. The simulator also takes, more leniently
  * than a cluster, a bare module.json ({module_name, semantic_version, platforms}) and a file
  * named as Redis names its packages (`redisearch.Linux-rhel9-x86_64.2.8.4.zip`) whatever it holds.
+ * Like the cluster's unpacker (RAMP/unpacker.py _validate_metadata), it reads the systems from
+ * `operating_systems` or the older `os_list`, refuses a package with an entry of either that
+ * names no system and version, or an architecture other than x86_64 and aarch64, and reads `os`
+ * not at all; a package that lists no system is taken for the nodes' (rhel9).
  */
 export function describeModuleFile(
   fileName: string,
   bytes: Uint8Array,
 ): { name: string; version: string; platforms: string[] } | undefined {
-  return fromZippedMetadata(bytes) ?? fromMetadataOrName(fileName, Buffer.from(bytes).toString('utf8'));
+  const zipped = fromZippedMetadata(bytes);
+  if (zipped === 'refused') return undefined;
+  return zipped ?? fromMetadataOrName(fileName, Buffer.from(bytes).toString('utf8'));
+}
+
+const UNPACKER_ARCHITECTURES = ['x86_64', 'aarch64'];
+
+/** An entry the unpacker parses: a name and a version (`rhel9`, `ubuntu18.04`). */
+function parsesAsSystem(entry: unknown): entry is string {
+  return typeof entry === 'string' && /[a-zA-Z_]+/.test(entry) && /\d+/.test(entry);
 }
 
 function fromZippedMetadata(
   bytes: Uint8Array,
-): { name: string; version: string; platforms: string[] } | undefined {
+): { name: string; version: string; platforms: string[] } | 'refused' | undefined {
   let meta: Record<string, unknown>;
   try {
     const entries = unzipSync(bytes, { filter: (entry) => entry.name === 'module.json' });
@@ -507,7 +520,14 @@ function fromZippedMetadata(
   }
   if (typeof meta.module_name !== 'string' || typeof meta.semantic_version !== 'string') return undefined;
   const arch = typeof meta.architecture === 'string' ? meta.architecture : 'x86_64';
-  const systems = Array.isArray(meta.operating_systems) ? meta.operating_systems.map(String) : ['rhel9'];
+  if (!UNPACKER_ARCHITECTURES.includes(arch)) return 'refused';
+  const lists = (['operating_systems', 'os_list'] as const).filter((field) => field in meta);
+  for (const field of lists) {
+    const list = meta[field];
+    if (!Array.isArray(list) || !list.every(parsesAsSystem)) return 'refused';
+  }
+  const listed = lists.map((field) => meta[field] as string[]).find((list) => list.length > 0);
+  const systems = listed ?? ['rhel9'];
   return {
     name: meta.module_name,
     version: meta.semantic_version,

@@ -160,4 +160,69 @@ describe('module packages (--remediate --module-file)', () => {
     ).find((c) => c.id === 'module-packages');
     assert.equal(ignored?.status, 'warn');
   });
+  /**
+   * What older packers wrote (RedisLabsModules/RAMP): `os` is platform.system() ("Linux") or
+   * what --os / the manifest says, and nothing reads it when the package is unpacked; `os_list`
+   * (ramp-packer January to February 2023) and `operating_systems` (from February 2023) list the
+   * systems, and the unpacker parses every entry of either as a name and a version, refusing the
+   * package when one does not parse (RAMP/unpacker.py _validate_metadata, _os_version_parser).
+   */
+  it('reads the systems of older packages: os_list, an os that names a release; refuses what the unpacker refuses', () => {
+    const held = (fields: Record<string, unknown>) =>
+      describeModulePackage(
+        'rejson.zip',
+        zipOf({
+          'module.json': metadata({
+            module_name: 'ReJSON',
+            semantic_version: '2.6.10',
+            architecture: 'x86_64',
+            ...fields,
+          }),
+          'rejson.so': 'binary',
+        }),
+      );
+    assert.deepEqual(held({ os: 'Linux', os_list: ['rhel8'] }).operatingSystems, ['rhel8']);
+    assert.deepEqual(held({ os: 'Linux', os_list: ['rhel9'] }).operatingSystems, ['rhel9']);
+    assert.deepEqual(held({ os: 'Linux', operating_systems: ['rhel9'] }).operatingSystems, ['rhel9']);
+    assert.deepEqual(held({ os: 'rhel8' }).operatingSystems, ['rhel8']);
+    assert.deepEqual(held({ os: 'ubuntu18.04' }).operatingSystems, ['ubuntu18.04']);
+    // Built on a Mac: whatever the cluster does with it, it is no RHEL9 build.
+    assert.deepEqual(held({ os: 'Darwin' }).operatingSystems, ['Darwin']);
+    // "Linux" says the kernel, not the release: not known.
+    assert.equal(held({ os: 'Linux' }).operatingSystems, undefined);
+    assert.equal(held({ os: 'Linux' }).problem, undefined);
+    assert.match(
+      held({ operating_systems: ['Linux'] }).problem ?? '',
+      /operating_systems entry "Linux" .*module_os_list_invalid/,
+    );
+    assert.match(held({ os_list: ['rhel9', 'el'] }).problem ?? '', /os_list entry "el"/);
+    assert.match(held({ operating_systems: 'rhel9' }).problem ?? '', /operating_systems is not a list/);
+    assert.match(
+      held({ operating_systems: ['rhel9'], architecture: 'arm64' }).problem ?? '',
+      /architecture "arm64".*x86_64 or aarch64.*module_architecture_not_supported/,
+    );
+    assert.equal(held({ operating_systems: ['rhel9'], architecture: 'aarch64' }).problem, undefined);
+  });
+
+  it('judges older packages: a RHEL8 os_list or os fails, a RHEL9 os_list passes, an os of Linux says it cannot tell', () => {
+    const given = (fields: Partial<ModulePackage>) =>
+      modulePackages(rhel8Only, {
+        moduleFiles: 1,
+        packages: [pkg({ module: 'search', version: '2.8.4', architecture: 'x86_64', ...fields })],
+      });
+    const rhel8 = given({ operatingSystems: ['rhel8'] });
+    assert.equal(rhel8.status, 'fail');
+    assert.match(
+      rhel8.message,
+      /no --module-file holds the RHEL9 build of search 2\.8\.4; given: p\.zip holds search 2\.8\.4 \(rhel8, x86_64\)/,
+    );
+    assert.equal(given({ operatingSystems: ['Darwin'] }).status, 'fail');
+    assert.equal(given({ operatingSystems: ['rhel9'] }).status, 'pass');
+    const unknown = given({});
+    assert.equal(unknown.status, 'pass');
+    assert.equal(
+      unknown.message,
+      'the --module-file packages hold search 2.8.4; given: p.zip holds search 2.8.4 (x86_64); p.zip does not say which OS it was built for (its module.json has no operating_systems or os_list, and no os naming a release), so the plan cannot tell whether it is the RHEL9 build',
+    );
+  });
 });

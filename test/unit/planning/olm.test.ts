@@ -10,6 +10,7 @@ import {
   readOlm,
   relatedDigest,
   type RelatedImage,
+  relatedImageLookup,
   relatedImageName,
 } from '../../../src/planning/olm.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
@@ -321,6 +322,30 @@ describe('OLM-owned operators', () => {
     // Related by tag only: no digest to pin.
     assert.equal(relatedDigest(images, undefined, 'call-home-client'), undefined);
     assert.equal(relatedDigest(images, undefined), undefined);
+  });
+
+  it('a node image at a .minimal tag is redis-enterprise-node-minimal, looked up by that name only', () => {
+    const node = { field: 'redisEnterpriseImageSpec', node: true };
+    const repository = 'registry.connect.redhat.com/redislabs/redis-enterprise';
+    assert.equal(relatedImageName(node, '8.2.0-78.18.minimal'), 'redis-enterprise-node-minimal');
+    assert.equal(relatedImageName(node, '8.2.0-78.18'), 'redis-enterprise-node');
+    // The old OpenShift suffix is a form of the full image, not a variant.
+    assert.equal(relatedImageName(node, '7.4.6-22.rhel8-openshift'), 'redis-enterprise-node');
+    assert.deepEqual(relatedImageLookup(repository, '8.2.0-78.18.minimal', node, '8.2.0-78.18.minimal'), {
+      name: 'redis-enterprise-node-minimal',
+      repository: undefined,
+    });
+    assert.deepEqual(relatedImageLookup(repository, '8.2.0-78.18', node, '8.2.0-78.18'), {
+      name: 'redis-enterprise-node',
+      repository,
+    });
+    // The certified CSV 8.2.0-13.0 lists both in one repository, the full image first.
+    const images: RelatedImage[] = [
+      { name: 'redis-enterprise-node', image: `${repository}@sha256:fu11` },
+      { name: 'redis-enterprise-node-minimal', image: `${repository}@sha256:m1n1mal` },
+    ];
+    assert.equal(relatedDigest(images, undefined, 'redis-enterprise-node-minimal'), 'sha256:m1n1mal');
+    assert.equal(relatedDigest(images.slice(0, 1), undefined, 'redis-enterprise-node-minimal'), undefined);
   });
 
   it('olm-approval warns when Automatic approval follows a channel whose head is past the target; olm-cluster-name expects rec', () => {

@@ -313,8 +313,9 @@ describe('under OLM the printed line and the run take the digest by one rule (ru
   async function planAndRun(
     rec: KubeObject,
     related: readonly RelatedImage[],
-    target: { clusterVersion?: string } = {},
+    target: { clusterVersion?: string; to?: string } = {},
   ) {
+    const targetCsv = target.to ? `redis-enterprise-operator.v${target.to}` : TARGET_CSV;
     const h = harness({
       target,
       snapshot: (s) => {
@@ -327,7 +328,7 @@ describe('under OLM the printed line and the run take the digest by one rule (ru
     h.cluster.put({
       apiVersion: OLM_API_VERSION,
       kind: 'ClusterServiceVersion',
-      metadata: { name: TARGET_CSV, namespace: 'redis' },
+      metadata: { name: targetCsv, namespace: 'redis' },
       spec: { relatedImages: related.map((r) => (r.name === undefined ? { image: r.image } : r)) },
     });
     const step = h.deps.plan.steps.find((s) => s.id === 'cluster')!;
@@ -420,6 +421,82 @@ describe('under OLM the printed line and the run take the digest by one rule (ru
     assert.equal(line.code, 0, line.stderr);
     assert.deepEqual(JSON.parse(line.stdout), result.sent);
     assert.match(line.stdout, /"digestHash":"sha256:h0stile"/);
+  });
+  /**
+   * A cluster on the minimal base image (`<tag>.minimal`, redis.io kubernetes/security/
+   * minimal-base-image.md): the certified CSV relates it as `redis-enterprise-node-minimal`, in the
+   * same repository as the full image (certified-operators redis-enterprise-operator-cert
+   * 8.0.18-11.0 and 8.2.0-13.0, spec.relatedImages). Names here are the CSV's; digests made up.
+   */
+  const RH = 'registry.connect.redhat.com/redislabs';
+  const MINIMAL_TARGET = '8.0.20-25';
+  const MINIMAL_RELATED: RelatedImage[] = [
+    { name: 'redis-enterprise-operator', image: `${RH}/redis-enterprise-operator@sha256:0perat0r` },
+    { name: 'services-rigger', image: `${RH}/services-manager@sha256:r1gger` },
+    { name: 'redis-enterprise-node', image: `${RH}/redis-enterprise@sha256:fu11` },
+    { name: 'redis-enterprise-node-minimal', image: `${RH}/redis-enterprise@sha256:m1n1mal` },
+    { name: 'call-home-client', image: `${RH}/call-home-client@sha256:ca11` },
+  ];
+  function minimalRec(): KubeObject {
+    const rec = pinnedRec();
+    const spec = rec.spec as { redisEnterpriseImageSpec: Record<string, unknown> };
+    spec.redisEnterpriseImageSpec = {
+      repository: `${RH}/redis-enterprise`,
+      versionTag: '8.0.18-36.14.minimal',
+      digestHash: OLD,
+    };
+    return rec;
+  }
+
+  it('a cluster on the .minimal image: plan and run take the digest of redis-enterprise-node-minimal', async () => {
+    // Before, both looked up redis-enterprise-node (or the first entry of the shared repository)
+    // and set the full image's digest next to the .minimal tag: the nodes would pull the full image.
+    const result = await planAndRun(minimalRec(), MINIMAL_RELATED, { to: MINIMAL_TARGET });
+    assert.equal(result.run, undefined, String(result.run));
+    assert.equal(result.check.status, 'pass', result.check.message);
+    const sent = JSON.stringify(result.sent);
+    assert.match(sent, /"versionTag":"8\.0\.20-68\.25\.minimal"/);
+    assert.match(sent, /"digestHash":"sha256:m1n1mal"/);
+    assert.doesNotMatch(sent, /fu11/);
+    const command = result.step.actions[0]?.command ?? '';
+    assert.match(command, /RELATED_NAME=redis-enterprise-node-minimal awk /);
+    // By name only: the repository is the full image's too.
+    assert.doesNotMatch(command, /RELATED_REPOSITORY=/);
+    const line = printed(result.step, MINIMAL_RELATED);
+    assert.equal(line.code, 0, line.stderr);
+    assert.deepEqual(JSON.parse(line.stdout), result.sent);
+  });
+
+  it('a CSV that relates no minimal node image: both stop, neither takes the full image by its repository', async () => {
+    const related = MINIMAL_RELATED.filter((r) => r.name !== 'redis-enterprise-node-minimal');
+    const result = await planAndRun(minimalRec(), related, { to: MINIMAL_TARGET });
+    assert.ok(result.run instanceof Error, 'the run refuses');
+    assert.ok(
+      result.run.message.includes(
+        `redis-enterprise-operator.v${MINIMAL_TARGET} spec.relatedImages has no digest for it`,
+      ),
+      result.run.message,
+    );
+    assert.deepEqual(result.writes, [], 'the run changed nothing');
+    const line = printed(result.step, related);
+    assert.notEqual(line.code, 0);
+    assert.equal(line.stdout, '', 'no patch was sent');
+    assert.match(line.stderr, /REDIS_ENTERPRISE_DIGEST/);
+  });
+
+  it('a cluster on the full image keeps taking redis-enterprise-node, wherever the minimal one is listed', async () => {
+    const rec = minimalRec();
+    const spec = rec.spec as { redisEnterpriseImageSpec: Record<string, unknown> };
+    spec.redisEnterpriseImageSpec.versionTag = '8.0.18-36.14';
+    const related = [...MINIMAL_RELATED].reverse();
+    const result = await planAndRun(rec, related, { to: MINIMAL_TARGET });
+    assert.equal(result.run, undefined, String(result.run));
+    const sent = JSON.stringify(result.sent);
+    assert.match(sent, /"versionTag":"8\.0\.20-68\.25"/);
+    assert.match(sent, /"digestHash":"sha256:fu11"/);
+    const line = printed(result.step, related);
+    assert.equal(line.code, 0, line.stderr);
+    assert.deepEqual(JSON.parse(line.stdout), result.sent);
   });
 });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { handleApiRequest } from '../../../../src/sim/rest/handlers.js';
+import { strToU8, zipSync } from 'fflate';
+import { describeModuleFile, handleApiRequest } from '../../../../src/sim/rest/handlers.js';
 import { RestModel } from '../../../../src/sim/rest/model.js';
 import { parseScenario } from '../../../../src/sim/scenario.js';
 import { ScenarioError } from '../../../../src/sim/world/errors.js';
@@ -216,5 +217,40 @@ describe('scenario: api.modulesUpload disabled needs RS 8.2', () => {
         return true;
       },
     );
+  });
+});
+
+/**
+ * The systems a package is taken for, as the cluster's unpacker reads them (RedisLabsModules/RAMP
+ * RAMP/unpacker.py): `operating_systems`, or `os_list` of the packers of early 2023; never `os`.
+ */
+describe('simulated management API: the systems of a module package', () => {
+  const read = (fields: Record<string, unknown>) =>
+    describeModuleFile(
+      'rejson.zip',
+      zipSync({
+        'module.json': strToU8(
+          JSON.stringify({
+            module_name: 'ReJSON',
+            semantic_version: '2.6.10',
+            architecture: 'x86_64',
+            ...fields,
+          }),
+        ),
+        'rejson.so': strToU8('a stand-in'),
+      }),
+    );
+
+  it('reads operating_systems, else os_list; a package that lists none is taken for the nodes (rhel9)', () => {
+    assert.deepEqual(read({ operating_systems: ['rhel9'] })?.platforms, ['rhel9/x86_64']);
+    assert.deepEqual(read({ os: 'Linux', os_list: ['rhel8'] })?.platforms, ['rhel8/x86_64']);
+    assert.deepEqual(read({ os: 'rhel8' })?.platforms, ['rhel9/x86_64']);
+    assert.deepEqual(read({ os_list: ['rhel9'], architecture: 'aarch64' })?.platforms, ['rhel9/aarch64']);
+  });
+
+  it('refuses what the unpacker refuses: an entry with no system and version, an architecture not 64-bit', () => {
+    assert.equal(read({ operating_systems: ['Linux'] }), undefined);
+    assert.equal(read({ os_list: 'rhel9' }), undefined);
+    assert.equal(read({ operating_systems: ['rhel9'], architecture: 'arm64' }), undefined);
   });
 });
