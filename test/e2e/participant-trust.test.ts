@@ -168,7 +168,7 @@ describe('participant credentials go only where their RERC may send them', { tim
     });
   });
 
-  it("a participant whose API quotes the request in its 401: its password is in no output, state or status", async () => {
+  it('a participant whose API quotes the request in its 401: its password is in no output, state or status', async () => {
     await withUpgradeSim(scenario, async (sim) => {
       const secret = await sim.get(['secret', 'redis-enterprise-rerc-east']);
       const password = Buffer.from(String(secret.data?.password), 'base64').toString('utf8');
