@@ -55,8 +55,26 @@ export function remoteClusterReader(input: {
 }): RemoteClusterReader {
   const deadlineMs = input.deadlineMs ?? PARTICIPANT_DEADLINE_MS;
   const trust = participantTrust(input.env);
-  return async ({ name, apiUrl, credentials }) => {
-    input.io.redactor.add(credentials.password);
+  return async (participant) => {
+    try {
+      return await readParticipant(participant);
+    } catch (error) {
+      // The error's words may quote what the participant was sent (its API echoing the request
+      // in a 401): they become the REAADB's held-back reason, in the plan, the state (a ConfigMap
+      // in the cluster, maybe) and `ctl upgrade status`, whose process never reads that Secret and
+      // so cannot redact them. Redacted here, where the password is known.
+      if (error instanceof Error) error.message = input.io.redactor.redact(error.message);
+      throw error;
+    }
+  };
+
+  async function readParticipant({
+    name,
+    apiUrl,
+    credentials,
+  }: Parameters<RemoteClusterReader>[0]): Promise<{ rsVersion: string }> {
+    input.io.redactor.add(credentials.password, 'password');
+    input.io.redactor.addUsername(credentials.username);
     const { connectApi } = await import('../api/connect.js');
     const { valueSource } = await import('../api/credentials.js');
     const connection = await connectApi(
@@ -109,7 +127,7 @@ export function remoteClusterReader(input: {
       if (timedOut) void connection.close().catch(() => undefined);
       else await connection.close();
     }
-  };
+  }
 }
 
 /** The environment without the local cluster's API credentials. */

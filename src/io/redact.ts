@@ -150,8 +150,8 @@ function startsByEnding(secrets: Iterable<string>): Map<string, string[]> {
  * The secret, and how it may come back to be printed: JSON-escaped (once, and twice: a body
  * quoted in a body), as ctl's JSON output writes it (safeJson escapes DEL, C1 and bidi marks
  * that JSON.stringify leaves raw), escaped for one line (src/io/safe-text.ts), percent-encoded (a
- * server quoting a query or a form body, a redirect's Location), and base64 (a header or a body
- * quoted encoded).
+ * server quoting a query or a form body, a redirect's Location), base64 (a header or a body
+ * quoted encoded), HTML-escaped (an error page), as Python writes it, and read as Latin-1.
  */
 function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -181,9 +181,64 @@ function secretForms(secret: string): string[] {
       base64,
       base64.replace(/=+$/, ''),
       bytes.toString('base64url'),
+      ...htmlForms(secret),
+      ...pythonForms(secret),
+      // Its UTF-8 bytes read as Latin-1 (a server that decoded the body so, quoting it).
+      bytes.toString('latin1'),
     ]),
   ];
 }
+
+/**
+ * The secret as HTML escapes it: a proxy's or gateway's error page quoting the request (ctl
+ * shows a short non-JSON answer as the server's message, src/api/api-errors.ts). `&`, `<` and
+ * `>` always; a quote as is (text), or as the entity each library writes for it (`&quot;`,
+ * `&#34;`, `&#39;`, `&#x27;`).
+ */
+function htmlForms(secret: string): string[] {
+  if (!/[&<>"']/.test(secret)) return [];
+  const text = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const forms: string[] = [];
+  for (const quot of ['"', '&quot;', '&#34;'])
+    for (const apos of ["'", '&#39;', '&#x27;']) forms.push(text.replace(/"/g, quot).replace(/'/g, apos));
+  return forms;
+}
+
+/**
+ * The secret as Python writes it in a message (the management API is a Python service): `repr`
+ * (`'...'`, `\\` for a backslash, a quote escaped where both kinds occur, `\t`, `\xNN` for
+ * other controls), `ascii` (past ASCII as `\xe4`, `\u20ac`, `\U0001f600`), and the repr of its
+ * UTF-8 bytes (`b'p\xc3\xa4ss'`).
+ */
+function pythonForms(secret: string): string[] {
+  const quote = secret.includes("'") && !secret.includes('"') ? '"' : "'";
+  const escape = (char: string, ascii: boolean): string => {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === '\\') return '\\\\';
+    if (char === quote) return `\\${quote}`;
+    const named = PYTHON_NAMED[char];
+    if (named) return named;
+    if (code < 0x20 || code === 0x7f || (code >= 0x80 && (ascii || code < 0xa0 || UNPRINTABLE.test(char))))
+      return code <= 0xff
+        ? `\\x${code.toString(16).padStart(2, '0')}`
+        : code <= 0xffff
+          ? `\\u${code.toString(16).padStart(4, '0')}`
+          : `\\U${code.toString(16).padStart(8, '0')}`;
+    return char;
+  };
+  const bytes = [...Buffer.from(secret, 'utf8')].map((byte) =>
+    byte >= 0x80 ? `\\x${byte.toString(16).padStart(2, '0')}` : escape(String.fromCharCode(byte), true),
+  );
+  return [
+    [...secret].map((char) => escape(char, false)).join(''),
+    [...secret].map((char) => escape(char, true)).join(''),
+    bytes.join(''),
+  ];
+}
+
+const PYTHON_NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** Format and separator characters past Latin-1 that Python's `str.isprintable` refuses (bidi marks ...). */
+const UNPRINTABLE = /^[\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]$/;
 
 /**
  * The secret as other JSON encoders than JavaScript's escape it, for a server's body that ctl

@@ -290,6 +290,12 @@ export function downloadRefusal(
       reason: `more than ${MAX_REDIRECTS} redirects (the most ctl follows)`,
       hint: 'Give the location the redirects end at, or download it yourself and give the file.',
     };
+  // A plan's probe asks before anything parses the location: it answers, never throws.
+  if (!URL.canParse(url))
+    return {
+      reason: 'is not a URL',
+      hint: 'Give the location as an https URL or a file.',
+    };
   const protocol = new URL(url).protocol;
   if (from && new URL(from.url).protocol === 'https:' && protocol !== 'https:')
     return {
@@ -322,7 +328,8 @@ export function displayLocation(location: string): string {
   try {
     url = new URL(location);
   } catch {
-    return location.replace(/\/\/[^/@]*@/, '//***@').replace(/\?.*$/, '?***');
+    // Up to the last `@` of the authority: a password may hold one.
+    return location.replace(/\/\/[^/?#]*@/, '//***@').replace(/\?.*$/s, '?***');
   }
   const user = url.username || url.password ? '***@' : '';
   const query = [...url.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=***`).join('&');

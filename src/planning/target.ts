@@ -144,7 +144,7 @@ export function resolveSelection(flags: TargetFlags): TargetSelection {
     method: parseMethod(flags.method),
     databases: parseDatabases(flags.databases),
     ignoreChecks: parseIgnoreChecks(flags.ignoreCheck),
-    bundle: nonEmpty(flags.bundle, '--bundle'),
+    bundle: bundleLocation(nonEmpty(flags.bundle, '--bundle')),
     helm: {
       release: nonEmpty(flags.helmRelease, '--helm-release'),
       chart: withoutCredentials(nonEmpty(flags.helmChart, '--helm-chart'), '--helm-chart'),
@@ -191,6 +191,25 @@ function parseIgnoreChecks(value: string[] | string | undefined): CheckId[] {
     }
   }
   return [...new Set(flat as CheckId[])];
+}
+
+/**
+ * An http(s) bundle location is a URL once `{version}` is filled in: one that does not parse
+ * (`https://user:pass@ho[st/...`) is refused here, where it is shown without its credentials
+ * (the redactor cannot know the parts of a URL it cannot parse), rather than thrown later by
+ * the plan's probe, out of every message's reach.
+ */
+function bundleLocation(value: string | undefined): string | undefined {
+  if (
+    value === undefined ||
+    !/^https?:\/\//i.test(value) ||
+    URL.canParse(value.replaceAll('{version}', '1.0.0-1'))
+  )
+    return value;
+  const shown = value.replace(/\/\/[^/?#]*@/, '//***@').replace(/[?#].*$/s, '?***');
+  throw new UsageError(`--bundle (or CTL_BUNDLE) ${JSON.stringify(shown)} is not a URL`, {
+    hint: 'Give the bundle as an https URL (with {version} where the release goes) or a file.',
+  });
 }
 
 /**

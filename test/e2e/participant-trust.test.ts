@@ -9,11 +9,13 @@
  */
 
 import assert from 'node:assert/strict';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type Socket } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createCertificateAuthority, createServerCertificate } from '../../src/sim/tls.js';
 import { assertExit, withUpgradeSim, type UpgradeSim } from './upgrade-support.js';
 
 const TARGET = '8.0.20-27';
@@ -163,6 +165,56 @@ describe('participant credentials go only where their RERC may send them', { tim
         chosen.stderr,
         /CTL_PARTICIPANT_INSECURE=rerc-east: the certificate of https:\/\/localhost:\d+ is NOT verified/,
       );
+    });
+  });
+
+  it('a participant whose API quotes the request in its 401: its password is in no output, state or status', async () => {
+    await withUpgradeSim(scenario, async (sim) => {
+      const secret = await sim.get(['secret', 'redis-enterprise-rerc-east']);
+      const password = Buffer.from(String(secret.data?.password), 'base64').toString('utf8');
+      assert.ok(password.length >= 8, 'the participant has a password');
+      // An API that refuses the participant's credentials and quotes them back (body and header).
+      const ca = await createCertificateAuthority('echoing participant CA');
+      const certificate = await createServerCertificate(ca);
+      const echo = createHttpsServer({ key: certificate.keyPem, cert: certificate.certPem }, (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        req.on('end', () => {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              error_code: 'unauthorized',
+              message: `rejected ${body} ${req.headers.authorization ?? ''}`,
+            }),
+          );
+        });
+      });
+      await new Promise<void>((resolve) => echo.listen(0, 'localhost', resolve));
+      try {
+        const address = echo.address();
+        await patchRerc(sim, {
+          apiFqdnUrl: 'localhost',
+          apiPort: typeof address === 'object' && address ? address.port : 0,
+        });
+        const env = { CTL_PARTICIPANT_INSECURE: 'rerc-east' };
+        const planned = await plan(sim, env);
+        assert.match(planned.participants?.[0]?.error ?? '', /rejected .*\[REDACTED\]/);
+        const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json'], { env });
+        assertExit(run, 0, 'run');
+        const state = readFileSync(sim.statePath, 'utf8');
+        assert.match(state, /held|heldBack/, 'the state records the held-back database');
+        const status = await sim.ctl(['upgrade', 'status'], { env });
+        assertExit(status, 0, 'status');
+        assert.match(status.stdout, /redis\/geo: .*rejected/);
+        for (const [what, text] of [
+          ['the run', run.stdout + run.stderr],
+          ['the state file', state],
+          ['ctl upgrade status', status.stdout + status.stderr],
+        ] as const)
+          assert.ok(!text.includes(password), `${what} holds the participant's password`);
+      } finally {
+        await new Promise<void>((resolve) => echo.close(() => resolve()));
+      }
     });
   });
 });

@@ -54,6 +54,30 @@ describe('secrets in the forms a server may quote them', () => {
     }
   });
 
+  it('HTML-escaped (an error page), as Python writes it, and its UTF-8 read as Latin-1', () => {
+    // What a gateway's error page or a Python service's message made of each (before: all left).
+    const cases: [string, string][] = [
+      ['Pa&ss<wo>rd"1', '<p>password=Pa&amp;ss&lt;wo&gt;rd&quot;1</p>'],
+      ["Pa'ss&w0rd", '<p>Pa&#39;ss&amp;w0rd</p>'],
+      ["Pa'ss&w0rd", '<p>Pa&#x27;ss&amp;w0rd</p>'],
+      ["Pa'ss&w0rd", "<p>Pa'ss&amp;w0rd</p>"],
+      [`it's"both\\x`, `{'password': 'it\\'s"both\\\\x'}`],
+      ['p\u00e4ss-w\u00f6rd9', "{'password': 'p\\xe4ss-w\\xf6rd9'}"],
+      ['p\u00e4ss-w\u00f6rd9', "b'p\\xc3\\xa4ss-w\\xc3\\xb6rd9'"],
+      ['p\u00e4ss-w\u00f6rd9', Buffer.from('p\u00e4ss-w\u00f6rd9', 'utf8').toString('latin1')],
+      ['Bidi\u202eSecret9', "{'password': 'Bidi\\u202eSecret9'}"],
+      ['Emoji\u{1f600}Secret', "{'password': 'Emoji\\U0001f600Secret'}"],
+    ];
+    for (const [password, text] of cases) {
+      const out = redactorWith(password).redact(`error: ${text}`);
+      assert.match(out, /\[REDACTED\]/, `${JSON.stringify(password)}: nothing redacted in ${out}`);
+      assert.ok(
+        !/ss|Secret|both|single/.test(out.replace('password', '')),
+        `${JSON.stringify(password)} left in ${out}`,
+      );
+    }
+  });
+
   it('each line of a secret over several lines', () => {
     const redactor = new Redactor();
     redactor.add('first-line-of-it\nsecond-line-of-it\n', 'password');

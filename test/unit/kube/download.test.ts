@@ -16,6 +16,7 @@ import {
   allowPlainHttp,
   displayLocation,
   download,
+  downloadRefusal,
   locationSecrets,
   MIB,
   redirectTarget,
@@ -160,6 +161,15 @@ describe('download', () => {
       'https://***@example.com/c.yaml?token=***&X-Amz-Signature=***',
     );
     assert.equal(displayLocation('/tmp/catalog.yaml'), '/tmp/catalog.yaml');
+    // A URL that does not parse: everything before the authority's last `@` is hidden.
+    assert.equal(
+      displayLocation('https://user:pa@55@ho[st/c.yaml?token=abc'),
+      'https://***@ho[st/c.yaml?***',
+    );
+    assert.deepEqual(downloadRefusal('https://user:pa55@ho[st/c.yaml', {}), {
+      reason: 'is not a URL',
+      hint: 'Give the location as an https URL or a file.',
+    });
     assert.deepEqual(
       locationSecrets('https://user:pa55word@example.com/c.yaml?token=a%2Fb').sort(),
       ['a%2Fb', 'a/b', 'pa55word', 'user'].sort(),

@@ -68,6 +68,26 @@ describe('resolveTarget', () => {
     });
   }
 
+  it('a bundle URL that does not parse is refused at once, shown without its credentials', () => {
+    // It reached the plan's probe, which threw out of every message's reach: Node printed the
+    // URL, password and all, and ctl died (an unhandled rejection).
+    for (const bundle of [
+      'https://mirror:S3cret@pw@ho[st/{version}/bundle.yaml?token=T0ken',
+      'http://mirror:S3cret@pw@host:99999/{version}/bundle.yaml',
+    ]) {
+      assert.throws(
+        () => resolveTarget({ to: '7.8.2-6', bundle }),
+        (error: unknown) =>
+          error instanceof UsageError &&
+          /--bundle \(or CTL_BUNDLE\) "https?:\/\/\*\*\*@ho.* is not a URL/.test(error.message) &&
+          !/S3cret|pw@|T0ken/.test(error.message),
+      );
+    }
+    const good = 'https://mirror:S3cret@example.test/{version}/bundle.yaml';
+    assert.equal(resolveTarget({ to: '7.8.2-6', bundle: good }).bundle, good);
+    assert.equal(resolveTarget({ to: '7.8.2-6', bundle: './bundle.yaml' }).bundle, './bundle.yaml');
+  });
+
   it('an unknown release (a typo, most often) is pointed first at the list of known targets', () => {
     assert.throws(
       () => resolveTarget({ to: '8.2.0-81' }),

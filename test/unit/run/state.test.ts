@@ -247,6 +247,28 @@ describe('state helpers', () => {
     assert.equal(path, '/s/ctl/arn_aws_eks_eu-west-1_1_cluster_prod/redis/rec.json');
     assert.equal(defaultStatePath(identity, { HOME: '/h' }), '/h/.local/state/ctl/kind-dev/redis/rec.json');
   });
+
+  it('a context name longer than a file system takes is cut with a digest: the state file can be written', async () => {
+    // 300 characters: mkdir failed with ENAMETOOLONG, so such a context had no default state.
+    const long = `arn:aws:eks:eu-west-1:1:cluster/${'x'.repeat(268)}`;
+    const other = `${long.slice(0, -1)}y`;
+    const base = tempDir('ctl-state-long-');
+    const path = defaultStatePath({ ...identity, context: long }, { XDG_STATE_HOME: base });
+    const segment = path.split('/').at(-3) ?? '';
+    assert.equal(segment.length, 200);
+    assert.match(segment, /^arn_aws_eks_eu-west-1_1_cluster_x+-[0-9a-f]{16}$/);
+    assert.notEqual(defaultStatePath({ ...identity, context: other }, { XDG_STATE_HOME: base }), path);
+    const saved = await new StateFile(path).save(
+      newState({ ...identity, context: long }, { operator: '7.8.2-6' }, steps),
+    );
+    assert.equal((await new StateFile(path).load())?.serial, saved.serial);
+    // A name of 200 characters or fewer stays as it was.
+    const exact = 'c'.repeat(200);
+    assert.equal(
+      defaultStatePath({ ...identity, context: exact }, { XDG_STATE_HOME: '/s' }),
+      `/s/ctl/${exact}/redis/rec.json`,
+    );
+  });
 });
 
 describe('withRedactedSaves', () => {
