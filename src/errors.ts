@@ -27,10 +27,26 @@ export interface CtlErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The value of a flag that a failure was about, such as a `--module-file` the cluster would not
+ * take: the same command again fails the same way, so the command that resumes must not offer it
+ * again (src/commands/next-command.ts resumeLines). Paths and names only, never a secret.
+ */
+export interface RefusedInput {
+  /** The flag, e.g. `--module-file`. */
+  flag: string;
+  /** Its value as given. */
+  value: string;
+  /** What to pass instead, in words (`the RHEL9 package of ReJSON 2.6.10`). */
+  wanted: string;
+}
+
 export class CtlError extends Error {
   readonly exitCode: ExitCodeValue;
   /** Mutable so outer layers can add advice they alone know (e.g. the command that resumes). */
   hint: string | undefined;
+  /** Set by the layer that knows a given value caused the failure (RefusedInput). */
+  refused: RefusedInput | undefined;
 
   constructor(exitCode: ExitCodeValue, message: string, options: CtlErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

@@ -91,6 +91,22 @@ export function modulesUploadDisabledError(fileName: string): OperationError {
   );
 }
 
+/**
+ * A non-2xx answer other than 401 and 403 (those are AuthErrors): its HTTP status and the API's
+ * `error_code`, for a caller that judges the answer (a 4xx refusal of what was sent) by them
+ * rather than by the words of the message.
+ */
+export class ApiStatusError extends OperationError {
+  readonly status: number;
+  readonly errorCode: string | undefined;
+
+  constructor(message: string, status: number, errorCode: string | undefined, hint: string | undefined) {
+    super(message, { hint });
+    this.status = status;
+    this.errorCode = errorCode;
+  }
+}
+
 /** Any non-2xx answer of an authenticated call, as the error that fits its status. */
 export function apiError(label: string, response: HttpResponse): AuthError | OperationError {
   const detail = describeApiError(response);
@@ -106,10 +122,12 @@ export function apiError(label: string, response: HttpResponse): AuthError | Ope
       hint: "The management API user's role does not allow this request: sign in as a user whose role does (the admin role allows every request; CTL_USERNAME and CTL_PASSWORD, or the cluster's Secret), then run the command again.",
     });
   }
-  return new OperationError(`${label} failed with HTTP ${response.status}: ${detail}`, {
-    hint:
-      response.status >= 500
-        ? 'The cluster reported an internal error; check its health and try again.'
-        : undefined,
-  });
+  return new ApiStatusError(
+    `${label} failed with HTTP ${response.status}: ${detail}`,
+    response.status,
+    errorBody(response).error_code,
+    response.status >= 500
+      ? 'The cluster reported an internal error; check its health and try again.'
+      : undefined,
+  );
 }

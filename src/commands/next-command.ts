@@ -1,3 +1,5 @@
+import type { RefusedInput } from '../errors.js';
+import { oneLine } from '../io/safe-text.js';
 import { shellQuote, wordsOfQuotedCommand } from '../io/shell-words.js';
 
 /**
@@ -131,3 +133,42 @@ export type RecordedProgram = 'ctl upgrade run' | 'ctl upgrade plan';
 /** What is shown instead of a recorded command that {@link recordedCommand} refuses. */
 export const UNSHOWN_RECORDED_COMMAND =
   '(the command the state records is not shown: it is not one command as ctl writes it; run the same ctl upgrade run command as when the upgrade started)';
+
+/**
+ * The word a refused flag value gives way to in the command that resumes: a plain capital word, as
+ * every value ctl cannot know (src/io/shell-words.ts), the plan's modules-compatible fix's too.
+ * Only these flags: a refusal read back from a state names its flag, and nothing read back
+ * becomes part of a command.
+ */
+const REFUSED_PLACEHOLDERS: Readonly<Record<string, string>> = { '--module-file': 'RHEL9_PACKAGE' };
+
+/**
+ * `resume with: <command>` (run and `ctl upgrade status` print it), as lines. When the failure
+ * was a value the cluster refused (a `--module-file` that is no module package), the same command
+ * would fail the same way: the value gives way to the flag's placeholder, and a second line says
+ * what goes there and which value was refused. `command` is in ctl's form (recordedCommand
+ * checked one read back); the refusal's own words are shown escaped, never in the command. The
+ * caller escapes each line where it prints text read back (status).
+ */
+export function resumeLines(command: string, refused: RefusedInput | undefined): string[] {
+  const placeholder = refused ? REFUSED_PLACEHOLDERS[refused.flag] : undefined;
+  if (!refused || !placeholder) return [`resume with: ${command}`];
+  const words = wordsOfQuotedCommand(command);
+  const resumed =
+    words && words[0] === 'ctl'
+      ? words
+          .map((word, i) =>
+            word === refused.value && words[i - 1] === refused.flag
+              ? placeholder
+              : word === `${refused.flag}=${refused.value}`
+                ? `${refused.flag}=${placeholder}`
+                : word,
+          )
+          .map(shellQuote)
+          .join(' ')
+      : command;
+  return [
+    `resume with: ${resumed}`,
+    `  ${placeholder}: ${oneLine(refused.wanted)}; the cluster refused ${refused.flag} ${oneLine(refused.value)}`,
+  ];
+}

@@ -9,7 +9,13 @@ import type { RunRecord } from '../run/report.js';
 import type { RunOutcome, StepSummary } from '../run/runner.js';
 import type { UpgradeState } from '../run/state.js';
 import type { StateStore } from '../run/state-store.js';
-import { NO_PLAN_ARGS, nextRunCommand, nextTargetsCommand, withoutIgnoredChecks } from './next-command.js';
+import {
+  NO_PLAN_ARGS,
+  nextRunCommand,
+  nextTargetsCommand,
+  resumeLines,
+  withoutIgnoredChecks,
+} from './next-command.js';
 import type { RunAvailability } from './run-availability.js';
 import type { RunCommandInput } from './run-input.js';
 import type { UpgradeSession } from './session.js';
@@ -259,7 +265,7 @@ export function withNextHint(error: unknown, next: string): unknown {
 }
 
 export function withResumeHint(error: unknown, resumeCommand: string): unknown {
-  return isCtlError(error) ? appendHint(error, `resume with: ${resumeCommand}`) : error;
+  return isCtlError(error) ? appendHint(error, resumeLines(resumeCommand, error.refused).join('\n')) : error;
 }
 
 /** A hop of a multi-hop run, in the report (replacing an earlier entry of the same hop). */

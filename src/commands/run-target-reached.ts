@@ -1,4 +1,3 @@
-import { shellQuote } from '../io/shell-words.js';
 import { oneLine } from '../io/safe-text.js';
 import { predictAvailability } from '../planning/availability-prediction.js';
 import type { Plan } from '../planning/plan.js';
@@ -46,7 +45,9 @@ export async function endIfTargetReached(run: {
     argv: input.argv ?? [],
     target: snapshot.kubeTarget,
   });
-  const status = statusCommand(input, identity);
+  // The store's own command (--state ABS, or the ConfigMap's -n and --cluster), as status and
+  // unlock hints print it: pasted from any folder or shell, it reads this state.
+  const status = store.ctlCommand('status');
   const line = `${oneLine(identity.namespace)}/${oneLine(identity.cluster)} is already at ${oneLine(plan.target.operator)}${clusterPart(plan)}: nothing to do`;
   const next = left.length > 0 ? renderWorkLeft(left) : `Next: ${status}  (the run that got it there)`;
   const availability = notMeasured(snapshot);
@@ -86,20 +87,6 @@ export async function endIfTargetReached(run: {
 function clusterPart(plan: Plan): string {
   const tag = plan.target.clusterVersion;
   return tag ? ` (cluster ${oneLine(tag)})` : '';
-}
-
-/** `ctl upgrade status` for this cluster and this run's state (its --state, its store). */
-function statusCommand(
-  input: RunCommandInput,
-  identity: { context: string; namespace: string; cluster: string },
-): string {
-  const parts = ['ctl', 'upgrade', 'status'];
-  if (input.globals.kubeconfig) parts.push('--kubeconfig', input.globals.kubeconfig);
-  if (input.globals.context) parts.push('--context', identity.context);
-  parts.push('-n', identity.namespace, '--cluster', identity.cluster);
-  if (input.statePath) parts.push('--state', input.statePath);
-  if (input.stateStore === 'configmap') parts.push('--state-store', 'configmap');
-  return parts.map(shellQuote).join(' ');
 }
 
 /** CLI.md `availability`: every database, not measured, and why. */

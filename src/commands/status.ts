@@ -5,11 +5,16 @@ import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
 import { oneLine } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
-import { type RecordedProgram, recordedCommand, UNSHOWN_RECORDED_COMMAND } from './next-command.js';
+import {
+  type RecordedProgram,
+  recordedCommand,
+  resumeLines,
+  UNSHOWN_RECORDED_COMMAND,
+} from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { liveRunLines, lockHolderRuns, renewedElsewhere } from './status-live.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
-import { currentHop, defaultStatePath, isFinished } from '../run/state.js';
+import { currentHop, defaultStatePath, isFinished, type UpgradeState } from '../run/state.js';
 import { commandFor, type KubeTarget } from '../kube/kube-target.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
@@ -203,9 +208,15 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     `state     ${s(path)}`,
     `identity  ${s(identity.message)}`,
     '',
-    ...Object.entries(state.steps).map(([id, step]) => {
-      const note = step.error?.message ?? step.skipReason ?? '';
-      return `  ${s(id).padEnd(17)} ${s(step.status).padEnd(12)} ${s(note)}`.trimEnd();
+    ...Object.entries(state.steps).flatMap(([id, step]) => {
+      // A failed step's message may be several lines (a frozen upgrade's commands), and its hint
+      // says what to do next, as the run printed them (src/run/runner.ts records both).
+      const [note = '', ...more] = (step.error?.message ?? step.skipReason ?? '').split('\n');
+      return [
+        `  ${s(id).padEnd(17)} ${s(step.status).padEnd(12)} ${s(note)}`.trimEnd(),
+        ...more.map((line) => `    ${s(line)}`.trimEnd()),
+        ...hintLines(step.error?.hint),
+      ];
     }),
   ];
   lines.push(...heldBackLines(state.steps.databases?.outcome));
@@ -252,10 +263,30 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       '',
       stoppedInPreflight
         ? `nothing was changed (it ${stoppedInPreflight}); once fixed, run: ${s(shown(state.nextCommand ?? state.resumeCommand, 'ctl upgrade run', 'ctl upgrade plan'))}`
-        : `resume with: ${s(shown(state.resumeCommand, 'ctl upgrade run'))}`,
+        : resumeOf(state, shown(state.resumeCommand, 'ctl upgrade run')),
     );
   }
   input.io.data(lines.join('\n'));
+}
+
+/**
+ * The resume line, as the run printed it (next-command.ts resumeLines): a value a failed step
+ * recorded as refused (a --module-file the cluster would not take) is not offered again. A
+ * command the state records that is not shown stays the notice it is. Each line on one line.
+ */
+function resumeOf(state: UpgradeState, command: string): string {
+  const refused = Object.values(state.steps).find((step) => step.status === 'failed')?.error?.refused;
+  const lines =
+    command === UNSHOWN_RECORDED_COMMAND ? [`resume with: ${command}`] : resumeLines(command, refused);
+  return lines.map((line) => oneLine(line)).join('\n');
+}
+
+/** `hint: ...` under a failed step, each of its lines on a line of its own, escaped. */
+function hintLines(hint: string | undefined): string[] {
+  if (!hint) return [];
+  return hint
+    .split('\n')
+    .map((line, i) => `${i === 0 ? '    hint: ' : '          '}${oneLine(line)}`.trimEnd());
 }
 
 /** A Lease is judged by its renew time, a lock file by whether its owner process still lives. */

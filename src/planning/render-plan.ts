@@ -123,10 +123,10 @@ export function renderPlan(
           `Hop ${hop.hop}: operator ${s(hop.current.operator ?? '?')} -> ${s(hop.target.operator)}, cluster ${s(hop.current.clusterVersion ?? '?')} -> ${s(hop.target.clusterVersion ?? '?')}`,
         ) + (hop.reason ? p.dim(`  (${s(hop.reason)})`) : ''),
       );
-      renderChecksAndSteps(out, hop, p);
+      renderChecksAndSteps(out, hop, p, cluster.platform);
     }
   } else {
-    renderChecksAndSteps(out, plan, p);
+    renderChecksAndSteps(out, plan, p, cluster.platform);
   }
 
   if (plan.availability && plan.availability.databases.length > 0)
@@ -162,7 +162,21 @@ export function renderPlan(
   return `${out.join('\n')}\n`;
 }
 
-function renderChecksAndSteps(out: string[], plan: Pick<Plan, 'checks' | 'steps'>, p: Paint): void {
+/**
+ * What a step's title names that only OpenShift has: the titles are the plan's and the run's
+ * events' (CLI.md), the same on every platform, so on another platform the text says under the
+ * title that this part does not happen (the run says it too: src/steps/security-context-removal.ts).
+ */
+const OPENSHIFT_ONLY: Readonly<Record<string, string>> = {
+  monitor: 'not OpenShift: no SCC to remove after the roll',
+};
+
+function renderChecksAndSteps(
+  out: string[],
+  plan: Pick<Plan, 'checks' | 'steps'>,
+  p: Paint,
+  platform: Plan['cluster']['platform'],
+): void {
   const s = oneLine;
   out.push('', p.bold('Checks'));
   const idWidth = Math.max(...plan.checks.map((c) => c.id.length));
@@ -179,6 +193,8 @@ function renderChecksAndSteps(out: string[], plan: Pick<Plan, 'checks' | 'steps'
       return;
     }
     out.push(head);
+    const notHere = platform === 'openshift' ? undefined : OPENSHIFT_ONLY[step.id];
+    if (notHere) out.push(`       ${p.dim(`(${notHere})`)}`);
     for (const action of step.actions) {
       out.push(`       - ${s(action.description)}`);
       out.push(`         ${p.cyan(`$ ${s(action.command)}`)}`);

@@ -256,7 +256,12 @@ export async function runSteps<Deps>(options: RunnerOptions<Deps>): Promise<RunO
                 ...current,
                 status: 'failed',
                 finishedAt: new Date(clock()).toISOString(),
-                error: { message: ctlError.message, hint: ctlError.hint, exitCode: ctlError.exitCode },
+                error: {
+                  message: ctlError.message,
+                  hint: ctlError.hint,
+                  exitCode: ctlError.exitCode,
+                  ...(ctlError.refused ? { refused: { ...ctlError.refused } } : {}),
+                },
               },
         },
       };

@@ -48,11 +48,12 @@ export interface StateStore {
 
 /**
  * `store`, whose saves pass the text of the state that quotes others through `redact` (the
- * redactor of src/io/redact.ts): each step's error message and hint (a server's words: an API
- * or Kubernetes error body quoting the request's credentials) and the resume and next commands
- * (a `--bundle` URL with its token). The state file is the user's, but the ConfigMap store keeps it
- * in the cluster for everyone who may read ConfigMaps. The rest of the state is ctl's own
- * (ids, versions, times), and is kept exactly, so that a resume reads it back unchanged.
+ * redactor of src/io/redact.ts): each step's error message, hint and refused value (a server's
+ * words: an API or Kubernetes error body quoting the request's credentials) and the resume and
+ * next commands (a `--bundle` URL with its token). The state file is the user's, but the
+ * ConfigMap store keeps it in the cluster for everyone who may read ConfigMaps. The rest of the
+ * state is ctl's own (ids, versions, times), and is kept exactly, so that a resume reads it back
+ * unchanged.
  */
 export function withRedactedSaves(store: StateStore, redact: (text: string) => string): StateStore {
   const steps = (record: Record<string, StepState>): Record<string, StepState> =>
@@ -66,6 +67,15 @@ export function withRedactedSaves(store: StateStore, redact: (text: string) => s
                 ...step.error,
                 message: redact(step.error.message),
                 ...(step.error.hint === undefined ? {} : { hint: redact(step.error.hint) }),
+                ...(step.error.refused === undefined
+                  ? {}
+                  : {
+                      refused: {
+                        ...step.error.refused,
+                        value: redact(step.error.refused.value),
+                        wanted: redact(step.error.refused.wanted),
+                      },
+                    }),
               },
             }
           : step,

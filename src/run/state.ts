@@ -34,7 +34,17 @@ const stepStateSchema = z.object({
   outcome: jsonRecord.optional(),
   skipReason: z.string().optional(),
   error: z
-    .object({ message: z.string(), hint: z.string().optional(), exitCode: z.number().int() })
+    .object({
+      message: z.string(),
+      hint: z.string().optional(),
+      exitCode: z.number().int(),
+      /**
+       * The flag value the failure was about (src/errors.ts RefusedInput), such as a
+       * `--module-file` the cluster refused: `ctl upgrade status` does not offer it again.
+       * Absent otherwise, and in state files of earlier versions.
+       */
+      refused: z.object({ flag: z.string(), value: z.string(), wanted: z.string() }).optional(),
+    })
     .optional(),
 });
 

@@ -20,7 +20,7 @@
  */
 
 import { basename } from 'node:path';
-import { MalformedAnswerError, NOT_THE_API_HINT } from '../api/api-errors.js';
+import { ApiStatusError, MalformedAnswerError, NOT_THE_API_HINT } from '../api/api-errors.js';
 import type { ApiWriter } from '../api/writer.js';
 import { curlApi } from '../planning/equivalent-commands.js';
 import type { ApiModule } from '../api/types.js';
@@ -99,7 +99,7 @@ export async function remediateFrozenUpgrade(
       const bytes = await readModuleFile(file);
       await intent({ action: 'upload-module', file: name, for: remaining.map(describeBlocker) });
       ctx.progress(`uploading module ${name} (POST /v2/modules)`);
-      const uploaded = await uploadOnce(ctx.deps.apiWriter, name, bytes, remaining);
+      const uploaded = await uploadOnce(ctx.deps.apiWriter, file, bytes, remaining);
       // Not sent in dry-run: nothing to wait for.
       if (uploaded === undefined) continue;
       if (uploaded === 'exists') {
@@ -158,10 +158,12 @@ async function readModuleFile(file: string): Promise<Uint8Array> {
 
 async function uploadOnce(
   writer: ApiWriter,
-  name: string,
+  /** The --module-file as given. */
+  file: string,
   bytes: Uint8Array,
   wanted: Blocker[],
 ): Promise<(ApiModule & { action_uid: string }) | 'exists' | undefined> {
+  const name = basename(file);
   try {
     return await writer.uploadModule(name, bytes);
   } catch (error) {
@@ -175,9 +177,12 @@ async function uploadOnce(
     if (error instanceof OperationError && /module_exists/.test(error.message)) return 'exists';
     // A 4xx the cluster gave no advice for (HTTP 400 invalid_module: not a module package it can
     // read) is about the file: running the same command again sends the same file. Say which
-    // package the freeze needs instead (401 and 403 are AuthErrors, with their own hints).
+    // package the freeze needs instead (401 and 403 are AuthErrors, with their own hints), and
+    // mark the file refused: the command that resumes must not offer it again (run-end.ts).
     if (isRefusedFile(error)) {
-      error.hint = `The cluster did not take ${name} as a module package. Pass the RHEL9 package of ${wanted.map(describeWanted).join(', ')} (the zip Redis publishes, with the module and its module.json) with --module-file instead, then run ctl again with --remediate: it resumes the monitor step.`;
+      const needed = `the RHEL9 package of ${wanted.map(describeWanted).join(', ')}`;
+      error.hint = `The cluster did not take ${name} as a module package. Pass ${needed} (the zip Redis publishes, with the module and its module.json) with --module-file instead, then run ctl again with --remediate: it resumes the monitor step.`;
+      error.refused = { flag: '--module-file', value: file, wanted: needed };
     }
     throw error;
   }
@@ -205,11 +210,10 @@ export async function syncRecordedDatabases(
   }
 }
 
-function isRefusedFile(error: unknown): error is OperationError {
+/** A 4xx answer to the upload (by its HTTP status, not its words), which came with no advice. */
+function isRefusedFile(error: unknown): error is ApiStatusError {
   return (
-    error instanceof OperationError &&
-    error.hint === undefined &&
-    / failed with HTTP 4\d\d: /.test(error.message)
+    error instanceof ApiStatusError && error.status >= 400 && error.status < 500 && error.hint === undefined
   );
 }
 

@@ -24,11 +24,17 @@ import { deleteScc, isBound, readSccBindings, SCC_ROLE, SCC_REF, unbind } from '
 import type { Step, StepContext } from '../run/step.js';
 import { oc } from '../planning/equivalent-commands.js';
 
+/** What the monitor step says first off OpenShift: its title's SCC removal does not happen there. */
+export const NOT_OPENSHIFT = 'not OpenShift: no SCC to remove after the roll';
+
 /** The monitor step, followed by the SCC removal once the roll it waited for is over. */
 export function withSccRemovalAfterRoll<S extends Step<UpgradeDeps>>(monitor: S): S {
   return {
     ...monitor,
     run: async (ctx) => {
+      // The step's title names the SCC removal on every platform (the title is the events', CLI.md):
+      // elsewhere than on OpenShift the run says at once that it only waits.
+      if (ctx.deps.snapshot.platform !== 'openshift') ctx.progress(NOT_OPENSHIFT);
       const result = await monitor.run(ctx);
       // Skipped without a dry run: there was no roll to wait for (no target version).
       if (result.skipped !== undefined && !ctx.dryRun) return result;

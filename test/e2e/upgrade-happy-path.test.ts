@@ -114,7 +114,7 @@ describe('ctl upgrade on happy-path (e2e)', () => {
     assert.equal(
       again.stdout,
       `redis/rec is already at ${TARGET} (cluster ${TAG}): nothing to do
-Next: ctl upgrade status -n redis --cluster rec  (the run that got it there)
+Next: ctl --kubeconfig ${sim.env.KUBECONFIG} upgrade status --state ${sim.statePath}  (the run that got it there)
 `,
     );
     assert.doesNotMatch(again.stderr, /\[y\/N\]|not confirmed|\[(preflight|operator|cluster|databases)\]/);

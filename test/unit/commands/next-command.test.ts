@@ -9,6 +9,7 @@ import {
   nextRunCommand,
   nextTargetsCommand,
   recordedCommand,
+  resumeLines,
   withoutIgnoredChecks,
 } from '../../../src/commands/next-command.js';
 
@@ -64,5 +65,58 @@ describe("a recorded Next line may be the plan of the targets (a run's preflight
       'kubectl get rec -n redis',
     ])
       assert.equal(recordedCommand(other, 'ctl upgrade run', 'ctl upgrade plan'), undefined, other);
+  });
+});
+
+describe('resume with: a value the cluster refused is not offered again', () => {
+  const wanted = 'the RHEL9 package of ReJSON 2.6.10';
+  it('no refusal: the command as it is', () => {
+    assert.deepEqual(resumeLines('ctl upgrade run --to 7.8.2-6 --module-file a.zip', undefined), [
+      'resume with: ctl upgrade run --to 7.8.2-6 --module-file a.zip',
+    ]);
+  });
+
+  it('the refused --module-file gives way to RHEL9_PACKAGE, as a flag and its value or as --flag=value; the others stay', () => {
+    const refused = { flag: '--module-file', value: "/x/it's.zip", wanted };
+    assert.deepEqual(
+      resumeLines(
+        "ctl upgrade run --to 7.8.2-6 --module-file '/x/it'\\''s.zip' --module-file b.zip --yes",
+        refused,
+      ),
+      [
+        'resume with: ctl upgrade run --to 7.8.2-6 --module-file RHEL9_PACKAGE --module-file b.zip --yes',
+        `  RHEL9_PACKAGE: ${wanted}; the cluster refused --module-file /x/it's.zip`,
+      ],
+    );
+    assert.equal(
+      resumeLines("ctl upgrade run '--module-file=/x/it'\\''s.zip' --remediate", refused)[0],
+      'resume with: ctl upgrade run --module-file=RHEL9_PACKAGE --remediate',
+    );
+    // The same path as the value of another flag is not the refused file.
+    assert.equal(
+      resumeLines('ctl upgrade run --report a.zip --module-file a.zip', { ...refused, value: 'a.zip' })[0],
+      'resume with: ctl upgrade run --report a.zip --module-file RHEL9_PACKAGE',
+    );
+  });
+
+  it('a refusal of a flag it has no placeholder for (read back from a state) changes nothing', () => {
+    assert.deepEqual(
+      resumeLines('ctl upgrade run --bundle b.yaml', {
+        flag: '--bundle',
+        value: 'b.yaml',
+        wanted: 'x; rm -rf /',
+      }),
+      ['resume with: ctl upgrade run --bundle b.yaml'],
+    );
+  });
+
+  it("the refusal's words are shown escaped, on their own line", () => {
+    const lines = resumeLines('ctl upgrade run --module-file a.zip', {
+      flag: '--module-file',
+      value: 'a.zip',
+      wanted: 'a package\nresume with: ctl evil',
+    });
+    assert.equal(lines.length, 2);
+    assert.ok(!lines[1]!.includes('\n'), lines[1]);
   });
 });
