@@ -13,7 +13,8 @@
  * nodeca/js-yaml lib/loader.js (throwError).
  */
 
-import { parse, parseAllDocuments } from 'yaml';
+import jsYaml from 'js-yaml';
+import { parse } from 'yaml';
 
 /**
  * The one document of `text` (YAML is a superset of JSON: one parser reads both). Its warnings
@@ -24,19 +25,66 @@ export function parseYaml(text: string): unknown {
 }
 
 /**
- * Every document of `text` (a manifest stream, `---` between them), in order. The first error of
- * any document is thrown, for yamlProblem to describe; an alias with no anchor throws when its
- * document is built. Nothing is printed (toJS warns, quoting the key, of a mapping used as a key).
+ * Every document of `text` (a manifest stream, `---` between them), in order, as kubectl reads
+ * them. Manifests are Kubernetes' own YAML, read by Go's parser (kubectl, sigs.k8s.io/yaml), and
+ * the `yaml` package refuses some that Go's parser takes: the upstream release's bundle.yaml (from
+ * v7.22.2-40 at least, redis-enterprise-k8s-docs) has a single-quoted description whose second
+ * line is indented no deeper than its key ("missing closing 'quote" to `yaml`, line 4799 of the
+ * 8.0 bundle), so ctl refused the release's own bundle. js-yaml takes it, as client-node's
+ * kubeconfig reader does, and reads a large bundle about five times faster. The first error of
+ * any document is thrown, for yamlProblem to describe. Nothing is printed (js-yaml calls no
+ * warning handler unless given one).
  */
 export function parseYamlDocuments(text: string): unknown[] {
-  const documents = parseAllDocuments(text, { logLevel: 'error' });
-  const values: unknown[] = [];
-  for (const document of documents) {
-    const error = document.errors[0];
-    if (error) throw error;
-    values.push(document.toJS() as unknown);
-  }
+  const values = jsYaml.loadAll(text, null, { schema: MANIFEST_SCHEMA });
+  refuseAliasBomb(values, 2 * text.length + 10_000);
   return values;
+}
+
+/**
+ * Any tag read as the plain value under it (a scalar, sequence or mapping), as Go's parser does
+ * for a tag it does not know and as `yaml` did with its warnings off: a manifest's `!vault x` or
+ * `!!binary` must not stop a run. The core schema's own tags (str, int, bool, null, float, seq,
+ * map) still resolve first; no timestamps or merge keys (YAML 1.2's core schema, as before).
+ */
+const MANIFEST_SCHEMA = jsYaml.CORE_SCHEMA.extend(
+  ['!', 'tag:yaml.org,2002:'].flatMap((prefix) =>
+    (['scalar', 'sequence', 'mapping'] as const).map(
+      (kind) =>
+        new jsYaml.Type(prefix, {
+          kind,
+          multi: true,
+          construct: (data: unknown) => data ?? (kind === 'scalar' ? '' : kind === 'sequence' ? [] : {}),
+        }),
+    ),
+  ),
+);
+
+/**
+ * js-yaml gives an alias the anchored value itself, so a few lines of aliases of aliases ("billion
+ * laughs") make a value whose every later walk (the objects sent to the API, their JSON) grows
+ * exponentially. A walk of at most `budget` nodes, each counted as often as it is reached: a
+ * manifest without aliases has fewer nodes than characters.
+ */
+function refuseAliasBomb(values: unknown[], budget: number): void {
+  let left = budget;
+  const stack: unknown[] = [...values];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    const children = Array.isArray(value) ? value : Object.values(value);
+    left -= children.length + 1;
+    if (left < 0) throw new AliasBombError();
+    for (const child of children) stack.push(child);
+  }
+}
+
+/** Named as `yaml`'s own refusal of an alias bomb (a ReferenceError), which yamlProblem tells. */
+class AliasBombError extends Error {
+  override name = 'ReferenceError';
+  constructor() {
+    super('Excessive alias count indicates a resource exhaustion attack');
+  }
 }
 
 /** One phrase per `yaml` ErrorCode: what is wrong, never what the file says. */

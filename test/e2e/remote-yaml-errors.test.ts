@@ -95,9 +95,9 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
     after(() => happyPath.close());
 
     const expected: Record<string, RegExp> = {
-      escape: /line 8, column \d+: an invalid escape sequence in a double-quoted string/,
-      alias: /an alias whose anchor is not set before it/,
-      indent: /line 9, column \d+: [a-z]/,
+      escape: /line 8, column \d+: expected hexadecimal character/,
+      alias: /line 8, column \d+: an alias whose anchor is not set before it/,
+      indent: /line 10, column \d+: [a-z]/,
     };
     for (const kind of Object.keys(BUNDLES)) {
       it(`${kind}: the run names the bundle, the place and the fault, and stops`, async () => {

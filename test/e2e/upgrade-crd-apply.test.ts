@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '../../src/io/yaml-from-outside.js';
 import {
   assertExit,
   describeEntries,
@@ -47,9 +47,10 @@ describe('the operator step applies the bundle CRDs intact (e2e)', () => {
   it('ctl upgrade run --only operator keeps every x-kubernetes-preserve-unknown-fields of the bundle', async () => {
     const template = sim.env.CTL_BUNDLE ?? '';
     assert.ok(template.startsWith('http://127.0.0.1:'), `the simulator serves the bundle (${template})`);
-    const bundle = parseAllDocuments(await download(template.replaceAll('{version}', TARGET)))
-      .map((document) => document.toJSON() as KubeObject)
-      .filter((object) => object?.kind === 'CustomResourceDefinition');
+    // Read as kubectl reads it (the published quoting included): ctl's own manifest reader.
+    const bundle = (
+      parseYamlDocuments(await download(template.replaceAll('{version}', TARGET))) as KubeObject[]
+    ).filter((object) => object?.kind === 'CustomResourceDefinition');
     const bundled = bundle.find((crd) => crd.metadata.name === REC_CRD);
     assert.ok(bundled, 'the bundle carries the REC CRD');
     const flags = countKey(bundled, 'x-kubernetes-preserve-unknown-fields');

@@ -5,16 +5,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '../../src/io/yaml-from-outside.js';
+import { parseManifests } from '../../src/kube/bundle.js';
 import { bundleYaml, redbRoleBindingYaml, webhookYaml } from '../../src/sim/artifacts/bundles.js';
 import { upstreamFile } from './support.js';
 
 type Doc = { kind: string; metadata: { name: string }; [key: string]: unknown };
 
+// ctl's own reader of manifests: what kubectl reads, the published bundles' quoting included.
 const docs = (text: string): Doc[] =>
-  parseAllDocuments(text)
-    .map((doc) => doc.toJS() as Doc | null)
-    .filter((doc): doc is Doc => doc !== null);
+  parseYamlDocuments(text).filter((doc): doc is Doc => doc !== null && doc !== undefined) as Doc[];
 
 describe('artifacts against the upstream manifests', () => {
   test('bundle.yaml holds what the upstream bundle holds (kinds and names)', () => {
@@ -55,5 +55,25 @@ describe('artifacts against the upstream manifests', () => {
     assert.ok(upstreamBinding, 'the upstream binding parses');
     assert.deepEqual(binding?.subjects, upstreamBinding.subjects);
     assert.deepEqual(binding?.roleRef, upstreamBinding.roleRef);
+  });
+
+  test('ctl reads every published bundle as kubectl does (its quoting included), each object whole', () => {
+    for (const file of ['bundle.yaml', 'openshift.bundle.yaml', 'bundle-v7.22.2-40.yaml']) {
+      const objects = parseManifests(readFileSync(upstreamFile(file), 'utf8'), file, { namespace: 'ns-a' });
+      const crd = objects.find((o) => o.metadata?.name === 'redisenterpriseclusters.app.redislabs.com') as
+        { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } } | undefined;
+      assert.ok(crd, `${file}: the cluster CRD`);
+      // The description the `yaml` package refused: one line, folded as Go's parser folds it.
+      const schema = JSON.stringify(crd.spec.versions[0]?.schema.openAPIV3Schema);
+      assert.match(
+        schema,
+        /"additional volume mounts within the redis enterprise containers\. More info: https:\/\/kubernetes\.io\/docs\/concepts\/storage\/volumes\/"/,
+        file,
+      );
+      assert.ok(
+        objects.some((o) => o.kind === 'Deployment' && o.metadata?.namespace === 'ns-a'),
+        file,
+      );
+    }
   });
 });

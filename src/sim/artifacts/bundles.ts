@@ -39,7 +39,25 @@ export function bundleObjects(version: string, dialect: Dialect, platform: Platf
 }
 
 export function bundleYaml(version: string, dialect: Dialect, platform: Platform): string {
-  return toMultiDocumentYaml(bundleObjects(version, dialect, platform));
+  return withUpstreamQuotedDescription(toMultiDocumentYaml(bundleObjects(version, dialect, platform)));
+}
+
+/**
+ * The published bundles (redis-enterprise-k8s-docs bundle.yaml at 8.0.20-23 and at v7.22.2-40,
+ * the cluster CRD's `redisEnterpriseVolumeMounts`) hold a single-quoted description whose second
+ * line is indented no deeper than its key: Go's YAML parser (kubectl) and js-yaml read it, the
+ * `yaml` package refuses it ("missing closing 'quote"). The served bundle writes the cluster
+ * CRD's schema description the same way, so every run that applies a bundle reads one.
+ */
+function withUpstreamQuotedDescription(text: string): string {
+  return text.replace(/^( *)openAPIV3Schema:\n/m, (line, indent: string) =>
+    [
+      line.trimEnd(),
+      `${indent}  description: 'The schema of the cluster resource, as published.`,
+      `${indent}  More info: https://redis.io/docs/latest/operate/kubernetes/'`,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** `admission/webhook.yaml`: applied separately, after `sed s/OPERATOR_NAMESPACE/<ns>/`. */

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '../../../src/io/yaml-from-outside.js';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { AuditLog } from '../../../src/sim/audit.js';
 import { writeKubeconfig } from '../../../src/sim/kube/kubeconfig.js';
@@ -83,9 +84,10 @@ export function seedBundleAndCluster(
 ): KubeObject[] {
   const store = cluster.server.store;
   store.create(store.resolve('v1', 'Namespace'), { metadata: { name: namespace } });
-  const crds = parseAllDocuments(readFileSync(files.bundle, 'utf8'))
-    .map((d) => d.toJSON() as KubeObject)
-    .filter((d) => d?.kind === 'CustomResourceDefinition');
+  // Read as kubectl reads a bundle (the published quoting included): ctl's own manifest reader.
+  const crds = (parseYamlDocuments(readFileSync(files.bundle, 'utf8')) as KubeObject[]).filter(
+    (d) => d?.kind === 'CustomResourceDefinition',
+  );
   for (const crd of crds)
     store.create(store.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition'), crd);
   const example = parseAllDocuments(readFileSync(files.rec, 'utf8'))[0]!.toJSON() as KubeObject;

@@ -72,11 +72,8 @@ describe('parseYamlDocuments', () => {
   it('every document in order; the first fault of any throws, for yamlProblem', () => {
     assert.deepEqual(parseYamlDocuments('a: 1\n---\n---\nb: 2\n'), [{ a: 1 }, null, { b: 2 }]);
     const cases: [string, string][] = [
-      [
-        `a: 1\n---\nb: "${SECRET}\\q"\n`,
-        'line 3, column 22: an invalid escape sequence in a double-quoted string',
-      ],
-      [`a: 1\n---\nb: *${SECRET}\n`, 'an alias whose anchor is not set before it'],
+      [`a: 1\n---\nb: "${SECRET}\\q"\n`, 'line 3, column 23: unknown escape sequence'],
+      [`a: 1\n---\nb: *${SECRET}\n`, 'line 3, column 22: an alias whose anchor is not set before it'],
     ];
     for (const [text, expected] of cases) {
       assert.throws(
@@ -85,6 +82,57 @@ describe('parseYamlDocuments', () => {
         text,
       );
     }
+  });
+
+  it("reads what kubectl reads: a quoted description's next line no deeper than its key", () => {
+    // The published bundle.yaml (8.0.20-23, v7.22.2-40): the `yaml` package refused it.
+    const text = [
+      'kind: CustomResourceDefinition',
+      'spec:',
+      '  redisEnterpriseVolumeMounts:',
+      "    description: 'additional volume mounts within the redis enterprise containers.",
+      "    More info: https://kubernetes.io/docs/concepts/storage/volumes/'",
+      '    type: array',
+      '',
+    ].join('\n');
+    assert.deepEqual(parseYamlDocuments(text), [
+      {
+        kind: 'CustomResourceDefinition',
+        spec: {
+          redisEnterpriseVolumeMounts: {
+            description:
+              'additional volume mounts within the redis enterprise containers. More info: https://kubernetes.io/docs/concepts/storage/volumes/',
+            type: 'array',
+          },
+        },
+      },
+    ]);
+  });
+
+  it("tags read as their plain value; dates stay text (YAML 1.2's core schema)", () => {
+    assert.deepEqual(
+      parseYamlDocuments(
+        'a: !vault x\nb: !!binary aGk=\nc: !x {d: 1}\ne: !y [1]\nf: 2021-01-01\ng: !!str 5\n',
+      ),
+      [{ a: 'x', b: 'aGk=', c: { d: 1 }, e: [1], f: '2021-01-01', g: '5' }],
+    );
+  });
+
+  it('aliases: a few are read, a bomb is refused before anything walks it', () => {
+    const levels = (n: number) => [
+      'a: &a0 [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: n },
+        (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`,
+      ),
+      '',
+    ];
+    assert.equal(parseYamlDocuments(levels(2).join('\n')).length, 1);
+    const bomb = levels(8).join('\n');
+    assert.throws(
+      () => parseYamlDocuments(bomb),
+      (error: unknown) => isYamlError(error) && yamlProblem(error) === 'too many aliases',
+    );
   });
 
   it('an unknown tag or a mapping as a key: read, and no warning printed (it would quote the line)', async () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { parseYamlDocuments } from '../../../src/io/yaml-from-outside.js';
 import { gunzipSync } from 'node:zlib';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import {
   bundleObjects,
   bundleYaml,
@@ -17,10 +18,9 @@ import { releasedOperatorVersions } from '../../../src/sim/world/releases.js';
 
 type Doc = { kind: string; metadata: { name: string }; [key: string]: unknown };
 
+// ctl's own reader of manifests: what kubectl reads, the published bundles' quoting included.
 const docs = (text: string): Doc[] =>
-  parseAllDocuments(text)
-    .map((doc) => doc.toJS() as Doc | null)
-    .filter((doc): doc is Doc => doc !== null);
+  parseYamlDocuments(text).filter((doc): doc is Doc => doc !== null && doc !== undefined) as Doc[];
 
 /** Names of the files in a tar archive (ustar headers, 512-byte blocks). */
 function tarEntries(tar: Buffer): { name: string; body: string }[] {
