@@ -15,7 +15,7 @@ export function register(program: Command, runtime: Runtime): void {
     .addHelpText(
       'after',
       '\nExamples:\n' +
-        '  TOKEN=$(ctl auth token -n redis --ca-file ca.pem)   # port-forward, Secret credentials\n' +
+        '  TOKEN=$(ctl auth token -n redis --ca-file ca.pem)   # port-forward + Secret\n' +
         '  TOKEN=$(ctl auth token --api-url https://127.0.0.1:9443 --ca-file ca.pem)\n' +
         '  ctl auth token --ttl 600 -o json\n' +
         '\nDocs: docs/auth.md\n',
@@ -63,10 +63,11 @@ export function register(program: Command, runtime: Runtime): void {
     .addHelpText(
       'after',
       '\nThe certificate comes from the Secret that the cluster resource names in\n' +
-        "spec.certificates.apiCertificateSecretName, else from the pod's port 9443 through\n" +
-        "ctl's port-forward (a tunnel inside the Kubernetes API; only the TLS handshake\n" +
-        'is made). Pinned, it is kept in $XDG_CONFIG_HOME/ctl/trusted/<context>/<namespace>/\n' +
-        '<cluster>.pem and used for this cluster whenever no --ca-file is given.\n' +
+        "spec.certificates.apiCertificateSecretName, else from the pod's port 9443\n" +
+        "through ctl's port-forward (a tunnel inside the Kubernetes API; only the TLS\n" +
+        'handshake is made). Pinned, it is kept in\n' +
+        '$XDG_CONFIG_HOME/ctl/trusted/<context>/<namespace>/<cluster>.pem and used for\n' +
+        'this cluster whenever no --ca-file is given.\n' +
         '\nExamples:\n' +
         '  ctl auth trust -n redis\n' +
         '  ctl auth trust -n redis --cluster rec --out rec-ca.pem\n' +

@@ -17,11 +17,19 @@ export function register(program: Command, runtime: Runtime): void {
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText(
       'after',
-      '\nLoad it:\n' +
-        '  bash  source <(ctl completion bash)        # or save it in ~/.local/share/bash-completion/completions/ctl\n' +
-        '  zsh   source <(ctl completion zsh)         # or save it as _ctl in a directory of $fpath\n' +
-        '  fish  ctl completion fish | source         # or save it in ~/.config/fish/completions/ctl.fish\n' +
-        '  pwsh  ctl completion powershell | Out-String | Invoke-Expression   # or add it to $PROFILE\n',
+      '\nLoad it in this shell:\n' +
+        '  bash  source <(ctl completion bash)\n' +
+        '  zsh   source <(ctl completion zsh)\n' +
+        '  fish  ctl completion fish | source\n' +
+        '  pwsh  ctl completion powershell | Out-String | Invoke-Expression\n' +
+        '\nOr save it for every new shell (bash: in the folder bash-completion reads):\n' +
+        '  bash  mkdir -p ~/.local/share/bash-completion/completions\n' +
+        '        ctl completion bash > ~/.local/share/bash-completion/completions/ctl\n' +
+        '  zsh   ctl completion zsh > "${fpath[1]}/_ctl"   # after compinit\n' +
+        '  fish  mkdir -p ~/.config/fish/completions\n' +
+        '        ctl completion fish > ~/.config/fish/completions/ctl.fish\n' +
+        '  pwsh  ctl completion powershell >> $PROFILE\n' +
+        '\nDocs: docs/install.md#shell-completion\n',
     )
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;

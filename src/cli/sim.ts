@@ -15,7 +15,8 @@ export function register(program: Command, runtime: Runtime): void {
       '\nExamples:\n' +
         '  ctl sim scenarios\n' +
         '  ctl sim up --scenario happy-path --fast       # files in ./.ctl-sim\n' +
-        '  ctl sim capture -n redis --out my-cluster.yaml && ctl sim up --scenario my-cluster.yaml\n' +
+        '  ctl sim capture -n redis --out my-cluster.yaml   # a copy of your cluster\n' +
+        '  ctl sim up --scenario my-cluster.yaml             # to rehearse on\n' +
         '\nDocs: docs/simulator.md\n',
     );
 
@@ -46,7 +47,7 @@ export function register(program: Command, runtime: Runtime): void {
         '  ctl sim up --scenario happy-path --fast &\n' +
         // No kubectl in the chain: ctl needs none, and a missing one would stop the && before ctl.
         '  source .ctl-sim/env && ctl upgrade plan --to 8.2.0-18   # then kill %1\n' +
-        '  ctl sim up --scenario module-without-rhel9 --dir ./rehearsal   # realistic waits\n' +
+        '  ctl sim up --scenario module-without-rhel9 --dir ./rehearsal  # real waits\n' +
         '  ctl sim up --scenario ./my-scenario.yaml --kube-port 6443 --api-port 9443\n',
     )
     .action(async (_options: unknown, command: Command) => {
@@ -114,12 +115,13 @@ function registerCapture(sim: Command, runtime: Runtime): void {
     .option('--anonymize', 'replace the names of namespaces, the cluster, databases and the helm release');
   addConnectionOptions(capture).addHelpText(
     'after',
-    '\nReads (GET and LIST only) the cluster resource, its databases, the operator and how\n' +
-      'it was installed (bundle, helm, OLM Subscription), the admission webhook, OpenShift\n' +
-      'SCCs, and the modules, databases and nodes through the management API (reached as\n' +
-      'ctl upgrade plan reaches it). Names and versions are kept (--anonymize replaces the\n' +
-      'names). No password, token, licence key or certificate is written: the simulator\n' +
-      'makes a new random password and a placeholder licence with the captured state.\n' +
+    '\nReads (GET and LIST only) the cluster resource, its databases, the operator and\n' +
+      'how it was installed (bundle, helm, OLM Subscription), the admission webhook,\n' +
+      'OpenShift SCCs, and the modules, databases and nodes through the management API\n' +
+      '(reached as ctl upgrade plan reaches it). Names and versions are kept\n' +
+      '(--anonymize replaces the names). No password, token, licence key or\n' +
+      'certificate is written: the simulator makes a new random password and a\n' +
+      'placeholder licence with the captured state.\n' +
       "Timing, faults and operator behaviour knobs stay at the simulator's defaults.\n" +
       'Without --out the YAML goes to stdout (-o json: the same scenario as JSON).\n' +
       'Global options (--kubeconfig, --context, -n, --cluster): ctl --help\n' +

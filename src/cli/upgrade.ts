@@ -168,7 +168,8 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             '  ctl upgrade plan --to 8.2.0-18 -n redis --cluster rec --out plan.json\n' +
             '  ctl upgrade plan --to 8.2.0-18 --method helm --helm-release redis-enterprise\n' +
             '  ctl upgrade plan --to 8.2.0-18 --databases none --ca-file ca.pem\n' +
-            '  ctl upgrade plan --to 8.2.0-18 -o json | jq \'.checks[] | select(.status != "pass")\'\n' +
+            '  ctl upgrade plan --to 8.2.0-18 -o json |\n' +
+            '    jq \'.checks[] | select(.status != "pass")\'\n' +
             '\nExit codes: 0 the upgrade may start, 1 the management API or Kubernetes could\n' +
             'not be reached (or TLS failed), 2 a bad flag, 3 a check failed (nothing was\n' +
             'changed), 4 the credentials or permissions were refused.\n' +
@@ -188,7 +189,7 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
         )
         .option(
           '--state <file>',
-          'state file (default: $XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json)',
+          'state file (default: <context>/<namespace>/<cluster>.json in $XDG_STATE_HOME/ctl)',
         )
         .option('--yes', 'do not ask for confirmation (required when stdin is not a terminal)')
         .addOption(
@@ -265,13 +266,15 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
             '\nExamples:\n' +
             '  ctl upgrade run --to 8.2.0-18\n' +
             '  ctl upgrade run --to 8.2.0-18 --dry-run\n' +
-            '  ctl upgrade run --to 8.2.0-18 --dry-run=server   # admission, schemas and RBAC judge each write\n' +
+            '  ctl upgrade run --to 8.2.0-18 --dry-run=server   # the API server judges it\n' +
             '  ctl upgrade run --to 8.2.0-18 --yes -o json   # CI: NDJSON events on stdout\n' +
             '  ctl upgrade run --plan plan.json --yes\n' +
-            '  ctl upgrade run --to 7.22.2-45 --yes --remediate --module-file ./rejson.Linux-rhel9-x86_64.2.6.10.zip\n' +
-            '  ctl upgrade run --to 8.2.0-18 --user-defined-modules ./modules.yaml   # custom modules, set with versionTag\n' +
-            '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report report.json   # a Job\n' +
-            '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us --max-parallel-clusters 2\n' +
+            '  ctl upgrade run --to 7.22.2-45 --yes --remediate \\\n' +
+            '    --module-file ./rejson.Linux-rhel9-x86_64.2.6.10.zip\n' +
+            '  ctl upgrade run --to 8.2.0-18 --user-defined-modules ./modules.yaml\n' +
+            '  ctl upgrade run --to 8.2.0-18 --yes --state-store configmap --report r.json\n' +
+            '  ctl upgrade run --to 8.2.0-18 --yes --context eu --context us \\\n' +
+            '    --max-parallel-clusters 2\n' +
             '\nExit codes: 0 done, 1 a step failed (or the cluster does not show what the\n' +
             'steps did), 2 usage, 3 a check failed (nothing was changed), 4 auth, 5 locked,\n' +
             '6 timed out or stalled, 7 stale --plan, 8 a database down longer than\n' +
@@ -288,9 +291,9 @@ export function register(program: Command, runtime: Runtime, lists?: IdLists, on
         .option('--state <file>', 'state file (default: the one for the context, namespace and cluster)')
         .addHelpText(
           'after',
-          '\nIt reads the state and its lock, and the cluster resource the state names, to say\n' +
-            "whether the state is this cluster's (its uid); it writes nothing. With no cluster\n" +
-            'reachable (15 s at most) it shows the state and says it could not check.\n' +
+          '\nIt reads the state and its lock, and the cluster resource the state names, to\n' +
+            "say whether the state is this cluster's (its uid); it writes nothing. With no\n" +
+            'cluster reachable (15 s at most) it shows the state and says it could not check.\n' +
             '\nExamples:\n' +
             '  ctl upgrade status\n' +
             '  ctl upgrade status -n redis --cluster rec -o json\n' +

@@ -189,6 +189,7 @@ export function hopTarget(final: Target, need: Pick<HopNeed, 'operator' | 'clust
     clusterVersion: need.clusterVersion,
     // --db-version names the final databases; each hop before takes its release's default.
     databaseVersion: undefined,
+    onTheWayTo: final.operator,
   };
 }
 

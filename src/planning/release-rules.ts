@@ -267,6 +267,7 @@ function endOfLifeFindings(
   target: string,
   today: Date,
   kube: CtlTarget,
+  onTheWayTo: string | undefined,
 ): Finding[] {
   const findings: Finding[] = [];
   const better = newestOnSupportedLine(today);
@@ -279,7 +280,10 @@ function endOfLifeFindings(
       message: `this cluster runs Redis Software ${current.line}, which ${describeEndOfLife(current)} (source: ${current.source.join('; ')})`,
       fix: `Upgrading to ${target} leaves that line.`,
     });
-  if (isNearEndOfLife(targetEol))
+  // A hop before the last is a stop the path needs (multi-hop.md), left for the final target as
+  // soon as its roll ends: proposing another target for it would propose the one already chosen.
+  // The last hop judges the line the cluster stays on.
+  if (isNearEndOfLife(targetEol) && onTheWayTo === undefined)
     findings.push({
       effect: 'warn',
       message: `the target ${target} runs Redis Software ${targetEol.line}, which ${describeEndOfLife(targetEol)}: it gets no security patches or fixes after that day (source: ${targetEol.source.join('; ')})`,
@@ -328,7 +332,7 @@ function participantFindings(snapshot: Snapshot, target: string, today: Date): F
 
 export function checkReleaseRules(
   snapshot: Snapshot,
-  target: Pick<Target, 'operator'>,
+  target: Pick<Target, 'operator' | 'onTheWayTo'>,
   resolved: Pick<ResolvedUpgrade, 'currentRs' | 'targetRs'>,
   today: Date = new Date(),
 ): Outcome {
@@ -342,6 +346,7 @@ export function checkReleaseRules(
       operator,
       today,
       ctlTargetOf(snapshot),
+      target.onTheWayTo,
     ),
     ...participantFindings(snapshot, operator, today),
   ];

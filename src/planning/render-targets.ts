@@ -60,7 +60,8 @@ export function renderTargets(
   out.push('');
   out.push(
     list.recommended
-      ? `${p.green('*')} recommended (the newest no check blocks and no known advisory affects). Next: ${s(nextPlan(list.recommended))}`
+      ? // Two lines: together they passed 100 columns, and the command broke across the wrap.
+        `${p.green('*')} recommended (the newest no check blocks and no known advisory affects).\nNext: ${s(nextPlan(list.recommended))}`
       : p.yellow(
           'Every target is blocked or affected by a known advisory: fix the checks above, then plan again.',
         ),

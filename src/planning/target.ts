@@ -67,6 +67,12 @@ export interface Target {
    */
   deferActiveActive?: string | undefined;
   /**
+   * Not a flag: set by src/planning/hops.ts hopTarget on a hop before the last, the `--to` the
+   * run goes on to. Such a hop's release is a stop the path needs, not a choice: release-rules
+   * does not propose another target for it (the final one is judged by the last hop).
+   */
+  onTheWayTo?: string | undefined;
+  /**
    * Not a flag of `plan`: the run's `--only`/`--skip` (src/commands/run.ts), so that its plan
    * judges what this run will do (a skipped operator step installs no new CRD). Absent: every step.
    */

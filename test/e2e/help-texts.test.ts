@@ -36,6 +36,20 @@ describe('--help from the build (e2e)', () => {
     }
   });
 
+  it('every line of every ctl --help fits an 80-column terminal, where commander wraps too', () => {
+    // Commander wraps the options and commands at 80 columns (help.json) or at the terminal's
+    // width; the texts added after them are ours, and a line one word too long leaves that word
+    // alone on a line of its own at 80 columns (a long example: split it with a backslash).
+    const wide = Object.entries(texts).flatMap(([command, text]) =>
+      text
+        .split('\n')
+        .filter((line) => [...line].length > 80)
+        .map((line) => `ctl ${command} --help: ${[...line].length} columns: ${line}`),
+    );
+    assert.ok(Object.keys(texts).length > 10, 'help.json holds the commands');
+    assert.deepEqual(wide, []);
+  });
+
   it('other arguments before --help go to the tree, as before', async () => {
     const args = ['upgrade', 'plan', '--to', '7.8.2-6', '--help'];
     const got = await runCtl(args);

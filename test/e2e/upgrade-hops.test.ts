@@ -108,6 +108,13 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
         assert.match(text.stdout, new RegExp(`\\* ${doc.recommended!.replaceAll('.', '\\.')} `));
         assert.match(text.stdout, /recommended/);
         if (scenario === 'old-operator') assert.match(text.stdout, new RegExp(`2 hops: ${HOP} -> 7\\.8\\.`));
+        // The command to run next on a line of its own: an 80-column terminal never breaks it.
+        assert.match(
+          text.stdout,
+          new RegExp(
+            `\\(the newest no check blocks and no known advisory affects\\)\\.\\nNext: ctl .*upgrade plan --to ${doc.recommended!.replaceAll('.', '\\.')}`,
+          ),
+        );
         assertNoChanges(sim, 0, 'listing the targets');
       });
     });
@@ -145,7 +152,13 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', { concurren
       const plan = JSON.parse(json.stdout) as {
         target: { operator: string };
         blocked: boolean;
-        hops?: { hop: number; reason: string | null; target: { operator: string }; steps: unknown[] }[];
+        hops?: {
+          hop: number;
+          reason: string | null;
+          target: { operator: string };
+          steps: unknown[];
+          checks: { id: string; message: string; fix: string }[];
+        }[];
       };
       assert.equal(plan.target.operator, TARGET);
       assert.equal(plan.blocked, false);
@@ -159,6 +172,17 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', { concurren
       assert.match(plan.hops?.[0]?.reason ?? '', /^operator-min-version: /);
       assert.equal(plan.hops?.[1]?.reason, null);
       assert.equal(plan.hops?.[1]?.steps.length, 7);
+      // Hop 1's release is a stop on the way to --to: its release-rules proposes no other target
+      // (it proposed the --to itself), while a plan to that release as the target does.
+      const stop = plan.hops?.[0]?.checks.find((c) => c.id === 'release-rules');
+      assert.ok(stop, "hop 1's release-rules check");
+      assert.doesNotMatch(`${stop.message} ${stop.fix}`, /the target 7\.4\.6-12 runs|Prefer a target/);
+      const direct = await sim.ctl(['upgrade', 'plan', '--to', HOP, '-o', 'json']);
+      assertExit(direct, 0, `plan --to ${HOP}`);
+      const own = (JSON.parse(direct.stdout) as { checks: { id: string; fix: string }[] }).checks.find(
+        (c) => c.id === 'release-rules',
+      );
+      assert.match(own?.fix ?? '', /Prefer a target on a supported line/);
       const text = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(text, 0, 'plan (text)');
       assert.match(text.stdout, new RegExp(`Hop 1: operator 7\\.2\\.4-12 -> ${HOP}`));

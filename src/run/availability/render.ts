@@ -57,8 +57,18 @@ const HEADER: Row = {
   note: 'note',
 };
 
+/**
+ * No database measured because the run polled none (`--fast` on the simulator, a roll over
+ * before the first answer): every row would repeat the same note, each wider than a terminal.
+ */
+function polledNone(entries: readonly AvailabilityEntry[]): boolean {
+  return entries.every((entry) => !entry.measured && entry.outages.length === 0 && entry.notSeenMs === 0);
+}
+
 export function renderAvailabilityText(entries: readonly AvailabilityEntry[], how?: string): string {
   if (entries.length === 0) return '';
+  if (polledNone(entries))
+    return `database availability during the upgrade: not measured (${entries.length} database(s); no roll, or it ended before the first answer)`;
   const { rows, restNote } = rowsOf(entries);
   const keys = Object.keys(HEADER) as (keyof Row)[];
   const all = [HEADER, ...rows].map((row) => keys.map((key) => oneLine(row[key])));

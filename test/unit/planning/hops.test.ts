@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findPath, nextHop, projectSnapshot } from '../../../src/planning/hops.js';
+import { renderTargets } from '../../../src/planning/render-targets.js';
 import { candidateTargets, listTargets } from '../../../src/planning/targets.js';
 import { resolveSelection } from '../../../src/planning/target.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
@@ -215,6 +216,20 @@ describe('the targets without --to (src/planning/targets.ts)', () => {
     assert.deepEqual(
       to78.hops.map((h) => h.operator),
       ['7.4.6-12', to78.operator],
+    );
+    // For people: the recommended target's plan command on a line of its own, never broken by
+    // the wrap of an 80-column terminal (it followed a 70-column sentence before).
+    const text = renderTargets(list, false, (to) => `ctl upgrade plan --to ${to}`);
+    const lines = text.split('\n');
+    const next = lines.indexOf(`Next: ctl upgrade plan --to ${list.recommended}`);
+    assert.ok(next > 0, text);
+    assert.equal(
+      lines[next - 1],
+      '* recommended (the newest no check blocks and no known advisory affects).',
+    );
+    assert.ok(
+      lines.every((line) => line.length <= 80 || !line.includes('Next:')),
+      text,
     );
     const oneHopOnly = listTargets(snapshot, resolveSelection({}), 1, planUpgradePath);
     const blocked78 = oneHopOnly.targets.find((t) => t.line === '7.8')!;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
+import { hopTarget } from '../../../src/planning/hops.js';
 import { moduleFix } from '../../../src/planning/module-fix.js';
 import { checkPlatformSupported } from '../../../src/planning/platform.js';
 import { checkReleaseRules } from '../../../src/planning/release-rules.js';
@@ -23,6 +24,16 @@ function on72243(mutate: (s: Snapshot) => void = () => {}): Snapshot {
     s.api.nodes = s.api.nodes.map((n) => ({ ...n, software_version: '7.22.2-179' }));
     s.databases[0]!.versionSpec = '7.4';
     mutate(s);
+  });
+}
+
+/** The old-operator scenario's cluster: operator 7.2.4-12, RS 7.2.4-92 (two hops to 8.x). */
+function on72412(): Snapshot {
+  return makeSnapshot((s) => {
+    s.operator!.version = '7.2.4-12';
+    s.operator!.image = 'redislabs/operator:7.2.4-12';
+    s.cluster!.image.versionTag = '7.2.4-92';
+    s.api.nodes = s.api.nodes.map((n) => ({ ...n, software_version: '7.2.4-92' }));
   });
 }
 
@@ -112,6 +123,51 @@ describe('check release-rules', () => {
       /the target 7\.4\.6-12 runs Redis Software 7\.4, which reached its end of life on 2026-11-30 \(5 days ago\)/,
     );
     assert.match(outcome.fix, /Prefer a target on a supported line: ctl upgrade plan --to 8\.2\.0-18/);
+  });
+
+  it('a hop before the last (multi-hop.md) on the 7.4 line: no other target proposed, the final one is chosen', () => {
+    const today = new Date('2026-12-05T00:00:00Z');
+    const snapshot = on72412();
+    const judgeAs = (target: ReturnType<typeof makeTarget>) =>
+      checkReleaseRules(snapshot, target, resolveUpgrade(snapshot, target), today);
+    // The same release as the run's own target: warned, and a target on a supported line proposed.
+    const final = judgeAs(makeTarget({ to: '7.4.6-12' }));
+    assert.match(
+      final.message,
+      /the target 7\.4\.6-12 runs Redis Software 7\.4, which reached its end of life/,
+    );
+    assert.match(final.fix, /Prefer a target on a supported line: ctl upgrade plan --to 8\.2\.0-18/);
+    // As the first hop to 8.2.0-18, the stop the path needs: the line the cluster leaves is still
+    // named, the waypoint's is not, and no fix proposes the target the run already goes to.
+    const waypoint = judgeAs(
+      hopTarget(makeTarget({ to: '8.2.0-18' }), { operator: '7.4.6-12', clusterVersion: undefined }),
+    );
+    assert.equal(waypoint.status, 'warn');
+    assert.match(waypoint.message, /this cluster runs Redis Software 7\.2, which reached its end of life/);
+    assert.doesNotMatch(waypoint.message, /the target 7\.4\.6-12/);
+    assert.doesNotMatch(waypoint.fix, /Prefer a target/);
+    assert.equal(waypoint.fix, 'Upgrading to 7.4.6-12 leaves that line.');
+  });
+
+  it("a multi-hop plan: hop 1's release-rules proposes no target, the single-hop plan of that release does", () => {
+    const snapshot = on72412();
+    const rules = (plan: ReturnType<typeof planUpgradePath>) =>
+      plan.checks.find((c) => c.id === 'release-rules')!;
+    const direct = rules(planUpgradePath(snapshot, makeTarget({ to: '7.4.6-12' })));
+    // Today's date: the 7.4 line ended on 2026-11-30, so its own plan proposes another target.
+    assert.match(direct.fix, /Prefer a target on a supported line/);
+    const path = planUpgradePath(snapshot, makeTarget({ to: '8.2.0-18' }));
+    assert.deepEqual(
+      path.hops?.map((hop) => hop.target.operator),
+      ['7.4.6-12', '8.2.0-18'],
+    );
+    const first = path.hops![0]!.checks.find((c) => c.id === 'release-rules')!;
+    assert.doesNotMatch(first.message, /the target 7\.4\.6-12/);
+    assert.doesNotMatch(first.fix, /Prefer a target/);
+    assert.doesNotMatch(
+      rules(path).fix,
+      /Prefer a target on a supported line: ctl upgrade plan --to 8\.2\.0-18/,
+    );
   });
 
   it('a rule added with --catalog is judged without code: a field used on the REC blocks', () => {

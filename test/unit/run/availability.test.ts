@@ -332,3 +332,24 @@ test('the tables: outages first, the rest counted; the Markdown escapes what the
   ]);
   assert.match(markdown, /evil\\\|name\\\]\\\(http:\/\/x\\\)/);
 });
+
+test('a run that polled no database (--fast, a roll over before the first answer): one line, not a row each', () => {
+  const ledger = new AvailabilityLedger();
+  for (const uid of [1, 2, 3]) ledger.track({ uid, namespace: 'redis', name: `db-${uid}` });
+  const entries = ledger.entries(T0 + 50);
+  assert.deepEqual(
+    entries.map((entry) => entry.measured),
+    [false, false, false],
+  );
+  assert.equal(
+    renderAvailabilityText(entries, 'measured every 500 ms'),
+    'database availability during the upgrade: not measured (3 database(s); no roll, or it ended before the first answer)',
+  );
+  // One database seen keeps the table, with a row for each of the others as before.
+  ledger.sample(2, T0 + 10, 'up', null);
+  ledger.sample(2, T0 + 40, 'up', null);
+  const lines = renderAvailabilityText(ledger.entries(T0 + 50), 'how').split('\n');
+  assert.equal(lines[0], 'database availability during the upgrade (how):');
+  assert.match(lines.join('\n'), /redis\/db-1 +not measured +- +0 +- +not measured: the run did not poll it/);
+  assert.equal(lines.length, 5);
+});
