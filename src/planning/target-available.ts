@@ -17,8 +17,10 @@
 import type { Io } from '../io/io.js';
 import { parseYaml, yamlProblem } from '../io/yaml-from-outside.js';
 import { probeLocation } from '../kube/artifact-probe.js';
+import { siblingLocation } from '../kube/bundle.js';
 import { chartVersionFor } from '../release/catalog.js';
 import { csvVersion } from './olm.js';
+import { splitWebhooks } from './own-webhook.js';
 import {
   helmLocation,
   methodOf,
@@ -73,6 +75,35 @@ function artifactOf(resolved: ArtifactInputs): Artifact {
   return { kind: 'bundle', location: resolved.bundle };
 }
 
+/**
+ * The files of the release tree, next to the bundle, that the run reads for this target besides
+ * the bundle (src/kube/bundle.ts siblingLocation): people download bundle.yaml alone, as the
+ * install page shows, and pass it as --bundle; the operator step would upgrade the operator and
+ * the next step stop on a file that is not there. By the steps' own conditions:
+ * - `admission/webhook.yaml`: the bundle method's admission step applies it where this operator's
+ *   admission webhook is configured (src/steps/admission.ts);
+ * - `multi-namespace-redb/role.yaml` and `role_binding.yaml`: the operator step applies them in
+ *   each namespace the operator watches besides its own (src/steps/operator-redb-roles.ts,
+ *   releaseFilesNeededFor), read next to --bundle by any method.
+ */
+export function releaseTreeFilesRead(
+  snapshot: Snapshot,
+  resolved: Pick<ResolvedVersions, 'method' | 'bundle'>,
+): string[] {
+  if (!resolved.bundle) return [];
+  const files: string[] = [];
+  const operatorNamespace = snapshot.operator?.namespace ?? snapshot.namespace;
+  if (resolved.method === 'bundle' && splitWebhooks(snapshot.webhooks, operatorNamespace).own.length > 0)
+    files.push('admission/webhook.yaml');
+  if (snapshot.watchedNamespaces.some((n) => n !== snapshot.namespace))
+    files.push('multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml');
+  return files;
+}
+
+function siblingArtifact(resolved: Pick<ResolvedVersions, 'bundle'>, file: string): Artifact | undefined {
+  return resolved.bundle ? { kind: 'bundle', location: siblingLocation(resolved.bundle, file) } : undefined;
+}
+
 function keyOf(artifact: Artifact): string | undefined {
   if (artifact.kind === 'bundle') return `bundle ${artifact.location}`;
   if (artifact.kind === 'chart') return `chart ${artifact.repo} ${artifact.chart} ${artifact.version}`;
@@ -125,9 +156,14 @@ export class ArtifactProbes {
   async answer(snapshot: Snapshot, targets: readonly Target[]): Promise<Snapshot> {
     const wanted = new Map<string, Artifact>();
     for (const target of targets) {
-      const artifact = artifactOf(resolveVersions(snapshot, target));
+      const resolved = resolveVersions(snapshot, target);
+      const artifact = artifactOf(resolved);
       const key = keyOf(artifact);
       if (key) wanted.set(key, artifact);
+      for (const file of releaseTreeFilesRead(snapshot, resolved)) {
+        const sibling = siblingArtifact(resolved, file);
+        if (sibling) wanted.set(keyOf(sibling) as string, sibling);
+      }
     }
     const answers = await Promise.all([...wanted].map(([key, artifact]) => this.ask(key, artifact)));
     return { ...snapshot, artifacts: answers };
@@ -211,6 +247,9 @@ export interface AvailabilityOutcome {
 /** Why --ignore-check cannot get past a bundle the run's download refuses. */
 const REFUSED = 'the operator step reads the bundle with the same rules, and would stop there';
 
+/** Why --ignore-check cannot get past a release file the run applies that is not there. */
+const MISSING_RELEASE_FILE = 'the run applies it after the operator is upgraded, and would stop there';
+
 /** Why --ignore-check cannot get past a release that is not there. */
 const NOT_THERE = 'the operator step installs this release, and it is not there to install';
 
@@ -230,8 +269,7 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
       message: `not checked: ${what} (${ctlPlanTo(ctlTargetOf(snapshot), target)} asks for it)`,
       fix: '',
     };
-  if (answer.found === true)
-    return { status: 'pass', message: `${what} is there (${answer.detail})`, fix: '' };
+  if (answer.found === true) return releaseTreeOutcome(snapshot, resolved, what, answer.detail);
   if (answer.refusedFix !== undefined)
     return {
       status: 'fail',
@@ -259,6 +297,52 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
         ? `Check --to and --cluster-version against the release notes, or pass --bundle with the release's bundle (file or URL; {version} is replaced by --to).`
         : `Check --to against the repository (helm search repo ${shellQuote(artifact.chart)} --versions), or pass --helm-repo/--helm-chart where the chart is.`,
   };
+}
+
+/**
+ * The bundle is there: so must be the files next to it that the run reads (releaseTreeFilesRead).
+ * One missing fails as the bundle itself would; one the run's download would refuse fails the
+ * same way; one with no answer warns.
+ */
+function releaseTreeOutcome(
+  snapshot: Snapshot,
+  resolved: ResolvedUpgrade,
+  what: string,
+  detail: string,
+): AvailabilityOutcome {
+  const siblings = releaseTreeFilesRead(snapshot, resolved).map((file) => {
+    const key = keyOf(siblingArtifact(resolved, file) as Artifact) as string;
+    return { file, answer: snapshot.artifacts?.find((a) => a.key === key) };
+  });
+  const refused = siblings.find((s) => s.answer?.refusedFix !== undefined);
+  if (refused?.answer)
+    return {
+      status: 'fail',
+      ignorable: false,
+      firmBecause: REFUSED,
+      message: `${what} is there, but the run would not download ${refused.file} next to it: ${refused.answer.detail}`,
+      fix: refused.answer.refusedFix as string,
+    };
+  const missing = siblings.filter((s) => s.answer?.found === false);
+  if (missing.length > 0) {
+    const files = missing.map((s) => s.file);
+    return {
+      status: 'fail',
+      ignorable: false,
+      firmBecause: MISSING_RELEASE_FILE,
+      message: `${what} is there, but not ${files.join(' and ')} next to it, which the run applies: ${missing.map((s) => s.answer?.detail).join('; ')}`,
+      fix: `Keep the release's files in their folders next to the bundle (${files.join(', ')}, as in the release tree of redis-enterprise-k8s-docs), or pass --bundle with the URL of the release's bundle.yaml.`,
+    };
+  }
+  const unknown = siblings.filter((s) => s.answer?.found === undefined && s.answer !== undefined);
+  if (unknown.length > 0)
+    return {
+      status: 'warn',
+      message: `${what} is there; cannot tell whether ${unknown.map((s) => s.file).join(' and ')} next to it exist: ${unknown.map((s) => s.answer?.detail).join('; ')}`,
+      fix: 'Check the network (and HTTPS_PROXY) from here; the run reads them in the change window.',
+    };
+  const also = siblings.length > 0 ? `; ${siblings.map((s) => s.file).join(', ')} next to it` : '';
+  return { status: 'pass', message: `${what} is there (${detail}${also})`, fix: '' };
 }
 
 function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {

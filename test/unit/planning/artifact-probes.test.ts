@@ -59,17 +59,25 @@ describe('ArtifactProbes', () => {
     probes.startFinal(target, basisOf(snapshot));
     assert.deepEqual(seen, [], 'asked, not yet answered');
     const early = await probes.answer(snapshot, [target, hop]);
-    assert.deepEqual(seen.sort(), ['HEAD /bundles/7.6.4-8/bundle.yaml', 'HEAD /bundles/7.8.2-6/bundle.yaml']);
+    // The admission step applies webhook.yaml next to each bundle (the fixture's operator has its webhook).
+    assert.deepEqual(seen.sort(), [
+      'HEAD /bundles/7.6.4-8/admission/webhook.yaml',
+      'HEAD /bundles/7.6.4-8/bundle.yaml',
+      'HEAD /bundles/7.8.2-6/admission/webhook.yaml',
+      'HEAD /bundles/7.8.2-6/bundle.yaml',
+    ]);
 
     seen.length = 0;
     const inOneGo = await probeTargetArtifacts(snapshot, [target, hop], { env: NO_PROXY_ENV });
-    assert.equal(seen.length, 2);
+    assert.equal(seen.length, 4);
     assert.deepEqual(early.artifacts, inOneGo.artifacts);
     assert.deepEqual(
       early.artifacts?.map((a) => [a.key, a.found]),
       [
         [`bundle ${base}/bundles/7.8.2-6/bundle.yaml`, true],
+        [`bundle ${base}/bundles/7.8.2-6/admission/webhook.yaml`, true],
         [`bundle ${base}/bundles/7.6.4-8/bundle.yaml`, true],
+        [`bundle ${base}/bundles/7.6.4-8/admission/webhook.yaml`, true],
       ],
     );
   });
