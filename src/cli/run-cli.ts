@@ -60,6 +60,7 @@ export async function runAction(
     argv,
     onIo: (created) => {
       io = created;
+      strayErrorIo = created;
     },
   };
   try {
@@ -131,6 +132,41 @@ async function fallbackIo(runtime: MainRuntime, argv: string[]): Promise<Io> {
   });
 }
 
+/** The Io of the command running, for an error nothing awaited (reportStrayErrors). */
+let strayErrorIo: Io | undefined;
+/** The exit code of the stray error reported, which the command's own end must not override. */
+let strayExitCode: number | undefined;
+
+/**
+ * An error nothing awaits (a promise rejected without a handler, a throw in a callback) would
+ * end the process with Node's own report: the error inspected whole, its properties too (a URL
+ * with its password, a server's text), raw on stderr, past the redactor and the escaping that
+ * every other line gets. Reported as any command's failure is instead (`report`: redacted,
+ * escaped, the stack only with -vv), then the process exits as Node's would have, with 1 (or
+ * the error's own exit code).
+ */
+function reportStrayErrors(argv: string[], runtime: MainRuntime): void {
+  let reported = false;
+  const onStray = (error: unknown): void => {
+    if (reported) return;
+    reported = true;
+    const exit = (code: number) => {
+      // Also the code of an end without exit(): the event loop may empty before the write's callback.
+      process.exitCode = code;
+      process.stdout.write('', () => process.exit(code));
+    };
+    void (async () => strayErrorIo ?? (await fallbackIo(runtime, normalizeKubectlArgs(argv))))().then(
+      (io) => {
+        strayExitCode = report(error, io);
+        exit(strayExitCode);
+      },
+      () => exit(ExitCode.failed),
+    );
+  };
+  process.on('unhandledRejection', onStray);
+  process.on('uncaughtException', onStray);
+}
+
 /** Entry point for bin/ctl.js: run `main` on the process's arguments, flush, exit. */
 export async function runProcess(
   main: (argv: string[], runtime: MainRuntime) => Promise<number>,
@@ -142,7 +178,7 @@ export async function runProcess(
   // on stdout is never dropped, people's lines on stderr are queued up to a bound.
   const stdout = new TerminalOutput(process.stdout, { maxQueuedBytes: Number.POSITIVE_INFINITY });
   const stderr = new TerminalOutput(process.stderr, { maxQueuedBytes: MAX_QUEUED_BYTES });
-  const code = await main(process.argv.slice(2), {
+  const runtime: MainRuntime = {
     env: process.env,
     get stdin() {
       return process.stdin;
@@ -151,9 +187,11 @@ export async function runProcess(
     stderr,
     // `kubectl rec` when kubectl ran the plugin's executable (src/io/program-name.ts).
     programName: programNameOf(process.argv[1]),
-  });
+  };
+  reportStrayErrors(process.argv.slice(2), runtime);
+  const code = await main(process.argv.slice(2), runtime);
   // A paused terminal gets what was queued for it when it resumes, then the process exits.
   if (stderr.nonBlocking) await stderr.flushed();
   // Lingering keep-alive sockets or watches must not hold the process open after the answer.
-  process.stdout.write('', () => process.exit(code));
+  process.stdout.write('', () => process.exit(strayExitCode ?? code));
 }

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { AuthError, ExitCode, OperationError, UsageError } from '../errors.js';
 import { DEFAULT_KUBE_TARGET, kubectlCommand } from '../kube/kube-target.js';
+import { safeJson } from '../io/safe-text.js';
 import { shellQuote } from '../io/shell-words.js';
 import type { SessionInput } from './session.js';
 
@@ -78,13 +79,20 @@ export async function runCaptureCommand(input: CaptureCommandInput): Promise<voi
       );
     }
     for (const note of [...snapshot.readErrors, ...readNotes, ...captured.notes]) input.io.warn(note);
-    const yaml = `${HEADER}${stringify(captured.scenario, { lineWidth: 0 })}`;
+    // Redacted as every file ctl writes (a saved plan, a report), --out too, and as data, not as
+    // YAML text (`name: [REDACTED]` would read back as a list): a name the cluster or its API
+    // gave (a role, a module) may be a secret ctl knows.
+    const scenario = JSON.parse(input.io.redactor.redact(safeJson(captured.scenario))) as Record<
+      string,
+      unknown
+    >;
+    const yaml = `${HEADER}${stringify(scenario, { lineWidth: 0 })}`;
     if (input.out) {
       await writeFile(input.out, yaml, { mode: 0o644 });
       input.io.info(
         `captured ${input.anonymize ? 'the cluster (names anonymized)' : `${snapshot.namespace}/${snapshot.cluster.name}`} to ${input.out}; rehearse with: ctl sim up --scenario ${shellQuote(input.out)}`,
       );
-    } else if (input.io.output === 'json') input.io.json(captured.scenario);
+    } else if (input.io.output === 'json') input.io.json(scenario);
     else input.io.data(yaml);
   } finally {
     await session.close();

@@ -1,6 +1,8 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { Scenario } from '../../src/sim/scenario.js';
@@ -212,4 +214,51 @@ describe('ctl sim capture: a role limited to some databases, RS 8.2 (e2e)', () =
       assert.equal(rehearsal.code, original.code, 'the same exit code');
     },
   );
+});
+
+describe('ctl sim capture: a name that is a secret ctl knows (e2e)', () => {
+  it('is redacted in the file --out writes as on stdout, and the file still loads', TIMEOUT, async () => {
+    // The API user's password is also the name of one of its roles: stdout was redacted (as YAML
+    // text, `name: [REDACTED]`, a list), the --out file held the password.
+    const password = 'Keepers-Secret-7';
+    const secretRole = (scenario: Scenario): Scenario => ({
+      ...scenario,
+      cluster: {
+        ...scenario.cluster,
+        users: [
+          {
+            username: 'ops@example.com',
+            password,
+            role: 'none',
+            roles: ['User Manager', password],
+            passwordExpired: false,
+          },
+        ],
+        roles: [{ name: password, management: 'db_member' }],
+      },
+    });
+    const { file, stdout } = await withUpgradeSim(
+      'modules-upload-disabled',
+      async (sim) => {
+        const out = path.join(sim.sandbox.dir, 'captured.yaml');
+        assertExit(await sim.ctl(['sim', 'capture', '--out', out]), 0, 'ctl sim capture --out');
+        const printed = await sim.ctl(['sim', 'capture']);
+        assertExit(printed, 0, 'ctl sim capture');
+        return { file: readFileSync(out, 'utf8'), stdout: printed.stdout };
+      },
+      { patch: secretRole },
+    );
+    for (const [what, yaml] of [
+      ['--out', file],
+      ['stdout', stdout],
+    ] as const) {
+      assert.ok(!yaml.includes(password), `${what} holds the password`);
+      const doc = parse(yaml) as { cluster: { roles?: { name: unknown }[] } };
+      assert.deepEqual(
+        doc.cluster.roles?.map((role) => role.name),
+        ['[REDACTED]'],
+        `${what}: the role's name is redacted as a string`,
+      );
+    }
+  });
 });
