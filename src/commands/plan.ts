@@ -51,7 +51,7 @@ export async function readAndPlan(
     },
     readClusterCrd: target.userDefinedModules !== undefined,
   });
-  const { planUpgradePath } = await import('../steps/index.js');
+  const { planUpgradePath, releaseFilesRead } = await import('../steps/index.js');
   if (!read.cluster) return { snapshot: read, plan: planUpgradePath(read, target, maxHops) };
   // The hops' other targets are known once the path is: the path's route alone (the hops'
   // targets and the method) tells what to ask, and the hops are planned once, with the answers.
@@ -62,7 +62,7 @@ export async function readAndPlan(
     operator: hop.operator,
     clusterVersion: hop.clusterVersion ?? undefined,
   }));
-  let snapshot = await probes.answer(read, [target, ...hopTargets]);
+  let snapshot = await probes.answer(read, [target, ...hopTargets], releaseFilesRead);
   if (route.target.method === 'helm') snapshot = { ...snapshot, helmClient: await (helmClient ?? askHelm()) };
   return { snapshot, plan: planUpgradePath(snapshot, target, maxHops) };
 }

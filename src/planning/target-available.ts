@@ -48,7 +48,12 @@ export interface ArtifactAvailability {
    * (helm-index.ts) reads the index once, not twice.
    */
   index?: { repo: string; chart: string; versions: string[] };
+  /** A file of the release tree the run reads next to the bundle answered by `of` (its key). */
+  releaseFile?: { of: string; file: string };
 }
+
+/** The files of the release tree, next to a target's bundle, that the run reads. */
+export type ReleaseFilesRead = (snapshot: Snapshot, resolved: ResolvedVersions, target: Target) => string[];
 
 type Artifact =
   | { kind: 'bundle'; location: string }
@@ -86,10 +91,7 @@ function artifactOf(resolved: ArtifactInputs): Artifact {
  *   each namespace the operator watches besides its own (src/steps/operator-redb-roles.ts,
  *   releaseFilesNeededFor), read next to --bundle by any method.
  */
-export function releaseTreeFilesRead(
-  snapshot: Snapshot,
-  resolved: Pick<ResolvedVersions, 'method' | 'bundle'>,
-): string[] {
+export function releaseTreeFilesRead(snapshot: Snapshot, resolved: ResolvedVersions): string[] {
   if (!resolved.bundle) return [];
   const files: string[] = [];
   const operatorNamespace = snapshot.operator?.namespace ?? snapshot.namespace;
@@ -98,10 +100,6 @@ export function releaseTreeFilesRead(
   if (snapshot.watchedNamespaces.some((n) => n !== snapshot.namespace))
     files.push('multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml');
   return files;
-}
-
-function siblingArtifact(resolved: Pick<ResolvedVersions, 'bundle'>, file: string): Artifact | undefined {
-  return resolved.bundle ? { kind: 'bundle', location: siblingLocation(resolved.bundle, file) } : undefined;
 }
 
 function keyOf(artifact: Artifact): string | undefined {
@@ -152,20 +150,35 @@ export class ArtifactProbes {
     if (key) this.ask(key, artifact);
   }
 
-  /** The snapshot with the answers for every target of the plan (each hop's, the final one's). */
-  async answer(snapshot: Snapshot, targets: readonly Target[]): Promise<Snapshot> {
-    const wanted = new Map<string, Artifact>();
+  /**
+   * The snapshot with the answers for every target of the plan (each hop's, the final one's).
+   * `filesRead`: which files next to a target's bundle the run reads; by default those planning
+   * can tell (releaseTreeFilesRead), the command passes the steps' own (src/steps/release-files.ts).
+   */
+  async answer(
+    snapshot: Snapshot,
+    targets: readonly Target[],
+    filesRead: ReleaseFilesRead = releaseTreeFilesRead,
+  ): Promise<Snapshot> {
+    const wanted = new Map<string, { artifact: Artifact; releaseFile?: { of: string; file: string } }>();
     for (const target of targets) {
       const resolved = resolveVersions(snapshot, target);
       const artifact = artifactOf(resolved);
       const key = keyOf(artifact);
-      if (key) wanted.set(key, artifact);
-      for (const file of releaseTreeFilesRead(snapshot, resolved)) {
-        const sibling = siblingArtifact(resolved, file);
-        if (sibling) wanted.set(keyOf(sibling) as string, sibling);
+      if (!key) continue;
+      wanted.set(key, { artifact });
+      if (artifact.kind !== 'bundle') continue;
+      for (const file of filesRead(snapshot, resolved, target)) {
+        const sibling: Artifact = { kind: 'bundle', location: siblingLocation(artifact.location, file) };
+        wanted.set(keyOf(sibling) as string, { artifact: sibling, releaseFile: { of: key, file } });
       }
     }
-    const answers = await Promise.all([...wanted].map(([key, artifact]) => this.ask(key, artifact)));
+    const answers = await Promise.all(
+      [...wanted].map(async ([key, { artifact, releaseFile }]) => {
+        const answer = await this.ask(key, artifact);
+        return releaseFile ? { ...answer, releaseFile } : answer;
+      }),
+    );
     return { ...snapshot, artifacts: answers };
   }
 
@@ -269,7 +282,7 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
       message: `not checked: ${what} (${ctlPlanTo(ctlTargetOf(snapshot), target)} asks for it)`,
       fix: '',
     };
-  if (answer.found === true) return releaseTreeOutcome(snapshot, resolved, what, answer.detail);
+  if (answer.found === true) return releaseTreeOutcome(snapshot, key, what, answer.detail);
   if (answer.refusedFix !== undefined)
     return {
       status: 'fail',
@@ -300,20 +313,19 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
 }
 
 /**
- * The bundle is there: so must be the files next to it that the run reads (releaseTreeFilesRead).
- * One missing fails as the bundle itself would; one the run's download would refuse fails the
- * same way; one with no answer warns.
+ * The bundle (answered under `bundleKey`) is there: so must be the files next to it that the run
+ * reads, asked with it (ArtifactProbes.answer). One missing fails as the bundle itself would; one
+ * the run's download would refuse fails the same way; one with no answer warns.
  */
 function releaseTreeOutcome(
   snapshot: Snapshot,
-  resolved: ResolvedUpgrade,
+  bundleKey: string,
   what: string,
   detail: string,
 ): AvailabilityOutcome {
-  const siblings = releaseTreeFilesRead(snapshot, resolved).map((file) => {
-    const key = keyOf(siblingArtifact(resolved, file) as Artifact) as string;
-    return { file, answer: snapshot.artifacts?.find((a) => a.key === key) };
-  });
+  const siblings = (snapshot.artifacts ?? []).flatMap((answer) =>
+    answer.releaseFile?.of === bundleKey ? [{ file: answer.releaseFile.file, answer }] : [],
+  );
   const refused = siblings.find((s) => s.answer?.refusedFix !== undefined);
   if (refused?.answer)
     return {

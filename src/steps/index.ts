@@ -14,6 +14,8 @@ import { securityContextStep } from './security-context.js';
 import { withSccRemovalAfterRoll } from './security-context-removal.js';
 import { withSummary } from './outcome-summary.js';
 
+export { releaseFilesRead } from './release-files.js';
+
 /**
  * The seven steps in the documented order (CLI.md): the only place where order lives. Each
  * result says what the step did, for its last progress line (outcome-summary.ts).

@@ -4,7 +4,8 @@
  * shows `kubectl apply -f bundle.yaml`) and pass it as --bundle. Before, the plan said Ready and
  * the run upgraded the operator, then stopped in the admission step ("cannot read
  * .../admission/webhook.yaml: no such file"), or in the operator step on a cluster watching
- * other namespaces (multi-namespace-redb/role.yaml).
+ * other namespaces (multi-namespace-redb/role.yaml), or in the security-context step on OpenShift
+ * (openshift/scc.yaml, which it applies while the pods still need the SCC).
  */
 
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ const BLOCKED = 3;
 
 /**
  * `files` of the simulator's release tree of TARGET, copied into `root` (a folder of the test's
- * own): the --bundle template of its bundle.yaml.
+ * own): the --bundle template of the first of them.
  */
 async function localTree(sim: UpgradeSim, files: readonly string[], root: string): Promise<string> {
   const served = (sim.env.CTL_BUNDLE ?? '').replaceAll('{version}', TARGET);
@@ -29,7 +30,7 @@ async function localTree(sim: UpgradeSim, files: readonly string[], root: string
     mkdirSync(path.dirname(to), { recursive: true });
     writeFileSync(to, await answer.text());
   }
-  return path.join(root, '{version}', 'bundle.yaml');
+  return path.join(root, '{version}', files[0] ?? 'bundle.yaml');
 }
 
 describe(
@@ -104,6 +105,23 @@ describe(
         plan.stdout,
         /but not multi-namespace-redb\/role\.yaml and multi-namespace-redb\/role_binding\.yaml next to it/,
       );
+    });
+
+    it('OpenShift, a target whose pods still need the SCC: openshift/scc.yaml too', async () => {
+      const sim = await start('openshift', { namespace: 'orders-ocp', cluster: 'fulfil' });
+      const root = tempDir('ctl-release-tree-');
+      const bundle = await localTree(sim, ['openshift.bundle.yaml', 'admission/webhook.yaml'], root);
+      const args = ['-n', 'orders-ocp', '--to', TARGET, '--bundle', bundle];
+      const plan = await sim.ctl(['upgrade', 'plan', ...args]);
+      assertExit(plan, BLOCKED);
+      assert.match(
+        plan.stdout,
+        /FAIL target-available +the bundle of 7\.8\.2-6 is there, but not openshift\/scc\.yaml next to it, which the run applies/,
+      );
+      await localTree(sim, ['openshift/scc.yaml'], root);
+      const whole = await sim.ctl(['upgrade', 'plan', ...args]);
+      assertExit(whole, 0);
+      assert.match(whole.stdout, /admission\/webhook\.yaml, openshift\/scc\.yaml next to it\)/);
     });
   },
 );
