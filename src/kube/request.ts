@@ -288,9 +288,13 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
         },
       );
       armDeadlines(req, what, serverForMessages(cluster.server));
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        reject(req.reusedSocket && STALE_SOCKET.has(error.code ?? '') ? new StaleSocket(error) : error),
-      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (!req.reusedSocket || !STALE_SOCKET.has(error.code ?? '')) return reject(error);
+        // A server closes its idle connections on its own timer, several at once: those kept as
+        // long as this one are dropped, so that the one retry opens a new connection.
+        dropIdleConnections((req as { agent?: Agent }).agent);
+        reject(new StaleSocket(error));
+      });
       req.end(body);
     });
   try {
@@ -313,6 +317,12 @@ export async function kubeRequest(config: k8s.KubeConfig, request: KubeRequest):
 export const MAX_ANSWER_BYTES = 128 * 1024 * 1024;
 
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
+/** Ends the idle kept connections of `agent` (each origin's); those in use are left alone. */
+function dropIdleConnections(agent: Agent | undefined): void {
+  for (const sockets of Object.values(agent?.freeSockets ?? {}))
+    for (const socket of sockets ?? []) socket.destroy();
+}
 
 /** The transport's own error on a reused connection, kept as `cause` for the one retry. */
 class StaleSocket extends Error {
