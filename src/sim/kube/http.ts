@@ -90,6 +90,16 @@ export async function decodeBody(body: Buffer, type: string): Promise<unknown> {
   }
   const text = body.toString('utf8');
   if (type === 'application/apply-patch+yaml' || type === 'application/yaml') {
+    // JSON is YAML, and what ctl and client-node apply is JSON: JSON.parse reads it in a fraction
+    // of the YAML parser's time (a large CRD's schema: ~0.1 s of a test process's CPU per run).
+    // Text that is not JSON is read as YAML, and fails as YAML.
+    if (text.trimStart().startsWith('{')) {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        // not JSON: read as YAML below
+      }
+    }
     try {
       return parseYaml(text);
     } catch (error) {
