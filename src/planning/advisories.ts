@@ -12,7 +12,7 @@
  */
 
 import { advisoriesAffecting, type Advisory, fixedReleaseFor, isAffectedBy } from '../release/advisories.js';
-import { ctlPlanTo, ctlTargetOf } from './equivalent-commands.js';
+import { ctlPlanTargets, ctlPlanTo, ctlTargetOf } from './equivalent-commands.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
 
@@ -53,9 +53,16 @@ function list(items: string[], max = 5): string {
 export function checkReleaseAdvisories(snapshot: Snapshot, target: Target): Outcome {
   const targetAdvisories = advisoriesAffecting(target.operator);
   const better = fixedReleaseFor(target.operator);
-  const instead = better
-    ? `Upgrade to ${better} instead (${ctlPlanTo(ctlTargetOf(snapshot), better)})`
-    : 'Choose a fixed release';
+  // On a hop before the last the release is a stop on the way to --to (hops.ts picks one no
+  // advisory affects when the path allows it): proposing `--to <fixed release>` would trade the
+  // final target for that stop, or name the final target itself. The target list judges each
+  // target with its hops.
+  const final = target.onTheWayTo;
+  const instead = final
+    ? `${target.operator} is a stop on the way to ${final}: choose a target whose hops avoid it (${ctlPlanTargets(ctlTargetOf(snapshot))} lists the targets with their hops)`
+    : better
+      ? `Upgrade to ${better} instead (${ctlPlanTo(ctlTargetOf(snapshot), better)})`
+      : 'Choose a fixed release';
   const triggered = targetAdvisories
     .map((advisory) => ({ advisory, resources: triggeringResources(advisory, snapshot) }))
     .filter(({ resources }) => resources.length > 0);
@@ -71,7 +78,9 @@ export function checkReleaseAdvisories(snapshot: Snapshot, target: Target): Outc
     return {
       status: 'warn',
       message: `${target.operator} is affected by advisory ${targetAdvisories.map((a) => a.id).join(', ')} (${targetAdvisories[0]!.summary}); nothing in this cluster triggers it now`,
-      fix: `${instead}: a resource created later would trigger it.`,
+      fix: final
+        ? `Create no resource it names before the next hop, which leaves ${target.operator} for ${final}; or ${instead.charAt(0).toLowerCase()}${instead.slice(1)}.`
+        : `${instead}: a resource created later would trigger it.`,
     };
   }
   const running = snapshot.operator?.version;

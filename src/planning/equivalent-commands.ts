@@ -138,6 +138,14 @@ export function ctlPlanTo(target: CtlTarget, version: string, ...words: string[]
 }
 
 /**
+ * `ctl upgrade plan [-n <ns>] [--cluster <name>]` for the same cluster: the list of the targets
+ * it can reach, each judged with its hops.
+ */
+export function ctlPlanTargets(target: CtlTarget): string {
+  return ctlUpgrade(target, 'plan', [], []);
+}
+
+/**
  * `ctl upgrade run --to <version> [-n <ns>] [--cluster <name>] [words]` for the same cluster:
  * the run a fix proposes first.
  */

@@ -75,6 +75,11 @@ export function reportedBundled(
 
 export interface ModuleFixInput {
   targetOperator: string;
+  /**
+   * The `--to` of the ctl run the fix proposes: on a hop before the last the final target
+   * (Target.onTheWayTo), since one run goes through every hop; absent: targetOperator.
+   */
+  runTo?: string | undefined;
   /** The running operator's version (undefined: not known). */
   currentOperator?: string | undefined;
   module: string;
@@ -137,7 +142,7 @@ export function moduleFix(input: ModuleFixInput): string {
   // The field comes with the target's CRD: on an older running operator it cannot be set before
   // the operator step, so ctl sets it with the new versionTag, as the upgrade docs do in one
   // edit (src/planning/user-defined-modules.ts).
-  const byCtl = `${ctlRunTo(input.kube, input.targetOperator, '--user-defined-modules', 'FILE')} (FILE holding a list: - {name: ${module}, source: {https: {url: MODULE_URL}}}, MODULE_URL that of its build for the target), which sets it with the new versionTag after the operator upgrade`;
+  const byCtl = `${ctlRunTo(input.kube, input.runTo ?? input.targetOperator, '--user-defined-modules', 'FILE')} (FILE holding a list: - {name: ${module}, source: {https: {url: MODULE_URL}}}, MODULE_URL that of its build for the target), which sets it with the new versionTag after the operator upgrade`;
   const runningHasField =
     input.currentOperator !== undefined && targetHasUserDefinedModulesField(input.currentOperator);
   if (!runningHasField) {

@@ -292,7 +292,17 @@ function endOfLifeFindings(
   return findings;
 }
 
-function participantFindings(snapshot: Snapshot, target: string, today: Date): Finding[] {
+/**
+ * `runTo`: the --to of the run to propose again, the final target on a hop before the last (one
+ * run does every hop); `onTheWayTo` set, the same-operator advice is left to the last hop, which
+ * judges the release the participants should match.
+ */
+function participantFindings(
+  snapshot: Snapshot,
+  target: string,
+  today: Date,
+  onTheWayTo: string | undefined,
+): Finding[] {
   const findings: Finding[] = [];
   const targetVersion = parseOperatorVersion(target);
   for (const participant of snapshot.remoteClusters ?? []) {
@@ -303,7 +313,7 @@ function participantFindings(snapshot: Snapshot, target: string, today: Date): F
       findings.push({
         effect: 'warn',
         message: `${hold}; the databases step holds its Active-Active databases back`,
-        fix: `Upgrade ${name} first; then run ${ctlRunTo(ctlTargetOf(snapshot), target)} again for those databases.`,
+        fix: `Upgrade ${name} first; then run ${ctlRunTo(ctlTargetOf(snapshot), onTheWayTo ?? target)} again for those databases.`,
       });
       continue;
     }
@@ -312,7 +322,7 @@ function participantFindings(snapshot: Snapshot, target: string, today: Date): F
       const parsed = parseOperatorVersion(operator);
       return parsed && targetVersion && compareOperatorVersions(parsed, targetVersion) === 0;
     });
-    if (!same)
+    if (!same && onTheWayTo === undefined)
       findings.push({
         effect: 'warn',
         message: `participant ${name} runs operator ${operators.join(' or ')} (Redis Software ${rsVersion}), not ${target}: the upgrade docs recommend that all participating clusters run the same operator version (source: redis/docs content/operate/kubernetes/upgrade/upgrade-redis-cluster.md)`,
@@ -348,7 +358,7 @@ export function checkReleaseRules(
       ctlTargetOf(snapshot),
       target.onTheWayTo,
     ),
-    ...participantFindings(snapshot, operator, today),
+    ...participantFindings(snapshot, operator, today, target.onTheWayTo),
   ];
   const blocking = findings.filter((f) => f.effect === 'block');
   const warnings = findings.filter((f) => f.effect === 'warn');

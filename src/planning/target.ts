@@ -68,8 +68,11 @@ export interface Target {
   deferActiveActive?: string | undefined;
   /**
    * Not a flag: set by src/planning/hops.ts hopTarget on a hop before the last, the `--to` the
-   * run goes on to. Such a hop's release is a stop the path needs, not a choice: release-rules
-   * does not propose another target for it (the final one is judged by the last hop).
+   * run goes on to. Such a hop's release is a stop the path needs, not a choice: no check's fix
+   * proposes another --to for it (release-rules, platform-supported, release-advisories,
+   * operator-method, database-version-supported), a run a fix proposes goes --to this final one
+   * (modules-compatible, release-rules' participants), and the last hop judges where the cluster
+   * ends up.
    */
   onTheWayTo?: string | undefined;
   /**

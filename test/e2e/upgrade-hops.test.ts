@@ -183,6 +183,21 @@ describe('ctl upgrade: two hops from old-operator to 7.8.2-6 (e2e)', { concurren
         (c) => c.id === 'release-rules',
       );
       assert.match(own?.fix ?? '', /Prefer a target on a supported line/);
+      // Kubernetes 1.32 is newer than 7.4.6-12's table: the stop proposes no newer operator
+      // release (the run goes to one) but names the final target's verdict; its own plan does.
+      const platform = plan.hops?.[0]?.checks.find((c) => c.id === 'platform-supported');
+      assert.ok(platform, "hop 1's platform-supported check");
+      assert.doesNotMatch(platform.fix, /A newer operator release may support/);
+      assert.match(
+        platform.message,
+        new RegExp(
+          `a stop on the way to ${TARGET.replaceAll('.', '\\.')}: ${TARGET.replaceAll('.', '\\.')}, the final target,`,
+        ),
+      );
+      const ownPlatform = (
+        JSON.parse(direct.stdout) as { checks: { id: string; fix: string }[] }
+      ).checks.find((c) => c.id === 'platform-supported');
+      assert.match(ownPlatform?.fix ?? '', /A newer operator release may support Kubernetes 1\.32/);
       const text = await sim.ctl(['upgrade', 'plan', '--to', TARGET]);
       assertExit(text, 0, 'plan (text)');
       assert.match(text.stdout, new RegExp(`Hop 1: operator 7\\.2\\.4-12 -> ${HOP}`));

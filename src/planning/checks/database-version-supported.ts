@@ -51,14 +51,25 @@ function checkDatabaseVersionSupported(input: CheckInput): Outcome {
   for (const db of resolved.databases.filter((d) => d.selected && d.reason?.startsWith('runs '))) {
     warnings.push(`${db.namespace}/${db.name} ${db.reason}: left as is`);
   }
+  // On a hop before the last, --db-version is not this hop's: it names the final databases and
+  // each hop before takes its release's default (hops.ts hopTarget). Advice to pass it here
+  // would change the last hop, not this one.
+  const final = target.onTheWayTo;
   if (problems.length > 0) {
     return fail(
       problems.join('; '),
-      `Choose one of ${bundled.join(', ')} with --db-version, and upgrade older databases first.`,
+      final
+        ? `Upgrade older databases first: this hop, a stop on the way to ${final}, takes RS ${rs}'s default database version (--db-version names the final one).`
+        : `Choose one of ${bundled.join(', ')} with --db-version, and upgrade older databases first.`,
     );
   }
   if (warnings.length > 0)
-    return warn(warnings.join('; '), `Choose one of ${bundled.join(', ')} with --db-version.`);
+    return warn(
+      warnings.join('; '),
+      final
+        ? `This hop, a stop on the way to ${final}, takes RS ${rs}'s default database version; --db-version names the final one.`
+        : `Choose one of ${bundled.join(', ')} with --db-version.`,
+    );
   const changing = resolved.databases.filter((d) => d.target !== undefined).length;
   return pass(
     `RS ${rs} supports ${bundled.join(', ')}; ${changing} database(s) will move to ${resolved.databaseVersion ?? 'their target'}`,

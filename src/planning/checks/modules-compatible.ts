@@ -73,7 +73,9 @@ function checkModulesInUse(input: CheckInput): Outcome {
     return fail(
       `modules without a RHEL9 build: ${missing.join('; ')}: the cluster upgrade to ${target.operator} would freeze`,
       `For each module: ${[...new Set(fixes)].join('; ')}.` +
-        (uploadable.length > 0 ? remediation(target.operator, ctlTargetOf(snapshot)) : ''),
+        (uploadable.length > 0
+          ? remediation(target.operator, target.onTheWayTo ?? target.operator, ctlTargetOf(snapshot))
+          : ''),
     );
   }
   if (unknown.length > 0) {
@@ -132,6 +134,7 @@ export function judgeModulesInUse(input: CheckInput): {
     } else if (!platforms.some((p) => p.startsWith('rhel9'))) {
       const fix = {
         targetOperator: target.operator,
+        runTo: target.onTheWayTo ?? target.operator,
         currentOperator: resolved.operator.current,
         module: use.name,
         version: use.version,
@@ -161,9 +164,10 @@ export function judgeModulesInUse(input: CheckInput): {
  * the upgrade freezes (src/steps/remediate.ts): the run that does it. After that (RS 8: bundled
  * modules, no POST /v2/modules) --remediate has nothing to upload, so it is not offered.
  */
-function remediation(targetOperator: string, kube: CtlTarget): string {
+/** `runTo`: the run's --to, the final target on a hop before the last (one run does every hop). */
+function remediation(targetOperator: string, runTo: string, kube: CtlTarget): string {
   if (!targetTakesModuleUploads(targetOperator)) return '';
-  return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, targetOperator, '--ignore-check', 'modules-compatible', '--remediate', '--module-file', 'RHEL9_PACKAGE')} (its RHEL9 package).`;
+  return ` Or let ctl upload it when the upgrade freezes: ${ctlRunTo(kube, runTo, '--ignore-check', 'modules-compatible', '--remediate', '--module-file', 'RHEL9_PACKAGE')} (its RHEL9 package).`;
 }
 
 function modulesInUse(bdbs: Bdb[]): Map<string, ModuleUse> {

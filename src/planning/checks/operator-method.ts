@@ -7,7 +7,14 @@
 
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
 import { csvVersion, olmRoute, olmUpgradeCommands, subscriptionChannelCommand } from '../olm.js';
-import { type CtlTarget, ctlPlanTo, ctlTargetOf, kubectl, oc } from '../equivalent-commands.js';
+import {
+  type CtlTarget,
+  ctlPlanTargets,
+  ctlPlanTo,
+  ctlTargetOf,
+  kubectl,
+  oc,
+} from '../equivalent-commands.js';
 import { type Check, type CheckInput, fail, type Outcome, pass } from './check.js';
 
 /**
@@ -58,15 +65,24 @@ function checkOperatorMethod({ snapshot, target, resolved }: CheckInput): Outcom
   }
   const route = olmRoute(olm, target.operator);
   if (route.problem) {
-    const fix = olm.channels
-      ? headAdvice(
-          olm.channels,
-          target.operator,
-          resolved.operator.current,
-          ctlTargetOf(snapshot),
-          oc(snapshot.kubeTarget, 'get', 'packagemanifest', sub.package ?? 'PACKAGE', '-n', ns, '-o', 'yaml'),
-        )
-      : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', 'get', 'packagemanifests', '-n', ns)}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(snapshot.kubeTarget, sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
+    const listAll = oc(
+      snapshot.kubeTarget,
+      'get',
+      'packagemanifest',
+      sub.package ?? 'PACKAGE',
+      '-n',
+      ns,
+      '-o',
+      'yaml',
+    );
+    // A hop before the last is a stop the path to --to needs (hops.ts moves it to a channel head
+    // before the goal when there is one): a head proposed with --to would replace the final
+    // target. The target list judges each target with its hops.
+    const fix = target.onTheWayTo
+      ? `${target.operator} is a stop on the way to ${target.onTheWayTo}, and no channel's head before ${target.onTheWayTo} can take its place: choose a target whose hops OLM offers (${ctlPlanTargets(ctlTargetOf(snapshot))} lists the targets with their hops; the channels: ${listAll}).`
+      : olm.channels
+        ? headAdvice(olm.channels, target.operator, resolved.operator.current, ctlTargetOf(snapshot), listAll)
+        : `Let ctl read it: grant get on packagemanifests.packages.operators.coreos.com in ${ns} (check with ${kubectl(snapshot.kubeTarget, 'auth', 'can-i', 'get', 'packagemanifests', '-n', ns)}); or switch the Subscription yourself to the channel whose head is ${route.targetCsv} (${subscriptionChannelCommand(snapshot.kubeTarget, sub.name, ns, target.operator.split('-')[0] ?? target.operator)}) and run ctl again once OLM offers it.`;
     return fail(`the operator is installed by OLM (${owner}): ${route.problem}`, fix);
   }
   const how = route.channelHasTarget
