@@ -1,5 +1,6 @@
 import { Command, type Option } from 'commander';
 import { CTL, renameProgram } from '../io/program-name.js';
+import { helpWidth, renamedHelpStyle, renameHelpText } from './help-rename.js';
 import { terminalText } from '../io/safe-text.js';
 import * as auth from './auth.js';
 import * as completion from './completion.js';
@@ -27,13 +28,15 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
     )
     .version(version, '--version', 'print the version')
     .showSuggestionAfterError(true)
-    .configureHelp({ sortSubcommands: false, optionDescription: describeOption })
+    // Named as typed before commander wraps (help-rename.ts): `kubectl rec` is wider than `ctl`.
+    .configureHelp({ sortSubcommands: false, optionDescription: describeOption, ...renamedHelpStyle(name) })
     // Set before any subcommand exists: commander copies these settings to subcommands only
     // when they are created. Errors must reach main (exit 2), output goes to our streams.
     .exitOverride()
     .configureOutput({
-      // Help and usage name the program as it was typed (`kubectl rec` as the kubectl plugin).
-      writeOut: (text) => runtime.stdout.write(renameProgram(text, name)),
+      // Help and usage name the program as it was typed (`kubectl rec` as the kubectl plugin),
+      // at the width commander wraps to (its own default: stdout's columns on a terminal, else 80).
+      writeOut: (text) => runtime.stdout.write(renameHelpText(text, name, helpWidth(process.stdout))),
       // Commander's errors quote the arguments, which a script may have taken from the cluster.
       writeErr: (text) => runtime.stderr.write(renameProgram(terminalText(text), name)),
     });

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { delimiter, resolve } from 'node:path';
 import type { RefusedInput } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import { shellQuote, wordsOfQuotedCommand } from '../io/shell-words.js';
+import { kubeconfigArgs, kubeconfigEnv, type KubeTarget, selectedKubeTarget } from '../kube/kube-target.js';
 
 /**
  * The options a user gave that decide what is planned, as the command line read them (argv
@@ -79,8 +82,9 @@ const DRY_RUN_MODES = new Set(['client', 'server', 'none']);
  * The command that resumes a run: the same command line again, so every flag (the plan's, the
  * run's --state, --report, -o ...) holds, without --dry-run (a dry run changed nothing; the
  * run it rehearsed is the one to go on with). argv carries no secret: ctl has no such flag.
+ * It names the kubeconfig the run read, as {@link pastedRunCommand} says.
  */
-export function resumeCommand(argv: readonly string[]): string {
+export function resumeCommand(argv: readonly string[], env: NodeJS.ProcessEnv): string {
   const kept: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
@@ -91,7 +95,63 @@ export function resumeCommand(argv: readonly string[]): string {
     if (arg.startsWith('--dry-run=')) continue;
     kept.push(arg);
   }
-  return command(['ctl', ...kept]);
+  return pastedRunCommand(kept, env);
+}
+
+const KUBECONFIG_FLAG = '--kubeconfig';
+
+/**
+ * `ctl <argv>` as a person pastes it later, in another shell or folder: the words as typed, but
+ * naming the kubeconfig the run read (src/kube/kube-target.ts, as every hint does). A relative
+ * `--kubeconfig` is made absolute where it stands; a kubeconfig that came from KUBECONFIG, which
+ * a fresh shell has not set (so the pasted line would read ~/.kube/config: another cluster), is
+ * named after the words (`--kubeconfig <file>`), or before `ctl` as `KUBECONFIG=<files>` when it
+ * lists several. The context is named only as typed: without `--context` the run used the
+ * kubeconfig's current context, and so does the pasted command, as every hint's does. Each word
+ * is shell-quoted; a path is no secret.
+ */
+export function pastedRunCommand(argv: readonly string[], env: NodeJS.ProcessEnv): string {
+  const words: string[] = [];
+  let named = false;
+  // Words after `--` are operands, never ctl's flags (and nothing goes after them).
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  for (let i = 0; i < end; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === KUBECONFIG_FLAG && i + 1 < end) {
+      const file = argv[i + 1] as string;
+      // An empty value is no file: ctl then read KUBECONFIG, as if the flag were not there.
+      words.push(arg, file === '' ? file : resolve(file));
+      named ||= file !== '';
+      i += 1;
+    } else if (arg.startsWith(`${KUBECONFIG_FLAG}=`)) {
+      const file = arg.slice(KUBECONFIG_FLAG.length + 1);
+      words.push(file === '' ? arg : `${KUBECONFIG_FLAG}=${resolve(file)}`);
+      named ||= file !== '';
+    } else {
+      words.push(arg);
+    }
+  }
+  const target = named ? {} : kubeconfigOfEnv(env);
+  const assignments = Object.entries(kubeconfigEnv(target)).map(
+    ([name, value]) => `${name}=${shellQuote(value)}`,
+  );
+  return [...assignments, command(['ctl', ...words, ...kubeconfigArgs(target), ...argv.slice(end)])].join(
+    ' ',
+  );
+}
+
+/**
+ * The files of KUBECONFIG that exist, absolute, as ctl reads them (src/kube/client.ts: kubectl
+ * skips missing ones); none when it is unset, names none, or a path no printed command can carry
+ * (the run refused those before it started).
+ */
+function kubeconfigOfEnv(env: NodeJS.ProcessEnv): KubeTarget {
+  const files = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '' && existsSync(file));
+  try {
+    return selectedKubeTarget(undefined, files);
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -154,18 +214,26 @@ export function resumeLines(command: string, refused: RefusedInput | undefined):
   const placeholder = refused ? REFUSED_PLACEHOLDERS[refused.flag] : undefined;
   if (!refused || !placeholder) return [`resume with: ${command}`];
   const words = wordsOfQuotedCommand(command);
+  // `KUBECONFIG=<files>` before ctl (pastedRunCommand) stays an assignment: quoted whole, it
+  // would be a command named so.
+  const start = words?.[0]?.startsWith('KUBECONFIG=') ? 1 : 0;
   const resumed =
-    words && words[0] === 'ctl'
-      ? words
-          .map((word, i) =>
-            word === refused.value && words[i - 1] === refused.flag
-              ? placeholder
-              : word === `${refused.flag}=${refused.value}`
-                ? `${refused.flag}=${placeholder}`
-                : word,
-          )
-          .map(shellQuote)
-          .join(' ')
+    words && words[start] === 'ctl'
+      ? [
+          ...words
+            .slice(0, start)
+            .map((word) => `KUBECONFIG=${shellQuote(word.slice('KUBECONFIG='.length))}`),
+          ...words
+            .slice(start)
+            .map((word, i, rest) =>
+              word === refused.value && rest[i - 1] === refused.flag
+                ? placeholder
+                : word === `${refused.flag}=${refused.value}`
+                  ? `${refused.flag}=${placeholder}`
+                  : word,
+            )
+            .map(shellQuote),
+        ].join(' ')
       : command;
   return [
     `resume with: ${resumed}`,

@@ -1,5 +1,4 @@
 import { UsageError } from '../errors.js';
-import { shellQuote } from '../io/shell-words.js';
 import type { Io } from '../io/io.js';
 import type { Plan } from '../planning/plan.js';
 import type { Snapshot } from '../planning/snapshot.js';
@@ -9,7 +8,7 @@ import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
 import type { ClusterIdentity, UpgradeState } from '../run/state.js';
 import type { StateStore } from '../run/state-store.js';
 import { olmRunThatChangedNothing } from '../steps/operator-olm.js';
-import { recordedCommand, resumeCommand } from './next-command.js';
+import { pastedRunCommand, recordedCommand, resumeCommand } from './next-command.js';
 import type { RunCommandInput } from './run-input.js';
 import type { SavedPlanRecord } from './run-saved-plan.js';
 import type { UpgradeSession } from './session.js';
@@ -182,12 +181,14 @@ export function resumeCommandFor(
   statePath: string,
 ): string {
   // The same command again, so every flag (--databases, --bundle, --ignore-check, ...) holds;
-  // argv carries no secret (there is no --password flag).
-  if (input.argv && input.argv.length > 0) return resumeCommand(input.argv);
-  const parts = ['ctl', 'upgrade', 'run', '--to', plan.target.operator];
+  // argv carries no secret (there is no --password flag). It names the kubeconfig the run read
+  // (pastedRunCommand): a fresh shell has no KUBECONFIG.
+  if (input.argv && input.argv.length > 0) return resumeCommand(input.argv, input.env);
+  const parts = ['upgrade', 'run', '--to', plan.target.operator];
   // The plan-deciding flags as given (--user-defined-modules <file>, --databases, --bundle, ...):
   // without them the resumed run would plan another upgrade, e.g. without the custom modules.
   parts.push(...(input.planArgs?.plan ?? []));
+  if (input.globals.kubeconfig) parts.push('--kubeconfig', input.globals.kubeconfig);
   if (input.globals.context) parts.push('--context', identity.context);
   parts.push('-n', identity.namespace, '--cluster', identity.cluster);
   if (input.statePath) parts.push('--state', statePath);
@@ -195,5 +196,5 @@ export function resumeCommandFor(
   if (input.remediate) parts.push('--remediate');
   for (const file of input.moduleFiles) parts.push('--module-file', file);
   if (input.yes) parts.push('--yes');
-  return parts.map(shellQuote).join(' ');
+  return pastedRunCommand(parts, input.env);
 }

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { CHECK_IDS } from '../../src/planning/checks/index.js';
 import { STEP_IDS } from '../../src/steps/index.js';
 import { commandTree, fromTree } from '../helpers/command-tree.js';
-import { repoRoot, runCtl } from '../helpers/run-ctl.js';
+import { ctlBin, ctlEnv, repoRoot, runCtl } from '../helpers/run-ctl.js';
+import { runTool } from '../helpers/tools.js';
 
 /**
  * `ctl <command> --help` for scripts comes from dist/bundle/help.json, rendered at build time by
@@ -48,6 +50,40 @@ describe('--help from the build (e2e)', () => {
     );
     assert.ok(Object.keys(texts).length > 10, 'help.json holds the commands');
     assert.deepEqual(wide, []);
+  });
+
+  it("so does every line of the kubectl plugin's (kubectl rec, 8 columns wider than ctl), commander's and ours", async () => {
+    const plugin = JSON.parse(
+      readFileSync(path.join(repoRoot, 'dist', 'bundle', 'help-kubectl-rec.json'), 'utf8'),
+    ) as Record<string, string>;
+    assert.deepEqual(Object.keys(plugin).sort(), Object.keys(texts).sort());
+    const wide = Object.entries(plugin).flatMap(([command, text]) =>
+      text
+        .split('\n')
+        .filter((line) => [...line].length > 80)
+        .map((line) => `kubectl rec ${command} --help: ${[...line].length} columns: ${line}`),
+    );
+    assert.deepEqual(wide, []);
+    // The same help, renamed: named back `ctl`, it holds every word of ctl's (only the line
+    // breaks differ, and the place of an example's note, which goes on a line of its own).
+    for (const [command, text] of Object.entries(texts)) {
+      const words = (help: string) => help.split(/\s+/).filter((word) => word !== '\\' && word !== '#');
+      const named = (plugin[command] ?? '').replace(/kubectl\s+rec\b/g, 'ctl');
+      assert.deepEqual(words(named).sort(), words(text).sort(), `kubectl rec ${command} --help`);
+    }
+    // The binary, run as the plugin (a link named kubectl-rec: src/io/program-name.ts), prints it.
+    const dir = mkdtempSync(path.join(tmpdir(), 'ctl-plugin-help-'));
+    try {
+      const link = path.join(dir, 'kubectl-rec');
+      symlinkSync(ctlBin, link);
+      for (const words of [[], ['upgrade', 'run'], ['completion']]) {
+        const got = await runTool(process.execPath, [link, ...words, '--help'], { env: ctlEnv() });
+        assert.equal(got.code, 0, got.stderr);
+        assert.equal(got.stdout, plugin[words.join(' ')], `kubectl rec ${words.join(' ')} --help`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('other arguments before --help go to the tree, as before', async () => {

@@ -1,12 +1,14 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { shellWords } from '../../src/io/shell-words.js';
+import { shellQuote, shellWords } from '../../src/io/shell-words.js';
 import { rejsonRhel9Package } from '../helpers/module-package.js';
-import { runCtl } from '../helpers/run-ctl.js';
+import { ctlBin, ctlEnv, type CtlResult, runCtl } from '../helpers/run-ctl.js';
 import {
   assertExit,
   parseEvents,
@@ -22,7 +24,8 @@ import {
  * `ctl upgrade status`, read later from the state, gives the step's hint (what to do next) as the
  * run did; a `--module-file` the cluster refused is not offered again by `resume with:` (run and
  * status name the refused file, and the flag to fill in); the status command of a run that found
- * its cluster already at the target is the state store's own, and works pasted from anywhere.
+ * its cluster already at the target is the state store's own, and works pasted from anywhere;
+ * the resume line of a run that read KUBECONFIG names that kubeconfig, so a fresh shell resumes it.
  * Each on a cluster named otherwise than the built-in scenarios' (namespace and name).
  */
 
@@ -51,6 +54,31 @@ function paste(sim: UpgradeSim, command: string, cwd: string, env: Record<string
   const words = shellWords(command);
   assert.equal(words[0], 'ctl', command);
   return runCtl(words.slice(1), { env: { ...sim.env, ...env }, cwd, timeoutMs: 90_000 });
+}
+
+/**
+ * `command` run by `sh -c` as a person pastes it into a fresh shell: `ctl` on the PATH is the
+ * built ctl, the environment the simulator's without KUBECONFIG (a fresh shell has not set it).
+ */
+async function pasteInShell(sim: UpgradeSim, command: string): Promise<CtlResult> {
+  const bin = path.join(sim.sandbox.dir, 'paste-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(
+    path.join(bin, 'ctl'),
+    `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(ctlBin)} "$@"\n`,
+    { mode: 0o755 },
+  );
+  const started = Date.now();
+  const child = spawn('sh', ['-c', command], {
+    cwd: sim.sandbox.dir,
+    env: ctlEnv({ ...sim.env, KUBECONFIG: undefined, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr, durationMs: Date.now() - started };
 }
 
 describe('after a failed or refused step (e2e)', () => {
@@ -140,6 +168,74 @@ describe('after a failed or refused step (e2e)', () => {
         assert.equal(readState(sim).result, 'succeeded');
       },
       renamed('warehouse', 'stock'),
+    );
+  });
+
+  it('a run that read KUBECONFIG resumes, pasted into a shell without it, on the same cluster, not the default kubeconfig', async () => {
+    await withUpgradeSim(
+      'module-without-rhel9',
+      async (sim) => {
+        // The default kubeconfig of the shell is another cluster's (one that answers nothing).
+        const home = sim.env.HOME ?? '';
+        mkdirSync(path.join(home, '.kube'), { recursive: true });
+        writeFileSync(
+          path.join(home, '.kube', 'config'),
+          [
+            'apiVersion: v1',
+            'kind: Config',
+            'current-context: elsewhere',
+            'clusters: [{name: elsewhere, cluster: {server: "https://127.0.0.1:1"}}]',
+            'users: [{name: elsewhere, user: {token: not-this-cluster}}]',
+            'contexts: [{name: elsewhere, context: {cluster: elsewhere, user: elsewhere, namespace: aisle}}]',
+            '',
+          ].join('\n'),
+        );
+        const kubeconfig = sim.env.KUBECONFIG ?? '';
+        assert.ok(path.isAbsolute(kubeconfig), 'the simulator exports its kubeconfig');
+        const stopped = await sim.ctl([
+          'upgrade',
+          'run',
+          '--to',
+          TARGET,
+          '--yes',
+          '--ignore-check',
+          'modules-compatible',
+        ]);
+        assertExit(stopped, 1, 'the frozen run');
+        const line = resumeLine(stopped.stderr);
+        // The kubeconfig the run read, named absolute, the words as typed before it.
+        assert.deepEqual(shellWords(line), [
+          'ctl',
+          'upgrade',
+          'run',
+          '--to',
+          TARGET,
+          '--yes',
+          '--ignore-check',
+          'modules-compatible',
+          '--kubeconfig',
+          kubeconfig,
+        ]);
+        const status = await sim.ctl(['upgrade', 'status']);
+        assertExit(status, 0, 'status after the frozen run');
+        assert.equal(resumeLine(status.stdout), line, 'status prints the same line, from the state');
+
+        const resumed = await pasteInShell(sim, line);
+        assertExit(resumed, 1, 'the pasted resume line (the freeze is still there)');
+        assert.match(
+          resumed.stderr,
+          new RegExp(`resuming the upgrade to ${TARGET.replaceAll('.', '\\.')} at step monitor`),
+        );
+        assert.match(resumed.stderr, /ReJSON/, 'the same freeze, on the same cluster');
+        assert.equal(resumeLine(resumed.stderr), line, 'the resumed run names the same kubeconfig again');
+
+        // The line as typed, pasted the same way, reaches the shell's default kubeconfig instead.
+        const typed = await pasteInShell(sim, line.slice(0, line.indexOf(' --kubeconfig ')));
+        assert.notEqual(typed.code, 0);
+        assert.doesNotMatch(typed.stderr, /resuming the upgrade/);
+        assert.match(typed.stderr, /127\.0\.0\.1:1/, typed.stderr);
+      },
+      renamed('aisle', 'shelf'),
     );
   });
 

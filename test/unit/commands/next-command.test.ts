@@ -4,11 +4,16 @@
  */
 
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import {
   nextRunCommand,
   nextTargetsCommand,
+  pastedRunCommand,
   recordedCommand,
+  resumeCommand,
   resumeLines,
   withoutIgnoredChecks,
 } from '../../../src/commands/next-command.js';
@@ -119,4 +124,73 @@ describe('resume with: a value the cluster refused is not offered again', () => 
     assert.equal(lines.length, 2);
     assert.ok(!lines[1]!.includes('\n'), lines[1]);
   });
+});
+
+describe('resume with: names the kubeconfig the run read, for a shell without KUBECONFIG', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ctl-resume-kubeconfig-'));
+  const a = path.join(dir, 'a config');
+  const b = path.join(dir, 'b.yaml');
+  writeFileSync(a, '');
+  writeFileSync(b, '');
+  const missing = path.join(dir, 'missing');
+  const run = ['upgrade', 'run', '--to', '7.8.2-6', '--yes'];
+
+  it('KUBECONFIG of one file: --kubeconfig <absolute file> after the words as typed', () => {
+    assert.equal(
+      resumeCommand([...run, '--dry-run'], { KUBECONFIG: `${missing}:${a}` }),
+      `ctl upgrade run --to 7.8.2-6 --yes --kubeconfig '${a}'`,
+    );
+  });
+
+  it('KUBECONFIG of several files: the assignment before ctl, each path absolute, which recordedCommand reads back', () => {
+    const command = pastedRunCommand(run, { KUBECONFIG: `${a}:${b}` });
+    assert.equal(command, `KUBECONFIG='${a}:${b}' ctl upgrade run --to 7.8.2-6 --yes`);
+    assert.equal(recordedCommand(command, 'ctl upgrade run'), command);
+    // A refused file's placeholder keeps the assignment an assignment.
+    assert.deepEqual(
+      resumeLines(`${command} --module-file x.zip`, {
+        flag: '--module-file',
+        value: 'x.zip',
+        wanted: 'a package',
+      })[0],
+      `resume with: KUBECONFIG='${a}:${b}' ctl upgrade run --to 7.8.2-6 --yes --module-file RHEL9_PACKAGE`,
+    );
+  });
+
+  it('a relative --kubeconfig is made absolute where it stands; an absolute one and KUBECONFIG beside it are left', () => {
+    const relative = path.relative(process.cwd(), b);
+    assert.equal(
+      pastedRunCommand(['--kubeconfig', relative, ...run], { KUBECONFIG: a }),
+      `ctl --kubeconfig ${b} upgrade run --to 7.8.2-6 --yes`,
+    );
+    assert.equal(
+      pastedRunCommand([...run, `--kubeconfig=${relative}`], { KUBECONFIG: a }),
+      `ctl upgrade run --to 7.8.2-6 --yes --kubeconfig=${b}`,
+    );
+    assert.equal(
+      pastedRunCommand([...run, '--kubeconfig', b], {}),
+      `ctl upgrade run --to 7.8.2-6 --yes --kubeconfig ${b}`,
+    );
+  });
+
+  it('--context as typed, never the current context; nothing for ~/.kube/config or in a pod', () => {
+    assert.equal(
+      pastedRunCommand([...run, '--context', 'prod eu'], { KUBECONFIG: b }),
+      `ctl upgrade run --to 7.8.2-6 --yes --context 'prod eu' --kubeconfig ${b}`,
+    );
+    assert.equal(pastedRunCommand(run, {}), 'ctl upgrade run --to 7.8.2-6 --yes');
+    assert.equal(pastedRunCommand(run, { KUBECONFIG: missing }), 'ctl upgrade run --to 7.8.2-6 --yes');
+  });
+
+  it('a path that is shell code stays one quoted word', () => {
+    const hostile = path.join(dir, "$(touch x); 'q'");
+    writeFileSync(hostile, '');
+    const command = pastedRunCommand(run, { KUBECONFIG: hostile });
+    assert.equal(
+      command,
+      `ctl upgrade run --to 7.8.2-6 --yes --kubeconfig '${hostile.replaceAll("'", "'\\''")}'`,
+    );
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
 });

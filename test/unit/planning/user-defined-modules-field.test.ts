@@ -150,6 +150,7 @@ describe('the resume command without argv', () => {
   it('repeats --user-defined-modules and the other plan flags', () => {
     const input = {
       globals: {},
+      env: {},
       argv: undefined,
       statePath: undefined,
       stateStore: 'file',
