@@ -1,7 +1,7 @@
 /**
  * `olm-approval`: under OLM, approval cannot carry the operator past the target: reads the
  * Subscription's approval and the head of its channel. Automatic approval with a head past the
- * target warns.
+ * target warns; on a hop before the last the fix is Manual approval alone.
  */
 
 import { compareOperatorVersions, parseOperatorVersion } from '../../release/versions.js';
@@ -25,9 +25,15 @@ function checkOlmApproval({ snapshot, target, resolved }: CheckInput): Outcome {
   const wanted = parseOperatorVersion(target.operator);
   if (head && headParsed && wanted && compareOperatorVersions(headParsed, wanted) > 0) {
     const ns = snapshot.operator?.namespace ?? snapshot.namespace;
+    const manual = `Switch to Manual approval: ${oc(snapshot.kubeTarget, 'patch', 'subscription', sub.name, '-n', ns, '--type', 'merge', '-p', JSON.stringify({ spec: { installPlanApproval: 'Manual' } }))}`;
+    // On a hop before the last (hops.ts hopTarget), one run goes through every hop: a run
+    // `--to <head>` would end the upgrade there, short of the final target.
+    const fix = target.onTheWayTo
+      ? `${manual} (${target.operator} is a stop on the way to ${target.onTheWayTo}, which the same run goes on to)`
+      : `${manual} — or target the head: --to ${head}`;
     return warn(
       `Subscription ${sub.name} approves automatically and the head of its channel ${sub.channel ?? '?'} is ${head}, past the target ${target.operator}: OLM may install ${head}`,
-      `Switch to Manual approval: ${oc(snapshot.kubeTarget, 'patch', 'subscription', sub.name, '-n', ns, '--type', 'merge', '-p', JSON.stringify({ spec: { installPlanApproval: 'Manual' } }))} — or target the head: --to ${head}`,
+      fix,
     );
   }
   return pass(

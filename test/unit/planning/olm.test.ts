@@ -13,6 +13,7 @@ import {
   relatedImageLookup,
   relatedImageName,
 } from '../../../src/planning/olm.js';
+import { hopTarget } from '../../../src/planning/hops.js';
 import { resolveUpgrade } from '../../../src/planning/resolve.js';
 import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
@@ -384,6 +385,34 @@ describe('OLM-owned operators', () => {
       renamed?.fix ?? '',
       /oc adm policy add-scc-to-user redis-enterprise-scc-v2 system:serviceaccount:redis:prod/,
     );
+  });
+
+  it('olm-approval on a hop before the last: no --to of the channel head, which would end the upgrade there', () => {
+    const automatic: OlmSnapshot = {
+      ...WITH_CHANNELS,
+      subscription: { ...OLM.subscription!, approval: 'Automatic', channel: 'production' },
+      channels: [
+        { name: 'production', currentCSV: 'redis-enterprise-operator.v7.8.6-19', entries: [] },
+        ...WITH_CHANNELS.channels!,
+      ],
+    };
+    // 7.8.2-6 as a stop on the way to 8.2.0-18 (hops.ts hopTarget): one run does every hop, so
+    // `--to 7.8.6-19` would trade the final target for the channel's head.
+    const waypoint = hopTarget(makeTarget({ to: '8.2.0-18' }), {
+      operator: '7.8.2-6',
+      clusterVersion: undefined,
+    });
+    const approval = runChecks(makeSnapshot(withOlm(automatic)), waypoint, {
+      required: REQUIRED_PERMISSIONS,
+    }).find((c) => c.id === 'olm-approval');
+    assert.equal(approval?.status, 'warn', 'OLM may still install 7.8.6-19 in place of the stop');
+    assert.match(
+      approval?.message ?? '',
+      /head of its channel production is 7\.8\.6-19, past the target 7\.8\.2-6/,
+    );
+    assert.match(approval?.fix ?? '', /"installPlanApproval":"Manual"/);
+    assert.doesNotMatch(approval?.fix ?? '', /--to|target the head/);
+    assert.match(approval?.fix ?? '', /7\.8\.2-6 is a stop on the way to 8\.2\.0-18/);
   });
 
   it('the OLM commands approve the pending plan of the target, and skip approval when Automatic', () => {

@@ -130,4 +130,26 @@ describe('frozen-upgrade advice per module', () => {
       },
     );
   });
+
+  it('frozen on a hop before the last: no ctl command names the hop as its --to', () => {
+    // The hop's plan is what the monitor reads (monitor-frozen.ts remediationContextOf): its
+    // target is the stop. A `ctl upgrade run --to <stop>` would end a multi-hop upgrade there;
+    // the advice says to run the same command again (the run's resume line names its own --to).
+    const custom = [
+      { uid: 'c1', module_name: 'acme', semantic_version: '1.2.3', platforms: rhel8Only, is_bundled: false },
+    ] as ApiModule[];
+    for (const [stop, apiModules, database] of [
+      ['7.8.2-6', modules.slice(0, 1), profiles],
+      ['8.0.6-8', custom, bdb(3, 'ledger', 'acme', '1.2.3')],
+    ] as const) {
+      const error = frozenError(
+        blockersFromApi([database], [...apiModules], '7.2'),
+        { ...context, targetOperator: stop },
+        [],
+      );
+      const text = `${error.message}\n${error.hint ?? ''}`;
+      assert.doesNotMatch(text, /ctl upgrade run|--to\b/, stop);
+      assert.match(error.hint ?? '', /run the same ctl command again with --remediate/, stop);
+    }
+  });
 });
