@@ -188,7 +188,10 @@ async function upgradeCluster(
   // Under OLM a pinned digest follows the target CSV's relatedImages (olm-digests.ts).
   const olmDigests =
     deps.resolved.method === 'olm' && snapshot.olm && digestPinnedSpecs(live, snapshot.dialect).length > 0
-      ? await installedOlmDigests(kube, olmDigestSource(snapshot, plan.target.operator, snapshot.olm))
+      ? await installedOlmDigests(kube, {
+          ...olmDigestSource(snapshot, plan.target.operator, snapshot.olm),
+          onTheWayTo: deps.target.onTheWayTo,
+        })
       : undefined;
   const patch = buildClusterPatch(
     snapshot.kubeTarget,

@@ -35,6 +35,11 @@ export interface OlmDigestSource {
    * ctl commands name them.
    */
   ctlTarget: CtlTarget;
+  /**
+   * On a hop before the last (Target.onTheWayTo), the run's final `--to`: the run the hint
+   * proposes goes on through every hop, while one `--to operatorTarget` would end there.
+   */
+  onTheWayTo?: string | undefined;
 }
 
 /**
@@ -59,7 +64,7 @@ export async function installedOlmDigests(
     throw new OperationError(
       `the target ClusterServiceVersion ${csv} is not installed, so the digests of the target images are unknown`,
       {
-        hint: `Run the operator step first (${ctlRunTo(source.ctlTarget, source.operatorTarget, '--only', 'operator')}), or check ${oc(source.ctlTarget, 'get', 'csv', '-n', source.namespace)}; then run ctl again.`,
+        hint: `Run the operator step first (${ctlRunTo(source.ctlTarget, source.onTheWayTo ?? source.operatorTarget, '--only', 'operator')}), or check ${oc(source.ctlTarget, 'get', 'csv', '-n', source.namespace)}; then run ctl again.`,
       },
     );
   }

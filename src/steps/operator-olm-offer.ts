@@ -35,6 +35,11 @@ interface OfferWait {
   kubeTarget: KubeTarget;
   /** The same and the `-n`/`--cluster` given: the hints' ctl commands name them all. */
   ctlTarget: CtlTarget;
+  /**
+   * On a hop before the last (Target.onTheWayTo), the run's final `--to`: a ctl command a hint
+   * proposes names it, as one run goes through every hop (a `--to` of this hop would end there).
+   */
+  onTheWayTo?: string | undefined;
 }
 
 /**
@@ -100,7 +105,7 @@ async function waitOnce(
     check: (object) => {
       if (!object)
         throw new OperationError(`Subscription ${subName} was deleted`, {
-          hint: `Plan again: ${ctlPlanTo(offer.ctlTarget, ctx.deps.plan.target.operator)}.`,
+          hint: `Plan again: ${ctlPlanTo(offer.ctlTarget, offer.onTheWayTo ?? ctx.deps.plan.target.operator)}.`,
         });
       const s = subscriptionOf(object);
       const conditions = Array.isArray((object.status as Record<string, unknown> | undefined)?.conditions)
@@ -163,7 +168,7 @@ function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string):
     `OLM offers ${offered}, not the target ${targetCsv}: in channel ${s.channel ?? '?'} the CSV that upgrades ${s.installedCSV ?? 'the installed CSV'} is ${offered} (${targetCsv} does not list it in spec.skips). ctl approved nothing.`,
     {
       hint: version
-        ? `Upgrade to ${version} first: ${ctlRunTo(offer.ctlTarget, version)} (it replaces this run, which approved nothing); then ${ctlRunTo(offer.ctlTarget, target)} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
+        ? `Upgrade to ${version} first: ${ctlRunTo(offer.ctlTarget, version)} (it replaces this run, which approved nothing); then ${ctlRunTo(offer.ctlTarget, offer.onTheWayTo ?? target)} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
         : `Look at ${oc(offer.kubeTarget, 'get', 'installplan,subscription', '-n', namespace)}; upgrade to the offered CSV first, then to ${target}.`,
     },
   );

@@ -67,11 +67,14 @@ export async function upgradeThroughOlm(
   const { deps, io } = ctx;
   const { kube, kubeWriter, plan } = deps;
   const target = plan.target.operator;
+  // On a hop before the last, the `ctl upgrade plan` a hint proposes names the run's final
+  // `--to` (hops.ts hopTarget): one `--to` this hop would plan an upgrade that ends here.
+  const planTo = deps.target.onTheWayTo ?? target;
   const known = deps.snapshot.olm;
   const subName = known?.subscription?.name;
   if (!known || !subName) {
     throw new OperationError('the operator is installed by OLM, but its Subscription was not found', {
-      hint: `Check ${oc(deps.snapshot.kubeTarget, 'get', 'subscription', '-n', namespace)}, then plan again: ${ctlPlanTo(ctlTargetOf(deps.snapshot), target)}.`,
+      hint: `Check ${oc(deps.snapshot.kubeTarget, 'get', 'subscription', '-n', namespace)}, then plan again: ${ctlPlanTo(ctlTargetOf(deps.snapshot), planTo)}.`,
     });
   }
   const subRef = { apiVersion: OLM_API_VERSION, kind: 'Subscription', name: subName, namespace };
@@ -80,7 +83,7 @@ export async function upgradeThroughOlm(
   const sub = live.subscription;
   if (!sub)
     throw new OperationError(`Subscription ${subName} no longer exists in ${namespace}`, {
-      hint: `Plan again: ${ctlPlanTo(ctlTargetOf(deps.snapshot), target)}.`,
+      hint: `Plan again: ${ctlPlanTo(ctlTargetOf(deps.snapshot), planTo)}.`,
     });
   const outcome: OlmUpgradeOutcome = {
     targetCsv: route.targetCsv,
@@ -97,7 +100,7 @@ export async function upgradeThroughOlm(
         throw new OperationError(
           `OLM cannot install ${route.targetCsv}: ${route.problem ?? 'no channel has it as its head'}`,
           {
-            hint: `Run ${ctlPlanTo(ctlTargetOf(deps.snapshot), target)} to see the operator-method check and its fix.`,
+            hint: `Run ${ctlPlanTo(ctlTargetOf(deps.snapshot), planTo)} to see the operator-method check and its fix.`,
           },
         );
       }
@@ -135,6 +138,7 @@ export async function upgradeThroughOlm(
       before,
       kubeTarget: deps.snapshot.kubeTarget,
       ctlTarget: ctlTargetOf(deps.snapshot),
+      onTheWayTo: deps.target.onTheWayTo,
     });
     outcome.installPlan = installPlan.name;
     if (!installPlan.approved) {

@@ -110,3 +110,119 @@ describe('operator-olm: no channel offers the target', () => {
     assert.equal(hint, 'Run ctl upgrade plan --to 7.8.2-6 to see the operator-method check and its fix.');
   });
 });
+
+/**
+ * On a hop before the last (src/planning/hops.ts hopTarget sets Target.onTheWayTo), one run goes
+ * through every hop: a ctl command a hint proposes names the run's final --to, never the hop's
+ * release, which pasted would end the upgrade there.
+ */
+describe('the OLM hints on a hop before the last name the final --to', () => {
+  const FINAL = '8.0.2-2';
+
+  it('olm-digests: the operator step to run first', async () => {
+    const hint = await hintOf(
+      installedOlmDigests(new FakeCluster().clients(), {
+        olm: { csv: 'redis-enterprise-operator.v7.4.6-2', installPlans: [] },
+        namespace: 'redis',
+        operatorTarget: '7.8.2-6',
+        platform: 'openshift',
+        currentTag: '7.4.6-22',
+        ctlTarget: {},
+        onTheWayTo: FINAL,
+      }),
+    );
+    assert.match(hint, /^Run the operator step first \(ctl upgrade run --to 8\.0\.2-2 --only operator\), /);
+    assert.doesNotMatch(hint, /--to 7\.8\.2-6/);
+  });
+
+  /**
+   * A hop to 7.8.2-6 under OLM, the Subscription on channel 7.8 whose head is the hop's CSV;
+   * `subscription` is what the cluster holds (none: deleted since the snapshot).
+   */
+  function hopHarness(options: {
+    inSnapshot?: boolean;
+    subscription?: { status: Record<string, unknown> } | undefined;
+  }) {
+    const h = harness({
+      snapshot: (s) => {
+        s.olm = {
+          csv: 'redis-enterprise-operator.v7.4.6-2',
+          ...(options.inSnapshot === false
+            ? {}
+            : { subscription: { name: 'redis-enterprise', package: 'redis-enterprise', channel: '7.8' } }),
+          installPlans: [],
+          channels: [
+            {
+              name: '7.8',
+              currentCSV: 'redis-enterprise-operator.v7.8.2-6',
+              entries: [
+                'redis-enterprise-operator.v7.8.2-6',
+                'redis-enterprise-operator.v7.8.0-1',
+                'redis-enterprise-operator.v7.4.6-2',
+              ],
+            },
+          ],
+        };
+      },
+      target: { to: '7.8.2-6' },
+    });
+    h.deps.target = { ...h.deps.target, onTheWayTo: FINAL };
+    if (options.subscription) {
+      h.cluster.put({
+        apiVersion: OLM_API_VERSION,
+        kind: 'Subscription',
+        metadata: { name: 'redis-enterprise', namespace: 'redis' },
+        spec: { name: 'redis-enterprise', channel: '7.8', installPlanApproval: 'Manual' },
+        status: options.subscription.status,
+      });
+    }
+    return h;
+  }
+
+  it('operator-olm: the Subscription not in the snapshot', async () => {
+    const h = hopHarness({ inSnapshot: false });
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.match(hint, /then plan again: ctl upgrade plan --to 8\.0\.2-2\.$/);
+  });
+
+  it('operator-olm: the Subscription gone from the cluster', async () => {
+    const h = hopHarness({});
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.equal(hint, 'Plan again: ctl upgrade plan --to 8.0.2-2.');
+  });
+
+  it('operator-olm: no channel has the CSV of the hop as its head', async () => {
+    const h = hopHarness({
+      subscription: { status: { installedCSV: 'redis-enterprise-operator.v7.4.6-2' } },
+    });
+    // The package as read: only a channel of the installed release.
+    h.deps.snapshot.olm!.channels = [
+      {
+        name: '7.4',
+        currentCSV: 'redis-enterprise-operator.v7.4.6-2',
+        entries: ['redis-enterprise-operator.v7.4.6-2'],
+      },
+    ];
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.equal(hint, 'Run ctl upgrade plan --to 8.0.2-2 to see the operator-method check and its fix.');
+  });
+
+  it('operator-olm-offer: OLM offers another CSV first', async () => {
+    const h = hopHarness({
+      subscription: {
+        status: {
+          installedCSV: 'redis-enterprise-operator.v7.4.6-2',
+          currentCSV: 'redis-enterprise-operator.v7.8.0-1',
+          installPlanRef: { name: 'install-first' },
+          state: 'UpgradePending',
+        },
+      },
+    });
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.match(
+      hint,
+      /^Upgrade to 7\.8\.0-1 first: ctl upgrade run --to 7\.8\.0-1 \(it replaces this run, which approved nothing\); then ctl upgrade run --to 8\.0\.2-2 again\./,
+    );
+    assert.doesNotMatch(hint, /--to 7\.8\.2-6/);
+  });
+});
