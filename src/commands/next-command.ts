@@ -3,6 +3,7 @@ import { delimiter, resolve } from 'node:path';
 import type { RefusedInput } from '../errors.js';
 import { oneLine } from '../io/safe-text.js';
 import { shellQuote, wordsOfQuotedCommand } from '../io/shell-words.js';
+import { isUrl } from '../kube/download.js';
 import { kubeconfigArgs, kubeconfigEnv, type KubeTarget, selectedKubeTarget } from '../kube/kube-target.js';
 
 /**
@@ -52,18 +53,27 @@ function command(words: readonly string[]): string {
  * and selection, so only the location is repeated); else the same target and plan options.
  * Shared by `ctl upgrade plan`'s "Next:" line and its "plan saved" line.
  */
-export function nextRunCommand(args: PlanArgs, to: string, out?: string): string {
+export function nextRunCommand(args: PlanArgs, to: string, out?: string, env?: NodeJS.ProcessEnv): string {
   const run = args.run ?? [];
-  if (out !== undefined) return command(['ctl', 'upgrade', 'run', '--plan', out, ...args.location, ...run]);
-  return command(['ctl', 'upgrade', 'run', '--to', to, ...args.location, ...args.plan, ...run]);
+  if (out !== undefined) return pasted(['upgrade', 'run', '--plan', out, ...args.location, ...run], env);
+  return pasted(['upgrade', 'run', '--to', to, ...args.location, ...args.plan, ...run], env);
 }
 
 /**
  * The target list (`ctl upgrade plan` without --to) of the same cluster: what to make next when
  * the target itself cannot be run (a downgrade, a release that is not there).
  */
-export function nextTargetsCommand(args: PlanArgs): string {
-  return command(['ctl', 'upgrade', 'plan', ...args.location]);
+export function nextTargetsCommand(args: PlanArgs, env?: NodeJS.ProcessEnv): string {
+  return pasted(['upgrade', 'plan', ...args.location], env);
+}
+
+/**
+ * `ctl <words>`: as typed for the plan's own lines (pasted in the same shell, right after), or,
+ * given the run's environment, as {@link pastedRunCommand} writes it for a run's lines, which a
+ * person pastes later, in another shell or folder (the state and --report record them).
+ */
+function pasted(words: readonly string[], env: NodeJS.ProcessEnv | undefined): string {
+  return env ? pastedRunCommand(words, env) : command(['ctl', ...words]);
 }
 
 /** The plan of one target, from the target list (`ctl upgrade plan` without --to), or for a fleet member. */
@@ -101,14 +111,43 @@ export function resumeCommand(argv: readonly string[], env: NodeJS.ProcessEnv): 
 const KUBECONFIG_FLAG = '--kubeconfig';
 
 /**
+ * The flags whose value is a file on this machine, read relative to the folder the run started
+ * in: pasted in another folder, a relative `--state` would start a new run instead of resuming,
+ * a relative `--plan` or `--module-file` would not be found.
+ */
+const FILE_FLAGS = new Set([
+  KUBECONFIG_FLAG,
+  '--state',
+  '--plan',
+  '--report',
+  '--module-file',
+  '--user-defined-modules',
+  '--password-file',
+  '--ca-file',
+]);
+
+/** The flags whose value is a file or an http(s) URL (src/kube/download.ts): only a file is made absolute. */
+const FILE_OR_URL_FLAGS = new Set(['--bundle', '--catalog', '--fleet']);
+
+/** The value as a pasted command in any folder reads it: a file made absolute; an empty value or a URL as given. */
+function pastedValue(flag: string, value: string): string {
+  if (value === '') return value;
+  if (FILE_FLAGS.has(flag) || (FILE_OR_URL_FLAGS.has(flag) && !isUrl(value))) return resolve(value);
+  return value;
+}
+
+/**
  * `ctl <argv>` as a person pastes it later, in another shell or folder: the words as typed, but
- * naming the kubeconfig the run read (src/kube/kube-target.ts, as every hint does). A relative
- * `--kubeconfig` is made absolute where it stands; a kubeconfig that came from KUBECONFIG, which
- * a fresh shell has not set (so the pasted line would read ~/.kube/config: another cluster), is
- * named after the words (`--kubeconfig <file>`), or before `ctl` as `KUBECONFIG=<files>` when it
- * lists several. The context is named only as typed: without `--context` the run used the
- * kubeconfig's current context, and so does the pasted command, as every hint's does. Each word
- * is shell-quoted; a path is no secret.
+ * naming the kubeconfig the run read (src/kube/kube-target.ts, as every hint does) and each file
+ * absolute. A relative file (`--kubeconfig`, `--state`, `--plan`, `--report`, `--module-file`,
+ * `--bundle`/`--catalog`/`--fleet` when not a URL, ...) is made absolute where it stands; a
+ * kubeconfig that came from KUBECONFIG, which a fresh shell has not set (so the pasted line would
+ * read ~/.kube/config: another cluster), is named after the words (`--kubeconfig <file>`), or
+ * before `ctl` as `KUBECONFIG=<files>` when it lists several. The context is named only as typed:
+ * without `--context` the run used the kubeconfig's current context, and so does the pasted
+ * command, as every hint's does. Each word is shell-quoted; a path is no secret. Every command ctl
+ * prints from the run's own command line goes through here (resume, later hops, databases left,
+ * the Next line of a run that changed nothing).
  */
 export function pastedRunCommand(argv: readonly string[], env: NodeJS.ProcessEnv): string {
   const words: string[] = [];
@@ -117,16 +156,19 @@ export function pastedRunCommand(argv: readonly string[], env: NodeJS.ProcessEnv
   const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
   for (let i = 0; i < end; i += 1) {
     const arg = argv[i] as string;
-    if (arg === KUBECONFIG_FLAG && i + 1 < end) {
-      const file = argv[i + 1] as string;
-      // An empty value is no file: ctl then read KUBECONFIG, as if the flag were not there.
-      words.push(arg, file === '' ? file : resolve(file));
-      named ||= file !== '';
+    const equals = arg.indexOf('=');
+    const flag = arg.startsWith('--') && equals > 0 ? arg.slice(0, equals) : arg;
+    const isFile = FILE_FLAGS.has(flag) || FILE_OR_URL_FLAGS.has(flag);
+    if (isFile && flag === arg && i + 1 < end) {
+      const value = argv[i + 1] as string;
+      words.push(arg, pastedValue(flag, value));
+      // An empty --kubeconfig is no file: ctl then read KUBECONFIG, as if the flag were not there.
+      named ||= flag === KUBECONFIG_FLAG && value !== '';
       i += 1;
-    } else if (arg.startsWith(`${KUBECONFIG_FLAG}=`)) {
-      const file = arg.slice(KUBECONFIG_FLAG.length + 1);
-      words.push(file === '' ? arg : `${KUBECONFIG_FLAG}=${resolve(file)}`);
-      named ||= file !== '';
+    } else if (isFile && flag !== arg) {
+      const value = arg.slice(equals + 1);
+      words.push(value === '' ? arg : `${flag}=${pastedValue(flag, value)}`);
+      named ||= flag === KUBECONFIG_FLAG && value !== '';
     } else {
       words.push(arg);
     }

@@ -13,6 +13,7 @@ import {
   NO_PLAN_ARGS,
   nextRunCommand,
   nextTargetsCommand,
+  pastedRunCommand,
   resumeLines,
   withoutIgnoredChecks,
 } from './next-command.js';
@@ -97,12 +98,13 @@ export async function finishRun(
       ? []
       : [
           ...(stepsLeft.length > 0
-            ? [hopsRun.laterHopLeft(state, hopIndex, stepsLeft, input.argv ?? [])]
+            ? [hopsRun.laterHopLeft(state, hopIndex, stepsLeft, input.argv ?? [], input.env)]
             : []),
           ...workLeft({
             plan: hopPlanned.plan,
             databasesOutcome: outcome.state.steps.databases?.outcome,
             argv: input.argv ?? [],
+            pasted: (argv) => pastedRunCommand(argv, input.env),
             target: hopPlanned.snapshot.kubeTarget,
           }),
         ];
@@ -210,8 +212,8 @@ export async function stoppedRun(
     // A target that cannot be run at all (older than the cluster, or not there): the same run
     // again would fail the same way, so the next step is choosing another target.
     const next = firm.some((id) => TARGET_CHECKS.includes(id))
-      ? nextTargetsCommand(args)
-      : nextRunCommand(args, plan.target.operator, input.planFile);
+      ? nextTargetsCommand(args, input.env)
+      : nextRunCommand(args, plan.target.operator, input.planFile, input.env);
     // `ctl upgrade status` tells the same line (status.ts): recorded with the stopped state. A
     // dry run has no state to record it in; a save that fails leaves status its resumeCommand.
     if (!input.dryRun && stopped) await store.save({ ...stopped, nextCommand: next }).catch(() => undefined);

@@ -4,7 +4,7 @@
  * one hop has no `hops` in its state and goes through the target alone, as before.
  */
 
-import { shellQuote } from '../io/shell-words.js';
+import { pastedRunCommand } from './next-command.js';
 import type { HopState, UpgradeState } from '../run/state.js';
 import { hopTarget, hopTargetsOf } from '../planning/hops.js';
 import type { Plan } from '../planning/plan.js';
@@ -76,13 +76,15 @@ export function stepsLeftInHop(state: UpgradeState, stepIds: readonly string[]):
 
 /**
  * The later hop(s) a run stopped before, as its Next line: the same command without
- * `--only`/`--skip` (and --dry-run), which finishes this hop's steps left, then runs the rest.
+ * `--only`/`--skip` (and --dry-run), which finishes this hop's steps left, then runs the rest;
+ * naming the kubeconfig the run read and its files absolute (pastedRunCommand).
  */
 export function laterHopLeft(
   state: UpgradeState,
   index: number,
   stepsLeft: readonly string[],
   argv: readonly string[],
+  env: NodeJS.ProcessEnv,
 ): { what: string; command: string } {
   const hops = state.hops ?? [];
   const later = hops
@@ -91,7 +93,7 @@ export function laterHopLeft(
     .join(', ');
   return {
     what: `${describeHop(state, index)} left step(s) ${stepsLeft.join(', ')} not run (--only/--skip); then ${later}`,
-    command: ['ctl', ...withoutStepSelection(argv)].map(shellQuote).join(' '),
+    command: pastedRunCommand(withoutStepSelection(argv), env),
   };
 }
 

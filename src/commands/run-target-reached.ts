@@ -7,6 +7,7 @@ import { type AvailabilityEntry, unmeasuredEntry } from '../run/availability/led
 import type { RunRecord } from '../run/report.js';
 import type { StateStore } from '../run/state-store.js';
 import type { RunCommandInput } from './run-input.js';
+import { pastedRunCommand } from './next-command.js';
 
 // `ctl upgrade run --to X` on a cluster already at X: nothing to run, nothing to ask. Like
 // `helm upgrade` of a release at its chart or `kubectl apply` of an unchanged object, the run
@@ -43,6 +44,7 @@ export async function endIfTargetReached(run: {
     databasesOutcome:
       state?.target.operator === plan.target.operator ? state.steps.databases?.outcome : undefined,
     argv: input.argv ?? [],
+    pasted: (argv) => pastedRunCommand(argv, input.env),
     target: snapshot.kubeTarget,
   });
   // The store's own command (--state ABS, or the ConfigMap's -n and --cluster), as status and

@@ -1,4 +1,3 @@
-import { shellQuote } from '../io/shell-words.js';
 import { oneLine } from '../io/safe-text.js';
 import type { Plan } from '../planning/plan.js';
 import { type KubeTarget, retargeted } from '../kube/kube-target.js';
@@ -22,6 +21,11 @@ export interface WorkLeftInput {
   databasesOutcome: Record<string, unknown> | undefined;
   /** The run's own command line (argv after `ctl`), for the run that upgrades the databases left. */
   argv: readonly string[];
+  /**
+   * The run's command line as a person pastes it later (src/commands/next-command.ts
+   * pastedRunCommand: the kubeconfig the run read named, files absolute).
+   */
+  pasted: (argv: readonly string[]) => string;
   /**
    * The kubeconfig and context of this run: the commands an earlier run recorded (the databases
    * step's outcome) are printed for them (retargeted, src/kube/kube-target.ts). Unset: as recorded.
@@ -105,7 +109,7 @@ function databasesLeft(input: WorkLeftInput): WorkLeft[] {
   return [
     {
       what: `${left.length} database(s) left at ${[...new Set(left.map((db) => db.version))].join(', ')} by --databases; the target runs ${to}`,
-      command: ['ctl', ...withoutDatabaseSelection(input.argv)].map(shellQuote).join(' '),
+      command: input.pasted(withoutDatabaseSelection(input.argv)),
     },
   ];
 }

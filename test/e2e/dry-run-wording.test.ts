@@ -1,7 +1,9 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { shellQuote } from '../../src/io/shell-words.js';
 import { assertExit, assertNoChanges, readState, TARGET, withUpgradeSim } from './upgrade-support.js';
 
 /**
@@ -89,36 +91,43 @@ describe('a dry run says so on every line (e2e)', () => {
       const result = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-n', 'redis']);
       assertExit(result, 3, 'a run whose preflight fails');
       assert.doesNotMatch(result.stderr, /resume with/);
-      assert.match(result.stderr, /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6 -n redis$/m);
+      // The kubeconfig the run read (KUBECONFIG) is named: a fresh shell has not set it.
+      const kube = `--kubeconfig ${shellQuote(sim.env.KUBECONFIG ?? '')}`;
+      const lines = (text: string): string[] => text.split('\n');
+      assert.ok(
+        lines(result.stderr).includes(
+          `Nothing was changed. Next: ctl upgrade run --to 7.8.2-6 -n redis ${kube}`,
+        ),
+        result.stderr,
+      );
       assertNoChanges(sim, before, 'the stopped preflight');
       const status = await sim.ctl(['upgrade', 'status']);
       assertExit(status, 0, 'status');
       assert.doesNotMatch(status.stdout, /resume with/);
       assert.match(
         status.stdout,
-        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade run --to 7\.8\.2-6 -n redis$/m,
+        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade run --to 7\.8\.2-6 -n redis --kubeconfig /m,
       );
       // The run's own Next line (without --yes), not the command line the run was given.
-      assert.equal(readState(sim).nextCommand, 'ctl upgrade run --to 7.8.2-6 -n redis');
+      assert.equal(readState(sim).nextCommand, `ctl upgrade run --to 7.8.2-6 -n redis ${kube}`);
       // A dry run that stops changed nothing either.
       const dry = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run']);
       assertExit(dry, 3, 'a dry run whose preflight fails');
       assert.doesNotMatch(dry.stderr, /resume with/);
-      assert.match(dry.stderr, /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6$/m);
+      assert.ok(
+        lines(dry.stderr).includes(`Nothing was changed. Next: ctl upgrade run --to 7.8.2-6 ${kube}`),
+        dry.stderr,
+      );
       // A run with a --state of its own: the next run keeps its record there, where
-      // `ctl upgrade status --state` looks (it was left out, and the next run wrote elsewhere).
+      // `ctl upgrade status --state` looks (it was left out, and the next run wrote elsewhere),
+      // named absolute: pasted in another folder, a relative one would start a new run.
       const kept = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', 'ci state.json']);
       assertExit(kept, 3, 'a run with --state whose preflight fails');
-      assert.match(
-        kept.stderr,
-        /Nothing was changed\. Next: ctl upgrade run --to 7\.8\.2-6 --state 'ci state\.json'$/m,
-      );
+      const keptNext = `ctl upgrade run --to 7.8.2-6 --state ${shellQuote(path.join(sim.sandbox.dir, 'ci state.json'))} ${kube}`;
+      assert.ok(lines(kept.stderr).includes(`Nothing was changed. Next: ${keptNext}`), kept.stderr);
       const keptStatus = await sim.ctl(['upgrade', 'status', '--state', 'ci state.json']);
       assertExit(keptStatus, 0, 'status --state');
-      assert.match(
-        keptStatus.stdout,
-        /once fixed, run: ctl upgrade run --to 7\.8\.2-6 --state 'ci state\.json'$/m,
-      );
+      assert.ok(keptStatus.stdout.trimEnd().endsWith(`once fixed, run: ${keptNext}`), keptStatus.stdout);
     });
   });
 });

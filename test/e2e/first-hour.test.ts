@@ -163,7 +163,9 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
         env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
       });
       assertExit(run, 0, 'run --databases none');
-      const next = `Next: ctl upgrade run --to ${to} --yes  (3 database(s) left at 7.2 by --databases; the target runs 8.6)`;
+      // Named with the kubeconfig the run read (KUBECONFIG), for a fresh shell.
+      const kube = `--kubeconfig ${sim.env.KUBECONFIG ?? ''}`;
+      const next = `Next: ctl upgrade run --to ${to} --yes ${kube}  (3 database(s) left at 7.2 by --databases; the target runs 8.6)`;
       assert.ok(run.stdout.trimEnd().endsWith(`result: succeeded\n${next}`), run.stdout);
       assert.match(readFileSync(summary, 'utf8'), /Next: ctl upgrade run --to \S+ --yes/);
 
@@ -196,7 +198,10 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
       ]);
       assertExit(run, 0, 'run --databases orders');
       const done = parseEvents(run.stdout).find((event) => event.type === 'done');
-      assert.equal(done?.data?.next, `ctl upgrade run --to ${to} --yes -o json`);
+      assert.equal(
+        done?.data?.next,
+        `ctl upgrade run --to ${to} --yes -o json --kubeconfig ${sim.env.KUBECONFIG ?? ''}`,
+      );
       const left = done?.data?.workLeft as { what: string }[] | undefined;
       assert.match(left?.[0]?.what ?? '', /^2 database\(s\) left at 7\.2 by --databases/);
     });

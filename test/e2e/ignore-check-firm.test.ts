@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { shellQuote } from '../../src/io/shell-words.js';
 import { assertExit, SharedUpgradeSim } from './upgrade-support.js';
 
 /** happy-path runs operator 7.4.6-2: 7.4.2-2 is a release down. */
@@ -61,7 +62,13 @@ describe('--ignore-check of a check the run cannot get past (e2e)', { timeout: 3
       assert.doesNotMatch(run.stderr, /pass --ignore-check upgrade-path/);
       // The command to make next does not repeat the --ignore-check that could not get past it.
       // The same run again would fail the same way: the next step is choosing another target.
-      assert.match(run.stderr, /Nothing was changed\. Next: ctl upgrade plan\n/);
+      // Named with the kubeconfig the run read (KUBECONFIG): pasted in a fresh shell, the same cluster.
+      assert.ok(
+        run.stderr.includes(
+          `Nothing was changed. Next: ctl upgrade plan --kubeconfig ${shellQuote(sim.env.KUBECONFIG ?? '')}\n`,
+        ),
+        run.stderr,
+      );
       assert.doesNotMatch(run.stderr, /Next: .*--ignore-check upgrade-path/);
     });
   });
@@ -72,13 +79,21 @@ describe('--ignore-check of a check the run cannot get past (e2e)', { timeout: 3
       const run = await sim.ctl([...args, '--ignore-check', 'upgrade-path', '--yes']);
       assertExit(run, 3, 'run of a downgrade with --ignore-check upgrade-path');
       const next = /Nothing was changed\. Next: (ctl [^\n]*)$/m.exec(run.stderr)?.[1];
-      assert.equal(next, 'ctl upgrade plan -n redis', run.stderr);
+      assert.equal(
+        next,
+        `ctl upgrade plan -n redis --kubeconfig ${shellQuote(sim.env.KUBECONFIG ?? '')}`,
+        run.stderr,
+      );
 
       const text = await sim.ctl(['upgrade', 'status']);
       assertExit(text, 0, 'status after the refused downgrade');
-      assert.match(
+      assert.ok(
+        text.stdout
+          .split('\n')
+          .includes(
+            `nothing was changed (it stopped in preflight, having changed nothing); once fixed, run: ${next}`,
+          ),
         text.stdout,
-        /nothing was changed \(it stopped in preflight, having changed nothing\); once fixed, run: ctl upgrade plan -n redis$/m,
       );
       // Not the run that was refused: the same --to and --ignore-check would fail the same way.
       assert.doesNotMatch(text.stdout, /run: ctl upgrade run|run: .*--ignore-check upgrade-path/);

@@ -156,7 +156,8 @@ describe('ctl upgrade run --report', () => {
     assert.doesNotMatch(report.error?.hint ?? '', /resume with/);
     assert.match(report.resumeCommand ?? '', /^ctl upgrade run --to 7\.8\.2-6 /);
     // The Next line itself, for a pipeline: the run to make (without --yes and --report).
-    assert.equal(report.nextCommand, 'ctl upgrade run --to 7.8.2-6');
+    // Named with the kubeconfig the run read (KUBECONFIG): a pipeline's next job has not set it.
+    assert.equal(report.nextCommand, `ctl upgrade run --to 7.8.2-6 --kubeconfig ${cluster.env.KUBECONFIG}`);
     assert.deepEqual(
       report.steps.map((s) => s.result),
       ['failed', 'not run', 'not run', 'not run', 'not run', 'not run', 'not run'],

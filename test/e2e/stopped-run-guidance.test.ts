@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { shellQuote, shellWords } from '../../src/io/shell-words.js';
@@ -14,6 +14,7 @@ import {
   parseEvents,
   readState,
   type SimOptions,
+  type StateDoc,
   TARGET,
   type UpgradeSim,
   withUpgradeSim,
@@ -25,7 +26,8 @@ import {
  * run did; a `--module-file` the cluster refused is not offered again by `resume with:` (run and
  * status name the refused file, and the flag to fill in); the status command of a run that found
  * its cluster already at the target is the state store's own, and works pasted from anywhere;
- * the resume line of a run that read KUBECONFIG names that kubeconfig, so a fresh shell resumes it.
+ * the resume line of a run that read KUBECONFIG names that kubeconfig, so a fresh shell resumes it;
+ * so does the Next line of the databases `--databases` left, its relative --state made absolute.
  * Each on a cluster named otherwise than the built-in scenarios' (namespace and name).
  */
 
@@ -60,7 +62,7 @@ function paste(sim: UpgradeSim, command: string, cwd: string, env: Record<string
  * `command` run by `sh -c` as a person pastes it into a fresh shell: `ctl` on the PATH is the
  * built ctl, the environment the simulator's without KUBECONFIG (a fresh shell has not set it).
  */
-async function pasteInShell(sim: UpgradeSim, command: string): Promise<CtlResult> {
+async function pasteInShell(sim: UpgradeSim, command: string, cwd = sim.sandbox.dir): Promise<CtlResult> {
   const bin = path.join(sim.sandbox.dir, 'paste-bin');
   mkdirSync(bin, { recursive: true });
   writeFileSync(
@@ -70,7 +72,7 @@ async function pasteInShell(sim: UpgradeSim, command: string): Promise<CtlResult
   );
   const started = Date.now();
   const child = spawn('sh', ['-c', command], {
-    cwd: sim.sandbox.dir,
+    cwd,
     env: ctlEnv({ ...sim.env, KUBECONFIG: undefined, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
   });
   let stdout = '';
@@ -236,6 +238,86 @@ describe('after a failed or refused step (e2e)', () => {
         assert.match(typed.stderr, /127\.0\.0\.1:1/, typed.stderr);
       },
       renamed('aisle', 'shelf'),
+    );
+  });
+
+  it('databases left by --databases none: the Next line, pasted in another folder without KUBECONFIG, finishes the same run', async () => {
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        // The recommended target moves the databases to a new version (7.8.2-6 keeps them).
+        const list = await sim.ctl(['upgrade', 'plan', '-o', 'json']);
+        assertExit(list, 0, 'the target list');
+        const to = (JSON.parse(list.stdout) as { recommended: string | null }).recommended;
+        assert.ok(to, 'happy-path has a recommended target');
+        // A relative --state and KUBECONFIG: both only hold in this shell and this folder.
+        const args = [
+          'upgrade',
+          'run',
+          '--to',
+          to,
+          '--databases',
+          'none',
+          '--yes',
+          '--state',
+          'runs/depot.json',
+        ];
+        const run = await sim.ctl(args);
+        assertExit(run, 0, 'run --databases none');
+        const next = /^Next: (ctl .+?) {2}\(\d+ database\(s\) left at /m.exec(run.stdout)?.[1];
+        assert.ok(next, run.stdout);
+        const statePath = path.join(sim.sandbox.dir, 'runs', 'depot.json');
+        assert.deepEqual(shellWords(next), [
+          'ctl',
+          'upgrade',
+          'run',
+          '--to',
+          to,
+          '--yes',
+          '--state',
+          statePath,
+          '--kubeconfig',
+          sim.env.KUBECONFIG,
+        ]);
+        const state = (): StateDoc => JSON.parse(readFileSync(statePath, 'utf8')) as StateDoc;
+        assert.equal(state().result, 'succeeded');
+        const versions = async (): Promise<Map<string, string | undefined>> =>
+          new Map(
+            (await sim.list(['redb', '-n', 'depot'])).map((db) => [
+              db.metadata.name,
+              (db.status as { version?: string } | undefined)?.version,
+            ]),
+          );
+        const left = await versions();
+        assert.ok(left.size > 0, 'the scenario has databases in depot');
+
+        const elsewhere = path.join(sim.sandbox.dir, 'elsewhere');
+        mkdirSync(elsewhere);
+        const recorded = readFileSync(statePath, 'utf8');
+        const pasted = await pasteInShell(sim, next, elsewhere);
+        assertExit(pasted, 0, `the Next line pasted: ${next}`);
+        assert.doesNotMatch(pasted.stdout, /^Next: /m, 'nothing left');
+        // The same state file, not a new one under `elsewhere`; the same cluster's databases moved.
+        assert.notEqual(
+          readFileSync(statePath, 'utf8'),
+          recorded,
+          'the run recorded itself in the same state',
+        );
+        assert.equal(state().result, 'succeeded');
+        assert.ok(!existsSync(path.join(elsewhere, 'runs')), 'no state started in the other folder');
+        for (const [name, version] of await versions()) {
+          assert.notEqual(version, left.get(name), `${name} moved from ${String(left.get(name))}`);
+        }
+      },
+      // The databases move with the cluster: the scenario's are in its namespace.
+      {
+        patch: (scenario) => ({
+          ...scenario,
+          namespace: 'depot',
+          cluster: { ...scenario.cluster, name: 'crate' },
+          databases: scenario.databases.map((db) => ({ ...db, namespace: 'depot' })),
+        }),
+      },
     );
   });
 

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { shellQuote } from '../../src/io/shell-words.js';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { assertExit, assertUpgraded, TARGET, withUpgradeSim } from './upgrade-support.js';
 
@@ -45,7 +46,9 @@ describe('ctl upgrade run: a later hop left ends as the Next line (e2e)', () => 
         });
         assertExit(text, 0, 'run --only preflight --only operator');
         assert.doesNotMatch(text.stderr, /starting hop 2\/2/, 'hop 2 does not start');
-        const next = `ctl ${base.join(' ')}`;
+        // Named with the kubeconfig the run read (KUBECONFIG), for a fresh shell.
+        const kube = `--kubeconfig ${shellQuote(sim.env.KUBECONFIG ?? '')}`;
+        const next = `ctl ${base.join(' ')} ${kube}`;
         const lastLine = text.stdout.trimEnd().split('\n').at(-1) ?? '';
         assert.match(lastLine, /^Next: /, `the last line is the Next line:\n${text.stdout}`);
         assert.ok(
@@ -53,7 +56,7 @@ describe('ctl upgrade run: a later hop left ends as the Next line (e2e)', () => 
           lastLine,
         );
         assert.match(lastLine, new RegExp(`then hop 2/2 \\(to ${TARGET.replace(/\./g, '\\.')}\\)`));
-        assert.match(readFileSync(summaryFile, 'utf8'), new RegExp(`Next: ${next}`), 'the CI step summary');
+        assert.ok(readFileSync(summaryFile, 'utf8').includes(`Next: ${next}`), 'the CI step summary');
         const state = JSON.parse(readFileSync(sim.statePath, 'utf8')) as {
           hop?: number;
           steps: Record<string, { status: string }>;
@@ -67,7 +70,11 @@ describe('ctl upgrade run: a later hop left ends as the Next line (e2e)', () => 
         assertExit(json, 0, 'run --only again, -o json');
         const done = doneEvent(json.stdout);
         assert.equal(done.data.result, 'succeeded');
-        assert.equal(done.data.next, `${next} -o json`, 'the same command line, without --only');
+        assert.equal(
+          done.data.next,
+          `ctl ${base.join(' ')} -o json ${kube}`,
+          'the same command line, without --only',
+        );
         assert.match(done.data.workLeft?.[0]?.what ?? '', /hop 2\/2/);
         assert.match(done.message, /not complete/, 'the done message does not claim the upgrade');
 

@@ -192,5 +192,56 @@ describe('resume with: names the kubeconfig the run read, for a shell without KU
     );
   });
 
+  it('every relative file is made absolute (= form too); a URL, an empty value, other flags and operands stay as typed', () => {
+    const at = (file: string): string => path.resolve(file);
+    assert.equal(
+      pastedRunCommand(
+        [
+          ...run,
+          '--state',
+          'run.json',
+          '--plan=saved plan.json',
+          '--report',
+          'out/r.json',
+          '--module-file',
+          'm.zip',
+          '--bundle',
+          'bundle.yaml',
+          '--catalog=https://example.com/c.json',
+          '--fleet',
+          '',
+          '--user-defined-modules',
+          'u.json',
+          '--cluster',
+          'run.json',
+          '--',
+          'x.json',
+        ],
+        {},
+      ),
+      `ctl upgrade run --to 7.8.2-6 --yes --state ${at('run.json')} '--plan=${at('saved plan.json')}' ` +
+        `--report ${at('out/r.json')} --module-file ${at('m.zip')} --bundle ${at('bundle.yaml')} ` +
+        `--catalog=https://example.com/c.json --fleet '' --user-defined-modules ${at('u.json')} ` +
+        '--cluster run.json -- x.json',
+    );
+  });
+
+  it("the Next line of a run that changed nothing names the run's kubeconfig and its files absolute; the plan's own lines stay as typed", () => {
+    const location = {
+      location: ['-n', 'shop', '--kubeconfig', 'k.yaml'],
+      plan: [],
+      run: ['--state', 's.json'],
+    };
+    assert.equal(
+      nextRunCommand(location, '7.8.2-6', 'p.json', {}),
+      `ctl upgrade run --plan ${path.resolve('p.json')} -n shop --kubeconfig ${path.resolve('k.yaml')} --state ${path.resolve('s.json')}`,
+    );
+    assert.equal(
+      nextTargetsCommand({ location: ['-n', 'shop'], plan: [] }, { KUBECONFIG: b }),
+      `ctl upgrade plan -n shop --kubeconfig ${b}`,
+    );
+    assert.equal(nextTargetsCommand({ location: ['-n', 'shop'], plan: [] }), 'ctl upgrade plan -n shop');
+  });
+
   after(() => rmSync(dir, { recursive: true, force: true }));
 });
