@@ -165,12 +165,14 @@ export class ArtifactProbes {
       const resolved = resolveVersions(snapshot, target);
       const artifact = artifactOf(resolved);
       const key = keyOf(artifact);
-      if (!key) continue;
-      wanted.set(key, { artifact });
-      if (artifact.kind !== 'bundle') continue;
+      if (key) wanted.set(key, { artifact });
+      // The release tree's files are read from beside the bundle (--bundle's folder, else the
+      // upstream tag's) whichever method upgrades the operator (src/planning/plan.ts releaseFile).
+      if (!resolved.bundle) continue;
+      const tree = treeKey(resolved.bundle);
       for (const file of filesRead(snapshot, resolved, target)) {
-        const sibling: Artifact = { kind: 'bundle', location: siblingLocation(artifact.location, file) };
-        wanted.set(keyOf(sibling) as string, { artifact: sibling, releaseFile: { of: key, file } });
+        const sibling: Artifact = { kind: 'bundle', location: siblingLocation(resolved.bundle, file) };
+        wanted.set(keyOf(sibling) as string, { artifact: sibling, releaseFile: { of: tree, file } });
       }
     }
     const answers = await Promise.all(
@@ -268,6 +270,13 @@ const NOT_THERE = 'the operator step installs this release, and it is not there 
 
 /** The check itself: pure, from the probes' answers in the snapshot. */
 export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgrade): AvailabilityOutcome {
+  const outcome = artifactOutcome(snapshot, resolved);
+  if (outcome.status === 'fail' || !resolved.bundle) return outcome;
+  return withReleaseTree(snapshot, treeKey(resolved.bundle), outcome, artifactOf(resolved).kind === 'bundle');
+}
+
+/** Whether what the operator step itself fetches is there (the bundle, the chart, the CSV). */
+function artifactOutcome(snapshot: Snapshot, resolved: ResolvedUpgrade): AvailabilityOutcome {
   const target = resolved.operator.target;
   const artifact = artifactOf(resolved);
   if (artifact.kind === 'olm') return olmOutcome(snapshot, target);
@@ -282,7 +291,8 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
       message: `not checked: ${what} (${ctlPlanTo(ctlTargetOf(snapshot), target)} asks for it)`,
       fix: '',
     };
-  if (answer.found === true) return releaseTreeOutcome(snapshot, key, what, answer.detail);
+  if (answer.found === true)
+    return { status: 'pass', message: `${what} is there (${answer.detail})`, fix: '' };
   if (answer.refusedFix !== undefined)
     return {
       status: 'fail',
@@ -312,49 +322,67 @@ export function checkTargetAvailable(snapshot: Snapshot, resolved: ResolvedUpgra
   };
 }
 
+/** The key the answers for a release tree's files are attached to (the bundle's location). */
+function treeKey(bundle: string): string {
+  return `release tree ${bundle}`;
+}
+
 /**
- * The bundle (answered under `bundleKey`) is there: so must be the files next to it that the run
- * reads, asked with it (ArtifactProbes.answer). One missing fails as the bundle itself would; one
- * the run's download would refuse fails the same way; one with no answer warns.
+ * What the operator step fetches is there (or cannot be told: `outcome`): so must be the files of
+ * the release tree the run applies, asked with it (ArtifactProbes.answer) beside the bundle (`next
+ * to it` when the bundle is what the operator step applies; of the release tree otherwise: helm and
+ * OLM runs read them from the same folder). One missing fails as the bundle itself would; one the
+ * run's download would refuse fails the same way; one with no answer warns.
  */
-function releaseTreeOutcome(
+function withReleaseTree(
   snapshot: Snapshot,
-  bundleKey: string,
-  what: string,
-  detail: string,
+  tree: string,
+  outcome: AvailabilityOutcome,
+  besideBundle: boolean,
 ): AvailabilityOutcome {
-  const siblings = (snapshot.artifacts ?? []).flatMap((answer) =>
-    answer.releaseFile?.of === bundleKey ? [{ file: answer.releaseFile.file, answer }] : [],
+  const files = (snapshot.artifacts ?? []).flatMap((answer) =>
+    answer.releaseFile?.of === tree ? [{ file: answer.releaseFile.file, answer }] : [],
   );
-  const refused = siblings.find((s) => s.answer?.refusedFix !== undefined);
-  if (refused?.answer)
+  if (files.length === 0) return outcome;
+  const where = besideBundle ? 'next to it' : 'of the release tree';
+  // The bundle's own pass message gives way to "is there, but": what follows names the file.
+  const there = besideBundle ? outcome.message.replace(/ \(.*\)$/s, '') : outcome.message;
+  const names = (list: typeof files) => list.map((f) => f.file).join(' and ');
+  const details = (list: typeof files) => list.map((f) => f.answer.detail).join('; ');
+  const refused = files.find((f) => f.answer.refusedFix !== undefined);
+  if (refused)
     return {
       status: 'fail',
       ignorable: false,
       firmBecause: REFUSED,
-      message: `${what} is there, but the run would not download ${refused.file} next to it: ${refused.answer.detail}`,
+      message: `${there}, but the run would not download ${refused.file} ${where}: ${refused.answer.detail}`,
       fix: refused.answer.refusedFix as string,
     };
-  const missing = siblings.filter((s) => s.answer?.found === false);
-  if (missing.length > 0) {
-    const files = missing.map((s) => s.file);
+  const missing = files.filter((f) => f.answer.found === false);
+  if (missing.length > 0)
     return {
       status: 'fail',
       ignorable: false,
       firmBecause: MISSING_RELEASE_FILE,
-      message: `${what} is there, but not ${files.join(' and ')} next to it, which the run applies: ${missing.map((s) => s.answer?.detail).join('; ')}`,
-      fix: `Keep the release's files in their folders next to the bundle (${files.join(', ')}, as in the release tree of redis-enterprise-k8s-docs), or pass --bundle with the URL of the release's bundle.yaml.`,
+      message: `${there}, but not ${names(missing)} ${where}, which the run applies: ${details(missing)}`,
+      fix: besideBundle
+        ? `Keep the release's files in their folders next to the bundle (${missing.map((f) => f.file).join(', ')}, as in the release tree of redis-enterprise-k8s-docs), or pass --bundle with the URL of the release's bundle.yaml.`
+        : `Pass --bundle with the release's bundle.yaml (file or URL): the run reads ${missing.map((f) => f.file).join(', ')} from its folder, as in the release tree of redis-enterprise-k8s-docs.`,
     };
-  }
-  const unknown = siblings.filter((s) => s.answer?.found === undefined && s.answer !== undefined);
+  const unknown = files.filter((f) => f.answer.found === undefined);
   if (unknown.length > 0)
     return {
       status: 'warn',
-      message: `${what} is there; cannot tell whether ${unknown.map((s) => s.file).join(' and ')} next to it exist: ${unknown.map((s) => s.answer?.detail).join('; ')}`,
-      fix: 'Check the network (and HTTPS_PROXY) from here; the run reads them in the change window.',
+      message: `${there}; cannot tell whether ${names(unknown)} ${where} exist: ${details(unknown)}`,
+      fix: 'Check the network (and HTTPS_PROXY) from here, or pass --bundle with a copy of the release (file or URL): the run reads them in the change window.',
     };
-  const also = siblings.length > 0 ? `; ${siblings.map((s) => s.file).join(', ')} next to it` : '';
-  return { status: 'pass', message: `${what} is there (${detail}${also})`, fix: '' };
+  const listed = files.map((f) => f.file).join(', ');
+  return {
+    ...outcome,
+    message: besideBundle
+      ? outcome.message.replace(/\)$/, `; ${listed} next to it)`)
+      : `${outcome.message}; ${listed} of the release tree there too`,
+  };
 }
 
 function olmOutcome(snapshot: Snapshot, target: string): AvailabilityOutcome {

@@ -123,5 +123,34 @@ describe(
       assertExit(whole, 0);
       assert.match(whole.stdout, /admission\/webhook\.yaml, openshift\/scc\.yaml next to it\)/);
     });
+
+    it('a helm-installed operator watching other namespaces: the multi-namespace-redb files of the release tree', async () => {
+      const sim = await startUpgradeSim('helm-installed', {
+        patch: (s) => ({
+          ...s,
+          namespace: 'grid-ops',
+          operator: { ...s.operator, watchNamespaces: ['grid-apps'] },
+          cluster: { ...s.cluster, name: 'meter' },
+        }),
+      });
+      sims.push(sim);
+      const root = tempDir('ctl-release-tree-');
+      const bundle = await localTree(sim, ['bundle.yaml'], root);
+      const args = ['-n', 'grid-ops', '--to', TARGET, '--bundle', bundle];
+      const plan = await sim.ctl(['upgrade', 'plan', ...args]);
+      assertExit(plan, BLOCKED);
+      assert.match(
+        plan.stdout,
+        /FAIL target-available +chart \S+ \S+ is there \(.*\), but not multi-namespace-redb\/role\.yaml and multi-namespace-redb\/role_binding\.yaml of the release tree, which the run applies/,
+      );
+      await localTree(
+        sim,
+        ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml'],
+        root,
+      );
+      const whole = await sim.ctl(['upgrade', 'plan', ...args]);
+      assertExit(whole, 0);
+      assert.match(whole.stdout, /of the release tree there too/);
+    });
   },
 );
