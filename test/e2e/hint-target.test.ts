@@ -21,15 +21,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { shellQuote } from '../../src/io/shell-words.js';
 import { defaultStatePath, newState } from '../../src/run/state.js';
-import { ctlBin, ctlEnv, type CtlResult } from '../helpers/run-ctl.js';
+import { type CtlResult } from '../helpers/run-ctl.js';
+import { pasteInShell } from '../helpers/paste-in-shell.js';
 import {
   assertExit,
   parseEvents,
@@ -106,28 +105,11 @@ function hintCommand(stderr: string): string {
 }
 
 /**
- * A hint's command pasted into sh, as a person would: `ctl` on the PATH is the built ctl, in the
- * simulator's environment with KUBECONFIG unset (only the command's own flags name the cluster).
+ * A hint's command pasted into sh, as a person would, in the simulator's environment with
+ * KUBECONFIG unset (only the command's own flags name the cluster).
  */
-async function paste(sim: UpgradeSim, command: string): Promise<CtlResult> {
-  const bin = path.join(sim.sandbox.dir, 'paste-bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    path.join(bin, 'ctl'),
-    `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(ctlBin)} "$@"\n`,
-    { mode: 0o755 },
-  );
-  const started = Date.now();
-  const child = spawn('sh', ['-c', command], {
-    cwd: sim.sandbox.dir,
-    env: ctlEnv({ ...sim.env, ...env, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
-  return { code, signal, stdout, stderr, durationMs: Date.now() - started };
+function paste(sim: UpgradeSim, command: string): Promise<CtlResult> {
+  return pasteInShell(sim.sandbox.dir, command, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir });
 }
 
 /** stdout and stderr together: a plan's checks are on stdout, its errors and hints on stderr. */

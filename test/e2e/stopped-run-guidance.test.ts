@@ -1,14 +1,13 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { shellQuote, shellWords } from '../../src/io/shell-words.js';
+import { shellWords } from '../../src/io/shell-words.js';
 import { rejsonRhel9Package } from '../helpers/module-package.js';
-import { ctlBin, ctlEnv, type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { pasteInShell } from '../helpers/paste-in-shell.js';
 import {
   assertExit,
   parseEvents,
@@ -58,29 +57,9 @@ function paste(sim: UpgradeSim, command: string, cwd: string, env: Record<string
   return runCtl(words.slice(1), { env: { ...sim.env, ...env }, cwd, timeoutMs: 90_000 });
 }
 
-/**
- * `command` run by `sh -c` as a person pastes it into a fresh shell: `ctl` on the PATH is the
- * built ctl, the environment the simulator's without KUBECONFIG (a fresh shell has not set it).
- */
-async function pasteInShell(sim: UpgradeSim, command: string, cwd = sim.sandbox.dir): Promise<CtlResult> {
-  const bin = path.join(sim.sandbox.dir, 'paste-bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    path.join(bin, 'ctl'),
-    `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(ctlBin)} "$@"\n`,
-    { mode: 0o755 },
-  );
-  const started = Date.now();
-  const child = spawn('sh', ['-c', command], {
-    cwd,
-    env: ctlEnv({ ...sim.env, KUBECONFIG: undefined, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
-  return { code, signal, stdout, stderr, durationMs: Date.now() - started };
+/** `command` pasted into a fresh shell (no KUBECONFIG) in `cwd`, the simulator's environment. */
+function pasteFresh(sim: UpgradeSim, command: string, cwd = sim.sandbox.dir): Promise<CtlResult> {
+  return pasteInShell(sim.sandbox.dir, command, { env: { ...sim.env, KUBECONFIG: undefined }, cwd });
 }
 
 describe('after a failed or refused step (e2e)', () => {
@@ -222,7 +201,7 @@ describe('after a failed or refused step (e2e)', () => {
         assertExit(status, 0, 'status after the frozen run');
         assert.equal(resumeLine(status.stdout), line, 'status prints the same line, from the state');
 
-        const resumed = await pasteInShell(sim, line);
+        const resumed = await pasteFresh(sim, line);
         assertExit(resumed, 1, 'the pasted resume line (the freeze is still there)');
         assert.match(
           resumed.stderr,
@@ -232,7 +211,7 @@ describe('after a failed or refused step (e2e)', () => {
         assert.equal(resumeLine(resumed.stderr), line, 'the resumed run names the same kubeconfig again');
 
         // The line as typed, pasted the same way, reaches the shell's default kubeconfig instead.
-        const typed = await pasteInShell(sim, line.slice(0, line.indexOf(' --kubeconfig ')));
+        const typed = await pasteFresh(sim, line.slice(0, line.indexOf(' --kubeconfig ')));
         assert.notEqual(typed.code, 0);
         assert.doesNotMatch(typed.stderr, /resuming the upgrade/);
         assert.match(typed.stderr, /127\.0\.0\.1:1/, typed.stderr);
@@ -294,7 +273,7 @@ describe('after a failed or refused step (e2e)', () => {
         const elsewhere = path.join(sim.sandbox.dir, 'elsewhere');
         mkdirSync(elsewhere);
         const recorded = readFileSync(statePath, 'utf8');
-        const pasted = await pasteInShell(sim, next, elsewhere);
+        const pasted = await pasteFresh(sim, next, elsewhere);
         assertExit(pasted, 0, `the Next line pasted: ${next}`);
         assert.doesNotMatch(pasted.stdout, /^Next: /m, 'nothing left');
         // The same state file, not a new one under `elsewhere`; the same cluster's databases moved.
