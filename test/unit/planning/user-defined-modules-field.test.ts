@@ -8,6 +8,7 @@
  */
 
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runChecks } from '../../../src/planning/checks/index.js';
 import { type ClusterCrdFacts, clusterCrdFacts } from '../../../src/planning/cluster-crd.js';
@@ -18,6 +19,7 @@ import type { KubeObject } from '../../../src/kube/reads.js';
 import { resumeCommandFor } from '../../../src/commands/run-state-choice.js';
 import type { RunCommandInput } from '../../../src/commands/run-input.js';
 import type { Plan } from '../../../src/planning/plan.js';
+import { shellQuote } from '../../../src/io/shell-words.js';
 import { crdsFor } from '../../../src/sim/crds.js';
 import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
@@ -169,7 +171,10 @@ describe('the resume command without argv', () => {
       plan,
       '/state.json',
     );
-    assert.match(command, /--to 8\.0\.6-8 --user-defined-modules '\.\/modules list\.yaml' --databases none /);
+    // A relative file is printed absolute (from the folder the run was started in), so that the
+    // line pastes from any folder (src/commands/next-command.ts pastedRunCommand).
+    const file = shellQuote(path.resolve('modules list.yaml'));
+    assert.ok(command.includes(`--to 8.0.6-8 --user-defined-modules ${file} --databases none `), command);
     assert.match(command, / -n scriptorium --cluster codex /);
   });
 });
