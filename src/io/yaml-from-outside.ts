@@ -44,7 +44,8 @@ export function parseYamlDocuments(text: string): unknown[] {
 }
 
 /**
- * YAML 1.2's core schema (str, int, bool, null, float, seq, map; dates stay text) with what Go's
+ * YAML 1.2's core schema (str, int, bool, null, float, seq, map; dates stay text, and so do `yes`
+ * and `on`, which Go's YAML 1.1 parser reads as booleans: as ctl read them before) with what Go's
  * parser (gopkg.in/yaml.v2, kubectl's through sigs.k8s.io/yaml) does beyond it:
  * - any other tag is read as the plain value under it (a scalar, sequence or mapping), as Go's
  *   parser reads a tag it cannot resolve: a manifest's `!vault x` or `!!binary` must not stop a
