@@ -2,10 +2,10 @@
  * YAML (or JSON) that comes from outside ctl, parsed, and what is wrong with it, without its
  * text: a user's file (--user-defined-modules, --fleet, --catalog), a kubeconfig, a release
  * bundle or a helm repository's index.yaml from the network. Every one is read here, by one
- * parser (js-yaml) with one schema and one bound on aliases, as kubectl's parser (Go's, through
- * sigs.k8s.io/yaml) reads it: the `yaml` package refused files Go reads (the published
- * bundle.yaml's quoting, parseYamlDocuments says how), so a file written that way was refused as
- * a --catalog, a --fleet or a helm index too.
+ * parser (js-yaml) with one schema and one bound on aliases, much as kubectl's parser (Go's,
+ * through sigs.k8s.io/yaml) reads it (OUTSIDE_SCHEMA says where they differ): the `yaml` package
+ * refused files Go reads (the published bundle.yaml's quoting, parseYamlDocuments says how), so a
+ * file written that way was refused as a --catalog, a --fleet or a helm index too.
  *
  * js-yaml's message quotes the lines around the fault (a code frame), and some of its reasons a
  * tag, an alias or a handle of the file. Those lines may hold a secret (a credential in a URL, a
@@ -44,13 +44,16 @@ export function parseYamlDocuments(text: string): unknown[] {
 }
 
 /**
- * YAML 1.2's core schema (str, int, bool, null, float, seq, map; dates stay text, and so do `yes`
- * and `on`, which Go's YAML 1.1 parser reads as booleans: as ctl read them before) with what Go's
- * parser (gopkg.in/yaml.v2, kubectl's through sigs.k8s.io/yaml) does beyond it:
+ * YAML 1.2's core schema (str, int, bool, null, float, seq, map) with what Go's parser
+ * (gopkg.in/yaml.v2, kubectl's through sigs.k8s.io/yaml) does beyond it. Dates stay text, as Go's
+ * parser leaves a timestamp read into an untyped value (yaml.v2 decode.go, decoder.scalar: "for
+ * backward compatibility reasons we set it as a string"); `yes` and `on` stay text too, which
+ * yaml.v2 (YAML 1.1) reads as booleans: as ctl read them before.
  * - any other tag is read as the plain value under it (a scalar, sequence or mapping), as Go's
- *   parser reads a tag it cannot resolve: a manifest's `!vault x` or `!!binary` must not stop a
- *   run, and a tag never makes anything but text, lists and mappings (js-yaml 4 has no
- *   `!!js/function`; here it is its text). The core schema's own tags resolve first.
+ *   parser reads a tag it cannot resolve (yaml.v2 resolve.go: `if !resolvableTag(tag) { return
+ *   tag, in }`): a manifest's `!vault x` or `!!binary` must not stop a run, and a tag never makes
+ *   anything but text, lists and mappings (js-yaml 4 has no `!!js/function`; here it is its
+ *   text). The core schema's own tags resolve first.
  * - merge keys (`<<: *defaults`), which Go's parser and client-node's kubeconfig reader (js-yaml's
  *   default schema) take: a kubeconfig that uses one reads as before. js-yaml bounds them
  *   (maxTotalMergeKeys, 10,000 keys copied) and refuseAliasBomb counts what they share.

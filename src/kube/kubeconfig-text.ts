@@ -1,6 +1,6 @@
 /**
- * A kubeconfig's text into client-node's KubeConfig: client-node's loadFromString, with client-node's
- * own readers of clusters, contexts and users (config_types.js), in its order, so that every
+ * A kubeconfig's text into client-node's KubeConfig: client-node's loadFromString, with its own
+ * readers of clusters, contexts and users (config_types.js), in its order, so that every
  * kubeconfig reads as before and fails with the same message. The text is parsed by ctl's reader
  * of YAML from outside (src/io/yaml-from-outside.ts: js-yaml, as client-node's, with the schema
  * and the bound on aliases of every file ctl reads), so a tag it does not know is read as its
