@@ -329,9 +329,10 @@ const lazyClientNodeParts = {
     });
   },
 };
-// The YAML parser (yaml, 72 CommonJS modules, 260 KB) ran all its module bodies when a module
-// that imports it loaded, and the plan loads several that might parse YAML (a helm repository's
-// index, a release bundle) and mostly do not. It is a file of its own (chunks/yaml.cjs, the
+// The YAML package (yaml, 72 CommonJS modules, 260 KB) ran all its module bodies when a module
+// that imports it loaded, and the plan loads modules that might use it and mostly do not (the
+// preflight step writes the cluster resource's backup with it; YAML from outside is read by
+// js-yaml, src/io/yaml-from-outside.ts). It is a file of its own (chunks/yaml.cjs, the
 // separate build below), and its functions reach ctl's modules as wrappers that require that
 // file on their first call. The two modules that use its classes (Document, Scalar, LineCounter,
 // `visit`) require it when they load; they load only where YAML is written or a scenario read.

@@ -1,54 +1,71 @@
 /**
  * YAML (or JSON) that comes from outside ctl, parsed, and what is wrong with it, without its
  * text: a user's file (--user-defined-modules, --fleet, --catalog), a kubeconfig, a release
- * bundle or a helm repository's index.yaml from the network. The `yaml` parser's message quotes
- * the lines around the fault (a code frame), and some of its reasons quote the source itself (an
- * unresolved tag or alias, an escape sequence, a whole plain scalar); js-yaml's (client-node's
- * kubeconfig reader) quote tag and alias names the same way. Those lines may hold a secret (a
- * credential in a URL, a kubeconfig's token, a password pasted in the wrong place). So only the
- * place (line and column) and what is wrong, in ctl's own words by the error's code or reason,
- * are told, as kubectl's `error parsing ...: yaml: line 16: ...` does. Warnings are never
- * printed: the parser would write them with process.emitWarning, the line quoted, to stderr.
- * Codes and messages: eemeli/yaml src/errors.ts (ErrorCode) and the composers that raise them;
- * nodeca/js-yaml lib/loader.js (throwError).
+ * bundle or a helm repository's index.yaml from the network. Every one is read here, by one
+ * parser (js-yaml) with one schema and one bound on aliases, much as kubectl's parser (Go's,
+ * through sigs.k8s.io/yaml) reads it (OUTSIDE_SCHEMA says where they differ): the `yaml` package
+ * refused files Go reads (the published bundle.yaml's quoting, parseYamlDocuments says how), so a
+ * file written that way was refused as a --catalog, a --fleet or a helm index too.
+ *
+ * js-yaml's message quotes the lines around the fault (a code frame), and some of its reasons a
+ * tag, an alias or a handle of the file. Those lines may hold a secret (a credential in a URL, a
+ * kubeconfig's token, a password pasted in the wrong place). So only the place (line and column)
+ * and what is wrong, in ctl's own words or in js-yaml's fixed ones, are told, as kubectl's
+ * `error parsing ...: yaml: line 16: ...` does. Nothing is printed while parsing (js-yaml calls
+ * no warning handler unless given one). Reasons: nodeca/js-yaml lib/loader.js (throwError).
  */
 
 import jsYaml from 'js-yaml';
-import { parse } from 'yaml';
 
 /**
- * The one document of `text` (YAML is a superset of JSON: one parser reads both). Its warnings
- * (an unknown tag) are not printed; an error is thrown, for yamlProblem to describe.
+ * The one document of `text` (YAML is a superset of JSON: one parser reads both); an empty text
+ * is null, as an empty document. A text of several documents is refused (js-yaml's "expected a
+ * single document"). An error is thrown, for yamlProblem to describe.
  */
 export function parseYaml(text: string): unknown {
-  return parse(text, { logLevel: 'error' });
+  const value = jsYaml.load(text, { schema: OUTSIDE_SCHEMA });
+  refuseAliasBomb([value], aliasBudget(text));
+  return value === undefined ? null : value;
 }
 
 /**
  * Every document of `text` (a manifest stream, `---` between them), in order, as kubectl reads
- * them. Manifests are Kubernetes' own YAML, read by Go's parser (kubectl, sigs.k8s.io/yaml), and
- * the `yaml` package refuses some that Go's parser takes: the upstream release's bundle.yaml (from
- * v7.22.2-40 at least, redis-enterprise-k8s-docs) has a single-quoted description whose second
- * line is indented no deeper than its key ("missing closing 'quote" to `yaml`, line 4799 of the
- * 8.0 bundle), so ctl refused the release's own bundle. js-yaml takes it, as client-node's
- * kubeconfig reader does, and reads a large bundle about five times faster. The first error of
- * any document is thrown, for yamlProblem to describe. Nothing is printed (js-yaml calls no
- * warning handler unless given one).
+ * them. The `yaml` package refuses some that Go's parser takes: the upstream release's
+ * bundle.yaml (from v7.22.2-40 at least, redis-enterprise-k8s-docs) has a single-quoted
+ * description whose second line is indented no deeper than its key ("missing closing 'quote" to
+ * `yaml`, line 4799 of the 8.0 bundle), so ctl refused the release's own bundle. js-yaml takes
+ * it, as client-node's kubeconfig reader does, and reads a large bundle about five times faster.
+ * The first error of any document is thrown, for yamlProblem to describe.
  */
 export function parseYamlDocuments(text: string): unknown[] {
-  const values = jsYaml.loadAll(text, null, { schema: MANIFEST_SCHEMA });
-  refuseAliasBomb(values, 2 * text.length + 10_000);
+  const values = jsYaml.loadAll(text, null, { schema: OUTSIDE_SCHEMA });
+  refuseAliasBomb(values, aliasBudget(text));
   return values;
 }
 
 /**
- * Any tag read as the plain value under it (a scalar, sequence or mapping), as Go's parser does
- * for a tag it does not know and as `yaml` did with its warnings off: a manifest's `!vault x` or
- * `!!binary` must not stop a run. The core schema's own tags (str, int, bool, null, float, seq,
- * map) still resolve first; no timestamps or merge keys (YAML 1.2's core schema, as before).
+ * YAML 1.2's core schema (str, int, bool, null, float, seq, map) with what Go's parser
+ * (gopkg.in/yaml.v2, kubectl's through sigs.k8s.io/yaml) does beyond it. Dates stay text, as Go's
+ * parser leaves a timestamp read into an untyped value (yaml.v2 decode.go, decoder.scalar: "for
+ * backward compatibility reasons we set it as a string"); `yes` and `on` stay text too, which
+ * yaml.v2 (YAML 1.1) reads as booleans: as ctl read them before.
+ * - any other tag is read as the plain value under it (a scalar, sequence or mapping), as Go's
+ *   parser reads a tag it cannot resolve (yaml.v2 resolve.go: `if !resolvableTag(tag) { return
+ *   tag, in }`): a manifest's `!vault x` or `!!binary` must not stop a run, and a tag never makes
+ *   anything but text, lists and mappings (js-yaml 4 has no `!!js/function`; here it is its
+ *   text). The core schema's own tags resolve first.
+ * - merge keys (`<<: *defaults`), which Go's parser and client-node's kubeconfig reader (js-yaml's
+ *   default schema) take: a kubeconfig that uses one reads as before. js-yaml bounds them
+ *   (maxTotalMergeKeys, 10,000 keys copied) and refuseAliasBomb counts what they share.
  */
-const MANIFEST_SCHEMA = jsYaml.CORE_SCHEMA.extend(
-  ['!', 'tag:yaml.org,2002:'].flatMap((prefix) =>
+const OUTSIDE_SCHEMA = jsYaml.CORE_SCHEMA.extend({
+  implicit: [
+    new jsYaml.Type('tag:yaml.org,2002:merge', {
+      kind: 'scalar',
+      resolve: (data: unknown) => data === '<<',
+    }),
+  ],
+  explicit: ['!', 'tag:yaml.org,2002:'].flatMap((prefix) =>
     (['scalar', 'sequence', 'mapping'] as const).map(
       (kind) =>
         new jsYaml.Type(prefix, {
@@ -58,13 +75,18 @@ const MANIFEST_SCHEMA = jsYaml.CORE_SCHEMA.extend(
         }),
     ),
   ),
-);
+});
+
+/** A text without aliases has fewer nodes than characters: twice as many, and some room. */
+function aliasBudget(text: string): number {
+  return 2 * text.length + 10_000;
+}
 
 /**
  * js-yaml gives an alias the anchored value itself, so a few lines of aliases of aliases ("billion
- * laughs") make a value whose every later walk (the objects sent to the API, their JSON) grows
- * exponentially. A walk of at most `budget` nodes, each counted as often as it is reached: a
- * manifest without aliases has fewer nodes than characters.
+ * laughs") make a value whose every later walk (the objects sent to the API, their JSON, a schema
+ * check) grows exponentially. A walk of at most `budget` nodes, each counted as often as it is
+ * reached, refuses it before anything else walks it.
  */
 function refuseAliasBomb(values: unknown[], budget: number): void {
   let left = budget;
@@ -79,60 +101,13 @@ function refuseAliasBomb(values: unknown[], budget: number): void {
   }
 }
 
-/** Named as `yaml`'s own refusal of an alias bomb (a ReferenceError), which yamlProblem tells. */
+/** An alias bomb, refused with no place: yamlProblem tells it as "too many aliases". */
 class AliasBombError extends Error {
-  override name = 'ReferenceError';
+  override name = 'YAMLAliasBomb';
   constructor() {
-    super('Excessive alias count indicates a resource exhaustion attack');
+    super('too many aliases');
   }
 }
-
-/** One phrase per `yaml` ErrorCode: what is wrong, never what the file says. */
-const WHAT: Record<string, string> = {
-  ALIAS_PROPS: 'an alias with an anchor or a tag',
-  BAD_ALIAS: 'an alias or anchor that is empty or ends in a colon',
-  BAD_DIRECTIVE: 'a directive YAML does not know',
-  BAD_DQ_ESCAPE: 'an invalid escape sequence in a double-quoted string',
-  BAD_INDENT: 'bad indentation',
-  BAD_PROP_ORDER: 'an anchor or a tag before its indicator',
-  BAD_SCALAR_START: 'a plain value starting with a character that needs quotes',
-  BLOCK_AS_IMPLICIT_KEY: 'a nested mapping on the line of its key',
-  BLOCK_IN_FLOW: 'a block collection inside a flow collection ([...] or {...})',
-  DUPLICATE_KEY: 'a key given twice in one mapping',
-  IMPOSSIBLE: 'a construct the parser cannot read',
-  KEY_OVER_1024_CHARS: 'a key longer than 1024 characters',
-  MISSING_CHAR: 'a missing character (a closing quote, a colon, a dash, a comma)',
-  MULTILINE_IMPLICIT_KEY: 'a key over several lines',
-  MULTIPLE_ANCHORS: 'a node with two anchors',
-  MULTIPLE_DOCS: 'several documents where one is expected',
-  MULTIPLE_TAGS: 'a node with two tags',
-  NON_STRING_KEY: 'a key that is not a string',
-  RESOURCE_EXHAUSTION: 'nesting deeper than the parser allows',
-  TAB_AS_INDENT: 'a tab used as indentation',
-  TAG_RESOLVE_FAILED: 'a tag YAML does not know',
-  UNEXPECTED_TOKEN: 'unexpected text',
-  BAD_COLLECTION_TYPE: 'a tag that does not fit its collection',
-};
-
-/**
- * Reasons of the parser that quote nothing of the file (fixed text in its source): more precise
- * than the code's phrase, so told as they are.
- */
-const FIXED_REASONS = new Set([
-  'Missing closing "quote',
-  "Missing closing 'quote",
-  'Map keys must be unique',
-  'Implicit map keys need to be followed by map values',
-  'Implicit keys need to be on a single line',
-  'Sequence item without - indicator',
-  'Tabs are not allowed as indentation',
-  'Nested mappings are not allowed in compact mappings',
-  'All mapping items must start at the same column',
-  'All sequence items must start at the same column',
-  'Comments must be separated from other tokens by white space characters',
-  'Flow sequence in block collection must be sufficiently indented and end with a ]',
-  'Flow map in block collection must be sufficiently indented and end with a }',
-]);
 
 /**
  * js-yaml's reasons that quote nothing of the file (fixed strings in lib/loader.js), told as
@@ -195,14 +170,14 @@ const JS_YAML_FIXED_REASONS = new Set([
  * and ctl's words.
  */
 const JS_YAML_QUOTING_REASONS: [string, string][] = [
-  ['unknown tag ', WHAT.TAG_RESOLVE_FAILED as string],
+  ['unknown tag ', 'a tag YAML does not know'],
   ['unidentified alias ', 'an alias whose anchor is not set before it'],
   ['undeclared tag handle ', 'a tag handle no %TAG directive declares'],
   ['tag name ', 'a tag name YAML does not allow'],
   ['tag prefix is malformed', 'a %TAG directive YAML does not allow'],
   ['there is a previously declared suffix', 'a tag handle declared twice'],
-  ['unacceptable node kind for ', WHAT.BAD_COLLECTION_TYPE as string],
-  ['cannot resolve a node with ', WHAT.TAG_RESOLVE_FAILED as string],
+  ['unacceptable node kind for ', 'a tag that does not fit its collection'],
+  ['cannot resolve a node with ', 'a tag YAML does not know'],
   // These end in a number of js-yaml's, not the file's; said without it all the same.
   ['nesting exceeded maxDepth', 'nesting deeper than the parser allows'],
   ['merge keys exceeded maxTotalMergeKeys', 'too many merge keys'],
@@ -210,63 +185,28 @@ const JS_YAML_QUOTING_REASONS: [string, string][] = [
 
 interface YamlErrorShape {
   name?: unknown;
-  code?: unknown;
-  message?: unknown;
-  /** yaml's place, 1-based. */
-  linePos?: { line?: unknown; col?: unknown }[];
   /** js-yaml's reason (its message without place and code frame), and its place, 0-based. */
   reason?: unknown;
   mark?: { line?: unknown; column?: unknown };
 }
 
-/** Whether `error` is a YAML parser's (yaml's or js-yaml's), which yamlProblem describes. */
+/** Whether `error` is the YAML parser's (or the alias bomb's), which yamlProblem describes. */
 export function isYamlError(error: unknown): boolean {
-  const parsed = (error ?? {}) as YamlErrorShape;
-  return (
-    parsed.name === 'YAMLParseError' || parsed.name === 'YAMLException' || builtWrong(parsed) !== undefined
-  );
+  // By name, not class: any copy of js-yaml (client-node's own) throws the same shape.
+  return (error as YamlErrorShape | null)?.name === 'YAMLException' || error instanceof AliasBombError;
 }
 
-/** `line 3, column 7: a key given twice in one mapping`: where, and what is wrong, nothing quoted. */
+/** `line 3, column 7: duplicated mapping key`: where, and what is wrong, nothing quoted. */
 export function yamlProblem(error: unknown): string {
-  const parsed = (error ?? {}) as YamlErrorShape;
-  return `${whereOf(parsed)}${whatIsWrong(parsed)}`;
-}
-
-function whereOf(parsed: YamlErrorShape): string {
-  const at = parsed.linePos?.[0];
-  if (typeof at?.line === 'number')
-    return `line ${at.line}${typeof at.col === 'number' ? `, column ${at.col}` : ''}: `;
+  if (error instanceof AliasBombError) return error.message;
+  const parsed = (isYamlError(error) ? error : {}) as YamlErrorShape;
+  if (typeof parsed.reason !== 'string') return 'not valid YAML';
   const mark = parsed.mark;
-  if (typeof parsed.reason === 'string' && typeof mark?.line === 'number')
-    return `line ${mark.line + 1}${typeof mark.column === 'number' ? `, column ${mark.column + 1}` : ''}: `;
-  return '';
-}
-
-/**
- * What yaml found wrong while building a parsed document's value (toJS), thrown with no place:
- * an alias whose anchor is not set (the message names the alias, which the file wrote), or an
- * alias bomb ("billion laughs").
- */
-function builtWrong(parsed: YamlErrorShape): string | undefined {
-  if (parsed.name !== 'ReferenceError') return undefined;
-  const message = String(parsed.message);
-  if (message.startsWith('Unresolved alias')) return 'an alias whose anchor is not set before it';
-  if (message.startsWith('Excessive alias count')) return 'too many aliases';
-  return undefined;
-}
-
-function whatIsWrong(parsed: YamlErrorShape): string {
-  const built = builtWrong(parsed);
-  if (built) return built;
-  if (typeof parsed.reason === 'string') return jsYamlWhat(parsed.reason);
-  if (typeof parsed.message === 'string') {
-    // The parser's own words before its place and code frame (` at line 3, column 7:\n\n...`).
-    const reason = parsed.message.split(/ at line \d+/)[0] ?? '';
-    if (FIXED_REASONS.has(reason)) return reason.charAt(0).toLowerCase() + reason.slice(1);
-  }
-  if (typeof parsed.code === 'string' && WHAT[parsed.code]) return WHAT[parsed.code] as string;
-  return 'not valid YAML';
+  const where =
+    typeof mark?.line === 'number'
+      ? `line ${mark.line + 1}${typeof mark.column === 'number' ? `, column ${mark.column + 1}` : ''}: `
+      : '';
+  return `${where}${jsYamlWhat(parsed.reason)}`;
 }
 
 function jsYamlWhat(reason: string): string {

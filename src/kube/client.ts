@@ -213,9 +213,9 @@ function loadFiles(
 }
 
 /**
- * What is wrong with a kubeconfig, without its text. js-yaml's message (client-node's reader)
- * quotes the lines around the fault, and some of its reasons a tag or an alias name; a
- * kubeconfig's lines are its secrets (`token:`, `client-key-data:`, `password:`): a YAML fault is
+ * What is wrong with a kubeconfig, without its text. js-yaml's message (ctl's reader, as
+ * client-node's) quotes the lines around the fault, and some of its reasons a tag or an alias
+ * name; a kubeconfig's lines are its secrets (`token:`, `client-key-data:`, `password:`): a YAML fault is
  * told by place and in ctl's words (src/io/yaml-from-outside.ts), as kubectl's own `error loading
  * config file ... yaml: line 16: ...` does.
  */

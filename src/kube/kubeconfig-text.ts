@@ -1,21 +1,25 @@
 /**
  * A kubeconfig's text into client-node's KubeConfig: client-node's loadFromString, with its own
- * parser (js-yaml) and its own readers of clusters, contexts and users (config_types.js), in its
- * order, so that every kubeconfig reads as before and fails with the same message; but an entry
- * kubectl reads and client-node's reader refuses (a cluster without a server, a context without
- * a cluster, an entry without a name) is kept or left out rather than failing the whole file
- * (lenientEntries, below: kubectl judges the context in use only), each
- * user's `token-file` is taken out before client-node's reader of users sees it, which would read
- * it then and there (./token-file.ts says why ctl reads it instead, and how), an exec plugin
- * kubectl would not start (the user has a token, a username, a certificate and key) is set
- * aside, each user's `exec.command` and auth-provider `tokenFile` are resolved as kubectl resolves a kubeconfig's
- * paths (below), and the fields kubectl checks of each user are kept for ./auth-info.ts.
+ * readers of clusters, contexts and users (config_types.js), in its order, so that every
+ * kubeconfig reads as before and fails with the same message. The text is parsed by ctl's reader
+ * of YAML from outside (src/io/yaml-from-outside.ts: js-yaml, as client-node's, with the schema
+ * and the bound on aliases of every file ctl reads), so a tag it does not know is read as its
+ * value and a date as its text, as kubectl reads them, where client-node's default schema refused
+ * the one and made a Date of the other. Besides: an entry kubectl reads and client-node's reader
+ * refuses (a cluster without a server, a context without a cluster, an entry without a name) is
+ * kept or left out rather than failing the whole file (lenientEntries, below: kubectl judges the
+ * context in use only), each user's `token-file` is taken out before client-node's reader of
+ * users sees it, which would read it then and there (./token-file.ts says why ctl reads it
+ * instead, and how), an exec plugin kubectl would not start (the user has a token, a username, a
+ * certificate and key) is set aside, each user's `exec.command` and auth-provider `tokenFile` are
+ * resolved as kubectl resolves a kubeconfig's paths (below), and the fields kubectl checks of
+ * each user are kept for ./auth-info.ts.
  */
 
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
-import { load } from 'js-yaml';
 import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist/config_types.js';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { parseYaml } from '../io/yaml-from-outside.js';
 import { attachAuthInfo } from './auth-info.js';
 import { attachTokenFile, TokenFile } from './token-file.js';
 
@@ -32,7 +36,7 @@ interface RawKubeconfig {
  */
 export function loadKubeconfigText(config: KubeConfig, text: string, file: string): void {
   // As loadFromString: an empty or null document fails on reading its clusters.
-  const parsed = load(text) as RawKubeconfig;
+  const parsed = parseYaml(text) as RawKubeconfig;
   // filepath.Abs(filepath.Dir(file)), as client-go's ResolveLocalPaths: a message then names the
   // CA, certificate or key by the path kubectl names it by, whatever folder ctl runs in.
   const base = resolve(dirname(file));

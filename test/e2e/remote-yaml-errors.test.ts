@@ -54,12 +54,27 @@ function bundle(kind: string): string {
   ].join('\n');
 }
 
-/** A helm repository index whose chart entry is broken in the way `kind` says. */
+/** A chart version newer than ctl's catalog, which the plan lists as available when it reads the index. */
+const NEWER_CHART = '8.2.0-25';
+
+/** A helm repository index whose chart entry is broken in the way `kind` says (published: not broken). */
 const INDEXES: Record<string, string> = {
   // An unknown tag is no error: the index is read, and no warning may quote its line.
   tag: `  redis-enterprise-operator:\n    - {name: redis-enterprise-operator, version: !${SECRETS.tag} 8.2.0-25}`,
   alias: `  redis-enterprise-operator:\n    - {name: redis-enterprise-operator, version: *${SECRETS.alias}}`,
   escape: `  redis-enterprise-operator:\n    - {name: redis-enterprise-operator, version: "\\U${SECRETS.escape}"}`,
+  // No fault: descriptions quoted as the published bundle.yaml quotes its CRD's, the second line
+  // no deeper than the key (Go's parser, helm's, reads it; the `yaml` package refused it).
+  published: [
+    '  redis-enterprise-operator:',
+    ...[TARGET, NEWER_CHART].flatMap((version) => [
+      '    - name: redis-enterprise-operator',
+      `      version: ${version}`,
+      "      description: 'Redis Enterprise operator for Kubernetes, its description quoted",
+      "      as the published bundle.yaml quotes'",
+      `      urls: [redis-enterprise-operator-${version}.tgz]`,
+    ]),
+  ].join('\n'),
 };
 
 function helmIndex(kind: string): string {
@@ -145,6 +160,25 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
       });
     });
 
+    it("the published quoting: target-available finds the target's chart, and the newer release is listed", async () => {
+      await helmInstalled.use('plan --helm-repo <published>', async (sim) => {
+        const repo = `${base}/helm-published/`;
+        const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--helm-repo', repo, '-o', 'json']);
+        const plan = JSON.parse(result.stdout) as {
+          checks: { id: string; status: string; message: string }[];
+          catalog: { available: { operator: string; foundIn: string }[] };
+        };
+        const check = plan.checks.find((c) => c.id === 'target-available');
+        assert.equal(check?.status, 'pass', `${JSON.stringify(check)}\n${result.stderr}`);
+        assert.deepEqual(
+          plan.catalog.available.map((release) => release.operator),
+          [NEWER_CHART],
+          result.stderr,
+        );
+        assert.doesNotMatch(result.stdout + result.stderr, /not a helm repository index|not YAML/);
+      });
+    });
+
     for (const kind of ['alias', 'escape']) {
       it(`${kind}: target-available and the newer-release lookup name the index, the place and the fault`, async () => {
         await helmInstalled.use(`plan --helm-repo <${kind}>`, async (sim) => {
@@ -152,8 +186,8 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
           const index = `${repo}/index.yaml`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
           const what =
             kind === 'alias'
-              ? 'an alias whose anchor is not set before it'
-              : 'line 4, column \\d+: an invalid escape sequence in a double-quoted string';
+              ? 'line 4, column \\d+: an alias whose anchor is not set before it'
+              : 'line 4, column \\d+: expected hexadecimal character';
           const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '--helm-repo', repo, '-v']);
           const printed = result.stdout + result.stderr;
           assertNoSecret(printed);
@@ -178,11 +212,32 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
     }
   });
 
-  it('a kubeconfig with an unknown tag, an alias and a bad indent: the file, the place, the fault', async () => {
+  it('a kubeconfig with an undeclared tag handle, an alias bomb, an alias and a bad indent: the file, the place, the fault', async () => {
     const dir = tempDir('ctl-remote-yaml-kubeconfig-');
     const head = ['apiVersion: v1', 'kind: Config', 'users:', '- name: u', '  user:'];
     const cases: [string, string[], string][] = [
-      ['tag', [...head, `    token: !${SECRETS.tag} x`], 'line \\d+, column \\d+: a tag YAML does not know'],
+      // A tag alone is read as its value, as kubectl reads it; a tag handle no %TAG declares is
+      // refused, and js-yaml's reason would quote it.
+      [
+        'tag',
+        [...head, `    token: !${SECRETS.tag}!x y`],
+        'line 6, column \\d+: a tag handle no %TAG directive declares',
+      ],
+      [
+        'bomb',
+        [
+          `a0: &a0 [${SECRETS.alias}, x, x, x, x, x, x, x, x, x]`,
+          ...[1, 2, 3, 4, 5].map(
+            (i) =>
+              `a${i}: &a${i} [${Array(10)
+                .fill(`*a${i - 1}`)
+                .join(', ')}]`,
+          ),
+          ...head,
+          '    token: x',
+        ],
+        'too many aliases',
+      ],
       [
         'alias',
         [...head, `    token: *${SECRETS.alias}`],

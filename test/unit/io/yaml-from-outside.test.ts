@@ -22,12 +22,22 @@ const SECRET = 'Sup3r-Secret-Pa55';
 describe('yamlProblem', () => {
   it('says the line, the column and what is wrong, quoting nothing of the file', () => {
     const cases: [string, RegExp][] = [
-      [`a: 1\nurl: "https://u:${SECRET}@h/x\n`, /^line 3, column 1: missing closing "quote$/],
-      [`a: 1\na: ${SECRET}\n`, /^line 2, column 1: map keys must be unique$/],
-      [`\t- ${SECRET}\n`, /^line 1, column 1: tabs are not allowed as indentation$/],
-      // Reasons that quote the source itself (an escape, an alias) get ctl's own words.
-      [`a: "${SECRET}\\q"\n`, /^line 1, column 22: an invalid escape sequence in a double-quoted string$/],
-      [`a: *${SECRET}\n`, /^an alias whose anchor is not set before it$/],
+      [
+        `a: 1\nurl: "https://u:${SECRET}@h/x\n`,
+        /^line 3, column 1: unexpected end of the stream within a double quoted scalar$/,
+      ],
+      [`a: 1\na: ${SECRET}\n`, /^line 2, column 1: duplicated mapping key$/],
+      [`a:\n\t- ${SECRET}\n`, /^line 2, column 1: tab characters must not be used in indentation$/],
+      [`a: "${SECRET}\\q"\n`, /^line 1, column 23: unknown escape sequence$/],
+      // Reasons that quote the source itself (an alias, a tag handle) get ctl's own words.
+      [`a: *${SECRET}\n`, /^line 1, column 22: an alias whose anchor is not set before it$/],
+      [`a: !${SECRET}!x y\n`, /^line 1, column \d+: a tag handle no %TAG directive declares$/],
+      // One document is expected: js-yaml tells no place for the second.
+      [`a: 1\n---\nb: ${SECRET}\n`, /^expected a single document in the stream, but found more$/],
+      [
+        `a: ${'['.repeat(200)}${SECRET}${']'.repeat(200)}\n`,
+        /^line 1, column \d+: nesting deeper than the parser allows$/,
+      ],
     ];
     for (const [text, expected] of cases) {
       const problem = yamlProblem(errorOf(text));
@@ -51,20 +61,99 @@ describe('yamlProblem', () => {
     assert.deepEqual(warnings, []);
   });
 
-  it("an alias bomb is refused in ctl's words", () => {
+  it("an alias bomb is refused in ctl's words, before anything walks it", () => {
+    // Five levels of ten aliases each: 100,000 leaves from 250 characters.
     const bomb = [
-      'a: &a [x, x, x, x, x, x, x, x, x, x]',
-      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
-      'c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+      ...[1, 2, 3, 4, 5].map(
+        (i) =>
+          `a${i}: &a${i} [${Array(10)
+            .fill(`*a${i - 1}`)
+            .join(', ')}]`,
+      ),
       '',
     ].join('\n');
     assert.equal(yamlProblem(errorOf(bomb)), 'too many aliases');
+    assert.ok(isYamlError(errorOf(bomb)));
+    // A few aliases are no bomb.
+    assert.deepEqual(parseYaml('a: &a [1, 2]\nb: [*a, *a]\n'), {
+      a: [1, 2],
+      b: [
+        [1, 2],
+        [1, 2],
+      ],
+    });
   });
 
   it('something that is no parser error: no place, and nothing of its message', () => {
     assert.equal(yamlProblem(new Error(`bad ${SECRET}`)), 'not valid YAML');
     assert.equal(yamlProblem(undefined), 'not valid YAML');
     assert.equal(isYamlError(new Error(`bad ${SECRET}`)), false);
+  });
+});
+
+describe('parseYaml', () => {
+  it("reads what kubectl reads: a quoted value's next line no deeper than its key (the published quoting)", () => {
+    // As the published bundle.yaml quotes a description; the `yaml` package refused a --catalog,
+    // --fleet or helm index written so ("missing closing 'quote").
+    const text = ['- context: east', "  namespace: 'redis", "  eu'", "- context: 'west", "  eu'", ''].join(
+      '\n',
+    );
+    assert.deepEqual(parseYaml(text), [{ context: 'east', namespace: 'redis eu' }, { context: 'west eu' }]);
+  });
+
+  it('JSON is read as JSON; an empty text is null', () => {
+    assert.deepEqual(parseYaml('{\n\t"a": [1, "x"],\n\t"b": {"c": null}\n}\n'), {
+      a: [1, 'x'],
+      b: { c: null },
+    });
+    assert.equal(parseYaml(''), null);
+    assert.equal(parseYaml('# nothing\n'), null);
+  });
+
+  it("YAML 1.2's core schema: dates and yes/no stay text; merge keys are merged, as Go's parser does", () => {
+    assert.deepEqual(parseYaml('a: 2021-01-01\nb: yes\nc: 0x1F\nd: ~\n'), {
+      a: '2021-01-01',
+      b: 'yes',
+      c: 31,
+      d: null,
+    });
+    assert.deepEqual(parseYaml('base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\n'), {
+      base: { x: 1, y: 2 },
+      c: { x: 1, y: 3 },
+    });
+  });
+
+  it('a hostile tag makes no code, no object and no pollution: its value is read as plain text', () => {
+    const marker = `ctl-yaml-tag-${process.pid}`;
+    const value = parseYaml(
+      [
+        `fn: !!js/function 'function () { globalThis["${marker}"] = 1 }'`,
+        `re: !!js/regexp /${SECRET}/`,
+        'undef: !<tag:yaml.org,2002:js/undefined> x',
+        `py: !!python/object/apply:os.system ["touch ${marker}"]`,
+        'set: !!set {a, b}',
+        'bin: !!binary aGk=',
+        '__proto__: {polluted: yes}',
+        '',
+      ].join('\n'),
+    ) as Record<string, unknown>;
+    // `__proto__` is a key like any other (JSON.parse's own property, not the prototype).
+    const expected: unknown = JSON.parse(
+      JSON.stringify({
+        fn: `function () { globalThis["${marker}"] = 1 }`,
+        re: `/${SECRET}/`,
+        undef: 'x',
+        py: [`touch ${marker}`],
+        set: { a: null, b: null },
+        bin: 'aGk=',
+      }).replace(/}$/, ',"__proto__":{"polluted":"yes"}}'),
+    );
+    assert.deepEqual(value, expected);
+    assert.equal(typeof value.fn, 'string');
+    assert.equal((globalThis as Record<string, unknown>)[marker], undefined);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched');
+    assert.equal(Object.getPrototypeOf(value), Object.prototype);
   });
 });
 

@@ -75,7 +75,27 @@ describe('loadKubeConfig', () => {
     const secret = 'kc-Secret-4471';
     const head = ['apiVersion: v1', 'kind: Config', 'users:', '- name: u', '  user:'];
     const cases: [string, string[], RegExp][] = [
-      ['tag.yaml', [...head, `    token: !${secret} x`], /: line 6, column \d+: a tag YAML does not know$/],
+      // A tag handle no %TAG declares: js-yaml's reason quotes it. (A tag alone is read as its value.)
+      [
+        'tag.yaml',
+        [...head, `    token: !${secret}!x y`],
+        /: line 6, column \d+: a tag handle no %TAG directive declares$/,
+      ],
+      [
+        'bomb.yaml',
+        [
+          `a0: &a0 [${secret}, x, x, x, x, x, x, x, x, x]`,
+          ...[1, 2, 3, 4, 5].map(
+            (i) =>
+              `a${i}: &a${i} [${Array(10)
+                .fill(`*a${i - 1}`)
+                .join(', ')}]`,
+          ),
+          ...head,
+          '    token: x',
+        ],
+        /: too many aliases$/,
+      ],
       [
         'alias.yaml',
         [...head, `    token: *${secret}`],
@@ -99,6 +119,43 @@ describe('loadKubeConfig', () => {
         return true;
       });
     }
+  });
+
+  it('read as kubectl reads it: a tag as its value, a merge key merged, the published quoting', async () => {
+    const file = join(dir, 'as-kubectl.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: dev',
+        'clusters:',
+        '- name: c1',
+        '  cluster: &c1 {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}',
+        '- name: c2',
+        '  cluster:',
+        '    <<: *c1',
+        '    server: https://127.0.0.2:6443',
+        'users:',
+        '- name: u1',
+        '  user:',
+        '    token: !vault abc',
+        'contexts:',
+        '- name: dev',
+        '  context:',
+        '    cluster: c2',
+        '    user: u1',
+        // As the published bundle.yaml quotes: the next line no deeper than the key.
+        "    namespace: 'redis",
+        "    eu'",
+        '',
+      ].join('\n'),
+    );
+    const loaded = await loadKubeConfig({ kubeconfig: file, env: {} });
+    assert.equal(loaded.server, 'https://127.0.0.2:6443');
+    assert.equal(loaded.namespace, 'redis eu');
+    assert.equal(loaded.config.getCluster('c2')?.skipTLSVerify, true, 'merged from c1');
+    assert.equal(loaded.config.getUser('u1')?.token, 'abc');
   });
 
   it("a certificate or key file the context names is a regular file of a certificate's size, its path relative to the kubeconfig", async () => {
