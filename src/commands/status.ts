@@ -302,7 +302,10 @@ function lockIsStale(view: LockView): boolean {
 }
 
 /** The Active-Active databases the databases step held back (its outcome's `heldBack`). */
-function heldBackLines(outcome: Record<string, unknown> | undefined, stateWords: readonly string[]): string[] {
+function heldBackLines(
+  outcome: Record<string, unknown> | undefined,
+  stateWords: readonly string[],
+): string[] {
   const held = Array.isArray(outcome?.heldBack) ? (outcome.heldBack as unknown[]) : [];
   const lines = held.flatMap((entry) => {
     if (entry === null || typeof entry !== 'object') return [];
@@ -310,9 +313,7 @@ function heldBackLines(outcome: Record<string, unknown> | undefined, stateWords:
     if (typeof database !== 'string') return [];
     return [
       `  ${oneLine(database)}: ${oneLine(typeof reason === 'string' ? reason : '')}`,
-      ...(typeof command === 'string'
-        ? [`    later: ${oneLine(laterCommand(command, stateWords))}`]
-        : []),
+      ...(typeof command === 'string' ? [`    later: ${oneLine(laterCommand(command, stateWords))}`] : []),
     ];
   });
   return lines.length > 0 ? ['', 'held back (Active-Active):', ...lines] : [];

@@ -45,7 +45,9 @@ export function renderTargets(
   const lineWidth = Math.max(5, ...list.targets.map((t) => s(t.line).length));
   const clusterWidth = Math.max(16, ...list.targets.map((t) => s(t.clusterVersion ?? '?').length));
   out.push(
-    p.dim(`    ${'TARGET'.padEnd(width)}  ${'LINE'.padEnd(lineWidth)}  ${'CLUSTER'.padEnd(clusterWidth)}  PATH`),
+    p.dim(
+      `    ${'TARGET'.padEnd(width)}  ${'LINE'.padEnd(lineWidth)}  ${'CLUSTER'.padEnd(clusterWidth)}  PATH`,
+    ),
   );
   for (const target of list.targets) {
     const mark = target.recommended ? p.green('*') : ' ';

@@ -200,7 +200,10 @@ describe('a --state file that is no ctl state is refused before the cluster is r
       const stopped = path.join(dir, 'restarted.json');
       writeFileSync(
         stopped,
-        JSON.stringify({ ...valid, lineage: { ...valid.lineage, recUid: 'uid-of-the-simulator-that-stopped' } }),
+        JSON.stringify({
+          ...valid,
+          lineage: { ...valid.lineage, recUid: 'uid-of-the-simulator-that-stopped' },
+        }),
         { mode: 0o600 },
       );
       const again = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', stopped]);

@@ -115,10 +115,16 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
         assert.ok(header, text.stdout);
         const starts = ['LINE', 'CLUSTER', 'PATH'].map((heading) => header.indexOf(heading));
         for (const target of doc.targets) {
-          const row = rows.find((line) => line.startsWith(`  ${target.recommended ? '*' : ' '} ${target.operator} `));
+          const row = rows.find((line) =>
+            line.startsWith(`  ${target.recommended ? '*' : ' '} ${target.operator} `),
+          );
           assert.ok(row, `the row of ${target.operator}:\n${text.stdout}`);
           for (const start of starts)
-            assert.match(row.slice(start - 2, start + 1), /^ {2}\S$/, `a column of ${target.operator}:\n${header}\n${row}`);
+            assert.match(
+              row.slice(start - 2, start + 1),
+              /^ {2}\S$/,
+              `a column of ${target.operator}:\n${header}\n${row}`,
+            );
         }
         // The command to run next on a line of its own: an 80-column terminal never breaks it.
         assert.match(

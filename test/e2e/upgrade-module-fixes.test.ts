@@ -92,7 +92,10 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
         '--yes',
       ]);
       assertExit(run, 1, 'run frozen on ReJSON');
-      assert.match(run.stderr, /error: the cluster upgrade is frozen: module ReJSON 2\.6\.10 has no rhel9 build installed/);
+      assert.match(
+        run.stderr,
+        /error: the cluster upgrade is frozen: module ReJSON 2\.6\.10 has no rhel9 build installed/,
+      );
       // The 8.0.6-8 cluster takes no uploads (catalog: bundled modules from 8.0.2-2), and
       // --remediate refuses every module there: neither is offered.
       assert.match(

@@ -104,7 +104,16 @@ describe('OLM, a cluster on the minimal base image (e2e)', () => {
   it('--cluster-version of the standard image under the digest: refused, saying the variant is why (exit 3, nothing changed)', async () => {
     await withUpgradeSim(minimalWorld(), async (sim) => {
       const standard = TARGET_TAG.replace(/\.minimal$/, '');
-      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-n', NAMESPACE, '--cluster-version', standard]);
+      const plan = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        TARGET,
+        '-n',
+        NAMESPACE,
+        '--cluster-version',
+        standard,
+      ]);
       assertExit(plan, 3, 'plan --cluster-version <the standard image>');
       // Exact: the target CSV relates both node images of its release (the standard one as
       // redis-enterprise-node); what ctl takes is the digest of the variant the cluster runs.
@@ -115,7 +124,17 @@ describe('OLM, a cluster on the minimal base image (e2e)', () => {
         ),
       );
       assert.doesNotMatch(plan.stdout, /relates the node image of \S+ only/);
-      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '-n', NAMESPACE, '--cluster-version', standard, '--yes']);
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '-n',
+        NAMESPACE,
+        '--cluster-version',
+        standard,
+        '--yes',
+      ]);
       assertExit(run, 3, 'run --cluster-version <the standard image>');
       assert.match(run.stderr, /is the standard image of that release; leave --cluster-version out/);
       assertNoChanges(sim, 0, 'the refused plan and run');

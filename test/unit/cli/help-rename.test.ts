@@ -57,10 +57,12 @@ describe('renameHelpText', () => {
     assert.equal(helpWidth({}), 80);
   });
 
-  it('never breaks the plugin\'s name between kubectl and rec, in commander\'s wrap or in ours', () => {
+  it("never breaks the plugin's name between kubectl and rec, in commander's wrap or in ours", () => {
     // Commander's wrap of a renamed description, at a width that put the break right after `kubectl`.
     const help = new Help();
-    const text = renamedHelpStyle(plugin).styleDescriptionText('run only this step (repeatable; ids: ctl upgrade steps)');
+    const text = renamedHelpStyle(plugin).styleDescriptionText(
+      'run only this step (repeatable; ids: ctl upgrade steps)',
+    );
     for (let width = 30; width <= 60; width += 1) {
       const wrapped = renameHelpText(help.boxWrap(text, width), plugin, 80);
       assert.doesNotMatch(wrapped, /kubectl\n\s*rec/, `width ${width}`);

@@ -161,7 +161,9 @@ describe('frozen-upgrade advice per module', () => {
       assert.doesNotMatch(hint, /--module-file|MODULE_RHEL9_ZIP|with --remediate/, stop);
       assert.match(
         hint,
-        new RegExp(`^The ${stop.replaceAll('.', '\\.')} cluster takes no module uploads, so --remediate cannot fix ReJSON: do what the commands above say, then run the same ctl command again; it resumes the monitor step\\.$`),
+        new RegExp(
+          `^The ${stop.replaceAll('.', '\\.')} cluster takes no module uploads, so --remediate cannot fix ReJSON: do what the commands above say, then run the same ctl command again; it resumes the monitor step\\.$`,
+        ),
         stop,
       );
     }
