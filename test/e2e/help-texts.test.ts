@@ -95,7 +95,7 @@ describe('--help from the build (e2e)', () => {
       [...text.matchAll(/^.*\bkubectl\n\s*rec\b.*$/gm)].map((m) => `kubectl rec ${command} --help: ${m[0]}`),
     );
     assert.deepEqual(broken, []);
-    assert.match(plugin['upgrade run'] ?? '', /ids: kubectl rec upgrade\s+steps\)/);
+    assert.match(plugin['upgrade run'] ?? '', /ids:\s+kubectl rec upgrade steps\)/);
     // Nothing of the way it is kept together is written.
     assert.ok(
       Object.values(plugin).every((text) => !/[\uE000-\uF8FF]/.test(text)),

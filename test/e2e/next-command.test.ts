@@ -1,10 +1,9 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { simBundleFile } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 import {
   assertExit,
@@ -123,7 +122,19 @@ describe('the Next line runs the plan it follows (e2e)', () => {
     // ctl runs in the sandbox: each file named from there, as a person types it in that folder.
     const cwd = sim.sandbox.dir;
     const kubeconfig = path.relative(cwd, sim.env.KUBECONFIG ?? '');
-    const bundle = path.relative(cwd, simBundleFile(TARGET));
+    // The release's bundle and its admission webhook, as the simulator serves them, in a folder.
+    const served = (sim.env.CTL_BUNDLE ?? '').replace('{version}', TARGET);
+    const folder = path.join(dir, 'bundle-files');
+    mkdirSync(path.join(folder, 'admission'), { recursive: true });
+    for (const [from, to] of [
+      [served, 'bundle.yaml'],
+      [served.replace(/bundle\.yaml$/, 'admission/webhook.yaml'), 'admission/webhook.yaml'],
+    ] as const) {
+      const response = await fetch(from);
+      assert.equal(response.status, 200, from);
+      writeFileSync(path.join(folder, to), await response.text());
+    }
+    const bundle = path.relative(cwd, path.join(folder, 'bundle.yaml'));
     const out = 'relative-plan.json';
     const where = [
       '-n',
@@ -167,7 +178,7 @@ describe('the Next line runs the plan it follows (e2e)', () => {
     );
     assertExit(again, 0, 'plan with a relative --bundle');
     const run = shellWords(nextLine(again.stdout));
-    assert.equal(valueOf(run, '--bundle'), simBundleFile(TARGET), nextLine(again.stdout));
+    assert.equal(valueOf(run, '--bundle'), path.join(folder, 'bundle.yaml'), nextLine(again.stdout));
     assert.equal(valueOf(run, '--kubeconfig'), path.resolve(cwd, kubeconfig));
     // A bundle URL stays as typed ({version} and all).
     const url = sim.env.CTL_BUNDLE ?? '';

@@ -101,7 +101,7 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assert.match(
         run.stdout,
         new RegExp(
-          `mismatch: database redis/geo: [^\\n]*upgrade it with ctl --kubeconfig \\S+ --context ctl-sim-aa-older-participant upgrade run [^\\n]*--databases redis/geo --state ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`,
+          `mismatch: database redis/geo: [^\\n]*upgrade it with ctl --kubeconfig \\S+ upgrade run [^\\n]*--databases redis/geo --state ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`,
         ),
       );
       // The remote's password (from its RERC Secret) is never printed, even under -vv.
