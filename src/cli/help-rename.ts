@@ -10,7 +10,25 @@ import { CTL, renameProgram } from '../io/program-name.js';
  * Commander's part is renamed before it wraps ({@link renamedHelpStyle}); ctl's own texts are
  * renamed as they are written, and only a line the renaming made wider than the width is
  * wrapped again ({@link renameHelpText}).
+ *
+ * The name is one word to both wrappers: `kubectl rec` broken after `kubectl` left `rec upgrade
+ * steps` at the start of the next line, which reads as another command. Renamed, its space is
+ * GLUE, a character that neither commander (it breaks at `\s`) nor wrapLine breaks at, and that
+ * counts one column as the space does; the text is written with the space back ({@link unglued}).
  */
+
+/** Stands for the space inside the program's name while help is wrapped: a private-use character. */
+const GLUE = '\uE000';
+
+/** The program's name as one word for the wrappers. */
+function glued(programName: string): string {
+  return programName.replaceAll(' ', GLUE);
+}
+
+/** Help text as written: each glued name with its space again. */
+export function unglued(text: string): string {
+  return text.replaceAll(GLUE, ' ');
+}
 
 /** The width commander wraps help to: the terminal's columns, else 80 (commander's own default). */
 export function helpWidth(stream: { isTTY?: boolean; columns?: number }): number {
@@ -23,21 +41,23 @@ export function helpWidth(stream: { isTTY?: boolean; columns?: number }): number
  * wraps the words the reader will see.
  */
 export function renamedHelpStyle(programName: string): { styleDescriptionText(text: string): string } {
-  return { styleDescriptionText: (text) => renameProgram(text, programName) };
+  return { styleDescriptionText: (text) => renameProgram(text, glued(programName)) };
 }
 
 /** `text` with ctl's mentions renamed, each line that the renaming pushed past `width` wrapped. */
 export function renameHelpText(text: string, programName: string, width: number): string {
-  if (programName === CTL) return text;
-  return text
-    .split('\n')
-    .flatMap((line) => {
-      const renamed = renameProgram(line, programName);
-      return columns(renamed) > width && columns(renamed) > columns(line)
-        ? wrapLine(renamed, width)
-        : [renamed];
-    })
-    .join('\n');
+  if (programName === CTL) return unglued(text);
+  return unglued(
+    text
+      .split('\n')
+      .flatMap((line) => {
+        const renamed = renameProgram(line, glued(programName));
+        return columns(renamed) > width && columns(renamed) > columns(line)
+          ? wrapLine(renamed, width)
+          : [renamed];
+      })
+      .join('\n'),
+  );
 }
 
 function columns(line: string): number {

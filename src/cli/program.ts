@@ -1,6 +1,6 @@
 import { Command, type Option } from 'commander';
 import { CTL, renameProgram } from '../io/program-name.js';
-import { helpWidth, renamedHelpStyle, renameHelpText } from './help-rename.js';
+import { helpWidth, renamedHelpStyle, renameHelpText, unglued } from './help-rename.js';
 import { terminalText } from '../io/safe-text.js';
 import * as auth from './auth.js';
 import * as completion from './completion.js';
@@ -38,7 +38,7 @@ export async function buildProgram(runtime: Runtime, version: string): Promise<C
       // at the width commander wraps to (its own default: stdout's columns on a terminal, else 80).
       writeOut: (text) => runtime.stdout.write(renameHelpText(text, name, helpWidth(process.stdout))),
       // Commander's errors quote the arguments, which a script may have taken from the cluster.
-      writeErr: (text) => runtime.stderr.write(renameProgram(terminalText(text), name)),
+      writeErr: (text) => runtime.stderr.write(renameProgram(terminalText(unglued(text)), name)),
     });
   addGlobalOptions(program);
   // For the person who has just installed ctl: what to type first and where the docs are. The

@@ -68,21 +68,28 @@ export function nextTargetsCommand(args: PlanArgs, env?: NodeJS.ProcessEnv): str
 }
 
 /**
- * `ctl <words>`: as typed for the plan's own lines (pasted in the same shell, right after), or,
- * given the run's environment, as {@link pastedRunCommand} writes it for a run's lines, which a
- * person pastes later, in another shell or folder (the state and --report record them).
+ * `ctl <words>`: as typed (a fleet member's plan), or, given the environment, as
+ * {@link pastedRunCommand} writes it: files absolute, the kubeconfig read named. The plan's own
+ * lines (Next, plan saved) and a run's are written so: a person pastes them later, in another
+ * shell or folder (the state and --report record a run's), where a relative `--kubeconfig`,
+ * `--out` or `--bundle` would name another file or none.
  */
 function pasted(words: readonly string[], env: NodeJS.ProcessEnv | undefined): string {
   return env ? pastedRunCommand(words, env) : command(['ctl', ...words]);
 }
 
-/** The plan of one target, from the target list (`ctl upgrade plan` without --to), or for a fleet member. */
+/**
+ * The plan of one target, from the target list (`ctl upgrade plan` without --to), or for a fleet
+ * member; given the environment, as {@link pastedRunCommand} writes it (files absolute, the
+ * kubeconfig read named), as the target list prints it.
+ */
 export function nextPlanCommand(
   args: PlanArgs,
   to: string,
   location: readonly string[] = args.location,
+  env?: NodeJS.ProcessEnv,
 ): string {
-  return command(['ctl', 'upgrade', 'plan', '--to', to, ...location, ...args.plan]);
+  return pasted(['upgrade', 'plan', '--to', to, ...location, ...args.plan], env);
 }
 
 /** `--dry-run`, `--dry-run=server`, or `--dry-run server` (a value commander also takes). */
@@ -180,6 +187,44 @@ export function pastedRunCommand(argv: readonly string[], env: NodeJS.ProcessEnv
   return [...assignments, command(['ctl', ...words, ...kubeconfigArgs(target), ...argv.slice(end)])].join(
     ' ',
   );
+}
+
+/** The flags that say where a run keeps its record. */
+const STATE_FLAGS = new Set(['--state', '--state-store']);
+
+/**
+ * Where this run keeps its record, as its command line said it (`--state <file>`, made absolute
+ * as pastedRunCommand makes it, and `--state-store <kind>`), as words to add to a printed
+ * `ctl upgrade run` that does more of the same upgrade later (a database to upgrade, an
+ * Active-Active database held back): without them that run keeps another record (the default
+ * one), and `ctl upgrade status --state` would not show it. None when the run used the default.
+ */
+export function runStateWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  for (let i = 0; i < end; i += 1) {
+    const arg = argv[i] as string;
+    const equals = arg.indexOf('=');
+    const flag = arg.startsWith('--') && equals > 0 ? arg.slice(0, equals) : arg;
+    if (!STATE_FLAGS.has(flag)) continue;
+    const value = flag === arg ? argv[i + 1] : arg.slice(equals + 1);
+    if (flag === arg) i += 1;
+    if (value === undefined || value === '') continue;
+    words.push(flag, flag === '--state' ? resolve(value) : value);
+  }
+  return words;
+}
+
+/**
+ * A `ctl ... upgrade run` command ctl printed or recorded for a later run of the same upgrade,
+ * with the run's record named (runStateWords) after its words, unless it names one already. Any
+ * other command (kubectl, crdb-cli) is returned as it is.
+ */
+export function withRunState(command: string, stateWords: readonly string[]): string {
+  if (stateWords.length === 0 || recordedCommand(command, 'ctl upgrade run') === undefined) return command;
+  const words = wordsOfQuotedCommand(command) ?? [];
+  if (words.some((word) => STATE_FLAGS.has(word.split('=')[0] ?? word))) return command;
+  return [command, ...stateWords.map(shellQuote)].join(' ');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { chmod, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { AuthError, type CtlError, ExitCode, OperationError, PreflightError, UsageError } from '../errors.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
 import type { HelmClientProbe } from '../exec/helm-probe.js';
@@ -155,9 +156,10 @@ export async function runPlanCommand(
     else if (!input.io.quiet) {
       const { renderPlan } = await import('../planning/render-plan.js');
       const args = input.planArgs ?? NO_PLAN_ARGS;
-      const next = nextRunCommand(args, plan.target.operator, input.out);
+      // Absolute, as a run's lines: the saved plan's line is pasted later, maybe elsewhere.
+      const next = nextRunCommand(args, plan.target.operator, input.out, input.env);
       input.io.data(renderPlan(plan, input.io.color, { next }));
-      if (input.out) input.io.info(`plan saved to ${input.out}; run it with: ${next}`);
+      if (input.out) input.io.info(`plan saved to ${resolve(input.out)}; run it with: ${next}`);
     }
     if (plan.blocked) throw planFailure(plan, snapshot);
     return undefined;
@@ -181,7 +183,9 @@ async function listTargetsCommand(
   else if (!input.io.quiet) {
     const { renderTargets } = await import('../planning/render-targets.js');
     const args = input.planArgs ?? NO_PLAN_ARGS;
-    input.io.data(renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to)));
+    input.io.data(
+      renderTargets(list, input.io.color, (to) => nextPlanCommand(args, to, args.location, input.env)),
+    );
   }
   return list;
 }

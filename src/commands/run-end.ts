@@ -14,6 +14,8 @@ import {
   nextRunCommand,
   nextTargetsCommand,
   pastedRunCommand,
+  runStateWords,
+  withRunState,
   resumeLines,
   withoutIgnoredChecks,
 } from './next-command.js';
@@ -77,7 +79,12 @@ export async function finishRun(
     const { systemClock } = await import('../api/clock.js');
     verification = await verifier?.verifyRun(
       session.api(),
-      { plan: hopPlanned.plan, snapshot: hopPlanned.snapshot, steps: outcome.summary },
+      {
+        plan: hopPlanned.plan,
+        snapshot: hopPlanned.snapshot,
+        steps: outcome.summary,
+        stateWords: runStateWords(input.argv ?? []),
+      },
       {
         clock: systemClock,
         boundMs: input.stallTimeoutMs,
@@ -106,6 +113,7 @@ export async function finishRun(
             argv: input.argv ?? [],
             pasted: (argv) => pastedRunCommand(argv, input.env),
             target: hopPlanned.snapshot.kubeTarget,
+            sameRecord: (command) => withRunState(command, runStateWords(input.argv ?? [])),
           }),
         ];
   const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;

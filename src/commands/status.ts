@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
@@ -10,6 +10,7 @@ import {
   recordedCommand,
   resumeLines,
   UNSHOWN_RECORDED_COMMAND,
+  withRunState,
 } from './next-command.js';
 import { describeOwner, isStale } from '../run/lock.js';
 import { liveRunLines, lockHolderRuns, renewedElsewhere } from './status-live.js';
@@ -219,7 +220,13 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
       ];
     }),
   ];
-  lines.push(...heldBackLines(state.steps.databases?.outcome));
+  // The held-back databases' later runs go on with this record: the --state or --state-store
+  // status was given (the run's own; without them both use the default one).
+  const stateWords = [
+    ...(input.statePath ? ['--state', resolve(input.statePath)] : []),
+    ...(input.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
+  ];
+  lines.push(...heldBackLines(state.steps.databases?.outcome, stateWords));
   if (view) {
     const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
     lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);
@@ -295,7 +302,10 @@ function lockIsStale(view: LockView): boolean {
 }
 
 /** The Active-Active databases the databases step held back (its outcome's `heldBack`). */
-function heldBackLines(outcome: Record<string, unknown> | undefined): string[] {
+function heldBackLines(
+  outcome: Record<string, unknown> | undefined,
+  stateWords: readonly string[],
+): string[] {
   const held = Array.isArray(outcome?.heldBack) ? (outcome.heldBack as unknown[]) : [];
   const lines = held.flatMap((entry) => {
     if (entry === null || typeof entry !== 'object') return [];
@@ -303,12 +313,16 @@ function heldBackLines(outcome: Record<string, unknown> | undefined): string[] {
     if (typeof database !== 'string') return [];
     return [
       `  ${oneLine(database)}: ${oneLine(typeof reason === 'string' ? reason : '')}`,
-      ...(typeof command === 'string'
-        ? [`    later: ${oneLine(recordedCommand(command, 'ctl upgrade run') ?? UNSHOWN_RECORDED_COMMAND)}`]
-        : []),
+      ...(typeof command === 'string' ? [`    later: ${oneLine(laterCommand(command, stateWords))}`] : []),
     ];
   });
   return lines.length > 0 ? ['', 'held back (Active-Active):', ...lines] : [];
+}
+
+/** A held-back database's recorded run, shown only in ctl's form, with this record named. */
+function laterCommand(command: string, stateWords: readonly string[]): string {
+  const shown = recordedCommand(command, 'ctl upgrade run');
+  return shown === undefined ? UNSHOWN_RECORDED_COMMAND : withRunState(shown, stateWords);
 }
 
 function leaseNote(view: LockView): string {

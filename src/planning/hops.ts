@@ -18,7 +18,9 @@
 
 import {
   checkUpgradePath,
+  clusterTagFor,
   gitTagFor,
+  HOP_BEFORE_6_2_18,
   knownOperatorVersions,
   minimumOperatorFor,
   RHEL9_TARGETS_FROM,
@@ -28,8 +30,10 @@ import { isAffectedByAny } from '../release/advisories.js';
 import {
   compareOperatorVersions,
   compareReleases,
+  formatRelease,
   parseOperatorVersion,
   parseRsVersion,
+  type Release,
 } from '../release/versions.js';
 import type { CheckId, CheckResult } from './checks/index.js';
 import { csvVersion, olmHeadForHop, olmRoute, type OlmSnapshot } from './olm.js';
@@ -52,8 +56,22 @@ export interface HopNeed {
   clusterVersion?: string | undefined;
   /** The check that fails without this hop. */
   check: CheckId;
+  /** The rule that allows no direct upgrade, with its source. */
   reason: string;
+  /**
+   * Why this release and no other is the stop (the rule names it, or it is the newest the rule
+   * allows): a person reading the plan should not take it for an arbitrary choice of ctl.
+   */
+  chosen?: string | undefined;
 }
+
+/** Where the table of supported RS upgrade paths is (catalog.ts LIFECYCLE). */
+const UPGRADE_PATHS_SOURCE =
+  'redis.io, Redis Software "Supported upgrade paths": a version it does not list needs a supported intermediate version first';
+
+/** Where the 7.4.2-2 floor of RHEL9 targets is written (catalog.ts MIN_OPERATOR_FOR_RHEL9_TARGETS). */
+const MINIMUM_OPERATOR_SOURCE =
+  'the release notes of every release from 7.8.2: "Upgrades from versions earlier than 7.4.2-2 are not supported"';
 
 /**
  * The newest catalogued release in [minimum, below) with a trustworthy bundle tag, one no known
@@ -91,7 +109,8 @@ export function nextHop(snapshot: Snapshot, target: Target): HopNeed | undefined
       operator: rhel7.operator,
       clusterVersion: rhel7.clusterTag,
       check: 'upgrade-path',
-      reason: `RHEL7 OpenShift clusters move to RHEL8 images only from ${rhel7.operator}`,
+      reason: `RHEL7 OpenShift clusters move to RHEL8 images only from ${rhel7.operator}, so no direct upgrade to ${target.operator} exists (the OpenShift upgrade docs, kubernetes/7.4.6/upgrade/openshift-cli.md)`,
+      chosen: `${rhel7.operator} with its RHEL7 image is the stop those docs name`,
     };
   }
 
@@ -100,25 +119,50 @@ export function nextHop(snapshot: Snapshot, target: Target): HopNeed | undefined
   const min = minimum ? parseOperatorVersion(minimum) : undefined;
   const clusterBelow = min && resolved.currentRs && compareReleases(resolved.currentRs, min.release) < 0;
   if (min && minimum && ((operator && compareOperatorVersions(operator, min) < 0) || clusterBelow)) {
-    const hop = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum) ?? minimum;
+    const newest = newestReleaseBelow(RHEL9_TARGETS_FROM, minimum);
+    const hop = newest ?? minimum;
     return {
       operator: hop,
       check: 'operator-min-version',
-      reason: `upgrades to ${target.operator} need operator and cluster at ${minimum} or later`,
+      reason: `upgrades to ${target.operator} need operator and cluster at ${minimum} or later, so no direct upgrade exists (${MINIMUM_OPERATOR_SOURCE})`,
+      chosen: newest
+        ? `${hop} is the newest catalogued release before ${RHEL9_TARGETS_FROM} (the first release with that rule)${isAffectedByAny(hop) ? '' : ' that no known advisory affects'}`
+        : `${hop} is the oldest release the rule accepts`,
     };
   }
 
   if (resolved.currentRs && resolved.targetRs) {
     const path = checkUpgradePath(resolved.currentRs, resolved.targetRs);
     if (!path.supported && path.known && path.via) {
+      const rule = path.reason ?? `no direct upgrade path to ${target.operator}`;
+      const kubernetesHop = path.via === HOP_BEFORE_6_2_18;
       return {
         operator: path.via,
         check: 'upgrade-path',
-        reason: path.reason ?? `no direct upgrade path to ${target.operator}`,
+        reason: kubernetesHop
+          ? `RS ${formatRelease(resolved.currentRs)} cannot go straight to ${formatRelease(resolved.targetRs)}, so no direct upgrade exists (the Kubernetes upgrade docs, kubernetes/7.4.6/upgrade/upgrade-redis-cluster.md: clusters below RS 6.2.10 stop at ${path.via} before 6.2.18 or later)`
+          : `${rule}, so no direct upgrade exists (${UPGRADE_PATHS_SOURCE})`,
+        chosen: kubernetesHop
+          ? `${path.via} is the stop those docs name for clusters below RS 6.2.10`
+          : whyThisStop(path.via, resolved.currentRs, resolved.targetRs, snapshot.platform),
       };
     }
   }
   return undefined;
+}
+
+/**
+ * Why checkUpgradePath's `via` (catalog.ts intermediateFor): the newest catalogued release the
+ * cluster upgrades to directly, preferring one from which the target is a direct upgrade.
+ */
+function whyThisStop(via: string, from: Release, to: Release, platform: Snapshot['platform']): string {
+  const tag = clusterTagFor(via, platform);
+  const viaRs = tag ? parseRsVersion(tag) : undefined;
+  const onward = viaRs && checkUpgradePath(viaRs, to).supported;
+  const directly = `${via} is the newest catalogued release that RS ${formatRelease(from)} upgrades to directly`;
+  return onward
+    ? `${directly} and that upgrades directly to RS ${formatRelease(to)}`
+    : `${directly}; more stops follow from there`;
 }
 
 /**
@@ -131,7 +175,13 @@ function alongOlmHeads(snapshot: Snapshot, need: HopNeed | undefined, goal: Targ
   if (goal.method !== 'auto' && goal.method !== 'olm') return need;
   const head = olmHeadForHop(snapshot.olm, need.operator, goal.operator);
   if (!head || head === need.operator) return need;
-  return { ...need, operator: head, reason: `${need.reason}; under OLM through a channel head` };
+  // The release the rule chose is not the stop any more: the head of its line is.
+  return {
+    ...need,
+    operator: head,
+    reason: `${need.reason}; ${head} is the head of a channel of ${need.operator}'s line (OLM installs only a channel's head): under OLM through a channel head`,
+    chosen: undefined,
+  };
 }
 
 /**
@@ -370,6 +420,14 @@ function firstHopTowards(
 }
 
 /**
+ * A hop's `reason` in the plan: the check that fails without it, the rule that allows no direct
+ * upgrade (with its source) and why this release is the stop.
+ */
+export function hopReason(need: HopNeed): string {
+  return `${need.check}: ${need.reason}${need.chosen ? `; ${need.chosen}` : ''}`;
+}
+
+/**
  * The plan of a multi-hop upgrade (two hops or more): the live cluster and the final target,
  * every hop's own checks and steps in `hops`, and at the top the checks merged (each id's
  * worst outcome over the hops, naming the hop when it is not the first) and the first hop's
@@ -380,7 +438,7 @@ export function multiHopPlan(snapshot: Snapshot, hops: PathHop[], fingerprint: (
   const last = hops.at(-1)!.plan;
   const planHops: PlanHop[] = hops.map((hop, index) => ({
     hop: index + 1,
-    reason: hop.need ? `${hop.need.check}: ${hop.need.reason}` : null,
+    reason: hop.need ? hopReason(hop.need) : null,
     current: hop.plan.current,
     target: hop.plan.target,
     checks: hop.plan.checks,

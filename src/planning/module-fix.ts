@@ -134,7 +134,15 @@ export function moduleFix(input: ModuleFixInput): string {
     return `upload the RHEL9 build of ${build}: ${curlApi('POST', '/v2/modules', ['-F', 'module=@MODULE_RHEL9_ZIP'])}`;
   }
   if (isBundledModule(module, input.isBundled, input.reportedByRs8)) {
-    return `${module} is bundled from RS 8: upgrade ${input.databases.join(', ') || 'the database'} to Redis 8 or later (spec.redisVersion), which enables and upgrades it`;
+    // What to do, concretely: "Bundled modules are automatically enabled and upgraded when you
+    // upgrade the database to Redis version 8 or later. You don't need to take any additional
+    // action" (redis/docs content/operate/kubernetes/re-databases/modules.md, "Upgrade with
+    // bundled modules"). The version is the database resource's spec.redisVersion; every RS 8
+    // release of the catalog bundles database version 8.0 (its databaseVersions), so "8.0" or
+    // later is one the target takes.
+    const one = input.databases.length === 1;
+    const names = input.databases.join(', ') || 'the database';
+    return `${module} is bundled from RS 8: upgrade ${names} to Redis 8 or later, which enables and upgrades it with no module package to install: once the cluster runs RS 8, set spec.redisVersion of ${one || input.databases.length === 0 ? 'its database resource' : 'their database resources'} to "8.0" or later (ctl upgrade run does it in its databases step, to the target's default version, unless --databases leaves ${one || input.databases.length === 0 ? 'it' : 'them'} out)`;
   }
   if (!targetHasUserDefinedModulesField(input.targetOperator)) {
     return `${module} is a user-defined module, which ${input.targetOperator} does not support (its notes: "If you use custom (user-defined) modules, skip this release"): choose ${USER_DEFINED_MODULES_FIELD_FROM} or later, whose cluster resource lists user-defined modules`;

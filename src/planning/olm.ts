@@ -509,11 +509,35 @@ export function olmDigestGap(
   tag: string,
   refused: readonly { node?: boolean | undefined }[],
 ): string {
-  if (refused.some((move) => move.node) && tag !== digests.releaseTag) {
-    return `${digests.csv} relates the node image of ${digests.releaseTag ?? 'its release'} only, not of --cluster-version ${tag}; leave --cluster-version out, or remove the digest`;
+  const release = digests.releaseTag;
+  if (refused.some((move) => move.node) && release !== undefined && otherVariantOnly(tag, release)) {
+    // Not "relates ... only": from 8.0.18-11.0 the CSV relates both node images of its release
+    // (relatedImageName). The node image's digest is taken for the release's tag in the variant
+    // the cluster runs (olmNodeReleaseTag keeps it), and --cluster-version names the other one.
+    return `ctl takes the node image's digest from ${digests.csv} for the ${variantName(release)} the cluster runs (${release}) only, and --cluster-version ${tag} is the ${variantName(tag)} of that release; leave --cluster-version out to stay on the ${variantName(release)}, or remove the digest`;
+  }
+  if (refused.some((move) => move.node) && tag !== release) {
+    return `${digests.csv} relates the node image of ${release ?? 'its release'} only, not of --cluster-version ${tag}; leave --cluster-version out, or remove the digest`;
   }
   const minimal = refused.some((move) => move.node) && isMinimalTag(tag);
   return `${digests.csv} spec.relatedImages has no digest for it${minimal ? ` (the ${tag} image is looked up as ${MINIMAL_NODE_NAME} only)` : ''}`;
+}
+
+/** The same release's tag in another image variant: `8.2.0-78.18` and `8.2.0-78.18.minimal`. */
+function otherVariantOnly(tag: string, releaseTag: string): boolean {
+  return variantOf(tag) !== variantOf(releaseTag) && withoutVariant(tag) === withoutVariant(releaseTag);
+}
+
+function withoutVariant(tag: string): string {
+  const variant = variantOf(tag);
+  return variant === undefined ? tag : tag.slice(0, -(variant.length + 1));
+}
+
+/** A node image by its variant, as redis.io names them (kubernetes/security/minimal-base-image.md). */
+function variantName(tag: string): string {
+  const variant = variantOf(tag);
+  if (variant === undefined) return 'standard image';
+  return variant === 'minimal' ? 'minimal base image' : `${variant} image`;
 }
 
 export interface PlannedDigests {

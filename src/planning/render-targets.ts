@@ -39,8 +39,16 @@ export function renderTargets(
     pushAvailable(out, list.available, p, (release) => release.operator.length, nextPlan);
     return `${out.join('\n')}\n`;
   }
-  const width = Math.max(6, ...list.targets.map((t) => t.operator.length));
-  out.push(p.dim(`    ${'TARGET'.padEnd(width)}  ${'LINE'.padEnd(5)}  ${'CLUSTER'.padEnd(16)}  PATH`));
+  // A column as wide as its widest cell when that is wider than usual: a tag such as
+  // 7.4.6-293.rhel8-openshift is wider than any fixed width, and pushed PATH out of its column.
+  const width = Math.max(6, ...list.targets.map((t) => s(t.operator).length));
+  const lineWidth = Math.max(5, ...list.targets.map((t) => s(t.line).length));
+  const clusterWidth = Math.max(16, ...list.targets.map((t) => s(t.clusterVersion ?? '?').length));
+  out.push(
+    p.dim(
+      `    ${'TARGET'.padEnd(width)}  ${'LINE'.padEnd(lineWidth)}  ${'CLUSTER'.padEnd(clusterWidth)}  PATH`,
+    ),
+  );
   for (const target of list.targets) {
     const mark = target.recommended ? p.green('*') : ' ';
     const status = target.blocked
@@ -49,7 +57,7 @@ export function renderTargets(
         ? p.yellow(`ready, but affected by ${target.advisories.map(s).join(', ')}`)
         : p.green('ready');
     out.push(
-      `  ${mark} ${s(target.operator).padEnd(width)}  ${s(target.line).padEnd(5)}  ${s(target.clusterVersion ?? '?').padEnd(16)}  ${describePath(target)}  ${status}`,
+      `  ${mark} ${s(target.operator).padEnd(width)}  ${s(target.line).padEnd(lineWidth)}  ${s(target.clusterVersion ?? '?').padEnd(clusterWidth)}  ${describePath(target)}  ${status}`,
     );
     for (const check of target.blocking) {
       out.push(`        ${p.red('FAIL')} ${s(check.id)}: ${s(check.message)}`);

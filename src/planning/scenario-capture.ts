@@ -528,10 +528,15 @@ function anonymizedWebhookName(name: string, realNamespace: string, namespace: s
   return name.endsWith(`-${realNamespace}`) ? `${name.slice(0, -realNamespace.length)}${namespace}` : name;
 }
 
-/** The scenario's name from the kube context, as a Kubernetes name (the simulator names its context after it). */
+/**
+ * The scenario's name from the kube context, as a Kubernetes name. The simulator names its
+ * context `ctl-sim-<scenario>` (src/sim/cluster.ts), so a capture of a simulated cluster drops
+ * that prefix: kept, the copy's context was `ctl-sim-ctl-sim-<scenario>`, one more each time.
+ */
 function scenarioNameOf(context: string): string {
   const name = context
     .toLowerCase()
+    .replace(/^(ctl-sim-)+(?=.)/, '')
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 63)

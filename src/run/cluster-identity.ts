@@ -42,7 +42,10 @@ export function checkStateBelongsHere(
     throw new UsageError(
       `${location} records an upgrade of another cluster with the same names: ${describe(recorded)} had uid ${recorded.recUid}, the cluster resource here has uid ${here.recUid}`,
       {
-        hint: `Its done steps were done there, not here. If this is another cluster (another kubeconfig with the same context name), give it its own state: --state NEW_FILE. If this cluster resource was deleted and created again, move ${location} aside and run again to start over.`,
+        hint: isSimulatorContext(here.context)
+          ? // The common case on a simulator: stopped during a run, then started again (ctl sim up).
+            `Its done steps were done there, not here: a simulated cluster started again (ctl sim up) is a new cluster under the same names, and the run recorded was on the one that stopped. To start over on this one, move ${location} aside (or delete it) and run again; to keep both records, give this one its own: --state NEW_FILE.`
+          : `Its done steps were done there, not here. If this is another cluster (another kubeconfig with the same context name), give it its own state: --state NEW_FILE. If this cluster resource was deleted and created again, move ${location} aside and run again to start over.`,
       },
     );
   }
@@ -166,6 +169,11 @@ export function reopenUnheldSteps(
     steps.cluster = { status: 'pending' };
   }
   return { state: reopened.length > 0 ? { ...state, steps, result: 'running' } : state, reopened };
+}
+
+/** The simulator's context (`ctl-sim-<scenario>`, src/sim/cluster.ts): a new cluster each time it starts. */
+function isSimulatorContext(context: string): boolean {
+  return context.startsWith('ctl-sim-');
 }
 
 function describe(identity: { context: string; namespace: string; cluster: string }): string {

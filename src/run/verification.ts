@@ -91,7 +91,12 @@ export interface SettleOptions {
  */
 export async function verifyRun(
   api: VerificationReader | undefined,
-  input: { plan: Plan; snapshot: Snapshot; steps: readonly StepSummary[] },
+  input: {
+    plan: Plan;
+    snapshot: Snapshot;
+    steps: readonly StepSummary[];
+    stateWords?: readonly string[] | undefined;
+  },
   settle?: SettleOptions,
 ): Promise<Verification> {
   if (!api) return unverified(input.plan, 'the management API was never opened');
@@ -154,8 +159,18 @@ export function verify(input: {
   steps: readonly StepSummary[];
   nodes: ApiNode[];
   bdbs: ApiBdb[];
+  /**
+   * Where the run keeps its record (`--state <file>`, `--state-store <kind>`, as the run was
+   * given them: src/commands/next-command.ts runStateWords): each `ctl upgrade run` the
+   * mismatches print repeats them, so that, pasted, it goes on with the same record.
+   */
+  stateWords?: readonly string[] | undefined;
 }): Verification {
   const { plan, snapshot } = input;
+  const stateWords = input.stateWords ?? [];
+  /** The run of this upgrade's target for the same cluster and record, with `words` (--databases). */
+  const runOf = (...words: string[]) =>
+    ctlRunTo(ctlTargetOf(snapshot), plan.target.operator, ...words, ...stateWords);
   const ran = (id: string) => RAN.has(input.steps.find((s) => s.id === id)?.result ?? 'not run');
   const mismatches: string[] = [];
   let unexplained = false;
@@ -175,11 +190,11 @@ export function verify(input: {
     if (ran('monitor')) {
       unexplained = true;
       mismatches.push(
-        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (${kubectl(snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', snapshot.operator?.namespace ?? snapshot.namespace)}) and ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', snapshot.namespace)}, then run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} again`,
+        `${which}: not ${expectedClusterVersion} and active, though the monitor step finished; read the operator's log (${kubectl(snapshot.kubeTarget, 'logs', 'deploy/redis-enterprise-operator', '-n', snapshot.operator?.namespace ?? snapshot.namespace)}) and ${kubectl(snapshot.kubeTarget, 'get', 'rec', '-n', snapshot.namespace)}, then run ${runOf()} again`,
       );
     } else {
       mismatches.push(
-        `${which}: not ${expectedClusterVersion} yet: the cluster steps did not run in this run; run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} to finish`,
+        `${which}: not ${expectedClusterVersion} yet: the cluster steps did not run in this run; run ${runOf()} to finish`,
       );
     }
   }
@@ -214,7 +229,7 @@ export function verify(input: {
     // A database only the management API lists has the name whoever created it gave: quoted.
     const named = namespace ? `${namespace}/${name}` : name;
     const where = shellQuote(named);
-    const runOfIt = ctlRunTo(ctlTargetOf(snapshot), plan.target.operator, '--databases', named);
+    const runOfIt = runOf('--databases', named);
     const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
     if (!atTarget && action?.heldBack) {
       result.note = `an Active-Active database held back: ${action.heldBack}; once every participant can run ${action.version}, upgrade it with ${runOfIt}`;
@@ -223,10 +238,10 @@ export function verify(input: {
     } else if (!atTarget && !action && !chosen) {
       result.note = `not selected for this run (--databases): upgrade it with ${runOfIt}`;
     } else if (!atTarget && !ran('databases')) {
-      result.note = `the databases step did not run: run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} to finish`;
+      result.note = `the databases step did not run: run ${runOf()} to finish`;
     } else {
       unexplained = true;
-      result.note = `expected active at ${expected ?? '?'}: check ${kubectl(snapshot.kubeTarget, 'get', 'redb', name, ...(namespace ? ['-n', namespace] : []))} and the operator's log, then run ${ctlRunTo(ctlTargetOf(snapshot), plan.target.operator)} again`;
+      result.note = `expected active at ${expected ?? '?'}: check ${kubectl(snapshot.kubeTarget, 'get', 'redb', name, ...(namespace ? ['-n', namespace] : []))} and the operator's log, then run ${runOf()} again`;
     }
     mismatches.push(`database ${where}: ${state}, ${result.note}`);
     return result;

@@ -31,13 +31,21 @@ export interface WorkLeftInput {
    * step's outcome) are printed for them (retargeted, src/kube/kube-target.ts). Unset: as recorded.
    */
   target?: KubeTarget | undefined;
+  /**
+   * A recorded `ctl upgrade run` (a held-back database's) with this run's record named, `--state`
+   * or `--state-store` as the run was given them (src/commands/next-command.ts withRunState), so
+   * that, pasted, it goes on with the same record. Unset: as recorded.
+   */
+  sameRecord?: ((command: string) => string) | undefined;
 }
 
 export function workLeft(input: WorkLeftInput): WorkLeft[] {
+  const recorded = (item: WorkLeft): WorkLeft => {
+    const command = input.target ? retargeted(item.command, input.target) : item.command;
+    return { ...item, command: input.sameRecord ? input.sameRecord(command) : command };
+  };
   return [
-    ...[...featureSets(input.databasesOutcome), ...heldBack(input.databasesOutcome)].map((item) =>
-      input.target ? { ...item, command: retargeted(item.command, input.target) } : item,
-    ),
+    ...[...featureSets(input.databasesOutcome), ...heldBack(input.databasesOutcome)].map(recorded),
     ...databasesLeft(input),
   ];
 }

@@ -164,14 +164,30 @@ function otherCsvOffered(offer: OfferWait, s: OlmSubscription, offered: string):
   const { namespace, subName, targetCsv } = offer;
   const version = csvVersion(offered);
   const target = csvVersion(targetCsv) ?? targetCsv;
+  const final = offer.onTheWayTo ?? target;
   return new OperationError(
     `OLM offers ${offered}, not the target ${targetCsv}: in channel ${s.channel ?? '?'} the CSV that upgrades ${s.installedCSV ?? 'the installed CSV'} is ${offered} (${targetCsv} does not list it in spec.skips). ctl approved nothing.`,
     {
       hint: version
-        ? `Upgrade to ${version} first: ${ctlRunTo(offer.ctlTarget, version)} (it replaces this run, which approved nothing); then ${ctlRunTo(offer.ctlTarget, offer.onTheWayTo ?? target)} again. InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
-        : `Look at ${oc(offer.kubeTarget, 'get', 'installplan,subscription', '-n', namespace)}; upgrade to the offered CSV first, then to ${target}.`,
+        ? `${throughOffered(offer, version, target)} InstallPlan ${s.installPlan ?? '?'} (${offered}) of Subscription ${subName} in ${namespace} waits for that run's approval.`
+        : `Look at ${oc(offer.kubeTarget, 'get', 'installplan,subscription', '-n', namespace)}; upgrade to the offered CSV first, then to ${final}.`,
     },
   );
+}
+
+/**
+ * The way on through the CSV OLM offered (`version`), before `target`. A run to it replaces
+ * this one (it approved nothing: olmRunThatChangedNothing, single or multi-hop) and ends there;
+ * the run after it keeps the final --to. On a hop before the last, `target` is itself a stop on
+ * the way to the final --to, so the hint says the offered release is a stop too, not the end.
+ */
+function throughOffered(offer: OfferWait, version: string, target: string): string {
+  const final = offer.onTheWayTo ?? target;
+  const run = ctlRunTo(offer.ctlTarget, version);
+  const onward = ctlRunTo(offer.ctlTarget, final);
+  if (!offer.onTheWayTo)
+    return `Upgrade to ${version} first: ${run} (it replaces this run, which approved nothing); then ${onward} again.`;
+  return `Upgrade to ${version} first, a stop OLM needs before ${target} on the way to ${final}: ${run} (it replaces this run, which approved nothing, and ends at ${version}, not at ${final}); then ${onward} again to go on from there.`;
 }
 
 /** AtLatestKnown in the target's channel: no CSV of the channel skips the installed one. */
@@ -180,7 +196,7 @@ function noUpdateOffered(offer: OfferWait, s: OlmSubscription): OperationError {
   return new OperationError(
     `OLM offers no update from ${s.installedCSV ?? 'the installed CSV'} in channel ${s.channel ?? '?'} (Subscription ${subName} is AtLatestKnown): the target ${targetCsv} does not list ${s.installedCSV ?? 'it'} in spec.skips, and no other CSV of the channel does. ctl approved nothing.`,
     {
-      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ${ctlRunTo(offer.ctlTarget, 'VERSION')}, then run ctl again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
+      hint: `Find a release whose CSV skips ${s.installedCSV ?? 'the installed CSV'} (the bundle's spec.skips in the certified-operators catalog), upgrade to it first with ${ctlRunTo(offer.ctlTarget, 'VERSION')} (it replaces this run, which approved nothing, and ends at VERSION), then ${ctlRunTo(offer.ctlTarget, offer.onTheWayTo ?? csvVersion(targetCsv) ?? targetCsv)} again; or ask Redis support for the supported path. Look at ${oc(offer.kubeTarget, 'get', 'subscription', subName, '-n', namespace, '-o', 'yaml')}.`,
     },
   );
 }

@@ -220,13 +220,17 @@ async function readLive(
  * nothing but the Subscription's channel (the intents upgradeThroughOlm records): the operator
  * still runs (`running`) the version it started from and no later step began. Then a run to another target (the CSV OLM
  * offered first, say) may replace it: nothing of it is half done. Returns why, or undefined.
+ *
+ * A multi-hop run counts when its current hop stopped so (`steps` are that hop's): the hops
+ * before it are finished upgrades, nothing of them half done either, and the cluster shows them.
+ * This is what makes the hint of operator-olm-offer.ts true on a hop ("it replaces this run").
  */
 export function olmRunThatChangedNothing(
   state: UpgradeState,
   running: string | undefined,
   stepIds: readonly string[],
 ): string | undefined {
-  if (state.hops || state.target.method !== 'olm') return undefined;
+  if (state.target.method !== 'olm') return undefined;
   const operator = state.steps.operator;
   if (!operator || (operator.status !== 'failed' && operator.status !== 'in-progress')) return undefined;
   const intent = operator.intent ?? {};
@@ -235,5 +239,10 @@ export function olmRunThatChangedNothing(
   if (later.some((id) => (state.steps[id]?.status ?? 'pending') !== 'pending')) return undefined;
   const from = typeof intent.from === 'string' ? intent.from : undefined;
   if (from !== undefined && running !== from) return undefined;
-  return `the operator still runs ${running ?? from ?? 'the version it started from'}`;
+  const still = `the operator still runs ${running ?? from ?? 'the version it started from'}`;
+  if (!state.hops) return still;
+  // The hop `steps` belong to (run/state.ts currentHop, not imported: this module stays light).
+  const index = Math.min(state.hop ?? 0, state.hops.length - 1);
+  const done = index > 0 ? `, after hop ${index} of ${state.hops.length} finished` : '';
+  return `in hop ${index + 1} of ${state.hops.length}, to ${state.hops[index]?.operator ?? '?'}${done}; ${still}`;
 }

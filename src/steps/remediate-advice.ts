@@ -114,13 +114,21 @@ export function frozenError(
     evidence.length > 0
       ? `the operator's log (${kubectl(context.kube, 'logs', 'deploy/redis-enterprise-operator', '-n', context.operatorNamespace)}):\n${evidence.map((line) => `  ${oneLine(line)}`).join('\n')}\n`
       : `the operator's log says nothing about it; the rollout has not moved and the management API shows the causes\n`;
-  const { uploadable, noBuild } = splitByUpload(blockers.filter((b) => b.kind === 'module'));
+  const modules = blockers.filter((b) => b.kind === 'module');
+  const { uploadable, noBuild } = splitByUpload(modules);
   const needsFiles = uploadable.length > 0 && context.moduleFiles.length === 0;
-  // No upload fixes RedisGraph: --remediate is offered only for what it can do.
+  const target = context.targetOperator;
+  // --remediate is offered only for what it can do: no upload fixes RedisGraph, and a target
+  // that takes no module uploads (RS 8, ../planning/module-fix.ts) gets none: there
+  // remediateFrozenUpgrade refuses every module, before it changes anything.
+  const takesNoUploads = modules.length > 0 && target !== undefined && !targetTakesModuleUploads(target);
+  const databasesToo = blockers.some((b) => b.kind === 'database');
   const hint =
     noBuild.length > 0
-      ? `${noBuild.map((m) => m.module).join(', ')} has no RHEL9 build, so nothing can be uploaded for it and --remediate cannot fix it: remove it as the commands above say${uploadable.length > 0 || blockers.some((b) => b.kind === 'database') ? ' and run the other commands' : ''}, then run the same ctl command again; it resumes the monitor step.`
-      : `Run the commands above, or let ctl do it: run the same ctl command again with --remediate${needsFiles ? ' --module-file MODULE_RHEL9_ZIP' : ''}; it resumes the monitor step.`;
+      ? `${noBuild.map((m) => m.module).join(', ')} has no RHEL9 build, so nothing can be uploaded for it and --remediate cannot fix it: remove it as the commands above say${uploadable.length > 0 || databasesToo ? ' and run the other commands' : ''}, then run the same ctl command again; it resumes the monitor step.`
+      : takesNoUploads
+        ? `The ${target} cluster takes no module uploads, so --remediate cannot fix ${modules.map((m) => m.module).join(', ')}: do what the commands above say${databasesToo ? ' (then the same ctl command with --remediate can upgrade the databases)' : ''}, then run the same ctl command again; it resumes the monitor step.`
+        : `Run the commands above, or let ctl do it: run the same ctl command again with --remediate${needsFiles ? ' --module-file MODULE_RHEL9_ZIP' : ''}; it resumes the monitor step.`;
   return new OperationError(
     `the cluster upgrade is frozen: ${blockers.map(describeBlocker).join('; ')}\n` +
       logLines +

@@ -86,6 +86,23 @@ describe('--help from the build (e2e)', () => {
     }
   });
 
+  it('the kubectl plugin\'s name stays on one line: never "kubectl" at the end of a line and "rec" at the next', () => {
+    const plugin = JSON.parse(
+      readFileSync(path.join(repoRoot, 'dist', 'bundle', 'help-kubectl-rec.json'), 'utf8'),
+    ) as Record<string, string>;
+    // Commander broke `--only` and `--lock-id` there ("ids: kubectl" / "rec upgrade steps").
+    const broken = Object.entries(plugin).flatMap(([command, text]) =>
+      [...text.matchAll(/^.*\bkubectl\n\s*rec\b.*$/gm)].map((m) => `kubectl rec ${command} --help: ${m[0]}`),
+    );
+    assert.deepEqual(broken, []);
+    assert.match(plugin['upgrade run'] ?? '', /ids:\s+kubectl rec upgrade steps\)/);
+    // Nothing of the way it is kept together is written.
+    assert.ok(
+      Object.values(plugin).every((text) => !/[\uE000-\uF8FF]/.test(text)),
+      'a private-use character in the help',
+    );
+  });
+
   it('other arguments before --help go to the tree, as before', async () => {
     const args = ['upgrade', 'plan', '--to', '7.8.2-6', '--help'];
     const got = await runCtl(args);

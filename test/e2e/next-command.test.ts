@@ -1,7 +1,7 @@
 // @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.js';
@@ -118,6 +118,83 @@ describe('the Next line runs the plan it follows (e2e)', () => {
       ),
     );
   });
+  it('--kubeconfig, --out and --bundle given relative: the Next and plan saved lines name them absolute, a URL as given', async () => {
+    // ctl runs in the sandbox: each file named from there, as a person types it in that folder.
+    const cwd = sim.sandbox.dir;
+    const kubeconfig = path.relative(cwd, sim.env.KUBECONFIG ?? '');
+    // The release's bundle and its admission webhook, as the simulator serves them, in a folder.
+    const served = (sim.env.CTL_BUNDLE ?? '').replace('{version}', TARGET);
+    const folder = path.join(dir, 'bundle-files');
+    mkdirSync(path.join(folder, 'admission'), { recursive: true });
+    for (const [from, to] of [
+      [served, 'bundle.yaml'],
+      [served.replace(/bundle\.yaml$/, 'admission/webhook.yaml'), 'admission/webhook.yaml'],
+    ] as const) {
+      const response = await fetch(from);
+      assert.equal(response.status, 200, from);
+      writeFileSync(path.join(folder, to), await response.text());
+    }
+    const bundle = path.relative(cwd, path.join(folder, 'bundle.yaml'));
+    const out = 'relative-plan.json';
+    const where = [
+      '-n',
+      'shop',
+      '--cluster',
+      'rec-east',
+      '--max-hops',
+      '1',
+      '--ignore-check',
+      'operator-min-version',
+    ];
+    const planned = await sim.ctl(
+      [
+        '--kubeconfig',
+        kubeconfig,
+        'upgrade',
+        'plan',
+        '--to',
+        TARGET,
+        ...where,
+        '--bundle',
+        bundle,
+        '--out',
+        out,
+      ],
+      { env: { KUBECONFIG: '' } },
+    );
+    assertExit(planned, 0, 'plan with relative files');
+    const next = shellWords(nextLine(planned.stdout));
+    const valueOf = (words: string[], flag: string) => words[words.indexOf(flag) + 1];
+    assert.equal(valueOf(next, '--plan'), path.join(cwd, out), nextLine(planned.stdout));
+    assert.equal(valueOf(next, '--kubeconfig'), path.resolve(cwd, kubeconfig), nextLine(planned.stdout));
+    const saved = /plan saved to (\S+); run it with: (ctl [^\n]*)/.exec(planned.stderr);
+    assert.ok(saved, planned.stderr);
+    assert.equal(saved[1], path.join(cwd, out));
+    assert.deepEqual(shellWords(saved[2] ?? ''), next, 'the same command on both lines');
+    // Without --out: the run of the same target and options, the bundle file absolute.
+    const again = await sim.ctl(
+      ['--kubeconfig', kubeconfig, 'upgrade', 'plan', '--to', TARGET, ...where, '--bundle', bundle],
+      { env: { KUBECONFIG: '' } },
+    );
+    assertExit(again, 0, 'plan with a relative --bundle');
+    const run = shellWords(nextLine(again.stdout));
+    assert.equal(valueOf(run, '--bundle'), path.join(folder, 'bundle.yaml'), nextLine(again.stdout));
+    assert.equal(valueOf(run, '--kubeconfig'), path.resolve(cwd, kubeconfig));
+    // A bundle URL stays as typed ({version} and all).
+    const url = sim.env.CTL_BUNDLE ?? '';
+    assert.match(url, /^http:\/\/.*\{version\}/);
+    const byUrl = await sim.ctl(['upgrade', 'plan', '--to', TARGET, ...where, '--bundle', url]);
+    assertExit(byUrl, 0, 'plan with a --bundle URL');
+    assert.equal(valueOf(shellWords(nextLine(byUrl.stdout)), '--bundle'), url);
+    // The target list's Next line too: the kubeconfig absolute.
+    const list = await sim.ctl(['--kubeconfig', kubeconfig, 'upgrade', 'plan', '-n', 'shop'], {
+      env: { KUBECONFIG: '' },
+    });
+    assertExit(list, 0, 'the target list');
+    const listNext = /^Next: (ctl .*)$/m.exec(list.stdout)?.[1] ?? '';
+    assert.equal(valueOf(shellWords(listNext), '--kubeconfig'), path.resolve(cwd, kubeconfig), list.stdout);
+  });
+
   it('--to a release whose bundle is missing: target-available fails the plan (exit 3), nothing changes', async () => {
     const result = await sim.ctl([
       'upgrade',

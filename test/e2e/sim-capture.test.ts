@@ -63,6 +63,13 @@ describe('ctl sim up --scenario <captured file> (child process)', () => {
             timeoutMs: 60_000,
           });
           assertExit(result, original.code ?? 0, 'ctl upgrade plan on the capture');
+          // The copy is named after the scenario captured, not after the simulator's context: its
+          // context is ctl-sim-happy-path again, never ctl-sim-ctl-sim-happy-path.
+          assert.equal((parse(readFileSync(file, 'utf8')) as { name: string }).name, 'happy-path');
+          assert.equal(
+            (JSON.parse(result.stdout) as { cluster: { context: string } }).cluster.context,
+            'ctl-sim-happy-path',
+          );
           assert.deepEqual(
             normalized(JSON.parse(result.stdout) as Record<string, unknown>),
             normalized(original.plan),

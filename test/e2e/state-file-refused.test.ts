@@ -195,6 +195,27 @@ describe('a --state file that is no ctl state is refused before the cluster is r
       assert.doesNotMatch(run.stderr, /not a valid ctl state file/);
       assert.ok(requestsSince(sim, from).gets > 0, 'the cluster was read before the lineage was judged');
 
+      // The simulator started again after a run stopped on it: the same names, a new REC uid. The
+      // refusal says so, and how to start over (the quick start's rehearsal, docs/quickstart.md).
+      const stopped = path.join(dir, 'restarted.json');
+      writeFileSync(
+        stopped,
+        JSON.stringify({
+          ...valid,
+          lineage: { ...valid.lineage, recUid: 'uid-of-the-simulator-that-stopped' },
+        }),
+        { mode: 0o600 },
+      );
+      const again = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '--state', stopped]);
+      assertExit(again, 2, 'run --state <a run of the simulator before it started again>');
+      assert.match(again.stderr, /records an upgrade of another cluster with the same names/);
+      assert.match(
+        again.stderr,
+        new RegExp(
+          `hint: Its done steps were done there, not here: a simulated cluster started again \\(ctl sim up\\) is a new cluster under the same names, and the run recorded was on the one that stopped\\. To start over on this one, move ${escaped(stopped)} aside \\(or delete it\\) and run again`,
+        ),
+      );
+
       const missing = path.join(dir, 'first.json');
       const fromMissing = sim.cluster.audit.entries.length;
       const dry = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--dry-run', '--state', missing]);

@@ -66,7 +66,21 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       );
 
       const report = path.join(sim.sandbox.dir, 'report.json');
-      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-vv', '--report', report]);
+      // A state of its own, named relative: every later run printed names it, absolute, so that
+      // pasted anywhere it goes on with this record.
+      const state = path.join(sim.sandbox.dir, 'aa-state.json');
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '--yes',
+        '-vv',
+        '--report',
+        report,
+        '--state',
+        'aa-state.json',
+      ]);
       assertExit(run, 0, 'run');
       assert.match(
         run.stderr,
@@ -80,7 +94,15 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       // The work left is the run's last line, not only a warning above the summary (issue 38).
       assert.match(
         run.stdout,
-        /result: succeeded\nNext: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo {2}\(Active-Active database redis\/geo held back: participant rerc-east runs Redis Software 7\.22\.2-179[^\n]*\)\n$/,
+        /result: succeeded\nNext: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo --state \S+ {2}\(Active-Active database redis\/geo held back: participant rerc-east runs Redis Software 7\.22\.2-179[^\n]*\)\n$/,
+      );
+      // The Next line and the verification's line for geo both carry the run's --state.
+      assert.ok(run.stdout.includes(`--databases redis/geo --state ${state}  (Active-Active`), run.stdout);
+      assert.match(
+        run.stdout,
+        new RegExp(
+          `mismatch: database redis/geo: [^\\n]*upgrade it with ctl --kubeconfig \\S+ upgrade run [^\\n]*--databases redis/geo --state ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`,
+        ),
       );
       // The remote's password (from its RERC Secret) is never printed, even under -vv.
       const remote = sim.cluster.remoteClusters.endpoints[0];
@@ -96,13 +118,14 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       assert.equal(written.heldBack?.[0]?.database, 'redis/geo');
       assert.match(written.heldBack?.[0]?.reason ?? '', /rerc-east/);
 
-      const status = await sim.ctl(['upgrade', 'status']);
+      const status = await sim.ctl(['upgrade', 'status', '--state', state]);
       assertExit(status, 0, 'status');
       assert.match(status.stdout, /held back \(Active-Active\):\n {2}redis\/geo: participant rerc-east runs/);
-      // Its command, naming the kubeconfig and context, is shown as ctl wrote it.
+      // Its command, naming the kubeconfig and context, is shown as ctl wrote it, with the state.
+      assert.ok(status.stdout.includes(`--databases redis/geo --state ${state}\n`), status.stdout);
       assert.match(
         status.stdout,
-        /later: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo/,
+        /later: ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run .*--databases redis\/geo --state /,
       );
     });
   });

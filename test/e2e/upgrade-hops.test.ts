@@ -108,6 +108,24 @@ describe('ctl upgrade plan without --to: the reachable targets (e2e)', () => {
         assert.match(text.stdout, new RegExp(`\\* ${doc.recommended!.replaceAll('.', '\\.')} `));
         assert.match(text.stdout, /recommended/);
         if (scenario === 'old-operator') assert.match(text.stdout, new RegExp(`2 hops: ${HOP} -> 7\\.8\\.`));
+        // Every row's cells start under their column's heading: OpenShift's cluster tags
+        // (7.4.6-293.rhel8-openshift) are wider than the column was, and pushed PATH right.
+        const rows = text.stdout.split('\n');
+        const header = rows.find((line) => /^ +TARGET +LINE +CLUSTER +PATH$/.test(line)) ?? '';
+        assert.ok(header, text.stdout);
+        const starts = ['LINE', 'CLUSTER', 'PATH'].map((heading) => header.indexOf(heading));
+        for (const target of doc.targets) {
+          const row = rows.find((line) =>
+            line.startsWith(`  ${target.recommended ? '*' : ' '} ${target.operator} `),
+          );
+          assert.ok(row, `the row of ${target.operator}:\n${text.stdout}`);
+          for (const start of starts)
+            assert.match(
+              row.slice(start - 2, start + 1),
+              /^ {2}\S$/,
+              `a column of ${target.operator}:\n${header}\n${row}`,
+            );
+        }
         // The command to run next on a line of its own: an 80-column terminal never breaks it.
         assert.match(
           text.stdout,

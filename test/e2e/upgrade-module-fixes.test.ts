@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.js';
-import { withUpgradeSim } from './upgrade-support.js';
+import { assertExit, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * The modules-compatible fix fits the target's RS (issue 27): before RS 8 a module without a
@@ -65,9 +65,10 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
       '8.0.6-8',
     );
     assert.equal(check.status, 'fail', JSON.stringify(check));
+    // What to do, concretely: which field, which version, and that the run does it.
     assert.match(
       check.fix,
-      /search is bundled from RS 8: upgrade places to Redis 8 or later \(spec\.redisVersion\)/,
+      /search is bundled from RS 8: upgrade places to Redis 8 or later, which enables and upgrades it with no module package to install: once the cluster runs RS 8, set spec\.redisVersion of its database resource to "8\.0" or later \(ctl upgrade run does it in its databases step, to the target's default version, unless --databases leaves it out\)/,
     );
     assert.match(check.fix, /geofence is a user-defined module: list it in spec\.userDefinedModules/);
     // The running 7.22 cluster resource has no such field yet: ctl sets it with the new versionTag.
@@ -77,5 +78,38 @@ describe('modules-compatible fixes fit the target RS (e2e)', () => {
       /kubectl (--kubeconfig \S+ )?patch rec atlas -n geo --type merge -p '\{"spec":\{"userDefinedModules"/,
     );
     assert.doesNotMatch(check.fix, /-X POST/);
+  });
+
+  it('frozen on an RS 8 target (module-without-rhel9 to 8.0.6-8): no --remediate --module-file offered, a fix to act on', async () => {
+    await withUpgradeSim('module-without-rhel9', async (sim) => {
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        '8.0.6-8',
+        '--ignore-check',
+        'modules-compatible',
+        '--yes',
+      ]);
+      assertExit(run, 1, 'run frozen on ReJSON');
+      assert.match(
+        run.stderr,
+        /error: the cluster upgrade is frozen: module ReJSON 2\.6\.10 has no rhel9 build installed/,
+      );
+      // The 8.0.6-8 cluster takes no uploads (catalog: bundled modules from 8.0.2-2), and
+      // --remediate refuses every module there: neither is offered.
+      assert.match(
+        run.stderr,
+        /\nhint: The 8\.0\.6-8 cluster takes no module uploads, so --remediate cannot fix ReJSON: do what the commands above say, then run the same ctl command again; it resumes the monitor step\.\n/,
+      );
+      // Neither in the commands printed nor in the hint (the operator's log above them may name
+      // the upload: the simulator's line names every remedy).
+      const advice = run.stderr.slice(run.stderr.indexOf('fix it through the management API'));
+      assert.doesNotMatch(advice, /--module-file|MODULE_RHEL9_ZIP|v2\/modules/);
+      assert.match(
+        run.stderr,
+        /# ReJSON is bundled from RS 8: upgrade profiles to Redis 8 or later, which enables and upgrades it with no module package to install: once the cluster runs RS 8, set spec\.redisVersion of its database resource to "8\.0" or later/,
+      );
+    });
   });
 });

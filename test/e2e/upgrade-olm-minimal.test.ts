@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.js';
-import { assertExit, assertUpgraded, getPath, withUpgradeSim } from './upgrade-support.js';
+import { assertExit, assertNoChanges, assertUpgraded, getPath, withUpgradeSim } from './upgrade-support.js';
 
 /**
  * An OperatorHub install whose cluster runs the minimal base image (`<tag>.minimal`, redis.io
@@ -98,6 +98,46 @@ describe('OLM, a cluster on the minimal base image (e2e)', () => {
       const digest = getPath(await recOf(), ['spec', 'redisEnterpriseImageSpec', 'digestHash']);
       assert.equal(digest, minimal, 'the .minimal tag gets the minimal image digest, not the full one');
       assert.notEqual(digest, oldDigest);
+    });
+  });
+
+  it('--cluster-version of the standard image under the digest: refused, saying the variant is why (exit 3, nothing changed)', async () => {
+    await withUpgradeSim(minimalWorld(), async (sim) => {
+      const standard = TARGET_TAG.replace(/\.minimal$/, '');
+      const plan = await sim.ctl([
+        'upgrade',
+        'plan',
+        '--to',
+        TARGET,
+        '-n',
+        NAMESPACE,
+        '--cluster-version',
+        standard,
+      ]);
+      assertExit(plan, 3, 'plan --cluster-version <the standard image>');
+      // Exact: the target CSV relates both node images of its release (the standard one as
+      // redis-enterprise-node); what ctl takes is the digest of the variant the cluster runs.
+      assert.match(
+        plan.stdout,
+        new RegExp(
+          `FAIL auto-upgrade-digest .*\\(ctl takes the node image's digest from ${TARGET_CSV.replaceAll('.', '\\.')} for the minimal base image the cluster runs \\(${TARGET_TAG.replaceAll('.', '\\.')}\\) only, and --cluster-version ${standard.replaceAll('.', '\\.')} is the standard image of that release; leave --cluster-version out to stay on the minimal base image, or remove the digest\\)`,
+        ),
+      );
+      assert.doesNotMatch(plan.stdout, /relates the node image of \S+ only/);
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '-n',
+        NAMESPACE,
+        '--cluster-version',
+        standard,
+        '--yes',
+      ]);
+      assertExit(run, 3, 'run --cluster-version <the standard image>');
+      assert.match(run.stderr, /is the standard image of that release; leave --cluster-version out/);
+      assertNoChanges(sim, 0, 'the refused plan and run');
     });
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { helpWidth, renamedHelpStyle, renameHelpText } from '../../../src/cli/help-rename.js';
+import { Help } from 'commander';
+import { helpWidth, renamedHelpStyle, renameHelpText, unglued } from '../../../src/cli/help-rename.js';
 
 /** The plugin's help (`kubectl rec`) kept within the width ctl's help keeps (src/cli/help-rename.ts). */
 describe('renameHelpText', () => {
@@ -48,11 +49,29 @@ describe('renameHelpText', () => {
 
   it('renames the descriptions commander wraps, before it wraps them; the width is 80 off a terminal', () => {
     assert.equal(
-      renamedHelpStyle(plugin).styleDescriptionText('ids: ctl upgrade steps'),
+      unglued(renamedHelpStyle(plugin).styleDescriptionText('ids: ctl upgrade steps')),
       'ids: kubectl rec upgrade steps',
     );
     assert.equal(helpWidth({ isTTY: false, columns: 120 }), 80);
     assert.equal(helpWidth({ isTTY: true, columns: 120 }), 120);
     assert.equal(helpWidth({}), 80);
+  });
+
+  it("never breaks the plugin's name between kubectl and rec, in commander's wrap or in ours", () => {
+    // Commander's wrap of a renamed description, at a width that put the break right after `kubectl`.
+    const help = new Help();
+    const text = renamedHelpStyle(plugin).styleDescriptionText(
+      'run only this step (repeatable; ids: ctl upgrade steps)',
+    );
+    for (let width = 30; width <= 60; width += 1) {
+      const wrapped = renameHelpText(help.boxWrap(text, width), plugin, 80);
+      assert.doesNotMatch(wrapped, /kubectl\n\s*rec/, `width ${width}`);
+      assert.match(wrapped.replace(/\s+/g, ' '), /ids: kubectl rec upgrade steps\)/, `width ${width}`);
+    }
+    // Ours, for a line the renaming pushed past the width.
+    const line = 'A long line of prose that mentions ctl upgrade status near its end, here.';
+    for (let width = 40; width < 80; width += 1) {
+      assert.doesNotMatch(renameHelpText(line, plugin, width), /kubectl\n\s*rec/, `width ${width}`);
+    }
   });
 });

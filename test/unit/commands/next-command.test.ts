@@ -15,7 +15,9 @@ import {
   recordedCommand,
   resumeCommand,
   resumeLines,
+  runStateWords,
   withoutIgnoredChecks,
+  withRunState,
 } from '../../../src/commands/next-command.js';
 
 const args = {
@@ -226,7 +228,7 @@ describe('resume with: names the kubeconfig the run read, for a shell without KU
     );
   });
 
-  it("the Next line of a run that changed nothing names the run's kubeconfig and its files absolute; the plan's own lines stay as typed", () => {
+  it("the Next line of a run that changed nothing names the run's kubeconfig and its files absolute; without the environment (a fleet member's plan), as typed", () => {
     const location = {
       location: ['-n', 'shop', '--kubeconfig', 'k.yaml'],
       plan: [],
@@ -244,4 +246,34 @@ describe('resume with: names the kubeconfig the run read, for a shell without KU
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
+});
+
+describe('the record a later run of the same upgrade goes on with', () => {
+  it('runStateWords: --state absolute and --state-store as given, in both forms; nothing after --', () => {
+    assert.deepEqual(runStateWords(['upgrade', 'run', '--to', '7.8.2-6', '--state', 's.json']), [
+      '--state',
+      path.resolve('s.json'),
+    ]);
+    assert.deepEqual(runStateWords(['--state=/var/ctl/s.json', '--state-store', 'configmap']), [
+      '--state',
+      '/var/ctl/s.json',
+      '--state-store',
+      'configmap',
+    ]);
+    assert.deepEqual(runStateWords(['--to', '7.8.2-6', '--', '--state', 'x.json']), []);
+    assert.deepEqual(runStateWords(['--state', '']), []);
+  });
+
+  it('withRunState: added to a ctl upgrade run that names none; any other command as it is', () => {
+    const words = ['--state', '/var/ctl/my state.json'];
+    assert.equal(
+      withRunState('ctl --kubeconfig /k upgrade run --to 8.2.0-18 --databases redis/geo', words),
+      "ctl --kubeconfig /k upgrade run --to 8.2.0-18 --databases redis/geo --state '/var/ctl/my state.json'",
+    );
+    const named = 'ctl upgrade run --to 8.2.0-18 --state /other.json';
+    assert.equal(withRunState(named, words), named);
+    const kubectl = 'kubectl exec -it rec-0 -n redis -- crdb-cli crdb list';
+    assert.equal(withRunState(kubectl, words), kubectl);
+    assert.equal(withRunState('ctl upgrade run --to 8.2.0-18', []), 'ctl upgrade run --to 8.2.0-18');
+  });
 });

@@ -127,6 +127,30 @@ describe('the hop path finder (src/planning/hops.ts)', () => {
     assert.deepEqual(operators(snapshot, '6.2.18-41').hops, ['6.2.10-45', '6.2.18-41']);
   });
 
+  it("each stop says that no direct upgrade exists, the rule's source, and why this release (hops[].reason)", () => {
+    const reasons = (snapshot: Snapshot, to: string, databases?: 'none') =>
+      planUpgradePath(snapshot, makeTarget({ to, ...(databases ? { databases } : {}) })).hops?.map(
+        (hop) => hop.reason,
+      );
+    // The floor of RHEL9 targets: the newest 7.4.6, not any release at 7.4.2-2 or later.
+    assert.deepEqual(reasons(at('7.2.4-12', '7.2.4-92'), '7.8.2-6'), [
+      'operator-min-version: upgrades to 7.8.2-6 need operator and cluster at 7.4.2-2 or later, so no direct upgrade exists (the release notes of every release from 7.8.2: "Upgrades from versions earlier than 7.4.2-2 are not supported"); 7.4.6-12 is the newest catalogued release before 7.8.2-6 (the first release with that rule) that no known advisory affects',
+      null,
+    ]);
+    // The Kubernetes-only stop: the release the docs name.
+    assert.deepEqual(reasons(at('6.2.4-1', '6.2.4-55'), '6.2.18-41', 'none'), [
+      'upgrade-path: RS 6.2.4 cannot go straight to 6.2.18, so no direct upgrade exists (the Kubernetes upgrade docs, kubernetes/7.4.6/upgrade/upgrade-redis-cluster.md: clusters below RS 6.2.10 stop at 6.2.10-45 before 6.2.18 or later); 6.2.10-45 is the stop those docs name for clusters below RS 6.2.10',
+      null,
+    ]);
+    // Every stop before the last of a three-hop path says it.
+    const three = reasons(at('6.0.20-12', '6.0.20-97'), '7.8.2-6');
+    assert.equal(three?.length, 3);
+    assert.deepEqual(
+      three?.map((reason) => /so no direct upgrade exists \(.+\); \S+ is the /.test(reason ?? '')),
+      [true, true, false],
+    );
+  });
+
   it('three hops when a hop itself needs one (6.0 -> 7.4 -> 7.8), refused above --max-hops', () => {
     const snapshot = at('6.0.20-12', '6.0.20-97');
     const all = operators(snapshot, '7.8.2-6');

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { runChecks } from '../../../src/planning/checks/index.js';
 import {
   csvVersion,
+  olmDigestGap,
   olmOwnerOf,
   olmRoute,
   olmUpgradeCommands,
@@ -441,5 +442,31 @@ describe('OLM-owned operators', () => {
     assert.equal(commands.length, 2);
     assert.match(commands[0] ?? '', /^oc --context prod patch subscription /);
     assert.match(commands[1] ?? '', /^oc --context prod wait csv\//);
+  });
+});
+
+describe('olmDigestGap: why the target CSV gives the node image no digest', () => {
+  const digests = { csv: 'redis-enterprise-operator.v8.2.0-18', releaseTag: '8.2.0-78.18' };
+  const node = [{ node: true }];
+
+  it('the other variant of the release: the variant is why, not a CSV that lacks it', () => {
+    // From a standard image to the minimal one, and back: the certified CSV relates both.
+    assert.equal(
+      olmDigestGap(digests, '8.2.0-78.18.minimal', node),
+      "ctl takes the node image's digest from redis-enterprise-operator.v8.2.0-18 for the standard image the cluster runs (8.2.0-78.18) only, and --cluster-version 8.2.0-78.18.minimal is the minimal base image of that release; leave --cluster-version out to stay on the standard image, or remove the digest",
+    );
+    assert.match(
+      olmDigestGap({ ...digests, releaseTag: '8.2.0-78.18.minimal' }, '8.2.0-78.18', node),
+      /for the minimal base image the cluster runs \(8\.2\.0-78\.18\.minimal\) only, and --cluster-version 8\.2\.0-78\.18 is the standard image of that release/,
+    );
+  });
+
+  it('another build, whatever its variant: the CSV relates the release tag only', () => {
+    for (const tag of ['8.2.0-70.5', '8.2.0-70.5.minimal']) {
+      assert.equal(
+        olmDigestGap(digests, tag, node),
+        `redis-enterprise-operator.v8.2.0-18 relates the node image of 8.2.0-78.18 only, not of --cluster-version ${tag}; leave --cluster-version out, or remove the digest`,
+      );
+    }
   });
 });

@@ -149,7 +149,35 @@ describe('frozen-upgrade advice per module', () => {
       );
       const text = `${error.message}\n${error.hint ?? ''}`;
       assert.doesNotMatch(text, /ctl upgrade run|--to\b/, stop);
-      assert.match(error.hint ?? '', /run the same ctl command again with --remediate/, stop);
+      assert.match(error.hint ?? '', /run the same ctl command again/, stop);
     }
+  });
+
+  it('a target that takes no module uploads (8.0.2-2 on): no --remediate --module-file offered', () => {
+    // remediateFrozenUpgrade refuses every module for such a target: the hint offers only what works.
+    for (const stop of ['8.0.2-2', '8.0.6-8', '8.2.0-18']) {
+      const blockers = blockersFromApi([profiles], modules.slice(0, 1), '7.2');
+      const hint = frozenError(blockers, { ...context, targetOperator: stop }, []).hint ?? '';
+      assert.doesNotMatch(hint, /--module-file|MODULE_RHEL9_ZIP|with --remediate/, stop);
+      assert.match(
+        hint,
+        new RegExp(
+          `^The ${stop.replaceAll('.', '\\.')} cluster takes no module uploads, so --remediate cannot fix ReJSON: do what the commands above say, then run the same ctl command again; it resumes the monitor step\\.$`,
+        ),
+        stop,
+      );
+    }
+    // A database below the minimum beside it: --remediate upgrades it once the module is fixed.
+    const old = { ...profiles, uid: 5, name: 'legacy', redis_version: '6.2', module_list: [] } as ApiBdb;
+    const both = blockersFromApi([profiles, old], modules.slice(0, 1), '7.2');
+    assert.match(
+      frozenError(both, { ...context, targetOperator: '8.0.6-8' }, []).hint ?? '',
+      /do what the commands above say \(then the same ctl command with --remediate can upgrade the databases\)/,
+    );
+    // A target that takes uploads still gets the offer.
+    assert.match(
+      frozenError(blockersFromApi([profiles], modules.slice(0, 1), '7.2'), context, []).hint ?? '',
+      /--remediate --module-file MODULE_RHEL9_ZIP/,
+    );
   });
 });

@@ -219,9 +219,29 @@ describe('the OLM hints on a hop before the last name the final --to', () => {
       },
     });
     const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    // A hop before the last: the offered CSV is a stop before the hop's release, and the run to
+    // it ends there; the hint says so and keeps the final --to for the run after it.
     assert.match(
       hint,
-      /^Upgrade to 7\.8\.0-1 first: ctl upgrade run --to 7\.8\.0-1 \(it replaces this run, which approved nothing\); then ctl upgrade run --to 8\.0\.2-2 again\./,
+      /^Upgrade to 7\.8\.0-1 first, a stop OLM needs before 7\.8\.2-6 on the way to 8\.0\.2-2: ctl upgrade run --to 7\.8\.0-1 \(it replaces this run, which approved nothing, and ends at 7\.8\.0-1, not at 8\.0\.2-2\); then ctl upgrade run --to 8\.0\.2-2 again to go on from there\./,
+    );
+    assert.doesNotMatch(hint, /--to 7\.8\.2-6/);
+  });
+
+  it('operator-olm-offer: OLM offers no update, on a hop: the run after the way round keeps the final --to', async () => {
+    const h = hopHarness({
+      subscription: {
+        status: {
+          installedCSV: 'redis-enterprise-operator.v7.4.6-2',
+          currentCSV: 'redis-enterprise-operator.v7.4.6-2',
+          state: 'AtLatestKnown',
+        },
+      },
+    });
+    const hint = await hintOf(upgradeThroughOlm(h.ctx(), h.cluster.wait(), 'redis'));
+    assert.match(
+      hint,
+      /upgrade to it first with ctl upgrade run --to VERSION \(it replaces this run, which approved nothing, and ends at VERSION\), then ctl upgrade run --to 8\.0\.2-2 again;/,
     );
     assert.doesNotMatch(hint, /--to 7\.8\.2-6/);
   });

@@ -113,7 +113,9 @@ describe('buildPlan', () => {
         command: 'kubectl rollout status deployment/redis-enterprise-operator -n redis --timeout=10m',
       },
     ]);
-    // As the step does it: wait for the Secret, then one apply with the caBundle already set.
+    // As the step does it: wait for the Secret, then, since the live webhook trusts admission-tls
+    // already, one apply with the caBundle set only if the live webhook differs from the release's
+    // (the run skips when it does not: src/steps/admission.ts reapplyWebhook).
     assert.deepEqual(step(plan, 'admission').actions, [
       {
         description: "Wait for the operator to create Secret admission-tls (its cert is the webhook's CA)",
@@ -122,9 +124,9 @@ describe('buildPlan', () => {
       },
       {
         description:
-          'Apply the webhook redis-enterprise-admission of 7.8.2-6 for namespace redis with its caBundle set from Secret admission-tls',
+          'Compare the live webhook redis-enterprise-admission with the one of 7.8.2-6 for namespace redis (caBundle from Secret admission-tls) and apply it only if they differ: it trusts admission-tls already, so an unchanged webhook.yaml leaves nothing to write',
         command:
-          "CERT=$(kubectl get secret admission-tls -n redis -o 'jsonpath={.data.cert}') && curl -fsSL https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/admission/webhook.yaml | sed -e 's/OPERATOR_NAMESPACE/redis/g' -e \"s|caBundle:.*|caBundle: $CERT|\" | kubectl apply --server-side --force-conflicts --field-manager=ctl -f -",
+          "CERT=$(kubectl get secret admission-tls -n redis -o 'jsonpath={.data.cert}') && WEBHOOK=$(curl -fsSL https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs/v7.8.2-6/admission/webhook.yaml | sed -e 's/OPERATOR_NAMESPACE/redis/g' -e \"s|caBundle:.*|caBundle: $CERT|\") && { printf '%s\\n' \"$WEBHOOK\" | kubectl diff --server-side --force-conflicts --field-manager=ctl -f - >/dev/null || printf '%s\\n' \"$WEBHOOK\" | kubectl apply --server-side --force-conflicts --field-manager=ctl -f -; }",
       },
     ]);
     assert.deepEqual(step(plan, 'cluster').actions, [
@@ -541,6 +543,24 @@ describe('buildPlan', () => {
     assert.equal(check(plan, 'admission-tls').message, 'admission controller not enabled');
   });
 
+  it('a webhook that does not trust admission-tls (or is missing) is applied: the run cannot skip it', () => {
+    for (const mutate of [
+      (s: Snapshot) => {
+        for (const entry of s.webhooks[0]?.webhooks ?? []) entry.caBundle = 'c3RhbGU=';
+      },
+      (s: Snapshot) => {
+        s.admissionTls = { ...s.admissionTls, present: false, cert: undefined };
+      },
+    ]) {
+      const actions = step(planUpgrade(makeSnapshot(mutate), makeTarget()), 'admission').actions;
+      assert.match(
+        actions[1]?.description ?? '',
+        /^Apply the webhook redis-enterprise-admission of 7\.8\.2-6 for namespace redis with its caBundle set from Secret admission-tls$/,
+      );
+      assert.doesNotMatch(actions[1]?.command ?? '', /kubectl diff/);
+    }
+  });
+
   it('legacy redb-admission webhook is deleted first', () => {
     const plan = planUpgrade(
       makeSnapshot((s) => {
@@ -738,7 +758,7 @@ describe('buildPlan', () => {
     );
     assert.match(
       step(plan, 'admission').actions[1]?.command ?? '',
-      / curl -fsSL http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/admission\/webhook\.yaml \| /,
+      /[ (]curl -fsSL http:\/\/127\.0\.0\.1:8\/bundles\/7\.8\.2-6\/admission\/webhook\.yaml \| /,
     );
     assert.match(
       step(plan, 'operator').actions[2]?.command ?? '',
@@ -748,7 +768,7 @@ describe('buildPlan', () => {
     const file = planUpgrade(makeSnapshot(), makeTarget({ bundle: '/srv/release/bundle.yaml' }));
     assert.match(
       step(file, 'admission').actions[1]?.command ?? '',
-      / cat \/srv\/release\/admission\/webhook\.yaml \| sed /,
+      /[ (]cat \/srv\/release\/admission\/webhook\.yaml \| sed /,
     );
   });
 

@@ -1,0 +1,199 @@
+// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { tempDir } from '../helpers/temp.js';
+import { kubectlFor, runTool } from '../helpers/tools.js';
+import {
+  assertExit,
+  describeEntries,
+  getPath,
+  parseEvents,
+  TARGET,
+  type UpgradeSim,
+  withUpgradeSim,
+} from './upgrade-support.js';
+
+/**
+ * What ctl says it will do, it then does: the plan's admission step on a webhook that is already
+ * current, the reason of a stop on a multi-hop path, and the way on that a multi-hop run through
+ * OLM gives when OLM offers another CSV first. Each case failed before its fix (ctl 4641606): the
+ * plan said "Apply the webhook" and the run skipped it; a stop's reason said neither that no
+ * direct upgrade exists nor why that release; the hint's `ctl upgrade run --to <offered>` was
+ * refused (exit 2) because a multi-hop run was never replaced.
+ */
+
+interface PlanDoc {
+  blocked: boolean;
+  steps: { id: string; skip: string | null; actions: { description: string; command: string }[] }[];
+  hops?: { hop: number; reason: string | null; target: { operator: string } }[];
+}
+
+const WEBHOOK = 'redis-enterprise-admission';
+
+/** Writes to the webhook that are not dry runs (kubectl diff's server-side apply is one). */
+function webhookWrites(sim: UpgradeSim, from: number) {
+  return sim.cluster.audit.entries
+    .slice(from)
+    .filter(
+      (e) =>
+        e.api === 'kube' &&
+        e.mutating &&
+        e.path.includes(`/validatingwebhookconfigurations/${WEBHOOK}`) &&
+        !/[?&]dryRun=All/.test(e.path),
+    );
+}
+
+/** A printed command run by `sh -c` as a person pastes it, kubectl on the PATH the scenario's. */
+async function paste(sim: UpgradeSim, command: string) {
+  const bin = path.join(sim.sandbox.dir, 'paste-bin');
+  mkdirSync(bin, { recursive: true });
+  try {
+    symlinkSync(kubectlFor(sim.cluster.scenario.kubernetesVersion), path.join(bin, 'kubectl'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return runTool('sh', ['-c', command], {
+    env: { ...sim.sandbox.env, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+    cwd: sim.sandbox.dir,
+    timeoutMs: 60_000,
+  });
+}
+
+describe('the plan says what the run does (e2e)', () => {
+  it('admission: a webhook already current is "compared, applied only if it differs", and the run writes nothing', async () => {
+    await withUpgradeSim('happy-path', async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const admission = (JSON.parse(plan.stdout) as PlanDoc).steps.find((s) => s.id === 'admission');
+      assert.equal(admission?.skip, null, 'the run reads the release webhook.yaml, so the step is planned');
+      const compare = admission?.actions[1];
+      assert.match(
+        compare?.description ?? '',
+        new RegExp(
+          `^Compare the live webhook ${WEBHOOK} with the one of ${TARGET.replaceAll('.', '\\.')} for namespace redis \\(caBundle from Secret admission-tls\\) and apply it only if they differ`,
+        ),
+      );
+      assert.match(compare?.command ?? '', /\/bundles\/7\.8\.2-6\/admission\/webhook\.yaml/);
+
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes', '-o', 'json']);
+      assertExit(run, 0, 'run');
+      const skipped = parseEvents(run.stdout).find((e) => e.type === 'step-skip' && e.step === 'admission');
+      assert.match(
+        skipped?.message ?? '',
+        new RegExp(`${WEBHOOK} is already up to date and trusts admission-tls`),
+      );
+      assert.deepEqual(webhookWrites(sim, 0), [], describeEntries(webhookWrites(sim, 0)));
+
+      // The plan's command does the same by hand: nothing to write while the webhook matches ...
+      const before = sim.cluster.audit.entries.length;
+      const same = await paste(sim, compare?.command ?? '');
+      assert.equal(same.code, 0, same.stderr);
+      assert.deepEqual(webhookWrites(sim, before), [], describeEntries(webhookWrites(sim, before)));
+      // ... and one apply, back to the release's, once it differs.
+      await sim.kubectl([
+        'patch',
+        'validatingwebhookconfiguration',
+        WEBHOOK,
+        '--type=json',
+        '-p=[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]',
+      ]);
+      const changed = sim.cluster.audit.entries.length;
+      const differs = await paste(sim, compare?.command ?? '');
+      assert.equal(differs.code, 0, differs.stderr);
+      assert.equal(webhookWrites(sim, changed).length, 1, describeEntries(webhookWrites(sim, changed)));
+      const webhook = await sim.get(['validatingwebhookconfiguration', WEBHOOK]);
+      assert.equal(getPath(webhook, ['webhooks', '0', 'failurePolicy']), 'Fail');
+    });
+  });
+
+  it('a stop the rules require says so: no direct upgrade, the source, and why this release', async () => {
+    await withUpgradeSim('old-operator', async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18', '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const hops = (JSON.parse(plan.stdout) as PlanDoc).hops;
+      assert.deepEqual(
+        hops?.map((h) => h.target.operator),
+        ['7.4.6-12', '8.2.0-18'],
+      );
+      const reason =
+        'operator-min-version: upgrades to 8.2.0-18 need operator and cluster at 7.4.2-2 or later, so no direct upgrade exists (the release notes of every release from 7.8.2: "Upgrades from versions earlier than 7.4.2-2 are not supported"); 7.4.6-12 is the newest catalogued release before 7.8.2-6 (the first release with that rule) that no known advisory affects';
+      assert.equal(hops?.[0]?.reason, reason);
+      assert.equal(hops?.[1]?.reason, null);
+      const text = await sim.ctl(['upgrade', 'plan', '--to', '8.2.0-18']);
+      assertExit(text, 0, 'plan (text)');
+      assert.ok(text.stdout.includes(`Hop 1: operator 7.2.4-12 -> 7.4.6-12`), text.stdout);
+      assert.ok(text.stdout.includes(`(${reason})`), text.stdout);
+    });
+  });
+
+  it('OLM offers another CSV on a hop before the last: the hint says it is a stop, its run replaces this one, the final --to follows', async () => {
+    // OpenShift 4.9, operator 6.2.8-15 from OperatorHub: 6.2.18-41 needs the Kubernetes-only stop
+    // 6.2.10-45 (RS below 6.2.10). In channel 6.2.10 only 6.2.10-34 skips the installed CSV
+    // (scenario key operator.olm.skips), so OLM offers it, not 6.2.10-45.
+    const file = path.join(tempDir('ctl-plan-says-'), 'olm-hop-offer.yaml');
+    writeFileSync(
+      file,
+      `name: olm-hop-offer
+description: "OperatorHub 6.2.8-15, two hops; OLM offers 6.2.10-34 at the first (test/e2e/plan-says-what-run-does.test.ts)"
+dialect: redis
+platform: openshift
+openshiftVersion: "4.9"
+operator:
+  version: 6.2.8-15
+  installedBy: olm
+  olm:
+    channel: "6.2.8"
+    approval: Manual
+    skips: ['6.2.10-34']
+cluster:
+  versionTag: 6.2.8-64.rhel8-openshift
+  repository: registry.connect.redhat.com/redislabs/redis-enterprise
+  apiVersion: 6.2.8-64
+databases:
+  - { name: cache, version: "6.2" }
+`,
+    );
+    await withUpgradeSim(file, async (sim) => {
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', '6.2.18-41', '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const hops = (JSON.parse(plan.stdout) as PlanDoc).hops;
+      assert.deepEqual(
+        hops?.map((h) => h.target.operator),
+        ['6.2.10-45', '6.2.18-41'],
+      );
+      assert.match(
+        hops?.[0]?.reason ?? '',
+        /^upgrade-path: RS 6\.2\.8 cannot go straight to 6\.2\.18, so no direct upgrade exists \(the Kubernetes upgrade docs, .*\); 6\.2\.10-45 is the stop those docs name/,
+      );
+
+      const first = await sim.ctl(['upgrade', 'run', '--to', '6.2.18-41', '--yes']);
+      assertExit(first, 1, 'run to 6.2.18-41');
+      assert.match(
+        first.stderr,
+        /OLM offers redis-enterprise-operator\.v6\.2\.10-34, not the target redis-enterprise-operator\.v6\.2\.10-45/,
+      );
+      assert.match(
+        first.stderr,
+        /hint: Upgrade to 6\.2\.10-34 first, a stop OLM needs before 6\.2\.10-45 on the way to 6\.2\.18-41: ctl --kubeconfig \S+ upgrade run --to 6\.2\.10-34 \(it replaces this run, which approved nothing, and ends at 6\.2\.10-34, not at 6\.2\.18-41\); then ctl --kubeconfig \S+ upgrade run --to 6\.2\.18-41 again to go on from there\./,
+      );
+
+      // The hint's first command: it replaces the multi-hop run (before: refused, exit 2).
+      const through = await sim.ctl(['upgrade', 'run', '--to', '6.2.10-34', '--yes']);
+      assertExit(through, 0, 'run to 6.2.10-34');
+      assert.match(
+        through.stderr,
+        /the run to 6\.2\.18-41 recorded in .* stopped at the operator step having approved nothing \(in hop 1 of 2, to 6\.2\.10-45; the operator still runs 6\.2\.8-15\): this run to 6\.2\.10-34 replaces it/,
+      );
+      // Its second: the final --to, from where the first left the cluster.
+      const last = await sim.ctl(['upgrade', 'run', '--to', '6.2.18-41', '--yes']);
+      assertExit(last, 0, 'run to 6.2.18-41');
+      const sub = await sim.get(['subscription', 'redis-enterprise-operator-cert', '-n', 'redis']);
+      assert.equal(getPath(sub, ['status', 'installedCSV']), 'redis-enterprise-operator.v6.2.18-41');
+      const rec = await sim.get(['rec', 'rec', '-n', 'redis']);
+      assert.match(String(getPath(rec, ['spec', 'redisEnterpriseImageSpec', 'versionTag'])), /^6\.2\.18-72/);
+    });
+  });
+});
