@@ -423,11 +423,12 @@ export class ClusterUpgrade {
     // What the nodes run: the image a pinned digest names, which may not be the spec's tag.
     const image = nodeImageOf(templateOf(statefulSet));
     const pull = image ? pullNodeImage(image, worldOf(this.#o.scenario)) : undefined;
-    rest.setServerVersion(serverVersionOf(pull?.pulled ? pull.tag : target));
+    const running = pull?.pulled ? pull.tag : target;
+    rest.setServerVersion(serverVersionOf(running));
     kube.patchStatus(rec, {
       state: 'Running',
       specStatus: 'Valid',
-      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target, worldOf(this.#o.scenario)),
+      bundledDatabaseVersions: bundledDatabaseVersionsStatus(running, worldOf(this.#o.scenario)),
     });
     log.info(CLUSTER_LOGGER, rec, 'Upgrade completed', { version: target });
     this.#o.onUpgradeCompleted(target);
