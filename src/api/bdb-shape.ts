@@ -36,6 +36,7 @@ export function checkBdbShape(bdb: Record<string, unknown>, where: string): void
     });
   const mistyped = mistypedField(bdb, SCALARS);
   if (mistyped) throw bad(mistyped);
+  if (typeof bdb.uid === 'number' && !Number.isSafeInteger(bdb.uid)) throw inexactUid(bdb.uid, where);
   if (bdb.module_list === null) delete bdb.module_list;
   if (bdb.module_list === undefined) return;
   if (!Array.isArray(bdb.module_list)) throw bad('module_list is not a list');
@@ -48,6 +49,23 @@ export function checkBdbShape(bdb: Record<string, unknown>, where: string): void
     const mistypedModule = mistypedField(fields, MODULE_FIELDS);
     if (mistypedModule) throw bad(`module_list item ${index}'s ${mistypedModule}`);
   });
+}
+
+/**
+ * The uid is an "integer; Cluster unique ID of database. Can be set during creation but cannot be
+ * updated" (redis/docs content/operate/rs/references/rest-api/objects/bdb/_index.md): the
+ * reference sets no maximum, and a uid given at creation may be any integer. JSON.parse reads a
+ * number above 2^53 - 1 to the nearest double (9007199254740993 reads as ...992), so ctl would
+ * read, count and upgrade a uid that may be another database's. Such an answer is refused,
+ * naming the limit, rather than acted on with a uid ctl cannot hold exactly.
+ */
+function inexactUid(uid: number, where: string): MalformedAnswerError {
+  return new MalformedAnswerError(
+    `${where}: the management API answered a database uid above ${Number.MAX_SAFE_INTEGER} (read as ${uid}), which ctl cannot hold exactly: it might address another database`,
+    {
+      hint: `Upgrade the databases of this cluster by hand (POST /v1/bdbs/<uid>/upgrade with the uid as GET /v1/bdbs answers it), or ask for ctl to read uids beyond ${Number.MAX_SAFE_INTEGER}.`,
+    },
+  );
 }
 
 /**

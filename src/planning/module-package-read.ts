@@ -25,6 +25,15 @@
  * release (`rhel8`) or another system than Linux (`Darwin`) still says what the module was built
  * for: the cluster takes such a package, but it is no RHEL9 build and cannot lift the freeze.
  * "Linux" names no release: the check then says it cannot tell rather than guess.
+ *
+ * The unpacker refuses more (RAMP/unpacker.py at d350ec4, 2025-07-01, in its order): a zip that
+ * holds anything but module.json, one `.so` and entries under `deps/` (_validate_zip_file,
+ * `invalid_number_of_files`); a module.json without `module_file` or whose `module_file` is not
+ * in the zip, without `module_name`, `architecture` or `version` (KeyError: it indexes them); an
+ * empty `version` (`module_version_missing`) or one `int(float(version))` cannot read
+ * (`module_version_not_integer`). The plan refuses the same, so a Ready plan does not stop at
+ * the upload. The unpacker iterates a system list as Python does: a string by its characters
+ * (so "rhel9" is refused: "r" names no version), an object by its keys.
  */
 
 import { basename } from 'node:path';
@@ -52,14 +61,20 @@ export async function readModulePackages(files: readonly string[]): Promise<Modu
 
 export function describeModulePackage(file: string, bytes: Uint8Array): ModulePackage {
   let entries: Record<string, Uint8Array>;
+  const names: string[] = [];
   try {
     // Only module.json is inflated: the module itself may be tens of megabytes.
     entries = unzipSync(bytes, {
-      filter: (entry) => entry.name === METADATA && entry.originalSize <= MAX_METADATA_BYTES,
+      filter: (entry) => {
+        names.push(entry.name);
+        return entry.name === METADATA && entry.originalSize <= MAX_METADATA_BYTES;
+      },
     });
   } catch {
     return { file, problem: 'it is not a zip archive' };
   }
+  const content = zipContentProblem(names);
+  if (content) return { file, problem: content };
   const metadata = entries[METADATA];
   if (!metadata) return { file, problem: `the zip holds no ${METADATA} (at most 1 MiB, at its top)` };
   let parsed: unknown;
@@ -72,6 +87,16 @@ export function describeModulePackage(file: string, bytes: Uint8Array): ModulePa
     return { file, problem: `its ${METADATA} is not a JSON object` };
   }
   const meta = parsed as Record<string, unknown>;
+  const moduleFile = meta.module_file;
+  if (typeof moduleFile !== 'string' || moduleFile === '') {
+    return { file, problem: `its ${METADATA} names no module_file (the file of the module in the zip)` };
+  }
+  if (!names.includes(moduleFile)) {
+    return {
+      file,
+      problem: `its ${METADATA} names module_file "${moduleFile}", which the zip does not hold`,
+    };
+  }
   const module =
     typeof meta.module_name === 'string' && meta.module_name !== '' ? meta.module_name : undefined;
   const version =
@@ -81,14 +106,21 @@ export function describeModulePackage(file: string, bytes: Uint8Array): ModulePa
   if (!module || !version) {
     return { file, problem: `its ${METADATA} names no module_name and semantic_version` };
   }
-  const architecture =
-    typeof meta.architecture === 'string' && meta.architecture !== '' ? meta.architecture : undefined;
-  if (architecture !== undefined && !ARCHITECTURES.includes(architecture)) {
+  const architecture = typeof meta.architecture === 'string' ? meta.architecture : undefined;
+  if (!('architecture' in meta)) {
     return {
       file,
-      problem: `its ${METADATA} says architecture "${architecture}": the cluster takes x86_64 or aarch64 builds only (module_architecture_not_supported)`,
+      problem: `its ${METADATA} names no architecture (the cluster takes x86_64 or aarch64 builds)`,
     };
   }
+  if (architecture === undefined || !ARCHITECTURES.includes(architecture)) {
+    return {
+      file,
+      problem: `its ${METADATA} says architecture ${JSON.stringify(meta.architecture)}: the cluster takes x86_64 or aarch64 builds only (module_architecture_not_supported)`,
+    };
+  }
+  const versionProblem = integerVersionProblem(meta);
+  if (versionProblem) return { file, problem: versionProblem };
   const systems = systemsOf(meta);
   if (typeof systems === 'string') return { file, problem: systems };
   return {
@@ -96,9 +128,49 @@ export function describeModulePackage(file: string, bytes: Uint8Array): ModulePa
     module,
     version,
     ...(systems && systems.length > 0 ? { operatingSystems: systems } : {}),
-    ...(architecture !== undefined ? { architecture } : {}),
+    architecture,
   };
 }
+
+/** _validate_zip_file: module.json, at most one `.so`, and `deps/...`; nothing else. */
+function zipContentProblem(names: readonly string[]): string | undefined {
+  const modules = names.filter((name) => name.endsWith('.so'));
+  if (modules.length > 1) {
+    return `the zip holds ${modules.length} .so files (${modules.join(', ')}): the cluster takes one module per package (invalid_number_of_files)`;
+  }
+  const others = names.filter(
+    (name) => !name.endsWith('.so') && name !== METADATA && !name.startsWith('deps/'),
+  );
+  if (others.length === 0) return undefined;
+  return `the zip holds ${others.map((name) => `"${name}"`).join(', ')} besides module.json, the module's .so and deps/: the cluster takes nothing else (invalid_number_of_files)`;
+}
+
+/**
+ * module.json's integer `version` as the unpacker reads it: present, not empty (Python's `not
+ * version`: null, false, 0, "", [] and {} are empty), and readable by `int(float(version))`.
+ */
+function integerVersionProblem(meta: Record<string, unknown>): string | undefined {
+  if (!('version' in meta)) return `its ${METADATA} names no version (the module's integer version)`;
+  const version = meta.version;
+  const empty =
+    version === null ||
+    version === false ||
+    version === 0 ||
+    version === '' ||
+    (Array.isArray(version) && version.length === 0) ||
+    (typeof version === 'object' && version !== null && Object.keys(version).length === 0);
+  if (empty) return `its ${METADATA} version is empty (module_version_missing)`;
+  const readable =
+    typeof version === 'boolean' ||
+    (typeof version === 'number' && Number.isFinite(version)) ||
+    (typeof version === 'string' && PYTHON_FLOAT.test(version));
+  return readable
+    ? undefined
+    : `its ${METADATA} version ${JSON.stringify(version)} is not a number (module_version_not_integer)`;
+}
+
+/** What Python's float() reads and int() then takes: a decimal, with `_` between digits, maybe an exponent. */
+const PYTHON_FLOAT = /^\s*[+-]?(\d+(_\d+)*\.?(\d+(_\d+)*)?|\.\d+(_\d+)*)([eE][+-]?\d+)?\s*$/;
 
 const ARCHITECTURES = ['x86_64', 'aarch64'];
 const LIST_FIELDS = ['operating_systems', 'os_list'] as const;
@@ -115,17 +187,27 @@ function systemsOf(meta: Record<string, unknown>): string[] | string | undefined
   let found: string[] | undefined;
   for (const field of LIST_FIELDS) {
     if (!(field in meta)) continue;
-    const list = meta[field];
-    if (!Array.isArray(list) || list.some((entry) => typeof entry !== 'string')) {
+    const list = iterated(meta[field]);
+    if (list === undefined) {
       return `its ${METADATA} ${field} is not a list of systems such as "rhel9" (module_os_list_invalid)`;
     }
-    const wrong = (list as string[]).find((entry) => !NAME.test(entry) || !RELEASE.test(entry));
+    const wrong = list.find(
+      (entry) => typeof entry !== 'string' || !NAME.test(entry) || !RELEASE.test(entry),
+    );
     if (wrong !== undefined) {
-      return `its ${METADATA} ${field} entry "${wrong}" names no system and version such as "rhel9" (module_os_list_invalid)`;
+      return `its ${METADATA} ${field} entry ${JSON.stringify(wrong)} names no system and version such as "rhel9" (module_os_list_invalid)`;
     }
     if (found === undefined && list.length > 0) found = list as string[];
   }
   if (found) return found;
   const os = typeof meta.os === 'string' ? meta.os.trim() : '';
   return os === '' || os.toLowerCase() === 'linux' ? undefined : [os];
+}
+
+/** What the unpacker's loop goes through: a list's items, a string's characters, an object's keys. */
+function iterated(value: unknown): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'string') return [...value];
+  if (value !== null && typeof value === 'object') return Object.keys(value);
+  return undefined;
 }

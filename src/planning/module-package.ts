@@ -28,7 +28,15 @@ export function describeHeld(pkg: ModulePackage): string {
   return `${pkg.module ?? '?'} ${pkg.version ?? '?'}${build ? ` (${build})` : ''}`;
 }
 
+/**
+ * The systems Redis Enterprise counts as RHEL9: RAMP's RLEC_OS_MAP (RedisLabsModules/RAMP
+ * RAMP/module_metadata.py) names the build hosts whose packages are Redis Enterprise's `rhel9`
+ * builds: rhel9, rocky9, centos9, almalinux9, oracle9 (the packer writes the mapped name,
+ * get_curr_os; a manifest may write the host's own). Exact names: the map has no `rhel9.4`.
+ */
+const RHEL9_SYSTEMS = ['rhel9', 'rocky9', 'centos9', 'almalinux9', 'oracle9'];
+
 /** A package built for RHEL9, or one whose module.json does not say (the check then says so). */
 export function mayBeRhel9(pkg: ModulePackage): boolean {
-  return pkg.operatingSystems === undefined || pkg.operatingSystems.some((os) => os.startsWith('rhel9'));
+  return pkg.operatingSystems === undefined || pkg.operatingSystems.some((os) => RHEL9_SYSTEMS.includes(os));
 }

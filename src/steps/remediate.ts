@@ -174,7 +174,9 @@ async function uploadOnce(
         hint: `The upload may have started: look at the cluster's modules (${curlApi('GET', '/v1/modules')}) and actions (${curlApi('GET', '/v1/actions')}). ${NOT_THE_API_HINT} Then run ctl again: it looks at the modules before it uploads again.`,
         cause: error,
       });
-    if (error instanceof OperationError && /module_exists/.test(error.message)) return 'exists';
+    // By the answer's error_code (POST /v2/modules error codes, redis-facts.md §4), not by its
+    // text: a message may name module_exists without being it (a file called so, refused).
+    if (error instanceof ApiStatusError && error.errorCode === 'module_exists') return 'exists';
     // A 4xx the cluster gave no advice for (HTTP 400 invalid_module: not a module package it can
     // read) is about the file: running the same command again sends the same file. Say which
     // package the freeze needs instead (401 and 403 are AuthErrors, with their own hints), and

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defaultClusterTag } from '../../src/sim/world/releases.js';
+import { modulePackageBytes } from '../helpers/module-package.js';
 import {
   applyOperatorBundle,
   eventually,
@@ -143,11 +144,11 @@ describe('sim: module-without-rhel9 freezes the upgrade until a rhel9 build is i
     );
     assert.deepEqual(Object.keys(rejson?.platforms ?? {}), ['rhel8/x86_64']);
 
-    // RedisJSON's package name: the simulator reads module, platform and version from it.
+    // RedisJSON's RHEL9 package: the simulator reads module, platform and version from its module.json.
     const form = new FormData();
     form.append(
       'module',
-      new Blob([Buffer.from('not really a module')]),
+      new Blob([modulePackageBytes({ module: 'ReJSON', version: '2.6.10' })]),
       'rejson.Linux-rhel9-x86_64.2.6.10.zip',
     );
     const upload = await sim.api('POST', '/v2/modules', form);

@@ -133,7 +133,25 @@ describe('sim: a release beyond the built-in list (releases:) on OpenShift 4.20'
         : undefined;
     });
     await sim.kubectl(['rollout', 'status', 'deployment/redis-enterprise-operator', '--timeout=60s']);
-    await sim.kubectl(['patch', 'rec', 'rec', '--type', 'merge', '-p', versionTagPatch(sim, NEW_TAG)]);
+    // The OLM install pinned the node image by digest: the new tag goes with the digest the new
+    // CSV relates for it (a new tag next to the old digest would keep the old image).
+    const csv = await json<{ spec: { relatedImages: { name: string; image: string }[] } }>(sim, [
+      'get',
+      'csv',
+      NEW_CSV,
+    ]);
+    const node = csv.spec.relatedImages.find((entry) => entry.name === 'redis-enterprise-node')?.image ?? '';
+    const digestHash = node.slice(node.indexOf('@') + 1);
+    assert.match(digestHash, /^sha256:[0-9a-f]{64}$/);
+    await sim.kubectl([
+      'patch',
+      'rec',
+      'rec',
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { redisEnterpriseImageSpec: { versionTag: NEW_TAG, digestHash } } }),
+    ]);
     const status = await eventually('the cluster Running on the new RS', async () => {
       const rec = await json<{
         status?: { state?: string; bundledDatabaseVersions?: { version: string }[] };

@@ -11,19 +11,23 @@ import { strToU8, zipSync } from 'fflate';
  * 078ff15 to ffbc83b) or nothing but `os`. The module itself is a stand-in: neither ctl nor the
  * simulator runs it.
  */
-export function writeModulePackage(
-  dir: string,
-  pkg: {
-    file: string;
-    module: string;
-    version: string;
-    operatingSystems?: string[];
-    architecture?: string;
-    older?: { os?: string; osList?: string[] };
-  },
-): string {
+export interface ModulePackageSpec {
+  module: string;
+  version: string;
+  operatingSystems?: string[];
+  architecture?: string;
+  older?: { os?: string; osList?: string[] };
+}
+
+/**
+ * The zip's bytes. module.json has every key the cluster's unpacker indexes (RAMP/unpacker.py:
+ * module_file, module_name, architecture, version, the integer version RAMP derives from the
+ * semantic one, e.g. 20610 for 2.6.10) and the zip holds module.json and the one `.so` it names.
+ */
+export function modulePackageBytes(pkg: ModulePackageSpec): Uint8Array {
   const metadata = {
     module_name: pkg.module,
+    version: integerVersion(pkg.version),
     semantic_version: pkg.version,
     os: pkg.older?.os ?? 'Linux',
     ...(pkg.older
@@ -34,14 +38,21 @@ export function writeModulePackage(
     architecture: pkg.architecture ?? 'x86_64',
     module_file: `${pkg.module.toLowerCase()}.so`,
   };
+  return zipSync({
+    'module.json': strToU8(JSON.stringify(metadata)),
+    [metadata.module_file]: strToU8('a stand-in for the module'),
+  });
+}
+
+/** `2.6.10` -> 20610: the module's own number, of which RAMP/packer.py version_to_semantic_version reads the semantic one. */
+function integerVersion(semantic: string): number {
+  const [major = 0, minor = 0, patch = 0] = semantic.split('.').map(Number);
+  return major * 10000 + minor * 100 + patch;
+}
+
+export function writeModulePackage(dir: string, pkg: ModulePackageSpec & { file: string }): string {
   const file = path.join(dir, pkg.file);
-  writeFileSync(
-    file,
-    zipSync({
-      'module.json': strToU8(JSON.stringify(metadata)),
-      [metadata.module_file]: strToU8('a stand-in for the module'),
-    }),
-  );
+  writeFileSync(file, modulePackageBytes(pkg));
   return file;
 }
 

@@ -1,6 +1,7 @@
 import type { SimDialectFields } from '../world/dialect.js';
 import { worldOf } from '../world/world.js';
 import { isNewerClusterTag } from '../world/versions.js';
+import { nodeImageReference, pullNodeImage } from '../world/registry.js';
 import { isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
 import type { RestModel } from '../rest/model.js';
@@ -268,9 +269,16 @@ export class ClusterUpgrade {
     log.info(CLUSTER_LOGGER, rec, 'Upgrading Redis Enterprise cluster', { from, to: target });
     const repository =
       asString(getPath(rec, [...fields.imageSpecPath, 'repository'])) ?? scenario.cluster.repository;
+    // A pinned digest goes into the reference next to the tag; the kubelet pulls by the digest
+    // (src/sim/world/registry.ts), so a digest of another image runs that image or fails to pull.
+    // The spec's digest belongs to its versionTag: an auto-upgrade to the operator's default
+    // (spec not written) has none, and auto-upgrade with a digest never starts (#invalidSpec).
+    const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
+    const digest =
+      specTag === target ? asString(getPath(rec, [...fields.imageSpecPath, 'digestHash'])) : undefined;
     const template = clone(templateOf(statefulSet)) as { spec?: { containers?: Record<string, unknown>[] } };
     for (const container of template.spec?.containers ?? []) {
-      if (container.name === NODE_CONTAINER) container.image = `${repository}:${target}`;
+      if (container.name === NODE_CONTAINER) container.image = nodeImageReference(repository, target, digest);
       if (container.name === BOOTSTRAPPER_CONTAINER && operatorVersion) {
         container.image = `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`;
       }
@@ -377,8 +385,10 @@ export class ClusterUpgrade {
             const current = read();
             const fresh = current && podsByOrdinal(kube, current).get(ordinal);
             const image = current ? nodeImageOf(templateOf(current)) : undefined;
-            if (current && fresh && image && !worldOf(scenario).clusterTagPublished(target)) {
-              // The registry has no such tag: the new pod never starts (no kick: nothing to retry).
+            const pull = image ? pullNodeImage(image, worldOf(scenario)) : undefined;
+            if (current && fresh && image && pull && !pull.pulled) {
+              // The registry has no such tag or digest: the new pod never starts (no kick:
+              // nothing to retry).
               kube.patchStatus(fresh, imagePullBackOffStatus(fresh, image));
               writeStatefulSetStatus(kube, current);
               this.#unpullable = image;
@@ -388,7 +398,8 @@ export class ClusterUpgrade {
             if (current && fresh) {
               setPodReady(kube, fresh, true, ordinal);
               const node = this.#o.rest.nodes[ordinal];
-              if (node) node.software_version = serverVersionOf(target);
+              // The node runs the image pulled: the digest's when one is pinned.
+              if (node) node.software_version = serverVersionOf(pull?.pulled ? pull.tag : target);
               this.#o.rest.nodeStarted(ordinal + 1);
               writeStatefulSetStatus(kube, current);
             }
@@ -409,11 +420,15 @@ export class ClusterUpgrade {
   #complete(rec: KubeObject, statefulSet: KubeObject, target: string): void {
     const { kube, rest, log } = this.#o;
     writeStatefulSetStatus(kube, statefulSet);
-    rest.setServerVersion(serverVersionOf(target));
+    // What the nodes run: the image a pinned digest names, which may not be the spec's tag.
+    const image = nodeImageOf(templateOf(statefulSet));
+    const pull = image ? pullNodeImage(image, worldOf(this.#o.scenario)) : undefined;
+    const running = pull?.pulled ? pull.tag : target;
+    rest.setServerVersion(serverVersionOf(running));
     kube.patchStatus(rec, {
       state: 'Running',
       specStatus: 'Valid',
-      bundledDatabaseVersions: bundledDatabaseVersionsStatus(target, worldOf(this.#o.scenario)),
+      bundledDatabaseVersions: bundledDatabaseVersionsStatus(running, worldOf(this.#o.scenario)),
     });
     log.info(CLUSTER_LOGGER, rec, 'Upgrade completed', { version: target });
     this.#o.onUpgradeCompleted(target);

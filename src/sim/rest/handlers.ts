@@ -2,6 +2,7 @@ import type { RestModel, RestUser } from './model.js';
 import * as availability from './availability.js';
 import { licenseAnswer } from './license.js';
 import { unzipSync } from 'fflate';
+import { unpackModulePackage } from './module-package.js';
 import { moduleFilePart } from './module-file-part.js';
 import {
   allows,
@@ -454,14 +455,9 @@ async function uploadModule(model: RestModel, request: ApiRequest): Promise<ApiR
     return fail(400, 'no_module', 'Send the module as multipart/form-data field "module"');
   if (file === 'unparsable') return fail(400, 'no_module', 'The multipart body could not be parsed');
   if (file === 'missing') return fail(400, 'no_module', 'Missing multipart file field "module"');
-  const spec = describeModuleFile(file.name, new Uint8Array(await file.arrayBuffer()));
-  if (!spec) {
-    return fail(
-      400,
-      'invalid_module',
-      `Cannot read module metadata from ${file.name}: expected <module>.Linux-<os>-<arch>.<x.y.z>.zip or module.json`,
-    );
-  }
+  // The cluster's unpacker decides what it takes (module-package.ts).
+  const spec = unpackModulePackage(new Uint8Array(await file.arrayBuffer()));
+  if ('refused' in spec) return fail(400, 'invalid_module', `${file.name}: ${spec.refused}`);
   const existing = model.findModule(spec.name, spec.version);
   if (existing && spec.platforms.every((key) => key in existing.platforms)) {
     return fail(400, 'module_exists', `Module ${spec.name} ${spec.version} is already installed`);
@@ -480,11 +476,13 @@ const MODULE_NAMES: Record<string, string> = {
 };
 
 /**
- * A module package is a zip holding the module and its module.json (module_name,
+ * The artifact of a user-defined module (POST /v2/local/modules/user-defined/artifacts,
+ * user-defined-modules.ts): a zip holding the module and its module.json (module_name,
  * semantic_version, operating_systems such as ["rhel9"], architecture: RedisLabsModules/RAMP
- * RAMP/module_metadata.py), which the cluster reads. The simulator also takes, more leniently
+ * RAMP/module_metadata.py). For that request only, the simulator also takes, more leniently
  * than a cluster, a bare module.json ({module_name, semantic_version, platforms}) and a file
- * named as Redis names its packages (`redisearch.Linux-rhel9-x86_64.2.8.4.zip`) whatever it holds.
+ * named as Redis names its packages (`redisearch.Linux-rhel9-x86_64.2.8.4.zip`) whatever it
+ * holds. POST /v2/modules unpacks as the cluster does (module-package.ts).
  * Like the cluster's unpacker (RAMP/unpacker.py _validate_metadata), it reads the systems from
  * `operating_systems` or the older `os_list`, refuses a package with an entry of either that
  * names no system and version, or an architecture other than x86_64 and aarch64, and reads `os`

@@ -106,6 +106,28 @@ export class SimWorld {
     return releases.length === 0 || releases.some((operator) => this.variantsOf(operator).includes(variant));
   }
 
+  /**
+   * Every RS image tag this world's releases published, in both platforms' forms and with their
+   * variants: what the simulated registry can name by digest (src/sim/world/registry.ts).
+   */
+  knownClusterTags(): string[] {
+    const tags = new Set<string>();
+    for (const operator of this.#versions) {
+      const plain = [
+        ...this.#publishedTags(operator),
+        ...(['kubernetes', 'openshift'] as const).flatMap((platform) => {
+          const tag = this.defaultClusterTag(operator, platform);
+          return tag ? [tag] : [];
+        }),
+      ];
+      for (const tag of plain) {
+        tags.add(tag);
+        for (const variant of this.variantsOf(operator)) tags.add(`${tag}.${variant}`);
+      }
+    }
+    return [...tags];
+  }
+
   #publishedTags(operator: string): readonly string[] {
     const added = this.#extra.get(operator);
     if (added) return [added.rs];

@@ -222,6 +222,28 @@ describe('the database list of GET /v1/bdbs', () => {
   });
 });
 
+describe('a database uid beyond what a JSON number holds exactly', () => {
+  // objects/bdb: uid is an "integer ... Can be set during creation", with no maximum. Above
+  // 2^53 - 1 JSON.parse rounds it: 9007199254740993 reads as 9007199254740992.
+  it('is refused, naming the limit, instead of being acted on with a rounded uid', async () => {
+    const rounded = JSON.parse('[{"uid": 9007199254740993, "name": "orders"}]') as { uid: number }[];
+    assert.equal(rounded[0]?.uid, 9007199254740992, 'JSON.parse rounds it');
+    const client = clientAnswering({ '/v1/bdbs': rounded });
+    await assert.rejects(client.listBdbs(), (error: unknown) => {
+      assert.ok(error instanceof MalformedAnswerError, String(error));
+      assert.match(
+        error.message,
+        /^GET \/v1\/bdbs: item 0: the management API answered a database uid above 9007199254740991 \(read as 9007199254740992\), which ctl cannot hold exactly/,
+      );
+      assert.match(error.hint ?? '', /by hand/);
+      return true;
+    });
+    // The largest exact one is read as it is.
+    const largest = clientAnswering({ '/v1/bdbs': [{ uid: Number.MAX_SAFE_INTEGER, name: 'orders' }] });
+    assert.equal((await largest.listBdbs())[0]?.uid, Number.MAX_SAFE_INTEGER);
+  });
+});
+
 describe('the module list: a uid listed twice', () => {
   it('names the uid and both items; two builds of one version with two uids are two modules', async () => {
     const rhel9 = { ...search, uid: '2', platforms: { 'rhel9/x86_64': {} } };

@@ -8,6 +8,7 @@ import { bdbVersion } from '../../../src/api/types.js';
 import { AuthError, OperationError } from '../../../src/errors.js';
 import { ADMIN, type SimFixture, startSim, VIEWER } from '../sim/rest/fixture.js';
 import { fakeJwt, scriptedHttp } from './scripted-http.js';
+import { modulePackageBytes } from '../../helpers/module-package.js';
 
 function clientFor(sim: SimFixture, user = ADMIN, ttl = 300): { client: ApiClient; http: HttpClient } {
   const http = new HttpClient({ baseUrl: sim.url, ca: sim.ca.certPem });
@@ -65,7 +66,7 @@ describe('ApiClient against the emulator', () => {
   it('uploads a module as multipart and gets its action', async () => {
     const module = await client.uploadModule(
       'redisearch.Linux-rhel9-x86_64.2.8.4.zip',
-      new Uint8Array([80, 75, 3, 4]),
+      modulePackageBytes({ module: 'search', version: '2.8.4' }),
     );
     assert.equal(module.module_name, 'search');
     assert.equal(typeof module.action_uid, 'string');

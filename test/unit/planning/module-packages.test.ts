@@ -38,9 +38,11 @@ describe('module packages (--remediate --module-file)', () => {
         zipOf({
           'module.json': metadata({
             module_name: 'search',
+            version: 20804,
             semantic_version: '2.8.4',
             operating_systems: ['rhel9'],
             architecture: 'x86_64',
+            module_file: 'redisearch.so',
           }),
           'redisearch.so': 'binary',
         }),
@@ -57,23 +59,87 @@ describe('module packages (--remediate --module-file)', () => {
     assert.deepEqual(
       describeModulePackage(
         'a.zip',
-        zipOf({ 'module.json': metadata({ module_name: 'bf', semantic_version: '2.6.12', os: 'Linux' }) }),
+        zipOf({
+          'module.json': metadata({
+            module_name: 'bf',
+            version: 20612,
+            semantic_version: '2.6.12',
+            os: 'Linux',
+            architecture: 'x86_64',
+            module_file: 'redisbloom.so',
+          }),
+          'redisbloom.so': 'binary',
+        }),
       ),
-      { file: 'a.zip', module: 'bf', version: '2.6.12' },
+      { file: 'a.zip', module: 'bf', version: '2.6.12', architecture: 'x86_64' },
     );
     const problem = (bytes: Uint8Array) => describeModulePackage('x.zip', bytes).problem;
     assert.equal(problem(strToU8('not really a zip')), 'it is not a zip archive');
     assert.match(problem(zipOf({ 'redisearch.so': 'binary' })) ?? '', /^the zip holds no module\.json/);
     assert.match(
       problem(zipOf({ 'sub/module.json': metadata({ module_name: 'x', semantic_version: '1.0.0' }) })) ?? '',
-      /no module\.json/,
+      /^the zip holds "sub\/module\.json" besides module\.json/,
     );
     assert.equal(problem(zipOf({ 'module.json': '{' })), 'its module.json is not JSON');
     assert.equal(problem(zipOf({ 'module.json': '[1]' })), 'its module.json is not a JSON object');
     assert.equal(
-      problem(zipOf({ 'module.json': metadata({ module_name: 'search' }) })),
+      problem(
+        zipOf({ 'module.json': metadata({ module_name: 'search', module_file: 'm.so' }), 'm.so': 'binary' }),
+      ),
       'its module.json names no module_name and semantic_version',
     );
+  });
+
+  /**
+   * What the cluster's unpacker refuses besides (RedisLabsModules/RAMP RAMP/unpacker.py):
+   * _validate_zip_file's content rule, the keys it indexes (module_file, architecture, version),
+   * and _validate_metadata's version rules. A package Redis's packer wrote has them all.
+   */
+  it('refuses what the unpacker refuses: other files in the zip, a missing module_file, architecture or version', () => {
+    const good = {
+      module_name: 'ReJSON',
+      version: 20610,
+      semantic_version: '2.6.10',
+      operating_systems: ['rhel9'],
+      architecture: 'x86_64',
+      module_file: 'rejson.so',
+    };
+    const problem = (
+      fields: Record<string, unknown>,
+      files: Record<string, string> = { 'rejson.so': 'binary' },
+    ) => describeModulePackage('rejson.zip', zipOf({ 'module.json': metadata(fields), ...files })).problem;
+    assert.equal(problem(good), undefined);
+    // deps/ is the unpacker's folder for dependencies.
+    assert.equal(
+      problem(good, { 'rejson.so': 'binary', 'deps/': '', 'deps/libssl.so.3': 'binary' }),
+      undefined,
+    );
+    assert.match(
+      problem(good, { 'rejson.so': 'binary', 'README.md': 'notes' }) ?? '',
+      /^the zip holds "README\.md" besides module\.json.*\(invalid_number_of_files\)$/,
+    );
+    assert.match(
+      problem(good, { 'rejson.so': 'binary', 'rejson-debug.so': 'binary' }) ?? '',
+      /holds 2 \.so files.*invalid_number_of_files/,
+    );
+    const without = (key: string) => Object.fromEntries(Object.entries(good).filter(([k]) => k !== key));
+    assert.match(problem(without('module_file')) ?? '', /names no module_file/);
+    assert.match(
+      problem({ ...good, module_file: 'other.so' }) ?? '',
+      /module_file "other\.so", which the zip does not hold/,
+    );
+    assert.match(problem(without('architecture')) ?? '', /names no architecture/);
+    assert.match(problem(without('version')) ?? '', /names no version/);
+    assert.match(problem({ ...good, version: 0 }) ?? '', /version is empty \(module_version_missing\)/);
+    assert.match(problem({ ...good, version: '' }) ?? '', /module_version_missing/);
+    assert.match(
+      problem({ ...good, version: 'v2' }) ?? '',
+      /version "v2" is not a number \(module_version_not_integer\)/,
+    );
+    assert.match(problem({ ...good, version: [1] }) ?? '', /module_version_not_integer/);
+    // int(float("2.6")) reads: the unpacker takes it.
+    assert.equal(problem({ ...good, version: '20610' }), undefined);
+    assert.equal(problem({ ...good, version: '2.6' }), undefined);
   });
 
   it('passes without --remediate, and when the target freezes on nothing', () => {
@@ -174,8 +240,10 @@ describe('module packages (--remediate --module-file)', () => {
         zipOf({
           'module.json': metadata({
             module_name: 'ReJSON',
+            version: 20610,
             semantic_version: '2.6.10',
             architecture: 'x86_64',
+            module_file: 'rejson.so',
             ...fields,
           }),
           'rejson.so': 'binary',
@@ -196,7 +264,12 @@ describe('module packages (--remediate --module-file)', () => {
       /operating_systems entry "Linux" .*module_os_list_invalid/,
     );
     assert.match(held({ os_list: ['rhel9', 'el'] }).problem ?? '', /os_list entry "el"/);
-    assert.match(held({ operating_systems: 'rhel9' }).problem ?? '', /operating_systems is not a list/);
+    // Python iterates a string by its characters: "r" names no version.
+    assert.match(
+      held({ operating_systems: 'rhel9' }).problem ?? '',
+      /operating_systems entry "r" names no system/,
+    );
+    assert.match(held({ operating_systems: 9 }).problem ?? '', /operating_systems is not a list/);
     assert.match(
       held({ operating_systems: ['rhel9'], architecture: 'arm64' }).problem ?? '',
       /architecture "arm64".*x86_64 or aarch64.*module_architecture_not_supported/,
@@ -218,6 +291,11 @@ describe('module packages (--remediate --module-file)', () => {
     );
     assert.equal(given({ operatingSystems: ['Darwin'] }).status, 'fail');
     assert.equal(given({ operatingSystems: ['rhel9'] }).status, 'pass');
+    // RAMP's RLEC_OS_MAP: the RHEL9 rebuilds are Redis Enterprise's rhel9; no other name is.
+    for (const os of ['rocky9', 'centos9', 'almalinux9', 'oracle9'])
+      assert.equal(given({ operatingSystems: [os] }).status, 'pass', os);
+    for (const os of ['rocky8', 'rhel9.4', 'rhel9-fips', 'ubuntu22.04'])
+      assert.equal(given({ operatingSystems: [os] }).status, 'fail', os);
     const unknown = given({});
     assert.equal(unknown.status, 'pass');
     assert.equal(

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, FormData, request } from 'undici';
 import { parseScenario, type Scenario } from '../../../src/sim/scenario.js';
 import { ScenarioError } from '../../../src/sim/world/errors.js';
+import { modulePackageBytes } from '../../helpers/module-package.js';
 import { ADMIN, type SimFixture, startSim } from './rest/fixture.js';
 
 /**
@@ -173,7 +174,7 @@ describe('the management API reports where each module came from (is_bundled)', 
   });
 
   it('POST /v2/modules: a new module is an upload (false); a new build of a bundled module stays bundled', async () => {
-    const upload = async (file: string, content: string) => {
+    const upload = async (file: string, content: Uint8Array) => {
       const form = new FormData();
       form.append('module', new Blob([content]), file);
       const res = await request(`${sim.url}/v2/modules`, {
@@ -190,13 +191,13 @@ describe('the management API reports where each module came from (is_bundled)', 
       return body;
     };
     const fresh = await upload(
-      'module.json',
-      JSON.stringify({ module_name: 'tessera', semantic_version: '0.4.1', platforms: ['rhel9/x86_64'] }),
+      'tessera.Linux-rhel9-x86_64.0.4.1.zip',
+      modulePackageBytes({ module: 'tessera', version: '0.4.1' }),
     );
     assert.equal(fresh.is_bundled, false);
     const rebuilt = await upload(
-      'module.json',
-      JSON.stringify({ module_name: 'ReJSON', semantic_version: '2.6.6', platforms: ['rhel9/x86_64'] }),
+      'rejson.Linux-rhel9-x86_64.2.6.6.zip',
+      modulePackageBytes({ module: 'ReJSON', version: '2.6.6' }),
     );
     assert.equal(rebuilt.is_bundled, true);
     const after = await bundledByName();

@@ -7,6 +7,7 @@
 import type { ApiClient } from '../../../src/api/client.js';
 import { ApiWriter } from '../../../src/api/writer.js';
 import type { ApiAction, ApiBdb, ApiModule, ApiNode } from '../../../src/api/types.js';
+import { ApiStatusError } from '../../../src/api/api-errors.js';
 import { OperationError } from '../../../src/errors.js';
 import { createTestIo, type TestIo } from '../../../src/io/test-io.js';
 import { KubeWriter } from '../../../src/kube/write.js';
@@ -88,18 +89,20 @@ export class FakeApi {
 
   async uploadModule(fileName: string, content: Uint8Array): Promise<ApiModule & { action_uid: string }> {
     this.calls.push(`POST /v2/modules ${fileName}`);
-    const meta = JSON.parse(Buffer.from(content).toString('utf8')) as {
-      module_name: string;
-      semantic_version: string;
-      platforms: string[];
-    };
+    // The answers as ApiClient gives them (src/api/api-errors.ts apiError): message, status, code.
+    const refused = (message: string, code: string) =>
+      new ApiStatusError(`POST /v2/modules failed with HTTP 400: ${message} (${code})`, 400, code, undefined);
+    let meta: { module_name: string; semantic_version: string; platforms: string[] };
+    try {
+      meta = JSON.parse(Buffer.from(content).toString('utf8')) as typeof meta;
+    } catch {
+      throw refused(`${fileName}: Failed to extract bundle`, 'invalid_module');
+    }
     const existing = this.modules.find(
       (m) => m.module_name === meta.module_name && m.semantic_version === meta.semantic_version,
     );
     if (existing && meta.platforms.every((p) => p in (existing.platforms ?? {}))) {
-      throw new OperationError(
-        `POST /v2/modules failed with HTTP 400: Module ${meta.module_name} is already installed (module_exists)`,
-      );
+      throw refused(`Module ${meta.module_name} is already installed`, 'module_exists');
     }
     const uidOf = this.#action('module_upload', () => {
       const platforms = Object.fromEntries(meta.platforms.map((p) => [p, {}]));

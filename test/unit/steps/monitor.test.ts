@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MalformedAnswerError } from '../../../src/api/api-errors.js';
+import { ApiStatusError, MalformedAnswerError } from '../../../src/api/api-errors.js';
 import { checkNodesShape } from '../../../src/api/node-shape.js';
 import { ExitCode, OperationError, TimeoutError } from '../../../src/errors.js';
 import { monitorStep } from '../../../src/steps/monitor.js';
@@ -23,6 +23,7 @@ import {
   until,
 } from './emulator-bed.js';
 import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
+import { writeModulePackage } from '../../helpers/module-package.js';
 
 const FROM = '7.4.6-22';
 const TARGET = '7.8.2-60';
@@ -476,6 +477,26 @@ describe('monitor step', () => {
       assert.equal(b.kubeWrites().filter((w) => w.startsWith('PATCH')).length, 1);
     });
 
+    it('takes an upload for already installed by its error_code, not by words in the message', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
+      // Refused as no package (400 invalid_module), though its name says module_exists.
+      const file = join(dir, 'module_exists.zip');
+      writeFileSync(file, 'not a module package');
+      try {
+        const b = await frozen({ settings: { remediate: true, moduleFiles: [file] } });
+        const error = await monitorStep.run(b.ctx()).then(
+          () => assert.fail('expected a failure'),
+          (err: unknown) => err,
+        );
+        assert.ok(error instanceof ApiStatusError, String(error));
+        assert.equal(error.errorCode, 'invalid_module');
+        assert.match(error.hint ?? '', /^The cluster did not take module_exists\.zip as a module package/);
+        assert.equal(error.refused?.value, file);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('fails with the action error when a remediation action fails', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ctl-module-'));
       const file = join(dir, 'search.zip');
@@ -724,10 +745,13 @@ describe('monitor step on the simulated cluster', () => {
       { io: test.io, env: sim.env, stdin: process.stdin },
     );
     try {
-      // RedisJSON's package name (redis/docs rs/references/rest-api/requests/modules/_index.md): the
-      // simulator reads module, platform and version from it.
-      const file = join(dir, 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
-      writeFileSync(file, 'not really a zip');
+      // RedisJSON's RHEL9 package, a zip with its module.json, which the simulator unpacks as the
+      // cluster's unpacker does.
+      const file = writeModulePackage(dir, {
+        file: 'rejson.Linux-rhel9-x86_64.2.6.10.zip',
+        module: 'ReJSON',
+        version: '2.6.10',
+      });
       const kube = await createKubeClients(
         await loadKubeConfig({ kubeconfig: sim.kubeconfigPath, env: {} }),
         () => {},

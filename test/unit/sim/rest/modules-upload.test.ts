@@ -5,6 +5,7 @@ import { describeModuleFile, handleApiRequest } from '../../../../src/sim/rest/h
 import { RestModel } from '../../../../src/sim/rest/model.js';
 import { parseScenario } from '../../../../src/sim/scenario.js';
 import { ScenarioError } from '../../../../src/sim/world/errors.js';
+import { modulePackageBytes } from '../../../helpers/module-package.js';
 import { basicAuth, getAs } from './in-process.js';
 
 /**
@@ -28,7 +29,11 @@ async function cluster(m: RestModel): Promise<Record<string, unknown>> {
 
 async function upload(m: RestModel): Promise<{ status: number; body: Record<string, unknown> }> {
   const form = new FormData();
-  form.append('module', new Blob([Buffer.from('zip')]), 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
+  form.append(
+    'module',
+    new Blob([modulePackageBytes({ module: 'ReJSON', version: '2.6.10' })]),
+    'rejson.Linux-rhel9-x86_64.2.6.10.zip',
+  );
   const request = new Request('http://sim.invalid/', { method: 'POST', body: form });
   const answer = await handleApiRequest(m, {
     method: 'POST',
@@ -252,5 +257,96 @@ describe('simulated management API: the systems of a module package', () => {
     assert.equal(read({ operating_systems: ['Linux'] }), undefined);
     assert.equal(read({ os_list: 'rhel9' }), undefined);
     assert.equal(read({ operating_systems: ['rhel9'], architecture: 'arm64' }), undefined);
+  });
+});
+
+/**
+ * POST /v2/modules unpacks as the cluster's unpacker does (RedisLabsModules/RAMP RAMP/unpacker.py;
+ * src/sim/rest/module-package.ts): it refuses what the unpacker refuses, with 400 invalid_module.
+ */
+describe('simulated management API: POST /v2/modules refuses what the unpacker refuses', () => {
+  const GOOD = {
+    module_name: 'ReJSON',
+    version: 20610,
+    semantic_version: '2.6.10',
+    operating_systems: ['rhel9'],
+    architecture: 'x86_64',
+    module_file: 'rejson.so',
+  };
+  const zipOf = (files: Record<string, string>) =>
+    zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)])));
+  const packageOf = (
+    meta: Record<string, unknown>,
+    files: Record<string, string> = { 'rejson.so': 'binary' },
+  ) => zipOf({ 'module.json': JSON.stringify(meta), ...files });
+  const without = (key: string) => Object.fromEntries(Object.entries(GOOD).filter(([k]) => k !== key));
+
+  async function send(bytes: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
+    const m = model('7.22.2-179', true);
+    const form = new FormData();
+    form.append('module', new Blob([bytes]), 'rejson.Linux-rhel9-x86_64.2.6.10.zip');
+    const request = new Request('http://sim.invalid/', { method: 'POST', body: form });
+    const answer = await handleApiRequest(m, {
+      method: 'POST',
+      path: '/v2/modules',
+      headers: { authorization: basicAuth(ADMIN), 'content-type': request.headers.get('content-type') ?? '' },
+      body: Buffer.from(await request.arrayBuffer()),
+    });
+    return { status: answer.status, body: answer.body as Record<string, unknown> };
+  }
+
+  it('takes a package with module.json, its .so and deps/', async () => {
+    const taken = await send(
+      packageOf(GOOD, { 'rejson.so': 'binary', 'deps/': '', 'deps/libssl.so.3': 'x' }),
+    );
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    assert.deepEqual(Object.keys(taken.body.platforms as object), ['rhel9/x86_64']);
+  });
+
+  it('refuses each package the unpacker refuses, with 400 invalid_module and its reason', async () => {
+    const cases: [string, Uint8Array, RegExp][] = [
+      ['not a zip', strToU8('not really a zip'), /Failed to extract bundle/],
+      ['a file besides', packageOf(GOOD, { 'rejson.so': 'x', 'README.md': 'x' }), /zip file content invalid/],
+      ['two modules', packageOf(GOOD, { 'rejson.so': 'x', 'other.so': 'x' }), /zip file content invalid/],
+      ['no module.json', zipOf({ 'rejson.so': 'x' }), /no item named 'module\.json'/],
+      [
+        'module.json not JSON',
+        zipOf({ 'module.json': '{', 'rejson.so': 'x' }),
+        /Failed to read module\.json/,
+      ],
+      ['no module_file', packageOf(without('module_file')), /no "module_file"/],
+      ['module_file not in the zip', packageOf({ ...GOOD, module_file: 'x.so' }), /no item named 'x\.so'/],
+      ['empty module_name', packageOf({ ...GOOD, module_name: '' }), /Empty module name/],
+      ['no architecture', packageOf(without('architecture')), /no "architecture"/],
+      ['arm64', packageOf({ ...GOOD, architecture: 'arm64' }), /Architecture must be 64 bits/],
+      ['no version', packageOf(without('version')), /no "version"/],
+      ['version 0', packageOf({ ...GOOD, version: 0 }), /Missing version/],
+      ['version v2', packageOf({ ...GOOD, version: 'v2' }), /Module version should be an integer/],
+      [
+        'an os that does not parse',
+        packageOf({ ...GOOD, operating_systems: ['Linux'] }),
+        /Can't parse OS 'Linux'/,
+      ],
+      ['os as a string', packageOf({ ...GOOD, operating_systems: 'rhel9' }), /Can't parse OS 'r'/],
+    ];
+    for (const [what, bytes, reason] of cases) {
+      const refused = await send(bytes);
+      assert.equal(refused.status, 400, what);
+      assert.equal(refused.body.error_code, 'invalid_module', what);
+      assert.match(String(refused.body.message), reason, what);
+    }
+  });
+
+  it('names the systems as Redis Enterprise does: RAMP maps rocky9 and the other rebuilds to rhel9', async () => {
+    for (const [os, platform] of [
+      ['rocky9', 'rhel9/x86_64'],
+      ['almalinux9', 'rhel9/x86_64'],
+      ['oracle8', 'rhel8/x86_64'],
+      ['rhel9.4', 'rhel9.4/x86_64'],
+    ] as const) {
+      const taken = await send(packageOf({ ...GOOD, operating_systems: [os] }));
+      assert.equal(taken.status, 200, os);
+      assert.deepEqual(Object.keys(taken.body.platforms as object), [platform], os);
+    }
   });
 });

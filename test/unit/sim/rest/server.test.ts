@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, FormData, request } from 'undici';
+import { modulePackageBytes } from '../../../helpers/module-package.js';
 import { ADMIN, EXPIRED, type SimFixture, startSim, VIEWER } from './fixture.js';
 
 let agent: Agent;
@@ -255,7 +256,7 @@ describe('management API emulator, server 7.8.2 (Form A)', () => {
     const form = new FormData();
     form.append(
       'module',
-      new Blob([new Uint8Array([80, 75, 3, 4])]),
+      new Blob([modulePackageBytes({ module: 'search', version: '2.8.4' })]),
       'redisearch.Linux-rhel9-x86_64.2.8.4.zip',
     );
     const res = await call(sim, 'POST', '/v2/modules', { auth: basic(ADMIN), form });
