@@ -284,6 +284,15 @@ function selectContext(
   }
   const contextName = config.getCurrentContext();
   const contextObject = contextName ? config.getContextObject(contextName) : null;
+  if (!contextObject && config.getContexts().length === 0) {
+    // An empty file, or one of clusters only: kubectl would go to localhost:8080.
+    throw new UsageError(
+      `the kubeconfig ${selection.kubeconfigs?.join(', ') ?? '~/.kube/config'} defines no context`,
+      {
+        hint: `Point --kubeconfig or KUBECONFIG at the kubeconfig of your cluster (${kubectlCommand(kubeconfigOnly, 'config', 'view')} shows what this one holds).`,
+      },
+    );
+  }
   if (!contextObject) {
     throw new UsageError('the kubeconfig has no current context', {
       hint: `Pass --context CONTEXT_NAME, or run ${kubectlCommand(kubeconfigOnly, 'config', 'use-context', 'CONTEXT_NAME')}.`,

@@ -31,12 +31,26 @@ interface RawKubeconfig {
 }
 
 /**
+ * The document as a kubeconfig's mapping. An empty file (or one of comments only) is an empty
+ * configuration, as kubectl reads it (client-go's Load of no bytes: one of several in KUBECONFIG
+ * adds nothing); client-node's loadFromString failed on it with JavaScript's own "Cannot read
+ * properties of null (reading 'clusters')". A list or a scalar is no kubeconfig at all.
+ */
+function kubeconfigDocument(document: unknown): RawKubeconfig {
+  if (document === null || document === undefined) return {};
+  if (typeof document !== 'object' || Array.isArray(document))
+    throw new Error(
+      `the file holds a YAML ${Array.isArray(document) ? 'list' : typeof document}, not a kubeconfig's mapping (clusters, contexts, users)`,
+    );
+  return document as RawKubeconfig;
+}
+
+/**
  * Loads `text`, the kubeconfig `file`, into `config`; the paths of its files are then made
  * absolute, taken from the file's folder, as client-node's loadFromFile and kubectl do.
  */
 export function loadKubeconfigText(config: KubeConfig, text: string, file: string): void {
-  // As loadFromString: an empty or null document fails on reading its clusters.
-  const parsed = parseYaml(text) as RawKubeconfig;
+  const parsed = kubeconfigDocument(parseYaml(text));
   // filepath.Abs(filepath.Dir(file)), as client-go's ResolveLocalPaths: a message then names the
   // CA, certificate or key by the path kubectl names it by, whatever folder ctl runs in.
   const base = resolve(dirname(file));

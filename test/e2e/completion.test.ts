@@ -181,7 +181,9 @@ describe('ctl completion (e2e)', () => {
     assert.deepEqual(complete(['ctl', 'completion', '']), ['bash', 'zsh', 'fish', 'powershell']);
     // `--method=h`: bash splits it at `=` (COMP_WORDBREAKS).
     assert.deepEqual(complete(['ctl', 'upgrade', 'plan', '--method', '=', 'h']), ['helm']);
-    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--plan', path.join(dir, 'plan')]), [
+    // Files come in the folder's order (compgen -f: readdir's, which differs between file
+    // systems, ext4 and tmpfs); bash sorts them as it shows them (no nosort for files).
+    assert.deepEqual(complete(['ctl', 'upgrade', 'run', '--plan', path.join(dir, 'plan')]).sort(), [
       path.join(dir, 'plan.json'),
       path.join(dir, 'planned.json'),
     ]);

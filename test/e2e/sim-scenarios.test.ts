@@ -4,6 +4,7 @@
  */
 
 import assert from 'node:assert/strict';
+import jsYaml from 'js-yaml';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { listScenarios, loadScenario } from '../../src/sim/scenario.js';
@@ -69,7 +70,21 @@ describe('sim: every built-in scenario starts and matches its file', () => {
         assert.match(bundle, new RegExp(imageSpec));
         if (scenario.platform === 'openshift') {
           await sim.kubectl(['get', 'securitycontextconstraints', 'redis-enterprise-scc-v2']);
-          assert.match(bundle, /IS_OPENSHIFT\n\s+value: "true"/);
+          // Read as kubectl reads it (the quoting is the writer's choice): the operator's env.
+          const env = jsYaml
+            .loadAll(bundle)
+            .flatMap((doc) => {
+              const d = doc as {
+                kind?: string;
+                spec?: { template?: { spec?: { containers?: { env?: unknown[] }[] } } };
+              };
+              return d.kind === 'Deployment' ? (d.spec?.template?.spec?.containers ?? []) : [];
+            })
+            .flatMap((container) => container.env ?? []);
+          // Every container of the operator's Deployment (operator, admission) is told.
+          const flags = env.filter((e) => (e as { name?: string }).name === 'IS_OPENSHIFT');
+          assert.ok(flags.length > 0, 'the operator is told it runs on OpenShift');
+          for (const flag of flags) assert.deepEqual(flag, { name: 'IS_OPENSHIFT', value: 'true' });
         }
       } finally {
         await sim.close();

@@ -209,6 +209,36 @@ describe('loadKubeConfig', () => {
     await assert.rejects(loadKubeConfig({ kubeconfig: join(dir, 'absent.yaml'), env: {} }), UsageError);
   });
 
+  it('an empty kubeconfig is no configuration, as kubectl reads it: named, never a JavaScript error', async () => {
+    const empty = join(dir, 'empty.yaml');
+    const comments = join(dir, 'comments.yaml');
+    writeFileSync(empty, '');
+    writeFileSync(comments, '# nothing here yet\n');
+    for (const file of [empty, comments]) {
+      await assert.rejects(loadKubeConfig({ kubeconfig: file, env: {} }), (error: unknown) => {
+        assert.ok(error instanceof UsageError);
+        assert.equal(error.message, `the kubeconfig ${file} defines no context`);
+        assert.match(error.hint ?? '', /Point --kubeconfig or KUBECONFIG at the kubeconfig of your cluster/);
+        assert.doesNotMatch(error.message, /Cannot read properties/);
+        return true;
+      });
+    }
+    // One of several in KUBECONFIG adds nothing (client-go's Load of no bytes), wherever it is.
+    for (const files of [
+      [empty, main],
+      [main, comments],
+    ]) {
+      const loaded = await loadKubeConfig({ env: { KUBECONFIG: files.join(delimiter) } });
+      assert.equal(loaded.contextName, 'dev');
+    }
+    const list = join(dir, 'list.yaml');
+    writeFileSync(list, '- clusters\n- contexts\n');
+    await assert.rejects(
+      loadKubeConfig({ kubeconfig: list, env: {} }),
+      /cannot read the kubeconfig .*list\.yaml: the file holds a YAML list, not a kubeconfig's mapping/,
+    );
+  });
+
   it('KUBECONFIG lists files; the first current-context wins, contexts merge', async () => {
     const other = kubeconfig('other.yaml', 'staging', [{ name: 'staging', namespace: 'stage' }]);
     const loaded = await loadKubeConfig({
