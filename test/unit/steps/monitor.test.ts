@@ -346,9 +346,12 @@ describe('monitor step', () => {
       assert.ok(error instanceof OperationError, String(error));
       assert.match(error.message, /frozen: module search 2\.8\.4 has no rhel9 build installed/);
       assert.match(error.message, /the operator's log says nothing about it/);
-      // Not before the grace period (a third of --stall-timeout), well before the stall.
+      // Not before the grace period (a third of --stall-timeout). That it came before the stall
+      // is told by the message (a stall says it "made no progress for" --stall-timeout), not by
+      // the clock: a loaded machine (a suite beside four engineers' tests) took 6.5 s to get here.
       const waited = Date.now() - started;
-      assert.ok(waited >= 1900 && waited < 6000, `waited ${waited} ms`);
+      assert.ok(waited >= 1900, `waited ${waited} ms`);
+      assert.doesNotMatch(error.message, /made no progress for/);
       // No operator Deployment in this bed: the log could not be read, said once.
       assert.equal(b.warnings().filter((w) => w.includes("cannot read the operator's log")).length, 1);
     });
