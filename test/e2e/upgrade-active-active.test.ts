@@ -102,8 +102,13 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       // given none (the kubeconfig's current context may be another cluster by the time the
       // participants are ready), where it named only the kubeconfig.
       const next = /\nNext: (.*) {2}\(Active-Active/.exec(run.stdout)?.[1];
-      const mismatch = /mismatch: database redis\/geo: [^\n]*upgrade it with (ctl [^\n]*)\n/.exec(run.stdout)?.[1];
-      assert.match(mismatch ?? '', /^ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run /);
+      const mismatch = /mismatch: database redis\/geo: [^\n]*upgrade it with (ctl [^\n]*)\n/.exec(
+        run.stdout,
+      )?.[1];
+      assert.match(
+        mismatch ?? '',
+        /^ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run /,
+      );
       assert.ok(mismatch?.endsWith(`--databases redis/geo --state ${state}`), run.stdout);
       assert.equal(mismatch, next, run.stdout);
       // The remote's password (from its RERC Secret) is never printed, even under -vv.
