@@ -83,7 +83,7 @@ export async function finishRun(
         plan: hopPlanned.plan,
         snapshot: hopPlanned.snapshot,
         steps: outcome.summary,
-        stateWords: runStateWords(input.argv ?? []),
+        sameRecord: (command) => withRunState(command, runStateWords(input.argv ?? [])),
       },
       {
         clock: systemClock,

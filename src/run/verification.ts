@@ -32,6 +32,7 @@ import { selectsDatabase } from '../planning/target.js';
 import { compareDatabaseVersions, databaseVersionOf, parseImageTag } from '../release/versions.js';
 import type { StepSummary } from './runner.js';
 import { ctlRunTo, ctlTargetOf, kubectl } from '../planning/equivalent-commands.js';
+import { retargeted } from '../kube/kube-target.js';
 
 export interface VerifiedNode {
   uid: number;
@@ -95,7 +96,7 @@ export async function verifyRun(
     plan: Plan;
     snapshot: Snapshot;
     steps: readonly StepSummary[];
-    stateWords?: readonly string[] | undefined;
+    sameRecord?: ((command: string) => string) | undefined;
   },
   settle?: SettleOptions,
 ): Promise<Verification> {
@@ -160,17 +161,18 @@ export function verify(input: {
   nodes: ApiNode[];
   bdbs: ApiBdb[];
   /**
-   * Where the run keeps its record (`--state <file>`, `--state-store <kind>`, as the run was
-   * given them: src/commands/next-command.ts runStateWords): each `ctl upgrade run` the
-   * mismatches print repeats them, so that, pasted, it goes on with the same record.
+   * A `ctl upgrade run` with the run's record named (`--state <file>`, `--state-store <kind>`, as
+   * the run was given them: src/commands/next-command.ts withRunState), as the run's Next line
+   * names it (src/run/work-left.ts sameRecord): each `ctl upgrade run` the mismatches print goes
+   * through it, so that, pasted, it goes on with the same record. Unset: as built.
    */
-  stateWords?: readonly string[] | undefined;
+  sameRecord?: ((command: string) => string) | undefined;
 }): Verification {
   const { plan, snapshot } = input;
-  const stateWords = input.stateWords ?? [];
+  const sameRecord = input.sameRecord ?? ((command: string) => command);
   /** The run of this upgrade's target for the same cluster and record, with `words` (--databases). */
   const runOf = (...words: string[]) =>
-    ctlRunTo(ctlTargetOf(snapshot), plan.target.operator, ...words, ...stateWords);
+    sameRecord(ctlRunTo(ctlTargetOf(snapshot), plan.target.operator, ...words));
   const ran = (id: string) => RAN.has(input.steps.find((s) => s.id === id)?.result ?? 'not run');
   const mismatches: string[] = [];
   let unexplained = false;
@@ -200,8 +202,11 @@ export function verify(input: {
   }
 
   const planned = new Map<string, PlanDatabase>();
+  const plannedCommands = new Map<string, string>();
   for (const action of plan.steps.find((s) => s.id === 'databases')?.actions ?? []) {
-    if (action.database) planned.set(`${action.database.namespace}/${action.database.name}`, action.database);
+    if (!action.database) continue;
+    planned.set(`${action.database.namespace}/${action.database.name}`, action.database);
+    plannedCommands.set(`${action.database.namespace}/${action.database.name}`, action.command);
   }
   const target = plan.target.databaseVersion;
   const databases = databasesOf(snapshot, input.bdbs).map(({ name, namespace, bdb }): VerifiedDatabase => {
@@ -232,7 +237,13 @@ export function verify(input: {
     const runOfIt = runOf('--databases', named);
     const state = bdb ? `${bdb.status ?? 'no status'} at ${version ?? '?'}` : 'not in GET /v1/bdbs';
     if (!atTarget && action?.heldBack) {
-      result.note = `an Active-Active database held back: ${action.heldBack}; once every participant can run ${action.version}, upgrade it with ${runOfIt}`;
+      // The plan's command for later, as the databases step recorded it and the Next line prints
+      // it (src/run/work-left.ts): it always names the context (src/planning/active-active.ts
+      // laterUpgradeCommand), for the current one may be another cluster by the time the
+      // participants are ready; retargeted to this run's kubeconfig, as the Next line is.
+      const later = plannedCommands.get(key);
+      const heldBackRun = later ? sameRecord(retargeted(later, snapshot.kubeTarget)) : runOfIt;
+      result.note = `an Active-Active database held back: ${action.heldBack}; once every participant can run ${action.version}, upgrade it with ${heldBackRun}`;
     } else if (!atTarget && action?.manual) {
       result.note = `an Active-Active database ctl does not upgrade: follow the manual procedure the run printed`;
     } else if (!atTarget && !action && !chosen) {

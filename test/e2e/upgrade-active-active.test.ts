@@ -98,12 +98,19 @@ describe('Active-Active databases across participating clusters', { timeout: 600
       );
       // The Next line and the verification's line for geo both carry the run's --state.
       assert.ok(run.stdout.includes(`--databases redis/geo --state ${state}  (Active-Active`), run.stdout);
-      assert.match(
+      // ... and are one command: the verification's names the context too, though the run was
+      // given none (the kubeconfig's current context may be another cluster by the time the
+      // participants are ready), where it named only the kubeconfig.
+      const next = /\nNext: (.*) {2}\(Active-Active/.exec(run.stdout)?.[1];
+      const mismatch = /mismatch: database redis\/geo: [^\n]*upgrade it with (ctl [^\n]*)\n/.exec(
         run.stdout,
-        new RegExp(
-          `mismatch: database redis/geo: [^\\n]*upgrade it with ctl --kubeconfig \\S+ upgrade run [^\\n]*--databases redis/geo --state ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`,
-        ),
+      )?.[1];
+      assert.match(
+        mismatch ?? '',
+        /^ctl --kubeconfig \S+ --context ctl-sim-aa-older-participant upgrade run /,
       );
+      assert.ok(mismatch?.endsWith(`--databases redis/geo --state ${state}`), run.stdout);
+      assert.equal(mismatch, next, run.stdout);
       // The remote's password (from its RERC Secret) is never printed, even under -vv.
       const remote = sim.cluster.remoteClusters.endpoints[0];
       assert.ok(remote && !run.stderr.includes(remote.password), 'no remote password in the output');

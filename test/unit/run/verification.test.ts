@@ -148,6 +148,36 @@ describe('verify: the cluster after a run, as the management API reports it', ()
     );
   });
 
+  it("a held-back database's command is the plan's for later: it names the context, with the run's record", () => {
+    const withAa = makeSnapshot((s) => {
+      s.kubeTarget = { kubeconfigs: ['/k/prod.yaml'] };
+      s.activeActiveDatabases = [
+        {
+          name: 'geo',
+          namespace: 'redis',
+          versionSpec: '7.2',
+          participatingClusters: [{ name: 'rec' }, { name: 'rerc-east' }],
+        },
+      ];
+      s.remoteClusters = [{ name: 'rerc-east', namespace: 'redis', local: false, rsVersion: '7.22.2-179' }];
+    });
+    const held = planUpgrade(withAa, makeTarget({ to: '8.0.2-6', ignoreCheck: ['upgrade-path'] }));
+    const later = held.steps
+      .find((s) => s.id === 'databases')
+      ?.actions.find((a) => a.database?.name === 'geo')?.command;
+    assert.match(later ?? '', /^ctl --kubeconfig \/k\/prod\.yaml --context \S+ upgrade run /);
+    const result = verify({
+      plan: held,
+      snapshot: withAa,
+      steps: ALL_DONE,
+      nodes: nodesAt('8.0.2-41'),
+      bdbs: [...bdbAt('8.2'), { uid: 2, name: 'geo', redis_version: '7.2', status: 'active', crdt: true }],
+      sameRecord: (command) => `${command} --state /s/run.json`,
+    });
+    const geo = result.mismatches.find((m) => m.includes('geo')) ?? '';
+    assert.ok(geo.endsWith(`upgrade it with ${later} --state /s/run.json`), geo);
+  });
+
   /** The plan of db2 alone (--databases db2) and its verification, db1 named `firstName`. */
   function verifyLeftOut(firstName: string): ReturnType<typeof verify> {
     const other = makeSnapshot((s) => {
