@@ -40,3 +40,14 @@ const RHEL9_SYSTEMS = ['rhel9', 'rocky9', 'centos9', 'almalinux9', 'oracle9'];
 export function mayBeRhel9(pkg: ModulePackage): boolean {
   return pkg.operatingSystems === undefined || pkg.operatingSystems.some((os) => RHEL9_SYSTEMS.includes(os));
 }
+
+/**
+ * A key of a module object's `platforms` (`<os>/<arch>`, such as `rhel9/x86_64`) for a RHEL9
+ * build, by the same exact names: `rocky9/x86_64` is one, `rhel9.4/x86_64` is not. The plan's
+ * modules-compatible check and the run's frozen-upgrade remediation both judge by it, as the
+ * simulator's freeze does (src/sim/operator/freeze.ts, by the simulator's own RLEC_OS_MAP).
+ */
+export function isRhel9Platform(key: string): boolean {
+  const os = /^([^/]+)\//.exec(key)?.[1];
+  return os !== undefined && RHEL9_SYSTEMS.includes(os);
+}

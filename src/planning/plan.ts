@@ -261,7 +261,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     target: planTarget,
     ...(snapshot.olm ? { olm: planOlm(snapshot, target) } : {}),
     checks,
-    steps: steps.map((step) => planStep(step, context)),
+    steps: planSteps(steps, context),
     blocked: isBlocked(checks),
     fingerprint: planFingerprint(snapshot, planTarget),
     catalog: planCatalog(snapshot, target),
@@ -278,8 +278,13 @@ export interface PlanContext {
   checks: CheckResult[];
 }
 
-/** A step's plan: its actions, or why it will do nothing. */
-export type StepPlan = { skip: string } | { actions: PlanAction[] };
+/**
+ * A step's plan: its actions, or why it will do nothing. `idleAlone`: actions the run makes only
+ * when another step has work, with the reason to say when none has. A run whose plan has nothing
+ * else to do ends before any step (src/commands/run-target-reached.ts), so such a step is then
+ * skipped with that reason, and a cluster at the target stays "nothing to do".
+ */
+export type StepPlan = { skip: string } | { actions: PlanAction[]; idleAlone?: string };
 
 /** The planning half of a step (src/steps/): pure, from the snapshot and the target. */
 export interface StepPlanner {
@@ -290,12 +295,28 @@ export interface StepPlanner {
   plan(context: PlanContext, cluster: ClusterSnapshot): StepPlan;
 }
 
-function planStep(step: StepPlanner, context: PlanContext): PlanStep {
-  const { id, title } = step;
+function planSteps(steps: readonly StepPlanner[], context: PlanContext): PlanStep[] {
   const cluster = context.snapshot.cluster;
-  const result: StepPlan = cluster
-    ? step.plan(context, cluster)
-    : { skip: 'no cluster resource found (cluster-found)' };
+  const planned = steps.map((step) => ({
+    step,
+    result: cluster ? step.plan(context, cluster) : { skip: 'no cluster resource found (cluster-found)' },
+  }));
+  // Preflight always re-checks and saves the cluster resource, so it never counts as work
+  // (src/planning/target-reached.ts).
+  const otherWork = planned.some(
+    ({ step, result }) =>
+      step.id !== 'preflight' && 'actions' in result && result.actions.length > 0 && !result.idleAlone,
+  );
+  return planned.map(({ step, result }) =>
+    planStep(
+      step,
+      !otherWork && 'actions' in result && result.idleAlone ? { skip: result.idleAlone } : result,
+    ),
+  );
+}
+
+function planStep(step: StepPlanner, result: StepPlan): PlanStep {
+  const { id, title } = step;
   if ('skip' in result) return { id, title, skip: result.skip, actions: [] };
   if (result.actions.length === 0) return { id, title, skip: 'nothing to do', actions: [] };
   return { id, title, skip: null, actions: result.actions };

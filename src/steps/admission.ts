@@ -273,9 +273,10 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
   const cert = snapshot.admissionTls.cert;
   const current = own.find((w) => w.name === name);
   const trusted = current?.webhooks.every((h) => cert !== undefined && h.caBundle === cert) ?? false;
-  if (operatorIsCurrent(resolved) && !legacy && trusted) {
-    return { skip: `${name} is current and trusts admission-tls` };
-  }
+  // The operator already at the target: the run still reads the release's webhook.yaml and
+  // applies it if someone changed the live webhook (reapplyWebhook, `contains`), but only when
+  // another step has work; with none the run ends before any step (idleAlone).
+  const atTarget = operatorIsCurrent(resolved);
   const getCert = kubectl(
     snapshot.kubeTarget,
     'get',
@@ -309,13 +310,16 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
     // does not change between releases. Say so, with the same test as a command: `kubectl diff`
     // exits 0 when applying would change nothing, 1 when it would (kubectl diff --help).
     const diff = kubectl(snapshot.kubeTarget, 'diff', ...SERVER_SIDE_APPLY_FLAGS, '-f', '-');
+    const why = atTarget
+      ? `the operator already runs ${resolved.operator.current ?? target.operator} and the webhook trusts admission-tls, so only a change made to the live webhook leaves something to write`
+      : 'it trusts admission-tls already, so an unchanged webhook.yaml leaves nothing to write';
     actions.push(
       action(
-        `Compare the live webhook ${name} with the one of ${target.operator} for namespace ${ns} (caBundle from Secret admission-tls) and apply it only if they differ: it trusts admission-tls already, so an unchanged webhook.yaml leaves nothing to write`,
+        `Compare the live webhook ${name} with the one of ${target.operator} for namespace ${ns} (caBundle from Secret admission-tls) and apply it only if they differ: ${why}`,
         `CERT=$(${getCert}) && WEBHOOK=$(${rendered}) && { printf '%s\\n' "$WEBHOOK" | ${diff} >/dev/null || printf '%s\\n' "$WEBHOOK" | ${apply}; }`,
       ),
     );
-    return { actions };
+    return atTarget ? { actions, idleAlone: `${name} is current and trusts admission-tls` } : { actions };
   }
   actions.push(
     action(

@@ -8,6 +8,7 @@ import { type ApiBdb, type ApiModule, bdbVersion } from '../api/types.js';
 import { MIN_DATABASE_FOR_RHEL9_TARGETS, minimumDatabaseVersionFor } from '../release/catalog.js';
 import { compareDatabaseVersions, databaseVersionOf } from '../release/versions.js';
 import { reportedBundled } from '../planning/module-fix.js';
+import { isRhel9Platform } from '../planning/module-package.js';
 
 export type Blocker =
   | {
@@ -36,7 +37,7 @@ export function minimumDatabaseVersion(targetOperator: string): string {
 
 /**
  * What blocks the upgrade according to the management API: databases below `targetVersion`,
- * and modules in use that have no `rhel9/...` build installed. A module whose platforms the API
+ * and modules in use that have no RHEL9 build installed (isRhel9Platform: `rhel9/...`, `rocky9/...`). A module whose platforms the API
  * does not list (the newest docs dropped the field) counts only when the operator's log names it.
  */
 export function blockersFromApi(
@@ -68,7 +69,7 @@ export function blockersFromApi(
           m.module_name === used.module_name &&
           (used.semantic_version === undefined || m.semantic_version === used.semantic_version),
       );
-      if (installed.some((m) => Object.keys(m.platforms ?? {}).some((p) => p.startsWith('rhel9/')))) continue;
+      if (installed.some((m) => Object.keys(m.platforms ?? {}).some(isRhel9Platform))) continue;
       const listsPlatforms = installed.some((m) => m.platforms !== undefined);
       if (
         !listsPlatforms &&

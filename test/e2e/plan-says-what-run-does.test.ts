@@ -22,7 +22,9 @@ import {
  * OLM gives when OLM offers another CSV first. Each case failed before its fix (ctl 4641606): the
  * plan said "Apply the webhook" and the run skipped it; a stop's reason said neither that no
  * direct upgrade exists nor why that release; the hint's `ctl upgrade run --to <offered>` was
- * refused (exit 2) because a multi-hop run was never replaced.
+ * refused (exit 2) because a multi-hop run was never replaced. With the operator already at the
+ * target (the cluster not), the plan skipped the admission step while the run re-applied an edited
+ * webhook (before ctl rhel9-admission).
  */
 
 interface PlanDoc {
@@ -104,6 +106,64 @@ describe('the plan says what the run does (e2e)', () => {
       const differs = await paste(sim, compare?.command ?? '');
       assert.equal(differs.code, 0, differs.stderr);
       assert.equal(webhookWrites(sim, changed).length, 1, describeEntries(webhookWrites(sim, changed)));
+      const webhook = await sim.get(['validatingwebhookconfiguration', WEBHOOK]);
+      assert.equal(getPath(webhook, ['webhooks', '0', 'failurePolicy']), 'Fail');
+    });
+  });
+
+  it('admission, the operator already at the target: the plan compares, and the run re-applies an edited webhook', async () => {
+    await withUpgradeSim('happy-path', async (sim) => {
+      // The operator at the target, the cluster not yet: the run still has work, so it runs the
+      // admission step, which reads webhook.yaml and writes when the live webhook differs.
+      const operator = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '--only',
+        'operator',
+        '--yes',
+        '-o',
+        'json',
+      ]);
+      assertExit(operator, 0, 'run --only operator');
+      await sim.kubectl([
+        'patch',
+        'validatingwebhookconfiguration',
+        WEBHOOK,
+        '--type=json',
+        '-p=[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]',
+      ]);
+
+      const plan = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json']);
+      assertExit(plan, 0, 'plan');
+      const steps = (JSON.parse(plan.stdout) as PlanDoc).steps;
+      assert.equal(steps.find((s) => s.id === 'operator')?.skip, `the operator already runs ${TARGET}`);
+      const admission = steps.find((s) => s.id === 'admission');
+      assert.equal(admission?.skip, null, 'the run reads webhook.yaml and may write, so the step is planned');
+      assert.match(
+        admission?.actions[1]?.description ?? '',
+        new RegExp(
+          `^Compare the live webhook ${WEBHOOK} with the one of ${TARGET.replaceAll('.', '\\.')} for namespace redis \\(caBundle from Secret admission-tls\\) and apply it only if they differ: the operator already runs ${TARGET.replaceAll('.', '\\.')} and the webhook trusts admission-tls`,
+        ),
+      );
+
+      const before = sim.cluster.audit.entries.length;
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '--only',
+        'admission',
+        '--yes',
+        '-o',
+        'json',
+      ]);
+      assertExit(run, 0, 'run --only admission');
+      const done = parseEvents(run.stdout).find((e) => e.type === 'step-done' && e.step === 'admission');
+      assert.ok(done, run.stdout);
+      assert.equal(webhookWrites(sim, before).length, 1, describeEntries(webhookWrites(sim, before)));
       const webhook = await sim.get(['validatingwebhookconfiguration', WEBHOOK]);
       assert.equal(getPath(webhook, ['webhooks', '0', 'failurePolicy']), 'Fail');
     });

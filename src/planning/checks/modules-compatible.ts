@@ -25,6 +25,7 @@ import {
   targetTakesModuleUploads,
 } from '../module-fix.js';
 import { userDefinedModulesFieldOutcome } from '../user-defined-modules-field.js';
+import { isRhel9Platform } from '../module-package.js';
 import type { Bdb, Module } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
@@ -131,7 +132,7 @@ export function judgeModulesInUse(input: CheckInput): {
     if (candidates.some((m) => m.is_bundled) && platforms.length === 0) continue;
     if (candidates.length === 0 || candidates.every((m) => m.platforms === undefined)) {
       unknown.push(key);
-    } else if (!platforms.some((p) => p.startsWith('rhel9'))) {
+    } else if (!platforms.some(isRhel9Platform)) {
       const fix = {
         targetOperator: target.operator,
         runTo: target.onTheWayTo ?? target.operator,
@@ -184,7 +185,7 @@ function modulesInUse(bdbs: Bdb[]): Map<string, ModuleUse> {
 }
 
 export function hasRhel9Build(module: Module): boolean {
-  return Object.keys(module.platforms ?? {}).some((p) => p.startsWith('rhel9'));
+  return Object.keys(module.platforms ?? {}).some(isRhel9Platform);
 }
 
 export const modulesCompatibleCheck = {

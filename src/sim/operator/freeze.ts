@@ -2,14 +2,16 @@ import { clusterTagRunsRhel9, databaseTooOldForRhel9, MIN_DATABASE_ON_RHEL9 } fr
 import { operatorAtLeast } from '../world/versions.js';
 import { USER_DEFINED_MODULES_FROM } from '../crds.js';
 import type { RestModel } from '../rest/model.js';
+import { isRhel9Platform } from '../rest/module-package.js';
 import { rsAtLeast } from '../rest/access.js';
 import { USER_DEFINED_MODULES_SINCE } from '../rest/user-defined-modules.js';
 
 /**
  * What freezes a cluster upgrade (redis-facts.md §3 "Troubleshooting a frozen upgrade"): from
  * 7.8.2-6 on the nodes run RHEL9 images, so every database must be at 7.2 or later and every
- * module in use needs a `rhel9/...` build. Read from the management API's state, because that
- * is where the fixes (POST /v2/modules, POST /v1/bdbs/<uid>/upgrade) land.
+ * module in use needs a RHEL9 build (`rhel9/...`, `rocky9/...`: isRhel9Platform). Read from the
+ * management API's state, because that is where the fixes (POST /v2/modules,
+ * POST /v1/bdbs/<uid>/upgrade) land.
  */
 export interface UpgradeBlocker {
   reason: 'UnsupportedModule' | 'IncompatibleDatabaseVersion';
@@ -52,7 +54,7 @@ export function upgradeBlockers(
     for (const used of bdb.module_list) {
       const installed = rest.findModule(used.module_name, used.semantic_version);
       const platforms = installed ? Object.keys(installed.platforms) : [];
-      if (platforms.some((platform) => platform.startsWith('rhel9/'))) continue;
+      if (platforms.some(isRhel9Platform)) continue;
       const listed = [used.module_name, installed?.display_name].some(
         (name) => name !== undefined && userDefinedModules.includes(name),
       );

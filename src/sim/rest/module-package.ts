@@ -63,6 +63,15 @@ const RLEC_OS_MAP: Readonly<Record<string, string>> = {
   oracle9: 'rhel9',
 };
 
+/**
+ * A module object's `platforms` key (`<os>/<arch>`) for a build the RHEL9 nodes run: its system
+ * one RLEC_OS_MAP names rhel9 (exact names: `rhel9.4` is none).
+ */
+export function isRhel9Platform(key: string): boolean {
+  const os = /^([^/]+)\//.exec(key)?.[1];
+  return os !== undefined && Object.hasOwn(RLEC_OS_MAP, os) && RLEC_OS_MAP[os] === 'rhel9';
+}
+
 export function unpackModulePackage(bytes: Uint8Array): UnpackedModule | ModuleRefusal {
   const names: string[] = [];
   let entries: Record<string, Uint8Array>;

@@ -532,6 +532,27 @@ describe('buildPlan', () => {
     assert.doesNotMatch(text, /Ready to run|Next: ctl upgrade run/);
   });
 
+  it('operator already on the target, cluster not: admission compares and applies only if they differ', () => {
+    // The run has work (the cluster step), so it runs the admission step, which reads the
+    // release's webhook.yaml and writes when the live webhook differs (reapplyWebhook).
+    const plan = planUpgrade(
+      makeSnapshot((s) => {
+        if (s.operator) s.operator.version = '7.8.2-6';
+      }),
+      makeTarget(),
+    );
+    assert.equal(step(plan, 'operator').skip, 'the operator already runs 7.8.2-6');
+    assert.equal(step(plan, 'cluster').skip, null);
+    const admission = step(plan, 'admission');
+    assert.equal(admission.skip, null);
+    assert.equal(
+      admission.actions[1]?.description,
+      'Compare the live webhook redis-enterprise-admission with the one of 7.8.2-6 for namespace redis (caBundle from Secret admission-tls) and apply it only if they differ: the operator already runs 7.8.2-6 and the webhook trusts admission-tls, so only a change made to the live webhook leaves something to write',
+    );
+    assert.match(admission.actions[1]?.command ?? '', /kubectl diff --server-side .* \|\| printf/);
+    assert.equal(targetReached(plan), false);
+  });
+
   it('no admission webhook: admission step skipped, admission-tls passes', () => {
     const plan = planUpgrade(
       makeSnapshot((s) => {
