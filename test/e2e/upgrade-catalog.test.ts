@@ -326,10 +326,11 @@ describe('newer releases than the catalog (e2e)', () => {
       ]);
       const text = await sim.ctl(['upgrade', 'plan', '--helm-repo', repo]);
       assert.match(text.stdout, /\+ 8\.2\.0-25 +available, not in ctl's catalog \(helm repository/);
-      // Its plan command repeats the flags the list was asked with (here --helm-repo).
+      // Its plan command repeats the flags the list was asked with (here --helm-repo), and names
+      // the kubeconfig that KUBECONFIG chose (a pasted line reaches the same cluster).
       assert.ok(
         text.stdout.includes(
-          `ctl upgrade plan --to 8.2.0-25 --helm-repo ${shellQuote(repo)} --cluster-version IMAGE_TAG (its cluster image tag), or --catalog FILE_OR_URL that lists it`,
+          `ctl upgrade plan --to 8.2.0-25 --helm-repo ${shellQuote(repo)} --kubeconfig ${shellQuote(sim.cluster.kubeconfigPath)} --cluster-version IMAGE_TAG (its cluster image tag), or --catalog FILE_OR_URL that lists it`,
         ),
         text.stdout,
       );
