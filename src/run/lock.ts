@@ -6,7 +6,7 @@ import {
   ownerElsewhere,
   type ProcessIdentity,
 } from './process-identity.js';
-import { link, mkdir, open, readdir, rmdir, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { describeKind, readBoundedText } from '../io/bounded-file.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -221,36 +221,128 @@ async function isOlderThan(path: string, ms: number): Promise<boolean> {
 /**
  * A run killed inside removeStaleLock leaves its takeover folder. Once this run holds the lock,
  * any takeover folder is left over or belongs to a run that judged an older lock: that run
- * removes only the lock it judged (by id), never this one, so the folder can go.
+ * removes only the lock it judged (by id), never this one. So the folder goes unless a live
+ * taker is still in it (rmdir fails then; that taker removes it as it leaves).
  */
 async function removeLeftoverTakeover(lockPath: string): Promise<void> {
-  await rmdir(`${lockPath}.takeover`).catch(() => undefined);
+  const takeover = `${lockPath}.takeover`;
+  for (const { file, taker } of await takersIn(takeover)) {
+    if (taker === undefined || isGoneHere(taker, 'same')) await unlink(file).catch(() => undefined);
+  }
+  await rmdir(takeover).catch(() => undefined);
 }
+
+/**
+ * How long a takeover may take before its folder counts as left behind. A takeover is a few
+ * syscalls; a run killed inside it leaves the folder, and its marker (takerMarker) says so at once,
+ * so only a folder without one (a run killed between its mkdir and its marker, or a ctl from
+ * before the markers) is waited for this long.
+ */
+const TAKEOVER_GRACE_MS = 10_000;
+const TAKEOVER_POLL_MS = 50;
 
 /**
  * Two runs may judge the same lock stale at once. Only the one that creates the takeover
  * folder (mkdir is atomic) removes the lock, and only if it is still the lock it judged, so a
- * fresh lock taken by the other run in between is never removed.
+ * fresh lock taken by the other run in between is never removed. A run that finds the folder
+ * waits for that takeover to end (awaitTakeover), so a resume started right after a run was
+ * killed mid-takeover goes on instead of giving up (reliability run 31).
  */
 async function removeStaleLock(lockPath: string, judged: LockOwner | undefined): Promise<void> {
   const takeover = `${lockPath}.takeover`;
-  try {
-    await mkdir(takeover);
-  } catch {
-    const age = await stat(takeover).then(
-      (s) => Date.now() - s.mtimeMs,
-      () => 0,
-    );
-    // A takeover folder left by a process killed mid-takeover.
-    if (age > 10_000) await rmdir(takeover).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  const marker = await enterTakeover(takeover);
+  if (marker === undefined) {
+    await awaitTakeover(takeover);
     return;
   }
   try {
     const now = await readLock(lockPath);
     if (now?.id === judged?.id) await unlink(lockPath).catch(() => undefined);
   } finally {
+    await unlink(marker).catch(() => undefined);
     await rmdir(takeover).catch(() => undefined);
+  }
+}
+
+/**
+ * `<pid>@<host>` inside the takeover folder, holding the taker's identity: whoever meets the
+ * folder can tell a taker killed here from one still at work. Its name says whose it is when a
+ * kill left it empty, as the lock's temp files do (tempLockPath).
+ */
+const TAKER_MARKER = /^(\d+)@([^/]+)$/;
+
+/**
+ * Creates the takeover folder and this run's marker in it; the marker's path, or `undefined`
+ * when another run holds the takeover. A run that removed a left-over folder may have removed a
+ * new one in the instant it was made: the marker is then missing, or not alone, and this run
+ * stands back (the other goes on), so two runs never judge and remove a lock at the same time.
+ */
+async function enterTakeover(takeover: string): Promise<string | undefined> {
+  try {
+    await mkdir(takeover);
+  } catch {
+    return undefined;
+  }
+  const me = currentProcess();
+  const marker = join(takeover, `${me.pid}@${me.host}`);
+  try {
+    await writeFile(marker, `${JSON.stringify(me)}\n`, { flag: 'wx', mode: 0o600 });
+  } catch {
+    return undefined;
+  }
+  const names = await readdir(takeover).catch(() => [] as string[]);
+  if (names.length === 1 && names[0] === basename(marker)) return marker;
+  await unlink(marker).catch(() => undefined);
+  return undefined;
+}
+
+/** The markers in a takeover folder, each with its taker when it can be told. */
+async function takersIn(takeover: string): Promise<{ file: string; taker: ProcessIdentity | undefined }[]> {
+  const names = await readdir(takeover).catch(() => [] as string[]);
+  const takers: { file: string; taker: ProcessIdentity | undefined }[] = [];
+  for (const name of names) {
+    const named = TAKER_MARKER.exec(name);
+    if (!named) continue;
+    const file = join(takeover, name);
+    const written = await readTaker(file);
+    const [, pid, host] = named;
+    takers.push({ file, taker: written ?? { pid: Number(pid), host: host!, user: '' } });
+  }
+  return takers;
+}
+
+async function readTaker(file: string): Promise<ProcessIdentity | undefined> {
+  try {
+    const parsed = JSON.parse(await readBoundedText(file, MAX_LOCK_BYTES)) as ProcessIdentity;
+    return typeof parsed.pid === 'number' && typeof parsed.host === 'string' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Another run holds the takeover folder: wait until it is gone (that run took over), its taker is
+ * gone here (killed mid-takeover: the folder is removed at once), or it is older than the grace
+ * (a taker that cannot be judged from here, or none). Bounded by the grace: at most about 10 s.
+ */
+async function awaitTakeover(takeover: string): Promise<void> {
+  const deadline = Date.now() + TAKEOVER_GRACE_MS + 1_000;
+  while (Date.now() < deadline) {
+    const made = await stat(takeover).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    if (made === undefined) return;
+    const takers = await takersIn(takeover);
+    const abandoned =
+      (takers.length > 0 && takers.every(({ taker }) => taker !== undefined && isGoneHere(taker, 'same'))) ||
+      Date.now() - made > TAKEOVER_GRACE_MS;
+    if (abandoned) {
+      for (const { file } of takers) await unlink(file).catch(() => undefined);
+      await rmdir(takeover).catch(() => undefined);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, TAKEOVER_POLL_MS));
   }
 }
 

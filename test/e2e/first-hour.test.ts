@@ -8,7 +8,9 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
@@ -265,8 +267,20 @@ describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
         assert.ok(ids.length > 0, status.stdout);
         assert.equal(new Set(ids).size, 1, status.stdout);
 
+        // As a run killed inside its own takeover of that lock leaves it: the takeover folder and
+        // the dead taker's marker. The resume right after goes on (it was exit 5, "other runs keep
+        // taking it", until the folder was 10 s old: reliability run 31).
+        const takeover = `${sim.statePath}.lock.takeover`;
+        const taker = spawnSync(process.execPath, ['-e', '0']).pid; // exited: a dead pid
+        mkdirSync(takeover);
+        writeFileSync(
+          path.join(takeover, `${taker}@${hostname()}`),
+          JSON.stringify({ pid: taker, host: hostname() }),
+        );
+
         const second = await sim.ctl(['upgrade', 'run', '--to', to, '--yes']);
         assertExit(second, 0, 'the run that takes over');
+        assert.equal(existsSync(takeover), false, 'the left-over takeover folder is removed');
         const taken = [
           ...second.stderr.matchAll(/took over the stale lock of [^\n]*lock id ([0-9a-f-]{36})/g),
         ].map((m) => m[1]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,17 @@ async function tempLock(): Promise<string> {
 }
 
 /** A pid that surely belongs to no live process: a child that has already exited. */
+function ghostOwner(): LockOwner {
+  return {
+    id: 'ghost',
+    pid: 0,
+    host: hostname(),
+    user: 'someone',
+    operation: 'upgrade run',
+    createdAt: new Date(0).toISOString(),
+  };
+}
+
 async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '0']);
   await new Promise((resolve) => child.on('exit', resolve));
@@ -83,6 +94,60 @@ describe('lock', () => {
     const held = await acquireLock(path, 'upgrade run');
     await held.release();
     assert.deepEqual(await readdir(dirname(path)), []);
+  });
+
+  it('a run killed inside its takeover (its marker names a dead pid): the next run takes the stale lock at once', async () => {
+    for (const content of ['identity', 'empty (killed between creating the marker and writing it)']) {
+      const path = await tempLock();
+      const dead = await deadPid();
+      await writeFile(path, JSON.stringify({ ...ghostOwner(), pid: await deadPid() }));
+      await mkdir(`${path}.takeover`);
+      await writeFile(
+        join(`${path}.takeover`, `${dead}@${hostname()}`),
+        content === 'identity' ? JSON.stringify({ pid: dead, host: hostname(), user: 'someone' }) : '',
+      );
+      const started = Date.now();
+      const held = await acquireLock(path, 'upgrade run');
+      // Not a speed target: before the marker, this waited out the folder's 10 s grace (or gave up).
+      assert.ok(Date.now() - started < 10_000, `${content}: took over without waiting for the folder to age`);
+      assert.equal((await readLock(path))?.id, held.owner.id, content);
+      await held.release();
+      assert.deepEqual(await readdir(dirname(path)), [], `${content}: nothing left beside the lock`);
+    }
+  });
+
+  it('a takeover folder without a marker (killed right after mkdir): waited for until 10 s old, then removed', async () => {
+    const path = await tempLock();
+    await writeFile(path, JSON.stringify({ ...ghostOwner(), pid: await deadPid() }));
+    await mkdir(`${path}.takeover`);
+    const almostOld = new Date(Date.now() - 9_000);
+    await utimes(`${path}.takeover`, almostOld, almostOld);
+    const held = await acquireLock(path, 'upgrade run');
+    assert.equal((await readLock(path))?.id, held.owner.id);
+    await held.release();
+    assert.deepEqual(await readdir(dirname(path)), []);
+  });
+
+  it('a live run inside its takeover: the next run waits for it to leave instead of giving up', async () => {
+    const path = await tempLock();
+    await writeFile(path, JSON.stringify({ ...ghostOwner(), pid: await deadPid() }));
+    await mkdir(`${path}.takeover`);
+    // This process is the live taker; it leaves (removes its marker and the folder) after 300 ms.
+    const marker = join(`${path}.takeover`, `${process.pid}@${hostname()}`);
+    await writeFile(marker, JSON.stringify({ pid: process.pid, host: hostname(), user: 'me' }));
+    let leftAt = 0;
+    const leave = setTimeout(() => {
+      leftAt = Date.now();
+      rmSync(`${path}.takeover`, { recursive: true });
+    }, 300);
+    try {
+      const held = await acquireLock(path, 'upgrade run');
+      assert.ok(leftAt > 0, 'the lock was taken only after the live taker left');
+      assert.equal((await readLock(path))?.id, held.owner.id);
+      await held.release();
+    } finally {
+      clearTimeout(leave);
+    }
   });
 
   it('does not judge a lock from another host stale, and says unlock needs --force for it', async () => {
