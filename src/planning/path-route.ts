@@ -8,13 +8,18 @@
  * The hop search reads a hop's plan for its target and its steps' database actions only
  * (projectSnapshot), and decides the next hop from the operator, the cluster's tag, the nodes'
  * versions and OLM, never from the databases; so a route with no steps takes the same hops. The
- * usage errors buildPlan raises before it plans (a --databases name that does not exist, a
- * release without upstream files) are raised here too, in the same order, before any probe.
+ * usage errors buildPlan raises that the route can tell are raised here too, in the same order,
+ * before any probe: a --databases name that does not exist, and a release without upstream
+ * files when the operator step will read them. Whether the other steps read release files
+ * depends on what every step plans (a run with nothing else to do ends before any step), so
+ * buildPlan alone judges those (src/planning/bundle-source.ts).
  */
 
-import { assertReleaseFilesLocatable } from './bundle-source.js';
+import { assertReleaseFilesLocatable, operatorReleaseFiles } from './bundle-source.js';
 import { choosePath, DEFAULT_MAX_HOPS, type HopPlan } from './hops.js';
-import { operatorIsCurrent, type PlanTarget } from './plan.js';
+import { operatorStepIsDone } from './operator-current.js';
+import type { PlanTarget } from './plan.js';
+import { runsStep } from './step-selection.js';
 import { assertSelectedDatabasesExist, type ResolvedVersions, resolveVersions } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
@@ -38,7 +43,9 @@ function routeTarget(target: Target, versions: ResolvedVersions): PlanTarget {
 function routeOne(snapshot: Snapshot, target: Target): PathRoute {
   assertSelectedDatabasesExist(snapshot, target);
   const versions = resolveVersions(snapshot, target);
-  assertReleaseFilesLocatable(snapshot, target, versions, operatorIsCurrent(versions));
+  // The operator step acts unless the operator is ready at the target (as its plan decides).
+  const operatorActs = runsStep(target.steps, 'operator') && !operatorStepIsDone(snapshot.operator, versions);
+  assertReleaseFilesLocatable(snapshot, target, operatorActs ? operatorReleaseFiles(snapshot, versions) : []);
   return { target: routeTarget(target, versions), steps: [] };
 }
 

@@ -7,9 +7,8 @@
 import type { StateStoreKind } from './state-store-kind.js';
 import { createHash } from 'node:crypto';
 import { siblingLocation } from '../kube/bundle.js';
-import { assertReleaseFilesLocatable } from './bundle-source.js';
+import { assertReleaseFilesLocatable, type ReleaseFileUse } from './bundle-source.js';
 import { upstreamFileUrl } from '../release/catalog.js';
-import { operatorStepIsDone } from './operator-current.js';
 import { type AvailabilityPrediction, predictAvailability } from './availability-prediction.js';
 import { type CheckResult, isBlocked, runChecks } from './checks/index.js';
 import { type PlanCatalog, planCatalog } from './catalog-notes.js';
@@ -23,6 +22,7 @@ import {
   resolveUpgrade,
 } from './resolve.js';
 import type { ClusterSnapshot, Platform, Snapshot } from './snapshot.js';
+import { runsStep } from './step-selection.js';
 import type { Target } from './target.js';
 import type { UserDefinedModule } from './user-defined-modules-patch.js';
 
@@ -215,9 +215,6 @@ function planOlm(snapshot: Snapshot, target: Target): PlanOlm | undefined {
 export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly StepPlanner[]): Plan {
   assertSelectedDatabasesExist(snapshot, target);
   const resolved = resolveUpgrade(snapshot, target);
-  // Release files are needed where the operator step applies them (an operator at the target
-  // but not ready is applied again).
-  assertReleaseFilesLocatable(snapshot, target, resolved, operatorStepIsDone(snapshot.operator, resolved));
   const checks = runChecks(snapshot, target, { resolved, required: requiredPermissionsOf(steps) });
   const planTarget: PlanTarget = {
     operator: target.operator,
@@ -239,6 +236,9 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     },
   };
   const context: PlanContext = { snapshot, target, resolved, checks };
+  const planned = planSteps(steps, context);
+  // Every file of the release tree the run will fetch, by the steps that act: located, or refused now.
+  assertReleaseFilesLocatable(snapshot, target, releaseFilesOfPlan(steps, planned, context));
   return {
     apiVersion: 'ctl/v1',
     kind: 'UpgradePlan',
@@ -261,7 +261,7 @@ export function buildPlan(snapshot: Snapshot, target: Target, steps: readonly St
     target: planTarget,
     ...(snapshot.olm ? { olm: planOlm(snapshot, target) } : {}),
     checks,
-    steps: planSteps(steps, context),
+    steps: planned,
     blocked: isBlocked(checks),
     fingerprint: planFingerprint(snapshot, planTarget),
     catalog: planCatalog(snapshot, target),
@@ -293,6 +293,27 @@ export interface StepPlanner {
   /** The Kubernetes permissions the step needs; the `permissions` check reviews them all. */
   readonly permissions: readonly StepPermission[];
   plan(context: PlanContext, cluster: ClusterSnapshot): StepPlan;
+  /**
+   * The files of the target's release tree the step's run reads whenever it acts (its plan has
+   * actions), by method and state; absent when it reads none. The plan refuses a target whose
+   * files it cannot locate when an acting step needs them (src/planning/bundle-source.ts).
+   */
+  releaseFiles?(context: PlanContext): ReleaseFileUse[];
+}
+
+/**
+ * The release files the run of this plan reads: those of each step that acts (after `idleAlone`:
+ * a run with nothing else to do ends before any step) and that the run selects (--only/--skip).
+ */
+export function releaseFilesOfPlan(
+  steps: readonly StepPlanner[],
+  planned: readonly PlanStep[],
+  context: PlanContext,
+): ReleaseFileUse[] {
+  return steps.flatMap((step) => {
+    const acts = planned.find((p) => p.id === step.id)?.skip === null;
+    return acts && runsStep(context.target.steps, step.id) ? (step.releaseFiles?.(context) ?? []) : [];
+  });
 }
 
 function planSteps(steps: readonly StepPlanner[], context: PlanContext): PlanStep[] {

@@ -84,12 +84,14 @@ function artifactOf(resolved: ArtifactInputs): Artifact {
  * The files of the release tree, next to the bundle, that the run reads for this target besides
  * the bundle (src/kube/bundle.ts siblingLocation): people download bundle.yaml alone, as the
  * install page shows, and pass it as --bundle; the operator step would upgrade the operator and
- * the next step stop on a file that is not there. By the steps' own conditions:
+ * the next step stop on a file that is not there. Planning's own approximation, for callers
+ * without the steps; `ctl upgrade plan` and `run` ask the steps' own declarations instead
+ * (src/steps/release-files.ts, which also covers OLM, the operator's state and the SCC):
  * - `admission/webhook.yaml`: the bundle method's admission step applies it where this operator's
  *   admission webhook is configured (src/steps/admission.ts);
  * - `multi-namespace-redb/role.yaml` and `role_binding.yaml`: the operator step applies them in
  *   each namespace the operator watches besides its own (src/steps/operator-redb-roles.ts,
- *   releaseFilesNeededFor), read next to --bundle by any method.
+ *   operatorReleaseFiles), read next to --bundle by any method.
  */
 export function releaseTreeFilesRead(snapshot: Snapshot, resolved: ResolvedVersions): string[] {
   if (!resolved.bundle) return [];

@@ -11,7 +11,9 @@
  * Skipped when the operator has no webhook (admission not enabled) and for helm installs (the
  * chart renders its own webhook, as the plan says). Idempotent: when the live webhook already
  * holds everything the release's webhook.yaml sets, with the current certificate, nothing is
- * written.
+ * written. Skipped without reading webhook.yaml where the plan skipped the step as idle (the
+ * operator and the trusted webhook at the target, nothing else to do) and the live webhook still
+ * trusts admission-tls: a resumed run does what the plan said.
  */
 
 import { createHash } from 'node:crypto';
@@ -24,6 +26,8 @@ import { webhookNameFor } from '../release/catalog.js';
 import { ADMISSION_TLS_SECRET, toWebhook, type WebhookSnapshot } from '../planning/snapshot.js';
 import { isOwnWebhook, notEnabledReason, splitWebhooks } from '../planning/own-webhook.js';
 import { UpgradeDeps, UpgradeStep } from './deps.js';
+import type { ReleaseFileUse } from '../planning/bundle-source.js';
+import { releaseFileToRead } from './release-files.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import {
   type PlanAction,
@@ -66,6 +70,8 @@ export function createAdmissionStep(options: AdmissionStepOptions = {}): Upgrade
     title: 'Reapply the admission webhook',
     permissions: PERMISSIONS,
     plan: planAdmission,
+    // Read whenever the step acts, the operator at the target or not (planAdmission).
+    releaseFiles: () => [WEBHOOK_FILE],
     run: (ctx) => reapplyWebhook(ctx, wait),
   };
 }
@@ -77,6 +83,11 @@ const WEBHOOK_KIND = 'ValidatingWebhookConfiguration';
 const LEGACY_WEBHOOK = 'redb-admission';
 /** The operator's webhook entries are all named `<something>.admission.redislabs`. */
 const ENTRY_SUFFIX = '.admission.redislabs';
+/** The release's webhook, in its tree (K8S `admission/webhook.yaml`). */
+const WEBHOOK_FILE: ReleaseFileUse = {
+  file: 'admission/webhook.yaml',
+  why: "the admission step applies the release's webhook (admission/webhook.yaml)",
+};
 
 async function reapplyWebhook(
   ctx: StepContext<UpgradeDeps>,
@@ -97,7 +108,11 @@ async function reapplyWebhook(
   if (plan.target.method === 'olm' && olmOwned) return { skipped: olmOwned };
 
   const target = plan.target.operator;
-  const location = releaseFile(deps.resolved, deps.target, 'admission/webhook.yaml');
+  const cert = await admissionCert(ctx, namespace, wait);
+  const idle = idleAsPlanned(plan, live, webhookNameFor(target), cert);
+  if (idle) return { skipped: idle };
+
+  const location = releaseFileToRead(deps, WEBHOOK_FILE);
   const manifests = await loadManifests(location, {
     replacements: { OPERATOR_NAMESPACE: namespace },
     signal: ctx.signal,
@@ -112,7 +127,6 @@ async function reapplyWebhook(
   const name = webhook.metadata?.name ?? webhookNameFor(target);
   const legacy = name !== LEGACY_WEBHOOK ? live.find((w) => w.metadata?.name === LEGACY_WEBHOOK) : undefined;
 
-  const cert = await admissionCert(ctx, namespace, wait);
   // No certificate only in dry-run, before the operator has made the Secret: the release's
   // webhook as it is, never a placeholder the API server would judge (--dry-run=server).
   const desired = cert === undefined ? webhook : withCaBundle(webhook, cert);
@@ -158,6 +172,34 @@ async function reapplyWebhook(
         .slice(0, 16),
     },
   };
+}
+
+/**
+ * The plan's reason when it skipped this step as idle (planAdmission's `idleAlone`: the operator at
+ * the target, the webhook named for it trusting admission-tls, no pre-6.4.2 one, and no other step
+ * with work) and the live webhooks still say so; else undefined. A run that goes on anyway (it
+ * resumes an unfinished record, src/commands/run-target-reached.ts) then does what the plan said
+ * rather than compare with, and maybe rewrite, a webhook the plan called current.
+ */
+function idleAsPlanned(
+  plan: UpgradeDeps['plan'],
+  live: readonly KubeObject[],
+  name: string,
+  cert: string | undefined,
+): string | undefined {
+  const reason = idleReason(name);
+  // Only the idle skip: the plan's other skips (no webhook, helm, OLM) the run judges live above.
+  if (plan.steps.find((s) => s.id === 'admission')?.skip !== reason || cert === undefined) return undefined;
+  const current = live.find((w) => w.metadata?.name === name);
+  const legacy = name !== LEGACY_WEBHOOK && live.some((w) => w.metadata?.name === LEGACY_WEBHOOK);
+  const entries = webhooksOf(current);
+  const trusted = entries.length > 0 && entries.every((e) => caBundleOf(e) === cert);
+  return trusted && !legacy ? reason : undefined;
+}
+
+/** The plan's reason for skipping the step as idle (planAdmission's `idleAlone`). */
+function idleReason(webhook: string): string {
+  return `${webhook} is current and trusts ${ADMISSION_TLS_SECRET}`;
 }
 
 function isOperatorWebhook(object: KubeObject): boolean {
@@ -275,7 +317,8 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
   const trusted = current?.webhooks.every((h) => cert !== undefined && h.caBundle === cert) ?? false;
   // The operator already at the target: the run still reads the release's webhook.yaml and
   // applies it if someone changed the live webhook (reapplyWebhook, `contains`), but only when
-  // another step has work; with none the run ends before any step (idleAlone).
+  // another step has work; with none the run ends before any step (idleAlone), and a run that
+  // goes on anyway, resuming an unfinished record, skips the step as the plan says (idleAsPlanned).
   const atTarget = operatorIsCurrent(resolved);
   const getCert = kubectl(
     snapshot.kubeTarget,
@@ -287,7 +330,7 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
     '-o',
     'jsonpath={.data.cert}',
   );
-  const webhook = releaseFile(resolved, target, 'admission/webhook.yaml');
+  const webhook = releaseFile(resolved, target, WEBHOOK_FILE.file);
   const actions: PlanAction[] = [
     action(
       "Wait for the operator to create Secret admission-tls (its cert is the webhook's CA)",
@@ -319,7 +362,7 @@ function planAdmission({ snapshot, target, resolved }: PlanContext): StepPlan {
         `CERT=$(${getCert}) && WEBHOOK=$(${rendered}) && { printf '%s\\n' "$WEBHOOK" | ${diff} >/dev/null || printf '%s\\n' "$WEBHOOK" | ${apply}; }`,
       ),
     );
-    return atTarget ? { actions, idleAlone: `${name} is current and trusts admission-tls` } : { actions };
+    return atTarget ? { actions, idleAlone: idleReason(name) } : { actions };
   }
   actions.push(
     action(

@@ -14,7 +14,7 @@ import { securityContextStep } from './security-context.js';
 import { withSccRemovalAfterRoll } from './security-context-removal.js';
 import { withSummary } from './outcome-summary.js';
 
-export { releaseFilesRead } from './release-files.js';
+import { releaseFilesReadBy } from './release-files.js';
 
 /**
  * The seven steps in the documented order (CLI.md): the only place where order lives. Each
@@ -32,6 +32,9 @@ export const STEPS = [
 ] as const;
 
 export type StepId = (typeof STEPS)[number]['id'];
+
+/** The files next to a target's bundle that the run may read (the target-available probes). */
+export const releaseFilesRead = releaseFilesReadBy(STEPS);
 
 export const STEP_IDS: readonly StepId[] = STEPS.map((step) => step.id);
 

@@ -7,12 +7,11 @@
 import type { KubeObject } from '../kube/reads.js';
 import { loadManifests } from '../kube/bundle.js';
 import { readObject } from '../kube/write.js';
-import { releaseFile } from '../planning/plan.js';
+import { operatorReleaseFiles } from '../planning/bundle-source.js';
 import type { StepContext } from '../run/step.js';
 import type { UpgradeDeps } from './deps.js';
 import { bindingDecision } from './redb-role-binding.js';
-
-const ROLE_FILES = ['multi-namespace-redb/role.yaml', 'multi-namespace-redb/role_binding.yaml'];
+import { releaseFileToRead } from './release-files.js';
 
 /** Server-side applies `redb-role` (Role and RoleBinding) of the release in each namespace. */
 export async function reapplyRedbRoles(
@@ -20,14 +19,16 @@ export async function reapplyRedbRoles(
   namespaces: string[],
 ): Promise<string[]> {
   if (namespaces.length === 0) return [];
-  const { snapshot, kube, resolved, target } = ctx.deps;
+  const { snapshot, kube, resolved } = ctx.deps;
+  // The files the plan named for these namespaces (the bundle is the operator step's own).
+  const roleFiles = operatorReleaseFiles(snapshot, resolved).filter((use) => !use.bundle);
   const replacements = {
     NAMESPACE_OF_SERVICE_ACCOUNT: snapshot.namespace,
     NAME_OF_REC_SERVICE_ACCOUNT: snapshot.cluster?.serviceAccountName ?? snapshot.cluster?.name ?? '',
   };
   const files = await Promise.all(
-    ROLE_FILES.map((file) =>
-      loadManifests(releaseFile(resolved, target, file), { replacements, signal: ctx.signal, io: ctx.io }),
+    roleFiles.map((use) =>
+      loadManifests(releaseFileToRead(ctx.deps, use), { replacements, signal: ctx.signal, io: ctx.io }),
     ),
   );
   for (const namespace of namespaces) {

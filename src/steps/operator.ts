@@ -24,6 +24,7 @@
 import type { KubeObject } from '../kube/reads.js';
 import { waitForObject } from '../kube/watch.js';
 import { readObject } from '../kube/write.js';
+import { operatorReleaseFiles } from '../planning/bundle-source.js';
 import { OPERATOR_DEPLOYMENT, type Snapshot } from '../planning/snapshot.js';
 import { compareOperatorVersions, parseOperatorVersion } from '../release/versions.js';
 import type { UpgradeDeps, UpgradeStep } from './deps.js';
@@ -225,6 +226,7 @@ export function createOperatorStep(options: OperatorStepOptions = {}): UpgradeSt
     title: 'Upgrade the operator',
     permissions: PERMISSIONS,
     plan: planOperator,
+    releaseFiles: ({ snapshot, resolved }) => operatorReleaseFiles(snapshot, resolved),
     run: (ctx) => upgradeOperator(ctx, wait),
   };
 }

@@ -22,10 +22,11 @@ import { loadManifests } from '../kube/bundle.js';
 import { readObject } from '../kube/write.js';
 import { APPLY_VERBS, type StepPermission } from '../planning/permissions.js';
 import { type ClusterSnapshot, toCluster } from '../planning/snapshot.js';
-import { type PlanContext, releaseFile, type StepPlan } from '../planning/plan.js';
+import type { PlanContext, StepPlan } from '../planning/plan.js';
 import { requiresUnprivileged } from '../release/catalog.js';
 import type { StepContext, StepResult } from '../run/step.js';
 import type { UpgradeDeps, UpgradeStep } from './deps.js';
+import { releaseFileToRead } from './release-files.js';
 import { planSccBeforeRoll, sccPlanInput } from './security-context-plan.js';
 import { decideScc, SCC_NAME, type SccDecision } from './security-context-decision.js';
 import {
@@ -38,6 +39,10 @@ import {
 import { kubectl, oc } from '../planning/equivalent-commands.js';
 
 export { SCC_REF } from './security-context-scc.js';
+
+/** The SCC of the release tree, and why the step reads it. */
+const SCC_FILE = 'openshift/scc.yaml';
+const SCC_FILE_WHY = `the security-context step applies ${SCC_NAME} of the release`;
 
 /** The Kubernetes permissions this step needs (the removal after the roll too); the plan's `permissions` check reviews them. */
 const PERMISSIONS: readonly StepPermission[] = [
@@ -106,6 +111,8 @@ export function createSecurityContextStep(): UpgradeStep<'security-context'> {
     title: 'Keep the OpenShift SCC admitting the cluster pods until they roll',
     permissions: PERMISSIONS,
     plan: planSecurityContext,
+    // Every plan of the step that acts applies the release's SCC first (planSccBeforeRoll).
+    releaseFiles: () => [{ file: SCC_FILE, why: SCC_FILE_WHY }],
     run: prepareSecurityContext,
   };
 }
@@ -188,7 +195,7 @@ async function prepareSecurityContext(ctx: StepContext<UpgradeDeps>): Promise<St
 
 /** `openshift/scc.yaml` of the target release, as the plan named it (the release tree's layout). */
 function sccLocation(ctx: StepContext<UpgradeDeps>): string {
-  return releaseFile(ctx.deps.resolved, ctx.deps.target, 'openshift/scc.yaml');
+  return releaseFileToRead(ctx.deps, { file: SCC_FILE, why: SCC_FILE_WHY });
 }
 
 export async function readCluster(ctx: StepContext<UpgradeDeps>): Promise<ClusterSnapshot> {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { clusterTagFor } from '../../src/release/catalog.js';
 import { tempDir } from '../helpers/temp.js';
 import { kubectlFor, runTool } from '../helpers/tools.js';
 import {
@@ -11,6 +12,7 @@ import {
   describeEntries,
   getPath,
   parseEvents,
+  readState,
   TARGET,
   type UpgradeSim,
   withUpgradeSim,
@@ -24,7 +26,9 @@ import {
  * direct upgrade exists nor why that release; the hint's `ctl upgrade run --to <offered>` was
  * refused (exit 2) because a multi-hop run was never replaced. With the operator already at the
  * target (the cluster not), the plan skipped the admission step while the run re-applied an edited
- * webhook (before ctl rhel9-admission).
+ * webhook (before ctl rhel9-admission). A run that resumes an unfinished record on a cluster
+ * otherwise at the target re-applied an edited webhook the plan called current (before ctl
+ * plan-agree): it now skips the step as the plan says.
  */
 
 interface PlanDoc {
@@ -34,6 +38,25 @@ interface PlanDoc {
 }
 
 const WEBHOOK = 'redis-enterprise-admission';
+/** The happy path's own operator, so that the cluster can be put at the target. */
+const AT = '7.4.6-2';
+const AT_TAG = clusterTagFor(AT) ?? '';
+/** Long enough for the killed run, the plan and the wait below to see the restarted operator not ready first. */
+const OPERATOR_START_S = 12;
+
+/** Waits (bounded) until the operator Deployment is ready again after its restart. */
+async function untilOperatorReady(sim: UpgradeSim): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const deployment = await sim.get(['deployment', 'redis-enterprise-operator', '-n', 'redis']);
+    if (getPath(deployment, ['status', 'readyReplicas']) === 1) return;
+    if (Date.now() > deadline)
+      assert.fail(
+        'timed out after 90 s waiting for the operator Deployment redis-enterprise-operator to be ready',
+      );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 /** Writes to the webhook that are not dry runs (kubectl diff's server-side apply is one). */
 function webhookWrites(sim: UpgradeSim, from: number) {
@@ -167,6 +190,80 @@ describe('the plan says what the run does (e2e)', () => {
       const webhook = await sim.get(['validatingwebhookconfiguration', WEBHOOK]);
       assert.equal(getPath(webhook, ['webhooks', '0', 'failurePolicy']), 'Fail');
     });
+  });
+
+  it('admission, a resumed run on a cluster otherwise at the target: the run skips the step as the plan says', async () => {
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        // An operator restart (not ready for OPERATOR_START_S): the operator step has work. A run
+        // killed in it leaves an unfinished record (every step after it still to run).
+        await sim.kubectl([
+          ...['patch', 'deployment', 'redis-enterprise-operator', '-n', 'redis', '--type', 'merge', '-p'],
+          JSON.stringify({
+            spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': 'now' } } } },
+          }),
+        ]);
+        const killed = sim.spawnCtl(['upgrade', 'run', '--to', AT, '--yes', '-o', 'json']);
+        await killed.waitFor(
+          'the operator step applying the bundle',
+          (e) => e.type === 'progress' && e.step === 'operator' && /^applying \d+ objects/.test(e.message),
+        );
+        killed.child.kill('SIGKILL');
+        assert.equal((await killed.result).signal, 'SIGKILL');
+        const recorded = readState(sim);
+        assert.equal(recorded.steps.operator?.status, 'in-progress', JSON.stringify(recorded));
+        assert.equal(recorded.steps.admission?.status, 'pending', JSON.stringify(recorded));
+        await untilOperatorReady(sim);
+        // Someone edits the live webhook; it still trusts admission-tls.
+        await sim.kubectl([
+          'patch',
+          'validatingwebhookconfiguration',
+          WEBHOOK,
+          '--type=json',
+          '-p=[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]',
+        ]);
+
+        // The plan (which reads no state): nothing to do, the admission step skipped as idle.
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', AT, '-o', 'json']);
+        assertExit(plan, 0, 'plan');
+        const steps = (JSON.parse(plan.stdout) as PlanDoc).steps;
+        const idle = `${WEBHOOK} is current and trusts admission-tls`;
+        assert.equal(steps.find((s) => s.id === 'admission')?.skip, idle);
+        assert.ok(
+          steps.every((s) => s.id === 'preflight' || s.skip !== null),
+          JSON.stringify(steps.map((s) => [s.id, s.skip])),
+        );
+
+        // The run resumes the record, and does what the plan said of the admission step: skip it,
+        // writing nothing (before: it read webhook.yaml and re-applied the edited webhook).
+        const before = sim.cluster.audit.entries.length;
+        const run = await sim.ctl(['upgrade', 'run', '--to', AT, '--yes', '-o', 'json'], {
+          timeoutMs: 120_000,
+        });
+        assertExit(run, 0, 'the resumed run');
+        const events = parseEvents(run.stdout);
+        const admission = events.filter(
+          (e) => e.step === 'admission' && (e.type === 'step-skip' || e.type === 'step-done'),
+        );
+        assert.deepEqual(
+          admission.map((e) => [e.type, e.message]),
+          [['step-skip', idle]],
+        );
+        assert.deepEqual(webhookWrites(sim, before), [], describeEntries(webhookWrites(sim, before)));
+        const webhook = await sim.get(['validatingwebhookconfiguration', WEBHOOK]);
+        assert.equal(getPath(webhook, ['webhooks', '0', 'failurePolicy']), 'Ignore');
+        assert.equal(readState(sim).result, 'succeeded');
+      },
+      {
+        timing: { operatorStart: OPERATOR_START_S },
+        // The cluster on the catalog tag of AT, the happy path's own operator: only the restart to wait for.
+        patch: (scenario) => ({
+          ...scenario,
+          cluster: { ...scenario.cluster, versionTag: AT_TAG, apiVersion: AT_TAG },
+        }),
+      },
+    );
   });
 
   it('a stop the rules require says so: no direct upgrade, the source, and why this release', async () => {

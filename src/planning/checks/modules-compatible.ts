@@ -26,7 +26,7 @@ import {
 } from '../module-fix.js';
 import { userDefinedModulesFieldOutcome } from '../user-defined-modules-field.js';
 import { isRhel9Platform } from '../module-package.js';
-import type { Bdb, Module } from '../snapshot.js';
+import type { Bdb } from '../snapshot.js';
 import { type Check, type CheckInput, clusterOf, fail, list, type Outcome, pass, warn } from './check.js';
 
 function checkModulesCompatible(input: CheckInput): Outcome {
@@ -182,10 +182,6 @@ function modulesInUse(bdbs: Bdb[]): Map<string, ModuleUse> {
     }
   }
   return uses;
-}
-
-export function hasRhel9Build(module: Module): boolean {
-  return Object.keys(module.platforms ?? {}).some(isRhel9Platform);
 }
 
 export const modulesCompatibleCheck = {

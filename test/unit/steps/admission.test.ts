@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { KubeObject } from '../../../src/kube/reads.js';
+import type { Snapshot } from '../../../src/planning/snapshot.js';
 import { contains, createAdmissionStep } from '../../../src/steps/admission.js';
 import { harness, stderrLines } from './fakes.js';
 import { writeReleaseTree } from './release-tree.js';
@@ -189,6 +190,60 @@ describe('admission step, dry-run before the operator made Secret admission-tls'
       'the caBundle of the release webhook.yaml',
     );
     assert.doesNotMatch(JSON.stringify(sent), /</);
+  });
+});
+
+/**
+ * The plan skips the step as idle when the operator and the trusted webhook are at the target and
+ * nothing else has work (planAdmission's idleAlone). A run that goes on anyway (it resumes an
+ * unfinished record) does what the plan said: it neither reads webhook.yaml nor rewrites the
+ * webhook, as long as the live webhook still trusts admission-tls.
+ */
+describe('admission step, the plan idle', () => {
+  /** Operator, cluster and database at TARGET; the webhook trusts the snapshot's certificate. */
+  const atTarget = (s: Snapshot) => {
+    s.operator!.version = TARGET;
+    s.operator!.image = `redislabs/operator:${TARGET}`;
+    s.cluster!.image.versionTag = '7.8.2-60';
+    for (const node of s.api.nodes) node.software_version = '7.8.2-60';
+    s.databases[0]!.statusVersion = '7.4.2';
+  };
+  /** A release tree that is not there: reading webhook.yaml would fail the step. */
+  const nowhere = { bundle: '/nonexistent/ctl-release/{version}/bundle.yaml' };
+  const REASON = 'redis-enterprise-admission is current and trusts admission-tls';
+
+  it('skips with the plan reason, reads no file and writes nothing, even where the live webhook differs', async () => {
+    const h = harness({ snapshot: atTarget, target: nowhere });
+    const step = createAdmissionStep({ wait: h.cluster.wait() });
+    assert.equal(h.deps.plan.steps.find((s) => s.id === 'admission')?.skip, REASON);
+    // Trusted, but lacking what the release's webhook.yaml sets: a compare would apply it.
+    h.cluster.put(webhook('redis-enterprise-admission', 'redisenterprise.admission.redislabs', CERT));
+    h.cluster.put(secret());
+    assert.deepEqual(await h.run(step), { skipped: REASON });
+    assert.deepEqual(h.cluster.writes(), []);
+  });
+
+  it('a live webhook that no longer trusts admission-tls is not what the plan saw: the step reapplies it', async () => {
+    const h = harness({ snapshot: atTarget, target: { bundle: writeReleaseTree([TARGET]) } });
+    const step = createAdmissionStep({ wait: h.cluster.wait() });
+    h.cluster.put(webhook('redis-enterprise-admission', 'redisenterprise.admission.redislabs', 'c3RhbGU='));
+    h.cluster.put(secret());
+    const result = await h.run(step);
+    assert.equal(result.outcome?.webhook, 'redis-enterprise-admission');
+    assert.deepEqual(h.cluster.writes(), ['apply ValidatingWebhookConfiguration/redis-enterprise-admission']);
+  });
+
+  it('a pre-6.4.2 webhook still there is not what the plan saw either: deleted, the new one applied', async () => {
+    const h = harness({ snapshot: atTarget, target: { bundle: writeReleaseTree([TARGET]) } });
+    const step = createAdmissionStep({ wait: h.cluster.wait() });
+    h.cluster.put(webhook('redis-enterprise-admission', 'redisenterprise.admission.redislabs', CERT));
+    h.cluster.put(webhook('redb-admission', 'redb.admission.redislabs', CERT));
+    h.cluster.put(secret());
+    await h.run(step);
+    assert.deepEqual(h.cluster.writes(), [
+      'delete ValidatingWebhookConfiguration/redb-admission',
+      'apply ValidatingWebhookConfiguration/redis-enterprise-admission',
+    ]);
   });
 });
 
