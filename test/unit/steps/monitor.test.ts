@@ -699,6 +699,83 @@ describe('monitor step', () => {
       await assert.rejects(running, /SIGINT/);
     });
 
+    it('a licence that is not Valid ends a wait that does not move after the licence grace, not the stall limit (exit 1, the fix)', async () => {
+      // --stall-timeout 10 s: the licence grace is 2 s (monitor-timing.ts licenceGraceMs).
+      const b = await upgrading({ settings: { stallTimeoutMs: 10_000 } });
+      // A status the cluster wrote: any text, here with a control character and far too long.
+      const licence = `Expired\u001b[2J${'x'.repeat(200)}`;
+      b.emulator.patch(
+        REC_API,
+        'RedisEnterpriseCluster',
+        'rec',
+        { status: { licenseStatus: { licenseState: licence, expirationDate: '2026-11-01T00:00:00Z' } } },
+        true,
+      );
+      const started = Date.now();
+      const error = await monitorStep.run(b.ctx()).then(
+        () => assert.fail('expected the licence to stop the wait'),
+        (err: unknown) => err,
+      );
+      const waited = Date.now() - started;
+      assert.ok(error instanceof OperationError && !(error instanceof TimeoutError), String(error));
+      assert.equal(error.exitCode, ExitCode.failed);
+      assert.match(
+        error.message,
+        /^the cluster's licence is Expired.{0,80} \(status\.licenseStatus\.licenseState, expires 2026-11-01T00:00:00Z\) and the upgrade of rec to 7\.8\.2-60 has not moved for 2s: the operator does not upgrade a cluster without a valid licence$/,
+      );
+      assert.doesNotMatch(error.message, /\u001b|x{81}/, 'one line, bounded');
+      // The license-valid check's fix (the licence lives in a Secret here), then resume.
+      assert.match(
+        error.hint ?? '',
+        /kubectl create secret generic rec-license -n redis --from-file=license=LICENSE_FILE/,
+      );
+      assert.match(error.hint ?? '', /then run ctl again: it resumes the upgrade where it stopped\.$/);
+      assert.ok(
+        waited >= 2000 && waited < 10_000,
+        `stopped after the grace, before the stall limit: ${waited} ms`,
+      );
+      assert.ok(
+        b
+          .warnings()
+          .some((w) => /licence is Expired.* ctl stops if the upgrade does not move for 2s$/.test(w)),
+        b.warnings().join('\n'),
+      );
+    });
+
+    it('a licence that is not Valid stops nothing while the upgrade moves, nor once it is Valid again', async () => {
+      const b = await upgrading({ settings: { stallTimeoutMs: 10_000 } });
+      for (const ordinal of [0, 1, 2]) putPod(b, ordinal, 'rec-old', true);
+      const licence = (state: string) =>
+        b.emulator.patch(
+          REC_API,
+          'RedisEnterpriseCluster',
+          'rec',
+          { status: { licenseStatus: { licenseState: state } } },
+          true,
+        );
+      licence('Invalid');
+      const running = monitorStep.run(b.ctx());
+      await until(() => counts(b).length > 0, 'the first count');
+      // Each pod moves within the 2 s grace: progress re-arms it.
+      for (const ordinal of [2, 1]) {
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        putPod(b, ordinal, 'rec-new', true);
+        await until(
+          () => b.progress().some((m) => m.includes(`rec-${ordinal}`)) || counts(b).at(-1) !== 0,
+          `rec-${ordinal} moved`,
+        );
+      }
+      // Valid again: the last pod may take longer than the grace.
+      licence('Valid');
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      putPod(b, 0, 'rec-new', true);
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      const result = await running;
+      assert.equal(result.outcome?.state, 'Running');
+      assert.equal(b.warnings().filter((w) => w.includes('licence is Invalid')).length, 1, 'said once');
+    });
+
     it('stops promptly when the signal aborts', async () => {
       const b = await upgrading();
       const controller = new AbortController();
