@@ -1,4 +1,4 @@
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
@@ -7,6 +7,7 @@ import { shellQuote } from '../io/shell-words.js';
 import {
   type RecordedProgram,
   recordedCommand,
+  recordStateWords,
   resumeLines,
   UNSHOWN_RECORDED_COMMAND,
   withRunState,
@@ -225,12 +226,8 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     }),
   ];
   // The held-back databases' later runs go on with this record: the --state or --state-store
-  // status was given (the run's own; without them both use the default one).
-  const stateWords = [
-    ...(input.statePath ? ['--state', resolve(input.statePath)] : []),
-    ...(input.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
-  ];
-  lines.push(...heldBackLines(state.steps.databases?.outcome, stateWords));
+  // status was given, named as the run names its own (next-command.ts recordStateWords).
+  lines.push(...heldBackLines(state.steps.databases?.outcome, recordStateWords(input)));
   if (view) {
     const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
     lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);
