@@ -7,10 +7,10 @@
  * value, a date as its text and `yes` as a boolean, as kubectl reads them, where client-node's
  * default schema refused the first, made a Date of the second and text of the third (so
  * `insecure-skip-tls-verify: yes` was not heeded); a boolean where kubectl reads text is refused
- * as kubectl refuses it (./kubeconfig-text-fields.ts). Besides: an entry kubectl reads and client-node's reader
- * refuses (a cluster without a server, a context without a cluster, an entry without a name) is
- * kept or left out rather than failing the whole file (lenientEntries, below: kubectl judges the
- * context in use only), each user's `token-file` is taken out before client-node's reader of
+ * as kubectl refuses it (./kubeconfig-text-fields.ts). Besides: an entry kubectl reads and
+ * client-node's reader refuses (a cluster without a server, a context without a cluster, an
+ * entry without a name) is kept or left out rather than failing the whole file (lenientEntries,
+ * below: kubectl judges the context in use only), each user's `token-file` is taken out before client-node's reader of
  * users sees it, which would read it then and there (./token-file.ts says why ctl reads it
  * instead, and how), an exec plugin kubectl would not start (the user has a token, a username, a
  * certificate and key) is set aside, each user's `exec.command` and auth-provider `tokenFile` are

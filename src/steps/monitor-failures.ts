@@ -160,7 +160,7 @@ export function licenceNotValid(rec: KubeObject | undefined): string | undefined
 }
 
 /**
- * The licence is not Valid and the upgrade has not moved for the licence grace
+ * The licence is not Valid and the roll has not begun (nor anything moved) for the licence grace
  * (./monitor-timing.ts licenceGraceMs): what the licence says, and the license-valid check's fix
  * (where the licence lives decides it), then run ctl again, which resumes.
  */
@@ -176,7 +176,7 @@ export function licenceStopError(
   const fix = licenceFixOf(target, cluster, kube);
   return new OperationError(
     `the cluster's licence is ${licence} (status.licenseStatus.licenseState${expires ? `, expires ${oneLine(expires).slice(0, 40)}` : ''}) ` +
-      `and the upgrade of ${target.name} to ${target.tag} has not moved for ${formatDuration(graceMs)}: ` +
+      `and the upgrade of ${target.name} to ${target.tag} has not begun in ${formatDuration(graceMs)}: ` +
       'the operator does not upgrade a cluster without a valid licence',
     { hint: `${fix}; then run ctl again: it resumes the upgrade where it stopped.` },
   );

@@ -4,7 +4,7 @@
  * of them (./monitor-view.ts), reports the progress line when it changes, and decides when the
  * wait ends: done (the view says so), failed (InvalidUpgrade, the cluster resource deleted, a
  * frozen upgrade without --remediate, too many databases down, a licence that is not Valid and
- * no progress for a minute), or timed out (no progress for --stall-timeout, or the whole
+ * a roll that does not begin within a minute), or timed out (no progress for --stall-timeout, or the whole
  * --timeout: ./monitor-failures.ts says what to do then).
  *
  * What has no watch is looked at every few seconds (./monitor-timing.ts): the operator's log and
@@ -229,17 +229,19 @@ export class UpgradeFollower {
       return;
     }
     this.#report(view.message);
-    this.#watchLicence();
+    this.#watchLicence(view.rollStarted);
   }
 
   /**
-   * A licence that is not Valid: said once, and the wait ends when the upgrade does not move for
-   * the licence grace (./monitor-timing.ts) rather than after the whole --stall-timeout; a licence
-   * that becomes Valid again disarms it. Progress re-arms it (#touch).
+   * A licence that is not Valid before the operator has begun the roll (the pod template is not
+   * at the target): said once, and the wait ends when nothing moves for the licence grace
+   * (./monitor-timing.ts) rather than after the whole --stall-timeout. Once the roll has begun a
+   * pod may take minutes to restart, and the stall limit alone judges it; a licence that becomes
+   * Valid again disarms the grace too. Progress re-arms it (#touch).
    */
-  #watchLicence(): void {
+  #watchLicence(rollStarted: boolean): void {
     const licence = licenceNotValid(this.#rec);
-    if (licence === undefined) {
+    if (licence === undefined || rollStarted) {
       clearTimeout(this.#licenceTimer);
       this.#licenceTimer = undefined;
       return;
@@ -248,7 +250,7 @@ export class UpgradeFollower {
     const graceMs = licenceGraceMs(this.#ctx.deps.settings.stallTimeoutMs);
     this.#warnOnce(
       'licence',
-      `the cluster's licence is ${licence} (status.licenseStatus.licenseState): the operator does not upgrade a cluster without a valid licence; ctl stops if the upgrade does not move for ${formatDuration(graceMs)}`,
+      `the cluster's licence is ${licence} (status.licenseStatus.licenseState): the operator does not upgrade a cluster without a valid licence; ctl stops if the upgrade does not begin within ${formatDuration(graceMs)}`,
     );
     this.#armLicence();
   }
@@ -259,6 +261,7 @@ export class UpgradeFollower {
     this.#licenceTimer = setTimeout(() => {
       const licence = licenceNotValid(this.#rec);
       if (this.#settled || licence === undefined) return;
+      // #evaluate disarms it once the roll begins; a timer already due is judged on its own.
       // Remediation of a freeze reports its own progress: its work is not the licence's stall.
       if (this.#busy) return this.#armLicence();
       const { snapshot } = this.#ctx.deps;
