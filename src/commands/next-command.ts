@@ -193,31 +193,28 @@ export function pastedRunCommand(argv: readonly string[], env: NodeJS.ProcessEnv
 const STATE_FLAGS = new Set(['--state', '--state-store']);
 
 /**
- * Where this run keeps its record, as its command line said it (`--state <file>`, made absolute
- * as pastedRunCommand makes it, and `--state-store <kind>`), as words to add to a printed
- * `ctl upgrade run` that does more of the same upgrade later (a database to upgrade, an
- * Active-Active database held back): without them that run keeps another record (the default
- * one), and `ctl upgrade status --state` would not show it. None when the run used the default.
+ * Where a run keeps its record, as words to add to a printed `ctl upgrade run` that does more of
+ * the same upgrade later (a database to upgrade, an Active-Active database held back): `--state
+ * <file>` made absolute when a state file was named, `--state-store configmap` when the record is
+ * in the cluster (the flag, or CTL_STATE_STORE); none for the default file. Without them that run
+ * keeps another record, and `ctl upgrade status` would not show it. The run's own lines and
+ * `ctl upgrade status`'s `later:` lines name the record by this one rule, each from the values
+ * it was given (a run's and status's `--state` and `--state-store` alike), so a CTL_STATE_STORE
+ * the pasted command's shell lacks still finds the ConfigMap.
  */
-export function runStateWords(argv: readonly string[]): string[] {
-  const words: string[] = [];
-  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
-  for (let i = 0; i < end; i += 1) {
-    const arg = argv[i] as string;
-    const equals = arg.indexOf('=');
-    const flag = arg.startsWith('--') && equals > 0 ? arg.slice(0, equals) : arg;
-    if (!STATE_FLAGS.has(flag)) continue;
-    const value = flag === arg ? argv[i + 1] : arg.slice(equals + 1);
-    if (flag === arg) i += 1;
-    if (value === undefined || value === '') continue;
-    words.push(flag, flag === '--state' ? resolve(value) : value);
-  }
-  return words;
+export function recordStateWords(record: {
+  statePath?: string | undefined;
+  stateStore?: string | undefined;
+}): string[] {
+  return [
+    ...(record.statePath ? ['--state', resolve(record.statePath)] : []),
+    ...(record.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
+  ];
 }
 
 /**
  * A `ctl ... upgrade run` command ctl printed or recorded for a later run of the same upgrade,
- * with the run's record named (runStateWords) after its words, unless it names one already. Any
+ * with the run's record named (recordStateWords) after its words, unless it names one already. Any
  * other command (kubectl, crdb-cli) is returned as it is.
  */
 export function withRunState(command: string, stateWords: readonly string[]): string {

@@ -14,7 +14,7 @@ import {
   nextRunCommand,
   nextTargetsCommand,
   pastedRunCommand,
-  runStateWords,
+  recordStateWords,
   withRunState,
   resumeLines,
   withoutIgnoredChecks,
@@ -83,7 +83,7 @@ export async function finishRun(
         plan: hopPlanned.plan,
         snapshot: hopPlanned.snapshot,
         steps: outcome.summary,
-        sameRecord: (command) => withRunState(command, runStateWords(input.argv ?? [])),
+        sameRecord: (command) => withRunState(command, recordStateWords(input)),
       },
       {
         clock: systemClock,
@@ -113,7 +113,7 @@ export async function finishRun(
             argv: input.argv ?? [],
             pasted: (argv) => pastedRunCommand(argv, input.env),
             target: hopPlanned.snapshot.kubeTarget,
-            sameRecord: (command) => withRunState(command, runStateWords(input.argv ?? [])),
+            sameRecord: (command) => withRunState(command, recordStateWords(input)),
           }),
         ];
   const nextText = left.length > 0 ? renderWorkLeft(left) : undefined;

@@ -7,7 +7,7 @@ import { type AvailabilityEntry, unmeasuredEntry } from '../run/availability/led
 import type { RunRecord } from '../run/report.js';
 import type { StateStore } from '../run/state-store.js';
 import type { RunCommandInput } from './run-input.js';
-import { pastedRunCommand, runStateWords, withRunState } from './next-command.js';
+import { pastedRunCommand, recordStateWords, withRunState } from './next-command.js';
 
 // `ctl upgrade run --to X` on a cluster already at X: nothing to run, nothing to ask. Like
 // `helm upgrade` of a release at its chart or `kubectl apply` of an unchanged object, the run
@@ -46,7 +46,7 @@ export async function endIfTargetReached(run: {
     argv: input.argv ?? [],
     pasted: (argv) => pastedRunCommand(argv, input.env),
     target: snapshot.kubeTarget,
-    sameRecord: (command) => withRunState(command, runStateWords(input.argv ?? [])),
+    sameRecord: (command) => withRunState(command, recordStateWords(input)),
   });
   // The store's own command (--state ABS, or the ConfigMap's -n and --cluster), as status and
   // unlock hints print it: pasted from any folder or shell, it reads this state.

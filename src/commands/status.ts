@@ -1,5 +1,4 @@
-import { readdir } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename } from 'node:path';
 import type { GlobalOptions } from './options.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
@@ -8,6 +7,7 @@ import { shellQuote } from '../io/shell-words.js';
 import {
   type RecordedProgram,
   recordedCommand,
+  recordStateWords,
   resumeLines,
   UNSHOWN_RECORDED_COMMAND,
   withRunState,
@@ -15,7 +15,13 @@ import {
 import { describeOwner, isStale } from '../run/lock.js';
 import { liveRunLines, lockHolderRuns, renewedElsewhere } from './status-live.js';
 import { runThatStoppedInPreflight } from '../run/preflight-stopped.js';
-import { currentHop, defaultStatePath, isFinished, type UpgradeState } from '../run/state.js';
+import {
+  currentHop,
+  defaultStatePath,
+  isFinished,
+  recordedStatePaths,
+  type UpgradeState,
+} from '../run/state.js';
 import { commandFor, type KubeTarget } from '../kube/kube-target.js';
 import { FileStateStore, type LockView, type StateStore, type StateStoreKind } from '../run/state-store.js';
 
@@ -91,13 +97,12 @@ async function locateStateFileOf(input: LocateInput): Promise<{ path: string; ta
     env: input.env,
   });
   const namespace = resolveNamespace(input.globals.namespace, loaded);
-  const identity = { context: loaded.contextName, namespace, cluster: input.globals.cluster ?? '_' };
-  const path = defaultStatePath(identity, input.env);
   const target = loaded.selection;
-  if (input.globals.cluster) return { path, target };
-  const dir = dirname(path);
-  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^[^.].*\.json$/.test(f));
-  if (files.length === 1) return { path: join(dir, files[0]!), target };
+  const cluster = input.globals.cluster;
+  if (cluster)
+    return { path: defaultStatePath({ context: loaded.contextName, namespace, cluster }, input.env), target };
+  const files = await recordedStatePaths({ context: loaded.contextName, namespace }, input.env);
+  if (files.length === 1) return { path: files[0]!, target };
   if (files.length === 0) {
     throw new UsageError(`no upgrade has run for context ${loaded.contextName}, namespace ${namespace}`, {
       hint: `${firstRunHint(loaded.selection, input)}, or pass --state FILE.`,
@@ -221,12 +226,8 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     }),
   ];
   // The held-back databases' later runs go on with this record: the --state or --state-store
-  // status was given (the run's own; without them both use the default one).
-  const stateWords = [
-    ...(input.statePath ? ['--state', resolve(input.statePath)] : []),
-    ...(input.stateStore === 'configmap' ? ['--state-store', 'configmap'] : []),
-  ];
-  lines.push(...heldBackLines(state.steps.databases?.outcome, stateWords));
+  // status was given, named as the run names its own (next-command.ts recordStateWords).
+  lines.push(...heldBackLines(state.steps.databases?.outcome, recordStateWords(input)));
   if (view) {
     const stale = lockIsStale(view) ? ' (stale: its process is gone; the next run takes the lock over)' : '';
     lines.push('', `locked by ${describeOwner(view.owner)}${stale}${leaseNote(view)}`);

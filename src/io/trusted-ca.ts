@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { contextFilePath } from './context-folder.js';
 import { pathSegment } from './path-segment.js';
 
 /** Which cluster a pinned certificate belongs to: the kubeconfig context, namespace and REC. */
@@ -14,18 +15,15 @@ export interface TrustedCaIdentity {
  * `$XDG_CONFIG_HOME/ctl/trusted/<context>/<namespace>/<cluster>.pem`: where `ctl auth trust`
  * keeps a cluster's management API certificate, read through the Kubernetes API. Configuration,
  * not state: it outlives runs, as a kubeconfig's CA does. Each part made path-safe as the state
- * file's (./path-segment.ts).
+ * file's (./path-segment.ts); a certificate pinned by a ctl that kept a long context name whole
+ * is found in that folder (./context-folder.ts).
  */
 export function trustedCaPath(identity: TrustedCaIdentity, env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  return join(
-    base,
-    'ctl',
-    'trusted',
-    pathSegment(identity.context),
+  return contextFilePath(join(base, 'ctl', 'trusted'), identity.context, [
     pathSegment(identity.namespace),
     `${pathSegment(identity.cluster)}.pem`,
-  );
+  ]);
 }
 
 /**

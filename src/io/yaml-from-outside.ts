@@ -19,14 +19,47 @@ import jsYaml from 'js-yaml';
 
 /**
  * The one document of `text` (YAML is a superset of JSON: one parser reads both); an empty text
- * is null, as an empty document. A text of several documents is refused (js-yaml's "expected a
- * single document"). An error is thrown, for yamlProblem to describe.
+ * is null, as an empty document. A text of several documents is refused, with the line where the
+ * second one begins (js-yaml's load says "expected a single document" with no place: a
+ * kubeconfig with a stray `---` was refused without saying where). An error is thrown, for
+ * yamlProblem to describe.
  */
 export function parseYaml(text: string): unknown {
-  const value = jsYaml.load(text, { schema: OUTSIDE_SCHEMA });
-  refuseAliasBomb([value], aliasBudget(text));
-  return value === undefined ? null : value;
+  let second: { line: number; column: number } | undefined;
+  let firstEnd: number | undefined;
+  const values = jsYaml.loadAll(text, null, {
+    schema: OUTSIDE_SCHEMA,
+    // A document's top node opens and closes at depth 1 (`depth` is js-yaml's own, lib/loader.js
+    // composeNode, not in its typings): the second begins at the first `---` after the first
+    // one's end, or, after a `...` end marker without one, where its node does.
+    listener(event, state) {
+      if ((state as { depth?: number }).depth !== 1 || second !== undefined) return;
+      if (event === 'close') firstEnd ??= state.position;
+      else if (firstEnd !== undefined) second = placeOfSecond(state.input, firstEnd, state.position);
+    },
+  });
+  if (values.length > 1) {
+    // A place only, as js-yaml's marks: no buffer, name or snippet that would quote the text.
+    throw new jsYaml.YAMLException(SEVERAL_DOCUMENTS, second as jsYaml.Mark | undefined);
+  }
+  refuseAliasBomb(values, aliasBudget(text));
+  return values[0] ?? null;
 }
+
+/** The line and column (0-based, as js-yaml's marks) of the second document's start. */
+function placeOfSecond(
+  input: string,
+  firstEnd: number,
+  secondNode: number,
+): { line: number; column: number } {
+  const marker = /(^|\n)---/.exec(input.slice(firstEnd, secondNode));
+  const at = marker ? firstEnd + marker.index + (marker[1] ?? '').length : secondNode;
+  const before = input.slice(0, at);
+  return { line: before.split('\n').length - 1, column: at - (before.lastIndexOf('\n') + 1) };
+}
+
+/** parseYaml's reason for a second document, told with its place. */
+const SEVERAL_DOCUMENTS = 'several documents where one is expected';
 
 /**
  * Every document of `text` (a manifest stream, `---` between them), in order, as kubectl reads
@@ -44,11 +77,33 @@ export function parseYamlDocuments(text: string): unknown[] {
 }
 
 /**
+ * The plain scalars gopkg.in/yaml.v2 resolves as booleans (resolve.go, resolveMapList: "y", "Y",
+ * "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON" true; "n", "N", "no", "No", "NO",
+ * "false", "False", "FALSE", "off", "Off", "OFF" false; read in kubernetes/kubernetes
+ * vendor/gopkg.in/yaml.v2/resolve.go, the yaml.v2 that sigs.k8s.io/yaml's YAMLToJSON and
+ * Unmarshal use). kubectl reads a kubeconfig through YAMLToJSON into an untyped value, so these
+ * are JSON booleans before any field is filled; helm's index.yaml is read by sigs.k8s.io/yaml's
+ * Unmarshal, which turns such a boolean into "true" or "false" where the field is a string.
+ * yaml.v3 (sigs.k8s.io/yaml/goyaml.v3) reads them as text unless the field is a bool: kubectl and
+ * helm read YAML with v2.
+ */
+const GO_BOOLEANS = new Map<string, boolean>([
+  ...['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'].map(
+    (word) => [word, true] as const,
+  ),
+  ...['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'].map(
+    (word) => [word, false] as const,
+  ),
+]);
+
+/**
  * YAML 1.2's core schema (str, int, bool, null, float, seq, map) with what Go's parser
- * (gopkg.in/yaml.v2, kubectl's through sigs.k8s.io/yaml) does beyond it. Dates stay text, as Go's
- * parser leaves a timestamp read into an untyped value (yaml.v2 decode.go, decoder.scalar: "for
- * backward compatibility reasons we set it as a string"); `yes` and `on` stay text too, which
- * yaml.v2 (YAML 1.1) reads as booleans: as ctl read them before.
+ * (gopkg.in/yaml.v2, kubectl's and helm's through sigs.k8s.io/yaml) does beyond it. Dates stay
+ * text, as Go's parser leaves a timestamp read into an untyped value (yaml.v2 decode.go,
+ * decoder.scalar: "for backward compatibility reasons we set it as a string").
+ * - booleans are YAML 1.1's, as yaml.v2 resolves a plain scalar (GO_BOOLEANS): `yes`, `on`, `y`
+ *   and their false forms are booleans, as kubectl reads `insecure-skip-tls-verify: yes`; quoted
+ *   (or tagged `!!str`) they stay text, as in Go.
  * - any other tag is read as the plain value under it (a scalar, sequence or mapping), as Go's
  *   parser reads a tag it cannot resolve (yaml.v2 resolve.go: `if !resolvableTag(tag) { return
  *   tag, in }`): a manifest's `!vault x` or `!!binary` must not stop a run, and a tag never makes
@@ -60,6 +115,14 @@ export function parseYamlDocuments(text: string): unknown[] {
  */
 const OUTSIDE_SCHEMA = jsYaml.CORE_SCHEMA.extend({
   implicit: [
+    // Same tag and kind as the core schema's bool: js-yaml's extend puts this one in its place.
+    new jsYaml.Type('tag:yaml.org,2002:bool', {
+      kind: 'scalar',
+      resolve: (data: unknown) => typeof data === 'string' && GO_BOOLEANS.has(data),
+      construct: (data: string) => GO_BOOLEANS.get(data) === true,
+      predicate: (value: unknown) => typeof value === 'boolean',
+      represent: (value: object) => String(value),
+    }),
     new jsYaml.Type('tag:yaml.org,2002:merge', {
       kind: 'scalar',
       resolve: (data: unknown) => data === '<<',
@@ -131,6 +194,7 @@ const JS_YAML_FIXED_REASONS = new Set([
   'duplication of an anchor property',
   'end of the stream or a document separator is expected',
   'expected a single document in the stream, but found more',
+  SEVERAL_DOCUMENTS,
   'expected hexadecimal character',
   "expected the node content, but found ','",
   'expected valid JSON character',

@@ -4,11 +4,13 @@
  * kubeconfig reads as before and fails with the same message. The text is parsed by ctl's reader
  * of YAML from outside (src/io/yaml-from-outside.ts: js-yaml, as client-node's, with the schema
  * and the bound on aliases of every file ctl reads), so a tag it does not know is read as its
- * value and a date as its text, as kubectl reads them, where client-node's default schema refused
- * the one and made a Date of the other. Besides: an entry kubectl reads and client-node's reader
- * refuses (a cluster without a server, a context without a cluster, an entry without a name) is
- * kept or left out rather than failing the whole file (lenientEntries, below: kubectl judges the
- * context in use only), each user's `token-file` is taken out before client-node's reader of
+ * value, a date as its text and `yes` as a boolean, as kubectl reads them, where client-node's
+ * default schema refused the first, made a Date of the second and text of the third (so
+ * `insecure-skip-tls-verify: yes` was not heeded); a boolean where kubectl reads text is refused
+ * as kubectl refuses it (./kubeconfig-text-fields.ts). Besides: an entry kubectl reads and
+ * client-node's reader refuses (a cluster without a server, a context without a cluster, an
+ * entry without a name) is kept or left out rather than failing the whole file (lenientEntries,
+ * below: kubectl judges the context in use only), each user's `token-file` is taken out before client-node's reader of
  * users sees it, which would read it then and there (./token-file.ts says why ctl reads it
  * instead, and how), an exec plugin kubectl would not start (the user has a token, a username, a
  * certificate and key) is set aside, each user's `exec.command` and auth-provider `tokenFile` are
@@ -21,6 +23,7 @@ import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parseYaml } from '../io/yaml-from-outside.js';
 import { attachAuthInfo } from './auth-info.js';
+import { booleanTextField } from './kubeconfig-text-fields.js';
 import { attachTokenFile, TokenFile } from './token-file.js';
 
 interface RawKubeconfig {
@@ -51,6 +54,12 @@ function kubeconfigDocument(document: unknown): RawKubeconfig {
  */
 export function loadKubeconfigText(config: KubeConfig, text: string, file: string): void {
   const parsed = kubeconfigDocument(parseYaml(text));
+  const boolean = booleanTextField(parsed);
+  if (boolean !== undefined) {
+    throw new Error(
+      `${boolean} is a boolean where kubectl reads text (an unquoted yes, no, on, off, y or n is one in YAML 1.1, as kubectl reads it; kubectl refuses the file too): put the value in quotes`,
+    );
+  }
   // filepath.Abs(filepath.Dir(file)), as client-go's ResolveLocalPaths: a message then names the
   // CA, certificate or key by the path kubectl names it by, whatever folder ctl runs in.
   const base = resolve(dirname(file));

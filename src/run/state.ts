@@ -1,11 +1,12 @@
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json-read.js';
 import { randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { OperationError } from '../errors.js';
 import { FileTooLargeError, formatBytes, NotRegularFileError, readBoundedFile } from '../io/bounded-file.js';
+import { contextFolders, contextFilePath } from '../io/context-folder.js';
 import { pathSegment } from '../io/path-segment.js';
 import { makeDirectories } from '../io/make-directories.js';
 import { oneLine, safeJson } from '../io/safe-text.js';
@@ -136,16 +137,38 @@ export interface ClusterIdentity {
   managementCluster?: ManagementCluster | undefined;
 }
 
-/** `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe. */
+/**
+ * `$XDG_STATE_HOME/ctl/<context>/<namespace>/<cluster>.json` (CLI.md), each part made path-safe;
+ * a run recorded by a ctl that kept a long context name whole is found in that folder
+ * (src/io/context-folder.ts). Reads nothing but whether the two files exist.
+ */
 export function defaultStatePath(identity: ClusterIdentity, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
-  return join(
-    base,
-    'ctl',
-    pathSegment(identity.context),
+  return contextFilePath(stateRoot(env), identity.context, [
     pathSegment(identity.namespace),
     `${pathSegment(identity.cluster)}.json`,
-  );
+  ]);
+}
+
+/**
+ * The state files recorded for a context and namespace, one a cluster (defaultStatePath's
+ * choice where today's folder and the earlier one both hold a cluster's file), in name order.
+ */
+export async function recordedStatePaths(
+  identity: Pick<ClusterIdentity, 'context' | 'namespace'>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string[]> {
+  const byName = new Map<string, string>();
+  for (const folder of contextFolders(stateRoot(env), identity.context, [pathSegment(identity.namespace)])) {
+    const names = await readdir(folder).catch(() => [] as string[]);
+    for (const name of names.filter((f) => /^[^.].*\.json$/.test(f)).sort()) {
+      if (!byName.has(name)) byName.set(name, join(folder, name));
+    }
+  }
+  return [...byName.keys()].sort().map((name) => byName.get(name)!);
+}
+
+function stateRoot(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'ctl');
 }
 
 export function newState(

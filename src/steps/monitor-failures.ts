@@ -17,6 +17,8 @@ import type { UpgradeDeps } from './deps.js';
 import { type KubeEvent, podCreationRefusal, refusalHint } from './monitor-failed-create.js';
 import type { Target } from './monitor-view.js';
 import { getPath, str } from '../json-read.js';
+import { licenseFix } from '../planning/checks/license-valid.js';
+import type { ClusterSnapshot } from '../planning/snapshot.js';
 
 /** Where the cluster resource, the rollout and the operator's log are read, and how to go on. */
 export function lookHint(
@@ -104,6 +106,7 @@ export function invalidUpgradeError(
   target: { name: string; namespace: string },
   dialect: UpgradeDeps['snapshot']['dialect'],
   kube: KubeTarget,
+  cluster?: ClusterSnapshot,
 ): OperationError {
   const fields = dialectFields(dialect);
   const warnings = events
@@ -113,7 +116,7 @@ export function invalidUpgradeError(
     .map((e) => `  ${oneLine(e.reason ?? 'Warning')}: ${oneLine(e.message ?? '')}`);
   const autoUpgrade = getPath(rec, fields.autoUpgradePath) === true;
   const digest = str(getPath(rec, [...fields.imageSpecPath, 'digestHash']));
-  const license = str(getPath(rec, ['status', 'licenseStatus', 'licenseState']));
+  const license = licenceNotValid(rec);
   const { name, namespace } = target;
   const autoField = fields.autoUpgradePath.slice(1).join('.');
   const digestField = [...fields.imageSpecPath.slice(1), 'digestHash'].join('.');
@@ -123,8 +126,8 @@ export function invalidUpgradeError(
       `${autoField} is true and ${digestField} is set; automatic upgrades cannot use a digest. Turn auto-upgrade off: ` +
       `${kubectlMergePatch(kube, 'rec', name, namespace, patchAt(fields.autoUpgradePath, false))} ` +
       `or remove the digest: ${kubectlMergePatch(kube, 'rec', name, namespace, patchAt([...fields.imageSpecPath, 'digestHash'], null))}; then run ctl again.`;
-  } else if (license !== undefined && license !== 'Valid') {
-    hint = `The cluster license is ${license}: install a valid license (the Secret named in spec.licenseSecretName), then run ctl again.`;
+  } else if (license !== undefined) {
+    hint = `The cluster's licence is ${license} (status.licenseStatus.licenseState): ${licenceFixOf(target, cluster, kube)}; then run ctl again: it resumes the upgrade where it stopped.`;
   } else {
     hint = `Read the operator's reason with ${kubectl(kube, 'describe', 'rec', name, '-n', namespace)}, fix the spec, then run ctl again.`;
   }
@@ -142,4 +145,54 @@ function order(event: KubeEvent): number {
   const time =
     event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp ?? event.metadata?.creationTimestamp;
   return time ? new Date(time).getTime() : 0;
+}
+
+/**
+ * The licence the cluster resource reports (status.licenseStatus.licenseState) when it is not
+ * Valid, on one line and at most 80 characters (it is the cluster's text: a hostile status
+ * must not fill the screen nor move the cursor); undefined when it is Valid or not text.
+ */
+export function licenceNotValid(rec: KubeObject | undefined): string | undefined {
+  const state = str(getPath(rec, ['status', 'licenseStatus', 'licenseState']));
+  if (state === undefined || state === 'Valid') return undefined;
+  const shown = oneLine(state);
+  return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
+}
+
+/**
+ * The licence is not Valid and the roll has not begun (nor anything moved) for the licence grace
+ * (./monitor-timing.ts licenceGraceMs): what the licence says, and the license-valid check's fix
+ * (where the licence lives decides it), then run ctl again, which resumes.
+ */
+export function licenceStopError(
+  target: Target,
+  licence: string,
+  rec: KubeObject | undefined,
+  graceMs: number,
+  cluster: ClusterSnapshot | undefined,
+  kube: KubeTarget,
+): OperationError {
+  const expires = str(getPath(rec, ['status', 'licenseStatus', 'expirationDate']));
+  const fix = licenceFixOf(target, cluster, kube);
+  return new OperationError(
+    `the cluster's licence is ${licence} (status.licenseStatus.licenseState${expires ? `, expires ${oneLine(expires).slice(0, 40)}` : ''}) ` +
+      `and the upgrade of ${target.name} to ${target.tag} has not begun in ${formatDuration(graceMs)}: ` +
+      'the operator does not upgrade a cluster without a valid licence',
+    { hint: `${fix}; then run ctl again: it resumes the upgrade where it stopped.` },
+  );
+}
+
+/**
+ * The license-valid check's fix, where the licence lives deciding it (spec.license or the
+ * Secret spec.licenseSecretName names: src/planning/checks/license-valid.ts), from the plan's
+ * snapshot of the cluster; a plain sentence without it.
+ */
+function licenceFixOf(
+  target: Pick<Target, 'name' | 'namespace'>,
+  cluster: ClusterSnapshot | undefined,
+  kube: KubeTarget,
+): string {
+  return cluster
+    ? licenseFix(kube, cluster)
+    : `Install a valid licence in the cluster resource ${target.namespace}/${target.name} (the Secret spec.licenseSecretName names, or spec.license)`;
 }

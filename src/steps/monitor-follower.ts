@@ -3,8 +3,9 @@
  * StatefulSet (replicas, revisions, generation) and the StatefulSet's pods, judges each new view
  * of them (./monitor-view.ts), reports the progress line when it changes, and decides when the
  * wait ends: done (the view says so), failed (InvalidUpgrade, the cluster resource deleted, a
- * frozen upgrade without --remediate, too many databases down), or timed out (no progress for
- * --stall-timeout, or the whole --timeout: ./monitor-failures.ts says what to do then).
+ * frozen upgrade without --remediate, too many databases down, a licence that is not Valid and
+ * a roll that does not begin within a minute), or timed out (no progress for --stall-timeout, or the whole
+ * --timeout: ./monitor-failures.ts says what to do then).
  *
  * What has no watch is looked at every few seconds (./monitor-timing.ts): the operator's log and
  * the management API while the state is Upgrade (./monitor-frozen.ts), and with auto-upgrade the
@@ -18,14 +19,21 @@ import { judgeNodes } from './roll-facts.js';
 import { type DialectFields, dialectFields } from '../release/dialect.js';
 import { OperationError } from '../errors.js';
 import { CLUSTER_RESOURCE, type KubeObject } from '../kube/reads.js';
-import { type CollectionEvent, type WaitWarning, watchCollection } from '../kube/watch.js';
+import { type CollectionEvent, formatDuration, type WaitWarning, watchCollection } from '../kube/watch.js';
 import type { UpgradeDeps } from './deps.js';
 import { type Remediation, syncRecordedDatabases } from './remediate.js';
 import type { StepContext } from '../run/step.js';
 import { getPath, str } from '../json-read.js';
 import { FreezeWatch, remediationContextOf } from './monitor-frozen.js';
-import { freezePollMs } from './monitor-timing.js';
-import { eventsAbout, invalidUpgradeError, overallTimeoutError, stalledError } from './monitor-failures.js';
+import { freezePollMs, licenceGraceMs } from './monitor-timing.js';
+import {
+  eventsAbout,
+  invalidUpgradeError,
+  licenceNotValid,
+  licenceStopError,
+  overallTimeoutError,
+  stalledError,
+} from './monitor-failures.js';
 import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
 import { applyMany, applyOne } from './monitor-watch-apply.js';
 import { kubectl } from '../planning/equivalent-commands.js';
@@ -62,6 +70,8 @@ export class UpgradeFollower {
   #podSelector: string | undefined;
   #lastMessage: string | undefined;
   #stallTimer: NodeJS.Timeout | undefined;
+  /** Armed while the licence is not Valid: no progress for the licence grace ends the wait. */
+  #licenceTimer: NodeJS.Timeout | undefined;
   #overallTimer: NodeJS.Timeout | undefined;
   #settled = false;
   #busy = false;
@@ -219,6 +229,46 @@ export class UpgradeFollower {
       return;
     }
     this.#report(view.message);
+    this.#watchLicence(view.rollStarted);
+  }
+
+  /**
+   * A licence that is not Valid before the operator has begun the roll (the pod template is not
+   * at the target): said once, and the wait ends when nothing moves for the licence grace
+   * (./monitor-timing.ts) rather than after the whole --stall-timeout. Once the roll has begun a
+   * pod may take minutes to restart, and the stall limit alone judges it; a licence that becomes
+   * Valid again disarms the grace too. Progress re-arms it (#touch).
+   */
+  #watchLicence(rollStarted: boolean): void {
+    const licence = licenceNotValid(this.#rec);
+    if (licence === undefined || rollStarted) {
+      clearTimeout(this.#licenceTimer);
+      this.#licenceTimer = undefined;
+      return;
+    }
+    if (this.#licenceTimer !== undefined) return;
+    const graceMs = licenceGraceMs(this.#ctx.deps.settings.stallTimeoutMs);
+    this.#warnOnce(
+      'licence',
+      `the cluster's licence is ${licence} (status.licenseStatus.licenseState): the operator does not upgrade a cluster without a valid licence; ctl stops if the upgrade does not begin within ${formatDuration(graceMs)}`,
+    );
+    this.#armLicence();
+  }
+
+  #armLicence(): void {
+    clearTimeout(this.#licenceTimer);
+    const graceMs = licenceGraceMs(this.#ctx.deps.settings.stallTimeoutMs);
+    this.#licenceTimer = setTimeout(() => {
+      const licence = licenceNotValid(this.#rec);
+      if (this.#settled || licence === undefined) return;
+      // #evaluate disarms it once the roll begins; a timer already due is judged on its own.
+      // Remediation of a freeze reports its own progress: its work is not the licence's stall.
+      if (this.#busy) return this.#armLicence();
+      const { snapshot } = this.#ctx.deps;
+      this.#fail(
+        licenceStopError(this.#target, licence, this.#rec, graceMs, snapshot.cluster, snapshot.kubeTarget),
+      );
+    }, graceMs);
   }
 
   /**
@@ -272,6 +322,7 @@ export class UpgradeFollower {
   /** Progress: re-arms the stall timer. */
   #touch(): void {
     if (this.#settled) return;
+    if (this.#licenceTimer !== undefined) this.#armLicence();
     clearTimeout(this.#stallTimer);
     const { stallTimeoutMs } = this.#ctx.deps.settings;
     this.#stallTimer = setTimeout(() => {
@@ -333,7 +384,16 @@ export class UpgradeFollower {
     // A fresh list: the warning may be written just after the state.
     eventsAbout(kube, this.#target, this.#stop.signal)
       .then((events) => {
-        this.#fail(invalidUpgradeError(rec, events, this.#target, snapshot.dialect, snapshot.kubeTarget));
+        this.#fail(
+          invalidUpgradeError(
+            rec,
+            events,
+            this.#target,
+            snapshot.dialect,
+            snapshot.kubeTarget,
+            snapshot.cluster,
+          ),
+        );
       })
       .finally(() => {
         this.#busy = false;
@@ -352,6 +412,7 @@ export class UpgradeFollower {
     if (this.#settled) return;
     this.#settled = true;
     clearTimeout(this.#stallTimer);
+    clearTimeout(this.#licenceTimer);
     clearTimeout(this.#overallTimer);
     clearInterval(this.#freezeTimer);
     clearInterval(this.#nodesTimer);

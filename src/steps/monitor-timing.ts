@@ -14,3 +14,15 @@ export function freezePollMs(stallTimeoutMs: number): number {
 export function freezeGraceMs(stallTimeoutMs: number): number {
   return Math.min(60_000, Math.max(1000, Math.round(stallTimeoutMs / 3)));
 }
+
+/**
+ * With a licence that is not Valid, a roll that has not begun (and nothing moving) for this long
+ * ends the wait (exit 1, the licence's fix) instead of the whole --stall-timeout: the operator does not upgrade a cluster
+ * whose licence is not valid (redis-facts.md: "an invalid licence makes the upgrade fail",
+ * RedisLabs/redislabs-docs PR #2486), and what it does instead (InvalidUpgrade, or nothing) is not
+ * on record for every release. A minute at the default 10 minutes, time enough for the operator
+ * to say InvalidUpgrade itself or to write a renewed licence's status.
+ */
+export function licenceGraceMs(stallTimeoutMs: number): number {
+  return Math.min(60_000, Math.max(1000, Math.round(stallTimeoutMs / 5)));
+}

@@ -40,6 +40,11 @@ export interface View {
   updateRevision: string | undefined;
   /** Everything else is done but the spec's tag (auto-upgrade): the nodes' versions decide. */
   needsNodes: boolean;
+  /**
+   * The operator has begun the roll: the StatefulSet's pod template runs the target image.
+   * Before that, nothing of the cluster has moved toward the target.
+   */
+  rollStarted: boolean;
 }
 
 /** `key=value,...` of the StatefulSet's pod selector; undefined until it is known. */
@@ -113,6 +118,7 @@ export function judge(
       replicas: 0,
       updateRevision: undefined,
       needsNodes: false,
+      rollStarted: false,
     };
   }
   const status = (sts.status ?? {}) as Record<string, unknown>;
@@ -191,5 +197,6 @@ export function judge(
     replicas,
     updateRevision,
     needsNodes,
+    rollStarted: atTarget,
   };
 }

@@ -212,7 +212,7 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
     }
   });
 
-  it('a kubeconfig with an undeclared tag handle, an alias bomb, an alias and a bad indent: the file, the place, the fault', async () => {
+  it('a kubeconfig with an undeclared tag handle, an alias bomb, an alias, a bad indent and two documents: the file, the place, the fault', async () => {
     const dir = tempDir('ctl-remote-yaml-kubeconfig-');
     const head = ['apiVersion: v1', 'kind: Config', 'users:', '- name: u', '  user:'];
     const cases: [string, string[], string][] = [
@@ -247,6 +247,12 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
         'indent',
         [...head, `    password: ${SECRETS.indent}`, '      misplaced: indentation'],
         'line 7, column 16: bad indentation of a mapping entry',
+      ],
+      // A stray `---`: the line where the second document begins.
+      [
+        'documents',
+        [...head, '    token: x', '--- # two', `token: ${SECRETS.indent}`],
+        'line 7, column 1: several documents where one is expected',
       ],
     ];
     for (const [kind, lines, what] of cases) {

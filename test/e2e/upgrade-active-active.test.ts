@@ -137,6 +137,31 @@ describe('Active-Active databases across participating clusters', { timeout: 600
     });
   });
 
+  it('a record in the cluster chosen by CTL_STATE_STORE: the Next line and status name --state-store configmap', async () => {
+    const scenario = file('aa-configmap-record', '{ name: rerc-east, rsVersion: 7.22.2-179 }');
+    await withUpgradeSim(scenario, async (sim) => {
+      // The store from the environment only: a shell the line is pasted into may not have it.
+      const env = { CTL_STATE_STORE: 'configmap' };
+      const run = await sim.ctl(['upgrade', 'run', '--to', TARGET, '--yes'], { env });
+      assertExit(run, 0, 'run');
+      assert.match(
+        run.stdout,
+        /\nNext: ctl --kubeconfig \S+ --context ctl-sim-aa-configmap-record upgrade run .*--databases redis\/geo --state-store configmap {2}\(Active-Active database redis\/geo held back/,
+      );
+      // status names the record by the same rule (next-command.ts recordStateWords).
+      const status = await sim.ctl(['upgrade', 'status'], { env });
+      assertExit(status, 0, 'status');
+      assert.match(
+        status.stdout,
+        /later: ctl --kubeconfig \S+ --context ctl-sim-aa-configmap-record upgrade run .*--databases redis\/geo --state-store configmap\n/,
+      );
+      // Given as the flag, the same words.
+      const plain = await sim.ctl(['upgrade', 'status', '--state-store', 'configmap']);
+      assertExit(plain, 0, 'status --state-store configmap');
+      assert.match(plain.stdout, /--databases redis\/geo --state-store configmap\n/);
+    });
+  });
+
   it('every participant current: the REAADB is raised and the feature set updated once', async () => {
     const scenario = file('aa-current-participant', '{ name: rerc-east, rsVersion: 8.0.20-108 }');
     await withUpgradeSim(scenario, async (sim) => {

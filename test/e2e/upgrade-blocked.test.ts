@@ -47,6 +47,30 @@ describe('ctl upgrade: preflight failures change nothing (e2e)', () => {
   }
 });
 
+describe('ctl upgrade on license-invalid past its check (e2e)', () => {
+  it('--ignore-check license-valid: the operator refuses, and the monitor says what the licence is and the fix (exit 1)', async () => {
+    await withUpgradeSim('license-invalid', async (sim) => {
+      const run = await sim.ctl([
+        'upgrade',
+        'run',
+        '--to',
+        TARGET,
+        '--yes',
+        '--ignore-check',
+        'license-valid',
+      ]);
+      assertExit(run, 1);
+      assert.match(run.stderr, /refused the upgrade of rec: state InvalidUpgrade/);
+      // The license-valid check's own fix (the licence lives in a Secret), then resume.
+      assert.match(
+        run.stderr,
+        /hint: The cluster's licence is Invalid \(status\.licenseStatus\.licenseState\): Put a valid licence in Secret rec-license \(kubectl --kubeconfig \S+ create secret generic rec-license -n redis --from-file=license=LICENSE_FILE, with --dry-run=client -o yaml \| kubectl --kubeconfig \S+ apply -f - to replace it\); then run ctl again: it resumes the upgrade where it stopped\.\n/,
+      );
+      assert.equal(readState(sim).steps.monitor?.status, 'failed');
+    });
+  });
+});
+
 describe('ctl upgrade on invalid-upgrade (e2e)', () => {
   it('plan exits 3 naming auto-upgrade-digest; run exits 3 and changes nothing', async () => {
     await withUpgradeSim('invalid-upgrade', async (sim) => {

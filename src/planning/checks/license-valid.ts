@@ -24,9 +24,10 @@ function checkLicense(input: CheckInput): Outcome {
  * both be set (DOCS kubernetes/reference/redis_enterprise_cluster_api.md), so an inline licence
  * is replaced inline (or moved to a Secret in the same patch that empties spec.license), and a
  * Secret's content is replaced in the Secret. The key never appears in the command line: the
- * patch is read from a file.
+ * patch is read from a file. The monitor step gives the same fix when the licence stops an upgrade
+ * under way (src/steps/monitor-failures.ts licenceStopError).
  */
-function licenseFix(kube: KubeTarget, rec: ClusterSnapshot): string {
+export function licenseFix(kube: KubeTarget, rec: ClusterSnapshot): string {
   const secret = rec.licenseSecretName ?? `${rec.name}-license`;
   const createSecret = kubectl(
     kube,

@@ -15,7 +15,7 @@ import {
   recordedCommand,
   resumeCommand,
   resumeLines,
-  runStateWords,
+  recordStateWords,
   withoutIgnoredChecks,
   withRunState,
 } from '../../../src/commands/next-command.js';
@@ -249,19 +249,16 @@ describe('resume with: names the kubeconfig the run read, for a shell without KU
 });
 
 describe('the record a later run of the same upgrade goes on with', () => {
-  it('runStateWords: --state absolute and --state-store as given, in both forms; nothing after --', () => {
-    assert.deepEqual(runStateWords(['upgrade', 'run', '--to', '7.8.2-6', '--state', 's.json']), [
+  it('recordStateWords: --state absolute, --state-store only for the ConfigMap store (the default file needs none)', () => {
+    assert.deepEqual(recordStateWords({ statePath: 's.json', stateStore: 'file' }), [
       '--state',
       path.resolve('s.json'),
     ]);
-    assert.deepEqual(runStateWords(['--state=/var/ctl/s.json', '--state-store', 'configmap']), [
-      '--state',
-      '/var/ctl/s.json',
-      '--state-store',
-      'configmap',
-    ]);
-    assert.deepEqual(runStateWords(['--to', '7.8.2-6', '--', '--state', 'x.json']), []);
-    assert.deepEqual(runStateWords(['--state', '']), []);
+    assert.deepEqual(recordStateWords({ stateStore: 'configmap' }), ['--state-store', 'configmap']);
+    assert.deepEqual(recordStateWords({ statePath: '/var/ctl/s.json' }), ['--state', '/var/ctl/s.json']);
+    assert.deepEqual(recordStateWords({ stateStore: 'file' }), []);
+    assert.deepEqual(recordStateWords({ statePath: '' }), []);
+    assert.deepEqual(recordStateWords({}), []);
   });
 
   it('withRunState: added to a ctl upgrade run that names none; any other command as it is', () => {

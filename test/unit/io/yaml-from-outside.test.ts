@@ -19,6 +19,37 @@ function errorOf(text: string): unknown {
 
 const SECRET = 'Sup3r-Secret-Pa55';
 
+describe('scalars as Go reads them (gopkg.in/yaml.v2 resolve.go, kubectl and helm through sigs.k8s.io/yaml)', () => {
+  it("every plain boolean of yaml.v2's resolveMapList is a boolean; quoted or !!str it is text", () => {
+    const truths = ['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON'];
+    const falsities = ['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF'];
+    for (const [words, value] of [
+      [truths, true],
+      [falsities, false],
+    ] as const) {
+      for (const word of words) {
+        assert.deepEqual(parseYaml(`a: ${word}\n`), { a: value }, word);
+        assert.deepEqual(parseYaml(`- ${word}\n`), [value], word);
+        assert.deepEqual(parseYaml(`a: !!bool ${word}\n`), { a: value }, `!!bool ${word}`);
+        assert.deepEqual(parseYaml(`a: "${word}"\n`), { a: word }, `"${word}"`);
+        assert.deepEqual(parseYaml(`a: '${word}'\n`), { a: word }, `'${word}'`);
+        assert.deepEqual(parseYaml(`a: !!str ${word}\n`), { a: word }, `!!str ${word}`);
+        // A key: sigs.k8s.io/yaml's convertToJSONableObject makes a boolean key "true" or "false".
+        assert.deepEqual(parseYaml(`${word}: 1\n`), { [String(value)]: 1 }, `${word} as a key`);
+      }
+    }
+    // Neither yaml.v2 nor YAML 1.2 reads these as booleans: other spellings, and the words inside text.
+    for (const word of ['yES', 'oN', 'tRUE', 'nO', 'Yes please', 'offline', 'ny', '1 yes']) {
+      assert.deepEqual(parseYaml(`a: ${word}\n`), { a: word }, word);
+    }
+    // Nulls are the same in both: "", ~, null, Null, NULL.
+    for (const word of ['', '~', 'null', 'Null', 'NULL'])
+      assert.deepEqual(parseYaml(`a: ${word}\n`), { a: null });
+    // JSON's own booleans are unchanged.
+    assert.deepEqual(parseYaml('{"a": true, "b": "no"}'), { a: true, b: 'no' });
+  });
+});
+
 describe('yamlProblem', () => {
   it('says the line, the column and what is wrong, quoting nothing of the file', () => {
     const cases: [string, RegExp][] = [
@@ -33,7 +64,14 @@ describe('yamlProblem', () => {
       [`a: *${SECRET}\n`, /^line 1, column 22: an alias whose anchor is not set before it$/],
       [`a: !${SECRET}!x y\n`, /^line 1, column \d+: a tag handle no %TAG directive declares$/],
       // One document is expected: js-yaml tells no place for the second.
-      [`a: 1\n---\nb: ${SECRET}\n`, /^expected a single document in the stream, but found more$/],
+      // Several documents where one is expected: where the second begins (its `---`).
+      [`a: 1\n---\nb: ${SECRET}\n`, /^line 2, column 1: several documents where one is expected$/],
+      [
+        `# c\na: 1\n\n--- # ${SECRET}\n\n  b: 2\n`,
+        /^line 4, column 1: several documents where one is expected$/,
+      ],
+      [`a: |\n  ---\n  ${SECRET}\n---\n`, /^line 4, column 1: several documents where one is expected$/],
+      [`a: 1\n...\nb: ${SECRET}\n`, /^line 3, column 1: several documents where one is expected$/],
       [
         `a: ${'['.repeat(200)}${SECRET}${']'.repeat(200)}\n`,
         /^line 1, column \d+: nesting deeper than the parser allows$/,
@@ -111,16 +149,16 @@ describe('parseYaml', () => {
     assert.equal(parseYaml('# nothing\n'), null);
   });
 
-  it("YAML 1.2's core schema: dates and yes/no stay text; merge keys are merged, as Go's parser does", () => {
+  it("YAML 1.2's core schema with Go's booleans: dates stay text, yes is true; merge keys are merged, as Go's parser does", () => {
     assert.deepEqual(parseYaml('a: 2021-01-01\nb: yes\nc: 0x1F\nd: ~\n'), {
       a: '2021-01-01',
-      b: 'yes',
+      b: true,
       c: 31,
       d: null,
     });
-    assert.deepEqual(parseYaml('base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\n'), {
-      base: { x: 1, y: 2 },
-      c: { x: 1, y: 3 },
+    assert.deepEqual(parseYaml('base: &b {x: 1, z: 2}\nc:\n  <<: *b\n  z: 3\n'), {
+      base: { x: 1, z: 2 },
+      c: { x: 1, z: 3 },
     });
   });
 
@@ -134,7 +172,7 @@ describe('parseYaml', () => {
         `py: !!python/object/apply:os.system ["touch ${marker}"]`,
         'set: !!set {a, b}',
         'bin: !!binary aGk=',
-        '__proto__: {polluted: yes}',
+        '__proto__: {polluted: "yes"}',
         '',
       ].join('\n'),
     ) as Record<string, unknown>;

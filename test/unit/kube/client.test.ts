@@ -106,6 +106,18 @@ describe('loadKubeConfig', () => {
         [...head, `    password: ${secret}`, '      misplaced: indentation'],
         /: line 7, column 16: bad indentation of a mapping entry$/,
       ],
+      // A second document: where it begins.
+      [
+        'documents.yaml',
+        [...head, '    token: x', '---', `token: ${secret}`],
+        /: line 7, column 1: several documents where one is expected$/,
+      ],
+      // A boolean where kubectl reads text (yaml.v2 reads `no` as false): the field, to be quoted.
+      [
+        'boolean.yaml',
+        [...head, `    token: ${secret}`, 'contexts:', '- name: c', '  context:', '    namespace: no'],
+        /: contexts\[0\]\.context\.namespace is a boolean where kubectl reads text \(.*\): put the value in quotes$/,
+      ],
     ];
     for (const [name, lines, expected] of cases) {
       const file = join(dir, name);
@@ -156,6 +168,35 @@ describe('loadKubeConfig', () => {
     assert.equal(loaded.namespace, 'redis eu');
     assert.equal(loaded.config.getCluster('c2')?.skipTLSVerify, true, 'merged from c1');
     assert.equal(loaded.config.getUser('u1')?.token, 'abc');
+  });
+
+  it('YAML 1.1 booleans as kubectl reads them: insecure-skip-tls-verify yes and off, a quoted "no" as text', async () => {
+    const file = join(dir, 'booleans.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: "on"',
+        'clusters:',
+        '- {name: c1, cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: yes}}',
+        '- {name: c2, cluster: {server: "https://127.0.0.2:6443", insecure-skip-tls-verify: Off}}',
+        'users:',
+        '- {name: u1, user: {token: abc, exec: {command: x, apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never, provideClusterInfo: y}}}',
+        'contexts:',
+        "- {name: 'on', context: {cluster: c1, user: u1, namespace: 'no'}}",
+        '- {name: two, context: {cluster: c2, user: u1}}',
+        // A field kubectl does not know is not judged, nor an extension.
+        'preferences: {colors: YES, extensions: [{name: e, extension: {enabled: on}}]}',
+        'unknown-field: n',
+        '',
+      ].join('\n'),
+    );
+    const loaded = await loadKubeConfig({ kubeconfig: file, env: {} });
+    assert.equal(loaded.contextName, 'on');
+    assert.equal(loaded.namespace, 'no');
+    assert.equal(loaded.config.getCluster('c1')?.skipTLSVerify, true, 'yes');
+    assert.equal(loaded.config.getCluster('c2')?.skipTLSVerify, false, 'Off');
   });
 
   it("a certificate or key file the context names is a regular file of a certificate's size, its path relative to the kubeconfig", async () => {

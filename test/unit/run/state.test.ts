@@ -3,10 +3,17 @@ import { execFileSync } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { ExitCode, OperationError } from '../../../src/errors.js';
-import { defaultStatePath, firstUnfinishedStep, newState, StateFile } from '../../../src/run/state.js';
+import { earlierPathSegment } from '../../../src/io/path-segment.js';
+import {
+  defaultStatePath,
+  firstUnfinishedStep,
+  newState,
+  recordedStatePaths,
+  StateFile,
+} from '../../../src/run/state.js';
 import { FileStateStore, withRedactedSaves } from '../../../src/run/state-store.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -268,6 +275,64 @@ describe('state helpers', () => {
       defaultStatePath({ ...identity, context: exact }, { XDG_STATE_HOME: '/s' }),
       `/s/ctl/${exact}/redis/rec.json`,
     );
+  });
+
+  it('a run recorded before long context names were cut (8617bc7) is found in its folder, and carried on there', async () => {
+    // 230 characters: ctl before 8617bc7 kept it whole, a folder name a file system takes.
+    const context = `arn:aws:eks:eu-west-1:123456789012:cluster/${'p'.repeat(187)}`;
+    const long = { ...identity, context };
+    const base = tempDir('ctl-state-earlier-');
+    const env = { XDG_STATE_HOME: base };
+    const today = defaultStatePath(long, env);
+    const earlier = join(base, 'ctl', context.replace(/[^A-Za-z0-9._-]/g, '_'), 'redis', 'rec.json');
+    assert.notEqual(dirname(dirname(today)), dirname(dirname(earlier)));
+    const before = await new StateFile(earlier).save(newState(long, { operator: '7.8.2-6' }, steps));
+    // Found, and a save goes to the same file (the run carries on in it): nothing made beside.
+    assert.equal(defaultStatePath(long, env), earlier);
+    const next = await new StateFile(defaultStatePath(long, env)).save(before);
+    assert.equal((await new StateFile(earlier).load())?.serial, next.serial);
+    assert.deepEqual(await readdir(join(base, 'ctl')), [basename(dirname(dirname(earlier)))]);
+    assert.deepEqual(await recordedStatePaths(long, env), [earlier]);
+    // Another cluster of the context in today's folder: each file where it is.
+    const other = { ...long, cluster: 'other' };
+    const otherPath = defaultStatePath(other, env);
+    assert.equal(dirname(otherPath), dirname(today));
+    await new StateFile(otherPath).save(newState(other, { operator: '7.8.2-6' }, steps));
+    assert.deepEqual(await recordedStatePaths(long, env), [otherPath, earlier]);
+    // Once today's folder holds the cluster's file, today's is the one.
+    await new StateFile(today).save(newState(long, { operator: '7.8.2-6' }, steps));
+    assert.equal(defaultStatePath(long, env), today);
+    assert.deepEqual(await recordedStatePaths(long, env), [otherPath, today]);
+  });
+
+  it('no context name makes a state path outside the state root, today or in the earlier folder', async () => {
+    const base = tempDir('ctl-state-root-');
+    const root = join(base, 'ctl');
+    for (const context of [
+      '..',
+      '.',
+      '',
+      '../'.repeat(70),
+      '/..'.repeat(80),
+      `../${'.'.repeat(220)}`,
+      '\\..\\'.repeat(50),
+    ]) {
+      const long = { ...identity, context };
+      const earlier = earlierPathSegment(context);
+      // The earlier folder made, so that the look-up answers with it where there is one.
+      if (earlier !== undefined) {
+        await mkdir(join(root, earlier, 'redis'), { recursive: true });
+        await writeFile(join(root, earlier, 'redis', 'rec.json'), '{}');
+      }
+      const path = defaultStatePath(long, { XDG_STATE_HOME: base });
+      const parts = relative(root, path).split(sep);
+      assert.equal(parts.length, 3, `${JSON.stringify(context)} -> ${path}`);
+      assert.ok(
+        parts.every((part) => part !== '..' && part !== '.' && part !== ''),
+        path,
+      );
+      if (earlier !== undefined) assert.equal(parts[0], earlier, 'the earlier folder is found');
+    }
   });
 });
 

@@ -699,6 +699,99 @@ describe('monitor step', () => {
       await assert.rejects(running, /SIGINT/);
     });
 
+    /** A cluster asked for TARGET whose operator has not begun: the pod template still at FROM. */
+    async function notBegun(licenseState: string): Promise<StepBed> {
+      const bed = await track(startStepBed({ settings: { stallTimeoutMs: 10_000 } }));
+      const e = bed.emulator;
+      e.create(REC_API, 'RedisEnterpriseCluster', recObject(TARGET));
+      e.patch(
+        REC_API,
+        'RedisEnterpriseCluster',
+        'rec',
+        {
+          status: {
+            state: 'Running',
+            licenseStatus: { licenseState, expirationDate: '2026-11-01T00:00:00Z' },
+          },
+        },
+        true,
+      );
+      e.create('apps/v1', 'StatefulSet', statefulSetObject(FROM));
+      e.patch('apps/v1', 'StatefulSet', 'rec', { status: rolloutStatus(3, 3, true) }, true);
+      for (const ordinal of [0, 1, 2]) putPod(bed, ordinal, 'rec-old', true);
+      bed.api.nodes = [1, 2, 3].map((uid) => ({ uid, software_version: '7.8.2-60', status: 'active' }));
+      return bed;
+    }
+
+    it('a licence that is not Valid and a roll that does not begin: stopped after the licence grace, not the stall limit (exit 1, the fix)', async () => {
+      // --stall-timeout 10 s: the licence grace is 2 s (monitor-timing.ts licenceGraceMs). A
+      // status the cluster wrote: any text, here with a control character and far too long.
+      const b = await notBegun(`Expired\u001b[2J${'x'.repeat(200)}`);
+      const started = Date.now();
+      const error = await monitorStep.run(b.ctx()).then(
+        () => assert.fail('expected the licence to stop the wait'),
+        (err: unknown) => err,
+      );
+      const waited = Date.now() - started;
+      assert.ok(error instanceof OperationError && !(error instanceof TimeoutError), String(error));
+      assert.equal(error.exitCode, ExitCode.failed);
+      assert.match(
+        error.message,
+        /^the cluster's licence is Expired.{0,80} \(status\.licenseStatus\.licenseState, expires 2026-11-01T00:00:00Z\) and the upgrade of rec to 7\.8\.2-60 has not begun in 2s: the operator does not upgrade a cluster without a valid licence$/,
+      );
+      assert.doesNotMatch(error.message, /\u001b|x{81}/, 'one line, bounded');
+      // The license-valid check's fix (the licence lives in a Secret here), then resume.
+      assert.match(
+        error.hint ?? '',
+        /kubectl create secret generic rec-license -n redis --from-file=license=LICENSE_FILE/,
+      );
+      assert.match(error.hint ?? '', /then run ctl again: it resumes the upgrade where it stopped\.$/);
+      assert.ok(
+        waited >= 2000 && waited < 10_000,
+        `stopped after the grace, before the stall limit: ${waited} ms`,
+      );
+      assert.ok(
+        b
+          .warnings()
+          .some((w) => /licence is Expired.* ctl stops if the upgrade does not begin within 2s$/.test(w)),
+        b.warnings().join('\n'),
+      );
+    });
+
+    it('a licence that is not Valid stops nothing once the roll has begun: its pods may take longer than the grace', async () => {
+      const b = await notBegun('Invalid');
+      const running = monitorStep.run(b.ctx());
+      await until(() => b.warnings().some((w) => w.includes('licence is Invalid')), 'the licence warning');
+      // Within the 2 s grace the operator writes the new template: the roll has begun.
+      b.emulator.patch('apps/v1', 'StatefulSet', 'rec', {
+        spec: { template: (statefulSetObject(TARGET).spec as { template: unknown }).template },
+      });
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Upgrade' } }, true);
+      // The StatefulSet controller has seen the new template (its generation moved with it).
+      const observed = { observedGeneration: 2 };
+      b.emulator.patch(
+        'apps/v1',
+        'StatefulSet',
+        'rec',
+        { status: { ...rolloutStatus(0, 3, false), ...observed } },
+        true,
+      );
+      // Nothing moves for longer than the grace: the stall limit (10 s) alone judges the roll.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      rolledPods(b);
+      b.emulator.patch(
+        'apps/v1',
+        'StatefulSet',
+        'rec',
+        { status: { ...rolloutStatus(3, 3, true), ...observed } },
+        true,
+      );
+      b.emulator.patch(REC_API, 'RedisEnterpriseCluster', 'rec', { status: { state: 'Running' } }, true);
+      const result = await running;
+      assert.equal(result.outcome?.state, 'Running');
+      assert.equal(b.warnings().filter((w) => w.includes('licence is Invalid')).length, 1, 'said once');
+    });
+
     it('stops promptly when the signal aborts', async () => {
       const b = await upgrading();
       const controller = new AbortController();
