@@ -1,4 +1,8 @@
+import { containersOf } from '../kube/controllers/pods.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
+import type { Scenario } from '../scenario.js';
+import { pullReleaseImage } from '../world/registry.js';
+import { worldOf } from '../world/world.js';
 
 /**
  * What the kubelet shows for a container whose image the registry does not have (a variant
@@ -50,4 +54,31 @@ export function imagePullBackOffStatus(pod: KubeObject, image: string): Record<s
       };
     }),
   };
+}
+
+/**
+ * The operator versions whose release images (operator, bootstrapper, services rigger,
+ * call-home client) the simulated registry holds: every release of the scenario's world, and
+ * the scenario's own operator version (it was pulled before the simulation began).
+ */
+export function releaseImageTags(scenario: Scenario): string[] {
+  const versions = worldOf(scenario).operatorVersions();
+  return versions.includes(scenario.operator.version) ? versions : [...versions, scenario.operator.version];
+}
+
+/**
+ * The kubelet's answer for a new pod whose containers are all release images: the
+ * ImagePullBackOff status of the first one the registry does not hold (the kubelet reports the
+ * container it could not pull), undefined when every image pulls.
+ */
+export function failedReleasePullStatus(
+  pod: KubeObject,
+  releases: readonly string[],
+): Record<string, unknown> | undefined {
+  for (const container of containersOf({ spec: pod.spec })) {
+    if (typeof container.image !== 'string') continue;
+    if (!pullReleaseImage(container.image, releases).pulled)
+      return imagePullBackOffStatus(pod, container.image);
+  }
+  return undefined;
 }

@@ -31,9 +31,13 @@ import {
   licenseSecretName,
   licenseStatus,
   SIMULATED_LICENSE,
-  nodeImage,
+  BOOTSTRAPPER_REPOSITORY,
+  componentImage,
   nodePodTemplate,
+  servicesRiggerDeployment,
+  servicesRiggerRepository,
 } from './cluster-objects.js';
+import { nodeImageReference } from '../world/registry.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import { deploymentReady } from './deployment.js';
 import { helmOwnership, helmReleaseSecret } from './helm-release.js';
@@ -366,10 +370,13 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   kube.ensure(clusterServiceAccount(cluster.name, namespace));
   kube.ensure(clusterApiService(cluster.name, namespace));
 
+  // What the operator wrote for this spec (cluster-upgrade.ts): the node image with its pinned
+  // digest, the bootstrapper's pinned image, else the operator's own.
   const template = nodePodTemplate(
     cluster.name,
-    nodeImage(cluster.repository, cluster.versionTag),
+    nodeImageReference(cluster.repository, cluster.versionTag, cluster.digestHash ?? undefined),
     operator.version,
+    componentImage(cluster.imageSpecs.bootstrapper, BOOTSTRAPPER_REPOSITORY, operator.version),
   );
   if (scenario.platform === 'openshift') {
     applyPodSecurity(template, podSecurityFor(operator.version, cluster.allowAutoAdjustment));
@@ -382,6 +389,15 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
     if (!existing.has(`${cluster.name}-${ordinal}`)) createPod(kube, statefulSet, ordinal, true);
   }
   writeStatefulSetStatus(kube, statefulSet);
+  // The services rigger beside the nodes, running its pinned image or the operator's release's.
+  const rigger = kube.ensure(
+    servicesRiggerDeployment(
+      cluster.name,
+      namespace,
+      componentImage(cluster.imageSpecs.rigger, servicesRiggerRepository(scenario.platform), operator.version),
+    ),
+  );
+  markDeploymentReady(kube, rigger);
 }
 
 function installedModules(rest: RestModel): { name: string; displayName: string; versions: string[] }[] {
