@@ -107,11 +107,13 @@ export function servicesRiggerRepository(platform: 'kubernetes' | 'openshift'): 
  * `<rec>-services-rigger`, its pods `<rec>-services-rigger-<hash>-<id>` (`kubectl get pods` in
  * the docs' quick starts and in public write-ups show `rec-services-rigger-5cc8877ff5-2qkr7`
  * 1/1 beside `rec-0`...), one container running the rigger's image. Its strategy is
- * Kubernetes' default (RollingUpdate): nothing on record says otherwise. The labels are ours
- * (app and cluster as the operator's other objects, the role as the nodes' `redis.io/role`).
+ * Kubernetes' default (RollingUpdate): nothing on record says otherwise. The labels are ours:
+ * `app` as the operator's other objects and a `redis.io/role` beside the nodes' `node`; no
+ * `redis.io/cluster` (not on record for the rigger), so `-l redis.io/cluster=<rec>` selects the
+ * nodes alone as it did.
  */
 export function servicesRiggerDeployment(clusterName: string, namespace: string, image: string): KubeObject {
-  const labels = { ...APP_LABEL, 'redis.io/cluster': clusterName, 'redis.io/role': 'services-rigger' };
+  const labels = { ...APP_LABEL, 'redis.io/role': 'services-rigger' };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -128,7 +130,10 @@ export function servicesRiggerDeployment(clusterName: string, namespace: string,
               name: SERVICES_RIGGER_CONTAINER,
               image,
               imagePullPolicy: 'IfNotPresent',
-              resources: { requests: { cpu: '500m', memory: '500Mi' }, limits: { cpu: '500m', memory: '500Mi' } },
+              resources: {
+                requests: { cpu: '500m', memory: '500Mi' },
+                limits: { cpu: '500m', memory: '500Mi' },
+              },
             },
           ],
         },

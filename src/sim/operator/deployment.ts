@@ -166,7 +166,13 @@ export class OperatorDeployment {
     }
     this.#writeStatus(deployment, false);
     // No Deployment controller: no pod either, but an image the registry does not hold never runs.
-    const probe = podFromTemplate(specOf(deployment).template, OPERATOR_NAME, this.#options.namespace, {}, deployment);
+    const probe = podFromTemplate(
+      specOf(deployment).template,
+      OPERATOR_NAME,
+      this.#options.namespace,
+      {},
+      deployment,
+    );
     if (failedReleasePullStatus(probe, this.#options.releases)) return;
     this.#options.timers.after(this.#options.startSeconds, () => {
       const current = this.#read();

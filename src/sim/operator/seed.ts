@@ -394,7 +394,11 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
     servicesRiggerDeployment(
       cluster.name,
       namespace,
-      componentImage(cluster.imageSpecs.rigger, servicesRiggerRepository(scenario.platform), operator.version),
+      componentImage(
+        cluster.imageSpecs.rigger,
+        servicesRiggerRepository(scenario.platform),
+        operator.version,
+      ),
     ),
   );
   markDeploymentReady(kube, rigger);

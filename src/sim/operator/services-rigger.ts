@@ -65,7 +65,11 @@ export class ServicesRigger {
     if (!deployment) return;
     const spec = imageSpecAt(rec, OTHER_IMAGE_SPECS.rigger.field);
     if (!pinsImage(spec) && operatorVersion === undefined) return;
-    const image = componentImage(spec, servicesRiggerRepository(this.#scenario.platform), operatorVersion ?? '');
+    const image = componentImage(
+      spec,
+      servicesRiggerRepository(this.#scenario.platform),
+      operatorVersion ?? '',
+    );
     const template = clone(specOf(deployment).template) as {
       spec?: { containers?: { name?: string; image?: string }[] };
     };

@@ -85,13 +85,15 @@ export function pullNodeImage(image: string, world: SimWorld): NodeImagePull {
 export function pullReleaseImage(image: string, releases: readonly string[]): ImagePull {
   const reference = parseImageReference(image);
   if (reference.digest === undefined) {
-    if (reference.tag !== undefined && releases.includes(reference.tag)) return { pulled: true, tag: reference.tag };
+    if (reference.tag !== undefined && releases.includes(reference.tag))
+      return { pulled: true, tag: reference.tag };
     return notFound(image);
   }
   const candidates = [...(reference.tag === undefined ? [] : [reference.tag]), ...releases];
   const tag = candidates.find(
     (candidate) =>
-      releases.includes(candidate) && imageDigest(`${reference.repository}:${candidate}`) === reference.digest,
+      releases.includes(candidate) &&
+      imageDigest(`${reference.repository}:${candidate}`) === reference.digest,
   );
   return tag === undefined ? notFound(image) : { pulled: true, tag };
 }
