@@ -21,7 +21,6 @@ export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
 
 export const NODE_CONTAINER = 'redis-enterprise-node';
 export const BOOTSTRAPPER_CONTAINER = 'bootstrapper';
-export const BOOTSTRAPPER_REPOSITORY = 'redislabs/operator';
 export const ADMISSION_TLS_SECRET = 'admission-tls';
 /** The port of the management API inside every node pod (redis-facts.md §4). */
 export const API_PORT = 9443;
@@ -54,6 +53,28 @@ export const OTHER_IMAGE_SPECS = {
     repository: 'redislabs/re-call-home-client',
   },
 } as const;
+
+/**
+ * The repository of each such image on OpenShift: Red Hat's registry, as the certified CSV's
+ * relatedImages name them (services-rigger `services-manager`, bootstrapper the operator's own
+ * image, call-home-client; src/sim/olm/objects.ts), the operator itself being
+ * `registry.connect.redhat.com/redislabs/redis-enterprise-operator` there (redis-facts.md §1).
+ */
+const OPENSHIFT_IMAGE_REPOSITORIES: Record<keyof typeof OTHER_IMAGE_SPECS, string> = {
+  rigger: 'registry.connect.redhat.com/redislabs/services-manager',
+  bootstrapper: 'registry.connect.redhat.com/redislabs/redis-enterprise-operator',
+  callHomeClient: 'registry.connect.redhat.com/redislabs/call-home-client',
+};
+
+/** The default repository of a release component's image on the platform. */
+export function componentRepository(
+  component: keyof typeof OTHER_IMAGE_SPECS,
+  platform: 'kubernetes' | 'openshift',
+): string {
+  return platform === 'openshift'
+    ? OPENSHIFT_IMAGE_REPOSITORIES[component]
+    : OTHER_IMAGE_SPECS[component].repository;
+}
 
 /** An image spec (ImageSpec of the REC CRD) as the spec holds it. */
 export interface SimImageSpec {
@@ -89,17 +110,6 @@ export const SERVICES_RIGGER_CONTAINER = 'services-rigger';
 /** `<rec>-services-rigger`: the Deployment of the services rigger the operator creates beside the StatefulSet. */
 export function servicesRiggerName(clusterName: string): string {
   return `${clusterName}-services-rigger`;
-}
-
-/**
- * The services rigger's default repository: Docker Hub's `redislabs/k8s-controller` (DOCS
- * deployment/helm.md), on OpenShift Red Hat's `services-manager` (the certified CSV's
- * relatedImages name it `services-rigger`, src/sim/olm/objects.ts).
- */
-export function servicesRiggerRepository(platform: 'kubernetes' | 'openshift'): string {
-  return platform === 'openshift'
-    ? 'registry.connect.redhat.com/redislabs/services-manager'
-    : OTHER_IMAGE_SPECS.rigger.repository;
 }
 
 /**
@@ -169,7 +179,8 @@ export function clusterResource(scenario: Scenario): KubeObject {
     const given = cluster.imageSpecs[key as keyof typeof OTHER_IMAGE_SPECS];
     if (!given) continue;
     setPath(spec, path.field, {
-      repository: given.repository ?? path.repository,
+      repository:
+        given.repository ?? componentRepository(key as keyof typeof OTHER_IMAGE_SPECS, scenario.platform),
       ...(given.versionTag ? { versionTag: given.versionTag } : {}),
       ...(given.digestHash ? { digestHash: given.digestHash } : {}),
     });
@@ -226,12 +237,11 @@ export function licenseStatus(
   };
 }
 
-/** The node pod template: the node container's image, and the bootstrapper's (by default the operator's at its version). */
+/** The node pod template: the node container's image and the bootstrapper's (componentImage). */
 export function nodePodTemplate(
   clusterName: string,
   image: string,
-  operatorVersion: string,
-  bootstrapperImage = `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`,
+  bootstrapperImage: string,
 ): Record<string, unknown> {
   return {
     metadata: { labels: clusterSelectorLabels(clusterName) },

@@ -10,9 +10,9 @@ import type { Timers } from './clock.js';
 import {
   OTHER_IMAGE_SPECS,
   BOOTSTRAPPER_CONTAINER,
-  BOOTSTRAPPER_REPOSITORY,
   CLUSTER_KIND,
   componentImage,
+  componentRepository,
   CRD_API_VERSION,
   imageTag,
   NODE_CONTAINER,
@@ -204,7 +204,11 @@ export class ClusterUpgrade {
   #bootstrapperImageFor(rec: KubeObject, operatorVersion: string | undefined): string | undefined {
     const spec = imageSpecAt(rec, OTHER_IMAGE_SPECS.bootstrapper.field);
     if (!pinsImage(spec) && operatorVersion === undefined) return undefined;
-    return componentImage(spec, BOOTSTRAPPER_REPOSITORY, operatorVersion ?? '');
+    return componentImage(
+      spec,
+      componentRepository('bootstrapper', this.#o.scenario.platform),
+      operatorVersion ?? '',
+    );
   }
 
   /** The pod template's images differ from those the spec asks for at `tag` (same tag: digest, repository, bootstrapper). */
@@ -215,7 +219,7 @@ export class ClusterUpgrade {
     return (
       pinsImage(bootstrapper) &&
       imageOfContainer(template, BOOTSTRAPPER_CONTAINER) !==
-        componentImage(bootstrapper, BOOTSTRAPPER_REPOSITORY, '')
+        componentImage(bootstrapper, componentRepository('bootstrapper', this.#o.scenario.platform), '')
     );
   }
 

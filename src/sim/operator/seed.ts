@@ -31,11 +31,10 @@ import {
   licenseSecretName,
   licenseStatus,
   SIMULATED_LICENSE,
-  BOOTSTRAPPER_REPOSITORY,
   componentImage,
+  componentRepository,
   nodePodTemplate,
   servicesRiggerDeployment,
-  servicesRiggerRepository,
 } from './cluster-objects.js';
 import { nodeImageReference } from '../world/registry.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
@@ -375,8 +374,11 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   const template = nodePodTemplate(
     cluster.name,
     nodeImageReference(cluster.repository, cluster.versionTag, cluster.digestHash ?? undefined),
-    operator.version,
-    componentImage(cluster.imageSpecs.bootstrapper, BOOTSTRAPPER_REPOSITORY, operator.version),
+    componentImage(
+      cluster.imageSpecs.bootstrapper,
+      componentRepository('bootstrapper', scenario.platform),
+      operator.version,
+    ),
   );
   if (scenario.platform === 'openshift') {
     applyPodSecurity(template, podSecurityFor(operator.version, cluster.allowAutoAdjustment));
@@ -396,7 +398,7 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
       namespace,
       componentImage(
         cluster.imageSpecs.rigger,
-        servicesRiggerRepository(scenario.platform),
+        componentRepository('rigger', scenario.platform),
         operator.version,
       ),
     ),

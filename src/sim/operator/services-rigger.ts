@@ -5,11 +5,11 @@ import { clone, type KubeObject } from '../kube/types.js';
 import type { Scenario } from '../scenario.js';
 import {
   componentImage,
+  componentRepository,
   OTHER_IMAGE_SPECS,
   pinsImage,
   SERVICES_RIGGER_CONTAINER,
   servicesRiggerName,
-  servicesRiggerRepository,
   type SimImageSpec,
 } from './cluster-objects.js';
 import { failedReleasePullStatus } from './image-pull.js';
@@ -67,7 +67,7 @@ export class ServicesRigger {
     if (!pinsImage(spec) && operatorVersion === undefined) return;
     const image = componentImage(
       spec,
-      servicesRiggerRepository(this.#scenario.platform),
+      componentRepository('rigger', this.#scenario.platform),
       operatorVersion ?? '',
     );
     const template = clone(specOf(deployment).template) as {
