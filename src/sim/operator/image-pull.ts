@@ -39,6 +39,9 @@ export function imagePullBackOffStatus(pod: KubeObject, image: string): Record<s
       },
       { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
     ],
+    // The kubelet starts each container whose image it has (the others of the pod run, not
+    // ready while the pod is not); only the one it cannot pull waits. `kubectl get pods` then
+    // shows that container's reason (kubernetes printers.go printPod: the first waiting container's reason wins).
     containerStatuses: containers.map((container) => {
       const pulling = container.image === image;
       return {
@@ -46,11 +49,11 @@ export function imagePullBackOffStatus(pod: KubeObject, image: string): Record<s
         image: container.image,
         imageID: '',
         ready: false,
-        started: false,
+        started: !pulling,
         restartCount: 0,
         state: pulling
           ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${String(image)}"` } }
-          : { waiting: { reason: 'PodInitializing' } },
+          : { running: { startedAt: now } },
       };
     }),
   };
