@@ -104,6 +104,13 @@ describe('images a cluster cannot pull (e2e, real kubectl)', () => {
         said,
       );
       assert.ok(said.includes('bootstrapperImageSpec.digestHash names no image of redislabs/operator'), said);
+      // Said before the patch, by the cluster step: the digest is another repository's.
+      assert.ok(
+        said.includes(
+          `bootstrapperImageSpec.digestHash gets the digest of registry.connect.redhat.com/redislabs/redis-enterprise-operator:${TARGET} (redis-enterprise-operator.v${TARGET} spec.relatedImages), but bootstrapperImageSpec.repository is redislabs/operator`,
+        ),
+        said,
+      );
       assert.ok(said.includes(`describe pod ${CLUSTER}-2 -n ${NAMESPACE}`), said);
       const removeDigest = `patch rec ${CLUSTER} -n ${NAMESPACE} --type merge -p '{"spec":{"bootstrapperImageSpec":{"digestHash":null}}}'`;
       assert.ok(said.includes(removeDigest), said);
