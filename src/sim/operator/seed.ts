@@ -10,7 +10,7 @@ import {
 } from '../artifacts/operator-objects.js';
 import { chartInstallsScc } from '../artifacts/openshift-scc.js';
 import { crdsFor } from '../crds.js';
-import { seedOlmInstall } from '../olm/olm.js';
+import { olmNodeDigest, seedOlmInstall } from '../olm/olm.js';
 import type { KubeStore } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
@@ -373,7 +373,8 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   // digest, the bootstrapper's pinned image, else the operator's own.
   const template = nodePodTemplate(
     cluster.name,
-    nodeImageReference(cluster.repository, cluster.versionTag, cluster.digestHash ?? undefined),
+    // (An OLM install's REC gets its node digest a little later, seedOlmInstall: the same one.)
+    nodeImageReference(cluster.repository, cluster.versionTag, cluster.digestHash ?? olmNodeDigest(scenario)),
     componentImage(
       cluster.imageSpecs.bootstrapper,
       componentRepository('bootstrapper', scenario.platform),

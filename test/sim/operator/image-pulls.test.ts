@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../../../src/sim/kube/types.js';
 import { imageDigest } from '../../../src/sim/olm/objects.js';
+import { listScenarios } from '../../../src/sim/scenario.js';
 import {
   logInfos,
   logLines,
@@ -262,3 +263,32 @@ test('the services rigger runs as a Deployment; a pinned digest it cannot pull l
     await sim.close();
   }
 });
+
+// The seed writes the pod templates the operator would have written for each scenario's spec
+// (digests, pinned images): no scenario starts by rolling its cluster or its services rigger.
+for (const { name } of listScenarios()) {
+  test(`${name}: the simulation starts without a roll (templates as the spec asks)`, async () => {
+    const sim = await startSim(name);
+    try {
+      const mark = sim.changes.length;
+      await settle(40);
+      const replaced = sim.changes
+        .slice(mark)
+        .filter((change) => change.resource.kind === 'Pod' && change.type === 'DELETED')
+        .map((change) => change.object.metadata.name);
+      assert.deepEqual(replaced, []);
+      assert.notEqual(recState(sim), 'Upgrade');
+      // What the operator writes (an OLM install's operator Deployment is OLM's, adopted at seed time).
+      for (const [kind, objectName] of [
+        ['StatefulSet', sim.scenario.cluster.name],
+        ['Deployment', `${sim.scenario.cluster.name}-services-rigger`],
+      ] as const) {
+        const object = sim.get('apps/v1', kind, objectName);
+        assert.equal(object?.metadata.generation, 1, `${kind} ${objectName} kept its template`);
+      }
+      assert.deepEqual(sim.errors, []);
+    } finally {
+      await sim.close();
+    }
+  });
+}
