@@ -98,16 +98,6 @@ export function pullReleaseImage(image: string, releases: readonly string[]): Im
   return tag === undefined ? notFound(image) : { pulled: true, tag };
 }
 
-/** The image reference an image spec names: `repository:versionTag`, `@digestHash` when pinned. */
-export function imageSpecReference(
-  repository: string,
-  versionTag: string | undefined,
-  digestHash: string | undefined,
-): string {
-  const name = versionTag ? `${repository}:${versionTag}` : repository;
-  return digestHash ? `${name}@${digestHash}` : name;
-}
-
 function notFound(image: string): ImagePull {
   return {
     pulled: false,
