@@ -48,7 +48,9 @@ test('happy upgrade: operator, then the cluster, pods replaced in reverse ordina
     // The node pods (the services rigger's pod is replaced too: its own Deployment, below).
     const pods = sim.changes
       .slice(mark)
-      .filter((change) => change.resource.kind === 'Pod' && /^rec-\d+$/.test(change.object.metadata.name ?? ''));
+      .filter(
+        (change) => change.resource.kind === 'Pod' && /^rec-\d+$/.test(change.object.metadata.name ?? ''),
+      );
     const deleted = pods
       .filter((change) => change.type === 'DELETED')
       .map((change) => change.object.metadata.name);
@@ -82,8 +84,9 @@ test('happy upgrade: operator, then the cluster, pods replaced in reverse ordina
     }
     // The services rigger moved to the operator's release with the cluster.
     const rigger = sim.get('apps/v1', 'Deployment', 'rec-services-rigger');
-    const riggerContainers = ((rigger?.spec ?? {}) as { template: { spec: { containers: { image: string }[] } } })
-      .template.spec.containers;
+    const riggerContainers = (
+      (rigger?.spec ?? {}) as { template: { spec: { containers: { image: string }[] } } }
+    ).template.spec.containers;
     assert.equal(riggerContainers[0]?.image, `redislabs/k8s-controller:${TARGET_OPERATOR}`);
     // The StatefulSet status never claimed a finished rollout before the last pod was ready.
     const stsChanges = sim.changes
