@@ -446,14 +446,23 @@ export function relatedDigest(
   repository: string | undefined,
   name?: string,
 ): string | undefined {
+  const entry = relatedEntry(relatedImages, repository, name);
+  // `repo@` names no digest: as none (the printed command's variable is empty then too).
+  return (entry ? parseImageReference(entry.image).digest : undefined) || undefined;
+}
+
+/** The entry relatedDigest takes its digest from: the first of that name, else the first of that repository. */
+export function relatedEntry(
+  relatedImages: readonly RelatedImage[],
+  repository: string | undefined,
+  name?: string,
+): RelatedImage | undefined {
   const byName = name === undefined ? undefined : relatedImages.find((entry) => entry.name === name);
   const byRepository =
     repository === undefined
       ? undefined
       : relatedImages.find((entry) => parseImageReference(entry.image).repository === repository);
-  const entry = byName ?? byRepository;
-  // `repo@` names no digest: as none (the printed command's variable is empty then too).
-  return (entry ? parseImageReference(entry.image).digest : undefined) || undefined;
+  return byName ?? byRepository;
 }
 
 /**

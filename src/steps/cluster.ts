@@ -28,7 +28,7 @@ import { OperationError } from '../errors.js';
 import { waitForObject } from '../kube/watch.js';
 import { describeRef, readObject } from '../kube/write.js';
 import { ctlTargetOf, kubectl, mergeBodies } from '../planning/equivalent-commands.js';
-import { buildClusterPatch, digestPinnedSpecs } from '../planning/cluster-patch.js';
+import { buildClusterPatch, digestPinnedSpecs, type ImageMove } from '../planning/cluster-patch.js';
 import { installedOlmDigests, type OlmDigestSource } from './olm-digests.js';
 import { olmDigestGap, type OlmSnapshot } from '../planning/olm.js';
 import { type ClusterSnapshot, type Snapshot, toCluster } from '../planning/snapshot.js';
@@ -208,6 +208,7 @@ async function upgradeCluster(
       hint: patch.fix,
     });
   }
+  if (olmDigests) warnOtherRepositoryDigests(ctx, live, patch.moves, olmDigests);
   const pinned = patch.moves.slice(1);
   const body = modulesBody ? mergeBodies(patch.body, modulesBody) : patch.body;
   await ctx.recordIntent({
@@ -246,6 +247,32 @@ async function upgradeCluster(
       ...setModules,
     },
   };
+}
+
+/**
+ * A digest taken from the CSV's entry of another repository than the image spec names (the
+ * relatedImages name decides, olm.ts relatedImageLookup: a mirror keeps the digests of what it
+ * mirrors). The nodes pull `<spec repository>@<digest>`: a repository that is no mirror of the
+ * CSV's (Docker Hub's builds beside Red Hat's certified ones) has no such manifest, and the new
+ * pods wait in ImagePullBackOff (the monitor names them). Said before the patch, once per image.
+ */
+function warnOtherRepositoryDigests(
+  ctx: StepContext<UpgradeDeps>,
+  cluster: ClusterSnapshot,
+  moves: readonly ImageMove[],
+  digests: Awaited<ReturnType<typeof installedOlmDigests>>,
+): void {
+  for (const move of moves) {
+    if (move.digestHash === undefined) continue;
+    const node = move.node === true;
+    const repository = node ? cluster.image.repository : cluster.otherImages[move.field]?.repository;
+    const source = digests.repositoryOf(repository, move.to, { field: move.field, node });
+    if (repository === undefined || source === undefined || source === repository) continue;
+    ctx.warn(
+      `${move.field}.digestHash gets the digest of ${source}:${move.to} (${digests.csv} spec.relatedImages), but ${move.field}.repository is ${repository}: ` +
+        `the nodes will pull ${repository}@<that digest>, which exists only if ${repository} mirrors ${source}; if not, the new pods stay in ImagePullBackOff`,
+    );
+  }
 }
 
 function pinnedImages(cluster: ClusterSnapshot): [string, ClusterSnapshot['image']][] {

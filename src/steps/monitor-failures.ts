@@ -7,7 +7,8 @@
  */
 
 import { oneLine } from '../io/safe-text.js';
-import { dialectFields } from '../release/dialect.js';
+import { type DialectFields, dialectFields } from '../release/dialect.js';
+import { describeImagePullFailure, type ImagePullFailure, imagePullHint } from './monitor-image-pull.js';
 import { OperationError, TimeoutError } from '../errors.js';
 import type { KubeClients } from '../kube/client.js';
 import type { KubeObject } from '../kube/reads.js';
@@ -72,6 +73,8 @@ export function overallTimeoutError(
  * No progress for the stall limit. A StatefulSet that cannot create pods (OpenShift SCC
  * admission) says why in its FailedCreate Warning, a real Kubernetes Event
  * (./monitor-failed-create.ts): the refusal is named, with its fix for the pods' service account.
+ * A new pod that cannot pull an image (./monitor-image-pull.ts) is named with the image and
+ * what to do about it.
  */
 export function stalledError(
   target: Target,
@@ -81,15 +84,19 @@ export function stalledError(
   sts: KubeObject | undefined,
   operatorNamespace: string,
   kube: KubeTarget,
+  pulls: { failure: ImagePullFailure; fields: DialectFields } | undefined = undefined,
 ): TimeoutError {
   const { name, namespace } = target;
   const refusal = podCreationRefusal(events);
   const refusalFix = refusal && refusalHint(refusal, serviceAccountOf(sts, name), namespace, kube);
+  const pullFix = pulls && imagePullHint(pulls.failure, target, pulls.fields, kube);
   const look = lookHint(target, operatorNamespace, kube);
+  const fixes = [refusalFix, pullFix].filter((fix): fix is string => Boolean(fix));
   return new TimeoutError(
     `the upgrade of ${name} to ${target.tag} made no progress for ${formatDuration(stallTimeoutMs)} (last seen: ${lastMessage ?? 'nothing yet'})` +
-      (refusal ? `; the StatefulSet cannot create pods: ${refusal}` : ''),
-    { hint: refusalFix ? `${refusalFix} ${look}` : look },
+      (refusal ? `; the StatefulSet cannot create pods: ${refusal}` : '') +
+      (pulls ? `; ${describeImagePullFailure(pulls.failure)}` : ''),
+    { hint: [...fixes, look].join(' ') },
   );
 }
 

@@ -34,6 +34,12 @@ import {
   overallTimeoutError,
   stalledError,
 } from './monitor-failures.js';
+import {
+  describeImagePullFailure,
+  type ImagePullFailure,
+  imagePullFailure,
+  imagePullHint,
+} from './monitor-image-pull.js';
 import { type NodesSeen, judge, podSelectorOf, type Target, type View } from './monitor-view.js';
 import { applyMany, applyOne } from './monitor-watch-apply.js';
 import { kubectl } from '../planning/equivalent-commands.js';
@@ -228,6 +234,14 @@ export class UpgradeFollower {
       this.#settle(() => this.#resolve(view));
       return;
     }
+    // Said at once, not only when the stall limit ends the wait: the pod will not start by itself.
+    const pull = this.#pullFailure();
+    if (pull) {
+      this.#warnOnce(
+        `image-pull ${pull.failure.image}`,
+        `${describeImagePullFailure(pull.failure)}: the roll waits at that pod. ${imagePullHint(pull.failure, this.#target, pull.fields, this.#ctx.deps.snapshot.kubeTarget, true)}`,
+      );
+    }
     this.#report(view.message);
     this.#watchLicence(view.rollStarted);
   }
@@ -347,9 +361,16 @@ export class UpgradeFollower {
           this.#sts,
           this.#operatorNamespace(),
           this.#ctx.deps.snapshot.kubeTarget,
+          this.#pullFailure(),
         ),
       );
     });
+  }
+
+  /** A pod of the roll waiting on an image it cannot pull, with the dialect's field names. */
+  #pullFailure(): { failure: ImagePullFailure; fields: DialectFields } | undefined {
+    const failure = imagePullFailure(this.#pods.values());
+    return failure && { failure, fields: this.#fields };
   }
 
   /** Looks for a freeze (./monitor-frozen.ts); acts once per distinct set of blockers. */

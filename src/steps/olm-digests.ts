@@ -18,10 +18,12 @@ import {
   type OlmSnapshot,
   olmNodeReleaseTag,
   relatedDigest,
+  relatedEntry,
   relatedImageLookup,
   relatedImagesOf,
 } from '../planning/olm.js';
 import type { Platform } from '../planning/snapshot.js';
+import { parseImageReference } from '../release/image-reference.js';
 import { type CtlTarget, ctlRunTo, oc } from '../planning/equivalent-commands.js';
 
 export interface OlmDigestSource {
@@ -52,7 +54,13 @@ export interface OlmDigestSource {
 export async function installedOlmDigests(
   kube: KubeClients,
   source: OlmDigestSource,
-): Promise<{ csv: string; releaseTag: string | undefined; digestOf: DigestLookup }> {
+): Promise<{
+  csv: string;
+  releaseTag: string | undefined;
+  digestOf: DigestLookup;
+  /** The repository of the CSV's entry a digest comes from (same arguments as digestOf). */
+  repositoryOf: (...args: Parameters<DigestLookup>) => string | undefined;
+}> {
   const csv = olmRoute(source.olm, source.operatorTarget).targetCsv;
   const object = await readObject(kube, {
     apiVersion: `${CSV_RESOURCE.group}/${CSV_RESOURCE.version}`,
@@ -76,6 +84,11 @@ export async function installedOlmDigests(
     digestOf: (repository, tag, image) => {
       const lookup = relatedImageLookup(repository, tag, image, releaseTag);
       return lookup && relatedDigest(related, lookup.repository, lookup.name);
+    },
+    repositoryOf: (repository, tag, image) => {
+      const lookup = relatedImageLookup(repository, tag, image, releaseTag);
+      const entry = lookup && relatedEntry(related, lookup.repository, lookup.name);
+      return entry && parseImageReference(entry.image).repository;
     },
   };
 }

@@ -245,6 +245,19 @@ function olmWebhooks(kube: KubeAccess, namespace: string): KubeObject[] {
     );
 }
 
+/**
+ * The node image digest an OLM install's REC pins (the CSV's relatedImages, by the simulated
+ * registry's digest of `repository:versionTag`); the seed's StatefulSet template carries it too,
+ * as the operator writes the image with its digest (src/sim/operator/cluster-upgrade.ts).
+ */
+export function olmNodeDigest(scenario: Scenario): string | undefined {
+  if (scenario.operator.installedBy !== 'olm') return undefined;
+  return (
+    scenario.cluster.digestHash ??
+    imageDigest(`${scenario.cluster.repository}:${scenario.cluster.versionTag}`)
+  );
+}
+
 /** An OLM install's REC names its images by digest (the CSV's relatedImages). */
 function pinDigests(kube: KubeAccess, scenario: Scenario): void {
   const rec = kube.get(

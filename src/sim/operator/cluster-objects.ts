@@ -21,7 +21,6 @@ export const ACTIVE_ACTIVE_KIND = 'RedisEnterpriseActiveActiveDatabase';
 
 export const NODE_CONTAINER = 'redis-enterprise-node';
 export const BOOTSTRAPPER_CONTAINER = 'bootstrapper';
-export const BOOTSTRAPPER_REPOSITORY = 'redislabs/operator';
 export const ADMISSION_TLS_SECRET = 'admission-tls';
 /** The port of the management API inside every node pod (redis-facts.md §4). */
 export const API_PORT = 9443;
@@ -30,11 +29,6 @@ const APP_LABEL = { app: 'redis-enterprise' } as const;
 
 export function clusterSelectorLabels(clusterName: string): Record<string, string> {
   return { ...APP_LABEL, 'redis.io/cluster': clusterName, 'redis.io/role': 'node' };
-}
-
-/** `<repository>:<tag>` of the node image. */
-export function nodeImage(repository: string, versionTag: string): string {
-  return `${repository}:${versionTag}`;
 }
 
 /** The tag of an image reference (`redislabs/redis:7.4.6-22` -> `7.4.6-22`). */
@@ -59,6 +53,104 @@ export const OTHER_IMAGE_SPECS = {
     repository: 'redislabs/re-call-home-client',
   },
 } as const;
+
+/**
+ * The repository of each such image on OpenShift: Red Hat's registry, as the certified CSV's
+ * relatedImages name them (services-rigger `services-manager`, bootstrapper the operator's own
+ * image, call-home-client; src/sim/olm/objects.ts), the operator itself being
+ * `registry.connect.redhat.com/redislabs/redis-enterprise-operator` there (redis-facts.md §1).
+ */
+const OPENSHIFT_IMAGE_REPOSITORIES: Record<keyof typeof OTHER_IMAGE_SPECS, string> = {
+  rigger: 'registry.connect.redhat.com/redislabs/services-manager',
+  bootstrapper: 'registry.connect.redhat.com/redislabs/redis-enterprise-operator',
+  callHomeClient: 'registry.connect.redhat.com/redislabs/call-home-client',
+};
+
+/** The default repository of a release component's image on the platform. */
+export function componentRepository(
+  component: keyof typeof OTHER_IMAGE_SPECS,
+  platform: 'kubernetes' | 'openshift',
+): string {
+  return platform === 'openshift'
+    ? OPENSHIFT_IMAGE_REPOSITORIES[component]
+    : OTHER_IMAGE_SPECS[component].repository;
+}
+
+/** An image spec (ImageSpec of the REC CRD) as the spec holds it. */
+export interface SimImageSpec {
+  repository?: string | undefined;
+  versionTag?: string | undefined;
+  digestHash?: string | undefined;
+}
+
+/** The image spec pins an image (a tag or a digest); otherwise the operator's default is used. */
+export function pinsImage(spec: SimImageSpec | undefined): boolean {
+  return Boolean(spec?.versionTag || spec?.digestHash);
+}
+
+/**
+ * The image a release component runs: its pinned image spec's (`repository:versionTag`, and
+ * `@digestHash` when pinned by digest: the CRD's ImageSpec.digestHash "the container image is
+ * pulled according to the digest hash instead of the image tag"), else the component's default
+ * repository at the operator's version.
+ */
+export function componentImage(
+  spec: SimImageSpec | undefined,
+  defaultRepository: string,
+  operatorVersion: string,
+): string {
+  const repository = spec?.repository ?? defaultRepository;
+  if (!spec || !pinsImage(spec)) return `${repository}:${operatorVersion}`;
+  const name = spec.versionTag ? `${repository}:${spec.versionTag}` : repository;
+  return spec.digestHash ? `${name}@${spec.digestHash}` : name;
+}
+
+export const SERVICES_RIGGER_CONTAINER = 'services-rigger';
+
+/** `<rec>-services-rigger`: the Deployment of the services rigger the operator creates beside the StatefulSet. */
+export function servicesRiggerName(clusterName: string): string {
+  return `${clusterName}-services-rigger`;
+}
+
+/**
+ * The services rigger's Deployment, as the operator creates it: one replica named
+ * `<rec>-services-rigger`, its pods `<rec>-services-rigger-<hash>-<id>` (`kubectl get pods` in
+ * the docs' quick starts and in public write-ups show `rec-services-rigger-5cc8877ff5-2qkr7`
+ * 1/1 beside `rec-0`...), one container running the rigger's image. Its strategy is
+ * Kubernetes' default (RollingUpdate): nothing on record says otherwise. The labels are ours:
+ * `app` as the operator's other objects and a `redis.io/role` beside the nodes' `node`; no
+ * `redis.io/cluster` (not on record for the rigger), so `-l redis.io/cluster=<rec>` selects the
+ * nodes alone as it did.
+ */
+export function servicesRiggerDeployment(clusterName: string, namespace: string, image: string): KubeObject {
+  const labels = { ...APP_LABEL, 'redis.io/role': 'services-rigger' };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: servicesRiggerName(clusterName), namespace, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: SERVICES_RIGGER_CONTAINER,
+              image,
+              imagePullPolicy: 'IfNotPresent',
+              resources: {
+                requests: { cpu: '500m', memory: '500Mi' },
+                limits: { cpu: '500m', memory: '500Mi' },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
 
 /** Not a licence: a placeholder of the right shape, so no real key ever sits in a scenario. */
 export const SIMULATED_LICENSE =
@@ -87,7 +179,8 @@ export function clusterResource(scenario: Scenario): KubeObject {
     const given = cluster.imageSpecs[key as keyof typeof OTHER_IMAGE_SPECS];
     if (!given) continue;
     setPath(spec, path.field, {
-      repository: given.repository ?? path.repository,
+      repository:
+        given.repository ?? componentRepository(key as keyof typeof OTHER_IMAGE_SPECS, scenario.platform),
       ...(given.versionTag ? { versionTag: given.versionTag } : {}),
       ...(given.digestHash ? { digestHash: given.digestHash } : {}),
     });
@@ -144,11 +237,11 @@ export function licenseStatus(
   };
 }
 
-/** The node pod template: the node container at the cluster tag, the bootstrapper at the operator's. */
+/** The node pod template: the node container's image and the bootstrapper's (componentImage). */
 export function nodePodTemplate(
   clusterName: string,
   image: string,
-  operatorVersion: string,
+  bootstrapperImage: string,
 ): Record<string, unknown> {
   return {
     metadata: { labels: clusterSelectorLabels(clusterName) },
@@ -167,7 +260,7 @@ export function nodePodTemplate(
         },
         {
           name: BOOTSTRAPPER_CONTAINER,
-          image: `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`,
+          image: bootstrapperImage,
           imagePullPolicy: 'IfNotPresent',
           ports: [{ name: 'bootstrapper', containerPort: 8787 }],
           resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '100m', memory: '128Mi' } },

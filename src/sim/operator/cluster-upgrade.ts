@@ -1,8 +1,8 @@
 import type { SimDialectFields } from '../world/dialect.js';
 import { worldOf } from '../world/world.js';
 import { isNewerClusterTag } from '../world/versions.js';
-import { nodeImageReference, pullNodeImage } from '../world/registry.js';
-import { isPodReady } from '../kube/controllers/pods.js';
+import { type ImagePull, nodeImageReference, pullNodeImage, pullReleaseImage } from '../world/registry.js';
+import { containersOf, isPodReady } from '../kube/controllers/pods.js';
 import { clone, type KubeObject } from '../kube/types.js';
 import type { RestModel } from '../rest/model.js';
 import type { Scenario } from '../scenario.js';
@@ -10,12 +10,15 @@ import type { Timers } from './clock.js';
 import {
   OTHER_IMAGE_SPECS,
   BOOTSTRAPPER_CONTAINER,
-  BOOTSTRAPPER_REPOSITORY,
   CLUSTER_KIND,
+  componentImage,
+  componentRepository,
   CRD_API_VERSION,
   imageTag,
   NODE_CONTAINER,
+  pinsImage,
 } from './cluster-objects.js';
+import { imageSpecAt, type ServicesRigger } from './services-rigger.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import { imagePullBackOffStatus } from './image-pull.js';
 import type { EventRecorder } from './events.js';
@@ -53,6 +56,10 @@ export interface ClusterUpgradeOptions {
   admission: PodAdmissionGate;
   /** Called when a cluster upgrade has finished: the operator resumes managing databases. */
   onUpgradeCompleted: (versionTag: string) => void;
+  /** The services rigger's Deployment, whose image follows the cluster resource. */
+  rigger: ServicesRigger;
+  /** The operator versions whose release images the registry holds (image-pull.ts releaseImageTags). */
+  releases: readonly string[];
 }
 
 export interface ClusterView {
@@ -83,7 +90,10 @@ export class ClusterUpgrade {
   #podStepRunning = false;
   /** The blockers last reported, so a frozen upgrade warns again only when they change. */
   #frozenKey: string | undefined;
-  /** The node image the registry does not have: the roll waits at its pod until the spec changes. */
+  /**
+   * The pod template revision with an image the registry does not have: the roll waits at its
+   * pod until the template changes.
+   */
   #unpullable: string | undefined;
 
   constructor(options: ClusterUpgradeOptions) {
@@ -112,22 +122,40 @@ export class ClusterUpgrade {
 
     if (this.#autoUpgradePending && this.#autoUpgrade(rec, state, runningTag, operatorVersion)) return view();
 
+    // A pinned rigger image follows its spec at once (a Deployment of its own, rolled by its controller).
+    this.#o.rigger.sync(rec);
     const specTag = this.#desiredTag(rec, runningTag, operatorVersion);
     const generation = rec.metadata.generation ?? 0;
+    // The pod template follows the spec: a new tag, and also the same tag at another digest or
+    // repository, or a new pinned bootstrapper image. Any change of a StatefulSet's pod template
+    // rolls its pods ("a Deployment's rollout is triggered if and only if the Deployment's Pod
+    // template is changed", kubernetes.io Deployments; StatefulSets update their Pods when
+    // .spec.template changes, kubernetes.io "StatefulSet" Rolling Updates).
+    const changed =
+      specTag !== undefined &&
+      runningTag !== undefined &&
+      (specTag !== runningTag || this.#templateDiffers(rec, statefulSet, specTag));
     if (state === 'Upgrade') {
-      if (specTag && specTag !== runningTag && this.#warnedGeneration !== generation) {
+      if (changed && specTag === runningTag && this.#answeredGeneration !== generation) {
+        // The same version at another digest (or bootstrapper) while rolling: not a new version,
+        // so nothing refuses it; the template takes it and the roll goes on with it (how a
+        // wrong digest is fixed mid-roll). Ours: the operator's handling is not on record.
+        this.#start(rec, statefulSet, specTag, operatorVersion);
+        return view();
+      }
+      if (changed && specTag !== runningTag && this.#warnedGeneration !== generation) {
         this.#warnedGeneration = generation;
         this.#willNotStart(rec, state);
       }
       this.#advance(rec, statefulSet, operatorVersion);
       return view();
     }
-    if (state === 'InvalidUpgrade' && specTag === runningTag && !this.#invalidSpec(rec)) {
+    if (state === 'InvalidUpgrade' && !changed && specTag === runningTag && !this.#invalidSpec(rec)) {
       // The spec asks for what runs again (reverted or fixed): nothing left to upgrade.
       kube.patchStatus(rec, { state: 'Running', specStatus: 'Valid' });
       return view();
     }
-    if (specTag && runningTag && specTag !== runningTag && this.#answeredGeneration !== generation) {
+    if (changed && this.#answeredGeneration !== generation) {
       if (state !== undefined && UPGRADE_FROM_STATES.includes(state)) {
         this.#start(rec, statefulSet, specTag, operatorVersion);
       } else if (this.#warnedGeneration !== generation) {
@@ -157,6 +185,42 @@ export class ClusterUpgrade {
       : undefined;
     if (builtIn && runningTag === builtIn && (!specTag || isNewerTag(builtIn, specTag))) return builtIn;
     return specTag;
+  }
+
+  /** The node image the spec asks for at `tag`: its repository and tag, and its digest when it is that tag's. */
+  #nodeImageFor(rec: KubeObject, tag: string): string {
+    const { fields, scenario } = this.#o;
+    const repository =
+      asString(getPath(rec, [...fields.imageSpecPath, 'repository'])) ?? scenario.cluster.repository;
+    // The spec's digest belongs to its versionTag: an auto-upgrade to the operator's default
+    // (spec not written) has none, and auto-upgrade with a digest never starts (#invalidSpec).
+    const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
+    const digest =
+      specTag === tag ? asString(getPath(rec, [...fields.imageSpecPath, 'digestHash'])) : undefined;
+    return nodeImageReference(repository, tag, digest);
+  }
+
+  /** The bootstrapper image: a pinned bootstrapperImageSpec's, else the operator's own image at its version. */
+  #bootstrapperImageFor(rec: KubeObject, operatorVersion: string | undefined): string | undefined {
+    const spec = imageSpecAt(rec, OTHER_IMAGE_SPECS.bootstrapper.field);
+    if (!pinsImage(spec) && operatorVersion === undefined) return undefined;
+    return componentImage(
+      spec,
+      componentRepository('bootstrapper', this.#o.scenario.platform),
+      operatorVersion ?? '',
+    );
+  }
+
+  /** The pod template's images differ from those the spec asks for at `tag` (same tag: digest, repository, bootstrapper). */
+  #templateDiffers(rec: KubeObject, statefulSet: KubeObject, tag: string): boolean {
+    const template = templateOf(statefulSet);
+    if (nodeImageOf(template) !== this.#nodeImageFor(rec, tag)) return true;
+    const bootstrapper = imageSpecAt(rec, OTHER_IMAGE_SPECS.bootstrapper.field);
+    return (
+      pinsImage(bootstrapper) &&
+      imageOfContainer(template, BOOTSTRAPPER_CONTAINER) !==
+        componentImage(bootstrapper, componentRepository('bootstrapper', this.#o.scenario.platform), '')
+    );
   }
 
   /** The real operator's words (RedisLabs/redis-enterprise-k8s-docs issue #89), in its log. */
@@ -247,7 +311,7 @@ export class ClusterUpgrade {
     target: string,
     operatorVersion: string | undefined,
   ): void {
-    const { kube, log, scenario, fields } = this.#o;
+    const { kube, log, scenario } = this.#o;
     this.#answeredGeneration = rec.metadata.generation;
     const from = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
     const license = asString(getPath(statusOf(rec), ['licenseStatus', 'licenseState']));
@@ -267,22 +331,17 @@ export class ClusterUpgrade {
     }
     kube.patchStatus(rec, { state: 'Upgrade', specStatus: 'Valid' });
     log.info(CLUSTER_LOGGER, rec, 'Upgrading Redis Enterprise cluster', { from, to: target });
-    const repository =
-      asString(getPath(rec, [...fields.imageSpecPath, 'repository'])) ?? scenario.cluster.repository;
     // A pinned digest goes into the reference next to the tag; the kubelet pulls by the digest
     // (src/sim/world/registry.ts), so a digest of another image runs that image or fails to pull.
-    // The spec's digest belongs to its versionTag: an auto-upgrade to the operator's default
-    // (spec not written) has none, and auto-upgrade with a digest never starts (#invalidSpec).
-    const specTag = asString(getPath(rec, [...fields.imageSpecPath, 'versionTag']));
-    const digest =
-      specTag === target ? asString(getPath(rec, [...fields.imageSpecPath, 'digestHash'])) : undefined;
+    const nodeImage = this.#nodeImageFor(rec, target);
+    const bootstrapperImage = this.#bootstrapperImageFor(rec, operatorVersion);
     const template = clone(templateOf(statefulSet)) as { spec?: { containers?: Record<string, unknown>[] } };
     for (const container of template.spec?.containers ?? []) {
-      if (container.name === NODE_CONTAINER) container.image = nodeImageReference(repository, target, digest);
-      if (container.name === BOOTSTRAPPER_CONTAINER && operatorVersion) {
-        container.image = `${BOOTSTRAPPER_REPOSITORY}:${operatorVersion}`;
-      }
+      if (container.name === NODE_CONTAINER) container.image = nodeImage;
+      if (container.name === BOOTSTRAPPER_CONTAINER && bootstrapperImage) container.image = bootstrapperImage;
     }
+    // The services rigger moves with the cluster to the operator's release (or its pinned image).
+    this.#o.rigger.sync(rec, operatorVersion);
     if (scenario.platform === 'openshift' && operatorVersion) {
       applyPodSecurityAsPatch(template, podSecurityFor(operatorVersion, allowsAutoAdjustment(rec)));
     }
@@ -299,7 +358,7 @@ export class ClusterUpgrade {
     if (this.#podStepRunning || this.#o.admission.blocked) return;
     const { kube, rest, log } = this.#o;
     const target = imageTag(nodeImageOf(templateOf(statefulSet))) ?? '';
-    if (this.#unpullable === nodeImageOf(templateOf(statefulSet))) return;
+    if (this.#unpullable === updateRevisionOf(statefulSet)) return;
     this.#unpullable = undefined;
     const blockers = upgradeBlockers(rest, target, operatorVersion, userDefinedModuleNames(rec));
     if (blockers.length > 0) {
@@ -386,12 +445,13 @@ export class ClusterUpgrade {
             const fresh = current && podsByOrdinal(kube, current).get(ordinal);
             const image = current ? nodeImageOf(templateOf(current)) : undefined;
             const pull = image ? pullNodeImage(image, worldOf(scenario)) : undefined;
-            if (current && fresh && image && pull && !pull.pulled) {
-              // The registry has no such tag or digest: the new pod never starts (no kick:
-              // nothing to retry).
-              kube.patchStatus(fresh, imagePullBackOffStatus(fresh, image));
+            const failed = current ? this.#failedPull(templateOf(current)) : undefined;
+            if (current && fresh && failed) {
+              // The registry has no such tag or digest (of the node or the bootstrapper image):
+              // the new pod never starts (no kick: nothing to retry).
+              kube.patchStatus(fresh, imagePullBackOffStatus(fresh, failed));
               writeStatefulSetStatus(kube, current);
-              this.#unpullable = image;
+              this.#unpullable = updateRevisionOf(current);
               this.#podStepRunning = false;
               return;
             }
@@ -417,6 +477,19 @@ export class ClusterUpgrade {
     );
   }
 
+  /** The first image of the node pod template the registry does not hold: the node's, then the bootstrapper's. */
+  #failedPull(template: unknown): string | undefined {
+    for (const container of containersOf(template)) {
+      const image = typeof container.image === 'string' ? container.image : undefined;
+      if (image === undefined) continue;
+      let pull: ImagePull | undefined;
+      if (container.name === NODE_CONTAINER) pull = pullNodeImage(image, worldOf(this.#o.scenario));
+      else if (container.name === BOOTSTRAPPER_CONTAINER) pull = pullReleaseImage(image, this.#o.releases);
+      if (pull && !pull.pulled) return image;
+    }
+    return undefined;
+  }
+
   #complete(rec: KubeObject, statefulSet: KubeObject, target: string): void {
     const { kube, rest, log } = this.#o;
     writeStatefulSetStatus(kube, statefulSet);
@@ -433,6 +506,11 @@ export class ClusterUpgrade {
     log.info(CLUSTER_LOGGER, rec, 'Upgrade completed', { version: target });
     this.#o.onUpgradeCompleted(target);
   }
+}
+
+function imageOfContainer(template: unknown, name: string): string | undefined {
+  const image = containersOf(template).find((c) => c.name === name)?.image;
+  return typeof image === 'string' ? image : undefined;
 }
 
 function isNewerTag(candidate: string, current: string): boolean {

@@ -1,14 +1,14 @@
-import { imageDigest } from '../olm/objects.js';
 import { releasedOperatorVersions } from '../world/releases.js';
-import type { SimWorld } from '../world/world.js';
+import { parseImageReference, pullReleaseImage } from '../world/registry.js';
 import { operatorVersionOfImage } from '../world/versions.js';
 import { OPERATOR_NAME } from '../artifacts/operator-objects.js';
 import type { ControllerManager } from '../kube/controllers/controller.js';
 import type { DeploymentController } from '../kube/controllers/deployment.js';
-import { containersOf, templateHash } from '../kube/controllers/pods.js';
+import { containersOf, podFromTemplate, templateHash } from '../kube/controllers/pods.js';
 import { nowTimestamp } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
 import type { Timers } from './clock.js';
+import { failedReleasePullStatus } from './image-pull.js';
 import { type KubeAccess, specOf, statusOf } from './kube-access.js';
 
 /** What the operator Deployment says about the operator process. */
@@ -36,23 +36,22 @@ export function operatorImageOf(deployment: KubeObject): string | undefined {
   return typeof main?.image === 'string' ? main.image : undefined;
 }
 
-export function operatorVersionOf(deployment: KubeObject, world?: SimWorld): string | undefined {
-  const image = operatorImageOf(deployment);
-  return image ? (operatorVersionOfImage(image) ?? releaseOfDigest(image, world)) : undefined;
-}
-
 /**
- * The release an image named by digest only (`repository@sha256:...`) holds: what the registry
- * serves for that digest. The simulated registry's digests are those of the tagged release
- * images (imageDigest), so the digest is looked up among the released versions.
+ * The operator version the Deployment runs: what its image pulls. A digest decides when there
+ * is one (`repository@sha256:...` or `repository:tag@sha256:...`: the kubelet pulls by the
+ * digest, the tag is a label; src/sim/world/registry.ts), so a tag next to another release's
+ * digest runs that release, and a digest the registry does not hold runs nothing (undefined:
+ * the pod is in ImagePullBackOff). Without a digest, the tag names the version.
  */
-function releaseOfDigest(image: string, world?: SimWorld): string | undefined {
-  const at = image.indexOf('@');
-  if (at < 0) return undefined;
-  const repository = image.slice(0, at);
-  const digest = image.slice(at + 1);
-  const versions = world?.operatorVersions() ?? releasedOperatorVersions();
-  return versions.find((version) => imageDigest(`${repository}:${version}`) === digest);
+export function operatorVersionOf(
+  deployment: KubeObject,
+  releases: readonly string[] = releasedOperatorVersions(),
+): string | undefined {
+  const image = operatorImageOf(deployment);
+  if (!image) return undefined;
+  if (parseImageReference(image).digest === undefined) return operatorVersionOfImage(image);
+  const pull = pullReleaseImage(image, releases);
+  return pull.pulled ? pull.tag : undefined;
 }
 
 function desiredReplicas(deployment: KubeObject): number {
@@ -83,8 +82,8 @@ export interface OperatorDeploymentOptions {
   /** Seconds from a new pod template to READY 1/1 (scenario timing.operatorStart). */
   startSeconds: number;
   controllers: ControllerManager | undefined;
-  /** The releases whose images the registry serves (a scenario's `releases:` included). */
-  world?: SimWorld;
+  /** The operator versions whose images the registry serves (image-pull.ts releaseImageTags). */
+  releases: readonly string[];
 }
 
 /**
@@ -97,6 +96,7 @@ export class OperatorDeployment {
   readonly #options: OperatorDeploymentOptions;
   readonly #controller: DeploymentController | undefined;
   readonly #previousDelay: ((deployment: KubeObject) => number) | undefined;
+  readonly #previousPull: DeploymentController['failedPullStatus'] | undefined;
   /** The template running when the simulator started: already up, so no start delay. */
   #initialTemplate: string | undefined;
   /** Without the default controller: the template whose status this class has written. */
@@ -106,6 +106,7 @@ export class OperatorDeployment {
     this.#options = options;
     this.#controller = options.controllers?.get<DeploymentController>('deployment');
     this.#previousDelay = this.#controller?.readinessDelayMs;
+    this.#previousPull = this.#controller?.failedPullStatus;
     const current = this.#read();
     if (current) {
       this.#initialTemplate = templateHash(specOf(current).template);
@@ -119,6 +120,14 @@ export class OperatorDeployment {
           ? 0
           : options.startSeconds * 1000;
       };
+      const previousPull = this.#previousPull;
+      // The operator's pod pulls its image from the simulated registry: a tag or digest it does
+      // not hold leaves the pod in ImagePullBackOff, and the operator (strategy Recreate, its
+      // old pod gone) does not run until the image is fixed.
+      this.#controller.failedPullStatus = (deployment, pod) =>
+        isOperatorDeployment(deployment, options.namespace)
+          ? failedReleasePullStatus(pod, options.releases)
+          : previousPull?.(deployment, pod);
     }
   }
 
@@ -131,11 +140,12 @@ export class OperatorDeployment {
     // Once another template has been seen, every later pod (even of a rollback) starts slowly.
     if (template !== this.#initialTemplate) this.#initialTemplate = undefined;
     if (!this.#controller) this.#drive(deployment, template);
-    return { ready, version: operatorVersionOf(deployment, this.#options.world), template };
+    return { ready, version: operatorVersionOf(deployment, this.#options.releases), template };
   }
 
   detach(): void {
     if (this.#controller && this.#previousDelay) this.#controller.readinessDelayMs = this.#previousDelay;
+    if (this.#controller && this.#previousPull) this.#controller.failedPullStatus = this.#previousPull;
   }
 
   #read(): KubeObject | undefined {
@@ -155,6 +165,15 @@ export class OperatorDeployment {
       return;
     }
     this.#writeStatus(deployment, false);
+    // No Deployment controller: no pod either, but an image the registry does not hold never runs.
+    const probe = podFromTemplate(
+      specOf(deployment).template,
+      OPERATOR_NAME,
+      this.#options.namespace,
+      {},
+      deployment,
+    );
+    if (failedReleasePullStatus(probe, this.#options.releases)) return;
     this.#options.timers.after(this.#options.startSeconds, () => {
       const current = this.#read();
       if (!current || templateHash(specOf(current).template) !== template) return;

@@ -1,4 +1,8 @@
+import { containersOf } from '../kube/controllers/pods.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
+import type { Scenario } from '../scenario.js';
+import { pullReleaseImage } from '../world/registry.js';
+import { worldOf } from '../world/world.js';
 
 /**
  * What the kubelet shows for a container whose image the registry does not have (a variant
@@ -35,6 +39,9 @@ export function imagePullBackOffStatus(pod: KubeObject, image: string): Record<s
       },
       { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
     ],
+    // The kubelet starts each container whose image it has (the others of the pod run, not
+    // ready while the pod is not); only the one it cannot pull waits. `kubectl get pods` then
+    // shows that container's reason (kubernetes printers.go printPod: the first waiting container's reason wins).
     containerStatuses: containers.map((container) => {
       const pulling = container.image === image;
       return {
@@ -42,12 +49,39 @@ export function imagePullBackOffStatus(pod: KubeObject, image: string): Record<s
         image: container.image,
         imageID: '',
         ready: false,
-        started: false,
+        started: !pulling,
         restartCount: 0,
         state: pulling
           ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${String(image)}"` } }
-          : { waiting: { reason: 'PodInitializing' } },
+          : { running: { startedAt: now } },
       };
     }),
   };
+}
+
+/**
+ * The operator versions whose release images (operator, bootstrapper, services rigger,
+ * call-home client) the simulated registry holds: every release of the scenario's world, and
+ * the scenario's own operator version (it was pulled before the simulation began).
+ */
+export function releaseImageTags(scenario: Scenario): string[] {
+  const versions = worldOf(scenario).operatorVersions();
+  return versions.includes(scenario.operator.version) ? versions : [...versions, scenario.operator.version];
+}
+
+/**
+ * The kubelet's answer for a new pod whose containers are all release images: the
+ * ImagePullBackOff status of the first one the registry does not hold (the kubelet reports the
+ * container it could not pull), undefined when every image pulls.
+ */
+export function failedReleasePullStatus(
+  pod: KubeObject,
+  releases: readonly string[],
+): Record<string, unknown> | undefined {
+  for (const container of containersOf({ spec: pod.spec })) {
+    if (typeof container.image !== 'string') continue;
+    if (!pullReleaseImage(container.image, releases).pulled)
+      return imagePullBackOffStatus(pod, container.image);
+  }
+  return undefined;
 }

@@ -23,6 +23,8 @@ import { EventRecorder, type EventSink } from './events.js';
 import { KubeAccess, type KubeHandle, toKubeHandle } from './kube-access.js';
 import { CLUSTER_LOGGER, OPERATOR_LOGGER, OperatorLog, type OperatorLogEntry } from './operator-log.js';
 import { PodAdmissionGate } from './pod-admission.js';
+import { releaseImageTags } from './image-pull.js';
+import { ServicesRigger } from './services-rigger.js';
 import { completeRestActions } from './rest-actions.js';
 
 export type { OperatorClock } from './clock.js';
@@ -72,6 +74,7 @@ class SimulatedOperator {
   readonly #log: OperatorLog;
   readonly #deployment: OperatorDeployment;
   readonly #cluster: ClusterUpgrade;
+  readonly #rigger: ServicesRigger;
   readonly #admission: PodAdmissionGate;
   readonly #databases: DatabaseReconciler;
   readonly #controllers: ControllerManager | undefined;
@@ -119,7 +122,13 @@ class SimulatedOperator {
       timers: this.#timers,
       startSeconds: options.scenario.timing.operatorStart,
       controllers: this.#controllers,
-      world: worldOf(options.scenario),
+      releases: releaseImageTags(options.scenario),
+    });
+    this.#rigger = new ServicesRigger({
+      kube: this.#kube,
+      scenario: options.scenario,
+      controllers: this.#controllers,
+      releases: releaseImageTags(options.scenario),
     });
     this.#cluster = new ClusterUpgrade({
       kube: this.#kube,
@@ -135,6 +144,8 @@ class SimulatedOperator {
         this.#suspended = false;
         this.kick();
       },
+      rigger: this.#rigger,
+      releases: releaseImageTags(options.scenario),
     });
     this.#databases = new DatabaseReconciler({
       kube: this.#kube,
@@ -189,6 +200,8 @@ class SimulatedOperator {
   async stop(): Promise<void> {
     this.#timers.stop();
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
+    // Last installed, first removed: each restores the hooks it found.
+    this.#rigger.detach();
     this.#deployment.detach();
     await Promise.allSettled([...this.#inFlight]);
   }

@@ -10,7 +10,7 @@ import {
 } from '../artifacts/operator-objects.js';
 import { chartInstallsScc } from '../artifacts/openshift-scc.js';
 import { crdsFor } from '../crds.js';
-import { seedOlmInstall } from '../olm/olm.js';
+import { olmNodeDigest, seedOlmInstall } from '../olm/olm.js';
 import type { KubeStore } from '../kube/store.js';
 import { isRecord, type KubeObject } from '../kube/types.js';
 import type { RestBdb, RestModel } from '../rest/model.js';
@@ -31,9 +31,12 @@ import {
   licenseSecretName,
   licenseStatus,
   SIMULATED_LICENSE,
-  nodeImage,
+  componentImage,
+  componentRepository,
   nodePodTemplate,
+  servicesRiggerDeployment,
 } from './cluster-objects.js';
+import { nodeImageReference } from '../world/registry.js';
 import { bundledDatabaseVersionsStatus } from './database-versions.js';
 import { deploymentReady } from './deployment.js';
 import { helmOwnership, helmReleaseSecret } from './helm-release.js';
@@ -366,10 +369,17 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
   kube.ensure(clusterServiceAccount(cluster.name, namespace));
   kube.ensure(clusterApiService(cluster.name, namespace));
 
+  // What the operator wrote for this spec (cluster-upgrade.ts): the node image with its pinned
+  // digest, the bootstrapper's pinned image, else the operator's own.
   const template = nodePodTemplate(
     cluster.name,
-    nodeImage(cluster.repository, cluster.versionTag),
-    operator.version,
+    // (An OLM install's REC gets its node digest a little later, seedOlmInstall: the same one.)
+    nodeImageReference(cluster.repository, cluster.versionTag, cluster.digestHash ?? olmNodeDigest(scenario)),
+    componentImage(
+      cluster.imageSpecs.bootstrapper,
+      componentRepository('bootstrapper', scenario.platform),
+      operator.version,
+    ),
   );
   if (scenario.platform === 'openshift') {
     applyPodSecurity(template, podSecurityFor(operator.version, cluster.allowAutoAdjustment));
@@ -382,6 +392,19 @@ function seedClusterResources(kube: KubeAccess, rest: RestModel, scenario: Scena
     if (!existing.has(`${cluster.name}-${ordinal}`)) createPod(kube, statefulSet, ordinal, true);
   }
   writeStatefulSetStatus(kube, statefulSet);
+  // The services rigger beside the nodes, running its pinned image or the operator's release's.
+  const rigger = kube.ensure(
+    servicesRiggerDeployment(
+      cluster.name,
+      namespace,
+      componentImage(
+        cluster.imageSpecs.rigger,
+        componentRepository('rigger', scenario.platform),
+        operator.version,
+      ),
+    ),
+  );
+  markDeploymentReady(kube, rigger);
 }
 
 function installedModules(rest: RestModel): { name: string; displayName: string; versions: string[] }[] {

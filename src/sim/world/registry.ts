@@ -20,8 +20,10 @@
 import { imageDigest } from '../olm/objects.js';
 import type { SimWorld } from './world.js';
 
-export type NodeImagePull =
+export type ImagePull =
   { pulled: true; tag: string } | { pulled: false; reason: 'ErrImagePull'; message: string };
+/** The node image's pull (the name the first caller knew it by). */
+export type NodeImagePull = ImagePull;
 
 export interface ImageReference {
   repository: string;
@@ -71,7 +73,32 @@ export function pullNodeImage(image: string, world: SimWorld): NodeImagePull {
   return tag === undefined ? notFound(image) : { pulled: true, tag };
 }
 
-function notFound(image: string): NodeImagePull {
+/**
+ * What pulling an image of the operator's own release gives: the operator, the bootstrapper
+ * (the operator's image), the services rigger and the call-home client are tagged with the
+ * operator version (redis-facts.md §1: `redislabs/operator:<version>`, DOCS deployment/helm.md
+ * `redislabs/k8s-controller`; §12: `re-call-home-client:<operator-version>`). `releases` are the
+ * operator versions whose images the registry holds (the world's, and the scenario's own). By
+ * tag: one of them. By digest: the one whose `repository:version` has that digest in this
+ * repository (the digest decides, as for the node image above); none: ErrImagePull.
+ */
+export function pullReleaseImage(image: string, releases: readonly string[]): ImagePull {
+  const reference = parseImageReference(image);
+  if (reference.digest === undefined) {
+    if (reference.tag !== undefined && releases.includes(reference.tag))
+      return { pulled: true, tag: reference.tag };
+    return notFound(image);
+  }
+  const candidates = [...(reference.tag === undefined ? [] : [reference.tag]), ...releases];
+  const tag = candidates.find(
+    (candidate) =>
+      releases.includes(candidate) &&
+      imageDigest(`${reference.repository}:${candidate}`) === reference.digest,
+  );
+  return tag === undefined ? notFound(image) : { pulled: true, tag };
+}
+
+function notFound(image: string): ImagePull {
   return {
     pulled: false,
     reason: 'ErrImagePull',

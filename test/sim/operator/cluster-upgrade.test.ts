@@ -45,7 +45,12 @@ test('happy upgrade: operator, then the cluster, pods replaced in reverse ordina
     await waitFor('the upgrade to start', () => recState(sim) === 'Upgrade');
     await waitFor('the cluster to be Running again', () => recState(sim) === 'Running');
 
-    const pods = sim.changes.slice(mark).filter((change) => change.resource.kind === 'Pod');
+    // The node pods (the services rigger's pod is replaced too: its own Deployment, below).
+    const pods = sim.changes
+      .slice(mark)
+      .filter(
+        (change) => change.resource.kind === 'Pod' && /^rec-\d+$/.test(change.object.metadata.name ?? ''),
+      );
     const deleted = pods
       .filter((change) => change.type === 'DELETED')
       .map((change) => change.object.metadata.name);
@@ -77,6 +82,12 @@ test('happy upgrade: operator, then the cluster, pods replaced in reverse ordina
       );
       assert.equal(pod?.metadata.labels?.['controller-revision-hash'], after.updateRevision);
     }
+    // The services rigger moved to the operator's release with the cluster.
+    const rigger = sim.get('apps/v1', 'Deployment', 'rec-services-rigger');
+    const riggerContainers = (
+      (rigger?.spec ?? {}) as { template: { spec: { containers: { image: string }[] } } }
+    ).template.spec.containers;
+    assert.equal(riggerContainers[0]?.image, `redislabs/k8s-controller:${TARGET_OPERATOR}`);
     // The StatefulSet status never claimed a finished rollout before the last pod was ready.
     const stsChanges = sim.changes
       .slice(mark)

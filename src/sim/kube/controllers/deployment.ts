@@ -24,6 +24,13 @@ export class DeploymentController implements Controller {
   readonly name = 'deployment';
   /** How long new pods of a Deployment stay unready; the simulated operator sets this. */
   readinessDelayMs: (deployment: KubeObject) => number = () => 0;
+  /**
+   * The kubelet's pull of a new pod's images: the pod's status when one cannot be pulled (it
+   * then never starts), undefined when it runs. The simulated operator answers for the
+   * Deployments whose images its registry knows (src/sim/world/registry.ts); others all pull.
+   */
+  failedPullStatus: (deployment: KubeObject, pod: KubeObject) => Record<string, unknown> | undefined = () =>
+    undefined;
   #context: ControllerContext | undefined;
   #queue: WorkQueue | undefined;
   #listener: ((event: ChangeEvent) => void) | undefined;
@@ -107,8 +114,14 @@ export class DeploymentController implements Controller {
       (next.spec as Record<string, unknown>).replicas = desired;
       current = store.update(types.replicaSets, next, { fieldManager: 'kube-controller-manager' });
     }
+    // RollingUpdate (the default strategy) removes an old pod only once a new one is available
+    // (for one replica, maxUnavailable 25% rounds down to 0: kubernetes.io "Deployments",
+    // "Max Unavailable"); Recreate removes them all first. Here old ReplicaSets go at once but
+    // for one case: new pods that can never start (their image does not pull) leave a
+    // RollingUpdate Deployment's old pods running, as a real rollout stuck there does.
+    const stuck = !isRecreate(deployment) && this.#newPodsFailPull(deployment, current);
     for (const old of owned) {
-      if (old.metadata.uid === current.metadata.uid || replicasOf(old) === 0) continue;
+      if (stuck || old.metadata.uid === current.metadata.uid || replicasOf(old) === 0) continue;
       const next = clone(old);
       (next.spec as Record<string, unknown>).replicas = 0;
       store.update(types.replicaSets, next, { fieldManager: 'kube-controller-manager' });
@@ -177,6 +190,19 @@ export class DeploymentController implements Controller {
     store.updateStatus(types.deployments, next, { fieldManager: 'kube-controller-manager' });
   }
 
+  /** The new ReplicaSet's pods would wait on an image the registry does not have (judged from its template). */
+  #newPodsFailPull(deployment: KubeObject, replicaSet: KubeObject): boolean {
+    const spec = isRecord(replicaSet.spec) ? replicaSet.spec : {};
+    const pod = podFromTemplate(
+      spec.template,
+      replicaSet.metadata.name ?? '',
+      replicaSet.metadata.namespace ?? '',
+      {},
+      replicaSet,
+    );
+    return this.failedPullStatus(deployment, pod) !== undefined;
+  }
+
   #reconcileReplicaSet(namespace: string, name: string): void {
     const context = this.#context!;
     const { store } = context;
@@ -203,9 +229,10 @@ export class DeploymentController implements Controller {
       );
       const created = store.create(types.pods, pod, { fieldManager: 'kube-controller-manager' });
       const running = clone(created);
-      running.status = runningPodStatus(created, delay <= 0, pods.length);
+      const failedPull = deployment ? this.failedPullStatus(deployment, created) : undefined;
+      running.status = failedPull ?? runningPodStatus(created, delay <= 0, pods.length);
       pods.push(store.updateStatus(types.pods, running, { fieldManager: 'kubelet' }));
-      if (delay > 0) this.#readyLater(created, delay, pods.length);
+      if (delay > 0 && !failedPull) this.#readyLater(created, delay, pods.length);
     }
     if (pods.length > desired) {
       const extra = [...pods].sort((a, b) =>
@@ -245,6 +272,11 @@ export class DeploymentController implements Controller {
     }, delayMs);
     this.#timers.add(timer);
   }
+}
+
+function isRecreate(deployment: KubeObject): boolean {
+  const spec = isRecord(deployment.spec) ? deployment.spec : {};
+  return isRecord(spec.strategy) && spec.strategy.type === 'Recreate';
 }
 
 function replicasOf(object: KubeObject): number {
