@@ -15,7 +15,8 @@
  */
 
 import { UsageError } from '../errors.js';
-import { gitTagFor, missingTagReason, taggedNeighbourOf } from '../release/catalog.js';
+import { gitTagFor, missingTagReason } from '../release/catalog.js';
+import { neighbourAdvice } from './release-neighbour.js';
 import type { ResolvedVersions } from './resolve.js';
 import type { Snapshot } from './snapshot.js';
 import type { Target } from './target.js';
@@ -68,27 +69,27 @@ export function releaseFilesLocatable(target: Pick<Target, 'bundle' | 'operator'
   return Boolean(target.bundle) || gitTagFor(target.operator) !== undefined;
 }
 
-/** Throws the UsageError that names `--bundle` and the nearest tagged release when `uses` cannot be located. */
+/** Throws the UsageError that names `--bundle` and a tagged release to go to instead when `uses` cannot be located. */
 export function assertReleaseFilesLocatable(
-  snapshot: Pick<Snapshot, 'platform'>,
+  snapshot: Snapshot,
   target: Pick<Target, 'bundle' | 'operator'>,
   uses: readonly ReleaseFileUse[],
 ): void {
   if (uses.length === 0 || releaseFilesLocatable(target)) return;
-  throw noReleaseFilesError(target.operator, snapshot.platform, uses);
+  throw noReleaseFilesError(target.operator, snapshot, uses);
 }
 
 /**
- * No trustworthy upstream release files for `operator`: what to pass instead, or where to go.
+ * No trustworthy upstream release files for `operator`: what to pass instead, or where to go (a
+ * tagged release the plan would take on this cluster, src/planning/release-neighbour.ts).
  * `needed`: why the run reads them (the files, or the reason in words).
  */
 export function noReleaseFilesError(
   operator: string,
-  platform: Snapshot['platform'],
+  snapshot: Snapshot,
   needed: string | readonly ReleaseFileUse[],
 ): UsageError {
-  const neighbour = taggedNeighbourOf(operator);
-  const bundle = bundleFileName(platform);
+  const bundle = bundleFileName(snapshot.platform);
   const uses = typeof needed === 'string' ? [] : needed;
   const reasons = typeof needed === 'string' ? [needed] : [...new Set(uses.map((u) => u.why))];
   const beside = [...new Set(uses.filter((u) => !u.bundle).map((u) => u.file))];
@@ -103,7 +104,7 @@ export function noReleaseFilesError(
     {
       hint:
         `Pass --bundle FILE_OR_URL with the ${bundle} of ${operator}${besideWords ? ` (${besideWords})` : ''}` +
-        (neighbour ? `, or upgrade to --to ${neighbour}, the nearest release that has a tag.` : '.'),
+        neighbourAdvice(operator, snapshot),
     },
   );
 }

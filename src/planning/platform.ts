@@ -83,7 +83,10 @@ function waypointNote(operator: string, final: string, kind: PlatformKind, versi
   return `; the cluster runs ${operator} on it from this hop until the next, a stop on the way to ${final}: ${finalTargetSays(final, kind, version)}`;
 }
 
-export function checkPlatformSupported(snapshot: Snapshot, target: Target): Outcome {
+export function checkPlatformSupported(
+  snapshot: Snapshot,
+  target: Pick<Target, 'operator' | 'onTheWayTo'>,
+): Outcome {
   const { kind, version } = clusterPlatformVersion(snapshot);
   const name = NAMES[kind];
   const support = describeSupport(target.operator, kind);

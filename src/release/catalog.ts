@@ -314,7 +314,7 @@ export function chartVersionFor(operatorVersion: OperatorVersionInput): string {
  * catalog's upstreamTag, read from the tags by scripts/catalog-refresh.mjs); the tags v7.4.6-9 and
  * v7.8.6-11 hold the 8.0.6-8 and 8.0.10-21 bundles, and 7.4.6-6 has no tag at all
  * (redis-facts.md §12), so for those three releases there is no trustworthy tag (`undefined`;
- * the plan requires `--bundle` or names the nearest release that has one, see taggedNeighbourOf).
+ * the plan requires `--bundle` or names the nearest release that has one, see taggedNeighboursOf).
  */
 export function gitTagFor(operatorVersion: OperatorVersionInput): string | undefined {
   const version = formatOperatorVersion(requireOperator(operatorVersion));
@@ -335,11 +335,12 @@ export function missingTagReason(operatorVersion: OperatorVersionInput): string 
 }
 
 /**
- * The catalogued release nearest to `operatorVersion` in the same RS line (x.y.z) whose bundle
- * has a trustworthy tag: the next newer maintenance release first (it carries the same line's
- * fixes), else the newest older one; `undefined` when the line has none.
+ * The catalogued releases of `operatorVersion`'s RS line (x.y.z) whose bundle has a trustworthy
+ * tag, nearest first: the newer maintenance releases oldest first (they carry the same line's
+ * fixes), then the older ones newest first; empty when the line has none. Which of them a hint may
+ * name depends on the cluster too (advisories, platform support): src/planning/release-neighbour.ts.
  */
-export function taggedNeighbourOf(operatorVersion: OperatorVersionInput): string | undefined {
+export function taggedNeighboursOf(operatorVersion: OperatorVersionInput): string[] {
   const version = requireOperator(operatorVersion);
   const line = catalogEntries().filter(
     (entry) =>
@@ -347,9 +348,9 @@ export function taggedNeighbourOf(operatorVersion: OperatorVersionInput): string
       entry.key !== formatOperatorVersion(version) &&
       gitTagFor(entry.key) !== undefined,
   );
-  const newer = line.find((entry) => compareOperatorVersions(entry.operator, version) > 0);
-  const older = line.filter((entry) => compareOperatorVersions(entry.operator, version) < 0).at(-1);
-  return (newer ?? older)?.key;
+  const newer = line.filter((entry) => compareOperatorVersions(entry.operator, version) > 0);
+  const older = line.filter((entry) => compareOperatorVersions(entry.operator, version) < 0).reverse();
+  return [...newer, ...older].map((entry) => entry.key);
 }
 
 const UPSTREAM_RAW = 'https://raw.githubusercontent.com/RedisLabs/redis-enterprise-k8s-docs';

@@ -15,7 +15,7 @@ function bundleToApply(deps: UpgradeDeps): string {
   if (deps.resolved.bundle) return deps.resolved.bundle;
   throw noReleaseFilesError(
     deps.resolved.operator.target,
-    deps.snapshot.platform,
+    deps.snapshot,
     'the operator is upgraded from the release bundle',
   );
 }

@@ -62,6 +62,6 @@ export function releaseFileToRead(
   use: ReleaseFileUse,
 ): string {
   if (!releaseFilesLocatable(deps.target))
-    throw noReleaseFilesError(deps.target.operator, deps.snapshot.platform, [use]);
+    throw noReleaseFilesError(deps.target.operator, deps.snapshot, [use]);
   return releaseFile(deps.resolved, deps.target, use.file);
 }

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { taggedNeighbourOf } from '../../src/release/catalog.js';
 import type { Scenario } from '../../src/sim/scenario.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertExit, changes, describeEntries, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
@@ -14,25 +13,44 @@ import { assertExit, changes, describeEntries, type UpgradeSim, withUpgradeSim }
  * bundle, redis-facts.md §1) and no --bundle: every step that acts and reads a file of the
  * release tree (src/steps/release-files.ts) makes the plan refuse up front (exit 2), naming
  * --bundle and the nearest tagged release, whatever the method and with the operator already at
- * the target. Before, the plan refused only the bundle method's operator step and the redb-role
- * files, and only while the operator was not at the target: the admission step (bundle, OLM with a
+ * the target. The hint names a tagged release to go to instead only when the plan of `--to <it>`
+ * would take it on this cluster (no known advisory, supported on its platform version,
+ * src/planning/release-neighbour.ts), and otherwise says none does. Before, the plan refused
+ * only the bundle method's operator step and the redb-role files, and only while the operator was not at the target: the admission step (bundle, OLM with a
  * webhook OLM does not own) and the security-context step (OpenShift, any method) then read
  * `v7.8.6-11/...`, another release's files. Where no acting step reads one (helm on Kubernetes),
  * the plan goes on.
  */
 
 const UNTAGGED = '7.8.6-11';
-const NEIGHBOUR = taggedNeighbourOf(UNTAGGED) ?? '';
+/** The hint's end on the simulator's Kubernetes 1.33 (happy-path), newer than any 7.8.6 release lists. */
+const NO_NEIGHBOUR_ON_133 =
+  /\. No other 7\.8\.6 release has a tag, no known advisory and support for Kubernetes 1\.33: `ctl [^`]*upgrade plan` lists the targets this cluster can take\./;
+/**
+ * On the simulator's OpenShift (its ClusterVersion follows the scenario's Kubernetes version),
+ * which the 7.8.6 line supports: 7.8.6-20, the first tagged release of the line no advisory affects.
+ */
+function neighbourOnOpenshift(version: string): RegExp {
+  return new RegExp(
+    `, or upgrade to --to 7\\.8\\.6-20, the nearest release with a tag, no known advisory and support for OpenShift ${version.replaceAll('.', '\\.')}\\.`,
+  );
+}
 const USAGE = 2;
 /** No --bundle and no CTL_BUNDLE: the release files are the upstream tag's, which has none. */
 const NO_BUNDLE = { CTL_BUNDLE: '' };
 
 interface PlanDoc {
   steps: { id: string; skip: string | null; actions: { command: string }[] }[];
+  checks: { id: string; status: string; message: string }[];
 }
 
-/** The refusal: exit 2, why (`why`), --bundle, the nearest tagged release; nothing changed. */
-async function assertRefused(sim: UpgradeSim, why: RegExp, bundleFile = 'bundle.yaml'): Promise<void> {
+/** The refusal: exit 2, why (`why`), --bundle, then `advice` (a release to go to, or none); nothing changed. */
+async function assertRefused(
+  sim: UpgradeSim,
+  why: RegExp,
+  advice: RegExp,
+  bundleFile = 'bundle.yaml',
+): Promise<void> {
   for (const command of [['plan'], ['run', '--yes']]) {
     const result = await sim.ctl(['upgrade', ...command, '--to', UNTAGGED], { env: NO_BUNDLE });
     assertExit(result, USAGE, `upgrade ${command[0]} without --bundle`);
@@ -44,7 +62,7 @@ async function assertRefused(sim: UpgradeSim, why: RegExp, bundleFile = 'bundle.
     assert.match(
       result.stderr,
       new RegExp(
-        `hint: Pass --bundle FILE_OR_URL with the ${bundleFile.replaceAll('.', '\\.')} of 7\\.8\\.6-11 \\(its .* next to it, as in the release tree\\), or upgrade to --to ${NEIGHBOUR}, the nearest release that has a tag\\.`,
+        `hint: Pass --bundle FILE_OR_URL with the ${bundleFile.replaceAll('.', '\\.')} of 7\\.8\\.6-11 \\(its .* next to it, as in the release tree\\)${advice.source}`,
       ),
     );
   }
@@ -64,6 +82,7 @@ describe('a target release without a trustworthy tag: the plan refuses what the 
         await assertRefused(
           sim,
           /the admission step applies the release's webhook \(admission\/webhook\.yaml\)/,
+          NO_NEIGHBOUR_ON_133,
         );
         // With the simulator's release tree as --bundle (CTL_BUNDLE): planned, and the admission
         // step reads webhook.yaml from beside it.
@@ -106,6 +125,7 @@ describe('a target release without a trustworthy tag: the plan refuses what the 
         assertRefused(
           sim,
           /the security-context step applies redis-enterprise-scc-v2 of the release/,
+          neighbourOnOpenshift('4.17'),
           'openshift.bundle.yaml',
         ),
       { patch: atUntagged },
@@ -139,11 +159,42 @@ databases:
       await assertRefused(
         sim,
         /the security-context step applies redis-enterprise-scc-v2 of the release/,
+        neighbourOnOpenshift('4.18'),
         'openshift.bundle.yaml',
       );
       const plan = await sim.ctl(['upgrade', 'plan', '--to', UNTAGGED], { env: NO_BUNDLE });
       // OLM owns the webhook it installed from the CSV: the admission step reads nothing.
       assert.doesNotMatch(plan.stderr, /webhook/);
     });
+  });
+
+  it('the release the hint names plans on the same cluster: no refusal for its files, no advisory, its platform supported', async () => {
+    await withUpgradeSim(
+      'happy-path',
+      async (sim) => {
+        const refused = await sim.ctl(['upgrade', 'plan', '--to', UNTAGGED], { env: NO_BUNDLE });
+        assertExit(refused, USAGE, 'plan to the untagged release without --bundle');
+        const named =
+          /, or upgrade to --to (\S+), the nearest release with a tag, no known advisory and support for Kubernetes 1\.32\./.exec(
+            refused.stderr,
+          );
+        assert.ok(named, refused.stderr);
+        const neighbour = named[1]!;
+        assert.equal(neighbour, '7.8.6-20');
+        // Its own plan, still without --bundle: the upstream tag locates its files, and the
+        // checks the choice stands for pass.
+        const plan = await sim.ctl(['upgrade', 'plan', '--to', neighbour, '-o', 'json'], { env: NO_BUNDLE });
+        assert.doesNotMatch(plan.stderr, /no upstream release files/);
+        assert.notEqual(plan.code, USAGE, plan.stderr);
+        const checks = (JSON.parse(plan.stdout) as PlanDoc).checks;
+        for (const id of ['release-advisories', 'platform-supported']) {
+          const check = checks.find((c) => c.id === id);
+          assert.equal(check?.status, 'pass', JSON.stringify(check));
+        }
+        assert.deepEqual(changes(sim), [], describeEntries(changes(sim)));
+      },
+      // Kubernetes 1.32, which the 7.8.6 line supports (the scenario's 1.33 is newer than it lists).
+      { patch: (scenario) => ({ ...scenario, kubernetesVersion: '1.32' }) },
+    );
   });
 });

@@ -209,7 +209,8 @@ export function bundledDatabaseVersions(clusterTag: string): readonly string[] {
 
 /**
  * Cluster images from RS 7.8.2 on (those of operator 7.8.2-6) run RHEL9: every database must be
- * at 7.2 or later and every module in use needs a `rhel9/...` build, or the upgrade freezes
+ * at 7.2 or later and every module in use needs a build for a platform that RAMP's RLEC_OS_MAP
+ * maps to rhel9 (`rhel9/...`, `rocky9/...`; docs/simulator-internals.md), or the upgrade freezes
  * (DOCS `kubernetes/release-notes/7-8-2-releases/_index.md`; FACTS §3).
  */
 export const RHEL9_FROM_RS: readonly number[] = [7, 8, 2];

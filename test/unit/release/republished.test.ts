@@ -13,7 +13,7 @@ import {
   LAST_OPENSHIFT_RHEL7_RELEASE,
   missingTagReason,
   rhel7HopFor,
-  taggedNeighbourOf,
+  taggedNeighboursOf,
 } from '../../../src/release/catalog.js';
 import { planUpgrade } from '../../../src/steps/index.js';
 import { makeSnapshot, makeTarget } from '../planning/snapshot-fixture.js';
@@ -99,18 +99,26 @@ describe('releases without a git tag', () => {
   it('v7.4.6-6 does not exist: no tag, a reason, and 7.4.6-7 as the nearest tagged release', () => {
     assert.equal(gitTagFor('7.4.6-6'), undefined);
     assert.match(missingTagReason('7.4.6-6') ?? '', /no git tag v7\.4\.6-6/);
-    assert.equal(taggedNeighbourOf('7.4.6-6'), '7.4.6-7');
+    assert.equal(taggedNeighboursOf('7.4.6-6')[0], '7.4.6-7');
     assert.equal(missingTagReason('7.4.6-7'), undefined);
   });
 
-  it('the plan refuses a bundle upgrade to 7.4.6-6 before any change, naming --bundle and 7.4.6-7', () => {
+  it('the plan refuses a bundle upgrade to 7.4.6-6 before any change, naming --bundle and 7.4.6-11', () => {
+    // On Kubernetes 1.30, which the 7.4.6 line supports: 7.4.6-7 is tagged, but
+    // reaadb-empty-password affects it (fixed in 7.4.6-11), so the hint names 7.4.6-11.
+    const snapshot = makeSnapshot((s) => {
+      s.kubernetesVersion = 'v1.30.5';
+    });
     assert.throws(
-      () => planUpgrade(makeSnapshot(), makeTarget({ to: '7.4.6-6', databases: 'none' })),
+      () => planUpgrade(snapshot, makeTarget({ to: '7.4.6-6', databases: 'none' })),
       (error: UsageError) => {
         assert.ok(error instanceof UsageError);
         assert.match(error.message, /no git tag v7\.4\.6-6/);
         assert.match(error.hint ?? '', /--bundle FILE_OR_URL with the bundle\.yaml of 7\.4\.6-6/);
-        assert.match(error.hint ?? '', /--to 7\.4\.6-7, the nearest release that has a tag/);
+        assert.match(
+          error.hint ?? '',
+          /--to 7\.4\.6-11, the nearest release with a tag, no known advisory and support for Kubernetes 1\.30\.$/,
+        );
         return true;
       },
     );
@@ -153,11 +161,13 @@ describe('releases without a git tag', () => {
     assert.equal(releaseBundle({ bundle: undefined, operator: '7.4.6-6' }, 'kubernetes'), undefined);
     const error = noReleaseFilesError(
       '7.4.6-6',
-      'kubernetes',
+      makeSnapshot((s) => {
+        s.kubernetesVersion = 'v1.28.0';
+      }),
       'the operator is upgraded from the release bundle',
     );
     assert.ok(error instanceof UsageError);
-    assert.match(error.hint ?? '', /--to 7\.4\.6-7/);
+    assert.match(error.hint ?? '', /--to 7\.4\.6-11, the nearest release/);
     assert.match(error.message, /no git tag/);
   });
 });

@@ -68,8 +68,8 @@ const DELIBERATE: Record<string, string> = {
   'docs/checks.md 7.8.2-6': 'olm-update-path: the plan that fails on a hole in the certified catalog',
   'docs/checks.md 7.8.6-20': "olm-update-path: the nearest target OLM can reach, as that plan's fix names it",
   'docs/catalog.md 8.0.10-23': 'a target whose RS 8.0.10 the example rule of a --catalog file applies to',
-  'docs/operator-methods.md 7.8.6-13':
-    'the error for a target without a trustworthy tag names the nearest tagged release (taggedNeighbourOf)',
+  'docs/operator-methods.md 7.8.6-20':
+    'the hint for a target without a trustworthy tag on Kubernetes 1.32, which 7.8.6-20 supports (src/planning/release-neighbour.ts)',
 };
 
 function problems(release: string, file: string): string[] {
