@@ -99,9 +99,10 @@ export function chartWebhookName(version: string, values: ChartValues, namespace
 }
 
 /**
- * A template's or file's YAML, written by js-yaml as the bundle files are (bundles.ts): the
- * `yaml` package's stringify was 0.36 s of CPU per test file that installs with helm (every
- * archive's CRDs and templates, once per process). js-yaml quotes YAML 1.1's booleans (`y`,
+ * A template's or file's YAML, written by js-yaml as the bundle files are (bundles.ts): a
+ * helm-installed simulator builds every version's archive for its index's digests, once per
+ * process, and with the `yaml` package's stringify that index took 0.92 s of CPU, with js-yaml
+ * 0.68 s (docs/reliability.md, the fourth round). js-yaml quotes YAML 1.1's booleans (`y`,
  * `on`, ...) by default, as helm's Go reader (sigs.k8s.io/yaml) needs; the text helm renders
  * from it is checked by the helm tests against the objects `renderChart` gives.
  */
