@@ -57,7 +57,9 @@ function withRedisGraph(scenario: Scenario): Scenario {
 const happyPath = new SharedUpgradeSim('happy-path');
 after(() => happyPath.close());
 
-describe('the first hour (issue 38)', { timeout: 300_000 }, () => {
+// Three tests at a time: each starts its own simulator or ctl demo, or takes its turn on the
+// shared one (SharedUpgradeSim.use), and most of their time is ctl's start-up and simulated waits.
+describe('the first hour (issue 38)', { timeout: 300_000, concurrency: 3 }, () => {
   it('ctl demo: the recommended target, the real field names, no warning in its plan', async () => {
     const demo = await runCtl(['demo', '--instant'], { timeoutMs: 120_000 });
     assertExit(demo, 0, 'demo');

@@ -86,14 +86,26 @@ export class SharedUpgradeSim {
   readonly #scenarioName: string;
   readonly #options: SimOptions;
   #sim: Promise<UpgradeSim> | undefined;
+  /** The end of the last use asked for: uses take turns. */
+  #turns: Promise<unknown> = Promise.resolve();
 
   constructor(scenarioName: string, options: SimOptions = {}) {
     this.#scenarioName = scenarioName;
     this.#options = options;
   }
 
-  /** Runs `body` on the shared cluster; `what` names it if it changed something. */
-  async use<T>(what: string, body: (sim: UpgradeSim) => Promise<T>): Promise<T> {
+  /**
+   * Runs `body` on the shared cluster; `what` names it if it changed something. Uses take turns,
+   * so a file may run its tests side by side: one use's count of changes must not see another's,
+   * and two runs on the one state would meet at its lock.
+   */
+  use<T>(what: string, body: (sim: UpgradeSim) => Promise<T>): Promise<T> {
+    const turn = this.#turns.then(() => this.#use(what, body));
+    this.#turns = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async #use<T>(what: string, body: (sim: UpgradeSim) => Promise<T>): Promise<T> {
     this.#sim ??= startUpgradeSim(this.#scenarioName, this.#options);
     const sim = await this.#sim;
     const from = sim.cluster.audit.entries.length;

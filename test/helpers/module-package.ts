@@ -38,10 +38,18 @@ export function modulePackageBytes(pkg: ModulePackageSpec): Uint8Array {
     architecture: pkg.architecture ?? 'x86_64',
     module_file: `${pkg.module.toLowerCase()}.so`,
   };
-  return zipSync({
-    'module.json': strToU8(JSON.stringify(metadata)),
-    [metadata.module_file]: strToU8('a stand-in for the module'),
+  return zipOf({
+    'module.json': JSON.stringify(metadata),
+    [metadata.module_file]: 'a stand-in for the module',
   });
+}
+
+/**
+ * A zip of text files, by name: the packages a test shapes by hand (a module.json that is not
+ * JSON, a file besides the module, ...), for ctl's reader and the simulator's unpacker alike.
+ */
+export function zipOf(files: Record<string, string>): Uint8Array {
+  return zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)])));
 }
 
 /** `2.6.10` -> 20610: the module's own number, of which RAMP/packer.py version_to_semantic_version reads the semantic one. */

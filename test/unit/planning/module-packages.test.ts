@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { strToU8, zipSync } from 'fflate';
+import { strToU8 } from 'fflate';
 import { runChecks } from '../../../src/planning/checks/index.js';
 import { describeModulePackage } from '../../../src/planning/module-package-read.js';
 import type { ModulePackage } from '../../../src/planning/module-package.js';
@@ -8,9 +8,8 @@ import type { Snapshot } from '../../../src/planning/snapshot.js';
 import type { Target } from '../../../src/planning/target.js';
 import { REQUIRED_PERMISSIONS } from '../../../src/steps/index.js';
 import { makeSnapshot, makeTarget } from './snapshot-fixture.js';
+import { zipOf } from '../../helpers/module-package.js';
 
-const zipOf = (files: Record<string, string>) =>
-  zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)])));
 const metadata = (fields: Record<string, unknown>) => JSON.stringify(fields);
 
 /** The fixture's search 2.8.4 built for RHEL8 only: a 7.8.2-6 target freezes on it. */

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { strToU8, zipSync } from 'fflate';
+import { strToU8 } from 'fflate';
 import { describeModuleFile, handleApiRequest } from '../../../../src/sim/rest/handlers.js';
 import { RestModel } from '../../../../src/sim/rest/model.js';
 import { parseScenario } from '../../../../src/sim/scenario.js';
 import { ScenarioError } from '../../../../src/sim/world/errors.js';
-import { modulePackageBytes } from '../../../helpers/module-package.js';
+import { modulePackageBytes, zipOf } from '../../../helpers/module-package.js';
 import { basicAuth, getAs } from './in-process.js';
 
 /**
@@ -233,16 +233,14 @@ describe('simulated management API: the systems of a module package', () => {
   const read = (fields: Record<string, unknown>) =>
     describeModuleFile(
       'rejson.zip',
-      zipSync({
-        'module.json': strToU8(
-          JSON.stringify({
-            module_name: 'ReJSON',
-            semantic_version: '2.6.10',
-            architecture: 'x86_64',
-            ...fields,
-          }),
-        ),
-        'rejson.so': strToU8('a stand-in'),
+      zipOf({
+        'module.json': JSON.stringify({
+          module_name: 'ReJSON',
+          semantic_version: '2.6.10',
+          architecture: 'x86_64',
+          ...fields,
+        }),
+        'rejson.so': 'a stand-in',
       }),
     );
 
@@ -273,8 +271,6 @@ describe('simulated management API: POST /v2/modules refuses what the unpacker r
     architecture: 'x86_64',
     module_file: 'rejson.so',
   };
-  const zipOf = (files: Record<string, string>) =>
-    zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)])));
   const packageOf = (
     meta: Record<string, unknown>,
     files: Record<string, string> = { 'rejson.so': 'binary' },
