@@ -227,7 +227,7 @@ async function isOlderThan(path: string, ms: number): Promise<boolean> {
 async function removeLeftoverTakeover(lockPath: string): Promise<void> {
   const takeover = `${lockPath}.takeover`;
   for (const { file, taker } of await takersIn(takeover)) {
-    if (taker === undefined || isGoneHere(taker, 'same')) await unlink(file).catch(() => undefined);
+    if (isGoneHere(taker, 'same')) await unlink(file).catch(() => undefined);
   }
   await rmdir(takeover).catch(() => undefined);
 }
@@ -296,28 +296,22 @@ async function enterTakeover(takeover: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** The markers in a takeover folder, each with its taker when it can be told. */
-async function takersIn(takeover: string): Promise<{ file: string; taker: ProcessIdentity | undefined }[]> {
+/** The markers in a takeover folder, each with its taker: as written in it, else as its name says. */
+async function takersIn(takeover: string): Promise<{ file: string; taker: ProcessIdentity }[]> {
   const names = await readdir(takeover).catch(() => [] as string[]);
-  const takers: { file: string; taker: ProcessIdentity | undefined }[] = [];
+  const takers: { file: string; taker: ProcessIdentity }[] = [];
   for (const name of names) {
     const named = TAKER_MARKER.exec(name);
     if (!named) continue;
     const file = join(takeover, name);
-    const written = await readTaker(file);
+    const written = await readOwnerFile<ProcessIdentity>(
+      file,
+      (parsed) => typeof parsed.pid === 'number' && typeof parsed.host === 'string',
+    );
     const [, pid, host] = named;
     takers.push({ file, taker: written ?? { pid: Number(pid), host: host!, user: '' } });
   }
   return takers;
-}
-
-async function readTaker(file: string): Promise<ProcessIdentity | undefined> {
-  try {
-    const parsed = JSON.parse(await readBoundedText(file, MAX_LOCK_BYTES)) as ProcessIdentity;
-    return typeof parsed.pid === 'number' && typeof parsed.host === 'string' ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -335,7 +329,7 @@ async function awaitTakeover(takeover: string): Promise<void> {
     if (made === undefined) return;
     const takers = await takersIn(takeover);
     const abandoned =
-      (takers.length > 0 && takers.every(({ taker }) => taker !== undefined && isGoneHere(taker, 'same'))) ||
+      (takers.length > 0 && takers.every(({ taker }) => isGoneHere(taker, 'same'))) ||
       Date.now() - made > TAKEOVER_GRACE_MS;
     if (abandoned) {
       for (const { file } of takers) await unlink(file).catch(() => undefined);
@@ -353,9 +347,27 @@ async function awaitTakeover(takeover: string): Promise<void> {
 const MAX_LOCK_BYTES = 64 * 1024;
 
 export async function readLock(lockPath: string): Promise<LockOwner | undefined> {
+  return readOwnerFile<LockOwner>(
+    lockPath,
+    (parsed) => typeof parsed.id === 'string' && typeof parsed.pid === 'number',
+  );
+}
+
+/**
+ * A lock's or a takeover marker's owner, bounded (MAX_LOCK_BYTES); undefined when the file is
+ * missing, empty, torn or not what `isOwner` accepts (a run killed while writing it).
+ */
+async function readOwnerFile<T>(
+  path: string,
+  isOwner: (parsed: Partial<Record<keyof T, unknown>>) => boolean,
+): Promise<T | undefined> {
   try {
-    const parsed = JSON.parse(await readBoundedText(lockPath, MAX_LOCK_BYTES)) as LockOwner;
-    return typeof parsed.id === 'string' && typeof parsed.pid === 'number' ? parsed : undefined;
+    const parsed = JSON.parse(await readBoundedText(path, MAX_LOCK_BYTES)) as unknown;
+    return typeof parsed === 'object' &&
+      parsed !== null &&
+      isOwner(parsed as Partial<Record<keyof T, unknown>>)
+      ? (parsed as T)
+      : undefined;
   } catch {
     return undefined;
   }

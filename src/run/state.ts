@@ -160,7 +160,8 @@ export async function recordedStatePaths(
   const byName = new Map<string, string>();
   for (const folder of contextFolders(stateRoot(env), identity.context, [pathSegment(identity.namespace)])) {
     const names = await readdir(folder).catch(() => [] as string[]);
-    for (const name of names.filter((f) => /^[^.].*\.json$/.test(f)).sort()) {
+    for (const name of names.filter((f) => /^[^.].*\.json$/.test(f))) {
+      // Today's folder is listed first: its file wins over the earlier folder's of the same name.
       if (!byName.has(name)) byName.set(name, join(folder, name));
     }
   }

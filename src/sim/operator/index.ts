@@ -116,19 +116,21 @@ class SimulatedOperator {
     });
     this.#version = options.scenario.operator.version;
     const fields = simDialectFields(options.scenario.dialect);
+    // The operator versions whose images the registry holds: one list for every image it pulls.
+    const releases = releaseImageTags(options.scenario);
     this.#deployment = new OperatorDeployment({
       kube: this.#kube,
       namespace: options.scenario.namespace,
       timers: this.#timers,
       startSeconds: options.scenario.timing.operatorStart,
       controllers: this.#controllers,
-      releases: releaseImageTags(options.scenario),
+      releases,
     });
     this.#rigger = new ServicesRigger({
       kube: this.#kube,
       scenario: options.scenario,
       controllers: this.#controllers,
-      releases: releaseImageTags(options.scenario),
+      releases,
     });
     this.#cluster = new ClusterUpgrade({
       kube: this.#kube,
@@ -145,7 +147,7 @@ class SimulatedOperator {
         this.kick();
       },
       rigger: this.#rigger,
-      releases: releaseImageTags(options.scenario),
+      releases,
     });
     this.#databases = new DatabaseReconciler({
       kube: this.#kube,

@@ -22,8 +22,6 @@ import type { SimWorld } from './world.js';
 
 export type ImagePull =
   { pulled: true; tag: string } | { pulled: false; reason: 'ErrImagePull'; message: string };
-/** The node image's pull (the name the first caller knew it by). */
-export type NodeImagePull = ImagePull;
 
 export interface ImageReference {
   repository: string;
@@ -57,7 +55,7 @@ export function nodeImageReference(repository: string, versionTag: string, diges
  * message containerd gives for a manifest the registry does not have ("failed to resolve
  * reference ...: not found", containerd remotes/docker/resolver.go ErrNotFound).
  */
-export function pullNodeImage(image: string, world: SimWorld): NodeImagePull {
+export function pullNodeImage(image: string, world: SimWorld): ImagePull {
   const reference = parseImageReference(image);
   if (reference.digest === undefined) {
     if (reference.tag !== undefined && world.clusterTagPublished(reference.tag))
