@@ -242,7 +242,9 @@ function apiVersionProblem(user: AuthInfo): Problem | undefined {
  * (validateAuthInfo counts only a `token` against basic auth, so kubectl goes on, reads the file,
  * then refuses the pair): transport/transport.go HTTPWrappersForConfig,
  * `config.HasBasicAuth() && config.HasTokenAuth()` (a username; a token or a token file).
- * Measured with kubectl 1.28 and 1.35. client-node would send both, the token over Basic auth.
+ * Measured with kubectl 1.28, 1.32 and 1.35 by hand; held to the kubectl nearest the simulator's
+ * Kubernetes in test/e2e/kubeconfig-token-file.test.ts. client-node checks nothing of the pair:
+ * it sets Basic auth, then the token over it, for a request.
  */
 function tokenFileAndBasicProblem(name: string, user: AuthInfo): Problem | undefined {
   if (!given(user.tokenFile) || given(user.token) || !given(user.username)) return undefined;

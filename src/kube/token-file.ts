@@ -22,8 +22,9 @@
  * BearerTokenFile) and its transport sends the file's token whenever the file reads, the `token`
  * only while it never has (transport/round_trippers.go NewBearerAuthWithRefreshRoundTripper and
  * bearerAuthRoundTripper.RoundTrip, over NewCachedFileTokenSource). types.go's "Token takes
- * precedence" is true only of that load; kubectl 1.28 and 1.35 measured against the simulator
- * send the file's token (test/e2e/kubeconfig-token-file.test.ts).
+ * precedence" is true only of that load; kubectl 1.28, 1.32 and 1.35, run by hand against the
+ * simulator, send the file's token (held to the kubectl nearest the simulator's Kubernetes in
+ * test/e2e/kubeconfig-token-file.test.ts).
  */
 
 import { UsageError } from '../errors.js';

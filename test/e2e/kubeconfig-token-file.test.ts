@@ -233,6 +233,21 @@ describe(
       assert.match(result.stderr, /EOF/);
     });
 
+    it("a tokenFile beside a username: both refuse it, ctl in kubectl's words", async () => {
+      const file = path.join(dir, 'basic', 'token');
+      const kubeconfig = kubeconfigWith('basic', { tokenFile: 'token', username: 'ops', password: 'p' });
+      writeFileSync(file, token, { mode: 0o600 });
+      const words = 'username/password or bearer token may be set, but not both';
+      assertRefused(
+        await plan(kubeconfig),
+        'tokenFile and username',
+        `the kubeconfig's user ${userName} has a tokenFile and a username; kubectl says: ${words}`,
+      );
+      const result = await kubectl(kubeconfig);
+      assert.notEqual(result.code, 0, result.stderr);
+      assert.ok(result.stderr.includes(words), result.stderr);
+    });
+
     it('a FIFO or a missing file as tokenFile: exit 2 at once, naming the user and tokenFile', async () => {
       const role = `the kubeconfig's tokenFile of user ${userName}`;
       assertRefused(

@@ -3,9 +3,10 @@
  * types.go AuthInfo.TokenFile), which client-node never reads: ctl sent such a user's requests
  * without a token. It is read as the `token-file` is (src/kube/kubeconfig-token-files.ts,
  * token-file.ts): from the kubeconfig's folder, only for the user in use, within its bound, its
- * messages naming `tokenFile`. A `token` beside it is what kubectl falls back on: kubectl 1.28 and
- * 1.35 send the file's token when the file reads (measured against the simulator:
- * test/e2e/kubeconfig-token-file.test.ts). Both keys: the `tokenFile`, as kubectl.
+ * messages naming `tokenFile`. A `token` beside it is what kubectl falls back on: kubectl 1.28,
+ * 1.32 and 1.35 send the file's token when the file reads (by hand against the simulator; the
+ * e2e test/e2e/kubeconfig-token-file.test.ts holds ctl to one of them). Both keys: the
+ * `tokenFile`, as kubectl.
  */
 
 import assert from 'node:assert/strict';
