@@ -19,7 +19,9 @@
  * Its errors come together (errConfigurationInvalid), which kubectl prints as one error alone, or
  * as `Error in configuration:` and a `* ` line for each (asKubectlPrints). Once they pass, the exec
  * plugin's apiVersion must be one client-go speaks, v1beta1 or v1 (plugin/pkg/client/auth/exec/
- * exec.go newAuthenticator: `exec plugin: invalid apiVersion "X"`).
+ * exec.go newAuthenticator: `exec plugin: invalid apiVersion "X"`), and a `tokenFile` may not be
+ * beside a username (transport/transport.go: `username/password or bearer token may be set, but
+ * not both`).
  * A certificate or key file that is a FIFO, a device, a folder or too large is refused in ctl's own
  * words (src/io/paths.ts, in client.ts selectContext and kubeconfig-file-open.ts): kubectl opens a
  * folder and waits on a FIFO.
@@ -36,6 +38,8 @@ import { openHint } from './kubeconfig-file-open.js';
 /** The fields of a kubeconfig user (`users[].user`) that kubectl checks, as the file has them. */
 export interface AuthInfo {
   token?: unknown;
+  /** kubectl's token file (client-node's `token-file` is not kubectl's: kubectl ignores it). */
+  tokenFile?: unknown;
   username?: unknown;
   password?: unknown;
   'client-certificate'?: unknown;
@@ -51,6 +55,7 @@ export interface AuthInfo {
 
 const FIELDS: readonly (keyof AuthInfo)[] = [
   'token',
+  'tokenFile',
   'username',
   'password',
   'client-certificate',
@@ -233,6 +238,23 @@ function apiVersionProblem(user: AuthInfo): Problem | undefined {
 }
 
 /**
+ * client-go's transport's refusal of a `tokenFile` beside a username, once validation has passed
+ * (validateAuthInfo counts only a `token` against basic auth, so kubectl goes on, reads the file,
+ * then refuses the pair): transport/transport.go HTTPWrappersForConfig,
+ * `config.HasBasicAuth() && config.HasTokenAuth()` (a username; a token or a token file).
+ * Measured with kubectl 1.28, 1.32 and 1.35 by hand; held to the kubectl nearest the simulator's
+ * Kubernetes in test/e2e/kubeconfig-token-file.test.ts. client-node checks nothing of the pair:
+ * it sets Basic auth, then the token over it, for a request.
+ */
+function tokenFileAndBasicProblem(name: string, user: AuthInfo): Problem | undefined {
+  if (!given(user.tokenFile) || given(user.token) || !given(user.username)) return undefined;
+  return {
+    kubectl: 'username/password or bearer token may be set, but not both',
+    hint: `Keep one way to sign in for user ${name}: remove its tokenFile, or its username and password.`,
+  };
+}
+
+/**
  * The errors' texts as kubectl prints them (kubernetes/kubectl pkg/cmd/util/helpers.go checkErr:
  * MultilineError("Error in configuration: ", err) for client-go's errConfigurationInvalid, every
  * error of the flattened aggregate, repeats kept): one error alone (kubectl's `error: <a>`),
@@ -277,10 +299,17 @@ export function usableRefusal(
     });
   }
   const version = apiVersionProblem(user);
-  return version
+  if (version) {
+    return new UsageError(
+      `the kubeconfig's user ${shown} has an exec plugin kubectl does not run; kubectl says: ${version.kubectl}`,
+      { hint: version.hint },
+    );
+  }
+  const both = tokenFileAndBasicProblem(shown, user);
+  return both
     ? new UsageError(
-        `the kubeconfig's user ${shown} has an exec plugin kubectl does not run; kubectl says: ${version.kubectl}`,
-        { hint: version.hint },
+        `the kubeconfig's user ${shown} has a tokenFile and a username; kubectl says: ${both.kubectl}`,
+        { hint: both.hint },
       )
     : undefined;
 }

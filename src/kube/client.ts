@@ -134,7 +134,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
     checkFilePath('the kubeconfig', fallback, 'input', INPUT_FILE_LIMITS.kubeconfig);
     files.push(fallback);
   }
-  // client-node's parser and readers, less their read of every user's token-file (token-file.ts).
+  // client-node's parser and readers, less their read of every user's token-file, and with
+  // kubectl's tokenFile, which they never read (kubeconfig-token-files.ts, token-file.ts).
   const { loadKubeconfigText } = await import('./kubeconfig-text.js');
   loadFiles(config, files, () => new KubeConfig(), loadKubeconfigText);
   return { ...selectContext(config, options.context, selection), selection };
@@ -230,7 +231,7 @@ export function kubeconfigProblem(error: unknown): string {
 /**
  * client-node's loadFromFile, but the file read within its bound and without waiting on it
  * (src/io/bounded-file.ts): each was checked when it was chosen, and may have changed since.
- * The paths it names (certificates, key, token-file) are then taken from its folder.
+ * The paths it names (certificates, key, tokenFile or token-file) are then taken from its folder.
  */
 function loadFile(config: k8s.KubeConfig, file: string, loadText: LoadText): void {
   let text: string;
@@ -352,8 +353,9 @@ function selectContext(
     const providerTokenFile = authProviderTokenFile(user);
     const providerTokenRole = KUBECONFIG_ROLES.authProviderTokenFile(user);
     checkFilePath(providerTokenRole, providerTokenFile, 'input', INPUT_FILE_LIMITS.tokenFile);
-    // The user's token-file and its auth-provider's tokenFile, read now (token-file.ts,
-    // request-files.ts): an empty one is refused before any request is made.
+    // The user's tokenFile or token-file and its auth-provider's tokenFile, read now
+    // (token-file.ts, request-files.ts): an empty one is refused before any request is made (a
+    // tokenFile beside a token falls back on the token, as kubectl's does).
     tokenFileOf(user)?.current();
     if (providerTokenFile) readAuthProviderToken(providerTokenFile, providerTokenRole);
   }
@@ -489,7 +491,11 @@ export function createKubeClients(
   onSecret: (secret: string) => void,
 ): Promise<KubeClients> {
   const user = loaded.config.getCurrentUser();
-  for (const secret of [user?.token, user?.password, ...pluginSecrets(user)]) if (secret) onSecret(secret);
+  // A token beside a tokenFile is sent only while the file does not read (token-file.ts): a
+  // secret of the kubeconfig all the same.
+  const besideToken = tokenFileOf(user)?.besideToken;
+  for (const secret of [user?.token, besideToken, user?.password, ...pluginSecrets(user)])
+    if (secret) onSecret(secret);
   const cluster = loaded.config.getCurrentCluster();
   for (const secret of [...serverSecrets(cluster?.server), ...serverSecrets(cluster?.proxyUrl)])
     onSecret(secret);

@@ -10,12 +10,14 @@
  * as kubectl refuses it (./kubeconfig-text-fields.ts). Besides: an entry kubectl reads and
  * client-node's reader refuses (a cluster without a server, a context without a cluster, an
  * entry without a name) is kept or left out rather than failing the whole file (lenientEntries,
- * below: kubectl judges the context in use only), each user's `token-file` is taken out before client-node's reader of
- * users sees it, which would read it then and there (./token-file.ts says why ctl reads it
- * instead, and how), an exec plugin kubectl would not start (the user has a token, a username, a
- * certificate and key) is set aside, each user's `exec.command` and auth-provider `tokenFile` are
- * resolved as kubectl resolves a kubeconfig's paths (below), and the fields kubectl checks of
- * each user are kept for ./auth-info.ts.
+ * below: kubectl judges the context in use only), each user's token file (`tokenFile`,
+ * kubectl's key, or `token-file`, client-node's) is taken out before client-node's reader of
+ * users sees it, which would read a `token-file` then and there and never reads a `tokenFile`
+ * (./kubeconfig-token-files.ts, ./token-file.ts), an exec plugin kubectl would not start (the
+ * user has a token or a token file, a username, a certificate and key) is set aside, each
+ * user's `exec.command` and auth-provider `tokenFile` are resolved as kubectl resolves a
+ * kubeconfig's paths (below), and the fields kubectl checks of each user are kept for
+ * ./auth-info.ts.
  */
 
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
@@ -24,6 +26,7 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parseYaml } from '../io/yaml-from-outside.js';
 import { attachAuthInfo } from './auth-info.js';
 import { booleanTextField } from './kubeconfig-text-fields.js';
+import { hasTokenFile, takeTokenFiles } from './kubeconfig-token-files.js';
 import { attachTokenFile, TokenFile } from './token-file.js';
 
 interface RawKubeconfig {
@@ -68,7 +71,7 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
   parsed.users = lenientEntries(parsed.users, 'user').entries;
   config.clusters = blanked(newClusters(clusters.entries), clusters.blank, 'server');
   config.contexts = blanked(newContexts(contexts.entries), contexts.blank, 'cluster');
-  // Before takeTokenFiles: a token-file is one of the credentials that set a plugin aside.
+  // Before takeTokenFiles: a token file is one of the credentials that set a plugin aside.
   const setAside = setAsideUnusedExecs(parsed.users);
   const tokenFiles = takeTokenFiles(parsed.users, base);
   resolveExecCommands(parsed.users, base);
@@ -76,9 +79,12 @@ export function loadKubeconfigText(config: KubeConfig, text: string, file: strin
   config.users = newUsers(parsed.users);
   config.currentContext = parsed['current-context'] as string;
   // newUsers throws on an entry it cannot read, so its users are the entries, in order.
-  for (const [index, path] of tokenFiles) {
+  for (const [index, { path, key, besideToken }] of tokenFiles) {
     const user = config.users[index];
-    if (user) attachTokenFile(user, new TokenFile(path, `the kubeconfig's token-file of user ${user.name}`));
+    if (!user) continue;
+    // The role names the key the file was given by: `the kubeconfig's tokenFile of user u1`.
+    const role = `the kubeconfig's ${key} of user ${user.name}`;
+    attachTokenFile(user, new TokenFile(path, role, Date.now, besideToken));
   }
   const entries = Array.isArray(parsed.users) ? (parsed.users as unknown[]) : [];
   // kubectl checks a plugin it does not start all the same (validateAuthInfo, exec.go's apiVersion).
@@ -148,8 +154,8 @@ function given(value: unknown): boolean {
 
 /**
  * Takes the exec plugin out of each user that kubectl would never start it for, by index (the
- * plugin as the file has it): a user with a token or token-file, a username, or a client
- * certificate and key. kubectl hands client-go every credential of the user
+ * plugin as the file has it): a user with a token or a token file (`tokenFile`, `token-file`), a
+ * username, or a client certificate and key. kubectl hands client-go every credential of the user
  * (tools/clientcmd/client_config.go getUserIdentificationPartialConfig), and the plugin's
  * authenticator then adds nothing to a transport that has one of these
  * (plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig: `c.HasTokenAuth() ||
@@ -168,27 +174,11 @@ function setAsideUnusedExecs(users: unknown): Map<number, unknown> {
     if (user['auth-provider'] !== undefined && user['auth-provider'] !== null) return;
     const cert = given(user['client-certificate']) || given(user['client-certificate-data']);
     const key = given(user['client-key']) || given(user['client-key-data']);
-    if (!given(user.token) && !given(user['token-file']) && !given(user.username) && !(cert && key)) return;
+    if (!given(user.token) && !hasTokenFile(user) && !given(user.username) && !(cert && key)) return;
     setAside.set(index, user.exec);
     delete user.exec;
   });
   return setAside;
-}
-
-/**
- * Takes each `token-file` that client-node would read (a user without a `token`) out of the
- * users' entries: by index, its path taken from `base` (client-go's ResolveLocalPaths).
- */
-function takeTokenFiles(users: unknown, base: string): Map<number, string> {
-  const taken = new Map<number, string>();
-  if (!Array.isArray(users)) return taken;
-  users.forEach((entry: unknown, index) => {
-    const user = (entry as { user?: unknown } | null)?.user as Record<string, unknown> | null | undefined;
-    if (!user || typeof user !== 'object' || user.token || !user['token-file']) return;
-    taken.set(index, resolve(base, String(user['token-file'] as string)));
-    delete user['token-file'];
-  });
-  return taken;
 }
 
 /**
@@ -221,7 +211,7 @@ export function resolveExecCommands(users: unknown, base: string): void {
  * ./refused-auth-providers.ts) that is relative absolute, taken from `base`, the folder of the
  * kubeconfig that defines the user. client-node reads it as written, from the working folder.
  * kubectl has no such provider, but takes every path of a user from its kubeconfig's folder
- * (the `token-file`, the client certificate and key, an exec command with a separator:
+ * (its own `tokenFile`, the client certificate and key, an exec command with a separator:
  * kubernetes/kubernetes staging/src/k8s.io/client-go/tools/clientcmd/loader.go ResolveLocalPaths
  * and GetAuthInfoFileReferences, read at client-go's commit 32ce75a7d); the same kubeconfig then
  * names the same file wherever ctl is started.

@@ -1,6 +1,6 @@
 /**
- * A kubeconfig user's `token-file`, read as kubectl reads it, within a bound and without waiting
- * on it (src/io/bounded-file.ts).
+ * A kubeconfig user's token file, `tokenFile` (kubectl's key) or `token-file` (client-node's),
+ * read as kubectl reads it, within a bound and without waiting on it (src/io/bounded-file.ts).
  *
  * client-node 1.4 reads every user's token-file itself, while it parses the kubeconfig
  * (config_types.js findToken: fs.readFileSync, the path taken from the working folder), and never
@@ -16,7 +16,15 @@
  * - the token is the file less the white space around it, read again once it is a minute old,
  *   and a read again that fails keeps the token read before (transport/token_source.go,
  *   NewCachedFileTokenSource: the kubelet rotates a projected service account token).
- * As client-node, a `token` beside the `token-file` wins, and the file is then never read.
+ * A `token` beside a `token-file` wins, as in client-node, and the file is then never read (kubectl
+ * ignores `token-file`). A `token` beside a `tokenFile` is what kubectl falls back on (`besideToken`):
+ * client-go keeps both (client_config.go getUserIdentificationPartialConfig: BearerToken and
+ * BearerTokenFile) and its transport sends the file's token whenever the file reads, the `token`
+ * only while it never has (transport/round_trippers.go NewBearerAuthWithRefreshRoundTripper and
+ * bearerAuthRoundTripper.RoundTrip, over NewCachedFileTokenSource). types.go's "Token takes
+ * precedence" is true only of that load; kubectl 1.28, 1.32 and 1.35, run by hand against the
+ * simulator, send the file's token (held to the kubectl nearest the simulator's Kubernetes in
+ * test/e2e/kubeconfig-token-file.test.ts).
  */
 
 import { UsageError } from '../errors.js';
@@ -34,9 +42,15 @@ export class TokenFile {
   constructor(
     /** Absolute: taken from the kubeconfig's folder. */
     readonly path: string,
-    /** What named the file, for messages: `the kubeconfig's token-file of user u1`. */
+    /** What named the file, for messages: `the kubeconfig's tokenFile of user u1`. */
     readonly role: string,
     private readonly now: () => number = Date.now,
+    /**
+     * The user's `token` beside its `tokenFile`: sent while the file has never been read, and the
+     * file tried again on the next use (client-go's caching source keeps no token until one
+     * reads); no refusal is then thrown, as kubectl goes on with the token.
+     */
+    readonly besideToken?: string,
   ) {}
 
   /**
@@ -46,7 +60,12 @@ export class TokenFile {
    */
   current(): string {
     if (this.token === undefined) {
-      this.token = this.read();
+      try {
+        this.token = this.read();
+      } catch (error) {
+        if (this.besideToken === undefined) throw error;
+        return this.besideToken;
+      }
       this.readAt = this.now();
     } else if (this.now() - this.readAt >= TOKEN_FILE_PERIOD_MS) {
       this.readAt = this.now();

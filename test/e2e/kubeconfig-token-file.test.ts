@@ -1,7 +1,11 @@
 /**
- * A kubeconfig user's `token-file` and an auth-provider's `tokenFile`, end to end: the BUILT ctl
- * plans against the simulator (which answers 401 to any other token) with a kubeconfig whose user
- * names its token by file. A FIFO, a directory, /dev/zero or a file past 64 KiB there is refused
+ * A kubeconfig user's token file (`tokenFile`, kubectl's key, and `token-file`, client-node's) and
+ * an auth-provider's `tokenFile`, end to end: the BUILT ctl plans against the simulator (which
+ * answers 401 to any other token) with a kubeconfig whose user names its token by file; for a
+ * user's `tokenFile` the real kubectl (test/helpers/tools.ts) reads the same kubeconfig, and both
+ * send the same token: the file's, even beside a `token` (client-go's transport prefers the file
+ * that reads; the `token` only while it does not). kubectl ignores `token-file` (it asks for a
+ * username), which ctl keeps reading as client-node does. A FIFO, a directory, /dev/zero or a file past 64 KiB there is refused
  * at once with exit 2, the input exit code of every kubeconfig file (CLI.md "Exit codes"), naming
  * the user and the field, long before the Kubernetes deadlines (10 s to connect, 30 s for an
  * answer); client-node read each of them itself, and a FIFO held ctl for good. A regular file
@@ -28,6 +32,7 @@ import { parse, stringify } from 'yaml';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { kubectlFor, runTool, type ToolResult } from '../helpers/tools.js';
 import { hangGuardMs, within } from '../helpers/wait.js';
 import { assertExit } from './upgrade-support.js';
 
@@ -111,6 +116,32 @@ describe(
         timeoutMs: hangGuardMs(60_000),
       });
 
+    /** The real kubectl, nearest the simulator's version, with that kubeconfig, from `dir`. */
+    const kubectl = (kubeconfig: string): Promise<ToolResult> =>
+      runTool(
+        kubectlFor(cluster.scenario.kubernetesVersion),
+        ['--kubeconfig', kubeconfig, 'get', 'ns', '--request-timeout=10s'],
+        {
+          cwd: dir,
+          env: {
+            PATH: process.env.PATH,
+            HOME: path.join(dir, 'home'),
+            KUBECACHEDIR: path.join(dir, 'home', 'kube-cache'),
+            NO_PROXY: '127.0.0.1,localhost',
+          },
+          timeoutMs: hangGuardMs(60_000),
+        },
+      );
+
+    /** ctl's plan and kubectl both exit 0 (`ok`) or both are refused by the cluster (401). */
+    const assertBoth = async (kubeconfig: string, ok: boolean, what: string): Promise<void> => {
+      assertExit(await plan(kubeconfig), ok ? 0 : 4, `ctl: ${what}`);
+      const result = await kubectl(kubeconfig);
+      const said = `kubectl: ${what}: exit ${result.code}\n${result.stderr}`;
+      if (ok) assert.equal(result.code, 0, said);
+      else assert.match(result.stderr, /Unauthorized/, said);
+    };
+
     const assertRefused = (result: CtlResult, what: string, message: string): void => {
       assertExit(result, 2, what);
       assert.ok(result.stderr.includes(message), `${what}: expected "${message}" in\n${result.stderr}`);
@@ -157,9 +188,84 @@ describe(
       );
     });
 
+    it("a tokenFile (kubectl's key) beside the kubeconfig, with a newline: ctl and kubectl both send its token", async () => {
+      const kubeconfig = kubeconfigWith('key', { tokenFile: 'tokens/admin' });
+      const file = path.join(dir, 'key', 'tokens', 'admin');
+      mkdirSync(path.dirname(file));
+      writeFileSync(file, `${token}\n`, { mode: 0o600 });
+      await assertBoth(kubeconfig, true, 'a good tokenFile');
+      writeFileSync(file, 'not-the-token\n');
+      await assertBoth(kubeconfig, false, 'a tokenFile of a wrong token');
+    });
+
+    it("a token beside a tokenFile: both send the file's token when it reads, the token when it does not", async () => {
+      const good = path.join(dir, 'good-token');
+      const wrong = path.join(dir, 'wrong-token');
+      writeFileSync(good, `${token}\n`, { mode: 0o600 });
+      writeFileSync(wrong, 'not-the-token\n', { mode: 0o600 });
+      made = [...new Set([...made, 'good-token', 'wrong-token'])].sort();
+      await assertBoth(
+        kubeconfigWith('beside-file-good', { token: 'not-the-token', tokenFile: good }),
+        true,
+        'a wrong token beside a good tokenFile',
+      );
+      await assertBoth(
+        kubeconfigWith('beside-file-wrong', { token, tokenFile: wrong }),
+        false,
+        'a good token beside a tokenFile of a wrong token',
+      );
+      await assertBoth(
+        kubeconfigWith('beside-file-missing', { token, tokenFile: 'missing' }),
+        true,
+        'a good token beside a missing tokenFile',
+      );
+    });
+
+    it('tokenFile and token-file both: both read the tokenFile; kubectl never reads a token-file alone', async () => {
+      const file = path.join(dir, 'both', 'token');
+      const kubeconfig = kubeconfigWith('both', { tokenFile: 'token', 'token-file': 'missing' });
+      writeFileSync(file, token, { mode: 0o600 });
+      await assertBoth(kubeconfig, true, 'tokenFile and token-file');
+      // kubectl has no credential then and asks for a username (EOF without a terminal): it is
+      // client-node's key, which ctl reads for the kubeconfigs written for it.
+      const result = await kubectl(kubeconfigWith('dash-only', { 'token-file': file }));
+      assert.notEqual(result.code, 0, result.stderr);
+      assert.match(result.stderr, /EOF/);
+    });
+
+    it("a tokenFile beside a username: both refuse it, ctl in kubectl's words", async () => {
+      const file = path.join(dir, 'basic', 'token');
+      const kubeconfig = kubeconfigWith('basic', { tokenFile: 'token', username: 'ops', password: 'p' });
+      writeFileSync(file, token, { mode: 0o600 });
+      const words = 'username/password or bearer token may be set, but not both';
+      assertRefused(
+        await plan(kubeconfig),
+        'tokenFile and username',
+        `the kubeconfig's user ${userName} has a tokenFile and a username; kubectl says: ${words}`,
+      );
+      const result = await kubectl(kubeconfig);
+      assert.notEqual(result.code, 0, result.stderr);
+      assert.ok(result.stderr.includes(words), result.stderr);
+    });
+
+    it('a FIFO or a missing file as tokenFile: exit 2 at once, naming the user and tokenFile', async () => {
+      const role = `the kubeconfig's tokenFile of user ${userName}`;
+      assertRefused(
+        await plan(kubeconfigWith('key-fifo', { tokenFile: fifo })),
+        'tokenFile <FIFO>',
+        `${role} ${fifo} is a FIFO (named pipe), not a regular file`,
+      );
+      assertRefused(
+        await plan(kubeconfigWith('key-missing', { tokenFile: 'token' })),
+        'tokenFile <missing>',
+        `${role} ${path.join(dir, 'key-missing', 'token')}: no such file`,
+      );
+    });
+
     it('the token-file of a user no context uses is never opened, as with kubectl: a FIFO there holds nothing', async () => {
       const kubeconfig = kubeconfigWith('unused', { token }, [
         { name: 'someone-else', user: { 'token-file': fifo } },
+        { name: 'someone-other', user: { tokenFile: fifo } },
       ]);
       assertExit(await plan(kubeconfig), 0, 'plan beside an unused FIFO token-file');
     });

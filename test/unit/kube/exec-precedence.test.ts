@@ -1,8 +1,8 @@
 /**
  * A kubeconfig user with an exec plugin and another credential: kubectl uses the other one and
  * never starts the plugin (client-go plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig:
- * a token or token-file, a username, a client certificate with its key; src/kube/kubeconfig-text.ts
- * setAsideUnusedExecs). client-node started the plugin for every request and then sent the token
+ * a token or token file, `tokenFile` or `token-file`, a username, a client certificate with its
+ * key; src/kube/kubeconfig-text.ts setAsideUnusedExecs). client-node started the plugin for every request and then sent the token
  * (or Basic auth) over its answer: ctl ran a command kubectl never runs. The plugin here leaves a
  * mark when it runs; the API server records each request's Authorization header.
  */
@@ -42,6 +42,18 @@ const users: Record<string, { user: object; authorization: string | undefined; p
     authorization: 'Bearer from-token-file',
     plugin: false,
   },
+  // kubectl's key: its BearerTokenFile is a token (transport/config.go HasTokenAuth).
+  kubectlTokenFile: {
+    user: { tokenFile, exec },
+    authorization: 'Bearer from-token-file',
+    plugin: false,
+  },
+  // Beside a token, kubectl sends the file's token (token-file.ts).
+  tokenAndTokenFile: {
+    user: { token: 'from-token', tokenFile, exec },
+    authorization: 'Bearer from-token-file',
+    plugin: false,
+  },
   basic: {
     user: { username: 'ops', password: 'pw', exec },
     authorization: `Basic ${Buffer.from('ops:pw').toString('base64')}`,
@@ -78,7 +90,7 @@ describe('an exec plugin beside another credential of the same user', () => {
   const kubeconfig = (folder: string, users: Record<string, object>) =>
     kubeconfigOfUsers(dir, folder, users, { server: url, 'insecure-skip-tls-verify': true });
 
-  it('kubectl never starts the plugin beside a token, a token-file, a username, a certificate and key; ctl neither', async () => {
+  it('kubectl never starts the plugin beside a token, a tokenFile or token-file, a username, a certificate and key; ctl neither', async () => {
     const file = kubeconfig(
       'precedence',
       Object.fromEntries(Object.entries(users).map(([name, { user }]) => [name, user])),

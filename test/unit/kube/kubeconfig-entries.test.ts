@@ -17,6 +17,9 @@
  *   nowhere (to a plain-http server it sends its requests without credentials); ctl refuses it
  *   (exit 2). Before, ctl sent the request, and without the cluster's CA (client-node drops the
  *   cluster's TLS settings without a user): a certificate error, exit 1.
+ * - the user in use's `tokenFile` (kubectl's key; client-node reads only `token-file`): one
+ *   that does not open stops kubectl before any request (`open <path>: no such file or
+ *   directory`) and ctl too (exit 2, naming the tokenFile); ctl sent no token before.
  * And the words of several errors: kubectl prints one as it is, several as `Error in
  * configuration:` then a `* ` line each, repeats kept; ctl printed client-go's
  * `invalid configuration: [a, b]`, repeats dropped, which kubectl never prints.
@@ -94,7 +97,12 @@ describe("the kubeconfig's entries, as kubectl 1.28, 1.32 and 1.35 judge them", 
         { name: 'no-body' },
         { cluster: { server: 'https://nameless.example' } },
       ],
-      users: [{ user: { token: 'nameless' } }, { name: 'u2', user: { 'token-file': 'missing-token' } }],
+      users: [
+        { user: { token: 'nameless' } },
+        { name: 'u2', user: { 'token-file': 'missing-token' } },
+        // kubectl reads only the token file of the user in use (getUserIdentificationPartialConfig).
+        { name: 'u3', user: { tokenFile: 'missing-token' } },
+      ],
       contexts: [
         { name: 'no-cluster', context: { user: 'u' } },
         { name: 'no-body' },
@@ -119,9 +127,48 @@ describe("the kubeconfig's entries, as kubectl 1.28, 1.32 and 1.35 judge them", 
     );
     assert.deepEqual(
       loaded.config.users.map((user) => user.name),
-      ['u', 'u2'],
+      ['u', 'u2', 'u3'],
     );
     for (const verdict of await kubectlVerdicts(file, listener)) {
+      assert.ok(verdict.connections > 0, described(verdict));
+    }
+  });
+
+  it("the user in use's tokenFile (kubectl's key): one that does not open stops both before any request; one that reads, neither", async () => {
+    // kubectl reads the user's credentials only when it speaks TLS to the server
+    // (client_config.go ClientConfig: isConfigTransportTLS): an https server, which it connects
+    // to (counted) without reaching.
+    const file = kubeconfig('token-file-key', {
+      clusters: [
+        {
+          name: 'tls',
+          cluster: { server: listener.url.replace(/^http:/, 'https:'), 'insecure-skip-tls-verify': true },
+        },
+      ],
+      users: [
+        { name: 'missing', user: { tokenFile: 'missing-token' } },
+        { name: 'reads', user: { tokenFile: 'token-of-reads' } },
+      ],
+      contexts: [
+        { name: 'missing', context: { cluster: 'tls', user: 'missing' } },
+        { name: 'reads', context: { cluster: 'tls', user: 'reads' } },
+      ],
+    });
+    const missing = join(dir, 'missing-token');
+    const error = await kubeconfigRefusal(file, 'missing');
+    assert.equal(error.message, `the kubeconfig's tokenFile of user missing ${missing}: no such file`);
+    for (const verdict of await kubectlVerdicts(file, listener, { context: 'missing' })) {
+      assert.equal(verdict.connections, 0, described(verdict));
+      assert.match(
+        verdict.output,
+        new RegExp(`open ${missing}: no such file or directory`),
+        described(verdict),
+      );
+    }
+    writeFileSync(join(dir, 'token-of-reads'), 'from-the-file\n');
+    const loaded = await loadKubeConfig({ kubeconfig: file, context: 'reads', env: {} });
+    assert.equal(loaded.config.getCurrentUser()?.token, 'from-the-file');
+    for (const verdict of await kubectlVerdicts(file, listener, { context: 'reads' })) {
       assert.ok(verdict.connections > 0, described(verdict));
     }
   });
