@@ -1,6 +1,7 @@
 // The three PATCH flavours of the Kubernetes API server: JSON merge patch (RFC 7386), JSON patch
 // (RFC 6902) and strategic merge patch (built-in kinds only). Pure functions: inputs are never mutated.
 import jsonpatch from 'fast-json-patch';
+import { copyJson } from './json-copy.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -38,7 +39,7 @@ function setMember(object: JsonObject, key: string, value: unknown): void {
 }
 
 function clone<T>(value: T): T {
-  return value === undefined ? value : structuredClone(value);
+  return copyJson(value);
 }
 
 // ---------------------------------------------------------------------------------------------

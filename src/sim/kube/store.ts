@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { copyJson } from './json-copy.js';
 import { PodLogBook } from './pod-logs.js';
 import { EventEmitter } from 'node:events';
 import { dropFieldsNoLongerApplied, fieldSetOf, upsertManagedFields } from './managed-fields.js';
@@ -792,14 +793,10 @@ export class KubeStore extends EventEmitter {
 
   /** A copy in the requested version's apiVersion (all versions share storage). */
   #present(rt: ResourceType, object: KubeObject): KubeObject {
-    // Stored objects are JSON (they arrive as JSON or are written through the store): a JSON
-    // copy is the same object, in half the time of structuredClone, and the operator reads
-    // the store on every pass (thousands of passes when 1,000 databases upgrade).
-    const {
-      apiVersion: _apiVersion,
-      kind: _kind,
-      ...rest
-    } = JSON.parse(JSON.stringify(object)) as KubeObject;
+    // Stored objects are JSON (they arrive as JSON or are written through the store): copyJson
+    // makes what a JSON round trip makes, in a quarter of its time, and the operator reads the
+    // store on every pass (thousands of passes when 1,000 databases upgrade).
+    const { apiVersion: _apiVersion, kind: _kind, ...rest } = copyJson(object);
     return { apiVersion: groupVersion(rt), kind: rt.kind, ...rest };
   }
 

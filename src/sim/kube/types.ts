@@ -1,5 +1,7 @@
 /** Shapes shared by the emulator's modules. Objects are plain JSON, as they travel on the wire. */
 
+import { copyJson } from './json-copy.js';
+
 export interface OwnerReference {
   apiVersion: string;
   kind: string;
@@ -67,6 +69,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A deep copy of a stored object or a part of one (plain JSON: ./json-copy.ts). */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value);
 }
