@@ -13,11 +13,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ExitCode, UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { TOKEN_FILE_PERIOD_MS, TokenFile } from '../../../src/kube/token-file.js';
 import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
 import { tempDir } from '../../helpers/temp.js';
+import { usageRefusal } from '../../helpers/usage-refusal.js';
 
 const dir = tempDir('ctl-token-file-key-');
 
@@ -29,16 +29,6 @@ async function tokenOf(file: string, context?: string): Promise<string | undefin
   const loaded = await loadKubeConfig({ kubeconfig: file, env: {}, ...(context ? { context } : {}) });
   const options = (await loaded.config.applyToFetchOptions({})) as unknown as { headers: Headers };
   return options.headers.get('authorization') ?? undefined;
-}
-
-function refusal(message: string | RegExp): (error: unknown) => boolean {
-  return (error: unknown) => {
-    assert.ok(error instanceof UsageError, String(error));
-    assert.equal(error.exitCode, ExitCode.usage);
-    if (typeof message === 'string') assert.equal(error.message, message);
-    else assert.match(error.message, message);
-    return true;
-  };
 }
 
 describe('TokenFile beside a token: the token while the file never read, as client-go', () => {
@@ -90,7 +80,9 @@ describe("loadKubeConfig: a user's tokenFile, kubectl's key", () => {
     assert.equal(await tokenOf(file, 'u1'), 'Bearer kubectl-token');
     await assert.rejects(
       tokenOf(file, 'u2'),
-      refusal(`the kubeconfig's tokenFile of user u-u2 ${join(dir, 'both-keys', 'missing')}: no such file`),
+      usageRefusal(
+        `the kubeconfig's tokenFile of user u-u2 ${join(dir, 'both-keys', 'missing')}: no such file`,
+      ),
     );
   });
 
@@ -104,12 +96,12 @@ describe("loadKubeConfig: a user's tokenFile, kubectl's key", () => {
     writeFileSync(join(dir, 'refused', 'empty'), ' \n');
     const role = (name: string) =>
       `the kubeconfig's tokenFile of user u-${name} ${join(dir, 'refused', name)}`;
-    await assert.rejects(tokenOf(file, 'missing'), refusal(`${role('missing')}: no such file`));
+    await assert.rejects(tokenOf(file, 'missing'), usageRefusal(`${role('missing')}: no such file`));
     await assert.rejects(
       tokenOf(file, 'folder'),
-      refusal(`${role('folder')} is a directory, not a regular file`),
+      usageRefusal(`${role('folder')} is a directory, not a regular file`),
     );
-    await assert.rejects(tokenOf(file, 'empty'), refusal(`${role('empty')} is empty`));
+    await assert.rejects(tokenOf(file, 'empty'), usageRefusal(`${role('empty')} is empty`));
   });
 
   it('of a user no context uses: never read', async () => {
@@ -122,7 +114,7 @@ describe("loadKubeConfig: a user's tokenFile, kubectl's key", () => {
     writeFileSync(join(dir, 'basic', 'token'), 'file-token');
     await assert.rejects(
       tokenOf(file),
-      refusal(
+      usageRefusal(
         "the kubeconfig's user u-u1 has a tokenFile and a username; kubectl says: username/password or bearer token may be set, but not both",
       ),
     );

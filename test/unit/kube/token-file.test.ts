@@ -12,9 +12,9 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { UsageError } from '../../../src/errors.js';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { TOKEN_FILE_PERIOD_MS, TokenFile } from '../../../src/kube/token-file.js';
+import { usageRefusal } from '../../helpers/usage-refusal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctl-token-file-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,15 +39,6 @@ function kubeconfig(name: string, users: string[], cluster = 'insecure-skip-tls-
     ].join('\n'),
   );
   return path;
-}
-
-function refusal(message: string | RegExp): (error: unknown) => boolean {
-  return (error: unknown) => {
-    assert.ok(error instanceof UsageError, String(error));
-    if (typeof message === 'string') assert.equal(error.message, message);
-    else assert.match(error.message, message);
-    return true;
-  };
 }
 
 describe('TokenFile: a token-file read as client-go reads it', () => {
@@ -79,20 +70,23 @@ describe('TokenFile: a token-file read as client-go reads it', () => {
     mkdirSync(folder);
     assert.throws(
       () => new TokenFile(folder, role).current(),
-      refusal(`${role} ${folder} is a directory, not a regular file`),
+      usageRefusal(`${role} ${folder} is a directory, not a regular file`),
     );
     const large = join(dir, 'large-token');
     writeFileSync(large, '');
     truncateSync(large, 1024 * 1024);
     assert.throws(
       () => new TokenFile(large, role).current(),
-      refusal(`${role} ${large} is 1 MiB, more than the 64 KiB ctl reads of it; ctl did not read it`),
+      usageRefusal(`${role} ${large} is 1 MiB, more than the 64 KiB ctl reads of it; ctl did not read it`),
     );
     const empty = join(dir, 'empty-token');
     writeFileSync(empty, '\n');
-    assert.throws(() => new TokenFile(empty, role).current(), refusal(`${role} ${empty} is empty`));
+    assert.throws(() => new TokenFile(empty, role).current(), usageRefusal(`${role} ${empty} is empty`));
     const missing = join(dir, 'no-such-token');
-    assert.throws(() => new TokenFile(missing, role).current(), refusal(`${role} ${missing}: no such file`));
+    assert.throws(
+      () => new TokenFile(missing, role).current(),
+      usageRefusal(`${role} ${missing}: no such file`),
+    );
   });
 });
 
@@ -130,7 +124,7 @@ describe("loadKubeConfig: a user's token-file", () => {
         kubeconfig: kubeconfig('refused-folder', ['- name: u1\n  user: {token-file: token}']),
         env: {},
       }),
-      refusal(
+      usageRefusal(
         `the kubeconfig's token-file of user u1 ${join(dir, 'refused-folder', 'token')} is a directory, not a regular file`,
       ),
     );
@@ -139,7 +133,7 @@ describe("loadKubeConfig: a user's token-file", () => {
     truncateSync(join(dir, 'refused-large', 'token'), 65 * 1024);
     await assert.rejects(
       loadKubeConfig({ kubeconfig: path, env: {} }),
-      refusal(
+      usageRefusal(
         /^the kubeconfig's token-file of user u1 \S+token is 65 KiB, more than the 64 KiB ctl reads of it/,
       ),
     );
@@ -155,7 +149,7 @@ describe("loadKubeConfig: a user's token-file", () => {
         ]),
         env: {},
       }),
-      refusal(
+      usageRefusal(
         `the kubeconfig's auth-provider tokenFile of user u1 ${folder} is a directory, not a regular file`,
       ),
     );
@@ -206,12 +200,12 @@ describe("loadKubeConfig: an auth-provider's tokenFile", () => {
     const file = join(dir, 'provider-empty', 'token');
     await assert.rejects(
       loadKubeConfig({ kubeconfig: path, env: {} }),
-      refusal(`the kubeconfig's auth-provider tokenFile of user u1 ${file}: no such file`),
+      usageRefusal(`the kubeconfig's auth-provider tokenFile of user u1 ${file}: no such file`),
     );
     writeFileSync(file, ' \n\t');
     await assert.rejects(
       loadKubeConfig({ kubeconfig: path, env: {} }),
-      refusal(`the kubeconfig's auth-provider tokenFile of user u1 ${file} is empty`),
+      usageRefusal(`the kubeconfig's auth-provider tokenFile of user u1 ${file} is empty`),
     );
   });
 });
@@ -232,7 +226,7 @@ describe('the CA, client certificate and key: read within their bounds for each 
     mkdirSync(ca);
     await assert.rejects(
       loaded.config.applyToFetchOptions({}),
-      refusal(
+      usageRefusal(
         `the kubeconfig's certificate-authority of cluster c1 ${ca} is a directory, not a regular file`,
       ),
     );
@@ -241,7 +235,7 @@ describe('the CA, client certificate and key: read within their bounds for each 
     truncateSync(ca, 5 * 1024 * 1024);
     await assert.rejects(
       loaded.config.applyToFetchOptions({}),
-      refusal(
+      usageRefusal(
         /^the kubeconfig's certificate-authority of cluster c1 \S+ca\.pem is 5 MiB, more than the 4 MiB/,
       ),
     );
