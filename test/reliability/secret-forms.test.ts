@@ -21,6 +21,18 @@ import { figure, runOnBed, startBed, UPGRADE } from './support.js';
 const PASSWORDS = ['Sup3r"Secret\\pw', 'Tab\tSecret99', 'abc'];
 const ADMIN = 'admin@example.com';
 
+/**
+ * Whether `printed` shows `form` of `password`: anywhere, for a password of 4 characters or more;
+ * for a shorter one, where no letter or digit touches it, as src/io/redact.ts redacts it. Inside a
+ * longer word it is no password: a plan's fingerprint `sha256:a8aabce6...` holds `abc` (CI of
+ * f920c47 failed on it: about one fingerprint in 66 holds it).
+ */
+function shows(printed: string, form: string, password: string): boolean {
+  if (password.length >= 4 || form.length >= 4) return printed.includes(form);
+  const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(printed);
+}
+
 /** Every form a password could be printed in: as is, JSON-escaped (once, twice), one-line, Basic. */
 function formsOf(password: string): string[] {
   const json = JSON.stringify(password).slice(1, -1);
@@ -114,7 +126,7 @@ describe('secrets in every form', () => {
           if (/Invalid request POST \/v1\/users\/authorize/.test(printed)) echoes += 1;
           for (const form of formsOf(password)) {
             assert.ok(
-              !printed.includes(form),
+              !shows(printed, form, password),
               `${args.join(' ')} printed ${JSON.stringify(form)} of ${JSON.stringify(password)}:\n${printed.slice(-2000)}`,
             );
           }
