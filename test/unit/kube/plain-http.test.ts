@@ -173,6 +173,28 @@ describe("a kubeconfig user's credentials toward a plain-http server and an http
     }
   });
 
+  it("client-node's typed clients (applySecurityAuthentication): no header toward http, the token toward https", async () => {
+    const headersOf = async (server: string, folder: string): Promise<Record<string, string>> => {
+      const { config } = await loadKubeConfig({
+        kubeconfig: kubeconfig(folder, server, { one: { token: 'from-token', as: 'jane' } }),
+        env: {},
+      });
+      const headers: Record<string, string> = {};
+      let agent: unknown;
+      await config.applySecurityAuthentication({
+        setHeaderParam: (name: string, value: string) => (headers[name] = value),
+        setAgent: (given: unknown) => (agent = given),
+      } as unknown as Parameters<typeof config.applySecurityAuthentication>[0]);
+      assert.ok(agent, `${folder}: no agent`);
+      return headers;
+    };
+    assert.deepEqual(await headersOf(plainUrl, 'typed-plain'), {});
+    assert.deepEqual(await headersOf(tlsUrl, 'typed-tls'), {
+      Authorization: 'Bearer from-token',
+      'Impersonate-User': 'jane',
+    });
+  });
+
   it('a token file is not read for a plain-http server: an empty one is refused over https only', async () => {
     const empty = { empty: { tokenFile: emptyTokenFile } };
     seen = [];
