@@ -514,9 +514,10 @@ export function createKubeClients(
   const token = plainHttp && tokenFile ? undefined : user?.token;
   for (const secret of [token, tokenFile?.besideToken, user?.password, ...pluginSecrets(user)])
     if (secret) onSecret(secret);
-  warnPlainHttp(cluster?.server, warner);
   for (const secret of [...serverSecrets(cluster?.server), ...serverSecrets(cluster?.proxyUrl)])
     onSecret(secret);
+  // After the server's secrets are known to the redactor: the warning names the server.
+  warnPlainHttp(cluster?.server, warner);
   // Every request made from this config: on kept connections with the Kubernetes deadlines, its
   // credential reported (src/kube/request-config.ts).
   const config = requestConfig(loaded.config, onSecret);
