@@ -1,5 +1,6 @@
 import type { GlobalOptions } from './options.js';
 import type { UpgradeState } from '../run/state.js';
+import type { Warner } from '../kube/plain-http.js';
 
 /**
  * Whose state `ctl upgrade status` shows (issue 36, item 4). `run` refuses a state recorded for
@@ -27,6 +28,8 @@ export interface IdentityInput {
   timeoutMs?: number;
   /** Each credential of the kubeconfig, for the redactor (src/kube/client.ts createKubeClients). */
   onSecret(secret: string): void;
+  /** Where the `warning:` of a plain-http server goes (src/kube/plain-http.ts). */
+  warner?: Warner;
 }
 
 export async function checkStatusIdentity(input: IdentityInput): Promise<IdentityCheck> {
@@ -66,7 +69,7 @@ async function compare(input: IdentityInput): Promise<IdentityCheck> {
     context: input.globals.context,
     env: input.env,
   });
-  const reads = createClusterReads(await createKubeClients(loaded, input.onSecret));
+  const reads = createClusterReads(await createKubeClients(loaded, input.onSecret, input.warner));
   const rec = await reads.getCustomObject!(CLUSTER_RESOURCE, lineage.namespace, lineage.cluster);
   const where = `${lineage.namespace}/${lineage.cluster} (context ${loaded.contextName})`;
   if (!rec) {

@@ -51,7 +51,7 @@ export async function locateStateStore(input: LocateInput): Promise<StateStore> 
     context: input.globals.context,
     env: input.env,
   });
-  const kube = await createKubeClients(loaded, (secret) => input.io.redactor.add(secret));
+  const kube = await createKubeClients(loaded, (secret) => input.io.redactor.add(secret), input.io);
   const namespace = resolveNamespace(input.globals.namespace, loaded);
   const { ConfigMapStateStore, listStateConfigMaps } = await import('../run/state-store-configmap.js');
   let cluster = input.globals.cluster;
@@ -163,6 +163,7 @@ export async function runStatusCommand(input: LocateInput): Promise<void> {
     location: path,
     byContext: store.kind === 'file',
     onSecret: (secret) => input.io.redactor.add(secret),
+    warner: input.io,
   });
   if (input.io.output === 'json') {
     input.io.json({

@@ -1,7 +1,8 @@
 /**
  * ctl's watch stream: one Kubernetes watch request, its answer read one event a line, as
  * client-node's `Watch` reads it (same URL and query, same `applyToFetchOptions` for the
- * credentials, TLS and agent, same callback and `done` contract, TCP keep-alive on its socket),
+ * credentials, TLS and agent, none of the credentials toward a plain-http server as for every
+ * request: plain-http.ts; same callback and `done` contract, TCP keep-alive on its socket),
  * but with every event line bounded. ctl does not use client-node's Watch because:
  * - it splits the answer with node:readline, which holds a line until its end comes: an answer
  *   that never sends one (a broken or hostile API server, or a proxy before it) grew ctl's memory

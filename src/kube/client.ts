@@ -24,6 +24,7 @@ import { clusterInfoProblems } from './cluster-info.js';
 import { boundExecPlugin, pluginSecrets } from './exec-plugin.js';
 import { impersonateAsKubectl, impersonationHeaders } from './impersonation.js';
 import { errnoText, openProblem } from './kubeconfig-file-open.js';
+import { isPlainHttp, noCredentialsOverPlainHttp, warnPlainHttp, type Warner } from './plain-http.js';
 import { socksAsKubectl } from './proxy-url.js';
 import { authProviderRefusal, refuseAuthProviders } from './refused-auth-providers.js';
 import { serverForMessages, serverSecrets } from './server-url.js';
@@ -90,6 +91,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
       );
     }
     config.loadFromCluster(options.inClusterRoot);
+    // Its server is https: the rule of plain-http.ts is kept all the same, for every config.
+    noCredentialsOverPlainHttp(config);
     // Its CA and token, read by client-node for each request, read within their bounds.
     boundRequestFiles(config, IN_CLUSTER_ROLES);
     readInClusterFiles(config);
@@ -120,6 +123,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<L
   impersonateAsKubectl(config);
   // A socks5 proxy-url resolves the server's name through the proxy, as kubectl's does.
   socksAsKubectl(config);
+  // A plain-http server gets none of the user's credentials, as kubectl's (plain-http.ts).
+  noCredentialsOverPlainHttp(config);
   if (files.length === 0) {
     const fallback = join(env.HOME ?? homedir(), '.kube', 'config');
     if (!existsSync(fallback)) {
@@ -350,14 +355,12 @@ function selectContext(
     if (info) impersonationHeaders(user.name, info);
     checkFilePath(KUBECONFIG_ROLES.certFile(user), user.certFile, 'input', INPUT_FILE_LIMITS.caFile);
     checkFilePath(KUBECONFIG_ROLES.keyFile(user), user.keyFile, 'input', INPUT_FILE_LIMITS.caFile);
-    const providerTokenFile = authProviderTokenFile(user);
-    const providerTokenRole = KUBECONFIG_ROLES.authProviderTokenFile(user);
-    checkFilePath(providerTokenRole, providerTokenFile, 'input', INPUT_FILE_LIMITS.tokenFile);
     // The user's tokenFile or token-file and its auth-provider's tokenFile, read now
     // (token-file.ts, request-files.ts): an empty one is refused before any request is made (a
-    // tokenFile beside a token falls back on the token, as kubectl's does).
-    tokenFileOf(user)?.current();
-    if (providerTokenFile) readAuthProviderToken(providerTokenFile, providerTokenRole);
+    // tokenFile beside a token falls back on the token, as kubectl's does). Not toward a
+    // plain-http server: no token is sent there (plain-http.ts), and kubectl reads none either
+    // (getUserIdentificationPartialConfig is skipped; its validation, kept above, opens no token file).
+    if (!isPlainHttp(cluster.server)) readTokenFiles(user);
   }
   return {
     config,
@@ -409,6 +412,15 @@ function refuseUnusable(
       hint: `Name the user that signs in to this cluster: ${kubectlCommand(kubeconfigOnly, 'config', 'set-context', contextName, '--user', 'USER_NAME')}.`,
     },
   );
+}
+
+/** The user's token files (its own, its auth-provider's), read as for a request; refused in the kubeconfig's words. */
+function readTokenFiles(user: k8s.User): void {
+  const providerTokenFile = authProviderTokenFile(user);
+  const providerTokenRole = KUBECONFIG_ROLES.authProviderTokenFile(user);
+  checkFilePath(providerTokenRole, providerTokenFile, 'input', INPUT_FILE_LIMITS.tokenFile);
+  tokenFileOf(user)?.current();
+  if (providerTokenFile) readAuthProviderToken(providerTokenFile, providerTokenRole);
 }
 
 /** The `tokenFile` of the user's auth-provider, which client-node's FileAuth reads (request-files.ts). */
@@ -489,16 +501,23 @@ export interface KubeClients {
 export function createKubeClients(
   loaded: LoadedKubeConfig,
   onSecret: (secret: string) => void,
+  /** Where the `warning:` of a plain-http server goes (ctl's Io; plain-http.ts), once. */
+  warner?: Warner,
 ): Promise<KubeClients> {
   const user = loaded.config.getCurrentUser();
-  // A token beside a tokenFile is sent only while the file does not read (token-file.ts): a
-  // secret of the kubeconfig all the same.
-  const besideToken = tokenFileOf(user)?.besideToken;
-  for (const secret of [user?.token, besideToken, user?.password, ...pluginSecrets(user)])
-    if (secret) onSecret(secret);
   const cluster = loaded.config.getCurrentCluster();
+  const plainHttp = isPlainHttp(cluster?.server);
+  // A token beside a tokenFile is sent only while the file does not read (token-file.ts): a
+  // secret of the kubeconfig all the same. A token file is not read for a plain-http server,
+  // which gets no token (plain-http.ts): `user.token` reads it (token-file.ts attachTokenFile).
+  const tokenFile = tokenFileOf(user);
+  const token = plainHttp && tokenFile ? undefined : user?.token;
+  for (const secret of [token, tokenFile?.besideToken, user?.password, ...pluginSecrets(user)])
+    if (secret) onSecret(secret);
   for (const secret of [...serverSecrets(cluster?.server), ...serverSecrets(cluster?.proxyUrl)])
     onSecret(secret);
+  // After the server's secrets are known to the redactor: the warning names the server.
+  warnPlainHttp(cluster?.server, warner);
   // Every request made from this config: on kept connections with the Kubernetes deadlines, its
   // credential reported (src/kube/request-config.ts).
   const config = requestConfig(loaded.config, onSecret);

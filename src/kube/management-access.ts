@@ -53,7 +53,7 @@ export async function openKubeAccess(options: KubeAccessOptions): Promise<KubeAc
     env: options.env,
   });
   // The kubeconfig's credentials are secrets like the management API's: redacted wherever printed.
-  const kube = await createKubeClients(loaded, (secret) => options.io.redactor.add(secret));
+  const kube = await createKubeClients(loaded, (secret) => options.io.redactor.add(secret), options.io);
   const namespace = resolveNamespace(options.globals.namespace, loaded);
   options.io.debug(
     1,

@@ -10,6 +10,8 @@
  *   any answer that could quote it is printed.
  * client-node's typed clients take their agent from `applySecurityAuthentication` instead: it
  * sets the kept agent too (ctl calls none today; src/kube/rest.ts says why).
+ * Both of client-node's methods send no credential toward a plain-http server (plain-http.ts,
+ * on the KubeConfig this view is made of): there is then no Authorization header to report.
  */
 
 import type { Agent as HttpAgent } from 'node:http';

@@ -4,7 +4,9 @@
  * The kubeconfig's credentials and TLS settings come from client-node itself
  * (`KubeConfig.applyToFetchOptions`: bearer token, token file, exec or OIDC plugin, client
  * certificate, CA, tls-server-name, proxy), so a request here is authenticated exactly as a
- * typed client-node call. What client-node does NOT do here is (de)serialize the body through
+ * typed client-node call; toward a plain-http server, none of the user's credentials, as
+ * kubectl (plain-http.ts replaces client-node's method for that server: one rule for every
+ * request, this one, the watches' and the port-forward's). What client-node does NOT do here is (de)serialize the body through
  * its generated models: those drop every key whose JSON name differs from the model attribute
  * (`x-kubernetes-preserve-unknown-fields`, `enum`, `default`, `$ref` of a CRD schema) and every
  * field the model does not know (reliability.md, "Found and fixed").
@@ -57,7 +59,8 @@ export interface KubeEndpoint {
   url: URL;
   /**
    * `Accept` and the kubeconfig's credentials (applyToFetchOptions: token, plugin, OIDC) and
-   * impersonation (impersonation.ts); a list is one header line per value.
+   * impersonation (impersonation.ts), the latter two never toward a plain-http server
+   * (plain-http.ts); a list is one header line per value.
    */
   headers: Record<string, string | string[]>;
   /** The kept agent with the Kubernetes deadlines (agent.ts), or the kubeconfig's own (a proxy's). */

@@ -6,12 +6,15 @@
  * command from an auth-provider's config, no provider kubectl does not know. The BUILT ctl runs against a local server that stands
  * for the API server, and the test reads what arrived: the credential each provider produced and
  * the way through each proxy. The server answers 403 to everything; the command fails after its
- * first requests, which is all this test needs.
+ * first requests, which is all this test needs. It is https: ctl sends a kubeconfig user's
+ * credentials over TLS only, as kubectl (src/kube/plain-http.ts); an http proxy in front of it
+ * tunnels to it, and one plain-http server shows that nothing of the user goes there.
  */
 
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
 import {
   type AddressInfo,
   connect,
@@ -23,6 +26,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { listenTls } from '../helpers/tls-server.js';
 
 interface Seen {
   target: string;
@@ -37,8 +41,12 @@ function idToken(): string {
 
 describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 120_000 }, () => {
   let dir: string;
-  let api: Server;
+  let api: TlsServer;
+  let apiUrl: string;
   let apiPort: number;
+  /** An http proxy (CONNECT) to `api`; a plain-http API server too. */
+  let proxy: Server;
+  let proxyPort: number;
   let socks: TcpServer;
   let socksPort: number;
   const seen: Seen[] = [];
@@ -53,7 +61,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ctl-kubeconfig-plugins-'));
-    api = createServer((req: IncomingMessage, res) => {
+    const forbid = (req: IncomingMessage, res: ServerResponse): void => {
       seen.push({ target: req.url ?? '', authorization: req.headers.authorization });
       res.writeHead(403, { 'content-type': 'application/json' });
       res.end(
@@ -65,19 +73,24 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
           message: 'forbidden by the test',
         }),
       );
-    });
-    // As an http proxy (hpagent tunnels with CONNECT, to this same server).
-    api.on('connect', (req: IncomingMessage, client: Socket) => {
+    };
+    ({ server: api, url: apiUrl } = await listenTls(forbid));
+    apiPort = Number(new URL(apiUrl).port);
+    // The same API over plain http, and an http proxy (hpagent tunnels with CONNECT: to `api` for
+    // port 443, to this plain-http one for port 80).
+    proxy = createServer(forbid);
+    proxy.on('connect', (req: IncomingMessage, client: Socket) => {
       connectTargets.push(req.url ?? '');
-      const upstream = connect(apiPort, '127.0.0.1', () => {
+      const port = req.url?.endsWith(':80') ? proxyPort : apiPort;
+      const upstream = connect(port, '127.0.0.1', () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         upstream.pipe(client).pipe(upstream);
       });
       keep(client);
       keep(upstream);
     });
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    apiPort = (api.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyPort = (proxy.address() as AddressInfo).port;
     // SOCKS5 without authentication (RFC 1928): every CONNECT goes to the test's API server.
     socks = createTcpServer((client) => {
       keep(client);
@@ -103,6 +116,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
   after(async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => api.close(() => resolve()));
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
     await new Promise<void>((resolve) => socks.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
   });
@@ -178,7 +192,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
       );
       const { result, own } = await runPlan(
         name,
-        { server: `http://127.0.0.1:${apiPort}` },
+        { server: apiUrl },
         {
           'auth-provider': {
             name,
@@ -300,7 +314,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
         `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\n` +
           `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: '${form}-token' } }));\n`,
       );
-      const { result, own } = await runPlan(form, { server: `http://127.0.0.1:${apiPort}` }, user(helper));
+      const { result, own } = await runPlan(form, { server: apiUrl }, user(helper));
       assert.equal(result.code, 2, result.stderr);
       assert.ok(result.stderr.includes(message), result.stderr);
       assert.match(result.stderr, hint);
@@ -333,7 +347,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     plugin(path.join(work, 'plugin'), 'token-of-the-working-folder', planted);
     const requests = await planWith(
       'exec-relative',
-      { server: `http://127.0.0.1:${apiPort}` },
+      { server: apiUrl },
       {
         exec: {
           apiVersion: 'client.authentication.k8s.io/v1beta1',
@@ -351,7 +365,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     const token = idToken();
     const requests = await planWith(
       'oidc',
-      { server: `http://127.0.0.1:${apiPort}` },
+      { server: apiUrl },
       {
         'auth-provider': {
           name: 'oidc',
@@ -370,11 +384,34 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     connectTargets.length = 0;
     const requests = await planWith(
       'http-proxy',
-      { server: 'http://kube.example.invalid', 'proxy-url': `http://127.0.0.1:${apiPort}` },
+      { server: 'https://kube.example.invalid', 'proxy-url': `http://127.0.0.1:${proxyPort}` },
       { token: 'token-through-the-proxy' },
     );
-    assert.equal(connectTargets[0], 'kube.example.invalid:80');
+    assert.equal(connectTargets[0], 'kube.example.invalid:443');
     assert.equal(requests[0]?.authorization, 'Bearer token-through-the-proxy');
+  });
+
+  // kubectl sends a plain-http server none of the user's credentials (client-go
+  // tools/clientcmd/client_config.go: `only try to read the auth information if we are secure`),
+  // but its proxy-url still applies; ctl says once that nothing of the user is sent.
+  it('a plain-http server: through its proxy-url, without the token, with one warning', async () => {
+    connectTargets.length = 0;
+    const { result, own } = await runPlan(
+      'plain-http-proxy',
+      { server: 'http://kube.example.invalid', 'proxy-url': `http://127.0.0.1:${proxyPort}` },
+      { token: 'token-never-sent-in-clear' },
+    );
+    assert.notEqual(result.code, 0, 'the stand-in API server refuses everything');
+    assert.equal(connectTargets[0], 'kube.example.invalid:80');
+    assert.ok(own.length > 0, `no request reached the server: ${result.stderr}`);
+    for (const request of own) assert.equal(request.authorization, undefined, request.target);
+    const warnings = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('warning: ') && line.includes('plain http'));
+    assert.deepEqual(warnings, [
+      "warning: the cluster's server http://kube.example.invalid/plain-http-proxy is plain http: ctl sends it no credentials of the kubeconfig's user, as kubectl does",
+    ]);
+    assert.ok(!result.stderr.includes('token-never-sent-in-clear'), result.stderr);
   });
 
   // socks5, as kubectl takes it (it refuses socks5h: client-go helpers.go parseProxyURL), with
@@ -383,10 +420,10 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     socksTargets.length = 0;
     const requests = await planWith(
       'socks-proxy',
-      { server: 'http://kube.example.invalid', 'proxy-url': `socks5://127.0.0.1:${socksPort}` },
+      { server: 'https://kube.example.invalid', 'proxy-url': `socks5://127.0.0.1:${socksPort}` },
       { token: 'token-through-socks' },
     );
-    assert.equal(socksTargets[0], 'kube.example.invalid:80');
+    assert.equal(socksTargets[0], 'kube.example.invalid:443');
     assert.equal(requests[0]?.authorization, 'Bearer token-through-socks');
   });
 
@@ -395,7 +432,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
     const proxyUrl = `socks5h://127.0.0.1:${socksPort}`;
     const { result, own } = await runPlan(
       'socks5h-proxy',
-      { server: `http://127.0.0.1:${apiPort}`, 'proxy-url': proxyUrl },
+      { server: apiUrl, 'proxy-url': proxyUrl },
       { token: 'never-sent' },
     );
     assert.equal(result.code, 2, result.stderr);

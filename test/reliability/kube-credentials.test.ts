@@ -16,11 +16,13 @@
 
 import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCtl } from '../helpers/run-ctl.js';
 import { tempDir } from '../helpers/temp.js';
+import { listenTls } from '../helpers/tls-server.js';
 
 const TOKEN = 'kube-canary-token-7f3a9c1e5b';
 const PLUGIN_TOKEN = 'plugin-canary-token-2d8e4f6a0c';
@@ -63,13 +65,12 @@ function echoingApi(request: IncomingMessage, response: ServerResponse): void {
 
 describe('kubeconfig credentials are never printed', () => {
   const dir = tempDir('ctl-kube-credentials-');
-  const server = createServer(echoingApi);
-  let port = 0;
+  // https: ctl sends the kubeconfig's credentials over TLS only, as kubectl (src/kube/plain-http.ts).
+  let server: Server;
+  let url = '';
 
   before(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    port = typeof address === 'object' && address ? address.port : 0;
+    ({ server, url } = await listenTls(echoingApi));
   });
   after(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -83,7 +84,7 @@ describe('kubeconfig credentials are never printed', () => {
       [
         'apiVersion: v1',
         'kind: Config',
-        `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
+        `clusters: [{name: c, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]`,
         `users: [{name: u, user: ${user}}]`,
         'contexts: [{name: x, context: {cluster: c, user: u, namespace: prod-cache}}]',
         'current-context: x',
@@ -135,7 +136,7 @@ describe('kubeconfig credentials are never printed', () => {
       [
         'apiVersion: v1',
         'kind: Config',
-        `clusters: [{name: c, cluster: {server: "http://ops:${URL_PASSWORD}@127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
+        `clusters: [{name: c, cluster: {server: "${url.replace('https://', `https://ops:${URL_PASSWORD}@`)}", insecure-skip-tls-verify: true}}]`,
         'users: [{name: u, user: {}}]',
         'contexts: [{name: x, context: {cluster: c, user: u, namespace: prod-cache}}]',
         'current-context: x',
@@ -158,7 +159,7 @@ describe('kubeconfig credentials are never printed', () => {
       assert.deepEqual(leaks(printed, [URL_PASSWORD]), [], `${args.join(' ')}: ${printed}`);
       assert.ok(!printed.includes(basic), `${args.join(' ')}: the Basic credential: ${printed}`);
       if (args.includes('-v') && args[0] === 'upgrade' && args[1] === 'plan')
-        assert.match(result.stderr, /server http:\/\/\*\*\*@127\.0\.0\.1:\d+/, printed);
+        assert.match(result.stderr, /server https:\/\/\*\*\*@127\.0\.0\.1:\d+/, printed);
     }
     assert.ok(echoed >= 2, `the echo was printed ${echoed} times`);
   });

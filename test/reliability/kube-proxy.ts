@@ -1,15 +1,17 @@
 /**
- * A plain-HTTP proxy in front of a bed's simulated Kubernetes API, for tests of answers the
+ * An https proxy in front of a bed's simulated Kubernetes API (https, since ctl sends the
+ * kubeconfig's token over TLS only, as kubectl: src/kube/plain-http.ts), for tests of answers the
  * simulator does not give: `answer` may answer a request itself (returns true), everything else
  * goes through to the simulator. Returns a kubeconfig that points at the proxy (same context
  * name, user and token as the bed's).
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
+import { listenTls } from '../helpers/tls-server.js';
 import type { Bed } from './support.js';
 
 export interface KubeProxy {
@@ -32,7 +34,7 @@ export async function startKubeProxy(
   const cluster = kubeconfig.clusters[0]!.cluster;
   const upstream = new URL(String(cluster.server));
   const ca = Buffer.from(String(cluster['certificate-authority-data']), 'base64');
-  const proxy = createServer((req, res) => {
+  const { server: proxy, url } = await listenTls((req, res) => {
     if (answer(req, res)) return;
     const forward = httpsRequest(
       {
@@ -51,11 +53,8 @@ export async function startKubeProxy(
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const address = proxy.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
   delete cluster['certificate-authority-data'];
-  cluster.server = `http://127.0.0.1:${port}`;
+  cluster.server = url;
   cluster['insecure-skip-tls-verify'] = true;
   const file = path.join(bed.dir, 'kubeconfig-proxied');
   writeFileSync(file, stringify(kubeconfig), { mode: 0o600 });

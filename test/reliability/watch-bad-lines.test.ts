@@ -54,7 +54,7 @@ describe('a watch line that is not a watch event', () => {
       assert.match(
         result.stderr,
         new RegExp(
-          `error: watch /apis/apps/v1/namespaces/\\S+/deployments: the Kubernetes API server http://127\\.0\\.0\\.1:\\d+ ${line}; 3 watches in a row ended on such a line, so ctl stopped waiting`,
+          `error: watch /apis/apps/v1/namespaces/\\S+/deployments: the Kubernetes API server https://127\\.0\\.0\\.1:\\d+ ${line}; 3 watches in a row ended on such a line, so ctl stopped waiting`,
         ),
       );
       assert.match(
@@ -99,7 +99,7 @@ describe('a watch line that is not a watch event', () => {
         assert.deepEqual(checkUpgraded(bed), []);
         assert.ok(watches > 1, `${watches} watches: the test did not reach a watch after the bad line`);
         const warning =
-          /^watch \/apis\/apps\/v1\/namespaces\/\S+\/deployments: the Kubernetes API server http:\/\/127\.0\.0\.1:\d+ sent a line that is not JSON \(100 bytes, starting "<html><head><title>502 Bad Gateway<\/titl…"\); ctl watches again from the last event it read \(3 such watches in a row end the wait; shown once a step\)$/;
+          /^watch \/apis\/apps\/v1\/namespaces\/\S+\/deployments: the Kubernetes API server https:\/\/127\.0\.0\.1:\d+ sent a line that is not JSON \(100 bytes, starting "<html><head><title>502 Bad Gateway<\/titl…"\); ctl watches again from the last event it read \(3 such watches in a row end the wait; shown once a step\)$/;
         // Shown once on stderr, with -o json too (its progress lines go there as in text).
         const shown = result.stderr.match(/^warning: .*not JSON.*$/gm) ?? [];
         assert.equal(shown.length, 1, result.stderr);

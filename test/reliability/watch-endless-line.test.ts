@@ -60,7 +60,7 @@ describe('a watch stream without a line break', () => {
       assert.equal(result.code, 1, `exit ${result.code}: ${result.stderr.slice(-1500)}`);
       assert.match(
         result.stderr,
-        /error: watch \/apis\/apps\/v1\/namespaces\/\S+\/deployments: the Kubernetes API server http:\/\/127\.0\.0\.1:\d+ sent an event line longer than 16 MiB, the most ctl reads of one watch event; ctl stopped reading it/,
+        /error: watch \/apis\/apps\/v1\/namespaces\/\S+\/deployments: the Kubernetes API server https:\/\/127\.0\.0\.1:\d+ sent an event line longer than 16 MiB, the most ctl reads of one watch event; ctl stopped reading it/,
       );
       assert.match(result.stderr, /hint: .*something between ctl and the API server answers oddly/);
       assert.doesNotMatch(result.stderr, /took longer than its --timeout/);

@@ -106,7 +106,7 @@ describe('a watch whose request cannot be built (the exec credential plugin fail
       assert.match(
         result.stderr,
         new RegExp(
-          `^error: watch /apis/apps/v1/namespaces/\\S+/deployments: ctl could not send it to the Kubernetes API server http://127\\.0\\.0\\.1:\\d+, 3 times in a row, so ctl stopped waiting: ${cause}$`,
+          `^error: watch /apis/apps/v1/namespaces/\\S+/deployments: ctl could not send it to the Kubernetes API server https://127\\.0\\.0\\.1:\\d+, 3 times in a row, so ctl stopped waiting: ${cause}$`,
           'm',
         ),
       );
@@ -168,7 +168,7 @@ describe('a watch whose request cannot be built (the exec credential plugin fail
       assert.match(
         String(warnings[0]!.message),
         new RegExp(
-          `^watch /apis/apps/v1/namespaces/\\S+/deployments: ctl could not send it to the Kubernetes API server http://127\\.0\\.0\\.1:\\d+: the kubeconfig's credential plugin \\S+/plugin failed \\(exit 1\\): ${FAILURE} \\(client secret \\[REDACTED\\]\\); ctl tries again after a pause \\(3 such failures in a row end the wait; shown once a step\\)$`,
+          `^watch /apis/apps/v1/namespaces/\\S+/deployments: ctl could not send it to the Kubernetes API server https://127\\.0\\.0\\.1:\\d+: the kubeconfig's credential plugin \\S+/plugin failed \\(exit 1\\): ${FAILURE} \\(client secret \\[REDACTED\\]\\); ctl tries again after a pause \\(3 such failures in a row end the wait; shown once a step\\)$`,
         ),
       );
       assert.equal(

@@ -64,7 +64,7 @@ describe('a watch whose credential plugin is slower than the establish deadline'
       assert.match(
         warnings[0]!,
         new RegExp(
-          `^warning: \\[operator\\] watch \\S+: ctl could not send it to the Kubernetes API server http://127\\.0\\.0\\.1:\\d+: the kubeconfig's credential plugin \\S+/plugin gave no credential within ${EXEC_PLUGIN_LIMITS.deadlineMs / 1000} s; ctl stopped it; ctl tries again`,
+          `^warning: \\[operator\\] watch \\S+: ctl could not send it to the Kubernetes API server https://127\\.0\\.0\\.1:\\d+: the kubeconfig's credential plugin \\S+/plugin gave no credential within ${EXEC_PLUGIN_LIMITS.deadlineMs / 1000} s; ctl stopped it; ctl tries again`,
         ),
       );
       assert.ok(seconds >= EXEC_PLUGIN_LIMITS.deadlineMs / 1000, `ended after ${seconds.toFixed(1)} s`);

@@ -9,8 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { runBounded } from '../../../src/kube/exec-plugin.js';
 import { kubeRequest } from '../../../src/kube/request.js';
 import { watchCollection } from '../../../src/kube/watch.js';
 import { tempDir } from '../../helpers/temp.js';
+import { listenTls } from '../../helpers/tls-server.js';
 import { alive } from '../../helpers/processes.js';
 
 const dir = tempDir('ctl-exec-abandoned-');
@@ -154,15 +154,13 @@ describe('a credential plugin nobody waits for', () => {
     let url: string;
     const requests: string[] = [];
     before(async () => {
-      server = createServer((request, response) => {
+      ({ server, url } = await listenTls((request, response) => {
         requests.push(request.url ?? '');
         response.setHeader('Content-Type', 'application/json');
         response.end(
           '{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]}',
         );
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      }));
     });
     after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

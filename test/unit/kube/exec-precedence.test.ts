@@ -9,13 +9,14 @@
 
 import assert from 'node:assert/strict';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { tempDir } from '../../helpers/temp.js';
+import { listenTls } from '../../helpers/tls-server.js';
+import type { ServerCertificate } from '../../../src/sim/tls.js';
 import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
 
 const dir = tempDir('ctl-exec-precedence-');
@@ -29,10 +30,10 @@ writeFileSync(
 const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' };
 const tokenFile = join(dir, 'token');
 writeFileSync(tokenFile, 'from-token-file\n');
+// A certificate and key that TLS takes (written once the server's are made, below): the server
+// is https, since a user's credentials go over TLS only (src/kube/plain-http.ts).
 const cert = join(dir, 'client.crt');
-writeFileSync(cert, 'not read as a certificate: the server here is plain HTTP');
 const key = join(dir, 'client.key');
-writeFileSync(key, 'not read as a key');
 
 /** Each user, and the Authorization header kubectl sends for it; `plugin`: whether kubectl runs the plugin. */
 const users: Record<string, { user: object; authorization: string | undefined; plugin: boolean }> = {
@@ -73,17 +74,18 @@ const users: Record<string, { user: object; authorization: string | undefined; p
 describe('an exec plugin beside another credential of the same user', () => {
   let server: Server;
   let url: string;
+  let certificate: ServerCertificate;
   let seen: (string | undefined)[] = [];
   before(async () => {
-    server = createServer((request, response) => {
+    ({ server, url, certificate } = await listenTls((request, response) => {
       seen.push(request.headers.authorization);
       response.setHeader('Content-Type', 'application/json');
       response.end(
         '{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}',
       );
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }));
+    writeFileSync(cert, certificate.certPem);
+    writeFileSync(key, certificate.keyPem);
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

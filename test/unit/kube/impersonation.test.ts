@@ -8,8 +8,8 @@
  */
 
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { Server } from 'node:https';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
@@ -21,6 +21,7 @@ import {
 } from '../../../src/kube/client.js';
 import { headerKeyEscape } from '../../../src/kube/impersonation.js';
 import { tempDir } from '../../helpers/temp.js';
+import { listenTls } from '../../helpers/tls-server.js';
 import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
 
 const dir = tempDir('ctl-impersonation-');
@@ -63,7 +64,7 @@ describe("a kubeconfig user's impersonation", () => {
   let url: string;
   let seen: { path: string; lines: [string, string][] }[] = [];
   before(async () => {
-    server = createServer((request, response) => {
+    ({ server, url } = await listenTls((request, response) => {
       seen.push({ path: request.url ?? '', lines: impersonationLines(request) });
       response.setHeader('Content-Type', 'application/json');
       if (request.url?.includes('watch=true')) {
@@ -73,14 +74,12 @@ describe("a kubeconfig user's impersonation", () => {
       response.end(
         '{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}',
       );
-    });
+    }));
     // The port-forward's WebSocket upgrade: its headers recorded, then the connection dropped.
     server.on('upgrade', (request: IncomingMessage, socket) => {
       seen.push({ path: request.url ?? '', lines: impersonationLines(request) });
       socket.destroy();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

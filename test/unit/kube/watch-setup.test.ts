@@ -9,7 +9,8 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
 import path from 'node:path';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -31,6 +32,7 @@ import {
   unbuiltRequestWarning,
 } from '../../../src/kube/watch-setup-errors.js';
 import { tempDir } from '../../helpers/temp.js';
+import { listenTls } from '../../helpers/tls-server.js';
 import { hangGuardMs, within } from '../../helpers/wait.js';
 
 const PATH = '/api/v1/namespaces/ns/configmaps';
@@ -150,16 +152,13 @@ describe('kube/watch: a list or watch whose request could not be built', () => {
   const pluginFails = (next: number | 'always'): void => writeFileSync(fails, String(next));
 
   before(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    ({ server, url: base } = await listenTls((req: IncomingMessage, res: ServerResponse) => {
       const url = req.url ?? '';
       if (url.includes('watch=true')) watches += 1;
       else lists += 1;
       res.writeHead(200, { 'content-type': 'application/json' });
       onRequest(url, res);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    }));
     dir = tempDir('ctl-watch-setup-');
     fails = path.join(dir, 'fails');
     pluginFails(0);
@@ -332,7 +331,7 @@ describe('kube/watch: a credential plugin slower than the establish deadline', (
   const pluginRuns = (): number => readFileSync(runs, 'utf8').split('\n').filter(Boolean).length;
 
   before(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    ({ server, url: base } = await listenTls((req: IncomingMessage, res: ServerResponse) => {
       const url = req.url ?? '';
       res.writeHead(200, { 'content-type': 'application/json' });
       if (!url.includes('watch=true')) {
@@ -343,10 +342,7 @@ describe('kube/watch: a credential plugin slower than the establish deadline', (
       }
       watches += 1;
       res.end(`{"type":"MODIFIED","object":${configMap('new', 2)}}\n`);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    }));
     const dir = tempDir('ctl-watch-slow-plugin-');
     slow = path.join(dir, 'slow');
     runs = path.join(dir, 'runs');
