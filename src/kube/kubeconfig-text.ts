@@ -26,7 +26,7 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parseYaml } from '../io/yaml-from-outside.js';
 import { attachAuthInfo } from './auth-info.js';
 import { booleanTextField } from './kubeconfig-text-fields.js';
-import { hasTokenFile, takeTokenFiles } from './kubeconfig-token-files.js';
+import { given, hasTokenFile, takeTokenFiles } from './kubeconfig-token-files.js';
 import { attachTokenFile, TokenFile } from './token-file.js';
 
 interface RawKubeconfig {
@@ -145,11 +145,6 @@ function blanked<T extends object>(items: T[], blank: Set<number>, field: keyof 
     if (item) (item as Record<string, unknown>)[field] = '';
   }
   return items;
-}
-
-/** Go's `len(x) != 0` of a kubeconfig string field. */
-function given(value: unknown): boolean {
-  return value !== undefined && value !== null && String(value) !== '';
 }
 
 /**

@@ -23,8 +23,8 @@ export interface TakenTokenFile {
   besideToken?: string;
 }
 
-/** Go's `len(x) != 0` of a kubeconfig string field. */
-function given(value: unknown): boolean {
+/** Go's `len(x) != 0` of a kubeconfig string field (./kubeconfig-text.ts asks it too). */
+export function given(value: unknown): boolean {
   return value !== undefined && value !== null && String(value) !== '';
 }
 

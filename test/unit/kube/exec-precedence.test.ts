@@ -18,16 +18,10 @@ import { tempDir } from '../../helpers/temp.js';
 import { listenTls } from '../../helpers/tls-server.js';
 import type { ServerCertificate } from '../../../src/sim/tls.js';
 import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
+import { markingPlugin } from '../../helpers/kube-requests.js';
 
 const dir = tempDir('ctl-exec-precedence-');
-const mark = join(dir, 'plugin-ran');
-const plugin = join(dir, 'plugin');
-writeFileSync(
-  plugin,
-  `#!/bin/sh\n: > "${mark}"\nprintf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}'\n`,
-  { mode: 0o700 },
-);
-const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' };
+const { plugin, mark, exec } = markingPlugin(dir);
 const tokenFile = join(dir, 'token');
 writeFileSync(tokenFile, 'from-token-file\n');
 // A certificate and key that TLS takes (written once the server's are made, below): the server

@@ -10,19 +10,14 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import {
-  createKubeClients,
-  importPortForward,
-  importWatch,
-  loadKubeConfig,
-} from '../../../src/kube/client.js';
+import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { headerKeyEscape } from '../../../src/kube/impersonation.js';
 import { tempDir } from '../../helpers/temp.js';
 import { listenTls } from '../../helpers/tls-server.js';
 import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
+import { EVERY_KIND_PATHS, everyKindOfRequest } from '../../helpers/kube-requests.js';
 
 const dir = tempDir('ctl-impersonation-');
 
@@ -107,29 +102,10 @@ describe("a kubeconfig user's impersonation", () => {
   it('sends every field on a request, a watch and the port-forward upgrade', async () => {
     const kube = await clients({ impersonating }, 'whole');
     seen = [];
-    await kube.rest.get('/api/v1/namespaces');
-    const { BoundedWatch } = await importWatch();
-    await new Promise<void>((resolve, reject) => {
-      void new BoundedWatch(kube.config)
-        .watch(
-          '/api/v1/namespaces',
-          {},
-          () => {},
-          (error) => (error ? reject(error as Error) : resolve()),
-        )
-        .catch(reject);
-    });
-    const { PortForward } = await importPortForward();
-    const output = new PassThrough();
-    await new PortForward(kube.config)
-      .portForward('ns', 'pod-0', [9443], output, null, new PassThrough())
-      .then(
-        () => undefined,
-        () => undefined,
-      );
+    await everyKindOfRequest(kube);
     assert.deepEqual(
       seen.map(({ path }) => path.split('?')[0]),
-      ['/api/v1/namespaces', '/api/v1/namespaces', '/api/v1/namespaces/ns/pods/pod-0/portforward'],
+      EVERY_KIND_PATHS,
     );
     for (const { path, lines } of seen) assert.deepEqual(lines, KUBECTL_LINES, path);
   });

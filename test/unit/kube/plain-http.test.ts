@@ -13,27 +13,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import {
-  createKubeClients,
-  importPortForward,
-  importWatch,
-  loadKubeConfig,
-} from '../../../src/kube/client.js';
+import { createKubeClients, loadKubeConfig } from '../../../src/kube/client.js';
 import { kubeconfigOfUsers, kubeconfigRefusal } from '../../helpers/kubeconfig-files.js';
+import { EVERY_KIND_PATHS, everyKindOfRequest, markingPlugin } from '../../helpers/kube-requests.js';
 import { tempDir } from '../../helpers/temp.js';
 import { listenTls } from '../../helpers/tls-server.js';
 
 const dir = tempDir('ctl-plain-http-');
-const mark = join(dir, 'plugin-ran');
-const plugin = join(dir, 'plugin');
-writeFileSync(
-  plugin,
-  `#!/bin/sh\n: > "${mark}"\nprintf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}'\n`,
-  { mode: 0o700 },
-);
+const { mark, exec } = markingPlugin(dir);
 const tokenFile = join(dir, 'token');
 writeFileSync(tokenFile, 'from-token-file\n');
 const emptyTokenFile = join(dir, 'empty-token');
@@ -55,9 +44,7 @@ const USERS: Record<string, { user: object; https: [string, string][] }> = {
     https: [['authorization', `Basic ${Buffer.from('ops:pw').toString('base64')}`]],
   },
   plugin: {
-    user: {
-      exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' },
-    },
+    user: { exec },
     https: [['authorization', 'Bearer from-plugin']],
   },
 };
@@ -93,31 +80,23 @@ function onUpgrade(server: Server | TlsServer): void {
   });
 }
 
-/** A list, a watch and a port-forward's upgrade, as `context` of `kubeconfig`. */
-async function everyKindOfRequest(kubeconfig: string, context: string): Promise<void> {
-  const kube = await createKubeClients(await loadKubeConfig({ kubeconfig, context, env: {} }), () => {});
-  await kube.rest.get('/api/v1/namespaces');
-  const { BoundedWatch } = await importWatch();
-  await new Promise<void>((resolve, reject) => {
-    void new BoundedWatch(kube.config)
-      .watch(
-        '/api/v1/namespaces',
-        {},
-        () => {},
-        (error) => (error ? reject(error as Error) : resolve()),
-      )
-      .catch(reject);
-  });
-  const { PortForward } = await importPortForward();
-  await new PortForward(kube.config)
-    .portForward('ns', 'pod-0', [9443], new PassThrough(), null, new PassThrough())
-    .then(
-      () => undefined,
-      () => undefined,
-    );
+/**
+ * What the server saw of a request, a watch and a port-forward's upgrade as `context` of
+ * `kubeconfig` (their paths checked), and whether the exec plugin ran.
+ */
+async function requestsAs(kubeconfig: string, context: string): Promise<{ pluginRan: boolean }> {
+  rmSync(mark, { force: true });
+  seen = [];
+  await everyKindOfRequest(
+    await createKubeClients(await loadKubeConfig({ kubeconfig, context, env: {} }), () => {}),
+  );
+  assert.deepEqual(
+    seen.map(({ path }) => path.split('?')[0]),
+    EVERY_KIND_PATHS,
+    context,
+  );
+  return { pluginRan: existsSync(mark) };
 }
-
-const PATHS = ['/api/v1/namespaces', '/api/v1/namespaces', '/api/v1/namespaces/ns/pods/pod-0/portforward'];
 
 describe("a kubeconfig user's credentials toward a plain-http server and an https one", () => {
   let plain: Server;
@@ -144,32 +123,18 @@ describe("a kubeconfig user's credentials toward a plain-http server and an http
   it('over http: no Authorization, no Impersonate-* header, no plugin started, on a request, a watch and the port-forward', async () => {
     const file = kubeconfig('plain', plainUrl);
     for (const context of Object.keys(USERS)) {
-      rmSync(mark, { force: true });
-      seen = [];
-      await everyKindOfRequest(file, context);
-      assert.deepEqual(
-        seen.map(({ path }) => path.split('?')[0]),
-        PATHS,
-        context,
-      );
+      const { pluginRan } = await requestsAs(file, context);
       for (const { path, lines } of seen) assert.deepEqual(lines, [], `${context}: ${path}`);
-      assert.equal(existsSync(mark), false, `${context}: the exec plugin ran for a plain-http server`);
+      assert.equal(pluginRan, false, `${context}: the exec plugin ran for a plain-http server`);
     }
   });
 
   it('over https the same users send them all, and the plugin runs', async () => {
     const file = kubeconfig('tls', tlsUrl);
     for (const [context, { https }] of Object.entries(USERS)) {
-      rmSync(mark, { force: true });
-      seen = [];
-      await everyKindOfRequest(file, context);
-      assert.deepEqual(
-        seen.map(({ path }) => path.split('?')[0]),
-        PATHS,
-        context,
-      );
+      const { pluginRan } = await requestsAs(file, context);
       for (const { path, lines } of seen) assert.deepEqual(lines, https, `${context}: ${path}`);
-      assert.equal(existsSync(mark), context === 'plugin', `${context}: the plugin ran: ${existsSync(mark)}`);
+      assert.equal(pluginRan, context === 'plugin', `${context}: the plugin ran: ${pluginRan}`);
     }
   });
 

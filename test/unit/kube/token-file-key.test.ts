@@ -16,6 +16,7 @@ import { describe, it } from 'node:test';
 import { loadKubeConfig } from '../../../src/kube/client.js';
 import { TOKEN_FILE_PERIOD_MS, TokenFile } from '../../../src/kube/token-file.js';
 import { kubeconfigOfUsers } from '../../helpers/kubeconfig-files.js';
+import { inDecoyWorkingFolder } from '../../helpers/decoy-working-folder.js';
 import { tempDir } from '../../helpers/temp.js';
 import { usageRefusal } from '../../helpers/usage-refusal.js';
 
@@ -51,16 +52,9 @@ describe("loadKubeConfig: a user's tokenFile, kubectl's key", () => {
     mkdirSync(join(dir, 'relative', 'tokens'));
     writeFileSync(join(dir, 'relative', 'tokens', 'u1'), ' token-of-the-folder\n');
     // The working folder holds a file of the same relative path: it is not the one read.
-    const working = join(dir, 'working');
-    mkdirSync(join(working, 'tokens'), { recursive: true });
-    writeFileSync(join(working, 'tokens', 'u1'), 'token-of-the-working-folder');
-    const started = process.cwd();
-    process.chdir(working);
-    try {
+    await inDecoyWorkingFolder(dir, join('tokens', 'u1'), async () => {
       assert.equal(await tokenOf(file), 'Bearer token-of-the-folder');
-    } finally {
-      process.chdir(started);
-    }
+    });
   });
 
   it('a token beside it: the file is sent when it reads, the token when it does not (kubectl measured)', async () => {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadKubeConfig } from '../../../src/kube/client.js';
+import { inDecoyWorkingFolder } from '../../helpers/decoy-working-folder.js';
 import { TOKEN_FILE_PERIOD_MS, TokenFile } from '../../../src/kube/token-file.js';
 import { usageRefusal } from '../../helpers/usage-refusal.js';
 
@@ -174,12 +175,7 @@ describe("loadKubeConfig: an auth-provider's tokenFile", () => {
     mkdirSync(join(dir, 'provider-relative', 'tokens'));
     writeFileSync(join(dir, 'provider-relative', 'tokens', 'u1'), ' token-of-the-folder\n');
     // The working folder holds a file of the same relative path: client-node read that one.
-    const working = join(dir, 'working');
-    mkdirSync(join(working, 'tokens'), { recursive: true });
-    writeFileSync(join(working, 'tokens', 'u1'), 'token-of-the-working-folder');
-    const started = process.cwd();
-    process.chdir(working);
-    try {
+    await inDecoyWorkingFolder(dir, join('tokens', 'u1'), async () => {
       const loaded = await loadKubeConfig({ kubeconfig: path, env: {} });
       const config: unknown = loaded.config.getCurrentUser()?.authProvider?.config;
       assert.equal(
@@ -188,9 +184,7 @@ describe("loadKubeConfig: an auth-provider's tokenFile", () => {
       );
       const options = (await loaded.config.applyToFetchOptions({})) as unknown as { headers: Headers };
       assert.equal(options.headers.get('authorization'), 'Bearer token-of-the-folder');
-    } finally {
-      process.chdir(started);
-    }
+    });
   });
 
   it('an empty one (white space only) or a missing one is refused when loaded, as client-go refuses it', async () => {
