@@ -45,26 +45,22 @@ const WRITER_FILE = 'writer.cache';
 /**
  * Loads `main` (an absolute path to dist/bundle/main.js) and returns its exports. `words` (the
  * command line) names the command whose cache is used; `env` locates the cache folder.
+ *
+ * `compiled`, given by a process that runs ctl more than once (the test suite's in-process ctl,
+ * test/helpers/in-process-ctl.ts), keeps each script compiled by an earlier load, and no code
+ * cache is read or written then: every load still runs the scripts anew, so each run's modules,
+ * and whatever they hold, are its own, and only V8's compiled code is shared.
  */
-export function loadBundle(main, words, env) {
+export function loadBundle(main, words, env, compiled) {
   const source = readFileSync(main, 'utf8');
   const nodeRequire = createRequire(main);
-  const cache = codeCache(source, words, env, nodeRequire);
+  const cache = compiled ? undefined : codeCache(source, words, env, nodeRequire);
   const loaded = new Map();
   const load = (file, text) => {
     const known = loaded.get(file);
     if (known) return known.exports;
-    const code = text ?? readFileSync(file, 'utf8');
-    const cachedData = cache?.read(file);
-    // The same first line as Node's CommonJS wrapper: a stack trace's line numbers stay the file's.
-    const script = new vm.Script(
-      `(function (exports, require, module, __ctlScriptUrl, __ctlScriptFile, __ctlScriptDir) {"use strict";${code}\n})`,
-      { filename: file, cachedData },
-    );
-    if (cache) {
-      cache.used.push({ file, script });
-      if (cachedData === undefined || script.cachedDataRejected) cache.toWrite.push({ file, script });
-    }
+    const script = compiled?.get(file) ?? compile(file, text);
+    compiled?.set(file, script);
     const module = { exports: {} };
     loaded.set(file, module);
     const dir = path.dirname(file);
@@ -77,6 +73,20 @@ export function loadBundle(main, words, env) {
     };
     script.runInThisContext()(module.exports, require, module, pathToFileURL(file).href, file, dir);
     return module.exports;
+  };
+  const compile = (file, text) => {
+    const code = text ?? readFileSync(file, 'utf8');
+    const cachedData = cache?.read(file);
+    // The same first line as Node's CommonJS wrapper: a stack trace's line numbers stay the file's.
+    const script = new vm.Script(
+      `(function (exports, require, module, __ctlScriptUrl, __ctlScriptFile, __ctlScriptDir) {"use strict";${code}\n})`,
+      { filename: file, cachedData },
+    );
+    if (cache) {
+      cache.used.push({ file, script });
+      if (cachedData === undefined || script.cachedDataRejected) cache.toWrite.push({ file, script });
+    }
+    return script;
   };
   if (cache) process.on('exit', (code) => cache.write(code));
   return load(main, source);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ExitCode, isCtlError, UsageError } from '../errors.js';
 import type { Io } from '../io/io.js';
+import { endCommand } from '../io/command-end.js';
 import { programNameOf } from '../io/program-name.js';
 import { MAX_QUEUED_BYTES, TerminalOutput } from '../io/terminal-output.js';
 import { packageVersion } from '../package-root.js';
@@ -69,6 +70,8 @@ export async function runAction(
   } catch (error) {
     if (isCommanderError(error)) return commanderExit(error);
     return report(error, io ?? (await fallbackIo(runtime, normalizeKubectlArgs(argv))));
+  } finally {
+    endCommand();
   }
 }
 

@@ -26,7 +26,7 @@ export async function readAndPlan(
   target: Target,
   stateStore?: StateStoreKind,
   maxHops?: number,
-  helmBin: string = process.env.CTL_HELM || 'helm',
+  helmBin: string = session.env.CTL_HELM || 'helm',
 ): Promise<PlanResult> {
   // What each target of the path needs fetched is asked for before planning, and the plan is
   // made with the answers (the target-available check), so a missing release fails here, not
@@ -42,7 +42,7 @@ export async function readAndPlan(
   let helmClient: Promise<HelmClientProbe> | undefined;
   const askHelm = async (): Promise<HelmClientProbe> => {
     const { probeHelmClient } = await import('../exec/helm-probe.js');
-    return probeHelmClient(helmBin, process.env);
+    return probeHelmClient(helmBin, session.env);
   };
   const read = await readClusterSnapshot(session, {
     stateStore,
@@ -204,9 +204,9 @@ export async function readTargets(
     stateStore: input.stateStore,
     onOperatorKnown: (basis) => {
       if (methodOf(selection, basis) !== 'helm') return;
-      const helmBin = input.helmBin ?? (process.env.CTL_HELM || 'helm');
+      const helmBin = input.helmBin ?? (session.env.CTL_HELM || 'helm');
       helmClient = import('../exec/helm-probe.js').then(({ probeHelmClient }) =>
-        probeHelmClient(helmBin, process.env),
+        probeHelmClient(helmBin, session.env),
       );
     },
     readClusterCrd: selection.userDefinedModules !== undefined,

@@ -37,6 +37,7 @@ export async function buildDeps(
   const helm = new Helm({
     io: input.io,
     binary: input.helmBin,
+    env: session.env,
     dryRun: input.dryRun,
     server,
     // helm gets SIGTERM when the run is interrupted (never SIGKILL: see src/exec/helm.ts).

@@ -18,6 +18,8 @@ export interface UpgradeSession {
   /** `-n` as given (undefined: the context's namespace, else `default`, is `namespace`). */
   requestedNamespace: string | undefined;
   clusterName: string | undefined;
+  /** The environment the command was given (never read from the process: src/main.ts). */
+  env: NodeJS.ProcessEnv;
   /** For readSnapshot: opens the management API once the cluster and its Secret are known. */
   management: ManagementReaderFactory;
   /** For readSnapshot: reads an Active-Active participant's RS version through its own API. */
@@ -101,6 +103,7 @@ export async function openSession(input: SessionInput): Promise<UpgradeSession> 
     namespace,
     requestedNamespace: input.globals.namespace,
     clusterName: input.globals.cluster,
+    env: input.env,
     management,
     remoteClusters: remoteClusterReader(input),
     api: () => client,

@@ -20,6 +20,7 @@ export interface HelmOptions {
   /** `--dry-run=server`: `helm upgrade|install` runs with `--dry-run=server` (helm 3.13+), and the answer is kept. */
   server?: ServerDryRun | undefined;
   signal: AbortSignal;
+  /** The environment ctl was given (default the process's); helm gets it less ctl's variables. */
   env?: NodeJS.ProcessEnv;
   /**
    * The kubeconfig and context chosen for ctl (src/kube/kube-target.ts), given to helm as the
@@ -119,8 +120,7 @@ export class Helm {
       subprocess = execa(this.options.binary, argv, {
         // Never ctl's credentials: helm (or any --helm-bin) needs none of them (issue 28).
         env: helmEnvironment({
-          ...process.env,
-          ...this.options.env,
+          ...(this.options.env ?? process.env),
           ...(this.options.kube ? kubeconfigEnv(this.options.kube) : {}),
         }),
         extendEnv: false,

@@ -1,6 +1,7 @@
 import { type LiveRegion } from './live-region.js';
 import { CTL, renameProgram } from './program-name.js';
 import { Redactor } from './redact.js';
+import { terminalHasUnicode } from './terminal-unicode.js';
 import { neutralizeWorkflowCommands, safeJson, terminalText } from './safe-text.js';
 import { type Paint, paint, renderStyled } from './style.js';
 
@@ -58,6 +59,8 @@ export class Io {
   readonly isCI: boolean;
   readonly isGitHubActions: boolean;
   readonly colorEnabled: boolean;
+  /** The terminal draws Unicode marks and spinners (src/io/terminal-unicode.ts); else ASCII. */
+  readonly unicode: boolean;
   /**
    * Colour on stdout as well: only when stdout is a terminal too (or FORCE_COLOR asks), so a plan
    * or a run's summary redirected to a file (`> plan.txt`) holds no escape codes.
@@ -84,6 +87,7 @@ export class Io {
     this.colorEnabled = decideColor(options.color, env, this.isStderrTTY);
     this.#stdoutColor = this.colorEnabled && (this.isStdoutTTY || colorForced(env));
     this.#dumbTerminal = env.TERM === 'dumb';
+    this.unicode = terminalHasUnicode(env);
     this.#toYaml = options.yaml;
     this.#document = options.document;
     this.programName = options.programName ?? CTL;

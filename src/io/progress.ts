@@ -1,5 +1,5 @@
 import type { Io } from './io.js';
-import { type LiveFrame, LiveRegion, stderrTerminal, terminalHasUnicode } from './live-region.js';
+import { type LiveFrame, LiveRegion, stderrTerminal } from './live-region.js';
 import { oneLine } from './safe-text.js';
 
 /** One NDJSON event of `ctl upgrade run -o json` (CLI.md). */
@@ -158,7 +158,7 @@ export function terminalDisplay(io: Io): LiveDisplayFactory {
         (chunk) => io.drawOnTerminal(chunk),
         () => io.terminalDrained(),
       ),
-      { color: io.colorEnabled, unicode: terminalHasUnicode(process.env) },
+      { color: io.colorEnabled, unicode: io.unicode },
     );
     io.attachLiveRegion(region);
     return {
@@ -239,6 +239,7 @@ export class SpinnerReporter implements ProgressReporter {
   emit(event: Omit<ProgressEvent, 'ts'>): void {
     if (this.#closed) return;
     const { green, red, cyan, dim } = this.io.color;
+    const marks = this.io.unicode ? UNICODE_SYMBOLS : ASCII_SYMBOLS;
     switch (event.type) {
       case 'step-start':
         this.#title = oneLine(event.message);
@@ -255,15 +256,15 @@ export class SpinnerReporter implements ProgressReporter {
         break;
       case 'step-done':
         // The runner's message says what the step did (`Upgrade the operator: 7.8.2-6 running`).
-        this.#end(`${green(SYMBOLS.done)} ${oneLine(event.message)} ${dim(`(${this.#elapsed()})`)}`);
+        this.#end(`${green(marks.done)} ${oneLine(event.message)} ${dim(`(${this.#elapsed()})`)}`);
         break;
       case 'step-skip':
-        if (this.#running) this.#end(`${cyan(SYMBOLS.skip)} ${this.#title}: ${oneLine(event.message)}`);
+        if (this.#running) this.#end(`${cyan(marks.skip)} ${this.#title}: ${oneLine(event.message)}`);
         else this.io.info(`${dim('-')} ${oneLine(event.message)}`);
         break;
       case 'error':
         // Only the headline here: main prints the whole error and its hint once, at the end.
-        if (this.#running) this.#end(`${red(SYMBOLS.failed)} ${this.#title}: ${firstLine(event.message)}`);
+        if (this.#running) this.#end(`${red(marks.failed)} ${this.#title}: ${firstLine(event.message)}`);
         else this.io.info(`failed: ${firstLine(event.message)}`);
         break;
       case 'warning':
@@ -350,9 +351,8 @@ export function fitTitle(title: string, columns: number, elapsed: string, detail
 }
 
 /** The marks of a step's last line, as log-symbols draws them (ASCII on the Linux console). */
-const SYMBOLS = terminalHasUnicode(process.env)
-  ? { done: '✔', skip: 'ℹ', failed: '✖' }
-  : { done: 'v', skip: 'i', failed: 'x' };
+const UNICODE_SYMBOLS = { done: '✔', skip: 'ℹ', failed: '✖' };
+const ASCII_SYMBOLS = { done: 'v', skip: 'i', failed: 'x' };
 
 /** The fan-out summary of a progress event's data, when it carries a well-formed one. */
 function fanOutOf(data: Record<string, unknown> | undefined): FanOutProgress | undefined {

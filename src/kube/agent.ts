@@ -17,6 +17,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { ClientRequest } from 'node:http';
+import { atCommandEnd } from '../io/command-end.js';
 import { armDeadlines } from './deadlines.js';
 
 /** The agent options that decide a connection's TLS identity and trust (client-node sets these). */
@@ -63,8 +64,15 @@ export function keepAliveAgent(agent: HttpAgent | undefined): HttpAgent | undefi
       ? new HttpsAgent({ ...picked, secureContext: createSecureContext(picked), keepAlive: true })
       : new HttpAgent({ keepAlive: true });
   withDeadlines(made, type);
+  if (shared.size === 0) atCommandEnd(closeKeptAgents);
   shared.set(key, made);
   return made;
+}
+
+/** The command has ended (src/io/command-end.ts): every kept pool's sockets are closed. */
+function closeKeptAgents(): void {
+  for (const agent of shared.values()) agent.destroy();
+  shared.clear();
 }
 
 /**

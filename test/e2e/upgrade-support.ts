@@ -15,7 +15,8 @@ import path from 'node:path';
 import { type AuditEntry } from '../../src/sim/audit.js';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
-import { type CtlProcess, type CtlResult, runCtl, spawnCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { type CtlProcess, type CtlResult, spawnCtl } from '../helpers/run-ctl.js';
 import { helmPath, kubectlFor, makeToolSandbox, runTool, type ToolSandbox } from '../helpers/tools.js';
 
 export const TARGET = '7.8.2-6';
@@ -175,7 +176,7 @@ export async function startUpgradeSim(scenarioName: string, options: SimOptions 
     env,
     statePath,
     ctl: (args, opts = {}) =>
-      runCtl(args, {
+      runCtlInProcess(args, {
         env: { ...env, ...opts.env },
         cwd: sandbox.dir,
         timeoutMs: opts.timeoutMs ?? 90_000,

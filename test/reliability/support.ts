@@ -24,6 +24,7 @@ import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/clus
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { stateSchema } from '../../src/run/state.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import {
   type CtlProcess,
   type CtlResult,
@@ -161,7 +162,6 @@ function valueAt(object: unknown, at: readonly string[]): unknown {
 export type { CtlProcess, CtlResult, SpawnOptions };
 export { spawnCtl };
 
-/** ctl against a bed: its env and folder, plus `extra` env. */
 /** The highest resident memory of `pid` so far (VmHWM), in bytes; 0 once it is gone. */
 function peakMemory(pid: number): number {
   try {
@@ -192,16 +192,24 @@ export async function resultAndPeakMemory(
   return { result: await run.result, peak };
 }
 
+/** ctl against a bed, a process of its own: its env and folder, plus `options.env`. */
 export function spawnOnBed(bed: Bed, args: string[], options: Omit<SpawnOptions, 'cwd'> = {}): CtlProcess {
   return spawnCtl(args, { ...options, cwd: bed.dir, env: { ...bed.env, ...options.env } });
 }
 
+/**
+ * ctl against a bed to its end, inside the test's process (test/helpers/in-process-ctl.ts), or
+ * as a process of its own with `ownProcess`: where what is tested is the process (what it
+ * prints when something fails unawaited, a lock whose owner is a process).
+ */
 export function runOnBed(
   bed: Bed,
   args: string[],
-  options: Omit<SpawnOptions, 'cwd'> = {},
+  options: Omit<SpawnOptions, 'cwd'> & { ownProcess?: boolean } = {},
 ): Promise<CtlResult> {
-  return spawnOnBed(bed, args, options).result;
+  const { ownProcess, ...rest } = options;
+  if (ownProcess) return spawnOnBed(bed, args, rest).result;
+  return runCtlInProcess(args, { ...rest, cwd: bed.dir, env: { ...bed.env, ...rest.env } });
 }
 
 /** A stack trace as Node prints one ("    at fn (file:line:col)"). */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { imageDigest } from '../../src/sim/olm/objects.js';
 import { parseScenario } from '../../src/sim/scenario.js';
-import { runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { compareDatabaseVersions } from './versions.js';
 import { startUpgradeSim, type UpgradeSim } from '../e2e/upgrade-support.js';
 import { pickTarget } from './targets.js';
@@ -123,7 +123,7 @@ async function planAndRun(sim: UpgradeSim, world: World, target: string): Promis
     : [];
   const planFile = path.join(sim.sandbox.dir, 'plan.json');
   const ctl = (args: string[], timeoutMs: number) =>
-    runCtl(args, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir, timeoutMs });
+    runCtlInProcess(args, { env: { ...sim.env, ...env }, cwd: sim.sandbox.dir, timeoutMs });
   const plan = await ctl(
     ['upgrade', 'plan', '--to', target, '-o', 'json', '--out', planFile, ...scope, ...remediate],
     PLAN_TIMEOUT_MS,

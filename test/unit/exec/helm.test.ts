@@ -20,6 +20,7 @@ async function fakeHelm(): Promise<{ bin: string; log: string }> {
 const fs = require('node:fs');
 fs.appendFileSync(${JSON.stringify(log)}, 'argv ' + JSON.stringify(process.argv.slice(2)) + '\\n');
 fs.appendFileSync(${JSON.stringify(log)}, 'KUBECONFIG ' + JSON.stringify(process.env.KUBECONFIG ?? null) + '\\n');
+fs.appendFileSync(${JSON.stringify(log)}, 'HELM_TEST_MARK ' + JSON.stringify(process.env.HELM_TEST_MARK ?? null) + '\\n');
 if (process.argv.includes('fail')) { process.stderr.write('Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress\\n'); process.exit(1); }
 process.on('SIGTERM', () => { fs.appendFileSync(${JSON.stringify(log)}, 'SIGTERM\\n'); setTimeout(() => process.exit(143), 100); });
 fs.appendFileSync(${JSON.stringify(log)}, 'ready\\n');
@@ -47,6 +48,29 @@ describe('Helm', () => {
       text,
       /\["--kubeconfig","\/k","--kube-context","c","upgrade","rel","chart","--version","7.8.2-6","--set","a=\$\(id\)"\]/,
     );
+  });
+
+  it("gets the environment ctl was given, never the process's own, less ctl's variables", async () => {
+    const { bin, log } = await fakeHelm();
+    const { io } = createTestIo();
+    const before = process.env.HELM_TEST_MARK;
+    process.env.HELM_TEST_MARK = 'from-the-process';
+    try {
+      const helm = new Helm({
+        io,
+        binary: bin,
+        dryRun: false,
+        signal: new AbortController().signal,
+        env: { PATH: process.env.PATH, KUBECONFIG: '/given', CTL_PASSWORD: 'not-for-helm' },
+      });
+      await helm.change(['upgrade', 'rel', 'chart']);
+    } finally {
+      if (before === undefined) delete process.env.HELM_TEST_MARK;
+      else process.env.HELM_TEST_MARK = before;
+    }
+    const text = await readFile(log, 'utf8');
+    assert.match(text, /^KUBECONFIG "\/given"$/m);
+    assert.match(text, /^HELM_TEST_MARK null$/m, "a variable of the process only is not helm's");
   });
 
   it('runs the helm upgrade the plan prints: the same target flags, or KUBECONFIG for several files', async () => {

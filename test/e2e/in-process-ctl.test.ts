@@ -1,0 +1,98 @@
+// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { repoRoot } from '../helpers/run-ctl.js';
+import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';
+
+/**
+ * The suite's in-process ctl (test/helpers/in-process-ctl.ts) stands in for a process of ctl in
+ * most tests: these check that it is one as far as those tests can tell. Its modules are its
+ * own, it reads only the environment it is given and the folder it is run in, and it leaves
+ * nothing open behind it.
+ */
+
+type LoadBundle = (
+  main: string,
+  words: string[],
+  env: NodeJS.ProcessEnv,
+  compiled: Map<string, unknown>,
+) => { main: unknown };
+
+describe('ctl in the test process (test/helpers/in-process-ctl.ts)', () => {
+  const shared = new SharedUpgradeSim('happy-path');
+  after(() => shared.close());
+
+  it('each load runs the bundle anew: its own modules, the compiled scripts shared', async () => {
+    const { loadBundle } = (await import(
+      pathToFileURL(path.join(repoRoot, 'bin', 'load-bundle.js')).href
+    )) as {
+      loadBundle: LoadBundle;
+    };
+    const main = path.join(repoRoot, 'dist', 'bundle', 'main.js');
+    const compiled = new Map<string, unknown>();
+    const first = loadBundle(main, ['upgrade', 'plan'], {}, compiled);
+    const scripts = new Map(compiled);
+    assert.ok(scripts.has(main), 'main.js was compiled once and kept');
+    const second = loadBundle(main, ['upgrade', 'plan'], {}, compiled);
+    assert.equal(typeof first.main, 'function');
+    assert.notEqual(second.main, first.main, 'the second load has its own module instances');
+    for (const [file, script] of scripts) assert.equal(compiled.get(file), script, `${file} compiled once`);
+  });
+
+  it("reads the environment it is given, never the test process's", async () => {
+    await shared.use('a plan with a misleading process environment', async (sim) => {
+      const before = { ...process.env };
+      // What a developer's shell may hold: another cluster, a proxy that answers nothing.
+      Object.assign(process.env, {
+        KUBECONFIG: path.join(sim.sandbox.dir, 'no-such-kubeconfig'),
+        CTL_API_URL: 'https://127.0.0.1:9',
+        CTL_PASSWORD: 'not-the-password',
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        CTL_HELM: '/nonexistent/helm',
+      });
+      try {
+        assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET]), 0, 'plan with the given environment');
+        // And the other way round: the process's own KUBECONFIG is no kubeconfig of ctl's.
+        process.env.KUBECONFIG = sim.env.KUBECONFIG;
+        const withoutOne = await runCtlInProcess(['upgrade', 'plan', '--to', TARGET], {
+          env: { ...sim.env, KUBECONFIG: path.join(sim.sandbox.dir, 'missing') },
+          cwd: sim.sandbox.dir,
+        });
+        assert.notEqual(withoutOne.code, 0, `a plan without a kubeconfig of its own:\n${withoutOne.stderr}`);
+      } finally {
+        for (const key of Object.keys(process.env)) if (!(key in before)) delete process.env[key];
+        Object.assign(process.env, before);
+      }
+    });
+  });
+
+  it('reads a relative path against its folder, then gives the test its folder back', async () => {
+    await shared.use('a plan written to a relative path', async (sim) => {
+      const folder = process.cwd();
+      const result = await sim.ctl(['upgrade', 'plan', '--to', TARGET, '-o', 'json', '--out', 'plan.json']);
+      assertExit(result, 0, 'plan --out plan.json');
+      const written = path.join(sim.sandbox.dir, 'plan.json');
+      assert.ok(existsSync(written), 'the plan is in the folder ctl was run in');
+      assert.equal(JSON.parse(readFileSync(written, 'utf8')).target?.operator, TARGET);
+      assert.equal(process.cwd(), folder, "the test process's folder is its own again");
+    });
+  });
+
+  it('leaves no connection open: the test process holds no more handles after ten plans', async () => {
+    await shared.use('ten plans', async (sim) => {
+      const handles = () =>
+        (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().length;
+      assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET]), 0, 'the first plan');
+      const after = handles();
+      for (let i = 0; i < 10; i += 1)
+        assertExit(await sim.ctl(['upgrade', 'plan', '--to', TARGET]), 0, `plan ${i}`);
+      // A closed socket leaves the list a moment after; anything a run kept would be 10 or more.
+      assert.ok(handles() < after + 5, `handles ${after} -> ${handles()}`);
+    });
+  });
+});

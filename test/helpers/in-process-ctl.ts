@@ -1,0 +1,151 @@
+import { Readable } from 'node:stream';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type CtlResult, ctlEnv, repoRoot, runCtl, type SpawnCtlOptions } from './run-ctl.js';
+
+/**
+ * The built ctl run inside the test's own process, for tests of what ctl decides and does (a
+ * plan, a run, its state and output), not of how a process of it behaves. A ctl process costs
+ * about 0.3 s of CPU before it does anything (Node's start-up, reading and deserializing the
+ * bundle); a suite that starts 1,500 of them spends minutes on that (docs/reliability.md).
+ *
+ * Each run loads the bundle anew (bin/load-bundle.js with its `compiled` scripts): its modules and
+ * whatever they hold (kept connection pools, the loaded catalog, the plain-http warning) are its
+ * own, as in a process of its own; only V8's compiled code is shared between runs. It gets the
+ * environment a spawned ctl gets (ctlEnv), its own stdin, stdout and stderr, and runs
+ * `main(argv, runtime)`, the whole tree's entry, whose exit code it returns.
+ *
+ * What a spawned ctl has and this does not, so those tests spawn (runCtl, spawnCtl):
+ * - bin/ctl.js's own work: the Node version check, `--version`, `--help` from the build, the
+ *   `auth token` entry, the code cache; and src/cli/run-cli.ts runProcess: the exit, the
+ *   terminal's non-blocking writes, errors nothing awaited;
+ * - signals and kills, and a process's end: a crash, a lock's owner gone;
+ * - what Node reads when a process starts: NODE_OPTIONS, NODE_EXTRA_CA_CERTS (such runs spawn);
+ * - a working folder and an environment of its own: the test process's folder and `process.env`
+ *   are the run's while it lasts (enter, below), and runs with others take turns.
+ */
+
+interface Bundle {
+  main(
+    argv: string[],
+    runtime: {
+      env: NodeJS.ProcessEnv;
+      stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+      stdout: { write(chunk: string): unknown; isTTY?: boolean };
+      stderr: { write(chunk: string): unknown; isTTY?: boolean };
+      programName?: string;
+    },
+  ): Promise<number>;
+}
+
+type LoadBundle = (
+  main: string,
+  words: string[],
+  env: NodeJS.ProcessEnv,
+  compiled: Map<string, unknown>,
+) => Bundle;
+
+const mainScript = resolve(repoRoot, 'dist', 'bundle', 'main.js');
+const compiled = new Map<string, unknown>();
+let loader: Promise<LoadBundle> | undefined;
+
+/**
+ * The working folder and environment the runs now use, and how many of them run: the test
+ * process's folder is changed to the runs' and `process.env` is theirs while they run, since
+ * parts of ctl read the process's own (a download's proxy variables, Node's TLS settings) where
+ * a ctl process would read its environment. Runs with another folder or environment take turns.
+ */
+let current: { key: string; running: number } | undefined;
+const waiting: (() => void)[] = [];
+const testFolder = process.cwd();
+const testEnvironment = process.env;
+
+/**
+ * Whether `args` and `env` need a process of ctl: bin/ctl.js's own handling (its version, its
+ * help texts, `auth token`), or a variable Node reads when a process starts (NODE_OPTIONS,
+ * NODE_EXTRA_CA_CERTS, ...; the suite's compile cache aside).
+ */
+function needsTheProcess(args: readonly string[], env: Record<string, string>): boolean {
+  const last = args[args.length - 1];
+  const startVariable = Object.keys(env).some(
+    (name) => name.startsWith('NODE_') && name !== 'NODE_COMPILE_CACHE',
+  );
+  return (
+    startVariable ||
+    args.includes('--version') ||
+    last === '--help' ||
+    last === '-h' ||
+    args.includes('token')
+  );
+}
+
+/**
+ * Runs the built ctl to its end in this process (see above); arguments only bin/ctl.js handles,
+ * a preload or another entry run it as a process instead (runCtl).
+ */
+export async function runCtlInProcess(args: string[], options: SpawnCtlOptions = {}): Promise<CtlResult> {
+  const env = ctlEnv(options.env);
+  if (options.preload || options.entry || needsTheProcess(args, env)) return runCtl(args, options);
+  loader ??= import(pathToFileURL(resolve(repoRoot, 'bin', 'load-bundle.js')).href).then(
+    (module: { loadBundle: LoadBundle }) => module.loadBundle,
+  );
+  const loadBundle = await loader;
+  await enter(resolve(options.cwd ?? repoRoot), env);
+  const started = Date.now();
+  let stdout = '';
+  let stderr = '';
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const bundle = loadBundle(mainScript, args, env, compiled);
+    const run = bundle.main(args, {
+      env,
+      stdin: Readable.from(options.stdin === undefined || options.stdin === '' ? [] : [options.stdin]),
+      stdout: { write: (chunk: string) => (stdout += chunk) },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      programName: 'ctl',
+    });
+    // A run that never ends fails its test with what it printed; it cannot be killed, so the
+    // test file's own timeout and watchdog (scripts/run-tests.mjs) end the rest.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`ctl ${args.join(' ')} (in-process) did not end within ${timeoutMs} ms\n${stderr}`),
+          ),
+        timeoutMs,
+      );
+    });
+    const code = await Promise.race([run, deadline]);
+    return { code, signal: null, stdout, stderr, durationMs: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+    leave();
+  }
+}
+
+async function enter(cwd: string, env: Record<string, string>): Promise<void> {
+  const key = JSON.stringify([cwd, Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1))]);
+  for (;;) {
+    if (current === undefined) {
+      current = { key, running: 0 };
+      process.chdir(cwd);
+      process.env = { ...env };
+    }
+    if (current.key === key) {
+      current.running += 1;
+      return;
+    }
+    await new Promise<void>((resolveTurn) => waiting.push(resolveTurn));
+  }
+}
+
+function leave(): void {
+  if (current === undefined) return;
+  current.running -= 1;
+  if (current.running > 0) return;
+  current = undefined;
+  process.chdir(testFolder);
+  process.env = testEnvironment;
+  for (const next of waiting.splice(0)) next();
+}
