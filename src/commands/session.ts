@@ -18,7 +18,7 @@ export interface UpgradeSession {
   /** `-n` as given (undefined: the context's namespace, else `default`, is `namespace`). */
   requestedNamespace: string | undefined;
   clusterName: string | undefined;
-  /** The environment the command was given (never read from the process: src/main.ts). */
+  /** The environment the command was given (the runtime's: src/main.ts), for what ctl starts. */
   env: NodeJS.ProcessEnv;
   /** For readSnapshot: opens the management API once the cluster and its Secret are known. */
   management: ManagementReaderFactory;
