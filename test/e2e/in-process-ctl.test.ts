@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { type LoadBundle, runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { repoRoot } from '../helpers/run-ctl.js';
 import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';
 
@@ -15,13 +15,6 @@ import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';
  * own, it reads only the environment it is given and the folder it is run in, and it leaves
  * nothing open behind it.
  */
-
-type LoadBundle = (
-  main: string,
-  words: string[],
-  env: NodeJS.ProcessEnv,
-  compiled: Map<string, unknown>,
-) => { main: unknown };
 
 describe('ctl in the test process (test/helpers/in-process-ctl.ts)', () => {
   const shared = new SharedUpgradeSim('happy-path');

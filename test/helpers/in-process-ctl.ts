@@ -38,7 +38,8 @@ interface Bundle {
   ): Promise<number>;
 }
 
-type LoadBundle = (
+/** bin/load-bundle.js's loadBundle, as a process that runs ctl more than once calls it. */
+export type LoadBundle = (
   main: string,
   words: string[],
   env: NodeJS.ProcessEnv,
@@ -96,17 +97,25 @@ export async function runCtlInProcess(args: string[], options: SpawnCtlOptions =
   let stderr = '';
   const timeoutMs = options.timeoutMs ?? 60_000;
   let timer: NodeJS.Timeout | undefined;
+  let run: Promise<number>;
   try {
-    const bundle = loadBundle(mainScript, args, env, compiled);
-    const run = bundle.main(args, {
+    run = loadBundle(mainScript, args, env, compiled).main(args, {
       env,
       stdin: Readable.from(options.stdin === undefined || options.stdin === '' ? [] : [options.stdin]),
       stdout: { write: (chunk: string) => (stdout += chunk) },
       stderr: { write: (chunk: string) => (stderr += chunk) },
       programName: 'ctl',
     });
-    // A run that never ends fails its test with what it printed; it cannot be killed, so the
-    // test file's own timeout and watchdog (scripts/run-tests.mjs) end the rest.
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  // The folder and environment are the run's until it has ended, even past its deadline: a run
+  // the test stopped waiting for cannot be killed, and must not write into the test's folder.
+  void run.then(leave, leave);
+  try {
+    // A run that never ends fails its test with what it printed; the test file's own timeout
+    // and watchdog (scripts/run-tests.mjs) end the rest.
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
@@ -120,7 +129,6 @@ export async function runCtlInProcess(args: string[], options: SpawnCtlOptions =
     return { code, signal: null, stdout, stderr, durationMs: Date.now() - started };
   } finally {
     clearTimeout(timer);
-    leave();
   }
 }
 

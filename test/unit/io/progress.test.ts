@@ -140,6 +140,17 @@ describe('progress reporters', () => {
     assert.deepEqual(fake.frame(), [], 'nothing drawn after close');
   });
 
+  it("the Linux console (TERM=linux) gets ASCII marks, from the command's environment", () => {
+    const t = createTestIo({ stdin: { isTTY: true }, env: { TERM: 'linux' } });
+    const reporter = new SpinnerReporter(t.io, fakeDisplay().display, at);
+    reporter.emit({ type: 'step-start', step: 'monitor', message: 'Wait' });
+    reporter.emit({ type: 'step-done', step: 'monitor', message: 'Wait: done' });
+    reporter.emit({ type: 'step-start', step: 'databases', message: 'Upgrade the databases' });
+    reporter.emit({ type: 'error', step: 'databases', message: 'refused' });
+    reporter.close();
+    assert.equal(t.stderr(), 'v Wait: done (0ms)\nx Upgrade the databases: refused\n');
+  });
+
   it('a long step title is cut on a narrow terminal, never the elapsed time and progress after it', () => {
     const t = createTestIo({ stdin: { isTTY: true } });
     const fake = fakeDisplay();
