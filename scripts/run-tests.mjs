@@ -151,6 +151,40 @@ function runBase() {
   return tmpdir();
 }
 
+/**
+ * Each leftover entry and, under it, the files it holds (at most 40 in all), each with its size
+ * and how many seconds before now it was last written.
+ */
+function describeLeftovers(base, names) {
+  const now = Date.now();
+  const lines = [];
+  const walk = (path, depth) => {
+    if (lines.length >= 40) return;
+    let stats;
+    try {
+      stats = statSync(path);
+    } catch {
+      return; // removed while it was read
+    }
+    const age = `${((now - stats.mtimeMs) / 1000).toFixed(1)} s ago`;
+    const name = relative(base, path);
+    if (!stats.isDirectory()) {
+      lines.push(`${'  '.repeat(depth)}${name} (${stats.size} bytes, written ${age})`);
+      return;
+    }
+    lines.push(`${'  '.repeat(depth)}${name}/ (changed ${age})`);
+    let entries = [];
+    try {
+      entries = readdirSync(path).sort();
+    } catch {
+      return;
+    }
+    for (const entry of entries) walk(join(path, entry), depth + 1);
+  };
+  for (const name of [...names].sort()) walk(join(base, name), 0);
+  return lines;
+}
+
 /** A JSON object of numbers, or an empty one when the file is missing or not that. */
 function readTimes(file) {
   try {
@@ -302,6 +336,9 @@ child.on('close', async (code, signal) => {
   if (interrupts > 1) ending.stop();
   const strays = await ending.done;
   const leftovers = existsSync(runTmp) ? readdirSync(runTmp) : [];
+  // What each leftover holds, read before it is removed: the files name the writer (a state
+  // file, a helm cache, a simulator's capture) and their times say how late it wrote.
+  const leftoverFiles = leftovers.length > 0 ? describeLeftovers(runTmp, leftovers) : [];
   rmSync(runTmp, { recursive: true, force: true });
   rmSync(compileCache, { recursive: true, force: true });
   const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : '';
@@ -315,8 +352,8 @@ child.on('close', async (code, signal) => {
   if (leftovers.length > 0) {
     console.error(
       `run-tests: the tests left ${leftovers.length} entr${leftovers.length === 1 ? 'y' : 'ies'} in ` +
-        `${relative(tmpdir(), runTmp) || runTmp} (TMPDIR), now removed; each test must remove ` +
-        `what it creates:\n  ${leftovers.sort().join('\n  ')}`,
+        `${runTmp} (TMPDIR), now removed; each test must remove ` +
+        `what it creates:\n  ${leftoverFiles.join('\n  ')}`,
     );
     if (status === 0) status = 1;
   }

@@ -2,11 +2,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { type LoadBundle, runCtlInProcess } from '../helpers/in-process-ctl.js';
-import { repoRoot } from '../helpers/run-ctl.js';
+import { ctlEnv, repoRoot } from '../helpers/run-ctl.js';
+import { testProcessEnv } from '../helpers/test-env.js';
 import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';
 
 /**
@@ -73,6 +75,31 @@ describe('ctl in the test process (test/helpers/in-process-ctl.ts)', () => {
       assert.ok(existsSync(written), 'the plan is in the folder ctl was run in');
       assert.equal(JSON.parse(readFileSync(written, 'utf8')).target?.operator, TARGET);
       assert.equal(process.cwd(), folder, "the test process's folder is its own again");
+    });
+  });
+
+  it("a ctl spawned beside a run gets the test's HOME and TMPDIR, not the run's sandbox", async () => {
+    await shared.use('a plan with a ctl spawned beside it', async (sim) => {
+      // A test beside a run in the same file gives a ctl it spawns the test's own environment:
+      // the run's HOME (its sandbox) would send that ctl's cache into a folder the run's test
+      // removes when it ends, and leave it there.
+      const testTmp = tmpdir();
+      let seen: { home: string | undefined; tmp: string | undefined; tmpdir: string } | undefined;
+      let ended = false;
+      const plan = sim.ctl(['upgrade', 'plan', '--to', TARGET]).finally(() => (ended = true));
+      while (!ended && seen === undefined) {
+        if (process.env.HOME === sim.env.HOME) {
+          const env = ctlEnv();
+          seen = { home: env.HOME, tmp: env.TMPDIR, tmpdir: tmpdir() };
+        }
+        await new Promise((resolveTurn) => setImmediate(resolveTurn));
+      }
+      assertExit(await plan, 0, 'the plan');
+      assert.ok(seen, "the run's environment was the process's while it ran");
+      assert.equal(seen.home, testProcessEnv.HOME);
+      assert.notEqual(seen.home, sim.env.HOME);
+      assert.equal(seen.tmp, testProcessEnv.TMPDIR);
+      assert.equal(seen.tmpdir, testTmp, "the test's temporary folder stays its own during the run");
     });
   });
 

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type CtlResult, ctlEnv, repoRoot, runCtl, type SpawnCtlOptions } from './run-ctl.js';
+import { testProcessEnv } from './test-env.js';
 
 /**
  * The built ctl run inside the test's own process, for tests of what ctl decides and does (a
@@ -59,7 +60,6 @@ let loader: Promise<LoadBundle> | undefined;
 let current: { key: string; running: number } | undefined;
 const waiting: (() => void)[] = [];
 const testFolder = process.cwd();
-const testEnvironment = process.env;
 
 /**
  * Whether `args` and `env` need a process of ctl: bin/ctl.js's own handling (its version, its
@@ -154,6 +154,6 @@ function leave(): void {
   if (current.running > 0) return;
   current = undefined;
   process.chdir(testFolder);
-  process.env = testEnvironment;
+  process.env = testProcessEnv;
   for (const next of waiting.splice(0)) next();
 }

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { shellQuote } from '../../src/io/shell-words.js';
 import { ctlBin, ctlEnv, type CtlResult } from './run-ctl.js';
+import { testProcessEnv } from './test-env.js';
 
 export interface PasteOptions {
   /** The shell's environment (ctlEnv's base under it); KUBECONFIG unset unless given. */
@@ -40,7 +41,7 @@ export async function pasteInShell(
     env: ctlEnv({
       KUBECONFIG: undefined,
       ...options.env,
-      PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      PATH: `${bin}:${testProcessEnv.PATH ?? '/usr/bin:/bin'}`,
     }),
   });
   let stdout = '';

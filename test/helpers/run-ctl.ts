@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { lineSplitter } from './lines.js';
+import { testProcessEnv } from './test-env.js';
 
 /** The repository root (dist/test/helpers -> three levels up). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -26,17 +27,23 @@ export interface CtlResult {
 }
 
 /**
- * The environment a test gives ctl: PATH, HOME and NO_COLOR, then `overrides` (undefined removes
- * a variable). It starts almost empty so a developer's CTL_* variables cannot leak into tests.
+ * The environment a test gives ctl: PATH, HOME, TMPDIR and NO_COLOR, then `overrides` (undefined
+ * removes a variable). It starts almost empty so a developer's CTL_* variables cannot leak into
+ * tests. The defaults are the test process's own (./test-env.ts), never those of a ctl running in
+ * the process at that moment.
  */
 export function ctlEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const own = testProcessEnv;
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
+    PATH: own.PATH ?? '/usr/bin:/bin',
+    HOME: own.HOME ?? '/tmp',
     NO_COLOR: '1',
+    // The run's temporary folder (scripts/run-tests.mjs): what ctl leaves there (a `ctl sim`'s
+    // files) is found and fails the run, where /tmp would keep it unseen.
+    ...(own.TMPDIR ? { TMPDIR: own.TMPDIR } : {}),
     // The run's one compile cache (scripts/run-tests.mjs), so that each ctl of the suite reads
     // the bundle's compiled code instead of compiling it again in every fresh sandbox.
-    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+    ...(own.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: own.NODE_COMPILE_CACHE } : {}),
   };
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete env[key];

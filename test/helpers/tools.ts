@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
+import { testProcessEnv } from './test-env.js';
 
 /**
  * The real client tools the emulator is proven against (feasibility §1, §4), from development
@@ -118,7 +119,7 @@ export interface RunToolOptions {
 export function runTool(bin: string, args: string[], options: RunToolOptions = {}): Promise<ToolResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(bin, args, {
-      env: options.env ?? process.env,
+      env: options.env ?? testProcessEnv,
       cwd: options.cwd,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
@@ -172,7 +173,7 @@ export function makeToolSandbox(prefix = 'ctl-tools-'): ToolSandbox {
   for (const sub of ['home', 'kube-cache', 'helm-cache', 'helm-config', 'helm-data'])
     mkdirSync(join(dir, sub));
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
+    PATH: testProcessEnv.PATH,
     KUBECONFIG: kubeconfig,
     KUBECACHEDIR: join(dir, 'kube-cache'),
     HOME: join(dir, 'home'),
