@@ -18,6 +18,7 @@ import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { type CtlProcess, type CtlResult, spawnCtl } from '../helpers/run-ctl.js';
 import { helmPath, kubectlFor, makeToolSandbox, runTool, type ToolSandbox } from '../helpers/tools.js';
+import { simReader } from './sim-reads.js';
 
 export const TARGET = '7.8.2-6';
 
@@ -49,7 +50,10 @@ export interface UpgradeSim {
   /** `ctl <args>` in the background, its stdout read line by line (for interruptions). */
   spawnCtl(args: string[]): RunningCtl;
   kubectl(args: string[]): Promise<string>;
-  /** `kubectl get <what> -o json` (an object, or a List's items with `list`). */
+  /**
+   * What `kubectl get <what> -o json` prints (an object, or a List's items with `list`), read
+   * through the API server from the test's process (./sim-reads.ts).
+   */
   get(args: string[]): Promise<KubeObject>;
   list(args: string[]): Promise<KubeObject[]>;
   close(): Promise<void>;
@@ -170,6 +174,8 @@ export async function startUpgradeSim(scenarioName: string, options: SimOptions 
     return result.stdout;
   };
 
+  const reader = simReader(cluster);
+
   return {
     cluster,
     sandbox,
@@ -183,10 +189,10 @@ export async function startUpgradeSim(scenarioName: string, options: SimOptions 
       }),
     spawnCtl: (args) => new RunningCtl(args, env, sandbox.dir),
     kubectl,
-    get: async (args) => JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as KubeObject,
-    list: async (args) =>
-      (JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as { items: KubeObject[] }).items,
+    get: async (args) => (await reader.get(args)) as KubeObject,
+    list: async (args) => ((await reader.get(args)) as { items?: KubeObject[] }).items ?? [],
     close: async () => {
+      await reader.close();
       await cluster.stop();
       sandbox.cleanup();
     },
