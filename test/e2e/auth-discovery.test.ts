@@ -12,7 +12,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
-import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { type CtlResult } from '../helpers/run-ctl.js';
 
 function claimsOf(token: string): { iat: number; exp: number } {
   return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
@@ -50,7 +51,7 @@ describe('ctl auth token finds the API and the credentials through Kubernetes (e
     stdin?: string,
   ): Promise<CtlResult> {
     const home = path.join(dir, 'home');
-    const result = await runCtl(['auth', 'token', ...args], {
+    const result = await runCtlInProcess(['auth', 'token', ...args], {
       cwd: dir,
       stdin,
       env: {

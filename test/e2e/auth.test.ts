@@ -5,7 +5,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { type CtlResult } from '../helpers/run-ctl.js';
 import { adminCtlEnv, ADMIN, EXPIRED, type SimFixture, startSim } from '../unit/sim/rest/fixture.js';
 
 /**
@@ -48,7 +49,7 @@ describe('ctl auth token (e2e)', () => {
     args: string[],
     options: { env?: Record<string, string | undefined>; stdin?: string } = {},
   ): Promise<CtlResult> {
-    const result = await runCtl(['auth', 'token', ...args], {
+    const result = await runCtlInProcess(['auth', 'token', ...args], {
       cwd: dir,
       stdin: options.stdin,
       env: { ...adminCtlEnv(sim, dir, caFile), ...options.env },

@@ -224,11 +224,7 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
     try {
       for (const command of hostile) {
         await file.save(recorded(command, command));
-        const status = await runCtl(['upgrade', 'status', '--state', sim.statePath], {
-          cwd: sim.sandbox.dir,
-          env: sim.env,
-          timeoutMs: 60_000,
-        });
+        const status = await sim.ctl(['upgrade', 'status', '--state', sim.statePath], { timeoutMs: 60_000 });
         assertExit(status, 0, `status of a state recording ${command}`);
         assert.ok(!status.stdout.includes(command), `printed ${command}:\n${status.stdout}`);
         assert.match(status.stdout, /resume with: \(the command the state records is not shown/);
@@ -236,11 +232,7 @@ describe('hostile names from the management API (built ctl, simulated cluster)',
       }
       const own = `ctl upgrade run --to ${TARGET} -n ${scenario.namespace} --databases 'redis/a b' --yes`;
       await file.save(recorded(own, own));
-      const status = await runCtl(['upgrade', 'status', '--state', sim.statePath], {
-        cwd: sim.sandbox.dir,
-        env: sim.env,
-        timeoutMs: 60_000,
-      });
+      const status = await sim.ctl(['upgrade', 'status', '--state', sim.statePath], { timeoutMs: 60_000 });
       assertExit(status, 0, 'status of a state recording a command in ctl form');
       assert.ok(status.stdout.includes(`resume with: ${own}`), status.stdout);
       assert.ok(status.stdout.includes(`later: ${own}`), status.stdout);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { type LoadBundle, runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { type LoadBundle, runCtlInProcess, tokenEntryRuns } from '../helpers/in-process-ctl.js';
 import { ctlEnv, repoRoot } from '../helpers/run-ctl.js';
 import { testProcessEnv } from '../helpers/test-env.js';
 import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';
@@ -100,6 +100,20 @@ describe('ctl in the test process (test/helpers/in-process-ctl.ts)', () => {
       assert.notEqual(seen.home, sim.env.HOME);
       assert.equal(seen.tmp, testProcessEnv.TMPDIR);
       assert.equal(seen.tmpdir, testTmp, "the test's temporary folder stays its own during the run");
+    });
+  });
+
+  it("runs `auth token` with the token's own entry, as bin/ctl.js does, and anything else with the whole tree", async () => {
+    await shared.use('tokens', async (sim) => {
+      const before = tokenEntryRuns();
+      const token = await sim.ctl(['auth', 'token', '--ttl', '600']);
+      assertExit(token, 0, 'auth token');
+      assert.match(token.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/, 'one JWT');
+      assert.equal(tokenEntryRuns(), before + 1, "the token's own entry ran it");
+      // -o yaml is the whole tree's (src/cli/token-scope.ts): the same token, another entry.
+      const yaml = await sim.ctl(['auth', 'token', '--ttl', '600', '-o', 'yaml']);
+      assertExit(yaml, 0, 'auth token -o yaml');
+      assert.equal(tokenEntryRuns(), before + 1, 'the whole tree ran -o yaml');
     });
   });
 

@@ -25,7 +25,8 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
+import { type CtlResult } from '../helpers/run-ctl.js';
 import { listenTls } from '../helpers/tls-server.js';
 
 interface Seen {
@@ -165,7 +166,7 @@ describe('kubeconfig auth providers and proxies, loaded when used', { timeout: 1
         'current-context': 'ctx',
       }),
     );
-    const result = await runCtl(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
+    const result = await runCtlInProcess(['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', kubeconfig], {
       env: { HOME: dir, XDG_STATE_HOME: dir, XDG_CACHE_HOME: dir },
       ...(where.cwd ? { cwd: where.cwd } : {}),
       // A hang guard: a plugin or provider command that held ctl would end here, not in a pass.

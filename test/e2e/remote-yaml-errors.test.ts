@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';
 
@@ -258,7 +258,7 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
     for (const [kind, lines, what] of cases) {
       const file = path.join(dir, `${kind}.kubeconfig`);
       writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
-      const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '--kubeconfig', file, '-vv']);
+      const result = await runCtlInProcess(['upgrade', 'plan', '--to', TARGET, '--kubeconfig', file, '-vv']);
       const printed = result.stdout + result.stderr;
       assertNoSecret(printed);
       assertExit(result, 2, `plan with the ${kind} kubeconfig`);
@@ -300,7 +300,7 @@ describe('YAML from outside ctl: where and what, never the text (e2e)', { timeou
     for (const [kind, lines, expected] of cases) {
       const file = path.join(dir, `${kind}.yaml`);
       writeFileSync(file, `${lines.join('\n')}\n`);
-      const result = await runCtl(['sim', 'up', '--scenario', file, '--dir', path.join(dir, 'sim')]);
+      const result = await runCtlInProcess(['sim', 'up', '--scenario', file, '--dir', path.join(dir, 'sim')]);
       const printed = result.stdout + result.stderr;
       assertNoSecret(printed);
       assertExit(result, 2, `sim up with the ${kind} scenario`);

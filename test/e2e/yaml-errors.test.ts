@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertExit } from './upgrade-support.js';
 
@@ -38,9 +38,12 @@ describe('YAML errors in the files ctl reads say where and what, never the lines
         '',
       ].join('\n'),
     );
-    const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules], {
-      env,
-    });
+    const result = await runCtlInProcess(
+      ['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules],
+      {
+        env,
+      },
+    );
     assertExit(result, 2, '--user-defined-modules of a file that is not YAML');
     assert.match(
       result.stderr,
@@ -63,9 +66,12 @@ describe('YAML errors in the files ctl reads say where and what, never the lines
         '',
       ].join('\n'),
     );
-    const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules], {
-      env,
-    });
+    const result = await runCtlInProcess(
+      ['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules],
+      {
+        env,
+      },
+    );
     // It goes on to the kubeconfig, which is not there.
     assertExit(result, 2, '--user-defined-modules with an unknown tag');
     assert.match(result.stderr, /KUBECONFIG=\/nonexistent\/kubeconfig: no such file/);
@@ -77,7 +83,9 @@ describe('YAML errors in the files ctl reads say where and what, never the lines
       'fleet.yaml',
       ['- context: east', '  namespace: redis', ` token: ${SECRET}`, ''].join('\n'),
     );
-    const result = await runCtl(['upgrade', 'run', '--to', TARGET, '--yes', '--fleet', fleet], { env });
+    const result = await runCtlInProcess(['upgrade', 'run', '--to', TARGET, '--yes', '--fleet', fleet], {
+      env,
+    });
     assertExit(result, 2, '--fleet of a file that is not YAML');
     assert.match(result.stderr, /the fleet file .*fleet\.yaml is not YAML: line 3, column \d+: \S/);
     assert.doesNotMatch(result.stdout + result.stderr, new RegExp(SECRET));
@@ -91,7 +99,7 @@ describe('YAML errors in the files ctl reads say where and what, never the lines
         '\n',
       ),
     );
-    const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '--catalog', catalog], { env });
+    const result = await runCtlInProcess(['upgrade', 'plan', '--to', TARGET, '--catalog', catalog], { env });
     assertExit(result, 2, '--catalog of a file that is not YAML');
     assert.match(
       result.stderr,
@@ -112,7 +120,9 @@ describe('YAML errors in the files ctl reads say where and what, never the lines
 describe('files written with the quoting of the published bundle.yaml are read (e2e)', () => {
   it('--fleet: a context written over two lines is read as one name', async () => {
     const fleet = file('fleet.yaml', ["- context: 'east", "  eu'", "  namespace: 'redis'", ''].join('\n'));
-    const result = await runCtl(['upgrade', 'run', '--to', TARGET, '--yes', '--fleet', fleet], { env });
+    const result = await runCtlInProcess(['upgrade', 'run', '--to', TARGET, '--yes', '--fleet', fleet], {
+      env,
+    });
     // Read: the cluster of context "east eu" is tried, and fails on the kubeconfig, which is not there.
     assertExit(result, 2, '--fleet written with the published quoting');
     assert.match(result.stderr, /^\[east eu\] error: KUBECONFIG=\/nonexistent\/kubeconfig: no such file$/m);
@@ -139,7 +149,9 @@ describe('files written with the quoting of the published bundle.yaml are read (
         '',
       ].join('\n'),
     );
-    const result = await runCtl(['upgrade', 'plan', '--to', '8.2.0-25', '--catalog', catalog], { env });
+    const result = await runCtlInProcess(['upgrade', 'plan', '--to', '8.2.0-25', '--catalog', catalog], {
+      env,
+    });
     // Read: --to the catalog's release is taken (without it: "does not know this operator
     // version"), and the plan goes on to the kubeconfig, which is not there.
     assertExit(result, 2, '--catalog written with the published quoting');
@@ -159,9 +171,12 @@ describe('files written with the quoting of the published bundle.yaml are read (
         '',
       ].join('\n'),
     );
-    const result = await runCtl(['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules], {
-      env,
-    });
+    const result = await runCtlInProcess(
+      ['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules],
+      {
+        env,
+      },
+    );
     // Read and accepted: the plan goes on to the kubeconfig, which is not there.
     assertExit(result, 2, '--user-defined-modules written with the published quoting');
     assert.match(result.stderr, /KUBECONFIG=\/nonexistent\/kubeconfig: no such file/);
@@ -210,7 +225,7 @@ describe('hostile YAML in the files ctl reads is refused (e2e)', () => {
     ];
     for (const [name, [command, ...flags], text, expected] of cases) {
       const at = file(name, text);
-      const result = await runCtl(['upgrade', command!, '--to', TARGET, ...flags, at], { env });
+      const result = await runCtlInProcess(['upgrade', command!, '--to', TARGET, ...flags, at], { env });
       assertExit(result, 2, `${flags.at(-1)} with an alias bomb`);
       assert.match(result.stderr, expected);
       assert.doesNotMatch(result.stdout + result.stderr, new RegExp(SECRET));
@@ -231,7 +246,10 @@ describe('hostile YAML in the files ctl reads is refused (e2e)', () => {
         '',
       ].join('\n'),
     );
-    const udm = await runCtl(['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules], { env });
+    const udm = await runCtlInProcess(
+      ['upgrade', 'plan', '--to', TARGET, '--user-defined-modules', modules],
+      { env },
+    );
     assertExit(udm, 2, '--user-defined-modules with a !!js/function tag');
     assert.match(
       udm.stderr,
@@ -249,7 +267,7 @@ describe('hostile YAML in the files ctl reads is refused (e2e)', () => {
         '',
       ].join('\n'),
     );
-    const plan = await runCtl(['upgrade', 'plan', '--to', TARGET, '--catalog', catalog], { env });
+    const plan = await runCtlInProcess(['upgrade', 'plan', '--to', TARGET, '--catalog', catalog], { env });
     assertExit(plan, 2, '--catalog with a !!python/object/apply tag');
     assert.match(
       plan.stderr,

@@ -18,7 +18,7 @@ import { testProcessEnv } from './test-env.js';
  *
  * What a spawned ctl has and this does not, so those tests spawn (runCtl, spawnCtl):
  * - bin/ctl.js's own work: the Node version check, `--version`, `--help` from the build, the
- *   `auth token` entry, the code cache; and src/cli/run-cli.ts runProcess: the exit, the
+ *   code cache (`auth token` runs its own entry here too, where bin/ctl.js would); and src/cli/run-cli.ts runProcess: the exit, the
  *   terminal's non-blocking writes, errors nothing awaited;
  * - signals and kills, and a process's end: a crash, a lock's owner gone;
  * - what Node reads when a process starts: NODE_OPTIONS, NODE_EXTRA_CA_CERTS (such runs spawn);
@@ -63,7 +63,7 @@ const testFolder = process.cwd();
 
 /**
  * Whether `args` and `env` need a process of ctl: bin/ctl.js's own handling (its version, its
- * help texts, `auth token`), or a variable Node reads when a process starts (NODE_OPTIONS,
+ * help texts), or a variable Node reads when a process starts (NODE_OPTIONS,
  * NODE_EXTRA_CA_CERTS, ...; the suite's compile cache aside).
  */
 function needsTheProcess(args: readonly string[], env: Record<string, string>): boolean {
@@ -71,13 +71,7 @@ function needsTheProcess(args: readonly string[], env: Record<string, string>): 
   const startVariable = Object.keys(env).some(
     (name) => name.startsWith('NODE_') && name !== 'NODE_COMPILE_CACHE',
   );
-  return (
-    startVariable ||
-    args.includes('--version') ||
-    last === '--help' ||
-    last === '-h' ||
-    args.includes('token')
-  );
+  return startVariable || args.includes('--version') || last === '--help' || last === '-h';
 }
 
 /**
@@ -99,7 +93,10 @@ export async function runCtlInProcess(args: string[], options: SpawnCtlOptions =
   let timer: NodeJS.Timeout | undefined;
   let run: Promise<number>;
   try {
-    run = loadBundle(mainScript, args, env, compiled).main(args, {
+    const entry = (await isTokenEntry(args, env))
+      ? await freshTokenEntry()
+      : loadBundle(mainScript, args, env, compiled);
+    run = entry.main(args, {
       env,
       stdin: Readable.from(options.stdin === undefined || options.stdin === '' ? [] : [options.stdin]),
       stdout: { write: (chunk: string) => (stdout += chunk) },
@@ -130,6 +127,38 @@ export async function runCtlInProcess(args: string[], options: SpawnCtlOptions =
   } finally {
     clearTimeout(timer);
   }
+}
+
+const tokenMain = pathToFileURL(resolve(repoRoot, 'dist', 'bundle', 'token-main.js')).href;
+interface TokenEntry extends Bundle {
+  isAuthTokenCommand(argv: readonly string[], env: NodeJS.ProcessEnv): boolean;
+}
+let tokenProbe: Promise<TokenEntry> | undefined;
+let tokenLoads = 0;
+
+/**
+ * Whether bin/ctl.js would run `args` with `ctl auth token`'s own entry (dist/bundle/token-main.js),
+ * as it asks that entry (src/token-main.ts isAuthTokenCommand, a function of the words and the
+ * environment alone).
+ */
+async function isTokenEntry(args: string[], env: Record<string, string>): Promise<boolean> {
+  if (!args.includes('token')) return false;
+  tokenProbe ??= import(tokenMain) as Promise<TokenEntry>;
+  return (await tokenProbe).isAuthTokenCommand(args, env);
+}
+
+/**
+ * The token's entry, an ES module, loaded anew for each run (a query makes it another module):
+ * its state is the run's own, as the whole tree's is (loadBundle).
+ */
+/** How many runs took the token's own entry so far (its test checks that they do). */
+export function tokenEntryRuns(): number {
+  return tokenLoads;
+}
+
+async function freshTokenEntry(): Promise<Bundle> {
+  tokenLoads += 1;
+  return (await import(`${tokenMain}?run=${tokenLoads}`)) as Bundle;
 }
 
 async function enter(cwd: string, env: Record<string, string>): Promise<void> {

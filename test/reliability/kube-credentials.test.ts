@@ -20,7 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { tempDir } from '../helpers/temp.js';
 import { listenTls } from '../helpers/tls-server.js';
 
@@ -118,7 +118,7 @@ describe('kubeconfig credentials are never printed', () => {
       ['upgrade', 'plan', '--to', '7.8.2-6', '--kubeconfig', file, '-o', 'json', '-vv'],
       ['auth', 'token', '--kubeconfig', file, '--username', 'admin@example.com'],
     ]) {
-      const result = await runCtl(args, { env: { CTL_PASSWORD: 'not-read' } });
+      const result = await runCtlInProcess(args, { env: { CTL_PASSWORD: 'not-read' } });
       const printed = result.stdout + result.stderr;
       assert.deepEqual(leaks(printed, [TOKEN, BASIC_PASSWORD, CLIENT_KEY]), [], printed);
       assert.equal(result.code, 2, `${args.join(' ')}: ${printed}`);
@@ -151,7 +151,7 @@ describe('kubeconfig credentials are never printed', () => {
       ['upgrade', 'plan', '--to', '7.8.2-6', '-o', 'json', '-vv'],
       ['upgrade', 'status', '--state-store', 'configmap', '-v'],
     ]) {
-      const result = await runCtl([...args, '--kubeconfig', file]);
+      const result = await runCtlInProcess([...args, '--kubeconfig', file]);
       const printed = result.stdout + result.stderr;
       assert.notEqual(result.code, 0, `${args.join(' ')} cannot succeed: ${printed}`);
       // The Basic header the URL made reached the API, and its echo was shown (redacted).
@@ -186,7 +186,7 @@ describe('kubeconfig credentials are never printed', () => {
         ['upgrade', 'plan', '--to', '7.8.2-6', '-o', 'json', '-vv'],
         ['upgrade', 'status', '--state-store', 'configmap'],
       ]) {
-        const result = await runCtl([...args, '--kubeconfig', file]);
+        const result = await runCtlInProcess([...args, '--kubeconfig', file]);
         const printed = result.stdout + result.stderr;
         assert.notEqual(result.code, 0, `${user}: ${args.join(' ')} cannot succeed: ${printed}`);
         // The API's message is shown (redacted), so the test reaches what it means to test.

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createCertificateAuthority, createServerCertificate } from '../../src/sim/tls.js';
-import { runCtl } from '../helpers/run-ctl.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { tempDir } from '../helpers/temp.js';
 import { figure } from './support.js';
 
@@ -89,7 +89,7 @@ describe("a password quoted back in other encoders' forms", () => {
           ['auth', 'token', '-o', 'json', '-v=9'],
           ['auth', 'token', '-o', 'yaml'],
         ]) {
-          const result = await runCtl(args, {
+          const result = await runCtlInProcess(args, {
             env: {
               CTL_API_URL: url,
               CTL_CA_FILE: caFile,
