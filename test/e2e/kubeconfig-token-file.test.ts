@@ -31,6 +31,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
 import { loadScenario } from '../../src/sim/scenario.js';
+import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
 import { kubectlFor, runTool, type ToolResult } from '../helpers/tools.js';
 import { hangGuardMs, within } from '../helpers/wait.js';
@@ -100,21 +101,28 @@ describe(
       return file;
     };
 
-    /** `ctl upgrade plan` with that kubeconfig, from `dir` (not the kubeconfig's folder). */
+    /**
+     * `ctl upgrade plan` with that kubeconfig, from `dir` (not the kubeconfig's folder): in the
+     * test's process, but in a process of its own where the kubeconfig names the FIFO or
+     * /dev/zero, whose read would block (a synchronous one, the test's whole process).
+     */
     const plan = (kubeconfig: string): Promise<CtlResult> =>
-      runCtl(['upgrade', 'plan'], {
-        cwd: dir,
-        env: {
-          ...cluster.env,
-          KUBECONFIG: kubeconfig,
-          HOME: path.join(dir, 'home'),
-          XDG_STATE_HOME: path.join(dir, 'home', 'state'),
-          XDG_CACHE_HOME: path.join(dir, 'home', 'cache'),
-          XDG_CONFIG_HOME: path.join(dir, 'home', 'config'),
+      (/token\.fifo|\/dev\/zero/.test(readFileSync(kubeconfig, 'utf8')) ? runCtl : runCtlInProcess)(
+        ['upgrade', 'plan'],
+        {
+          cwd: dir,
+          env: {
+            ...cluster.env,
+            KUBECONFIG: kubeconfig,
+            HOME: path.join(dir, 'home'),
+            XDG_STATE_HOME: path.join(dir, 'home', 'state'),
+            XDG_CACHE_HOME: path.join(dir, 'home', 'cache'),
+            XDG_CONFIG_HOME: path.join(dir, 'home', 'config'),
+          },
+          // A FIFO opened for reading waits for a writer: this kills such a ctl, and its exit is then no 2.
+          timeoutMs: hangGuardMs(60_000),
         },
-        // A FIFO opened for reading waits for a writer: this kills such a ctl, and its exit is then no 2.
-        timeoutMs: hangGuardMs(60_000),
-      });
+      );
 
     /** The real kubectl, nearest the simulator's version, with that kubeconfig, from `dir`. */
     const kubectl = (kubeconfig: string): Promise<ToolResult> =>
