@@ -21,7 +21,10 @@ import type { ResourceType } from '../../src/sim/kube/registry.js';
  * with what was asked, as a kubectl that exits non-zero does in `sim.kubectl`.
  */
 /** An object as the API server answers it, or kubectl's List of them. */
-type KubeObject = { metadata?: { managedFields?: unknown } & Record<string, unknown> } & Record<string, unknown>;
+type KubeObject = { metadata?: { managedFields?: unknown } & Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
 
 export interface SimReader {
   get(args: readonly string[]): Promise<KubeObject>;
@@ -57,7 +60,8 @@ export function simReader(cluster: SimulatedCluster): SimReader {
       bodyTimeout: 30_000,
     });
     const text = await response.body.text();
-    if (response.statusCode !== 200) assert.fail(`${what}: GET ${path} answered ${response.statusCode}: ${text}`);
+    if (response.statusCode !== 200)
+      assert.fail(`${what}: GET ${path} answered ${response.statusCode}: ${text}`);
     const answer = JSON.parse(text) as KubeObject & { items?: KubeObject[] };
     if (asked.name !== undefined) return withoutManagedFields(answer);
     const apiVersion = rt.group === '' ? rt.version : `${rt.group}/${rt.version}`;

@@ -174,7 +174,14 @@ export async function startUpgradeSim(scenarioName: string, options: SimOptions 
     return result.stdout;
   };
 
-  const reader = simReader(cluster);
+  let reader: ReturnType<typeof simReader>;
+  try {
+    reader = simReader(cluster);
+  } catch (error) {
+    await cluster.stop();
+    sandbox.cleanup();
+    throw error;
+  }
 
   return {
     cluster,

@@ -18,8 +18,9 @@ import { testProcessEnv } from './test-env.js';
  *
  * What a spawned ctl has and this does not, so those tests spawn (runCtl, spawnCtl):
  * - bin/ctl.js's own work: the Node version check, `--version`, `--help` from the build, the
- *   code cache (`auth token` runs its own entry here too, where bin/ctl.js would); and src/cli/run-cli.ts runProcess: the exit, the
- *   terminal's non-blocking writes, errors nothing awaited;
+ *   code cache (`auth token` runs with its own entry here too, where bin/ctl.js would take it);
+ *   and src/cli/run-cli.ts runProcess: the exit, the terminal's non-blocking writes, errors
+ *   nothing awaited;
  * - signals and kills, and a process's end: a crash, a lock's owner gone;
  * - what Node reads when a process starts: NODE_OPTIONS, NODE_EXTRA_CA_CERTS (such runs spawn);
  * - a working folder and an environment of its own: the test process's folder and `process.env`
@@ -147,15 +148,15 @@ async function isTokenEntry(args: string[], env: Record<string, string>): Promis
   return (await tokenProbe).isAuthTokenCommand(args, env);
 }
 
-/**
- * The token's entry, an ES module, loaded anew for each run (a query makes it another module):
- * its state is the run's own, as the whole tree's is (loadBundle).
- */
 /** How many runs took the token's own entry so far (its test checks that they do). */
 export function tokenEntryRuns(): number {
   return tokenLoads;
 }
 
+/**
+ * The token's entry, an ES module, loaded anew for each run (a query makes it another module):
+ * its state is the run's own, as the whole tree's is (loadBundle).
+ */
 async function freshTokenEntry(): Promise<Bundle> {
   tokenLoads += 1;
   return (await import(`${tokenMain}?run=${tokenLoads}`)) as Bundle;
