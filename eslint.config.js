@@ -42,4 +42,25 @@ export default tseslint.config(
     plugins: { ctl: layers },
     rules: { 'ctl/layers': 'error' },
   },
+  {
+    // The build makes test/helpers/simulator.ts one file of the simulator and its packages
+    // (scripts/bundle-simulator.mjs): a test that imported src/sim beside it would load the
+    // simulator twice. The simulator's own unit tests (test/unit, test/sim) import its parts.
+    files: ['test/e2e/**/*.ts', 'test/reliability/**/*.ts', 'test/worlds/**/*.ts', 'test/helpers/**/*.ts'],
+    ignores: ['test/helpers/simulator.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/sim/*', '**/src/sim/**'],
+              allowTypeImports: true,
+              message: 'import the simulator from test/helpers/simulator.js (one bundled file)',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

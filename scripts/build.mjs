@@ -78,6 +78,7 @@ try {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   run('compiling the TypeScript (tsc)', [tsc, '-p', 'tsconfig.json', '--outDir', next]);
   run('bundling ctl (esbuild)', [path.join(root, 'scripts', 'bundle.mjs'), next]);
+  run("bundling the tests' simulator (esbuild)", [path.join(root, 'scripts', 'bundle-simulator.mjs'), next]);
   // Stamped with the time the build started: a source saved while it ran is newer than the
   // stamp, so the next --if-stale build (npm test, prepare) does not take this build for it.
   writeFileSync(path.join(next, '.built'), `${startedAt.toISOString()}\n`);

@@ -10,7 +10,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { assertExit, withUpgradeSim } from './upgrade-support.js';
 
 interface PlanCheck {

@@ -16,7 +16,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createServerCertificate } from '../../src/sim/tls.js';
+import { createServerCertificate } from '../helpers/simulator.js';
 import { tempDir } from '../helpers/temp.js';
 import { testCa } from '../unit/sim/rest/fixture.js';
 import { assertExit, SharedUpgradeSim, TARGET } from './upgrade-support.js';

@@ -10,8 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
-import { loadScenario } from '../../src/sim/scenario.js';
+import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
+import { loadScenario } from '../helpers/simulator.js';
 import {
   describePermission,
   type PermissionCondition,

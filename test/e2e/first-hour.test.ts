@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { repoRoot, runCtl, spawnCtl } from '../helpers/run-ctl.js';
 import {
   assertExit,

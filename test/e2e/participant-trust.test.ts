@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createCertificateAuthority, createServerCertificate } from '../../src/sim/tls.js';
+import { createCertificateAuthority, createServerCertificate } from '../helpers/simulator.js';
 import { assertExit, withUpgradeSim, type UpgradeSim } from './upgrade-support.js';
 
 const TARGET = '8.0.20-27';

@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
-import { loadScenario } from '../../src/sim/scenario.js';
+import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
+import { loadScenario } from '../helpers/simulator.js';
 import { runCtl } from '../helpers/run-ctl.js';
 
 interface AuditLine {

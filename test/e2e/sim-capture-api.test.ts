@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { withCapture } from './sim-capture-support.js';
 import { assertExit, TARGET, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
 import { rejsonRhel9Package } from '../helpers/module-package.js';

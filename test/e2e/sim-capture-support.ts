@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { latestOperatorVersion } from '../../src/release/catalog.js';
-import { builtInScenarioDir, parseScenario, type Scenario } from '../../src/sim/scenario.js';
+import { builtInScenarioDir, parseScenario, type Scenario } from '../helpers/simulator.js';
 import {
   assertExit,
   assertNoChanges,

@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { defaultClusterTag } from '../../src/sim/world/releases.js';
+import { defaultClusterTag } from '../helpers/simulator.js';
 import { modulePackageBytes } from '../helpers/module-package.js';
 import {
   applyOperatorBundle,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import jsYaml from 'js-yaml';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
-import { listScenarios, loadScenario } from '../../src/sim/scenario.js';
+import { listScenarios, loadScenario } from '../helpers/simulator.js';
 import { startHarness } from './sim-support.js';
 
 function connectError(port: number): Promise<string> {

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
-import { simDialectFields } from '../../src/sim/world/dialect.js';
-import { type SimulatedCluster, startSimulatedCluster } from '../../src/sim/cluster.js';
-import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
+import { simDialectFields } from '../helpers/simulator.js';
+import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
+import { loadScenario, type Scenario } from '../helpers/simulator.js';
 import {
   helmPath,
   kubectlFor,

@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Agent, fetch } from 'undici';
-import { loadScenario } from '../../src/sim/scenario.js';
+import { loadScenario } from '../helpers/simulator.js';
 import { runCtl } from '../helpers/run-ctl.js';
 import { kubectlFor, makeToolSandbox, type ToolSandbox } from '../helpers/tools.js';
 import { eventually, parseTable, REC_COLUMNS_SHARDS_LIMIT } from './sim-support.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertExit, changes, describeEntries, type UpgradeSim, withUpgradeSim } from './upgrade-support.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clusterTagFor } from '../../src/release/catalog.js';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import {
   assertExit,
   assertUpgraded,

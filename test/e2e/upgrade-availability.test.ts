@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { peakRequests } from '../../src/sim/audit.js';
+import { peakRequests } from '../helpers/simulator.js';
 import { assertExit, readState, withUpgradeSim } from './upgrade-support.js';
 
 const TARGET = '7.8.6-20';

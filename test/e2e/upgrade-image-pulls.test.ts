@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { imageDigest } from '../../src/sim/olm/objects.js';
+import { imageDigest } from '../helpers/simulator.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertExit, assertUpgraded, getPath, withUpgradeSim } from './upgrade-support.js';
 

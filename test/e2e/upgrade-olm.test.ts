@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { AuditEntry } from '../../src/sim/audit.js';
-import type { Scenario } from '../../src/sim/scenario.js';
-import { clusterVersionObject } from '../../src/sim/world/cluster-version.js';
+import type { AuditEntry } from '../helpers/simulator.js';
+import type { Scenario } from '../helpers/simulator.js';
+import { clusterVersionObject } from '../helpers/simulator.js';
 import {
   assertExit,
   assertNoChanges,

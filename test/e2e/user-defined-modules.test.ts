@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.js';
-import { crdsFor } from '../../src/sim/crds.js';
+import { crdsFor } from '../helpers/simulator.js';
 import { assertExit, assertNoChanges, getPath, withUpgradeSim } from './upgrade-support.js';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleYaml } from '../../src/sim/artifacts/bundles.js';
+import { bundleYaml } from './simulator.js';
 import { repoRoot } from './tools.js';
 
 /**

@@ -15,7 +15,7 @@ import {
   createCertificateAuthority,
   createServerCertificate,
   type ServerCertificate,
-} from '../../src/sim/tls.js';
+} from './simulator.js';
 
 /** One CA and server certificate per test process: generating keys is the slow part. */
 let made: Promise<{ ca: CertificateAuthority; certificate: ServerCertificate }> | undefined;

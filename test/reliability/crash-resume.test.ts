@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
-import { seededRandom } from '../../src/sim/rest/faults.js';
+import { seededRandom } from '../helpers/simulator.js';
 import { stateSchema } from '../../src/run/state.js';
 import {
   type Bed,

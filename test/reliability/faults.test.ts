@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { changes, describeEntries } from '../e2e/upgrade-support.js';
 import {
   checkSideEffects,

@@ -12,7 +12,7 @@ import {
   createCertificateAuthority,
   createServerCertificate,
   type ServerCertificateOptions,
-} from '../../src/sim/tls.js';
+} from '../helpers/simulator.js';
 
 export type HostileMode =
   | 'ok'

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isWatchRequest, KubeFaultInjector } from '../../src/sim/kube/faults.js';
+import { isWatchRequest, KubeFaultInjector } from '../helpers/simulator.js';
 
 const url = (path: string): URL => new URL(path, 'https://127.0.0.1');
 const REC = '/apis/app.redislabs.com/v1/namespaces/redis/redisenterpriseclusters/rec';

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createServerCertificate } from '../../src/sim/tls.js';
+import { createServerCertificate } from '../helpers/simulator.js';
 import { tempDir } from '../helpers/temp.js';
 import { testCa } from '../unit/sim/rest/fixture.js';
 

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createCertificateAuthority, createServerCertificate } from '../../src/sim/tls.js';
+import { createCertificateAuthority, createServerCertificate } from '../helpers/simulator.js';
 import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { tempDir } from '../helpers/temp.js';
 import { figure } from './support.js';

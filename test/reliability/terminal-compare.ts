@@ -6,7 +6,7 @@
  */
 
 import assert from 'node:assert/strict';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { assertTerminalLeftClean, byteBound, type PtyControl, runInPty, runPiped, timeBound } from './pty.js';
 import { figure, startBed, type BedOptions } from './support.js';
 

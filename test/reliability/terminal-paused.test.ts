@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { Scenario } from '../../src/sim/scenario.js';
+import type { Scenario } from '../helpers/simulator.js';
 import { ctlBin, ctlEnv } from '../helpers/run-ctl.js';
 import { assertTerminalLeftClean, requirePty, SCRIPT, TERMINAL_ENV } from './pty.js';
 import { type Bed, delay, figure, readState, startBed, until, UPGRADE } from './support.js';

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createCertificateAuthority } from '../../src/sim/tls.js';
+import { createCertificateAuthority } from '../helpers/simulator.js';
 import { startHostileServer, type HostileServer } from './hostile-server.js';
 import {
   type Bed,

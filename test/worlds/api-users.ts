@@ -25,8 +25,8 @@
  */
 
 import fc from 'fast-check';
-import { rsAtLeast, ROLE_RESOURCES_SINCE, USER_MANAGER_SINCE } from '../../src/sim/rest/access.js';
-import { USER_ROLES } from '../../src/sim/scenario/schema.js';
+import { rsAtLeast, ROLE_RESOURCES_SINCE, USER_MANAGER_SINCE } from '../helpers/simulator.js';
+import { USER_ROLES } from '../helpers/simulator.js';
 
 /** The management roles a scenario may give (the scenario schema's list). */
 const MANAGEMENT = USER_ROLES;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseScenario } from '../../src/sim/scenario.js';
+import { parseScenario } from '../helpers/simulator.js';
 import { worldArbitrary } from './arbitrary.js';
 import { undrawnKeys } from './coverage.js';
 import { parseWorld, scenarioYaml, worldYaml } from './world.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type * as z from 'zod';
-import { scenarioFileSchema } from '../../src/sim/scenario/schema.js';
+import { scenarioFileSchema } from '../helpers/simulator.js';
 import { SCENARIO_KEY_COVERAGE } from './coverage.js';
 
 /** The schema's key paths (`a.b`, `a[]`), through zod's wrappers (optional, default, pipe, ...). */

@@ -25,7 +25,7 @@
  */
 
 import fc from 'fast-check';
-import { sccAllowsEscalation } from '../../src/sim/artifacts/openshift-scc.js';
+import { sccAllowsEscalation } from '../helpers/simulator.js';
 
 export interface SettingsDraw {
   clusterPolicy: 'major' | 'latest' | null;

@@ -33,7 +33,7 @@
  */
 
 import fc from 'fast-check';
-import { OLM_BUNDLES } from '../../src/sim/world/olm-bundles.js';
+import { OLM_BUNDLES } from '../helpers/simulator.js';
 
 const OTHER_IMAGE_SPECS = ['rigger', 'bootstrapper', 'callHomeClient'] as const;
 type OtherImageSpec = (typeof OTHER_IMAGE_SPECS)[number];
