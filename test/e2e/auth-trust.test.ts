@@ -15,8 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, rootCertificates } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import { runCtl } from '../helpers/run-ctl.js';
 
 /** The SHA-256 of the certificate the management API presents, read directly (not through ctl). */

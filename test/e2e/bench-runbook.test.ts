@@ -12,8 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runbookEnv, withKubectl } from '../../bench/benchmarks.js';
 import { runbookDir } from '../../bench/lib.js';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('the bench runbook upgrades the scenario it is timed on', () => {

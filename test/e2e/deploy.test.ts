@@ -10,8 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import {
   describePermission,
   type PermissionCondition,

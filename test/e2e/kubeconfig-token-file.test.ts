@@ -29,10 +29,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { type CtlResult, runCtl } from '../helpers/run-ctl.js';
+import { testProcessEnv } from '../helpers/test-env.js';
 import { kubectlFor, runTool, type ToolResult } from '../helpers/tools.js';
 import { hangGuardMs, within } from '../helpers/wait.js';
 import { assertExit } from './upgrade-support.js';
@@ -132,7 +132,7 @@ describe(
         {
           cwd: dir,
           env: {
-            PATH: process.env.PATH,
+            PATH: testProcessEnv.PATH,
             HOME: path.join(dir, 'home'),
             KUBECACHEDIR: path.join(dir, 'home', 'kube-cache'),
             NO_PROXY: '127.0.0.1,localhost',

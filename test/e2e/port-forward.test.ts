@@ -11,8 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import { runCtl } from '../helpers/run-ctl.js';
 
 interface AuditLine {

@@ -9,8 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import { repoRoot, runCtl } from '../helpers/run-ctl.js';
 import { STEP_IDS } from './upgrade-support.js';
 

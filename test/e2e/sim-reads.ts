@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
-import type { SimulatedCluster } from '../helpers/simulator.js';
-import type { ResourceType } from '../helpers/simulator.js';
+import type { ResourceType, SimulatedCluster } from '../helpers/simulator.js';
 
 /**
  * `kubectl get <resource> [name] [-n ns | -A] [-l selector] -o json` as the tests' reads of the

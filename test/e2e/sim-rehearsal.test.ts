@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { parseScenario } from '../helpers/simulator.js';
+import { parseScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import {
   helmPath,
   kubectlFor,

@@ -7,9 +7,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
-import { simDialectFields } from '../helpers/simulator.js';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario, type Scenario } from '../helpers/simulator.js';
+import {
+  loadScenario,
+  type Scenario,
+  simDialectFields,
+  type SimulatedCluster,
+  startSimulatedCluster,
+} from '../helpers/simulator.js';
 import {
   helmPath,
   kubectlFor,

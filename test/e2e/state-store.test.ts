@@ -19,8 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario } from '../helpers/simulator.js';
+import { loadScenario, type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
 import { type CtlResult, runCtl, spawnCtl } from '../helpers/run-ctl.js';
 import { changes, describeEntries } from './upgrade-support.js';
 

@@ -4,9 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { AuditEntry } from '../helpers/simulator.js';
-import type { Scenario } from '../helpers/simulator.js';
-import { clusterVersionObject } from '../helpers/simulator.js';
+import { type AuditEntry, clusterVersionObject, type Scenario } from '../helpers/simulator.js';
 import {
   assertExit,
   assertNoChanges,

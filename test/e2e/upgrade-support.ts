@@ -12,9 +12,13 @@ import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type AuditEntry } from '../helpers/simulator.js';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario, type Scenario } from '../helpers/simulator.js';
+import {
+  type AuditEntry,
+  loadScenario,
+  type Scenario,
+  type SimulatedCluster,
+  startSimulatedCluster,
+} from '../helpers/simulator.js';
 import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { type CtlProcess, type CtlResult, spawnCtl } from '../helpers/run-ctl.js';
 import { helmPath, kubectlFor, makeToolSandbox, runTool, type ToolSandbox } from '../helpers/tools.js';

@@ -19,9 +19,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dialectFields } from '../../src/release/dialect.js';
-import type { KubeObject } from '../helpers/simulator.js';
-import { type SimulatedCluster, startSimulatedCluster } from '../helpers/simulator.js';
-import { loadScenario, type Scenario } from '../helpers/simulator.js';
+import {
+  type KubeObject,
+  loadScenario,
+  type Scenario,
+  type SimulatedCluster,
+  startSimulatedCluster,
+} from '../helpers/simulator.js';
 import { clusterTagFor } from '../../src/release/catalog.js';
 import { stateSchema } from '../../src/run/state.js';
 import { runCtlInProcess } from '../helpers/in-process-ctl.js';

@@ -25,8 +25,7 @@
  */
 
 import fc from 'fast-check';
-import { rsAtLeast, ROLE_RESOURCES_SINCE, USER_MANAGER_SINCE } from '../helpers/simulator.js';
-import { USER_ROLES } from '../helpers/simulator.js';
+import { ROLE_RESOURCES_SINCE, rsAtLeast, USER_MANAGER_SINCE, USER_ROLES } from '../helpers/simulator.js';
 
 /** The management roles a scenario may give (the scenario schema's list). */
 const MANAGEMENT = USER_ROLES;

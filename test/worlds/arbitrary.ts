@@ -23,15 +23,15 @@
  */
 
 import fc from 'fast-check';
-import { OLM_BUNDLES } from '../helpers/simulator.js';
 import {
   bundledDatabaseVersions,
   clusterTagRunsRhel9,
   databaseTooOldForRhel9,
   defaultClusterTag,
+  OLM_BUNDLES,
   releasedOperatorVersions,
+  worldOf,
 } from '../helpers/simulator.js';
-import { worldOf } from '../helpers/simulator.js';
 import { applySituations, type Situations, situationsArbitrary } from './situations.js';
 import { apiUserArbitrary, type ApiUsers, apiUsersOf, type ApiUserDraw } from './api-users.js';
 import { applySettings, type SettingsDraw, settingsArbitrary } from './settings.js';

@@ -9,8 +9,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { imageDigest } from '../helpers/simulator.js';
-import { parseScenario } from '../helpers/simulator.js';
+import { imageDigest, parseScenario } from '../helpers/simulator.js';
 import { runCtlInProcess } from '../helpers/in-process-ctl.js';
 import { compareDatabaseVersions } from './versions.js';
 import { startUpgradeSim, type UpgradeSim } from '../e2e/upgrade-support.js';
