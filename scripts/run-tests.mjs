@@ -293,6 +293,8 @@ const child = spawn(
     `--test-timeout=${timeoutMs}`,
     '--import',
     join(repo, 'scripts', 'test-watchdog.mjs'),
+    '--import',
+    join(repo, 'scripts', 'test-module-hooks.mjs'),
     ...files,
   ],
   { stdio: 'inherit', env },
