@@ -26,7 +26,9 @@
 //
 // No test can hang the run: each test, and each test file as a whole, fails after
 // CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
-// alive is failed by scripts/test-watchdog.mjs with the handles that keep it open.
+// alive is failed by scripts/test-watchdog.mjs with the handles that keep it open. Each test file
+// also loads client-node as ctl's bundle does (scripts/test-module-hooks.mjs): without its
+// generated index, which cost a file that reached KubeConfig about 0.9 s of CPU.
 //
 // ctl runs on Node.js 22 and 24 only. Started by an older node (this development machine's is
 // 20), the script runs the tests on Node 22 from the npm registry instead (scripts/node-runtime.mjs),
