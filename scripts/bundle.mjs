@@ -10,6 +10,7 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { configGenSource, isConfigGenImport, isNodeFetchWhatwgUrl } from './client-node-shims.mjs';
 import { bundleAsScripts } from './bundle-scripts.mjs';
 import { writeHelpTexts } from './help-texts.mjs';
 
@@ -198,38 +199,34 @@ const common = {
 // ctl imports client-node's own modules (KubeConfig, Watch, PortForward: src/kube/client.ts),
 // never its index. Its config module still imports the generated index for the two names that
 // makeApiClient uses, which esbuild cannot shake off entirely (the models' module runs code as it
-// loads): that import is pointed at the two modules that define them. What the index carries
-// (the generated models and typed APIs, 14 MB) stays out of the bundle; the check after the
-// build says so.
+// loads), and node-fetch under it imports whatwg-url: both get what scripts/client-node-shims.mjs
+// says (the test files' processes get the same: scripts/test-module-hooks.mjs). What the index
+// carries (the generated models and typed APIs, 14 MB) stays out of the bundle; the check after
+// the build says so.
 // (node_modules may be a link: esbuild resolves the real path)
 const clientNodeDist = realpathSync(path.join(root, 'node_modules', '@kubernetes', 'client-node', 'dist'));
 const clientNodeConfigOnly = {
   name: 'client-node-config-without-the-generated-index',
   setup(bundle) {
     bundle.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
-      path.resolve(args.resolveDir) === clientNodeDist && path.basename(args.importer) === 'config.js'
+      isConfigGenImport(args.path, args.importer)
         ? { path: 'config-gen', namespace: 'client-node-gen' }
         : undefined,
     );
     bundle.onLoad({ filter: /.*/, namespace: 'client-node-gen' }, () => ({
-      contents: [
-        `export { createConfiguration } from ${JSON.stringify(path.join(clientNodeDist, 'gen', 'configuration.js'))};`,
-        `export { ServerConfiguration } from ${JSON.stringify(path.join(clientNodeDist, 'gen', 'servers.js'))};`,
-      ].join('\n'),
+      contents: configGenSource((module) => path.join(clientNodeDist, 'gen', `${module}.js`)),
       loader: 'js',
       resolveDir: path.join(clientNodeDist, 'gen'),
     }));
   },
 };
-// node-fetch 2 (under client-node) parses URLs with Node's own URL and falls back to whatwg-url
-// only where Node has none (`Url.URL || whatwgUrl.URL`), but importing whatwg-url builds tr46's
-// Unicode tables on every start: a command paid for it without ever using it. Node's URL is
-// handed to node-fetch under that name instead.
 const nodeFetchWithNodesUrl = {
   name: 'node-fetch-with-nodes-url',
   setup(bundle) {
     bundle.onResolve({ filter: /^whatwg-url$/ }, (args) =>
-      /[\\/]node-fetch[\\/]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-url' } : undefined,
+      isNodeFetchWhatwgUrl(args.path, args.importer)
+        ? { path: 'whatwg-url', namespace: 'node-url' }
+        : undefined,
     );
     bundle.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({
       contents: 'module.exports = { URL: globalThis.URL, URLSearchParams: globalThis.URLSearchParams };',

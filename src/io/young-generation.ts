@@ -23,15 +23,21 @@
 /** An answer this large brings thousands of objects that the command keeps. */
 export const LARGE_ANSWER_BYTES = 1024 * 1024;
 
+/** V8's flag for the young generation's growth: ctl sets it to 1; V8's default is 2 (`node --v8-options`). */
+export const GROWTH_FACTOR_FLAG = '--semi-space-growth-factor';
+
+/** Whether this Node's young generation is bounded (24 and newer: see above). */
+export const BOUNDS_YOUNG_GENERATION = Number(process.versions.node.split('.')[0]) >= 24;
+
 let bounded = false;
 
 /** Stops the young generation's growth from now on (Node.js 24 and newer; once per process). */
 export function boundYoungGeneration(): void {
   if (bounded) return;
   bounded = true;
-  if (Number(process.versions.node.split('.')[0]) < 24) return;
+  if (!BOUNDS_YOUNG_GENERATION) return;
   try {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
+    process.getBuiltinModule('node:v8').setFlagsFromString(`${GROWTH_FACTOR_FLAG}=1`);
   } catch {
     // Not settable: V8 grows it as it would have.
   }

@@ -192,10 +192,15 @@ export function listScenarios(): { name: string; description: string }[] {
   });
 }
 
+/** Every simulated wait at zero (seconds). */
+export const FAST_TIMING: Readonly<Scenario['timing']> = {
+  operatorStart: 0,
+  podRestart: 0,
+  databaseUpgrade: 0,
+  failover: 0,
+};
+
 /** The same scenario with every simulated wait at zero: demos and tests run as fast as they can. */
 export function withFastTiming(scenario: Scenario): Scenario {
-  return {
-    ...structuredClone(scenario),
-    timing: { operatorStart: 0, podRestart: 0, databaseUpgrade: 0, failover: 0 },
-  };
+  return { ...structuredClone(scenario), timing: { ...FAST_TIMING } };
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { BOUNDS_YOUNG_GENERATION, GROWTH_FACTOR_FLAG } from '../../src/io/young-generation.js';
 import { type CtlResult, ctlEnv, repoRoot, runCtl, type SpawnCtlOptions } from './run-ctl.js';
 import { testProcessEnv } from './test-env.js';
 
@@ -185,11 +186,9 @@ async function enter(cwd: string, env: Record<string, string>): Promise<void> {
  * the run's; here it stayed the test's until the file ended, and the simulators and later runs
  * collected garbage in a young generation stopped at that size (e2e/sim-capture-4 and
  * e2e/sim-scenarios on Node 24: 57-58 s of CPU, 45-47 s with the flag left at its default, two
- * runs each). When the last run leaves, V8's default comes back (`node --v8-options`:
- * "default: --semi-space-growth-factor=2").
+ * runs each). When the last run leaves, V8's default (2) comes back.
  */
-const YOUNG_GENERATION_DEFAULT = '--semi-space-growth-factor=2';
-const boundsYoungGeneration = Number(process.versions.node.split('.')[0]) >= 24;
+const YOUNG_GENERATION_DEFAULT = `${GROWTH_FACTOR_FLAG}=2`;
 
 function leave(): void {
   if (current === undefined) return;
@@ -198,6 +197,6 @@ function leave(): void {
   current = undefined;
   process.chdir(testFolder);
   process.env = testProcessEnv;
-  if (boundsYoungGeneration) setFlagsFromString(YOUNG_GENERATION_DEFAULT);
+  if (BOUNDS_YOUNG_GENERATION) setFlagsFromString(YOUNG_GENERATION_DEFAULT);
   for (const next of waiting.splice(0)) next();
 }

@@ -20,6 +20,7 @@ import { rsVersionOfTag } from '../../src/steps/roll-facts.js';
 import { assertExit, readState, TARGET, type UpgradeSim, withUpgradeSim } from '../e2e/upgrade-support.js';
 import { type RewritingApi, type Rewrites, startRewritingApi } from './rewriting-api.js';
 import { rejsonRhel9Package } from '../helpers/module-package.js';
+import { FAST_TIMING } from '../helpers/simulator.js';
 
 type Item = Record<string, unknown>;
 
@@ -53,7 +54,7 @@ describe(
      */
     const withFrozenSim = <T>(body: (sim: UpgradeSim) => Promise<T>): Promise<T> =>
       withUpgradeSim('module-without-rhel9', body, {
-        timing: { operatorStart: 0, podRestart: 0, failover: 0, databaseUpgrade: 3 },
+        timing: { ...FAST_TIMING, databaseUpgrade: 3 },
       });
 
     /** The frozen upgrade of module-without-rhel9, then `--remediate` through the rewriting server. */
