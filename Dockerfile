@@ -36,7 +36,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
 # src/release/catalog-schema.ts compiles docs/catalog.schema.json in; the image ships docs/ too.
 COPY docs ./docs
-COPY scripts/bundle.mjs scripts/bundle-scripts.mjs scripts/help-texts.mjs scripts/shipped-manifest.mjs ./scripts/
+COPY scripts/bundle.mjs scripts/bundle-scripts.mjs scripts/client-node-shims.mjs scripts/help-texts.mjs scripts/shipped-manifest.mjs ./scripts/
 RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
 # The package.json the npm package ships: no scripts, no devDependencies.
 RUN node --input-type=module -e "import { readFileSync, writeFileSync } from 'node:fs'; \
