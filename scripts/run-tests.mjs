@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs the compiled tests with node's test runner (the files are collected here).
 //
-//   node scripts/run-tests.mjs              every folder of dist/test except upstream/
-//   node scripts/run-tests.mjs unit e2e     only these folders
+//   node scripts/run-tests.mjs              every folder of dist/test except upstream/, the unit
+//                                           files in the few processes of unit-groups/
+//   node scripts/run-tests.mjs unit e2e     only these folders (unit: a process for each file)
 //   node scripts/run-tests.mjs e2e/demo.test.js   only these files (relative to dist/test)
 //   node scripts/run-tests.mjs upstream     the fidelity tests against the upstream manifests, read
 //                                           from CTL_UPSTREAM_DIR (default
@@ -86,8 +87,14 @@ const root = join(repo, 'dist', 'test');
 const only = process.argv.slice(2);
 const UPSTREAM = 'upstream';
 const folders = only.length > 0 ? only.map((name) => (isAbsolute(name) ? name : join(root, name))) : [root];
-// The default run leaves the upstream fidelity tests out: they need files this repository does not hold.
-const excluded = only.length > 0 ? [] : [join(root, UPSTREAM)];
+// The default run leaves the upstream fidelity tests out: they need files this repository does not
+// hold. It runs the unit files through the files of unit-groups/, a few processes for all of them
+// (test/unit-groups/groups.ts), instead of one process each; naming `unit` runs them one by one.
+const unitGroups = join(root, 'unit-groups');
+const excluded =
+  only.length > 0
+    ? []
+    : [join(root, UPSTREAM), ...(existsSync(unitGroups) ? [join(root, 'unit')] : [])];
 
 function collect(dir) {
   if (!existsSync(dir) || excluded.includes(dir)) return [];
