@@ -92,9 +92,7 @@ const folders = only.length > 0 ? only.map((name) => (isAbsolute(name) ? name : 
 // (test/unit-groups/groups.ts), instead of one process each; naming `unit` runs them one by one.
 const unitGroups = join(root, 'unit-groups');
 const excluded =
-  only.length > 0
-    ? []
-    : [join(root, UPSTREAM), ...(existsSync(unitGroups) ? [join(root, 'unit')] : [])];
+  only.length > 0 ? [] : [join(root, UPSTREAM), ...(existsSync(unitGroups) ? [join(root, 'unit')] : [])];
 
 function collect(dir) {
   if (!existsSync(dir) || excluded.includes(dir)) return [];
