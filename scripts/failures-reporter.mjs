@@ -85,6 +85,12 @@ export default async function* failuresReporter(source) {
       entry.ms = Number(data.details?.duration_ms ?? 0);
       entry.process = true;
       files.set(data.file, entry);
+    } else if (event.type === 'test:complete' && data.nesting === 0 && typeof data.file === 'string') {
+      // A top-level test or suite: a file run in another's process (test/unit-groups/,
+      // test/short-files/) has no time of its own but the sum of these.
+      const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
+      entry.testsMs = (entry.testsMs ?? 0) + Number(data.details?.duration_ms ?? 0);
+      files.set(data.file, entry);
     } else if ((event.type === 'test:pass' || event.type === 'test:fail') && data.details?.type !== 'suite') {
       if (typeof data.file === 'string' && !isFileEntry(data)) {
         const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
@@ -103,10 +109,15 @@ export default async function* failuresReporter(source) {
       failures.push({ name: data.name, file: data.file, error: data.details?.error });
     }
   }
-  // Only the files the runner started: a file whose tests ran in another's process (a helper's,
-  // test/unit-groups/) has tests but no time of its own.
+  // The slowest list names the files the runner started. The kept times also hold each file whose
+  // tests ran in another's process (a group's: its tests' time), so that `--slow-list` names a
+  // short file grown long (test/short-files/groups.ts); a helper's tests (describeRoundTrips),
+  // counted under the helper, are no file of the run and have none.
   const processes = new Map([...files].filter(([, entry]) => entry.process));
-  keepTimes(processes);
+  const grouped = [...files].filter(
+    ([file, entry]) => !entry.process && entry.testsMs && file.endsWith('.test.js'),
+  );
+  keepTimes(new Map([...processes, ...grouped.map(([file, entry]) => [file, { ms: entry.testsMs }])]));
   yield slowestFiles(processes, Date.now() - started);
   if (failures.length === 0) {
     yield `${passed} passed, 0 failed\n`;

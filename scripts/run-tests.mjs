@@ -2,8 +2,9 @@
 // Runs the compiled tests with node's test runner (the files are collected here).
 //
 //   node scripts/run-tests.mjs              every folder of dist/test except upstream/, the unit
-//                                           files in the few processes of unit-groups/
-//   node scripts/run-tests.mjs unit e2e     only these folders (unit: a process for each file)
+//                                           files in the few processes of unit-groups/, the other
+//                                           short files in those of short-files/
+//   node scripts/run-tests.mjs unit e2e     only these folders (a process for each file)
 //   node scripts/run-tests.mjs e2e/demo.test.js   only these files (relative to dist/test)
 //   node scripts/run-tests.mjs upstream     the fidelity tests against the upstream manifests, read
 //                                           from CTL_UPSTREAM_DIR (default
@@ -60,6 +61,7 @@ import {
 } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { envWithNode, nodeBinary } from './node-runtime.mjs';
 import { endProcessesWith } from './run-processes.mjs';
 import { RUN_PREFIX, removeStaleRuns } from './stale-test-runs.mjs';
@@ -89,18 +91,30 @@ const UPSTREAM = 'upstream';
 const folders = only.length > 0 ? only.map((name) => (isAbsolute(name) ? name : join(root, name))) : [root];
 // The default run leaves the upstream fidelity tests out: they need files this repository does not
 // hold. It runs the unit files through the files of unit-groups/, a few processes for all of them
-// (test/unit-groups/groups.ts), instead of one process each; naming `unit` runs them one by one.
+// (test/unit-groups/groups.ts), and the other folders' short files through those of short-files/
+// (test/short-files/groups.ts, which says which files those are), instead of one process each;
+// naming a folder runs its files one by one.
 const unitGroups = join(root, 'unit-groups');
-const excluded =
-  only.length > 0 ? [] : [join(root, UPSTREAM), ...(existsSync(unitGroups) ? [join(root, 'unit')] : [])];
+const shortGroups = join(root, 'short-files', 'groups.js');
+const excluded = new Set(
+  only.length > 0
+    ? []
+    : [
+        join(root, UPSTREAM),
+        ...(existsSync(unitGroups) ? [join(root, 'unit')] : []),
+        ...(existsSync(shortGroups)
+          ? (await import(pathToFileURL(shortGroups).href)).shortFiles().map((file) => join(root, file))
+          : []),
+      ],
+);
 
 function collect(dir) {
-  if (!existsSync(dir) || excluded.includes(dir)) return [];
+  if (!existsSync(dir) || excluded.has(dir)) return [];
   if (!statSync(dir).isDirectory()) return dir.endsWith('.test.js') ? [dir] : [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return collect(path);
-    return name.endsWith('.test.js') ? [path] : [];
+    return name.endsWith('.test.js') && !excluded.has(path) ? [path] : [];
   });
 }
 

@@ -1,0 +1,4 @@
+/** Group 5 of the short test files in one process (./groups.ts says why). */
+import { importShortGroup } from './groups.js';
+
+await importShortGroup(5);

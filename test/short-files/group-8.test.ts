@@ -1,0 +1,4 @@
+/** Group 8 of the short test files in one process (./groups.ts says why). */
+import { importShortGroup } from './groups.js';
+
+await importShortGroup(8);

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { filesOfGroup, testFilesUnder } from '../../helpers/file-groups.js';
+import { tempDir } from '../../helpers/temp.js';
+import { repoRoot } from '../../helpers/tools.js';
+import { shortFiles } from '../../short-files/groups.js';
+
+/**
+ * The whole run (scripts/run-tests.mjs) runs the unit files and the other folders' short files
+ * several to a process: each such file is in exactly one group, none is also run alone, and the
+ * runner keeps a grouped file's time, so that `--slow-list` can name one grown long.
+ */
+
+const testRoot = join(repoRoot, 'dist', 'test');
+
+/** The files of each group of `folder` (its group-<n>.test.js files), as groups.ts shares them. */
+function groupsOf(folder: string, files: string[]): string[][] {
+  const groupsFolder = join(testRoot, folder);
+  const count = readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name)).length;
+  assert.ok(count > 0, `no group files in ${groupsFolder}`);
+  return Array.from({ length: count }, (_, index) => filesOfGroup(files, groupsFolder, index + 1));
+}
+
+describe('test groups: the files the whole run shares out', () => {
+  it('puts each short file in one group, and no long file (scripts/slow-test-files.json) in any', () => {
+    const short = shortFiles();
+    const groups = groupsOf('short-files', short);
+    assert.deepEqual(groups.flat().sort(), short);
+    assert.ok(short.length > 20, `only ${short.length} short files: the groups would not pay`);
+    const long = Object.keys(
+      JSON.parse(readFileSync(join(repoRoot, 'scripts', 'slow-test-files.json'), 'utf8')) as Record<
+        string,
+        number
+      >,
+    );
+    for (const file of long) assert.ok(!short.includes(file.replace(/^dist\/test\//, '')), file);
+    for (const file of short) {
+      assert.match(file, /^(?!unit\/|unit-groups\/|short-files\/|upstream\/).+\.test\.js$/, file);
+    }
+  });
+
+  it('puts each unit file in one unit group', () => {
+    const unit = testFilesUnder(join(testRoot, 'unit'));
+    assert.deepEqual(groupsOf('unit-groups', unit).flat().sort(), unit);
+  });
+
+  it("keeps a grouped file's time as the sum of its top-level tests', and the group's as its process's", async () => {
+    const reporter = (await import(
+      pathToFileURL(join(repoRoot, 'scripts', 'failures-reporter.mjs')).href
+    )) as {
+      default: (source: AsyncIterable<unknown>) => AsyncGenerator<string>;
+    };
+    const dir = tempDir('ctl-test-groups-');
+    const group = join(dir, 'group-1.test.js');
+    const grouped = join(dir, 'grouped.test.js');
+    const helper = join(dir, 'support.js');
+    const complete = (name: string, file: string, nesting: number, ms: number) => ({
+      type: 'test:complete',
+      data: { name, file, nesting, details: { duration_ms: ms, type: 'test' } },
+    });
+    async function* events() {
+      yield complete('first', grouped, 0, 1_200);
+      yield complete('inner', grouped, 1, 1_000);
+      yield complete('second', grouped, 0, 300);
+      yield complete('round trip', helper, 0, 5_000);
+      yield complete(group, group, 0, 9_000);
+    }
+    const timesFile = join(dir, 'times.json');
+    const saved = { times: process.env.CTL_TEST_TIMES_FILE, repo: process.env.CTL_TEST_REPO };
+    process.env.CTL_TEST_TIMES_FILE = timesFile;
+    process.env.CTL_TEST_REPO = dir;
+    let printed = '';
+    try {
+      for await (const chunk of reporter.default(events())) printed += chunk;
+    } finally {
+      for (const [name, value] of [
+        ['CTL_TEST_TIMES_FILE', saved.times],
+        ['CTL_TEST_REPO', saved.repo],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    assert.deepEqual(JSON.parse(readFileSync(timesFile, 'utf8')), {
+      'group-1.test.js': 9_000,
+      'grouped.test.js': 1_500,
+    });
+    // The slowest list names the processes the runner started, not the files within them.
+    assert.match(printed, /slowest test files \(1 of 1;/);
+    assert.match(printed, /group-1\.test\.js/);
+    assert.doesNotMatch(printed, /grouped\.test\.js/);
+  });
+});
