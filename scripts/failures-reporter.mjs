@@ -6,6 +6,7 @@
 // file's own process, start to end, and its number of tests): where the suite's time goes.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const OUTPUT_LINES = 40;
 const SLOWEST_FILES = Number(process.env.CTL_TEST_SLOWEST ?? 15);
@@ -67,6 +68,25 @@ function keepTimes(files) {
   }
 }
 
+/**
+ * The group file of each test file the whole run ran in a group's process (test/unit-groups/,
+ * test/short-files/), as absolute paths: node reports what a process wrote under the file it
+ * started, so a grouped test's output is its group's. Empty where the groups are not built.
+ */
+async function groupFiles() {
+  const root = resolve(process.env.CTL_TEST_REPO ?? process.cwd(), 'dist', 'test');
+  const groups = new Map();
+  for (const folder of ['unit-groups', 'short-files']) {
+    try {
+      const module = await import(pathToFileURL(resolve(root, folder, 'groups.js')).href);
+      for (const [file, group] of module.groupOfEachFile()) groups.set(file, group);
+    } catch {
+      // not built: no test ran in such a group
+    }
+  }
+  return groups;
+}
+
 /** The file's own entry: the test named after the file, around its whole process. */
 function isFileEntry(data) {
   return data.nesting === 0 && typeof data.file === 'string' && resolve(String(data.name)) === data.file;
@@ -123,13 +143,17 @@ export default async function* failuresReporter(source) {
     yield `${passed} passed, 0 failed\n`;
     return;
   }
+  const groupOf = await groupFiles();
   const blocks = failures.map(({ name, file, error }) => {
-    const lines = output.get(file);
+    const own = output.get(file);
+    const group = own ? undefined : groupOf.get(file);
+    const lines = own ?? (group ? output.get(group) : undefined);
+    const whose = group
+      ? `its group's output (${relative(process.cwd(), group)}, whose other files write there too; last ${lines?.length} lines)`
+      : `its file's output (last ${lines?.length} lines)`;
     return (
       `✖ ${name}\n  file: ${file ?? '(unknown)'}\n${indent(errorText(error))}\n` +
-      (lines?.length
-        ? `  its file's output (last ${lines.length} lines):\n${indent(lines.join('\n'))}\n`
-        : '')
+      (lines?.length ? `  ${whose}:\n${indent(lines.join('\n'))}\n` : '')
     );
   });
   yield `\nfailed tests (${failures.length}):\n\n${blocks.join('\n')}\n${passed} passed, ${failures.length} failed\n`;

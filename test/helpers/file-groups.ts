@@ -23,8 +23,30 @@ export function testFilesUnder(root: string): string[] {
  * none is left without a group.
  */
 export function filesOfGroup(files: readonly string[], groupsFolder: string, group: number): string[] {
-  const groups = readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name)).length;
+  const groups = groupCount(groupsFolder);
   return files.filter((_, index) => index % groups === group - 1);
+}
+
+function groupCount(groupsFolder: string): number {
+  return readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name)).length;
+}
+
+/**
+ * The group file of each of `files` (relative to `root`), both as absolute paths: where the
+ * runner's failures reporter finds the output of a grouped test (its group's process wrote it).
+ */
+export function groupOfEach(
+  root: string,
+  files: readonly string[],
+  groupsFolder: string,
+): Map<string, string> {
+  const groups = groupCount(groupsFolder);
+  return new Map(
+    files.map((file, index) => [
+      path.join(root, file),
+      path.join(groupsFolder, `group-${(index % groups) + 1}.test.js`),
+    ]),
+  );
 }
 
 /** Imports each file (relative to `root`) in turn, so that their tests run in this process. */

@@ -15,7 +15,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { filesOfGroup, importFiles, testFilesUnder } from '../helpers/file-groups.js';
+import { filesOfGroup, groupOfEach, importFiles, testFilesUnder } from '../helpers/file-groups.js';
 
 const here = import.meta.dirname;
 const testRoot = path.join(here, '..');
@@ -35,4 +35,9 @@ export function shortFiles(): string[] {
 /** Imports the short files of group `group` (1-based). */
 export async function importShortGroup(group: number): Promise<void> {
   await importFiles(testRoot, filesOfGroup(shortFiles(), here, group));
+}
+
+/** The group file of each short file (absolute paths), for the runner's failures reporter. */
+export function groupOfEachFile(): Map<string, string> {
+  return groupOfEach(testRoot, shortFiles(), here);
 }

@@ -9,7 +9,7 @@
  */
 
 import path from 'node:path';
-import { filesOfGroup, importFiles, testFilesUnder } from '../helpers/file-groups.js';
+import { filesOfGroup, groupOfEach, importFiles, testFilesUnder } from '../helpers/file-groups.js';
 
 const here = import.meta.dirname;
 const unitRoot = path.join(here, '..', 'unit');
@@ -17,4 +17,9 @@ const unitRoot = path.join(here, '..', 'unit');
 /** Imports the unit files of group `group` (1-based). */
 export async function importUnitGroup(group: number): Promise<void> {
   await importFiles(unitRoot, filesOfGroup(testFilesUnder(unitRoot), here, group));
+}
+
+/** The group file of each unit file (absolute paths), for the runner's failures reporter. */
+export function groupOfEachFile(): Map<string, string> {
+  return groupOfEach(unitRoot, testFilesUnder(unitRoot), here);
 }

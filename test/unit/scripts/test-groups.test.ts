@@ -6,12 +6,13 @@ import { pathToFileURL } from 'node:url';
 import { filesOfGroup, testFilesUnder } from '../../helpers/file-groups.js';
 import { tempDir } from '../../helpers/temp.js';
 import { repoRoot } from '../../helpers/tools.js';
-import { shortFiles } from '../../short-files/groups.js';
+import { groupOfEachFile, shortFiles } from '../../short-files/groups.js';
 
 /**
  * The whole run (scripts/run-tests.mjs) runs the unit files and the other folders' short files
- * several to a process: each such file is in exactly one group, none is also run alone, and the
- * runner keeps a grouped file's time, so that `--slow-list` can name one grown long.
+ * several to a process: each such file is in exactly one group, none is also run alone; the
+ * runner keeps a grouped file's time, so that `--slow-list` can name one grown long, and shows a
+ * grouped test's failure with its group's output.
  */
 
 const testRoot = join(repoRoot, 'dist', 'test');
@@ -22,6 +23,25 @@ function groupsOf(folder: string, files: string[]): string[][] {
   const count = readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name)).length;
   assert.ok(count > 0, `no group files in ${groupsFolder}`);
   return Array.from({ length: count }, (_, index) => filesOfGroup(files, groupsFolder, index + 1));
+}
+
+/** What scripts/failures-reporter.mjs prints for `events`, with `env` set while it runs. */
+async function report(events: AsyncIterable<unknown>, env: Record<string, string>): Promise<string> {
+  const reporter = (await import(pathToFileURL(join(repoRoot, 'scripts', 'failures-reporter.mjs')).href)) as {
+    default: (source: AsyncIterable<unknown>) => AsyncGenerator<string>;
+  };
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
+  let printed = '';
+  try {
+    for await (const chunk of reporter.default(events)) printed += chunk;
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+  return printed;
 }
 
 describe('test groups: the files the whole run shares out', () => {
@@ -40,6 +60,15 @@ describe('test groups: the files the whole run shares out', () => {
     for (const file of short) {
       assert.match(file, /^(?!unit\/|unit-groups\/|short-files\/|upstream\/).+\.test\.js$/, file);
     }
+    // The reporter's map names the same group as the group's own share.
+    for (const [index, files] of groups.entries()) {
+      for (const file of files) {
+        assert.equal(
+          groupOfEachFile().get(join(testRoot, file)),
+          join(testRoot, 'short-files', `group-${index + 1}.test.js`),
+        );
+      }
+    }
   });
 
   it('puts each unit file in one unit group', () => {
@@ -47,12 +76,40 @@ describe('test groups: the files the whole run shares out', () => {
     assert.deepEqual(groupsOf('unit-groups', unit).flat().sort(), unit);
   });
 
+  it("shows a grouped test's failure with its group's output, and a file's own with its own", async () => {
+    const [grouped, group] = [...groupOfEachFile()][0]!;
+    const alone = join(testRoot, 'e2e', 'install.test.js');
+    async function* events() {
+      yield { type: 'test:stdout', data: { file: group, message: 'written in the group\n' } };
+      yield { type: 'test:stdout', data: { file: alone, message: 'written alone\n' } };
+      for (const file of [grouped, alone]) {
+        yield {
+          type: 'test:fail',
+          data: {
+            name: `fails in ${file}`,
+            file,
+            nesting: 0,
+            details: { type: 'test', error: new Error('no') },
+          },
+        };
+      }
+    }
+    const dir = tempDir('ctl-test-groups-');
+    const printed = await report(events(), {
+      CTL_TEST_TIMES_FILE: join(dir, 'times.json'),
+      CTL_TEST_REPO: repoRoot,
+    });
+    const [first, second] = printed.split('✖ ').slice(1);
+    assert.match(
+      first ?? '',
+      /its group's output \(.*short-files\/group-\d+\.test\.js, whose other files write/,
+    );
+    assert.match(first ?? '', /written in the group/);
+    assert.match(second ?? '', /its file's output \(last 1 lines\):\n +written alone/);
+    assert.match(printed, /0 passed, 2 failed/);
+  });
+
   it("keeps a grouped file's time as the sum of its top-level tests', and the group's as its process's", async () => {
-    const reporter = (await import(
-      pathToFileURL(join(repoRoot, 'scripts', 'failures-reporter.mjs')).href
-    )) as {
-      default: (source: AsyncIterable<unknown>) => AsyncGenerator<string>;
-    };
     const dir = tempDir('ctl-test-groups-');
     const group = join(dir, 'group-1.test.js');
     const grouped = join(dir, 'grouped.test.js');
@@ -69,21 +126,7 @@ describe('test groups: the files the whole run shares out', () => {
       yield complete(group, group, 0, 9_000);
     }
     const timesFile = join(dir, 'times.json');
-    const saved = { times: process.env.CTL_TEST_TIMES_FILE, repo: process.env.CTL_TEST_REPO };
-    process.env.CTL_TEST_TIMES_FILE = timesFile;
-    process.env.CTL_TEST_REPO = dir;
-    let printed = '';
-    try {
-      for await (const chunk of reporter.default(events())) printed += chunk;
-    } finally {
-      for (const [name, value] of [
-        ['CTL_TEST_TIMES_FILE', saved.times],
-        ['CTL_TEST_REPO', saved.repo],
-      ] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    }
+    const printed = await report(events(), { CTL_TEST_TIMES_FILE: timesFile, CTL_TEST_REPO: dir });
     assert.deepEqual(JSON.parse(readFileSync(timesFile, 'utf8')), {
       'group-1.test.js': 9_000,
       'grouped.test.js': 1_500,
