@@ -20,8 +20,14 @@ const testRoot = join(repoRoot, 'dist', 'test');
 /** The files of each group of `folder` (its group-<n>.test.js files), as groups.ts shares them. */
 function groupsOf(folder: string, files: string[]): string[][] {
   const groupsFolder = join(testRoot, folder);
-  const count = readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name)).length;
+  const names = readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name));
+  const count = names.length;
   assert.ok(count > 0, `no group files in ${groupsFolder}`);
+  // Numbered from 1 without a gap: group n imports the n-th share, and a gap would leave one out.
+  assert.deepEqual(
+    names.sort(),
+    Array.from({ length: count }, (_, index) => `group-${index + 1}.test.js`).sort(),
+  );
   return Array.from({ length: count }, (_, index) => filesOfGroup(files, groupsFolder, index + 1));
 }
 
