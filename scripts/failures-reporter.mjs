@@ -95,27 +95,27 @@ function isFileEntry(data) {
 export default async function* failuresReporter(source) {
   const started = Date.now();
   const output = new Map(); // file -> lines it wrote outside the test protocol
-  const files = new Map(); // file -> { ms, tests }
+  const files = new Map(); // file -> { ms, tests, process?, testsMs? }
+  const entryOf = (file) => {
+    if (!files.has(file)) files.set(file, { ms: 0, tests: 0 });
+    return files.get(file);
+  };
   const failures = [];
   let passed = 0;
   for await (const event of source) {
     const data = event.data ?? {};
     if (event.type === 'test:complete' && isFileEntry(data)) {
-      const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
+      const entry = entryOf(data.file);
       entry.ms = Number(data.details?.duration_ms ?? 0);
       entry.process = true;
-      files.set(data.file, entry);
     } else if (event.type === 'test:complete' && data.nesting === 0 && typeof data.file === 'string') {
       // A top-level test or suite: a file run in another's process (test/unit-groups/,
       // test/short-files/) has no time of its own but the sum of these.
-      const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
+      const entry = entryOf(data.file);
       entry.testsMs = (entry.testsMs ?? 0) + Number(data.details?.duration_ms ?? 0);
-      files.set(data.file, entry);
     } else if ((event.type === 'test:pass' || event.type === 'test:fail') && data.details?.type !== 'suite') {
       if (typeof data.file === 'string' && !isFileEntry(data)) {
-        const entry = files.get(data.file) ?? { ms: 0, tests: 0 };
-        entry.tests += 1;
-        files.set(data.file, entry);
+        entryOf(data.file).tests += 1;
       }
     }
     if (event.type === 'test:stdout' || event.type === 'test:stderr') {

@@ -18,17 +18,24 @@ export function testFilesUnder(root: string): string[] {
 }
 
 /**
- * The files of group `group` (1-based): every n-th of `files`, n the number of group-<n>.test.js
- * files in `groupsFolder`, so that a group file added or removed shares the files out again and
- * none is left without a group.
+ * The group-<n>.test.js files in `groupsFolder`: as many groups as there are of them, so that a
+ * group file added or removed shares the files out again and none is left without a group.
  */
-export function filesOfGroup(files: readonly string[], groupsFolder: string, group: number): string[] {
-  const groups = groupCount(groupsFolder);
-  return files.filter((_, index) => index % groups === group - 1);
+export function groupFileNames(groupsFolder: string): string[] {
+  return readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name));
 }
 
-function groupCount(groupsFolder: string): number {
-  return readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name)).length;
+/** The group number (1-based) of each of `files`: every n-th file to the same group. */
+function shareOut(files: readonly string[], groupsFolder: string): [file: string, group: number][] {
+  const groups = groupFileNames(groupsFolder).length;
+  return files.map((file, index) => [file, (index % groups) + 1]);
+}
+
+/** The files of group `group` (1-based). */
+export function filesOfGroup(files: readonly string[], groupsFolder: string, group: number): string[] {
+  return shareOut(files, groupsFolder)
+    .filter(([, of]) => of === group)
+    .map(([file]) => file);
 }
 
 /**
@@ -40,11 +47,10 @@ export function groupOfEach(
   files: readonly string[],
   groupsFolder: string,
 ): Map<string, string> {
-  const groups = groupCount(groupsFolder);
   return new Map(
-    files.map((file, index) => [
+    shareOut(files, groupsFolder).map(([file, group]) => [
       path.join(root, file),
-      path.join(groupsFolder, `group-${(index % groups) + 1}.test.js`),
+      path.join(groupsFolder, `group-${group}.test.js`),
     ]),
   );
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { filesOfGroup, testFilesUnder } from '../../helpers/file-groups.js';
+import { filesOfGroup, groupFileNames, testFilesUnder } from '../../helpers/file-groups.js';
 import { tempDir } from '../../helpers/temp.js';
 import { repoRoot } from '../../helpers/tools.js';
 import { groupOfEachFile, shortFiles } from '../../short-files/groups.js';
@@ -20,7 +20,7 @@ const testRoot = join(repoRoot, 'dist', 'test');
 /** The files of each group of `folder` (its group-<n>.test.js files), as groups.ts shares them. */
 function groupsOf(folder: string, files: string[]): string[][] {
   const groupsFolder = join(testRoot, folder);
-  const names = readdirSync(groupsFolder).filter((name) => /^group-\d+\.test\.js$/.test(name));
+  const names = groupFileNames(groupsFolder);
   const count = names.length;
   assert.ok(count > 0, `no group files in ${groupsFolder}`);
   // Numbered from 1 without a gap: group n imports the n-th share, and a gap would leave one out.
