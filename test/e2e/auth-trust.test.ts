@@ -1,5 +1,3 @@
-// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
-import 'reflect-metadata';
 /**
  * Issue 38, trust on first contact: without a CA file, the management API's certificate is not
  * trusted, and ctl says in its hint where the certificate is and how to get it; `ctl auth trust`

@@ -1,5 +1,3 @@
-// @peculiar/x509 (behind the hostile server's certificate) needs a Reflect metadata polyfill.
-import 'reflect-metadata';
 /**
  * docs/exit-codes.md, walked (issue 35): every row of its table is triggered with the BUILT ctl
  * against the simulator, and ends with that code. A row this test has no trigger for fails it,

@@ -1,5 +1,3 @@
-// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
-import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertExit, parseEvents, type SimOptions, TARGET, withUpgradeSim } from './upgrade-support.js';

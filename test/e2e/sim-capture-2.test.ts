@@ -1,5 +1,4 @@
 /** `ctl sim capture` round trips, quarter 2 of the built-in scenarios (sim-capture-support.ts). */
-import 'reflect-metadata';
 import { describeRoundTrips, scenariosOfPart } from './sim-capture-support.js';
 
 describeRoundTrips('2 of 4', scenariosOfPart(2));

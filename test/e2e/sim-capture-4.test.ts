@@ -1,5 +1,4 @@
 /** `ctl sim capture` round trips, quarter 4 of the built-in scenarios (sim-capture-support.ts). */
-import 'reflect-metadata';
 import { describeRoundTrips, scenariosOfPart } from './sim-capture-support.js';
 
 describeRoundTrips('4 of 4', scenariosOfPart(4));

@@ -3,7 +3,6 @@
  * sim-capture-2, -3 and -4: sim-capture-support.ts says why), and `ctl sim up` serving a
  * capture. What a round trip checks: sim-capture-support.ts.
  */
-import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,3 @@
-// @peculiar/x509 (via ../tls.js) needs the reflect polyfill loaded first.
-import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';

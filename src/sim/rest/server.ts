@@ -1,5 +1,3 @@
-// @peculiar/x509 (behind ../tls.js) needs a Reflect metadata polyfill loaded first.
-import 'reflect-metadata';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { AuditLog } from '../audit.js';

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { parseYamlDocuments } from '../../../src/io/yaml-from-outside.js';

@@ -1,5 +1,3 @@
-// @peculiar/x509 (behind src/sim/tls.ts) needs a Reflect metadata polyfill loaded before it.
-import 'reflect-metadata';
 import { join } from 'node:path';
 import { AuditLog } from '../../../../src/sim/audit.js';
 import type { FaultRule } from '../../../../src/sim/rest/faults.js';
