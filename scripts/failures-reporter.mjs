@@ -138,12 +138,17 @@ export default async function* failuresReporter(source) {
     ([file, entry]) => !entry.process && entry.testsMs && file.endsWith('.test.js'),
   );
   keepTimes(new Map([...processes, ...grouped.map(([file, entry]) => [file, { ms: entry.testsMs }])]));
+  // A group's process defines no test: its tests are its files'.
+  const groupOf = await groupFiles();
+  for (const [file, group] of groupOf) {
+    const tests = files.get(file)?.tests ?? 0;
+    if (tests > 0 && processes.has(group)) processes.get(group).tests += tests;
+  }
   yield slowestFiles(processes, Date.now() - started);
   if (failures.length === 0) {
     yield `${passed} passed, 0 failed\n`;
     return;
   }
-  const groupOf = await groupFiles();
   const blocks = failures.map(({ name, file, error }) => {
     const own = output.get(file);
     const group = own ? undefined : groupOf.get(file);

@@ -142,4 +142,26 @@ describe('test groups: the files the whole run shares out', () => {
     assert.match(printed, /group-1\.test\.js/);
     assert.doesNotMatch(printed, /grouped\.test\.js/);
   });
+
+  it("counts a group's tests as its files' in the slowest list", async () => {
+    const [grouped, group] = [...groupOfEachFile()][0]!;
+    const pass = (name: string) => ({
+      type: 'test:pass',
+      data: { name, file: grouped, nesting: 1, details: { type: 'test' } },
+    });
+    async function* events() {
+      yield pass('one');
+      yield pass('two');
+      yield {
+        type: 'test:complete',
+        data: { name: group, file: group, nesting: 0, details: { duration_ms: 4_000, type: 'test' } },
+      };
+    }
+    const dir = tempDir('ctl-test-groups-');
+    const printed = await report(events(), {
+      CTL_TEST_TIMES_FILE: join(dir, 'times.json'),
+      CTL_TEST_REPO: repoRoot,
+    });
+    assert.match(printed, / 4\.0 s +2 tests +\S*short-files\/group-\d+\.test\.js\n/);
+  });
 });
