@@ -7,8 +7,11 @@
 //
 //   FLOOR_REQUESTS   JSON [{ "api": "kube" | "rest", "method": "GET" | "POST", "path": "..." }]
 //   FLOOR_KUBE_URL, FLOOR_KUBE_TOKEN, CTL_API_URL, CTL_USERNAME, CTL_PASSWORD, CTL_CA_FILE
-import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:https';
+
+// Node's modules without their ES facades, which read every export (node:fs's loads fs's streams,
+// ~6 ms of CPU): the floor holds what the requests need, and Node's start.
+const { readFileSync } = process.getBuiltinModule('node:fs');
+const { Agent, request } = process.getBuiltinModule('node:https');
 
 const env = process.env;
 const ca = readFileSync(env.CTL_CA_FILE);

@@ -2,8 +2,10 @@
 // and the CA, the token printed; no CLI, no retries. bench/benchmarks.ts times it beside ctl and
 // curl to show what Node itself costs (on Node 20 the first TLS context parses Node's bundled
 // root certificates, ~20 ms that curl does not spend): docs/performance.md.
-import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
+
+// Node's modules without their ES facades (plan-floor.mjs says why).
+const { readFileSync } = process.getBuiltinModule('node:fs');
+const { request } = process.getBuiltinModule('node:https');
 
 const env = process.env;
 const body = JSON.stringify({ username: env.CTL_USERNAME, password: env.CTL_PASSWORD, ttl: 300 });

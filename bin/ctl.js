@@ -11,7 +11,7 @@ if (major < 22) {
 const args = process.argv.slice(2);
 // Answered before anything else loads: scripts call `ctl --version` a lot.
 if (args.length === 1 && args[0] === '--version') {
-  const { readFileSync } = await import('node:fs');
+  const { readFileSync } = await nodeFs();
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${manifest.version}\n`);
 } else if (!(await helpFromBuild(args))) {
@@ -60,7 +60,7 @@ async function loadBuild(words) {
 async function helpFromBuild(words) {
   const last = words[words.length - 1];
   if ((last !== '--help' && last !== '-h') || process.stdout.isTTY) return false;
-  const { readFileSync } = await import('node:fs');
+  const { readFileSync } = await nodeFs();
   let texts;
   try {
     // Run as the kubectl plugin (`kubectl-rec`: src/io/program-name.ts), its texts say `kubectl rec`.
@@ -114,4 +114,10 @@ function hideDependencyDeprecation() {
     if (code === 'DEP0169') return;
     return emitWarning.call(process, warning, ...rest);
   };
+}
+
+/** node:fs by require: its ES facade would load fs's streams, which nothing here uses (load-bundle.js). */
+async function nodeFs() {
+  const { createRequire } = await import('node:module');
+  return createRequire(import.meta.url)('node:fs');
 }

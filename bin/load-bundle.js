@@ -10,7 +10,16 @@
 // checksum), made by another V8 or with other flags (V8 says so) is not used, and the exit writes
 // a new one. The cache holds compiled code of the bundle, never a value of the run (V8's own
 // guarantee for code caches; test/e2e/code-cache.test.ts looks for the run's secrets in it).
-import {
+import { createRequire, isBuiltin } from 'node:module';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import vm from 'node:vm';
+import { makeCacheFolder } from './cache-folder.js';
+
+// node:fs by require: an ES import of it makes Node build its ES facade, which reads every export,
+// and fs.ReadStream's getter loads fs's streams (cache-folder.js).
+const {
   closeSync,
   constants,
   fstatSync,
@@ -22,13 +31,7 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-} from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
-import { homedir } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import vm from 'node:vm';
-import { makeCacheFolder } from './cache-folder.js';
+} = createRequire(import.meta.url)('node:fs');
 
 // The first line scripts/bundle-scripts.mjs writes into main.js, and the names it gives `import.meta`
 // (the wrapper's last three parameters, below).
