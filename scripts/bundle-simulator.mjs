@@ -39,7 +39,7 @@ await build({
   format: 'esm',
   target: 'node22',
   logLevel: 'warning',
-  // The CommonJS packages inside (ajv, tsyringe, ...) call require(): an ES module has none.
+  // The CommonJS packages inside (ajv, ...) call require(): an ES module has none.
   plugins: [builtinsByRequire],
   banner: {
     js: "import { createRequire as __simRequire } from 'node:module'; const require = __simRequire(import.meta.url);",
