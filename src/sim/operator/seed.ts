@@ -310,7 +310,6 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
   if (rest.nodes.length > scenario.cluster.nodes) rest.nodes.splice(scenario.cluster.nodes);
 
   const byName = new Map(rest.bdbs.map((bdb) => [`${bdb.namespace}/${bdb.name}`, bdb]));
-  const usedUids = new Set(rest.bdbs.map((bdb) => bdb.uid));
   for (const database of scenario.databases) {
     if (byName.has(`${database.namespace}/${database.name}`)) continue;
     // A model built from the scenario without namespaces: same uid and name is the same database.
@@ -320,6 +319,7 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
       byName.set(`${database.namespace}/${database.name}`, sameUid);
       continue;
     }
+    // The scenario's uid, unless another database has it: then the next free one.
     const bdb = rest.addBdb({
       name: database.name,
       namespace: database.namespace,
@@ -328,13 +328,8 @@ function seedRestModel(rest: RestModel, scenario: Scenario): void {
       activeActive: database.activeActive,
       shards: database.shardCount ?? 1,
       replication: database.replication ?? true,
+      uid: database.uid,
     });
-    usedUids.delete(bdb.uid);
-    if (!usedUids.has(database.uid)) {
-      bdb.uid = database.uid;
-      bdb.port = 12000 + database.uid;
-    }
-    usedUids.add(bdb.uid);
     byName.set(`${database.namespace}/${database.name}`, bdb);
   }
 }

@@ -136,6 +136,8 @@ export interface BdbSpec {
   shards?: number;
   /** bdb `replication`: a replica for each master shard, on another node; default true. */
   replication?: boolean;
+  /** The uid to give it when no database has it yet; else (and by default) the next free one. */
+  uid?: number;
 }
 
 export interface RestModelOptions {
@@ -222,6 +224,10 @@ export class RestModel {
   readonly roles: RestRole[] = BUILT_IN_ROLES.map((role) => ({ ...role }));
   readonly modules: RestModule[] = [];
   readonly bdbs: RestBdb[] = [];
+  // The databases by uid, and the largest uid: seeding scale-10000 searched the whole list for
+  // both at each of its 10,000 databases (issue 39). Only addBdb adds to the list.
+  readonly #bdbByUid = new Map<number, RestBdb>();
+  #largestBdbUid = 0;
   readonly nodes: RestNode[] = [];
   readonly actions = new Map<string, RestAction>();
   /** Where every database's shards are, and which nodes are restarting (./shards.ts). */
@@ -443,7 +449,7 @@ export class RestModel {
   // ---- databases --------------------------------------------------------------------------
 
   addBdb(spec: BdbSpec): RestBdb {
-    const uid = this.bdbs.reduce((max, bdb) => Math.max(max, bdb.uid), 0) + 1;
+    const uid = spec.uid !== undefined && !this.#bdbByUid.has(spec.uid) ? spec.uid : this.#largestBdbUid + 1;
     const bdb: RestBdb = {
       uid,
       name: spec.name,
@@ -470,6 +476,8 @@ export class RestModel {
       this.nodes.map((node) => node.uid),
     );
     this.bdbs.push(bdb);
+    this.#bdbByUid.set(uid, bdb);
+    this.#largestBdbUid = Math.max(this.#largestBdbUid, uid);
     return bdb;
   }
 
@@ -494,7 +502,7 @@ export class RestModel {
   }
 
   findBdb(uid: number): RestBdb | undefined {
-    return this.bdbs.find((bdb) => bdb.uid === uid);
+    return this.#bdbByUid.get(uid);
   }
 
   /** POST /v1/bdbs/<uid>/upgrade: the version changes when the action completes. */
