@@ -1,8 +1,8 @@
 // The processes of one test run (scripts/run-tests.mjs), wherever they are in the process tree.
 // A test file's process and every ctl it starts carry the run's TMPDIR or NODE_COMPILE_CACHE in
 // their environment (test/helpers/run-ctl.ts passes the compile cache on). When the run is
-// interrupted, `node --test` can end before them: a killed test file's ctl children are then
-// orphans (their parent gone, no longer below the runner), still running, and node writes the
+// interrupted, the test runner (run-test-files.mjs) can end before them: a killed test file's
+// ctl children are then orphans (their parent gone, no longer below the runner), still running, and node writes the
 // compile cache when such a process exits, after the runner removed it. So they are found by
 // what they carry, not by their parent: /proc/<pid>/environ holds the environment a process was
 // started with. Where there is no /proc (macOS, Windows) none are found and the runner waits

@@ -14,8 +14,8 @@
 // Every run gets its own temporary folder: TMPDIR points at a fresh folder under the system's
 // (under /dev/shm, in memory, when TMPDIR is not set and a tmpfs there has room: runBase below),
 // removed when the run ends, pass, fail or interrupt. Whatever a test leaves in it is listed and
-// fails the run. The run leaves nothing in the system's temporary folder: when `node --test` has
-// ended (done, or interrupted: SIGINT, SIGTERM, SIGHUP, the signal also passed on to it), the
+// fails the run. The run leaves nothing in the system's temporary folder: when its test runner
+// child (scripts/run-test-files.mjs) has ended (done, or interrupted: SIGINT, SIGTERM, SIGHUP, the signal also passed on to it), the
 // run's processes still running (a killed test file's ctl children, found by the run's TMPDIR or
 // compile cache in their environment: scripts/run-processes.mjs) get the same signal, SIGKILL
 // after CTL_TEST_STOP_GRACE_MS (default 10000; a second Ctrl-C ends the wait), and only then are
@@ -41,7 +41,8 @@
 //
 // Files start slowest first, by the times of the last run on this checkout (kept in
 // node_modules/.cache/ctl-test-times.json): a long file started last would leave one core idle
-// while it finishes alone. A fresh clone (CI) has no such times: there the files listed in
+// while it finishes alone. scripts/run-test-files.mjs starts them in that order (`node --test`
+// sorts its files by name: until 2026-12-03 the unit groups and the worlds started last). A fresh clone (CI) has no such times: there the files listed in
 // scripts/slow-test-files.json (the suite's slow files and their seconds, from a whole run) start
 // first, slowest first, then the others in the order of their names. A file that neither knows
 // starts first when the checkout has times (a new file may be slow), after the listed ones when it
@@ -289,10 +290,9 @@ env.TEMP = runTmp;
 // next to the run's temporary folder (not inside, where it would count as a leftover).
 const failuresFile = `${runTmp}.failures`;
 const reporters = [
-  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
-  '--test-reporter-destination=stdout',
-  `--test-reporter=${join(repo, 'scripts', 'failures-reporter.mjs')}`,
-  `--test-reporter-destination=${failuresFile}`,
+  `--reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  `--failures-reporter=${join(repo, 'scripts', 'failures-reporter.mjs')}`,
+  `--failures-file=${failuresFile}`,
 ];
 
 // Before any process of the run exists: the guard ends them should this runner be killed outright.
@@ -312,14 +312,16 @@ guard.on('error', (error) => console.error(`run-tests: the run's guard did not s
 const child = spawn(
   process.execPath,
   [
-    '--test',
-    ...reporters,
-    `--test-concurrency=${concurrency}`,
-    `--test-timeout=${timeoutMs}`,
+    // Each file's process gets these flags (run-test-files.mjs runs them as `node --test` would).
     '--import',
     join(repo, 'scripts', 'test-watchdog.mjs'),
     '--import',
     join(repo, 'scripts', 'test-module-hooks.mjs'),
+    join(repo, 'scripts', 'run-test-files.mjs'),
+    ...reporters,
+    `--concurrency=${concurrency}`,
+    `--timeout=${timeoutMs}`,
+    '--',
     ...files,
   ],
   { stdio: 'inherit', env },

@@ -1,4 +1,4 @@
-// Preloaded into every test file's process by scripts/run-tests.mjs (`node --test --import`), so
+// Preloaded into every test file's process by scripts/run-tests.mjs (`node --import`, passed on to each file's process), so
 // that the compiled sources the tests import (dist/src) load client-node as ctl's bundle does
 // (scripts/client-node-shims.mjs): client-node's config module without the generated index, whose
 // 14 MB of models and typed APIs cost each test file that reached KubeConfig about 0.9 s of CPU,

@@ -1,10 +1,10 @@
 // The guard of one test run (scripts/run-tests.mjs starts it first, with an IPC channel). A runner
-// killed outright (SIGKILL) runs no handler: its `node --test` child, the test files and the ctl
-// they started would run on, orphans writing into the run's TMPDIR and compile cache. The guard
-// waits for its channel to close, which the kernel does when the runner dies however it dies, then
-// does what the runner would have: ends the processes that carry the run's TMPDIR or compile
-// cache (scripts/run-processes.mjs: the signal, SIGKILL after CTL_TEST_STOP_GRACE_MS) and only
-// then removes the run's files. The runner that ends normally stops the guard itself (SIGKILL:
+// killed outright (SIGKILL) runs no handler: its test runner child (run-test-files.mjs), the test
+// files and the ctl they started would run on, orphans writing into the run's TMPDIR and compile
+// cache. The guard waits for its channel to close, which the kernel does when the runner dies
+// however it dies, then does what the runner would have: ends the processes that carry the run's
+// TMPDIR or compile cache (scripts/run-processes.mjs: the signal, SIGKILL after
+// CTL_TEST_STOP_GRACE_MS) and only then removes the run's files. The runner that ends normally stops the guard itself (SIGKILL:
 // there is nothing left for it to do). It ignores SIGINT, SIGTERM and SIGHUP: a Ctrl-C reaches
 // the whole process group and is the runner's to handle; the guard stays for the case where the
 // runner is then killed in the middle of its own cleanup. SIGKILL to the whole group ends the

@@ -1,4 +1,4 @@
-// Preloaded into every test file's process by scripts/run-tests.mjs (`node --test --import`).
+// Preloaded into every test file's process by scripts/run-tests.mjs (`node --import`, passed on to each file's process).
 // When a file's tests are all done, its process should exit; one that stays alive (a server not
 // closed, a child process still running, a socket left open) would hold the whole run until the
 // file's timeout. Ten seconds after the last test, this names what is still open and fails the file.

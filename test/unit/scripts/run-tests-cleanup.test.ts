@@ -255,22 +255,22 @@ describe('scripts/run-tests.mjs interrupted', () => {
     }
   });
 
-  it("SIGKILL to the runner alone: its guard ends the node --test child and the test's child, then removes the run's files", async () => {
+  it("SIGKILL to the runner alone: its guard ends the test runner child and the test's child, then removes the run's files", async () => {
     const { dir, tmp, testFile } = setUp(LINGERING_TEST);
     const runner = startRunner(dir, tmp, testFile, { CHILD_MODE: 'late', CTL_TEST_STOP_GRACE_MS: '5000' });
     let ready: Ready | undefined;
     try {
       ready = await readyOf(dir, runner);
       const runnerPid = runner.child.pid ?? 0;
-      // What the run consists of now: node --test and the guard (the runner's children), the test
+      // What the run consists of now: the test runner (run-test-files.mjs) and the guard (the runner's children), the test
       // file's process, and the child it started (which writes a second after a signal).
       const run = new Map<number, string>();
       for (const pid of await processesOf(ready)) {
-        const role = parentOf(pid) === runnerPid ? 'the node --test child' : 'a process of the run';
+        const role = parentOf(pid) === runnerPid ? 'the test runner child' : 'a process of the run';
         run.set(pid, `${pid === ready.pid ? "the test's child" : role}: ${commandOf(pid)}`);
       }
       assert.ok(
-        [...run.values()].some((what) => what.startsWith('the node --test child')),
+        [...run.values()].some((what) => what.startsWith('the test runner child')),
         [...run.values()].join('\n'),
       );
       assert.ok(run.has(ready.pid), [...run.values()].join('\n'));

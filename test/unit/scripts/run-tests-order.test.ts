@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { repoRoot } from '../../helpers/tools.js';
+import { tempDir } from '../../helpers/temp.js';
+import { hangGuardMs } from '../../helpers/wait.js';
+
+/**
+ * scripts/run-tests.mjs starts the slowest files first, by the times of earlier runs, and its test
+ * runner (scripts/run-test-files.mjs) keeps that order: `node --test` sorts its files by name, so
+ * until 2026-12-03 the slowest files of unit-groups/ and worlds/ started last and ran on alone.
+ * Here the real runner runs four files of this test's own, one at a time, whose names sort
+ * against the order their times give; each writes its name into a log as it starts.
+ */
+
+const RUN_TESTS = join(repoRoot, 'scripts', 'run-tests.mjs');
+
+const TEST_FILE = (name: string): string =>
+  `import { appendFileSync } from 'node:fs';\n` +
+  `import { test } from 'node:test';\n` +
+  `test('${name} starts', () => { appendFileSync(process.env.ORDER_LOG, '${name}\\n'); });\n`;
+
+test('run-tests.mjs starts the files slowest first, not by name', async () => {
+  const dir = tempDir('run-tests-order-');
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  const log = join(dir, 'order.log');
+  writeFileSync(log, '');
+  // Seconds of the last run: d slowest, then b, then a; c has no time.
+  const seconds: Record<string, number> = { a: 1, b: 2, d: 3 };
+  const files = ['a', 'b', 'c', 'd'].map((name) => {
+    const file = join(dir, `${name}.test.js`);
+    writeFileSync(file, TEST_FILE(name));
+    return file;
+  });
+  const times = Object.fromEntries(
+    files.flatMap((file) => {
+      const name = file.slice(-'x.test.js'.length, -'.test.js'.length);
+      const s = seconds[name];
+      return s === undefined ? [] : [[relative(repoRoot, file), s * 1000]];
+    }),
+  );
+  const timesFile = join(dir, 'times.json');
+  writeFileSync(timesFile, JSON.stringify(times));
+
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    TMPDIR: tmp,
+    ORDER_LOG: log,
+    CTL_TEST_TIMES_FILE: timesFile,
+    CTL_TEST_CONCURRENCY: '1',
+  };
+  // Set for this file's process by its own runner: the runner here would take itself for a test file.
+  delete env.NODE_TEST_CONTEXT;
+  const runner = spawn(process.execPath, [RUN_TESTS, ...files], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let output = '';
+  runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const limit = hangGuardMs(60_000);
+  const code = await new Promise<number | string | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      runner.kill('SIGKILL');
+      reject(
+        new Error(`run-tests.mjs on four one-line test files did not end within ${limit} ms:\n${output}`),
+      );
+    }, limit);
+    runner.on('close', (exit, signal) => {
+      clearTimeout(timer);
+      resolve(exit ?? signal);
+    });
+  });
+  assert.equal(code, 0, output);
+  // A file without a time starts first when the checkout has times (it may be a new, slow file).
+  assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['c', 'd', 'b', 'a'], output);
+  assert.match(output, /4 passed, 0 failed/);
+});
