@@ -51,7 +51,12 @@ describe('any terminal', () => {
   test('an OLM run at a terminal', async () => {
     // olm-manual runs OpenShift 4.18, where OperatorHub no longer offers 7.8.2-6.8 (v4.12-v4.16).
     const toOffered = ['upgrade', 'run', '--to', '7.8.6-20', '--yes'];
-    const { pty } = await compare('OLM', 'olm-manual', toOffered, { edit: renamed('olm') });
+    // OLM's status after the channel switch: ctl may wait for it in one twin and not the other
+    // (src/steps/operator-olm-offer.ts, SWITCH_SETTLE_MS; one run 8.9 s against 1.2 s piped).
+    const { pty } = await compare('OLM', 'olm-manual', toOffered, {
+      edit: renamed('olm'),
+      ownWaitMs: 10_000,
+    });
     assert.match(pty.output, /upgrade to 7\.8\.6-20 complete/);
     assertReadinessForward(pty.output, 'OLM');
   });
