@@ -15,16 +15,16 @@
 // (under /dev/shm, in memory, when TMPDIR is not set and a tmpfs there has room: runBase below),
 // removed when the run ends, pass, fail or interrupt. Whatever a test leaves in it is listed and
 // fails the run. The run leaves nothing in the system's temporary folder: when its test runner
-// child (scripts/run-test-files.mjs) has ended (done, or interrupted: SIGINT, SIGTERM, SIGHUP, the signal also passed on to it), the
-// run's processes still running (a killed test file's ctl children, found by the run's TMPDIR or
-// compile cache in their environment: scripts/run-processes.mjs) get the same signal, SIGKILL
-// after CTL_TEST_STOP_GRACE_MS (default 10000; a second Ctrl-C ends the wait), and only then are
-// the run's files removed, since node writes the compile cache when such a process exits. A runner
-// killed outright (SIGKILL) cannot do that itself: its guard, a small process it starts first
-// with an IPC channel (scripts/test-run-guard.mjs), sees the channel close and does the same (ends
-// the run's processes, then removes its files). When the guard is killed too (SIGKILL to the whole
-// process group), the next run's start removes what runs whose runner is gone left there
-// (scripts/stale-test-runs.mjs).
+// child (scripts/run-test-files.mjs) has ended (done, or interrupted: SIGINT, SIGTERM, SIGHUP, the
+// signal also passed on to it), the run's processes still running (a killed test file's ctl
+// children, found by the run's TMPDIR or compile cache in their environment:
+// scripts/run-processes.mjs) get the same signal, SIGKILL after CTL_TEST_STOP_GRACE_MS (default
+// 10000; a second Ctrl-C ends the wait), and only then are the run's files removed, since node
+// writes the compile cache when such a process exits. A runner killed outright (SIGKILL) cannot do
+// that itself: its guard, a small process it starts first with an IPC channel
+// (scripts/test-run-guard.mjs), sees the channel close and does the same (ends the run's processes,
+// then removes its files). When the guard is killed too (SIGKILL to the whole process group), the
+// next run's start removes what runs whose runner is gone left there (scripts/stale-test-runs.mjs).
 //
 // No test can hang the run: each test, and each test file as a whole, fails after
 // CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
@@ -42,11 +42,12 @@
 // Files start slowest first, by the times of the last run on this checkout (kept in
 // node_modules/.cache/ctl-test-times.json): a long file started last would leave one core idle
 // while it finishes alone. scripts/run-test-files.mjs starts them in that order (`node --test`
-// sorts its files by name: until 2026-12-03 the unit groups and the worlds started last). A fresh clone (CI) has no such times: there the files listed in
-// scripts/slow-test-files.json (the suite's slow files and their seconds, from a whole run) start
-// first, slowest first, then the others in the order of their names. A file that neither knows
-// starts first when the checkout has times (a new file may be slow), after the listed ones when it
-// has none. Refresh the list from a whole run's times: `node scripts/run-tests.mjs --slow-list`.
+// sorts its files by name: until 2026-12-03 the unit groups and the worlds started last). A fresh
+// clone (CI) has no such times: there the files listed in scripts/slow-test-files.json (the suite's
+// slow files and their seconds, from a whole run) start first, slowest first, then the others in
+// the order of their names. A file that neither knows starts first when the checkout has times (a
+// new file may be slow), after the listed ones when it has none. Refresh the list from a whole
+// run's times: `node scripts/run-tests.mjs --slow-list`.
 import { spawn } from 'node:child_process';
 import {
   accessSync,

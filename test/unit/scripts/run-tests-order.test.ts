@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { repoRoot } from '../../helpers/tools.js';
+import { repoRoot, runTool } from '../../helpers/tools.js';
 import { tempDir } from '../../helpers/temp.js';
 import { hangGuardMs } from '../../helpers/wait.js';
 
@@ -29,23 +28,19 @@ test('run-tests.mjs starts the files slowest first, not by name', async () => {
   const log = join(dir, 'order.log');
   writeFileSync(log, '');
   // Seconds of the last run: d slowest, then b, then a; c has no time.
-  const seconds: Record<string, number> = { a: 1, b: 2, d: 3 };
-  const files = ['a', 'b', 'c', 'd'].map((name) => {
+  const seconds: Record<string, number | undefined> = { a: 1, b: 2, c: undefined, d: 3 };
+  const files: string[] = [];
+  const times: Record<string, number> = {};
+  for (const [name, s] of Object.entries(seconds)) {
     const file = join(dir, `${name}.test.js`);
     writeFileSync(file, TEST_FILE(name));
-    return file;
-  });
-  const times = Object.fromEntries(
-    files.flatMap((file) => {
-      const name = file.slice(-'x.test.js'.length, -'.test.js'.length);
-      const s = seconds[name];
-      return s === undefined ? [] : [[relative(repoRoot, file), s * 1000]];
-    }),
-  );
+    files.push(file);
+    if (s !== undefined) times[relative(repoRoot, file)] = s * 1000;
+  }
   const timesFile = join(dir, 'times.json');
   writeFileSync(timesFile, JSON.stringify(times));
 
-  const env: Record<string, string | undefined> = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     TMPDIR: tmp,
     ORDER_LOG: log,
@@ -54,23 +49,11 @@ test('run-tests.mjs starts the files slowest first, not by name', async () => {
   };
   // Set for this file's process by its own runner: the runner here would take itself for a test file.
   delete env.NODE_TEST_CONTEXT;
-  const runner = spawn(process.execPath, [RUN_TESTS, ...files], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let output = '';
-  runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const limit = hangGuardMs(60_000);
-  const code = await new Promise<number | string | null>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      runner.kill('SIGKILL');
-      reject(
-        new Error(`run-tests.mjs on four one-line test files did not end within ${limit} ms:\n${output}`),
-      );
-    }, limit);
-    runner.on('close', (exit, signal) => {
-      clearTimeout(timer);
-      resolve(exit ?? signal);
-    });
+  const { code, stdout, stderr } = await runTool(process.execPath, [RUN_TESTS, ...files], {
+    env,
+    timeoutMs: hangGuardMs(60_000),
   });
+  const output = stdout + stderr;
   assert.equal(code, 0, output);
   // A file without a time starts first when the checkout has times (it may be a new, slow file).
   assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['c', 'd', 'b', 'a'], output);
