@@ -256,11 +256,11 @@ if (only.includes(UPSTREAM)) {
   env.CTL_UPSTREAM_DIR = upstream;
 }
 
-// Files at a time: two more than the cores, at most 8 (CTL_TEST_CONCURRENCY sets it). A file spends
-// much of its time waiting (a simulated roll, a lease, a plugin's 60 s limit: 838 s of the 1,675 s
-// its files took in run 52 of docs/reliability.md), and more files than cores keep the cores busy:
-// on 2 cores 4 at a time took 488 s against 591 s with 3, and 6 took 488 s again with more CPU.
-const concurrency = process.env.CTL_TEST_CONCURRENCY ?? String(Math.min(availableParallelism() + 2, 8));
+// Files at a time: three per core, at most 8 (CTL_TEST_CONCURRENCY sets it). A file spends most of
+// its time waiting (a simulated roll, a lease, a plugin's 60 s limit): in run 77 of
+// docs/reliability.md its files used 725 s of CPU in 1,795 s of file time, and 4 at a time on 2
+// cores kept them 80% busy (451 s); 6 at a time took 407 s with 3% more CPU (run 78).
+const concurrency = process.env.CTL_TEST_CONCURRENCY ?? String(Math.min(3 * availableParallelism(), 8));
 const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
 const base = runBase();
 for (const dir of new Set([base, tmpdir()])) {
