@@ -257,9 +257,9 @@ if (only.includes(UPSTREAM)) {
 }
 
 // Files at a time: three per core, at most 8 (CTL_TEST_CONCURRENCY sets it). A file spends most of
-// its time waiting (a simulated roll, a lease, a plugin's 60 s limit): in run 77 of
+// its time waiting (a simulated roll, a lease, a plugin's 60 s limit): in run 76 of
 // docs/reliability.md its files used 725 s of CPU in 1,795 s of file time, and 4 at a time on 2
-// cores kept them 80% busy (451 s); 6 at a time took 407 s with 3% more CPU (run 78).
+// cores kept them 80% busy (451 s); 6 at a time took 407 s with 3% more CPU (run 77).
 const concurrency = process.env.CTL_TEST_CONCURRENCY ?? String(Math.min(3 * availableParallelism(), 8));
 const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
 const base = runBase();
@@ -314,6 +314,11 @@ const child = spawn(
   process.execPath,
   [
     // Each file's process gets these flags (run-test-files.mjs runs them as `node --test` would).
+    // Young generations of at most 16 MB semi-spaces, Node 22's own: Node 24 lets one grow to 64
+    // MB, and six files' processes at a time with such heaps made every process of the run slower,
+    // kubectl's and ctl's too (Node 24, 6 at a time: 924 s of CPU, 825 and 858 s with the bound;
+    // runs 80-82 of docs/reliability.md). ctl's own processes keep Node's default.
+    '--max-semi-space-size=16',
     '--import',
     join(repo, 'scripts', 'test-watchdog.mjs'),
     '--import',
