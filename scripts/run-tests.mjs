@@ -259,7 +259,8 @@ if (only.includes(UPSTREAM)) {
 // Files at a time: three per core, at most 8 (CTL_TEST_CONCURRENCY sets it). A file spends most of
 // its time waiting (a simulated roll, a lease, a plugin's 60 s limit): in run 76 of
 // docs/reliability.md its files used 725 s of CPU in 1,795 s of file time, and 4 at a time on 2
-// cores kept them 80% busy (451 s); 6 at a time took 407 s with 3% more CPU (run 77).
+// cores kept them 80% busy (451 s); 6 at a time took 407 s with 3% more CPU (run 77), and 470
+// against 474 s on a busier hour (runs 85 and 86): never slower.
 const concurrency = process.env.CTL_TEST_CONCURRENCY ?? String(Math.min(3 * availableParallelism(), 8));
 const timeoutMs = process.env.CTL_TEST_TIMEOUT_MS ?? '300000';
 const base = runBase();
