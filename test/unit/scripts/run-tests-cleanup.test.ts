@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { alive } from '../../helpers/processes.js';
 import { repoRoot } from '../../helpers/tools.js';
 import { tempDir } from '../../helpers/temp.js';
+import { childRunnerEnv } from '../../helpers/test-env.js';
 import { hangGuardMs } from '../../helpers/wait.js';
 
 /**
@@ -103,16 +104,13 @@ function startRunner(
   env: Record<string, string> = {},
   viaParent = false,
 ): Runner {
-  const runnerEnv: Record<string, string | undefined> = {
-    ...process.env,
+  const runnerEnv = childRunnerEnv({
     TMPDIR: tmp,
     READY_FILE: join(dir, 'ready.json'),
     // Not the checkout's file of test times: these test files are this test's own.
     CTL_TEST_TIMES_FILE: join(dir, 'times.json'),
     ...env,
-  };
-  // Set for this file's process by its own node --test: the runner's would take itself for a test file.
-  delete runnerEnv.NODE_TEST_CONTEXT;
+  });
   const args = viaParent ? ['-e', PARENT, RUN_TESTS, testFile] : [RUN_TESTS, testFile];
   const child = spawn(process.execPath, args, {
     detached: true,

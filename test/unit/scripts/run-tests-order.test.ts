@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot, runTool } from '../../helpers/tools.js';
 import { tempDir } from '../../helpers/temp.js';
+import { childRunnerEnv } from '../../helpers/test-env.js';
 import { hangGuardMs } from '../../helpers/wait.js';
 
 /**
@@ -40,15 +41,12 @@ test('run-tests.mjs starts the files slowest first, not by name', async () => {
   const timesFile = join(dir, 'times.json');
   writeFileSync(timesFile, JSON.stringify(times));
 
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const env = childRunnerEnv({
     TMPDIR: tmp,
     ORDER_LOG: log,
     CTL_TEST_TIMES_FILE: timesFile,
     CTL_TEST_CONCURRENCY: '1',
-  };
-  // Set for this file's process by its own runner: the runner here would take itself for a test file.
-  delete env.NODE_TEST_CONTEXT;
+  });
   const { code, stdout, stderr } = await runTool(process.execPath, [RUN_TESTS, ...files], {
     env,
     timeoutMs: hangGuardMs(60_000),

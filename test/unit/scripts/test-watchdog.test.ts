@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot, runTool } from '../../helpers/tools.js';
 import { tempDir } from '../../helpers/temp.js';
+import { childRunnerEnv } from '../../helpers/test-env.js';
 import { hangGuardMs } from '../../helpers/wait.js';
 
 /**
@@ -29,13 +30,10 @@ test('a timer left armed after the last test fails the file, named with the line
   const dir = tempDir('test-watchdog-');
   const file = join(dir, 'lingering.test.mjs');
   writeFileSync(file, LINGERING);
-  const env: NodeJS.ProcessEnv = { ...process.env, CTL_TEST_EXIT_GRACE_MS: '200' };
-  // Set for this file's process by its own runner: `node --test` here would report to it.
-  delete env.NODE_TEST_CONTEXT;
   const { code, stdout, stderr } = await runTool(
     process.execPath,
     ['--import', WATCHDOG, '--test', '--test-reporter=tap', file],
-    { env, cwd: dir, timeoutMs: hangGuardMs(30_000) },
+    { env: childRunnerEnv({ CTL_TEST_EXIT_GRACE_MS: '200' }), cwd: dir, timeoutMs: hangGuardMs(30_000) },
   );
   const output = stdout + stderr;
   assert.equal(code, 1, output);
