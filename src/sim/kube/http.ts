@@ -21,6 +21,16 @@ export function sendJson(
   response.end(text);
 }
 
+/** A JSON answer whose text is made already (KubeStore.readText): the bytes `sendJson` would send. */
+export function sendJsonText(response: ServerResponse, code: number, text: string, bytes: number): void {
+  response.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': bytes,
+    'Cache-Control': 'no-cache, private',
+  });
+  response.end(text);
+}
+
 /**
  * A list whose items are JSON texts already (KubeStore.listTexts): the bytes `sendJson` would
  * send for `{...list, items}`, with the items joined instead of serialised again. `list` is the

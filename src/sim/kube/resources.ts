@@ -8,6 +8,7 @@ import {
   readBody,
   sendJoinedList,
   sendJson,
+  sendJsonText,
   wantsTable,
 } from './http.js';
 import { CRUD_VERBS, groupVersion, type ResourceRegistry, type ResourceType } from './registry.js';
@@ -222,14 +223,13 @@ export async function handleResource(
   }
 
   if (method === 'GET' && name) {
+    if (!wantsTable(request)) {
+      const { text, bytes } = store.readText(rt, namespace, name);
+      sendJsonText(response, 200, text, bytes);
+      return;
+    }
     const object = store.read(rt, namespace, name);
-    sendJson(
-      response,
-      200,
-      wantsTable(request)
-        ? table(context, rt, [object], query, object.metadata.resourceVersion ?? '')
-        : object,
-    );
+    sendJson(response, 200, table(context, rt, [object], query, object.metadata.resourceVersion ?? ''));
     return;
   }
 

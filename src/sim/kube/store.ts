@@ -78,6 +78,12 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
+/** An object's JSON text (KubeStore.readText) and its size in UTF-8. */
+export interface ObjectText {
+  text: string;
+  bytes: number;
+}
+
 /** A list's page as the JSON texts of its items (KubeStore.listTexts), with their UTF-8 sizes. */
 export interface ListTexts extends Omit<ListResult, 'items'> {
   texts: string[];
@@ -194,7 +200,7 @@ export class KubeStore extends EventEmitter {
   #rv = 0;
   readonly #objects = new Map<string, Map<string, KubeObject>>();
   #history: ChangeEvent[] = [];
-  /** Each stored object's JSON text as a list serves it (listTexts), until the object is replaced. */
+  /** Each stored object's JSON text as a list or a GET serves it (#text), until the object is replaced. */
   readonly #texts = new WeakMap<
     KubeObject,
     { apiVersion: string; resourceVersion: string | undefined; text: string; bytes: number }
@@ -259,6 +265,16 @@ export class KubeStore extends EventEmitter {
     return found;
   }
 
+  /**
+   * As read, the JSON text `read` would make of the object, and its size in UTF-8 (for the HTTP
+   * GET, which sends it as it is): the text listTexts keeps, with no copy of the object made.
+   */
+  readText(rt: ResourceType, namespace: string | undefined, name: string): ObjectText {
+    const found = this.#table(rt).get(this.#key(rt, namespace, name));
+    if (!found) throw notFound(rt, name);
+    return this.#text(rt, found);
+  }
+
   list(rt: ResourceType, options: ListOptions = {}): ListResult {
     const { page, ...rest } = this.#select(rt, options);
     return {
@@ -277,28 +293,34 @@ export class KubeStore extends EventEmitter {
    */
   listTexts(rt: ResourceType, options: ListOptions = {}): ListTexts {
     const { page, ...rest } = this.#select(rt, options);
-    const apiVersion = groupVersion(rt);
     let bytes = 0;
     const texts = page.map((object) => {
-      let cached = this.#texts.get(object);
-      if (
-        !cached ||
-        cached.apiVersion !== apiVersion ||
-        cached.resourceVersion !== object.metadata.resourceVersion
-      ) {
-        const text = JSON.stringify(this.#shallow(rt, object));
-        cached = {
-          apiVersion,
-          resourceVersion: object.metadata.resourceVersion,
-          text,
-          bytes: Buffer.byteLength(text),
-        };
-        this.#texts.set(object, cached);
-      }
+      const cached = this.#text(rt, object);
       bytes += cached.bytes;
       return cached.text;
     });
     return { texts, bytes, ...rest };
+  }
+
+  /** A stored object's JSON text as a list or a GET serves it: made once, kept until it is replaced. */
+  #text(rt: ResourceType, object: KubeObject): ObjectText {
+    const apiVersion = groupVersion(rt);
+    let cached = this.#texts.get(object);
+    if (
+      !cached ||
+      cached.apiVersion !== apiVersion ||
+      cached.resourceVersion !== object.metadata.resourceVersion
+    ) {
+      const text = JSON.stringify(this.#shallow(rt, object));
+      cached = {
+        apiVersion,
+        resourceVersion: object.metadata.resourceVersion,
+        text,
+        bytes: Buffer.byteLength(text),
+      };
+      this.#texts.set(object, cached);
+    }
+    return cached;
   }
 
   /** The stored objects of a list's page, by key, with the page's resourceVersion and continuation. */
