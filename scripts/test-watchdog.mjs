@@ -2,7 +2,8 @@
 // When a file's tests are all done, its process should exit; one that stays alive (a server not
 // closed, a child process still running, a socket left open) would hold the whole run until the
 // file's timeout. Ten seconds after the last test, this names what is still open and fails the file.
-import { createHook } from 'node:async_hooks';
+import { syncBuiltinESMExports } from 'node:module';
+import timers from 'node:timers';
 import { after } from 'node:test';
 
 const GRACE_MS = Number(process.env.CTL_TEST_EXIT_GRACE_MS ?? 10_000);
@@ -33,39 +34,75 @@ function describe(handle) {
 
 /**
  * Timers are not among process._getActiveHandles(), so a timer that keeps the process alive was
- * named only "Timeout". Each timer's creation site is kept (a short stack, while it is pending)
- * so the watchdog can say which code armed it.
+ * named only "Timeout". Each timer armed by setTimeout or setInterval (the global ones and
+ * node:timers', one function) keeps where it was armed (V8's frames, formatted only for the
+ * report), so the watchdog can say which code armed it.
+ *
+ * Wrapped, not found with an async hook: any async hook (an init hook for the 'Timeout' type
+ * alone too) makes Node call into JavaScript for every promise (its init, before and after), and
+ * one with a destroy hook also registers each promise for a callback when it is collected: an
+ * in-process `ctl upgrade plan` took about 9% more CPU with the hook this watchdog had
+ * (docs/reliability.md, the fifteenth round). The timers of node:timers/promises and Node's own
+ * are not named: the report counts them.
  */
-const timers = new Map();
+const armedAt = new WeakMap();
+/**
+ * The timers armed so far, less those found done (fired, cleared) whenever the set has doubled
+ * since: a done timer kept here would keep its callback and all it holds from being collected.
+ */
+const armed = new Set();
+const PRUNE_FROM = 64;
+let pruneAt = PRUNE_FROM;
+
+function remember(timer) {
+  if (timer === null || typeof timer !== 'object') return;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 12;
+  const site = {};
+  Error.captureStackTrace(site);
+  Error.stackTraceLimit = limit;
+  armedAt.set(timer, site);
+  armed.add(timer);
+  if (armed.size < pruneAt) return;
+  for (const known of armed) if (known._destroyed) armed.delete(known);
+  pruneAt = Math.max(PRUNE_FROM, 2 * armed.size);
+}
+
 function trackTimers() {
-  createHook({
-    init(asyncId, type, _trigger, resource) {
-      if (type !== 'Timeout') return;
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 12;
-      const stack = new Error().stack ?? '';
-      Error.stackTraceLimit = limit;
-      timers.set(asyncId, { resource, stack });
-    },
-    destroy(asyncId) {
-      timers.delete(asyncId);
-    },
-  }).enable();
+  for (const name of ['setTimeout', 'setInterval']) {
+    const original = timers[name];
+    const wrapped = {
+      [name](...args) {
+        const timer = original.apply(this, args);
+        remember(timer);
+        return timer;
+      },
+    }[name];
+    // util.promisify(setTimeout) finds the promise form here.
+    for (const key of Object.getOwnPropertySymbols(original)) wrapped[key] = original[key];
+    timers[name] = wrapped;
+    globalThis[name] = wrapped;
+  }
+  // `import { setTimeout } from 'node:timers'` in a module loaded from now on gets the wrapped one.
+  syncBuiltinESMExports();
+}
+
+/** Whether a timer is armed and holds the process (ref'd). */
+function holding(timer) {
+  return timer?.hasRef?.() && !timer._destroyed && timer._idleTimeout >= 0;
 }
 
 /** The timers still armed and holding the process (ref'd), each with where it was created. */
 function pendingTimers() {
-  return [...timers.values()]
-    .filter(({ resource }) => resource?.hasRef?.() && !resource._destroyed && resource._idleTimeout >= 0)
-    .map(({ resource, stack }) => {
-      const sites = stack
-        .split('\n')
-        .slice(1)
-        .map((line) => line.trim().replace(/^at /, ''))
-        .filter((line) => !/node:(internal|timers|async_hooks)|test-watchdog\.mjs/.test(line))
-        .slice(0, 4);
-      return `${describe(resource)}\n      created at ${sites.join('\n      ') || '(unknown)'}`;
-    });
+  return [...armed].filter(holding).map((timer) => {
+    const sites = String(armedAt.get(timer)?.stack ?? '')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().replace(/^at /, ''))
+      .filter((line) => !/node:(internal|timers|async_hooks)|test-watchdog\.mjs/.test(line))
+      .slice(0, 4);
+    return `${describe(timer)}\n      created at ${sites.join('\n      ') || '(unknown)'}`;
+  });
 }
 
 // Only inside a test file's process (the runner's own process has no tests to wait for).
@@ -73,11 +110,17 @@ if (process.env.NODE_TEST_CONTEXT) {
   trackTimers();
   after(() => {
     setTimeout(() => {
+      const named = pendingTimers();
+      const resources = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+      // This report's own timer is unref'd, so not among them.
+      const others = resources.filter((r) => r === 'Timeout').length - named.length;
       const handles = [
         ...(process._getActiveHandles?.() ?? []).map(describe).filter(Boolean),
-        ...pendingTimers(),
+        ...named,
+        ...(others > 0
+          ? [`${others} timer(s) armed elsewhere (node:timers/promises, Node's own): not named`]
+          : []),
       ];
-      const resources = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
       process.stderr.write(
         `test-watchdog: ${process.argv[1] ?? 'this test file'}: every test finished ${GRACE_MS} ms ago, ` +
           `but the process is still kept alive by:\n  ${handles.join('\n  ') || resources.join(', ')}\n`,

@@ -19,9 +19,14 @@ const WATCHDOG = join(repoRoot, 'scripts', 'test-watchdog.mjs');
 
 const LINGERING = [
   `import { test } from 'node:test';`,
-  `test('leaves a timer armed', () => {`,
+  `import { setTimeout as armTimer } from 'node:timers';`,
+  `import { setTimeout as delay } from 'node:timers/promises';`,
+  `test('leaves timers armed', () => {`,
   `  setInterval(() => {}, 99_000).unref();`,
   `  setTimeout(() => {}, 100_000);`,
+  `  armTimer(() => {}, 100_001);`,
+  `  void delay(100_002);`,
+  `  setTimeout(() => {}, 1);`,
   `});`,
   '',
 ].join('\n');
@@ -38,7 +43,11 @@ test('a timer left armed after the last test fails the file, named with the line
   const output = stdout + stderr;
   assert.equal(code, 1, output);
   assert.match(output, /test-watchdog: .*lingering\.test\.mjs: every test finished 200 ms ago/);
-  // The armed timer, with the test file's line 4 where it was made; the unref'd one not at all.
-  assert.match(output, /timer of 100000 ms: \(\) => \{\}\n# +created at .*lingering\.test\.mjs:4:/);
-  assert.doesNotMatch(output, /timer of 99000 ms/);
+  // The armed timers, the global's and node:timers' (one function), each with the test file's
+  // line where it was made; the unref'd one and the one that fired not at all; the promise
+  // form's counted, not named (the watchdog wraps the functions, it has no async hook).
+  assert.match(output, /timer of 100000 ms: \(\) => \{\}\n# +created at .*lingering\.test\.mjs:6:/);
+  assert.match(output, /timer of 100001 ms: \(\) => \{\}\n# +created at .*lingering\.test\.mjs:7:/);
+  assert.match(output, /1 timer\(s\) armed elsewhere \(node:timers\/promises, Node's own\): not named/);
+  assert.doesNotMatch(output, /timer of 99000 ms|timer of 1 ms/);
 });
