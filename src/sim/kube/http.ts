@@ -13,18 +13,19 @@ export function sendJson(
   contentType = 'application/json',
 ): void {
   const text = JSON.stringify(body);
-  response.writeHead(code, {
-    'Content-Type': contentType,
-    'Content-Length': Buffer.byteLength(text),
-    'Cache-Control': 'no-cache, private',
-  });
-  response.end(text);
+  sendJsonText(response, code, text, Buffer.byteLength(text), contentType);
 }
 
-/** A JSON answer whose text is made already (KubeStore.readText): the bytes `sendJson` would send. */
-export function sendJsonText(response: ServerResponse, code: number, text: string, bytes: number): void {
+/** A JSON answer whose text is made already (KubeStore.readText), `bytes` its size in UTF-8. */
+export function sendJsonText(
+  response: ServerResponse,
+  code: number,
+  text: string,
+  bytes: number,
+  contentType = 'application/json',
+): void {
   response.writeHead(code, {
-    'Content-Type': 'application/json',
+    'Content-Type': contentType,
     'Content-Length': bytes,
     'Cache-Control': 'no-cache, private',
   });
