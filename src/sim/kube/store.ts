@@ -270,7 +270,7 @@ export class KubeStore extends EventEmitter {
    * GET, which sends it as it is): the text listTexts keeps, with no copy of the object made.
    */
   readText(rt: ResourceType, namespace: string | undefined, name: string): ObjectText {
-    const found = this.#table(rt).get(this.#key(rt, namespace, name));
+    const found = this.peek(rt, namespace, name);
     if (!found) throw notFound(rt, name);
     return this.#text(rt, found);
   }
