@@ -30,7 +30,9 @@
 // CTL_TEST_TIMEOUT_MS (default 300000), and a file whose tests are done but whose process stays
 // alive is failed by scripts/test-watchdog.mjs with the handles that keep it open. Each test file
 // also loads client-node as ctl's bundle does (scripts/test-module-hooks.mjs): without its
-// generated index, which cost a file that reached KubeConfig about 0.9 s of CPU.
+// generated index, which cost a file that reached KubeConfig about 0.9 s of CPU. node:test's own
+// async hook runs without its destroy callback there (scripts/test-harness-hook.mjs): that
+// callback made Node track every promise for its collection.
 //
 // ctl runs on Node.js 22 and 24 only. Started by an older node (this development machine's is
 // 20), the script runs the tests on Node 22 from the npm registry instead (scripts/node-runtime.mjs),
@@ -320,6 +322,9 @@ const child = spawn(
     // kubectl's and ctl's too (Node 24, 6 at a time: 924 s of CPU, 825 and 858 s with the bound;
     // runs 80-82 of docs/reliability.md). ctl's own processes keep Node's default.
     '--max-semi-space-size=16',
+    // First, before anything loads node:test: its async hook without the destroy callback.
+    '--import',
+    join(repo, 'scripts', 'test-harness-hook.mjs'),
     '--import',
     join(repo, 'scripts', 'test-watchdog.mjs'),
     '--import',
